@@ -1,0 +1,59 @@
+//! Defaults that size the system. Change them here, with a reason; every implementer follows.
+
+/// Virtual addresses are 48 bits wide (like x86-64 / ARMv8 user space).
+pub const VA_BITS: u32 = 48;
+/// One past the highest valid virtual address.
+pub const VA_LIMIT: u64 = 1 << VA_BITS;
+/// Process ids are 16 bits, assigned by the memory node. PID 0 means "not registered".
+pub const PID_BITS: u32 = 16;
+/// Default page size: 4 MiB huge pages, as in the paper (page table = a tiny fraction of DRAM).
+pub const DEFAULT_PAGE_SHIFT: u32 = 22;
+/// Smallest page size a node may be configured with (4 KiB).
+pub const MIN_PAGE_SHIFT: u32 = 12;
+/// Largest page size a node may be configured with (1 GiB).
+pub const MAX_PAGE_SHIFT: u32 = 30;
+/// Width of a virtual page number at the smallest page size.
+pub const VPN_BITS: u32 = VA_BITS - MIN_PAGE_SHIFT;
+
+/// Bytes in one page-table entry.
+pub const PTE_BYTES: usize = 16;
+/// Slots per hash bucket. 16 slots x 16 B = 256 B = one 4-beat burst of the 512-bit datapath.
+/// With the 2x over-provisioned table this keeps allocation retry-free well past half of
+/// physical memory (measured by the Figure 13 test and `clio bench alloc`).
+pub const BUCKET_SLOTS: usize = 16;
+/// Bytes in one hash bucket (read in one DRAM burst on a TLB miss).
+pub const BUCKET_BYTES: usize = PTE_BYTES * BUCKET_SLOTS;
+/// Page-table slots per physical page (over-provisioning factor).
+pub const PT_OVERPROVISION: u64 = 2;
+/// Seed of the page-table hash (ASCII "Clio").
+pub const PT_HASH_SEED: u32 = 0x436C_696F;
+
+/// TLB entries (fully associative, LRU).
+pub const TLB_ENTRIES: usize = 64;
+/// Depth of the asynchronous free-page buffer that the slow path keeps full.
+pub const FREE_PAGE_FIFO_DEPTH: usize = 32;
+/// Entries in the idempotence ring of recent non-idempotent results.
+pub const IDEMPOTENCE_RING_ENTRIES: usize = 64;
+
+/// Payload bytes carried by one full packet. Packet `i` of a request carries bytes
+/// `[i * MAX_PAYLOAD, ...)`, so the node places it at `va + i * MAX_PAYLOAD` (a shift in hardware).
+/// 1024 B + 48 B header + 42 B Ethernet/IPv4/UDP fits a standard 1500 B MTU.
+pub const MAX_PAYLOAD: usize = 1024;
+/// log2 of [`MAX_PAYLOAD`].
+pub const MAX_PAYLOAD_SHIFT: u32 = 10;
+/// Largest read or write in one request (1 MiB = 1024 packets).
+pub const MAX_REQUEST_LEN: u32 = 1 << 20;
+/// Atomic operations (TAS, CAS, FAA) act on naturally aligned 8-byte words.
+pub const ATOMIC_BYTES: u64 = 8;
+
+/// EtherType of Clio frames in raw-Ethernet mode (IEEE local experimental 2).
+pub const ETHERTYPE_CLIO: u16 = 0x88B5;
+/// Default UDP port of a memory node.
+pub const DEFAULT_UDP_PORT: u16 = 48_850;
+
+/// Width of the hardware datapath in bits (one beat).
+pub const DATAPATH_BITS: usize = 512;
+/// Bytes per datapath beat.
+pub const BEAT_BYTES: usize = DATAPATH_BITS / 8;
+/// Target core clock of the fast path in MHz.
+pub const CORE_CLOCK_MHZ: u32 = 250;

@@ -1,0 +1,27 @@
+//! The one spec of the Clio-style memory node.
+//!
+//! Everything that two parts of the system must agree on lives here and nowhere else: the wire
+//! header and its codec ([`header`]), opcodes and status codes ([`opcode`], [`status`]), the
+//! CRC-32C integrity check ([`checksum`]), Ethernet / IPv4 / UDP encapsulation ([`frame`]), the
+//! page-table entry and bucket layout ([`pte`]), the page-table hash ([`pt_hash`]), the physical
+//! memory layout of a node ([`layout`]) and the FPGA <-> ARM descriptor rings ([`ring`]).
+//! Defaults that size hardware structures are in [`consts`].
+//!
+//! Byte-level documentation of every field is in `docs/protocol.md`.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod checksum;
+pub mod consts;
+pub mod frame;
+pub mod header;
+pub mod layout;
+pub mod opcode;
+pub mod pt_hash;
+pub mod pte;
+pub mod ring;
+pub mod status;
+
+pub use header::{Header, Packet, WireError};
+pub use opcode::Opcode;
+pub use status::Status;

@@ -1,0 +1,309 @@
+//! The FPGA <-> ARM interface: a register block and two descriptor rings in one memory window.
+//!
+//! On the board the window is a UIO-mapped region the fast path and the ARM share; in
+//! simulation it is a shared-memory file with exactly the same layout. Little-endian.
+//!
+//! ```text
+//! 0x0000 register block (4 KiB, see [`reg`]; each head/tail on its own 64-byte line)
+//! 0x1000 RX ring: entries x 128-byte descriptors (fast path -> ARM)
+//!        TX ring: entries x 128-byte descriptors (ARM -> fast path)
+//! ```
+//!
+//! Heads and tails are free-running u32 counters; the slot is `counter & (entries - 1)`. The
+//! producer writes the descriptor, then publishes it by storing the new head (release); the
+//! consumer reads the head (acquire), the descriptor, then stores the new tail.
+//!
+//! Free-page flow control needs no register: the ARM pushes [`Descriptor::FreePage`] and the
+//! fast path reports every page it consumes with [`Descriptor::PageMapped`], so the ARM keeps
+//! `pushed - mapped <= FREE_PAGE_FIFO_DEPTH` and the fast path's FIFO never overflows.
+
+use crate::frame::{Route, ROUTE_BYTES};
+use crate::header::{Header, Packet, WireError, HEADER_LEN};
+use crate::pte::Pte;
+use crate::consts::PTE_BYTES;
+
+/// Magic value of the register block ("CLRG").
+pub const RING_MAGIC: u32 = 0x434C_5247;
+/// Layout version.
+pub const RING_VERSION: u32 = 1;
+/// Bytes per descriptor (two 512-bit beats).
+pub const DESC_BYTES: usize = 128;
+/// Default entries per ring.
+pub const DEFAULT_RING_ENTRIES: u32 = 256;
+/// Bytes of the register block.
+pub const REGS_BYTES: usize = 0x1000;
+/// RX slots kept free for [`Descriptor::PageMapped`] notices: the fast path refuses a
+/// slow-path request (retry-later) rather than let requests crowd out notices.
+pub const RX_RESERVED_FOR_NOTICES: u32 = crate::consts::FREE_PAGE_FIFO_DEPTH as u32;
+
+/// Byte offsets of the registers.
+pub mod reg {
+    /// u32 [`super::RING_MAGIC`], written by the fast path at reset.
+    pub const MAGIC: usize = 0x00;
+    /// u32 [`super::RING_VERSION`].
+    pub const VERSION: usize = 0x04;
+    /// u32 entries per ring (power of two).
+    pub const ENTRIES: usize = 0x08;
+    /// u32 bytes per descriptor.
+    pub const DESC_BYTES: usize = 0x0C;
+    /// u64 DRAM bytes of the node.
+    pub const DRAM_BYTES: usize = 0x10;
+    /// u32 log2 page size.
+    pub const PAGE_SHIFT: usize = 0x18;
+    /// u32 depth of the free-page FIFO.
+    pub const FIFO_DEPTH: usize = 0x1C;
+    /// u32 RX head (fast path produces).
+    pub const RX_HEAD: usize = 0x40;
+    /// u32 RX tail (ARM consumes).
+    pub const RX_TAIL: usize = 0x80;
+    /// u32 TX head (ARM produces).
+    pub const TX_HEAD: usize = 0xC0;
+    /// u32 TX tail (fast path consumes).
+    pub const TX_TAIL: usize = 0x100;
+    /// u32 daemon state: 0 absent, 1 running, 2 stopped cleanly.
+    pub const DAEMON_STATE: usize = 0x140;
+    /// u32 incremented by the daemon on every poll loop (liveness).
+    pub const DAEMON_HEARTBEAT: usize = 0x144;
+}
+
+/// Geometry of a ring window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RingLayout {
+    /// Entries per ring (power of two).
+    pub entries: u32,
+}
+
+impl RingLayout {
+    /// A layout with `entries` per ring; `None` unless a power of two in 2..=65536.
+    pub fn new(entries: u32) -> Option<RingLayout> {
+        (entries.is_power_of_two() && (2..=65536).contains(&entries)).then_some(RingLayout { entries })
+    }
+    /// Offset of the RX ring.
+    pub fn rx_base(&self) -> usize {
+        REGS_BYTES
+    }
+    /// Offset of the TX ring.
+    pub fn tx_base(&self) -> usize {
+        REGS_BYTES + self.entries as usize * DESC_BYTES
+    }
+    /// Total bytes of the window.
+    pub fn total_bytes(&self) -> usize {
+        REGS_BYTES + 2 * self.entries as usize * DESC_BYTES
+    }
+    /// Offset of descriptor `counter` in the ring at `base`.
+    pub fn slot_offset(&self, base: usize, counter: u32) -> usize {
+        base + (counter & (self.entries - 1)) as usize * DESC_BYTES
+    }
+}
+
+impl Default for RingLayout {
+    fn default() -> Self {
+        RingLayout { entries: DEFAULT_RING_ENTRIES }
+    }
+}
+
+/// Descriptor kinds (u16 at offset 0).
+pub mod kind {
+    /// RX: a slow-path request (alloc/free/register), with its route and header.
+    pub const REQUEST: u16 = 0x01;
+    /// RX: the fast path mapped a free page on a fault.
+    pub const PAGE_MAPPED: u16 = 0x02;
+    /// TX: send this response header along this route.
+    pub const REPLY: u16 = 0x81;
+    /// TX: write a PTE into a page-table slot.
+    pub const PTE_WRITE: u16 = 0x82;
+    /// TX: drop a translation from the TLB.
+    pub const TLB_INVALIDATE: u16 = 0x83;
+    /// TX: push a free frame into the async free-page buffer.
+    pub const FREE_PAGE: u16 = 0x84;
+}
+
+/// Field offsets inside a descriptor.
+pub mod desc {
+    /// u16 kind.
+    pub const KIND: usize = 0;
+    /// [`crate::frame::ROUTE_BYTES`] route (REQUEST, REPLY).
+    pub const ROUTE: usize = 8;
+    /// 48-byte Clio header, wire format (REQUEST, REPLY).
+    pub const HEADER: usize = 40;
+    /// Kind-specific body: PAGE_MAPPED/TLB_INVALIDATE pid u16 @88, vpn u64 @96, pfn u64 @104;
+    /// PTE_WRITE bucket u64 @88, slot u32 @96, pte 16 bytes @104; FREE_PAGE pfn u64 @104.
+    pub const BODY: usize = 88;
+}
+
+/// A decoded ring descriptor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Descriptor {
+    /// RX: slow-path request.
+    Request {
+        /// Where it came from.
+        route: Route,
+        /// Its header.
+        header: Header,
+    },
+    /// RX: the fast path faulted `(pid, vpn)` in with frame `pfn`.
+    PageMapped {
+        /// Process.
+        pid: u16,
+        /// Virtual page.
+        vpn: u64,
+        /// Frame taken from the free-page buffer.
+        pfn: u64,
+    },
+    /// TX: response to send.
+    Reply {
+        /// Route of the original request (as received).
+        route: Route,
+        /// Response header.
+        header: Header,
+    },
+    /// TX: page-table write.
+    PteWrite {
+        /// Bucket index.
+        bucket: u64,
+        /// Slot in the bucket.
+        slot: u32,
+        /// New slot content.
+        pte: Pte,
+    },
+    /// TX: TLB invalidation.
+    TlbInvalidate {
+        /// Process.
+        pid: u16,
+        /// Virtual page.
+        vpn: u64,
+    },
+    /// TX: a free frame for the async buffer.
+    FreePage {
+        /// Frame number.
+        pfn: u64,
+    },
+}
+
+fn le64(b: &[u8], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(a)
+}
+
+impl Descriptor {
+    /// Encode into one descriptor slot.
+    pub fn encode(&self) -> [u8; DESC_BYTES] {
+        let mut b = [0u8; DESC_BYTES];
+        let body = desc::BODY;
+        let k = match self {
+            Descriptor::Request { route, header } | Descriptor::Reply { route, header } => {
+                b[desc::ROUTE..desc::ROUTE + ROUTE_BYTES].copy_from_slice(&route.to_bytes());
+                header.emit_header(&mut b[desc::HEADER..desc::HEADER + HEADER_LEN]);
+                if matches!(self, Descriptor::Request { .. }) { kind::REQUEST } else { kind::REPLY }
+            }
+            Descriptor::PageMapped { pid, vpn, pfn } => {
+                b[body..body + 2].copy_from_slice(&pid.to_le_bytes());
+                b[body + 8..body + 16].copy_from_slice(&vpn.to_le_bytes());
+                b[body + 16..body + 24].copy_from_slice(&pfn.to_le_bytes());
+                kind::PAGE_MAPPED
+            }
+            Descriptor::PteWrite { bucket, slot, pte } => {
+                b[body..body + 8].copy_from_slice(&bucket.to_le_bytes());
+                b[body + 8..body + 12].copy_from_slice(&slot.to_le_bytes());
+                b[body + 16..body + 16 + PTE_BYTES].copy_from_slice(&pte.to_bytes());
+                kind::PTE_WRITE
+            }
+            Descriptor::TlbInvalidate { pid, vpn } => {
+                b[body..body + 2].copy_from_slice(&pid.to_le_bytes());
+                b[body + 8..body + 16].copy_from_slice(&vpn.to_le_bytes());
+                kind::TLB_INVALIDATE
+            }
+            Descriptor::FreePage { pfn } => {
+                b[body + 16..body + 24].copy_from_slice(&pfn.to_le_bytes());
+                kind::FREE_PAGE
+            }
+        };
+        b[desc::KIND..desc::KIND + 2].copy_from_slice(&k.to_le_bytes());
+        b
+    }
+
+    /// Decode one descriptor slot.
+    pub fn decode(b: &[u8; DESC_BYTES]) -> Result<Descriptor, WireError> {
+        let body = desc::BODY;
+        let k = u16::from_le_bytes([b[0], b[1]]);
+        let route_and_header = || -> Result<(Route, Header), WireError> {
+            let mut r = [0u8; ROUTE_BYTES];
+            r.copy_from_slice(&b[desc::ROUTE..desc::ROUTE + ROUTE_BYTES]);
+            let route = Route::from_bytes(&r)?;
+            // The header is stored without payload: parse it with payload_len taken as zero.
+            let mut h = [0u8; HEADER_LEN];
+            h.copy_from_slice(&b[desc::HEADER..desc::HEADER + HEADER_LEN]);
+            h[crate::header::field::PAYLOAD_LEN].fill(0);
+            let header = Header::parse(&Packet::new_unchecked(&h[..]))?;
+            Ok((route, header))
+        };
+        Ok(match k {
+            kind::REQUEST => {
+                let (route, header) = route_and_header()?;
+                Descriptor::Request { route, header }
+            }
+            kind::REPLY => {
+                let (route, header) = route_and_header()?;
+                Descriptor::Reply { route, header }
+            }
+            kind::PAGE_MAPPED => Descriptor::PageMapped {
+                pid: u16::from_le_bytes([b[body], b[body + 1]]),
+                vpn: le64(b, body + 8),
+                pfn: le64(b, body + 16),
+            },
+            kind::PTE_WRITE => {
+                let mut p = [0u8; PTE_BYTES];
+                p.copy_from_slice(&b[body + 16..body + 16 + PTE_BYTES]);
+                Descriptor::PteWrite {
+                    bucket: le64(b, body),
+                    slot: u32::from_le_bytes([b[body + 8], b[body + 9], b[body + 10], b[body + 11]]),
+                    pte: Pte::from_bytes(&p),
+                }
+            }
+            kind::TLB_INVALIDATE => Descriptor::TlbInvalidate {
+                pid: u16::from_le_bytes([b[body], b[body + 1]]),
+                vpn: le64(b, body + 8),
+            },
+            kind::FREE_PAGE => Descriptor::FreePage { pfn: le64(b, body + 16) },
+            _ => return Err(WireError::Frame("unknown ring descriptor kind")),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::opcode::Opcode;
+    use crate::status::Status;
+
+    #[test]
+    fn descriptors_round_trip() {
+        let route = Route { peer_port: 7, local_port: 8, ..Route::default() };
+        let mut header = Header::request(Opcode::Alloc, 3, 99, 0);
+        header.arg0 = 1 << 22;
+        let reply = Header { va: 0x40_0000, ..header.response_to(Status::Ok) };
+        let all = [
+            Descriptor::Request { route, header },
+            Descriptor::Reply { route, header: reply },
+            Descriptor::PageMapped { pid: 3, vpn: 5, pfn: 9 },
+            Descriptor::PteWrite { bucket: 12, slot: 15, pte: Pte::allocated(3, 5, 3) },
+            Descriptor::TlbInvalidate { pid: 3, vpn: 5 },
+            Descriptor::FreePage { pfn: 1234 },
+        ];
+        for d in all {
+            assert_eq!(Descriptor::decode(&d.encode()).unwrap(), d);
+        }
+        assert!(Descriptor::decode(&[0u8; DESC_BYTES]).is_err());
+    }
+
+    #[test]
+    fn layout_is_contiguous() {
+        let l = RingLayout::new(256).unwrap();
+        assert_eq!(l.rx_base(), 0x1000);
+        assert_eq!(l.tx_base(), 0x1000 + 256 * 128);
+        assert_eq!(l.total_bytes(), 0x1000 + 2 * 256 * 128);
+        assert_eq!(l.slot_offset(l.tx_base(), 257), l.tx_base() + 128);
+        assert!(RingLayout::new(3).is_none());
+    }
+}

@@ -1,0 +1,73 @@
+//! Response status codes.
+
+use core::fmt;
+
+/// Status of a response (byte 2 of the header). Requests carry [`Status::Ok`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Status {
+    /// Success.
+    Ok = 0,
+    /// The packet failed its integrity check; nothing was executed. Retry the request.
+    Nack = 1,
+    /// The process may not access this address in this way (other process, or read-only).
+    Permission = 2,
+    /// No allocation covers this address.
+    Unmapped = 3,
+    /// No physical page, or no page-table room: the allocation cannot be served.
+    OutOfMemory = 4,
+    /// The process has no free virtual range of the requested size.
+    OutOfVirtualSpace = 5,
+    /// A bounded resource is momentarily empty or full (free-page buffer, idempotence ring,
+    /// slow-path ring). Nothing was executed; retry after a short wait.
+    RetryLater = 6,
+    /// Malformed or inconsistent request (bad length, alignment, segmentation, opcode...).
+    BadRequest = 7,
+    /// The PID is not registered at this node.
+    UnknownProcess = 8,
+    /// The opcode is valid but not served by this node (e.g. an extend op with no offload).
+    Unsupported = 9,
+}
+
+impl Status {
+    /// All defined status codes.
+    pub const ALL: [Status; 10] = [
+        Status::Ok,
+        Status::Nack,
+        Status::Permission,
+        Status::Unmapped,
+        Status::OutOfMemory,
+        Status::OutOfVirtualSpace,
+        Status::RetryLater,
+        Status::BadRequest,
+        Status::UnknownProcess,
+        Status::Unsupported,
+    ];
+
+    /// Decode a byte; `None` for undefined values.
+    pub fn from_u8(v: u8) -> Option<Status> {
+        Self::ALL.iter().copied().find(|s| *s as u8 == v)
+    }
+
+    /// A one-line human explanation.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Nack => "packet failed its integrity check (NACK)",
+            Status::Permission => "permission denied",
+            Status::Unmapped => "address is not allocated",
+            Status::OutOfMemory => "memory node is out of physical memory or page-table room",
+            Status::OutOfVirtualSpace => "no free virtual range of that size",
+            Status::RetryLater => "memory node is momentarily busy; retry",
+            Status::BadRequest => "malformed request",
+            Status::UnknownProcess => "process is not registered at this node",
+            Status::Unsupported => "operation not supported by this node",
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.describe())
+    }
+}
