@@ -1,0 +1,1 @@
+//! The memory node fast path (being written; see issue 4).
