@@ -60,10 +60,22 @@ pub mod reg {
     pub const TX_HEAD: usize = 0xC0;
     /// u32 TX tail (fast path consumes).
     pub const TX_TAIL: usize = 0x100;
-    /// u32 daemon state: 0 absent, 1 running, 2 stopped cleanly.
+    /// u32 daemon state, see [`super::daemon_state`].
     pub const DAEMON_STATE: usize = 0x140;
     /// u32 incremented by the daemon on every poll loop (liveness).
     pub const DAEMON_HEARTBEAT: usize = 0x144;
+}
+
+/// Values of the [`reg::DAEMON_STATE`] register.
+pub mod daemon_state {
+    /// No daemon has attached since reset.
+    pub const ABSENT: u32 = 0;
+    /// The daemon is serving the rings.
+    pub const RUNNING: u32 = 1;
+    /// The daemon stopped cleanly.
+    pub const STOPPED: u32 = 2;
+    /// The fast-path side asks the daemon to stop (it answers with `STOPPED`).
+    pub const STOP_REQUESTED: u32 = 3;
 }
 
 /// Geometry of a ring window.

@@ -1,0 +1,82 @@
+//! `clio-slowpath`: the slow-path daemon. On the board it maps the ring/register window of
+//! the fast path from a UIO device; in simulation it maps the shared-memory ring file that
+//! `clio board` creates. Same code, same layout.
+
+use anyhow::{bail, Context, Result};
+use clap::Parser;
+use clio_proto::layout::MemoryLayout;
+use clio_proto::ring::{daemon_state, reg};
+use clio_slowpath::{RingError, RingWindow, SlowPath};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Serve the memory node's slow path (alloc, free, register, free-page refill) over the
+/// FPGA<->ARM descriptor rings.
+#[derive(Parser, Debug)]
+#[command(version, about, long_about = None)]
+struct Args {
+    /// Shared-memory ring file created by `clio board --slowpath external --ring-file PATH`
+    /// (simulation).
+    #[arg(long, conflicts_with = "uio", required_unless_present = "uio")]
+    ring_file: Option<PathBuf>,
+    /// UIO device exposing the fast path's ring window (on the board), e.g. /dev/uio0.
+    #[arg(long)]
+    uio: Option<PathBuf>,
+    /// Bytes to map from the UIO device (its ring window size).
+    #[arg(long, default_value_t = clio_proto::ring::RingLayout::default().total_bytes())]
+    uio_size: usize,
+    /// Seconds to wait for the fast path to initialise the window.
+    #[arg(long, default_value_t = 10.0)]
+    wait_secs: f64,
+    /// Microseconds to sleep when a poll found no work.
+    #[arg(long, default_value_t = 20)]
+    idle_sleep_us: u64,
+    /// Print counters when stopping.
+    #[arg(long)]
+    stats: bool,
+}
+
+fn open_window(args: &Args) -> Result<RingWindow> {
+    let (path, len) = match (&args.ring_file, &args.uio) {
+        (Some(p), _) => (p.clone(), None),
+        (None, Some(p)) => (p.clone(), Some(args.uio_size)),
+        (None, None) => bail!("give --ring-file or --uio"),
+    };
+    let deadline = Instant::now() + Duration::from_secs_f64(args.wait_secs);
+    loop {
+        match RingWindow::open(&path, len) {
+            Ok(w) => return Ok(w),
+            Err(e @ (RingError::NotInitialised { .. } | RingError::Io { .. })) if Instant::now() < deadline => {
+                let _ = e;
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(e) => return Err(e).with_context(|| format!("opening ring window {}", path.display())),
+        }
+    }
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    let ring = open_window(&args)?;
+    let layout = MemoryLayout::new(ring.dram_bytes(), ring.page_shift())
+        .context("the fast path published a memory geometry the slow path cannot lay out")?;
+    let mut sp = SlowPath::new(layout);
+    ring.reg(reg::DAEMON_STATE).store(daemon_state::RUNNING, Ordering::Release);
+    let idle = Duration::from_micros(args.idle_sleep_us);
+    loop {
+        let work = sp.poll(&ring);
+        ring.reg(reg::DAEMON_HEARTBEAT).fetch_add(1, Ordering::Relaxed);
+        if ring.reg(reg::DAEMON_STATE).load(Ordering::Acquire) == daemon_state::STOP_REQUESTED {
+            break;
+        }
+        if work == 0 {
+            std::thread::sleep(idle);
+        }
+    }
+    ring.reg(reg::DAEMON_STATE).store(daemon_state::STOPPED, Ordering::Release);
+    if args.stats {
+        eprintln!("{:#?}", sp.stats());
+    }
+    Ok(())
+}

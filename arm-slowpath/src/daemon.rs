@@ -1,0 +1,465 @@
+//! The slow-path service: process registration, `ralloc` with overflow-free PTE placement,
+//! `rfree` with TLB shootdown, and the refill of the fast path's async free-page buffer.
+//!
+//! [`SlowPath`] holds the state and its operations can be called directly (tests, the
+//! allocation benchmark); [`SlowPath::poll`] serves them through a [`RingWindow`].
+
+use crate::phys_alloc::PhysAllocator;
+use crate::ring_window::{RingError, RingWindow};
+use crate::shadow_pt::ShadowPageTable;
+use crate::va_space::{Region, VaSpace};
+use clio_proto::consts::{FREE_PAGE_FIFO_DEPTH, VA_LIMIT};
+use clio_proto::layout::MemoryLayout;
+use clio_proto::pte::{Pte, PERM_READ, PERM_WRITE};
+use clio_proto::ring::Descriptor;
+use clio_proto::{Header, Opcode, Status};
+use std::collections::{HashMap, VecDeque};
+use thiserror::Error;
+
+/// Why a slow-path operation was refused. Each maps to one wire [`Status`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum AllocError {
+    /// Size zero or beyond the address space; or permissions empty.
+    #[error("bad allocation request")]
+    BadRequest,
+    /// The PID is not registered.
+    #[error("process {0} is not registered")]
+    UnknownProcess(u16),
+    /// Every physical page is already promised to an allocation, or the page table has no
+    /// room after the retry budget, or no PID is left.
+    #[error("out of physical memory or page-table room")]
+    OutOfMemory,
+    /// The process has no free virtual range of that size.
+    #[error("out of virtual address space")]
+    OutOfVirtualSpace,
+    /// No allocation starts at this address.
+    #[error("no allocation starts at {0:#x}")]
+    NotAllocated(u64),
+}
+
+impl AllocError {
+    /// The wire status for this error.
+    pub fn status(self) -> Status {
+        match self {
+            AllocError::BadRequest => Status::BadRequest,
+            AllocError::UnknownProcess(_) => Status::UnknownProcess,
+            AllocError::OutOfMemory => Status::OutOfMemory,
+            AllocError::OutOfVirtualSpace => Status::OutOfVirtualSpace,
+            AllocError::NotAllocated(_) => Status::Unmapped,
+        }
+    }
+}
+
+/// Counters of the slow path.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SlowPathStats {
+    /// Slow-path requests received (alloc, free, register), including retried duplicates.
+    pub requests: u64,
+    /// Duplicate requests answered from the reply cache.
+    pub duplicate_requests: u64,
+    /// Processes registered.
+    pub registrations: u64,
+    /// Successful allocations.
+    pub allocs: u64,
+    /// Candidate ranges rejected because a bucket would overflow (Figure 13's "retries").
+    pub alloc_retries: u64,
+    /// Allocations refused.
+    pub alloc_failures: u64,
+    /// Successful frees.
+    pub frees: u64,
+    /// Frames pushed into the async free-page buffer.
+    pub free_pages_pushed: u64,
+    /// Page-fault notices received from the fast path.
+    pub pages_mapped: u64,
+    /// Fault notices for pages freed meanwhile (their frames were returned).
+    pub orphan_notices: u64,
+    /// Descriptors that failed to decode or were of a kind the ARM does not take.
+    pub bad_descriptors: u64,
+}
+
+/// Result of a successful allocation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllocOutcome {
+    /// First virtual address.
+    pub va: u64,
+    /// Pages allocated.
+    pub pages: u64,
+    /// Candidate ranges rejected before this one was placed.
+    pub retries: u64,
+    /// The PTEs to write: `(bucket, slot, pte)`.
+    pub ptes: Vec<(u64, u32, Pte)>,
+}
+
+/// Result of a free.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FreeOutcome {
+    /// Pages released.
+    pub pages: u64,
+    /// Frames returned to the allocator.
+    pub frames_returned: u64,
+    /// Slots to clear and translations to shoot down: `(bucket, slot, vpn)`.
+    pub cleared: Vec<(u64, u32, u64)>,
+}
+
+/// Upper bound on rejected candidates for one allocation before it is refused.
+pub const MAX_PLACEMENT_RETRIES: u64 = 1 << 16;
+/// Entries kept in the reply cache for retried non-idempotent slow-path requests.
+pub const REPLY_CACHE_ENTRIES: usize = 4096;
+
+/// The slow path's state.
+#[derive(Debug)]
+pub struct SlowPath {
+    layout: MemoryLayout,
+    procs: HashMap<u16, VaSpace>,
+    next_pid: u32,
+    nonce_pids: HashMap<u64, u16>,
+    shadow: ShadowPageTable,
+    frames: PhysAllocator,
+    promised_pages: u64,
+    fifo_outstanding: u64,
+    reply_cache: HashMap<(u16, u32), Header>,
+    reply_order: VecDeque<(u16, u32)>,
+    outbox: VecDeque<Descriptor>,
+    stats: SlowPathStats,
+}
+
+impl SlowPath {
+    /// A fresh slow path for a node of this layout.
+    pub fn new(layout: MemoryLayout) -> SlowPath {
+        SlowPath {
+            layout,
+            procs: HashMap::new(),
+            next_pid: 1,
+            nonce_pids: HashMap::new(),
+            shadow: ShadowPageTable::new(layout.bucket_bits),
+            frames: PhysAllocator::new(layout.first_data_pfn, layout.data_pages),
+            promised_pages: 0,
+            fifo_outstanding: 0,
+            reply_cache: HashMap::new(),
+            reply_order: VecDeque::new(),
+            outbox: VecDeque::new(),
+            stats: SlowPathStats::default(),
+        }
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> SlowPathStats {
+        self.stats
+    }
+
+    /// The memory layout served.
+    pub fn layout(&self) -> &MemoryLayout {
+        &self.layout
+    }
+
+    /// Fraction of data pages promised to allocations (the x axis of Figure 13).
+    pub fn utilisation(&self) -> f64 {
+        self.promised_pages as f64 / self.layout.data_pages as f64
+    }
+
+    /// The shadow page table.
+    pub fn shadow(&self) -> &ShadowPageTable {
+        &self.shadow
+    }
+
+    /// Frames neither mapped nor in the free-page buffer.
+    pub fn free_frames(&self) -> u64 {
+        self.frames.free_count()
+    }
+
+    /// Register a process. The same `nonce` always gets the same PID (a retried registration
+    /// must not leak PIDs).
+    pub fn register(&mut self, nonce: u64) -> Result<u16, AllocError> {
+        if let Some(&pid) = self.nonce_pids.get(&nonce) {
+            return Ok(pid);
+        }
+        if self.next_pid > u16::MAX as u32 {
+            return Err(AllocError::OutOfMemory);
+        }
+        let pid = self.next_pid as u16;
+        self.next_pid += 1;
+        self.nonce_pids.insert(nonce, pid);
+        self.procs.insert(pid, VaSpace::new(VA_LIMIT >> self.layout.page_shift));
+        self.stats.registrations += 1;
+        Ok(pid)
+    }
+
+    /// Allocate `bytes` (rounded up to pages) for `pid`, placing every page's PTE so that no
+    /// bucket overflows: a candidate range is hashed page by page against the shadow table,
+    /// and on overflow the search resumes just past the page that did not fit.
+    pub fn alloc(&mut self, pid: u16, bytes: u64, perms: u8) -> Result<AllocOutcome, AllocError> {
+        let r = self.alloc_inner(pid, bytes, perms);
+        match &r {
+            Ok(o) => {
+                self.stats.allocs += 1;
+                self.stats.alloc_retries += o.retries;
+            }
+            Err(_) => self.stats.alloc_failures += 1,
+        }
+        r
+    }
+
+    fn alloc_inner(&mut self, pid: u16, bytes: u64, perms: u8) -> Result<AllocOutcome, AllocError> {
+        let perms = perms & (PERM_READ | PERM_WRITE);
+        if bytes == 0 || bytes >= VA_LIMIT || perms == 0 {
+            return Err(AllocError::BadRequest);
+        }
+        let space = self.procs.get(&pid).ok_or(AllocError::UnknownProcess(pid))?;
+        let pages = bytes.div_ceil(self.layout.page_size());
+        // No overcommit: every allocated page is guaranteed a frame when first touched.
+        if self.promised_pages + pages > self.layout.data_pages {
+            return Err(AllocError::OutOfMemory);
+        }
+        let mut from = 0;
+        let mut retries = 0;
+        let mut need: HashMap<u64, u32> = HashMap::new();
+        let start = loop {
+            let start = space.find_free(pages, from).ok_or(if retries == 0 {
+                AllocError::OutOfVirtualSpace
+            } else {
+                AllocError::OutOfMemory
+            })?;
+            need.clear();
+            let mut overflow_at = None;
+            for vpn in start..start + pages {
+                let b = self.shadow.bucket_of(pid, vpn);
+                let n = need.entry(b).or_insert(0);
+                *n += 1;
+                if *n > self.shadow.free_slots(b) {
+                    overflow_at = Some(vpn);
+                    break;
+                }
+            }
+            match overflow_at {
+                None => break start,
+                Some(vpn) => {
+                    retries += 1;
+                    if retries > MAX_PLACEMENT_RETRIES {
+                        return Err(AllocError::OutOfMemory);
+                    }
+                    from = vpn + 1;
+                }
+            }
+        };
+        let mut ptes = Vec::with_capacity(pages as usize);
+        for vpn in start..start + pages {
+            // Cannot fail: the loop above checked every bucket's room.
+            let e = self.shadow.insert(pid, vpn, perms).ok_or(AllocError::OutOfMemory)?;
+            ptes.push((e.bucket, e.slot, Pte::allocated(pid, vpn, perms)));
+        }
+        if let Some(space) = self.procs.get_mut(&pid) {
+            space.insert(Region { start_vpn: start, pages, perms });
+        }
+        self.promised_pages += pages;
+        Ok(AllocOutcome { va: start << self.layout.page_shift, pages, retries, ptes })
+    }
+
+    /// Free the allocation of `pid` that starts at `va`: clear its PTEs, return its frames.
+    pub fn free(&mut self, pid: u16, va: u64) -> Result<FreeOutcome, AllocError> {
+        let space = self.procs.get_mut(&pid).ok_or(AllocError::UnknownProcess(pid))?;
+        if self.layout.page_offset(va) != 0 {
+            return Err(AllocError::NotAllocated(va));
+        }
+        let region = space.remove(self.layout.vpn(va)).ok_or(AllocError::NotAllocated(va))?;
+        let mut out = FreeOutcome { pages: region.pages, frames_returned: 0, cleared: Vec::new() };
+        for vpn in region.start_vpn..region.end_vpn() {
+            if let Some(e) = self.shadow.remove(pid, vpn) {
+                if let Some(pfn) = e.pfn {
+                    self.frames.free(pfn);
+                    out.frames_returned += 1;
+                }
+                out.cleared.push((e.bucket, e.slot, vpn));
+            }
+        }
+        self.promised_pages -= region.pages;
+        self.stats.frees += 1;
+        Ok(out)
+    }
+
+    /// The fast path mapped `pfn` for `(pid, vpn)` on a fault.
+    pub fn page_mapped(&mut self, pid: u16, vpn: u64, pfn: u64) {
+        self.stats.pages_mapped += 1;
+        self.fifo_outstanding = self.fifo_outstanding.saturating_sub(1);
+        if !self.shadow.set_mapped(pid, vpn, pfn) {
+            // Freed while the notice was in flight: the frame comes back to us.
+            self.stats.orphan_notices += 1;
+            self.frames.free(pfn);
+        }
+    }
+
+    /// Queue free frames until the fast path's buffer is (or will be) full.
+    fn refill(&mut self) {
+        while self.fifo_outstanding < FREE_PAGE_FIFO_DEPTH as u64 {
+            let Some(pfn) = self.frames.alloc() else { break };
+            self.fifo_outstanding += 1;
+            self.stats.free_pages_pushed += 1;
+            self.outbox.push_back(Descriptor::FreePage { pfn });
+        }
+    }
+
+    fn cache_reply(&mut self, key: (u16, u32), reply: Header) {
+        if self.reply_order.len() >= REPLY_CACHE_ENTRIES {
+            if let Some(old) = self.reply_order.pop_front() {
+                self.reply_cache.remove(&old);
+            }
+        }
+        self.reply_order.push_back(key);
+        self.reply_cache.insert(key, reply);
+    }
+
+    /// Serve one descriptor from the fast path; outputs go to the outbox.
+    pub fn handle(&mut self, d: Descriptor) {
+        match d {
+            Descriptor::PageMapped { pid, vpn, pfn } => self.page_mapped(pid, vpn, pfn),
+            Descriptor::Request { route, header } => {
+                self.stats.requests += 1;
+                let key = if header.opcode == Opcode::Register { (0, header.req_id) } else { header.key() };
+                let cached = if header.opcode == Opcode::Register {
+                    None // registration is deduplicated by its nonce instead
+                } else {
+                    self.reply_cache.get(&key).copied()
+                };
+                let reply = match cached {
+                    Some(r) => {
+                        self.stats.duplicate_requests += 1;
+                        r
+                    }
+                    None => {
+                        let r = self.execute(&header);
+                        if header.opcode != Opcode::Register {
+                            self.cache_reply(key, r);
+                        }
+                        r
+                    }
+                };
+                self.outbox.push_back(Descriptor::Reply { route, header: reply });
+            }
+            _ => self.stats.bad_descriptors += 1,
+        }
+    }
+
+    fn execute(&mut self, h: &Header) -> Header {
+        match h.opcode {
+            Opcode::Register => match self.register(h.arg0) {
+                Ok(pid) => Header { pid, ..h.response_to(Status::Ok) },
+                Err(e) => h.response_to(e.status()),
+            },
+            Opcode::Alloc => match self.alloc(h.pid, h.arg0, h.arg1 as u8) {
+                Ok(o) => {
+                    for &(bucket, slot, pte) in &o.ptes {
+                        self.outbox.push_back(Descriptor::PteWrite { bucket, slot, pte });
+                    }
+                    Header { va: o.va, arg0: o.pages << self.layout.page_shift, ..h.response_to(Status::Ok) }
+                }
+                Err(e) => h.response_to(e.status()),
+            },
+            Opcode::Free => match self.free(h.pid, h.va) {
+                Ok(o) => {
+                    // Clear the slot first, then shoot the translation down: once the
+                    // invalidation is applied no new access can find the page.
+                    for &(bucket, slot, vpn) in &o.cleared {
+                        self.outbox.push_back(Descriptor::PteWrite { bucket, slot, pte: Pte::default() });
+                        self.outbox.push_back(Descriptor::TlbInvalidate { pid: h.pid, vpn });
+                    }
+                    Header { arg0: o.pages << self.layout.page_shift, ..h.response_to(Status::Ok) }
+                }
+                Err(e) => h.response_to(e.status()),
+            },
+            _ => h.response_to(Status::BadRequest),
+        }
+    }
+
+    fn flush(&mut self, ring: &RingWindow) -> usize {
+        let mut n = 0;
+        while let Some(d) = self.outbox.front() {
+            match ring.push_tx(d) {
+                Ok(()) => {
+                    self.outbox.pop_front();
+                    n += 1;
+                }
+                Err(RingError::Full) => break,
+                Err(_) => break,
+            }
+        }
+        n
+    }
+
+    /// One round of service: push queued outputs, take new requests while nothing is queued
+    /// (so a full TX ring back-pressures RX instead of losing descriptors), refill the
+    /// free-page buffer. Returns the number of descriptors moved (0 = idle).
+    pub fn poll(&mut self, ring: &RingWindow) -> usize {
+        let mut work = self.flush(ring);
+        for _ in 0..ring.layout().entries {
+            if !self.outbox.is_empty() {
+                break;
+            }
+            let Some(d) = ring.pop_rx() else { break };
+            work += 1;
+            match d {
+                Ok(d) => self.handle(d),
+                Err(_) => self.stats.bad_descriptors += 1,
+            }
+            work += self.flush(ring);
+        }
+        self.refill();
+        work + self.flush(ring)
+    }
+
+    /// Descriptors produced but not yet accepted by the TX ring.
+    pub fn outbox_len(&self) -> usize {
+        self.outbox.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clio_proto::consts::BUCKET_SLOTS;
+
+    fn small() -> SlowPath {
+        SlowPath::new(MemoryLayout::new(64 << 20, 12).unwrap())
+    }
+
+    #[test]
+    fn alloc_places_every_page_and_free_returns_everything() {
+        let mut sp = small();
+        let pid = sp.register(42).unwrap();
+        assert_eq!(sp.register(42).unwrap(), pid, "same nonce, same pid");
+        let o = sp.alloc(pid, 10 * 4096 + 1, PERM_READ | PERM_WRITE).unwrap();
+        assert_eq!(o.pages, 11);
+        assert_eq!(o.ptes.len(), 11);
+        assert_ne!(o.va, 0, "page 0 is never handed out");
+        for (i, &(bucket, _slot, pte)) in o.ptes.iter().enumerate() {
+            assert_eq!(pte.vpn, (o.va >> 12) + i as u64);
+            assert_eq!(bucket, clio_proto::pt_hash::bucket_index(pid, pte.vpn, sp.layout().bucket_bits));
+        }
+        sp.page_mapped(pid, o.va >> 12, 999);
+        let f = sp.free(pid, o.va).unwrap();
+        assert_eq!((f.pages, f.frames_returned, f.cleared.len()), (11, 1, 11));
+        assert!(sp.shadow().is_empty());
+        assert_eq!(sp.free(pid, o.va), Err(AllocError::NotAllocated(o.va)));
+    }
+
+    #[test]
+    fn refuses_bad_and_unknown() {
+        let mut sp = small();
+        assert_eq!(sp.alloc(9, 4096, 3), Err(AllocError::UnknownProcess(9)));
+        let pid = sp.register(1).unwrap();
+        assert_eq!(sp.alloc(pid, 0, 3), Err(AllocError::BadRequest));
+        assert_eq!(sp.alloc(pid, 4096, 0), Err(AllocError::BadRequest));
+        let too_much = (sp.layout().data_pages + 1) * 4096;
+        assert_eq!(sp.alloc(pid, too_much, 3), Err(AllocError::OutOfMemory));
+        assert_eq!(sp.stats().alloc_failures, 4);
+    }
+
+    #[test]
+    fn no_bucket_ever_overflows() {
+        let mut sp = small();
+        let pid = sp.register(1).unwrap();
+        while sp.alloc(pid, 7 * 4096, PERM_READ).is_ok() {}
+        for b in 0..sp.shadow().bucket_count() {
+            assert!(sp.shadow().free_slots(b) <= BUCKET_SLOTS as u32);
+        }
+        assert!(sp.utilisation() > 0.9, "filled to {}", sp.utilisation());
+    }
+}
