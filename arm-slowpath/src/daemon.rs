@@ -206,6 +206,9 @@ impl SlowPath {
         }
         let space = self.procs.get(&pid).ok_or(AllocError::UnknownProcess(pid))?;
         let pages = bytes.div_ceil(self.layout.page_size());
+        if pages > space.free_pages() {
+            return Err(AllocError::OutOfVirtualSpace);
+        }
         // No overcommit: every allocated page is guaranteed a frame when first touched.
         if self.promised_pages + pages > self.layout.data_pages {
             return Err(AllocError::OutOfMemory);

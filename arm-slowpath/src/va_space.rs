@@ -74,6 +74,11 @@ impl VaSpace {
         self.regions.range(..=vpn).next_back().map(|(_, r)| r).filter(|r| vpn < r.end_vpn())
     }
 
+    /// Pages not allocated (an upper bound on the largest free range).
+    pub fn free_pages(&self) -> u64 {
+        self.end_vpn - self.min_vpn - self.allocated_pages
+    }
+
     /// Pages allocated in this space.
     pub fn allocated_pages(&self) -> u64 {
         self.allocated_pages

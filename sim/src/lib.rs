@@ -1,0 +1,14 @@
+//! Simulation of the memory node.
+//!
+//! [`model`] is the behavioural CBoard: the same stages as the hardware (ack layer, MAT, TLB,
+//! page-table walker, page-fault unit, memory access, sync unit) over a `memmap2` DRAM model,
+//! with the real slow path behind the descriptor rings. It is the golden model for the RTL
+//! and the default memory node when no board exists. [`server`] puts a node on the network
+//! (UDP, or raw Ethernet through `pnet`).
+
+#![warn(missing_docs)]
+
+pub mod model;
+pub mod server;
+
+pub use model::{BoardConfig, BoardError, CBoard, Counters, SlowPathMode};

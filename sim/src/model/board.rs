@@ -1,0 +1,426 @@
+//! The CBoard model: one memory node, fast path stages in order, slow path behind the rings.
+
+use super::ack_layer::{self, Verdict};
+use super::dram::Dram;
+use super::mem_access::{read_pieces, write_pieces, VirtualMemory};
+use super::pt_walker::PtWalker;
+use super::sync_unit::{atomic_apply, RingCheck, SyncUnit};
+use clio_proto::consts::{ATOMIC_BYTES, MAX_REQUEST_LEN};
+use clio_proto::frame::Route;
+use clio_proto::header::{check_write_segment, packet_count, segment, Packet};
+use clio_proto::layout::{LayoutError, MemoryLayout};
+use clio_proto::opcode::{path_of, Path};
+use clio_proto::pte::{PERM_READ, PERM_WRITE};
+use clio_proto::ring::{daemon_state, reg, Descriptor, RingLayout, RX_RESERVED_FOR_NOTICES};
+use clio_proto::{Header, Opcode, Status};
+use clio_slowpath::{RingError, RingWindow, SlowPath, SlowPathStats};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use thiserror::Error;
+
+/// Where the slow path runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlowPathMode {
+    /// In this process, over an anonymous ring window, stepped by the node (deterministic).
+    InProcess,
+    /// A separate `clio-slowpath` process attached to this shared-memory ring file.
+    External {
+        /// The ring file the node creates.
+        ring_file: PathBuf,
+    },
+}
+
+/// Configuration of a node.
+#[derive(Debug, Clone)]
+pub struct BoardConfig {
+    /// DRAM bytes (sparse: only touched memory costs).
+    pub dram_bytes: u64,
+    /// log2 page size.
+    pub page_shift: u32,
+    /// Back DRAM with this file instead of anonymous memory.
+    pub memory_file: Option<PathBuf>,
+    /// Where the slow path runs.
+    pub slowpath: SlowPathMode,
+    /// Entries per ring.
+    pub ring_entries: u32,
+}
+
+impl Default for BoardConfig {
+    fn default() -> Self {
+        BoardConfig {
+            dram_bytes: 4 << 30,
+            page_shift: clio_proto::consts::DEFAULT_PAGE_SHIFT,
+            memory_file: None,
+            slowpath: SlowPathMode::InProcess,
+            ring_entries: clio_proto::ring::DEFAULT_RING_ENTRIES,
+        }
+    }
+}
+
+/// Why a node could not start.
+#[derive(Debug, Error)]
+pub enum BoardError {
+    /// Memory geometry refused.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+    /// DRAM could not be mapped.
+    #[error("cannot map {bytes} bytes of DRAM: {source}")]
+    Dram {
+        /// Size asked.
+        bytes: u64,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// Ring window failure.
+    #[error(transparent)]
+    Ring(#[from] RingError),
+    /// Bad ring geometry.
+    #[error("ring entries must be a power of two in 2..=65536 (got {0})")]
+    RingEntries(u32),
+}
+
+/// Counters of the node (all stages).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Packets received.
+    pub rx_packets: u64,
+    /// Packets sent.
+    pub tx_packets: u64,
+    /// NACKs sent (integrity failures).
+    pub nacks: u64,
+    /// Packets dropped without answer (shorter than a header, or responses).
+    pub dropped: u64,
+    /// Requests answered with bad-request/unsupported.
+    pub bad_requests: u64,
+    /// TLB hits.
+    pub tlb_hits: u64,
+    /// TLB misses.
+    pub tlb_misses: u64,
+    /// Page-table buckets read (exactly one per TLB miss).
+    pub bucket_reads: u64,
+    /// First-touch faults served from the async buffer.
+    pub page_faults: u64,
+    /// Faults answered retry-later because the buffer was empty.
+    pub fault_buffer_empty: u64,
+    /// Accesses refused for permission.
+    pub permission_denied: u64,
+    /// Accesses to unallocated addresses.
+    pub unmapped: u64,
+    /// Requests forwarded to the slow path.
+    pub slowpath_requests: u64,
+    /// Slow-path requests refused because the RX ring was full.
+    pub slowpath_busy: u64,
+    /// Atomic operations executed.
+    pub atomics: u64,
+    /// Non-idempotent retries answered from the idempotence ring.
+    pub idempotent_replays: u64,
+    /// Non-idempotent requests refused because the ring was full.
+    pub idempotence_ring_full: u64,
+    /// Malformed descriptors from the slow path.
+    pub bad_descriptors: u64,
+    /// DRAM bytes read.
+    pub dram_read_bytes: u64,
+    /// DRAM bytes written.
+    pub dram_write_bytes: u64,
+}
+
+/// A packet to send: the route of the request it answers, and its bytes.
+pub type Outgoing = (Route, Vec<u8>);
+
+/// The behavioural memory node.
+pub struct CBoard {
+    layout: MemoryLayout,
+    dram: Dram,
+    vm: VirtualMemory,
+    sync: SyncUnit,
+    ring: RingWindow,
+    slow: Option<SlowPath>,
+    c: Counters,
+}
+
+impl std::fmt::Debug for CBoard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CBoard").field("layout", &self.layout).field("counters", &self.counters()).finish()
+    }
+}
+
+impl CBoard {
+    /// Build a node: lay out DRAM, map it, initialise the rings, and (in-process) start the
+    /// slow path and let it fill the free-page buffer.
+    pub fn new(cfg: &BoardConfig) -> Result<CBoard, BoardError> {
+        let layout = MemoryLayout::new(cfg.dram_bytes, cfg.page_shift)?;
+        let dram = match &cfg.memory_file {
+            Some(p) => Dram::file(p, cfg.dram_bytes),
+            None => Dram::anonymous(cfg.dram_bytes),
+        }
+        .map_err(|source| BoardError::Dram { bytes: cfg.dram_bytes, source })?;
+        let rl = RingLayout::new(cfg.ring_entries).ok_or(BoardError::RingEntries(cfg.ring_entries))?;
+        let (ring, slow) = match &cfg.slowpath {
+            SlowPathMode::InProcess => (RingWindow::anonymous(rl)?, Some(SlowPath::new(layout))),
+            SlowPathMode::External { ring_file } => (RingWindow::create_file(ring_file, rl)?, None),
+        };
+        ring.init_fast_path(cfg.dram_bytes, cfg.page_shift);
+        let mut b = CBoard { layout, dram, vm: VirtualMemory::default(), sync: SyncUnit::default(), ring, slow, c: Counters::default() };
+        // A fresh table is all zeros (every slot free) on anonymous memory; a reused memory
+        // file may hold an old table, which a new slow path knows nothing about: clear it.
+        if cfg.memory_file.is_some() {
+            let zero = vec![0u8; layout.pt_bytes() as usize];
+            b.dram.write(layout.pt_base, &zero);
+        }
+        let mut sink = Vec::new();
+        b.service(&mut sink);
+        Ok(b)
+    }
+
+    /// The memory layout.
+    pub fn layout(&self) -> &MemoryLayout {
+        &self.layout
+    }
+
+    /// All counters.
+    pub fn counters(&self) -> Counters {
+        let mut c = self.c;
+        c.tlb_hits = self.vm.counters.tlb_hits;
+        c.tlb_misses = self.vm.counters.tlb_misses;
+        c.permission_denied = self.vm.counters.permission_denied;
+        c.unmapped = self.vm.counters.unmapped;
+        c.bucket_reads = self.vm.walker.bucket_reads;
+        c.page_faults = self.vm.faults.faults;
+        c.fault_buffer_empty = self.vm.faults.empty;
+        c.atomics = self.sync.executed;
+        c.idempotent_replays = self.sync.replays;
+        c.idempotence_ring_full = self.sync.full;
+        c.dram_read_bytes = self.dram.read_bytes;
+        c.dram_write_bytes = self.dram.write_bytes;
+        c
+    }
+
+    /// The in-process slow path's counters (`None` when it runs as a separate process).
+    pub fn slowpath_stats(&self) -> Option<SlowPathStats> {
+        self.slow.as_ref().map(|s| s.stats())
+    }
+
+    /// Frames waiting in the async free-page buffer.
+    pub fn free_page_buffer_level(&self) -> usize {
+        self.vm.faults.level()
+    }
+
+    /// DRAM contents without counting traffic (memory and page-table images).
+    pub fn peek(&self, pa: u64, n: usize) -> Option<&[u8]> {
+        self.dram.peek(pa, n)
+    }
+
+    /// The page table as it is in DRAM.
+    pub fn page_table_image(&self) -> &[u8] {
+        self.dram.peek(self.layout.pt_base, self.layout.pt_bytes() as usize).unwrap_or(&[])
+    }
+
+    /// Whether an external daemon has attached to the rings.
+    pub fn daemon_running(&self) -> bool {
+        self.ring.reg(reg::DAEMON_STATE).load(Ordering::Acquire) == daemon_state::RUNNING
+    }
+
+    /// Ask an external daemon to stop.
+    pub fn request_daemon_stop(&self) {
+        if self.slow.is_none() {
+            self.ring.reg(reg::DAEMON_STATE).store(daemon_state::STOP_REQUESTED, Ordering::Release);
+        }
+    }
+
+    fn send(&mut self, out: &mut Vec<Outgoing>, route: &Route, bytes: Vec<u8>) {
+        self.c.tx_packets += 1;
+        out.push((*route, bytes));
+    }
+
+    fn respond(&mut self, out: &mut Vec<Outgoing>, route: &Route, h: Header, payload: &[u8]) {
+        let bytes = h.to_packet(payload);
+        self.send(out, route, bytes);
+    }
+
+    /// Serve one incoming packet; responses are appended to `out`.
+    pub fn handle(&mut self, route: &Route, bytes: &[u8], out: &mut Vec<Outgoing>) {
+        self.c.rx_packets += 1;
+        // Ack layer.
+        match ack_layer::verify(bytes) {
+            Verdict::Pass => {}
+            Verdict::Drop => {
+                self.c.dropped += 1;
+                return;
+            }
+            Verdict::Nack(nack) => {
+                self.c.nacks += 1;
+                self.send(out, route, nack);
+                return;
+            }
+        }
+        // MAT: the opcode picks the path; undefined or extend opcodes are answered here.
+        let p = Packet::new_unchecked(bytes);
+        let h = match Header::parse(&p) {
+            Ok(h) => h,
+            Err(_) => {
+                self.c.bad_requests += 1;
+                let status = if path_of(p.opcode_raw()) == Some(Path::Extend) { Status::Unsupported } else { Status::BadRequest };
+                let e = ack_layer::error_response(bytes, status);
+                self.send(out, route, e);
+                return;
+            }
+        };
+        let mut notices = Vec::new();
+        match h.opcode.path() {
+            Path::VirtualMemory if h.opcode == Opcode::Read => self.read(route, &h, &mut notices, out),
+            Path::VirtualMemory => self.write(route, &h, p.payload(), &mut notices, out),
+            Path::Sync => self.sync_op(route, &h, &mut notices, out),
+            Path::SlowPath => self.to_slow_path(route, &h, out),
+            Path::Extend => {
+                self.c.bad_requests += 1;
+                self.respond(out, route, h.response_to(Status::Unsupported), &[]);
+            }
+        }
+        for n in notices {
+            // Room was checked before each fault was taken.
+            if self.ring.push_rx(&n).is_err() {
+                self.c.bad_descriptors += 1;
+            }
+        }
+        if self.slow.is_some() && self.ring.rx_pending() > 0 {
+            self.service(out);
+        }
+    }
+
+    fn bad(&mut self, out: &mut Vec<Outgoing>, route: &Route, h: &Header) {
+        self.c.bad_requests += 1;
+        self.respond(out, route, h.response_to(Status::BadRequest), &[]);
+    }
+
+    fn read(&mut self, route: &Route, h: &Header, notices: &mut Vec<Descriptor>, out: &mut Vec<Outgoing>) {
+        if h.payload_len != 0 || h.pkt_count != 1 || h.total_len == 0 || h.total_len > MAX_REQUEST_LEN {
+            return self.bad(out, route, h);
+        }
+        let rx_free = self.ring.rx_free();
+        let pieces = match self.vm.translate_range(&mut self.dram, &self.layout, h.pid, h.va, h.total_len as u64, PERM_READ, rx_free, notices) {
+            Ok(p) => p,
+            Err(s) => return self.respond(out, route, h.response_to(s), &[]),
+        };
+        let mut data = vec![0u8; h.total_len as usize];
+        if !read_pieces(&mut self.dram, &pieces, &mut data) {
+            return self.respond(out, route, h.response_to(Status::Unmapped), &[]);
+        }
+        let n = packet_count(h.total_len);
+        for i in 0..n {
+            let Some((off, len)) = segment(h.total_len, i) else { break };
+            let r = Header { pkt_index: i, pkt_count: n, ..h.response_to(Status::Ok) };
+            self.respond(out, route, r, &data[off as usize..off as usize + len as usize]);
+        }
+    }
+
+    fn write(&mut self, route: &Route, h: &Header, payload: &[u8], notices: &mut Vec<Descriptor>, out: &mut Vec<Outgoing>) {
+        if !check_write_segment(h) {
+            return self.bad(out, route, h);
+        }
+        let Some((off, len)) = segment(h.total_len, h.pkt_index) else { return self.bad(out, route, h) };
+        let Some(va) = h.va.checked_add(off as u64) else { return self.bad(out, route, h) };
+        let rx_free = self.ring.rx_free();
+        let status = match self.vm.translate_range(&mut self.dram, &self.layout, h.pid, va, len as u64, PERM_WRITE, rx_free, notices) {
+            Ok(pieces) if write_pieces(&mut self.dram, &pieces, payload) => Status::Ok,
+            Ok(_) => Status::Unmapped,
+            Err(s) => s,
+        };
+        self.respond(out, route, h.response_to(status), &[]);
+    }
+
+    fn sync_op(&mut self, route: &Route, h: &Header, notices: &mut Vec<Descriptor>, out: &mut Vec<Outgoing>) {
+        match h.opcode {
+            // The model executes requests one at a time, so every earlier request is complete.
+            Opcode::Fence => return self.respond(out, route, h.response_to(Status::Ok), &[]),
+            Opcode::CnAck => {
+                self.sync.ack(h.pid, h.arg0 as u32);
+                return self.respond(out, route, h.response_to(Status::Ok), &[]);
+            }
+            _ => {}
+        }
+        if h.va % ATOMIC_BYTES != 0 || h.payload_len != 0 {
+            return self.bad(out, route, h);
+        }
+        let once = h.opcode.is_non_idempotent();
+        if once {
+            match self.sync.check(h.pid, h.req_id) {
+                RingCheck::Cached(s, v) => return self.respond(out, route, Header { arg0: v, ..h.response_to(s) }, &[]),
+                RingCheck::Full => return self.respond(out, route, h.response_to(Status::RetryLater), &[]),
+                RingCheck::Execute => {}
+            }
+        }
+        let rx_free = self.ring.rx_free();
+        let pa = match self.vm.translate(&mut self.dram, &self.layout, h.pid, h.va, PERM_READ | PERM_WRITE, rx_free, notices) {
+            Ok(pa) => pa,
+            Err(s) => return self.respond(out, route, h.response_to(s), &[]),
+        };
+        let mut w = [0u8; 8];
+        if !self.dram.read(pa, &mut w) {
+            return self.respond(out, route, h.response_to(Status::Unmapped), &[]);
+        }
+        let old = u64::from_le_bytes(w);
+        let (new, result) = atomic_apply(h.opcode, old, h.arg0, h.arg1);
+        if let Some(v) = new {
+            self.dram.write(pa, &v.to_le_bytes());
+        }
+        if once {
+            self.sync.record(h.pid, h.req_id, Status::Ok, result);
+        } else {
+            self.sync.executed += 1;
+        }
+        self.respond(out, route, Header { arg0: result, ..h.response_to(Status::Ok) }, &[]);
+    }
+
+    fn to_slow_path(&mut self, route: &Route, h: &Header, out: &mut Vec<Outgoing>) {
+        if self.ring.rx_free() <= RX_RESERVED_FOR_NOTICES {
+            self.c.slowpath_busy += 1;
+            return self.respond(out, route, h.response_to(Status::RetryLater), &[]);
+        }
+        match self.ring.push_rx(&Descriptor::Request { route: *route, header: *h }) {
+            Ok(()) => self.c.slowpath_requests += 1,
+            Err(_) => {
+                self.c.slowpath_busy += 1;
+                self.respond(out, route, h.response_to(Status::RetryLater), &[]);
+            }
+        }
+    }
+
+    /// Let the slow path run (in-process) and apply everything it sent: PTE writes, TLB
+    /// invalidations, free pages, and replies (appended to `out`). Call it regularly when
+    /// the slow path is external. Returns the number of descriptors applied.
+    pub fn service(&mut self, out: &mut Vec<Outgoing>) -> usize {
+        let mut applied = 0;
+        loop {
+            if let Some(sp) = self.slow.as_mut() {
+                sp.poll(&self.ring);
+            }
+            let mut n = 0;
+            while let Some(d) = self.ring.pop_tx() {
+                n += 1;
+                match d {
+                    Ok(Descriptor::PteWrite { bucket, slot, pte }) => {
+                        if !PtWalker::write_slot(&mut self.dram, &self.layout, bucket, slot as usize, &pte) {
+                            self.c.bad_descriptors += 1;
+                        }
+                    }
+                    Ok(Descriptor::TlbInvalidate { pid, vpn }) => {
+                        self.vm.tlb.invalidate(pid, vpn);
+                    }
+                    Ok(Descriptor::FreePage { pfn }) => {
+                        if !self.layout.is_data_pfn(pfn) || !self.vm.faults.push(pfn) {
+                            self.c.bad_descriptors += 1;
+                        }
+                    }
+                    Ok(Descriptor::Reply { route, header }) => self.respond(out, &route, header, &[]),
+                    Ok(_) | Err(_) => self.c.bad_descriptors += 1,
+                }
+            }
+            applied += n;
+            // In-process, keep going until the slow path has nothing more to say.
+            if n == 0 || self.slow.is_none() {
+                break;
+            }
+        }
+        applied
+    }
+}

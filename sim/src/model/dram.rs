@@ -1,0 +1,83 @@
+//! DRAM model: a flat physical address space backed by `memmap2`.
+//!
+//! Anonymous by default, or a file; either way sparse, so a large physical size costs only
+//! the pages that are touched.
+
+use memmap2::{MmapMut, MmapOptions};
+use std::fs::OpenOptions;
+use std::path::Path;
+
+/// Physical memory of the node.
+#[derive(Debug)]
+pub struct Dram {
+    map: MmapMut,
+    /// Bytes read (bursts count their full length).
+    pub read_bytes: u64,
+    /// Bytes written.
+    pub write_bytes: u64,
+}
+
+impl Dram {
+    /// Anonymous zeroed memory of `bytes`.
+    pub fn anonymous(bytes: u64) -> std::io::Result<Dram> {
+        let map = MmapOptions::new().len(bytes as usize).map_anon()?;
+        Ok(Dram { map, read_bytes: 0, write_bytes: 0 })
+    }
+
+    /// Memory backed by a file (created sparse if shorter than `bytes`; contents kept).
+    pub fn file(path: &Path, bytes: u64) -> std::io::Result<Dram> {
+        let f = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)?;
+        if f.metadata()?.len() < bytes {
+            f.set_len(bytes)?;
+        }
+        // SAFETY: the file is ours for the node's lifetime; concurrent external modification is
+        // outside the model's contract (documented on `--memory-file`).
+        let map = unsafe { MmapOptions::new().len(bytes as usize).map_mut(&f)? };
+        Ok(Dram { map, read_bytes: 0, write_bytes: 0 })
+    }
+
+    /// Size in bytes.
+    pub fn len(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// Whether the memory is empty (never, for a valid layout).
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    fn range(&self, pa: u64, n: usize) -> Option<std::ops::Range<usize>> {
+        let start = usize::try_from(pa).ok()?;
+        let end = start.checked_add(n)?;
+        (end <= self.map.len()).then_some(start..end)
+    }
+
+    /// Read `buf.len()` bytes at `pa`; false (nothing read) if out of range.
+    pub fn read(&mut self, pa: u64, buf: &mut [u8]) -> bool {
+        match self.range(pa, buf.len()) {
+            Some(r) => {
+                buf.copy_from_slice(&self.map[r]);
+                self.read_bytes += buf.len() as u64;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Write `data` at `pa`; false (nothing written) if out of range.
+    pub fn write(&mut self, pa: u64, data: &[u8]) -> bool {
+        match self.range(pa, data.len()) {
+            Some(r) => {
+                self.map[r].copy_from_slice(data);
+                self.write_bytes += data.len() as u64;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A view of memory without counting it as traffic (images for tests and conformance).
+    pub fn peek(&self, pa: u64, n: usize) -> Option<&[u8]> {
+        self.range(pa, n).map(|r| &self.map[r])
+    }
+}

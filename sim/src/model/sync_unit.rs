@@ -1,0 +1,127 @@
+//! Sync unit: atomic word operations and the idempotence ring.
+//!
+//! The ring remembers the results of the last [`IDEMPOTENCE_RING_ENTRIES`] non-idempotent
+//! requests by `(pid, req_id)`. A retry finds its result and is not executed again. A slot is
+//! reusable once the client acknowledged the result (CN ack); acknowledged entries stay
+//! until overwritten, so a late network duplicate still finds its result. When the next slot
+//! is still unacknowledged the ring is full and new non-idempotent requests get retry-later.
+
+use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
+use clio_proto::{Opcode, Status};
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    pid: u16,
+    req_id: u32,
+    status: Status,
+    value: u64,
+    acked: bool,
+}
+
+/// What to do with a non-idempotent request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RingCheck {
+    /// Already executed: answer with this status and value.
+    Cached(Status, u64),
+    /// Execute it, then [`SyncUnit::record`] the result.
+    Execute,
+    /// No free slot: answer retry-later.
+    Full,
+}
+
+/// The sync unit's state (bounded: the ring).
+#[derive(Debug, Clone)]
+pub struct SyncUnit {
+    ring: Vec<Option<Entry>>,
+    wp: usize,
+    /// Retries answered from the ring.
+    pub replays: u64,
+    /// Requests refused because the ring was full.
+    pub full: u64,
+    /// Atomic operations executed.
+    pub executed: u64,
+}
+
+impl Default for SyncUnit {
+    fn default() -> Self {
+        SyncUnit { ring: vec![None; IDEMPOTENCE_RING_ENTRIES], wp: 0, replays: 0, full: 0, executed: 0 }
+    }
+}
+
+impl SyncUnit {
+    /// Look a non-idempotent request up in the ring.
+    pub fn check(&mut self, pid: u16, req_id: u32) -> RingCheck {
+        if let Some(e) = self.ring.iter().flatten().find(|e| e.pid == pid && e.req_id == req_id) {
+            self.replays += 1;
+            return RingCheck::Cached(e.status, e.value);
+        }
+        match self.ring[self.wp] {
+            Some(e) if !e.acked => {
+                self.full += 1;
+                RingCheck::Full
+            }
+            _ => RingCheck::Execute,
+        }
+    }
+
+    /// Record the result of an executed request in the next slot.
+    pub fn record(&mut self, pid: u16, req_id: u32, status: Status, value: u64) {
+        self.executed += 1;
+        self.ring[self.wp] = Some(Entry { pid, req_id, status, value, acked: false });
+        self.wp = (self.wp + 1) % self.ring.len();
+    }
+
+    /// The client got the result of `(pid, req_id)`: its slot may be reused.
+    pub fn ack(&mut self, pid: u16, req_id: u32) {
+        if let Some(e) = self.ring.iter_mut().flatten().find(|e| e.pid == pid && e.req_id == req_id) {
+            e.acked = true;
+        }
+    }
+
+    /// Unacknowledged entries.
+    pub fn pending(&self) -> usize {
+        self.ring.iter().flatten().filter(|e| !e.acked).count()
+    }
+}
+
+/// The semantics of an atomic on the old word value: `(new value to store, result returned)`.
+/// `None` as the new value means the word is left unchanged.
+pub fn atomic_apply(op: Opcode, old: u64, arg0: u64, arg1: u64) -> (Option<u64>, u64) {
+    match op {
+        Opcode::TestAndSet => (Some(1), old),
+        Opcode::Unlock => (Some(0), old),
+        Opcode::CompareAndSwap => (if old == arg0 { Some(arg1) } else { None }, old),
+        Opcode::FetchAdd => (Some(old.wrapping_add(arg0)), old),
+        _ => (None, old),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ring_replays_fills_and_frees() {
+        let mut s = SyncUnit::default();
+        for i in 0..IDEMPOTENCE_RING_ENTRIES as u32 {
+            assert_eq!(s.check(1, i), RingCheck::Execute);
+            s.record(1, i, Status::Ok, i as u64 * 10);
+        }
+        assert_eq!(s.check(1, 5), RingCheck::Cached(Status::Ok, 50));
+        assert_eq!(s.check(1, 999), RingCheck::Full);
+        s.ack(1, 0);
+        assert_eq!(s.check(1, 999), RingCheck::Execute);
+        s.record(1, 999, Status::Ok, 7);
+        // The acknowledged entry 0 was overwritten; 1 is still there.
+        assert_eq!(s.check(1, 1), RingCheck::Cached(Status::Ok, 10));
+        assert_eq!(s.check(2, 1), RingCheck::Full, "other pid, same id: not a replay");
+    }
+
+    #[test]
+    fn atomics() {
+        assert_eq!(atomic_apply(Opcode::TestAndSet, 0, 0, 0), (Some(1), 0));
+        assert_eq!(atomic_apply(Opcode::CompareAndSwap, 5, 5, 9), (Some(9), 5));
+        assert_eq!(atomic_apply(Opcode::CompareAndSwap, 4, 5, 9), (None, 4));
+        assert_eq!(atomic_apply(Opcode::FetchAdd, u64::MAX, 2, 0), (Some(1), u64::MAX));
+    }
+}
