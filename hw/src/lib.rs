@@ -1,1 +1,49 @@
-//! The memory node fast path (being written; see issue 4).
+//! The memory node fast path in Rust-HDL (issue 4).
+//!
+//! One module per file, each with a testbench that runs in rust-hdl's simulation kernel and
+//! checks its outputs against the reference functions of `clio-proto`. [`emit_all`] writes the
+//! Verilog of every module into a directory (`make rtl`, and later `clio rtl emit`).
+//!
+//! Conventions shared by every module: one clock `clock`, a synchronous active-high `reset`,
+//! valid-only pipelines with a fixed latency per request class and an initiation interval of
+//! one (a new request may enter every cycle). See `docs/hardware.md`.
+
+pub mod bench;
+pub mod hash_unit;
+pub mod tlb;
+
+pub mod util;
+
+use std::path::{Path, PathBuf};
+
+/// Generate the Verilog of one block as module `name` (rust-hdl would call it `top`), after
+/// rust-hdl's connectivity and latch checks.
+pub fn verilog_of<B: rust_hdl::prelude::Block>(name: &str, mut b: B) -> String {
+    use rust_hdl::prelude::*;
+    b.connect_all();
+    check_all(&b).unwrap_or_else(|e| panic!("{name}: circuit check failed: {e:?}"));
+    let mut defines = ModuleDefines::default();
+    b.accept(name, &mut defines);
+    defines.defines()
+}
+
+/// Every module the crate emits, by file name, with its Verilog.
+pub fn all_modules() -> Vec<(&'static str, String)> {
+    vec![
+        ("hash_unit", verilog_of("hash_unit", hash_unit::HashUnit::default())),
+        ("tlb", verilog_of("tlb", tlb::Tlb::default())),
+
+    ]
+}
+
+/// Write `<module>.v` for every module into `out_dir` (created if missing); returns the paths.
+pub fn emit_all(out_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(out_dir)?;
+    let mut out = vec![];
+    for (name, v) in all_modules() {
+        let p = out_dir.join(format!("{name}.v"));
+        std::fs::write(&p, v)?;
+        out.push(p);
+    }
+    Ok(out)
+}

@@ -1,0 +1,75 @@
+//! Helpers shared by the modules: bit-vector assembly inside HDL kernels and software models.
+
+use rust_hdl::prelude::*;
+
+/// `Bits<N>` from a `u128` (test and model convenience).
+pub fn b<const N: usize>(v: u128) -> Bits<N> {
+    let mut out = Bits::<N>::default();
+    for i in 0..N.min(128) {
+        if (v >> i) & 1 == 1 {
+            out = out.replace_bit(i, true);
+        }
+    }
+    out
+}
+
+/// Bytes (little-endian lane order: byte k at bits `8k..8k+8`) into a beat of `N` bits.
+pub fn bytes_to_bits<const N: usize>(bytes: &[u8]) -> Bits<N> {
+    let mut out = Bits::<N>::default();
+    for (k, byte) in bytes.iter().enumerate().take(N / 8) {
+        for i in 0..8 {
+            if (byte >> i) & 1 == 1 {
+                out = out.replace_bit(8 * k + i, true);
+            }
+        }
+    }
+    out
+}
+
+/// A beat of `N` bits back into `N / 8` bytes (little-endian lane order).
+pub fn bits_to_bytes<const N: usize>(v: Bits<N>) -> Vec<u8> {
+    (0..N / 8)
+        .map(|k| (0..8).fold(0u8, |acc, i| acc | ((v.get_bit(8 * k + i) as u8) << i)))
+        .collect()
+}
+
+/// Concatenate `N` single-bit signals into one `Bits<N>` (`out[i] = bits[i]`).
+///
+/// A wiring leaf written by hand: rust-hdl 0.46 cannot assemble a vector bit by bit inside an
+/// `#[hdl_gen]` kernel (its `set_bit` translation does not compile, and reading `.next` is
+/// refused), so the CAM match vectors and one-hot encoders use this instead. Its Verilog is a
+/// single concatenation; its simulation model is the loop below.
+#[derive(LogicBlock)]
+pub struct Gather<const N: usize> {
+    /// The bits, index 0 first.
+    pub bits: [Signal<In, Bit>; N],
+    /// The vector.
+    pub out: Signal<Out, Bits<N>>,
+}
+
+impl<const N: usize> Default for Gather<N> {
+    fn default() -> Self {
+        Gather { bits: core::array::from_fn(|_| Signal::default()), out: Signal::default() }
+    }
+}
+
+impl<const N: usize> Logic for Gather<N> {
+    fn update(&mut self) {
+        let mut v = Bits::<N>::default();
+        for (i, s) in self.bits.iter().enumerate() {
+            if s.val() {
+                v = v.replace_bit(i, true);
+            }
+        }
+        self.out.next = v;
+    }
+
+    fn connect(&mut self) {
+        self.out.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let parts: Vec<String> = (0..N).rev().map(|i| format!("bits${i}")).collect();
+        Verilog::Custom(format!("assign out = {{{}}};", parts.join(", ")))
+    }
+}
