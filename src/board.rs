@@ -1,0 +1,181 @@
+//! `clio board`: serve a memory node.
+
+use crate::units::{human, parse_size};
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use clio_sim::server::{spawn_raw, spawn_udp, ServerHandle};
+use clio_sim::{BoardConfig, CBoard, SlowPathMode};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What executes requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// The behavioural CBoard model (the golden model).
+    Model,
+}
+
+/// How the node is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Transport {
+    /// IPv4/UDP through kernel sockets (no root; the development default).
+    Udp,
+    /// Raw Ethernet frames on an interface through pnet (root or CAP_NET_RAW).
+    Raw,
+}
+
+/// Where the slow path runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SlowPath {
+    /// Inside this process.
+    InProcess,
+    /// A separate `clio-slowpath` process attached to a shared-memory ring file.
+    External,
+}
+
+/// Arguments of `clio board`.
+#[derive(Args, Debug)]
+pub struct BoardArgs {
+    /// What executes requests.
+    #[arg(long, value_enum, default_value_t = Backend::Model)]
+    backend: Backend,
+    /// How clients reach the node.
+    #[arg(long, value_enum, default_value_t = Transport::Udp)]
+    transport: Transport,
+    /// UDP address to listen on (port 0 picks a free port; the bound address is printed).
+    #[arg(long, default_value = "127.0.0.1:48850")]
+    listen: SocketAddr,
+    /// Network interface for `--transport raw` (e.g. eth0 or a veth).
+    #[arg(long)]
+    iface: Option<String>,
+    /// Physical memory of the node (K/M/G/T suffixes). Sparse: only touched pages cost RAM.
+    #[arg(long, default_value = "4G", value_parser = parse_size)]
+    memory: u64,
+    /// Page size, a power of two from 4K to 1G.
+    #[arg(long, default_value = "4M", value_parser = parse_size)]
+    page_size: u64,
+    /// Back the node's DRAM with this file instead of anonymous memory (created sparse;
+    /// the page table in it is cleared at start).
+    #[arg(long)]
+    memory_file: Option<PathBuf>,
+    /// Where the slow path runs.
+    #[arg(long, value_enum, default_value_t = SlowPath::InProcess)]
+    slowpath: SlowPath,
+    /// Shared-memory ring file for `--slowpath external` (default: /dev/shm/clio-rings-<pid>).
+    #[arg(long)]
+    ring_file: Option<PathBuf>,
+    /// With `--slowpath external`: start the `clio-slowpath` daemon found next to this
+    /// executable (otherwise start it yourself with `clio-slowpath --ring-file PATH`).
+    #[arg(long)]
+    spawn_slowpath: bool,
+    /// Stop after this many seconds (default: serve until Ctrl-C).
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Print counters every N seconds while serving.
+    #[arg(long)]
+    stats_every: Option<f64>,
+}
+
+fn daemon_path() -> Result<PathBuf> {
+    let exe = std::env::current_exe().context("locating this executable")?;
+    let p = exe.with_file_name("clio-slowpath");
+    if !p.exists() {
+        bail!("{} not found; build it with `cargo build -p clio-slowpath` or start the daemon yourself", p.display());
+    }
+    Ok(p)
+}
+
+/// Serve until Ctrl-C or `--duration`.
+pub fn run(a: BoardArgs) -> Result<()> {
+    if !a.page_size.is_power_of_two() {
+        bail!("--page-size must be a power of two (got {})", a.page_size);
+    }
+    let page_shift = a.page_size.trailing_zeros();
+    let ring_file = a.ring_file.clone().unwrap_or_else(|| PathBuf::from(format!("/dev/shm/clio-rings-{}", std::process::id())));
+    let slowpath = match a.slowpath {
+        SlowPath::InProcess => {
+            if a.spawn_slowpath || a.ring_file.is_some() {
+                bail!("--spawn-slowpath and --ring-file need --slowpath external");
+            }
+            SlowPathMode::InProcess
+        }
+        SlowPath::External => SlowPathMode::External { ring_file: ring_file.clone() },
+    };
+    let cfg = BoardConfig { dram_bytes: a.memory, page_shift, memory_file: a.memory_file.clone(), slowpath, ..BoardConfig::default() };
+    let board = CBoard::new(&cfg).context("starting the memory node")?;
+    let layout = *board.layout();
+
+    let mut daemon: Option<Child> = None;
+    if a.slowpath == SlowPath::External && a.spawn_slowpath {
+        let p = daemon_path()?;
+        daemon = Some(Command::new(&p).arg("--ring-file").arg(&ring_file).spawn().with_context(|| format!("starting {}", p.display()))?);
+    }
+
+    let server: ServerHandle = match a.transport {
+        Transport::Udp => spawn_udp(board, a.listen)?,
+        Transport::Raw => {
+            let iface = a.iface.as_deref().context("--transport raw needs --iface NAME")?;
+            spawn_raw(board, iface, a.listen.port())?
+        }
+    };
+    println!("clio board: listening on {}", server.local);
+    println!(
+        "  backend model, {} DRAM, {} pages ({} data pages, {} page-table buckets), slow path {}",
+        human(layout.dram_bytes),
+        human(layout.page_size()),
+        layout.data_pages,
+        layout.bucket_count(),
+        match a.slowpath {
+            SlowPath::InProcess => "in-process".to_string(),
+            SlowPath::External => format!("external via {}", ring_file.display()),
+        }
+    );
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    ctrlc::set_handler(move || s.store(true, Ordering::Release)).context("installing the Ctrl-C handler")?;
+    let start = Instant::now();
+    let mut last_stats = Instant::now();
+    while !stop.load(Ordering::Acquire) {
+        std::thread::sleep(Duration::from_millis(20));
+        if a.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
+            break;
+        }
+        if let Some(every) = a.stats_every {
+            if last_stats.elapsed().as_secs_f64() >= every {
+                last_stats = Instant::now();
+                let b = server.board();
+                let c = b.lock().map(|g| g.counters()).unwrap_or_default();
+                println!("{c:?}");
+            }
+        }
+        if let Some(d) = daemon.as_mut() {
+            if let Ok(Some(status)) = d.try_wait() {
+                bail!("the slow-path daemon exited ({status}); the node cannot allocate without it");
+            }
+        }
+    }
+    let board = server.board();
+    let counters = board.lock().map(|g| g.counters()).unwrap_or_default();
+    if let Ok(g) = board.lock() {
+        g.request_daemon_stop();
+    }
+    server.stop()?;
+    if let Some(mut d) = daemon {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline && matches!(d.try_wait(), Ok(None)) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = d.kill();
+        let _ = d.wait();
+    }
+    if a.ring_file.is_none() && a.slowpath == SlowPath::External {
+        let _ = std::fs::remove_file(&ring_file);
+    }
+    println!("clio board: stopped. {counters:#?}");
+    Ok(())
+}
