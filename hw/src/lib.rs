@@ -10,6 +10,7 @@
 
 pub mod bench;
 pub mod hash_unit;
+pub mod pt_walker;
 pub mod tlb;
 
 pub mod util;
@@ -32,6 +33,7 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
     vec![
         ("hash_unit", verilog_of("hash_unit", hash_unit::HashUnit::default())),
         ("tlb", verilog_of("tlb", tlb::Tlb::default())),
+        ("pt_walker", verilog_of("pt_walker", pt_walker::PtWalker::default())),
 
     ]
 }
