@@ -10,6 +10,7 @@
 
 pub mod bench;
 pub mod hash_unit;
+pub mod page_fault;
 pub mod pt_walker;
 pub mod tlb;
 
@@ -34,6 +35,7 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
         ("hash_unit", verilog_of("hash_unit", hash_unit::HashUnit::default())),
         ("tlb", verilog_of("tlb", tlb::Tlb::default())),
         ("pt_walker", verilog_of("pt_walker", pt_walker::PtWalker::default())),
+        ("page_fault", verilog_of("page_fault", page_fault::PageFault::default())),
 
     ]
 }
