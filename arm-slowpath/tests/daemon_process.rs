@@ -1,0 +1,100 @@
+//! The `clio-slowpath` daemon as a separate process, driven through a shared-memory ring file
+//! with the board's layout: this test plays the fast path.
+
+use clio_proto::frame::Route;
+use clio_proto::ring::{daemon_state, reg, Descriptor, RingLayout};
+use clio_proto::{Header, Opcode, Status};
+use clio_slowpath::RingWindow;
+use std::process::Command;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn daemon_serves_the_rings_from_another_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rings");
+    let ring = RingWindow::create_file(&path, RingLayout::new(64).unwrap()).unwrap();
+    ring.init_fast_path(64 << 20, 16);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clio-slowpath"))
+        .arg("--ring-file")
+        .arg(&path)
+        .args(["--idle-sleep-us", "50"])
+        .spawn()
+        .unwrap();
+
+    wait_for("the daemon to attach", || (ring.reg(reg::DAEMON_STATE).load(Ordering::Acquire) == daemon_state::RUNNING).then_some(()));
+    // It fills the async free-page buffer ahead of demand.
+    let mut free_pages = Vec::new();
+    let pop_all = |ring: &RingWindow, sink: &mut Vec<Descriptor>| {
+        while let Some(d) = ring.pop_tx() {
+            sink.push(d.unwrap());
+        }
+    };
+    let mut seen = Vec::new();
+    wait_for("32 free pages", || {
+        pop_all(&ring, &mut seen);
+        (seen.len() >= 32).then_some(())
+    });
+    for d in seen.drain(..) {
+        match d {
+            Descriptor::FreePage { pfn } => free_pages.push(pfn),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(free_pages.len(), 32);
+
+    // Register, then allocate 3 pages.
+    let route = Route { peer_port: 4000, local_port: 48850, ..Route::default() };
+    let reg_req = Header { arg0: 0xfeed, ..Header::request(Opcode::Register, 0, 1, 0) };
+    ring.push_rx(&Descriptor::Request { route, header: reg_req }).unwrap();
+    let pid = wait_for("the registration reply", || {
+        pop_all(&ring, &mut seen);
+        seen.iter().find_map(|d| match d {
+            Descriptor::Reply { header, route: r } if header.req_id == 1 => {
+                assert_eq!(*r, route);
+                assert_eq!(header.status, Status::Ok);
+                Some(header.pid)
+            }
+            _ => None,
+        })
+    });
+    assert_ne!(pid, 0);
+    seen.clear();
+    let alloc = Header { arg0: 3 << 16, arg1: 3, ..Header::request(Opcode::Alloc, pid, 2, 0) };
+    ring.push_rx(&Descriptor::Request { route, header: alloc }).unwrap();
+    let va = wait_for("the allocation reply", || {
+        pop_all(&ring, &mut seen);
+        seen.iter().find_map(|d| match d {
+            Descriptor::Reply { header, .. } if header.req_id == 2 => Some(header.va),
+            _ => None,
+        })
+    });
+    let ptes: Vec<_> = seen.iter().filter_map(|d| if let Descriptor::PteWrite { pte, .. } = d { Some(*pte) } else { None }).collect();
+    assert_eq!(ptes.len(), 3, "one PTE write per page, before the reply");
+    assert!(ptes.iter().all(|p| p.used && !p.valid && p.pid == pid));
+    assert_eq!(ptes[0].vpn, va >> 16);
+
+    // A fault consumed a frame: the daemon tops the buffer up again.
+    seen.clear();
+    ring.push_rx(&Descriptor::PageMapped { pid, vpn: va >> 16, pfn: free_pages[0] }).unwrap();
+    wait_for("a refill", || {
+        pop_all(&ring, &mut seen);
+        seen.iter().any(|d| matches!(d, Descriptor::FreePage { .. })).then_some(())
+    });
+
+    ring.reg(reg::DAEMON_STATE).store(daemon_state::STOP_REQUESTED, Ordering::Release);
+    let status = wait_for("the daemon to exit", || child.try_wait().unwrap());
+    assert!(status.success());
+    assert_eq!(ring.reg(reg::DAEMON_STATE).load(Ordering::Acquire), daemon_state::STOPPED);
+}

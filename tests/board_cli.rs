@@ -1,0 +1,118 @@
+//! `clio board` as a user runs it: a real process answering real UDP on loopback.
+
+use clio_proto::header::parse_verified;
+use clio_proto::{Header, Opcode, Status};
+use std::io::{BufRead, BufReader};
+use std::net::UdpSocket;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Board {
+    child: Child,
+    addr: String,
+    output: BufReader<std::process::ChildStdout>,
+}
+
+fn start(extra: &[&str]) -> (Board, Duration) {
+    let t0 = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clio"))
+        .args(["board", "--listen", "127.0.0.1:0", "--memory", "256M", "--page-size", "1M", "--duration", "60"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let ready = t0.elapsed();
+    let addr = line.trim().strip_prefix("clio board: listening on ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_string();
+    (Board { child, addr, output: out }, ready)
+}
+
+impl Board {
+    /// Ctrl-C, then the counters the node prints on a clean stop.
+    fn interrupt(mut self) -> String {
+        Command::new("kill").args(["-INT", &self.child.id().to_string()]).status().unwrap();
+        let mut rest = String::new();
+        for l in self.output.lines() {
+            rest.push_str(&l.unwrap());
+            rest.push('\n');
+        }
+        assert!(self.child.wait().unwrap().success());
+        rest
+    }
+}
+
+fn call(sock: &UdpSocket, node: &str, h: Header, payload: &[u8]) -> Vec<(Header, Vec<u8>)> {
+    sock.send_to(&h.to_packet(payload), node).unwrap();
+    let mut buf = [0u8; 2048];
+    let mut got = Vec::new();
+    loop {
+        let n = sock.recv(&mut buf).expect("the node answers within the timeout");
+        let (r, p) = parse_verified(&buf[..n]).unwrap();
+        assert_eq!(r.req_id, h.req_id);
+        let last = r.pkt_count;
+        got.push((r, p.to_vec()));
+        if got.len() == last as usize {
+            return got;
+        }
+    }
+}
+
+fn workload(node: &str) {
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let reg = call(&sock, node, Header { arg0: 99, ..Header::request(Opcode::Register, 0, 1, 0) }, &[]);
+    let pid = reg[0].0.pid;
+    assert_eq!(reg[0].0.status, Status::Ok);
+    let alloc = call(&sock, node, Header { arg0: 1 << 20, arg1: 3, ..Header::request(Opcode::Alloc, pid, 2, 0) }, &[]);
+    assert_eq!(alloc[0].0.status, Status::Ok);
+    let va = alloc[0].0.va;
+    let w = call(&sock, node, Header { total_len: 5, ..Header::request(Opcode::Write, pid, 3, va + 10) }, b"hello");
+    assert_eq!(w[0].0.status, Status::Ok);
+    let r = call(&sock, node, Header { total_len: 5, ..Header::request(Opcode::Read, pid, 4, va + 10) }, &[]);
+    assert_eq!(r[0].1, b"hello");
+}
+
+#[test]
+fn board_starts_fast_and_answers_udp() {
+    let (board, ready) = start(&[]);
+    eprintln!("clio board was ready after {ready:?}");
+    // Generous bound: the node maps sparse memory and binds a socket; it is typically ready
+    // in milliseconds, and a second would already be a regression worth seeing.
+    assert!(ready < Duration::from_secs(1), "clio board took {ready:?} to start");
+    workload(&board.addr);
+    let summary = board.interrupt();
+    assert!(summary.contains("page_faults: 1"), "{summary}");
+}
+
+#[test]
+fn board_with_the_slow_path_daemon_in_its_own_process() {
+    let daemon = std::path::Path::new(env!("CARGO_BIN_EXE_clio")).with_file_name("clio-slowpath");
+    if !daemon.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        assert!(Command::new(cargo).args(["build", "-p", "clio-slowpath"]).status().unwrap().success());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ring = dir.path().join("rings");
+    let (board, _) = start(&["--slowpath", "external", "--spawn-slowpath", "--ring-file", ring.to_str().unwrap()]);
+    workload(&board.addr);
+    let summary = board.interrupt();
+    assert!(summary.contains("slowpath_requests: 2"), "{summary}");
+}
+
+#[test]
+fn bad_flags_give_clear_errors() {
+    for (args, needle) in [
+        (&["board", "--memory", "4X"][..], "unknown size suffix"),
+        (&["board", "--page-size", "3M"][..], "power of two"),
+        (&["board", "--transport", "raw"][..], "--iface"),
+        (&["board", "--spawn-slowpath"][..], "--slowpath external"),
+        (&["board", "--memory", "1M"][..], "too small"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_clio")).args(args).args(["--listen", "127.0.0.1:0"]).output().unwrap();
+        assert!(!out.status.success(), "{args:?} should fail");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
