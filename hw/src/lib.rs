@@ -10,6 +10,7 @@
 
 pub mod bench;
 pub mod hash_unit;
+pub mod mat;
 pub mod page_fault;
 pub mod pt_walker;
 pub mod tlb;
@@ -36,6 +37,7 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
         ("tlb", verilog_of("tlb", tlb::Tlb::default())),
         ("pt_walker", verilog_of("pt_walker", pt_walker::PtWalker::default())),
         ("page_fault", verilog_of("page_fault", page_fault::PageFault::default())),
+        ("mat", verilog_of("mat", mat::Mat::default())),
 
     ]
 }

@@ -92,7 +92,7 @@ pub struct Tlb {
     touch: Signal<Local, Bit>,
     touch_vec: Signal<Local, Bits<64>>,
     touch_age: Gather<6>,
-    agecol: [Gather<64>; 6],
+    agecol: Gather<384>,
     enc: [Constant<Bits<64>>; 6],
     hit_idx: Gather<6>,
     tgt_idx: Gather<6>,
@@ -209,9 +209,9 @@ impl Logic for Tlb {
         }
         for k in 0..6 {
             for i in 0..64 {
-                self.agecol[k].bits[i].next = self.age[i].q.val().get_bit(k);
+                self.agecol.bits[k * 64 + i].next = self.age[i].q.val().get_bit(k);
             }
-            self.touch_age.bits[k].next = (self.touch_vec.val() & self.agecol[k].out.val()).any();
+            self.touch_age.bits[k].next = (self.touch_vec.val() & self.agecol.out.val().get_bits::<64>(k * 64)).any();
         }
         for i in 0..64 {
             if self.touch.val() {

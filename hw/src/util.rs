@@ -70,6 +70,7 @@ impl<const N: usize> Logic for Gather<N> {
 
     fn hdl(&self) -> Verilog {
         let parts: Vec<String> = (0..N).rev().map(|i| format!("bits${i}")).collect();
-        Verilog::Custom(format!("assign out = {{{}}};", parts.join(", ")))
+        // `out` is declared `output reg` by rust-hdl, hence an always block, not an assign.
+        Verilog::Custom(format!("always @(*) out = {{{}}};", parts.join(", ")))
     }
 }

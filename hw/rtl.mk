@@ -1,0 +1,34 @@
+# Make fragment for the fast path's RTL flow; the root Makefile does `include hw/rtl.mk`.
+# Paths are relative to the repository root.
+#
+#   make rtl    Verilog of every module into build/rtl/ (the hw crate's emit-rtl binary)
+#   make lint   verilator --lint-only -Wall on each module, waivers in hw/lint/waivers.vlt
+#   make synth  yosys synth_xilinx -family xcup per module; table into docs/utilization.md
+
+HW_MODULES     := hash_unit tlb pt_walker page_fault mat
+HW_CARGO_ENV   ?= CARGO_TARGET_DIR=$(or $(HW_TARGET_DIR),target)
+RTL_DIR        := build/rtl
+SYNTH_DIR      := build/synth
+VERILATOR      ?= verilator
+YOSYS          ?= yosys
+
+.PHONY: rtl lint synth
+
+rtl:
+	$(HW_CARGO_ENV) cargo run -q -p clio-hw --release --bin emit-rtl -- $(RTL_DIR)
+
+lint: rtl
+	@set -e; for m in $(HW_MODULES); do \
+	  echo "lint $$m"; \
+	  $(VERILATOR) --lint-only -Wall hw/lint/waivers.vlt $(RTL_DIR)/$$m.v --top-module $$m; \
+	done
+
+synth: rtl
+	@mkdir -p $(SYNTH_DIR)
+	@set -e; for m in $(HW_MODULES); do \
+	  echo "synth $$m"; \
+	  sed "s/@MODULE@/$$m/g" hw/scripts/synth.ys.in > $(SYNTH_DIR)/$$m.ys; \
+	  $(YOSYS) -q -l $(SYNTH_DIR)/$$m.log $(SYNTH_DIR)/$$m.ys; \
+	done
+	hw/scripts/util_table.sh $(addprefix $(SYNTH_DIR)/,$(addsuffix .stat,$(HW_MODULES))) > $(SYNTH_DIR)/table.md
+	hw/scripts/update_utilization.sh $(SYNTH_DIR)/table.md docs/utilization.md
