@@ -319,3 +319,50 @@ mod tests {
         assert!(RingLayout::new(3).is_none());
     }
 }
+
+/// The register and descriptor layout as a Verilog header (`localparam`s), so the board top
+/// and any hand-written RTL take their offsets from this spec instead of retyping them.
+pub fn verilog_header() -> String {
+    let mut s = String::from("// Generated from clio-proto (proto/src/ring.rs). Do not edit.\n");
+    let mut p = |name: &str, v: u64| s.push_str(&format!("localparam CLIO_{name} = {v};\n"));
+    p("RING_MAGIC", RING_MAGIC as u64);
+    p("RING_VERSION", RING_VERSION as u64);
+    p("DESC_BYTES", DESC_BYTES as u64);
+    p("REGS_BYTES", REGS_BYTES as u64);
+    p("DEFAULT_RING_ENTRIES", DEFAULT_RING_ENTRIES as u64);
+    p("WINDOW_BYTES", RingLayout::default().total_bytes() as u64);
+    p("RX_BASE", RingLayout::default().rx_base() as u64);
+    p("TX_BASE", RingLayout::default().tx_base() as u64);
+    for (n, v) in [
+        ("REG_MAGIC", reg::MAGIC),
+        ("REG_VERSION", reg::VERSION),
+        ("REG_ENTRIES", reg::ENTRIES),
+        ("REG_DESC_BYTES", reg::DESC_BYTES),
+        ("REG_DRAM_BYTES", reg::DRAM_BYTES),
+        ("REG_PAGE_SHIFT", reg::PAGE_SHIFT),
+        ("REG_FIFO_DEPTH", reg::FIFO_DEPTH),
+        ("REG_RX_HEAD", reg::RX_HEAD),
+        ("REG_RX_TAIL", reg::RX_TAIL),
+        ("REG_TX_HEAD", reg::TX_HEAD),
+        ("REG_TX_TAIL", reg::TX_TAIL),
+        ("REG_DAEMON_STATE", reg::DAEMON_STATE),
+        ("REG_DAEMON_HEARTBEAT", reg::DAEMON_HEARTBEAT),
+    ] {
+        p(n, v as u64);
+    }
+    for (n, v) in [
+        ("KIND_REQUEST", kind::REQUEST),
+        ("KIND_PAGE_MAPPED", kind::PAGE_MAPPED),
+        ("KIND_REPLY", kind::REPLY),
+        ("KIND_PTE_WRITE", kind::PTE_WRITE),
+        ("KIND_TLB_INVALIDATE", kind::TLB_INVALIDATE),
+        ("KIND_FREE_PAGE", kind::FREE_PAGE),
+    ] {
+        p(n, v as u64);
+    }
+    p("DESC_KIND", desc::KIND as u64);
+    p("DESC_ROUTE", desc::ROUTE as u64);
+    p("DESC_HEADER", desc::HEADER as u64);
+    p("DESC_BODY", desc::BODY as u64);
+    s
+}
