@@ -1,0 +1,69 @@
+//! Tunables of the transport. The defaults suit loopback and a LAN; every field is public so
+//! tests and benchmarks can change one thing at a time.
+
+use std::time::Duration;
+
+/// Configuration of a [`crate::Client`].
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Retries (after the first attempt) before an operation fails with
+    /// [`crate::ClioError::Timeout`]. NACKs, corrupt responses and timeouts all count.
+    pub max_retries: u32,
+    /// How many `RetryLater` answers (node momentarily full) an operation accepts before
+    /// failing with [`crate::ClioError::Busy`]. They are not losses, so they have their own budget.
+    pub max_busy_retries: u32,
+    /// First wait after a `RetryLater`; doubles on each further one up to 64x.
+    pub busy_backoff: Duration,
+    /// RTO before the first RTT sample (RFC 6298 uses 1 s; a memory network is far faster).
+    pub initial_rto: Duration,
+    /// Lower bound of the RTO. Below the scheduler's noise, retransmissions are spurious.
+    pub min_rto: Duration,
+    /// Upper bound of the RTO, also after exponential backoff.
+    pub max_rto: Duration,
+    /// Congestion window at start, in packets.
+    pub initial_cwnd: f64,
+    /// Smallest congestion window (below 1 the sender paces: one packet every `srtt / cwnd`).
+    pub min_cwnd: f64,
+    /// Largest congestion window, in packets.
+    pub max_cwnd: f64,
+    /// Additive increase per RTT, in packets.
+    pub additive_increase: f64,
+    /// Multiplicative-decrease gain on the excess of delay over the target (Swift's beta).
+    pub md_beta: f64,
+    /// Largest fraction by which one decrease may shrink the window.
+    pub max_md: f64,
+    /// Target end-to-end delay: above it the window shrinks, below it it grows.
+    pub target_delay: Duration,
+    /// Incast window: bytes of responses that may be outstanding towards this compute node.
+    pub incast_window: u64,
+    /// Largest single wire request; longer reads and writes are split into several requests
+    /// so that no burst overflows a socket buffer and a loss costs at most this much.
+    pub max_request_bytes: u32,
+    /// Granularity of dependency tracking (log2 bytes). The paper tracks at the page size
+    /// of the node (4 MiB by default); any value is correct, smaller means fewer false
+    /// dependencies.
+    pub track_shift: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_retries: 20,
+            max_busy_retries: 100_000,
+            busy_backoff: Duration::from_micros(50),
+            initial_rto: Duration::from_millis(20),
+            min_rto: Duration::from_millis(2),
+            max_rto: Duration::from_millis(200),
+            initial_cwnd: 16.0,
+            min_cwnd: 0.01,
+            max_cwnd: 256.0,
+            additive_increase: 1.0,
+            md_beta: 0.8,
+            max_md: 0.5,
+            target_delay: Duration::from_micros(500),
+            incast_window: 96 * 1024,
+            max_request_bytes: 16 * 1024,
+            track_shift: clio_proto::consts::DEFAULT_PAGE_SHIFT,
+        }
+    }
+}

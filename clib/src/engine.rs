@@ -1,0 +1,717 @@
+//! The request engine: turns operations into wire requests, sends them when the congestion
+//! and incast windows allow, matches responses by request id, reassembles, retries, and
+//! releases dependent operations.
+//!
+//! There is no background thread. Whichever application thread waits (a synchronous call,
+//! `rpoll`, `rrelease`) drives progress: one waiter at a time receives from the transport
+//! and hands results to the others. A single-threaded caller thus pays no thread hand-off
+//! on its fast path. Asynchronous operations progress while some thread of the process is
+//! inside CLib.
+
+use crate::cc::{CongestionWindow, IncastWindow, RttEstimator};
+use crate::config::Config;
+use crate::error::{ClioError, Result};
+use crate::order::Tracker;
+use crate::transport::Transport;
+use clio_proto::consts::{MAX_PAYLOAD, MAX_REQUEST_LEN};
+use clio_proto::header::{field, packet_count, parse_verified, segment, HEADER_LEN};
+use clio_proto::{Header, Opcode, Status};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// What an operation asks for.
+#[derive(Debug, Clone)]
+pub(crate) enum OpSpec {
+    Register { nonce: u64 },
+    Alloc { len: u64, perms: u8 },
+    Free { va: u64 },
+    Read { va: u64, len: usize },
+    Write { va: u64, data: Vec<u8> },
+    Atomic { op: Opcode, va: u64, arg0: u64, arg1: u64 },
+    Fence,
+}
+
+/// The result of a completed operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    /// Write, free, unlock, fence: nothing to return.
+    Done,
+    /// The bytes a read returned.
+    Data(Vec<u8>),
+    /// The old value an atomic returned.
+    Value(u64),
+    /// The remote virtual address an allocation returned.
+    Va(u64),
+}
+
+/// Counters and window state of one client (one memory node).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    /// Operations completed (successfully or not).
+    pub ops_completed: u64,
+    /// Wire requests issued (first attempts).
+    pub requests: u64,
+    /// Packets handed to the transport (including retransmissions and CN acks).
+    pub packets_sent: u64,
+    /// Whole-request retransmissions (timeout, NACK or corrupt response).
+    pub retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// NACKs received.
+    pub nacks: u64,
+    /// Responses that failed their checksum.
+    pub corrupt_responses: u64,
+    /// Responses for no outstanding request (duplicates, late answers to retried requests).
+    pub stale_responses: u64,
+    /// `RetryLater` answers waited out.
+    pub busy_retries: u64,
+    /// Operations that waited for an earlier conflicting one.
+    pub dependency_waits: u64,
+    /// CN acks sent for non-idempotent results.
+    pub cn_acks: u64,
+    /// Sends delayed by pacing (window below one packet).
+    pub paced: u64,
+    /// Transport errors seen (the requests concerned are retried).
+    pub transport_errors: u64,
+    /// Current congestion window, packets.
+    pub cwnd: f64,
+    /// Smallest window since the last `reset_window_extremes`.
+    pub cwnd_min: f64,
+    /// Largest window since the last `reset_window_extremes`.
+    pub cwnd_max: f64,
+    /// Packets outstanding.
+    pub inflight_packets: f64,
+    /// Response bytes outstanding (incast window use).
+    pub iwnd_used: u64,
+    /// Incast window limit.
+    pub iwnd_limit: u64,
+    /// Smoothed RTT.
+    pub srtt: Option<Duration>,
+    /// Smallest RTT.
+    pub min_rtt: Option<Duration>,
+    /// Current RTO.
+    pub rto: Duration,
+}
+
+/// Internal operation state.
+struct Op {
+    name: &'static str,
+    spec_kind: Kind,
+    data: Vec<u8>,
+    value: u64,
+    pending: usize,
+    error: Option<ClioError>,
+    /// Requests built but held back by a dependency.
+    held: Vec<Req>,
+    tracked: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Register,
+    Alloc,
+    Free,
+    Read,
+    Write,
+    Atomic,
+    Fence,
+}
+
+/// One wire request (one request id).
+struct Req {
+    id: u32,
+    /// Owning operation; `None` for the library's own CN acks.
+    op: Option<u64>,
+    opcode: Opcode,
+    va: u64,
+    /// Offset of this request's data within its operation (reads).
+    offset: usize,
+    len: u32,
+    packets: Vec<Vec<u8>>,
+    resp_total: u16,
+    got: Vec<bool>,
+    got_n: u16,
+    cost: f64,
+    resp_bytes: u64,
+    sent_at: Instant,
+    deadline: Instant,
+    rto: Duration,
+    retries: u32,
+    busy: u32,
+    waiting_busy: bool,
+    /// Attempt number a NACK / corrupt response already triggered a retry for.
+    retried_attempt: u32,
+}
+
+struct State {
+    pid: u16,
+    next_req: u32,
+    next_op: u64,
+    receiving: bool,
+    ops: HashMap<u64, Op>,
+    done: HashMap<u64, Result<Output>>,
+    inflight: HashMap<u32, Req>,
+    queue: VecDeque<Req>,
+    tracker: Tracker,
+    allocs: BTreeMap<u64, u64>,
+    cwnd: CongestionWindow,
+    iwnd: IncastWindow,
+    rtt: RttEstimator,
+    inflight_pkts: f64,
+    last_send: Instant,
+    stats: Stats,
+}
+
+/// The engine of one client.
+pub(crate) struct Engine {
+    transport: Box<dyn Transport>,
+    cfg: Config,
+    st: Mutex<State>,
+    cv: Condvar,
+}
+
+/// Longest a receiving thread blocks before it re-checks timers (the kernel timer is coarse).
+const MAX_RECV_WAIT: Duration = Duration::from_millis(2);
+
+impl Engine {
+    pub(crate) fn new(transport: Box<dyn Transport>, cfg: Config) -> Engine {
+        let now = Instant::now();
+        let st = State {
+            pid: 0,
+            next_req: rand::random::<u32>() | 1,
+            next_op: 1,
+            receiving: false,
+            ops: HashMap::new(),
+            done: HashMap::new(),
+            inflight: HashMap::new(),
+            queue: VecDeque::new(),
+            tracker: Tracker::default(),
+            allocs: BTreeMap::new(),
+            cwnd: CongestionWindow::new(&cfg),
+            iwnd: IncastWindow::new(cfg.incast_window),
+            rtt: RttEstimator::new(&cfg),
+            inflight_pkts: 0.0,
+            last_send: now,
+            stats: Stats::default(),
+        };
+        Engine { transport, cfg, st: Mutex::new(st), cv: Condvar::new() }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.st.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn set_pid(&self, pid: u16) {
+        self.lock().pid = pid;
+    }
+
+    pub(crate) fn pid(&self) -> u16 {
+        self.lock().pid
+    }
+
+    pub(crate) fn transport_name(&self) -> &'static str {
+        self.transport.name()
+    }
+
+    /// Bytes of the allocation starting at `va`, if this client made it.
+    pub(crate) fn alloc_len(&self, va: u64) -> Option<u64> {
+        self.lock().allocs.get(&va).copied()
+    }
+
+    pub(crate) fn stats(&self) -> Stats {
+        let st = self.lock();
+        let mut s = st.stats.clone();
+        s.cwnd = st.cwnd.get();
+        (s.cwnd_min, s.cwnd_max) = st.cwnd.extremes;
+        s.inflight_packets = st.inflight_pkts;
+        s.iwnd_used = st.iwnd.used();
+        s.iwnd_limit = st.iwnd.limit();
+        s.srtt = st.rtt.srtt();
+        s.min_rtt = st.rtt.min_rtt();
+        s.rto = st.rtt.rto();
+        s
+    }
+
+    pub(crate) fn reset_window_extremes(&self) {
+        self.lock().cwnd.reset_extremes();
+    }
+
+    // ---- building requests ----
+
+    fn new_req(&self, st: &mut State, op: Option<u64>, h: Header, packets: Vec<Vec<u8>>, resp_total: u16, resp_bytes: u64) -> Req {
+        let now = Instant::now();
+        let cost = (packets.len().max(resp_total as usize)) as f64;
+        Req {
+            id: h.req_id,
+            op,
+            opcode: h.opcode,
+            va: h.va,
+            offset: 0,
+            len: h.total_len,
+            packets,
+            resp_total,
+            got: vec![false; resp_total as usize],
+            got_n: 0,
+            cost,
+            resp_bytes,
+            sent_at: now,
+            deadline: now,
+            rto: st.rtt.rto(),
+            retries: 0,
+            busy: 0,
+            waiting_busy: false,
+            retried_attempt: u32::MAX,
+        }
+    }
+
+    fn req_id(st: &mut State) -> u32 {
+        let id = st.next_req;
+        st.next_req = st.next_req.wrapping_add(1);
+        id
+    }
+
+    fn single(&self, st: &mut State, op: Option<u64>, opcode: Opcode, va: u64, arg0: u64, arg1: u64) -> Req {
+        let id = Self::req_id(st);
+        let h = Header { arg0, arg1, ..Header::request(opcode, st.pid, id, va) };
+        let p = h.to_packet(&[]);
+        self.new_req(st, op, h, vec![p], 1, HEADER_LEN as u64)
+    }
+
+    fn build(&self, st: &mut State, op_id: u64, spec: &OpSpec) -> Vec<Req> {
+        let chunk = (self.cfg.max_request_bytes.clamp(MAX_PAYLOAD as u32, MAX_REQUEST_LEN)) as usize;
+        match spec {
+            OpSpec::Register { nonce } => vec![self.single(st, Some(op_id), Opcode::Register, 0, *nonce, 0)],
+            OpSpec::Alloc { len, perms } => vec![self.single(st, Some(op_id), Opcode::Alloc, 0, *len, *perms as u64)],
+            OpSpec::Free { va } => vec![self.single(st, Some(op_id), Opcode::Free, *va, 0, 0)],
+            OpSpec::Fence => vec![self.single(st, Some(op_id), Opcode::Fence, 0, 0, 0)],
+            OpSpec::Atomic { op, va, arg0, arg1 } => vec![self.single(st, Some(op_id), *op, *va, *arg0, *arg1)],
+            OpSpec::Read { va, len } => (0..*len)
+                .step_by(chunk)
+                .map(|off| {
+                    let clen = chunk.min(len - off) as u32;
+                    let id = Self::req_id(st);
+                    let h = Header { total_len: clen, ..Header::request(Opcode::Read, st.pid, id, va + off as u64) };
+                    let n = packet_count(clen);
+                    let p = h.to_packet(&[]);
+                    let mut r = self.new_req(st, Some(op_id), h, vec![p], n, clen as u64 + HEADER_LEN as u64 * n as u64);
+                    r.offset = off;
+                    r
+                })
+                .collect(),
+            OpSpec::Write { va, data } => (0..data.len())
+                .step_by(chunk)
+                .map(|off| {
+                    let clen = chunk.min(data.len() - off) as u32;
+                    let id = Self::req_id(st);
+                    let base = Header { total_len: clen, ..Header::request(Opcode::Write, st.pid, id, va + off as u64) };
+                    let n = packet_count(clen);
+                    let packets = (0..n)
+                        .filter_map(|i| {
+                            let (so, sl) = segment(clen, i)?;
+                            let s = off + so as usize;
+                            Some(Header { pkt_index: i, pkt_count: n, ..base }.to_packet(&data[s..s + sl as usize]))
+                        })
+                        .collect();
+                    let mut r = self.new_req(st, Some(op_id), base, packets, n, HEADER_LEN as u64 * n as u64);
+                    r.offset = off;
+                    r
+                })
+                .collect(),
+        }
+    }
+
+    /// Pages (tracking units) an operation touches and whether it writes them.
+    fn footprint(&self, st: &State, spec: &OpSpec) -> Option<(u64, u64, bool)> {
+        let s = self.cfg.track_shift;
+        let span = |va: u64, len: u64| Some((va >> s, va.saturating_add(len.max(1) - 1) >> s));
+        let (range, write) = match spec {
+            OpSpec::Read { va, len } => (span(*va, *len as u64), false),
+            OpSpec::Write { va, data } => (span(*va, data.len() as u64), true),
+            OpSpec::Atomic { va, .. } => (span(*va, 8), true),
+            OpSpec::Free { va } => (span(*va, st.allocs.get(va).copied().unwrap_or(1)), true),
+            OpSpec::Register { .. } | OpSpec::Alloc { .. } | OpSpec::Fence => (None, false),
+        };
+        range.map(|(a, b)| (a, b, write))
+    }
+
+    /// Start an operation; returns its id (the handle).
+    pub(crate) fn submit(&self, spec: OpSpec) -> u64 {
+        let mut st = self.lock();
+        let id = st.next_op;
+        st.next_op += 1;
+        let reqs = self.build(&mut st, id, &spec);
+        let (kind, name, data) = match &spec {
+            OpSpec::Register { .. } => (Kind::Register, "register", Vec::new()),
+            OpSpec::Alloc { .. } => (Kind::Alloc, "ralloc", Vec::new()),
+            OpSpec::Free { .. } => (Kind::Free, "rfree", Vec::new()),
+            OpSpec::Read { len, .. } => (Kind::Read, "rread", vec![0u8; *len]),
+            OpSpec::Write { .. } => (Kind::Write, "rwrite", Vec::new()),
+            OpSpec::Atomic { op, .. } => (Kind::Atomic, atomic_name(*op), Vec::new()),
+            OpSpec::Fence => (Kind::Fence, "rfence", Vec::new()),
+        };
+        let mut op = Op { name, spec_kind: kind, data, value: 0, pending: reqs.len(), error: None, held: Vec::new(), tracked: false };
+        let ready = match self.footprint(&st, &spec) {
+            Some((a, b, w)) => {
+                op.tracked = true;
+                st.tracker.insert(id, a, b, w)
+            }
+            None => true,
+        };
+        if ready {
+            st.queue.extend(reqs);
+        } else {
+            st.stats.dependency_waits += 1;
+            op.held = reqs;
+        }
+        st.ops.insert(id, op);
+        self.pump(&mut st);
+        id
+    }
+
+    // ---- sending ----
+
+    fn transmit(&self, st: &mut State, r: &mut Req, now: Instant) {
+        for p in &r.packets {
+            st.stats.packets_sent += 1;
+            if self.transport.send(p).is_err() {
+                // Counted; the request's timer retries it.
+                st.stats.transport_errors += 1;
+            }
+        }
+        r.sent_at = now;
+        r.deadline = now + r.rto;
+        st.last_send = now;
+    }
+
+    /// Send queued requests while both windows have room.
+    fn pump(&self, st: &mut State) {
+        let now = Instant::now();
+        let srtt = st.rtt.srtt().unwrap_or(self.cfg.target_delay);
+        while let Some(front) = st.queue.front() {
+            let (cost, resp) = (front.cost, front.resp_bytes);
+            if !st.cwnd.admits(cost, st.inflight_pkts, now.duration_since(st.last_send), srtt) {
+                if st.cwnd.get() < 1.0 && st.inflight_pkts == 0.0 {
+                    st.stats.paced += 1;
+                }
+                break;
+            }
+            if !st.iwnd.admits(resp) {
+                break;
+            }
+            let Some(mut r) = st.queue.pop_front() else { break };
+            st.inflight_pkts += cost;
+            st.iwnd.take(resp);
+            r.rto = st.rtt.rto();
+            st.stats.requests += 1;
+            self.transmit(st, &mut r, now);
+            st.inflight.insert(r.id, r);
+        }
+    }
+
+    fn retry_now(&self, st: &mut State, id: u32, now: Instant, timeout: bool) {
+        let Some(mut r) = st.inflight.remove(&id) else { return };
+        r.retries += 1;
+        st.stats.retransmits += 1;
+        if r.retries > self.cfg.max_retries {
+            let name = r.op.and_then(|o| st.ops.get(&o)).map_or("cn-ack", |o| o.name);
+            let e = ClioError::Timeout { op: name, retries: r.retries - 1 };
+            return self.finish_req(st, r, Err(e), now);
+        }
+        if timeout {
+            let srtt = st.rtt.srtt().unwrap_or(r.rto);
+            st.cwnd.on_timeout(srtt, now);
+            r.rto = st.rtt.backoff(r.rto);
+        }
+        self.transmit(st, &mut r, now);
+        st.inflight.insert(id, r);
+    }
+
+    /// Fire due timers: retransmission timeouts and ends of `RetryLater` waits.
+    fn timers(&self, st: &mut State, now: Instant) {
+        let due: Vec<u32> = st.inflight.values().filter(|r| r.deadline <= now).map(|r| r.id).collect();
+        for id in due {
+            let busy = st.inflight.get(&id).is_some_and(|r| r.waiting_busy);
+            if busy {
+                if let Some(mut r) = st.inflight.remove(&id) {
+                    r.waiting_busy = false;
+                    self.transmit(st, &mut r, now);
+                    st.inflight.insert(id, r);
+                }
+            } else {
+                st.stats.timeouts += 1;
+                self.retry_now(st, id, now, true);
+            }
+        }
+        self.pump(st);
+    }
+
+    fn next_event(&self, st: &State, now: Instant) -> Instant {
+        let mut t = now + MAX_RECV_WAIT;
+        for r in st.inflight.values() {
+            t = t.min(r.deadline);
+        }
+        if !st.queue.is_empty() {
+            if let Some(p) = st.cwnd.pace_after(st.last_send, st.rtt.srtt().unwrap_or(self.cfg.target_delay)) {
+                t = t.min(p);
+            }
+        }
+        t
+    }
+
+    // ---- receiving ----
+
+    fn on_packet(&self, st: &mut State, bytes: &[u8], now: Instant) {
+        let (h, payload) = match parse_verified(bytes) {
+            Ok(x) => x,
+            Err(_) => {
+                st.stats.corrupt_responses += 1;
+                // The id may itself be damaged; if it names an outstanding request, retry
+                // that request now rather than wait for its timeout.
+                if bytes.len() >= HEADER_LEN {
+                    let mut b = [0u8; 4];
+                    b.copy_from_slice(&bytes[field::REQ_ID]);
+                    self.retry_once(st, u32::from_be_bytes(b), now);
+                }
+                return;
+            }
+        };
+        let matches = st.inflight.get(&h.req_id).is_some_and(|r| h.response && r.opcode == h.opcode);
+        if !matches {
+            st.stats.stale_responses += 1;
+            return;
+        }
+        match h.status {
+            Status::Nack => {
+                st.stats.nacks += 1;
+                self.retry_once(st, h.req_id, now);
+            }
+            Status::RetryLater => {
+                st.stats.busy_retries += 1;
+                let Some(mut r) = st.inflight.remove(&h.req_id) else { return };
+                r.busy += 1;
+                if r.busy > self.cfg.max_busy_retries {
+                    let name = r.op.and_then(|o| st.ops.get(&o)).map_or("cn-ack", |o| o.name);
+                    let e = ClioError::Busy { op: name, retries: r.busy };
+                    return self.finish_req(st, r, Err(e), now);
+                }
+                if !r.waiting_busy {
+                    r.waiting_busy = true;
+                    r.deadline = now + self.cfg.busy_backoff * (1u32 << (r.busy - 1).min(6));
+                }
+                st.inflight.insert(h.req_id, r);
+            }
+            Status::Ok => self.on_ok(st, &h, payload, now),
+            s => {
+                if let Some(r) = st.inflight.remove(&h.req_id) {
+                    let e = ClioError::from_status(s, r.va).unwrap_or(ClioError::BadRequest);
+                    self.finish_req(st, r, Err(e), now);
+                }
+            }
+        }
+    }
+
+    /// Retry after a NACK or corrupt response, once per attempt (several packets of one
+    /// attempt may be NACKed).
+    fn retry_once(&self, st: &mut State, id: u32, now: Instant) {
+        let Some(r) = st.inflight.get_mut(&id) else { return };
+        if r.retried_attempt == r.retries || r.waiting_busy {
+            return;
+        }
+        r.retried_attempt = r.retries + 1;
+        self.retry_now(st, id, now, false);
+    }
+
+    fn on_ok(&self, st: &mut State, h: &Header, payload: &[u8], now: Instant) {
+        let Some(r) = st.inflight.get_mut(&h.req_id) else { return };
+        let i = h.pkt_index as usize;
+        if i >= r.got.len() || r.got[i] || h.pkt_count != r.resp_total {
+            st.stats.stale_responses += 1;
+            return;
+        }
+        if r.opcode == Opcode::Read {
+            let Some((off, len)) = segment(r.len, h.pkt_index) else { return };
+            if len as usize != payload.len() {
+                st.stats.stale_responses += 1;
+                return;
+            }
+            let start = r.offset + off as usize;
+            if let Some(op) = r.op.and_then(|o| st.ops.get_mut(&o)) {
+                if let Some(dst) = op.data.get_mut(start..start + payload.len()) {
+                    dst.copy_from_slice(payload);
+                }
+            }
+        }
+        r.got[i] = true;
+        r.got_n += 1;
+        if r.got_n < r.resp_total {
+            return;
+        }
+        let value = match r.opcode {
+            Opcode::Register => h.pid as u64,
+            Opcode::Alloc => h.va,
+            _ => h.arg0,
+        };
+        let alloc_len = h.arg0;
+        if let Some(r) = st.inflight.remove(&h.req_id) {
+            if r.opcode == Opcode::Alloc {
+                st.allocs.insert(value, alloc_len);
+            }
+            self.finish_req(st, r, Ok(value), now);
+        }
+    }
+
+    /// A request is over (answered, failed, or out of retries): release its window share,
+    /// learn from its RTT, ack a non-idempotent result, and complete its operation.
+    fn finish_req(&self, st: &mut State, r: Req, result: Result<u64>, now: Instant) {
+        st.inflight_pkts = (st.inflight_pkts - r.cost).max(0.0);
+        st.iwnd.give(r.resp_bytes);
+        if result.is_ok() && r.retries == 0 && r.busy == 0 {
+            // Karn: only unambiguous samples.
+            let rtt = now.duration_since(r.sent_at);
+            st.rtt.sample(rtt);
+            let srtt = st.rtt.srtt().unwrap_or(rtt);
+            st.cwnd.on_ack(rtt, r.cost, srtt, now);
+        }
+        if result.is_ok() && matches!(r.opcode, Opcode::TestAndSet | Opcode::CompareAndSwap | Opcode::FetchAdd) {
+            // Free the node's idempotence-ring slot; retried until answered.
+            st.stats.cn_acks += 1;
+            let ack = self.single(st, None, Opcode::CnAck, 0, r.id as u64, 0);
+            st.queue.push_back(ack);
+        }
+        if r.opcode == Opcode::Free && result.is_ok() {
+            st.allocs.remove(&r.va);
+        }
+        if let Some(op_id) = r.op {
+            self.finish_op_part(st, op_id, result);
+        }
+        self.pump(st);
+    }
+
+    fn finish_op_part(&self, st: &mut State, op_id: u64, result: Result<u64>) {
+        let Some(op) = st.ops.get_mut(&op_id) else { return };
+        match result {
+            Ok(v) => op.value = v,
+            Err(e) => {
+                op.error.get_or_insert(e);
+            }
+        }
+        op.pending = op.pending.saturating_sub(1);
+        if op.pending > 0 {
+            return;
+        }
+        let Some(op) = st.ops.remove(&op_id) else { return };
+        let out = match op.error {
+            Some(e) => Err(e),
+            None => Ok(match op.spec_kind {
+                Kind::Read => Output::Data(op.data),
+                Kind::Atomic => Output::Value(op.value),
+                Kind::Alloc => Output::Va(op.value),
+                Kind::Register => Output::Value(op.value),
+                Kind::Write | Kind::Free | Kind::Fence => Output::Done,
+            }),
+        };
+        st.stats.ops_completed += 1;
+        st.done.insert(op_id, out);
+        if op.tracked {
+            for ready in st.tracker.remove(op_id) {
+                if let Some(o) = st.ops.get_mut(&ready) {
+                    let held = std::mem::take(&mut o.held);
+                    st.queue.extend(held);
+                }
+            }
+        }
+    }
+
+    // ---- waiting ----
+
+    /// Drive the engine until `cond` holds or `deadline` passes; returns whether it holds.
+    fn drive<'a>(&'a self, mut st: MutexGuard<'a, State>, deadline: Option<Instant>, cond: impl Fn(&State) -> bool) -> (MutexGuard<'a, State>, bool) {
+        loop {
+            if cond(&st) {
+                return (st, true);
+            }
+            let now = Instant::now();
+            if deadline.is_some_and(|d| now >= d) {
+                return (st, false);
+            }
+            self.timers(&mut st, now);
+            if cond(&st) {
+                return (st, true);
+            }
+            let mut until = self.next_event(&st, now);
+            if let Some(d) = deadline {
+                until = until.min(d);
+            }
+            let wait = until.saturating_duration_since(now).max(Duration::from_micros(1));
+            if st.receiving {
+                st = self.cv.wait_timeout(st, wait).unwrap_or_else(|e| e.into_inner()).0;
+                continue;
+            }
+            st.receiving = true;
+            drop(st);
+            let got = self.transport.recv(wait);
+            st = self.lock();
+            st.receiving = false;
+            let now = Instant::now();
+            match got {
+                Ok(Some(p)) => self.on_packet(&mut st, &p, now),
+                Ok(None) => {}
+                Err(_) => {
+                    st.stats.transport_errors += 1;
+                    drop(st);
+                    std::thread::sleep(Duration::from_micros(200));
+                    st = self.lock();
+                }
+            }
+            self.cv.notify_all();
+        }
+    }
+
+    /// Wait for operation `id` and take its result.
+    pub(crate) fn wait(&self, id: u64) -> Result<Output> {
+        let st = self.lock();
+        if !st.ops.contains_key(&id) && !st.done.contains_key(&id) {
+            return Err(ClioError::UnknownHandle(id));
+        }
+        let (mut st, _) = self.drive(st, None, |s| s.done.contains_key(&id));
+        st.done.remove(&id).unwrap_or(Err(ClioError::UnknownHandle(id)))
+    }
+
+    /// Make progress without blocking for long; the result if operation `id` is complete.
+    pub(crate) fn try_take(&self, id: u64) -> Option<Result<Output>> {
+        let st = self.lock();
+        if !st.ops.contains_key(&id) && !st.done.contains_key(&id) {
+            return Some(Err(ClioError::UnknownHandle(id)));
+        }
+        let (mut st, _) = self.drive(st, Some(Instant::now()), |s| s.done.contains_key(&id));
+        st.done.remove(&id)
+    }
+
+    /// Wait until every operation started before this call is complete (results stay
+    /// available to `rpoll`).
+    pub(crate) fn drain(&self) {
+        let st = self.lock();
+        let upto = st.next_op;
+        let _ = self.drive(st, None, |s| s.ops.keys().all(|k| *k >= upto));
+    }
+
+    /// Deliver outstanding CN acks (bounded wait), e.g. before the client goes away, so the
+    /// node's idempotence ring is not left holding this client's entries.
+    pub(crate) fn flush_acks(&self, limit: Duration) {
+        let st = self.lock();
+        let _ = self.drive(st, Some(Instant::now() + limit), |s| {
+            s.queue.iter().all(|r| r.op.is_some()) && s.inflight.values().all(|r| r.op.is_some())
+        });
+    }
+}
+
+fn atomic_name(op: Opcode) -> &'static str {
+    match op {
+        Opcode::TestAndSet => "rlock (test-and-set)",
+        Opcode::Unlock => "runlock",
+        Opcode::CompareAndSwap => "compare-and-swap",
+        Opcode::FetchAdd => "fetch-add",
+        _ => "atomic",
+    }
+}

@@ -1,0 +1,86 @@
+//! Typed errors of the library.
+
+use clio_proto::Status;
+use thiserror::Error;
+
+/// Everything a CLib call can fail with.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ClioError {
+    /// The process may not access this address in this way (read-only region, or another process's memory).
+    #[error("permission denied at 0x{va:x}")]
+    Permission {
+        /// Address of the failed request.
+        va: u64,
+    },
+    /// No allocation covers this address.
+    #[error("address 0x{va:x} is not allocated")]
+    Unmapped {
+        /// Address of the failed request.
+        va: u64,
+    },
+    /// The memory node has no physical memory or page-table room for the allocation.
+    #[error("memory node is out of memory")]
+    OutOfMemory,
+    /// The process has no free virtual range of the requested size.
+    #[error("no free remote virtual range of that size")]
+    OutOfVirtualSpace,
+    /// The node rejected the request as malformed (a CLib bug or a bad argument that slipped through).
+    #[error("memory node rejected the request as malformed")]
+    BadRequest,
+    /// The node does not know this process (it restarted, or registration was lost).
+    #[error("process is not registered at the memory node")]
+    UnknownProcess,
+    /// The node does not implement this operation.
+    #[error("operation not supported by the memory node")]
+    Unsupported,
+    /// No valid response after the configured number of retries.
+    #[error("{op} timed out after {retries} retries")]
+    Timeout {
+        /// The operation.
+        op: &'static str,
+        /// Retries made.
+        retries: u32,
+    },
+    /// The node stayed busy (RetryLater) for too long.
+    #[error("memory node stayed busy for {retries} attempts of {op}")]
+    Busy {
+        /// The operation.
+        op: &'static str,
+        /// Attempts made.
+        retries: u32,
+    },
+    /// A bad argument (checked locally, nothing was sent).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(&'static str),
+    /// The handle is unknown or its result was already taken.
+    #[error("unknown or already-polled handle {0}")]
+    UnknownHandle(u64),
+    /// Opening or using the network failed.
+    #[error("transport: {0}")]
+    Transport(String),
+}
+
+impl ClioError {
+    /// Map a final (non-retryable) node status to an error; `None` for `Ok` and the
+    /// statuses the transport retries itself (`Nack`, `RetryLater`).
+    pub fn from_status(s: Status, va: u64) -> Option<ClioError> {
+        Some(match s {
+            Status::Ok | Status::Nack | Status::RetryLater => return None,
+            Status::Permission => ClioError::Permission { va },
+            Status::Unmapped => ClioError::Unmapped { va },
+            Status::OutOfMemory => ClioError::OutOfMemory,
+            Status::OutOfVirtualSpace => ClioError::OutOfVirtualSpace,
+            Status::BadRequest => ClioError::BadRequest,
+            Status::UnknownProcess => ClioError::UnknownProcess,
+            Status::Unsupported => ClioError::Unsupported,
+        })
+    }
+
+    /// I/O error from a transport.
+    pub(crate) fn io(what: &str, e: std::io::Error) -> ClioError {
+        ClioError::Transport(format!("{what}: {e}"))
+    }
+}
+
+/// Result alias.
+pub type Result<T> = std::result::Result<T, ClioError>;

@@ -1,0 +1,41 @@
+//! Shared helpers: a memory-node model behind CLib's in-process transport.
+#![allow(dead_code)]
+
+use clio_clib::transport::InProcTransport;
+use clio_proto::frame::Route;
+use clio_sim::{BoardConfig, CBoard, SlowPathMode};
+use std::sync::{Arc, Mutex};
+
+/// 64 KiB pages keep tests small while crossing pages often.
+pub const PAGE_SHIFT: u32 = 16;
+pub const PAGE: u64 = 1 << PAGE_SHIFT;
+
+pub fn board() -> CBoard {
+    CBoard::new(&BoardConfig { dram_bytes: 256 << 20, page_shift: PAGE_SHIFT, memory_file: None, slowpath: SlowPathMode::InProcess, ring_entries: 256 })
+        .expect("board")
+}
+
+/// Serve one packet on a shared board: what a node does with a datagram.
+pub fn serve(b: &Mutex<CBoard>, pkt: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut g = b.lock().unwrap_or_else(|e| e.into_inner());
+    g.handle(&Route::default(), pkt, &mut out);
+    g.service(&mut out);
+    out.into_iter().map(|(_, p)| p).collect()
+}
+
+pub fn direct(b: Arc<Mutex<CBoard>>) -> InProcTransport {
+    InProcTransport::direct(move |p| serve(&b, p))
+}
+
+pub fn pattern(n: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
