@@ -9,6 +9,8 @@
 #![warn(missing_docs)]
 
 pub mod model;
+#[cfg(feature = "rtl")]
+pub mod rtl;
 pub mod server;
 
 pub use model::{BoardConfig, BoardError, CBoard, Counters, SlowPathMode};
