@@ -1,0 +1,73 @@
+//! Congestion control: a node slowed on purpose makes the window shrink (below one packet:
+//! pacing); once it is fast again the window recovers. No request is lost on the way.
+
+mod common;
+use clio_clib::transport::InProcTransport;
+use clio_clib::{Client, Config, Handle, Output};
+use common::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Keep `depth` asynchronous write+read pairs in flight over `n` slots, check every read.
+fn run_phase(c: &Client, va: u64, n: u64, depth: usize, seed: u64) {
+    let mut inflight: std::collections::VecDeque<(Handle, Handle, Vec<u8>)> = Default::default();
+    for i in 0..n {
+        // Distinct pages so operations overlap instead of waiting on each other.
+        let at = va + (i % 16) * PAGE;
+        let d = pattern(256, seed + i);
+        let w = c.rwrite_async(at, &d).unwrap();
+        let r = c.rread_async(at, 256).unwrap();
+        inflight.push_back((w, r, d));
+        while inflight.len() > depth {
+            let (w, r, d) = inflight.pop_front().unwrap();
+            c.rpoll_one(w).unwrap();
+            assert_eq!(c.rpoll_one(r).unwrap(), Output::Data(d));
+        }
+    }
+    for (w, r, d) in inflight {
+        c.rpoll_one(w).unwrap();
+        assert_eq!(c.rpoll_one(r).unwrap(), Output::Data(d));
+    }
+}
+
+#[test]
+fn window_shrinks_on_a_slow_node_and_recovers() {
+    let slow = Arc::new(AtomicBool::new(false));
+    let b = Arc::new(Mutex::new(board()));
+    let (s2, b2) = (slow.clone(), b.clone());
+    let node = InProcTransport::threaded(move |p| {
+        if s2.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(3));
+        }
+        serve(&b2, p)
+    })
+    .unwrap();
+    let cfg = Config {
+        target_delay: Duration::from_millis(2),
+        min_cwnd: 0.1,
+        min_rto: Duration::from_millis(50),
+        track_shift: PAGE_SHIFT,
+        ..Config::default()
+    };
+    let c = Client::connect(Box::new(node), cfg).unwrap();
+    let va = c.ralloc(16 * PAGE).unwrap();
+
+    run_phase(&c, va, 300, 16, 1);
+    let fast = c.stats();
+    assert!(fast.cwnd >= 16.0, "a fast node lets the window grow: {fast:?}");
+
+    slow.store(true, Ordering::Relaxed);
+    c.reset_window_extremes();
+    run_phase(&c, va, 40, 16, 1000);
+    let s = c.stats();
+    assert!(s.cwnd_min < 1.0, "a node slower than the target delay drives the window below one packet: {s:?}");
+    assert!(s.paced > 0, "and the sender paces");
+
+    slow.store(false, Ordering::Relaxed);
+    c.reset_window_extremes();
+    run_phase(&c, va, 400, 16, 5000);
+    let r = c.stats();
+    assert!(r.cwnd_max >= 8.0 && r.cwnd >= 8.0, "the window recovers when the delay is gone: {r:?}");
+    assert!(r.ops_completed > 1400, "every request completed");
+}
