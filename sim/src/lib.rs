@@ -9,8 +9,10 @@
 #![warn(missing_docs)]
 
 pub mod model;
+pub mod node;
 #[cfg(feature = "rtl")]
 pub mod rtl;
 pub mod server;
 
 pub use model::{BoardConfig, BoardError, CBoard, Counters, SlowPathMode};
+pub use node::MemoryNode;

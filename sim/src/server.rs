@@ -3,7 +3,7 @@
 //! along the route it arrived on.
 
 use crate::model::board::Outgoing;
-use crate::model::CBoard;
+use crate::node::MemoryNode;
 use clio_proto::frame::{emit_frame, parse_frame, Route};
 use std::io;
 use std::net::{SocketAddr, SocketAddrV4, UdpSocket};
@@ -45,14 +45,14 @@ pub struct ServerHandle {
     pub local: String,
     /// The UDP socket address, for UDP servers.
     pub udp_addr: Option<SocketAddr>,
-    board: Arc<Mutex<CBoard>>,
+    board: Arc<Mutex<Box<dyn MemoryNode>>>,
     stop: Arc<AtomicBool>,
     join: Option<JoinHandle<Result<(), ServerError>>>,
 }
 
 impl ServerHandle {
     /// The node (lock it to read counters or memory images).
-    pub fn board(&self) -> Arc<Mutex<CBoard>> {
+    pub fn board(&self) -> Arc<Mutex<Box<dyn MemoryNode>>> {
         self.board.clone()
     }
 
@@ -76,13 +76,14 @@ impl Drop for ServerHandle {
     }
 }
 
-fn lock(b: &Mutex<CBoard>) -> std::sync::MutexGuard<'_, CBoard> {
+fn lock(b: &Mutex<Box<dyn MemoryNode>>) -> std::sync::MutexGuard<'_, Box<dyn MemoryNode>> {
     // A panic while holding the lock would already have failed the node; keep serving.
     b.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Serve `board` over UDP on `listen` in a background thread.
-pub fn spawn_udp(board: CBoard, listen: SocketAddr) -> Result<ServerHandle, ServerError> {
+pub fn spawn_udp(board: impl MemoryNode + 'static, listen: SocketAddr) -> Result<ServerHandle, ServerError> {
+    let board: Box<dyn MemoryNode> = Box::new(board);
     let socket = UdpSocket::bind(listen).map_err(|source| ServerError::Io { what: format!("binding UDP {listen}"), source })?;
     let local = socket.local_addr().map_err(|source| ServerError::Io { what: "reading the bound address".into(), source })?;
     let SocketAddr::V4(local4) = local else { return Err(ServerError::NotIpv4(local)) };
@@ -100,7 +101,7 @@ pub fn spawn_udp(board: CBoard, listen: SocketAddr) -> Result<ServerHandle, Serv
 }
 
 /// The UDP serving loop (runs until `stop`).
-pub fn serve_udp(board: &Mutex<CBoard>, socket: &UdpSocket, local: SocketAddrV4, stop: &AtomicBool) -> Result<(), ServerError> {
+pub fn serve_udp(board: &Mutex<Box<dyn MemoryNode>>, socket: &UdpSocket, local: SocketAddrV4, stop: &AtomicBool) -> Result<(), ServerError> {
     let mut buf = vec![0u8; 65536];
     let mut out: Vec<Outgoing> = Vec::new();
     while !stop.load(Ordering::Acquire) {
@@ -130,7 +131,8 @@ pub fn serve_udp(board: &Mutex<CBoard>, socket: &UdpSocket, local: SocketAddrV4,
 /// Serve `board` on raw Ethernet on interface `iface` in a background thread (needs root or
 /// CAP_NET_RAW). Accepts Clio frames (EtherType 0x88B5) and, on `udp_port`, IPv4/UDP frames
 /// addressed to the interface, answering each in its own encapsulation.
-pub fn spawn_raw(board: CBoard, iface: &str, udp_port: u16) -> Result<ServerHandle, ServerError> {
+pub fn spawn_raw(board: impl MemoryNode + 'static, iface: &str, udp_port: u16) -> Result<ServerHandle, ServerError> {
+    let board: Box<dyn MemoryNode> = Box::new(board);
     use pnet_datalink::{self as dl, Channel};
     let itf = dl::interfaces().into_iter().find(|i| i.name == iface).ok_or_else(|| ServerError::NoInterface(iface.into()))?;
     let mac = itf.mac.map(|m| m.octets()).unwrap_or([0; 6]);

@@ -1,0 +1,48 @@
+//! What a network front end needs from a memory node: the behavioural model and the
+//! cosimulated RTL both implement it, so `clio board --backend model|rtl` serves the same way.
+
+use crate::model::board::Outgoing;
+use crate::model::Counters;
+use clio_proto::frame::Route;
+
+/// A memory node that answers packets.
+pub trait MemoryNode: Send {
+    /// Serve one incoming packet; responses are appended to `out`.
+    fn handle(&mut self, route: &Route, bytes: &[u8], out: &mut Vec<Outgoing>);
+    /// Let background work progress (slow-path rings); replies are appended to `out`.
+    fn service(&mut self, out: &mut Vec<Outgoing>) -> usize;
+    /// Counters of all stages.
+    fn counters(&self) -> Counters;
+    /// Ask an external slow-path daemon to stop.
+    fn request_daemon_stop(&self);
+}
+
+impl MemoryNode for crate::model::CBoard {
+    fn handle(&mut self, route: &Route, bytes: &[u8], out: &mut Vec<Outgoing>) {
+        crate::model::CBoard::handle(self, route, bytes, out)
+    }
+    fn service(&mut self, out: &mut Vec<Outgoing>) -> usize {
+        crate::model::CBoard::service(self, out)
+    }
+    fn counters(&self) -> Counters {
+        crate::model::CBoard::counters(self)
+    }
+    fn request_daemon_stop(&self) {
+        crate::model::CBoard::request_daemon_stop(self)
+    }
+}
+
+impl MemoryNode for Box<dyn MemoryNode> {
+    fn handle(&mut self, route: &Route, bytes: &[u8], out: &mut Vec<Outgoing>) {
+        (**self).handle(route, bytes, out)
+    }
+    fn service(&mut self, out: &mut Vec<Outgoing>) -> usize {
+        (**self).service(out)
+    }
+    fn counters(&self) -> Counters {
+        (**self).counters()
+    }
+    fn request_daemon_stop(&self) {
+        (**self).request_daemon_stop()
+    }
+}
