@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod conformance;
 pub mod model;
 pub mod node;
 #[cfg(feature = "rtl")]
