@@ -1,1 +1,265 @@
-//! C API (filled below).
+//! C API over [`Client`]. The header is `clib/include/clio.h` (cbindgen output, checked by
+//! the `c_header_matches_cbindgen` test). Functions return a [`ClioStatus`] (0 = success,
+//! negative = error); `clio_last_error` gives the message of the calling thread's last error.
+//! No function panics across the boundary: a panic becomes `CLIO_ERR_INTERNAL`.
+
+use crate::{Client, ClioError, Handle, Output};
+use std::cell::RefCell;
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Result codes of the C API.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClioStatus {
+    /// Success.
+    ClioOk = 0,
+    /// Permission denied (read-only region or another process's memory).
+    ClioErrPermission = -1,
+    /// Address not allocated.
+    ClioErrUnmapped = -2,
+    /// Memory node out of memory.
+    ClioErrOutOfMemory = -3,
+    /// No free remote virtual range of that size.
+    ClioErrOutOfVirtualSpace = -4,
+    /// The node rejected the request as malformed.
+    ClioErrBadRequest = -5,
+    /// Process not registered at the node.
+    ClioErrUnknownProcess = -6,
+    /// Operation not supported by the node.
+    ClioErrUnsupported = -7,
+    /// No response after the configured retries.
+    ClioErrTimeout = -8,
+    /// The node stayed busy.
+    ClioErrBusy = -9,
+    /// Bad argument (null pointer, zero length, misaligned atomic...).
+    ClioErrInvalidArgument = -10,
+    /// Unknown or already-polled handle.
+    ClioErrUnknownHandle = -11,
+    /// Network error.
+    ClioErrTransport = -12,
+    /// A bug in CLib (a caught panic).
+    ClioErrInternal = -13,
+}
+
+/// An opaque client (one registered process on one memory node).
+pub struct ClioClient {
+    client: Client,
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_error(msg: &str) {
+    let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
+    LAST_ERROR.with(|e| *e.borrow_mut() = c);
+}
+
+fn code(e: &ClioError) -> ClioStatus {
+    match e {
+        ClioError::Permission { .. } => ClioStatus::ClioErrPermission,
+        ClioError::Unmapped { .. } => ClioStatus::ClioErrUnmapped,
+        ClioError::OutOfMemory => ClioStatus::ClioErrOutOfMemory,
+        ClioError::OutOfVirtualSpace => ClioStatus::ClioErrOutOfVirtualSpace,
+        ClioError::BadRequest => ClioStatus::ClioErrBadRequest,
+        ClioError::UnknownProcess => ClioStatus::ClioErrUnknownProcess,
+        ClioError::Unsupported => ClioStatus::ClioErrUnsupported,
+        ClioError::Timeout { .. } => ClioStatus::ClioErrTimeout,
+        ClioError::Busy { .. } => ClioStatus::ClioErrBusy,
+        ClioError::InvalidArgument(_) => ClioStatus::ClioErrInvalidArgument,
+        ClioError::UnknownHandle(_) => ClioStatus::ClioErrUnknownHandle,
+        ClioError::Transport(_) => ClioStatus::ClioErrTransport,
+    }
+}
+
+/// Run `f` on the client, turning errors and panics into status codes.
+fn with(c: *mut ClioClient, f: impl FnOnce(&Client) -> Result<(), ClioError>) -> ClioStatus {
+    // SAFETY: the caller passes a pointer from clio_connect_udp that it has not closed.
+    let Some(c) = (unsafe { c.as_ref() }) else {
+        set_error("null client");
+        return ClioStatus::ClioErrInvalidArgument;
+    };
+    match catch_unwind(AssertUnwindSafe(|| f(&c.client))) {
+        Ok(Ok(())) => ClioStatus::ClioOk,
+        Ok(Err(e)) => {
+            set_error(&e.to_string());
+            code(&e)
+        }
+        Err(_) => {
+            set_error("internal error (panic) in CLib");
+            ClioStatus::ClioErrInternal
+        }
+    }
+}
+
+fn out<T>(p: *mut T, v: T) -> Result<(), ClioError> {
+    // SAFETY: a non-null out-pointer must point to writable memory for a T (documented).
+    match unsafe { p.as_mut() } {
+        Some(r) => {
+            *r = v;
+            Ok(())
+        }
+        None => Err(ClioError::InvalidArgument("null output pointer")),
+    }
+}
+
+fn bytes<'a>(buf: *const c_void, len: usize) -> Result<&'a [u8], ClioError> {
+    if buf.is_null() {
+        return Err(ClioError::InvalidArgument("null buffer"));
+    }
+    // SAFETY: the caller guarantees `buf` points to `len` readable bytes.
+    Ok(unsafe { std::slice::from_raw_parts(buf as *const u8, len) })
+}
+
+fn bytes_mut<'a>(buf: *mut c_void, len: usize) -> Result<&'a mut [u8], ClioError> {
+    if buf.is_null() {
+        return Err(ClioError::InvalidArgument("null buffer"));
+    }
+    // SAFETY: the caller guarantees `buf` points to `len` writable bytes.
+    Ok(unsafe { std::slice::from_raw_parts_mut(buf as *mut u8, len) })
+}
+
+/// Connect over UDP to the memory node at `addr` ("IP:PORT") and register this process.
+/// Returns NULL on failure (see `clio_last_error`).
+#[no_mangle]
+pub extern "C" fn clio_connect_udp(addr: *const c_char) -> *mut ClioClient {
+    if addr.is_null() {
+        set_error("null address");
+        return std::ptr::null_mut();
+    }
+    // SAFETY: the caller passes a NUL-terminated string.
+    let s = unsafe { CStr::from_ptr(addr) }.to_string_lossy().into_owned();
+    let r = catch_unwind(|| {
+        let a = s.parse().map_err(|_| ClioError::InvalidArgument("address must be IP:PORT"))?;
+        Client::connect_udp(a)
+    });
+    match r {
+        Ok(Ok(client)) => Box::into_raw(Box::new(ClioClient { client })),
+        Ok(Err(e)) => {
+            set_error(&e.to_string());
+            std::ptr::null_mut()
+        }
+        Err(_) => {
+            set_error("internal error (panic) in CLib");
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// Close a client (waits briefly for outstanding acknowledgements). NULL is ignored.
+#[no_mangle]
+pub extern "C" fn clio_close(c: *mut ClioClient) {
+    if !c.is_null() {
+        // SAFETY: `c` came from clio_connect_udp and is closed once.
+        drop(unsafe { Box::from_raw(c) });
+    }
+}
+
+/// Message of the calling thread's last error (valid until its next CLib call).
+#[no_mangle]
+pub extern "C" fn clio_last_error() -> *const c_char {
+    LAST_ERROR.with(|e| e.borrow().as_ptr())
+}
+
+/// The global PID the node assigned (0 for a NULL client).
+#[no_mangle]
+pub extern "C" fn clio_pid(c: *const ClioClient) -> u16 {
+    // SAFETY: as in `with`.
+    unsafe { c.as_ref() }.map_or(0, |c| c.client.pid())
+}
+
+/// Allocate `len` bytes of read-write remote memory; the address goes to `*va`.
+#[no_mangle]
+pub extern "C" fn clio_ralloc(c: *mut ClioClient, len: u64, va: *mut u64) -> ClioStatus {
+    with(c, |cl| out(va, cl.ralloc(len)?))
+}
+
+/// Free the allocation at `va`.
+#[no_mangle]
+pub extern "C" fn clio_rfree(c: *mut ClioClient, va: u64) -> ClioStatus {
+    with(c, |cl| cl.rfree(va))
+}
+
+/// Read `len` bytes at `va` into `buf`.
+#[no_mangle]
+pub extern "C" fn clio_rread(c: *mut ClioClient, va: u64, buf: *mut c_void, len: usize) -> ClioStatus {
+    with(c, |cl| cl.rread_into(va, bytes_mut(buf, len)?))
+}
+
+/// Write `len` bytes from `buf` at `va`.
+#[no_mangle]
+pub extern "C" fn clio_rwrite(c: *mut ClioClient, va: u64, buf: *const c_void, len: usize) -> ClioStatus {
+    with(c, |cl| cl.rwrite(va, bytes(buf, len)?))
+}
+
+/// Start reading `len` bytes at `va`; the handle goes to `*handle` (data comes with `clio_rpoll`).
+#[no_mangle]
+pub extern "C" fn clio_rread_async(c: *mut ClioClient, va: u64, len: usize, handle: *mut u64) -> ClioStatus {
+    with(c, |cl| out(handle, cl.rread_async(va, len)?.0))
+}
+
+/// Start writing `len` bytes from `buf` at `va` (copied: `buf` may be reused at once).
+#[no_mangle]
+pub extern "C" fn clio_rwrite_async(c: *mut ClioClient, va: u64, buf: *const c_void, len: usize, handle: *mut u64) -> ClioStatus {
+    with(c, |cl| out(handle, cl.rwrite_async(va, bytes(buf, len)?)?.0))
+}
+
+/// Wait for `handle`. A read's data is copied to `buf` (up to `len` bytes; `buf` may be
+/// NULL for other operations); an atomic's old value or an allocation's address goes to
+/// `*value` if `value` is not NULL.
+#[no_mangle]
+pub extern "C" fn clio_rpoll(c: *mut ClioClient, handle: u64, buf: *mut c_void, len: usize, value: *mut u64) -> ClioStatus {
+    with(c, |cl| {
+        match cl.rpoll_one(Handle(handle))? {
+            Output::Data(d) => {
+                let n = d.len().min(len);
+                if n > 0 {
+                    bytes_mut(buf, n)?.copy_from_slice(&d[..n]);
+                }
+            }
+            Output::Value(v) | Output::Va(v) if !value.is_null() => out(value, v)?,
+            _ => {}
+        }
+        Ok(())
+    })
+}
+
+/// Wait until every operation issued before this call has completed.
+#[no_mangle]
+pub extern "C" fn clio_rrelease(c: *mut ClioClient) -> ClioStatus {
+    with(c, |cl| {
+        cl.rrelease();
+        Ok(())
+    })
+}
+
+/// Release, then fence at the memory node.
+#[no_mangle]
+pub extern "C" fn clio_rfence(c: *mut ClioClient) -> ClioStatus {
+    with(c, |cl| cl.rfence())
+}
+
+/// Acquire the lock word at `va` (8-byte aligned; 0 = free).
+#[no_mangle]
+pub extern "C" fn clio_rlock(c: *mut ClioClient, va: u64) -> ClioStatus {
+    with(c, |cl| cl.rlock(va))
+}
+
+/// Release the lock word at `va` after everything issued before.
+#[no_mangle]
+pub extern "C" fn clio_runlock(c: *mut ClioClient, va: u64) -> ClioStatus {
+    with(c, |cl| cl.runlock(va))
+}
+
+/// Atomically add `delta` to the u64 at `va`; the old value goes to `*old`.
+#[no_mangle]
+pub extern "C" fn clio_fetch_add(c: *mut ClioClient, va: u64, delta: u64, old: *mut u64) -> ClioStatus {
+    with(c, |cl| out(old, cl.fetch_add(va, delta)?))
+}
+
+/// If the u64 at `va` equals `expected`, store `desired`; the old value goes to `*old`.
+#[no_mangle]
+pub extern "C" fn clio_compare_and_swap(c: *mut ClioClient, va: u64, expected: u64, desired: u64, old: *mut u64) -> ClioStatus {
+    with(c, |cl| out(old, cl.compare_and_swap(va, expected, desired)?))
+}
