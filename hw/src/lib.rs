@@ -8,6 +8,7 @@
 //! valid-only pipelines with a fixed latency per request class and an initiation interval of
 //! one (a new request may enter every cycle). See `docs/hardware.md`.
 
+pub mod ack_layer;
 pub mod bench;
 pub mod hash_unit;
 pub mod mat;
@@ -38,6 +39,7 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
         ("pt_walker", verilog_of("pt_walker", pt_walker::PtWalker::default())),
         ("page_fault", verilog_of("page_fault", page_fault::PageFault::default())),
         ("mat", verilog_of("mat", mat::Mat::default())),
+        ("ack_layer", verilog_of("ack_layer", ack_layer::AckLayer::default())),
 
     ]
 }
