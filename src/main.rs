@@ -1,7 +1,9 @@
 //! `clio`: the command that ties the memory node, its slow path and the client together.
 //! Each subcommand lives in its own module.
 
+mod bench;
 mod board;
+mod demo;
 mod units;
 
 use anyhow::Result;
@@ -19,11 +21,17 @@ struct Cli {
 enum Cmd {
     /// Serve a memory node (the behavioural CBoard model) on the network.
     Board(board::BoardArgs),
+    /// Run a memory node in-process and a workload through CLib, with a readable summary.
+    Demo(demo::DemoArgs),
+    /// Measure CLib latency/throughput against a bare UDP ping-pong; write CSV and a CDF plot.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Board(a) => board::run(a),
+        Cmd::Demo(a) => demo::run(a),
+        Cmd::Bench(a) => bench::run(a),
     }
 }
