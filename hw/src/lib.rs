@@ -14,6 +14,7 @@ pub mod hash_unit;
 pub mod mat;
 pub mod page_fault;
 pub mod pt_walker;
+pub mod sync_unit;
 pub mod tlb;
 
 pub mod util;
@@ -40,6 +41,7 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
         ("page_fault", verilog_of("page_fault", page_fault::PageFault::default())),
         ("mat", verilog_of("mat", mat::Mat::default())),
         ("ack_layer", verilog_of("ack_layer", ack_layer::AckLayer::default())),
+        ("sync_unit", verilog_of("sync_unit", sync_unit::SyncUnit::default())),
 
     ]
 }

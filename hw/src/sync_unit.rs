@@ -1,0 +1,319 @@
+//! The sync unit: the atomic ALU and the idempotence ring of non-idempotent results.
+//!
+//! The ring ([`RING_ENTRIES`] = `proto::consts::IDEMPOTENCE_RING_ENTRIES`) remembers
+//! `(pid, req_id) -> result` of the last executed TAS/CAS/FAA, exactly as
+//! `sim::model::sync_unit::SyncUnit`: a retry finds its entry (acknowledged or not) and is
+//! answered from it; an entry is freed by the client's CN_ACK (`arg0` = req_id) but stays
+//! until the write pointer overwrites it; when the slot at the write pointer is still
+//! unacknowledged the ring is full and a new non-idempotent request gets RETRY_LATER.
+//!
+//! Keys live in flip-flops (a 64-way CAM, one compare port shared by lookup and ack), the
+//! values in a 64 x 64 RAM. Only successful executions are recorded (status OK), so the
+//! status is not stored.
+//!
+//! Timing: present `k_pid/k_req` with `lk_valid` in cycle c; `hit`, `value` and `full` are
+//! valid in cycle c+1 ([`RING_LATENCY`]). `ack_valid` and `rec_valid` act at the clock edge.
+//! The ALU (`alu_*`) is combinational; the RMW around it is the top's memory access.
+
+use crate::util::Gather;
+use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
+use rust_hdl::prelude::*;
+
+/// Ring entries.
+pub const RING_ENTRIES: usize = 64;
+const _: () = assert!(IDEMPOTENCE_RING_ENTRIES == RING_ENTRIES);
+/// Cycles from a lookup to its result.
+pub const RING_LATENCY: usize = 1;
+
+/// The sync unit.
+#[derive(LogicBlock)]
+pub struct SyncUnit {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset (empties the ring).
+    pub reset: Signal<In, Bit>,
+    /// Key: process id (lookup, ack and record).
+    pub k_pid: Signal<In, Bits<16>>,
+    /// Key: request id.
+    pub k_req: Signal<In, Bits<32>>,
+    /// Look the key up (result next cycle).
+    pub lk_valid: Signal<In, Bit>,
+    /// The key is in the ring (lookup result).
+    pub hit: Signal<Out, Bit>,
+    /// Its recorded result (lookup result).
+    pub value: Signal<Out, Bits<64>>,
+    /// The slot at the write pointer is unacknowledged: a new request must not execute.
+    pub full: Signal<Out, Bit>,
+    /// Mark the key's entry acknowledged (CN_ACK).
+    pub ack_valid: Signal<In, Bit>,
+    /// Record `rec_value` for the key at the write pointer and advance it.
+    pub rec_valid: Signal<In, Bit>,
+    /// The value to record.
+    pub rec_value: Signal<In, Bits<64>>,
+    /// ALU: opcode byte (TAS 0x20, UNLOCK 0x21, CAS 0x22, FAA 0x23).
+    pub alu_op: Signal<In, Bits<8>>,
+    /// ALU: the word in memory.
+    pub alu_old: Signal<In, Bits<64>>,
+    /// ALU: arg0 (CAS expected value, FAA addend).
+    pub alu_arg0: Signal<In, Bits<64>>,
+    /// ALU: arg1 (CAS new value).
+    pub alu_arg1: Signal<In, Bits<64>>,
+    /// ALU: the word to store.
+    pub alu_new: Signal<Out, Bits<64>>,
+    /// ALU: store it (CAS with a mismatch leaves memory unchanged).
+    pub alu_write: Signal<Out, Bit>,
+    key: [DFF<Bits<48>>; RING_ENTRIES],
+    used: DFF<Bits<64>>,
+    acked: DFF<Bits<64>>,
+    wp: DFF<Bits<6>>,
+    o_hit: DFF<Bit>,
+    vals: RAM<Bits<64>, 6>,
+    m: Gather<64>,
+    wp1h: Gather<64>,
+    kk: Signal<Local, Bits<48>>,
+    idx: Signal<Local, Bits<6>>,
+}
+
+impl Default for SyncUnit {
+    fn default() -> Self {
+        SyncUnit {
+            key: core::array::from_fn(|_| Default::default()),
+            clock: Default::default(),
+            reset: Default::default(),
+            k_pid: Default::default(),
+            k_req: Default::default(),
+            lk_valid: Default::default(),
+            hit: Default::default(),
+            value: Default::default(),
+            full: Default::default(),
+            ack_valid: Default::default(),
+            rec_valid: Default::default(),
+            rec_value: Default::default(),
+            alu_op: Default::default(),
+            alu_old: Default::default(),
+            alu_arg0: Default::default(),
+            alu_arg1: Default::default(),
+            alu_new: Default::default(),
+            alu_write: Default::default(),
+            used: Default::default(),
+            acked: Default::default(),
+            wp: Default::default(),
+            o_hit: Default::default(),
+            vals: Default::default(),
+            m: Default::default(),
+            wp1h: Default::default(),
+            kk: Default::default(),
+            idx: Default::default(),
+        }
+    }
+}
+
+impl Logic for SyncUnit {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, used, acked, wp, o_hit);
+        for i in 0..64 {
+            self.key[i].clock.next = self.clock.val();
+            self.key[i].d.next = self.key[i].q.val();
+        }
+        self.vals.read_clock.next = self.clock.val();
+        self.vals.write_clock.next = self.clock.val();
+        self.kk.next = (bit_cast::<48, 16>(self.k_pid.val()) << 32) | bit_cast::<48, 32>(self.k_req.val());
+        for i in 0..64 {
+            self.m.bits[i].next = self.used.q.val().get_bit(i) & (self.key[i].q.val() == self.kk.val());
+            self.wp1h.bits[i].next = self.wp.q.val() == i.to_bits::<6>();
+        }
+        // Keys are unique in the ring (a key is recorded only when the lookup missed), so the
+        // match vector is one-hot or zero.
+        self.idx.next = 0.into();
+        for i in 0..64 {
+            if self.m.out.val().get_bit(i) {
+                self.idx.next = i.to_bits::<6>();
+            }
+        }
+        self.vals.read_address.next = self.idx.val();
+        self.o_hit.d.next = self.lk_valid.val() & self.m.out.val().any();
+        self.hit.next = self.o_hit.q.val();
+        self.value.next = self.vals.read_data.val();
+        self.full.next = (self.used.q.val() & !self.acked.q.val() & self.wp1h.out.val()).any();
+        self.vals.write_enable.next = self.rec_valid.val();
+        self.vals.write_address.next = self.wp.q.val();
+        self.vals.write_data.next = self.rec_value.val();
+        if self.ack_valid.val() {
+            self.acked.d.next = self.acked.q.val() | self.m.out.val();
+        }
+        if self.rec_valid.val() {
+            self.used.d.next = self.used.q.val() | self.wp1h.out.val();
+            self.acked.d.next = self.acked.q.val() & !self.wp1h.out.val();
+            self.wp.d.next = self.wp.q.val() + 1;
+            for i in 0..64 {
+                if self.wp1h.out.val().get_bit(i) {
+                    self.key[i].d.next = self.kk.val();
+                }
+            }
+        }
+        if self.reset.val() {
+            self.used.d.next = 0.into();
+            self.acked.d.next = 0.into();
+            self.wp.d.next = 0.into();
+            self.o_hit.d.next = false;
+        }
+        // proto::opcode: TAS 0x20 -> 1, UNLOCK 0x21 -> 0, CAS 0x22 -> arg1 if old == arg0,
+        // FAA 0x23 -> old + arg0. The result returned is always the old word.
+        self.alu_write.next = true;
+        self.alu_new.next = self.alu_old.val();
+        if self.alu_op.val() == 0x20 {
+            self.alu_new.next = 1.into();
+        } else if self.alu_op.val() == 0x21 {
+            self.alu_new.next = 0.into();
+        } else if self.alu_op.val() == 0x22 {
+            self.alu_new.next = self.alu_arg1.val();
+            self.alu_write.next = self.alu_old.val() == self.alu_arg0.val();
+        } else if self.alu_op.val() == 0x23 {
+            self.alu_new.next = self.alu_old.val() + self.alu_arg0.val();
+        } else {
+            self.alu_write.next = false;
+        }
+    }
+}
+
+crate::impl_clocked!(SyncUnit);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::Bench;
+    use clio_proto::Opcode;
+
+    /// `sim::model::sync_unit::SyncUnit`'s ring semantics (hw cannot depend on sim).
+    #[derive(Default)]
+    struct Model {
+        ring: Vec<Option<(u16, u32, u64, bool)>>,
+        wp: usize,
+    }
+    enum Check {
+        Cached(u64),
+        Execute,
+        Full,
+    }
+    impl Model {
+        fn new() -> Model {
+            Model { ring: vec![None; RING_ENTRIES], wp: 0 }
+        }
+        fn check(&self, pid: u16, req: u32) -> Check {
+            if let Some(e) = self.ring.iter().flatten().find(|e| e.0 == pid && e.1 == req) {
+                return Check::Cached(e.2);
+            }
+            match self.ring[self.wp] {
+                Some(e) if !e.3 => Check::Full,
+                _ => Check::Execute,
+            }
+        }
+        fn record(&mut self, pid: u16, req: u32, v: u64) {
+            self.ring[self.wp] = Some((pid, req, v, false));
+            self.wp = (self.wp + 1) % RING_ENTRIES;
+        }
+        fn ack(&mut self, pid: u16, req: u32) {
+            if let Some(e) = self.ring.iter_mut().flatten().find(|e| e.0 == pid && e.1 == req) {
+                e.3 = true;
+            }
+        }
+    }
+
+    fn key(b: &mut Bench<SyncUnit>, pid: u16, req: u32) {
+        b.uut.k_pid.next = pid.to_bits();
+        b.uut.k_req.next = req.to_bits();
+    }
+
+    /// Random check/record/ack traffic over a small key space that fills and wraps the ring;
+    /// every lookup is compared with the model (replay value, full, execute).
+    #[test]
+    fn ring_matches_model() {
+        let mut b = Bench::new(SyncUnit::default());
+        b.uut.reset.next = true;
+        b.tick();
+        b.uut.reset.next = false;
+        let mut m = Model::new();
+        let mut rng = 0x1234_5678_9ABC_DEF1u64;
+        let (mut replays, mut fulls, mut execs) = (0, 0, 0);
+        for step in 0..700u64 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let pid = (rng % 2) as u16 + 1;
+            let req = ((rng >> 8) % 90) as u32;
+            if rng >> 61 == 0 {
+                // CN ack (acks are denser than requests late in the run so the ring drains).
+                key(&mut b, pid, req);
+                b.uut.ack_valid.next = true;
+                b.tick();
+                b.uut.ack_valid.next = false;
+                m.ack(pid, req);
+                continue;
+            }
+            key(&mut b, pid, req);
+            b.uut.lk_valid.next = true;
+            b.tick();
+            b.uut.lk_valid.next = false;
+            b.settle();
+            match m.check(pid, req) {
+                Check::Cached(v) => {
+                    replays += 1;
+                    assert!(b.uut.hit.val(), "step {step}: replay expected");
+                    assert_eq!(b.uut.value.val().to_u64(), v);
+                }
+                Check::Full => {
+                    fulls += 1;
+                    assert!(!b.uut.hit.val() && b.uut.full.val(), "step {step}: full expected");
+                }
+                Check::Execute => {
+                    execs += 1;
+                    assert!(!b.uut.hit.val() && !b.uut.full.val(), "step {step}: execute expected");
+                    let v = rng.rotate_left(17) ^ step;
+                    b.uut.rec_valid.next = true;
+                    b.uut.rec_value.next = v.to_bits();
+                    b.tick();
+                    b.uut.rec_valid.next = false;
+                    m.record(pid, req, v);
+                }
+            }
+            if step % 3 == 0 {
+                // Ack the oldest entry sometimes so the ring keeps moving.
+                let oldest = m.ring[m.wp];
+                if let Some((p, r, _, _)) = oldest {
+                    key(&mut b, p, r);
+                    b.uut.ack_valid.next = true;
+                    b.tick();
+                    b.uut.ack_valid.next = false;
+                    m.ack(p, r);
+                }
+            }
+        }
+        assert!(replays > 50 && fulls > 5 && execs > 64, "replays {replays} fulls {fulls} execs {execs}");
+    }
+
+    /// The ALU against `sim::model::sync_unit::atomic_apply`'s table.
+    #[test]
+    fn alu_matches_atomic_apply() {
+        let mut b = Bench::new(SyncUnit::default());
+        let cases = [
+            (Opcode::TestAndSet, 0u64, 0u64, 0u64, Some(1u64)),
+            (Opcode::TestAndSet, 1, 5, 6, Some(1)),
+            (Opcode::Unlock, 1, 0, 0, Some(0)),
+            (Opcode::CompareAndSwap, 5, 5, 9, Some(9)),
+            (Opcode::CompareAndSwap, 4, 5, 9, None),
+            (Opcode::FetchAdd, u64::MAX, 2, 0, Some(1)),
+            (Opcode::FetchAdd, 40, 2, 0, Some(42)),
+            (Opcode::Fence, 7, 1, 1, None),
+        ];
+        for (op, old, a0, a1, want) in cases {
+            b.uut.alu_op.next = (op as u8 as u64).to_bits();
+            b.uut.alu_old.next = old.to_bits();
+            b.uut.alu_arg0.next = a0.to_bits();
+            b.uut.alu_arg1.next = a1.to_bits();
+            b.settle();
+            let got = b.uut.alu_write.val().then(|| b.uut.alu_new.val().to_u64());
+            assert_eq!(got, want, "{op:?}");
+        }
+    }
+}
