@@ -625,20 +625,14 @@ impl Engine {
 
     // ---- waiting ----
 
-    /// Drive the engine until `cond` holds or `deadline` passes; returns whether it holds.
+    /// Drive the engine until `cond` holds or `deadline` passes (after at least one
+    /// receive attempt); returns whether it holds.
     fn drive<'a>(&'a self, mut st: MutexGuard<'a, State>, deadline: Option<Instant>, cond: impl Fn(&State) -> bool) -> (MutexGuard<'a, State>, bool) {
         loop {
             if cond(&st) {
                 return (st, true);
             }
             let now = Instant::now();
-            if deadline.is_some_and(|d| now >= d) {
-                return (st, false);
-            }
-            self.timers(&mut st, now);
-            if cond(&st) {
-                return (st, true);
-            }
             let mut until = self.next_event(&st, now);
             if let Some(d) = deadline {
                 until = until.min(d);
@@ -646,25 +640,33 @@ impl Engine {
             let wait = until.saturating_duration_since(now).max(Duration::from_micros(1));
             if st.receiving {
                 st = self.cv.wait_timeout(st, wait).unwrap_or_else(|e| e.into_inner()).0;
-                continue;
-            }
-            st.receiving = true;
-            drop(st);
-            let got = self.transport.recv(wait);
-            st = self.lock();
-            st.receiving = false;
-            let now = Instant::now();
-            match got {
-                Ok(Some(p)) => self.on_packet(&mut st, &p, now),
-                Ok(None) => {}
-                Err(_) => {
-                    st.stats.transport_errors += 1;
-                    drop(st);
-                    std::thread::sleep(Duration::from_micros(200));
-                    st = self.lock();
+            } else {
+                st.receiving = true;
+                drop(st);
+                let got = self.transport.recv(wait);
+                st = self.lock();
+                st.receiving = false;
+                let now = Instant::now();
+                match got {
+                    Ok(Some(p)) => self.on_packet(&mut st, &p, now),
+                    // Timers fire only when nothing is waiting in the transport: a thread
+                    // that was descheduled past a deadline first takes the response that
+                    // arrived meanwhile instead of retransmitting spuriously.
+                    Ok(None) => self.timers(&mut st, now),
+                    Err(_) => {
+                        st.stats.transport_errors += 1;
+                        drop(st);
+                        std::thread::sleep(Duration::from_micros(200));
+                        st = self.lock();
+                        self.timers(&mut st, Instant::now());
+                    }
                 }
+                self.cv.notify_all();
             }
-            self.cv.notify_all();
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                let ok = cond(&st);
+                return (st, ok);
+            }
         }
     }
 
