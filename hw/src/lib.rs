@@ -12,6 +12,7 @@ pub mod ack_layer;
 pub mod bench;
 pub mod hash_unit;
 pub mod mat;
+pub mod mem_access;
 pub mod page_fault;
 pub mod pt_walker;
 pub mod sync_unit;
