@@ -2,6 +2,11 @@
 //! the `c_header_matches_cbindgen` test). Functions return a [`ClioStatus`] (0 = success,
 //! negative = error); `clio_last_error` gives the message of the calling thread's last error.
 //! No function panics across the boundary: a panic becomes `CLIO_ERR_INTERNAL`.
+//!
+//! Pointer contract (C callers cannot see Rust's `unsafe`): a client pointer comes from
+//! `clio_connect_udp` and is used until `clio_close`; buffers hold the stated length; NULL is
+//! checked and rejected.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use crate::{Client, ClioError, Handle, Output};
 use std::cell::RefCell;

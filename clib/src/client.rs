@@ -78,7 +78,7 @@ fn check_range(va: u64, len: u64) -> Result<()> {
 }
 
 fn check_word(va: u64) -> Result<()> {
-    if va % ATOMIC_BYTES != 0 {
+    if !va.is_multiple_of(ATOMIC_BYTES) {
         return Err(ClioError::InvalidArgument("atomics need an 8-byte aligned address"));
     }
     check_range(va, ATOMIC_BYTES)
