@@ -4,7 +4,7 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all demo test cargo-test deps bench-alloc clean
+.PHONY: all demo test cargo-test c-example cosim-test deps bench-alloc clean
 
 all:
 	$(CARGO) build --workspace --release
@@ -13,11 +13,20 @@ all:
 demo:
 	$(CARGO) run --release --bin clio -- demo
 
-## test: unit, property, integration and process tests of every crate
-test: cargo-test
+## test: unit, property, integration and process tests of every crate, the C example,
+## the RTL lint/synthesis checks and the model-vs-RTL cosimulation tests
+test: cargo-test c-example lint synth cosim-test
 
 cargo-test:
 	$(CARGO) test --workspace
+
+## c-example: build the C example against libclio_clib and run it against a node
+c-example:
+	sh clib/examples/run.sh
+
+## cosim-test: Verilator cosimulation tests (RTL vs model)
+cosim-test: rtl
+	$(CARGO) test -p clio-sim --features rtl
 
 ## deps: install the system tools the hardware flow needs (Debian; run as root)
 deps:

@@ -4,6 +4,8 @@
 mod bench;
 mod board;
 mod demo;
+#[cfg(feature = "rtl")]
+mod rtl;
 mod units;
 
 use anyhow::Result;
@@ -25,6 +27,10 @@ enum Cmd {
     Demo(demo::DemoArgs),
     /// Measure CLib latency/throughput against a bare UDP ping-pong; write CSV and a CDF plot.
     Bench(bench::BenchArgs),
+    /// Hardware flow: emit the fast path's Verilog (built with `--features rtl`).
+    #[cfg(feature = "rtl")]
+    #[command(subcommand)]
+    Rtl(rtl::RtlCmd),
 }
 
 fn main() -> Result<()> {
@@ -33,5 +39,7 @@ fn main() -> Result<()> {
         Cmd::Board(a) => board::run(a),
         Cmd::Demo(a) => demo::run(a),
         Cmd::Bench(a) => bench::run(a),
+        #[cfg(feature = "rtl")]
+        Cmd::Rtl(c) => rtl::run(c),
     }
 }
