@@ -1,0 +1,89 @@
+# Make fragment of the ZCU106 board build; the root Makefile does `include fpga/fpga.mk`.
+# Paths are relative to the repository root.
+#
+#   make fpga-check   every check that needs no Vivado (summary at the end, fails if any fails):
+#       fpga-tcl       all Vivado Tcl and XDC files run under tclsh with Vivado commands stubbed
+#       fpga-ports     XDC <-> board-top ports both ways (+ a self-test that breaks copies)
+#       fpga-ring      ring window layout from proto; RTL window <-> clio-slowpath --uio round trip
+#       fpga-dtc       the device tree overlay compiles (dtc)
+#       fpga-fastpath  generated fastpath_top's ports == the board top's instance (needs `make rtl`)
+#       fpga-yosys     Yosys synthesis of the board top (vendor IP black boxes) and of the fast
+#                      path; utilisation against the ZU7EV in build/fpga/utilisation.md
+#   make fpga-regs    build/rtl/clio_ring_regs.vh from `clio-spec verilog-regs` (proto)
+#   make bitstream    the Vivado flow in fpga/zcu106/ (project, synth, impl, bitstream, .xsa);
+#                     stops with a clear message when Vivado is not installed
+#
+# fpga-check first runs `make rtl` (hw/rtl.mk) so the fast path's Verilog is current; set
+# FPGA_RTL_DEP= to skip that.
+
+FPGA_RTL_DIR   := build/rtl
+FPGA_OUT       := build/fpga
+FPGA_TOP       := fpga/zcu106/rtl/clio_zcu106_top.v
+FPGA_XDC       := constraints/zcu106.xdc constraints/timing.xdc
+FPGA_TCL       := $(wildcard fpga/zcu106/*.tcl fpga/zcu106/ip/*.tcl)
+FPGA_REGS      := $(FPGA_RTL_DIR)/clio_ring_regs.vh
+FPGA_CARGO_DIR := $(or $(CARGO_TARGET_DIR),target)
+FPGA_DAEMON    := $(FPGA_CARGO_DIR)/debug/clio-slowpath
+FPGA_RTL_DEP   ?= rtl
+FPGA_CHECKS    := fpga-tcl fpga-ports fpga-ring fpga-dtc fpga-fastpath fpga-yosys
+TCLSH          ?= tclsh
+DTC            ?= dtc
+PYTHON         ?= python3
+
+.PHONY: fpga-check fpga-regs fpga-daemon bitstream $(FPGA_CHECKS)
+
+fpga-check: $(FPGA_RTL_DEP)
+	@failed=""; for t in $(FPGA_CHECKS); do \
+	  echo "==== $$t"; \
+	  $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$t FPGA_RTL_DEP= || failed="$$failed $$t"; \
+	done; \
+	echo "==== fpga-check summary"; \
+	for t in $(FPGA_CHECKS); do \
+	  case " $$failed " in *" $$t "*) echo "FAIL $$t";; *) echo "ok   $$t";; esac; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fpga-check FAILED:$$failed"; exit 1; fi; \
+	echo "fpga-check: all pass"
+
+fpga-regs:
+	@mkdir -p $(FPGA_RTL_DIR)
+	cargo run -q -p clio-proto --bin clio-spec -- verilog-regs > $(FPGA_REGS).tmp
+	@mv $(FPGA_REGS).tmp $(FPGA_REGS)
+	@echo "wrote $(FPGA_REGS)"
+
+fpga-daemon:
+	cargo build -q -p clio-slowpath --bin clio-slowpath
+
+# The Tcl is run against a scratch RTL directory holding empty stand-ins for fastpath_top.v and
+# clio_ring_regs.vh, so create_project.tcl's existence check passes and every line runs even
+# before the fast path exists; the real files are checked by fpga-fastpath and fpga-yosys.
+fpga-tcl:
+	@command -v $(TCLSH) >/dev/null || { echo "FAIL: tclsh not found (Debian package: tcl)"; exit 1; }
+	@rm -rf $(FPGA_OUT)/tcl-scratch && mkdir -p $(FPGA_OUT)/tcl-scratch
+	@touch $(FPGA_OUT)/tcl-scratch/fastpath_top.v $(FPGA_OUT)/tcl-scratch/clio_ring_regs.vh
+	CLIO_RTL_DIR=$(FPGA_OUT)/tcl-scratch $(TCLSH) fpga/scripts/check_tcl.tcl $(FPGA_TCL) $(FPGA_XDC)
+
+fpga-ports:
+	$(PYTHON) fpga/scripts/check_ports.py xdc --top $(FPGA_TOP) --xdc $(FPGA_XDC)
+	$(PYTHON) fpga/scripts/check_ports.py selftest --top $(FPGA_TOP) --xdc $(FPGA_XDC)
+
+fpga-ring: fpga-regs fpga-daemon
+	@command -v iverilog >/dev/null || { echo "FAIL: iverilog not found (Debian package: iverilog)"; exit 1; }
+	$(PYTHON) fpga/scripts/check_ring_layout.py --regs $(FPGA_REGS) --daemon $(FPGA_DAEMON) --work $(FPGA_OUT)/ring
+
+fpga-dtc:
+	@command -v $(DTC) >/dev/null || { echo "FAIL: dtc not found (Debian package: device-tree-compiler)"; exit 1; }
+	@mkdir -p $(FPGA_OUT)
+	$(DTC) -@ -q -I dts -O dtb -o $(FPGA_OUT)/clio-ring-overlay.dtbo fpga/zcu106/linux/clio-ring-overlay.dtso
+	@echo "ok   device tree overlay compiles: $(FPGA_OUT)/clio-ring-overlay.dtbo"
+
+fpga-fastpath:
+	$(PYTHON) fpga/scripts/check_ports.py fastpath --top $(FPGA_TOP) --rtl $(FPGA_RTL_DIR)/fastpath_top.v
+
+fpga-yosys: fpga-regs
+	@test -f $(FPGA_RTL_DIR)/fastpath_top.v || { echo "FAIL: $(FPGA_RTL_DIR)/fastpath_top.v does not exist: \
+	the fast path's top module has not been generated (run \`make rtl\` once the hw crate emits fastpath_top)"; exit 1; }
+	fpga/scripts/yosys_board.sh $(FPGA_RTL_DIR) $(FPGA_OUT)/synth
+	$(PYTHON) fpga/scripts/util_report.py $(FPGA_OUT)/synth --out $(FPGA_OUT)/utilisation.md
+
+bitstream: fpga-regs $(FPGA_RTL_DEP)
+	$(MAKE) -C fpga/zcu106 bitstream

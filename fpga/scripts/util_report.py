@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Utilisation of the Yosys runs of fpga/scripts/yosys_board.sh against the ZU7EV.
+
+  util_report.py SYNTH_DIR [--out FILE.md]
+
+Counting (same conventions as hw/scripts/util_table.sh): LUT = LUT1..LUT6 cells; LUTRAM
+cells (RAM32M/RAM64M/RAM*X1*) and SRLs listed apart; FF = FD* cells; BRAM36 = RAMB36E2 +
+RAMB18E2 / 2; DSP = DSP48E2. Device totals of the xczu7ev (DS891): 230,400 LUTs, 460,800 FFs,
+312 BRAM36, 1,728 DSP48E2. Yosys counts are pre-place-and-route estimates; Vivado's differ.
+The black-boxed vendor IP (PS, MIG, 10G subsystem, AXI-Stream/AXI converters) is not counted;
+the cells of the board run that are black boxes are listed so a missing IP stands out.
+"""
+import argparse
+import os
+import re
+import sys
+
+ZU7EV = {"LUT": 230400, "FF": 460800, "BRAM36": 312, "DSP": 1728}
+BLACKBOXES = {"zynq_ps", "ddr4_0", "eth_10g_sfp0", "axis_rx_64_512", "axis_tx_512_64",
+              "axis_fifo_512_async", "axi_cc_dram"}
+ROWS = [("fastpath_top", "fast path (generated, hw crate)"),
+        ("clio_ring_window", "ring/register window (fpga/zcu106/rtl)"),
+        ("board", "board top: fast path + window + glue")]
+
+
+def cells(path):
+    out = {}
+    for line in open(path):
+        if "=== design hierarchy ===" in line:
+            break
+        m = re.match(r"\s+(\S+)\s+(\d+)\s*$", line)
+        if m and not line.strip().startswith("Number"):
+            out[m.group(1)] = out.get(m.group(1), 0) + int(m.group(2))
+    return out
+
+
+def summarise(c):
+    s = {"LUT": 0, "FF": 0, "BRAM36": 0.0, "DSP": 0, "LUTRAM": 0, "SRL": 0}
+    for k, v in c.items():
+        if re.fullmatch(r"LUT[1-6]", k):
+            s["LUT"] += v
+        elif re.fullmatch(r"FD[CPRSE]+", k):
+            s["FF"] += v
+        elif k == "RAMB36E2":
+            s["BRAM36"] += v
+        elif k == "RAMB18E2":
+            s["BRAM36"] += v / 2
+        elif k == "DSP48E2":
+            s["DSP"] += v
+        elif re.match(r"RAM(32|64|128|256)(M|M16|X1[SD])", k):
+            s["LUTRAM"] += v
+        elif k.startswith("SRL"):
+            s["SRL"] += v
+    return s
+
+
+def pct(v, k):
+    return "%.2f%%" % (100.0 * v / ZU7EV[k])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("synth_dir")
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    lines = ["| block | LUT | FF | BRAM36 | DSP | LUTRAM cells | SRL |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    missing = []
+    for name, label in ROWS:
+        p = os.path.join(a.synth_dir, name + ".stat")
+        if not os.path.exists(p):
+            missing.append(p)
+            continue
+        s = summarise(cells(p))
+        lines.append("| %s | %d (%s) | %d (%s) | %g (%s) | %d (%s) | %d | %d |" % (
+            label, s["LUT"], pct(s["LUT"], "LUT"), s["FF"], pct(s["FF"], "FF"),
+            s["BRAM36"], pct(s["BRAM36"], "BRAM36"), s["DSP"], pct(s["DSP"], "DSP"),
+            s["LUTRAM"], s["SRL"]))
+    lines.append("| xczu7ev (device) | %d | %d | %d | %d | | |" % (ZU7EV["LUT"], ZU7EV["FF"], ZU7EV["BRAM36"], ZU7EV["DSP"]))
+    if missing:
+        print("FAIL: missing Yosys statistics: " + ", ".join(missing))
+        return 1
+    board = cells(os.path.join(a.synth_dir, "board.stat"))
+    bb = sorted(k for k in board if k in BLACKBOXES)
+    absent = sorted(BLACKBOXES - set(bb))
+    text = "\n".join(lines) + "\n\nBlack-boxed vendor IP in the board run: %s\n" % ", ".join(bb)
+    print(text, end="")
+    if absent:
+        print("FAIL: vendor IP not instantiated in the board run: " + ", ".join(absent))
+        return 1
+    if a.out:
+        open(a.out, "w").write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

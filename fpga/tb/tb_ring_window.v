@@ -1,0 +1,194 @@
+// Testbench of clio_ring_window (iverilog; driven by fpga/scripts/check_ring_layout.py).
+//
+//   +mode=init  reset, check every published register against clio_ring_regs.vh, stream
+//               descriptors in from the fast-path side and read them back over AXI (the ARM's
+//               view), check ring-full back-pressure and the ARM-owned registers, then reset
+//               again and dump the whole window, as the ARM would see it after reset, to
+//               +image=FILE (one 32-bit little-endian word per line, hex).
+//   +mode=tx    reset, write the TX ring and TX head of +image=FILE through AXI (what the
+//               daemon wrote), collect every descriptor the window streams to the fast path
+//               and write them to +txout=FILE (one 512-bit beat per line, hex, byte 0 in the
+//               low bits).
+`timescale 1ns / 1ps
+`default_nettype none
+
+module tb_ring_window;
+`include "clio_ring_regs.vh"
+    localparam AW = 17;
+    localparam ENTRIES = CLIO_DEFAULT_RING_ENTRIES;
+    localparam BEATS = CLIO_DESC_BYTES / 64;
+    localparam WORDS32 = CLIO_WINDOW_BYTES / 4;
+
+    reg clk = 0, rst = 1;
+    always #2 clk = ~clk;
+
+    reg  [AW-1:0] awaddr = 0, araddr = 0;
+    reg           awvalid = 0, wvalid = 0, bready = 1, arvalid = 0, rready = 1;
+    reg  [31:0]   wdata = 0;
+    reg  [3:0]    wstrb = 4'hf;
+    wire          awready, wready, bvalid, arready, rvalid;
+    wire [1:0]    bresp, rresp;
+    wire [31:0]   rdata;
+    reg           rx_tvalid = 0, rx_tlast = 0, tx_tready = 0;
+    reg  [511:0]  rx_tdata = 0;
+    wire          rx_tready, tx_tvalid, tx_tlast, framing_error;
+    wire [511:0]  tx_tdata;
+    wire [16:0]   rx_free;
+    wire [31:0]   dstate, dheart;
+
+    localparam [63:0] DRAM = 64'd2147483648;
+    clio_ring_window #(.DRAM_BYTES(DRAM), .PAGE_SHIFT(22), .FIFO_DEPTH(32), .AXI_ADDR_WIDTH(AW)) dut (
+        .clk(clk), .rst(rst),
+        .s_axil_awaddr(awaddr), .s_axil_awvalid(awvalid), .s_axil_awready(awready),
+        .s_axil_wdata(wdata), .s_axil_wstrb(wstrb), .s_axil_wvalid(wvalid), .s_axil_wready(wready),
+        .s_axil_bresp(bresp), .s_axil_bvalid(bvalid), .s_axil_bready(bready),
+        .s_axil_araddr(araddr), .s_axil_arvalid(arvalid), .s_axil_arready(arready),
+        .s_axil_rdata(rdata), .s_axil_rresp(rresp), .s_axil_rvalid(rvalid), .s_axil_rready(rready),
+        .ring_rx_tvalid(rx_tvalid), .ring_rx_tready(rx_tready), .ring_rx_tdata(rx_tdata), .ring_rx_tlast(rx_tlast),
+        .ring_rx_free(rx_free),
+        .ring_tx_tvalid(tx_tvalid), .ring_tx_tready(tx_tready), .ring_tx_tdata(tx_tdata), .ring_tx_tlast(tx_tlast),
+        .daemon_state(dstate), .daemon_heartbeat(dheart), .desc_framing_error(framing_error)
+    );
+
+    integer errors = 0;
+    task fail(input [8*96-1:0] what); begin errors = errors + 1; $display("FAIL: %0s", what); end endtask
+
+    task axi_write(input [AW-1:0] a, input [31:0] d, input [3:0] s);
+        begin
+            @(negedge clk); awaddr = a; wdata = d; wstrb = s; awvalid = 1; wvalid = 1;
+            @(posedge clk); while (!(awready && wready)) @(posedge clk);
+            @(negedge clk); awvalid = 0; wvalid = 0;
+            while (!bvalid) @(negedge clk);
+            if (bresp != 2'b00) fail("bresp");
+        end
+    endtask
+
+    task axi_read(input [AW-1:0] a, output [31:0] d);
+        begin
+            @(negedge clk); araddr = a; arvalid = 1;
+            @(posedge clk); while (!arready) @(posedge clk);
+            @(negedge clk); arvalid = 0;
+            while (!rvalid) @(negedge clk);
+            d = rdata;
+            if (rresp != 2'b00) fail("rresp");
+        end
+    endtask
+
+    task expect_reg(input [AW-1:0] a, input [31:0] want);
+        reg [31:0] got;
+        begin
+            axi_read(a, got);
+            if (got !== want) begin
+                errors = errors + 1;
+                $display("FAIL: register 0x%0h reads 0x%0h, want 0x%0h", a, got, want);
+            end
+        end
+    endtask
+
+    task do_reset; begin rst = 1; repeat (4) @(posedge clk); @(negedge clk); rst = 0; end endtask
+
+    // descriptor beat content used by the RX test: byte k of beat b of descriptor n
+    function [511:0] pattern(input integer n, input integer b);
+        integer k;
+        begin
+            for (k = 0; k < 64; k = k + 1) pattern[8*k +: 8] = (n * 7 + b * 64 + k) & 8'hff;
+        end
+    endfunction
+
+    task push_rx_desc(input integer n);
+        integer b;
+        begin
+            for (b = 0; b < BEATS; b = b + 1) begin
+                @(negedge clk); rx_tvalid = 1; rx_tdata = pattern(n, b); rx_tlast = (b == BEATS - 1);
+                @(posedge clk); while (!rx_tready) @(posedge clk);
+            end
+            @(negedge clk); rx_tvalid = 0; rx_tlast = 0;
+        end
+    endtask
+
+    reg [8*256-1:0] mode, image, txout;
+    reg [31:0] word, img [0:WORDS32-1];
+    integer fd, n, b, k, w, cnt, head, guard;
+
+    initial begin
+        if (!$value$plusargs("mode=%s", mode)) mode = "init";
+        if (!$value$plusargs("image=%s", image)) image = "window.hex";
+        if (!$value$plusargs("txout=%s", txout)) txout = "tx.hex";
+        do_reset;
+
+        if (mode == "init") begin
+            // 1. the register block as RingWindow::open reads it
+            expect_reg(CLIO_REG_MAGIC, CLIO_RING_MAGIC);
+            expect_reg(CLIO_REG_VERSION, CLIO_RING_VERSION);
+            expect_reg(CLIO_REG_ENTRIES, ENTRIES);
+            expect_reg(CLIO_REG_DESC_BYTES, CLIO_DESC_BYTES);
+            expect_reg(CLIO_REG_DRAM_BYTES, DRAM[31:0]);
+            expect_reg(CLIO_REG_DRAM_BYTES + 4, DRAM[63:32]);
+            expect_reg(CLIO_REG_PAGE_SHIFT, 22);
+            expect_reg(CLIO_REG_FIFO_DEPTH, 32);
+            expect_reg(CLIO_REG_RX_HEAD, 0);
+            expect_reg(CLIO_REG_TX_TAIL, 0);
+            // 2. RX: three descriptors from the fast path, read back over AXI
+            for (n = 0; n < 3; n = n + 1) push_rx_desc(n);
+            expect_reg(CLIO_REG_RX_HEAD, 3);
+            for (n = 0; n < 3; n = n + 1)
+                for (b = 0; b < BEATS; b = b + 1)
+                    for (k = 0; k < 16; k = k + 1)
+                        expect_reg(CLIO_RX_BASE + n * CLIO_DESC_BYTES + b * 64 + 4 * k, pattern(n, b) >> (32 * k));
+            if (rx_free !== ENTRIES - 3) fail("rx_free after 3 descriptors");
+            // 3. ARM-owned registers: the fast-path-owned ones ignore AXI writes
+            axi_write(CLIO_REG_RX_TAIL, 3, 4'hf);
+            axi_write(CLIO_REG_RX_HEAD, 99, 4'hf);
+            axi_write(CLIO_REG_MAGIC, 0, 4'hf);
+            axi_write(CLIO_REG_DAEMON_STATE, 1, 4'hf);
+            axi_write(CLIO_REG_DAEMON_HEARTBEAT, 32'h11223344, 4'h5);
+            expect_reg(CLIO_REG_RX_TAIL, 3);
+            expect_reg(CLIO_REG_RX_HEAD, 3);
+            expect_reg(CLIO_REG_MAGIC, CLIO_RING_MAGIC);
+            expect_reg(CLIO_REG_DAEMON_HEARTBEAT, 32'h00220044);
+            if (dstate !== 1) fail("daemon_state output");
+            if (rx_free !== ENTRIES) fail("rx_free after the tail store");
+            // 4. full ring: ENTRIES descriptors fit, the next one waits
+            for (n = 0; n < ENTRIES; n = n + 1) push_rx_desc(100 + n);
+            @(negedge clk);
+            if (rx_tready !== 1'b0 || rx_free !== 0) fail("full RX ring still accepts");
+            axi_write(CLIO_REG_RX_TAIL, 4, 4'hf);
+            @(negedge clk);
+            if (rx_tready !== 1'b1) fail("RX ring does not accept after the tail store");
+            if (framing_error) fail("framing error on well-formed descriptors");
+            // 5. the window after reset, as the daemon maps it
+            do_reset;
+            fd = $fopen(image, "w");
+            for (w = 0; w < WORDS32; w = w + 1) begin
+                axi_read(4 * w, word);
+                $fdisplay(fd, "%08h", word);
+            end
+            $fclose(fd);
+        end else begin
+            $readmemh(image, img);
+            for (w = CLIO_TX_BASE / 4; w < CLIO_WINDOW_BYTES / 4; w = w + 1) axi_write(4 * w, img[w], 4'hf);
+            head = img[CLIO_REG_TX_HEAD / 4];
+            axi_write(CLIO_REG_TX_HEAD, head, 4'hf);
+            fd = $fopen(txout, "w");
+            cnt = 0; guard = 0;
+            tx_tready = 1;
+            while (cnt < head * BEATS && guard < 100000) begin
+                @(posedge clk); guard = guard + 1;
+                if (tx_tvalid && tx_tready) begin
+                    $fdisplay(fd, "%0128h", tx_tdata);
+                    if (tx_tlast !== ((cnt % BEATS) == BEATS - 1)) fail("tx_tlast framing");
+                    cnt = cnt + 1;
+                end
+            end
+            $fclose(fd);
+            repeat (4) @(posedge clk);
+            if (tx_tvalid) fail("TX stream has more beats than TX head says");
+            expect_reg(CLIO_REG_TX_TAIL, head);
+            $display("tx: %0d descriptors streamed", head);
+        end
+        if (errors == 0) $display("PASS tb_ring_window mode=%0s", mode);
+        else $display("FAILED tb_ring_window: %0d errors", errors);
+        $finish;
+    end
+endmodule
+`default_nettype wire

@@ -1,0 +1,16 @@
+# Settings shared by every script of the ZCU106 build (sourced first by each of them).
+set clio_part      xczu7ev-ffvc1156-2-e
+set clio_board     xilinx.com:zcu106:part0:2.6
+set clio_top       clio_zcu106_top
+set clio_proj      clio_zcu106
+set clio_here      [file normalize [file dirname [info script]]]
+set clio_repo      [file normalize [file join $clio_here .. ..]]
+# CLIO_RTL_DIR overrides where the generated Verilog is (default build/rtl)
+set clio_rtl_gen   [expr {[info exists ::env(CLIO_RTL_DIR)] ? [file normalize $::env(CLIO_RTL_DIR)] : [file join $clio_repo build rtl]}]
+set clio_out       [file join $clio_repo build fpga zcu106]
+# Address of the ring/register window on M_AXI_HPM0_FPD: the PS map's PL region at 0xA000_0000,
+# 128 KiB (the window is CLIO_WINDOW_BYTES = 68 KiB; AXI ranges are powers of two). The device
+# tree overlay (linux/clio-ring-overlay.dtso) uses the same numbers (checked by
+# fpga/scripts/check_ring_layout.py).
+set clio_ring_base  0xA0000000
+set clio_ring_range 128K
