@@ -5,11 +5,13 @@
 #       fpga-tcl       all Vivado Tcl and XDC files run under tclsh with Vivado commands stubbed
 #       fpga-ports     XDC <-> board-top ports both ways (+ a self-test that breaks copies)
 #       fpga-ring      ring window layout from proto; RTL window <-> clio-slowpath --uio round trip
+#       fpga-frontend  network front end (Ethernet/IPv4/UDP and raw <-> packet + route) in iverilog
 #       fpga-dtc       the device tree overlay compiles (dtc)
 #       fpga-fastpath  generated fastpath_top's ports == the board top's instance (needs `make rtl`)
 #       fpga-yosys     Yosys synthesis of the board top (vendor IP black boxes) and of the fast
 #                      path; utilisation against the ZU7EV in build/fpga/utilisation.md
-#   make fpga-regs    build/rtl/clio_ring_regs.vh from `clio-spec verilog-regs` (proto)
+#   make fpga-regs    build/rtl/clio_ring_regs.vh from `clio-spec verilog-regs` and
+#                     build/rtl/clio_board_cfg.vh from fpga/scripts/board_cfg.rs (both proto)
 #   make bitstream    the Vivado flow in fpga/zcu106/ (project, synth, impl, bitstream, .xsa);
 #                     stops with a clear message when Vivado is not installed
 #
@@ -22,10 +24,14 @@ FPGA_TOP       := fpga/zcu106/rtl/clio_zcu106_top.v
 FPGA_XDC       := constraints/zcu106.xdc constraints/timing.xdc
 FPGA_TCL       := $(wildcard fpga/zcu106/*.tcl fpga/zcu106/ip/*.tcl)
 FPGA_REGS      := $(FPGA_RTL_DIR)/clio_ring_regs.vh
+FPGA_CFG       := $(FPGA_RTL_DIR)/clio_board_cfg.vh
+# The board: the ZCU106's PL DDR4 is 2 GiB; the page shift defaults to proto's
+FPGA_DRAM_BYTES ?= 2147483648
+FPGA_PAGE_SHIFT ?=
 FPGA_CARGO_DIR := $(or $(CARGO_TARGET_DIR),target)
 FPGA_DAEMON    := $(FPGA_CARGO_DIR)/debug/clio-slowpath
 FPGA_RTL_DEP   ?= rtl
-FPGA_CHECKS    := fpga-tcl fpga-ports fpga-ring fpga-dtc fpga-fastpath fpga-yosys
+FPGA_CHECKS    := fpga-tcl fpga-ports fpga-ring fpga-frontend fpga-dtc fpga-fastpath fpga-yosys
 TCLSH          ?= tclsh
 DTC            ?= dtc
 PYTHON         ?= python3
@@ -44,22 +50,32 @@ fpga-check: $(FPGA_RTL_DEP)
 	if [ -n "$$failed" ]; then echo "fpga-check FAILED:$$failed"; exit 1; fi; \
 	echo "fpga-check: all pass"
 
+# board_cfg.rs is compiled with rustc against the clio_proto rlib cargo just built (its path
+# from cargo's JSON messages), so it needs no crate of its own.
 fpga-regs:
-	@mkdir -p $(FPGA_RTL_DIR)
+	@mkdir -p $(FPGA_RTL_DIR) $(FPGA_OUT)
 	cargo run -q -p clio-proto --bin clio-spec -- verilog-regs > $(FPGA_REGS).tmp
 	@mv $(FPGA_REGS).tmp $(FPGA_REGS)
 	@echo "wrote $(FPGA_REGS)"
+	@rlib=$$(cargo build -q -p clio-proto --lib --message-format=json | $(PYTHON) -c 'import json,sys; \
+	  print(next(f for l in sys.stdin for m in [json.loads(l)] if m.get("reason") == "compiler-artifact" \
+	  and m["target"]["name"] == "clio_proto" for f in m["filenames"] if f.endswith(".rlib")))') && \
+	rustc --edition 2021 -L dependency=$$(dirname $$rlib)/deps --extern clio_proto=$$rlib \
+	  fpga/scripts/board_cfg.rs -o $(FPGA_OUT)/board_cfg
+	$(FPGA_OUT)/board_cfg $(FPGA_DRAM_BYTES) $(FPGA_PAGE_SHIFT) > $(FPGA_CFG).tmp
+	@mv $(FPGA_CFG).tmp $(FPGA_CFG)
+	@echo "wrote $(FPGA_CFG)"
 
 fpga-daemon:
 	cargo build -q -p clio-slowpath --bin clio-slowpath
 
 # The Tcl is run against a scratch RTL directory holding empty stand-ins for fastpath_top.v and
-# clio_ring_regs.vh, so create_project.tcl's existence check passes and every line runs even
+# the two generated headers, so create_project.tcl's existence check passes and every line runs even
 # before the fast path exists; the real files are checked by fpga-fastpath and fpga-yosys.
 fpga-tcl:
 	@command -v $(TCLSH) >/dev/null || { echo "FAIL: tclsh not found (Debian package: tcl)"; exit 1; }
 	@rm -rf $(FPGA_OUT)/tcl-scratch && mkdir -p $(FPGA_OUT)/tcl-scratch
-	@touch $(FPGA_OUT)/tcl-scratch/fastpath_top.v $(FPGA_OUT)/tcl-scratch/clio_ring_regs.vh
+	@touch $(FPGA_OUT)/tcl-scratch/fastpath_top.v $(FPGA_OUT)/tcl-scratch/clio_ring_regs.vh $(FPGA_OUT)/tcl-scratch/clio_board_cfg.vh
 	CLIO_RTL_DIR=$(FPGA_OUT)/tcl-scratch $(TCLSH) fpga/scripts/check_tcl.tcl $(FPGA_TCL) $(FPGA_XDC)
 
 fpga-ports:
@@ -69,6 +85,10 @@ fpga-ports:
 fpga-ring: fpga-regs fpga-daemon
 	@command -v iverilog >/dev/null || { echo "FAIL: iverilog not found (Debian package: iverilog)"; exit 1; }
 	$(PYTHON) fpga/scripts/check_ring_layout.py --regs $(FPGA_REGS) --daemon $(FPGA_DAEMON) --work $(FPGA_OUT)/ring
+
+fpga-frontend: fpga-regs
+	@command -v iverilog >/dev/null || { echo "FAIL: iverilog not found (Debian package: iverilog)"; exit 1; }
+	$(PYTHON) fpga/scripts/check_frontend.py --cfg $(FPGA_CFG) --work $(FPGA_OUT)/frontend
 
 fpga-dtc:
 	@command -v $(DTC) >/dev/null || { echo "FAIL: dtc not found (Debian package: device-tree-compiler)"; exit 1; }

@@ -7,8 +7,8 @@ Static (the layout is proto's, not retyped):
   * clio_ring_regs.vh is the output of `clio-spec verilog-regs` (its generated banner);
   * the window RTL and its testbench `include` it and the window uses every CLIO_REG_* it
     defines (a register added to proto fails here until the hardware serves it);
-  * the board top's PAGE_SHIFT / FIFO_DEPTH defaults equal proto's DEFAULT_PAGE_SHIFT /
-    FREE_PAGE_FIFO_DEPTH (proto/src/consts.rs);
+  * the board top feeds the window (and the fast path) from clio_board_cfg.vh, which
+    fpga/scripts/board_cfg.rs computes with clio-proto (MemoryLayout, FREE_PAGE_FIFO_DEPTH);
   * the AXI range in fpga/zcu106/config.tcl covers CLIO_WINDOW_BYTES, the device tree overlay
     has the same base and size, the systemd unit does not map another size, and its ExecStop
     writes proto's STOP_REQUESTED to base + CLIO_REG_DAEMON_STATE.
@@ -21,7 +21,7 @@ Dynamic (iverilog + the real daemon):
      RUNNING and heartbeats, push its free pages into the TX ring, and stop with STOPPED when
      asked through DAEMON_STATE;
   3. the TX ring and head the daemon wrote are written back into the RTL over AXI; the window
-     must stream exactly TX-head descriptors to the fast-path side, each a FREE_PAGE
+     must hand exactly TX-head descriptors to the fast-path side, each a FREE_PAGE
      (CLIO_KIND_FREE_PAGE) with a distinct frame number.
 """
 import argparse
@@ -89,17 +89,15 @@ def static_checks(p):
         err("the window RTL does not serve proto registers: " + ", ".join(unused))
     else:
         ok("window RTL serves all %d proto registers (%s)" % (len(regs), " ".join(r[9:] for r in regs)))
-    consts = os.path.join(REPO, "proto", "src", "consts.rs")
     top = open(TOP).read()
-    for param, const in (("PAGE_SHIFT", "DEFAULT_PAGE_SHIFT"), ("FIFO_DEPTH", "FREE_PAGE_FIFO_DEPTH")):
-        want = rust_const(consts, const)
-        m = re.search(r"parameter\s+\[31:0\]\s+%s\s*=\s*32'd(\d+)" % param, top)
-        if not m:
-            err("board top has no parameter %s" % param)
-        elif want is not None and int(m.group(1)) != want:
-            err("board top %s = %s, proto %s = %d" % (param, m.group(1), const, want))
-        elif want is not None:
-            ok("board top %s = %d = proto %s" % (param, want, const))
+    if '`include "clio_board_cfg.vh"' not in top:
+        err("the board top does not include clio_board_cfg.vh (board parameters from proto)")
+    for param, name in (("DRAM_BYTES", "CLIO_BOARD_DRAM_BYTES"), ("PAGE_SHIFT", "CLIO_BOARD_PAGE_SHIFT"),
+                        ("FIFO_DEPTH", "CLIO_BOARD_FIFO_DEPTH")):
+        if not re.search(r"\.%s\(%s\)" % (param, name), top):
+            err("the board top does not give the window .%s(%s)" % (param, name))
+    if not errors:
+        ok("board top gives the window DRAM bytes, page shift and FIFO depth from clio_board_cfg.vh (proto)")
     cfg = open(CONFIG).read()
     base = int(re.search(r"set clio_ring_base\s+(\S+)", cfg).group(1), 0)
     rng = size_value(re.search(r"set clio_ring_range\s+(\S+)", cfg).group(1))
@@ -219,20 +217,18 @@ def dynamic_checks(p, regs_dir, daemon, work):
     if rc or "PASS tb_ring_window" not in out:
         err("window testbench (tx):\n" + out)
         return
-    beats = [int(l, 16).to_bytes(64, "little") for l in open(txout)]
-    per = p["CLIO_DESC_BYTES"] // 64
-    descs = [b"".join(beats[i:i + per]) for i in range(0, len(beats), per)]
+    descs = [int(l, 16).to_bytes(p["CLIO_DESC_BYTES"], "little") for l in open(txout)]
     body = p["CLIO_DESC_BODY"]
     kinds = {int.from_bytes(d[p["CLIO_DESC_KIND"]:p["CLIO_DESC_KIND"] + 2], "little") for d in descs}
     pfns = [int.from_bytes(d[body + 16:body + 24], "little") for d in descs]
     if len(descs) != tx_head:
-        err("window streamed %d descriptors, the daemon published %d" % (len(descs), tx_head))
+        err("window handed out %d descriptors, the daemon published %d" % (len(descs), tx_head))
     elif kinds != {p["CLIO_KIND_FREE_PAGE"]}:
         err("streamed descriptor kinds %s, want only FREE_PAGE (%d)" % (sorted(kinds), p["CLIO_KIND_FREE_PAGE"]))
     elif len(set(pfns)) != len(pfns):
         err("free pages pushed twice: %s" % pfns)
     else:
-        ok("window streamed the daemon's %d FREE_PAGE descriptors to the fast-path side (frames %d..%d, distinct)"
+        ok("window handed the daemon's %d FREE_PAGE descriptors to the fast-path side (frames %d..%d, distinct)"
            % (len(descs), min(pfns), max(pfns)))
 
 

@@ -20,7 +20,7 @@ BLACKBOXES = {"zynq_ps", "ddr4_0", "eth_10g_sfp0", "axis_rx_64_512", "axis_tx_51
               "axis_fifo_512_async", "axi_cc_dram"}
 ROWS = [("fastpath_top", "fast path (generated, hw crate)"),
         ("clio_ring_window", "ring/register window (fpga/zcu106/rtl)"),
-        ("board", "board top: fast path + window + glue")]
+        ("board", "board top: fast path + window + network front end + glue")]
 
 
 def cells(path):

@@ -5,8 +5,8 @@
 #   yosys_board.sh RTL_DIR OUT_DIR
 #
 # RTL_DIR holds the generated fast path (every *.v `make rtl` wrote, fastpath_top among them)
-# and clio_ring_regs.vh. Writes OUT_DIR/board.{ys,log,stat} (board top: fast path + ring
-# window + board glue, vendor IP black-boxed, Xilinx primitives from Yosys's cell library) and
+# and the generated headers. Writes OUT_DIR/board.{ys,log,stat} (board top: fast path + ring
+# window + network front end + board glue, vendor IP black-boxed, Xilinx primitives from Yosys's cell library) and
 # OUT_DIR/fastpath_top.{ys,log,stat}. `hierarchy -check` fails on any module that is neither
 # defined nor a black box; `check -assert` fails on multiple drivers or undriven used wires
 # (e.g. a fast-path port whose direction differs from what the board top expects).
@@ -23,6 +23,7 @@ gen=$(ls "$rtl"/*.v)
   echo "read_verilog -sv $here/zcu106/blackbox/vendor_ip.v"
   for f in $gen; do echo "read_verilog -sv $f"; done
   echo "read_verilog -sv -I $rtl $here/zcu106/rtl/clio_ring_window.v"
+  echo "read_verilog -sv -I $rtl $here/zcu106/rtl/clio_eth_frontend.v"
   echo "read_verilog -sv -I $rtl $here/zcu106/rtl/clio_zcu106_top.v"
   echo "hierarchy -check -top clio_zcu106_top"
   echo "proc"

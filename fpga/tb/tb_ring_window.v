@@ -1,13 +1,13 @@
 // Testbench of clio_ring_window (iverilog; driven by fpga/scripts/check_ring_layout.py).
 //
-//   +mode=init  reset, check every published register against clio_ring_regs.vh, stream
+//   +mode=init  reset, check every published register against clio_ring_regs.vh, push
 //               descriptors in from the fast-path side and read them back over AXI (the ARM's
-//               view), check ring-full back-pressure and the ARM-owned registers, then reset
+//               view), check ring-full back-pressure, sp_rx_room and the ARM-owned registers, then reset
 //               again and dump the whole window, as the ARM would see it after reset, to
 //               +image=FILE (one 32-bit little-endian word per line, hex).
 //   +mode=tx    reset, write the TX ring and TX head of +image=FILE through AXI (what the
-//               daemon wrote), collect every descriptor the window streams to the fast path
-//               and write them to +txout=FILE (one 512-bit beat per line, hex, byte 0 in the
+//               daemon wrote), collect every descriptor the window hands to the fast path
+//               and write them to +txout=FILE (one descriptor per line, hex, byte 0 in the
 //               low bits).
 `timescale 1ns / 1ps
 `default_nettype none
@@ -16,7 +16,7 @@ module tb_ring_window;
 `include "clio_ring_regs.vh"
     localparam AW = 17;
     localparam ENTRIES = CLIO_DEFAULT_RING_ENTRIES;
-    localparam BEATS = CLIO_DESC_BYTES / 64;
+    localparam DB = 8 * CLIO_DESC_BYTES;
     localparam WORDS32 = CLIO_WINDOW_BYTES / 4;
 
     reg clk = 0, rst = 1;
@@ -29,11 +29,11 @@ module tb_ring_window;
     wire          awready, wready, bvalid, arready, rvalid;
     wire [1:0]    bresp, rresp;
     wire [31:0]   rdata;
-    reg           rx_tvalid = 0, rx_tlast = 0, tx_tready = 0;
-    reg  [511:0]  rx_tdata = 0;
-    wire          rx_tready, tx_tvalid, tx_tlast, framing_error;
-    wire [511:0]  tx_tdata;
-    wire [16:0]   rx_free;
+    reg           rx_valid = 0, tx_ready = 0;
+    reg  [DB-1:0] rx_desc = 0;
+    wire          rx_ready, tx_valid;
+    wire [DB-1:0] tx_desc;
+    wire [15:0]   rx_free;
     wire [31:0]   dstate, dheart;
 
     localparam [63:0] DRAM = 64'd2147483648;
@@ -44,10 +44,9 @@ module tb_ring_window;
         .s_axil_bresp(bresp), .s_axil_bvalid(bvalid), .s_axil_bready(bready),
         .s_axil_araddr(araddr), .s_axil_arvalid(arvalid), .s_axil_arready(arready),
         .s_axil_rdata(rdata), .s_axil_rresp(rresp), .s_axil_rvalid(rvalid), .s_axil_rready(rready),
-        .ring_rx_tvalid(rx_tvalid), .ring_rx_tready(rx_tready), .ring_rx_tdata(rx_tdata), .ring_rx_tlast(rx_tlast),
-        .ring_rx_free(rx_free),
-        .ring_tx_tvalid(tx_tvalid), .ring_tx_tready(tx_tready), .ring_tx_tdata(tx_tdata), .ring_tx_tlast(tx_tlast),
-        .daemon_state(dstate), .daemon_heartbeat(dheart), .desc_framing_error(framing_error)
+        .sp_rx_valid(rx_valid), .sp_rx_ready(rx_ready), .sp_rx_desc(rx_desc), .sp_rx_room(rx_free),
+        .sp_tx_valid(tx_valid), .sp_tx_ready(tx_ready), .sp_tx_desc(tx_desc),
+        .daemon_state(dstate), .daemon_heartbeat(dheart)
     );
 
     integer errors = 0;
@@ -87,22 +86,19 @@ module tb_ring_window;
 
     task do_reset; begin rst = 1; repeat (4) @(posedge clk); @(negedge clk); rst = 0; end endtask
 
-    // descriptor beat content used by the RX test: byte k of beat b of descriptor n
-    function [511:0] pattern(input integer n, input integer b);
+    // descriptor content used by the RX test: byte k of descriptor n
+    function [DB-1:0] pattern(input integer n);
         integer k;
         begin
-            for (k = 0; k < 64; k = k + 1) pattern[8*k +: 8] = (n * 7 + b * 64 + k) & 8'hff;
+            for (k = 0; k < CLIO_DESC_BYTES; k = k + 1) pattern[8*k +: 8] = (n * 7 + k) & 8'hff;
         end
     endfunction
 
     task push_rx_desc(input integer n);
-        integer b;
         begin
-            for (b = 0; b < BEATS; b = b + 1) begin
-                @(negedge clk); rx_tvalid = 1; rx_tdata = pattern(n, b); rx_tlast = (b == BEATS - 1);
-                @(posedge clk); while (!rx_tready) @(posedge clk);
-            end
-            @(negedge clk); rx_tvalid = 0; rx_tlast = 0;
+            @(negedge clk); rx_valid = 1; rx_desc = pattern(n);
+            @(posedge clk); while (!rx_ready) @(posedge clk);
+            @(negedge clk); rx_valid = 0;
         end
     endtask
 
@@ -132,9 +128,8 @@ module tb_ring_window;
             for (n = 0; n < 3; n = n + 1) push_rx_desc(n);
             expect_reg(CLIO_REG_RX_HEAD, 3);
             for (n = 0; n < 3; n = n + 1)
-                for (b = 0; b < BEATS; b = b + 1)
-                    for (k = 0; k < 16; k = k + 1)
-                        expect_reg(CLIO_RX_BASE + n * CLIO_DESC_BYTES + b * 64 + 4 * k, pattern(n, b) >> (32 * k));
+                for (k = 0; k < CLIO_DESC_BYTES / 4; k = k + 1)
+                    expect_reg(CLIO_RX_BASE + n * CLIO_DESC_BYTES + 4 * k, pattern(n) >> (32 * k));
             if (rx_free !== ENTRIES - 3) fail("rx_free after 3 descriptors");
             // 3. ARM-owned registers: the fast-path-owned ones ignore AXI writes
             axi_write(CLIO_REG_RX_TAIL, 3, 4'hf);
@@ -151,11 +146,12 @@ module tb_ring_window;
             // 4. full ring: ENTRIES descriptors fit, the next one waits
             for (n = 0; n < ENTRIES; n = n + 1) push_rx_desc(100 + n);
             @(negedge clk);
-            if (rx_tready !== 1'b0 || rx_free !== 0) fail("full RX ring still accepts");
+            if (rx_ready !== 1'b0 || rx_free !== 0) fail("full RX ring still accepts");
             axi_write(CLIO_REG_RX_TAIL, 4, 4'hf);
             @(negedge clk);
-            if (rx_tready !== 1'b1) fail("RX ring does not accept after the tail store");
-            if (framing_error) fail("framing error on well-formed descriptors");
+            if (rx_ready !== 1'b1 || rx_free !== 1) fail("RX ring does not accept after the tail store");
+            // the wrapped descriptor landed in slot (3 + ENTRIES) mod ENTRIES
+            expect_reg(CLIO_RX_BASE + ((3 + ENTRIES - 1) % ENTRIES) * CLIO_DESC_BYTES, pattern(100 + ENTRIES - 1));
             // 5. the window after reset, as the daemon maps it
             do_reset;
             fd = $fopen(image, "w");
@@ -171,18 +167,18 @@ module tb_ring_window;
             axi_write(CLIO_REG_TX_HEAD, head, 4'hf);
             fd = $fopen(txout, "w");
             cnt = 0; guard = 0;
-            tx_tready = 1;
-            while (cnt < head * BEATS && guard < 100000) begin
+            while (cnt < head && guard < 100000) begin
+                @(negedge clk); tx_ready = guard % 3 != 1;     // some back-pressure
                 @(posedge clk); guard = guard + 1;
-                if (tx_tvalid && tx_tready) begin
-                    $fdisplay(fd, "%0128h", tx_tdata);
-                    if (tx_tlast !== ((cnt % BEATS) == BEATS - 1)) fail("tx_tlast framing");
+                if (tx_valid && tx_ready) begin
+                    $fdisplay(fd, "%0256h", tx_desc);
                     cnt = cnt + 1;
                 end
             end
             $fclose(fd);
-            repeat (4) @(posedge clk);
-            if (tx_tvalid) fail("TX stream has more beats than TX head says");
+            @(negedge clk); tx_ready = 1;
+            repeat (8) @(posedge clk);
+            if (tx_valid) fail("the window hands out more descriptors than TX head says");
             expect_reg(CLIO_REG_TX_TAIL, head);
             $display("tx: %0d descriptors streamed", head);
         end

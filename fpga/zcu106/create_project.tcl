@@ -3,7 +3,7 @@
 # Needs build/rtl/fastpath_top.v and build/rtl/clio_ring_regs.vh (`make rtl fpga-regs`).
 source [file join [file dirname [info script]] config.tcl]
 
-foreach f [list fastpath_top.v clio_ring_regs.vh] {
+foreach f [list fastpath_top.v clio_ring_regs.vh clio_board_cfg.vh] {
     if {![file exists [file join $clio_rtl_gen $f]]} {
         error "missing [file join $clio_rtl_gen $f]: run `make rtl fpga-regs` in the repository first"
     }
@@ -22,8 +22,10 @@ set_property default_lib work [current_project]
 set gen_files [glob -nocomplain [file join $clio_rtl_gen *.v]]
 add_files -fileset sources_1 $gen_files
 add_files -fileset sources_1 [glob [file join $clio_here rtl *.v]]
-add_files -fileset sources_1 [file join $clio_rtl_gen clio_ring_regs.vh]
-set_property file_type {Verilog Header} [get_files clio_ring_regs.vh]
+foreach vh {clio_ring_regs.vh clio_board_cfg.vh} {
+    add_files -fileset sources_1 [file join $clio_rtl_gen $vh]
+    set_property file_type {Verilog Header} [get_files $vh]
+}
 set_property include_dirs [list $clio_rtl_gen] [get_filesets sources_1]
 set_property top $clio_top [get_filesets sources_1]
 

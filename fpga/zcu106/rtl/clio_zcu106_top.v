@@ -1,12 +1,13 @@
 // Board top of the Clio memory node on a Xilinx ZCU106 (xczu7ev-ffvc1156-2-e). Hand-written.
 //
 //   SFP0 --GTH--> axi_10g_ethernet (10GBASE-R MAC+PCS, 64 bit @ 156.25 MHz)
-//        --> axis_dwidth_converter 64->512 --> axis_data_fifo (async, packet) --> fastpath_top
-//   fastpath_top --> axis_data_fifo (async, packet: the MAC must not underrun mid-frame)
-//        --> axis_dwidth_converter 512->64 --> MAC TX --> SFP0
+//        --> axis_dwidth_converter 64->512 --> axis_data_fifo (async, packet)
+//        --> clio_eth_rx (Ethernet/IPv4/UDP or raw -> Clio packet + route) --> fastpath_top
+//   fastpath_top --> clio_eth_tx (route -> frame header) --> axis_data_fifo (async, packet:
+//        the MAC must not underrun mid-frame) --> axis_dwidth_converter 512->64 --> MAC --> SFP0
 //   fastpath_top DRAM AXI4 master (512 bit @ 250 MHz) --> axi_clock_converter
 //        --> DDR4 MIG (PL DDR4, 2 GiB, 4x MT40A256M16GE, AXI 512 bit @ 300 MHz ui_clk)
-//   fastpath_top ring descriptor streams <--> clio_ring_window <-- AXI4-Lite <-- PS
+//   fastpath_top slow-path descriptors <--> clio_ring_window <-- AXI4-Lite <-- PS
 //        M_AXI_HPM0_FPD (block design zynq_ps), mapped by `clio-slowpath --uio /dev/uioN`
 //
 // The fast path (`fastpath_top`) is the Verilog `make rtl` emits into build/rtl/ from the hw
@@ -22,14 +23,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-module clio_zcu106_top #(
-    // Published in the ring window's register block (proto: DRAM_BYTES, PAGE_SHIFT,
-    // FIFO_DEPTH). 2 GiB is the ZCU106's PL DDR4; the other two must equal proto's
-    // DEFAULT_PAGE_SHIFT and FREE_PAGE_FIFO_DEPTH (checked by fpga/scripts/check_ring_layout.py).
-    parameter [63:0] DRAM_BYTES = 64'd2147483648,
-    parameter [31:0] PAGE_SHIFT = 32'd22,
-    parameter [31:0] FIFO_DEPTH = 32'd32
-) (
+module clio_zcu106_top (
     // 125 MHz system clock (LVDS)
     input  wire        clk_125mhz_p,
     input  wire        clk_125mhz_n,
@@ -66,6 +60,11 @@ module clio_zcu106_top #(
     inout  wire [7:0]  ddr4_dqs_t,
     inout  wire [7:0]  ddr4_dqs_c
 );
+
+`include "clio_board_cfg.vh"
+    // CLIO_BOARD_*: DRAM bytes (the ZCU106's 2 GiB PL DDR4), page shift, page-table bucket mask
+    // and free-page FIFO depth, computed by clio-proto (build/rtl/clio_board_cfg.vh from
+    // fpga/scripts/board_cfg.rs); CLIO_ROUTE_* etc. for the network front end.
 
     // ------------------------------------------------------------------ clocks and resets
     wire clk_125_ibuf, clk_125, mmcm_fb, mmcm_fb_buf, core_clk_mmcm, core_clk, mmcm_locked;
@@ -136,14 +135,14 @@ module clio_zcu106_top #(
     );
 
     // ------------------------------------------------------------------ ring window
-    wire         rxd_tvalid, rxd_tready, rxd_tlast, txd_tvalid, txd_tready, txd_tlast;
-    wire [511:0] rxd_tdata, txd_tdata;
-    wire [16:0]  rx_free;
-    wire [31:0]  daemon_state, daemon_heartbeat;
-    wire         desc_framing_error;
+    wire          sp_rx_valid, sp_rx_ready, sp_tx_valid, sp_tx_ready;
+    wire [1023:0] sp_rx_desc, sp_tx_desc;
+    wire [15:0]   sp_rx_room;
+    wire [31:0]   daemon_state, daemon_heartbeat;
 
     clio_ring_window #(
-        .DRAM_BYTES(DRAM_BYTES), .PAGE_SHIFT(PAGE_SHIFT), .FIFO_DEPTH(FIFO_DEPTH), .AXI_ADDR_WIDTH(17)
+        .DRAM_BYTES(CLIO_BOARD_DRAM_BYTES), .PAGE_SHIFT(CLIO_BOARD_PAGE_SHIFT),
+        .FIFO_DEPTH(CLIO_BOARD_FIFO_DEPTH), .AXI_ADDR_WIDTH(17), .DESC_BITS(1024)
     ) ring_window (
         .clk(core_clk), .rst(core_rst),
         .s_axil_awaddr(ring_awaddr[16:0]), .s_axil_awvalid(ring_awvalid), .s_axil_awready(ring_awready),
@@ -151,10 +150,9 @@ module clio_zcu106_top #(
         .s_axil_bresp(ring_bresp), .s_axil_bvalid(ring_bvalid), .s_axil_bready(ring_bready),
         .s_axil_araddr(ring_araddr[16:0]), .s_axil_arvalid(ring_arvalid), .s_axil_arready(ring_arready),
         .s_axil_rdata(ring_rdata), .s_axil_rresp(ring_rresp), .s_axil_rvalid(ring_rvalid), .s_axil_rready(ring_rready),
-        .ring_rx_tvalid(rxd_tvalid), .ring_rx_tready(rxd_tready), .ring_rx_tdata(rxd_tdata), .ring_rx_tlast(rxd_tlast),
-        .ring_rx_free(rx_free),
-        .ring_tx_tvalid(txd_tvalid), .ring_tx_tready(txd_tready), .ring_tx_tdata(txd_tdata), .ring_tx_tlast(txd_tlast),
-        .daemon_state(daemon_state), .daemon_heartbeat(daemon_heartbeat), .desc_framing_error(desc_framing_error)
+        .sp_rx_valid(sp_rx_valid), .sp_rx_ready(sp_rx_ready), .sp_rx_desc(sp_rx_desc), .sp_rx_room(sp_rx_room),
+        .sp_tx_valid(sp_tx_valid), .sp_tx_ready(sp_tx_ready), .sp_tx_desc(sp_tx_desc),
+        .daemon_state(daemon_state), .daemon_heartbeat(daemon_heartbeat)
     );
 
     // ------------------------------------------------------------------ 10G Ethernet, SFP0
@@ -201,11 +199,14 @@ module clio_zcu106_top #(
     assign sfp0_tx_disable_b = !eth_tx_disable;
     assign sfp1_tx_disable_b = 1'b0;      // SFP1 unused: laser off
 
-    // RX: 64 -> 512 bit in the MAC clock, then across to core_clk (packet mode: whole frames).
-    // Frames the MAC flags bad (tuser low on tlast) are passed on; the fast path's ack layer
-    // drops them by their CRC-32C.
+    // RX: 64 -> 512 bit in the MAC clock, then across to core_clk (packet mode: whole frames),
+    // then the headers come off (clio_eth_rx). Frames the MAC flags bad (tuser low on tlast)
+    // are passed on; the fast path's ack layer drops them by their CRC-32C.
     wire [511:0] rx512_tdata;  wire [63:0] rx512_tkeep;  wire rx512_tvalid, rx512_tready, rx512_tlast;
     wire [511:0] net_rx_tdata; wire [63:0] net_rx_tkeep; wire net_rx_tvalid, net_rx_tready, net_rx_tlast;
+    wire [511:0] fp_rx_data;   wire [63:0] fp_rx_keep;   wire fp_rx_valid, fp_rx_ready, fp_rx_last;
+    wire [255:0] fp_rx_route, fp_tx_route;
+    wire [31:0]  rx_frames_dropped, tx_packets_dropped;
 
     axis_rx_64_512 axis_rx_64_512_inst (
         .aclk(eth_clk), .aresetn(!eth_areset),
@@ -223,8 +224,26 @@ module clio_zcu106_top #(
         .m_axis_tkeep(net_rx_tkeep), .m_axis_tlast(net_rx_tlast)
     );
 
-    // TX: across to the MAC clock in packet mode, then 512 -> 64 bit.
+    clio_eth_rx eth_rx (
+        .clk(core_clk), .rst(core_rst),
+        .s_tvalid(net_rx_tvalid), .s_tready(net_rx_tready), .s_tdata(net_rx_tdata), .s_tkeep(net_rx_tkeep),
+        .s_tlast(net_rx_tlast),
+        .m_tvalid(fp_rx_valid), .m_tready(fp_rx_ready), .m_tdata(fp_rx_data), .m_tkeep(fp_rx_keep),
+        .m_tlast(fp_rx_last), .m_route(fp_rx_route), .dropped(rx_frames_dropped)
+    );
+
+    // TX: the frame header goes on (clio_eth_tx, store and forward), across to the MAC clock
+    // in packet mode, then 512 -> 64 bit.
     wire [511:0] net_tx_tdata; wire [63:0] net_tx_tkeep; wire net_tx_tvalid, net_tx_tready, net_tx_tlast;
+    wire [511:0] fp_tx_data;   wire [63:0] fp_tx_keep;   wire fp_tx_valid, fp_tx_ready, fp_tx_last;
+
+    clio_eth_tx eth_tx (
+        .clk(core_clk), .rst(core_rst),
+        .s_tvalid(fp_tx_valid), .s_tready(fp_tx_ready), .s_tdata(fp_tx_data), .s_tkeep(fp_tx_keep),
+        .s_tlast(fp_tx_last), .s_route(fp_tx_route),
+        .m_tvalid(net_tx_tvalid), .m_tready(net_tx_tready), .m_tdata(net_tx_tdata), .m_tkeep(net_tx_tkeep),
+        .m_tlast(net_tx_tlast), .dropped(tx_packets_dropped)
+    );
     wire [511:0] tx512_tdata;  wire [63:0] tx512_tkeep;  wire tx512_tvalid, tx512_tready, tx512_tlast;
 
     axis_fifo_512_async axis_tx_fifo (
@@ -244,13 +263,12 @@ module clio_zcu106_top #(
     );
 
     // ------------------------------------------------------------------ DRAM: PL DDR4
-    wire [39:0]  fp_awaddr, fp_araddr;
+    wire [63:0]  fp_awaddr, fp_araddr;
     wire [7:0]   fp_awlen, fp_arlen;
     wire         fp_awvalid, fp_awready, fp_wvalid, fp_wready, fp_wlast, fp_bvalid, fp_bready;
     wire         fp_arvalid, fp_arready, fp_rvalid, fp_rready, fp_rlast;
     wire [511:0] fp_wdata, fp_rdata;
     wire [63:0]  fp_wstrb;
-    wire [1:0]   fp_bresp, fp_rresp;
 
     // MIG side of the clock converter (ui_clk)
     wire         ui_clk, ui_rst;
@@ -269,8 +287,8 @@ module clio_zcu106_top #(
     (* ASYNC_REG = "TRUE" *) reg [1:0] ui_aresetn_sync = 2'b00;
     always @(posedge ui_clk) ui_aresetn_sync <= {ui_aresetn_sync[0], !ui_rst};
 
-    // 2 GiB: the fast path's 40-bit byte addresses keep their low 31 bits. Every beat is a
-    // full 64-byte (512-bit) INCR beat.
+    // 2 GiB: the fast path's 64-bit byte addresses keep their low 31 bits. Every beat is a
+    // 64-byte (512-bit) INCR beat; the fast path has one ID and ignores the responses' status.
     axi_cc_dram axi_cc_dram_inst (
         .s_axi_aclk(core_clk), .s_axi_aresetn(!core_rst),
         .s_axi_awaddr(fp_awaddr[30:0]), .s_axi_awlen(fp_awlen), .s_axi_awsize(3'd6), .s_axi_awburst(2'b01),
@@ -278,11 +296,11 @@ module clio_zcu106_top #(
         .s_axi_awvalid(fp_awvalid), .s_axi_awready(fp_awready),
         .s_axi_wdata(fp_wdata), .s_axi_wstrb(fp_wstrb), .s_axi_wlast(fp_wlast),
         .s_axi_wvalid(fp_wvalid), .s_axi_wready(fp_wready),
-        .s_axi_bresp(fp_bresp), .s_axi_bvalid(fp_bvalid), .s_axi_bready(fp_bready),
+        .s_axi_bresp(), .s_axi_bvalid(fp_bvalid), .s_axi_bready(fp_bready),
         .s_axi_araddr(fp_araddr[30:0]), .s_axi_arlen(fp_arlen), .s_axi_arsize(3'd6), .s_axi_arburst(2'b01),
         .s_axi_arlock(1'b0), .s_axi_arcache(4'b0011), .s_axi_arprot(3'b000), .s_axi_arregion(4'd0), .s_axi_arqos(4'd0),
         .s_axi_arvalid(fp_arvalid), .s_axi_arready(fp_arready),
-        .s_axi_rdata(fp_rdata), .s_axi_rresp(fp_rresp), .s_axi_rlast(fp_rlast),
+        .s_axi_rdata(fp_rdata), .s_axi_rresp(), .s_axi_rlast(fp_rlast),
         .s_axi_rvalid(fp_rvalid), .s_axi_rready(fp_rready),
         .m_axi_aclk(ui_clk), .m_axi_aresetn(ui_aresetn_sync[1]),
         .m_axi_awaddr(mig_awaddr), .m_axi_awlen(mig_awlen), .m_axi_awsize(mig_awsize), .m_axi_awburst(mig_awburst),
@@ -327,28 +345,31 @@ module clio_zcu106_top #(
 
     // ------------------------------------------------------------------ the fast path
     // BEGIN fastpath_top instance (the port contract; checked by fpga/scripts/check_ports.py)
+    wire [31:0] stat_rx_pkts, stat_tx_pkts, stat_nacks, stat_page_faults;
     fastpath_top fastpath (
         .clock(core_clk),
         .reset(fastpath_rst),
-        // network RX (from the MAC)
-        .net_rx_tvalid(net_rx_tvalid), .net_rx_tready(net_rx_tready), .net_rx_tdata(net_rx_tdata),
-        .net_rx_tkeep(net_rx_tkeep), .net_rx_tlast(net_rx_tlast),
-        // network TX (to the MAC)
-        .net_tx_tvalid(net_tx_tvalid), .net_tx_tready(net_tx_tready), .net_tx_tdata(net_tx_tdata),
-        .net_tx_tkeep(net_tx_tkeep), .net_tx_tlast(net_tx_tlast),
-        // DRAM AXI4 master (64-byte beats, INCR, one ID)
-        .dram_awvalid(fp_awvalid), .dram_awready(fp_awready), .dram_awaddr(fp_awaddr), .dram_awlen(fp_awlen),
-        .dram_wvalid(fp_wvalid), .dram_wready(fp_wready), .dram_wdata(fp_wdata), .dram_wstrb(fp_wstrb),
-        .dram_wlast(fp_wlast),
-        .dram_bvalid(fp_bvalid), .dram_bready(fp_bready), .dram_bresp(fp_bresp),
-        .dram_arvalid(fp_arvalid), .dram_arready(fp_arready), .dram_araddr(fp_araddr), .dram_arlen(fp_arlen),
-        .dram_rvalid(fp_rvalid), .dram_rready(fp_rready), .dram_rdata(fp_rdata), .dram_rlast(fp_rlast),
-        .dram_rresp(fp_rresp),
-        // slow-path rings: descriptors of CLIO_DESC_BYTES as 512-bit beats
-        .ring_rx_tvalid(rxd_tvalid), .ring_rx_tready(rxd_tready), .ring_rx_tdata(rxd_tdata),
-        .ring_rx_tlast(rxd_tlast), .ring_rx_free(rx_free),
-        .ring_tx_tvalid(txd_tvalid), .ring_tx_tready(txd_tready), .ring_tx_tdata(txd_tdata),
-        .ring_tx_tlast(txd_tlast)
+        .cfg_page_shift(CLIO_BOARD_PAGE_SHIFT[4:0]),
+        .cfg_bucket_mask(CLIO_BOARD_BUCKET_MASK),
+        // Clio packets from the network, with their route
+        .rx_valid(fp_rx_valid), .rx_ready(fp_rx_ready), .rx_data(fp_rx_data), .rx_keep(fp_rx_keep),
+        .rx_last(fp_rx_last), .rx_route(fp_rx_route),
+        // Clio packets to the network, with the route to send them along
+        .tx_valid(fp_tx_valid), .tx_ready(fp_tx_ready), .tx_data(fp_tx_data), .tx_keep(fp_tx_keep),
+        .tx_last(fp_tx_last), .tx_route(fp_tx_route),
+        // DRAM AXI4 master
+        .m_axi_araddr(fp_araddr), .m_axi_arlen(fp_arlen), .m_axi_arvalid(fp_arvalid), .m_axi_arready(fp_arready),
+        .m_axi_rdata(fp_rdata), .m_axi_rlast(fp_rlast), .m_axi_rvalid(fp_rvalid), .m_axi_rready(fp_rready),
+        .m_axi_awaddr(fp_awaddr), .m_axi_awlen(fp_awlen), .m_axi_awvalid(fp_awvalid), .m_axi_awready(fp_awready),
+        .m_axi_wdata(fp_wdata), .m_axi_wstrb(fp_wstrb), .m_axi_wlast(fp_wlast), .m_axi_wvalid(fp_wvalid),
+        .m_axi_wready(fp_wready),
+        .m_axi_bvalid(fp_bvalid), .m_axi_bready(fp_bready),
+        // slow-path descriptors (ring window)
+        .sp_rx_valid(sp_rx_valid), .sp_rx_ready(sp_rx_ready), .sp_rx_desc(sp_rx_desc), .sp_rx_room(sp_rx_room),
+        .sp_tx_valid(sp_tx_valid), .sp_tx_ready(sp_tx_ready), .sp_tx_desc(sp_tx_desc),
+        // counters
+        .stat_rx_pkts(stat_rx_pkts), .stat_tx_pkts(stat_tx_pkts), .stat_nacks(stat_nacks),
+        .stat_tlb_hits(), .stat_tlb_misses(), .stat_bucket_reads(), .stat_page_faults(stat_page_faults)
     );
     // END fastpath_top instance
 
@@ -358,7 +379,7 @@ module clio_zcu106_top #(
     assign led = {
         blink[26],                                   // 7: core clock alive (~1.9 Hz)
         !fastpath_rst,                               // 6: fast path out of reset
-        desc_framing_error,                          // 5: a ring descriptor had the wrong beat count
+        stat_rx_pkts[0] ^ stat_tx_pkts[0],           // 5: packet activity (toggles per packet)
         daemon_heartbeat[14],                        // 4: daemon poll loop (toggles every 16k polls)
         daemon_state == 32'd1,                       // 3: clio-slowpath RUNNING
         lock_sync[1],                                // 2: 10GBASE-R PCS block lock
