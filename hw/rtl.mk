@@ -5,7 +5,7 @@
 #   make lint   verilator --lint-only -Wall on each module, waivers in hw/lint/waivers.vlt
 #   make synth  yosys synth_xilinx -family xcup per module; table into docs/utilization.md
 
-HW_MODULES     := hash_unit tlb pt_walker page_fault mat ack_layer sync_unit
+HW_MODULES     := hash_unit tlb pt_walker page_fault mat ack_layer sync_unit mem_access fastpath_top
 HW_CARGO_ENV   ?= CARGO_TARGET_DIR=$(or $(HW_TARGET_DIR),target)
 RTL_DIR        := build/rtl
 SYNTH_DIR      := build/synth

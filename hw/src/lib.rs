@@ -10,6 +10,7 @@
 
 pub mod ack_layer;
 pub mod bench;
+pub mod fastpath_top;
 pub mod hash_unit;
 pub mod mat;
 pub mod mem_access;
@@ -43,6 +44,8 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
         ("mat", verilog_of("mat", mat::Mat::default())),
         ("ack_layer", verilog_of("ack_layer", ack_layer::AckLayer::default())),
         ("sync_unit", verilog_of("sync_unit", sync_unit::SyncUnit::default())),
+        ("mem_access", verilog_of("mem_access", mem_access::Realign::default())),
+        ("fastpath_top", verilog_of("fastpath_top", fastpath_top::FastpathTop::default())),
 
     ]
 }

@@ -1,0 +1,1422 @@
+//! The fast path's top: network RX/TX, DRAM AXI4 master and slow-path rings around the
+//! blocks (ack layer, TLB, walker with hash unit, page-fault unit, sync unit, realign).
+//!
+//! One request at a time (store and forward): a sequential controller takes a frame in
+//! (CRC checked as it streams, payload realigned to DRAM lanes into `wbuf`), decides, and
+//! runs the request's class: translate (TLB, else walk + page fault) one or two pages, then
+//! the data access, then the response (built into `tx0`/`txbuf` with its CRC computed on the
+//! fly) and waits for its DRAM writes to complete before taking the next frame or slow-path
+//! descriptor. The behaviour is `sim::model::board::CBoard::handle` / `service`; see
+//! `docs/hardware.md` for the ports, the cycle counts and the documented differences (read
+//! length bound 1024 bytes).
+
+use crate::ack_layer::{AckLayer, Crc32c};
+use crate::mem_access::Realign;
+use crate::page_fault::PageFault;
+use crate::pt_walker::PtWalker;
+use crate::sync_unit::SyncUnit;
+use crate::tlb::Tlb;
+use crate::util::Gather;
+use rust_hdl::prelude::*;
+
+/// Largest read (`total_len`) served; longer reads are answered BAD_REQUEST.
+pub const MAX_READ_LEN: u32 = 1024;
+
+/// Extra cycles of a first-touch page fault over a TLB miss whose walk finds a valid PTE
+/// (measured by `page_fault_latency_is_constant`): the PTE write-back and PAGE_MAPPED notice.
+pub const FAULT_EXTRA_CYCLES: u64 = 1;
+/// Extra cycles of a TLB miss over a TLB hit with the testbench's DRAM (read latency 5).
+pub const WALK_EXTRA_CYCLES: u64 = 18;
+
+/// Controller states.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum State {
+    /// Waiting for a frame or a slow-path descriptor.
+    Idle,
+    /// Receiving a frame.
+    Rx,
+    /// Last realigned block; ack verdict.
+    RxFlush,
+    /// Header checks and opcode dispatch.
+    Dispatch,
+    /// Idempotence-ring lookup result.
+    SyncCheck,
+    /// TLB lookup issued.
+    TLookup,
+    /// TLB pipeline.
+    TWait,
+    /// TLB result.
+    TResult,
+    /// Page-table walk in progress.
+    TWalk,
+    /// Page-fault unit result.
+    TFault,
+    /// PTE write-back and PAGE_MAPPED notice of a fault.
+    TSide,
+    /// One page translated.
+    TDone,
+    /// Write: address of a piece.
+    WAddr,
+    /// Write: data beats of a piece.
+    WData,
+    /// Read: addresses of the pieces (data may already arrive).
+    RAddr,
+    /// Read: data beats.
+    RData,
+    /// Read: last response beat.
+    RFlush,
+    /// Atomic: read the word.
+    SAddr,
+    /// Atomic: the word arrives.
+    SData,
+    /// Atomic: write it back.
+    SWrite,
+    /// Payload-less response: header and CRC.
+    Resp,
+    /// Send the response.
+    Send,
+    /// Push a REQUEST descriptor to the slow path.
+    SlowPush,
+    /// A slow-path TX descriptor.
+    SpTx,
+    /// PTE_WRITE from the slow path.
+    SpPte,
+    /// Wait for outstanding DRAM writes.
+    Drain,
+}
+
+/// The fast path.
+#[derive(LogicBlock, Default)]
+pub struct FastpathTop {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// log2 of the page size.
+    pub cfg_page_shift: Signal<In, Bits<5>>,
+    /// Bucket count - 1 (the page table is at physical address 0).
+    pub cfg_bucket_mask: Signal<In, Bits<32>>,
+    /// RX beat valid.
+    pub rx_valid: Signal<In, Bit>,
+    /// RX ready.
+    pub rx_ready: Signal<Out, Bit>,
+    /// RX beat.
+    pub rx_data: Signal<In, Bits<512>>,
+    /// RX byte enables.
+    pub rx_keep: Signal<In, Bits<64>>,
+    /// RX last beat of the frame.
+    pub rx_last: Signal<In, Bit>,
+    /// The frame's route (with the first beat).
+    pub rx_route: Signal<In, Bits<256>>,
+    /// TX beat valid.
+    pub tx_valid: Signal<Out, Bit>,
+    /// TX ready.
+    pub tx_ready: Signal<In, Bit>,
+    /// TX beat.
+    pub tx_data: Signal<Out, Bits<512>>,
+    /// TX byte enables.
+    pub tx_keep: Signal<Out, Bits<64>>,
+    /// TX last beat.
+    pub tx_last: Signal<Out, Bit>,
+    /// TX route (the request's).
+    pub tx_route: Signal<Out, Bits<256>>,
+    /// AXI AR address.
+    pub m_axi_araddr: Signal<Out, Bits<64>>,
+    /// AXI AR length - 1.
+    pub m_axi_arlen: Signal<Out, Bits<8>>,
+    /// AXI AR valid.
+    pub m_axi_arvalid: Signal<Out, Bit>,
+    /// AXI AR ready.
+    pub m_axi_arready: Signal<In, Bit>,
+    /// AXI R data.
+    pub m_axi_rdata: Signal<In, Bits<512>>,
+    /// AXI R last.
+    pub m_axi_rlast: Signal<In, Bit>,
+    /// AXI R valid.
+    pub m_axi_rvalid: Signal<In, Bit>,
+    /// AXI R ready (always 1).
+    pub m_axi_rready: Signal<Out, Bit>,
+    /// AXI AW address.
+    pub m_axi_awaddr: Signal<Out, Bits<64>>,
+    /// AXI AW length - 1.
+    pub m_axi_awlen: Signal<Out, Bits<8>>,
+    /// AXI AW valid.
+    pub m_axi_awvalid: Signal<Out, Bit>,
+    /// AXI AW ready.
+    pub m_axi_awready: Signal<In, Bit>,
+    /// AXI W data.
+    pub m_axi_wdata: Signal<Out, Bits<512>>,
+    /// AXI W strobes.
+    pub m_axi_wstrb: Signal<Out, Bits<64>>,
+    /// AXI W last.
+    pub m_axi_wlast: Signal<Out, Bit>,
+    /// AXI W valid.
+    pub m_axi_wvalid: Signal<Out, Bit>,
+    /// AXI W ready.
+    pub m_axi_wready: Signal<In, Bit>,
+    /// AXI B valid.
+    pub m_axi_bvalid: Signal<In, Bit>,
+    /// AXI B ready (always 1).
+    pub m_axi_bready: Signal<Out, Bit>,
+    /// Slow-path RX descriptor valid (REQUEST, PAGE_MAPPED).
+    pub sp_rx_valid: Signal<Out, Bit>,
+    /// Slow-path RX ready.
+    pub sp_rx_ready: Signal<In, Bit>,
+    /// Slow-path RX descriptor (`proto::ring::Descriptor::encode`, byte k at bits 8k..).
+    pub sp_rx_desc: Signal<Out, Bits<1024>>,
+    /// Free RX ring slots (accounting for every descriptor accepted so far).
+    pub sp_rx_room: Signal<In, Bits<16>>,
+    /// Slow-path TX descriptor valid.
+    pub sp_tx_valid: Signal<In, Bit>,
+    /// Slow-path TX ready.
+    pub sp_tx_ready: Signal<Out, Bit>,
+    /// Slow-path TX descriptor (REPLY, PTE_WRITE, TLB_INVALIDATE, FREE_PAGE).
+    pub sp_tx_desc: Signal<In, Bits<1024>>,
+    /// Frames received.
+    pub stat_rx_pkts: Signal<Out, Bits<32>>,
+    /// Packets sent.
+    pub stat_tx_pkts: Signal<Out, Bits<32>>,
+    /// NACKs sent.
+    pub stat_nacks: Signal<Out, Bits<32>>,
+    /// TLB hits.
+    pub stat_tlb_hits: Signal<Out, Bits<32>>,
+    /// TLB misses.
+    pub stat_tlb_misses: Signal<Out, Bits<32>>,
+    /// Buckets read.
+    pub stat_bucket_reads: Signal<Out, Bits<32>>,
+    /// Page faults served.
+    pub stat_page_faults: Signal<Out, Bits<32>>,
+    ack: AckLayer,
+    txcrc: Crc32c,
+    tlb: Tlb,
+    walker: PtWalker,
+    pf: PageFault,
+    sync: SyncUnit,
+    realign: Realign,
+    wbuf: RAM<Bits<512>, 5>,
+    txbuf: RAM<Bits<512>, 5>,
+    hswap: Gather<384>,
+    a0swap: Gather<64>,
+    strb: Gather<64>,
+    keepg: Gather<64>,
+    state: DFF<State>,
+    hdr: DFF<Bits<384>>,
+    route: DFF<Bits<256>>,
+    prev: DFF<Bits<512>>,
+    rbeat: DFF<Bits<11>>,
+    o: DFF<Bits<6>>,
+    vaq: DFF<Bits<64>>,
+    len: DFF<Bits<12>>,
+    need: DFF<Bits<2>>,
+    two: DFF<Bit>,
+    n1: DFF<Bits<12>>,
+    piece: DFF<Bit>,
+    tva: DFF<Bits<64>>,
+    pa1: DFF<Bits<64>>,
+    pa2: DFF<Bits<64>>,
+    tstat: DFF<Bits<8>>,
+    pw_addr: DFF<Bits<40>>,
+    pw_data: DFF<Bits<128>>,
+    pm_desc: DFF<Bits<1024>>,
+    side: DFF<Bits<3>>,
+    idx: DFF<Bits<6>>,
+    rs_status: DFF<Bits<8>>,
+    rs_flags: DFF<Bits<8>>,
+    rs_plen: DFF<Bits<16>>,
+    rs_use_arg0: DFF<Bit>,
+    rs_arg0: DFF<Bits<64>>,
+    rs_len: DFF<Bits<12>>,
+    tx0: DFF<Bits<512>>,
+    once: DFF<Bit>,
+    s_new: DFF<Bits<64>>,
+    sdesc: DFF<Bits<1024>>,
+    wout: DFF<Bits<8>>,
+    c_rx: DFF<Bits<32>>,
+    c_tx: DFF<Bits<32>>,
+    c_nack: DFF<Bits<32>>,
+    c_hit: DFF<Bits<32>>,
+    c_miss: DFF<Bits<32>>,
+    c_walk: DFF<Bits<32>>,
+    c_fault: DFF<Bits<32>>,
+    // Decoded fields (combinational).
+    opcode: Signal<Local, Bits<8>>,
+    h_pid: Signal<Local, Bits<16>>,
+    h_idx: Signal<Local, Bits<16>>,
+    h_cnt: Signal<Local, Bits<16>>,
+    h_plen: Signal<Local, Bits<16>>,
+    h_req: Signal<Local, Bits<32>>,
+    h_va: Signal<Local, Bits<64>>,
+    h_tlen: Signal<Local, Bits<32>>,
+    h_arg0: Signal<Local, Bits<64>>,
+    h_arg1: Signal<Local, Bits<64>>,
+    parse_ok: Signal<Local, Bit>,
+    known_op: Signal<Local, Bit>,
+    wr_cnt: Signal<Local, Bits<32>>,
+    wr_len: Signal<Local, Bits<32>>,
+    wr_end: Signal<Local, Bits<66>>,
+    psize: Signal<Local, Bits<32>>,
+    vpn: Signal<Local, Bits<64>>,
+    poff: Signal<Local, Bits<64>>,
+    page_rem: Signal<Local, Bits<32>>,
+    o_now: Signal<Local, Bits<6>>,
+    blk: Signal<Local, Bits<12>>,
+    kt: Signal<Local, Bits<12>>,
+    k1: Signal<Local, Bits<12>>,
+    n_r: Signal<Local, Bits<12>>,
+    rt: Signal<Local, Bits<12>>,
+    rt_ok: Signal<Local, Bit>,
+    merged: Signal<Local, Bits<512>>,
+    hr: Signal<Local, Bits<384>>,
+    hreq: Signal<Local, Bits<384>>,
+    found: Signal<Local, Bit>,
+    perm_ok: Signal<Local, Bit>,
+    wpos: Signal<Local, Bits<12>>,
+    wlo: Signal<Local, Bits<12>>,
+    whi: Signal<Local, Bits<12>>,
+    wend: Signal<Local, Bits<12>>,
+    tx_fire: Signal<Local, Bit>,
+    w_fire: Signal<Local, Bit>,
+    rem_tx: Signal<Local, Bits<13>>,
+    word_sh: Signal<Local, Bits<9>>,
+    s_old: Signal<Local, Bits<64>>,
+    sd_kind: Signal<Local, Bits<16>>,
+    sd_slot: Signal<Local, Bits<32>>,
+    sd_bucket: Signal<Local, Bits<64>>,
+    crc: Signal<Local, Bits<32>>,
+    side_now: Signal<Local, Bits<2>>,
+}
+
+impl Logic for FastpathTop {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, state, hdr, route, prev, rbeat, o, vaq, len, need, two, n1, piece, tva, pa1, pa2, tstat, pw_addr,
+            pw_data, pm_desc, side, idx, rs_status, rs_flags, rs_plen, rs_use_arg0, rs_arg0, rs_len, tx0, once, s_new,
+            sdesc, wout, c_rx, c_tx, c_nack, c_hit, c_miss, c_walk, c_fault
+        );
+        clock!(self, clock, ack, txcrc, tlb, walker, pf, sync);
+        self.wbuf.read_clock.next = self.clock.val();
+        self.wbuf.write_clock.next = self.clock.val();
+        self.txbuf.read_clock.next = self.clock.val();
+        self.txbuf.write_clock.next = self.clock.val();
+        self.ack.reset.next = self.reset.val();
+        self.tlb.reset.next = self.reset.val();
+        self.walker.reset.next = self.reset.val();
+        self.pf.reset.next = self.reset.val();
+        self.sync.reset.next = self.reset.val();
+
+        // ---- Header fields (network byte order): hswap holds the header bytes reversed, so a
+        // big-endian field at bytes [a, a+n) is the little-endian value at byte 48 - a - n.
+        for k in 0..48 {
+            for i in 0..8 {
+                self.hswap.bits[376 - 8 * k + i].next = self.hdr.q.val().get_bit(8 * k + i);
+            }
+        }
+        self.opcode.next = self.hdr.q.val().get_bits::<8>(8);
+        self.h_pid.next = self.hswap.out.val().get_bits::<16>(336);
+        self.h_idx.next = self.hswap.out.val().get_bits::<16>(320);
+        self.h_cnt.next = self.hswap.out.val().get_bits::<16>(304);
+        self.h_plen.next = self.hswap.out.val().get_bits::<16>(288);
+        self.h_req.next = self.hswap.out.val().get_bits::<32>(256);
+        self.h_va.next = self.hswap.out.val().get_bits::<64>(192);
+        self.h_tlen.next = self.hswap.out.val().get_bits::<32>(160);
+        self.h_arg0.next = self.hswap.out.val().get_bits::<64>(64);
+        self.h_arg1.next = self.hswap.out.val().get_bits::<64>(0);
+        self.known_op.next = (self.opcode.val() == 0x01)
+            | (self.opcode.val() == 0x02)
+            | ((self.opcode.val() >= 0x10) & (self.opcode.val() <= 0x12))
+            | ((self.opcode.val() >= 0x20) & (self.opcode.val() <= 0x24))
+            | (self.opcode.val() == 0x30);
+        // Header::parse: version, opcode, status, payload length, packet index/count.
+        self.parse_ok.next = (self.hdr.q.val().get_bits::<8>(0) == 1)
+            & self.known_op.val()
+            & (self.hdr.q.val().get_bits::<8>(16) <= 9)
+            & (self.h_plen.val() <= 1024)
+            & (self.h_cnt.val() != 0)
+            & (self.h_idx.val() < self.h_cnt.val());
+        // check_write_segment: count = ceil(total / 1024), this packet's length = payload_len.
+        self.wr_cnt.next = (self.h_tlen.val() + 1023) >> 10;
+        self.wr_len.next = self.h_tlen.val() - (bit_cast::<32, 16>(self.h_idx.val()) << 10);
+        self.wr_end.next = bit_cast::<66, 64>(self.h_va.val())
+            + (bit_cast::<66, 16>(self.h_idx.val()) << 10)
+            + bit_cast::<66, 16>(self.h_plen.val());
+
+        // ---- Response header: the request's bytes with status, RESPONSE flag, payload_len,
+        // zero checksum, and (sync results) arg0.
+        for j in 0..8 {
+            for i in 0..8 {
+                self.a0swap.bits[8 * j + i].next = self.rs_arg0.q.val().get_bit(56 - 8 * j + i);
+            }
+        }
+        self.hr.next = (self.hdr.q.val()
+            & !(bit_cast::<384, 16>(0xFFFF_u16.to_bits()) << 16)
+            & !(bit_cast::<384, 16>(0xFFFF_u16.to_bits()) << 80)
+            & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 224))
+            | (bit_cast::<384, 8>(self.rs_status.q.val()) << 16)
+            | (bit_cast::<384, 8>(self.rs_flags.q.val()) << 24)
+            | (bit_cast::<384, 8>(self.rs_plen.q.val().get_bits::<8>(8)) << 80)
+            | (bit_cast::<384, 8>(self.rs_plen.q.val().get_bits::<8>(0)) << 88);
+        if self.rs_use_arg0.q.val() {
+            self.hr.next = (self.hr.val() & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 256))
+                | (bit_cast::<384, 64>(self.a0swap.out.val()) << 256);
+        }
+        // REQUEST descriptor header: Header::emit_header of the parsed request (flags 0, no checksum).
+        self.hreq.next = self.hdr.q.val()
+            & !(bit_cast::<384, 8>(0xFF_u8.to_bits()) << 24)
+            & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 224);
+
+        // ---- Geometry of the current request.
+        self.psize.next = bit_cast::<32, 1>(1.into()) << self.cfg_page_shift.val();
+        self.vpn.next = self.tva.q.val() >> self.cfg_page_shift.val();
+        self.poff.next = self.tva.q.val() & (bit_cast::<64, 32>(self.psize.val()) - 1);
+        self.page_rem.next = self.psize.val() - bit_cast::<32, 64>(self.vaq.q.val() & (bit_cast::<64, 32>(self.psize.val()) - 1));
+        self.kt.next = (bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val() + 63) >> 6;
+        if self.two.q.val() {
+            self.k1.next = (bit_cast::<12, 6>(self.o.q.val()) + self.n1.q.val()) >> 6;
+        } else {
+            self.k1.next = self.kt.val();
+        }
+        self.n_r.next = (self.rs_len.q.val() + 63) >> 6;
+
+        // ---- Realign (RX: packet -> DRAM lanes; read: DRAM -> packet lanes).
+        if self.rbeat.q.val() == 0 {
+            self.o_now.next = self.rx_data.val().get_bits::<6>(184);
+        } else {
+            self.o_now.next = self.o.q.val();
+        }
+        self.realign.lo.next = self.prev.q.val();
+        self.realign.hi.next = 0.into();
+        self.realign.sh.next = bit_cast::<6, 8>(48.into()) - self.o_now.val();
+        self.merged.next = ((self.realign.out.val() >> 384) << 384) | bit_cast::<512, 384>(self.hr.val());
+
+        // ---- Defaults.
+        self.rx_ready.next = false;
+        self.tx_valid.next = false;
+        self.tx_last.next = false;
+        self.tx_data.next = self.txbuf.read_data.val();
+        self.tx_keep.next = 0xFFFF_FFFF_FFFF_FFFF_u64.to_bits();
+        self.tx_route.next = self.route.q.val();
+        self.m_axi_arvalid.next = false;
+        self.m_axi_araddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
+        self.m_axi_arlen.next = 0.into();
+        self.m_axi_rready.next = true;
+        self.m_axi_awvalid.next = false;
+        self.m_axi_awaddr.next = 0.into();
+        self.m_axi_awlen.next = 0.into();
+        self.m_axi_wvalid.next = false;
+        self.m_axi_wdata.next = self.wbuf.read_data.val();
+        self.m_axi_wstrb.next = self.strb.out.val();
+        self.m_axi_wlast.next = true;
+        self.m_axi_bready.next = true;
+        self.sp_rx_valid.next = false;
+        self.sp_rx_desc.next = self.pm_desc.q.val();
+        self.sp_tx_ready.next = false;
+        self.ack.in_valid.next = false;
+        self.ack.in_data.next = self.rx_data.val();
+        self.ack.in_keep.next = self.rx_keep.val();
+        self.ack.in_last.next = self.rx_last.val();
+        self.txcrc.in_valid.next = false;
+        self.txcrc.in_first.next = false;
+        self.txcrc.in_data.next = self.merged.val();
+        self.txcrc.in_bytes.next = 64.into();
+        self.crc.next = self.txcrc.crc.val();
+        self.wbuf.write_enable.next = false;
+        self.wbuf.write_address.next = 0.into();
+        self.wbuf.write_data.next = self.realign.out.val();
+        self.txbuf.write_enable.next = false;
+        self.txbuf.write_data.next = self.realign.out.val();
+        self.blk.next = 0.into();
+        self.side_now.next = 0.into();
+        self.rt.next = 0.into();
+        self.rt_ok.next = false;
+        // TLB: lookups from the controller, updates from the page-fault unit or the slow path.
+        self.tlb.lk_valid.next = self.state.q.val() == State::TLookup;
+        self.tlb.lk_pid.next = self.h_pid.val();
+        self.tlb.lk_vpn.next = bit_cast::<36, 64>(self.vpn.val());
+        self.tlb.up_valid.next = self.pf.ti_valid.val();
+        self.tlb.up_inval.next = false;
+        self.tlb.up_pid.next = self.pf.ti_pid.val();
+        self.tlb.up_vpn.next = self.pf.ti_vpn.val();
+        self.tlb.up_pfn.next = self.pf.ti_pfn.val();
+        self.tlb.up_perms.next = self.pf.ti_perms.val();
+        self.tlb.up_gen.next = self.pf.ti_gen.val();
+        // Walker: owns AR/R while a walk is in progress.
+        self.walker.pt_base.next = 0.into();
+        self.walker.bucket_mask.next = self.cfg_bucket_mask.val();
+        self.walker.req_valid.next = false;
+        self.walker.req_pid.next = self.h_pid.val();
+        self.walker.req_vpn.next = bit_cast::<36, 64>(self.vpn.val());
+        self.walker.req_write.next = self.need.q.val().get_bit(1);
+        self.walker.req_gen.next = self.tlb.res_gen.val();
+        self.walker.req_tag.next = 0.into();
+        self.walker.ar_ready.next = false;
+        self.walker.r_valid.next = false;
+        self.walker.r_data.next = self.m_axi_rdata.val();
+        self.walker.r_last.next = self.m_axi_rlast.val();
+        self.found.next = self.walker.out_outcome.val() != 3;
+        self.perm_ok.next = (self.walker.out_perms.val() & self.need.q.val()) == self.need.q.val();
+        // Page-fault unit: fed straight from the walker.
+        self.pf.pt_base.next = 0.into();
+        self.pf.in_valid.next = false;
+        self.pf.in_outcome.next = self.walker.out_outcome.val();
+        self.pf.in_pid.next = self.walker.out_pid.val();
+        self.pf.in_vpn.next = self.walker.out_vpn.val();
+        self.pf.in_gen.next = self.walker.out_gen.val();
+        self.pf.in_tag.next = self.walker.out_tag.val();
+        self.pf.in_bucket.next = self.walker.out_bucket.val();
+        self.pf.in_slot.next = self.walker.out_slot.val();
+        self.pf.in_pfn.next = self.walker.out_pfn.val();
+        self.pf.in_perms.next = self.walker.out_perms.val();
+        self.pf.fp_valid.next = false;
+        self.pf.fp_pfn.next = bit_cast::<40, 64>(self.sdesc.q.val().get_bits::<64>(832));
+        // Sync unit.
+        self.sync.k_pid.next = self.h_pid.val();
+        self.sync.k_req.next = self.h_req.val();
+        self.sync.lk_valid.next = false;
+        self.sync.ack_valid.next = false;
+        self.sync.rec_valid.next = false;
+        self.word_sh.next = bit_cast::<9, 6>(self.pa1.q.val().get_bits::<6>(0)) << 3;
+        self.s_old.next = bit_cast::<64, 512>(self.m_axi_rdata.val() >> self.word_sh.val());
+        self.sync.rec_value.next = self.s_old.val();
+        self.sync.alu_op.next = self.opcode.val();
+        self.sync.alu_old.next = self.s_old.val();
+        self.sync.alu_arg0.next = self.h_arg0.val();
+        self.sync.alu_arg1.next = self.h_arg1.val();
+        // Write strobes: lanes of block `idx` inside [wlo, whi) (block-space byte positions).
+        self.wpos.next = bit_cast::<12, 6>(self.idx.q.val()) << 6;
+        if self.piece.q.val() {
+            self.wlo.next = bit_cast::<12, 6>(self.o.q.val()) + self.n1.q.val();
+            self.whi.next = bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val();
+            self.wend.next = self.kt.val();
+        } else {
+            self.wlo.next = bit_cast::<12, 6>(self.o.q.val());
+            self.whi.next = bit_cast::<12, 6>(self.o.q.val()) + self.n1.q.val();
+            self.wend.next = self.k1.val();
+        }
+        for k in 0..64 {
+            self.strb.bits[k].next =
+                (self.wpos.val() + k.to_bits::<12>() >= self.wlo.val()) & (self.wpos.val() + k.to_bits::<12>() < self.whi.val());
+        }
+        self.w_fire.next = (self.state.q.val() == State::WData) & self.m_axi_wready.val();
+        if self.w_fire.val() {
+            self.wbuf.read_address.next = bit_cast::<5, 6>(self.idx.q.val() + 1);
+        } else {
+            self.wbuf.read_address.next = bit_cast::<5, 6>(self.idx.q.val());
+        }
+        // TX: bytes left from this beat on, keep mask, prefetching buffer reads.
+        self.rem_tx.next = bit_cast::<13, 12>(self.rs_len.q.val()) - (bit_cast::<13, 6>(self.idx.q.val()) << 6);
+        for k in 0..64 {
+            self.keepg.bits[k].next = self.rem_tx.val() > k.to_bits::<13>();
+        }
+        self.tx_fire.next = (self.state.q.val() == State::Send) & self.tx_ready.val();
+        if self.tx_fire.val() {
+            self.txbuf.read_address.next = bit_cast::<5, 6>(self.idx.q.val() + 1);
+        } else {
+            self.txbuf.read_address.next = bit_cast::<5, 6>(self.idx.q.val());
+        }
+        // Slow-path descriptor fields.
+        self.sd_kind.next = self.sdesc.q.val().get_bits::<16>(0);
+        self.sd_bucket.next = self.sdesc.q.val().get_bits::<64>(704);
+        self.sd_slot.next = self.sdesc.q.val().get_bits::<32>(768);
+        // Outstanding DRAM writes (B responses pending).
+
+        match self.state.q.val() {
+            State::Idle => {
+                self.prev.d.next = 0.into();
+                self.rbeat.d.next = 0.into();
+                self.idx.d.next = 0.into();
+                if self.sp_tx_valid.val() {
+                    self.sp_tx_ready.next = true;
+                    self.sdesc.d.next = self.sp_tx_desc.val();
+                    self.state.d.next = State::SpTx;
+                } else if self.rx_valid.val() {
+                    self.state.d.next = State::Rx;
+                }
+            }
+            State::Rx => {
+                self.rx_ready.next = true;
+                self.realign.hi.next = self.rx_data.val();
+                if self.o_now.val() > 48 {
+                    self.blk.next = bit_cast::<12, 11>(self.rbeat.q.val());
+                } else {
+                    self.blk.next = bit_cast::<12, 11>(self.rbeat.q.val()) - 1;
+                }
+                if self.rx_valid.val() {
+                    self.ack.in_valid.next = true;
+                    self.prev.d.next = self.rx_data.val();
+                    self.rbeat.d.next = self.rbeat.q.val() + 1;
+                    self.wbuf.write_address.next = bit_cast::<5, 12>(self.blk.val());
+                    self.wbuf.write_enable.next = self.blk.val() < 18;
+                    if self.rbeat.q.val() == 0 {
+                        self.hdr.d.next = bit_cast::<384, 512>(self.rx_data.val());
+                        self.route.d.next = self.rx_route.val();
+                        self.o.d.next = self.o_now.val();
+                    }
+                    if self.rx_last.val() {
+                        self.c_rx.d.next = self.c_rx.q.val() + 1;
+                        self.state.d.next = State::RxFlush;
+                    }
+                }
+            }
+            State::RxFlush => {
+                if self.o_now.val() > 48 {
+                    self.blk.next = bit_cast::<12, 11>(self.rbeat.q.val());
+                } else {
+                    self.blk.next = bit_cast::<12, 11>(self.rbeat.q.val()) - 1;
+                }
+                self.wbuf.write_address.next = bit_cast::<5, 12>(self.blk.val());
+                self.wbuf.write_enable.next = self.blk.val() < 18;
+                self.rs_flags.d.next = 1.into();
+                self.rs_plen.d.next = 0.into();
+                self.rs_use_arg0.d.next = false;
+                self.rs_len.d.next = 48.into();
+                if self.ack.drop.val() {
+                    self.state.d.next = State::Idle;
+                } else if self.ack.nack.val() {
+                    self.c_nack.d.next = self.c_nack.q.val() + 1;
+                    self.rs_status.d.next = 1.into();
+                    self.state.d.next = State::Resp;
+                } else {
+                    self.state.d.next = State::Dispatch;
+                }
+            }
+            State::Dispatch => {
+                self.piece.d.next = false;
+                self.rs_status.d.next = 7.into();
+                self.state.d.next = State::Resp;
+                self.once.d.next = (self.opcode.val() == 0x20) | (self.opcode.val() == 0x22) | (self.opcode.val() == 0x23);
+                if !self.parse_ok.val() {
+                    if self.opcode.val().get_bits::<2>(6) == 1 {
+                        self.rs_status.d.next = 9.into();
+                    }
+                } else if self.opcode.val() == 0x01 {
+                    // READ: one packet, no payload, 1..=MAX_READ_LEN bytes inside the VA space.
+                    self.vaq.d.next = self.h_va.val();
+                    self.tva.d.next = self.h_va.val();
+                    self.o.d.next = self.h_va.val().get_bits::<6>(0);
+                    self.len.d.next = bit_cast::<12, 32>(self.h_tlen.val());
+                    self.need.d.next = 1.into();
+                    if (self.h_plen.val() == 0)
+                        & (self.h_cnt.val() == 1)
+                        & (self.h_tlen.val() != 0)
+                        & (self.h_tlen.val() <= 1024)
+                        & ((bit_cast::<66, 64>(self.h_va.val()) + bit_cast::<66, 32>(self.h_tlen.val()))
+                            <= (bit_cast::<66, 64>(1.into()) << 48))
+                    {
+                        self.rs_status.d.next = 0.into();
+                        self.rs_len.d.next = bit_cast::<12, 32>(self.h_tlen.val()) + 48;
+                        self.rs_plen.d.next = bit_cast::<16, 32>(self.h_tlen.val());
+                        self.state.d.next = State::TLookup;
+                    }
+                } else if self.opcode.val() == 0x02 {
+                    self.vaq.d.next = self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
+                    self.tva.d.next = self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
+                    self.len.d.next = bit_cast::<12, 16>(self.h_plen.val());
+                    self.need.d.next = 2.into();
+                    if (self.h_tlen.val() != 0)
+                        & (self.h_tlen.val() <= 0x10_0000)
+                        & (bit_cast::<32, 16>(self.h_cnt.val()) == self.wr_cnt.val())
+                        & ((self.wr_len.val() >= 1024) & (self.h_plen.val() == 1024)
+                            | (self.wr_len.val() < 1024) & (bit_cast::<32, 16>(self.h_plen.val()) == self.wr_len.val()))
+                        & (self.wr_end.val() <= (bit_cast::<66, 64>(1.into()) << 48))
+                    {
+                        self.state.d.next = State::TLookup;
+                    }
+                } else if (self.opcode.val() >= 0x10) & (self.opcode.val() <= 0x12) {
+                    if self.sp_rx_room.val() > 32 {
+                        self.state.d.next = State::SlowPush;
+                    } else {
+                        self.rs_status.d.next = 6.into();
+                    }
+                } else if self.opcode.val() == 0x24 {
+                    // FENCE: every earlier request has completed (one request at a time).
+                    self.rs_status.d.next = 0.into();
+                } else if self.opcode.val() == 0x30 {
+                    self.sync.k_req.next = bit_cast::<32, 64>(self.h_arg0.val());
+                    self.sync.ack_valid.next = true;
+                    self.rs_status.d.next = 0.into();
+                } else {
+                    // TAS / UNLOCK / CAS / FAA on an aligned word.
+                    self.vaq.d.next = self.h_va.val();
+                    self.tva.d.next = self.h_va.val();
+                    self.len.d.next = 8.into();
+                    self.need.d.next = 3.into();
+                    if (self.h_va.val().get_bits::<3>(0) == 0) & (self.h_plen.val() == 0) {
+                        self.sync.lk_valid.next = true;
+                        self.state.d.next = State::SyncCheck;
+                    }
+                }
+            }
+            State::SyncCheck => {
+                self.rs_use_arg0.d.next = true;
+                self.rs_status.d.next = 0.into();
+                self.rs_arg0.d.next = self.sync.value.val();
+                if self.once.q.val() & self.sync.hit.val() {
+                    self.state.d.next = State::Resp;
+                } else if self.once.q.val() & self.sync.full.val() {
+                    self.rs_use_arg0.d.next = false;
+                    self.rs_status.d.next = 6.into();
+                    self.state.d.next = State::Resp;
+                } else if self.h_va.val().get_bits::<16>(48) != 0 {
+                    // Beyond the 48-bit VA space no PTE can match.
+                    self.rs_use_arg0.d.next = false;
+                    self.rs_status.d.next = 3.into();
+                    self.state.d.next = State::Resp;
+                } else {
+                    self.rs_use_arg0.d.next = false;
+                    self.state.d.next = State::TLookup;
+                }
+            }
+            State::TLookup => {
+                self.state.d.next = State::TWait;
+            }
+            State::TWait => {
+                self.state.d.next = State::TResult;
+            }
+            State::TResult => {
+                if self.tlb.res_hit.val() {
+                    self.c_hit.d.next = self.c_hit.q.val() + 1;
+                    self.state.d.next = State::TDone;
+                    if (bit_cast::<2, 2>(self.tlb.res_perms.val()) & self.need.q.val()) == self.need.q.val() {
+                        self.tstat.d.next = 0.into();
+                    } else {
+                        self.tstat.d.next = 2.into();
+                    }
+                    if self.piece.q.val() {
+                        self.pa2.d.next = (bit_cast::<64, 40>(self.tlb.res_pfn.val()) << self.cfg_page_shift.val()) | self.poff.val();
+                    } else {
+                        self.pa1.d.next = (bit_cast::<64, 40>(self.tlb.res_pfn.val()) << self.cfg_page_shift.val()) | self.poff.val();
+                    }
+                } else {
+                    self.c_miss.d.next = self.c_miss.q.val() + 1;
+                    self.c_walk.d.next = self.c_walk.q.val() + 1;
+                    self.walker.req_valid.next = true;
+                    self.state.d.next = State::TWalk;
+                }
+            }
+            State::TWalk => {
+                self.m_axi_arvalid.next = self.walker.ar_valid.val();
+                self.m_axi_araddr.next = bit_cast::<64, 40>(self.walker.ar_addr.val());
+                self.m_axi_arlen.next = self.walker.ar_len.val();
+                self.walker.ar_ready.next = self.m_axi_arready.val();
+                self.walker.r_valid.next = self.m_axi_rvalid.val();
+                if self.walker.out_valid.val() {
+                    self.state.d.next = State::TDone;
+                    if !self.found.val() {
+                        self.tstat.d.next = 3.into();
+                    } else if !self.perm_ok.val() {
+                        self.tstat.d.next = 2.into();
+                    } else if (self.walker.out_outcome.val() == 1) & (self.sp_rx_room.val() == 0) {
+                        // No room for the PAGE_MAPPED notice: the fault is not taken.
+                        self.tstat.d.next = 6.into();
+                    } else {
+                        self.pf.in_valid.next = true;
+                        self.state.d.next = State::TFault;
+                    }
+                }
+            }
+            State::TFault => {
+                self.tstat.d.next = self.pf.out_status.val();
+                if self.piece.q.val() {
+                    self.pa2.d.next = (bit_cast::<64, 40>(self.pf.out_pfn.val()) << self.cfg_page_shift.val()) | self.poff.val();
+                } else {
+                    self.pa1.d.next = (bit_cast::<64, 40>(self.pf.out_pfn.val()) << self.cfg_page_shift.val()) | self.poff.val();
+                }
+                self.pw_addr.d.next = self.pf.pw_addr.val();
+                self.pw_data.d.next = self.pf.pw_data.val();
+                self.pm_desc.d.next = bit_cast::<1024, 2>(2.into())
+                    | (bit_cast::<1024, 16>(self.pf.pm_pid.val()) << 704)
+                    | (bit_cast::<1024, 36>(self.pf.pm_vpn.val()) << 768)
+                    | (bit_cast::<1024, 40>(self.pf.pm_pfn.val()) << 832);
+                self.side.d.next = 0.into();
+                if self.pf.out_faulted.val() {
+                    self.c_fault.d.next = self.c_fault.q.val() + 1;
+                    self.state.d.next = State::TSide;
+                } else {
+                    self.state.d.next = State::TDone;
+                }
+            }
+            State::TSide => {
+                // In parallel: AW, W (the PTE write-back) and the PAGE_MAPPED notice.
+                self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
+                self.m_axi_awaddr.next = bit_cast::<64, 40>(self.pw_addr.q.val() & !bit_cast::<40, 6>(0x3F.into()));
+                self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
+                self.m_axi_wdata.next = bit_cast::<512, 128>(self.pw_data.q.val())
+                    << (bit_cast::<10, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 7);
+                self.m_axi_wstrb.next =
+                    bit_cast::<64, 16>(0xFFFF_u16.to_bits()) << (bit_cast::<7, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 4);
+                self.sp_rx_valid.next = !self.side.q.val().get_bit(2);
+                self.side.d.next = self.side.q.val()
+                    | bit_cast::<3, 1>(self.m_axi_awready.val().into())
+                    | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1)
+                    | (bit_cast::<3, 1>(self.sp_rx_ready.val().into()) << 2);
+                if (self.side.q.val()
+                    | bit_cast::<3, 1>(self.m_axi_awready.val().into())
+                    | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1)
+                    | (bit_cast::<3, 1>(self.sp_rx_ready.val().into()) << 2))
+                    == 7
+                {
+                    self.state.d.next = State::TDone;
+                }
+            }
+            State::TDone => {
+                // Second page of a straddling range, or the access.
+                if !self.piece.q.val() {
+                    self.n1.d.next = self.len.q.val();
+                    self.two.d.next = false;
+                    if bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.val() {
+                        self.n1.d.next = bit_cast::<12, 32>(self.page_rem.val());
+                        self.two.d.next = true;
+                    }
+                }
+                if self.tstat.q.val() != 0 {
+                    self.rs_status.d.next = self.tstat.q.val();
+                    self.rs_plen.d.next = 0.into();
+                    self.rs_len.d.next = 48.into();
+                    self.state.d.next = State::Resp;
+                } else if !self.piece.q.val() & (bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.val()) {
+                    self.piece.d.next = true;
+                    self.tva.d.next = self.vaq.q.val() + bit_cast::<64, 32>(self.page_rem.val());
+                    self.state.d.next = State::TLookup;
+                } else {
+                    self.piece.d.next = false;
+                    self.idx.d.next = 0.into();
+                    self.prev.d.next = 0.into();
+                    if self.need.q.val() == 1 {
+                        self.state.d.next = State::RAddr;
+                    } else if self.need.q.val() == 2 {
+                        self.state.d.next = State::WAddr;
+                    } else {
+                        self.state.d.next = State::SAddr;
+                    }
+                }
+            }
+            State::WAddr => {
+                self.m_axi_awvalid.next = true;
+                if self.piece.q.val() {
+                    self.m_axi_awaddr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
+                    self.m_axi_awlen.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
+                } else {
+                    self.m_axi_awaddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
+                    self.m_axi_awlen.next = bit_cast::<8, 12>(self.k1.val() - 1);
+                }
+                if self.m_axi_awready.val() {
+                    self.state.d.next = State::WData;
+                }
+            }
+            State::WData => {
+                self.m_axi_wvalid.next = true;
+                self.m_axi_wlast.next = bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.wend.val();
+                if self.m_axi_wready.val() {
+                    self.idx.d.next = self.idx.q.val() + 1;
+                    if bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.wend.val() {
+                        if self.two.q.val() & !self.piece.q.val() {
+                            self.piece.d.next = true;
+                            self.state.d.next = State::WAddr;
+                        } else {
+                            self.rs_status.d.next = 0.into();
+                            self.state.d.next = State::Resp;
+                        }
+                    }
+                }
+            }
+            State::RAddr => {
+                self.m_axi_arvalid.next = true;
+                if self.piece.q.val() {
+                    self.m_axi_araddr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
+                    self.m_axi_arlen.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
+                } else {
+                    self.m_axi_arlen.next = bit_cast::<8, 12>(self.k1.val() - 1);
+                }
+                if self.m_axi_arready.val() {
+                    if self.two.q.val() & !self.piece.q.val() {
+                        self.piece.d.next = true;
+                    } else {
+                        self.state.d.next = State::RData;
+                    }
+                }
+            }
+            State::RData => {}
+            State::RFlush => {
+                self.realign.sh.next = self.o.q.val() - bit_cast::<6, 8>(48.into());
+                if self.o.q.val() < 48 {
+                    self.rt.next = bit_cast::<12, 6>(self.idx.q.val());
+                } else {
+                    self.rt.next = bit_cast::<12, 6>(self.idx.q.val()) - 1;
+                }
+                self.rt_ok.next = true;
+                self.txcrc.in_valid.next = self.rt.val() < self.n_r.val();
+                self.rs_status.d.next = 0.into();
+                self.idx.d.next = 0.into();
+                self.state.d.next = State::Send;
+            }
+            State::SAddr => {
+                self.m_axi_arvalid.next = true;
+                if self.m_axi_arready.val() {
+                    self.state.d.next = State::SData;
+                }
+            }
+            State::SData => {
+                self.side.d.next = 0.into();
+                if self.m_axi_rvalid.val() {
+                    self.rs_status.d.next = 0.into();
+                    self.rs_use_arg0.d.next = true;
+                    self.rs_arg0.d.next = self.s_old.val();
+                    self.s_new.d.next = self.sync.alu_new.val();
+                    self.sync.rec_valid.next = self.once.q.val();
+                    if self.sync.alu_write.val() {
+                        self.state.d.next = State::SWrite;
+                    } else {
+                        self.state.d.next = State::Resp;
+                    }
+                }
+            }
+            State::SWrite => {
+                self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
+                self.m_axi_awaddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
+                self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
+                self.m_axi_wdata.next = bit_cast::<512, 64>(self.s_new.q.val()) << self.word_sh.val();
+                self.m_axi_wstrb.next = bit_cast::<64, 8>(0xFF_u8.to_bits()) << self.pa1.q.val().get_bits::<6>(0);
+                self.side.d.next = self.side.q.val()
+                    | bit_cast::<3, 1>(self.m_axi_awready.val().into())
+                    | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1);
+                self.side_now.next = self.side.q.val().get_bits::<2>(0)
+                    | bit_cast::<2, 1>(self.m_axi_awready.val().into())
+                    | (bit_cast::<2, 1>(self.m_axi_wready.val().into()) << 1);
+                if self.side_now.val() == 3 {
+                    self.state.d.next = State::Resp;
+                }
+            }
+            State::Resp => {
+                // Payload-less response: one 48-byte beat through the TX CRC.
+                self.txcrc.in_valid.next = true;
+                self.txcrc.in_first.next = true;
+                self.txcrc.in_data.next = bit_cast::<512, 384>(self.hr.val());
+                self.txcrc.in_bytes.next = 48.into();
+                self.tx0.d.next = bit_cast::<512, 384>(self.hr.val());
+                self.rs_len.d.next = 48.into();
+                self.idx.d.next = 0.into();
+                self.state.d.next = State::Send;
+            }
+            State::Send => {
+                self.tx_valid.next = true;
+                if self.idx.q.val() == 0 {
+                    self.tx_data.next = self.tx0.q.val()
+                        | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(24)) << 224)
+                        | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(16)) << 232)
+                        | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(8)) << 240)
+                        | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(0)) << 248);
+                }
+                self.tx_last.next = bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.n_r.val();
+                if self.rem_tx.val() < 64 {
+                    self.tx_keep.next = self.keepg.out.val();
+                }
+                if self.tx_ready.val() {
+                    self.idx.d.next = self.idx.q.val() + 1;
+                    if bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.n_r.val() {
+                        self.c_tx.d.next = self.c_tx.q.val() + 1;
+                        self.state.d.next = State::Drain;
+                    }
+                }
+            }
+            State::SlowPush => {
+                self.sp_rx_valid.next = true;
+                self.sp_rx_desc.next = bit_cast::<1024, 2>(1.into())
+                    | (bit_cast::<1024, 256>(self.route.q.val()) << 64)
+                    | (bit_cast::<1024, 384>(self.hreq.val()) << 320);
+                if self.sp_rx_ready.val() {
+                    self.state.d.next = State::Drain;
+                }
+            }
+            State::SpTx => {
+                self.side.d.next = 0.into();
+                self.state.d.next = State::Drain;
+                if self.sd_kind.val() == 0x82 {
+                    // PTE_WRITE: slot < 16 and bucket < bucket count, else ignored.
+                    if (self.sd_slot.val() < 16)
+                        & (self.sd_bucket.val() <= bit_cast::<64, 32>(self.cfg_bucket_mask.val()))
+                    {
+                        self.pw_addr.d.next = (bit_cast::<40, 64>(self.sd_bucket.val()) << 8)
+                            | (bit_cast::<40, 32>(self.sd_slot.val()) << 4);
+                        // Pte::from_bytes / to_bytes: only the defined bits survive.
+                        self.pw_data.d.next = (bit_cast::<128, 64>(
+                            self.sdesc.q.val().get_bits::<64>(832) & 0x0F0F_FFFF_FFFF_FFFF_u64.to_bits(),
+                        )) | (bit_cast::<128, 40>(self.sdesc.q.val().get_bits::<40>(896)) << 64);
+                        self.state.d.next = State::SpPte;
+                    }
+                } else if self.sd_kind.val() == 0x83 {
+                    if self.sdesc.q.val().get_bits::<28>(804) == 0 {
+                        self.tlb.up_valid.next = true;
+                        self.tlb.up_inval.next = true;
+                        self.tlb.up_pid.next = self.sdesc.q.val().get_bits::<16>(704);
+                        self.tlb.up_vpn.next = self.sdesc.q.val().get_bits::<36>(768);
+                    }
+                } else if self.sd_kind.val() == 0x84 {
+                    self.pf.fp_valid.next = !self.pf.fp_full.val();
+                } else if self.sd_kind.val() == 0x81 {
+                    // REPLY: the header as a payload-less response along the given route.
+                    self.route.d.next = self.sdesc.q.val().get_bits::<256>(64);
+                    self.hdr.d.next = self.sdesc.q.val().get_bits::<384>(320);
+                    self.rs_status.d.next = self.sdesc.q.val().get_bits::<8>(336);
+                    self.rs_flags.d.next = bit_cast::<8, 1>(self.sdesc.q.val().get_bits::<1>(344));
+                    self.rs_plen.d.next = 0.into();
+                    self.rs_use_arg0.d.next = false;
+                    self.state.d.next = State::Resp;
+                }
+            }
+            State::SpPte => {
+                self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
+                self.m_axi_awaddr.next = bit_cast::<64, 40>(self.pw_addr.q.val() & !bit_cast::<40, 6>(0x3F.into()));
+                self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
+                self.m_axi_wdata.next = bit_cast::<512, 128>(self.pw_data.q.val())
+                    << (bit_cast::<10, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 7);
+                self.m_axi_wstrb.next =
+                    bit_cast::<64, 16>(0xFFFF_u16.to_bits()) << (bit_cast::<7, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 4);
+                self.side.d.next = self.side.q.val()
+                    | bit_cast::<3, 1>(self.m_axi_awready.val().into())
+                    | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1);
+                self.side_now.next = self.side.q.val().get_bits::<2>(0)
+                    | bit_cast::<2, 1>(self.m_axi_awready.val().into())
+                    | (bit_cast::<2, 1>(self.m_axi_wready.val().into()) << 1);
+                if self.side_now.val() == 3 {
+                    self.state.d.next = State::Drain;
+                }
+            }
+            State::Drain => {
+                self.rs_flags.d.next = 1.into();
+                if self.wout.q.val() == 0 {
+                    self.state.d.next = State::Idle;
+                }
+            }
+        }
+        if (self.state.q.val() == State::RAddr) | (self.state.q.val() == State::RData) {
+            // DRAM block idx arrives: response beat rt = idx (o < 48) or idx - 1.
+            self.realign.hi.next = self.m_axi_rdata.val();
+            self.realign.sh.next = self.o.q.val() - bit_cast::<6, 8>(48.into());
+            if self.o.q.val() < 48 {
+                self.rt.next = bit_cast::<12, 6>(self.idx.q.val());
+                self.rt_ok.next = true;
+            } else {
+                self.rt.next = bit_cast::<12, 6>(self.idx.q.val()) - 1;
+                self.rt_ok.next = self.idx.q.val() != 0;
+            }
+            if self.m_axi_rvalid.val() {
+                self.prev.d.next = self.m_axi_rdata.val();
+                self.idx.d.next = self.idx.q.val() + 1;
+                self.txcrc.in_valid.next = self.rt_ok.val() & (self.rt.val() < self.n_r.val());
+                if bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.kt.val() {
+                    self.state.d.next = State::RFlush;
+                }
+            }
+        }
+        // Response beats of a read: beat 0 carries the header.
+        self.txbuf.write_address.next = bit_cast::<5, 12>(self.rt.val());
+        if self.rt.val() == 0 {
+            self.txcrc.in_first.next = (self.state.q.val() == State::RData)
+                | (self.state.q.val() == State::RAddr)
+                | (self.state.q.val() == State::RFlush)
+                | (self.state.q.val() == State::Resp);
+            if self.txcrc.in_valid.val() & (self.state.q.val() != State::Resp) {
+                self.tx0.d.next = self.merged.val();
+            }
+        } else {
+            self.txcrc.in_data.next = self.realign.out.val();
+            self.txbuf.write_enable.next = self.txcrc.in_valid.val() & (self.state.q.val() != State::Resp);
+        }
+        if (self.rs_len.q.val() - (self.rt.val() << 6)) < 64 {
+            self.txcrc.in_bytes.next = bit_cast::<7, 12>(self.rs_len.q.val() - (self.rt.val() << 6));
+        }
+        if self.state.q.val() == State::Resp {
+            self.txcrc.in_bytes.next = 48.into();
+            self.txcrc.in_data.next = bit_cast::<512, 384>(self.hr.val());
+        }
+        if self.m_axi_wvalid.val() & self.m_axi_wready.val() & self.m_axi_wlast.val() {
+            if !self.m_axi_bvalid.val() {
+                self.wout.d.next = self.wout.q.val() + 1;
+            }
+        } else if self.m_axi_bvalid.val() {
+            self.wout.d.next = self.wout.q.val() - 1;
+        }
+        if self.reset.val() {
+            self.state.d.next = State::Idle;
+            self.wout.d.next = 0.into();
+            self.c_rx.d.next = 0.into();
+            self.c_tx.d.next = 0.into();
+            self.c_nack.d.next = 0.into();
+            self.c_hit.d.next = 0.into();
+            self.c_miss.d.next = 0.into();
+            self.c_walk.d.next = 0.into();
+            self.c_fault.d.next = 0.into();
+        }
+        self.stat_rx_pkts.next = self.c_rx.q.val();
+        self.stat_tx_pkts.next = self.c_tx.q.val();
+        self.stat_nacks.next = self.c_nack.q.val();
+        self.stat_tlb_hits.next = self.c_hit.q.val();
+        self.stat_tlb_misses.next = self.c_miss.q.val();
+        self.stat_bucket_reads.next = self.c_walk.q.val();
+        self.stat_page_faults.next = self.c_fault.q.val();
+    }
+}
+
+crate::impl_clocked!(FastpathTop);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::Bench;
+    use crate::pt_walker::dram_model::Dram;
+    use crate::util::{bits_to_bytes, bytes_to_bits};
+    use clio_proto::frame::Route;
+    use clio_proto::header::{Packet, HEADER_LEN};
+    use clio_proto::pt_hash::bucket_index;
+    use clio_proto::pte::{Pte, PERM_READ, PERM_WRITE};
+    use clio_proto::ring::Descriptor;
+    use clio_proto::{Header, Opcode, Status};
+    use std::collections::VecDeque;
+
+    const SHIFT: u32 = 12;
+    const BUCKET_BITS: u32 = 3;
+    const PS: u64 = 1 << SHIFT;
+
+    /// The top with a DRAM model, a network and a slow-path ring around it.
+    struct Env {
+        b: Bench<FastpathTop>,
+        dram: Dram,
+        rx: VecDeque<(Vec<u8>, bool, u64)>,
+        route: Route,
+        tx: Vec<(Route, Vec<u8>)>,
+        cur_tx: Vec<u8>,
+        aw: VecDeque<(u64, u64)>,
+        bq: VecDeque<u64>,
+        sp_rx: Vec<Descriptor>,
+        sp_tx: VecDeque<[u8; 128]>,
+        last_rx_cycle: u64,
+        first_tx_cycle: Option<u64>,
+    }
+
+    impl Env {
+        fn new() -> Env {
+            let mut b = Bench::new(FastpathTop::default());
+            b.uut.cfg_page_shift.next = (SHIFT as u64).to_bits();
+            b.uut.cfg_bucket_mask.next = ((1u64 << BUCKET_BITS) - 1).to_bits();
+            b.uut.tx_ready.next = true;
+            b.uut.m_axi_arready.next = true;
+            b.uut.m_axi_awready.next = true;
+            b.uut.m_axi_wready.next = true;
+            b.uut.sp_rx_ready.next = true;
+            b.uut.sp_rx_room.next = 100u16.to_bits();
+            b.uut.reset.next = true;
+            b.tick();
+            b.uut.reset.next = false;
+            let route = Route { peer_port: 7777, local_port: 48850, ..Route::default() };
+            Env {
+                b,
+                dram: Dram::new(5),
+                rx: VecDeque::new(),
+                route,
+                tx: vec![],
+                cur_tx: vec![],
+                aw: VecDeque::new(),
+                bq: VecDeque::new(),
+                sp_rx: vec![],
+                sp_tx: VecDeque::new(),
+                last_rx_cycle: 0,
+                first_tx_cycle: None,
+            }
+        }
+
+        fn send(&mut self, frame: &[u8]) {
+            let n = frame.chunks(64).count();
+            for (i, c) in frame.chunks(64).enumerate() {
+                let keep = if c.len() == 64 { u64::MAX } else { (1u64 << c.len()) - 1 };
+                self.rx.push_back((c.to_vec(), i == n - 1, keep));
+            }
+        }
+
+        fn cycle(&mut self) {
+            let now = self.b.cycle;
+            let u = &mut self.b.uut;
+            // Inputs.
+            match self.rx.front() {
+                Some((d, last, keep)) => {
+                    u.rx_valid.next = true;
+                    let mut full = d.clone();
+                    full.resize(64, 0xC3);
+                    u.rx_data.next = bytes_to_bits(&full);
+                    u.rx_last.next = *last;
+                    u.rx_keep.next = keep.to_bits();
+                    u.rx_route.next = bytes_to_bits(&self.route.to_bytes());
+                }
+                None => u.rx_valid.next = false,
+            }
+            match self.dram.r(now) {
+                Some((d, last)) => {
+                    u.m_axi_rvalid.next = true;
+                    u.m_axi_rdata.next = bytes_to_bits(&d);
+                    u.m_axi_rlast.next = last;
+                }
+                None => u.m_axi_rvalid.next = false,
+            }
+            u.m_axi_bvalid.next = self.bq.front().is_some_and(|&t| t <= now);
+            if u.m_axi_bvalid.next {
+                self.bq.pop_front();
+            }
+            u.sp_tx_valid.next = !self.sp_tx.is_empty();
+            if let Some(d) = self.sp_tx.front() {
+                u.sp_tx_desc.next = bytes_to_bits(d);
+            }
+            self.b.settle();
+            let u = &mut self.b.uut;
+            // Handshakes.
+            if u.rx_valid.val() && u.rx_ready.val() {
+                if self.rx.pop_front().unwrap().1 {
+                    self.last_rx_cycle = now;
+                }
+            }
+            if u.m_axi_arvalid.val() {
+                self.dram.ar(now, u.m_axi_araddr.val().to_u64(), u.m_axi_arlen.val().to_u8());
+            }
+            if u.m_axi_awvalid.val() {
+                self.aw.push_back((u.m_axi_awaddr.val().to_u64(), 0));
+            }
+            if u.m_axi_wvalid.val() {
+                let (addr, beat) = self.aw.front_mut().expect("W before AW");
+                let data = bits_to_bytes(u.m_axi_wdata.val());
+                let strb = u.m_axi_wstrb.val().to_u64();
+                for k in 0..64 {
+                    if strb >> k & 1 == 1 {
+                        self.dram.bytes.insert(*addr + *beat * 64 + k, data[k as usize]);
+                    }
+                }
+                *beat += 1;
+                if u.m_axi_wlast.val() {
+                    self.aw.pop_front();
+                    self.bq.push_back(now + 3);
+                }
+            }
+            if u.tx_valid.val() {
+                self.first_tx_cycle.get_or_insert(now);
+                let data = bits_to_bytes(u.tx_data.val());
+                let keep = u.tx_keep.val().to_u64();
+                for k in 0..64 {
+                    if keep >> k & 1 == 1 {
+                        self.cur_tx.push(data[k]);
+                    }
+                }
+                if u.tx_last.val() {
+                    let r: [u8; 32] = bits_to_bytes(u.tx_route.val()).try_into().unwrap();
+                    self.tx.push((Route::from_bytes(&r).unwrap(), std::mem::take(&mut self.cur_tx)));
+                }
+            }
+            if u.sp_rx_valid.val() {
+                let d: [u8; 128] = bits_to_bytes(u.sp_rx_desc.val()).try_into().unwrap();
+                self.sp_rx.push(Descriptor::decode(&d).expect("valid RX descriptor"));
+            }
+            if u.sp_tx_valid.val() && u.sp_tx_ready.val() {
+                self.sp_tx.pop_front();
+            }
+            self.b.tick();
+        }
+
+        /// Run until the node is idle again with nothing queued.
+        fn run(&mut self) {
+            let start = self.b.cycle;
+            loop {
+                self.cycle();
+                let idle = self.b.uut.state.q.val() == State::Idle;
+                if idle && self.rx.is_empty() && self.sp_tx.is_empty() && self.bq.is_empty() {
+                    break;
+                }
+                assert!(self.b.cycle - start < 3000, "node hung in {:?} wout {} bq {:?} aw {:?}", self.b.uut.state.q.val(), self.b.uut.wout.q.val().to_u64(), self.bq, self.aw);
+            }
+        }
+
+        /// One request: its responses, and the cycles from its last beat to its first response beat.
+        fn request(&mut self, frame: &[u8]) -> (Vec<Vec<u8>>, u64) {
+            self.first_tx_cycle = None;
+            let n = self.tx.len();
+            self.send(frame);
+            self.run();
+            let lat = self.first_tx_cycle.map(|t| t - self.last_rx_cycle).unwrap_or(0);
+            let out = self.tx[n..].iter().map(|(r, p)| {
+                assert_eq!(*r, self.route);
+                p.clone()
+            });
+            (out.collect(), lat)
+        }
+
+        fn put_pte(&mut self, pte: Pte) {
+            let bucket = bucket_index(pte.pid, pte.vpn, BUCKET_BITS);
+            let slot = (0..16).find(|s| self.dram.read(bucket * 256 + s * 16, 1)[0] == 0 && self.dram.read(bucket * 256 + s * 16 + 7, 1)[0] == 0).unwrap();
+            self.sp_tx.push_back(Descriptor::PteWrite { bucket, slot: slot as u32, pte }.encode());
+            self.run();
+        }
+    }
+
+    fn resp(h: &Header, s: Status, payload: &[u8]) -> Vec<u8> {
+        h.response_to(s).to_packet(payload)
+    }
+
+    fn write_req(pid: u16, id: u32, va: u64, data: &[u8]) -> (Header, Vec<u8>) {
+        let mut h = Header::request(Opcode::Write, pid, id, va);
+        h.total_len = data.len() as u32;
+        (h, h.to_packet(data))
+    }
+
+    fn read_req(pid: u16, id: u32, va: u64, len: u32) -> (Header, Vec<u8>) {
+        let mut h = Header::request(Opcode::Read, pid, id, va);
+        h.total_len = len;
+        (h, h.to_packet(&[]))
+    }
+
+    /// Reads, writes (page-straddling, first touch), faults, errors, NACK, atomics with the
+    /// idempotence ring, slow-path requests and replies: every response byte-exact with
+    /// `Header::response_to(..).to_packet(..)`, DRAM and page table as `proto` says.
+    #[test]
+    fn requests_end_to_end() {
+        let mut e = Env::new();
+        let pid = 3;
+        // Page table through the slow-path TX ring: vpn 0x10 valid at frame 5, 0x11 allocated
+        // (first touch), 0x12 read-only; frame 9 in the free-page FIFO.
+        e.put_pte(Pte { used: true, valid: true, perms: PERM_READ | PERM_WRITE, pid, vpn: 0x10, pfn: 5 });
+        e.put_pte(Pte::allocated(pid, 0x11, PERM_READ | PERM_WRITE));
+        e.put_pte(Pte { used: true, valid: true, perms: PERM_READ, pid, vpn: 0x12, pfn: 7 });
+        e.sp_tx.push_back(Descriptor::FreePage { pfn: 9 }.encode());
+        e.run();
+        let mut mem = std::collections::HashMap::<u64, u8>::new();
+        let pa = |va: u64| -> u64 {
+            match va >> SHIFT {
+                0x10 => 5 * PS + va % PS,
+                0x11 => 9 * PS + va % PS,
+                _ => unreachable!(),
+            }
+        };
+        // A write straddling into the untouched page: fault maps frame 9.
+        let data: Vec<u8> = (0..700u32).map(|i| (i * 13 + 1) as u8).collect();
+        let va = 0x10 * PS + PS - 300 + 5;
+        let (h, f) = write_req(pid, 1, va, &data);
+        let (out, _) = e.request(&f);
+        assert_eq!(out, vec![resp(&h, Status::Ok, &[])]);
+        for (i, d) in data.iter().enumerate() {
+            mem.insert(pa(va + i as u64), *d);
+        }
+        assert_eq!(e.sp_rx, vec![Descriptor::PageMapped { pid, vpn: 0x11, pfn: 9 }]);
+        assert_eq!(e.b.uut.stat_page_faults.val().to_u32(), 1);
+        // The PTE was written back valid with frame 9.
+        let bucket = bucket_index(pid, 0x11, BUCKET_BITS);
+        let img: [u8; 256] = e.dram.read(bucket * 256, 256).try_into().unwrap();
+        match clio_proto::pte::bucket_lookup(&img, pid, 0x11) {
+            clio_proto::pte::BucketLookup::Found(_, p) => assert!(p.valid && p.pfn == 9),
+            _ => panic!("PTE lost"),
+        }
+        // Multi-packet write: packet 1 of a 1500-byte request lands at va + 1024.
+        let big: Vec<u8> = (0..1500u32).map(|i| (i * 7 + 3) as u8).collect();
+        let va2 = 0x10 * PS + 0x123;
+        let mut h = Header::request(Opcode::Write, pid, 2, va2);
+        h.total_len = 1500;
+        h.pkt_count = 2;
+        h.pkt_index = 1;
+        let f = h.to_packet(&big[1024..]);
+        let (out, _) = e.request(&f);
+        assert_eq!(out, vec![resp(&h, Status::Ok, &[])]);
+        for (i, d) in big[1024..].iter().enumerate() {
+            mem.insert(pa(va2 + 1024 + i as u64), *d);
+        }
+        for (a, d) in &mem {
+            assert_eq!(e.dram.read(*a, 1)[0], *d, "DRAM byte at {a:#x}");
+        }
+        // Reads at several alignments, straddling, up to 1024 bytes.
+        for (id, va, len) in [(10u32, va, 700u32), (11, va + 3, 1024), (12, 0x10 * PS + 0x40, 16), (13, 0x11 * PS - 64, 128), (14, 0x10 * PS + 0x531, 1)] {
+            let (h, f) = read_req(pid, id, va, len);
+            let (out, _) = e.request(&f);
+            let want: Vec<u8> = (0..len as u64).map(|i| *mem.get(&pa(va + i)).unwrap_or(&e.dram.read(pa(va + i), 1)[0])).collect();
+            let mut r = h.response_to(Status::Ok);
+            r.payload_len = len as u16;
+            assert_eq!(out, vec![r.to_packet(&want)], "read {id}");
+        }
+        // Errors: permission, unmapped, too long, corrupted (NACK), bad segmentation.
+        let (h, f) = write_req(pid, 20, 0x12 * PS, &[1, 2, 3]);
+        assert_eq!(e.request(&f).0, vec![resp(&h, Status::Permission, &[])]);
+        let (h, f) = read_req(pid, 21, 0x20 * PS, 8);
+        assert_eq!(e.request(&f).0, vec![resp(&h, Status::Unmapped, &[])]);
+        let (h, f) = read_req(pid, 22, 0x10 * PS, MAX_READ_LEN + 1);
+        assert_eq!(e.request(&f).0, vec![resp(&h, Status::BadRequest, &[])]);
+        let (h, mut f) = write_req(pid, 23, 0x10 * PS, &[9; 100]);
+        f[HEADER_LEN + 50] ^= 4;
+        let mut nack = f[..HEADER_LEN].to_vec();
+        nack[2] = Status::Nack as u8;
+        nack[3] = 1;
+        nack[10] = 0;
+        nack[11] = 0;
+        Packet::new_unchecked(&mut nack[..]).fill_checksum();
+        assert_eq!(e.request(&f).0, vec![nack]);
+        assert_eq!(e.b.uut.stat_nacks.val().to_u32(), 1);
+        let (mut h, _) = write_req(pid, 24, 0x10 * PS, &[9; 100]);
+        h.pkt_count = 2;
+        assert_eq!(e.request(&h.to_packet(&[9; 100])).0, vec![resp(&h, Status::BadRequest, &[])]);
+        assert_eq!(e.dram.read(pa(0x10 * PS), 1)[0], *mem.get(&pa(0x10 * PS)).unwrap_or(&0));
+        // Atomics: FAA executed once, its retry replayed from the ring, CAS, unaligned.
+        let word = 0x10 * PS + 0x208;
+        let old = u64::from_le_bytes(e.dram.read(pa(word), 8).try_into().unwrap());
+        let mut faa = Header::request(Opcode::FetchAdd, pid, 30, word);
+        faa.arg0 = 5;
+        let want = Header { arg0: old, ..faa.response_to(Status::Ok) }.to_packet(&[]);
+        assert_eq!(e.request(&faa.to_packet(&[])).0, vec![want.clone()]);
+        assert_eq!(e.request(&faa.to_packet(&[])).0, vec![want], "retry must be replayed");
+        assert_eq!(u64::from_le_bytes(e.dram.read(pa(word), 8).try_into().unwrap()), old.wrapping_add(5));
+        let mut cas = Header::request(Opcode::CompareAndSwap, pid, 31, word);
+        cas.arg0 = old.wrapping_add(5);
+        cas.arg1 = 77;
+        assert_eq!(e.request(&cas.to_packet(&[])).0, vec![Header { arg0: old.wrapping_add(5), ..cas.response_to(Status::Ok) }.to_packet(&[])]);
+        assert_eq!(u64::from_le_bytes(e.dram.read(pa(word), 8).try_into().unwrap()), 77);
+        let mut ack = Header::request(Opcode::CnAck, pid, 32, 0);
+        ack.arg0 = 30;
+        assert_eq!(e.request(&ack.to_packet(&[])).0, vec![resp(&ack, Status::Ok, &[])]);
+        let tas = Header::request(Opcode::TestAndSet, pid, 33, word + 4);
+        assert_eq!(e.request(&tas.to_packet(&[])).0, vec![resp(&tas, Status::BadRequest, &[])]);
+        let fence = Header::request(Opcode::Fence, pid, 34, 0);
+        assert_eq!(e.request(&fence.to_packet(&[])).0, vec![resp(&fence, Status::Ok, &[])]);
+        // Slow path: ALLOC becomes a REQUEST descriptor; the REPLY goes out along its route.
+        e.sp_rx.clear();
+        let mut alloc = Header::request(Opcode::Alloc, pid, 40, 0);
+        alloc.arg0 = 1 << 22;
+        assert!(e.request(&alloc.to_packet(&[])).0.is_empty());
+        assert_eq!(e.sp_rx, vec![Descriptor::Request { route: e.route, header: alloc }]);
+        let reply = Header { va: 0x40_0000, ..alloc.response_to(Status::Ok) };
+        e.sp_tx.push_back(Descriptor::Reply { route: e.route, header: reply }.encode());
+        let n = e.tx.len();
+        e.run();
+        assert_eq!(e.tx[n..].to_vec(), vec![(e.route, reply.to_packet(&[]))]);
+        e.b.uut.sp_rx_room.next = 32u16.to_bits();
+        assert_eq!(e.request(&alloc.to_packet(&[])).0, vec![resp(&alloc, Status::RetryLater, &[])]);
+    }
+
+    /// Cycles from a read's last RX beat to its first TX beat for a TLB hit, a TLB miss
+    /// whose walk finds a valid PTE, and a first-touch page fault (DRAM latency 5).
+    #[test]
+    fn page_fault_latency_is_constant() {
+        let mut e = Env::new();
+        let pid = 1;
+        for vpn in 0..4u64 {
+            e.put_pte(Pte { used: true, valid: true, perms: 3, pid, vpn, pfn: 20 + vpn });
+        }
+        for vpn in 4..8u64 {
+            e.put_pte(Pte::allocated(pid, vpn, 3));
+        }
+        for pfn in 40..44 {
+            e.sp_tx.push_back(Descriptor::FreePage { pfn }.encode());
+        }
+        e.run();
+        let mut lat = |vpn: u64, id: u32| e.request(&read_req(pid, id, vpn * PS + 64, 64).1).1;
+        let walk: Vec<u64> = (0..4).map(|v| lat(v, v as u32)).collect();
+        let hit: Vec<u64> = (0..4).map(|v| lat(v, 10 + v as u32)).collect();
+        let fault: Vec<u64> = (4..8).map(|v| lat(v, 20 + v as u32)).collect();
+        let hit2: Vec<u64> = (4..8).map(|v| lat(v, 30 + v as u32)).collect();
+        println!("latency (cycles, last RX beat -> first TX beat): TLB hit {hit:?}, walk to a valid PTE {walk:?}, page fault {fault:?}, hit after fault {hit2:?}");
+        assert!(hit.iter().chain(&hit2).all(|&h| h == hit[0]), "hit latency varies");
+        assert!(walk.iter().all(|&w| w == walk[0]), "walk latency varies");
+        assert!(fault.iter().all(|&f| f == fault[0]), "fault latency varies");
+        assert_eq!(fault[0] - walk[0], FAULT_EXTRA_CYCLES, "fault cost over a walk that finds a valid PTE");
+        assert_eq!(walk[0] - hit[0], WALK_EXTRA_CYCLES, "walk cost over a TLB hit at DRAM latency 5");
+    }
+}
