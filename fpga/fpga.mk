@@ -8,8 +8,9 @@
 #       fpga-frontend  network front end (Ethernet/IPv4/UDP and raw <-> packet + route) in iverilog
 #       fpga-dtc       the device tree overlay compiles (dtc)
 #       fpga-fastpath  generated fastpath_top's ports == the board top's instance (needs `make rtl`)
-#       fpga-yosys     Yosys synthesis of the board top (vendor IP black boxes) and of the fast
-#                      path; utilisation against the ZU7EV in build/fpga/utilisation.md
+#       fpga-yosys     Yosys synthesis of the board top (vendor IP black boxes); utilisation of
+#                      the fast path, the window and the board against the ZU7EV in
+#                      build/fpga/utilisation.md
 #   make fpga-regs    build/rtl/clio_ring_regs.vh from `clio-spec verilog-regs` and
 #                     build/rtl/clio_board_cfg.vh from fpga/scripts/board_cfg.rs (both proto)
 #   make bitstream    the Vivado flow in fpga/zcu106/ (project, synth, impl, bitstream, .xsa);

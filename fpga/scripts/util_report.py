@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Utilisation of the Yosys runs of fpga/scripts/yosys_board.sh against the ZU7EV.
+"""Utilisation of the Yosys run of fpga/scripts/yosys_board.sh against the ZU7EV.
 
   util_report.py SYNTH_DIR [--out FILE.md]
 
@@ -18,19 +18,26 @@ import sys
 ZU7EV = {"LUT": 230400, "FF": 460800, "BRAM36": 312, "DSP": 1728}
 BLACKBOXES = {"zynq_ps", "ddr4_0", "eth_10g_sfp0", "axis_rx_64_512", "axis_tx_512_64",
               "axis_fifo_512_async", "axi_cc_dram"}
-ROWS = [("fastpath_top", "fast path (generated, hw crate)"),
-        ("clio_ring_window", "ring/register window (fpga/zcu106/rtl)"),
-        ("board", "board top: fast path + window + network front end + glue")]
-
-
-def cells(path):
-    out = {}
+def sections(path):
+    """Cell counts per module section of a Yosys `stat` report ('=== name ==='); the
+    'design hierarchy' section holds the totals of the whole design."""
+    out, cur, in_cells = {}, None, False
     for line in open(path):
-        if "=== design hierarchy ===" in line:
-            break
+        m = re.match(r"=== (.*) ===", line.strip())
+        if m:
+            cur, in_cells = m.group(1), False
+            out[cur] = {}
+            continue
+        if cur is None:
+            continue
+        if line.strip().startswith("Number of cells"):
+            in_cells = True
+            continue
         m = re.match(r"\s+(\S+)\s+(\d+)\s*$", line)
-        if m and not line.strip().startswith("Number"):
-            out[m.group(1)] = out.get(m.group(1), 0) + int(m.group(2))
+        if in_cells and m:
+            out[cur][m.group(1)] = out[cur].get(m.group(1), 0) + int(m.group(2))
+        elif in_cells and line.strip():
+            in_cells = False
     return out
 
 
@@ -65,22 +72,29 @@ def main():
     a = ap.parse_args()
     lines = ["| block | LUT | FF | BRAM36 | DSP | LUTRAM cells | SRL |",
              "|---|---:|---:|---:|---:|---:|---:|"]
-    missing = []
-    for name, label in ROWS:
-        p = os.path.join(a.synth_dir, name + ".stat")
-        if not os.path.exists(p):
-            missing.append(p)
+    p = os.path.join(a.synth_dir, "board.stat")
+    if not os.path.exists(p):
+        print("FAIL: missing Yosys statistics " + p)
+        return 1
+    sec = sections(p)
+    find = lambda suffix: next((v for k, v in sec.items() if k == suffix or k.endswith("\\" + suffix)), None)
+    rows = [("fast path (generated fastpath_top)", find("fastpath_top")),
+            ("ring/register window (clio_ring_window)", find("clio_ring_window")),
+            ("board top total (fast path, window, network front end, glue)", sec.get("design hierarchy"))]
+    missing = [label for label, c in rows if c is None]
+    for label, c in rows:
+        if c is None:
             continue
-        s = summarise(cells(p))
+        s = summarise(c)
         lines.append("| %s | %d (%s) | %d (%s) | %g (%s) | %d (%s) | %d | %d |" % (
             label, s["LUT"], pct(s["LUT"], "LUT"), s["FF"], pct(s["FF"], "FF"),
             s["BRAM36"], pct(s["BRAM36"], "BRAM36"), s["DSP"], pct(s["DSP"], "DSP"),
             s["LUTRAM"], s["SRL"]))
     lines.append("| xczu7ev (device) | %d | %d | %d | %d | | |" % (ZU7EV["LUT"], ZU7EV["FF"], ZU7EV["BRAM36"], ZU7EV["DSP"]))
     if missing:
-        print("FAIL: missing Yosys statistics: " + ", ".join(missing))
+        print("FAIL: no statistics in %s for: %s" % (p, ", ".join(missing)))
         return 1
-    board = cells(os.path.join(a.synth_dir, "board.stat"))
+    board = sec.get("clio_zcu106_top", {})
     bb = sorted(k for k in board if k in BLACKBOXES)
     absent = sorted(BLACKBOXES - set(bb))
     text = "\n".join(lines) + "\n\nBlack-boxed vendor IP in the board run: %s\n" % ", ".join(bb)

@@ -1,15 +1,17 @@
 #!/bin/sh
-# Yosys synthesis of the ZCU106 board top with the vendor IP as black boxes, and of the fast
-# path alone, for UltraScale+ (synth_xilinx -family xcup). No Vivado needed.
+# Yosys synthesis of the ZCU106 board top with the vendor IP as black boxes, for UltraScale+
+# (synth_xilinx -family xcup). No Vivado needed.
 #
 #   yosys_board.sh RTL_DIR OUT_DIR
 #
 # RTL_DIR holds the generated fast path (every *.v `make rtl` wrote, fastpath_top among them)
-# and the generated headers. Writes OUT_DIR/board.{ys,log,stat} (board top: fast path + ring
-# window + network front end + board glue, vendor IP black-boxed, Xilinx primitives from Yosys's cell library) and
-# OUT_DIR/fastpath_top.{ys,log,stat}. `hierarchy -check` fails on any module that is neither
-# defined nor a black box; `check -assert` fails on multiple drivers or undriven used wires
-# (e.g. a fast-path port whose direction differs from what the board top expects).
+# and the generated headers. One run over the board top: the fast path, the ring window, the
+# network front end and the board glue, Xilinx primitives from Yosys's cell library, vendor IP
+# black boxes (fpga/zcu106/blackbox/vendor_ip.v). `hierarchy -check` fails on any module that
+# is neither defined nor a black box; `check -assert` fails on multiple drivers or undriven
+# used wires (e.g. a fast-path port whose direction differs from what the board top expects).
+# fastpath_top and clio_ring_window keep their hierarchy so util_report.py can list them apart.
+# Writes OUT_DIR/board.{ys,log,stat}.
 set -eu
 rtl=$1
 out=$2
@@ -28,29 +30,14 @@ gen=$(ls "$rtl"/*.v)
   echo "hierarchy -check -top clio_zcu106_top"
   echo "proc"
   echo "check -assert"
+  echo "setattr -mod -set keep_hierarchy 1 fastpath_top *clio_ring_window"
   echo "synth_xilinx -family xcup -flatten -noiopad -top clio_zcu106_top"
   echo "tee -q -o $out/board.stat stat"
 } > "$out/board.ys"
 
-{
-  for f in $gen; do echo "read_verilog -sv $f"; done
-  echo "hierarchy -check -top fastpath_top"
-  echo "synth_xilinx -family xcup -flatten -noiopad -top fastpath_top"
-  echo "tee -q -o $out/fastpath_top.stat stat"
-} > "$out/fastpath_top.ys"
-
-{
-  echo "read_verilog -sv -I $rtl $here/zcu106/rtl/clio_ring_window.v"
-  echo "hierarchy -check -top clio_ring_window"
-  echo "synth_xilinx -family xcup -flatten -noiopad -top clio_ring_window"
-  echo "tee -q -o $out/clio_ring_window.stat stat"
-} > "$out/clio_ring_window.ys"
-
-for d in board fastpath_top clio_ring_window; do
-  echo "yosys $d"
-  if ! $yosys -q -l "$out/$d.log" "$out/$d.ys" >/dev/null 2>&1; then
-    echo "FAIL: yosys $d, last lines of $out/$d.log:" >&2
-    tail -n 15 "$out/$d.log" >&2
-    exit 1
-  fi
-done
+echo "yosys board top ($out/board.log)"
+if ! $yosys -q -l "$out/board.log" "$out/board.ys" >/dev/null 2>&1; then
+  echo "FAIL: yosys, last lines of $out/board.log:" >&2
+  tail -n 15 "$out/board.log" >&2
+  exit 1
+fi
