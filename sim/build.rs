@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Modules simulated from Rust.
-const TOPS: &[&str] = &["tlb"];
+const TOPS: &[&str] = &["tlb", "fastpath_top"];
 
 struct Port {
     name: String,

@@ -13,7 +13,7 @@ use crate::config::Config;
 use crate::error::{ClioError, Result};
 use crate::order::Tracker;
 use crate::transport::Transport;
-use clio_proto::consts::{MAX_PAYLOAD, MAX_REQUEST_LEN};
+use clio_proto::consts::{MAX_PAYLOAD, MAX_READ_LEN, MAX_REQUEST_LEN};
 use clio_proto::header::{field, packet_count, parse_verified, segment, HEADER_LEN};
 use clio_proto::{Header, Opcode, Status};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -287,9 +287,9 @@ impl Engine {
             OpSpec::Fence => vec![self.single(st, Some(op_id), Opcode::Fence, 0, 0, 0)],
             OpSpec::Atomic { op, va, arg0, arg1 } => vec![self.single(st, Some(op_id), *op, *va, *arg0, *arg1)],
             OpSpec::Read { va, len } => (0..*len)
-                .step_by(chunk)
+                .step_by(chunk.min(MAX_READ_LEN as usize))
                 .map(|off| {
-                    let clen = chunk.min(len - off) as u32;
+                    let clen = chunk.min(MAX_READ_LEN as usize).min(len - off) as u32;
                     let id = Self::req_id(st);
                     let h = Header { total_len: clen, ..Header::request(Opcode::Read, st.pid, id, va + off as u64) };
                     let n = packet_count(clen);

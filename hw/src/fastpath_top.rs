@@ -20,7 +20,7 @@ use crate::util::Gather;
 use rust_hdl::prelude::*;
 
 /// Largest read (`total_len`) served; longer reads are answered BAD_REQUEST.
-pub const MAX_READ_LEN: u32 = 1024;
+pub const MAX_READ_LEN: u32 = clio_proto::consts::MAX_READ_LEN;
 
 /// Extra cycles of a first-touch page fault over a TLB miss whose walk finds a valid PTE
 /// (measured by `page_fault_latency_is_constant`): the PTE write-back and PAGE_MAPPED notice.

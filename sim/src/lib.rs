@@ -9,6 +9,8 @@
 #![warn(missing_docs)]
 
 pub mod conformance;
+#[cfg(feature = "rtl")]
+pub mod cosim;
 pub mod model;
 pub mod node;
 #[cfg(feature = "rtl")]

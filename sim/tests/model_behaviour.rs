@@ -82,6 +82,17 @@ impl Wire {
         status
     }
     fn read(&mut self, va: u64, len: u32) -> Result<Vec<u8>, Status> {
+        // Reads are at most one response packet each (MAX_READ_LEN): split like a client does.
+        if len > clio_proto::consts::MAX_READ_LEN {
+            let mut all = Vec::new();
+            let mut off = 0;
+            while off < len {
+                let n = (len - off).min(clio_proto::consts::MAX_READ_LEN);
+                all.extend(self.read(va + off as u64, n)?);
+                off += n;
+            }
+            return Ok(all);
+        }
         let h = Header { total_len: len, ..Header::request(Opcode::Read, self.pid, self.id(), va) };
         let r = self.send_raw(&h.to_packet(&[]));
         if r[0].0.status != Status::Ok {
@@ -279,6 +290,9 @@ fn malformed_requests_get_bad_request() {
     let mut w = Wire::new(node());
     w.register(1);
     let va = w.alloc(PAGE, PERM_READ | PERM_WRITE).unwrap();
+    // A read longer than one response packet.
+    let h = Header { total_len: clio_proto::consts::MAX_READ_LEN + 1, ..Header::request(Opcode::Read, w.pid, 9, va) };
+    assert_eq!(w.send_raw(&h.to_packet(&[]))[0].0.status, Status::BadRequest);
     // A write whose payload disagrees with its length.
     let h = Header { total_len: 10, ..Header::request(Opcode::Write, w.pid, 1, va) };
     let r = w.send_raw(&h.to_packet(b"abc"));

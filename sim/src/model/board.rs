@@ -5,7 +5,7 @@ use super::dram::Dram;
 use super::mem_access::{read_pieces, write_pieces, VirtualMemory};
 use super::pt_walker::PtWalker;
 use super::sync_unit::{atomic_apply, RingCheck, SyncUnit};
-use clio_proto::consts::{ATOMIC_BYTES, MAX_REQUEST_LEN};
+use clio_proto::consts::{ATOMIC_BYTES, MAX_READ_LEN};
 use clio_proto::frame::Route;
 use clio_proto::header::{check_write_segment, packet_count, segment, Packet};
 use clio_proto::layout::{LayoutError, MemoryLayout};
@@ -293,7 +293,7 @@ impl CBoard {
     }
 
     fn read(&mut self, route: &Route, h: &Header, notices: &mut Vec<Descriptor>, out: &mut Vec<Outgoing>) {
-        if h.payload_len != 0 || h.pkt_count != 1 || h.total_len == 0 || h.total_len > MAX_REQUEST_LEN {
+        if h.payload_len != 0 || h.pkt_count != 1 || h.total_len == 0 || h.total_len > MAX_READ_LEN {
             return self.bad(out, route, h);
         }
         let rx_free = self.ring.rx_free();

@@ -1,0 +1,536 @@
+//! The RTL memory node: the verilated `fastpath_top` clocked from Rust, with its DRAM master
+//! connected to the `memmap2` DRAM model (configurable latency), its slow-path descriptor
+//! ports connected to the board's ring window (and so to the real slow path, in-process or the
+//! `clio-slowpath` daemon), and its network streams to packets. Implements [`MemoryNode`], so
+//! `clio board --backend rtl` serves clients exactly like the model.
+
+use crate::model::board::{BoardConfig, BoardError, Outgoing, SlowPathMode};
+use crate::model::dram::Dram;
+use crate::model::Counters;
+use crate::node::MemoryNode;
+use crate::rtl::{Rtl, FASTPATH_TOP};
+use clio_proto::consts::BEAT_BYTES;
+use clio_proto::frame::{Route, ROUTE_BYTES};
+use clio_proto::layout::MemoryLayout;
+use clio_proto::ring::{daemon_state, reg, Descriptor, RingLayout, DESC_BYTES};
+use clio_slowpath::{RingWindow, SlowPath};
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+/// Cycles without any activity after which the pipeline is taken as drained.
+pub const IDLE_CYCLES: u64 = 64;
+/// Upper bound on cycles for one packet (a hung pipeline is reported, not waited on forever).
+pub const MAX_CYCLES_PER_PACKET: u64 = 200_000;
+
+struct Ports {
+    reset: u32,
+    cfg_page_shift: u32,
+    cfg_bucket_mask: u32,
+    rx_valid: u32,
+    rx_ready: u32,
+    rx_data: u32,
+    rx_keep: u32,
+    rx_last: u32,
+    rx_route: u32,
+    tx_valid: u32,
+    tx_ready: u32,
+    tx_data: u32,
+    tx_keep: u32,
+    tx_last: u32,
+    tx_route: u32,
+    araddr: u32,
+    arlen: u32,
+    arvalid: u32,
+    arready: u32,
+    rdata: u32,
+    rlast: u32,
+    rvalid: u32,
+    rready: u32,
+    awaddr: u32,
+    awlen: u32,
+    awvalid: u32,
+    awready: u32,
+    wdata: u32,
+    wstrb: u32,
+    wlast: u32,
+    wvalid: u32,
+    wready: u32,
+    bvalid: u32,
+    bready: u32,
+    sp_rx_valid: u32,
+    sp_rx_ready: u32,
+    sp_rx_desc: u32,
+    sp_rx_room: u32,
+    sp_tx_valid: u32,
+    sp_tx_ready: u32,
+    sp_tx_desc: u32,
+    stats: [(u32, &'static str); 7],
+}
+
+fn words_of(bytes: &[u8], out: &mut [u32]) {
+    out.fill(0);
+    for (i, b) in bytes.iter().enumerate() {
+        out[i / 4] |= (*b as u32) << (8 * (i % 4));
+    }
+}
+
+fn bytes_of(words: &[u32], out: &mut [u8]) {
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = (words[i / 4] >> (8 * (i % 4))) as u8;
+    }
+}
+
+struct Burst {
+    addr: u64,
+    beats: u32,
+    done: u32,
+    ready_at: u64,
+}
+
+/// Cycle counts measured by the harness.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CycleStats {
+    /// Rising clock edges simulated.
+    pub cycles: u64,
+    /// Packets fed in.
+    pub packets_in: u64,
+    /// Packets produced.
+    pub packets_out: u64,
+    /// Cycles from the first beat in to the first beat out, of the last packet.
+    pub last_latency: u64,
+}
+
+/// The cosimulated memory node.
+pub struct RtlBoard {
+    rtl: Rtl,
+    p: Ports,
+    layout: MemoryLayout,
+    dram: Dram,
+    ring: RingWindow,
+    slow: Option<SlowPath>,
+    dram_latency: u64,
+    reads: VecDeque<Burst>,
+    writes: VecDeque<Burst>,
+    b_pending: u32,
+    rx_q: VecDeque<(Route, Vec<u8>)>,
+    rx_off: usize,
+    tx_cur: Option<(Route, Vec<u8>)>,
+    sp_tx_cur: Option<[u8; DESC_BYTES]>,
+    first_in: Option<u64>,
+    first_out: Option<u64>,
+    stats: CycleStats,
+    hung: u64,
+    trace: bool,
+    c: Counters,
+}
+
+// Ports are looked up by name once; a missing one is a harness/RTL mismatch worth a panic.
+fn ports(rtl: &Rtl) -> Ports {
+    let p = |n: &str| rtl.port(n);
+    Ports {
+        reset: p("reset"),
+        cfg_page_shift: p("cfg_page_shift"),
+        cfg_bucket_mask: p("cfg_bucket_mask"),
+        rx_valid: p("rx_valid"),
+        rx_ready: p("rx_ready"),
+        rx_data: p("rx_data"),
+        rx_keep: p("rx_keep"),
+        rx_last: p("rx_last"),
+        rx_route: p("rx_route"),
+        tx_valid: p("tx_valid"),
+        tx_ready: p("tx_ready"),
+        tx_data: p("tx_data"),
+        tx_keep: p("tx_keep"),
+        tx_last: p("tx_last"),
+        tx_route: p("tx_route"),
+        araddr: p("m_axi_araddr"),
+        arlen: p("m_axi_arlen"),
+        arvalid: p("m_axi_arvalid"),
+        arready: p("m_axi_arready"),
+        rdata: p("m_axi_rdata"),
+        rlast: p("m_axi_rlast"),
+        rvalid: p("m_axi_rvalid"),
+        rready: p("m_axi_rready"),
+        awaddr: p("m_axi_awaddr"),
+        awlen: p("m_axi_awlen"),
+        awvalid: p("m_axi_awvalid"),
+        awready: p("m_axi_awready"),
+        wdata: p("m_axi_wdata"),
+        wstrb: p("m_axi_wstrb"),
+        wlast: p("m_axi_wlast"),
+        wvalid: p("m_axi_wvalid"),
+        wready: p("m_axi_wready"),
+        bvalid: p("m_axi_bvalid"),
+        bready: p("m_axi_bready"),
+        sp_rx_valid: p("sp_rx_valid"),
+        sp_rx_ready: p("sp_rx_ready"),
+        sp_rx_desc: p("sp_rx_desc"),
+        sp_rx_room: p("sp_rx_room"),
+        sp_tx_valid: p("sp_tx_valid"),
+        sp_tx_ready: p("sp_tx_ready"),
+        sp_tx_desc: p("sp_tx_desc"),
+        stats: [
+            (p("stat_rx_pkts"), "rx"),
+            (p("stat_tx_pkts"), "tx"),
+            (p("stat_nacks"), "nacks"),
+            (p("stat_tlb_hits"), "tlb_hits"),
+            (p("stat_tlb_misses"), "tlb_misses"),
+            (p("stat_bucket_reads"), "bucket_reads"),
+            (p("stat_page_faults"), "page_faults"),
+        ],
+    }
+}
+
+impl RtlBoard {
+    /// Build the node: DRAM, rings and slow path as for the model, the RTL reset and
+    /// configured, and the free-page buffer filled. `vcd` writes a waveform.
+    pub fn new(cfg: &BoardConfig, dram_latency: u64, vcd: Option<&Path>) -> Result<RtlBoard, BoardError> {
+        let layout = MemoryLayout::new(cfg.dram_bytes, cfg.page_shift)?;
+        let dram = match &cfg.memory_file {
+            Some(p) => Dram::file(p, cfg.dram_bytes),
+            None => Dram::anonymous(cfg.dram_bytes),
+        }
+        .map_err(|source| BoardError::Dram { bytes: cfg.dram_bytes, source })?;
+        let rl = RingLayout::new(cfg.ring_entries).ok_or(BoardError::RingEntries(cfg.ring_entries))?;
+        let (ring, slow) = match &cfg.slowpath {
+            SlowPathMode::InProcess => (RingWindow::anonymous(rl)?, Some(SlowPath::new(layout))),
+            SlowPathMode::External { ring_file } => (RingWindow::create_file(ring_file, rl)?, None),
+        };
+        ring.init_fast_path(cfg.dram_bytes, cfg.page_shift);
+        let rtl = Rtl::new(&FASTPATH_TOP, vcd);
+        let p = ports(&rtl);
+        let mut b = RtlBoard {
+            rtl,
+            p,
+            layout,
+            dram,
+            ring,
+            slow,
+            dram_latency,
+            reads: VecDeque::new(),
+            writes: VecDeque::new(),
+            b_pending: 0,
+            rx_q: VecDeque::new(),
+            rx_off: 0,
+            tx_cur: None,
+            sp_tx_cur: None,
+            first_in: None,
+            first_out: None,
+            stats: CycleStats::default(),
+            hung: 0,
+            trace: std::env::var_os("CLIO_COSIM_TRACE").is_some(),
+            c: Counters::default(),
+        };
+        if cfg.memory_file.is_some() {
+            let zero = vec![0u8; layout.pt_bytes() as usize];
+            b.dram.write(layout.pt_base, &zero);
+        }
+        b.rtl.set(b.p.cfg_page_shift, layout.page_shift as u128);
+        b.rtl.set(b.p.cfg_bucket_mask, (layout.bucket_count() - 1) as u128);
+        b.rtl.set(b.p.reset, 1);
+        for _ in 0..4 {
+            b.rtl.tick();
+        }
+        b.rtl.set(b.p.reset, 0);
+        let mut sink = Vec::new();
+        b.service(&mut sink);
+        Ok(b)
+    }
+
+    /// Cycle statistics.
+    pub fn cycle_stats(&self) -> CycleStats {
+        CycleStats { cycles: self.rtl.cycles, ..self.stats }
+    }
+
+    /// DRAM contents without counting traffic.
+    pub fn peek(&self, pa: u64, n: usize) -> Option<&[u8]> {
+        self.dram.peek(pa, n)
+    }
+
+    /// The memory layout.
+    pub fn layout(&self) -> &MemoryLayout {
+        &self.layout
+    }
+
+    /// Packets the pipeline failed to finish within [`MAX_CYCLES_PER_PACKET`].
+    pub fn hung_packets(&self) -> u64 {
+        self.hung
+    }
+
+    fn busy(&self) -> bool {
+        !self.rx_q.is_empty() || self.tx_cur.is_some() || !self.reads.is_empty() || !self.writes.is_empty() || self.b_pending > 0 || self.sp_tx_cur.is_some() || self.ring.tx_pending() > 0
+    }
+
+    /// Advance one clock cycle, servicing every interface. Returns whether anything moved.
+    fn cycle(&mut self, out: &mut Vec<Outgoing>) -> bool {
+        let p = &self.p;
+        let now = self.rtl.cycles;
+        let mut w = [0u32; 32];
+        // Drive inputs for this cycle.
+        let rx_active = if let Some((route, bytes)) = self.rx_q.front() {
+            let end = (self.rx_off + BEAT_BYTES).min(bytes.len());
+            words_of(&bytes[self.rx_off..end], &mut w[..16]);
+            self.rtl.set_words(p.rx_data, &w[..16]);
+            let n = end - self.rx_off;
+            self.rtl.set(p.rx_keep, if n == 64 { u64::MAX as u128 } else { (1u128 << n) - 1 });
+            self.rtl.set(p.rx_last, (end == bytes.len()) as u128);
+            words_of(&route.to_bytes(), &mut w[..8]);
+            self.rtl.set_words(p.rx_route, &w[..8]);
+            self.rtl.set(p.rx_valid, 1);
+            true
+        } else {
+            self.rtl.set(p.rx_valid, 0);
+            false
+        };
+        self.rtl.set(p.tx_ready, 1);
+        self.rtl.set(p.arready, 1);
+        self.rtl.set(p.awready, 1);
+        self.rtl.set(p.wready, 1);
+        let r_beat = match self.reads.front() {
+            Some(b) if b.ready_at <= now => {
+                let addr = (b.addr & !(BEAT_BYTES as u64 - 1)) + b.done as u64 * BEAT_BYTES as u64;
+                let mut data = [0u8; BEAT_BYTES];
+                self.dram.read(addr, &mut data);
+                words_of(&data, &mut w[..16]);
+                self.rtl.set_words(p.rdata, &w[..16]);
+                self.rtl.set(p.rlast, (b.done + 1 == b.beats) as u128);
+                self.rtl.set(p.rvalid, 1);
+                true
+            }
+            _ => {
+                self.rtl.set(p.rvalid, 0);
+                false
+            }
+        };
+        let b_driven = self.b_pending > 0;
+        self.rtl.set(p.bvalid, b_driven as u128);
+        self.rtl.set(p.sp_rx_ready, 1);
+        self.rtl.set(p.sp_rx_room, self.ring.rx_free() as u128);
+        if self.sp_tx_cur.is_none() {
+            match self.ring.pop_tx() {
+                Some(Ok(d)) => self.sp_tx_cur = Some(d.encode()),
+                Some(Err(_)) => self.c.bad_descriptors += 1,
+                None => {}
+            }
+        }
+        if let Some(d) = &self.sp_tx_cur {
+            words_of(d, &mut w[..32]);
+            self.rtl.set_words(p.sp_tx_desc, &w[..32]);
+            self.rtl.set(p.sp_tx_valid, 1);
+        } else {
+            self.rtl.set(p.sp_tx_valid, 0);
+        }
+        self.rtl.eval();
+
+        // Sample handshakes (values before the rising edge).
+        let mut moved = false;
+        if rx_active && self.rtl.get(p.rx_ready) == 1 {
+            moved = true;
+            if self.rx_off == 0 {
+                self.first_in = Some(now);
+            }
+            let len = self.rx_q.front().map_or(0, |(_, b)| b.len());
+            self.rx_off += BEAT_BYTES;
+            if self.rx_off >= len {
+                self.rx_q.pop_front();
+                self.rx_off = 0;
+                self.stats.packets_in += 1;
+            }
+        }
+        if self.rtl.get(p.tx_valid) == 1 {
+            moved = true;
+            self.rtl.get_words(p.tx_data, &mut w[..16]);
+            let mut beat = [0u8; BEAT_BYTES];
+            bytes_of(&w[..16], &mut beat);
+            let keep = self.rtl.get(p.tx_keep) as u64;
+            let n = keep.count_ones() as usize;
+            if self.tx_cur.is_none() {
+                self.rtl.get_words(p.tx_route, &mut w[..8]);
+                let mut rb = [0u8; ROUTE_BYTES];
+                bytes_of(&w[..8], &mut rb);
+                let route = Route::from_bytes(&rb).unwrap_or_default();
+                self.tx_cur = Some((route, Vec::new()));
+                if self.first_out.is_none() {
+                    self.first_out = Some(now);
+                }
+            }
+            if let Some((_, bytes)) = self.tx_cur.as_mut() {
+                bytes.extend_from_slice(&beat[..n]);
+            }
+            if self.rtl.get(p.tx_last) == 1 {
+                if let Some(pkt) = self.tx_cur.take() {
+                    out.push(pkt);
+                    self.stats.packets_out += 1;
+                    self.c.tx_packets += 1;
+                }
+            }
+        }
+        if self.rtl.get(p.arvalid) == 1 {
+            moved = true;
+            let addr = self.rtl.get(p.araddr) as u64;
+            let beats = self.rtl.get(p.arlen) as u32 + 1;
+            self.reads.push_back(Burst { addr, beats, done: 0, ready_at: now + self.dram_latency });
+        }
+        if r_beat && self.rtl.get(p.rready) == 1 {
+            moved = true;
+            if let Some(b) = self.reads.front_mut() {
+                b.done += 1;
+                if b.done == b.beats {
+                    self.reads.pop_front();
+                }
+            }
+        }
+        if self.rtl.get(p.awvalid) == 1 {
+            moved = true;
+            let addr = self.rtl.get(p.awaddr) as u64;
+            let beats = self.rtl.get(p.awlen) as u32 + 1;
+            self.writes.push_back(Burst { addr, beats, done: 0, ready_at: now });
+        }
+        if self.rtl.get(p.wvalid) == 1 {
+            moved = true;
+            self.rtl.get_words(p.wdata, &mut w[..16]);
+            let mut beat = [0u8; BEAT_BYTES];
+            bytes_of(&w[..16], &mut beat);
+            let strb = self.rtl.get(p.wstrb) as u64;
+            if let Some(b) = self.writes.front_mut() {
+                let base = (b.addr & !(BEAT_BYTES as u64 - 1)) + b.done as u64 * BEAT_BYTES as u64;
+                for (i, byte) in beat.iter().enumerate() {
+                    if strb >> i & 1 == 1 {
+                        self.dram.write(base + i as u64, std::slice::from_ref(byte));
+                    }
+                }
+                b.done += 1;
+                let last = self.rtl.get(p.wlast) == 1;
+                if last != (b.done == b.beats) {
+                    // WLAST must mark exactly the last beat of the burst AWLEN announced.
+                    self.c.bad_descriptors += 1;
+                }
+                if b.done == b.beats {
+                    self.writes.pop_front();
+                    self.b_pending += 1;
+                }
+            } else {
+                // Write data before its address: the RTL broke AXI ordering rules we rely on.
+                self.c.bad_descriptors += 1;
+            }
+        }
+        if b_driven && self.rtl.get(p.bready) == 1 {
+            self.b_pending -= 1;
+        }
+        if self.rtl.get(p.sp_rx_valid) == 1 {
+            moved = true;
+            self.rtl.get_words(p.sp_rx_desc, &mut w[..32]);
+            let mut d = [0u8; DESC_BYTES];
+            bytes_of(&w[..32], &mut d);
+            match Descriptor::decode(&d) {
+                Ok(desc) => {
+                    if matches!(desc, Descriptor::Request { .. }) {
+                        self.c.slowpath_requests += 1;
+                    }
+                    if self.ring.push_rx(&desc).is_err() {
+                        self.c.bad_descriptors += 1;
+                    }
+                }
+                Err(_) => self.c.bad_descriptors += 1,
+            }
+        }
+        if self.sp_tx_cur.is_some() && self.rtl.get(p.sp_tx_ready) == 1 {
+            moved = true;
+            self.sp_tx_cur = None;
+        }
+        if self.trace {
+            eprintln!(
+                "c{now} rx {}/{} tx {} ar {} r {}/{} aw {} w {} b {}/{} sprx {} sptx {}/{}",
+                rx_active as u8,
+                self.rtl.get(p.rx_ready),
+                self.rtl.get(p.tx_valid),
+                self.rtl.get(p.arvalid),
+                r_beat as u8,
+                self.rtl.get(p.rready),
+                self.rtl.get(p.awvalid),
+                self.rtl.get(p.wvalid),
+                self.b_pending,
+                self.rtl.get(p.bready),
+                self.rtl.get(p.sp_rx_valid),
+                self.sp_tx_cur.is_some() as u8,
+                self.rtl.get(p.sp_tx_ready)
+            );
+        }
+        self.rtl.tick();
+        moved
+    }
+
+    /// Clock until everything queued has been consumed and the pipeline is quiet.
+    fn run_until_idle(&mut self, out: &mut Vec<Outgoing>) {
+        let start = self.rtl.cycles;
+        let mut quiet = 0;
+        self.first_in = None;
+        self.first_out = None;
+        while quiet < IDLE_CYCLES || self.busy() {
+            if self.cycle(out) {
+                quiet = 0;
+            } else {
+                quiet += 1;
+            }
+            if self.rtl.cycles - start > MAX_CYCLES_PER_PACKET {
+                self.hung += 1;
+                self.rx_q.clear();
+                self.rx_off = 0;
+                break;
+            }
+        }
+        if let (Some(a), Some(b)) = (self.first_in, self.first_out) {
+            self.stats.last_latency = b.saturating_sub(a);
+        }
+    }
+}
+
+impl MemoryNode for RtlBoard {
+    fn handle(&mut self, route: &Route, bytes: &[u8], out: &mut Vec<Outgoing>) {
+        self.c.rx_packets += 1;
+        self.rx_q.push_back((*route, bytes.to_vec()));
+        self.run_until_idle(out);
+        if self.slow.is_some() && self.ring.rx_pending() > 0 {
+            self.service(out);
+        }
+    }
+
+    fn service(&mut self, out: &mut Vec<Outgoing>) -> usize {
+        let mut rounds = 0;
+        loop {
+            if let Some(sp) = self.slow.as_mut() {
+                sp.poll(&self.ring);
+            }
+            if self.ring.tx_pending() == 0 {
+                break;
+            }
+            rounds += 1;
+            let hung = self.hung;
+            self.run_until_idle(out);
+            if self.slow.is_none() || self.hung != hung {
+                break;
+            }
+        }
+        rounds
+    }
+
+    fn counters(&self) -> Counters {
+        let mut c = self.c;
+        let get = |i: usize| self.rtl.get(self.p.stats[i].0) as u64;
+        c.nacks = get(2);
+        c.tlb_hits = get(3);
+        c.tlb_misses = get(4);
+        c.bucket_reads = get(5);
+        c.page_faults = get(6);
+        c.dram_read_bytes = self.dram.read_bytes;
+        c.dram_write_bytes = self.dram.write_bytes;
+        c
+    }
+
+    fn request_daemon_stop(&self) {
+        if self.slow.is_none() {
+            self.ring.reg(reg::DAEMON_STATE).store(daemon_state::STOP_REQUESTED, Ordering::Release);
+        }
+    }
+}
