@@ -4,14 +4,21 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all demo test cargo-test c-example cosim-test deps bench-alloc clean
+.PHONY: all demo test cargo-test c-example cosim-test cosim deps bench-alloc clean
 
 all:
 	$(CARGO) build --workspace --release
 
 ## demo: start a memory node in-process and run a workload through CLib
+## (BACKEND=rtl runs the same demo against the fast path's Verilog under Verilator)
+BACKEND ?= model
+ifeq ($(BACKEND),rtl)
+demo: rtl
+	$(CARGO) run --release --features rtl --bin clio -- demo --backend rtl
+else
 demo:
 	$(CARGO) run --release --bin clio -- demo
+endif
 
 ## test: unit, property, integration and process tests of every crate, the C example,
 ## the RTL lint/synthesis checks and the model-vs-RTL cosimulation tests
@@ -27,6 +34,10 @@ c-example:
 ## cosim-test: Verilator cosimulation tests (RTL vs model)
 cosim-test: rtl
 	$(CARGO) test -p clio-sim --features rtl
+
+## cosim: the cosimulation tests and the cycle benchmark (figures for docs/perf.md)
+cosim: cosim-test
+	$(CARGO) run --release -p clio-sim --features rtl --example cosim_bench
 
 ## deps: install the system tools the hardware flow needs (Debian; run as root)
 deps:

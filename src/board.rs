@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 pub enum Backend {
     /// The behavioural CBoard model (the golden model).
     Model,
+    /// The fast path's Verilog under Verilator (build with `--features rtl` after `make rtl`).
+    #[cfg(feature = "rtl")]
+    Rtl,
 }
 
 /// How the node is reached.
@@ -78,6 +81,14 @@ pub struct BoardArgs {
     /// Print counters every N seconds while serving.
     #[arg(long)]
     stats_every: Option<f64>,
+    /// With `--backend rtl`: write a VCD waveform of the whole run to this file (large!).
+    #[cfg(feature = "rtl")]
+    #[arg(long)]
+    vcd: Option<PathBuf>,
+    /// With `--backend rtl`: DRAM read latency in clock cycles.
+    #[cfg(feature = "rtl")]
+    #[arg(long, default_value_t = 20)]
+    dram_latency: u64,
 }
 
 fn daemon_path() -> Result<PathBuf> {
@@ -106,8 +117,14 @@ pub fn run(a: BoardArgs) -> Result<()> {
         SlowPath::External => SlowPathMode::External { ring_file: ring_file.clone() },
     };
     let cfg = BoardConfig { dram_bytes: a.memory, page_shift, memory_file: a.memory_file.clone(), slowpath, ..BoardConfig::default() };
-    let board = CBoard::new(&cfg).context("starting the memory node")?;
-    let layout = *board.layout();
+    let layout = clio_proto::layout::MemoryLayout::new(cfg.dram_bytes, cfg.page_shift).context("memory geometry")?;
+    let board: Box<dyn clio_sim::MemoryNode> = match a.backend {
+        Backend::Model => Box::new(CBoard::new(&cfg).context("starting the memory node")?),
+        #[cfg(feature = "rtl")]
+        Backend::Rtl => Box::new(
+            clio_sim::cosim::RtlBoard::new(&cfg, a.dram_latency, a.vcd.as_deref()).context("starting the cosimulated memory node")?,
+        ),
+    };
 
     let mut daemon: Option<Child> = None;
     if a.slowpath == SlowPath::External && a.spawn_slowpath {
@@ -124,7 +141,8 @@ pub fn run(a: BoardArgs) -> Result<()> {
     };
     println!("clio board: listening on {}", server.local);
     println!(
-        "  backend model, {} DRAM, {} pages ({} data pages, {} page-table buckets), slow path {}",
+        "  backend {:?}, {} DRAM, {} pages ({} data pages, {} page-table buckets), slow path {}",
+        a.backend,
         human(layout.dram_bytes),
         human(layout.page_size()),
         layout.data_pages,

@@ -22,6 +22,10 @@ pub struct DemoArgs {
     /// 16-byte reads in the short latency run.
     #[arg(long, default_value_t = 5000)]
     reads: u64,
+    /// What executes requests: the behavioural model, or the fast path's Verilog under
+    /// Verilator (`rtl`, needs a build with `--features rtl` after `make rtl`).
+    #[arg(long, value_enum, default_value_t = crate::board::Backend::Model)]
+    backend: crate::board::Backend,
 }
 
 fn us(ns: u64) -> f64 {
@@ -32,13 +36,35 @@ fn us(ns: u64) -> f64 {
 pub fn run(a: DemoArgs) -> Result<()> {
     let t0 = Instant::now();
     let cfg = BoardConfig { dram_bytes: 1 << 30, slowpath: SlowPathMode::InProcess, ..BoardConfig::default() };
-    let board = CBoard::new(&cfg).context("starting the memory node model")?;
-    let page = board.layout().page_size();
+    let page = 1u64 << cfg.page_shift;
+    let (board, what): (Box<dyn clio_sim::MemoryNode>, &str) = match a.backend {
+        crate::board::Backend::Model => (Box::new(CBoard::new(&cfg).context("starting the memory node model")?), "behavioural CBoard model"),
+        #[cfg(feature = "rtl")]
+        crate::board::Backend::Rtl => (
+            Box::new(clio_sim::cosim::RtlBoard::new(&cfg, 20, None).context("starting the cosimulated memory node")?),
+            "fast-path RTL under Verilator",
+        ),
+    };
     let server = spawn_udp(board, "127.0.0.1:0".parse()?).context("serving the node on loopback UDP")?;
     let addr = server.udp_addr.context("the node has no UDP address")?;
-    println!("1. memory node (behavioural CBoard model) serving UDP on {addr}, 1 GiB DRAM, {} KiB pages", page >> 10);
+    println!("1. memory node ({what}) serving UDP on {addr}, 1 GiB DRAM, {} KiB pages", page >> 10);
 
-    let c = Client::connect_udp(addr).context("registering with the node")?;
+    // A simulated RTL node answers in about a millisecond of wall time (it is clocked in
+    // software): tell the delay-based congestion control so, or it would read the simulator's
+    // slowness as congestion and pace itself down to a crawl.
+    let cfg = match a.backend {
+        crate::board::Backend::Model => clio_clib::Config::default(),
+        #[cfg(feature = "rtl")]
+        crate::board::Backend::Rtl => clio_clib::Config {
+            target_delay: std::time::Duration::from_millis(20),
+            min_rto: std::time::Duration::from_millis(50),
+            initial_rto: std::time::Duration::from_millis(100),
+            max_rto: std::time::Duration::from_secs(2),
+            ..clio_clib::Config::default()
+        },
+    };
+    let transport = clio_clib::TransportKind::Udp(addr).open().context("opening a UDP socket")?;
+    let c = Client::connect(transport, cfg).context("registering with the node")?;
     println!("2. registered: global PID {}", c.pid());
 
     let va = c.ralloc(16 << 20).context("ralloc")?;

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 
 /// Cycles without any activity after which the pipeline is taken as drained.
-pub const IDLE_CYCLES: u64 = 64;
+pub const IDLE_CYCLES: u64 = 32;
 /// Upper bound on cycles for one packet (a hung pipeline is reported, not waited on forever).
 pub const MAX_CYCLES_PER_PACKET: u64 = 200_000;
 
@@ -267,6 +267,7 @@ impl RtlBoard {
         let p = &self.p;
         let now = self.rtl.cycles;
         let mut w = [0u32; 32];
+        self.rtl.fall();
         // Drive inputs for this cycle.
         let rx_active = if let Some((route, bytes)) = self.rx_q.front() {
             let end = (self.rx_off + BEAT_BYTES).min(bytes.len());
@@ -457,7 +458,7 @@ impl RtlBoard {
                 self.rtl.get(p.sp_tx_ready)
             );
         }
-        self.rtl.tick();
+        self.rtl.rise();
         moved
     }
 

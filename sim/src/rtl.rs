@@ -99,10 +99,23 @@ impl Rtl {
     /// One full clock cycle: falling edge, then rising edge (inputs set before the call are
     /// sampled at the rising edge).
     pub fn tick(&mut self) {
+        self.fall();
+        self.eval();
+        self.rise();
+    }
+
+    /// Drive the clock low without evaluating: the next [`Rtl::eval`] settles the inputs set
+    /// for this cycle and the falling edge together (a harness that must read combinational
+    /// outputs before the rising edge then needs two evaluations per cycle, not three).
+    pub fn fall(&mut self) {
         let c = self.clock.expect("module has no clock");
         self.set(c, 0);
         self.time += 1;
-        self.eval();
+    }
+
+    /// Rising edge: registers take the values settled by the last [`Rtl::eval`].
+    pub fn rise(&mut self) {
+        let c = self.clock.expect("module has no clock");
         self.set(c, 1);
         self.time += 1;
         self.eval();
