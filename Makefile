@@ -21,8 +21,8 @@ demo:
 endif
 
 ## test: unit, property, integration and process tests of every crate, the C example,
-## the RTL lint/synthesis checks and the model-vs-RTL cosimulation tests
-test: cargo-test c-example lint synth cosim-test
+## the RTL lint/synthesis checks, the model-vs-RTL cosimulation tests and the ZCU106 checks
+test: cargo-test c-example lint synth cosim-test fpga-check
 
 cargo-test:
 	$(CARGO) test --workspace
@@ -41,10 +41,10 @@ cosim: cosim-test
 
 ## deps: install the system tools the hardware flow needs (Debian; run as root)
 deps:
-	@if command -v verilator >/dev/null && command -v yosys >/dev/null && command -v iverilog >/dev/null; then \
-		echo "verilator, yosys and iverilog are installed"; \
+	@if command -v verilator >/dev/null && command -v yosys >/dev/null && command -v iverilog >/dev/null && command -v dtc >/dev/null; then \
+		echo "verilator, yosys, iverilog and dtc are installed"; \
 	else \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y verilator yosys iverilog; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y verilator yosys iverilog tcl device-tree-compiler; \
 	fi
 
 ## bench-alloc: the paper's Figure 13 (allocation retries vs utilisation)
@@ -56,3 +56,4 @@ clean:
 	rm -rf build
 
 -include hw/rtl.mk
+-include fpga/fpga.mk

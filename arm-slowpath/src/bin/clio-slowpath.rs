@@ -66,7 +66,11 @@ fn main() -> Result<()> {
     let idle = Duration::from_micros(args.idle_sleep_us);
     loop {
         let work = sp.poll(&ring);
-        ring.reg(reg::DAEMON_HEARTBEAT).fetch_add(1, Ordering::Relaxed);
+        // A plain load and store, not fetch_add: on the board's uncached UIO window an atomic
+        // RMW becomes an exclusive pair that an AXI4-Lite slave cannot acknowledge. The
+        // daemon is the only writer of this register.
+        let hb = ring.reg(reg::DAEMON_HEARTBEAT).load(Ordering::Relaxed);
+        ring.reg(reg::DAEMON_HEARTBEAT).store(hb.wrapping_add(1), Ordering::Relaxed);
         if ring.reg(reg::DAEMON_STATE).load(Ordering::Acquire) == daemon_state::STOP_REQUESTED {
             break;
         }
