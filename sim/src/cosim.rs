@@ -487,6 +487,16 @@ impl RtlBoard {
     }
 }
 
+impl RtlBoard {
+    /// Offer several packets back to back (as a line-rate burst would arrive) and clock until
+    /// all are served: the cycle count over the packet count is the node's initiation interval.
+    pub fn handle_burst(&mut self, packets: &[(Route, Vec<u8>)], out: &mut Vec<Outgoing>) {
+        self.c.rx_packets += packets.len() as u64;
+        self.rx_q.extend(packets.iter().cloned());
+        self.run_until_idle(out);
+    }
+}
+
 impl MemoryNode for RtlBoard {
     fn handle(&mut self, route: &Route, bytes: &[u8], out: &mut Vec<Outgoing>) {
         self.c.rx_packets += 1;

@@ -50,3 +50,9 @@ fn check(seed: u64, steps: usize, procs: usize) {
 fn short_stream_matches_the_model() {
     check(1, 300, 2);
 }
+
+#[test]
+fn longer_streams_with_other_seeds_match_the_model() {
+    check(2, 2000, 3);
+    check(3, 2000, 4);
+}

@@ -1,0 +1,180 @@
+//! Cycle figures of the fast path's RTL under Verilator (`make cosim`):
+//! latency in cycles per request class and size, back-to-back throughput (cycles per packet,
+//! goodput projected at 250 MHz), simulation speed, and a long model-vs-RTL conformance run.
+//!
+//! `cargo run --release -p clio-sim --features rtl --example cosim_bench -- [--requests N]`
+
+use clio_proto::consts::{CORE_CLOCK_MHZ, MAX_PAYLOAD};
+use clio_proto::frame::Route;
+use clio_proto::header::{packet_count, parse_verified, segment};
+use clio_proto::pte::{PERM_READ, PERM_WRITE};
+use clio_proto::{Header, Opcode, Status};
+use clio_sim::conformance::Stream;
+use clio_sim::cosim::RtlBoard;
+use clio_sim::{BoardConfig, CBoard, MemoryNode};
+use std::time::Instant;
+
+const PAGE_SHIFT: u32 = 16;
+const PAGE: u64 = 1 << PAGE_SHIFT;
+const DRAM_LATENCY: u64 = 20;
+
+fn arg(name: &str, default: u64) -> u64 {
+    let a: Vec<String> = std::env::args().collect();
+    a.iter().position(|x| x == name).and_then(|i| a.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn cfg() -> BoardConfig {
+    BoardConfig { dram_bytes: 256 << 20, page_shift: PAGE_SHIFT, ..BoardConfig::default() }
+}
+
+struct Client {
+    node: RtlBoard,
+    pid: u16,
+    id: u32,
+}
+
+impl Client {
+    fn call(&mut self, pkt: Vec<u8>) -> (Header, u64) {
+        let mut out = Vec::new();
+        self.node.handle(&Route::default(), &pkt, &mut out);
+        let lat = self.node.cycle_stats().last_latency;
+        let h = out.first().and_then(|(_, b)| parse_verified(b).ok().map(|(h, _)| h)).expect("a response");
+        (h, lat)
+    }
+    fn next(&mut self) -> u32 {
+        self.id += 1;
+        self.id
+    }
+    fn read(&mut self, va: u64, len: u32) -> (Status, u64) {
+        let id = self.next();
+        let (h, l) = self.call(Header { total_len: len, ..Header::request(Opcode::Read, self.pid, id, va) }.to_packet(&[]));
+        (h.status, l)
+    }
+    /// Latency of each packet of a write (they are independent at the node).
+    fn write(&mut self, va: u64, len: u32) -> (Status, Vec<u64>) {
+        let id = self.next();
+        let n = packet_count(len);
+        let data = vec![0xA5u8; len as usize];
+        let mut lats = Vec::new();
+        let mut st = Status::Ok;
+        for i in 0..n {
+            let (o, l) = segment(len, i).unwrap();
+            let p = Header { pkt_index: i, pkt_count: n, total_len: len, ..Header::request(Opcode::Write, self.pid, id, va) }
+                .to_packet(&data[o as usize..o as usize + l as usize]);
+            let (h, lat) = self.call(p);
+            if h.status != Status::Ok {
+                st = h.status;
+            }
+            lats.push(lat);
+        }
+        (st, lats)
+    }
+}
+
+fn main() {
+    let requests = arg("--requests", 1_000_000);
+    let t0 = Instant::now();
+    let mut c = Client { node: RtlBoard::new(&cfg(), DRAM_LATENCY, None).expect("RTL node"), pid: 0, id: 0 };
+    let id = c.next();
+    let (h, _) = c.call(Header { arg0: 1, ..Header::request(Opcode::Register, 0, id, 0) }.to_packet(&[]));
+    c.pid = h.pid;
+    let id = c.next();
+    let (h, _) = c.call(Header { arg0: 1000 * PAGE, arg1: (PERM_READ | PERM_WRITE) as u64, ..Header::request(Opcode::Alloc, c.pid, id, 0) }.to_packet(&[]));
+    assert_eq!(h.status, Status::Ok);
+    let base = h.va;
+    let mut fresh = 0u64; // next never-touched page
+    let mut page = |n: u64| -> u64 {
+        fresh += n;
+        base + (fresh - n) * PAGE
+    };
+
+    println!("# fast-path RTL under Verilator: DRAM read latency {DRAM_LATENCY} cycles, {} KiB pages, 64-entry TLB", PAGE >> 10);
+    println!("# latency = cycles from the first request beat accepted to the first response beat");
+    println!("{:<6} {:>6} {:>8} {:>9} {:>12}", "op", "bytes", "tlb_hit", "tlb_miss", "first_touch");
+    for (op, sizes) in [("read", &[16u32, 64, 256, 1024][..]), ("write", &[16u32, 64, 256, 1024, 4096][..])] {
+        for &len in sizes {
+            // First touch: a fresh page. Hit: the same page again. Miss: the page after 70 other
+            // pages evicted it from the TLB (its PTE stays valid).
+            let p = page(1);
+            let ft = if op == "read" { c.read(p, len).1 } else { c.write(p, len).1[0] };
+            let hit = if op == "read" { c.read(p, len).1 } else { c.write(p, len).1[0] };
+            let others = page(70);
+            for k in 0..70 {
+                c.read(others + k * PAGE, 16);
+            }
+            let miss = if op == "read" { c.read(p, len).1 } else { c.write(p, len).1[0] };
+            println!("{op:<6} {len:>6} {hit:>8} {miss:>9} {ft:>12}");
+        }
+    }
+
+    // Back-to-back: offer 256 packets at once and count cycles per packet.
+    println!("# back-to-back (256 packets offered at once, TLB warm): cycles per packet and goodput at {CORE_CLOCK_MHZ} MHz");
+    let warm = page(1);
+    c.read(warm, 16);
+    for (op, len) in [("read", 64u32), ("read", 1024), ("write", 64), ("write", 1024)] {
+        let pkts: Vec<(Route, Vec<u8>)> = (0..256u32)
+            .map(|i| {
+                let id = c.next();
+                let h = if op == "read" {
+                    Header { total_len: len, ..Header::request(Opcode::Read, c.pid, id, warm) }.to_packet(&[])
+                } else {
+                    Header { total_len: len, ..Header::request(Opcode::Write, c.pid, id, warm) }.to_packet(&vec![i as u8; len as usize])
+                };
+                (Route::default(), h)
+            })
+            .collect();
+        let before = c.node.cycle_stats().cycles;
+        let mut out = Vec::new();
+        c.node.handle_burst(&pkts, &mut out);
+        assert_eq!(out.len(), 256);
+        // The idle tail after the last packet is not part of the throughput.
+        let cycles = c.node.cycle_stats().cycles - before - clio_sim::cosim::IDLE_CYCLES;
+        let cpp = cycles as f64 / 256.0;
+        let gbps = len as f64 * 8.0 * CORE_CLOCK_MHZ as f64 * 1e6 / cpp / 1e9;
+        println!("{op:<6} {len:>6} B: {cpp:>6.1} cycles/packet (II), goodput {gbps:>6.2} Gbps at {CORE_CLOCK_MHZ} MHz");
+    }
+
+    // Long conformance run against the model, and simulation speed.
+    println!("# conformance: {requests} seeded random requests into the model and the RTL");
+    let mut model = CBoard::new(&cfg()).expect("model");
+    let mut rtl = RtlBoard::new(&cfg(), DRAM_LATENCY, None).expect("RTL node");
+    let mut s = Stream::new(2026, PAGE);
+    let mut want = Vec::new();
+    s.setup(&mut model, 4, &mut want);
+    let (mut got, mut sent) = (Vec::new(), 0u64);
+    for (r, b) in std::mem::take(&mut s.sent) {
+        rtl.handle(&r, &b, &mut got);
+        rtl.service(&mut got);
+    }
+    let t = Instant::now();
+    let c0 = rtl.cycle_stats().cycles;
+    let mut mismatches = 0u64;
+    let mut compared = 0u64;
+    for i in 0..requests {
+        s.step(&mut model, &mut want);
+        for (r, b) in std::mem::take(&mut s.sent) {
+            sent += 1;
+            rtl.handle(&r, &b, &mut got);
+            rtl.service(&mut got);
+        }
+        let n = want.len().min(got.len());
+        mismatches += want[..n].iter().zip(&got[..n]).filter(|(a, b)| a != b).count() as u64;
+        compared += n as u64;
+        want.drain(..n);
+        got.drain(..n);
+        if (i + 1) % 100_000 == 0 {
+            eprintln!("  {} requests, {} packets, {mismatches} mismatches, {:.0} s", i + 1, sent, t.elapsed().as_secs_f64());
+        }
+    }
+    let cycles = rtl.cycle_stats().cycles - c0;
+    let secs = t.elapsed().as_secs_f64();
+    let images_equal = model.peek(0, 256 << 20) == rtl.peek(0, 256 << 20);
+    println!(
+        "{requests} requests ({sent} packets): {compared} responses compared, {mismatches} differ, {} left over; memory images {}",
+        want.len() + got.len(),
+        if images_equal { "identical" } else { "DIFFER" }
+    );
+    println!("simulation speed: {cycles} cycles in {secs:.1} s = {:.0} cycles/s (harness included)", cycles as f64 / secs);
+    println!("total {:.1} s", t0.elapsed().as_secs_f64());
+    let _ = MAX_PAYLOAD;
+}
