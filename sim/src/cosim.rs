@@ -4,7 +4,7 @@
 //! `clio-slowpath` daemon), and its network streams to packets. Implements [`MemoryNode`], so
 //! `clio board --backend rtl` serves clients exactly like the model.
 
-use crate::model::board::{BoardConfig, BoardError, Outgoing, SlowPathMode};
+use crate::model::board::{BoardConfig, BoardError, NodeParts, Outgoing};
 use crate::model::dram::Dram;
 use crate::model::Counters;
 use crate::node::MemoryNode;
@@ -12,7 +12,7 @@ use crate::rtl::{Rtl, FASTPATH_TOP};
 use clio_proto::consts::BEAT_BYTES;
 use clio_proto::frame::{Route, ROUTE_BYTES};
 use clio_proto::layout::MemoryLayout;
-use clio_proto::ring::{daemon_state, reg, Descriptor, RingLayout, DESC_BYTES};
+use clio_proto::ring::{daemon_state, reg, Descriptor, DESC_BYTES};
 use clio_slowpath::{RingWindow, SlowPath};
 use std::collections::VecDeque;
 use std::path::Path;
@@ -186,18 +186,7 @@ impl RtlBoard {
     /// Build the node: DRAM, rings and slow path as for the model, the RTL reset and
     /// configured, and the free-page buffer filled. `vcd` writes a waveform.
     pub fn new(cfg: &BoardConfig, dram_latency: u64, vcd: Option<&Path>) -> Result<RtlBoard, BoardError> {
-        let layout = MemoryLayout::new(cfg.dram_bytes, cfg.page_shift)?;
-        let dram = match &cfg.memory_file {
-            Some(p) => Dram::file(p, cfg.dram_bytes),
-            None => Dram::anonymous(cfg.dram_bytes),
-        }
-        .map_err(|source| BoardError::Dram { bytes: cfg.dram_bytes, source })?;
-        let rl = RingLayout::new(cfg.ring_entries).ok_or(BoardError::RingEntries(cfg.ring_entries))?;
-        let (ring, slow) = match &cfg.slowpath {
-            SlowPathMode::InProcess => (RingWindow::anonymous(rl)?, Some(SlowPath::new(layout))),
-            SlowPathMode::External { ring_file } => (RingWindow::create_file(ring_file, rl)?, None),
-        };
-        ring.init_fast_path(cfg.dram_bytes, cfg.page_shift);
+        let NodeParts { layout, dram, ring, slow } = NodeParts::new(cfg)?;
         let rtl = Rtl::new(&FASTPATH_TOP, vcd);
         let p = ports(&rtl);
         let mut b = RtlBoard {
@@ -222,10 +211,6 @@ impl RtlBoard {
             trace: std::env::var_os("CLIO_COSIM_TRACE").is_some(),
             c: Counters::default(),
         };
-        if cfg.memory_file.is_some() {
-            let zero = vec![0u8; layout.pt_bytes() as usize];
-            b.dram.write(layout.pt_base, &zero);
-        }
         b.rtl.set(b.p.cfg_page_shift, layout.page_shift as u128);
         b.rtl.set(b.p.cfg_bucket_mask, (layout.bucket_count() - 1) as u128);
         b.rtl.set(b.p.reset, 1);

@@ -124,6 +124,45 @@ pub struct Counters {
     pub dram_write_bytes: u64,
 }
 
+/// What every implementation of the node shares around its fast path: the DRAM, the ring
+/// window and (in-process) the slow path, built from one configuration.
+pub struct NodeParts {
+    /// Memory layout.
+    pub layout: MemoryLayout,
+    /// DRAM model (page table cleared).
+    pub dram: Dram,
+    /// Ring window, initialised from the fast-path side.
+    pub ring: RingWindow,
+    /// The slow path when it runs in this process.
+    pub slow: Option<SlowPath>,
+}
+
+impl NodeParts {
+    /// Lay out and map DRAM, create and initialise the ring window, start an in-process slow
+    /// path if configured.
+    pub fn new(cfg: &BoardConfig) -> Result<NodeParts, BoardError> {
+        let layout = MemoryLayout::new(cfg.dram_bytes, cfg.page_shift)?;
+        let mut dram = match &cfg.memory_file {
+            Some(p) => Dram::file(p, cfg.dram_bytes),
+            None => Dram::anonymous(cfg.dram_bytes),
+        }
+        .map_err(|source| BoardError::Dram { bytes: cfg.dram_bytes, source })?;
+        // A fresh table is all zeros (every slot free) on anonymous memory; a reused memory
+        // file may hold an old table, which a new slow path knows nothing about: clear it.
+        if cfg.memory_file.is_some() {
+            let zero = vec![0u8; layout.pt_bytes() as usize];
+            dram.write(layout.pt_base, &zero);
+        }
+        let rl = RingLayout::new(cfg.ring_entries).ok_or(BoardError::RingEntries(cfg.ring_entries))?;
+        let (ring, slow) = match &cfg.slowpath {
+            SlowPathMode::InProcess => (RingWindow::anonymous(rl)?, Some(SlowPath::new(layout))),
+            SlowPathMode::External { ring_file } => (RingWindow::create_file(ring_file, rl)?, None),
+        };
+        ring.init_fast_path(cfg.dram_bytes, cfg.page_shift);
+        Ok(NodeParts { layout, dram, ring, slow })
+    }
+}
+
 /// A packet to send: the route of the request it answers, and its bytes.
 pub type Outgoing = (Route, Vec<u8>);
 
@@ -148,25 +187,8 @@ impl CBoard {
     /// Build a node: lay out DRAM, map it, initialise the rings, and (in-process) start the
     /// slow path and let it fill the free-page buffer.
     pub fn new(cfg: &BoardConfig) -> Result<CBoard, BoardError> {
-        let layout = MemoryLayout::new(cfg.dram_bytes, cfg.page_shift)?;
-        let dram = match &cfg.memory_file {
-            Some(p) => Dram::file(p, cfg.dram_bytes),
-            None => Dram::anonymous(cfg.dram_bytes),
-        }
-        .map_err(|source| BoardError::Dram { bytes: cfg.dram_bytes, source })?;
-        let rl = RingLayout::new(cfg.ring_entries).ok_or(BoardError::RingEntries(cfg.ring_entries))?;
-        let (ring, slow) = match &cfg.slowpath {
-            SlowPathMode::InProcess => (RingWindow::anonymous(rl)?, Some(SlowPath::new(layout))),
-            SlowPathMode::External { ring_file } => (RingWindow::create_file(ring_file, rl)?, None),
-        };
-        ring.init_fast_path(cfg.dram_bytes, cfg.page_shift);
+        let NodeParts { layout, dram, ring, slow } = NodeParts::new(cfg)?;
         let mut b = CBoard { layout, dram, vm: VirtualMemory::default(), sync: SyncUnit::default(), ring, slow, c: Counters::default() };
-        // A fresh table is all zeros (every slot free) on anonymous memory; a reused memory
-        // file may hold an old table, which a new slow path knows nothing about: clear it.
-        if cfg.memory_file.is_some() {
-            let zero = vec![0u8; layout.pt_bytes() as usize];
-            b.dram.write(layout.pt_base, &zero);
-        }
         let mut sink = Vec::new();
         b.service(&mut sink);
         Ok(b)
