@@ -57,14 +57,22 @@ fn us(ns: u64) -> f64 {
 }
 
 fn node(page_shift: u32) -> Result<(ServerHandle, SocketAddr)> {
-    let cfg = BoardConfig { dram_bytes: 1 << 30, page_shift, slowpath: SlowPathMode::InProcess, ..BoardConfig::default() };
+    let cfg = BoardConfig {
+        dram_bytes: 1 << 30,
+        page_shift,
+        slowpath: SlowPathMode::InProcess,
+        ..BoardConfig::default()
+    };
     let s = spawn_udp(CBoard::new(&cfg)?, "127.0.0.1:0".parse()?)?;
     let a = s.udp_addr.context("node has no UDP address")?;
     Ok((s, a))
 }
 
 fn counters(s: &ServerHandle) -> Result<Counters> {
-    s.board().lock().map(|b| b.counters()).map_err(|_| anyhow::anyhow!("node lock poisoned"))
+    s.board()
+        .lock()
+        .map(|b| b.counters())
+        .map_err(|_| anyhow::anyhow!("node lock poisoned"))
 }
 
 /// The floor: an echo thread that answers exactly the datagrams a node would, with no node
@@ -85,7 +93,9 @@ impl PingPong {
             let mut buf = vec![0u8; 65536];
             let reply = vec![0u8; HEADER_LEN + MAX_PAYLOAD];
             while !st.load(Ordering::Relaxed) {
-                let Ok((n, peer)) = s.recv_from(&mut buf) else { continue };
+                let Ok((n, peer)) = s.recv_from(&mut buf) else {
+                    continue;
+                };
                 if n < 6 {
                     continue;
                 }
@@ -115,7 +125,13 @@ impl Drop for PingPong {
     }
 }
 
-fn pp_exchange(c: &UdpSocket, size: usize, write: bool, buf: &mut [u8], out: &mut [u8]) -> Result<()> {
+fn pp_exchange(
+    c: &UdpSocket,
+    size: usize,
+    write: bool,
+    buf: &mut [u8],
+    out: &mut [u8],
+) -> Result<()> {
     let n = packet_count(size as u32);
     let seg_last = segment(size as u32, n - 1).map_or(0, |(_, l)| l as usize);
     let spec = |count: u16, full: usize, last: usize, b: &mut [u8]| {
@@ -148,7 +164,11 @@ struct LatRow {
 }
 
 fn quantiles(h: &Hist) -> (f64, f64, f64) {
-    (us(h.value_at_quantile(0.5)), us(h.value_at_quantile(0.99)), us(h.value_at_quantile(0.999)))
+    (
+        us(h.value_at_quantile(0.5)),
+        us(h.value_at_quantile(0.99)),
+        us(h.value_at_quantile(0.999)),
+    )
 }
 
 fn time_ops(n: u64, mut f: impl FnMut(u64) -> Result<()>) -> Result<Hist> {
@@ -163,27 +183,50 @@ fn time_ops(n: u64, mut f: impl FnMut(u64) -> Result<()>) -> Result<Hist> {
 
 fn cdf_svg(path: &PathBuf, series: &[(String, &Hist)]) -> Result<()> {
     use plotters::prelude::*;
-    let xmax = series.iter().map(|(_, h)| us(h.value_at_quantile(0.999))).fold(1.0, f64::max) * 1.1;
+    let xmax = series
+        .iter()
+        .map(|(_, h)| us(h.value_at_quantile(0.999)))
+        .fold(1.0, f64::max)
+        * 1.1;
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut chart = ChartBuilder::on(&root)
-        .caption("CLib latency CDF vs bare UDP ping-pong (loopback)", ("sans-serif", 22))
+        .caption(
+            "CLib latency CDF vs bare UDP ping-pong (loopback)",
+            ("sans-serif", 22),
+        )
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(50)
         .build_cartesian_2d(0.0..xmax, 0.0..1.0)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    chart.configure_mesh().x_desc("latency (us)").y_desc("fraction of operations").draw().map_err(|e| anyhow::anyhow!("{e}"))?;
+    chart
+        .configure_mesh()
+        .x_desc("latency (us)")
+        .y_desc("fraction of operations")
+        .draw()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     for (i, (name, h)) in series.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
-        let pts: Vec<(f64, f64)> = (0..=200).map(|k| k as f64 / 200.0 * 0.999).map(|q| (us(h.value_at_quantile(q)), q)).collect();
+        let pts: Vec<(f64, f64)> = (0..=200)
+            .map(|k| k as f64 / 200.0 * 0.999)
+            .map(|q| (us(h.value_at_quantile(q)), q))
+            .collect();
         chart
             .draw_series(LineSeries::new(pts, color.stroke_width(2)))
             .map_err(|e| anyhow::anyhow!("{e}"))?
             .label(name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).position(SeriesLabelPosition::LowerRight).draw().map_err(|e| anyhow::anyhow!("{e}"))?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(())
 }
@@ -208,7 +251,9 @@ fn throughput_threads(c: &Client, va: u64, threads: usize, secs: f64) -> Result<
     stop.store(true, Ordering::Relaxed);
     let mut total = 0;
     for h in hs {
-        total += h.join().map_err(|_| anyhow::anyhow!("bench thread panicked"))??;
+        total += h
+            .join()
+            .map_err(|_| anyhow::anyhow!("bench thread panicked"))??;
     }
     Ok(total as f64 / t.elapsed().as_secs_f64())
 }
@@ -242,9 +287,13 @@ pub fn run(a: BenchArgs) -> Result<()> {
     if a.sizes.iter().any(|&s| s == 0 || s > 1 << 20) {
         bail!("--sizes must be between 1 and 1 MiB");
     }
-    let steps = (a.sizes.len() * 2 + a.threads.len() + a.outstanding.len() + 3 + a.processes.len()) as u64;
+    let steps =
+        (a.sizes.len() * 2 + a.threads.len() + a.outstanding.len() + 3 + a.processes.len()) as u64;
     let pb = ProgressBar::new(steps);
-    pb.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")?.progress_chars("=> "));
+    pb.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")?
+            .progress_chars("=> "),
+    );
 
     // ---- latency vs size, against the floor ----
     let (srv, addr) = node(22)?;
@@ -265,7 +314,9 @@ pub fn run(a: BenchArgs) -> Result<()> {
             let op = if write { "write" } else { "read" };
             pb.set_message(format!("latency {op} {size} B"));
             time_ops(warm, |_| pp_exchange(&ppc, size, write, &mut b1, &mut b2))?;
-            let pph = time_ops(a.iters, |_| pp_exchange(&ppc, size, write, &mut b1, &mut b2))?;
+            let pph = time_ops(a.iters, |_| {
+                pp_exchange(&ppc, size, write, &mut b1, &mut b2)
+            })?;
             let f = |_| -> Result<()> {
                 if write {
                     c.rwrite(va, &data[..size])?;
@@ -276,7 +327,12 @@ pub fn run(a: BenchArgs) -> Result<()> {
             };
             time_ops(warm, f)?;
             let ch = time_ops(a.iters, f)?;
-            rows.push(LatRow { op, size, clio: ch, pp: pph });
+            rows.push(LatRow {
+                op,
+                size,
+                clio: ch,
+                pp: pph,
+            });
             pb.inc(1);
         }
     }
@@ -285,12 +341,22 @@ pub fn run(a: BenchArgs) -> Result<()> {
     for r in &rows {
         let (m, p99, p999) = quantiles(&r.clio);
         let (pm, pp99, _) = quantiles(&r.pp);
-        writeln!(csv, "{},{},{m:.2},{p99:.2},{p999:.2},{pm:.2},{pp99:.2},{:.3},{:.3}", r.op, r.size, m / pm, p99 / m)?;
+        writeln!(
+            csv,
+            "{},{},{m:.2},{p99:.2},{p999:.2},{pm:.2},{pp99:.2},{:.3},{:.3}",
+            r.op,
+            r.size,
+            m / pm,
+            p99 / m
+        )?;
         writeln!(report, "  {:5} {:5} B: median {m:7.1} us  p99 {p99:7.1}  p99.9 {p999:7.1} | UDP ping-pong median {pm:6.1} us -> {:.2}x; p99/median {:.2}", r.op, r.size, m / pm, p99 / m)?;
     }
     std::fs::write(a.out.join("latency.csv"), &csv)?;
     let mut series: Vec<(String, &Hist)> = Vec::new();
-    for r in rows.iter().filter(|r| r.size == a.sizes[0] || r.size == maxsize) {
+    for r in rows
+        .iter()
+        .filter(|r| r.size == a.sizes[0] || r.size == maxsize)
+    {
         series.push((format!("clio {} {} B", r.op, r.size), &r.clio));
         if !r.op.starts_with('w') {
             series.push((format!("udp ping-pong (read shape) {} B", r.size), &r.pp));
@@ -305,14 +371,20 @@ pub fn run(a: BenchArgs) -> Result<()> {
         pb.set_message(format!("throughput, {t} threads (sync 64 B reads)"));
         let r = throughput_threads(&c, va, t, a.seconds)?;
         writeln!(tcsv, "threads,{t},{r:.0}")?;
-        writeln!(treport, "  {t:4} threads, synchronous 64 B reads: {r:9.0} ops/s")?;
+        writeln!(
+            treport,
+            "  {t:4} threads, synchronous 64 B reads: {r:9.0} ops/s"
+        )?;
         pb.inc(1);
     }
     for &d in &a.outstanding {
         pb.set_message(format!("throughput, {d} outstanding (async 64 B reads)"));
         let r = throughput_outstanding(&c, va, d, a.seconds)?;
         writeln!(tcsv, "outstanding,{d},{r:.0}")?;
-        writeln!(treport, "  {d:4} outstanding async 64 B reads, one thread: {r:9.0} ops/s")?;
+        writeln!(
+            treport,
+            "  {d:4} outstanding async 64 B reads, one thread: {r:9.0} ops/s"
+        )?;
         pb.inc(1);
     }
     std::fs::write(a.out.join("throughput.csv"), &tcsv)?;
@@ -329,7 +401,9 @@ pub fn run(a: BenchArgs) -> Result<()> {
     let n = a.iters.min(20_000);
     pb.set_message("first-touch faults");
     let c0 = counters(&srv)?;
-    let fault = time_ops(pages - 1, |i| c.rwrite(va + (i + 1) * 4096, &[1u8; 8]).map_err(Into::into))?;
+    let fault = time_ops(pages - 1, |i| {
+        c.rwrite(va + (i + 1) * 4096, &[1u8; 8]).map_err(Into::into)
+    })?;
     let c1 = counters(&srv)?;
     pb.inc(1);
     pb.set_message("TLB hits");
@@ -337,15 +411,31 @@ pub fn run(a: BenchArgs) -> Result<()> {
     let c2 = counters(&srv)?;
     pb.inc(1);
     pb.set_message("TLB misses");
-    let miss = time_ops(n, |i| c.rread(va + (i % pages) * 4096, 8).map(|_| ()).map_err(Into::into))?;
+    let miss = time_ops(n, |i| {
+        c.rread(va + (i % pages) * 4096, 8)
+            .map(|_| ())
+            .map_err(Into::into)
+    })?;
     let c3 = counters(&srv)?;
     pb.inc(1);
     let mut vcsv = String::from("case,node_events,median_us,p99_us,p999_us\n");
     let mut vreport = String::new();
     for (name, h, ev) in [
-        ("first_touch_fault", &fault, format!("{} faults", c1.page_faults - c0.page_faults)),
-        ("tlb_hit", &hit, format!("{} hits", c2.tlb_hits - c1.tlb_hits)),
-        ("tlb_miss", &miss, format!("{} misses", c3.tlb_misses - c2.tlb_misses)),
+        (
+            "first_touch_fault",
+            &fault,
+            format!("{} faults", c1.page_faults - c0.page_faults),
+        ),
+        (
+            "tlb_hit",
+            &hit,
+            format!("{} hits", c2.tlb_hits - c1.tlb_hits),
+        ),
+        (
+            "tlb_miss",
+            &miss,
+            format!("{} misses", c3.tlb_misses - c2.tlb_misses),
+        ),
     ] {
         let (m, p99, p999) = quantiles(h);
         writeln!(vcsv, "{name},{ev},{m:.2},{p99:.2},{p999:.2}")?;
@@ -398,6 +488,9 @@ pub fn run(a: BenchArgs) -> Result<()> {
         cs.cwnd,
         cs.srtt.map_or(0.0, |d| d.as_secs_f64() * 1e6)
     );
-    println!("wrote {}/{{latency,throughput,tlb,processes}}.csv and latency_cdf.svg", a.out.display());
+    println!(
+        "wrote {}/{{latency,throughput,tlb,processes}}.csv and latency_cdf.svg",
+        a.out.display()
+    );
     Ok(())
 }

@@ -106,7 +106,10 @@ pub fn run(a: BoardArgs) -> Result<()> {
         bail!("--page-size must be a power of two (got {})", a.page_size);
     }
     let page_shift = a.page_size.trailing_zeros();
-    let ring_file = a.ring_file.clone().unwrap_or_else(|| PathBuf::from(format!("/dev/shm/clio-rings-{}", std::process::id())));
+    let ring_file = a
+        .ring_file
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("/dev/shm/clio-rings-{}", std::process::id())));
     let slowpath = match a.slowpath {
         SlowPath::InProcess => {
             if a.spawn_slowpath || a.ring_file.is_some() {
@@ -114,28 +117,47 @@ pub fn run(a: BoardArgs) -> Result<()> {
             }
             SlowPathMode::InProcess
         }
-        SlowPath::External => SlowPathMode::External { ring_file: ring_file.clone() },
+        SlowPath::External => SlowPathMode::External {
+            ring_file: ring_file.clone(),
+        },
     };
-    let cfg = BoardConfig { dram_bytes: a.memory, page_shift, memory_file: a.memory_file.clone(), slowpath, ..BoardConfig::default() };
-    let layout = clio_proto::layout::MemoryLayout::new(cfg.dram_bytes, cfg.page_shift).context("memory geometry")?;
+    let cfg = BoardConfig {
+        dram_bytes: a.memory,
+        page_shift,
+        memory_file: a.memory_file.clone(),
+        slowpath,
+        ..BoardConfig::default()
+    };
+    let layout = clio_proto::layout::MemoryLayout::new(cfg.dram_bytes, cfg.page_shift)
+        .context("memory geometry")?;
     let board: Box<dyn clio_sim::MemoryNode> = match a.backend {
         Backend::Model => Box::new(CBoard::new(&cfg).context("starting the memory node")?),
         #[cfg(feature = "rtl")]
         Backend::Rtl => Box::new(
-            clio_sim::cosim::RtlBoard::new(&cfg, a.dram_latency, a.vcd.as_deref()).context("starting the cosimulated memory node")?,
+            clio_sim::cosim::RtlBoard::new(&cfg, a.dram_latency, a.vcd.as_deref())
+                .context("starting the cosimulated memory node")?,
         ),
     };
 
     let mut daemon: Option<Child> = None;
     if a.slowpath == SlowPath::External && a.spawn_slowpath {
         let p = daemon_path()?;
-        daemon = Some(Command::new(&p).arg("--ring-file").arg(&ring_file).spawn().with_context(|| format!("starting {}", p.display()))?);
+        daemon = Some(
+            Command::new(&p)
+                .arg("--ring-file")
+                .arg(&ring_file)
+                .spawn()
+                .with_context(|| format!("starting {}", p.display()))?,
+        );
     }
 
     let server: ServerHandle = match a.transport {
         Transport::Udp => spawn_udp(board, a.listen)?,
         Transport::Raw => {
-            let iface = a.iface.as_deref().context("--transport raw needs --iface NAME")?;
+            let iface = a
+                .iface
+                .as_deref()
+                .context("--transport raw needs --iface NAME")?;
             spawn_raw(board, iface, a.listen.port())?
         }
     };
@@ -155,12 +177,15 @@ pub fn run(a: BoardArgs) -> Result<()> {
 
     let stop = Arc::new(AtomicBool::new(false));
     let s = stop.clone();
-    ctrlc::set_handler(move || s.store(true, Ordering::Release)).context("installing the Ctrl-C handler")?;
+    ctrlc::set_handler(move || s.store(true, Ordering::Release))
+        .context("installing the Ctrl-C handler")?;
     let start = Instant::now();
     let mut last_stats = Instant::now();
     while !stop.load(Ordering::Acquire) {
         std::thread::sleep(Duration::from_millis(20));
-        if a.duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
+        if a.duration
+            .is_some_and(|d| start.elapsed().as_secs_f64() >= d)
+        {
             break;
         }
         if let Some(every) = a.stats_every {
@@ -173,7 +198,9 @@ pub fn run(a: BoardArgs) -> Result<()> {
         }
         if let Some(d) = daemon.as_mut() {
             if let Ok(Some(status)) = d.try_wait() {
-                bail!("the slow-path daemon exited ({status}); the node cannot allocate without it");
+                bail!(
+                    "the slow-path daemon exited ({status}); the node cannot allocate without it"
+                );
             }
         }
     }

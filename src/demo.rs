@@ -35,19 +35,33 @@ fn us(ns: u64) -> f64 {
 /// Run the demo.
 pub fn run(a: DemoArgs) -> Result<()> {
     let t0 = Instant::now();
-    let cfg = BoardConfig { dram_bytes: 1 << 30, slowpath: SlowPathMode::InProcess, ..BoardConfig::default() };
+    let cfg = BoardConfig {
+        dram_bytes: 1 << 30,
+        slowpath: SlowPathMode::InProcess,
+        ..BoardConfig::default()
+    };
     let page = 1u64 << cfg.page_shift;
     let (board, what): (Box<dyn clio_sim::MemoryNode>, &str) = match a.backend {
-        crate::board::Backend::Model => (Box::new(CBoard::new(&cfg).context("starting the memory node model")?), "behavioural CBoard model"),
+        crate::board::Backend::Model => (
+            Box::new(CBoard::new(&cfg).context("starting the memory node model")?),
+            "behavioural CBoard model",
+        ),
         #[cfg(feature = "rtl")]
         crate::board::Backend::Rtl => (
-            Box::new(clio_sim::cosim::RtlBoard::new(&cfg, 20, None).context("starting the cosimulated memory node")?),
+            Box::new(
+                clio_sim::cosim::RtlBoard::new(&cfg, 20, None)
+                    .context("starting the cosimulated memory node")?,
+            ),
             "fast-path RTL under Verilator",
         ),
     };
-    let server = spawn_udp(board, "127.0.0.1:0".parse()?).context("serving the node on loopback UDP")?;
+    let server =
+        spawn_udp(board, "127.0.0.1:0".parse()?).context("serving the node on loopback UDP")?;
     let addr = server.udp_addr.context("the node has no UDP address")?;
-    println!("1. memory node ({what}) serving UDP on {addr}, 1 GiB DRAM, {} KiB pages", page >> 10);
+    println!(
+        "1. memory node ({what}) serving UDP on {addr}, 1 GiB DRAM, {} KiB pages",
+        page >> 10
+    );
 
     // A simulated RTL node answers in about a millisecond of wall time (it is clocked in
     // software): tell the delay-based congestion control so, or it would read the simulator's
@@ -63,24 +77,40 @@ pub fn run(a: DemoArgs) -> Result<()> {
             ..clio_clib::Config::default()
         },
     };
-    let transport = clio_clib::TransportKind::Udp(addr).open().context("opening a UDP socket")?;
+    let transport = clio_clib::TransportKind::Udp(addr)
+        .open()
+        .context("opening a UDP socket")?;
     let c = Client::connect(transport, cfg).context("registering with the node")?;
     println!("2. registered: global PID {}", c.pid());
 
     let va = c.ralloc(16 << 20).context("ralloc")?;
-    println!("3. ralloc(16 MiB) -> remote VA 0x{va:x} ({} bytes after rounding to pages)", c.allocation_len(va).unwrap_or(0));
+    println!(
+        "3. ralloc(16 MiB) -> remote VA 0x{va:x} ({} bytes after rounding to pages)",
+        c.allocation_len(va).unwrap_or(0)
+    );
 
     let msg = b"hello, disaggregated memory";
     c.rwrite(va, msg)?;
     let back = c.rread(va, msg.len())?;
-    ensure!(back == msg, "read back {:?}", String::from_utf8_lossy(&back));
+    ensure!(
+        back == msg,
+        "read back {:?}",
+        String::from_utf8_lossy(&back)
+    );
     let big: Vec<u8> = (0..200_000u32).map(|i| (i * 31 + 7) as u8).collect();
     c.rwrite(va + page - 1000, &big)?; // crosses a page boundary, 196 packets
-    ensure!(c.rread(va + page - 1000, big.len())? == big, "200 KB read back differs");
+    ensure!(
+        c.rread(va + page - 1000, big.len())? == big,
+        "200 KB read back differs"
+    );
     let w = c.rwrite_async(va + 3 * page, b"async")?;
     let r = c.rread_async(va + 3 * page, 5)?;
     let out = c.rpoll(&[w, r])?;
-    ensure!(out[1] == Output::Data(b"async".to_vec()), "async read after async write saw {:?}", out[1]);
+    ensure!(
+        out[1] == Output::Data(b"async".to_vec()),
+        "async read after async write saw {:?}",
+        out[1]
+    );
     println!("4. wrote and read back {} B, 200 KB across a page boundary, and an async write+read pair: all equal", msg.len());
 
     let (lock, counter) = (va + 2 * page, va + 2 * page + 64);
@@ -99,15 +129,23 @@ pub fn run(a: DemoArgs) -> Result<()> {
         })
         .collect();
     for t in threads {
-        t.join().map_err(|_| anyhow::anyhow!("a lock thread panicked"))??;
+        t.join()
+            .map_err(|_| anyhow::anyhow!("a lock thread panicked"))??;
     }
     let total = u64::from_le_bytes(c.rread(counter, 8)?.try_into().unwrap_or([0; 8]));
-    ensure!(total == a.threads * a.increments, "lock-protected counter is {total}, expected {}", a.threads * a.increments);
+    ensure!(
+        total == a.threads * a.increments,
+        "lock-protected counter is {total}, expected {}",
+        a.threads * a.increments
+    );
     let faa = va + 2 * page + 128;
     for _ in 0..100 {
         c.fetch_add(faa, 3)?;
     }
-    ensure!(c.compare_and_swap(faa, 300, 1)? == 300, "fetch-add total wrong");
+    ensure!(
+        c.compare_and_swap(faa, 300, 1)? == 300,
+        "fetch-add total wrong"
+    );
     println!("5. {} threads x {} increments under rlock/runlock: counter = {total} (exact); 100 fetch-adds + CAS: exact", a.threads, a.increments);
 
     let mut h = Histogram::<u64>::new(3)?;
@@ -133,8 +171,18 @@ pub fn run(a: DemoArgs) -> Result<()> {
     c.rfree(va)?;
     ensure!(c.rread(va, 8).is_err(), "read after rfree succeeded");
     let s = c.stats();
-    let n = server.board().lock().map(|b| b.counters()).map_err(|_| anyhow::anyhow!("node lock poisoned"))?;
-    println!("7. rfree done; reads of the freed range now fail with: {}", c.rread(va, 8).err().map(|e| e.to_string()).unwrap_or_default());
+    let n = server
+        .board()
+        .lock()
+        .map(|b| b.counters())
+        .map_err(|_| anyhow::anyhow!("node lock poisoned"))?;
+    println!(
+        "7. rfree done; reads of the freed range now fail with: {}",
+        c.rread(va, 8)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    );
     println!();
     println!("summary ({:.2} s)", t0.elapsed().as_secs_f64());
     println!(
@@ -153,6 +201,8 @@ pub fn run(a: DemoArgs) -> Result<()> {
     );
     println!("demo: all checks passed");
     drop(c);
-    server.stop().map_err(|e| anyhow::anyhow!("stopping the node: {e}"))?;
+    server
+        .stop()
+        .map_err(|e| anyhow::anyhow!("stopping the node: {e}"))?;
     Ok(())
 }

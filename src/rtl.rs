@@ -19,7 +19,8 @@ pub enum RtlCmd {
 pub fn run(c: RtlCmd) -> Result<()> {
     match c {
         RtlCmd::Emit { out } => {
-            let files = clio_hw::emit_all(&out).with_context(|| format!("writing Verilog into {}", out.display()))?;
+            let files = clio_hw::emit_all(&out)
+                .with_context(|| format!("writing Verilog into {}", out.display()))?;
             for f in files {
                 println!("{}", f.display());
             }

@@ -16,7 +16,17 @@ struct Board {
 fn start(extra: &[&str]) -> (Board, Duration) {
     let t0 = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_clio"))
-        .args(["board", "--listen", "127.0.0.1:0", "--memory", "256M", "--page-size", "1M", "--duration", "60"])
+        .args([
+            "board",
+            "--listen",
+            "127.0.0.1:0",
+            "--memory",
+            "256M",
+            "--page-size",
+            "1M",
+            "--duration",
+            "60",
+        ])
         .args(extra)
         .stdout(Stdio::piped())
         .spawn()
@@ -25,14 +35,28 @@ fn start(extra: &[&str]) -> (Board, Duration) {
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
     let ready = t0.elapsed();
-    let addr = line.trim().strip_prefix("clio board: listening on ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_string();
-    (Board { child, addr, output: out }, ready)
+    let addr = line
+        .trim()
+        .strip_prefix("clio board: listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    (
+        Board {
+            child,
+            addr,
+            output: out,
+        },
+        ready,
+    )
 }
 
 impl Board {
     /// Ctrl-C, then the counters the node prints on a clean stop.
     fn interrupt(mut self) -> String {
-        Command::new("kill").args(["-INT", &self.child.id().to_string()]).status().unwrap();
+        Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status()
+            .unwrap();
         let mut rest = String::new();
         for l in self.output.lines() {
             rest.push_str(&l.unwrap());
@@ -48,7 +72,9 @@ fn call(sock: &UdpSocket, node: &str, h: Header, payload: &[u8]) -> Vec<(Header,
     let mut buf = [0u8; 2048];
     let mut got = Vec::new();
     loop {
-        let n = sock.recv(&mut buf).expect("the node answers within the timeout");
+        let n = sock
+            .recv(&mut buf)
+            .expect("the node answers within the timeout");
         let (r, p) = parse_verified(&buf[..n]).unwrap();
         assert_eq!(r.req_id, h.req_id);
         let last = r.pkt_count;
@@ -62,15 +88,48 @@ fn call(sock: &UdpSocket, node: &str, h: Header, payload: &[u8]) -> Vec<(Header,
 fn workload(node: &str) {
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
     sock.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    let reg = call(&sock, node, Header { arg0: 99, ..Header::request(Opcode::Register, 0, 1, 0) }, &[]);
+    let reg = call(
+        &sock,
+        node,
+        Header {
+            arg0: 99,
+            ..Header::request(Opcode::Register, 0, 1, 0)
+        },
+        &[],
+    );
     let pid = reg[0].0.pid;
     assert_eq!(reg[0].0.status, Status::Ok);
-    let alloc = call(&sock, node, Header { arg0: 1 << 20, arg1: 3, ..Header::request(Opcode::Alloc, pid, 2, 0) }, &[]);
+    let alloc = call(
+        &sock,
+        node,
+        Header {
+            arg0: 1 << 20,
+            arg1: 3,
+            ..Header::request(Opcode::Alloc, pid, 2, 0)
+        },
+        &[],
+    );
     assert_eq!(alloc[0].0.status, Status::Ok);
     let va = alloc[0].0.va;
-    let w = call(&sock, node, Header { total_len: 5, ..Header::request(Opcode::Write, pid, 3, va + 10) }, b"hello");
+    let w = call(
+        &sock,
+        node,
+        Header {
+            total_len: 5,
+            ..Header::request(Opcode::Write, pid, 3, va + 10)
+        },
+        b"hello",
+    );
     assert_eq!(w[0].0.status, Status::Ok);
-    let r = call(&sock, node, Header { total_len: 5, ..Header::request(Opcode::Read, pid, 4, va + 10) }, &[]);
+    let r = call(
+        &sock,
+        node,
+        Header {
+            total_len: 5,
+            ..Header::request(Opcode::Read, pid, 4, va + 10)
+        },
+        &[],
+    );
     assert_eq!(r[0].1, b"hello");
 }
 
@@ -80,7 +139,10 @@ fn board_starts_fast_and_answers_udp() {
     eprintln!("clio board was ready after {ready:?}");
     // Generous bound: the node maps sparse memory and binds a socket; it is typically ready
     // in milliseconds, and a second would already be a regression worth seeing.
-    assert!(ready < Duration::from_secs(1), "clio board took {ready:?} to start");
+    assert!(
+        ready < Duration::from_secs(1),
+        "clio board took {ready:?} to start"
+    );
     workload(&board.addr);
     let summary = board.interrupt();
     assert!(summary.contains("page_faults: 1"), "{summary}");
@@ -91,11 +153,21 @@ fn board_with_the_slow_path_daemon_in_its_own_process() {
     let daemon = std::path::Path::new(env!("CARGO_BIN_EXE_clio")).with_file_name("clio-slowpath");
     if !daemon.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        assert!(Command::new(cargo).args(["build", "-p", "clio-slowpath"]).status().unwrap().success());
+        assert!(Command::new(cargo)
+            .args(["build", "-p", "clio-slowpath"])
+            .status()
+            .unwrap()
+            .success());
     }
     let dir = tempfile::tempdir().unwrap();
     let ring = dir.path().join("rings");
-    let (board, _) = start(&["--slowpath", "external", "--spawn-slowpath", "--ring-file", ring.to_str().unwrap()]);
+    let (board, _) = start(&[
+        "--slowpath",
+        "external",
+        "--spawn-slowpath",
+        "--ring-file",
+        ring.to_str().unwrap(),
+    ]);
     workload(&board.addr);
     let summary = board.interrupt();
     assert!(summary.contains("slowpath_requests: 2"), "{summary}");
@@ -110,7 +182,11 @@ fn bad_flags_give_clear_errors() {
         (&["board", "--spawn-slowpath"][..], "--slowpath external"),
         (&["board", "--memory", "1M"][..], "too small"),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_clio")).args(args).args(["--listen", "127.0.0.1:0"]).output().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_clio"))
+            .args(args)
+            .args(["--listen", "127.0.0.1:0"])
+            .output()
+            .unwrap();
         assert!(!out.status.success(), "{args:?} should fail");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(needle), "{args:?}: {err}");

@@ -179,7 +179,8 @@ impl SlowPath {
         let pid = self.next_pid as u16;
         self.next_pid += 1;
         self.nonce_pids.insert(nonce, pid);
-        self.procs.insert(pid, VaSpace::new(VA_LIMIT >> self.layout.page_shift));
+        self.procs
+            .insert(pid, VaSpace::new(VA_LIMIT >> self.layout.page_shift));
         self.stats.registrations += 1;
         Ok(pid)
     }
@@ -204,7 +205,10 @@ impl SlowPath {
         if bytes == 0 || bytes >= VA_LIMIT || perms == 0 {
             return Err(AllocError::BadRequest);
         }
-        let space = self.procs.get(&pid).ok_or(AllocError::UnknownProcess(pid))?;
+        let space = self
+            .procs
+            .get(&pid)
+            .ok_or(AllocError::UnknownProcess(pid))?;
         let pages = bytes.div_ceil(self.layout.page_size());
         if pages > space.free_pages() {
             return Err(AllocError::OutOfVirtualSpace);
@@ -247,24 +251,45 @@ impl SlowPath {
         let mut ptes = Vec::with_capacity(pages as usize);
         for vpn in start..start + pages {
             // Cannot fail: the loop above checked every bucket's room.
-            let e = self.shadow.insert(pid, vpn, perms).ok_or(AllocError::OutOfMemory)?;
+            let e = self
+                .shadow
+                .insert(pid, vpn, perms)
+                .ok_or(AllocError::OutOfMemory)?;
             ptes.push((e.bucket, e.slot, Pte::allocated(pid, vpn, perms)));
         }
         if let Some(space) = self.procs.get_mut(&pid) {
-            space.insert(Region { start_vpn: start, pages, perms });
+            space.insert(Region {
+                start_vpn: start,
+                pages,
+                perms,
+            });
         }
         self.promised_pages += pages;
-        Ok(AllocOutcome { va: start << self.layout.page_shift, pages, retries, ptes })
+        Ok(AllocOutcome {
+            va: start << self.layout.page_shift,
+            pages,
+            retries,
+            ptes,
+        })
     }
 
     /// Free the allocation of `pid` that starts at `va`: clear its PTEs, return its frames.
     pub fn free(&mut self, pid: u16, va: u64) -> Result<FreeOutcome, AllocError> {
-        let space = self.procs.get_mut(&pid).ok_or(AllocError::UnknownProcess(pid))?;
+        let space = self
+            .procs
+            .get_mut(&pid)
+            .ok_or(AllocError::UnknownProcess(pid))?;
         if self.layout.page_offset(va) != 0 {
             return Err(AllocError::NotAllocated(va));
         }
-        let region = space.remove(self.layout.vpn(va)).ok_or(AllocError::NotAllocated(va))?;
-        let mut out = FreeOutcome { pages: region.pages, frames_returned: 0, cleared: Vec::new() };
+        let region = space
+            .remove(self.layout.vpn(va))
+            .ok_or(AllocError::NotAllocated(va))?;
+        let mut out = FreeOutcome {
+            pages: region.pages,
+            frames_returned: 0,
+            cleared: Vec::new(),
+        };
         for vpn in region.start_vpn..region.end_vpn() {
             if let Some(e) = self.shadow.remove(pid, vpn) {
                 if let Some(pfn) = e.pfn {
@@ -293,7 +318,9 @@ impl SlowPath {
     /// Queue free frames until the fast path's buffer is (or will be) full.
     fn refill(&mut self) {
         while self.fifo_outstanding < FREE_PAGE_FIFO_DEPTH as u64 {
-            let Some(pfn) = self.frames.alloc() else { break };
+            let Some(pfn) = self.frames.alloc() else {
+                break;
+            };
             self.fifo_outstanding += 1;
             self.stats.free_pages_pushed += 1;
             self.outbox.push_back(Descriptor::FreePage { pfn });
@@ -316,7 +343,11 @@ impl SlowPath {
             Descriptor::PageMapped { pid, vpn, pfn } => self.page_mapped(pid, vpn, pfn),
             Descriptor::Request { route, header } => {
                 self.stats.requests += 1;
-                let key = if header.opcode == Opcode::Register { (0, header.req_id) } else { header.key() };
+                let key = if header.opcode == Opcode::Register {
+                    (0, header.req_id)
+                } else {
+                    header.key()
+                };
                 let cached = if header.opcode == Opcode::Register {
                     None // registration is deduplicated by its nonce instead
                 } else {
@@ -335,7 +366,10 @@ impl SlowPath {
                         r
                     }
                 };
-                self.outbox.push_back(Descriptor::Reply { route, header: reply });
+                self.outbox.push_back(Descriptor::Reply {
+                    route,
+                    header: reply,
+                });
             }
             _ => self.stats.bad_descriptors += 1,
         }
@@ -344,15 +378,23 @@ impl SlowPath {
     fn execute(&mut self, h: &Header) -> Header {
         match h.opcode {
             Opcode::Register => match self.register(h.arg0) {
-                Ok(pid) => Header { pid, ..h.response_to(Status::Ok) },
+                Ok(pid) => Header {
+                    pid,
+                    ..h.response_to(Status::Ok)
+                },
                 Err(e) => h.response_to(e.status()),
             },
             Opcode::Alloc => match self.alloc(h.pid, h.arg0, h.arg1 as u8) {
                 Ok(o) => {
                     for &(bucket, slot, pte) in &o.ptes {
-                        self.outbox.push_back(Descriptor::PteWrite { bucket, slot, pte });
+                        self.outbox
+                            .push_back(Descriptor::PteWrite { bucket, slot, pte });
                     }
-                    Header { va: o.va, arg0: o.pages << self.layout.page_shift, ..h.response_to(Status::Ok) }
+                    Header {
+                        va: o.va,
+                        arg0: o.pages << self.layout.page_shift,
+                        ..h.response_to(Status::Ok)
+                    }
                 }
                 Err(e) => h.response_to(e.status()),
             },
@@ -361,10 +403,18 @@ impl SlowPath {
                     // Clear the slot first, then shoot the translation down: once the
                     // invalidation is applied no new access can find the page.
                     for &(bucket, slot, vpn) in &o.cleared {
-                        self.outbox.push_back(Descriptor::PteWrite { bucket, slot, pte: Pte::default() });
-                        self.outbox.push_back(Descriptor::TlbInvalidate { pid: h.pid, vpn });
+                        self.outbox.push_back(Descriptor::PteWrite {
+                            bucket,
+                            slot,
+                            pte: Pte::default(),
+                        });
+                        self.outbox
+                            .push_back(Descriptor::TlbInvalidate { pid: h.pid, vpn });
                     }
-                    Header { arg0: o.pages << self.layout.page_shift, ..h.response_to(Status::Ok) }
+                    Header {
+                        arg0: o.pages << self.layout.page_shift,
+                        ..h.response_to(Status::Ok)
+                    }
                 }
                 Err(e) => h.response_to(e.status()),
             },
@@ -428,13 +478,18 @@ mod tests {
         let mut sp = small();
         let pid = sp.register(42).unwrap();
         assert_eq!(sp.register(42).unwrap(), pid, "same nonce, same pid");
-        let o = sp.alloc(pid, 10 * 4096 + 1, PERM_READ | PERM_WRITE).unwrap();
+        let o = sp
+            .alloc(pid, 10 * 4096 + 1, PERM_READ | PERM_WRITE)
+            .unwrap();
         assert_eq!(o.pages, 11);
         assert_eq!(o.ptes.len(), 11);
         assert_ne!(o.va, 0, "page 0 is never handed out");
         for (i, &(bucket, _slot, pte)) in o.ptes.iter().enumerate() {
             assert_eq!(pte.vpn, (o.va >> 12) + i as u64);
-            assert_eq!(bucket, clio_proto::pt_hash::bucket_index(pid, pte.vpn, sp.layout().bucket_bits));
+            assert_eq!(
+                bucket,
+                clio_proto::pt_hash::bucket_index(pid, pte.vpn, sp.layout().bucket_bits)
+            );
         }
         sp.page_mapped(pid, o.va >> 12, 999);
         let f = sp.free(pid, o.va).unwrap();

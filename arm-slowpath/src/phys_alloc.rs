@@ -17,7 +17,11 @@ pub struct PhysAllocator {
 impl PhysAllocator {
     /// All frames `first..first + count` free.
     pub fn new(first: u64, count: u64) -> PhysAllocator {
-        PhysAllocator { free: (first..first + count).collect(), first, count }
+        PhysAllocator {
+            free: (first..first + count).collect(),
+            first,
+            count,
+        }
     }
 
     /// Take a free frame.

@@ -33,7 +33,11 @@ pub struct ShadowPageTable {
 impl ShadowPageTable {
     /// An empty table of `1 << bucket_bits` buckets.
     pub fn new(bucket_bits: u32) -> ShadowPageTable {
-        ShadowPageTable { bucket_bits, used: vec![0; 1usize << bucket_bits], entries: HashMap::new() }
+        ShadowPageTable {
+            bucket_bits,
+            used: vec![0; 1usize << bucket_bits],
+            entries: HashMap::new(),
+        }
     }
 
     /// Bucket of `(pid, vpn)`.
@@ -59,7 +63,12 @@ impl ShadowPageTable {
             return None;
         }
         *bits |= 1 << slot;
-        let e = ShadowEntry { bucket, slot, perms, pfn: None };
+        let e = ShadowEntry {
+            bucket,
+            slot,
+            perms,
+            pfn: None,
+        };
         self.entries.insert((pid, vpn), e);
         Some(e)
     }

@@ -34,7 +34,12 @@ impl VaSpace {
     /// An empty space covering pages `1..va_pages` (page 0 stays unmapped so that a null
     /// remote pointer always faults).
     pub fn new(va_pages: u64) -> VaSpace {
-        VaSpace { regions: BTreeMap::new(), min_vpn: 1, end_vpn: va_pages, allocated_pages: 0 }
+        VaSpace {
+            regions: BTreeMap::new(),
+            min_vpn: 1,
+            end_vpn: va_pages,
+            allocated_pages: 0,
+        }
     }
 
     /// The first free range of `pages` pages starting at or after `from_vpn` (first fit).
@@ -71,7 +76,11 @@ impl VaSpace {
 
     /// The region covering `vpn`.
     pub fn lookup(&self, vpn: u64) -> Option<&Region> {
-        self.regions.range(..=vpn).next_back().map(|(_, r)| r).filter(|r| vpn < r.end_vpn())
+        self.regions
+            .range(..=vpn)
+            .next_back()
+            .map(|(_, r)| r)
+            .filter(|r| vpn < r.end_vpn())
     }
 
     /// Pages not allocated (an upper bound on the largest free range).

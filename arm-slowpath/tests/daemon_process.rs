@@ -33,7 +33,9 @@ fn daemon_serves_the_rings_from_another_process() {
         .spawn()
         .unwrap();
 
-    wait_for("the daemon to attach", || (ring.reg(reg::DAEMON_STATE).load(Ordering::Acquire) == daemon_state::RUNNING).then_some(()));
+    wait_for("the daemon to attach", || {
+        (ring.reg(reg::DAEMON_STATE).load(Ordering::Acquire) == daemon_state::RUNNING).then_some(())
+    });
     // It fills the async free-page buffer ahead of demand.
     let mut free_pages = Vec::new();
     let pop_all = |ring: &RingWindow, sink: &mut Vec<Descriptor>| {
@@ -55,9 +57,20 @@ fn daemon_serves_the_rings_from_another_process() {
     assert_eq!(free_pages.len(), 32);
 
     // Register, then allocate 3 pages.
-    let route = Route { peer_port: 4000, local_port: 48850, ..Route::default() };
-    let reg_req = Header { arg0: 0xfeed, ..Header::request(Opcode::Register, 0, 1, 0) };
-    ring.push_rx(&Descriptor::Request { route, header: reg_req }).unwrap();
+    let route = Route {
+        peer_port: 4000,
+        local_port: 48850,
+        ..Route::default()
+    };
+    let reg_req = Header {
+        arg0: 0xfeed,
+        ..Header::request(Opcode::Register, 0, 1, 0)
+    };
+    ring.push_rx(&Descriptor::Request {
+        route,
+        header: reg_req,
+    })
+    .unwrap();
     let pid = wait_for("the registration reply", || {
         pop_all(&ring, &mut seen);
         seen.iter().find_map(|d| match d {
@@ -71,8 +84,16 @@ fn daemon_serves_the_rings_from_another_process() {
     });
     assert_ne!(pid, 0);
     seen.clear();
-    let alloc = Header { arg0: 3 << 16, arg1: 3, ..Header::request(Opcode::Alloc, pid, 2, 0) };
-    ring.push_rx(&Descriptor::Request { route, header: alloc }).unwrap();
+    let alloc = Header {
+        arg0: 3 << 16,
+        arg1: 3,
+        ..Header::request(Opcode::Alloc, pid, 2, 0)
+    };
+    ring.push_rx(&Descriptor::Request {
+        route,
+        header: alloc,
+    })
+    .unwrap();
     let va = wait_for("the allocation reply", || {
         pop_all(&ring, &mut seen);
         seen.iter().find_map(|d| match d {
@@ -80,21 +101,41 @@ fn daemon_serves_the_rings_from_another_process() {
             _ => None,
         })
     });
-    let ptes: Vec<_> = seen.iter().filter_map(|d| if let Descriptor::PteWrite { pte, .. } = d { Some(*pte) } else { None }).collect();
+    let ptes: Vec<_> = seen
+        .iter()
+        .filter_map(|d| {
+            if let Descriptor::PteWrite { pte, .. } = d {
+                Some(*pte)
+            } else {
+                None
+            }
+        })
+        .collect();
     assert_eq!(ptes.len(), 3, "one PTE write per page, before the reply");
     assert!(ptes.iter().all(|p| p.used && !p.valid && p.pid == pid));
     assert_eq!(ptes[0].vpn, va >> 16);
 
     // A fault consumed a frame: the daemon tops the buffer up again.
     seen.clear();
-    ring.push_rx(&Descriptor::PageMapped { pid, vpn: va >> 16, pfn: free_pages[0] }).unwrap();
+    ring.push_rx(&Descriptor::PageMapped {
+        pid,
+        vpn: va >> 16,
+        pfn: free_pages[0],
+    })
+    .unwrap();
     wait_for("a refill", || {
         pop_all(&ring, &mut seen);
-        seen.iter().any(|d| matches!(d, Descriptor::FreePage { .. })).then_some(())
+        seen.iter()
+            .any(|d| matches!(d, Descriptor::FreePage { .. }))
+            .then_some(())
     });
 
-    ring.reg(reg::DAEMON_STATE).store(daemon_state::STOP_REQUESTED, Ordering::Release);
+    ring.reg(reg::DAEMON_STATE)
+        .store(daemon_state::STOP_REQUESTED, Ordering::Release);
     let status = wait_for("the daemon to exit", || child.try_wait().unwrap());
     assert!(status.success());
-    assert_eq!(ring.reg(reg::DAEMON_STATE).load(Ordering::Acquire), daemon_state::STOPPED);
+    assert_eq!(
+        ring.reg(reg::DAEMON_STATE).load(Ordering::Acquire),
+        daemon_state::STOPPED
+    );
 }

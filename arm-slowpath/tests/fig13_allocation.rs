@@ -15,7 +15,9 @@ fn fill(pages_per_alloc: u64, nonce: u64) -> Vec<(f64, u64)> {
     let mut out = Vec::new();
     while sp.utilisation() < 0.95 {
         let u = sp.utilisation();
-        let o = sp.alloc(pid, pages_per_alloc * 4096, PERM_READ | PERM_WRITE).expect("allocation below 95% must succeed");
+        let o = sp
+            .alloc(pid, pages_per_alloc * 4096, PERM_READ | PERM_WRITE)
+            .expect("allocation below 95% must succeed");
         out.push((u, o.retries));
     }
     out
@@ -26,8 +28,14 @@ fn no_retries_below_half_and_bounded_near_full() {
     for (size, nonce) in [(1u64, 1u64), (10, 2), (100, 3)] {
         let runs = fill(size, nonce);
         let below_half: u64 = runs.iter().filter(|(u, _)| *u < 0.5).map(|(_, r)| r).sum();
-        assert_eq!(below_half, 0, "{size}-page allocations retried below 50% utilisation");
+        assert_eq!(
+            below_half, 0,
+            "{size}-page allocations retried below 50% utilisation"
+        );
         let worst = runs.iter().map(|(_, r)| *r).max().unwrap();
-        assert!(worst <= 64, "{size}-page allocations: worst case {worst} retries near full");
+        assert!(
+            worst <= 64,
+            "{size}-page allocations: worst case {worst} retries near full"
+        );
     }
 }

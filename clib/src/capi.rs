@@ -134,9 +134,13 @@ pub extern "C" fn clio_connect_udp(addr: *const c_char) -> *mut ClioClient {
         return std::ptr::null_mut();
     }
     // SAFETY: the caller passes a NUL-terminated string.
-    let s = unsafe { CStr::from_ptr(addr) }.to_string_lossy().into_owned();
+    let s = unsafe { CStr::from_ptr(addr) }
+        .to_string_lossy()
+        .into_owned();
     let r = catch_unwind(|| {
-        let a = s.parse().map_err(|_| ClioError::InvalidArgument("address must be IP:PORT"))?;
+        let a = s
+            .parse()
+            .map_err(|_| ClioError::InvalidArgument("address must be IP:PORT"))?;
         Client::connect_udp(a)
     });
     match r {
@@ -188,33 +192,62 @@ pub extern "C" fn clio_rfree(c: *mut ClioClient, va: u64) -> ClioStatus {
 
 /// Read `len` bytes at `va` into `buf`.
 #[no_mangle]
-pub extern "C" fn clio_rread(c: *mut ClioClient, va: u64, buf: *mut c_void, len: usize) -> ClioStatus {
+pub extern "C" fn clio_rread(
+    c: *mut ClioClient,
+    va: u64,
+    buf: *mut c_void,
+    len: usize,
+) -> ClioStatus {
     with(c, |cl| cl.rread_into(va, bytes_mut(buf, len)?))
 }
 
 /// Write `len` bytes from `buf` at `va`.
 #[no_mangle]
-pub extern "C" fn clio_rwrite(c: *mut ClioClient, va: u64, buf: *const c_void, len: usize) -> ClioStatus {
+pub extern "C" fn clio_rwrite(
+    c: *mut ClioClient,
+    va: u64,
+    buf: *const c_void,
+    len: usize,
+) -> ClioStatus {
     with(c, |cl| cl.rwrite(va, bytes(buf, len)?))
 }
 
 /// Start reading `len` bytes at `va`; the handle goes to `*handle` (data comes with `clio_rpoll`).
 #[no_mangle]
-pub extern "C" fn clio_rread_async(c: *mut ClioClient, va: u64, len: usize, handle: *mut u64) -> ClioStatus {
+pub extern "C" fn clio_rread_async(
+    c: *mut ClioClient,
+    va: u64,
+    len: usize,
+    handle: *mut u64,
+) -> ClioStatus {
     with(c, |cl| out(handle, cl.rread_async(va, len)?.0))
 }
 
 /// Start writing `len` bytes from `buf` at `va` (copied: `buf` may be reused at once).
 #[no_mangle]
-pub extern "C" fn clio_rwrite_async(c: *mut ClioClient, va: u64, buf: *const c_void, len: usize, handle: *mut u64) -> ClioStatus {
-    with(c, |cl| out(handle, cl.rwrite_async(va, bytes(buf, len)?)?.0))
+pub extern "C" fn clio_rwrite_async(
+    c: *mut ClioClient,
+    va: u64,
+    buf: *const c_void,
+    len: usize,
+    handle: *mut u64,
+) -> ClioStatus {
+    with(c, |cl| {
+        out(handle, cl.rwrite_async(va, bytes(buf, len)?)?.0)
+    })
 }
 
 /// Wait for `handle`. A read's data is copied to `buf` (up to `len` bytes; `buf` may be
 /// NULL for other operations); an atomic's old value or an allocation's address goes to
 /// `*value` if `value` is not NULL.
 #[no_mangle]
-pub extern "C" fn clio_rpoll(c: *mut ClioClient, handle: u64, buf: *mut c_void, len: usize, value: *mut u64) -> ClioStatus {
+pub extern "C" fn clio_rpoll(
+    c: *mut ClioClient,
+    handle: u64,
+    buf: *mut c_void,
+    len: usize,
+    value: *mut u64,
+) -> ClioStatus {
     with(c, |cl| {
         match cl.rpoll_one(Handle(handle))? {
             Output::Data(d) => {
@@ -259,12 +292,25 @@ pub extern "C" fn clio_runlock(c: *mut ClioClient, va: u64) -> ClioStatus {
 
 /// Atomically add `delta` to the u64 at `va`; the old value goes to `*old`.
 #[no_mangle]
-pub extern "C" fn clio_fetch_add(c: *mut ClioClient, va: u64, delta: u64, old: *mut u64) -> ClioStatus {
+pub extern "C" fn clio_fetch_add(
+    c: *mut ClioClient,
+    va: u64,
+    delta: u64,
+    old: *mut u64,
+) -> ClioStatus {
     with(c, |cl| out(old, cl.fetch_add(va, delta)?))
 }
 
 /// If the u64 at `va` equals `expected`, store `desired`; the old value goes to `*old`.
 #[no_mangle]
-pub extern "C" fn clio_compare_and_swap(c: *mut ClioClient, va: u64, expected: u64, desired: u64, old: *mut u64) -> ClioStatus {
-    with(c, |cl| out(old, cl.compare_and_swap(va, expected, desired)?))
+pub extern "C" fn clio_compare_and_swap(
+    c: *mut ClioClient,
+    va: u64,
+    expected: u64,
+    desired: u64,
+    old: *mut u64,
+) -> ClioStatus {
+    with(c, |cl| {
+        out(old, cl.compare_and_swap(va, expected, desired)?)
+    })
 }

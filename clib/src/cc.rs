@@ -18,7 +18,14 @@ pub struct RttEstimator {
 impl RttEstimator {
     /// Before any sample the RTO is `cfg.initial_rto`.
     pub fn new(cfg: &Config) -> RttEstimator {
-        RttEstimator { srtt: None, rttvar: Duration::ZERO, rto: cfg.initial_rto, min_rto: cfg.min_rto, max_rto: cfg.max_rto, min_rtt: None }
+        RttEstimator {
+            srtt: None,
+            rttvar: Duration::ZERO,
+            rto: cfg.initial_rto,
+            min_rto: cfg.min_rto,
+            max_rto: cfg.max_rto,
+            min_rtt: None,
+        }
     }
 
     /// Take one RTT sample (only from requests answered on their first attempt: Karn).
@@ -36,7 +43,8 @@ impl RttEstimator {
         }
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         let s = self.srtt.unwrap_or(r);
-        self.rto = (s + (self.rttvar * 4).max(Duration::from_micros(1))).clamp(self.min_rto, self.max_rto);
+        self.rto =
+            (s + (self.rttvar * 4).max(Duration::from_micros(1))).clamp(self.min_rto, self.max_rto);
     }
 
     /// Current retransmission timeout.
@@ -99,7 +107,10 @@ impl CongestionWindow {
 
     fn set(&mut self, v: f64) {
         self.cwnd = v.clamp(self.min, self.max);
-        self.extremes = (self.extremes.0.min(self.cwnd), self.extremes.1.max(self.cwnd));
+        self.extremes = (
+            self.extremes.0.min(self.cwnd),
+            self.extremes.1.max(self.cwnd),
+        );
     }
 
     /// Forget the extremes (benchmarks and tests look at one phase at a time).
@@ -109,7 +120,8 @@ impl CongestionWindow {
 
     // Decrease at most once per RTT, like Swift: one congestion event, one reaction.
     fn may_decrease(&self, now: Instant, srtt: Duration) -> bool {
-        self.last_decrease.is_none_or(|t| now.duration_since(t) >= srtt)
+        self.last_decrease
+            .is_none_or(|t| now.duration_since(t) >= srtt)
     }
 
     /// `acked` packets were answered after `delay` (a first-attempt RTT).
@@ -117,7 +129,11 @@ impl CongestionWindow {
         if delay < self.target {
             // +ai per RTT above one packet; below one packet grow per ack so that a paced
             // sender climbs back within a few round trips.
-            let inc = if self.cwnd >= 1.0 { self.ai * acked / self.cwnd } else { self.ai * acked };
+            let inc = if self.cwnd >= 1.0 {
+                self.ai * acked / self.cwnd
+            } else {
+                self.ai * acked
+            };
             self.set(self.cwnd + inc);
         } else if self.may_decrease(now, srtt) {
             let excess = (delay - self.target).as_secs_f64() / delay.as_secs_f64();
@@ -138,16 +154,24 @@ impl CongestionWindow {
     /// Whether a request of `cost` packets may be sent with `inflight` packets outstanding.
     /// Below one packet the sender paces: nothing outstanding and `srtt / cwnd` since the
     /// last send. A request larger than the window goes alone, so progress is guaranteed.
-    pub fn admits(&self, cost: f64, inflight: f64, since_last_send: Duration, srtt: Duration) -> bool {
+    pub fn admits(
+        &self,
+        cost: f64,
+        inflight: f64,
+        since_last_send: Duration,
+        srtt: Duration,
+    ) -> bool {
         if self.cwnd < 1.0 {
-            return inflight == 0.0 && since_last_send.as_secs_f64() * self.cwnd >= srtt.as_secs_f64();
+            return inflight == 0.0
+                && since_last_send.as_secs_f64() * self.cwnd >= srtt.as_secs_f64();
         }
         inflight == 0.0 || inflight + cost <= self.cwnd
     }
 
     /// When a paced sender may send next (`None` if the window is at least one packet).
     pub fn pace_after(&self, last_send: Instant, srtt: Duration) -> Option<Instant> {
-        (self.cwnd < 1.0).then(|| last_send + Duration::from_secs_f64(srtt.as_secs_f64() / self.cwnd.max(1e-6)))
+        (self.cwnd < 1.0)
+            .then(|| last_send + Duration::from_secs_f64(srtt.as_secs_f64() / self.cwnd.max(1e-6)))
     }
 }
 
@@ -192,7 +216,10 @@ mod tests {
 
     #[test]
     fn rto_follows_rfc6298() {
-        let cfg = Config { min_rto: Duration::from_micros(1), ..Config::default() };
+        let cfg = Config {
+            min_rto: Duration::from_micros(1),
+            ..Config::default()
+        };
         let mut r = RttEstimator::new(&cfg);
         assert_eq!(r.rto(), cfg.initial_rto);
         r.sample(Duration::from_micros(100));
@@ -213,7 +240,11 @@ mod tests {
         for _ in 0..16 {
             w.on_ack(Duration::from_micros(50), 1.0, srtt, t0);
         }
-        assert!((w.get() - 17.0).abs() < 0.1, "one packet per window of acks: {}", w.get());
+        assert!(
+            (w.get() - 17.0).abs() < 0.1,
+            "one packet per window of acks: {}",
+            w.get()
+        );
         // Long delay: shrink, at most once per RTT, at most max_md.
         w.on_ack(Duration::from_millis(50), 1.0, srtt, t0);
         let after = w.get();

@@ -39,7 +39,9 @@ impl TransportKind {
     pub fn open(&self) -> Result<Box<dyn Transport>> {
         Ok(match self {
             TransportKind::Udp(a) => Box::new(UdpTransport::connect(*a)?),
-            TransportKind::RawEthernet { iface, node_mac } => Box::new(RawEthernetTransport::open(iface, *node_mac)?),
+            TransportKind::RawEthernet { iface, node_mac } => {
+                Box::new(RawEthernetTransport::open(iface, *node_mac)?)
+            }
         })
     }
 }
@@ -63,7 +65,10 @@ impl Drop for Inner {
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("pid", &self.pid()).field("transport", &self.inner.engine.transport_name()).finish()
+        f.debug_struct("Client")
+            .field("pid", &self.pid())
+            .field("transport", &self.inner.engine.transport_name())
+            .finish()
     }
 }
 
@@ -73,13 +78,17 @@ fn check_range(va: u64, len: u64) -> Result<()> {
     }
     match va.checked_add(len) {
         Some(end) if end <= VA_LIMIT => Ok(()),
-        _ => Err(ClioError::InvalidArgument("range exceeds the 48-bit remote address space")),
+        _ => Err(ClioError::InvalidArgument(
+            "range exceeds the 48-bit remote address space",
+        )),
     }
 }
 
 fn check_word(va: u64) -> Result<()> {
     if !va.is_multiple_of(ATOMIC_BYTES) {
-        return Err(ClioError::InvalidArgument("atomics need an 8-byte aligned address"));
+        return Err(ClioError::InvalidArgument(
+            "atomics need an 8-byte aligned address",
+        ));
     }
     check_range(va, ATOMIC_BYTES)
 }
@@ -101,7 +110,9 @@ impl Client {
             _ => return Err(ClioError::BadRequest),
         };
         engine.set_pid(pid);
-        Ok(Client { inner: Arc::new(Inner { engine }) })
+        Ok(Client {
+            inner: Arc::new(Inner { engine }),
+        })
     }
 
     fn e(&self) -> &Engine {
@@ -135,10 +146,14 @@ impl Client {
     /// Start an allocation; [`Client::rpoll`] returns [`Output::Va`].
     pub fn ralloc_async(&self, len: u64, perms: u8) -> Result<Handle> {
         if len == 0 || len > VA_LIMIT {
-            return Err(ClioError::InvalidArgument("allocation size must be between 1 byte and 2^48"));
+            return Err(ClioError::InvalidArgument(
+                "allocation size must be between 1 byte and 2^48",
+            ));
         }
         if perms & !(READ | WRITE) != 0 || perms == 0 {
-            return Err(ClioError::InvalidArgument("permissions must be READ, WRITE or both"));
+            return Err(ClioError::InvalidArgument(
+                "permissions must be READ, WRITE or both",
+            ));
         }
         Ok(Handle(self.e().submit(OpSpec::Alloc { len, perms })))
     }
@@ -186,13 +201,20 @@ impl Client {
     /// Write `data` at `va`.
     pub fn rwrite(&self, va: u64, data: &[u8]) -> Result<()> {
         check_range(va, data.len() as u64)?;
-        self.sync(OpSpec::Write { va, data: data.to_vec() }).map(|_| ())
+        self.sync(OpSpec::Write {
+            va,
+            data: data.to_vec(),
+        })
+        .map(|_| ())
     }
 
     /// Start a write (the data is copied; the buffer may be reused at once).
     pub fn rwrite_async(&self, va: u64, data: &[u8]) -> Result<Handle> {
         check_range(va, data.len() as u64)?;
-        Ok(Handle(self.e().submit(OpSpec::Write { va, data: data.to_vec() })))
+        Ok(Handle(self.e().submit(OpSpec::Write {
+            va,
+            data: data.to_vec(),
+        })))
     }
 
     /// Wait for every handle (in order) and return their results. The first failed
@@ -253,7 +275,12 @@ impl Client {
     /// Start a fetch-add; [`Client::rpoll`] returns [`Output::Value`] (the old value).
     pub fn fetch_add_async(&self, va: u64, delta: u64) -> Result<Handle> {
         check_word(va)?;
-        Ok(Handle(self.e().submit(OpSpec::Atomic { op: Opcode::FetchAdd, va, arg0: delta, arg1: 0 })))
+        Ok(Handle(self.e().submit(OpSpec::Atomic {
+            op: Opcode::FetchAdd,
+            va,
+            arg0: delta,
+            arg1: 0,
+        })))
     }
 
     /// If the u64 at `va` equals `expected`, store `new`; returns the old value either way.
@@ -283,7 +310,13 @@ impl Client {
     pub fn runlock(&self, va: u64) -> Result<()> {
         check_word(va)?;
         self.rrelease();
-        self.sync(OpSpec::Atomic { op: Opcode::Unlock, va, arg0: 0, arg1: 0 }).map(|_| ())
+        self.sync(OpSpec::Atomic {
+            op: Opcode::Unlock,
+            va,
+            arg0: 0,
+            arg1: 0,
+        })
+        .map(|_| ())
     }
 
     /// Counters and window state.

@@ -23,12 +23,30 @@ use std::time::{Duration, Instant};
 /// What an operation asks for.
 #[derive(Debug, Clone)]
 pub(crate) enum OpSpec {
-    Register { nonce: u64 },
-    Alloc { len: u64, perms: u8 },
-    Free { va: u64 },
-    Read { va: u64, len: usize },
-    Write { va: u64, data: Vec<u8> },
-    Atomic { op: Opcode, va: u64, arg0: u64, arg1: u64 },
+    Register {
+        nonce: u64,
+    },
+    Alloc {
+        len: u64,
+        perms: u8,
+    },
+    Free {
+        va: u64,
+    },
+    Read {
+        va: u64,
+        len: usize,
+    },
+    Write {
+        va: u64,
+        data: Vec<u8>,
+    },
+    Atomic {
+        op: Opcode,
+        va: u64,
+        arg0: u64,
+        arg1: u64,
+    },
     Fence,
 }
 
@@ -195,7 +213,12 @@ impl Engine {
             last_send: now,
             stats: Stats::default(),
         };
-        Engine { transport, cfg, st: Mutex::new(st), cv: Condvar::new() }
+        Engine {
+            transport,
+            cfg,
+            st: Mutex::new(st),
+            cv: Condvar::new(),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -239,7 +262,15 @@ impl Engine {
 
     // ---- building requests ----
 
-    fn new_req(&self, st: &mut State, op: Option<u64>, h: Header, packets: Vec<Vec<u8>>, resp_total: u16, resp_bytes: u64) -> Req {
+    fn new_req(
+        &self,
+        st: &mut State,
+        op: Option<u64>,
+        h: Header,
+        packets: Vec<Vec<u8>>,
+        resp_total: u16,
+        resp_bytes: u64,
+    ) -> Req {
         let now = Instant::now();
         let cost = (packets.len().max(resp_total as usize)) as f64;
         Req {
@@ -271,30 +302,61 @@ impl Engine {
         id
     }
 
-    fn single(&self, st: &mut State, op: Option<u64>, opcode: Opcode, va: u64, arg0: u64, arg1: u64) -> Req {
+    fn single(
+        &self,
+        st: &mut State,
+        op: Option<u64>,
+        opcode: Opcode,
+        va: u64,
+        arg0: u64,
+        arg1: u64,
+    ) -> Req {
         let id = Self::req_id(st);
-        let h = Header { arg0, arg1, ..Header::request(opcode, st.pid, id, va) };
+        let h = Header {
+            arg0,
+            arg1,
+            ..Header::request(opcode, st.pid, id, va)
+        };
         let p = h.to_packet(&[]);
         self.new_req(st, op, h, vec![p], 1, HEADER_LEN as u64)
     }
 
     fn build(&self, st: &mut State, op_id: u64, spec: &OpSpec) -> Vec<Req> {
-        let chunk = (self.cfg.max_request_bytes.clamp(MAX_PAYLOAD as u32, MAX_REQUEST_LEN)) as usize;
+        let chunk = (self
+            .cfg
+            .max_request_bytes
+            .clamp(MAX_PAYLOAD as u32, MAX_REQUEST_LEN)) as usize;
         match spec {
-            OpSpec::Register { nonce } => vec![self.single(st, Some(op_id), Opcode::Register, 0, *nonce, 0)],
-            OpSpec::Alloc { len, perms } => vec![self.single(st, Some(op_id), Opcode::Alloc, 0, *len, *perms as u64)],
+            OpSpec::Register { nonce } => {
+                vec![self.single(st, Some(op_id), Opcode::Register, 0, *nonce, 0)]
+            }
+            OpSpec::Alloc { len, perms } => {
+                vec![self.single(st, Some(op_id), Opcode::Alloc, 0, *len, *perms as u64)]
+            }
             OpSpec::Free { va } => vec![self.single(st, Some(op_id), Opcode::Free, *va, 0, 0)],
             OpSpec::Fence => vec![self.single(st, Some(op_id), Opcode::Fence, 0, 0, 0)],
-            OpSpec::Atomic { op, va, arg0, arg1 } => vec![self.single(st, Some(op_id), *op, *va, *arg0, *arg1)],
+            OpSpec::Atomic { op, va, arg0, arg1 } => {
+                vec![self.single(st, Some(op_id), *op, *va, *arg0, *arg1)]
+            }
             OpSpec::Read { va, len } => (0..*len)
                 .step_by(chunk.min(MAX_READ_LEN as usize))
                 .map(|off| {
                     let clen = chunk.min(MAX_READ_LEN as usize).min(len - off) as u32;
                     let id = Self::req_id(st);
-                    let h = Header { total_len: clen, ..Header::request(Opcode::Read, st.pid, id, va + off as u64) };
+                    let h = Header {
+                        total_len: clen,
+                        ..Header::request(Opcode::Read, st.pid, id, va + off as u64)
+                    };
                     let n = packet_count(clen);
                     let p = h.to_packet(&[]);
-                    let mut r = self.new_req(st, Some(op_id), h, vec![p], n, clen as u64 + HEADER_LEN as u64 * n as u64);
+                    let mut r = self.new_req(
+                        st,
+                        Some(op_id),
+                        h,
+                        vec![p],
+                        n,
+                        clen as u64 + HEADER_LEN as u64 * n as u64,
+                    );
                     r.offset = off;
                     r
                 })
@@ -304,16 +366,33 @@ impl Engine {
                 .map(|off| {
                     let clen = chunk.min(data.len() - off) as u32;
                     let id = Self::req_id(st);
-                    let base = Header { total_len: clen, ..Header::request(Opcode::Write, st.pid, id, va + off as u64) };
+                    let base = Header {
+                        total_len: clen,
+                        ..Header::request(Opcode::Write, st.pid, id, va + off as u64)
+                    };
                     let n = packet_count(clen);
                     let packets = (0..n)
                         .filter_map(|i| {
                             let (so, sl) = segment(clen, i)?;
                             let s = off + so as usize;
-                            Some(Header { pkt_index: i, pkt_count: n, ..base }.to_packet(&data[s..s + sl as usize]))
+                            Some(
+                                Header {
+                                    pkt_index: i,
+                                    pkt_count: n,
+                                    ..base
+                                }
+                                .to_packet(&data[s..s + sl as usize]),
+                            )
                         })
                         .collect();
-                    let mut r = self.new_req(st, Some(op_id), base, packets, n, HEADER_LEN as u64 * n as u64);
+                    let mut r = self.new_req(
+                        st,
+                        Some(op_id),
+                        base,
+                        packets,
+                        n,
+                        HEADER_LEN as u64 * n as u64,
+                    );
                     r.offset = off;
                     r
                 })
@@ -350,7 +429,16 @@ impl Engine {
             OpSpec::Atomic { op, .. } => (Kind::Atomic, atomic_name(*op), Vec::new()),
             OpSpec::Fence => (Kind::Fence, "rfence", Vec::new()),
         };
-        let mut op = Op { name, spec_kind: kind, data, value: 0, pending: reqs.len(), error: None, held: Vec::new(), tracked: false };
+        let mut op = Op {
+            name,
+            spec_kind: kind,
+            data,
+            value: 0,
+            pending: reqs.len(),
+            error: None,
+            held: Vec::new(),
+            tracked: false,
+        };
         let ready = match self.footprint(&st, &spec) {
             Some((a, b, w)) => {
                 op.tracked = true;
@@ -390,7 +478,12 @@ impl Engine {
         let srtt = st.rtt.srtt().unwrap_or(self.cfg.target_delay);
         while let Some(front) = st.queue.front() {
             let (cost, resp) = (front.cost, front.resp_bytes);
-            if !st.cwnd.admits(cost, st.inflight_pkts, now.duration_since(st.last_send), srtt) {
+            if !st.cwnd.admits(
+                cost,
+                st.inflight_pkts,
+                now.duration_since(st.last_send),
+                srtt,
+            ) {
                 if st.cwnd.get() < 1.0 && st.inflight_pkts == 0.0 {
                     st.stats.paced += 1;
                 }
@@ -399,7 +492,9 @@ impl Engine {
             if !st.iwnd.admits(resp) {
                 break;
             }
-            let Some(mut r) = st.queue.pop_front() else { break };
+            let Some(mut r) = st.queue.pop_front() else {
+                break;
+            };
             st.inflight_pkts += cost;
             st.iwnd.take(resp);
             r.rto = st.rtt.rto();
@@ -410,12 +505,19 @@ impl Engine {
     }
 
     fn retry_now(&self, st: &mut State, id: u32, now: Instant, timeout: bool) {
-        let Some(mut r) = st.inflight.remove(&id) else { return };
+        let Some(mut r) = st.inflight.remove(&id) else {
+            return;
+        };
         r.retries += 1;
         st.stats.retransmits += 1;
         if r.retries > self.cfg.max_retries {
-            let name = r.op.and_then(|o| st.ops.get(&o)).map_or("cn-ack", |o| o.name);
-            let e = ClioError::Timeout { op: name, retries: r.retries - 1 };
+            let name =
+                r.op.and_then(|o| st.ops.get(&o))
+                    .map_or("cn-ack", |o| o.name);
+            let e = ClioError::Timeout {
+                op: name,
+                retries: r.retries - 1,
+            };
             return self.finish_req(st, r, Err(e), now);
         }
         if timeout {
@@ -429,7 +531,12 @@ impl Engine {
 
     /// Fire due timers: retransmission timeouts and ends of `RetryLater` waits.
     fn timers(&self, st: &mut State, now: Instant) {
-        let due: Vec<u32> = st.inflight.values().filter(|r| r.deadline <= now).map(|r| r.id).collect();
+        let due: Vec<u32> = st
+            .inflight
+            .values()
+            .filter(|r| r.deadline <= now)
+            .map(|r| r.id)
+            .collect();
         for id in due {
             let busy = st.inflight.get(&id).is_some_and(|r| r.waiting_busy);
             if busy {
@@ -452,7 +559,10 @@ impl Engine {
             t = t.min(r.deadline);
         }
         if !st.queue.is_empty() {
-            if let Some(p) = st.cwnd.pace_after(st.last_send, st.rtt.srtt().unwrap_or(self.cfg.target_delay)) {
+            if let Some(p) = st
+                .cwnd
+                .pace_after(st.last_send, st.rtt.srtt().unwrap_or(self.cfg.target_delay))
+            {
                 t = t.min(p);
             }
         }
@@ -476,7 +586,10 @@ impl Engine {
                 return;
             }
         };
-        let matches = st.inflight.get(&h.req_id).is_some_and(|r| h.response && r.opcode == h.opcode);
+        let matches = st
+            .inflight
+            .get(&h.req_id)
+            .is_some_and(|r| h.response && r.opcode == h.opcode);
         if !matches {
             st.stats.stale_responses += 1;
             return;
@@ -488,11 +601,18 @@ impl Engine {
             }
             Status::RetryLater => {
                 st.stats.busy_retries += 1;
-                let Some(mut r) = st.inflight.remove(&h.req_id) else { return };
+                let Some(mut r) = st.inflight.remove(&h.req_id) else {
+                    return;
+                };
                 r.busy += 1;
                 if r.busy > self.cfg.max_busy_retries {
-                    let name = r.op.and_then(|o| st.ops.get(&o)).map_or("cn-ack", |o| o.name);
-                    let e = ClioError::Busy { op: name, retries: r.busy };
+                    let name =
+                        r.op.and_then(|o| st.ops.get(&o))
+                            .map_or("cn-ack", |o| o.name);
+                    let e = ClioError::Busy {
+                        op: name,
+                        retries: r.busy,
+                    };
                     return self.finish_req(st, r, Err(e), now);
                 }
                 if !r.waiting_busy {
@@ -514,7 +634,9 @@ impl Engine {
     /// Retry after a NACK or corrupt response, once per attempt (several packets of one
     /// attempt may be NACKed).
     fn retry_once(&self, st: &mut State, id: u32, now: Instant) {
-        let Some(r) = st.inflight.get_mut(&id) else { return };
+        let Some(r) = st.inflight.get_mut(&id) else {
+            return;
+        };
         if r.retried_attempt == r.retries || r.waiting_busy {
             return;
         }
@@ -523,14 +645,18 @@ impl Engine {
     }
 
     fn on_ok(&self, st: &mut State, h: &Header, payload: &[u8], now: Instant) {
-        let Some(r) = st.inflight.get_mut(&h.req_id) else { return };
+        let Some(r) = st.inflight.get_mut(&h.req_id) else {
+            return;
+        };
         let i = h.pkt_index as usize;
         if i >= r.got.len() || r.got[i] || h.pkt_count != r.resp_total {
             st.stats.stale_responses += 1;
             return;
         }
         if r.opcode == Opcode::Read {
-            let Some((off, len)) = segment(r.len, h.pkt_index) else { return };
+            let Some((off, len)) = segment(r.len, h.pkt_index) else {
+                return;
+            };
             if len as usize != payload.len() {
                 st.stats.stale_responses += 1;
                 return;
@@ -573,7 +699,12 @@ impl Engine {
             let srtt = st.rtt.srtt().unwrap_or(rtt);
             st.cwnd.on_ack(rtt, r.cost, srtt, now);
         }
-        if result.is_ok() && matches!(r.opcode, Opcode::TestAndSet | Opcode::CompareAndSwap | Opcode::FetchAdd) {
+        if result.is_ok()
+            && matches!(
+                r.opcode,
+                Opcode::TestAndSet | Opcode::CompareAndSwap | Opcode::FetchAdd
+            )
+        {
             // Free the node's idempotence-ring slot; retried until answered.
             st.stats.cn_acks += 1;
             let ack = self.single(st, None, Opcode::CnAck, 0, r.id as u64, 0);
@@ -589,7 +720,9 @@ impl Engine {
     }
 
     fn finish_op_part(&self, st: &mut State, op_id: u64, result: Result<u64>) {
-        let Some(op) = st.ops.get_mut(&op_id) else { return };
+        let Some(op) = st.ops.get_mut(&op_id) else {
+            return;
+        };
         match result {
             Ok(v) => op.value = v,
             Err(e) => {
@@ -600,7 +733,9 @@ impl Engine {
         if op.pending > 0 {
             return;
         }
-        let Some(op) = st.ops.remove(&op_id) else { return };
+        let Some(op) = st.ops.remove(&op_id) else {
+            return;
+        };
         let out = match op.error {
             Some(e) => Err(e),
             None => Ok(match op.spec_kind {
@@ -627,7 +762,12 @@ impl Engine {
 
     /// Drive the engine until `cond` holds or `deadline` passes (after at least one
     /// receive attempt); returns whether it holds.
-    fn drive<'a>(&'a self, mut st: MutexGuard<'a, State>, deadline: Option<Instant>, cond: impl Fn(&State) -> bool) -> (MutexGuard<'a, State>, bool) {
+    fn drive<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, State>,
+        deadline: Option<Instant>,
+        cond: impl Fn(&State) -> bool,
+    ) -> (MutexGuard<'a, State>, bool) {
         loop {
             if cond(&st) {
                 return (st, true);
@@ -637,9 +777,15 @@ impl Engine {
             if let Some(d) = deadline {
                 until = until.min(d);
             }
-            let wait = until.saturating_duration_since(now).max(Duration::from_micros(1));
+            let wait = until
+                .saturating_duration_since(now)
+                .max(Duration::from_micros(1));
             if st.receiving {
-                st = self.cv.wait_timeout(st, wait).unwrap_or_else(|e| e.into_inner()).0;
+                st = self
+                    .cv
+                    .wait_timeout(st, wait)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
             } else {
                 st.receiving = true;
                 drop(st);
@@ -677,7 +823,9 @@ impl Engine {
             return Err(ClioError::UnknownHandle(id));
         }
         let (mut st, _) = self.drive(st, None, |s| s.done.contains_key(&id));
-        st.done.remove(&id).unwrap_or(Err(ClioError::UnknownHandle(id)))
+        st.done
+            .remove(&id)
+            .unwrap_or(Err(ClioError::UnknownHandle(id)))
     }
 
     /// Make progress without blocking for long; the result if operation `id` is complete.

@@ -23,14 +23,24 @@ pub struct Tracker {
 
 impl Tracker {
     fn conflicts_before(&self, id: u64, first: u64, last: u64, write: bool) -> bool {
-        self.entries.range(..id).any(|(_, e)| e.first <= last && first <= e.last && (e.write || write))
+        self.entries
+            .range(..id)
+            .any(|(_, e)| e.first <= last && first <= e.last && (e.write || write))
     }
 
     /// Record operation `id` over units `first..=last`; returns whether it may start now
     /// (`false`: it depends on an earlier incomplete operation).
     pub fn insert(&mut self, id: u64, first: u64, last: u64, write: bool) -> bool {
         let blocked = self.conflicts_before(id, first, last, write);
-        self.entries.insert(id, Entry { first, last, write, blocked });
+        self.entries.insert(
+            id,
+            Entry {
+                first,
+                last,
+                write,
+                blocked,
+            },
+        );
         !blocked
     }
 
@@ -39,7 +49,12 @@ impl Tracker {
         if self.entries.remove(&id).is_none() {
             return Vec::new();
         }
-        let blocked: Vec<(u64, Entry)> = self.entries.iter().filter(|(_, e)| e.blocked).map(|(k, e)| (*k, *e)).collect();
+        let blocked: Vec<(u64, Entry)> = self
+            .entries
+            .iter()
+            .filter(|(_, e)| e.blocked)
+            .map(|(k, e)| (*k, *e))
+            .collect();
         let mut ready = Vec::new();
         for (k, e) in blocked {
             if !self.conflicts_before(k, e.first, e.last, e.write) {
@@ -67,7 +82,11 @@ mod tests {
         assert!(t.insert(5, 2, 2, false));
         assert!(t.insert(6, 2, 2, false), "read after read does not wait");
         assert!(!t.insert(7, 2, 2, true), "WAR waits");
-        assert_eq!(t.remove(1), vec![2], "4 still waits for 2 (WAR) and 3 (WAW)");
+        assert_eq!(
+            t.remove(1),
+            vec![2],
+            "4 still waits for 2 (WAR) and 3 (WAW)"
+        );
         assert_eq!(t.remove(3), Vec::<u64>::new());
         assert_eq!(t.remove(2), vec![4]);
         assert_eq!(t.remove(5), Vec::<u64>::new());

@@ -7,7 +7,14 @@ use std::sync::{Arc, Mutex};
 
 fn client() -> (Client, Arc<Mutex<clio_sim::CBoard>>) {
     let b = Arc::new(Mutex::new(board()));
-    let c = Client::connect(Box::new(direct(b.clone())), Config { track_shift: PAGE_SHIFT, ..Config::default() }).expect("connect");
+    let c = Client::connect(
+        Box::new(direct(b.clone())),
+        Config {
+            track_shift: PAGE_SHIFT,
+            ..Config::default()
+        },
+    )
+    .expect("connect");
     (c, b)
 }
 
@@ -18,7 +25,13 @@ fn register_alloc_write_read_free() {
     let va = c.ralloc(3 * PAGE).unwrap();
     assert_eq!(c.allocation_len(va), Some(3 * PAGE));
     // Small, unaligned, multi-packet, multi-request (> max_request_bytes) and page-crossing.
-    for (off, len, seed) in [(0u64, 16usize, 1u64), (5, 1, 2), (1000, 1025, 3), (PAGE - 700, 40_000, 4), (17, 3 * PAGE as usize - 17, 5)] {
+    for (off, len, seed) in [
+        (0u64, 16usize, 1u64),
+        (5, 1, 2),
+        (1000, 1025, 3),
+        (PAGE - 700, 40_000, 4),
+        (17, 3 * PAGE as usize - 17, 5),
+    ] {
         let d = pattern(len, seed);
         c.rwrite(va + off, &d).unwrap();
         assert_eq!(c.rread(va + off, len).unwrap(), d, "len {len} at +{off}");
@@ -38,13 +51,28 @@ fn typed_errors_and_local_checks() {
     let ro = c.ralloc_with(PAGE, READ).unwrap();
     assert_eq!(c.rwrite(ro, b"x"), Err(ClioError::Permission { va: ro }));
     assert_eq!(c.rread(ro, 3).unwrap(), vec![0, 0, 0]);
-    assert_eq!(c.rread(1 << 40, 8), Err(ClioError::Unmapped { va: 1 << 40 }));
+    assert_eq!(
+        c.rread(1 << 40, 8),
+        Err(ClioError::Unmapped { va: 1 << 40 })
+    );
     assert_eq!(c.ralloc(1 << 46), Err(ClioError::OutOfMemory));
     assert!(matches!(c.rread(ro, 0), Err(ClioError::InvalidArgument(_))));
-    assert!(matches!(c.rwrite(u64::MAX - 2, b"abcd"), Err(ClioError::InvalidArgument(_))));
-    assert!(matches!(c.fetch_add(ro + 3, 1), Err(ClioError::InvalidArgument(_))));
-    assert!(matches!(c.ralloc_with(PAGE, 0), Err(ClioError::InvalidArgument(_))));
-    assert!(matches!(c.rpoll_one(clio_clib::Handle(999_999)), Err(ClioError::UnknownHandle(999_999))));
+    assert!(matches!(
+        c.rwrite(u64::MAX - 2, b"abcd"),
+        Err(ClioError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        c.fetch_add(ro + 3, 1),
+        Err(ClioError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        c.ralloc_with(PAGE, 0),
+        Err(ClioError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        c.rpoll_one(clio_clib::Handle(999_999)),
+        Err(ClioError::UnknownHandle(999_999))
+    ));
     let s = c.stats();
     assert_eq!(s.retransmits, 0, "a clean transport retries nothing");
 }
@@ -55,11 +83,28 @@ fn atomics_and_async_poll() {
     let va = c.ralloc(PAGE).unwrap();
     assert_eq!(c.fetch_add(va, 5).unwrap(), 0);
     assert_eq!(c.fetch_add(va, 7).unwrap(), 5);
-    assert_eq!(c.compare_and_swap(va, 1, 99).unwrap(), 12, "failed CAS returns the old value");
+    assert_eq!(
+        c.compare_and_swap(va, 1, 99).unwrap(),
+        12,
+        "failed CAS returns the old value"
+    );
     assert_eq!(c.compare_and_swap(va, 12, 99).unwrap(), 12);
     assert_eq!(c.rread(va, 8).unwrap(), 99u64.to_le_bytes());
-    let hs: Vec<_> = (0..10).map(|_| c.fetch_add_async(va + 8, 1).unwrap()).collect();
-    let mut olds: Vec<u64> = c.rpoll(&hs).unwrap().into_iter().map(|o| if let Output::Value(v) = o { v } else { u64::MAX }).collect();
+    let hs: Vec<_> = (0..10)
+        .map(|_| c.fetch_add_async(va + 8, 1).unwrap())
+        .collect();
+    let mut olds: Vec<u64> = c
+        .rpoll(&hs)
+        .unwrap()
+        .into_iter()
+        .map(|o| {
+            if let Output::Value(v) = o {
+                v
+            } else {
+                u64::MAX
+            }
+        })
+        .collect();
     olds.sort();
     assert_eq!(olds, (0..10).collect::<Vec<_>>());
     // The client acked every non-idempotent result back to the node.
@@ -103,6 +148,9 @@ fn udp_many_threads_share_a_lock() {
     // A second process (another client, another PID) sees the same node, not the memory.
     let other = Client::connect_udp(addr).unwrap();
     assert_ne!(other.pid(), c.pid());
-    assert!(matches!(other.rread(counter, 8), Err(ClioError::Unmapped { .. })));
+    assert!(matches!(
+        other.rread(counter, 8),
+        Err(ClioError::Unmapped { .. })
+    ));
     server.stop().unwrap();
 }

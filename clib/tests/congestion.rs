@@ -55,19 +55,28 @@ fn window_shrinks_on_a_slow_node_and_recovers() {
 
     run_phase(&c, va, 300, 16, 1);
     let fast = c.stats();
-    assert!(fast.cwnd >= 16.0, "a fast node lets the window grow: {fast:?}");
+    assert!(
+        fast.cwnd >= 16.0,
+        "a fast node lets the window grow: {fast:?}"
+    );
 
     slow.store(true, Ordering::Relaxed);
     c.reset_window_extremes();
     run_phase(&c, va, 40, 16, 1000);
     let s = c.stats();
-    assert!(s.cwnd_min < 1.0, "a node slower than the target delay drives the window below one packet: {s:?}");
+    assert!(
+        s.cwnd_min < 1.0,
+        "a node slower than the target delay drives the window below one packet: {s:?}"
+    );
     assert!(s.paced > 0, "and the sender paces");
 
     slow.store(false, Ordering::Relaxed);
     c.reset_window_extremes();
     run_phase(&c, va, 400, 16, 5000);
     let r = c.stats();
-    assert!(r.cwnd_max >= 8.0 && r.cwnd >= 8.0, "the window recovers when the delay is gone: {r:?}");
+    assert!(
+        r.cwnd_max >= 8.0 && r.cwnd >= 8.0,
+        "the window recovers when the delay is gone: {r:?}"
+    );
     assert!(r.ops_completed > 1400, "every request completed");
 }

@@ -18,7 +18,13 @@ const SLOT_BYTES: u64 = 4096;
 #[test]
 fn mixed_operations_survive_loss_duplication_reordering_and_corruption() {
     let b = Arc::new(Mutex::new(board()));
-    let faults = FaultConfig { drop: 0.05, duplicate: 0.01, reorder: 0.01, corrupt: 0.01, seed: 0xC110 };
+    let faults = FaultConfig {
+        drop: 0.05,
+        duplicate: 0.01,
+        reorder: 0.01,
+        corrupt: 0.01,
+        seed: 0xC110,
+    };
     let net = Arc::new(FaultyTransport::new(direct(b.clone()), faults));
     let cfg = Config {
         // In-process round trips take microseconds: a short RTO keeps the test fast.
@@ -56,7 +62,9 @@ fn mixed_operations_survive_loss_duplication_reordering_and_corruption() {
                             d[0] = i as u8;
                             c.rwrite(va, &d).unwrap();
                             // Bytes past `len` keep their older value.
-                            let old = shadow.entry(slot).or_insert_with(|| vec![0; SLOT_BYTES as usize]);
+                            let old = shadow
+                                .entry(slot)
+                                .or_insert_with(|| vec![0; SLOT_BYTES as usize]);
                             old[..len].copy_from_slice(&d);
                         }
                         3 => {
@@ -65,14 +73,26 @@ fn mixed_operations_survive_loss_duplication_reordering_and_corruption() {
                             let w = c.rwrite_async(va, &d).unwrap();
                             let r = c.rread_async(va, 64).unwrap();
                             let out = c.rpoll(&[w, r]).unwrap();
-                            assert_eq!(out[1], Output::Data(d.clone()), "RAW through async ops, thread {t} op {i}");
-                            shadow.entry(slot).or_insert_with(|| vec![0; SLOT_BYTES as usize])[..64].copy_from_slice(&d);
+                            assert_eq!(
+                                out[1],
+                                Output::Data(d.clone()),
+                                "RAW through async ops, thread {t} op {i}"
+                            );
+                            shadow
+                                .entry(slot)
+                                .or_insert_with(|| vec![0; SLOT_BYTES as usize])[..64]
+                                .copy_from_slice(&d);
                         }
                         4..=7 => {
                             let len = 1 + (rnd() % SLOT_BYTES) as usize;
                             let got = c.rread(va, len).unwrap();
-                            let want = shadow.get(&slot).map_or_else(|| vec![0; len], |s| s[..len].to_vec());
-                            assert_eq!(got, want, "thread {t} op {i}: read of slot {slot}, {len} bytes");
+                            let want = shadow
+                                .get(&slot)
+                                .map_or_else(|| vec![0; len], |s| s[..len].to_vec());
+                            assert_eq!(
+                                got, want,
+                                "thread {t} op {i}: read of slot {slot}, {len} bytes"
+                            );
                             reads += 1;
                         }
                         _ => {
@@ -90,12 +110,28 @@ fn mixed_operations_survive_loss_duplication_reordering_and_corruption() {
         let (i, _) = t.join().unwrap();
         incs += i;
     }
-    assert_eq!(c.rread(counter, 8).unwrap(), incs.to_le_bytes(), "every increment counted exactly once");
+    assert_eq!(
+        c.rread(counter, 8).unwrap(),
+        incs.to_le_bytes(),
+        "every increment counted exactly once"
+    );
     let s = c.stats();
     let f = net.stats();
     println!("faults injected: {f:?}");
-    println!("client: retransmits {} timeouts {} nacks {} corrupt {} stale {} busy {}", s.retransmits, s.timeouts, s.nacks, s.corrupt_responses, s.stale_responses, s.busy_retries);
-    assert!(f.dropped > 1000 && f.duplicated > 100 && f.reordered > 100 && f.corrupted > 100, "the faults happened: {f:?}");
-    assert!(s.timeouts > 0 && s.nacks > 0 && s.corrupt_responses > 0 && s.stale_responses > 0, "and were handled: {s:?}");
-    assert!(b.lock().unwrap().counters().idempotent_replays > 0, "duplicates of non-idempotent requests were replayed, not re-executed");
+    println!(
+        "client: retransmits {} timeouts {} nacks {} corrupt {} stale {} busy {}",
+        s.retransmits, s.timeouts, s.nacks, s.corrupt_responses, s.stale_responses, s.busy_retries
+    );
+    assert!(
+        f.dropped > 1000 && f.duplicated > 100 && f.reordered > 100 && f.corrupted > 100,
+        "the faults happened: {f:?}"
+    );
+    assert!(
+        s.timeouts > 0 && s.nacks > 0 && s.corrupt_responses > 0 && s.stale_responses > 0,
+        "and were handled: {s:?}"
+    );
+    assert!(
+        b.lock().unwrap().counters().idempotent_replays > 0,
+        "duplicates of non-idempotent requests were replayed, not re-executed"
+    );
 }

@@ -69,14 +69,24 @@ fn setup() -> (Client, Arc<Gated>, u64) {
     });
     // A long RTO: while the gate is closed nothing is retransmitted, so the log shows
     // first transmissions only.
-    let cfg = Config { track_shift: PAGE_SHIFT, initial_rto: Duration::from_secs(5), min_rto: Duration::from_secs(5), max_rto: Duration::from_secs(5), ..Config::default() };
+    let cfg = Config {
+        track_shift: PAGE_SHIFT,
+        initial_rto: Duration::from_secs(5),
+        min_rto: Duration::from_secs(5),
+        max_rto: Duration::from_secs(5),
+        ..Config::default()
+    };
     let c = Client::connect(Box::new(g.clone()) as Box<dyn Transport>, cfg).unwrap();
     let va = c.ralloc(4 * PAGE).unwrap();
     (c, g, va)
 }
 
 fn sent(g: &Gated, op: Opcode, va: u64) -> bool {
-    g.log.lock().unwrap().iter().any(|&(o, v)| o == op && v == va)
+    g.log
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|&(o, v)| o == op && v == va)
 }
 
 #[test]
@@ -90,8 +100,14 @@ fn async_write_then_read_of_the_same_page_sees_the_new_data_and_other_pages_over
     let u = c.rwrite_async(va + PAGE + 8, b"elsewhere").unwrap(); // unrelated page
     let ur = c.rread_async(va + 2 * PAGE, 4).unwrap(); // unrelated page
     assert!(sent(&g, Opcode::Write, va + 8), "the write went out");
-    assert!(!sent(&g, Opcode::Read, va + 8) && !sent(&g, Opcode::Read, va + 100), "reads of its page wait for it");
-    assert!(sent(&g, Opcode::Write, va + PAGE + 8) && sent(&g, Opcode::Read, va + 2 * PAGE), "unrelated pages overlap with it");
+    assert!(
+        !sent(&g, Opcode::Read, va + 8) && !sent(&g, Opcode::Read, va + 100),
+        "reads of its page wait for it"
+    );
+    assert!(
+        sent(&g, Opcode::Write, va + PAGE + 8) && sent(&g, Opcode::Read, va + 2 * PAGE),
+        "unrelated pages overlap with it"
+    );
     assert_eq!(c.stats().dependency_waits, 2);
     g.open.store(true, Ordering::SeqCst);
     g.ready.notify_all();
@@ -118,14 +134,21 @@ fn war_and_waw_wait_and_rrelease_waits_for_everything() {
         d2.store(true, Ordering::SeqCst);
     });
     std::thread::sleep(Duration::from_millis(50));
-    assert!(!done.load(Ordering::SeqCst), "rrelease waits for in-flight requests");
+    assert!(
+        !done.load(Ordering::SeqCst),
+        "rrelease waits for in-flight requests"
+    );
     g.open.store(true, Ordering::SeqCst);
     g.ready.notify_all();
     t.join().unwrap();
     assert!(done.load(Ordering::SeqCst));
     // rrelease left the results for rpoll.
     assert_eq!(c.rpoll(&[r, w1, w2]).unwrap()[0], Output::Data(vec![0; 4]));
-    assert_eq!(c.rread(va + 4, 4).unwrap(), b"BBBB", "WAW kept program order");
+    assert_eq!(
+        c.rread(va + 4, 4).unwrap(),
+        b"BBBB",
+        "WAW kept program order"
+    );
 }
 
 #[test]
@@ -135,9 +158,16 @@ fn rfree_blocks_later_accesses_to_its_range() {
     g.open.store(false, Ordering::SeqCst);
     let f = c.rfree_async(va).unwrap();
     let r = c.rread_async(va + 3 * PAGE, 9).unwrap();
-    assert!(sent(&g, Opcode::Free, va) && !sent(&g, Opcode::Read, va + 3 * PAGE), "the read waits for the free of its range");
+    assert!(
+        sent(&g, Opcode::Free, va) && !sent(&g, Opcode::Read, va + 3 * PAGE),
+        "the read waits for the free of its range"
+    );
     g.open.store(true, Ordering::SeqCst);
     g.ready.notify_all();
     c.rpoll_one(f).unwrap();
-    assert_eq!(c.rpoll_one(r), Err(ClioError::Unmapped { va: va + 3 * PAGE }), "so it sees the range freed");
+    assert_eq!(
+        c.rpoll_one(r),
+        Err(ClioError::Unmapped { va: va + 3 * PAGE }),
+        "so it sees the range freed"
+    );
 }

@@ -10,17 +10,26 @@ struct Veth(String);
 
 impl Drop for Veth {
     fn drop(&mut self) {
-        let _ = Command::new("ip").args(["link", "del", self.0.as_str()]).status();
+        let _ = Command::new("ip")
+            .args(["link", "del", self.0.as_str()])
+            .status();
     }
 }
 
 fn ip(args: &[&str]) -> bool {
-    Command::new("ip").args(args).status().is_ok_and(|s| s.success())
+    Command::new("ip")
+        .args(args)
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 fn mac_of(iface: &str) -> Option<[u8; 6]> {
     let s = std::fs::read_to_string(format!("/sys/class/net/{iface}/address")).ok()?;
-    let v: Vec<u8> = s.trim().split(':').filter_map(|x| u8::from_str_radix(x, 16).ok()).collect();
+    let v: Vec<u8> = s
+        .trim()
+        .split(':')
+        .filter_map(|x| u8::from_str_radix(x, 16).ok())
+        .collect();
     v.try_into().ok()
 }
 
@@ -37,15 +46,24 @@ fn raw_ethernet_round_trip_over_a_veth_pair() {
     let _guard = Veth(a.to_string());
     assert!(ip(&["link", "set", a, "up"]) && ip(&["link", "set", b, "up"]));
     let node_mac = mac_of(b).expect("veth MAC");
-    let server = match clio_sim::server::spawn_raw(common::board(), b, clio_proto::consts::DEFAULT_UDP_PORT) {
-        Ok(s) => s,
-        Err(e) => {
-            println!("SKIP raw_ethernet: cannot open a raw socket: {e}");
-            return;
-        }
-    };
+    let server =
+        match clio_sim::server::spawn_raw(common::board(), b, clio_proto::consts::DEFAULT_UDP_PORT)
+        {
+            Ok(s) => s,
+            Err(e) => {
+                println!("SKIP raw_ethernet: cannot open a raw socket: {e}");
+                return;
+            }
+        };
     let t = RawEthernetTransport::open(a, node_mac).expect("raw transport");
-    let c = Client::connect(Box::new(t), Config { track_shift: common::PAGE_SHIFT, ..Config::default() }).expect("register over raw Ethernet");
+    let c = Client::connect(
+        Box::new(t),
+        Config {
+            track_shift: common::PAGE_SHIFT,
+            ..Config::default()
+        },
+    )
+    .expect("register over raw Ethernet");
     let va = c.ralloc(2 * common::PAGE).unwrap();
     let d = common::pattern(9000, 3);
     c.rwrite(va + 100, &d).unwrap();

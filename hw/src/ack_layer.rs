@@ -92,7 +92,9 @@ pub fn unshift_rows(bytes: usize) -> [Bits<32>; 32] {
 
 /// Apply a row matrix in software (the same computation the hardware does).
 fn apply<const I: usize>(rows: &[Bits<I>], x: Bits<I>) -> u32 {
-    rows.iter().enumerate().fold(0, |acc, (i, row)| acc | (((*row & x).xor() as u32) << i))
+    rows.iter()
+        .enumerate()
+        .fold(0, |acc, (i, row)| acc | (((*row & x).xor() as u32) << i))
 }
 
 /// Software model of [`Crc32c`]: CRC-32C of `bytes` via the beat matrix and the unshift.
@@ -103,7 +105,8 @@ pub fn crc32c_by_matrix(bytes: &[u8]) -> u32 {
     for chunk in bytes.chunks(64) {
         let mut beat = [0u8; 64];
         beat[..chunk.len()].copy_from_slice(chunk);
-        let x = bit_cast::<544, 32>(r.to_bits()) | (bit_cast::<544, 512>(crate::util::bytes_to_bits::<512>(&beat)) << 32);
+        let x = bit_cast::<544, 32>(r.to_bits())
+            | (bit_cast::<544, 512>(crate::util::bytes_to_bits::<512>(&beat)) << 32);
         r = apply(&rows, x);
         pad = 64 - chunk.len();
     }
@@ -130,7 +133,12 @@ pub struct XorMatrix<const I: usize, const O: usize> {
 impl<const I: usize, const O: usize> XorMatrix<I, O> {
     /// The matrix with these rows.
     pub fn new(rows: [Bits<I>; O]) -> Self {
-        XorMatrix { x: Default::default(), y: Default::default(), rows: rows.map(Constant::new), g: Default::default() }
+        XorMatrix {
+            x: Default::default(),
+            y: Default::default(),
+            rows: rows.map(Constant::new),
+            g: Default::default(),
+        }
     }
 }
 
@@ -295,7 +303,8 @@ impl Logic for AckLayer {
         self.engine.in_valid.next = self.in_valid.val() & (self.cur_len.val() > self.pos.val());
         self.engine.in_first.next = self.first.val();
         if self.first.val() {
-            self.engine.in_data.next = self.in_data.val() & !(bit_cast::<512, 32>(0xFFFF_FFFF_u32.to_bits()) << 224);
+            self.engine.in_data.next =
+                self.in_data.val() & !(bit_cast::<512, 32>(0xFFFF_FFFF_u32.to_bits()) << 224);
         } else {
             self.engine.in_data.next = self.in_data.val();
         }
@@ -310,7 +319,8 @@ impl Logic for AckLayer {
             if self.first.val() {
                 self.len.d.next = self.cur_len.val();
                 // checksum: bytes 28..32, big endian.
-                self.carried.d.next = (bit_cast::<32, 8>(self.in_data.val().get_bits::<8>(224)) << 24)
+                self.carried.d.next = (bit_cast::<32, 8>(self.in_data.val().get_bits::<8>(224))
+                    << 24)
                     | (bit_cast::<32, 8>(self.in_data.val().get_bits::<8>(232)) << 16)
                     | (bit_cast::<32, 8>(self.in_data.val().get_bits::<8>(240)) << 8)
                     | bit_cast::<32, 8>(self.in_data.val().get_bits::<8>(248));
@@ -328,9 +338,12 @@ impl Logic for AckLayer {
         }
         self.done.next = self.fin.q.val();
         self.drop.next = (self.have.q.val() < 48)
-            | (self.resp.q.val() & (self.have.q.val() >= self.len.q.val()) & (self.engine.crc.val() == self.carried.q.val()));
+            | (self.resp.q.val()
+                & (self.have.q.val() >= self.len.q.val())
+                & (self.engine.crc.val() == self.carried.q.val()));
         self.nack.next = (self.have.q.val() >= 48)
-            & ((self.have.q.val() < self.len.q.val()) | (self.engine.crc.val() != self.carried.q.val()));
+            & ((self.have.q.val() < self.len.q.val())
+                | (self.engine.crc.val() != self.carried.q.val()));
         self.crc_out.next = self.engine.crc.val();
     }
 }
@@ -382,7 +395,8 @@ mod tests {
             for (i, chunk) in msg.chunks(64).enumerate() {
                 b.uut.in_valid.next = true;
                 b.uut.in_first.next = i == 0;
-                b.uut.in_data.next = bytes_to_bits(&[chunk, &[0xEEu8; 64][..64 - chunk.len()]].concat());
+                b.uut.in_data.next =
+                    bytes_to_bits(&[chunk, &[0xEEu8; 64][..64 - chunk.len()]].concat());
                 b.uut.in_bytes.next = (chunk.len() as u64).to_bits();
                 b.tick();
             }
@@ -444,7 +458,11 @@ mod tests {
                 let mut full = c.to_vec();
                 full.resize(64, 0x5A);
                 b.uut.in_data.next = bytes_to_bits(&full);
-                let keep = if c.len() == 64 { u64::MAX } else { (1u64 << c.len()) - 1 };
+                let keep = if c.len() == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << c.len()) - 1
+                };
                 b.uut.in_keep.next = keep.to_bits();
                 b.tick();
             }
@@ -460,7 +478,12 @@ mod tests {
             };
             assert_eq!(got, want, "frame of {} bytes", f.len());
             if want == "pass" {
-                assert_eq!(b.uut.crc_out.val().to_u32(), packet_crc(&f[..HEADER_LEN + Packet::new_unchecked(&f[..]).payload_len() as usize]));
+                assert_eq!(
+                    b.uut.crc_out.val().to_u32(),
+                    packet_crc(
+                        &f[..HEADER_LEN + Packet::new_unchecked(&f[..]).payload_len() as usize]
+                    )
+                );
             }
             b.tick();
             b.settle();

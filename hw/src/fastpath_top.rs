@@ -290,9 +290,47 @@ impl Logic for FastpathTop {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, hdr, route, prev, rbeat, o, vaq, len, need, two, n1, piece, tva, pa1, pa2, tstat, pw_addr,
-            pw_data, pm_desc, side, idx, rs_status, rs_flags, rs_plen, rs_use_arg0, rs_arg0, rs_len, tx0, once, s_new,
-            sdesc, wout, c_rx, c_tx, c_nack, c_hit, c_miss, c_walk, c_fault
+            self,
+            clock,
+            state,
+            hdr,
+            route,
+            prev,
+            rbeat,
+            o,
+            vaq,
+            len,
+            need,
+            two,
+            n1,
+            piece,
+            tva,
+            pa1,
+            pa2,
+            tstat,
+            pw_addr,
+            pw_data,
+            pm_desc,
+            side,
+            idx,
+            rs_status,
+            rs_flags,
+            rs_plen,
+            rs_use_arg0,
+            rs_arg0,
+            rs_len,
+            tx0,
+            once,
+            s_new,
+            sdesc,
+            wout,
+            c_rx,
+            c_tx,
+            c_nack,
+            c_hit,
+            c_miss,
+            c_walk,
+            c_fault
         );
         clock!(self, clock, ack, txcrc, tlb, walker, pf, sync);
         self.wbuf.read_clock.next = self.clock.val();
@@ -357,7 +395,8 @@ impl Logic for FastpathTop {
             | (bit_cast::<384, 8>(self.rs_plen.q.val().get_bits::<8>(8)) << 80)
             | (bit_cast::<384, 8>(self.rs_plen.q.val().get_bits::<8>(0)) << 88);
         if self.rs_use_arg0.q.val() {
-            self.hr.next = (self.hr.val() & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 256))
+            self.hr.next = (self.hr.val()
+                & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 256))
                 | (bit_cast::<384, 64>(self.a0swap.out.val()) << 256);
         }
         // REQUEST descriptor header: Header::emit_header of the parsed request (flags 0, no checksum).
@@ -369,7 +408,8 @@ impl Logic for FastpathTop {
         self.psize.next = bit_cast::<32, 1>(1.into()) << self.cfg_page_shift.val();
         self.vpn.next = self.tva.q.val() >> self.cfg_page_shift.val();
         self.poff.next = self.tva.q.val() & (bit_cast::<64, 32>(self.psize.val()) - 1);
-        self.page_rem.next = self.psize.val() - bit_cast::<32, 64>(self.vaq.q.val() & (bit_cast::<64, 32>(self.psize.val()) - 1));
+        self.page_rem.next = self.psize.val()
+            - bit_cast::<32, 64>(self.vaq.q.val() & (bit_cast::<64, 32>(self.psize.val()) - 1));
         self.kt.next = (bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val() + 63) >> 6;
         if self.two.q.val() {
             self.k1.next = (bit_cast::<12, 6>(self.o.q.val()) + self.n1.q.val()) >> 6;
@@ -387,7 +427,8 @@ impl Logic for FastpathTop {
         self.realign.lo.next = self.prev.q.val();
         self.realign.hi.next = 0.into();
         self.realign.sh.next = bit_cast::<6, 8>(48.into()) - self.o_now.val();
-        self.merged.next = ((self.realign.out.val() >> 384) << 384) | bit_cast::<512, 384>(self.hr.val());
+        self.merged.next =
+            ((self.realign.out.val() >> 384) << 384) | bit_cast::<512, 384>(self.hr.val());
 
         // ---- Defaults.
         self.rx_ready.next = false;
@@ -494,8 +535,8 @@ impl Logic for FastpathTop {
             self.wend.next = self.k1.val();
         }
         for k in 0..64 {
-            self.strb.bits[k].next =
-                (self.wpos.val() + k.to_bits::<12>() >= self.wlo.val()) & (self.wpos.val() + k.to_bits::<12>() < self.whi.val());
+            self.strb.bits[k].next = (self.wpos.val() + k.to_bits::<12>() >= self.wlo.val())
+                & (self.wpos.val() + k.to_bits::<12>() < self.whi.val());
         }
         self.w_fire.next = (self.state.q.val() == State::WData) & self.m_axi_wready.val();
         if self.w_fire.val() {
@@ -504,7 +545,8 @@ impl Logic for FastpathTop {
             self.wbuf.read_address.next = bit_cast::<5, 6>(self.idx.q.val());
         }
         // TX: bytes left from this beat on, keep mask, prefetching buffer reads.
-        self.rem_tx.next = bit_cast::<13, 12>(self.rs_len.q.val()) - (bit_cast::<13, 6>(self.idx.q.val()) << 6);
+        self.rem_tx.next =
+            bit_cast::<13, 12>(self.rs_len.q.val()) - (bit_cast::<13, 6>(self.idx.q.val()) << 6);
         for k in 0..64 {
             self.keepg.bits[k].next = self.rem_tx.val() > k.to_bits::<13>();
         }
@@ -584,7 +626,9 @@ impl Logic for FastpathTop {
                 self.piece.d.next = false;
                 self.rs_status.d.next = 7.into();
                 self.state.d.next = State::Resp;
-                self.once.d.next = (self.opcode.val() == 0x20) | (self.opcode.val() == 0x22) | (self.opcode.val() == 0x23);
+                self.once.d.next = (self.opcode.val() == 0x20)
+                    | (self.opcode.val() == 0x22)
+                    | (self.opcode.val() == 0x23);
                 if !self.parse_ok.val() {
                     if self.opcode.val().get_bits::<2>(6) == 1 {
                         self.rs_status.d.next = 9.into();
@@ -600,7 +644,8 @@ impl Logic for FastpathTop {
                         & (self.h_cnt.val() == 1)
                         & (self.h_tlen.val() != 0)
                         & (self.h_tlen.val() <= 1024)
-                        & ((bit_cast::<66, 64>(self.h_va.val()) + bit_cast::<66, 32>(self.h_tlen.val()))
+                        & ((bit_cast::<66, 64>(self.h_va.val())
+                            + bit_cast::<66, 32>(self.h_tlen.val()))
                             <= (bit_cast::<66, 64>(1.into()) << 48))
                     {
                         self.rs_status.d.next = 0.into();
@@ -609,15 +654,18 @@ impl Logic for FastpathTop {
                         self.state.d.next = State::TLookup;
                     }
                 } else if self.opcode.val() == 0x02 {
-                    self.vaq.d.next = self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
-                    self.tva.d.next = self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
+                    self.vaq.d.next =
+                        self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
+                    self.tva.d.next =
+                        self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
                     self.len.d.next = bit_cast::<12, 16>(self.h_plen.val());
                     self.need.d.next = 2.into();
                     if (self.h_tlen.val() != 0)
                         & (self.h_tlen.val() <= 0x10_0000)
                         & (bit_cast::<32, 16>(self.h_cnt.val()) == self.wr_cnt.val())
                         & ((self.wr_len.val() >= 1024) & (self.h_plen.val() == 1024)
-                            | (self.wr_len.val() < 1024) & (bit_cast::<32, 16>(self.h_plen.val()) == self.wr_len.val()))
+                            | (self.wr_len.val() < 1024)
+                                & (bit_cast::<32, 16>(self.h_plen.val()) == self.wr_len.val()))
                         & (self.wr_end.val() <= (bit_cast::<66, 64>(1.into()) << 48))
                     {
                         self.state.d.next = State::TLookup;
@@ -677,15 +725,21 @@ impl Logic for FastpathTop {
                 if self.tlb.res_hit.val() {
                     self.c_hit.d.next = self.c_hit.q.val() + 1;
                     self.state.d.next = State::TDone;
-                    if (bit_cast::<2, 2>(self.tlb.res_perms.val()) & self.need.q.val()) == self.need.q.val() {
+                    if (bit_cast::<2, 2>(self.tlb.res_perms.val()) & self.need.q.val())
+                        == self.need.q.val()
+                    {
                         self.tstat.d.next = 0.into();
                     } else {
                         self.tstat.d.next = 2.into();
                     }
                     if self.piece.q.val() {
-                        self.pa2.d.next = (bit_cast::<64, 40>(self.tlb.res_pfn.val()) << self.cfg_page_shift.val()) | self.poff.val();
+                        self.pa2.d.next = (bit_cast::<64, 40>(self.tlb.res_pfn.val())
+                            << self.cfg_page_shift.val())
+                            | self.poff.val();
                     } else {
-                        self.pa1.d.next = (bit_cast::<64, 40>(self.tlb.res_pfn.val()) << self.cfg_page_shift.val()) | self.poff.val();
+                        self.pa1.d.next = (bit_cast::<64, 40>(self.tlb.res_pfn.val())
+                            << self.cfg_page_shift.val())
+                            | self.poff.val();
                     }
                 } else {
                     self.c_miss.d.next = self.c_miss.q.val() + 1;
@@ -718,9 +772,13 @@ impl Logic for FastpathTop {
             State::TFault => {
                 self.tstat.d.next = self.pf.out_status.val();
                 if self.piece.q.val() {
-                    self.pa2.d.next = (bit_cast::<64, 40>(self.pf.out_pfn.val()) << self.cfg_page_shift.val()) | self.poff.val();
+                    self.pa2.d.next = (bit_cast::<64, 40>(self.pf.out_pfn.val())
+                        << self.cfg_page_shift.val())
+                        | self.poff.val();
                 } else {
-                    self.pa1.d.next = (bit_cast::<64, 40>(self.pf.out_pfn.val()) << self.cfg_page_shift.val()) | self.poff.val();
+                    self.pa1.d.next = (bit_cast::<64, 40>(self.pf.out_pfn.val())
+                        << self.cfg_page_shift.val())
+                        | self.poff.val();
                 }
                 self.pw_addr.d.next = self.pf.pw_addr.val();
                 self.pw_data.d.next = self.pf.pw_data.val();
@@ -739,12 +797,13 @@ impl Logic for FastpathTop {
             State::TSide => {
                 // In parallel: AW, W (the PTE write-back) and the PAGE_MAPPED notice.
                 self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
-                self.m_axi_awaddr.next = bit_cast::<64, 40>(self.pw_addr.q.val() & !bit_cast::<40, 6>(0x3F.into()));
+                self.m_axi_awaddr.next =
+                    bit_cast::<64, 40>(self.pw_addr.q.val() & !bit_cast::<40, 6>(0x3F.into()));
                 self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
                 self.m_axi_wdata.next = bit_cast::<512, 128>(self.pw_data.q.val())
                     << (bit_cast::<10, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 7);
-                self.m_axi_wstrb.next =
-                    bit_cast::<64, 16>(0xFFFF_u16.to_bits()) << (bit_cast::<7, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 4);
+                self.m_axi_wstrb.next = bit_cast::<64, 16>(0xFFFF_u16.to_bits())
+                    << (bit_cast::<7, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 4);
                 self.sp_rx_valid.next = !self.side.q.val().get_bit(2);
                 self.side.d.next = self.side.q.val()
                     | bit_cast::<3, 1>(self.m_axi_awready.val().into())
@@ -774,7 +833,9 @@ impl Logic for FastpathTop {
                     self.rs_plen.d.next = 0.into();
                     self.rs_len.d.next = 48.into();
                     self.state.d.next = State::Resp;
-                } else if !self.piece.q.val() & (bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.val()) {
+                } else if !self.piece.q.val()
+                    & (bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.val())
+                {
                     self.piece.d.next = true;
                     self.tva.d.next = self.vaq.q.val() + bit_cast::<64, 32>(self.page_rem.val());
                     self.state.d.next = State::TLookup;
@@ -875,8 +936,10 @@ impl Logic for FastpathTop {
                 self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
                 self.m_axi_awaddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
                 self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
-                self.m_axi_wdata.next = bit_cast::<512, 64>(self.s_new.q.val()) << self.word_sh.val();
-                self.m_axi_wstrb.next = bit_cast::<64, 8>(0xFF_u8.to_bits()) << self.pa1.q.val().get_bits::<6>(0);
+                self.m_axi_wdata.next =
+                    bit_cast::<512, 64>(self.s_new.q.val()) << self.word_sh.val();
+                self.m_axi_wstrb.next =
+                    bit_cast::<64, 8>(0xFF_u8.to_bits()) << self.pa1.q.val().get_bits::<6>(0);
                 self.side.d.next = self.side.q.val()
                     | bit_cast::<3, 1>(self.m_axi_awready.val().into())
                     | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1);
@@ -940,8 +1003,11 @@ impl Logic for FastpathTop {
                             | (bit_cast::<40, 32>(self.sd_slot.val()) << 4);
                         // Pte::from_bytes / to_bytes: only the defined bits survive.
                         self.pw_data.d.next = (bit_cast::<128, 64>(
-                            self.sdesc.q.val().get_bits::<64>(832) & 0x0F0F_FFFF_FFFF_FFFF_u64.to_bits(),
-                        )) | (bit_cast::<128, 40>(self.sdesc.q.val().get_bits::<40>(896)) << 64);
+                            self.sdesc.q.val().get_bits::<64>(832)
+                                & 0x0F0F_FFFF_FFFF_FFFF_u64.to_bits(),
+                        )) | (bit_cast::<128, 40>(
+                            self.sdesc.q.val().get_bits::<40>(896),
+                        ) << 64);
                         self.state.d.next = State::SpPte;
                     }
                 } else if self.sd_kind.val() == 0x83 {
@@ -966,12 +1032,13 @@ impl Logic for FastpathTop {
             }
             State::SpPte => {
                 self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
-                self.m_axi_awaddr.next = bit_cast::<64, 40>(self.pw_addr.q.val() & !bit_cast::<40, 6>(0x3F.into()));
+                self.m_axi_awaddr.next =
+                    bit_cast::<64, 40>(self.pw_addr.q.val() & !bit_cast::<40, 6>(0x3F.into()));
                 self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
                 self.m_axi_wdata.next = bit_cast::<512, 128>(self.pw_data.q.val())
                     << (bit_cast::<10, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 7);
-                self.m_axi_wstrb.next =
-                    bit_cast::<64, 16>(0xFFFF_u16.to_bits()) << (bit_cast::<7, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 4);
+                self.m_axi_wstrb.next = bit_cast::<64, 16>(0xFFFF_u16.to_bits())
+                    << (bit_cast::<7, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 4);
                 self.side.d.next = self.side.q.val()
                     | bit_cast::<3, 1>(self.m_axi_awready.val().into())
                     | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1);
@@ -1021,10 +1088,12 @@ impl Logic for FastpathTop {
             }
         } else {
             self.txcrc.in_data.next = self.realign.out.val();
-            self.txbuf.write_enable.next = self.txcrc.in_valid.val() & (self.state.q.val() != State::Resp);
+            self.txbuf.write_enable.next =
+                self.txcrc.in_valid.val() & (self.state.q.val() != State::Resp);
         }
         if (self.rs_len.q.val() - (self.rt.val() << 6)) < 64 {
-            self.txcrc.in_bytes.next = bit_cast::<7, 12>(self.rs_len.q.val() - (self.rt.val() << 6));
+            self.txcrc.in_bytes.next =
+                bit_cast::<7, 12>(self.rs_len.q.val() - (self.rt.val() << 6));
         }
         if self.state.q.val() == State::Resp {
             self.txcrc.in_bytes.next = 48.into();
@@ -1108,7 +1177,11 @@ mod tests {
             b.uut.reset.next = true;
             b.tick();
             b.uut.reset.next = false;
-            let route = Route { peer_port: 7777, local_port: 48850, ..Route::default() };
+            let route = Route {
+                peer_port: 7777,
+                local_port: 48850,
+                ..Route::default()
+            };
             Env {
                 b,
                 dram: Dram::new(5),
@@ -1128,7 +1201,11 @@ mod tests {
         fn send(&mut self, frame: &[u8]) {
             let n = frame.chunks(64).count();
             for (i, c) in frame.chunks(64).enumerate() {
-                let keep = if c.len() == 64 { u64::MAX } else { (1u64 << c.len()) - 1 };
+                let keep = if c.len() == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << c.len()) - 1
+                };
                 self.rx.push_back((c.to_vec(), i == n - 1, keep));
             }
         }
@@ -1174,7 +1251,11 @@ mod tests {
                 }
             }
             if u.m_axi_arvalid.val() {
-                self.dram.ar(now, u.m_axi_araddr.val().to_u64(), u.m_axi_arlen.val().to_u8());
+                self.dram.ar(
+                    now,
+                    u.m_axi_araddr.val().to_u64(),
+                    u.m_axi_arlen.val().to_u8(),
+                );
             }
             if u.m_axi_awvalid.val() {
                 self.aw.push_back((u.m_axi_awaddr.val().to_u64(), 0));
@@ -1185,7 +1266,9 @@ mod tests {
                 let strb = u.m_axi_wstrb.val().to_u64();
                 for k in 0..64 {
                     if strb >> k & 1 == 1 {
-                        self.dram.bytes.insert(*addr + *beat * 64 + k, data[k as usize]);
+                        self.dram
+                            .bytes
+                            .insert(*addr + *beat * 64 + k, data[k as usize]);
                     }
                 }
                 *beat += 1;
@@ -1205,12 +1288,16 @@ mod tests {
                 }
                 if u.tx_last.val() {
                     let r: [u8; 32] = bits_to_bytes(u.tx_route.val()).try_into().unwrap();
-                    self.tx.push((Route::from_bytes(&r).unwrap(), std::mem::take(&mut self.cur_tx)));
+                    self.tx.push((
+                        Route::from_bytes(&r).unwrap(),
+                        std::mem::take(&mut self.cur_tx),
+                    ));
                 }
             }
             if u.sp_rx_valid.val() {
                 let d: [u8; 128] = bits_to_bytes(u.sp_rx_desc.val()).try_into().unwrap();
-                self.sp_rx.push(Descriptor::decode(&d).expect("valid RX descriptor"));
+                self.sp_rx
+                    .push(Descriptor::decode(&d).expect("valid RX descriptor"));
             }
             if u.sp_tx_valid.val() && u.sp_tx_ready.val() {
                 self.sp_tx.pop_front();
@@ -1227,7 +1314,14 @@ mod tests {
                 if idle && self.rx.is_empty() && self.sp_tx.is_empty() && self.bq.is_empty() {
                     break;
                 }
-                assert!(self.b.cycle - start < 3000, "node hung in {:?} wout {} bq {:?} aw {:?}", self.b.uut.state.q.val(), self.b.uut.wout.q.val().to_u64(), self.bq, self.aw);
+                assert!(
+                    self.b.cycle - start < 3000,
+                    "node hung in {:?} wout {} bq {:?} aw {:?}",
+                    self.b.uut.state.q.val(),
+                    self.b.uut.wout.q.val().to_u64(),
+                    self.bq,
+                    self.aw
+                );
             }
         }
 
@@ -1237,7 +1331,10 @@ mod tests {
             let n = self.tx.len();
             self.send(frame);
             self.run();
-            let lat = self.first_tx_cycle.map(|t| t - self.last_rx_cycle).unwrap_or(0);
+            let lat = self
+                .first_tx_cycle
+                .map(|t| t - self.last_rx_cycle)
+                .unwrap_or(0);
             let out = self.tx[n..].iter().map(|(r, p)| {
                 assert_eq!(*r, self.route);
                 p.clone()
@@ -1247,8 +1344,20 @@ mod tests {
 
         fn put_pte(&mut self, pte: Pte) {
             let bucket = bucket_index(pte.pid, pte.vpn, BUCKET_BITS);
-            let slot = (0..16).find(|s| self.dram.read(bucket * 256 + s * 16, 1)[0] == 0 && self.dram.read(bucket * 256 + s * 16 + 7, 1)[0] == 0).unwrap();
-            self.sp_tx.push_back(Descriptor::PteWrite { bucket, slot: slot as u32, pte }.encode());
+            let slot = (0..16)
+                .find(|s| {
+                    self.dram.read(bucket * 256 + s * 16, 1)[0] == 0
+                        && self.dram.read(bucket * 256 + s * 16 + 7, 1)[0] == 0
+                })
+                .unwrap();
+            self.sp_tx.push_back(
+                Descriptor::PteWrite {
+                    bucket,
+                    slot: slot as u32,
+                    pte,
+                }
+                .encode(),
+            );
             self.run();
         }
     }
@@ -1278,9 +1387,23 @@ mod tests {
         let pid = 3;
         // Page table through the slow-path TX ring: vpn 0x10 valid at frame 5, 0x11 allocated
         // (first touch), 0x12 read-only; frame 9 in the free-page FIFO.
-        e.put_pte(Pte { used: true, valid: true, perms: PERM_READ | PERM_WRITE, pid, vpn: 0x10, pfn: 5 });
+        e.put_pte(Pte {
+            used: true,
+            valid: true,
+            perms: PERM_READ | PERM_WRITE,
+            pid,
+            vpn: 0x10,
+            pfn: 5,
+        });
         e.put_pte(Pte::allocated(pid, 0x11, PERM_READ | PERM_WRITE));
-        e.put_pte(Pte { used: true, valid: true, perms: PERM_READ, pid, vpn: 0x12, pfn: 7 });
+        e.put_pte(Pte {
+            used: true,
+            valid: true,
+            perms: PERM_READ,
+            pid,
+            vpn: 0x12,
+            pfn: 7,
+        });
         e.sp_tx.push_back(Descriptor::FreePage { pfn: 9 }.encode());
         e.run();
         let mut mem = std::collections::HashMap::<u64, u8>::new();
@@ -1300,7 +1423,14 @@ mod tests {
         for (i, d) in data.iter().enumerate() {
             mem.insert(pa(va + i as u64), *d);
         }
-        assert_eq!(e.sp_rx, vec![Descriptor::PageMapped { pid, vpn: 0x11, pfn: 9 }]);
+        assert_eq!(
+            e.sp_rx,
+            vec![Descriptor::PageMapped {
+                pid,
+                vpn: 0x11,
+                pfn: 9
+            }]
+        );
         assert_eq!(e.b.uut.stat_page_faults.val().to_u32(), 1);
         // The PTE was written back valid with frame 9.
         let bucket = bucket_index(pid, 0x11, BUCKET_BITS);
@@ -1326,10 +1456,21 @@ mod tests {
             assert_eq!(e.dram.read(*a, 1)[0], *d, "DRAM byte at {a:#x}");
         }
         // Reads at several alignments, straddling, up to 1024 bytes.
-        for (id, va, len) in [(10u32, va, 700u32), (11, va + 3, 1024), (12, 0x10 * PS + 0x40, 16), (13, 0x11 * PS - 64, 128), (14, 0x10 * PS + 0x531, 1)] {
+        for (id, va, len) in [
+            (10u32, va, 700u32),
+            (11, va + 3, 1024),
+            (12, 0x10 * PS + 0x40, 16),
+            (13, 0x11 * PS - 64, 128),
+            (14, 0x10 * PS + 0x531, 1),
+        ] {
             let (h, f) = read_req(pid, id, va, len);
             let (out, _) = e.request(&f);
-            let want: Vec<u8> = (0..len as u64).map(|i| *mem.get(&pa(va + i)).unwrap_or(&e.dram.read(pa(va + i), 1)[0])).collect();
+            let want: Vec<u8> = (0..len as u64)
+                .map(|i| {
+                    *mem.get(&pa(va + i))
+                        .unwrap_or(&e.dram.read(pa(va + i), 1)[0])
+                })
+                .collect();
             let mut r = h.response_to(Status::Ok);
             r.payload_len = len as u16;
             assert_eq!(out, vec![r.to_packet(&want)], "read {id}");
@@ -1353,42 +1494,96 @@ mod tests {
         assert_eq!(e.b.uut.stat_nacks.val().to_u32(), 1);
         let (mut h, _) = write_req(pid, 24, 0x10 * PS, &[9; 100]);
         h.pkt_count = 2;
-        assert_eq!(e.request(&h.to_packet(&[9; 100])).0, vec![resp(&h, Status::BadRequest, &[])]);
-        assert_eq!(e.dram.read(pa(0x10 * PS), 1)[0], *mem.get(&pa(0x10 * PS)).unwrap_or(&0));
+        assert_eq!(
+            e.request(&h.to_packet(&[9; 100])).0,
+            vec![resp(&h, Status::BadRequest, &[])]
+        );
+        assert_eq!(
+            e.dram.read(pa(0x10 * PS), 1)[0],
+            *mem.get(&pa(0x10 * PS)).unwrap_or(&0)
+        );
         // Atomics: FAA executed once, its retry replayed from the ring, CAS, unaligned.
         let word = 0x10 * PS + 0x208;
         let old = u64::from_le_bytes(e.dram.read(pa(word), 8).try_into().unwrap());
         let mut faa = Header::request(Opcode::FetchAdd, pid, 30, word);
         faa.arg0 = 5;
-        let want = Header { arg0: old, ..faa.response_to(Status::Ok) }.to_packet(&[]);
+        let want = Header {
+            arg0: old,
+            ..faa.response_to(Status::Ok)
+        }
+        .to_packet(&[]);
         assert_eq!(e.request(&faa.to_packet(&[])).0, vec![want.clone()]);
-        assert_eq!(e.request(&faa.to_packet(&[])).0, vec![want], "retry must be replayed");
-        assert_eq!(u64::from_le_bytes(e.dram.read(pa(word), 8).try_into().unwrap()), old.wrapping_add(5));
+        assert_eq!(
+            e.request(&faa.to_packet(&[])).0,
+            vec![want],
+            "retry must be replayed"
+        );
+        assert_eq!(
+            u64::from_le_bytes(e.dram.read(pa(word), 8).try_into().unwrap()),
+            old.wrapping_add(5)
+        );
         let mut cas = Header::request(Opcode::CompareAndSwap, pid, 31, word);
         cas.arg0 = old.wrapping_add(5);
         cas.arg1 = 77;
-        assert_eq!(e.request(&cas.to_packet(&[])).0, vec![Header { arg0: old.wrapping_add(5), ..cas.response_to(Status::Ok) }.to_packet(&[])]);
-        assert_eq!(u64::from_le_bytes(e.dram.read(pa(word), 8).try_into().unwrap()), 77);
+        assert_eq!(
+            e.request(&cas.to_packet(&[])).0,
+            vec![Header {
+                arg0: old.wrapping_add(5),
+                ..cas.response_to(Status::Ok)
+            }
+            .to_packet(&[])]
+        );
+        assert_eq!(
+            u64::from_le_bytes(e.dram.read(pa(word), 8).try_into().unwrap()),
+            77
+        );
         let mut ack = Header::request(Opcode::CnAck, pid, 32, 0);
         ack.arg0 = 30;
-        assert_eq!(e.request(&ack.to_packet(&[])).0, vec![resp(&ack, Status::Ok, &[])]);
+        assert_eq!(
+            e.request(&ack.to_packet(&[])).0,
+            vec![resp(&ack, Status::Ok, &[])]
+        );
         let tas = Header::request(Opcode::TestAndSet, pid, 33, word + 4);
-        assert_eq!(e.request(&tas.to_packet(&[])).0, vec![resp(&tas, Status::BadRequest, &[])]);
+        assert_eq!(
+            e.request(&tas.to_packet(&[])).0,
+            vec![resp(&tas, Status::BadRequest, &[])]
+        );
         let fence = Header::request(Opcode::Fence, pid, 34, 0);
-        assert_eq!(e.request(&fence.to_packet(&[])).0, vec![resp(&fence, Status::Ok, &[])]);
+        assert_eq!(
+            e.request(&fence.to_packet(&[])).0,
+            vec![resp(&fence, Status::Ok, &[])]
+        );
         // Slow path: ALLOC becomes a REQUEST descriptor; the REPLY goes out along its route.
         e.sp_rx.clear();
         let mut alloc = Header::request(Opcode::Alloc, pid, 40, 0);
         alloc.arg0 = 1 << 22;
         assert!(e.request(&alloc.to_packet(&[])).0.is_empty());
-        assert_eq!(e.sp_rx, vec![Descriptor::Request { route: e.route, header: alloc }]);
-        let reply = Header { va: 0x40_0000, ..alloc.response_to(Status::Ok) };
-        e.sp_tx.push_back(Descriptor::Reply { route: e.route, header: reply }.encode());
+        assert_eq!(
+            e.sp_rx,
+            vec![Descriptor::Request {
+                route: e.route,
+                header: alloc
+            }]
+        );
+        let reply = Header {
+            va: 0x40_0000,
+            ..alloc.response_to(Status::Ok)
+        };
+        e.sp_tx.push_back(
+            Descriptor::Reply {
+                route: e.route,
+                header: reply,
+            }
+            .encode(),
+        );
         let n = e.tx.len();
         e.run();
         assert_eq!(e.tx[n..].to_vec(), vec![(e.route, reply.to_packet(&[]))]);
         e.b.uut.sp_rx_room.next = 32u16.to_bits();
-        assert_eq!(e.request(&alloc.to_packet(&[])).0, vec![resp(&alloc, Status::RetryLater, &[])]);
+        assert_eq!(
+            e.request(&alloc.to_packet(&[])).0,
+            vec![resp(&alloc, Status::RetryLater, &[])]
+        );
     }
 
     /// Cycles from a read's last RX beat to its first TX beat for a TLB hit, a TLB miss
@@ -1398,7 +1593,14 @@ mod tests {
         let mut e = Env::new();
         let pid = 1;
         for vpn in 0..4u64 {
-            e.put_pte(Pte { used: true, valid: true, perms: 3, pid, vpn, pfn: 20 + vpn });
+            e.put_pte(Pte {
+                used: true,
+                valid: true,
+                perms: 3,
+                pid,
+                vpn,
+                pfn: 20 + vpn,
+            });
         }
         for vpn in 4..8u64 {
             e.put_pte(Pte::allocated(pid, vpn, 3));
@@ -1413,10 +1615,21 @@ mod tests {
         let fault: Vec<u64> = (4..8).map(|v| lat(v, 20 + v as u32)).collect();
         let hit2: Vec<u64> = (4..8).map(|v| lat(v, 30 + v as u32)).collect();
         println!("latency (cycles, last RX beat -> first TX beat): TLB hit {hit:?}, walk to a valid PTE {walk:?}, page fault {fault:?}, hit after fault {hit2:?}");
-        assert!(hit.iter().chain(&hit2).all(|&h| h == hit[0]), "hit latency varies");
+        assert!(
+            hit.iter().chain(&hit2).all(|&h| h == hit[0]),
+            "hit latency varies"
+        );
         assert!(walk.iter().all(|&w| w == walk[0]), "walk latency varies");
         assert!(fault.iter().all(|&f| f == fault[0]), "fault latency varies");
-        assert_eq!(fault[0] - walk[0], FAULT_EXTRA_CYCLES, "fault cost over a walk that finds a valid PTE");
-        assert_eq!(walk[0] - hit[0], WALK_EXTRA_CYCLES, "walk cost over a TLB hit at DRAM latency 5");
+        assert_eq!(
+            fault[0] - walk[0],
+            FAULT_EXTRA_CYCLES,
+            "fault cost over a walk that finds a valid PTE"
+        );
+        assert_eq!(
+            walk[0] - hit[0],
+            WALK_EXTRA_CYCLES,
+            "walk cost over a TLB hit at DRAM latency 5"
+        );
     }
 }

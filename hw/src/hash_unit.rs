@@ -239,11 +239,22 @@ mod tests {
             b.settle();
             if cyc >= HASH_LATENCY {
                 let expect = sent[cyc - HASH_LATENCY];
-                assert_eq!(b.uut.out_valid.val(), expect.is_some(), "valid at cycle {cyc}");
+                assert_eq!(
+                    b.uut.out_valid.val(),
+                    expect.is_some(),
+                    "valid at cycle {cyc}"
+                );
                 if let Some((pid, vpn, ctx)) = expect {
                     let want = pt_hash(pid, vpn);
-                    assert_eq!(want, xxh32_12_steps(&hash_input(pid, vpn), clio_proto::consts::PT_HASH_SEED));
-                    assert_eq!(b.uut.out_hash.val().to_u32(), want, "pid {pid} vpn {vpn:#x}");
+                    assert_eq!(
+                        want,
+                        xxh32_12_steps(&hash_input(pid, vpn), clio_proto::consts::PT_HASH_SEED)
+                    );
+                    assert_eq!(
+                        b.uut.out_hash.val().to_u32(),
+                        want,
+                        "pid {pid} vpn {vpn:#x}"
+                    );
                     assert_eq!(b.uut.out_pid.val().to_u16(), pid);
                     assert_eq!(b.uut.out_vpn.val().to_u64(), vpn);
                     assert_eq!(b.uut.out_ctx.val().to_u32(), ctx);
@@ -258,7 +269,12 @@ mod tests {
     #[test]
     fn edge_values() {
         let mut b = Bench::new(HashUnit::default());
-        let cases = [(0u16, 0u64), (u16::MAX, (1 << 36) - 1), (1, 1), (0x8000, 1 << 35)];
+        let cases = [
+            (0u16, 0u64),
+            (u16::MAX, (1 << 36) - 1),
+            (1, 1),
+            (0x8000, 1 << 35),
+        ];
         for (pid, vpn) in cases {
             b.uut.in_valid.next = true;
             b.uut.in_pid.next = pid.to_bits();

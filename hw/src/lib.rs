@@ -37,16 +37,36 @@ pub fn verilog_of<B: rust_hdl::prelude::Block>(name: &str, mut b: B) -> String {
 /// Every module the crate emits, by file name, with its Verilog.
 pub fn all_modules() -> Vec<(&'static str, String)> {
     vec![
-        ("hash_unit", verilog_of("hash_unit", hash_unit::HashUnit::default())),
+        (
+            "hash_unit",
+            verilog_of("hash_unit", hash_unit::HashUnit::default()),
+        ),
         ("tlb", verilog_of("tlb", tlb::Tlb::default())),
-        ("pt_walker", verilog_of("pt_walker", pt_walker::PtWalker::default())),
-        ("page_fault", verilog_of("page_fault", page_fault::PageFault::default())),
+        (
+            "pt_walker",
+            verilog_of("pt_walker", pt_walker::PtWalker::default()),
+        ),
+        (
+            "page_fault",
+            verilog_of("page_fault", page_fault::PageFault::default()),
+        ),
         ("mat", verilog_of("mat", mat::Mat::default())),
-        ("ack_layer", verilog_of("ack_layer", ack_layer::AckLayer::default())),
-        ("sync_unit", verilog_of("sync_unit", sync_unit::SyncUnit::default())),
-        ("mem_access", verilog_of("mem_access", mem_access::Realign::default())),
-        ("fastpath_top", verilog_of("fastpath_top", fastpath_top::FastpathTop::default())),
-
+        (
+            "ack_layer",
+            verilog_of("ack_layer", ack_layer::AckLayer::default()),
+        ),
+        (
+            "sync_unit",
+            verilog_of("sync_unit", sync_unit::SyncUnit::default()),
+        ),
+        (
+            "mem_access",
+            verilog_of("mem_access", mem_access::Realign::default()),
+        ),
+        (
+            "fastpath_top",
+            verilog_of("fastpath_top", fastpath_top::FastpathTop::default()),
+        ),
     ]
 }
 

@@ -127,7 +127,13 @@ mod tests {
         let mut expect: Vec<Option<(u8, bool, bool)>> = vec![];
         let check = |b: &mut Bench<Mat>, e: Option<(u8, bool, bool)>| {
             b.settle();
-            let ports = [b.uut.vm_valid.val(), b.uut.sync_valid.val(), b.uut.slow_valid.val(), b.uut.ext_valid.val(), b.uut.bad_valid.val()];
+            let ports = [
+                b.uut.vm_valid.val(),
+                b.uut.sync_valid.val(),
+                b.uut.slow_valid.val(),
+                b.uut.ext_valid.val(),
+                b.uut.bad_valid.val(),
+            ];
             match e {
                 None => assert!(ports.iter().all(|p| !p)),
                 Some((port, first, last)) => {
@@ -138,7 +144,8 @@ mod tests {
             }
         };
         for op in 0..=255u8 {
-            let mut pkt = Header::request(Opcode::Write, 5, op as u32, 0x1000).to_packet(&[0xA5; 40]);
+            let mut pkt =
+                Header::request(Opcode::Write, 5, op as u32, 0x1000).to_packet(&[0xA5; 40]);
             pkt[1] = op;
             let port = match path_of(op) {
                 Some(Path::VirtualMemory) => port::VM,
@@ -154,7 +161,11 @@ mod tests {
                 b.uut.in_last.next = i == 1;
                 b.uut.in_data.next = bytes_to_bits(chunk);
                 expect.push(Some((port, i == 0, i == 1)));
-                let e = expect.len().checked_sub(MAT_LATENCY + 1).map(|k| expect[k]).flatten();
+                let e = expect
+                    .len()
+                    .checked_sub(MAT_LATENCY + 1)
+                    .map(|k| expect[k])
+                    .flatten();
                 check(&mut b, e);
                 b.tick();
             }

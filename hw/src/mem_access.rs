@@ -53,7 +53,11 @@ mod tests {
             r.hi.next = bytes_to_bits(&stream[64..]);
             r.sh.next = (sh as u64).to_bits();
             assert!(simulate(&mut r, 100));
-            assert_eq!(bits_to_bytes(r.out.val()), stream[sh..sh + 64].to_vec(), "sh {sh}");
+            assert_eq!(
+                bits_to_bytes(r.out.val()),
+                stream[sh..sh + 64].to_vec(),
+                "sh {sh}"
+            );
         }
     }
 }

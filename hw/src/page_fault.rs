@@ -20,9 +20,14 @@ use rust_hdl::prelude::*;
 pub const PF_LATENCY: usize = 1;
 
 type FreeFifo = SynchronousFIFO<Bits<40>, 5, 6, 1>;
-const _: () = assert!(FREE_PAGE_FIFO_DEPTH == 32, "FreeFifo is sized for 32 entries");
+const _: () = assert!(
+    FREE_PAGE_FIFO_DEPTH == 32,
+    "FreeFifo is sized for 32 entries"
+);
 // The kernel compares against these literals (rust-hdl kernels cannot cast constants).
-const _: () = assert!(outcome::HIT == 0 && outcome::FAULT == 1 && outcome::PERMISSION == 2 && outcome::UNMAPPED == 3);
+const _: () = assert!(
+    outcome::HIT == 0 && outcome::FAULT == 1 && outcome::PERMISSION == 2 && outcome::UNMAPPED == 3
+);
 
 /// The page-fault unit.
 #[derive(LogicBlock)]
@@ -182,7 +187,10 @@ impl Default for PageFault {
 impl Logic for PageFault {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, o_valid, o_status, o_pfn, o_tag, o_fault, o_insert, o_pid, o_vpn, o_perms, o_gen, o_addr);
+        dff_setup!(
+            self, clock, o_valid, o_status, o_pfn, o_tag, o_fault, o_insert, o_pid, o_vpn, o_perms,
+            o_gen, o_addr
+        );
         clock!(self, clock, free);
         self.free.write.next = self.fp_valid.val();
         self.free.data_in.next = self.fp_pfn.val();
@@ -199,7 +207,8 @@ impl Logic for PageFault {
         self.o_perms.d.next = self.in_perms.val();
         self.o_gen.d.next = self.in_gen.val();
         self.o_fault.d.next = self.take.val();
-        self.o_addr.d.next = self.pt_base.val() + (bit_cast::<40, 32>(self.in_bucket.val()) << 8)
+        self.o_addr.d.next = self.pt_base.val()
+            + (bit_cast::<40, 32>(self.in_bucket.val()) << 8)
             + (bit_cast::<40, 4>(self.in_slot.val()) << 4);
         self.o_pfn.d.next = self.in_pfn.val();
         self.o_insert.d.next = false;
@@ -300,13 +309,76 @@ mod tests {
         b.uut.fp_valid.next = false;
         b.tick();
         let reqs = [
-            In { outcome: outcome::HIT, pid: 1, vpn: 10, perms: 3, slot: 2, bucket: 5, pfn: 55, tag: 1 },
-            In { outcome: outcome::FAULT, pid: 1, vpn: 11, perms: 3, slot: 7, bucket: 6, pfn: 0, tag: 2 },
-            In { outcome: outcome::FAULT, pid: 2, vpn: 12, perms: 1, slot: 15, bucket: 7, pfn: 0, tag: 3 },
-            In { outcome: outcome::PERMISSION, pid: 2, vpn: 13, perms: 1, slot: 0, bucket: 1, pfn: 0, tag: 4 },
-            In { outcome: outcome::FAULT, pid: 3, vpn: 14, perms: 2, slot: 1, bucket: 2, pfn: 0, tag: 5 },
-            In { outcome: outcome::UNMAPPED, pid: 3, vpn: 15, perms: 0, slot: 0, bucket: 3, pfn: 0, tag: 6 },
-            In { outcome: outcome::FAULT, pid: 3, vpn: 16, perms: 3, slot: 3, bucket: 4, pfn: 0, tag: 7 },
+            In {
+                outcome: outcome::HIT,
+                pid: 1,
+                vpn: 10,
+                perms: 3,
+                slot: 2,
+                bucket: 5,
+                pfn: 55,
+                tag: 1,
+            },
+            In {
+                outcome: outcome::FAULT,
+                pid: 1,
+                vpn: 11,
+                perms: 3,
+                slot: 7,
+                bucket: 6,
+                pfn: 0,
+                tag: 2,
+            },
+            In {
+                outcome: outcome::FAULT,
+                pid: 2,
+                vpn: 12,
+                perms: 1,
+                slot: 15,
+                bucket: 7,
+                pfn: 0,
+                tag: 3,
+            },
+            In {
+                outcome: outcome::PERMISSION,
+                pid: 2,
+                vpn: 13,
+                perms: 1,
+                slot: 0,
+                bucket: 1,
+                pfn: 0,
+                tag: 4,
+            },
+            In {
+                outcome: outcome::FAULT,
+                pid: 3,
+                vpn: 14,
+                perms: 2,
+                slot: 1,
+                bucket: 2,
+                pfn: 0,
+                tag: 5,
+            },
+            In {
+                outcome: outcome::UNMAPPED,
+                pid: 3,
+                vpn: 15,
+                perms: 0,
+                slot: 0,
+                bucket: 3,
+                pfn: 0,
+                tag: 6,
+            },
+            In {
+                outcome: outcome::FAULT,
+                pid: 3,
+                vpn: 16,
+                perms: 3,
+                slot: 3,
+                bucket: 4,
+                pfn: 0,
+                tag: 7,
+            },
         ];
         // Back to back, one per cycle; the result of request k appears PF_LATENCY cycles later.
         let mut results = vec![];
@@ -320,8 +392,20 @@ mod tests {
                 results.push((
                     b.uut.out_status.val().to_u8(),
                     b.uut.out_pfn.val().to_u64(),
-                    b.uut.pw_valid.val().then(|| (b.uut.pw_addr.val().to_u64(), crate::util::bits_to_bytes(b.uut.pw_data.val()))),
-                    b.uut.ti_valid.val().then(|| (b.uut.ti_pid.val().to_u16(), b.uut.ti_vpn.val().to_u64(), b.uut.ti_pfn.val().to_u64(), b.uut.ti_gen.val().to_u16())),
+                    b.uut.pw_valid.val().then(|| {
+                        (
+                            b.uut.pw_addr.val().to_u64(),
+                            crate::util::bits_to_bytes(b.uut.pw_data.val()),
+                        )
+                    }),
+                    b.uut.ti_valid.val().then(|| {
+                        (
+                            b.uut.ti_pid.val().to_u16(),
+                            b.uut.ti_vpn.val().to_u64(),
+                            b.uut.ti_pfn.val().to_u64(),
+                            b.uut.ti_gen.val().to_u16(),
+                        )
+                    }),
                     b.uut.pm_valid.val().then(|| b.uut.pm_pfn.val().to_u64()),
                 ));
             } else {
@@ -342,11 +426,24 @@ mod tests {
             let (addr, bytes) = pw.expect("write-back");
             assert_eq!(addr, PT_BASE + r.bucket as u64 * 256 + r.slot as u64 * 16);
             let pte = Pte::from_bytes(&bytes.try_into().unwrap());
-            assert_eq!(pte, Pte { used: true, valid: true, perms: r.perms, pid: r.pid, vpn: r.vpn, pfn });
+            assert_eq!(
+                pte,
+                Pte {
+                    used: true,
+                    valid: true,
+                    perms: r.perms,
+                    pid: r.pid,
+                    vpn: r.vpn,
+                    pfn
+                }
+            );
         }
         assert_eq!(results[3].0, Status::Permission as u8);
         assert_eq!(results[5].0, Status::Unmapped as u8);
-        assert_eq!((results[6].0, results[6].2.is_none(), results[6].3.is_none()), (Status::RetryLater as u8, true, true));
+        assert_eq!(
+            (results[6].0, results[6].2.is_none(), results[6].3.is_none()),
+            (Status::RetryLater as u8, true, true)
+        );
         assert!(b.uut.fp_empty.val());
     }
 }

@@ -202,7 +202,10 @@ impl Default for PtWalker {
 impl Logic for PtWalker {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, beat, inflight, acc_found, acc_slot, acc_w0, acc_w1, o_valid, o_outcome, o_ctx, o_slot, o_w0, o_w1);
+        dff_setup!(
+            self, clock, beat, inflight, acc_found, acc_slot, acc_w0, acc_w1, o_valid, o_outcome,
+            o_ctx, o_slot, o_w0, o_w1
+        );
         clock!(self, clock, hash, ar_q, ctx_q);
         self.hash.reset.next = self.reset.val();
         // Hash; the context rides along: gen(16) | write(1) | tag(7).
@@ -225,7 +228,8 @@ impl Logic for PtWalker {
             | (bit_cast::<108, 16>(self.hash.out_pid.val()) << 36)
             | bit_cast::<108, 36>(self.hash.out_vpn.val());
         // Walks in flight, counted from the request (the hash pipeline holds some too).
-        self.inflight.d.next = self.inflight.q.val() + bit_cast::<5, 1>(self.req_valid.val().into())
+        self.inflight.d.next = self.inflight.q.val()
+            + bit_cast::<5, 1>(self.req_valid.val().into())
             - bit_cast::<5, 1>((self.r_valid.val() & self.r_last.val()).into());
         self.busy.next = self.inflight.q.val() >= 15;
         self.ar_valid.next = !self.ar_q.empty.val();
@@ -265,7 +269,8 @@ impl Logic for PtWalker {
             self.f_w1.next = self.acc_w1.q.val();
         } else {
             self.f_found.next = self.now_found.val();
-            self.f_slot.next = (bit_cast::<4, 2>(self.beat.q.val()) << 2) | bit_cast::<4, 2>(self.now_slot.val());
+            self.f_slot.next =
+                (bit_cast::<4, 2>(self.beat.q.val()) << 2) | bit_cast::<4, 2>(self.now_slot.val());
             self.f_w0.next = self.now_w0.val();
             self.f_w1.next = self.now_w1.val();
         }
@@ -291,7 +296,9 @@ impl Logic for PtWalker {
                 // Outcome: word0 bit 57 VALID, 58 READ, 59 WRITE.
                 if !self.f_found.val() {
                     self.o_outcome.d.next = 3.into();
-                } else if (self.o_write.val() & !self.o_write_ok.val()) | (!self.o_write.val() & !self.o_read_ok.val()) {
+                } else if (self.o_write.val() & !self.o_write_ok.val())
+                    | (!self.o_write.val() & !self.o_read_ok.val())
+                {
                     self.o_outcome.d.next = 2.into();
                 } else if !self.f_w0.val().get_bit(57) {
                     self.o_outcome.d.next = 1.into();
@@ -337,7 +344,11 @@ pub(crate) mod dram_model {
 
     impl Dram {
         pub fn new(latency: u64) -> Dram {
-            Dram { bytes: HashMap::new(), latency, pending: VecDeque::new() }
+            Dram {
+                bytes: HashMap::new(),
+                latency,
+                pending: VecDeque::new(),
+            }
         }
         pub fn write(&mut self, addr: u64, data: &[u8]) {
             for (i, b) in data.iter().enumerate() {
@@ -345,7 +356,9 @@ pub(crate) mod dram_model {
             }
         }
         pub fn read(&self, addr: u64, n: usize) -> Vec<u8> {
-            (0..n as u64).map(|i| *self.bytes.get(&(addr + i)).unwrap_or(&0)).collect()
+            (0..n as u64)
+                .map(|i| *self.bytes.get(&(addr + i)).unwrap_or(&0))
+                .collect()
         }
         /// Accept an AR at `now`.
         pub fn ar(&mut self, now: u64, addr: u64, len: u8) {
@@ -388,7 +401,10 @@ mod tests {
     /// The outcome `proto` implies for an access.
     fn expected(dram: &Dram, pid: u16, vpn: u64, write: bool) -> (u8, Option<(usize, Pte)>) {
         let bucket = bucket_index(pid, vpn, BUCKET_BITS);
-        let img: [u8; BUCKET_BYTES] = dram.read(PT_BASE + bucket * BUCKET_BYTES as u64, BUCKET_BYTES).try_into().unwrap();
+        let img: [u8; BUCKET_BYTES] = dram
+            .read(PT_BASE + bucket * BUCKET_BYTES as u64, BUCKET_BYTES)
+            .try_into()
+            .unwrap();
         match bucket_lookup(&img, pid, vpn) {
             BucketLookup::Missing => (outcome::UNMAPPED, None),
             BucketLookup::Found(i, p) => {
@@ -436,7 +452,10 @@ mod tests {
                     p.valid = true;
                     p.pfn = (r >> 20) & 0xFF_FFFF_FFFF;
                 }
-                dram.write(PT_BASE + (bucket * BUCKET_BYTES + fill[bucket] * 16) as u64, &p.to_bytes());
+                dram.write(
+                    PT_BASE + (bucket * BUCKET_BYTES + fill[bucket] * 16) as u64,
+                    &p.to_bytes(),
+                );
                 fill[bucket] += 1;
                 placed.push((pid, vpn));
             }
@@ -445,8 +464,18 @@ mod tests {
         let (dp, dv) = placed[3];
         let db = bucket_index(dp, dv, BUCKET_BITS) as usize;
         if fill[db] < 16 {
-            let p = Pte { used: true, valid: true, perms: 3, pid: dp, vpn: dv, pfn: 0xDEAD };
-            dram.write(PT_BASE + (db * BUCKET_BYTES + fill[db] * 16) as u64, &p.to_bytes());
+            let p = Pte {
+                used: true,
+                valid: true,
+                perms: 3,
+                pid: dp,
+                vpn: dv,
+                pfn: 0xDEAD,
+            };
+            dram.write(
+                PT_BASE + (db * BUCKET_BYTES + fill[db] * 16) as u64,
+                &p.to_bytes(),
+            );
         }
         let mut b = Bench::new(PtWalker::default());
         b.uut.pt_base.next = PT_BASE.to_bits();
@@ -480,17 +509,28 @@ mod tests {
             }
             b.settle();
             if b.uut.ar_valid.val() {
-                dram.ar(cyc + 1, b.uut.ar_addr.val().to_u64(), b.uut.ar_len.val().to_u8());
+                dram.ar(
+                    cyc + 1,
+                    b.uut.ar_addr.val().to_u64(),
+                    b.uut.ar_len.val().to_u8(),
+                );
             }
             if b.uut.out_valid.val() {
                 let (pid, vpn, write, tag) = issued.pop_front().expect("result without request");
                 let (o, found) = expected(&dram, pid, vpn, write);
-                assert_eq!(b.uut.out_outcome.val().to_u8(), o, "pid {pid} vpn {vpn} write {write}");
+                assert_eq!(
+                    b.uut.out_outcome.val().to_u8(),
+                    o,
+                    "pid {pid} vpn {vpn} write {write}"
+                );
                 assert_eq!(b.uut.out_pid.val().to_u16(), pid);
                 assert_eq!(b.uut.out_vpn.val().to_u64(), vpn);
                 assert_eq!(b.uut.out_write.val(), write);
                 assert_eq!(b.uut.out_tag.val().to_u8(), tag);
-                assert_eq!(b.uut.out_bucket.val().to_u64(), bucket_index(pid, vpn, BUCKET_BITS));
+                assert_eq!(
+                    b.uut.out_bucket.val().to_u64(),
+                    bucket_index(pid, vpn, BUCKET_BITS)
+                );
                 if let Some((slot, p)) = found {
                     assert_eq!(b.uut.out_slot.val().index(), slot);
                     assert_eq!(b.uut.out_pfn.val().to_u64(), p.pfn);
@@ -504,6 +544,9 @@ mod tests {
             }
         }
         assert!(issued.is_empty(), "walks lost");
-        assert!(seen.iter().all(|&n| n > 3), "every outcome class exercised: {seen:?}");
+        assert!(
+            seen.iter().all(|&n| n > 3),
+            "every outcome class exercised: {seen:?}"
+        );
     }
 }

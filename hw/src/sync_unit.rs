@@ -118,9 +118,11 @@ impl Logic for SyncUnit {
         }
         self.vals.read_clock.next = self.clock.val();
         self.vals.write_clock.next = self.clock.val();
-        self.kk.next = (bit_cast::<48, 16>(self.k_pid.val()) << 32) | bit_cast::<48, 32>(self.k_req.val());
+        self.kk.next =
+            (bit_cast::<48, 16>(self.k_pid.val()) << 32) | bit_cast::<48, 32>(self.k_req.val());
         for i in 0..64 {
-            self.m.bits[i].next = self.used.q.val().get_bit(i) & (self.key[i].q.val() == self.kk.val());
+            self.m.bits[i].next =
+                self.used.q.val().get_bit(i) & (self.key[i].q.val() == self.kk.val());
             self.wp1h.bits[i].next = self.wp.q.val() == i.to_bits::<6>();
         }
         // Keys are unique in the ring (a key is recorded only when the lookup missed), so the
@@ -198,10 +200,18 @@ mod tests {
     }
     impl Model {
         fn new() -> Model {
-            Model { ring: vec![None; RING_ENTRIES], wp: 0 }
+            Model {
+                ring: vec![None; RING_ENTRIES],
+                wp: 0,
+            }
         }
         fn check(&self, pid: u16, req: u32) -> Check {
-            if let Some(e) = self.ring.iter().flatten().find(|e| e.0 == pid && e.1 == req) {
+            if let Some(e) = self
+                .ring
+                .iter()
+                .flatten()
+                .find(|e| e.0 == pid && e.1 == req)
+            {
                 return Check::Cached(e.2);
             }
             match self.ring[self.wp] {
@@ -214,7 +224,12 @@ mod tests {
             self.wp = (self.wp + 1) % RING_ENTRIES;
         }
         fn ack(&mut self, pid: u16, req: u32) {
-            if let Some(e) = self.ring.iter_mut().flatten().find(|e| e.0 == pid && e.1 == req) {
+            if let Some(e) = self
+                .ring
+                .iter_mut()
+                .flatten()
+                .find(|e| e.0 == pid && e.1 == req)
+            {
                 e.3 = true;
             }
         }
@@ -264,11 +279,17 @@ mod tests {
                 }
                 Check::Full => {
                     fulls += 1;
-                    assert!(!b.uut.hit.val() && b.uut.full.val(), "step {step}: full expected");
+                    assert!(
+                        !b.uut.hit.val() && b.uut.full.val(),
+                        "step {step}: full expected"
+                    );
                 }
                 Check::Execute => {
                     execs += 1;
-                    assert!(!b.uut.hit.val() && !b.uut.full.val(), "step {step}: execute expected");
+                    assert!(
+                        !b.uut.hit.val() && !b.uut.full.val(),
+                        "step {step}: execute expected"
+                    );
                     let v = rng.rotate_left(17) ^ step;
                     b.uut.rec_valid.next = true;
                     b.uut.rec_value.next = v.to_bits();
@@ -289,7 +310,10 @@ mod tests {
                 }
             }
         }
-        assert!(replays > 50 && fulls > 5 && execs > 64, "replays {replays} fulls {fulls} execs {execs}");
+        assert!(
+            replays > 50 && fulls > 5 && execs > 64,
+            "replays {replays} fulls {fulls} execs {execs}"
+        );
     }
 
     /// The ALU against `sim::model::sync_unit::atomic_apply`'s table.

@@ -102,7 +102,9 @@ impl Default for Tlb {
     fn default() -> Self {
         // enc[k] has bit i set when bit k of i is set: (onehot & enc[k]).any() is bit k of the index.
         let enc = core::array::from_fn(|k| {
-            let m = (0..64u32).filter(|i| (i >> k) & 1 == 1).fold(0u64, |m, i| m | (1 << i));
+            let m = (0..64u32)
+                .filter(|i| (i >> k) & 1 == 1)
+                .fold(0u64, |m, i| m | (1 << i));
             Constant::new(m.to_bits())
         });
         Self {
@@ -162,7 +164,10 @@ impl Default for Tlb {
 impl Logic for Tlb {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, valid, generation, s1_valid, s1_match, s1_gen, wr_last, s2_valid, s2_hit, s2_gen);
+        dff_setup!(
+            self, clock, valid, generation, s1_valid, s1_match, s1_gen, wr_last, s2_valid, s2_hit,
+            s2_gen
+        );
         for i in 0..64 {
             self.key[i].clock.next = self.clock.val();
             self.key[i].d.next = self.key[i].q.val();
@@ -171,16 +176,22 @@ impl Logic for Tlb {
         }
         self.data.read_clock.next = self.clock.val();
         self.data.write_clock.next = self.clock.val();
-        self.lk_key.next = (bit_cast::<52, 16>(self.lk_pid.val()) << 36) | bit_cast::<52, 36>(self.lk_vpn.val());
-        self.up_key.next = (bit_cast::<52, 16>(self.up_pid.val()) << 36) | bit_cast::<52, 36>(self.up_vpn.val());
+        self.lk_key.next =
+            (bit_cast::<52, 16>(self.lk_pid.val()) << 36) | bit_cast::<52, 36>(self.lk_vpn.val());
+        self.up_key.next =
+            (bit_cast::<52, 16>(self.up_pid.val()) << 36) | bit_cast::<52, 36>(self.up_vpn.val());
         // The CAM: both ports compare against every tag.
         for i in 0..64 {
-            self.m_lk.bits[i].next = self.valid.q.val().get_bit(i) & (self.key[i].q.val() == self.lk_key.val());
-            self.m_up.bits[i].next = self.valid.q.val().get_bit(i) & (self.key[i].q.val() == self.up_key.val());
+            self.m_lk.bits[i].next =
+                self.valid.q.val().get_bit(i) & (self.key[i].q.val() == self.lk_key.val());
+            self.m_up.bits[i].next =
+                self.valid.q.val().get_bit(i) & (self.key[i].q.val() == self.up_key.val());
             self.lru1h.bits[i].next = self.age[i].q.val() == 63;
         }
         self.do_inval.next = self.up_valid.val() & self.up_inval.val();
-        self.do_insert.next = self.up_valid.val() & !self.up_inval.val() & (self.up_gen.val() == self.generation.q.val());
+        self.do_insert.next = self.up_valid.val()
+            & !self.up_inval.val()
+            & (self.up_gen.val() == self.generation.q.val());
         // Insert target: the entry holding the key, else the lowest invalid one, else the LRU one.
         self.inv.next = !self.valid.q.val();
         if self.inv.val().any() {
@@ -211,7 +222,8 @@ impl Logic for Tlb {
             for i in 0..64 {
                 self.agecol.bits[k * 64 + i].next = self.age[i].q.val().get_bit(k);
             }
-            self.touch_age.bits[k].next = (self.touch_vec.val() & self.agecol.out.val().get_bits::<64>(k * 64)).any();
+            self.touch_age.bits[k].next =
+                (self.touch_vec.val() & self.agecol.out.val().get_bits::<64>(k * 64)).any();
         }
         for i in 0..64 {
             if self.touch.val() {
@@ -237,7 +249,8 @@ impl Logic for Tlb {
         }
         self.data.write_enable.next = self.do_insert.val();
         self.data.write_address.next = self.tgt_idx.out.val();
-        self.data.write_data.next = (bit_cast::<42, 2>(self.up_perms.val()) << 40) | bit_cast::<42, 40>(self.up_pfn.val());
+        self.data.write_data.next =
+            (bit_cast::<42, 2>(self.up_perms.val()) << 40) | bit_cast::<42, 40>(self.up_pfn.val());
         self.data.read_address.next = self.hit_idx.out.val();
         self.s1_valid.d.next = self.lk_valid.val();
         self.s1_match.d.next = self.m_lk.out.val();
@@ -282,7 +295,13 @@ mod tests {
 
     impl Model {
         fn new() -> Model {
-            Model { key: [0; ENTRIES], data: [0; ENTRIES], valid: 0, age: core::array::from_fn(|i| i as u8), gen: 0 }
+            Model {
+                key: [0; ENTRIES],
+                data: [0; ENTRIES],
+                valid: 0,
+                age: core::array::from_fn(|i| i as u8),
+                gen: 0,
+            }
         }
         fn find(&self, key: u64) -> Option<usize> {
             (0..ENTRIES).find(|&i| self.valid >> i & 1 == 1 && self.key[i] == key)
@@ -298,7 +317,9 @@ mod tests {
         }
         fn insert(&mut self, key: u64, data: u64) -> usize {
             let t = self.find(key).unwrap_or_else(|| {
-                (0..ENTRIES).find(|&i| self.valid >> i & 1 == 0).unwrap_or_else(|| self.age.iter().position(|&a| a == 63).unwrap())
+                (0..ENTRIES)
+                    .find(|&i| self.valid >> i & 1 == 0)
+                    .unwrap_or_else(|| self.age.iter().position(|&a| a == 63).unwrap())
             });
             self.key[t] = key;
             self.data[t] = data;
@@ -324,7 +345,16 @@ mod tests {
         b.uut.lk_vpn.next = vpn.to_bits();
     }
 
-    fn set_update(b: &mut Bench<Tlb>, v: bool, inval: bool, pid: u16, vpn: u64, pfn: u64, perms: u8, gen: u16) {
+    fn set_update(
+        b: &mut Bench<Tlb>,
+        v: bool,
+        inval: bool,
+        pid: u16,
+        vpn: u64,
+        pfn: u64,
+        perms: u8,
+        gen: u16,
+    ) {
         b.uut.up_valid.next = v;
         b.uut.up_inval.next = inval;
         b.uut.up_pid.next = pid.to_bits();
@@ -373,7 +403,7 @@ mod tests {
                     b.tick();
                     set_update(&mut b, false, false, 0, 0, 0, 0, 0);
                     if !stale {
-                        m.insert(key(pid, vpn), perms as u64) ;
+                        m.insert(key(pid, vpn), perms as u64);
                         let t = m.find(key(pid, vpn)).unwrap();
                         m.data[t] = (perms as u64) << 40 | pfn;
                     }
@@ -491,7 +521,10 @@ mod tests {
         set_update(&mut b, false, false, 0, 0, 0, 0, 0);
         b.tick();
         b.settle();
-        assert!(b.uut.res_valid.val() && !b.uut.res_hit.val(), "stale entry returned");
+        assert!(
+            b.uut.res_valid.val() && !b.uut.res_hit.val(),
+            "stale entry returned"
+        );
         // Rewritten one cycle after the compare: the read still sees the old, matching entry.
         set_lookup(&mut b, true, 2, 201);
         b.tick();

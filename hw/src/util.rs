@@ -49,7 +49,10 @@ pub struct Gather<const N: usize> {
 
 impl<const N: usize> Default for Gather<N> {
     fn default() -> Self {
-        Gather { bits: core::array::from_fn(|_| Signal::default()), out: Signal::default() }
+        Gather {
+            bits: core::array::from_fn(|_| Signal::default()),
+            out: Signal::default(),
+        }
     }
 }
 

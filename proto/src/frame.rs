@@ -10,8 +10,8 @@ use crate::header::WireError;
 use core::net::Ipv4Addr;
 use smoltcp::phy::ChecksumCapabilities;
 use smoltcp::wire::{
-    EthernetAddress, EthernetFrame, EthernetProtocol, EthernetRepr, IpAddress, IpProtocol, Ipv4Packet, Ipv4Repr,
-    UdpPacket, UdpRepr,
+    EthernetAddress, EthernetFrame, EthernetProtocol, EthernetRepr, IpAddress, IpProtocol,
+    Ipv4Packet, Ipv4Repr, UdpPacket, UdpRepr,
 };
 
 /// Bytes of an encoded [`Route`] (in ring descriptors).
@@ -153,7 +153,10 @@ pub fn emit_frame(route: &Route, clio: &[u8]) -> Vec<u8> {
             buf
         }
         Encap::Udp => {
-            let udp = UdpRepr { src_port: route.local_port, dst_port: route.peer_port };
+            let udp = UdpRepr {
+                src_port: route.local_port,
+                dst_port: route.peer_port,
+            };
             let ip = Ipv4Repr {
                 src_addr: route.local_ip,
                 dst_addr: route.peer_ip,
@@ -185,9 +188,14 @@ pub fn emit_frame(route: &Route, clio: &[u8]) -> Vec<u8> {
 /// `udp_port`, if given, is the only UDP destination port accepted.
 pub fn parse_frame(frame: &[u8], udp_port: Option<u16>) -> Result<(Route, &[u8]), WireError> {
     let caps = ChecksumCapabilities::default();
-    let f = EthernetFrame::new_checked(frame).map_err(|_| WireError::Frame("short Ethernet frame"))?;
+    let f =
+        EthernetFrame::new_checked(frame).map_err(|_| WireError::Frame("short Ethernet frame"))?;
     let eth = EthernetRepr::parse(&f).map_err(|_| WireError::Frame("bad Ethernet header"))?;
-    let mut route = Route { peer_mac: eth.src_addr.0, local_mac: eth.dst_addr.0, ..Route::default() };
+    let mut route = Route {
+        peer_mac: eth.src_addr.0,
+        local_mac: eth.dst_addr.0,
+        ..Route::default()
+    };
     let payload_start = ETH_HEADER_LEN;
     match eth.ethertype {
         EthernetProtocol::Unknown(ETHERTYPE_CLIO) => {
@@ -195,16 +203,24 @@ pub fn parse_frame(frame: &[u8], udp_port: Option<u16>) -> Result<(Route, &[u8])
             Ok((route, &frame[payload_start..]))
         }
         EthernetProtocol::Ipv4 => {
-            let ipp = Ipv4Packet::new_checked(&frame[payload_start..]).map_err(|_| WireError::Frame("short IPv4 packet"))?;
-            let ip = Ipv4Repr::parse(&ipp, &caps).map_err(|_| WireError::Frame("bad IPv4 header"))?;
+            let ipp = Ipv4Packet::new_checked(&frame[payload_start..])
+                .map_err(|_| WireError::Frame("short IPv4 packet"))?;
+            let ip =
+                Ipv4Repr::parse(&ipp, &caps).map_err(|_| WireError::Frame("bad IPv4 header"))?;
             if ip.next_header != IpProtocol::Udp {
                 return Err(WireError::Frame("IPv4 packet is not UDP"));
             }
             let ip_hl = ipp.header_len() as usize;
             let ip_payload = &frame[payload_start + ip_hl..payload_start + ip_hl + ip.payload_len];
-            let up = UdpPacket::new_checked(ip_payload).map_err(|_| WireError::Frame("short UDP datagram"))?;
-            let udp = UdpRepr::parse(&up, &IpAddress::Ipv4(ip.src_addr), &IpAddress::Ipv4(ip.dst_addr), &caps)
-                .map_err(|_| WireError::Frame("bad UDP header or checksum"))?;
+            let up = UdpPacket::new_checked(ip_payload)
+                .map_err(|_| WireError::Frame("short UDP datagram"))?;
+            let udp = UdpRepr::parse(
+                &up,
+                &IpAddress::Ipv4(ip.src_addr),
+                &IpAddress::Ipv4(ip.dst_addr),
+                &caps,
+            )
+            .map_err(|_| WireError::Frame("bad UDP header or checksum"))?;
             if udp_port.is_some_and(|p| p != udp.dst_port) {
                 return Err(WireError::Frame("UDP datagram for another port"));
             }
@@ -229,17 +245,32 @@ mod tests {
     use proptest::prelude::*;
 
     fn arb_route() -> impl Strategy<Value = Route> {
-        (any::<bool>(), any::<[u8; 6]>(), any::<[u8; 6]>(), any::<u32>(), any::<u32>(), 1u16.., 1u16..).prop_map(
-            |(raw, pm, lm, pi, li, pp, lp)| Route {
+        (
+            any::<bool>(),
+            any::<[u8; 6]>(),
+            any::<[u8; 6]>(),
+            any::<u32>(),
+            any::<u32>(),
+            1u16..,
+            1u16..,
+        )
+            .prop_map(|(raw, pm, lm, pi, li, pp, lp)| Route {
                 encap: if raw { Encap::RawEthernet } else { Encap::Udp },
                 peer_mac: pm,
                 local_mac: lm,
-                peer_ip: if raw { Ipv4Addr::UNSPECIFIED } else { Ipv4Addr::from(pi) },
-                local_ip: if raw { Ipv4Addr::UNSPECIFIED } else { Ipv4Addr::from(li) },
+                peer_ip: if raw {
+                    Ipv4Addr::UNSPECIFIED
+                } else {
+                    Ipv4Addr::from(pi)
+                },
+                local_ip: if raw {
+                    Ipv4Addr::UNSPECIFIED
+                } else {
+                    Ipv4Addr::from(li)
+                },
                 peer_port: if raw { 0 } else { pp },
                 local_port: if raw { 0 } else { lp },
-            },
-        )
+            })
     }
 
     proptest! {
@@ -261,7 +292,12 @@ mod tests {
 
     #[test]
     fn ethernet_padding_is_trimmed() {
-        let route = Route { encap: Encap::Udp, peer_port: 5, local_port: 6, ..Route::default() };
+        let route = Route {
+            encap: Encap::Udp,
+            peer_port: 5,
+            local_port: 6,
+            ..Route::default()
+        };
         let clio = Header::request(Opcode::Read, 1, 1, 0).to_packet(&[]);
         let mut frame = emit_frame(&route, &clio);
         frame.extend_from_slice(&[0u8; 20]);

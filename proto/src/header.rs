@@ -133,7 +133,10 @@ impl<T: AsRef<[u8]>> Packet<T> {
     pub fn check_len(&self) -> Result<(), WireError> {
         let have = self.buffer.as_ref().len();
         if have < HEADER_LEN {
-            return Err(WireError::Truncated { have, need: HEADER_LEN });
+            return Err(WireError::Truncated {
+                have,
+                need: HEADER_LEN,
+            });
         }
         let need = HEADER_LEN + self.payload_len() as usize;
         if have < need {
@@ -309,7 +312,12 @@ impl Header {
     /// The response header for this request packet: same identity, response flag, `status`,
     /// no payload (callers set `payload_len`, `pkt_index`, `pkt_count`, `arg0` as needed).
     pub fn response_to(&self, status: Status) -> Header {
-        Header { status, response: true, payload_len: 0, ..*self }
+        Header {
+            status,
+            response: true,
+            payload_len: 0,
+            ..*self
+        }
     }
 
     /// Parse and validate a packet (length, version, opcode, status, segmentation; not the
@@ -319,13 +327,18 @@ impl Header {
         if p.version() != VERSION {
             return Err(WireError::BadVersion(p.version()));
         }
-        let opcode = Opcode::from_u8(p.opcode_raw()).ok_or(WireError::UnknownOpcode(p.opcode_raw()))?;
-        let status = Status::from_u8(p.status_raw()).ok_or(WireError::UnknownStatus(p.status_raw()))?;
+        let opcode =
+            Opcode::from_u8(p.opcode_raw()).ok_or(WireError::UnknownOpcode(p.opcode_raw()))?;
+        let status =
+            Status::from_u8(p.status_raw()).ok_or(WireError::UnknownStatus(p.status_raw()))?;
         if p.payload_len() as usize > MAX_PAYLOAD {
             return Err(WireError::PayloadTooLong(p.payload_len()));
         }
         if p.pkt_count() == 0 || p.pkt_index() >= p.pkt_count() {
-            return Err(WireError::BadPacketIndex { index: p.pkt_index(), count: p.pkt_count() });
+            return Err(WireError::BadPacketIndex {
+                index: p.pkt_index(),
+                count: p.pkt_count(),
+            });
         }
         Ok(Header {
             opcode,
@@ -386,7 +399,10 @@ impl Header {
 pub fn parse_verified(bytes: &[u8]) -> Result<(Header, &[u8]), WireError> {
     let p = Packet::new_checked(bytes)?;
     if !p.verify_checksum() {
-        return Err(WireError::Checksum { carried: p.checksum(), computed: p.compute_checksum() });
+        return Err(WireError::Checksum {
+            carried: p.checksum(),
+            computed: p.compute_checksum(),
+        });
     }
     let h = Header::parse(&p)?;
     let n = h.payload_len as usize;
@@ -442,20 +458,33 @@ mod tests {
             any::<u64>(),
             any::<u64>(),
         )
-            .prop_map(|(opcode, status, response, pid, (pkt_index, pkt_count), req_id, va, total_len, arg0, arg1)| Header {
-                opcode,
-                status,
-                response,
-                pid,
-                pkt_index,
-                pkt_count,
-                payload_len: 0,
-                req_id,
-                va,
-                total_len,
-                arg0,
-                arg1,
-            })
+            .prop_map(
+                |(
+                    opcode,
+                    status,
+                    response,
+                    pid,
+                    (pkt_index, pkt_count),
+                    req_id,
+                    va,
+                    total_len,
+                    arg0,
+                    arg1,
+                )| Header {
+                    opcode,
+                    status,
+                    response,
+                    pid,
+                    pkt_index,
+                    pkt_count,
+                    payload_len: 0,
+                    req_id,
+                    va,
+                    total_len,
+                    arg0,
+                    arg1,
+                },
+            )
     }
 
     proptest! {
@@ -508,11 +537,17 @@ mod tests {
     fn short_buffers_are_truncated() {
         for n in 0..HEADER_LEN {
             let v = vec![0u8; n];
-            assert!(matches!(Packet::new_checked(&v[..]), Err(WireError::Truncated { .. })));
+            assert!(matches!(
+                Packet::new_checked(&v[..]),
+                Err(WireError::Truncated { .. })
+            ));
         }
         let mut v = Header::request(Opcode::Read, 1, 2, 3).to_packet(&[1, 2, 3]);
         v.pop();
-        assert!(matches!(parse_verified(&v), Err(WireError::Truncated { have: 50, need: 51 })));
+        assert!(matches!(
+            parse_verified(&v),
+            Err(WireError::Truncated { have: 50, need: 51 })
+        ));
     }
 
     #[test]
@@ -528,6 +563,9 @@ mod tests {
         assert_eq!(reject(0, 9), WireError::BadVersion(9));
         assert_eq!(reject(1, 0x99), WireError::UnknownOpcode(0x99));
         assert_eq!(reject(2, 77), WireError::UnknownStatus(77));
-        assert_eq!(reject(9, 0), WireError::BadPacketIndex { index: 0, count: 0 });
+        assert_eq!(
+            reject(9, 0),
+            WireError::BadPacketIndex { index: 0, count: 0 }
+        );
     }
 }

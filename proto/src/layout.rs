@@ -5,7 +5,9 @@
 //! The table has `PT_OVERPROVISION` slots per data frame, rounded up to a power-of-two
 //! number of buckets.
 
-use crate::consts::{BUCKET_BYTES, BUCKET_SLOTS, MAX_PAGE_SHIFT, MIN_PAGE_SHIFT, PT_OVERPROVISION, VA_BITS};
+use crate::consts::{
+    BUCKET_BYTES, BUCKET_SLOTS, MAX_PAGE_SHIFT, MIN_PAGE_SHIFT, PT_OVERPROVISION, VA_BITS,
+};
 use thiserror::Error;
 
 /// Why a memory configuration was refused.
@@ -48,7 +50,9 @@ impl MemoryLayout {
     /// Lay out `dram_bytes` of DRAM with pages of `1 << page_shift` bytes.
     pub fn new(dram_bytes: u64, page_shift: u32) -> Result<MemoryLayout, LayoutError> {
         if !(MIN_PAGE_SHIFT..=MAX_PAGE_SHIFT).contains(&page_shift) {
-            return Err(LayoutError::BadPageSize(1u64.checked_shl(page_shift).unwrap_or(0)));
+            return Err(LayoutError::BadPageSize(
+                1u64.checked_shl(page_shift).unwrap_or(0),
+            ));
         }
         let page = 1u64 << page_shift;
         let frames = dram_bytes >> page_shift;
@@ -62,9 +66,19 @@ impl MemoryLayout {
         let pt_bytes = buckets * BUCKET_BYTES as u64;
         let first_data_pfn = pt_bytes.div_ceil(page);
         if frames <= first_data_pfn {
-            return Err(LayoutError::TooSmall { dram: dram_bytes, page });
+            return Err(LayoutError::TooSmall {
+                dram: dram_bytes,
+                page,
+            });
         }
-        Ok(MemoryLayout { dram_bytes, page_shift, bucket_bits, pt_base: 0, first_data_pfn, data_pages: frames - first_data_pfn })
+        Ok(MemoryLayout {
+            dram_bytes,
+            page_shift,
+            bucket_bits,
+            pt_base: 0,
+            first_data_pfn,
+            data_pages: frames - first_data_pfn,
+        })
     }
 
     /// Page size in bytes.
@@ -121,9 +135,18 @@ mod tests {
 
     #[test]
     fn refuses_bad_configs() {
-        assert!(matches!(MemoryLayout::new(1 << 30, 11), Err(LayoutError::BadPageSize(_))));
-        assert!(matches!(MemoryLayout::new(1 << 30, 31), Err(LayoutError::BadPageSize(_))));
-        assert!(matches!(MemoryLayout::new(4 << 20, 22), Err(LayoutError::TooSmall { .. })));
+        assert!(matches!(
+            MemoryLayout::new(1 << 30, 11),
+            Err(LayoutError::BadPageSize(_))
+        ));
+        assert!(matches!(
+            MemoryLayout::new(1 << 30, 31),
+            Err(LayoutError::BadPageSize(_))
+        ));
+        assert!(matches!(
+            MemoryLayout::new(4 << 20, 22),
+            Err(LayoutError::TooSmall { .. })
+        ));
         assert!(MemoryLayout::new(8 << 20, 22).is_ok());
     }
 }

@@ -21,7 +21,11 @@ pub fn pt_hash(pid: u16, vpn: u64) -> u32 {
 
 /// Bucket index of `(pid, vpn)` in a table of `1 << bucket_bits` buckets.
 pub fn bucket_index(pid: u16, vpn: u64, bucket_bits: u32) -> u64 {
-    let mask = if bucket_bits >= 32 { u32::MAX } else { (1u32 << bucket_bits) - 1 };
+    let mask = if bucket_bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << bucket_bits) - 1
+    };
     (pt_hash(pid, vpn) & mask) as u64
 }
 
@@ -35,8 +39,16 @@ pub fn xxh32_12_steps(input: &[u8; 12], seed: u32) -> u32 {
     const P5: u32 = 0x1656_67B1;
     let mut h = seed.wrapping_add(P5).wrapping_add(12);
     for i in 0..3 {
-        let w = u32::from_le_bytes([input[4 * i], input[4 * i + 1], input[4 * i + 2], input[4 * i + 3]]);
-        h = h.wrapping_add(w.wrapping_mul(P3)).rotate_left(17).wrapping_mul(P4);
+        let w = u32::from_le_bytes([
+            input[4 * i],
+            input[4 * i + 1],
+            input[4 * i + 2],
+            input[4 * i + 3],
+        ]);
+        h = h
+            .wrapping_add(w.wrapping_mul(P3))
+            .rotate_left(17)
+            .wrapping_mul(P4);
     }
     h ^= h >> 15;
     h = h.wrapping_mul(P2);
@@ -66,6 +78,9 @@ mod tests {
             counts[bucket_index(7, vpn, bits) as usize] += 1;
         }
         // 64 expected per bucket; a usable hash stays well within this band.
-        assert!(counts.iter().all(|&c| (32..=100).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (32..=100).contains(&c)),
+            "{counts:?}"
+        );
     }
 }

@@ -48,7 +48,14 @@ pub struct Pte {
 impl Pte {
     /// An allocated, not yet faulted PTE.
     pub fn allocated(pid: u16, vpn: u64, perms: u8) -> Pte {
-        Pte { used: true, valid: false, perms: perms & (PERM_READ | PERM_WRITE), pid, vpn: vpn & VPN_MASK, pfn: 0 }
+        Pte {
+            used: true,
+            valid: false,
+            perms: perms & (PERM_READ | PERM_WRITE),
+            pid,
+            vpn: vpn & VPN_MASK,
+            pfn: 0,
+        }
     }
 
     /// The first word.

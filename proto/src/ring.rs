@@ -17,10 +17,10 @@
 //! fast path reports every page it consumes with [`Descriptor::PageMapped`], so the ARM keeps
 //! `pushed - mapped <= FREE_PAGE_FIFO_DEPTH` and the fast path's FIFO never overflows.
 
+use crate::consts::PTE_BYTES;
 use crate::frame::{Route, ROUTE_BYTES};
 use crate::header::{Header, Packet, WireError, HEADER_LEN};
 use crate::pte::Pte;
-use crate::consts::PTE_BYTES;
 
 /// Magic value of the register block ("CLRG").
 pub const RING_MAGIC: u32 = 0x434C_5247;
@@ -88,7 +88,8 @@ pub struct RingLayout {
 impl RingLayout {
     /// A layout with `entries` per ring; `None` unless a power of two in 2..=65536.
     pub fn new(entries: u32) -> Option<RingLayout> {
-        (entries.is_power_of_two() && (2..=65536).contains(&entries)).then_some(RingLayout { entries })
+        (entries.is_power_of_two() && (2..=65536).contains(&entries))
+            .then_some(RingLayout { entries })
     }
     /// Offset of the RX ring.
     pub fn rx_base(&self) -> usize {
@@ -110,7 +111,9 @@ impl RingLayout {
 
 impl Default for RingLayout {
     fn default() -> Self {
-        RingLayout { entries: DEFAULT_RING_ENTRIES }
+        RingLayout {
+            entries: DEFAULT_RING_ENTRIES,
+        }
     }
 }
 
@@ -207,7 +210,11 @@ impl Descriptor {
             Descriptor::Request { route, header } | Descriptor::Reply { route, header } => {
                 b[desc::ROUTE..desc::ROUTE + ROUTE_BYTES].copy_from_slice(&route.to_bytes());
                 header.emit_header(&mut b[desc::HEADER..desc::HEADER + HEADER_LEN]);
-                if matches!(self, Descriptor::Request { .. }) { kind::REQUEST } else { kind::REPLY }
+                if matches!(self, Descriptor::Request { .. }) {
+                    kind::REQUEST
+                } else {
+                    kind::REPLY
+                }
             }
             Descriptor::PageMapped { pid, vpn, pfn } => {
                 b[body..body + 2].copy_from_slice(&pid.to_le_bytes());
@@ -269,7 +276,12 @@ impl Descriptor {
                 p.copy_from_slice(&b[body + 16..body + 16 + PTE_BYTES]);
                 Descriptor::PteWrite {
                     bucket: le64(b, body),
-                    slot: u32::from_le_bytes([b[body + 8], b[body + 9], b[body + 10], b[body + 11]]),
+                    slot: u32::from_le_bytes([
+                        b[body + 8],
+                        b[body + 9],
+                        b[body + 10],
+                        b[body + 11],
+                    ]),
                     pte: Pte::from_bytes(&p),
                 }
             }
@@ -277,7 +289,9 @@ impl Descriptor {
                 pid: u16::from_le_bytes([b[body], b[body + 1]]),
                 vpn: le64(b, body + 8),
             },
-            kind::FREE_PAGE => Descriptor::FreePage { pfn: le64(b, body + 16) },
+            kind::FREE_PAGE => Descriptor::FreePage {
+                pfn: le64(b, body + 16),
+            },
             _ => return Err(WireError::Frame("unknown ring descriptor kind")),
         })
     }
@@ -291,15 +305,33 @@ mod tests {
 
     #[test]
     fn descriptors_round_trip() {
-        let route = Route { peer_port: 7, local_port: 8, ..Route::default() };
+        let route = Route {
+            peer_port: 7,
+            local_port: 8,
+            ..Route::default()
+        };
         let mut header = Header::request(Opcode::Alloc, 3, 99, 0);
         header.arg0 = 1 << 22;
-        let reply = Header { va: 0x40_0000, ..header.response_to(Status::Ok) };
+        let reply = Header {
+            va: 0x40_0000,
+            ..header.response_to(Status::Ok)
+        };
         let all = [
             Descriptor::Request { route, header },
-            Descriptor::Reply { route, header: reply },
-            Descriptor::PageMapped { pid: 3, vpn: 5, pfn: 9 },
-            Descriptor::PteWrite { bucket: 12, slot: 15, pte: Pte::allocated(3, 5, 3) },
+            Descriptor::Reply {
+                route,
+                header: reply,
+            },
+            Descriptor::PageMapped {
+                pid: 3,
+                vpn: 5,
+                pfn: 9,
+            },
+            Descriptor::PteWrite {
+                bucket: 12,
+                slot: 15,
+                pte: Pte::allocated(3, 5, 3),
+            },
             Descriptor::TlbInvalidate { pid: 3, vpn: 5 },
             Descriptor::FreePage { pfn: 1234 },
         ];

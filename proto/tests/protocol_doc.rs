@@ -5,7 +5,8 @@ use clio_proto::header::{field, HEADER_LEN};
 
 #[test]
 fn header_table_matches_the_code() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/protocol.md")).unwrap();
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/protocol.md"))
+        .unwrap();
     let expected: &[(&str, usize, usize)] = &[
         ("version", field::VERSION, 1),
         ("opcode", field::OPCODE, 1),
@@ -14,7 +15,11 @@ fn header_table_matches_the_code() {
         ("pid", field::PID.start, field::PID.len()),
         ("pkt_index", field::PKT_INDEX.start, field::PKT_INDEX.len()),
         ("pkt_count", field::PKT_COUNT.start, field::PKT_COUNT.len()),
-        ("payload_len", field::PAYLOAD_LEN.start, field::PAYLOAD_LEN.len()),
+        (
+            "payload_len",
+            field::PAYLOAD_LEN.start,
+            field::PAYLOAD_LEN.len(),
+        ),
         ("req_id", field::REQ_ID.start, field::REQ_ID.len()),
         ("va", field::VA.start, field::VA.len()),
         ("total_len", field::TOTAL_LEN.start, field::TOTAL_LEN.len()),

@@ -20,11 +20,19 @@ const DRAM_LATENCY: u64 = 20;
 
 fn arg(name: &str, default: u64) -> u64 {
     let a: Vec<String> = std::env::args().collect();
-    a.iter().position(|x| x == name).and_then(|i| a.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+    a.iter()
+        .position(|x| x == name)
+        .and_then(|i| a.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn cfg() -> BoardConfig {
-    BoardConfig { dram_bytes: 256 << 20, page_shift: PAGE_SHIFT, ..BoardConfig::default() }
+    BoardConfig {
+        dram_bytes: 256 << 20,
+        page_shift: PAGE_SHIFT,
+        ..BoardConfig::default()
+    }
 }
 
 struct Client {
@@ -38,7 +46,10 @@ impl Client {
         let mut out = Vec::new();
         self.node.handle(&Route::default(), &pkt, &mut out);
         let lat = self.node.cycle_stats().last_latency;
-        let h = out.first().and_then(|(_, b)| parse_verified(b).ok().map(|(h, _)| h)).expect("a response");
+        let h = out
+            .first()
+            .and_then(|(_, b)| parse_verified(b).ok().map(|(h, _)| h))
+            .expect("a response");
         (h, lat)
     }
     fn next(&mut self) -> u32 {
@@ -47,7 +58,13 @@ impl Client {
     }
     fn read(&mut self, va: u64, len: u32) -> (Status, u64) {
         let id = self.next();
-        let (h, l) = self.call(Header { total_len: len, ..Header::request(Opcode::Read, self.pid, id, va) }.to_packet(&[]));
+        let (h, l) = self.call(
+            Header {
+                total_len: len,
+                ..Header::request(Opcode::Read, self.pid, id, va)
+            }
+            .to_packet(&[]),
+        );
         (h.status, l)
     }
     /// Latency of each packet of a write (they are independent at the node).
@@ -59,8 +76,13 @@ impl Client {
         let mut st = Status::Ok;
         for i in 0..n {
             let (o, l) = segment(len, i).unwrap();
-            let p = Header { pkt_index: i, pkt_count: n, total_len: len, ..Header::request(Opcode::Write, self.pid, id, va) }
-                .to_packet(&data[o as usize..o as usize + l as usize]);
+            let p = Header {
+                pkt_index: i,
+                pkt_count: n,
+                total_len: len,
+                ..Header::request(Opcode::Write, self.pid, id, va)
+            }
+            .to_packet(&data[o as usize..o as usize + l as usize]);
             let (h, lat) = self.call(p);
             if h.status != Status::Ok {
                 st = h.status;
@@ -74,12 +96,29 @@ impl Client {
 fn main() {
     let requests = arg("--requests", 1_000_000);
     let t0 = Instant::now();
-    let mut c = Client { node: RtlBoard::new(&cfg(), DRAM_LATENCY, None).expect("RTL node"), pid: 0, id: 0 };
+    let mut c = Client {
+        node: RtlBoard::new(&cfg(), DRAM_LATENCY, None).expect("RTL node"),
+        pid: 0,
+        id: 0,
+    };
     let id = c.next();
-    let (h, _) = c.call(Header { arg0: 1, ..Header::request(Opcode::Register, 0, id, 0) }.to_packet(&[]));
+    let (h, _) = c.call(
+        Header {
+            arg0: 1,
+            ..Header::request(Opcode::Register, 0, id, 0)
+        }
+        .to_packet(&[]),
+    );
     c.pid = h.pid;
     let id = c.next();
-    let (h, _) = c.call(Header { arg0: 1000 * PAGE, arg1: (PERM_READ | PERM_WRITE) as u64, ..Header::request(Opcode::Alloc, c.pid, id, 0) }.to_packet(&[]));
+    let (h, _) = c.call(
+        Header {
+            arg0: 1000 * PAGE,
+            arg1: (PERM_READ | PERM_WRITE) as u64,
+            ..Header::request(Opcode::Alloc, c.pid, id, 0)
+        }
+        .to_packet(&[]),
+    );
     assert_eq!(h.status, Status::Ok);
     let base = h.va;
     let mut fresh = 0u64; // next never-touched page
@@ -90,19 +129,37 @@ fn main() {
 
     println!("# fast-path RTL under Verilator: DRAM read latency {DRAM_LATENCY} cycles, {} KiB pages, 64-entry TLB", PAGE >> 10);
     println!("# latency = cycles from the first request beat accepted to the first response beat");
-    println!("{:<6} {:>6} {:>8} {:>9} {:>12}", "op", "bytes", "tlb_hit", "tlb_miss", "first_touch");
-    for (op, sizes) in [("read", &[16u32, 64, 256, 1024][..]), ("write", &[16u32, 64, 256, 1024, 4096][..])] {
+    println!(
+        "{:<6} {:>6} {:>8} {:>9} {:>12}",
+        "op", "bytes", "tlb_hit", "tlb_miss", "first_touch"
+    );
+    for (op, sizes) in [
+        ("read", &[16u32, 64, 256, 1024][..]),
+        ("write", &[16u32, 64, 256, 1024, 4096][..]),
+    ] {
         for &len in sizes {
             // First touch: a fresh page. Hit: the same page again. Miss: the page after 70 other
             // pages evicted it from the TLB (its PTE stays valid).
             let p = page(1);
-            let ft = if op == "read" { c.read(p, len).1 } else { c.write(p, len).1[0] };
-            let hit = if op == "read" { c.read(p, len).1 } else { c.write(p, len).1[0] };
+            let ft = if op == "read" {
+                c.read(p, len).1
+            } else {
+                c.write(p, len).1[0]
+            };
+            let hit = if op == "read" {
+                c.read(p, len).1
+            } else {
+                c.write(p, len).1[0]
+            };
             let others = page(70);
             for k in 0..70 {
                 c.read(others + k * PAGE, 16);
             }
-            let miss = if op == "read" { c.read(p, len).1 } else { c.write(p, len).1[0] };
+            let miss = if op == "read" {
+                c.read(p, len).1
+            } else {
+                c.write(p, len).1[0]
+            };
             println!("{op:<6} {len:>6} {hit:>8} {miss:>9} {ft:>12}");
         }
     }
@@ -111,14 +168,27 @@ fn main() {
     println!("# back-to-back (256 packets offered at once, TLB warm): cycles per packet and goodput at {CORE_CLOCK_MHZ} MHz");
     let warm = page(1);
     c.read(warm, 16);
-    for (op, len) in [("read", 64u32), ("read", 1024), ("write", 64), ("write", 1024)] {
+    for (op, len) in [
+        ("read", 64u32),
+        ("read", 1024),
+        ("write", 64),
+        ("write", 1024),
+    ] {
         let pkts: Vec<(Route, Vec<u8>)> = (0..256u32)
             .map(|i| {
                 let id = c.next();
                 let h = if op == "read" {
-                    Header { total_len: len, ..Header::request(Opcode::Read, c.pid, id, warm) }.to_packet(&[])
+                    Header {
+                        total_len: len,
+                        ..Header::request(Opcode::Read, c.pid, id, warm)
+                    }
+                    .to_packet(&[])
                 } else {
-                    Header { total_len: len, ..Header::request(Opcode::Write, c.pid, id, warm) }.to_packet(&vec![i as u8; len as usize])
+                    Header {
+                        total_len: len,
+                        ..Header::request(Opcode::Write, c.pid, id, warm)
+                    }
+                    .to_packet(&vec![i as u8; len as usize])
                 };
                 (Route::default(), h)
             })
@@ -158,12 +228,21 @@ fn main() {
             rtl.service(&mut got);
         }
         let n = want.len().min(got.len());
-        mismatches += want[..n].iter().zip(&got[..n]).filter(|(a, b)| a != b).count() as u64;
+        mismatches += want[..n]
+            .iter()
+            .zip(&got[..n])
+            .filter(|(a, b)| a != b)
+            .count() as u64;
         compared += n as u64;
         want.drain(..n);
         got.drain(..n);
         if (i + 1) % 100_000 == 0 {
-            eprintln!("  {} requests, {} packets, {mismatches} mismatches, {:.0} s", i + 1, sent, t.elapsed().as_secs_f64());
+            eprintln!(
+                "  {} requests, {} packets, {mismatches} mismatches, {:.0} s",
+                i + 1,
+                sent,
+                t.elapsed().as_secs_f64()
+            );
         }
     }
     let cycles = rtl.cycle_stats().cycles - c0;
@@ -174,7 +253,10 @@ fn main() {
         want.len() + got.len(),
         if images_equal { "identical" } else { "DIFFER" }
     );
-    println!("simulation speed: {cycles} cycles in {secs:.1} s = {:.0} cycles/s (harness included)", cycles as f64 / secs);
+    println!(
+        "simulation speed: {cycles} cycles in {secs:.1} s = {:.0} cycles/s (harness included)",
+        cycles as f64 / secs
+    );
     println!("total {:.1} s", t0.elapsed().as_secs_f64());
     let _ = MAX_PAYLOAD;
 }

@@ -185,8 +185,17 @@ fn ports(rtl: &Rtl) -> Ports {
 impl RtlBoard {
     /// Build the node: DRAM, rings and slow path as for the model, the RTL reset and
     /// configured, and the free-page buffer filled. `vcd` writes a waveform.
-    pub fn new(cfg: &BoardConfig, dram_latency: u64, vcd: Option<&Path>) -> Result<RtlBoard, BoardError> {
-        let NodeParts { layout, dram, ring, slow } = NodeParts::new(cfg)?;
+    pub fn new(
+        cfg: &BoardConfig,
+        dram_latency: u64,
+        vcd: Option<&Path>,
+    ) -> Result<RtlBoard, BoardError> {
+        let NodeParts {
+            layout,
+            dram,
+            ring,
+            slow,
+        } = NodeParts::new(cfg)?;
         let rtl = Rtl::new(&FASTPATH_TOP, vcd);
         let p = ports(&rtl);
         let mut b = RtlBoard {
@@ -212,7 +221,8 @@ impl RtlBoard {
             c: Counters::default(),
         };
         b.rtl.set(b.p.cfg_page_shift, layout.page_shift as u128);
-        b.rtl.set(b.p.cfg_bucket_mask, (layout.bucket_count() - 1) as u128);
+        b.rtl
+            .set(b.p.cfg_bucket_mask, (layout.bucket_count() - 1) as u128);
         b.rtl.set(b.p.reset, 1);
         for _ in 0..4 {
             b.rtl.tick();
@@ -225,7 +235,10 @@ impl RtlBoard {
 
     /// Cycle statistics.
     pub fn cycle_stats(&self) -> CycleStats {
-        CycleStats { cycles: self.rtl.cycles, ..self.stats }
+        CycleStats {
+            cycles: self.rtl.cycles,
+            ..self.stats
+        }
     }
 
     /// DRAM contents without counting traffic.
@@ -244,7 +257,13 @@ impl RtlBoard {
     }
 
     fn busy(&self) -> bool {
-        !self.rx_q.is_empty() || self.tx_cur.is_some() || !self.reads.is_empty() || !self.writes.is_empty() || self.b_pending > 0 || self.sp_tx_cur.is_some() || self.ring.tx_pending() > 0
+        !self.rx_q.is_empty()
+            || self.tx_cur.is_some()
+            || !self.reads.is_empty()
+            || !self.writes.is_empty()
+            || self.b_pending > 0
+            || self.sp_tx_cur.is_some()
+            || self.ring.tx_pending() > 0
     }
 
     /// Advance one clock cycle, servicing every interface. Returns whether anything moved.
@@ -259,7 +278,14 @@ impl RtlBoard {
             words_of(&bytes[self.rx_off..end], &mut w[..16]);
             self.rtl.set_words(p.rx_data, &w[..16]);
             let n = end - self.rx_off;
-            self.rtl.set(p.rx_keep, if n == 64 { u64::MAX as u128 } else { (1u128 << n) - 1 });
+            self.rtl.set(
+                p.rx_keep,
+                if n == 64 {
+                    u64::MAX as u128
+                } else {
+                    (1u128 << n) - 1
+                },
+            );
             self.rtl.set(p.rx_last, (end == bytes.len()) as u128);
             words_of(&route.to_bytes(), &mut w[..8]);
             self.rtl.set_words(p.rx_route, &w[..8]);
@@ -356,7 +382,12 @@ impl RtlBoard {
             moved = true;
             let addr = self.rtl.get(p.araddr) as u64;
             let beats = self.rtl.get(p.arlen) as u32 + 1;
-            self.reads.push_back(Burst { addr, beats, done: 0, ready_at: now + self.dram_latency });
+            self.reads.push_back(Burst {
+                addr,
+                beats,
+                done: 0,
+                ready_at: now + self.dram_latency,
+            });
         }
         if r_beat && self.rtl.get(p.rready) == 1 {
             moved = true;
@@ -371,7 +402,12 @@ impl RtlBoard {
             moved = true;
             let addr = self.rtl.get(p.awaddr) as u64;
             let beats = self.rtl.get(p.awlen) as u32 + 1;
-            self.writes.push_back(Burst { addr, beats, done: 0, ready_at: now });
+            self.writes.push_back(Burst {
+                addr,
+                beats,
+                done: 0,
+                ready_at: now,
+            });
         }
         if self.rtl.get(p.wvalid) == 1 {
             moved = true;
@@ -526,7 +562,9 @@ impl MemoryNode for RtlBoard {
 
     fn request_daemon_stop(&self) {
         if self.slow.is_none() {
-            self.ring.reg(reg::DAEMON_STATE).store(daemon_state::STOP_REQUESTED, Ordering::Release);
+            self.ring
+                .reg(reg::DAEMON_STATE)
+                .store(daemon_state::STOP_REQUESTED, Ordering::Release);
         }
     }
 }

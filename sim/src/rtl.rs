@@ -50,18 +50,37 @@ impl Rtl {
         let path = vcd.map(|p| CString::new(p.to_string_lossy().as_bytes()).unwrap_or_default());
         // SAFETY: the shim copies the path before returning; a null pointer disables tracing.
         let h = unsafe { (m.new)(path.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())) };
-        let clock = m.ports.iter().position(|p| p.name == "clock").map(|i| i as u32);
-        Rtl { m, h, time: 0, clock, cycles: 0 }
+        let clock = m
+            .ports
+            .iter()
+            .position(|p| p.name == "clock")
+            .map(|i| i as u32);
+        Rtl {
+            m,
+            h,
+            time: 0,
+            clock,
+            cycles: 0,
+        }
     }
 
     /// The port index of `name` (panics on a name the module does not have: a harness bug).
     pub fn port(&self, name: &str) -> u32 {
-        self.m.ports.iter().position(|p| p.name == name).unwrap_or_else(|| panic!("{} has no port {name}", self.m.name)) as u32
+        self.m
+            .ports
+            .iter()
+            .position(|p| p.name == name)
+            .unwrap_or_else(|| panic!("{} has no port {name}", self.m.name)) as u32
     }
 
     /// Drive an input of up to 128 bits.
     pub fn set(&mut self, port: u32, v: u128) {
-        let w = [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32];
+        let w = [
+            v as u32,
+            (v >> 32) as u32,
+            (v >> 64) as u32,
+            (v >> 96) as u32,
+        ];
         // SAFETY: the shim reads at most ceil(width/32) words; ports this wide use `set_words`.
         debug_assert!(self.m.ports[port as usize].width <= 128);
         unsafe { (self.m.set)(self.h, port, w.as_ptr()) }

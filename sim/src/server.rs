@@ -82,26 +82,54 @@ fn lock(b: &Mutex<Box<dyn MemoryNode>>) -> std::sync::MutexGuard<'_, Box<dyn Mem
 }
 
 /// Serve `board` over UDP on `listen` in a background thread.
-pub fn spawn_udp(board: impl MemoryNode + 'static, listen: SocketAddr) -> Result<ServerHandle, ServerError> {
+pub fn spawn_udp(
+    board: impl MemoryNode + 'static,
+    listen: SocketAddr,
+) -> Result<ServerHandle, ServerError> {
     let board: Box<dyn MemoryNode> = Box::new(board);
-    let socket = UdpSocket::bind(listen).map_err(|source| ServerError::Io { what: format!("binding UDP {listen}"), source })?;
-    let local = socket.local_addr().map_err(|source| ServerError::Io { what: "reading the bound address".into(), source })?;
-    let SocketAddr::V4(local4) = local else { return Err(ServerError::NotIpv4(local)) };
+    let socket = UdpSocket::bind(listen).map_err(|source| ServerError::Io {
+        what: format!("binding UDP {listen}"),
+        source,
+    })?;
+    let local = socket.local_addr().map_err(|source| ServerError::Io {
+        what: "reading the bound address".into(),
+        source,
+    })?;
+    let SocketAddr::V4(local4) = local else {
+        return Err(ServerError::NotIpv4(local));
+    };
     socket
         .set_read_timeout(Some(POLL_INTERVAL))
-        .map_err(|source| ServerError::Io { what: "setting the receive timeout".into(), source })?;
+        .map_err(|source| ServerError::Io {
+            what: "setting the receive timeout".into(),
+            source,
+        })?;
     let board = Arc::new(Mutex::new(board));
     let stop = Arc::new(AtomicBool::new(false));
     let (b, s) = (board.clone(), stop.clone());
     let join = std::thread::Builder::new()
         .name("clio-node-udp".into())
         .spawn(move || serve_udp(&b, &socket, local4, &s))
-        .map_err(|source| ServerError::Io { what: "starting the node thread".into(), source })?;
-    Ok(ServerHandle { local: local.to_string(), udp_addr: Some(local), board, stop, join: Some(join) })
+        .map_err(|source| ServerError::Io {
+            what: "starting the node thread".into(),
+            source,
+        })?;
+    Ok(ServerHandle {
+        local: local.to_string(),
+        udp_addr: Some(local),
+        board,
+        stop,
+        join: Some(join),
+    })
 }
 
 /// The UDP serving loop (runs until `stop`).
-pub fn serve_udp(board: &Mutex<Box<dyn MemoryNode>>, socket: &UdpSocket, local: SocketAddrV4, stop: &AtomicBool) -> Result<(), ServerError> {
+pub fn serve_udp(
+    board: &Mutex<Box<dyn MemoryNode>>,
+    socket: &UdpSocket,
+    local: SocketAddrV4,
+    stop: &AtomicBool,
+) -> Result<(), ServerError> {
     let mut buf = vec![0u8; 65536];
     let mut out: Vec<Outgoing> = Vec::new();
     while !stop.load(Ordering::Acquire) {
@@ -113,12 +141,24 @@ pub fn serve_udp(board: &Mutex<Box<dyn MemoryNode>>, socket: &UdpSocket, local: 
                 b.service(&mut out);
             }
             Ok((_, SocketAddr::V6(_))) => continue,
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
+                ) =>
+            {
                 lock(board).service(&mut out);
             }
             // ICMP port-unreachable from a vanished client surfaces here on Linux: not fatal.
             Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {}
-            Err(source) => return Err(ServerError::Io { what: "receiving".into(), source }),
+            Err(source) => {
+                return Err(ServerError::Io {
+                    what: "receiving".into(),
+                    source,
+                })
+            }
         }
         for (route, bytes) in out.drain(..) {
             // A send failure concerns one client only; it will time out and retry.
@@ -131,16 +171,31 @@ pub fn serve_udp(board: &Mutex<Box<dyn MemoryNode>>, socket: &UdpSocket, local: 
 /// Serve `board` on raw Ethernet on interface `iface` in a background thread (needs root or
 /// CAP_NET_RAW). Accepts Clio frames (EtherType 0x88B5) and, on `udp_port`, IPv4/UDP frames
 /// addressed to the interface, answering each in its own encapsulation.
-pub fn spawn_raw(board: impl MemoryNode + 'static, iface: &str, udp_port: u16) -> Result<ServerHandle, ServerError> {
+pub fn spawn_raw(
+    board: impl MemoryNode + 'static,
+    iface: &str,
+    udp_port: u16,
+) -> Result<ServerHandle, ServerError> {
     let board: Box<dyn MemoryNode> = Box::new(board);
     use pnet_datalink::{self as dl, Channel};
-    let itf = dl::interfaces().into_iter().find(|i| i.name == iface).ok_or_else(|| ServerError::NoInterface(iface.into()))?;
+    let itf = dl::interfaces()
+        .into_iter()
+        .find(|i| i.name == iface)
+        .ok_or_else(|| ServerError::NoInterface(iface.into()))?;
     let mac = itf.mac.map(|m| m.octets()).unwrap_or([0; 6]);
-    let cfg = dl::Config { read_timeout: Some(POLL_INTERVAL), ..Default::default() };
+    let cfg = dl::Config {
+        read_timeout: Some(POLL_INTERVAL),
+        ..Default::default()
+    };
     let (mut tx, mut rx) = match dl::channel(&itf, cfg) {
         Ok(Channel::Ethernet(tx, rx)) => (tx, rx),
         Ok(_) => return Err(ServerError::NotEthernet(iface.into())),
-        Err(source) => return Err(ServerError::Io { what: format!("opening a raw channel on {iface} (root needed)"), source }),
+        Err(source) => {
+            return Err(ServerError::Io {
+                what: format!("opening a raw channel on {iface} (root needed)"),
+                source,
+            })
+        }
     };
     let board = Arc::new(Mutex::new(board));
     let stop = Arc::new(AtomicBool::new(false));
@@ -154,7 +209,10 @@ pub fn spawn_raw(board: impl MemoryNode + 'static, iface: &str, udp_port: u16) -
                     Ok(frame) => {
                         // AF_PACKET also shows our own transmissions: ignore them, and frames
                         // for other stations.
-                        if frame.len() < 12 || frame[6..12] == mac || (frame[0..6] != mac && frame[0] & 1 == 0) {
+                        if frame.len() < 12
+                            || frame[6..12] == mac
+                            || (frame[0..6] != mac && frame[0] & 1 == 0)
+                        {
                             continue;
                         }
                         if let Ok((route, clio)) = parse_frame(frame, Some(udp_port)) {
@@ -163,10 +221,22 @@ pub fn spawn_raw(board: impl MemoryNode + 'static, iface: &str, udp_port: u16) -
                             g.service(&mut out);
                         }
                     }
-                    Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => {
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            io::ErrorKind::WouldBlock
+                                | io::ErrorKind::TimedOut
+                                | io::ErrorKind::Interrupted
+                        ) =>
+                    {
                         lock(&b).service(&mut out);
                     }
-                    Err(source) => return Err(ServerError::Io { what: "receiving a frame".into(), source }),
+                    Err(source) => {
+                        return Err(ServerError::Io {
+                            what: "receiving a frame".into(),
+                            source,
+                        })
+                    }
                 }
                 for (route, bytes) in out.drain(..) {
                     let mut r = route;
@@ -177,7 +247,22 @@ pub fn spawn_raw(board: impl MemoryNode + 'static, iface: &str, udp_port: u16) -
             }
             Ok(())
         })
-        .map_err(|source| ServerError::Io { what: "starting the node thread".into(), source })?;
-    let local = format!("{iface} ({})", mac.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":"));
-    Ok(ServerHandle { local, udp_addr: None, board, stop, join: Some(join) })
+        .map_err(|source| ServerError::Io {
+            what: "starting the node thread".into(),
+            source,
+        })?;
+    let local = format!(
+        "{iface} ({})",
+        mac.iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(":")
+    );
+    Ok(ServerHandle {
+        local,
+        udp_addr: None,
+        board,
+        stop,
+        join: Some(join),
+    })
 }

@@ -5,7 +5,12 @@ use clio_sim::conformance::{replay, Stream};
 use clio_sim::{BoardConfig, CBoard};
 
 fn node() -> CBoard {
-    CBoard::new(&BoardConfig { dram_bytes: 64 << 20, page_shift: 16, ..BoardConfig::default() }).unwrap()
+    CBoard::new(&BoardConfig {
+        dram_bytes: 64 << 20,
+        page_shift: 16,
+        ..BoardConfig::default()
+    })
+    .unwrap()
 }
 
 #[test]
@@ -21,7 +26,17 @@ fn stream_is_deterministic_and_replays_identically() {
     let replayed = replay(&mut b, &s.sent);
     assert_eq!(replayed.len(), out.len());
     assert!(replayed == out, "responses differ");
-    assert!(a.peek(0, 64 << 20) == b.peek(0, 64 << 20), "memory images differ");
+    assert!(
+        a.peek(0, 64 << 20) == b.peek(0, 64 << 20),
+        "memory images differ"
+    );
     let c = a.counters();
-    assert!(c.nacks > 10 && c.page_faults > 5 && c.idempotent_replays > 10 && c.unmapped > 10 && c.tlb_hits > 100, "{c:?}");
+    assert!(
+        c.nacks > 10
+            && c.page_faults > 5
+            && c.idempotent_replays > 10
+            && c.unmapped > 10
+            && c.tlb_hits > 100,
+        "{c:?}"
+    );
 }

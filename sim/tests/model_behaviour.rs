@@ -19,12 +19,23 @@ struct Wire {
 }
 
 fn node() -> CBoard {
-    CBoard::new(&BoardConfig { dram_bytes: 64 << 20, page_shift: PAGE_SHIFT, memory_file: None, slowpath: SlowPathMode::InProcess, ring_entries: 256 }).unwrap()
+    CBoard::new(&BoardConfig {
+        dram_bytes: 64 << 20,
+        page_shift: PAGE_SHIFT,
+        memory_file: None,
+        slowpath: SlowPathMode::InProcess,
+        ring_entries: 256,
+    })
+    .unwrap()
 }
 
 impl Wire {
     fn new(node: CBoard) -> Wire {
-        Wire { node, pid: 0, next_id: 1 }
+        Wire {
+            node,
+            pid: 0,
+            next_id: 1,
+        }
     }
     fn id(&mut self) -> u32 {
         self.next_id += 1;
@@ -33,7 +44,13 @@ impl Wire {
     fn send_raw(&mut self, bytes: &[u8]) -> Vec<(Header, Vec<u8>)> {
         let mut out = Vec::new();
         self.node.handle(&Route::default(), bytes, &mut out);
-        out.iter().map(|(_, b)| parse_verified(b).map(|(h, p)| (h, p.to_vec())).expect("node sends valid packets")).collect()
+        out.iter()
+            .map(|(_, b)| {
+                parse_verified(b)
+                    .map(|(h, p)| (h, p.to_vec()))
+                    .expect("node sends valid packets")
+            })
+            .collect()
     }
     fn call(&mut self, h: Header) -> Header {
         let r = self.send_raw(&h.to_packet(&[]));
@@ -54,7 +71,11 @@ impl Wire {
         h.arg0 = bytes;
         h.arg1 = perms as u64;
         let r = self.call(h);
-        if r.status == Status::Ok { Ok(r.va) } else { Err(r.status) }
+        if r.status == Status::Ok {
+            Ok(r.va)
+        } else {
+            Err(r.status)
+        }
     }
     fn write_packets(&mut self, va: u64, data: &[u8]) -> (u32, Vec<Vec<u8>>) {
         let id = self.id();
@@ -63,7 +84,12 @@ impl Wire {
         let pkts = (0..n)
             .map(|i| {
                 let (off, len) = segment(total, i).unwrap();
-                let h = Header { pkt_index: i, pkt_count: n, total_len: total, ..Header::request(Opcode::Write, self.pid, id, va) };
+                let h = Header {
+                    pkt_index: i,
+                    pkt_count: n,
+                    total_len: total,
+                    ..Header::request(Opcode::Write, self.pid, id, va)
+                };
                 h.to_packet(&data[off as usize..off as usize + len as usize])
             })
             .collect();
@@ -93,7 +119,10 @@ impl Wire {
             }
             return Ok(all);
         }
-        let h = Header { total_len: len, ..Header::request(Opcode::Read, self.pid, self.id(), va) };
+        let h = Header {
+            total_len: len,
+            ..Header::request(Opcode::Read, self.pid, self.id(), va)
+        };
         let r = self.send_raw(&h.to_packet(&[]));
         if r[0].0.status != Status::Ok {
             return Err(r[0].0.status);
@@ -108,7 +137,11 @@ impl Wire {
         Ok(data)
     }
     fn atomic(&mut self, op: Opcode, va: u64, a0: u64, a1: u64, id: u32) -> Header {
-        let h = Header { arg0: a0, arg1: a1, ..Header::request(op, self.pid, id, va) };
+        let h = Header {
+            arg0: a0,
+            arg1: a1,
+            ..Header::request(op, self.pid, id, va)
+        };
         self.call(h)
     }
     fn dram(&self) -> Vec<u8> {
@@ -117,7 +150,9 @@ impl Wire {
 }
 
 fn pattern(n: usize, seed: u8) -> Vec<u8> {
-    (0..n).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
+    (0..n)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
 }
 
 #[test]
@@ -128,22 +163,48 @@ fn first_touch_is_served_by_the_fast_path_and_a_miss_reads_one_bucket() {
     let before = w.node.counters();
     let sp_before = w.node.slowpath_stats().unwrap();
     let level = w.node.free_page_buffer_level();
-    assert_eq!(level, clio_proto::consts::FREE_PAGE_FIFO_DEPTH, "buffer full ahead of demand");
+    assert_eq!(
+        level,
+        clio_proto::consts::FREE_PAGE_FIFO_DEPTH,
+        "buffer full ahead of demand"
+    );
 
     assert_eq!(w.write(va + 100, b"hello"), Status::Ok);
     let c = w.node.counters();
     assert_eq!(c.page_faults - before.page_faults, 1);
     assert_eq!(c.tlb_misses - before.tlb_misses, 1);
-    assert_eq!(c.bucket_reads - before.bucket_reads, 1, "a miss is exactly one bucket read");
+    assert_eq!(
+        c.bucket_reads - before.bucket_reads,
+        1,
+        "a miss is exactly one bucket read"
+    );
     let sp = w.node.slowpath_stats().unwrap();
-    assert_eq!(sp.requests, sp_before.requests, "no slow-path request on the fault path");
-    assert_eq!(sp.pages_mapped, sp_before.pages_mapped + 1, "the slow path only hears of it afterwards");
-    assert_eq!(w.node.free_page_buffer_level(), level, "and refills the buffer");
+    assert_eq!(
+        sp.requests, sp_before.requests,
+        "no slow-path request on the fault path"
+    );
+    assert_eq!(
+        sp.pages_mapped,
+        sp_before.pages_mapped + 1,
+        "the slow path only hears of it afterwards"
+    );
+    assert_eq!(
+        w.node.free_page_buffer_level(),
+        level,
+        "and refills the buffer"
+    );
 
     // Second access: TLB hit, no bucket read, no fault.
     assert_eq!(w.read(va + 100, 5).unwrap(), b"hello");
     let c2 = w.node.counters();
-    assert_eq!((c2.tlb_hits - c.tlb_hits, c2.bucket_reads - c.bucket_reads, c2.page_faults - c.page_faults), (1, 0, 0));
+    assert_eq!(
+        (
+            c2.tlb_hits - c.tlb_hits,
+            c2.bucket_reads - c.bucket_reads,
+            c2.page_faults - c.page_faults
+        ),
+        (1, 0, 0)
+    );
 }
 
 #[test]
@@ -161,7 +222,10 @@ fn tlb_thrash_keeps_one_bucket_read_per_miss() {
         assert_eq!(w.read(va + p * PAGE, 2).unwrap(), vec![2, p as u8]);
     }
     let c = w.node.counters();
-    assert!(c.tlb_misses >= 3 * pages, "LRU over 100 pages cycling must miss");
+    assert!(
+        c.tlb_misses >= 3 * pages,
+        "LRU over 100 pages cycling must miss"
+    );
     assert_eq!(c.bucket_reads, c.tlb_misses);
     assert_eq!(c.page_faults, pages);
 }
@@ -179,12 +243,30 @@ fn isolation_permissions_and_unmapped_change_nothing() {
     let pid_a = a.pid;
     a.register(2);
     assert_ne!(a.pid, pid_a);
-    assert_eq!(a.read(va, 11), Err(Status::Unmapped), "B cannot read A's memory");
-    assert_eq!(a.write(va, b"overwrite!!"), Status::Unmapped, "B cannot write A's memory");
-    assert_eq!(a.atomic(Opcode::FetchAdd, va, 1, 0, 999).status, Status::Unmapped);
+    assert_eq!(
+        a.read(va, 11),
+        Err(Status::Unmapped),
+        "B cannot read A's memory"
+    );
+    assert_eq!(
+        a.write(va, b"overwrite!!"),
+        Status::Unmapped,
+        "B cannot write A's memory"
+    );
+    assert_eq!(
+        a.atomic(Opcode::FetchAdd, va, 1, 0, 999).status,
+        Status::Unmapped
+    );
     a.pid = pid_a;
-    assert_eq!(a.write(ro, b"x"), Status::Permission, "read-only region refuses writes");
-    assert_eq!(a.atomic(Opcode::TestAndSet, ro, 0, 0, 998).status, Status::Permission);
+    assert_eq!(
+        a.write(ro, b"x"),
+        Status::Permission,
+        "read-only region refuses writes"
+    );
+    assert_eq!(
+        a.atomic(Opcode::TestAndSet, ro, 0, 0, 998).status,
+        Status::Permission
+    );
     assert_eq!(a.read(VA_LIMIT - PAGE, 8), Err(Status::Unmapped));
     assert_eq!(a.write(va + 64 * PAGE, b"x"), Status::Unmapped);
     assert_eq!(a.dram(), image, "nothing changed in memory or page table");
@@ -217,7 +299,11 @@ fn repeated_non_idempotent_request_executes_once() {
     let r1 = w.atomic(Opcode::FetchAdd, va, 5, 0, 4242);
     let r2 = w.atomic(Opcode::FetchAdd, va, 5, 0, 4242);
     assert_eq!((r1.status, r1.arg0), (Status::Ok, 0));
-    assert_eq!((r2.status, r2.arg0), (Status::Ok, 0), "the retry gets the cached old value");
+    assert_eq!(
+        (r2.status, r2.arg0),
+        (Status::Ok, 0),
+        "the retry gets the cached old value"
+    );
     assert_eq!(w.read(va, 8).unwrap(), 5u64.to_le_bytes(), "added once");
     assert_eq!(w.node.counters().idempotent_replays, 1);
     // CAS and TAS behave the same; an ack frees the slot but a late duplicate still replays.
@@ -252,7 +338,10 @@ fn out_of_memory_is_clear_and_others_are_still_served() {
     let mut w = Wire::new(node());
     let greedy = w.register(1);
     assert_eq!(w.alloc(1 << 40, PERM_READ), Err(Status::OutOfMemory));
-    assert_eq!(w.alloc(VA_LIMIT - PAGE + 1, PERM_READ), Err(Status::OutOfVirtualSpace));
+    assert_eq!(
+        w.alloc(VA_LIMIT - PAGE + 1, PERM_READ),
+        Err(Status::OutOfVirtualSpace)
+    );
     // Take everything, then one more page.
     while w.alloc(64 * PAGE, PERM_READ | PERM_WRITE).is_ok() {}
     while w.alloc(PAGE, PERM_READ | PERM_WRITE).is_ok() {}
@@ -278,9 +367,16 @@ fn free_invalidates_translations() {
     let va = w.alloc(2 * PAGE, PERM_READ | PERM_WRITE).unwrap();
     assert_eq!(w.write(va, b"abc"), Status::Ok);
     assert_eq!(w.read(va, 3).unwrap(), b"abc"); // now cached in the TLB
-    let free = Header { va, ..Header::request(Opcode::Free, w.pid, 9000, 0) };
+    let free = Header {
+        va,
+        ..Header::request(Opcode::Free, w.pid, 9000, 0)
+    };
     assert_eq!(w.call(free).status, Status::Ok);
-    assert_eq!(w.read(va, 3), Err(Status::Unmapped), "the TLB entry was shot down");
+    assert_eq!(
+        w.read(va, 3),
+        Err(Status::Unmapped),
+        "the TLB entry was shot down"
+    );
     let sp = w.node.slowpath_stats().unwrap();
     assert_eq!(sp.frees, 1);
 }
@@ -291,14 +387,26 @@ fn malformed_requests_get_bad_request() {
     w.register(1);
     let va = w.alloc(PAGE, PERM_READ | PERM_WRITE).unwrap();
     // A read longer than one response packet.
-    let h = Header { total_len: clio_proto::consts::MAX_READ_LEN + 1, ..Header::request(Opcode::Read, w.pid, 9, va) };
-    assert_eq!(w.send_raw(&h.to_packet(&[]))[0].0.status, Status::BadRequest);
+    let h = Header {
+        total_len: clio_proto::consts::MAX_READ_LEN + 1,
+        ..Header::request(Opcode::Read, w.pid, 9, va)
+    };
+    assert_eq!(
+        w.send_raw(&h.to_packet(&[]))[0].0.status,
+        Status::BadRequest
+    );
     // A write whose payload disagrees with its length.
-    let h = Header { total_len: 10, ..Header::request(Opcode::Write, w.pid, 1, va) };
+    let h = Header {
+        total_len: 10,
+        ..Header::request(Opcode::Write, w.pid, 1, va)
+    };
     let r = w.send_raw(&h.to_packet(b"abc"));
     assert_eq!(r[0].0.status, Status::BadRequest);
     // Unaligned atomic.
-    assert_eq!(w.atomic(Opcode::FetchAdd, va + 3, 1, 0, 2).status, Status::BadRequest);
+    assert_eq!(
+        w.atomic(Opcode::FetchAdd, va + 3, 1, 0, 2).status,
+        Status::BadRequest
+    );
     // Extend opcode: unsupported.
     let mut p = Header::request(Opcode::Read, w.pid, 3, va).to_packet(&[]);
     p[1] = 0x41;
@@ -308,6 +416,8 @@ fn malformed_requests_get_bad_request() {
     w.node.handle(&Route::default(), &p, &mut out);
     // The answer echoes the extend opcode (which the codec does not define), so read the
     // status byte directly after checking the checksum.
-    assert!(clio_proto::Packet::new_checked(&out[0].1[..]).unwrap().verify_checksum());
+    assert!(clio_proto::Packet::new_checked(&out[0].1[..])
+        .unwrap()
+        .verify_checksum());
     assert_eq!(out[0].1[2], Status::Unsupported as u8);
 }

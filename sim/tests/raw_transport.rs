@@ -22,12 +22,19 @@ impl Drop for Veth {
 }
 
 fn ip(args: &[&str]) -> bool {
-    Command::new("ip").args(args).status().map(|s| s.success()).unwrap_or(false)
+    Command::new("ip")
+        .args(args)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
 }
 
 #[test]
 fn node_answers_raw_and_udp_frames_on_a_veth_pair() {
-    let (a, b) = (format!("clr{}a", std::process::id() % 10000), format!("clr{}b", std::process::id() % 10000));
+    let (a, b) = (
+        format!("clr{}a", std::process::id() % 10000),
+        format!("clr{}b", std::process::id() % 10000),
+    );
     let _ = Command::new("ip").args(["link", "del", &a]).output();
     if !ip(&["link", "add", &a, "type", "veth", "peer", "name", &b]) {
         eprintln!("SKIPPED: cannot create a veth pair here (needs root and iproute2)");
@@ -37,16 +44,28 @@ fn node_answers_raw_and_udp_frames_on_a_veth_pair() {
     assert!(ip(&["link", "set", &a, "up"]) && ip(&["link", "set", &b, "up"]));
     std::thread::sleep(Duration::from_millis(200));
 
-    let board = CBoard::new(&BoardConfig { dram_bytes: 64 << 20, page_shift: 16, ..BoardConfig::default() }).unwrap();
+    let board = CBoard::new(&BoardConfig {
+        dram_bytes: 64 << 20,
+        page_shift: 16,
+        ..BoardConfig::default()
+    })
+    .unwrap();
     let server = spawn_raw(board, &a, 48850).unwrap();
     let itf_a = dl::interfaces().into_iter().find(|i| i.name == a).unwrap();
     let itf_b = dl::interfaces().into_iter().find(|i| i.name == b).unwrap();
     let (node_mac, my_mac) = (itf_a.mac.unwrap().octets(), itf_b.mac.unwrap().octets());
-    let cfg = dl::Config { read_timeout: Some(Duration::from_millis(50)), ..Default::default() };
-    let Ok(Channel::Ethernet(mut tx, mut rx)) = dl::channel(&itf_b, cfg) else { panic!("raw channel on {b}") };
+    let cfg = dl::Config {
+        read_timeout: Some(Duration::from_millis(50)),
+        ..Default::default()
+    };
+    let Ok(Channel::Ethernet(mut tx, mut rx)) = dl::channel(&itf_b, cfg) else {
+        panic!("raw channel on {b}")
+    };
 
     let mut exchange = |route: Route, h: Header| -> Header {
-        tx.send_to(&emit_frame(&route, &h.to_packet(&[])), None).unwrap().unwrap();
+        tx.send_to(&emit_frame(&route, &h.to_packet(&[])), None)
+            .unwrap()
+            .unwrap();
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
             let Ok(frame) = rx.next() else { continue };
@@ -66,8 +85,19 @@ fn node_answers_raw_and_udp_frames_on_a_veth_pair() {
         panic!("no answer to {h:?} over {:?}", route.encap);
     };
 
-    let raw = Route { encap: Encap::RawEthernet, peer_mac: node_mac, local_mac: my_mac, ..Route::default() };
-    let reg = exchange(raw, Header { arg0: 5, ..Header::request(Opcode::Register, 0, 1, 0) });
+    let raw = Route {
+        encap: Encap::RawEthernet,
+        peer_mac: node_mac,
+        local_mac: my_mac,
+        ..Route::default()
+    };
+    let reg = exchange(
+        raw,
+        Header {
+            arg0: 5,
+            ..Header::request(Opcode::Register, 0, 1, 0)
+        },
+    );
     assert_eq!(reg.status, Status::Ok);
     let udp = Route {
         encap: Encap::Udp,
@@ -78,7 +108,14 @@ fn node_answers_raw_and_udp_frames_on_a_veth_pair() {
         peer_port: 48850,
         local_port: 40000,
     };
-    let alloc = exchange(udp, Header { arg0: 1 << 16, arg1: 3, ..Header::request(Opcode::Alloc, reg.pid, 2, 0) });
+    let alloc = exchange(
+        udp,
+        Header {
+            arg0: 1 << 16,
+            arg1: 3,
+            ..Header::request(Opcode::Alloc, reg.pid, 2, 0)
+        },
+    );
     assert_eq!(alloc.status, Status::Ok);
     assert_eq!(ETHERTYPE_CLIO, 0x88B5);
     let c = server.board().lock().unwrap().counters();

@@ -14,7 +14,18 @@ use std::time::Duration;
 
 #[test]
 fn clib_survives_faults_against_the_rtl() {
-    let node = Arc::new(Mutex::new(RtlBoard::new(&BoardConfig { dram_bytes: 64 << 20, page_shift: 16, ..BoardConfig::default() }, 20, None).unwrap()));
+    let node = Arc::new(Mutex::new(
+        RtlBoard::new(
+            &BoardConfig {
+                dram_bytes: 64 << 20,
+                page_shift: 16,
+                ..BoardConfig::default()
+            },
+            20,
+            None,
+        )
+        .unwrap(),
+    ));
     let n = node.clone();
     let direct = InProcTransport::direct(move |p: &[u8]| {
         let mut out = Vec::new();
@@ -23,7 +34,13 @@ fn clib_survives_faults_against_the_rtl() {
         g.service(&mut out);
         out.into_iter().map(|(_, b)| b).collect()
     });
-    let faults = FaultConfig { drop: 0.05, duplicate: 0.01, reorder: 0.01, corrupt: 0.01, seed: 0x5EED };
+    let faults = FaultConfig {
+        drop: 0.05,
+        duplicate: 0.01,
+        reorder: 0.01,
+        corrupt: 0.01,
+        seed: 0x5EED,
+    };
     let net = Arc::new(FaultyTransport::new(direct, faults));
     // The simulated node takes about a millisecond per packet of wall time.
     let cfg = Config {
@@ -58,8 +75,14 @@ fn clib_survives_faults_against_the_rtl() {
             }
             1 | 2 => {
                 let len = 1 + (rnd() % 2048) as usize;
-                let want = shadow.get(&slot).map_or_else(|| vec![0; len], |s| s[..len].to_vec());
-                assert_eq!(c.rread(va, len).unwrap(), want, "op {i}: read of slot {slot}");
+                let want = shadow
+                    .get(&slot)
+                    .map_or_else(|| vec![0; len], |s| s[..len].to_vec());
+                assert_eq!(
+                    c.rread(va, len).unwrap(),
+                    want,
+                    "op {i}: read of slot {slot}"
+                );
             }
             _ => {
                 c.fetch_add(counter, 1).unwrap();
@@ -69,6 +92,9 @@ fn clib_survives_faults_against_the_rtl() {
     }
     assert_eq!(c.rread(counter, 8).unwrap(), incs.to_le_bytes());
     let f = net.stats();
-    assert!(f.dropped > 50 && f.corrupted > 5, "the faults happened: {f:?}");
+    assert!(
+        f.dropped > 50 && f.corrupted > 5,
+        "the faults happened: {f:?}"
+    );
     assert_eq!(node.lock().unwrap().hung_packets(), 0);
 }

@@ -11,7 +11,11 @@ use clio_sim::{BoardConfig, CBoard, MemoryNode};
 const DRAM: u64 = 64 << 20;
 
 fn cfg() -> BoardConfig {
-    BoardConfig { dram_bytes: DRAM, page_shift: 16, ..BoardConfig::default() }
+    BoardConfig {
+        dram_bytes: DRAM,
+        page_shift: 16,
+        ..BoardConfig::default()
+    }
 }
 
 fn describe(b: &[u8]) -> String {
@@ -33,17 +37,43 @@ fn check(seed: u64, steps: usize, procs: usize) {
     let got = replay(&mut rtl, &s.sent);
     assert_eq!(rtl.hung_packets(), 0, "the RTL hung on some packet");
     for (i, (w, g)) in want.iter().zip(got.iter()).enumerate() {
-        assert!(w == g, "response {i} differs:\n model {} via {:?}\n rtl   {} via {:?}", describe(&w.1), w.0, describe(&g.1), g.0);
+        assert!(
+            w == g,
+            "response {i} differs:\n model {} via {:?}\n rtl   {} via {:?}",
+            describe(&w.1),
+            w.0,
+            describe(&g.1),
+            g.0
+        );
     }
     assert_eq!(got.len(), want.len(), "number of responses");
-    let (m, r) = (model.peek(0, DRAM as usize).unwrap(), rtl.peek(0, DRAM as usize).unwrap());
+    let (m, r) = (
+        model.peek(0, DRAM as usize).unwrap(),
+        rtl.peek(0, DRAM as usize).unwrap(),
+    );
     if m != r {
-        let first = m.iter().zip(r.iter()).position(|(a, b)| a != b).unwrap_or(0);
-        panic!("memory images differ first at {first:#x} (page table ends at {:#x})", model.layout().pt_bytes());
+        let first = m
+            .iter()
+            .zip(r.iter())
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        panic!(
+            "memory images differ first at {first:#x} (page table ends at {:#x})",
+            model.layout().pt_bytes()
+        );
     }
     let (mc, rc) = (model.counters(), rtl.counters());
-    assert_eq!((mc.nacks, mc.page_faults), (rc.nacks, rc.page_faults), "counters");
-    eprintln!("seed {seed}: {} packets in, {} out, {} cycles", s.sent.len(), got.len(), rtl.cycle_stats().cycles);
+    assert_eq!(
+        (mc.nacks, mc.page_faults),
+        (rc.nacks, rc.page_faults),
+        "counters"
+    );
+    eprintln!(
+        "seed {seed}: {} packets in, {} out, {} cycles",
+        s.sent.len(),
+        got.len(),
+        rtl.cycle_stats().cycles
+    );
 }
 
 #[test]

@@ -12,9 +12,22 @@ fn rtl_tlb_matches_the_model() {
     let mut rtl = Rtl::new(&TLB, None);
     let p = |n: &str| rtl.port(n);
     let (reset, lk_valid, lk_pid, lk_vpn) = (p("reset"), p("lk_valid"), p("lk_pid"), p("lk_vpn"));
-    let (res_valid, res_hit, res_pfn, res_perms, res_gen) = (p("res_valid"), p("res_hit"), p("res_pfn"), p("res_perms"), p("res_gen"));
-    let (up_valid, up_inval, up_pid, up_vpn, up_pfn, up_perms, up_gen) =
-        (p("up_valid"), p("up_inval"), p("up_pid"), p("up_vpn"), p("up_pfn"), p("up_perms"), p("up_gen"));
+    let (res_valid, res_hit, res_pfn, res_perms, res_gen) = (
+        p("res_valid"),
+        p("res_hit"),
+        p("res_pfn"),
+        p("res_perms"),
+        p("res_gen"),
+    );
+    let (up_valid, up_inval, up_pid, up_vpn, up_pfn, up_perms, up_gen) = (
+        p("up_valid"),
+        p("up_inval"),
+        p("up_pid"),
+        p("up_vpn"),
+        p("up_pfn"),
+        p("up_perms"),
+        p("up_gen"),
+    );
     rtl.set(reset, 1);
     rtl.tick();
     rtl.tick();
@@ -44,7 +57,12 @@ fn rtl_tlb_matches_the_model() {
         rtl.tick();
         assert_eq!(rtl.get(res_valid), 1);
         let want = model.lookup(pid, vpn);
-        assert_eq!(rtl.get(res_hit) == 1, want.is_some(), "hit/miss of ({pid}, {vpn}) after {} ops", hits + misses);
+        assert_eq!(
+            rtl.get(res_hit) == 1,
+            want.is_some(),
+            "hit/miss of ({pid}, {vpn}) after {} ops",
+            hits + misses
+        );
         match want {
             Some(pte) => {
                 hits += 1;
@@ -54,7 +72,14 @@ fn rtl_tlb_matches_the_model() {
             None => {
                 misses += 1;
                 // The walk's result goes into both TLBs.
-                let pte = Pte { used: true, valid: true, perms: rng.gen_range(1..4), pid, vpn, pfn: rng.gen_range(0..1 << 40) };
+                let pte = Pte {
+                    used: true,
+                    valid: true,
+                    perms: rng.gen_range(1..4),
+                    pid,
+                    vpn,
+                    pfn: rng.gen_range(0..1 << 40),
+                };
                 rtl.set(up_valid, 1);
                 rtl.set(up_inval, 0);
                 rtl.set(up_pid, pid as u128);
@@ -68,6 +93,9 @@ fn rtl_tlb_matches_the_model() {
             }
         }
     }
-    assert!(hits > 1000 && misses > 1000, "the stream exercises both ({hits} hits, {misses} misses)");
+    assert!(
+        hits > 1000 && misses > 1000,
+        "the stream exercises both ({hits} hits, {misses} misses)"
+    );
     eprintln!("{} cycles, {hits} hits, {misses} misses", rtl.cycles);
 }

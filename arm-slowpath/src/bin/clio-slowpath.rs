@@ -47,11 +47,15 @@ fn open_window(args: &Args) -> Result<RingWindow> {
     loop {
         match RingWindow::open(&path, len) {
             Ok(w) => return Ok(w),
-            Err(e @ (RingError::NotInitialised { .. } | RingError::Io { .. })) if Instant::now() < deadline => {
+            Err(e @ (RingError::NotInitialised { .. } | RingError::Io { .. }))
+                if Instant::now() < deadline =>
+            {
                 let _ = e;
                 std::thread::sleep(Duration::from_millis(5));
             }
-            Err(e) => return Err(e).with_context(|| format!("opening ring window {}", path.display())),
+            Err(e) => {
+                return Err(e).with_context(|| format!("opening ring window {}", path.display()))
+            }
         }
     }
 }
@@ -62,7 +66,8 @@ fn main() -> Result<()> {
     let layout = MemoryLayout::new(ring.dram_bytes(), ring.page_shift())
         .context("the fast path published a memory geometry the slow path cannot lay out")?;
     let mut sp = SlowPath::new(layout);
-    ring.reg(reg::DAEMON_STATE).store(daemon_state::RUNNING, Ordering::Release);
+    ring.reg(reg::DAEMON_STATE)
+        .store(daemon_state::RUNNING, Ordering::Release);
     let idle = Duration::from_micros(args.idle_sleep_us);
     loop {
         let work = sp.poll(&ring);
@@ -70,7 +75,8 @@ fn main() -> Result<()> {
         // RMW becomes an exclusive pair that an AXI4-Lite slave cannot acknowledge. The
         // daemon is the only writer of this register.
         let hb = ring.reg(reg::DAEMON_HEARTBEAT).load(Ordering::Relaxed);
-        ring.reg(reg::DAEMON_HEARTBEAT).store(hb.wrapping_add(1), Ordering::Relaxed);
+        ring.reg(reg::DAEMON_HEARTBEAT)
+            .store(hb.wrapping_add(1), Ordering::Relaxed);
         if ring.reg(reg::DAEMON_STATE).load(Ordering::Acquire) == daemon_state::STOP_REQUESTED {
             break;
         }
@@ -78,7 +84,8 @@ fn main() -> Result<()> {
             std::thread::sleep(idle);
         }
     }
-    ring.reg(reg::DAEMON_STATE).store(daemon_state::STOPPED, Ordering::Release);
+    ring.reg(reg::DAEMON_STATE)
+        .store(daemon_state::STOPPED, Ordering::Release);
     if args.stats {
         eprintln!("{:#?}", sp.stats());
     }

@@ -33,7 +33,13 @@ pub struct FaultConfig {
 impl FaultConfig {
     /// No faults.
     pub fn none() -> FaultConfig {
-        FaultConfig { drop: 0.0, duplicate: 0.0, reorder: 0.0, corrupt: 0.0, seed: 0 }
+        FaultConfig {
+            drop: 0.0,
+            duplicate: 0.0,
+            reorder: 0.0,
+            corrupt: 0.0,
+            seed: 0,
+        }
     }
 }
 
@@ -69,14 +75,28 @@ pub struct FaultyTransport<T: Transport> {
 
 enum Fate {
     Drop,
-    Deliver { copies: usize, hold: bool, packet: Vec<u8> },
+    Deliver {
+        copies: usize,
+        hold: bool,
+        packet: Vec<u8>,
+    },
 }
 
 impl<T: Transport> FaultyTransport<T> {
     /// Wrap `inner`.
     pub fn new(inner: T, cfg: FaultConfig) -> FaultyTransport<T> {
-        let st = State { rng: StdRng::seed_from_u64(cfg.seed), tx_held: None, rx_held: None, rx_extra: VecDeque::new(), stats: FaultStats::default() };
-        FaultyTransport { inner, cfg, st: Mutex::new(st) }
+        let st = State {
+            rng: StdRng::seed_from_u64(cfg.seed),
+            tx_held: None,
+            rx_held: None,
+            rx_extra: VecDeque::new(),
+            stats: FaultStats::default(),
+        };
+        FaultyTransport {
+            inner,
+            cfg,
+            st: Mutex::new(st),
+        }
     }
 
     /// What was injected so far.
@@ -110,14 +130,25 @@ impl<T: Transport> FaultyTransport<T> {
         if hold {
             st.stats.reordered += 1;
         }
-        Fate::Deliver { copies, hold, packet: p }
+        Fate::Deliver {
+            copies,
+            hold,
+            packet: p,
+        }
     }
 }
 
 impl<T: Transport> Transport for FaultyTransport<T> {
     fn send(&self, packet: &[u8]) -> Result<()> {
         let mut st = self.lock();
-        let Fate::Deliver { copies, hold, packet } = Self::fate(&self.cfg, &mut st, packet) else { return Ok(()) };
+        let Fate::Deliver {
+            copies,
+            hold,
+            packet,
+        } = Self::fate(&self.cfg, &mut st, packet)
+        else {
+            return Ok(());
+        };
         let earlier = st.tx_held.take();
         if hold && earlier.is_none() {
             st.tx_held = Some(packet);
@@ -146,8 +177,17 @@ impl<T: Transport> Transport for FaultyTransport<T> {
         }
         let got = self.inner.recv(timeout)?;
         let mut st = self.lock();
-        let Some(p) = got else { return Ok(st.rx_held.take()) };
-        let Fate::Deliver { copies, hold, packet } = Self::fate(&self.cfg, &mut st, &p) else { return Ok(None) };
+        let Some(p) = got else {
+            return Ok(st.rx_held.take());
+        };
+        let Fate::Deliver {
+            copies,
+            hold,
+            packet,
+        } = Self::fate(&self.cfg, &mut st, &p)
+        else {
+            return Ok(None);
+        };
         if copies == 2 {
             st.rx_extra.push_back(packet.clone());
         }

@@ -43,15 +43,28 @@ pub struct InProcTransport {
 impl InProcTransport {
     /// Call `handler` in the sending thread for every packet (fastest; what the
     /// fault-injection tests use).
-    pub fn direct(handler: impl Fn(&[u8]) -> Vec<Vec<u8>> + Send + Sync + 'static) -> InProcTransport {
-        InProcTransport { mode: Mode::Direct(Box::new(handler)), inbox: Arc::new(Inbox { queue: Mutex::new(VecDeque::new()), ready: Condvar::new() }) }
+    pub fn direct(
+        handler: impl Fn(&[u8]) -> Vec<Vec<u8>> + Send + Sync + 'static,
+    ) -> InProcTransport {
+        InProcTransport {
+            mode: Mode::Direct(Box::new(handler)),
+            inbox: Arc::new(Inbox {
+                queue: Mutex::new(VecDeque::new()),
+                ready: Condvar::new(),
+            }),
+        }
     }
 
     /// Start a thread that owns `handler` and serves packets one at a time, in arrival
     /// order: a node with a queue, so a slow handler builds up delay as a real one would.
     /// The thread ends when the transport is dropped.
-    pub fn threaded(mut handler: impl FnMut(&[u8]) -> Vec<Vec<u8>> + Send + 'static) -> Result<InProcTransport> {
-        let inbox = Arc::new(Inbox { queue: Mutex::new(VecDeque::new()), ready: Condvar::new() });
+    pub fn threaded(
+        mut handler: impl FnMut(&[u8]) -> Vec<Vec<u8>> + Send + 'static,
+    ) -> Result<InProcTransport> {
+        let inbox = Arc::new(Inbox {
+            queue: Mutex::new(VecDeque::new()),
+            ready: Condvar::new(),
+        });
         let (tx, rx) = mpsc::channel::<Vec<u8>>();
         let ib = inbox.clone();
         std::thread::Builder::new()
@@ -62,7 +75,10 @@ impl InProcTransport {
                 }
             })
             .map_err(|e| ClioError::io("starting the in-process node thread", e))?;
-        Ok(InProcTransport { mode: Mode::Threaded(Mutex::new(tx)), inbox })
+        Ok(InProcTransport {
+            mode: Mode::Threaded(Mutex::new(tx)),
+            inbox,
+        })
     }
 }
 
@@ -72,7 +88,9 @@ impl Transport for InProcTransport {
             Mode::Direct(h) => self.inbox.push_all(h(packet)),
             Mode::Threaded(tx) => {
                 let tx = tx.lock().unwrap_or_else(|e| e.into_inner());
-                tx.send(packet.to_vec()).map_err(|_| ClioError::Transport("the in-process node thread has stopped".into()))?;
+                tx.send(packet.to_vec()).map_err(|_| {
+                    ClioError::Transport("the in-process node thread has stopped".into())
+                })?;
             }
         }
         Ok(())
@@ -89,7 +107,12 @@ impl Transport for InProcTransport {
             if now >= deadline {
                 return Ok(None);
             }
-            q = self.inbox.ready.wait_timeout(q, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
+            q = self
+                .inbox
+                .ready
+                .wait_timeout(q, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
         }
     }
 

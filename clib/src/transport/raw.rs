@@ -23,15 +23,38 @@ impl RawEthernetTransport {
             .into_iter()
             .find(|i| i.name == iface)
             .ok_or_else(|| ClioError::Transport(format!("no network interface named {iface:?}")))?;
-        let mac = itf.mac.map(|m| m.octets()).ok_or_else(|| ClioError::Transport(format!("interface {iface:?} has no MAC address")))?;
-        let cfg = dl::Config { read_timeout: Some(Duration::from_millis(1)), ..Default::default() };
+        let mac = itf.mac.map(|m| m.octets()).ok_or_else(|| {
+            ClioError::Transport(format!("interface {iface:?} has no MAC address"))
+        })?;
+        let cfg = dl::Config {
+            read_timeout: Some(Duration::from_millis(1)),
+            ..Default::default()
+        };
         let (tx, rx) = match dl::channel(&itf, cfg) {
             Ok(Channel::Ethernet(tx, rx)) => (tx, rx),
-            Ok(_) => return Err(ClioError::Transport(format!("interface {iface:?} is not Ethernet"))),
-            Err(e) => return Err(ClioError::io(&format!("opening a raw channel on {iface} (root or CAP_NET_RAW needed)"), e)),
+            Ok(_) => {
+                return Err(ClioError::Transport(format!(
+                    "interface {iface:?} is not Ethernet"
+                )))
+            }
+            Err(e) => {
+                return Err(ClioError::io(
+                    &format!("opening a raw channel on {iface} (root or CAP_NET_RAW needed)"),
+                    e,
+                ))
+            }
         };
-        let route = Route { encap: Encap::RawEthernet, peer_mac: node_mac, local_mac: mac, ..Route::default() };
-        Ok(RawEthernetTransport { tx: Mutex::new(tx), rx: Mutex::new(rx), route })
+        let route = Route {
+            encap: Encap::RawEthernet,
+            peer_mac: node_mac,
+            local_mac: mac,
+            ..Route::default()
+        };
+        Ok(RawEthernetTransport {
+            tx: Mutex::new(tx),
+            rx: Mutex::new(rx),
+            route,
+        })
     }
 
     /// This end's MAC address.
@@ -47,9 +70,13 @@ impl Transport for RawEthernetTransport {
         match tx.send_to(&frame, None) {
             Some(Ok(())) => Ok(()),
             // A full queue is a loss; the request is retried.
-            Some(Err(e)) if e.kind() == ErrorKind::WouldBlock || e.raw_os_error() == Some(105) => Ok(()),
+            Some(Err(e)) if e.kind() == ErrorKind::WouldBlock || e.raw_os_error() == Some(105) => {
+                Ok(())
+            }
             Some(Err(e)) => Err(ClioError::io("sending a frame", e)),
-            None => Err(ClioError::Transport("the raw channel refused the frame".into())),
+            None => Err(ClioError::Transport(
+                "the raw channel refused the frame".into(),
+            )),
         }
     }
 
@@ -62,12 +89,19 @@ impl Transport for RawEthernetTransport {
                     // AF_PACKET shows our own transmissions too: keep only frames from the
                     // node to us.
                     if let Ok((r, clio)) = parse_frame(frame, None) {
-                        if r.encap == Encap::RawEthernet && r.peer_mac == self.route.peer_mac && r.local_mac == self.route.local_mac {
+                        if r.encap == Encap::RawEthernet
+                            && r.peer_mac == self.route.peer_mac
+                            && r.local_mac == self.route.local_mac
+                        {
                             return Ok(Some(clio.to_vec()));
                         }
                     }
                 }
-                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                    ) => {}
                 Err(e) => return Err(ClioError::io("receiving a frame", e)),
             }
             if Instant::now() >= deadline {

@@ -24,22 +24,38 @@ impl UdpTransport {
     /// Bind an ephemeral local port and connect it to `node` (so only the node's datagrams
     /// are received).
     pub fn connect(node: SocketAddr) -> Result<UdpTransport> {
-        let domain = if node.is_ipv4() { Domain::IPV4 } else { Domain::IPV6 };
-        let s = Socket::new(domain, Type::DGRAM, Some(Protocol::UDP)).map_err(|e| ClioError::io("creating a UDP socket", e))?;
+        let domain = if node.is_ipv4() {
+            Domain::IPV4
+        } else {
+            Domain::IPV6
+        };
+        let s = Socket::new(domain, Type::DGRAM, Some(Protocol::UDP))
+            .map_err(|e| ClioError::io("creating a UDP socket", e))?;
         // Best effort: a smaller buffer only means more drops that the transport retries.
         let _ = s.set_recv_buffer_size(SOCKET_BUFFER);
         let _ = s.set_send_buffer_size(SOCKET_BUFFER);
-        let any: SocketAddr = if node.is_ipv4() { "0.0.0.0:0".parse() } else { "[::]:0".parse() }
-            .map_err(|_| ClioError::InvalidArgument("local address"))?;
-        s.bind(&any.into()).map_err(|e| ClioError::io("binding a UDP socket", e))?;
-        s.connect(&node.into()).map_err(|e| ClioError::io(&format!("connecting to {node}"), e))?;
+        let any: SocketAddr = if node.is_ipv4() {
+            "0.0.0.0:0".parse()
+        } else {
+            "[::]:0".parse()
+        }
+        .map_err(|_| ClioError::InvalidArgument("local address"))?;
+        s.bind(&any.into())
+            .map_err(|e| ClioError::io("binding a UDP socket", e))?;
+        s.connect(&node.into())
+            .map_err(|e| ClioError::io(&format!("connecting to {node}"), e))?;
         let socket: UdpSocket = s.into();
-        Ok(UdpTransport { socket, timeout_us: AtomicU64::new(0) })
+        Ok(UdpTransport {
+            socket,
+            timeout_us: AtomicU64::new(0),
+        })
     }
 
     /// The local address of the socket.
     pub fn local_addr(&self) -> Result<SocketAddr> {
-        self.socket.local_addr().map_err(|e| ClioError::io("reading the local address", e))
+        self.socket
+            .local_addr()
+            .map_err(|e| ClioError::io("reading the local address", e))
     }
 }
 
@@ -49,7 +65,14 @@ impl Transport for UdpTransport {
             Ok(_) => Ok(()),
             // A full socket buffer or an ICMP error from an earlier datagram is a loss like
             // any other: the request times out and is retried.
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::ConnectionRefused) => Ok(()),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::WouldBlock | ErrorKind::ConnectionRefused
+                ) =>
+            {
+                Ok(())
+            }
             Err(e) if e.raw_os_error() == Some(105) => Ok(()), // ENOBUFS
             Err(e) => Err(ClioError::io("sending", e)),
         }
@@ -59,7 +82,9 @@ impl Transport for UdpTransport {
         // Round to 100 us so the timeout rarely changes; the kernel timer is coarser anyway.
         let us = (timeout.as_micros() as u64).div_ceil(100).max(1) * 100;
         if self.timeout_us.swap(us, Ordering::Relaxed) != us {
-            self.socket.set_read_timeout(Some(Duration::from_micros(us))).map_err(|e| ClioError::io("setting the receive timeout", e))?;
+            self.socket
+                .set_read_timeout(Some(Duration::from_micros(us)))
+                .map_err(|e| ClioError::io("setting the receive timeout", e))?;
         }
         let mut buf = vec![0u8; 2048];
         match self.socket.recv(&mut buf) {
@@ -67,7 +92,14 @@ impl Transport for UdpTransport {
                 buf.truncate(n);
                 Ok(Some(buf))
             }
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => Ok(None),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                ) =>
+            {
+                Ok(None)
+            }
             // ICMP port unreachable: the node is not (yet) there. Same as silence.
             Err(e) if e.kind() == ErrorKind::ConnectionRefused => {
                 std::thread::sleep(timeout.min(Duration::from_millis(1)));

@@ -11,8 +11,14 @@ pub const PAGE_SHIFT: u32 = 16;
 pub const PAGE: u64 = 1 << PAGE_SHIFT;
 
 pub fn board() -> CBoard {
-    CBoard::new(&BoardConfig { dram_bytes: 256 << 20, page_shift: PAGE_SHIFT, memory_file: None, slowpath: SlowPathMode::InProcess, ring_entries: 256 })
-        .expect("board")
+    CBoard::new(&BoardConfig {
+        dram_bytes: 256 << 20,
+        page_shift: PAGE_SHIFT,
+        memory_file: None,
+        slowpath: SlowPathMode::InProcess,
+        ring_entries: 256,
+    })
+    .expect("board")
 }
 
 /// Serve one packet on a shared board: what a node does with a datagram.

@@ -21,7 +21,11 @@ pub enum Verdict {
 /// Check a packet.
 pub fn verify(bytes: &[u8]) -> Verdict {
     let Ok(p) = Packet::new_checked(bytes) else {
-        return if bytes.len() >= HEADER_LEN { Verdict::Nack(error_response(bytes, Status::Nack)) } else { Verdict::Drop };
+        return if bytes.len() >= HEADER_LEN {
+            Verdict::Nack(error_response(bytes, Status::Nack))
+        } else {
+            Verdict::Drop
+        };
     };
     if !p.verify_checksum() {
         return Verdict::Nack(error_response(bytes, Status::Nack));

@@ -146,20 +146,29 @@ impl NodeParts {
             Some(p) => Dram::file(p, cfg.dram_bytes),
             None => Dram::anonymous(cfg.dram_bytes),
         }
-        .map_err(|source| BoardError::Dram { bytes: cfg.dram_bytes, source })?;
+        .map_err(|source| BoardError::Dram {
+            bytes: cfg.dram_bytes,
+            source,
+        })?;
         // A fresh table is all zeros (every slot free) on anonymous memory; a reused memory
         // file may hold an old table, which a new slow path knows nothing about: clear it.
         if cfg.memory_file.is_some() {
             let zero = vec![0u8; layout.pt_bytes() as usize];
             dram.write(layout.pt_base, &zero);
         }
-        let rl = RingLayout::new(cfg.ring_entries).ok_or(BoardError::RingEntries(cfg.ring_entries))?;
+        let rl =
+            RingLayout::new(cfg.ring_entries).ok_or(BoardError::RingEntries(cfg.ring_entries))?;
         let (ring, slow) = match &cfg.slowpath {
             SlowPathMode::InProcess => (RingWindow::anonymous(rl)?, Some(SlowPath::new(layout))),
             SlowPathMode::External { ring_file } => (RingWindow::create_file(ring_file, rl)?, None),
         };
         ring.init_fast_path(cfg.dram_bytes, cfg.page_shift);
-        Ok(NodeParts { layout, dram, ring, slow })
+        Ok(NodeParts {
+            layout,
+            dram,
+            ring,
+            slow,
+        })
     }
 }
 
@@ -179,7 +188,10 @@ pub struct CBoard {
 
 impl std::fmt::Debug for CBoard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CBoard").field("layout", &self.layout).field("counters", &self.counters()).finish()
+        f.debug_struct("CBoard")
+            .field("layout", &self.layout)
+            .field("counters", &self.counters())
+            .finish()
     }
 }
 
@@ -187,8 +199,21 @@ impl CBoard {
     /// Build a node: lay out DRAM, map it, initialise the rings, and (in-process) start the
     /// slow path and let it fill the free-page buffer.
     pub fn new(cfg: &BoardConfig) -> Result<CBoard, BoardError> {
-        let NodeParts { layout, dram, ring, slow } = NodeParts::new(cfg)?;
-        let mut b = CBoard { layout, dram, vm: VirtualMemory::default(), sync: SyncUnit::default(), ring, slow, c: Counters::default() };
+        let NodeParts {
+            layout,
+            dram,
+            ring,
+            slow,
+        } = NodeParts::new(cfg)?;
+        let mut b = CBoard {
+            layout,
+            dram,
+            vm: VirtualMemory::default(),
+            sync: SyncUnit::default(),
+            ring,
+            slow,
+            c: Counters::default(),
+        };
         let mut sink = Vec::new();
         b.service(&mut sink);
         Ok(b)
@@ -234,7 +259,9 @@ impl CBoard {
 
     /// The page table as it is in DRAM.
     pub fn page_table_image(&self) -> &[u8] {
-        self.dram.peek(self.layout.pt_base, self.layout.pt_bytes() as usize).unwrap_or(&[])
+        self.dram
+            .peek(self.layout.pt_base, self.layout.pt_bytes() as usize)
+            .unwrap_or(&[])
     }
 
     /// Whether an external daemon has attached to the rings.
@@ -245,7 +272,9 @@ impl CBoard {
     /// Ask an external daemon to stop.
     pub fn request_daemon_stop(&self) {
         if self.slow.is_none() {
-            self.ring.reg(reg::DAEMON_STATE).store(daemon_state::STOP_REQUESTED, Ordering::Release);
+            self.ring
+                .reg(reg::DAEMON_STATE)
+                .store(daemon_state::STOP_REQUESTED, Ordering::Release);
         }
     }
 
@@ -281,7 +310,11 @@ impl CBoard {
             Ok(h) => h,
             Err(_) => {
                 self.c.bad_requests += 1;
-                let status = if path_of(p.opcode_raw()) == Some(Path::Extend) { Status::Unsupported } else { Status::BadRequest };
+                let status = if path_of(p.opcode_raw()) == Some(Path::Extend) {
+                    Status::Unsupported
+                } else {
+                    Status::BadRequest
+                };
                 let e = ack_layer::error_response(bytes, status);
                 self.send(out, route, e);
                 return;
@@ -289,7 +322,9 @@ impl CBoard {
         };
         let mut notices = Vec::new();
         match h.opcode.path() {
-            Path::VirtualMemory if h.opcode == Opcode::Read => self.read(route, &h, &mut notices, out),
+            Path::VirtualMemory if h.opcode == Opcode::Read => {
+                self.read(route, &h, &mut notices, out)
+            }
             Path::VirtualMemory => self.write(route, &h, p.payload(), &mut notices, out),
             Path::Sync => self.sync_op(route, &h, &mut notices, out),
             Path::SlowPath => self.to_slow_path(route, &h, out),
@@ -314,12 +349,28 @@ impl CBoard {
         self.respond(out, route, h.response_to(Status::BadRequest), &[]);
     }
 
-    fn read(&mut self, route: &Route, h: &Header, notices: &mut Vec<Descriptor>, out: &mut Vec<Outgoing>) {
-        if h.payload_len != 0 || h.pkt_count != 1 || h.total_len == 0 || h.total_len > MAX_READ_LEN {
+    fn read(
+        &mut self,
+        route: &Route,
+        h: &Header,
+        notices: &mut Vec<Descriptor>,
+        out: &mut Vec<Outgoing>,
+    ) {
+        if h.payload_len != 0 || h.pkt_count != 1 || h.total_len == 0 || h.total_len > MAX_READ_LEN
+        {
             return self.bad(out, route, h);
         }
         let rx_free = self.ring.rx_free();
-        let pieces = match self.vm.translate_range(&mut self.dram, &self.layout, h.pid, h.va, h.total_len as u64, PERM_READ, rx_free, notices) {
+        let pieces = match self.vm.translate_range(
+            &mut self.dram,
+            &self.layout,
+            h.pid,
+            h.va,
+            h.total_len as u64,
+            PERM_READ,
+            rx_free,
+            notices,
+        ) {
             Ok(p) => p,
             Err(s) => return self.respond(out, route, h.response_to(s), &[]),
         };
@@ -329,20 +380,51 @@ impl CBoard {
         }
         let n = packet_count(h.total_len);
         for i in 0..n {
-            let Some((off, len)) = segment(h.total_len, i) else { break };
-            let r = Header { pkt_index: i, pkt_count: n, ..h.response_to(Status::Ok) };
-            self.respond(out, route, r, &data[off as usize..off as usize + len as usize]);
+            let Some((off, len)) = segment(h.total_len, i) else {
+                break;
+            };
+            let r = Header {
+                pkt_index: i,
+                pkt_count: n,
+                ..h.response_to(Status::Ok)
+            };
+            self.respond(
+                out,
+                route,
+                r,
+                &data[off as usize..off as usize + len as usize],
+            );
         }
     }
 
-    fn write(&mut self, route: &Route, h: &Header, payload: &[u8], notices: &mut Vec<Descriptor>, out: &mut Vec<Outgoing>) {
+    fn write(
+        &mut self,
+        route: &Route,
+        h: &Header,
+        payload: &[u8],
+        notices: &mut Vec<Descriptor>,
+        out: &mut Vec<Outgoing>,
+    ) {
         if !check_write_segment(h) {
             return self.bad(out, route, h);
         }
-        let Some((off, len)) = segment(h.total_len, h.pkt_index) else { return self.bad(out, route, h) };
-        let Some(va) = h.va.checked_add(off as u64) else { return self.bad(out, route, h) };
+        let Some((off, len)) = segment(h.total_len, h.pkt_index) else {
+            return self.bad(out, route, h);
+        };
+        let Some(va) = h.va.checked_add(off as u64) else {
+            return self.bad(out, route, h);
+        };
         let rx_free = self.ring.rx_free();
-        let status = match self.vm.translate_range(&mut self.dram, &self.layout, h.pid, va, len as u64, PERM_WRITE, rx_free, notices) {
+        let status = match self.vm.translate_range(
+            &mut self.dram,
+            &self.layout,
+            h.pid,
+            va,
+            len as u64,
+            PERM_WRITE,
+            rx_free,
+            notices,
+        ) {
             Ok(pieces) if write_pieces(&mut self.dram, &pieces, payload) => Status::Ok,
             Ok(_) => Status::Unmapped,
             Err(s) => s,
@@ -350,7 +432,13 @@ impl CBoard {
         self.respond(out, route, h.response_to(status), &[]);
     }
 
-    fn sync_op(&mut self, route: &Route, h: &Header, notices: &mut Vec<Descriptor>, out: &mut Vec<Outgoing>) {
+    fn sync_op(
+        &mut self,
+        route: &Route,
+        h: &Header,
+        notices: &mut Vec<Descriptor>,
+        out: &mut Vec<Outgoing>,
+    ) {
         match h.opcode {
             // The model executes requests one at a time, so every earlier request is complete.
             Opcode::Fence => return self.respond(out, route, h.response_to(Status::Ok), &[]),
@@ -366,13 +454,33 @@ impl CBoard {
         let once = h.opcode.is_non_idempotent();
         if once {
             match self.sync.check(h.pid, h.req_id) {
-                RingCheck::Cached(s, v) => return self.respond(out, route, Header { arg0: v, ..h.response_to(s) }, &[]),
-                RingCheck::Full => return self.respond(out, route, h.response_to(Status::RetryLater), &[]),
+                RingCheck::Cached(s, v) => {
+                    return self.respond(
+                        out,
+                        route,
+                        Header {
+                            arg0: v,
+                            ..h.response_to(s)
+                        },
+                        &[],
+                    )
+                }
+                RingCheck::Full => {
+                    return self.respond(out, route, h.response_to(Status::RetryLater), &[])
+                }
                 RingCheck::Execute => {}
             }
         }
         let rx_free = self.ring.rx_free();
-        let pa = match self.vm.translate(&mut self.dram, &self.layout, h.pid, h.va, PERM_READ | PERM_WRITE, rx_free, notices) {
+        let pa = match self.vm.translate(
+            &mut self.dram,
+            &self.layout,
+            h.pid,
+            h.va,
+            PERM_READ | PERM_WRITE,
+            rx_free,
+            notices,
+        ) {
             Ok(pa) => pa,
             Err(s) => return self.respond(out, route, h.response_to(s), &[]),
         };
@@ -390,7 +498,15 @@ impl CBoard {
         } else {
             self.sync.executed += 1;
         }
-        self.respond(out, route, Header { arg0: result, ..h.response_to(Status::Ok) }, &[]);
+        self.respond(
+            out,
+            route,
+            Header {
+                arg0: result,
+                ..h.response_to(Status::Ok)
+            },
+            &[],
+        );
     }
 
     fn to_slow_path(&mut self, route: &Route, h: &Header, out: &mut Vec<Outgoing>) {
@@ -398,7 +514,10 @@ impl CBoard {
             self.c.slowpath_busy += 1;
             return self.respond(out, route, h.response_to(Status::RetryLater), &[]);
         }
-        match self.ring.push_rx(&Descriptor::Request { route: *route, header: *h }) {
+        match self.ring.push_rx(&Descriptor::Request {
+            route: *route,
+            header: *h,
+        }) {
             Ok(()) => self.c.slowpath_requests += 1,
             Err(_) => {
                 self.c.slowpath_busy += 1;
@@ -421,7 +540,13 @@ impl CBoard {
                 n += 1;
                 match d {
                     Ok(Descriptor::PteWrite { bucket, slot, pte }) => {
-                        if !PtWalker::write_slot(&mut self.dram, &self.layout, bucket, slot as usize, &pte) {
+                        if !PtWalker::write_slot(
+                            &mut self.dram,
+                            &self.layout,
+                            bucket,
+                            slot as usize,
+                            &pte,
+                        ) {
                             self.c.bad_descriptors += 1;
                         }
                     }
@@ -433,7 +558,9 @@ impl CBoard {
                             self.c.bad_descriptors += 1;
                         }
                     }
-                    Ok(Descriptor::Reply { route, header }) => self.respond(out, &route, header, &[]),
+                    Ok(Descriptor::Reply { route, header }) => {
+                        self.respond(out, &route, header, &[])
+                    }
                     Ok(_) | Err(_) => self.c.bad_descriptors += 1,
                 }
             }

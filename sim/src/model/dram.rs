@@ -21,19 +21,32 @@ impl Dram {
     /// Anonymous zeroed memory of `bytes`.
     pub fn anonymous(bytes: u64) -> std::io::Result<Dram> {
         let map = MmapOptions::new().len(bytes as usize).map_anon()?;
-        Ok(Dram { map, read_bytes: 0, write_bytes: 0 })
+        Ok(Dram {
+            map,
+            read_bytes: 0,
+            write_bytes: 0,
+        })
     }
 
     /// Memory backed by a file (created sparse if shorter than `bytes`; contents kept).
     pub fn file(path: &Path, bytes: u64) -> std::io::Result<Dram> {
-        let f = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)?;
+        let f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
         if f.metadata()?.len() < bytes {
             f.set_len(bytes)?;
         }
         // SAFETY: the file is ours for the node's lifetime; concurrent external modification is
         // outside the model's contract (documented on `--memory-file`).
         let map = unsafe { MmapOptions::new().len(bytes as usize).map_mut(&f)? };
-        Ok(Dram { map, read_bytes: 0, write_bytes: 0 })
+        Ok(Dram {
+            map,
+            read_bytes: 0,
+            write_bytes: 0,
+        })
     }
 
     /// Size in bytes.

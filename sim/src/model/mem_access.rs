@@ -66,7 +66,11 @@ impl VirtualMemory {
                         self.counters.unmapped += 1;
                         return Err(Status::Unmapped);
                     }
-                    Walk::Found { bucket, slot, mut pte } => {
+                    Walk::Found {
+                        bucket,
+                        slot,
+                        mut pte,
+                    } => {
                         if pte.perms & perms != perms {
                             self.counters.permission_denied += 1;
                             return Err(Status::Permission);
@@ -109,7 +113,10 @@ impl VirtualMemory {
         rx_free: u32,
         notices: &mut Vec<Notice>,
     ) -> Result<Vec<(u64, usize)>, Status> {
-        let end = va.checked_add(len).filter(|e| *e <= clio_proto::consts::VA_LIMIT).ok_or(Status::BadRequest)?;
+        let end = va
+            .checked_add(len)
+            .filter(|e| *e <= clio_proto::consts::VA_LIMIT)
+            .ok_or(Status::BadRequest)?;
         let mut pieces = Vec::with_capacity(2);
         let mut a = va;
         while a < end {

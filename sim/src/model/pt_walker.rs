@@ -46,9 +46,18 @@ impl PtWalker {
     }
 
     /// Write one slot back (page-fault write-back, or a slow-path PTE write).
-    pub fn write_slot(dram: &mut Dram, layout: &MemoryLayout, bucket: u64, slot: usize, pte: &Pte) -> bool {
+    pub fn write_slot(
+        dram: &mut Dram,
+        layout: &MemoryLayout,
+        bucket: u64,
+        slot: usize,
+        pte: &Pte,
+    ) -> bool {
         slot < clio_proto::consts::BUCKET_SLOTS
             && bucket < layout.bucket_count()
-            && dram.write(layout.bucket_addr(bucket) + (slot * PTE_BYTES) as u64, &pte.to_bytes())
+            && dram.write(
+                layout.bucket_addr(bucket) + (slot * PTE_BYTES) as u64,
+                &pte.to_bytes(),
+            )
     }
 }

@@ -44,14 +44,25 @@ pub struct SyncUnit {
 
 impl Default for SyncUnit {
     fn default() -> Self {
-        SyncUnit { ring: vec![None; IDEMPOTENCE_RING_ENTRIES], wp: 0, replays: 0, full: 0, executed: 0 }
+        SyncUnit {
+            ring: vec![None; IDEMPOTENCE_RING_ENTRIES],
+            wp: 0,
+            replays: 0,
+            full: 0,
+            executed: 0,
+        }
     }
 }
 
 impl SyncUnit {
     /// Look a non-idempotent request up in the ring.
     pub fn check(&mut self, pid: u16, req_id: u32) -> RingCheck {
-        if let Some(e) = self.ring.iter().flatten().find(|e| e.pid == pid && e.req_id == req_id) {
+        if let Some(e) = self
+            .ring
+            .iter()
+            .flatten()
+            .find(|e| e.pid == pid && e.req_id == req_id)
+        {
             self.replays += 1;
             return RingCheck::Cached(e.status, e.value);
         }
@@ -67,13 +78,24 @@ impl SyncUnit {
     /// Record the result of an executed request in the next slot.
     pub fn record(&mut self, pid: u16, req_id: u32, status: Status, value: u64) {
         self.executed += 1;
-        self.ring[self.wp] = Some(Entry { pid, req_id, status, value, acked: false });
+        self.ring[self.wp] = Some(Entry {
+            pid,
+            req_id,
+            status,
+            value,
+            acked: false,
+        });
         self.wp = (self.wp + 1) % self.ring.len();
     }
 
     /// The client got the result of `(pid, req_id)`: its slot may be reused.
     pub fn ack(&mut self, pid: u16, req_id: u32) {
-        if let Some(e) = self.ring.iter_mut().flatten().find(|e| e.pid == pid && e.req_id == req_id) {
+        if let Some(e) = self
+            .ring
+            .iter_mut()
+            .flatten()
+            .find(|e| e.pid == pid && e.req_id == req_id)
+        {
             e.acked = true;
         }
     }
@@ -114,7 +136,11 @@ mod tests {
         s.record(1, 999, Status::Ok, 7);
         // The acknowledged entry 0 was overwritten; 1 is still there.
         assert_eq!(s.check(1, 1), RingCheck::Cached(Status::Ok, 10));
-        assert_eq!(s.check(2, 1), RingCheck::Full, "other pid, same id: not a replay");
+        assert_eq!(
+            s.check(2, 1),
+            RingCheck::Full,
+            "other pid, same id: not a replay"
+        );
     }
 
     #[test]
@@ -122,6 +148,9 @@ mod tests {
         assert_eq!(atomic_apply(Opcode::TestAndSet, 0, 0, 0), (Some(1), 0));
         assert_eq!(atomic_apply(Opcode::CompareAndSwap, 5, 5, 9), (Some(9), 5));
         assert_eq!(atomic_apply(Opcode::CompareAndSwap, 4, 5, 9), (None, 4));
-        assert_eq!(atomic_apply(Opcode::FetchAdd, u64::MAX, 2, 0), (Some(1), u64::MAX));
+        assert_eq!(
+            atomic_apply(Opcode::FetchAdd, u64::MAX, 2, 0),
+            (Some(1), u64::MAX)
+        );
     }
 }

@@ -28,14 +28,21 @@ impl Default for Tlb {
 impl Tlb {
     /// An empty TLB of `capacity` entries.
     pub fn new(capacity: usize) -> Tlb {
-        Tlb { entries: Vec::with_capacity(capacity), clock: 0, capacity }
+        Tlb {
+            entries: Vec::with_capacity(capacity),
+            clock: 0,
+            capacity,
+        }
     }
 
     /// Look up a translation, refreshing its LRU age on a hit.
     pub fn lookup(&mut self, pid: u16, vpn: u64) -> Option<Pte> {
         self.clock += 1;
         let now = self.clock;
-        let e = self.entries.iter_mut().find(|e| e.pid == pid && e.vpn == vpn)?;
+        let e = self
+            .entries
+            .iter_mut()
+            .find(|e| e.pid == pid && e.vpn == vpn)?;
         e.last_use = now;
         Some(e.pte)
     }
@@ -43,8 +50,17 @@ impl Tlb {
     /// Insert or update a translation, evicting the least recently used entry when full.
     pub fn insert(&mut self, pid: u16, vpn: u64, pte: Pte) {
         self.clock += 1;
-        let e = Entry { pid, vpn, pte, last_use: self.clock };
-        if let Some(old) = self.entries.iter_mut().find(|x| x.pid == pid && x.vpn == vpn) {
+        let e = Entry {
+            pid,
+            vpn,
+            pte,
+            last_use: self.clock,
+        };
+        if let Some(old) = self
+            .entries
+            .iter_mut()
+            .find(|x| x.pid == pid && x.vpn == vpn)
+        {
             *old = e;
         } else if self.entries.len() < self.capacity {
             self.entries.push(e);
