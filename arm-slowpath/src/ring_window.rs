@@ -243,6 +243,11 @@ impl RingWindow {
         head_reg: usize,
         tail_reg: usize,
     ) -> Option<Result<Descriptor, WireError>> {
+        self.pop_bytes(base, head_reg, tail_reg)
+            .map(|b| Descriptor::decode(&b))
+    }
+
+    fn pop_bytes(&self, base: usize, head_reg: usize, tail_reg: usize) -> Option<[u8; DESC_BYTES]> {
         let tail = self.reg(tail_reg).load(Ordering::Relaxed);
         let head = self.reg(head_reg).load(Ordering::Acquire);
         if head == tail {
@@ -261,7 +266,7 @@ impl RingWindow {
         };
         self.reg(tail_reg)
             .store(tail.wrapping_add(1), Ordering::Release);
-        Some(Descriptor::decode(&bytes))
+        Some(bytes)
     }
 
     fn used(&self, head_reg: usize, tail_reg: usize) -> u32 {
@@ -282,6 +287,10 @@ impl RingWindow {
     /// reported as an error).
     pub fn pop_tx(&self) -> Option<Result<Descriptor, WireError>> {
         self.pop(self.layout.tx_base(), reg::TX_HEAD, reg::TX_TAIL)
+    }
+    /// Fast-path side: take the next descriptor from the ARM as raw bytes (what hardware sees).
+    pub fn pop_tx_bytes(&self) -> Option<[u8; DESC_BYTES]> {
+        self.pop_bytes(self.layout.tx_base(), reg::TX_HEAD, reg::TX_TAIL)
     }
     /// ARM side: take the next descriptor from the fast path.
     pub fn pop_rx(&self) -> Option<Result<Descriptor, WireError>> {

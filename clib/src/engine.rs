@@ -14,8 +14,8 @@ use crate::error::{ClioError, Result};
 use crate::order::Tracker;
 use crate::transport::Transport;
 use clio_proto::consts::{MAX_PAYLOAD, MAX_READ_LEN, MAX_REQUEST_LEN};
-use clio_proto::header::{field, packet_count, parse_verified, segment, HEADER_LEN};
-use clio_proto::{Header, Opcode, Status};
+use clio_proto::header::{packet_count, parse_verified, segment, HEADER_LEN};
+use clio_proto::{Header, Opcode, Packet, Status};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -579,9 +579,7 @@ impl Engine {
                 // The id may itself be damaged; if it names an outstanding request, retry
                 // that request now rather than wait for its timeout.
                 if bytes.len() >= HEADER_LEN {
-                    let mut b = [0u8; 4];
-                    b.copy_from_slice(&bytes[field::REQ_ID]);
-                    self.retry_once(st, u32::from_be_bytes(b), now);
+                    self.retry_once(st, Packet::new_unchecked(bytes).req_id(), now);
                 }
                 return;
             }

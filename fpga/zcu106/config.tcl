@@ -14,3 +14,15 @@ set clio_out       [file join $clio_repo build fpga zcu106]
 # fpga/scripts/check_ring_layout.py).
 set clio_ring_base  0xA0000000
 set clio_ring_range 128K
+
+# Open the project and run one Vivado run (synth_1, impl_1) to completion, or stop the
+# script: the step every flow script shares.
+proc clio_run {run what} {
+    global clio_out clio_proj
+    open_project [file join $clio_out $clio_proj $clio_proj.xpr]
+    reset_run $run
+    launch_runs $run -jobs [expr {[info exists ::env(JOBS)] ? $::env(JOBS) : 4}]
+    wait_on_run $run
+    if {[get_property PROGRESS [get_runs $run]] ne "100%"} { error "$what failed" }
+    open_run $run
+}

@@ -1,11 +1,6 @@
 # Place and route: vivado -mode batch -source fpga/zcu106/impl.tcl (after synth.tcl)
 source [file join [file dirname [info script]] config.tcl]
-open_project [file join $clio_out $clio_proj $clio_proj.xpr]
-reset_run impl_1
-launch_runs impl_1 -jobs [expr {[info exists ::env(JOBS)] ? $::env(JOBS) : 4}]
-wait_on_run impl_1
-if {[get_property PROGRESS [get_runs impl_1]] ne "100%"} { error "implementation failed" }
-open_run impl_1
+clio_run impl_1 implementation
 report_utilization -file [file join $clio_out impl_utilization.rpt]
 report_timing_summary -max_paths 20 -file [file join $clio_out impl_timing.rpt]
 report_clock_interaction -file [file join $clio_out impl_clock_interaction.rpt]

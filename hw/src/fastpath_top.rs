@@ -1482,7 +1482,7 @@ mod tests {
         assert_eq!(e.request(&f).0, vec![resp(&h, Status::Unmapped, &[])]);
         let (h, f) = read_req(pid, 22, 0x10 * PS, MAX_READ_LEN + 1);
         assert_eq!(e.request(&f).0, vec![resp(&h, Status::BadRequest, &[])]);
-        let (h, mut f) = write_req(pid, 23, 0x10 * PS, &[9; 100]);
+        let (_h, mut f) = write_req(pid, 23, 0x10 * PS, &[9; 100]);
         f[HEADER_LEN + 50] ^= 4;
         let mut nack = f[..HEADER_LEN].to_vec();
         nack[2] = Status::Nack as u8;

@@ -18,7 +18,7 @@
 //! ```
 
 use crate::consts::{MAX_PAYLOAD, MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN};
-use crate::opcode::{self, Opcode};
+use crate::opcode::Opcode;
 use crate::status::Status;
 use thiserror::Error;
 
@@ -433,11 +433,6 @@ pub fn check_write_segment(h: &Header) -> bool {
         && h.total_len <= MAX_REQUEST_LEN
         && h.pkt_count == packet_count(h.total_len)
         && segment(h.total_len, h.pkt_index).map(|(_, l)| l) == Some(h.payload_len)
-}
-
-/// Whether a raw opcode byte is in the extend range (kept for the match-action table).
-pub fn is_extend_opcode(v: u8) -> bool {
-    matches!(opcode::path_of(v), Some(opcode::Path::Extend))
 }
 
 #[cfg(test)]

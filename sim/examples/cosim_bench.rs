@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release -p clio-sim --features rtl --example cosim_bench -- [--requests N]`
 
-use clio_proto::consts::{CORE_CLOCK_MHZ, MAX_PAYLOAD};
+use clio_proto::consts::CORE_CLOCK_MHZ;
 use clio_proto::frame::Route;
 use clio_proto::header::{packet_count, parse_verified, segment};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
@@ -258,5 +258,4 @@ fn main() {
         cycles as f64 / secs
     );
     println!("total {:.1} s", t0.elapsed().as_secs_f64());
-    let _ = MAX_PAYLOAD;
 }

@@ -6,7 +6,6 @@
 
 use crate::model::board::Outgoing;
 use crate::node::MemoryNode;
-use clio_proto::consts::MAX_PAYLOAD;
 use clio_proto::frame::Route;
 use clio_proto::header::{packet_count, parse_verified, segment};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
@@ -310,6 +309,3 @@ pub fn replay(node: &mut dyn MemoryNode, sent: &[(Route, Vec<u8>)]) -> Vec<Outgo
     }
     out
 }
-
-/// Largest write/read used by streams (keeps them within what every implementation serves).
-pub const MAX_STREAM_LEN: usize = 4 * MAX_PAYLOAD;

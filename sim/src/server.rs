@@ -104,19 +104,38 @@ pub fn spawn_udp(
             what: "setting the receive timeout".into(),
             source,
         })?;
+    spawn_loop(
+        "clio-node-udp",
+        board,
+        local.to_string(),
+        Some(local),
+        move |b, s| serve_udp(b, &socket, local4, s),
+    )
+}
+
+/// Run a serving loop over `board` in a named thread until the handle stops it.
+fn spawn_loop(
+    name: &str,
+    board: Box<dyn MemoryNode>,
+    local: String,
+    udp_addr: Option<SocketAddr>,
+    serve: impl FnOnce(&Mutex<Box<dyn MemoryNode>>, &AtomicBool) -> Result<(), ServerError>
+        + Send
+        + 'static,
+) -> Result<ServerHandle, ServerError> {
     let board = Arc::new(Mutex::new(board));
     let stop = Arc::new(AtomicBool::new(false));
     let (b, s) = (board.clone(), stop.clone());
     let join = std::thread::Builder::new()
-        .name("clio-node-udp".into())
-        .spawn(move || serve_udp(&b, &socket, local4, &s))
+        .name(name.into())
+        .spawn(move || serve(&b, &s))
         .map_err(|source| ServerError::Io {
             what: "starting the node thread".into(),
             source,
         })?;
     Ok(ServerHandle {
-        local: local.to_string(),
-        udp_addr: Some(local),
+        local,
+        udp_addr,
         board,
         stop,
         join: Some(join),
@@ -197,60 +216,6 @@ pub fn spawn_raw(
             })
         }
     };
-    let board = Arc::new(Mutex::new(board));
-    let stop = Arc::new(AtomicBool::new(false));
-    let (b, s) = (board.clone(), stop.clone());
-    let join = std::thread::Builder::new()
-        .name("clio-node-raw".into())
-        .spawn(move || {
-            let mut out: Vec<Outgoing> = Vec::new();
-            while !s.load(Ordering::Acquire) {
-                match rx.next() {
-                    Ok(frame) => {
-                        // AF_PACKET also shows our own transmissions: ignore them, and frames
-                        // for other stations.
-                        if frame.len() < 12
-                            || frame[6..12] == mac
-                            || (frame[0..6] != mac && frame[0] & 1 == 0)
-                        {
-                            continue;
-                        }
-                        if let Ok((route, clio)) = parse_frame(frame, Some(udp_port)) {
-                            let mut g = lock(&b);
-                            g.handle(&route, clio, &mut out);
-                            g.service(&mut out);
-                        }
-                    }
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            io::ErrorKind::WouldBlock
-                                | io::ErrorKind::TimedOut
-                                | io::ErrorKind::Interrupted
-                        ) =>
-                    {
-                        lock(&b).service(&mut out);
-                    }
-                    Err(source) => {
-                        return Err(ServerError::Io {
-                            what: "receiving a frame".into(),
-                            source,
-                        })
-                    }
-                }
-                for (route, bytes) in out.drain(..) {
-                    let mut r = route;
-                    r.local_mac = mac;
-                    let frame = emit_frame(&r, &bytes);
-                    let _ = tx.send_to(&frame, None);
-                }
-            }
-            Ok(())
-        })
-        .map_err(|source| ServerError::Io {
-            what: "starting the node thread".into(),
-            source,
-        })?;
     let local = format!(
         "{iface} ({})",
         mac.iter()
@@ -258,11 +223,49 @@ pub fn spawn_raw(
             .collect::<Vec<_>>()
             .join(":")
     );
-    Ok(ServerHandle {
-        local,
-        udp_addr: None,
-        board,
-        stop,
-        join: Some(join),
+    spawn_loop("clio-node-raw", board, local, None, move |b, s| {
+        let mut out: Vec<Outgoing> = Vec::new();
+        while !s.load(Ordering::Acquire) {
+            match rx.next() {
+                Ok(frame) => {
+                    // AF_PACKET also shows our own transmissions: ignore them, and frames
+                    // for other stations.
+                    if frame.len() < 12
+                        || frame[6..12] == mac
+                        || (frame[0..6] != mac && frame[0] & 1 == 0)
+                    {
+                        continue;
+                    }
+                    if let Ok((route, clio)) = parse_frame(frame, Some(udp_port)) {
+                        let mut g = lock(b);
+                        g.handle(&route, clio, &mut out);
+                        g.service(&mut out);
+                    }
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            | io::ErrorKind::Interrupted
+                    ) =>
+                {
+                    lock(b).service(&mut out);
+                }
+                Err(source) => {
+                    return Err(ServerError::Io {
+                        what: "receiving a frame".into(),
+                        source,
+                    })
+                }
+            }
+            for (route, bytes) in out.drain(..) {
+                let mut r = route;
+                r.local_mac = mac;
+                let frame = emit_frame(&r, &bytes);
+                let _ = tx.send_to(&frame, None);
+            }
+        }
+        Ok(())
     })
 }
