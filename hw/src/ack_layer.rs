@@ -170,8 +170,8 @@ pub struct Crc32c {
     pub crc: Signal<Out, Bits<32>>,
     acc: DFF<Bits<32>>,
     pad: DFF<Bits<6>>,
-    lanes: Gather<64>,
-    bmask: Gather<512>,
+    ones: Constant<Bits<512>>,
+    bmask: Signal<Local, Bits<512>>,
     beat: XorMatrix<544, 32>,
     un: [XorMatrix<32, 32>; 6],
     state_in: Signal<Local, Bits<32>>,
@@ -188,7 +188,7 @@ impl Default for Crc32c {
             crc: Default::default(),
             acc: Default::default(),
             pad: Default::default(),
-            lanes: Default::default(),
+            ones: Constant::new(!Bits::<512>::default()),
             bmask: Default::default(),
             beat: XorMatrix::new(beat_rows()),
             un: core::array::from_fn(|k| XorMatrix::new(unshift_rows(1 << k))),
@@ -201,21 +201,16 @@ impl Logic for Crc32c {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, acc, pad);
-        for k in 0..64 {
-            self.lanes.bits[k].next = self.in_bytes.val() > k.to_bits::<7>();
-        }
-        for k in 0..64 {
-            for i in 0..8 {
-                self.bmask.bits[k * 8 + i].next = self.lanes.out.val().get_bit(k);
-            }
-        }
+        // Bytes 0..in_bytes of the beat: the all-ones word shifted past them, inverted (a
+        // shift, not 512 separate byte compares, keeps the simulation of this cheap).
+        self.bmask.next = !(self.ones.val() << (bit_cast::<10, 7>(self.in_bytes.val()) << 3));
         if self.in_first.val() {
             self.state_in.next = 0xFFFF_FFFF_u64.to_bits();
         } else {
             self.state_in.next = self.acc.q.val();
         }
         self.beat.x.next = bit_cast::<544, 32>(self.state_in.val())
-            | (bit_cast::<544, 512>(self.in_data.val() & self.bmask.out.val()) << 32);
+            | (bit_cast::<544, 512>(self.in_data.val() & self.bmask.val()) << 32);
         if self.in_valid.val() {
             self.acc.d.next = self.beat.y.val();
             self.pad.d.next = bit_cast::<6, 7>(!self.in_bytes.val() + 1);

@@ -16,7 +16,7 @@ use crate::page_fault::PageFault;
 use crate::pt_walker::PtWalker;
 use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;
-use crate::util::Gather;
+use crate::util::ByteSwap;
 use rust_hdl::prelude::*;
 
 /// Largest read (`total_len`) served; longer reads are answered BAD_REQUEST.
@@ -195,10 +195,13 @@ pub struct FastpathTop {
     realign: Realign,
     wbuf: RAM<Bits<512>, 5>,
     txbuf: RAM<Bits<512>, 5>,
-    hswap: Gather<384>,
-    a0swap: Gather<64>,
-    strb: Gather<64>,
-    keepg: Gather<64>,
+    hswap: ByteSwap<384>,
+    a0swap: ByteSwap<64>,
+    strb: Signal<Local, Bits<64>>,
+    lane_lo: Signal<Local, Bits<7>>,
+    lane_hi: Signal<Local, Bits<7>>,
+    ones64: Signal<Local, Bits<64>>,
+    keepg: Signal<Local, Bits<64>>,
     state: DFF<State>,
     hdr: DFF<Bits<384>>,
     route: DFF<Bits<256>>,
@@ -345,21 +348,17 @@ impl Logic for FastpathTop {
 
         // ---- Header fields (network byte order): hswap holds the header bytes reversed, so a
         // big-endian field at bytes [a, a+n) is the little-endian value at byte 48 - a - n.
-        for k in 0..48 {
-            for i in 0..8 {
-                self.hswap.bits[376 - 8 * k + i].next = self.hdr.q.val().get_bit(8 * k + i);
-            }
-        }
+        self.hswap.x.next = self.hdr.q.val();
         self.opcode.next = self.hdr.q.val().get_bits::<8>(8);
-        self.h_pid.next = self.hswap.out.val().get_bits::<16>(336);
-        self.h_idx.next = self.hswap.out.val().get_bits::<16>(320);
-        self.h_cnt.next = self.hswap.out.val().get_bits::<16>(304);
-        self.h_plen.next = self.hswap.out.val().get_bits::<16>(288);
-        self.h_req.next = self.hswap.out.val().get_bits::<32>(256);
-        self.h_va.next = self.hswap.out.val().get_bits::<64>(192);
-        self.h_tlen.next = self.hswap.out.val().get_bits::<32>(160);
-        self.h_arg0.next = self.hswap.out.val().get_bits::<64>(64);
-        self.h_arg1.next = self.hswap.out.val().get_bits::<64>(0);
+        self.h_pid.next = self.hswap.y.val().get_bits::<16>(336);
+        self.h_idx.next = self.hswap.y.val().get_bits::<16>(320);
+        self.h_cnt.next = self.hswap.y.val().get_bits::<16>(304);
+        self.h_plen.next = self.hswap.y.val().get_bits::<16>(288);
+        self.h_req.next = self.hswap.y.val().get_bits::<32>(256);
+        self.h_va.next = self.hswap.y.val().get_bits::<64>(192);
+        self.h_tlen.next = self.hswap.y.val().get_bits::<32>(160);
+        self.h_arg0.next = self.hswap.y.val().get_bits::<64>(64);
+        self.h_arg1.next = self.hswap.y.val().get_bits::<64>(0);
         self.known_op.next = (self.opcode.val() == 0x01)
             | (self.opcode.val() == 0x02)
             | ((self.opcode.val() >= 0x10) & (self.opcode.val() <= 0x12))
@@ -381,11 +380,7 @@ impl Logic for FastpathTop {
 
         // ---- Response header: the request's bytes with status, RESPONSE flag, payload_len,
         // zero checksum, and (sync results) arg0.
-        for j in 0..8 {
-            for i in 0..8 {
-                self.a0swap.bits[8 * j + i].next = self.rs_arg0.q.val().get_bit(56 - 8 * j + i);
-            }
-        }
+        self.a0swap.x.next = self.rs_arg0.q.val();
         self.hr.next = (self.hdr.q.val()
             & !(bit_cast::<384, 16>(0xFFFF_u16.to_bits()) << 16)
             & !(bit_cast::<384, 16>(0xFFFF_u16.to_bits()) << 80)
@@ -397,7 +392,7 @@ impl Logic for FastpathTop {
         if self.rs_use_arg0.q.val() {
             self.hr.next = (self.hr.val()
                 & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 256))
-                | (bit_cast::<384, 64>(self.a0swap.out.val()) << 256);
+                | (bit_cast::<384, 64>(self.a0swap.y.val()) << 256);
         }
         // REQUEST descriptor header: Header::emit_header of the parsed request (flags 0, no checksum).
         self.hreq.next = self.hdr.q.val()
@@ -446,7 +441,6 @@ impl Logic for FastpathTop {
         self.m_axi_awlen.next = 0.into();
         self.m_axi_wvalid.next = false;
         self.m_axi_wdata.next = self.wbuf.read_data.val();
-        self.m_axi_wstrb.next = self.strb.out.val();
         self.m_axi_wlast.next = true;
         self.m_axi_bready.next = true;
         self.sp_rx_valid.next = false;
@@ -534,10 +528,28 @@ impl Logic for FastpathTop {
             self.whi.next = bit_cast::<12, 6>(self.o.q.val()) + self.n1.q.val();
             self.wend.next = self.k1.val();
         }
-        for k in 0..64 {
-            self.strb.bits[k].next = (self.wpos.val() + k.to_bits::<12>() >= self.wlo.val())
-                & (self.wpos.val() + k.to_bits::<12>() < self.whi.val());
+        self.ones64.next = 0xFFFF_FFFF_FFFF_FFFF_u64.to_bits();
+        // Lane k is strobed when wlo <= wpos + k < whi: the window [lo, hi) of this block's
+        // lanes, clamped to 0..=64, as two shifts of an all-ones word.
+        self.lane_lo.next = 0.into();
+        if self.wlo.val() > self.wpos.val() {
+            if self.wlo.val() - self.wpos.val() >= 64 {
+                self.lane_lo.next = 64.into();
+            } else {
+                self.lane_lo.next = bit_cast::<7, 12>(self.wlo.val() - self.wpos.val());
+            }
         }
+        self.lane_hi.next = 0.into();
+        if self.whi.val() > self.wpos.val() {
+            if self.whi.val() - self.wpos.val() >= 64 {
+                self.lane_hi.next = 64.into();
+            } else {
+                self.lane_hi.next = bit_cast::<7, 12>(self.whi.val() - self.wpos.val());
+            }
+        }
+        self.strb.next =
+            (self.ones64.val() << self.lane_lo.val()) & !(self.ones64.val() << self.lane_hi.val());
+        self.m_axi_wstrb.next = self.strb.val();
         self.w_fire.next = (self.state.q.val() == State::WData) & self.m_axi_wready.val();
         if self.w_fire.val() {
             self.wbuf.read_address.next = bit_cast::<5, 6>(self.idx.q.val() + 1);
@@ -547,8 +559,11 @@ impl Logic for FastpathTop {
         // TX: bytes left from this beat on, keep mask, prefetching buffer reads.
         self.rem_tx.next =
             bit_cast::<13, 12>(self.rs_len.q.val()) - (bit_cast::<13, 6>(self.idx.q.val()) << 6);
-        for k in 0..64 {
-            self.keepg.bits[k].next = self.rem_tx.val() > k.to_bits::<13>();
+        // Keep lanes 0..rem_tx (all when 64 or more bytes are left).
+        if self.rem_tx.val() >= 64 {
+            self.keepg.next = self.ones64.val();
+        } else {
+            self.keepg.next = !(self.ones64.val() << bit_cast::<7, 13>(self.rem_tx.val()));
         }
         self.tx_fire.next = (self.state.q.val() == State::Send) & self.tx_ready.val();
         if self.tx_fire.val() {
@@ -567,8 +582,10 @@ impl Logic for FastpathTop {
                 self.prev.d.next = 0.into();
                 self.rbeat.d.next = 0.into();
                 self.idx.d.next = 0.into();
+                // Ready does not wait for valid: every output comes from registers, so the
+                // cosimulation can sample them without settling the inputs first.
+                self.sp_tx_ready.next = true;
                 if self.sp_tx_valid.val() {
-                    self.sp_tx_ready.next = true;
                     self.sdesc.d.next = self.sp_tx_desc.val();
                     self.state.d.next = State::SpTx;
                 } else if self.rx_valid.val() {
@@ -972,7 +989,7 @@ impl Logic for FastpathTop {
                 }
                 self.tx_last.next = bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.n_r.val();
                 if self.rem_tx.val() < 64 {
-                    self.tx_keep.next = self.keepg.out.val();
+                    self.tx_keep.next = self.keepg.val();
                 }
                 if self.tx_ready.val() {
                     self.idx.d.next = self.idx.q.val() + 1;

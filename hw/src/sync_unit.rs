@@ -69,7 +69,7 @@ pub struct SyncUnit {
     o_hit: DFF<Bit>,
     vals: RAM<Bits<64>, 6>,
     m: Gather<64>,
-    wp1h: Gather<64>,
+    wp1h: Signal<Local, Bits<64>>,
     kk: Signal<Local, Bits<48>>,
     idx: Signal<Local, Bits<6>>,
 }
@@ -123,8 +123,9 @@ impl Logic for SyncUnit {
         for i in 0..64 {
             self.m.bits[i].next =
                 self.used.q.val().get_bit(i) & (self.key[i].q.val() == self.kk.val());
-            self.wp1h.bits[i].next = self.wp.q.val() == i.to_bits::<6>();
         }
+        // One-hot of the write pointer.
+        self.wp1h.next = bit_cast::<64, 1>(1.into()) << self.wp.q.val();
         // Keys are unique in the ring (a key is recorded only when the lookup missed), so the
         // match vector is one-hot or zero.
         self.idx.next = 0.into();
@@ -137,7 +138,7 @@ impl Logic for SyncUnit {
         self.o_hit.d.next = self.lk_valid.val() & self.m.out.val().any();
         self.hit.next = self.o_hit.q.val();
         self.value.next = self.vals.read_data.val();
-        self.full.next = (self.used.q.val() & !self.acked.q.val() & self.wp1h.out.val()).any();
+        self.full.next = (self.used.q.val() & !self.acked.q.val() & self.wp1h.val()).any();
         self.vals.write_enable.next = self.rec_valid.val();
         self.vals.write_address.next = self.wp.q.val();
         self.vals.write_data.next = self.rec_value.val();
@@ -145,11 +146,11 @@ impl Logic for SyncUnit {
             self.acked.d.next = self.acked.q.val() | self.m.out.val();
         }
         if self.rec_valid.val() {
-            self.used.d.next = self.used.q.val() | self.wp1h.out.val();
-            self.acked.d.next = self.acked.q.val() & !self.wp1h.out.val();
+            self.used.d.next = self.used.q.val() | self.wp1h.val();
+            self.acked.d.next = self.acked.q.val() & !self.wp1h.val();
             self.wp.d.next = self.wp.q.val() + 1;
             for i in 0..64 {
-                if self.wp1h.out.val().get_bit(i) {
+                if self.wp1h.val().get_bit(i) {
                     self.key[i].d.next = self.kk.val();
                 }
             }

@@ -91,8 +91,7 @@ pub struct Tlb {
     do_inval: Signal<Local, Bit>,
     touch: Signal<Local, Bit>,
     touch_vec: Signal<Local, Bits<64>>,
-    touch_age: Gather<6>,
-    agecol: Gather<384>,
+    touch_age: Signal<Local, Bits<6>>,
     enc: [Constant<Bits<64>>; 6],
     hit_idx: Gather<6>,
     tgt_idx: Gather<6>,
@@ -153,7 +152,6 @@ impl Default for Tlb {
             touch: Default::default(),
             touch_vec: Default::default(),
             touch_age: Default::default(),
-            agecol: Default::default(),
             enc,
             hit_idx: Default::default(),
             tgt_idx: Default::default(),
@@ -218,18 +216,18 @@ impl Logic for Tlb {
         } else {
             self.touch_vec.next = self.hitvec.val();
         }
-        for k in 0..6 {
-            for i in 0..64 {
-                self.agecol.bits[k * 64 + i].next = self.age[i].q.val().get_bit(k);
+        // Age of the touched entry (touch_vec is one-hot or zero): a one-hot select.
+        self.touch_age.next = 0.into();
+        for i in 0..64 {
+            if self.touch_vec.val().get_bit(i) {
+                self.touch_age.next = self.age[i].q.val();
             }
-            self.touch_age.bits[k].next =
-                (self.touch_vec.val() & self.agecol.out.val().get_bits::<64>(k * 64)).any();
         }
         for i in 0..64 {
             if self.touch.val() {
                 if self.touch_vec.val().get_bit(i) {
                     self.age[i].d.next = 0.into();
-                } else if self.age[i].q.val() < self.touch_age.out.val() {
+                } else if self.age[i].q.val() < self.touch_age.val() {
                     self.age[i].d.next = self.age[i].q.val() + 1;
                 }
             }

@@ -77,3 +77,35 @@ impl<const N: usize> Logic for Gather<N> {
         Verilog::Custom(format!("always @(*) out = {{{}}};", parts.join(", ")))
     }
 }
+
+/// Reverse the byte order of an `N`-bit vector (`N` a multiple of 8): byte `k` of `x` is byte
+/// `N/8 - 1 - k` of `y`. Network byte order fields become plain slices of `y`.
+///
+/// A wiring leaf written by hand like [`Gather`]: one concatenation of byte slices, which
+/// Verilator simulates as a few word operations where a bit-by-bit `Gather` costs `N`.
+#[derive(LogicBlock, Default)]
+pub struct ByteSwap<const N: usize> {
+    /// Input vector.
+    pub x: Signal<In, Bits<N>>,
+    /// `x` with its bytes in reverse order.
+    pub y: Signal<Out, Bits<N>>,
+}
+
+impl<const N: usize> Logic for ByteSwap<N> {
+    fn update(&mut self) {
+        let bytes = bits_to_bytes(self.x.val());
+        let rev: Vec<u8> = bytes.into_iter().rev().collect();
+        self.y.next = bytes_to_bits(&rev);
+    }
+
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let parts: Vec<String> = (0..N / 8)
+            .map(|k| format!("x[{}:{}]", 8 * k + 7, 8 * k))
+            .collect();
+        Verilog::Custom(format!("always @(*) y = {{{}}};", parts.join(", ")))
+    }
+}

@@ -8,7 +8,7 @@ use crate::model::board::{BoardConfig, BoardError, NodeParts, Outgoing};
 use crate::model::dram::Dram;
 use crate::model::Counters;
 use crate::node::MemoryNode;
-use crate::rtl::{Rtl, FASTPATH_TOP};
+use crate::rtl::{Rtl, FASTPATH_TOP, FASTPATH_TOP_TRACED};
 use clio_proto::consts::BEAT_BYTES;
 use clio_proto::frame::{Route, ROUTE_BYTES};
 use clio_proto::layout::MemoryLayout;
@@ -103,6 +103,13 @@ pub struct CycleStats {
     pub packets_out: u64,
     /// Cycles from the first beat in to the first beat out, of the last packet.
     pub last_latency: u64,
+    /// AXI rule breaks seen by the DRAM model (write data before its address, WLAST not on
+    /// the burst's last beat). Always 0 for a correct fast path.
+    pub axi_violations: u64,
+    /// With [`RtlBoard::check_registered_outputs`]: cycles in which an output changed when
+    /// only the inputs changed (a combinational input-to-output path, which one evaluation
+    /// per cycle would sample wrongly). Always 0 for `fastpath_top`.
+    pub combinational_outputs: u64,
 }
 
 /// The cosimulated memory node.
@@ -126,6 +133,9 @@ pub struct RtlBoard {
     stats: CycleStats,
     hung: u64,
     trace: bool,
+    check_outputs: bool,
+    before: Vec<u32>,
+    after: Vec<u32>,
     c: Counters,
 }
 
@@ -196,7 +206,13 @@ impl RtlBoard {
             ring,
             slow,
         } = NodeParts::new(cfg)?;
-        let rtl = Rtl::new(&FASTPATH_TOP, vcd);
+        // Waveform support halves the model's speed, so it is a separate build.
+        let model = if vcd.is_some() {
+            &FASTPATH_TOP_TRACED
+        } else {
+            &FASTPATH_TOP
+        };
+        let rtl = Rtl::new(model, vcd);
         let p = ports(&rtl);
         let mut b = RtlBoard {
             rtl,
@@ -218,6 +234,9 @@ impl RtlBoard {
             stats: CycleStats::default(),
             hung: 0,
             trace: std::env::var_os("CLIO_COSIM_TRACE").is_some(),
+            check_outputs: false,
+            before: Vec::new(),
+            after: Vec::new(),
             c: Counters::default(),
         };
         // The harness never back-pressures the RTL: responses, DRAM and the RX ring always
@@ -252,6 +271,14 @@ impl RtlBoard {
         }
     }
 
+    /// Evaluate twice per cycle from now on and count, in
+    /// [`CycleStats::combinational_outputs`], the cycles in which an output changed between
+    /// the edge and the settling of the next cycle's inputs: the check that the one-evaluation
+    /// clocking ([`Rtl::step`]) sees exactly what a two-evaluation harness would.
+    pub fn check_registered_outputs(&mut self) {
+        self.check_outputs = true;
+    }
+
     /// DRAM contents without counting traffic.
     pub fn peek(&self, pa: u64, n: usize) -> Option<&[u8]> {
         self.dram.peek(pa, n)
@@ -282,8 +309,8 @@ impl RtlBoard {
         let p = &self.p;
         let now = self.rtl.cycles;
         let mut w = [0u32; 32];
-        self.rtl.fall();
-        // Drive inputs for this cycle.
+        // Drive inputs for this cycle. Outputs are read as the last edge left them: the fast
+        // path's outputs come from registers, so one evaluation per cycle (at the edge) suffices.
         let rx_active = if let Some((route, bytes)) = self.rx_q.front() {
             let end = (self.rx_off + BEAT_BYTES).min(bytes.len());
             words_of(&bytes[self.rx_off..end], &mut w[..16]);
@@ -338,7 +365,17 @@ impl RtlBoard {
         }
         self.rtl
             .set(p.sp_tx_valid, self.sp_tx_cur.is_some() as u128);
-        self.rtl.eval();
+        if self.check_outputs {
+            // Settle the new inputs before the edge, as a two-evaluation harness would, and
+            // check that no output moved.
+            self.rtl.outputs(&mut self.before);
+            self.rtl.fall();
+            self.rtl.eval();
+            self.rtl.outputs(&mut self.after);
+            if self.before != self.after {
+                self.stats.combinational_outputs += 1;
+            }
+        }
 
         // Sample handshakes (values before the rising edge).
         let mut moved = false;
@@ -431,7 +468,7 @@ impl RtlBoard {
                 let last = self.rtl.get(p.wlast) == 1;
                 if last != (b.done == b.beats) {
                     // WLAST must mark exactly the last beat of the burst AWLEN announced.
-                    self.c.bad_descriptors += 1;
+                    self.stats.axi_violations += 1;
                 }
                 if b.done == b.beats {
                     self.writes.pop_front();
@@ -439,7 +476,7 @@ impl RtlBoard {
                 }
             } else {
                 // Write data before its address: the RTL broke AXI ordering rules we rely on.
-                self.c.bad_descriptors += 1;
+                self.stats.axi_violations += 1;
             }
         }
         if b_driven && self.rtl.get(p.bready) == 1 {
@@ -484,7 +521,11 @@ impl RtlBoard {
                 self.rtl.get(p.sp_tx_ready)
             );
         }
-        self.rtl.rise();
+        if self.check_outputs {
+            self.rtl.rise();
+        } else {
+            self.rtl.step();
+        }
         moved
     }
 

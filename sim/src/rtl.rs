@@ -20,11 +20,14 @@ pub struct Port {
 pub struct RtlModule {
     /// Module name.
     pub name: &'static str,
+    /// Built with waveform support (slower; only such a model can write a VCD).
+    pub traced: bool,
     /// Ports in declaration order (the index is the shim's port number).
     pub ports: &'static [Port],
     new: unsafe extern "C" fn(*const c_char) -> *mut c_void,
     free: unsafe extern "C" fn(*mut c_void),
     eval: unsafe extern "C" fn(*mut c_void, u64),
+    edge: unsafe extern "C" fn(*mut c_void) -> i32,
     set: unsafe extern "C" fn(*mut c_void, u32, *const u32),
     get: unsafe extern "C" fn(*mut c_void, u32, *mut u32),
 }
@@ -37,6 +40,8 @@ pub struct Rtl {
     h: *mut c_void,
     time: u64,
     clock: Option<u32>,
+    tracing: bool,
+    evals_per_step: u32,
     /// Rising clock edges simulated.
     pub cycles: u64,
 }
@@ -45,8 +50,14 @@ pub struct Rtl {
 unsafe impl Send for Rtl {}
 
 impl Rtl {
-    /// Instantiate `m`, optionally writing a VCD waveform to `vcd`.
+    /// Instantiate `m`, optionally writing a VCD waveform to `vcd` (`m` must then be a traced
+    /// model, e.g. [`FASTPATH_TOP_TRACED`]).
     pub fn new(m: &'static RtlModule, vcd: Option<&Path>) -> Rtl {
+        assert!(
+            vcd.is_none() || m.traced,
+            "{} is built without waveform support; use its traced model",
+            m.name
+        );
         let path = vcd.map(|p| CString::new(p.to_string_lossy().as_bytes()).unwrap_or_default());
         // SAFETY: the shim copies the path before returning; a null pointer disables tracing.
         let h = unsafe { (m.new)(path.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())) };
@@ -60,6 +71,8 @@ impl Rtl {
             h,
             time: 0,
             clock,
+            tracing: vcd.is_some(),
+            evals_per_step: 0,
             cycles: 0,
         }
     }
@@ -109,6 +122,17 @@ impl Rtl {
         unsafe { (self.m.get)(self.h, port, w.as_mut_ptr()) }
     }
 
+    /// Every output's current value, as words, into `buf` (replaced).
+    pub fn outputs(&self, buf: &mut Vec<u32>) {
+        buf.clear();
+        for (i, p) in self.m.ports.iter().enumerate().filter(|(_, p)| !p.input) {
+            let at = buf.len();
+            buf.resize(at + p.width.div_ceil(32) as usize, 0);
+            // SAFETY: room for ceil(width/32) words was just made.
+            unsafe { (self.m.get)(self.h, i as u32, buf[at..].as_mut_ptr()) };
+        }
+    }
+
     /// Settle combinational logic.
     pub fn eval(&mut self) {
         // SAFETY: valid handle.
@@ -121,6 +145,30 @@ impl Rtl {
         self.fall();
         self.eval();
         self.rise();
+    }
+
+    /// One clock cycle in a single evaluation: the rising edge with the inputs as set, without
+    /// settling them first. Outputs read afterwards are the registers' new values, so this
+    /// is exact for a harness that only reads outputs driven from registers (a Moore
+    /// interface; `fastpath_top`'s is, and `cosim` checks it on request). Without a VCD it
+    /// evaluates once per cycle instead of twice; with one it is [`Rtl::tick`], so every
+    /// cycle is dumped.
+    pub fn step(&mut self) {
+        if self.tracing {
+            self.tick();
+            return;
+        }
+        // SAFETY: valid handle.
+        let single = unsafe { (self.m.edge)(self.h) } != 0;
+        self.evals_per_step = if single { 1 } else { 2 };
+        self.time += 2;
+        self.cycles += 1;
+    }
+
+    /// Evaluations the last [`Rtl::step`] took: 1 where the Verilator release exposes the
+    /// previous-clock member, 2 otherwise (0 before the first step).
+    pub fn evals_per_step(&self) -> u32 {
+        self.evals_per_step
     }
 
     /// Drive the clock low without evaluating: the next [`Rtl::eval`] settles the inputs set
