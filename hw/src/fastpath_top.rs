@@ -31,12 +31,9 @@ pub const WALK_EXTRA_CYCLES: u64 = 18;
 /// Controller states.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum State {
-    /// Waiting for a frame or a slow-path descriptor.
+    /// Waiting for a received frame (its header is loaded and the ack layer's verdict acted
+    /// on: drop, NACK or dispatch) or a slow-path descriptor.
     Idle,
-    /// Receiving a frame.
-    Rx,
-    /// Last realigned block; ack verdict.
-    RxFlush,
     /// Header checks and opcode dispatch.
     Dispatch,
     /// Idempotence-ring lookup result.
@@ -73,7 +70,7 @@ pub enum State {
     SWrite,
     /// Payload-less response: header and CRC.
     Resp,
-    /// Send the response.
+    /// Hand the response to the transmit stage (waits while it sends the previous one).
     Send,
     /// Push a REQUEST descriptor to the slow path.
     SlowPush,
@@ -193,8 +190,58 @@ pub struct FastpathTop {
     pf: PageFault,
     sync: SyncUnit,
     realign: Realign,
-    wbuf: RAM<Bits<512>, 5>,
-    txbuf: RAM<Bits<512>, 5>,
+    rx_realign: Realign,
+    /// Received payloads, DRAM-aligned: two slots of 32 blocks (address bit 5 = slot).
+    wbuf: RAM<Bits<512>, 6>,
+    /// Response beats 1.. (beat 0 is built apart): two slots of 32 beats.
+    txbuf: RAM<Bits<512>, 6>,
+    // ---- Ingest stage: receives frames into the free wbuf slot while the executor works.
+    i_rx: DFF<Bit>,
+    i_flush: DFF<Bit>,
+    i_slot: DFF<Bit>,
+    i_prev: DFF<Bits<512>>,
+    i_rbeat: DFF<Bits<11>>,
+    i_o: DFF<Bits<6>>,
+    i_o_now: Signal<Local, Bits<6>>,
+    i_blk: Signal<Local, Bits<12>>,
+    /// Slot holds a received frame not yet released by the executor.
+    s_full: DFF<Bits<2>>,
+    s_set: Signal<Local, Bits<2>>,
+    s_clr: Signal<Local, Bits<2>>,
+    s_hdr0: DFF<Bits<384>>,
+    s_hdr1: DFF<Bits<384>>,
+    s_route0: DFF<Bits<256>>,
+    s_route1: DFF<Bits<256>>,
+    s_o0: DFF<Bits<6>>,
+    s_o1: DFF<Bits<6>>,
+    /// Ack verdict per slot: bit 0 drop, bit 1 NACK.
+    s_ver0: DFF<Bits<2>>,
+    s_ver1: DFF<Bits<2>>,
+    /// The executor's slot, and whether it holds it.
+    x_slot: DFF<Bit>,
+    x_hold: DFF<Bit>,
+    x_ver: Signal<Local, Bits<2>>,
+    /// No DRAM write waits for its B response.
+    no_wout: Signal<Local, Bit>,
+    pt_clear: Signal<Local, Bit>,
+    pt_ahead: Signal<Local, Bits<8>>,
+    data_ahead: Signal<Local, Bits<8>>,
+    data_clear: Signal<Local, Bit>,
+    w_seq: DFF<Bits<8>>,
+    b_seq: DFF<Bits<8>>,
+    pt_mark: DFF<Bits<8>>,
+    data_mark: DFF<Bits<8>>,
+    // ---- Transmit stage: sends a finished response while the executor goes on.
+    t_busy: DFF<Bit>,
+    t_idx: DFF<Bits<6>>,
+    t_len: DFF<Bits<12>>,
+    t_route: DFF<Bits<256>>,
+    t_beat0: DFF<Bits<512>>,
+    t_slot: DFF<Bit>,
+    /// The txbuf slot the executor fills next.
+    x_tslot: DFF<Bit>,
+    t_rem: Signal<Local, Bits<13>>,
+    t_n: Signal<Local, Bits<12>>,
     hswap: ByteSwap<384>,
     a0swap: ByteSwap<64>,
     strb: Signal<Local, Bits<64>>,
@@ -206,7 +253,6 @@ pub struct FastpathTop {
     hdr: DFF<Bits<384>>,
     route: DFF<Bits<256>>,
     prev: DFF<Bits<512>>,
-    rbeat: DFF<Bits<11>>,
     o: DFF<Bits<6>>,
     vaq: DFF<Bits<64>>,
     len: DFF<Bits<12>>,
@@ -261,8 +307,6 @@ pub struct FastpathTop {
     vpn: Signal<Local, Bits<64>>,
     poff: Signal<Local, Bits<64>>,
     page_rem: Signal<Local, Bits<32>>,
-    o_now: Signal<Local, Bits<6>>,
-    blk: Signal<Local, Bits<12>>,
     kt: Signal<Local, Bits<12>>,
     k1: Signal<Local, Bits<12>>,
     n_r: Signal<Local, Bits<12>>,
@@ -279,7 +323,6 @@ pub struct FastpathTop {
     wend: Signal<Local, Bits<12>>,
     tx_fire: Signal<Local, Bit>,
     w_fire: Signal<Local, Bit>,
-    rem_tx: Signal<Local, Bits<13>>,
     word_sh: Signal<Local, Bits<9>>,
     s_old: Signal<Local, Bits<64>>,
     sd_kind: Signal<Local, Bits<16>>,
@@ -299,8 +342,31 @@ impl Logic for FastpathTop {
             hdr,
             route,
             prev,
-            rbeat,
             o,
+            i_rx,
+            i_flush,
+            i_slot,
+            i_prev,
+            i_rbeat,
+            i_o,
+            s_full,
+            s_hdr0,
+            s_hdr1,
+            s_route0,
+            s_route1,
+            s_o0,
+            s_o1,
+            s_ver0,
+            s_ver1,
+            x_slot,
+            x_hold,
+            t_busy,
+            t_idx,
+            t_len,
+            t_route,
+            t_beat0,
+            t_slot,
+            x_tslot,
             vaq,
             len,
             need,
@@ -327,6 +393,10 @@ impl Logic for FastpathTop {
             s_new,
             sdesc,
             wout,
+            w_seq,
+            b_seq,
+            pt_mark,
+            data_mark,
             c_rx,
             c_tx,
             c_nack,
@@ -413,25 +483,14 @@ impl Logic for FastpathTop {
         }
         self.n_r.next = (self.rs_len.q.val() + 63) >> 6;
 
-        // ---- Realign (RX: packet -> DRAM lanes; read: DRAM -> packet lanes).
-        if self.rbeat.q.val() == 0 {
-            self.o_now.next = self.rx_data.val().get_bits::<6>(184);
-        } else {
-            self.o_now.next = self.o.q.val();
-        }
+        // ---- Realign (read: DRAM -> packet lanes; the ingest stage has its own for RX).
         self.realign.lo.next = self.prev.q.val();
         self.realign.hi.next = 0.into();
-        self.realign.sh.next = bit_cast::<6, 8>(48.into()) - self.o_now.val();
+        self.realign.sh.next = self.o.q.val() - bit_cast::<6, 8>(48.into());
         self.merged.next =
             ((self.realign.out.val() >> 384) << 384) | bit_cast::<512, 384>(self.hr.val());
 
         // ---- Defaults.
-        self.rx_ready.next = false;
-        self.tx_valid.next = false;
-        self.tx_last.next = false;
-        self.tx_data.next = self.txbuf.read_data.val();
-        self.tx_keep.next = 0xFFFF_FFFF_FFFF_FFFF_u64.to_bits();
-        self.tx_route.next = self.route.q.val();
         self.m_axi_arvalid.next = false;
         self.m_axi_araddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
         self.m_axi_arlen.next = 0.into();
@@ -446,21 +505,13 @@ impl Logic for FastpathTop {
         self.sp_rx_valid.next = false;
         self.sp_rx_desc.next = self.pm_desc.q.val();
         self.sp_tx_ready.next = false;
-        self.ack.in_valid.next = false;
-        self.ack.in_data.next = self.rx_data.val();
-        self.ack.in_keep.next = self.rx_keep.val();
-        self.ack.in_last.next = self.rx_last.val();
         self.txcrc.in_valid.next = false;
         self.txcrc.in_first.next = false;
         self.txcrc.in_data.next = self.merged.val();
         self.txcrc.in_bytes.next = 64.into();
         self.crc.next = self.txcrc.crc.val();
-        self.wbuf.write_enable.next = false;
-        self.wbuf.write_address.next = 0.into();
-        self.wbuf.write_data.next = self.realign.out.val();
         self.txbuf.write_enable.next = false;
         self.txbuf.write_data.next = self.realign.out.val();
-        self.blk.next = 0.into();
         self.side_now.next = 0.into();
         self.rt.next = 0.into();
         self.rt_ok.next = false;
@@ -552,24 +603,132 @@ impl Logic for FastpathTop {
         self.m_axi_wstrb.next = self.strb.val();
         self.w_fire.next = (self.state.q.val() == State::WData) & self.m_axi_wready.val();
         if self.w_fire.val() {
-            self.wbuf.read_address.next = bit_cast::<5, 6>(self.idx.q.val() + 1);
+            self.wbuf.read_address.next = (bit_cast::<6, 1>(self.x_slot.q.val().into()) << 5)
+                | bit_cast::<6, 5>(bit_cast::<5, 6>(self.idx.q.val() + 1));
         } else {
-            self.wbuf.read_address.next = bit_cast::<5, 6>(self.idx.q.val());
+            self.wbuf.read_address.next = (bit_cast::<6, 1>(self.x_slot.q.val().into()) << 5)
+                | bit_cast::<6, 5>(bit_cast::<5, 6>(self.idx.q.val()));
         }
-        // TX: bytes left from this beat on, keep mask, prefetching buffer reads.
-        self.rem_tx.next =
-            bit_cast::<13, 12>(self.rs_len.q.val()) - (bit_cast::<13, 6>(self.idx.q.val()) << 6);
-        // Keep lanes 0..rem_tx (all when 64 or more bytes are left).
-        if self.rem_tx.val() >= 64 {
+        // ---- Ingest stage: frames into the free wbuf slot, realigned to DRAM lanes, with the
+        // ack layer's CRC check; header, route and verdict kept per slot.
+        self.rx_ready.next = self.i_rx.q.val();
+        self.ack.in_valid.next = self.i_rx.q.val() & self.rx_valid.val();
+        self.ack.in_data.next = self.rx_data.val();
+        self.ack.in_keep.next = self.rx_keep.val();
+        self.ack.in_last.next = self.rx_last.val();
+        if self.i_rbeat.q.val() == 0 {
+            self.i_o_now.next = self.rx_data.val().get_bits::<6>(184);
+        } else {
+            self.i_o_now.next = self.i_o.q.val();
+        }
+        self.rx_realign.lo.next = self.i_prev.q.val();
+        self.rx_realign.hi.next = self.rx_data.val();
+        if self.i_flush.q.val() {
+            self.rx_realign.hi.next = 0.into();
+        }
+        self.rx_realign.sh.next = bit_cast::<6, 8>(48.into()) - self.i_o_now.val();
+        if self.i_o_now.val() > 48 {
+            self.i_blk.next = bit_cast::<12, 11>(self.i_rbeat.q.val());
+        } else {
+            self.i_blk.next = bit_cast::<12, 11>(self.i_rbeat.q.val()) - 1;
+        }
+        self.wbuf.write_address.next = (bit_cast::<6, 1>(self.i_slot.q.val().into()) << 5)
+            | bit_cast::<6, 5>(bit_cast::<5, 12>(self.i_blk.val()));
+        self.wbuf.write_data.next = self.rx_realign.out.val();
+        self.wbuf.write_enable.next = ((self.i_rx.q.val() & self.rx_valid.val())
+            | self.i_flush.q.val())
+            & (self.i_blk.val() < 18);
+        self.s_set.next = 0.into();
+        if self.i_rx.q.val() & self.rx_valid.val() {
+            self.i_prev.d.next = self.rx_data.val();
+            self.i_rbeat.d.next = self.i_rbeat.q.val() + 1;
+            if self.i_rbeat.q.val() == 0 {
+                self.i_o.d.next = self.i_o_now.val();
+                if self.i_slot.q.val() {
+                    self.s_hdr1.d.next = bit_cast::<384, 512>(self.rx_data.val());
+                    self.s_route1.d.next = self.rx_route.val();
+                    self.s_o1.d.next = self.i_o_now.val();
+                } else {
+                    self.s_hdr0.d.next = bit_cast::<384, 512>(self.rx_data.val());
+                    self.s_route0.d.next = self.rx_route.val();
+                    self.s_o0.d.next = self.i_o_now.val();
+                }
+            }
+            if self.rx_last.val() {
+                self.c_rx.d.next = self.c_rx.q.val() + 1;
+                self.i_rx.d.next = false;
+                self.i_flush.d.next = true;
+            }
+        }
+        if self.i_flush.q.val() {
+            // Last realigned block written above; the verdict is out this cycle.
+            self.i_flush.d.next = false;
+            self.i_rbeat.d.next = 0.into();
+            self.i_prev.d.next = 0.into();
+            self.i_slot.d.next = !self.i_slot.q.val();
+            if self.i_slot.q.val() {
+                self.s_set.next = 2.into();
+                self.s_ver1.d.next = bit_cast::<2, 1>(self.ack.drop.val().into())
+                    | (bit_cast::<2, 1>(self.ack.nack.val().into()) << 1);
+            } else {
+                self.s_set.next = 1.into();
+                self.s_ver0.d.next = bit_cast::<2, 1>(self.ack.drop.val().into())
+                    | (bit_cast::<2, 1>(self.ack.nack.val().into()) << 1);
+            }
+        }
+        if !self.i_rx.q.val() & !self.i_flush.q.val() {
+            // Receive when the slot is free.
+            if self.i_slot.q.val() {
+                self.i_rx.d.next = !self.s_full.q.val().get_bit(1);
+            } else {
+                self.i_rx.d.next = !self.s_full.q.val().get_bit(0);
+            }
+        }
+        if self.x_slot.q.val() {
+            self.x_ver.next = self.s_ver1.q.val();
+        } else {
+            self.x_ver.next = self.s_ver0.q.val();
+        }
+        self.s_clr.next = 0.into();
+        self.no_wout.next = self.wout.q.val() == 0;
+        // Marks at or behind the B count (mod 256, never 128 apart): nothing to wait for.
+        self.pt_ahead.next = self.pt_mark.q.val() - self.b_seq.q.val();
+        self.pt_clear.next = (self.pt_ahead.val() == 0) | self.pt_ahead.val().get_bit(7);
+        self.data_ahead.next = self.data_mark.q.val() - self.b_seq.q.val();
+        self.data_clear.next = (self.data_ahead.val() == 0) | self.data_ahead.val().get_bit(7);
+
+        // ---- Transmit stage: streams the response the executor handed over (beat 0 with the
+        // header and CRC, the rest from its txbuf slot), prefetching buffer reads.
+        self.t_n.next = (self.t_len.q.val() + 63) >> 6;
+        self.t_rem.next =
+            bit_cast::<13, 12>(self.t_len.q.val()) - (bit_cast::<13, 6>(self.t_idx.q.val()) << 6);
+        // Keep lanes 0..t_rem (all when 64 or more bytes are left).
+        if self.t_rem.val() >= 64 {
             self.keepg.next = self.ones64.val();
         } else {
-            self.keepg.next = !(self.ones64.val() << bit_cast::<7, 13>(self.rem_tx.val()));
+            self.keepg.next = !(self.ones64.val() << bit_cast::<7, 13>(self.t_rem.val()));
         }
-        self.tx_fire.next = (self.state.q.val() == State::Send) & self.tx_ready.val();
-        if self.tx_fire.val() {
-            self.txbuf.read_address.next = bit_cast::<5, 6>(self.idx.q.val() + 1);
+        self.tx_valid.next = self.t_busy.q.val();
+        self.tx_route.next = self.t_route.q.val();
+        self.tx_keep.next = self.keepg.val();
+        self.tx_last.next = bit_cast::<12, 6>(self.t_idx.q.val()) + 1 == self.t_n.val();
+        if self.t_idx.q.val() == 0 {
+            self.tx_data.next = self.t_beat0.q.val();
         } else {
-            self.txbuf.read_address.next = bit_cast::<5, 6>(self.idx.q.val());
+            self.tx_data.next = self.txbuf.read_data.val();
+        }
+        self.tx_fire.next = self.t_busy.q.val() & self.tx_ready.val();
+        if self.tx_fire.val() {
+            self.txbuf.read_address.next = (bit_cast::<6, 1>(self.t_slot.q.val().into()) << 5)
+                | bit_cast::<6, 5>(bit_cast::<5, 6>(self.t_idx.q.val() + 1));
+            self.t_idx.d.next = self.t_idx.q.val() + 1;
+            if bit_cast::<12, 6>(self.t_idx.q.val()) + 1 == self.t_n.val() {
+                self.c_tx.d.next = self.c_tx.q.val() + 1;
+                self.t_busy.d.next = false;
+            }
+        } else {
+            self.txbuf.read_address.next = (bit_cast::<6, 1>(self.t_slot.q.val().into()) << 5)
+                | bit_cast::<6, 5>(bit_cast::<5, 6>(self.t_idx.q.val()));
         }
         // Slow-path descriptor fields.
         self.sd_kind.next = self.sdesc.q.val().get_bits::<16>(0);
@@ -580,63 +739,41 @@ impl Logic for FastpathTop {
         match self.state.q.val() {
             State::Idle => {
                 self.prev.d.next = 0.into();
-                self.rbeat.d.next = 0.into();
                 self.idx.d.next = 0.into();
+                self.rs_flags.d.next = 1.into();
+                self.rs_plen.d.next = 0.into();
+                self.rs_use_arg0.d.next = false;
+                self.rs_len.d.next = 48.into();
                 // Ready does not wait for valid: every output comes from registers, so the
                 // cosimulation can sample them without settling the inputs first.
                 self.sp_tx_ready.next = true;
                 if self.sp_tx_valid.val() {
                     self.sdesc.d.next = self.sp_tx_desc.val();
                     self.state.d.next = State::SpTx;
-                } else if self.rx_valid.val() {
-                    self.state.d.next = State::Rx;
-                }
-            }
-            State::Rx => {
-                self.rx_ready.next = true;
-                self.realign.hi.next = self.rx_data.val();
-                if self.o_now.val() > 48 {
-                    self.blk.next = bit_cast::<12, 11>(self.rbeat.q.val());
-                } else {
-                    self.blk.next = bit_cast::<12, 11>(self.rbeat.q.val()) - 1;
-                }
-                if self.rx_valid.val() {
-                    self.ack.in_valid.next = true;
-                    self.prev.d.next = self.rx_data.val();
-                    self.rbeat.d.next = self.rbeat.q.val() + 1;
-                    self.wbuf.write_address.next = bit_cast::<5, 12>(self.blk.val());
-                    self.wbuf.write_enable.next = self.blk.val() < 18;
-                    if self.rbeat.q.val() == 0 {
-                        self.hdr.d.next = bit_cast::<384, 512>(self.rx_data.val());
-                        self.route.d.next = self.rx_route.val();
-                        self.o.d.next = self.o_now.val();
+                } else if self.s_full.q.val().get_bit(0) & !self.x_slot.q.val()
+                    | self.s_full.q.val().get_bit(1) & self.x_slot.q.val()
+                {
+                    // Take the received frame: its header, route and offset, and act on the
+                    // ack layer's verdict (drop, NACK, or dispatch next cycle).
+                    if self.x_slot.q.val() {
+                        self.hdr.d.next = self.s_hdr1.q.val();
+                        self.route.d.next = self.s_route1.q.val();
+                        self.o.d.next = self.s_o1.q.val();
+                    } else {
+                        self.hdr.d.next = self.s_hdr0.q.val();
+                        self.route.d.next = self.s_route0.q.val();
+                        self.o.d.next = self.s_o0.q.val();
                     }
-                    if self.rx_last.val() {
-                        self.c_rx.d.next = self.c_rx.q.val() + 1;
-                        self.state.d.next = State::RxFlush;
+                    self.x_hold.d.next = true;
+                    if self.x_ver.val().get_bit(0) {
+                        self.state.d.next = State::Drain;
+                    } else if self.x_ver.val().get_bit(1) {
+                        self.c_nack.d.next = self.c_nack.q.val() + 1;
+                        self.rs_status.d.next = 1.into();
+                        self.state.d.next = State::Resp;
+                    } else {
+                        self.state.d.next = State::Dispatch;
                     }
-                }
-            }
-            State::RxFlush => {
-                if self.o_now.val() > 48 {
-                    self.blk.next = bit_cast::<12, 11>(self.rbeat.q.val());
-                } else {
-                    self.blk.next = bit_cast::<12, 11>(self.rbeat.q.val()) - 1;
-                }
-                self.wbuf.write_address.next = bit_cast::<5, 12>(self.blk.val());
-                self.wbuf.write_enable.next = self.blk.val() < 18;
-                self.rs_flags.d.next = 1.into();
-                self.rs_plen.d.next = 0.into();
-                self.rs_use_arg0.d.next = false;
-                self.rs_len.d.next = 48.into();
-                if self.ack.drop.val() {
-                    self.state.d.next = State::Idle;
-                } else if self.ack.nack.val() {
-                    self.c_nack.d.next = self.c_nack.q.val() + 1;
-                    self.rs_status.d.next = 1.into();
-                    self.state.d.next = State::Resp;
-                } else {
-                    self.state.d.next = State::Dispatch;
                 }
             }
             State::Dispatch => {
@@ -694,8 +831,12 @@ impl Logic for FastpathTop {
                         self.rs_status.d.next = 6.into();
                     }
                 } else if self.opcode.val() == 0x24 {
-                    // FENCE: every earlier request has completed (one request at a time).
+                    // FENCE: answered once every earlier write has its B response (earlier
+                    // requests are otherwise complete: the executor takes one at a time).
                     self.rs_status.d.next = 0.into();
+                    if !self.no_wout.val() {
+                        self.state.d.next = State::Dispatch;
+                    }
                 } else if self.opcode.val() == 0x30 {
                     self.sync.k_req.next = bit_cast::<32, 64>(self.h_arg0.val());
                     self.sync.ack_valid.next = true;
@@ -766,10 +907,11 @@ impl Logic for FastpathTop {
                 }
             }
             State::TWalk => {
-                self.m_axi_arvalid.next = self.walker.ar_valid.val();
+                // The bucket read waits for earlier page-table writes.
+                self.m_axi_arvalid.next = self.walker.ar_valid.val() & self.pt_clear.val();
                 self.m_axi_araddr.next = bit_cast::<64, 40>(self.walker.ar_addr.val());
                 self.m_axi_arlen.next = self.walker.ar_len.val();
-                self.walker.ar_ready.next = self.m_axi_arready.val();
+                self.walker.ar_ready.next = self.m_axi_arready.val() & self.pt_clear.val();
                 self.walker.r_valid.next = self.m_axi_rvalid.val();
                 if self.walker.out_valid.val() {
                     self.state.d.next = State::TDone;
@@ -899,14 +1041,15 @@ impl Logic for FastpathTop {
                 }
             }
             State::RAddr => {
-                self.m_axi_arvalid.next = true;
+                // After every earlier data write has its B response (read-after-write order).
+                self.m_axi_arvalid.next = self.data_clear.val();
                 if self.piece.q.val() {
                     self.m_axi_araddr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.m_axi_arlen.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
                 } else {
                     self.m_axi_arlen.next = bit_cast::<8, 12>(self.k1.val() - 1);
                 }
-                if self.m_axi_arready.val() {
+                if self.m_axi_arready.val() & self.data_clear.val() {
                     if self.two.q.val() & !self.piece.q.val() {
                         self.piece.d.next = true;
                     } else {
@@ -929,8 +1072,8 @@ impl Logic for FastpathTop {
                 self.state.d.next = State::Send;
             }
             State::SAddr => {
-                self.m_axi_arvalid.next = true;
-                if self.m_axi_arready.val() {
+                self.m_axi_arvalid.next = self.data_clear.val();
+                if self.m_axi_arready.val() & self.data_clear.val() {
                     self.state.d.next = State::SData;
                 }
             }
@@ -979,24 +1122,20 @@ impl Logic for FastpathTop {
                 self.state.d.next = State::Send;
             }
             State::Send => {
-                self.tx_valid.next = true;
-                if self.idx.q.val() == 0 {
-                    self.tx_data.next = self.tx0.q.val()
+                // Hand over to the transmit stage once it has sent the previous response.
+                if !self.t_busy.q.val() {
+                    self.t_busy.d.next = true;
+                    self.t_idx.d.next = 0.into();
+                    self.t_len.d.next = self.rs_len.q.val();
+                    self.t_route.d.next = self.route.q.val();
+                    self.t_slot.d.next = self.x_tslot.q.val();
+                    self.x_tslot.d.next = !self.x_tslot.q.val();
+                    self.t_beat0.d.next = self.tx0.q.val()
                         | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(24)) << 224)
                         | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(16)) << 232)
                         | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(8)) << 240)
                         | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(0)) << 248);
-                }
-                self.tx_last.next = bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.n_r.val();
-                if self.rem_tx.val() < 64 {
-                    self.tx_keep.next = self.keepg.val();
-                }
-                if self.tx_ready.val() {
-                    self.idx.d.next = self.idx.q.val() + 1;
-                    if bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.n_r.val() {
-                        self.c_tx.d.next = self.c_tx.q.val() + 1;
-                        self.state.d.next = State::Drain;
-                    }
+                    self.state.d.next = State::Drain;
                 }
             }
             State::SlowPush => {
@@ -1067,9 +1206,19 @@ impl Logic for FastpathTop {
                 }
             }
             State::Drain => {
+                // Writes still in flight need not finish here: every DRAM read (walk, read,
+                // atomic) waits for all B responses first, so it sees them.
                 self.rs_flags.d.next = 1.into();
-                if self.wout.q.val() == 0 {
-                    self.state.d.next = State::Idle;
+                self.state.d.next = State::Idle;
+                // Release the received frame's slot to the ingest stage.
+                if self.x_hold.q.val() {
+                    self.x_hold.d.next = false;
+                    self.x_slot.d.next = !self.x_slot.q.val();
+                    if self.x_slot.q.val() {
+                        self.s_clr.next = 2.into();
+                    } else {
+                        self.s_clr.next = 1.into();
+                    }
                 }
             }
         }
@@ -1094,7 +1243,8 @@ impl Logic for FastpathTop {
             }
         }
         // Response beats of a read: beat 0 carries the header.
-        self.txbuf.write_address.next = bit_cast::<5, 12>(self.rt.val());
+        self.txbuf.write_address.next = (bit_cast::<6, 1>(self.x_tslot.q.val().into()) << 5)
+            | bit_cast::<6, 5>(bit_cast::<5, 12>(self.rt.val()));
         if self.rt.val() == 0 {
             self.txcrc.in_first.next = (self.state.q.val() == State::RData)
                 | (self.state.q.val() == State::RAddr)
@@ -1123,9 +1273,46 @@ impl Logic for FastpathTop {
         } else if self.m_axi_bvalid.val() {
             self.wout.d.next = self.wout.q.val() - 1;
         }
+        // A caught-up mark follows the B count, so it never falls 128 behind (mod 256).
+        if self.pt_clear.val() {
+            self.pt_mark.d.next = self.b_seq.q.val();
+        }
+        if self.data_clear.val() {
+            self.data_mark.d.next = self.b_seq.q.val();
+        }
+        // B responses come back in order: a read waits only for the writes it could see.
+        // Sequence numbers of the last page-table write (fault write-back, PTE_WRITE) and the
+        // last data write (write, atomic) against the count of B responses received.
+        if self.m_axi_wvalid.val() & self.m_axi_wready.val() & self.m_axi_wlast.val() {
+            self.w_seq.d.next = self.w_seq.q.val() + 1;
+            if (self.state.q.val() == State::TSide) | (self.state.q.val() == State::SpPte) {
+                self.pt_mark.d.next = self.w_seq.q.val() + 1;
+            } else {
+                self.data_mark.d.next = self.w_seq.q.val() + 1;
+            }
+        }
+        if self.m_axi_bvalid.val() {
+            self.b_seq.d.next = self.b_seq.q.val() + 1;
+        }
+        self.s_full.d.next = (self.s_full.q.val() | self.s_set.val()) & !self.s_clr.val();
         if self.reset.val() {
             self.state.d.next = State::Idle;
+            self.i_rx.d.next = false;
+            self.i_flush.d.next = false;
+            self.i_slot.d.next = false;
+            self.i_rbeat.d.next = 0.into();
+            self.i_prev.d.next = 0.into();
+            self.s_full.d.next = 0.into();
+            self.x_slot.d.next = false;
+            self.x_hold.d.next = false;
+            self.t_busy.d.next = false;
+            self.t_slot.d.next = false;
+            self.x_tslot.d.next = false;
             self.wout.d.next = 0.into();
+            self.w_seq.d.next = 0.into();
+            self.b_seq.d.next = 0.into();
+            self.pt_mark.d.next = 0.into();
+            self.data_mark.d.next = 0.into();
             self.c_rx.d.next = 0.into();
             self.c_tx.d.next = 0.into();
             self.c_nack.d.next = 0.into();
@@ -1327,7 +1514,12 @@ mod tests {
             let start = self.b.cycle;
             loop {
                 self.cycle();
-                let idle = self.b.uut.state.q.val() == State::Idle;
+                let u = &self.b.uut;
+                let idle = u.state.q.val() == State::Idle
+                    && !u.t_busy.q.val()
+                    && u.s_full.q.val() == 0
+                    && u.i_rbeat.q.val() == 0
+                    && !u.i_flush.q.val();
                 if idle && self.rx.is_empty() && self.sp_tx.is_empty() && self.bq.is_empty() {
                     break;
                 }

@@ -106,6 +106,9 @@ pub struct CycleStats {
     /// AXI rule breaks seen by the DRAM model (write data before its address, WLAST not on
     /// the burst's last beat). Always 0 for a correct fast path.
     pub axi_violations: u64,
+    /// Cycles in which a frame beat was received while a response beat was sent or a DRAM
+    /// beat moved: the stages of the fast path working on different requests at once.
+    pub overlap_cycles: u64,
     /// With [`RtlBoard::check_registered_outputs`]: cycles in which an output changed when
     /// only the inputs changed (a combinational input-to-output path, which one evaluation
     /// per cycle would sample wrongly). Always 0 for `fastpath_top`.
@@ -379,7 +382,15 @@ impl RtlBoard {
 
         // Sample handshakes (values before the rising edge).
         let mut moved = false;
-        if rx_active && self.rtl.get(p.rx_ready) == 1 {
+        let rx_beat = rx_active && self.rtl.get(p.rx_ready) == 1;
+        if rx_beat
+            && (self.rtl.get(p.tx_valid) == 1
+                || self.rtl.get(p.wvalid) == 1
+                || (r_beat && self.rtl.get(p.rready) == 1))
+        {
+            self.stats.overlap_cycles += 1;
+        }
+        if rx_beat {
             moved = true;
             if self.rx_off == 0 {
                 self.first_in = Some(now);

@@ -28,7 +28,11 @@ fn vcd_waveform_of_a_short_run() {
         let mut rtl = RtlBoard::new(&cfg(), 20, Some(&path)).unwrap();
         let got = replay(&mut rtl, &s.sent);
         let mut plain = RtlBoard::new(&cfg(), 20, None).unwrap();
-        assert_eq!(got, replay(&mut plain, &s.sent), "traced and plain models differ");
+        assert_eq!(
+            got,
+            replay(&mut plain, &s.sent),
+            "traced and plain models differ"
+        );
         assert_eq!(
             rtl.cycle_stats().cycles,
             plain.cycle_stats().cycles,
@@ -40,7 +44,10 @@ fn vcd_waveform_of_a_short_run() {
     let vcd = std::fs::read_to_string(&path).unwrap();
     std::fs::remove_file(&path).ok();
     assert!(vcd.contains("$timescale"), "no VCD header");
-    assert!(vcd.contains("$scope module fastpath_top"), "no fastpath_top scope");
+    assert!(
+        vcd.contains("$scope module fastpath_top"),
+        "no fastpath_top scope"
+    );
     let stamps = vcd.lines().filter(|l| l.starts_with('#')).count();
     assert!(stamps > 1000, "only {stamps} time steps dumped");
     let clock_id = vcd
