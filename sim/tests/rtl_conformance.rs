@@ -163,3 +163,60 @@ fn overlapping_requests_match_the_model() {
     // while later ones execute; responses must still come out in order, byte for byte.
     check_with(5, 2000, 3, Clocking::Bursts(8));
 }
+
+/// Hundreds of page-table writes in a row (one PTE_WRITE per allocated page), then data
+/// reads (first) and writes: the fast path's read-after-write ordering counts B responses modulo
+/// 256, which once hung here: 129 to 255 page-table writes left the data-write mark
+/// looking ahead of the B count.
+#[test]
+fn many_page_table_writes_then_data_access() {
+    use clio_proto::pte::{PERM_READ, PERM_WRITE};
+    use clio_proto::{Header, Opcode};
+    let mut model = CBoard::new(&cfg()).unwrap();
+    let mut rtl = RtlBoard::new(&cfg(), 20, None).unwrap();
+    let run = |node: &mut dyn MemoryNode, pkt: Vec<u8>| -> Vec<Outgoing> {
+        let mut out = Vec::new();
+        node.handle(&Route::default(), &pkt, &mut out);
+        node.service(&mut out);
+        out
+    };
+    let reg = Header {
+        arg0: 9,
+        ..Header::request(Opcode::Register, 0, 1, 0)
+    }
+    .to_packet(&[]);
+    let (m, r) = (run(&mut model, reg.clone()), run(&mut rtl, reg));
+    assert_eq!(m, r, "register");
+    let pid = parse_verified(&m[0].1).unwrap().0.pid;
+    let alloc = Header {
+        arg0: 200 << 16,
+        arg1: (PERM_READ | PERM_WRITE) as u64,
+        ..Header::request(Opcode::Alloc, pid, 2, 0)
+    }
+    .to_packet(&[]);
+    let (m, r) = (run(&mut model, alloc.clone()), run(&mut rtl, alloc));
+    assert_eq!(m, r, "alloc of 200 pages");
+    let va = parse_verified(&m[0].1).unwrap().0.va;
+    for (i, page) in [0u64, 199, 100, 0].into_iter().enumerate() {
+        let id = 10 + 2 * i as u32;
+        let mut w = Header::request(Opcode::Write, pid, id, va + (page << 16) + 8);
+        w.total_len = 100;
+        let w = w.to_packet(&[i as u8 + 1; 100]);
+        let mut rd = Header::request(Opcode::Read, pid, id + 1, va + (page << 16));
+        rd.total_len = 200;
+        let rd = rd.to_packet(&[]);
+        for p in [rd, w] {
+            let (m, r) = (run(&mut model, p.clone()), run(&mut rtl, p));
+            assert!(!r.is_empty(), "no response from the RTL (page {page})");
+            assert_eq!(m, r, "page {page}");
+        }
+    }
+    assert_eq!(rtl.hung_packets(), 0);
+    // The allocation really went through the fast path's DRAM port as PTE writes.
+    let pte_bytes = rtl.counters().dram_write_bytes;
+    assert!(pte_bytes >= 200 * 16, "only {pte_bytes} bytes written");
+    eprintln!(
+        "{} cycles, {pte_bytes} bytes written",
+        rtl.cycle_stats().cycles
+    );
+}
