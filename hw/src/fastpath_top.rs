@@ -191,36 +191,45 @@ pub struct FastpathTop {
     sync: SyncUnit,
     realign: Realign,
     rx_realign: Realign,
-    /// Received payloads, DRAM-aligned: two slots of 32 blocks (address bit 5 = slot).
-    wbuf: RAM<Bits<512>, 6>,
+    /// Received payloads, DRAM-aligned: four slots of 32 blocks (address bits 5..7 = slot).
+    wbuf: RAM<Bits<512>, 7>,
     /// Response beats 1.. (beat 0 is built apart): two slots of 32 beats.
     txbuf: RAM<Bits<512>, 6>,
     // ---- Ingest stage: receives frames into the free wbuf slot while the executor works.
     i_rx: DFF<Bit>,
     i_flush: DFF<Bit>,
-    i_slot: DFF<Bit>,
+    i_slot: DFF<Bits<2>>,
     i_prev: DFF<Bits<512>>,
     i_rbeat: DFF<Bits<11>>,
     i_o: DFF<Bits<6>>,
     i_o_now: Signal<Local, Bits<6>>,
     i_blk: Signal<Local, Bits<12>>,
     /// Slot holds a received frame not yet released by the executor.
-    s_full: DFF<Bits<2>>,
-    s_set: Signal<Local, Bits<2>>,
-    s_clr: Signal<Local, Bits<2>>,
-    s_hdr0: DFF<Bits<384>>,
-    s_hdr1: DFF<Bits<384>>,
-    s_route0: DFF<Bits<256>>,
-    s_route1: DFF<Bits<256>>,
-    s_o0: DFF<Bits<6>>,
-    s_o1: DFF<Bits<6>>,
+    s_full: DFF<Bits<4>>,
+    s_set: Signal<Local, Bits<4>>,
+    s_clr: Signal<Local, Bits<4>>,
+    s_hdr: [DFF<Bits<384>>; 4],
+    s_route: [DFF<Bits<256>>; 4],
+    s_o: [DFF<Bits<6>>; 4],
     /// Ack verdict per slot: bit 0 drop, bit 1 NACK.
-    s_ver0: DFF<Bits<2>>,
-    s_ver1: DFF<Bits<2>>,
-    /// The executor's slot, and whether it holds it.
-    x_slot: DFF<Bit>,
+    s_ver: [DFF<Bits<2>>; 4],
+    /// The executor's slot (slots are taken in order), and whether it holds it.
+    x_slot: DFF<Bits<2>>,
     x_hold: DFF<Bit>,
     x_ver: Signal<Local, Bits<2>>,
+    x_full: Signal<Local, Bit>,
+    // ---- Write-data stage.
+    w_busy: DFF<Bit>,
+    w_slot: DFF<Bits<2>>,
+    w_idx: DFF<Bits<6>>,
+    w_piece: DFF<Bit>,
+    w_two: DFF<Bit>,
+    w_o: DFF<Bits<6>>,
+    w_n1: DFF<Bits<12>>,
+    w_len: DFF<Bits<12>>,
+    w_kt: Signal<Local, Bits<12>>,
+    w_k1: Signal<Local, Bits<12>>,
+    w_release: Signal<Local, Bits<4>>,
     /// No DRAM write waits for its B response.
     no_wout: Signal<Local, Bit>,
     pt_clear: Signal<Local, Bit>,
@@ -350,15 +359,15 @@ impl Logic for FastpathTop {
             i_rbeat,
             i_o,
             s_full,
-            s_hdr0,
-            s_hdr1,
-            s_route0,
-            s_route1,
-            s_o0,
-            s_o1,
-            s_ver0,
-            s_ver1,
             x_slot,
+            w_busy,
+            w_slot,
+            w_idx,
+            w_piece,
+            w_two,
+            w_o,
+            w_n1,
+            w_len,
             x_hold,
             t_busy,
             t_idx,
@@ -406,6 +415,16 @@ impl Logic for FastpathTop {
             c_fault
         );
         clock!(self, clock, ack, txcrc, tlb, walker, pf, sync);
+        for k in 0..4 {
+            self.s_hdr[k].clock.next = self.clock.val();
+            self.s_hdr[k].d.next = self.s_hdr[k].q.val();
+            self.s_route[k].clock.next = self.clock.val();
+            self.s_route[k].d.next = self.s_route[k].q.val();
+            self.s_o[k].clock.next = self.clock.val();
+            self.s_o[k].d.next = self.s_o[k].q.val();
+            self.s_ver[k].clock.next = self.clock.val();
+            self.s_ver[k].d.next = self.s_ver[k].q.val();
+        }
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
         self.txbuf.read_clock.next = self.clock.val();
@@ -498,9 +517,7 @@ impl Logic for FastpathTop {
         self.m_axi_awvalid.next = false;
         self.m_axi_awaddr.next = 0.into();
         self.m_axi_awlen.next = 0.into();
-        self.m_axi_wvalid.next = false;
         self.m_axi_wdata.next = self.wbuf.read_data.val();
-        self.m_axi_wlast.next = true;
         self.m_axi_bready.next = true;
         self.sp_rx_valid.next = false;
         self.sp_rx_desc.next = self.pm_desc.q.val();
@@ -568,16 +585,24 @@ impl Logic for FastpathTop {
         self.sync.alu_old.next = self.s_old.val();
         self.sync.alu_arg0.next = self.h_arg0.val();
         self.sync.alu_arg1.next = self.h_arg1.val();
-        // Write strobes: lanes of block `idx` inside [wlo, whi) (block-space byte positions).
-        self.wpos.next = bit_cast::<12, 6>(self.idx.q.val()) << 6;
-        if self.piece.q.val() {
-            self.wlo.next = bit_cast::<12, 6>(self.o.q.val()) + self.n1.q.val();
-            self.whi.next = bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val();
-            self.wend.next = self.kt.val();
+        // ---- Write-data stage: streams the W beats of a write whose bursts the executor has
+        // addressed, from the frame's wbuf slot, while the executor goes on.
+        // Strobes: lanes of block `w_idx` inside [wlo, whi) (block-space byte positions).
+        self.w_kt.next = (bit_cast::<12, 6>(self.w_o.q.val()) + self.w_len.q.val() + 63) >> 6;
+        if self.w_two.q.val() {
+            self.w_k1.next = (bit_cast::<12, 6>(self.w_o.q.val()) + self.w_n1.q.val()) >> 6;
         } else {
-            self.wlo.next = bit_cast::<12, 6>(self.o.q.val());
-            self.whi.next = bit_cast::<12, 6>(self.o.q.val()) + self.n1.q.val();
-            self.wend.next = self.k1.val();
+            self.w_k1.next = self.w_kt.val();
+        }
+        self.wpos.next = bit_cast::<12, 6>(self.w_idx.q.val()) << 6;
+        if self.w_piece.q.val() {
+            self.wlo.next = bit_cast::<12, 6>(self.w_o.q.val()) + self.w_n1.q.val();
+            self.whi.next = bit_cast::<12, 6>(self.w_o.q.val()) + self.w_len.q.val();
+            self.wend.next = self.w_kt.val();
+        } else {
+            self.wlo.next = bit_cast::<12, 6>(self.w_o.q.val());
+            self.whi.next = bit_cast::<12, 6>(self.w_o.q.val()) + self.w_n1.q.val();
+            self.wend.next = self.w_k1.val();
         }
         self.ones64.next = 0xFFFF_FFFF_FFFF_FFFF_u64.to_bits();
         // Lane k is strobed when wlo <= wpos + k < whi: the window [lo, hi) of this block's
@@ -601,13 +626,30 @@ impl Logic for FastpathTop {
         self.strb.next =
             (self.ones64.val() << self.lane_lo.val()) & !(self.ones64.val() << self.lane_hi.val());
         self.m_axi_wstrb.next = self.strb.val();
-        self.w_fire.next = (self.state.q.val() == State::WData) & self.m_axi_wready.val();
+        self.m_axi_wvalid.next = self.w_busy.q.val();
+        self.m_axi_wlast.next = bit_cast::<12, 6>(self.w_idx.q.val()) + 1 == self.wend.val();
+        self.w_fire.next = self.w_busy.q.val() & self.m_axi_wready.val();
+        self.w_release.next = 0.into();
         if self.w_fire.val() {
-            self.wbuf.read_address.next = (bit_cast::<6, 1>(self.x_slot.q.val().into()) << 5)
-                | bit_cast::<6, 5>(bit_cast::<5, 6>(self.idx.q.val() + 1));
+            self.wbuf.read_address.next = (bit_cast::<7, 2>(self.w_slot.q.val()) << 5)
+                | bit_cast::<7, 5>(bit_cast::<5, 6>(self.w_idx.q.val() + 1));
+            self.w_idx.d.next = self.w_idx.q.val() + 1;
+            if bit_cast::<12, 6>(self.w_idx.q.val()) + 1 == self.wend.val() {
+                if self.w_two.q.val() & !self.w_piece.q.val() {
+                    self.w_piece.d.next = true;
+                } else {
+                    // Done with the frame: its slot goes back to the ingest stage.
+                    self.w_busy.d.next = false;
+                    self.w_release.next = bit_cast::<4, 1>(1.into()) << self.w_slot.q.val();
+                }
+            }
+        } else if self.w_busy.q.val() {
+            self.wbuf.read_address.next = (bit_cast::<7, 2>(self.w_slot.q.val()) << 5)
+                | bit_cast::<7, 5>(bit_cast::<5, 6>(self.w_idx.q.val()));
         } else {
-            self.wbuf.read_address.next = (bit_cast::<6, 1>(self.x_slot.q.val().into()) << 5)
-                | bit_cast::<6, 5>(bit_cast::<5, 6>(self.idx.q.val()));
+            // Idle: block 0 of the executor's slot, the next one handed over (the RAM reads
+            // a cycle ahead).
+            self.wbuf.read_address.next = bit_cast::<7, 2>(self.x_slot.q.val()) << 5;
         }
         // ---- Ingest stage: frames into the free wbuf slot, realigned to DRAM lanes, with the
         // ack layer's CRC check; header, route and verdict kept per slot.
@@ -632,8 +674,8 @@ impl Logic for FastpathTop {
         } else {
             self.i_blk.next = bit_cast::<12, 11>(self.i_rbeat.q.val()) - 1;
         }
-        self.wbuf.write_address.next = (bit_cast::<6, 1>(self.i_slot.q.val().into()) << 5)
-            | bit_cast::<6, 5>(bit_cast::<5, 12>(self.i_blk.val()));
+        self.wbuf.write_address.next = (bit_cast::<7, 2>(self.i_slot.q.val()) << 5)
+            | bit_cast::<7, 5>(bit_cast::<5, 12>(self.i_blk.val()));
         self.wbuf.write_data.next = self.rx_realign.out.val();
         self.wbuf.write_enable.next = ((self.i_rx.q.val() & self.rx_valid.val())
             | self.i_flush.q.val())
@@ -644,14 +686,12 @@ impl Logic for FastpathTop {
             self.i_rbeat.d.next = self.i_rbeat.q.val() + 1;
             if self.i_rbeat.q.val() == 0 {
                 self.i_o.d.next = self.i_o_now.val();
-                if self.i_slot.q.val() {
-                    self.s_hdr1.d.next = bit_cast::<384, 512>(self.rx_data.val());
-                    self.s_route1.d.next = self.rx_route.val();
-                    self.s_o1.d.next = self.i_o_now.val();
-                } else {
-                    self.s_hdr0.d.next = bit_cast::<384, 512>(self.rx_data.val());
-                    self.s_route0.d.next = self.rx_route.val();
-                    self.s_o0.d.next = self.i_o_now.val();
+                for k in 0..4 {
+                    if self.i_slot.q.val() == k.to_bits::<2>() {
+                        self.s_hdr[k].d.next = bit_cast::<384, 512>(self.rx_data.val());
+                        self.s_route[k].d.next = self.rx_route.val();
+                        self.s_o[k].d.next = self.i_o_now.val();
+                    }
                 }
             }
             if self.rx_last.val() {
@@ -665,37 +705,37 @@ impl Logic for FastpathTop {
             self.i_flush.d.next = false;
             self.i_rbeat.d.next = 0.into();
             self.i_prev.d.next = 0.into();
-            self.i_slot.d.next = !self.i_slot.q.val();
-            if self.i_slot.q.val() {
-                self.s_set.next = 2.into();
-                self.s_ver1.d.next = bit_cast::<2, 1>(self.ack.drop.val().into())
-                    | (bit_cast::<2, 1>(self.ack.nack.val().into()) << 1);
-            } else {
-                self.s_set.next = 1.into();
-                self.s_ver0.d.next = bit_cast::<2, 1>(self.ack.drop.val().into())
-                    | (bit_cast::<2, 1>(self.ack.nack.val().into()) << 1);
+            self.i_slot.d.next = self.i_slot.q.val() + 1;
+            self.s_set.next = bit_cast::<4, 1>(1.into()) << self.i_slot.q.val();
+            for k in 0..4 {
+                if self.i_slot.q.val() == k.to_bits::<2>() {
+                    self.s_ver[k].d.next = bit_cast::<2, 1>(self.ack.drop.val().into())
+                        | (bit_cast::<2, 1>(self.ack.nack.val().into()) << 1);
+                }
             }
         }
         if !self.i_rx.q.val() & !self.i_flush.q.val() {
             // Receive when the slot is free.
-            if self.i_slot.q.val() {
-                self.i_rx.d.next = !self.s_full.q.val().get_bit(1);
-            } else {
-                self.i_rx.d.next = !self.s_full.q.val().get_bit(0);
+            self.i_rx.d.next =
+                !(self.s_full.q.val() & (bit_cast::<4, 1>(1.into()) << self.i_slot.q.val())).any();
+        }
+        self.x_ver.next = 0.into();
+        self.x_full.next =
+            (self.s_full.q.val() & (bit_cast::<4, 1>(1.into()) << self.x_slot.q.val())).any();
+        for k in 0..4 {
+            if self.x_slot.q.val() == k.to_bits::<2>() {
+                self.x_ver.next = self.s_ver[k].q.val();
             }
         }
-        if self.x_slot.q.val() {
-            self.x_ver.next = self.s_ver1.q.val();
-        } else {
-            self.x_ver.next = self.s_ver0.q.val();
-        }
         self.s_clr.next = 0.into();
-        self.no_wout.next = self.wout.q.val() == 0;
+        self.no_wout.next = (self.wout.q.val() == 0) & !self.w_busy.q.val();
         // Marks at or behind the B count (mod 256, never 128 apart): nothing to wait for.
         self.pt_ahead.next = self.pt_mark.q.val() - self.b_seq.q.val();
         self.pt_clear.next = (self.pt_ahead.val() == 0) | self.pt_ahead.val().get_bit(7);
         self.data_ahead.next = self.data_mark.q.val() - self.b_seq.q.val();
-        self.data_clear.next = (self.data_ahead.val() == 0) | self.data_ahead.val().get_bit(7);
+        // A write whose data is still streaming has no B yet: data reads wait for it too.
+        self.data_clear.next = ((self.data_ahead.val() == 0) | self.data_ahead.val().get_bit(7))
+            & !self.w_busy.q.val();
 
         // ---- Transmit stage: streams the response the executor handed over (beat 0 with the
         // header and CRC, the rest from its txbuf slot), prefetching buffer reads.
@@ -750,19 +790,15 @@ impl Logic for FastpathTop {
                 if self.sp_tx_valid.val() {
                     self.sdesc.d.next = self.sp_tx_desc.val();
                     self.state.d.next = State::SpTx;
-                } else if self.s_full.q.val().get_bit(0) & !self.x_slot.q.val()
-                    | self.s_full.q.val().get_bit(1) & self.x_slot.q.val()
-                {
+                } else if self.x_full.val() {
                     // Take the received frame: its header, route and offset, and act on the
                     // ack layer's verdict (drop, NACK, or dispatch next cycle).
-                    if self.x_slot.q.val() {
-                        self.hdr.d.next = self.s_hdr1.q.val();
-                        self.route.d.next = self.s_route1.q.val();
-                        self.o.d.next = self.s_o1.q.val();
-                    } else {
-                        self.hdr.d.next = self.s_hdr0.q.val();
-                        self.route.d.next = self.s_route0.q.val();
-                        self.o.d.next = self.s_o0.q.val();
+                    for k in 0..4 {
+                        if self.x_slot.q.val() == k.to_bits::<2>() {
+                            self.hdr.d.next = self.s_hdr[k].q.val();
+                            self.route.d.next = self.s_route[k].q.val();
+                            self.o.d.next = self.s_o[k].q.val();
+                        }
                     }
                     self.x_hold.d.next = true;
                     if self.x_ver.val().get_bit(0) {
@@ -954,27 +990,31 @@ impl Logic for FastpathTop {
                 }
             }
             State::TSide => {
-                // In parallel: AW, W (the PTE write-back) and the PAGE_MAPPED notice.
-                self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
-                self.m_axi_awaddr.next =
-                    bit_cast::<64, 40>(self.pw_addr.q.val() & !bit_cast::<40, 6>(0x3F.into()));
-                self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
-                self.m_axi_wdata.next = bit_cast::<512, 128>(self.pw_data.q.val())
-                    << (bit_cast::<10, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 7);
-                self.m_axi_wstrb.next = bit_cast::<64, 16>(0xFFFF_u16.to_bits())
-                    << (bit_cast::<7, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 4);
-                self.sp_rx_valid.next = !self.side.q.val().get_bit(2);
-                self.side.d.next = self.side.q.val()
-                    | bit_cast::<3, 1>(self.m_axi_awready.val().into())
-                    | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1)
-                    | (bit_cast::<3, 1>(self.sp_rx_ready.val().into()) << 2);
-                if (self.side.q.val()
-                    | bit_cast::<3, 1>(self.m_axi_awready.val().into())
-                    | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1)
-                    | (bit_cast::<3, 1>(self.sp_rx_ready.val().into()) << 2))
-                    == 7
-                {
-                    self.state.d.next = State::TDone;
+                // The W channel is the write-data stage's until it is done.
+                if !self.w_busy.q.val() {
+                    self.m_axi_wlast.next = true;
+                    // In parallel: AW, W (the PTE write-back) and the PAGE_MAPPED notice.
+                    self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
+                    self.m_axi_awaddr.next =
+                        bit_cast::<64, 40>(self.pw_addr.q.val() & !bit_cast::<40, 6>(0x3F.into()));
+                    self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
+                    self.m_axi_wdata.next = bit_cast::<512, 128>(self.pw_data.q.val())
+                        << (bit_cast::<10, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 7);
+                    self.m_axi_wstrb.next = bit_cast::<64, 16>(0xFFFF_u16.to_bits())
+                        << (bit_cast::<7, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 4);
+                    self.sp_rx_valid.next = !self.side.q.val().get_bit(2);
+                    self.side.d.next = self.side.q.val()
+                        | bit_cast::<3, 1>(self.m_axi_awready.val().into())
+                        | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1)
+                        | (bit_cast::<3, 1>(self.sp_rx_ready.val().into()) << 2);
+                    if (self.side.q.val()
+                        | bit_cast::<3, 1>(self.m_axi_awready.val().into())
+                        | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1)
+                        | (bit_cast::<3, 1>(self.sp_rx_ready.val().into()) << 2))
+                        == 7
+                    {
+                        self.state.d.next = State::TDone;
+                    }
                 }
             }
             State::TDone => {
@@ -1012,6 +1052,7 @@ impl Logic for FastpathTop {
                 }
             }
             State::WAddr => {
+                // The bursts' addresses; their data follows from the write-data stage.
                 self.m_axi_awvalid.next = true;
                 if self.piece.q.val() {
                     self.m_axi_awaddr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
@@ -1021,23 +1062,29 @@ impl Logic for FastpathTop {
                     self.m_axi_awlen.next = bit_cast::<8, 12>(self.k1.val() - 1);
                 }
                 if self.m_axi_awready.val() {
-                    self.state.d.next = State::WData;
+                    if self.two.q.val() & !self.piece.q.val() {
+                        self.piece.d.next = true;
+                    } else {
+                        self.state.d.next = State::WData;
+                    }
                 }
             }
             State::WData => {
-                self.m_axi_wvalid.next = true;
-                self.m_axi_wlast.next = bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.wend.val();
-                if self.m_axi_wready.val() {
-                    self.idx.d.next = self.idx.q.val() + 1;
-                    if bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.wend.val() {
-                        if self.two.q.val() & !self.piece.q.val() {
-                            self.piece.d.next = true;
-                            self.state.d.next = State::WAddr;
-                        } else {
-                            self.rs_status.d.next = 0.into();
-                            self.state.d.next = State::Resp;
-                        }
-                    }
+                // Hand the data beats to the write-data stage once it is free; the slot goes
+                // with them, and the response follows at once (later reads wait for the B).
+                if !self.w_busy.q.val() {
+                    self.w_busy.d.next = true;
+                    self.w_slot.d.next = self.x_slot.q.val();
+                    self.w_idx.d.next = 0.into();
+                    self.w_piece.d.next = false;
+                    self.w_two.d.next = self.two.q.val();
+                    self.w_o.d.next = self.o.q.val();
+                    self.w_n1.d.next = self.n1.q.val();
+                    self.w_len.d.next = self.len.q.val();
+                    self.x_hold.d.next = false;
+                    self.x_slot.d.next = self.x_slot.q.val() + 1;
+                    self.rs_status.d.next = 0.into();
+                    self.state.d.next = State::Resp;
                 }
             }
             State::RAddr => {
@@ -1093,21 +1140,25 @@ impl Logic for FastpathTop {
                 }
             }
             State::SWrite => {
-                self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
-                self.m_axi_awaddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
-                self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
-                self.m_axi_wdata.next =
-                    bit_cast::<512, 64>(self.s_new.q.val()) << self.word_sh.val();
-                self.m_axi_wstrb.next =
-                    bit_cast::<64, 8>(0xFF_u8.to_bits()) << self.pa1.q.val().get_bits::<6>(0);
-                self.side.d.next = self.side.q.val()
-                    | bit_cast::<3, 1>(self.m_axi_awready.val().into())
-                    | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1);
-                self.side_now.next = self.side.q.val().get_bits::<2>(0)
-                    | bit_cast::<2, 1>(self.m_axi_awready.val().into())
-                    | (bit_cast::<2, 1>(self.m_axi_wready.val().into()) << 1);
-                if self.side_now.val() == 3 {
-                    self.state.d.next = State::Resp;
+                // The W channel is the write-data stage's until it is done.
+                if !self.w_busy.q.val() {
+                    self.m_axi_wlast.next = true;
+                    self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
+                    self.m_axi_awaddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
+                    self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
+                    self.m_axi_wdata.next =
+                        bit_cast::<512, 64>(self.s_new.q.val()) << self.word_sh.val();
+                    self.m_axi_wstrb.next =
+                        bit_cast::<64, 8>(0xFF_u8.to_bits()) << self.pa1.q.val().get_bits::<6>(0);
+                    self.side.d.next = self.side.q.val()
+                        | bit_cast::<3, 1>(self.m_axi_awready.val().into())
+                        | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1);
+                    self.side_now.next = self.side.q.val().get_bits::<2>(0)
+                        | bit_cast::<2, 1>(self.m_axi_awready.val().into())
+                        | (bit_cast::<2, 1>(self.m_axi_wready.val().into()) << 1);
+                    if self.side_now.val() == 3 {
+                        self.state.d.next = State::Resp;
+                    }
                 }
             }
             State::Resp => {
@@ -1187,22 +1238,26 @@ impl Logic for FastpathTop {
                 }
             }
             State::SpPte => {
-                self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
-                self.m_axi_awaddr.next =
-                    bit_cast::<64, 40>(self.pw_addr.q.val() & !bit_cast::<40, 6>(0x3F.into()));
-                self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
-                self.m_axi_wdata.next = bit_cast::<512, 128>(self.pw_data.q.val())
-                    << (bit_cast::<10, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 7);
-                self.m_axi_wstrb.next = bit_cast::<64, 16>(0xFFFF_u16.to_bits())
-                    << (bit_cast::<7, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 4);
-                self.side.d.next = self.side.q.val()
-                    | bit_cast::<3, 1>(self.m_axi_awready.val().into())
-                    | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1);
-                self.side_now.next = self.side.q.val().get_bits::<2>(0)
-                    | bit_cast::<2, 1>(self.m_axi_awready.val().into())
-                    | (bit_cast::<2, 1>(self.m_axi_wready.val().into()) << 1);
-                if self.side_now.val() == 3 {
-                    self.state.d.next = State::Drain;
+                // The W channel is the write-data stage's until it is done.
+                if !self.w_busy.q.val() {
+                    self.m_axi_wlast.next = true;
+                    self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
+                    self.m_axi_awaddr.next =
+                        bit_cast::<64, 40>(self.pw_addr.q.val() & !bit_cast::<40, 6>(0x3F.into()));
+                    self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
+                    self.m_axi_wdata.next = bit_cast::<512, 128>(self.pw_data.q.val())
+                        << (bit_cast::<10, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 7);
+                    self.m_axi_wstrb.next = bit_cast::<64, 16>(0xFFFF_u16.to_bits())
+                        << (bit_cast::<7, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 4);
+                    self.side.d.next = self.side.q.val()
+                        | bit_cast::<3, 1>(self.m_axi_awready.val().into())
+                        | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1);
+                    self.side_now.next = self.side.q.val().get_bits::<2>(0)
+                        | bit_cast::<2, 1>(self.m_axi_awready.val().into())
+                        | (bit_cast::<2, 1>(self.m_axi_wready.val().into()) << 1);
+                    if self.side_now.val() == 3 {
+                        self.state.d.next = State::Drain;
+                    }
                 }
             }
             State::Drain => {
@@ -1213,12 +1268,8 @@ impl Logic for FastpathTop {
                 // Release the received frame's slot to the ingest stage.
                 if self.x_hold.q.val() {
                     self.x_hold.d.next = false;
-                    self.x_slot.d.next = !self.x_slot.q.val();
-                    if self.x_slot.q.val() {
-                        self.s_clr.next = 2.into();
-                    } else {
-                        self.s_clr.next = 1.into();
-                    }
+                    self.x_slot.d.next = self.x_slot.q.val() + 1;
+                    self.s_clr.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
                 }
             }
         }
@@ -1285,7 +1336,9 @@ impl Logic for FastpathTop {
         // last data write (write, atomic) against the count of B responses received.
         if self.m_axi_wvalid.val() & self.m_axi_wready.val() & self.m_axi_wlast.val() {
             self.w_seq.d.next = self.w_seq.q.val() + 1;
-            if (self.state.q.val() == State::TSide) | (self.state.q.val() == State::SpPte) {
+            if ((self.state.q.val() == State::TSide) | (self.state.q.val() == State::SpPte))
+                & !self.w_busy.q.val()
+            {
                 self.pt_mark.d.next = self.w_seq.q.val() + 1;
             } else {
                 self.data_mark.d.next = self.w_seq.q.val() + 1;
@@ -1294,18 +1347,20 @@ impl Logic for FastpathTop {
         if self.m_axi_bvalid.val() {
             self.b_seq.d.next = self.b_seq.q.val() + 1;
         }
-        self.s_full.d.next = (self.s_full.q.val() | self.s_set.val()) & !self.s_clr.val();
+        self.s_full.d.next =
+            (self.s_full.q.val() | self.s_set.val()) & !(self.s_clr.val() | self.w_release.val());
         if self.reset.val() {
             self.state.d.next = State::Idle;
             self.i_rx.d.next = false;
             self.i_flush.d.next = false;
-            self.i_slot.d.next = false;
+            self.i_slot.d.next = 0.into();
             self.i_rbeat.d.next = 0.into();
             self.i_prev.d.next = 0.into();
             self.s_full.d.next = 0.into();
-            self.x_slot.d.next = false;
+            self.x_slot.d.next = 0.into();
             self.x_hold.d.next = false;
             self.t_busy.d.next = false;
+            self.w_busy.d.next = false;
             self.t_slot.d.next = false;
             self.x_tslot.d.next = false;
             self.wout.d.next = 0.into();
@@ -1517,6 +1572,7 @@ mod tests {
                 let u = &self.b.uut;
                 let idle = u.state.q.val() == State::Idle
                     && !u.t_busy.q.val()
+                    && !u.w_busy.q.val()
                     && u.s_full.q.val() == 0
                     && u.i_rbeat.q.val() == 0
                     && !u.i_flush.q.val();
