@@ -204,6 +204,7 @@ pub struct FastpathTop {
     i_o: DFF<Bits<6>>,
     i_o_now: Signal<Local, Bits<6>>,
     i_blk: Signal<Local, Bits<12>>,
+    i_next: Signal<Local, Bits<2>>,
     /// Slot holds a received frame not yet released by the executor.
     s_full: DFF<Bits<4>>,
     s_set: Signal<Local, Bits<4>>,
@@ -707,6 +708,10 @@ impl Logic for FastpathTop {
             self.i_prev.d.next = 0.into();
             self.i_slot.d.next = self.i_slot.q.val() + 1;
             self.s_set.next = bit_cast::<4, 1>(1.into()) << self.i_slot.q.val();
+            // Straight on to the next frame if its slot is free (no idle cycle between).
+            self.i_next.next = self.i_slot.q.val() + 1;
+            self.i_rx.d.next =
+                !(self.s_full.q.val() & (bit_cast::<4, 1>(1.into()) << self.i_next.val())).any();
             for k in 0..4 {
                 if self.i_slot.q.val() == k.to_bits::<2>() {
                     self.s_ver[k].d.next = bit_cast::<2, 1>(self.ack.drop.val().into())
