@@ -58,10 +58,8 @@ pub enum State {
     WData,
     /// Read: addresses of the pieces (data may already arrive).
     RAddr,
-    /// Read: data beats.
+    /// Read: hand it to the read-data stage.
     RData,
-    /// Read: last response beat.
-    RFlush,
     /// Atomic: read the word.
     SAddr,
     /// Atomic: the word arrives.
@@ -231,6 +229,19 @@ pub struct FastpathTop {
     w_kt: Signal<Local, Bits<12>>,
     w_k1: Signal<Local, Bits<12>>,
     w_release: Signal<Local, Bits<4>>,
+    // ---- Read-data stage: takes the R beats of a read the executor has addressed, builds the
+    // response in a txbuf slot and hands it to the transmit stage.
+    r_busy: DFF<Bit>,
+    r_data: DFF<Bit>,
+    r_flush: DFF<Bit>,
+    r_send: DFF<Bit>,
+    r_idx: DFF<Bits<6>>,
+    r_prev: DFF<Bits<512>>,
+    r_o: DFF<Bits<6>>,
+    r_kt: DFF<Bits<12>>,
+    r_len: DFF<Bits<12>>,
+    r_hdr: DFF<Bits<384>>,
+    r_route: DFF<Bits<256>>,
     /// No DRAM write waits for its B response.
     no_wout: Signal<Local, Bit>,
     pt_clear: Signal<Local, Bit>,
@@ -322,6 +333,7 @@ pub struct FastpathTop {
     n_r: Signal<Local, Bits<12>>,
     rt: Signal<Local, Bits<12>>,
     rt_ok: Signal<Local, Bit>,
+    r_active: Signal<Local, Bit>,
     merged: Signal<Local, Bits<512>>,
     hr: Signal<Local, Bits<384>>,
     hreq: Signal<Local, Bits<384>>,
@@ -369,6 +381,17 @@ impl Logic for FastpathTop {
             w_o,
             w_n1,
             w_len,
+            r_busy,
+            r_data,
+            r_flush,
+            r_send,
+            r_idx,
+            r_prev,
+            r_o,
+            r_kt,
+            r_len,
+            r_hdr,
+            r_route,
             x_hold,
             t_busy,
             t_idx,
@@ -501,20 +524,25 @@ impl Logic for FastpathTop {
         } else {
             self.k1.next = self.kt.val();
         }
-        self.n_r.next = (self.rs_len.q.val() + 63) >> 6;
+        self.n_r.next = (self.r_len.q.val() + 63) >> 6;
 
-        // ---- Realign (read: DRAM -> packet lanes; the ingest stage has its own for RX).
-        self.realign.lo.next = self.prev.q.val();
+        // ---- Realign (read: DRAM -> packet lanes, in the read-data stage; the ingest stage
+        // has its own for RX).
+        self.realign.lo.next = self.r_prev.q.val();
         self.realign.hi.next = 0.into();
-        self.realign.sh.next = self.o.q.val() - bit_cast::<6, 8>(48.into());
+        self.realign.sh.next = self.r_o.q.val() - bit_cast::<6, 8>(48.into());
         self.merged.next =
-            ((self.realign.out.val() >> 384) << 384) | bit_cast::<512, 384>(self.hr.val());
+            ((self.realign.out.val() >> 384) << 384) | bit_cast::<512, 384>(self.r_hdr.q.val());
 
         // ---- Defaults.
         self.m_axi_arvalid.next = false;
         self.m_axi_araddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
         self.m_axi_arlen.next = 0.into();
-        self.m_axi_rready.next = true;
+        // R beats are taken by the read-data stage, or by a walk or an atomic (which start
+        // only when that stage is idle, so the beats are theirs).
+        self.m_axi_rready.next = self.r_data.q.val()
+            | (((self.state.q.val() == State::TWalk) | (self.state.q.val() == State::SData))
+                & !self.r_busy.q.val());
         self.m_axi_awvalid.next = false;
         self.m_axi_awaddr.next = 0.into();
         self.m_axi_awlen.next = 0.into();
@@ -949,11 +977,13 @@ impl Logic for FastpathTop {
             }
             State::TWalk => {
                 // The bucket read waits for earlier page-table writes.
-                self.m_axi_arvalid.next = self.walker.ar_valid.val() & self.pt_clear.val();
+                self.m_axi_arvalid.next =
+                    self.walker.ar_valid.val() & self.pt_clear.val() & !self.r_busy.q.val();
                 self.m_axi_araddr.next = bit_cast::<64, 40>(self.walker.ar_addr.val());
                 self.m_axi_arlen.next = self.walker.ar_len.val();
-                self.walker.ar_ready.next = self.m_axi_arready.val() & self.pt_clear.val();
-                self.walker.r_valid.next = self.m_axi_rvalid.val();
+                self.walker.ar_ready.next =
+                    self.m_axi_arready.val() & self.pt_clear.val() & !self.r_busy.q.val();
+                self.walker.r_valid.next = self.m_axi_rvalid.val() & !self.r_busy.q.val();
                 if self.walker.out_valid.val() {
                     self.state.d.next = State::TDone;
                     if !self.found.val() {
@@ -1109,29 +1139,31 @@ impl Logic for FastpathTop {
                     }
                 }
             }
-            State::RData => {}
-            State::RFlush => {
-                self.realign.sh.next = self.o.q.val() - bit_cast::<6, 8>(48.into());
-                if self.o.q.val() < 48 {
-                    self.rt.next = bit_cast::<12, 6>(self.idx.q.val());
-                } else {
-                    self.rt.next = bit_cast::<12, 6>(self.idx.q.val()) - 1;
+            State::RData => {
+                // Hand the read to the read-data stage once it is free (its beats wait in
+                // DRAM meanwhile); the executor goes on with the next request.
+                if !self.r_busy.q.val() {
+                    self.r_busy.d.next = true;
+                    self.r_data.d.next = true;
+                    self.r_idx.d.next = 0.into();
+                    self.r_prev.d.next = 0.into();
+                    self.r_o.d.next = self.o.q.val();
+                    self.r_kt.d.next = self.kt.val();
+                    self.r_len.d.next = self.rs_len.q.val();
+                    self.r_hdr.d.next = self.hr.val();
+                    self.r_route.d.next = self.route.q.val();
+                    self.state.d.next = State::Drain;
                 }
-                self.rt_ok.next = true;
-                self.txcrc.in_valid.next = self.rt.val() < self.n_r.val();
-                self.rs_status.d.next = 0.into();
-                self.idx.d.next = 0.into();
-                self.state.d.next = State::Send;
             }
             State::SAddr => {
-                self.m_axi_arvalid.next = self.data_clear.val();
-                if self.m_axi_arready.val() & self.data_clear.val() {
+                self.m_axi_arvalid.next = self.data_clear.val() & !self.r_busy.q.val();
+                if self.m_axi_arready.val() & self.data_clear.val() & !self.r_busy.q.val() {
                     self.state.d.next = State::SData;
                 }
             }
             State::SData => {
                 self.side.d.next = 0.into();
-                if self.m_axi_rvalid.val() {
+                if self.m_axi_rvalid.val() & !self.r_busy.q.val() {
                     self.rs_status.d.next = 0.into();
                     self.rs_use_arg0.d.next = true;
                     self.rs_arg0.d.next = self.s_old.val();
@@ -1167,15 +1199,19 @@ impl Logic for FastpathTop {
                 }
             }
             State::Resp => {
-                // Payload-less response: one 48-byte beat through the TX CRC.
-                self.txcrc.in_valid.next = true;
-                self.txcrc.in_first.next = true;
-                self.txcrc.in_data.next = bit_cast::<512, 384>(self.hr.val());
-                self.txcrc.in_bytes.next = 48.into();
-                self.tx0.d.next = bit_cast::<512, 384>(self.hr.val());
-                self.rs_len.d.next = 48.into();
-                self.idx.d.next = 0.into();
-                self.state.d.next = State::Send;
+                // Payload-less response: one 48-byte beat through the TX CRC, after the read
+                // in the read-data stage (responses leave in request order; the CRC and
+                // beat 0 are shared).
+                if !self.r_busy.q.val() {
+                    self.txcrc.in_valid.next = true;
+                    self.txcrc.in_first.next = true;
+                    self.txcrc.in_data.next = bit_cast::<512, 384>(self.hr.val());
+                    self.txcrc.in_bytes.next = 48.into();
+                    self.tx0.d.next = bit_cast::<512, 384>(self.hr.val());
+                    self.rs_len.d.next = 48.into();
+                    self.idx.d.next = 0.into();
+                    self.state.d.next = State::Send;
+                }
             }
             State::Send => {
                 // Hand over to the transmit stage once it has sent the previous response.
@@ -1278,47 +1314,67 @@ impl Logic for FastpathTop {
                 }
             }
         }
-        if (self.state.q.val() == State::RAddr) | (self.state.q.val() == State::RData) {
-            // DRAM block idx arrives: response beat rt = idx (o < 48) or idx - 1.
+        // ---- Read-data stage: DRAM block r_idx arrives; it completes response beat rt =
+        // r_idx (o < 48) or r_idx - 1; a flush cycle completes the last one; then the
+        // response goes to the transmit stage.
+        self.r_active.next = self.r_data.q.val() | self.r_flush.q.val();
+        if self.r_data.q.val() {
             self.realign.hi.next = self.m_axi_rdata.val();
-            self.realign.sh.next = self.o.q.val() - bit_cast::<6, 8>(48.into());
-            if self.o.q.val() < 48 {
-                self.rt.next = bit_cast::<12, 6>(self.idx.q.val());
-                self.rt_ok.next = true;
-            } else {
-                self.rt.next = bit_cast::<12, 6>(self.idx.q.val()) - 1;
-                self.rt_ok.next = self.idx.q.val() != 0;
+        }
+        if self.r_o.q.val() < 48 {
+            self.rt.next = bit_cast::<12, 6>(self.r_idx.q.val());
+            self.rt_ok.next = true;
+        } else {
+            self.rt.next = bit_cast::<12, 6>(self.r_idx.q.val()) - 1;
+            self.rt_ok.next = (self.r_idx.q.val() != 0) | self.r_flush.q.val();
+        }
+        if self.r_data.q.val() & self.m_axi_rvalid.val() {
+            self.r_prev.d.next = self.m_axi_rdata.val();
+            self.r_idx.d.next = self.r_idx.q.val() + 1;
+            self.txcrc.in_valid.next = self.rt_ok.val() & (self.rt.val() < self.n_r.val());
+            if bit_cast::<12, 6>(self.r_idx.q.val()) + 1 == self.r_kt.q.val() {
+                self.r_data.d.next = false;
+                self.r_flush.d.next = true;
             }
-            if self.m_axi_rvalid.val() {
-                self.prev.d.next = self.m_axi_rdata.val();
-                self.idx.d.next = self.idx.q.val() + 1;
-                self.txcrc.in_valid.next = self.rt_ok.val() & (self.rt.val() < self.n_r.val());
-                if bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.kt.val() {
-                    self.state.d.next = State::RFlush;
-                }
-            }
+        }
+        if self.r_flush.q.val() {
+            self.txcrc.in_valid.next = self.rt.val() < self.n_r.val();
+            self.r_flush.d.next = false;
+            self.r_send.d.next = true;
+        }
+        if self.r_send.q.val() & !self.t_busy.q.val() {
+            self.t_busy.d.next = true;
+            self.t_idx.d.next = 0.into();
+            self.t_len.d.next = self.r_len.q.val();
+            self.t_route.d.next = self.r_route.q.val();
+            self.t_slot.d.next = self.x_tslot.q.val();
+            self.x_tslot.d.next = !self.x_tslot.q.val();
+            self.t_beat0.d.next = self.tx0.q.val()
+                | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(24)) << 224)
+                | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(16)) << 232)
+                | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(8)) << 240)
+                | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(0)) << 248);
+            self.r_send.d.next = false;
+            self.r_busy.d.next = false;
         }
         // Response beats of a read: beat 0 carries the header.
         self.txbuf.write_address.next = (bit_cast::<6, 1>(self.x_tslot.q.val().into()) << 5)
             | bit_cast::<6, 5>(bit_cast::<5, 12>(self.rt.val()));
         if self.rt.val() == 0 {
-            self.txcrc.in_first.next = (self.state.q.val() == State::RData)
-                | (self.state.q.val() == State::RAddr)
-                | (self.state.q.val() == State::RFlush)
-                | (self.state.q.val() == State::Resp);
-            if self.txcrc.in_valid.val() & (self.state.q.val() != State::Resp) {
-                self.tx0.d.next = self.merged.val();
+            if self.r_active.val() {
+                self.txcrc.in_first.next = true;
+                if self.txcrc.in_valid.val() {
+                    self.tx0.d.next = self.merged.val();
+                }
             }
         } else {
             self.txcrc.in_data.next = self.realign.out.val();
-            self.txbuf.write_enable.next =
-                self.txcrc.in_valid.val() & (self.state.q.val() != State::Resp);
+            self.txbuf.write_enable.next = self.txcrc.in_valid.val() & self.r_active.val();
         }
-        if (self.rs_len.q.val() - (self.rt.val() << 6)) < 64 {
-            self.txcrc.in_bytes.next =
-                bit_cast::<7, 12>(self.rs_len.q.val() - (self.rt.val() << 6));
+        if (self.r_len.q.val() - (self.rt.val() << 6)) < 64 {
+            self.txcrc.in_bytes.next = bit_cast::<7, 12>(self.r_len.q.val() - (self.rt.val() << 6));
         }
-        if self.state.q.val() == State::Resp {
+        if (self.state.q.val() == State::Resp) & !self.r_busy.q.val() {
             self.txcrc.in_bytes.next = 48.into();
             self.txcrc.in_data.next = bit_cast::<512, 384>(self.hr.val());
         }
@@ -1366,6 +1422,10 @@ impl Logic for FastpathTop {
             self.x_hold.d.next = false;
             self.t_busy.d.next = false;
             self.w_busy.d.next = false;
+            self.r_busy.d.next = false;
+            self.r_data.d.next = false;
+            self.r_flush.d.next = false;
+            self.r_send.d.next = false;
             self.t_slot.d.next = false;
             self.x_tslot.d.next = false;
             self.wout.d.next = 0.into();
@@ -1578,6 +1638,7 @@ mod tests {
                 let idle = u.state.q.val() == State::Idle
                     && !u.t_busy.q.val()
                     && !u.w_busy.q.val()
+                    && !u.r_busy.q.val()
                     && u.s_full.q.val() == 0
                     && u.i_rbeat.q.val() == 0
                     && !u.i_flush.q.val();
