@@ -242,6 +242,14 @@ pub struct FastpathTop {
     r_len: DFF<Bits<12>>,
     r_hdr: DFF<Bits<384>>,
     r_route: DFF<Bits<256>>,
+    q_valid: DFF<Bit>,
+    q_o: DFF<Bits<6>>,
+    q_kt: DFF<Bits<12>>,
+    q_len: DFF<Bits<12>>,
+    q_hdr: DFF<Bits<384>>,
+    q_route: DFF<Bits<256>>,
+    /// The read-data stage and its queue are empty.
+    r_idle: Signal<Local, Bit>,
     /// No DRAM write waits for its B response.
     no_wout: Signal<Local, Bit>,
     pt_clear: Signal<Local, Bit>,
@@ -392,6 +400,12 @@ impl Logic for FastpathTop {
             r_len,
             r_hdr,
             r_route,
+            q_valid,
+            q_o,
+            q_kt,
+            q_len,
+            q_hdr,
+            q_route,
             x_hold,
             t_busy,
             t_idx,
@@ -538,11 +552,12 @@ impl Logic for FastpathTop {
         self.m_axi_arvalid.next = false;
         self.m_axi_araddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
         self.m_axi_arlen.next = 0.into();
+        self.r_idle.next = !self.r_busy.q.val() & !self.q_valid.q.val();
         // R beats are taken by the read-data stage, or by a walk or an atomic (which start
         // only when that stage is idle, so the beats are theirs).
         self.m_axi_rready.next = self.r_data.q.val()
             | (((self.state.q.val() == State::TWalk) | (self.state.q.val() == State::SData))
-                & !self.r_busy.q.val());
+                & self.r_idle.val());
         self.m_axi_awvalid.next = false;
         self.m_axi_awaddr.next = 0.into();
         self.m_axi_awlen.next = 0.into();
@@ -978,12 +993,12 @@ impl Logic for FastpathTop {
             State::TWalk => {
                 // The bucket read waits for earlier page-table writes.
                 self.m_axi_arvalid.next =
-                    self.walker.ar_valid.val() & self.pt_clear.val() & !self.r_busy.q.val();
+                    self.walker.ar_valid.val() & self.pt_clear.val() & self.r_idle.val();
                 self.m_axi_araddr.next = bit_cast::<64, 40>(self.walker.ar_addr.val());
                 self.m_axi_arlen.next = self.walker.ar_len.val();
                 self.walker.ar_ready.next =
-                    self.m_axi_arready.val() & self.pt_clear.val() & !self.r_busy.q.val();
-                self.walker.r_valid.next = self.m_axi_rvalid.val() & !self.r_busy.q.val();
+                    self.m_axi_arready.val() & self.pt_clear.val() & self.r_idle.val();
+                self.walker.r_valid.next = self.m_axi_rvalid.val() & self.r_idle.val();
                 if self.walker.out_valid.val() {
                     self.state.d.next = State::TDone;
                     if !self.found.val() {
@@ -1140,8 +1155,10 @@ impl Logic for FastpathTop {
                 }
             }
             State::RData => {
-                // Hand the read to the read-data stage once it is free (its beats wait in
-                // DRAM meanwhile); the executor goes on with the next request.
+                // Hand the read to the read-data stage, or to its one-entry queue while it
+                // works on another (its beats wait in DRAM meanwhile); the executor goes on
+                // with the next request, so the next read's address goes out early enough to
+                // hide the DRAM latency.
                 if !self.r_busy.q.val() {
                     self.r_busy.d.next = true;
                     self.r_data.d.next = true;
@@ -1153,17 +1170,25 @@ impl Logic for FastpathTop {
                     self.r_hdr.d.next = self.hr.val();
                     self.r_route.d.next = self.route.q.val();
                     self.state.d.next = State::Drain;
+                } else if !self.q_valid.q.val() {
+                    self.q_valid.d.next = true;
+                    self.q_o.d.next = self.o.q.val();
+                    self.q_kt.d.next = self.kt.val();
+                    self.q_len.d.next = self.rs_len.q.val();
+                    self.q_hdr.d.next = self.hr.val();
+                    self.q_route.d.next = self.route.q.val();
+                    self.state.d.next = State::Drain;
                 }
             }
             State::SAddr => {
-                self.m_axi_arvalid.next = self.data_clear.val() & !self.r_busy.q.val();
-                if self.m_axi_arready.val() & self.data_clear.val() & !self.r_busy.q.val() {
+                self.m_axi_arvalid.next = self.data_clear.val() & self.r_idle.val();
+                if self.m_axi_arready.val() & self.data_clear.val() & self.r_idle.val() {
                     self.state.d.next = State::SData;
                 }
             }
             State::SData => {
                 self.side.d.next = 0.into();
-                if self.m_axi_rvalid.val() & !self.r_busy.q.val() {
+                if self.m_axi_rvalid.val() & self.r_idle.val() {
                     self.rs_status.d.next = 0.into();
                     self.rs_use_arg0.d.next = true;
                     self.rs_arg0.d.next = self.s_old.val();
@@ -1202,7 +1227,7 @@ impl Logic for FastpathTop {
                 // Payload-less response: one 48-byte beat through the TX CRC, after the read
                 // in the read-data stage (responses leave in request order; the CRC and
                 // beat 0 are shared).
-                if !self.r_busy.q.val() {
+                if self.r_idle.val() {
                     self.txcrc.in_valid.next = true;
                     self.txcrc.in_first.next = true;
                     self.txcrc.in_data.next = bit_cast::<512, 384>(self.hr.val());
@@ -1356,6 +1381,19 @@ impl Logic for FastpathTop {
                 | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(0)) << 248);
             self.r_send.d.next = false;
             self.r_busy.d.next = false;
+            if self.q_valid.q.val() {
+                // The queued read is next.
+                self.q_valid.d.next = false;
+                self.r_busy.d.next = true;
+                self.r_data.d.next = true;
+                self.r_idx.d.next = 0.into();
+                self.r_prev.d.next = 0.into();
+                self.r_o.d.next = self.q_o.q.val();
+                self.r_kt.d.next = self.q_kt.q.val();
+                self.r_len.d.next = self.q_len.q.val();
+                self.r_hdr.d.next = self.q_hdr.q.val();
+                self.r_route.d.next = self.q_route.q.val();
+            }
         }
         // Response beats of a read: beat 0 carries the header.
         self.txbuf.write_address.next = (bit_cast::<6, 1>(self.x_tslot.q.val().into()) << 5)
@@ -1374,7 +1412,7 @@ impl Logic for FastpathTop {
         if (self.r_len.q.val() - (self.rt.val() << 6)) < 64 {
             self.txcrc.in_bytes.next = bit_cast::<7, 12>(self.r_len.q.val() - (self.rt.val() << 6));
         }
-        if (self.state.q.val() == State::Resp) & !self.r_busy.q.val() {
+        if (self.state.q.val() == State::Resp) & self.r_idle.val() {
             self.txcrc.in_bytes.next = 48.into();
             self.txcrc.in_data.next = bit_cast::<512, 384>(self.hr.val());
         }
@@ -1426,6 +1464,7 @@ impl Logic for FastpathTop {
             self.r_data.d.next = false;
             self.r_flush.d.next = false;
             self.r_send.d.next = false;
+            self.q_valid.d.next = false;
             self.t_slot.d.next = false;
             self.x_tslot.d.next = false;
             self.wout.d.next = 0.into();
@@ -1639,6 +1678,7 @@ mod tests {
                     && !u.t_busy.q.val()
                     && !u.w_busy.q.val()
                     && !u.r_busy.q.val()
+                    && !u.q_valid.q.val()
                     && u.s_full.q.val() == 0
                     && u.i_rbeat.q.val() == 0
                     && !u.i_flush.q.val();
