@@ -2,7 +2,7 @@
 //!
 //! * Lookup port: `lk_*` in, `res_*` out [`TLB_LATENCY`] cycles later, II = 1. Cycle 1 compares
 //!   the key against all [`ENTRIES`] tags (flip-flops); cycle 2 masks the match vector with the
-//!   live valid bits, encodes it and reads the translation from a 64 x 42 RAM.
+//!   live valid bits, encodes it and reads the translation from a 64 x 43 RAM.
 //! * Update port (`up_*`): insert (from the walker / page-fault unit) or invalidate (from the
 //!   slow path), one per cycle. An insert whose key is present overwrites that entry (never a
 //!   duplicate); otherwise it takes the lowest invalid entry, else the least recently used one.
@@ -47,6 +47,10 @@ pub struct Tlb {
     pub res_pfn: Signal<Out, Bits<40>>,
     /// Permissions `READ | WRITE << 1` (when hit).
     pub res_perms: Signal<Out, Bits<2>>,
+    /// The entry is an allocated page not yet mapped (when hit): `res_pfn` then holds its
+    /// PTE's location, `bucket << 4 | slot`, and the access is a first touch that the
+    /// page-fault unit can serve without a walk.
+    pub res_alloc: Signal<Out, Bit>,
     /// Invalidation generation at the lookup (give it back with the insert after a walk).
     pub res_gen: Signal<Out, Bits<16>>,
     /// An update enters.
@@ -61,6 +65,8 @@ pub struct Tlb {
     pub up_pfn: Signal<In, Bits<40>>,
     /// Insert: permissions.
     pub up_perms: Signal<In, Bits<2>>,
+    /// Insert: an allocated, unmapped page (`up_pfn` = its PTE's location).
+    pub up_alloc: Signal<In, Bit>,
     /// Insert: the generation returned by the lookup that missed.
     pub up_gen: Signal<In, Bits<16>>,
     /// Current invalidation generation.
@@ -69,7 +75,7 @@ pub struct Tlb {
     age: [DFF<Bits<6>>; ENTRIES],
     valid: DFF<Bits<64>>,
     generation: DFF<Bits<16>>,
-    data: RAM<Bits<42>, 6>,
+    data: RAM<Bits<43>, 6>,
     s1_valid: DFF<Bit>,
     s1_match: DFF<Bits<64>>,
     s1_gen: DFF<Bits<16>>,
@@ -116,6 +122,7 @@ impl Default for Tlb {
             res_hit: Default::default(),
             res_pfn: Default::default(),
             res_perms: Default::default(),
+            res_alloc: Default::default(),
             res_gen: Default::default(),
             up_valid: Default::default(),
             up_inval: Default::default(),
@@ -123,6 +130,7 @@ impl Default for Tlb {
             up_vpn: Default::default(),
             up_pfn: Default::default(),
             up_perms: Default::default(),
+            up_alloc: Default::default(),
             up_gen: Default::default(),
             gen: Default::default(),
             key: core::array::from_fn(|_| DFF::default()),
@@ -247,8 +255,9 @@ impl Logic for Tlb {
         }
         self.data.write_enable.next = self.do_insert.val();
         self.data.write_address.next = self.tgt_idx.out.val();
-        self.data.write_data.next =
-            (bit_cast::<42, 2>(self.up_perms.val()) << 40) | bit_cast::<42, 40>(self.up_pfn.val());
+        self.data.write_data.next = (bit_cast::<43, 1>(self.up_alloc.val().into()) << 42)
+            | (bit_cast::<43, 2>(self.up_perms.val()) << 40)
+            | bit_cast::<43, 40>(self.up_pfn.val());
         self.data.read_address.next = self.hit_idx.out.val();
         self.s1_valid.d.next = self.lk_valid.val();
         self.s1_match.d.next = self.m_lk.out.val();
@@ -269,6 +278,7 @@ impl Logic for Tlb {
         self.res_hit.next = self.s2_hit.q.val();
         self.res_pfn.next = self.data.read_data.val().get_bits::<40>(0);
         self.res_perms.next = self.data.read_data.val().get_bits::<2>(40);
+        self.res_alloc.next = self.data.read_data.val().get_bit(42);
         self.res_gen.next = self.s2_gen.q.val();
         self.gen.next = self.generation.q.val();
     }
