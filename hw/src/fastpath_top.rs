@@ -222,6 +222,10 @@ pub struct FastpathTop {
     x_hold: DFF<Bit>,
     x_ver: Signal<Local, Bits<2>>,
     x_full: Signal<Local, Bit>,
+    /// The executor finishes its request this cycle.
+    x_done: Signal<Local, Bit>,
+    /// VA of a read's or write packet's first byte, from the header.
+    d_va: Signal<Local, Bits<64>>,
     // ---- Write-data stage.
     w_busy: DFF<Bit>,
     w_slot: DFF<Bits<2>>,
@@ -585,6 +589,16 @@ impl Logic for FastpathTop {
         self.tlb.lk_valid.next = self.state.q.val() == State::TLookup;
         self.tlb.lk_pid.next = self.h_pid.val();
         self.tlb.lk_vpn.next = bit_cast::<36, 64>(self.vpn.val());
+        if self.opcode.val() == 0x02 {
+            self.d_va.next = self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
+        } else {
+            self.d_va.next = self.h_va.val();
+        }
+        if self.state.q.val() == State::Dispatch {
+            // A read or write starts its first lookup here, while tva is being loaded: the
+            // page of its first byte, from the header.
+            self.tlb.lk_vpn.next = bit_cast::<36, 64>(self.d_va.val() >> self.cfg_page_shift.val());
+        }
         self.tlb.up_valid.next = self.pf.ti_valid.val();
         self.tlb.up_inval.next = false;
         self.tlb.up_pid.next = self.pf.ti_pid.val();
@@ -782,6 +796,7 @@ impl Logic for FastpathTop {
             }
         }
         self.s_clr.next = 0.into();
+        self.x_done.next = false;
         self.no_wout.next = (self.wout.q.val() == 0) & !self.w_busy.q.val();
         // Marks at or behind the B count (mod 256, never 128 apart): nothing to wait for.
         self.pt_ahead.next = self.pt_mark.q.val() - self.b_seq.q.val();
@@ -895,7 +910,8 @@ impl Logic for FastpathTop {
                         self.rs_status.d.next = 0.into();
                         self.rs_len.d.next = bit_cast::<12, 32>(self.h_tlen.val()) + 48;
                         self.rs_plen.d.next = bit_cast::<16, 32>(self.h_tlen.val());
-                        self.state.d.next = State::TLookup;
+                        self.tlb.lk_valid.next = true;
+                        self.state.d.next = State::TWait;
                     }
                 } else if self.opcode.val() == 0x02 {
                     self.vaq.d.next =
@@ -912,7 +928,8 @@ impl Logic for FastpathTop {
                                 & (bit_cast::<32, 16>(self.h_plen.val()) == self.wr_len.val()))
                         & (self.wr_end.val() <= (bit_cast::<66, 64>(1.into()) << 48))
                     {
-                        self.state.d.next = State::TLookup;
+                        self.tlb.lk_valid.next = true;
+                        self.state.d.next = State::TWait;
                     }
                 } else if (self.opcode.val() >= 0x10) & (self.opcode.val() <= 0x12) {
                     if self.sp_rx_room.val() > 32 {
@@ -1200,7 +1217,8 @@ impl Logic for FastpathTop {
                     self.r_len.d.next = self.rs_len.q.val();
                     self.r_hdr.d.next = self.hr.val();
                     self.r_route.d.next = self.route.q.val();
-                    self.state.d.next = State::Drain;
+                    self.x_done.next = true;
+                    self.state.d.next = State::Idle;
                 } else if !self.q_valid.q.val() {
                     self.q_valid.d.next = true;
                     self.q_o.d.next = self.o.q.val();
@@ -1208,7 +1226,8 @@ impl Logic for FastpathTop {
                     self.q_len.d.next = self.rs_len.q.val();
                     self.q_hdr.d.next = self.hr.val();
                     self.q_route.d.next = self.route.q.val();
-                    self.state.d.next = State::Drain;
+                    self.x_done.next = true;
+                    self.state.d.next = State::Idle;
                 }
             }
             State::SAddr => {
@@ -1377,14 +1396,8 @@ impl Logic for FastpathTop {
             State::Drain => {
                 // Writes still in flight need not finish here: every DRAM read (walk, read,
                 // atomic) waits for all B responses first, so it sees them.
-                self.rs_flags.d.next = 1.into();
+                self.x_done.next = true;
                 self.state.d.next = State::Idle;
-                // Release the received frame's slot to the ingest stage.
-                if self.x_hold.q.val() {
-                    self.x_hold.d.next = false;
-                    self.x_slot.d.next = self.x_slot.q.val() + 1;
-                    self.s_clr.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
-                }
             }
         }
         // ---- Read-data stage: DRAM block r_idx arrives; it completes response beat rt =
@@ -1493,6 +1506,13 @@ impl Logic for FastpathTop {
         }
         if self.m_axi_bvalid.val() {
             self.b_seq.d.next = self.b_seq.q.val() + 1;
+        }
+        // The executor is done with a request: release the received frame's slot (unless the
+        // write-data stage took it) to the ingest stage.
+        if self.x_done.val() & self.x_hold.q.val() {
+            self.x_hold.d.next = false;
+            self.x_slot.d.next = self.x_slot.q.val() + 1;
+            self.s_clr.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
         }
         self.s_full.d.next =
             (self.s_full.q.val() | self.s_set.val()) & !(self.s_clr.val() | self.w_release.val());

@@ -144,7 +144,9 @@ fn main() {
     println!("# fast-path RTL under Verilator: DRAM read latency {DRAM_LATENCY} cycles, {} KiB pages, 64-entry TLB", PAGE >> 10);
     println!("# latency = cycles from the first request beat accepted to the first response beat");
     println!("# first_touch_tlb: the page's allocated PTE is in the TLB (it was just allocated);");
-    println!("# first_touch_walk: it was evicted (1000 pages allocated earlier), so a walk finds it");
+    println!(
+        "# first_touch_walk: it was evicted (1000 pages allocated earlier), so a walk finds it"
+    );
     println!(
         "{:<6} {:>6} {:>8} {:>9} {:>16} {:>17}",
         "op", "bytes", "tlb_hit", "tlb_miss", "first_touch_tlb", "first_touch_walk"

@@ -100,6 +100,22 @@ fn check_with(seed: u64, steps: usize, procs: usize, clocking: Clocking) {
         cs.combinational_outputs, 0,
         "an output changed with the inputs inside a cycle"
     );
+    let ids = |v: &[Outgoing], at: usize| -> Vec<String> {
+        v[at.saturating_sub(6)..(at + 3).min(v.len())]
+            .iter()
+            .map(|(_, b)| match parse_verified(b) {
+                Ok((h, _)) => format!("{}:{:?}", h.req_id, h.opcode),
+                Err(_) => "?".into(),
+            })
+            .collect()
+    };
+    if let Some(i) = want.iter().zip(got.iter()).position(|(w, g)| w != g) {
+        eprintln!(
+            "around response {i}:\n model {:?}\n rtl   {:?}",
+            ids(&want, i),
+            ids(&got, i)
+        );
+    }
     for (i, (w, g)) in want.iter().zip(got.iter()).enumerate() {
         assert!(
             w == g,
