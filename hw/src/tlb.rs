@@ -486,6 +486,40 @@ mod tests {
         }
     }
 
+    /// An allocated-page entry comes back as such with its location; overwriting it with the
+    /// mapping (same key) clears the flag.
+    #[test]
+    fn alloc_entries_round_trip() {
+        let mut b = Bench::new(Tlb::default());
+        reset(&mut b);
+        let mut look = |b: &mut Bench<Tlb>, vpn: u64| {
+            set_lookup(b, true, 4, vpn);
+            b.tick();
+            set_lookup(b, false, 0, 0);
+            b.tick();
+            b.settle();
+            let r = (
+                b.uut.res_hit.val(),
+                b.uut.res_alloc.val(),
+                b.uut.res_pfn.val().to_u64(),
+            );
+            b.tick();
+            r
+        };
+        b.uut.up_alloc.next = true;
+        set_update(&mut b, true, false, 4, 7, (5 << 4) | 3, 3, 0);
+        b.tick();
+        b.uut.up_alloc.next = false;
+        set_update(&mut b, false, false, 0, 0, 0, 0, 0);
+        b.tick();
+        assert_eq!(look(&mut b, 7), (true, true, (5 << 4) | 3));
+        set_update(&mut b, true, false, 4, 7, 77, 3, 0);
+        b.tick();
+        set_update(&mut b, false, false, 0, 0, 0, 0, 0);
+        b.tick();
+        assert_eq!(look(&mut b, 7), (true, false, 77));
+    }
+
     /// In-flight consistency: a lookup racing with an invalidation or with an overwrite of its
     /// entry misses; an insert carrying a pre-invalidation generation is dropped.
     #[test]
