@@ -39,6 +39,7 @@ c-example:
 ## cosim-test: Verilator cosimulation tests (RTL vs model)
 cosim-test: rtl verilator-tool
 	$(COSIM_ENV) $(CARGO) test -p clio-sim --features rtl
+	$(COSIM_ENV) $(CARGO) test -p clio --features rtl --test board_cli rtl_board
 
 ## cosim: the cosimulation tests and the cycle benchmark (figures for docs/perf.md)
 cosim: cosim-test

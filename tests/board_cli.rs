@@ -192,3 +192,34 @@ fn bad_flags_give_clear_errors() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+/// The RTL node (`--backend rtl`, the fast path's Verilog under Verilator) behind UDP, with
+/// the slow-path daemon in its own process on the shared-memory ring file, as on the board.
+#[cfg(feature = "rtl")]
+#[test]
+fn rtl_board_with_the_slow_path_daemon_in_its_own_process() {
+    let daemon = std::path::Path::new(env!("CARGO_BIN_EXE_clio")).with_file_name("clio-slowpath");
+    if !daemon.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        assert!(Command::new(cargo)
+            .args(["build", "-p", "clio-slowpath"])
+            .status()
+            .unwrap()
+            .success());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ring = dir.path().join("rings");
+    let (board, _) = start(&[
+        "--backend",
+        "rtl",
+        "--slowpath",
+        "external",
+        "--spawn-slowpath",
+        "--ring-file",
+        ring.to_str().unwrap(),
+    ]);
+    workload(&board.addr);
+    let summary = board.interrupt();
+    assert!(summary.contains("backend Rtl"), "{summary}");
+    assert!(summary.contains("slowpath_requests: 2"), "{summary}");
+}
