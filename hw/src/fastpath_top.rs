@@ -788,8 +788,12 @@ impl Logic for FastpathTop {
                 !(self.s_full.q.val() & (bit_cast::<4, 1>(1.into()) << self.i_slot.q.val())).any();
         }
         self.x_ver.next = 0.into();
+        // The executor's next slot holds a new frame: full, and not the one the write-data
+        // stage is still streaming (the executor can come round the four slots faster than a
+        // 1 KiB write's data leaves).
         self.x_full.next =
-            (self.s_full.q.val() & (bit_cast::<4, 1>(1.into()) << self.x_slot.q.val())).any();
+            (self.s_full.q.val() & (bit_cast::<4, 1>(1.into()) << self.x_slot.q.val())).any()
+                & !(self.w_busy.q.val() & (self.w_slot.q.val() == self.x_slot.q.val()));
         for k in 0..4 {
             if self.x_slot.q.val() == k.to_bits::<2>() {
                 self.x_ver.next = self.s_ver[k].q.val();
@@ -1150,8 +1154,10 @@ impl Logic for FastpathTop {
                 }
             }
             State::WAddr => {
-                // The bursts' addresses; their data follows from the write-data stage.
-                self.m_axi_awvalid.next = true;
+                // The bursts' addresses; their data follows from the write-data stage. Not
+                // before every earlier read has its data (write-after-read order: AXI does not
+                // order a later write against an earlier read).
+                self.m_axi_awvalid.next = self.r_idle.val();
                 if self.piece.q.val() {
                     self.m_axi_awaddr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.m_axi_awlen.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
@@ -1159,7 +1165,7 @@ impl Logic for FastpathTop {
                     self.m_axi_awaddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.m_axi_awlen.next = bit_cast::<8, 12>(self.k1.val() - 1);
                 }
-                if self.m_axi_awready.val() {
+                if self.m_axi_awready.val() & self.r_idle.val() {
                     if self.two.q.val() & !self.piece.q.val() {
                         self.piece.d.next = true;
                     } else {
@@ -1207,7 +1213,7 @@ impl Logic for FastpathTop {
                 // works on another (its beats wait in DRAM meanwhile); the executor goes on
                 // with the next request, so the next read's address goes out early enough to
                 // hide the DRAM latency.
-                if !self.r_busy.q.val() {
+                if !self.r_busy.q.val() & !self.q_valid.q.val() {
                     self.r_busy.d.next = true;
                     self.r_data.d.next = true;
                     self.r_idx.d.next = 0.into();
@@ -1302,7 +1308,8 @@ impl Logic for FastpathTop {
                         | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(16)) << 232)
                         | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(8)) << 240)
                         | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(0)) << 248);
-                    self.state.d.next = State::Drain;
+                    self.x_done.next = true;
+                    self.state.d.next = State::Idle;
                 }
             }
             State::SlowPush => {
@@ -1442,19 +1449,23 @@ impl Logic for FastpathTop {
                 | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(0)) << 248);
             self.r_send.d.next = false;
             self.r_busy.d.next = false;
-            if self.q_valid.q.val() {
-                // The queued read is next.
-                self.q_valid.d.next = false;
-                self.r_busy.d.next = true;
-                self.r_data.d.next = true;
-                self.r_idx.d.next = 0.into();
-                self.r_prev.d.next = 0.into();
-                self.r_o.d.next = self.q_o.q.val();
-                self.r_kt.d.next = self.q_kt.q.val();
-                self.r_len.d.next = self.q_len.q.val();
-                self.r_hdr.d.next = self.q_hdr.q.val();
-                self.r_route.d.next = self.q_route.q.val();
-            }
+        }
+        // The stage is free and a read waits in the queue (it may have been queued in the
+        // very cycle the stage finished): it is next.
+        if self.q_valid.q.val()
+            & (!self.r_busy.q.val() | (self.r_send.q.val() & !self.t_busy.q.val()))
+        {
+            // The queued read is next.
+            self.q_valid.d.next = false;
+            self.r_busy.d.next = true;
+            self.r_data.d.next = true;
+            self.r_idx.d.next = 0.into();
+            self.r_prev.d.next = 0.into();
+            self.r_o.d.next = self.q_o.q.val();
+            self.r_kt.d.next = self.q_kt.q.val();
+            self.r_len.d.next = self.q_len.q.val();
+            self.r_hdr.d.next = self.q_hdr.q.val();
+            self.r_route.d.next = self.q_route.q.val();
         }
         // Response beats of a read: beat 0 carries the header.
         self.txbuf.write_address.next = (bit_cast::<6, 1>(self.x_tslot.q.val().into()) << 5)

@@ -178,6 +178,15 @@ fn overlapping_requests_match_the_model() {
     // Bursts of 8: frames are received while earlier ones execute and responses are sent
     // while later ones execute; responses must still come out in order, byte for byte.
     check_with(5, 2000, 3, Clocking::Bursts(8));
+    // Other burst lengths and fewer processes (more reads and writes of the same pages).
+    // Bugs found this way: the executor came round the four frame slots while a 1 KiB
+    // write's data still streamed from one and took its old frame again; a write overtook an
+    // earlier read of the same bytes (AXI orders neither); a read queued in the cycle the
+    // read-data stage finished was never started.
+    check_with(6, 2000, 2, Clocking::Bursts(16));
+    check_with(7, 2000, 1, Clocking::Bursts(32));
+    check_with(8, 2000, 4, Clocking::Bursts(3));
+    check_with(9, 3000, 1, Clocking::Bursts(64));
 }
 
 /// Hundreds of page-table writes in a row (one PTE_WRITE per allocated page), then data
