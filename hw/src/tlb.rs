@@ -492,7 +492,7 @@ mod tests {
     fn alloc_entries_round_trip() {
         let mut b = Bench::new(Tlb::default());
         reset(&mut b);
-        let mut look = |b: &mut Bench<Tlb>, vpn: u64| {
+        let look = |b: &mut Bench<Tlb>, vpn: u64| {
             set_lookup(b, true, 4, vpn);
             b.tick();
             set_lookup(b, false, 0, 0);
