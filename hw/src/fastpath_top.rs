@@ -1,14 +1,18 @@
 //! The fast path's top: network RX/TX, DRAM AXI4 master and slow-path rings around the
 //! blocks (ack layer, TLB, walker with hash unit, page-fault unit, sync unit, realign).
 //!
-//! One request at a time (store and forward): a sequential controller takes a frame in
-//! (CRC checked as it streams, payload realigned to DRAM lanes into `wbuf`), decides, and
-//! runs the request's class: translate (TLB, else walk + page fault) one or two pages, then
-//! the data access, then the response (built into `tx0`/`txbuf` with its CRC computed on the
-//! fly) and waits for its DRAM writes to complete before taking the next frame or slow-path
-//! descriptor. The behaviour is `sim::model::board::CBoard::handle` / `service`; see
-//! `docs/hardware.md` for the ports, the cycle counts and the documented differences (read
-//! length bound 1024 bytes).
+//! Five stages run side by side, each moving one 512-bit beat per cycle: the ingest stage
+//! receives frames into four `wbuf` slots (CRC checked as they stream, payload realigned to
+//! DRAM lanes); the executor takes them in order and runs each request's class (checks,
+//! translate one or two pages: TLB, else walk + page fault, or the page-fault unit straight
+//! from a TLB entry of an allocated page; atomics; slow-path descriptors); the write-data
+//! stage streams a write's W beats from its slot; the read-data stage takes a read's R beats
+//! and builds its response (with a one-entry queue, so the next read's address goes out
+//! early); the transmit stage sends finished responses from two `txbuf` slots. Writes do not
+//! wait for their B responses: reads wait for the writes they could see, writes for earlier
+//! reads' data. The behaviour is `sim::model::board::CBoard::handle` / `service`; see
+//! `docs/hardware.md` for the pipeline, the ports, the cycle counts and the documented
+//! differences (read length bound 1024 bytes).
 
 use crate::ack_layer::{AckLayer, Crc32c};
 use crate::mem_access::Realign;
