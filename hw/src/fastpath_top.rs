@@ -263,6 +263,15 @@ pub struct FastpathTop {
     q_route: DFF<Bits<256>>,
     /// The read-data stage and its queue are empty.
     r_idle: Signal<Local, Bit>,
+    /// The read-data stage starts the job `j_*` this cycle.
+    r_take: Signal<Local, Bit>,
+    j_o: Signal<Local, Bits<6>>,
+    j_kt: Signal<Local, Bits<12>>,
+    j_len: Signal<Local, Bits<12>>,
+    j_hdr: Signal<Local, Bits<384>>,
+    j_route: Signal<Local, Bits<256>>,
+    /// A finished response goes to the transmit stage this cycle.
+    t_load: Signal<Local, Bit>,
     /// No DRAM write waits for its B response.
     no_wout: Signal<Local, Bit>,
     pt_clear: Signal<Local, Bit>,
@@ -321,7 +330,6 @@ pub struct FastpathTop {
     once: DFF<Bit>,
     s_new: DFF<Bits<64>>,
     sdesc: DFF<Bits<1024>>,
-    wout: DFF<Bits<8>>,
     c_rx: DFF<Bits<32>>,
     c_tx: DFF<Bits<32>>,
     c_nack: DFF<Bits<32>>,
@@ -452,7 +460,6 @@ impl Logic for FastpathTop {
             once,
             s_new,
             sdesc,
-            wout,
             w_seq,
             b_seq,
             pt_mark,
@@ -566,6 +573,22 @@ impl Logic for FastpathTop {
         self.m_axi_araddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
         self.m_axi_arlen.next = 0.into();
         self.r_idle.next = !self.r_busy.q.val() & !self.q_valid.q.val();
+        self.r_take.next = false;
+        self.t_load.next = false;
+        // The read job the read-data stage takes next: the queued one, else the executor's.
+        if self.q_valid.q.val() {
+            self.j_o.next = self.q_o.q.val();
+            self.j_kt.next = self.q_kt.q.val();
+            self.j_len.next = self.q_len.q.val();
+            self.j_hdr.next = self.q_hdr.q.val();
+            self.j_route.next = self.q_route.q.val();
+        } else {
+            self.j_o.next = self.o.q.val();
+            self.j_kt.next = self.kt.val();
+            self.j_len.next = self.rs_len.q.val();
+            self.j_hdr.next = self.hr.val();
+            self.j_route.next = self.route.q.val();
+        }
         // R beats are taken by the read-data stage, or by a walk or an atomic (which start
         // only when that stage is idle, so the beats are theirs).
         self.m_axi_rready.next = self.r_data.q.val()
@@ -805,7 +828,7 @@ impl Logic for FastpathTop {
         }
         self.s_clr.next = 0.into();
         self.x_done.next = false;
-        self.no_wout.next = (self.wout.q.val() == 0) & !self.w_busy.q.val();
+        self.no_wout.next = (self.w_seq.q.val() == self.b_seq.q.val()) & !self.w_busy.q.val();
         // Marks at or behind the B count (mod 256, never 128 apart): nothing to wait for.
         self.pt_ahead.next = self.pt_mark.q.val() - self.b_seq.q.val();
         self.pt_clear.next = (self.pt_ahead.val() == 0) | self.pt_ahead.val().get_bit(7);
@@ -1218,24 +1241,16 @@ impl Logic for FastpathTop {
                 // with the next request, so the next read's address goes out early enough to
                 // hide the DRAM latency.
                 if !self.r_busy.q.val() & !self.q_valid.q.val() {
-                    self.r_busy.d.next = true;
-                    self.r_data.d.next = true;
-                    self.r_idx.d.next = 0.into();
-                    self.r_prev.d.next = 0.into();
-                    self.r_o.d.next = self.o.q.val();
-                    self.r_kt.d.next = self.kt.val();
-                    self.r_len.d.next = self.rs_len.q.val();
-                    self.r_hdr.d.next = self.hr.val();
-                    self.r_route.d.next = self.route.q.val();
+                    self.r_take.next = true;
                     self.x_done.next = true;
                     self.state.d.next = State::Idle;
                 } else if !self.q_valid.q.val() {
                     self.q_valid.d.next = true;
-                    self.q_o.d.next = self.o.q.val();
-                    self.q_kt.d.next = self.kt.val();
-                    self.q_len.d.next = self.rs_len.q.val();
-                    self.q_hdr.d.next = self.hr.val();
-                    self.q_route.d.next = self.route.q.val();
+                    self.q_o.d.next = self.j_o.val();
+                    self.q_kt.d.next = self.j_kt.val();
+                    self.q_len.d.next = self.j_len.val();
+                    self.q_hdr.d.next = self.j_hdr.val();
+                    self.q_route.d.next = self.j_route.val();
                     self.x_done.next = true;
                     self.state.d.next = State::Idle;
                 }
@@ -1301,17 +1316,7 @@ impl Logic for FastpathTop {
             State::Send => {
                 // Hand over to the transmit stage once it has sent the previous response.
                 if !self.t_busy.q.val() {
-                    self.t_busy.d.next = true;
-                    self.t_idx.d.next = 0.into();
-                    self.t_len.d.next = self.rs_len.q.val();
-                    self.t_route.d.next = self.route.q.val();
-                    self.t_slot.d.next = self.x_tslot.q.val();
-                    self.x_tslot.d.next = !self.x_tslot.q.val();
-                    self.t_beat0.d.next = self.tx0.q.val()
-                        | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(24)) << 224)
-                        | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(16)) << 232)
-                        | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(8)) << 240)
-                        | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(0)) << 248);
+                    self.t_load.next = true;
                     self.x_done.next = true;
                     self.state.d.next = State::Idle;
                 }
@@ -1440,36 +1445,49 @@ impl Logic for FastpathTop {
             self.r_send.d.next = true;
         }
         if self.r_send.q.val() & !self.t_busy.q.val() {
+            self.t_load.next = true;
+            self.r_send.d.next = false;
+            self.r_busy.d.next = false;
+        }
+        // Hand a finished response to the transmit stage: the executor's (after Resp; the
+        // read-data stage is idle then) or the read-data stage's. Beat 0 gets the CRC.
+        if self.t_load.val() {
             self.t_busy.d.next = true;
             self.t_idx.d.next = 0.into();
-            self.t_len.d.next = self.r_len.q.val();
-            self.t_route.d.next = self.r_route.q.val();
             self.t_slot.d.next = self.x_tslot.q.val();
             self.x_tslot.d.next = !self.x_tslot.q.val();
+            if self.r_send.q.val() {
+                self.t_len.d.next = self.r_len.q.val();
+                self.t_route.d.next = self.r_route.q.val();
+            } else {
+                self.t_len.d.next = self.rs_len.q.val();
+                self.t_route.d.next = self.route.q.val();
+            }
             self.t_beat0.d.next = self.tx0.q.val()
                 | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(24)) << 224)
                 | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(16)) << 232)
                 | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(8)) << 240)
                 | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(0)) << 248);
-            self.r_send.d.next = false;
-            self.r_busy.d.next = false;
         }
         // The stage is free and a read waits in the queue (it may have been queued in the
         // very cycle the stage finished): it is next.
         if self.q_valid.q.val()
             & (!self.r_busy.q.val() | (self.r_send.q.val() & !self.t_busy.q.val()))
         {
-            // The queued read is next.
             self.q_valid.d.next = false;
+            self.r_take.next = true;
+        }
+        // Start a read job: the queued one if there is one, else the executor's.
+        if self.r_take.val() {
             self.r_busy.d.next = true;
             self.r_data.d.next = true;
             self.r_idx.d.next = 0.into();
             self.r_prev.d.next = 0.into();
-            self.r_o.d.next = self.q_o.q.val();
-            self.r_kt.d.next = self.q_kt.q.val();
-            self.r_len.d.next = self.q_len.q.val();
-            self.r_hdr.d.next = self.q_hdr.q.val();
-            self.r_route.d.next = self.q_route.q.val();
+            self.r_o.d.next = self.j_o.val();
+            self.r_kt.d.next = self.j_kt.val();
+            self.r_len.d.next = self.j_len.val();
+            self.r_hdr.d.next = self.j_hdr.val();
+            self.r_route.d.next = self.j_route.val();
         }
         // Response beats of a read: beat 0 carries the header.
         self.txbuf.write_address.next = (bit_cast::<6, 1>(self.x_tslot.q.val().into()) << 5)
@@ -1491,13 +1509,6 @@ impl Logic for FastpathTop {
         if (self.state.q.val() == State::Resp) & self.r_idle.val() {
             self.txcrc.in_bytes.next = 48.into();
             self.txcrc.in_data.next = bit_cast::<512, 384>(self.hr.val());
-        }
-        if self.m_axi_wvalid.val() & self.m_axi_wready.val() & self.m_axi_wlast.val() {
-            if !self.m_axi_bvalid.val() {
-                self.wout.d.next = self.wout.q.val() + 1;
-            }
-        } else if self.m_axi_bvalid.val() {
-            self.wout.d.next = self.wout.q.val() - 1;
         }
         // A caught-up mark follows the B count, so it never falls 128 behind (mod 256).
         if self.pt_clear.val() {
@@ -1550,7 +1561,6 @@ impl Logic for FastpathTop {
             self.q_valid.d.next = false;
             self.t_slot.d.next = false;
             self.x_tslot.d.next = false;
-            self.wout.d.next = 0.into();
             self.w_seq.d.next = 0.into();
             self.b_seq.d.next = 0.into();
             self.pt_mark.d.next = 0.into();
@@ -1770,9 +1780,9 @@ mod tests {
                 }
                 assert!(
                     self.b.cycle - start < 3000,
-                    "node hung in {:?} wout {} bq {:?} aw {:?}",
+                    "node hung in {:?} writes without B {} bq {:?} aw {:?}",
                     self.b.uut.state.q.val(),
-                    self.b.uut.wout.q.val().to_u64(),
+                    (self.b.uut.w_seq.q.val() - self.b.uut.b_seq.q.val()).to_u64(),
                     self.bq,
                     self.aw
                 );
