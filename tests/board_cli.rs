@@ -148,8 +148,9 @@ fn board_starts_fast_and_answers_udp() {
     assert!(summary.contains("page_faults: 1"), "{summary}");
 }
 
-#[test]
-fn board_with_the_slow_path_daemon_in_its_own_process() {
+/// Run the workload against `clio board <extra>` with the slow-path daemon in its own process
+/// on a shared-memory ring file; the node's closing output.
+fn with_the_daemon_process(extra: &[&str]) -> String {
     let daemon = std::path::Path::new(env!("CARGO_BIN_EXE_clio")).with_file_name("clio-slowpath");
     if !daemon.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -161,15 +162,22 @@ fn board_with_the_slow_path_daemon_in_its_own_process() {
     }
     let dir = tempfile::tempdir().unwrap();
     let ring = dir.path().join("rings");
-    let (board, _) = start(&[
+    let mut args = extra.to_vec();
+    args.extend([
         "--slowpath",
         "external",
         "--spawn-slowpath",
         "--ring-file",
         ring.to_str().unwrap(),
     ]);
+    let (board, _) = start(&args);
     workload(&board.addr);
-    let summary = board.interrupt();
+    board.interrupt()
+}
+
+#[test]
+fn board_with_the_slow_path_daemon_in_its_own_process() {
+    let summary = with_the_daemon_process(&[]);
     assert!(summary.contains("slowpath_requests: 2"), "{summary}");
 }
 
@@ -198,28 +206,7 @@ fn bad_flags_give_clear_errors() {
 #[cfg(feature = "rtl")]
 #[test]
 fn rtl_board_with_the_slow_path_daemon_in_its_own_process() {
-    let daemon = std::path::Path::new(env!("CARGO_BIN_EXE_clio")).with_file_name("clio-slowpath");
-    if !daemon.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        assert!(Command::new(cargo)
-            .args(["build", "-p", "clio-slowpath"])
-            .status()
-            .unwrap()
-            .success());
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let ring = dir.path().join("rings");
-    let (board, _) = start(&[
-        "--backend",
-        "rtl",
-        "--slowpath",
-        "external",
-        "--spawn-slowpath",
-        "--ring-file",
-        ring.to_str().unwrap(),
-    ]);
-    workload(&board.addr);
-    let summary = board.interrupt();
+    let summary = with_the_daemon_process(&["--backend", "rtl"]);
     assert!(summary.contains("backend Rtl"), "{summary}");
     assert!(summary.contains("slowpath_requests: 2"), "{summary}");
 }

@@ -92,6 +92,18 @@ struct Burst {
     ready_at: u64,
 }
 
+impl Burst {
+    /// The burst an AR or AW handshake announces (address and AxLEN ports).
+    fn addressed(rtl: &Rtl, addr: u32, len: u32, ready_at: u64) -> Burst {
+        Burst {
+            addr: rtl.get(addr) as u64,
+            beats: rtl.get(len) as u32 + 1,
+            done: 0,
+            ready_at,
+        }
+    }
+}
+
 /// Cycle counts measured by the harness.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CycleStats {
@@ -433,14 +445,8 @@ impl RtlBoard {
         }
         if self.rtl.get(p.arvalid) == 1 {
             moved = true;
-            let addr = self.rtl.get(p.araddr) as u64;
-            let beats = self.rtl.get(p.arlen) as u32 + 1;
-            self.reads.push_back(Burst {
-                addr,
-                beats,
-                done: 0,
-                ready_at: now + self.dram_latency,
-            });
+            let b = Burst::addressed(&self.rtl, p.araddr, p.arlen, now + self.dram_latency);
+            self.reads.push_back(b);
         }
         if r_beat && self.rtl.get(p.rready) == 1 {
             moved = true;
@@ -453,14 +459,8 @@ impl RtlBoard {
         }
         if self.rtl.get(p.awvalid) == 1 {
             moved = true;
-            let addr = self.rtl.get(p.awaddr) as u64;
-            let beats = self.rtl.get(p.awlen) as u32 + 1;
-            self.writes.push_back(Burst {
-                addr,
-                beats,
-                done: 0,
-                ready_at: now,
-            });
+            let b = Burst::addressed(&self.rtl, p.awaddr, p.awlen, now);
+            self.writes.push_back(b);
         }
         if self.rtl.get(p.wvalid) == 1 {
             moved = true;
