@@ -4,8 +4,21 @@
 pub const VA_BITS: u32 = 48;
 /// One past the highest valid virtual address.
 pub const VA_LIMIT: u64 = 1 << VA_BITS;
-/// Process ids are 16 bits, assigned by the memory node. PID 0 means "not registered".
+/// Process ids are 16 bits on the wire, assigned by the memory node. PID 0 means "not
+/// registered". A PID names a remote address space (RAS); the processes that join it share it.
 pub const PID_BITS: u32 = 16;
+/// Entries of the fast path's key table, indexed by PID: one 64-bit secret per RAS, 4096 x 64
+/// bits = 8 BRAM36 on the board. PIDs are 1..KEY_TABLE_ENTRIES (entry 0 is never valid); a
+/// request whose PID is outside the table is denied; Register beyond it answers TableFull.
+pub const KEY_TABLE_ENTRIES: usize = 4096;
+/// log2 of [`KEY_TABLE_ENTRIES`] (the bits of a PID the key table decodes).
+pub const KEY_TABLE_BITS: u32 = 12;
+/// Members (processes) that may join one RAS at a time (the slow path's member table).
+pub const MAX_MEMBERS_PER_RAS: usize = 1024;
+/// Default lease of a RAS member in milliseconds: a member that neither heartbeats nor sends
+/// any slow-path request for this long is removed (its idempotence-ring slots released); the
+/// last member's removal tears the RAS down. CLib heartbeats every quarter lease.
+pub const DEFAULT_LEASE_MS: u64 = 10_000;
 /// Default page size: 4 MiB huge pages, as in the paper (page table = a tiny fraction of DRAM).
 pub const DEFAULT_PAGE_SHIFT: u32 = 22;
 /// Smallest page size a node may be configured with (4 KiB).
@@ -37,7 +50,7 @@ pub const IDEMPOTENCE_RING_ENTRIES: usize = 64;
 
 /// Payload bytes carried by one full packet. Packet `i` of a request carries bytes
 /// `[i * MAX_PAYLOAD, ...)`, so the node places it at `va + i * MAX_PAYLOAD` (a shift in hardware).
-/// 1024 B + 48 B header + 42 B Ethernet/IPv4/UDP fits a standard 1500 B MTU.
+/// 1024 B + 64 B header + 42 B Ethernet/IPv4/UDP fits a standard 1500 B MTU.
 pub const MAX_PAYLOAD: usize = 1024;
 /// log2 of [`MAX_PAYLOAD`].
 pub const MAX_PAYLOAD_SHIFT: u32 = 10;
@@ -61,3 +74,9 @@ pub const DATAPATH_BITS: usize = 512;
 pub const BEAT_BYTES: usize = DATAPATH_BITS / 8;
 /// Target core clock of the fast path in MHz.
 pub const CORE_CLOCK_MHZ: u32 = 250;
+
+const _: () = assert!(1 << KEY_TABLE_BITS == KEY_TABLE_ENTRIES);
+const _: () = assert!(
+    crate::header::HEADER_LEN == BEAT_BYTES,
+    "the header is one beat"
+);

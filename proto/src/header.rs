@@ -1,8 +1,9 @@
 //! The Clio header: a zero-copy typed view over packet bytes ([`Packet`]) and its high-level
 //! representation ([`Header`]), in the style of `smoltcp::wire`.
 //!
-//! Every packet (request or response, any size) starts with the same 48-byte header, in
-//! network byte order, followed by `payload_len` payload bytes:
+//! Every packet (request or response, any size) starts with the same 64-byte header (exactly
+//! one 512-bit beat of the fast path), in network byte order, followed by `payload_len`
+//! payload bytes:
 //!
 //! ```text
 //!  0 version   1 opcode   2 status   3 flags
@@ -14,18 +15,27 @@
 //! 28 checksum (u32, CRC-32C over header with this field zero, then payload)
 //! 32 arg0 (u64)
 //! 40 arg1 (u64)
-//! 48 payload ...
+//! 48 key (u64, the RAS secret; zero in responses and in Register requests)
+//! 56 client (u16, member of the RAS that sent it; zero in responses)
+//! 58 reserved (6 bytes, zero)
+//! 64 payload ...
 //! ```
+//!
+//! The fields up to `arg1` (the first [`ROUTED_HEADER_LEN`] bytes) are what the ring
+//! descriptors carry to the slow path; the key is checked by the fast path and never leaves it.
 
 use crate::consts::{MAX_PAYLOAD, MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN};
 use crate::opcode::Opcode;
 use crate::status::Status;
 use thiserror::Error;
 
-/// Header format version carried in byte 0.
-pub const VERSION: u8 = 1;
-/// Length of the Clio header in bytes.
-pub const HEADER_LEN: usize = 48;
+/// Header format version carried in byte 0 (2: the 64-byte header with key and client).
+pub const VERSION: u8 = 2;
+/// Length of the Clio header in bytes: one 512-bit beat, so the payload starts beat-aligned.
+pub const HEADER_LEN: usize = 64;
+/// The leading header bytes (through `arg1`) that ring descriptors carry; the key, client and
+/// reserved bytes after them are the fast path's business (client travels separately).
+pub const ROUTED_HEADER_LEN: usize = 48;
 /// Flag bit: this packet is a response (from the memory node).
 pub const FLAG_RESPONSE: u8 = 0x01;
 
@@ -47,6 +57,9 @@ pub mod field {
     pub const CHECKSUM: Field = 28..32;
     pub const ARG0: Field = 32..40;
     pub const ARG1: Field = 40..48;
+    pub const KEY: Field = 48..56;
+    pub const CLIENT: Field = 56..58;
+    pub const RESERVED: Field = 58..64;
     pub const PAYLOAD: usize = super::HEADER_LEN;
 }
 
@@ -206,6 +219,14 @@ impl<T: AsRef<[u8]>> Packet<T> {
     pub fn arg1(&self) -> u64 {
         be64(self.buffer.as_ref(), field::ARG1)
     }
+    /// The RAS secret the request presents.
+    pub fn key(&self) -> u64 {
+        be64(self.buffer.as_ref(), field::KEY)
+    }
+    /// Member of the RAS that sent the request.
+    pub fn client(&self) -> u16 {
+        be16(self.buffer.as_ref(), field::CLIENT)
+    }
     /// The payload (exactly `payload_len` bytes).
     pub fn payload(&self) -> &[u8] {
         let n = self.payload_len() as usize;
@@ -288,6 +309,11 @@ pub struct Header {
     pub arg0: u64,
     /// Second operand.
     pub arg1: u64,
+    /// The remote address space's secret (requests; zero in responses and Register).
+    pub key: u64,
+    /// The RAS member that sent the request (assigned at Register/Join; zero in responses).
+    /// Tags idempotence-ring entries together with `pid` and `req_id`.
+    pub client: u16,
 }
 
 impl Header {
@@ -306,16 +332,30 @@ impl Header {
             total_len: 0,
             arg0: 0,
             arg1: 0,
+            key: 0,
+            client: 0,
+        }
+    }
+
+    /// The same request presenting the RAS credentials `(key, client)`.
+    pub fn with_credentials(self, key: u64, client: u16) -> Header {
+        Header {
+            key,
+            client,
+            ..self
         }
     }
 
     /// The response header for this request packet: same identity, response flag, `status`,
-    /// no payload (callers set `payload_len`, `pkt_index`, `pkt_count`, `arg0` as needed).
+    /// no payload, key and client zero (a response never echoes the secret); callers set
+    /// `payload_len`, `pkt_index`, `pkt_count`, `arg0` as needed.
     pub fn response_to(&self, status: Status) -> Header {
         Header {
             status,
             response: true,
             payload_len: 0,
+            key: 0,
+            client: 0,
             ..*self
         }
     }
@@ -353,6 +393,8 @@ impl Header {
             total_len: p.total_len(),
             arg0: p.arg0(),
             arg1: p.arg1(),
+            key: p.key(),
+            client: p.client(),
         })
     }
 
@@ -373,6 +415,9 @@ impl Header {
         put32(b, field::CHECKSUM, 0);
         put64(b, field::ARG0, self.arg0);
         put64(b, field::ARG1, self.arg1);
+        put64(b, field::KEY, self.key);
+        put16(b, field::CLIENT, self.client);
+        b[field::RESERVED].fill(0);
     }
 
     /// Build a complete packet: header, `payload` (its length overrides `payload_len`) and a
@@ -389,9 +434,10 @@ impl Header {
         v
     }
 
-    /// The packet's identity for matching responses and the idempotence ring.
-    pub fn key(&self) -> (u16, u32) {
-        (self.pid, self.req_id)
+    /// The request's identity in the idempotence ring and the slow path's reply cache:
+    /// `(pid, client, req_id)` (several processes share a pid once they join one RAS).
+    pub fn identity(&self) -> (u16, u16, u32) {
+        (self.pid, self.client, self.req_id)
     }
 }
 
@@ -451,7 +497,7 @@ mod tests {
             any::<u64>(),
             any::<u32>(),
             any::<u64>(),
-            any::<u64>(),
+            (any::<u64>(), any::<u64>(), any::<u16>()),
         )
             .prop_map(
                 |(
@@ -464,7 +510,7 @@ mod tests {
                     va,
                     total_len,
                     arg0,
-                    arg1,
+                    (arg1, key, client),
                 )| Header {
                     opcode,
                     status,
@@ -478,6 +524,8 @@ mod tests {
                     total_len,
                     arg0,
                     arg1,
+                    key,
+                    client,
                 },
             )
     }
@@ -541,7 +589,7 @@ mod tests {
         v.pop();
         assert!(matches!(
             parse_verified(&v),
-            Err(WireError::Truncated { have: 50, need: 51 })
+            Err(WireError::Truncated { have: 66, need: 67 })
         ));
     }
 

@@ -27,11 +27,26 @@ pub enum Opcode {
     Alloc = 0x10,
     /// Free the allocation that starts at `va`.
     Free = 0x11,
-    /// Register a process; `arg0` is a client nonce, the response's `pid` is the new global PID.
+    /// Create a remote address space (RAS) and join it as its first member. No key (the only
+    /// request the fast path takes without one); `arg0` is a client nonce (a retry with the same
+    /// nonce gets the same answer). The response's `pid` is the new global PID, `arg0` the RAS's
+    /// secret key, `arg1` the member's client id.
     Register = 0x12,
+    /// Join an existing RAS as one more member (a process on this or another CN): `pid` and
+    /// `key` of the RAS in the header, `arg0` a client nonce. The response's `arg1` is the new
+    /// member's client id.
+    Join = 0x13,
+    /// Leave the RAS (`arg0` = 0): the member's lease and idempotence-ring slots end; when the
+    /// last member leaves, the RAS is torn down (regions freed, key and PID retired). `arg0` =
+    /// 1 tears the RAS down at once for every member.
+    Unregister = 0x14,
+    /// Renew the member's lease (see [`crate::consts::DEFAULT_LEASE_MS`]).
+    Heartbeat = 0x15,
     /// Test-and-set the 8-byte word at `va` to 1; the response's `arg0` is the old value.
     TestAndSet = 0x20,
-    /// Store 0 to the 8-byte word at `va` (lock release).
+    /// Store 0 to the 8-byte word at `va` (lock release); the response's `arg0` is the old
+    /// value. Recorded in the idempotence ring, so a retried unlock never releases a lock
+    /// someone else took meanwhile.
     Unlock = 0x21,
     /// Compare-and-swap: if word == `arg0` store `arg1`; the response's `arg0` is the old value.
     CompareAndSwap = 0x22,
@@ -51,12 +66,15 @@ impl Opcode {
     pub const EXTEND_LAST: u8 = 0x7F;
 
     /// All defined opcodes.
-    pub const ALL: [Opcode; 11] = [
+    pub const ALL: [Opcode; 14] = [
         Opcode::Read,
         Opcode::Write,
         Opcode::Alloc,
         Opcode::Free,
         Opcode::Register,
+        Opcode::Join,
+        Opcode::Unregister,
+        Opcode::Heartbeat,
         Opcode::TestAndSet,
         Opcode::Unlock,
         Opcode::CompareAndSwap,
@@ -74,7 +92,12 @@ impl Opcode {
     pub fn path(self) -> Path {
         match self {
             Opcode::Read | Opcode::Write => Path::VirtualMemory,
-            Opcode::Alloc | Opcode::Free | Opcode::Register => Path::SlowPath,
+            Opcode::Alloc
+            | Opcode::Free
+            | Opcode::Register
+            | Opcode::Join
+            | Opcode::Unregister
+            | Opcode::Heartbeat => Path::SlowPath,
             Opcode::TestAndSet
             | Opcode::Unlock
             | Opcode::CompareAndSwap
@@ -85,17 +108,35 @@ impl Opcode {
     }
 
     /// Non-idempotent requests are executed once; a retry gets the cached result from the
-    /// idempotence ring (sync unit) or the slow path's reply cache.
+    /// idempotence ring (sync unit) or the slow path's reply cache / nonce table.
     pub fn is_non_idempotent(self) -> bool {
+        self.uses_idempotence_ring()
+            || matches!(
+                self,
+                Opcode::Alloc | Opcode::Free | Opcode::Register | Opcode::Join | Opcode::Unregister
+            )
+    }
+
+    /// The one rule for the sync unit: these opcodes record their result in the idempotence
+    /// ring under `(pid, client, req_id)`, a retry is answered from it, and the client frees the
+    /// slot with a [`Opcode::CnAck`] once it has the result.
+    pub fn uses_idempotence_ring(self) -> bool {
         matches!(
             self,
-            Opcode::TestAndSet
-                | Opcode::CompareAndSwap
-                | Opcode::FetchAdd
-                | Opcode::Alloc
-                | Opcode::Free
-                | Opcode::Register
+            Opcode::TestAndSet | Opcode::Unlock | Opcode::CompareAndSwap | Opcode::FetchAdd
         )
+    }
+
+    /// Whether the client must send a [`Opcode::CnAck`] after the result arrives (the same set
+    /// as [`Opcode::uses_idempotence_ring`]; one rule, two names for its two sides).
+    pub fn needs_cn_ack(self) -> bool {
+        self.uses_idempotence_ring()
+    }
+
+    /// Whether the fast path checks the header's key against the RAS's key before anything
+    /// else: every request but [`Opcode::Register`], which creates a RAS and has none yet.
+    pub fn needs_key(self) -> bool {
+        self != Opcode::Register
     }
 
     /// Atomic word operations (translated, then executed by the sync unit).
@@ -105,6 +146,20 @@ impl Opcode {
             Opcode::TestAndSet | Opcode::Unlock | Opcode::CompareAndSwap | Opcode::FetchAdd
         )
     }
+}
+
+/// A 256-bit table (bit `v` set for opcode byte `v`) of the opcodes a predicate selects: the
+/// form the RTL takes a rule in (a `Constant<Bits<256>>` indexed by the opcode byte), so the
+/// hardware and this crate share one encoding of it.
+pub fn opcode_mask(pred: impl Fn(Opcode) -> bool) -> [u64; 4] {
+    let mut m = [0u64; 4];
+    for op in Opcode::ALL {
+        if pred(op) {
+            let v = op as u8 as usize;
+            m[v / 64] |= 1 << (v % 64);
+        }
+    }
+    m
 }
 
 /// The path for a raw opcode byte, including the extend range; `None` if undefined.
@@ -136,5 +191,18 @@ mod tests {
         assert_eq!(path_of(0x40), Some(Path::Extend));
         assert_eq!(path_of(0x00), None);
         assert_eq!(path_of(0xFF), None);
+    }
+
+    #[test]
+    fn masks_select_exactly_the_predicate() {
+        let m = opcode_mask(Opcode::uses_idempotence_ring);
+        for v in 0..=255u8 {
+            let bit = m[v as usize / 64] >> (v % 64) & 1 == 1;
+            let want = Opcode::from_u8(v).is_some_and(Opcode::uses_idempotence_ring);
+            assert_eq!(bit, want, "opcode {v:#x}");
+        }
+        assert!(Opcode::Unlock.needs_cn_ack());
+        assert!(!Opcode::Register.needs_key());
+        assert!(Opcode::Join.needs_key() && Opcode::CnAck.needs_key());
     }
 }

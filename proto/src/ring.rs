@@ -19,13 +19,14 @@
 
 use crate::consts::PTE_BYTES;
 use crate::frame::{Route, ROUTE_BYTES};
-use crate::header::{Header, Packet, WireError, HEADER_LEN};
+use crate::header::{Header, Packet, WireError, HEADER_LEN, ROUTED_HEADER_LEN};
 use crate::pte::Pte;
 
 /// Magic value of the register block ("CLRG").
 pub const RING_MAGIC: u32 = 0x434C_5247;
-/// Layout version.
-pub const RING_VERSION: u32 = 1;
+/// Layout version (2: descriptors carry the request's client; key-table and ring-release
+/// descriptors).
+pub const RING_VERSION: u32 = 2;
 /// Bytes per descriptor (two 512-bit beats).
 pub const DESC_BYTES: usize = 128;
 /// Default entries per ring.
@@ -129,20 +130,30 @@ pub mod kind {
     pub const PTE_WRITE: u16 = 0x82;
     /// TX: drop a translation from the TLB.
     pub const TLB_INVALIDATE: u16 = 0x83;
-    /// TX: push a free frame into the async free-page buffer.
+    /// TX: push a free frame into the async free-page buffer (the ARM cleared it first).
     pub const FREE_PAGE: u16 = 0x84;
+    /// TX: set the key-table entry of a PID (key 0 removes the RAS: every request denied).
+    pub const KEY_WRITE: u16 = 0x85;
+    /// TX: release every idempotence-ring slot of `(pid, client)` (a member that left or whose
+    /// lease ended can never acknowledge them).
+    pub const RING_RELEASE: u16 = 0x86;
 }
 
 /// Field offsets inside a descriptor.
 pub mod desc {
     /// u16 kind.
     pub const KIND: usize = 0;
+    /// u16 client: the RAS member that sent a REQUEST (header bytes 56..58; the key is not
+    /// carried: the fast path checked it).
+    pub const CLIENT: usize = 2;
     /// [`crate::frame::ROUTE_BYTES`] route (REQUEST, REPLY).
     pub const ROUTE: usize = 8;
-    /// 48-byte Clio header, wire format (REQUEST, REPLY).
+    /// The first [`crate::header::ROUTED_HEADER_LEN`] (48) bytes of the Clio header, wire
+    /// format (REQUEST, REPLY).
     pub const HEADER: usize = 40;
     /// Kind-specific body: PAGE_MAPPED/TLB_INVALIDATE pid u16 @88, vpn u64 @96, pfn u64 @104;
-    /// PTE_WRITE bucket u64 @88, slot u32 @96, pte 16 bytes @104; FREE_PAGE pfn u64 @104.
+    /// PTE_WRITE bucket u64 @88, slot u32 @96, pte 16 bytes @104; FREE_PAGE pfn u64 @104;
+    /// KEY_WRITE pid u16 @88, key u64 @96; RING_RELEASE pid u16 @88, client u16 @90.
     pub const BODY: usize = 88;
 }
 
@@ -193,6 +204,20 @@ pub enum Descriptor {
         /// Frame number.
         pfn: u64,
     },
+    /// TX: program the key table.
+    KeyWrite {
+        /// The RAS's PID (the table index).
+        pid: u16,
+        /// Its secret; 0 removes the RAS.
+        key: u64,
+    },
+    /// TX: release the idempotence-ring slots of one RAS member.
+    RingRelease {
+        /// RAS.
+        pid: u16,
+        /// Member.
+        client: u16,
+    },
 }
 
 fn le64(b: &[u8], at: usize) -> u64 {
@@ -209,7 +234,11 @@ impl Descriptor {
         let k = match self {
             Descriptor::Request { route, header } | Descriptor::Reply { route, header } => {
                 b[desc::ROUTE..desc::ROUTE + ROUTE_BYTES].copy_from_slice(&route.to_bytes());
-                header.emit_header(&mut b[desc::HEADER..desc::HEADER + HEADER_LEN]);
+                let mut h = [0u8; HEADER_LEN];
+                header.emit_header(&mut h);
+                b[desc::HEADER..desc::HEADER + ROUTED_HEADER_LEN]
+                    .copy_from_slice(&h[..ROUTED_HEADER_LEN]);
+                b[desc::CLIENT..desc::CLIENT + 2].copy_from_slice(&header.client.to_le_bytes());
                 if matches!(self, Descriptor::Request { .. }) {
                     kind::REQUEST
                 } else {
@@ -237,6 +266,16 @@ impl Descriptor {
                 b[body + 16..body + 24].copy_from_slice(&pfn.to_le_bytes());
                 kind::FREE_PAGE
             }
+            Descriptor::KeyWrite { pid, key } => {
+                b[body..body + 2].copy_from_slice(&pid.to_le_bytes());
+                b[body + 8..body + 16].copy_from_slice(&key.to_le_bytes());
+                kind::KEY_WRITE
+            }
+            Descriptor::RingRelease { pid, client } => {
+                b[body..body + 2].copy_from_slice(&pid.to_le_bytes());
+                b[body + 2..body + 4].copy_from_slice(&client.to_le_bytes());
+                kind::RING_RELEASE
+            }
         };
         b[desc::KIND..desc::KIND + 2].copy_from_slice(&k.to_le_bytes());
         b
@@ -250,11 +289,16 @@ impl Descriptor {
             let mut r = [0u8; ROUTE_BYTES];
             r.copy_from_slice(&b[desc::ROUTE..desc::ROUTE + ROUTE_BYTES]);
             let route = Route::from_bytes(&r)?;
-            // The header is stored without payload: parse it with payload_len taken as zero.
+            // The header is stored without payload, key and client: parse it with payload_len
+            // taken as zero, then put the client back.
             let mut h = [0u8; HEADER_LEN];
-            h.copy_from_slice(&b[desc::HEADER..desc::HEADER + HEADER_LEN]);
+            h[..ROUTED_HEADER_LEN]
+                .copy_from_slice(&b[desc::HEADER..desc::HEADER + ROUTED_HEADER_LEN]);
             h[crate::header::field::PAYLOAD_LEN].fill(0);
-            let header = Header::parse(&Packet::new_unchecked(&h[..]))?;
+            let header = Header {
+                client: u16::from_le_bytes([b[desc::CLIENT], b[desc::CLIENT + 1]]),
+                ..Header::parse(&Packet::new_unchecked(&h[..]))?
+            };
             Ok((route, header))
         };
         Ok(match k {
@@ -292,6 +336,14 @@ impl Descriptor {
             kind::FREE_PAGE => Descriptor::FreePage {
                 pfn: le64(b, body + 16),
             },
+            kind::KEY_WRITE => Descriptor::KeyWrite {
+                pid: u16::from_le_bytes([b[body], b[body + 1]]),
+                key: le64(b, body + 8),
+            },
+            kind::RING_RELEASE => Descriptor::RingRelease {
+                pid: u16::from_le_bytes([b[body], b[body + 1]]),
+                client: u16::from_le_bytes([b[body + 2], b[body + 3]]),
+            },
             _ => return Err(WireError::Frame("unknown ring descriptor kind")),
         })
     }
@@ -312,6 +364,7 @@ mod tests {
         };
         let mut header = Header::request(Opcode::Alloc, 3, 99, 0);
         header.arg0 = 1 << 22;
+        header.client = 0x1234;
         let reply = Header {
             va: 0x40_0000,
             ..header.response_to(Status::Ok)
@@ -334,10 +387,21 @@ mod tests {
             },
             Descriptor::TlbInvalidate { pid: 3, vpn: 5 },
             Descriptor::FreePage { pfn: 1234 },
+            Descriptor::KeyWrite {
+                pid: 4095,
+                key: 0xDEAD_BEEF_0123_4567,
+            },
+            Descriptor::RingRelease { pid: 7, client: 9 },
         ];
         for d in all {
             assert_eq!(Descriptor::decode(&d.encode()).unwrap(), d);
         }
+        // The key never reaches the slow path: a request's descriptor drops it.
+        let keyed = Descriptor::Request {
+            route,
+            header: header.with_credentials(0x5EC2E7, 0x1234),
+        };
+        assert_eq!(Descriptor::decode(&keyed.encode()).unwrap(), all[0]);
         assert!(Descriptor::decode(&[0u8; DESC_BYTES]).is_err());
     }
 
@@ -389,10 +453,13 @@ pub fn verilog_header() -> String {
         ("KIND_PTE_WRITE", kind::PTE_WRITE),
         ("KIND_TLB_INVALIDATE", kind::TLB_INVALIDATE),
         ("KIND_FREE_PAGE", kind::FREE_PAGE),
+        ("KIND_KEY_WRITE", kind::KEY_WRITE),
+        ("KIND_RING_RELEASE", kind::RING_RELEASE),
     ] {
         p(n, v as u64);
     }
     p("DESC_KIND", desc::KIND as u64);
+    p("DESC_CLIENT", desc::CLIENT as u64);
     p("DESC_ROUTE", desc::ROUTE as u64);
     p("DESC_HEADER", desc::HEADER as u64);
     p("DESC_BODY", desc::BODY as u64);

@@ -27,11 +27,17 @@ pub enum Status {
     UnknownProcess = 8,
     /// The opcode is valid but not served by this node (e.g. an extend op with no offload).
     Unsupported = 9,
+    /// The request's key does not open this PID's remote address space (wrong or missing key,
+    /// or no such RAS). Nothing was executed. The same answer for a wrong key and an unknown
+    /// PID, so it tells a prober nothing it did not send.
+    Denied = 10,
+    /// The node's table of remote address spaces (or of a RAS's members) is full.
+    TableFull = 11,
 }
 
 impl Status {
     /// All defined status codes.
-    pub const ALL: [Status; 10] = [
+    pub const ALL: [Status; 12] = [
         Status::Ok,
         Status::Nack,
         Status::Permission,
@@ -42,7 +48,12 @@ impl Status {
         Status::BadRequest,
         Status::UnknownProcess,
         Status::Unsupported,
+        Status::Denied,
+        Status::TableFull,
     ];
+
+    /// The largest status byte defined (requests carrying a larger one are malformed).
+    pub const MAX: u8 = Status::TableFull as u8;
 
     /// Decode a byte; `None` for undefined values.
     pub fn from_u8(v: u8) -> Option<Status> {
@@ -62,8 +73,21 @@ impl Status {
             Status::BadRequest => "malformed request",
             Status::UnknownProcess => "process is not registered at this node",
             Status::Unsupported => "operation not supported by this node",
+            Status::Denied => "not authorized: wrong key, or no such remote address space",
+            Status::TableFull => {
+                "the node's table of remote address spaces (or of a space's members) is full"
+            }
         }
     }
+}
+
+#[cfg(test)]
+#[test]
+fn max_is_the_largest() {
+    assert_eq!(
+        Status::ALL.iter().map(|s| *s as u8).max(),
+        Some(Status::MAX)
+    );
 }
 
 impl fmt::Display for Status {

@@ -26,6 +26,9 @@ fn header_table_matches_the_code() {
         ("checksum", field::CHECKSUM.start, field::CHECKSUM.len()),
         ("arg0", field::ARG0.start, field::ARG0.len()),
         ("arg1", field::ARG1.start, field::ARG1.len()),
+        ("key", field::KEY.start, field::KEY.len()),
+        ("client", field::CLIENT.start, field::CLIENT.len()),
+        ("reserved", field::RESERVED.start, field::RESERVED.len()),
     ];
     let mut covered = 0;
     for (name, off, len) in expected {
