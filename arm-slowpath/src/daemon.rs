@@ -1,19 +1,24 @@
-//! The slow-path service: process registration, `ralloc` with overflow-free PTE placement,
-//! `rfree` with TLB shootdown, and the refill of the fast path's async free-page buffer.
+//! The slow-path service: remote address spaces (register, join, unregister, leases, keys
+//! programmed into the fast path's key table), `ralloc` with overflow-free PTE placement,
+//! `rfree` with TLB shootdown, and the refill of the fast path's async free-page buffer with
+//! frames cleared to zeros.
 //!
 //! [`SlowPath`] holds the state and its operations can be called directly (tests, the
 //! allocation benchmark); [`SlowPath::poll`] serves them through a [`RingWindow`].
 
+use crate::frame_memory::FrameMemory;
 use crate::phys_alloc::PhysAllocator;
+use crate::ras::{Departure, KeySource, RasError, Registry};
 use crate::ring_window::{RingError, RingWindow};
 use crate::shadow_pt::ShadowPageTable;
 use crate::va_space::{Region, VaSpace};
-use clio_proto::consts::{FREE_PAGE_FIFO_DEPTH, VA_LIMIT};
+use clio_proto::consts::{DEFAULT_LEASE_MS, FREE_PAGE_FIFO_DEPTH, VA_LIMIT};
 use clio_proto::layout::MemoryLayout;
 use clio_proto::pte::{Pte, PERM_READ, PERM_WRITE};
 use clio_proto::ring::Descriptor;
 use clio_proto::{Header, Opcode, Status};
 use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
 use thiserror::Error;
 
 /// Why a slow-path operation was refused. Each maps to one wire [`Status`].
@@ -35,6 +40,27 @@ pub enum AllocError {
     /// No allocation starts at this address.
     #[error("no allocation starts at {0:#x}")]
     NotAllocated(u64),
+    /// No room for another RAS or another member.
+    #[error(transparent)]
+    TableFull(RasError),
+    /// The member is not (or no longer) part of the RAS.
+    #[error("client {client} is not a member of process {pid}")]
+    UnknownMember {
+        /// RAS.
+        pid: u16,
+        /// Member.
+        client: u16,
+    },
+}
+
+impl From<RasError> for AllocError {
+    fn from(e: RasError) -> AllocError {
+        match e {
+            RasError::KeyTableFull | RasError::MembersFull => AllocError::TableFull(e),
+            RasError::UnknownRas(pid) => AllocError::UnknownProcess(pid),
+            RasError::UnknownMember { pid, client } => AllocError::UnknownMember { pid, client },
+        }
+    }
 }
 
 impl AllocError {
@@ -46,6 +72,8 @@ impl AllocError {
             AllocError::OutOfMemory => Status::OutOfMemory,
             AllocError::OutOfVirtualSpace => Status::OutOfVirtualSpace,
             AllocError::NotAllocated(_) => Status::Unmapped,
+            AllocError::TableFull(_) => Status::TableFull,
+            AllocError::UnknownMember { .. } => Status::UnknownProcess,
         }
     }
 }
@@ -57,8 +85,20 @@ pub struct SlowPathStats {
     pub requests: u64,
     /// Duplicate requests answered from the reply cache.
     pub duplicate_requests: u64,
-    /// Processes registered.
+    /// Remote address spaces created (Register).
     pub registrations: u64,
+    /// Members that joined an existing RAS.
+    pub joins: u64,
+    /// Members that left (Unregister) or whose lease ended.
+    pub departures: u64,
+    /// Of those, members removed because their lease ended.
+    pub lease_expiries: u64,
+    /// Remote address spaces torn down (regions freed, key removed, PID retired).
+    pub teardowns: u64,
+    /// Frames cleared to zeros before entering the free-page buffer.
+    pub frames_cleared: u64,
+    /// Frames the DRAM mapping refused to clear (kept back, never handed out).
+    pub clear_failures: u64,
     /// Successful allocations.
     pub allocs: u64,
     /// Candidate ranges rejected because a bucket would overflow (Figure 13's "retries").
@@ -101,6 +141,24 @@ pub struct FreeOutcome {
     pub cleared: Vec<(u64, u32, u64)>,
 }
 
+/// How a slow path is set up.
+#[derive(Debug)]
+pub struct SlowPathConfig {
+    /// Where RAS keys come from ([`KeySource::Os`] on every real node).
+    pub keys: KeySource,
+    /// Lease of a RAS member.
+    pub lease: Duration,
+}
+
+impl Default for SlowPathConfig {
+    fn default() -> Self {
+        SlowPathConfig {
+            keys: KeySource::Os,
+            lease: Duration::from_millis(DEFAULT_LEASE_MS),
+        }
+    }
+}
+
 /// Upper bound on rejected candidates for one allocation before it is refused.
 pub const MAX_PLACEMENT_RETRIES: u64 = 1 << 16;
 /// Entries kept in the reply cache for retried non-idempotent slow-path requests.
@@ -111,26 +169,29 @@ pub const REPLY_CACHE_ENTRIES: usize = 4096;
 pub struct SlowPath {
     layout: MemoryLayout,
     procs: HashMap<u16, VaSpace>,
-    next_pid: u32,
-    nonce_pids: HashMap<u64, u16>,
+    registry: Registry,
     shadow: ShadowPageTable,
     frames: PhysAllocator,
     promised_pages: u64,
     fifo_outstanding: u64,
-    reply_cache: HashMap<(u16, u32), Header>,
-    reply_order: VecDeque<(u16, u32)>,
+    reply_cache: HashMap<(u16, u16, u32), Header>,
+    reply_order: VecDeque<(u16, u16, u32)>,
     outbox: VecDeque<Descriptor>,
     stats: SlowPathStats,
 }
 
 impl SlowPath {
-    /// A fresh slow path for a node of this layout.
+    /// A fresh slow path for a node of this layout, with OS-drawn keys and the default lease.
     pub fn new(layout: MemoryLayout) -> SlowPath {
+        SlowPath::with_config(layout, SlowPathConfig::default())
+    }
+
+    /// A fresh slow path with an explicit configuration.
+    pub fn with_config(layout: MemoryLayout, cfg: SlowPathConfig) -> SlowPath {
         SlowPath {
             layout,
             procs: HashMap::new(),
-            next_pid: 1,
-            nonce_pids: HashMap::new(),
+            registry: Registry::new(cfg.keys, cfg.lease),
             shadow: ShadowPageTable::new(layout.bucket_bits),
             frames: PhysAllocator::new(layout.first_data_pfn, layout.data_pages),
             promised_pages: 0,
@@ -167,22 +228,107 @@ impl SlowPath {
         self.frames.free_count()
     }
 
-    /// Register a process. The same `nonce` always gets the same PID (a retried registration
-    /// must not leak PIDs).
+    /// The registry of remote address spaces.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Create a remote address space and its first member: `(pid, key, client)`, and
+    /// program the key into the fast path's key table. The same `nonce` always gets the same
+    /// answer (a retried registration must not leak PIDs).
+    pub fn register_at(&mut self, nonce: u64, now: Instant) -> Result<(u16, u64, u16), AllocError> {
+        let known = self.registry.by_nonce(nonce).is_some();
+        let (pid, key, client) = self.registry.register(nonce, now)?;
+        if !known {
+            self.procs
+                .insert(pid, VaSpace::new(VA_LIMIT >> self.layout.page_shift));
+            self.outbox.push_back(Descriptor::KeyWrite { pid, key });
+            self.stats.registrations += 1;
+        }
+        Ok((pid, key, client))
+    }
+
+    /// Register (now) and return the PID only: for tools and tests that drive the slow path
+    /// directly.
     pub fn register(&mut self, nonce: u64) -> Result<u16, AllocError> {
-        if let Some(&pid) = self.nonce_pids.get(&nonce) {
-            return Ok(pid);
+        self.register_at(nonce, Instant::now())
+            .map(|(pid, _, _)| pid)
+    }
+
+    /// Add a member to an existing RAS (its key was checked by the fast path).
+    pub fn join_at(&mut self, pid: u16, nonce: u64, now: Instant) -> Result<u16, AllocError> {
+        let known = self.registry.by_nonce(nonce).is_some();
+        let client = self.registry.join(pid, nonce, now)?;
+        if !known {
+            self.stats.joins += 1;
         }
-        if self.next_pid > u16::MAX as u32 {
-            return Err(AllocError::OutOfMemory);
+        Ok(client)
+    }
+
+    /// Remove a member (`destroy`: every member) and tear the RAS down when none is left.
+    pub fn unregister(&mut self, pid: u16, client: u16, destroy: bool) -> Result<(), AllocError> {
+        let gone = if destroy {
+            self.registry.evict_all(pid)?
+        } else {
+            vec![self.registry.leave(pid, client)?]
+        };
+        self.depart(&gone);
+        Ok(())
+    }
+
+    /// Apply departures: release each member's idempotence-ring slots, and tear down every
+    /// RAS left empty: key removed first (nothing new gets in), then every region freed (PTEs
+    /// cleared, translations shot down, frames back to the allocator), PID retired.
+    fn depart(&mut self, gone: &[Departure]) {
+        for d in gone {
+            self.stats.departures += 1;
+            self.outbox.push_back(Descriptor::RingRelease {
+                pid: d.pid,
+                client: d.client,
+            });
+            if d.ras_empty {
+                self.teardown(d.pid);
+            }
         }
-        let pid = self.next_pid as u16;
-        self.next_pid += 1;
-        self.nonce_pids.insert(nonce, pid);
-        self.procs
-            .insert(pid, VaSpace::new(VA_LIMIT >> self.layout.page_shift));
-        self.stats.registrations += 1;
-        Ok(pid)
+    }
+
+    fn teardown(&mut self, pid: u16) {
+        self.outbox.push_back(Descriptor::KeyWrite { pid, key: 0 });
+        let starts: Vec<u64> = self
+            .procs
+            .get(&pid)
+            .map(|s| s.regions().map(|r| r.start_vpn).collect())
+            .unwrap_or_default();
+        for vpn in starts {
+            let va = vpn << self.layout.page_shift;
+            if let Ok(o) = self.free(pid, va) {
+                self.push_clears(pid, &o);
+            }
+        }
+        self.procs.remove(&pid);
+        self.registry.retire(pid);
+        self.stats.teardowns += 1;
+    }
+
+    /// Clear each freed slot first, then shoot the translation down: once the invalidation
+    /// is applied no new access can find the page.
+    fn push_clears(&mut self, pid: u16, o: &FreeOutcome) {
+        for &(bucket, slot, vpn) in &o.cleared {
+            self.outbox.push_back(Descriptor::PteWrite {
+                bucket,
+                slot,
+                pte: Pte::default(),
+            });
+            self.outbox
+                .push_back(Descriptor::TlbInvalidate { pid, vpn });
+        }
+    }
+
+    /// Remove members whose lease ended by `now` (and tear down RASes left empty).
+    pub fn expire_leases(&mut self, now: Instant) {
+        let gone = self.registry.expire(now);
+        self.stats.lease_expiries += gone.len() as u64;
+        self.depart(&gone);
     }
 
     /// Allocate `bytes` (rounded up to pages) for `pid`, placing every page's PTE so that no
@@ -315,19 +461,26 @@ impl SlowPath {
         }
     }
 
-    /// Queue free frames until the fast path's buffer is (or will be) full.
-    fn refill(&mut self) {
+    /// Queue free frames until the fast path's buffer is (or will be) full, each cleared to
+    /// zeros first. A frame the memory refuses to clear is kept back (counted), never pushed.
+    fn refill(&mut self, mem: &mut dyn FrameMemory) {
         while self.fifo_outstanding < FREE_PAGE_FIFO_DEPTH as u64 {
             let Some(pfn) = self.frames.alloc() else {
                 break;
             };
+            let page = self.layout.page_size();
+            if !mem.zero(self.layout.phys_addr(pfn, 0), page) {
+                self.stats.clear_failures += 1;
+                break;
+            }
+            self.stats.frames_cleared += 1;
             self.fifo_outstanding += 1;
             self.stats.free_pages_pushed += 1;
             self.outbox.push_back(Descriptor::FreePage { pfn });
         }
     }
 
-    fn cache_reply(&mut self, key: (u16, u32), reply: Header) {
+    fn cache_reply(&mut self, key: (u16, u16, u32), reply: Header) {
         if self.reply_order.len() >= REPLY_CACHE_ENTRIES {
             if let Some(old) = self.reply_order.pop_front() {
                 self.reply_cache.remove(&old);
@@ -339,28 +492,39 @@ impl SlowPath {
 
     /// Serve one descriptor from the fast path; outputs go to the outbox.
     pub fn handle(&mut self, d: Descriptor) {
+        self.handle_at(d, Instant::now())
+    }
+
+    /// [`SlowPath::handle`] at time `now` (leases).
+    pub fn handle_at(&mut self, d: Descriptor, now: Instant) {
         match d {
             Descriptor::PageMapped { pid, vpn, pfn } => self.page_mapped(pid, vpn, pfn),
             Descriptor::Request { route, header } => {
                 self.stats.requests += 1;
-                let key = if header.opcode == Opcode::Register {
-                    (0, header.req_id)
-                } else {
-                    header.key()
-                };
-                let cached = if header.opcode == Opcode::Register {
-                    None // registration is deduplicated by its nonce instead
-                } else {
+                let key = header.identity();
+                // Register and Join are deduplicated by their nonce instead; Heartbeat is
+                // idempotent.
+                let cached_kind = matches!(
+                    header.opcode,
+                    Opcode::Alloc | Opcode::Free | Opcode::Unregister
+                );
+                let cached = if cached_kind {
                     self.reply_cache.get(&key).copied()
+                } else {
+                    None
                 };
+                // Any request of a member renews its lease.
+                if header.opcode != Opcode::Register {
+                    let _ = self.registry.renew(header.pid, header.client, now);
+                }
                 let reply = match cached {
                     Some(r) => {
                         self.stats.duplicate_requests += 1;
                         r
                     }
                     None => {
-                        let r = self.execute(&header);
-                        if header.opcode != Opcode::Register {
+                        let r = self.execute(&header, now);
+                        if cached_kind {
                             self.cache_reply(key, r);
                         }
                         r
@@ -375,14 +539,31 @@ impl SlowPath {
         }
     }
 
-    fn execute(&mut self, h: &Header) -> Header {
+    fn execute(&mut self, h: &Header, now: Instant) -> Header {
         match h.opcode {
-            Opcode::Register => match self.register(h.arg0) {
-                Ok(pid) => Header {
+            Opcode::Register => match self.register_at(h.arg0, now) {
+                Ok((pid, key, client)) => Header {
                     pid,
+                    arg0: key,
+                    arg1: client as u64,
                     ..h.response_to(Status::Ok)
                 },
                 Err(e) => h.response_to(e.status()),
+            },
+            Opcode::Join => match self.join_at(h.pid, h.arg0, now) {
+                Ok(client) => Header {
+                    arg1: client as u64,
+                    ..h.response_to(Status::Ok)
+                },
+                Err(e) => h.response_to(e.status()),
+            },
+            Opcode::Unregister => match self.unregister(h.pid, h.client, h.arg0 == 1) {
+                Ok(()) => h.response_to(Status::Ok),
+                Err(e) => h.response_to(e.status()),
+            },
+            Opcode::Heartbeat => match self.registry.renew(h.pid, h.client, now) {
+                Ok(()) => h.response_to(Status::Ok),
+                Err(e) => h.response_to(AllocError::from(e).status()),
             },
             Opcode::Alloc => match self.alloc(h.pid, h.arg0, h.arg1 as u8) {
                 Ok(o) => {
@@ -400,17 +581,7 @@ impl SlowPath {
             },
             Opcode::Free => match self.free(h.pid, h.va) {
                 Ok(o) => {
-                    // Clear the slot first, then shoot the translation down: once the
-                    // invalidation is applied no new access can find the page.
-                    for &(bucket, slot, vpn) in &o.cleared {
-                        self.outbox.push_back(Descriptor::PteWrite {
-                            bucket,
-                            slot,
-                            pte: Pte::default(),
-                        });
-                        self.outbox
-                            .push_back(Descriptor::TlbInvalidate { pid: h.pid, vpn });
-                    }
+                    self.push_clears(h.pid, &o);
                     Header {
                         arg0: o.pages << self.layout.page_shift,
                         ..h.response_to(Status::Ok)
@@ -438,9 +609,15 @@ impl SlowPath {
     }
 
     /// One round of service: push queued outputs, take new requests while nothing is queued
-    /// (so a full TX ring back-pressures RX instead of losing descriptors), refill the
-    /// free-page buffer. Returns the number of descriptors moved (0 = idle).
-    pub fn poll(&mut self, ring: &RingWindow) -> usize {
+    /// (so a full TX ring back-pressures RX instead of losing descriptors), end expired
+    /// leases, refill the free-page buffer with frames cleared in `mem`. Returns the number of
+    /// descriptors moved (0 = idle).
+    pub fn poll(&mut self, ring: &RingWindow, mem: &mut dyn FrameMemory) -> usize {
+        self.poll_at(ring, mem, Instant::now())
+    }
+
+    /// [`SlowPath::poll`] at time `now`.
+    pub fn poll_at(&mut self, ring: &RingWindow, mem: &mut dyn FrameMemory, now: Instant) -> usize {
         let mut work = self.flush(ring);
         for _ in 0..ring.layout().entries {
             if !self.outbox.is_empty() {
@@ -449,12 +626,15 @@ impl SlowPath {
             let Some(d) = ring.pop_rx() else { break };
             work += 1;
             match d {
-                Ok(d) => self.handle(d),
+                Ok(d) => self.handle_at(d, now),
                 Err(_) => self.stats.bad_descriptors += 1,
             }
             work += self.flush(ring);
         }
-        self.refill();
+        if self.outbox.is_empty() {
+            self.expire_leases(now);
+        }
+        self.refill(mem);
         work + self.flush(ring)
     }
 
@@ -519,5 +699,80 @@ mod tests {
             assert!(sp.shadow().free_slots(b) <= BUCKET_SLOTS as u32);
         }
         assert!(sp.utilisation() > 0.9, "filled to {}", sp.utilisation());
+    }
+
+    fn drain(sp: &mut SlowPath) -> Vec<Descriptor> {
+        sp.outbox.drain(..).collect()
+    }
+
+    #[test]
+    fn register_programs_the_key_and_the_last_member_out_tears_down() {
+        let t0 = Instant::now();
+        let mut sp = SlowPath::with_config(
+            MemoryLayout::new(64 << 20, 12).unwrap(),
+            SlowPathConfig {
+                keys: KeySource::seeded(7),
+                lease: Duration::from_secs(5),
+            },
+        );
+        let (pid, key, c1) = sp.register_at(1, t0).unwrap();
+        assert_eq!(drain(&mut sp), vec![Descriptor::KeyWrite { pid, key }]);
+        let c2 = sp.join_at(pid, 2, t0).unwrap();
+        let o = sp.alloc(pid, 3 * 4096, PERM_READ | PERM_WRITE).unwrap();
+        let frame = sp.frames.alloc().unwrap();
+        sp.page_mapped(pid, o.va >> 12, frame);
+        let free_before = sp.free_frames();
+        sp.unregister(pid, c1, false).unwrap();
+        assert_eq!(
+            drain(&mut sp),
+            vec![Descriptor::RingRelease { pid, client: c1 }],
+            "one member left: the RAS stays"
+        );
+        sp.unregister(pid, c2, false).unwrap();
+        let d = drain(&mut sp);
+        assert_eq!(d[0], Descriptor::RingRelease { pid, client: c2 });
+        assert_eq!(
+            d[1],
+            Descriptor::KeyWrite { pid, key: 0 },
+            "key removed first"
+        );
+        assert_eq!(d.len(), 2 + 2 * 3, "then every page cleared and shot down");
+        assert_eq!(
+            sp.free_frames(),
+            free_before + 1,
+            "the mapped frame is back"
+        );
+        assert!(sp.shadow().is_empty() && sp.registry().is_empty());
+        assert_eq!(sp.stats().teardowns, 1);
+    }
+
+    #[test]
+    fn refill_clears_every_frame_it_hands_out() {
+        let layout = MemoryLayout::new(1 << 20, 12).unwrap();
+        let mut sp = SlowPath::new(layout);
+        let mut mem = vec![0xAAu8; 1 << 20];
+        sp.refill(&mut mem);
+        let pushed: Vec<u64> = drain(&mut sp)
+            .into_iter()
+            .filter_map(|d| match d {
+                Descriptor::FreePage { pfn } => Some(pfn),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(pushed.len(), FREE_PAGE_FIFO_DEPTH);
+        for pfn in pushed {
+            let pa = layout.phys_addr(pfn, 0) as usize;
+            assert!(
+                mem[pa..pa + 4096].iter().all(|b| *b == 0),
+                "frame {pfn} cleared"
+            );
+        }
+        assert_eq!(sp.stats().frames_cleared, FREE_PAGE_FIFO_DEPTH as u64);
+        // Memory that refuses (out of range) gets nothing pushed.
+        let mut sp = SlowPath::new(layout);
+        let mut tiny = vec![0u8; 16];
+        sp.refill(&mut tiny);
+        assert!(drain(&mut sp).is_empty());
+        assert_eq!(sp.stats().clear_failures, 1);
     }
 }

@@ -3,7 +3,9 @@
 //! It owns everything the fast path must not: per-process virtual address trees
 //! ([`va_space`]), overflow-free placement of PTEs in the hash page table using a shadow copy
 //! of that table ([`shadow_pt`]), the physical frame allocator that keeps the fast path's
-//! async free-page buffer full ([`phys_alloc`]), and process registration. It talks to the
+//! async free-page buffer full ([`phys_alloc`]) with frames it cleared first
+//! ([`frame_memory`]), and the registry of remote address spaces: keys, members, leases
+//! ([`ras`]). It talks to the
 //! fast path only through the descriptor rings of `clio_proto::ring`, mapped from a UIO
 //! device on the board or a shared-memory file in simulation ([`ring_window`]); the same
 //! [`daemon::SlowPath`] code serves both.
@@ -11,10 +13,14 @@
 #![warn(missing_docs)]
 
 pub mod daemon;
+pub mod frame_memory;
 pub mod phys_alloc;
+pub mod ras;
 pub mod ring_window;
 pub mod shadow_pt;
 pub mod va_space;
 
-pub use daemon::{AllocError, SlowPath, SlowPathStats};
+pub use daemon::{AllocError, SlowPath, SlowPathConfig, SlowPathStats};
+pub use frame_memory::{FrameMemory, MappedMemory};
+pub use ras::KeySource;
 pub use ring_window::{RingError, RingWindow};

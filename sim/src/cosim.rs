@@ -589,7 +589,7 @@ impl MemoryNode for RtlBoard {
         let mut rounds = 0;
         loop {
             if let Some(sp) = self.slow.as_mut() {
-                sp.poll(&self.ring);
+                sp.poll(&self.ring, &mut self.dram);
             }
             if self.ring.tx_pending() == 0 {
                 break;

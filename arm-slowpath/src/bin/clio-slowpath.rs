@@ -6,13 +6,13 @@ use anyhow::{bail, Context, Result};
 use clap::Parser;
 use clio_proto::layout::MemoryLayout;
 use clio_proto::ring::{daemon_state, reg};
-use clio_slowpath::{RingError, RingWindow, SlowPath};
+use clio_slowpath::{MappedMemory, RingError, RingWindow, SlowPath, SlowPathConfig};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// Serve the memory node's slow path (alloc, free, register, free-page refill) over the
-/// FPGA<->ARM descriptor rings.
+/// Serve the memory node's slow path (remote address spaces and their keys, alloc, free,
+/// member leases, free-page refill with cleared frames) over the FPGA<->ARM descriptor rings.
 #[derive(Parser, Debug)]
 #[command(version, about, long_about = None)]
 struct Args {
@@ -26,6 +26,20 @@ struct Args {
     /// Bytes to map from the UIO device (its ring window size).
     #[arg(long, default_value_t = clio_proto::ring::RingLayout::default().total_bytes())]
     uio_size: usize,
+    /// The node's DRAM, mapped to clear frames before they are reused: the DRAM file of a
+    /// simulated node (default with --ring-file: the ring file's path plus `.dram`, which
+    /// `clio board --slowpath external` creates), or on the board a device exposing the DRAM
+    /// aperture. Required with --uio.
+    #[arg(long)]
+    dram_file: Option<PathBuf>,
+    /// Byte offset of DRAM physical address 0 in --dram-file.
+    #[arg(long, default_value_t = 0)]
+    dram_offset: u64,
+    /// Lease of a remote-address-space member in milliseconds: a member silent for this long
+    /// (no heartbeat, no slow-path request) is removed; the last one's removal tears its RAS
+    /// down.
+    #[arg(long, default_value_t = clio_proto::consts::DEFAULT_LEASE_MS)]
+    lease_ms: u64,
     /// Seconds to wait for the fast path to initialise the window.
     #[arg(long, default_value_t = 10.0)]
     wait_secs: f64,
@@ -65,12 +79,29 @@ fn main() -> Result<()> {
     let ring = open_window(&args)?;
     let layout = MemoryLayout::new(ring.dram_bytes(), ring.page_shift())
         .context("the fast path published a memory geometry the slow path cannot lay out")?;
-    let mut sp = SlowPath::new(layout);
+    let dram_path = match (&args.dram_file, &args.ring_file) {
+        (Some(p), _) => p.clone(),
+        (None, Some(r)) => {
+            let mut p = r.clone().into_os_string();
+            p.push(".dram");
+            PathBuf::from(p)
+        }
+        (None, None) => bail!("give --dram-file: the slow path clears frames before reuse"),
+    };
+    let mut mem = MappedMemory::open(&dram_path, args.dram_offset, layout.dram_bytes)
+        .with_context(|| format!("mapping the node's DRAM from {}", dram_path.display()))?;
+    let mut sp = SlowPath::with_config(
+        layout,
+        SlowPathConfig {
+            lease: Duration::from_millis(args.lease_ms),
+            ..SlowPathConfig::default()
+        },
+    );
     ring.reg(reg::DAEMON_STATE)
         .store(daemon_state::RUNNING, Ordering::Release);
     let idle = Duration::from_micros(args.idle_sleep_us);
     loop {
-        let work = sp.poll(&ring);
+        let work = sp.poll(&ring, &mut mem);
         // A plain load and store, not fetch_add: on the board's uncached UIO window an atomic
         // RMW becomes an exclusive pair that an AXI4-Lite slave cannot acknowledge. The
         // daemon is the only writer of this register.

@@ -44,6 +44,8 @@ pub fn error_response(request: &[u8], status: Status) -> Vec<u8> {
     h[field::STATUS] = status as u8;
     h[field::FLAGS] = FLAG_RESPONSE;
     h[field::PAYLOAD_LEN].fill(0);
+    // A response never echoes the key (nor the client or reserved bytes).
+    h[field::KEY.start..].fill(0);
     let mut p = Packet::new_unchecked(&mut h[..]);
     p.fill_checksum();
     h.to_vec()

@@ -2,6 +2,7 @@
 
 use super::ack_layer::{self, Verdict};
 use super::dram::Dram;
+use super::key_table::KeyTable;
 use super::mem_access::{read_pieces, write_pieces, VirtualMemory};
 use super::pt_walker::PtWalker;
 use super::sync_unit::{atomic_apply, RingCheck, SyncUnit};
@@ -13,9 +14,10 @@ use clio_proto::opcode::{path_of, Path};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::ring::{daemon_state, reg, Descriptor, RingLayout, RX_RESERVED_FOR_NOTICES};
 use clio_proto::{Header, Opcode, Status};
-use clio_slowpath::{RingError, RingWindow, SlowPath, SlowPathStats};
+use clio_slowpath::{KeySource, RingError, RingWindow, SlowPath, SlowPathConfig, SlowPathStats};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 use thiserror::Error;
 
 /// Where the slow path runs.
@@ -23,11 +25,21 @@ use thiserror::Error;
 pub enum SlowPathMode {
     /// In this process, over an anonymous ring window, stepped by the node (deterministic).
     InProcess,
-    /// A separate `clio-slowpath` process attached to this shared-memory ring file.
+    /// A separate `clio-slowpath` process attached to this shared-memory ring file. The node's
+    /// DRAM is then a file the daemon maps too (to clear frames): `--memory-file` if given,
+    /// else [`dram_file_for`] of the ring file.
     External {
         /// The ring file the node creates.
         ring_file: PathBuf,
     },
+}
+
+/// The DRAM file of a node whose slow path runs externally with `ring_file` and no memory
+/// file: the ring file's path plus `.dram` (what `clio-slowpath --ring-file` maps by default).
+pub fn dram_file_for(ring_file: &std::path::Path) -> PathBuf {
+    let mut p = ring_file.as_os_str().to_owned();
+    p.push(".dram");
+    PathBuf::from(p)
 }
 
 /// Configuration of a node.
@@ -43,6 +55,12 @@ pub struct BoardConfig {
     pub slowpath: SlowPathMode,
     /// Entries per ring.
     pub ring_entries: u32,
+    /// Lease of a RAS member (in-process slow path; the external daemon has `--lease-ms`).
+    pub lease: Duration,
+    /// Draw RAS keys from a generator seeded with this instead of the OS CSPRNG. Only for
+    /// tests that replay one stream into two nodes (model-vs-RTL conformance): a node with a
+    /// seed hands out predictable keys. `None` (the default) on every real node.
+    pub key_seed: Option<u64>,
 }
 
 impl Default for BoardConfig {
@@ -53,6 +71,8 @@ impl Default for BoardConfig {
             memory_file: None,
             slowpath: SlowPathMode::InProcess,
             ring_entries: clio_proto::ring::DEFAULT_RING_ENTRIES,
+            lease: Duration::from_millis(clio_proto::consts::DEFAULT_LEASE_MS),
+            key_seed: None,
         }
     }
 }
@@ -92,6 +112,8 @@ pub struct Counters {
     pub dropped: u64,
     /// Requests answered with bad-request/unsupported.
     pub bad_requests: u64,
+    /// Requests refused by the key check (wrong or missing key, unknown RAS).
+    pub denied: u64,
     /// TLB hits.
     pub tlb_hits: u64,
     /// TLB misses.
@@ -142,7 +164,12 @@ impl NodeParts {
     /// path if configured.
     pub fn new(cfg: &BoardConfig) -> Result<NodeParts, BoardError> {
         let layout = MemoryLayout::new(cfg.dram_bytes, cfg.page_shift)?;
-        let mut dram = match &cfg.memory_file {
+        let dram_file = match (&cfg.memory_file, &cfg.slowpath) {
+            (Some(p), _) => Some(p.clone()),
+            (None, SlowPathMode::External { ring_file }) => Some(dram_file_for(ring_file)),
+            (None, SlowPathMode::InProcess) => None,
+        };
+        let mut dram = match &dram_file {
             Some(p) => Dram::file(p, cfg.dram_bytes),
             None => Dram::anonymous(cfg.dram_bytes),
         }
@@ -152,14 +179,28 @@ impl NodeParts {
         })?;
         // A fresh table is all zeros (every slot free) on anonymous memory; a reused memory
         // file may hold an old table, which a new slow path knows nothing about: clear it.
-        if cfg.memory_file.is_some() {
+        // (Old data in frames is cleared by the slow path before each frame is handed out.)
+        if dram_file.is_some() {
             let zero = vec![0u8; layout.pt_bytes() as usize];
             dram.write(layout.pt_base, &zero);
         }
         let rl =
             RingLayout::new(cfg.ring_entries).ok_or(BoardError::RingEntries(cfg.ring_entries))?;
         let (ring, slow) = match &cfg.slowpath {
-            SlowPathMode::InProcess => (RingWindow::anonymous(rl)?, Some(SlowPath::new(layout))),
+            SlowPathMode::InProcess => {
+                let keys = match cfg.key_seed {
+                    Some(seed) => KeySource::seeded(seed),
+                    None => KeySource::Os,
+                };
+                let sp = SlowPath::with_config(
+                    layout,
+                    SlowPathConfig {
+                        keys,
+                        lease: cfg.lease,
+                    },
+                );
+                (RingWindow::anonymous(rl)?, Some(sp))
+            }
             SlowPathMode::External { ring_file } => (RingWindow::create_file(ring_file, rl)?, None),
         };
         ring.init_fast_path(cfg.dram_bytes, cfg.page_shift);
@@ -180,6 +221,7 @@ pub struct CBoard {
     layout: MemoryLayout,
     dram: Dram,
     vm: VirtualMemory,
+    keys: KeyTable,
     sync: SyncUnit,
     ring: RingWindow,
     slow: Option<SlowPath>,
@@ -209,6 +251,7 @@ impl CBoard {
             layout,
             dram,
             vm: VirtualMemory::default(),
+            keys: KeyTable::default(),
             sync: SyncUnit::default(),
             ring,
             slow,
@@ -234,6 +277,7 @@ impl CBoard {
         c.bucket_reads = self.vm.walker.bucket_reads;
         c.page_faults = self.vm.faults.faults;
         c.fault_buffer_empty = self.vm.faults.empty;
+        c.denied = self.keys.denied;
         c.atomics = self.sync.executed;
         c.idempotent_replays = self.sync.replays;
         c.idempotence_ring_full = self.sync.full;
@@ -320,6 +364,10 @@ impl CBoard {
                 return;
             }
         };
+        // Key check: before translation, the sync unit or the slow path see the request.
+        if !self.keys.admit(&h) {
+            return self.respond(out, route, h.response_to(Status::Denied), &[]);
+        }
         let mut notices = Vec::new();
         match h.opcode.path() {
             Path::VirtualMemory if h.opcode == Opcode::Read => {
@@ -443,7 +491,7 @@ impl CBoard {
             // The model executes requests one at a time, so every earlier request is complete.
             Opcode::Fence => return self.respond(out, route, h.response_to(Status::Ok), &[]),
             Opcode::CnAck => {
-                self.sync.ack(h.pid, h.arg0 as u32);
+                self.sync.ack(h.pid, h.client, h.arg0 as u32);
                 return self.respond(out, route, h.response_to(Status::Ok), &[]);
             }
             _ => {}
@@ -451,9 +499,9 @@ impl CBoard {
         if h.va % ATOMIC_BYTES != 0 || h.payload_len != 0 {
             return self.bad(out, route, h);
         }
-        let once = h.opcode.is_non_idempotent();
+        let once = h.opcode.uses_idempotence_ring();
         if once {
-            match self.sync.check(h.pid, h.req_id) {
+            match self.sync.check(h.pid, h.client, h.req_id) {
                 RingCheck::Cached(s, v) => {
                     return self.respond(
                         out,
@@ -494,7 +542,8 @@ impl CBoard {
             self.dram.write(pa, &v.to_le_bytes());
         }
         if once {
-            self.sync.record(h.pid, h.req_id, Status::Ok, result);
+            self.sync
+                .record(h.pid, h.client, h.req_id, Status::Ok, result);
         } else {
             self.sync.executed += 1;
         }
@@ -533,7 +582,7 @@ impl CBoard {
         let mut applied = 0;
         loop {
             if let Some(sp) = self.slow.as_mut() {
-                sp.poll(&self.ring);
+                sp.poll(&self.ring, &mut self.dram);
             }
             let mut n = 0;
             while let Some(d) = self.ring.pop_tx() {
@@ -561,6 +610,12 @@ impl CBoard {
                     Ok(Descriptor::Reply { route, header }) => {
                         self.respond(out, &route, header, &[])
                     }
+                    Ok(Descriptor::KeyWrite { pid, key }) => {
+                        if !self.keys.write(pid, key) {
+                            self.c.bad_descriptors += 1;
+                        }
+                    }
+                    Ok(Descriptor::RingRelease { pid, client }) => self.sync.release(pid, client),
                     Ok(_) | Err(_) => self.c.bad_descriptors += 1,
                 }
             }

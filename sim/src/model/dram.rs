@@ -94,3 +94,11 @@ impl Dram {
         self.range(pa, n).map(|r| &self.map[r])
     }
 }
+
+/// The in-process slow path clears frames directly in the DRAM model (not counted as fast-path
+/// traffic: on the board the ARM does it over its own port).
+impl clio_slowpath::FrameMemory for Dram {
+    fn zero(&mut self, pa: u64, len: u64) -> bool {
+        clio_slowpath::frame_memory::clear_range(&mut self.map, pa, len)
+    }
+}

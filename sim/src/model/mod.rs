@@ -1,10 +1,12 @@
 //! The behavioural CBoard: the fast path's stages in software, the real slow path behind the
-//! rings. Request life: [`ack_layer`] -> MAT (`clio_proto::opcode::path_of`) -> virtual
+//! rings. Request life: [`ack_layer`] -> MAT (`clio_proto::opcode::path_of`) -> [`key_table`]
+//! -> virtual
 //! memory ([`tlb`], [`pt_walker`], [`page_fault`]) -> [`mem_access`] / [`sync_unit`] -> response.
 
 pub mod ack_layer;
 pub mod board;
 pub mod dram;
+pub mod key_table;
 pub mod mem_access;
 pub mod page_fault;
 pub mod pt_walker;

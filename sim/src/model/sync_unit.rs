@@ -1,10 +1,14 @@
 //! Sync unit: atomic word operations and the idempotence ring.
 //!
-//! The ring remembers the results of the last [`IDEMPOTENCE_RING_ENTRIES`] non-idempotent
-//! requests by `(pid, req_id)`. A retry finds its result and is not executed again. A slot is
+//! The ring remembers the results of the last [`IDEMPOTENCE_RING_ENTRIES`] ring-recorded
+//! requests (`Opcode::uses_idempotence_ring`: TAS, Unlock, CAS, FAA) by
+//! `(pid, client, req_id)`. A retry finds its result and is not executed again. A slot is
 //! reusable once the client acknowledged the result (CN ack); acknowledged entries stay
-//! until overwritten, so a late network duplicate still finds its result. When the next slot
-//! is still unacknowledged the ring is full and new non-idempotent requests get retry-later.
+//! until overwritten, so a late network duplicate still finds its result. When the slot at the
+//! write pointer is still unacknowledged the request gets retry-later and the write pointer
+//! moves past that slot, so one client that never acks (it died) costs the others one short
+//! retry per pass of the ring, not a stall; the slow path releases a departed member's slots
+//! (`RING_RELEASE`), so dead clients cannot fill the ring either.
 
 use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
 use clio_proto::{Opcode, Status};
@@ -12,6 +16,7 @@ use clio_proto::{Opcode, Status};
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     pid: u16,
+    client: u16,
     req_id: u32,
     status: Status,
     value: u64,
@@ -25,7 +30,8 @@ pub enum RingCheck {
     Cached(Status, u64),
     /// Execute it, then [`SyncUnit::record`] the result.
     Execute,
-    /// No free slot: answer retry-later.
+    /// The slot at the write pointer is unacknowledged: answer retry-later (the pointer has
+    /// moved on to the next slot).
     Full,
 }
 
@@ -55,13 +61,13 @@ impl Default for SyncUnit {
 }
 
 impl SyncUnit {
-    /// Look a non-idempotent request up in the ring.
-    pub fn check(&mut self, pid: u16, req_id: u32) -> RingCheck {
+    /// Look a ring-recorded request up.
+    pub fn check(&mut self, pid: u16, client: u16, req_id: u32) -> RingCheck {
         if let Some(e) = self
             .ring
             .iter()
             .flatten()
-            .find(|e| e.pid == pid && e.req_id == req_id)
+            .find(|e| e.pid == pid && e.client == client && e.req_id == req_id)
         {
             self.replays += 1;
             return RingCheck::Cached(e.status, e.value);
@@ -69,17 +75,19 @@ impl SyncUnit {
         match self.ring[self.wp] {
             Some(e) if !e.acked => {
                 self.full += 1;
+                self.wp = (self.wp + 1) % self.ring.len();
                 RingCheck::Full
             }
             _ => RingCheck::Execute,
         }
     }
 
-    /// Record the result of an executed request in the next slot.
-    pub fn record(&mut self, pid: u16, req_id: u32, status: Status, value: u64) {
+    /// Record the result of an executed request in the slot at the write pointer.
+    pub fn record(&mut self, pid: u16, client: u16, req_id: u32, status: Status, value: u64) {
         self.executed += 1;
         self.ring[self.wp] = Some(Entry {
             pid,
+            client,
             req_id,
             status,
             value,
@@ -88,15 +96,24 @@ impl SyncUnit {
         self.wp = (self.wp + 1) % self.ring.len();
     }
 
-    /// The client got the result of `(pid, req_id)`: its slot may be reused.
-    pub fn ack(&mut self, pid: u16, req_id: u32) {
+    /// The client got the result of `(pid, client, req_id)`: its slot may be reused.
+    pub fn ack(&mut self, pid: u16, client: u16, req_id: u32) {
         if let Some(e) = self
             .ring
             .iter_mut()
             .flatten()
-            .find(|e| e.pid == pid && e.req_id == req_id)
+            .find(|e| e.pid == pid && e.client == client && e.req_id == req_id)
         {
             e.acked = true;
+        }
+    }
+
+    /// A member left (or its lease ended): every slot it holds may be reused.
+    pub fn release(&mut self, pid: u16, client: u16) {
+        for e in self.ring.iter_mut().flatten() {
+            if e.pid == pid && e.client == client {
+                e.acked = true;
+            }
         }
     }
 
@@ -126,21 +143,50 @@ mod tests {
     fn ring_replays_fills_and_frees() {
         let mut s = SyncUnit::default();
         for i in 0..IDEMPOTENCE_RING_ENTRIES as u32 {
-            assert_eq!(s.check(1, i), RingCheck::Execute);
-            s.record(1, i, Status::Ok, i as u64 * 10);
+            assert_eq!(s.check(1, 1, i), RingCheck::Execute);
+            s.record(1, 1, i, Status::Ok, i as u64 * 10);
         }
-        assert_eq!(s.check(1, 5), RingCheck::Cached(Status::Ok, 50));
-        assert_eq!(s.check(1, 999), RingCheck::Full);
-        s.ack(1, 0);
-        assert_eq!(s.check(1, 999), RingCheck::Execute);
-        s.record(1, 999, Status::Ok, 7);
-        // The acknowledged entry 0 was overwritten; 1 is still there.
-        assert_eq!(s.check(1, 1), RingCheck::Cached(Status::Ok, 10));
+        assert_eq!(s.check(1, 1, 5), RingCheck::Cached(Status::Ok, 50));
+        // Slot 0 is unacknowledged: retry-later, and the pointer skips to slot 1.
+        assert_eq!(s.check(1, 1, 999), RingCheck::Full);
+        s.ack(1, 1, 1);
+        assert_eq!(s.check(1, 1, 999), RingCheck::Execute);
+        s.record(1, 1, 999, Status::Ok, 7);
+        // The acknowledged entry 1 was overwritten; 0 is still there.
+        assert_eq!(s.check(1, 1, 0), RingCheck::Cached(Status::Ok, 0));
+        assert_eq!(s.check(1, 1, 1), RingCheck::Full, "1 is gone");
         assert_eq!(
-            s.check(2, 1),
+            s.check(2, 1, 2),
             RingCheck::Full,
             "other pid, same id: not a replay"
         );
+        assert_eq!(
+            s.check(1, 2, 2),
+            RingCheck::Full,
+            "other member of the same RAS, same id: not a replay"
+        );
+    }
+
+    #[test]
+    fn a_dead_client_costs_one_retry_per_pass_and_release_frees_it() {
+        let mut s = SyncUnit::default();
+        // A dead client (pid 1, client 9) holds slot 0 and never acks.
+        s.record(1, 9, 1, Status::Ok, 0);
+        let mut retries = 0;
+        for i in 0..3 * IDEMPOTENCE_RING_ENTRIES as u32 {
+            loop {
+                match s.check(2, 1, 100 + i) {
+                    RingCheck::Execute => break,
+                    RingCheck::Full => retries += 1,
+                    RingCheck::Cached(..) => unreachable!(),
+                }
+            }
+            s.record(2, 1, 100 + i, Status::Ok, 0);
+            s.ack(2, 1, 100 + i);
+        }
+        assert_eq!(retries, 3, "one retry-later per pass of the ring");
+        s.release(1, 9);
+        assert_eq!(s.pending(), 0);
     }
 
     #[test]

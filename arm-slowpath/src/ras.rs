@@ -1,0 +1,372 @@
+//! Remote address spaces (RAS): who may open which PID, with which key, and which members are
+//! still alive.
+//!
+//! A RAS is named by its PID and opened by a 64-bit secret the registry draws from the OS
+//! CSPRNG when the first process registers. Further processes, on any CN, join it with the
+//! key and become members with their own client id (which tags their idempotence-ring
+//! entries). Every member holds a lease renewed by heartbeats and slow-path requests; a
+//! member that leaves or whose lease ends is removed, and when the last member is gone the RAS
+//! is torn down. The registry only decides; the [`crate::SlowPath`] turns its decisions into
+//! descriptors (key-table writes, ring releases, PTE clears, TLB shootdowns).
+
+use clio_proto::consts::{KEY_TABLE_ENTRIES, MAX_MEMBERS_PER_RAS};
+use rand::rngs::{OsRng, StdRng};
+use rand::{RngCore, SeedableRng};
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// Where RAS keys come from.
+#[derive(Debug)]
+pub enum KeySource {
+    /// The operating system's CSPRNG (`getrandom`): what a node uses.
+    Os,
+    /// A seeded generator: only for tests that replay one request stream into two nodes
+    /// (model-vs-RTL conformance) and need both to draw the same keys. Never for a real node.
+    Seeded(Box<StdRng>),
+}
+
+impl KeySource {
+    /// A deterministic source (tests only).
+    pub fn seeded(seed: u64) -> KeySource {
+        KeySource::Seeded(Box::new(StdRng::seed_from_u64(seed)))
+    }
+
+    /// A fresh key; never 0 (0 marks an empty key-table entry).
+    pub fn draw(&mut self) -> u64 {
+        loop {
+            let k = match self {
+                KeySource::Os => OsRng.next_u64(),
+                KeySource::Seeded(r) => r.next_u64(),
+            };
+            if k != 0 {
+                return k;
+            }
+        }
+    }
+}
+
+/// Why a registry operation was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum RasError {
+    /// Every PID of the key table is in use.
+    #[error("the key table is full ({} remote address spaces)", KEY_TABLE_ENTRIES - 1)]
+    KeyTableFull,
+    /// The RAS has [`MAX_MEMBERS_PER_RAS`] members already.
+    #[error("the remote address space has {MAX_MEMBERS_PER_RAS} members already")]
+    MembersFull,
+    /// No such RAS.
+    #[error("no remote address space {0}")]
+    UnknownRas(u16),
+    /// The RAS exists but this member is not (or no longer) in it.
+    #[error("client {client} is not a member of remote address space {pid}")]
+    UnknownMember {
+        /// RAS.
+        pid: u16,
+        /// Member.
+        client: u16,
+    },
+}
+
+#[derive(Debug)]
+struct Member {
+    deadline: Instant,
+    nonce: u64,
+}
+
+#[derive(Debug)]
+struct Space {
+    key: u64,
+    members: HashMap<u16, Member>,
+    next_client: u16,
+}
+
+/// A member that is gone (left, or lease ended), and whether its RAS went with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Departure {
+    /// RAS.
+    pub pid: u16,
+    /// The member.
+    pub client: u16,
+    /// The RAS has no member left: tear it down.
+    pub ras_empty: bool,
+}
+
+/// The registry of remote address spaces.
+#[derive(Debug)]
+pub struct Registry {
+    spaces: HashMap<u16, Space>,
+    free_pids: VecDeque<u16>,
+    nonces: HashMap<u64, (u16, u16)>,
+    keys: KeySource,
+    lease: Duration,
+}
+
+impl Registry {
+    /// An empty registry: PIDs 1..KEY_TABLE_ENTRIES free, handed out in order and recycled
+    /// first-in first-out (a retired PID comes back only after every other free one).
+    pub fn new(keys: KeySource, lease: Duration) -> Registry {
+        Registry {
+            spaces: HashMap::new(),
+            free_pids: (1..KEY_TABLE_ENTRIES as u16).collect(),
+            nonces: HashMap::new(),
+            keys,
+            lease,
+        }
+    }
+
+    /// The lease of a member.
+    pub fn lease(&self) -> Duration {
+        self.lease
+    }
+
+    /// Remote address spaces in use.
+    pub fn len(&self) -> usize {
+        self.spaces.len()
+    }
+
+    /// Whether no RAS exists.
+    pub fn is_empty(&self) -> bool {
+        self.spaces.is_empty()
+    }
+
+    /// Whether `pid` names a live RAS.
+    pub fn exists(&self, pid: u16) -> bool {
+        self.spaces.contains_key(&pid)
+    }
+
+    /// Members of a RAS (0 if it does not exist).
+    pub fn members(&self, pid: u16) -> usize {
+        self.spaces.get(&pid).map_or(0, |s| s.members.len())
+    }
+
+    /// The key of a RAS.
+    pub fn key(&self, pid: u16) -> Option<u64> {
+        self.spaces.get(&pid).map(|s| s.key)
+    }
+
+    /// Every live RAS with its key and member count (for operators: `clio board` stats).
+    pub fn list(&self) -> Vec<(u16, usize)> {
+        let mut v: Vec<_> = self
+            .spaces
+            .iter()
+            .map(|(p, s)| (*p, s.members.len()))
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The member a nonce already created, if any (a retried Register or Join).
+    pub fn by_nonce(&self, nonce: u64) -> Option<(u16, u16)> {
+        self.nonces.get(&nonce).copied()
+    }
+
+    fn add_member(&mut self, pid: u16, nonce: u64, now: Instant) -> Result<u16, RasError> {
+        let lease = self.lease;
+        let s = self.spaces.get_mut(&pid).ok_or(RasError::UnknownRas(pid))?;
+        if s.members.len() >= MAX_MEMBERS_PER_RAS {
+            return Err(RasError::MembersFull);
+        }
+        // Client ids are never 0 and are not reused while their holder is a member.
+        let mut c = s.next_client;
+        while c == 0 || s.members.contains_key(&c) {
+            c = c.wrapping_add(1);
+        }
+        s.next_client = c.wrapping_add(1);
+        s.members.insert(
+            c,
+            Member {
+                deadline: now + lease,
+                nonce,
+            },
+        );
+        self.nonces.insert(nonce, (pid, c));
+        Ok(c)
+    }
+
+    /// Create a RAS with a fresh key and make the caller its first member:
+    /// `(pid, key, client)`. A retry with the same nonce gets the same answer.
+    pub fn register(&mut self, nonce: u64, now: Instant) -> Result<(u16, u64, u16), RasError> {
+        if let Some((pid, client)) = self.by_nonce(nonce) {
+            let key = self.key(pid).ok_or(RasError::UnknownRas(pid))?;
+            return Ok((pid, key, client));
+        }
+        let pid = self.free_pids.pop_front().ok_or(RasError::KeyTableFull)?;
+        let key = self.keys.draw();
+        self.spaces.insert(
+            pid,
+            Space {
+                key,
+                members: HashMap::new(),
+                next_client: 1,
+            },
+        );
+        let client = self.add_member(pid, nonce, now)?;
+        Ok((pid, key, client))
+    }
+
+    /// Add a member to an existing RAS (the fast path already checked the key). A retry with
+    /// the same nonce gets the same client id.
+    pub fn join(&mut self, pid: u16, nonce: u64, now: Instant) -> Result<u16, RasError> {
+        match self.by_nonce(nonce) {
+            Some((p, c)) if p == pid => Ok(c),
+            _ => self.add_member(pid, nonce, now),
+        }
+    }
+
+    /// Renew a member's lease.
+    pub fn renew(&mut self, pid: u16, client: u16, now: Instant) -> Result<(), RasError> {
+        let lease = self.lease;
+        let m = self
+            .spaces
+            .get_mut(&pid)
+            .ok_or(RasError::UnknownRas(pid))?
+            .members
+            .get_mut(&client)
+            .ok_or(RasError::UnknownMember { pid, client })?;
+        m.deadline = now + lease;
+        Ok(())
+    }
+
+    /// Remove one member.
+    pub fn leave(&mut self, pid: u16, client: u16) -> Result<Departure, RasError> {
+        let s = self.spaces.get_mut(&pid).ok_or(RasError::UnknownRas(pid))?;
+        let m = s
+            .members
+            .remove(&client)
+            .ok_or(RasError::UnknownMember { pid, client })?;
+        self.nonces.remove(&m.nonce);
+        Ok(Departure {
+            pid,
+            client,
+            ras_empty: s.members.is_empty(),
+        })
+    }
+
+    /// Remove every member of a RAS (the caller tears it down): the departures.
+    pub fn evict_all(&mut self, pid: u16) -> Result<Vec<Departure>, RasError> {
+        let s = self.spaces.get_mut(&pid).ok_or(RasError::UnknownRas(pid))?;
+        let mut out: Vec<Departure> = s
+            .members
+            .drain()
+            .map(|(client, m)| {
+                self.nonces.remove(&m.nonce);
+                Departure {
+                    pid,
+                    client,
+                    ras_empty: false,
+                }
+            })
+            .collect();
+        out.sort_unstable_by_key(|d| d.client);
+        if let Some(last) = out.last_mut() {
+            last.ras_empty = true;
+        }
+        Ok(out)
+    }
+
+    /// Retire an empty RAS: its PID goes to the back of the free list.
+    pub fn retire(&mut self, pid: u16) {
+        if self.spaces.remove(&pid).is_some() {
+            self.free_pids.push_back(pid);
+        }
+    }
+
+    /// Members whose lease ended by `now`, removed, in a stable order.
+    pub fn expire(&mut self, now: Instant) -> Vec<Departure> {
+        let mut gone: Vec<(u16, u16)> = self
+            .spaces
+            .iter()
+            .flat_map(|(pid, s)| {
+                s.members
+                    .iter()
+                    .filter(|(_, m)| m.deadline <= now)
+                    .map(move |(c, _)| (*pid, *c))
+            })
+            .collect();
+        gone.sort_unstable();
+        gone.into_iter()
+            .filter_map(|(pid, client)| self.leave(pid, client).ok())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reg() -> Registry {
+        Registry::new(KeySource::seeded(1), Duration::from_secs(10))
+    }
+
+    #[test]
+    fn register_join_leave() {
+        let now = Instant::now();
+        let mut r = reg();
+        let (pid, key, c1) = r.register(11, now).unwrap();
+        assert_eq!((pid, c1), (1, 1));
+        assert_ne!(key, 0);
+        assert_eq!(
+            r.register(11, now).unwrap(),
+            (pid, key, c1),
+            "retry, same answer"
+        );
+        let c2 = r.join(pid, 22, now).unwrap();
+        assert_ne!(c2, c1);
+        assert_eq!(r.join(pid, 22, now).unwrap(), c2, "retried join");
+        assert_eq!(r.members(pid), 2);
+        assert!(!r.leave(pid, c1).unwrap().ras_empty);
+        assert!(r.leave(pid, c2).unwrap().ras_empty);
+        assert_eq!(
+            r.leave(pid, c2),
+            Err(RasError::UnknownMember { pid, client: c2 })
+        );
+        r.retire(pid);
+        assert!(!r.exists(pid));
+        // PIDs are recycled first-in first-out: the next one is 2, not the retired 1.
+        assert_eq!(r.register(33, now).unwrap().0, 2);
+    }
+
+    #[test]
+    fn keys_differ_and_os_keys_are_random() {
+        let now = Instant::now();
+        let mut r = Registry::new(KeySource::Os, Duration::from_secs(1));
+        let a = r.register(1, now).unwrap().1;
+        let b = r.register(2, now).unwrap().1;
+        assert_ne!(a, b);
+        let mut s1 = KeySource::seeded(5);
+        let mut s2 = KeySource::seeded(5);
+        assert_eq!(s1.draw(), s2.draw(), "seeded sources agree (conformance)");
+    }
+
+    #[test]
+    fn leases_expire_and_renew() {
+        let t0 = Instant::now();
+        let mut r = Registry::new(KeySource::seeded(2), Duration::from_millis(100));
+        let (pid, _, c1) = r.register(1, t0).unwrap();
+        let c2 = r.join(pid, 2, t0).unwrap();
+        r.renew(pid, c2, t0 + Duration::from_millis(80)).unwrap();
+        let gone = r.expire(t0 + Duration::from_millis(120));
+        assert_eq!(
+            gone,
+            vec![Departure {
+                pid,
+                client: c1,
+                ras_empty: false
+            }]
+        );
+        let gone = r.expire(t0 + Duration::from_millis(200));
+        assert_eq!(gone.len(), 1);
+        assert!(gone[0].ras_empty);
+    }
+
+    #[test]
+    fn table_full() {
+        let now = Instant::now();
+        let mut r = reg();
+        for n in 0..(KEY_TABLE_ENTRIES as u64 - 1) {
+            r.register(n, now).unwrap();
+        }
+        assert_eq!(r.register(u64::MAX, now), Err(RasError::KeyTableFull));
+    }
+}
