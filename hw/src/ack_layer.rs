@@ -11,13 +11,23 @@
 //! takes one cycle (II = 1) and the value is ready one cycle after the last beat.
 //!
 //! [`AckLayer`] is the receive side: it zeroes the checksum field (bytes 28..32 of the first
-//! beat), covers exactly `48 + payload_len` bytes (trailing frame padding is ignored, as
+//! beat), covers exactly `64 + payload_len` bytes (trailing frame padding is ignored, as
 //! `proto::Packet::as_bytes`), counts the bytes that arrived, and gives the verdict of
 //! `sim::model::ack_layer::verify`: DROP (shorter than a header, or a response), NACK
 //! (truncated or checksum mismatch) or PASS.
 
 use crate::util::Gather;
 use rust_hdl::prelude::*;
+
+/// Header bytes the kernel adds to `payload_len` (and the shortest frame that is not dropped).
+const HDR: usize = 64;
+const _: () = assert!(HDR == clio_proto::header::HEADER_LEN);
+// The fields the kernel reads at fixed bit positions of the first beat.
+const _: () = assert!(
+    clio_proto::header::field::PAYLOAD_LEN.start == 10
+        && clio_proto::header::field::CHECKSUM.start == 28
+        && clio_proto::header::field::FLAGS == 3
+);
 
 /// The CRC-32C polynomial, reflected.
 pub const POLY: u32 = 0x82F6_3B78;
@@ -282,7 +292,7 @@ impl Logic for AckLayer {
         self.plen.next = (bit_cast::<16, 8>(self.in_data.val().get_bits::<8>(80)) << 8)
             | bit_cast::<16, 8>(self.in_data.val().get_bits::<8>(88));
         if self.first.val() {
-            self.cur_len.next = bit_cast::<17, 16>(self.plen.val()) + 48;
+            self.cur_len.next = bit_cast::<17, 16>(self.plen.val()) + 64;
         } else {
             self.cur_len.next = self.len.q.val();
         }
@@ -294,7 +304,7 @@ impl Logic for AckLayer {
                 self.nkeep.next = (k + 1).to_bits::<7>();
             }
         }
-        // Feed the covered bytes of this beat (none once past 48 + payload_len).
+        // Feed the covered bytes of this beat (none once past 64 + payload_len).
         self.engine.in_valid.next = self.in_valid.val() & (self.cur_len.val() > self.pos.val());
         self.engine.in_first.next = self.first.val();
         if self.first.val() {
@@ -332,11 +342,11 @@ impl Logic for AckLayer {
             self.fin.d.next = false;
         }
         self.done.next = self.fin.q.val();
-        self.drop.next = (self.have.q.val() < 48)
+        self.drop.next = (self.have.q.val() < 64)
             | (self.resp.q.val()
                 & (self.have.q.val() >= self.len.q.val())
                 & (self.engine.crc.val() == self.carried.q.val()));
-        self.nack.next = (self.have.q.val() >= 48)
+        self.nack.next = (self.have.q.val() >= 64)
             & ((self.have.q.val() < self.len.q.val())
                 | (self.engine.crc.val() != self.carried.q.val()));
         self.crc_out.next = self.engine.crc.val();
@@ -419,7 +429,14 @@ mod tests {
             let mut padded = pkt.clone();
             padded.extend_from_slice(&[0xAB; 70]);
             frames.push((padded, "pass"));
-            for bit in [3usize, 8 * 29 + 1, 8 * 47, 8 * (pkt.len() - 1) + 7] {
+            for bit in [
+                3usize,
+                8 * 29 + 1,
+                8 * 47,
+                8 * 50 + 2,
+                8 * 63,
+                8 * (pkt.len() - 1) + 7,
+            ] {
                 let mut bad = pkt.clone();
                 bad[bit / 8] ^= 1 << (bit % 8);
                 frames.push((bad, "nack"));
@@ -429,7 +446,8 @@ mod tests {
             }
         }
         let good = Header::request(Opcode::Read, 1, 2, 3).to_packet(&[]);
-        frames.push((good[..47].to_vec(), "drop"));
+        frames.push((good[..HEADER_LEN - 1].to_vec(), "drop"));
+        frames.push((good[..48].to_vec(), "drop"));
         frames.push((good[..1].to_vec(), "drop"));
         let mut resp = good.clone();
         resp[3] = FLAG_RESPONSE;

@@ -13,15 +13,167 @@
 //! reads' data. The behaviour is `sim::model::board::CBoard::handle` / `service`; see
 //! `docs/hardware.md` for the pipeline, the ports, the cycle counts and the documented
 //! differences (read length bound 1024 bytes).
+//!
+//! The header is one beat (64 bytes): the payload starts at beat 1, so the RX and TX
+//! realignment shifts by the VA's lane offset only. Every request but Register must carry its
+//! RAS's key: the executor looks the pid up in the key table ([`KeyTable`]) as it takes the
+//! frame, and Dispatch answers DENIED, after `Header::parse`'s checks and before anything
+//! executes, when the key does not open the pid. Responses carry header bytes 0..48 and zeros
+//! in 48..64 (never the key).
 
 use crate::ack_layer::{AckLayer, Crc32c};
+use crate::key_table::KeyTable;
 use crate::mem_access::Realign;
 use crate::page_fault::PageFault;
 use crate::pt_walker::PtWalker;
 use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;
-use crate::util::ByteSwap;
+use crate::util::{opcode_table, path_table, rule_table, ByteSwap};
+use clio_proto::header::{field, HEADER_LEN, ROUTED_HEADER_LEN, VERSION};
+use clio_proto::opcode::Path;
+use clio_proto::ring::{desc, kind};
+use clio_proto::{Opcode, Status};
 use rust_hdl::prelude::*;
+
+// The kernel reads header fields at fixed bit positions (rust-hdl kernels take literals):
+// byte k of a beat is bits 8k..8k+8; `hswap` reverses the first 48 bytes, so a big-endian
+// field at bytes [a, b) is the little-endian value at bit 8 * (48 - b) of it.
+const fn swapped(f: core::ops::Range<usize>) -> usize {
+    8 * (ROUTED_HEADER_LEN - f.end)
+}
+const _: () = assert!(
+    HEADER_LEN == 64 && ROUTED_HEADER_LEN == 48,
+    "one-beat header"
+);
+const _: () =
+    assert!(field::VERSION == 0 && field::OPCODE == 1 && field::STATUS == 2 && field::FLAGS == 3);
+const _: () = assert!(
+    swapped(field::PID) == 336
+        && swapped(field::PKT_INDEX) == 320
+        && swapped(field::PKT_COUNT) == 304
+        && swapped(field::PAYLOAD_LEN) == 288
+        && swapped(field::REQ_ID) == 256
+        && swapped(field::VA) == 192
+        && swapped(field::TOTAL_LEN) == 160
+        && swapped(field::ARG0) == 64
+        && swapped(field::ARG1) == 0
+);
+// Raw positions: pid bytes 4..6 (bits 32..48), the VA's last byte 23 (bits 184..192),
+// checksum 28..32 (bits 224..256), payload_len 10..12 (bits 80..96), arg0 32..40 (bits
+// 256..320), key 48..56 (bits 384..448), client 56..58 (bits 448..464).
+const _: () = assert!(
+    field::PID.start == 4
+        && field::VA.end == 24
+        && field::CHECKSUM.start == 28
+        && field::PAYLOAD_LEN.start == 10
+        && field::ARG0.start == 32
+        && field::KEY.start == 48
+        && field::KEY.end == 56
+        && field::CLIENT.start == 56
+        && field::CLIENT.end == 58
+);
+// Descriptor layout (bit 8k = byte k): kind @0, client @2, route @8, header @40, body @88.
+const _: () = assert!(
+    desc::KIND == 0
+        && desc::CLIENT == 2
+        && desc::ROUTE == 8
+        && desc::HEADER == 40
+        && desc::BODY == 88
+);
+const _: () = assert!(
+    kind::REQUEST == 0x01
+        && kind::PAGE_MAPPED == 0x02
+        && kind::REPLY == 0x81
+        && kind::PTE_WRITE == 0x82
+        && kind::TLB_INVALIDATE == 0x83
+        && kind::FREE_PAGE == 0x84
+        && kind::KEY_WRITE == 0x85
+        && kind::RING_RELEASE == 0x86
+);
+// Opcodes the executor branches on, and the statuses it answers with.
+const _: () = assert!(
+    Opcode::Read as u8 == 0x01
+        && Opcode::Write as u8 == 0x02
+        && Opcode::Fence as u8 == 0x24
+        && Opcode::CnAck as u8 == 0x30
+);
+const _: () = assert!(
+    Status::Nack as u8 == 1
+        && Status::Permission as u8 == 2
+        && Status::Unmapped as u8 == 3
+        && Status::RetryLater as u8 == 6
+        && Status::BadRequest as u8 == 7
+        && Status::Unsupported as u8 == 9
+        && Status::Denied as u8 == 10
+);
+
+/// The opcode rules of `clio_proto::opcode` the executor needs, as 256-bit constants built
+/// from proto at elaboration, and `Header::parse`'s version and status checks (version ==
+/// `VERSION`, status <= `Status::MAX`). Combinational.
+#[derive(LogicBlock)]
+pub struct OpDecode {
+    /// Opcode byte.
+    pub opcode: Signal<In, Bits<8>>,
+    /// Version byte.
+    pub version: Signal<In, Bits<8>>,
+    /// Status byte.
+    pub status: Signal<In, Bits<8>>,
+    /// Version and status valid and the opcode defined (`Opcode::from_u8`).
+    pub head_ok: Signal<Out, Bit>,
+    /// Extend opcode (`path_of` = Extend): a parse failure answers UNSUPPORTED.
+    pub extend: Signal<Out, Bit>,
+    /// Slow-path opcode (`Opcode::path` = SlowPath): forwarded as a REQUEST descriptor.
+    pub slow: Signal<Out, Bit>,
+    /// The request must carry its RAS's key (`Opcode::needs_key`).
+    pub needs_key: Signal<Out, Bit>,
+    /// The result is recorded in the idempotence ring (`Opcode::uses_idempotence_ring`).
+    pub ring: Signal<Out, Bit>,
+    op1h: Signal<Local, Bits<256>>,
+    t_known: Constant<Bits<256>>,
+    t_ext: Constant<Bits<256>>,
+    t_slow: Constant<Bits<256>>,
+    t_key: Constant<Bits<256>>,
+    t_ring: Constant<Bits<256>>,
+    c_version: Constant<Bits<8>>,
+    c_status_max: Constant<Bits<8>>,
+}
+
+impl Default for OpDecode {
+    fn default() -> Self {
+        OpDecode {
+            opcode: Default::default(),
+            version: Default::default(),
+            status: Default::default(),
+            head_ok: Default::default(),
+            extend: Default::default(),
+            slow: Default::default(),
+            needs_key: Default::default(),
+            ring: Default::default(),
+            op1h: Default::default(),
+            t_known: Constant::new(opcode_table(|v| Opcode::from_u8(v).is_some())),
+            t_ext: Constant::new(path_table(Path::Extend)),
+            t_slow: Constant::new(path_table(Path::SlowPath)),
+            t_key: Constant::new(rule_table(Opcode::needs_key)),
+            t_ring: Constant::new(rule_table(Opcode::uses_idempotence_ring)),
+            c_version: Constant::new((VERSION as u64).to_bits()),
+            c_status_max: Constant::new((Status::MAX as u64).to_bits()),
+        }
+    }
+}
+
+impl Logic for OpDecode {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.op1h.next = bit_cast::<256, 1>(1.into()) << self.opcode.val();
+        self.head_ok.next = (self.version.val() == self.c_version.val())
+            & (self.status.val() <= self.c_status_max.val())
+            & (self.t_known.val() & self.op1h.val()).any();
+        self.extend.next = (self.t_ext.val() & self.op1h.val()).any();
+        self.slow.next = (self.t_slow.val() & self.op1h.val()).any();
+        self.needs_key.next = (self.t_key.val() & self.op1h.val()).any();
+        self.ring.next = (self.t_ring.val() & self.op1h.val()).any();
+    }
+}
 
 /// Largest read (`total_len`) served; longer reads are answered BAD_REQUEST.
 pub const MAX_READ_LEN: u32 = clio_proto::consts::MAX_READ_LEN;
@@ -190,7 +342,14 @@ pub struct FastpathTop {
     pub stat_bucket_reads: Signal<Out, Bits<32>>,
     /// Page faults served.
     pub stat_page_faults: Signal<Out, Bits<32>>,
+    /// Requests denied by the key check.
+    pub stat_denied: Signal<Out, Bits<32>>,
     ack: AckLayer,
+    /// The RAS keys (KEY_WRITE from the slow path), looked up as the executor takes a frame.
+    keys: KeyTable,
+    /// The header's key (big endian) as a number.
+    keyswap: ByteSwap<64>,
+    dec: OpDecode,
     txcrc: Crc32c,
     tlb: Tlb,
     walker: PtWalker,
@@ -216,7 +375,11 @@ pub struct FastpathTop {
     s_full: DFF<Bits<4>>,
     s_set: Signal<Local, Bits<4>>,
     s_clr: Signal<Local, Bits<4>>,
+    /// Header bytes 0..48 per slot.
     s_hdr: [DFF<Bits<384>>; 4],
+    /// The key (header bytes 48..56) and client (56..58) per slot, as numbers.
+    s_key: [DFF<Bits<64>>; 4],
+    s_cli: [DFF<Bits<16>>; 4],
     s_route: [DFF<Bits<256>>; 4],
     s_o: [DFF<Bits<6>>; 4],
     /// Ack verdict per slot: bit 0 drop, bit 1 NACK.
@@ -225,6 +388,8 @@ pub struct FastpathTop {
     x_slot: DFF<Bits<2>>,
     x_hold: DFF<Bit>,
     x_ver: Signal<Local, Bits<2>>,
+    /// Header bytes 4..6 (pid, big endian) of the executor's next slot (its key lookup).
+    x_pid_be: Signal<Local, Bits<16>>,
     x_full: Signal<Local, Bit>,
     /// The executor finishes its request this cycle.
     x_done: Signal<Local, Bit>,
@@ -337,6 +502,9 @@ pub struct FastpathTop {
     c_miss: DFF<Bits<32>>,
     c_walk: DFF<Bits<32>>,
     c_fault: DFF<Bits<32>>,
+    c_denied: DFF<Bits<32>>,
+    /// The executor's request's client (the RAS member).
+    hcli: DFF<Bits<16>>,
     // Decoded fields (combinational).
     opcode: Signal<Local, Bits<8>>,
     h_pid: Signal<Local, Bits<16>>,
@@ -349,7 +517,6 @@ pub struct FastpathTop {
     h_arg0: Signal<Local, Bits<64>>,
     h_arg1: Signal<Local, Bits<64>>,
     parse_ok: Signal<Local, Bit>,
-    known_op: Signal<Local, Bit>,
     wr_cnt: Signal<Local, Bits<32>>,
     wr_len: Signal<Local, Bits<32>>,
     wr_end: Signal<Local, Bits<66>>,
@@ -361,7 +528,6 @@ pub struct FastpathTop {
     k1: Signal<Local, Bits<12>>,
     n_r: Signal<Local, Bits<12>>,
     rt: Signal<Local, Bits<12>>,
-    rt_ok: Signal<Local, Bit>,
     r_active: Signal<Local, Bit>,
     merged: Signal<Local, Bits<512>>,
     hr: Signal<Local, Bits<384>>,
@@ -470,12 +636,18 @@ impl Logic for FastpathTop {
             c_hit,
             c_miss,
             c_walk,
-            c_fault
+            c_fault,
+            c_denied,
+            hcli
         );
-        clock!(self, clock, ack, txcrc, tlb, walker, pf, sync);
+        clock!(self, clock, ack, txcrc, tlb, walker, pf, sync, keys);
         for k in 0..4 {
             self.s_hdr[k].clock.next = self.clock.val();
             self.s_hdr[k].d.next = self.s_hdr[k].q.val();
+            self.s_key[k].clock.next = self.clock.val();
+            self.s_key[k].d.next = self.s_key[k].q.val();
+            self.s_cli[k].clock.next = self.clock.val();
+            self.s_cli[k].d.next = self.s_cli[k].q.val();
             self.s_route[k].clock.next = self.clock.val();
             self.s_route[k].d.next = self.s_route[k].q.val();
             self.s_o[k].clock.next = self.clock.val();
@@ -492,6 +664,7 @@ impl Logic for FastpathTop {
         self.walker.reset.next = self.reset.val();
         self.pf.reset.next = self.reset.val();
         self.sync.reset.next = self.reset.val();
+        self.keys.reset.next = self.reset.val();
 
         // ---- Header fields (network byte order): hswap holds the header bytes reversed, so a
         // big-endian field at bytes [a, a+n) is the little-endian value at byte 48 - a - n.
@@ -506,15 +679,11 @@ impl Logic for FastpathTop {
         self.h_tlen.next = self.hswap.y.val().get_bits::<32>(160);
         self.h_arg0.next = self.hswap.y.val().get_bits::<64>(64);
         self.h_arg1.next = self.hswap.y.val().get_bits::<64>(0);
-        self.known_op.next = (self.opcode.val() == 0x01)
-            | (self.opcode.val() == 0x02)
-            | ((self.opcode.val() >= 0x10) & (self.opcode.val() <= 0x12))
-            | ((self.opcode.val() >= 0x20) & (self.opcode.val() <= 0x24))
-            | (self.opcode.val() == 0x30);
+        self.dec.opcode.next = self.opcode.val();
+        self.dec.version.next = self.hdr.q.val().get_bits::<8>(0);
+        self.dec.status.next = self.hdr.q.val().get_bits::<8>(16);
         // Header::parse: version, opcode, status, payload length, packet index/count.
-        self.parse_ok.next = (self.hdr.q.val().get_bits::<8>(0) == 1)
-            & self.known_op.val()
-            & (self.hdr.q.val().get_bits::<8>(16) <= 9)
+        self.parse_ok.next = self.dec.head_ok.val()
             & (self.h_plen.val() <= 1024)
             & (self.h_cnt.val() != 0)
             & (self.h_idx.val() < self.h_cnt.val());
@@ -525,8 +694,8 @@ impl Logic for FastpathTop {
             + (bit_cast::<66, 16>(self.h_idx.val()) << 10)
             + bit_cast::<66, 16>(self.h_plen.val());
 
-        // ---- Response header: the request's bytes with status, RESPONSE flag, payload_len,
-        // zero checksum, and (sync results) arg0.
+        // ---- Response header: the request's bytes 0..48 with status, RESPONSE flag,
+        // payload_len, zero checksum, and (sync results) arg0; bytes 48..64 (key, client) zero.
         self.a0swap.x.next = self.rs_arg0.q.val();
         self.hr.next = (self.hdr.q.val()
             & !(bit_cast::<384, 16>(0xFFFF_u16.to_bits()) << 16)
@@ -564,9 +733,10 @@ impl Logic for FastpathTop {
         // has its own for RX).
         self.realign.lo.next = self.r_prev.q.val();
         self.realign.hi.next = 0.into();
-        self.realign.sh.next = self.r_o.q.val() - bit_cast::<6, 8>(48.into());
-        self.merged.next =
-            ((self.realign.out.val() >> 384) << 384) | bit_cast::<512, 384>(self.r_hdr.q.val());
+        // Response beat t (t >= 1) = DRAM blocks t-1 and t shifted by the VA's lane offset;
+        // beat 0 is the header alone.
+        self.realign.sh.next = self.r_o.q.val();
+        self.merged.next = bit_cast::<512, 384>(self.r_hdr.q.val());
 
         // ---- Defaults.
         self.m_axi_arvalid.next = false;
@@ -611,7 +781,6 @@ impl Logic for FastpathTop {
         self.txbuf.write_data.next = self.realign.out.val();
         self.side_now.next = 0.into();
         self.rt.next = 0.into();
-        self.rt_ok.next = false;
         // TLB: lookups from the controller, updates from the page-fault unit or the slow path.
         self.tlb.lk_valid.next = self.state.q.val() == State::TLookup;
         self.tlb.lk_pid.next = self.h_pid.val();
@@ -665,10 +834,28 @@ impl Logic for FastpathTop {
         self.pf.fp_pfn.next = bit_cast::<40, 64>(self.sdesc.q.val().get_bits::<64>(832));
         // Sync unit.
         self.sync.k_pid.next = self.h_pid.val();
+        self.sync.k_client.next = self.hcli.q.val();
         self.sync.k_req.next = self.h_req.val();
         self.sync.lk_valid.next = false;
         self.sync.ack_valid.next = false;
+        self.sync.rel_valid.next = false;
+        self.sync.skip_valid.next = false;
         self.sync.rec_valid.next = false;
+        // Key table: the executor's next frame is looked up continuously (its slot holds it
+        // until released), so `keys.ok` in Dispatch is this frame's; writes from KEY_WRITE.
+        self.x_pid_be.next = 0.into();
+        self.keys.lk_key.next = 0.into();
+        for k in 0..4 {
+            if self.x_slot.q.val() == k.to_bits::<2>() {
+                self.x_pid_be.next = self.s_hdr[k].q.val().get_bits::<16>(32);
+                self.keys.lk_key.next = self.s_key[k].q.val();
+            }
+        }
+        self.keys.lk_pid.next = (bit_cast::<16, 8>(self.x_pid_be.val().get_bits::<8>(0)) << 8)
+            | bit_cast::<16, 8>(self.x_pid_be.val().get_bits::<8>(8));
+        self.keys.wr_valid.next = false;
+        self.keys.wr_pid.next = self.sdesc.q.val().get_bits::<16>(704);
+        self.keys.wr_key.next = self.sdesc.q.val().get_bits::<64>(768);
         self.word_sh.next = bit_cast::<9, 6>(self.pa1.q.val().get_bits::<6>(0)) << 3;
         self.s_old.next = bit_cast::<64, 512>(self.m_axi_rdata.val() >> self.word_sh.val());
         self.sync.rec_value.next = self.s_old.val();
@@ -749,6 +936,7 @@ impl Logic for FastpathTop {
         self.ack.in_data.next = self.rx_data.val();
         self.ack.in_keep.next = self.rx_keep.val();
         self.ack.in_last.next = self.rx_last.val();
+        self.keyswap.x.next = self.rx_data.val().get_bits::<64>(384);
         if self.i_rbeat.q.val() == 0 {
             self.i_o_now.next = self.rx_data.val().get_bits::<6>(184);
         } else {
@@ -759,9 +947,12 @@ impl Logic for FastpathTop {
         if self.i_flush.q.val() {
             self.rx_realign.hi.next = 0.into();
         }
-        self.rx_realign.sh.next = bit_cast::<6, 8>(48.into()) - self.i_o_now.val();
-        if self.i_o_now.val() > 48 {
-            self.i_blk.next = bit_cast::<12, 11>(self.i_rbeat.q.val());
+        // The payload starts at beat 1: DRAM block k = frame beats k and k+1 shifted by
+        // 64 - o (written as beat k+1 arrives), or beat k+1 itself when o = 0 (written, as
+        // `lo`, when beat k+2 arrives or in the flush cycle).
+        self.rx_realign.sh.next = (!self.i_o_now.val()) + 1;
+        if self.i_o_now.val() == 0 {
+            self.i_blk.next = bit_cast::<12, 11>(self.i_rbeat.q.val()) - 2;
         } else {
             self.i_blk.next = bit_cast::<12, 11>(self.i_rbeat.q.val()) - 1;
         }
@@ -780,6 +971,10 @@ impl Logic for FastpathTop {
                 for k in 0..4 {
                     if self.i_slot.q.val() == k.to_bits::<2>() {
                         self.s_hdr[k].d.next = bit_cast::<384, 512>(self.rx_data.val());
+                        self.s_key[k].d.next = self.keyswap.y.val();
+                        self.s_cli[k].d.next =
+                            (bit_cast::<16, 8>(self.rx_data.val().get_bits::<8>(448)) << 8)
+                                | bit_cast::<16, 8>(self.rx_data.val().get_bits::<8>(456));
                         self.s_route[k].d.next = self.rx_route.val();
                         self.s_o[k].d.next = self.i_o_now.val();
                     }
@@ -883,19 +1078,22 @@ impl Logic for FastpathTop {
                 self.rs_flags.d.next = 1.into();
                 self.rs_plen.d.next = 0.into();
                 self.rs_use_arg0.d.next = false;
-                self.rs_len.d.next = 48.into();
+                self.rs_len.d.next = 64.into();
                 // Ready does not wait for valid: every output comes from registers, so the
-                // cosimulation can sample them without settling the inputs first.
-                self.sp_tx_ready.next = true;
-                if self.sp_tx_valid.val() {
+                // cosimulation can sample them without settling the inputs first. Nothing is
+                // taken until the key table's zero sweep after reset is done.
+                self.sp_tx_ready.next = self.keys.ready.val();
+                if self.keys.ready.val() & self.sp_tx_valid.val() {
                     self.sdesc.d.next = self.sp_tx_desc.val();
                     self.state.d.next = State::SpTx;
-                } else if self.x_full.val() {
+                } else if self.keys.ready.val() & self.x_full.val() {
                     // Take the received frame: its header, route and offset, and act on the
-                    // ack layer's verdict (drop, NACK, or dispatch next cycle).
+                    // ack layer's verdict (drop, NACK, or dispatch next cycle). Its key is
+                    // looked up this cycle (above), for Dispatch.
                     for k in 0..4 {
                         if self.x_slot.q.val() == k.to_bits::<2>() {
                             self.hdr.d.next = self.s_hdr[k].q.val();
+                            self.hcli.d.next = self.s_cli[k].q.val();
                             self.route.d.next = self.s_route[k].q.val();
                             self.o.d.next = self.s_o[k].q.val();
                         }
@@ -916,13 +1114,16 @@ impl Logic for FastpathTop {
                 self.piece.d.next = false;
                 self.rs_status.d.next = 7.into();
                 self.state.d.next = State::Resp;
-                self.once.d.next = (self.opcode.val() == 0x20)
-                    | (self.opcode.val() == 0x22)
-                    | (self.opcode.val() == 0x23);
+                self.once.d.next = self.dec.ring.val();
                 if !self.parse_ok.val() {
-                    if self.opcode.val().get_bits::<2>(6) == 1 {
+                    if self.dec.extend.val() {
                         self.rs_status.d.next = 9.into();
                     }
+                } else if self.dec.needs_key.val() & !self.keys.ok.val() {
+                    // The key does not open the pid's RAS (wrong or missing key, no such RAS,
+                    // pid 0 or beyond the table): nothing executes.
+                    self.rs_status.d.next = 10.into();
+                    self.c_denied.d.next = self.c_denied.q.val() + 1;
                 } else if self.opcode.val() == 0x01 {
                     // READ: one packet, no payload, 1..=MAX_READ_LEN bytes inside the VA space.
                     self.vaq.d.next = self.h_va.val();
@@ -939,7 +1140,7 @@ impl Logic for FastpathTop {
                             <= (bit_cast::<66, 64>(1.into()) << 48))
                     {
                         self.rs_status.d.next = 0.into();
-                        self.rs_len.d.next = bit_cast::<12, 32>(self.h_tlen.val()) + 48;
+                        self.rs_len.d.next = bit_cast::<12, 32>(self.h_tlen.val()) + 64;
                         self.rs_plen.d.next = bit_cast::<16, 32>(self.h_tlen.val());
                         self.tlb.lk_valid.next = true;
                         self.state.d.next = State::TWait;
@@ -962,7 +1163,7 @@ impl Logic for FastpathTop {
                         self.tlb.lk_valid.next = true;
                         self.state.d.next = State::TWait;
                     }
-                } else if (self.opcode.val() >= 0x10) & (self.opcode.val() <= 0x12) {
+                } else if self.dec.slow.val() {
                     if self.sp_rx_room.val() > 32 {
                         self.state.d.next = State::SlowPush;
                     } else {
@@ -976,6 +1177,7 @@ impl Logic for FastpathTop {
                         self.state.d.next = State::Dispatch;
                     }
                 } else if self.opcode.val() == 0x30 {
+                    // CN_ACK: frees the entry (pid, client, arg0).
                     self.sync.k_req.next = bit_cast::<32, 64>(self.h_arg0.val());
                     self.sync.ack_valid.next = true;
                     self.rs_status.d.next = 0.into();
@@ -998,6 +1200,9 @@ impl Logic for FastpathTop {
                 if self.once.q.val() & self.sync.hit.val() {
                     self.state.d.next = State::Resp;
                 } else if self.once.q.val() & self.sync.full.val() {
+                    // The slot at the write pointer is unacknowledged: retry later, and the
+                    // pointer moves past it so the next attempt takes the next slot.
+                    self.sync.skip_valid.next = true;
                     self.rs_use_arg0.d.next = false;
                     self.rs_status.d.next = 6.into();
                     self.state.d.next = State::Resp;
@@ -1159,7 +1364,7 @@ impl Logic for FastpathTop {
                 if self.tstat.q.val() != 0 {
                     self.rs_status.d.next = self.tstat.q.val();
                     self.rs_plen.d.next = 0.into();
-                    self.rs_len.d.next = 48.into();
+                    self.rs_len.d.next = 64.into();
                     self.state.d.next = State::Resp;
                 } else if !self.piece.q.val()
                     & (bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.val())
@@ -1299,16 +1504,16 @@ impl Logic for FastpathTop {
                 }
             }
             State::Resp => {
-                // Payload-less response: one 48-byte beat through the TX CRC, after the read
+                // Payload-less response: one 64-byte beat through the TX CRC, after the read
                 // in the read-data stage (responses leave in request order; the CRC and
                 // beat 0 are shared).
                 if self.r_idle.val() {
                     self.txcrc.in_valid.next = true;
                     self.txcrc.in_first.next = true;
                     self.txcrc.in_data.next = bit_cast::<512, 384>(self.hr.val());
-                    self.txcrc.in_bytes.next = 48.into();
+                    self.txcrc.in_bytes.next = 64.into();
                     self.tx0.d.next = bit_cast::<512, 384>(self.hr.val());
-                    self.rs_len.d.next = 48.into();
+                    self.rs_len.d.next = 64.into();
                     self.idx.d.next = 0.into();
                     self.state.d.next = State::Send;
                 }
@@ -1323,7 +1528,10 @@ impl Logic for FastpathTop {
             }
             State::SlowPush => {
                 self.sp_rx_valid.next = true;
+                // REQUEST: kind, the member (client, u16 LE at byte 2), route, header bytes
+                // 0..48 (never the key).
                 self.sp_rx_desc.next = bit_cast::<1024, 2>(1.into())
+                    | (bit_cast::<1024, 16>(self.hcli.q.val()) << 16)
                     | (bit_cast::<1024, 256>(self.route.q.val()) << 64)
                     | (bit_cast::<1024, 384>(self.hreq.val()) << 320);
                 if self.sp_rx_ready.val() {
@@ -1375,6 +1583,15 @@ impl Logic for FastpathTop {
                     }
                 } else if self.sd_kind.val() == 0x84 {
                     self.pf.fp_valid.next = !self.pf.fp_full.val();
+                } else if self.sd_kind.val() == 0x85 {
+                    // KEY_WRITE: pid u16 @88, key u64 @96 (0 removes the RAS).
+                    self.keys.wr_valid.next = true;
+                } else if self.sd_kind.val() == 0x86 {
+                    // RING_RELEASE: pid u16 @88, client u16 @90: every ring entry of that
+                    // member is acknowledged.
+                    self.sync.k_pid.next = self.sdesc.q.val().get_bits::<16>(704);
+                    self.sync.k_client.next = self.sdesc.q.val().get_bits::<16>(720);
+                    self.sync.rel_valid.next = true;
                 } else if self.sd_kind.val() == 0x81 {
                     // REPLY: the header as a payload-less response along the given route.
                     self.route.d.next = self.sdesc.q.val().get_bits::<256>(64);
@@ -1423,17 +1640,13 @@ impl Logic for FastpathTop {
         if self.r_data.q.val() {
             self.realign.hi.next = self.m_axi_rdata.val();
         }
-        if self.r_o.q.val() < 48 {
-            self.rt.next = bit_cast::<12, 6>(self.r_idx.q.val());
-            self.rt_ok.next = true;
-        } else {
-            self.rt.next = bit_cast::<12, 6>(self.r_idx.q.val()) - 1;
-            self.rt_ok.next = (self.r_idx.q.val() != 0) | self.r_flush.q.val();
-        }
+        // Response beat rt = r_idx: the header beat when the first block arrives, then beat t
+        // when block t arrives (blocks t-1 and t), the last one in the flush cycle.
+        self.rt.next = bit_cast::<12, 6>(self.r_idx.q.val());
         if self.r_data.q.val() & self.m_axi_rvalid.val() {
             self.r_prev.d.next = self.m_axi_rdata.val();
             self.r_idx.d.next = self.r_idx.q.val() + 1;
-            self.txcrc.in_valid.next = self.rt_ok.val() & (self.rt.val() < self.n_r.val());
+            self.txcrc.in_valid.next = self.rt.val() < self.n_r.val();
             if bit_cast::<12, 6>(self.r_idx.q.val()) + 1 == self.r_kt.q.val() {
                 self.r_data.d.next = false;
                 self.r_flush.d.next = true;
@@ -1507,7 +1720,7 @@ impl Logic for FastpathTop {
             self.txcrc.in_bytes.next = bit_cast::<7, 12>(self.r_len.q.val() - (self.rt.val() << 6));
         }
         if (self.state.q.val() == State::Resp) & self.r_idle.val() {
-            self.txcrc.in_bytes.next = 48.into();
+            self.txcrc.in_bytes.next = 64.into();
             self.txcrc.in_data.next = bit_cast::<512, 384>(self.hr.val());
         }
         // A caught-up mark follows the B count, so it never falls 128 behind (mod 256).
@@ -1572,6 +1785,7 @@ impl Logic for FastpathTop {
             self.c_miss.d.next = 0.into();
             self.c_walk.d.next = 0.into();
             self.c_fault.d.next = 0.into();
+            self.c_denied.d.next = 0.into();
         }
         self.stat_rx_pkts.next = self.c_rx.q.val();
         self.stat_tx_pkts.next = self.c_tx.q.val();
@@ -1580,6 +1794,7 @@ impl Logic for FastpathTop {
         self.stat_tlb_misses.next = self.c_miss.q.val();
         self.stat_bucket_reads.next = self.c_walk.q.val();
         self.stat_page_faults.next = self.c_fault.q.val();
+        self.stat_denied.next = self.c_denied.q.val();
     }
 }
 
@@ -1617,6 +1832,9 @@ mod tests {
         sp_tx: VecDeque<[u8; 128]>,
         last_rx_cycle: u64,
         first_tx_cycle: Option<u64>,
+        /// AR and AW handshakes so far.
+        ars: u64,
+        aws: u64,
     }
 
     impl Env {
@@ -1633,6 +1851,12 @@ mod tests {
             b.uut.reset.next = true;
             b.tick();
             b.uut.reset.next = false;
+            // The key table's zero sweep.
+            for _ in 0..crate::key_table::SWEEP_CYCLES {
+                b.tick();
+            }
+            b.settle();
+            assert!(b.uut.keys.ready.val());
             let route = Route {
                 peer_port: 7777,
                 local_port: 48850,
@@ -1651,6 +1875,8 @@ mod tests {
                 sp_tx: VecDeque::new(),
                 last_rx_cycle: 0,
                 first_tx_cycle: None,
+                ars: 0,
+                aws: 0,
             }
         }
 
@@ -1707,6 +1933,7 @@ mod tests {
                 }
             }
             if u.m_axi_arvalid.val() {
+                self.ars += 1;
                 self.dram.ar(
                     now,
                     u.m_axi_araddr.val().to_u64(),
@@ -1714,6 +1941,7 @@ mod tests {
                 );
             }
             if u.m_axi_awvalid.val() {
+                self.aws += 1;
                 self.aw.push_back((u.m_axi_awaddr.val().to_u64(), 0));
             }
             if u.m_axi_wvalid.val() {
@@ -1806,6 +2034,18 @@ mod tests {
             (out.collect(), lat)
         }
 
+        /// Program the key table (KEY_WRITE), as the slow path does at Register.
+        fn grant(&mut self, pid: u16, key: u64) {
+            self.sp_tx
+                .push_back(Descriptor::KeyWrite { pid, key }.encode());
+            self.run();
+        }
+
+        /// DRAM reads and writes the fast path has issued so far.
+        fn dram_traffic(&self) -> (u64, u64) {
+            (self.ars, self.aws)
+        }
+
         fn put_pte(&mut self, pte: Pte) {
             let bucket = bucket_index(pte.pid, pte.vpn, BUCKET_BITS);
             let slot = (0..16)
@@ -1830,14 +2070,27 @@ mod tests {
         h.response_to(s).to_packet(payload)
     }
 
+    /// The key the tests give a pid's RAS.
+    fn key_of(pid: u16) -> u64 {
+        0x5EC2_E700_0000_0000 ^ (pid as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// Client id of the requests the tests send (the RAS's first member).
+    const CLIENT: u16 = 0x0101;
+
+    /// A request of `op` with its RAS's credentials.
+    fn req(op: Opcode, pid: u16, id: u32, va: u64) -> Header {
+        Header::request(op, pid, id, va).with_credentials(key_of(pid), CLIENT)
+    }
+
     fn write_req(pid: u16, id: u32, va: u64, data: &[u8]) -> (Header, Vec<u8>) {
-        let mut h = Header::request(Opcode::Write, pid, id, va);
+        let mut h = req(Opcode::Write, pid, id, va);
         h.total_len = data.len() as u32;
         (h, h.to_packet(data))
     }
 
     fn read_req(pid: u16, id: u32, va: u64, len: u32) -> (Header, Vec<u8>) {
-        let mut h = Header::request(Opcode::Read, pid, id, va);
+        let mut h = req(Opcode::Read, pid, id, va);
         h.total_len = len;
         (h, h.to_packet(&[]))
     }
@@ -1849,6 +2102,7 @@ mod tests {
     fn requests_end_to_end() {
         let mut e = Env::new();
         let pid = 3;
+        e.grant(pid, key_of(pid));
         // Page table through the slow-path TX ring: vpn 0x10 valid at frame 5, 0x11 allocated
         // (first touch), 0x12 read-only; frame 9 in the free-page FIFO.
         e.put_pte(Pte {
@@ -1906,7 +2160,7 @@ mod tests {
         // Multi-packet write: packet 1 of a 1500-byte request lands at va + 1024.
         let big: Vec<u8> = (0..1500u32).map(|i| (i * 7 + 3) as u8).collect();
         let va2 = 0x10 * PS + 0x123;
-        let mut h = Header::request(Opcode::Write, pid, 2, va2);
+        let mut h = req(Opcode::Write, pid, 2, va2);
         h.total_len = 1500;
         h.pkt_count = 2;
         h.pkt_index = 1;
@@ -1949,6 +2203,7 @@ mod tests {
         let (_h, mut f) = write_req(pid, 23, 0x10 * PS, &[9; 100]);
         f[HEADER_LEN + 50] ^= 4;
         let mut nack = f[..HEADER_LEN].to_vec();
+        nack[field::KEY.start..HEADER_LEN].fill(0);
         nack[2] = Status::Nack as u8;
         nack[3] = 1;
         nack[10] = 0;
@@ -1969,7 +2224,7 @@ mod tests {
         // Atomics: FAA executed once, its retry replayed from the ring, CAS, unaligned.
         let word = 0x10 * PS + 0x208;
         let old = u64::from_le_bytes(e.dram.read(pa(word), 8).try_into().unwrap());
-        let mut faa = Header::request(Opcode::FetchAdd, pid, 30, word);
+        let mut faa = req(Opcode::FetchAdd, pid, 30, word);
         faa.arg0 = 5;
         let want = Header {
             arg0: old,
@@ -1986,7 +2241,7 @@ mod tests {
             u64::from_le_bytes(e.dram.read(pa(word), 8).try_into().unwrap()),
             old.wrapping_add(5)
         );
-        let mut cas = Header::request(Opcode::CompareAndSwap, pid, 31, word);
+        let mut cas = req(Opcode::CompareAndSwap, pid, 31, word);
         cas.arg0 = old.wrapping_add(5);
         cas.arg1 = 77;
         assert_eq!(
@@ -2001,32 +2256,33 @@ mod tests {
             u64::from_le_bytes(e.dram.read(pa(word), 8).try_into().unwrap()),
             77
         );
-        let mut ack = Header::request(Opcode::CnAck, pid, 32, 0);
+        let mut ack = req(Opcode::CnAck, pid, 32, 0);
         ack.arg0 = 30;
         assert_eq!(
             e.request(&ack.to_packet(&[])).0,
             vec![resp(&ack, Status::Ok, &[])]
         );
-        let tas = Header::request(Opcode::TestAndSet, pid, 33, word + 4);
+        let tas = req(Opcode::TestAndSet, pid, 33, word + 4);
         assert_eq!(
             e.request(&tas.to_packet(&[])).0,
             vec![resp(&tas, Status::BadRequest, &[])]
         );
-        let fence = Header::request(Opcode::Fence, pid, 34, 0);
+        let fence = req(Opcode::Fence, pid, 34, 0);
         assert_eq!(
             e.request(&fence.to_packet(&[])).0,
             vec![resp(&fence, Status::Ok, &[])]
         );
         // Slow path: ALLOC becomes a REQUEST descriptor; the REPLY goes out along its route.
         e.sp_rx.clear();
-        let mut alloc = Header::request(Opcode::Alloc, pid, 40, 0);
+        let mut alloc = req(Opcode::Alloc, pid, 40, 0);
         alloc.arg0 = 1 << 22;
         assert!(e.request(&alloc.to_packet(&[])).0.is_empty());
+        // The descriptor carries the client, never the key.
         assert_eq!(
             e.sp_rx,
             vec![Descriptor::Request {
                 route: e.route,
-                header: alloc
+                header: Header { key: 0, ..alloc }
             }]
         );
         let reply = Header {
@@ -2056,6 +2312,7 @@ mod tests {
     fn page_fault_latency_is_constant() {
         let mut e = Env::new();
         let pid = 1;
+        e.grant(pid, key_of(pid));
         // vpn 0..4 and 12..16 mapped, 4..12 allocated (first touch faults). PTE_WRITE puts
         // each in the TLB; 8..16 are then invalidated there, so they need a walk.
         for vpn in (0..4u64).chain(12..16) {
@@ -2115,6 +2372,295 @@ mod tests {
             walk[0] - hit[0],
             WALK_EXTRA_CYCLES,
             "walk cost over a TLB hit at DRAM latency 5"
+        );
+    }
+
+    /// A mapped page (frame 5, read/write) for `pid` at vpn 0x10 with a known word at
+    /// `WORD`, the RAS's key programmed.
+    const WORD: u64 = 0x10 * PS + 0x100;
+    fn env_with_page(pids: &[u16]) -> Env {
+        let mut e = Env::new();
+        for (i, &pid) in pids.iter().enumerate() {
+            e.grant(pid, key_of(pid));
+            e.put_pte(Pte {
+                used: true,
+                valid: true,
+                perms: PERM_READ | PERM_WRITE,
+                pid,
+                vpn: 0x10,
+                pfn: 5 + i as u64,
+            });
+        }
+        e
+    }
+
+    fn word(e: &Env, pa: u64) -> u64 {
+        u64::from_le_bytes(e.dram.read(pa, 8).try_into().unwrap())
+    }
+
+    /// Requests with a valid CRC whose key does not open their pid's RAS: a forged key, a
+    /// missing key, another RAS's pid, pid 0, a pid beyond the table, a removed RAS. Each is
+    /// answered DENIED (payload-less, like any error response, key and client zero) and
+    /// nothing executes: no DRAM access, no translation, no ring entry, no slow-path
+    /// descriptor. Parse failures still come first; Register needs no key.
+    #[test]
+    fn wrong_keys_are_denied_and_execute_nothing() {
+        let (a, b) = (3u16, 4u16);
+        let mut e = env_with_page(&[a, b]);
+        e.sp_rx.clear();
+        let pa_a = 5 * PS + 0x100;
+        let before = (word(&e, pa_a), word(&e, 6 * PS + 0x100));
+        let traffic = e.dram_traffic();
+        let tlb = (
+            e.b.uut.stat_tlb_hits.val().to_u32(),
+            e.b.uut.stat_tlb_misses.val().to_u32(),
+        );
+        let mut denied = 0;
+        let mut check_denied = |e: &mut Env, h: Header, payload: &[u8], what: &str| {
+            let (out, _) = e.request(&h.to_packet(payload));
+            assert_eq!(out, vec![resp(&h, Status::Denied, &[])], "{what}");
+            assert!(out[0][field::KEY.start..HEADER_LEN].iter().all(|&x| x == 0));
+            denied += 1;
+            assert_eq!(e.b.uut.stat_denied.val().to_u32(), denied, "{what}");
+        };
+        let forged = |h: Header, key: u64| Header { key, ..h };
+        // Every opcode that needs a key, with a forged one (one bit off).
+        let mut w = req(Opcode::Write, a, 1, WORD);
+        w.total_len = 8;
+        check_denied(
+            &mut e,
+            forged(w, key_of(a) ^ 1),
+            &[0xEE; 8],
+            "write, forged key",
+        );
+        let mut r = req(Opcode::Read, a, 2, WORD);
+        r.total_len = 8;
+        check_denied(
+            &mut e,
+            forged(r, key_of(a) ^ 1 << 63),
+            &[],
+            "read, forged key",
+        );
+        let mut faa = req(Opcode::FetchAdd, a, 3, WORD);
+        faa.arg0 = 1;
+        check_denied(&mut e, forged(faa, 0), &[], "FAA, missing key");
+        for op in [Opcode::TestAndSet, Opcode::Unlock, Opcode::CompareAndSwap] {
+            check_denied(
+                &mut e,
+                forged(req(op, a, 4, WORD), 0),
+                &[],
+                "atomic, no key",
+            );
+        }
+        check_denied(&mut e, forged(req(Opcode::Fence, a, 5, 0), 0), &[], "fence");
+        let mut ack = req(Opcode::CnAck, a, 6, 0);
+        ack.arg0 = 3;
+        check_denied(&mut e, forged(ack, 7), &[], "CN ack");
+        for op in [
+            Opcode::Alloc,
+            Opcode::Free,
+            Opcode::Join,
+            Opcode::Unregister,
+            Opcode::Heartbeat,
+        ] {
+            check_denied(&mut e, forged(req(op, a, 7, 0), 1), &[], "slow path");
+        }
+        // Another RAS's pid with this RAS's key (its own CRC valid), and the other way round.
+        let mut w = req(Opcode::Write, b, 8, WORD);
+        w.total_len = 8;
+        check_denied(
+            &mut e,
+            forged(w, key_of(a)),
+            &[0xEE; 8],
+            "pid of another RAS",
+        );
+        check_denied(&mut e, forged(faa, key_of(b)), &[], "key of another RAS");
+        // pid 0 (no RAS) and a pid beyond the table whose low bits name a RAS.
+        check_denied(
+            &mut e,
+            forged(req(Opcode::Read, 0, 9, WORD), 0),
+            &[],
+            "pid 0",
+        );
+        let mut r = req(Opcode::Read, a | 0x1000, 10, WORD);
+        r.total_len = 8;
+        check_denied(&mut e, forged(r, key_of(a)), &[], "pid beyond the table");
+        // Nothing executed: memory, DRAM traffic, TLB, slow path untouched.
+        assert_eq!((word(&e, pa_a), word(&e, 6 * PS + 0x100)), before);
+        assert_eq!(
+            e.dram_traffic(),
+            traffic,
+            "no DRAM access for a denied request"
+        );
+        assert_eq!(
+            (
+                e.b.uut.stat_tlb_hits.val().to_u32(),
+                e.b.uut.stat_tlb_misses.val().to_u32()
+            ),
+            tlb,
+            "no translation for a denied request"
+        );
+        assert!(e.sp_rx.is_empty(), "no slow-path descriptor: {:?}", e.sp_rx);
+        // The ring saw nothing: the same FAA with the right key executes (and is recorded).
+        let (out, _) = e.request(&faa.to_packet(&[]));
+        assert_eq!(
+            out,
+            vec![Header {
+                arg0: before.0,
+                ..faa.response_to(Status::Ok)
+            }
+            .to_packet(&[])]
+        );
+        assert_eq!(word(&e, pa_a), before.0 + 1);
+        // Parse failures come before the key check; Register needs no key.
+        let mut bad = forged(req(Opcode::Read, a, 11, WORD), 0).to_packet(&[]);
+        bad[field::VERSION] = 1;
+        Packet::new_unchecked(&mut bad[..]).fill_checksum();
+        let mut want = bad[..HEADER_LEN].to_vec();
+        want[field::KEY.start..].fill(0);
+        want[field::STATUS] = Status::BadRequest as u8;
+        want[field::FLAGS] = 1;
+        Packet::new_unchecked(&mut want[..]).fill_checksum();
+        assert_eq!(
+            e.request(&bad).0,
+            vec![want],
+            "old version, no key: BAD_REQUEST"
+        );
+        let mut ext = forged(req(Opcode::Read, a, 12, 0), 0).to_packet(&[]);
+        ext[field::OPCODE] = 0x45;
+        Packet::new_unchecked(&mut ext[..]).fill_checksum();
+        let out = e.request(&ext).0;
+        assert_eq!(out[0][field::STATUS], Status::Unsupported as u8);
+        let reg = Header {
+            arg0: 42,
+            ..Header::request(Opcode::Register, 0, 13, 0)
+        };
+        assert!(e.request(&reg.to_packet(&[])).0.is_empty());
+        assert_eq!(
+            e.sp_rx,
+            vec![Descriptor::Request {
+                route: e.route,
+                header: reg
+            }]
+        );
+        // The RAS torn down (KEY_WRITE of 0): its own key is denied from now on.
+        e.grant(a, 0);
+        let mut r = req(Opcode::Read, a, 14, WORD);
+        r.total_len = 8;
+        check_denied(&mut e, r, &[], "RAS removed");
+    }
+
+    /// Unlock is recorded in the idempotence ring: its retry gets the recorded old word and
+    /// does not release a lock another member took meanwhile. Members of one RAS are told
+    /// apart by their client id, also when their request ids collide.
+    #[test]
+    fn unlock_is_replayed_from_the_ring() {
+        let pid = 3;
+        let mut e = env_with_page(&[pid]);
+        let pa = 5 * PS + 0x100;
+        let other = |h: Header| Header {
+            client: CLIENT + 1,
+            ..h
+        };
+        let ok = |h: &Header, old: u64| {
+            vec![Header {
+                arg0: old,
+                ..h.response_to(Status::Ok)
+            }
+            .to_packet(&[])]
+        };
+        let tas = req(Opcode::TestAndSet, pid, 1, WORD);
+        assert_eq!(e.request(&tas.to_packet(&[])).0, ok(&tas, 0));
+        let unlock = req(Opcode::Unlock, pid, 2, WORD);
+        assert_eq!(e.request(&unlock.to_packet(&[])).0, ok(&unlock, 1));
+        assert_eq!(word(&e, pa), 0);
+        // The other member takes the lock, with the same request id as the unlock.
+        let tas2 = other(req(Opcode::TestAndSet, pid, 2, WORD));
+        assert_eq!(e.request(&tas2.to_packet(&[])).0, ok(&tas2, 0));
+        assert_eq!(word(&e, pa), 1);
+        // The unlock's retry is replayed: same answer, the lock stays taken.
+        assert_eq!(e.request(&unlock.to_packet(&[])).0, ok(&unlock, 1));
+        assert_eq!(
+            word(&e, pa),
+            1,
+            "a retried unlock must not release the lock again"
+        );
+        // The other member's retry is its own entry.
+        assert_eq!(e.request(&tas2.to_packet(&[])).0, ok(&tas2, 0));
+    }
+
+    /// The ring's skip policy and RING_RELEASE end to end: a member that never acknowledges
+    /// fills the ring; another member's request gets RETRY_LATER and moves the write pointer
+    /// one slot per attempt; the slow path's RING_RELEASE of the dead member frees every slot.
+    #[test]
+    fn ring_skip_policy_and_release() {
+        use crate::sync_unit::RING_ENTRIES;
+        let pid = 3;
+        let mut e = env_with_page(&[pid]);
+        let pa = 5 * PS + 0x100;
+        let dead = CLIENT + 7;
+        for id in 0..RING_ENTRIES as u32 {
+            let mut f = req(Opcode::FetchAdd, pid, id, WORD);
+            f.client = dead;
+            f.arg0 = 1;
+            let out = e.request(&f.to_packet(&[])).0;
+            assert_eq!(out[0][field::STATUS], Status::Ok as u8);
+        }
+        assert_eq!(word(&e, pa), RING_ENTRIES as u64);
+        let wp = |e: &Env| e.b.uut.sync.wp.q.val().to_u64();
+        assert_eq!(wp(&e), 0);
+        let mut f = req(Opcode::FetchAdd, pid, 5, WORD);
+        f.arg0 = 100;
+        for attempt in 1..=3 {
+            assert_eq!(
+                e.request(&f.to_packet(&[])).0,
+                vec![resp(&f, Status::RetryLater, &[])]
+            );
+            assert_eq!(wp(&e), attempt, "the write pointer moves past the slot");
+        }
+        assert_eq!(word(&e, pa), RING_ENTRIES as u64, "nothing executed");
+        // The dead member's entry with the same request id is still answered to it alone.
+        let mut d5 = req(Opcode::FetchAdd, pid, 5, WORD);
+        d5.client = dead;
+        d5.arg0 = 1;
+        assert_eq!(
+            e.request(&d5.to_packet(&[])).0,
+            vec![Header {
+                arg0: 5,
+                ..d5.response_to(Status::Ok)
+            }
+            .to_packet(&[])]
+        );
+        // RING_RELEASE of another member frees nothing; of the dead member, everything.
+        e.sp_tx.push_back(
+            Descriptor::RingRelease {
+                pid,
+                client: CLIENT,
+            }
+            .encode(),
+        );
+        e.run();
+        assert_eq!(
+            e.request(&f.to_packet(&[])).0,
+            vec![resp(&f, Status::RetryLater, &[])]
+        );
+        e.sp_tx
+            .push_back(Descriptor::RingRelease { pid, client: dead }.encode());
+        e.run();
+        let old = word(&e, pa);
+        assert_eq!(
+            e.request(&f.to_packet(&[])).0,
+            vec![Header {
+                arg0: old,
+                ..f.response_to(Status::Ok)
+            }
+            .to_packet(&[])]
+        );
+        assert_eq!(word(&e, pa), old + 100);
+        // Released entries stay until overwritten: a late duplicate is still replayed.
+        assert_eq!(
+            e.request(&d5.to_packet(&[])).0[0][field::ARG0.start..field::ARG0.end],
+            5u64.to_be_bytes()
         );
     }
 }

@@ -12,6 +12,7 @@ pub mod ack_layer;
 pub mod bench;
 pub mod fastpath_top;
 pub mod hash_unit;
+pub mod key_table;
 pub mod mat;
 pub mod mem_access;
 pub mod page_fault;
@@ -54,6 +55,10 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
         (
             "ack_layer",
             verilog_of("ack_layer", ack_layer::AckLayer::default()),
+        ),
+        (
+            "key_table",
+            verilog_of("key_table", key_table::KeyTable::default()),
         ),
         (
             "sync_unit",

@@ -3,17 +3,21 @@
 //! The opcode is byte 1 of the Clio header, i.e. bits 8..16 of a packet's first 512-bit beat.
 //! The decision is taken on the first beat and held for the rest of the packet, so every beat
 //! of a packet leaves on the same port, [`MAT_LATENCY`] cycle after it entered (II = 1).
-//! The table is `proto::opcode::path_of`: READ/WRITE -> virtual memory; ALLOC/FREE/REGISTER ->
-//! slow path; TAS/UNLOCK/CAS/FAA/FENCE/CN_ACK -> sync unit; 0x40..=0x7F -> extend port;
-//! anything else -> `bad` (the response builder answers BAD_REQUEST).
+//! The table is `proto::opcode::path_of`, built into four 256-bit constants at elaboration
+//! ([`crate::util::path_table`]): READ/WRITE -> virtual memory; ALLOC/FREE/REGISTER/JOIN/
+//! UNREGISTER/HEARTBEAT -> slow path; TAS/UNLOCK/CAS/FAA/FENCE/CN_ACK -> sync unit;
+//! 0x40..=0x7F -> extend port; anything else -> `bad` (the response builder answers
+//! BAD_REQUEST).
 
+use crate::util::path_table;
+use clio_proto::opcode::Path;
 use rust_hdl::prelude::*;
 
 /// Cycles from a beat entering to it leaving on its port.
 pub const MAT_LATENCY: usize = 1;
 
 /// The match-action table.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct Mat {
     /// Core clock.
     pub clock: Signal<In, Clock>,
@@ -50,8 +54,48 @@ pub struct Mat {
     o_last: DFF<Bit>,
     o_data: DFF<Bits<512>>,
     op: Signal<Local, Bits<8>>,
+    op1h: Signal<Local, Bits<256>>,
     decoded: Signal<Local, Bits<3>>,
     sel: Signal<Local, Bits<3>>,
+    t_vm: Constant<Bits<256>>,
+    t_sync: Constant<Bits<256>>,
+    t_slow: Constant<Bits<256>>,
+    t_ext: Constant<Bits<256>>,
+}
+
+impl Default for Mat {
+    fn default() -> Self {
+        Mat {
+            clock: Default::default(),
+            reset: Default::default(),
+            in_valid: Default::default(),
+            in_first: Default::default(),
+            in_last: Default::default(),
+            in_data: Default::default(),
+            out_data: Default::default(),
+            out_first: Default::default(),
+            out_last: Default::default(),
+            vm_valid: Default::default(),
+            sync_valid: Default::default(),
+            slow_valid: Default::default(),
+            ext_valid: Default::default(),
+            bad_valid: Default::default(),
+            port: Default::default(),
+            o_port: Default::default(),
+            o_valid: Default::default(),
+            o_first: Default::default(),
+            o_last: Default::default(),
+            o_data: Default::default(),
+            op: Default::default(),
+            op1h: Default::default(),
+            decoded: Default::default(),
+            sel: Default::default(),
+            t_vm: Constant::new(path_table(Path::VirtualMemory)),
+            t_sync: Constant::new(path_table(Path::Sync)),
+            t_slow: Constant::new(path_table(Path::SlowPath)),
+            t_ext: Constant::new(path_table(Path::Extend)),
+        }
+    }
 }
 
 /// Port codes (internal; exposed for the documentation and tests).
@@ -73,14 +117,15 @@ impl Logic for Mat {
     fn update(&mut self) {
         dff_setup!(self, clock, port, o_port, o_valid, o_first, o_last, o_data);
         self.op.next = self.in_data.val().get_bits::<8>(8);
-        // proto::opcode: 0x01-0x02 VM, 0x10-0x12 slow, 0x20-0x24 and 0x30 sync, 0x40-0x7F extend.
-        if (self.op.val() == 0x01) | (self.op.val() == 0x02) {
+        // proto::opcode::path_of, one table per path.
+        self.op1h.next = bit_cast::<256, 1>(1.into()) << self.op.val();
+        if (self.t_vm.val() & self.op1h.val()).any() {
             self.decoded.next = 0.into();
-        } else if (self.op.val() >= 0x20) & (self.op.val() <= 0x24) | (self.op.val() == 0x30) {
+        } else if (self.t_sync.val() & self.op1h.val()).any() {
             self.decoded.next = 1.into();
-        } else if (self.op.val() >= 0x10) & (self.op.val() <= 0x12) {
+        } else if (self.t_slow.val() & self.op1h.val()).any() {
             self.decoded.next = 2.into();
-        } else if self.op.val().get_bits::<2>(6) == 1 {
+        } else if (self.t_ext.val() & self.op1h.val()).any() {
             self.decoded.next = 3.into();
         } else {
             self.decoded.next = 4.into();

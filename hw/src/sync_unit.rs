@@ -1,19 +1,24 @@
 //! The sync unit: the atomic ALU and the idempotence ring of non-idempotent results.
 //!
 //! The ring ([`RING_ENTRIES`] = `proto::consts::IDEMPOTENCE_RING_ENTRIES`) remembers
-//! `(pid, req_id) -> result` of the last executed TAS/CAS/FAA, exactly as
+//! `(pid, client, req_id) -> result` of the last executed requests that use it (TAS, Unlock,
+//! CAS, FAA: `proto::Opcode::uses_idempotence_ring`), exactly as
 //! `sim::model::sync_unit::SyncUnit`: a retry finds its entry (acknowledged or not) and is
-//! answered from it; an entry is freed by the client's CN_ACK (`arg0` = req_id) but stays
-//! until the write pointer overwrites it; when the slot at the write pointer is still
-//! unacknowledged the ring is full and a new non-idempotent request gets RETRY_LATER.
+//! answered from it; an entry is freed by its member's CN_ACK (`arg0` = req_id) or by the slow
+//! path's RING_RELEASE for the member (every entry of that `(pid, client)`), but stays until
+//! the write pointer overwrites it. When the slot at the write pointer is still
+//! unacknowledged the request gets RETRY_LATER and the write pointer moves past that slot
+//! (`skip_valid`), so the next attempt takes the next slot: a dead member's slot costs others
+//! one short retry per pass of the ring, never a stall.
 //!
-//! Keys live in flip-flops (a 64-way CAM, one compare port shared by lookup and ack), the
-//! values in a 64 x 64 RAM. Only successful executions are recorded (status OK), so the
-//! status is not stored.
+//! Keys (`{pid, client, req_id}`, 64 bits) live in flip-flops (a 64-way CAM, one compare
+//! port shared by lookup, ack and release), the values in a 64 x 64 RAM. Only successful
+//! executions are recorded (status OK), so the status is not stored.
 //!
-//! Timing: present `k_pid/k_req` with `lk_valid` in cycle c; `hit`, `value` and `full` are
-//! valid in cycle c+1 ([`RING_LATENCY`]). `ack_valid` and `rec_valid` act at the clock edge.
-//! The ALU (`alu_*`) is combinational; the RMW around it is the top's memory access.
+//! Timing: present `k_pid/k_client/k_req` with `lk_valid` in cycle c; `hit`, `value` and
+//! `full` are valid in cycle c+1 ([`RING_LATENCY`]). `ack_valid`, `rel_valid`, `skip_valid`
+//! and `rec_valid` act at the clock edge. The ALU (`alu_*`) is combinational; the RMW around
+//! it is the top's memory access.
 
 use crate::util::Gather;
 use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
@@ -24,6 +29,13 @@ pub const RING_ENTRIES: usize = 64;
 const _: () = assert!(IDEMPOTENCE_RING_ENTRIES == RING_ENTRIES);
 /// Cycles from a lookup to its result.
 pub const RING_LATENCY: usize = 1;
+// The ALU decodes these opcode bytes.
+const _: () = assert!(
+    clio_proto::Opcode::TestAndSet as u8 == 0x20
+        && clio_proto::Opcode::Unlock as u8 == 0x21
+        && clio_proto::Opcode::CompareAndSwap as u8 == 0x22
+        && clio_proto::Opcode::FetchAdd as u8 == 0x23
+);
 
 /// The sync unit.
 #[derive(LogicBlock)]
@@ -32,8 +44,10 @@ pub struct SyncUnit {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset (empties the ring).
     pub reset: Signal<In, Bit>,
-    /// Key: process id (lookup, ack and record).
+    /// Key: process id (lookup, ack, release and record).
     pub k_pid: Signal<In, Bits<16>>,
+    /// Key: the member of the RAS (lookup, ack, release and record).
+    pub k_client: Signal<In, Bits<16>>,
     /// Key: request id.
     pub k_req: Signal<In, Bits<32>>,
     /// Look the key up (result next cycle).
@@ -46,6 +60,10 @@ pub struct SyncUnit {
     pub full: Signal<Out, Bit>,
     /// Mark the key's entry acknowledged (CN_ACK).
     pub ack_valid: Signal<In, Bit>,
+    /// Mark every entry of `(k_pid, k_client)` acknowledged (RING_RELEASE).
+    pub rel_valid: Signal<In, Bit>,
+    /// Move the write pointer past its (unacknowledged) slot without recording.
+    pub skip_valid: Signal<In, Bit>,
     /// Record `rec_value` for the key at the write pointer and advance it.
     pub rec_valid: Signal<In, Bit>,
     /// The value to record.
@@ -62,15 +80,17 @@ pub struct SyncUnit {
     pub alu_new: Signal<Out, Bits<64>>,
     /// ALU: store it (CAS with a mismatch leaves memory unchanged).
     pub alu_write: Signal<Out, Bit>,
-    key: [DFF<Bits<48>>; RING_ENTRIES],
+    key: [DFF<Bits<64>>; RING_ENTRIES],
     used: DFF<Bits<64>>,
     acked: DFF<Bits<64>>,
-    wp: DFF<Bits<6>>,
+    /// Write pointer (read by the top's testbench).
+    pub(crate) wp: DFF<Bits<6>>,
     o_hit: DFF<Bit>,
     vals: RAM<Bits<64>, 6>,
     m: Gather<64>,
+    mm: Gather<64>,
     wp1h: Signal<Local, Bits<64>>,
-    kk: Signal<Local, Bits<48>>,
+    kk: Signal<Local, Bits<64>>,
     idx: Signal<Local, Bits<6>>,
 }
 
@@ -81,12 +101,15 @@ impl Default for SyncUnit {
             clock: Default::default(),
             reset: Default::default(),
             k_pid: Default::default(),
+            k_client: Default::default(),
             k_req: Default::default(),
             lk_valid: Default::default(),
             hit: Default::default(),
             value: Default::default(),
             full: Default::default(),
             ack_valid: Default::default(),
+            rel_valid: Default::default(),
+            skip_valid: Default::default(),
             rec_valid: Default::default(),
             rec_value: Default::default(),
             alu_op: Default::default(),
@@ -101,6 +124,7 @@ impl Default for SyncUnit {
             o_hit: Default::default(),
             vals: Default::default(),
             m: Default::default(),
+            mm: Default::default(),
             wp1h: Default::default(),
             kk: Default::default(),
             idx: Default::default(),
@@ -118,9 +142,13 @@ impl Logic for SyncUnit {
         }
         self.vals.read_clock.next = self.clock.val();
         self.vals.write_clock.next = self.clock.val();
-        self.kk.next =
-            (bit_cast::<48, 16>(self.k_pid.val()) << 32) | bit_cast::<48, 32>(self.k_req.val());
+        self.kk.next = (bit_cast::<64, 16>(self.k_pid.val()) << 48)
+            | (bit_cast::<64, 16>(self.k_client.val()) << 32)
+            | bit_cast::<64, 32>(self.k_req.val());
+        // m: entries of the whole key; mm: entries of the member (pid, client).
         for i in 0..64 {
+            self.mm.bits[i].next = self.used.q.val().get_bit(i)
+                & (self.key[i].q.val().get_bits::<32>(32) == self.kk.val().get_bits::<32>(32));
             self.m.bits[i].next =
                 self.used.q.val().get_bit(i) & (self.key[i].q.val() == self.kk.val());
         }
@@ -144,6 +172,12 @@ impl Logic for SyncUnit {
         self.vals.write_data.next = self.rec_value.val();
         if self.ack_valid.val() {
             self.acked.d.next = self.acked.q.val() | self.m.out.val();
+        }
+        if self.rel_valid.val() {
+            self.acked.d.next = self.acked.q.val() | self.mm.out.val();
+        }
+        if self.skip_valid.val() {
+            self.wp.d.next = self.wp.q.val() + 1;
         }
         if self.rec_valid.val() {
             self.used.d.next = self.used.q.val() | self.wp1h.val();
@@ -188,10 +222,10 @@ mod tests {
     use crate::bench::Bench;
     use clio_proto::Opcode;
 
-    /// `sim::model::sync_unit::SyncUnit`'s ring semantics (hw cannot depend on sim).
-    #[derive(Default)]
+    /// `sim::model::sync_unit::SyncUnit`'s ring semantics (hw cannot depend on sim): entries
+    /// tagged `(pid, client, req_id)`, skip past an unacknowledged slot, member release.
     struct Model {
-        ring: Vec<Option<(u16, u32, u64, bool)>>,
+        ring: Vec<Option<(u16, u16, u32, u64, bool)>>,
         wp: usize,
     }
     enum Check {
@@ -206,43 +240,58 @@ mod tests {
                 wp: 0,
             }
         }
-        fn check(&self, pid: u16, req: u32) -> Check {
+        fn check(&mut self, pid: u16, client: u16, req: u32) -> Check {
             if let Some(e) = self
                 .ring
                 .iter()
                 .flatten()
-                .find(|e| e.0 == pid && e.1 == req)
+                .find(|e| e.0 == pid && e.1 == client && e.2 == req)
             {
-                return Check::Cached(e.2);
+                return Check::Cached(e.3);
             }
             match self.ring[self.wp] {
-                Some(e) if !e.3 => Check::Full,
+                Some(e) if !e.4 => {
+                    self.wp = (self.wp + 1) % RING_ENTRIES;
+                    Check::Full
+                }
                 _ => Check::Execute,
             }
         }
-        fn record(&mut self, pid: u16, req: u32, v: u64) {
-            self.ring[self.wp] = Some((pid, req, v, false));
+        fn record(&mut self, pid: u16, client: u16, req: u32, v: u64) {
+            self.ring[self.wp] = Some((pid, client, req, v, false));
             self.wp = (self.wp + 1) % RING_ENTRIES;
         }
-        fn ack(&mut self, pid: u16, req: u32) {
-            if let Some(e) = self
-                .ring
-                .iter_mut()
-                .flatten()
-                .find(|e| e.0 == pid && e.1 == req)
-            {
-                e.3 = true;
+        fn ack(&mut self, pid: u16, client: u16, req: u32) {
+            for e in self.ring.iter_mut().flatten() {
+                if e.0 == pid && e.1 == client && e.2 == req {
+                    e.4 = true;
+                }
+            }
+        }
+        fn release(&mut self, pid: u16, client: u16) {
+            for e in self.ring.iter_mut().flatten() {
+                if e.0 == pid && e.1 == client {
+                    e.4 = true;
+                }
             }
         }
     }
 
-    fn key(b: &mut Bench<SyncUnit>, pid: u16, req: u32) {
+    fn key(b: &mut Bench<SyncUnit>, pid: u16, client: u16, req: u32) {
         b.uut.k_pid.next = pid.to_bits();
+        b.uut.k_client.next = client.to_bits();
         b.uut.k_req.next = req.to_bits();
     }
 
-    /// Random check/record/ack traffic over a small key space that fills and wraps the ring;
-    /// every lookup is compared with the model (replay value, full, execute).
+    fn pulse(b: &mut Bench<SyncUnit>, f: fn(&mut SyncUnit) -> &mut Signal<In, Bit>) {
+        f(&mut b.uut).next = true;
+        b.tick();
+        f(&mut b.uut).next = false;
+    }
+
+    /// Random check/record/ack/release traffic over a small key space (two pids, two members
+    /// each, colliding request ids) that fills and wraps the ring; every lookup is compared
+    /// with the model (replay value, full with the skip, execute).
     #[test]
     fn ring_matches_model() {
         let mut b = Bench::new(SyncUnit::default());
@@ -251,28 +300,38 @@ mod tests {
         b.uut.reset.next = false;
         let mut m = Model::new();
         let mut rng = 0x1234_5678_9ABC_DEF1u64;
-        let (mut replays, mut fulls, mut execs) = (0, 0, 0);
-        for step in 0..700u64 {
+        let (mut replays, mut fulls, mut execs, mut releases) = (0, 0, 0, 0);
+        for step in 0..900u64 {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
             let pid = (rng % 2) as u16 + 1;
-            let req = ((rng >> 8) % 90) as u32;
+            let client = ((rng >> 4) % 2) as u16 + 1;
+            let req = ((rng >> 8) % 60) as u32;
             if rng >> 61 == 0 {
                 // CN ack (acks are denser than requests late in the run so the ring drains).
-                key(&mut b, pid, req);
+                key(&mut b, pid, client, req);
                 b.uut.ack_valid.next = true;
                 b.tick();
                 b.uut.ack_valid.next = false;
-                m.ack(pid, req);
+                m.ack(pid, client, req);
                 continue;
             }
-            key(&mut b, pid, req);
+            if rng >> 58 == 9 {
+                releases += 1;
+                key(&mut b, pid, client, 0xFFFF_FFFF);
+                b.uut.rel_valid.next = true;
+                b.tick();
+                b.uut.rel_valid.next = false;
+                m.release(pid, client);
+                continue;
+            }
+            key(&mut b, pid, client, req);
             b.uut.lk_valid.next = true;
             b.tick();
             b.uut.lk_valid.next = false;
             b.settle();
-            match m.check(pid, req) {
+            match m.check(pid, client, req) {
                 Check::Cached(v) => {
                     replays += 1;
                     assert!(b.uut.hit.val(), "step {step}: replay expected");
@@ -284,6 +343,9 @@ mod tests {
                         !b.uut.hit.val() && b.uut.full.val(),
                         "step {step}: full expected"
                     );
+                    b.uut.skip_valid.next = true;
+                    b.tick();
+                    b.uut.skip_valid.next = false;
                 }
                 Check::Execute => {
                     execs += 1;
@@ -296,24 +358,88 @@ mod tests {
                     b.uut.rec_value.next = v.to_bits();
                     b.tick();
                     b.uut.rec_valid.next = false;
-                    m.record(pid, req, v);
+                    m.record(pid, client, req, v);
                 }
             }
-            if step % 3 == 0 {
-                // Ack the oldest entry sometimes so the ring keeps moving.
-                let oldest = m.ring[m.wp];
-                if let Some((p, r, _, _)) = oldest {
-                    key(&mut b, p, r);
+            if step % 4 == 0 {
+                // Ack the entry at the write pointer sometimes so the ring keeps moving.
+                if let Some((p, c, r, _, _)) = m.ring[m.wp] {
+                    key(&mut b, p, c, r);
                     b.uut.ack_valid.next = true;
                     b.tick();
                     b.uut.ack_valid.next = false;
-                    m.ack(p, r);
+                    m.ack(p, c, r);
                 }
             }
         }
         assert!(
-            replays > 50 && fulls > 5 && execs > 64,
-            "replays {replays} fulls {fulls} execs {execs}"
+            replays > 50 && fulls > 5 && execs > 64 && releases > 2,
+            "replays {replays} fulls {fulls} execs {execs} releases {releases}"
+        );
+    }
+
+    /// The skip policy and the member release, step by step: a ring full of one member's
+    /// unacknowledged entries turns each new request away once and moves past a slot; the
+    /// release of that member frees all of them at once; another member's entries with the
+    /// same request ids are untouched and never replayed to the first.
+    #[test]
+    fn skip_and_release() {
+        let mut b = Bench::new(SyncUnit::default());
+        b.uut.reset.next = true;
+        b.tick();
+        b.uut.reset.next = false;
+        let lookup = |b: &mut Bench<SyncUnit>, pid: u16, client: u16, req: u32| {
+            key(b, pid, client, req);
+            b.uut.lk_valid.next = true;
+            b.tick();
+            b.uut.lk_valid.next = false;
+            b.settle();
+            (
+                b.uut.hit.val(),
+                b.uut.full.val(),
+                b.uut.value.val().to_u64(),
+            )
+        };
+        let record = |b: &mut Bench<SyncUnit>, v: u64| {
+            b.uut.rec_valid.next = true;
+            b.uut.rec_value.next = v.to_bits();
+            b.tick();
+            b.uut.rec_valid.next = false;
+        };
+        // Member 1 of pid 5 fills the ring, never acking.
+        for r in 0..RING_ENTRIES as u32 {
+            let (hit, full, _) = lookup(&mut b, 5, 1, r);
+            assert!(!hit && !full);
+            record(&mut b, 1000 + r as u64);
+        }
+        // Member 2 with request id 3: not member 1's entry; the ring is full: retry later,
+        // and the pointer moves on, so each attempt is refused by the next slot.
+        for _ in 0..3 {
+            let (hit, full, _) = lookup(&mut b, 5, 2, 3);
+            assert!(!hit && full);
+            pulse(&mut b, |u| &mut u.skip_valid);
+        }
+        assert_eq!(b.uut.wp.q.val().to_u64(), 3);
+        // Member 1's entry 3 replays to member 1 only.
+        assert_eq!(lookup(&mut b, 5, 1, 3), (true, true, 1003));
+        // Release member 1: every slot is free; entries stay for late duplicates.
+        key(&mut b, 5, 1, 0);
+        pulse(&mut b, |u| &mut u.rel_valid);
+        let (hit, full, _) = lookup(&mut b, 5, 2, 3);
+        assert!(!hit && !full, "released: member 2 executes");
+        record(&mut b, 77);
+        assert_eq!(lookup(&mut b, 5, 2, 3), (true, false, 77));
+        assert_eq!(lookup(&mut b, 5, 1, 4), (true, false, 1004));
+        // Releasing another member (or pid) frees nothing of member 2.
+        key(&mut b, 6, 2, 0);
+        pulse(&mut b, |u| &mut u.rel_valid);
+        for r in 0..RING_ENTRIES as u32 - 1 {
+            record(&mut b, r as u64);
+        }
+        // The pointer is back at member 2's unacknowledged entry: full.
+        assert!(
+            lookup(&mut b, 9, 9, 9).1,
+            "member 2's entry still holds its slot"
         );
     }
 

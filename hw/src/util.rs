@@ -109,3 +109,28 @@ impl<const N: usize> Logic for ByteSwap<N> {
         Verilog::Custom(format!("always @(*) y = {{{}}};", parts.join(", ")))
     }
 }
+
+/// A 256-bit opcode table: bit `v` set when `pred(v)` holds for opcode byte `v`. The form an
+/// opcode rule of `clio_proto::opcode` takes in a kernel: a `Constant<Bits<256>>` tested as
+/// `(table & (1 << opcode)).any()`, so the hardware decodes exactly what proto defines.
+pub fn opcode_table(pred: impl Fn(u8) -> bool) -> Bits<256> {
+    let mut out = Bits::<256>::default();
+    for v in 0..=255u8 {
+        if pred(v) {
+            out = out.replace_bit(v as usize, true);
+        }
+    }
+    out
+}
+
+/// The opcode bytes `clio_proto::opcode::path_of` sends to `path`.
+pub fn path_table(path: clio_proto::opcode::Path) -> Bits<256> {
+    opcode_table(|v| clio_proto::opcode::path_of(v) == Some(path))
+}
+
+/// The opcodes a rule of [`clio_proto::Opcode`] selects, through `clio_proto::opcode::opcode_mask`
+/// (the encoding proto shares with the RTL).
+pub fn rule_table(pred: impl Fn(clio_proto::Opcode) -> bool) -> Bits<256> {
+    let m = clio_proto::opcode::opcode_mask(pred);
+    opcode_table(|v| m[v as usize / 64] >> (v % 64) & 1 == 1)
+}
