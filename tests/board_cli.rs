@@ -99,9 +99,11 @@ fn workload(node: &str) {
     );
     let pid = reg[0].0.pid;
     assert_eq!(reg[0].0.status, Status::Ok);
+    // Every later request presents the RAS's key and this member's client id.
+    let (key, client) = (reg[0].0.arg0, reg[0].0.arg1 as u16);
+    let call =
+        |h: Header, payload: &[u8]| call(&sock, node, h.with_credentials(key, client), payload);
     let alloc = call(
-        &sock,
-        node,
         Header {
             arg0: 1 << 20,
             arg1: 3,
@@ -112,8 +114,6 @@ fn workload(node: &str) {
     assert_eq!(alloc[0].0.status, Status::Ok);
     let va = alloc[0].0.va;
     let w = call(
-        &sock,
-        node,
         Header {
             total_len: 5,
             ..Header::request(Opcode::Write, pid, 3, va + 10)
@@ -122,8 +122,6 @@ fn workload(node: &str) {
     );
     assert_eq!(w[0].0.status, Status::Ok);
     let r = call(
-        &sock,
-        node,
         Header {
             total_len: 5,
             ..Header::request(Opcode::Read, pid, 4, va + 10)

@@ -562,7 +562,10 @@ impl SlowPath {
                 Err(e) => h.response_to(e.status()),
             },
             Opcode::Heartbeat => match self.registry.renew(h.pid, h.client, now) {
-                Ok(()) => h.response_to(Status::Ok),
+                Ok(()) => Header {
+                    arg0: self.registry.lease().as_millis() as u64,
+                    ..h.response_to(Status::Ok)
+                },
                 Err(e) => h.response_to(AllocError::from(e).status()),
             },
             Opcode::Alloc => match self.alloc(h.pid, h.arg0, h.arg1 as u8) {

@@ -66,6 +66,14 @@ typedef enum clio_status {
    * A bug in CLib (a caught panic).
    */
   CLIO_ERR_INTERNAL = -13,
+  /**
+   * Wrong key, or the remote address space is gone; nothing executed.
+   */
+  CLIO_ERR_DENIED = -14,
+  /**
+   * The node has no room for another remote address space (or member).
+   */
+  CLIO_ERR_TABLE_FULL = -15,
 } clio_status;
 
 /**
@@ -78,13 +86,49 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * Connect over UDP to the memory node at `addr` ("IP:PORT") and register this process.
- * Returns NULL on failure (see `clio_last_error`).
+ * Connect over UDP to the memory node at `addr` ("IP:PORT", NUL-terminated) and create a new
+ * remote address space with this process as its first member. Returns NULL on failure (see
+ * `clio_last_error`).
  */
 struct clio_client *clio_connect_udp(const char *addr);
 
 /**
- * Close a client (waits briefly for outstanding acknowledgements). NULL is ignored.
+ * Join the existing remote address space (`pid`, `key`) at the node `addr` ("IP:PORT",
+ * NUL-terminated) over UDP: this process then shares its memory, locks and atomics. NULL on
+ * failure (`CLIO_ERR_DENIED`'s message for a wrong key or a RAS that is gone).
+ */
+struct clio_client *clio_join_udp(const char *addr, uint16_t pid, uint64_t key);
+
+/**
+ * Connect over raw Ethernet on interface `iface` (NUL-terminated) to the node whose MAC is
+ * the 6 bytes at `node_mac`, creating a new remote address space (needs root or
+ * CAP_NET_RAW). NULL on failure.
+ */
+struct clio_client *clio_connect_raw(const char *iface, const uint8_t *node_mac);
+
+/**
+ * Join the remote address space (`pid`, `key`) over raw Ethernet (see `clio_connect_raw`).
+ */
+struct clio_client *clio_join_raw(const char *iface,
+                                  const uint8_t *node_mac,
+                                  uint16_t pid,
+                                  uint64_t key);
+
+/**
+ * The secret key of the client's remote address space (0 for a NULL client): give it, with
+ * `clio_pid`, to the processes that should join. Treat it like a password.
+ */
+uint64_t clio_key(const struct clio_client *c);
+
+/**
+ * Leave the remote address space now (`destroy` != 0: tear it down for every member). The
+ * last member to leave frees its memory at the node. `clio_close` leaves too.
+ */
+enum clio_status clio_unregister(struct clio_client *c, int32_t destroy);
+
+/**
+ * Close a client: waits briefly for outstanding acknowledgements and leaves the remote
+ * address space (the last member out frees it). NULL is ignored.
  */
 void clio_close(struct clio_client *c);
 
@@ -94,7 +138,7 @@ void clio_close(struct clio_client *c);
 const char *clio_last_error(void);
 
 /**
- * The global PID the node assigned (0 for a NULL client).
+ * The PID of the client's remote address space (0 for a NULL client).
  */
 uint16_t clio_pid(const struct clio_client *c);
 

@@ -8,7 +8,7 @@
 //! checked and rejected.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use crate::{Client, ClioError, Handle, Output};
+use crate::{Client, ClioError, Config, Credentials, Handle, Output, TransportKind};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -45,6 +45,10 @@ pub enum ClioStatus {
     ClioErrTransport = -12,
     /// A bug in CLib (a caught panic).
     ClioErrInternal = -13,
+    /// Wrong key, or the remote address space is gone; nothing executed.
+    ClioErrDenied = -14,
+    /// The node has no room for another remote address space (or member).
+    ClioErrTableFull = -15,
 }
 
 /// An opaque client (one registered process on one memory node).
@@ -75,6 +79,8 @@ fn code(e: &ClioError) -> ClioStatus {
         ClioError::InvalidArgument(_) => ClioStatus::ClioErrInvalidArgument,
         ClioError::UnknownHandle(_) => ClioStatus::ClioErrUnknownHandle,
         ClioError::Transport(_) => ClioStatus::ClioErrTransport,
+        ClioError::Denied => ClioStatus::ClioErrDenied,
+        ClioError::TableFull => ClioStatus::ClioErrTableFull,
     }
 }
 
@@ -125,25 +131,32 @@ fn bytes_mut<'a>(buf: *mut c_void, len: usize) -> Result<&'a mut [u8], ClioError
     Ok(unsafe { std::slice::from_raw_parts_mut(buf as *mut u8, len) })
 }
 
-/// Connect over UDP to the memory node at `addr` ("IP:PORT") and register this process.
-/// Returns NULL on failure (see `clio_last_error`).
-#[no_mangle]
-pub extern "C" fn clio_connect_udp(addr: *const c_char) -> *mut ClioClient {
-    if addr.is_null() {
-        set_error("null address");
-        return std::ptr::null_mut();
+fn c_str(p: *const c_char, what: &'static str) -> Result<String, ClioError> {
+    if p.is_null() {
+        return Err(ClioError::InvalidArgument(what));
     }
-    // SAFETY: the caller passes a NUL-terminated string.
-    let s = unsafe { CStr::from_ptr(addr) }
-        .to_string_lossy()
-        .into_owned();
-    let r = catch_unwind(|| {
-        let a = s
-            .parse()
-            .map_err(|_| ClioError::InvalidArgument("address must be IP:PORT"))?;
-        Client::connect_udp(a)
-    });
-    match r {
+    // SAFETY: the caller passes a NUL-terminated string (documented on every function).
+    Ok(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+}
+
+fn udp(addr: *const c_char) -> Result<TransportKind, ClioError> {
+    let a = c_str(addr, "null address")?
+        .parse()
+        .map_err(|_| ClioError::InvalidArgument("address must be IP:PORT"))?;
+    Ok(TransportKind::Udp(a))
+}
+
+fn raw(iface: *const c_char, mac: *const u8) -> Result<TransportKind, ClioError> {
+    let iface = c_str(iface, "null interface name")?;
+    let m = bytes(mac as *const c_void, 6)?;
+    let mut node_mac = [0u8; 6];
+    node_mac.copy_from_slice(m);
+    Ok(TransportKind::RawEthernet { iface, node_mac })
+}
+
+/// Open a client: `make` builds it; NULL and `clio_last_error` on failure or panic.
+fn open_client(make: impl FnOnce() -> Result<Client, ClioError>) -> *mut ClioClient {
+    match catch_unwind(AssertUnwindSafe(make)) {
         Ok(Ok(client)) => Box::into_raw(Box::new(ClioClient { client })),
         Ok(Err(e)) => {
             set_error(&e.to_string());
@@ -156,7 +169,70 @@ pub extern "C" fn clio_connect_udp(addr: *const c_char) -> *mut ClioClient {
     }
 }
 
-/// Close a client (waits briefly for outstanding acknowledgements). NULL is ignored.
+/// Connect over UDP to the memory node at `addr` ("IP:PORT", NUL-terminated) and create a new
+/// remote address space with this process as its first member. Returns NULL on failure (see
+/// `clio_last_error`).
+#[no_mangle]
+pub extern "C" fn clio_connect_udp(addr: *const c_char) -> *mut ClioClient {
+    open_client(|| Client::connect(udp(addr)?.open()?, Config::default()))
+}
+
+/// Join the existing remote address space (`pid`, `key`) at the node `addr` ("IP:PORT",
+/// NUL-terminated) over UDP: this process then shares its memory, locks and atomics. NULL on
+/// failure (`CLIO_ERR_DENIED`'s message for a wrong key or a RAS that is gone).
+#[no_mangle]
+pub extern "C" fn clio_join_udp(addr: *const c_char, pid: u16, key: u64) -> *mut ClioClient {
+    open_client(|| {
+        Client::join(
+            udp(addr)?.open()?,
+            Config::default(),
+            Credentials { pid, key },
+        )
+    })
+}
+
+/// Connect over raw Ethernet on interface `iface` (NUL-terminated) to the node whose MAC is
+/// the 6 bytes at `node_mac`, creating a new remote address space (needs root or
+/// CAP_NET_RAW). NULL on failure.
+#[no_mangle]
+pub extern "C" fn clio_connect_raw(iface: *const c_char, node_mac: *const u8) -> *mut ClioClient {
+    open_client(|| Client::connect(raw(iface, node_mac)?.open()?, Config::default()))
+}
+
+/// Join the remote address space (`pid`, `key`) over raw Ethernet (see `clio_connect_raw`).
+#[no_mangle]
+pub extern "C" fn clio_join_raw(
+    iface: *const c_char,
+    node_mac: *const u8,
+    pid: u16,
+    key: u64,
+) -> *mut ClioClient {
+    open_client(|| {
+        Client::join(
+            raw(iface, node_mac)?.open()?,
+            Config::default(),
+            Credentials { pid, key },
+        )
+    })
+}
+
+/// The secret key of the client's remote address space (0 for a NULL client): give it, with
+/// `clio_pid`, to the processes that should join. Treat it like a password.
+#[no_mangle]
+pub extern "C" fn clio_key(c: *const ClioClient) -> u64 {
+    // SAFETY: as in `with`.
+    unsafe { c.as_ref() }.map_or(0, |c| c.client.credentials().key)
+}
+
+/// Leave the remote address space now (`destroy` != 0: tear it down for every member). The
+/// last member to leave frees its memory at the node. `clio_close` leaves too.
+#[no_mangle]
+pub extern "C" fn clio_unregister(c: *mut ClioClient, destroy: i32) -> ClioStatus {
+    with(c, |cl| cl.unregister(destroy != 0))
+}
+
+/// Close a client: waits briefly for outstanding acknowledgements and leaves the remote
+/// address space (the last member out frees it). NULL is ignored.
 #[no_mangle]
 pub extern "C" fn clio_close(c: *mut ClioClient) {
     if !c.is_null() {
@@ -171,7 +247,7 @@ pub extern "C" fn clio_last_error() -> *const c_char {
     LAST_ERROR.with(|e| e.borrow().as_ptr())
 }
 
-/// The global PID the node assigned (0 for a NULL client).
+/// The PID of the client's remote address space (0 for a NULL client).
 #[no_mangle]
 pub extern "C" fn clio_pid(c: *const ClioClient) -> u16 {
     // SAFETY: as in `with`.

@@ -8,8 +8,10 @@ use clio_proto::consts::{ATOMIC_BYTES, VA_LIMIT};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::Opcode;
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
 /// Read permission for [`Client::ralloc_with`].
 pub const READ: u8 = PERM_READ;
@@ -46,8 +48,57 @@ impl TransportKind {
     }
 }
 
-/// A registered process's connection-less session with one memory node. Cheap to clone and
-/// safe to share between threads; every clone is the same process (same PID).
+/// What another process needs to join a remote address space (besides the node's address):
+/// its PID and key. Written `PID:KEY` with the key in hex (`Display` / `FromStr`), so it can be
+/// passed on a command line or through a file; treat it like a password.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Credentials {
+    /// The remote address space.
+    pub pid: u16,
+    /// Its secret.
+    pub key: u64,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print the secret by accident.
+        f.debug_struct("Credentials")
+            .field("pid", &self.pid)
+            .field("key", &"<secret>")
+            .finish()
+    }
+}
+
+impl std::fmt::Display for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{:016x}", self.pid, self.key)
+    }
+}
+
+impl std::str::FromStr for Credentials {
+    type Err = ClioError;
+    fn from_str(s: &str) -> Result<Credentials> {
+        let bad = ClioError::InvalidArgument("credentials are PID:KEY (decimal pid, hex key)");
+        let (p, k) = s.trim().split_once(':').ok_or(bad.clone())?;
+        let pid = p.parse::<u16>().map_err(|_| bad.clone())?;
+        let key = u64::from_str_radix(k, 16).map_err(|_| bad.clone())?;
+        if pid == 0 || key == 0 {
+            return Err(bad);
+        }
+        Ok(Credentials { pid, key })
+    }
+}
+
+/// One process's membership of a remote address space (RAS) on one memory node: the session
+/// is connection-less. Cheap to clone and safe to share between threads; every clone is the
+/// same member. The first process creates the RAS ([`Client::connect`]); processes on any CN
+/// join it with its [`Credentials`] ([`Client::join`]) and then share its memory, locks and
+/// atomics exactly as threads of one process do.
+///
+/// While a client lives, a background thread renews its lease (a heartbeat every quarter of
+/// the node's lease). When the last clone is dropped the member leaves the RAS (bounded wait);
+/// the last member to leave tears the RAS down and the node frees its memory. A process that
+/// dies without leaving is removed when its lease ends.
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
@@ -55,11 +106,26 @@ pub struct Client {
 
 struct Inner {
     engine: Engine,
+    /// Dropping it stops the heartbeat thread.
+    stop_heartbeat: Mutex<Option<mpsc::Sender<()>>>,
+    left: AtomicBool,
+    lease_lost: AtomicBool,
+    lease_ms: AtomicU64,
 }
+
+/// How long a dropped client waits for its CN acks and its Unregister to be answered.
+const GOODBYE_WAIT: Duration = Duration::from_millis(500);
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        self.engine.flush_acks(Duration::from_millis(500));
+        if let Ok(mut s) = self.stop_heartbeat.lock() {
+            s.take();
+        }
+        self.engine.flush_acks(GOODBYE_WAIT);
+        if !self.left.swap(true, Ordering::AcqRel) {
+            let id = self.engine.submit(OpSpec::Unregister { destroy: false });
+            let _ = self.engine.wait_until(id, Instant::now() + GOODBYE_WAIT);
+        }
     }
 }
 
@@ -99,20 +165,127 @@ impl Client {
         Client::connect(TransportKind::Udp(node).open()?, Config::default())
     }
 
-    /// Register a new process at the node behind `transport` and return its client.
+    /// Create a new remote address space at the node behind `transport` and return its first
+    /// member.
     pub fn connect(transport: Box<dyn Transport>, cfg: Config) -> Result<Client> {
+        let heartbeat = cfg.heartbeat;
         let engine = Engine::new(transport, cfg);
-        // The nonce makes a retried registration return the same PID instead of a new one.
+        // The nonce makes a retried registration return the same answer instead of a new RAS.
         let nonce: u64 = rand::random();
         let id = engine.submit(OpSpec::Register { nonce });
-        let pid = match engine.wait(id)? {
-            Output::Value(p) => p as u16,
+        match engine.wait(id)? {
+            Output::Member { pid, key, client } => engine.set_member(pid, key, client),
             _ => return Err(ClioError::BadRequest),
+        }
+        Client::start(engine, heartbeat)
+    }
+
+    /// Join the existing remote address space `creds` at the node behind `transport`: from
+    /// then on this process shares its memory, locks and atomics with every other member.
+    /// Fails with [`ClioError::Denied`] if the key is wrong or the RAS is gone.
+    pub fn join(transport: Box<dyn Transport>, cfg: Config, creds: Credentials) -> Result<Client> {
+        let heartbeat = cfg.heartbeat;
+        let engine = Engine::new(transport, cfg);
+        engine.set_member(creds.pid, creds.key, 0);
+        let nonce: u64 = rand::random();
+        let id = engine.submit(OpSpec::Join { nonce });
+        match engine.wait(id)? {
+            Output::Member { client, .. } => engine.set_member(creds.pid, creds.key, client),
+            _ => return Err(ClioError::BadRequest),
+        }
+        Client::start(engine, heartbeat)
+    }
+
+    /// Join over UDP with the default configuration.
+    pub fn join_udp(node: SocketAddr, creds: Credentials) -> Result<Client> {
+        Client::join(TransportKind::Udp(node).open()?, Config::default(), creds)
+    }
+
+    fn start(engine: Engine, heartbeat: bool) -> Result<Client> {
+        let c = Client {
+            inner: Arc::new(Inner {
+                engine,
+                stop_heartbeat: Mutex::new(None),
+                left: AtomicBool::new(false),
+                lease_lost: AtomicBool::new(false),
+                lease_ms: AtomicU64::new(0),
+            }),
         };
-        engine.set_pid(pid);
-        Ok(Client {
-            inner: Arc::new(Inner { engine }),
-        })
+        if heartbeat {
+            // The first renewal also tells the node's lease, which sets the interval.
+            c.heartbeat()?;
+            let (tx, rx) = mpsc::channel::<()>();
+            if let Ok(mut s) = c.inner.stop_heartbeat.lock() {
+                *s = Some(tx);
+            }
+            let weak = Arc::downgrade(&c.inner);
+            std::thread::Builder::new()
+                .name("clio-heartbeat".into())
+                .spawn(move || heartbeat_loop(weak, rx))
+                .map_err(|e| ClioError::io("starting the heartbeat thread", e))?;
+        }
+        Ok(c)
+    }
+
+    /// Renew this member's lease now (the background thread does it every quarter lease);
+    /// returns the node's lease.
+    pub fn heartbeat(&self) -> Result<Duration> {
+        let r = self.sync(OpSpec::Heartbeat);
+        match r {
+            Ok(Output::Value(ms)) => {
+                self.inner.lease_ms.store(ms, Ordering::Relaxed);
+                Ok(Duration::from_millis(ms))
+            }
+            Ok(_) => Err(ClioError::BadRequest),
+            Err(e) => {
+                if matches!(e, ClioError::UnknownProcess | ClioError::Denied) {
+                    self.inner.lease_lost.store(true, Ordering::Relaxed);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Whether the node told this member that its lease ended or its RAS is gone (then every
+    /// request fails with [`ClioError::Denied`], or the member must join again).
+    pub fn lease_lost(&self) -> bool {
+        self.inner.lease_lost.load(Ordering::Relaxed)
+    }
+
+    /// The node's lease of a member (known after the first heartbeat; zero before, or with
+    /// heartbeats disabled).
+    pub fn lease(&self) -> Duration {
+        Duration::from_millis(self.inner.lease_ms.load(Ordering::Relaxed))
+    }
+
+    /// Leave the remote address space now (`destroy`: tear it down for every member at
+    /// once). The last member to leave frees the RAS's memory, key and PID at the node.
+    /// Later calls on this client fail; dropping it afterwards sends nothing more.
+    pub fn unregister(&self, destroy: bool) -> Result<()> {
+        if let Ok(mut s) = self.inner.stop_heartbeat.lock() {
+            s.take();
+        }
+        self.rrelease();
+        self.inner.engine.flush_acks(GOODBYE_WAIT);
+        if self.inner.left.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        match self.sync(OpSpec::Unregister { destroy }) {
+            // A retry of an Unregister that tore the RAS down finds no key any more.
+            Ok(_) | Err(ClioError::Denied) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The credentials other processes need to [`Client::join`] this RAS.
+    pub fn credentials(&self) -> Credentials {
+        let (pid, key, _) = self.e().member();
+        Credentials { pid, key }
+    }
+
+    /// This member's client id within its RAS (tags its idempotence-ring entries).
+    pub fn client_id(&self) -> u16 {
+        self.e().member().2
     }
 
     fn e(&self) -> &Engine {
@@ -124,7 +297,7 @@ impl Client {
         self.e().wait(id)
     }
 
-    /// The global PID the memory node assigned to this process.
+    /// The PID of the remote address space this client is a member of.
     pub fn pid(&self) -> u16 {
         self.e().pid()
     }
@@ -332,5 +505,28 @@ impl Client {
     /// Name of the transport in use.
     pub fn transport_name(&self) -> &'static str {
         self.e().transport_name()
+    }
+}
+
+/// Renew the lease every quarter lease until the client is gone (the channel's sender dropped)
+/// or the node says the membership is over.
+fn heartbeat_loop(inner: Weak<Inner>, stop: mpsc::Receiver<()>) {
+    loop {
+        let interval = match inner.upgrade() {
+            Some(i) => Duration::from_millis((i.lease_ms.load(Ordering::Relaxed) / 4).max(10)),
+            None => return,
+        };
+        match stop.recv_timeout(interval) {
+            Err(RecvTimeoutError::Timeout) => {}
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
+        }
+        let Some(i) = inner.upgrade() else { return };
+        let c = Client { inner: i };
+        if c.inner.left.load(Ordering::Acquire) {
+            return;
+        }
+        if c.heartbeat().is_err() && c.lease_lost() {
+            return;
+        }
     }
 }

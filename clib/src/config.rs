@@ -43,6 +43,10 @@ pub struct Config {
     /// of the node (4 MiB by default); any value is correct, smaller means fewer false
     /// dependencies.
     pub track_shift: u32,
+    /// Renew the membership lease from a background thread (every quarter of the node's
+    /// lease). Turn it off only for short-lived tests: without it the node removes the member
+    /// when its lease ends (10 s by default).
+    pub heartbeat: bool,
 }
 
 impl Default for Config {
@@ -64,6 +68,31 @@ impl Default for Config {
             incast_window: 96 * 1024,
             max_request_bytes: 16 * 1024,
             track_shift: clio_proto::consts::DEFAULT_PAGE_SHIFT,
+            heartbeat: true,
         }
+    }
+}
+
+impl Config {
+    /// Longest time a request keeps being retried after losses (every retransmission at the
+    /// largest RTO). A ring-recorded request (TAS, Unlock, CAS, FAA) is exactly-once only while
+    /// the node keeps its idempotence-ring slot, i.e. while the member's lease lasts, so this
+    /// must stay well below the node's lease.
+    pub fn retry_budget(&self) -> Duration {
+        self.max_rto * (self.max_retries + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_give_up_well_inside_the_default_lease() {
+        let lease = Duration::from_millis(clio_proto::consts::DEFAULT_LEASE_MS);
+        assert!(
+            Config::default().retry_budget() * 2 <= lease,
+            "a retried atomic could outlive its idempotence-ring slot"
+        );
     }
 }

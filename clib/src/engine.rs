@@ -26,6 +26,13 @@ pub(crate) enum OpSpec {
     Register {
         nonce: u64,
     },
+    Join {
+        nonce: u64,
+    },
+    Unregister {
+        destroy: bool,
+    },
+    Heartbeat,
     Alloc {
         len: u64,
         perms: u8,
@@ -61,6 +68,15 @@ pub enum Output {
     Value(u64),
     /// The remote virtual address an allocation returned.
     Va(u64),
+    /// Membership of a remote address space (Register, Join).
+    Member {
+        /// The RAS.
+        pid: u16,
+        /// Its key (Register only; a Join already had it).
+        key: u64,
+        /// This member's client id.
+        client: u16,
+    },
 }
 
 /// Counters and window state of one client (one memory node).
@@ -86,8 +102,10 @@ pub struct Stats {
     pub busy_retries: u64,
     /// Operations that waited for an earlier conflicting one.
     pub dependency_waits: u64,
-    /// CN acks sent for non-idempotent results.
+    /// CN acks sent for idempotence-ring results (TAS, Unlock, CAS, FAA).
     pub cn_acks: u64,
+    /// Lease renewals (heartbeats) answered.
+    pub heartbeats: u64,
     /// Sends delayed by pacing (window below one packet).
     pub paced: u64,
     /// Transport errors seen (the requests concerned are retried).
@@ -118,6 +136,8 @@ struct Op {
     spec_kind: Kind,
     data: Vec<u8>,
     value: u64,
+    /// Second and third results (Register/Join: key, client id).
+    aux: (u64, u64),
     pending: usize,
     error: Option<ClioError>,
     /// Requests built but held back by a dependency.
@@ -128,6 +148,9 @@ struct Op {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Register,
+    Join,
+    Unregister,
+    Heartbeat,
     Alloc,
     Free,
     Read,
@@ -164,6 +187,8 @@ struct Req {
 
 struct State {
     pid: u16,
+    key: u64,
+    client: u16,
     next_req: u32,
     next_op: u64,
     receiving: bool,
@@ -197,6 +222,8 @@ impl Engine {
         let now = Instant::now();
         let st = State {
             pid: 0,
+            key: 0,
+            client: 0,
             next_req: rand::random::<u32>() | 1,
             next_op: 1,
             receiving: false,
@@ -225,8 +252,16 @@ impl Engine {
         self.st.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub(crate) fn set_pid(&self, pid: u16) {
-        self.lock().pid = pid;
+    /// Present these credentials in every later request.
+    pub(crate) fn set_member(&self, pid: u16, key: u64, client: u16) {
+        let mut st = self.lock();
+        (st.pid, st.key, st.client) = (pid, key, client);
+    }
+
+    /// `(pid, key, client)`.
+    pub(crate) fn member(&self) -> (u16, u64, u16) {
+        let st = self.lock();
+        (st.pid, st.key, st.client)
     }
 
     pub(crate) fn pid(&self) -> u16 {
@@ -317,6 +352,12 @@ impl Engine {
             arg1,
             ..Header::request(opcode, st.pid, id, va)
         };
+        // Register creates the RAS and has no credentials yet; everything else presents them.
+        let h = if opcode.needs_key() {
+            h.with_credentials(st.key, st.client)
+        } else {
+            h
+        };
         let p = h.to_packet(&[]);
         self.new_req(st, op, h, vec![p], 1, HEADER_LEN as u64)
     }
@@ -330,6 +371,13 @@ impl Engine {
             OpSpec::Register { nonce } => {
                 vec![self.single(st, Some(op_id), Opcode::Register, 0, *nonce, 0)]
             }
+            OpSpec::Join { nonce } => {
+                vec![self.single(st, Some(op_id), Opcode::Join, 0, *nonce, 0)]
+            }
+            OpSpec::Unregister { destroy } => {
+                vec![self.single(st, Some(op_id), Opcode::Unregister, 0, *destroy as u64, 0)]
+            }
+            OpSpec::Heartbeat => vec![self.single(st, Some(op_id), Opcode::Heartbeat, 0, 0, 0)],
             OpSpec::Alloc { len, perms } => {
                 vec![self.single(st, Some(op_id), Opcode::Alloc, 0, *len, *perms as u64)]
             }
@@ -346,7 +394,8 @@ impl Engine {
                     let h = Header {
                         total_len: clen,
                         ..Header::request(Opcode::Read, st.pid, id, va + off as u64)
-                    };
+                    }
+                    .with_credentials(st.key, st.client);
                     let n = packet_count(clen);
                     let p = h.to_packet(&[]);
                     let mut r = self.new_req(
@@ -369,7 +418,8 @@ impl Engine {
                     let base = Header {
                         total_len: clen,
                         ..Header::request(Opcode::Write, st.pid, id, va + off as u64)
-                    };
+                    }
+                    .with_credentials(st.key, st.client);
                     let n = packet_count(clen);
                     let packets = (0..n)
                         .filter_map(|i| {
@@ -409,7 +459,12 @@ impl Engine {
             OpSpec::Write { va, data } => (span(*va, data.len() as u64), true),
             OpSpec::Atomic { va, .. } => (span(*va, 8), true),
             OpSpec::Free { va } => (span(*va, st.allocs.get(va).copied().unwrap_or(1)), true),
-            OpSpec::Register { .. } | OpSpec::Alloc { .. } | OpSpec::Fence => (None, false),
+            OpSpec::Register { .. }
+            | OpSpec::Join { .. }
+            | OpSpec::Unregister { .. }
+            | OpSpec::Heartbeat
+            | OpSpec::Alloc { .. }
+            | OpSpec::Fence => (None, false),
         };
         range.map(|(a, b)| (a, b, write))
     }
@@ -422,6 +477,9 @@ impl Engine {
         let reqs = self.build(&mut st, id, &spec);
         let (kind, name, data) = match &spec {
             OpSpec::Register { .. } => (Kind::Register, "register", Vec::new()),
+            OpSpec::Join { .. } => (Kind::Join, "join", Vec::new()),
+            OpSpec::Unregister { .. } => (Kind::Unregister, "unregister", Vec::new()),
+            OpSpec::Heartbeat => (Kind::Heartbeat, "heartbeat", Vec::new()),
             OpSpec::Alloc { .. } => (Kind::Alloc, "ralloc", Vec::new()),
             OpSpec::Free { .. } => (Kind::Free, "rfree", Vec::new()),
             OpSpec::Read { len, .. } => (Kind::Read, "rread", vec![0u8; *len]),
@@ -434,6 +492,7 @@ impl Engine {
             spec_kind: kind,
             data,
             value: 0,
+            aux: (0, 0),
             pending: reqs.len(),
             error: None,
             held: Vec::new(),
@@ -672,11 +731,19 @@ impl Engine {
             return;
         }
         let value = match r.opcode {
-            Opcode::Register => h.pid as u64,
+            Opcode::Register | Opcode::Join => h.pid as u64,
             Opcode::Alloc => h.va,
             _ => h.arg0,
         };
         let alloc_len = h.arg0;
+        if matches!(r.opcode, Opcode::Register | Opcode::Join) {
+            if let Some(op) = r.op.and_then(|o| st.ops.get_mut(&o)) {
+                op.aux = (h.arg0, h.arg1);
+            }
+        }
+        if r.opcode == Opcode::Heartbeat {
+            st.stats.heartbeats += 1;
+        }
         if let Some(r) = st.inflight.remove(&h.req_id) {
             if r.opcode == Opcode::Alloc {
                 st.allocs.insert(value, alloc_len);
@@ -697,12 +764,7 @@ impl Engine {
             let srtt = st.rtt.srtt().unwrap_or(rtt);
             st.cwnd.on_ack(rtt, r.cost, srtt, now);
         }
-        if result.is_ok()
-            && matches!(
-                r.opcode,
-                Opcode::TestAndSet | Opcode::CompareAndSwap | Opcode::FetchAdd
-            )
-        {
+        if result.is_ok() && r.opcode.needs_cn_ack() {
             // Free the node's idempotence-ring slot; retried until answered.
             st.stats.cn_acks += 1;
             let ack = self.single(st, None, Opcode::CnAck, 0, r.id as u64, 0);
@@ -740,8 +802,13 @@ impl Engine {
                 Kind::Read => Output::Data(op.data),
                 Kind::Atomic => Output::Value(op.value),
                 Kind::Alloc => Output::Va(op.value),
-                Kind::Register => Output::Value(op.value),
-                Kind::Write | Kind::Free | Kind::Fence => Output::Done,
+                Kind::Register | Kind::Join => Output::Member {
+                    pid: op.value as u16,
+                    key: op.aux.0,
+                    client: op.aux.1 as u16,
+                },
+                Kind::Heartbeat => Output::Value(op.value),
+                Kind::Write | Kind::Free | Kind::Fence | Kind::Unregister => Output::Done,
             }),
         };
         st.stats.ops_completed += 1;
@@ -824,6 +891,16 @@ impl Engine {
         st.done
             .remove(&id)
             .unwrap_or(Err(ClioError::UnknownHandle(id)))
+    }
+
+    /// Wait for operation `id` until `deadline`; `None` if it is still running then.
+    pub(crate) fn wait_until(&self, id: u64, deadline: Instant) -> Option<Result<Output>> {
+        let st = self.lock();
+        if !st.ops.contains_key(&id) && !st.done.contains_key(&id) {
+            return Some(Err(ClioError::UnknownHandle(id)));
+        }
+        let (mut st, _) = self.drive(st, Some(deadline), |s| s.done.contains_key(&id));
+        st.done.remove(&id)
     }
 
     /// Make progress without blocking for long; the result if operation `id` is complete.

@@ -27,9 +27,16 @@ pub enum ClioError {
     /// The node rejected the request as malformed (a CLib bug or a bad argument that slipped through).
     #[error("memory node rejected the request as malformed")]
     BadRequest,
-    /// The node does not know this process (it restarted, or registration was lost).
-    #[error("process is not registered at the memory node")]
+    /// The node does not know this member (its lease ended, or the node restarted).
+    #[error("process is not (or no longer) a member of the remote address space")]
     UnknownProcess,
+    /// The node refused the credentials: wrong key, or the remote address space no longer
+    /// exists (torn down after its last member left or its lease ended). Nothing executed.
+    #[error("access denied: wrong key, or the remote address space is gone")]
+    Denied,
+    /// The node has no room for another remote address space (or member).
+    #[error("the memory node's table of remote address spaces (or members) is full")]
+    TableFull,
     /// The node does not implement this operation.
     #[error("operation not supported by the memory node")]
     Unsupported,
@@ -73,6 +80,8 @@ impl ClioError {
             Status::BadRequest => ClioError::BadRequest,
             Status::UnknownProcess => ClioError::UnknownProcess,
             Status::Unsupported => ClioError::Unsupported,
+            Status::Denied => ClioError::Denied,
+            Status::TableFull => ClioError::TableFull,
         })
     }
 

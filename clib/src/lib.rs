@@ -27,7 +27,7 @@ mod error;
 pub mod order;
 pub mod transport;
 
-pub use client::{Client, Handle, TransportKind, READ, WRITE};
+pub use client::{Client, Credentials, Handle, TransportKind, READ, WRITE};
 pub use config::Config;
 pub use engine::{Output, Stats};
 pub use error::{ClioError, Result};

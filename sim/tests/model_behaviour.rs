@@ -1,159 +1,12 @@
 //! Behaviour of the CBoard model as a client sees it on the wire.
 
+mod common;
+
 use clio_proto::consts::{MAX_PAYLOAD, VA_LIMIT};
 use clio_proto::frame::Route;
-use clio_proto::header::{packet_count, parse_verified, segment};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::{Header, Opcode, Status};
-use clio_sim::{BoardConfig, CBoard, SlowPathMode};
-
-const PAGE_SHIFT: u32 = 16; // 64 KiB pages
-const PAGE: u64 = 1 << PAGE_SHIFT;
-
-/// A minimal wire-level client over a node (the real client is CLib; this one sends exactly
-/// the packets a test wants, in any order, and checks every response's checksum).
-struct Wire {
-    node: CBoard,
-    pid: u16,
-    next_id: u32,
-}
-
-fn node() -> CBoard {
-    CBoard::new(&BoardConfig {
-        dram_bytes: 64 << 20,
-        page_shift: PAGE_SHIFT,
-        memory_file: None,
-        slowpath: SlowPathMode::InProcess,
-        ring_entries: 256,
-    })
-    .unwrap()
-}
-
-impl Wire {
-    fn new(node: CBoard) -> Wire {
-        Wire {
-            node,
-            pid: 0,
-            next_id: 1,
-        }
-    }
-    fn id(&mut self) -> u32 {
-        self.next_id += 1;
-        self.next_id
-    }
-    fn send_raw(&mut self, bytes: &[u8]) -> Vec<(Header, Vec<u8>)> {
-        let mut out = Vec::new();
-        self.node.handle(&Route::default(), bytes, &mut out);
-        out.iter()
-            .map(|(_, b)| {
-                parse_verified(b)
-                    .map(|(h, p)| (h, p.to_vec()))
-                    .expect("node sends valid packets")
-            })
-            .collect()
-    }
-    fn call(&mut self, h: Header) -> Header {
-        let r = self.send_raw(&h.to_packet(&[]));
-        assert_eq!(r.len(), 1, "one response to {h:?}");
-        assert!(r[0].0.response && r[0].0.req_id == h.req_id);
-        r[0].0
-    }
-    fn register(&mut self, nonce: u64) -> u16 {
-        let mut h = Header::request(Opcode::Register, 0, self.id(), 0);
-        h.arg0 = nonce;
-        let r = self.call(h);
-        assert_eq!(r.status, Status::Ok);
-        self.pid = r.pid;
-        r.pid
-    }
-    fn alloc(&mut self, bytes: u64, perms: u8) -> Result<u64, Status> {
-        let mut h = Header::request(Opcode::Alloc, self.pid, self.id(), 0);
-        h.arg0 = bytes;
-        h.arg1 = perms as u64;
-        let r = self.call(h);
-        if r.status == Status::Ok {
-            Ok(r.va)
-        } else {
-            Err(r.status)
-        }
-    }
-    fn write_packets(&mut self, va: u64, data: &[u8]) -> (u32, Vec<Vec<u8>>) {
-        let id = self.id();
-        let total = data.len() as u32;
-        let n = packet_count(total);
-        let pkts = (0..n)
-            .map(|i| {
-                let (off, len) = segment(total, i).unwrap();
-                let h = Header {
-                    pkt_index: i,
-                    pkt_count: n,
-                    total_len: total,
-                    ..Header::request(Opcode::Write, self.pid, id, va)
-                };
-                h.to_packet(&data[off as usize..off as usize + len as usize])
-            })
-            .collect();
-        (id, pkts)
-    }
-    fn write(&mut self, va: u64, data: &[u8]) -> Status {
-        let (_, pkts) = self.write_packets(va, data);
-        let mut status = Status::Ok;
-        for p in pkts {
-            for (h, _) in self.send_raw(&p) {
-                if h.status != Status::Ok {
-                    status = h.status;
-                }
-            }
-        }
-        status
-    }
-    fn read(&mut self, va: u64, len: u32) -> Result<Vec<u8>, Status> {
-        // Reads are at most one response packet each (MAX_READ_LEN): split like a client does.
-        if len > clio_proto::consts::MAX_READ_LEN {
-            let mut all = Vec::new();
-            let mut off = 0;
-            while off < len {
-                let n = (len - off).min(clio_proto::consts::MAX_READ_LEN);
-                all.extend(self.read(va + off as u64, n)?);
-                off += n;
-            }
-            return Ok(all);
-        }
-        let h = Header {
-            total_len: len,
-            ..Header::request(Opcode::Read, self.pid, self.id(), va)
-        };
-        let r = self.send_raw(&h.to_packet(&[]));
-        if r[0].0.status != Status::Ok {
-            return Err(r[0].0.status);
-        }
-        let mut data = vec![0u8; len as usize];
-        assert_eq!(r.len(), packet_count(len) as usize);
-        for (h, p) in r {
-            let (off, l) = segment(len, h.pkt_index).unwrap();
-            assert_eq!(l as usize, p.len());
-            data[off as usize..off as usize + p.len()].copy_from_slice(&p);
-        }
-        Ok(data)
-    }
-    fn atomic(&mut self, op: Opcode, va: u64, a0: u64, a1: u64, id: u32) -> Header {
-        let h = Header {
-            arg0: a0,
-            arg1: a1,
-            ..Header::request(op, self.pid, id, va)
-        };
-        self.call(h)
-    }
-    fn dram(&self) -> Vec<u8> {
-        self.node.peek(0, 64 << 20).unwrap().to_vec()
-    }
-}
-
-fn pattern(n: usize, seed: u8) -> Vec<u8> {
-    (0..n)
-        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
-        .collect()
-}
+use common::{node, pattern, Wire, PAGE};
 
 #[test]
 fn first_touch_is_served_by_the_fast_path_and_a_miss_reads_one_bucket() {
@@ -240,9 +93,9 @@ fn isolation_permissions_and_unmapped_change_nothing() {
     let image = a.dram();
 
     // B is another process on the same node.
-    let pid_a = a.pid;
+    let m_a = a.m;
     a.register(2);
-    assert_ne!(a.pid, pid_a);
+    assert_ne!(a.m.pid, m_a.pid);
     assert_eq!(
         a.read(va, 11),
         Err(Status::Unmapped),
@@ -257,7 +110,7 @@ fn isolation_permissions_and_unmapped_change_nothing() {
         a.atomic(Opcode::FetchAdd, va, 1, 0, 999).status,
         Status::Unmapped
     );
-    a.pid = pid_a;
+    a.m = m_a;
     assert_eq!(
         a.write(ro, b"x"),
         Status::Permission,
@@ -308,7 +161,7 @@ fn repeated_non_idempotent_request_executes_once() {
     assert_eq!(w.node.counters().idempotent_replays, 1);
     // CAS and TAS behave the same; an ack frees the slot but a late duplicate still replays.
     assert_eq!(w.atomic(Opcode::CompareAndSwap, va, 5, 9, 77).arg0, 5);
-    let mut ack = Header::request(Opcode::CnAck, w.pid, 78, 0);
+    let mut ack = w.request(Opcode::CnAck, 78, 0);
     ack.arg0 = 77;
     assert_eq!(w.call(ack).status, Status::Ok);
     assert_eq!(w.atomic(Opcode::CompareAndSwap, va, 5, 9, 77).arg0, 5);
@@ -348,10 +201,10 @@ fn out_of_memory_is_clear_and_others_are_still_served() {
     assert_eq!(w.alloc(PAGE, PERM_READ), Err(Status::OutOfMemory));
     w.register(2);
     assert_eq!(w.alloc(PAGE, PERM_READ), Err(Status::OutOfMemory));
-    assert_ne!(w.pid, greedy);
+    assert_ne!(w.m.pid, greedy.pid);
     // Free one of the greedy process's regions: the other process can allocate and work.
-    w.pid = greedy;
-    let mut free = Header::request(Opcode::Free, greedy, 5000, 0);
+    w.m = greedy;
+    let mut free = w.request(Opcode::Free, 5000, 0);
     free.va = PAGE; // the first region starts at page 1
     assert_eq!(w.call(free).status, Status::Ok);
     w.register(2);
@@ -369,7 +222,7 @@ fn free_invalidates_translations() {
     assert_eq!(w.read(va, 3).unwrap(), b"abc"); // now cached in the TLB
     let free = Header {
         va,
-        ..Header::request(Opcode::Free, w.pid, 9000, 0)
+        ..w.request(Opcode::Free, 9000, 0)
     };
     assert_eq!(w.call(free).status, Status::Ok);
     assert_eq!(
@@ -389,7 +242,7 @@ fn malformed_requests_get_bad_request() {
     // A read longer than one response packet.
     let h = Header {
         total_len: clio_proto::consts::MAX_READ_LEN + 1,
-        ..Header::request(Opcode::Read, w.pid, 9, va)
+        ..w.request(Opcode::Read, 9, va)
     };
     assert_eq!(
         w.send_raw(&h.to_packet(&[]))[0].0.status,
@@ -398,7 +251,7 @@ fn malformed_requests_get_bad_request() {
     // A write whose payload disagrees with its length.
     let h = Header {
         total_len: 10,
-        ..Header::request(Opcode::Write, w.pid, 1, va)
+        ..w.request(Opcode::Write, 1, va)
     };
     let r = w.send_raw(&h.to_packet(b"abc"));
     assert_eq!(r[0].0.status, Status::BadRequest);
@@ -408,7 +261,7 @@ fn malformed_requests_get_bad_request() {
         Status::BadRequest
     );
     // Extend opcode: unsupported.
-    let mut p = Header::request(Opcode::Read, w.pid, 3, va).to_packet(&[]);
+    let mut p = w.request(Opcode::Read, 3, va).to_packet(&[]);
     p[1] = 0x41;
     let mut v = clio_proto::Packet::new_unchecked(&mut p[..]);
     v.fill_checksum();

@@ -17,6 +17,7 @@ pub fn board() -> CBoard {
         memory_file: None,
         slowpath: SlowPathMode::InProcess,
         ring_entries: 256,
+        ..BoardConfig::default()
     })
     .expect("board")
 }

@@ -1,0 +1,395 @@
+//! Many tenants on one node (the model): authenticated requests, RAS sharing between
+//! members, exactly-once unlock, dead clients, teardown. Every test plays at least one
+//! attacker or one failure; the cosimulation checks the RTL against the same model.
+
+mod common;
+
+use clio_proto::consts::{IDEMPOTENCE_RING_ENTRIES, KEY_TABLE_ENTRIES};
+use clio_proto::frame::Route;
+use clio_proto::header::{parse_verified, HEADER_LEN};
+use clio_proto::pte::{PERM_READ, PERM_WRITE};
+use clio_proto::{Header, Opcode, Status};
+use common::{node, node_with, Member, Wire, PAGE};
+use std::time::Duration;
+
+const RW: u8 = PERM_READ | PERM_WRITE;
+
+/// Every kind of request an attacker could send, with credentials `(pid, key, client)`; each
+/// must come back Denied with nothing executed.
+fn forged_requests(pid: u16, key: u64, va: u64) -> Vec<Vec<u8>> {
+    let base = |op| Header::request(op, pid, 0x7000 + op as u32, va).with_credentials(key, 1);
+    let mut v = vec![
+        Header {
+            total_len: 64,
+            ..base(Opcode::Read)
+        }
+        .to_packet(&[]),
+        Header {
+            total_len: 8,
+            ..base(Opcode::Write)
+        }
+        .to_packet(b"pwned!!!"),
+        Header {
+            arg0: 1,
+            ..base(Opcode::FetchAdd)
+        }
+        .to_packet(&[]),
+        base(Opcode::TestAndSet).to_packet(&[]),
+        base(Opcode::Unlock).to_packet(&[]),
+        Header {
+            arg0: 0,
+            arg1: 7,
+            ..base(Opcode::CompareAndSwap)
+        }
+        .to_packet(&[]),
+        Header {
+            arg0: PAGE,
+            arg1: 3,
+            ..base(Opcode::Alloc)
+        }
+        .to_packet(&[]),
+        base(Opcode::Free).to_packet(&[]),
+        Header {
+            arg0: 1,
+            ..base(Opcode::Unregister)
+        }
+        .to_packet(&[]),
+        Header {
+            arg0: 5,
+            ..base(Opcode::Join)
+        }
+        .to_packet(&[]),
+        base(Opcode::Heartbeat).to_packet(&[]),
+        base(Opcode::Fence).to_packet(&[]),
+        Header {
+            arg0: 1,
+            ..base(Opcode::CnAck)
+        }
+        .to_packet(&[]),
+    ];
+    v.sort();
+    v
+}
+
+fn expect_denied(w: &mut Wire, pkts: &[Vec<u8>], what: &str) {
+    for p in pkts {
+        let r = w.send_raw(p);
+        assert_eq!(r.len(), 1, "{what}: one answer");
+        let (h, payload) = &r[0];
+        assert_eq!(h.status, Status::Denied, "{what}: {:?}", h.opcode);
+        assert!(payload.is_empty(), "{what}: a denial carries no data");
+    }
+}
+
+#[test]
+fn forged_or_missing_keys_and_other_rases_pids_are_denied_and_change_nothing() {
+    let mut a = Wire::new(node());
+    let victim = a.register(1);
+    let va = a.alloc(PAGE, RW).unwrap();
+    assert_eq!(a.write(va, b"secret of A"), Status::Ok);
+    let lock = va + 64;
+    let image = a.dram();
+    let before = a.node.counters();
+
+    // The attacker has its own RAS on the same node (so it holds a valid key of its own).
+    let mut m = Wire::new(node());
+    std::mem::swap(&mut m.node, &mut a.node);
+    let attacker = m.register(2);
+    std::mem::swap(&mut m.node, &mut a.node);
+    let image = {
+        // The attacker's registration changed the key table, not memory.
+        assert_eq!(a.dram(), image);
+        image
+    };
+    for (key, what) in [
+        (0, "missing key"),
+        (victim.key ^ 1, "one bit off"),
+        (attacker.key, "another RAS's key"),
+        (u64::MAX, "all ones"),
+    ] {
+        expect_denied(&mut a, &forged_requests(victim.pid, key, lock), what);
+    }
+    // PIDs outside the key table, or aliasing the victim's entry modulo its size, or 0.
+    for pid in [
+        0,
+        KEY_TABLE_ENTRIES as u16,
+        victim.pid + KEY_TABLE_ENTRIES as u16,
+    ] {
+        expect_denied(&mut a, &forged_requests(pid, victim.key, lock), "bad pid");
+    }
+    // A packet that claims to be a response is dropped, not executed.
+    let mut resp = Header::request(Opcode::Write, victim.pid, 1, va)
+        .with_credentials(victim.key, victim.client);
+    resp.response = true;
+    resp.total_len = 4;
+    assert!(a.send_raw(&resp.to_packet(b"evil")).is_empty());
+
+    assert_eq!(a.dram(), image, "memory and page table unchanged");
+    let after = a.node.counters();
+    assert_eq!(after.denied - before.denied, 7 * 13);
+    assert_eq!(after.atomics, before.atomics, "no atomic executed");
+    assert_eq!(
+        after.slowpath_requests,
+        before.slowpath_requests + 1,
+        "only B's Register"
+    );
+    assert_eq!(a.read(va, 11).unwrap(), b"secret of A");
+    // The victim's RAS is intact: it still allocates and its lock word is untouched.
+    a.m = victim;
+    assert!(a.alloc(PAGE, RW).is_ok());
+    assert_eq!(a.read(lock, 8).unwrap(), [0; 8]);
+}
+
+#[test]
+fn responses_never_carry_the_key() {
+    let mut w = Wire::new(node());
+    let m = w.register(1);
+    let va = w.alloc(PAGE, RW).unwrap();
+    // A NACK echoes the header it got, but never bytes 48..64.
+    let mut p = Header {
+        total_len: 8,
+        ..w.request(Opcode::Read, 5, va)
+    }
+    .to_packet(&[]);
+    p[20] ^= 1;
+    let mut out = Vec::new();
+    w.node.handle(&Route::default(), &p, &mut out);
+    assert_eq!(out.len(), 1);
+    assert!(out[0].1[48..HEADER_LEN].iter().all(|b| *b == 0));
+    let (h, _) = parse_verified(&out[0].1).unwrap();
+    assert_eq!((h.status, h.key), (Status::Nack, 0));
+    assert_ne!(m.key, 0);
+}
+
+#[test]
+fn members_share_memory_and_atomics_but_not_ring_entries() {
+    let mut a = Wire::new(node());
+    let owner = a.register(1);
+    let va = a.alloc(PAGE, RW).unwrap();
+    assert_eq!(a.write(va + 8, b"shared"), Status::Ok);
+    // B joins from "another CN" (another wire client of the same node).
+    let mut b = Wire::new(node());
+    std::mem::swap(&mut a.node, &mut b.node);
+    let joined = b.join(owner, 77).unwrap();
+    assert_eq!(joined.pid, owner.pid);
+    assert_ne!(joined.client, owner.client);
+    assert_eq!(b.read(va + 8, 6).unwrap(), b"shared");
+    // Both use request id 500 for a fetch-add: two members, two executions.
+    assert_eq!(b.atomic(Opcode::FetchAdd, va, 1, 0, 500).arg0, 0);
+    std::mem::swap(&mut a.node, &mut b.node);
+    assert_eq!(a.atomic(Opcode::FetchAdd, va, 1, 0, 500).arg0, 1);
+    // A retry of A's 500 replays A's result, not B's.
+    assert_eq!(a.atomic(Opcode::FetchAdd, va, 1, 0, 500).arg0, 1);
+    assert_eq!(a.read(va, 8).unwrap(), 2u64.to_le_bytes());
+    // A join with a wrong key is denied; a retried join gets the same client id.
+    std::mem::swap(&mut a.node, &mut b.node);
+    let wrong = Member {
+        key: owner.key ^ 0x8000,
+        ..owner
+    };
+    assert_eq!(b.join(wrong, 78), Err(Status::Denied));
+    assert_eq!(b.join(owner, 77).unwrap(), joined);
+}
+
+#[test]
+fn a_retried_unlock_never_releases_a_lock_someone_else_took() {
+    let mut a = Wire::new(node());
+    let owner = a.register(1);
+    let lock = a.alloc(PAGE, RW).unwrap();
+    let mut b = Wire::new(node());
+    std::mem::swap(&mut a.node, &mut b.node);
+    b.join(owner, 2).unwrap();
+    std::mem::swap(&mut a.node, &mut b.node);
+
+    assert_eq!(
+        a.atomic(Opcode::TestAndSet, lock, 0, 0, 10).arg0,
+        0,
+        "A locks"
+    );
+    a.ack(10);
+    // A unlocks; the response is "lost" (we ignore it), so A will retry request 11.
+    assert_eq!(a.atomic(Opcode::Unlock, lock, 0, 0, 11).status, Status::Ok);
+    std::mem::swap(&mut a.node, &mut b.node);
+    assert_eq!(
+        b.atomic(Opcode::TestAndSet, lock, 0, 0, 20).arg0,
+        0,
+        "B locks"
+    );
+    std::mem::swap(&mut a.node, &mut b.node);
+    // A's retry of the unlock is answered from the idempotence ring: B keeps the lock.
+    let retry = a.atomic(Opcode::Unlock, lock, 0, 0, 11);
+    assert_eq!((retry.status, retry.arg0), (Status::Ok, 1));
+    assert_eq!(
+        a.read(lock, 8).unwrap(),
+        1u64.to_le_bytes(),
+        "still locked by B"
+    );
+    assert_eq!(
+        a.atomic(Opcode::TestAndSet, lock, 0, 0, 12).arg0,
+        1,
+        "A cannot enter"
+    );
+}
+
+#[test]
+fn a_frame_another_process_freed_reads_zeros() {
+    // 4 MiB of DRAM with 64 KiB pages: so few frames that B's pages must reuse A's.
+    let mut a = Wire::new(node_with(4 << 20, Duration::from_secs(10)));
+    a.register(1);
+    let mut vas = Vec::new();
+    while let Ok(va) = a.alloc(PAGE, RW) {
+        assert_eq!(a.write(va, &vec![0xA5; PAGE as usize]), Status::Ok);
+        vas.push(va);
+    }
+    let frames = vas.len();
+    assert!(frames > 32, "more frames than the free-page buffer holds");
+    assert_eq!(
+        a.unregister(false),
+        Status::Ok,
+        "last member out: RAS torn down"
+    );
+    let mut out = Vec::new();
+    a.node.service(&mut out);
+    let mut b = Wire::new(node());
+    std::mem::swap(&mut a.node, &mut b.node);
+    b.register(2);
+    let mut touched = 0;
+    while let Ok(va) = b.alloc(PAGE, RW) {
+        let d = b.read(va, 1024).unwrap();
+        assert!(d.iter().all(|x| *x == 0), "B's first touch read A's data");
+        let tail = b.read(va + PAGE - 1024, 1024).unwrap();
+        assert!(tail.iter().all(|x| *x == 0));
+        touched += 1;
+    }
+    assert_eq!(touched, frames, "every frame A used came back to B");
+    let sp = b.node.slowpath_stats().unwrap();
+    assert!(sp.frames_cleared as usize >= 2 * frames - 32, "{sp:?}");
+}
+
+#[test]
+fn a_dead_client_costs_others_at_most_one_retry_per_ring_pass_then_its_lease_ends() {
+    let lease = Duration::from_millis(300);
+    let mut dead = Wire::new(node_with(64 << 20, lease));
+    let owner = dead.register(1);
+    let va = dead.alloc(PAGE, RW).unwrap();
+    // The dead client takes 5 ring slots and never acknowledges them.
+    for id in 0..5 {
+        assert_eq!(
+            dead.atomic(Opcode::FetchAdd, va, 1, 0, 100 + id).status,
+            Status::Ok
+        );
+    }
+    let mut live = Wire::new(node());
+    std::mem::swap(&mut dead.node, &mut live.node);
+    let me = live.register(2);
+    let mine = live.alloc(PAGE, RW).unwrap();
+    let start = std::time::Instant::now();
+    let (mut id, mut retries, mut passes) = (1000u32, 0u32, 0usize);
+    // Three passes of the ring while the dead client's lease still runs.
+    while passes < 3 * IDEMPOTENCE_RING_ENTRIES {
+        let r = live.atomic(Opcode::FetchAdd, mine, 1, 0, id);
+        match r.status {
+            Status::Ok => {
+                assert_eq!(live.ack(id), Status::Ok);
+                passes += 1;
+            }
+            Status::RetryLater => retries += 1,
+            s => panic!("{s:?}"),
+        }
+        id += 1;
+    }
+    assert!(start.elapsed() < lease, "the test ran inside the lease");
+    assert_eq!(
+        retries,
+        3 * 5,
+        "one retry-later per dead slot per pass, never a stall"
+    );
+    // The dead member's lease ends: its slots are released and its RAS torn down.
+    std::thread::sleep(lease);
+    // The live member renews its own lease by heartbeat.
+    let hb = live.request(Opcode::Heartbeat, 1, 0);
+    assert_eq!(live.call(hb).status, Status::Ok);
+    let mut out = Vec::new();
+    live.node.service(&mut out);
+    let before = live.node.counters().idempotence_ring_full;
+    for _ in 0..2 * IDEMPOTENCE_RING_ENTRIES {
+        assert_eq!(
+            live.atomic(Opcode::FetchAdd, mine, 1, 0, id).status,
+            Status::Ok
+        );
+        live.ack(id);
+        id += 1;
+    }
+    assert_eq!(
+        live.node.counters().idempotence_ring_full,
+        before,
+        "ring free again"
+    );
+    let sp = live.node.slowpath_stats().unwrap();
+    assert_eq!((sp.lease_expiries, sp.teardowns), (1, 1));
+    live.m = owner;
+    assert_eq!(
+        live.read(va, 8),
+        Err(Status::Denied),
+        "the dead RAS is gone"
+    );
+    live.m = me;
+}
+
+#[test]
+fn unregister_returns_the_memory_and_retires_the_key() {
+    let mut a = Wire::new(node_with(4 << 20, Duration::from_secs(10)));
+    let first = a.register(1);
+    while a.alloc(PAGE, RW).is_ok() {}
+    assert_eq!(
+        a.alloc(PAGE, RW),
+        Err(Status::OutOfMemory),
+        "the node is full"
+    );
+    let mut b = Wire::new(node());
+    std::mem::swap(&mut a.node, &mut b.node);
+    let second = b.register(2);
+    assert_eq!(b.alloc(PAGE, RW), Err(Status::OutOfMemory));
+    std::mem::swap(&mut a.node, &mut b.node);
+    // A second member joins, then the owner tears the RAS down for everyone.
+    let mut c = Wire::new(node());
+    std::mem::swap(&mut a.node, &mut c.node);
+    let joined = c.join(first, 3).unwrap();
+    std::mem::swap(&mut a.node, &mut c.node);
+    assert_eq!(a.unregister(true), Status::Ok);
+    let mut out = Vec::new();
+    a.node.service(&mut out);
+    std::mem::swap(&mut a.node, &mut b.node);
+    b.m = second;
+    let va = b.alloc(PAGE, RW).expect("memory came back");
+    assert_eq!(b.write(va, b"mine now"), Status::Ok);
+    // Neither the owner's nor the joined member's credentials open anything any more.
+    b.m = joined;
+    assert_eq!(b.alloc(PAGE, RW), Err(Status::Denied));
+    b.m = first;
+    assert_eq!(b.read(va, 8), Err(Status::Denied));
+    // The retired pid is not handed out again while other pids are free.
+    b.m = second;
+    let third = b.register(4);
+    assert!(third.pid != first.pid && third.pid != second.pid);
+    let sp = b.node.slowpath_stats().unwrap();
+    assert_eq!(sp.teardowns, 1);
+}
+
+#[test]
+fn the_key_table_has_room_for_4095_spaces_then_says_table_full() {
+    let mut w = Wire::new(node());
+    let mut last = Member::default();
+    for n in 1..KEY_TABLE_ENTRIES as u64 {
+        last = w.register(n);
+    }
+    assert_eq!(last.pid as usize, KEY_TABLE_ENTRIES - 1);
+    let mut h = Header::request(Opcode::Register, 0, 1, 0);
+    h.arg0 = u64::MAX;
+    assert_eq!(w.call(h).status, Status::TableFull);
+    // Leaving frees a slot for the next registration.
+    assert_eq!(w.unregister(false), Status::Ok);
+    let mut out = Vec::new();
+    w.node.service(&mut out);
+    assert_eq!(w.register(u64::MAX - 1).pid, last.pid);
+}
