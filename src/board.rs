@@ -72,9 +72,16 @@ pub struct BoardArgs {
     #[arg(long)]
     ring_file: Option<PathBuf>,
     /// With `--slowpath external`: start the `clio-slowpath` daemon found next to this
-    /// executable (otherwise start it yourself with `clio-slowpath --ring-file PATH`).
+    /// executable (otherwise start it yourself with `clio-slowpath --ring-file PATH`; it maps
+    /// the node's DRAM from PATH.dram, or give it `--dram-file` with --memory-file).
     #[arg(long)]
     spawn_slowpath: bool,
+    /// Lease of a remote-address-space member, in milliseconds: a member that sends no
+    /// heartbeat (CLib sends one every quarter lease) for this long is removed, and the last
+    /// member's removal frees its RAS (memory, key, PID). Bounds how long a dead client holds
+    /// memory and idempotence-ring slots.
+    #[arg(long, default_value_t = clio_proto::consts::DEFAULT_LEASE_MS)]
+    lease_ms: u64,
     /// Stop after this many seconds (default: serve until Ctrl-C).
     #[arg(long)]
     duration: Option<f64>,
@@ -121,12 +128,25 @@ pub fn run(a: BoardArgs) -> Result<()> {
             ring_file: ring_file.clone(),
         },
     };
+    if a.lease_ms == 0 {
+        bail!("--lease-ms must be positive");
+    }
     let cfg = BoardConfig {
         dram_bytes: a.memory,
         page_shift,
         memory_file: a.memory_file.clone(),
         slowpath,
+        lease: Duration::from_millis(a.lease_ms),
         ..BoardConfig::default()
+    };
+    // With an external slow path and no memory file, DRAM lives in a file beside the rings
+    // (the daemon maps it to clear frames); it goes when the node stops.
+    let dram_file = match (&cfg.memory_file, &cfg.slowpath) {
+        (Some(p), _) => Some(p.clone()),
+        (None, SlowPathMode::External { ring_file }) => {
+            Some(clio_sim::model::board::dram_file_for(ring_file))
+        }
+        (None, SlowPathMode::InProcess) => None,
     };
     let layout = clio_proto::layout::MemoryLayout::new(cfg.dram_bytes, cfg.page_shift)
         .context("memory geometry")?;
@@ -146,6 +166,13 @@ pub fn run(a: BoardArgs) -> Result<()> {
             Command::new(&p)
                 .arg("--ring-file")
                 .arg(&ring_file)
+                .args(
+                    dram_file
+                        .iter()
+                        .flat_map(|f| [std::ffi::OsStr::new("--dram-file"), f.as_os_str()]),
+                )
+                .arg("--lease-ms")
+                .arg(a.lease_ms.to_string())
                 .spawn()
                 .with_context(|| format!("starting {}", p.display()))?,
         );
@@ -220,6 +247,11 @@ pub fn run(a: BoardArgs) -> Result<()> {
     }
     if a.ring_file.is_none() && a.slowpath == SlowPath::External {
         let _ = std::fs::remove_file(&ring_file);
+    }
+    if a.memory_file.is_none() {
+        if let Some(f) = &dram_file {
+            let _ = std::fs::remove_file(f);
+        }
     }
     println!("clio board: stopped. {counters:#?}");
     Ok(())

@@ -26,6 +26,10 @@ fn daemon_serves_the_rings_from_another_process() {
     let path = dir.path().join("rings");
     let ring = RingWindow::create_file(&path, RingLayout::new(64).unwrap()).unwrap();
     ring.init_fast_path(64 << 20, 16);
+    // The node's DRAM file, full of an old tenant's data: the daemon must clear each frame
+    // before it hands it out.
+    let dram = dir.path().join("rings.dram");
+    std::fs::write(&dram, vec![0xEEu8; 64 << 20]).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_clio-slowpath"))
         .arg("--ring-file")
         .arg(&path)
@@ -55,6 +59,18 @@ fn daemon_serves_the_rings_from_another_process() {
         }
     }
     assert_eq!(free_pages.len(), 32);
+    let mem = std::fs::read(&dram).unwrap();
+    for pfn in &free_pages {
+        let pa = (*pfn as usize) << 16;
+        assert!(
+            mem[pa..pa + (1 << 16)].iter().all(|b| *b == 0),
+            "frame {pfn} handed out without being cleared"
+        );
+    }
+    assert!(
+        mem[(64 << 20) - 1] == 0xEE,
+        "frames not handed out are left alone"
+    );
 
     // Register, then allocate 3 pages.
     let route = Route {
@@ -71,24 +87,30 @@ fn daemon_serves_the_rings_from_another_process() {
         header: reg_req,
     })
     .unwrap();
-    let pid = wait_for("the registration reply", || {
+    let (pid, key) = wait_for("the registration reply", || {
         pop_all(&ring, &mut seen);
         seen.iter().find_map(|d| match d {
             Descriptor::Reply { header, route: r } if header.req_id == 1 => {
                 assert_eq!(*r, route);
                 assert_eq!(header.status, Status::Ok);
-                Some(header.pid)
+                Some((header.pid, header.arg0))
             }
             _ => None,
         })
     });
     assert_ne!(pid, 0);
+    assert_ne!(key, 0);
+    assert!(
+        seen.contains(&Descriptor::KeyWrite { pid, key }),
+        "the key table is programmed with the key the process got"
+    );
     seen.clear();
     let alloc = Header {
         arg0: 3 << 16,
         arg1: 3,
         ..Header::request(Opcode::Alloc, pid, 2, 0)
-    };
+    }
+    .with_credentials(key, 1);
     ring.push_rx(&Descriptor::Request {
         route,
         header: alloc,
@@ -138,4 +160,20 @@ fn daemon_serves_the_rings_from_another_process() {
         ring.reg(reg::DAEMON_STATE).load(Ordering::Acquire),
         daemon_state::STOPPED
     );
+}
+
+#[test]
+fn daemon_refuses_to_run_without_the_nodes_dram() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rings");
+    let ring = RingWindow::create_file(&path, RingLayout::new(64).unwrap()).unwrap();
+    ring.init_fast_path(64 << 20, 16);
+    let out = Command::new(env!("CARGO_BIN_EXE_clio-slowpath"))
+        .arg("--ring-file")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("DRAM"), "a clear reason: {err}");
 }

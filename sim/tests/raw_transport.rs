@@ -114,7 +114,8 @@ fn node_answers_raw_and_udp_frames_on_a_veth_pair() {
             arg0: 1 << 16,
             arg1: 3,
             ..Header::request(Opcode::Alloc, reg.pid, 2, 0)
-        },
+        }
+        .with_credentials(reg.arg0, reg.arg1 as u16),
     );
     assert_eq!(alloc.status, Status::Ok);
     assert_eq!(ETHERTYPE_CLIO, 0x88B5);
