@@ -1,13 +1,16 @@
 //! `clio demo`: a memory node in this process (the model, UDP on loopback) and a workload
-//! through CLib: register, allocate, write and read back, a lock shared by threads, atomics,
-//! a short latency run. Prints a readable summary; fails loudly if any check fails.
+//! through CLib: register, allocate, write and read back, a lock shared by threads and by a
+//! second OS process that joins the remote address space from its own socket (another CN),
+//! atomics, a forged key refused, a short latency run. Prints a readable summary; fails
+//! loudly if any check fails.
 
 use anyhow::{ensure, Context, Result};
 use clap::Args;
-use clio_clib::{Client, Output};
+use clio_clib::{Client, ClioError, Credentials, Output};
 use clio_sim::server::spawn_udp;
 use clio_sim::{BoardConfig, CBoard, SlowPathMode};
 use hdrhistogram::Histogram;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 /// Arguments of `clio demo`.
@@ -26,6 +29,52 @@ pub struct DemoArgs {
     /// Verilator (`rtl`, needs a build with `--features rtl` after `make rtl`).
     #[arg(long, value_enum, default_value_t = crate::board::Backend::Model)]
     backend: crate::board::Backend,
+    /// (Internal) run as the demo's second process: join the RAS `PID:KEY` at this node.
+    #[arg(long, hide = true, requires_all = ["creds", "shared_va"])]
+    member_of: Option<std::net::SocketAddr>,
+    /// (Internal) credentials of the RAS to join.
+    #[arg(long, hide = true)]
+    creds: Option<Credentials>,
+    /// (Internal) address of the shared lock; the counter follows it.
+    #[arg(long, hide = true)]
+    shared_va: Option<u64>,
+}
+
+/// Increment the counter at `lock + 64` under the lock, `n` times.
+fn locked_increments(c: &Client, lock: u64, n: u64) -> clio_clib::Result<()> {
+    let counter = lock + 64;
+    for _ in 0..n {
+        c.rlock(lock)?;
+        let v = u64::from_le_bytes(c.rread(counter, 8)?.try_into().unwrap_or([0; 8]));
+        c.rwrite(counter, &(v + 1).to_le_bytes())?;
+        c.runlock(lock)?;
+    }
+    Ok(())
+}
+
+/// The demo's second process: join, share the lock with the first process's threads.
+fn member(node: std::net::SocketAddr, creds: Credentials, lock: u64, a: &DemoArgs) -> Result<()> {
+    let c = Client::join_udp(node, creds).context("joining the remote address space")?;
+    let threads: Vec<_> = (0..a.threads)
+        .map(|_| {
+            let c = c.clone();
+            let n = a.increments;
+            std::thread::spawn(move || locked_increments(&c, lock, n))
+        })
+        .collect();
+    for t in threads {
+        t.join()
+            .map_err(|_| anyhow::anyhow!("a lock thread panicked"))??;
+    }
+    println!(
+        "member: OS pid {}, RAS {} as client {}, {} threads x {} increments done",
+        std::process::id(),
+        c.pid(),
+        c.client_id(),
+        a.threads,
+        a.increments
+    );
+    Ok(())
 }
 
 fn us(ns: u64) -> f64 {
@@ -34,6 +83,9 @@ fn us(ns: u64) -> f64 {
 
 /// Run the demo.
 pub fn run(a: DemoArgs) -> Result<()> {
+    if let (Some(node), Some(creds), Some(va)) = (a.member_of, a.creds, a.shared_va) {
+        return member(node, creds, va, &a);
+    }
     let t0 = Instant::now();
     let cfg = BoardConfig {
         dram_bytes: 1 << 30,
@@ -80,8 +132,11 @@ pub fn run(a: DemoArgs) -> Result<()> {
     let transport = clio_clib::TransportKind::Udp(addr)
         .open()
         .context("opening a UDP socket")?;
-    let c = Client::connect(transport, cfg).context("registering with the node")?;
-    println!("2. registered: global PID {}", c.pid());
+    let c = Client::connect(transport, cfg.clone()).context("registering with the node")?;
+    println!(
+        "2. registered: remote address space {} (its 64-bit key came from the node's CSPRNG; every request carries it)",
+        c.pid()
+    );
 
     let va = c.ralloc(16 << 20).context("ralloc")?;
     println!(
@@ -114,29 +169,45 @@ pub fn run(a: DemoArgs) -> Result<()> {
     println!("4. wrote and read back {} B, 200 KB across a page boundary, and an async write+read pair: all equal", msg.len());
 
     let (lock, counter) = (va + 2 * page, va + 2 * page + 64);
+    // A second OS process, with its own socket (another CN), joins this RAS and contends for
+    // the same lock while this process's threads do.
+    let exe = std::env::current_exe().context("locating this executable")?;
+    let second = Command::new(exe)
+        .arg("demo")
+        .arg("--member-of")
+        .arg(addr.to_string())
+        .arg("--creds")
+        .arg(c.credentials().to_string())
+        .arg("--shared-va")
+        .arg(lock.to_string())
+        .arg("--threads")
+        .arg(a.threads.to_string())
+        .arg("--increments")
+        .arg(a.increments.to_string())
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("starting the second process")?;
     let threads: Vec<_> = (0..a.threads)
         .map(|_| {
             let c = c.clone();
-            std::thread::spawn(move || -> clio_clib::Result<()> {
-                for _ in 0..a.increments {
-                    c.rlock(lock)?;
-                    let v = u64::from_le_bytes(c.rread(counter, 8)?.try_into().unwrap_or([0; 8]));
-                    c.rwrite(counter, &(v + 1).to_le_bytes())?;
-                    c.runlock(lock)?;
-                }
-                Ok(())
-            })
+            let n = a.increments;
+            std::thread::spawn(move || locked_increments(&c, lock, n))
         })
         .collect();
     for t in threads {
         t.join()
             .map_err(|_| anyhow::anyhow!("a lock thread panicked"))??;
     }
+    let out = second
+        .wait_with_output()
+        .context("waiting for the second process")?;
+    ensure!(out.status.success(), "the second process failed");
+    let member_line = String::from_utf8_lossy(&out.stdout).trim().to_string();
     let total = u64::from_le_bytes(c.rread(counter, 8)?.try_into().unwrap_or([0; 8]));
     ensure!(
-        total == a.threads * a.increments,
+        total == 2 * a.threads * a.increments,
         "lock-protected counter is {total}, expected {}",
-        a.threads * a.increments
+        2 * a.threads * a.increments
     );
     let faa = va + 2 * page + 128;
     for _ in 0..100 {
@@ -146,7 +217,26 @@ pub fn run(a: DemoArgs) -> Result<()> {
         c.compare_and_swap(faa, 300, 1)? == 300,
         "fetch-add total wrong"
     );
-    println!("5. {} threads x {} increments under rlock/runlock: counter = {total} (exact); 100 fetch-adds + CAS: exact", a.threads, a.increments);
+    println!(
+        "5. two OS processes on two sockets share the RAS: this one (OS pid {}, client {}) and a second that joined it ({member_line});\n   {} threads each x {} increments under one rlock/runlock: counter = {total} (exact); 100 fetch-adds + CAS: exact",
+        std::process::id(),
+        c.client_id(),
+        a.threads,
+        a.increments
+    );
+    let forged = Credentials {
+        key: c.credentials().key ^ 1,
+        ..c.credentials()
+    };
+    let refused = Client::join(clio_clib::TransportKind::Udp(addr).open()?, cfg, forged);
+    ensure!(
+        matches!(refused, Err(ClioError::Denied)),
+        "a join with a forged key was not refused: {:?}",
+        refused.err()
+    );
+    println!(
+        "   a join with the key one bit off is refused by the node's key check: access denied"
+    );
 
     let mut h = Histogram::<u64>::new(3)?;
     for _ in 0..200 {
@@ -196,8 +286,8 @@ pub fn run(a: DemoArgs) -> Result<()> {
         s.rto.as_secs_f64() * 1e3
     );
     println!(
-        "  node:   {} packets in, {} out, TLB {} hits / {} misses, {} page faults (first touch), {} atomics, {} slow-path requests",
-        n.rx_packets, n.tx_packets, n.tlb_hits, n.tlb_misses, n.page_faults, n.atomics, n.slowpath_requests
+        "  node:   {} packets in, {} out, TLB {} hits / {} misses, {} page faults (first touch), {} atomics, {} slow-path requests, {} denied",
+        n.rx_packets, n.tx_packets, n.tlb_hits, n.tlb_misses, n.page_faults, n.atomics, n.slowpath_requests, n.denied
     );
     println!("demo: all checks passed");
     drop(c);
