@@ -27,10 +27,14 @@ fn arg(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// The conformance run replays one stream into two nodes: both draw the same RAS keys, and
+/// leases outlast the run.
 fn cfg() -> BoardConfig {
     BoardConfig {
         dram_bytes: 256 << 20,
         page_shift: PAGE_SHIFT,
+        key_seed: Some(2026),
+        lease: std::time::Duration::from_secs(7 * 24 * 3600),
         ..BoardConfig::default()
     }
 }
@@ -38,6 +42,8 @@ fn cfg() -> BoardConfig {
 struct Client {
     node: RtlBoard,
     pid: u16,
+    key: u64,
+    client: u16,
     id: u32,
 }
 
@@ -56,12 +62,16 @@ impl Client {
         self.id += 1;
         self.id
     }
+    /// A request of this RAS member, with its credentials.
+    fn req(&self, op: Opcode, id: u32, va: u64) -> Header {
+        Header::request(op, self.pid, id, va).with_credentials(self.key, self.client)
+    }
     fn read(&mut self, va: u64, len: u32) -> (Status, u64) {
         let id = self.next();
         let (h, l) = self.call(
             Header {
                 total_len: len,
-                ..Header::request(Opcode::Read, self.pid, id, va)
+                ..self.req(Opcode::Read, id, va)
             }
             .to_packet(&[]),
         );
@@ -74,7 +84,7 @@ impl Client {
             Header {
                 arg0: pages * PAGE,
                 arg1: (PERM_READ | PERM_WRITE) as u64,
-                ..Header::request(Opcode::Alloc, self.pid, id, 0)
+                ..self.req(Opcode::Alloc, id, 0)
             }
             .to_packet(&[]),
         );
@@ -94,7 +104,7 @@ impl Client {
                 pkt_index: i,
                 pkt_count: n,
                 total_len: len,
-                ..Header::request(Opcode::Write, self.pid, id, va)
+                ..self.req(Opcode::Write, id, va)
             }
             .to_packet(&data[o as usize..o as usize + l as usize]);
             let (h, lat) = self.call(p);
@@ -113,6 +123,8 @@ fn main() {
     let mut c = Client {
         node: RtlBoard::new(&cfg(), DRAM_LATENCY, None).expect("RTL node"),
         pid: 0,
+        key: 0,
+        client: 0,
         id: 0,
     };
     let id = c.next();
@@ -123,13 +135,13 @@ fn main() {
         }
         .to_packet(&[]),
     );
-    c.pid = h.pid;
+    (c.pid, c.key, c.client) = (h.pid, h.arg0, h.arg1 as u16);
     let id = c.next();
     let (h, _) = c.call(
         Header {
             arg0: 1000 * PAGE,
             arg1: (PERM_READ | PERM_WRITE) as u64,
-            ..Header::request(Opcode::Alloc, c.pid, id, 0)
+            ..c.req(Opcode::Alloc, id, 0)
         }
         .to_packet(&[]),
     );
@@ -210,13 +222,13 @@ fn main() {
                 let h = if op == "read" {
                     Header {
                         total_len: len,
-                        ..Header::request(Opcode::Read, c.pid, id, warm)
+                        ..c.req(Opcode::Read, id, warm)
                     }
                     .to_packet(&[])
                 } else {
                     Header {
                         total_len: len,
-                        ..Header::request(Opcode::Write, c.pid, id, warm)
+                        ..c.req(Opcode::Write, id, warm)
                     }
                     .to_packet(&vec![i as u8; len as usize])
                 };

@@ -14,13 +14,14 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 /// The classes of requests a stream mixes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Class {
     /// Write of 16 B .. 4 KiB, possibly across a page boundary.
     Write,
     /// Read of 16 B .. 4 KiB.
     Read,
-    /// Atomic (FAA, CAS, TAS/unlock), sometimes duplicated.
+    /// Atomic (FAA, CAS, TAS, Unlock) by one member of the RAS, sometimes duplicated,
+    /// sometimes with another member's request id (members are told apart by client id).
     Atomic,
     /// Access to another process's address or an unallocated one.
     Foreign,
@@ -30,51 +31,83 @@ pub enum Class {
     Fence,
     /// Alloc or free.
     AllocFree,
+    /// A request with a valid CRC whose key does not open its pid: a wrong key, no key,
+    /// another RAS's pid with this RAS's key, a pid beyond the key table, or the key of a RAS
+    /// that was torn down. Must be denied with nothing executed.
+    Forged,
+    /// Another member joins the RAS (up to three members), or a member heartbeats.
+    Join,
+    /// A member leaves (its ring slots are released), or the RAS is torn down (its regions
+    /// freed, its key removed: its later requests are denied) and a new process registers
+    /// in its place.
+    Unregister,
 }
 
 struct Proc {
     pid: u16,
+    key: u64,
+    /// Members' client ids; the first registered the RAS.
+    clients: Vec<u16>,
     regions: Vec<(u64, u64, u8)>,
+    /// The last ring-recorded request: (member index, req id), for colliding ids.
+    last_atomic: Option<(usize, u32)>,
 }
 
 /// A stream generator bound to a reference node.
 pub struct Stream {
     rng: StdRng,
     procs: Vec<Proc>,
+    /// RASes torn down: (pid, key), for forged requests with a key that no longer opens.
+    gone: Vec<(u16, u64)>,
     next_id: u32,
+    next_nonce: u64,
     page: u64,
+    ack_probability: f64,
     /// Every packet sent, in order, with its route.
     pub sent: Vec<(Route, Vec<u8>)>,
 }
 
-fn route(pid_slot: usize) -> Route {
+fn route(pid_slot: usize, member: usize) -> Route {
     Route {
-        peer_port: 40000 + pid_slot as u16,
+        peer_port: 40000 + pid_slot as u16 + 1000 * member as u16,
         local_port: clio_proto::consts::DEFAULT_UDP_PORT,
         ..Route::default()
     }
 }
 
 impl Stream {
-    /// A stream with `seed` against a node of page size `page`.
+    /// A stream with `seed` against a node of page size `page`. The node must draw RAS keys
+    /// deterministically (`BoardConfig::key_seed`) and so must every node it is replayed into,
+    /// with the same seed: the packets carry the keys the reference node handed out.
     pub fn new(seed: u64, page: u64) -> Stream {
         Stream {
             rng: StdRng::seed_from_u64(seed),
             procs: Vec::new(),
+            gone: Vec::new(),
             next_id: 1,
+            next_nonce: 1000,
             page,
+            ack_probability: 0.9,
             sent: Vec::new(),
         }
     }
 
-    fn send(
+    /// How often a ring-recorded result is acknowledged (CN ack; default 0.9). Lower values
+    /// leave more unacknowledged slots, so the ring's skip policy runs more often.
+    pub fn with_ack_probability(mut self, p: f64) -> Stream {
+        self.ack_probability = p;
+        self
+    }
+
+    fn send_as(
         &mut self,
         node: &mut dyn MemoryNode,
         slot: usize,
+        member: usize,
         bytes: Vec<u8>,
         out: &mut Vec<Outgoing>,
     ) -> Vec<Header> {
-        let r = route(slot);
+        let r = route(slot, member);
         let start = out.len();
         node.handle(&r, &bytes, out);
         node.service(out);
@@ -85,35 +118,72 @@ impl Stream {
             .collect()
     }
 
+    fn send(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        slot: usize,
+        bytes: Vec<u8>,
+        out: &mut Vec<Outgoing>,
+    ) -> Vec<Header> {
+        self.send_as(node, slot, 0, bytes, out)
+    }
+
     fn id(&mut self) -> u32 {
         self.next_id += 1;
         self.next_id
     }
 
+    fn nonce(&mut self) -> u64 {
+        self.next_nonce += 1;
+        self.next_nonce
+    }
+
+    /// A request of process `slot`'s member `member` with its credentials.
+    fn req(&self, slot: usize, member: usize, op: Opcode, id: u32, va: u64) -> Header {
+        let p = &self.procs[slot];
+        Header::request(op, p.pid, id, va).with_credentials(p.key, p.clients[member])
+    }
+
+    /// Register a process (a new RAS) and give it a few regions (one read-only); it takes
+    /// `slot` (a new one when `slot == procs.len()`).
+    fn register(&mut self, node: &mut dyn MemoryNode, slot: usize, out: &mut Vec<Outgoing>) {
+        let id = self.id();
+        let h = Header {
+            arg0: self.nonce(),
+            ..Header::request(Opcode::Register, 0, id, 0)
+        };
+        let r = self.send(node, slot, h.to_packet(&[]), out);
+        let (pid, key, client) = r
+            .first()
+            .filter(|r| r.status == Status::Ok)
+            .map(|r| (r.pid, r.arg0, r.arg1 as u16))
+            .unwrap_or((0, 0, 0));
+        let p = Proc {
+            pid,
+            key,
+            clients: vec![client],
+            regions: Vec::new(),
+            last_atomic: None,
+        };
+        if slot == self.procs.len() {
+            self.procs.push(p);
+        } else {
+            self.procs[slot] = p;
+        }
+        for (pages, perms) in [
+            (4u64, PERM_READ | PERM_WRITE),
+            (2, PERM_READ | PERM_WRITE),
+            (1, PERM_READ),
+        ] {
+            self.alloc(node, slot, pages, perms, out);
+        }
+    }
+
     /// Register `n` processes and give each a few regions (one read-only).
     pub fn setup(&mut self, node: &mut dyn MemoryNode, n: usize, out: &mut Vec<Outgoing>) {
-        for slot in 0..n {
-            let id = self.id();
-            let h = Header {
-                arg0: 1000 + slot as u64,
-                ..Header::request(Opcode::Register, 0, id, 0)
-            };
-            let pid = self
-                .send(node, slot, h.to_packet(&[]), out)
-                .first()
-                .map(|r| r.pid)
-                .unwrap_or(0);
-            self.procs.push(Proc {
-                pid,
-                regions: Vec::new(),
-            });
-            for (pages, perms) in [
-                (4u64, PERM_READ | PERM_WRITE),
-                (2, PERM_READ | PERM_WRITE),
-                (1, PERM_READ),
-            ] {
-                self.alloc(node, slot, pages, perms, out);
-            }
+        for _ in 0..n {
+            let slot = self.procs.len();
+            self.register(node, slot, out);
         }
     }
 
@@ -126,11 +196,10 @@ impl Stream {
         out: &mut Vec<Outgoing>,
     ) {
         let id = self.id();
-        let pid = self.procs[slot].pid;
         let h = Header {
             arg0: pages * self.page,
             arg1: perms as u64,
-            ..Header::request(Opcode::Alloc, pid, id, 0)
+            ..self.req(slot, 0, Opcode::Alloc, id, 0)
         };
         if let Some(r) = self.send(node, slot, h.to_packet(&[]), out).first() {
             if r.status == Status::Ok {
@@ -166,15 +235,17 @@ impl Stream {
     /// Generate and send one request of a random class.
     pub fn step(&mut self, node: &mut dyn MemoryNode, out: &mut Vec<Outgoing>) -> Class {
         let slot = self.rng.gen_range(0..self.procs.len());
-        let pid = self.procs[slot].pid;
         let class = match self.rng.gen_range(0..100) {
-            0..=34 => Class::Write,
-            35..=64 => Class::Read,
-            65..=79 => Class::Atomic,
-            80..=86 => Class::Foreign,
-            87..=91 => Class::Corrupt,
-            92..=94 => Class::Fence,
-            _ => Class::AllocFree,
+            0..=31 => Class::Write,
+            32..=58 => Class::Read,
+            59..=73 => Class::Atomic,
+            74..=78 => Class::Foreign,
+            79..=82 => Class::Corrupt,
+            83..=84 => Class::Fence,
+            85..=89 => Class::AllocFree,
+            90..=94 => Class::Forged,
+            95..=98 => Class::Join,
+            _ => Class::Unregister,
         };
         let id = self.id();
         let len = [16u64, 64, 100, 512, 1024, 1500, 4096][self.rng.gen_range(0..7)];
@@ -185,6 +256,7 @@ impl Stream {
                 };
                 let data: Vec<u8> = (0..len).map(|_| self.rng.gen()).collect();
                 let n = packet_count(len as u32);
+                let base = self.req(slot, 0, Opcode::Write, id, va);
                 let mut pkts: Vec<Vec<u8>> = (0..n)
                     .map(|i| {
                         let (o, l) = segment(len as u32, i).unwrap_or((0, 0));
@@ -192,7 +264,7 @@ impl Stream {
                             pkt_index: i,
                             pkt_count: n,
                             total_len: len as u32,
-                            ..Header::request(Opcode::Write, pid, id, va)
+                            ..base
                         }
                         .to_packet(&data[o as usize..o as usize + l as usize])
                     })
@@ -215,7 +287,7 @@ impl Stream {
                 };
                 let h = Header {
                     total_len: len as u32,
-                    ..Header::request(Opcode::Read, pid, id, va)
+                    ..self.req(slot, 0, Opcode::Read, id, va)
                 };
                 self.send(node, slot, h.to_packet(&[]), out);
             }
@@ -224,6 +296,14 @@ impl Stream {
                     return class;
                 };
                 let va = va & !7;
+                let members = self.procs[slot].clients.len();
+                let member = self.rng.gen_range(0..members);
+                // Another member's last request id now and then: not a replay of its entry.
+                let id = match self.procs[slot].last_atomic {
+                    Some((m, other)) if m != member && self.rng.gen_bool(0.4) => other,
+                    _ => id,
+                };
+                self.procs[slot].last_atomic = Some((member, id));
                 let op = [
                     Opcode::FetchAdd,
                     Opcode::CompareAndSwap,
@@ -233,23 +313,26 @@ impl Stream {
                 let h = Header {
                     arg0: self.rng.gen_range(0..4),
                     arg1: self.rng.gen(),
-                    ..Header::request(op, pid, id, va)
+                    ..self.req(slot, member, op, id, va)
                 };
                 let p = h.to_packet(&[]);
-                let resp = self.send(node, slot, p.clone(), out);
+                let resp = self.send_as(node, slot, member, p.clone(), out);
                 if self.rng.gen_bool(0.3) {
-                    self.send(node, slot, p, out); // a duplicate: must replay, not re-execute
+                    // a duplicate: must replay, not re-execute
+                    self.send_as(node, slot, member, p, out);
                 }
-                if op != Opcode::Unlock
+                // CLib acknowledges every ring-recorded result; now and then it does not (a
+                // lost ack, a dead client), so the ring's skip policy is exercised too.
+                if op.needs_cn_ack()
                     && resp.first().is_some_and(|r| r.status == Status::Ok)
-                    && self.rng.gen_bool(0.9)
+                    && self.rng.gen_bool(self.ack_probability)
                 {
                     let ack_id = self.id();
                     let a = Header {
                         arg0: id as u64,
-                        ..Header::request(Opcode::CnAck, pid, ack_id, 0)
+                        ..self.req(slot, member, Opcode::CnAck, ack_id, 0)
                     };
-                    self.send(node, slot, a.to_packet(&[]), out);
+                    self.send_as(node, slot, member, a.to_packet(&[]), out);
                 }
             }
             Class::Foreign => {
@@ -261,25 +344,21 @@ impl Stream {
                 let h = if self.rng.gen_bool(0.5) {
                     Header {
                         total_len: 16,
-                        ..Header::request(Opcode::Read, pid, id, target)
+                        ..self.req(slot, 0, Opcode::Read, id, target)
                     }
                     .to_packet(&[])
                 } else {
                     Header {
                         total_len: 3,
-                        ..Header::request(Opcode::Write, pid, id, target)
+                        ..self.req(slot, 0, Opcode::Write, id, target)
                     }
                     .to_packet(b"bad")
                 };
                 self.send(node, slot, h, out);
             }
             Class::Fence => {
-                self.send(
-                    node,
-                    slot,
-                    Header::request(Opcode::Fence, pid, id, 0).to_packet(&[]),
-                    out,
-                );
+                let h = self.req(slot, 0, Opcode::Fence, id, 0);
+                self.send(node, slot, h.to_packet(&[]), out);
             }
             Class::AllocFree => {
                 if self.procs[slot].regions.len() > 4 && self.rng.gen_bool(0.5) {
@@ -287,12 +366,104 @@ impl Stream {
                     let (va, _, _) = self.procs[slot].regions.remove(i);
                     let h = Header {
                         va,
-                        ..Header::request(Opcode::Free, pid, id, 0)
+                        ..self.req(slot, 0, Opcode::Free, id, 0)
                     };
                     self.send(node, slot, h.to_packet(&[]), out);
                 } else {
                     let pages = self.rng.gen_range(1..4);
                     self.alloc(node, slot, pages, PERM_READ | PERM_WRITE, out);
+                }
+            }
+            Class::Forged => {
+                // A real request of this process (so it would execute with the right key)...
+                let va = self.pick(slot, 16).map(|(va, _)| va & !7).unwrap_or(0);
+                let op = [
+                    Opcode::Read,
+                    Opcode::Write,
+                    Opcode::FetchAdd,
+                    Opcode::Alloc,
+                    Opcode::CnAck,
+                    Opcode::Fence,
+                ][self.rng.gen_range(0..6)];
+                let mut h = Header {
+                    total_len: 16,
+                    arg0: if op == Opcode::Alloc { self.page } else { 1 },
+                    arg1: (PERM_READ | PERM_WRITE) as u64,
+                    ..self.req(slot, 0, op, id, va)
+                };
+                // ...with credentials that do not open its pid.
+                let (pid, key) = (h.pid, h.key);
+                let other = &self.procs[(slot + 1) % self.procs.len()];
+                let (other_pid, other_key) = (other.pid, other.key);
+                (h.pid, h.key) = match self.rng.gen_range(0..6) {
+                    0 => (pid, key ^ 1 << self.rng.gen_range(0..64)),
+                    1 => (pid, 0),
+                    // Another RAS's pid with this RAS's key (the CRC is valid: the client
+                    // computed it), or this pid with the other RAS's key.
+                    2 if other_pid != pid => (other_pid, key),
+                    3 if other_pid != pid => (pid, other_key),
+                    4 => (pid | 1 << clio_proto::consts::KEY_TABLE_BITS, key),
+                    _ => match self.gone.last() {
+                        Some(&g) => g,
+                        None => (0, key),
+                    },
+                };
+                let payload: &[u8] = if op == Opcode::Write {
+                    &[0xEE; 16]
+                } else {
+                    &[]
+                };
+                self.send(node, slot, h.to_packet(payload), out);
+            }
+            Class::Join => {
+                if self.procs[slot].clients.len() < 3 {
+                    let nonce = self.nonce();
+                    let h = Header {
+                        arg0: nonce,
+                        ..self.req(slot, 0, Opcode::Join, id, 0)
+                    };
+                    let member = self.procs[slot].clients.len();
+                    // The new member sends it with no client id yet.
+                    let h = Header { client: 0, ..h };
+                    let r = self.send_as(node, slot, member, h.to_packet(&[]), out);
+                    if let Some(r) = r.first().filter(|r| r.status == Status::Ok) {
+                        self.procs[slot].clients.push(r.arg1 as u16);
+                    }
+                } else {
+                    let member = self.rng.gen_range(0..3);
+                    let h = self.req(slot, member, Opcode::Heartbeat, id, 0);
+                    self.send_as(node, slot, member, h.to_packet(&[]), out);
+                }
+            }
+            Class::Unregister => {
+                let members = self.procs[slot].clients.len();
+                if members > 1 && self.rng.gen_bool(0.7) {
+                    // The last member to join leaves; its ring slots are released.
+                    let h = Header {
+                        arg0: 0,
+                        ..self.req(slot, members - 1, Opcode::Unregister, id, 0)
+                    };
+                    self.send_as(node, slot, members - 1, h.to_packet(&[]), out);
+                    self.procs[slot].clients.pop();
+                    self.procs[slot].last_atomic = None;
+                } else {
+                    // Tear the RAS down; a new process takes its place.
+                    let h = Header {
+                        arg0: 1,
+                        ..self.req(slot, 0, Opcode::Unregister, id, 0)
+                    };
+                    self.send(node, slot, h.to_packet(&[]), out);
+                    let p = &self.procs[slot];
+                    self.gone.push((p.pid, p.key));
+                    // Its old credentials open nothing any more.
+                    let mut r = Header {
+                        total_len: 16,
+                        ..self.req(slot, 0, Opcode::Read, self.next_id + 1, 0)
+                    };
+                    r.va = p.regions.first().map_or(0, |g| g.0);
+                    self.id();
+                    self.send(node, slot, r.to_packet(&[]), out);
+                    self.register(node, slot, out);
                 }
             }
         }

@@ -22,6 +22,9 @@ use std::sync::atomic::Ordering;
 pub const IDLE_CYCLES: u64 = 32;
 /// Upper bound on cycles for one packet (a hung pipeline is reported, not waited on forever).
 pub const MAX_CYCLES_PER_PACKET: u64 = 200_000;
+/// Cycles after reset before the fast path takes anything: its key table is swept to zeros,
+/// one entry per cycle (`hw/src/key_table.rs`), plus a margin.
+pub const RESET_SWEEP_CYCLES: u64 = clio_proto::consts::KEY_TABLE_ENTRIES as u64 + 8;
 
 struct Ports {
     reset: u32,
@@ -70,6 +73,7 @@ struct Ports {
     stat_tlb_misses: u32,
     stat_bucket_reads: u32,
     stat_page_faults: u32,
+    stat_denied: u32,
 }
 
 fn words_of(bytes: &[u8], out: &mut [u32]) {
@@ -204,6 +208,7 @@ fn ports(rtl: &Rtl) -> Ports {
         stat_tlb_misses: p("stat_tlb_misses"),
         stat_bucket_reads: p("stat_bucket_reads"),
         stat_page_faults: p("stat_page_faults"),
+        stat_denied: p("stat_denied"),
     }
 }
 
@@ -273,6 +278,10 @@ impl RtlBoard {
             b.rtl.tick();
         }
         b.rtl.set(b.p.reset, 0);
+        // The key table's zero sweep: nothing is taken before it is done.
+        for _ in 0..RESET_SWEEP_CYCLES {
+            b.rtl.tick();
+        }
         let mut sink = Vec::new();
         b.service(&mut sink);
         Ok(b)
@@ -612,6 +621,7 @@ impl MemoryNode for RtlBoard {
         c.tlb_misses = get(self.p.stat_tlb_misses);
         c.bucket_reads = get(self.p.stat_bucket_reads);
         c.page_faults = get(self.p.stat_page_faults);
+        c.denied = get(self.p.stat_denied);
         c.dram_read_bytes = self.dram.read_bytes;
         c.dram_write_bytes = self.dram.write_bytes;
         c

@@ -10,6 +10,7 @@ fn cfg() -> BoardConfig {
     BoardConfig {
         dram_bytes: 64 << 20,
         page_shift: 16,
+        key_seed: Some(7),
         ..BoardConfig::default()
     }
 }

@@ -369,7 +369,8 @@ module clio_zcu106_top (
         .sp_tx_valid(sp_tx_valid), .sp_tx_ready(sp_tx_ready), .sp_tx_desc(sp_tx_desc),
         // counters
         .stat_rx_pkts(stat_rx_pkts), .stat_tx_pkts(stat_tx_pkts), .stat_nacks(stat_nacks),
-        .stat_tlb_hits(), .stat_tlb_misses(), .stat_bucket_reads(), .stat_page_faults(stat_page_faults)
+        .stat_tlb_hits(), .stat_tlb_misses(), .stat_bucket_reads(), .stat_page_faults(stat_page_faults),
+        .stat_denied()
     );
     // END fastpath_top instance
 
