@@ -208,3 +208,94 @@ fn rtl_board_with_the_slow_path_daemon_in_its_own_process() {
     assert!(summary.contains("backend Rtl"), "{summary}");
     assert!(summary.contains("slowpath_requests: 2"), "{summary}");
 }
+
+/// The attacks that worked before requests were authenticated: a host that never registered
+/// reads, overwrites and atomically modifies another process's memory by putting that
+/// process's pid (handed out 1, 2, 3...) and its first allocation's address (page 1) in
+/// hand-made packets with valid CRCs. Against a real `clio board` process, all are denied and
+/// memory is unchanged.
+#[test]
+fn an_unregistered_host_cannot_touch_another_process_memory() {
+    let (board, _) = start(&[]);
+    let node = board.addr.as_str();
+    let victim = UdpSocket::bind("127.0.0.1:0").unwrap();
+    victim
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let reg = call(
+        &victim,
+        node,
+        Header {
+            arg0: 7,
+            ..Header::request(Opcode::Register, 0, 1, 0)
+        },
+        &[],
+    )[0]
+    .0;
+    let (pid, key, client) = (reg.pid, reg.arg0, reg.arg1 as u16);
+    let alloc = call(
+        &victim,
+        node,
+        Header {
+            arg0: 1 << 20,
+            arg1: 3,
+            ..Header::request(Opcode::Alloc, pid, 2, 0)
+        }
+        .with_credentials(key, client),
+        &[],
+    )[0]
+    .0;
+    let va = alloc.va;
+    let secret = b"the victim's secret";
+    let w = Header {
+        total_len: secret.len() as u32,
+        ..Header::request(Opcode::Write, pid, 3, va)
+    }
+    .with_credentials(key, client);
+    assert_eq!(call(&victim, node, w, secret)[0].0.status, Status::Ok);
+
+    // The attacker guesses the pid and the address; it has no key (0), or a made-up one.
+    let attacker = UdpSocket::bind("127.0.0.1:0").unwrap();
+    attacker
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    for (i, guess) in [0u64, 1, 0xDEAD_BEEF, key.rotate_left(1)]
+        .into_iter()
+        .enumerate()
+    {
+        let id = 100 + 10 * i as u32;
+        let read = Header {
+            total_len: secret.len() as u32,
+            ..Header::request(Opcode::Read, pid, id, va)
+        }
+        .with_credentials(guess, 1);
+        let r = call(&attacker, node, read, &[]);
+        assert_eq!(r[0].0.status, Status::Denied, "read with key guess {i}");
+        assert!(r[0].1.is_empty(), "no data leaks with a denial");
+        let overwrite = Header {
+            total_len: 6,
+            ..Header::request(Opcode::Write, pid, id + 1, va)
+        }
+        .with_credentials(guess, 1);
+        let r = call(&attacker, node, overwrite, b"pwned!");
+        assert_eq!(r[0].0.status, Status::Denied, "write with key guess {i}");
+        let faa = Header {
+            arg0: 1,
+            ..Header::request(Opcode::FetchAdd, pid, id + 2, va)
+        }
+        .with_credentials(guess, 1);
+        assert_eq!(call(&attacker, node, faa, &[])[0].0.status, Status::Denied);
+    }
+    let back = Header {
+        total_len: secret.len() as u32,
+        ..Header::request(Opcode::Read, pid, 4, va)
+    }
+    .with_credentials(key, client);
+    assert_eq!(
+        call(&victim, node, back, &[])[0].1,
+        secret,
+        "memory unchanged"
+    );
+    let summary = board.interrupt();
+    assert!(summary.contains("denied: 12"), "{summary}");
+}

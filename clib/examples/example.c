@@ -1,5 +1,7 @@
 /* CLib from C: register, allocate, write and read back (sync and async), atomics, a lock,
- * a typed error, free. Usage: example IP:PORT (a running `clio board`). Exit 0 = all good. */
+ * a second member joining the remote address space with its pid and key (and a forged key
+ * refused), typed errors, free. Usage: example IP:PORT (a running `clio board`).
+ * Exit 0 = all good. */
 #include <stdio.h>
 #include <string.h>
 #include "clio.h"
@@ -22,7 +24,38 @@
         }                                                                            \
     } while (0)
 
-static int run(struct clio_client *c) {
+/* A second member (on a real deployment: another process, on another compute node) joins
+ * with the pid and key of the first and sees its memory and its lock. */
+static int share(const char *node, struct clio_client *c, uint64_t base) {
+    const uint64_t va = base + 16384; /* past the data run() wrote */
+    uint64_t old = 0;
+    char back[16];
+    struct clio_client *peer = clio_join_udp(node, clio_pid(c), clio_key(c));
+    if (!peer) {
+        fprintf(stderr, "join: %s\n", clio_last_error());
+        return 1;
+    }
+    CHECK(clio_rwrite(c, va + 4096, "shared by two", 13));
+    memset(back, 0, sizeof back);
+    CHECK(clio_rread(peer, va + 4096, back, 13));
+    EXPECT(memcmp(back, "shared by two", 13) == 0);
+    CHECK(clio_rlock(peer, va + 128));
+    EXPECT(clio_compare_and_swap(c, va + 128, 0, 1, &old) == CLIO_OK && old == 1);
+    CHECK(clio_runlock(peer, va + 128));
+    CHECK(clio_fetch_add(peer, va + 192, 2, &old));
+    CHECK(clio_fetch_add(c, va + 192, 3, &old));
+    EXPECT(old == 2);
+    clio_close(peer);
+    printf("a second member joined RAS %u and shared its memory and lock\n", (unsigned)clio_pid(c));
+
+    /* A forged key opens nothing. */
+    struct clio_client *intruder = clio_join_udp(node, clio_pid(c), clio_key(c) ^ 1);
+    EXPECT(intruder == NULL);
+    printf("a join with a forged key is refused: %s\n", clio_last_error());
+    return 0;
+}
+
+static int run(const char *node, struct clio_client *c) {
     uint64_t va = 0, old = 0, h_w = 0, h_r = 0;
     char big[5000], back[5000];
     char small[16];
@@ -57,6 +90,8 @@ static int run(struct clio_client *c) {
     CHECK(clio_runlock(c, va + 64));
     CHECK(clio_rfence(c));
 
+    if (share(node, c, va) != 0) return 1;
+
     /* Typed errors. */
     EXPECT(clio_fetch_add(c, va + 3, 1, &old) == CLIO_ERR_INVALID_ARGUMENT);
     CHECK(clio_rfree(c, va));
@@ -75,7 +110,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "connect: %s\n", clio_last_error());
         return 1;
     }
-    int rc = run(c);
+    int rc = run(argv[1], c);
     clio_close(c);
     if (rc == 0) printf("C example: all checks passed\n");
     return rc;
