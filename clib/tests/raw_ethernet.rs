@@ -71,6 +71,13 @@ fn raw_ethernet_round_trip_over_a_veth_pair() {
     assert_eq!(c.fetch_add(va, 2).unwrap(), 0);
     assert_eq!(c.fetch_add(va, 2).unwrap(), 2);
     assert_eq!(c.transport_name(), "raw-ethernet");
+    // A second member joins the same RAS over its own raw socket and shares the counter.
+    let t2 = RawEthernetTransport::open(a, node_mac).expect("second raw transport");
+    let peer = Client::join(Box::new(t2), Config::default(), c.credentials())
+        .expect("join over raw Ethernet");
+    assert_eq!(peer.fetch_add(va, 2).unwrap(), 4);
+    assert_eq!(peer.rread(va + 100, d.len()).unwrap(), d);
+    drop(peer);
     drop(c);
     server.stop().unwrap();
 }
