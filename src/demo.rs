@@ -52,9 +52,8 @@ fn locked_increments(c: &Client, lock: u64, n: u64) -> clio_clib::Result<()> {
     Ok(())
 }
 
-/// The demo's second process: join, share the lock with the first process's threads.
-fn member(node: std::net::SocketAddr, creds: Credentials, lock: u64, a: &DemoArgs) -> Result<()> {
-    let c = Client::join_udp(node, creds).context("joining the remote address space")?;
+/// `a.threads` threads of this process, each doing `a.increments` locked increments.
+fn locked_threads(c: &Client, lock: u64, a: &DemoArgs) -> Result<()> {
     let threads: Vec<_> = (0..a.threads)
         .map(|_| {
             let c = c.clone();
@@ -66,6 +65,13 @@ fn member(node: std::net::SocketAddr, creds: Credentials, lock: u64, a: &DemoArg
         t.join()
             .map_err(|_| anyhow::anyhow!("a lock thread panicked"))??;
     }
+    Ok(())
+}
+
+/// The demo's second process: join, share the lock with the first process's threads.
+fn member(node: std::net::SocketAddr, creds: Credentials, lock: u64, a: &DemoArgs) -> Result<()> {
+    let c = Client::join_udp(node, creds).context("joining the remote address space")?;
+    locked_threads(&c, lock, a)?;
     println!(
         "member: OS pid {}, RAS {} as client {}, {} threads x {} increments done",
         std::process::id(),
@@ -187,17 +193,7 @@ pub fn run(a: DemoArgs) -> Result<()> {
         .stdout(Stdio::piped())
         .spawn()
         .context("starting the second process")?;
-    let threads: Vec<_> = (0..a.threads)
-        .map(|_| {
-            let c = c.clone();
-            let n = a.increments;
-            std::thread::spawn(move || locked_increments(&c, lock, n))
-        })
-        .collect();
-    for t in threads {
-        t.join()
-            .map_err(|_| anyhow::anyhow!("a lock thread panicked"))??;
-    }
+    locked_threads(&c, lock, a)?;
     let out = second
         .wait_with_output()
         .context("waiting for the second process")?;
