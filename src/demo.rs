@@ -193,7 +193,7 @@ pub fn run(a: DemoArgs) -> Result<()> {
         .stdout(Stdio::piped())
         .spawn()
         .context("starting the second process")?;
-    locked_threads(&c, lock, a)?;
+    locked_threads(&c, lock, &a)?;
     let out = second
         .wait_with_output()
         .context("waiting for the second process")?;
