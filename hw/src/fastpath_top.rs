@@ -195,7 +195,7 @@ pub enum State {
     /// Waiting for a received frame (its header is loaded and the ack layer's verdict acted
     /// on: drop, NACK or dispatch) or a slow-path descriptor.
     Idle,
-    /// Header checks and opcode dispatch.
+    /// Header checks, key check and opcode dispatch.
     Dispatch,
     /// Idempotence-ring lookup result.
     SyncCheck,
@@ -326,7 +326,8 @@ pub struct FastpathTop {
     pub sp_tx_valid: Signal<In, Bit>,
     /// Slow-path TX ready.
     pub sp_tx_ready: Signal<Out, Bit>,
-    /// Slow-path TX descriptor (REPLY, PTE_WRITE, TLB_INVALIDATE, FREE_PAGE).
+    /// Slow-path TX descriptor (REPLY, PTE_WRITE, TLB_INVALIDATE, FREE_PAGE, KEY_WRITE,
+    /// RING_RELEASE).
     pub sp_tx_desc: Signal<In, Bits<1024>>,
     /// Frames received.
     pub stat_rx_pkts: Signal<Out, Bits<32>>,
