@@ -173,6 +173,7 @@ pub fn run(a: BoardArgs) -> Result<()> {
                 )
                 .arg("--lease-ms")
                 .arg(a.lease_ms.to_string())
+                .args(a.memory_file.iter().map(|_| "--persistent"))
                 .spawn()
                 .with_context(|| format!("starting {}", p.display()))?,
         );

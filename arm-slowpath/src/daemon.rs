@@ -43,6 +43,9 @@ pub enum AllocError {
     /// No room for another RAS or another member.
     #[error(transparent)]
     TableFull(RasError),
+    /// Persist on a node without a persistence domain (or the flush failed).
+    #[error("the node has no persistence domain (start it with --memory-file)")]
+    NotPersistent,
     /// The member is not (or no longer) part of the RAS.
     #[error("client {client} is not a member of process {pid}")]
     UnknownMember {
@@ -73,6 +76,7 @@ impl AllocError {
             AllocError::OutOfVirtualSpace => Status::OutOfVirtualSpace,
             AllocError::NotAllocated(_) => Status::Unmapped,
             AllocError::TableFull(_) => Status::TableFull,
+            AllocError::NotPersistent => Status::Unsupported,
             AllocError::UnknownMember { .. } => Status::UnknownProcess,
         }
     }
@@ -97,6 +101,8 @@ pub struct SlowPathStats {
     pub teardowns: u64,
     /// Frames cleared to zeros before entering the free-page buffer.
     pub frames_cleared: u64,
+    /// Persist requests (`rpersist`) served.
+    pub persists: u64,
     /// Frames the DRAM mapping refused to clear (kept back, never handed out).
     pub clear_failures: u64,
     /// Successful allocations.
@@ -490,13 +496,14 @@ impl SlowPath {
         self.reply_cache.insert(key, reply);
     }
 
-    /// Serve one descriptor from the fast path; outputs go to the outbox.
-    pub fn handle(&mut self, d: Descriptor) {
-        self.handle_at(d, Instant::now())
+    /// Serve one descriptor from the fast path; outputs go to the outbox. `mem` is the node's
+    /// DRAM (Persist flushes it).
+    pub fn handle(&mut self, d: Descriptor, mem: &mut dyn FrameMemory) {
+        self.handle_at(d, Instant::now(), mem)
     }
 
     /// [`SlowPath::handle`] at time `now` (leases).
-    pub fn handle_at(&mut self, d: Descriptor, now: Instant) {
+    pub fn handle_at(&mut self, d: Descriptor, now: Instant, mem: &mut dyn FrameMemory) {
         match d {
             Descriptor::PageMapped { pid, vpn, pfn } => self.page_mapped(pid, vpn, pfn),
             Descriptor::Request { route, header } => {
@@ -523,7 +530,7 @@ impl SlowPath {
                         r
                     }
                     None => {
-                        let r = self.execute(&header, now);
+                        let r = self.execute(&header, now, mem);
                         if cached_kind {
                             self.cache_reply(key, r);
                         }
@@ -539,8 +546,52 @@ impl SlowPath {
         }
     }
 
-    fn execute(&mut self, h: &Header, now: Instant) -> Header {
+    /// Flush the mapped pages of `[va, va + len)` of `pid` to the persistence domain. Pages not
+    /// mapped yet hold nothing written (they read as zeros on first touch) and need no flush.
+    pub fn persist(
+        &mut self,
+        pid: u16,
+        va: u64,
+        len: u64,
+        mem: &mut dyn FrameMemory,
+    ) -> Result<(), AllocError> {
+        let end = va.checked_add(len).filter(|e| len > 0 && *e <= VA_LIMIT);
+        let Some(end) = end else {
+            return Err(AllocError::BadRequest);
+        };
+        if !mem.is_persistent() {
+            return Err(AllocError::NotPersistent);
+        }
+        let space = self
+            .procs
+            .get(&pid)
+            .ok_or(AllocError::UnknownProcess(pid))?;
+        let page = self.layout.page_size();
+        let mut at = va;
+        while at < end {
+            let vpn = self.layout.vpn(at);
+            if space.lookup(vpn).is_none() {
+                return Err(AllocError::NotAllocated(at));
+            }
+            let off = self.layout.page_offset(at);
+            let n = (page - off).min(end - at);
+            if let Some(pfn) = self.shadow.get(pid, vpn).and_then(|e| e.pfn) {
+                if !mem.persist(self.layout.phys_addr(pfn, off), n) {
+                    return Err(AllocError::NotPersistent);
+                }
+            }
+            at += n;
+        }
+        self.stats.persists += 1;
+        Ok(())
+    }
+
+    fn execute(&mut self, h: &Header, now: Instant, mem: &mut dyn FrameMemory) -> Header {
         match h.opcode {
+            Opcode::Persist => match self.persist(h.pid, h.va, h.total_len as u64, mem) {
+                Ok(()) => h.response_to(Status::Ok),
+                Err(e) => h.response_to(e.status()),
+            },
             Opcode::Register => match self.register_at(h.arg0, now) {
                 Ok((pid, key, client)) => Header {
                     pid,
@@ -629,7 +680,7 @@ impl SlowPath {
             let Some(d) = ring.pop_rx() else { break };
             work += 1;
             match d {
-                Ok(d) => self.handle_at(d, now),
+                Ok(d) => self.handle_at(d, now, mem),
                 Err(_) => self.stats.bad_descriptors += 1,
             }
             work += self.flush(ring);

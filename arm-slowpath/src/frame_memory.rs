@@ -11,11 +11,17 @@ use memmap2::{MmapMut, MmapOptions};
 use std::fs::OpenOptions;
 use std::path::Path;
 
-/// Physical memory the slow path can clear.
+/// Physical memory the slow path can clear (and, where the node has a persistence domain,
+/// flush).
 pub trait FrameMemory {
     /// Set `len` bytes at physical address `pa` to zero; false (nothing done) if the range
     /// is outside the memory.
     fn zero(&mut self, pa: u64, len: u64) -> bool;
+    /// Make `len` bytes at `pa` durable (flush them to the persistence domain); false if the
+    /// memory has none, the range is outside it, or the flush failed.
+    fn persist(&mut self, pa: u64, len: u64) -> bool;
+    /// Whether this memory is a persistence domain at all.
+    fn is_persistent(&self) -> bool;
 }
 
 /// Zero `mem`, writing only the 4 KiB chunks that are not zero already: a never-touched frame
@@ -51,12 +57,19 @@ pub fn clear_range(mem: &mut [u8], pa: u64, len: u64) -> bool {
 #[derive(Debug)]
 pub struct MappedMemory {
     map: MmapMut,
+    persistent: bool,
 }
 
 impl MappedMemory {
     /// Map `bytes` of `path` starting at byte `offset`. The file must already be that long
-    /// (the node creates it).
-    pub fn open(path: &Path, offset: u64, bytes: u64) -> std::io::Result<MappedMemory> {
+    /// (the node creates it). `persistent`: the file is the node's persistence domain (its
+    /// `--memory-file`), so [`FrameMemory::persist`] flushes it; otherwise persist refuses.
+    pub fn open(
+        path: &Path,
+        offset: u64,
+        bytes: u64,
+        persistent: bool,
+    ) -> std::io::Result<MappedMemory> {
         let f = OpenOptions::new().read(true).write(true).open(path)?;
         let len = usize::try_from(bytes)
             .map_err(|_| std::io::Error::other("DRAM size does not fit the address space"))?;
@@ -72,7 +85,10 @@ impl MappedMemory {
         // writes frames that no process owns (freed, not yet handed out), so no other writer
         // touches the bytes it clears while it clears them.
         let map = unsafe { MmapOptions::new().offset(offset).len(len).map_mut(&f)? };
-        Ok(MappedMemory { map })
+        Ok(MappedMemory {
+            map,
+            persistent: persistent && f.metadata()?.is_file(),
+        })
     }
 }
 
@@ -80,12 +96,29 @@ impl FrameMemory for MappedMemory {
     fn zero(&mut self, pa: u64, len: u64) -> bool {
         clear_range(&mut self.map, pa, len)
     }
+    /// A file mapping flushes with `msync`; a device aperture (the board's DRAM) is not a
+    /// persistence domain and refuses.
+    fn persist(&mut self, pa: u64, len: u64) -> bool {
+        match range(self.map.len(), pa, len) {
+            Some(r) if self.persistent => self.map.flush_range(r.start, r.len()).is_ok(),
+            _ => false,
+        }
+    }
+    fn is_persistent(&self) -> bool {
+        self.persistent
+    }
 }
 
-/// Memory held in a vector (tests and the allocation benchmark).
+/// Memory held in a vector (tests): volatile, no persistence domain.
 impl FrameMemory for Vec<u8> {
     fn zero(&mut self, pa: u64, len: u64) -> bool {
         clear_range(self, pa, len)
+    }
+    fn persist(&mut self, _pa: u64, _len: u64) -> bool {
+        false
+    }
+    fn is_persistent(&self) -> bool {
+        false
     }
 }
 

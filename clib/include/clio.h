@@ -121,6 +121,20 @@ struct clio_client *clio_join_raw(const char *iface,
 uint64_t clio_key(const struct clio_client *c);
 
 /**
+ * Write `len` bytes from `buf` at `va` and return once they are durable at the node
+ * (`CLIO_ERR_UNSUPPORTED` from a node without a persistence domain; nothing written then).
+ */
+enum clio_status clio_rwrite_durable(struct clio_client *c,
+                                     uint64_t va,
+                                     const void *buf,
+                                     size_t len);
+
+/**
+ * Make `len` bytes at `va`, written earlier, durable at the node.
+ */
+enum clio_status clio_rpersist(struct clio_client *c, uint64_t va, uint64_t len);
+
+/**
  * Leave the remote address space now (`destroy` != 0: tear it down for every member). The
  * last member to leave frees its memory at the node. `clio_close` leaves too.
  */

@@ -224,6 +224,24 @@ pub extern "C" fn clio_key(c: *const ClioClient) -> u64 {
     unsafe { c.as_ref() }.map_or(0, |c| c.client.credentials().key)
 }
 
+/// Write `len` bytes from `buf` at `va` and return once they are durable at the node
+/// (`CLIO_ERR_UNSUPPORTED` from a node without a persistence domain; nothing written then).
+#[no_mangle]
+pub extern "C" fn clio_rwrite_durable(
+    c: *mut ClioClient,
+    va: u64,
+    buf: *const c_void,
+    len: usize,
+) -> ClioStatus {
+    with(c, |cl| cl.rwrite_durable(va, bytes(buf, len)?))
+}
+
+/// Make `len` bytes at `va`, written earlier, durable at the node.
+#[no_mangle]
+pub extern "C" fn clio_rpersist(c: *mut ClioClient, va: u64, len: u64) -> ClioStatus {
+    with(c, |cl| cl.rpersist(va, len))
+}
+
 /// Leave the remote address space now (`destroy` != 0: tear it down for every member). The
 /// last member to leave frees its memory at the node. `clio_close` leaves too.
 #[no_mangle]

@@ -377,6 +377,7 @@ impl Client {
         self.sync(OpSpec::Write {
             va,
             data: data.to_vec(),
+            durable: false,
         })
         .map(|_| ())
     }
@@ -387,7 +388,35 @@ impl Client {
         Ok(Handle(self.e().submit(OpSpec::Write {
             va,
             data: data.to_vec(),
+            durable: false,
         })))
+    }
+
+    /// Write `data` at `va` and return once it is durable at the node (in its persistence
+    /// domain: the `--memory-file`, flushed). A node without one answers
+    /// [`ClioError::Unsupported`] and writes nothing. See docs/durability.md.
+    pub fn rwrite_durable(&self, va: u64, data: &[u8]) -> Result<()> {
+        let h = self.rwrite_durable_async(va, data)?;
+        self.rpoll_one(h).map(|_| ())
+    }
+
+    /// Start a durable write; [`Client::rpoll`] completes it once the data is durable.
+    pub fn rwrite_durable_async(&self, va: u64, data: &[u8]) -> Result<Handle> {
+        check_range(va, data.len() as u64)?;
+        Ok(Handle(self.e().submit(OpSpec::Write {
+            va,
+            data: data.to_vec(),
+            durable: true,
+        })))
+    }
+
+    /// Make `len` bytes at `va`, written earlier with plain writes, durable: waits for the
+    /// earlier writes to that range, then for the node's flush.
+    pub fn rpersist(&self, va: u64, len: u64) -> Result<()> {
+        check_range(va, len)?;
+        let len = u32::try_from(len)
+            .map_err(|_| ClioError::InvalidArgument("rpersist covers at most 4 GiB at once"))?;
+        self.sync(OpSpec::Persist { va, len }).map(|_| ())
     }
 
     /// Wait for every handle (in order) and return their results. The first failed

@@ -47,6 +47,11 @@ pub(crate) enum OpSpec {
     Write {
         va: u64,
         data: Vec<u8>,
+        durable: bool,
+    },
+    Persist {
+        va: u64,
+        len: u32,
     },
     Atomic {
         op: Opcode,
@@ -183,6 +188,8 @@ struct Req {
     waiting_busy: bool,
     /// Attempt number a NACK / corrupt response already triggered a retry for.
     retried_attempt: u32,
+    /// The answer waits for a flush at the node (durable write, Persist).
+    flush: bool,
 }
 
 struct State {
@@ -201,6 +208,10 @@ struct State {
     cwnd: CongestionWindow,
     iwnd: IncastWindow,
     rtt: RttEstimator,
+    /// Round trips of requests whose answer waits for a flush at the node (durable writes,
+    /// Persist): their own RTO, and kept out of the delay-based window, because the flush is
+    /// the node's storage time, not congestion.
+    flush_rtt: RttEstimator,
     inflight_pkts: f64,
     last_send: Instant,
     stats: Stats,
@@ -236,6 +247,7 @@ impl Engine {
             cwnd: CongestionWindow::new(&cfg),
             iwnd: IncastWindow::new(cfg.incast_window),
             rtt: RttEstimator::new(&cfg),
+            flush_rtt: RttEstimator::new(&cfg),
             inflight_pkts: 0.0,
             last_send: now,
             stats: Stats::default(),
@@ -308,6 +320,7 @@ impl Engine {
     ) -> Req {
         let now = Instant::now();
         let cost = (packets.len().max(resp_total as usize)) as f64;
+        let flush = h.durable || h.opcode == Opcode::Persist;
         Req {
             id: h.req_id,
             op,
@@ -323,11 +336,16 @@ impl Engine {
             resp_bytes,
             sent_at: now,
             deadline: now,
-            rto: st.rtt.rto(),
+            rto: if flush {
+                st.flush_rtt.rto()
+            } else {
+                st.rtt.rto()
+            },
             retries: 0,
             busy: 0,
             waiting_busy: false,
             retried_attempt: u32::MAX,
+            flush,
         }
     }
 
@@ -378,6 +396,16 @@ impl Engine {
                 vec![self.single(st, Some(op_id), Opcode::Unregister, 0, *destroy as u64, 0)]
             }
             OpSpec::Heartbeat => vec![self.single(st, Some(op_id), Opcode::Heartbeat, 0, 0, 0)],
+            OpSpec::Persist { va, len } => {
+                let id = Self::req_id(st);
+                let h = Header {
+                    total_len: *len,
+                    ..Header::request(Opcode::Persist, st.pid, id, *va)
+                }
+                .with_credentials(st.key, st.client);
+                let p = h.to_packet(&[]);
+                vec![self.new_req(st, Some(op_id), h, vec![p], 1, HEADER_LEN as u64)]
+            }
             OpSpec::Alloc { len, perms } => {
                 vec![self.single(st, Some(op_id), Opcode::Alloc, 0, *len, *perms as u64)]
             }
@@ -410,13 +438,14 @@ impl Engine {
                     r
                 })
                 .collect(),
-            OpSpec::Write { va, data } => (0..data.len())
+            OpSpec::Write { va, data, durable } => (0..data.len())
                 .step_by(chunk)
                 .map(|off| {
                     let clen = chunk.min(data.len() - off) as u32;
                     let id = Self::req_id(st);
                     let base = Header {
                         total_len: clen,
+                        durable: *durable,
                         ..Header::request(Opcode::Write, st.pid, id, va + off as u64)
                     }
                     .with_credentials(st.key, st.client);
@@ -456,7 +485,9 @@ impl Engine {
         let span = |va: u64, len: u64| Some((va >> s, va.saturating_add(len.max(1) - 1) >> s));
         let (range, write) = match spec {
             OpSpec::Read { va, len } => (span(*va, *len as u64), false),
-            OpSpec::Write { va, data } => (span(*va, data.len() as u64), true),
+            OpSpec::Write { va, data, .. } => (span(*va, data.len() as u64), true),
+            // Persist waits for every earlier write to its range, and later ones for it.
+            OpSpec::Persist { va, len } => (span(*va, *len as u64), true),
             OpSpec::Atomic { va, .. } => (span(*va, 8), true),
             OpSpec::Free { va } => (span(*va, st.allocs.get(va).copied().unwrap_or(1)), true),
             OpSpec::Register { .. }
@@ -483,7 +514,9 @@ impl Engine {
             OpSpec::Alloc { .. } => (Kind::Alloc, "ralloc", Vec::new()),
             OpSpec::Free { .. } => (Kind::Free, "rfree", Vec::new()),
             OpSpec::Read { len, .. } => (Kind::Read, "rread", vec![0u8; *len]),
-            OpSpec::Write { .. } => (Kind::Write, "rwrite", Vec::new()),
+            OpSpec::Write { durable: false, .. } => (Kind::Write, "rwrite", Vec::new()),
+            OpSpec::Write { durable: true, .. } => (Kind::Write, "rwrite_durable", Vec::new()),
+            OpSpec::Persist { .. } => (Kind::Write, "rpersist", Vec::new()),
             OpSpec::Atomic { op, .. } => (Kind::Atomic, atomic_name(*op), Vec::new()),
             OpSpec::Fence => (Kind::Fence, "rfence", Vec::new()),
         };
@@ -556,7 +589,11 @@ impl Engine {
             };
             st.inflight_pkts += cost;
             st.iwnd.take(resp);
-            r.rto = st.rtt.rto();
+            r.rto = if r.flush {
+                st.flush_rtt.rto()
+            } else {
+                st.rtt.rto()
+            };
             st.stats.requests += 1;
             self.transmit(st, &mut r, now);
             st.inflight.insert(r.id, r);
@@ -579,7 +616,9 @@ impl Engine {
             };
             return self.finish_req(st, r, Err(e), now);
         }
-        if timeout {
+        if timeout && r.flush {
+            r.rto = st.flush_rtt.backoff(r.rto);
+        } else if timeout {
             let srtt = st.rtt.srtt().unwrap_or(r.rto);
             st.cwnd.on_timeout(srtt, now);
             r.rto = st.rtt.backoff(r.rto);
@@ -757,7 +796,9 @@ impl Engine {
     fn finish_req(&self, st: &mut State, r: Req, result: Result<u64>, now: Instant) {
         st.inflight_pkts = (st.inflight_pkts - r.cost).max(0.0);
         st.iwnd.give(r.resp_bytes);
-        if result.is_ok() && r.retries == 0 && r.busy == 0 {
+        if result.is_ok() && r.retries == 0 && r.busy == 0 && r.flush {
+            st.flush_rtt.sample(now.duration_since(r.sent_at));
+        } else if result.is_ok() && r.retries == 0 && r.busy == 0 {
             // Karn: only unambiguous samples.
             let rtt = now.duration_since(r.sent_at);
             st.rtt.sample(rtt);

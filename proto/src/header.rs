@@ -38,6 +38,9 @@ pub const HEADER_LEN: usize = 64;
 pub const ROUTED_HEADER_LEN: usize = 48;
 /// Flag bit: this packet is a response (from the memory node).
 pub const FLAG_RESPONSE: u8 = 0x01;
+/// Flag bit (Write requests): answer only once the data is in the node's persistence domain
+/// (see docs/durability.md). A node without one answers `Unsupported` and writes nothing.
+pub const FLAG_DURABLE: u8 = 0x02;
 
 /// Byte ranges of every field (one definition, used by the view, the docs tests and the RTL).
 pub mod field {
@@ -291,6 +294,8 @@ pub struct Header {
     pub status: Status,
     /// Whether this packet is a response.
     pub response: bool,
+    /// A write that must be durable before it is acknowledged ([`FLAG_DURABLE`]).
+    pub durable: bool,
     /// Global process id (0 before registration).
     pub pid: u16,
     /// Index of this packet in its request/response.
@@ -323,6 +328,7 @@ impl Header {
             opcode,
             status: Status::Ok,
             response: false,
+            durable: false,
             pid,
             pkt_index: 0,
             pkt_count: 1,
@@ -353,6 +359,7 @@ impl Header {
         Header {
             status,
             response: true,
+            durable: false,
             payload_len: 0,
             key: 0,
             client: 0,
@@ -384,6 +391,7 @@ impl Header {
             opcode,
             status,
             response: p.flags() & FLAG_RESPONSE != 0,
+            durable: p.flags() & FLAG_DURABLE != 0,
             pid: p.pid(),
             pkt_index: p.pkt_index(),
             pkt_count: p.pkt_count(),
@@ -404,7 +412,8 @@ impl Header {
         b[field::VERSION] = VERSION;
         b[field::OPCODE] = self.opcode as u8;
         b[field::STATUS] = self.status as u8;
-        b[field::FLAGS] = if self.response { FLAG_RESPONSE } else { 0 };
+        b[field::FLAGS] = if self.response { FLAG_RESPONSE } else { 0 }
+            | if self.durable { FLAG_DURABLE } else { 0 };
         put16(b, field::PID, self.pid);
         put16(b, field::PKT_INDEX, self.pkt_index);
         put16(b, field::PKT_COUNT, self.pkt_count);
@@ -490,7 +499,7 @@ mod tests {
         (
             prop::sample::select(Opcode::ALL.to_vec()),
             prop::sample::select(Status::ALL.to_vec()),
-            any::<bool>(),
+            (any::<bool>(), any::<bool>()),
             any::<u16>(),
             (1u16..=u16::MAX).prop_flat_map(|c| (0..c, Just(c))),
             any::<u32>(),
@@ -503,7 +512,7 @@ mod tests {
                 |(
                     opcode,
                     status,
-                    response,
+                    (response, durable),
                     pid,
                     (pkt_index, pkt_count),
                     req_id,
@@ -515,6 +524,7 @@ mod tests {
                     opcode,
                     status,
                     response,
+                    durable,
                     pid,
                     pkt_index,
                     pkt_count,

@@ -22,7 +22,11 @@ pub enum Opcode {
     /// Read `total_len` bytes at `va`.
     Read = 0x01,
     /// Write `total_len` bytes at `va`, split into packets of [`crate::consts::MAX_PAYLOAD`].
+    /// With [`crate::header::FLAG_DURABLE`] each packet is acknowledged once it is durable.
     Write = 0x02,
+    /// Make `total_len` bytes at `va`, written earlier, durable (`rpersist`); answered once
+    /// they are in the persistence domain. Served by the slow path, which owns the flush.
+    Persist = 0x03,
     /// Allocate `arg0` bytes with permissions `arg1` ([`crate::pte::PERM_READ`] | [`crate::pte::PERM_WRITE`]).
     Alloc = 0x10,
     /// Free the allocation that starts at `va`.
@@ -66,9 +70,10 @@ impl Opcode {
     pub const EXTEND_LAST: u8 = 0x7F;
 
     /// All defined opcodes.
-    pub const ALL: [Opcode; 14] = [
+    pub const ALL: [Opcode; 15] = [
         Opcode::Read,
         Opcode::Write,
+        Opcode::Persist,
         Opcode::Alloc,
         Opcode::Free,
         Opcode::Register,
@@ -93,6 +98,7 @@ impl Opcode {
         match self {
             Opcode::Read | Opcode::Write => Path::VirtualMemory,
             Opcode::Alloc
+            | Opcode::Persist
             | Opcode::Free
             | Opcode::Register
             | Opcode::Join

@@ -15,6 +15,12 @@ pub trait MemoryNode: Send {
     fn counters(&self) -> Counters;
     /// Ask an external slow-path daemon to stop.
     fn request_daemon_stop(&self);
+    /// Whether acknowledgements wait for the next `service` (durable writes waiting for their
+    /// flush): the front end then takes the packets already queued before it calls `service`,
+    /// so one flush serves them all.
+    fn holds_responses(&self) -> bool {
+        false
+    }
 }
 
 impl MemoryNode for crate::model::CBoard {
@@ -30,6 +36,9 @@ impl MemoryNode for crate::model::CBoard {
     fn request_daemon_stop(&self) {
         crate::model::CBoard::request_daemon_stop(self)
     }
+    fn holds_responses(&self) -> bool {
+        crate::model::CBoard::holds_responses(self)
+    }
 }
 
 impl MemoryNode for Box<dyn MemoryNode> {
@@ -44,5 +53,8 @@ impl MemoryNode for Box<dyn MemoryNode> {
     }
     fn request_daemon_stop(&self) {
         (**self).request_daemon_stop()
+    }
+    fn holds_responses(&self) -> bool {
+        (**self).holds_responses()
     }
 }

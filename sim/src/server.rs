@@ -157,6 +157,11 @@ pub fn serve_udp(
                 let route = Route::udp(peer, local);
                 let mut b = lock(board);
                 b.handle(&route, &buf[..n], &mut out);
+                if b.holds_responses() {
+                    // Durable writes wait for a flush: take what is already queued first, so
+                    // that one flush makes them all durable (plain traffic never comes here).
+                    drain_queued(&mut **b, socket, local, &mut buf, &mut out);
+                }
                 b.service(&mut out);
             }
             Ok((_, SocketAddr::V6(_))) => continue,
@@ -185,6 +190,30 @@ pub fn serve_udp(
         }
     }
     Ok(())
+}
+
+/// Handle the datagrams already queued on `socket` (at most a batch), without waiting.
+fn drain_queued(
+    b: &mut dyn MemoryNode,
+    socket: &UdpSocket,
+    local: SocketAddrV4,
+    buf: &mut [u8],
+    out: &mut Vec<Outgoing>,
+) {
+    const BATCH: usize = 64;
+    if socket.set_nonblocking(true).is_err() {
+        return;
+    }
+    for _ in 0..BATCH {
+        match socket.recv_from(buf) {
+            Ok((n, SocketAddr::V4(peer))) => b.handle(&Route::udp(peer, local), &buf[..n], out),
+            Ok(_) => continue,
+            Err(_) => break,
+        }
+    }
+    // Back to blocking with the poll timeout; if this failed the loop would spin, so a
+    // failure here is reported by the next blocking receive's error path.
+    let _ = socket.set_nonblocking(false);
 }
 
 /// Serve `board` on raw Ethernet on interface `iface` in a background thread (needs root or

@@ -32,6 +32,10 @@ struct Args {
     /// aperture. Required with --uio.
     #[arg(long)]
     dram_file: Option<PathBuf>,
+    /// The DRAM file is the node's persistence domain (`clio board --memory-file`): Persist
+    /// requests (`rpersist`) flush it. Without this flag they are refused as unsupported.
+    #[arg(long)]
+    persistent: bool,
     /// Byte offset of DRAM physical address 0 in --dram-file.
     #[arg(long, default_value_t = 0)]
     dram_offset: u64,
@@ -88,8 +92,13 @@ fn main() -> Result<()> {
         }
         (None, None) => bail!("give --dram-file: the slow path clears frames before reuse"),
     };
-    let mut mem = MappedMemory::open(&dram_path, args.dram_offset, layout.dram_bytes)
-        .with_context(|| format!("mapping the node's DRAM from {}", dram_path.display()))?;
+    let mut mem = MappedMemory::open(
+        &dram_path,
+        args.dram_offset,
+        layout.dram_bytes,
+        args.persistent,
+    )
+    .with_context(|| format!("mapping the node's DRAM from {}", dram_path.display()))?;
     let mut sp = SlowPath::with_config(
         layout,
         SlowPathConfig {

@@ -114,6 +114,11 @@ pub struct Counters {
     pub bad_requests: u64,
     /// Requests refused by the key check (wrong or missing key, unknown RAS).
     pub denied: u64,
+    /// Durable write packets acknowledged after their data was flushed.
+    pub durable_writes: u64,
+    /// Flushes (`msync`) that made durable writes durable; fewer than the writes when
+    /// several waited together.
+    pub durable_flushes: u64,
     /// TLB hits.
     pub tlb_hits: u64,
     /// TLB misses.
@@ -170,7 +175,7 @@ impl NodeParts {
             (None, SlowPathMode::InProcess) => None,
         };
         let mut dram = match &dram_file {
-            Some(p) => Dram::file(p, cfg.dram_bytes),
+            Some(p) => Dram::file(p, cfg.dram_bytes, cfg.memory_file.is_some()),
             None => Dram::anonymous(cfg.dram_bytes),
         }
         .map_err(|source| BoardError::Dram {
@@ -225,6 +230,9 @@ pub struct CBoard {
     sync: SyncUnit,
     ring: RingWindow,
     slow: Option<SlowPath>,
+    /// Durable writes done but not yet flushed: their physical ranges and held responses.
+    durable: Vec<(u64, u64)>,
+    held: Vec<Outgoing>,
     c: Counters,
 }
 
@@ -255,6 +263,8 @@ impl CBoard {
             sync: SyncUnit::default(),
             ring,
             slow,
+            durable: Vec::new(),
+            held: Vec::new(),
             c: Counters::default(),
         };
         let mut sink = Vec::new();
@@ -388,7 +398,7 @@ impl CBoard {
             }
         }
         if self.slow.is_some() && self.ring.rx_pending() > 0 {
-            self.service(out);
+            self.service_rings(out);
         }
     }
 
@@ -456,6 +466,11 @@ impl CBoard {
         if !check_write_segment(h) {
             return self.bad(out, route, h);
         }
+        if h.durable && !self.dram.is_persistent() {
+            // No persistence domain: refuse before writing anything.
+            self.c.bad_requests += 1;
+            return self.respond(out, route, h.response_to(Status::Unsupported), &[]);
+        }
         let Some((off, len)) = segment(h.total_len, h.pkt_index) else {
             return self.bad(out, route, h);
         };
@@ -473,10 +488,24 @@ impl CBoard {
             rx_free,
             notices,
         ) {
-            Ok(pieces) if write_pieces(&mut self.dram, &pieces, payload) => Status::Ok,
+            Ok(pieces) if write_pieces(&mut self.dram, &pieces, payload) => {
+                if h.durable {
+                    self.durable
+                        .extend(pieces.iter().map(|&(pa, n)| (pa, n as u64)));
+                }
+                Status::Ok
+            }
             Ok(_) => Status::Unmapped,
             Err(s) => s,
         };
+        if h.durable && status == Status::Ok {
+            // Acknowledged once flushed: at the next `service`, together with every other
+            // durable write that arrived meanwhile.
+            self.c.durable_writes += 1;
+            let bytes = h.response_to(status).to_packet(&[]);
+            self.held.push((*route, bytes));
+            return;
+        }
         self.respond(out, route, h.response_to(status), &[]);
     }
 
@@ -575,10 +604,55 @@ impl CBoard {
         }
     }
 
+    /// Whether durable writes wait for their flush (the next [`CBoard::service`]): a front end
+    /// takes every packet already queued first, so one flush serves them all.
+    pub fn holds_responses(&self) -> bool {
+        !self.held.is_empty()
+    }
+
+    /// Flush the ranges of waiting durable writes (merged into runs, one `msync` each),
+    /// then release their acknowledgements.
+    fn persist_held(&mut self, out: &mut Vec<Outgoing>) {
+        if self.held.is_empty() {
+            return;
+        }
+        self.durable.sort_unstable();
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        // msync costs what is dirty, not the span: ranges closer than 1 MiB share one call.
+        for &(pa, n) in &self.durable {
+            match runs.last_mut() {
+                Some((_, e)) if pa <= *e + (1 << 20) => *e = (*e).max(pa + n),
+                _ => runs.push((pa, pa + n)),
+            }
+        }
+        self.durable.clear();
+        let mut ok = true;
+        for (s, e) in runs {
+            ok &= self.dram.persist(s, e - s);
+        }
+        self.c.durable_flushes += 1;
+        for (route, mut bytes) in self.held.drain(..) {
+            if !ok {
+                // The flush failed: the data is not known to be durable; say so.
+                bytes = super::ack_layer::error_response(&bytes, Status::RetryLater);
+            }
+            self.c.tx_packets += 1;
+            out.push((route, bytes));
+        }
+    }
+
     /// Let the slow path run (in-process) and apply everything it sent: PTE writes, TLB
-    /// invalidations, free pages, and replies (appended to `out`). Call it regularly when
-    /// the slow path is external. Returns the number of descriptors applied.
+    /// invalidations, free pages, and replies (appended to `out`); flush waiting durable
+    /// writes and release their acknowledgements. Call it regularly when the slow path is
+    /// external. Returns the number of descriptors applied.
     pub fn service(&mut self, out: &mut Vec<Outgoing>) -> usize {
+        self.persist_held(out);
+        self.service_rings(out)
+    }
+
+    /// The ring part of [`CBoard::service`] (also run inside `handle` for an in-process slow
+    /// path, where durable acknowledgements keep waiting for the front end's `service`).
+    fn service_rings(&mut self, out: &mut Vec<Outgoing>) -> usize {
         let mut applied = 0;
         loop {
             if let Some(sp) = self.slow.as_mut() {

@@ -11,6 +11,7 @@ use std::path::Path;
 #[derive(Debug)]
 pub struct Dram {
     map: MmapMut,
+    persistent: bool,
     /// Bytes read (bursts count their full length).
     pub read_bytes: u64,
     /// Bytes written.
@@ -23,13 +24,17 @@ impl Dram {
         let map = MmapOptions::new().len(bytes as usize).map_anon()?;
         Ok(Dram {
             map,
+            persistent: false,
             read_bytes: 0,
             write_bytes: 0,
         })
     }
 
     /// Memory backed by a file (created sparse if shorter than `bytes`; contents kept).
-    pub fn file(path: &Path, bytes: u64) -> std::io::Result<Dram> {
+    /// `persistent`: the file is the node's persistence domain (`--memory-file`), so durable
+    /// writes and Persist flush it; a scratch file (the external slow path's shared DRAM) is
+    /// not.
+    pub fn file(path: &Path, bytes: u64, persistent: bool) -> std::io::Result<Dram> {
         let f = OpenOptions::new()
             .read(true)
             .write(true)
@@ -44,6 +49,7 @@ impl Dram {
         let map = unsafe { MmapOptions::new().len(bytes as usize).map_mut(&f)? };
         Ok(Dram {
             map,
+            persistent,
             read_bytes: 0,
             write_bytes: 0,
         })
@@ -89,6 +95,21 @@ impl Dram {
         }
     }
 
+    /// Whether this memory has a persistence domain (a backing file that outlives the node).
+    pub fn is_persistent(&self) -> bool {
+        self.persistent
+    }
+
+    /// Flush `[pa, pa + len)` to the backing file (`msync`): once this returns the bytes
+    /// survive a crash of the node and of the operating system. False if out of range or not
+    /// persistent, or if the flush failed.
+    pub fn persist(&self, pa: u64, len: u64) -> bool {
+        let Some(r) = usize::try_from(len).ok().and_then(|n| self.range(pa, n)) else {
+            return false;
+        };
+        self.persistent && self.map.flush_range(r.start, r.len()).is_ok()
+    }
+
     /// A view of memory without counting it as traffic (images for tests and conformance).
     pub fn peek(&self, pa: u64, n: usize) -> Option<&[u8]> {
         self.range(pa, n).map(|r| &self.map[r])
@@ -100,5 +121,11 @@ impl Dram {
 impl clio_slowpath::FrameMemory for Dram {
     fn zero(&mut self, pa: u64, len: u64) -> bool {
         clio_slowpath::frame_memory::clear_range(&mut self.map, pa, len)
+    }
+    fn persist(&mut self, pa: u64, len: u64) -> bool {
+        Dram::persist(self, pa, len)
+    }
+    fn is_persistent(&self) -> bool {
+        self.persistent
     }
 }
