@@ -7,6 +7,7 @@
 //! allocation benchmark); [`SlowPath::poll`] serves them through a [`RingWindow`].
 
 use crate::frame_memory::FrameMemory;
+use crate::meta_log::MetaLog;
 use crate::phys_alloc::PhysAllocator;
 use crate::ras::{Departure, KeySource, RasError, Registry};
 use crate::ring_window::{RingError, RingWindow};
@@ -14,10 +15,11 @@ use crate::shadow_pt::ShadowPageTable;
 use crate::va_space::{Region, VaSpace};
 use clio_proto::consts::{DEFAULT_LEASE_MS, FREE_PAGE_FIFO_DEPTH, VA_LIMIT};
 use clio_proto::layout::MemoryLayout;
+use clio_proto::persist::MetaRecord;
 use clio_proto::pte::{Pte, PERM_READ, PERM_WRITE};
 use clio_proto::ring::Descriptor;
 use clio_proto::{Header, Opcode, Status};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
@@ -103,6 +105,8 @@ pub struct SlowPathStats {
     pub frames_cleared: u64,
     /// Persist requests (`rpersist`) served.
     pub persists: u64,
+    /// Metadata-log appends that failed (the memory file could not be written or flushed).
+    pub log_failures: u64,
     /// Frames the DRAM mapping refused to clear (kept back, never handed out).
     pub clear_failures: u64,
     /// Successful allocations.
@@ -174,15 +178,18 @@ pub const REPLY_CACHE_ENTRIES: usize = 4096;
 #[derive(Debug)]
 pub struct SlowPath {
     layout: MemoryLayout,
-    procs: HashMap<u16, VaSpace>,
-    registry: Registry,
-    shadow: ShadowPageTable,
-    frames: PhysAllocator,
-    promised_pages: u64,
-    fifo_outstanding: u64,
+    pub(crate) procs: HashMap<u16, VaSpace>,
+    pub(crate) registry: Registry,
+    pub(crate) shadow: ShadowPageTable,
+    pub(crate) frames: PhysAllocator,
+    pub(crate) promised_pages: u64,
+    /// Frames pushed into the fast path's free-page buffer and not yet reported mapped.
+    pub(crate) in_buffer: BTreeSet<u64>,
+    /// The metadata log in the memory file, when the node has one.
+    pub(crate) log: Option<MetaLog>,
     reply_cache: HashMap<(u16, u16, u32), Header>,
     reply_order: VecDeque<(u16, u16, u32)>,
-    outbox: VecDeque<Descriptor>,
+    pub(crate) outbox: VecDeque<Descriptor>,
     stats: SlowPathStats,
 }
 
@@ -201,7 +208,8 @@ impl SlowPath {
             shadow: ShadowPageTable::new(layout.bucket_bits),
             frames: PhysAllocator::new(layout.first_data_pfn, layout.data_pages),
             promised_pages: 0,
-            fifo_outstanding: 0,
+            in_buffer: BTreeSet::new(),
+            log: None,
             reply_cache: HashMap::new(),
             reply_order: VecDeque::new(),
             outbox: VecDeque::new(),
@@ -239,6 +247,61 @@ impl SlowPath {
         &self.registry
     }
 
+    /// A fresh slow path that logs its state into `log` (a memory file just formatted).
+    pub fn with_log(layout: MemoryLayout, cfg: SlowPathConfig, log: MetaLog) -> SlowPath {
+        let mut sp = SlowPath::with_config(layout, cfg);
+        sp.log = Some(log);
+        sp
+    }
+
+    /// The metadata log, if the node has one.
+    pub fn meta_log(&self) -> Option<&MetaLog> {
+        self.log.as_ref()
+    }
+
+    /// The whole durable state as log records (what a compaction writes).
+    pub(crate) fn snapshot(&self) -> Vec<MetaRecord> {
+        let mut v = Vec::new();
+        for (pid, key, members) in self.registry.snapshot() {
+            v.push(MetaRecord::RasCreate { pid, key });
+            for (client, nonce) in members {
+                v.push(MetaRecord::MemberAdd { pid, client, nonce });
+            }
+            if let Some(space) = self.procs.get(&pid) {
+                for r in space.regions() {
+                    v.push(MetaRecord::RegionAdd {
+                        pid,
+                        start_vpn: r.start_vpn,
+                        pages: r.pages,
+                        perms: r.perms,
+                    });
+                }
+            }
+        }
+        v.extend(
+            self.in_buffer
+                .iter()
+                .map(|&pfn| MetaRecord::FramePushed { pfn }),
+        );
+        v
+    }
+
+    /// Append to the metadata log (compacting it when full) and make it durable, before the
+    /// change takes effect outside the slow path. Replay is idempotent, so a compaction that
+    /// already contains the change does no harm.
+    fn persist_log(&mut self, recs: &[MetaRecord]) {
+        let Some(mut log) = self.log.take() else {
+            return;
+        };
+        if !log.append(recs) {
+            let snap = self.snapshot();
+            if !(log.compact(&snap) && log.append(recs)) {
+                self.stats.log_failures += 1;
+            }
+        }
+        self.log = Some(log);
+    }
+
     /// Create a remote address space and its first member: `(pid, key, client)`, and
     /// program the key into the fast path's key table. The same `nonce` always gets the same
     /// answer (a retried registration must not leak PIDs).
@@ -246,6 +309,10 @@ impl SlowPath {
         let known = self.registry.by_nonce(nonce).is_some();
         let (pid, key, client) = self.registry.register(nonce, now)?;
         if !known {
+            self.persist_log(&[
+                MetaRecord::RasCreate { pid, key },
+                MetaRecord::MemberAdd { pid, client, nonce },
+            ]);
             self.procs
                 .insert(pid, VaSpace::new(VA_LIMIT >> self.layout.page_shift));
             self.outbox.push_back(Descriptor::KeyWrite { pid, key });
@@ -266,6 +333,7 @@ impl SlowPath {
         let known = self.registry.by_nonce(nonce).is_some();
         let client = self.registry.join(pid, nonce, now)?;
         if !known {
+            self.persist_log(&[MetaRecord::MemberAdd { pid, client, nonce }]);
             self.stats.joins += 1;
         }
         Ok(client)
@@ -288,6 +356,10 @@ impl SlowPath {
     fn depart(&mut self, gone: &[Departure]) {
         for d in gone {
             self.stats.departures += 1;
+            self.persist_log(&[MetaRecord::MemberRemove {
+                pid: d.pid,
+                client: d.client,
+            }]);
             self.outbox.push_back(Descriptor::RingRelease {
                 pid: d.pid,
                 client: d.client,
@@ -299,6 +371,7 @@ impl SlowPath {
     }
 
     fn teardown(&mut self, pid: u16) {
+        self.persist_log(&[MetaRecord::RasRetire { pid }]);
         self.outbox.push_back(Descriptor::KeyWrite { pid, key: 0 });
         let starts: Vec<u64> = self
             .procs
@@ -344,6 +417,14 @@ impl SlowPath {
         let r = self.alloc_inner(pid, bytes, perms);
         match &r {
             Ok(o) => {
+                let start_vpn = o.va >> self.layout.page_shift;
+                let perms = o.ptes.first().map_or(perms, |p| p.2.perms);
+                self.persist_log(&[MetaRecord::RegionAdd {
+                    pid,
+                    start_vpn,
+                    pages: o.pages,
+                    perms,
+                }]);
                 self.stats.allocs += 1;
                 self.stats.alloc_retries += o.retries;
             }
@@ -437,6 +518,10 @@ impl SlowPath {
         let region = space
             .remove(self.layout.vpn(va))
             .ok_or(AllocError::NotAllocated(va))?;
+        self.persist_log(&[MetaRecord::RegionRemove {
+            pid,
+            start_vpn: region.start_vpn,
+        }]);
         let mut out = FreeOutcome {
             pages: region.pages,
             frames_returned: 0,
@@ -459,7 +544,7 @@ impl SlowPath {
     /// The fast path mapped `pfn` for `(pid, vpn)` on a fault.
     pub fn page_mapped(&mut self, pid: u16, vpn: u64, pfn: u64) {
         self.stats.pages_mapped += 1;
-        self.fifo_outstanding = self.fifo_outstanding.saturating_sub(1);
+        self.in_buffer.remove(&pfn);
         if !self.shadow.set_mapped(pid, vpn, pfn) {
             // Freed while the notice was in flight: the frame comes back to us.
             self.stats.orphan_notices += 1;
@@ -469,18 +554,20 @@ impl SlowPath {
 
     /// Queue free frames until the fast path's buffer is (or will be) full, each cleared to
     /// zeros first. A frame the memory refuses to clear is kept back (counted), never pushed.
-    fn refill(&mut self, mem: &mut dyn FrameMemory) {
-        while self.fifo_outstanding < FREE_PAGE_FIFO_DEPTH as u64 {
+    pub(crate) fn refill(&mut self, mem: &mut dyn FrameMemory) {
+        while self.in_buffer.len() < FREE_PAGE_FIFO_DEPTH {
             let Some(pfn) = self.frames.alloc() else {
                 break;
             };
             let page = self.layout.page_size();
             if !mem.zero(self.layout.phys_addr(pfn, 0), page) {
                 self.stats.clear_failures += 1;
+                self.frames.free(pfn);
                 break;
             }
             self.stats.frames_cleared += 1;
-            self.fifo_outstanding += 1;
+            self.persist_log(&[MetaRecord::FramePushed { pfn }]);
+            self.in_buffer.insert(pfn);
             self.stats.free_pages_pushed += 1;
             self.outbox.push_back(Descriptor::FreePage { pfn });
         }

@@ -92,6 +92,13 @@ impl MappedMemory {
     }
 }
 
+impl MappedMemory {
+    /// The bytes at `[pa, pa + len)` (recovery reads the page table through this).
+    pub fn bytes(&self, pa: u64, len: u64) -> Option<&[u8]> {
+        range(self.map.len(), pa, len).map(|r| &self.map[r])
+    }
+}
+
 impl FrameMemory for MappedMemory {
     fn zero(&mut self, pa: u64, len: u64) -> bool {
         clear_range(&mut self.map, pa, len)

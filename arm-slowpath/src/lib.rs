@@ -14,13 +14,17 @@
 
 pub mod daemon;
 pub mod frame_memory;
+pub mod meta_log;
 pub mod phys_alloc;
 pub mod ras;
+pub mod recovery;
 pub mod ring_window;
 pub mod shadow_pt;
 pub mod va_space;
 
 pub use daemon::{AllocError, SlowPath, SlowPathConfig, SlowPathStats};
 pub use frame_memory::{FrameMemory, MappedMemory};
+pub use meta_log::{MappedMeta, MetaLog, MetaStore, Opened};
 pub use ras::KeySource;
+pub use recovery::RecoveryReport;
 pub use ring_window::{RingError, RingWindow};

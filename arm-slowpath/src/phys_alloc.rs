@@ -38,6 +38,12 @@ impl PhysAllocator {
         self.free.insert(pfn)
     }
 
+    /// Take a specific free frame (recovery: the page table says it is in use); false if it
+    /// is not free.
+    pub fn take(&mut self, pfn: u64) -> bool {
+        self.free.remove(&pfn)
+    }
+
     /// Number of free frames.
     pub fn free_count(&self) -> u64 {
         self.free.len() as u64

@@ -156,6 +156,51 @@ impl Registry {
         v
     }
 
+    /// Restore a RAS from the log (recovery): its PID leaves the free list.
+    pub fn restore_space(&mut self, pid: u16, key: u64) {
+        self.free_pids.retain(|p| *p != pid);
+        self.spaces.insert(
+            pid,
+            Space {
+                key,
+                members: HashMap::new(),
+                next_client: 1,
+            },
+        );
+    }
+
+    /// Restore a member from the log with a fresh lease (a live client renews it; a dead one
+    /// is removed when it ends).
+    pub fn restore_member(&mut self, pid: u16, client: u16, nonce: u64, now: Instant) {
+        let lease = self.lease;
+        if let Some(s) = self.spaces.get_mut(&pid) {
+            s.members.insert(
+                client,
+                Member {
+                    deadline: now + lease,
+                    nonce,
+                },
+            );
+            s.next_client = s.next_client.max(client.wrapping_add(1));
+            self.nonces.insert(nonce, (pid, client));
+        }
+    }
+
+    /// Every RAS with its key and members `(client, nonce)`, in order (the log's snapshot).
+    pub fn snapshot(&self) -> Vec<(u16, u64, Vec<(u16, u64)>)> {
+        let mut v: Vec<_> = self
+            .spaces
+            .iter()
+            .map(|(pid, s)| {
+                let mut m: Vec<(u16, u64)> = s.members.iter().map(|(c, m)| (*c, m.nonce)).collect();
+                m.sort_unstable();
+                (*pid, s.key, m)
+            })
+            .collect();
+        v.sort_unstable_by_key(|x| x.0);
+        v
+    }
+
     /// The member a nonce already created, if any (a retried Register or Join).
     pub fn by_nonce(&self, nonce: u64) -> Option<(u16, u16)> {
         self.nonces.get(&nonce).copied()

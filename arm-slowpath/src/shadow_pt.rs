@@ -73,6 +73,31 @@ impl ShadowPageTable {
         Some(e)
     }
 
+    /// Record an existing PTE at a known place (recovery from the page table); false if the
+    /// slot is taken, out of range, or the page already has an entry.
+    pub fn insert_at(&mut self, bucket: u64, slot: u32, pid: u16, vpn: u64, perms: u8) -> bool {
+        let Some(bits) = self.used.get_mut(bucket as usize) else {
+            return false;
+        };
+        if slot as usize >= BUCKET_SLOTS
+            || *bits & (1 << slot) != 0
+            || self.entries.contains_key(&(pid, vpn))
+        {
+            return false;
+        }
+        *bits |= 1 << slot;
+        self.entries.insert(
+            (pid, vpn),
+            ShadowEntry {
+                bucket,
+                slot,
+                perms,
+                pfn: None,
+            },
+        );
+        true
+    }
+
     /// Remove a page's entry, freeing its slot.
     pub fn remove(&mut self, pid: u16, vpn: u64) -> Option<ShadowEntry> {
         let e = self.entries.remove(&(pid, vpn))?;

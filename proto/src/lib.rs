@@ -17,6 +17,7 @@ pub mod frame;
 pub mod header;
 pub mod layout;
 pub mod opcode;
+pub mod persist;
 pub mod pt_hash;
 pub mod pte;
 pub mod ring;

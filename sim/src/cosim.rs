@@ -225,6 +225,7 @@ impl RtlBoard {
             dram,
             ring,
             slow,
+            ..
         } = NodeParts::new(cfg)?;
         // Waveform support halves the model's speed, so it is a separate build.
         let model = if vcd.is_some() {

@@ -6,7 +6,9 @@ use anyhow::{bail, Context, Result};
 use clap::Parser;
 use clio_proto::layout::MemoryLayout;
 use clio_proto::ring::{daemon_state, reg};
-use clio_slowpath::{MappedMemory, RingError, RingWindow, SlowPath, SlowPathConfig};
+use clio_slowpath::{
+    MappedMemory, MappedMeta, MetaLog, Opened, RingError, RingWindow, SlowPath, SlowPathConfig,
+};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -32,8 +34,10 @@ struct Args {
     /// aperture. Required with --uio.
     #[arg(long)]
     dram_file: Option<PathBuf>,
-    /// The DRAM file is the node's persistence domain (`clio board --memory-file`): Persist
-    /// requests (`rpersist`) flush it. Without this flag they are refused as unsupported.
+    /// The DRAM file is the node's persistence domain (`clio board --memory-file`): the
+    /// daemon keeps its metadata log after the DRAM image in it, recovers from it at start
+    /// (docs/durability.md), and Persist requests (`rpersist`) flush it. Without this flag the
+    /// daemon keeps no durable state and refuses Persist as unsupported.
     #[arg(long)]
     persistent: bool,
     /// Byte offset of DRAM physical address 0 in --dram-file.
@@ -99,13 +103,38 @@ fn main() -> Result<()> {
         args.persistent,
     )
     .with_context(|| format!("mapping the node's DRAM from {}", dram_path.display()))?;
-    let mut sp = SlowPath::with_config(
-        layout,
-        SlowPathConfig {
-            lease: Duration::from_millis(args.lease_ms),
-            ..SlowPathConfig::default()
-        },
-    );
+    let cfg = SlowPathConfig {
+        lease: Duration::from_millis(args.lease_ms),
+        ..SlowPathConfig::default()
+    };
+    let mut sp = if args.persistent {
+        let meta = MappedMeta::open(&dram_path, args.dram_offset + layout.dram_bytes)
+            .with_context(|| format!("mapping the metadata area of {}", dram_path.display()))?;
+        let (log, opened) = MetaLog::open(Box::new(meta), layout.dram_bytes, layout.page_shift)
+            .with_context(|| format!("opening the metadata of {}", dram_path.display()))?;
+        match opened {
+            Opened::Formatted => SlowPath::with_log(layout, cfg, log),
+            Opened::Recovered(records) => {
+                // No daemon attached since the fast path's reset: its free-page buffer is
+                // empty. Otherwise (only the daemon restarted) it still holds frames.
+                let fresh =
+                    ring.reg(reg::DAEMON_STATE).load(Ordering::Acquire) == daemon_state::ABSENT;
+                let table = mem
+                    .bytes(layout.pt_base, layout.pt_bytes())
+                    .context("the page table lies outside the DRAM mapping")?
+                    .to_vec();
+                let (sp, rep) =
+                    SlowPath::recover(layout, cfg, log, &records, &table, fresh, Instant::now());
+                eprintln!(
+                    "clio-slowpath: recovered from {}: {rep:?}",
+                    dram_path.display()
+                );
+                sp
+            }
+        }
+    } else {
+        SlowPath::with_config(layout, cfg)
+    };
     ring.reg(reg::DAEMON_STATE)
         .store(daemon_state::RUNNING, Ordering::Release);
     let idle = Duration::from_micros(args.idle_sleep_us);

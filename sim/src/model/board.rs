@@ -11,10 +11,14 @@ use clio_proto::frame::Route;
 use clio_proto::header::{check_write_segment, packet_count, segment, Packet};
 use clio_proto::layout::{LayoutError, MemoryLayout};
 use clio_proto::opcode::{path_of, Path};
+use clio_proto::persist::{PersistError, META_BYTES};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::ring::{daemon_state, reg, Descriptor, RingLayout, RX_RESERVED_FOR_NOTICES};
 use clio_proto::{Header, Opcode, Status};
-use clio_slowpath::{KeySource, RingError, RingWindow, SlowPath, SlowPathConfig, SlowPathStats};
+use clio_slowpath::{
+    KeySource, MappedMeta, MetaLog, Opened, RecoveryReport, RingError, RingWindow, SlowPath,
+    SlowPathConfig, SlowPathStats,
+};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -97,6 +101,26 @@ pub enum BoardError {
     /// Bad ring geometry.
     #[error("ring entries must be a power of two in 2..=65536 (got {0})")]
     RingEntries(u32),
+    /// The memory file's metadata cannot be used (foreign, other version or geometry).
+    #[error("memory file {path}: {source}")]
+    Persist {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: PersistError,
+    },
+    /// The memory file's metadata area could not be mapped.
+    #[error("memory file {path}: cannot map its metadata area: {source}")]
+    Meta {
+        /// The file.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// A memory file of the format before metadata (it has a page table, no metadata area):
+    /// its allocations cannot be recovered, and it is not erased silently.
+    #[error("memory file {0} holds a page table but no metadata (an older format); move it away or delete it")]
+    OldFormat(PathBuf),
 }
 
 /// Counters of the node (all stages).
@@ -162,6 +186,8 @@ pub struct NodeParts {
     pub ring: RingWindow,
     /// The slow path when it runs in this process.
     pub slow: Option<SlowPath>,
+    /// What the in-process slow path recovered from the memory file, if it did.
+    pub recovery: Option<RecoveryReport>,
 }
 
 impl NodeParts {
@@ -174,6 +200,10 @@ impl NodeParts {
             (None, SlowPathMode::External { ring_file }) => Some(dram_file_for(ring_file)),
             (None, SlowPathMode::InProcess) => None,
         };
+        let old_len = match &cfg.memory_file {
+            Some(p) => std::fs::metadata(p).map(|m| m.len()).unwrap_or(0),
+            None => 0,
+        };
         let mut dram = match &dram_file {
             Some(p) => Dram::file(p, cfg.dram_bytes, cfg.memory_file.is_some()),
             None => Dram::anonymous(cfg.dram_bytes),
@@ -182,13 +212,37 @@ impl NodeParts {
             bytes: cfg.dram_bytes,
             source,
         })?;
-        // A fresh table is all zeros (every slot free) on anonymous memory; a reused memory
-        // file may hold an old table, which a new slow path knows nothing about: clear it.
-        // (Old data in frames is cleared by the slow path before each frame is handed out.)
-        if dram_file.is_some() {
+        // The memory file's metadata: formatted when new, recovered when it holds a node's
+        // state, refused when it is foreign, of another version or geometry.
+        let mut opened = None;
+        if let Some(path) = &cfg.memory_file {
+            let pt_used = dram
+                .peek(layout.pt_base, layout.pt_bytes() as usize)
+                .is_some_and(|t| t.iter().any(|b| *b != 0));
+            if old_len > 0 && old_len < cfg.dram_bytes + META_BYTES && pt_used {
+                return Err(BoardError::OldFormat(path.clone()));
+            }
+            let meta =
+                MappedMeta::open(path, cfg.dram_bytes).map_err(|source| BoardError::Meta {
+                    path: path.clone(),
+                    source,
+                })?;
+            let (log, o) = MetaLog::open(Box::new(meta), cfg.dram_bytes, cfg.page_shift).map_err(
+                |source| BoardError::Persist {
+                    path: path.clone(),
+                    source,
+                },
+            )?;
+            opened = Some((log, o));
+        }
+        // A page table with nothing to recover is stale (a scratch DRAM file, or a formatted
+        // memory file): clear it. (Old data in frames is cleared by the slow path before each
+        // frame is handed out.)
+        if !matches!(opened, Some((_, Opened::Recovered(_)))) && dram_file.is_some() {
             let zero = vec![0u8; layout.pt_bytes() as usize];
             dram.write(layout.pt_base, &zero);
         }
+        let mut recovery = None;
         let rl =
             RingLayout::new(cfg.ring_entries).ok_or(BoardError::RingEntries(cfg.ring_entries))?;
         let (ring, slow) = match &cfg.slowpath {
@@ -197,15 +251,33 @@ impl NodeParts {
                     Some(seed) => KeySource::seeded(seed),
                     None => KeySource::Os,
                 };
-                let sp = SlowPath::with_config(
-                    layout,
-                    SlowPathConfig {
-                        keys,
-                        lease: cfg.lease,
-                    },
-                );
+                let scfg = SlowPathConfig {
+                    keys,
+                    lease: cfg.lease,
+                };
+                let sp = match opened {
+                    None => SlowPath::with_config(layout, scfg),
+                    Some((log, Opened::Formatted)) => SlowPath::with_log(layout, scfg, log),
+                    Some((log, Opened::Recovered(records))) => {
+                        let table = dram
+                            .peek(layout.pt_base, layout.pt_bytes() as usize)
+                            .unwrap_or(&[]);
+                        let (sp, rep) = SlowPath::recover(
+                            layout,
+                            scfg,
+                            log,
+                            &records,
+                            table,
+                            true,
+                            std::time::Instant::now(),
+                        );
+                        recovery = Some(rep);
+                        sp
+                    }
+                };
                 (RingWindow::anonymous(rl)?, Some(sp))
             }
+            // The daemon opens the metadata itself (this check only refused a bad file early).
             SlowPathMode::External { ring_file } => (RingWindow::create_file(ring_file, rl)?, None),
         };
         ring.init_fast_path(cfg.dram_bytes, cfg.page_shift);
@@ -214,6 +286,7 @@ impl NodeParts {
             dram,
             ring,
             slow,
+            recovery,
         })
     }
 }
@@ -233,6 +306,7 @@ pub struct CBoard {
     /// Durable writes done but not yet flushed: their physical ranges and held responses.
     durable: Vec<(u64, u64)>,
     held: Vec<Outgoing>,
+    recovery: Option<RecoveryReport>,
     c: Counters,
 }
 
@@ -254,6 +328,7 @@ impl CBoard {
             dram,
             ring,
             slow,
+            recovery,
         } = NodeParts::new(cfg)?;
         let mut b = CBoard {
             layout,
@@ -265,11 +340,17 @@ impl CBoard {
             slow,
             durable: Vec::new(),
             held: Vec::new(),
+            recovery,
             c: Counters::default(),
         };
         let mut sink = Vec::new();
         b.service(&mut sink);
         Ok(b)
+    }
+
+    /// What the in-process slow path recovered from the memory file at start, if anything.
+    pub fn recovery(&self) -> Option<RecoveryReport> {
+        self.recovery
     }
 
     /// The memory layout.

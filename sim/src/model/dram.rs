@@ -41,6 +41,10 @@ impl Dram {
             .create(true)
             .truncate(false)
             .open(path)?;
+        if !persistent {
+            // Scratch DRAM (shared with an external slow path): starts zeroed every time.
+            f.set_len(0)?;
+        }
         if f.metadata()?.len() < bytes {
             f.set_len(bytes)?;
         }
