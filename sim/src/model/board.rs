@@ -11,7 +11,7 @@ use clio_proto::frame::Route;
 use clio_proto::header::{check_write_segment, packet_count, segment, Packet};
 use clio_proto::layout::{LayoutError, MemoryLayout};
 use clio_proto::opcode::{path_of, Path};
-use clio_proto::persist::{PersistError, META_BYTES};
+use clio_proto::persist::{PersistError, Superblock, META_BYTES, SUPER_BYTES, SUPER_SLOTS};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::ring::{daemon_state, reg, Descriptor, RingLayout, RX_RESERVED_FOR_NOTICES};
 use clio_proto::{Header, Opcode, Status};
@@ -121,6 +121,79 @@ pub enum BoardError {
     /// its allocations cannot be recovered, and it is not erased silently.
     #[error("memory file {0} holds a page table but no metadata (an older format); move it away or delete it")]
     OldFormat(PathBuf),
+    /// A file of another size that is not a memory file of this node's geometry.
+    #[error("memory file {path} is {len} bytes; a node with {dram} bytes of DRAM needs {need} (DRAM image + metadata). Refusing to resize it")]
+    Size {
+        /// The file.
+        path: PathBuf,
+        /// Its length.
+        len: u64,
+        /// DRAM bytes asked.
+        dram: u64,
+        /// The length it would need.
+        need: u64,
+    },
+}
+
+/// Look at an existing memory file before anything maps or resizes it: `Ok(())` if it is
+/// new, empty, or a memory file of exactly this geometry; an error that names the problem
+/// otherwise. Nothing is written.
+fn check_memory_file(path: &std::path::Path, dram: u64, shift: u32) -> Result<(), BoardError> {
+    use std::os::unix::fs::FileExt;
+    let io = |source| BoardError::Meta {
+        path: path.to_path_buf(),
+        source,
+    };
+    let f = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io(e)),
+    };
+    let len = f.metadata().map_err(io)?.len();
+    if len == 0 {
+        return Ok(());
+    }
+    let need = dram + META_BYTES;
+    // A superblock where this file's metadata would start, whatever geometry wrote it.
+    let meta_at = len.checked_sub(META_BYTES);
+    if let Some(at) = meta_at {
+        for slot in SUPER_SLOTS {
+            let mut b = [0u8; SUPER_BYTES];
+            f.read_exact_at(&mut b, at + slot).map_err(io)?;
+            match Superblock::decode(&b) {
+                Ok(Some(sb)) if sb.dram_bytes != dram || sb.page_shift != shift || len != need => {
+                    return Err(BoardError::Persist {
+                        path: path.to_path_buf(),
+                        source: PersistError::Geometry {
+                            dram: sb.dram_bytes,
+                            shift: sb.page_shift,
+                            want_dram: dram,
+                            want_shift: shift,
+                        },
+                    })
+                }
+                Ok(_) => {}
+                Err(source) => {
+                    return Err(BoardError::Persist {
+                        path: path.to_path_buf(),
+                        source,
+                    })
+                }
+            }
+        }
+    }
+    if len == need {
+        return Ok(()); // MetaLog::open tells a fresh area from a foreign one
+    }
+    if len == dram {
+        return Err(BoardError::OldFormat(path.to_path_buf()));
+    }
+    Err(BoardError::Size {
+        path: path.to_path_buf(),
+        len,
+        dram,
+        need,
+    })
 }
 
 /// Counters of the node (all stages).
@@ -200,10 +273,9 @@ impl NodeParts {
             (None, SlowPathMode::External { ring_file }) => Some(dram_file_for(ring_file)),
             (None, SlowPathMode::InProcess) => None,
         };
-        let old_len = match &cfg.memory_file {
-            Some(p) => std::fs::metadata(p).map(|m| m.len()).unwrap_or(0),
-            None => 0,
-        };
+        if let Some(p) = &cfg.memory_file {
+            check_memory_file(p, cfg.dram_bytes, cfg.page_shift)?;
+        }
         let mut dram = match &dram_file {
             Some(p) => Dram::file(p, cfg.dram_bytes, cfg.memory_file.is_some()),
             None => Dram::anonymous(cfg.dram_bytes),
@@ -216,12 +288,6 @@ impl NodeParts {
         // state, refused when it is foreign, of another version or geometry.
         let mut opened = None;
         if let Some(path) = &cfg.memory_file {
-            let pt_used = dram
-                .peek(layout.pt_base, layout.pt_bytes() as usize)
-                .is_some_and(|t| t.iter().any(|b| *b != 0));
-            if old_len > 0 && old_len < cfg.dram_bytes + META_BYTES && pt_used {
-                return Err(BoardError::OldFormat(path.clone()));
-            }
             let meta =
                 MappedMeta::open(path, cfg.dram_bytes).map_err(|source| BoardError::Meta {
                     path: path.clone(),
