@@ -12,6 +12,7 @@ use crate::phys_alloc::PhysAllocator;
 use crate::ras::{Departure, KeySource, RasError, Registry};
 use crate::ring_window::{RingError, RingWindow};
 use crate::shadow_pt::ShadowPageTable;
+use crate::tx::{TxLog, TxRefusal};
 use crate::va_space::{Region, VaSpace};
 use clio_proto::consts::{DEFAULT_LEASE_MS, FREE_PAGE_FIFO_DEPTH, VA_LIMIT};
 use clio_proto::layout::MemoryLayout;
@@ -56,6 +57,12 @@ pub enum AllocError {
         /// Member.
         client: u16,
     },
+    /// A write (a transaction's target, a log) to a read-only region.
+    #[error("{0:#x} is read-only")]
+    ReadOnly(u64),
+    /// The transaction record was dropped (in doubt at recovery).
+    #[error("the transaction was dropped")]
+    Aborted,
 }
 
 impl From<RasError> for AllocError {
@@ -80,6 +87,8 @@ impl AllocError {
             AllocError::TableFull(_) => Status::TableFull,
             AllocError::NotPersistent => Status::Unsupported,
             AllocError::UnknownMember { .. } => Status::UnknownProcess,
+            AllocError::ReadOnly(_) => Status::Permission,
+            AllocError::Aborted => Status::Aborted,
         }
     }
 }
@@ -105,6 +114,8 @@ pub struct SlowPathStats {
     pub frames_cleared: u64,
     /// Persist requests (`rpersist`) served.
     pub persists: u64,
+    /// Transaction records applied (TxApply and recovery's roll-forward).
+    pub tx_applied: u64,
     /// Metadata-log appends that failed (the memory file could not be written or flushed).
     pub log_failures: u64,
     /// Frames the DRAM mapping refused to clear (kept back, never handed out).
@@ -187,6 +198,8 @@ pub struct SlowPath {
     pub(crate) in_buffer: BTreeSet<u64>,
     /// The metadata log in the memory file, when the node has one.
     pub(crate) log: Option<MetaLog>,
+    /// Registered transaction logs, by (pid, va).
+    pub(crate) tx_logs: HashMap<(u16, u64), TxLog>,
     reply_cache: HashMap<(u16, u16, u32), Header>,
     reply_order: VecDeque<(u16, u16, u32)>,
     pub(crate) outbox: VecDeque<Descriptor>,
@@ -210,6 +223,7 @@ impl SlowPath {
             promised_pages: 0,
             in_buffer: BTreeSet::new(),
             log: None,
+            tx_logs: HashMap::new(),
             reply_cache: HashMap::new(),
             reply_order: VecDeque::new(),
             outbox: VecDeque::new(),
@@ -220,6 +234,15 @@ impl SlowPath {
     /// Counters.
     pub fn stats(&self) -> SlowPathStats {
         self.stats
+    }
+
+    pub(crate) fn stats_mut(&mut self) -> &mut SlowPathStats {
+        &mut self.stats
+    }
+
+    /// The registered transaction logs: `((pid, va), log)`.
+    pub fn tx_logs(&self) -> impl Iterator<Item = ((u16, u64), &TxLog)> {
+        self.tx_logs.iter().map(|(k, l)| (*k, l))
     }
 
     /// The memory layout served.
@@ -278,6 +301,22 @@ impl SlowPath {
                 }
             }
         }
+        for (&(pid, va), l) in &self.tx_logs {
+            v.push(MetaRecord::TxLogAdd {
+                pid,
+                client: l.client,
+                va,
+                bytes: l.bytes,
+            });
+            if l.resolved > 0 {
+                v.push(MetaRecord::TxResolved {
+                    pid,
+                    va,
+                    seq: l.resolved,
+                    applied: l.applied,
+                });
+            }
+        }
         v.extend(
             self.in_buffer
                 .iter()
@@ -289,7 +328,7 @@ impl SlowPath {
     /// Append to the metadata log (compacting it when full) and make it durable, before the
     /// change takes effect outside the slow path. Replay is idempotent, so a compaction that
     /// already contains the change does no harm.
-    fn persist_log(&mut self, recs: &[MetaRecord]) {
+    pub(crate) fn persist_log(&mut self, recs: &[MetaRecord]) {
         let Some(mut log) = self.log.take() else {
             return;
         };
@@ -356,6 +395,9 @@ impl SlowPath {
     fn depart(&mut self, gone: &[Departure]) {
         for d in gone {
             self.stats.departures += 1;
+            // A record its writer left in doubt is never applied.
+            let client = d.client;
+            self.tx_logs_remove(d.pid, |_, l| l.client == client);
             self.persist_log(&[MetaRecord::MemberRemove {
                 pid: d.pid,
                 client: d.client,
@@ -518,6 +560,11 @@ impl SlowPath {
         let region = space
             .remove(self.layout.vpn(va))
             .ok_or(AllocError::NotAllocated(va))?;
+        let (lo, hi) = (
+            region.start_vpn << self.layout.page_shift,
+            region.end_vpn() << self.layout.page_shift,
+        );
+        self.tx_logs_remove(pid, |va, _| lo <= va && va < hi);
         self.persist_log(&[MetaRecord::RegionRemove {
             pid,
             start_vpn: region.start_vpn,
@@ -678,6 +725,27 @@ impl SlowPath {
             Opcode::Persist => match self.persist(h.pid, h.va, h.total_len as u64, mem) {
                 Ok(()) => h.response_to(Status::Ok),
                 Err(e) => h.response_to(e.status()),
+            },
+            Opcode::TxLog => {
+                match self.tx_log_add(h.pid, h.client, h.va, h.total_len as u64, mem) {
+                    Ok(resolved) => Header {
+                        arg0: resolved,
+                        ..h.response_to(Status::Ok)
+                    },
+                    Err(e) => h.response_to(e.status()),
+                }
+            }
+            Opcode::TxApply => match self.tx_apply(h.pid, h.va, mem) {
+                Ok(seq) => Header {
+                    arg0: seq,
+                    ..h.response_to(Status::Ok)
+                },
+                Err(TxRefusal::Error(e)) => h.response_to(e.status()),
+                Err(TxRefusal::Untouched(page)) => Header {
+                    arg0: page,
+                    arg1: 1,
+                    ..h.response_to(Status::RetryLater)
+                },
             },
             Opcode::Register => match self.register_at(h.arg0, now) {
                 Ok((pid, key, client)) => Header {

@@ -1,4 +1,5 @@
-//! The slow path's view of the node's DRAM: only to clear frames before they are reused.
+//! The slow path's view of the node's DRAM: to clear frames before they are reused, to flush
+//! ranges into the persistence domain, and to read and apply transaction records.
 //!
 //! A frame a process freed (or that a torn-down RAS held) still holds its data. The slow path
 //! clears every frame to zeros before it pushes it into the fast path's async free-page
@@ -22,6 +23,35 @@ pub trait FrameMemory {
     fn persist(&mut self, pa: u64, len: u64) -> bool;
     /// Whether this memory is a persistence domain at all.
     fn is_persistent(&self) -> bool;
+    /// Copy `buf.len()` bytes at `pa` into `buf`; false (nothing read) if out of range or the
+    /// memory cannot be read by the slow path.
+    fn read(&self, pa: u64, buf: &mut [u8]) -> bool;
+    /// Write `data` at `pa` (a transaction's redo entry); false (nothing written) if out of
+    /// range or the memory cannot be written by the slow path.
+    fn write(&mut self, pa: u64, data: &[u8]) -> bool;
+}
+
+/// Read from a byte slice that models physical memory (the shared helper of the
+/// implementations).
+pub fn read_range(mem: &[u8], pa: u64, buf: &mut [u8]) -> bool {
+    match range(mem.len(), pa, buf.len() as u64) {
+        Some(r) => {
+            buf.copy_from_slice(&mem[r]);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Write into a byte slice that models physical memory.
+pub fn write_range(mem: &mut [u8], pa: u64, data: &[u8]) -> bool {
+    match range(mem.len(), pa, data.len() as u64) {
+        Some(r) => {
+            mem[r].copy_from_slice(data);
+            true
+        }
+        None => false,
+    }
 }
 
 /// Zero `mem`, writing only the 4 KiB chunks that are not zero already: a never-touched frame
@@ -92,13 +122,6 @@ impl MappedMemory {
     }
 }
 
-impl MappedMemory {
-    /// The bytes at `[pa, pa + len)` (recovery reads the page table through this).
-    pub fn bytes(&self, pa: u64, len: u64) -> Option<&[u8]> {
-        range(self.map.len(), pa, len).map(|r| &self.map[r])
-    }
-}
-
 impl FrameMemory for MappedMemory {
     fn zero(&mut self, pa: u64, len: u64) -> bool {
         clear_range(&mut self.map, pa, len)
@@ -114,6 +137,12 @@ impl FrameMemory for MappedMemory {
     fn is_persistent(&self) -> bool {
         self.persistent
     }
+    fn read(&self, pa: u64, buf: &mut [u8]) -> bool {
+        read_range(&self.map, pa, buf)
+    }
+    fn write(&mut self, pa: u64, data: &[u8]) -> bool {
+        write_range(&mut self.map, pa, data)
+    }
 }
 
 /// Memory held in a vector (tests): volatile, no persistence domain.
@@ -126,6 +155,12 @@ impl FrameMemory for Vec<u8> {
     }
     fn is_persistent(&self) -> bool {
         false
+    }
+    fn read(&self, pa: u64, buf: &mut [u8]) -> bool {
+        read_range(self, pa, buf)
+    }
+    fn write(&mut self, pa: u64, data: &[u8]) -> bool {
+        write_range(self, pa, data)
     }
 }
 

@@ -5,7 +5,7 @@
 //! of that table ([`shadow_pt`]), the physical frame allocator that keeps the fast path's
 //! async free-page buffer full ([`phys_alloc`]) with frames it cleared first
 //! ([`frame_memory`]), and the registry of remote address spaces: keys, members, leases
-//! ([`ras`]). It talks to the
+//! ([`ras`]), and the transaction logs whose redo records it applies ([`tx`]). It talks to the
 //! fast path only through the descriptor rings of `clio_proto::ring`, mapped from a UIO
 //! device on the board or a shared-memory file in simulation ([`ring_window`]); the same
 //! [`daemon::SlowPath`] code serves both.
@@ -20,6 +20,7 @@ pub mod ras;
 pub mod recovery;
 pub mod ring_window;
 pub mod shadow_pt;
+pub mod tx;
 pub mod va_space;
 
 pub use daemon::{AllocError, SlowPath, SlowPathConfig, SlowPathStats};

@@ -2,10 +2,13 @@
 //! spaces, keys, members and regions exist; the page table in DRAM says which pages were
 //! placed where and which frames they hold. Recovery trusts the log for *what* exists and the
 //! page table for *where* it is, and repairs the page table where the two disagree (a crash
-//! can fall between a logged change and the PTE writes that carry it out).
+//! can fall between a logged change and the PTE writes that carry it out). Last, committed
+//! transaction records that were not applied yet are rolled forward ([`crate::tx`]).
 
 use crate::daemon::{SlowPath, SlowPathConfig};
+use crate::frame_memory::FrameMemory;
 use crate::meta_log::MetaLog;
+use crate::tx::TxLog;
 use crate::va_space::{Region, VaSpace};
 use clio_proto::consts::{BUCKET_SLOTS, PTE_BYTES, VA_LIMIT};
 use clio_proto::layout::MemoryLayout;
@@ -38,6 +41,13 @@ pub struct RecoveryReport {
     /// Region pages whose bucket had no room left for their PTE (never expected: placement
     /// was checked when they were allocated); such regions are dropped.
     pub unplaceable_pages: u64,
+    /// Transaction logs restored.
+    pub tx_logs: u64,
+    /// Committed transaction records applied by the roll-forward (their commit was in
+    /// flight when the node stopped).
+    pub tx_applied: u64,
+    /// Committed records dropped because a target was no longer writable or had no frame.
+    pub tx_dropped: u64,
 }
 
 #[derive(Default)]
@@ -45,6 +55,7 @@ struct Space {
     key: u64,
     members: BTreeMap<u16, u64>,
     regions: BTreeMap<u64, Region>,
+    tx_logs: BTreeMap<u64, TxLog>,
 }
 
 fn replay(records: &[MetaRecord]) -> (BTreeMap<u16, Space>, BTreeSet<u64>) {
@@ -99,6 +110,40 @@ fn replay(records: &[MetaRecord]) -> (BTreeMap<u16, Space>, BTreeSet<u64>) {
             MetaRecord::FramePushed { pfn } => {
                 pushed.insert(pfn);
             }
+            MetaRecord::TxLogAdd {
+                pid,
+                client,
+                va,
+                bytes,
+            } => {
+                if let Some(s) = spaces.get_mut(&pid) {
+                    s.tx_logs.insert(
+                        va,
+                        TxLog {
+                            client,
+                            bytes,
+                            resolved: 0,
+                            applied: false,
+                        },
+                    );
+                }
+            }
+            MetaRecord::TxResolved {
+                pid,
+                va,
+                seq,
+                applied,
+            } => {
+                if let Some(l) = spaces.get_mut(&pid).and_then(|s| s.tx_logs.get_mut(&va)) {
+                    l.resolved = seq;
+                    l.applied = applied;
+                }
+            }
+            MetaRecord::TxLogRemove { pid, va } => {
+                if let Some(s) = spaces.get_mut(&pid) {
+                    s.tx_logs.remove(&va);
+                }
+            }
         }
     }
     (spaces, pushed)
@@ -113,8 +158,8 @@ fn region_of(s: &Space, vpn: u64) -> Option<&Region> {
 }
 
 impl SlowPath {
-    /// Rebuild a slow path from its log's `records` and the node's `page_table` (the table's
-    /// bytes as they are in DRAM). `fast_path_fresh`: the fast path was reset since the log
+    /// Rebuild a slow path from its log's `records` and the node's DRAM `mem` (the page table
+    /// is read from it; committed transaction records are applied in it). `fast_path_fresh`: the fast path was reset since the log
     /// was written (a restart of the whole node: its free-page buffer, key table and TLB are
     /// empty); false when only the daemon restarted. The repairs (key-table entries, PTE
     /// writes and clears) wait in the outbox, ahead of anything else; the log is compacted to
@@ -124,7 +169,7 @@ impl SlowPath {
         cfg: SlowPathConfig,
         mut log: MetaLog,
         records: &[MetaRecord],
-        page_table: &[u8],
+        mem: &mut dyn FrameMemory,
         fast_path_fresh: bool,
         now: Instant,
     ) -> (SlowPath, RecoveryReport) {
@@ -133,6 +178,11 @@ impl SlowPath {
             ..RecoveryReport::default()
         };
         let (spaces, mut pushed) = replay(records);
+        let mut page_table = vec![0u8; layout.pt_bytes() as usize];
+        if !mem.read(layout.pt_base, &mut page_table) {
+            // Not readable: every page is treated as unmapped (PTEs are placed again).
+            page_table.clear();
+        }
         let mut sp = SlowPath::with_config(layout, cfg);
         // Spaces, keys and members; the key table is volatile: program it again.
         for (&pid, s) in &spaces {
@@ -150,6 +200,10 @@ impl SlowPath {
                 rep.regions += 1;
             }
             sp.procs.insert(pid, va);
+            for (&at, l) in &s.tx_logs {
+                sp.tx_logs.insert((pid, at), *l);
+                rep.tx_logs += 1;
+            }
             rep.spaces += 1;
         }
         // The page table: keep what a logged region owns, clear the rest.
@@ -240,6 +294,9 @@ impl SlowPath {
         let snapshot = sp.snapshot();
         let _ = log.compact(&snapshot);
         sp.log = Some(log);
+        let rolled = sp.tx_roll_forward(mem);
+        rep.tx_applied = rolled.applied;
+        rep.tx_dropped = rolled.dropped;
         (sp, rep)
     }
 }
@@ -328,7 +385,7 @@ mod tests {
         let lost = sp.alloc(pid, 1 << 16, PERM_READ | PERM_WRITE).unwrap();
         sp.outbox.clear();
         let (log, records) = reopen(&mut sp);
-        let (mut r, rep) = SlowPath::recover(layout(), cfg(), log, &records, &table, true, now);
+        let (mut r, rep) = SlowPath::recover(layout(), cfg(), log, &records, &mut table, true, now);
         assert_eq!(rep.spaces, 1);
         assert_eq!(rep.members, 2);
         assert_eq!(rep.regions, 2, "keep and lost; gone was freed");
@@ -360,7 +417,7 @@ mod tests {
         }
         apply(&mut r, &mut table);
         let (log, records) = reopen(&mut r);
-        let (r2, rep2) = SlowPath::recover(layout(), cfg(), log, &records, &table, true, now);
+        let (r2, rep2) = SlowPath::recover(layout(), cfg(), log, &records, &mut table, true, now);
         assert_eq!(
             (rep2.regions, rep2.ptes_cleared, rep2.ptes_rewritten),
             (3, 0, 0)
@@ -373,14 +430,14 @@ mod tests {
         let now = Instant::now();
         let (log, _) = MetaLog::open(Box::new(vec![0u8; META_BYTES as usize]), DRAM, 16).unwrap();
         let mut sp = SlowPath::with_log(layout(), cfg(), log);
-        let table = vec![0u8; layout().pt_bytes() as usize];
+        let mut table = vec![0u8; layout().pt_bytes() as usize];
         let mut mem = vec![0u8; DRAM as usize];
         sp.register_at(1, now).unwrap();
         sp.refill(&mut mem);
         let buffered: Vec<u64> = sp.in_buffer.iter().copied().collect();
         let free = sp.free_frames();
         let (log, records) = reopen(&mut sp);
-        let (r, rep) = SlowPath::recover(layout(), cfg(), log, &records, &table, false, now);
+        let (r, rep) = SlowPath::recover(layout(), cfg(), log, &records, &mut table, false, now);
         assert_eq!(rep.frames_in_buffer, buffered.len() as u64);
         assert_eq!(
             r.free_frames(),

@@ -74,12 +74,21 @@ typedef enum clio_status {
    * The node has no room for another remote address space (or member).
    */
   CLIO_ERR_TABLE_FULL = -15,
+  /**
+   * The transaction was dropped; none of its writes is visible.
+   */
+  CLIO_ERR_ABORTED = -16,
 } clio_status;
 
 /**
  * An opaque client (one registered process on one memory node).
  */
 typedef struct clio_client clio_client;
+
+/**
+ * An opaque transaction log with the writes of the transaction being built in it.
+ */
+typedef struct ClioTxLog ClioTxLog;
 
 #ifdef __cplusplus
 extern "C" {
@@ -133,6 +142,50 @@ enum clio_status clio_rwrite_durable(struct clio_client *c,
  * Make `len` bytes at `va`, written earlier, durable at the node.
  */
 enum clio_status clio_rpersist(struct clio_client *c, uint64_t va, uint64_t len);
+
+/**
+ * Allocate a transaction log of `bytes` and register it with the node; `*log` receives the
+ * handle (close it with `clio_rtx_log_close`). Needs a node with a persistence domain.
+ */
+enum clio_status clio_rtx_log(struct clio_client *c, uint64_t bytes, struct ClioTxLog **log);
+
+/**
+ * Re-open the transaction log at `va` (`bytes` long) after a restart.
+ */
+enum clio_status clio_rtx_log_open(struct clio_client *c,
+                                   uint64_t va,
+                                   uint64_t bytes,
+                                   struct ClioTxLog **log);
+
+/**
+ * The remote address of a log (keep it to re-open the log); 0 for NULL.
+ */
+uint64_t clio_rtx_log_va(const struct ClioTxLog *log);
+
+/**
+ * Free a log handle (the region stays allocated at the node). NULL is ignored.
+ */
+void clio_rtx_log_close(struct ClioTxLog *log);
+
+/**
+ * Begin a transaction in `log`, discarding writes of one not committed.
+ */
+enum clio_status clio_rtx_begin(struct clio_client *c, struct ClioTxLog *log);
+
+/**
+ * Add a write of `len` bytes from `buf` at `va` to the transaction in `log`.
+ */
+enum clio_status clio_rtx_write(struct clio_client *c,
+                                struct ClioTxLog *log,
+                                uint64_t va,
+                                const void *buf,
+                                size_t len);
+
+/**
+ * Commit the transaction in `log`: all its writes visible and durable, or none
+ * (`CLIO_ERR_ABORTED`, or an error before the record was durable). The log is empty after.
+ */
+enum clio_status clio_rtx_commit(struct clio_client *c, struct ClioTxLog *log);
 
 /**
  * Leave the remote address space now (`destroy` != 0: tear it down for every member). The

@@ -8,7 +8,9 @@
 //! checked and rejected.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use crate::{Client, ClioError, Config, Credentials, Handle, Output, TransportKind};
+use crate::tx::{admit, commit};
+use crate::{Client, ClioError, Config, Credentials, Handle, Output, TransportKind, TxLog};
+use clio_proto::tx::TX_HEADER_BYTES;
 use std::cell::RefCell;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -49,6 +51,8 @@ pub enum ClioStatus {
     ClioErrDenied = -14,
     /// The node has no room for another remote address space (or member).
     ClioErrTableFull = -15,
+    /// The transaction was dropped; none of its writes is visible.
+    ClioErrAborted = -16,
 }
 
 /// An opaque client (one registered process on one memory node).
@@ -81,6 +85,9 @@ fn code(e: &ClioError) -> ClioStatus {
         ClioError::Transport(_) => ClioStatus::ClioErrTransport,
         ClioError::Denied => ClioStatus::ClioErrDenied,
         ClioError::TableFull => ClioStatus::ClioErrTableFull,
+        ClioError::Aborted => ClioStatus::ClioErrAborted,
+        // Internal to rtx_commit, which resolves it; a malformed answer if it ever escapes.
+        ClioError::Untouched { .. } => ClioStatus::ClioErrBadRequest,
     }
 }
 
@@ -240,6 +247,111 @@ pub extern "C" fn clio_rwrite_durable(
 #[no_mangle]
 pub extern "C" fn clio_rpersist(c: *mut ClioClient, va: u64, len: u64) -> ClioStatus {
     with(c, |cl| cl.rpersist(va, len))
+}
+
+/// An opaque transaction log with the writes of the transaction being built in it.
+pub struct ClioTxLog {
+    log: TxLog,
+    entries: Vec<(u64, Vec<u8>)>,
+    record_bytes: usize,
+}
+
+fn new_log(log: TxLog, out_log: *mut *mut ClioTxLog) -> Result<(), ClioError> {
+    let b = Box::new(ClioTxLog {
+        log,
+        entries: Vec::new(),
+        record_bytes: TX_HEADER_BYTES,
+    });
+    out(out_log, Box::into_raw(b))
+}
+
+fn with_log(
+    c: *mut ClioClient,
+    log: *mut ClioTxLog,
+    f: impl FnOnce(&Client, &mut ClioTxLog) -> Result<(), ClioError>,
+) -> ClioStatus {
+    with(c, |cl| {
+        // SAFETY: the caller passes a log from clio_rtx_log / clio_rtx_log_open that it has
+        // not closed, and uses it from one thread at a time.
+        let l = unsafe { log.as_mut() }.ok_or(ClioError::InvalidArgument("null log"))?;
+        f(cl, l)
+    })
+}
+
+/// Allocate a transaction log of `bytes` and register it with the node; `*log` receives the
+/// handle (close it with `clio_rtx_log_close`). Needs a node with a persistence domain.
+#[no_mangle]
+pub extern "C" fn clio_rtx_log(
+    c: *mut ClioClient,
+    bytes: u64,
+    log: *mut *mut ClioTxLog,
+) -> ClioStatus {
+    with(c, |cl| new_log(cl.rtx_log(bytes)?, log))
+}
+
+/// Re-open the transaction log at `va` (`bytes` long) after a restart.
+#[no_mangle]
+pub extern "C" fn clio_rtx_log_open(
+    c: *mut ClioClient,
+    va: u64,
+    bytes: u64,
+    log: *mut *mut ClioTxLog,
+) -> ClioStatus {
+    with(c, |cl| new_log(cl.rtx_log_open(va, bytes)?, log))
+}
+
+/// The remote address of a log (keep it to re-open the log); 0 for NULL.
+#[no_mangle]
+pub extern "C" fn clio_rtx_log_va(log: *const ClioTxLog) -> u64 {
+    // SAFETY: NULL or a live log handle (documented).
+    unsafe { log.as_ref() }.map_or(0, |l| l.log.va())
+}
+
+/// Free a log handle (the region stays allocated at the node). NULL is ignored.
+#[no_mangle]
+pub extern "C" fn clio_rtx_log_close(log: *mut ClioTxLog) {
+    if !log.is_null() {
+        // SAFETY: `log` came from clio_rtx_log / clio_rtx_log_open and is closed once.
+        drop(unsafe { Box::from_raw(log) });
+    }
+}
+
+/// Begin a transaction in `log`, discarding writes of one not committed.
+#[no_mangle]
+pub extern "C" fn clio_rtx_begin(c: *mut ClioClient, log: *mut ClioTxLog) -> ClioStatus {
+    with_log(c, log, |_, l| {
+        l.entries.clear();
+        l.record_bytes = TX_HEADER_BYTES;
+        Ok(())
+    })
+}
+
+/// Add a write of `len` bytes from `buf` at `va` to the transaction in `log`.
+#[no_mangle]
+pub extern "C" fn clio_rtx_write(
+    c: *mut ClioClient,
+    log: *mut ClioTxLog,
+    va: u64,
+    buf: *const c_void,
+    len: usize,
+) -> ClioStatus {
+    with_log(c, log, |_, l| {
+        let data = bytes(buf, len)?;
+        l.record_bytes = admit(l.entries.len(), l.record_bytes, l.log.bytes(), va, data)?;
+        l.entries.push((va, data.to_vec()));
+        Ok(())
+    })
+}
+
+/// Commit the transaction in `log`: all its writes visible and durable, or none
+/// (`CLIO_ERR_ABORTED`, or an error before the record was durable). The log is empty after.
+#[no_mangle]
+pub extern "C" fn clio_rtx_commit(c: *mut ClioClient, log: *mut ClioTxLog) -> ClioStatus {
+    with_log(c, log, |cl, l| {
+        let entries = std::mem::take(&mut l.entries);
+        l.record_bytes = TX_HEADER_BYTES;
+        commit(cl, &mut l.log, &entries)
+    })
 }
 
 /// Leave the remote address space now (`destroy` != 0: tear it down for every member). The

@@ -293,6 +293,11 @@ impl Client {
     }
 
     fn sync(&self, spec: OpSpec) -> Result<Output> {
+        self.sync_op(spec)
+    }
+
+    /// Run one operation to completion (the crate's other modules, e.g. transactions).
+    pub(crate) fn sync_op(&self, spec: OpSpec) -> Result<Output> {
         let id = self.e().submit(spec);
         self.e().wait(id)
     }

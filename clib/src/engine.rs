@@ -53,6 +53,15 @@ pub(crate) enum OpSpec {
         va: u64,
         len: u32,
     },
+    /// Register (or re-open) a transaction log; the answer is its resolved sequence number.
+    TxLog {
+        va: u64,
+        len: u32,
+    },
+    /// Apply the committed record in the log at `va`; the answer is its sequence number.
+    TxApply {
+        va: u64,
+    },
     Atomic {
         op: Opcode,
         va: u64,
@@ -161,6 +170,8 @@ enum Kind {
     Read,
     Write,
     Atomic,
+    /// Transaction log / apply: a sequence number.
+    Tx,
     Fence,
 }
 
@@ -320,7 +331,8 @@ impl Engine {
     ) -> Req {
         let now = Instant::now();
         let cost = (packets.len().max(resp_total as usize)) as f64;
-        let flush = h.durable || h.opcode == Opcode::Persist;
+        let flush =
+            h.durable || matches!(h.opcode, Opcode::Persist | Opcode::TxLog | Opcode::TxApply);
         Req {
             id: h.req_id,
             op,
@@ -396,15 +408,22 @@ impl Engine {
                 vec![self.single(st, Some(op_id), Opcode::Unregister, 0, *destroy as u64, 0)]
             }
             OpSpec::Heartbeat => vec![self.single(st, Some(op_id), Opcode::Heartbeat, 0, 0, 0)],
-            OpSpec::Persist { va, len } => {
+            OpSpec::Persist { va, len } | OpSpec::TxLog { va, len } => {
+                let opcode = match spec {
+                    OpSpec::Persist { .. } => Opcode::Persist,
+                    _ => Opcode::TxLog,
+                };
                 let id = Self::req_id(st);
                 let h = Header {
                     total_len: *len,
-                    ..Header::request(Opcode::Persist, st.pid, id, *va)
+                    ..Header::request(opcode, st.pid, id, *va)
                 }
                 .with_credentials(st.key, st.client);
                 let p = h.to_packet(&[]);
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, HEADER_LEN as u64)]
+            }
+            OpSpec::TxApply { va } => {
+                vec![self.single(st, Some(op_id), Opcode::TxApply, *va, 0, 0)]
             }
             OpSpec::Alloc { len, perms } => {
                 vec![self.single(st, Some(op_id), Opcode::Alloc, 0, *len, *perms as u64)]
@@ -488,6 +507,8 @@ impl Engine {
             OpSpec::Write { va, data, .. } => (span(*va, data.len() as u64), true),
             // Persist waits for every earlier write to its range, and later ones for it.
             OpSpec::Persist { va, len } => (span(*va, *len as u64), true),
+            // rtx_commit issues these after the durable write of the record has completed.
+            OpSpec::TxLog { .. } | OpSpec::TxApply { .. } => (None, false),
             OpSpec::Atomic { va, .. } => (span(*va, 8), true),
             OpSpec::Free { va } => (span(*va, st.allocs.get(va).copied().unwrap_or(1)), true),
             OpSpec::Register { .. }
@@ -517,6 +538,8 @@ impl Engine {
             OpSpec::Write { durable: false, .. } => (Kind::Write, "rwrite", Vec::new()),
             OpSpec::Write { durable: true, .. } => (Kind::Write, "rwrite_durable", Vec::new()),
             OpSpec::Persist { .. } => (Kind::Write, "rpersist", Vec::new()),
+            OpSpec::TxLog { .. } => (Kind::Tx, "rtx_log", Vec::new()),
+            OpSpec::TxApply { .. } => (Kind::Tx, "rtx_commit", Vec::new()),
             OpSpec::Atomic { op, .. } => (Kind::Atomic, atomic_name(*op), Vec::new()),
             OpSpec::Fence => (Kind::Fence, "rfence", Vec::new()),
         };
@@ -695,6 +718,12 @@ impl Engine {
                 st.stats.nacks += 1;
                 self.retry_once(st, h.req_id, now);
             }
+            // A transaction target never touched: rtx_commit touches it and applies again.
+            Status::RetryLater if h.opcode == Opcode::TxApply && h.arg1 == 1 => {
+                if let Some(r) = st.inflight.remove(&h.req_id) {
+                    self.finish_req(st, r, Err(ClioError::Untouched { va: h.arg0 }), now);
+                }
+            }
             Status::RetryLater => {
                 st.stats.busy_retries += 1;
                 let Some(mut r) = st.inflight.remove(&h.req_id) else {
@@ -841,7 +870,7 @@ impl Engine {
             Some(e) => Err(e),
             None => Ok(match op.spec_kind {
                 Kind::Read => Output::Data(op.data),
-                Kind::Atomic => Output::Value(op.value),
+                Kind::Atomic | Kind::Tx => Output::Value(op.value),
                 Kind::Alloc => Output::Va(op.value),
                 Kind::Register | Kind::Join => Output::Member {
                     pid: op.value as u16,

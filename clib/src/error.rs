@@ -62,6 +62,17 @@ pub enum ClioError {
     /// The handle is unknown or its result was already taken.
     #[error("unknown or already-polled handle {0}")]
     UnknownHandle(u64),
+    /// The transaction was dropped: its commit was in doubt when the node recovered (or its
+    /// log went away) and a target could no longer be written. None of its writes is visible.
+    #[error("transaction aborted: none of its writes is visible")]
+    Aborted,
+    /// The transaction's target page at `va` has never been touched (no frame yet). Internal
+    /// to `rtx_commit`, which touches the page and applies again; never returned by it.
+    #[error("page at 0x{va:x} not touched yet")]
+    Untouched {
+        /// The page.
+        va: u64,
+    },
     /// Opening or using the network failed.
     #[error("transport: {0}")]
     Transport(String),
@@ -82,6 +93,7 @@ impl ClioError {
             Status::Unsupported => ClioError::Unsupported,
             Status::Denied => ClioError::Denied,
             Status::TableFull => ClioError::TableFull,
+            Status::Aborted => ClioError::Aborted,
         })
     }
 

@@ -26,8 +26,10 @@ mod engine;
 mod error;
 pub mod order;
 pub mod transport;
+mod tx;
 
 pub use client::{Client, Credentials, Handle, TransportKind, READ, WRITE};
 pub use config::Config;
 pub use engine::{Output, Stats};
 pub use error::{ClioError, Result};
+pub use tx::{Transaction, TxLog};

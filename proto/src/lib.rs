@@ -22,6 +22,7 @@ pub mod pt_hash;
 pub mod pte;
 pub mod ring;
 pub mod status;
+pub mod tx;
 
 pub use header::{Header, Packet, WireError};
 pub use opcode::Opcode;

@@ -27,6 +27,17 @@ pub enum Opcode {
     /// Make `total_len` bytes at `va`, written earlier, durable (`rpersist`); answered once
     /// they are in the persistence domain. Served by the slow path, which owns the flush.
     Persist = 0x03,
+    /// Register the region at `va`, `total_len` bytes, as a transaction log of the sending
+    /// member ([`crate::tx`]): its records are applied by [`Opcode::TxApply`] and by recovery.
+    /// Served by the slow path; registering the same log again is answered Ok.
+    TxLog = 0x04,
+    /// Apply the committed redo record in the transaction log at `va` ([`crate::tx`]): every
+    /// entry written and durable, the log's applied sequence number recorded, then Ok with
+    /// `arg0` = the record's sequence number. Idempotent: a record already applied answers Ok
+    /// again; one that recovery had to drop answers [`crate::Status::Aborted`]. A target page
+    /// never touched answers RetryLater with `arg0` = its address and `arg1` = 1 (touch it,
+    /// then retry). Served by the slow path.
+    TxApply = 0x05,
     /// Allocate `arg0` bytes with permissions `arg1` ([`crate::pte::PERM_READ`] | [`crate::pte::PERM_WRITE`]).
     Alloc = 0x10,
     /// Free the allocation that starts at `va`.
@@ -70,10 +81,12 @@ impl Opcode {
     pub const EXTEND_LAST: u8 = 0x7F;
 
     /// All defined opcodes.
-    pub const ALL: [Opcode; 15] = [
+    pub const ALL: [Opcode; 17] = [
         Opcode::Read,
         Opcode::Write,
         Opcode::Persist,
+        Opcode::TxLog,
+        Opcode::TxApply,
         Opcode::Alloc,
         Opcode::Free,
         Opcode::Register,
@@ -99,6 +112,8 @@ impl Opcode {
             Opcode::Read | Opcode::Write => Path::VirtualMemory,
             Opcode::Alloc
             | Opcode::Persist
+            | Opcode::TxLog
+            | Opcode::TxApply
             | Opcode::Free
             | Opcode::Register
             | Opcode::Join

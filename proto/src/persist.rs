@@ -189,6 +189,37 @@ pub enum MetaRecord {
         /// Frame.
         pfn: u64,
     },
+    /// A member registered a transaction log ([`crate::tx`]).
+    TxLogAdd {
+        /// RAS.
+        pid: u16,
+        /// The member that writes it (its records are dropped if it goes away in doubt).
+        client: u16,
+        /// First byte of the log region.
+        va: u64,
+        /// Bytes of the log region.
+        bytes: u64,
+    },
+    /// The record `seq` of the log at `va` was resolved: `applied` (its writes are in and
+    /// durable) or dropped (in doubt when its writer went away, or not applicable at
+    /// recovery). A record with this sequence number or lower is never applied again.
+    TxResolved {
+        /// RAS.
+        pid: u16,
+        /// The log.
+        va: u64,
+        /// The record's sequence number.
+        seq: u64,
+        /// Applied (true) or dropped (false).
+        applied: bool,
+    },
+    /// A transaction log ended (its region was freed, or its writer left).
+    TxLogRemove {
+        /// RAS.
+        pid: u16,
+        /// The log.
+        va: u64,
+    },
 }
 
 fn seal(head: &[u8], payload: &[u8], generation: u64) -> u32 {
@@ -204,6 +235,9 @@ mod kind {
     pub const REGION_ADD: u8 = 5;
     pub const REGION_REMOVE: u8 = 6;
     pub const FRAME_PUSHED: u8 = 7;
+    pub const TX_LOG_ADD: u8 = 8;
+    pub const TX_RESOLVED: u8 = 9;
+    pub const TX_LOG_REMOVE: u8 = 10;
 }
 
 impl MetaRecord {
@@ -251,6 +285,35 @@ impl MetaRecord {
             MetaRecord::FramePushed { pfn } => {
                 p.extend_from_slice(&pfn.to_le_bytes());
                 kind::FRAME_PUSHED
+            }
+            MetaRecord::TxLogAdd {
+                pid,
+                client,
+                va,
+                bytes,
+            } => {
+                p.extend_from_slice(&pid.to_le_bytes());
+                p.extend_from_slice(&client.to_le_bytes());
+                p.extend_from_slice(&va.to_le_bytes());
+                p.extend_from_slice(&bytes.to_le_bytes());
+                kind::TX_LOG_ADD
+            }
+            MetaRecord::TxResolved {
+                pid,
+                va,
+                seq,
+                applied,
+            } => {
+                p.extend_from_slice(&pid.to_le_bytes());
+                p.extend_from_slice(&va.to_le_bytes());
+                p.extend_from_slice(&seq.to_le_bytes());
+                p.push(applied as u8);
+                kind::TX_RESOLVED
+            }
+            MetaRecord::TxLogRemove { pid, va } => {
+                p.extend_from_slice(&pid.to_le_bytes());
+                p.extend_from_slice(&va.to_le_bytes());
+                kind::TX_LOG_REMOVE
             }
         };
         let mut r = vec![0u8; RECORD_HEADER];
@@ -304,6 +367,25 @@ impl MetaRecord {
                 start_vpn: le64(p, 2),
             }),
             kind::FRAME_PUSHED => need(8).map(|_| MetaRecord::FramePushed { pfn: le64(p, 0) }),
+            kind::TX_LOG_ADD => need(20).map(|_| MetaRecord::TxLogAdd {
+                pid: le16(p, 0),
+                client: le16(p, 2),
+                va: le64(p, 4),
+                bytes: le64(p, 12),
+            }),
+            kind::TX_RESOLVED => match (need(19), p.get(18)) {
+                (Some(()), Some(&a @ (0 | 1))) => Some(MetaRecord::TxResolved {
+                    pid: le16(p, 0),
+                    va: le64(p, 2),
+                    seq: le64(p, 10),
+                    applied: a == 1,
+                }),
+                _ => None,
+            },
+            kind::TX_LOG_REMOVE => need(10).map(|_| MetaRecord::TxLogRemove {
+                pid: le16(p, 0),
+                va: le64(p, 2),
+            }),
             _ => None,
         }?;
         Some((r, RECORD_HEADER + n))
@@ -339,6 +421,28 @@ mod tests {
                 start_vpn: 1,
             },
             MetaRecord::FramePushed { pfn: 1 << 39 },
+            MetaRecord::TxLogAdd {
+                pid: 7,
+                client: 2,
+                va: 0x40_0000,
+                bytes: 1 << 20,
+            },
+            MetaRecord::TxResolved {
+                pid: 7,
+                va: 0x40_0000,
+                seq: 12,
+                applied: true,
+            },
+            MetaRecord::TxResolved {
+                pid: 7,
+                va: 0x40_0000,
+                seq: 13,
+                applied: false,
+            },
+            MetaRecord::TxLogRemove {
+                pid: 7,
+                va: 0x40_0000,
+            },
         ]
     }
 
@@ -373,7 +477,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn a_torn_or_flipped_record_never_decodes(i in 0usize..7, cut in 0usize..40, bit in 0usize..320) {
+        fn a_torn_or_flipped_record_never_decodes(i in 0usize..11, cut in 0usize..40, bit in 0usize..320) {
             let b = all()[i].encode(1);
             let cut = cut.min(b.len() - 1);
             prop_assert!(MetaRecord::decode(&b[..cut], 1).is_none());

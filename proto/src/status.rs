@@ -33,11 +33,15 @@ pub enum Status {
     Denied = 10,
     /// The node's table of remote address spaces (or of a RAS's members) is full.
     TableFull = 11,
+    /// A transaction whose commit was in doubt (its writer crashed, or its target page was
+    /// never touched when recovery rolled its log forward) was dropped: none of its writes is
+    /// visible. Answered to [`crate::Opcode::TxApply`] of that record.
+    Aborted = 12,
 }
 
 impl Status {
     /// All defined status codes.
-    pub const ALL: [Status; 12] = [
+    pub const ALL: [Status; 13] = [
         Status::Ok,
         Status::Nack,
         Status::Permission,
@@ -50,10 +54,11 @@ impl Status {
         Status::Unsupported,
         Status::Denied,
         Status::TableFull,
+        Status::Aborted,
     ];
 
     /// The largest status byte defined (requests carrying a larger one are malformed).
-    pub const MAX: u8 = Status::TableFull as u8;
+    pub const MAX: u8 = Status::Aborted as u8;
 
     /// Decode a byte; `None` for undefined values.
     pub fn from_u8(v: u8) -> Option<Status> {
@@ -77,6 +82,7 @@ impl Status {
             Status::TableFull => {
                 "the node's table of remote address spaces (or of a space's members) is full"
             }
+            Status::Aborted => "the transaction was dropped: none of its writes is visible",
         }
     }
 }

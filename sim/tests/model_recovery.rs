@@ -31,7 +31,10 @@ fn a_restarted_node_serves_the_same_spaces_keys_and_data() {
     let a = w.alloc(4 * PAGE, RW).unwrap();
     let b = w.alloc(2 * PAGE, PERM_READ).unwrap();
     for i in 0..4 {
-        assert_eq!(w.write(a + i * PAGE + 8, format!("page {i}").as_bytes()), Status::Ok);
+        assert_eq!(
+            w.write(a + i * PAGE + 8, format!("page {i}").as_bytes()),
+            Status::Ok
+        );
     }
     let mut peer = Wire::new(common::node());
     std::mem::swap(&mut peer.node, &mut w.node);
@@ -42,7 +45,11 @@ fn a_restarted_node_serves_the_same_spaces_keys_and_data() {
     let stranger = other.register(3);
     let theirs = other.alloc(PAGE, RW).unwrap();
     assert_eq!(other.write(theirs, b"theirs"), Status::Ok);
-    assert_eq!(other.unregister(false), Status::Ok, "torn down before the crash");
+    assert_eq!(
+        other.unregister(false),
+        Status::Ok,
+        "torn down before the crash"
+    );
     std::mem::swap(&mut other.node, &mut w.node);
 
     // The node stops without a goodbye (the model's DRAM and metadata are the file's pages).
@@ -55,9 +62,16 @@ fn a_restarted_node_serves_the_same_spaces_keys_and_data() {
     w.m = owner;
     for i in 0..4 {
         let want = format!("page {i}");
-        assert_eq!(w.read(a + i * PAGE + 8, want.len() as u32).unwrap(), want.as_bytes());
+        assert_eq!(
+            w.read(a + i * PAGE + 8, want.len() as u32).unwrap(),
+            want.as_bytes()
+        );
     }
-    assert_eq!(w.write(b, b"x"), Status::Permission, "permissions came back too");
+    assert_eq!(
+        w.write(b, b"x"),
+        Status::Permission,
+        "permissions came back too"
+    );
     // The joined member's credentials still open the RAS; the torn-down one's do not.
     w.m = member;
     assert_eq!(w.read(a + 8, 6).unwrap(), b"page 0");
@@ -71,7 +85,10 @@ fn a_restarted_node_serves_the_same_spaces_keys_and_data() {
     }
     for i in 0..4 {
         let want = format!("page {i}");
-        assert_eq!(w.read(a + i * PAGE + 8, want.len() as u32).unwrap(), want.as_bytes());
+        assert_eq!(
+            w.read(a + i * PAGE + 8, want.len() as u32).unwrap(),
+            want.as_bytes()
+        );
     }
     // A third life: everything still there, including the allocation of the second.
     drop(w.node);

@@ -325,15 +325,12 @@ impl NodeParts {
                     None => SlowPath::with_config(layout, scfg),
                     Some((log, Opened::Formatted)) => SlowPath::with_log(layout, scfg, log),
                     Some((log, Opened::Recovered(records))) => {
-                        let table = dram
-                            .peek(layout.pt_base, layout.pt_bytes() as usize)
-                            .unwrap_or(&[]);
                         let (sp, rep) = SlowPath::recover(
                             layout,
                             scfg,
                             log,
                             &records,
-                            table,
+                            &mut dram,
                             true,
                             std::time::Instant::now(),
                         );

@@ -120,8 +120,8 @@ impl Dram {
     }
 }
 
-/// The in-process slow path clears frames directly in the DRAM model (not counted as fast-path
-/// traffic: on the board the ARM does it over its own port).
+/// The in-process slow path clears frames and applies transaction records directly in the DRAM
+/// model (not counted as fast-path traffic: on the board the ARM does it over its own port).
 impl clio_slowpath::FrameMemory for Dram {
     fn zero(&mut self, pa: u64, len: u64) -> bool {
         clio_slowpath::frame_memory::clear_range(&mut self.map, pa, len)
@@ -131,5 +131,11 @@ impl clio_slowpath::FrameMemory for Dram {
     }
     fn is_persistent(&self) -> bool {
         self.persistent
+    }
+    fn read(&self, pa: u64, buf: &mut [u8]) -> bool {
+        clio_slowpath::frame_memory::read_range(&self.map, pa, buf)
+    }
+    fn write(&mut self, pa: u64, data: &[u8]) -> bool {
+        clio_slowpath::frame_memory::write_range(&mut self.map, pa, data)
     }
 }
