@@ -4,7 +4,9 @@
 #   make fpga-check   every check that needs no Vivado (summary at the end, fails if any fails):
 #       fpga-tcl       all Vivado Tcl and XDC files run under tclsh with Vivado commands stubbed
 #       fpga-ports     XDC <-> board-top ports both ways (+ a self-test that breaks copies)
-#       fpga-ring      ring window layout from proto; RTL window <-> clio-slowpath --uio round trip
+#       fpga-ring      ring window layout from proto; RTL window <-> clio-slowpath --uio round trip;
+#                      the ARM's DRAM path (Tcl, overlay, udev, unit) and the daemon clearing the
+#                      frames it pushes in a DRAM image (--dram-file IMAGE --dram-uio-map 0)
 #       fpga-frontend  network front end (Ethernet/IPv4/UDP and raw <-> packet + route) in iverilog
 #       fpga-dtc       the device tree overlay compiles (dtc)
 #       fpga-fastpath  generated fastpath_top's ports == the board top's instance (needs `make rtl`)
@@ -85,7 +87,7 @@ fpga-ports:
 
 fpga-ring: fpga-regs fpga-daemon
 	@command -v iverilog >/dev/null || { echo "FAIL: iverilog not found (Debian package: iverilog)"; exit 1; }
-	$(PYTHON) fpga/scripts/check_ring_layout.py --regs $(FPGA_REGS) --daemon $(FPGA_DAEMON) --work $(FPGA_OUT)/ring
+	$(PYTHON) fpga/scripts/check_ring_layout.py --regs $(FPGA_REGS) --cfg $(FPGA_CFG) --daemon $(FPGA_DAEMON) --work $(FPGA_OUT)/ring
 
 fpga-frontend: fpga-regs
 	@command -v iverilog >/dev/null || { echo "FAIL: iverilog not found (Debian package: iverilog)"; exit 1; }

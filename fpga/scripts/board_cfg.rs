@@ -2,7 +2,10 @@
 //! `board_cfg DRAM_BYTES [PAGE_SHIFT]` prints Verilog localparams for clio_zcu106_top
 //! (build/rtl/clio_board_cfg.vh, made by `make fpga-regs`). Compiled with plain rustc against
 //! the clio_proto rlib (fpga/fpga.mk), so it is not a crate of the workspace.
-use clio_proto::consts::{DEFAULT_PAGE_SHIFT, DEFAULT_UDP_PORT, ETHERTYPE_CLIO, FREE_PAGE_FIFO_DEPTH};
+use clio_proto::consts::{
+    DEFAULT_PAGE_SHIFT, DEFAULT_UDP_PORT, ETHERTYPE_CLIO, FREE_PAGE_FIFO_DEPTH, MAX_PAYLOAD,
+};
+use clio_proto::header::HEADER_LEN;
 use clio_proto::frame::{Encap, Route, ROUTE_BYTES};
 use clio_proto::layout::MemoryLayout;
 use std::net::Ipv4Addr;
@@ -57,4 +60,8 @@ fn main() {
     println!("localparam [7:0] CLIO_ENCAP_RAW = 8'd{};", Encap::RawEthernet as u8);
     println!("localparam [15:0] CLIO_ETHERTYPE = 16'h{ETHERTYPE_CLIO:04X};");
     println!("localparam [15:0] CLIO_UDP_PORT = 16'd{DEFAULT_UDP_PORT};");
+    // Clio packet sizes (the front end's buffers and its check, fpga/scripts/check_frontend.py).
+    println!("localparam CLIO_HEADER_LEN = {HEADER_LEN};");
+    println!("localparam CLIO_MAX_PAYLOAD = {MAX_PAYLOAD};");
+    println!("localparam CLIO_MAX_PACKET = {};", HEADER_LEN + MAX_PAYLOAD);
 }

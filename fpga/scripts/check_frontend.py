@@ -4,7 +4,9 @@
   check_frontend.py --cfg build/rtl/clio_board_cfg.vh --work DIR
 
 Frames are built here in Python (independently of the RTL): Ethernet/IPv4/UDP to the Clio
-port and raw Clio frames (EtherType from the cfg) with packet lengths from 1 to 1072 bytes,
+port and raw Clio frames (EtherType from the cfg) with packet lengths from 1 byte to proto's
+largest packet, CLIO_MAX_PACKET = HEADER_LEN + MAX_PAYLOAD (64 + 1024 = 1088 bytes; the cfg
+has the sizes from clio-proto, fpga/scripts/board_cfg.rs), the largest in both encapsulations,
 plus frames the node must ignore (ARP, UDP to another port, IPv4 with options, a fragment, a
 runt). They go through clio_eth_rx, whose output goes back into clio_eth_tx with the route it
 produced (the fast path answers along the route of the request). Checked:
@@ -14,7 +16,8 @@ produced (the fast path answers along the route of the request). Checked:
   * every ignored frame is dropped and counted;
   * TX emits, for each packet, the reply frame: MACs/IPs/ports swapped, IPv4 total length,
     a header checksum that verifies, UDP length, UDP checksum 0, then the packet bytes;
-  * under random input gaps and output back-pressure.
+  * under random input gaps and output back-pressure;
+  * clio_eth_tx's store-and-forward buffer (TX_BEATS 64-byte beats) holds the largest packet.
 """
 import argparse
 import os
@@ -92,7 +95,21 @@ def main():
     port = p["CLIO_UDP_PORT"]
     cases, ignored = [], 0
     frames = []
-    for n, plen in enumerate([1, 2, 13, 14, 21, 22, 23, 41, 42, 43, 48, 50, 63, 64, 65, 106, 127, 128, 129, 200, 1024 + 48]):
+    hdr, biggest = p["CLIO_HEADER_LEN"], p["CLIO_MAX_PACKET"]
+    if biggest != hdr + p["CLIO_MAX_PAYLOAD"]:
+        print("FAIL cfg: CLIO_MAX_PACKET %d is not CLIO_HEADER_LEN + CLIO_MAX_PAYLOAD" % biggest)
+        return 1
+    tx_beats = int(re.search(r"parameter\s+TX_BEATS\s*=\s*(\d+)", open(RTL).read()).group(1))
+    if tx_beats * 64 < biggest:
+        print("FAIL clio_eth_tx buffers %d beats (%d bytes), proto's largest packet is %d bytes"
+              % (tx_beats, tx_beats * 64, biggest))
+        return 1
+    # packet lengths: around the beat and header boundaries (14-byte Ethernet and 42-byte
+    # Ethernet/IPv4/UDP headers realign the payload), the Clio header alone and one byte
+    # more, and the largest packet (n % 3 == 2 is raw, the others UDP: both encapsulations).
+    lens = [1, 2, 13, 14, 21, 22, 23, 41, 42, 43, 48, 50, 63, hdr, hdr + 1, 106, 127, 128, 129, 200,
+            biggest, biggest - 1, biggest]
+    for n, plen in enumerate(lens):
         payload = bytes(rnd.randrange(256) for _ in range(plen))
         cmac, nmac = bytes([2, 0, 0, 0, 1, n]), bytes([2, 0, 0, 0, 2, 1])
         if n % 3 == 2:
@@ -174,8 +191,9 @@ def main():
         for e in errors[:20]:
             print("FAIL " + e)
         return 1
-    print("ok   network front end: %d Clio packets (UDP and raw, 1..%d bytes) in and answered along their routes, %d other frames dropped"
-          % (len(cases), max(len(c[1]) for c in cases), ignored))
+    print("ok   network front end: %d Clio packets (UDP and raw, 1..%d bytes = HEADER_LEN %d + MAX_PAYLOAD %d) in and "
+          "answered along their routes, %d other frames dropped; TX buffer %d bytes"
+          % (len(cases), max(len(c[1]) for c in cases), hdr, p["CLIO_MAX_PAYLOAD"], ignored, tx_beats * 64))
     return 0
 
 

@@ -7,8 +7,9 @@ Counting (same conventions as hw/scripts/util_table.sh): LUT = LUT1..LUT6 cells;
 cells (RAM32M/RAM64M/RAM*X1*) and SRLs listed apart; FF = FD* cells; BRAM36 = RAMB36E2 +
 RAMB18E2 / 2; DSP = DSP48E2. Device totals of the xczu7ev (DS891): 230,400 LUTs, 460,800 FFs,
 312 BRAM36, 1,728 DSP48E2. Yosys counts are pre-place-and-route estimates; Vivado's differ.
-The black-boxed vendor IP (PS, MIG, 10G subsystem, AXI-Stream/AXI converters) is not counted;
-the cells of the board run that are black boxes are listed so a missing IP stands out.
+The black-boxed vendor IP (PS, MIG, 10G subsystem, AXI-Stream/AXI converters, the DRAM
+crossbar) is not counted; the cells of the board run that are black boxes are listed so a
+missing IP stands out.
 """
 import argparse
 import os
@@ -17,7 +18,7 @@ import sys
 
 ZU7EV = {"LUT": 230400, "FF": 460800, "BRAM36": 312, "DSP": 1728}
 BLACKBOXES = {"zynq_ps", "ddr4_0", "eth_10g_sfp0", "axis_rx_64_512", "axis_tx_512_64",
-              "axis_fifo_512_async", "axi_cc_dram"}
+              "axis_fifo_512_async", "axi_cc_dram", "axi_xbar_dram"}
 def sections(path):
     """Cell counts per module section of a Yosys `stat` report ('=== name ==='); the
     'design hierarchy' section holds the totals of the whole design."""

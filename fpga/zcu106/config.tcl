@@ -14,6 +14,15 @@ set clio_out       [file join $clio_repo build fpga zcu106]
 # fpga/scripts/check_ring_layout.py).
 set clio_ring_base  0xA0000000
 set clio_ring_range 128K
+# Address of the PL DDR4 (the MIG's 2 GiB, CLIO_BOARD_DRAM_BYTES) as the ARM sees it, for the
+# slow path to clear frames (clio-slowpath --dram-file /dev/clio-dram --dram-uio-map 0):
+# M_AXI_HPM1_FPD's high window 0x5_0000_0000..0x5_FFFF_FFFF (4 GiB; the low windows are
+# 256 MiB each, too small), through the SmartConnect in ip/zynq_ps.tcl and the crossbar in
+# ip/axi_xbar_dram.tcl, where the fast path has priority. The base is a multiple of the
+# range, so a PS address's low 31 bits are the DRAM byte address (the board top keeps those).
+# The overlay's clio-dram node uses the same numbers (checked by check_ring_layout.py).
+set clio_dram_base  0x500000000
+set clio_dram_range 2G
 
 # Open the project and run one Vivado run (synth_1, impl_1) to completion, or stop the
 # script: the step every flow script shares.

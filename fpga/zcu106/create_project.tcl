@@ -34,7 +34,7 @@ add_files -fileset constrs_1 [file join $clio_repo constraints zcu106.xdc]
 add_files -fileset constrs_1 [file join $clio_repo constraints timing.xdc]
 
 # Vendor IP and the PS block design
-foreach ip_tcl {zynq_ps.tcl ddr4_0.tcl eth_10g_sfp0.tcl axis_net.tcl axi_cc_dram.tcl} {
+foreach ip_tcl {zynq_ps.tcl ddr4_0.tcl eth_10g_sfp0.tcl axis_net.tcl axi_cc_dram.tcl axi_xbar_dram.tcl} {
     source [file join $clio_here ip $ip_tcl]
 }
 generate_target all [get_ips]

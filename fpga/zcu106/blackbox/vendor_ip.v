@@ -1,10 +1,12 @@
 // Port declarations of the vendor IP the board top instantiates, as black boxes for the Yosys
 // check (fpga/fpga.mk: fpga-yosys). They carry no logic. Vivado generates the real modules
 // from fpga/zcu106/ip/*.tcl; these port lists follow the product guides for the settings in
-// those scripts (PG201 PS block design ports as exported by ip/zynq_ps.tcl, PG157
+// those scripts (PG201 PS block design ports as exported by ip/zynq_ps.tcl, its m_axi_dram
+// after the SmartConnect (PG247) with the interface properties set there, PG157
 // axi_10g_ethernet with shared logic in the core, PG085 axis_dwidth_converter and
-// axis_data_fifo, PG065 axi_clock_converter, PG150 DDR4 with AXI). Only Vivado can confirm
-// them: a mismatch shows up there as an unknown or missing port.
+// axis_data_fifo, PG065 axi_clock_converter, PG059 axi_crossbar (slot-packed buses: NUM_SI x
+// width on the s_axi side, AxREGION only on the m_axi side), PG150 DDR4 with AXI). Only
+// Vivado can confirm them: a mismatch shows up there as an unknown or missing port.
 `default_nettype none
 
 (* blackbox *)
@@ -30,7 +32,40 @@ module zynq_ps (
     input  wire [31:0] m_axil_ring_rdata,
     input  wire [1:0]  m_axil_ring_rresp,
     input  wire        m_axil_ring_rvalid,
-    output wire        m_axil_ring_rready
+    output wire        m_axil_ring_rready,
+    input  wire         dram_clk,
+    input  wire         dram_resetn,
+    output wire [39:0]  m_axi_dram_awaddr,
+    output wire [7:0]   m_axi_dram_awlen,
+    output wire [2:0]   m_axi_dram_awsize,
+    output wire [1:0]   m_axi_dram_awburst,
+    output wire [0:0]   m_axi_dram_awlock,
+    output wire [3:0]   m_axi_dram_awcache,
+    output wire [2:0]   m_axi_dram_awprot,
+    output wire         m_axi_dram_awvalid,
+    input  wire         m_axi_dram_awready,
+    output wire [511:0] m_axi_dram_wdata,
+    output wire [63:0]  m_axi_dram_wstrb,
+    output wire         m_axi_dram_wlast,
+    output wire         m_axi_dram_wvalid,
+    input  wire         m_axi_dram_wready,
+    input  wire [1:0]   m_axi_dram_bresp,
+    input  wire         m_axi_dram_bvalid,
+    output wire         m_axi_dram_bready,
+    output wire [39:0]  m_axi_dram_araddr,
+    output wire [7:0]   m_axi_dram_arlen,
+    output wire [2:0]   m_axi_dram_arsize,
+    output wire [1:0]   m_axi_dram_arburst,
+    output wire [0:0]   m_axi_dram_arlock,
+    output wire [3:0]   m_axi_dram_arcache,
+    output wire [2:0]   m_axi_dram_arprot,
+    output wire         m_axi_dram_arvalid,
+    input  wire         m_axi_dram_arready,
+    input  wire [511:0] m_axi_dram_rdata,
+    input  wire [1:0]   m_axi_dram_rresp,
+    input  wire         m_axi_dram_rlast,
+    input  wire         m_axi_dram_rvalid,
+    output wire         m_axi_dram_rready
 );
 endmodule
 
@@ -218,6 +253,91 @@ module axi_cc_dram (
     input  wire         m_axi_rlast,
     input  wire         m_axi_rvalid,
     output wire         m_axi_rready
+);
+endmodule
+
+(* blackbox *)
+module axi_xbar_dram (
+    // 2 slave slots (0: fast path, 1: PS), 1 master slot; ID_WIDTH 1, ADDR_WIDTH 31,
+    // DATA_WIDTH 512 (ip/axi_xbar_dram.tcl)
+    input  wire          aclk,
+    input  wire          aresetn,
+    input  wire [1:0]    s_axi_awid,
+    input  wire [61:0]   s_axi_awaddr,
+    input  wire [15:0]   s_axi_awlen,
+    input  wire [5:0]    s_axi_awsize,
+    input  wire [3:0]    s_axi_awburst,
+    input  wire [1:0]    s_axi_awlock,
+    input  wire [7:0]    s_axi_awcache,
+    input  wire [5:0]    s_axi_awprot,
+    input  wire [7:0]    s_axi_awqos,
+    input  wire [1:0]    s_axi_awvalid,
+    output wire [1:0]    s_axi_awready,
+    input  wire [1023:0] s_axi_wdata,
+    input  wire [127:0]  s_axi_wstrb,
+    input  wire [1:0]    s_axi_wlast,
+    input  wire [1:0]    s_axi_wvalid,
+    output wire [1:0]    s_axi_wready,
+    output wire [1:0]    s_axi_bid,
+    output wire [3:0]    s_axi_bresp,
+    output wire [1:0]    s_axi_bvalid,
+    input  wire [1:0]    s_axi_bready,
+    input  wire [1:0]    s_axi_arid,
+    input  wire [61:0]   s_axi_araddr,
+    input  wire [15:0]   s_axi_arlen,
+    input  wire [5:0]    s_axi_arsize,
+    input  wire [3:0]    s_axi_arburst,
+    input  wire [1:0]    s_axi_arlock,
+    input  wire [7:0]    s_axi_arcache,
+    input  wire [5:0]    s_axi_arprot,
+    input  wire [7:0]    s_axi_arqos,
+    input  wire [1:0]    s_axi_arvalid,
+    output wire [1:0]    s_axi_arready,
+    output wire [1:0]    s_axi_rid,
+    output wire [1023:0] s_axi_rdata,
+    output wire [3:0]    s_axi_rresp,
+    output wire [1:0]    s_axi_rlast,
+    output wire [1:0]    s_axi_rvalid,
+    input  wire [1:0]    s_axi_rready,
+    output wire [0:0]    m_axi_awid,
+    output wire [30:0]   m_axi_awaddr,
+    output wire [7:0]    m_axi_awlen,
+    output wire [2:0]    m_axi_awsize,
+    output wire [1:0]    m_axi_awburst,
+    output wire [0:0]    m_axi_awlock,
+    output wire [3:0]    m_axi_awcache,
+    output wire [2:0]    m_axi_awprot,
+    output wire [3:0]    m_axi_awregion,
+    output wire [3:0]    m_axi_awqos,
+    output wire [0:0]    m_axi_awvalid,
+    input  wire [0:0]    m_axi_awready,
+    output wire [511:0]  m_axi_wdata,
+    output wire [63:0]   m_axi_wstrb,
+    output wire [0:0]    m_axi_wlast,
+    output wire [0:0]    m_axi_wvalid,
+    input  wire [0:0]    m_axi_wready,
+    input  wire [0:0]    m_axi_bid,
+    input  wire [1:0]    m_axi_bresp,
+    input  wire [0:0]    m_axi_bvalid,
+    output wire [0:0]    m_axi_bready,
+    output wire [0:0]    m_axi_arid,
+    output wire [30:0]   m_axi_araddr,
+    output wire [7:0]    m_axi_arlen,
+    output wire [2:0]    m_axi_arsize,
+    output wire [1:0]    m_axi_arburst,
+    output wire [0:0]    m_axi_arlock,
+    output wire [3:0]    m_axi_arcache,
+    output wire [2:0]    m_axi_arprot,
+    output wire [3:0]    m_axi_arregion,
+    output wire [3:0]    m_axi_arqos,
+    output wire [0:0]    m_axi_arvalid,
+    input  wire [0:0]    m_axi_arready,
+    input  wire [0:0]    m_axi_rid,
+    input  wire [511:0]  m_axi_rdata,
+    input  wire [1:0]    m_axi_rresp,
+    input  wire [0:0]    m_axi_rlast,
+    input  wire [0:0]    m_axi_rvalid,
+    output wire [0:0]    m_axi_rready
 );
 endmodule
 

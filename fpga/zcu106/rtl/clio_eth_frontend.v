@@ -130,7 +130,8 @@ module clio_eth_rx (
 endmodule
 
 module clio_eth_tx #(
-    parameter TX_BEATS = 32            // largest packet: TX_BEATS * 64 bytes (Clio: 48 + 1024)
+    parameter TX_BEATS = 32            // largest packet: TX_BEATS * 64 bytes (Clio: a 64-byte
+                                       // header + 1024 payload = 1088 bytes, 17 beats)
 ) (
     input  wire         clk,
     input  wire         rst,

@@ -5,10 +5,13 @@
 //        --> clio_eth_rx (Ethernet/IPv4/UDP or raw -> Clio packet + route) --> fastpath_top
 //   fastpath_top --> clio_eth_tx (route -> frame header) --> axis_data_fifo (async, packet:
 //        the MAC must not underrun mid-frame) --> axis_dwidth_converter 512->64 --> MAC --> SFP0
-//   fastpath_top DRAM AXI4 master (512 bit @ 250 MHz) --> axi_clock_converter
-//        --> DDR4 MIG (PL DDR4, 2 GiB, 4x MT40A256M16GE, AXI 512 bit @ 300 MHz ui_clk)
+//   fastpath_top DRAM AXI4 master (512 bit @ 250 MHz) --> axi_clock_converter --> crossbar S00
+//        (priority) --> DDR4 MIG (PL DDR4, 2 GiB, 4x MT40A256M16GE, AXI 512 bit @ 300 MHz ui_clk)
+//   PS M_AXI_HPM1_FPD (block design zynq_ps: SmartConnect to 512 bit, ui_clk) --> crossbar S01:
+//        the ARM's path to the DRAM, 0x5_0000_0000 + 2 GiB, mapped by
+//        `clio-slowpath --dram-file /dev/clio-dram --dram-uio-map 0` to clear frames
 //   fastpath_top slow-path descriptors <--> clio_ring_window <-- AXI4-Lite <-- PS
-//        M_AXI_HPM0_FPD (block design zynq_ps), mapped by `clio-slowpath --uio /dev/uioN`
+//        M_AXI_HPM0_FPD (block design zynq_ps), mapped by `clio-slowpath --uio /dev/clio-ring`
 //
 // The fast path (`fastpath_top`) is the Verilog `make rtl` emits into build/rtl/ from the hw
 // crate. The ports it must have are exactly the ones connected in the instance below;
@@ -18,8 +21,9 @@
 //
 // Clocks: clk_125mhz (board, 125 MHz) -> MMCM -> core_clk 250 MHz (fast path, ring window,
 // PS HPM0 port); sfp_mgt_refclk_0 156.25 MHz -> 10G IP (coreclk_out 156.25 MHz);
-// clk_user_si570 300 MHz -> MIG (ui_clk 300 MHz). Crossings only through the async FIFOs,
-// the AXI clock converter and the two-flop synchronisers here (constraints/timing.xdc).
+// clk_user_si570 300 MHz -> MIG (ui_clk 300 MHz: MIG AXI port, DRAM crossbar, PS HPM1 port).
+// Crossings only through the async FIFOs, the AXI clock converter and the two-flop
+// synchronisers here (constraints/timing.xdc); the PS ports cross inside the PS.
 `timescale 1ns / 1ps
 `default_nettype none
 
@@ -91,6 +95,10 @@ module clio_zcu106_top (
 
     wire pl_resetn0;              // PS reset to the PL (asynchronous to core_clk)
     wire ddr_calib_done_ui;       // MIG, ui_clk domain
+    wire ui_clk, ui_rst;          // MIG user interface clock (300 MHz) and its reset
+    (* ASYNC_REG = "TRUE" *) reg [1:0] ui_aresetn_sync = 2'b00;
+    always @(posedge ui_clk) ui_aresetn_sync <= {ui_aresetn_sync[0], !ui_rst};
+    wire ui_aresetn = ui_aresetn_sync[1];   // AXI reset on ui_clk: converter, crossbar, HPM1 path
     wire eth_block_lock_156;      // 10G PCS, coreclk_out domain
 
     // two-flop synchronisers into core_clk (ASYNC_REG, constrained in timing.xdc)
@@ -118,6 +126,19 @@ module clio_zcu106_top (
     wire [3:0]  ring_wstrb;
     wire [2:0]  ring_awprot, ring_arprot;
     wire [1:0]  ring_bresp, ring_rresp;
+    // the ARM's DRAM path (M_AXI_HPM1_FPD through the SmartConnect; ui_clk domain; the PS
+    // address is 0x5_0000_0000 + DRAM address, of which the crossbar takes the low 31 bits)
+    wire [39:0]  ps_dram_awaddr, ps_dram_araddr;
+    wire [7:0]   ps_dram_awlen, ps_dram_arlen;
+    wire [2:0]   ps_dram_awsize, ps_dram_arsize, ps_dram_awprot, ps_dram_arprot;
+    wire [1:0]   ps_dram_awburst, ps_dram_arburst, ps_dram_bresp, ps_dram_rresp;
+    wire [0:0]   ps_dram_awlock, ps_dram_arlock;
+    wire [3:0]   ps_dram_awcache, ps_dram_arcache;
+    wire         ps_dram_awvalid, ps_dram_awready, ps_dram_wvalid, ps_dram_wready, ps_dram_wlast;
+    wire         ps_dram_bvalid, ps_dram_bready, ps_dram_arvalid, ps_dram_arready;
+    wire         ps_dram_rvalid, ps_dram_rready, ps_dram_rlast;
+    wire [511:0] ps_dram_wdata, ps_dram_rdata;
+    wire [63:0]  ps_dram_wstrb;
 
     zynq_ps zynq_ps_inst (
         .core_clk(core_clk),
@@ -131,7 +152,20 @@ module clio_zcu106_top (
         .m_axil_ring_araddr(ring_araddr), .m_axil_ring_arprot(ring_arprot),
         .m_axil_ring_arvalid(ring_arvalid), .m_axil_ring_arready(ring_arready),
         .m_axil_ring_rdata(ring_rdata), .m_axil_ring_rresp(ring_rresp),
-        .m_axil_ring_rvalid(ring_rvalid), .m_axil_ring_rready(ring_rready)
+        .m_axil_ring_rvalid(ring_rvalid), .m_axil_ring_rready(ring_rready),
+        .dram_clk(ui_clk),
+        .dram_resetn(ui_aresetn),
+        .m_axi_dram_awaddr(ps_dram_awaddr), .m_axi_dram_awlen(ps_dram_awlen), .m_axi_dram_awsize(ps_dram_awsize),
+        .m_axi_dram_awburst(ps_dram_awburst), .m_axi_dram_awlock(ps_dram_awlock), .m_axi_dram_awcache(ps_dram_awcache),
+        .m_axi_dram_awprot(ps_dram_awprot), .m_axi_dram_awvalid(ps_dram_awvalid), .m_axi_dram_awready(ps_dram_awready),
+        .m_axi_dram_wdata(ps_dram_wdata), .m_axi_dram_wstrb(ps_dram_wstrb), .m_axi_dram_wlast(ps_dram_wlast),
+        .m_axi_dram_wvalid(ps_dram_wvalid), .m_axi_dram_wready(ps_dram_wready),
+        .m_axi_dram_bresp(ps_dram_bresp), .m_axi_dram_bvalid(ps_dram_bvalid), .m_axi_dram_bready(ps_dram_bready),
+        .m_axi_dram_araddr(ps_dram_araddr), .m_axi_dram_arlen(ps_dram_arlen), .m_axi_dram_arsize(ps_dram_arsize),
+        .m_axi_dram_arburst(ps_dram_arburst), .m_axi_dram_arlock(ps_dram_arlock), .m_axi_dram_arcache(ps_dram_arcache),
+        .m_axi_dram_arprot(ps_dram_arprot), .m_axi_dram_arvalid(ps_dram_arvalid), .m_axi_dram_arready(ps_dram_arready),
+        .m_axi_dram_rdata(ps_dram_rdata), .m_axi_dram_rresp(ps_dram_rresp), .m_axi_dram_rlast(ps_dram_rlast),
+        .m_axi_dram_rvalid(ps_dram_rvalid), .m_axi_dram_rready(ps_dram_rready)
     );
 
     // ------------------------------------------------------------------ ring window
@@ -270,8 +304,20 @@ module clio_zcu106_top (
     wire [511:0] fp_wdata, fp_rdata;
     wire [63:0]  fp_wstrb;
 
-    // MIG side of the clock converter (ui_clk)
-    wire         ui_clk, ui_rst;
+    // Crossbar slot S00: the fast path after the clock converter (ui_clk)
+    wire [30:0]  cc_awaddr, cc_araddr;
+    wire [7:0]   cc_awlen, cc_arlen;
+    wire [2:0]   cc_awsize, cc_arsize, cc_awprot, cc_arprot;
+    wire [1:0]   cc_awburst, cc_arburst, cc_bresp, cc_rresp;
+    wire [0:0]   cc_awlock, cc_arlock;
+    wire [3:0]   cc_awcache, cc_arcache, cc_awqos, cc_arqos;
+    wire         cc_awvalid, cc_awready, cc_wvalid, cc_wready, cc_wlast, cc_bvalid, cc_bready;
+    wire         cc_arvalid, cc_arready, cc_rvalid, cc_rready, cc_rlast;
+    wire [511:0] cc_wdata, cc_rdata;
+    wire [63:0]  cc_wstrb;
+    // MIG side of the crossbar (ui_clk)
+    wire [0:0]   mig_awid, mig_arid;
+    wire [3:0]   mig_bid, mig_rid;
     wire [30:0]  mig_awaddr, mig_araddr;
     wire [7:0]   mig_awlen, mig_arlen;
     wire [2:0]   mig_awsize, mig_arsize;
@@ -284,8 +330,6 @@ module clio_zcu106_top (
     wire [511:0] mig_wdata, mig_rdata;
     wire [63:0]  mig_wstrb;
     wire [1:0]   mig_bresp, mig_rresp;
-    (* ASYNC_REG = "TRUE" *) reg [1:0] ui_aresetn_sync = 2'b00;
-    always @(posedge ui_clk) ui_aresetn_sync <= {ui_aresetn_sync[0], !ui_rst};
 
     // 2 GiB: the fast path's 64-bit byte addresses keep their low 31 bits. Every beat is a
     // 64-byte (512-bit) INCR beat; the fast path has one ID and ignores the responses' status.
@@ -302,17 +346,54 @@ module clio_zcu106_top (
         .s_axi_arvalid(fp_arvalid), .s_axi_arready(fp_arready),
         .s_axi_rdata(fp_rdata), .s_axi_rresp(), .s_axi_rlast(fp_rlast),
         .s_axi_rvalid(fp_rvalid), .s_axi_rready(fp_rready),
-        .m_axi_aclk(ui_clk), .m_axi_aresetn(ui_aresetn_sync[1]),
-        .m_axi_awaddr(mig_awaddr), .m_axi_awlen(mig_awlen), .m_axi_awsize(mig_awsize), .m_axi_awburst(mig_awburst),
-        .m_axi_awlock(mig_awlock), .m_axi_awcache(mig_awcache), .m_axi_awprot(mig_awprot), .m_axi_awregion(),
-        .m_axi_awqos(mig_awqos), .m_axi_awvalid(mig_awvalid), .m_axi_awready(mig_awready),
+        .m_axi_aclk(ui_clk), .m_axi_aresetn(ui_aresetn),
+        .m_axi_awaddr(cc_awaddr), .m_axi_awlen(cc_awlen), .m_axi_awsize(cc_awsize), .m_axi_awburst(cc_awburst),
+        .m_axi_awlock(cc_awlock), .m_axi_awcache(cc_awcache), .m_axi_awprot(cc_awprot), .m_axi_awregion(),
+        .m_axi_awqos(cc_awqos), .m_axi_awvalid(cc_awvalid), .m_axi_awready(cc_awready),
+        .m_axi_wdata(cc_wdata), .m_axi_wstrb(cc_wstrb), .m_axi_wlast(cc_wlast),
+        .m_axi_wvalid(cc_wvalid), .m_axi_wready(cc_wready),
+        .m_axi_bresp(cc_bresp), .m_axi_bvalid(cc_bvalid), .m_axi_bready(cc_bready),
+        .m_axi_araddr(cc_araddr), .m_axi_arlen(cc_arlen), .m_axi_arsize(cc_arsize), .m_axi_arburst(cc_arburst),
+        .m_axi_arlock(cc_arlock), .m_axi_arcache(cc_arcache), .m_axi_arprot(cc_arprot), .m_axi_arregion(),
+        .m_axi_arqos(cc_arqos), .m_axi_arvalid(cc_arvalid), .m_axi_arready(cc_arready),
+        .m_axi_rdata(cc_rdata), .m_axi_rresp(cc_rresp), .m_axi_rlast(cc_rlast),
+        .m_axi_rvalid(cc_rvalid), .m_axi_rready(cc_rready)
+    );
+
+    // Two masters share the MIG (ip/axi_xbar_dram.tcl): slot 0 the fast path, arbitration
+    // priority 15 (the data path); slot 1 the PS, priority 0 (the slow path clearing frames,
+    // off the critical path). Slot s sits in bits [s*W +: W] of each bus. One ID per slot
+    // (0, 1: the IP's base IDs), which the MIG carries in the low bit of its 4-bit ID.
+    axi_xbar_dram axi_xbar_dram_inst (
+        .aclk(ui_clk), .aresetn(ui_aresetn),
+        .s_axi_awid(2'b10), .s_axi_awaddr({ps_dram_awaddr[30:0], cc_awaddr}), .s_axi_awlen({ps_dram_awlen, cc_awlen}),
+        .s_axi_awsize({ps_dram_awsize, cc_awsize}), .s_axi_awburst({ps_dram_awburst, cc_awburst}),
+        .s_axi_awlock({ps_dram_awlock, cc_awlock}), .s_axi_awcache({ps_dram_awcache, cc_awcache}),
+        .s_axi_awprot({ps_dram_awprot, cc_awprot}), .s_axi_awqos({4'd0, cc_awqos}),
+        .s_axi_awvalid({ps_dram_awvalid, cc_awvalid}), .s_axi_awready({ps_dram_awready, cc_awready}),
+        .s_axi_wdata({ps_dram_wdata, cc_wdata}), .s_axi_wstrb({ps_dram_wstrb, cc_wstrb}),
+        .s_axi_wlast({ps_dram_wlast, cc_wlast}), .s_axi_wvalid({ps_dram_wvalid, cc_wvalid}),
+        .s_axi_wready({ps_dram_wready, cc_wready}),
+        .s_axi_bid(), .s_axi_bresp({ps_dram_bresp, cc_bresp}), .s_axi_bvalid({ps_dram_bvalid, cc_bvalid}),
+        .s_axi_bready({ps_dram_bready, cc_bready}),
+        .s_axi_arid(2'b10), .s_axi_araddr({ps_dram_araddr[30:0], cc_araddr}), .s_axi_arlen({ps_dram_arlen, cc_arlen}),
+        .s_axi_arsize({ps_dram_arsize, cc_arsize}), .s_axi_arburst({ps_dram_arburst, cc_arburst}),
+        .s_axi_arlock({ps_dram_arlock, cc_arlock}), .s_axi_arcache({ps_dram_arcache, cc_arcache}),
+        .s_axi_arprot({ps_dram_arprot, cc_arprot}), .s_axi_arqos({4'd0, cc_arqos}),
+        .s_axi_arvalid({ps_dram_arvalid, cc_arvalid}), .s_axi_arready({ps_dram_arready, cc_arready}),
+        .s_axi_rid(), .s_axi_rdata({ps_dram_rdata, cc_rdata}), .s_axi_rresp({ps_dram_rresp, cc_rresp}),
+        .s_axi_rlast({ps_dram_rlast, cc_rlast}), .s_axi_rvalid({ps_dram_rvalid, cc_rvalid}),
+        .s_axi_rready({ps_dram_rready, cc_rready}),
+        .m_axi_awid(mig_awid), .m_axi_awaddr(mig_awaddr), .m_axi_awlen(mig_awlen), .m_axi_awsize(mig_awsize),
+        .m_axi_awburst(mig_awburst), .m_axi_awlock(mig_awlock), .m_axi_awcache(mig_awcache), .m_axi_awprot(mig_awprot),
+        .m_axi_awregion(), .m_axi_awqos(mig_awqos), .m_axi_awvalid(mig_awvalid), .m_axi_awready(mig_awready),
         .m_axi_wdata(mig_wdata), .m_axi_wstrb(mig_wstrb), .m_axi_wlast(mig_wlast),
         .m_axi_wvalid(mig_wvalid), .m_axi_wready(mig_wready),
-        .m_axi_bresp(mig_bresp), .m_axi_bvalid(mig_bvalid), .m_axi_bready(mig_bready),
-        .m_axi_araddr(mig_araddr), .m_axi_arlen(mig_arlen), .m_axi_arsize(mig_arsize), .m_axi_arburst(mig_arburst),
-        .m_axi_arlock(mig_arlock), .m_axi_arcache(mig_arcache), .m_axi_arprot(mig_arprot), .m_axi_arregion(),
-        .m_axi_arqos(mig_arqos), .m_axi_arvalid(mig_arvalid), .m_axi_arready(mig_arready),
-        .m_axi_rdata(mig_rdata), .m_axi_rresp(mig_rresp), .m_axi_rlast(mig_rlast),
+        .m_axi_bid(mig_bid[0]), .m_axi_bresp(mig_bresp), .m_axi_bvalid(mig_bvalid), .m_axi_bready(mig_bready),
+        .m_axi_arid(mig_arid), .m_axi_araddr(mig_araddr), .m_axi_arlen(mig_arlen), .m_axi_arsize(mig_arsize),
+        .m_axi_arburst(mig_arburst), .m_axi_arlock(mig_arlock), .m_axi_arcache(mig_arcache), .m_axi_arprot(mig_arprot),
+        .m_axi_arregion(), .m_axi_arqos(mig_arqos), .m_axi_arvalid(mig_arvalid), .m_axi_arready(mig_arready),
+        .m_axi_rid(mig_rid[0]), .m_axi_rdata(mig_rdata), .m_axi_rresp(mig_rresp), .m_axi_rlast(mig_rlast),
         .m_axi_rvalid(mig_rvalid), .m_axi_rready(mig_rready)
     );
 
@@ -326,21 +407,21 @@ module clio_zcu106_top (
         .c0_ddr4_ck_t(ddr4_ck_t), .c0_ddr4_ck_c(ddr4_ck_c), .c0_ddr4_cke(ddr4_cke), .c0_ddr4_cs_n(ddr4_cs_n),
         .c0_ddr4_odt(ddr4_odt), .c0_ddr4_reset_n(ddr4_reset_n),
         .c0_ddr4_dm_dbi_n(ddr4_dm_dbi_n), .c0_ddr4_dq(ddr4_dq), .c0_ddr4_dqs_t(ddr4_dqs_t), .c0_ddr4_dqs_c(ddr4_dqs_c),
-        .c0_ddr4_aresetn(ui_aresetn_sync[1]),
-        .c0_ddr4_s_axi_awid(4'd0), .c0_ddr4_s_axi_awaddr(mig_awaddr), .c0_ddr4_s_axi_awlen(mig_awlen),
+        .c0_ddr4_aresetn(ui_aresetn),
+        .c0_ddr4_s_axi_awid({3'd0, mig_awid}), .c0_ddr4_s_axi_awaddr(mig_awaddr), .c0_ddr4_s_axi_awlen(mig_awlen),
         .c0_ddr4_s_axi_awsize(mig_awsize), .c0_ddr4_s_axi_awburst(mig_awburst), .c0_ddr4_s_axi_awlock(mig_awlock),
         .c0_ddr4_s_axi_awcache(mig_awcache), .c0_ddr4_s_axi_awprot(mig_awprot), .c0_ddr4_s_axi_awqos(mig_awqos),
         .c0_ddr4_s_axi_awvalid(mig_awvalid), .c0_ddr4_s_axi_awready(mig_awready),
         .c0_ddr4_s_axi_wdata(mig_wdata), .c0_ddr4_s_axi_wstrb(mig_wstrb), .c0_ddr4_s_axi_wlast(mig_wlast),
         .c0_ddr4_s_axi_wvalid(mig_wvalid), .c0_ddr4_s_axi_wready(mig_wready),
-        .c0_ddr4_s_axi_bready(mig_bready), .c0_ddr4_s_axi_bid(), .c0_ddr4_s_axi_bresp(mig_bresp),
+        .c0_ddr4_s_axi_bready(mig_bready), .c0_ddr4_s_axi_bid(mig_bid), .c0_ddr4_s_axi_bresp(mig_bresp),
         .c0_ddr4_s_axi_bvalid(mig_bvalid),
-        .c0_ddr4_s_axi_arid(4'd0), .c0_ddr4_s_axi_araddr(mig_araddr), .c0_ddr4_s_axi_arlen(mig_arlen),
+        .c0_ddr4_s_axi_arid({3'd0, mig_arid}), .c0_ddr4_s_axi_araddr(mig_araddr), .c0_ddr4_s_axi_arlen(mig_arlen),
         .c0_ddr4_s_axi_arsize(mig_arsize), .c0_ddr4_s_axi_arburst(mig_arburst), .c0_ddr4_s_axi_arlock(mig_arlock),
         .c0_ddr4_s_axi_arcache(mig_arcache), .c0_ddr4_s_axi_arprot(mig_arprot), .c0_ddr4_s_axi_arqos(mig_arqos),
         .c0_ddr4_s_axi_arvalid(mig_arvalid), .c0_ddr4_s_axi_arready(mig_arready),
         .c0_ddr4_s_axi_rready(mig_rready), .c0_ddr4_s_axi_rlast(mig_rlast), .c0_ddr4_s_axi_rvalid(mig_rvalid),
-        .c0_ddr4_s_axi_rresp(mig_rresp), .c0_ddr4_s_axi_rid(), .c0_ddr4_s_axi_rdata(mig_rdata)
+        .c0_ddr4_s_axi_rresp(mig_rresp), .c0_ddr4_s_axi_rid(mig_rid), .c0_ddr4_s_axi_rdata(mig_rdata)
     );
 
     // ------------------------------------------------------------------ the fast path
