@@ -24,13 +24,13 @@ use std::time::{Duration, Instant};
 pub struct BenchArgs {
     /// Directory for CSV files and the CDF plot.
     #[arg(long, default_value = "bench-out")]
-    out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Measured operations per latency point.
     #[arg(long, default_value_t = 20_000)]
-    iters: u64,
+    pub(crate) iters: u64,
     /// Seconds per throughput point.
     #[arg(long, default_value_t = 1.0)]
-    seconds: f64,
+    pub(crate) seconds: f64,
     /// Thread counts for the throughput sweep.
     #[arg(long, value_delimiter = ',', default_value = "1,2,4")]
     threads: Vec<usize>,
@@ -44,9 +44,12 @@ pub struct BenchArgs {
     /// Access sizes for the latency sweep.
     #[arg(long, value_delimiter = ',', default_value = "16,64,256,1024,4096")]
     sizes: Vec<usize>,
+    /// DRAM sizes (MiB) of the memory files the recovery-time run restarts a node on.
+    #[arg(long, value_delimiter = ',', default_value = "256,1024,4096")]
+    pub(crate) recovery_mib: Vec<u64>,
 }
 
-type Hist = Histogram<u64>;
+pub(crate) type Hist = Histogram<u64>;
 
 fn hist() -> Result<Hist> {
     Ok(Histogram::new_with_bounds(1, 60_000_000_000, 3)?)
@@ -163,7 +166,7 @@ struct LatRow {
     pp: Hist,
 }
 
-fn quantiles(h: &Hist) -> (f64, f64, f64) {
+pub(crate) fn quantiles(h: &Hist) -> (f64, f64, f64) {
     (
         us(h.value_at_quantile(0.5)),
         us(h.value_at_quantile(0.99)),
@@ -472,7 +475,11 @@ pub fn run(a: BenchArgs) -> Result<()> {
 
     // ---- durable vs plain writes (a node whose DRAM is a memory file: its persistence domain) ----
     pb.set_message("durable writes");
-    let dreport = durability(&a)?;
+    let dreport = crate::bench_durability::durability(&a)?;
+    pb.set_message("transactions");
+    let xreport = crate::bench_durability::transactions(&a)?;
+    pb.set_message("recovery time");
+    let rreport = crate::bench_durability::recovery(&a)?;
     pb.inc(1);
     pb.finish_and_clear();
 
@@ -487,6 +494,10 @@ pub fn run(a: BenchArgs) -> Result<()> {
     print!("{preport}");
     println!("durable writes (node DRAM in a memory file under --out; acknowledged after msync):");
     print!("{dreport}");
+    println!("transactions (commit = durable record write + TxApply; against the same writes issued together):");
+    print!("{xreport}");
+    println!("recovery of a node from its memory file (CBoard::new on a used file; 4 KiB pages):");
+    print!("{rreport}");
     println!(
         "client (first node): {} requests, {} retransmits, {} timeouts, cwnd {:.1}, srtt {:.1} us",
         cs.requests,
@@ -496,98 +507,8 @@ pub fn run(a: BenchArgs) -> Result<()> {
         cs.srtt.map_or(0.0, |d| d.as_secs_f64() * 1e6)
     );
     println!(
-        "wrote {}/{{latency,throughput,tlb,processes,durability}}.csv and latency_cdf.svg",
+        "wrote {}/{{latency,throughput,tlb,processes,durability,transactions,recovery}}.csv and latency_cdf.svg",
         a.out.display()
     );
     Ok(())
-}
-
-/// Durable against plain 1 KiB writes on one node, interleaved in the same run: latency one
-/// at a time, and throughput with 64 in flight (where durable writes share flushes).
-fn durability(a: &BenchArgs) -> Result<String> {
-    let file = a.out.join("durable-node.mem");
-    let cfg = BoardConfig {
-        dram_bytes: 256 << 20,
-        page_shift: 22,
-        memory_file: Some(file.clone()),
-        slowpath: SlowPathMode::InProcess,
-        ..BoardConfig::default()
-    };
-    let s = spawn_udp(CBoard::new(&cfg)?, "127.0.0.1:0".parse()?)?;
-    // Track dependencies per 4 KiB block, so that writes to different blocks of one 4 MiB page
-    // may be in flight together (and durable ones share flushes at the node).
-    let ccfg = clio_clib::Config {
-        track_shift: 12,
-        ..clio_clib::Config::default()
-    };
-    let udp = clio_clib::TransportKind::Udp(s.udp_addr.context("node has no UDP address")?);
-    let c = Client::connect(udp.open()?, ccfg)?;
-    let va = c.ralloc(64 << 20)?;
-    let data = [0x5Au8; 1024];
-    // Touch every page first so that neither kind pays first-touch faults.
-    for p in 0..16u64 {
-        c.rwrite(va + (p << 22), &data)?;
-    }
-    let n = (a.iters / 4).max(200);
-    let mut plain = Hist::new(3)?;
-    let mut durable = Hist::new(3)?;
-    for i in 0..2 * n {
-        let at = va + (i % 4096) * 4096;
-        let t = Instant::now();
-        if i % 2 == 0 {
-            c.rwrite(at, &data)?;
-            plain.record(t.elapsed().as_nanos() as u64)?;
-        } else {
-            c.rwrite_durable(at, &data)?;
-            durable.record(t.elapsed().as_nanos() as u64)?;
-        }
-    }
-    let rate = |dur: bool| -> Result<f64> {
-        let t = Instant::now();
-        let mut done = 0u64;
-        while t.elapsed().as_secs_f64() < a.seconds {
-            let hs: Vec<_> = (0..64u64)
-                .map(|k| {
-                    let at = va + ((done + k) % 4096) * 4096;
-                    if dur {
-                        c.rwrite_durable_async(at, &data)
-                    } else {
-                        c.rwrite_async(at, &data)
-                    }
-                })
-                .collect::<std::result::Result<_, _>>()?;
-            c.rpoll(&hs)?;
-            done += 64;
-        }
-        Ok(done as f64 / t.elapsed().as_secs_f64())
-    };
-    let (tp, td) = (rate(false)?, rate(true)?);
-    let counters = s
-        .board()
-        .lock()
-        .map(|b| b.counters())
-        .map_err(|_| anyhow::anyhow!("node lock poisoned"))?;
-    drop(c);
-    s.stop()
-        .map_err(|e| anyhow::anyhow!("stopping the node: {e}"))?;
-    let _ = std::fs::remove_file(&file);
-    let (pm, pp99, _) = quantiles(&plain);
-    let (dm, dp99, _) = quantiles(&durable);
-    let mut csv = String::from("kind,median_us,p99_us,ops_per_s_64_in_flight\n");
-    writeln!(csv, "plain,{pm:.2},{pp99:.2},{tp:.0}")?;
-    writeln!(csv, "durable,{dm:.2},{dp99:.2},{td:.0}")?;
-    std::fs::write(a.out.join("durability.csv"), &csv)?;
-    let mut r = String::new();
-    writeln!(
-        r,
-        "  plain   1 KiB: median {pm:6.1} us  p99 {pp99:6.1}  | 64 in flight: {tp:9.0} ops/s"
-    )?;
-    writeln!(r, "  durable 1 KiB: median {dm:6.1} us  p99 {dp99:6.1}  | 64 in flight: {td:9.0} ops/s ({} writes shared {} flushes)", counters.durable_writes, counters.durable_flushes)?;
-    writeln!(
-        r,
-        "  durable / plain: median latency {:.2}x, throughput {:.2}x",
-        dm / pm,
-        td / tp
-    )?;
-    Ok(r)
 }

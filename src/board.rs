@@ -150,12 +150,23 @@ pub fn run(a: BoardArgs) -> Result<()> {
     };
     let layout = clio_proto::layout::MemoryLayout::new(cfg.dram_bytes, cfg.page_shift)
         .context("memory geometry")?;
-    let board: Box<dyn clio_sim::MemoryNode> = match a.backend {
-        Backend::Model => Box::new(CBoard::new(&cfg).context("starting the memory node")?),
+    let started = std::time::Instant::now();
+    // What recovery found in the memory file, and how long starting took (the model; the
+    // cosimulated node does not report it).
+    type Node = Box<dyn clio_sim::MemoryNode>;
+    let (board, recovered): (Node, _) = match a.backend {
+        Backend::Model => {
+            let b = CBoard::new(&cfg).context("starting the memory node")?;
+            let r = b.recovery().map(|r| (r, started.elapsed()));
+            (Box::new(b), r)
+        }
         #[cfg(feature = "rtl")]
-        Backend::Rtl => Box::new(
-            clio_sim::cosim::RtlBoard::new(&cfg, a.dram_latency, a.vcd.as_deref())
-                .context("starting the cosimulated memory node")?,
+        Backend::Rtl => (
+            Box::new(
+                clio_sim::cosim::RtlBoard::new(&cfg, a.dram_latency, a.vcd.as_deref())
+                    .context("starting the cosimulated memory node")?,
+            ),
+            None,
         ),
     };
 
@@ -190,6 +201,23 @@ pub fn run(a: BoardArgs) -> Result<()> {
         }
     };
     println!("clio board: listening on {}", server.local);
+    if let (Some(file), Some((r, took))) = (&a.memory_file, recovered) {
+        println!(
+            "  recovered {} in {:.1} ms: {} spaces, {} members, {} regions, {} mapped pages, \
+             {} transaction logs ({} records applied, {} dropped); repaired {} PTEs, cleared {}",
+            file.display(),
+            took.as_secs_f64() * 1e3,
+            r.spaces,
+            r.members,
+            r.regions,
+            r.mapped_pages,
+            r.tx_logs,
+            r.tx_applied,
+            r.tx_dropped,
+            r.ptes_rewritten,
+            r.ptes_cleared
+        );
+    }
     println!(
         "  backend {:?}, {} DRAM, {} pages ({} data pages, {} page-table buckets), slow path {}",
         a.backend,

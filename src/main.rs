@@ -2,6 +2,7 @@
 //! Each subcommand lives in its own module.
 
 mod bench;
+mod bench_durability;
 mod board;
 mod demo;
 #[cfg(feature = "rtl")]
