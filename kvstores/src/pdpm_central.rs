@@ -1,0 +1,382 @@
+//! pDPM-Central (Tsai et al., ATC '20, section 4.2): a coordinator process sits on the data
+//! path. Compute nodes send it requests (UDP on loopback here, HERD-style RPC in the paper);
+//! it keeps every entry's location, serialises accesses with a local reader/writer lock per
+//! entry, and does the one-sided accesses to the memory node.
+//!
+//! * get: CN -> coordinator; the coordinator read-locks the entry, reads it from the node,
+//!   unlocks, answers. Two round trips as the CN sees them (CN-coordinator, coordinator-node).
+//! * put: the coordinator writes the value out of place into a free buffer (no lock needed:
+//!   nobody else can see that buffer), then write-locks the entry, switches its location,
+//!   unlocks and recycles the old buffer. Two round trips.
+//! * delete: the entry's location is cleared and its buffer recycled (no node access).
+//!
+//! What differs from the paper: metadata is kept in the coordinator's memory, not flushed to
+//! its local persistent memory; no replication or crash recovery (the paper omits them too).
+//! Requests are retried by the CN and deduplicated by the coordinator (see [`crate::rpc`]), so
+//! a duplicated put is applied once.
+
+use crate::pdpm_direct::poisoned;
+use crate::rpc::{self, put_blob, Reader, RpcClient};
+use crate::store::{
+    check_key, check_value, parse_faults, Cost, KvError, KvResult, KvStore, NodeLink, StoreFactory,
+    StoreSpec, MAX_KEY,
+};
+use clap::Args;
+use clio_clib::transport::FaultConfig;
+use clio_clib::{Client, Credentials};
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// Name in specs and tables.
+pub const NAME: &str = "pdpm-central";
+const PEER: &str = "pdpm-central coordinator";
+
+const GET: u8 = 1;
+const PUT: u8 = 2;
+const DEL: u8 = 3;
+const STATS: u8 = 4;
+const OK: u8 = 0x80;
+const VALUE: u8 = 0x81;
+
+/// Buffers allocated from the node at a time.
+const CHUNK_BUFFERS: u64 = 256;
+
+/// The coordinator's command line (the `clio-kv-coordinator` binary; `clio bench ycsb` runs
+/// the same code as a child process).
+#[derive(Args, Debug, Clone)]
+pub struct CoordinatorArgs {
+    /// The memory node (UDP).
+    #[arg(long)]
+    pub node: SocketAddr,
+    /// Credentials of the remote address space to join (`PID:KEYHEX`).
+    #[arg(long)]
+    pub creds: Credentials,
+    /// Where to listen for compute nodes.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+    /// Largest value.
+    #[arg(long, default_value_t = 1024)]
+    pub max_value: usize,
+    /// Request-handling threads.
+    #[arg(long, default_value_t = 4)]
+    pub threads: usize,
+    /// Faults on the coordinator's link to the node: `drop/dup/reorder/corrupt/seed`.
+    #[arg(long)]
+    pub faults: Option<String>,
+}
+
+#[derive(Default)]
+struct Entry {
+    /// Buffer holding the value; `None`: no value.
+    at: Option<(u64, usize)>,
+}
+
+struct Coordinator {
+    c: Client,
+    buf_bytes: u64,
+    max_value: usize,
+    entries: RwLock<HashMap<Vec<u8>, Arc<RwLock<Entry>>>>,
+    free: Mutex<Vec<u64>>,
+    round_trips: AtomicU64,
+}
+
+impl Coordinator {
+    fn alloc(&self) -> KvResult<u64> {
+        let mut f = self.free.lock().map_err(poisoned)?;
+        if let Some(b) = f.pop() {
+            return Ok(b);
+        }
+        self.round_trips.fetch_add(1, Ordering::Relaxed);
+        let base = self.c.ralloc(self.buf_bytes * CHUNK_BUFFERS)?;
+        f.extend((1..CHUNK_BUFFERS).map(|i| base + i * self.buf_bytes));
+        Ok(base)
+    }
+
+    fn recycle(&self, b: u64) {
+        if let Ok(mut f) = self.free.lock() {
+            f.push(b);
+        }
+    }
+
+    fn entry(&self, key: &[u8], create: bool) -> KvResult<Option<Arc<RwLock<Entry>>>> {
+        if let Some(e) = self.entries.read().map_err(poisoned)?.get(key) {
+            return Ok(Some(e.clone()));
+        }
+        if !create {
+            return Ok(None);
+        }
+        let mut m = self.entries.write().map_err(poisoned)?;
+        Ok(Some(m.entry(key.to_vec()).or_default().clone()))
+    }
+
+    fn get(&self, key: &[u8]) -> KvResult<Option<Vec<u8>>> {
+        let Some(e) = self.entry(key, false)? else {
+            return Ok(None);
+        };
+        let g = e.read().map_err(poisoned)?;
+        match g.at {
+            None => Ok(None),
+            Some((_, 0)) => Ok(Some(Vec::new())),
+            Some((va, len)) => {
+                self.round_trips.fetch_add(1, Ordering::Relaxed);
+                let d = self.c.rread(va, len)?;
+                if d.len() != len {
+                    return Err(KvError::Corrupt {
+                        from: "memory node",
+                        detail: "short read".into(),
+                    });
+                }
+                Ok(Some(d))
+            }
+        }
+    }
+
+    fn put(&self, key: &[u8], value: &[u8]) -> KvResult<()> {
+        let b = self.alloc()?;
+        if !value.is_empty() {
+            self.round_trips.fetch_add(1, Ordering::Relaxed);
+            if let Err(e) = self.c.rwrite(b, value) {
+                self.recycle(b);
+                return Err(e.into());
+            }
+        }
+        let e = self.entry(key, true)?.ok_or(KvError::Full(NAME))?;
+        let old = e.write().map_err(poisoned)?.at.replace((b, value.len()));
+        if let Some((o, _)) = old {
+            self.recycle(o);
+        }
+        Ok(())
+    }
+
+    fn delete(&self, key: &[u8]) -> KvResult<()> {
+        if let Some(e) = self.entry(key, false)? {
+            if let Some((o, _)) = e.write().map_err(poisoned)?.at.take() {
+                self.recycle(o);
+            }
+        }
+        Ok(())
+    }
+
+    fn handle(&self, kind: u8, body: &[u8]) -> KvResult<(u8, Vec<u8>)> {
+        let mut r = Reader::new(body, PEER);
+        match kind {
+            GET => {
+                let key = r.blob(MAX_KEY)?;
+                check_key(key)?;
+                let mut out = Vec::new();
+                match self.get(key)? {
+                    Some(v) => {
+                        out.push(1);
+                        put_blob(&mut out, &v);
+                    }
+                    None => out.push(0),
+                }
+                Ok((VALUE, out))
+            }
+            PUT => {
+                let key = r.blob(MAX_KEY)?;
+                let value = r.blob(self.max_value)?;
+                check_key(key)?;
+                self.put(key, value)?;
+                Ok((OK, Vec::new()))
+            }
+            DEL => {
+                let key = r.blob(MAX_KEY)?;
+                check_key(key)?;
+                self.delete(key)?;
+                Ok((OK, Vec::new()))
+            }
+            STATS => {
+                let mut out = self.c.stats().requests.to_le_bytes().to_vec();
+                out.extend_from_slice(&self.round_trips.load(Ordering::Relaxed).to_le_bytes());
+                Ok((OK, out))
+            }
+            k => Err(KvError::Corrupt {
+                from: "a compute node",
+                detail: format!("unknown request kind {k}"),
+            }),
+        }
+    }
+}
+
+/// Run a coordinator until `stop` is set: join the RAS, bind, print `listening ADDR`, serve.
+pub fn run_coordinator(a: &CoordinatorArgs, stop: Arc<AtomicBool>) -> KvResult<()> {
+    if a.max_value == 0 || a.max_value > rpc::MAX_DATAGRAM - 1024 {
+        return Err(KvError::Spec(format!(
+            "--max-value must be 1..={}",
+            rpc::MAX_DATAGRAM - 1024
+        )));
+    }
+    let link = NodeLink {
+        node: a.node,
+        creds: a.creds,
+        config: crate::store::loopback_config(),
+        faults: a.faults.as_deref().map(parse_faults).transpose()?,
+    };
+    let coord = Arc::new(Coordinator {
+        c: link.join()?,
+        buf_bytes: (a.max_value as u64).div_ceil(64).max(1) * 64,
+        max_value: a.max_value,
+        entries: RwLock::default(),
+        free: Mutex::default(),
+        round_trips: AtomicU64::new(0),
+    });
+    let socket = rpc::bind_and_announce(a.listen)?;
+    let h: Arc<rpc::Handler> =
+        Arc::new(move |_client, kind, body| match coord.handle(kind, body) {
+            Ok(x) => x,
+            Err(e) => (rpc::ERR, e.to_string().into_bytes()),
+        });
+    rpc::serve(socket, a.threads, h, stop)?;
+    Ok(())
+}
+
+/// CNs' side: every handle is its own RPC client (own socket) of the coordinator.
+pub struct CentralFactory {
+    addr: SocketAddr,
+    max_value: usize,
+    faults: Option<FaultConfig>,
+    handles: AtomicU64,
+}
+
+impl CentralFactory {
+    /// Talk to the coordinator at `addr` (faults on the CN-coordinator link if given).
+    pub fn new(addr: SocketAddr, max_value: usize, faults: Option<FaultConfig>) -> CentralFactory {
+        CentralFactory {
+            addr,
+            max_value,
+            faults,
+            handles: AtomicU64::new(0),
+        }
+    }
+
+    /// Open from a spec.
+    pub fn from_spec(s: &StoreSpec) -> KvResult<CentralFactory> {
+        let faults = match s.fields.get("faults") {
+            Some(f) => Some(parse_faults(f)?),
+            None => None,
+        };
+        Ok(CentralFactory::new(
+            s.parse("addr")?,
+            s.parse("maxv")?,
+            faults,
+        ))
+    }
+}
+
+/// The spec for a coordinator at `addr`.
+pub fn spec(addr: SocketAddr, max_value: usize, faults: Option<&FaultConfig>) -> StoreSpec {
+    let mut f = BTreeMap::new();
+    f.insert("addr".into(), addr.to_string());
+    f.insert("maxv".into(), max_value.to_string());
+    if let Some(x) = faults {
+        f.insert("faults".into(), crate::store::fault_string(x));
+    }
+    StoreSpec {
+        system: NAME.into(),
+        fields: f,
+    }
+}
+
+/// Coordinator arguments for `link`'s RAS (the fault seed is changed for the coordinator).
+pub fn coordinator_args(link: &NodeLink, max_value: usize) -> Vec<String> {
+    let mut v = vec![
+        "--node".to_string(),
+        link.node.to_string(),
+        "--creds".into(),
+        link.creds.to_string(),
+        "--max-value".into(),
+        max_value.to_string(),
+    ];
+    if let Some(f) = &link.reseeded(0xC00D).faults {
+        v.push("--faults".into());
+        v.push(crate::store::fault_string(f));
+    }
+    v
+}
+
+impl StoreFactory for CentralFactory {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn open(&self) -> KvResult<Box<dyn KvStore>> {
+        let n = self.handles.fetch_add(1, Ordering::Relaxed);
+        let faults = self.faults.map(|mut f| {
+            f.seed = f.seed.wrapping_add(n.wrapping_mul(0x9E37_79B9));
+            f
+        });
+        Ok(Box::new(Central {
+            rpc: RpcClient::connect(self.addr, PEER, faults)?,
+            max_value: self.max_value,
+        }))
+    }
+}
+
+/// One thread's handle.
+pub struct Central {
+    rpc: RpcClient,
+    max_value: usize,
+}
+
+impl Central {
+    fn ok(&mut self, kind: u8, body: Vec<u8>) -> KvResult<Vec<u8>> {
+        match self.rpc.call(kind, body)? {
+            (OK, b) => Ok(b),
+            (k, b) => Err(rpc::refused(PEER, k, &b)),
+        }
+    }
+}
+
+impl KvStore for Central {
+    fn get(&mut self, key: &[u8]) -> KvResult<Option<Vec<u8>>> {
+        check_key(key)?;
+        let mut body = Vec::new();
+        put_blob(&mut body, key);
+        match self.rpc.call(GET, body)? {
+            (VALUE, b) => {
+                let mut r = Reader::new(&b, PEER);
+                match r.bytes(1)?[0] {
+                    0 => Ok(None),
+                    1 => Ok(Some(r.blob(self.max_value)?.to_vec())),
+                    x => Err(KvError::Corrupt {
+                        from: PEER,
+                        detail: format!("presence byte {x}"),
+                    }),
+                }
+            }
+            (k, b) => Err(rpc::refused(PEER, k, &b)),
+        }
+    }
+
+    fn put(&mut self, key: &[u8], value: &[u8]) -> KvResult<()> {
+        check_key(key)?;
+        check_value(value, self.max_value)?;
+        let mut body = Vec::with_capacity(key.len() + value.len() + 8);
+        put_blob(&mut body, key);
+        put_blob(&mut body, value);
+        self.ok(PUT, body).map(|_| ())
+    }
+
+    fn delete(&mut self, key: &[u8]) -> KvResult<()> {
+        check_key(key)?;
+        let mut body = Vec::new();
+        put_blob(&mut body, key);
+        self.ok(DEL, body).map(|_| ())
+    }
+
+    fn cost(&mut self) -> KvResult<Cost> {
+        let b = self.ok(STATS, Vec::new())?;
+        let mut r = Reader::new(&b, PEER);
+        let (node_requests, node_rounds) = (r.u64()?, r.u64()?);
+        // The stats request itself is not part of the workload.
+        let rpcs = self.rpc.requests - 1;
+        self.rpc.requests = rpcs;
+        Ok(Cost {
+            node_requests,
+            rpc_requests: rpcs,
+            round_trips: rpcs + node_rounds,
+        })
+    }
+}
