@@ -41,12 +41,12 @@
 use crate::pdpm_direct::poisoned;
 use crate::rpc::{self, put_blob, Reader, RpcClient};
 use crate::store::{
-    check_key, check_value, fnv1a64, parse_faults, Cost, KvError, KvResult, KvStore, NodeLink,
-    StoreFactory, StoreSpec, MAX_KEY,
+    check_key, check_value, fnv1a64, Cost, KvError, KvResult, KvStore, NodeLink, StoreFactory,
+    StoreSpec, MAX_KEY,
 };
 use clap::Args;
 use clio_clib::transport::FaultConfig;
-use clio_clib::{Client, Config, Credentials, Output};
+use clio_clib::{Client, Config, Output};
 use clio_proto::checksum::{crc32c, crc32c_append};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -64,9 +64,9 @@ const HDR: usize = 48;
 const ANCHOR: u64 = 16;
 const SEQ_MASK: u64 = 0x1FFF;
 /// Buffers a CN asks the MS for at a time.
-const ALLOC_BATCH: u32 = 64;
+const ALLOC_BATCH: u32 = 16;
 /// Retirements a CN batches before telling the MS.
-const RETIRE_BATCH: usize = 32;
+const RETIRE_BATCH: usize = 16;
 /// Buffers the MS carves from one allocation at the node.
 const CHUNK_BUFFERS: u64 = 512;
 /// Anchors the MS carves from one allocation.
@@ -183,27 +183,12 @@ fn parse_version(b: &[u8], gc: u8, seq13: u64, kh: u64, max: usize) -> Option<Ve
 /// The metadata server's command line (`clio-kv-ms`; `clio bench ycsb` runs the same code).
 #[derive(Args, Debug, Clone)]
 pub struct MsArgs {
-    /// The memory node (UDP).
-    #[arg(long)]
-    pub node: SocketAddr,
-    /// Credentials of the remote address space to join (`PID:KEYHEX`).
-    #[arg(long)]
-    pub creds: Credentials,
-    /// Where to listen for compute nodes.
-    #[arg(long, default_value = "127.0.0.1:0")]
-    pub listen: SocketAddr,
-    /// Largest value (sets the buffer size).
-    #[arg(long, default_value_t = 1024)]
-    pub max_value: usize,
+    /// Node, credentials, address, value size, threads, faults.
+    #[command(flatten)]
+    pub server: rpc::ServerArgs,
     /// The GC epoch `Te` in milliseconds (CNs must use the same).
     #[arg(long, default_value_t = 2000)]
     pub epoch_ms: u64,
-    /// Request-handling threads.
-    #[arg(long, default_value_t = 2)]
-    pub threads: usize,
-    /// Faults on the MS's link to the node: `drop/dup/reorder/corrupt/seed`.
-    #[arg(long)]
-    pub faults: Option<String>,
 }
 
 /// The MS's buffer bookkeeping (no network: unit-testable).
@@ -222,6 +207,8 @@ pub struct GcState {
     pub refused: u64,
     /// See `handed`.
     pub overflowed: u64,
+    /// Buffers handed out again after a retirement.
+    pub reused: u64,
 }
 
 impl GcState {
@@ -250,6 +237,7 @@ impl GcState {
                 s.1 = true;
                 out.push((va, s.0));
                 self.handed += 1;
+                self.reused += u64::from(s.0 != 1);
             }
         }
         out
@@ -268,7 +256,9 @@ impl GcState {
                     self.overflowed += 1;
                     self.overflow.push_back((now + epoch, va));
                 } else {
-                    self.free.push_back(va);
+                    // Reused first (LIFO): recently retired buffers are the ones stale
+                    // cursors still point at, so their GC-version checks get exercised.
+                    self.free.push_front(va);
                 }
                 true
             }
@@ -360,6 +350,7 @@ impl Ms {
                     st.gc.retired,
                     st.gc.refused,
                     st.gc.overflowed,
+                    st.gc.reused,
                     self.c.stats().requests,
                 ] {
                     out.extend_from_slice(&x.to_le_bytes());
@@ -377,56 +368,35 @@ impl Ms {
 /// Run a metadata server until `stop` is set: join the RAS, bind, print `listening ADDR`,
 /// serve.
 pub fn run_metadata_server(a: &MsArgs, stop: Arc<AtomicBool>) -> KvResult<()> {
-    if a.max_value == 0 || a.max_value > 1 << 20 {
-        return Err(KvError::Spec("--max-value must be 1..=1 MiB".into()));
-    }
-    let link = NodeLink {
-        node: a.node,
-        creds: a.creds,
-        config: crate::store::loopback_config(),
-        faults: a.faults.as_deref().map(parse_faults).transpose()?,
-    };
-    let ms = Arc::new(Ms {
-        c: link.join()?,
-        buf_bytes: buffer_bytes(a.max_value),
-        epoch: Duration::from_millis(a.epoch_ms.max(1)),
-        st: Mutex::default(),
-    });
-    let socket = rpc::bind_and_announce(a.listen)?;
-    let h: Arc<rpc::Handler> = Arc::new(move |_client, kind, body| match ms.handle(kind, body) {
-        Ok(x) => x,
-        Err(e) => (rpc::ERR, e.to_string().into_bytes()),
-    });
-    rpc::serve(socket, a.threads, h, stop)?;
-    Ok(())
+    let (buf_bytes, epoch) = (
+        buffer_bytes(a.server.max_value),
+        Duration::from_millis(a.epoch_ms.max(1)),
+    );
+    a.server.run(stop, |c| {
+        let ms = Ms {
+            c,
+            buf_bytes,
+            epoch,
+            st: Mutex::default(),
+        };
+        move |kind, body: &[u8]| ms.handle(kind, body)
+    })
 }
 
 /// MS arguments for `link`'s RAS (the fault seed is changed for the MS).
 pub fn ms_args(link: &NodeLink, max_value: usize, epoch_ms: u64) -> Vec<String> {
-    let mut v = vec![
-        "--node".to_string(),
-        link.node.to_string(),
-        "--creds".into(),
-        link.creds.to_string(),
-        "--max-value".into(),
-        max_value.to_string(),
-        "--epoch-ms".into(),
-        epoch_ms.to_string(),
-    ];
-    if let Some(f) = &link.reseeded(0x3500).faults {
-        v.push("--faults".into());
-        v.push(crate::store::fault_string(f));
-    }
+    let mut v = rpc::ServerArgs::for_link(link, max_value, 0x3500);
+    v.extend(["--epoch-ms".to_string(), epoch_ms.to_string()]);
     v
 }
 
-/// Counters of the MS: (buffers handed out, retirements accepted, refused, overflowed,
-/// the MS's own requests to the node).
-pub fn ms_stats(addr: SocketAddr) -> KvResult<[u64; 5]> {
+/// Counters of the MS: buffers handed out, retirements accepted, refused, overflowed,
+/// buffers reused, the MS's own requests to the node.
+pub fn ms_stats(addr: SocketAddr) -> KvResult<[u64; 6]> {
     let mut c = RpcClient::connect(addr, PEER, None)?;
     let b = ok(c.call(STATS, Vec::new())?)?;
     let mut r = Reader::new(&b, PEER);
-    Ok([r.u64()?, r.u64()?, r.u64()?, r.u64()?, r.u64()?])
+    Ok([r.u64()?, r.u64()?, r.u64()?, r.u64()?, r.u64()?, r.u64()?])
 }
 
 fn ok((k, b): (u8, Vec<u8>)) -> KvResult<Vec<u8>> {
@@ -940,10 +910,12 @@ impl KvStore for Clover {
     }
 
     fn cost(&mut self) -> KvResult<Cost> {
+        let s = self.c.stats();
         Ok(Cost {
-            node_requests: self.c.stats().requests,
+            node_requests: s.requests,
             rpc_requests: self.ms.requests,
             round_trips: self.rounds.load(Ordering::Relaxed),
+            retransmits: s.retransmits + self.ms.retransmits,
         })
     }
 }

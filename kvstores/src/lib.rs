@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod clover;
+pub mod deploy;
 pub mod history;
 pub mod memcached;
 pub mod pdpm_central;

@@ -311,6 +311,7 @@ impl KvStore for Memcached {
             node_requests: 0,
             rpc_requests: self.requests,
             round_trips: self.requests,
+            retransmits: 0,
         })
     }
 }

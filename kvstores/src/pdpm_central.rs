@@ -21,9 +21,8 @@ use crate::store::{
     check_key, check_value, parse_faults, Cost, KvError, KvResult, KvStore, NodeLink, StoreFactory,
     StoreSpec, MAX_KEY,
 };
-use clap::Args;
 use clio_clib::transport::FaultConfig;
-use clio_clib::{Client, Credentials};
+use clio_clib::Client;
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -45,27 +44,7 @@ const CHUNK_BUFFERS: u64 = 256;
 
 /// The coordinator's command line (the `clio-kv-coordinator` binary; `clio bench ycsb` runs
 /// the same code as a child process).
-#[derive(Args, Debug, Clone)]
-pub struct CoordinatorArgs {
-    /// The memory node (UDP).
-    #[arg(long)]
-    pub node: SocketAddr,
-    /// Credentials of the remote address space to join (`PID:KEYHEX`).
-    #[arg(long)]
-    pub creds: Credentials,
-    /// Where to listen for compute nodes.
-    #[arg(long, default_value = "127.0.0.1:0")]
-    pub listen: SocketAddr,
-    /// Largest value.
-    #[arg(long, default_value_t = 1024)]
-    pub max_value: usize,
-    /// Request-handling threads.
-    #[arg(long, default_value_t = 4)]
-    pub threads: usize,
-    /// Faults on the coordinator's link to the node: `drop/dup/reorder/corrupt/seed`.
-    #[arg(long)]
-    pub faults: Option<String>,
-}
+pub type CoordinatorArgs = rpc::ServerArgs;
 
 #[derive(Default)]
 struct Entry {
@@ -189,8 +168,10 @@ impl Coordinator {
                 Ok((OK, Vec::new()))
             }
             STATS => {
-                let mut out = self.c.stats().requests.to_le_bytes().to_vec();
+                let s = self.c.stats();
+                let mut out = s.requests.to_le_bytes().to_vec();
                 out.extend_from_slice(&self.round_trips.load(Ordering::Relaxed).to_le_bytes());
+                out.extend_from_slice(&s.retransmits.to_le_bytes());
                 Ok((OK, out))
             }
             k => Err(KvError::Corrupt {
@@ -203,34 +184,18 @@ impl Coordinator {
 
 /// Run a coordinator until `stop` is set: join the RAS, bind, print `listening ADDR`, serve.
 pub fn run_coordinator(a: &CoordinatorArgs, stop: Arc<AtomicBool>) -> KvResult<()> {
-    if a.max_value == 0 || a.max_value > rpc::MAX_DATAGRAM - 1024 {
-        return Err(KvError::Spec(format!(
-            "--max-value must be 1..={}",
-            rpc::MAX_DATAGRAM - 1024
-        )));
-    }
-    let link = NodeLink {
-        node: a.node,
-        creds: a.creds,
-        config: crate::store::loopback_config(),
-        faults: a.faults.as_deref().map(parse_faults).transpose()?,
-    };
-    let coord = Arc::new(Coordinator {
-        c: link.join()?,
-        buf_bytes: (a.max_value as u64).div_ceil(64).max(1) * 64,
-        max_value: a.max_value,
-        entries: RwLock::default(),
-        free: Mutex::default(),
-        round_trips: AtomicU64::new(0),
-    });
-    let socket = rpc::bind_and_announce(a.listen)?;
-    let h: Arc<rpc::Handler> =
-        Arc::new(move |_client, kind, body| match coord.handle(kind, body) {
-            Ok(x) => x,
-            Err(e) => (rpc::ERR, e.to_string().into_bytes()),
-        });
-    rpc::serve(socket, a.threads, h, stop)?;
-    Ok(())
+    let max_value = a.max_value;
+    a.run(stop, |c| {
+        let coord = Coordinator {
+            c,
+            buf_bytes: (max_value as u64).div_ceil(64).max(1) * 64,
+            max_value,
+            entries: RwLock::default(),
+            free: Mutex::default(),
+            round_trips: AtomicU64::new(0),
+        };
+        move |kind, body: &[u8]| coord.handle(kind, body)
+    })
 }
 
 /// CNs' side: every handle is its own RPC client (own socket) of the coordinator.
@@ -282,19 +247,7 @@ pub fn spec(addr: SocketAddr, max_value: usize, faults: Option<&FaultConfig>) ->
 
 /// Coordinator arguments for `link`'s RAS (the fault seed is changed for the coordinator).
 pub fn coordinator_args(link: &NodeLink, max_value: usize) -> Vec<String> {
-    let mut v = vec![
-        "--node".to_string(),
-        link.node.to_string(),
-        "--creds".into(),
-        link.creds.to_string(),
-        "--max-value".into(),
-        max_value.to_string(),
-    ];
-    if let Some(f) = &link.reseeded(0xC00D).faults {
-        v.push("--faults".into());
-        v.push(crate::store::fault_string(f));
-    }
-    v
+    rpc::ServerArgs::for_link(link, max_value, 0xC00D)
 }
 
 impl StoreFactory for CentralFactory {
@@ -369,7 +322,7 @@ impl KvStore for Central {
     fn cost(&mut self) -> KvResult<Cost> {
         let b = self.ok(STATS, Vec::new())?;
         let mut r = Reader::new(&b, PEER);
-        let (node_requests, node_rounds) = (r.u64()?, r.u64()?);
+        let (node_requests, node_rounds, node_retx) = (r.u64()?, r.u64()?, r.u64()?);
         // The stats request itself is not part of the workload.
         let rpcs = self.rpc.requests - 1;
         self.rpc.requests = rpcs;
@@ -377,6 +330,7 @@ impl KvStore for Central {
             node_requests,
             rpc_requests: rpcs,
             round_trips: rpcs + node_rounds,
+            retransmits: node_retx + self.rpc.retransmits,
         })
     }
 }

@@ -366,10 +366,12 @@ impl KvStore for Direct {
     }
 
     fn cost(&mut self) -> KvResult<Cost> {
+        let s = self.c.stats();
         Ok(Cost {
-            node_requests: self.c.stats().requests,
+            node_requests: s.requests,
             rpc_requests: 0,
             round_trips: self.rounds,
+            retransmits: s.retransmits,
         })
     }
 }

@@ -8,8 +8,9 @@
 //! answer, so a retried (or duplicated) request is answered again, never executed twice.
 //! The client side is a CLib [`Transport`], so CLib's fault injector can sit in between.
 
-use crate::store::{KvError, KvResult};
+use crate::store::{fault_string, loopback_config, parse_faults, KvError, KvResult, NodeLink};
 use clio_clib::transport::{FaultConfig, FaultyTransport, Transport};
+use clio_clib::{Client, Credentials};
 use clio_proto::checksum::crc32c;
 use std::collections::HashMap;
 use std::io::ErrorKind;
@@ -378,13 +379,79 @@ pub fn refused(peer: &'static str, kind: u8, body: &[u8]) -> KvError {
     }
 }
 
-/// Bind a server socket and print `listening ADDR` on stdout (a parent process reads it).
-pub fn bind_and_announce(listen: SocketAddr) -> std::io::Result<UdpSocket> {
-    let s = UdpSocket::bind(listen)?;
-    println!("listening {}", s.local_addr()?);
-    use std::io::Write;
-    std::io::stdout().flush()?;
-    Ok(s)
+/// What every server process (pDPM-Central's coordinator, Clover's metadata server) is told
+/// on its command line.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ServerArgs {
+    /// The memory node (UDP).
+    #[arg(long)]
+    pub node: SocketAddr,
+    /// Credentials of the remote address space to join (`PID:KEYHEX`).
+    #[arg(long)]
+    pub creds: Credentials,
+    /// Where to listen for compute nodes.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+    /// Largest value.
+    #[arg(long, default_value_t = 1024)]
+    pub max_value: usize,
+    /// Request-handling threads.
+    #[arg(long, default_value_t = 4)]
+    pub threads: usize,
+    /// Faults on the server's link to the node: `drop/dup/reorder/corrupt/seed`.
+    #[arg(long)]
+    pub faults: Option<String>,
+}
+
+impl ServerArgs {
+    /// The command-line arguments for a server of `link`'s RAS (its fault seed changed by
+    /// `salt`, so the server's faults differ from every CN's).
+    pub fn for_link(link: &NodeLink, max_value: usize, salt: u64) -> Vec<String> {
+        let mut v = vec![
+            "--node".to_string(),
+            link.node.to_string(),
+            "--creds".into(),
+            link.creds.to_string(),
+            "--max-value".into(),
+            max_value.to_string(),
+        ];
+        if let Some(f) = &link.reseeded(salt).faults {
+            v.push("--faults".into());
+            v.push(fault_string(f));
+        }
+        v
+    }
+
+    /// Join the RAS, bind and announce (`listening ADDR` on stdout, which the parent reads),
+    /// then serve `handle` until `stop` is set; its errors are sent back as [`ERR`] answers.
+    pub fn run<H>(&self, stop: Arc<AtomicBool>, handle: impl FnOnce(Client) -> H) -> KvResult<()>
+    where
+        H: Fn(u8, &[u8]) -> KvResult<(u8, Vec<u8>)> + Send + Sync + 'static,
+    {
+        if self.max_value == 0 || self.max_value > MAX_DATAGRAM - 1024 {
+            return Err(KvError::Spec(format!(
+                "--max-value must be 1..={}",
+                MAX_DATAGRAM - 1024
+            )));
+        }
+        let link = NodeLink {
+            node: self.node,
+            creds: self.creds,
+            config: loopback_config(),
+            faults: self.faults.as_deref().map(parse_faults).transpose()?,
+        };
+        let handle = handle(link.join()?);
+        let socket = UdpSocket::bind(self.listen)?;
+        println!("listening {}", socket.local_addr()?);
+        use std::io::Write;
+        std::io::stdout().flush()?;
+        let h: Arc<Handler> = Arc::new(move |_client, kind, body| match handle(kind, body) {
+            Ok(x) => x,
+            Err(e) => (ERR, e.to_string().into_bytes()),
+        });
+        serve(socket, self.threads, h, stop)?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -90,6 +90,9 @@ pub struct Cost {
     /// Sequential round trips the store waited for (each wait on the node or a server is one,
     /// whatever number of requests it covered).
     pub round_trips: u64,
+    /// Retransmissions so far (CLib's to the node, and this handle's to a server): evidence
+    /// that faults were met and survived.
+    pub retransmits: u64,
 }
 
 /// A key-value store handle. One per client thread; handles of one [`StoreFactory`] share the
