@@ -4,7 +4,7 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all demo test cargo-test c-example cosim-test cosim verilator-tool deps bench-alloc clean
+.PHONY: all demo test cargo-test c-example cosim-test cosim verilator-tool deps bench-alloc bench-deps bench-ycsb clean
 
 # The cosimulation builds with the pinned Verilator release from `make verilator-tool` when it
 # is there (about 4x faster models than Debian's 5.006), else with the system Verilator.
@@ -62,6 +62,21 @@ deps:
 ## bench-alloc: the paper's Figure 13 (allocation retries vs utilisation)
 bench-alloc:
 	$(CARGO) bench -p clio-slowpath --bench fig13_alloc
+
+## bench-deps: install memcached, the CPU key-value server `clio bench ycsb` compares with
+## (Debian; run as root). Without it the bench skips memcached with one line.
+bench-deps:
+	@if command -v memcached >/dev/null; then \
+		echo "memcached is installed"; \
+	else \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y memcached; \
+	fi
+
+## bench-ycsb: key-value stores on one memory node under YCSB A/B/C (pDPM-Direct,
+## pDPM-Central, Clover, memcached); the paper's setup by default, YCSB_ARGS to change it
+YCSB_ARGS ?=
+bench-ycsb:
+	$(CARGO) run --release --bin clio -- bench ycsb --systems all $(YCSB_ARGS)
 
 clean:
 	$(CARGO) clean

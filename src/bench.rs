@@ -22,6 +22,9 @@ use std::time::{Duration, Instant};
 /// Arguments of `clio bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
+    /// Other benchmarks (`clio bench ycsb`); without one, the CLib benchmark below runs.
+    #[command(subcommand)]
+    pub(crate) cmd: Option<crate::bench_ycsb::BenchCmd>,
     /// Directory for CSV files and the CDF plot.
     #[arg(long, default_value = "bench-out")]
     pub(crate) out: PathBuf,

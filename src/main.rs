@@ -3,6 +3,7 @@
 
 mod bench;
 mod bench_durability;
+mod bench_ycsb;
 mod board;
 mod demo;
 #[cfg(feature = "rtl")]
@@ -39,7 +40,10 @@ fn main() -> Result<()> {
     match cli.cmd {
         Cmd::Board(a) => board::run(a),
         Cmd::Demo(a) => demo::run(a),
-        Cmd::Bench(a) => bench::run(a),
+        Cmd::Bench(mut a) => match a.cmd.take() {
+            Some(c) => bench_ycsb::run(c),
+            None => bench::run(a),
+        },
         #[cfg(feature = "rtl")]
         Cmd::Rtl(c) => rtl::run(c),
     }
