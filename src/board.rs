@@ -151,8 +151,7 @@ pub fn run(a: BoardArgs) -> Result<()> {
     let layout = clio_proto::layout::MemoryLayout::new(cfg.dram_bytes, cfg.page_shift)
         .context("memory geometry")?;
     let started = std::time::Instant::now();
-    // What recovery found in the memory file, and how long starting took (the model; the
-    // cosimulated node does not report it).
+    // What recovery found in the memory file, and how long starting took.
     type Node = Box<dyn clio_sim::MemoryNode>;
     let (board, recovered): (Node, _) = match a.backend {
         Backend::Model => {
@@ -161,13 +160,12 @@ pub fn run(a: BoardArgs) -> Result<()> {
             (Box::new(b), r)
         }
         #[cfg(feature = "rtl")]
-        Backend::Rtl => (
-            Box::new(
-                clio_sim::cosim::RtlBoard::new(&cfg, a.dram_latency, a.vcd.as_deref())
-                    .context("starting the cosimulated memory node")?,
-            ),
-            None,
-        ),
+        Backend::Rtl => {
+            let b = clio_sim::cosim::RtlBoard::new(&cfg, a.dram_latency, a.vcd.as_deref())
+                .context("starting the cosimulated memory node")?;
+            let r = b.recovery().map(|r| (r, started.elapsed()));
+            (Box::new(b), r)
+        }
     };
 
     let mut daemon: Option<Child> = None;

@@ -29,7 +29,7 @@ use crate::pt_walker::PtWalker;
 use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;
 use crate::util::{opcode_table, path_table, rule_table, ByteSwap};
-use clio_proto::header::{field, HEADER_LEN, ROUTED_HEADER_LEN, VERSION};
+use clio_proto::header::{field, FLAG_DURABLE, HEADER_LEN, ROUTED_HEADER_LEN, VERSION};
 use clio_proto::opcode::Path;
 use clio_proto::ring::{desc, kind};
 use clio_proto::{Opcode, Status};
@@ -58,6 +58,8 @@ const _: () = assert!(
         && swapped(field::ARG0) == 64
         && swapped(field::ARG1) == 0
 );
+// The durable flag is bit 25 of the raw header (flags byte 3, FLAG_DURABLE = bit 1 of it).
+const _: () = assert!(8 * field::FLAGS + FLAG_DURABLE.trailing_zeros() as usize == 25);
 // Raw positions: pid bytes 4..6 (bits 32..48), the VA's last byte 23 (bits 184..192),
 // checksum 28..32 (bits 224..256), payload_len 10..12 (bits 80..96), arg0 32..40 (bits
 // 256..320), key 48..56 (bits 384..448), client 56..58 (bits 448..464).
@@ -239,6 +241,11 @@ pub enum State {
     SpPte,
     /// Wait for outstanding DRAM writes.
     Drain,
+    /// Durable write: wait until every DRAM write has its B response.
+    Persist,
+    /// Durable write: the persist handshake of a page piece (`persist_valid` until
+    /// `persist_done`).
+    PersistWait,
 }
 
 /// The fast path.
@@ -314,6 +321,23 @@ pub struct FastpathTop {
     pub m_axi_bvalid: Signal<In, Bit>,
     /// AXI B ready (always 1).
     pub m_axi_bready: Signal<Out, Bit>,
+    /// The board has a persistence domain behind the DRAM port: a durable write
+    /// (`FLAG_DURABLE`) is acknowledged only after its B responses and the persist handshake
+    /// for its bytes. Tied low, durable writes are answered UNSUPPORTED and write nothing.
+    pub cfg_persist: Signal<In, Bit>,
+    /// Persist request: make `persist_len` bytes at physical address `persist_addr` durable.
+    /// Raised after every B response of the write is in, held with the range until
+    /// `persist_done`; one request per page piece of the packet.
+    pub persist_valid: Signal<Out, Bit>,
+    /// Persist request: first byte (physical, byte exact).
+    pub persist_addr: Signal<Out, Bits<64>>,
+    /// Persist request: length in bytes (1..=1024).
+    pub persist_len: Signal<Out, Bits<12>>,
+    /// The range of the held persist request is durable (one cycle; ends the request).
+    pub persist_done: Signal<In, Bit>,
+    /// With `persist_done`: the flush failed, the data is not known durable; the write is
+    /// answered RETRY_LATER (the client sends it again).
+    pub persist_error: Signal<In, Bit>,
     /// Slow-path RX descriptor valid (REQUEST, PAGE_MAPPED).
     pub sp_rx_valid: Signal<Out, Bit>,
     /// Slow-path RX ready.
@@ -506,6 +530,10 @@ pub struct FastpathTop {
     c_denied: DFF<Bits<32>>,
     /// The executor's request's client (the RAS member).
     hcli: DFF<Bits<16>>,
+    /// The executor's write carries `FLAG_DURABLE`: acknowledged after the persist handshake.
+    durable: DFF<Bit>,
+    /// The header's `FLAG_DURABLE` bit.
+    h_durable: Signal<Local, Bit>,
     // Decoded fields (combinational).
     opcode: Signal<Local, Bits<8>>,
     h_pid: Signal<Local, Bits<16>>,
@@ -639,7 +667,8 @@ impl Logic for FastpathTop {
             c_walk,
             c_fault,
             c_denied,
-            hcli
+            hcli,
+            durable
         );
         clock!(self, clock, ack, txcrc, tlb, walker, pf, sync, keys);
         for k in 0..4 {
@@ -680,6 +709,7 @@ impl Logic for FastpathTop {
         self.h_tlen.next = self.hswap.y.val().get_bits::<32>(160);
         self.h_arg0.next = self.hswap.y.val().get_bits::<64>(64);
         self.h_arg1.next = self.hswap.y.val().get_bits::<64>(0);
+        self.h_durable.next = self.hdr.q.val().get_bit(25);
         self.dec.opcode.next = self.opcode.val();
         self.dec.version.next = self.hdr.q.val().get_bits::<8>(0);
         self.dec.status.next = self.hdr.q.val().get_bits::<8>(16);
@@ -772,6 +802,9 @@ impl Logic for FastpathTop {
         self.m_axi_bready.next = true;
         self.sp_rx_valid.next = false;
         self.sp_rx_desc.next = self.pm_desc.q.val();
+        self.persist_valid.next = false;
+        self.persist_addr.next = self.pa1.q.val();
+        self.persist_len.next = self.len.q.val();
         self.sp_tx_ready.next = false;
         self.txcrc.in_valid.next = false;
         self.txcrc.in_first.next = false;
@@ -1153,16 +1186,23 @@ impl Logic for FastpathTop {
                         self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
                     self.len.d.next = bit_cast::<12, 16>(self.h_plen.val());
                     self.need.d.next = 2.into();
+                    self.durable.d.next = self.h_durable.val();
                     if (self.h_tlen.val() != 0)
                         & (self.h_tlen.val() <= 0x10_0000)
                         & (bit_cast::<32, 16>(self.h_cnt.val()) == self.wr_cnt.val())
                         & ((self.wr_len.val() >= 1024) & (self.h_plen.val() == 1024)
                             | (self.wr_len.val() < 1024)
                                 & (bit_cast::<32, 16>(self.h_plen.val()) == self.wr_len.val()))
-                        & (self.wr_end.val() <= (bit_cast::<66, 64>(1.into()) << 48))
                     {
-                        self.tlb.lk_valid.next = true;
-                        self.state.d.next = State::TWait;
+                        // check_write_segment holds. A durable write without a persistence
+                        // domain is refused before anything is written (never acknowledged
+                        // as durable when it is not).
+                        if self.h_durable.val() & !self.cfg_persist.val() {
+                            self.rs_status.d.next = 9.into();
+                        } else if self.wr_end.val() <= (bit_cast::<66, 64>(1.into()) << 48) {
+                            self.tlb.lk_valid.next = true;
+                            self.state.d.next = State::TWait;
+                        }
                     }
                 } else if self.dec.slow.val() {
                     if self.sp_rx_room.val() > 32 {
@@ -1421,7 +1461,41 @@ impl Logic for FastpathTop {
                     self.x_hold.d.next = false;
                     self.x_slot.d.next = self.x_slot.q.val() + 1;
                     self.rs_status.d.next = 0.into();
-                    self.state.d.next = State::Resp;
+                    if self.durable.q.val() {
+                        self.state.d.next = State::Persist;
+                    } else {
+                        self.state.d.next = State::Resp;
+                    }
+                }
+            }
+            State::Persist => {
+                // A durable write: once its data is in DRAM (every B response in), ask the
+                // board to make each page piece durable, in turn.
+                self.piece.d.next = false;
+                if self.no_wout.val() {
+                    self.state.d.next = State::PersistWait;
+                }
+            }
+            State::PersistWait => {
+                self.persist_valid.next = true;
+                if self.piece.q.val() {
+                    self.persist_addr.next = self.pa2.q.val();
+                    self.persist_len.next = self.len.q.val() - self.n1.q.val();
+                } else {
+                    // n1: the bytes on the first page (all of them for a one-page piece).
+                    self.persist_addr.next = self.pa1.q.val();
+                    self.persist_len.next = self.n1.q.val();
+                }
+                if self.persist_done.val() {
+                    if self.two.q.val() & !self.piece.q.val() {
+                        self.piece.d.next = true;
+                    } else {
+                        self.state.d.next = State::Resp;
+                    }
+                    if self.persist_error.val() {
+                        // Not known durable: the client retries the write.
+                        self.rs_status.d.next = 6.into();
+                    }
                 }
             }
             State::RAddr => {
@@ -1836,6 +1910,13 @@ mod tests {
         /// AR and AW handshakes so far.
         ars: u64,
         aws: u64,
+        /// The persist handshake: answered this many cycles after it is raised, with
+        /// `persist_error` when `persist_fails`.
+        persist_delay: u64,
+        persist_fails: bool,
+        persist_at: Option<u64>,
+        /// Persist requests answered: (cycle, address, length, B responses still due then).
+        persists: Vec<(u64, u64, u64, usize)>,
     }
 
     impl Env {
@@ -1878,6 +1959,10 @@ mod tests {
                 first_tx_cycle: None,
                 ars: 0,
                 aws: 0,
+                persist_delay: 0,
+                persist_fails: false,
+                persist_at: None,
+                persists: vec![],
             }
         }
 
@@ -1925,6 +2010,9 @@ mod tests {
             if let Some(d) = self.sp_tx.front() {
                 u.sp_tx_desc.next = bytes_to_bits(d);
             }
+            let persisted = self.persist_at.is_some_and(|t| t <= now);
+            u.persist_done.next = persisted;
+            u.persist_error.next = persisted && self.persist_fails;
             self.b.settle();
             let u = &mut self.b.uut;
             // Handshakes.
@@ -1986,6 +2074,20 @@ mod tests {
             }
             if u.sp_tx_valid.val() && u.sp_tx_ready.val() {
                 self.sp_tx.pop_front();
+            }
+            if u.persist_valid.val() {
+                if persisted {
+                    let due = self.aw.len() + self.bq.len();
+                    self.persists.push((
+                        now,
+                        u.persist_addr.val().to_u64(),
+                        u.persist_len.val().to_u64(),
+                        due,
+                    ));
+                    self.persist_at = None;
+                } else if self.persist_at.is_none() {
+                    self.persist_at = Some(now + self.persist_delay);
+                }
             }
             self.b.tick();
         }
@@ -2593,6 +2695,73 @@ mod tests {
     /// The ring's skip policy and RING_RELEASE end to end: a member that never acknowledges
     /// fills the ring; another member's request gets RETRY_LATER and moves the write pointer
     /// one slot per attempt; the slow path's RING_RELEASE of the dead member frees every slot.
+    /// Durable writes (`FLAG_DURABLE`): without a persistence domain they are answered
+    /// UNSUPPORTED and write nothing; with one, the response leaves only after every B
+    /// response of the write and a persist handshake per page piece for exactly its bytes; a
+    /// failed handshake answers RETRY_LATER.
+    #[test]
+    fn durable_writes_wait_for_the_persist_handshake() {
+        let pid = 3;
+        let mut e = env_with_page(&[pid]);
+        e.put_pte(Pte {
+            used: true,
+            valid: true,
+            perms: PERM_READ | PERM_WRITE,
+            pid,
+            vpn: 0x11,
+            pfn: 9,
+        });
+        let durable = |id: u32, va: u64, data: &[u8]| {
+            let (mut h, _) = write_req(pid, id, va, data);
+            h.durable = true;
+            (h, h.to_packet(data))
+        };
+        let data: Vec<u8> = (0..300u32).map(|i| (i * 7 + 1) as u8).collect();
+        let va = 0x10 * PS + 100;
+        // No persistence domain (cfg_persist low): refused, nothing reaches DRAM.
+        let (h, f) = durable(1, va, &data);
+        let aws = e.dram_traffic().1;
+        assert_eq!(e.request(&f).0, vec![resp(&h, Status::Unsupported, &[])]);
+        assert_eq!(e.dram_traffic().1, aws, "a refused durable write wrote");
+        assert!(e.persists.is_empty());
+        assert_eq!(e.dram.read(5 * PS + 100, 300), vec![0; 300]);
+
+        e.b.uut.cfg_persist.next = true;
+        e.persist_delay = 40;
+        let (h, f) = write_req(pid, 2, va, &data);
+        let (out, plain) = e.request(&f);
+        assert_eq!(out, vec![resp(&h, Status::Ok, &[])]);
+        assert!(e.persists.is_empty(), "a plain write asked for a persist");
+        let (h, f) = durable(3, va, &data);
+        let (out, lat) = e.request(&f);
+        assert_eq!(out, vec![resp(&h, Status::Ok, &[])]);
+        assert_eq!(e.dram.read(5 * PS + 100, 300), data);
+        assert_eq!(e.persists.len(), 1);
+        let (at, addr, len, due) = e.persists[0];
+        assert_eq!((addr, len), (5 * PS + 100, 300), "persisted range");
+        assert_eq!(due, 0, "persist asked before the write's B responses");
+        assert!(
+            e.first_tx_cycle.is_some_and(|t| t > at),
+            "the response left before its data was durable"
+        );
+        assert!(lat >= plain + 40, "durable {lat} cycles, plain {plain}");
+        println!("write of 300 B: plain {plain} cycles, durable {lat} (persist answered after 40)");
+
+        // Across a page boundary: one handshake per piece, the first ending at the boundary.
+        e.persists.clear();
+        let (h, f) = durable(4, 0x11 * PS - 40, &data[..100]);
+        assert_eq!(e.request(&f).0, vec![resp(&h, Status::Ok, &[])]);
+        let ranges: Vec<(u64, u64)> = e.persists.iter().map(|p| (p.1, p.2)).collect();
+        assert_eq!(ranges, vec![(6 * PS - 40, 40), (9 * PS, 60)]);
+        assert_eq!(e.dram.read(6 * PS - 40, 40), data[..40]);
+        assert_eq!(e.dram.read(9 * PS, 60), data[40..100]);
+
+        // The board could not make it durable: the client is told to retry.
+        e.persist_fails = true;
+        let (h, f) = durable(5, va, &data);
+        assert_eq!(e.request(&f).0, vec![resp(&h, Status::RetryLater, &[])]);
+    }
+
     #[test]
     fn ring_skip_policy_and_release() {
         use crate::sync_unit::RING_ENTRIES;

@@ -16,7 +16,9 @@ use rand::{Rng, SeedableRng};
 /// The classes of requests a stream mixes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Class {
-    /// Write of 16 B .. 4 KiB, possibly across a page boundary.
+    /// Write of 16 B .. 4 KiB, possibly across a page boundary; some carry `FLAG_DURABLE`
+    /// (acknowledged once flushed where the node has a persistence domain, UNSUPPORTED where
+    /// it has none).
     Write,
     /// Read of 16 B .. 4 KiB.
     Read,
@@ -63,6 +65,7 @@ pub struct Stream {
     next_nonce: u64,
     page: u64,
     ack_probability: f64,
+    durable_probability: f64,
     /// Every packet sent, in order, with its route.
     pub sent: Vec<(Route, Vec<u8>)>,
 }
@@ -88,6 +91,7 @@ impl Stream {
             next_nonce: 1000,
             page,
             ack_probability: 0.9,
+            durable_probability: 0.2,
             sent: Vec::new(),
         }
     }
@@ -96,6 +100,12 @@ impl Stream {
     /// leave more unacknowledged slots, so the ring's skip policy runs more often.
     pub fn with_ack_probability(mut self, p: f64) -> Stream {
         self.ack_probability = p;
+        self
+    }
+
+    /// How often a write is durable (`FLAG_DURABLE`; default 0.2).
+    pub fn with_durable_probability(mut self, p: f64) -> Stream {
+        self.durable_probability = p;
         self
     }
 
@@ -256,7 +266,8 @@ impl Stream {
                 };
                 let data: Vec<u8> = (0..len).map(|_| self.rng.gen()).collect();
                 let n = packet_count(len as u32);
-                let base = self.req(slot, 0, Opcode::Write, id, va);
+                let mut base = self.req(slot, 0, Opcode::Write, id, va);
+                base.durable = self.rng.gen_bool(self.durable_probability);
                 let mut pkts: Vec<Vec<u8>> = (0..n)
                     .map(|i| {
                         let (o, l) = segment(len as u32, i).unwrap_or((0, 0));

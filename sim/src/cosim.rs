@@ -13,7 +13,7 @@ use clio_proto::consts::BEAT_BYTES;
 use clio_proto::frame::{Route, ROUTE_BYTES};
 use clio_proto::layout::MemoryLayout;
 use clio_proto::ring::{daemon_state, reg, Descriptor, DESC_BYTES};
-use clio_slowpath::{RingWindow, SlowPath};
+use clio_slowpath::{RecoveryReport, RingWindow, SlowPath};
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -68,6 +68,12 @@ struct Ports {
     sp_tx_valid: u32,
     sp_tx_ready: u32,
     sp_tx_desc: u32,
+    cfg_persist: u32,
+    persist_valid: u32,
+    persist_addr: u32,
+    persist_len: u32,
+    persist_done: u32,
+    persist_error: u32,
     stat_nacks: u32,
     stat_tlb_hits: u32,
     stat_tlb_misses: u32,
@@ -129,6 +135,13 @@ pub struct CycleStats {
     /// only the inputs changed (a combinational input-to-output path, which one evaluation
     /// per cycle would sample wrongly). Always 0 for `fastpath_top`.
     pub combinational_outputs: u64,
+    /// Persist handshakes answered (one per page piece of a durable write packet).
+    pub persists: u64,
+    /// Persist requests raised while a DRAM write of the fast path still waited for its data
+    /// or its B response: the data asked to be made durable was not all in DRAM. Always 0.
+    pub early_persists: u64,
+    /// Cycle of the last persist handshake answered.
+    pub last_persist_cycle: u64,
 }
 
 /// The cosimulated memory node.
@@ -147,6 +160,9 @@ pub struct RtlBoard {
     rx_off: usize,
     tx_cur: Option<(Route, Vec<u8>)>,
     sp_tx_cur: Option<[u8; DESC_BYTES]>,
+    /// The persist handshake to answer this cycle: whether the range was flushed.
+    persist_ack: Option<bool>,
+    recovery: Option<RecoveryReport>,
     first_in: Option<u64>,
     first_out: Option<u64>,
     stats: CycleStats,
@@ -203,6 +219,12 @@ fn ports(rtl: &Rtl) -> Ports {
         sp_tx_valid: p("sp_tx_valid"),
         sp_tx_ready: p("sp_tx_ready"),
         sp_tx_desc: p("sp_tx_desc"),
+        cfg_persist: p("cfg_persist"),
+        persist_valid: p("persist_valid"),
+        persist_addr: p("persist_addr"),
+        persist_len: p("persist_len"),
+        persist_done: p("persist_done"),
+        persist_error: p("persist_error"),
         stat_nacks: p("stat_nacks"),
         stat_tlb_hits: p("stat_tlb_hits"),
         stat_tlb_misses: p("stat_tlb_misses"),
@@ -225,7 +247,7 @@ impl RtlBoard {
             dram,
             ring,
             slow,
-            ..
+            recovery,
         } = NodeParts::new(cfg)?;
         // Waveform support halves the model's speed, so it is a separate build.
         let model = if vcd.is_some() {
@@ -250,6 +272,8 @@ impl RtlBoard {
             rx_off: 0,
             tx_cur: None,
             sp_tx_cur: None,
+            persist_ack: None,
+            recovery,
             first_in: None,
             first_out: None,
             stats: CycleStats::default(),
@@ -272,6 +296,8 @@ impl RtlBoard {
             b.rtl.set(port, 1);
         }
         b.rtl.set(b.p.cfg_page_shift, layout.page_shift as u128);
+        // A memory file is the persistence domain (`--memory-file`), as for the model.
+        b.rtl.set(b.p.cfg_persist, b.dram.is_persistent() as u128);
         b.rtl
             .set(b.p.cfg_bucket_mask, (layout.bucket_count() - 1) as u128);
         b.rtl.set(b.p.reset, 1);
@@ -286,6 +312,11 @@ impl RtlBoard {
         let mut sink = Vec::new();
         b.service(&mut sink);
         Ok(b)
+    }
+
+    /// What the in-process slow path recovered from the memory file, if it did.
+    pub fn recovery(&self) -> Option<RecoveryReport> {
+        self.recovery
     }
 
     /// Cycle statistics.
@@ -326,6 +357,7 @@ impl RtlBoard {
             || !self.writes.is_empty()
             || self.b_pending > 0
             || self.sp_tx_cur.is_some()
+            || self.persist_ack.is_some()
             || self.ring.tx_pending() > 0
     }
 
@@ -390,6 +422,12 @@ impl RtlBoard {
         }
         self.rtl
             .set(p.sp_tx_valid, self.sp_tx_cur.is_some() as u128);
+        // The persist handshake is answered the cycle after the request is seen, once its
+        // range is flushed to the memory file (msync).
+        let persist_ack = self.persist_ack.take();
+        self.rtl.set(p.persist_done, persist_ack.is_some() as u128);
+        self.rtl
+            .set(p.persist_error, (persist_ack == Some(false)) as u128);
         if self.check_outputs {
             // Settle the new inputs before the edge, as a two-evaluation harness would, and
             // check that no output moved.
@@ -523,6 +561,22 @@ impl RtlBoard {
         if self.sp_tx_cur.is_some() && self.rtl.get(p.sp_tx_ready) == 1 {
             moved = true;
             self.sp_tx_cur = None;
+        }
+        if persist_ack.is_some() {
+            moved = true;
+            self.stats.last_persist_cycle = now;
+        } else if self.rtl.get(p.persist_valid) == 1 {
+            moved = true;
+            if self.b_pending > 0 || !self.writes.is_empty() {
+                self.stats.early_persists += 1;
+            }
+            let (addr, len) = (
+                self.rtl.get(p.persist_addr) as u64,
+                self.rtl.get(p.persist_len) as u64,
+            );
+            self.persist_ack = Some(self.dram.persist(addr, len));
+            self.stats.persists += 1;
+            self.c.durable_flushes += 1;
         }
         if self.trace {
             eprintln!(

@@ -6,6 +6,7 @@
 use clio_proto::frame::Route;
 use clio_proto::header::parse_verified;
 use clio_proto::opcode::{path_of, Path};
+use clio_proto::Status;
 use clio_sim::conformance::{replay, Class, Stream};
 use clio_sim::cosim::RtlBoard;
 use clio_sim::model::board::Outgoing;
@@ -31,6 +32,30 @@ fn describe(b: &[u8]) -> String {
         Ok((h, p)) => format!("{h:?} payload {} bytes", p.len()),
         Err(e) => format!("unparsable ({e}): {:02x?}", &b[..b.len().min(48)]),
     }
+}
+
+/// Responses with this status.
+fn count_status(v: &[Outgoing], status: Status) -> usize {
+    v.iter()
+        .filter(|(_, b)| parse_verified(b).is_ok_and(|(h, _)| h.status == status))
+        .count()
+}
+
+/// The RTL answered every packet, byte for byte as the model, and left the same memory.
+fn assert_same(model: &CBoard, want: &[Outgoing], rtl: &RtlBoard, got: &[Outgoing]) {
+    assert_eq!(rtl.hung_packets(), 0);
+    if let Some(i) = want.iter().zip(got.iter()).position(|(w, g)| w != g) {
+        panic!(
+            "response {i} differs:\n model {}\n rtl   {}",
+            describe(&want[i].1),
+            describe(&got[i].1)
+        );
+    }
+    assert_eq!(got.len(), want.len());
+    assert!(
+        model.peek(0, DRAM as usize) == rtl.peek(0, DRAM as usize),
+        "memory images"
+    );
 }
 
 /// Whether to evaluate twice per cycle and check that the fast path's outputs never depend on
@@ -165,6 +190,9 @@ fn check_with(seed: u64, steps: usize, procs: usize, clocking: Clocking) {
     );
     if steps >= 1000 {
         assert!(mc.denied > 10, "only {} requests denied", mc.denied);
+        // No memory file: durable writes are refused (UNSUPPORTED) by both, writing nothing.
+        let refused = count_status(&got, Status::Unsupported);
+        assert!(refused > 10, "only {refused} durable writes refused");
     }
     eprintln!(
         "seed {seed}: {} packets in, {} out, {} denied, {} ring replays, {} ring skips, {} cycles",
@@ -210,6 +238,58 @@ fn overlapping_requests_match_the_model() {
     check_with(9, 3000, 1, Clocking::Bursts(64));
 }
 
+/// Durable writes on nodes whose DRAM is a memory file (a persistence domain): the model
+/// acknowledges them after an msync, the RTL after its B responses and one persist handshake
+/// per page piece, which the harness answers after the same msync. Same responses, same
+/// memory; every persist asked only once the data was in DRAM. (Without a memory file, the
+/// other streams check that both answer UNSUPPORTED and write nothing.)
+#[test]
+fn durable_writes_match_the_model_with_a_persistence_domain() {
+    let dir = tempfile::tempdir().unwrap();
+    let with_file = |name: &str| BoardConfig {
+        memory_file: Some(dir.path().join(name)),
+        ..cfg()
+    };
+    let mut model = CBoard::new(&with_file("model.img")).unwrap();
+    let mut s = Stream::new(11, 1 << 16).with_durable_probability(0.5);
+    let mut want = Vec::new();
+    s.setup(&mut model, 2, &mut want);
+    for _ in 0..1500 {
+        s.step(&mut model, &mut want);
+    }
+    let mut rtl = RtlBoard::new(&with_file("rtl.img"), 20, None).unwrap();
+    let got = replay_bursts(&mut rtl, &s.sent, 8);
+    assert_same(&model, &want, &rtl, &got);
+    assert_eq!(
+        count_status(&got, Status::Unsupported),
+        0,
+        "durable writes refused with a persistence domain"
+    );
+    let (mc, cs) = (model.counters(), rtl.cycle_stats());
+    assert!(
+        mc.durable_writes > 100,
+        "only {} durable writes",
+        mc.durable_writes
+    );
+    assert!(
+        cs.persists >= mc.durable_writes,
+        "{} persist handshakes for {} durable write packets",
+        cs.persists,
+        mc.durable_writes
+    );
+    assert_eq!(
+        cs.early_persists, 0,
+        "persist asked before the data was in DRAM"
+    );
+    eprintln!(
+        "{} packets, {} durable write packets, {} persist handshakes (RTL), {} msync batches (model)",
+        s.sent.len(),
+        mc.durable_writes,
+        cs.persists,
+        mc.durable_flushes
+    );
+}
+
 /// Members that rarely acknowledge (a fifth of their ring-recorded results): the write pointer keeps
 /// meeting unacknowledged slots, so the skip policy (RETRY_LATER, pointer moves on), the
 /// releases of members that leave and the replays all run many times, identically.
@@ -231,19 +311,7 @@ fn ring_skips_and_releases_match_the_model() {
     );
     let mut rtl = RtlBoard::new(&cfg(), 20, None).unwrap();
     let got = replay_bursts(&mut rtl, &s.sent, 8);
-    assert_eq!(rtl.hung_packets(), 0);
-    if let Some(i) = want.iter().zip(got.iter()).position(|(w, g)| w != g) {
-        panic!(
-            "response {i} differs:\n model {}\n rtl   {}",
-            describe(&want[i].1),
-            describe(&got[i].1)
-        );
-    }
-    assert_eq!(got.len(), want.len());
-    assert!(
-        model.peek(0, DRAM as usize) == rtl.peek(0, DRAM as usize),
-        "memory images"
-    );
+    assert_same(&model, &want, &rtl, &got);
     eprintln!(
         "{} packets, {} ring skips, {} replays, {} denied",
         s.sent.len(),

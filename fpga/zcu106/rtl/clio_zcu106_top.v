@@ -448,6 +448,11 @@ module clio_zcu106_top (
         // slow-path descriptors (ring window)
         .sp_rx_valid(sp_rx_valid), .sp_rx_ready(sp_rx_ready), .sp_rx_desc(sp_rx_desc), .sp_rx_room(sp_rx_room),
         .sp_tx_valid(sp_tx_valid), .sp_tx_ready(sp_tx_ready), .sp_tx_desc(sp_tx_desc),
+        // persistence domain: none on this board (its DDR4 is volatile), so durable writes are
+        // answered UNSUPPORTED and the persist handshake is never raised (docs/durability.md)
+        .cfg_persist(1'b0),
+        .persist_valid(), .persist_addr(), .persist_len(),
+        .persist_done(1'b0), .persist_error(1'b0),
         // counters
         .stat_rx_pkts(stat_rx_pkts), .stat_tx_pkts(stat_tx_pkts), .stat_nacks(stat_nacks),
         .stat_tlb_hits(), .stat_tlb_misses(), .stat_bucket_reads(), .stat_page_faults(stat_page_faults),
