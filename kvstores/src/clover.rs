@@ -511,6 +511,9 @@ impl Drop for CloverFactory {
 
 fn janitor(c: Client, ms: &mut RpcClient, rx: mpsc::Receiver<Linked>) {
     let mut batch: Vec<(u64, u8)> = Vec::new();
+    // The shortcut value this CN last saw per anchor: the compare-and-swap's guess (a wrong
+    // guess costs one more compare-and-swap, nothing else).
+    let mut known: HashMap<u64, u64> = HashMap::new();
     let send = |ms: &mut RpcClient, batch: &mut Vec<(u64, u8)>| {
         if batch.is_empty() {
             return;
@@ -527,7 +530,12 @@ fn janitor(c: Client, ms: &mut RpcClient, rx: mpsc::Receiver<Linked>) {
     loop {
         match rx.recv_timeout(Duration::from_millis(50)) {
             Ok(l) => {
-                if advance_shortcut(&c, &l) {
+                let guess = match (known.get(&l.anchor), l.shortcut_seen) {
+                    (Some(&k), 0) => k,
+                    (_, s) => s,
+                };
+                if let Some(now) = advance_shortcut(&c, &l, guess) {
+                    known.insert(l.anchor, now);
                     if let Some(p) = l.prev {
                         batch.push(p);
                     }
@@ -545,26 +553,24 @@ fn janitor(c: Client, ms: &mut RpcClient, rx: mpsc::Receiver<Linked>) {
     }
 }
 
-/// Move the shortcut of `l.anchor` forward to `l.new` unless it is already at or past it.
-/// True once the shortcut is past `l.prev` (which may then be retired).
-fn advance_shortcut(c: &Client, l: &Linked) -> bool {
-    let Some((_, _, new_seq)) = decode_pointer(l.new) else {
-        return false;
-    };
-    let mut s = l.shortcut_seen;
+/// Move the shortcut of `l.anchor` forward to `l.new` unless it is already at or past it,
+/// starting from the guess `s` of its current value. `Some(shortcut now)` once the shortcut
+/// is past `l.prev` (which may then be retired).
+fn advance_shortcut(c: &Client, l: &Linked, mut s: u64) -> Option<u64> {
+    let (_, _, new_seq) = decode_pointer(l.new)?;
     for _ in 0..64 {
         if let Some((_, _, s_seq)) = decode_pointer(s) {
             if !seq_before(s_seq, new_seq) {
-                return true; // someone moved it at least as far
+                return Some(s); // someone moved it at least as far
             }
         }
         match c.compare_and_swap(l.anchor + 8, s, l.new) {
-            Ok(old) if old == s => return true,
+            Ok(old) if old == s => return Some(l.new),
             Ok(old) => s = old,
-            Err(_) => return false,
+            Err(_) => return None,
         }
     }
-    false
+    None
 }
 
 impl StoreFactory for CloverFactory {
