@@ -89,6 +89,9 @@ pub struct YcsbArgs {
     /// Operations per kind in the per-operation breakdown.
     #[arg(long, default_value_t = 500)]
     breakdown_ops: u64,
+    /// Clover's GC epoch `Te` (ms): CNs drop cursors unused for `Te/2`.
+    #[arg(long, default_value_t = 2000)]
+    clover_epoch_ms: u64,
     /// Directory for the CSV files and the plot.
     #[arg(long, default_value = "bench-out")]
     out: PathBuf,
@@ -152,6 +155,9 @@ struct Measured {
     ops: u64,
     errors: u64,
     torn: u64,
+    /// Round trips and server requests the stores counted during the measured window.
+    round_trips: u64,
+    server_requests: u64,
     first_error: Option<String>,
 }
 
@@ -162,6 +168,8 @@ impl Measured {
             ops: 0,
             errors: 0,
             torn: 0,
+            round_trips: 0,
+            server_requests: 0,
             first_error: None,
         })
     }
@@ -172,6 +180,8 @@ impl Measured {
         self.ops += o.ops;
         self.errors += o.errors;
         self.torn += o.torn;
+        self.round_trips += o.round_trips;
+        self.server_requests += o.server_requests;
         if self.first_error.is_none() {
             self.first_error.clone_from(&o.first_error);
         }
@@ -237,10 +247,15 @@ fn worker(w: WorkerArgs) -> Result<()> {
                 let mut g = Generator::new(wl, keys, theta, seed).map_err(anyhow::Error::msg)?;
                 let mut m = Measured::new()?;
                 let mut seq = 0u64;
+                let mut at_start: Option<Cost> = None;
                 loop {
-                    let now = Instant::now();
+                    let mut now = Instant::now();
                     if now >= end {
                         break;
+                    }
+                    if now >= measure_from && at_start.is_none() {
+                        at_start = Some(s.cost()?);
+                        now = Instant::now();
                     }
                     let op = g.next_op();
                     seq += 1;
@@ -251,6 +266,11 @@ fn worker(w: WorkerArgs) -> Result<()> {
                             .record(t1.duration_since(now).as_nanos().max(1) as u64)?;
                         m.ops += 1;
                     }
+                }
+                if let Some(c0) = at_start {
+                    let c1 = s.cost()?;
+                    m.round_trips = c1.round_trips.saturating_sub(c0.round_trips);
+                    m.server_requests = c1.rpc_requests.saturating_sub(c0.rpc_requests);
                 }
                 Ok(m)
             })
@@ -267,10 +287,12 @@ fn worker(w: WorkerArgs) -> Result<()> {
     let mut out = String::new();
     writeln!(
         out,
-        "result {} {} {} {}",
+        "result {} {} {} {} {} {}",
         total.ops,
         total.errors,
         total.torn,
+        total.round_trips,
+        total.server_requests,
         total.first_error.unwrap_or_default().replace('\n', " ")
     )?;
     for (i, h) in total.hists.iter().enumerate() {
@@ -294,13 +316,15 @@ fn parse_worker(text: &str) -> Result<Measured> {
         match f.next() {
             Some("result") => {
                 let n: Vec<&str> = f.collect();
-                if n.len() < 3 {
+                if n.len() < 5 {
                     bail!("worker result line `{line}`");
                 }
                 m.ops = n[0].parse()?;
                 m.errors = n[1].parse()?;
                 m.torn = n[2].parse()?;
-                let e = n[3..].join(" ");
+                m.round_trips = n[3].parse()?;
+                m.server_requests = n[4].parse()?;
+                let e = n[5..].join(" ");
                 if !e.is_empty() {
                     m.first_error = Some(e);
                 }
@@ -579,7 +603,7 @@ fn ycsb(a: YcsbArgs) -> Result<()> {
     let setup = Setup {
         keys: a.keys,
         max_value: a.value_size,
-        epoch_ms: 2000,
+        epoch_ms: a.clover_epoch_ms,
         memcached_threads: 4,
     };
     let steps = (systems.len() * (a.workloads.len() + 1)) as u64;
@@ -632,15 +656,27 @@ fn ycsb(a: YcsbArgs) -> Result<()> {
     pb.finish_and_clear();
 
     // ---- table, CSV ----
-    let mut csv = String::from("system,workload,cns,threads_per_cn,keys,value_bytes,theta,measured_s,ops,throughput_ops_per_s,read_median_us,read_p99_us,read_p999_us,update_median_us,update_p99_us,update_p999_us,errors,torn_values\n");
+    let mut csv = String::from("system,workload,cns,threads_per_cn,keys,value_bytes,theta,measured_s,ops,throughput_ops_per_s,read_median_us,read_p99_us,read_p999_us,update_median_us,update_p99_us,update_p999_us,round_trips_per_op,server_requests_per_op,errors,torn_values\n");
     let mut table = String::new();
     writeln!(
         table,
-        "{:13} {:4} {:>11} | {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8} | errors/torn",
-        "system", "wl", "ops/s", "rd p50", "rd p99", "rd p99.9", "up p50", "up p99", "up p99.9",
+        "{:13} {:4} {:>11} {:>6} {:>6} | {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8} | errors/torn",
+        "system",
+        "wl",
+        "ops/s",
+        "RT/op",
+        "srv/op",
+        "rd p50",
+        "rd p99",
+        "rd p99.9",
+        "up p50",
+        "up p99",
+        "up p99.9",
     )?;
     for r in &rows {
         let tput = r.m.ops as f64 / a.duration;
+        let per_op = |x: u64| x as f64 / r.m.ops.max(1) as f64;
+        let (rt, srv) = (per_op(r.m.round_trips), per_op(r.m.server_requests));
         let q = |h: &Hist| {
             if h.is_empty() {
                 (f64::NAN, f64::NAN, f64::NAN)
@@ -652,12 +688,12 @@ fn ycsb(a: YcsbArgs) -> Result<()> {
         let (um, u99, u999) = q(&r.m.hists[1]);
         writeln!(
             csv,
-            "{},{},{},{},{},{},{},{},{},{tput:.0},{rm:.1},{r99:.1},{r999:.1},{um:.1},{u99:.1},{u999:.1},{},{}",
+            "{},{},{},{},{},{},{},{},{},{tput:.0},{rm:.1},{r99:.1},{r999:.1},{um:.1},{u99:.1},{u999:.1},{rt:.2},{srv:.2},{},{}",
             r.system, r.workload, a.cns, a.threads, a.keys, a.value_size, a.theta, a.duration, r.m.ops, r.m.errors, r.m.torn
         )?;
         writeln!(
             table,
-            "{:13} {:4} {tput:11.0} | {rm:8.1} {r99:8.1} {r999:8.1} | {um:8.1} {u99:8.1} {u999:8.1} | {}/{}{}",
+            "{:13} {:4} {tput:11.0} {rt:6.2} {srv:6.2} | {rm:8.1} {r99:8.1} {r999:8.1} | {um:8.1} {u99:8.1} {u999:8.1} | {}/{}{}",
             r.system.name(),
             r.workload,
             r.m.errors,
@@ -694,7 +730,7 @@ fn ycsb(a: YcsbArgs) -> Result<()> {
         a.duration,
         if a.node.is_some() { "--node (external)" } else { "model, in this process, UDP on loopback" }
     );
-    println!("latencies in microseconds (rd = get, up = put); errors/torn: failed operations / reads that were not a whole written value");
+    println!("latencies in microseconds (rd = get, up = put); RT/op, srv/op: round trips and server requests per operation in the measured window (the stores' counters); errors/torn: failed operations / reads that were not a whole written value");
     print!("{table}");
     println!("per-operation breakdown (one thread alone, {} gets then {} puts on Zipfian keys, CN metadata warm; node requests from CLib's counters, server = coordinator / metadata server / memcached):", a.breakdown_ops, a.breakdown_ops);
     print!("{btable}");
@@ -804,11 +840,13 @@ mod tests {
         );
         let m = parse_worker(&text).unwrap();
         assert_eq!((m.ops, m.errors, m.torn), (4, 1, 0));
+        assert_eq!((m.round_trips, m.server_requests), (9, 2));
         assert_eq!(m.hists[0].len(), 4);
         assert_eq!(m.first_error.as_deref(), Some("memory node: timed out"));
         assert!(parse_worker("hist 0 1:1\n").is_err(), "no result line");
-        assert!(parse_worker("result 1 0 0\nhist 9 1:1\n").is_err());
-        assert!(parse_worker("result x 0 0\n").is_err());
+        assert!(parse_worker("result 1 0 0 0 0\nhist 9 1:1\n").is_err());
+        assert!(parse_worker("result x 0 0 0 0\n").is_err());
+        assert!(parse_worker("result 1 0 0\n").is_err(), "short result line");
         assert_eq!(parse_systems("all").unwrap(), System::ALL.to_vec());
         assert_eq!(
             parse_systems("clover,pdpm-direct").unwrap(),

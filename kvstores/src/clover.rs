@@ -435,7 +435,6 @@ pub struct CloverFactory {
     meta: Arc<Mutex<HashMap<Vec<u8>, Meta>>>,
     janitor: Mutex<Option<(mpsc::Sender<Linked>, JoinHandle<()>)>>,
     handles: AtomicU64,
-    rounds: Arc<AtomicU64>,
 }
 
 /// The spec another process opens the store with.
@@ -464,7 +463,6 @@ impl CloverFactory {
         let (tx, rx) = mpsc::channel::<Linked>();
         let mut retire_rpc = RpcClient::connect(ms, PEER, ms_faults)?;
         let jc = client.clone();
-        let rounds = Arc::new(AtomicU64::new(0));
         let j = std::thread::Builder::new()
             .name("clover-janitor".into())
             .spawn(move || janitor(jc, &mut retire_rpc, rx))?;
@@ -477,7 +475,6 @@ impl CloverFactory {
             meta: Arc::default(),
             janitor: Mutex::new(Some((tx, j))),
             handles: AtomicU64::new(0),
-            rounds,
         })
     }
 
@@ -599,7 +596,7 @@ impl StoreFactory for CloverFactory {
             meta: self.meta.clone(),
             pool: Vec::new(),
             janitor,
-            rounds: self.rounds.clone(),
+            rounds: std::cell::Cell::new(0),
         }))
     }
 }
@@ -614,7 +611,8 @@ pub struct Clover {
     meta: Arc<Mutex<HashMap<Vec<u8>, Meta>>>,
     pool: Vec<(u64, u8)>,
     janitor: mpsc::Sender<Linked>,
-    rounds: Arc<AtomicU64>,
+    /// Round trips this handle waited for.
+    rounds: std::cell::Cell<u64>,
 }
 
 /// The tail of a chain as found.
@@ -626,7 +624,7 @@ struct Tail {
 
 impl Clover {
     fn round(&self) {
-        self.rounds.fetch_add(1, Ordering::Relaxed);
+        self.rounds.set(self.rounds.get() + 1);
     }
 
     fn meta(&mut self, key: &[u8]) -> KvResult<Meta> {
@@ -920,7 +918,7 @@ impl KvStore for Clover {
         Ok(Cost {
             node_requests: s.requests,
             rpc_requests: self.ms.requests,
-            round_trips: self.rounds.load(Ordering::Relaxed),
+            round_trips: self.rounds.get(),
             retransmits: s.retransmits + self.ms.retransmits,
         })
     }

@@ -39,6 +39,11 @@ const STATS: u8 = 4;
 const OK: u8 = 0x80;
 const VALUE: u8 = 0x81;
 
+thread_local! {
+    /// Node round trips made by this handler thread (per-request accounting).
+    static ROUNDS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// Buffers allocated from the node at a time.
 const CHUNK_BUFFERS: u64 = 256;
 
@@ -67,7 +72,7 @@ impl Coordinator {
         if let Some(b) = f.pop() {
             return Ok(b);
         }
-        self.round_trips.fetch_add(1, Ordering::Relaxed);
+        self.round();
         let base = self.c.ralloc(self.buf_bytes * CHUNK_BUFFERS)?;
         f.extend((1..CHUNK_BUFFERS).map(|i| base + i * self.buf_bytes));
         Ok(base)
@@ -99,7 +104,7 @@ impl Coordinator {
             None => Ok(None),
             Some((_, 0)) => Ok(Some(Vec::new())),
             Some((va, len)) => {
-                self.round_trips.fetch_add(1, Ordering::Relaxed);
+                self.round();
                 let d = self.c.rread(va, len)?;
                 if d.len() != len {
                     return Err(KvError::Corrupt {
@@ -115,7 +120,7 @@ impl Coordinator {
     fn put(&self, key: &[u8], value: &[u8]) -> KvResult<()> {
         let b = self.alloc()?;
         if !value.is_empty() {
-            self.round_trips.fetch_add(1, Ordering::Relaxed);
+            self.round();
             if let Err(e) = self.c.rwrite(b, value) {
                 self.recycle(b);
                 return Err(e.into());
@@ -138,7 +143,22 @@ impl Coordinator {
         Ok(())
     }
 
+    /// Serve one request; the answer's last byte is the number of node round trips it took
+    /// (so each CN counts its own).
     fn handle(&self, kind: u8, body: &[u8]) -> KvResult<(u8, Vec<u8>)> {
+        let before = ROUNDS.with(|r| r.get());
+        let (k, mut out) = self.serve(kind, body)?;
+        let used = ROUNDS.with(|r| r.get()).wrapping_sub(before);
+        out.push(used.min(255) as u8);
+        Ok((k, out))
+    }
+
+    fn round(&self) {
+        self.round_trips.fetch_add(1, Ordering::Relaxed);
+        ROUNDS.with(|r| r.set(r.get() + 1));
+    }
+
+    fn serve(&self, kind: u8, body: &[u8]) -> KvResult<(u8, Vec<u8>)> {
         let mut r = Reader::new(body, PEER);
         match kind {
             GET => {
@@ -263,6 +283,7 @@ impl StoreFactory for CentralFactory {
         Ok(Box::new(Central {
             rpc: RpcClient::connect(self.addr, PEER, faults)?,
             max_value: self.max_value,
+            node_rounds: 0,
         }))
     }
 }
@@ -271,11 +292,26 @@ impl StoreFactory for CentralFactory {
 pub struct Central {
     rpc: RpcClient,
     max_value: usize,
+    /// Node round trips the coordinator made for this handle's requests.
+    node_rounds: u64,
 }
 
 impl Central {
+    /// One request; strips the answer's node-round-trip count and adds it up.
+    fn call(&mut self, kind: u8, body: Vec<u8>) -> KvResult<(u8, Vec<u8>)> {
+        let (k, mut b) = self.rpc.call(kind, body)?;
+        if k == OK || k == VALUE {
+            let n = b.pop().ok_or(KvError::Corrupt {
+                from: PEER,
+                detail: "answer without its round-trip count".into(),
+            })?;
+            self.node_rounds += u64::from(n);
+        }
+        Ok((k, b))
+    }
+
     fn ok(&mut self, kind: u8, body: Vec<u8>) -> KvResult<Vec<u8>> {
-        match self.rpc.call(kind, body)? {
+        match self.call(kind, body)? {
             (OK, b) => Ok(b),
             (k, b) => Err(rpc::refused(PEER, k, &b)),
         }
@@ -287,7 +323,7 @@ impl KvStore for Central {
         check_key(key)?;
         let mut body = Vec::new();
         put_blob(&mut body, key);
-        match self.rpc.call(GET, body)? {
+        match self.call(GET, body)? {
             (VALUE, b) => {
                 let mut r = Reader::new(&b, PEER);
                 match r.bytes(1)?[0] {
@@ -322,14 +358,14 @@ impl KvStore for Central {
     fn cost(&mut self) -> KvResult<Cost> {
         let b = self.ok(STATS, Vec::new())?;
         let mut r = Reader::new(&b, PEER);
-        let (node_requests, node_rounds, node_retx) = (r.u64()?, r.u64()?, r.u64()?);
+        let (node_requests, _, node_retx) = (r.u64()?, r.u64()?, r.u64()?);
         // The stats request itself is not part of the workload.
         let rpcs = self.rpc.requests - 1;
         self.rpc.requests = rpcs;
         Ok(Cost {
             node_requests,
             rpc_requests: rpcs,
-            round_trips: rpcs + node_rounds,
+            round_trips: rpcs + self.node_rounds,
             retransmits: node_retx + self.rpc.retransmits,
         })
     }

@@ -55,7 +55,8 @@ impl Workload {
             Workload::C => "C".into(),
             Workload::Custom { .. } => {
                 let (r, u, d) = self.mix();
-                format!("custom:{}:{}:{}", r * 100.0, u * 100.0, d * 100.0)
+                let pct = |x: f64| (x * 1e4).round() / 1e2;
+                format!("custom:{}:{}:{}", pct(r), pct(u), pct(d))
             }
         }
     }
@@ -258,6 +259,8 @@ mod tests {
         assert_eq!(b.mix(), (0.95, 0.05, 0.0));
         let x: Workload = "custom:80:15:5".parse().unwrap();
         assert_eq!(x.mix(), (0.8, 0.15, 0.05));
+        assert_eq!(x.name(), "custom:80:15:5");
+        assert_eq!(x.name().parse::<Workload>().unwrap(), x);
         assert!("custom:80:15".parse::<Workload>().is_err());
         assert!("custom:80:15:6".parse::<Workload>().is_err());
         assert!("D".parse::<Workload>().is_err());
