@@ -36,25 +36,37 @@ pub struct BenchArgs {
     pub(crate) seconds: f64,
     /// Thread counts for the throughput sweep.
     #[arg(long, value_delimiter = ',', default_value = "1,2,4")]
-    threads: Vec<usize>,
+    pub(crate) threads: Vec<usize>,
     /// Outstanding asynchronous requests for the throughput sweep.
     #[arg(long, value_delimiter = ',', default_value = "1,4,16,64")]
-    outstanding: Vec<usize>,
+    pub(crate) outstanding: Vec<usize>,
     /// Process counts (registered clients with their own PID and socket) for the
     /// many-processes run (paper Figure 4 shape).
     #[arg(long, value_delimiter = ',', default_value = "1,16,64,256,1024")]
     processes: Vec<usize>,
     /// Access sizes for the latency sweep.
     #[arg(long, value_delimiter = ',', default_value = "16,64,256,1024,4096")]
-    sizes: Vec<usize>,
+    pub(crate) sizes: Vec<usize>,
+    /// Instead of the sections below: CLib and a node in its own process against this
+    /// server on the same host, interleaved in one run (latency per size for UDP and TCP,
+    /// throughput per thread count and outstanding depth, retransmissions per million).
+    #[arg(long, value_enum)]
+    pub(crate) vs: Option<Versus>,
     /// DRAM sizes (MiB) of the memory files the recovery-time run restarts a node on.
     #[arg(long, value_delimiter = ',', default_value = "256,1024,4096")]
     pub(crate) recovery_mib: Vec<u64>,
 }
 
+/// A server `clio bench --vs` compares with.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Versus {
+    /// memcached (`make bench-deps`), get/set over UDP and TCP.
+    Memcached,
+}
+
 pub(crate) type Hist = Histogram<u64>;
 
-fn hist() -> Result<Hist> {
+pub(crate) fn hist() -> Result<Hist> {
     Ok(Histogram::new_with_bounds(1, 60_000_000_000, 3)?)
 }
 
@@ -177,7 +189,7 @@ pub(crate) fn quantiles(h: &Hist) -> (f64, f64, f64) {
     )
 }
 
-fn time_ops(n: u64, mut f: impl FnMut(u64) -> Result<()>) -> Result<Hist> {
+pub(crate) fn time_ops(n: u64, mut f: impl FnMut(u64) -> Result<()>) -> Result<Hist> {
     let mut h = hist()?;
     for i in 0..n {
         let t = Instant::now();
@@ -238,14 +250,29 @@ fn cdf_svg(path: &PathBuf, series: &[(String, &Hist)]) -> Result<()> {
 }
 
 fn throughput_threads(c: &Client, va: u64, threads: usize, secs: f64) -> Result<f64> {
+    run_threads(threads, secs, |t| {
+        let c = c.clone();
+        move || -> Result<()> {
+            c.rread(va + (t as u64) * 4096, 64)?;
+            Ok(())
+        }
+    })
+}
+
+/// `threads` threads each running `op(t)` in a loop for `secs`; total operations per second.
+pub(crate) fn run_threads<F, O>(threads: usize, secs: f64, mut op: F) -> Result<f64>
+where
+    F: FnMut(usize) -> O,
+    O: FnMut() -> Result<()> + Send + 'static,
+{
     let stop = Arc::new(AtomicBool::new(false));
     let hs: Vec<_> = (0..threads)
         .map(|t| {
-            let (c, stop) = (c.clone(), stop.clone());
-            std::thread::spawn(move || -> clio_clib::Result<u64> {
+            let (mut f, stop) = (op(t), stop.clone());
+            std::thread::spawn(move || -> Result<u64> {
                 let mut n = 0;
                 while !stop.load(Ordering::Relaxed) {
-                    c.rread(va + (t as u64) * 4096, 64)?;
+                    f()?;
                     n += 1;
                 }
                 Ok(n)
@@ -264,7 +291,7 @@ fn throughput_threads(c: &Client, va: u64, threads: usize, secs: f64) -> Result<
     Ok(total as f64 / t.elapsed().as_secs_f64())
 }
 
-fn throughput_outstanding(c: &Client, va: u64, depth: usize, secs: f64) -> Result<f64> {
+pub(crate) fn throughput_outstanding(c: &Client, va: u64, depth: usize, secs: f64) -> Result<f64> {
     let mut q: VecDeque<Handle> = VecDeque::new();
     let t = Instant::now();
     let end = t + Duration::from_secs_f64(secs);
@@ -289,6 +316,9 @@ fn throughput_outstanding(c: &Client, va: u64, depth: usize, secs: f64) -> Resul
 
 /// Run the benchmarks.
 pub fn run(a: BenchArgs) -> Result<()> {
+    if a.vs == Some(Versus::Memcached) {
+        return crate::bench_wire::run(&a);
+    }
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     if a.sizes.iter().any(|&s| s == 0 || s > 1 << 20) {
         bail!("--sizes must be between 1 and 1 MiB");

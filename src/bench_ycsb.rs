@@ -832,7 +832,7 @@ mod tests {
         h.record_n(1500, 3).unwrap();
         h.record(90_000).unwrap();
         let text = format!(
-            "ready\nresult 4 1 0 memory node: timed out\nhist 0 {}\nhist 1\nhist 2\n",
+            "ready\nresult 4 1 0 9 2 memory node: timed out\nhist 0 {}\nhist 1\nhist 2\n",
             h.iter_recorded()
                 .map(|v| format!("{}:{}", v.value_iterated_to(), v.count_at_value()))
                 .collect::<Vec<_>>()

@@ -13,6 +13,9 @@ pub struct RttEstimator {
     min_rto: Duration,
     max_rto: Duration,
     min_rtt: Option<Duration>,
+    /// The RTO floor in force: `min_rto`, raised by needless retransmissions above the delay
+    /// that caused them, decaying back as samples come (1/256 of the excess per sample).
+    floor: Duration,
 }
 
 impl RttEstimator {
@@ -25,6 +28,7 @@ impl RttEstimator {
             min_rto: cfg.min_rto,
             max_rto: cfg.max_rto,
             min_rtt: None,
+            floor: cfg.min_rto,
         }
     }
 
@@ -42,9 +46,26 @@ impl RttEstimator {
             }
         }
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
-        let s = self.srtt.unwrap_or(r);
-        self.rto =
-            (s + (self.rttvar * 4).max(Duration::from_micros(1))).clamp(self.min_rto, self.max_rto);
+        self.floor -= (self.floor - self.min_rto) / 256;
+        self.update();
+    }
+
+    fn update(&mut self) {
+        let s = self.srtt.unwrap_or(self.rto);
+        self.rto = (s + (self.rttvar * 4).max(Duration::from_micros(1)))
+            .clamp(self.floor.min(self.max_rto), self.max_rto);
+    }
+
+    /// A retransmission turned out needless: its answer came `delay` after the first attempt.
+    /// Keep the RTO above that delay (1.5x) until samples wear the floor down again.
+    pub fn on_spurious(&mut self, delay: Duration) {
+        self.floor = self.floor.max(delay * 3 / 2).min(self.max_rto);
+        self.update();
+    }
+
+    /// The RTO floor in force (`min_rto` unless needless retransmissions raised it).
+    pub fn floor(&self) -> Duration {
+        self.floor
     }
 
     /// Current retransmission timeout.
@@ -79,6 +100,8 @@ pub struct CongestionWindow {
     max_md: f64,
     target: Duration,
     last_decrease: Option<Instant>,
+    /// The window before the last timeout's cut (for [`CongestionWindow::undo_timeout`]).
+    before_timeout: Option<f64>,
     /// Smallest and largest value reached since the last [`CongestionWindow::reset_extremes`].
     pub extremes: (f64, f64),
 }
@@ -96,6 +119,7 @@ impl CongestionWindow {
             max_md: cfg.max_md,
             target: cfg.target_delay,
             last_decrease: None,
+            before_timeout: None,
             extremes: (c, c),
         }
     }
@@ -146,8 +170,16 @@ impl CongestionWindow {
     /// A retransmission timeout: treat as the strongest congestion signal.
     pub fn on_timeout(&mut self, srtt: Duration, now: Instant) {
         if self.may_decrease(now, srtt) {
+            self.before_timeout = Some(self.cwnd);
             self.set(self.cwnd * (1.0 - self.max_md));
             self.last_decrease = Some(now);
+        }
+    }
+
+    /// The last timeout was needless (its answer was only late): restore the window it cut.
+    pub fn undo_timeout(&mut self) {
+        if let Some(w) = self.before_timeout.take() {
+            self.set(self.cwnd.max(w));
         }
     }
 
@@ -260,6 +292,42 @@ mod tests {
         assert!(!w.admits(1.0, 0.0, Duration::ZERO, srtt), "paced");
         assert!(w.admits(1.0, 0.0, Duration::from_secs(1), srtt));
         assert!(!w.admits(1.0, 1.0, Duration::from_secs(1), srtt));
+    }
+
+    #[test]
+    fn needless_retransmissions_raise_the_rto_floor_then_it_wears_off() {
+        let cfg = Config::default();
+        let mut r = RttEstimator::new(&cfg);
+        for _ in 0..50 {
+            r.sample(Duration::from_micros(20));
+        }
+        assert_eq!(r.rto(), cfg.min_rto, "fast samples sit on the floor");
+        // A 6 ms stall of the node made a timeout fire needlessly.
+        r.on_spurious(Duration::from_millis(6));
+        assert_eq!(r.floor(), Duration::from_millis(9));
+        assert_eq!(r.rto(), Duration::from_millis(9));
+        r.sample(Duration::from_micros(20));
+        assert!(r.rto() < Duration::from_millis(9) && r.rto() > Duration::from_millis(8));
+        for _ in 0..4000 {
+            r.sample(Duration::from_micros(20));
+        }
+        assert!(
+            r.rto() < cfg.min_rto + Duration::from_micros(10),
+            "{:?}",
+            r.rto()
+        );
+        // Never above the ceiling.
+        r.on_spurious(Duration::from_secs(10));
+        assert_eq!(r.rto(), cfg.max_rto);
+
+        let mut w = CongestionWindow::new(&cfg);
+        let before = w.get();
+        w.on_timeout(Duration::from_micros(20), Instant::now());
+        assert!(w.get() < before);
+        w.undo_timeout();
+        assert_eq!(w.get(), before, "a needless timeout's cut is taken back");
+        w.undo_timeout();
+        assert_eq!(w.get(), before);
     }
 
     #[test]

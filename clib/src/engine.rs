@@ -12,7 +12,7 @@ use crate::cc::{CongestionWindow, IncastWindow, RttEstimator};
 use crate::config::Config;
 use crate::error::{ClioError, Result};
 use crate::order::Tracker;
-use crate::transport::Transport;
+use crate::transport::{Received, Transport};
 use clio_proto::consts::{MAX_PAYLOAD, MAX_READ_LEN, MAX_REQUEST_LEN};
 use clio_proto::header::{packet_count, parse_verified, segment, HEADER_LEN};
 use clio_proto::{Header, Opcode, Packet, Status};
@@ -124,6 +124,14 @@ pub struct Stats {
     pub paced: u64,
     /// Transport errors seen (the requests concerned are retried).
     pub transport_errors: u64,
+    /// Retransmissions found needless: the answer arrived sooner after the retransmission
+    /// than any round trip takes, so it answered an earlier attempt (the timeout fired on a
+    /// delay, not a loss). Each raises the RTO floor for a while.
+    pub spurious_retransmits: u64,
+    /// Receive calls that returned packets, and the packets they returned (batching).
+    pub receive_batches: u64,
+    /// Packets received.
+    pub packets_received: u64,
     /// Current congestion window, packets.
     pub cwnd: f64,
     /// Smallest window since the last `reset_window_extremes`.
@@ -192,6 +200,8 @@ struct Req {
     cost: f64,
     resp_bytes: u64,
     sent_at: Instant,
+    /// When the first attempt went out.
+    first_sent: Instant,
     deadline: Instant,
     rto: Duration,
     retries: u32,
@@ -347,6 +357,7 @@ impl Engine {
             cost,
             resp_bytes,
             sent_at: now,
+            first_sent: now,
             deadline: now,
             rto: if flush {
                 st.flush_rtt.rto()
@@ -574,23 +585,32 @@ impl Engine {
 
     // ---- sending ----
 
-    fn transmit(&self, st: &mut State, r: &mut Req, now: Instant) {
-        for p in &r.packets {
-            st.stats.packets_sent += 1;
-            if self.transport.send(p).is_err() {
-                // Counted; the request's timer retries it.
-                st.stats.transport_errors += 1;
-            }
+    /// Send every packet of `reqs` (one batch for the transport) and arm their timers.
+    fn transmit(&self, st: &mut State, reqs: &mut [&mut Req], now: Instant) {
+        let packets: Vec<&[u8]> = reqs
+            .iter()
+            .flat_map(|r| r.packets.iter().map(Vec::as_slice))
+            .collect();
+        st.stats.packets_sent += packets.len() as u64;
+        if self.transport.send_batch(&packets).is_err() {
+            // Counted; the requests' timers retry them.
+            st.stats.transport_errors += 1;
         }
-        r.sent_at = now;
-        r.deadline = now + r.rto;
+        for r in reqs.iter_mut() {
+            r.sent_at = now;
+            if r.retries == 0 && r.busy == 0 {
+                r.first_sent = now;
+            }
+            r.deadline = now + r.rto;
+        }
         st.last_send = now;
     }
 
-    /// Send queued requests while both windows have room.
+    /// Send queued requests while both windows have room, all in one batch.
     fn pump(&self, st: &mut State) {
         let now = Instant::now();
         let srtt = st.rtt.srtt().unwrap_or(self.cfg.target_delay);
+        let mut batch: Vec<Req> = Vec::new();
         while let Some(front) = st.queue.front() {
             let (cost, resp) = (front.cost, front.resp_bytes);
             if !st.cwnd.admits(
@@ -618,7 +638,18 @@ impl Engine {
                 st.rtt.rto()
             };
             st.stats.requests += 1;
-            self.transmit(st, &mut r, now);
+            batch.push(r);
+            if st.cwnd.get() < 1.0 {
+                // Paced: one request per pacing interval.
+                break;
+            }
+        }
+        if batch.is_empty() {
+            return;
+        }
+        let mut refs: Vec<&mut Req> = batch.iter_mut().collect();
+        self.transmit(st, &mut refs, now);
+        for r in batch {
             st.inflight.insert(r.id, r);
         }
     }
@@ -646,16 +677,17 @@ impl Engine {
             st.cwnd.on_timeout(srtt, now);
             r.rto = st.rtt.backoff(r.rto);
         }
-        self.transmit(st, &mut r, now);
+        self.transmit(st, &mut [&mut r], now);
         st.inflight.insert(id, r);
     }
 
-    /// Fire due timers: retransmission timeouts and ends of `RetryLater` waits.
-    fn timers(&self, st: &mut State, now: Instant) {
+    /// Fire timers due `grace` ago or earlier: retransmission timeouts and ends of
+    /// `RetryLater` waits.
+    fn timers(&self, st: &mut State, now: Instant, grace: Duration) {
         let due: Vec<u32> = st
             .inflight
             .values()
-            .filter(|r| r.deadline <= now)
+            .filter(|r| r.deadline + grace <= now)
             .map(|r| r.id)
             .collect();
         for id in due {
@@ -663,7 +695,7 @@ impl Engine {
             if busy {
                 if let Some(mut r) = st.inflight.remove(&id) {
                     r.waiting_busy = false;
-                    self.transmit(st, &mut r, now);
+                    self.transmit(st, &mut [&mut r], now);
                     st.inflight.insert(id, r);
                 }
             } else {
@@ -692,7 +724,8 @@ impl Engine {
 
     // ---- receiving ----
 
-    fn on_packet(&self, st: &mut State, bytes: &[u8], now: Instant) {
+    /// One packet from the node, received at `now`, which reached this host at `arrived`.
+    fn on_packet(&self, st: &mut State, bytes: &[u8], now: Instant, arrived: Instant) {
         let (h, payload) = match parse_verified(bytes) {
             Ok(x) => x,
             Err(_) => {
@@ -746,7 +779,7 @@ impl Engine {
                 }
                 st.inflight.insert(h.req_id, r);
             }
-            Status::Ok => self.on_ok(st, &h, payload, now),
+            Status::Ok => self.on_ok(st, &h, payload, now, arrived),
             s => {
                 if let Some(r) = st.inflight.remove(&h.req_id) {
                     let e = ClioError::from_status(s, r.va).unwrap_or(ClioError::BadRequest);
@@ -769,7 +802,7 @@ impl Engine {
         self.retry_now(st, id, now, false);
     }
 
-    fn on_ok(&self, st: &mut State, h: &Header, payload: &[u8], now: Instant) {
+    fn on_ok(&self, st: &mut State, h: &Header, payload: &[u8], now: Instant, arrived: Instant) {
         let Some(r) = st.inflight.get_mut(&h.req_id) else {
             return;
         };
@@ -816,7 +849,28 @@ impl Engine {
             if r.opcode == Opcode::Alloc {
                 st.allocs.insert(value, alloc_len);
             }
-            self.finish_req(st, r, Ok(value), now);
+            // The RTT ends when the answer reached this host, not when a thread read it.
+            let answered = if arrived >= r.sent_at { arrived } else { now };
+            self.check_spurious(st, &r, answered);
+            self.finish_req(st, r, Ok(value), answered);
+        }
+    }
+
+    /// A retransmitted request answered sooner after its last attempt than half the smallest
+    /// round trip ever seen: the answer is to an earlier attempt, so the timeout was needless
+    /// (a delay, not a loss). Count it, raise the RTO floor above the delay that fooled it,
+    /// and take back the window cut the timeout made.
+    fn check_spurious(&self, st: &mut State, r: &Req, answered: Instant) {
+        if r.retries == 0 || r.flush {
+            return;
+        }
+        let Some(min_rtt) = st.rtt.min_rtt() else {
+            return;
+        };
+        if answered.duration_since(r.sent_at) * 2 < min_rtt {
+            st.stats.spurious_retransmits += 1;
+            st.rtt.on_spurious(answered.duration_since(r.first_sent));
+            st.cwnd.undo_timeout();
         }
     }
 
@@ -924,22 +978,34 @@ impl Engine {
             } else {
                 st.receiving = true;
                 drop(st);
-                let got = self.transport.recv(wait);
+                let mut batch: Vec<Received> = Vec::new();
+                let got = self.transport.recv_batch(wait, &mut batch);
                 st = self.lock();
                 st.receiving = false;
                 let now = Instant::now();
                 match got {
-                    Ok(Some(p)) => self.on_packet(&mut st, &p, now),
+                    // Every packet that was waiting, under one lock.
+                    Ok(()) if !batch.is_empty() => {
+                        st.stats.receive_batches += 1;
+                        st.stats.packets_received += batch.len() as u64;
+                        for p in &batch {
+                            let arrived = p.arrived.filter(|a| *a <= now).unwrap_or(now);
+                            self.on_packet(&mut st, &p.bytes, now, arrived);
+                        }
+                        // Under a steady stream of answers the transport is never silent:
+                        // requests overdue by more than a receive wait are retried anyway.
+                        self.timers(&mut st, Instant::now(), MAX_RECV_WAIT);
+                    }
                     // Timers fire only when nothing is waiting in the transport: a thread
                     // that was descheduled past a deadline first takes the response that
                     // arrived meanwhile instead of retransmitting spuriously.
-                    Ok(None) => self.timers(&mut st, now),
+                    Ok(()) => self.timers(&mut st, now, Duration::ZERO),
                     Err(_) => {
                         st.stats.transport_errors += 1;
                         drop(st);
                         std::thread::sleep(Duration::from_micros(200));
                         st = self.lock();
-                        self.timers(&mut st, Instant::now());
+                        self.timers(&mut st, Instant::now(), Duration::ZERO);
                     }
                 }
                 self.cv.notify_all();

@@ -4,13 +4,14 @@
 
 use crate::model::board::Outgoing;
 use crate::node::MemoryNode;
+use clio_clib::transport::mmsg::{self, Datagram, Receiver};
 use clio_proto::frame::{emit_frame, parse_frame, Route};
 use std::io;
 use std::net::{SocketAddr, SocketAddrV4, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use thiserror::Error;
 
 /// How long a receive waits before the node services its rings again. Slow-path replies from
@@ -98,12 +99,7 @@ pub fn spawn_udp(
     let SocketAddr::V4(local4) = local else {
         return Err(ServerError::NotIpv4(local));
     };
-    socket
-        .set_read_timeout(Some(POLL_INTERVAL))
-        .map_err(|source| ServerError::Io {
-            what: "setting the receive timeout".into(),
-            source,
-        })?;
+    // Kernel arrival times are not needed here; waits use ppoll, not SO_RCVTIMEO.
     spawn_loop(
         "clio-node-udp",
         board,
@@ -142,78 +138,90 @@ fn spawn_loop(
     })
 }
 
-/// The UDP serving loop (runs until `stop`).
+/// Datagrams the UDP loop takes per `recvmmsg`.
+const UDP_BATCH: usize = 64;
+
+/// How long the UDP loop spins for the next datagram before it blocks: back-to-back
+/// requests (a client's next one, another client's) then cost no wake-up.
+pub const UDP_SPIN: Duration = Duration::from_micros(20);
+
+/// The UDP serving loop (runs until `stop`): every datagram already queued is taken with one
+/// `recvmmsg` and handled under one lock of the node; the answers leave with one `sendmmsg`.
+/// It spins briefly for more work, then blocks in `ppoll` (microsecond timers, so an
+/// external slow path's replies wait at most [`POLL_INTERVAL`], not a kernel tick).
 pub fn serve_udp(
     board: &Mutex<Box<dyn MemoryNode>>,
     socket: &UdpSocket,
     local: SocketAddrV4,
     stop: &AtomicBool,
 ) -> Result<(), ServerError> {
-    let mut buf = vec![0u8; 65536];
+    let mut rx = Receiver::new(UDP_BATCH);
     let mut out: Vec<Outgoing> = Vec::new();
+    let mut idle_since = Instant::now();
     while !stop.load(Ordering::Acquire) {
-        match socket.recv_from(&mut buf) {
-            Ok((n, SocketAddr::V4(peer))) => {
-                let route = Route::udp(peer, local);
-                let mut b = lock(board);
-                b.handle(&route, &buf[..n], &mut out);
-                if b.holds_responses() {
-                    // Durable writes wait for a flush: take what is already queued first, so
-                    // that one flush makes them all durable (plain traffic never comes here).
-                    drain_queued(&mut **b, socket, local, &mut buf, &mut out);
-                }
-                b.service(&mut out);
-            }
-            Ok((_, SocketAddr::V6(_))) => continue,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                        | io::ErrorKind::Interrupted
-                ) =>
-            {
+        let mut b = lock(board);
+        let n = take_queued(&mut rx, socket, local, &mut **b, &mut out)?;
+        if n > 0 && b.holds_responses() {
+            // Durable writes wait for a flush: take what is already queued too, so that one
+            // flush makes them all durable (plain traffic never comes here).
+            take_queued(&mut rx, socket, local, &mut **b, &mut out)?;
+        }
+        let now = Instant::now();
+        if n > 0 {
+            b.service(&mut out);
+            idle_since = now;
+        } else if now.duration_since(idle_since) >= UDP_SPIN {
+            drop(b);
+            let ready =
+                mmsg::wait_readable(socket, POLL_INTERVAL).map_err(|source| ServerError::Io {
+                    what: "waiting for packets".into(),
+                    source,
+                })?;
+            if !ready {
                 lock(board).service(&mut out);
             }
-            // ICMP port-unreachable from a vanished client surfaces here on Linux: not fatal.
-            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {}
-            Err(source) => {
-                return Err(ServerError::Io {
-                    what: "receiving".into(),
-                    source,
-                })
-            }
+        } else {
+            std::hint::spin_loop();
         }
-        for (route, bytes) in out.drain(..) {
-            // A send failure concerns one client only; it will time out and retry.
-            let _ = socket.send_to(&bytes, route.peer_socket());
-        }
+        send_out(socket, &mut out);
     }
     Ok(())
 }
 
-/// Handle the datagrams already queued on `socket` (at most a batch), without waiting.
-fn drain_queued(
-    b: &mut dyn MemoryNode,
+/// Handle the datagrams queued on `socket` (one `recvmmsg`, no waiting); returns how many.
+fn take_queued(
+    rx: &mut Receiver,
     socket: &UdpSocket,
     local: SocketAddrV4,
-    buf: &mut [u8],
+    b: &mut dyn MemoryNode,
     out: &mut Vec<Outgoing>,
-) {
-    const BATCH: usize = 64;
-    if socket.set_nonblocking(true).is_err() {
+) -> Result<usize, ServerError> {
+    let r = rx.recv_now(socket, |d: Datagram<'_>| {
+        if let Some(peer) = d.peer {
+            b.handle(&Route::udp(peer, local), d.bytes, out);
+        }
+    });
+    match r {
+        Ok(n) => Ok(n),
+        // ICMP port-unreachable from a vanished client surfaces here on Linux: not fatal.
+        Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => Ok(0),
+        Err(source) => Err(ServerError::Io {
+            what: "receiving".into(),
+            source,
+        }),
+    }
+}
+
+/// Send the answers in `out` (one `sendmmsg`), and clear it. A send failure concerns one
+/// client only; it will time out and retry.
+fn send_out(socket: &UdpSocket, out: &mut Vec<Outgoing>) {
+    if out.is_empty() {
         return;
     }
-    for _ in 0..BATCH {
-        match socket.recv_from(buf) {
-            Ok((n, SocketAddr::V4(peer))) => b.handle(&Route::udp(peer, local), &buf[..n], out),
-            Ok(_) => continue,
-            Err(_) => break,
-        }
-    }
-    // Back to blocking with the poll timeout; if this failed the loop would spin, so a
-    // failure here is reported by the next blocking receive's error path.
-    let _ = socket.set_nonblocking(false);
+    let peers: Vec<SocketAddrV4> = out.iter().map(|(r, _)| r.peer_socket()).collect();
+    let pkts: Vec<&[u8]> = out.iter().map(|(_, b)| b.as_slice()).collect();
+    let _ = mmsg::send_batch(socket, &pkts, Some(&peers));
+    out.clear();
 }
 
 /// Serve `board` on raw Ethernet on interface `iface` in a background thread (needs root or

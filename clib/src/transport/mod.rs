@@ -4,6 +4,7 @@
 
 mod fault;
 mod inproc;
+pub mod mmsg;
 mod raw;
 mod udp;
 
@@ -13,11 +14,22 @@ pub use raw::RawEthernetTransport;
 pub use udp::UdpTransport;
 
 use crate::error::Result;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// A packet from the node, with when it reached this host if the transport knows (a kernel
+/// receive timestamp): RTT samples then leave out the time the packet waited for a thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Received {
+    /// The packet.
+    pub bytes: Vec<u8>,
+    /// Arrival at this host.
+    pub arrived: Option<Instant>,
+}
 
 /// A datagram path to one memory node.
 ///
-/// The engine calls `recv` from one thread at a time; `send` may run concurrently with it.
+/// The engine calls `recv`/`recv_batch` from one thread at a time; `send` may run
+/// concurrently with it.
 pub trait Transport: Send + Sync {
     /// Send one Clio packet.
     fn send(&self, packet: &[u8]) -> Result<()>;
@@ -26,6 +38,21 @@ pub trait Transport: Send + Sync {
     fn recv(&self, timeout: Duration) -> Result<Option<Vec<u8>>>;
     /// Short name for messages and statistics.
     fn name(&self) -> &'static str;
+    /// Send several packets, in order (one system call where the transport can).
+    fn send_batch(&self, packets: &[&[u8]]) -> Result<()> {
+        packets.iter().try_for_each(|p| self.send(p))
+    }
+    /// Wait up to about `timeout` for packets and append every one already there (at least
+    /// one unless the time ran out) to `out`.
+    fn recv_batch(&self, timeout: Duration, out: &mut Vec<Received>) -> Result<()> {
+        if let Some(bytes) = self.recv(timeout)? {
+            out.push(Received {
+                bytes,
+                arrived: None,
+            });
+        }
+        Ok(())
+    }
 }
 
 // Smart pointers to a transport are transports (so one can be shared with a test harness).
@@ -40,6 +67,12 @@ macro_rules! forward_transport {
             }
             fn name(&self) -> &'static str {
                 (**self).name()
+            }
+            fn send_batch(&self, packets: &[&[u8]]) -> Result<()> {
+                (**self).send_batch(packets)
+            }
+            fn recv_batch(&self, timeout: Duration, out: &mut Vec<Received>) -> Result<()> {
+                (**self).recv_batch(timeout, out)
             }
         }
     };

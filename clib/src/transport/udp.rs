@@ -1,23 +1,42 @@
 //! IPv4/UDP through kernel sockets: no root, routable; the development default.
+//!
+//! Datagrams go out with `sendmmsg` (a multi-packet request is one system call) and come in
+//! with `recvmmsg`, every datagram already queued at once, each with its kernel arrival
+//! timestamp. A receive first spins for a short while (`UdpTransport::with_spin`: the
+//! answer to a request on a fast path usually comes back within it, and a blocked thread's
+//! wake-up costs more than the spin), then blocks in `ppoll` with a microsecond timeout.
 
-use super::Transport;
+use super::mmsg::{self, Receiver};
+use super::{Received, Transport};
 use crate::error::{ClioError, Result};
 use socket2::{Domain, Protocol, Socket, Type};
+use std::collections::VecDeque;
 use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// Socket buffer we ask for: large enough for a full incast window of 1 KiB packets with
 /// kernel overhead. The kernel caps it at `net.core.rmem_max`.
 const SOCKET_BUFFER: usize = 4 << 20;
 
+/// Datagrams taken per `recvmmsg`.
+const BATCH: usize = 32;
+
+/// How long a receive spins before it blocks, by default.
+pub const DEFAULT_SPIN: Duration = Duration::from_micros(30);
+
+struct Rx {
+    r: Receiver,
+    /// Datagrams received by a batch but not yet handed out by `recv`.
+    pending: VecDeque<Received>,
+}
+
 /// A connected UDP socket to one memory node.
 pub struct UdpTransport {
     socket: UdpSocket,
-    /// The receive timeout currently set on the socket, in microseconds (avoids one
-    /// `setsockopt` per receive).
-    timeout_us: AtomicU64,
+    rx: Mutex<Rx>,
+    spin: Duration,
 }
 
 impl UdpTransport {
@@ -45,10 +64,22 @@ impl UdpTransport {
         s.connect(&node.into())
             .map_err(|e| ClioError::io(&format!("connecting to {node}"), e))?;
         let socket: UdpSocket = s.into();
+        // Best effort: without timestamps RTT samples are taken when a thread reads.
+        let _ = mmsg::enable_timestamps(&socket);
         Ok(UdpTransport {
             socket,
-            timeout_us: AtomicU64::new(0),
+            rx: Mutex::new(Rx {
+                r: Receiver::new(BATCH),
+                pending: VecDeque::new(),
+            }),
+            spin: DEFAULT_SPIN,
         })
+    }
+
+    /// Spin this long in a receive before blocking (`Duration::ZERO`: block at once).
+    pub fn with_spin(mut self, spin: Duration) -> UdpTransport {
+        self.spin = spin;
+        self
     }
 
     /// The local address of the socket.
@@ -57,56 +88,77 @@ impl UdpTransport {
             .local_addr()
             .map_err(|e| ClioError::io("reading the local address", e))
     }
+
+    /// Move what is queued on the socket (if anything) into `rx.pending`.
+    fn take_queued(&self, rx: &mut Rx) -> Result<usize> {
+        let Rx { r, pending } = rx;
+        match r.recv_now(&self.socket, |d| {
+            pending.push_back(Received {
+                bytes: d.bytes.to_vec(),
+                arrived: d.arrived,
+            })
+        }) {
+            Ok(n) => Ok(n),
+            // ICMP port unreachable: the node is not (yet) there. Same as silence.
+            Err(e) if e.kind() == ErrorKind::ConnectionRefused => Ok(0),
+            Err(e) => Err(ClioError::io("receiving", e)),
+        }
+    }
+
+    /// Fill `rx.pending` within `timeout`: spin, then block in `ppoll`.
+    fn fill(&self, rx: &mut Rx, timeout: Duration) -> Result<()> {
+        if !rx.pending.is_empty() {
+            return Ok(());
+        }
+        let start = Instant::now();
+        let deadline = start + timeout;
+        let spin_until = start + self.spin.min(timeout);
+        loop {
+            self.take_queued(rx)?;
+            if !rx.pending.is_empty() {
+                return Ok(());
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(());
+            }
+            if now < spin_until {
+                std::hint::spin_loop();
+                continue;
+            }
+            let readable = mmsg::wait_readable(&self.socket, deadline - now)
+                .map_err(|e| ClioError::io("waiting for the node", e))?;
+            if !readable {
+                return Ok(());
+            }
+        }
+    }
 }
 
 impl Transport for UdpTransport {
     fn send(&self, packet: &[u8]) -> Result<()> {
-        match self.socket.send(packet) {
-            Ok(_) => Ok(()),
-            // A full socket buffer or an ICMP error from an earlier datagram is a loss like
-            // any other: the request times out and is retried.
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    ErrorKind::WouldBlock | ErrorKind::ConnectionRefused
-                ) =>
-            {
-                Ok(())
-            }
-            Err(e) if e.raw_os_error() == Some(105) => Ok(()), // ENOBUFS
-            Err(e) => Err(ClioError::io("sending", e)),
-        }
+        self.send_batch(&[packet])
+    }
+
+    fn send_batch(&self, packets: &[&[u8]]) -> Result<()> {
+        // A full socket buffer or an ICMP error from an earlier datagram is a loss like any
+        // other: the request times out and is retried (mmsg::send_batch stops early then).
+        mmsg::send_batch(&self.socket, packets, None)
+            .map(|_| ())
+            .map_err(|e| ClioError::io("sending", e))
     }
 
     fn recv(&self, timeout: Duration) -> Result<Option<Vec<u8>>> {
-        // Round to 100 us so the timeout rarely changes; the kernel timer is coarser anyway.
-        let us = (timeout.as_micros() as u64).div_ceil(100).max(1) * 100;
-        if self.timeout_us.swap(us, Ordering::Relaxed) != us {
-            self.socket
-                .set_read_timeout(Some(Duration::from_micros(us)))
-                .map_err(|e| ClioError::io("setting the receive timeout", e))?;
-        }
-        let mut buf = vec![0u8; 2048];
-        match self.socket.recv(&mut buf) {
-            Ok(n) => {
-                buf.truncate(n);
-                Ok(Some(buf))
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
-                ) =>
-            {
-                Ok(None)
-            }
-            // ICMP port unreachable: the node is not (yet) there. Same as silence.
-            Err(e) if e.kind() == ErrorKind::ConnectionRefused => {
-                std::thread::sleep(timeout.min(Duration::from_millis(1)));
-                Ok(None)
-            }
-            Err(e) => Err(ClioError::io("receiving", e)),
-        }
+        let mut rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
+        self.fill(&mut rx, timeout)?;
+        Ok(rx.pending.pop_front().map(|r| r.bytes))
+    }
+
+    fn recv_batch(&self, timeout: Duration, out: &mut Vec<Received>) -> Result<()> {
+        let mut rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
+        self.fill(&mut rx, timeout)?;
+        out.extend(rx.pending.drain(..));
+        Ok(())
     }
 
     fn name(&self) -> &'static str {
