@@ -3,7 +3,7 @@
 use crate::config::Config;
 use crate::engine::{Engine, OpSpec, Output, Stats};
 use crate::error::{ClioError, Result};
-use crate::transport::{RawEthernetTransport, Transport, UdpTransport};
+use crate::transport::{RawEthernetTransport, Transport, UdpTransport, XdpTransport};
 use clio_proto::consts::{ATOMIC_BYTES, VA_LIMIT};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::Opcode;
@@ -34,6 +34,16 @@ pub enum TransportKind {
         /// MAC address of the memory node.
         node_mac: [u8; 6],
     },
+    /// Raw Ethernet over AF_XDP on one queue of `iface` to the node's MAC (root; Linux >= 5.9;
+    /// the interface must have no other XDP program).
+    Xdp {
+        /// Local interface.
+        iface: String,
+        /// MAC address of the memory node.
+        node_mac: [u8; 6],
+        /// Receive queue of the interface to bind (0 on veth and single-queue devices).
+        queue: u32,
+    },
 }
 
 impl TransportKind {
@@ -44,6 +54,11 @@ impl TransportKind {
             TransportKind::RawEthernet { iface, node_mac } => {
                 Box::new(RawEthernetTransport::open(iface, *node_mac)?)
             }
+            TransportKind::Xdp {
+                iface,
+                node_mac,
+                queue,
+            } => Box::new(XdpTransport::open(iface, *node_mac, *queue)?),
         })
     }
 }

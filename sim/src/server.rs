@@ -77,7 +77,9 @@ impl Drop for ServerHandle {
     }
 }
 
-fn lock(b: &Mutex<Box<dyn MemoryNode>>) -> std::sync::MutexGuard<'_, Box<dyn MemoryNode>> {
+pub(crate) fn lock(
+    b: &Mutex<Box<dyn MemoryNode>>,
+) -> std::sync::MutexGuard<'_, Box<dyn MemoryNode>> {
     // A panic while holding the lock would already have failed the node; keep serving.
     b.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -110,7 +112,7 @@ pub fn spawn_udp(
 }
 
 /// Run a serving loop over `board` in a named thread until the handle stops it.
-fn spawn_loop(
+pub(crate) fn spawn_loop(
     name: &str,
     board: Box<dyn MemoryNode>,
     local: String,

@@ -7,10 +7,12 @@ mod inproc;
 pub mod mmsg;
 mod raw;
 mod udp;
+pub mod xdp;
 
 pub use fault::{FaultConfig, FaultStats, FaultyTransport};
 pub use inproc::{InProcTransport, PacketHandler};
 pub use raw::RawEthernetTransport;
+pub use xdp::XdpTransport;
 pub use udp::UdpTransport;
 
 use crate::error::Result;

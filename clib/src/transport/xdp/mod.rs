@@ -1,0 +1,130 @@
+//! Raw Ethernet frames (EtherType 0x88B5) through AF_XDP: the kernel bypass of the paper's
+//! CN side. Same framing as [`RawEthernetTransport`](super::RawEthernetTransport)
+//! (`clio_proto::frame`, [`Encap::RawEthernet`]), but frames move through a UMEM shared with
+//! the kernel instead of through socket buffers: zero-copy where the driver allows it, copy
+//! mode (one copy in the driver, none through the stack) elsewhere, e.g. on veth.
+//!
+//! Built over `libc` alone (see docs/clib.md, "Kernel bypass (AF_XDP)", for why not
+//! `xsk-rs`, `afxdp`, `aya` or `libbpf-rs`): [`bpf`] loads a 15-instruction XDP program that
+//! steers only Clio frames to the socket's queue through an XSKMAP and passes everything else
+//! to the kernel; [`socket`] is the AF_XDP socket. Needs root (or CAP_NET_RAW + CAP_BPF +
+//! CAP_NET_ADMIN) and Linux >= 5.9 (`bpf_link` for XDP).
+
+mod bpf;
+mod socket;
+
+pub use bpf::AttachMode;
+pub use socket::{XdpMode, XdpSocket, FRAME_SIZE};
+
+use super::Transport;
+use crate::error::{ClioError, Result};
+use clio_proto::frame::{emit_frame, parse_frame, Encap, Route, ETH_HEADER_LEN};
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Index and MAC address of the interface `iface` in this thread's network namespace.
+pub fn interface(iface: &str) -> Result<(u32, [u8; 6])> {
+    let itf = pnet_datalink::interfaces()
+        .into_iter()
+        .find(|i| i.name == iface)
+        .ok_or_else(|| ClioError::Transport(format!("no network interface named {iface:?}")))?;
+    let mac = itf
+        .mac
+        .map(|m| m.octets())
+        .ok_or_else(|| ClioError::Transport(format!("interface {iface:?} has no MAC address")))?;
+    Ok((itf.index, mac))
+}
+
+/// Clio frames to one memory node's MAC over an AF_XDP socket on one interface queue.
+pub struct XdpTransport {
+    socket: XdpSocket,
+    /// The Ethernet header of every frame to the node.
+    header: [u8; ETH_HEADER_LEN],
+    route: Route,
+    /// Packets taken off the RX ring but not yet returned by `recv`.
+    pending: Mutex<VecDeque<Vec<u8>>>,
+}
+
+impl XdpTransport {
+    /// Open queue `queue` of `iface` and address frames to `node_mac`. The interface must
+    /// have no other XDP program attached.
+    pub fn open(iface: &str, node_mac: [u8; 6], queue: u32) -> Result<XdpTransport> {
+        let (ifindex, mac) = interface(iface)?;
+        let socket = XdpSocket::open(ifindex, queue, false).map_err(|e| match e {
+            ClioError::Transport(m) => {
+                ClioError::Transport(format!("{m} [on {iface} queue {queue}]"))
+            }
+            e => e,
+        })?;
+        let route = Route {
+            encap: Encap::RawEthernet,
+            peer_mac: node_mac,
+            local_mac: mac,
+            ..Route::default()
+        };
+        let h = emit_frame(&route, &[]);
+        let header: [u8; ETH_HEADER_LEN] = h
+            .as_slice()
+            .try_into()
+            .map_err(|_| ClioError::Transport("unexpected Ethernet header length".into()))?;
+        Ok(XdpTransport {
+            socket,
+            header,
+            route,
+            pending: Mutex::new(VecDeque::new()),
+        })
+    }
+
+    /// This end's MAC address.
+    pub fn local_mac(&self) -> [u8; 6] {
+        self.route.local_mac
+    }
+
+    /// Where the program runs and whether frames are copied.
+    pub fn mode(&self) -> XdpMode {
+        self.socket.mode()
+    }
+
+    /// The Clio packet in `frame` if it comes from the node to us (frames from the network
+    /// are untrusted: anything short or garbled is dropped, never a panic).
+    fn accept<'a>(&self, frame: &'a [u8]) -> Option<&'a [u8]> {
+        let (r, clio) = parse_frame(frame, None).ok()?;
+        (r.encap == Encap::RawEthernet
+            && r.peer_mac == self.route.peer_mac
+            && r.local_mac == self.route.local_mac)
+            .then_some(clio)
+    }
+}
+
+impl Transport for XdpTransport {
+    fn send(&self, packet: &[u8]) -> Result<()> {
+        // No free transmit frame is a loss: the engine retries the request.
+        self.socket
+            .send_frames(&[&[&self.header, packet]])
+            .map(|_| ())
+    }
+
+    fn recv(&self, timeout: Duration) -> Result<Option<Vec<u8>>> {
+        let deadline = Instant::now() + timeout;
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(p) = pending.pop_front() {
+                return Ok(Some(p));
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            self.socket.recv_frames(left, |f| {
+                if let Some(clio) = self.accept(f) {
+                    pending.push_back(clio.to_vec());
+                }
+            })?;
+            if pending.is_empty() && Instant::now() >= deadline {
+                return Ok(None);
+            }
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        "af-xdp"
+    }
+}
