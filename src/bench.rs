@@ -52,6 +52,20 @@ pub struct BenchArgs {
     /// throughput per thread count and outstanding depth, retransmissions per million).
     #[arg(long, value_enum)]
     pub(crate) vs: Option<Versus>,
+    /// Instead of the sections below: the same synchronous read latencies (`--sizes`) over
+    /// each of these transports across a veth pair between two network namespaces it
+    /// creates, interleaved in one run (needs root): udp, raw (pnet, AF_PACKET), xdp (AF_XDP).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub(crate) transports: Vec<crate::bench_transports::Kind>,
+    /// With `--transports`: rounds the transports take turns in (`--iters` split over them).
+    #[arg(long, default_value_t = 5)]
+    pub(crate) rounds: u64,
+    /// With `--vs`: how long CLib's UDP receive spins before it blocks, microseconds.
+    #[arg(long, default_value_t = clio_clib::transport::DEFAULT_SPIN.as_micros() as u64)]
+    pub(crate) clio_spin_us: u64,
+    /// With `--vs`: the node process's `--spin-us`.
+    #[arg(long, default_value_t = clio_sim::server::UDP_SPIN.as_micros() as u64)]
+    pub(crate) node_spin_us: u64,
     /// DRAM sizes (MiB) of the memory files the recovery-time run restarts a node on.
     #[arg(long, value_delimiter = ',', default_value = "256,1024,4096")]
     pub(crate) recovery_mib: Vec<u64>,
@@ -318,6 +332,9 @@ pub(crate) fn throughput_outstanding(c: &Client, va: u64, depth: usize, secs: f6
 pub fn run(a: BenchArgs) -> Result<()> {
     if a.vs == Some(Versus::Memcached) {
         return crate::bench_wire::run(&a);
+    }
+    if !a.transports.is_empty() {
+        return crate::bench_transports::run(&a);
     }
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     if a.sizes.iter().any(|&s| s == 0 || s > 1 << 20) {

@@ -12,7 +12,8 @@ use crate::bench::{
     hist, quantiles, run_threads, throughput_outstanding, time_ops, BenchArgs, Hist,
 };
 use anyhow::{bail, Context, Result};
-use clio_clib::{Client, Config, TransportKind};
+use clio_clib::transport::UdpTransport;
+use clio_clib::{Client, Config};
 use clio_kvstores::memcached::{spawn_server, MemcachedFactory, Proto, ServerGuard};
 use clio_kvstores::{KvStore, StoreFactory};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -20,9 +21,13 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
 /// Rounds of the interleaved latency sweep (each system gets a turn per size per round).
 const ROUNDS: usize = 3;
+
+/// Unmeasured reads at the start of each system's turn.
+const WARM_OPS: u64 = 50;
 
 /// A `clio board` child process; killed on drop.
 struct NodeProcess {
@@ -31,11 +36,12 @@ struct NodeProcess {
 }
 
 impl NodeProcess {
-    fn start() -> Result<NodeProcess> {
+    fn start(spin_us: u64) -> Result<NodeProcess> {
         let exe = std::env::current_exe().context("finding this executable")?;
         let mut child = Command::new(exe)
             .args(["board", "--listen", "127.0.0.1:0", "--memory", "1G"])
             .args(["--page-size", "4M", "--duration", "86400"])
+            .args(["--spin-us", &spin_us.to_string()])
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -134,11 +140,19 @@ struct Retx {
     retransmits: u64,
     spurious: u64,
     timeouts: u64,
+    window: String,
 }
 
 impl Retx {
     fn add(&mut self, c: &Client) {
         let s = c.stats();
+        self.window = format!(
+            "window {:.1} packets at the end ({:.2} at the smallest), srtt {:?}, rto {:?}",
+            s.cwnd,
+            s.cwnd_min,
+            s.srtt.unwrap_or_default(),
+            s.rto
+        );
         self.requests += s.requests;
         self.retransmits += s.retransmits;
         self.spurious += s.spurious_retransmits;
@@ -163,11 +177,9 @@ fn mc_targets(mc: &Option<ServerGuard>, max_value: usize) -> Result<Vec<McTarget
     Ok(v)
 }
 
-fn clio_client(addr: SocketAddr) -> Result<Client> {
-    Ok(Client::connect(
-        TransportKind::Udp(addr).open()?,
-        Config::default(),
-    )?)
+fn clio_client(addr: SocketAddr, spin_us: u64) -> Result<Client> {
+    let t = UdpTransport::connect(addr)?.with_spin(Duration::from_micros(spin_us));
+    Ok(Client::connect(Box::new(t), Config::default())?)
 }
 
 fn threads_clio(c: &Client, va: u64, threads: usize, secs: f64) -> Result<f64> {
@@ -210,7 +222,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         bail!("--sizes must be between 1 and 4096 for --vs memcached");
     }
     let load_before = load_average();
-    let node = NodeProcess::start()?;
+    let node = NodeProcess::start(a.node_spin_us)?;
     let mc = spawn_server(1, 256)?;
     println!(
         "clio bench --vs memcached: CLib + node model (`clio board`, its own process) vs \
@@ -226,7 +238,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     let mut retx = Retx::default();
 
     // ---- latency, interleaved per size and round ----
-    let c = clio_client(node.addr)?;
+    let c = clio_client(node.addr, a.clio_spin_us)?;
     let va = c.ralloc(64 << 20)?;
     let mut targets: Vec<Box<dyn Target>> = vec![Box::new(ClioTarget { c: c.clone(), va })];
     for m in mc_targets(&mc, maxsize)? {
@@ -254,6 +266,11 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     for _round in 0..ROUNDS {
         for &size in &sizes {
             for t in targets.iter_mut() {
+                // Each system's turn starts warm (its server process may have slept through
+                // the others' turns): a few unmeasured reads first.
+                for i in 0..WARM_OPS {
+                    t.read(size, i)?;
+                }
                 for (op, write) in [("read", false), ("write", true)] {
                     pb.set_message(format!("latency {} {op} {size} B", t.name()));
                     let e = match h.entry((t.name(), op, size)) {
@@ -353,13 +370,14 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     }
     println!(
         "CLib: {} requests, {} retransmissions ({:.1} per million), of which {} spurious \
-         ({:.1} per million), {} timeouts; load average {load_after} at the end",
+         ({:.1} per million), {} timeouts; {}; load average {load_after} at the end",
         retx.requests,
         retx.retransmits,
         retx.per_million(retx.retransmits),
         retx.spurious,
         retx.per_million(retx.spurious),
-        retx.timeouts
+        retx.timeouts,
+        retx.window
     );
     std::fs::write(a.out.join("vs_memcached_latency.csv"), csv)?;
     std::fs::write(a.out.join("vs_memcached_throughput.csv"), tcsv)?;

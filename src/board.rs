@@ -3,7 +3,7 @@
 use crate::units::{human, parse_size};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use clio_sim::server::{spawn_raw, spawn_udp, ServerHandle};
+use clio_sim::server::{spawn_raw, spawn_udp_spinning, ServerHandle};
 use clio_sim::{BoardConfig, CBoard, SlowPathMode};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -29,6 +29,9 @@ pub enum Transport {
     Udp,
     /// Raw Ethernet frames on an interface through pnet (root or CAP_NET_RAW).
     Raw,
+    /// Raw Ethernet frames through AF_XDP on one queue of an interface (root; Linux >= 5.9;
+    /// UDP and other traffic on it still reach the kernel).
+    Xdp,
 }
 
 /// Where the slow path runs.
@@ -55,6 +58,9 @@ pub struct BoardArgs {
     /// Network interface for `--transport raw` (e.g. eth0 or a veth).
     #[arg(long)]
     iface: Option<String>,
+    /// Interface queue for `--transport xdp` (0 on veth and single-queue devices).
+    #[arg(long, default_value_t = 0)]
+    queue: u32,
     /// Physical memory of the node (K/M/G/T suffixes). Sparse: only touched pages cost RAM.
     #[arg(long, default_value = "4G", value_parser = parse_size)]
     memory: u64,
@@ -88,6 +94,11 @@ pub struct BoardArgs {
     /// Print counters every N seconds while serving.
     #[arg(long)]
     stats_every: Option<f64>,
+    /// UDP: microseconds the serving loop spins for the next datagram before it blocks.
+    /// Spinning saves a wake-up per request when requests come back to back; 0 leaves the
+    /// CPU to others at once (better when the node shares few cores with its clients).
+    #[arg(long, default_value_t = clio_sim::server::UDP_SPIN.as_micros() as u64)]
+    spin_us: u64,
     /// With `--backend rtl`: write a VCD waveform of the whole run to this file (large!).
     #[cfg(feature = "rtl")]
     #[arg(long)]
@@ -189,13 +200,20 @@ pub fn run(a: BoardArgs) -> Result<()> {
     }
 
     let server: ServerHandle = match a.transport {
-        Transport::Udp => spawn_udp(board, a.listen)?,
+        Transport::Udp => spawn_udp_spinning(board, a.listen, Duration::from_micros(a.spin_us))?,
         Transport::Raw => {
             let iface = a
                 .iface
                 .as_deref()
                 .context("--transport raw needs --iface NAME")?;
             spawn_raw(board, iface, a.listen.port())?
+        }
+        Transport::Xdp => {
+            let iface = a
+                .iface
+                .as_deref()
+                .context("--transport xdp needs --iface NAME")?;
+            clio_sim::xdp_server::spawn_xdp(board, iface, a.queue)?
         }
     };
     println!("clio board: listening on {}", server.local);

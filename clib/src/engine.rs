@@ -220,6 +220,11 @@ struct State {
     next_req: u32,
     next_op: u64,
     receiving: bool,
+    /// Threads waiting on the condition variable for another thread's receive.
+    waiters: usize,
+    /// Requests completed after a retry, with how long their answer took (see
+    /// `remember_retried`).
+    retried: VecDeque<(u32, Duration, u32)>,
     ops: HashMap<u64, Op>,
     done: HashMap<u64, Result<Output>>,
     inflight: HashMap<u32, Req>,
@@ -246,6 +251,9 @@ pub(crate) struct Engine {
     cv: Condvar,
 }
 
+/// Retried requests remembered for recognising a second answer.
+const RETRIED_KEPT: usize = 64;
+
 /// Longest a receiving thread blocks before it re-checks timers (the kernel timer is coarse).
 const MAX_RECV_WAIT: Duration = Duration::from_millis(2);
 
@@ -259,6 +267,8 @@ impl Engine {
             next_req: rand::random::<u32>() | 1,
             next_op: 1,
             receiving: false,
+            waiters: 0,
+            retried: VecDeque::new(),
             ops: HashMap::new(),
             done: HashMap::new(),
             inflight: HashMap::new(),
@@ -744,6 +754,9 @@ impl Engine {
             .is_some_and(|r| h.response && r.opcode == h.opcode);
         if !matches {
             st.stats.stale_responses += 1;
+            if h.response {
+                self.duplicate_answer(st, h.req_id);
+            }
             return;
         }
         match h.status {
@@ -865,12 +878,43 @@ impl Engine {
             return;
         }
         let Some(min_rtt) = st.rtt.min_rtt() else {
-            return;
+            // Remember it: a second answer later also shows the retry was needless.
+            return self.remember_retried(st, r, answered);
         };
         if answered.duration_since(r.sent_at) * 2 < min_rtt {
-            st.stats.spurious_retransmits += 1;
-            st.rtt.on_spurious(answered.duration_since(r.first_sent));
-            st.cwnd.undo_timeout();
+            self.needless_retry(st, answered.duration_since(r.first_sent), r.retries);
+        } else {
+            self.remember_retried(st, r, answered);
+        }
+    }
+
+    /// `retries` retransmissions of one request were needless; its answer took `delay`.
+    fn needless_retry(&self, st: &mut State, delay: Duration, retries: u32) {
+        st.stats.spurious_retransmits += retries as u64;
+        st.rtt.on_spurious(delay);
+        st.cwnd.undo_timeout();
+    }
+
+    /// A retried request completed: keep (id, how long its answer took) for a while, so a
+    /// second answer to it (the node answered the first attempt *and* the retry, so the
+    /// first was only slow, not lost: D-SACK's reasoning) can be recognised.
+    fn remember_retried(&self, st: &mut State, r: &Req, answered: Instant) {
+        if st.retried.len() == RETRIED_KEPT {
+            st.retried.pop_front();
+        }
+        st.retried
+            .push_back((r.id, answered.duration_since(r.first_sent), r.retries));
+    }
+
+    /// An answer for no outstanding request: if it answers a request completed after a
+    /// retry, both attempts reached the node, and the retry was needless.
+    fn duplicate_answer(&self, st: &mut State, id: u32) {
+        if let Some(i) = st.retried.iter().position(|&(r, _, _)| r == id) {
+            if let Some((_, delay, retries)) = st.retried.remove(i) {
+                // The first attempt was answered too late, not lost; the retries that
+                // followed it were all needless.
+                self.needless_retry(st, delay, retries);
+            }
         }
     }
 
@@ -970,13 +1014,18 @@ impl Engine {
                 .saturating_duration_since(now)
                 .max(Duration::from_micros(1));
             if st.receiving {
+                st.waiters += 1;
                 st = self
                     .cv
                     .wait_timeout(st, wait)
                     .unwrap_or_else(|e| e.into_inner())
                     .0;
+                st.waiters -= 1;
             } else {
                 st.receiving = true;
+                // Spin only while no other thread waits: a woken waiter needs a CPU that
+                // a spinning receiver would hold.
+                self.transport.spin_hint(st.waiters == 0);
                 drop(st);
                 let mut batch: Vec<Received> = Vec::new();
                 let got = self.transport.recv_batch(wait, &mut batch);

@@ -80,3 +80,57 @@ fn window_shrinks_on_a_slow_node_and_recovers() {
     );
     assert!(r.ops_completed > 1400, "every request completed");
 }
+
+/// A node that stalls once for longer than the RTO (as a descheduled node process does)
+/// answers the request *and* its retry: CLib recognises the retry as needless (the second
+/// answer shows the first attempt was only late), raises its RTO floor above the stall and
+/// takes back the window cut, so the next stalls of that length cost no retransmission.
+#[test]
+fn a_stalled_node_is_not_taken_for_a_lossy_one() {
+    let stall = Arc::new(AtomicBool::new(false));
+    let b = Arc::new(Mutex::new(board()));
+    let (s2, b2) = (stall.clone(), b.clone());
+    let node = InProcTransport::threaded(move |p| {
+        if s2.swap(false, Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        serve(&b2, p)
+    })
+    .unwrap();
+    let cfg = Config {
+        min_rto: Duration::from_millis(2),
+        track_shift: PAGE_SHIFT,
+        ..Config::default()
+    };
+    let c = Client::connect(Box::new(node), cfg).unwrap();
+    let va = c.ralloc(PAGE).unwrap();
+    for _ in 0..200 {
+        c.rread(va, 64).unwrap();
+    }
+    let before = c.stats();
+    assert!(before.rto < Duration::from_millis(30), "{before:?}");
+    stall.store(true, Ordering::Relaxed);
+    c.rread(va, 64).unwrap();
+    // The retry's answer comes in behind the first one: give the client a moment to see it.
+    for _ in 0..20 {
+        c.rread(va, 64).unwrap();
+    }
+    let s = c.stats();
+    assert!(
+        s.retransmits > before.retransmits,
+        "the stall outlasted the RTO: {s:?}"
+    );
+    assert_eq!(
+        s.spurious_retransmits - before.spurious_retransmits,
+        s.retransmits - before.retransmits,
+        "every retry of the stalled request was needless: {s:?}"
+    );
+    assert!(
+        s.rto >= Duration::from_millis(30),
+        "the RTO floor went above the stall: {s:?}"
+    );
+    // The same stall again: no retransmission now.
+    stall.store(true, Ordering::Relaxed);
+    c.rread(va, 64).unwrap();
+    assert_eq!(c.stats().retransmits, s.retransmits, "{:?}", c.stats());
+}

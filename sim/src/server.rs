@@ -84,10 +84,21 @@ pub(crate) fn lock(
     b.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Serve `board` over UDP on `listen` in a background thread.
+/// Serve `board` over UDP on `listen` in a background thread (spinning [`UDP_SPIN`] for
+/// more work before it blocks).
 pub fn spawn_udp(
     board: impl MemoryNode + 'static,
     listen: SocketAddr,
+) -> Result<ServerHandle, ServerError> {
+    spawn_udp_spinning(board, listen, UDP_SPIN)
+}
+
+/// [`spawn_udp`], spinning `spin` for more work before the loop blocks (`Duration::ZERO`:
+/// block at once, leaving the CPU to others sooner).
+pub fn spawn_udp_spinning(
+    board: impl MemoryNode + 'static,
+    listen: SocketAddr,
+    spin: Duration,
 ) -> Result<ServerHandle, ServerError> {
     let board: Box<dyn MemoryNode> = Box::new(board);
     let socket = UdpSocket::bind(listen).map_err(|source| ServerError::Io {
@@ -107,7 +118,7 @@ pub fn spawn_udp(
         board,
         local.to_string(),
         Some(local),
-        move |b, s| serve_udp(b, &socket, local4, s),
+        move |b, s| serve_udp(b, &socket, local4, spin, s),
     )
 }
 
@@ -143,8 +154,8 @@ pub(crate) fn spawn_loop(
 /// Datagrams the UDP loop takes per `recvmmsg`.
 const UDP_BATCH: usize = 64;
 
-/// How long the UDP loop spins for the next datagram before it blocks: back-to-back
-/// requests (a client's next one, another client's) then cost no wake-up.
+/// How long the UDP loop spins for the next datagram before it blocks, by default:
+/// back-to-back requests (a client's next one, another client's) then cost no wake-up.
 pub const UDP_SPIN: Duration = Duration::from_micros(20);
 
 /// The UDP serving loop (runs until `stop`): every datagram already queued is taken with one
@@ -155,6 +166,7 @@ pub fn serve_udp(
     board: &Mutex<Box<dyn MemoryNode>>,
     socket: &UdpSocket,
     local: SocketAddrV4,
+    spin: Duration,
     stop: &AtomicBool,
 ) -> Result<(), ServerError> {
     let mut rx = Receiver::new(UDP_BATCH);
@@ -172,7 +184,7 @@ pub fn serve_udp(
         if n > 0 {
             b.service(&mut out);
             idle_since = now;
-        } else if now.duration_since(idle_since) >= UDP_SPIN {
+        } else if now.duration_since(idle_since) >= spin {
             drop(b);
             let ready =
                 mmsg::wait_readable(socket, POLL_INTERVAL).map_err(|source| ServerError::Io {

@@ -12,8 +12,8 @@ pub mod xdp;
 pub use fault::{FaultConfig, FaultStats, FaultyTransport};
 pub use inproc::{InProcTransport, PacketHandler};
 pub use raw::RawEthernetTransport;
+pub use udp::{UdpTransport, DEFAULT_SPIN};
 pub use xdp::XdpTransport;
-pub use udp::UdpTransport;
 
 use crate::error::Result;
 use std::time::{Duration, Instant};
@@ -44,6 +44,10 @@ pub trait Transport: Send + Sync {
     fn send_batch(&self, packets: &[&[u8]]) -> Result<()> {
         packets.iter().try_for_each(|p| self.send(p))
     }
+    /// Whether a receive may spin before it blocks (the engine says no while other threads
+    /// wait for results: a spinning receiver would keep them off the CPU). Transports that
+    /// never spin ignore it.
+    fn spin_hint(&self, _spin: bool) {}
     /// Wait up to about `timeout` for packets and append every one already there (at least
     /// one unless the time ran out) to `out`.
     fn recv_batch(&self, timeout: Duration, out: &mut Vec<Received>) -> Result<()> {
@@ -75,6 +79,9 @@ macro_rules! forward_transport {
             }
             fn recv_batch(&self, timeout: Duration, out: &mut Vec<Received>) -> Result<()> {
                 (**self).recv_batch(timeout, out)
+            }
+            fn spin_hint(&self, spin: bool) {
+                (**self).spin_hint(spin)
             }
         }
     };

@@ -13,6 +13,7 @@ use socket2::{Domain, Protocol, Socket, Type};
 use std::collections::VecDeque;
 use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -37,6 +38,8 @@ pub struct UdpTransport {
     socket: UdpSocket,
     rx: Mutex<Rx>,
     spin: Duration,
+    /// The engine's hint: no other thread waits, so spinning keeps nobody off the CPU.
+    spin_ok: AtomicBool,
 }
 
 impl UdpTransport {
@@ -73,6 +76,7 @@ impl UdpTransport {
                 pending: VecDeque::new(),
             }),
             spin: DEFAULT_SPIN,
+            spin_ok: AtomicBool::new(true),
         })
     }
 
@@ -112,7 +116,12 @@ impl UdpTransport {
         }
         let start = Instant::now();
         let deadline = start + timeout;
-        let spin_until = start + self.spin.min(timeout);
+        let spin = if self.spin_ok.load(Ordering::Relaxed) {
+            self.spin.min(timeout)
+        } else {
+            Duration::ZERO
+        };
+        let spin_until = start + spin;
         loop {
             self.take_queued(rx)?;
             if !rx.pending.is_empty() {
@@ -163,5 +172,9 @@ impl Transport for UdpTransport {
 
     fn name(&self) -> &'static str {
         "udp"
+    }
+
+    fn spin_hint(&self, spin: bool) {
+        self.spin_ok.store(spin, Ordering::Relaxed);
     }
 }
