@@ -3,6 +3,7 @@
 
 mod bench;
 mod bench_durability;
+mod bench_transports;
 mod bench_wire;
 mod bench_ycsb;
 mod board;
