@@ -82,6 +82,19 @@ impl Drop for Tap {
     }
 }
 
+/// An AF_PACKET sender on `iface` in this namespace.
+fn raw_sender(iface: &str) -> Box<dyn pnet_datalink::DataLinkSender> {
+    use pnet_datalink::{self as dl, Channel};
+    let itf = dl::interfaces()
+        .into_iter()
+        .find(|i| i.name == iface)
+        .expect("interface");
+    match dl::channel(&itf, dl::Config::default()) {
+        Ok(Channel::Ethernet(tx, _)) => tx,
+        _ => panic!("AF_PACKET sender on {iface}"),
+    }
+}
+
 /// Sends one datagram from `tx` to `to` until `rx` gets it (at most 2 s): the kernel path works.
 fn udp_passes(tx: &UdpSocket, rx: &UdpSocket, to: SocketAddr, msg: &[u8]) -> bool {
     rx.set_read_timeout(Some(Duration::from_millis(100)))
@@ -107,11 +120,16 @@ fn af_xdp_round_trip_between_two_namespaces() {
     let iface = pair.iface;
 
     // The node's side: the XDP front end, a kernel UDP socket and a tap.
-    let (server, udp_b, tap) = {
+    let (server, udp_b, tap, mut inject) = {
         let _in_b = pair.enter(Side::B).unwrap();
         let server = spawn_xdp(common::board(), iface, 0).expect("AF_XDP front end");
         let udp_b = UdpSocket::bind((pair.ip(Side::B), 0)).unwrap();
-        (server, udp_b, Tap::open(iface, pair.mac(Side::A)))
+        (
+            server,
+            udp_b,
+            Tap::open(iface, pair.mac(Side::A)),
+            raw_sender(iface),
+        )
     };
     assert!(server.local.contains("AF_XDP"), "{}", server.local);
 
@@ -154,6 +172,22 @@ fn af_xdp_round_trip_between_two_namespaces() {
         after.rx_packets > before.rx_packets + 1,
         "{before:?} -> {after:?}"
     );
+
+    // Hostile frames to the client: a bare header, a few bytes, a garbled Clio header, all
+    // with the Clio EtherType, from the node's MAC (so they pass the address filter).
+    let mut hdr = Vec::new();
+    hdr.extend_from_slice(&pair.mac(Side::A));
+    hdr.extend_from_slice(&pair.mac(Side::B));
+    hdr.extend_from_slice(&ETHERTYPE_CLIO.to_be_bytes());
+    for extra in [0usize, 3, 40, 200] {
+        let mut f = hdr.clone();
+        f.extend_from_slice(&common::pattern(extra, extra as u64));
+        inject
+            .send_to(&f, None)
+            .expect("AF_PACKET send")
+            .expect("AF_PACKET send");
+    }
+    assert_eq!(c.rread(va + 100, 256).unwrap(), d[..256]);
 
     // Kernel bypass: none of those Clio frames reached the node side's kernel tap.
     assert_eq!(

@@ -8,7 +8,7 @@
 use crate::model::board::Outgoing;
 use crate::node::MemoryNode;
 use crate::server::{lock, spawn_loop, ServerError, ServerHandle, POLL_INTERVAL};
-use clio_clib::transport::xdp::{interface, XdpSocket};
+use clio_clib::transport::xdp::{interface, XdpSocket, RX_SPIN};
 use clio_proto::frame::{emit_frame, parse_frame, Encap};
 use std::io;
 use std::net::Ipv4Addr;
@@ -55,7 +55,7 @@ pub fn spawn_xdp(
         while !s.load(Ordering::Acquire) {
             let mut guard = None;
             socket
-                .recv_frames(POLL_INTERVAL, |f| {
+                .recv_frames(POLL_INTERVAL, RX_SPIN, |f| {
                     // Untrusted bytes: `parse_frame` checks lengths; keep frames for us.
                     let Ok((route, clio)) = parse_frame(f, None) else {
                         return;

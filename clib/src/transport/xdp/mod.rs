@@ -14,12 +14,13 @@ mod bpf;
 mod socket;
 
 pub use bpf::AttachMode;
-pub use socket::{XdpMode, XdpSocket, FRAME_SIZE};
+pub use socket::{XdpMode, XdpSocket, FRAME_SIZE, RX_SPIN};
 
-use super::Transport;
+use super::{Received, Transport};
 use crate::error::{ClioError, Result};
 use clio_proto::frame::{emit_frame, parse_frame, Encap, Route, ETH_HEADER_LEN};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -44,6 +45,8 @@ pub struct XdpTransport {
     route: Route,
     /// Packets taken off the RX ring but not yet returned by `recv`.
     pending: Mutex<VecDeque<Vec<u8>>>,
+    /// Whether a receive may spin on the RX ring before it sleeps (the engine's hint).
+    spin_ok: AtomicBool,
 }
 
 impl XdpTransport {
@@ -73,6 +76,7 @@ impl XdpTransport {
             header,
             route,
             pending: Mutex::new(VecDeque::new()),
+            spin_ok: AtomicBool::new(true),
         })
     }
 
@@ -97,31 +101,62 @@ impl XdpTransport {
     }
 }
 
-impl Transport for XdpTransport {
-    fn send(&self, packet: &[u8]) -> Result<()> {
-        // No free transmit frame is a loss: the engine retries the request.
-        self.socket
-            .send_frames(&[&[&self.header, packet]])
-            .map(|_| ())
-    }
-
-    fn recv(&self, timeout: Duration) -> Result<Option<Vec<u8>>> {
+impl XdpTransport {
+    /// Wait up to `timeout` until `pending` holds a packet from the node (taking every
+    /// frame already on the RX ring).
+    fn fill(&self, pending: &mut VecDeque<Vec<u8>>, timeout: Duration) -> Result<()> {
         let deadline = Instant::now() + timeout;
-        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if let Some(p) = pending.pop_front() {
-                return Ok(Some(p));
-            }
+        let spin = if self.spin_ok.load(Ordering::Relaxed) {
+            RX_SPIN
+        } else {
+            Duration::ZERO
+        };
+        while pending.is_empty() {
             let left = deadline.saturating_duration_since(Instant::now());
-            self.socket.recv_frames(left, |f| {
+            self.socket.recv_frames(left, spin, |f| {
                 if let Some(clio) = self.accept(f) {
                     pending.push_back(clio.to_vec());
                 }
             })?;
-            if pending.is_empty() && Instant::now() >= deadline {
-                return Ok(None);
+            if Instant::now() >= deadline {
+                break;
             }
         }
+        Ok(())
+    }
+}
+
+impl Transport for XdpTransport {
+    fn send(&self, packet: &[u8]) -> Result<()> {
+        self.send_batch(&[packet])
+    }
+
+    fn send_batch(&self, packets: &[&[u8]]) -> Result<()> {
+        // One kick of the kernel for the whole batch. Packets that find no free transmit
+        // frame are losses: the engine retries them.
+        let parts: Vec<[&[u8]; 2]> = packets.iter().map(|p| [&self.header[..], p]).collect();
+        let frames: Vec<&[&[u8]]> = parts.iter().map(|p| &p[..]).collect();
+        self.socket.send_frames(&frames).map(|_| ())
+    }
+
+    fn recv(&self, timeout: Duration) -> Result<Option<Vec<u8>>> {
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        self.fill(&mut pending, timeout)?;
+        Ok(pending.pop_front())
+    }
+
+    fn recv_batch(&self, timeout: Duration, out: &mut Vec<Received>) -> Result<()> {
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        self.fill(&mut pending, timeout)?;
+        out.extend(pending.drain(..).map(|bytes| Received {
+            bytes,
+            arrived: None,
+        }));
+        Ok(())
+    }
+
+    fn spin_hint(&self, spin: bool) {
+        self.spin_ok.store(spin, Ordering::Relaxed);
     }
 
     fn name(&self) -> &'static str {

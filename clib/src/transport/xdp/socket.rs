@@ -465,12 +465,17 @@ impl XdpSocket {
         }
     }
 
-    /// Wait up to `timeout` for frames (spinning briefly first), then hand every frame
-    /// already there (up to a batch) to `f`, in arrival order, straight from the UMEM.
-    /// Returns how many frames were handed over.
-    pub fn recv_frames(&self, timeout: Duration, mut f: impl FnMut(&[u8])) -> Result<usize> {
+    /// Wait up to `timeout` for frames (spinning on the ring for up to `spin` first, then
+    /// sleeping in `ppoll`), then hand every frame already there (up to a batch) to `f`, in
+    /// arrival order, straight from the UMEM. Returns how many frames were handed over.
+    pub fn recv_frames(
+        &self,
+        timeout: Duration,
+        spin: Duration,
+        mut f: impl FnMut(&[u8]),
+    ) -> Result<usize> {
         let deadline = Instant::now() + timeout;
-        let spin_until = Instant::now() + RX_SPIN.min(timeout);
+        let spin_until = Instant::now() + spin.min(timeout);
         let mut side = self.rx.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             let ready = side
