@@ -195,7 +195,7 @@ pub fn serve_udp(
                 lock(board).service(&mut out);
             }
         } else {
-            std::hint::spin_loop();
+            std::thread::yield_now(); // lets a client on this core run
         }
         send_out(socket, &mut out);
     }

@@ -132,7 +132,9 @@ impl UdpTransport {
                 return Ok(());
             }
             if now < spin_until {
-                std::hint::spin_loop();
+                // Yield, not a pure spin: on a busy host the node (or the thread this one waits
+                // for) may share this core, and a pure spin would keep it off until the spin ends.
+                std::thread::yield_now();
                 continue;
             }
             let readable = mmsg::wait_readable(&self.socket, deadline - now)
