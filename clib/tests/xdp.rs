@@ -7,7 +7,7 @@
 
 mod common;
 use clio_clib::transport::{Transport, XdpTransport};
-use clio_clib::{Client, Config};
+use clio_clib::{Client, Config, Output};
 use clio_proto::consts::ETHERTYPE_CLIO;
 use clio_sim::xdp_server::{spawn_xdp, NetnsPair, Side};
 use std::net::{SocketAddr, UdpSocket};
@@ -155,6 +155,27 @@ fn af_xdp_round_trip_between_two_namespaces() {
     assert_eq!(c.rread(va + 100, d.len()).unwrap(), d);
     for size in [16usize, 1024, 4096] {
         assert_eq!(c.rread(va + 100, size).unwrap(), d[..size]);
+    }
+    // More frames than either UMEM half holds (1024): the rings wrap several times and
+    // every frame goes back through the fill and completion rings, on both sides.
+    // 16 B reads answer with one frame, 4 KiB reads with four back to back.
+    for i in 0..3000u64 {
+        let len = if i % 2 == 0 { 16 } else { 4096 };
+        let at = (i * 16) % 4096;
+        assert_eq!(
+            c.rread(va + 100 + at, len).unwrap(),
+            d[at as usize..at as usize + len]
+        );
+    }
+    // Batches: 64 outstanding reads leave together and come back together.
+    let hs: Vec<_> = (0..64u64)
+        .map(|i| c.rread_async(va + 100 + i * 64, 64).unwrap())
+        .collect();
+    for (i, h) in hs.into_iter().enumerate() {
+        let Output::Data(got) = c.rpoll_one(h).unwrap() else {
+            panic!("a read returned no data");
+        };
+        assert_eq!(got, d[i * 64..i * 64 + 64]);
     }
     assert_eq!(c.fetch_add(va, 3).unwrap(), 0);
     assert_eq!(c.fetch_add(va, 3).unwrap(), 3);

@@ -234,6 +234,10 @@ impl<T: Copy> Ring<T> {
 struct RxSide {
     rx: Ring<Desc>,
     fill: Ring<u64>,
+    /// Receive frames we are done with that did not fit the fill ring yet. The kernel
+    /// publishes its fill-ring consumer index lazily (when its cached view runs dry), so the
+    /// ring can look full while the kernel has in fact taken frames we already got back.
+    spare: Vec<u64>,
 }
 
 struct TxSide {
@@ -337,7 +341,11 @@ impl XdpSocket {
             XDP_UMEM_PGOFF_COMPLETION_RING,
         )?;
         // Every receive frame goes to the kernel before the bind, so frames can land at once.
-        let mut side = RxSide { rx, fill };
+        let mut side = RxSide {
+            rx,
+            fill,
+            spare: Vec::with_capacity(RX_FRAMES as usize),
+        };
         for k in 0..RX_FRAMES {
             let i = side.fill.cached;
             side.fill.write(i, k as u64 * FRAME_SIZE as u64);
@@ -493,18 +501,12 @@ impl XdpSocket {
                     // and does not write it until we give it back through the fill ring.
                     let bytes = unsafe { std::slice::from_raw_parts(p, d.len as usize) };
                     f(bytes);
-                    // Back to the kernel: the chunk's base address.
-                    let i = side.fill.cached;
-                    let used = i.wrapping_sub(side.fill.consumer().load(Ordering::Acquire));
-                    assert!(used < side.fill.size, "fill ring full");
-                    side.fill.write(i, d.addr - d.addr % FRAME_SIZE as u64);
-                    side.fill.cached = i.wrapping_add(1);
+                    // Back to the kernel (below): the chunk's base address.
+                    side.spare.push(d.addr - d.addr % FRAME_SIZE as u64);
                 }
                 side.rx.cached = side.rx.cached.wrapping_add(n);
                 side.rx.consumer().store(side.rx.cached, Ordering::Release);
-                side.fill
-                    .producer()
-                    .store(side.fill.cached, Ordering::Release);
+                Self::refill(&mut side);
                 if side.fill.needs_wakeup() {
                     self.kick(1);
                 }
@@ -518,6 +520,7 @@ impl XdpSocket {
                 std::hint::spin_loop();
                 continue;
             }
+            Self::refill(&mut side);
             if side.fill.needs_wakeup() {
                 self.kick(1);
             }
@@ -540,6 +543,33 @@ impl XdpSocket {
                 }
             }
         }
+    }
+
+    /// Give the receive frames we are done with back to the kernel, as far as the fill ring
+    /// has room.
+    fn refill(side: &mut RxSide) {
+        assert!(
+            side.spare.len() <= RX_FRAMES as usize,
+            "more spare frames than frames"
+        );
+        let used = side
+            .fill
+            .cached
+            .wrapping_sub(side.fill.consumer().load(Ordering::Acquire));
+        assert!(used <= side.fill.size, "fill ring overrun: {used} entries");
+        let room = (side.fill.size - used) as usize;
+        let n = room.min(side.spare.len());
+        if n == 0 {
+            return;
+        }
+        for addr in side.spare.drain(..n) {
+            let i = side.fill.cached;
+            side.fill.write(i, addr);
+            side.fill.cached = i.wrapping_add(1);
+        }
+        side.fill
+            .producer()
+            .store(side.fill.cached, Ordering::Release);
     }
 
     /// Take back transmit frames the kernel has finished with.
@@ -586,7 +616,13 @@ impl XdpSocket {
             }
             let i = side.tx.cached;
             let used = i.wrapping_sub(side.tx.consumer().load(Ordering::Acquire));
-            assert!(used < side.tx.size, "TX ring full with a free frame left");
+            assert!(used <= side.tx.size, "TX ring overrun: {used} entries");
+            if used == side.tx.size {
+                // The kernel publishes its consumer index lazily: the ring may look full
+                // with frames to spare. The rest of the batch is a loss; callers retry.
+                side.free.push(addr);
+                break;
+            }
             side.tx.write(
                 i,
                 Desc {
