@@ -14,7 +14,7 @@ mod bpf;
 mod socket;
 
 pub use bpf::AttachMode;
-pub use socket::{XdpMode, XdpSocket, FRAME_SIZE, RX_SPIN};
+pub use socket::{XdpMode, XdpSocket, RX_SPIN};
 
 use super::{Received, Transport};
 use crate::error::{ClioError, Result};
