@@ -17,6 +17,7 @@ use clio_proto::consts::{MAX_PAYLOAD, MAX_READ_LEN, MAX_REQUEST_LEN};
 use clio_proto::header::{packet_count, parse_verified, segment, HEADER_LEN};
 use clio_proto::{Header, Opcode, Packet, Status};
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -224,7 +225,7 @@ struct State {
     waiters: usize,
     /// Requests completed after a retry, with how long their answer took (see
     /// `remember_retried`).
-    retried: VecDeque<(u32, Duration, u32)>,
+    retried: VecDeque<Retried>,
     ops: HashMap<u64, Op>,
     done: HashMap<u64, Result<Output>>,
     inflight: HashMap<u32, Req>,
@@ -243,16 +244,37 @@ struct State {
     stats: Stats,
 }
 
+/// A request completed after a retry, remembered to recognise a second answer to it.
+struct Retried {
+    id: u32,
+    /// From its first attempt to its (first) answer.
+    delay: Duration,
+    /// From its last attempt to that answer.
+    after_retry: Duration,
+    /// The RTO the last attempt was sent with.
+    retry_rto: Duration,
+    retries: u32,
+}
+
 /// The engine of one client.
 pub(crate) struct Engine {
     transport: Box<dyn Transport>,
     cfg: Config,
     st: Mutex<State>,
     cv: Condvar,
+    /// Bumped each time a receiving thread gives up the receive (results may have been
+    /// delivered, or the receive is free to take): waiting threads watch it while they spin.
+    receives: AtomicU64,
 }
 
 /// Retried requests remembered for recognising a second answer.
 const RETRIED_KEPT: usize = 64;
+
+/// How long a thread whose result another thread will receive watches for it, yielding the
+/// CPU between looks, before it sleeps on the condition variable. A sleeping thread is woken
+/// by the kernel, which on a busy host costs tens of microseconds; a yielding one sees its
+/// result within a scheduler turn and leaves the CPU to whoever needs it meanwhile.
+const WAITER_SPIN: Duration = Duration::from_micros(50);
 
 /// Longest a receiving thread blocks before it re-checks timers (the kernel timer is coarse).
 const MAX_RECV_WAIT: Duration = Duration::from_millis(2);
@@ -288,6 +310,7 @@ impl Engine {
             cfg,
             st: Mutex::new(st),
             cv: Condvar::new(),
+            receives: AtomicU64::new(0),
         }
     }
 
@@ -882,16 +905,23 @@ impl Engine {
             return self.remember_retried(st, r, answered);
         };
         if answered.duration_since(r.sent_at) * 2 < min_rtt {
-            self.needless_retry(st, answered.duration_since(r.first_sent), r.retries);
+            self.needless_retry(st, answered.duration_since(r.first_sent), r.retries, true);
         } else {
             self.remember_retried(st, r, answered);
         }
     }
 
     /// `retries` retransmissions of one request were needless; its answer took `delay`.
-    fn needless_retry(&self, st: &mut State, delay: Duration, retries: u32) {
+    /// The window cut is taken back; the RTO floor is raised above `delay` only when
+    /// `timed` (the timing proves the first answer came from an earlier attempt): raising it
+    /// on a second answer alone would feed on itself where the network duplicates packets
+    /// (a duplicated answer to a retry that did repair a loss took `delay` = RTO + RTT, and
+    /// each such raise would lengthen the next RTO).
+    fn needless_retry(&self, st: &mut State, delay: Duration, retries: u32, timed: bool) {
         st.stats.spurious_retransmits += retries as u64;
-        st.rtt.on_spurious(delay);
+        if timed {
+            st.rtt.on_spurious(delay);
+        }
         st.cwnd.undo_timeout();
     }
 
@@ -902,18 +932,30 @@ impl Engine {
         if st.retried.len() == RETRIED_KEPT {
             st.retried.pop_front();
         }
-        st.retried
-            .push_back((r.id, answered.duration_since(r.first_sent), r.retries));
+        st.retried.push_back(Retried {
+            id: r.id,
+            delay: answered.duration_since(r.first_sent),
+            after_retry: answered.duration_since(r.sent_at),
+            retry_rto: r.rto,
+            retries: r.retries,
+        });
     }
 
     /// An answer for no outstanding request: if it answers a request completed after a
     /// retry, both attempts reached the node, and the retry was needless.
     fn duplicate_answer(&self, st: &mut State, id: u32) {
-        if let Some(i) = st.retried.iter().position(|&(r, _, _)| r == id) {
-            if let Some((_, delay, retries)) = st.retried.remove(i) {
+        if let Some(i) = st.retried.iter().position(|r| r.id == id) {
+            if let Some(r) = st.retried.remove(i) {
                 // The first attempt was answered too late, not lost; the retries that
-                // followed it were all needless.
-                self.needless_retry(st, delay, retries);
+                // followed it were all needless. Its delay is real (raise the floor) if the
+                // first answer came sooner after the retry than any round trip takes (so
+                // it answered an earlier attempt), or later than half the retry's own RTO
+                // (the node was slow whichever attempt it answered: a stall). An answer one
+                // round trip after the retry may be the retry's own, duplicated by the
+                // network: that proves nothing about the delay.
+                let timed = st.rtt.min_rtt().is_some_and(|m| r.after_retry < m)
+                    || r.after_retry * 2 > r.retry_rto;
+                self.needless_retry(st, r.delay, r.retries, timed);
             }
         }
     }
@@ -1014,6 +1056,13 @@ impl Engine {
                 .saturating_duration_since(now)
                 .max(Duration::from_micros(1));
             if st.receiving {
+                let handed;
+                (st, handed) = self.watch_receives(st, until);
+                if handed {
+                    continue;
+                }
+            }
+            if st.receiving {
                 st.waiters += 1;
                 st = self
                     .cv
@@ -1057,6 +1106,7 @@ impl Engine {
                         self.timers(&mut st, Instant::now(), Duration::ZERO);
                     }
                 }
+                self.receives.fetch_add(1, Ordering::Release);
                 self.cv.notify_all();
             }
             if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -1064,6 +1114,31 @@ impl Engine {
                 return (st, ok);
             }
         }
+    }
+
+    /// Another thread receives: watch for it to hand over (results delivered or the receive
+    /// free), yielding between looks, for at most `WAITER_SPIN` or until `until`. True when
+    /// it did (the caller re-checks), false when the watch ran out (the caller sleeps).
+    fn watch_receives<'a>(
+        &'a self,
+        st: MutexGuard<'a, State>,
+        until: Instant,
+    ) -> (MutexGuard<'a, State>, bool) {
+        let seen = self.receives.load(Ordering::Acquire);
+        let stop = until.min(Instant::now() + WAITER_SPIN);
+        drop(st);
+        let handed = loop {
+            if self.receives.load(Ordering::Acquire) != seen {
+                break true;
+            }
+            if Instant::now() >= stop {
+                break false;
+            }
+            std::thread::yield_now();
+        };
+        let st = self.lock();
+        let handed = handed || self.receives.load(Ordering::Acquire) != seen;
+        (st, handed)
     }
 
     /// Wait for operation `id` and take its result.

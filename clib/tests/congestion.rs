@@ -134,3 +134,46 @@ fn a_stalled_node_is_not_taken_for_a_lossy_one() {
     c.rread(va, 64).unwrap();
     assert_eq!(c.stats().retransmits, s.retransmits, "{:?}", c.stats());
 }
+
+/// A network that duplicates packets delivers a second answer to a retry that did repair a
+/// loss. Taken alone for proof of a needless retry (D-SACK's reasoning), it raised the RTO
+/// floor to 1.5x that answer's delay, RTO + RTT, and each such raise lengthened the next
+/// RTO: the RTO climbed to its maximum and every loss then cost it (the fault-injection test
+/// took 65 s instead of 2). The floor now rises only on timing proof.
+#[test]
+fn duplicated_answers_do_not_ratchet_the_rto_up() {
+    use clio_clib::transport::{FaultConfig, FaultyTransport, Transport};
+    let b = Arc::new(Mutex::new(board()));
+    let faults = FaultConfig {
+        drop: 0.05,
+        duplicate: 0.3,
+        reorder: 0.0,
+        corrupt: 0.0,
+        seed: 0xD5AC,
+    };
+    let net = Arc::new(FaultyTransport::new(direct(b), faults));
+    let cfg = Config {
+        min_rto: Duration::from_millis(1),
+        initial_rto: Duration::from_millis(1),
+        max_rto: Duration::from_secs(1),
+        ..Config::default()
+    };
+    let c = Client::connect(Box::new(net.clone()) as Box<dyn Transport>, cfg).unwrap();
+    let va = c.ralloc(PAGE).unwrap();
+    for _ in 0..2000 {
+        c.rread(va, 64).unwrap();
+    }
+    let s = c.stats();
+    let f = net.stats();
+    assert!(
+        f.dropped > 50 && f.duplicated > 300,
+        "the faults happened: {f:?}"
+    );
+    assert!(s.timeouts > 20, "losses were repaired by timeouts: {s:?}");
+    // With the ratchet the RTO sat at max_rto (1 s) after a few dozen repaired losses; only
+    // a real stall of ~70 ms in the last seconds would raise it above 100 ms now.
+    assert!(
+        s.rto < Duration::from_millis(100),
+        "the RTO stays near its floor: {s:?}"
+    );
+}

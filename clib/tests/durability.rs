@@ -31,7 +31,8 @@ fn durable_writes_and_rpersist_on_a_node_with_a_memory_file() {
         .collect();
     c.rpoll(&hs).unwrap();
     // A write retried after a timeout (a flush slower than the RTO on a loaded host) lands,
-    // and is counted, twice: idempotent, and nothing is lost on loopback.
+    // and is counted, twice: idempotent, and nothing is lost on loopback. (Other requests,
+    // the allocation or a lease heartbeat, may have been retried too, hence the range.)
     let retried = c.stats().retransmits;
     for i in 0..64u64 {
         assert_eq!(
@@ -43,7 +44,11 @@ fn durable_writes_and_rpersist_on_a_node_with_a_memory_file() {
         .unwrap();
     c.rpersist(va + (512 << 10), 21).unwrap();
     let n = s.board().lock().unwrap().counters();
-    assert_eq!(n.durable_writes, 64 + retried);
+    assert!(
+        (64..=64 + retried).contains(&n.durable_writes),
+        "{n:?} {:?}",
+        c.stats()
+    );
     assert!(
         n.durable_flushes >= 1 && n.durable_flushes <= 64 + retried,
         "{n:?}"
