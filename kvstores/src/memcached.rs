@@ -351,7 +351,13 @@ pub fn spawn_server(threads: usize, memory_mb: usize) -> KvResult<Option<ServerG
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
             if TcpStream::connect(addr).is_ok() {
-                return Ok(Some(ServerGuard { child, addr }));
+                // The listener may be another process's that took the port after the probe
+                // (our memcached then exits): it is ours only if ours is still running.
+                std::thread::sleep(Duration::from_millis(20));
+                if child.try_wait()?.is_none() {
+                    return Ok(Some(ServerGuard { child, addr }));
+                }
+                break;
             }
             if child.try_wait()?.is_some() {
                 break; // the port was taken meanwhile: try another
