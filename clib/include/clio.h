@@ -78,6 +78,14 @@ typedef enum clio_status {
    * The transaction was dropped; none of its writes is visible.
    */
   CLIO_ERR_ABORTED = -16,
+  /**
+   * The log has no room for the record (nothing written).
+   */
+  CLIO_ERR_LOG_FULL = -17,
+  /**
+   * Every replica of a region of a multi-node client is lost.
+   */
+  CLIO_ERR_NODE_LOST = -18,
 } clio_status;
 
 /**

@@ -53,6 +53,10 @@ pub enum ClioStatus {
     ClioErrTableFull = -15,
     /// The transaction was dropped; none of its writes is visible.
     ClioErrAborted = -16,
+    /// The log has no room for the record (nothing written).
+    ClioErrLogFull = -17,
+    /// Every replica of a region of a multi-node client is lost.
+    ClioErrNodeLost = -18,
 }
 
 /// An opaque client (one registered process on one memory node).
@@ -86,6 +90,8 @@ fn code(e: &ClioError) -> ClioStatus {
         ClioError::Denied => ClioStatus::ClioErrDenied,
         ClioError::TableFull => ClioStatus::ClioErrTableFull,
         ClioError::Aborted => ClioStatus::ClioErrAborted,
+        ClioError::LogFull => ClioStatus::ClioErrLogFull,
+        ClioError::NodeLost { .. } => ClioStatus::ClioErrNodeLost,
         // Internal to rtx_commit, which resolves it; a malformed answer if it ever escapes.
         ClioError::Untouched { .. } => ClioStatus::ClioErrBadRequest,
     }

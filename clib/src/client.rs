@@ -515,6 +515,41 @@ impl Client {
         self.atomic(Opcode::TestAndSet, va, 0, 0)
     }
 
+    /// Append `record` (1..=1024 bytes) to the node-ordered log at `log_va` of `capacity`
+    /// bytes (`clio_proto::replog`): the node reserves the tail and writes the framed record in
+    /// one operation, exactly once however often the request is retried. Returns the record's
+    /// offset in the log's data area. [`ClioError::LogFull`] if it does not fit (nothing
+    /// written). `durable`: answered once record and tail are durable (a node without a
+    /// persistence domain answers [`ClioError::Unsupported`]).
+    pub fn rappend(&self, log_va: u64, capacity: u64, record: &[u8], durable: bool) -> Result<u64> {
+        let h = self.rappend_async(log_va, capacity, record, durable)?;
+        match self.rpoll_one(h)? {
+            Output::Value(v) => Ok(v),
+            _ => Err(ClioError::BadRequest),
+        }
+    }
+
+    /// Start an append; [`Client::rpoll`] returns [`Output::Value`] (the record's offset).
+    pub fn rappend_async(
+        &self,
+        log_va: u64,
+        capacity: u64,
+        record: &[u8],
+        durable: bool,
+    ) -> Result<Handle> {
+        check_word(log_va)?;
+        if record.is_empty() || record.len() > clio_proto::replog::MAX_RECORD as usize {
+            return Err(ClioError::InvalidArgument("an append record is 1..=1024 bytes"));
+        }
+        check_range(log_va, capacity)?;
+        Ok(Handle(self.e().submit(OpSpec::Append {
+            va: log_va,
+            cap: capacity,
+            record: record.to_vec(),
+            durable,
+        })))
+    }
+
     /// Acquire the lock word at `va` (8-byte aligned, 0 = free), spinning with backoff.
     pub fn rlock(&self, va: u64) -> Result<()> {
         let mut backoff = Duration::from_micros(2);

@@ -70,6 +70,13 @@ pub(crate) enum OpSpec {
         arg1: u64,
     },
     Fence,
+    /// Append `record` to the node-ordered log at `va` of `cap` bytes (`proto::replog`).
+    Append {
+        va: u64,
+        cap: u64,
+        record: Vec<u8>,
+        durable: bool,
+    },
 }
 
 /// The result of a completed operation.
@@ -374,8 +381,8 @@ impl Engine {
     ) -> Req {
         let now = Instant::now();
         let cost = (packets.len().max(resp_total as usize)) as f64;
-        let flush =
-            h.durable || matches!(h.opcode, Opcode::Persist | Opcode::TxLog | Opcode::TxApply);
+        let flush = h.durable
+            || matches!(h.opcode, Opcode::Persist | Opcode::TxLog | Opcode::TxApply);
         Req {
             id: h.req_id,
             op,
@@ -477,6 +484,23 @@ impl Engine {
             OpSpec::Atomic { op, va, arg0, arg1 } => {
                 vec![self.single(st, Some(op_id), *op, *va, *arg0, *arg1)]
             }
+            OpSpec::Append {
+                va,
+                cap,
+                record,
+                durable,
+            } => {
+                let id = Self::req_id(st);
+                let h = Header {
+                    total_len: record.len() as u32,
+                    durable: *durable,
+                    arg0: *cap,
+                    ..Header::request(Opcode::Append, st.pid, id, *va)
+                }
+                .with_credentials(st.key, st.client);
+                let p = h.to_packet(record);
+                vec![self.new_req(st, Some(op_id), h, vec![p], 1, HEADER_LEN as u64)]
+            }
             OpSpec::Read { va, len } => (0..*len)
                 .step_by(chunk.min(MAX_READ_LEN as usize))
                 .map(|off| {
@@ -554,6 +578,8 @@ impl Engine {
             // rtx_commit issues these after the durable write of the record has completed.
             OpSpec::TxLog { .. } | OpSpec::TxApply { .. } => (None, false),
             OpSpec::Atomic { va, .. } => (span(*va, 8), true),
+            // Appenders need no order among themselves: the node orders the log.
+            OpSpec::Append { .. } => (None, false),
             OpSpec::Free { va } => (span(*va, st.allocs.get(va).copied().unwrap_or(1)), true),
             OpSpec::Register { .. }
             | OpSpec::Join { .. }
@@ -586,6 +612,7 @@ impl Engine {
             OpSpec::TxApply { .. } => (Kind::Tx, "rtx_commit", Vec::new()),
             OpSpec::Atomic { op, .. } => (Kind::Atomic, atomic_name(*op), Vec::new()),
             OpSpec::Fence => (Kind::Fence, "rfence", Vec::new()),
+            OpSpec::Append { .. } => (Kind::Atomic, "rappend", Vec::new()),
         };
         let mut op = Op {
             name,

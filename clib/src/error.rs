@@ -73,6 +73,15 @@ pub enum ClioError {
         /// The page.
         va: u64,
     },
+    /// An Append found no room in the log (nothing written): apply and reset it, then append.
+    #[error("the log has no room for the record")]
+    LogFull,
+    /// Every replica of a region of a multi-node client is gone (docs/replication.md).
+    #[error("every replica of the region at 0x{addr:x} is lost")]
+    NodeLost {
+        /// The region's global address.
+        addr: u64,
+    },
     /// Opening or using the network failed.
     #[error("transport: {0}")]
     Transport(String),
@@ -94,6 +103,7 @@ impl ClioError {
             Status::Denied => ClioError::Denied,
             Status::TableFull => ClioError::TableFull,
             Status::Aborted => ClioError::Aborted,
+            Status::LogFull => ClioError::LogFull,
         })
     }
 

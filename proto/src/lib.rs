@@ -20,6 +20,7 @@ pub mod opcode;
 pub mod persist;
 pub mod pt_hash;
 pub mod pte;
+pub mod replog;
 pub mod ring;
 pub mod status;
 pub mod tx;

@@ -69,6 +69,13 @@ pub enum Opcode {
     FetchAdd = 0x23,
     /// Complete every earlier request before any later one starts.
     Fence = 0x24,
+    /// Append the payload (one packet, 1..=[`crate::replog::MAX_RECORD`] bytes) to the
+    /// node-ordered log at `va` of `arg0` bytes ([`crate::replog`]): reserve the tail and write
+    /// the framed record in one operation. The response's `arg0` is the record's offset in the
+    /// log's data area, `arg1` the new tail. Recorded in the idempotence ring, so a retry never
+    /// appends twice. [`crate::Status::LogFull`] when the record does not fit (nothing written).
+    /// With [`crate::header::FLAG_DURABLE`] answered once the record and tail are durable.
+    Append = 0x25,
     /// The client received the result of non-idempotent request `arg0` (its req id): free its
     /// slot in the idempotence ring.
     CnAck = 0x30,
@@ -81,7 +88,7 @@ impl Opcode {
     pub const EXTEND_LAST: u8 = 0x7F;
 
     /// All defined opcodes.
-    pub const ALL: [Opcode; 17] = [
+    pub const ALL: [Opcode; 18] = [
         Opcode::Read,
         Opcode::Write,
         Opcode::Persist,
@@ -98,6 +105,7 @@ impl Opcode {
         Opcode::CompareAndSwap,
         Opcode::FetchAdd,
         Opcode::Fence,
+        Opcode::Append,
         Opcode::CnAck,
     ];
 
@@ -124,6 +132,7 @@ impl Opcode {
             | Opcode::CompareAndSwap
             | Opcode::FetchAdd
             | Opcode::Fence
+            | Opcode::Append
             | Opcode::CnAck => Path::Sync,
         }
     }
@@ -144,7 +153,11 @@ impl Opcode {
     pub fn uses_idempotence_ring(self) -> bool {
         matches!(
             self,
-            Opcode::TestAndSet | Opcode::Unlock | Opcode::CompareAndSwap | Opcode::FetchAdd
+            Opcode::TestAndSet
+                | Opcode::Unlock
+                | Opcode::CompareAndSwap
+                | Opcode::FetchAdd
+                | Opcode::Append
         )
     }
 

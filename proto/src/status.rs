@@ -37,11 +37,15 @@ pub enum Status {
     /// never touched when recovery rolled its log forward) was dropped: none of its writes is
     /// visible. Answered to [`crate::Opcode::TxApply`] of that record.
     Aborted = 12,
+    /// An [`crate::Opcode::Append`] record does not fit between the log's tail and its end
+    /// (or the tail word is not a valid tail); nothing was written. Apply and reset the log,
+    /// then append again.
+    LogFull = 13,
 }
 
 impl Status {
     /// All defined status codes.
-    pub const ALL: [Status; 13] = [
+    pub const ALL: [Status; 14] = [
         Status::Ok,
         Status::Nack,
         Status::Permission,
@@ -55,10 +59,11 @@ impl Status {
         Status::Denied,
         Status::TableFull,
         Status::Aborted,
+        Status::LogFull,
     ];
 
     /// The largest status byte defined (requests carrying a larger one are malformed).
-    pub const MAX: u8 = Status::Aborted as u8;
+    pub const MAX: u8 = Status::LogFull as u8;
 
     /// Decode a byte; `None` for undefined values.
     pub fn from_u8(v: u8) -> Option<Status> {
@@ -83,6 +88,7 @@ impl Status {
                 "the node's table of remote address spaces (or of a space's members) is full"
             }
             Status::Aborted => "the transaction was dropped: none of its writes is visible",
+            Status::LogFull => "the log has no room for the record; apply and reset it",
         }
     }
 }

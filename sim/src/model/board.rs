@@ -1,5 +1,7 @@
 //! The CBoard model: one memory node, fast path stages in order, slow path behind the rings.
 
+mod append;
+
 use super::ack_layer::{self, Verdict};
 use super::dram::Dram;
 use super::key_table::KeyTable;
@@ -528,6 +530,9 @@ impl CBoard {
                 self.read(route, &h, &mut notices, out)
             }
             Path::VirtualMemory => self.write(route, &h, p.payload(), &mut notices, out),
+            Path::Sync if h.opcode == Opcode::Append => {
+                self.append(route, &h, p.payload(), &mut notices, out)
+            }
             Path::Sync => self.sync_op(route, &h, &mut notices, out),
             Path::SlowPath => self.to_slow_path(route, &h, out),
             Path::Extend => {
