@@ -539,7 +539,9 @@ impl Client {
     ) -> Result<Handle> {
         check_word(log_va)?;
         if record.is_empty() || record.len() > clio_proto::replog::MAX_RECORD as usize {
-            return Err(ClioError::InvalidArgument("an append record is 1..=1024 bytes"));
+            return Err(ClioError::InvalidArgument(
+                "an append record is 1..=1024 bytes",
+            ));
         }
         check_range(log_va, capacity)?;
         Ok(Handle(self.e().submit(OpSpec::Append {

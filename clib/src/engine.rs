@@ -11,6 +11,7 @@
 use crate::cc::{CongestionWindow, IncastWindow, RttEstimator};
 use crate::config::Config;
 use crate::error::{ClioError, Result};
+use crate::lanes::{Lane, Lanes, MAX_LANES};
 use crate::order::Tracker;
 use crate::transport::{Received, Transport};
 use clio_proto::consts::{MAX_PAYLOAD, MAX_READ_LEN, MAX_REQUEST_LEN};
@@ -140,6 +141,9 @@ pub struct Stats {
     pub receive_batches: u64,
     /// Packets received.
     pub packets_received: u64,
+    /// Paths (sockets) open to the node: one per thread that submitted, up to a limit, on
+    /// transports that can open more than one (UDP).
+    pub lanes: usize,
     /// Current congestion window, packets.
     pub cwnd: f64,
     /// Smallest window since the last `reset_window_extremes`.
@@ -173,6 +177,8 @@ struct Op {
     /// Requests built but held back by a dependency.
     held: Vec<Req>,
     tracked: bool,
+    /// The lane its requests go on (the submitting thread's).
+    lane: Lane,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,6 +200,8 @@ enum Kind {
 /// One wire request (one request id).
 struct Req {
     id: u32,
+    /// The path it goes on (retries and its CN ack too), so its answer comes back there.
+    lane: Lane,
     /// Owning operation; `None` for the library's own CN acks.
     op: Option<u64>,
     opcode: Opcode,
@@ -227,7 +235,8 @@ struct State {
     client: u16,
     next_req: u32,
     next_op: u64,
-    receiving: bool,
+    /// Per lane: a thread is receiving on it.
+    receiving: [bool; MAX_LANES],
     /// Threads waiting on the condition variable for another thread's receive.
     waiters: usize,
     /// Requests completed after a retry, with how long their answer took (see
@@ -265,7 +274,7 @@ struct Retried {
 
 /// The engine of one client.
 pub(crate) struct Engine {
-    transport: Box<dyn Transport>,
+    lanes: Lanes,
     cfg: Config,
     st: Mutex<State>,
     cv: Condvar,
@@ -295,7 +304,7 @@ impl Engine {
             client: 0,
             next_req: rand::random::<u32>() | 1,
             next_op: 1,
-            receiving: false,
+            receiving: [false; MAX_LANES],
             waiters: 0,
             retried: VecDeque::new(),
             ops: HashMap::new(),
@@ -313,7 +322,7 @@ impl Engine {
             stats: Stats::default(),
         };
         Engine {
-            transport,
+            lanes: Lanes::new(transport),
             cfg,
             st: Mutex::new(st),
             cv: Condvar::new(),
@@ -342,7 +351,7 @@ impl Engine {
     }
 
     pub(crate) fn transport_name(&self) -> &'static str {
-        self.transport.name()
+        self.lanes.path(0).name()
     }
 
     /// Bytes of the allocation starting at `va`, if this client made it.
@@ -354,6 +363,7 @@ impl Engine {
         let st = self.lock();
         let mut s = st.stats.clone();
         s.cwnd = st.cwnd.get();
+        s.lanes = self.lanes.open();
         (s.cwnd_min, s.cwnd_max) = st.cwnd.extremes;
         s.inflight_packets = st.inflight_pkts;
         s.iwnd_used = st.iwnd.used();
@@ -381,10 +391,11 @@ impl Engine {
     ) -> Req {
         let now = Instant::now();
         let cost = (packets.len().max(resp_total as usize)) as f64;
-        let flush = h.durable
-            || matches!(h.opcode, Opcode::Persist | Opcode::TxLog | Opcode::TxApply);
+        let flush =
+            h.durable || matches!(h.opcode, Opcode::Persist | Opcode::TxLog | Opcode::TxApply);
         Req {
             id: h.req_id,
+            lane: 0,
             op,
             opcode: h.opcode,
             va: h.va,
@@ -593,10 +604,14 @@ impl Engine {
 
     /// Start an operation; returns its id (the handle).
     pub(crate) fn submit(&self, spec: OpSpec) -> u64 {
+        let lane = self.lanes.of_this_thread();
         let mut st = self.lock();
         let id = st.next_op;
         st.next_op += 1;
-        let reqs = self.build(&mut st, id, &spec);
+        let mut reqs = self.build(&mut st, id, &spec);
+        for r in &mut reqs {
+            r.lane = lane;
+        }
         let (kind, name, data) = match &spec {
             OpSpec::Register { .. } => (Kind::Register, "register", Vec::new()),
             OpSpec::Join { .. } => (Kind::Join, "join", Vec::new()),
@@ -624,6 +639,7 @@ impl Engine {
             error: None,
             held: Vec::new(),
             tracked: false,
+            lane,
         };
         let ready = match self.footprint(&st, &spec) {
             Some((a, b, w)) => {
@@ -647,12 +663,12 @@ impl Engine {
 
     /// Send every packet of `reqs` (one batch for the transport) and arm their timers.
     fn transmit(&self, st: &mut State, reqs: &mut [&mut Req], now: Instant) {
-        let packets: Vec<&[u8]> = reqs
+        let packets: Vec<(Lane, &[u8])> = reqs
             .iter()
-            .flat_map(|r| r.packets.iter().map(Vec::as_slice))
+            .flat_map(|r| r.packets.iter().map(|p| (r.lane, p.as_slice())))
             .collect();
         st.stats.packets_sent += packets.len() as u64;
-        if self.transport.send_batch(&packets).is_err() {
+        if self.lanes.send(&packets).is_err() {
             // Counted; the requests' timers retry them.
             st.stats.transport_errors += 1;
         }
@@ -1004,7 +1020,8 @@ impl Engine {
         if result.is_ok() && r.opcode.needs_cn_ack() {
             // Free the node's idempotence-ring slot; retried until answered.
             st.stats.cn_acks += 1;
-            let ack = self.single(st, None, Opcode::CnAck, 0, r.id as u64, 0);
+            let mut ack = self.single(st, None, Opcode::CnAck, 0, r.id as u64, 0);
+            ack.lane = r.lane;
             st.queue.push_back(ack);
         }
         if r.opcode == Opcode::Free && result.is_ok() {
@@ -1062,14 +1079,67 @@ impl Engine {
 
     // ---- waiting ----
 
+    /// The lane a thread waiting for `want` (or for everything: `None`) receives on: the
+    /// wanted operation's; else its own if it has requests out there; else the first free
+    /// lane with requests out; else its own.
+    fn lane_to_receive(&self, st: &State, own: Lane, want: Option<u64>) -> Lane {
+        if let Some(op) = want.and_then(|id| st.ops.get(&id)) {
+            return op.lane;
+        }
+        let busy = |l: Lane| st.inflight.values().any(|r| r.lane == l);
+        if busy(own) {
+            return own;
+        }
+        (0..self.lanes.open())
+            .filter(|&l| busy(l))
+            .find(|&l| !st.receiving[l])
+            .unwrap_or(own)
+    }
+
+    /// Before timers fire: take what already waits on the lanes nobody receives on that have
+    /// overdue requests (their threads are elsewhere), so an answer that arrived is not
+    /// taken for a loss. Non-blocking.
+    fn poll_idle_lanes(&self, st: &mut State, now: Instant) {
+        for lane in 0..self.lanes.open() {
+            if st.receiving[lane]
+                || !st
+                    .inflight
+                    .values()
+                    .any(|r| r.lane == lane && r.deadline <= now)
+            {
+                continue;
+            }
+            let mut batch: Vec<Received> = Vec::new();
+            if self.lanes.recv(lane, Duration::ZERO, &mut batch).is_ok() {
+                self.take_batch(st, &batch, Instant::now());
+            }
+        }
+    }
+
+    /// Handle every packet of a receive, under one lock.
+    fn take_batch(&self, st: &mut State, batch: &[Received], now: Instant) {
+        if batch.is_empty() {
+            return;
+        }
+        st.stats.receive_batches += 1;
+        st.stats.packets_received += batch.len() as u64;
+        for p in batch {
+            let arrived = p.arrived.filter(|a| *a <= now).unwrap_or(now);
+            self.on_packet(st, &p.bytes, now, arrived);
+        }
+    }
+
     /// Drive the engine until `cond` holds or `deadline` passes (after at least one
-    /// receive attempt); returns whether it holds.
+    /// receive attempt); returns whether it holds. `want` is the operation waited for, if
+    /// one: the thread receives on its lane.
     fn drive<'a>(
         &'a self,
         mut st: MutexGuard<'a, State>,
         deadline: Option<Instant>,
+        want: Option<u64>,
         cond: impl Fn(&State) -> bool,
     ) -> (MutexGuard<'a, State>, bool) {
+        let own = self.lanes.of_this_thread();
         loop {
             if cond(&st) {
                 return (st, true);
@@ -1082,14 +1152,15 @@ impl Engine {
             let wait = until
                 .saturating_duration_since(now)
                 .max(Duration::from_micros(1));
-            if st.receiving {
+            let lane = self.lane_to_receive(&st, own, want);
+            if st.receiving[lane] {
                 let handed;
                 (st, handed) = self.watch_receives(st, until);
                 if handed {
                     continue;
                 }
             }
-            if st.receiving {
+            if st.receiving[lane] {
                 st.waiters += 1;
                 st = self
                     .cv
@@ -1098,39 +1169,40 @@ impl Engine {
                     .0;
                 st.waiters -= 1;
             } else {
-                st.receiving = true;
+                st.receiving[lane] = true;
                 // Spin only while no other thread waits: a woken waiter needs a CPU that
                 // a spinning receiver would hold.
-                self.transport.spin_hint(st.waiters == 0);
+                self.lanes.path(lane).spin_hint(st.waiters == 0);
                 drop(st);
                 let mut batch: Vec<Received> = Vec::new();
-                let got = self.transport.recv_batch(wait, &mut batch);
+                let got = self.lanes.recv(lane, wait, &mut batch);
                 st = self.lock();
-                st.receiving = false;
+                st.receiving[lane] = false;
                 let now = Instant::now();
                 match got {
-                    // Every packet that was waiting, under one lock.
                     Ok(()) if !batch.is_empty() => {
-                        st.stats.receive_batches += 1;
-                        st.stats.packets_received += batch.len() as u64;
-                        for p in &batch {
-                            let arrived = p.arrived.filter(|a| *a <= now).unwrap_or(now);
-                            self.on_packet(&mut st, &p.bytes, now, arrived);
-                        }
+                        self.take_batch(&mut st, &batch, now);
                         // Under a steady stream of answers the transport is never silent:
                         // requests overdue by more than a receive wait are retried anyway.
-                        self.timers(&mut st, Instant::now(), MAX_RECV_WAIT);
+                        let now = Instant::now();
+                        self.poll_idle_lanes(&mut st, now);
+                        self.timers(&mut st, now, MAX_RECV_WAIT);
                     }
                     // Timers fire only when nothing is waiting in the transport: a thread
                     // that was descheduled past a deadline first takes the response that
                     // arrived meanwhile instead of retransmitting spuriously.
-                    Ok(()) => self.timers(&mut st, now, Duration::ZERO),
+                    Ok(()) => {
+                        self.poll_idle_lanes(&mut st, now);
+                        self.timers(&mut st, now, Duration::ZERO)
+                    }
                     Err(_) => {
                         st.stats.transport_errors += 1;
                         drop(st);
                         std::thread::sleep(Duration::from_micros(200));
                         st = self.lock();
-                        self.timers(&mut st, Instant::now(), Duration::ZERO);
+                        let now = Instant::now();
+                        self.poll_idle_lanes(&mut st, now);
+                        self.timers(&mut st, now, Duration::ZERO);
                     }
                 }
                 self.receives.fetch_add(1, Ordering::Release);
@@ -1174,7 +1246,7 @@ impl Engine {
         if !st.ops.contains_key(&id) && !st.done.contains_key(&id) {
             return Err(ClioError::UnknownHandle(id));
         }
-        let (mut st, _) = self.drive(st, None, |s| s.done.contains_key(&id));
+        let (mut st, _) = self.drive(st, None, Some(id), |s| s.done.contains_key(&id));
         st.done
             .remove(&id)
             .unwrap_or(Err(ClioError::UnknownHandle(id)))
@@ -1186,7 +1258,7 @@ impl Engine {
         if !st.ops.contains_key(&id) && !st.done.contains_key(&id) {
             return Some(Err(ClioError::UnknownHandle(id)));
         }
-        let (mut st, _) = self.drive(st, Some(deadline), |s| s.done.contains_key(&id));
+        let (mut st, _) = self.drive(st, Some(deadline), Some(id), |s| s.done.contains_key(&id));
         st.done.remove(&id)
     }
 
@@ -1196,7 +1268,9 @@ impl Engine {
         if !st.ops.contains_key(&id) && !st.done.contains_key(&id) {
             return Some(Err(ClioError::UnknownHandle(id)));
         }
-        let (mut st, _) = self.drive(st, Some(Instant::now()), |s| s.done.contains_key(&id));
+        let (mut st, _) = self.drive(st, Some(Instant::now()), Some(id), |s| {
+            s.done.contains_key(&id)
+        });
         st.done.remove(&id)
     }
 
@@ -1205,14 +1279,14 @@ impl Engine {
     pub(crate) fn drain(&self) {
         let st = self.lock();
         let upto = st.next_op;
-        let _ = self.drive(st, None, |s| s.ops.keys().all(|k| *k >= upto));
+        let _ = self.drive(st, None, None, |s| s.ops.keys().all(|k| *k >= upto));
     }
 
     /// Deliver outstanding CN acks (bounded wait), e.g. before the client goes away, so the
     /// node's idempotence ring is not left holding this client's entries.
     pub(crate) fn flush_acks(&self, limit: Duration) {
         let st = self.lock();
-        let _ = self.drive(st, Some(Instant::now() + limit), |s| {
+        let _ = self.drive(st, Some(Instant::now() + limit), None, |s| {
             s.queue.iter().all(|r| r.op.is_some()) && s.inflight.values().all(|r| r.op.is_some())
         });
     }

@@ -24,6 +24,7 @@ mod client;
 mod config;
 mod engine;
 mod error;
+mod lanes;
 pub mod order;
 pub mod transport;
 mod tx;

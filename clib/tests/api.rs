@@ -154,3 +154,48 @@ fn udp_many_threads_share_a_lock() {
     ));
     server.stop().unwrap();
 }
+
+/// Over UDP each thread gets a socket of its own (a lane), so the answers to its requests
+/// come back to it and no other thread has to receive and hand them over. Operations cross
+/// lanes freely: one thread waits for another's asynchronous operations, also after that
+/// thread has ended.
+#[test]
+fn udp_threads_get_lanes_and_wait_across_them() {
+    let server = clio_sim::server::spawn_udp(board(), "127.0.0.1:0".parse().unwrap()).unwrap();
+    let c = Client::connect_udp(server.udp_addr.unwrap()).unwrap();
+    let va = c.ralloc(PAGE).unwrap();
+    c.rwrite(va, &pattern(4096, 7)).unwrap();
+    let threads: Vec<_> = (0..3u64)
+        .map(|t| {
+            let c = c.clone();
+            std::thread::spawn(move || {
+                for i in 0..200u64 {
+                    let at = va + 64 * ((t * 7 + i) % 64);
+                    assert_eq!(c.rread(at, 64).unwrap().len(), 64);
+                }
+                // Started here, finished by the main thread after this thread is gone.
+                (0..8)
+                    .map(|i| c.rread_async(va + 512 * i, 512).unwrap())
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut handles = Vec::new();
+    for t in threads {
+        handles.extend(t.join().unwrap());
+    }
+    assert_eq!(
+        c.stats().lanes,
+        4,
+        "the main thread and three more: {:?}",
+        c.stats()
+    );
+    // The answers wait on the ended threads' sockets: read there (retries would go the
+    // same way and never reach the main thread's socket).
+    let want = pattern(4096, 7);
+    for (i, out) in c.rpoll(&handles).unwrap().into_iter().enumerate() {
+        let at = 512 * (i % 8);
+        assert_eq!(out, Output::Data(want[at..at + 512].to_vec()));
+    }
+    server.stop().unwrap();
+}

@@ -39,7 +39,8 @@ fn appends_are_exactly_once_under_loss_and_duplication() {
             std::thread::spawn(move || {
                 (0..PER_THREAD)
                     .map(|i| {
-                        let rec = pattern(1 + ((i * 37 + t) % 700) as usize, (t * 100_000 + i) as u64);
+                        let rec =
+                            pattern(1 + ((i * 37 + t) % 700) as usize, (t * 100_000 + i) as u64);
                         let at = c.rappend(log, cap, &rec, false).unwrap();
                         (at, rec)
                     })
@@ -60,7 +61,11 @@ fn appends_are_exactly_once_under_loss_and_duplication() {
         .into_iter()
         .map(|(o, p)| (o, p.to_vec()))
         .collect();
-    assert_eq!(got.len(), 2 * PER_THREAD as usize, "no record twice, none lost");
+    assert_eq!(
+        got.len(),
+        2 * PER_THREAD as usize,
+        "no record twice, none lost"
+    );
     assert!(got == want, "each record where its answer said");
     // Fill the rest of the log: LogFull, and the tail does not move.
     let big = vec![1u8; 1024];

@@ -48,6 +48,12 @@ pub trait Transport: Send + Sync {
     /// wait for results: a spinning receiver would keep them off the CPU). Transports that
     /// never spin ignore it.
     fn spin_hint(&self, _spin: bool) {}
+    /// Another path to the same node for another thread of the client (a socket of its own:
+    /// the node answers each request where it came from), or `None` where the transport
+    /// has one path only. See the engine's lanes.
+    fn open_lane(&self) -> Option<Box<dyn Transport>> {
+        None
+    }
     /// Wait up to about `timeout` for packets and append every one already there (at least
     /// one unless the time ran out) to `out`.
     fn recv_batch(&self, timeout: Duration, out: &mut Vec<Received>) -> Result<()> {
@@ -82,6 +88,9 @@ macro_rules! forward_transport {
             }
             fn spin_hint(&self, spin: bool) {
                 (**self).spin_hint(spin)
+            }
+            fn open_lane(&self) -> Option<Box<dyn Transport>> {
+                (**self).open_lane()
             }
         }
     };

@@ -179,4 +179,11 @@ impl Transport for UdpTransport {
     fn spin_hint(&self, spin: bool) {
         self.spin_ok.store(spin, Ordering::Relaxed);
     }
+
+    fn open_lane(&self) -> Option<Box<dyn Transport>> {
+        // Best effort: without another socket the thread shares one.
+        let node = self.socket.peer_addr().ok()?;
+        let t = UdpTransport::connect(node).ok()?.with_spin(self.spin);
+        Some(Box::new(t))
+    }
 }
