@@ -16,6 +16,7 @@ use crate::order::Tracker;
 use crate::transport::{Received, Transport};
 use clio_proto::consts::{MAX_PAYLOAD, MAX_READ_LEN, MAX_REQUEST_LEN};
 use clio_proto::header::{packet_count, parse_verified, segment, HEADER_LEN};
+use clio_proto::opcode::Path;
 use clio_proto::{Header, Opcode, Packet, Status};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -225,7 +226,8 @@ struct Req {
     waiting_busy: bool,
     /// Attempt number a NACK / corrupt response already triggered a retry for.
     retried_attempt: u32,
-    /// The answer waits for a flush at the node (durable write, Persist).
+    /// The answer waits for work at the node beyond the fast path: a flush (durable write,
+    /// Persist) or the slow path (allocation, registration, transactions...).
     flush: bool,
 }
 
@@ -251,9 +253,10 @@ struct State {
     cwnd: CongestionWindow,
     iwnd: IncastWindow,
     rtt: RttEstimator,
-    /// Round trips of requests whose answer waits for a flush at the node (durable writes,
-    /// Persist): their own RTO, and kept out of the delay-based window, because the flush is
-    /// the node's storage time, not congestion.
+    /// Round trips of requests whose answer waits for a flush (durable writes, Persist) or
+    /// the slow path (allocations take milliseconds where a read takes microseconds): their
+    /// own RTO, and kept out of the delay-based window, because that is the node's storage
+    /// or CPU time, not congestion.
     flush_rtt: RttEstimator,
     inflight_pkts: f64,
     last_send: Instant,
@@ -391,8 +394,7 @@ impl Engine {
     ) -> Req {
         let now = Instant::now();
         let cost = (packets.len().max(resp_total as usize)) as f64;
-        let flush =
-            h.durable || matches!(h.opcode, Opcode::Persist | Opcode::TxLog | Opcode::TxApply);
+        let flush = h.durable || h.opcode.path() == Path::SlowPath;
         Req {
             id: h.req_id,
             lane: 0,

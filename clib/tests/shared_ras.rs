@@ -275,6 +275,8 @@ fn a_member_killed_mid_stream_does_not_stop_the_others_atomics() {
     let killed_at = Instant::now();
     let board = server.board();
     let ring_full = || board.lock().unwrap().counters().idempotence_ring_full;
+    let releases = || board.lock().unwrap().counters().ring_releases;
+    let released_before = releases();
     // The survivor keeps doing atomics on its own counter; each completes (at most a short
     // retry-later per dead slot and ring pass) and the count is exact.
     let mine = base + 4096;
@@ -287,8 +289,18 @@ fn a_member_killed_mid_stream_does_not_stop_the_others_atomics() {
         during <= 5 * 32,
         "{during} retry-laters for 300 atomics: dead slots must be skipped, not waited on"
     );
-    // After the dead member's lease its slots are released: no more retry-laters.
+    // After the dead member's lease its slots are released: no more retry-laters. (Waited
+    // for, not slept: on a loaded host the slow path may notice the lease's end late.)
     std::thread::sleep((lease + Duration::from_millis(500)).saturating_sub(killed_at.elapsed()));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while releases() == released_before {
+        assert!(
+            Instant::now() < deadline,
+            "the dead member's lease never ended"
+        );
+        me.heartbeat().unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+    }
     me.heartbeat().unwrap();
     let settled = ring_full();
     for i in 300..600 {

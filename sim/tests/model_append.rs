@@ -48,7 +48,9 @@ fn records_land_in_arrival_order_and_retries_append_once() {
     let mut expect_at = 0;
     for i in 0..40u32 {
         // Lengths that cross the page boundary of the log at some point.
-        let rec: Vec<u8> = (0..(i * 97 % MAX_RECORD).max(1)).map(|j| (i + j) as u8).collect();
+        let rec: Vec<u8> = (0..(i * 97 % MAX_RECORD).max(1))
+            .map(|j| (i + j) as u8)
+            .collect();
         let id = w.id();
         let r = append(&mut w, id, log, cap, &rec);
         assert_eq!(r.status, Status::Ok);
@@ -77,7 +79,10 @@ fn a_full_log_refuses_and_a_reset_log_takes_records_again() {
     }
     let before = w.dram();
     let id = w.id();
-    assert_eq!(append(&mut w, id, log, cap, &[8; 1]).status, Status::LogFull);
+    assert_eq!(
+        append(&mut w, id, log, cap, &[8; 1]).status,
+        Status::LogFull
+    );
     assert!(before == w.dram(), "nothing written");
     // Reset the tail (what an applier does with a CAS) and append again.
     let t = tail(&mut w, log);
@@ -111,7 +116,12 @@ fn hostile_appends_are_refused_with_nothing_written() {
     // The victim's log with the attacker's key, with a key one bit off, with none.
     let mut h = base(&a, 900, log, PAGE);
     h.pid = victim.pid;
-    cases.push(("attacker's key on the victim's pid", h, rec.to_vec(), Status::Denied));
+    cases.push((
+        "attacker's key on the victim's pid",
+        h,
+        rec.to_vec(),
+        Status::Denied,
+    ));
     let h = Header {
         pid: victim.pid,
         key: victim.key ^ 1,
@@ -126,9 +136,24 @@ fn hostile_appends_are_refused_with_nothing_written() {
     cases.push(("no key", h, rec.to_vec(), Status::Denied));
     // Its own RAS, but an address outside it (the victim's log address), misaligned, a
     // capacity past its region, a huge capacity that would wrap.
-    cases.push(("outside the RAS", base(&a, 903, log + PAGE * 8, PAGE), rec.to_vec(), Status::Unmapped));
-    cases.push(("misaligned", base(&a, 904, own + 4, PAGE), rec.to_vec(), Status::BadRequest));
-    cases.push(("capacity past the region", base(&a, 905, own + PAGE - LOG_HEAD, 4 * PAGE), rec.to_vec(), Status::Unmapped));
+    cases.push((
+        "outside the RAS",
+        base(&a, 903, log + PAGE * 8, PAGE),
+        rec.to_vec(),
+        Status::Unmapped,
+    ));
+    cases.push((
+        "misaligned",
+        base(&a, 904, own + 4, PAGE),
+        rec.to_vec(),
+        Status::BadRequest,
+    ));
+    cases.push((
+        "capacity past the region",
+        base(&a, 905, own + PAGE - LOG_HEAD, 4 * PAGE),
+        rec.to_vec(),
+        Status::Unmapped,
+    ));
     // Length lies: total_len disagrees with the payload; empty; two packets.
     let h = Header {
         total_len: 64,
@@ -163,9 +188,16 @@ fn hostile_appends_are_refused_with_nothing_written() {
     // A read-only log: Permission (the tail is written).
     std::mem::swap(&mut a.node, &mut w.node);
     let id = w.id();
-    assert_eq!(append(&mut w, id, ro, PAGE, &rec).status, Status::Permission);
+    assert_eq!(
+        append(&mut w, id, ro, PAGE, &rec).status,
+        Status::Permission
+    );
     let id = w.id();
-    assert_eq!(append(&mut w, id, log, PAGE, &rec).status, Status::Ok, "the victim is unaffected");
+    assert_eq!(
+        append(&mut w, id, log, PAGE, &rec).status,
+        Status::Ok,
+        "the victim is unaffected"
+    );
 }
 
 #[test]

@@ -244,6 +244,8 @@ pub struct Counters {
     pub idempotence_ring_full: u64,
     /// Malformed descriptors from the slow path.
     pub bad_descriptors: u64,
+    /// RING_RELEASE descriptors applied (a member left or its lease ended).
+    pub ring_releases: u64,
     /// DRAM bytes read.
     pub dram_read_bytes: u64,
     /// DRAM bytes written.
@@ -838,7 +840,10 @@ impl CBoard {
                             self.c.bad_descriptors += 1;
                         }
                     }
-                    Ok(Descriptor::RingRelease { pid, client }) => self.sync.release(pid, client),
+                    Ok(Descriptor::RingRelease { pid, client }) => {
+                        self.c.ring_releases += 1;
+                        self.sync.release(pid, client)
+                    }
                     Ok(_) | Err(_) => self.c.bad_descriptors += 1,
                 }
             }

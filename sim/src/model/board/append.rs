@@ -106,7 +106,8 @@ impl CBoard {
         let new_tail = tail + len;
         self.dram.write(tail_pa, &new_tail.to_le_bytes());
         if h.durable {
-            self.durable.extend(pieces.iter().map(|&(pa, n)| (pa, n as u64)));
+            self.durable
+                .extend(pieces.iter().map(|&(pa, n)| (pa, n as u64)));
             self.durable.push((tail_pa, 8));
         }
         Ok(tail)
