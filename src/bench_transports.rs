@@ -4,7 +4,7 @@
 //! transports (a node and a client per transport per round, torn down before the next) so
 //! that host noise falls on all of them alike. Needs root.
 
-use crate::bench::{hist, quantiles, time_ops, BenchArgs, Hist};
+use crate::bench::{hist, quantiles, throughput_outstanding, time_ops, BenchArgs, Hist};
 use anyhow::{bail, Context, Result};
 use clio_clib::transport::{RawEthernetTransport, Transport, UdpTransport, XdpTransport};
 use clio_clib::{Client, Config};
@@ -88,6 +88,10 @@ pub(crate) fn run(a: &BenchArgs) -> Result<()> {
         .map(|_| a.sizes.iter().map(|_| hist()).collect())
         .collect::<Result<_>>()?;
     let mut notes: Vec<String> = vec![String::new(); kinds.len()];
+    // Throughput with the deepest `--outstanding` asynchronous 64 B reads, per round.
+    let depth = a.outstanding.iter().copied().max().unwrap_or(64).max(1);
+    let secs = (a.seconds / rounds as f64).max(0.2);
+    let mut tput: Vec<Vec<f64>> = vec![Vec::new(); kinds.len()];
     let maxsize = a.sizes.iter().copied().max().unwrap_or(16);
     let data = vec![0x5Au8; maxsize];
     for round in 0..rounds {
@@ -109,6 +113,7 @@ pub(crate) fn run(a: &BenchArgs) -> Result<()> {
                 })?;
                 h[k][s].add(&r)?;
             }
+            tput[k].push(throughput_outstanding(&c, va, depth, secs)?);
             let st = c.stats();
             if round == 0 {
                 notes[k] = server.local.clone();
@@ -149,6 +154,18 @@ pub(crate) fn run(a: &BenchArgs) -> Result<()> {
         }
         table.push('\n');
     }
+    let mut tline = format!(
+        "{depth} outstanding async 64 B reads, one thread (mean of {rounds} x {secs:.1} s):"
+    );
+    for (k, kind) in kinds.iter().enumerate() {
+        let mean = tput[k].iter().sum::<f64>() / tput[k].len().max(1) as f64;
+        writeln!(
+            csv,
+            "{},throughput_{depth}_outstanding,,,,{mean:.0}",
+            kind.name()
+        )?;
+        write!(tline, " {} {mean:.0} ops/s;", kind.name())?;
+    }
     std::fs::write(a.out.join("transports.csv"), &csv)?;
     println!(
         "clio bench --transports: synchronous reads, CLib in one network namespace, the model node \
@@ -159,6 +176,7 @@ pub(crate) fn run(a: &BenchArgs) -> Result<()> {
         println!("  {}: {}", kind.name(), notes[k]);
     }
     print!("{table}");
+    println!("{}", tline.trim_end_matches(';'));
     println!("wrote {}/transports.csv", a.out.display());
     Ok(())
 }
