@@ -132,6 +132,24 @@ struct clio_client *clio_join_raw(const char *iface,
                                   uint64_t key);
 
 /**
+ * Connect over AF_XDP (kernel bypass: raw Ethernet frames through a UMEM shared with the
+ * kernel) on receive queue `queue` of interface `iface` (NUL-terminated) to the node whose
+ * MAC is the 6 bytes at `node_mac`, creating a new remote address space. Needs root (or
+ * CAP_NET_RAW, CAP_BPF and CAP_NET_ADMIN), Linux >= 5.9 and an interface with no other XDP
+ * program. NULL on failure (`clio_last_error` says why, e.g. no AF_XDP in the kernel).
+ */
+struct clio_client *clio_connect_xdp(const char *iface, const uint8_t *node_mac, uint32_t queue);
+
+/**
+ * Join the remote address space (`pid`, `key`) over AF_XDP (see `clio_connect_xdp`).
+ */
+struct clio_client *clio_join_xdp(const char *iface,
+                                  const uint8_t *node_mac,
+                                  uint32_t queue,
+                                  uint16_t pid,
+                                  uint64_t key);
+
+/**
  * The secret key of the client's remote address space (0 for a NULL client): give it, with
  * `clio_pid`, to the processes that should join. Treat it like a password.
  */

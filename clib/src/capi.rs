@@ -167,6 +167,17 @@ fn raw(iface: *const c_char, mac: *const u8) -> Result<TransportKind, ClioError>
     Ok(TransportKind::RawEthernet { iface, node_mac })
 }
 
+fn xdp(iface: *const c_char, mac: *const u8, queue: u32) -> Result<TransportKind, ClioError> {
+    match raw(iface, mac)? {
+        TransportKind::RawEthernet { iface, node_mac } => Ok(TransportKind::Xdp {
+            iface,
+            node_mac,
+            queue,
+        }),
+        _ => Err(ClioError::InvalidArgument("interface")),
+    }
+}
+
 /// Open a client: `make` builds it; NULL and `clio_last_error` on failure or panic.
 fn open_client(make: impl FnOnce() -> Result<Client, ClioError>) -> *mut ClioClient {
     match catch_unwind(AssertUnwindSafe(make)) {
@@ -223,6 +234,38 @@ pub extern "C" fn clio_join_raw(
     open_client(|| {
         Client::join(
             raw(iface, node_mac)?.open()?,
+            Config::default(),
+            Credentials { pid, key },
+        )
+    })
+}
+
+/// Connect over AF_XDP (kernel bypass: raw Ethernet frames through a UMEM shared with the
+/// kernel) on receive queue `queue` of interface `iface` (NUL-terminated) to the node whose
+/// MAC is the 6 bytes at `node_mac`, creating a new remote address space. Needs root (or
+/// CAP_NET_RAW, CAP_BPF and CAP_NET_ADMIN), Linux >= 5.9 and an interface with no other XDP
+/// program. NULL on failure (`clio_last_error` says why, e.g. no AF_XDP in the kernel).
+#[no_mangle]
+pub extern "C" fn clio_connect_xdp(
+    iface: *const c_char,
+    node_mac: *const u8,
+    queue: u32,
+) -> *mut ClioClient {
+    open_client(|| Client::connect(xdp(iface, node_mac, queue)?.open()?, Config::default()))
+}
+
+/// Join the remote address space (`pid`, `key`) over AF_XDP (see `clio_connect_xdp`).
+#[no_mangle]
+pub extern "C" fn clio_join_xdp(
+    iface: *const c_char,
+    node_mac: *const u8,
+    queue: u32,
+    pid: u16,
+    key: u64,
+) -> *mut ClioClient {
+    open_client(|| {
+        Client::join(
+            xdp(iface, node_mac, queue)?.open()?,
             Config::default(),
             Credentials { pid, key },
         )

@@ -254,3 +254,46 @@ fn a_second_socket_on_the_same_queue_is_refused_with_a_reason() {
     // Once the first is gone the interface is free again (the program detached with it).
     XdpTransport::open(pair.iface, pair.mac(Side::B), 0).expect("reopen after close");
 }
+
+#[test]
+fn the_c_api_connects_over_af_xdp() {
+    use clio_clib::capi::*;
+    use std::ffi::CString;
+    if let Some(why) = unsupported() {
+        println!("SKIP af_xdp: {why}");
+        return;
+    }
+    // No such interface: NULL and a message that says so.
+    let bogus = CString::new("no-such-if0").unwrap();
+    let mac = [2u8, 0, 0, 0, 0, 1];
+    assert!(clio_connect_xdp(bogus.as_ptr(), mac.as_ptr(), 0).is_null());
+    // SAFETY: clio_last_error returns a NUL-terminated string owned by CLib.
+    let msg = unsafe { std::ffi::CStr::from_ptr(clio_last_error()) }.to_string_lossy();
+    assert!(msg.contains("no-such-if0"), "{msg}");
+
+    let pair = NetnsPair::create("xdpc").expect("creating two namespaces and a veth pair");
+    let server = {
+        let _in_b = pair.enter(Side::B).unwrap();
+        spawn_xdp(common::board(), pair.iface, 0).expect("AF_XDP front end")
+    };
+    let _in_a = pair.enter(Side::A).unwrap();
+    let iface = CString::new(pair.iface).unwrap();
+    let node_mac = pair.mac(Side::B);
+    let c = clio_connect_xdp(iface.as_ptr(), node_mac.as_ptr(), 0);
+    assert!(!c.is_null(), "connect over AF_XDP from C");
+    let mut va = 0u64;
+    assert_eq!(clio_ralloc(c, 4096, &mut va), ClioStatus::ClioOk);
+    let d = common::pattern(3000, 11);
+    assert_eq!(
+        clio_rwrite(c, va, d.as_ptr().cast(), d.len()),
+        ClioStatus::ClioOk
+    );
+    let mut back = vec![0u8; d.len()];
+    assert_eq!(
+        clio_rread(c, va, back.as_mut_ptr().cast(), back.len()),
+        ClioStatus::ClioOk
+    );
+    assert_eq!(back, d);
+    clio_close(c);
+    server.stop().unwrap();
+}

@@ -111,7 +111,11 @@ mod tests {
     #[test]
     fn placement_refuses_what_does_not_fit() {
         assert_eq!(place(LOG_HEAD + 16, 0, 8), Some(LOG_HEAD));
-        assert_eq!(place(LOG_HEAD + 16, 0, 9), None, "9 bytes pad to 16 + 8 frame");
+        assert_eq!(
+            place(LOG_HEAD + 16, 0, 9),
+            None,
+            "9 bytes pad to 16 + 8 frame"
+        );
         assert_eq!(place(LOG_HEAD + 32, 16, 8), Some(LOG_HEAD + 16));
         assert_eq!(place(1 << 20, 4, 8), None, "unaligned tail");
         assert_eq!(place(1 << 20, u64::MAX - 7, 8), None, "no wrap");
@@ -144,7 +148,11 @@ mod tests {
         assert_eq!(records(&[0u8; 16]), Err(LogError::BadFrame(0)));
         let mut d = frame(100).to_vec();
         d.extend([0u8; 8]);
-        assert_eq!(records(&d), Err(LogError::BadFrame(0)), "runs past the tail");
+        assert_eq!(
+            records(&d),
+            Err(LogError::BadFrame(0)),
+            "runs past the tail"
+        );
         let r = repl_record(0x1000, b"abc");
         assert_eq!(parse_repl_record(&r), Some((0x1000, &b"abc"[..])));
         assert_eq!(parse_repl_record(&r[..8]), None);
