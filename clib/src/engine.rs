@@ -606,7 +606,7 @@ impl Engine {
 
     /// Start an operation; returns its id (the handle).
     pub(crate) fn submit(&self, spec: OpSpec) -> u64 {
-        let lane = self.lanes.of_this_thread();
+        let lane = self.lanes.for_submit();
         let mut st = self.lock();
         let id = st.next_op;
         st.next_op += 1;

@@ -5,8 +5,10 @@
 //! result belongs to through a condition variable: every result of another thread costs a
 //! kernel wake-up on top of the receive. A lane is a second socket to the same node (the
 //! node answers each request to the address it came from, so the answers to a lane's
-//! requests come back on that lane). Every thread that submits gets a lane of its own while
-//! there are fewer than [`MAX_LANES`], then shares one. A transport that cannot open another
+//! requests come back on that lane). A thread that keeps submitting (its [`LANE_AFTER`]th
+//! operation) gets a lane of its own while there are fewer than [`MAX_LANES`], then shares
+//! one; a thread that submits now and then (a lease heartbeat) stays on lane 0 and costs no
+//! socket. A transport that cannot open another
 //! path ([`Transport::open_lane`] gives `None`: raw Ethernet, AF_XDP, in-process, fault
 //! injection) keeps one lane, and the engine works as before.
 //!
@@ -23,6 +25,9 @@ use std::time::Duration;
 
 /// Most paths one client opens to its node.
 pub(crate) const MAX_LANES: usize = 8;
+
+/// Operations a thread submits on lane 0 before it gets a lane of its own.
+pub(crate) const LANE_AFTER: u32 = 16;
 
 /// Threads remembered before the map starts over (threads that ended leave entries; they
 /// are cheap to re-assign).
@@ -46,7 +51,8 @@ struct Owners {
     open: usize,
     /// No more lanes: the transport cannot open one, or the last attempt failed.
     closed: bool,
-    by_thread: HashMap<ThreadId, Lane>,
+    /// Each thread's lane and the operations it submitted while on lane 0.
+    by_thread: HashMap<ThreadId, (Lane, u32)>,
 }
 
 impl Lanes {
@@ -76,21 +82,31 @@ impl Lanes {
         self.owners.lock().unwrap_or_else(|e| e.into_inner()).open
     }
 
-    /// The calling thread's lane: the one it had, else a new one while fewer than
-    /// `MAX_LANES` are open and the transport can open one, else a shared one.
+    /// The calling thread's lane (0 until it has one of its own).
     pub(crate) fn of_this_thread(&self) -> Lane {
         let me = std::thread::current().id();
+        let o = self.owners.lock().unwrap_or_else(|e| e.into_inner());
+        o.by_thread.get(&me).map_or(0, |&(l, _)| l)
+    }
+
+    /// The lane for an operation the calling thread submits: its own if it has one; else,
+    /// from its `LANE_AFTER`th operation on, a new one while fewer than `MAX_LANES` are open
+    /// and the transport can open one, else a shared one. The first thread keeps lane 0.
+    pub(crate) fn for_submit(&self) -> Lane {
+        let me = std::thread::current().id();
         let mut o = self.owners.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&l) = o.by_thread.get(&me) {
-            return l;
-        }
-        if o.by_thread.len() >= THREADS_KEPT {
+        if o.by_thread.len() >= THREADS_KEPT && !o.by_thread.contains_key(&me) {
             o.by_thread.clear();
         }
-        let lane = if o.by_thread.is_empty() {
-            // The first thread takes the client's own transport.
-            0
-        } else if !o.closed && o.open < MAX_LANES {
+        let first = o.by_thread.is_empty();
+        let (lane, n) = *o.by_thread.entry(me).or_insert((0, 0));
+        if lane != 0 || first || n + 1 < LANE_AFTER {
+            if let Some(e) = o.by_thread.get_mut(&me) {
+                e.1 = e.1.saturating_add(1);
+            }
+            return lane;
+        }
+        let lane = if !o.closed && o.open < MAX_LANES {
             match self.first.open_lane() {
                 Some(t) => {
                     let l = o.open;
@@ -101,13 +117,16 @@ impl Lanes {
                 }
                 None => {
                     o.closed = true;
-                    o.by_thread.len() % o.open
+                    0
                 }
             }
+        } else if o.open > 1 {
+            // Share one of the opened lanes (not lane 0, the first thread's).
+            1 + o.by_thread.len() % (o.open - 1)
         } else {
-            o.by_thread.len() % o.open
+            0
         };
-        o.by_thread.insert(me, lane);
+        o.by_thread.insert(me, (lane, n.saturating_add(1)));
         lane
     }
 
@@ -149,18 +168,40 @@ mod tests {
         let lanes = Lanes::new(Box::new(
             UdpTransport::connect(node.local_addr().unwrap()).unwrap(),
         ));
-        assert_eq!(lanes.of_this_thread(), 0);
-        assert_eq!(lanes.of_this_thread(), 0, "a thread keeps its lane");
+        assert_eq!(lanes.for_submit(), 0);
+        assert_eq!(lanes.for_submit(), 0, "the first thread keeps lane 0");
+        // A thread that submits now and then stays on lane 0.
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for _ in 1..LANE_AFTER {
+                    assert_eq!(lanes.for_submit(), 0);
+                }
+            });
+        });
+        assert_eq!(lanes.open(), 1);
         let got: Vec<Lane> = std::thread::scope(|s| {
             (0..MAX_LANES + 3)
-                .map(|_| s.spawn(|| lanes.of_this_thread()))
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut l = 0;
+                        for _ in 0..LANE_AFTER {
+                            l = lanes.for_submit();
+                        }
+                        assert_eq!(lanes.of_this_thread(), l, "a thread keeps its lane");
+                        l
+                    })
+                })
                 .collect::<Vec<_>>()
                 .into_iter()
                 .map(|h| h.join().unwrap())
                 .collect()
         });
         assert_eq!(lanes.open(), MAX_LANES);
-        let mut own: Vec<Lane> = got.iter().copied().filter(|&l| l != 0).collect();
+        assert!(
+            !got.contains(&0),
+            "lane 0 stays the first thread's: {got:?}"
+        );
+        let mut own = got.clone();
         own.sort_unstable();
         own.dedup();
         assert_eq!(own, (1..MAX_LANES).collect::<Vec<_>>(), "{got:?}");
