@@ -5,9 +5,9 @@
 //! mode (one copy in the driver, none through the stack) elsewhere, e.g. on veth.
 //!
 //! Built over `libc` alone (see docs/clib.md, "Kernel bypass (AF_XDP)", for why not
-//! `xsk-rs`, `afxdp`, `aya` or `libbpf-rs`): [`bpf`] loads a 15-instruction XDP program that
+//! `xsk-rs`, `afxdp`, `aya` or `libbpf-rs`): `bpf` loads a 15-instruction XDP program that
 //! steers only Clio frames to the socket's queue through an XSKMAP and passes everything else
-//! to the kernel; [`socket`] is the AF_XDP socket. Needs root (or CAP_NET_RAW + CAP_BPF +
+//! to the kernel; `socket` is the AF_XDP socket. Needs root (or CAP_NET_RAW + CAP_BPF +
 //! CAP_NET_ADMIN) and Linux >= 5.9 (`bpf_link` for XDP).
 
 mod bpf;

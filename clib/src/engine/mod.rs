@@ -1,0 +1,598 @@
+//! The request engine: turns operations into wire requests, sends them when the congestion
+//! and incast windows allow, matches responses by request id, reassembles, retries, and
+//! releases dependent operations.
+//!
+//! There is no background thread. Whichever application thread waits (a synchronous call,
+//! `rpoll`, `rrelease`) drives progress ([`wait`]): it receives on its lane (a socket of its
+//! own over UDP, see `crate::lanes`), so its own results reach it without a hand-off, and
+//! hands other threads' results to them. Asynchronous operations progress while some thread
+//! of the process is inside CLib.
+//!
+//! Files: this one (state, submitting, sending, timers), [`build`] (requests from
+//! operations), [`receive`] (answers, retries, completion), [`wait`] (driving progress).
+
+use crate::cc::{CongestionWindow, IncastWindow, RttEstimator};
+use crate::config::Config;
+use crate::error::{ClioError, Result};
+use crate::lanes::{Lane, Lanes, MAX_LANES};
+use crate::order::Tracker;
+use crate::transport::{Received, Transport};
+use clio_proto::consts::{MAX_PAYLOAD, MAX_READ_LEN, MAX_REQUEST_LEN};
+use clio_proto::header::{packet_count, parse_verified, segment, HEADER_LEN};
+use clio_proto::opcode::Path;
+use clio_proto::{Header, Opcode, Packet, Status};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+mod build;
+mod receive;
+mod wait;
+
+/// What an operation asks for.
+#[derive(Debug, Clone)]
+pub(crate) enum OpSpec {
+    Register {
+        nonce: u64,
+    },
+    Join {
+        nonce: u64,
+    },
+    Unregister {
+        destroy: bool,
+    },
+    Heartbeat,
+    Alloc {
+        len: u64,
+        perms: u8,
+    },
+    Free {
+        va: u64,
+    },
+    Read {
+        va: u64,
+        len: usize,
+    },
+    Write {
+        va: u64,
+        data: Vec<u8>,
+        durable: bool,
+    },
+    Persist {
+        va: u64,
+        len: u32,
+    },
+    /// Register (or re-open) a transaction log; the answer is its resolved sequence number.
+    TxLog {
+        va: u64,
+        len: u32,
+    },
+    /// Apply the committed record in the log at `va`; the answer is its sequence number.
+    TxApply {
+        va: u64,
+    },
+    Atomic {
+        op: Opcode,
+        va: u64,
+        arg0: u64,
+        arg1: u64,
+    },
+    Fence,
+    /// Append `record` to the node-ordered log at `va` of `cap` bytes (`proto::replog`).
+    Append {
+        va: u64,
+        cap: u64,
+        record: Vec<u8>,
+        durable: bool,
+    },
+}
+
+/// The result of a completed operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    /// Write, free, unlock, fence: nothing to return.
+    Done,
+    /// The bytes a read returned.
+    Data(Vec<u8>),
+    /// The old value an atomic returned.
+    Value(u64),
+    /// The remote virtual address an allocation returned.
+    Va(u64),
+    /// Membership of a remote address space (Register, Join).
+    Member {
+        /// The RAS.
+        pid: u16,
+        /// Its key (Register only; a Join already had it).
+        key: u64,
+        /// This member's client id.
+        client: u16,
+    },
+}
+
+/// Counters and window state of one client (one memory node).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    /// Operations completed (successfully or not).
+    pub ops_completed: u64,
+    /// Wire requests issued (first attempts).
+    pub requests: u64,
+    /// Packets handed to the transport (including retransmissions and CN acks).
+    pub packets_sent: u64,
+    /// Whole-request retransmissions (timeout, NACK or corrupt response).
+    pub retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// NACKs received.
+    pub nacks: u64,
+    /// Responses that failed their checksum.
+    pub corrupt_responses: u64,
+    /// Responses for no outstanding request (duplicates, late answers to retried requests).
+    pub stale_responses: u64,
+    /// `RetryLater` answers waited out.
+    pub busy_retries: u64,
+    /// Operations that waited for an earlier conflicting one.
+    pub dependency_waits: u64,
+    /// CN acks sent for idempotence-ring results (TAS, Unlock, CAS, FAA).
+    pub cn_acks: u64,
+    /// Lease renewals (heartbeats) answered.
+    pub heartbeats: u64,
+    /// Sends delayed by pacing (window below one packet).
+    pub paced: u64,
+    /// Transport errors seen (the requests concerned are retried).
+    pub transport_errors: u64,
+    /// Retransmissions found needless: the answer arrived sooner after the retransmission
+    /// than any round trip takes, so it answered an earlier attempt (the timeout fired on a
+    /// delay, not a loss). Each raises the RTO floor for a while.
+    pub spurious_retransmits: u64,
+    /// Receive calls that returned packets, and the packets they returned (batching).
+    pub receive_batches: u64,
+    /// Packets received.
+    pub packets_received: u64,
+    /// Paths (sockets) open to the node: one per thread that submitted, up to a limit, on
+    /// transports that can open more than one (UDP).
+    pub lanes: usize,
+    /// Current congestion window, packets.
+    pub cwnd: f64,
+    /// Smallest window since the last `reset_window_extremes`.
+    pub cwnd_min: f64,
+    /// Largest window since the last `reset_window_extremes`.
+    pub cwnd_max: f64,
+    /// Packets outstanding.
+    pub inflight_packets: f64,
+    /// Response bytes outstanding (incast window use).
+    pub iwnd_used: u64,
+    /// Incast window limit.
+    pub iwnd_limit: u64,
+    /// Smoothed RTT.
+    pub srtt: Option<Duration>,
+    /// Smallest RTT.
+    pub min_rtt: Option<Duration>,
+    /// Current RTO.
+    pub rto: Duration,
+}
+
+/// Internal operation state.
+struct Op {
+    name: &'static str,
+    spec_kind: Kind,
+    data: Vec<u8>,
+    value: u64,
+    /// Second and third results (Register/Join: key, client id).
+    aux: (u64, u64),
+    pending: usize,
+    error: Option<ClioError>,
+    /// Requests built but held back by a dependency.
+    held: Vec<Req>,
+    tracked: bool,
+    /// The lane its requests go on (the submitting thread's).
+    lane: Lane,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Register,
+    Join,
+    Unregister,
+    Heartbeat,
+    Alloc,
+    Free,
+    Read,
+    Write,
+    Atomic,
+    /// Transaction log / apply: a sequence number.
+    Tx,
+    Fence,
+}
+
+/// One wire request (one request id).
+struct Req {
+    id: u32,
+    /// The path it goes on (retries and its CN ack too), so its answer comes back there.
+    lane: Lane,
+    /// Owning operation; `None` for the library's own CN acks.
+    op: Option<u64>,
+    opcode: Opcode,
+    va: u64,
+    /// Offset of this request's data within its operation (reads).
+    offset: usize,
+    len: u32,
+    packets: Vec<Vec<u8>>,
+    resp_total: u16,
+    got: Vec<bool>,
+    got_n: u16,
+    cost: f64,
+    resp_bytes: u64,
+    sent_at: Instant,
+    /// When the first attempt went out.
+    first_sent: Instant,
+    deadline: Instant,
+    rto: Duration,
+    retries: u32,
+    busy: u32,
+    waiting_busy: bool,
+    /// Attempt number a NACK / corrupt response already triggered a retry for.
+    retried_attempt: u32,
+    /// The answer waits for work at the node beyond the fast path: a flush (durable write,
+    /// Persist) or the slow path (allocation, registration, transactions...).
+    flush: bool,
+}
+
+struct State {
+    pid: u16,
+    key: u64,
+    client: u16,
+    next_req: u32,
+    next_op: u64,
+    /// Per lane: a thread is receiving on it.
+    receiving: [bool; MAX_LANES],
+    /// Threads waiting on the condition variable for another thread's receive.
+    waiters: usize,
+    /// Requests completed after a retry, with how long their answer took (see
+    /// `remember_retried`).
+    retried: VecDeque<Retried>,
+    ops: HashMap<u64, Op>,
+    done: HashMap<u64, Result<Output>>,
+    inflight: HashMap<u32, Req>,
+    queue: VecDeque<Req>,
+    tracker: Tracker,
+    allocs: BTreeMap<u64, u64>,
+    cwnd: CongestionWindow,
+    iwnd: IncastWindow,
+    rtt: RttEstimator,
+    /// Round trips of requests whose answer waits for a flush (durable writes, Persist) or
+    /// the slow path (allocations take milliseconds where a read takes microseconds): their
+    /// own RTO, and kept out of the delay-based window, because that is the node's storage
+    /// or CPU time, not congestion.
+    flush_rtt: RttEstimator,
+    inflight_pkts: f64,
+    last_send: Instant,
+    stats: Stats,
+}
+
+/// A request completed after a retry, remembered to recognise a second answer to it.
+struct Retried {
+    id: u32,
+    /// From its first attempt to its (first) answer.
+    delay: Duration,
+    /// From its last attempt to that answer.
+    after_retry: Duration,
+    /// The RTO the last attempt was sent with.
+    retry_rto: Duration,
+    retries: u32,
+}
+
+/// The engine of one client.
+pub(crate) struct Engine {
+    lanes: Lanes,
+    cfg: Config,
+    st: Mutex<State>,
+    cv: Condvar,
+    /// Bumped each time a receiving thread gives up the receive (results may have been
+    /// delivered, or the receive is free to take): waiting threads watch it while they spin.
+    receives: AtomicU64,
+}
+
+/// Retried requests remembered for recognising a second answer.
+const RETRIED_KEPT: usize = 64;
+
+/// How long a thread whose result another thread will receive watches for it, yielding the
+/// CPU between looks, before it sleeps on the condition variable. A sleeping thread is woken
+/// by the kernel, which on a busy host costs tens of microseconds; a yielding one sees its
+/// result within a scheduler turn and leaves the CPU to whoever needs it meanwhile.
+const WAITER_SPIN: Duration = Duration::from_micros(50);
+
+/// Longest a receiving thread blocks before it re-checks timers (the kernel timer is coarse).
+const MAX_RECV_WAIT: Duration = Duration::from_millis(2);
+
+impl Engine {
+    pub(crate) fn new(transport: Box<dyn Transport>, cfg: Config) -> Engine {
+        let now = Instant::now();
+        let st = State {
+            pid: 0,
+            key: 0,
+            client: 0,
+            next_req: rand::random::<u32>() | 1,
+            next_op: 1,
+            receiving: [false; MAX_LANES],
+            waiters: 0,
+            retried: VecDeque::new(),
+            ops: HashMap::new(),
+            done: HashMap::new(),
+            inflight: HashMap::new(),
+            queue: VecDeque::new(),
+            tracker: Tracker::default(),
+            allocs: BTreeMap::new(),
+            cwnd: CongestionWindow::new(&cfg),
+            iwnd: IncastWindow::new(cfg.incast_window),
+            rtt: RttEstimator::new(&cfg),
+            flush_rtt: RttEstimator::new(&cfg),
+            inflight_pkts: 0.0,
+            last_send: now,
+            stats: Stats::default(),
+        };
+        Engine {
+            lanes: Lanes::new(transport),
+            cfg,
+            st: Mutex::new(st),
+            cv: Condvar::new(),
+            receives: AtomicU64::new(0),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.st.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Present these credentials in every later request.
+    pub(crate) fn set_member(&self, pid: u16, key: u64, client: u16) {
+        let mut st = self.lock();
+        (st.pid, st.key, st.client) = (pid, key, client);
+    }
+
+    /// `(pid, key, client)`.
+    pub(crate) fn member(&self) -> (u16, u64, u16) {
+        let st = self.lock();
+        (st.pid, st.key, st.client)
+    }
+
+    pub(crate) fn pid(&self) -> u16 {
+        self.lock().pid
+    }
+
+    pub(crate) fn transport_name(&self) -> &'static str {
+        self.lanes.path(0).name()
+    }
+
+    /// Bytes of the allocation starting at `va`, if this client made it.
+    pub(crate) fn alloc_len(&self, va: u64) -> Option<u64> {
+        self.lock().allocs.get(&va).copied()
+    }
+
+    pub(crate) fn stats(&self) -> Stats {
+        let st = self.lock();
+        let mut s = st.stats.clone();
+        s.cwnd = st.cwnd.get();
+        s.lanes = self.lanes.open();
+        (s.cwnd_min, s.cwnd_max) = st.cwnd.extremes;
+        s.inflight_packets = st.inflight_pkts;
+        s.iwnd_used = st.iwnd.used();
+        s.iwnd_limit = st.iwnd.limit();
+        s.srtt = st.rtt.srtt();
+        s.min_rtt = st.rtt.min_rtt();
+        s.rto = st.rtt.rto();
+        s
+    }
+
+    pub(crate) fn reset_window_extremes(&self) {
+        self.lock().cwnd.reset_extremes();
+    }
+
+    // ---- submitting ----
+
+    /// Start an operation; returns its id (the handle).
+    pub(crate) fn submit(&self, spec: OpSpec) -> u64 {
+        let lane = self.lanes.for_submit();
+        let mut st = self.lock();
+        let id = st.next_op;
+        st.next_op += 1;
+        let mut reqs = self.build(&mut st, id, &spec);
+        for r in &mut reqs {
+            r.lane = lane;
+        }
+        let (kind, name, data) = match &spec {
+            OpSpec::Register { .. } => (Kind::Register, "register", Vec::new()),
+            OpSpec::Join { .. } => (Kind::Join, "join", Vec::new()),
+            OpSpec::Unregister { .. } => (Kind::Unregister, "unregister", Vec::new()),
+            OpSpec::Heartbeat => (Kind::Heartbeat, "heartbeat", Vec::new()),
+            OpSpec::Alloc { .. } => (Kind::Alloc, "ralloc", Vec::new()),
+            OpSpec::Free { .. } => (Kind::Free, "rfree", Vec::new()),
+            OpSpec::Read { len, .. } => (Kind::Read, "rread", vec![0u8; *len]),
+            OpSpec::Write { durable: false, .. } => (Kind::Write, "rwrite", Vec::new()),
+            OpSpec::Write { durable: true, .. } => (Kind::Write, "rwrite_durable", Vec::new()),
+            OpSpec::Persist { .. } => (Kind::Write, "rpersist", Vec::new()),
+            OpSpec::TxLog { .. } => (Kind::Tx, "rtx_log", Vec::new()),
+            OpSpec::TxApply { .. } => (Kind::Tx, "rtx_commit", Vec::new()),
+            OpSpec::Atomic { op, .. } => (Kind::Atomic, atomic_name(*op), Vec::new()),
+            OpSpec::Fence => (Kind::Fence, "rfence", Vec::new()),
+            OpSpec::Append { .. } => (Kind::Atomic, "rappend", Vec::new()),
+        };
+        let mut op = Op {
+            name,
+            spec_kind: kind,
+            data,
+            value: 0,
+            aux: (0, 0),
+            pending: reqs.len(),
+            error: None,
+            held: Vec::new(),
+            tracked: false,
+            lane,
+        };
+        let ready = match self.footprint(&st, &spec) {
+            Some((a, b, w)) => {
+                op.tracked = true;
+                st.tracker.insert(id, a, b, w)
+            }
+            None => true,
+        };
+        if ready {
+            st.queue.extend(reqs);
+        } else {
+            st.stats.dependency_waits += 1;
+            op.held = reqs;
+        }
+        st.ops.insert(id, op);
+        self.pump(&mut st);
+        id
+    }
+
+    // ---- sending ----
+
+    /// Send every packet of `reqs` (one batch for the transport) and arm their timers.
+    fn transmit(&self, st: &mut State, reqs: &mut [&mut Req], now: Instant) {
+        let packets: Vec<(Lane, &[u8])> = reqs
+            .iter()
+            .flat_map(|r| r.packets.iter().map(|p| (r.lane, p.as_slice())))
+            .collect();
+        st.stats.packets_sent += packets.len() as u64;
+        if self.lanes.send(&packets).is_err() {
+            // Counted; the requests' timers retry them.
+            st.stats.transport_errors += 1;
+        }
+        for r in reqs.iter_mut() {
+            r.sent_at = now;
+            if r.retries == 0 && r.busy == 0 {
+                r.first_sent = now;
+            }
+            r.deadline = now + r.rto;
+        }
+        st.last_send = now;
+    }
+
+    /// Send queued requests while both windows have room, all in one batch.
+    fn pump(&self, st: &mut State) {
+        let now = Instant::now();
+        let srtt = st.rtt.srtt().unwrap_or(self.cfg.target_delay);
+        let mut batch: Vec<Req> = Vec::new();
+        while let Some(front) = st.queue.front() {
+            let (cost, resp) = (front.cost, front.resp_bytes);
+            if !st.cwnd.admits(
+                cost,
+                st.inflight_pkts,
+                now.duration_since(st.last_send),
+                srtt,
+            ) {
+                if st.cwnd.get() < 1.0 && st.inflight_pkts == 0.0 {
+                    st.stats.paced += 1;
+                }
+                break;
+            }
+            if !st.iwnd.admits(resp) {
+                break;
+            }
+            let Some(mut r) = st.queue.pop_front() else {
+                break;
+            };
+            st.inflight_pkts += cost;
+            st.iwnd.take(resp);
+            r.rto = if r.flush {
+                st.flush_rtt.rto()
+            } else {
+                st.rtt.rto()
+            };
+            st.stats.requests += 1;
+            batch.push(r);
+            if st.cwnd.get() < 1.0 {
+                // Paced: one request per pacing interval.
+                break;
+            }
+        }
+        if batch.is_empty() {
+            return;
+        }
+        let mut refs: Vec<&mut Req> = batch.iter_mut().collect();
+        self.transmit(st, &mut refs, now);
+        for r in batch {
+            st.inflight.insert(r.id, r);
+        }
+    }
+
+    fn retry_now(&self, st: &mut State, id: u32, now: Instant, timeout: bool) {
+        let Some(mut r) = st.inflight.remove(&id) else {
+            return;
+        };
+        r.retries += 1;
+        st.stats.retransmits += 1;
+        if r.retries > self.cfg.max_retries {
+            let name =
+                r.op.and_then(|o| st.ops.get(&o))
+                    .map_or("cn-ack", |o| o.name);
+            let e = ClioError::Timeout {
+                op: name,
+                retries: r.retries - 1,
+            };
+            return self.finish_req(st, r, Err(e), now);
+        }
+        if timeout && r.flush {
+            r.rto = st.flush_rtt.backoff(r.rto);
+        } else if timeout {
+            let srtt = st.rtt.srtt().unwrap_or(r.rto);
+            st.cwnd.on_timeout(srtt, now);
+            r.rto = st.rtt.backoff(r.rto);
+        }
+        self.transmit(st, &mut [&mut r], now);
+        st.inflight.insert(id, r);
+    }
+
+    /// Fire timers due `grace` ago or earlier: retransmission timeouts and ends of
+    /// `RetryLater` waits.
+    fn timers(&self, st: &mut State, now: Instant, grace: Duration) {
+        let due: Vec<u32> = st
+            .inflight
+            .values()
+            .filter(|r| r.deadline + grace <= now)
+            .map(|r| r.id)
+            .collect();
+        for id in due {
+            let busy = st.inflight.get(&id).is_some_and(|r| r.waiting_busy);
+            if busy {
+                if let Some(mut r) = st.inflight.remove(&id) {
+                    r.waiting_busy = false;
+                    self.transmit(st, &mut [&mut r], now);
+                    st.inflight.insert(id, r);
+                }
+            } else {
+                st.stats.timeouts += 1;
+                self.retry_now(st, id, now, true);
+            }
+        }
+        self.pump(st);
+    }
+
+    fn next_event(&self, st: &State, now: Instant) -> Instant {
+        let mut t = now + MAX_RECV_WAIT;
+        for r in st.inflight.values() {
+            t = t.min(r.deadline);
+        }
+        if !st.queue.is_empty() {
+            if let Some(p) = st
+                .cwnd
+                .pace_after(st.last_send, st.rtt.srtt().unwrap_or(self.cfg.target_delay))
+            {
+                t = t.min(p);
+            }
+        }
+        t
+    }
+}
+
+fn atomic_name(op: Opcode) -> &'static str {
+    match op {
+        Opcode::TestAndSet => "rlock (test-and-set)",
+        Opcode::Unlock => "runlock",
+        Opcode::CompareAndSwap => "compare-and-swap",
+        Opcode::FetchAdd => "fetch-add",
+        _ => "atomic",
+    }
+}

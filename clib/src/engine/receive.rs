@@ -1,0 +1,298 @@
+//! Receiving: checking and matching answers, reassembly, NACKs and corrupt answers,
+//! needless-retransmission detection, completing requests and operations.
+
+use super::*;
+
+impl Engine {
+    // ---- receiving ----
+
+    /// One packet from the node, received at `now`, which reached this host at `arrived`.
+    pub(super) fn on_packet(&self, st: &mut State, bytes: &[u8], now: Instant, arrived: Instant) {
+        let (h, payload) = match parse_verified(bytes) {
+            Ok(x) => x,
+            Err(_) => {
+                st.stats.corrupt_responses += 1;
+                // The id may itself be damaged; if it names an outstanding request, retry
+                // that request now rather than wait for its timeout.
+                if bytes.len() >= HEADER_LEN {
+                    self.retry_once(st, Packet::new_unchecked(bytes).req_id(), now);
+                }
+                return;
+            }
+        };
+        let matches = st
+            .inflight
+            .get(&h.req_id)
+            .is_some_and(|r| h.response && r.opcode == h.opcode);
+        if !matches {
+            st.stats.stale_responses += 1;
+            if h.response {
+                self.duplicate_answer(st, h.req_id);
+            }
+            return;
+        }
+        match h.status {
+            Status::Nack => {
+                st.stats.nacks += 1;
+                self.retry_once(st, h.req_id, now);
+            }
+            // A transaction target never touched: rtx_commit touches it and applies again.
+            Status::RetryLater if h.opcode == Opcode::TxApply && h.arg1 == 1 => {
+                if let Some(r) = st.inflight.remove(&h.req_id) {
+                    self.finish_req(st, r, Err(ClioError::Untouched { va: h.arg0 }), now);
+                }
+            }
+            Status::RetryLater => {
+                st.stats.busy_retries += 1;
+                let Some(mut r) = st.inflight.remove(&h.req_id) else {
+                    return;
+                };
+                r.busy += 1;
+                if r.busy > self.cfg.max_busy_retries {
+                    let name =
+                        r.op.and_then(|o| st.ops.get(&o))
+                            .map_or("cn-ack", |o| o.name);
+                    let e = ClioError::Busy {
+                        op: name,
+                        retries: r.busy,
+                    };
+                    return self.finish_req(st, r, Err(e), now);
+                }
+                if !r.waiting_busy {
+                    r.waiting_busy = true;
+                    r.deadline = now + self.cfg.busy_backoff * (1u32 << (r.busy - 1).min(6));
+                }
+                st.inflight.insert(h.req_id, r);
+            }
+            Status::Ok => self.on_ok(st, &h, payload, now, arrived),
+            s => {
+                if let Some(r) = st.inflight.remove(&h.req_id) {
+                    let e = ClioError::from_status(s, r.va).unwrap_or(ClioError::BadRequest);
+                    self.finish_req(st, r, Err(e), now);
+                }
+            }
+        }
+    }
+
+    /// Retry after a NACK or corrupt response, once per attempt (several packets of one
+    /// attempt may be NACKed).
+    pub(super) fn retry_once(&self, st: &mut State, id: u32, now: Instant) {
+        let Some(r) = st.inflight.get_mut(&id) else {
+            return;
+        };
+        if r.retried_attempt == r.retries || r.waiting_busy {
+            return;
+        }
+        r.retried_attempt = r.retries + 1;
+        self.retry_now(st, id, now, false);
+    }
+
+    pub(super) fn on_ok(
+        &self,
+        st: &mut State,
+        h: &Header,
+        payload: &[u8],
+        now: Instant,
+        arrived: Instant,
+    ) {
+        let Some(r) = st.inflight.get_mut(&h.req_id) else {
+            return;
+        };
+        let i = h.pkt_index as usize;
+        if i >= r.got.len() || r.got[i] || h.pkt_count != r.resp_total {
+            st.stats.stale_responses += 1;
+            return;
+        }
+        if r.opcode == Opcode::Read {
+            let Some((off, len)) = segment(r.len, h.pkt_index) else {
+                return;
+            };
+            if len as usize != payload.len() {
+                st.stats.stale_responses += 1;
+                return;
+            }
+            let start = r.offset + off as usize;
+            if let Some(op) = r.op.and_then(|o| st.ops.get_mut(&o)) {
+                if let Some(dst) = op.data.get_mut(start..start + payload.len()) {
+                    dst.copy_from_slice(payload);
+                }
+            }
+        }
+        r.got[i] = true;
+        r.got_n += 1;
+        if r.got_n < r.resp_total {
+            return;
+        }
+        let value = match r.opcode {
+            Opcode::Register | Opcode::Join => h.pid as u64,
+            Opcode::Alloc => h.va,
+            _ => h.arg0,
+        };
+        let alloc_len = h.arg0;
+        if matches!(r.opcode, Opcode::Register | Opcode::Join) {
+            if let Some(op) = r.op.and_then(|o| st.ops.get_mut(&o)) {
+                op.aux = (h.arg0, h.arg1);
+            }
+        }
+        if r.opcode == Opcode::Heartbeat {
+            st.stats.heartbeats += 1;
+        }
+        if let Some(r) = st.inflight.remove(&h.req_id) {
+            if r.opcode == Opcode::Alloc {
+                st.allocs.insert(value, alloc_len);
+            }
+            // The RTT ends when the answer reached this host, not when a thread read it.
+            let answered = if arrived >= r.sent_at { arrived } else { now };
+            self.check_spurious(st, &r, answered);
+            self.finish_req(st, r, Ok(value), answered);
+        }
+    }
+
+    /// A retransmitted request answered sooner after its last attempt than half the smallest
+    /// round trip ever seen: the answer is to an earlier attempt, so the timeout was needless
+    /// (a delay, not a loss). Count it, raise the RTO floor above the delay that fooled it,
+    /// and take back the window cut the timeout made.
+    pub(super) fn check_spurious(&self, st: &mut State, r: &Req, answered: Instant) {
+        if r.retries == 0 || r.flush {
+            return;
+        }
+        let Some(min_rtt) = st.rtt.min_rtt() else {
+            // Remember it: a second answer later also shows the retry was needless.
+            return self.remember_retried(st, r, answered);
+        };
+        if answered.duration_since(r.sent_at) * 2 < min_rtt {
+            self.needless_retry(st, answered.duration_since(r.first_sent), r.retries, true);
+        } else {
+            self.remember_retried(st, r, answered);
+        }
+    }
+
+    /// `retries` retransmissions of one request were needless; its answer took `delay`.
+    /// The window cut is taken back; the RTO floor is raised above `delay` only when
+    /// `timed` (the timing proves the first answer came from an earlier attempt): raising it
+    /// on a second answer alone would feed on itself where the network duplicates packets
+    /// (a duplicated answer to a retry that did repair a loss took `delay` = RTO + RTT, and
+    /// each such raise would lengthen the next RTO).
+    pub(super) fn needless_retry(
+        &self,
+        st: &mut State,
+        delay: Duration,
+        retries: u32,
+        timed: bool,
+    ) {
+        st.stats.spurious_retransmits += retries as u64;
+        if timed {
+            st.rtt.on_spurious(delay);
+        }
+        st.cwnd.undo_timeout();
+    }
+
+    /// A retried request completed: keep (id, how long its answer took) for a while, so a
+    /// second answer to it (the node answered the first attempt *and* the retry, so the
+    /// first was only slow, not lost: D-SACK's reasoning) can be recognised.
+    pub(super) fn remember_retried(&self, st: &mut State, r: &Req, answered: Instant) {
+        if st.retried.len() == RETRIED_KEPT {
+            st.retried.pop_front();
+        }
+        st.retried.push_back(Retried {
+            id: r.id,
+            delay: answered.duration_since(r.first_sent),
+            after_retry: answered.duration_since(r.sent_at),
+            retry_rto: r.rto,
+            retries: r.retries,
+        });
+    }
+
+    /// An answer for no outstanding request: if it answers a request completed after a
+    /// retry, both attempts reached the node, and the retry was needless.
+    pub(super) fn duplicate_answer(&self, st: &mut State, id: u32) {
+        if let Some(i) = st.retried.iter().position(|r| r.id == id) {
+            if let Some(r) = st.retried.remove(i) {
+                // The first attempt was answered too late, not lost; the retries that
+                // followed it were all needless. Its delay is real (raise the floor) if the
+                // first answer came sooner after the retry than any round trip takes (so
+                // it answered an earlier attempt), or later than half the retry's own RTO
+                // (the node was slow whichever attempt it answered: a stall). An answer one
+                // round trip after the retry may be the retry's own, duplicated by the
+                // network: that proves nothing about the delay.
+                let timed = st.rtt.min_rtt().is_some_and(|m| r.after_retry < m)
+                    || r.after_retry * 2 > r.retry_rto;
+                self.needless_retry(st, r.delay, r.retries, timed);
+            }
+        }
+    }
+
+    /// A request is over (answered, failed, or out of retries): release its window share,
+    /// learn from its RTT, ack a non-idempotent result, and complete its operation.
+    pub(super) fn finish_req(&self, st: &mut State, r: Req, result: Result<u64>, now: Instant) {
+        st.inflight_pkts = (st.inflight_pkts - r.cost).max(0.0);
+        st.iwnd.give(r.resp_bytes);
+        if result.is_ok() && r.retries == 0 && r.busy == 0 && r.flush {
+            st.flush_rtt.sample(now.duration_since(r.sent_at));
+        } else if result.is_ok() && r.retries == 0 && r.busy == 0 {
+            // Karn: only unambiguous samples.
+            let rtt = now.duration_since(r.sent_at);
+            st.rtt.sample(rtt);
+            let srtt = st.rtt.srtt().unwrap_or(rtt);
+            st.cwnd.on_ack(rtt, r.cost, srtt, now);
+        }
+        if result.is_ok() && r.opcode.needs_cn_ack() {
+            // Free the node's idempotence-ring slot; retried until answered.
+            st.stats.cn_acks += 1;
+            let mut ack = self.single(st, None, Opcode::CnAck, 0, r.id as u64, 0);
+            ack.lane = r.lane;
+            st.queue.push_back(ack);
+        }
+        if r.opcode == Opcode::Free && result.is_ok() {
+            st.allocs.remove(&r.va);
+        }
+        if let Some(op_id) = r.op {
+            self.finish_op_part(st, op_id, result);
+        }
+        self.pump(st);
+    }
+
+    pub(super) fn finish_op_part(&self, st: &mut State, op_id: u64, result: Result<u64>) {
+        let Some(op) = st.ops.get_mut(&op_id) else {
+            return;
+        };
+        match result {
+            Ok(v) => op.value = v,
+            Err(e) => {
+                op.error.get_or_insert(e);
+            }
+        }
+        op.pending = op.pending.saturating_sub(1);
+        if op.pending > 0 {
+            return;
+        }
+        let Some(op) = st.ops.remove(&op_id) else {
+            return;
+        };
+        let out = match op.error {
+            Some(e) => Err(e),
+            None => Ok(match op.spec_kind {
+                Kind::Read => Output::Data(op.data),
+                Kind::Atomic | Kind::Tx => Output::Value(op.value),
+                Kind::Alloc => Output::Va(op.value),
+                Kind::Register | Kind::Join => Output::Member {
+                    pid: op.value as u16,
+                    key: op.aux.0,
+                    client: op.aux.1 as u16,
+                },
+                Kind::Heartbeat => Output::Value(op.value),
+                Kind::Write | Kind::Free | Kind::Fence | Kind::Unregister => Output::Done,
+            }),
+        };
+        st.stats.ops_completed += 1;
+        st.done.insert(op_id, out);
+        if op.tracked {
+            for ready in st.tracker.remove(op_id) {
+                if let Some(o) = st.ops.get_mut(&ready) {
+                    let held = std::mem::take(&mut o.held);
+                    st.queue.extend(held);
+                }
+            }
+        }
+    }
+}
