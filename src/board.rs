@@ -99,6 +99,10 @@ pub struct BoardArgs {
     /// CPU to others at once (better when the node shares few cores with its clients).
     #[arg(long, default_value_t = clio_sim::server::UDP_SPIN.as_micros() as u64)]
     spin_us: u64,
+    /// Model: leave the extend path empty (no pointer chasing), so extend opcodes are
+    /// answered Unsupported as by the RTL fast path, which has no offload units yet.
+    #[arg(long)]
+    no_offloads: bool,
     /// With `--backend rtl`: write a VCD waveform of the whole run to this file (large!).
     #[cfg(feature = "rtl")]
     #[arg(long)]
@@ -148,6 +152,7 @@ pub fn run(a: BoardArgs) -> Result<()> {
         memory_file: a.memory_file.clone(),
         slowpath,
         lease: Duration::from_millis(a.lease_ms),
+        offloads: !a.no_offloads,
         ..BoardConfig::default()
     };
     // With an external slow path and no memory file, DRAM lives in a file beside the rings

@@ -92,6 +92,26 @@ static int run(const char *node, struct clio_client *c) {
 
     if (share(node, c, va) != 0) return 1;
 
+    /* Pointer chasing at the node: a 3-node list (next at 0, key at 8, value at 16), one
+       request finds the last node's value. */
+    {
+        uint64_t n0 = va + 65536, n1 = n0 + 256, n2 = n1 + 512, found = 0, next = 0, hops = 0;
+        uint64_t words[2];
+        char val[8];
+        words[0] = n1; words[1] = 11;
+        CHECK(clio_rwrite(c, n0, words, sizeof words));
+        words[0] = n2; words[1] = 22;
+        CHECK(clio_rwrite(c, n1, words, sizeof words));
+        words[0] = 0; words[1] = 33;
+        CHECK(clio_rwrite(c, n2, words, sizeof words));
+        CHECK(clio_rwrite(c, n2 + 16, "third!!", 8));
+        CHECK(clio_rchase(c, n0, 33, 8, 0, 16, 100, val, sizeof val, &found, &next, &hops));
+        EXPECT(found == n2 && hops == 3 && memcmp(val, "third!!", 8) == 0);
+        CHECK(clio_rchase(c, n0, 44, 8, 0, 16, 100, val, sizeof val, &found, &next, &hops));
+        EXPECT(found == 0 && next == 0 && hops == 3);
+        printf("pointer chase: key 33 found at the third node in one request\n");
+    }
+
     /* Typed errors. */
     EXPECT(clio_fetch_add(c, va + 3, 1, &old) == CLIO_ERR_INVALID_ARGUMENT);
     CHECK(clio_rfree(c, va));

@@ -251,6 +251,27 @@ enum clio_status clio_rfree(struct clio_client *c, uint64_t va);
 enum clio_status clio_rread(struct clio_client *c, uint64_t va, void *buf, size_t len);
 
 /**
+ * Pointer chasing at the node (see `Client::rchase`): from the node at `start`, follow the
+ * 8-byte next pointer at `next_off` until the 8-byte key at `key_off` equals `key` (then the
+ * `len` bytes at `value_off` go to `buf` and the node's address to `*node`), a null pointer
+ * (`*node` = 0, `*next` = 0) or `max_hops` nodes (`*node` = 0, `*next` = where to go on).
+ * `*hops` = nodes visited. `node`, `next` and `hops` may be NULL. `CLIO_ERR_UNSUPPORTED`
+ * from a node without offloads.
+ */
+enum clio_status clio_rchase(struct clio_client *c,
+                             uint64_t start,
+                             uint64_t key,
+                             uint16_t key_off,
+                             uint16_t next_off,
+                             uint16_t value_off,
+                             uint16_t max_hops,
+                             void *buf,
+                             size_t len,
+                             uint64_t *node,
+                             uint64_t *next,
+                             uint64_t *hops);
+
+/**
  * Write `len` bytes from `buf` at `va`.
  */
 enum clio_status clio_rwrite(struct clio_client *c, uint64_t va, const void *buf, size_t len);

@@ -9,7 +9,10 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use crate::tx::{admit, commit};
-use crate::{Client, ClioError, Config, Credentials, Handle, Output, TransportKind, TxLog};
+use crate::{
+    ChaseLayout, ChaseOutcome, Client, ClioError, Config, Credentials, Handle, Output,
+    TransportKind, TxLog,
+};
 use clio_proto::tx::TX_HEADER_BYTES;
 use std::cell::RefCell;
 use std::ffi::{c_char, c_void, CStr, CString};
@@ -454,6 +457,54 @@ pub extern "C" fn clio_rread(
     len: usize,
 ) -> ClioStatus {
     with(c, |cl| cl.rread_into(va, bytes_mut(buf, len)?))
+}
+
+/// Pointer chasing at the node (see `Client::rchase`): from the node at `start`, follow the
+/// 8-byte next pointer at `next_off` until the 8-byte key at `key_off` equals `key` (then the
+/// `len` bytes at `value_off` go to `buf` and the node's address to `*node`), a null pointer
+/// (`*node` = 0, `*next` = 0) or `max_hops` nodes (`*node` = 0, `*next` = where to go on).
+/// `*hops` = nodes visited. `node`, `next` and `hops` may be NULL. `CLIO_ERR_UNSUPPORTED`
+/// from a node without offloads.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn clio_rchase(
+    c: *mut ClioClient,
+    start: u64,
+    key: u64,
+    key_off: u16,
+    next_off: u16,
+    value_off: u16,
+    max_hops: u16,
+    buf: *mut c_void,
+    len: usize,
+    node: *mut u64,
+    next: *mut u64,
+    hops: *mut u64,
+) -> ClioStatus {
+    let layout = ChaseLayout {
+        key_offset: key_off,
+        next_offset: next_off,
+        value_offset: value_off,
+        max_hops,
+    };
+    with(c, |cl| {
+        let dst = bytes_mut(buf, len)?;
+        let (n, x, h) = match cl.rchase(start, key, layout, len)? {
+            ChaseOutcome::Found { value, node, hops } => {
+                dst.copy_from_slice(&value);
+                (node, 0, hops)
+            }
+            ChaseOutcome::NotFound { hops } => (0, 0, hops),
+            ChaseOutcome::HopLimit { next } => (0, next, max_hops as u64),
+        };
+        for (p, v) in [(node, n), (next, x), (hops, h)] {
+            if !p.is_null() {
+                // SAFETY: the caller passes NULL or a pointer to a writable u64 (documented).
+                unsafe { p.write(v) };
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Write `len` bytes from `buf` at `va`.

@@ -1,10 +1,11 @@
 //! The application-facing API (paper 3.1): one [`Client`] per process and memory node.
 
 use crate::config::Config;
-use crate::engine::{Engine, OpSpec, Output, Stats};
+use crate::engine::{ChaseOutcome, Engine, OpSpec, Output, Stats};
 use crate::error::{ClioError, Result};
 use crate::transport::{RawEthernetTransport, Transport, UdpTransport, XdpTransport};
 use clio_proto::consts::{ATOMIC_BYTES, VA_LIMIT};
+use clio_proto::offload::{chase, ChaseLayout};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::Opcode;
 use std::net::SocketAddr;
@@ -389,6 +390,54 @@ impl Client {
     pub fn rread_async(&self, va: u64, len: usize) -> Result<Handle> {
         check_range(va, len as u64)?;
         Ok(Handle(self.e().submit(OpSpec::Read { va, len })))
+    }
+
+    /// Pointer chasing at the node (extend path, `proto::offload::chase`): from the node at
+    /// `start`, follow the next pointers of `layout` until a node whose 8-byte key equals
+    /// `key` (its `value_len` value bytes come back), a null pointer, or `layout.max_hops`
+    /// nodes: one round trip instead of one per node. Errors: `Unsupported` from a node
+    /// without offloads; `Unmapped`/`PermissionDenied` when a node is not readable in this
+    /// RAS (the walk stops there).
+    pub fn rchase(
+        &self,
+        start: u64,
+        key: u64,
+        layout: ChaseLayout,
+        value_len: usize,
+    ) -> Result<ChaseOutcome> {
+        let h = self.rchase_async(start, key, layout, value_len)?;
+        match self.rpoll_one(h)? {
+            Output::Chase(c) => Ok(c),
+            _ => Err(ClioError::BadRequest),
+        }
+    }
+
+    /// Start a pointer chase (see [`Client::rchase`]); [`Client::rpoll`] returns
+    /// [`Output::Chase`].
+    pub fn rchase_async(
+        &self,
+        start: u64,
+        key: u64,
+        layout: ChaseLayout,
+        value_len: usize,
+    ) -> Result<Handle> {
+        if !layout.is_valid() || start == 0 {
+            return Err(ClioError::InvalidArgument(
+                "chase layout: 8-byte aligned key and next offsets, offsets <= 4088, 1..=4096 hops",
+            ));
+        }
+        if value_len == 0 || value_len > chase::MAX_VALUE as usize {
+            return Err(ClioError::InvalidArgument(
+                "chase value length: 1..=1024 bytes",
+            ));
+        }
+        check_range(start, 8)?;
+        Ok(Handle(self.e().submit(OpSpec::Chase {
+            va: start,
+            key,
+            layout,
+            len: value_len as u32,
+        })))
     }
 
     /// Write `data` at `va`.

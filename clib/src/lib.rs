@@ -30,7 +30,8 @@ pub mod transport;
 mod tx;
 
 pub use client::{Client, Credentials, Handle, TransportKind, READ, WRITE};
+pub use clio_proto::offload::ChaseLayout;
 pub use config::Config;
-pub use engine::{Output, Stats};
+pub use engine::{ChaseOutcome, Output, Stats};
 pub use error::{ClioError, Result};
 pub use tx::{Transaction, TxLog};

@@ -30,7 +30,7 @@ use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;
 use crate::util::{opcode_table, path_table, rule_table, ByteSwap};
 use clio_proto::header::{field, FLAG_DURABLE, HEADER_LEN, ROUTED_HEADER_LEN, VERSION};
-use clio_proto::opcode::Path;
+use clio_proto::opcode::{path_of, Path};
 use clio_proto::ring::{desc, kind};
 use clio_proto::{Opcode, Status};
 use rust_hdl::prelude::*;
@@ -152,7 +152,11 @@ impl Default for OpDecode {
             needs_key: Default::default(),
             ring: Default::default(),
             op1h: Default::default(),
-            t_known: Constant::new(opcode_table(|v| Opcode::from_u8(v).is_some())),
+            // Extend opcodes (offloads) are not served by this fast path: they fail the
+            // parse and are answered UNSUPPORTED, like a model node without offloads.
+            t_known: Constant::new(opcode_table(|v| {
+                Opcode::from_u8(v).is_some() && path_of(v) != Some(Path::Extend)
+            })),
             t_ext: Constant::new(path_table(Path::Extend)),
             t_slow: Constant::new(path_table(Path::SlowPath)),
             t_key: Constant::new(rule_table(Opcode::needs_key)),

@@ -16,6 +16,7 @@ pub mod consts;
 pub mod frame;
 pub mod header;
 pub mod layout;
+pub mod offload;
 pub mod opcode;
 pub mod persist;
 pub mod pt_hash;

@@ -79,6 +79,12 @@ pub enum Opcode {
     /// The client received the result of non-idempotent request `arg0` (its req id): free its
     /// slot in the idempotence ring.
     CnAck = 0x30,
+    /// Extend path, pointer-chasing offload ([`crate::offload::chase`]): from the node at
+    /// `va`, follow next pointers in the caller's RAS until the 8-byte key at the layout's key
+    /// offset equals `arg0`, a null pointer, or the hop bound; `arg1` packs the layout
+    /// ([`crate::offload::ChaseLayout`]), `total_len` is the value bytes to return. Read-only
+    /// (idempotent). Served only by a node with the offload; others answer Unsupported.
+    PointerChase = 0x40,
 }
 
 impl Opcode {
@@ -88,7 +94,7 @@ impl Opcode {
     pub const EXTEND_LAST: u8 = 0x7F;
 
     /// All defined opcodes.
-    pub const ALL: [Opcode; 18] = [
+    pub const ALL: [Opcode; 19] = [
         Opcode::Read,
         Opcode::Write,
         Opcode::Persist,
@@ -107,9 +113,11 @@ impl Opcode {
         Opcode::Fence,
         Opcode::Append,
         Opcode::CnAck,
+        Opcode::PointerChase,
     ];
 
-    /// Decode a byte; `None` for undefined values (including the extend range, see [`path_of`]).
+    /// Decode a byte; `None` for undefined values (including extend opcodes no offload of this
+    /// spec defines, see [`path_of`]).
     pub fn from_u8(v: u8) -> Option<Opcode> {
         Self::ALL.iter().copied().find(|o| *o as u8 == v)
     }
@@ -134,6 +142,7 @@ impl Opcode {
             | Opcode::Fence
             | Opcode::Append
             | Opcode::CnAck => Path::Sync,
+            Opcode::PointerChase => Path::Extend,
         }
     }
 

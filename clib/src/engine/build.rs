@@ -137,6 +137,24 @@ impl Engine {
                 let p = h.to_packet(record);
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, HEADER_LEN as u64)]
             }
+            OpSpec::Chase {
+                va,
+                key,
+                layout,
+                len,
+            } => {
+                let id = Self::req_id(st);
+                let h = Header {
+                    total_len: *len,
+                    arg0: *key,
+                    arg1: layout.pack(),
+                    ..Header::request(Opcode::PointerChase, st.pid, id, *va)
+                }
+                .with_credentials(st.key, st.client);
+                let p = h.to_packet(&[]);
+                let resp = HEADER_LEN as u64 + *len as u64;
+                vec![self.new_req(st, Some(op_id), h, vec![p], 1, resp)]
+            }
             OpSpec::Read { va, len } => (0..*len)
                 .step_by(chunk.min(MAX_READ_LEN as usize))
                 .map(|off| {
@@ -216,6 +234,9 @@ impl Engine {
             OpSpec::Atomic { va, .. } => (span(*va, 8), true),
             // Appenders need no order among themselves: the node orders the log.
             OpSpec::Append { .. } => (None, false),
+            // Reads a structure whose extent is unknown until the walk: no tracking (as a
+            // one-sided traversal would read node by node; order it with rrelease).
+            OpSpec::Chase { .. } => (None, false),
             OpSpec::Free { va } => (span(*va, st.allocs.get(va).copied().unwrap_or(1)), true),
             OpSpec::Register { .. }
             | OpSpec::Join { .. }

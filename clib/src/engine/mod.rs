@@ -19,6 +19,7 @@ use crate::order::Tracker;
 use crate::transport::{Received, Transport};
 use clio_proto::consts::{MAX_PAYLOAD, MAX_READ_LEN, MAX_REQUEST_LEN};
 use clio_proto::header::{packet_count, parse_verified, segment, HEADER_LEN};
+use clio_proto::offload::ChaseLayout;
 use clio_proto::opcode::Path;
 use clio_proto::{Header, Opcode, Packet, Status};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -86,6 +87,13 @@ pub(crate) enum OpSpec {
         record: Vec<u8>,
         durable: bool,
     },
+    /// Pointer chase (extend path): from `va`, the node whose key is `key`.
+    Chase {
+        va: u64,
+        key: u64,
+        layout: ChaseLayout,
+        len: u32,
+    },
 }
 
 /// The result of a completed operation.
@@ -99,6 +107,8 @@ pub enum Output {
     Value(u64),
     /// The remote virtual address an allocation returned.
     Va(u64),
+    /// A pointer chase: the value of the matching node, or where the walk ended.
+    Chase(ChaseOutcome),
     /// Membership of a remote address space (Register, Join).
     Member {
         /// The RAS.
@@ -107,6 +117,30 @@ pub enum Output {
         key: u64,
         /// This member's client id.
         client: u16,
+    },
+}
+
+/// How a pointer chase ended (`Client::rchase`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChaseOutcome {
+    /// A node held the key: its value, its address and the nodes visited (1 = the first).
+    Found {
+        /// The value bytes at the node's value offset.
+        value: Vec<u8>,
+        /// The matching node.
+        node: u64,
+        /// Nodes visited.
+        hops: u64,
+    },
+    /// A null next pointer ended the walk after `hops` nodes.
+    NotFound {
+        /// Nodes visited.
+        hops: u64,
+    },
+    /// The hop bound ended the walk; it may go on from `next`.
+    HopLimit {
+        /// The node the walk would visit next.
+        next: u64,
     },
 }
 
@@ -202,6 +236,8 @@ enum Kind {
     Atomic,
     /// Transaction log / apply: a sequence number.
     Tx,
+    /// Pointer chase: value, node, hops.
+    Chase,
     Fence,
 }
 
@@ -416,6 +452,7 @@ impl Engine {
             OpSpec::Atomic { op, .. } => (Kind::Atomic, atomic_name(*op), Vec::new()),
             OpSpec::Fence => (Kind::Fence, "rfence", Vec::new()),
             OpSpec::Append { .. } => (Kind::Atomic, "rappend", Vec::new()),
+            OpSpec::Chase { .. } => (Kind::Chase, "rchase", Vec::new()),
         };
         let mut op = Op {
             name,

@@ -118,6 +118,17 @@ impl Engine {
                 }
             }
         }
+        if r.opcode == Opcode::PointerChase {
+            // One packet: the whole value of the matching node, or none (arg1 says why).
+            if !payload.is_empty() && payload.len() != r.len as usize {
+                st.stats.stale_responses += 1;
+                return;
+            }
+            if let Some(op) = r.op.and_then(|o| st.ops.get_mut(&o)) {
+                op.data = payload.to_vec();
+                op.aux = (h.arg1, 0);
+            }
+        }
         r.got[i] = true;
         r.got_n += 1;
         if r.got_n < r.resp_total {
@@ -281,6 +292,15 @@ impl Engine {
                     client: op.aux.1 as u16,
                 },
                 Kind::Heartbeat => Output::Value(op.value),
+                Kind::Chase => Output::Chase(match (op.data.is_empty(), op.aux.0) {
+                    (false, node) => ChaseOutcome::Found {
+                        value: op.data,
+                        node,
+                        hops: op.value,
+                    },
+                    (true, 0) => ChaseOutcome::NotFound { hops: op.value },
+                    (true, next) => ChaseOutcome::HopLimit { next },
+                }),
                 Kind::Write | Kind::Free | Kind::Fence | Kind::Unregister => Output::Done,
             }),
         };

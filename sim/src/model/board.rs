@@ -1,6 +1,7 @@
 //! The CBoard model: one memory node, fast path stages in order, slow path behind the rings.
 
 mod append;
+mod extend;
 
 use super::ack_layer::{self, Verdict};
 use super::dram::Dram;
@@ -67,6 +68,9 @@ pub struct BoardConfig {
     /// tests that replay one stream into two nodes (model-vs-RTL conformance): a node with a
     /// seed hands out predictable keys. `None` (the default) on every real node.
     pub key_seed: Option<u64>,
+    /// Serve the extend path's offloads (pointer chasing). Off by default, as on the RTL
+    /// fast path, which has none yet: extend opcodes are then answered Unsupported.
+    pub offloads: bool,
 }
 
 impl Default for BoardConfig {
@@ -79,6 +83,7 @@ impl Default for BoardConfig {
             ring_entries: clio_proto::ring::DEFAULT_RING_ENTRIES,
             lease: Duration::from_millis(clio_proto::consts::DEFAULT_LEASE_MS),
             key_seed: None,
+            offloads: false,
         }
     }
 }
@@ -246,6 +251,8 @@ pub struct Counters {
     pub bad_descriptors: u64,
     /// RING_RELEASE descriptors applied (a member left or its lease ended).
     pub ring_releases: u64,
+    /// Requests served by an offload unit (extend path).
+    pub offload_requests: u64,
     /// DRAM bytes read.
     pub dram_read_bytes: u64,
     /// DRAM bytes written.
@@ -374,6 +381,8 @@ pub struct CBoard {
     durable: Vec<(u64, u64)>,
     held: Vec<Outgoing>,
     recovery: Option<RecoveryReport>,
+    /// The extend path is populated (`BoardConfig::offloads`).
+    offloads: bool,
     c: Counters,
 }
 
@@ -408,6 +417,7 @@ impl CBoard {
             durable: Vec::new(),
             held: Vec::new(),
             recovery,
+            offloads: cfg.offloads,
             c: Counters::default(),
         };
         let mut sink = Vec::new();
@@ -522,6 +532,14 @@ impl CBoard {
                 return;
             }
         };
+        if h.opcode.path() == Path::Extend && !self.offloads {
+            // No offload unit: the MAT answers as for an extend opcode it does not know,
+            // before the key check (as the RTL does).
+            self.c.bad_requests += 1;
+            let e = ack_layer::error_response(bytes, Status::Unsupported);
+            self.send(out, route, e);
+            return;
+        }
         // Key check: before translation, the sync unit or the slow path see the request.
         if !self.keys.admit(&h) {
             return self.respond(out, route, h.response_to(Status::Denied), &[]);
@@ -537,10 +555,7 @@ impl CBoard {
             }
             Path::Sync => self.sync_op(route, &h, &mut notices, out),
             Path::SlowPath => self.to_slow_path(route, &h, out),
-            Path::Extend => {
-                self.c.bad_requests += 1;
-                self.respond(out, route, h.response_to(Status::Unsupported), &[]);
-            }
+            Path::Extend => self.extend(route, &h, &mut notices, out),
         }
         for n in notices {
             // Room was checked before each fault was taken.

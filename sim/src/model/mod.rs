@@ -8,6 +8,7 @@ pub mod board;
 pub mod dram;
 pub mod key_table;
 pub mod mem_access;
+pub mod offload;
 pub mod page_fault;
 pub mod pt_walker;
 pub mod sync_unit;
