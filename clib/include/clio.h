@@ -94,6 +94,11 @@ typedef enum clio_status {
 typedef struct clio_client clio_client;
 
 /**
+ * An opaque client over several memory nodes.
+ */
+typedef struct clio_multi clio_multi;
+
+/**
  * An opaque transaction log with the writes of the transaction being built in it.
  */
 typedef struct ClioTxLog ClioTxLog;
@@ -334,6 +339,75 @@ enum clio_status clio_compare_and_swap(struct clio_client *c,
                                        uint64_t expected,
                                        uint64_t desired,
                                        uint64_t *old);
+
+/**
+ * Connect to `n` memory nodes over UDP (`addrs[i]` "IP:PORT", NUL-terminated; this client
+ * places at most `capacities[i]` bytes on node `i`) and create a remote address space at
+ * each. `durable` != 0: replicated writes are acknowledged once durable on every replica
+ * (nodes with `--memory-file`). NULL on failure (see `clio_last_error`).
+ */
+struct clio_multi *clio_multi_connect_udp(const char *const *addrs,
+                                          const uint64_t *capacities,
+                                          size_t n,
+                                          int32_t durable);
+
+/**
+ * Close the client (leaves every node's remote address space). NULL is ignored.
+ */
+void clio_multi_close(struct clio_multi *m);
+
+/**
+ * Allocate `len` bytes on `replicas` (1 to 3) nodes; `*addr` receives its global address.
+ */
+enum clio_status clio_multi_ralloc(struct clio_multi *m,
+                                   uint64_t len,
+                                   uint32_t replicas,
+                                   uint64_t *addr);
+
+/**
+ * Free the region at `addr` on every replica.
+ */
+enum clio_status clio_multi_rfree(struct clio_multi *m, uint64_t addr);
+
+/**
+ * Read `len` bytes at `addr` into `buf`.
+ */
+enum clio_status clio_multi_rread(struct clio_multi *m, uint64_t addr, void *buf, size_t len);
+
+/**
+ * Write `len` bytes from `buf` at `addr`; returns once every replica has them.
+ */
+enum clio_status clio_multi_rwrite(struct clio_multi *m,
+                                   uint64_t addr,
+                                   const void *buf,
+                                   size_t len);
+
+/**
+ * Add `delta` to the u64 at `addr` (8-byte aligned); `*old` (if not NULL) gets the old value.
+ */
+enum clio_status clio_multi_fetch_add(struct clio_multi *m,
+                                      uint64_t addr,
+                                      uint64_t delta,
+                                      uint64_t *old);
+
+/**
+ * If the u64 at `addr` equals `expected`, store `new`; `*old` gets the old value.
+ */
+enum clio_status clio_multi_compare_and_swap(struct clio_multi *m,
+                                             uint64_t addr,
+                                             uint64_t expected,
+                                             uint64_t new_,
+                                             uint64_t *old);
+
+/**
+ * Acquire the lock word at `addr`.
+ */
+enum clio_status clio_multi_rlock(struct clio_multi *m, uint64_t addr);
+
+/**
+ * Release the lock word at `addr`.
+ */
+enum clio_status clio_multi_runlock(struct clio_multi *m, uint64_t addr);
 
 #ifdef __cplusplus
 }  // extern "C"

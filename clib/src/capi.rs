@@ -71,7 +71,7 @@ thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
 }
 
-fn set_error(msg: &str) {
+pub(crate) fn set_error(msg: &str) {
     let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
     LAST_ERROR.with(|e| *e.borrow_mut() = c);
 }
@@ -102,12 +102,18 @@ fn code(e: &ClioError) -> ClioStatus {
 
 /// Run `f` on the client, turning errors and panics into status codes.
 fn with(c: *mut ClioClient, f: impl FnOnce(&Client) -> Result<(), ClioError>) -> ClioStatus {
-    // SAFETY: the caller passes a pointer from clio_connect_udp that it has not closed.
-    let Some(c) = (unsafe { c.as_ref() }) else {
+    guarded(c, |c| f(&c.client))
+}
+
+/// Run `f` on the object behind `p` (NULL refused), turning errors and panics into status
+/// codes.
+pub(crate) fn guarded<T>(p: *mut T, f: impl FnOnce(&T) -> Result<(), ClioError>) -> ClioStatus {
+    // SAFETY: the caller passes a pointer from the matching open call that it has not closed.
+    let Some(c) = (unsafe { p.as_ref() }) else {
         set_error("null client");
         return ClioStatus::ClioErrInvalidArgument;
     };
-    match catch_unwind(AssertUnwindSafe(|| f(&c.client))) {
+    match catch_unwind(AssertUnwindSafe(|| f(c))) {
         Ok(Ok(())) => ClioStatus::ClioOk,
         Ok(Err(e)) => {
             set_error(&e.to_string());
@@ -120,7 +126,7 @@ fn with(c: *mut ClioClient, f: impl FnOnce(&Client) -> Result<(), ClioError>) ->
     }
 }
 
-fn out<T>(p: *mut T, v: T) -> Result<(), ClioError> {
+pub(crate) fn out<T>(p: *mut T, v: T) -> Result<(), ClioError> {
     // SAFETY: a non-null out-pointer must point to writable memory for a T (documented).
     match unsafe { p.as_mut() } {
         Some(r) => {
@@ -131,7 +137,7 @@ fn out<T>(p: *mut T, v: T) -> Result<(), ClioError> {
     }
 }
 
-fn bytes<'a>(buf: *const c_void, len: usize) -> Result<&'a [u8], ClioError> {
+pub(crate) fn bytes<'a>(buf: *const c_void, len: usize) -> Result<&'a [u8], ClioError> {
     if buf.is_null() {
         return Err(ClioError::InvalidArgument("null buffer"));
     }
@@ -139,7 +145,7 @@ fn bytes<'a>(buf: *const c_void, len: usize) -> Result<&'a [u8], ClioError> {
     Ok(unsafe { std::slice::from_raw_parts(buf as *const u8, len) })
 }
 
-fn bytes_mut<'a>(buf: *mut c_void, len: usize) -> Result<&'a mut [u8], ClioError> {
+pub(crate) fn bytes_mut<'a>(buf: *mut c_void, len: usize) -> Result<&'a mut [u8], ClioError> {
     if buf.is_null() {
         return Err(ClioError::InvalidArgument("null buffer"));
     }
@@ -147,7 +153,7 @@ fn bytes_mut<'a>(buf: *mut c_void, len: usize) -> Result<&'a mut [u8], ClioError
     Ok(unsafe { std::slice::from_raw_parts_mut(buf as *mut u8, len) })
 }
 
-fn c_str(p: *const c_char, what: &'static str) -> Result<String, ClioError> {
+pub(crate) fn c_str(p: *const c_char, what: &'static str) -> Result<String, ClioError> {
     if p.is_null() {
         return Err(ClioError::InvalidArgument(what));
     }
@@ -183,8 +189,13 @@ fn xdp(iface: *const c_char, mac: *const u8, queue: u32) -> Result<TransportKind
 
 /// Open a client: `make` builds it; NULL and `clio_last_error` on failure or panic.
 fn open_client(make: impl FnOnce() -> Result<Client, ClioError>) -> *mut ClioClient {
+    open_boxed(|| make().map(|client| ClioClient { client }))
+}
+
+/// Box what `make` builds for C; NULL and `clio_last_error` on failure or panic.
+pub(crate) fn open_boxed<T>(make: impl FnOnce() -> Result<T, ClioError>) -> *mut T {
     match catch_unwind(AssertUnwindSafe(make)) {
-        Ok(Ok(client)) => Box::into_raw(Box::new(ClioClient { client })),
+        Ok(Ok(v)) => Box::into_raw(Box::new(v)),
         Ok(Err(e)) => {
             set_error(&e.to_string());
             std::ptr::null_mut()

@@ -13,18 +13,23 @@
 //!   one packet (pacing), and an incast window over expected response bytes.
 //! * Ordering ([`order`]): synchronous calls are strictly ordered; asynchronous ones follow
 //!   release order with page-granular RAW/WAR/WAW tracking.
+//! * Several nodes ([`MultiClient`]): one address space over N nodes, placement, routing by
+//!   address, replication through the backups' node-ordered logs, fail-over
+//!   (docs/replication.md).
 //! * C API ([`capi`], header `clib/include/clio.h`).
 //!
 //! CLib depends only on `clio-proto`: the wire spec.
 #![warn(missing_docs)]
 
 pub mod capi;
+pub mod capi_multi;
 pub mod cc;
 mod client;
 mod config;
 mod engine;
 mod error;
 mod lanes;
+mod multi;
 pub mod order;
 pub mod transport;
 mod tx;
@@ -34,4 +39,5 @@ pub use clio_proto::offload::ChaseLayout;
 pub use config::Config;
 pub use engine::{ChaseOutcome, Output, Stats};
 pub use error::{ClioError, Result};
+pub use multi::{MultiClient, MultiConfig, MultiStats, NodeSpec};
 pub use tx::{Transaction, TxLog};

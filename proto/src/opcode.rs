@@ -182,6 +182,20 @@ impl Opcode {
         self != Opcode::Register
     }
 
+    /// The word an atomic leaves behind, given the old word and its operands (`None`: the
+    /// word is unchanged, as a failed CAS, or not an atomic). Every atomic returns the old
+    /// word. The one definition of the semantics (the model executes it; the multi-node
+    /// client replicates its result).
+    pub fn atomic_new_value(self, old: u64, arg0: u64, arg1: u64) -> Option<u64> {
+        match self {
+            Opcode::TestAndSet => Some(1),
+            Opcode::Unlock => Some(0),
+            Opcode::CompareAndSwap => (old == arg0).then_some(arg1),
+            Opcode::FetchAdd => Some(old.wrapping_add(arg0)),
+            _ => None,
+        }
+    }
+
     /// Atomic word operations (translated, then executed by the sync unit).
     pub fn is_atomic(self) -> bool {
         matches!(

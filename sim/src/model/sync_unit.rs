@@ -126,13 +126,7 @@ impl SyncUnit {
 /// The semantics of an atomic on the old word value: `(new value to store, result returned)`.
 /// `None` as the new value means the word is left unchanged.
 pub fn atomic_apply(op: Opcode, old: u64, arg0: u64, arg1: u64) -> (Option<u64>, u64) {
-    match op {
-        Opcode::TestAndSet => (Some(1), old),
-        Opcode::Unlock => (Some(0), old),
-        Opcode::CompareAndSwap => (if old == arg0 { Some(arg1) } else { None }, old),
-        Opcode::FetchAdd => (Some(old.wrapping_add(arg0)), old),
-        _ => (None, old),
-    }
+    (op.atomic_new_value(old, arg0, arg1), old)
 }
 
 #[cfg(test)]

@@ -1,0 +1,442 @@
+//! One client over several memory nodes (docs/replication.md): one remote address space
+//! spread over N nodes, with a PID and key per node, capacity-aware placement, a congestion
+//! and incast window per node (each node is served by its own [`Client`] engine), operations
+//! routed by address, and regions replicated on 2 or 3 nodes through the backups'
+//! node-ordered logs ([`clio_proto::replog`], `Opcode::Append`), with fail-over.
+//!
+//! Addresses are global: [`MultiClient::ralloc`] returns an address in this client's own
+//! address space, which a table maps to `(node, va)` for every replica of the region.
+
+mod replica;
+
+use crate::{Client, ClioError, Config, Credentials, Result, Stats};
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::Duration;
+
+/// A memory node to use: where it is and how many bytes it may hold (what `clio board
+/// --memory` gave it, or any smaller share for this client).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeSpec {
+    /// UDP address of the node.
+    pub addr: SocketAddr,
+    /// Bytes this client may place there.
+    pub capacity: u64,
+}
+
+/// Tunables of a [`MultiClient`].
+#[derive(Debug, Clone)]
+pub struct MultiConfig {
+    /// The engine of each node. Its `retry_budget()` bounds how long a dead node goes
+    /// unnoticed (the fail-over detection time).
+    pub node: Config,
+    /// Bytes of the node-ordered log this client keeps at each node that is a backup.
+    pub log_bytes: u64,
+    /// Replicated writes and log records are acknowledged only once durable on every replica
+    /// (`FLAG_DURABLE`; needs nodes with a persistence domain, `clio board --memory-file`).
+    /// Off: once in every replica's DRAM.
+    pub durable: bool,
+}
+
+impl Default for MultiConfig {
+    fn default() -> Self {
+        MultiConfig {
+            node: Config {
+                // Detection in at most 9 x 50 ms = 450 ms (docs/replication.md).
+                max_retries: 8,
+                max_rto: Duration::from_millis(50),
+                ..Config::default()
+            },
+            log_bytes: 1 << 20,
+            durable: false,
+        }
+    }
+}
+
+impl MultiConfig {
+    /// Longest time an operation waits on a node that died before the client gives up on
+    /// it and fails over (the engine's retry budget).
+    pub fn detection_bound(&self) -> Duration {
+        self.node.retry_budget()
+    }
+}
+
+struct Node {
+    addr: SocketAddr,
+    client: Client,
+    capacity: u64,
+    used: AtomicU64,
+    dead: AtomicBool,
+    /// The node-ordered log this client appends to when the node is a backup (allocated on
+    /// first use); its mutex serialises applying it.
+    log: Mutex<Option<u64>>,
+}
+
+/// Serialises the operations on one replicated region (so its backups' logs hold its
+/// records in the order the primary executed them) and marks a primary whose log still
+/// holds records of it (after a fail-over).
+#[derive(Default)]
+struct RegionSync {
+    lock: Mutex<()>,
+    stale: AtomicBool,
+}
+
+#[derive(Clone)]
+struct Region {
+    len: u64,
+    /// `(node, va)` of every live replica; the first is the primary.
+    replicas: Vec<(usize, u64)>,
+    sync: Arc<RegionSync>,
+}
+
+/// Counters of a [`MultiClient`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MultiStats {
+    /// Nodes declared dead.
+    pub failed_nodes: u64,
+    /// Regions whose primary moved to a backup.
+    pub promotions: u64,
+    /// Logs applied (by compaction or promotion).
+    pub log_applies: u64,
+    /// Records applied from logs.
+    pub records_applied: u64,
+}
+
+struct Inner {
+    nodes: Vec<Node>,
+    regions: RwLock<BTreeMap<u64, Region>>,
+    next: AtomicU64,
+    cfg: MultiConfig,
+    failover: Mutex<()>,
+    stats: Mutex<MultiStats>,
+}
+
+/// A client over several memory nodes (cheap to clone, shared by threads).
+#[derive(Clone)]
+pub struct MultiClient {
+    inner: Arc<Inner>,
+}
+
+/// First global address handed out (page 0 stays unmapped, as on a node).
+const GLOBAL_BASE: u64 = 1 << 32;
+/// Alignment of global regions (and a guard gap between them).
+const GLOBAL_ALIGN: u64 = 1 << 21;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Errors that mean "this node is gone" rather than "this request is wrong".
+fn node_failed(e: &ClioError) -> bool {
+    matches!(
+        e,
+        ClioError::Timeout { .. }
+            | ClioError::Transport(_)
+            | ClioError::UnknownProcess
+            | ClioError::Denied
+    )
+}
+
+impl MultiClient {
+    /// Register a remote address space at every node (each hands out its own PID and key).
+    pub fn connect_udp(nodes: &[NodeSpec], cfg: MultiConfig) -> Result<MultiClient> {
+        if nodes.is_empty() {
+            return Err(ClioError::InvalidArgument(
+                "a multi-node client needs a node",
+            ));
+        }
+        let mut v = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            let t = Box::new(crate::transport::UdpTransport::connect(n.addr)?);
+            v.push(Node {
+                addr: n.addr,
+                client: Client::connect(t, cfg.node.clone())?,
+                capacity: n.capacity,
+                used: AtomicU64::new(0),
+                dead: AtomicBool::new(false),
+                log: Mutex::new(None),
+            });
+        }
+        Ok(MultiClient {
+            inner: Arc::new(Inner {
+                nodes: v,
+                regions: RwLock::new(BTreeMap::new()),
+                next: AtomicU64::new(GLOBAL_BASE),
+                cfg,
+                failover: Mutex::new(()),
+                stats: Mutex::new(MultiStats::default()),
+            }),
+        })
+    }
+
+    /// The global identity: every node's address with this client's PID and key there.
+    pub fn credentials(&self) -> Vec<(SocketAddr, Credentials)> {
+        self.inner
+            .nodes
+            .iter()
+            .map(|n| (n.addr, n.client.credentials()))
+            .collect()
+    }
+
+    /// Number of nodes (dead ones included).
+    pub fn nodes(&self) -> usize {
+        self.inner.nodes.len()
+    }
+
+    /// Whether node `i` was declared dead.
+    pub fn node_dead(&self, i: usize) -> bool {
+        self.inner
+            .nodes
+            .get(i)
+            .is_some_and(|n| n.dead.load(Ordering::Acquire))
+    }
+
+    /// Bytes this client placed on each node.
+    pub fn placed(&self) -> Vec<u64> {
+        self.inner
+            .nodes
+            .iter()
+            .map(|n| n.used.load(Ordering::Relaxed))
+            .collect()
+    }
+
+    /// The engine counters of each node (its own window and RTT estimator).
+    pub fn node_stats(&self) -> Vec<Stats> {
+        self.inner.nodes.iter().map(|n| n.client.stats()).collect()
+    }
+
+    /// Fail-over and log counters.
+    pub fn stats(&self) -> MultiStats {
+        *lock(&self.inner.stats)
+    }
+
+    /// The nodes holding the region at `addr`, primary first.
+    pub fn replicas_of(&self, addr: u64) -> Option<Vec<usize>> {
+        let regions = self.inner.regions.read().unwrap_or_else(|p| p.into_inner());
+        regions
+            .get(&addr)
+            .map(|r| r.replicas.iter().map(|&(n, _)| n).collect())
+    }
+
+    /// Allocate `len` bytes replicated on `replicas` (1 to 3) distinct nodes. Placement is
+    /// capacity-aware: the live nodes with the most room left (capacity minus what this
+    /// client placed there) first; a node that answers OutOfMemory is skipped. Returns the
+    /// region's global address.
+    pub fn ralloc(&self, len: u64, replicas: usize) -> Result<u64> {
+        if len == 0 || !(1..=3).contains(&replicas) {
+            return Err(ClioError::InvalidArgument(
+                "ralloc: len > 0 and 1..=3 replicas",
+            ));
+        }
+        let inner = &self.inner;
+        let mut order: Vec<usize> = (0..inner.nodes.len())
+            .filter(|&i| !inner.nodes[i].dead.load(Ordering::Acquire))
+            .collect();
+        let room = |i: usize| {
+            let n = &inner.nodes[i];
+            n.capacity.saturating_sub(n.used.load(Ordering::Relaxed))
+        };
+        order.sort_by_key(|&i| (std::cmp::Reverse(room(i)), i));
+        let mut got: Vec<(usize, u64)> = Vec::new();
+        let mut last_err = ClioError::OutOfMemory;
+        for i in order {
+            if got.len() == replicas {
+                break;
+            }
+            if room(i) < len {
+                continue;
+            }
+            match inner.nodes[i].client.ralloc(len) {
+                Ok(va) => {
+                    inner.nodes[i].used.fetch_add(len, Ordering::Relaxed);
+                    got.push((i, va));
+                }
+                Err(e) => last_err = e,
+            }
+        }
+        if got.len() < replicas {
+            for &(i, va) in &got {
+                inner.nodes[i].used.fetch_sub(len, Ordering::Relaxed);
+                // Best effort: a node that fails here is found dead by the next operation.
+                let _ = inner.nodes[i].client.rfree(va);
+            }
+            return Err(last_err);
+        }
+        let span = len.div_ceil(GLOBAL_ALIGN) * GLOBAL_ALIGN + GLOBAL_ALIGN;
+        let addr = inner.next.fetch_add(span, Ordering::Relaxed);
+        let region = Region {
+            len,
+            replicas: got,
+            sync: Arc::new(RegionSync::default()),
+        };
+        inner
+            .regions
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(addr, region);
+        Ok(addr)
+    }
+
+    /// Free the region at `addr` on every live replica.
+    pub fn rfree(&self, addr: u64) -> Result<()> {
+        let r = self
+            .inner
+            .regions
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&addr)
+            .ok_or(ClioError::Unmapped { va: addr })?;
+        for (i, va) in r.replicas {
+            let n = &self.inner.nodes[i];
+            n.used.fetch_sub(r.len, Ordering::Relaxed);
+            match n.client.rfree(va) {
+                Ok(()) => {}
+                Err(e) if node_failed(&e) => self.fail_node(i),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// The region holding `[addr, addr + len)`: its base and a snapshot.
+    fn locate(&self, addr: u64, len: u64) -> Result<(u64, Region)> {
+        let regions = self.inner.regions.read().unwrap_or_else(|p| p.into_inner());
+        let (&base, r) = regions
+            .range(..=addr)
+            .next_back()
+            .ok_or(ClioError::Unmapped { va: addr })?;
+        let end = addr
+            .checked_add(len)
+            .ok_or(ClioError::Unmapped { va: addr })?;
+        if end > base + r.len {
+            return Err(ClioError::Unmapped { va: addr });
+        }
+        if r.replicas.is_empty() {
+            return Err(ClioError::NodeLost { addr: base });
+        }
+        Ok((base, r.clone()))
+    }
+
+    /// Declare node `i` dead: drop it from every region; regions whose primary it was move to
+    /// their first backup, marked stale until its log is applied (by the next operation on
+    /// the region, under the region's lock, before anything else reaches it).
+    fn fail_node(&self, i: usize) {
+        let _g = lock(&self.inner.failover);
+        if self.inner.nodes[i].dead.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let mut promotions = 0;
+        let mut regions = self
+            .inner
+            .regions
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        for r in regions.values_mut() {
+            let Some(pos) = r.replicas.iter().position(|&(n, _)| n == i) else {
+                continue;
+            };
+            r.replicas.remove(pos);
+            if pos == 0 && !r.replicas.is_empty() {
+                r.sync.stale.store(true, Ordering::Release);
+                promotions += 1;
+            }
+        }
+        let mut s = lock(&self.inner.stats);
+        s.failed_nodes += 1;
+        s.promotions += promotions;
+    }
+
+    /// Read `len` bytes at `addr` (from the region's primary).
+    pub fn rread(&self, addr: u64, len: usize) -> Result<Vec<u8>> {
+        loop {
+            let (base, r) = self.locate(addr, len as u64)?;
+            if r.sync.stale.load(Ordering::Acquire) {
+                let _g = lock(&r.sync.lock);
+                self.promote(base)?;
+                continue;
+            }
+            let (p, va) = r.replicas[0];
+            match self.inner.nodes[p].client.rread(va + (addr - base), len) {
+                Err(e) if node_failed(&e) => self.fail_node(p),
+                other => return other,
+            }
+        }
+    }
+
+    /// Write `data` at `addr`: at the primary and, for a replicated region, as records in
+    /// every backup's log; returns once every replica has it (durably with
+    /// [`MultiConfig::durable`]).
+    pub fn rwrite(&self, addr: u64, data: &[u8]) -> Result<()> {
+        self.replicated(addr, data.len() as u64, |me, r, off| {
+            me.write_all(r, off, data)
+        })
+    }
+
+    /// Atomically add `delta` to the word at `addr`; returns the old value.
+    pub fn fetch_add(&self, addr: u64, delta: u64) -> Result<u64> {
+        self.atomic(clio_proto::Opcode::FetchAdd, addr, delta, 0)
+    }
+
+    /// If the word at `addr` equals `expected`, store `new`; returns the old value.
+    pub fn compare_and_swap(&self, addr: u64, expected: u64, new: u64) -> Result<u64> {
+        self.atomic(clio_proto::Opcode::CompareAndSwap, addr, expected, new)
+    }
+
+    /// Test-and-set the word at `addr`; returns the old value (0: the lock is now ours).
+    pub fn test_and_set(&self, addr: u64) -> Result<u64> {
+        self.atomic(clio_proto::Opcode::TestAndSet, addr, 0, 0)
+    }
+
+    /// Acquire the lock word at `addr`, spinning with backoff.
+    pub fn rlock(&self, addr: u64) -> Result<()> {
+        let mut backoff = Duration::from_micros(2);
+        while self.test_and_set(addr)? != 0 {
+            std::thread::sleep(backoff);
+            backoff = (backoff * 2).min(Duration::from_micros(500));
+        }
+        Ok(())
+    }
+
+    /// Release the lock word at `addr`.
+    pub fn runlock(&self, addr: u64) -> Result<()> {
+        self.atomic(clio_proto::Opcode::Unlock, addr, 0, 0)
+            .map(|_| ())
+    }
+
+    /// Run `f` on the region of `[addr, addr + len)` (snapshot and offset) under the region's
+    /// lock, after any pending promotion; a node failure inside `f` is handled (the node
+    /// dropped) and `f` runs again on the new replica set.
+    fn replicated<T>(
+        &self,
+        addr: u64,
+        len: u64,
+        mut f: impl FnMut(&Self, &Region, u64) -> std::result::Result<T, Failed>,
+    ) -> Result<T> {
+        loop {
+            let (base, r) = self.locate(addr, len)?;
+            let _g = lock(&r.sync.lock);
+            if r.sync.stale.load(Ordering::Acquire) {
+                self.promote(base)?;
+                continue;
+            }
+            // A fresh snapshot under the lock (a fail-over may have changed it).
+            let (_, r) = self.locate(addr, len)?;
+            match f(self, &r, addr - base) {
+                Ok(v) => return Ok(v),
+                Err(Failed::Node(i)) => self.fail_node(i),
+                Err(Failed::Op(e)) => return Err(e),
+            }
+        }
+    }
+}
+
+/// Why a step of a replicated operation stopped.
+#[derive(Debug)]
+enum Failed {
+    /// This node is gone: drop it and run the step again.
+    Node(usize),
+    /// The operation failed for a reason a retry does not fix.
+    Op(ClioError),
+}
