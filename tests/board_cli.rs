@@ -1,10 +1,13 @@
 //! `clio board` as a user runs it: a real process answering real UDP on loopback.
 
+mod common;
+
 use clio_proto::header::parse_verified;
 use clio_proto::{Header, Opcode, Status};
+use common::spawn_board_piped;
 use std::io::{BufRead, BufReader};
 use std::net::UdpSocket;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 struct Board {
@@ -15,9 +18,8 @@ struct Board {
 
 fn start(extra: &[&str]) -> (Board, Duration) {
     let t0 = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_clio"))
-        .args([
-            "board",
+    let (child, out, line) = spawn_board_piped(
+        &[
             "--listen",
             "127.0.0.1:0",
             "--memory",
@@ -26,14 +28,11 @@ fn start(extra: &[&str]) -> (Board, Duration) {
             "1M",
             "--duration",
             "60",
-        ])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
+        ]
+        .into_iter()
+        .chain(extra.iter().copied())
+        .collect::<Vec<_>>(),
+    );
     let ready = t0.elapsed();
     let addr = line
         .trim()

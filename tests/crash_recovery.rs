@@ -6,11 +6,12 @@
 //! whole: after any number of crashes every slot a transaction writes holds the same
 //! transaction, at least the last one whose commit returned.
 
+mod common;
+
 use clio_clib::{Client, ClioError, Config, TransportKind};
+use common::{free_port, spawn_board};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use std::io::{BufRead, BufReader};
-use std::net::UdpSocket;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -20,32 +21,14 @@ use std::time::{Duration, Instant};
 const SLOT: u64 = 4096;
 const SLOTS: u64 = 4000;
 
-fn free_port() -> u16 {
-    UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Start `clio board` and wait until it listens.
+/// Start `clio board` on `file` and `port` and wait until it listens.
 fn board(file: &Path, port: u16, extra: &[&str]) -> Child {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_clio"))
-        .args(["board", "--memory", "256M", "--page-size", "1M", "--listen"])
-        .arg(format!("127.0.0.1:{port}"))
-        .arg("--memory-file")
-        .arg(file)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    assert!(line.starts_with("clio board: listening"), "{line}");
-    // Keep draining its output so it never blocks on a full pipe.
-    std::thread::spawn(move || for _ in out.lines() {});
-    child
+    let listen = format!("127.0.0.1:{port}");
+    let file = file.to_string_lossy();
+    let mut args = vec!["--memory", "256M", "--page-size", "1M", "--listen", &listen];
+    args.extend(["--memory-file", &file]);
+    args.extend(extra);
+    spawn_board(&args)
 }
 
 fn kill9(child: &mut Child) {

@@ -1,0 +1,39 @@
+//! Helpers shared by the tests that run `clio board` processes.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::net::UdpSocket;
+use std::process::{Child, ChildStdout, Command, Stdio};
+
+/// A UDP port free right now on loopback.
+pub fn free_port() -> u16 {
+    UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Start `clio board ARGS` with its output piped; returns it with its first line (the
+/// "listening on" line once the node serves).
+pub fn spawn_board_piped(args: &[&str]) -> (Child, BufReader<ChildStdout>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clio"))
+        .arg("board")
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    (child, out, line)
+}
+
+/// Start `clio board ARGS`, wait until it listens, and keep draining its output so it never
+/// blocks on a full pipe.
+pub fn spawn_board(args: &[&str]) -> Child {
+    let (child, out, line) = spawn_board_piped(args);
+    assert!(line.starts_with("clio board: listening"), "{line}");
+    std::thread::spawn(move || for _ in out.lines() {});
+    child
+}
