@@ -1,6 +1,7 @@
 //! `clio`: the command that ties the memory node, its slow path and the client together.
 //! Each subcommand lives in its own module.
 
+mod app;
 mod bench;
 mod bench_durability;
 mod bench_transports;
@@ -31,6 +32,9 @@ enum Cmd {
     Demo(demo::DemoArgs),
     /// Measure CLib latency/throughput against a bare UDP ping-pong; write CSV and a CDF plot.
     Bench(bench::BenchArgs),
+    /// Applications on remote memory, measured (radix tree with pointer chasing: Figure 16).
+    #[command(subcommand)]
+    App(app::AppCmd),
     /// Hardware flow: emit the fast path's Verilog (built with `--features rtl`).
     #[cfg(feature = "rtl")]
     #[command(subcommand)]
@@ -46,6 +50,7 @@ fn main() -> Result<()> {
             Some(c) => bench_ycsb::run(c),
             None => bench::run(a),
         },
+        Cmd::App(c) => app::run(c),
         #[cfg(feature = "rtl")]
         Cmd::Rtl(c) => rtl::run(c),
     }
