@@ -39,6 +39,8 @@ use std::time::{Duration, Instant};
 pub enum BenchCmd {
     /// YCSB A/B/C against pDPM-Direct, pDPM-Central, Clover and memcached on one node.
     Ycsb(YcsbArgs),
+    /// One client over several nodes: throughput vs nodes, cost of replication.
+    Multi(crate::bench_multi::MultiArgs),
     /// One compute node of `clio bench ycsb` (internal).
     #[command(hide = true)]
     YcsbWorker(WorkerArgs),
@@ -128,6 +130,7 @@ pub struct WorkerArgs {
 pub fn run(cmd: BenchCmd) -> Result<()> {
     match cmd {
         BenchCmd::Ycsb(a) => ycsb(a),
+        BenchCmd::Multi(a) => crate::bench_multi::run(a),
         BenchCmd::YcsbWorker(w) => worker(w),
         BenchCmd::KvCoordinator(a) => Ok(run_coordinator(&a, clio_kvstores::until_stdin_closes())?),
         BenchCmd::KvMs(a) => Ok(run_metadata_server(

@@ -4,6 +4,7 @@
 mod app;
 mod bench;
 mod bench_durability;
+mod bench_multi;
 mod bench_transports;
 mod bench_wire;
 mod bench_ycsb;

@@ -103,6 +103,42 @@ pub fn parse_repl_record(r: &[u8]) -> Option<(u64, &[u8])> {
     (!data.is_empty()).then_some((va, data))
 }
 
+/// The writes that applying `records` (target va, data) in log order amounts to: disjoint
+/// extents where every byte holds the data of the last record that wrote it. Writing them in
+/// any order gives the state that applying the records one by one in log order gives.
+pub fn coalesce<'a>(
+    records: impl IntoIterator<Item = (u64, &'a [u8])>,
+) -> std::collections::BTreeMap<u64, Vec<u8>> {
+    let mut ext: std::collections::BTreeMap<u64, Vec<u8>> = std::collections::BTreeMap::new();
+    for (va, d) in records {
+        let end = va.saturating_add(d.len() as u64);
+        // Extents that overlap or touch [va, end): disjoint and sorted, so their ends grow
+        // with their starts; walk down from the last one starting at or before `end`.
+        let hit: Vec<u64> = ext
+            .range(..=end)
+            .rev()
+            .take_while(|(k, v)| **k + v.len() as u64 >= va)
+            .map(|(k, _)| *k)
+            .collect();
+        let start = hit.iter().copied().fold(va, u64::min);
+        let stop = hit
+            .iter()
+            .map(|k| k + ext[k].len() as u64)
+            .fold(end, u64::max);
+        let mut buf = vec![0u8; (stop - start) as usize];
+        for k in hit {
+            if let Some(old) = ext.remove(&k) {
+                let at = (k - start) as usize;
+                buf[at..at + old.len()].copy_from_slice(&old);
+            }
+        }
+        let at = (va - start) as usize;
+        buf[at..at + d.len()].copy_from_slice(d);
+        ext.insert(start, buf);
+    }
+    ext
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +176,31 @@ mod tests {
                 prop_assert_eq!(p.len(), lens[i] as usize);
                 prop_assert!(p.iter().enumerate().all(|(j, b)| *b == (i as u32 ^ j as u32) as u8));
             }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn coalescing_equals_applying_in_log_order(
+            recs in prop::collection::vec((0u64..600, prop::collection::vec(any::<u8>(), 1..80)), 0..40)
+        ) {
+            let mut mem = vec![None::<u8>; 700];
+            for (va, d) in &recs {
+                for (i, b) in d.iter().enumerate() {
+                    mem[*va as usize + i] = Some(*b);
+                }
+            }
+            let ext = coalesce(recs.iter().map(|(va, d)| (*va, d.as_slice())));
+            let mut got = vec![None::<u8>; 700];
+            let mut last_end = 0;
+            for (va, d) in &ext {
+                prop_assert!(*va >= last_end, "extents overlap");
+                last_end = va + d.len() as u64;
+                for (i, b) in d.iter().enumerate() {
+                    got[*va as usize + i] = Some(*b);
+                }
+            }
+            prop_assert_eq!(got, mem);
         }
     }
 

@@ -1,0 +1,173 @@
+//! `clio bench multi`: one client over several memory nodes (docs/replication.md), measured in
+//! one run: throughput against the number of nodes (1, 2, 4 by default; regions placed by the
+//! client, one per thread) and the cost of replication (the same writes and increments on a
+//! region with 1, 2 and 3 replicas, as ratios to 1). Every node is a model node serving UDP
+//! on loopback in this process; the points take turns in rounds so drift hits them alike.
+
+use crate::bench::run_threads;
+use anyhow::{Context, Result};
+use clap::Args;
+use clio_clib::{MultiClient, MultiConfig, NodeSpec};
+use clio_sim::server::{spawn_udp_spinning, ServerHandle};
+use clio_sim::{BoardConfig, CBoard};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Arguments of `clio bench multi`.
+#[derive(Args, Debug)]
+pub struct MultiArgs {
+    /// Node counts for the scaling run.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4")]
+    nodes: Vec<usize>,
+    /// Client threads (each with its own region) in the scaling run.
+    #[arg(long, default_value_t = 4)]
+    threads: usize,
+    /// Seconds per point and round.
+    #[arg(long, default_value_t = 1.0)]
+    seconds: f64,
+    /// Rounds the points take turns in (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Bytes per read and write.
+    #[arg(long, default_value_t = 1024)]
+    size: usize,
+    /// Directory for the CSV files.
+    #[arg(long, default_value = "bench-out")]
+    out: PathBuf,
+}
+
+const PAGE_SHIFT: u32 = 16;
+const NODE_BYTES: u64 = 256 << 20;
+
+fn start_nodes(n: usize) -> Result<(Vec<ServerHandle>, Vec<NodeSpec>)> {
+    let mut hs = Vec::new();
+    for _ in 0..n {
+        let b = CBoard::new(&BoardConfig {
+            dram_bytes: NODE_BYTES,
+            page_shift: PAGE_SHIFT,
+            ..BoardConfig::default()
+        })?;
+        hs.push(spawn_udp_spinning(
+            b,
+            "127.0.0.1:0".parse()?,
+            Duration::ZERO,
+        )?);
+    }
+    let specs = hs
+        .iter()
+        .map(|h| {
+            Ok(NodeSpec {
+                addr: h.udp_addr.context("node without a UDP address")?,
+                capacity: NODE_BYTES / 2,
+            })
+        })
+        .collect::<Result<_>>()?;
+    Ok((hs, specs))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Half reads, half writes of `size` bytes, each thread in its own region.
+fn scaling_point(n: usize, a: &MultiArgs) -> Result<f64> {
+    let (_nodes, specs) = start_nodes(n)?;
+    let m = MultiClient::connect_udp(&specs, MultiConfig::default())?;
+    let regions: Vec<u64> = (0..a.threads)
+        .map(|_| m.ralloc(1 << 20, 1))
+        .collect::<Result<_, _>>()?;
+    let size = a.size;
+    run_threads(a.threads, a.seconds, |t| {
+        let (m, base) = (m.clone(), regions[t]);
+        let data = vec![t as u8; size];
+        let mut i = 0u64;
+        move || {
+            let va = base + (i % 256) * 4096;
+            if i % 2 == 0 {
+                m.rwrite(va, &data)?;
+            } else {
+                m.rread(va, size)?;
+            }
+            i += 1;
+            Ok(())
+        }
+    })
+}
+
+/// Writes and increments on a region with `replicas` copies among 3 nodes, one thread.
+fn replication_point(replicas: usize, a: &MultiArgs) -> Result<(f64, f64)> {
+    let (_nodes, specs) = start_nodes(3)?;
+    let m = MultiClient::connect_udp(&specs, MultiConfig::default())?;
+    let r = m.ralloc(1 << 20, replicas)?;
+    let data = vec![7u8; a.size];
+    let writes = run_threads(1, a.seconds, |_| {
+        let (m, data) = (m.clone(), data.clone());
+        let mut i = 0u64;
+        move || {
+            m.rwrite(r + 4096 + (i % 200) * 4096, &data)?;
+            i += 1;
+            Ok(())
+        }
+    })?;
+    let incs = run_threads(1, a.seconds, |_| {
+        let m = m.clone();
+        move || {
+            m.fetch_add(r, 1)?;
+            Ok(())
+        }
+    })?;
+    eprintln!("{replicas} replicas: {:?}", m.stats()); // log applies and their time
+    Ok((writes, incs))
+}
+
+/// Run the benchmark and print the tables.
+pub fn run(a: MultiArgs) -> Result<()> {
+    std::fs::create_dir_all(&a.out)?;
+    let mut scaling: Vec<Vec<f64>> = vec![Vec::new(); a.nodes.len()];
+    let mut repl: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); 3];
+    for round in 0..a.rounds {
+        eprintln!("round {}/{}", round + 1, a.rounds);
+        for (k, &n) in a.nodes.iter().enumerate() {
+            scaling[k].push(scaling_point(n, &a)?);
+        }
+        for (k, r) in repl.iter_mut().enumerate() {
+            let (w, i) = replication_point(k + 1, &a)?;
+            r.0.push(w);
+            r.1.push(i);
+        }
+    }
+    let mut csv = String::from("nodes,threads,size,ops_per_s,vs_1\n");
+    println!(
+        "throughput vs nodes ({} threads, {} B, half reads half writes, median of {} rounds of {} s)",
+        a.threads, a.size, a.rounds, a.seconds
+    );
+    println!("| nodes | ops/s | vs 1 node |\n|---|---|---|");
+    let base = median(scaling[0].clone());
+    for (k, &n) in a.nodes.iter().enumerate() {
+        let v = median(scaling[k].clone());
+        println!("| {n} | {v:.0} | {:.2}x |", v / base);
+        writeln!(csv, "{n},{},{},{v:.0},{:.3}", a.threads, a.size, v / base)?;
+    }
+    std::fs::write(a.out.join("multi_nodes.csv"), csv)?;
+    let mut csv = String::from("replicas,write_ops_per_s,write_vs_1,faa_ops_per_s,faa_vs_1\n");
+    println!(
+        "\ncost of replication (3 nodes, 1 thread, {} B writes and fetch-adds)",
+        a.size
+    );
+    println!("| replicas | writes/s | vs 1 | fetch-adds/s | vs 1 |\n|---|---|---|---|---|");
+    let (w1, i1) = (median(repl[0].0.clone()), median(repl[0].1.clone()));
+    for (k, (w, i)) in repl.iter().enumerate() {
+        let (w, i) = (median(w.clone()), median(i.clone()));
+        println!(
+            "| {} | {w:.0} | {:.2} | {i:.0} | {:.2} |",
+            k + 1,
+            w / w1,
+            i / i1
+        );
+        writeln!(csv, "{},{w:.0},{:.3},{i:.0},{:.3}", k + 1, w / w1, i / i1)?;
+    }
+    std::fs::write(a.out.join("multi_replication.csv"), csv)?;
+    Ok(())
+}
