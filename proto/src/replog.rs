@@ -43,7 +43,7 @@ pub const fn footprint(len: u32) -> u64 {
 /// tail (unaligned, or past the end) or the record does not fit ([`crate::Status::LogFull`]).
 /// The one rule the model and the RTL follow; checked arithmetic, so no tail wraps.
 pub fn place(capacity: u64, tail: u64, len: u32) -> Option<u64> {
-    if len == 0 || len > MAX_RECORD || tail % 8 != 0 {
+    if len == 0 || len > MAX_RECORD || !tail.is_multiple_of(8) {
         return None;
     }
     let at = LOG_HEAD.checked_add(tail)?;

@@ -111,7 +111,7 @@ impl MultiClient {
     /// primary failed executes it at the new primary, whose state never saw it), then the word
     /// it left is appended to every backup's log before the call returns.
     pub(super) fn atomic(&self, op: Opcode, addr: u64, arg0: u64, arg1: u64) -> crate::Result<u64> {
-        if addr % clio_proto::consts::ATOMIC_BYTES != 0 {
+        if !addr.is_multiple_of(clio_proto::consts::ATOMIC_BYTES) {
             return Err(ClioError::InvalidArgument(
                 "atomics need an 8-byte aligned address",
             ));

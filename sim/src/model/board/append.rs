@@ -21,7 +21,7 @@ impl CBoard {
         notices: &mut Vec<Descriptor>,
         out: &mut Vec<Outgoing>,
     ) {
-        if h.va % ATOMIC_BYTES != 0
+        if !h.va.is_multiple_of(ATOMIC_BYTES)
             || h.pkt_count != 1
             || h.total_len == 0
             || h.total_len > replog::MAX_RECORD
