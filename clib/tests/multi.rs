@@ -233,3 +233,14 @@ fn the_c_api_drives_a_replicated_region() {
     clio_multi_close(m);
     assert!(clio_multi_connect_udp(ptrs.as_ptr(), caps.as_ptr(), 0, 0).is_null());
 }
+
+#[test]
+fn placement_that_meets_a_dead_node_declares_it_and_uses_the_next() {
+    let mut s = nodes(2);
+    let m = MultiClient::connect_udp(&specs(&s, &[16 * MIB, 8 * MIB]), fast()).unwrap();
+    drop(s.remove(0)); // the roomiest node stops answering before any allocation
+    let a = m.ralloc(MIB, 1).unwrap();
+    assert_eq!(m.replicas_of(a).unwrap(), vec![1]);
+    assert!(m.node_dead(0));
+    assert_eq!(m.stats().failed_nodes, 1);
+}

@@ -258,7 +258,12 @@ impl MultiClient {
                     inner.nodes[i].used.fetch_add(len, Ordering::Relaxed);
                     got.push((i, va));
                 }
-                Err(e) => last_err = e,
+                Err(e) => {
+                    if node_failed(&e) {
+                        self.fail_node(i);
+                    }
+                    last_err = e;
+                }
             }
         }
         if got.len() < replicas {
