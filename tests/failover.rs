@@ -8,7 +8,7 @@
 mod common;
 
 use clio_clib::{MultiClient, MultiConfig, NodeSpec};
-use common::{free_port, spawn_board};
+use common::{free_port, spawn_board, Boards};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::net::SocketAddr;
@@ -69,7 +69,7 @@ fn the_primary_killed_mid_workload_loses_no_acknowledged_write() {
         let dir = tempfile::tempdir().unwrap();
         let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
         let files: Vec<_> = (0..3).map(|i| dir.path().join(format!("mem{i}"))).collect();
-        let mut nodes: Vec<Child> = (0..3).map(|i| board(&files[i], ports[i])).collect();
+        let mut nodes = Boards((0..3).map(|i| board(&files[i], ports[i])).collect());
         // The node with the most room becomes the primary: a different one per seed.
         let specs: Vec<NodeSpec> = ports
             .iter()
@@ -99,8 +99,8 @@ fn the_primary_killed_mid_workload_loses_no_acknowledged_write() {
         std::thread::sleep(Duration::from_millis(rng.gen_range(50..300)));
         let primary = m.replicas_of(a).unwrap()[0];
         let before = p.acked.load(Ordering::Acquire);
-        nodes[primary].kill().unwrap(); // SIGKILL
-        nodes[primary].wait().unwrap();
+        nodes.0[primary].kill().unwrap(); // SIGKILL
+        nodes.0[primary].wait().unwrap();
         let killed = Instant::now();
         // Keep going until the writer made progress past the fail-over.
         while p.acked.load(Ordering::Acquire) < before + 20 && killed.elapsed() < 2 * bound {
@@ -136,16 +136,13 @@ fn the_primary_killed_mid_workload_loses_no_acknowledged_write() {
         }
         assert_eq!(m.rread(a, 8).unwrap(), n.to_le_bytes(), "counter exact");
         // The killed node comes back on its file: it is stale and skipped.
-        nodes[primary] = board(&files[primary], ports[primary]);
+        nodes.0[primary] = board(&files[primary], ports[primary]);
         assert!(m.node_dead(primary));
         let b = m.ralloc(1 << 16, 2).unwrap();
         assert!(!m.replicas_of(b).unwrap().contains(&primary));
         m.rwrite(b, b"after").unwrap();
         assert_eq!(m.rread(b, 5).unwrap(), b"after");
-        for mut c in nodes {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
+        drop(nodes);
     }
     assert!(
         compactions > 0,

@@ -37,3 +37,16 @@ pub fn spawn_board(args: &[&str]) -> Child {
     std::thread::spawn(move || for _ in out.lines() {});
     child
 }
+
+/// Node processes that are killed when this goes out of scope, also when a test panics
+/// (no `clio board` outlives its test).
+pub struct Boards(pub Vec<Child>);
+
+impl Drop for Boards {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
