@@ -23,7 +23,7 @@
 
 use crate::ack_layer::{AckLayer, Crc32c};
 use crate::key_table::KeyTable;
-use crate::mem_access::Realign;
+use crate::mem_access::{LaneWindow, Realign};
 use crate::page_fault::PageFault;
 use crate::pt_walker::PtWalker;
 use crate::sync_unit::SyncUnit;
@@ -31,6 +31,7 @@ use crate::tlb::Tlb;
 use crate::util::{opcode_table, path_table, rule_table, ByteSwap};
 use clio_proto::header::{field, FLAG_DURABLE, HEADER_LEN, ROUTED_HEADER_LEN, VERSION};
 use clio_proto::opcode::{path_of, Path};
+use clio_proto::replog;
 use clio_proto::ring::{desc, kind};
 use clio_proto::{Opcode, Status};
 use rust_hdl::prelude::*;
@@ -107,6 +108,18 @@ const _: () = assert!(
         && Status::BadRequest as u8 == 7
         && Status::Unsupported as u8 == 9
         && Status::Denied as u8 == 10
+        && Status::LogFull as u8 == 13
+);
+// Append (`proto::replog`): the log head, the record frame and the largest record the
+// executor's literals assume (one packet, one wbuf slot).
+const _: () = assert!(
+    Opcode::Append as u8 == 0x25
+        && replog::LOG_HEAD == 64
+        && replog::TAIL_OFFSET == 0
+        && replog::FRAME_BYTES == 8
+        && replog::MAX_RECORD == 1024
+        && replog::footprint(1) == 16
+        && replog::footprint(1024) == 1032
 );
 
 /// The opcode rules of `clio_proto::opcode` the executor needs, as 256-bit constants built
@@ -231,7 +244,8 @@ pub enum State {
     SAddr,
     /// Atomic: the word arrives.
     SData,
-    /// Atomic: write it back.
+    /// Atomic: write it back. Append: write the new tail word (after the record's beats, which
+    /// are with the write-data stage) and record the old tail in the idempotence ring.
     SWrite,
     /// Payload-less response: header and CRC.
     Resp,
@@ -433,6 +447,34 @@ pub struct FastpathTop {
     w_o: DFF<Bits<6>>,
     w_n1: DFF<Bits<12>>,
     w_len: DFF<Bits<12>>,
+    /// The write-data stage streams an Append record: beats come from the slot through
+    /// `w_realign` (the payload moves from its ingest lanes to its place after the frame), the
+    /// frame word goes in at lane `w_o`, and bytes past the payload are zero (the pad).
+    w_ap: DFF<Bit>,
+    /// Append: beat j takes slot blocks j + w_adv - 1 and j + w_adv.
+    w_adv: DFF<Bit>,
+    /// Append: the funnel shift in 8-byte words.
+    w_sh: DFF<Bits<3>>,
+    /// Append: the first cycle only reads (block 0 into `w_prevblk`), no beat.
+    w_prime: DFF<Bit>,
+    /// Append: the slot block read for the previous beat.
+    w_prevblk: DFF<Bits<512>>,
+    /// Append: the payload's block-space bytes [w_plo, w_phi) (after the frame).
+    w_plo: DFF<Bits<12>>,
+    w_phi: DFF<Bits<12>>,
+    /// Append: the payload length, the frame's `len` word.
+    w_tlen: DFF<Bits<12>>,
+    /// Append: lanes of this beat inside the payload (clamped to 0..=64).
+    w_dlo: Signal<Local, Bits<7>>,
+    w_dhi: Signal<Local, Bits<7>>,
+    /// Append: bytes of this beat that carry payload (all ones in the kept lanes).
+    w_keep: Signal<Local, Bits<512>>,
+    ones512: Signal<Local, Bits<512>>,
+    w_realign: Realign,
+    /// The write strobes' lanes of the current beat.
+    w_strobe: LaneWindow,
+    /// Append: the payload's lanes of the current beat.
+    w_payload: LaneWindow,
     w_kt: Signal<Local, Bits<12>>,
     w_k1: Signal<Local, Bits<12>>,
     w_release: Signal<Local, Bits<4>>,
@@ -534,6 +576,31 @@ pub struct FastpathTop {
     c_denied: DFF<Bits<32>>,
     /// The executor's request's client (the RAS member).
     hcli: DFF<Bits<16>>,
+    /// The executor's request is an Append past its format checks: the response carries
+    /// `arg0` = `rs_arg0` (the old tail, 0 when nothing was appended) and `arg1` = `arg0` +
+    /// the record's footprint.
+    ap: DFF<Bit>,
+    /// Append: the tail word read (the record's offset in the data area).
+    ap_tail: DFF<Bits<64>>,
+    /// Append: the tail word's physical address.
+    ap_tail_pa: DFF<Bits<64>>,
+    /// Append: the payload's lane offset in its wbuf slot (the header VA's, from ingest).
+    ap_so: DFF<Bits<6>>,
+    /// Durable Append: the persist handshake of the tail word (after the record's pieces).
+    ap_ptail: DFF<Bit>,
+    /// Append: bytes the record takes in the log (`replog::footprint(total_len)`).
+    ap_fp: Signal<Local, Bits<12>>,
+    /// Append: the record's VA (`va + LOG_HEAD + tail`) and its end, both unwrapped.
+    ap_rva: Signal<Local, Bits<66>>,
+    ap_rend: Signal<Local, Bits<66>>,
+    /// Append: `replog::place` accepts the tail read (aligned, the record fits the capacity).
+    ap_fits: Signal<Local, Bit>,
+    a1swap: ByteSwap<64>,
+    /// The word SWrite writes: the atomic's (`pa1`), or an Append's tail word.
+    sw_pa: Signal<Local, Bits<64>>,
+    /// Append: the slot-to-record shift in 8-byte words, `(56 + ap_so - o) / 8` (0..=14; both
+    /// offsets are multiples of 8): bit 3 is `w_adv`, bits 0..3 `w_sh`.
+    ap_u: Signal<Local, Bits<4>>,
     /// The executor's write carries `FLAG_DURABLE`: acknowledged after the persist handshake.
     durable: DFF<Bit>,
     /// The header's `FLAG_DURABLE` bit.
@@ -672,7 +739,20 @@ impl Logic for FastpathTop {
             c_fault,
             c_denied,
             hcli,
-            durable
+            durable,
+            w_ap,
+            w_adv,
+            w_sh,
+            w_prime,
+            w_prevblk,
+            w_plo,
+            w_phi,
+            w_tlen,
+            ap,
+            ap_tail,
+            ap_tail_pa,
+            ap_so,
+            ap_ptail
         );
         clock!(self, clock, ack, txcrc, tlb, walker, pf, sync, keys);
         for k in 0..4 {
@@ -744,6 +824,16 @@ impl Logic for FastpathTop {
             self.hr.next = (self.hr.val()
                 & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 256))
                 | (bit_cast::<384, 64>(self.a0swap.y.val()) << 256);
+        }
+        // Append: arg0 = the old tail (0 when nothing was appended), arg1 = arg0 + footprint.
+        self.ap_fp.next = ((bit_cast::<12, 32>(self.h_tlen.val()) + 15) >> 3) << 3;
+        self.a1swap.x.next = self.rs_arg0.q.val() + bit_cast::<64, 12>(self.ap_fp.val());
+        if self.ap.q.val() {
+            self.hr.next = (self.hr.val()
+                & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 256)
+                & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 320))
+                | (bit_cast::<384, 64>(self.a0swap.y.val()) << 256)
+                | (bit_cast::<384, 64>(self.a1swap.y.val()) << 320);
         }
         // REQUEST descriptor header: Header::emit_header of the parsed request (flags 0, no checksum).
         self.hreq.next = self.hdr.q.val()
@@ -897,6 +987,20 @@ impl Logic for FastpathTop {
         self.word_sh.next = bit_cast::<9, 6>(self.pa1.q.val().get_bits::<6>(0)) << 3;
         self.s_old.next = bit_cast::<64, 512>(self.m_axi_rdata.val() >> self.word_sh.val());
         self.sync.rec_value.next = self.s_old.val();
+        if self.ap.q.val() {
+            self.sw_pa.next = self.ap_tail_pa.q.val();
+        } else {
+            self.sw_pa.next = self.pa1.q.val();
+        }
+        // Append placement (`replog::place`) on the tail word as it arrives.
+        self.ap_rva.next =
+            bit_cast::<66, 64>(self.h_va.val()) + 64 + bit_cast::<66, 64>(self.s_old.val());
+        self.ap_rend.next = self.ap_rva.val() + bit_cast::<66, 12>(self.ap_fp.val());
+        self.ap_fits.next = (self.s_old.val().get_bits::<3>(0) == 0)
+            & ((bit_cast::<66, 64>(self.s_old.val()) + 64 + bit_cast::<66, 12>(self.ap_fp.val()))
+                <= bit_cast::<66, 64>(self.h_arg0.val()));
+        self.ap_u.next = bit_cast::<4, 3>(self.ap_so.q.val().get_bits::<3>(3)) + 7
+            - bit_cast::<4, 3>(self.o.q.val().get_bits::<3>(3));
         self.sync.alu_op.next = self.opcode.val();
         self.sync.alu_old.next = self.s_old.val();
         self.sync.alu_arg0.next = self.h_arg0.val();
@@ -923,32 +1027,58 @@ impl Logic for FastpathTop {
         self.ones64.next = 0xFFFF_FFFF_FFFF_FFFF_u64.to_bits();
         // Lane k is strobed when wlo <= wpos + k < whi: the window [lo, hi) of this block's
         // lanes, clamped to 0..=64, as two shifts of an all-ones word.
-        self.lane_lo.next = 0.into();
-        if self.wlo.val() > self.wpos.val() {
-            if self.wlo.val() - self.wpos.val() >= 64 {
-                self.lane_lo.next = 64.into();
-            } else {
-                self.lane_lo.next = bit_cast::<7, 12>(self.wlo.val() - self.wpos.val());
-            }
-        }
-        self.lane_hi.next = 0.into();
-        if self.whi.val() > self.wpos.val() {
-            if self.whi.val() - self.wpos.val() >= 64 {
-                self.lane_hi.next = 64.into();
-            } else {
-                self.lane_hi.next = bit_cast::<7, 12>(self.whi.val() - self.wpos.val());
-            }
-        }
+        self.w_strobe.pos.next = self.wpos.val();
+        self.w_strobe.lo.next = self.wlo.val();
+        self.w_strobe.hi.next = self.whi.val();
+        self.lane_lo.next = self.w_strobe.first.val();
+        self.lane_hi.next = self.w_strobe.end.val();
         self.strb.next =
             (self.ones64.val() << self.lane_lo.val()) & !(self.ones64.val() << self.lane_hi.val());
         self.m_axi_wstrb.next = self.strb.val();
-        self.m_axi_wvalid.next = self.w_busy.q.val();
+        self.m_axi_wvalid.next = self.w_busy.q.val() & !self.w_prime.q.val();
         self.m_axi_wlast.next = bit_cast::<12, 6>(self.w_idx.q.val()) + 1 == self.wend.val();
-        self.w_fire.next = self.w_busy.q.val() & self.m_axi_wready.val();
+        self.w_fire.next = self.w_busy.q.val() & !self.w_prime.q.val() & self.m_axi_wready.val();
         self.w_release.next = 0.into();
+        // Append records: beat j = slot blocks j + adv - 1 (kept from the previous read) and
+        // j + adv through the funnel, payload lanes kept, the frame word at lane w_o of beat
+        // 0, zeros after the payload (the pad; the strobes cover the whole footprint).
+        self.w_realign.lo.next = self.w_prevblk.q.val();
+        self.w_realign.hi.next = self.wbuf.read_data.val();
+        self.w_realign.sh.next = bit_cast::<6, 3>(self.w_sh.q.val()) << 3;
+        self.w_payload.pos.next = self.wpos.val();
+        self.w_payload.lo.next = self.w_plo.q.val();
+        self.w_payload.hi.next = self.w_phi.q.val();
+        self.w_dlo.next = self.w_payload.first.val();
+        self.w_dhi.next = self.w_payload.end.val();
+        self.ones512.next = !bit_cast::<512, 1>(0.into());
+        self.w_keep.next = 0.into();
+        if self.w_dlo.val() < 64 {
+            if self.w_dhi.val() >= 64 {
+                self.w_keep.next = self.ones512.val() << (bit_cast::<10, 7>(self.w_dlo.val()) << 3);
+            } else {
+                self.w_keep.next = (self.ones512.val()
+                    << (bit_cast::<10, 7>(self.w_dlo.val()) << 3))
+                    & !(self.ones512.val() << (bit_cast::<10, 7>(self.w_dhi.val()) << 3));
+            }
+        }
+        if self.w_ap.q.val() {
+            self.m_axi_wdata.next = self.w_realign.out.val() & self.w_keep.val();
+            if self.w_idx.q.val() == 0 {
+                self.m_axi_wdata.next = (self.w_realign.out.val() & self.w_keep.val())
+                    | (bit_cast::<512, 12>(self.w_tlen.q.val())
+                        << (bit_cast::<9, 6>(self.w_o.q.val()) << 3));
+            }
+        }
+        if self.w_busy.q.val() & self.w_prime.q.val() {
+            self.w_prevblk.d.next = self.wbuf.read_data.val();
+            self.w_prime.d.next = false;
+        }
         if self.w_fire.val() {
+            self.w_prevblk.d.next = self.wbuf.read_data.val();
             self.wbuf.read_address.next = (bit_cast::<7, 2>(self.w_slot.q.val()) << 5)
-                | bit_cast::<7, 5>(bit_cast::<5, 6>(self.w_idx.q.val() + 1));
+                | bit_cast::<7, 5>(bit_cast::<5, 6>(
+                    self.w_idx.q.val() + 1 + bit_cast::<6, 1>(self.w_adv.q.val().into()),
+                ));
             self.w_idx.d.next = self.w_idx.q.val() + 1;
             if bit_cast::<12, 6>(self.w_idx.q.val()) + 1 == self.wend.val() {
                 if self.w_two.q.val() & !self.w_piece.q.val() {
@@ -961,7 +1091,9 @@ impl Logic for FastpathTop {
             }
         } else if self.w_busy.q.val() {
             self.wbuf.read_address.next = (bit_cast::<7, 2>(self.w_slot.q.val()) << 5)
-                | bit_cast::<7, 5>(bit_cast::<5, 6>(self.w_idx.q.val()));
+                | bit_cast::<7, 5>(bit_cast::<5, 6>(
+                    self.w_idx.q.val() + bit_cast::<6, 1>(self.w_adv.q.val().into()),
+                ));
         } else {
             // Idle: block 0 of the executor's slot, the next one handed over (the RAM reads
             // a cycle ahead).
@@ -1116,6 +1248,7 @@ impl Logic for FastpathTop {
                 self.rs_flags.d.next = 1.into();
                 self.rs_plen.d.next = 0.into();
                 self.rs_use_arg0.d.next = false;
+                self.ap.d.next = false;
                 self.rs_len.d.next = 64.into();
                 // Ready does not wait for valid: every output comes from registers, so the
                 // cosimulation can sample them without settling the inputs first. Nothing is
@@ -1226,6 +1359,28 @@ impl Logic for FastpathTop {
                     self.sync.k_req.next = bit_cast::<32, 64>(self.h_arg0.val());
                     self.sync.ack_valid.next = true;
                     self.rs_status.d.next = 0.into();
+                } else if self.opcode.val() == 0x25 {
+                    // APPEND: one packet of 1..=MAX_RECORD bytes to the log at an 8-byte
+                    // aligned va; first the ring, then the tail word (read and write).
+                    self.vaq.d.next = self.h_va.val();
+                    self.tva.d.next = self.h_va.val();
+                    self.len.d.next = 8.into();
+                    self.need.d.next = 3.into();
+                    self.durable.d.next = self.h_durable.val();
+                    if (self.h_va.val().get_bits::<3>(0) == 0)
+                        & (self.h_cnt.val() == 1)
+                        & (self.h_tlen.val() != 0)
+                        & (self.h_tlen.val() <= 1024)
+                        & (bit_cast::<32, 16>(self.h_plen.val()) == self.h_tlen.val())
+                    {
+                        if self.h_durable.val() & !self.cfg_persist.val() {
+                            self.rs_status.d.next = 9.into();
+                        } else {
+                            self.ap.d.next = true;
+                            self.sync.lk_valid.next = true;
+                            self.state.d.next = State::SyncCheck;
+                        }
+                    }
                 } else {
                     // TAS / UNLOCK / CAS / FAA on an aligned word.
                     self.vaq.d.next = self.h_va.val();
@@ -1259,6 +1414,10 @@ impl Logic for FastpathTop {
                 } else {
                     self.rs_use_arg0.d.next = false;
                     self.state.d.next = State::TLookup;
+                }
+                if self.ap.q.val() & !(self.once.q.val() & self.sync.hit.val()) {
+                    // An Append answers arg0 = 0 unless it appended (or is replayed).
+                    self.rs_arg0.d.next = 0.into();
                 }
             }
             State::TLookup => {
@@ -1462,10 +1621,24 @@ impl Logic for FastpathTop {
                     self.w_o.d.next = self.o.q.val();
                     self.w_n1.d.next = self.n1.q.val();
                     self.w_len.d.next = self.len.q.val();
+                    self.w_ap.d.next = self.ap.q.val();
+                    self.w_adv.d.next = self.ap.q.val() & self.ap_u.val().get_bit(3);
+                    self.w_prime.d.next = self.ap.q.val() & self.ap_u.val().get_bit(3);
+                    self.w_sh.d.next = self.ap_u.val().get_bits::<3>(0);
+                    self.w_plo.d.next = bit_cast::<12, 6>(self.o.q.val()) + 8;
+                    self.w_phi.d.next = bit_cast::<12, 6>(self.o.q.val())
+                        + 8
+                        + bit_cast::<12, 32>(self.h_tlen.val());
+                    self.w_tlen.d.next = bit_cast::<12, 32>(self.h_tlen.val());
                     self.x_hold.d.next = false;
                     self.x_slot.d.next = self.x_slot.q.val() + 1;
                     self.rs_status.d.next = 0.into();
-                    if self.durable.q.val() {
+                    self.side.d.next = 0.into();
+                    if self.ap.q.val() {
+                        self.s_new.d.next =
+                            self.ap_tail.q.val() + bit_cast::<64, 12>(self.ap_fp.val());
+                        self.state.d.next = State::SWrite;
+                    } else if self.durable.q.val() {
                         self.state.d.next = State::Persist;
                     } else {
                         self.state.d.next = State::Resp;
@@ -1476,13 +1649,18 @@ impl Logic for FastpathTop {
                 // A durable write: once its data is in DRAM (every B response in), ask the
                 // board to make each page piece durable, in turn.
                 self.piece.d.next = false;
+                self.ap_ptail.d.next = false;
                 if self.no_wout.val() {
                     self.state.d.next = State::PersistWait;
                 }
             }
             State::PersistWait => {
                 self.persist_valid.next = true;
-                if self.piece.q.val() {
+                if self.ap_ptail.q.val() {
+                    // A durable Append's tail word, after its record.
+                    self.persist_addr.next = self.ap_tail_pa.q.val();
+                    self.persist_len.next = 8.into();
+                } else if self.piece.q.val() {
                     self.persist_addr.next = self.pa2.q.val();
                     self.persist_len.next = self.len.q.val() - self.n1.q.val();
                 } else {
@@ -1491,8 +1669,12 @@ impl Logic for FastpathTop {
                     self.persist_len.next = self.n1.q.val();
                 }
                 if self.persist_done.val() {
-                    if self.two.q.val() & !self.piece.q.val() {
+                    if self.ap_ptail.q.val() {
+                        self.state.d.next = State::Resp;
+                    } else if self.two.q.val() & !self.piece.q.val() {
                         self.piece.d.next = true;
+                    } else if self.ap.q.val() {
+                        self.ap_ptail.d.next = true;
                     } else {
                         self.state.d.next = State::Resp;
                     }
@@ -1547,7 +1729,27 @@ impl Logic for FastpathTop {
             }
             State::SData => {
                 self.side.d.next = 0.into();
-                if self.m_axi_rvalid.val() & self.r_idle.val() {
+                if self.m_axi_rvalid.val() & self.r_idle.val() & self.ap.q.val() {
+                    // Append: the tail word. Placed, the record's range is translated with
+                    // write permission (one or two pages) like a write's.
+                    self.ap_tail.d.next = self.s_old.val();
+                    self.ap_tail_pa.d.next = self.pa1.q.val();
+                    self.ap_so.d.next = self.o.q.val();
+                    self.state.d.next = State::Resp;
+                    if !self.ap_fits.val() | (self.ap_rva.val().get_bits::<2>(64) != 0) {
+                        self.rs_status.d.next = 13.into();
+                    } else if self.ap_rend.val() > (bit_cast::<66, 64>(1.into()) << 48) {
+                        self.rs_status.d.next = 7.into();
+                    } else {
+                        self.vaq.d.next = bit_cast::<64, 66>(self.ap_rva.val());
+                        self.tva.d.next = bit_cast::<64, 66>(self.ap_rva.val());
+                        self.o.d.next = self.ap_rva.val().get_bits::<6>(0);
+                        self.len.d.next = self.ap_fp.val();
+                        self.need.d.next = 2.into();
+                        self.piece.d.next = false;
+                        self.state.d.next = State::TLookup;
+                    }
+                } else if self.m_axi_rvalid.val() & self.r_idle.val() {
                     self.rs_status.d.next = 0.into();
                     self.rs_use_arg0.d.next = true;
                     self.rs_arg0.d.next = self.s_old.val();
@@ -1565,19 +1767,29 @@ impl Logic for FastpathTop {
                 if !self.w_busy.q.val() {
                     self.m_axi_wlast.next = true;
                     self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
-                    self.m_axi_awaddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
+                    self.m_axi_awaddr.next = self.sw_pa.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
-                    self.m_axi_wdata.next =
-                        bit_cast::<512, 64>(self.s_new.q.val()) << self.word_sh.val();
+                    self.m_axi_wdata.next = bit_cast::<512, 64>(self.s_new.q.val())
+                        << (bit_cast::<9, 6>(self.sw_pa.val().get_bits::<6>(0)) << 3);
                     self.m_axi_wstrb.next =
-                        bit_cast::<64, 8>(0xFF_u8.to_bits()) << self.pa1.q.val().get_bits::<6>(0);
+                        bit_cast::<64, 8>(0xFF_u8.to_bits()) << self.sw_pa.val().get_bits::<6>(0);
                     self.side.d.next = self.side.q.val()
                         | bit_cast::<3, 1>(self.m_axi_awready.val().into())
                         | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1);
                     self.side_now.next = self.side.q.val().get_bits::<2>(0)
                         | bit_cast::<2, 1>(self.m_axi_awready.val().into())
                         | (bit_cast::<2, 1>(self.m_axi_wready.val().into()) << 1);
-                    if self.side_now.val() == 3 {
+                    if (self.side_now.val() == 3) & self.ap.q.val() {
+                        self.sync.rec_valid.next = self.once.q.val();
+                        self.sync.rec_value.next = self.ap_tail.q.val();
+                        self.rs_status.d.next = 0.into();
+                        self.rs_arg0.d.next = self.ap_tail.q.val();
+                        if self.durable.q.val() {
+                            self.state.d.next = State::Persist;
+                        } else {
+                            self.state.d.next = State::Resp;
+                        }
+                    } else if self.side_now.val() == 3 {
                         self.state.d.next = State::Resp;
                     }
                 }
@@ -2694,6 +2906,121 @@ mod tests {
         );
         // The other member's retry is its own entry.
         assert_eq!(e.request(&tas2.to_packet(&[])).0, ok(&tas2, 0));
+    }
+
+    /// Append (`proto::replog`): the tail reserved and the framed record written in one
+    /// operation, records at every 8-byte lane (the payload moves from its ingest lanes through
+    /// the write-data stage's funnel) and across a page boundary, the pad zero although the
+    /// frame bytes past `tkeep` are not (the testbench fills them with 0xC3), a retry answered
+    /// from the ring with the same offset and nothing appended, and a full log or a malformed
+    /// request writing nothing. The log image is checked against `replog`'s own framing.
+    #[test]
+    fn append_reserves_the_tail_and_writes_the_record_once() {
+        use clio_proto::replog;
+        let pid = 3;
+        let mut e = env_with_page(&[pid]);
+        e.put_pte(Pte {
+            used: true,
+            valid: true,
+            perms: PERM_READ | PERM_WRITE,
+            pid,
+            vpn: 0x11,
+            pfn: 9,
+        });
+        // The log starts 0xB08 into page 0x10 and runs on into page 0x11 (pfn 9).
+        let log = 0x10 * PS + 0xB08;
+        let cap = 2 * PS - 0xB08;
+        let pa = |va: u64| {
+            if va < 0x11 * PS {
+                5 * PS + va - 0x10 * PS
+            } else {
+                9 * PS + va - 0x11 * PS
+            }
+        };
+        let image = |e: &Env, n: u64| -> Vec<u8> {
+            (0..n).map(|i| e.dram.read(pa(log + i), 1)[0]).collect()
+        };
+        let mut want = vec![0u8; replog::LOG_HEAD as usize];
+        let mut tail = 0u64;
+        let lens = [
+            1u32, 5, 8, 13, 56, 64, 100, 511, 1000, 1024, 3, 17, 24, 1024,
+        ];
+        for (i, &len) in lens.iter().enumerate() {
+            let payload: Vec<u8> = (0..len)
+                .map(|k| (k as u8).wrapping_mul(31) ^ i as u8 ^ 0x5A)
+                .collect();
+            let mut h = req(Opcode::Append, pid, 100 + i as u32, log);
+            h.total_len = len;
+            h.arg0 = cap;
+            let pkt = h.to_packet(&payload);
+            let fp = replog::footprint(len);
+            let ok = Header {
+                arg0: tail,
+                arg1: tail + fp,
+                ..h.response_to(Status::Ok)
+            }
+            .to_packet(&[]);
+            assert_eq!(
+                e.request(&pkt).0,
+                vec![ok.clone()],
+                "append {i} ({len} bytes)"
+            );
+            if i % 3 == 0 {
+                // A retry: the same answer from the ring, nothing appended.
+                assert_eq!(e.request(&pkt).0, vec![ok], "retry of append {i}");
+            }
+            let at = replog::place(cap, tail, len).expect("fits");
+            assert_eq!(at, replog::LOG_HEAD + tail);
+            want.extend_from_slice(&replog::frame(len));
+            want.extend_from_slice(&payload);
+            want.resize((at + fp) as usize, 0);
+            tail += fp;
+            assert_eq!(word(&e, pa(log)), tail, "tail after append {i}");
+        }
+        assert!(
+            replog::LOG_HEAD + tail > PS - 0xB08,
+            "the log crossed the page"
+        );
+        want[..8].copy_from_slice(&tail.to_le_bytes());
+        assert_eq!(image(&e, replog::LOG_HEAD + tail), want, "log image");
+        let data = &want[replog::LOG_HEAD as usize..];
+        let recs = replog::records(data).expect("a well-formed log");
+        assert_eq!(recs.len(), lens.len());
+        // A record that does not fit: LogFull, arg0 0, nothing written.
+        let before = image(&e, cap);
+        let mut h = req(Opcode::Append, pid, 200, log);
+        h.total_len = 100;
+        h.arg0 = replog::LOG_HEAD + tail + 64;
+        let full = Header {
+            arg0: 0,
+            arg1: replog::footprint(100),
+            ..h.response_to(Status::LogFull)
+        }
+        .to_packet(&[]);
+        assert_eq!(e.request(&h.to_packet(&[7u8; 100])).0, vec![full]);
+        // Malformed: a misaligned log, a length that is not the payload's.
+        let mut bad = req(Opcode::Append, pid, 201, log + 4);
+        bad.total_len = 16;
+        bad.arg0 = cap;
+        assert_eq!(
+            e.request(&bad.to_packet(&[1u8; 16])).0,
+            vec![resp(&bad, Status::BadRequest, &[])]
+        );
+        let mut lie = req(Opcode::Append, pid, 202, log);
+        lie.total_len = 17;
+        lie.arg0 = cap;
+        assert_eq!(
+            e.request(&lie.to_packet(&[1u8; 16])).0,
+            vec![resp(
+                &Header {
+                    payload_len: 16,
+                    ..lie
+                },
+                Status::BadRequest,
+                &[]
+            )]
+        );
+        assert_eq!(image(&e, cap), before, "refused appends wrote nothing");
     }
 
     /// The ring's skip policy and RING_RELEASE end to end: a member that never acknowledges

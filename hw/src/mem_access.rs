@@ -37,6 +37,46 @@ impl Logic for Realign {
     }
 }
 
+/// The lanes of one 64-byte beat inside a byte range of a stream (combinational): the beat
+/// starts at stream position `pos`, the range is `[lo, hi)`; `first` and `end` are the range
+/// clamped to the beat's lanes 0..=64, so lane k is inside when `first <= k < end`. The write
+/// strobes and an Append record's payload mask are both built from it.
+#[derive(LogicBlock, Default)]
+pub struct LaneWindow {
+    /// Stream position of the beat's lane 0.
+    pub pos: Signal<In, Bits<12>>,
+    /// First byte of the range (stream position).
+    pub lo: Signal<In, Bits<12>>,
+    /// One past the range's last byte.
+    pub hi: Signal<In, Bits<12>>,
+    /// `clamp(lo - pos, 0, 64)`.
+    pub first: Signal<Out, Bits<7>>,
+    /// `clamp(hi - pos, 0, 64)`.
+    pub end: Signal<Out, Bits<7>>,
+}
+
+impl Logic for LaneWindow {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.first.next = 0.into();
+        if self.lo.val() > self.pos.val() {
+            if self.lo.val() - self.pos.val() >= 64 {
+                self.first.next = 64.into();
+            } else {
+                self.first.next = bit_cast::<7, 12>(self.lo.val() - self.pos.val());
+            }
+        }
+        self.end.next = 0.into();
+        if self.hi.val() > self.pos.val() {
+            if self.hi.val() - self.pos.val() >= 64 {
+                self.end.next = 64.into();
+            } else {
+                self.end.next = bit_cast::<7, 12>(self.hi.val() - self.pos.val());
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,6 +98,41 @@ mod tests {
                 stream[sh..sh + 64].to_vec(),
                 "sh {sh}"
             );
+        }
+    }
+
+    /// Every beat position against a range of every shape (empty, inside one beat, across
+    /// beats, past the end): `first`/`end` are the clamped bounds the rule says.
+    #[test]
+    fn lane_window_clamps_the_range_to_the_beat() {
+        let mut w = LaneWindow::default();
+        w.connect_all();
+        let clamp = |x: i64| x.clamp(0, 64) as u64;
+        for (lo, hi) in [
+            (0u64, 0u64),
+            (0, 64),
+            (5, 70),
+            (60, 200),
+            (100, 101),
+            (64, 1088),
+            (7, 4095),
+        ] {
+            for pos in (0..1152u64).step_by(64) {
+                w.pos.next = pos.to_bits();
+                w.lo.next = lo.to_bits();
+                w.hi.next = hi.to_bits();
+                assert!(simulate(&mut w, 100));
+                assert_eq!(
+                    w.first.val().to_u64(),
+                    clamp(lo as i64 - pos as i64),
+                    "lo {lo} pos {pos}"
+                );
+                assert_eq!(
+                    w.end.val().to_u64(),
+                    clamp(hi as i64 - pos as i64),
+                    "hi {hi} pos {pos}"
+                );
+            }
         }
     }
 }

@@ -25,6 +25,11 @@ pub enum Class {
     /// Atomic (FAA, CAS, TAS, Unlock) by one member of the RAS, sometimes duplicated,
     /// sometimes with another member's request id (members are told apart by client id).
     Atomic,
+    /// Append (`proto::replog`) to one of the process's logs (a new one has its tail word
+    /// zeroed by a write first), by one member, sometimes duplicated, sometimes durable,
+    /// sometimes malformed (misaligned, lying length, a capacity too small or near 2^64); logs
+    /// may straddle pages and run past their region, and their tails come round every lane.
+    Append,
     /// Access to another process's address or an unallocated one.
     Foreign,
     /// A corrupted packet.
@@ -53,6 +58,8 @@ struct Proc {
     regions: Vec<(u64, u64, u8)>,
     /// The last ring-recorded request: (member index, req id), for colliding ids.
     last_atomic: Option<(usize, u32)>,
+    /// Logs appended to: (va, capacity).
+    logs: Vec<(u64, u64)>,
 }
 
 /// A stream generator bound to a reference node.
@@ -174,6 +181,7 @@ impl Stream {
             clients: vec![client],
             regions: Vec::new(),
             last_atomic: None,
+            logs: Vec::new(),
         };
         if slot == self.procs.len() {
             self.procs.push(p);
@@ -242,13 +250,37 @@ impl Stream {
         Some((va + off, perms))
     }
 
+    /// CLib acknowledges every ring-recorded result (CN ack of request `id`); now and then it
+    /// does not (a lost ack, a dead client), so the ring's skip policy is exercised too.
+    fn maybe_ack(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        slot: usize,
+        member: usize,
+        id: u32,
+        resp: &[Header],
+        out: &mut Vec<Outgoing>,
+    ) {
+        if resp.first().is_some_and(|r| r.status == Status::Ok)
+            && self.rng.gen_bool(self.ack_probability)
+        {
+            let ack_id = self.id();
+            let a = Header {
+                arg0: id as u64,
+                ..self.req(slot, member, Opcode::CnAck, ack_id, 0)
+            };
+            self.send_as(node, slot, member, a.to_packet(&[]), out);
+        }
+    }
+
     /// Generate and send one request of a random class.
     pub fn step(&mut self, node: &mut dyn MemoryNode, out: &mut Vec<Outgoing>) -> Class {
         let slot = self.rng.gen_range(0..self.procs.len());
         let class = match self.rng.gen_range(0..100) {
             0..=31 => Class::Write,
             32..=58 => Class::Read,
-            59..=73 => Class::Atomic,
+            59..=68 => Class::Atomic,
+            69..=73 => Class::Append,
             74..=78 => Class::Foreign,
             79..=82 => Class::Corrupt,
             83..=84 => Class::Fence,
@@ -332,19 +364,59 @@ impl Stream {
                     // a duplicate: must replay, not re-execute
                     self.send_as(node, slot, member, p, out);
                 }
-                // CLib acknowledges every ring-recorded result; now and then it does not (a
-                // lost ack, a dead client), so the ring's skip policy is exercised too.
-                if op.needs_cn_ack()
-                    && resp.first().is_some_and(|r| r.status == Status::Ok)
-                    && self.rng.gen_bool(self.ack_probability)
-                {
-                    let ack_id = self.id();
-                    let a = Header {
-                        arg0: id as u64,
-                        ..self.req(slot, member, Opcode::CnAck, ack_id, 0)
-                    };
-                    self.send_as(node, slot, member, a.to_packet(&[]), out);
+                if op.needs_cn_ack() {
+                    self.maybe_ack(node, slot, member, id, &resp, out);
                 }
+            }
+            Class::Append => {
+                let known = self.procs[slot].logs.len();
+                let (va, cap) = if known > 0 && self.rng.gen_bool(0.85) {
+                    self.procs[slot].logs[self.rng.gen_range(0..known)]
+                } else {
+                    let cap = [256u64, 1100, 3000, 9000][self.rng.gen_range(0..4)];
+                    let Some((va, _)) = self.pick(slot, cap) else {
+                        return class;
+                    };
+                    let va = va & !7;
+                    let wid = self.id();
+                    let w = Header {
+                        pkt_index: 0,
+                        pkt_count: 1,
+                        total_len: 8,
+                        ..self.req(slot, 0, Opcode::Write, wid, va)
+                    };
+                    self.send(node, slot, w.to_packet(&[0u8; 8]), out);
+                    self.procs[slot].logs.push((va, cap));
+                    (va, cap)
+                };
+                let members = self.procs[slot].clients.len();
+                let member = self.rng.gen_range(0..members);
+                self.procs[slot].last_atomic = Some((member, id));
+                let len = [1u32, 5, 8, 13, 56, 100, 511, 1000, 1024][self.rng.gen_range(0..9)];
+                let payload: Vec<u8> = (0..len).map(|_| self.rng.gen()).collect();
+                let mut h = Header {
+                    pkt_index: 0,
+                    pkt_count: 1,
+                    total_len: len,
+                    arg0: cap,
+                    ..self.req(slot, member, Opcode::Append, id, va)
+                };
+                h.durable = self.rng.gen_bool(self.durable_probability);
+                match self.rng.gen_range(0..24) {
+                    0 => h.va |= 4,
+                    1 => h.total_len = len + 1,
+                    2 => h.arg0 = u64::MAX - self.rng.gen_range(0..64),
+                    3 => h.arg0 = self.rng.gen_range(0..200),
+                    4 => h.pkt_count = 2,
+                    _ => {}
+                }
+                let p = h.to_packet(&payload);
+                let resp = self.send_as(node, slot, member, p.clone(), out);
+                if self.rng.gen_bool(0.3) {
+                    // a duplicate: answered from the ring, appends nothing
+                    self.send_as(node, slot, member, p, out);
+                }
+                self.maybe_ack(node, slot, member, id, &resp, out);
             }
             Class::Foreign => {
                 let other = (slot + 1) % self.procs.len();

@@ -6,7 +6,7 @@
 use clio_proto::frame::Route;
 use clio_proto::header::parse_verified;
 use clio_proto::opcode::{path_of, Path};
-use clio_proto::Status;
+use clio_proto::{Opcode, Status};
 use clio_sim::conformance::{replay, Class, Stream};
 use clio_sim::cosim::RtlBoard;
 use clio_sim::model::board::Outgoing;
@@ -108,7 +108,13 @@ fn check_with(seed: u64, steps: usize, procs: usize, clocking: Clocking) {
         *classes.entry(s.step(&mut model, &mut want)).or_default() += 1;
     }
     if steps >= 1000 {
-        for c in [Class::Forged, Class::Join, Class::Unregister, Class::Atomic] {
+        for c in [
+            Class::Forged,
+            Class::Join,
+            Class::Unregister,
+            Class::Atomic,
+            Class::Append,
+        ] {
             assert!(
                 classes.get(&c).copied().unwrap_or(0) > 3,
                 "few {c:?}: {classes:?}"
@@ -190,6 +196,20 @@ fn check_with(seed: u64, steps: usize, procs: usize, clocking: Clocking) {
     );
     if steps >= 1000 {
         assert!(mc.denied > 10, "only {} requests denied", mc.denied);
+        // Appends ran every way: appended, replayed, refused as full or malformed.
+        let appends = |st: Status| {
+            got.iter()
+                .filter_map(|(_, b)| parse_verified(b).ok())
+                .filter(|(h, _)| h.opcode == Opcode::Append && h.status == st)
+                .count()
+        };
+        assert!(
+            appends(Status::Ok) > 10,
+            "only {} appends",
+            appends(Status::Ok)
+        );
+        assert!(appends(Status::LogFull) > 0, "no full log");
+        assert!(appends(Status::BadRequest) > 0, "no malformed append");
         // No memory file: durable writes are refused (UNSUPPORTED) by both, writing nothing.
         let refused = count_status(&got, Status::Unsupported);
         assert!(refused > 10, "only {refused} durable writes refused");
