@@ -324,3 +324,29 @@ fn a_node_without_offloads_answers_unsupported() {
     assert_eq!(c.kv_put(b"k", b"v"), Err(ClioError::Unsupported));
     assert_eq!(c.kv_delete(b"k"), Err(ClioError::Unsupported));
 }
+
+#[test]
+fn the_store_outlives_many_leases_through_the_nodes_own_heartbeats() {
+    use clio_clib::TransportKind;
+    use clio_sim::server::spawn_udp;
+    let lease = Duration::from_millis(300);
+    let cfg = clio_sim::BoardConfig {
+        dram_bytes: 256 << 20,
+        page_shift: PAGE_SHIFT,
+        lease,
+        offloads: true,
+        kv_store_bytes: 1 << 20,
+        ..clio_sim::BoardConfig::default()
+    };
+    let server = spawn_udp(CBoard::new(&cfg).unwrap(), "127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = server.udp_addr.unwrap();
+    let c = Client::connect(TransportKind::Udp(addr).open().unwrap(), Config::default()).unwrap();
+    c.kv_put(b"k", b"kept").unwrap();
+    // Four leases of silence from every client but this one's heartbeats: without the
+    // node's heartbeats for the store's own RAS, the slow path would tear it down.
+    std::thread::sleep(lease * 4);
+    assert_eq!(c.kv_get(b"k").unwrap(), Some(b"kept".to_vec()));
+    assert_eq!(c.kv_put(b"k", b"still").unwrap(), KvPutOutcome::Replaced);
+    drop(c);
+    server.stop().unwrap();
+}
