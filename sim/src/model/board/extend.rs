@@ -138,7 +138,7 @@ impl CBoard {
                 Ok(a) => (Status::Ok, a.arg0),
                 Err(s) => (*s, 0),
             };
-            self.sync.record(h.pid, h.client, h.req_id, s, v);
+            self.sync.record_offload(h.pid, h.client, h.req_id, s, v);
         }
         self.offload_answer(out, route, h, answer);
     }
