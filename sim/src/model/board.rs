@@ -578,7 +578,7 @@ impl CBoard {
                 self.append(route, &h, p.payload(), &mut notices, out)
             }
             Path::Sync => self.sync_op(route, &h, &mut notices, out),
-            Path::SlowPath => self.to_slow_path(route, &h, out),
+            Path::SlowPath => self.forward_to_slow_path(route, &h, out),
             Path::Extend => self.extend(route, &h, p.payload(), &mut notices, out),
         }
         for n in notices {
@@ -715,7 +715,7 @@ impl CBoard {
             }
             _ => {}
         }
-        if h.va % ATOMIC_BYTES != 0 || h.payload_len != 0 {
+        if !h.va.is_multiple_of(ATOMIC_BYTES) || h.payload_len != 0 {
             return self.bad(out, route, h);
         }
         let once = h.opcode.uses_idempotence_ring();
@@ -777,7 +777,7 @@ impl CBoard {
         );
     }
 
-    fn to_slow_path(&mut self, route: &Route, h: &Header, out: &mut Vec<Outgoing>) {
+    fn forward_to_slow_path(&mut self, route: &Route, h: &Header, out: &mut Vec<Outgoing>) {
         if self.ring.rx_free() <= RX_RESERVED_FOR_NOTICES {
             self.c.slowpath_busy += 1;
             return self.respond(out, route, h.response_to(Status::RetryLater), &[]);
