@@ -1,6 +1,7 @@
 //! `clio bench ycsb`: key-value stores on the same memory node under YCSB workloads (the
 //! shape of the paper's Figure 17): pDPM-Direct, pDPM-Central, Clover (crate
-//! `clio-kvstores`) and memcached as the CPU key-value server.
+//! `clio-kvstores`), memcached as the CPU key-value server, and Clio-KV (the node's own KV
+//! offload; its node model is started with offloads on).
 //!
 //! For each system: set the store up (its coordinator / metadata server / memcached as child
 //! processes), load every key, measure the per-operation breakdown (node requests, server
@@ -37,7 +38,7 @@ use std::time::{Duration, Instant};
 /// `clio bench` subcommands.
 #[derive(Subcommand, Debug)]
 pub enum BenchCmd {
-    /// YCSB A/B/C against pDPM-Direct, pDPM-Central, Clover and memcached on one node.
+    /// YCSB A/B/C against pDPM-Direct, pDPM-Central, Clover, memcached and Clio-KV on one node.
     Ycsb(YcsbArgs),
     /// One client over several nodes: throughput vs nodes, cost of replication.
     Multi(crate::bench_multi::MultiArgs),
@@ -55,7 +56,8 @@ pub enum BenchCmd {
 /// Arguments of `clio bench ycsb`.
 #[derive(Args, Debug)]
 pub struct YcsbArgs {
-    /// Systems: a comma list of pdpm-direct, pdpm-central, clover, memcached, or `all`.
+    /// Systems: a comma list of pdpm-direct, pdpm-central, clover, memcached, clio-kv, or
+    /// `all` (clio-kv is skipped when `--value-size` exceeds one packet's value bound, 956).
     #[arg(long, default_value = "all")]
     systems: String,
     /// Workloads: A (50% update), B (5%), C (read only), custom:READ:UPDATE:DELETE (percent).
@@ -566,9 +568,13 @@ fn node(a: &YcsbArgs) -> Result<(Option<ServerHandle>, SocketAddr)> {
     // Room for every store's data several times over (memory is sparse: untouched pages
     // cost nothing).
     let need = a.keys * (a.value_size as u64 + 512) * 16;
+    // Clio-KV's region: a record per key, twice over (puts are out of place), and its table.
+    let kv_store_bytes = (a.keys * 2 + 1024) * (clio_proto::kv::RECORD_BYTES + 16);
     let cfg = BoardConfig {
-        dram_bytes: need.next_power_of_two().max(1 << 30),
+        dram_bytes: (need + kv_store_bytes).next_power_of_two().max(1 << 30),
         slowpath: SlowPathMode::InProcess,
+        offloads: true,
+        kv_store_bytes,
         ..BoardConfig::default()
     };
     let s = spawn_udp(CBoard::new(&cfg)?, "127.0.0.1:0".parse()?)?;
@@ -619,6 +625,16 @@ fn ycsb(a: YcsbArgs) -> Result<()> {
     let mut breakdowns = Vec::new();
     let mut skipped = Vec::new();
     for &system in &systems {
+        if system == System::ClioKv && a.value_size > clio_kvstores::clio_kv::KV_MAX_VALUE {
+            pb.println(format!(
+                "{system}: skipped (one request is one packet: values up to {} bytes, not {})",
+                clio_kvstores::clio_kv::KV_MAX_VALUE,
+                a.value_size
+            ));
+            skipped.push(system);
+            pb.inc(1 + a.workloads.len() as u64);
+            continue;
+        }
         pb.set_message(format!("{system}: setting up"));
         let Some(dep) = deploy(system, &creator, &link, &setup, &server_cmd)? else {
             pb.println(format!(
@@ -738,7 +754,11 @@ fn ycsb(a: YcsbArgs) -> Result<()> {
     println!("per-operation breakdown (one thread alone, {} gets then {} puts on Zipfian keys, CN metadata warm; node requests from CLib's counters, server = coordinator / metadata server / memcached):", a.breakdown_ops, a.breakdown_ops);
     print!("{btable}");
     for s in skipped {
-        println!("  {s}: skipped (not installed)");
+        let why = match s {
+            System::ClioKv => "values longer than one packet holds",
+            _ => "not installed",
+        };
+        println!("  {s}: skipped ({why})");
     }
     println!(
         "wrote {}/{{ycsb.csv,ycsb_breakdown.csv,ycsb_throughput.svg}}",

@@ -99,10 +99,15 @@ pub struct BoardArgs {
     /// CPU to others at once (better when the node shares few cores with its clients).
     #[arg(long, default_value_t = clio_sim::server::UDP_SPIN.as_micros() as u64)]
     spin_us: u64,
-    /// Model: leave the extend path empty (no pointer chasing), so extend opcodes are
-    /// answered Unsupported as by the RTL fast path, which has no offload units yet.
+    /// Model: leave the extend path empty (no pointer chasing, no Clio-KV), so extend
+    /// opcodes are answered Unsupported as by the RTL fast path, which has no offload units
+    /// yet.
     #[arg(long)]
     no_offloads: bool,
+    /// Model: bytes of Clio-KV's region in its own address space (K/M/G suffixes), allocated
+    /// and touched at start; it holds about size / 1056 keys of up to 956-byte values.
+    #[arg(long, default_value = "16M", value_parser = parse_size)]
+    kv_store_size: u64,
     /// With `--backend rtl`: write a VCD waveform of the whole run to this file (large!).
     #[cfg(feature = "rtl")]
     #[arg(long)]
@@ -153,6 +158,7 @@ pub fn run(a: BoardArgs) -> Result<()> {
         slowpath,
         lease: Duration::from_millis(a.lease_ms),
         offloads: !a.no_offloads,
+        kv_store_bytes: a.kv_store_size,
         ..BoardConfig::default()
     };
     // With an external slow path and no memory file, DRAM lives in a file beside the rings

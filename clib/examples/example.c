@@ -112,6 +112,24 @@ static int run(const char *node, struct clio_client *c) {
         printf("pointer chase: key 33 found at the third node in one request\n");
     }
 
+    /* Clio-KV: the node's key-value store, one request per operation, keys private to
+       this RAS. */
+    {
+        char val[16];
+        size_t len = 0;
+        int flag = -1;
+        CHECK(clio_kv_put(c, "user1", 5, "hello kv", 8, &flag));
+        EXPECT(flag == 0); /* created */
+        CHECK(clio_kv_get(c, "user1", 5, val, sizeof val, &len, &flag));
+        EXPECT(flag == 1 && len == 8 && memcmp(val, "hello kv", 8) == 0);
+        CHECK(clio_kv_delete(c, "user1", 5, &flag));
+        EXPECT(flag == 1);
+        CHECK(clio_kv_get(c, "user1", 5, val, sizeof val, &len, &flag));
+        EXPECT(flag == 0 && len == 0);
+        EXPECT(clio_kv_get(c, "", 0, val, sizeof val, &len, &flag) == CLIO_ERR_INVALID_ARGUMENT);
+        printf("Clio-KV: put, get, delete, get-after-delete\n");
+    }
+
     /* Typed errors. */
     EXPECT(clio_fetch_add(c, va + 3, 1, &old) == CLIO_ERR_INVALID_ARGUMENT);
     CHECK(clio_rfree(c, va));

@@ -86,6 +86,10 @@ typedef enum clio_status {
    * Every replica of a region of a multi-node client is lost.
    */
   CLIO_ERR_NODE_LOST = -18,
+  /**
+   * The node's key-value store has no free record for a new key (nothing changed).
+   */
+  CLIO_ERR_KV_STORE_FULL = -19,
 } clio_status;
 
 /**
@@ -339,6 +343,55 @@ enum clio_status clio_compare_and_swap(struct clio_client *c,
                                        uint64_t expected,
                                        uint64_t desired,
                                        uint64_t *old);
+
+/**
+ * Set `key` (`key_len` bytes) to `value` (`value_len` bytes; `value` may be NULL when
+ * `value_len` is 0) in this client's RAS namespace, atomically and exactly once.
+ * `*replaced` (may be NULL) = 1 if an old value was replaced, 0 if the key was created.
+ * `CLIO_ERR_KV_STORE_FULL` when the key is new and the store is full (nothing changed),
+ * `CLIO_ERR_INVALID_ARGUMENT` for a bad key or value length, `CLIO_ERR_UNSUPPORTED` from
+ * a node without offloads.
+ *
+ * # Safety
+ * `key` points to `key_len` readable bytes, `value` to `value_len` readable bytes,
+ * `replaced` is NULL or writable; `c` comes from `clio_connect_udp` and is not closed.
+ */
+enum clio_status clio_kv_put(struct clio_client *c,
+                             const void *key,
+                             size_t key_len,
+                             const void *value,
+                             size_t value_len,
+                             int32_t *replaced);
+
+/**
+ * Get `key`'s committed value into `buf` (`buf_len` bytes). `*found` = 1 and `*value_len`
+ * = its length if the key has a value, else `*found` = 0 and `*value_len` = 0 (both
+ * required). A value longer than `buf_len` is `CLIO_ERR_INVALID_ARGUMENT` with
+ * `*value_len` = the length needed and nothing copied (956 bytes always suffice).
+ *
+ * # Safety
+ * `key` points to `key_len` readable bytes, `buf` to `buf_len` writable bytes (NULL when
+ * `buf_len` is 0), `value_len` and `found` are writable; `c` as for `clio_kv_put`.
+ */
+enum clio_status clio_kv_get(struct clio_client *c,
+                             const void *key,
+                             size_t key_len,
+                             void *buf,
+                             size_t buf_len,
+                             size_t *value_len,
+                             int32_t *found);
+
+/**
+ * Remove `key`; `*removed` (may be NULL) = 1 if it had a value, 0 if not.
+ *
+ * # Safety
+ * `key` points to `key_len` readable bytes, `removed` is NULL or writable; `c` as for
+ * `clio_kv_put`.
+ */
+enum clio_status clio_kv_delete(struct clio_client *c,
+                                const void *key,
+                                size_t key_len,
+                                int32_t *removed);
 
 /**
  * Connect to `n` memory nodes over UDP (`addrs[i]` "IP:PORT", NUL-terminated; this client

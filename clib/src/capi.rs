@@ -60,6 +60,8 @@ pub enum ClioStatus {
     ClioErrLogFull = -17,
     /// Every replica of a region of a multi-node client is lost.
     ClioErrNodeLost = -18,
+    /// The node's key-value store has no free record for a new key (nothing changed).
+    ClioErrKvStoreFull = -19,
 }
 
 /// An opaque client (one registered process on one memory node).
@@ -94,6 +96,7 @@ fn code(e: &ClioError) -> ClioStatus {
         ClioError::TableFull => ClioStatus::ClioErrTableFull,
         ClioError::Aborted => ClioStatus::ClioErrAborted,
         ClioError::LogFull => ClioStatus::ClioErrLogFull,
+        ClioError::KvStoreFull => ClioStatus::ClioErrKvStoreFull,
         ClioError::NodeLost { .. } => ClioStatus::ClioErrNodeLost,
         // Internal to rtx_commit, which resolves it; a malformed answer if it ever escapes.
         ClioError::Untouched { .. } => ClioStatus::ClioErrBadRequest,
@@ -101,7 +104,10 @@ fn code(e: &ClioError) -> ClioStatus {
 }
 
 /// Run `f` on the client, turning errors and panics into status codes.
-fn with(c: *mut ClioClient, f: impl FnOnce(&Client) -> Result<(), ClioError>) -> ClioStatus {
+pub(crate) fn with(
+    c: *mut ClioClient,
+    f: impl FnOnce(&Client) -> Result<(), ClioError>,
+) -> ClioStatus {
     guarded(c, |c| f(&c.client))
 }
 

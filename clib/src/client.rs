@@ -304,7 +304,7 @@ impl Client {
         self.e().member().2
     }
 
-    fn e(&self) -> &Engine {
+    pub(crate) fn e(&self) -> &Engine {
         &self.inner.engine
     }
 

@@ -73,6 +73,9 @@ pub enum ClioError {
         /// The page.
         va: u64,
     },
+    /// A Clio-KV put of a new key found the node's store full (nothing changed).
+    #[error("the memory node's key-value store has no free record (nothing changed)")]
+    KvStoreFull,
     /// An Append found no room in the log (nothing written): apply and reset it, then append.
     #[error("the log has no room for the record")]
     LogFull,

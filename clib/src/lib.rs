@@ -16,18 +16,22 @@
 //! * Several nodes ([`MultiClient`]): one address space over N nodes, placement, routing by
 //!   address, replication through the backups' node-ordered logs, fail-over
 //!   (docs/replication.md).
+//! * Clio-KV ([`Client::kv_get`], [`Client::kv_put`], [`Client::kv_delete`]): the memory
+//!   node's key-value offload, one round trip per operation.
 //! * C API ([`capi`], header `clib/include/clio.h`).
 //!
 //! CLib depends only on `clio-proto`: the wire spec.
 #![warn(missing_docs)]
 
 pub mod capi;
+pub mod capi_kv;
 pub mod capi_multi;
 pub mod cc;
 mod client;
 mod config;
 mod engine;
 mod error;
+mod kv;
 mod lanes;
 mod multi;
 pub mod order;
@@ -39,5 +43,6 @@ pub use clio_proto::offload::ChaseLayout;
 pub use config::Config;
 pub use engine::{ChaseOutcome, Output, Stats};
 pub use error::{ClioError, Result};
+pub use kv::KvPutOutcome;
 pub use multi::{MultiClient, MultiConfig, MultiStats, NodeSpec};
 pub use tx::{Transaction, TxLog};

@@ -5,7 +5,7 @@
 
 mod common;
 use clio_clib::{ChaseLayout, ChaseOutcome, Client, ClioError, Config};
-use clio_sim::{BoardConfig, CBoard, SlowPathMode};
+use clio_sim::CBoard;
 use common::*;
 use std::sync::{Arc, Mutex};
 
@@ -18,17 +18,7 @@ const LAYOUT: ChaseLayout = ChaseLayout {
 };
 
 fn node(offloads: bool) -> Arc<Mutex<CBoard>> {
-    Arc::new(Mutex::new(
-        CBoard::new(&BoardConfig {
-            dram_bytes: 256 << 20,
-            page_shift: PAGE_SHIFT,
-            slowpath: SlowPathMode::InProcess,
-            ring_entries: 256,
-            offloads,
-            ..BoardConfig::default()
-        })
-        .expect("board"),
-    ))
+    offload_board(offloads, clio_sim::DEFAULT_KV_STORE_BYTES)
 }
 
 fn client(b: &Arc<Mutex<CBoard>>) -> Client {

@@ -3,15 +3,14 @@
 //! [`StoreSpec`] every compute node opens it with. Used by the test suite and `clio bench ycsb`.
 
 use crate::store::{KvError, KvResult, NodeLink, StoreSpec};
-use crate::{clover, memcached, pdpm_central, pdpm_direct};
+use crate::{clio_kv, clover, memcached, pdpm_central, pdpm_direct};
 use clio_clib::Client;
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::Duration;
 
-/// The stores that can be set up. Clio-KV (the node's own KV offload) becomes one more
-/// variant: its `deploy` arm allocates its table and its factory talks to the node directly.
+/// The stores that can be set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum System {
     /// [`pdpm_direct`].
@@ -22,15 +21,19 @@ pub enum System {
     Clover,
     /// [`memcached`] (a CPU KV server process on this host).
     Memcached,
+    /// [`clio_kv`]: the memory node's own KV offload (values up to
+    /// [`clio_kv::KV_MAX_VALUE`] bytes).
+    ClioKv,
 }
 
 impl System {
     /// Every system, in table order.
-    pub const ALL: [System; 4] = [
+    pub const ALL: [System; 5] = [
         System::PdpmDirect,
         System::PdpmCentral,
         System::Clover,
         System::Memcached,
+        System::ClioKv,
     ];
 
     /// Its name in specs, tables and on the command line.
@@ -40,6 +43,7 @@ impl System {
             System::PdpmCentral => pdpm_central::NAME,
             System::Clover => clover::NAME,
             System::Memcached => memcached::NAME,
+            System::ClioKv => clio_kv::NAME,
         }
     }
 }
@@ -57,7 +61,9 @@ impl std::str::FromStr for System {
             .into_iter()
             .find(|x| x.name() == s.trim())
             .ok_or_else(|| {
-                format!("unknown system `{s}` (pdpm-direct, pdpm-central, clover, memcached)")
+                format!(
+                    "unknown system `{s}` (pdpm-direct, pdpm-central, clover, memcached, clio-kv)"
+                )
             })
     }
 }
@@ -207,6 +213,9 @@ pub fn deploy(
             mc = Some(g);
             s
         }
+        // Nothing to allocate or start: the store is the node's own; CNs join `creator`'s
+        // RAS, whose namespace holds the keys.
+        System::ClioKv => clio_kv::spec(link, setup.max_value)?,
     };
     Ok(Some(Deployment {
         spec,

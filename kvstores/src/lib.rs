@@ -10,11 +10,13 @@
 //! * [`ycsb`]: YCSB workloads A/B/C and custom mixes over scrambled Zipfian keys.
 //! * [`history`]: self-describing values (torn-value check) and a linearizability checker
 //!   for recorded single-key histories.
+//! * [`clio_kv`]: Clio-KV, the memory node's own key-value offload (one request per
+//!   operation), as one more [`StoreFactory`].
 //!
-//! A Clio-KV (the memory node's own KV offload) plugs in as one more [`StoreFactory`].
 //! Depends only on `clio-clib` and `clio-proto` (plus crates.io).
 #![warn(missing_docs)]
 
+pub mod clio_kv;
 pub mod clover;
 pub mod deploy;
 pub mod history;
@@ -37,6 +39,7 @@ pub fn open_factory(
         pdpm_direct::NAME => Box::new(pdpm_direct::DirectFactory::from_spec(spec, config)?),
         pdpm_central::NAME => Box::new(pdpm_central::CentralFactory::from_spec(spec)?),
         clover::NAME => Box::new(clover::CloverFactory::from_spec(spec, config)?),
+        clio_kv::NAME => Box::new(clio_kv::ClioKvFactory::from_spec(spec, config)?),
         memcached::NAME => Box::new(memcached::MemcachedFactory::from_spec(spec)?),
         s => return Err(KvError::Spec(format!("unknown store `{s}`"))),
     })

@@ -366,13 +366,7 @@ impl KvStore for Direct {
     }
 
     fn cost(&mut self) -> KvResult<Cost> {
-        let s = self.c.stats();
-        Ok(Cost {
-            node_requests: s.requests,
-            rpc_requests: 0,
-            round_trips: self.rounds,
-            retransmits: s.retransmits,
-        })
+        Ok(Cost::of_node_client(&self.c, self.rounds))
     }
 }
 

@@ -95,6 +95,20 @@ pub struct Cost {
     pub retransmits: u64,
 }
 
+impl Cost {
+    /// The cost of a store that talks only to the node through `c`: CLib's requests and
+    /// retransmissions, and the `round_trips` the store counted.
+    pub fn of_node_client(c: &Client, round_trips: u64) -> Cost {
+        let s = c.stats();
+        Cost {
+            node_requests: s.requests,
+            rpc_requests: 0,
+            round_trips,
+            retransmits: s.retransmits,
+        }
+    }
+}
+
 /// A key-value store handle. One per client thread; handles of one [`StoreFactory`] share the
 /// compute node's connection(s).
 pub trait KvStore: Send {

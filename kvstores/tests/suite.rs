@@ -38,6 +38,7 @@ fn node() -> ServerHandle {
         dram_bytes: 256 << 20,
         page_shift: 16,
         slowpath: SlowPathMode::InProcess,
+        offloads: true, // Clio-KV
         ..BoardConfig::default()
     };
     spawn_udp(
@@ -84,6 +85,7 @@ struct Report {
 fn run_suite(
     factories: &[Box<dyn StoreFactory>],
     seed: u64,
+    max_value: usize,
     wrap: &(dyn Fn(Box<dyn KvStore>) -> Box<dyn KvStore> + Sync),
 ) -> (Vec<Op>, Report) {
     let t0 = Instant::now();
@@ -123,8 +125,9 @@ fn run_suite(
                             }
                         } else if x < 90 {
                             let id = ValueId { writer, seq };
-                            // Lengths across the 1 KiB packet boundary (up to three packets).
-                            let len = rng.gen_range(24..=MAX_VALUE);
+                            // Lengths across the 1 KiB packet boundary (up to three packets)
+                            // where the store takes them.
+                            let len = rng.gen_range(24..=max_value);
                             (OpKind::Put(id), store.put(&key, &make_value(id, len)))
                         } else {
                             (OpKind::Delete, store.delete(&key))
@@ -184,7 +187,15 @@ const SETUP: Setup = Setup {
 /// Set `system` up on a fresh node with faults everywhere and run the suite.
 fn suite(system: System, seed: u64) {
     let (_node, creator, link) = fresh(Some(faults(seed)));
-    let dep: Deployment = deploy(system, &creator, &link, &SETUP, &server_cmd)
+    // Clio-KV takes one packet per request: values up to its bound.
+    let setup = match system {
+        System::ClioKv => Setup {
+            max_value: clio_kvstores::clio_kv::KV_MAX_VALUE,
+            ..SETUP
+        },
+        _ => SETUP,
+    };
+    let dep: Deployment = deploy(system, &creator, &link, &setup, &server_cmd)
         .expect("deploy")
         .expect("not memcached");
     let factories: Vec<Box<dyn StoreFactory>> = (0..CNS)
@@ -203,7 +214,7 @@ fn suite(system: System, seed: u64) {
         })
         .collect();
     let started = Instant::now();
-    let (history, report) = run_suite(&factories, seed, &|s| s);
+    let (history, report) = run_suite(&factories, seed, setup.max_value, &|s| s);
     drop(factories);
     println!(
         "{system}: {} operations in {:.2} s, {} retransmissions, {} round trips",
@@ -270,6 +281,11 @@ fn clover_is_linearizable_under_faults() {
 }
 
 #[test]
+fn clio_kv_is_linearizable_under_faults() {
+    suite(System::ClioKv, 55);
+}
+
+#[test]
 fn memcached_is_linearizable_if_installed() {
     let (_node, creator, link) = fresh(None);
     let Some(dep) = deploy(System::Memcached, &creator, &link, &SETUP, &server_cmd).unwrap() else {
@@ -279,7 +295,7 @@ fn memcached_is_linearizable_if_installed() {
     let factories: Vec<Box<dyn StoreFactory>> = (0..CNS)
         .map(|_| open_factory(&dep.spec, config()).unwrap())
         .collect();
-    let (history, report) = run_suite(&factories, 44, &|s| s);
+    let (history, report) = run_suite(&factories, 44, MAX_VALUE, &|s| s);
     assert!(
         report.torn.is_empty() && report.errors.is_empty(),
         "{report:?}"
@@ -348,7 +364,7 @@ fn broken_run(mode: Breakage) -> (Vec<Op>, Report) {
     let factories: Vec<Box<dyn StoreFactory>> = (0..2)
         .map(|_| open_factory(&dep.spec, config()).unwrap())
         .collect();
-    run_suite(&factories, 55, &move |inner| {
+    run_suite(&factories, 55, MAX_VALUE, &move |inner| {
         Box::new(Broken {
             inner,
             mode,

@@ -15,6 +15,7 @@ pub mod checksum;
 pub mod consts;
 pub mod frame;
 pub mod header;
+pub mod kv;
 pub mod layout;
 pub mod offload;
 pub mod opcode;

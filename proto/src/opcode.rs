@@ -85,6 +85,18 @@ pub enum Opcode {
     /// ([`crate::offload::ChaseLayout`]), `total_len` is the value bytes to return. Read-only
     /// (idempotent). Served only by a node with the offload; others answer Unsupported.
     PointerChase = 0x40,
+    /// Extend path, Clio-KV ([`crate::kv`]): the committed value of the payload's key in the
+    /// caller's RAS namespace; `arg0` of the answer is [`crate::kv::HIT`] (payload = the value)
+    /// or [`crate::kv::MISS`]. Read-only (idempotent).
+    KvGet = 0x41,
+    /// Extend path, Clio-KV: create or replace the payload's key with the payload's value,
+    /// atomically (a get sees the old or the new value, whole). `arg0` of the answer: HIT =
+    /// replaced, MISS = created. Recorded in the idempotence ring, so a retry never applies
+    /// twice; [`crate::Status::OutOfMemory`] when the store has no free record.
+    KvPut = 0x42,
+    /// Extend path, Clio-KV: remove the payload's key and free its record. `arg0` of the
+    /// answer: HIT = removed, MISS = there was none. Recorded in the idempotence ring.
+    KvDelete = 0x43,
 }
 
 impl Opcode {
@@ -94,7 +106,7 @@ impl Opcode {
     pub const EXTEND_LAST: u8 = 0x7F;
 
     /// All defined opcodes.
-    pub const ALL: [Opcode; 19] = [
+    pub const ALL: [Opcode; 22] = [
         Opcode::Read,
         Opcode::Write,
         Opcode::Persist,
@@ -114,6 +126,9 @@ impl Opcode {
         Opcode::Append,
         Opcode::CnAck,
         Opcode::PointerChase,
+        Opcode::KvGet,
+        Opcode::KvPut,
+        Opcode::KvDelete,
     ];
 
     /// Decode a byte; `None` for undefined values (including extend opcodes no offload of this
@@ -142,14 +157,14 @@ impl Opcode {
             | Opcode::Fence
             | Opcode::Append
             | Opcode::CnAck => Path::Sync,
-            Opcode::PointerChase => Path::Extend,
+            Opcode::PointerChase | Opcode::KvGet | Opcode::KvPut | Opcode::KvDelete => Path::Extend,
         }
     }
 
     /// Non-idempotent requests are executed once; a retry gets the cached result from the
     /// idempotence ring (sync unit) or the slow path's reply cache / nonce table.
     pub fn is_non_idempotent(self) -> bool {
-        self.uses_idempotence_ring()
+        self.needs_cn_ack()
             || matches!(
                 self,
                 Opcode::Alloc | Opcode::Free | Opcode::Register | Opcode::Join | Opcode::Unregister
@@ -170,10 +185,18 @@ impl Opcode {
         )
     }
 
-    /// Whether the client must send a [`Opcode::CnAck`] after the result arrives (the same set
-    /// as [`Opcode::uses_idempotence_ring`]; one rule, two names for its two sides).
+    /// Offload requests whose result the node records in the same idempotence ring (the
+    /// extend path's writers: Clio-KV's put and delete), so a retry is answered from it.
+    pub fn offload_uses_idempotence_ring(self) -> bool {
+        matches!(self, Opcode::KvPut | Opcode::KvDelete)
+    }
+
+    /// Whether the client must send a [`Opcode::CnAck`] after the result arrives: every
+    /// opcode whose result sits in the idempotence ring (the sync unit's,
+    /// [`Opcode::uses_idempotence_ring`], and the offloads',
+    /// [`Opcode::offload_uses_idempotence_ring`]).
     pub fn needs_cn_ack(self) -> bool {
-        self.uses_idempotence_ring()
+        self.uses_idempotence_ring() || self.offload_uses_idempotence_ring()
     }
 
     /// Whether the fast path checks the header's key against the RAS's key before anything
@@ -259,6 +282,8 @@ mod tests {
             assert_eq!(bit, want, "opcode {v:#x}");
         }
         assert!(Opcode::Unlock.needs_cn_ack());
+        assert!(Opcode::KvPut.needs_cn_ack() && Opcode::KvDelete.is_non_idempotent());
+        assert!(!Opcode::KvGet.needs_cn_ack() && !Opcode::KvPut.uses_idempotence_ring());
         assert!(!Opcode::Register.needs_key());
         assert!(Opcode::Join.needs_key() && Opcode::CnAck.needs_key());
     }

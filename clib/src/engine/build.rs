@@ -155,6 +155,20 @@ impl Engine {
                 let resp = HEADER_LEN as u64 + *len as u64;
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, resp)]
             }
+            OpSpec::Kv { op, payload } => {
+                let id = Self::req_id(st);
+                let h = Header {
+                    total_len: payload.len() as u32,
+                    ..Header::request(*op, st.pid, id, 0)
+                }
+                .with_credentials(st.key, st.client);
+                let p = h.to_packet(payload);
+                let resp = match op {
+                    Opcode::KvGet => (HEADER_LEN + clio_proto::kv::MAX_VALUE) as u64,
+                    _ => HEADER_LEN as u64,
+                };
+                vec![self.new_req(st, Some(op_id), h, vec![p], 1, resp)]
+            }
             OpSpec::Read { va, len } => (0..*len)
                 .step_by(chunk.min(MAX_READ_LEN as usize))
                 .map(|off| {
@@ -237,6 +251,8 @@ impl Engine {
             // Reads a structure whose extent is unknown until the walk: no tracking (as a
             // one-sided traversal would read node by node; order it with rrelease).
             OpSpec::Chase { .. } => (None, false),
+            // The node orders KV requests; synchronous calls are ordered by waiting.
+            OpSpec::Kv { .. } => (None, false),
             OpSpec::Free { va } => (span(*va, st.allocs.get(va).copied().unwrap_or(1)), true),
             OpSpec::Register { .. }
             | OpSpec::Join { .. }

@@ -94,6 +94,12 @@ pub(crate) enum OpSpec {
         layout: ChaseLayout,
         len: u32,
     },
+    /// Clio-KV (extend path): `op` is KvGet, KvPut or KvDelete; the payload (checked by
+    /// `proto::kv::KvRequest::new` before this is built).
+    Kv {
+        op: Opcode,
+        payload: Vec<u8>,
+    },
 }
 
 /// The result of a completed operation.
@@ -109,6 +115,13 @@ pub enum Output {
     Va(u64),
     /// A pointer chase: the value of the matching node, or where the walk ended.
     Chase(ChaseOutcome),
+    /// A Clio-KV request: whether the key was there (`proto::kv::HIT`), and a get's value.
+    Kv {
+        /// Get: found; put: replaced an old value; delete: removed.
+        hit: bool,
+        /// A get's value (empty otherwise).
+        value: Vec<u8>,
+    },
     /// Membership of a remote address space (Register, Join).
     Member {
         /// The RAS.
@@ -238,6 +251,8 @@ enum Kind {
     Tx,
     /// Pointer chase: value, node, hops.
     Chase,
+    /// Clio-KV: hit or miss, value.
+    Kv,
     Fence,
 }
 
@@ -453,6 +468,7 @@ impl Engine {
             OpSpec::Fence => (Kind::Fence, "rfence", Vec::new()),
             OpSpec::Append { .. } => (Kind::Atomic, "rappend", Vec::new()),
             OpSpec::Chase { .. } => (Kind::Chase, "rchase", Vec::new()),
+            OpSpec::Kv { op, .. } => (Kind::Kv, kv_name(*op), Vec::new()),
         };
         let mut op = Op {
             name,
@@ -621,6 +637,14 @@ impl Engine {
             }
         }
         t
+    }
+}
+
+fn kv_name(op: Opcode) -> &'static str {
+    match op {
+        Opcode::KvGet => "kv_get",
+        Opcode::KvPut => "kv_put",
+        _ => "kv_delete",
     }
 }
 

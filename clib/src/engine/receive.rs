@@ -129,6 +129,22 @@ impl Engine {
                 op.aux = (h.arg1, 0);
             }
         }
+        if clio_proto::kv::is_kv(r.opcode) {
+            // A get's hit carries the value; everything else nothing. Anything else is not
+            // an answer to this request.
+            let get_hit = r.opcode == Opcode::KvGet && h.arg0 == clio_proto::kv::HIT;
+            let fits = payload.len() <= clio_proto::kv::MAX_VALUE;
+            if !matches!(h.arg0, clio_proto::kv::HIT | clio_proto::kv::MISS)
+                || !fits
+                || (!get_hit && !payload.is_empty())
+            {
+                st.stats.stale_responses += 1;
+                return;
+            }
+            if let Some(op) = r.op.and_then(|o| st.ops.get_mut(&o)) {
+                op.data = payload.to_vec();
+            }
+        }
         r.got[i] = true;
         r.got_n += 1;
         if r.got_n < r.resp_total {
@@ -301,6 +317,10 @@ impl Engine {
                     (true, 0) => ChaseOutcome::NotFound { hops: op.value },
                     (true, next) => ChaseOutcome::HopLimit { next },
                 }),
+                Kind::Kv => Output::Kv {
+                    hit: op.value == clio_proto::kv::HIT,
+                    value: op.data,
+                },
                 Kind::Write | Kind::Free | Kind::Fence | Kind::Unregister => Output::Done,
             }),
         };

@@ -22,6 +22,22 @@ pub fn board() -> CBoard {
     .expect("board")
 }
 
+/// A shared board with the extend path's offloads on or off, and Clio-KV's region size.
+pub fn offload_board(offloads: bool, kv_store_bytes: u64) -> Arc<Mutex<CBoard>> {
+    Arc::new(Mutex::new(
+        CBoard::new(&BoardConfig {
+            dram_bytes: 256 << 20,
+            page_shift: PAGE_SHIFT,
+            slowpath: SlowPathMode::InProcess,
+            ring_entries: 256,
+            offloads,
+            kv_store_bytes,
+            ..BoardConfig::default()
+        })
+        .expect("board"),
+    ))
+}
+
 /// Serve one packet on a shared board: what a node does with a datagram.
 pub fn serve(b: &Mutex<CBoard>, pkt: &[u8]) -> Vec<Vec<u8>> {
     let mut out = Vec::new();

@@ -2,6 +2,7 @@
 
 mod append;
 mod extend;
+mod kv_ras;
 
 use super::ack_layer::{self, Verdict};
 use super::dram::Dram;
@@ -68,10 +69,17 @@ pub struct BoardConfig {
     /// tests that replay one stream into two nodes (model-vs-RTL conformance): a node with a
     /// seed hands out predictable keys. `None` (the default) on every real node.
     pub key_seed: Option<u64>,
-    /// Serve the extend path's offloads (pointer chasing). Off by default, as on the RTL
-    /// fast path, which has none yet: extend opcodes are then answered Unsupported.
+    /// Serve the extend path's offloads (pointer chasing, Clio-KV). Off by default, as on
+    /// the RTL fast path, which has none yet: extend opcodes are then answered Unsupported.
     pub offloads: bool,
+    /// Bytes of Clio-KV's region in its own RAS (offloads on): it holds
+    /// `proto::kv::StoreLayout::fit(_, kv_store_bytes).records - 1` keys.
+    pub kv_store_bytes: u64,
 }
+
+/// Default [`BoardConfig::kv_store_bytes`]: 16 MiB, about 15,800 records of up to
+/// `proto::kv::MAX_VALUE` bytes.
+pub const DEFAULT_KV_STORE_BYTES: u64 = 16 << 20;
 
 impl Default for BoardConfig {
     fn default() -> Self {
@@ -84,6 +92,7 @@ impl Default for BoardConfig {
             lease: Duration::from_millis(clio_proto::consts::DEFAULT_LEASE_MS),
             key_seed: None,
             offloads: false,
+            kv_store_bytes: DEFAULT_KV_STORE_BYTES,
         }
     }
 }
@@ -383,6 +392,14 @@ pub struct CBoard {
     recovery: Option<RecoveryReport>,
     /// The extend path is populated (`BoardConfig::offloads`).
     offloads: bool,
+    /// Clio-KV's own RAS and where its set-up is (`board/kv_ras.rs`).
+    kv: kv_ras::KvRas,
+    /// Bytes of Clio-KV's region.
+    kv_bytes: u64,
+    /// Lease of Clio-KV's membership (updated from the slow path's heartbeat answers).
+    kv_lease: Duration,
+    /// Request id of the node's next own slow-path request (random start).
+    kv_req: u32,
     c: Counters,
 }
 
@@ -418,8 +435,15 @@ impl CBoard {
             held: Vec::new(),
             recovery,
             offloads: cfg.offloads,
+            kv: kv_ras::KvRas::Off,
+            kv_bytes: 0,
+            kv_lease: cfg.lease,
+            kv_req: 0,
             c: Counters::default(),
         };
+        if cfg.offloads {
+            b.kv_start(cfg.kv_store_bytes, cfg.lease);
+        }
         let mut sink = Vec::new();
         b.service(&mut sink);
         Ok(b)
@@ -554,8 +578,8 @@ impl CBoard {
                 self.append(route, &h, p.payload(), &mut notices, out)
             }
             Path::Sync => self.sync_op(route, &h, &mut notices, out),
-            Path::SlowPath => self.to_slow_path(route, &h, out),
-            Path::Extend => self.extend(route, &h, &mut notices, out),
+            Path::SlowPath => self.forward_to_slow_path(route, &h, out),
+            Path::Extend => self.extend(route, &h, p.payload(), &mut notices, out),
         }
         for n in notices {
             // Room was checked before each fault was taken.
@@ -691,7 +715,7 @@ impl CBoard {
             }
             _ => {}
         }
-        if h.va % ATOMIC_BYTES != 0 || h.payload_len != 0 {
+        if !h.va.is_multiple_of(ATOMIC_BYTES) || h.payload_len != 0 {
             return self.bad(out, route, h);
         }
         let once = h.opcode.uses_idempotence_ring();
@@ -753,7 +777,7 @@ impl CBoard {
         );
     }
 
-    fn to_slow_path(&mut self, route: &Route, h: &Header, out: &mut Vec<Outgoing>) {
+    fn forward_to_slow_path(&mut self, route: &Route, h: &Header, out: &mut Vec<Outgoing>) {
         if self.ring.rx_free() <= RX_RESERVED_FOR_NOTICES {
             self.c.slowpath_busy += 1;
             return self.respond(out, route, h.response_to(Status::RetryLater), &[]);
@@ -821,6 +845,8 @@ impl CBoard {
     fn service_rings(&mut self, out: &mut Vec<Outgoing>) -> usize {
         let mut applied = 0;
         loop {
+            // Before the slow path runs: a heartbeat due is renewed before leases expire.
+            let kv_sent = self.kv_progress();
             if let Some(sp) = self.slow.as_mut() {
                 sp.poll(&self.ring, &mut self.dram);
             }
@@ -848,7 +874,11 @@ impl CBoard {
                         }
                     }
                     Ok(Descriptor::Reply { route, header }) => {
-                        self.respond(out, &route, header, &[])
+                        if route == kv_ras::internal_route() {
+                            self.kv_reply(header)
+                        } else {
+                            self.respond(out, &route, header, &[])
+                        }
                     }
                     Ok(Descriptor::KeyWrite { pid, key }) => {
                         if !self.keys.write(pid, key) {
@@ -864,7 +894,7 @@ impl CBoard {
             }
             applied += n;
             // In-process, keep going until the slow path has nothing more to say.
-            if n == 0 || self.slow.is_none() {
+            if (n == 0 && !kv_sent) || self.slow.is_none() {
                 break;
             }
         }

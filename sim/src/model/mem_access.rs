@@ -43,6 +43,7 @@ impl VirtualMemory {
     /// status to answer. A first touch maps a frame from the async buffer and reports it in
     /// `notices` (the fast path never waits for the slow path). `rx_free` is the room in the
     /// RX ring: a fault is only taken if its notice can be posted.
+    #[allow(clippy::too_many_arguments)] // one argument per pipeline input
     pub fn translate(
         &mut self,
         dram: &mut Dram,

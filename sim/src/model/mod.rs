@@ -14,4 +14,4 @@ pub mod pt_walker;
 pub mod sync_unit;
 pub mod tlb;
 
-pub use board::{BoardConfig, BoardError, CBoard, Counters, SlowPathMode};
+pub use board::{BoardConfig, BoardError, CBoard, Counters, SlowPathMode, DEFAULT_KV_STORE_BYTES};

@@ -82,9 +82,22 @@ impl SyncUnit {
         }
     }
 
-    /// Record the result of an executed request in the slot at the write pointer.
+    /// Record the result of an executed atomic in the slot at the write pointer.
     pub fn record(&mut self, pid: u16, client: u16, req_id: u32, status: Status, value: u64) {
         self.executed += 1;
+        self.record_offload(pid, client, req_id, status, value);
+    }
+
+    /// Record the result of an offload's write (a Clio-KV put or delete) in the same ring;
+    /// not counted as an atomic.
+    pub fn record_offload(
+        &mut self,
+        pid: u16,
+        client: u16,
+        req_id: u32,
+        status: Status,
+        value: u64,
+    ) {
         self.ring[self.wp] = Some(Entry {
             pid,
             client,

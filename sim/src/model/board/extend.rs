@@ -1,19 +1,22 @@
 //! The extend path's dispatch: the MAT hands extend opcodes here and this hands each to the
-//! offload unit that serves it, with the caller's RAS as its memory (`model::offload`).
+//! offload unit that serves it, with a RAS as its memory (`model::offload`): the caller's
+//! for the pointer chaser, the store's own for Clio-KV (`kv_ras.rs`).
 
 use super::{CBoard, Outgoing};
 use crate::model::dram::Dram;
-use crate::model::mem_access::{read_pieces, Notice, VirtualMemory};
-use crate::model::offload::{pointer_chase, OffloadAnswer, OffloadMemory};
+use crate::model::mem_access::{read_pieces, write_pieces, Notice, VirtualMemory};
+use crate::model::offload::{clio_kv, pointer_chase, OffloadAnswer, OffloadMemory};
+use crate::model::sync_unit::RingCheck;
 use clio_proto::frame::Route;
+use clio_proto::kv::KvRequest;
 use clio_proto::layout::MemoryLayout;
 use clio_proto::offload::ChaseLayout;
-use clio_proto::pte::PERM_READ;
+use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::{Header, Opcode, Status};
 
-/// The caller's RAS, read through the same translation as `Read` (TLB, walker, page fault,
-/// permissions).
-struct CallerMemory<'a> {
+/// One RAS, read and written through the same translation as `Read` and `Write` (TLB,
+/// walker, page fault, permissions).
+pub(super) struct RasMemory<'a> {
     vm: &'a mut VirtualMemory,
     dram: &'a mut Dram,
     layout: &'a MemoryLayout,
@@ -23,20 +26,35 @@ struct CallerMemory<'a> {
     notices: &'a mut Vec<Notice>,
 }
 
-impl OffloadMemory for CallerMemory<'_> {
-    fn read(&mut self, va: u64, buf: &mut [u8]) -> Result<(), Status> {
+impl RasMemory<'_> {
+    fn pieces(&mut self, va: u64, len: usize, perm: u8) -> Result<Vec<(u64, usize)>, Status> {
         let room = self.rx_free.saturating_sub(self.notices.len() as u32);
-        let pieces = self.vm.translate_range(
+        self.vm.translate_range(
             self.dram,
             self.layout,
             self.pid,
             va,
-            buf.len() as u64,
-            PERM_READ,
+            len as u64,
+            perm,
             room,
             self.notices,
-        )?;
+        )
+    }
+}
+
+impl OffloadMemory for RasMemory<'_> {
+    fn read(&mut self, va: u64, buf: &mut [u8]) -> Result<(), Status> {
+        let pieces = self.pieces(va, buf.len(), PERM_READ)?;
         if read_pieces(self.dram, &pieces, buf) {
+            Ok(())
+        } else {
+            Err(Status::Unmapped)
+        }
+    }
+
+    fn write(&mut self, va: u64, data: &[u8]) -> Result<(), Status> {
+        let pieces = self.pieces(va, data.len(), PERM_WRITE)?;
+        if write_pieces(self.dram, &pieces, data) {
             Ok(())
         } else {
             Err(Status::Unmapped)
@@ -45,43 +63,104 @@ impl OffloadMemory for CallerMemory<'_> {
 }
 
 impl CBoard {
+    /// The memory of RAS `pid` as an offload sees it.
+    pub(super) fn ras_memory<'a>(
+        &'a mut self,
+        pid: u16,
+        notices: &'a mut Vec<Notice>,
+    ) -> RasMemory<'a> {
+        RasMemory {
+            rx_free: self.ring.rx_free(),
+            vm: &mut self.vm,
+            dram: &mut self.dram,
+            layout: &self.layout,
+            pid,
+            notices,
+        }
+    }
+
     /// Serve an extend opcode with its offload unit; one response packet.
     pub(super) fn extend(
         &mut self,
         route: &Route,
         h: &Header,
+        payload: &[u8],
         notices: &mut Vec<Notice>,
         out: &mut Vec<Outgoing>,
     ) {
-        if h.payload_len != 0 || h.pkt_count != 1 {
-            return self.bad(out, route, h);
-        }
-        let mut mem = CallerMemory {
-            vm: &mut self.vm,
-            dram: &mut self.dram,
-            layout: &self.layout,
-            pid: h.pid,
-            rx_free: self.ring.rx_free(),
-            notices,
-        };
-        let answer: Result<OffloadAnswer, Status> = match h.opcode {
-            Opcode::PointerChase => pointer_chase::chase(
-                &mut mem,
+        if h.opcode == Opcode::PointerChase {
+            if h.payload_len != 0 || h.pkt_count != 1 {
+                return self.bad(out, route, h);
+            }
+            let answer = pointer_chase::chase(
+                &mut self.ras_memory(h.pid, notices),
                 h.va,
                 h.arg0,
                 ChaseLayout::unpack(h.arg1),
                 h.total_len,
-            ),
-            _ => Err(Status::Unsupported),
+            );
+            return self.offload_answer(out, route, h, answer);
+        }
+        if !clio_proto::kv::is_kv(h.opcode) {
+            self.c.bad_requests += 1;
+            return self.respond(out, route, h.response_to(Status::Unsupported), &[]);
+        }
+        let Ok(req) = KvRequest::decode(h, payload) else {
+            return self.bad(out, route, h);
         };
+        let store = match self.kv_ready(out) {
+            Ok(r) => r,
+            Err(s) => return self.respond(out, route, h.response_to(s), &[]),
+        };
+        // Exactly once: a put or delete records its answer in the idempotence ring under
+        // the caller's (pid, client, req_id); a retry gets that answer, never a second run.
+        let once = h.opcode.offload_uses_idempotence_ring();
+        if once {
+            match self.sync.check(h.pid, h.client, h.req_id) {
+                RingCheck::Cached(s, v) => {
+                    let r = Header {
+                        arg0: v,
+                        ..h.response_to(s)
+                    };
+                    return self.respond(out, route, r, &[]);
+                }
+                RingCheck::Full => {
+                    return self.respond(out, route, h.response_to(Status::RetryLater), &[])
+                }
+                RingCheck::Execute => {}
+            }
+        }
+        let l = store.layout;
+        let mut mem = self.ras_memory(store.member.pid, notices);
+        let answer = clio_kv::serve(&mut mem, &l, h.opcode, h.pid, req);
+        if once {
+            let (s, v) = match &answer {
+                Ok(a) => (Status::Ok, a.arg0),
+                Err(s) => (*s, 0),
+            };
+            self.sync.record_offload(h.pid, h.client, h.req_id, s, v);
+        }
+        self.offload_answer(out, route, h, answer);
+    }
+
+    fn offload_answer(
+        &mut self,
+        out: &mut Vec<Outgoing>,
+        route: &Route,
+        h: &Header,
+        answer: Result<OffloadAnswer, Status>,
+    ) {
         self.c.offload_requests += 1;
         match answer {
             Ok(a) => {
-                let r = Header {
+                let mut r = Header {
                     arg0: a.arg0,
                     arg1: a.arg1,
                     ..h.response_to(Status::Ok)
                 };
+                if clio_proto::kv::is_kv(h.opcode) {
+                    r.total_len = a.payload.len() as u32; // the value, or nothing
+                }
                 self.respond(out, route, r, &a.payload);
             }
             Err(s) => self.respond(out, route, h.response_to(s), &[]),

@@ -5,15 +5,25 @@
 //! opcodes to the unit that serves them; docs/offloads.md explains how to write one, with the
 //! pointer chaser as the worked example.
 
+pub mod clio_kv;
 pub mod pointer_chase;
 
 use clio_proto::Status;
 
-/// Memory as an offload sees it: the caller's RAS.
+/// Memory as an offload sees it: one RAS (the caller's for the pointer chaser, the store's
+/// own for Clio-KV).
 pub trait OffloadMemory {
     /// Read `buf.len()` bytes at `va`; a status when any byte is not readable (nothing is
     /// read then).
     fn read(&mut self, va: u64, buf: &mut [u8]) -> Result<(), Status>;
+
+    /// Write `data` at `va`; a status when any byte is not writable (nothing is written then).
+    fn write(&mut self, va: u64, data: &[u8]) -> Result<(), Status>;
+
+    /// Write the 8-byte little-endian word `v` at `va`.
+    fn write_word(&mut self, va: u64, v: u64) -> Result<(), Status> {
+        self.write(va, &v.to_le_bytes())
+    }
 
     /// The 8-byte little-endian word at `va`.
     fn read_word(&mut self, va: u64) -> Result<u64, Status> {

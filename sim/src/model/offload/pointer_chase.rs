@@ -64,6 +64,10 @@ mod tests {
             }
             Ok(())
         }
+
+        fn write(&mut self, _va: u64, _data: &[u8]) -> Result<(), Status> {
+            Err(Status::Permission) // the chaser never writes
+        }
     }
 
     const L: ChaseLayout = ChaseLayout {

@@ -1,0 +1,388 @@
+//! Clio-KV (`Opcode::KvGet/KvPut/KvDelete`, `proto::kv`): a chained hash table and its
+//! records in the store's OWN address space, reached only through [`OffloadMemory`] (the
+//! same translation as every other access). The board (`board/kv_ras.rs`) registers that
+//! address space, allocates and formats the region, and hands each request here; this module
+//! is the table's logic alone.
+//!
+//! A key is `(owner, key bytes)`: `owner` is the RAS (pid) of the request, so tenants never
+//! meet each other's keys while the members of one RAS share theirs. Each request runs to
+//! its end before the next starts (the node serves requests one at a time), and a put
+//! writes the whole new record out of place before one word (the chain link) switches to
+//! it: a get sees the old or the new value, whole, never a mix.
+
+use super::{OffloadAnswer, OffloadMemory};
+use clio_proto::kv::{
+    KvRequest, RecordHeader, StoreLayout, HIT, MISS, RECORD_HEADER_BYTES, SB_FREE_HEAD,
+    SB_HIGH_WATER, SB_LIVE, SB_MAGIC, STORE_MAGIC,
+};
+use clio_proto::{Opcode, Status};
+
+/// A record found on its chain: where the link to it is, where it is, and its header.
+struct Found {
+    link: u64,
+    at: u64,
+    header: RecordHeader,
+}
+
+/// Write an empty store's superblock (chain heads and records are on fresh, zeroed pages).
+pub fn format(mem: &mut impl OffloadMemory, l: &StoreLayout) -> Result<(), Status> {
+    for (word, v) in [
+        (SB_FREE_HEAD, 0),
+        (SB_HIGH_WATER, 0),
+        (SB_LIVE, 0),
+        (SB_MAGIC, STORE_MAGIC),
+    ] {
+        mem.write_word(l.base + word, v)?;
+    }
+    Ok(())
+}
+
+/// Live records (the superblock's count).
+pub fn live(mem: &mut impl OffloadMemory, l: &StoreLayout) -> Result<u64, Status> {
+    mem.read_word(l.base + SB_LIVE)
+}
+
+fn check_magic(mem: &mut impl OffloadMemory, l: &StoreLayout) -> Result<(), Status> {
+    if mem.read_word(l.base + SB_MAGIC)? == STORE_MAGIC {
+        Ok(())
+    } else {
+        Err(Status::Unmapped) // not formatted: the board answers before this can happen
+    }
+}
+
+/// A link read back from the store's memory, checked before it is followed.
+fn link_target(l: &StoreLayout, v: u64) -> Result<Option<u64>, Status> {
+    match v {
+        0 => Ok(None),
+        v if l.is_record(v) => Ok(Some(v)),
+        _ => Err(Status::Unmapped),
+    }
+}
+
+fn read_header(mem: &mut impl OffloadMemory, at: u64) -> Result<RecordHeader, Status> {
+    let mut b = [0u8; RECORD_HEADER_BYTES];
+    mem.read(at, &mut b)?;
+    RecordHeader::decode(&b).ok_or(Status::Unmapped)
+}
+
+/// Walk `key`'s chain. A chain is at most `records` long; a longer walk means a cycle,
+/// which only corrupt memory could make, and ends with an error instead of looping.
+fn find(
+    mem: &mut impl OffloadMemory,
+    l: &StoreLayout,
+    owner: u16,
+    key: &[u8],
+) -> Result<Option<Found>, Status> {
+    let mut link = l.head(l.bucket(owner, key));
+    let mut stored = vec![0u8; key.len()];
+    for _ in 0..=l.records {
+        let Some(at) = link_target(l, mem.read_word(link)?)? else {
+            return Ok(None);
+        };
+        let header = read_header(mem, at)?;
+        if header.owner == owner && header.key_len as usize == key.len() {
+            mem.read(at + RECORD_HEADER_BYTES as u64, &mut stored)?;
+            if stored == key {
+                return Ok(Some(Found { link, at, header }));
+            }
+        }
+        link = at; // `next` is the record's first word
+    }
+    Err(Status::Unmapped)
+}
+
+/// Serve one request (`op` one of `KvGet`, `KvPut`, `KvDelete`) of the RAS `owner`.
+pub fn serve(
+    mem: &mut impl OffloadMemory,
+    l: &StoreLayout,
+    op: Opcode,
+    owner: u16,
+    req: KvRequest<'_>,
+) -> Result<OffloadAnswer, Status> {
+    check_magic(mem, l)?;
+    let found = find(mem, l, owner, req.key)?;
+    match (op, found) {
+        (Opcode::KvGet, Some(f)) => {
+            let mut value = vec![0u8; f.header.value_len as usize];
+            let at = f.at + (RECORD_HEADER_BYTES + req.key.len()) as u64;
+            mem.read(at, &mut value)?;
+            Ok(answer(HIT, value))
+        }
+        (Opcode::KvPut, old) => put(mem, l, owner, req, old),
+        (Opcode::KvDelete, Some(f)) => delete(mem, l, f),
+        (Opcode::KvGet | Opcode::KvDelete, None) => Ok(answer(MISS, Vec::new())),
+        _ => Err(Status::Unsupported),
+    }
+}
+
+/// Create or replace `(owner, key)` with `value`: the new record is written whole in a free
+/// slot, then the one link that led to the old record (or the chain head) switches to it,
+/// then the old record goes to the free list. One slot is kept spare for that: a store holds
+/// at most `records - 1` keys, so a replacement always finds a slot, and a creation beyond
+/// that is refused with `OutOfMemory` before anything is written.
+fn put(
+    mem: &mut impl OffloadMemory,
+    l: &StoreLayout,
+    owner: u16,
+    KvRequest { key, value }: KvRequest<'_>,
+    old: Option<Found>,
+) -> Result<OffloadAnswer, Status> {
+    if old.is_none() && live(mem, l)? + 1 >= l.records {
+        return Err(Status::OutOfMemory);
+    }
+    let slot = take_free(mem, l)?;
+    let (link, next) = match &old {
+        Some(f) => (f.link, f.header.next),
+        None => {
+            let head = l.head(l.bucket(owner, key));
+            (head, mem.read_word(head)?)
+        }
+    };
+    let header = RecordHeader {
+        next,
+        owner,
+        key_len: key.len() as u16,
+        value_len: value.len() as u16,
+    };
+    let mut record = Vec::with_capacity(RECORD_HEADER_BYTES + key.len() + value.len());
+    record.extend_from_slice(&header.encode());
+    record.extend_from_slice(key);
+    record.extend_from_slice(value);
+    mem.write(slot, &record)?;
+    mem.write_word(link, slot)?; // the commit point
+    match old {
+        Some(f) => {
+            give_free(mem, l, f.at)?;
+            Ok(answer(HIT, Vec::new()))
+        }
+        None => {
+            let n = live(mem, l)?;
+            mem.write_word(l.base + SB_LIVE, n + 1)?;
+            Ok(answer(MISS, Vec::new()))
+        }
+    }
+}
+
+/// Remove a found record: unlink it and free it for reuse.
+fn delete(
+    mem: &mut impl OffloadMemory,
+    l: &StoreLayout,
+    f: Found,
+) -> Result<OffloadAnswer, Status> {
+    mem.write_word(f.link, f.header.next)?;
+    give_free(mem, l, f.at)?;
+    let n = live(mem, l)?;
+    mem.write_word(l.base + SB_LIVE, n.saturating_sub(1))?;
+    Ok(answer(HIT, Vec::new()))
+}
+
+fn answer(arg0: u64, payload: Vec<u8>) -> OffloadAnswer {
+    OffloadAnswer {
+        arg0,
+        arg1: 0,
+        payload,
+    }
+}
+
+/// A free record slot: the free list's head, else the next never-used slot; out of memory
+/// when neither (nothing is changed then).
+fn take_free(mem: &mut impl OffloadMemory, l: &StoreLayout) -> Result<u64, Status> {
+    if let Some(at) = link_target(l, mem.read_word(l.base + SB_FREE_HEAD)?)? {
+        let next = mem.read_word(at)?;
+        mem.write_word(l.base + SB_FREE_HEAD, next)?;
+        return Ok(at);
+    }
+    let used = mem.read_word(l.base + SB_HIGH_WATER)?;
+    if used >= l.records {
+        return Err(Status::OutOfMemory);
+    }
+    mem.write_word(l.base + SB_HIGH_WATER, used + 1)?;
+    Ok(l.record(used))
+}
+
+fn give_free(mem: &mut impl OffloadMemory, l: &StoreLayout, at: u64) -> Result<(), Status> {
+    let head = mem.read_word(l.base + SB_FREE_HEAD)?;
+    mem.write(
+        at,
+        &RecordHeader {
+            next: head,
+            owner: 0,
+            key_len: 0,
+            value_len: 0,
+        }
+        .encode(),
+    )?;
+    mem.write_word(l.base + SB_FREE_HEAD, at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clio_proto::kv::{MAX_KEY, MAX_VALUE};
+    use std::collections::HashMap;
+
+    /// A byte-addressed memory over one region; anything outside is unmapped.
+    struct Region {
+        base: u64,
+        bytes: Vec<u8>,
+    }
+
+    impl Region {
+        fn range(&self, va: u64, n: usize) -> Result<std::ops::Range<usize>, Status> {
+            let off = va.checked_sub(self.base).ok_or(Status::Unmapped)? as usize;
+            let end = off.checked_add(n).ok_or(Status::Unmapped)?;
+            (end <= self.bytes.len())
+                .then_some(off..end)
+                .ok_or(Status::Unmapped)
+        }
+    }
+
+    impl OffloadMemory for Region {
+        fn read(&mut self, va: u64, buf: &mut [u8]) -> Result<(), Status> {
+            let r = self.range(va, buf.len())?;
+            buf.copy_from_slice(&self.bytes[r]);
+            Ok(())
+        }
+        fn write(&mut self, va: u64, data: &[u8]) -> Result<(), Status> {
+            let r = self.range(va, data.len())?;
+            self.bytes[r].copy_from_slice(data);
+            Ok(())
+        }
+    }
+
+    fn store(bytes: u64) -> (Region, StoreLayout) {
+        let l = StoreLayout::fit(0x40_0000, bytes).unwrap();
+        let mut m = Region {
+            base: l.base,
+            bytes: vec![0; bytes as usize],
+        };
+        format(&mut m, &l).unwrap();
+        (m, l)
+    }
+
+    fn req<'a>(op: Opcode, key: &'a [u8], value: &'a [u8]) -> KvRequest<'a> {
+        KvRequest::new(op, key, value).unwrap()
+    }
+
+    type Answer = Result<OffloadAnswer, Status>;
+
+    fn get(m: &mut Region, l: &StoreLayout, owner: u16, key: &[u8]) -> Answer {
+        serve(m, l, Opcode::KvGet, owner, req(Opcode::KvGet, key, b""))
+    }
+
+    fn put(m: &mut Region, l: &StoreLayout, owner: u16, key: &[u8], value: &[u8]) -> Answer {
+        serve(m, l, Opcode::KvPut, owner, req(Opcode::KvPut, key, value))
+    }
+
+    fn delete(m: &mut Region, l: &StoreLayout, owner: u16, key: &[u8]) -> Answer {
+        serve(
+            m,
+            l,
+            Opcode::KvDelete,
+            owner,
+            req(Opcode::KvDelete, key, b""),
+        )
+    }
+
+    fn value_of(m: &mut Region, l: &StoreLayout, owner: u16, key: &[u8]) -> Option<Vec<u8>> {
+        let a = get(m, l, owner, key).unwrap();
+        (a.arg0 == HIT).then_some(a.payload)
+    }
+
+    #[test]
+    fn puts_gets_and_deletes_match_a_map_and_reuse_freed_records() {
+        let (mut m, l) = store(64 * 1024); // a few dozen records, so chains form
+        let mut model: HashMap<(u16, Vec<u8>), Vec<u8>> = HashMap::new();
+        let mut x = 12345u64;
+        for i in 0..5000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let owner = (x % 3) as u16 + 1;
+            let key = format!("k{}", x % 40).into_bytes();
+            let k = (owner, key.clone());
+            match x % 4 {
+                0 | 1 => {
+                    let v = format!("v{i}").repeat((x % 50) as usize).into_bytes();
+                    let v = &v[..v.len().min(MAX_VALUE)];
+                    let a = put(&mut m, &l, owner, &key, v);
+                    if model.len() as u64 + 1 == l.records && !model.contains_key(&k) {
+                        assert_eq!(a, Err(Status::OutOfMemory));
+                        continue;
+                    }
+                    let was = model.insert(k, v.to_vec());
+                    assert_eq!(a.unwrap().arg0, if was.is_some() { HIT } else { MISS });
+                }
+                2 => {
+                    let a = delete(&mut m, &l, owner, &key).unwrap();
+                    let was = model.remove(&k);
+                    assert_eq!(a.arg0, if was.is_some() { HIT } else { MISS });
+                }
+                _ => assert_eq!(value_of(&mut m, &l, owner, &key), model.get(&k).cloned()),
+            }
+            assert_eq!(live(&mut m, &l).unwrap(), model.len() as u64);
+        }
+        // Never more slots touched than records: deletes and replacements were reused.
+        assert!(m.bytes.len() as u64 >= l.bytes());
+        assert!(mem_high_water(&mut m, &l) <= l.records);
+    }
+
+    fn mem_high_water(m: &mut Region, l: &StoreLayout) -> u64 {
+        m.read_word(l.base + SB_HIGH_WATER).unwrap()
+    }
+
+    #[test]
+    fn owners_do_not_share_keys_and_a_full_store_changes_nothing() {
+        let (mut m, l) = store(8 * 1024);
+        assert!(l.records >= 2);
+        put(&mut m, &l, 1, b"k", b"one").unwrap();
+        assert_eq!(value_of(&mut m, &l, 2, b"k"), None);
+        assert_eq!(delete(&mut m, &l, 2, b"k").unwrap().arg0, MISS);
+        assert_eq!(put(&mut m, &l, 2, b"k", b"two").unwrap().arg0, MISS);
+        assert_eq!(value_of(&mut m, &l, 1, b"k"), Some(b"one".to_vec()));
+        assert_eq!(value_of(&mut m, &l, 2, b"k"), Some(b"two".to_vec()));
+        for i in 3..l.records {
+            put(&mut m, &l, 1, format!("f{i}").as_bytes(), b"x").unwrap();
+        }
+        assert_eq!(live(&mut m, &l).unwrap(), l.records - 1);
+        let before = m.bytes.clone();
+        assert_eq!(put(&mut m, &l, 1, b"new", b"x"), Err(Status::OutOfMemory));
+        assert_eq!(m.bytes, before, "a refused put leaves memory as it was");
+        // A full store still replaces values (out of place, in the spare slot).
+        for v in [&b"uno"[..], b"eins", b"one"] {
+            assert_eq!(put(&mut m, &l, 1, b"k", v).unwrap().arg0, HIT);
+            assert_eq!(value_of(&mut m, &l, 1, b"k"), Some(v.to_vec()));
+        }
+        // A delete makes room.
+        delete(&mut m, &l, 2, b"k").unwrap();
+        assert_eq!(put(&mut m, &l, 1, b"new", b"y").unwrap().arg0, MISS);
+        let longest = vec![0xA5; MAX_VALUE];
+        delete(&mut m, &l, 1, b"new").unwrap();
+        put(&mut m, &l, 1, &[b'q'; MAX_KEY], &longest).unwrap();
+        assert_eq!(value_of(&mut m, &l, 1, &[b'q'; MAX_KEY]), Some(longest));
+    }
+
+    #[test]
+    fn corrupt_links_end_with_an_error_not_a_wild_access_or_a_loop() {
+        let (mut m, l) = store(8 * 1024);
+        put(&mut m, &l, 1, b"a", b"1").unwrap();
+        let head = l.head(l.bucket(1, b"a"));
+        // A link outside the record area.
+        m.write_word(head, 0x10).unwrap();
+        assert_eq!(get(&mut m, &l, 1, b"a"), Err(Status::Unmapped));
+        // A record linked to itself: the walk is bounded.
+        m.write_word(head, l.record(0)).unwrap();
+        m.write_word(l.record(0), l.record(0)).unwrap();
+        let same_bucket = (0..)
+            .map(|i: u32| format!("z{i}").into_bytes())
+            .find(|k| l.bucket(1, k) == l.bucket(1, b"a"))
+            .unwrap();
+        assert_eq!(get(&mut m, &l, 1, &same_bucket), Err(Status::Unmapped));
+        // An unformatted region.
+        let mut blank = Region {
+            base: l.base,
+            bytes: vec![0; 8192],
+        };
+        assert_eq!(get(&mut blank, &l, 1, b"a"), Err(Status::Unmapped));
+    }
+}
