@@ -1031,7 +1031,7 @@ impl Logic for FastpathTop {
         self.w_strobe.lo.next = self.wlo.val();
         self.w_strobe.hi.next = self.whi.val();
         self.lane_lo.next = self.w_strobe.first.val();
-        self.lane_hi.next = self.w_strobe.end.val();
+        self.lane_hi.next = self.w_strobe.stop.val();
         self.strb.next =
             (self.ones64.val() << self.lane_lo.val()) & !(self.ones64.val() << self.lane_hi.val());
         self.m_axi_wstrb.next = self.strb.val();
@@ -1049,7 +1049,7 @@ impl Logic for FastpathTop {
         self.w_payload.lo.next = self.w_plo.q.val();
         self.w_payload.hi.next = self.w_phi.q.val();
         self.w_dlo.next = self.w_payload.first.val();
-        self.w_dhi.next = self.w_payload.end.val();
+        self.w_dhi.next = self.w_payload.stop.val();
         self.ones512.next = !bit_cast::<512, 1>(0.into());
         self.w_keep.next = 0.into();
         if self.w_dlo.val() < 64 {

@@ -38,8 +38,8 @@ impl Logic for Realign {
 }
 
 /// The lanes of one 64-byte beat inside a byte range of a stream (combinational): the beat
-/// starts at stream position `pos`, the range is `[lo, hi)`; `first` and `end` are the range
-/// clamped to the beat's lanes 0..=64, so lane k is inside when `first <= k < end`. The write
+/// starts at stream position `pos`, the range is `[lo, hi)`; `first` and `stop` are the range
+/// clamped to the beat's lanes 0..=64, so lane k is inside when `first <= k < stop`. The write
 /// strobes and an Append record's payload mask are both built from it.
 #[derive(LogicBlock, Default)]
 pub struct LaneWindow {
@@ -52,7 +52,7 @@ pub struct LaneWindow {
     /// `clamp(lo - pos, 0, 64)`.
     pub first: Signal<Out, Bits<7>>,
     /// `clamp(hi - pos, 0, 64)`.
-    pub end: Signal<Out, Bits<7>>,
+    pub stop: Signal<Out, Bits<7>>,
 }
 
 impl Logic for LaneWindow {
@@ -66,12 +66,12 @@ impl Logic for LaneWindow {
                 self.first.next = bit_cast::<7, 12>(self.lo.val() - self.pos.val());
             }
         }
-        self.end.next = 0.into();
+        self.stop.next = 0.into();
         if self.hi.val() > self.pos.val() {
             if self.hi.val() - self.pos.val() >= 64 {
-                self.end.next = 64.into();
+                self.stop.next = 64.into();
             } else {
-                self.end.next = bit_cast::<7, 12>(self.hi.val() - self.pos.val());
+                self.stop.next = bit_cast::<7, 12>(self.hi.val() - self.pos.val());
             }
         }
     }
@@ -102,7 +102,7 @@ mod tests {
     }
 
     /// Every beat position against a range of every shape (empty, inside one beat, across
-    /// beats, past the end): `first`/`end` are the clamped bounds the rule says.
+    /// beats, past the end): `first`/`stop` are the clamped bounds the rule says.
     #[test]
     fn lane_window_clamps_the_range_to_the_beat() {
         let mut w = LaneWindow::default();
@@ -128,7 +128,7 @@ mod tests {
                     "lo {lo} pos {pos}"
                 );
                 assert_eq!(
-                    w.end.val().to_u64(),
+                    w.stop.val().to_u64(),
                     clamp(hi as i64 - pos as i64),
                     "hi {hi} pos {pos}"
                 );
