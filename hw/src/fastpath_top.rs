@@ -2986,6 +2986,20 @@ mod tests {
         let data = &want[replog::LOG_HEAD as usize..];
         let recs = replog::records(data).expect("a well-formed log");
         assert_eq!(recs.len(), lens.len());
+        // Cost (testbench DRAM latency 5, pages in the TLB): a 100-byte write against a
+        // 100-byte append, last request beat to first response beat.
+        let (_, write_cycles) = e.request(&write_req(pid, 300, 0x11 * PS + 0xF00, &[9u8; 100]).1);
+        let mut h = req(Opcode::Append, pid, 301, log);
+        h.total_len = 100;
+        h.arg0 = cap;
+        let (r, append_cycles) = e.request(&h.to_packet(&[3u8; 100]));
+        assert_eq!(r.len(), 1);
+        eprintln!("100 B write: {write_cycles} cycles, 100 B append: {append_cycles} cycles");
+        assert!(
+            append_cycles > write_cycles,
+            "an append reads the tail first"
+        );
+        tail += replog::footprint(100);
         // A record that does not fit: LogFull, arg0 0, nothing written.
         let before = image(&e, cap);
         let mut h = req(Opcode::Append, pid, 200, log);
