@@ -57,7 +57,7 @@ pub enum BenchCmd {
 #[derive(Args, Debug)]
 pub struct YcsbArgs {
     /// Systems: a comma list of pdpm-direct, pdpm-central, clover, memcached, clio-kv, or
-    /// `all` (clio-kv is skipped when `--value-size` exceeds one packet's value bound, 956).
+    /// `all` (clio-kv is skipped when `--value-size` exceeds its value bound, 1024).
     #[arg(long, default_value = "all")]
     systems: String,
     /// Workloads: A (50% update), B (5%), C (read only), custom:READ:UPDATE:DELETE (percent).
@@ -627,7 +627,7 @@ fn ycsb(a: YcsbArgs) -> Result<()> {
     for &system in &systems {
         if system == System::ClioKv && a.value_size > clio_kvstores::clio_kv::KV_MAX_VALUE {
             pb.println(format!(
-                "{system}: skipped (one request is one packet: values up to {} bytes, not {})",
+                "{system}: skipped (values up to {} bytes, not {})",
                 clio_kvstores::clio_kv::KV_MAX_VALUE,
                 a.value_size
             ));

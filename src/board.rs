@@ -105,7 +105,7 @@ pub struct BoardArgs {
     #[arg(long)]
     no_offloads: bool,
     /// Model: bytes of Clio-KV's region in its own address space (K/M/G suffixes), allocated
-    /// and touched at start; it holds about size / 1056 keys of up to 956-byte values.
+    /// and touched at start; it holds about size / 1120 keys of up to 1024-byte values.
     #[arg(long, default_value = "16M", value_parser = parse_size)]
     kv_store_size: u64,
     /// With `--backend rtl`: write a VCD waveform of the whole run to this file (large!).

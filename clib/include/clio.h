@@ -7,6 +7,11 @@
 #include <stdint.h>
 
 /**
+ * Staging slots per client: long puts in flight at once from its threads (more wait).
+ */
+#define STAGING_SLOTS 32
+
+/**
  * Result codes of the C API.
  */
 typedef enum clio_status {
@@ -367,7 +372,7 @@ enum clio_status clio_kv_put(struct clio_client *c,
  * Get `key`'s committed value into `buf` (`buf_len` bytes). `*found` = 1 and `*value_len`
  * = its length if the key has a value, else `*found` = 0 and `*value_len` = 0 (both
  * required). A value longer than `buf_len` is `CLIO_ERR_INVALID_ARGUMENT` with
- * `*value_len` = the length needed and nothing copied (956 bytes always suffice).
+ * `*value_len` = the length needed and nothing copied (1024 bytes always suffice).
  *
  * # Safety
  * `key` points to `key_len` readable bytes, `buf` to `buf_len` writable bytes (NULL when

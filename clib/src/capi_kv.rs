@@ -1,6 +1,7 @@
 //! C API of Clio-KV (the memory node's key-value offload; see `Client::kv_get`). Same
 //! conventions as [`crate::capi`]: status codes, `clio_last_error`, NULL checked, no panic
-//! across the boundary. Keys are 1..=64 bytes, values at most 956 (`proto::kv`).
+//! across the boundary. Keys are 1..=64 bytes, values at most 1024 (`proto::kv::MAX_STAGED_VALUE`;
+//! over 956 they are staged, see `Client::kv_put`).
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use crate::capi::{bytes, bytes_mut, with, ClioClient, ClioStatus};
@@ -50,7 +51,7 @@ pub extern "C" fn clio_kv_put(
 /// Get `key`'s committed value into `buf` (`buf_len` bytes). `*found` = 1 and `*value_len`
 /// = its length if the key has a value, else `*found` = 0 and `*value_len` = 0 (both
 /// required). A value longer than `buf_len` is `CLIO_ERR_INVALID_ARGUMENT` with
-/// `*value_len` = the length needed and nothing copied (956 bytes always suffice).
+/// `*value_len` = the length needed and nothing copied (1024 bytes always suffice).
 ///
 /// # Safety
 /// `key` points to `key_len` readable bytes, `buf` to `buf_len` writable bytes (NULL when

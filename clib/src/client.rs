@@ -127,6 +127,8 @@ struct Inner {
     left: AtomicBool,
     lease_lost: AtomicBool,
     lease_ms: AtomicU64,
+    /// Where this client stages Clio-KV values too long for one packet.
+    kv_staging: crate::kv::Staging,
 }
 
 /// How long a dropped client waits for its CN acks and its Unregister to be answered.
@@ -225,6 +227,7 @@ impl Client {
                 left: AtomicBool::new(false),
                 lease_lost: AtomicBool::new(false),
                 lease_ms: AtomicU64::new(0),
+                kv_staging: crate::kv::Staging::default(),
             }),
         };
         if heartbeat {
@@ -302,6 +305,10 @@ impl Client {
     /// This member's client id within its RAS (tags its idempotence-ring entries).
     pub fn client_id(&self) -> u16 {
         self.e().member().2
+    }
+
+    pub(crate) fn kv_staging(&self) -> &crate::kv::Staging {
+        &self.inner.kv_staging
     }
 
     pub(crate) fn e(&self) -> &Engine {

@@ -1,6 +1,11 @@
 //! Clio-KV from the compute node: the key-value store that runs at the memory node as an
 //! offload, in its own address space (`proto::kv`, docs/offloads.md). One request per
-//! operation, one round trip: `kv_get`, `kv_put` (create or update), `kv_delete`.
+//! operation, one round trip: `kv_get`, `kv_put` (create or update), `kv_delete`. A value too
+//! long for the put's packet (over [`MAX_VALUE`], up to [`MAX_STAGED_VALUE`]) is staged: written
+//! into a slot of this client's own RAS and named by a staged put sent right behind the write
+//! (`Opcode::KvPutStaged`: the node checks the value's hash and answers RETRY_LATER, which the
+//! engine retries, if the write has not landed yet), so it still costs one round trip when
+//! the two arrive in order.
 //!
 //! Keys are namespaced by this client's RAS: every member of the RAS (processes that joined
 //! it, on any CN) sees the same keys; no other RAS can see or change them. Each operation is
@@ -12,8 +17,27 @@
 use crate::client::{Client, Handle};
 use crate::engine::{OpSpec, Output};
 use crate::error::{ClioError, Result};
-use clio_proto::kv::{KvFormatError, KvRequest, MAX_KEY, MAX_VALUE};
+use clio_proto::kv::{KvFormatError, KvRequest, KvStagedPut, MAX_KEY, MAX_STAGED_VALUE, MAX_VALUE};
 use clio_proto::Opcode;
+use std::sync::{Condvar, Mutex};
+
+/// Staging slots per client: long puts in flight at once from its threads (more wait).
+pub const STAGING_SLOTS: u64 = 32;
+
+/// Where a client stages long values: [`STAGING_SLOTS`] slots of [`MAX_STAGED_VALUE`] bytes
+/// in its own RAS, allocated at its first long put; a slot belongs to one put from its write
+/// until its answer.
+#[derive(Debug, Default)]
+pub(crate) struct Staging {
+    slots: Mutex<StagingSlots>,
+    freed: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct StagingSlots {
+    allocated: bool,
+    free: Vec<u64>,
+}
 
 /// What a put did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,13 +51,15 @@ pub enum KvPutOutcome {
 fn invalid(e: KvFormatError) -> ClioError {
     ClioError::InvalidArgument(match e {
         KvFormatError::KeyLength(_) => "kv key: 1..=64 bytes (proto::kv::MAX_KEY)",
-        KvFormatError::ValueLength(_) => "kv value: at most 956 bytes (proto::kv::MAX_VALUE)",
+        KvFormatError::ValueLength(_) => {
+            "kv value: at most 956 bytes in one request (kv_put stages up to 1024)"
+        }
         KvFormatError::Framing(_) | KvFormatError::NotKv => "kv request",
     })
 }
 
 const _: () = assert!(
-    MAX_KEY == 64 && MAX_VALUE == 956,
+    MAX_KEY == 64 && MAX_VALUE == 956 && MAX_STAGED_VALUE == 1024,
     "update the messages above"
 );
 
@@ -48,7 +74,60 @@ impl Client {
         Ok(Handle(self.e().submit(OpSpec::Kv {
             op,
             payload: req.encode(),
+            va: 0,
+            arg1: 0,
         })))
+    }
+
+    /// A free staging slot (the region is allocated by the first long put).
+    fn staging_slot(&self) -> Result<u64> {
+        let st = self.kv_staging();
+        let mut g = st.slots.lock().unwrap_or_else(|e| e.into_inner());
+        if !g.allocated {
+            let slot = MAX_STAGED_VALUE as u64;
+            let base = self.ralloc(STAGING_SLOTS * slot)?;
+            g.free = (0..STAGING_SLOTS).map(|i| base + i * slot).collect();
+            g.allocated = true;
+        }
+        loop {
+            if let Some(s) = g.free.pop() {
+                return Ok(s);
+            }
+            g = st.freed.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn release_staging_slot(&self, slot: u64) {
+        let st = self.kv_staging();
+        st.slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .free
+            .push(slot);
+        st.freed.notify_one();
+    }
+
+    /// A put of a value longer than one packet: the write to a staging slot and the staged
+    /// put go out back to back; the slot is free again once both are answered.
+    fn kv_put_staged(&self, key: &[u8], value: &[u8]) -> Result<(bool, Vec<u8>)> {
+        KvStagedPut::new(key, 0, value).map_err(invalid)?;
+        let slot = self.staging_slot()?;
+        let result = (|| {
+            let staged = KvStagedPut::new(key, slot, value).map_err(invalid)?;
+            let write = self.rwrite_async(slot, value)?;
+            let put = Handle(self.e().submit(OpSpec::Kv {
+                op: Opcode::KvPutStaged,
+                payload: staged.encode(),
+                va: slot,
+                arg1: staged.check,
+            }));
+            let written = self.rpoll_one(write);
+            let put = self.kv_wait(put);
+            written?;
+            put
+        })();
+        self.release_staging_slot(slot);
+        result
     }
 
     /// Start a get; [`Client::rpoll`] returns [`Output::Kv`] (`hit`, `value`).
@@ -56,7 +135,8 @@ impl Client {
         self.kv_submit(Opcode::KvGet, key, &[])
     }
 
-    /// Start a put; [`Client::rpoll`] returns [`Output::Kv`] (`hit` = replaced).
+    /// Start a put of a value of at most [`MAX_VALUE`] bytes (longer ones: [`Client::kv_put`]);
+    /// [`Client::rpoll`] returns [`Output::Kv`] (`hit` = replaced).
     pub fn kv_put_async(&self, key: &[u8], value: &[u8]) -> Result<Handle> {
         self.kv_submit(Opcode::KvPut, key, value)
     }
@@ -81,11 +161,16 @@ impl Client {
         Ok(hit.then_some(value))
     }
 
-    /// Set `key` to `value` (at most [`MAX_VALUE`] bytes), atomically, exactly once.
-    /// [`ClioError::KvStoreFull`] when the key is new and the store has no free record
-    /// (nothing changed).
+    /// Set `key` to `value` (at most [`MAX_STAGED_VALUE`] bytes; over [`MAX_VALUE`] it is
+    /// staged, see the module doc), atomically, exactly once. [`ClioError::KvStoreFull`] when
+    /// the key is new and the store has no free record (nothing changed).
     pub fn kv_put(&self, key: &[u8], value: &[u8]) -> Result<KvPutOutcome> {
-        match self.kv_wait(self.kv_put_async(key, value)?) {
+        let done = if value.len() > MAX_VALUE {
+            self.kv_put_staged(key, value)
+        } else {
+            self.kv_wait(self.kv_put_async(key, value)?)
+        };
+        match done {
             Ok((true, _)) => Ok(KvPutOutcome::Replaced),
             Ok((false, _)) => Ok(KvPutOutcome::Created),
             Err(ClioError::OutOfMemory) => Err(ClioError::KvStoreFull),

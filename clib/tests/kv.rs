@@ -7,7 +7,7 @@
 mod common;
 use clio_clib::transport::{FaultConfig, FaultyTransport, Transport};
 use clio_clib::{Client, ClioError, Config, KvPutOutcome};
-use clio_proto::kv::{KvRequest, MAX_KEY, MAX_VALUE};
+use clio_proto::kv::{KvRequest, KvStagedPut, MAX_KEY, MAX_STAGED_VALUE, MAX_VALUE};
 use clio_sim::CBoard;
 use common::*;
 use std::collections::HashMap;
@@ -69,14 +69,33 @@ fn members_of_one_ras_share_keys_and_another_ras_sees_none() {
         Err(ClioError::InvalidArgument(_))
     ));
     assert!(matches!(a.kv_get(b""), Err(ClioError::InvalidArgument(_))));
-    let long_value = vec![0u8; MAX_VALUE + 1];
+    let long_value = vec![0u8; MAX_STAGED_VALUE + 1];
     assert!(matches!(
         a.kv_put(b"k", &long_value),
+        Err(ClioError::InvalidArgument(_))
+    ));
+    // The async put takes one packet's worth; longer values go through kv_put (staged).
+    assert!(matches!(
+        a.kv_put_async(b"k", &pattern(MAX_VALUE + 1, 0)),
         Err(ClioError::InvalidArgument(_))
     ));
     let longest = pattern(MAX_VALUE, 3);
     a.kv_put(&[b'z'; MAX_KEY], &longest).unwrap();
     assert_eq!(a2.kv_get(&[b'z'; MAX_KEY]).unwrap(), Some(longest));
+    // Staged values: just over one packet's room, and the paper's 1 KiB with the longest key.
+    for (i, len) in [MAX_VALUE + 1, MAX_STAGED_VALUE].into_iter().enumerate() {
+        let v = pattern(len, 10 + i as u64);
+        let before = a.stats().requests;
+        assert_eq!(
+            a.kv_put(&[b'y'; MAX_KEY], &v).unwrap(),
+            [KvPutOutcome::Created, KvPutOutcome::Replaced][i]
+        );
+        assert!(
+            a.stats().requests - before >= 2,
+            "the value's write and the staged put"
+        );
+        assert_eq!(a2.kv_get(&[b'y'; MAX_KEY]).unwrap(), Some(v));
+    }
 }
 
 #[test]
@@ -113,7 +132,8 @@ fn thousands_of_operations_under_loss_and_duplication_stay_exact() {
         let key = format!("key{}", (x >> 8) % 40).into_bytes();
         match (x >> 20) % 3 {
             0 => {
-                let v = pattern(1 + ((x >> 24) % 900) as usize, i);
+                // Up to the paper's 1 KiB: values over one packet's room are staged.
+                let v = pattern(1 + ((x >> 24) % MAX_STAGED_VALUE as u64) as usize, i);
                 let want = match model.insert(key.clone(), v.clone()) {
                     Some(_) => KvPutOutcome::Replaced,
                     None => KvPutOutcome::Created,
@@ -204,19 +224,22 @@ fn a_full_store_refuses_new_keys_and_a_delete_makes_room() {
     assert_eq!(c.kv_get(b"new").unwrap(), Some(b"x".to_vec()));
 }
 
+/// The status of the node's one answer to a hand-made request.
+fn status_of(b: &Arc<Mutex<CBoard>>, h: clio_proto::Header, payload: &[u8]) -> clio_proto::Status {
+    let out = serve(b, &h.to_packet(payload));
+    let p = clio_proto::Packet::new_checked(&out[0][..]).unwrap();
+    clio_proto::Header::parse(&p).unwrap().status
+}
+
 #[test]
 fn hand_made_kv_requests_are_checked_and_change_nothing() {
-    use clio_proto::{Header, Opcode, Packet, Status};
+    use clio_proto::{Header, Opcode, Status};
     let b = node(true, 1 << 20);
     let victim = client(&b);
     victim.kv_put(b"secret", b"the victim's value").unwrap();
     let attacker = client(&b);
     let cr = attacker.credentials();
-    let ask = |h: Header, payload: &[u8]| -> Status {
-        let out = serve(&b, &h.to_packet(payload));
-        let p = Packet::new_checked(&out[0][..]).unwrap();
-        Header::parse(&p).unwrap().status
-    };
+    let ask = |h: Header, payload: &[u8]| status_of(&b, h, payload);
     let put = KvRequest::new(Opcode::KvPut, b"secret", b"overwritten").unwrap();
     let good = put
         .header(Opcode::KvPut, cr.pid, 900)
@@ -314,6 +337,52 @@ fn hand_made_kv_requests_are_checked_and_change_nothing() {
         victim.kv_get(b"secret").unwrap(),
         Some(b"the victim's value".to_vec())
     );
+}
+
+/// Staged puts from a hostile client: the value is read through the caller's own translation
+/// (the victim's address names nothing in the attacker's RAS), a value whose check does not
+/// match is not applied (RETRY_LATER, nothing recorded: the same request with the right value
+/// then works), and lengths past the bound are refused. The victim's entry never changes.
+#[test]
+fn staged_puts_read_only_the_callers_memory_and_check_the_value() {
+    use clio_proto::{Header, Status};
+    let b = node(true, 1 << 20);
+    let victim = client(&b);
+    let secret = pattern(1000, 77);
+    victim.kv_put(b"secret", &secret).unwrap();
+    let attacker = client(&b);
+    let cr = attacker.credentials();
+    let ask = |h: Header, payload: &[u8]| status_of(&b, h, payload);
+    let mine = attacker.ralloc(1 << 16).unwrap();
+    let value = pattern(1000, 5);
+    attacker.rwrite(mine, &value).unwrap();
+    let staged = |va: u64, v: &[u8], id: u32| {
+        let p = KvStagedPut::new(b"secret", va, v).unwrap();
+        (p.header(cr.pid, id).with_credentials(cr.key, 0), p.encode())
+    };
+    // The check of another value: not applied, not recorded.
+    let (h, p) = staged(mine, &pattern(1000, 6), 700);
+    assert_eq!(ask(h, &p), Status::RetryLater);
+    assert_eq!(attacker.kv_get(b"secret").unwrap(), None);
+    // The victim's staging address (its first allocation sits where the attacker's did):
+    // read through the attacker's translation, never the victim's memory.
+    let victim_va = victim.ralloc(1 << 16).unwrap();
+    victim.rwrite(victim_va, &secret).unwrap();
+    let (h, p) = staged(victim_va + (1 << 20), &secret, 701);
+    assert_ne!(ask(h, &p), Status::Ok);
+    // Past the bound, and a length the payload does not carry: malformed.
+    let (h, mut p) = staged(mine, &value, 702);
+    p[2..4].copy_from_slice(&(MAX_STAGED_VALUE as u16 + 1).to_le_bytes());
+    assert_eq!(ask(h, &p), Status::BadRequest);
+    // The victim's entry is untouched; the attacker's own well-formed staged put works.
+    assert_eq!(victim.kv_get(b"secret").unwrap(), Some(secret));
+    let (h, p) = staged(mine, &value, 700);
+    assert_eq!(
+        ask(h, &p),
+        Status::Ok,
+        "the same request id, now with its value"
+    );
+    assert_eq!(attacker.kv_get(b"secret").unwrap(), Some(value));
 }
 
 #[test]

@@ -5,8 +5,10 @@
 //! process's RAS shares one store. Each operation is one request and one round trip; puts
 //! and deletes run exactly once under retries (the node's idempotence ring).
 //!
-//! Limits (one request is one packet): keys of 1..=[`KV_MAX_KEY`] bytes, values of at most
-//! [`KV_MAX_VALUE`] bytes; a full store refuses new keys with [`KvError::Full`].
+//! Limits: keys of 1..=[`KV_MAX_KEY`] bytes, values of at most [`KV_MAX_VALUE`] bytes (the
+//! paper's 1 KiB; values over one packet's room are staged by CLib, still one round trip when
+//! the write and the put arrive in order); a full store refuses new keys with
+//! [`KvError::Full`].
 
 use crate::store::{
     check_value, Cost, KvError, KvResult, KvStore, NodeLink, StoreFactory, StoreSpec,
@@ -14,7 +16,7 @@ use crate::store::{
 use clio_clib::{Client, ClioError, Config};
 use std::collections::BTreeMap;
 
-pub use clio_proto::kv::{MAX_KEY as KV_MAX_KEY, MAX_VALUE as KV_MAX_VALUE};
+pub use clio_proto::kv::{MAX_KEY as KV_MAX_KEY, MAX_STAGED_VALUE as KV_MAX_VALUE};
 
 /// Name in specs and tables.
 pub const NAME: &str = "clio-kv";

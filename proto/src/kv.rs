@@ -15,6 +15,14 @@
 //! * put (create or update): hit = an old value was replaced, miss = the key was created;
 //! * delete: hit = the key was removed (its record freed), miss = there was no such key.
 //!
+//! Values longer than one packet leaves room for (up to [`MAX_STAGED_VALUE`], the paper's
+//! 1 KiB) travel as a staged put ([`crate::Opcode::KvPutStaged`], [`KvStagedPut`]): the client
+//! writes the value into its own RAS, then sends the key with the value's address, length and
+//! [`value_check`]; the node reads the value through the caller's translation and applies the
+//! put only if the check matches (else [`crate::Status::RetryLater`]: the write has not landed
+//! yet; nothing changes, nothing is recorded). Both requests go out back to back, so a staged
+//! put costs one round trip when they arrive in order.
+//!
 //! Errors: [`crate::Status::BadRequest`] for a malformed request (nothing changes),
 //! [`crate::Status::OutOfMemory`] when a put needs a record and the store has none free
 //! (nothing changes), [`crate::Status::RetryLater`] while the store's own RAS is being set
@@ -29,8 +37,112 @@ use thiserror::Error;
 pub const PREFIX_BYTES: usize = 4;
 /// Longest key (bytes). Keys are 1..=`MAX_KEY` bytes.
 pub const MAX_KEY: usize = 64;
-/// Longest value (bytes): a put of the longest key and value is one packet.
+/// Longest value (bytes) a put carries in its packet: a put of the longest key and value is
+/// one packet.
 pub const MAX_VALUE: usize = MAX_PAYLOAD - PREFIX_BYTES - MAX_KEY;
+/// Longest value of a staged put ([`KvStagedPut`]), and so of any stored value: what one get
+/// answer carries (the paper's YCSB values are 1 KiB).
+pub const MAX_STAGED_VALUE: usize = MAX_PAYLOAD;
+
+/// The check a staged put carries for its value: xxh64 of the value, seed
+/// [`VALUE_CHECK_SEED`]. The node applies the put only if the bytes it reads hash to it.
+pub fn value_check(value: &[u8]) -> u64 {
+    xxhash_rust::xxh64::xxh64(value, VALUE_CHECK_SEED)
+}
+
+/// Seed of [`value_check`] (ASCII "CKVSTAGE").
+pub const VALUE_CHECK_SEED: u64 = u64::from_le_bytes(*b"CKVSTAGE");
+
+/// A staged put ([`crate::Opcode::KvPutStaged`]), borrowed from its packet: the key in the
+/// payload (`key_len u16 LE ++ value_len u16 LE ++ key`), the value `len` bytes at `va` of the
+/// caller's RAS, `check` = [`value_check`] of it in `arg1`; `arg0` zero, one packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KvStagedPut<'a> {
+    /// The key (1..=[`MAX_KEY`] bytes).
+    pub key: &'a [u8],
+    /// Where the value is in the caller's RAS.
+    pub va: u64,
+    /// The value's length (1..=[`MAX_STAGED_VALUE`]).
+    pub len: usize,
+    /// [`value_check`] of the value.
+    pub check: u64,
+}
+
+impl<'a> KvStagedPut<'a> {
+    /// A staged put of `value` (staged at `va`), checked against the bounds.
+    pub fn new(key: &'a [u8], va: u64, value: &[u8]) -> Result<Self, KvFormatError> {
+        if key.is_empty() || key.len() > MAX_KEY {
+            return Err(KvFormatError::KeyLength(key.len()));
+        }
+        if value.is_empty() || value.len() > MAX_STAGED_VALUE {
+            return Err(KvFormatError::ValueLength(value.len()));
+        }
+        Ok(KvStagedPut {
+            key,
+            va,
+            len: value.len(),
+            check: value_check(value),
+        })
+    }
+
+    /// The payload bytes (prefix and key).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut p = Vec::with_capacity(PREFIX_BYTES + self.key.len());
+        p.extend_from_slice(&(self.key.len() as u16).to_le_bytes());
+        p.extend_from_slice(&(self.len as u16).to_le_bytes());
+        p.extend_from_slice(self.key);
+        p
+    }
+
+    /// The request header (one packet; the caller adds credentials).
+    pub fn header(&self, pid: u16, req_id: u32) -> Header {
+        let len = PREFIX_BYTES + self.key.len();
+        Header {
+            total_len: len as u32,
+            payload_len: len as u16,
+            arg1: self.check,
+            ..Header::request(crate::Opcode::KvPutStaged, pid, req_id, self.va)
+        }
+    }
+
+    /// Check a received staged put (hostile until this says otherwise).
+    pub fn decode(h: &Header, payload: &'a [u8]) -> Result<Self, KvFormatError> {
+        if h.opcode != crate::Opcode::KvPutStaged {
+            return Err(KvFormatError::NotKv);
+        }
+        if h.pkt_count != 1 || h.pkt_index != 0 {
+            return Err(KvFormatError::Framing("one packet per request"));
+        }
+        if h.arg0 != 0 {
+            return Err(KvFormatError::Framing("arg0 must be zero"));
+        }
+        if h.total_len as usize != payload.len() || h.payload_len as usize != payload.len() {
+            return Err(KvFormatError::Framing("total_len must equal the payload"));
+        }
+        let (prefix, key) = payload
+            .split_first_chunk::<PREFIX_BYTES>()
+            .ok_or(KvFormatError::Framing("shorter than the length prefix"))?;
+        let key_len = u16::from_le_bytes([prefix[0], prefix[1]]) as usize;
+        let len = u16::from_le_bytes([prefix[2], prefix[3]]) as usize;
+        if key_len != key.len() {
+            return Err(KvFormatError::Framing(
+                "key length disagrees with the payload",
+            ));
+        }
+        if key.is_empty() || key.len() > MAX_KEY {
+            return Err(KvFormatError::KeyLength(key.len()));
+        }
+        if len == 0 || len > MAX_STAGED_VALUE {
+            return Err(KvFormatError::ValueLength(len));
+        }
+        Ok(KvStagedPut {
+            key,
+            va: h.va,
+            len,
+            check: h.arg1,
+        })
+    }
+}
 /// `arg0` of an answer: the key was there (get: value returned; put: replaced; delete: removed).
 pub const HIT: u64 = 1;
 /// `arg0` of an answer: the key was not there (get/delete: nothing; put: created).
@@ -67,7 +179,10 @@ pub struct KvRequest<'a> {
 pub fn is_kv(op: crate::Opcode) -> bool {
     matches!(
         op,
-        crate::Opcode::KvGet | crate::Opcode::KvPut | crate::Opcode::KvDelete
+        crate::Opcode::KvGet
+            | crate::Opcode::KvPut
+            | crate::Opcode::KvDelete
+            | crate::Opcode::KvPutStaged
     )
 }
 
@@ -76,6 +191,9 @@ impl<'a> KvRequest<'a> {
     pub fn new(op: crate::Opcode, key: &'a [u8], value: &'a [u8]) -> Result<Self, KvFormatError> {
         if !is_kv(op) {
             return Err(KvFormatError::NotKv);
+        }
+        if op == crate::Opcode::KvPutStaged {
+            return Err(KvFormatError::Framing("a staged put is a KvStagedPut"));
         }
         if key.is_empty() || key.len() > MAX_KEY {
             return Err(KvFormatError::KeyLength(key.len()));
@@ -166,9 +284,10 @@ pub const SB_LIVE: u64 = 24;
 pub const STORE_MAGIC: u64 = u64::from_le_bytes(*b"CLIOKV01");
 /// Bytes of a record's header ([`RecordHeader`]).
 pub const RECORD_HEADER_BYTES: usize = 16;
-/// Bytes of one record slot: header, the longest key, the longest value, 8-byte aligned.
+/// Bytes of one record slot: header, the longest key, the longest (staged) value, 8-byte
+/// aligned.
 pub const RECORD_BYTES: u64 =
-    ((RECORD_HEADER_BYTES + MAX_KEY + MAX_VALUE) as u64).next_multiple_of(8);
+    ((RECORD_HEADER_BYTES + MAX_KEY + MAX_STAGED_VALUE) as u64).next_multiple_of(8);
 
 impl StoreLayout {
     /// The largest layout that fits `bytes` at `base`: records take what the superblock and
@@ -270,7 +389,7 @@ impl RecordHeader {
             key_len: word(10),
             value_len: word(12),
         };
-        (h.key_len as usize <= MAX_KEY && h.value_len as usize <= MAX_VALUE).then_some(h)
+        (h.key_len as usize <= MAX_KEY && h.value_len as usize <= MAX_STAGED_VALUE).then_some(h)
     }
 }
 
@@ -375,5 +494,51 @@ mod tests {
         };
         assert_eq!(RecordHeader::decode(&bad.encode()), None);
         assert_ne!(key_hash(1, b"k"), key_hash(2, b"k"));
+    }
+
+    /// A staged put round-trips through its header and payload; the node's decode refuses
+    /// every field a hostile sender could bend (lengths, operands, segmentation, bounds).
+    #[test]
+    fn staged_puts_round_trip_and_malformed_ones_are_refused() {
+        let value = vec![0x5Au8; MAX_STAGED_VALUE];
+        let p = KvStagedPut::new(b"user0000000042", 0x40_0000, &value).unwrap();
+        assert_eq!(p.check, value_check(&value));
+        let h = p.header(3, 9);
+        let payload = p.encode();
+        assert_eq!(KvStagedPut::decode(&h, &payload), Ok(p));
+        assert!(
+            KvRequest::decode(&h, &payload).is_err(),
+            "not an inline request"
+        );
+        assert!(KvStagedPut::new(b"k", 8, &[]).is_err());
+        assert!(KvStagedPut::new(b"k", 8, &vec![0; MAX_STAGED_VALUE + 1]).is_err());
+        assert!(KvStagedPut::new(&[1; MAX_KEY + 1], 8, b"v").is_err());
+        let bad = |h: Header, payload: &[u8]| KvStagedPut::decode(&h, payload).is_err();
+        assert!(bad(Header { arg0: 1, ..h }, &payload));
+        assert!(bad(Header { pkt_count: 2, ..h }, &payload));
+        assert!(bad(
+            Header {
+                total_len: h.total_len + 1,
+                ..h
+            },
+            &payload
+        ));
+        assert!(bad(
+            Header {
+                opcode: Opcode::KvPut,
+                ..h
+            },
+            &payload
+        ));
+        let mut longer = payload.clone();
+        longer[0] += 1; // key length one more than the key
+        assert!(bad(h, &longer));
+        let mut zero = payload.clone();
+        zero[2..4].copy_from_slice(&0u16.to_le_bytes());
+        assert!(bad(h, &zero));
+        let mut huge = payload.clone();
+        huge[2..4].copy_from_slice(&(MAX_STAGED_VALUE as u16 + 1).to_le_bytes());
+        assert!(bad(h, &huge));
+        assert_ne!(value_check(b"a"), value_check(b"b"));
     }
 }

@@ -97,6 +97,14 @@ pub enum Opcode {
     /// Extend path, Clio-KV: remove the payload's key and free its record. `arg0` of the
     /// answer: HIT = removed, MISS = there was none. Recorded in the idempotence ring.
     KvDelete = 0x43,
+    /// Extend path, Clio-KV: a put whose value was staged in the caller's RAS (values longer
+    /// than one packet leaves room for, up to [`crate::kv::MAX_STAGED_VALUE`] bytes):
+    /// `va` = where the value is, `arg1` = its [`crate::kv::value_check`]; the payload is the
+    /// length prefix and the key ([`crate::kv::KvStagedPut`]). The node reads the value through
+    /// the caller's translation; a value whose check does not match (its write has not
+    /// landed yet) is answered [`crate::Status::RetryLater`], not recorded, nothing changed.
+    /// Otherwise as [`Opcode::KvPut`], recorded in the idempotence ring.
+    KvPutStaged = 0x44,
 }
 
 impl Opcode {
@@ -106,7 +114,7 @@ impl Opcode {
     pub const EXTEND_LAST: u8 = 0x7F;
 
     /// All defined opcodes.
-    pub const ALL: [Opcode; 22] = [
+    pub const ALL: [Opcode; 23] = [
         Opcode::Read,
         Opcode::Write,
         Opcode::Persist,
@@ -129,6 +137,7 @@ impl Opcode {
         Opcode::KvGet,
         Opcode::KvPut,
         Opcode::KvDelete,
+        Opcode::KvPutStaged,
     ];
 
     /// Decode a byte; `None` for undefined values (including extend opcodes no offload of this
@@ -157,7 +166,11 @@ impl Opcode {
             | Opcode::Fence
             | Opcode::Append
             | Opcode::CnAck => Path::Sync,
-            Opcode::PointerChase | Opcode::KvGet | Opcode::KvPut | Opcode::KvDelete => Path::Extend,
+            Opcode::PointerChase
+            | Opcode::KvGet
+            | Opcode::KvPut
+            | Opcode::KvDelete
+            | Opcode::KvPutStaged => Path::Extend,
         }
     }
 
@@ -188,7 +201,7 @@ impl Opcode {
     /// Offload requests whose result the node records in the same idempotence ring (the
     /// extend path's writers: Clio-KV's put and delete), so a retry is answered from it.
     pub fn offload_uses_idempotence_ring(self) -> bool {
-        matches!(self, Opcode::KvPut | Opcode::KvDelete)
+        matches!(self, Opcode::KvPut | Opcode::KvDelete | Opcode::KvPutStaged)
     }
 
     /// Whether the client must send a [`Opcode::CnAck`] after the result arrives: every

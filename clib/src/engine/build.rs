@@ -155,16 +155,22 @@ impl Engine {
                 let resp = HEADER_LEN as u64 + *len as u64;
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, resp)]
             }
-            OpSpec::Kv { op, payload } => {
+            OpSpec::Kv {
+                op,
+                payload,
+                va,
+                arg1,
+            } => {
                 let id = Self::req_id(st);
                 let h = Header {
                     total_len: payload.len() as u32,
-                    ..Header::request(*op, st.pid, id, 0)
+                    arg1: *arg1,
+                    ..Header::request(*op, st.pid, id, *va)
                 }
                 .with_credentials(st.key, st.client);
                 let p = h.to_packet(payload);
                 let resp = match op {
-                    Opcode::KvGet => (HEADER_LEN + clio_proto::kv::MAX_VALUE) as u64,
+                    Opcode::KvGet => (HEADER_LEN + clio_proto::kv::MAX_STAGED_VALUE) as u64,
                     _ => HEADER_LEN as u64,
                 };
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, resp)]

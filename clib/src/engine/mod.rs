@@ -94,11 +94,14 @@ pub(crate) enum OpSpec {
         layout: ChaseLayout,
         len: u32,
     },
-    /// Clio-KV (extend path): `op` is KvGet, KvPut or KvDelete; the payload (checked by
-    /// `proto::kv::KvRequest::new` before this is built).
+    /// Clio-KV (extend path): `op` is KvGet, KvPut, KvDelete or KvPutStaged; the payload
+    /// (checked by `proto::kv::KvRequest::new` / `KvStagedPut::new` before this is built);
+    /// `va` and `arg1` for a staged put (the value's address and check), else 0.
     Kv {
         op: Opcode,
         payload: Vec<u8>,
+        va: u64,
+        arg1: u64,
     },
 }
 
@@ -644,6 +647,7 @@ fn kv_name(op: Opcode) -> &'static str {
     match op {
         Opcode::KvGet => "kv_get",
         Opcode::KvPut => "kv_put",
+        Opcode::KvPutStaged => "kv_put (staged)",
         _ => "kv_delete",
     }
 }

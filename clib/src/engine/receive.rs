@@ -133,7 +133,7 @@ impl Engine {
             // A get's hit carries the value; everything else nothing. Anything else is not
             // an answer to this request.
             let get_hit = r.opcode == Opcode::KvGet && h.arg0 == clio_proto::kv::HIT;
-            let fits = payload.len() <= clio_proto::kv::MAX_VALUE;
+            let fits = payload.len() <= clio_proto::kv::MAX_STAGED_VALUE;
             if !matches!(h.arg0, clio_proto::kv::HIT | clio_proto::kv::MISS)
                 || !fits
                 || (!get_hit && !payload.is_empty())

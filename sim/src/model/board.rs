@@ -77,8 +77,8 @@ pub struct BoardConfig {
     pub kv_store_bytes: u64,
 }
 
-/// Default [`BoardConfig::kv_store_bytes`]: 16 MiB, about 15,800 records of up to
-/// `proto::kv::MAX_VALUE` bytes.
+/// Default [`BoardConfig::kv_store_bytes`]: 16 MiB, 15,077 records of up to
+/// `proto::kv::MAX_STAGED_VALUE` bytes.
 pub const DEFAULT_KV_STORE_BYTES: u64 = 16 << 20;
 
 impl Default for BoardConfig {

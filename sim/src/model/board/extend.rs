@@ -8,7 +8,7 @@ use crate::model::mem_access::{read_pieces, write_pieces, Notice, VirtualMemory}
 use crate::model::offload::{clio_kv, pointer_chase, OffloadAnswer, OffloadMemory};
 use crate::model::sync_unit::RingCheck;
 use clio_proto::frame::Route;
-use clio_proto::kv::KvRequest;
+use clio_proto::kv::{value_check, KvRequest, KvStagedPut};
 use clio_proto::layout::MemoryLayout;
 use clio_proto::offload::ChaseLayout;
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
@@ -105,6 +105,9 @@ impl CBoard {
             self.c.bad_requests += 1;
             return self.respond(out, route, h.response_to(Status::Unsupported), &[]);
         }
+        if h.opcode == Opcode::KvPutStaged {
+            return self.kv_put_staged(route, h, payload, notices, out);
+        }
         let Ok(req) = KvRequest::decode(h, payload) else {
             return self.bad(out, route, h);
         };
@@ -115,20 +118,8 @@ impl CBoard {
         // Exactly once: a put or delete records its answer in the idempotence ring under
         // the caller's (pid, client, req_id); a retry gets that answer, never a second run.
         let once = h.opcode.offload_uses_idempotence_ring();
-        if once {
-            match self.sync.check(h.pid, h.client, h.req_id) {
-                RingCheck::Cached(s, v) => {
-                    let r = Header {
-                        arg0: v,
-                        ..h.response_to(s)
-                    };
-                    return self.respond(out, route, r, &[]);
-                }
-                RingCheck::Full => {
-                    return self.respond(out, route, h.response_to(Status::RetryLater), &[])
-                }
-                RingCheck::Execute => {}
-            }
+        if once && self.answered_from_ring(route, h, out) {
+            return;
         }
         let l = store.layout;
         let mut mem = self.ras_memory(store.member.pid, notices);
@@ -140,6 +131,71 @@ impl CBoard {
             };
             self.sync.record_offload(h.pid, h.client, h.req_id, s, v);
         }
+        self.offload_answer(out, route, h, answer);
+    }
+
+    /// The idempotence ring's verdict on a KV write: a retry is answered from it, a full
+    /// ring answers RETRY_LATER (both: true, answered); false = execute it.
+    fn answered_from_ring(&mut self, route: &Route, h: &Header, out: &mut Vec<Outgoing>) -> bool {
+        match self.sync.check(h.pid, h.client, h.req_id) {
+            RingCheck::Cached(s, v) => {
+                let r = Header {
+                    arg0: v,
+                    ..h.response_to(s)
+                };
+                self.respond(out, route, r, &[]);
+                true
+            }
+            RingCheck::Full => {
+                self.respond(out, route, h.response_to(Status::RetryLater), &[]);
+                true
+            }
+            RingCheck::Execute => false,
+        }
+    }
+
+    /// A staged put: the key from the packet, the value from the caller's RAS (read through
+    /// the caller's translation, so it reaches nothing the caller could not read). The ring is
+    /// asked first (a retry after the value's slot was reused is answered from it); a value
+    /// whose check does not match has not landed yet: RETRY_LATER, nothing recorded or changed.
+    fn kv_put_staged(
+        &mut self,
+        route: &Route,
+        h: &Header,
+        payload: &[u8],
+        notices: &mut Vec<Notice>,
+        out: &mut Vec<Outgoing>,
+    ) {
+        let Ok(p) = KvStagedPut::decode(h, payload) else {
+            return self.bad(out, route, h);
+        };
+        let store = match self.kv_ready(out) {
+            Ok(r) => r,
+            Err(s) => return self.respond(out, route, h.response_to(s), &[]),
+        };
+        if self.answered_from_ring(route, h, out) {
+            return;
+        }
+        let mut value = vec![0u8; p.len];
+        if let Err(s) = self.ras_memory(h.pid, notices).read(p.va, &mut value) {
+            self.c.bad_requests += 1;
+            return self.respond(out, route, h.response_to(s), &[]);
+        }
+        if value_check(&value) != p.check {
+            return self.respond(out, route, h.response_to(Status::RetryLater), &[]);
+        }
+        let req = KvRequest {
+            key: p.key,
+            value: &value,
+        };
+        let l = store.layout;
+        let mut mem = self.ras_memory(store.member.pid, notices);
+        let answer = clio_kv::serve(&mut mem, &l, Opcode::KvPut, h.pid, req);
+        let (s, v) = match &answer {
+            Ok(a) => (Status::Ok, a.arg0),
+            Err(s) => (*s, 0),
+        };
+        self.sync.record_offload(h.pid, h.client, h.req_id, s, v);
         self.offload_answer(out, route, h, answer);
     }
 
