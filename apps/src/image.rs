@@ -6,7 +6,7 @@
 //! Images are 256 x 256 RGB, 8 bits per channel, row-major (`IMAGE_BYTES` = 196,608 bytes).
 //! [`synthetic_image`] makes one from a seed: gradients, a few filled shapes and mild noise,
 //! so it compresses about as a photo-like picture does (neither all-zero nor
-//! random).
+//! random: zlib level 6 takes these to 0.47 of their size, as `clio app image` measured).
 //!
 //! Layout of an [`ImageStore`] (two allocations of one remote address space):
 //!
