@@ -4,6 +4,8 @@
 //! remote memory for each size, then the same random lookups run two ways, interleaved: with
 //! the node's pointer-chasing offload (one request per level) and from the compute node (one
 //! read per node visited). Latency per size, requests per lookup, CSV.
+//!
+//! `clio app image`: the paper's Figure 15, in [`crate::app_image`].
 
 use crate::bench::{hist, quantiles, Hist};
 use anyhow::{bail, Context, Result};
@@ -22,6 +24,13 @@ pub(crate) enum AppCmd {
     /// Radix tree lookups with the pointer-chasing offload vs from the compute node, latency
     /// vs tree size (Clio Figure 16). Node model in this process over UDP loopback.
     Radix(RadixArgs),
+    /// Image compression: one OS process per client compresses and decompresses images held
+    /// in remote arrays; per-client and aggregate throughput vs clients (Clio Figure 15).
+    /// Node model in this process over UDP loopback.
+    Image(crate::app_image::ImageArgs),
+    /// One client process of `clio app image` (started by it).
+    #[command(hide = true)]
+    ImageWorker(crate::app_image::ImageWorkerArgs),
 }
 
 /// `clio app radix` options.
@@ -41,6 +50,8 @@ pub(crate) struct RadixArgs {
 pub(crate) fn run(c: AppCmd) -> Result<()> {
     match c {
         AppCmd::Radix(a) => radix(a),
+        AppCmd::Image(a) => crate::app_image::run(a),
+        AppCmd::ImageWorker(a) => crate::app_image::worker(a),
     }
 }
 

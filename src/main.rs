@@ -2,6 +2,7 @@
 //! Each subcommand lives in its own module.
 
 mod app;
+mod app_image;
 mod bench;
 mod bench_durability;
 mod bench_multi;
@@ -33,7 +34,8 @@ enum Cmd {
     Demo(demo::DemoArgs),
     /// Measure CLib latency/throughput against a bare UDP ping-pong; write CSV and a CDF plot.
     Bench(bench::BenchArgs),
-    /// Applications on remote memory, measured (radix tree with pointer chasing: Figure 16).
+    /// Applications on remote memory, measured (image compression: Figure 15; radix tree with
+    /// pointer chasing: Figure 16).
     #[command(subcommand)]
     App(app::AppCmd),
     /// Hardware flow: emit the fast path's Verilog (built with `--features rtl`).
