@@ -454,6 +454,7 @@ impl Client {
             va,
             data: data.to_vec(),
             durable: false,
+            ordered: true,
         })
         .map(|_| ())
     }
@@ -465,6 +466,7 @@ impl Client {
             va,
             data: data.to_vec(),
             durable: false,
+            ordered: true,
         })))
     }
 
@@ -483,6 +485,7 @@ impl Client {
             va,
             data: data.to_vec(),
             durable: true,
+            ordered: true,
         })))
     }
 

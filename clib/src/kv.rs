@@ -114,7 +114,12 @@ impl Client {
         let slot = self.staging_slot()?;
         let result = (|| {
             let staged = KvStagedPut::new(key, slot, value).map_err(invalid)?;
-            let write = self.rwrite_async(slot, value)?;
+            let write = Handle(self.e().submit(OpSpec::Write {
+                va: slot,
+                data: value.to_vec(),
+                durable: false,
+                ordered: false,
+            }));
             let put = Handle(self.e().submit(OpSpec::Kv {
                 op: Opcode::KvPutStaged,
                 payload: staged.encode(),

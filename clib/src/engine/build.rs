@@ -199,7 +199,9 @@ impl Engine {
                     r
                 })
                 .collect(),
-            OpSpec::Write { va, data, durable } => (0..data.len())
+            OpSpec::Write {
+                va, data, durable, ..
+            } => (0..data.len())
                 .step_by(chunk)
                 .map(|off| {
                     let clen = chunk.min(data.len() - off) as u32;
@@ -246,7 +248,13 @@ impl Engine {
         let span = |va: u64, len: u64| Some((va >> s, va.saturating_add(len.max(1) - 1) >> s));
         let (range, write) = match spec {
             OpSpec::Read { va, len } => (span(*va, *len as u64), false),
-            OpSpec::Write { va, data, .. } => (span(*va, data.len() as u64), true),
+            OpSpec::Write {
+                va,
+                data,
+                ordered: true,
+                ..
+            } => (span(*va, data.len() as u64), true),
+            OpSpec::Write { ordered: false, .. } => (None, false),
             // Persist waits for every earlier write to its range, and later ones for it.
             OpSpec::Persist { va, len } => (span(*va, *len as u64), true),
             // rtx_commit issues these after the durable write of the record has completed.

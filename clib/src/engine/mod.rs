@@ -59,6 +59,10 @@ pub(crate) enum OpSpec {
         va: u64,
         data: Vec<u8>,
         durable: bool,
+        /// Ordered with the other operations on its pages (CLib's page tracking); false only
+        /// for a Clio-KV staging write, whose put checks the value itself and whose slot no
+        /// other operation touches while it is in flight.
+        ordered: bool,
     },
     Persist {
         va: u64,
