@@ -70,7 +70,7 @@ fn radix(a: RadixArgs) -> Result<()> {
         dram_bytes: 2 << 30,
         page_shift: 22,
         slowpath: SlowPathMode::InProcess,
-        offloads: true,
+        offloads: clio_sim::Offloads::All,
         ..BoardConfig::default()
     };
     let server = spawn_udp(CBoard::new(&cfg)?, "127.0.0.1:0".parse()?)?;

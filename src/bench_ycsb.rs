@@ -573,7 +573,7 @@ fn node(a: &YcsbArgs) -> Result<(Option<ServerHandle>, SocketAddr)> {
     let cfg = BoardConfig {
         dram_bytes: (need + kv_store_bytes).next_power_of_two().max(1 << 30),
         slowpath: SlowPathMode::InProcess,
-        offloads: true,
+        offloads: clio_sim::Offloads::All,
         kv_store_bytes,
         ..BoardConfig::default()
     };

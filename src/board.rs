@@ -23,6 +23,17 @@ pub enum Backend {
 }
 
 /// How the node is reached.
+/// Which extend-path offloads a model node serves (`--offloads`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OffloadSet {
+    /// Pointer chasing and Clio-KV.
+    All,
+    /// Those the RTL fast path has units for (pointer chasing).
+    Hardware,
+    /// None: every extend opcode is answered UNSUPPORTED.
+    None,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Transport {
     /// IPv4/UDP through kernel sockets (no root; the development default).
@@ -99,11 +110,12 @@ pub struct BoardArgs {
     /// CPU to others at once (better when the node shares few cores with its clients).
     #[arg(long, default_value_t = clio_sim::server::UDP_SPIN.as_micros() as u64)]
     spin_us: u64,
-    /// Model: leave the extend path empty (no pointer chasing, no Clio-KV), so extend
-    /// opcodes are answered Unsupported as by the RTL fast path, which has no offload units
-    /// yet.
-    #[arg(long)]
-    no_offloads: bool,
+    /// Model: the extend path's offloads to serve: `all` (pointer chasing and Clio-KV),
+    /// `hardware` (those the RTL fast path has units for: pointer chasing) or `none`. An
+    /// extend opcode not served is answered UNSUPPORTED. The RTL backend serves what its
+    /// hardware has.
+    #[arg(long, value_enum, default_value_t = OffloadSet::All)]
+    offloads: OffloadSet,
     /// Model: bytes of Clio-KV's region in its own address space (K/M/G suffixes), allocated
     /// and touched at start; it holds about size / 1120 keys of up to 1024-byte values.
     #[arg(long, default_value = "16M", value_parser = parse_size)]
@@ -157,7 +169,11 @@ pub fn run(a: BoardArgs) -> Result<()> {
         memory_file: a.memory_file.clone(),
         slowpath,
         lease: Duration::from_millis(a.lease_ms),
-        offloads: !a.no_offloads,
+        offloads: match a.offloads {
+            OffloadSet::None => clio_sim::Offloads::None,
+            OffloadSet::Hardware => clio_sim::Offloads::Hardware,
+            OffloadSet::All => clio_sim::Offloads::All,
+        },
         kv_store_bytes: a.kv_store_size,
         ..BoardConfig::default()
     };

@@ -403,7 +403,7 @@ fn the_store_outlives_many_leases_through_the_nodes_own_heartbeats() {
         dram_bytes: 256 << 20,
         page_shift: PAGE_SHIFT,
         lease,
-        offloads: true,
+        offloads: clio_sim::Offloads::All,
         kv_store_bytes: 1 << 20,
         ..clio_sim::BoardConfig::default()
     };
@@ -432,7 +432,7 @@ fn staged_puts_from_many_threads_over_udp_wait_for_nothing() {
     let b = CBoard::new(&BoardConfig {
         dram_bytes: 1 << 30,
         slowpath: SlowPathMode::InProcess,
-        offloads: true,
+        offloads: clio_sim::Offloads::All,
         kv_store_bytes: (keys * 2 + 1024) * (clio_proto::kv::RECORD_BYTES + 16),
         ..BoardConfig::default()
     })

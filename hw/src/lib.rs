@@ -15,6 +15,7 @@ pub mod hash_unit;
 pub mod key_table;
 pub mod mat;
 pub mod mem_access;
+pub mod offload;
 pub mod page_fault;
 pub mod pt_walker;
 pub mod sync_unit;
@@ -63,6 +64,13 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
         (
             "sync_unit",
             verilog_of("sync_unit", sync_unit::SyncUnit::default()),
+        ),
+        (
+            "pointer_chase",
+            verilog_of(
+                "pointer_chase",
+                offload::pointer_chase::PointerChase::default(),
+            ),
         ),
         (
             "mem_access",

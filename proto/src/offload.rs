@@ -5,6 +5,17 @@
 //! header's `pid`, checked against its key like every request) through the same translation
 //! as reads and writes, so it can reach nothing the caller could not read itself.
 
+/// The offloads the RTL fast path has units for (`hw/src/offload/`). The behavioural model
+/// serves exactly these by default (`BoardConfig::offloads`), so model and RTL answer every
+/// extend opcode alike; the RTL's dispatch takes its table of opcodes from this list, and an
+/// extend opcode not in it is answered UNSUPPORTED there.
+pub const IN_HARDWARE: &[crate::Opcode] = &[crate::Opcode::PointerChase];
+
+/// Whether the RTL fast path has a unit for `op` ([`IN_HARDWARE`]).
+pub fn in_hardware(op: crate::Opcode) -> bool {
+    IN_HARDWARE.contains(&op)
+}
+
 /// Pointer chasing: one request walks a linked structure (list, hash chain, tree path) at the
 /// node instead of one round trip per node.
 ///
@@ -23,7 +34,10 @@
 ///
 /// A node that is not readable in the caller's RAS ends the walk with that status
 /// ([`crate::Status::Unmapped`], [`crate::Status::Permission`]) and nothing else: a pointer
-/// into somebody else's memory tells nothing. Node words must be 8-byte aligned.
+/// into somebody else's memory tells nothing. Nodes and their key and next words are 8-byte
+/// aligned: a node address that is not (the start or a next pointer) ends the walk with
+/// [`crate::Status::BadRequest`]; `node + offset` past 2^64 answers
+/// [`crate::Status::Unmapped`], a word past the 48-bit VA space [`crate::Status::BadRequest`].
 pub mod chase {
     pub use super::ChaseLayout;
 
@@ -51,7 +65,7 @@ pub struct ChaseLayout {
 impl ChaseLayout {
     /// `arg1` of the request: key, next and value offsets and the hop bound, 16 bits each
     /// from the least significant end.
-    pub fn pack(self) -> u64 {
+    pub const fn pack(self) -> u64 {
         self.key_offset as u64
             | (self.next_offset as u64) << 16
             | (self.value_offset as u64) << 32

@@ -30,6 +30,11 @@ pub enum Class {
     /// sometimes malformed (misaligned, lying length, a capacity too small or near 2^64); logs
     /// may straddle pages and run past their region, and their tails come round every lane.
     Append,
+    /// Pointer chase (`proto::offload::chase`) over a list the process just wrote: a key
+    /// that matches some node or none, hop bounds, cycles, values that run past a node (and a
+    /// page), next pointers into another RAS, nowhere, or unaligned; malformed requests (bad
+    /// layouts and lengths, a payload, start 0, near 2^48 or 2^64).
+    Chase,
     /// Access to another process's address or an unallocated one.
     Foreign,
     /// A corrupted packet.
@@ -273,12 +278,88 @@ impl Stream {
         }
     }
 
+    /// A list of 1..=6 nodes (key at 0, next at 8, value at 16) written into the process's
+    /// regions, then a chase over it (see [`Class::Chase`]).
+    fn chase(&mut self, node: &mut dyn MemoryNode, slot: usize, id: u32, out: &mut Vec<Outgoing>) {
+        use clio_proto::offload::{chase, ChaseLayout};
+        let vlen = [8u64, 24, 100, 1000][self.rng.gen_range(0..4)];
+        let n = self.rng.gen_range(1..=6);
+        let mut nodes = Vec::new();
+        for _ in 0..n {
+            let Some((va, _)) = self.pick(slot, 16 + vlen + 8) else {
+                return;
+            };
+            nodes.push((va & !7, self.rng.gen::<u64>()));
+        }
+        let other = (slot + 1) % self.procs.len();
+        for i in 0..n {
+            let next = match (i + 1 == n, self.rng.gen_range(0..10)) {
+                (false, _) => nodes[i + 1].0,
+                (true, 0) => nodes[0].0, // a cycle
+                (true, 1) => self.pick(other, 8).map_or(8, |(va, _)| va & !7),
+                (true, 2) => self.rng.gen_range(1..1 << 40) & !7,
+                (true, 3) => nodes[0].0 | 4, // unaligned
+                (true, _) => 0,
+            };
+            let mut bytes = nodes[i].1.to_le_bytes().to_vec();
+            bytes.extend_from_slice(&next.to_le_bytes());
+            bytes.extend((0..vlen).map(|_| self.rng.gen::<u8>()));
+            let wid = self.id();
+            let w = Header {
+                pkt_index: 0,
+                pkt_count: 1,
+                total_len: bytes.len() as u32,
+                ..self.req(slot, 0, Opcode::Write, wid, nodes[i].0)
+            };
+            self.send(node, slot, w.to_packet(&bytes), out);
+        }
+        let mut layout = ChaseLayout {
+            key_offset: 0,
+            next_offset: 8,
+            value_offset: 16,
+            max_hops: [1u16, 3, 8, chase::MAX_HOPS][self.rng.gen_range(0..4)],
+        };
+        let key = if self.rng.gen_bool(0.7) {
+            nodes[self.rng.gen_range(0..n)].1
+        } else {
+            self.rng.gen()
+        };
+        let mut h = Header {
+            arg0: key,
+            total_len: if self.rng.gen_bool(0.8) {
+                vlen as u32
+            } else {
+                self.rng.gen_range(1..=chase::MAX_VALUE)
+            },
+            ..self.req(slot, 0, Opcode::PointerChase, id, nodes[0].0)
+        };
+        let mut payload = Vec::new();
+        match self.rng.gen_range(0..30) {
+            0 => layout.key_offset = 4,
+            1 => layout.next_offset = chase::MAX_OFFSET + 8,
+            2 => layout.value_offset = chase::MAX_OFFSET + self.rng.gen_range(0..8),
+            3 => layout.max_hops = 0,
+            4 => h.total_len = 0,
+            5 => h.total_len = chase::MAX_VALUE + 1,
+            6 => payload = vec![7u8; 8],
+            7 => h.va = 0,
+            8 => h.va = (1 << 48) - 8,
+            9 => h.va = u64::MAX - 7,
+            10 => layout.value_offset = chase::MAX_OFFSET, // runs past the node
+            11 => layout.key_offset = 16,                  // compares a value word
+            _ => {}
+        }
+        h.arg1 = layout.pack();
+        self.send(node, slot, h.to_packet(&payload), out);
+    }
+
     /// Generate and send one request of a random class.
     pub fn step(&mut self, node: &mut dyn MemoryNode, out: &mut Vec<Outgoing>) -> Class {
         let slot = self.rng.gen_range(0..self.procs.len());
         let class = match self.rng.gen_range(0..100) {
             0..=31 => Class::Write,
-            32..=58 => Class::Read,
+            32..=54 => Class::Read,
+            55..=58 => Class::Chase,
             59..=68 => Class::Atomic,
             69..=73 => Class::Append,
             74..=78 => Class::Foreign,
@@ -418,6 +499,7 @@ impl Stream {
                 }
                 self.maybe_ack(node, slot, member, id, &resp, out);
             }
+            Class::Chase => self.chase(node, slot, id, out),
             Class::Foreign => {
                 let other = (slot + 1) % self.procs.len();
                 let target = self

@@ -18,5 +18,7 @@ pub mod rtl;
 pub mod server;
 pub mod xdp_server;
 
-pub use model::{BoardConfig, BoardError, CBoard, Counters, SlowPathMode, DEFAULT_KV_STORE_BYTES};
+pub use model::{
+    BoardConfig, BoardError, CBoard, Counters, Offloads, SlowPathMode, DEFAULT_KV_STORE_BYTES,
+};
 pub use node::MemoryNode;

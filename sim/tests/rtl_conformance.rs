@@ -114,12 +114,33 @@ fn check_with(seed: u64, steps: usize, procs: usize, clocking: Clocking) {
             Class::Unregister,
             Class::Atomic,
             Class::Append,
+            Class::Chase,
         ] {
             assert!(
                 classes.get(&c).copied().unwrap_or(0) > 3,
                 "few {c:?}: {classes:?}"
             );
         }
+        // The chases found values, missed, and failed (so the unit's paths all ran).
+        let chases: Vec<(Status, usize)> = want
+            .iter()
+            .filter_map(|(_, b)| parse_verified(b).ok())
+            .filter(|(h, _)| h.opcode == Opcode::PointerChase)
+            .map(|(h, p)| (h.status, p.len()))
+            .collect();
+        let found = chases
+            .iter()
+            .filter(|c| c.0 == Status::Ok && c.1 > 0)
+            .count();
+        let missed = chases
+            .iter()
+            .filter(|c| c.0 == Status::Ok && c.1 == 0)
+            .count();
+        let failed = chases.iter().filter(|c| c.0 != Status::Ok).count();
+        assert!(
+            found > 2 && missed > 0 && failed > 0,
+            "chases: {found} found, {missed} missed, {failed} failed"
+        );
     }
     let mut rtl = RtlBoard::new(&cfg(), 20, None).unwrap();
     if clocking == Clocking::CheckRegisteredOutputs {

@@ -30,7 +30,11 @@ pub fn offload_board(offloads: bool, kv_store_bytes: u64) -> Arc<Mutex<CBoard>> 
             page_shift: PAGE_SHIFT,
             slowpath: SlowPathMode::InProcess,
             ring_entries: 256,
-            offloads,
+            offloads: if offloads {
+                clio_sim::Offloads::All
+            } else {
+                clio_sim::Offloads::None
+            },
             kv_store_bytes,
             ..BoardConfig::default()
         })

@@ -69,12 +69,37 @@ pub struct BoardConfig {
     /// tests that replay one stream into two nodes (model-vs-RTL conformance): a node with a
     /// seed hands out predictable keys. `None` (the default) on every real node.
     pub key_seed: Option<u64>,
-    /// Serve the extend path's offloads (pointer chasing, Clio-KV). Off by default, as on
-    /// the RTL fast path, which has none yet: extend opcodes are then answered Unsupported.
-    pub offloads: bool,
+    /// The extend path's offloads the node serves. By default those the RTL fast path has
+    /// units for ([`Offloads::Hardware`]), so model and RTL answer every extend opcode alike.
+    pub offloads: Offloads,
     /// Bytes of Clio-KV's region in its own RAS (offloads on): it holds
     /// `proto::kv::StoreLayout::fit(_, kv_store_bytes).records - 1` keys.
     pub kv_store_bytes: u64,
+}
+
+/// The extend path's offloads a node serves ([`BoardConfig::offloads`]); an extend opcode it
+/// does not serve is answered UNSUPPORTED before the key check, as the RTL's dispatch does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Offloads {
+    /// None.
+    None,
+    /// Those the RTL fast path has units for (`proto::offload::IN_HARDWARE`: pointer
+    /// chasing).
+    #[default]
+    Hardware,
+    /// All: pointer chasing and Clio-KV (`clio board`'s default).
+    All,
+}
+
+impl Offloads {
+    /// Whether a node configured so serves `op` (an extend opcode).
+    pub fn serves(self, op: clio_proto::Opcode) -> bool {
+        match self {
+            Offloads::None => false,
+            Offloads::Hardware => clio_proto::offload::in_hardware(op),
+            Offloads::All => true,
+        }
+    }
 }
 
 /// Default [`BoardConfig::kv_store_bytes`]: 16 MiB, 15,077 records of up to
@@ -91,7 +116,7 @@ impl Default for BoardConfig {
             ring_entries: clio_proto::ring::DEFAULT_RING_ENTRIES,
             lease: Duration::from_millis(clio_proto::consts::DEFAULT_LEASE_MS),
             key_seed: None,
-            offloads: false,
+            offloads: Offloads::default(),
             kv_store_bytes: DEFAULT_KV_STORE_BYTES,
         }
     }
@@ -390,8 +415,8 @@ pub struct CBoard {
     durable: Vec<(u64, u64)>,
     held: Vec<Outgoing>,
     recovery: Option<RecoveryReport>,
-    /// The extend path is populated (`BoardConfig::offloads`).
-    offloads: bool,
+    /// The offloads served (`BoardConfig::offloads`).
+    offloads: Offloads,
     /// Clio-KV's own RAS and where its set-up is (`board/kv_ras.rs`).
     kv: kv_ras::KvRas,
     /// Bytes of Clio-KV's region.
@@ -441,7 +466,7 @@ impl CBoard {
             kv_req: 0,
             c: Counters::default(),
         };
-        if cfg.offloads {
+        if cfg.offloads.serves(clio_proto::Opcode::KvGet) {
             b.kv_start(cfg.kv_store_bytes, cfg.lease);
         }
         let mut sink = Vec::new();
@@ -556,7 +581,7 @@ impl CBoard {
                 return;
             }
         };
-        if h.opcode.path() == Path::Extend && !self.offloads {
+        if h.opcode.path() == Path::Extend && !self.offloads.serves(h.opcode) {
             // No offload unit: the MAT answers as for an extend opcode it does not know,
             // before the key check (as the RTL does).
             self.c.bad_requests += 1;

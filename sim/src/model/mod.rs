@@ -14,4 +14,6 @@ pub mod pt_walker;
 pub mod sync_unit;
 pub mod tlb;
 
-pub use board::{BoardConfig, BoardError, CBoard, Counters, SlowPathMode, DEFAULT_KV_STORE_BYTES};
+pub use board::{
+    BoardConfig, BoardError, CBoard, Counters, Offloads, SlowPathMode, DEFAULT_KV_STORE_BYTES,
+};

@@ -21,6 +21,9 @@ pub fn chase(
     let at = |node: u64, off: u16| node.checked_add(off as u64).ok_or(Status::Unmapped);
     let mut node = start;
     for hop in 1..=layout.max_hops as u64 {
+        if !node.is_multiple_of(8) {
+            return Err(Status::BadRequest); // nodes (and so their words) are aligned
+        }
         if mem.read_word(at(node, layout.key_offset)?)? == key {
             let mut value = vec![0u8; value_len as usize];
             mem.read(at(node, layout.value_offset)?, &mut value)?;
@@ -115,8 +118,17 @@ mod tests {
             Err(Status::BadRequest)
         );
         assert_eq!(chase(&mut m, 0, 7, L, 8), Err(Status::BadRequest));
+        // A node that is not 8-byte aligned, first or later.
+        assert_eq!(chase(&mut m, 0x1004, 7, L, 8), Err(Status::BadRequest));
+        let mut odd = list(2, 0);
+        odd.0.insert(0x1008, 0x2001);
+        assert_eq!(chase(&mut odd, 0x1000, 7, L, 8), Err(Status::BadRequest));
         // Offsets that wrap the address space are unreadable, not a panic.
         let mut m = list(1, 0);
-        assert_eq!(chase(&mut m, u64::MAX - 4, 7, L, 8), Err(Status::Unmapped));
+        let wrap = ChaseLayout { key_offset: 8, ..L };
+        assert_eq!(
+            chase(&mut m, u64::MAX - 7, 7, wrap, 8),
+            Err(Status::Unmapped)
+        );
     }
 }

@@ -1,0 +1,587 @@
+//! The pointer-chasing unit (`Opcode::PointerChase`, `clio_proto::offload::chase`): from a
+//! start node, read the key word at each node and compare it; answer with the value of the
+//! first match, a not-found at a null next pointer, or the next node at the hop bound. The
+//! behaviour is `sim::model::offload::pointer_chase::chase`, word for word, through the
+//! offload port bundle ([`super`]).
+//!
+//! Per node: one word read for the key, and one for the next pointer when the key does not
+//! match. The unit checks the request first (layout, value length, start != 0: else
+//! BAD_REQUEST); an address `node + offset` that wraps 2^64 answers UNMAPPED (the model's
+//! `checked_add`), a word the executor could not read answers its status. A match answers OK
+//! with `arg0` = nodes visited, `arg1` = the node, and the payload read from
+//! `node + value_offset`.
+
+use clio_proto::offload::chase;
+use clio_proto::Status;
+use rust_hdl::prelude::*;
+
+/// The unit's states.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum ChaseState {
+    /// Waiting for a request.
+    Idle,
+    /// Ask for the current node's key word.
+    Key,
+    /// The key word is on its way.
+    KeyWait,
+    /// Ask for the current node's next pointer.
+    Next,
+    /// The next pointer is on its way.
+    NextWait,
+    /// The answer is held until the executor takes it.
+    Answer,
+}
+
+/// The pointer-chasing unit.
+#[derive(LogicBlock)]
+pub struct PointerChase {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Request: valid.
+    pub req_valid: Signal<In, Bit>,
+    /// Request: the unit is idle and takes it.
+    pub req_ready: Signal<Out, Bit>,
+    /// Request: the start node (header `va`).
+    pub req_va: Signal<In, Bits<64>>,
+    /// Request: the key (header `arg0`).
+    pub req_arg0: Signal<In, Bits<64>>,
+    /// Request: the packed `ChaseLayout` (header `arg1`).
+    pub req_arg1: Signal<In, Bits<64>>,
+    /// Request: value bytes to return (header `total_len`).
+    pub req_len: Signal<In, Bits<32>>,
+    /// Memory: a word read is asked for.
+    pub mem_valid: Signal<Out, Bit>,
+    /// Memory: the executor takes the word read.
+    pub mem_ready: Signal<In, Bit>,
+    /// Memory: the word's VA (8-byte aligned).
+    pub mem_va: Signal<Out, Bits<64>>,
+    /// Memory: the word read is done (one cycle).
+    pub mem_done: Signal<In, Bit>,
+    /// Memory: its status (0 = OK).
+    pub mem_status: Signal<In, Bits<8>>,
+    /// Memory: the word, little endian.
+    pub mem_data: Signal<In, Bits<64>>,
+    /// Response: valid (held until `rsp_ready`).
+    pub rsp_valid: Signal<Out, Bit>,
+    /// Response: the executor takes it.
+    pub rsp_ready: Signal<In, Bit>,
+    /// Response: status.
+    pub rsp_status: Signal<Out, Bits<8>>,
+    /// Response: `arg0` (nodes visited).
+    pub rsp_arg0: Signal<Out, Bits<64>>,
+    /// Response: `arg1` (the matching node, 0, or the next node at the bound).
+    pub rsp_arg1: Signal<Out, Bits<64>>,
+    /// Response: the payload is `rsp_read_len` bytes at `rsp_read_va`.
+    pub rsp_read: Signal<Out, Bit>,
+    /// Response: the value's VA.
+    pub rsp_read_va: Signal<Out, Bits<64>>,
+    /// Response: the value's length (1..=1024).
+    pub rsp_read_len: Signal<Out, Bits<12>>,
+    state: DFF<ChaseState>,
+    /// The current node.
+    node: DFF<Bits<64>>,
+    /// The key the chase looks for.
+    key: DFF<Bits<64>>,
+    /// The request's layout (key, next and value offsets, hop bound).
+    layout: DFF<Bits<64>>,
+    /// The value's length.
+    vlen: DFF<Bits<12>>,
+    /// Nodes visited so far, counting the current one.
+    hop: DFF<Bits<16>>,
+    /// The answer.
+    a_status: DFF<Bits<8>>,
+    a_arg0: DFF<Bits<64>>,
+    a_arg1: DFF<Bits<64>>,
+    a_read: DFF<Bit>,
+    a_va: DFF<Bits<64>>,
+    /// The request's fields, and whether it is well formed.
+    r_koff: Signal<Local, Bits<16>>,
+    r_noff: Signal<Local, Bits<16>>,
+    r_voff: Signal<Local, Bits<16>>,
+    r_hops: Signal<Local, Bits<16>>,
+    r_ok: Signal<Local, Bit>,
+    /// The offset the current state adds to the node, and `node + off` with its carry.
+    off: Signal<Local, Bits<16>>,
+    at: Signal<Local, Bits<65>>,
+    c_max_offset: Constant<Bits<16>>,
+    c_max_hops: Constant<Bits<16>>,
+    c_max_value: Constant<Bits<32>>,
+    c_ok: Constant<Bits<8>>,
+    c_unmapped: Constant<Bits<8>>,
+    c_bad_request: Constant<Bits<8>>,
+}
+
+impl Default for PointerChase {
+    fn default() -> Self {
+        PointerChase {
+            clock: Default::default(),
+            reset: Default::default(),
+            req_valid: Default::default(),
+            req_ready: Default::default(),
+            req_va: Default::default(),
+            req_arg0: Default::default(),
+            req_arg1: Default::default(),
+            req_len: Default::default(),
+            mem_valid: Default::default(),
+            mem_ready: Default::default(),
+            mem_va: Default::default(),
+            mem_done: Default::default(),
+            mem_status: Default::default(),
+            mem_data: Default::default(),
+            rsp_valid: Default::default(),
+            rsp_ready: Default::default(),
+            rsp_status: Default::default(),
+            rsp_arg0: Default::default(),
+            rsp_arg1: Default::default(),
+            rsp_read: Default::default(),
+            rsp_read_va: Default::default(),
+            rsp_read_len: Default::default(),
+            state: Default::default(),
+            node: Default::default(),
+            key: Default::default(),
+            layout: Default::default(),
+            vlen: Default::default(),
+            hop: Default::default(),
+            a_status: Default::default(),
+            a_arg0: Default::default(),
+            a_arg1: Default::default(),
+            a_read: Default::default(),
+            a_va: Default::default(),
+            r_koff: Default::default(),
+            r_noff: Default::default(),
+            r_voff: Default::default(),
+            r_hops: Default::default(),
+            r_ok: Default::default(),
+            off: Default::default(),
+            at: Default::default(),
+            c_max_offset: Constant::new((chase::MAX_OFFSET as u64).to_bits()),
+            c_max_hops: Constant::new((chase::MAX_HOPS as u64).to_bits()),
+            c_max_value: Constant::new((chase::MAX_VALUE as u64).to_bits()),
+            c_ok: Constant::new((Status::Ok as u64).to_bits()),
+            c_unmapped: Constant::new((Status::Unmapped as u64).to_bits()),
+            c_bad_request: Constant::new((Status::BadRequest as u64).to_bits()),
+        }
+    }
+}
+
+// The packing of `ChaseLayout::pack` the unit reads (16 bits each from the least significant
+// end: key, next, value offset, hop bound), and a value length that fits `rsp_read_len`.
+const _: () = {
+    let l = clio_proto::offload::ChaseLayout {
+        key_offset: 1,
+        next_offset: 2,
+        value_offset: 3,
+        max_hops: 4,
+    };
+    assert!(l.pack() == 1 | 2 << 16 | 3 << 32 | 4 << 48);
+    assert!(chase::MAX_VALUE < 1 << 12 && chase::MAX_HOPS < u16::MAX);
+};
+
+impl Logic for PointerChase {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, state, node, key, layout, vlen, hop, a_status, a_arg0, a_arg1, a_read,
+            a_va
+        );
+        // The request as it is offered, checked as `ChaseLayout::is_valid` and `chase` do.
+        self.r_koff.next = self.req_arg1.val().get_bits::<16>(0);
+        self.r_noff.next = self.req_arg1.val().get_bits::<16>(16);
+        self.r_voff.next = self.req_arg1.val().get_bits::<16>(32);
+        self.r_hops.next = self.req_arg1.val().get_bits::<16>(48);
+        self.r_ok.next = (self.r_koff.val().get_bits::<3>(0) == 0)
+            & (self.r_noff.val().get_bits::<3>(0) == 0)
+            & (self.r_koff.val() <= self.c_max_offset.val())
+            & (self.r_noff.val() <= self.c_max_offset.val())
+            & (self.r_voff.val() <= self.c_max_offset.val())
+            & (self.r_hops.val() != 0)
+            & (self.r_hops.val() <= self.c_max_hops.val())
+            & (self.req_len.val() != 0)
+            & (self.req_len.val() <= self.c_max_value.val())
+            & (self.req_va.val() != 0);
+        // The field the current state reads: the key (and, once it matched, the value) or
+        // the next pointer.
+        self.off.next = self.layout.q.val().get_bits::<16>(0);
+        if (self.state.q.val() == ChaseState::Next) | (self.state.q.val() == ChaseState::NextWait) {
+            self.off.next = self.layout.q.val().get_bits::<16>(16);
+        }
+        if self.state.q.val() == ChaseState::KeyWait {
+            self.off.next = self.layout.q.val().get_bits::<16>(32);
+        }
+        self.at.next = bit_cast::<65, 64>(self.node.q.val()) + bit_cast::<65, 16>(self.off.val());
+        self.req_ready.next = self.state.q.val() == ChaseState::Idle;
+        self.mem_valid.next = false;
+        self.mem_va.next = bit_cast::<64, 65>(self.at.val());
+        self.rsp_valid.next = self.state.q.val() == ChaseState::Answer;
+        self.rsp_status.next = self.a_status.q.val();
+        self.rsp_arg0.next = self.a_arg0.q.val();
+        self.rsp_arg1.next = self.a_arg1.q.val();
+        self.rsp_read.next = self.a_read.q.val();
+        self.rsp_read_va.next = self.a_va.q.val();
+        self.rsp_read_len.next = self.vlen.q.val();
+        match self.state.q.val() {
+            ChaseState::Idle => {
+                self.a_read.d.next = false;
+                self.a_arg0.d.next = 0.into();
+                self.a_arg1.d.next = 0.into();
+                if self.req_valid.val() {
+                    self.node.d.next = self.req_va.val();
+                    self.key.d.next = self.req_arg0.val();
+                    self.layout.d.next = self.req_arg1.val();
+                    self.vlen.d.next = bit_cast::<12, 32>(self.req_len.val());
+                    self.hop.d.next = 1.into();
+                    if self.r_ok.val() {
+                        self.state.d.next = ChaseState::Key;
+                    } else {
+                        self.a_status.d.next = self.c_bad_request.val();
+                        self.state.d.next = ChaseState::Answer;
+                    }
+                }
+            }
+            ChaseState::Key => {
+                if self.node.q.val().get_bits::<3>(0) != 0 {
+                    // Nodes are 8-byte aligned (so are their words, inside one page).
+                    self.a_status.d.next = self.c_bad_request.val();
+                    self.state.d.next = ChaseState::Answer;
+                } else if self.at.val().get_bit(64) {
+                    // node + offset wraps 2^64: nothing there is readable.
+                    self.a_status.d.next = self.c_unmapped.val();
+                    self.state.d.next = ChaseState::Answer;
+                } else {
+                    self.mem_valid.next = true;
+                    if self.mem_ready.val() {
+                        self.state.d.next = ChaseState::KeyWait;
+                    }
+                }
+            }
+            ChaseState::Next => {
+                if self.at.val().get_bit(64) {
+                    self.a_status.d.next = self.c_unmapped.val();
+                    self.state.d.next = ChaseState::Answer;
+                } else {
+                    self.mem_valid.next = true;
+                    if self.mem_ready.val() {
+                        self.state.d.next = ChaseState::NextWait;
+                    }
+                }
+            }
+            ChaseState::KeyWait => {
+                if self.mem_done.val() {
+                    if self.mem_status.val() != self.c_ok.val() {
+                        self.a_status.d.next = self.mem_status.val();
+                        self.state.d.next = ChaseState::Answer;
+                    } else if self.mem_data.val() == self.key.q.val() {
+                        // Found: the value at node + value_offset (`at` adds it here).
+                        self.state.d.next = ChaseState::Answer;
+                        if self.at.val().get_bit(64) {
+                            self.a_status.d.next = self.c_unmapped.val();
+                        } else {
+                            self.a_status.d.next = self.c_ok.val();
+                            self.a_arg0.d.next = bit_cast::<64, 16>(self.hop.q.val());
+                            self.a_arg1.d.next = self.node.q.val();
+                            self.a_read.d.next = true;
+                            self.a_va.d.next = bit_cast::<64, 65>(self.at.val());
+                        }
+                    } else {
+                        self.state.d.next = ChaseState::Next;
+                    }
+                }
+            }
+            ChaseState::NextWait => {
+                if self.mem_done.val() {
+                    self.a_status.d.next = self.c_ok.val();
+                    self.a_arg0.d.next = bit_cast::<64, 16>(self.hop.q.val());
+                    if self.mem_status.val() != self.c_ok.val() {
+                        self.a_status.d.next = self.mem_status.val();
+                        self.state.d.next = ChaseState::Answer;
+                    } else if self.mem_data.val() == 0 {
+                        // A null pointer: not found.
+                        self.a_arg1.d.next = 0.into();
+                        self.state.d.next = ChaseState::Answer;
+                    } else if self.hop.q.val() == self.layout.q.val().get_bits::<16>(48) {
+                        // The bound (a cycle, or a longer structure): where to go on.
+                        self.a_arg1.d.next = self.mem_data.val();
+                        self.state.d.next = ChaseState::Answer;
+                    } else {
+                        self.node.d.next = self.mem_data.val();
+                        self.hop.d.next = self.hop.q.val() + 1;
+                        self.state.d.next = ChaseState::Key;
+                    }
+                }
+            }
+            ChaseState::Answer => {
+                if self.rsp_ready.val() {
+                    self.state.d.next = ChaseState::Idle;
+                }
+            }
+        }
+        if self.reset.val() {
+            self.state.d.next = ChaseState::Idle;
+        }
+    }
+}
+
+crate::impl_clocked!(PointerChase);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::Bench;
+    use clio_proto::offload::ChaseLayout;
+    use std::collections::HashMap;
+
+    /// What the unit answered: status, arg0, arg1 and the value range it asked for.
+    #[derive(Debug, PartialEq, Eq)]
+    struct Answer {
+        status: u8,
+        arg0: u64,
+        arg1: u64,
+        read: Option<(u64, u64)>,
+    }
+
+    /// Word memory as the executor would serve it: a missing word answers `miss` (UNMAPPED
+    /// unless said otherwise per address), with `latency` cycles per read and `stall` cycles
+    /// of `mem_ready`/`rsp_ready` low before each handshake. Returns the answer and the
+    /// addresses read.
+    fn run(
+        words: &HashMap<u64, u64>,
+        denied: &HashMap<u64, u8>,
+        va: u64,
+        key: u64,
+        arg1: u64,
+        len: u32,
+        (latency, stall): (u64, u64),
+    ) -> (Answer, Vec<u64>) {
+        let mut b = Bench::new(PointerChase::default());
+        b.uut.reset.next = true;
+        b.tick();
+        b.uut.reset.next = false;
+        b.settle();
+        assert!(b.uut.req_ready.val(), "idle after reset");
+        b.uut.req_valid.next = true;
+        b.uut.req_va.next = va.to_bits();
+        b.uut.req_arg0.next = key.to_bits();
+        b.uut.req_arg1.next = arg1.to_bits();
+        b.uut.req_len.next = (len as u64).to_bits();
+        b.tick();
+        b.uut.req_valid.next = false;
+        b.settle();
+        assert!(!b.uut.req_ready.val(), "busy with the request");
+        let mut reads = Vec::new();
+        for _ in 0..100_000 {
+            b.settle();
+            if b.uut.mem_valid.val() {
+                let a = b.uut.mem_va.val().to_u64();
+                for _ in 0..stall {
+                    b.tick();
+                    assert!(b.uut.mem_valid.val(), "the request is held");
+                    assert_eq!(b.uut.mem_va.val().to_u64(), a, "and its address");
+                }
+                b.uut.mem_ready.next = true;
+                b.tick();
+                b.uut.mem_ready.next = false;
+                assert_eq!(a % 8, 0, "words are aligned");
+                reads.push(a);
+                for _ in 0..latency {
+                    b.tick();
+                    assert!(
+                        !b.uut.mem_valid.val() && !b.uut.rsp_valid.val(),
+                        "one in flight"
+                    );
+                }
+                let (status, data) = match (words.get(&a), denied.get(&a)) {
+                    (_, Some(&s)) => (s, 0xBAD),
+                    (Some(&w), None) => (0, w),
+                    (None, None) => (Status::Unmapped as u8, 0xBAD),
+                };
+                b.uut.mem_done.next = true;
+                b.uut.mem_status.next = (status as u64).to_bits();
+                b.uut.mem_data.next = data.to_bits();
+                b.tick();
+                b.uut.mem_done.next = false;
+                b.uut.mem_data.next = 0u64.to_bits();
+                continue;
+            }
+            if b.uut.rsp_valid.val() {
+                for _ in 0..stall {
+                    b.tick();
+                    assert!(b.uut.rsp_valid.val(), "the answer is held");
+                }
+                let a = Answer {
+                    status: b.uut.rsp_status.val().to_u64() as u8,
+                    arg0: b.uut.rsp_arg0.val().to_u64(),
+                    arg1: b.uut.rsp_arg1.val().to_u64(),
+                    read: b.uut.rsp_read.val().then(|| {
+                        (
+                            b.uut.rsp_read_va.val().to_u64(),
+                            b.uut.rsp_read_len.val().to_u64(),
+                        )
+                    }),
+                };
+                b.uut.rsp_ready.next = true;
+                b.tick();
+                b.uut.rsp_ready.next = false;
+                b.settle();
+                assert!(
+                    b.uut.req_ready.val() && !b.uut.rsp_valid.val(),
+                    "idle again"
+                );
+                return (a, reads);
+            }
+            b.tick();
+        }
+        panic!("no answer");
+    }
+
+    const L: ChaseLayout = ChaseLayout {
+        key_offset: 0,
+        next_offset: 8,
+        value_offset: 16,
+        max_hops: 10,
+    };
+
+    /// Nodes at 0x1000, 0x2000, ...: key 100 + i, the last points at `tail` (the model's
+    /// unit-test list).
+    fn list(n: u64, tail: u64) -> HashMap<u64, u64> {
+        let mut w = HashMap::new();
+        for i in 0..n {
+            let a = 0x1000 * (i + 1);
+            w.insert(a, 100 + i);
+            w.insert(a + 8, if i + 1 == n { tail } else { a + 0x1000 });
+        }
+        w
+    }
+
+    fn ok(arg0: u64, arg1: u64, read: Option<(u64, u64)>) -> Answer {
+        Answer {
+            status: 0,
+            arg0,
+            arg1,
+            read,
+        }
+    }
+
+    #[test]
+    fn finds_misses_and_stops_at_the_bound() {
+        let none = HashMap::new();
+        let m = list(5, 0);
+        for (latency, stall) in [(0, 0), (3, 2)] {
+            let (a, reads) = run(&m, &none, 0x1000, 103, L.pack(), 8, (latency, stall));
+            assert_eq!(a, ok(4, 0x4000, Some((0x4010, 8))));
+            let want: Vec<u64> = vec![0x1000, 0x1008, 0x2000, 0x2008, 0x3000, 0x3008, 0x4000];
+            assert_eq!(reads, want, "key, next, key, next, ..., the matching key");
+            // The first node matches: one read.
+            let (a, reads) = run(&m, &none, 0x1000, 100, L.pack(), 1024, (latency, stall));
+            assert_eq!(
+                (a, reads),
+                (ok(1, 0x1000, Some((0x1010, 1024))), vec![0x1000])
+            );
+            let (a, _) = run(&m, &none, 0x1000, 7, L.pack(), 8, (latency, stall));
+            assert_eq!(a, ok(5, 0, None), "null reached");
+        }
+        // A cycle: the bound ends it and says where to go on.
+        let (a, reads) = run(&list(3, 0x1000), &none, 0x1000, 7, L.pack(), 8, (1, 0));
+        assert_eq!(a, ok(10, 0x2000, None));
+        assert_eq!(reads.len(), 20);
+        // Other offsets: key at 24, next at 0, value at 4088 (the largest).
+        let mut m = HashMap::new();
+        m.insert(0x5018, 1);
+        m.insert(0x5000, 0x7000);
+        m.insert(0x7018, 2);
+        let l = ChaseLayout {
+            key_offset: 24,
+            next_offset: 0,
+            value_offset: chase::MAX_OFFSET,
+            max_hops: chase::MAX_HOPS,
+        };
+        let (a, _) = run(&m, &none, 0x5000, 2, l.pack(), 1, (0, 0));
+        assert_eq!(a, ok(2, 0x7000, Some((0x7000 + 4088, 1))));
+        // One hop allowed, no match: the next node is the answer.
+        let one = ChaseLayout { max_hops: 1, ..l };
+        let (a, _) = run(&m, &none, 0x5000, 2, one.pack(), 1, (0, 0));
+        assert_eq!(a, ok(1, 0x7000, None));
+    }
+
+    #[test]
+    fn hostile_requests_are_refused_or_stop_at_the_first_unreadable_node() {
+        let none = HashMap::new();
+        let bad = |a: &Answer| a.status == Status::BadRequest as u8 && a.read.is_none();
+        let m = list(3, 0xdead_0000);
+        let (a, _) = run(&m, &none, 0x1000, 7, L.pack(), 8, (0, 0));
+        assert_eq!(a.status, Status::Unmapped as u8, "a pointer to nowhere");
+        assert_eq!(a.read, None);
+        // The first node another RAS's: its status, nothing else.
+        let mut denied = HashMap::new();
+        denied.insert(0x2008u64, Status::Permission as u8);
+        let (a, reads) = run(&m, &denied, 0x1000, 7, L.pack(), 8, (0, 0));
+        assert_eq!((a.status, reads.len()), (Status::Permission as u8, 4));
+        for arg1 in [
+            ChaseLayout { key_offset: 3, ..L }.pack(),
+            ChaseLayout {
+                next_offset: 12,
+                ..L
+            }
+            .pack(),
+            ChaseLayout {
+                key_offset: chase::MAX_OFFSET + 8,
+                ..L
+            }
+            .pack(),
+            ChaseLayout {
+                value_offset: chase::MAX_OFFSET + 1,
+                ..L
+            }
+            .pack(),
+            ChaseLayout { max_hops: 0, ..L }.pack(),
+            ChaseLayout {
+                max_hops: chase::MAX_HOPS + 1,
+                ..L
+            }
+            .pack(),
+            u64::MAX,
+        ] {
+            let (a, reads) = run(&m, &none, 0x1000, 7, arg1, 8, (0, 0));
+            assert!(bad(&a) && reads.is_empty(), "{arg1:#x}: {a:?}");
+        }
+        for len in [0, chase::MAX_VALUE + 1, u32::MAX] {
+            let (a, reads) = run(&m, &none, 0x1000, 7, L.pack(), len, (0, 0));
+            assert!(bad(&a) && reads.is_empty(), "len {len}");
+        }
+        let (a, _) = run(&m, &none, 0, 7, L.pack(), 8, (0, 0));
+        assert!(bad(&a), "start 0");
+        // A node that is not 8-byte aligned, first or later.
+        let (a, reads) = run(&m, &none, 0x1004, 7, L.pack(), 8, (0, 0));
+        assert!(bad(&a) && reads.is_empty(), "unaligned start");
+        let mut odd = list(2, 0);
+        odd.insert(0x1008, 0x2001);
+        let (a, reads) = run(&odd, &none, 0x1000, 7, L.pack(), 8, (0, 0));
+        assert!(bad(&a) && reads.len() == 2, "unaligned next: {a:?}");
+        // Offsets that wrap the address space are unreadable, not a wrap to low memory.
+        let (a, reads) = run(
+            &m,
+            &none,
+            u64::MAX - 7,
+            7,
+            ChaseLayout { key_offset: 8, ..L }.pack(),
+            8,
+            (0, 0),
+        );
+        assert_eq!((a.status, reads.len()), (Status::Unmapped as u8, 0));
+        let mut m = HashMap::new();
+        m.insert(u64::MAX - 23, 5);
+        let wrap = ChaseLayout {
+            key_offset: 0,
+            next_offset: 8,
+            value_offset: 24,
+            max_hops: 2,
+        };
+        let (a, reads) = run(&m, &none, u64::MAX - 23, 5, wrap.pack(), 8, (0, 0));
+        assert_eq!(
+            (a.status, a.read, reads.len()),
+            (Status::Unmapped as u8, None, 1),
+            "the value's address wraps"
+        );
+    }
+}
