@@ -5,7 +5,7 @@
 #   make lint   verilator --lint-only -Wall on each module, waivers in hw/lint/waivers.vlt
 #   make synth  yosys synth_xilinx -family xcup per module; table into docs/utilization.md
 
-HW_MODULES     := hash_unit tlb pt_walker page_fault mat ack_layer key_table sync_unit mem_access fastpath_top
+HW_MODULES     := hash_unit tlb pt_walker page_fault mat ack_layer key_table sync_unit mem_access pointer_chase fastpath_top
 # fastpath_top is synthesised whole inside the board top by `make fpga-check` (fpga/fpga.mk),
 # which reports its utilisation against the ZU7EV; synthesising it a second time alone here
 # would double the longest step of `make test`.

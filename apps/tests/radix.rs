@@ -16,7 +16,7 @@ fn client() -> Client {
             dram_bytes: 256 << 20,
             page_shift: 16,
             ring_entries: 256,
-            offloads: true,
+            offloads: clio_sim::Offloads::All,
             ..BoardConfig::default()
         })
         .unwrap(),

@@ -38,7 +38,7 @@ fn node() -> ServerHandle {
         dram_bytes: 256 << 20,
         page_shift: 16,
         slowpath: SlowPathMode::InProcess,
-        offloads: true, // Clio-KV
+        offloads: clio_sim::Offloads::All, // Clio-KV
         ..BoardConfig::default()
     };
     spawn_udp(
