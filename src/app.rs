@@ -45,6 +45,10 @@ pub(crate) struct RadixArgs {
     /// Directory for radix.csv.
     #[arg(long, default_value = "bench-out")]
     out: PathBuf,
+    /// Use the node at this UDP address (for example `clio board --backend rtl`, whose
+    /// fast path has the pointer-chasing unit) instead of a node model in this process.
+    #[arg(long)]
+    node: Option<std::net::SocketAddr>,
 }
 
 pub(crate) fn run(c: AppCmd) -> Result<()> {
@@ -73,13 +77,25 @@ fn radix(a: RadixArgs) -> Result<()> {
         offloads: clio_sim::Offloads::All,
         ..BoardConfig::default()
     };
-    let server = spawn_udp(CBoard::new(&cfg)?, "127.0.0.1:0".parse()?)?;
-    let c = Client::connect_udp(server.udp_addr.context("node without a UDP address")?)?;
+    // The node: the one given, else a model in this process (kept alive to the end).
+    let (addr, server, node_desc) = match a.node {
+        Some(addr) => (addr, None, format!("the node at {addr}")),
+        None => {
+            let server = spawn_udp(CBoard::new(&cfg)?, "127.0.0.1:0".parse()?)?;
+            let addr = server.udp_addr.context("node without a UDP address")?;
+            (
+                addr,
+                Some(server),
+                String::from("node model over UDP loopback"),
+            )
+        }
+    };
+    let c = Client::connect_udp(addr)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let mut csv =
         String::from("entries,nodes,search,median_us,p99_us,p999_us,requests_per_lookup\n");
     println!(
-        "clio app radix: 32-bit keys, 4 levels, {} lookups per size and search, node model over UDP loopback",
+        "clio app radix: 32-bit keys, 4 levels, {} lookups per size and search, {node_desc}",
         a.lookups
     );
     println!(
@@ -150,6 +166,8 @@ fn radix(a: RadixArgs) -> Result<()> {
     std::fs::write(a.out.join("radix.csv"), csv)?;
     println!("wrote {}/radix.csv", a.out.display());
     drop(c);
-    server.stop()?;
+    if let Some(server) = server {
+        server.stop()?;
+    }
     Ok(())
 }

@@ -234,6 +234,58 @@ pub fn run(a: DemoArgs) -> Result<()> {
         "   a join with the key one bit off is refused by the node's key check: access denied"
     );
 
+    // The extend path: a 64-node linked list in remote memory, searched at the node by the
+    // pointer-chasing offload in one request (the RTL has the same unit) against one read per
+    // node from here.
+    let list = va + 3 * page + 4096;
+    let order: Vec<u64> = (0..64u64).map(|i| (i * 37) % 64).collect(); // scattered nodes
+    let node_at = |i: usize| list + order[i] * 64;
+    let mut image = vec![0u8; 64 * 64];
+    for i in 0..64 {
+        let next = if i + 1 < 64 { node_at(i + 1) } else { 0 };
+        let at = (order[i] * 64) as usize;
+        image[at..at + 8].copy_from_slice(&(1000 + i as u64).to_le_bytes());
+        image[at + 8..at + 16].copy_from_slice(&next.to_le_bytes());
+        let value = format!("value of key {}", 1000 + i); // 17 bytes
+        image[at + 16..at + 16 + value.len()].copy_from_slice(value.as_bytes());
+    }
+    c.rwrite(list, &image)?;
+    let layout = clio_clib::ChaseLayout {
+        key_offset: 0,
+        next_offset: 8,
+        value_offset: 16,
+        max_hops: 64,
+    };
+    let before = c.stats().requests;
+    let found = c.rchase(node_at(0), 1050, layout, 17)?;
+    let chase_requests = c.stats().requests - before;
+    ensure!(
+        found
+            == clio_clib::ChaseOutcome::Found {
+                value: b"value of key 1050".to_vec(),
+                node: node_at(50),
+                hops: 51,
+            },
+        "pointer chase answered {found:?}"
+    );
+    let (mut at, mut reads) = (node_at(0), 0u64);
+    loop {
+        let n = c.rread(at, 32)?;
+        reads += 1;
+        if n[..8] == 1050u64.to_le_bytes() {
+            break;
+        }
+        at = u64::from_le_bytes(n[8..16].try_into().unwrap_or([0; 8]));
+        ensure!(at != 0, "key 1050 not found walking from the CN");
+    }
+    let hops = match found {
+        clio_clib::ChaseOutcome::Found { hops, .. } => hops,
+        _ => 0,
+    };
+    println!(
+        "6. a 64-node linked list in remote memory: key 1050 found at the node by the pointer-chasing offload in {chase_requests} request ({hops} hops), from the CN in {reads} reads"
+    );
+
     let mut h = Histogram::<u64>::new(3)?;
     for _ in 0..200 {
         c.rread(va, 16)?;
@@ -246,7 +298,7 @@ pub fn run(a: DemoArgs) -> Result<()> {
     }
     let secs = t.elapsed().as_secs_f64();
     println!(
-        "6. {} synchronous 16 B reads: median {:.1} us, p99 {:.1} us, p99.9 {:.1} us ({:.0} ops/s, one thread)",
+        "7. {} synchronous 16 B reads: median {:.1} us, p99 {:.1} us, p99.9 {:.1} us ({:.0} ops/s, one thread)",
         a.reads,
         us(h.value_at_quantile(0.5)),
         us(h.value_at_quantile(0.99)),
@@ -263,7 +315,7 @@ pub fn run(a: DemoArgs) -> Result<()> {
         .map(|b| b.counters())
         .map_err(|_| anyhow::anyhow!("node lock poisoned"))?;
     println!(
-        "7. rfree done; reads of the freed range now fail with: {}",
+        "8. rfree done; reads of the freed range now fail with: {}",
         c.rread(va, 8)
             .err()
             .map(|e| e.to_string())
