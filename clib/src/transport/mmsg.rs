@@ -861,4 +861,61 @@ mod tests {
         assert_eq!(send_batch(&tx2, &refs, None, &off).unwrap(), f.len());
         assert_eq!(recv_all(&mut r2, &rx2, f.len()), f);
     }
+
+    /// A msghdr over `ctrl[..len]` holding one cmsg (level, type) whose header claims
+    /// `claimed` data bytes and whose data starts with `value` (native-endian).
+    fn hdr_with(
+        ctrl: &mut [u64; 8],
+        len: usize,
+        level: i32,
+        ty: i32,
+        claimed: u32,
+        value: i32,
+    ) -> libc::msghdr {
+        // SAFETY: msghdr is plain old data.
+        let mut h: libc::msghdr = unsafe { std::mem::zeroed() };
+        h.msg_control = ctrl.as_mut_ptr().cast();
+        h.msg_controllen = len as _;
+        // SAFETY: `ctrl` is 64 aligned bytes, room for a cmsghdr and an int; the header was
+        // given at least a cmsghdr's length, so CMSG_FIRSTHDR is not null.
+        unsafe {
+            let c = libc::CMSG_FIRSTHDR(&h);
+            assert!(!c.is_null());
+            (*c).cmsg_level = level;
+            (*c).cmsg_type = ty;
+            (*c).cmsg_len = libc::CMSG_LEN(claimed) as _;
+            std::ptr::write_unaligned(libc::CMSG_DATA(c).cast::<i32>(), value);
+        }
+        h
+    }
+
+    #[test]
+    fn control_messages_are_read_only_inside_the_buffer() {
+        let mut ctrl = [0u64; 8];
+        // SAFETY: pure size computations.
+        let (hdr, full) = unsafe { (libc::CMSG_LEN(0) as usize, libc::CMSG_SPACE(4) as usize) };
+        let h = hdr_with(&mut ctrl, full, libc::SOL_UDP, UDP_GRO, 4, 1072);
+        assert_eq!(control(&h).segment, Some(1072));
+        // The kernel's length cut short (MSG_CTRUNC): the size is not read past the buffer.
+        let h = hdr_with(&mut ctrl, hdr, libc::SOL_UDP, UDP_GRO, 4, 1072);
+        assert_eq!(control(&h).segment, None);
+        // Only two bytes there: read as a u16.
+        let h = hdr_with(&mut ctrl, hdr + 2, libc::SOL_UDP, UDP_GRO, 2, 1072);
+        assert_eq!(control(&h).segment, Some(1072));
+        // A negative size is no size; other levels and types are not the segment size.
+        let h = hdr_with(&mut ctrl, full, libc::SOL_UDP, UDP_GRO, 4, -5);
+        assert_eq!(control(&h).segment, None);
+        let h = hdr_with(&mut ctrl, full, libc::SOL_SOCKET, UDP_GRO, 4, 1072);
+        assert_eq!(control(&h).segment, None);
+        // A timestamp whose data does not fit is not read either.
+        let h = hdr_with(
+            &mut ctrl,
+            full,
+            libc::SOL_SOCKET,
+            libc::SCM_TIMESTAMPNS,
+            4,
+            1,
+        );
+        assert!(control(&h).stamp.is_none());
+    }
 }
