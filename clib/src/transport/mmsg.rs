@@ -358,6 +358,7 @@ struct Control {
 fn control(h: &libc::msghdr) -> Control {
     let mut out = Control::default();
     let base = h.msg_control as usize;
+    #[allow(clippy::unnecessary_cast)] // socklen_t on some targets
     let end = base.saturating_add(h.msg_controllen as usize);
     // SAFETY: `h` was filled by recvmmsg; its control buffer and length are the kernel's,
     // within the CMSG_SPACE bytes we gave it, and the CMSG_* macros stay inside
@@ -434,7 +435,7 @@ fn plan(
                 && end - i < GSO_MAX_SEGMENTS
                 && peers.is_none_or(|p| p[end] == p[i])
                 && packets[end].len() <= size
-                && packets[end].len() > 0
+                && !packets[end].is_empty()
                 && total + packets[end].len() <= GSO_MAX_BYTES
             {
                 total += packets[end].len();
