@@ -63,6 +63,11 @@ pub struct BenchArgs {
     /// With `--vs`: how long CLib's UDP receive spins before it blocks, microseconds.
     #[arg(long, default_value_t = clio_clib::transport::DEFAULT_SPIN.as_micros() as u64)]
     pub(crate) clio_spin_us: u64,
+    /// With `--vs`: for each `--outstanding` depth, also a point where the reads are
+    /// started this many at a time (`rread_many_async`: their requests leave together, one
+    /// GSO message over UDP) instead of one per completed read.
+    #[arg(long, value_delimiter = ',', default_value = "16")]
+    pub(crate) refill: Vec<usize>,
     /// With `--vs`: the node process's `--spin-us`.
     #[arg(long, default_value_t = clio_sim::server::UDP_SPIN.as_micros() as u64)]
     pub(crate) node_spin_us: u64,
@@ -306,15 +311,40 @@ where
 }
 
 pub(crate) fn throughput_outstanding(c: &Client, va: u64, depth: usize, secs: f64) -> Result<f64> {
+    throughput_refilled(c, va, depth, 1, secs)
+}
+
+/// Asynchronous 64 B reads from one thread, at most `depth` outstanding: each time `refill`
+/// have completed, that many new ones start (`1`: one `rread_async` per completed read; more:
+/// one `rread_many_async`, whose requests leave together). Operations per second.
+pub(crate) fn throughput_refilled(
+    c: &Client,
+    va: u64,
+    depth: usize,
+    refill: usize,
+    secs: f64,
+) -> Result<f64> {
+    let refill = refill.clamp(1, depth.max(1));
     let mut q: VecDeque<Handle> = VecDeque::new();
     let t = Instant::now();
     let end = t + Duration::from_secs_f64(secs);
     let mut n = 0u64;
     let mut i = 0u64;
+    let mut reads: Vec<(u64, usize)> = Vec::with_capacity(depth);
     while Instant::now() < end {
-        while q.len() < depth {
-            q.push_back(c.rread_async(va + (i % 64) * 4096, 64)?);
-            i += 1;
+        if q.len() + refill <= depth {
+            reads.clear();
+            while q.len() + reads.len() < depth {
+                reads.push((va + (i % 64) * 4096, 64));
+                i += 1;
+            }
+            if refill == 1 {
+                for &(at, len) in &reads {
+                    q.push_back(c.rread_async(at, len)?);
+                }
+            } else {
+                q.extend(c.rread_many_async(&reads)?);
+            }
         }
         if let Some(h) = q.pop_front() {
             c.rpoll_one(h)?;

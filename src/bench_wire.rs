@@ -9,7 +9,8 @@
 //! CLib part runs and the comparison says so in one line.
 
 use crate::bench::{
-    hist, quantiles, run_threads, throughput_outstanding, time_ops, BenchArgs, Hist,
+    hist, quantiles, run_threads, throughput_outstanding, throughput_refilled, time_ops, BenchArgs,
+    Hist,
 };
 use anyhow::{bail, Context, Result};
 use clio_clib::transport::UdpTransport;
@@ -245,7 +246,9 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         targets.push(Box::new(m));
     }
     let per_round = (a.iters / ROUNDS as u64).max(100);
-    let thr_points = a.threads.len() * (1 + 2 * mc.is_some() as usize) + a.outstanding.len();
+    let refills = |d: usize| a.refill.iter().filter(|&&k| k > 1 && k <= d).count();
+    let thr_points = a.threads.len() * (1 + 2 * mc.is_some() as usize)
+        + a.outstanding.iter().map(|&d| 1 + refills(d)).sum::<usize>();
     let pb = ProgressBar::new((ROUNDS * sizes.len() * targets.len() * 2 + thr_points) as u64);
     pb.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")?
@@ -317,6 +320,14 @@ pub fn run(a: &BenchArgs) -> Result<()> {
             throughput_outstanding(&c, va, d, a.seconds)?,
         ));
         pb.inc(1);
+        for &k in a.refill.iter().filter(|&&k| k > 1 && k <= d) {
+            pb.set_message(format!("throughput clio {d} outstanding, {k} at a time"));
+            thr.push((
+                format!("clio, {d} outstanding, started {k} at a time, one thread"),
+                throughput_refilled(&c, va, d, k, a.seconds)?,
+            ));
+            pb.inc(1);
+        }
     }
     pb.finish_and_clear();
     retx.add(&c);

@@ -399,6 +399,24 @@ impl Client {
         Ok(Handle(self.e().submit(OpSpec::Read { va, len })))
     }
 
+    /// Start several reads at once (`(va, len)` each); their handles in order. The requests
+    /// leave together, as far as the windows admit them: over UDP one system call, and one
+    /// GSO message where they are of one size, where [`Client::rread_async`] one at a time
+    /// costs a system call and a datagram's kernel path each. Nothing is sent when an
+    /// argument is bad.
+    pub fn rread_many_async(&self, reads: &[(u64, usize)]) -> Result<Vec<Handle>> {
+        for &(va, len) in reads {
+            check_range(va, len as u64)?;
+        }
+        let specs = reads.iter().map(|&(va, len)| OpSpec::Read { va, len });
+        Ok(self
+            .e()
+            .submit_many(specs)
+            .into_iter()
+            .map(Handle)
+            .collect())
+    }
+
     /// Pointer chasing at the node (extend path, `proto::offload::chase`): from the node at
     /// `start`, follow the next pointers of `layout` until a node whose 8-byte key equals
     /// `key` (its `value_len` value bytes come back), a null pointer, or `layout.max_hops`

@@ -199,3 +199,54 @@ fn udp_threads_get_lanes_and_wait_across_them() {
     }
     server.stop().unwrap();
 }
+
+/// Batched reads over UDP, with GSO/GRO at either end or neither: every answer arrives
+/// whole and in its place, whether the node's answers come coalesced or not, and neither end
+/// gives up GSO on loopback.
+#[test]
+fn udp_batched_reads_with_and_without_gso_at_either_end() {
+    use clio_clib::transport::UdpTransport;
+    for (node_gso, client_gso) in [(true, true), (true, false), (false, true), (false, false)] {
+        let server = clio_sim::server::spawn_udp_with(
+            board(),
+            "127.0.0.1:0".parse().unwrap(),
+            clio_sim::server::UDP_SPIN,
+            node_gso,
+        )
+        .unwrap();
+        let t = Arc::new(UdpTransport::connect_with(server.udp_addr.unwrap(), client_gso).unwrap());
+        let c = Client::connect(Box::new(t.clone()), Config::default()).unwrap();
+        let va = c.ralloc(PAGE).unwrap();
+        let data = pattern(16384, 3);
+        c.rwrite(va, &data).unwrap();
+        // 64 equal reads (one GSO run each way), then reads of several sizes in one batch.
+        let reads: Vec<(u64, usize)> = (0..64u64).map(|i| (va + 64 * i, 64)).collect();
+        let mixed = [
+            (va + 5, 1000),
+            (va + 100, 4096),
+            (va + 7, 1),
+            (va + 9000, 2500),
+        ];
+        for batch in [&reads[..], &mixed[..]] {
+            let hs = c.rread_many_async(batch).unwrap();
+            assert_eq!(hs.len(), batch.len());
+            for (&(at, len), out) in batch.iter().zip(c.rpoll(&hs).unwrap()) {
+                let o = (at - va) as usize;
+                assert_eq!(
+                    out,
+                    Output::Data(data[o..o + len].to_vec()),
+                    "{node_gso} {client_gso}"
+                );
+            }
+        }
+        // A bad argument sends nothing and fails the whole batch.
+        assert!(c.rread_many_async(&[(va, 64), (va, 0)]).is_err());
+        assert_eq!(
+            t.offload(),
+            (client_gso, client_gso),
+            "GSO and GRO kept where asked"
+        );
+        drop(c);
+        server.stop().unwrap();
+    }
+}

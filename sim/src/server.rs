@@ -4,7 +4,7 @@
 
 use crate::model::board::Outgoing;
 use crate::node::MemoryNode;
-use clio_clib::transport::mmsg::{self, Datagram, Receiver};
+use clio_clib::transport::mmsg::{self, Datagram, Gso, Receiver};
 use clio_proto::frame::{emit_frame, parse_frame, Route};
 use std::io;
 use std::net::{SocketAddr, SocketAddrV4, UdpSocket};
@@ -100,6 +100,17 @@ pub fn spawn_udp_spinning(
     listen: SocketAddr,
     spin: Duration,
 ) -> Result<ServerHandle, ServerError> {
+    spawn_udp_with(board, listen, spin, mmsg::offload_wanted())
+}
+
+/// [`spawn_udp_spinning`], with UDP GSO and GRO tried (`offload`, the default unless
+/// `CLIO_UDP_GSO=off`) or never used.
+pub fn spawn_udp_with(
+    board: impl MemoryNode + 'static,
+    listen: SocketAddr,
+    spin: Duration,
+    offload: bool,
+) -> Result<ServerHandle, ServerError> {
     let board: Box<dyn MemoryNode> = Box::new(board);
     let socket = UdpSocket::bind(listen).map_err(|source| ServerError::Io {
         what: format!("binding UDP {listen}"),
@@ -118,7 +129,7 @@ pub fn spawn_udp_spinning(
         board,
         local.to_string(),
         Some(local),
-        move |b, s| serve_udp(b, &socket, local4, spin, s),
+        move |b, s| serve_udp(b, &socket, local4, spin, offload, s),
     )
 }
 
@@ -160,6 +171,9 @@ pub const UDP_SPIN: Duration = Duration::from_micros(20);
 
 /// The UDP serving loop (runs until `stop`): every datagram already queued is taken with one
 /// `recvmmsg` and handled under one lock of the node; the answers leave with one `sendmmsg`.
+/// With `offload`, where the kernel allows: a client's GSO batch of requests arrives as one
+/// buffer (GRO), and the answers to one client of one size leave as one GSO message (the
+/// kernel's per-datagram cost, most of this loop's time, is paid once per run).
 /// It spins briefly for more work, then blocks in `ppoll` (microsecond timers, so an
 /// external slow path's replies wait at most [`POLL_INTERVAL`], not a kernel tick).
 pub fn serve_udp(
@@ -167,9 +181,11 @@ pub fn serve_udp(
     socket: &UdpSocket,
     local: SocketAddrV4,
     spin: Duration,
+    offload: bool,
     stop: &AtomicBool,
 ) -> Result<(), ServerError> {
-    let mut rx = Receiver::new(UDP_BATCH);
+    let mut rx = Receiver::with_gro(socket, UDP_BATCH, offload);
+    let gso = Gso::new(offload);
     let mut out: Vec<Outgoing> = Vec::new();
     let mut idle_since = Instant::now();
     while !stop.load(Ordering::Acquire) {
@@ -197,7 +213,7 @@ pub fn serve_udp(
         } else {
             std::thread::yield_now(); // lets a client on this core run
         }
-        send_out(socket, &mut out);
+        send_out(socket, &mut out, &gso);
     }
     Ok(())
 }
@@ -226,15 +242,23 @@ fn take_queued(
     }
 }
 
-/// Send the answers in `out` (one `sendmmsg`), and clear it. A send failure concerns one
-/// client only; it will time out and retry.
-fn send_out(socket: &UdpSocket, out: &mut Vec<Outgoing>) {
+/// Send the answers in `out` (one `sendmmsg`), and clear it: grouped by client (in order
+/// within a client), so that a client's answers of one size form a GSO run. A send failure
+/// concerns one client only; it will time out and retry.
+fn send_out(socket: &UdpSocket, out: &mut Vec<Outgoing>, gso: &Gso) {
     if out.is_empty() {
         return;
     }
-    let peers: Vec<SocketAddrV4> = out.iter().map(|(r, _)| r.peer_socket()).collect();
-    let pkts: Vec<&[u8]> = out.iter().map(|(_, b)| b.as_slice()).collect();
-    let _ = mmsg::send_batch(socket, &pkts, Some(&peers));
+    let mut order: Vec<(SocketAddrV4, usize)> = out
+        .iter()
+        .enumerate()
+        .map(|(i, (r, _))| (r.peer_socket(), i))
+        .collect();
+    // Stable: a client's answers keep their order.
+    order.sort_by_key(|&(p, _)| (u32::from(*p.ip()), p.port()));
+    let peers: Vec<SocketAddrV4> = order.iter().map(|&(p, _)| p).collect();
+    let pkts: Vec<&[u8]> = order.iter().map(|&(_, i)| out[i].1.as_slice()).collect();
+    let _ = mmsg::send_batch(socket, &pkts, Some(&peers), gso);
     out.clear();
 }
 

@@ -452,9 +452,31 @@ impl Engine {
     pub(crate) fn submit(&self, spec: OpSpec) -> u64 {
         let lane = self.lanes.for_submit();
         let mut st = self.lock();
+        let id = self.enqueue(&mut st, lane, spec);
+        self.pump(&mut st);
+        id
+    }
+
+    /// Start several operations at once; returns their ids in order. Their packets leave
+    /// together (one batch for the transport: over UDP one system call, and one GSO message
+    /// where they are of one size), as far as the windows admit them.
+    pub(crate) fn submit_many(&self, specs: impl IntoIterator<Item = OpSpec>) -> Vec<u64> {
+        let lane = self.lanes.for_submit();
+        let mut st = self.lock();
+        let ids = specs
+            .into_iter()
+            .map(|spec| self.enqueue(&mut st, lane, spec))
+            .collect();
+        self.pump(&mut st);
+        ids
+    }
+
+    /// Register an operation on `lane` and queue its requests (or hold them behind the
+    /// operations they depend on); returns its id. The caller pumps.
+    fn enqueue(&self, st: &mut State, lane: Lane, spec: OpSpec) -> u64 {
         let id = st.next_op;
         st.next_op += 1;
-        let mut reqs = self.build(&mut st, id, &spec);
+        let mut reqs = self.build(st, id, &spec);
         for r in &mut reqs {
             r.lane = lane;
         }
@@ -489,7 +511,7 @@ impl Engine {
             tracked: false,
             lane,
         };
-        let ready = match self.footprint(&st, &spec) {
+        let ready = match self.footprint(st, &spec) {
             Some((a, b, w)) => {
                 op.tracked = true;
                 st.tracker.insert(id, a, b, w)
@@ -503,7 +525,6 @@ impl Engine {
             op.held = reqs;
         }
         st.ops.insert(id, op);
-        self.pump(&mut st);
         id
     }
 

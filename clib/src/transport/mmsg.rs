@@ -2,6 +2,13 @@
 //! front end:
 //!
 //! * `recvmmsg` / `sendmmsg`: many datagrams per system call;
+//! * UDP segmentation offload (GSO, `UDP_SEGMENT`): consecutive equal-size datagrams to one
+//!   peer leave as one message, which the kernel cuts into datagrams late (on loopback not
+//!   at all, when the receiver coalesces); receive coalescing (GRO, `UDP_GRO`): such a run
+//!   arrives as one buffer with its segment size, split here. The kernel's per-datagram
+//!   cost (routing, headers, the loopback softirq, socket queueing) is paid once per run.
+//!   Both are tried and dropped for plain I/O when the kernel refuses (decided once per
+//!   socket, said at debug level); `CLIO_UDP_GSO=off` turns them off (see [`offload_wanted`]);
 //! * kernel receive timestamps (`SO_TIMESTAMPNS`): when a datagram reached the socket, not when
 //!   a thread got round to reading it, so a descheduled receiver does not inflate RTT samples;
 //! * waits with `ppoll` (high-resolution timers) instead of `SO_RCVTIMEO`, whose sleeps are
@@ -9,11 +16,14 @@
 //!
 //! Everything arriving here is hostile: lengths come from the kernel and are checked against
 //! the buffers before any slice is taken; a truncated datagram (longer than a slot) is
-//! dropped, never passed on cut.
+//! dropped, never passed on cut; a coalesced buffer is split with bounds checks whatever
+//! segment size its control message claims.
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Largest datagram a slot holds: a Clio header and one full payload with room to spare
@@ -34,15 +44,24 @@ pub struct Datagram<'a> {
 /// Ask the kernel to timestamp every datagram as it arrives (`SO_TIMESTAMPNS`). Best effort:
 /// without it datagrams simply carry no arrival time.
 pub fn enable_timestamps(sock: &UdpSocket) -> io::Result<()> {
-    let on: libc::c_int = 1;
-    // SAFETY: `sock` is an open socket for the whole call; `on` is a live c_int and the
+    set_int_option(sock, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1)
+}
+
+/// `setsockopt(sock, level, name, value)` for an `int` option.
+fn set_int_option(
+    sock: &UdpSocket,
+    level: libc::c_int,
+    name: libc::c_int,
+    value: libc::c_int,
+) -> io::Result<()> {
+    // SAFETY: `sock` is an open socket for the whole call; `value` is a live c_int and the
     // length passed is its size.
     let r = unsafe {
         libc::setsockopt(
             sock.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_TIMESTAMPNS,
-            (&on as *const libc::c_int).cast(),
+            level,
+            name,
+            (&value as *const libc::c_int).cast(),
             std::mem::size_of::<libc::c_int>() as libc::socklen_t,
         )
     };
@@ -82,17 +101,106 @@ pub fn wait_readable(sock: &UdpSocket, timeout: Duration) -> io::Result<bool> {
     }
 }
 
-/// Room for one `SCM_TIMESTAMPNS` control message (a `timespec`), generously aligned.
-const CMSG_SPACE: usize = 64;
+/// Room for the control messages of one received datagram: `SCM_TIMESTAMPNS` (a
+/// `timespec`) and `UDP_GRO` (an `int`), generously aligned.
+const CMSG_SPACE: usize = 128;
+
+/// `SOL_UDP` options of `linux/udp.h` (not among every libc target's constants).
+const UDP_SEGMENT: libc::c_int = 103;
+const UDP_GRO: libc::c_int = 104;
+
+/// Most datagrams one GSO send carries (the kernel's `UDP_MAX_SEGMENTS`: 64 on older
+/// kernels, 128 on newer ones).
+const GSO_MAX_SEGMENTS: usize = 64;
+
+/// Most payload bytes one GSO send carries (an IPv4 datagram's limit).
+const GSO_MAX_BYTES: usize = 65_507;
+
+/// A receive slot with `UDP_GRO` on: the largest UDP payload, so a coalesced buffer is never
+/// truncated.
+const GRO_SLOT_BYTES: usize = 65_536;
+
+/// Whether UDP segmentation offload (GSO) and receive coalescing (GRO) are wanted: yes unless
+/// the environment variable `CLIO_UDP_GSO` is `0`, `off`, `no` or `false` (read once per
+/// process; CLib and the node both follow it, so an A/B run can turn both off).
+pub fn offload_wanted() -> bool {
+    static WANTED: OnceLock<bool> = OnceLock::new();
+    *WANTED.get_or_init(|| {
+        !matches!(
+            std::env::var("CLIO_UDP_GSO").as_deref(),
+            Ok("0" | "off" | "no" | "false")
+        )
+    })
+}
+
+/// Whether sends on one socket may use GSO (`UDP_SEGMENT`): on until the kernel refuses it
+/// once (old kernel, a device without checksum offload, a route whose MTU is below the
+/// segment), then off for good: the sends fall back to plain `sendmmsg`.
+#[derive(Debug)]
+pub struct Gso {
+    on: AtomicBool,
+}
+
+impl Gso {
+    /// GSO tried (`true`) or never used (`false`).
+    pub fn new(on: bool) -> Gso {
+        Gso {
+            on: AtomicBool::new(on),
+        }
+    }
+
+    /// Whether sends still use GSO.
+    pub fn on(&self) -> bool {
+        self.on.load(Ordering::Relaxed)
+    }
+
+    /// The kernel refused a GSO send with `e`: plain sends from now on (said once).
+    fn refused(&self, e: &io::Error) {
+        if self.on.swap(false, Ordering::Relaxed) {
+            log::debug!("UDP GSO refused by the kernel ({e}): plain sendmmsg from now on");
+        }
+    }
+}
+
+/// Whether `e` is the kernel refusing GSO (rather than a full buffer or a lost peer).
+fn is_gso_refusal(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EIO | libc::EINVAL | libc::ENOPROTOOPT | libc::EOPNOTSUPP)
+    )
+}
+
+/// Ask the kernel to hand equal-size datagrams that arrive together (a peer's GSO send) as
+/// one buffer with a `UDP_GRO` control message giving the segment size.
+pub fn enable_gro(sock: &UdpSocket) -> io::Result<()> {
+    set_int_option(sock, libc::SOL_UDP, UDP_GRO, 1)
+}
+
+/// The datagrams of one received buffer: with a `UDP_GRO` segment size, pieces of that size
+/// (the last may be shorter, as GSO cuts them); without one (or a size of 0, or one not
+/// smaller than the buffer), the buffer itself. Every piece lies inside `buf`, whatever the
+/// size says.
+pub fn split_segments(buf: &[u8], segment: Option<usize>) -> impl Iterator<Item = &[u8]> {
+    let step = match segment {
+        Some(s) if s > 0 && s < buf.len() => s,
+        _ => buf.len().max(1),
+    };
+    // An empty datagram is still one datagram.
+    let empty = buf.is_empty().then_some(buf);
+    buf.chunks(step).chain(empty)
+}
 
 /// Buffers for `recvmmsg`, owned by the one thread that receives on a socket.
 pub struct Receiver {
     bufs: Vec<u8>,
-    ctrl: Vec<u8>,
+    ctrl: Vec<u64>,
     addrs: Vec<libc::sockaddr_in>,
     iov: Vec<libc::iovec>,
     hdrs: Vec<libc::mmsghdr>,
     batch: usize,
+    slot: usize,
+    gro: bool,
+    coalesced: u64,
 }
 
 // SAFETY: the raw pointers inside `iov`/`hdrs` are rebuilt from `bufs`/`ctrl`/`addrs` at the
@@ -103,43 +211,79 @@ unsafe impl Send for Receiver {}
 impl Receiver {
     /// Buffers for up to `batch` datagrams per call (at least 1).
     pub fn new(batch: usize) -> Receiver {
+        Receiver::with_slots(batch, SLOT_BYTES, false)
+    }
+
+    /// Like [`Receiver::new`], with `UDP_GRO` turned on for `sock` when `want` is set and the
+    /// kernel agrees (each of the `batch` slots then holds a coalesced buffer of up to 64 KiB,
+    /// split into its datagrams on receipt). When the kernel refuses, a plain receiver (said
+    /// at debug level).
+    pub fn with_gro(sock: &UdpSocket, batch: usize, want: bool) -> Receiver {
+        if !want {
+            return Receiver::new(batch);
+        }
+        match enable_gro(sock) {
+            Ok(()) => Receiver::with_slots(batch, GRO_SLOT_BYTES, true),
+            Err(e) => {
+                log::debug!("UDP GRO refused by the kernel ({e}): plain recvmmsg");
+                Receiver::new(batch)
+            }
+        }
+    }
+
+    fn with_slots(batch: usize, slot: usize, gro: bool) -> Receiver {
         let batch = batch.max(1);
         Receiver {
-            bufs: vec![0; batch * SLOT_BYTES],
-            ctrl: vec![0; batch * CMSG_SPACE],
+            bufs: vec![0; batch * slot],
+            ctrl: vec![0; batch * CMSG_SPACE / 8],
             // SAFETY: sockaddr_in is plain old data; all-zero is a valid value.
             addrs: vec![unsafe { std::mem::zeroed() }; batch],
             // SAFETY: as above, iovec and mmsghdr are plain old data (null pointers, zeros).
             iov: vec![unsafe { std::mem::zeroed() }; batch],
             hdrs: vec![unsafe { std::mem::zeroed() }; batch],
             batch,
+            slot,
+            gro,
+            coalesced: 0,
         }
     }
 
-    /// Receive the datagrams already queued on `sock` (at most the batch) without waiting,
-    /// and hand each to `f`. Returns how many were received (0 when none was queued).
+    /// Whether the socket coalesces datagrams (`UDP_GRO` on).
+    pub fn gro(&self) -> bool {
+        self.gro
+    }
+
+    /// Buffers received so far that held more than one datagram.
+    pub fn coalesced(&self) -> u64 {
+        self.coalesced
+    }
+
+    /// Receive the datagrams already queued on `sock` (at most the batch of buffers, each
+    /// possibly a coalesced run of datagrams) without waiting, and hand each datagram to
+    /// `f`. Returns how many datagrams were handed on (0 when none was queued).
     pub fn recv_now(
         &mut self,
         sock: &UdpSocket,
         mut f: impl FnMut(Datagram<'_>),
     ) -> io::Result<usize> {
+        let slot = self.slot;
         for i in 0..self.batch {
             self.iov[i] = libc::iovec {
-                iov_base: self.bufs[i * SLOT_BYTES..].as_mut_ptr().cast(),
-                iov_len: SLOT_BYTES,
+                iov_base: self.bufs[i * slot..].as_mut_ptr().cast(),
+                iov_len: slot,
             };
             let h = &mut self.hdrs[i].msg_hdr;
             h.msg_name = (&mut self.addrs[i] as *mut libc::sockaddr_in).cast();
             h.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
             h.msg_iov = &mut self.iov[i];
             h.msg_iovlen = 1;
-            h.msg_control = self.ctrl[i * CMSG_SPACE..].as_mut_ptr().cast();
+            h.msg_control = self.ctrl[i * CMSG_SPACE / 8..].as_mut_ptr().cast();
             h.msg_controllen = CMSG_SPACE as _;
             h.msg_flags = 0;
             self.hdrs[i].msg_len = 0;
         }
         // SAFETY: every header points into buffers this struct owns, with the lengths set
-        // just above (SLOT_BYTES per iovec, CMSG_SPACE per control buffer, one sockaddr_in
+        // just above (`slot` bytes per iovec, CMSG_SPACE per control buffer, one sockaddr_in
         // each); `batch` headers exist. The kernel writes at most those lengths.
         let n = unsafe {
             libc::recvmmsg(
@@ -160,13 +304,19 @@ impl Receiver {
         let n = n as usize;
         assert!(n <= self.batch, "recvmmsg returned more than asked");
         let (now, wall) = (Instant::now(), SystemTime::now());
+        let mut handed = 0;
         for i in 0..n {
             let h = &self.hdrs[i];
-            if h.msg_hdr.msg_flags & libc::MSG_TRUNC != 0 {
+            let flags = h.msg_hdr.msg_flags;
+            if flags & libc::MSG_TRUNC != 0 {
                 continue; // longer than any Clio packet: not ours
             }
+            let cm = control(&h.msg_hdr);
+            if self.gro && flags & libc::MSG_CTRUNC != 0 && cm.segment.is_none() {
+                continue; // possibly coalesced, but the segment size was cut off: unsplittable
+            }
             let len = h.msg_len as usize;
-            assert!(len <= SLOT_BYTES, "datagram longer than its slot");
+            assert!(len <= slot, "datagram longer than its slot");
             let peer = (h.msg_hdr.msg_namelen as usize >= std::mem::size_of::<libc::sockaddr_in>()
                 && self.addrs[i].sin_family == libc::AF_INET as libc::sa_family_t)
                 .then(|| {
@@ -176,50 +326,148 @@ impl Receiver {
                         u16::from_be(a.sin_port),
                     )
                 });
-            let arrived = arrival(&h.msg_hdr, now, wall);
-            f(Datagram {
-                bytes: &self.bufs[i * SLOT_BYTES..i * SLOT_BYTES + len],
-                peer,
-                arrived,
-            });
+            let arrived = cm.stamp.and_then(|ts| arrival(ts, now, wall));
+            self.coalesced += cm.segment.is_some_and(|s| s > 0 && s < len) as u64;
+            for bytes in split_segments(&self.bufs[i * slot..i * slot + len], cm.segment) {
+                if bytes.len() > SLOT_BYTES {
+                    continue; // as without GRO: longer than any Clio packet, not ours
+                }
+                f(Datagram {
+                    bytes,
+                    peer,
+                    arrived,
+                });
+                handed += 1;
+            }
         }
-        Ok(n)
+        Ok(handed)
     }
 }
 
-/// The kernel timestamp of a received message, as an `Instant`.
-fn arrival(h: &libc::msghdr, now: Instant, wall: SystemTime) -> Option<Instant> {
+/// What the control messages of one received datagram say.
+#[derive(Debug, Default)]
+struct Control {
+    /// The kernel arrival timestamp (`SCM_TIMESTAMPNS`).
+    stamp: Option<libc::timespec>,
+    /// The segment size of a coalesced buffer (`UDP_GRO`).
+    segment: Option<usize>,
+}
+
+/// Read the control messages of `h` (filled by `recvmmsg`). Each one's data is read only
+/// where it lies wholly inside the control buffer we gave the kernel.
+fn control(h: &libc::msghdr) -> Control {
+    let mut out = Control::default();
+    let base = h.msg_control as usize;
+    #[allow(clippy::unnecessary_cast)] // socklen_t on some targets
+    let end = base.saturating_add(h.msg_controllen as usize);
     // SAFETY: `h` was filled by recvmmsg; its control buffer and length are the kernel's,
     // within the CMSG_SPACE bytes we gave it, and the CMSG_* macros stay inside
-    // `msg_controllen`.
+    // `msg_controllen`. Each data read is checked against `end` first and is unaligned.
     unsafe {
         let mut c = libc::CMSG_FIRSTHDR(h);
         while !c.is_null() {
-            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
-                let ts: libc::timespec = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
-                let at = UNIX_EPOCH
-                    + Duration::new(
-                        ts.tv_sec.max(0) as u64,
-                        ts.tv_nsec.clamp(0, 999_999_999) as u32,
-                    );
-                // How long ago it arrived; a timestamp "in the future" (clock step) is now.
-                let age = wall.duration_since(at).unwrap_or(Duration::ZERO);
-                return now.checked_sub(age);
+            let data = libc::CMSG_DATA(c);
+            let data_len = ((*c).cmsg_len as usize).saturating_sub(data as usize - c as usize);
+            let fits = |n: usize| data_len >= n && (data as usize).saturating_add(n) <= end;
+            match ((*c).cmsg_level, (*c).cmsg_type) {
+                (libc::SOL_SOCKET, libc::SCM_TIMESTAMPNS)
+                    if fits(std::mem::size_of::<libc::timespec>()) =>
+                {
+                    out.stamp = Some(std::ptr::read_unaligned(data.cast()));
+                }
+                // The kernel gives the size as an int; a u16 is read if that is all there is.
+                (libc::SOL_UDP, UDP_GRO) if fits(std::mem::size_of::<libc::c_int>()) => {
+                    let s: libc::c_int = std::ptr::read_unaligned(data.cast());
+                    out.segment = usize::try_from(s).ok();
+                }
+                (libc::SOL_UDP, UDP_GRO) if fits(2) => {
+                    out.segment = Some(std::ptr::read_unaligned::<u16>(data.cast()) as usize);
+                }
+                _ => {}
             }
             c = libc::CMSG_NXTHDR(h, c);
         }
     }
-    None
+    out
+}
+
+/// A kernel timestamp as an `Instant`.
+fn arrival(ts: libc::timespec, now: Instant, wall: SystemTime) -> Option<Instant> {
+    let at = UNIX_EPOCH
+        + Duration::new(
+            ts.tv_sec.max(0) as u64,
+            ts.tv_nsec.clamp(0, 999_999_999) as u32,
+        );
+    // How long ago it arrived; a timestamp "in the future" (clock step) is now.
+    let age = wall.duration_since(at).unwrap_or(Duration::ZERO);
+    now.checked_sub(age)
+}
+
+/// One message of a send: packets `start..end` of the batch, to one peer; with `segment`,
+/// one GSO super-packet of that segment size (every packet that size but the last, which
+/// is not longer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Run {
+    start: usize,
+    end: usize,
+    segment: Option<u16>,
+}
+
+/// Cut `packets[from..]` into at most `max_runs` messages: with `gso`, each run of at least
+/// two packets to the same peer that GSO can carry as one (equal sizes but a shorter last
+/// one, at most [`GSO_MAX_SEGMENTS`] and [`GSO_MAX_BYTES`]) is one message; every other
+/// packet is a message of its own.
+fn plan(
+    packets: &[&[u8]],
+    peers: Option<&[SocketAddrV4]>,
+    from: usize,
+    gso: bool,
+    max_runs: usize,
+) -> Vec<Run> {
+    let mut runs = Vec::new();
+    let mut i = from;
+    while i < packets.len() && runs.len() < max_runs {
+        let size = packets[i].len();
+        let mut end = i + 1;
+        if gso && size > 0 && size <= u16::MAX as usize {
+            let mut total = size;
+            while end < packets.len()
+                && end - i < GSO_MAX_SEGMENTS
+                && peers.is_none_or(|p| p[end] == p[i])
+                && packets[end].len() <= size
+                && !packets[end].is_empty()
+                && total + packets[end].len() <= GSO_MAX_BYTES
+            {
+                total += packets[end].len();
+                end += 1;
+                if packets[end - 1].len() < size {
+                    break; // a shorter one ends a GSO run
+                }
+            }
+        }
+        let segment = (end - i > 1).then_some(size as u16);
+        runs.push(Run {
+            start: i,
+            end,
+            segment,
+        });
+        i = end;
+    }
+    runs
 }
 
 /// Send `packets` in as few system calls as the kernel allows (`sendmmsg`), to `peers[i]`
-/// each, or on a connected socket when `peers` is `None`. Returns how many were sent; a
+/// each, or on a connected socket when `peers` is `None`. While `gso` is on, consecutive
+/// packets to one peer that GSO can carry together leave as one message (`UDP_SEGMENT`):
+/// the kernel cuts them into the same datagrams, at a fraction of the per-datagram cost;
+/// if it refuses, `gso` goes off and the rest leaves plainly. Returns how many were sent; a
 /// datagram the kernel refuses (full buffer, ICMP error of an earlier one) ends the call
 /// early and the caller treats the rest as lost (the transport above retries).
 pub fn send_batch(
     sock: &UdpSocket,
     packets: &[&[u8]],
     peers: Option<&[SocketAddrV4]>,
+    gso: &Gso,
 ) -> io::Result<usize> {
     if let Some(p) = peers {
         assert_eq!(p.len(), packets.len(), "one peer per packet");
@@ -227,48 +475,101 @@ pub fn send_batch(
     let mut sent = 0;
     const CHUNK: usize = 64;
     while sent < packets.len() {
-        let n = (packets.len() - sent).min(CHUNK);
-        let mut iov: Vec<libc::iovec> = packets[sent..sent + n]
-            .iter()
-            .map(|p| libc::iovec {
-                iov_base: p.as_ptr() as *mut libc::c_void,
-                iov_len: p.len(),
-            })
-            .collect();
-        let mut addrs: Vec<libc::sockaddr_in> = peers
-            .map(|p| p[sent..sent + n].iter().map(sockaddr).collect())
-            .unwrap_or_default();
-        // SAFETY: mmsghdr is plain old data; all-zero is a valid (empty) header.
-        let mut hdrs: Vec<libc::mmsghdr> = vec![unsafe { std::mem::zeroed() }; n];
-        for (i, h) in hdrs.iter_mut().enumerate() {
-            h.msg_hdr.msg_iov = &mut iov[i];
-            h.msg_hdr.msg_iovlen = 1;
-            if let Some(a) = addrs.get_mut(i) {
-                h.msg_hdr.msg_name = (a as *mut libc::sockaddr_in).cast();
-                h.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as _;
+        let use_gso = gso.on();
+        let runs = plan(packets, peers, sent, use_gso, CHUNK);
+        match send_runs(sock, packets, peers, &runs) {
+            Ok(r) => {
+                assert!(r <= runs.len(), "sendmmsg sent more than asked");
+                let done = runs.last().map_or(sent, |run| run.end);
+                sent = runs.get(r).map_or(done, |run| run.start);
+                // A plain datagram refused: the buffer is full, the rest is lost. A GSO one:
+                // try again, and the error tells a refusal of GSO from a full buffer.
+                if runs.get(r).is_some_and(|run| run.segment.is_none()) {
+                    break;
+                }
             }
-        }
-        // SAFETY: `n` headers, each with one iovec over a live packet slice (the kernel only
-        // reads it) and, when addressed, one live sockaddr_in; all outlive the call.
-        let r = unsafe { libc::sendmmsg(sock.as_raw_fd(), hdrs.as_mut_ptr(), n as _, 0) };
-        if r < 0 {
-            let e = io::Error::last_os_error();
-            return match e.kind() {
-                io::ErrorKind::WouldBlock
-                | io::ErrorKind::ConnectionRefused
-                | io::ErrorKind::Interrupted => Ok(sent),
-                _ if e.raw_os_error() == Some(libc::ENOBUFS) => Ok(sent),
-                _ => Err(e),
-            };
-        }
-        let r = r as usize;
-        assert!(r <= n, "sendmmsg sent more than asked");
-        sent += r;
-        if r < n {
-            break;
+            Err(e) if use_gso && runs[0].segment.is_some() && is_gso_refusal(&e) => {
+                gso.refused(&e);
+            }
+            Err(e) => {
+                return match e.kind() {
+                    io::ErrorKind::WouldBlock
+                    | io::ErrorKind::ConnectionRefused
+                    | io::ErrorKind::Interrupted => Ok(sent),
+                    _ if e.raw_os_error() == Some(libc::ENOBUFS) => Ok(sent),
+                    _ => Err(e),
+                };
+            }
         }
     }
     Ok(sent)
+}
+
+/// One `sendmmsg` of `runs` (a message each); returns how many messages the kernel took.
+fn send_runs(
+    sock: &UdpSocket,
+    packets: &[&[u8]],
+    peers: Option<&[SocketAddrV4]>,
+    runs: &[Run],
+) -> io::Result<usize> {
+    let (Some(first), Some(last)) = (runs.first(), runs.last()) else {
+        return Ok(0);
+    };
+    let iov: Vec<libc::iovec> = packets[first.start..last.end]
+        .iter()
+        .map(|p| libc::iovec {
+            iov_base: p.as_ptr() as *mut libc::c_void,
+            iov_len: p.len(),
+        })
+        .collect();
+    let mut addrs: Vec<libc::sockaddr_in> = peers
+        .map(|p| runs.iter().map(|r| sockaddr(&p[r.start])).collect())
+        .unwrap_or_default();
+    // One aligned control buffer of 4 u64 (32 bytes >= CMSG_SPACE(2)) per message.
+    const CTRL_WORDS: usize = 4;
+    let mut ctrl: Vec<u64> = vec![0; runs.len() * CTRL_WORDS];
+    // SAFETY: mmsghdr is plain old data; all-zero is a valid (empty) header.
+    let mut hdrs: Vec<libc::mmsghdr> = vec![unsafe { std::mem::zeroed() }; runs.len()];
+    for (k, (h, r)) in hdrs.iter_mut().zip(runs).enumerate() {
+        let m = &mut h.msg_hdr;
+        assert!(
+            r.start < r.end && r.end <= last.end,
+            "runs lie inside the batch"
+        );
+        m.msg_iov = iov[r.start - first.start..].as_ptr() as *mut libc::iovec;
+        m.msg_iovlen = (r.end - r.start) as _;
+        if let Some(a) = addrs.get_mut(k) {
+            m.msg_name = (a as *mut libc::sockaddr_in).cast();
+            m.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as _;
+        }
+        if let Some(seg) = r.segment {
+            // SAFETY: CMSG_SPACE is a pure size computation.
+            let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<u16>() as u32) } as usize;
+            assert!(space <= CTRL_WORDS * 8, "room for a UDP_SEGMENT cmsg");
+            m.msg_control = ctrl[k * CTRL_WORDS..].as_mut_ptr().cast();
+            m.msg_controllen = space as _;
+            // SAFETY: `m` has a control buffer of `space` bytes (8-aligned, inside `ctrl`),
+            // room for one cmsghdr with a u16 of data, so CMSG_FIRSTHDR is not null and
+            // CMSG_DATA points inside the buffer; the u16 is written unaligned.
+            unsafe {
+                let c = libc::CMSG_FIRSTHDR(m);
+                assert!(!c.is_null(), "control buffer holds a cmsghdr");
+                (*c).cmsg_level = libc::SOL_UDP;
+                (*c).cmsg_type = UDP_SEGMENT;
+                (*c).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<u16>() as u32) as _;
+                std::ptr::write_unaligned(libc::CMSG_DATA(c).cast::<u16>(), seg);
+            }
+        }
+    }
+    // SAFETY: `runs.len()` headers, each with its iovecs over live packet slices (the
+    // kernel only reads them), when addressed one live sockaddr_in, and when GSO one live
+    // control buffer; all outlive the call.
+    let r = unsafe { libc::sendmmsg(sock.as_raw_fd(), hdrs.as_mut_ptr(), runs.len() as _, 0) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r as usize)
+    }
 }
 
 fn sockaddr(a: &SocketAddrV4) -> libc::sockaddr_in {
@@ -298,7 +599,7 @@ mod tests {
         let pkts: Vec<Vec<u8>> = (0..100u8).map(|i| vec![i; 1 + i as usize * 10]).collect();
         let refs: Vec<&[u8]> = pkts.iter().map(|p| p.as_slice()).collect();
         let before = Instant::now();
-        assert_eq!(send_batch(&a, &refs, None).unwrap(), 100);
+        assert_eq!(send_batch(&a, &refs, None, &Gso::new(true)).unwrap(), 100);
         assert!(wait_readable(&b, Duration::from_secs(1)).unwrap());
         let mut r = Receiver::new(32);
         let mut got = Vec::new();
@@ -338,7 +639,10 @@ mod tests {
         let big = vec![7u8; SLOT_BYTES + 1];
         // One too long for a slot, then a normal one from an unconnected socket.
         a.send(&big).unwrap();
-        assert_eq!(send_batch(&c, &[b"hello"], Some(&[to])).unwrap(), 1);
+        assert_eq!(
+            send_batch(&c, &[b"hello"], Some(&[to]), &Gso::new(true)).unwrap(),
+            1
+        );
         let mut r = Receiver::new(4);
         let mut got = Vec::new();
         let deadline = Instant::now() + Duration::from_secs(1);
@@ -351,6 +655,15 @@ mod tests {
             vec![b"hello".to_vec()],
             "the truncated datagram is dropped"
         );
+        // With GRO (64 KiB slots) too: nothing longer than a plain slot is passed on.
+        let mut r = Receiver::with_gro(&b, 4, true);
+        a.send(&big).unwrap();
+        let two = [&big[..SLOT_BYTES + 1], &big[..SLOT_BYTES + 1], b"bye"];
+        assert_eq!(
+            send_batch(&c, &two, Some(&[to; 3]), &Gso::new(true)).unwrap(),
+            3
+        );
+        assert_eq!(recv_all(&mut r, &b, 1), vec![b"bye".to_vec()]);
     }
 
     #[test]
@@ -359,5 +672,251 @@ mod tests {
         assert!(!wait_readable(&b, Duration::from_micros(200)).unwrap());
         a.send(b"x").unwrap();
         assert!(wait_readable(&b, Duration::from_secs(5)).unwrap());
+    }
+
+    fn v4(s: &UdpSocket) -> SocketAddrV4 {
+        match s.local_addr().unwrap() {
+            std::net::SocketAddr::V4(v) => v,
+            _ => unreachable!(),
+        }
+    }
+
+    /// Receive on `r` until `want` datagrams came (or 2 s passed).
+    fn recv_all(r: &mut Receiver, s: &UdpSocket, want: usize) -> Vec<Vec<u8>> {
+        let mut got = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while got.len() < want && Instant::now() < deadline {
+            wait_readable(s, Duration::from_millis(100)).unwrap();
+            r.recv_now(s, |d| got.push(d.bytes.to_vec())).unwrap();
+        }
+        got
+    }
+
+    /// `n` frames of `size` bytes, then one of `last` bytes; each frame's bytes say its index.
+    fn frames(n: usize, size: usize, last: usize) -> Vec<Vec<u8>> {
+        let mut v: Vec<Vec<u8>> = (0..n).map(|i| vec![i as u8; size]).collect();
+        v.push(vec![0xEE; last]);
+        v
+    }
+
+    #[test]
+    fn gro_buffers_split_exactly_and_hostile_sizes_stay_inside() {
+        let f = frames(7, 100, 37);
+        let buf: Vec<u8> = f.concat();
+        let got: Vec<&[u8]> = split_segments(&buf, Some(100)).collect();
+        assert_eq!(got.len(), 8);
+        for (g, want) in got.iter().zip(&f) {
+            assert_eq!(g, &want.as_slice());
+        }
+        // Exactly N full segments.
+        let full: Vec<u8> = frames(4, 64, 64).concat();
+        let got: Vec<&[u8]> = split_segments(&full, Some(64)).collect();
+        assert_eq!(got.len(), 5);
+        assert!(got.iter().all(|g| g.len() == 64));
+        // Sizes that do not describe the buffer: the buffer whole, never past its end.
+        for seg in [
+            None,
+            Some(0),
+            Some(buf.len()),
+            Some(buf.len() + 1),
+            Some(usize::MAX),
+        ] {
+            let got: Vec<&[u8]> = split_segments(&buf, seg).collect();
+            assert_eq!(got, vec![buf.as_slice()], "segment {seg:?}");
+        }
+        // A size of 1: every byte its own datagram.
+        assert_eq!(split_segments(&buf[..5], Some(1)).count(), 5);
+        // An empty datagram is one (empty) datagram.
+        let empty: Vec<&[u8]> = split_segments(&[], Some(8)).collect();
+        assert_eq!(empty, vec![&[][..]]);
+    }
+
+    #[test]
+    fn plan_groups_equal_sizes_to_one_peer() {
+        let p = frames(5, 100, 40);
+        let refs: Vec<&[u8]> = p.iter().map(|x| x.as_slice()).collect();
+        let run = |start, end, segment| Run {
+            start,
+            end,
+            segment,
+        };
+        assert_eq!(plan(&refs, None, 0, true, 64), vec![run(0, 6, Some(100))]);
+        assert_eq!(plan(&refs, None, 4, true, 64), vec![run(4, 6, Some(100))]);
+        // GSO off: one message a packet, at most max_runs.
+        assert_eq!(plan(&refs, None, 0, false, 64).len(), 6);
+        assert_eq!(
+            plan(&refs, None, 0, false, 4),
+            (0..4).map(|i| run(i, i + 1, None)).collect::<Vec<_>>()
+        );
+        // A longer packet starts a new run; a shorter one ends one.
+        let mixed: Vec<&[u8]> = vec![&[1; 10], &[1; 10], &[1; 20], &[1; 20], &[1; 5], &[1; 5]];
+        assert_eq!(
+            plan(&mixed, None, 0, true, 64),
+            vec![run(0, 2, Some(10)), run(2, 5, Some(20)), run(5, 6, None)]
+        );
+        // Different peers, different messages.
+        let a: SocketAddrV4 = "127.0.0.1:1".parse().unwrap();
+        let b: SocketAddrV4 = "127.0.0.1:2".parse().unwrap();
+        let peers = [a, a, b, b, b, a];
+        assert_eq!(
+            plan(&refs, Some(&peers), 0, true, 64),
+            vec![run(0, 2, Some(100)), run(2, 5, Some(100)), run(5, 6, None)]
+        );
+        // At most GSO_MAX_SEGMENTS datagrams and GSO_MAX_BYTES bytes a message.
+        let many = vec![vec![0u8; 10]; 150];
+        let refs: Vec<&[u8]> = many.iter().map(|x| x.as_slice()).collect();
+        let runs = plan(&refs, None, 0, true, 64);
+        assert_eq!(
+            runs.iter().map(|r| r.end - r.start).collect::<Vec<_>>(),
+            vec![64, 64, 22]
+        );
+        let big = vec![vec![0u8; 1500]; 50];
+        let refs: Vec<&[u8]> = big.iter().map(|x| x.as_slice()).collect();
+        let runs = plan(&refs, None, 0, true, 64);
+        assert!(runs
+            .iter()
+            .all(|r| (r.end - r.start) * 1500 <= GSO_MAX_BYTES));
+        assert_eq!(runs.last().unwrap().end, 50);
+    }
+
+    #[test]
+    fn a_gso_send_arrives_as_separate_frames_at_plain_and_gro_receivers() {
+        let tx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let plain = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let coalescing = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let mut rp = Receiver::new(64);
+        let mut rg = Receiver::with_gro(&coalescing, 8, true);
+        assert!(rg.gro(), "this kernel supports UDP_GRO");
+        let a = frames(20, 100, 37);
+        let b = frames(9, 64, 64);
+        // One batch: `a` to the plain receiver, `b` to the coalescing one, then `a` again to
+        // the coalescing one: three GSO messages in one sendmmsg.
+        let mut batch: Vec<&[u8]> = Vec::new();
+        let mut peers = Vec::new();
+        for (f, to) in [
+            (&a, v4(&plain)),
+            (&b, v4(&coalescing)),
+            (&a, v4(&coalescing)),
+        ] {
+            batch.extend(f.iter().map(|x| x.as_slice()));
+            peers.extend(std::iter::repeat_n(to, f.len()));
+        }
+        assert_eq!(plan(&batch, Some(&peers), 0, true, 64).len(), 3);
+        let gso = Gso::new(true);
+        assert_eq!(
+            send_batch(&tx, &batch, Some(&peers), &gso).unwrap(),
+            batch.len()
+        );
+        assert!(gso.on(), "the kernel took the GSO sends");
+        assert_eq!(recv_all(&mut rp, &plain, a.len()), a);
+        let mut want = b.clone();
+        want.extend(a.iter().cloned());
+        assert_eq!(recv_all(&mut rg, &coalescing, want.len()), want);
+        assert!(
+            rg.coalesced() >= 1,
+            "the GRO receiver got coalesced buffers"
+        );
+        assert_eq!(rp.coalesced(), 0);
+        // A connected socket too.
+        tx.connect(coalescing.local_addr().unwrap()).unwrap();
+        let refs: Vec<&[u8]> = a.iter().map(|x| x.as_slice()).collect();
+        assert_eq!(send_batch(&tx, &refs, None, &gso).unwrap(), a.len());
+        assert_eq!(recv_all(&mut rg, &coalescing, a.len()), a);
+        // Nothing more arrived than was sent.
+        assert_eq!(
+            rg.recv_now(&coalescing, |_| panic!("extra datagram"))
+                .unwrap(),
+            0
+        );
+        assert_eq!(
+            rp.recv_now(&plain, |_| panic!("extra datagram")).unwrap(),
+            0
+        );
+    }
+
+    #[test]
+    fn refused_gso_falls_back_to_plain_sends_once() {
+        let tx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let rx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        tx.connect(rx.local_addr().unwrap()).unwrap();
+        // Without UDP checksums the kernel refuses GSO (EINVAL) but sends plain datagrams.
+        set_int_option(&tx, libc::SOL_SOCKET, libc::SO_NO_CHECK, 1).unwrap();
+        let mut r = Receiver::with_gro(&rx, 8, true);
+        let f = frames(12, 80, 3);
+        let refs: Vec<&[u8]> = f.iter().map(|x| x.as_slice()).collect();
+        let gso = Gso::new(true);
+        assert_eq!(send_batch(&tx, &refs, None, &gso).unwrap(), f.len());
+        assert!(!gso.on(), "the refusal turned GSO off");
+        assert_eq!(recv_all(&mut r, &rx, f.len()), f);
+        // And it stays off: the next batch goes plainly at once.
+        assert_eq!(send_batch(&tx, &refs, None, &gso).unwrap(), f.len());
+        assert_eq!(recv_all(&mut r, &rx, f.len()), f);
+        assert_eq!(r.coalesced(), 0, "plain datagrams are never coalesced");
+        // GSO never tried, GRO not wanted: plain on both sides.
+        let off = Gso::new(false);
+        let tx2 = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let rx2 = UdpSocket::bind("127.0.0.1:0").unwrap();
+        tx2.connect(rx2.local_addr().unwrap()).unwrap();
+        let mut r2 = Receiver::with_gro(&rx2, 8, false);
+        assert!(!r2.gro());
+        assert_eq!(send_batch(&tx2, &refs, None, &off).unwrap(), f.len());
+        assert_eq!(recv_all(&mut r2, &rx2, f.len()), f);
+    }
+
+    /// A msghdr over `ctrl[..len]` holding one cmsg (level, type) whose header claims
+    /// `claimed` data bytes and whose data starts with `value` (native-endian).
+    fn hdr_with(
+        ctrl: &mut [u64; 8],
+        len: usize,
+        level: i32,
+        ty: i32,
+        claimed: u32,
+        value: i32,
+    ) -> libc::msghdr {
+        // SAFETY: msghdr is plain old data.
+        let mut h: libc::msghdr = unsafe { std::mem::zeroed() };
+        h.msg_control = ctrl.as_mut_ptr().cast();
+        h.msg_controllen = len as _;
+        // SAFETY: `ctrl` is 64 aligned bytes, room for a cmsghdr and an int; the header was
+        // given at least a cmsghdr's length, so CMSG_FIRSTHDR is not null.
+        unsafe {
+            let c = libc::CMSG_FIRSTHDR(&h);
+            assert!(!c.is_null());
+            (*c).cmsg_level = level;
+            (*c).cmsg_type = ty;
+            (*c).cmsg_len = libc::CMSG_LEN(claimed) as _;
+            std::ptr::write_unaligned(libc::CMSG_DATA(c).cast::<i32>(), value);
+        }
+        h
+    }
+
+    #[test]
+    fn control_messages_are_read_only_inside_the_buffer() {
+        let mut ctrl = [0u64; 8];
+        // SAFETY: pure size computations.
+        let (hdr, full) = unsafe { (libc::CMSG_LEN(0) as usize, libc::CMSG_SPACE(4) as usize) };
+        let h = hdr_with(&mut ctrl, full, libc::SOL_UDP, UDP_GRO, 4, 1072);
+        assert_eq!(control(&h).segment, Some(1072));
+        // The kernel's length cut short (MSG_CTRUNC): the size is not read past the buffer.
+        let h = hdr_with(&mut ctrl, hdr, libc::SOL_UDP, UDP_GRO, 4, 1072);
+        assert_eq!(control(&h).segment, None);
+        // Only two bytes there: read as a u16.
+        let h = hdr_with(&mut ctrl, hdr + 2, libc::SOL_UDP, UDP_GRO, 2, 1072);
+        assert_eq!(control(&h).segment, Some(1072));
+        // A negative size is no size; other levels and types are not the segment size.
+        let h = hdr_with(&mut ctrl, full, libc::SOL_UDP, UDP_GRO, 4, -5);
+        assert_eq!(control(&h).segment, None);
+        let h = hdr_with(&mut ctrl, full, libc::SOL_SOCKET, UDP_GRO, 4, 1072);
+        assert_eq!(control(&h).segment, None);
+        // A timestamp whose data does not fit is not read either.
+        let h = hdr_with(
+            &mut ctrl,
+            full,
+            libc::SOL_SOCKET,
+            libc::SCM_TIMESTAMPNS,
+            4,
+            1,
+        );
+        assert!(control(&h).stamp.is_none());
     }
 }

@@ -5,8 +5,13 @@
 //! timestamp. A receive first spins for a short while (`UdpTransport::with_spin`: the
 //! answer to a request on a fast path usually comes back within it, and a blocked thread's
 //! wake-up costs more than the spin), then blocks in `ppoll` with a microsecond timeout.
+//!
+//! Where the kernel allows, the socket uses UDP GSO and GRO (see [`mmsg`]): a batch of
+//! equal-size requests leaves as one message, and the node's answers to a batch of them
+//! arrive as one buffer. `UdpTransport::connect_with` (or `CLIO_UDP_GSO=off`) turns that off;
+//! a kernel that refuses either gets plain `sendmmsg`/`recvmmsg`.
 
-use super::mmsg::{self, Receiver};
+use super::mmsg::{self, Gso, Receiver};
 use super::{Received, Transport};
 use crate::error::{ClioError, Result};
 use socket2::{Domain, Protocol, Socket, Type};
@@ -40,12 +45,21 @@ pub struct UdpTransport {
     spin: Duration,
     /// The engine's hint: no other thread waits, so spinning keeps nobody off the CPU.
     spin_ok: AtomicBool,
+    /// Whether GSO/GRO were asked for (lanes opened from this one ask the same).
+    offload: bool,
+    /// Whether sends still use GSO.
+    gso: Gso,
 }
 
 impl UdpTransport {
     /// Bind an ephemeral local port and connect it to `node` (so only the node's datagrams
-    /// are received).
+    /// are received); GSO and GRO where the kernel allows, unless `CLIO_UDP_GSO=off`.
     pub fn connect(node: SocketAddr) -> Result<UdpTransport> {
+        UdpTransport::connect_with(node, mmsg::offload_wanted())
+    }
+
+    /// [`UdpTransport::connect`], with UDP GSO and GRO tried (`offload`) or never used.
+    pub fn connect_with(node: SocketAddr, offload: bool) -> Result<UdpTransport> {
         let domain = if node.is_ipv4() {
             Domain::IPV4
         } else {
@@ -69,14 +83,17 @@ impl UdpTransport {
         let socket: UdpSocket = s.into();
         // Best effort: without timestamps RTT samples are taken when a thread reads.
         let _ = mmsg::enable_timestamps(&socket);
+        let r = Receiver::with_gro(&socket, BATCH, offload);
         Ok(UdpTransport {
             socket,
             rx: Mutex::new(Rx {
-                r: Receiver::new(BATCH),
+                r,
                 pending: VecDeque::new(),
             }),
             spin: DEFAULT_SPIN,
             spin_ok: AtomicBool::new(true),
+            offload,
+            gso: Gso::new(offload),
         })
     }
 
@@ -91,6 +108,12 @@ impl UdpTransport {
         self.socket
             .local_addr()
             .map_err(|e| ClioError::io("reading the local address", e))
+    }
+
+    /// Whether sends still use GSO and receives GRO (both off when not asked for or refused).
+    pub fn offload(&self) -> (bool, bool) {
+        let gro = self.rx.lock().unwrap_or_else(|e| e.into_inner()).r.gro();
+        (self.gso.on(), gro)
     }
 
     /// Move what is queued on the socket (if anything) into `rx.pending`.
@@ -154,7 +177,7 @@ impl Transport for UdpTransport {
     fn send_batch(&self, packets: &[&[u8]]) -> Result<()> {
         // A full socket buffer or an ICMP error from an earlier datagram is a loss like any
         // other: the request times out and is retried (mmsg::send_batch stops early then).
-        mmsg::send_batch(&self.socket, packets, None)
+        mmsg::send_batch(&self.socket, packets, None, &self.gso)
             .map(|_| ())
             .map_err(|e| ClioError::io("sending", e))
     }
@@ -183,7 +206,9 @@ impl Transport for UdpTransport {
     fn open_lane(&self) -> Option<Box<dyn Transport>> {
         // Best effort: without another socket the thread shares one.
         let node = self.socket.peer_addr().ok()?;
-        let t = UdpTransport::connect(node).ok()?.with_spin(self.spin);
+        let t = UdpTransport::connect_with(node, self.offload)
+            .ok()?
+            .with_spin(self.spin);
         Some(Box::new(t))
     }
 }
