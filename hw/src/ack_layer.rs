@@ -27,10 +27,11 @@ const _: () = assert!(
     clio_proto::header::field::PAYLOAD_LEN.start == 10
         && clio_proto::header::field::CHECKSUM.start == 28
         && clio_proto::header::field::FLAGS == 3
+        && clio_proto::header::FLAG_RESPONSE == 1
 );
 
 /// The CRC-32C polynomial, reflected.
-pub const POLY: u32 = 0x82F6_3B78;
+pub const POLY: u32 = clio_proto::checksum::CRC32C_POLY_REFLECTED;
 
 /// One bit step of the reflected CRC register with no data.
 fn bit_step(r: u32) -> u32 {
