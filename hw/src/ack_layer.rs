@@ -360,6 +360,7 @@ crate::impl_clocked!(AckLayer);
 mod tests {
     use super::*;
     use crate::bench::Bench;
+    use crate::tb::StreamSource;
     use crate::util::bytes_to_bits;
     use clio_proto::checksum::{crc32c_reference, packet_crc};
     use clio_proto::header::{Packet, FLAG_RESPONSE, HEADER_LEN};
@@ -465,20 +466,17 @@ mod tests {
                 Ok(_) => "pass",
             };
             assert_eq!(model, want);
-            let beats: Vec<&[u8]> = f.chunks(64).collect();
-            for (i, c) in beats.iter().enumerate() {
+            let mut src = StreamSource::default();
+            src.push((), f.clone());
+            while let Some(beat) = src.beat() {
                 b.uut.in_valid.next = true;
-                b.uut.in_last.next = i == beats.len() - 1;
-                let mut full = c.to_vec();
+                b.uut.in_last.next = beat.last;
+                let mut full = beat.data.to_vec();
                 full.resize(64, 0x5A);
                 b.uut.in_data.next = bytes_to_bits(&full);
-                let keep = if c.len() == 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << c.len()) - 1
-                };
-                b.uut.in_keep.next = keep.to_bits();
+                b.uut.in_keep.next = beat.keep.to_bits();
                 b.tick();
+                src.accept();
             }
             b.uut.in_valid.next = false;
             b.settle();

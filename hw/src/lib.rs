@@ -20,6 +20,7 @@ pub mod page_fault;
 pub mod pt_walker;
 pub mod spec;
 pub mod sync_unit;
+pub mod tb;
 pub mod tlb;
 
 pub mod util;

@@ -291,63 +291,10 @@ crate::impl_clocked!(PtWalker);
 /// A DRAM model for the testbenches: serves AXI read bursts in order after a fixed latency,
 /// one beat per cycle, from a sparse byte image.
 #[cfg(test)]
-pub(crate) mod dram_model {
-    use std::collections::{HashMap, VecDeque};
-
-    /// Sparse memory plus the queue of bursts being served.
-    pub struct Dram {
-        pub bytes: HashMap<u64, u8>,
-        pub latency: u64,
-        pending: VecDeque<(u64, u64, u8)>, // (ready at cycle, addr, beats)
-    }
-
-    impl Dram {
-        pub fn new(latency: u64) -> Dram {
-            Dram {
-                bytes: HashMap::new(),
-                latency,
-                pending: VecDeque::new(),
-            }
-        }
-        pub fn write(&mut self, addr: u64, data: &[u8]) {
-            for (i, b) in data.iter().enumerate() {
-                self.bytes.insert(addr + i as u64, *b);
-            }
-        }
-        pub fn read(&self, addr: u64, n: usize) -> Vec<u8> {
-            (0..n as u64)
-                .map(|i| *self.bytes.get(&(addr + i)).unwrap_or(&0))
-                .collect()
-        }
-        /// Accept an AR at `now`.
-        pub fn ar(&mut self, now: u64, addr: u64, len: u8) {
-            self.pending.push_back((now + self.latency, addr, len + 1));
-        }
-        /// The beat to present at `now`: (data, last).
-        pub fn r(&mut self, now: u64) -> Option<(Vec<u8>, bool)> {
-            let (ready, addr, beats) = *self.pending.front()?;
-            if now < ready {
-                return None;
-            }
-            let data = self.read(addr, 64);
-            let last = beats == 1;
-            if last {
-                self.pending.pop_front();
-            } else {
-                let f = self.pending.front_mut().unwrap();
-                f.1 += 64;
-                f.2 -= 1;
-            }
-            Some((data, last))
-        }
-    }
-}
-
-#[cfg(test)]
 mod tests {
-    use super::dram_model::Dram;
     use super::*;
     use crate::bench::Bench;
+    use crate::tb::{AxiDram, Memory, SparseMemory};
     use crate::util::bytes_to_bits;
     use clio_proto::consts::BUCKET_BYTES;
     use clio_proto::pt_hash::bucket_index;
@@ -358,10 +305,15 @@ mod tests {
     const PT_BASE: u64 = 0x10_0000;
 
     /// The outcome `proto` implies for an access.
-    fn expected(dram: &Dram, pid: u16, vpn: u64, write: bool) -> (u8, Option<(usize, Pte)>) {
+    fn expected(
+        dram: &SparseMemory,
+        pid: u16,
+        vpn: u64,
+        write: bool,
+    ) -> (u8, Option<(usize, Pte)>) {
         let bucket = bucket_index(pid, vpn, BUCKET_BITS);
         let img: [u8; BUCKET_BYTES] = dram
-            .read(PT_BASE + bucket * BUCKET_BYTES as u64, BUCKET_BYTES)
+            .bytes(PT_BASE + bucket * BUCKET_BYTES as u64, BUCKET_BYTES)
             .try_into()
             .unwrap();
         match bucket_lookup(&img, pid, vpn) {
@@ -385,7 +337,7 @@ mod tests {
     /// `proto::pte::bucket_lookup`.
     #[test]
     fn walks_match_bucket_lookup() {
-        let mut dram = Dram::new(6);
+        let mut dram = SparseMemory::default();
         let mut rng = 0x9E37_79B9_7F4A_7C15u64;
         let mut rnd = move || {
             rng ^= rng << 13;
@@ -436,6 +388,7 @@ mod tests {
                 &p.to_bytes(),
             );
         }
+        let mut dram = AxiDram::new(dram, 7, 0);
         let mut b = Bench::new(PtWalker::default());
         b.uut.pt_base.next = PT_BASE.to_bits();
         b.uut.bucket_mask.next = ((1u32 << BUCKET_BITS) - 1).to_bits();
@@ -458,25 +411,24 @@ mod tests {
                 issued.push_back((pid, vpn, write, (sent % 128) as u8));
                 sent += 1;
             }
-            match dram.r(cyc) {
-                Some((data, last)) => {
-                    b.uut.r_valid.next = true;
-                    b.uut.r_data.next = bytes_to_bits(&data);
-                    b.uut.r_last.next = last;
-                }
-                None => b.uut.r_valid.next = false,
-            }
+            let r = dram.drive(cyc);
+            b.uut.r_valid.next = r.r_valid;
+            b.uut.r_data.next = bytes_to_bits(dram.r_data());
+            b.uut.r_last.next = r.r_last;
             b.settle();
+            if b.uut.r_ready.val() {
+                dram.r_ready();
+            }
             if b.uut.ar_valid.val() {
                 dram.ar(
-                    cyc + 1,
+                    cyc,
                     b.uut.ar_addr.val().to_u64(),
                     b.uut.ar_len.val().to_u8(),
                 );
             }
             if b.uut.out_valid.val() {
                 let (pid, vpn, write, tag) = issued.pop_front().expect("result without request");
-                let (o, found) = expected(&dram, pid, vpn, write);
+                let (o, found) = expected(dram.mem(), pid, vpn, write);
                 assert_eq!(
                     b.uut.out_outcome.val().to_u8(),
                     o,
