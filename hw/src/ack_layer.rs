@@ -27,10 +27,11 @@ const _: () = assert!(
     clio_proto::header::field::PAYLOAD_LEN.start == 10
         && clio_proto::header::field::CHECKSUM.start == 28
         && clio_proto::header::field::FLAGS == 3
+        && clio_proto::header::FLAG_RESPONSE == 1
 );
 
 /// The CRC-32C polynomial, reflected.
-pub const POLY: u32 = 0x82F6_3B78;
+pub const POLY: u32 = clio_proto::checksum::CRC32C_POLY_REFLECTED;
 
 /// One bit step of the reflected CRC register with no data.
 fn bit_step(r: u32) -> u32 {
@@ -359,6 +360,7 @@ crate::impl_clocked!(AckLayer);
 mod tests {
     use super::*;
     use crate::bench::Bench;
+    use crate::tb::StreamSource;
     use crate::util::bytes_to_bits;
     use clio_proto::checksum::{crc32c_reference, packet_crc};
     use clio_proto::header::{Packet, FLAG_RESPONSE, HEADER_LEN};
@@ -464,20 +466,17 @@ mod tests {
                 Ok(_) => "pass",
             };
             assert_eq!(model, want);
-            let beats: Vec<&[u8]> = f.chunks(64).collect();
-            for (i, c) in beats.iter().enumerate() {
+            let mut src = StreamSource::default();
+            src.push((), f.clone());
+            while let Some(beat) = src.beat() {
                 b.uut.in_valid.next = true;
-                b.uut.in_last.next = i == beats.len() - 1;
-                let mut full = c.to_vec();
+                b.uut.in_last.next = beat.last;
+                let mut full = beat.data.to_vec();
                 full.resize(64, 0x5A);
                 b.uut.in_data.next = bytes_to_bits(&full);
-                let keep = if c.len() == 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << c.len()) - 1
-                };
-                b.uut.in_keep.next = keep.to_bits();
+                b.uut.in_keep.next = beat.keep.to_bits();
                 b.tick();
+                src.accept();
             }
             b.uut.in_valid.next = false;
             b.settle();

@@ -26,24 +26,79 @@ use crate::key_table::KeyTable;
 use crate::mem_access::{LaneWindow, Realign};
 use crate::offload::pointer_chase::PointerChase;
 use crate::page_fault::PageFault;
+use crate::pt_walker::outcome;
 use crate::pt_walker::PtWalker;
+use crate::spec::{bit_of, body_bit, swapped, Spec};
 use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;
 use crate::util::{opcode_table, path_table, rule_table, ByteSwap};
-use clio_proto::header::{field, FLAG_DURABLE, HEADER_LEN, ROUTED_HEADER_LEN, VERSION};
+use clio_proto::consts::{
+    ATOMIC_BYTES, BEAT_BYTES, BUCKET_BYTES, BUCKET_SLOTS, DATAPATH_BITS, MAX_PAYLOAD,
+    MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN, PTE_BYTES, VA_BITS, VA_LIMIT, VPN_BITS,
+};
+use clio_proto::header::{
+    field, FLAG_DURABLE, FLAG_RESPONSE, HEADER_LEN, ROUTED_HEADER_LEN, VERSION,
+};
 use clio_proto::offload::in_hardware;
 use clio_proto::opcode::{path_of, Path};
+use clio_proto::pte::{
+    PERM_READ, PERM_WRITE, PFN_BITS, PID_SHIFT, READ_SHIFT, USED_SHIFT, VALID_SHIFT, WORD0_DEFINED,
+    WRITE_SHIFT,
+};
 use clio_proto::replog;
-use clio_proto::ring::{desc, kind};
+use clio_proto::ring::{desc, kind, RX_RESERVED_FOR_NOTICES};
 use clio_proto::{Opcode, Status};
 use rust_hdl::prelude::*;
 
-// The kernel reads header fields at fixed bit positions (rust-hdl kernels take literals):
-// byte k of a beat is bits 8k..8k+8; `hswap` reverses the first 48 bytes, so a big-endian
-// field at bytes [a, b) is the little-endian value at bit 8 * (48 - b) of it.
-const fn swapped(f: core::ops::Range<usize>) -> usize {
-    8 * (ROUTED_HEADER_LEN - f.end)
-}
+// Every value the kernel compares with or assigns (statuses, opcodes, descriptor kinds,
+// lengths, PTE masks) is a `Spec` field of `FastpathTop` built from proto (see `crate::spec`).
+// Bit positions and shift amounts must be literals in a rust-hdl kernel: each literal used
+// below is pinned to proto by one of these asserts (byte k of a beat or descriptor is bits
+// 8k..8k+8; `hswap` reverses the first 48 header bytes, so a big-endian field at bytes [a, b)
+// is the little-endian value at bit 8 * (48 - b) of it).
+const _: () = assert!(
+    DATAPATH_BITS == 512 && BEAT_BYTES == 64,
+    "beats of 64 bytes (>> 6)"
+);
+// Payload segmentation: `<< 10`, `>> 10` multiply and divide by MAX_PAYLOAD.
+const _: () = assert!(MAX_PAYLOAD == 1 << MAX_PAYLOAD_SHIFT && MAX_PAYLOAD_SHIFT == 10);
+// The VA space: bits 48.. of a VA must be zero (`get_bits::<16>(48)`).
+const _: () = assert!(VA_BITS == 48 && VA_LIMIT == 1 << 48);
+// Atomics: an 8-byte word, aligned (`get_bits::<3>(0) == 0`), strobes `0xFF << lane`.
+const _: () = assert!(ATOMIC_BYTES == 8);
+// Page table: bucket * 256 + slot * 16 (`<< 8`, `<< 4`), a slot index of 4 bits (the TLB's
+// `bucket << 4 | slot` location of an allocated PTE), a PTE written as 16 strobed bytes at
+// `addr[5:4] * 16` of its beat.
+const _: () = assert!(BUCKET_BYTES == 1 << 8 && PTE_BYTES == 1 << 4 && BUCKET_SLOTS == 1 << 4);
+// PTE_WRITE's PTE in the descriptor body at +16: word0 @832 (vpn 0..36, pid @868, USED @888,
+// VALID @889, READ/WRITE @890..892), word1 @896 (pfn, 40 bits).
+const _: () = assert!(
+    body_bit(16) == 832
+        && body_bit(24) == 896
+        && body_bit(16) + PID_SHIFT as usize == 868
+        && body_bit(16) + USED_SHIFT as usize == 888
+        && body_bit(16) + VALID_SHIFT as usize == 889
+        && body_bit(16) + READ_SHIFT as usize == 890
+        && WRITE_SHIFT == READ_SHIFT + 1
+        && PERM_READ == 1
+        && PERM_WRITE == 2
+        && VPN_BITS == 36
+        && PFN_BITS == 40
+);
+// Descriptor bodies: pid/bucket @88 (704), client @90 (720), vpn/slot/key @96 (768), the
+// vpn's bits beyond VPN_BITS @804 (28 bits), pfn @104 (832); REQUEST/REPLY: client @2 (16),
+// route @8 (64), header @40 (320), its status @42 (336) and flags @43 (344).
+const _: () = assert!(
+    body_bit(0) == 704
+        && body_bit(2) == 720
+        && body_bit(8) == 768
+        && body_bit(8) + VPN_BITS as usize == 804
+        && bit_of(desc::CLIENT) == 16
+        && bit_of(desc::ROUTE) == 64
+        && bit_of(desc::HEADER) == 320
+        && bit_of(desc::HEADER + field::STATUS) == 336
+        && bit_of(desc::HEADER + field::FLAGS) == 344
+);
 const _: () = assert!(
     HEADER_LEN == 64 && ROUTED_HEADER_LEN == 48,
     "one-beat header"
@@ -84,35 +139,6 @@ const _: () = assert!(
         && desc::ROUTE == 8
         && desc::HEADER == 40
         && desc::BODY == 88
-);
-const _: () = assert!(
-    kind::REQUEST == 0x01
-        && kind::PAGE_MAPPED == 0x02
-        && kind::REPLY == 0x81
-        && kind::PTE_WRITE == 0x82
-        && kind::TLB_INVALIDATE == 0x83
-        && kind::FREE_PAGE == 0x84
-        && kind::KEY_WRITE == 0x85
-        && kind::RING_RELEASE == 0x86
-);
-// Opcodes the executor branches on, and the statuses it answers with.
-const _: () = assert!(
-    Opcode::Read as u8 == 0x01
-        && Opcode::Write as u8 == 0x02
-        && Opcode::Fence as u8 == 0x24
-        && Opcode::CnAck as u8 == 0x30
-        && Opcode::PointerChase as u8 == 0x40
-);
-const _: () = assert!(
-    Status::Ok as u8 == 0
-        && Status::Nack as u8 == 1
-        && Status::Permission as u8 == 2
-        && Status::Unmapped as u8 == 3
-        && Status::RetryLater as u8 == 6
-        && Status::BadRequest as u8 == 7
-        && Status::Unsupported as u8 == 9
-        && Status::Denied as u8 == 10
-        && Status::LogFull as u8 == 13
 );
 // Append (`proto::replog`): the log head, the record frame and the largest record the
 // executor's literals assume (one packet, one wbuf slot).
@@ -157,6 +183,21 @@ pub struct OpDecode {
     c_status_max: Constant<Bits<8>>,
 }
 
+/// Statuses a response carries (`proto::Status`).
+type St<const V: u64> = Spec<8, V>;
+/// Opcodes the executor branches on (`proto::Opcode`).
+type Op<const V: u64> = Spec<8, V>;
+/// Ring descriptor kinds (`proto::ring::kind`).
+type Kind<const V: u64> = Spec<16, V>;
+/// Access permissions needed, as the PTE's `READ | WRITE << 1` (`proto::pte::PERM_*`).
+type Need<const V: u64> = Spec<2, V>;
+/// Walk outcomes (`pt_walker::outcome`).
+type Outcome<const V: u64> = Spec<2, V>;
+/// Largest frame payload in 64-byte blocks: a `MAX_PAYLOAD` payload at a lane offset spans
+/// `MAX_PAYLOAD / 64 + 1` blocks of a wbuf slot; block indices from there on (and the header
+/// beat's, which wraps below zero) are not written.
+const RX_BLOCK_LIMIT: u64 = (MAX_PAYLOAD / BEAT_BYTES) as u64 + 2;
+
 impl Default for OpDecode {
     fn default() -> Self {
         OpDecode {
@@ -200,7 +241,7 @@ impl Logic for OpDecode {
 }
 
 /// Largest read (`total_len`) served; longer reads are answered BAD_REQUEST.
-pub const MAX_READ_LEN: u32 = clio_proto::consts::MAX_READ_LEN;
+pub use clio_proto::consts::MAX_READ_LEN;
 
 /// Extra cycles of a first-touch page fault over a TLB hit, when the TLB holds the page's
 /// allocated PTE (inserted with its PTE_WRITE): the page-fault unit and the PTE write-back /
@@ -668,6 +709,62 @@ pub struct FastpathTop {
     sd_bucket: Signal<Local, Bits<64>>,
     crc: Signal<Local, Bits<32>>,
     side_now: Signal<Local, Bits<2>>,
+    // ---- Values from proto (localparams; see `crate::spec`).
+    st_ok: St<{ Status::Ok as u64 }>,
+    st_nack: St<{ Status::Nack as u64 }>,
+    st_permission: St<{ Status::Permission as u64 }>,
+    st_unmapped: St<{ Status::Unmapped as u64 }>,
+    st_retry_later: St<{ Status::RetryLater as u64 }>,
+    st_bad_request: St<{ Status::BadRequest as u64 }>,
+    st_unsupported: St<{ Status::Unsupported as u64 }>,
+    st_denied: St<{ Status::Denied as u64 }>,
+    st_log_full: St<{ Status::LogFull as u64 }>,
+    /// A response's flags byte (`FLAG_RESPONSE`).
+    flags_response: Spec<8, { FLAG_RESPONSE as u64 }>,
+    op_read: Op<{ Opcode::Read as u64 }>,
+    op_write: Op<{ Opcode::Write as u64 }>,
+    op_fence: Op<{ Opcode::Fence as u64 }>,
+    op_cn_ack: Op<{ Opcode::CnAck as u64 }>,
+    op_append: Op<{ Opcode::Append as u64 }>,
+    op_pointer_chase: Op<{ Opcode::PointerChase as u64 }>,
+    kind_request: Kind<{ kind::REQUEST as u64 }>,
+    kind_page_mapped: Kind<{ kind::PAGE_MAPPED as u64 }>,
+    kind_reply: Kind<{ kind::REPLY as u64 }>,
+    kind_pte_write: Kind<{ kind::PTE_WRITE as u64 }>,
+    kind_tlb_invalidate: Kind<{ kind::TLB_INVALIDATE as u64 }>,
+    kind_free_page: Kind<{ kind::FREE_PAGE as u64 }>,
+    kind_key_write: Kind<{ kind::KEY_WRITE as u64 }>,
+    kind_ring_release: Kind<{ kind::RING_RELEASE as u64 }>,
+    need_read: Need<{ PERM_READ as u64 }>,
+    need_write: Need<{ PERM_WRITE as u64 }>,
+    need_atomic: Need<{ (PERM_READ | PERM_WRITE) as u64 }>,
+    outcome_fault: Outcome<{ outcome::FAULT as u64 }>,
+    outcome_unmapped: Outcome<{ outcome::UNMAPPED as u64 }>,
+    /// Largest payload of a packet, as `payload_len` and as a 32-bit length.
+    max_payload16: Spec<16, { MAX_PAYLOAD as u64 }>,
+    max_payload32: Spec<32, { MAX_PAYLOAD as u64 }>,
+    /// Largest read (`MAX_READ_LEN`): one response packet.
+    max_read_len: Spec<32, { MAX_READ_LEN as u64 }>,
+    /// Largest request (`MAX_REQUEST_LEN`).
+    max_request_len: Spec<32, { MAX_REQUEST_LEN as u64 }>,
+    /// End of the VA space (`VA_LIMIT`), for 66-bit end-of-range sums.
+    va_limit: Spec<66, VA_LIMIT>,
+    /// The response header beat's length (`HEADER_LEN`), in the 12-bit response lengths.
+    header_len: Spec<12, { HEADER_LEN as u64 }>,
+    /// An atomic's word (`ATOMIC_BYTES`).
+    atomic_bytes: Spec<12, ATOMIC_BYTES>,
+    /// RX ring slots kept for PAGE_MAPPED notices (`RX_RESERVED_FOR_NOTICES`): a REQUEST
+    /// needs more room than that.
+    rx_reserved: Spec<16, { RX_RESERVED_FOR_NOTICES as u64 }>,
+    /// Slots per bucket (`BUCKET_SLOTS`): PTE_WRITE slots at or beyond it are ignored.
+    bucket_slots: Spec<32, { BUCKET_SLOTS as u64 }>,
+    /// The defined bits of PTE word 0 (`Pte::from_bytes` keeps only these).
+    pte_word0_defined: Spec<64, WORD0_DEFINED>,
+    rx_block_limit: Spec<12, RX_BLOCK_LIMIT>,
+    /// Largest Append record (`replog::MAX_RECORD`).
+    max_record: Spec<32, { replog::MAX_RECORD as u64 }>,
+    /// Where an Append log's records start (`replog::LOG_HEAD`), for 66-bit placements.
+    log_head: Spec<66, { replog::LOG_HEAD }>,
 }
 
 impl Logic for FastpathTop {
@@ -827,11 +924,11 @@ impl Logic for FastpathTop {
         self.dec.status.next = self.hdr.q.val().get_bits::<8>(16);
         // Header::parse: version, opcode, status, payload length, packet index/count.
         self.parse_ok.next = self.dec.head_ok.val()
-            & (self.h_plen.val() <= 1024)
+            & (self.h_plen.val() <= self.max_payload16.val())
             & (self.h_cnt.val() != 0)
             & (self.h_idx.val() < self.h_cnt.val());
         // check_write_segment: count = ceil(total / 1024), this packet's length = payload_len.
-        self.wr_cnt.next = (self.h_tlen.val() + 1023) >> 10;
+        self.wr_cnt.next = (self.h_tlen.val() + self.max_payload32.val() - 1) >> 10;
         self.wr_len.next = self.h_tlen.val() - (bit_cast::<32, 16>(self.h_idx.val()) << 10);
         self.wr_end.next = bit_cast::<66, 64>(self.h_va.val())
             + (bit_cast::<66, 16>(self.h_idx.val()) << 10)
@@ -945,7 +1042,7 @@ impl Logic for FastpathTop {
         self.tlb.lk_valid.next = self.state.q.val() == State::TLookup;
         self.tlb.lk_pid.next = self.h_pid.val();
         self.tlb.lk_vpn.next = bit_cast::<36, 64>(self.vpn.val());
-        if self.opcode.val() == 0x02 {
+        if self.opcode.val() == self.op_write.val() {
             self.d_va.next = self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
         } else {
             self.d_va.next = self.h_va.val();
@@ -976,7 +1073,7 @@ impl Logic for FastpathTop {
         self.walker.r_valid.next = false;
         self.walker.r_data.next = self.m_axi_rdata.val();
         self.walker.r_last.next = self.m_axi_rlast.val();
-        self.found.next = self.walker.out_outcome.val() != 3;
+        self.found.next = self.walker.out_outcome.val() != self.outcome_unmapped.val();
         self.perm_ok.next = (self.walker.out_perms.val() & self.need.q.val()) == self.need.q.val();
         // Page-fault unit: fed straight from the walker.
         self.pf.pt_base.next = 0.into();
@@ -1038,11 +1135,14 @@ impl Logic for FastpathTop {
             self.sw_pa.next = self.pa1.q.val();
         }
         // Append placement (`replog::place`) on the tail word as it arrives.
-        self.ap_rva.next =
-            bit_cast::<66, 64>(self.h_va.val()) + 64 + bit_cast::<66, 64>(self.s_old.val());
+        self.ap_rva.next = bit_cast::<66, 64>(self.h_va.val())
+            + self.log_head.val()
+            + bit_cast::<66, 64>(self.s_old.val());
         self.ap_rend.next = self.ap_rva.val() + bit_cast::<66, 12>(self.ap_fp.val());
         self.ap_fits.next = (self.s_old.val().get_bits::<3>(0) == 0)
-            & ((bit_cast::<66, 64>(self.s_old.val()) + 64 + bit_cast::<66, 12>(self.ap_fp.val()))
+            & ((bit_cast::<66, 64>(self.s_old.val())
+                + self.log_head.val()
+                + bit_cast::<66, 12>(self.ap_fp.val()))
                 <= bit_cast::<66, 64>(self.h_arg0.val()));
         self.ap_u.next = bit_cast::<4, 3>(self.ap_so.q.val().get_bits::<3>(3)) + 7
             - bit_cast::<4, 3>(self.o.q.val().get_bits::<3>(3));
@@ -1176,7 +1276,7 @@ impl Logic for FastpathTop {
         self.wbuf.write_data.next = self.rx_realign.out.val();
         self.wbuf.write_enable.next = ((self.i_rx.q.val() & self.rx_valid.val())
             | self.i_flush.q.val())
-            & (self.i_blk.val() < 18);
+            & (self.i_blk.val() < self.rx_block_limit.val());
         self.s_set.next = 0.into();
         if self.i_rx.q.val() & self.rx_valid.val() {
             self.i_prev.d.next = self.rx_data.val();
@@ -1290,14 +1390,14 @@ impl Logic for FastpathTop {
             State::Idle => {
                 self.prev.d.next = 0.into();
                 self.idx.d.next = 0.into();
-                self.rs_flags.d.next = 1.into();
+                self.rs_flags.d.next = self.flags_response.val();
                 self.rs_plen.d.next = 0.into();
                 self.rs_use_arg0.d.next = false;
                 self.ap.d.next = false;
                 self.xa.d.next = false;
                 self.xw.d.next = false;
                 self.xm_valid.d.next = false;
-                self.rs_len.d.next = 64.into();
+                self.rs_len.d.next = self.header_len.val();
                 // Ready does not wait for valid: every output comes from registers, so the
                 // cosimulation can sample them without settling the inputs first. Nothing is
                 // taken until the key table's zero sweep after reset is done.
@@ -1322,7 +1422,7 @@ impl Logic for FastpathTop {
                         self.state.d.next = State::Drain;
                     } else if self.x_ver.val().get_bit(1) {
                         self.c_nack.d.next = self.c_nack.q.val() + 1;
-                        self.rs_status.d.next = 1.into();
+                        self.rs_status.d.next = self.st_nack.val();
                         self.state.d.next = State::Resp;
                     } else {
                         self.state.d.next = State::Dispatch;
@@ -1331,83 +1431,85 @@ impl Logic for FastpathTop {
             }
             State::Dispatch => {
                 self.piece.d.next = false;
-                self.rs_status.d.next = 7.into();
+                self.rs_status.d.next = self.st_bad_request.val();
                 self.state.d.next = State::Resp;
                 self.once.d.next = self.dec.ring.val();
                 if !self.parse_ok.val() {
                     if self.dec.extend.val() {
-                        self.rs_status.d.next = 9.into();
+                        self.rs_status.d.next = self.st_unsupported.val();
                     }
                 } else if self.dec.needs_key.val() & !self.keys.ok.val() {
                     // The key does not open the pid's RAS (wrong or missing key, no such RAS,
                     // pid 0 or beyond the table): nothing executes.
-                    self.rs_status.d.next = 10.into();
+                    self.rs_status.d.next = self.st_denied.val();
                     self.c_denied.d.next = self.c_denied.q.val() + 1;
-                } else if self.opcode.val() == 0x01 {
+                } else if self.opcode.val() == self.op_read.val() {
                     // READ: one packet, no payload, 1..=MAX_READ_LEN bytes inside the VA space.
                     self.vaq.d.next = self.h_va.val();
                     self.tva.d.next = self.h_va.val();
                     self.o.d.next = self.h_va.val().get_bits::<6>(0);
                     self.len.d.next = bit_cast::<12, 32>(self.h_tlen.val());
-                    self.need.d.next = 1.into();
+                    self.need.d.next = self.need_read.val();
                     if (self.h_plen.val() == 0)
                         & (self.h_cnt.val() == 1)
                         & (self.h_tlen.val() != 0)
-                        & (self.h_tlen.val() <= 1024)
+                        & (self.h_tlen.val() <= self.max_read_len.val())
                         & ((bit_cast::<66, 64>(self.h_va.val())
                             + bit_cast::<66, 32>(self.h_tlen.val()))
-                            <= (bit_cast::<66, 64>(1.into()) << 48))
+                            <= self.va_limit.val())
                     {
-                        self.rs_status.d.next = 0.into();
-                        self.rs_len.d.next = bit_cast::<12, 32>(self.h_tlen.val()) + 64;
+                        self.rs_status.d.next = self.st_ok.val();
+                        self.rs_len.d.next =
+                            bit_cast::<12, 32>(self.h_tlen.val()) + self.header_len.val();
                         self.rs_plen.d.next = bit_cast::<16, 32>(self.h_tlen.val());
                         self.tlb.lk_valid.next = true;
                         self.state.d.next = State::TWait;
                     }
-                } else if self.opcode.val() == 0x02 {
+                } else if self.opcode.val() == self.op_write.val() {
                     self.vaq.d.next =
                         self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
                     self.tva.d.next =
                         self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
                     self.len.d.next = bit_cast::<12, 16>(self.h_plen.val());
-                    self.need.d.next = 2.into();
+                    self.need.d.next = self.need_write.val();
                     self.durable.d.next = self.h_durable.val();
                     if (self.h_tlen.val() != 0)
-                        & (self.h_tlen.val() <= 0x10_0000)
+                        & (self.h_tlen.val() <= self.max_request_len.val())
                         & (bit_cast::<32, 16>(self.h_cnt.val()) == self.wr_cnt.val())
-                        & ((self.wr_len.val() >= 1024) & (self.h_plen.val() == 1024)
-                            | (self.wr_len.val() < 1024)
+                        & ((self.wr_len.val() >= self.max_payload32.val())
+                            & (self.h_plen.val() == self.max_payload16.val())
+                            | (self.wr_len.val() < self.max_payload32.val())
                                 & (bit_cast::<32, 16>(self.h_plen.val()) == self.wr_len.val()))
                     {
                         // check_write_segment holds. A durable write without a persistence
                         // domain is refused before anything is written (never acknowledged
                         // as durable when it is not).
                         if self.h_durable.val() & !self.cfg_persist.val() {
-                            self.rs_status.d.next = 9.into();
-                        } else if self.wr_end.val() <= (bit_cast::<66, 64>(1.into()) << 48) {
+                            self.rs_status.d.next = self.st_unsupported.val();
+                        } else if self.wr_end.val() <= self.va_limit.val() {
                             self.tlb.lk_valid.next = true;
                             self.state.d.next = State::TWait;
                         }
                     }
                 } else if self.dec.slow.val() {
-                    if self.sp_rx_room.val() > 32 {
+                    if self.sp_rx_room.val() > self.rx_reserved.val() {
                         self.state.d.next = State::SlowPush;
                     } else {
-                        self.rs_status.d.next = 6.into();
+                        self.rs_status.d.next = self.st_retry_later.val();
                     }
-                } else if self.opcode.val() == 0x24 {
+                } else if self.opcode.val() == self.op_fence.val() {
                     // FENCE: answered once every earlier write has its B response (earlier
                     // requests are otherwise complete: the executor takes one at a time).
-                    self.rs_status.d.next = 0.into();
+                    self.rs_status.d.next = self.st_ok.val();
                     if !self.no_wout.val() {
                         self.state.d.next = State::Dispatch;
                     }
-                } else if self.opcode.val() == 0x30 {
+                } else if self.opcode.val() == self.op_cn_ack.val() {
                     // CN_ACK: frees the entry (pid, client, arg0).
                     self.sync.k_req.next = bit_cast::<32, 64>(self.h_arg0.val());
                     self.sync.ack_valid.next = true;
-                    self.rs_status.d.next = 0.into();
-                } else if self.opcode.val() == 0x40 {
+                    self.rs_status.d.next = self.st_ok.val();
+                } else if self.opcode.val() == self.op_pointer_chase.val() {
                     // POINTER_CHASE: one packet, no payload; the unit checks the rest.
                     if (self.h_plen.val() == 0)
                         & (self.h_cnt.val() == 1)
@@ -1416,22 +1518,23 @@ impl Logic for FastpathTop {
                         self.chase.req_valid.next = true;
                         self.state.d.next = State::Offload;
                     }
-                } else if self.opcode.val() == 0x25 {
+                } else if self.opcode.val() == self.op_append.val() {
                     // APPEND: one packet of 1..=MAX_RECORD bytes to the log at an 8-byte
                     // aligned va; first the ring, then the tail word (read and write).
                     self.vaq.d.next = self.h_va.val();
                     self.tva.d.next = self.h_va.val();
-                    self.len.d.next = 8.into();
-                    self.need.d.next = 3.into();
+                    // The tail word is read and written as an atomic's word.
+                    self.len.d.next = self.atomic_bytes.val();
+                    self.need.d.next = self.need_atomic.val();
                     self.durable.d.next = self.h_durable.val();
                     if (self.h_va.val().get_bits::<3>(0) == 0)
                         & (self.h_cnt.val() == 1)
                         & (self.h_tlen.val() != 0)
-                        & (self.h_tlen.val() <= 1024)
+                        & (self.h_tlen.val() <= self.max_record.val())
                         & (bit_cast::<32, 16>(self.h_plen.val()) == self.h_tlen.val())
                     {
                         if self.h_durable.val() & !self.cfg_persist.val() {
-                            self.rs_status.d.next = 9.into();
+                            self.rs_status.d.next = self.st_unsupported.val();
                         } else {
                             self.ap.d.next = true;
                             self.sync.lk_valid.next = true;
@@ -1442,8 +1545,8 @@ impl Logic for FastpathTop {
                     // TAS / UNLOCK / CAS / FAA on an aligned word.
                     self.vaq.d.next = self.h_va.val();
                     self.tva.d.next = self.h_va.val();
-                    self.len.d.next = 8.into();
-                    self.need.d.next = 3.into();
+                    self.len.d.next = self.atomic_bytes.val();
+                    self.need.d.next = self.need_atomic.val();
                     if (self.h_va.val().get_bits::<3>(0) == 0) & (self.h_plen.val() == 0) {
                         self.sync.lk_valid.next = true;
                         self.state.d.next = State::SyncCheck;
@@ -1452,7 +1555,7 @@ impl Logic for FastpathTop {
             }
             State::SyncCheck => {
                 self.rs_use_arg0.d.next = true;
-                self.rs_status.d.next = 0.into();
+                self.rs_status.d.next = self.st_ok.val();
                 self.rs_arg0.d.next = self.sync.value.val();
                 if self.once.q.val() & self.sync.hit.val() {
                     self.state.d.next = State::Resp;
@@ -1461,12 +1564,12 @@ impl Logic for FastpathTop {
                     // pointer moves past it so the next attempt takes the next slot.
                     self.sync.skip_valid.next = true;
                     self.rs_use_arg0.d.next = false;
-                    self.rs_status.d.next = 6.into();
+                    self.rs_status.d.next = self.st_retry_later.val();
                     self.state.d.next = State::Resp;
                 } else if self.h_va.val().get_bits::<16>(48) != 0 {
                     // Beyond the 48-bit VA space no PTE can match.
                     self.rs_use_arg0.d.next = false;
-                    self.rs_status.d.next = 3.into();
+                    self.rs_status.d.next = self.st_unmapped.val();
                     self.state.d.next = State::Resp;
                 } else {
                     self.rs_use_arg0.d.next = false;
@@ -1493,12 +1596,12 @@ impl Logic for FastpathTop {
                     if (bit_cast::<2, 2>(self.tlb.res_perms.val()) & self.need.q.val())
                         != self.need.q.val()
                     {
-                        self.tstat.d.next = 2.into();
+                        self.tstat.d.next = self.st_permission.val();
                     } else if self.sp_rx_room.val() == 0 {
-                        self.tstat.d.next = 6.into();
+                        self.tstat.d.next = self.st_retry_later.val();
                     } else {
                         self.pf.in_valid.next = true;
-                        self.pf.in_outcome.next = 1.into();
+                        self.pf.in_outcome.next = self.outcome_fault.val();
                         self.pf.in_pid.next = self.h_pid.val();
                         self.pf.in_vpn.next = bit_cast::<36, 64>(self.vpn.val());
                         self.pf.in_gen.next = self.tlb.res_gen.val();
@@ -1515,9 +1618,9 @@ impl Logic for FastpathTop {
                     if (bit_cast::<2, 2>(self.tlb.res_perms.val()) & self.need.q.val())
                         == self.need.q.val()
                     {
-                        self.tstat.d.next = 0.into();
+                        self.tstat.d.next = self.st_ok.val();
                     } else {
-                        self.tstat.d.next = 2.into();
+                        self.tstat.d.next = self.st_permission.val();
                     }
                     if self.piece.q.val() {
                         self.pa2.d.next = (bit_cast::<64, 40>(self.tlb.res_pfn.val())
@@ -1547,12 +1650,14 @@ impl Logic for FastpathTop {
                 if self.walker.out_valid.val() {
                     self.state.d.next = State::TDone;
                     if !self.found.val() {
-                        self.tstat.d.next = 3.into();
+                        self.tstat.d.next = self.st_unmapped.val();
                     } else if !self.perm_ok.val() {
-                        self.tstat.d.next = 2.into();
-                    } else if (self.walker.out_outcome.val() == 1) & (self.sp_rx_room.val() == 0) {
+                        self.tstat.d.next = self.st_permission.val();
+                    } else if (self.walker.out_outcome.val() == self.outcome_fault.val())
+                        & (self.sp_rx_room.val() == 0)
+                    {
                         // No room for the PAGE_MAPPED notice: the fault is not taken.
-                        self.tstat.d.next = 6.into();
+                        self.tstat.d.next = self.st_retry_later.val();
                     } else {
                         self.pf.in_valid.next = true;
                         self.state.d.next = State::TFault;
@@ -1572,7 +1677,7 @@ impl Logic for FastpathTop {
                 }
                 self.pw_addr.d.next = self.pf.pw_addr.val();
                 self.pw_data.d.next = self.pf.pw_data.val();
-                self.pm_desc.d.next = bit_cast::<1024, 2>(2.into())
+                self.pm_desc.d.next = bit_cast::<1024, 16>(self.kind_page_mapped.val())
                     | (bit_cast::<1024, 16>(self.pf.pm_pid.val()) << 704)
                     | (bit_cast::<1024, 36>(self.pf.pm_vpn.val()) << 768)
                     | (bit_cast::<1024, 40>(self.pf.pm_pfn.val()) << 832);
@@ -1622,15 +1727,15 @@ impl Logic for FastpathTop {
                         self.two.d.next = true;
                     }
                 }
-                if (self.tstat.q.val() != 0) & self.xw.q.val() {
+                if (self.tstat.q.val() != self.st_ok.val()) & self.xw.q.val() {
                     // An offload's word read failed: the unit is told, and answers.
                     self.xm_valid.d.next = true;
                     self.xm_status.d.next = self.tstat.q.val();
                     self.state.d.next = State::Offload;
-                } else if self.tstat.q.val() != 0 {
+                } else if self.tstat.q.val() != self.st_ok.val() {
                     self.rs_status.d.next = self.tstat.q.val();
                     self.rs_plen.d.next = 0.into();
-                    self.rs_len.d.next = 64.into();
+                    self.rs_len.d.next = self.header_len.val();
                     self.xa.d.next = false;
                     self.state.d.next = State::Resp;
                 } else if !self.piece.q.val()
@@ -1645,9 +1750,9 @@ impl Logic for FastpathTop {
                     self.prev.d.next = 0.into();
                     if self.xw.q.val() {
                         self.state.d.next = State::SAddr;
-                    } else if self.need.q.val() == 1 {
+                    } else if self.need.q.val() == self.need_read.val() {
                         self.state.d.next = State::RAddr;
-                    } else if self.need.q.val() == 2 {
+                    } else if self.need.q.val() == self.need_write.val() {
                         self.state.d.next = State::WAddr;
                     } else {
                         self.state.d.next = State::SAddr;
@@ -1697,7 +1802,7 @@ impl Logic for FastpathTop {
                     self.w_tlen.d.next = bit_cast::<12, 32>(self.h_tlen.val());
                     self.x_hold.d.next = false;
                     self.x_slot.d.next = self.x_slot.q.val() + 1;
-                    self.rs_status.d.next = 0.into();
+                    self.rs_status.d.next = self.st_ok.val();
                     self.side.d.next = 0.into();
                     if self.ap.q.val() {
                         self.s_new.d.next =
@@ -1745,7 +1850,7 @@ impl Logic for FastpathTop {
                     }
                     if self.persist_error.val() {
                         // Not known durable: the client retries the write.
-                        self.rs_status.d.next = 6.into();
+                        self.rs_status.d.next = self.st_retry_later.val();
                     }
                 }
             }
@@ -1797,7 +1902,7 @@ impl Logic for FastpathTop {
                 if self.m_axi_rvalid.val() & self.r_idle.val() & self.xw.q.val() {
                     // An offload's word.
                     self.xm_valid.d.next = true;
-                    self.xm_status.d.next = 0.into();
+                    self.xm_status.d.next = self.st_ok.val();
                     self.xm_data.d.next = self.s_old.val();
                     self.state.d.next = State::Offload;
                 } else if self.m_axi_rvalid.val() & self.r_idle.val() & self.ap.q.val() {
@@ -1808,20 +1913,20 @@ impl Logic for FastpathTop {
                     self.ap_so.d.next = self.o.q.val();
                     self.state.d.next = State::Resp;
                     if !self.ap_fits.val() | (self.ap_rva.val().get_bits::<2>(64) != 0) {
-                        self.rs_status.d.next = 13.into();
-                    } else if self.ap_rend.val() > (bit_cast::<66, 64>(1.into()) << 48) {
-                        self.rs_status.d.next = 7.into();
+                        self.rs_status.d.next = self.st_log_full.val();
+                    } else if self.ap_rend.val() > self.va_limit.val() {
+                        self.rs_status.d.next = self.st_bad_request.val();
                     } else {
                         self.vaq.d.next = bit_cast::<64, 66>(self.ap_rva.val());
                         self.tva.d.next = bit_cast::<64, 66>(self.ap_rva.val());
                         self.o.d.next = self.ap_rva.val().get_bits::<6>(0);
                         self.len.d.next = self.ap_fp.val();
-                        self.need.d.next = 2.into();
+                        self.need.d.next = self.need_write.val();
                         self.piece.d.next = false;
                         self.state.d.next = State::TLookup;
                     }
                 } else if self.m_axi_rvalid.val() & self.r_idle.val() {
-                    self.rs_status.d.next = 0.into();
+                    self.rs_status.d.next = self.st_ok.val();
                     self.rs_use_arg0.d.next = true;
                     self.rs_arg0.d.next = self.s_old.val();
                     self.s_new.d.next = self.sync.alu_new.val();
@@ -1853,7 +1958,7 @@ impl Logic for FastpathTop {
                     if (self.side_now.val() == 3) & self.ap.q.val() {
                         self.sync.rec_valid.next = self.once.q.val();
                         self.sync.rec_value.next = self.ap_tail.q.val();
-                        self.rs_status.d.next = 0.into();
+                        self.rs_status.d.next = self.st_ok.val();
                         self.rs_arg0.d.next = self.ap_tail.q.val();
                         if self.durable.q.val() {
                             self.state.d.next = State::Persist;
@@ -1876,12 +1981,13 @@ impl Logic for FastpathTop {
                 if self.chase.mem_valid.val() {
                     if self.chase.mem_va.val().get_bits::<16>(48) != 0 {
                         self.xm_valid.d.next = true;
-                        self.xm_status.d.next = 7.into();
+                        self.xm_status.d.next = self.st_bad_request.val();
                     } else {
                         self.vaq.d.next = self.chase.mem_va.val();
                         self.tva.d.next = self.chase.mem_va.val();
-                        self.len.d.next = 8.into();
-                        self.need.d.next = 1.into();
+                        // An 8-byte aligned word, read as an atomic's.
+                        self.len.d.next = self.atomic_bytes.val();
+                        self.need.d.next = self.need_read.val();
                         self.piece.d.next = false;
                         self.xw.d.next = true;
                         self.state.d.next = State::TLookup;
@@ -1891,22 +1997,23 @@ impl Logic for FastpathTop {
                     self.xw.d.next = false;
                     self.rs_status.d.next = self.chase.rsp_status.val();
                     self.state.d.next = State::Resp;
-                    if self.chase.rsp_status.val() == 0 {
+                    if self.chase.rsp_status.val() == self.st_ok.val() {
                         self.xa.d.next = true;
                         self.rs_arg0.d.next = self.chase.rsp_arg0.val();
                         self.x_arg1.d.next = self.chase.rsp_arg1.val();
                         if self.chase.rsp_read.val() {
-                            if self.x_end.val() > (bit_cast::<66, 64>(1.into()) << 48) {
+                            if self.x_end.val() > self.va_limit.val() {
                                 self.xa.d.next = false;
-                                self.rs_status.d.next = 7.into();
+                                self.rs_status.d.next = self.st_bad_request.val();
                             } else {
                                 self.vaq.d.next = self.chase.rsp_read_va.val();
                                 self.tva.d.next = self.chase.rsp_read_va.val();
                                 self.o.d.next = self.chase.rsp_read_va.val().get_bits::<6>(0);
                                 self.len.d.next = self.chase.rsp_read_len.val();
-                                self.need.d.next = 1.into();
+                                self.need.d.next = self.need_read.val();
                                 self.piece.d.next = false;
-                                self.rs_len.d.next = self.chase.rsp_read_len.val() + 64;
+                                self.rs_len.d.next =
+                                    self.chase.rsp_read_len.val() + self.header_len.val();
                                 self.rs_plen.d.next =
                                     bit_cast::<16, 12>(self.chase.rsp_read_len.val());
                                 self.state.d.next = State::TLookup;
@@ -1925,7 +2032,7 @@ impl Logic for FastpathTop {
                     self.txcrc.in_data.next = bit_cast::<512, 384>(self.hr.val());
                     self.txcrc.in_bytes.next = 64.into();
                     self.tx0.d.next = bit_cast::<512, 384>(self.hr.val());
-                    self.rs_len.d.next = 64.into();
+                    self.rs_len.d.next = self.header_len.val();
                     self.idx.d.next = 0.into();
                     self.state.d.next = State::Send;
                 }
@@ -1942,7 +2049,7 @@ impl Logic for FastpathTop {
                 self.sp_rx_valid.next = true;
                 // REQUEST: kind, the member (client, u16 LE at byte 2), route, header bytes
                 // 0..48 (never the key).
-                self.sp_rx_desc.next = bit_cast::<1024, 2>(1.into())
+                self.sp_rx_desc.next = bit_cast::<1024, 16>(self.kind_request.val())
                     | (bit_cast::<1024, 16>(self.hcli.q.val()) << 16)
                     | (bit_cast::<1024, 256>(self.route.q.val()) << 64)
                     | (bit_cast::<1024, 384>(self.hreq.val()) << 320);
@@ -1953,17 +2060,16 @@ impl Logic for FastpathTop {
             State::SpTx => {
                 self.side.d.next = 0.into();
                 self.state.d.next = State::Drain;
-                if self.sd_kind.val() == 0x82 {
+                if self.sd_kind.val() == self.kind_pte_write.val() {
                     // PTE_WRITE: slot < 16 and bucket < bucket count, else ignored.
-                    if (self.sd_slot.val() < 16)
+                    if (self.sd_slot.val() < self.bucket_slots.val())
                         & (self.sd_bucket.val() <= bit_cast::<64, 32>(self.cfg_bucket_mask.val()))
                     {
                         self.pw_addr.d.next = (bit_cast::<40, 64>(self.sd_bucket.val()) << 8)
                             | (bit_cast::<40, 32>(self.sd_slot.val()) << 4);
                         // Pte::from_bytes / to_bytes: only the defined bits survive.
                         self.pw_data.d.next = (bit_cast::<128, 64>(
-                            self.sdesc.q.val().get_bits::<64>(832)
-                                & 0x0F0F_FFFF_FFFF_FFFF_u64.to_bits(),
+                            self.sdesc.q.val().get_bits::<64>(832) & self.pte_word0_defined.val(),
                         )) | (bit_cast::<128, 40>(
                             self.sdesc.q.val().get_bits::<40>(896),
                         ) << 64);
@@ -1986,25 +2092,25 @@ impl Logic for FastpathTop {
                         }
                         self.state.d.next = State::SpPte;
                     }
-                } else if self.sd_kind.val() == 0x83 {
+                } else if self.sd_kind.val() == self.kind_tlb_invalidate.val() {
                     if self.sdesc.q.val().get_bits::<28>(804) == 0 {
                         self.tlb.up_valid.next = true;
                         self.tlb.up_inval.next = true;
                         self.tlb.up_pid.next = self.sdesc.q.val().get_bits::<16>(704);
                         self.tlb.up_vpn.next = self.sdesc.q.val().get_bits::<36>(768);
                     }
-                } else if self.sd_kind.val() == 0x84 {
+                } else if self.sd_kind.val() == self.kind_free_page.val() {
                     self.pf.fp_valid.next = !self.pf.fp_full.val();
-                } else if self.sd_kind.val() == 0x85 {
+                } else if self.sd_kind.val() == self.kind_key_write.val() {
                     // KEY_WRITE: pid u16 @88, key u64 @96 (0 removes the RAS).
                     self.keys.wr_valid.next = true;
-                } else if self.sd_kind.val() == 0x86 {
+                } else if self.sd_kind.val() == self.kind_ring_release.val() {
                     // RING_RELEASE: pid u16 @88, client u16 @90: every ring entry of that
                     // member is acknowledged.
                     self.sync.k_pid.next = self.sdesc.q.val().get_bits::<16>(704);
                     self.sync.k_client.next = self.sdesc.q.val().get_bits::<16>(720);
                     self.sync.rel_valid.next = true;
-                } else if self.sd_kind.val() == 0x81 {
+                } else if self.sd_kind.val() == self.kind_reply.val() {
                     // REPLY: the header as a payload-less response along the given route.
                     self.route.d.next = self.sdesc.q.val().get_bits::<256>(64);
                     self.hdr.d.next = self.sdesc.q.val().get_bits::<384>(320);

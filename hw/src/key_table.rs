@@ -22,6 +22,8 @@ pub const ENTRIES: usize = KEY_TABLE_ENTRIES;
 /// Address bits of the table (the low bits of a pid).
 pub const ADDR_BITS: usize = 12;
 const _: () = assert!(ADDR_BITS as u32 == KEY_TABLE_BITS && 1 << ADDR_BITS == ENTRIES);
+// `pid[15:12] == 0`: the pid bits beyond the table.
+const _: () = assert!(clio_proto::consts::PID_BITS == 16);
 /// Cycles from a lookup to `ok`.
 pub const KEY_LATENCY: usize = 1;
 /// Cycles after reset before `ready` (the zero sweep).

@@ -18,7 +18,9 @@ pub mod mem_access;
 pub mod offload;
 pub mod page_fault;
 pub mod pt_walker;
+pub mod spec;
 pub mod sync_unit;
+pub mod tb;
 pub mod tlb;
 
 pub mod util;

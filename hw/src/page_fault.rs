@@ -12,7 +12,11 @@
 //! cycle more than a walk that finds a valid PTE.
 
 use crate::pt_walker::outcome;
-use clio_proto::consts::FREE_PAGE_FIFO_DEPTH;
+use crate::spec::Spec;
+use clio_proto::consts::{BUCKET_BYTES, FREE_PAGE_FIFO_DEPTH, PTE_BYTES, VPN_BITS};
+use clio_proto::pte::{
+    PERM_READ, PERM_WRITE, PID_SHIFT, READ_SHIFT, USED_SHIFT, VALID_SHIFT, WRITE_SHIFT,
+};
 use clio_proto::status::Status;
 use rust_hdl::prelude::*;
 
@@ -24,13 +28,22 @@ const _: () = assert!(
     FREE_PAGE_FIFO_DEPTH == 32,
     "FreeFifo is sized for 32 entries"
 );
-// The kernel compares against these literals (rust-hdl kernels cannot cast constants).
+// PTE write-back: bucket * 256 + slot * 16 (`<< 8`, `<< 4`); word0 = vpn | pid << 36 |
+// (USED | VALID) << 56 | perms << 58 (READ, WRITE in perms' bit order); word1 = pfn (`<< 64`).
+const _: () = assert!(BUCKET_BYTES == 1 << 8 && PTE_BYTES == 1 << 4);
 const _: () = assert!(
-    outcome::HIT == 0 && outcome::FAULT == 1 && outcome::PERMISSION == 2 && outcome::UNMAPPED == 3
+    VPN_BITS == 36
+        && PID_SHIFT == 36
+        && USED_SHIFT == 56
+        && VALID_SHIFT == USED_SHIFT + 1
+        && READ_SHIFT == 58
+        && WRITE_SHIFT == READ_SHIFT + 1
+        && PERM_READ == 1
+        && PERM_WRITE == 2
 );
 
 /// The page-fault unit.
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct PageFault {
     /// Core clock.
     pub clock: Signal<In, Clock>,
@@ -117,71 +130,15 @@ pub struct PageFault {
     o_addr: DFF<Bits<40>>,
     is_fault: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
-    st_ok: Constant<Bits<8>>,
-    st_perm: Constant<Bits<8>>,
-    st_unmapped: Constant<Bits<8>>,
-    st_retry: Constant<Bits<8>>,
-}
-
-impl Default for PageFault {
-    fn default() -> Self {
-        let st = |s: Status| Constant::new((s as u8 as u64).to_bits());
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            pt_base: Default::default(),
-            in_valid: Default::default(),
-            in_outcome: Default::default(),
-            in_pid: Default::default(),
-            in_vpn: Default::default(),
-            in_gen: Default::default(),
-            in_tag: Default::default(),
-            in_bucket: Default::default(),
-            in_slot: Default::default(),
-            in_pfn: Default::default(),
-            in_perms: Default::default(),
-            fp_valid: Default::default(),
-            fp_pfn: Default::default(),
-            fp_full: Default::default(),
-            fp_empty: Default::default(),
-            out_valid: Default::default(),
-            out_status: Default::default(),
-            out_pfn: Default::default(),
-            out_tag: Default::default(),
-            out_faulted: Default::default(),
-            pw_valid: Default::default(),
-            pw_addr: Default::default(),
-            pw_data: Default::default(),
-            ti_valid: Default::default(),
-            ti_pid: Default::default(),
-            ti_vpn: Default::default(),
-            ti_pfn: Default::default(),
-            ti_perms: Default::default(),
-            ti_gen: Default::default(),
-            pm_valid: Default::default(),
-            pm_pid: Default::default(),
-            pm_vpn: Default::default(),
-            pm_pfn: Default::default(),
-            free: Default::default(),
-            o_valid: Default::default(),
-            o_status: Default::default(),
-            o_pfn: Default::default(),
-            o_tag: Default::default(),
-            o_fault: Default::default(),
-            o_insert: Default::default(),
-            o_pid: Default::default(),
-            o_vpn: Default::default(),
-            o_perms: Default::default(),
-            o_gen: Default::default(),
-            o_addr: Default::default(),
-            is_fault: Default::default(),
-            take: Default::default(),
-            st_ok: st(Status::Ok),
-            st_perm: st(Status::Permission),
-            st_unmapped: st(Status::Unmapped),
-            st_retry: st(Status::RetryLater),
-        }
-    }
+    st_ok: Spec<8, { Status::Ok as u64 }>,
+    st_perm: Spec<8, { Status::Permission as u64 }>,
+    st_unmapped: Spec<8, { Status::Unmapped as u64 }>,
+    st_retry: Spec<8, { Status::RetryLater as u64 }>,
+    oc_hit: Spec<2, { outcome::HIT as u64 }>,
+    oc_fault: Spec<2, { outcome::FAULT as u64 }>,
+    oc_permission: Spec<2, { outcome::PERMISSION as u64 }>,
+    /// USED | VALID of a mapped PTE, as bits `USED_SHIFT..` of word 0.
+    used_valid: Spec<2, 3>,
 }
 
 impl Logic for PageFault {
@@ -196,7 +153,7 @@ impl Logic for PageFault {
         self.free.data_in.next = self.fp_pfn.val();
         self.fp_full.next = self.free.full.val();
         self.fp_empty.next = self.free.empty.val();
-        self.is_fault.next = self.in_valid.val() & (self.in_outcome.val() == 1);
+        self.is_fault.next = self.in_valid.val() & (self.in_outcome.val() == self.oc_fault.val());
         // Pop a frame only when there is one: an empty FIFO answers RETRY_LATER.
         self.take.next = self.is_fault.val() & !self.free.empty.val();
         self.free.read.next = self.take.val();
@@ -212,10 +169,10 @@ impl Logic for PageFault {
             + (bit_cast::<40, 4>(self.in_slot.val()) << 4);
         self.o_pfn.d.next = self.in_pfn.val();
         self.o_insert.d.next = false;
-        if self.in_outcome.val() == 0 {
+        if self.in_outcome.val() == self.oc_hit.val() {
             self.o_status.d.next = self.st_ok.val();
             self.o_insert.d.next = self.in_valid.val();
-        } else if self.in_outcome.val() == 1 {
+        } else if self.in_outcome.val() == self.oc_fault.val() {
             if self.free.empty.val() {
                 self.o_status.d.next = self.st_retry.val();
             } else {
@@ -223,7 +180,7 @@ impl Logic for PageFault {
                 self.o_pfn.d.next = self.free.data_out.val();
                 self.o_insert.d.next = self.in_valid.val();
             }
-        } else if self.in_outcome.val() == 2 {
+        } else if self.in_outcome.val() == self.oc_permission.val() {
             self.o_status.d.next = self.st_perm.val();
         } else {
             self.o_status.d.next = self.st_unmapped.val();
@@ -239,7 +196,7 @@ impl Logic for PageFault {
         // word0: vpn | pid << 36 | USED 56 | VALID 57 | READ 58 | WRITE 59; word1: pfn.
         self.pw_data.next = bit_cast::<128, 36>(self.o_vpn.q.val())
             | (bit_cast::<128, 16>(self.o_pid.q.val()) << 36)
-            | (bit_cast::<128, 2>(3.into()) << 56)
+            | (bit_cast::<128, 2>(self.used_valid.val()) << 56)
             | (bit_cast::<128, 2>(self.o_perms.q.val()) << 58)
             | (bit_cast::<128, 40>(self.o_pfn.q.val()) << 64);
         self.ti_valid.next = self.o_valid.q.val() & self.o_insert.q.val();

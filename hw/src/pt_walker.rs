@@ -18,7 +18,24 @@
 //! `busy` tells the producer (the top) to stop issuing misses before they would overflow.
 
 use crate::hash_unit::HashUnit;
+use crate::spec::Spec;
+use clio_proto::consts::{BEAT_BYTES, BUCKET_BYTES, PTE_BYTES, VPN_BITS};
+use clio_proto::pte::{PID_SHIFT, READ_SHIFT, USED_SHIFT, VALID_SHIFT, WRITE_SHIFT};
 use rust_hdl::prelude::*;
+
+// Bucket geometry: `bucket << 8` bytes, four 128-bit slots per 512-bit beat (`128 * j`,
+// slot `beat << 2 | j`), AR length BUCKET_BYTES / BEAT_BYTES - 1.
+const _: () = assert!(BUCKET_BYTES == 1 << 8 && PTE_BYTES == 16 && BEAT_BYTES == 4 * PTE_BYTES);
+// Tag compare and outcome on word0: the key `pid << 36 | vpn` is bits 0..52, USED @56,
+// VALID @57, READ @58, WRITE @59.
+const _: () = assert!(
+    VPN_BITS == 36
+        && PID_SHIFT == 36
+        && USED_SHIFT == 56
+        && VALID_SHIFT == 57
+        && READ_SHIFT == 58
+        && WRITE_SHIFT == 59
+);
 
 /// Walks in flight (AR queue and context queue depth; `busy` rises at 15).
 pub const WALKER_DEPTH: usize = 16;
@@ -40,7 +57,7 @@ pub mod outcome {
 type WalkFifo<D> = SynchronousFIFO<D, 4, 5, 1>;
 
 /// The walker.
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct PtWalker {
     /// Core clock.
     pub clock: Signal<In, Clock>,
@@ -131,72 +148,14 @@ pub struct PtWalker {
     o_write: Signal<Local, Bit>,
     o_read_ok: Signal<Local, Bit>,
     o_write_ok: Signal<Local, Bit>,
-}
-
-impl Default for PtWalker {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            pt_base: Default::default(),
-            bucket_mask: Default::default(),
-            req_valid: Default::default(),
-            req_pid: Default::default(),
-            req_vpn: Default::default(),
-            req_write: Default::default(),
-            req_gen: Default::default(),
-            req_tag: Default::default(),
-            busy: Default::default(),
-            ar_valid: Default::default(),
-            ar_addr: Default::default(),
-            ar_len: Default::default(),
-            ar_ready: Default::default(),
-            r_valid: Default::default(),
-            r_data: Default::default(),
-            r_last: Default::default(),
-            r_ready: Default::default(),
-            out_valid: Default::default(),
-            out_outcome: Default::default(),
-            out_pid: Default::default(),
-            out_vpn: Default::default(),
-            out_write: Default::default(),
-            out_gen: Default::default(),
-            out_tag: Default::default(),
-            out_bucket: Default::default(),
-            out_slot: Default::default(),
-            out_pfn: Default::default(),
-            out_perms: Default::default(),
-            hash: Default::default(),
-            ar_q: Default::default(),
-            ctx_q: Default::default(),
-            beat: Default::default(),
-            inflight: Default::default(),
-            acc_found: Default::default(),
-            acc_slot: Default::default(),
-            acc_w0: Default::default(),
-            acc_w1: Default::default(),
-            o_valid: Default::default(),
-            o_outcome: Default::default(),
-            o_ctx: Default::default(),
-            o_slot: Default::default(),
-            o_w0: Default::default(),
-            o_w1: Default::default(),
-            bucket: Default::default(),
-            key: Default::default(),
-            m: Default::default(),
-            now_found: Default::default(),
-            now_slot: Default::default(),
-            now_w0: Default::default(),
-            now_w1: Default::default(),
-            f_found: Default::default(),
-            f_slot: Default::default(),
-            f_w0: Default::default(),
-            f_w1: Default::default(),
-            o_write: Default::default(),
-            o_read_ok: Default::default(),
-            o_write_ok: Default::default(),
-        }
-    }
+    oc_hit: Spec<2, { outcome::HIT as u64 }>,
+    oc_fault: Spec<2, { outcome::FAULT as u64 }>,
+    oc_permission: Spec<2, { outcome::PERMISSION as u64 }>,
+    oc_unmapped: Spec<2, { outcome::UNMAPPED as u64 }>,
+    /// AXI length of one bucket burst (beats - 1).
+    bucket_len: Spec<8, { (BUCKET_BYTES / BEAT_BYTES - 1) as u64 }>,
+    /// `busy` rises with this many walks in flight.
+    busy_at: Spec<5, { (WALKER_DEPTH - 1) as u64 }>,
 }
 
 impl Logic for PtWalker {
@@ -231,10 +190,10 @@ impl Logic for PtWalker {
         self.inflight.d.next = self.inflight.q.val()
             + bit_cast::<5, 1>(self.req_valid.val().into())
             - bit_cast::<5, 1>((self.r_valid.val() & self.r_last.val()).into());
-        self.busy.next = self.inflight.q.val() >= 15;
+        self.busy.next = self.inflight.q.val() >= self.busy_at.val();
         self.ar_valid.next = !self.ar_q.empty.val();
         self.ar_addr.next = self.ar_q.data_out.val();
-        self.ar_len.next = 3.into();
+        self.ar_len.next = self.bucket_len.val();
         self.ar_q.read.next = !self.ar_q.empty.val() & self.ar_ready.val();
         self.r_ready.next = true;
         // Tag compare of the four slots of this beat against the walk at the queue head.
@@ -295,15 +254,15 @@ impl Logic for PtWalker {
                 self.o_w1.d.next = self.f_w1.val();
                 // Outcome: word0 bit 57 VALID, 58 READ, 59 WRITE.
                 if !self.f_found.val() {
-                    self.o_outcome.d.next = 3.into();
+                    self.o_outcome.d.next = self.oc_unmapped.val();
                 } else if (self.o_write.val() & !self.o_write_ok.val())
                     | (!self.o_write.val() & !self.o_read_ok.val())
                 {
-                    self.o_outcome.d.next = 2.into();
+                    self.o_outcome.d.next = self.oc_permission.val();
                 } else if !self.f_w0.val().get_bit(57) {
-                    self.o_outcome.d.next = 1.into();
+                    self.o_outcome.d.next = self.oc_fault.val();
                 } else {
-                    self.o_outcome.d.next = 0.into();
+                    self.o_outcome.d.next = self.oc_hit.val();
                 }
             }
         }
@@ -332,63 +291,10 @@ crate::impl_clocked!(PtWalker);
 /// A DRAM model for the testbenches: serves AXI read bursts in order after a fixed latency,
 /// one beat per cycle, from a sparse byte image.
 #[cfg(test)]
-pub(crate) mod dram_model {
-    use std::collections::{HashMap, VecDeque};
-
-    /// Sparse memory plus the queue of bursts being served.
-    pub struct Dram {
-        pub bytes: HashMap<u64, u8>,
-        pub latency: u64,
-        pending: VecDeque<(u64, u64, u8)>, // (ready at cycle, addr, beats)
-    }
-
-    impl Dram {
-        pub fn new(latency: u64) -> Dram {
-            Dram {
-                bytes: HashMap::new(),
-                latency,
-                pending: VecDeque::new(),
-            }
-        }
-        pub fn write(&mut self, addr: u64, data: &[u8]) {
-            for (i, b) in data.iter().enumerate() {
-                self.bytes.insert(addr + i as u64, *b);
-            }
-        }
-        pub fn read(&self, addr: u64, n: usize) -> Vec<u8> {
-            (0..n as u64)
-                .map(|i| *self.bytes.get(&(addr + i)).unwrap_or(&0))
-                .collect()
-        }
-        /// Accept an AR at `now`.
-        pub fn ar(&mut self, now: u64, addr: u64, len: u8) {
-            self.pending.push_back((now + self.latency, addr, len + 1));
-        }
-        /// The beat to present at `now`: (data, last).
-        pub fn r(&mut self, now: u64) -> Option<(Vec<u8>, bool)> {
-            let (ready, addr, beats) = *self.pending.front()?;
-            if now < ready {
-                return None;
-            }
-            let data = self.read(addr, 64);
-            let last = beats == 1;
-            if last {
-                self.pending.pop_front();
-            } else {
-                let f = self.pending.front_mut().unwrap();
-                f.1 += 64;
-                f.2 -= 1;
-            }
-            Some((data, last))
-        }
-    }
-}
-
-#[cfg(test)]
 mod tests {
-    use super::dram_model::Dram;
     use super::*;
     use crate::bench::Bench;
+    use crate::tb::{AxiDram, Memory, SparseMemory};
     use crate::util::bytes_to_bits;
     use clio_proto::consts::BUCKET_BYTES;
     use clio_proto::pt_hash::bucket_index;
@@ -399,10 +305,15 @@ mod tests {
     const PT_BASE: u64 = 0x10_0000;
 
     /// The outcome `proto` implies for an access.
-    fn expected(dram: &Dram, pid: u16, vpn: u64, write: bool) -> (u8, Option<(usize, Pte)>) {
+    fn expected(
+        dram: &SparseMemory,
+        pid: u16,
+        vpn: u64,
+        write: bool,
+    ) -> (u8, Option<(usize, Pte)>) {
         let bucket = bucket_index(pid, vpn, BUCKET_BITS);
         let img: [u8; BUCKET_BYTES] = dram
-            .read(PT_BASE + bucket * BUCKET_BYTES as u64, BUCKET_BYTES)
+            .bytes(PT_BASE + bucket * BUCKET_BYTES as u64, BUCKET_BYTES)
             .try_into()
             .unwrap();
         match bucket_lookup(&img, pid, vpn) {
@@ -426,7 +337,7 @@ mod tests {
     /// `proto::pte::bucket_lookup`.
     #[test]
     fn walks_match_bucket_lookup() {
-        let mut dram = Dram::new(6);
+        let mut dram = SparseMemory::default();
         let mut rng = 0x9E37_79B9_7F4A_7C15u64;
         let mut rnd = move || {
             rng ^= rng << 13;
@@ -477,6 +388,7 @@ mod tests {
                 &p.to_bytes(),
             );
         }
+        let mut dram = AxiDram::new(dram, 7, 0);
         let mut b = Bench::new(PtWalker::default());
         b.uut.pt_base.next = PT_BASE.to_bits();
         b.uut.bucket_mask.next = ((1u32 << BUCKET_BITS) - 1).to_bits();
@@ -499,25 +411,24 @@ mod tests {
                 issued.push_back((pid, vpn, write, (sent % 128) as u8));
                 sent += 1;
             }
-            match dram.r(cyc) {
-                Some((data, last)) => {
-                    b.uut.r_valid.next = true;
-                    b.uut.r_data.next = bytes_to_bits(&data);
-                    b.uut.r_last.next = last;
-                }
-                None => b.uut.r_valid.next = false,
-            }
+            let r = dram.drive(cyc);
+            b.uut.r_valid.next = r.r_valid;
+            b.uut.r_data.next = bytes_to_bits(dram.r_data());
+            b.uut.r_last.next = r.r_last;
             b.settle();
+            if b.uut.r_ready.val() {
+                dram.r_ready();
+            }
             if b.uut.ar_valid.val() {
                 dram.ar(
-                    cyc + 1,
+                    cyc,
                     b.uut.ar_addr.val().to_u64(),
                     b.uut.ar_len.val().to_u8(),
                 );
             }
             if b.uut.out_valid.val() {
                 let (pid, vpn, write, tag) = issued.pop_front().expect("result without request");
-                let (o, found) = expected(&dram, pid, vpn, write);
+                let (o, found) = expected(dram.mem(), pid, vpn, write);
                 assert_eq!(
                     b.uut.out_outcome.val().to_u8(),
                     o,

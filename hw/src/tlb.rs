@@ -18,8 +18,11 @@
 //! raced with a slow-path PTE change can never reinstate a stale translation.
 
 use crate::util::Gather;
-use clio_proto::consts::TLB_ENTRIES;
+use clio_proto::consts::{TLB_ENTRIES, VPN_BITS};
 use rust_hdl::prelude::*;
+
+// The tag is the PTE's word0 bits 0..52, `pid << 36 | vpn`.
+const _: () = assert!(VPN_BITS == 36 && clio_proto::pte::PID_SHIFT == 36);
 
 /// Entries (from `proto::consts::TLB_ENTRIES`).
 pub const ENTRIES: usize = TLB_ENTRIES;

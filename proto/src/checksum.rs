@@ -6,6 +6,10 @@
 
 use crate::header::{field, HEADER_LEN};
 
+/// The CRC-32C (Castagnoli) polynomial, bit-reflected: the one the node's CRC engine is
+/// built from.
+pub const CRC32C_POLY_REFLECTED: u32 = 0x82F6_3B78;
+
 /// CRC-32C of arbitrary bytes (reflected, init/xorout 0xFFFFFFFF; `crc32c(b"123456789") ==
 /// 0xE3069283`). Hardware-accelerated where the CPU has it.
 pub fn crc32c(bytes: &[u8]) -> u32 {
@@ -36,7 +40,7 @@ pub fn crc32c_reference(bytes: &[u8]) -> u32 {
         crc ^= b as u32;
         for _ in 0..8 {
             crc = if crc & 1 != 0 {
-                (crc >> 1) ^ 0x82F6_3B78
+                (crc >> 1) ^ CRC32C_POLY_REFLECTED
             } else {
                 crc >> 1
             };

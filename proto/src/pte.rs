@@ -20,13 +20,28 @@ pub const PERM_READ: u8 = 1;
 pub const PERM_WRITE: u8 = 2;
 
 const VPN_MASK: u64 = (1 << VPN_BITS) - 1;
-const PID_SHIFT: u32 = 36;
-const USED_BIT: u64 = 1 << 56;
-const VALID_BIT: u64 = 1 << 57;
-const READ_BIT: u64 = 1 << 58;
-const WRITE_BIT: u64 = 1 << 59;
+/// Bit position of the pid (16 bits) in word0; the vpn is bits `0..VPN_BITS`.
+pub const PID_SHIFT: u32 = 36;
+/// Bit position of USED in word0 (the slot is allocated).
+pub const USED_SHIFT: u32 = 56;
+/// Bit position of VALID in word0 (a frame is mapped).
+pub const VALID_SHIFT: u32 = 57;
+/// Bit position of the READ permission in word0; WRITE is the next bit, so the two
+/// permission bits read as [`PERM_READ`] | [`PERM_WRITE`] from here.
+pub const READ_SHIFT: u32 = 58;
+/// Bit position of the WRITE permission in word0.
+pub const WRITE_SHIFT: u32 = 59;
+const USED_BIT: u64 = 1 << USED_SHIFT;
+const VALID_BIT: u64 = 1 << VALID_SHIFT;
+const READ_BIT: u64 = 1 << READ_SHIFT;
+const WRITE_BIT: u64 = 1 << WRITE_SHIFT;
+/// The bits of word0 that carry a field ([`Pte::from_words`] ignores the rest).
+pub const WORD0_DEFINED: u64 =
+    VPN_MASK | (0xFFFF << PID_SHIFT) | USED_BIT | VALID_BIT | READ_BIT | WRITE_BIT;
+/// Width of the PFN field in word1.
+pub const PFN_BITS: u32 = 40;
 /// Mask of the PFN field in word1.
-pub const PFN_MASK: u64 = (1 << 40) - 1;
+pub const PFN_MASK: u64 = (1 << PFN_BITS) - 1;
 
 /// A decoded page-table entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -1,6 +1,7 @@
 //! Raw simulation speed of the verilated fast path: clock it with nothing to do, once with
 //! one evaluation per cycle (`Rtl::step`, what the cosimulation harness uses) and once with
 //! the falling and rising edge evaluated separately (`Rtl::tick`) as the baseline.
+use clio_sim::rtl::ports::fastpath_top::RESET;
 use clio_sim::rtl::{Rtl, FASTPATH_TOP};
 use std::time::Instant;
 
@@ -16,10 +17,9 @@ fn rate(r: &mut Rtl, f: fn(&mut Rtl)) -> f64 {
 
 fn main() {
     let mut r = Rtl::new(&FASTPATH_TOP, None);
-    let reset = r.port("reset");
-    r.set(reset, 1);
+    r.set(RESET, 1);
     r.tick();
-    r.set(reset, 0);
+    r.set(RESET, 0);
     let step = rate(&mut r, Rtl::step);
     let tick = rate(&mut r, Rtl::tick);
     println!(

@@ -1,5 +1,7 @@
 //! Verilated RTL driven from Rust (feature `rtl`): a safe handle over the generated C++ shim
-//! of each module (see `sim/build.rs`), with ports addressed by name.
+//! of each module (see `sim/build.rs`), with ports addressed by the constants `sim/build.rs`
+//! generates from the Verilog ([`ports`]: `ports::fastpath_top::RX_VALID`), so a renamed or
+//! removed port fails the build of the harness instead of a run.
 
 use std::ffi::{c_char, c_void, CString};
 use std::path::Path;
@@ -75,15 +77,6 @@ impl Rtl {
             evals_per_step: 0,
             cycles: 0,
         }
-    }
-
-    /// The port index of `name` (panics on a name the module does not have: a harness bug).
-    pub fn port(&self, name: &str) -> u32 {
-        self.m
-            .ports
-            .iter()
-            .position(|p| p.name == name)
-            .unwrap_or_else(|| panic!("{} has no port {name}", self.m.name)) as u32
     }
 
     /// Drive an input of up to 128 bits.

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::bench::Bench;
-use crate::pt_walker::dram_model::Dram;
+use crate::tb::{AxiDram, SparseMemory, StreamSink, StreamSource};
 use crate::util::{bits_to_bytes, bytes_to_bits};
 use clio_proto::frame::Route;
 use clio_proto::header::{Packet, HEADER_LEN};
@@ -20,13 +20,12 @@ const PS: u64 = 1 << SHIFT;
 /// The top with a DRAM model, a network and a slow-path ring around it.
 struct Env {
     b: Bench<FastpathTop>,
-    dram: Dram,
-    rx: VecDeque<(Vec<u8>, bool, u64)>,
+    /// DRAM: reads after 5 cycles, B responses 3 cycles after the last W beat.
+    dram: AxiDram<SparseMemory>,
+    rx: StreamSource<Route>,
     route: Route,
     tx: Vec<(Route, Vec<u8>)>,
-    cur_tx: Vec<u8>,
-    aw: VecDeque<(u64, u64)>,
-    bq: VecDeque<u64>,
+    tx_sink: StreamSink<Route>,
     sp_rx: Vec<Descriptor>,
     sp_tx: VecDeque<[u8; 128]>,
     last_rx_cycle: u64,
@@ -70,13 +69,11 @@ impl Env {
         };
         Env {
             b,
-            dram: Dram::new(5),
-            rx: VecDeque::new(),
+            dram: AxiDram::new(SparseMemory::default(), 5, 3),
+            rx: StreamSource::default(),
             route,
             tx: vec![],
-            cur_tx: vec![],
-            aw: VecDeque::new(),
-            bq: VecDeque::new(),
+            tx_sink: StreamSink::default(),
             sp_rx: vec![],
             sp_tx: VecDeque::new(),
             last_rx_cycle: 0,
@@ -91,45 +88,31 @@ impl Env {
     }
 
     fn send(&mut self, frame: &[u8]) {
-        let n = frame.chunks(64).count();
-        for (i, c) in frame.chunks(64).enumerate() {
-            let keep = if c.len() == 64 {
-                u64::MAX
-            } else {
-                (1u64 << c.len()) - 1
-            };
-            self.rx.push_back((c.to_vec(), i == n - 1, keep));
-        }
+        self.rx.push(self.route, frame.to_vec());
     }
 
     fn cycle(&mut self) {
         let now = self.b.cycle;
         let u = &mut self.b.uut;
         // Inputs.
-        match self.rx.front() {
-            Some((d, last, keep)) => {
+        match self.rx.beat() {
+            Some(beat) => {
                 u.rx_valid.next = true;
-                let mut full = d.clone();
+                // Lanes beyond the frame carry garbage (the keep mask says so).
+                let mut full = beat.data.to_vec();
                 full.resize(64, 0xC3);
                 u.rx_data.next = bytes_to_bits(&full);
-                u.rx_last.next = *last;
-                u.rx_keep.next = keep.to_bits();
-                u.rx_route.next = bytes_to_bits(&self.route.to_bytes());
+                u.rx_last.next = beat.last;
+                u.rx_keep.next = beat.keep.to_bits();
+                u.rx_route.next = bytes_to_bits(&beat.meta.to_bytes());
             }
             None => u.rx_valid.next = false,
         }
-        match self.dram.r(now) {
-            Some((d, last)) => {
-                u.m_axi_rvalid.next = true;
-                u.m_axi_rdata.next = bytes_to_bits(&d);
-                u.m_axi_rlast.next = last;
-            }
-            None => u.m_axi_rvalid.next = false,
-        }
-        u.m_axi_bvalid.next = self.bq.front().is_some_and(|&t| t <= now);
-        if u.m_axi_bvalid.next {
-            self.bq.pop_front();
-        }
+        let axi = self.dram.drive(now);
+        u.m_axi_rvalid.next = axi.r_valid;
+        u.m_axi_rdata.next = bytes_to_bits(self.dram.r_data());
+        u.m_axi_rlast.next = axi.r_last;
+        u.m_axi_bvalid.next = axi.b_valid;
         u.sp_tx_valid.next = !self.sp_tx.is_empty();
         if let Some(d) = self.sp_tx.front() {
             u.sp_tx_desc.next = bytes_to_bits(d);
@@ -140,10 +123,14 @@ impl Env {
         self.b.settle();
         let u = &mut self.b.uut;
         // Handshakes.
-        if u.rx_valid.val() && u.rx_ready.val() {
-            if self.rx.pop_front().unwrap().1 {
-                self.last_rx_cycle = now;
-            }
+        if u.rx_valid.val() && u.rx_ready.val() && self.rx.accept() {
+            self.last_rx_cycle = now;
+        }
+        if u.m_axi_rvalid.val() && u.m_axi_rready.val() {
+            self.dram.r_ready();
+        }
+        if u.m_axi_bvalid.val() && u.m_axi_bready.val() {
+            self.dram.b_ready();
         }
         if u.m_axi_arvalid.val() {
             self.ars += 1;
@@ -155,40 +142,28 @@ impl Env {
         }
         if u.m_axi_awvalid.val() {
             self.aws += 1;
-            self.aw.push_back((u.m_axi_awaddr.val().to_u64(), 0));
+            self.dram.aw(
+                now,
+                u.m_axi_awaddr.val().to_u64(),
+                u.m_axi_awlen.val().to_u8(),
+            );
         }
         if u.m_axi_wvalid.val() {
-            let (addr, beat) = self.aw.front_mut().expect("W before AW");
-            let data = bits_to_bytes(u.m_axi_wdata.val());
+            let data: [u8; 64] = bits_to_bytes(u.m_axi_wdata.val()).try_into().unwrap();
             let strb = u.m_axi_wstrb.val().to_u64();
-            for k in 0..64 {
-                if strb >> k & 1 == 1 {
-                    self.dram
-                        .bytes
-                        .insert(*addr + *beat * 64 + k, data[k as usize]);
-                }
-            }
-            *beat += 1;
-            if u.m_axi_wlast.val() {
-                self.aw.pop_front();
-                self.bq.push_back(now + 3);
-            }
+            self.dram.w(now, &data, strb, u.m_axi_wlast.val());
+            assert_eq!(self.dram.violations(), 0, "AXI write rules broken");
         }
-        if u.tx_valid.val() {
+        if u.tx_valid.val() && u.tx_ready.val() {
             self.first_tx_cycle.get_or_insert(now);
-            let data = bits_to_bytes(u.tx_data.val());
-            let keep = u.tx_keep.val().to_u64();
-            for k in 0..64 {
-                if keep >> k & 1 == 1 {
-                    self.cur_tx.push(data[k]);
-                }
-            }
-            if u.tx_last.val() {
+            let data: [u8; 64] = bits_to_bytes(u.tx_data.val()).try_into().unwrap();
+            let route = || {
                 let r: [u8; 32] = bits_to_bytes(u.tx_route.val()).try_into().unwrap();
-                self.tx.push((
-                    Route::from_bytes(&r).unwrap(),
-                    std::mem::take(&mut self.cur_tx),
-                ));
+                Route::from_bytes(&r).unwrap()
+            };
+            let keep = u.tx_keep.val().to_u64();
+            if let Some(frame) = self.tx_sink.take(&data, keep, u.tx_last.val(), route) {
+                self.tx.push(frame);
             }
         }
         if u.sp_rx_valid.val() {
@@ -201,7 +176,7 @@ impl Env {
         }
         if u.persist_valid.val() {
             if persisted {
-                let due = self.aw.len() + self.bq.len();
+                let due = self.dram.writes_in_flight();
                 self.persists.push((
                     now,
                     u.persist_addr.val().to_u64(),
@@ -230,16 +205,15 @@ impl Env {
                 && u.s_full.q.val() == 0
                 && u.i_rbeat.q.val() == 0
                 && !u.i_flush.q.val();
-            if idle && self.rx.is_empty() && self.sp_tx.is_empty() && self.bq.is_empty() {
+            if idle && self.rx.is_empty() && self.sp_tx.is_empty() && !self.dram.busy() {
                 break;
             }
             assert!(
                 self.b.cycle - start < 3000,
-                "node hung in {:?} writes without B {} bq {:?} aw {:?}",
+                "node hung in {:?} writes without B {} in flight {}",
                 self.b.uut.state.q.val(),
                 (self.b.uut.w_seq.q.val() - self.b.uut.b_seq.q.val()).to_u64(),
-                self.bq,
-                self.aw
+                self.dram.writes_in_flight()
             );
         }
     }
@@ -277,8 +251,8 @@ impl Env {
         let bucket = bucket_index(pte.pid, pte.vpn, BUCKET_BITS);
         let slot = (0..16)
             .find(|s| {
-                self.dram.read(bucket * 256 + s * 16, 1)[0] == 0
-                    && self.dram.read(bucket * 256 + s * 16 + 7, 1)[0] == 0
+                self.dram.mem().bytes(bucket * 256 + s * 16, 1)[0] == 0
+                    && self.dram.mem().bytes(bucket * 256 + s * 16 + 7, 1)[0] == 0
             })
             .unwrap();
         self.sp_tx.push_back(
@@ -379,7 +353,7 @@ fn requests_end_to_end() {
     assert_eq!(e.b.uut.stat_page_faults.val().to_u32(), 1);
     // The PTE was written back valid with frame 9.
     let bucket = bucket_index(pid, 0x11, BUCKET_BITS);
-    let img: [u8; 256] = e.dram.read(bucket * 256, 256).try_into().unwrap();
+    let img: [u8; 256] = e.dram.mem().bytes(bucket * 256, 256).try_into().unwrap();
     match clio_proto::pte::bucket_lookup(&img, pid, 0x11) {
         clio_proto::pte::BucketLookup::Found(_, p) => assert!(p.valid && p.pfn == 9),
         _ => panic!("PTE lost"),
@@ -398,7 +372,7 @@ fn requests_end_to_end() {
         mem.insert(pa(va2 + 1024 + i as u64), *d);
     }
     for (a, d) in &mem {
-        assert_eq!(e.dram.read(*a, 1)[0], *d, "DRAM byte at {a:#x}");
+        assert_eq!(e.dram.mem().bytes(*a, 1)[0], *d, "DRAM byte at {a:#x}");
     }
     // Reads at several alignments, straddling, up to 1024 bytes.
     for (id, va, len) in [
@@ -413,7 +387,7 @@ fn requests_end_to_end() {
         let want: Vec<u8> = (0..len as u64)
             .map(|i| {
                 *mem.get(&pa(va + i))
-                    .unwrap_or(&e.dram.read(pa(va + i), 1)[0])
+                    .unwrap_or(&e.dram.mem().bytes(pa(va + i), 1)[0])
             })
             .collect();
         let mut r = h.response_to(Status::Ok);
@@ -445,12 +419,12 @@ fn requests_end_to_end() {
         vec![resp(&h, Status::BadRequest, &[])]
     );
     assert_eq!(
-        e.dram.read(pa(0x10 * PS), 1)[0],
+        e.dram.mem().bytes(pa(0x10 * PS), 1)[0],
         *mem.get(&pa(0x10 * PS)).unwrap_or(&0)
     );
     // Atomics: FAA executed once, its retry replayed from the ring, CAS, unaligned.
     let word = 0x10 * PS + 0x208;
-    let old = u64::from_le_bytes(e.dram.read(pa(word), 8).try_into().unwrap());
+    let old = u64::from_le_bytes(e.dram.mem().bytes(pa(word), 8).try_into().unwrap());
     let mut faa = req(Opcode::FetchAdd, pid, 30, word);
     faa.arg0 = 5;
     let want = Header {
@@ -465,7 +439,7 @@ fn requests_end_to_end() {
         "retry must be replayed"
     );
     assert_eq!(
-        u64::from_le_bytes(e.dram.read(pa(word), 8).try_into().unwrap()),
+        u64::from_le_bytes(e.dram.mem().bytes(pa(word), 8).try_into().unwrap()),
         old.wrapping_add(5)
     );
     let mut cas = req(Opcode::CompareAndSwap, pid, 31, word);
@@ -480,7 +454,7 @@ fn requests_end_to_end() {
         .to_packet(&[])]
     );
     assert_eq!(
-        u64::from_le_bytes(e.dram.read(pa(word), 8).try_into().unwrap()),
+        u64::from_le_bytes(e.dram.mem().bytes(pa(word), 8).try_into().unwrap()),
         77
     );
     let mut ack = req(Opcode::CnAck, pid, 32, 0);
@@ -622,7 +596,7 @@ fn env_with_page(pids: &[u16]) -> Env {
 }
 
 fn word(e: &Env, pa: u64) -> u64 {
-    u64::from_le_bytes(e.dram.read(pa, 8).try_into().unwrap())
+    u64::from_le_bytes(e.dram.mem().bytes(pa, 8).try_into().unwrap())
 }
 
 /// Requests with a valid CRC whose key does not open their pid's RAS: a forged key, a
@@ -845,8 +819,11 @@ fn append_reserves_the_tail_and_writes_the_record_once() {
             9 * PS + va - 0x11 * PS
         }
     };
-    let image =
-        |e: &Env, n: u64| -> Vec<u8> { (0..n).map(|i| e.dram.read(pa(log + i), 1)[0]).collect() };
+    let image = |e: &Env, n: u64| -> Vec<u8> {
+        (0..n)
+            .map(|i| e.dram.mem().bytes(pa(log + i), 1)[0])
+            .collect()
+    };
     let mut want = vec![0u8; replog::LOG_HEAD as usize];
     let mut tail = 0u64;
     let lens = [
@@ -976,7 +953,7 @@ fn durable_writes_wait_for_the_persist_handshake() {
     assert_eq!(e.request(&f).0, vec![resp(&h, Status::Unsupported, &[])]);
     assert_eq!(e.dram_traffic().1, aws, "a refused durable write wrote");
     assert!(e.persists.is_empty());
-    assert_eq!(e.dram.read(5 * PS + 100, 300), vec![0; 300]);
+    assert_eq!(e.dram.mem().bytes(5 * PS + 100, 300), vec![0; 300]);
 
     e.b.uut.cfg_persist.next = true;
     e.persist_delay = 40;
@@ -987,7 +964,7 @@ fn durable_writes_wait_for_the_persist_handshake() {
     let (h, f) = durable(3, va, &data);
     let (out, lat) = e.request(&f);
     assert_eq!(out, vec![resp(&h, Status::Ok, &[])]);
-    assert_eq!(e.dram.read(5 * PS + 100, 300), data);
+    assert_eq!(e.dram.mem().bytes(5 * PS + 100, 300), data);
     assert_eq!(e.persists.len(), 1);
     let (at, addr, len, due) = e.persists[0];
     assert_eq!((addr, len), (5 * PS + 100, 300), "persisted range");
@@ -1005,8 +982,8 @@ fn durable_writes_wait_for_the_persist_handshake() {
     assert_eq!(e.request(&f).0, vec![resp(&h, Status::Ok, &[])]);
     let ranges: Vec<(u64, u64)> = e.persists.iter().map(|p| (p.1, p.2)).collect();
     assert_eq!(ranges, vec![(6 * PS - 40, 40), (9 * PS, 60)]);
-    assert_eq!(e.dram.read(6 * PS - 40, 40), data[..40]);
-    assert_eq!(e.dram.read(9 * PS, 60), data[40..100]);
+    assert_eq!(e.dram.mem().bytes(6 * PS - 40, 40), data[..40]);
+    assert_eq!(e.dram.mem().bytes(9 * PS, 60), data[40..100]);
 
     // The board could not make it durable: the client is told to retry.
     e.persist_fails = true;

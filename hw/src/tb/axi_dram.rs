@@ -1,0 +1,283 @@
+//! The AXI4 DRAM slave every testbench of a DRAM master uses: the `pt_walker` and
+//! `fastpath_top` testbenches (rust-hdl simulation) and the cosimulation harness
+//! (`sim/src/cosim.rs`, Verilator). It is port-agnostic: the caller copies what the model
+//! drives onto the R and B channels, and reports the handshakes it sampled before the edge.
+//!
+//! Behaviour: always ready on AR, AW and W; read bursts are served in order, the first beat
+//! `read_latency` cycles after the AR, one beat per cycle while RREADY is high; write data
+//! goes to the burst at the head of the AW queue with byte strobes; a B response is offered
+//! `b_latency` cycles after a burst's last beat (at the earliest the next cycle), in order.
+//! Bursts are INCR over whole 64-byte beats from the beat-aligned address. Write data before
+//! its address and a WLAST that is not on the burst's last beat are counted as violations.
+
+use std::collections::{HashMap, VecDeque};
+
+/// Bytes per beat (512-bit data bus).
+pub const BEAT: usize = 64;
+
+/// Byte-addressed memory behind the AXI model.
+pub trait Memory {
+    /// Fill `out` from `addr`.
+    fn read(&mut self, addr: u64, out: &mut [u8]);
+    /// Store `data` at `addr`.
+    fn write(&mut self, addr: u64, data: &[u8]);
+}
+
+/// Sparse memory for the hw testbenches: bytes never written read as zero.
+#[derive(Debug, Default, Clone)]
+pub struct SparseMemory {
+    bytes: HashMap<u64, u8>,
+}
+
+impl SparseMemory {
+    /// `n` bytes from `addr`.
+    pub fn bytes(&self, addr: u64, n: usize) -> Vec<u8> {
+        (0..n as u64)
+            .map(|i| self.bytes.get(&(addr + i)).copied().unwrap_or(0))
+            .collect()
+    }
+}
+
+impl Memory for SparseMemory {
+    fn read(&mut self, addr: u64, out: &mut [u8]) {
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = self.bytes.get(&(addr + i as u64)).copied().unwrap_or(0);
+        }
+    }
+    fn write(&mut self, addr: u64, data: &[u8]) {
+        for (i, b) in data.iter().enumerate() {
+            self.bytes.insert(addr + i as u64, *b);
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Burst {
+    /// First beat's address (beat aligned).
+    addr: u64,
+    beats: u32,
+    done: u32,
+    /// Cycle from which its first beat (read) may be presented.
+    ready_at: u64,
+}
+
+impl Burst {
+    fn new(addr: u64, len: u8, ready_at: u64) -> Burst {
+        Burst {
+            addr: addr & !(BEAT as u64 - 1),
+            beats: len as u32 + 1,
+            done: 0,
+            ready_at,
+        }
+    }
+    fn beat_addr(&self) -> u64 {
+        self.addr + self.done as u64 * BEAT as u64
+    }
+}
+
+/// What the model drives in a cycle (the R beat's data is [`AxiDram::r_data`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AxiDrive {
+    /// RVALID.
+    pub r_valid: bool,
+    /// RLAST (with `r_valid`).
+    pub r_last: bool,
+    /// BVALID.
+    pub b_valid: bool,
+}
+
+/// The AXI4 DRAM slave model over a [`Memory`].
+#[derive(Debug)]
+pub struct AxiDram<M> {
+    mem: M,
+    read_latency: u64,
+    b_latency: u64,
+    reads: VecDeque<Burst>,
+    writes: VecDeque<Burst>,
+    b_due: VecDeque<u64>,
+    r_data: [u8; BEAT],
+    drive: AxiDrive,
+    violations: u64,
+}
+
+impl<M: Memory> AxiDram<M> {
+    /// A slave over `mem`: first read beat `read_latency` cycles after its AR, B responses
+    /// `b_latency` cycles after a burst's last W beat.
+    pub fn new(mem: M, read_latency: u64, b_latency: u64) -> AxiDram<M> {
+        AxiDram {
+            mem,
+            read_latency,
+            b_latency,
+            reads: VecDeque::new(),
+            writes: VecDeque::new(),
+            b_due: VecDeque::new(),
+            r_data: [0; BEAT],
+            drive: AxiDrive::default(),
+            violations: 0,
+        }
+    }
+
+    /// The memory.
+    pub fn mem(&self) -> &M {
+        &self.mem
+    }
+
+    /// The memory, to change it behind the bus.
+    pub fn mem_mut(&mut self) -> &mut M {
+        &mut self.mem
+    }
+
+    /// The R and B channels for cycle `now` (call before the edge, then sample the master).
+    pub fn drive(&mut self, now: u64) -> AxiDrive {
+        let mut d = AxiDrive {
+            b_valid: self.b_due.front().is_some_and(|&t| t <= now),
+            ..AxiDrive::default()
+        };
+        if let Some(b) = self.reads.front() {
+            if b.ready_at <= now {
+                let a = b.beat_addr();
+                d.r_valid = true;
+                d.r_last = b.done + 1 == b.beats;
+                self.mem.read(a, &mut self.r_data);
+            }
+        }
+        self.drive = d;
+        d
+    }
+
+    /// The R beat offered by the last [`AxiDram::drive`].
+    pub fn r_data(&self) -> &[u8; BEAT] {
+        &self.r_data
+    }
+
+    /// The master sampled RREADY high: the beat offered this cycle (if any) is taken.
+    pub fn r_ready(&mut self) {
+        if !self.drive.r_valid {
+            return;
+        }
+        if let Some(b) = self.reads.front_mut() {
+            b.done += 1;
+            if b.done == b.beats {
+                self.reads.pop_front();
+            }
+        }
+    }
+
+    /// The master sampled BREADY high: the B response offered this cycle (if any) is taken.
+    pub fn b_ready(&mut self) {
+        if self.drive.b_valid {
+            self.b_due.pop_front();
+        }
+    }
+
+    /// An AR handshake at `now` (ARLEN `len`).
+    pub fn ar(&mut self, now: u64, addr: u64, len: u8) {
+        self.reads
+            .push_back(Burst::new(addr, len, now + self.read_latency));
+    }
+
+    /// An AW handshake at `now` (AWLEN `len`).
+    pub fn aw(&mut self, now: u64, addr: u64, len: u8) {
+        self.writes.push_back(Burst::new(addr, len, now));
+    }
+
+    /// A W handshake at `now`: `data` with byte strobes `strb` (bit k = byte k), WLAST `last`.
+    pub fn w(&mut self, now: u64, data: &[u8; BEAT], strb: u64, last: bool) {
+        let Some(b) = self.writes.front_mut() else {
+            // Write data before its address.
+            self.violations += 1;
+            return;
+        };
+        let base = b.beat_addr();
+        // Runs of set strobes, one memory write each (a full beat is one write).
+        let mut k = 0;
+        while k < BEAT {
+            let rest = strb >> k;
+            if rest == 0 {
+                break;
+            }
+            let skip = rest.trailing_zeros() as usize;
+            let run = (rest >> skip).trailing_ones() as usize;
+            let at = k + skip;
+            self.mem.write(base + at as u64, &data[at..at + run]);
+            k = at + run;
+        }
+        b.done += 1;
+        if last != (b.done == b.beats) {
+            // WLAST must mark exactly the last beat of the burst AWLEN announced.
+            self.violations += 1;
+        }
+        if b.done == b.beats {
+            self.writes.pop_front();
+            self.b_due.push_back(now + self.b_latency.max(1));
+        }
+    }
+
+    /// AXI rule breaks seen so far (W before AW, misplaced WLAST). 0 for a correct master.
+    pub fn violations(&self) -> u64 {
+        self.violations
+    }
+
+    /// Writes addressed whose data or B response is still due.
+    pub fn writes_in_flight(&self) -> usize {
+        self.writes.len() + self.b_due.len()
+    }
+
+    /// Anything in flight: a read burst, a write burst, or a B response.
+    pub fn busy(&self) -> bool {
+        !self.reads.is_empty() || self.writes_in_flight() > 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_wait_their_latency_and_rready() {
+        let mut m = SparseMemory::default();
+        m.write(0x1000, &[7; 128]);
+        m.write(0x1040, &[9; 64]);
+        let mut d = AxiDram::new(m, 3, 0);
+        d.ar(10, 0x1010, 1);
+        assert!(!d.drive(12).r_valid);
+        let r = d.drive(13);
+        assert!(r.r_valid && !r.r_last);
+        assert_eq!(d.r_data()[0], 7);
+        // Not taken: the same beat again.
+        let r = d.drive(14);
+        assert!(r.r_valid && !r.r_last && d.r_data()[0] == 7);
+        d.r_ready();
+        let r = d.drive(15);
+        assert!(r.r_valid && r.r_last && d.r_data()[0] == 9);
+        d.r_ready();
+        assert!(!d.drive(16).r_valid);
+        assert!(!d.busy());
+    }
+
+    #[test]
+    fn writes_take_strobes_and_answer_in_order() {
+        let mut d = AxiDram::new(SparseMemory::default(), 0, 2);
+        let mut beat = [0u8; BEAT];
+        for (i, b) in beat.iter_mut().enumerate() {
+            *b = i as u8 + 1;
+        }
+        d.aw(0, 0x40, 0);
+        d.w(1, &beat, 0xF0F0, true);
+        assert_eq!(d.writes_in_flight(), 1);
+        assert!(!d.drive(2).b_valid);
+        assert!(d.drive(3).b_valid);
+        d.b_ready();
+        assert!(!d.drive(4).b_valid);
+        let got = d.mem().bytes(0x40, 16);
+        assert_eq!(got[..4], [0; 4]);
+        assert_eq!(got[4..8], [5, 6, 7, 8]);
+        assert_eq!(got[12..16], [13, 14, 15, 16]);
+        assert_eq!(d.violations(), 0);
+        // Data without an address, and WLAST early, are violations.
+        d.w(5, &beat, u64::MAX, true);
+        d.aw(6, 0x80, 1);
+        d.w(7, &beat, u64::MAX, true);
+        assert_eq!(d.violations(), 2);
+    }
+}

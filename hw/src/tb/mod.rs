@@ -1,0 +1,11 @@
+//! Bus models for testbenches: one AXI4 DRAM slave ([`AxiDram`]) and one frame stream
+//! source/sink ([`StreamSource`], [`StreamSink`]), shared by every hw testbench that needs
+//! them and by the cosimulation harness (`sim/src/cosim.rs`), so the RTL is checked against
+//! one definition of the bus everywhere. Plain Rust, independent of the simulator: the caller
+//! moves values between the model and the ports.
+
+pub mod axi_dram;
+pub mod stream;
+
+pub use axi_dram::{AxiDram, AxiDrive, Memory, SparseMemory, BEAT};
+pub use stream::{keep_of, Beat, StreamSink, StreamSource};
