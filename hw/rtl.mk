@@ -3,9 +3,11 @@
 #
 #   make rtl    Verilog of every module into build/rtl/ (the hw crate's emit-rtl binary)
 #   make lint   verilator --lint-only -Wall on each module, waivers in hw/lint/waivers.vlt
-#   make synth  yosys synth_xilinx -family xcup per module; table into docs/utilization.md
+#   make synth  yosys synth_xilinx -family xcup per module; table (LUT/FF/BRAM/LUTRAM/DSP and
+#               the deepest register-to-register path in LUT levels, hw/scripts/logic_depth.py)
+#               into docs/utilization.md
 
-HW_MODULES     := hash_unit tlb pt_walker page_fault mat ack_layer key_table sync_unit mem_access pointer_chase fastpath_top
+HW_MODULES     := hash_unit tlb pt_walker page_fault mat ack_layer crc32c key_table sync_unit mem_access pointer_chase fastpath_top
 # fastpath_top is synthesised whole inside the board top by `make fpga-check` (fpga/fpga.mk),
 # which reports its utilisation against the ZU7EV; synthesising it a second time alone here
 # would double the longest step of `make test`.
@@ -15,6 +17,7 @@ RTL_DIR        := build/rtl
 SYNTH_DIR      := build/synth
 VERILATOR      ?= verilator
 YOSYS          ?= yosys
+PYTHON         ?= python3
 
 .PHONY: rtl lint synth
 
@@ -33,6 +36,8 @@ synth: rtl
 	  echo "synth $$m"; \
 	  sed "s/@MODULE@/$$m/g" hw/scripts/synth.ys.in > $(SYNTH_DIR)/$$m.ys; \
 	  $(YOSYS) -q -l $(SYNTH_DIR)/$$m.log $(SYNTH_DIR)/$$m.ys; \
+	  $(PYTHON) hw/scripts/logic_depth.py $(SYNTH_DIR)/$$m.json $$m > $(SYNTH_DIR)/$$m.depth; \
+	  rm -f $(SYNTH_DIR)/$$m.json; \
 	done
 	hw/scripts/util_table.sh $(addprefix $(SYNTH_DIR)/,$(addsuffix .stat,$(HW_SYNTH_MODULES))) > $(SYNTH_DIR)/table.md
 	hw/scripts/update_utilization.sh $(SYNTH_DIR)/table.md docs/utilization.md

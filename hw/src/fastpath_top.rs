@@ -456,7 +456,6 @@ pub struct FastpathTop {
     /// The offload's word read is done (one cycle), with its status and word.
     xm_valid: DFF<Bit>,
     xm_status: DFF<Bits<8>>,
-    xm_data: DFF<Bits<64>>,
     /// The response carries the offload's `arg0` (`rs_arg0`) and `arg1` (`x_arg1`).
     xa: DFF<Bit>,
     x_arg1: DFF<Bits<64>>,
@@ -874,7 +873,6 @@ impl Logic for FastpathTop {
             xw,
             xm_valid,
             xm_status,
-            xm_data,
             xa,
             x_arg1
         );
@@ -1098,7 +1096,9 @@ impl Logic for FastpathTop {
         self.sync.rel_valid.next = false;
         self.sync.skip_valid.next = false;
         self.sync.rec_valid.next = false;
-        // Offload port bundle: the request from the header, word reads answered from xm_*.
+        // Offload port bundle: the request from the header; a word read's failure is answered
+        // from xm_*, its data straight from the R channel (the block that holds the word) in
+        // the cycle it arrives.
         self.chase.req_valid.next = false;
         self.chase.req_va.next = self.h_va.val();
         self.chase.req_arg0.next = self.h_arg0.val();
@@ -1107,7 +1107,15 @@ impl Logic for FastpathTop {
         self.chase.mem_ready.next = false;
         self.chase.mem_done.next = self.xm_valid.q.val();
         self.chase.mem_status.next = self.xm_status.q.val();
-        self.chase.mem_data.next = self.xm_data.q.val();
+        self.chase.mem_data.next = self.m_axi_rdata.val();
+        if (self.state.q.val() == State::SData)
+            & self.xw.q.val()
+            & self.m_axi_rvalid.val()
+            & self.r_idle.val()
+        {
+            self.chase.mem_done.next = true;
+            self.chase.mem_status.next = self.st_ok.val();
+        }
         self.chase.rsp_ready.next = false;
         self.x_end.next = bit_cast::<66, 64>(self.chase.rsp_read_va.val())
             + bit_cast::<66, 12>(self.chase.rsp_read_len.val());
@@ -1900,10 +1908,7 @@ impl Logic for FastpathTop {
             State::SData => {
                 self.side.d.next = 0.into();
                 if self.m_axi_rvalid.val() & self.r_idle.val() & self.xw.q.val() {
-                    // An offload's word.
-                    self.xm_valid.d.next = true;
-                    self.xm_status.d.next = self.st_ok.val();
-                    self.xm_data.d.next = self.s_old.val();
+                    // An offload's word: its block goes to the unit now (mem_done above).
                     self.state.d.next = State::Offload;
                 } else if self.m_axi_rvalid.val() & self.r_idle.val() & self.ap.q.val() {
                     // Append: the tail word. Placed, the record's range is translated with

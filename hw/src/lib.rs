@@ -59,6 +59,9 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "ack_layer",
             verilog_of("ack_layer", ack_layer::AckLayer::default()),
         ),
+        // The CRC engine alone: `fastpath_top` has a second one on the transmit side, so
+        // the network stack's size is ack_layer + crc32c + mat (docs/utilization.md).
+        ("crc32c", verilog_of("crc32c", ack_layer::Crc32c::default())),
         (
             "key_table",
             verilog_of("key_table", key_table::KeyTable::default()),

@@ -8,7 +8,9 @@
 //!   `total_len`. The unit checks them (a request is hostile until checked).
 //! * **memory** (`mem_*`): the unit asks for the 8-byte little-endian word at `mem_va`
 //!   (8-byte aligned) and the executor answers with `mem_done`, `mem_status` and `mem_data`
-//!   one or more cycles later. The executor reads it through the same translation as a Read
+//!   one or more cycles later: `mem_data` is the whole 64-byte block that holds the word,
+//!   straight from the DRAM's R channel in the cycle it arrives (valid only with `mem_done`;
+//!   the unit keeps what it needs), so other fields of a node in that block cost no read. The executor reads it through the same translation as a Read
 //!   of the request's RAS (TLB, walker with the hash unit, page fault, permission check, the
 //!   read-after-write order): `mem_status` is what that read would answer (0 = OK,
 //!   UNMAPPED, PERMISSION, RETRY_LATER, BAD_REQUEST past the 48-bit VA space), so a unit

@@ -61,8 +61,9 @@ pub struct PointerChase {
     pub mem_done: Signal<In, Bit>,
     /// Memory: its status (0 = OK).
     pub mem_status: Signal<In, Bits<8>>,
-    /// Memory: the word, little endian.
-    pub mem_data: Signal<In, Bits<64>>,
+    /// Memory: the 64-byte block that holds the word (byte k at bits 8k..), valid with
+    /// `mem_done`: the unit takes the word, and the next pointer when it is in the same block.
+    pub mem_data: Signal<In, Bits<512>>,
     /// Response: valid (held until `rsp_ready`).
     pub rsp_valid: Signal<Out, Bit>,
     /// Response: the executor takes it.
@@ -102,9 +103,15 @@ pub struct PointerChase {
     r_voff: Signal<Local, Bits<16>>,
     r_hops: Signal<Local, Bits<16>>,
     r_ok: Signal<Local, Bit>,
-    /// The offset the current state adds to the node, and `node + off` with its carry.
-    off: Signal<Local, Bits<16>>,
-    at: Signal<Local, Bits<65>>,
+    /// `node` plus the key, next and value offsets, with their carries out of 64 bits.
+    at_k: Signal<Local, Bits<65>>,
+    at_n: Signal<Local, Bits<65>>,
+    at_v: Signal<Local, Bits<65>>,
+    /// The key and next words of the block on `mem_data`.
+    w_key: Signal<Local, Bits<64>>,
+    w_next: Signal<Local, Bits<64>>,
+    /// The next pointer is known this cycle (read, or in the key's block): follow it.
+    nxt_ready: Signal<Local, Bit>,
     c_max_offset: Constant<Bits<16>>,
     c_max_hops: Constant<Bits<16>>,
     c_max_value: Constant<Bits<32>>,
@@ -154,8 +161,12 @@ impl Default for PointerChase {
             r_voff: Default::default(),
             r_hops: Default::default(),
             r_ok: Default::default(),
-            off: Default::default(),
-            at: Default::default(),
+            at_k: Default::default(),
+            at_n: Default::default(),
+            at_v: Default::default(),
+            w_key: Default::default(),
+            w_next: Default::default(),
+            nxt_ready: Default::default(),
             c_max_offset: Constant::new((chase::MAX_OFFSET as u64).to_bits()),
             c_max_hops: Constant::new((chase::MAX_HOPS as u64).to_bits()),
             c_max_value: Constant::new((chase::MAX_VALUE as u64).to_bits()),
@@ -201,19 +212,27 @@ impl Logic for PointerChase {
             & (self.req_len.val() != 0)
             & (self.req_len.val() <= self.c_max_value.val())
             & (self.req_va.val() != 0);
-        // The field the current state reads: the key (and, once it matched, the value) or
-        // the next pointer.
-        self.off.next = self.layout.q.val().get_bits::<16>(0);
-        if (self.state.q.val() == ChaseState::Next) | (self.state.q.val() == ChaseState::NextWait) {
-            self.off.next = self.layout.q.val().get_bits::<16>(16);
-        }
-        if self.state.q.val() == ChaseState::KeyWait {
-            self.off.next = self.layout.q.val().get_bits::<16>(32);
-        }
-        self.at.next = bit_cast::<65, 64>(self.node.q.val()) + bit_cast::<65, 16>(self.off.val());
+        // The current node's fields, and their words in the block the memory answered with
+        // (the words are 8-byte aligned: address bits 3..6 pick one of eight).
+        self.at_k.next = bit_cast::<65, 64>(self.node.q.val())
+            + bit_cast::<65, 16>(self.layout.q.val().get_bits::<16>(0));
+        self.at_n.next = bit_cast::<65, 64>(self.node.q.val())
+            + bit_cast::<65, 16>(self.layout.q.val().get_bits::<16>(16));
+        self.at_v.next = bit_cast::<65, 64>(self.node.q.val())
+            + bit_cast::<65, 16>(self.layout.q.val().get_bits::<16>(32));
+        self.w_key.next = bit_cast::<64, 512>(
+            self.mem_data.val() >> (bit_cast::<9, 3>(self.at_k.val().get_bits::<3>(3)) << 6),
+        );
+        self.w_next.next = bit_cast::<64, 512>(
+            self.mem_data.val() >> (bit_cast::<9, 3>(self.at_n.val().get_bits::<3>(3)) << 6),
+        );
+        self.nxt_ready.next = false;
         self.req_ready.next = self.state.q.val() == ChaseState::Idle;
         self.mem_valid.next = false;
-        self.mem_va.next = bit_cast::<64, 65>(self.at.val());
+        self.mem_va.next = bit_cast::<64, 65>(self.at_k.val());
+        if (self.state.q.val() == ChaseState::Next) | (self.state.q.val() == ChaseState::NextWait) {
+            self.mem_va.next = bit_cast::<64, 65>(self.at_n.val());
+        }
         self.rsp_valid.next = self.state.q.val() == ChaseState::Answer;
         self.rsp_status.next = self.a_status.q.val();
         self.rsp_arg0.next = self.a_arg0.q.val();
@@ -245,7 +264,7 @@ impl Logic for PointerChase {
                     // Nodes are 8-byte aligned (so are their words, inside one page).
                     self.a_status.d.next = self.c_bad_request.val();
                     self.state.d.next = ChaseState::Answer;
-                } else if self.at.val().get_bit(64) {
+                } else if self.at_k.val().get_bit(64) {
                     // node + offset wraps 2^64: nothing there is readable.
                     self.a_status.d.next = self.c_unmapped.val();
                     self.state.d.next = ChaseState::Answer;
@@ -257,7 +276,7 @@ impl Logic for PointerChase {
                 }
             }
             ChaseState::Next => {
-                if self.at.val().get_bit(64) {
+                if self.at_n.val().get_bit(64) {
                     self.a_status.d.next = self.c_unmapped.val();
                     self.state.d.next = ChaseState::Answer;
                 } else {
@@ -272,18 +291,22 @@ impl Logic for PointerChase {
                     if self.mem_status.val() != self.c_ok.val() {
                         self.a_status.d.next = self.mem_status.val();
                         self.state.d.next = ChaseState::Answer;
-                    } else if self.mem_data.val() == self.key.q.val() {
-                        // Found: the value at node + value_offset (`at` adds it here).
+                    } else if self.w_key.val() == self.key.q.val() {
+                        // Found: the value at node + value_offset.
                         self.state.d.next = ChaseState::Answer;
-                        if self.at.val().get_bit(64) {
+                        if self.at_v.val().get_bit(64) {
                             self.a_status.d.next = self.c_unmapped.val();
                         } else {
                             self.a_status.d.next = self.c_ok.val();
                             self.a_arg0.d.next = bit_cast::<64, 16>(self.hop.q.val());
                             self.a_arg1.d.next = self.node.q.val();
                             self.a_read.d.next = true;
-                            self.a_va.d.next = bit_cast::<64, 65>(self.at.val());
+                            self.a_va.d.next = bit_cast::<64, 65>(self.at_v.val());
                         }
+                    } else if self.at_k.val().get_bits::<59>(6) == self.at_n.val().get_bits::<59>(6)
+                    {
+                        // The next pointer came in the key's block: no second read.
+                        self.nxt_ready.next = true;
                     } else {
                         self.state.d.next = ChaseState::Next;
                     }
@@ -291,23 +314,11 @@ impl Logic for PointerChase {
             }
             ChaseState::NextWait => {
                 if self.mem_done.val() {
-                    self.a_status.d.next = self.c_ok.val();
-                    self.a_arg0.d.next = bit_cast::<64, 16>(self.hop.q.val());
                     if self.mem_status.val() != self.c_ok.val() {
                         self.a_status.d.next = self.mem_status.val();
                         self.state.d.next = ChaseState::Answer;
-                    } else if self.mem_data.val() == 0 {
-                        // A null pointer: not found.
-                        self.a_arg1.d.next = 0.into();
-                        self.state.d.next = ChaseState::Answer;
-                    } else if self.hop.q.val() == self.layout.q.val().get_bits::<16>(48) {
-                        // The bound (a cycle, or a longer structure): where to go on.
-                        self.a_arg1.d.next = self.mem_data.val();
-                        self.state.d.next = ChaseState::Answer;
                     } else {
-                        self.node.d.next = self.mem_data.val();
-                        self.hop.d.next = self.hop.q.val() + 1;
-                        self.state.d.next = ChaseState::Key;
+                        self.nxt_ready.next = true;
                     }
                 }
             }
@@ -315,6 +326,21 @@ impl Logic for PointerChase {
                 if self.rsp_ready.val() {
                     self.state.d.next = ChaseState::Idle;
                 }
+            }
+        }
+        // Follow the next pointer (`w_next`): null ends the walk (not found), the bound answers
+        // where to go on (a cycle, or a longer structure), else on to the next node.
+        if self.nxt_ready.val() {
+            self.a_status.d.next = self.c_ok.val();
+            self.a_arg0.d.next = bit_cast::<64, 16>(self.hop.q.val());
+            self.a_arg1.d.next = self.w_next.val();
+            self.state.d.next = ChaseState::Answer;
+            if (self.w_next.val() != 0)
+                & (self.hop.q.val() != self.layout.q.val().get_bits::<16>(48))
+            {
+                self.node.d.next = self.w_next.val();
+                self.hop.d.next = self.hop.q.val() + 1;
+                self.state.d.next = ChaseState::Key;
             }
         }
         if self.reset.val() {
@@ -329,6 +355,7 @@ crate::impl_clocked!(PointerChase);
 mod tests {
     use super::*;
     use crate::bench::Bench;
+    use crate::util::bytes_to_bits;
     use clio_proto::offload::ChaseLayout;
     use std::collections::HashMap;
 
@@ -391,17 +418,30 @@ mod tests {
                         "one in flight"
                     );
                 }
-                let (status, data) = match (words.get(&a), denied.get(&a)) {
-                    (_, Some(&s)) => (s, 0xBAD),
-                    (Some(&w), None) => (0, w),
-                    (None, None) => (Status::Unmapped as u8, 0xBAD),
+                // The block that holds the word; garbage where a word is not in the map, and
+                // all garbage when the word itself is not readable.
+                let status = match (words.get(&a), denied.get(&a)) {
+                    (_, Some(&s)) => s,
+                    (Some(_), None) => 0,
+                    (None, None) => Status::Unmapped as u8,
                 };
+                let block: Vec<u8> = (0..8)
+                    .flat_map(|i| {
+                        let w = (a & !63) + 8 * i;
+                        let v = if status == 0 {
+                            words.get(&w).copied()
+                        } else {
+                            None
+                        };
+                        v.unwrap_or(0xBAD0_0000 + w).to_le_bytes()
+                    })
+                    .collect();
                 b.uut.mem_done.next = true;
                 b.uut.mem_status.next = (status as u64).to_bits();
-                b.uut.mem_data.next = data.to_bits();
+                b.uut.mem_data.next = bytes_to_bits::<512>(&block);
                 b.tick();
                 b.uut.mem_done.next = false;
-                b.uut.mem_data.next = 0u64.to_bits();
+                b.uut.mem_data.next = bytes_to_bits::<512>(&[0xEE; 64]);
                 continue;
             }
             if b.uut.rsp_valid.val() {
@@ -470,8 +510,11 @@ mod tests {
         for (latency, stall) in [(0, 0), (3, 2)] {
             let (a, reads) = run(&m, &none, 0x1000, 103, L.pack(), 8, (latency, stall));
             assert_eq!(a, ok(4, 0x4000, Some((0x4010, 8))));
-            let want: Vec<u64> = vec![0x1000, 0x1008, 0x2000, 0x2008, 0x3000, 0x3008, 0x4000];
-            assert_eq!(reads, want, "key, next, key, next, ..., the matching key");
+            let want: Vec<u64> = vec![0x1000, 0x2000, 0x3000, 0x4000];
+            assert_eq!(
+                reads, want,
+                "one read per node: the next pointer is in the key's block"
+            );
             // The first node matches: one read.
             let (a, reads) = run(&m, &none, 0x1000, 100, L.pack(), 1024, (latency, stall));
             assert_eq!(
@@ -484,7 +527,23 @@ mod tests {
         // A cycle: the bound ends it and says where to go on.
         let (a, reads) = run(&list(3, 0x1000), &none, 0x1000, 7, L.pack(), 8, (1, 0));
         assert_eq!(a, ok(10, 0x2000, None));
-        assert_eq!(reads.len(), 20);
+        assert_eq!(reads.len(), 10);
+        // Next pointers in another block than the key: two reads per node.
+        let far = ChaseLayout {
+            next_offset: 64,
+            ..L
+        };
+        let mut m = HashMap::new();
+        for i in 0..4u64 {
+            let a = 0x1000 * (i + 1);
+            m.insert(a, 100 + i);
+            m.insert(a + 64, if i == 3 { 0 } else { a + 0x1000 });
+        }
+        let (a, reads) = run(&m, &none, 0x1000, 102, far.pack(), 8, (2, 1));
+        assert_eq!(a, ok(3, 0x3000, Some((0x3010, 8))));
+        assert_eq!(reads, vec![0x1000, 0x1040, 0x2000, 0x2040, 0x3000]);
+        let (a, reads) = run(&m, &none, 0x1000, 7, far.pack(), 8, (0, 0));
+        assert_eq!((a, reads.len()), (ok(4, 0, None), 8));
         // Other offsets: key at 24, next at 0, value at 4088 (the largest).
         let mut m = HashMap::new();
         m.insert(0x5018, 1);
@@ -514,9 +573,9 @@ mod tests {
         assert_eq!(a.read, None);
         // The first node another RAS's: its status, nothing else.
         let mut denied = HashMap::new();
-        denied.insert(0x2008u64, Status::Permission as u8);
+        denied.insert(0x2000u64, Status::Permission as u8);
         let (a, reads) = run(&m, &denied, 0x1000, 7, L.pack(), 8, (0, 0));
-        assert_eq!((a.status, reads.len()), (Status::Permission as u8, 4));
+        assert_eq!((a.status, reads.len()), (Status::Permission as u8, 2));
         for arg1 in [
             ChaseLayout { key_offset: 3, ..L }.pack(),
             ChaseLayout {
@@ -557,7 +616,7 @@ mod tests {
         let mut odd = list(2, 0);
         odd.insert(0x1008, 0x2001);
         let (a, reads) = run(&odd, &none, 0x1000, 7, L.pack(), 8, (0, 0));
-        assert!(bad(&a) && reads.len() == 2, "unaligned next: {a:?}");
+        assert!(bad(&a) && reads.len() == 1, "unaligned next: {a:?}");
         // Offsets that wrap the address space are unreadable, not a wrap to low memory.
         let (a, reads) = run(
             &m,

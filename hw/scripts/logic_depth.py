@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Deepest register-to-register logic of a Yosys-mapped UltraScale+ netlist, in LUT levels.
+
+Usage: logic_depth.py NETLIST.json MODULE  -> one line: "MODULE LEVELS LUTS FROM -> TO"
+
+Input is `write_json` after `synth_xilinx -family xcup -flatten`. Every path starts at a
+register output or a module input and ends at a register input or a module output; the
+depth of a path is the sum of the delays of its cells in this model (one unit = one LUT
+level, a LUT plus the general routing into the next one, about 0.5 ns on a -2 part):
+
+  LUT1..LUT6                          1     (the unit)
+  MUXF7, MUXF8, MUXF9                 0.25  (dedicated slice muxes right after the LUTs)
+  CARRY4, CARRY8                      0.25  (one carry-chain cell, 4 or 8 bits, no routing)
+  INV                                 0     (absorbed into the LUT it drives)
+  RAM32M*/RAM64M*/RAM*X1* read path   1     (LUTRAM: address to data out is a LUT read)
+  DSP48E2 without M and P registers   4     (a combinational 27x18 multiply, ~2 ns)
+
+Every other cell (FD*, RAMB*, registered DSP48E2, SRL*, I/O buffers) is a path boundary.
+The model has no placement: it ignores fan-out and long routes, so it is a lower bound on
+what place and route sees, and a carry chain longer than the model's 0.25 per cell could be
+worse on a real part (Vivado would use CARRY8: half the cells).
+"""
+import json
+import re
+import sys
+
+COMB_WEIGHT = [
+    (re.compile(r"^LUT[1-6]$"), 1.0),
+    (re.compile(r"^MUXF[789]$"), 0.25),
+    (re.compile(r"^CARRY[48]$"), 0.25),
+    (re.compile(r"^INV$"), 0.0),
+]
+LUTRAM = re.compile(r"^RAM(32|64|128|256)(M|M16|X1[SD])")
+LUTRAM_COMB_IN = re.compile(r"^(ADDR[A-H]|A\d*$|A_|DPRA)")
+DSP_WEIGHT = 4.0
+
+
+def param_int(v):
+    """A Yosys JSON parameter: a string of binary digits, or a number."""
+    v = str(v)
+    return int(v, 2) if v and set(v) <= {"0", "1"} else int(v)
+
+
+def cell_model(cell):
+    """(weight, comb input ports) of a cell that passes logic through, else None."""
+    t = cell["type"]
+    for pat, w in COMB_WEIGHT:
+        if pat.match(t):
+            dirs = cell["port_directions"]
+            return w, [p for p, d in dirs.items() if d == "input"]
+    if LUTRAM.match(t):
+        dirs = cell["port_directions"]
+        return 1.0, [p for p, d in dirs.items() if d == "input" and LUTRAM_COMB_IN.match(p)]
+    if t == "DSP48E2":
+        params = cell.get("parameters", {})
+        if all(param_int(params.get(r, "1")) == 0 for r in ("MREG", "PREG")):
+            return DSP_WEIGHT, [p for p in ("A", "B", "C", "D") if p in cell["connections"]]
+    return None
+
+
+def main():
+    path, top = sys.argv[1], sys.argv[2]
+    mod = json.load(open(path))["modules"][top]
+    names = {}
+    for name, n in mod["netnames"].items():
+        for b in n["bits"]:
+            if isinstance(b, int) and (b not in names or (names[b][0] and not n.get("hide_name", 0))):
+                names[b] = (n.get("hide_name", 0), name)
+    comb = {}
+    driver = {}
+    for cname, c in mod["cells"].items():
+        m = cell_model(c)
+        dirs = c.get("port_directions", {})
+        if m is not None:
+            comb[cname] = m
+            for p, bits in c["connections"].items():
+                if dirs.get(p) == "output":
+                    for b in bits:
+                        if isinstance(b, int):
+                            driver[b] = cname
+    cells = mod["cells"]
+    arrival = {}
+    via = {}
+    lut_count = {}
+    # Iterative depth-first evaluation (netlists are deep; no recursion).
+    for start in comb:
+        if start in arrival:
+            continue
+        stack = [(start, False)]
+        on_stack = set()
+        while stack:
+            cname, done = stack.pop()
+            if cname in arrival:
+                continue
+            weight, ins = comb[cname]
+            preds = [driver[b] for p in ins for b in cells[cname]["connections"].get(p, [])
+                     if isinstance(b, int) and b in driver]
+            if not done:
+                if cname in on_stack:
+                    sys.exit(f"{top}: combinational loop through {cname}")
+                on_stack.add(cname)
+                stack.append((cname, True))
+                stack.extend((p, False) for p in preds if p not in arrival)
+                continue
+            on_stack.discard(cname)
+            best, src = 0.0, None
+            for p in preds:
+                if arrival[p] > best:
+                    best, src = arrival[p], p
+            arrival[cname] = best + weight
+            via[cname] = src
+            is_lut = 1 if cells[cname]["type"].startswith("LUT") else 0
+            lut_count[cname] = lut_count.get(src, 0) + is_lut if src else is_lut
+    if not arrival:
+        print(f"{top} 0 0 - -> -")
+        return
+    end = max(arrival, key=lambda c: (arrival[c], lut_count[c]))
+    first = end
+    while via[first] is not None:
+        first = via[first]
+
+    def net_of(cname, direction):
+        c = cells[cname]
+        dirs = c["port_directions"]
+        _, ins = comb[cname]
+        ports = ins if direction == "input" else [p for p, d in dirs.items() if d == "output"]
+        for p in ports:
+            for b in c["connections"].get(p, []):
+                if isinstance(b, int) and (direction == "output" or b not in driver):
+                    return names.get(b, (1, f"bit{b}"))[1]
+        return "?"
+
+    # Yosys escapes in generated names (`$\\name`) would read as escapes further down the line.
+    def clean(n):
+        return n.replace("\\", "")
+
+    print(f"{top} {arrival[end]:g} {lut_count[end]} "
+          f"{clean(net_of(first, 'input'))} -> {clean(net_of(end, 'output'))}")
+
+
+if __name__ == "__main__":
+    main()
