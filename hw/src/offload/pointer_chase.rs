@@ -433,7 +433,7 @@ mod tests {
                         } else {
                             None
                         };
-                        v.unwrap_or(0xBAD0_0000 + w).to_le_bytes()
+                        v.unwrap_or(0xBAD0_0000 ^ w).to_le_bytes()
                     })
                     .collect();
                 b.uut.mem_done.next = true;
