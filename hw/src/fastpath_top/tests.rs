@@ -595,6 +595,20 @@ fn env_with_page(pids: &[u16]) -> Env {
     e
 }
 
+/// Map `pid`'s page 0x11 too (frame 9, read/write), after [`env_with_page`]: VAs
+/// `0x10 * PS .. 0x12 * PS` are one range across a page boundary. (Takes the `Env` by
+/// reference: it is large, and a second frame holding one overflows a test thread's stack.)
+fn map_second_page(e: &mut Env, pid: u16) {
+    e.put_pte(Pte {
+        used: true,
+        valid: true,
+        perms: PERM_READ | PERM_WRITE,
+        pid,
+        vpn: 0x11,
+        pfn: 9,
+    });
+}
+
 fn word(e: &Env, pa: u64) -> u64 {
     u64::from_le_bytes(e.dram.mem().bytes(pa, 8).try_into().unwrap())
 }
@@ -801,14 +815,7 @@ fn append_reserves_the_tail_and_writes_the_record_once() {
     use clio_proto::replog;
     let pid = 3;
     let mut e = env_with_page(&[pid]);
-    e.put_pte(Pte {
-        used: true,
-        valid: true,
-        perms: PERM_READ | PERM_WRITE,
-        pid,
-        vpn: 0x11,
-        pfn: 9,
-    });
+    map_second_page(&mut e, pid);
     // The log starts 0xB08 into page 0x10 and runs on into page 0x11 (pfn 9).
     let log = 0x10 * PS + 0xB08;
     let cap = 2 * PS - 0xB08;
@@ -932,14 +939,7 @@ fn append_reserves_the_tail_and_writes_the_record_once() {
 fn durable_writes_wait_for_the_persist_handshake() {
     let pid = 3;
     let mut e = env_with_page(&[pid]);
-    e.put_pte(Pte {
-        used: true,
-        valid: true,
-        perms: PERM_READ | PERM_WRITE,
-        pid,
-        vpn: 0x11,
-        pfn: 9,
-    });
+    map_second_page(&mut e, pid);
     let durable = |id: u32, va: u64, data: &[u8]| {
         let (mut h, _) = write_req(pid, id, va, data);
         h.durable = true;
@@ -1072,14 +1072,7 @@ fn pointer_chase_walks_nodes_through_the_translation() {
     use clio_proto::offload::{chase, ChaseLayout};
     let pid = 3;
     let mut e = env_with_page(&[pid]);
-    e.put_pte(Pte {
-        used: true,
-        valid: true,
-        perms: PERM_READ | PERM_WRITE,
-        pid,
-        vpn: 0x11,
-        pfn: 9,
-    });
+    map_second_page(&mut e, pid);
     let l = ChaseLayout {
         key_offset: 0,
         next_offset: 8,
