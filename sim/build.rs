@@ -15,30 +15,65 @@ use std::process::Command;
 /// A verilated model built for Rust: the Verilog module, the Rust/C name of the model, and
 /// whether it can write a waveform. Tracing support halves the speed of the model even when
 /// no waveform is written, so the fast path is built twice: plain for runs, traced for `--vcd`.
+/// Mutants (`mutant`: the deliberately broken fast paths of `hw/src/mutants.rs`, from
+/// `mutants/` beside the Verilog) are built without C++ optimisation: they only have to run
+/// until the conformance check tells them from the model, and -O0 builds them in a sixth of
+/// the time.
 struct Model {
-    module: &'static str,
-    name: &'static str,
+    module: String,
+    name: String,
+    file: PathBuf,
     trace: bool,
+    mutant: Option<String>,
 }
 
-/// Models simulated from Rust.
-const MODELS: &[Model] = &[
-    Model {
-        module: "tlb",
-        name: "tlb",
-        trace: false,
-    },
-    Model {
-        module: "fastpath_top",
-        name: "fastpath_top",
-        trace: false,
-    },
-    Model {
-        module: "fastpath_top",
-        name: "fastpath_top_traced",
-        trace: true,
-    },
-];
+/// Models simulated from Rust: the TLB and the fast path (plain and traced) from `rtl_dir`,
+/// and every mutant in `rtl_dir/mutants/` (`fastpath_top__<name>.v`, written by `make rtl`).
+fn models(rtl_dir: &std::path::Path) -> Vec<Model> {
+    let model = |module: &str, name: &str, trace: bool| Model {
+        module: module.into(),
+        name: name.into(),
+        file: rtl_dir.join(format!("{module}.v")),
+        trace,
+        mutant: None,
+    };
+    let mut v = vec![
+        model("tlb", "tlb", false),
+        model("fastpath_top", "fastpath_top", false),
+        model("fastpath_top", "fastpath_top_traced", true),
+    ];
+    let dir = rtl_dir.join("mutants");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}. Run `make rtl` first (or set CLIO_RTL_DIR).",
+                dir.display()
+            )
+        })
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "v"))
+        .collect();
+    files.sort();
+    for file in files {
+        let stem = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let Some(mutant) = stem.strip_prefix("fastpath_top__") else {
+            panic!("{}: not a fastpath_top mutant", file.display());
+        };
+        v.push(Model {
+            module: "fastpath_top".into(),
+            name: stem.clone(),
+            mutant: Some(mutant.to_string()),
+            file,
+            trace: false,
+        });
+    }
+    v
+}
 
 struct Port {
     name: String,
@@ -81,7 +116,7 @@ fn cpp_name(n: &str) -> String {
 
 fn shim(m: &Model, ports: &[Port], prev_clock: Option<&str>) -> String {
     let mut s = String::new();
-    let top = m.name;
+    let top = &m.name;
     let v = format!("V{top}");
     writeln!(s, "#include \"{v}.h\"\n#include \"{v}___024root.h\"\n#include \"verilated.h\"\n#include \"verilated_vcd_c.h\"\n#include <cstdint>").unwrap();
     writeln!(
@@ -203,7 +238,10 @@ fn main() {
     let mut port_mods = String::from(
         "/// Port numbers of each verilated module, generated from its Verilog port list.\npub mod ports {\n",
     );
-    let mut port_mods_done: Vec<&str> = Vec::new();
+    let mut port_mods_done: Vec<String> = Vec::new();
+    let mut mutants = String::from(
+        "/// The deliberately broken fast paths (`clio_hw::mutants::MUTANTS`), by name.\npub static MUTANTS: &[(&str, &RtlModule)] = &[\n",
+    );
     let mut build = cc::Build::new();
     build
         .cpp(true)
@@ -215,10 +253,10 @@ fn main() {
         .extra_warnings(false)
         .include(inc)
         .include(inc.join("vltstd"));
-    for model in MODELS {
-        let top = model.module;
-        let name = model.name;
-        let v = rtl_dir.join(format!("{top}.v"));
+    for model in models(&rtl_dir) {
+        let top = model.module.as_str();
+        let name = model.name.as_str();
+        let v = model.file.clone();
         println!("cargo:rerun-if-changed={}", v.display());
         let text = std::fs::read_to_string(&v).unwrap_or_else(|e| {
             panic!(
@@ -233,6 +271,12 @@ fn main() {
             cmd.env("VERILATOR_ROOT", r)
                 .args(["-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include"]);
         }
+        let cflags = if model.mutant.is_some() {
+            cmd.args(["-MAKEFLAGS", "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0"]);
+            "-fPIC -O0"
+        } else {
+            "-fPIC -O3"
+        };
         let status = cmd
             .args([
                 "--cc",
@@ -250,14 +294,14 @@ fn main() {
             .arg(format!("V{name}"))
             .arg("-Mdir")
             .arg(&mdir)
-            .args(["-CFLAGS", "-fPIC -O3"])
+            .args(["-CFLAGS", cflags])
             .arg(&v)
             .status()
             .expect("running verilator");
         assert!(status.success(), "verilator failed on {}", v.display());
         let ps = ports(&text, top);
-        if !port_mods_done.contains(&top) {
-            port_mods_done.push(top);
+        if !port_mods_done.iter().any(|d| d == top) {
+            port_mods_done.push(top.to_string());
             writeln!(
                 port_mods,
                 "    /// Ports of `{top}` (indices into its `RtlModule::ports`).\n    pub mod {top} {{"
@@ -286,7 +330,10 @@ fn main() {
         .into_iter()
         .find(|m| root_h.contains(&format!(" {m};")));
         let shim_path = out.join(format!("shim_{name}.cpp"));
-        std::fs::write(&shim_path, shim(model, &ps, prev_clock)).unwrap();
+        std::fs::write(&shim_path, shim(&model, &ps, prev_clock)).unwrap();
+        if let Some(m) = &model.mutant {
+            writeln!(mutants, "    (\"{m}\", &{}),", name.to_uppercase()).unwrap();
+        }
         build.file(&shim_path).include(&mdir);
         // rustc wants lib<name>.a; Verilator writes V<top>__ALL.a.
         std::fs::copy(
@@ -323,6 +370,8 @@ fn main() {
     }
     build.compile("clio_rtl_shim");
     port_mods.push_str("}\n");
+    mutants.push_str("];\n");
     rust.push_str(&port_mods);
+    rust.push_str(&mutants);
     std::fs::write(out.join("rtl_ports.rs"), rust).unwrap();
 }

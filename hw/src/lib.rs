@@ -15,6 +15,7 @@ pub mod hash_unit;
 pub mod key_table;
 pub mod mat;
 pub mod mem_access;
+pub mod mutants;
 pub mod offload;
 pub mod page_fault;
 pub mod pt_walker;
@@ -88,12 +89,34 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
     ]
 }
 
-/// Write `<module>.v` for every module into `out_dir` (created if missing); returns the paths.
+/// Write `<module>.v` for every module into `out_dir` (created if missing), and each of
+/// [`mutants::MUTANTS`] as `mutants/fastpath_top__<name>.v` (module `fastpath_top`, for the
+/// cosimulation's mutation check); returns the paths.
 pub fn emit_all(out_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(out_dir)?;
     let mut out = vec![];
     for (name, v) in all_modules() {
         let p = out_dir.join(format!("{name}.v"));
+        if name == "fastpath_top" {
+            out.extend(emit_mutants(&out_dir.join("mutants"), &v)?);
+        }
+        std::fs::write(&p, v)?;
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// Write every mutant of `top` (the emitted `fastpath_top`) into `dir`, removing mutants of
+/// earlier runs that no longer exist.
+fn emit_mutants(dir: &Path, top: &str) -> std::io::Result<Vec<PathBuf>> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir)?;
+    }
+    std::fs::create_dir_all(dir)?;
+    let mut out = vec![];
+    for m in mutants::MUTANTS {
+        let v = mutants::apply(top, m).map_err(std::io::Error::other)?;
+        let p = dir.join(format!("fastpath_top__{}.v", m.name));
         std::fs::write(&p, v)?;
         out.push(p);
     }

@@ -9,11 +9,12 @@ use crate::model::dram::Dram;
 use crate::model::Counters;
 use crate::node::MemoryNode;
 use crate::rtl::ports::fastpath_top as port;
-use crate::rtl::{Rtl, FASTPATH_TOP, FASTPATH_TOP_TRACED};
+use crate::rtl::{Rtl, RtlModule, FASTPATH_TOP, FASTPATH_TOP_TRACED};
 use clio_hw::tb::{AxiDram, Memory, StreamSink, StreamSource};
 use clio_proto::consts::BEAT_BYTES;
 use clio_proto::frame::{Route, ROUTE_BYTES};
 use clio_proto::layout::MemoryLayout;
+use clio_proto::opcode::{path_of, Path as OpPath};
 use clio_proto::ring::{daemon_state, reg, Descriptor, DESC_BYTES};
 use clio_slowpath::{RecoveryReport, RingWindow, SlowPath};
 use std::path::Path;
@@ -37,6 +38,44 @@ fn words_of(bytes: &[u8], out: &mut [u32]) {
 fn bytes_of(words: &[u32], out: &mut [u8]) {
     for (i, b) in out.iter_mut().enumerate() {
         *b = (words[i / 4] >> (8 * (i % 4))) as u8;
+    }
+}
+
+/// The node configuration of the conformance runs (RTL against model): 64 KiB pages, a fixed
+/// key seed (both nodes hand out the same RAS keys, and the stream carries the keys the model
+/// handed out), and leases that outlast the run (the RTL replay takes minutes of wall time; a
+/// lease ending in one node and not the other would tear a RAS down in one of them only).
+pub fn conformance_config(dram_bytes: u64) -> BoardConfig {
+    BoardConfig {
+        dram_bytes,
+        page_shift: 16,
+        key_seed: Some(0xC110_5EED),
+        lease: std::time::Duration::from_secs(24 * 3600),
+        ..BoardConfig::default()
+    }
+}
+
+/// How the cosimulation's DRAM answers (`hw::tb::AxiDram`).
+#[derive(Debug, Clone, Copy)]
+pub struct DramTiming {
+    /// Cycles from an AR to its first R beat.
+    pub read_latency: u64,
+    /// Cycles from a burst's last W beat to its B response (at least 1).
+    pub b_latency: u64,
+    /// Written data becomes visible only when its B response is taken (the latest AXI
+    /// allows), instead of at its W beat: the strict setting that shows a read overtaking a
+    /// write, or a write overtaking a read.
+    pub writes_visible_at_b: bool,
+}
+
+impl Default for DramTiming {
+    /// What [`RtlBoard::new`] uses: B at once, data visible at its W beat.
+    fn default() -> Self {
+        DramTiming {
+            read_latency: 20,
+            b_latency: 0,
+            writes_visible_at_b: false,
+        }
     }
 }
 
@@ -105,6 +144,28 @@ impl RtlBoard {
         dram_latency: u64,
         vcd: Option<&Path>,
     ) -> Result<RtlBoard, BoardError> {
+        // Waveform support halves the model's speed, so it is a separate build.
+        let model = if vcd.is_some() {
+            &FASTPATH_TOP_TRACED
+        } else {
+            &FASTPATH_TOP
+        };
+        let timing = DramTiming {
+            read_latency: dram_latency,
+            ..DramTiming::default()
+        };
+        Self::with_model(cfg, model, timing, vcd)
+    }
+
+    /// As [`RtlBoard::new`], with another build of `fastpath_top` (a mutant from
+    /// [`crate::rtl::MUTANTS`], for instance) and the DRAM's timing.
+    pub fn with_model(
+        cfg: &BoardConfig,
+        model: &'static RtlModule,
+        timing: DramTiming,
+        vcd: Option<&Path>,
+    ) -> Result<RtlBoard, BoardError> {
+        assert_eq!(model.name, "fastpath_top", "a fast path model");
         let NodeParts {
             layout,
             dram,
@@ -112,17 +173,15 @@ impl RtlBoard {
             slow,
             recovery,
         } = NodeParts::new(cfg)?;
-        // Waveform support halves the model's speed, so it is a separate build.
-        let model = if vcd.is_some() {
-            &FASTPATH_TOP_TRACED
-        } else {
-            &FASTPATH_TOP
-        };
         let rtl = Rtl::new(model, vcd);
+        let mut axi = AxiDram::new(dram, timing.read_latency, timing.b_latency);
+        if timing.writes_visible_at_b {
+            axi = axi.writes_visible_at_b();
+        }
         let mut b = RtlBoard {
             rtl,
             layout,
-            axi: AxiDram::new(dram, dram_latency, 0),
+            axi,
             ring,
             slow,
             rx: StreamSource::default(),
@@ -169,6 +228,33 @@ impl RtlBoard {
         let mut sink = Vec::new();
         b.service(&mut sink);
         Ok(b)
+    }
+
+    /// Feed `sent` in bursts of up to `n` packets, so that the fast path's stages overlap
+    /// (the next frame is received and the previous response sent while one executes). A
+    /// slow-path request (alloc, free, register) ends a burst and goes alone: its reply comes
+    /// from the slow path, which runs between bursts, as it runs between packets for the
+    /// model. Returns every response.
+    pub fn replay_bursts(&mut self, sent: &[(Route, Vec<u8>)], n: usize) -> Vec<Outgoing> {
+        let mut out = Vec::new();
+        let mut burst: Vec<(Route, Vec<u8>)> = Vec::new();
+        for (r, b) in sent {
+            let slow = b.len() > 1 && path_of(b[1]) == Some(OpPath::SlowPath);
+            if slow || burst.len() == n {
+                self.handle_burst(&burst, &mut out);
+                self.service(&mut out);
+                burst.clear();
+            }
+            burst.push((*r, b.clone()));
+            if slow {
+                self.handle_burst(&burst, &mut out);
+                self.service(&mut out);
+                burst.clear();
+            }
+        }
+        self.handle_burst(&burst, &mut out);
+        self.service(&mut out);
+        out
     }
 
     /// What the in-process slow path recovered from the memory file, if it did.
@@ -352,6 +438,9 @@ impl RtlBoard {
             self.stats.axi_violations = self.axi.violations();
         }
         if axi.b_valid && self.rtl.get(port::M_AXI_BREADY) == 1 {
+            // A B response is progress: the fast path may have waited for it (a FENCE, a read
+            // after a write) for longer than the idle window.
+            moved = true;
             self.axi.b_ready();
         }
         if self.rtl.get(port::SP_RX_VALID) == 1 {

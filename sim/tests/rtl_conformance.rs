@@ -5,26 +5,16 @@
 
 use clio_proto::frame::Route;
 use clio_proto::header::parse_verified;
-use clio_proto::opcode::{path_of, Path};
 use clio_proto::{Opcode, Status};
 use clio_sim::conformance::{replay, Class, Stream};
-use clio_sim::cosim::RtlBoard;
+use clio_sim::cosim::{conformance_config, RtlBoard};
 use clio_sim::model::board::Outgoing;
 use clio_sim::{BoardConfig, CBoard, MemoryNode};
 
 const DRAM: u64 = 64 << 20;
 
-/// Both nodes draw the same RAS keys (the stream carries the keys the model handed out), and
-/// leases outlast the run (the RTL replay takes minutes of wall time; a lease ending in one
-/// node and not the other would tear a RAS down in one of them only).
 fn cfg() -> BoardConfig {
-    BoardConfig {
-        dram_bytes: DRAM,
-        page_shift: 16,
-        key_seed: Some(0xC110_5EED),
-        lease: std::time::Duration::from_secs(24 * 3600),
-        ..BoardConfig::default()
-    }
+    conformance_config(DRAM)
 }
 
 fn describe(b: &[u8]) -> String {
@@ -67,31 +57,6 @@ enum Clocking {
     /// Offer up to this many packets at once, so that the fast path's stages overlap (the
     /// next frame is received and the previous response sent while one executes).
     Bursts(usize),
-}
-
-/// Feed `sent` to the RTL in bursts of up to `n` packets. A slow-path request (alloc, free,
-/// register) ends a burst and goes alone: its reply comes from the slow path, which runs
-/// between bursts, as it runs between packets for the model.
-fn replay_bursts(rtl: &mut RtlBoard, sent: &[(Route, Vec<u8>)], n: usize) -> Vec<Outgoing> {
-    let mut out = Vec::new();
-    let mut burst: Vec<(Route, Vec<u8>)> = Vec::new();
-    for (r, b) in sent {
-        let slow = b.len() > 1 && path_of(b[1]) == Some(Path::SlowPath);
-        if slow || burst.len() == n {
-            rtl.handle_burst(&burst, &mut out);
-            rtl.service(&mut out);
-            burst.clear();
-        }
-        burst.push((*r, b.clone()));
-        if slow {
-            rtl.handle_burst(&burst, &mut out);
-            rtl.service(&mut out);
-            burst.clear();
-        }
-    }
-    rtl.handle_burst(&burst, &mut out);
-    rtl.service(&mut out);
-    out
 }
 
 fn check(seed: u64, steps: usize, procs: usize) {
@@ -147,7 +112,7 @@ fn check_with(seed: u64, steps: usize, procs: usize, clocking: Clocking) {
         rtl.check_registered_outputs();
     }
     let got = match clocking {
-        Clocking::Bursts(n) => replay_bursts(&mut rtl, &s.sent, n),
+        Clocking::Bursts(n) => rtl.replay_bursts(&s.sent, n),
         _ => replay(&mut rtl, &s.sent),
     };
     assert_eq!(rtl.hung_packets(), 0, "the RTL hung on some packet");
@@ -299,7 +264,7 @@ fn durable_writes_match_the_model_with_a_persistence_domain() {
         s.step(&mut model, &mut want);
     }
     let mut rtl = RtlBoard::new(&with_file("rtl.img"), 20, None).unwrap();
-    let got = replay_bursts(&mut rtl, &s.sent, 8);
+    let got = rtl.replay_bursts(&s.sent, 8);
     assert_same(&model, &want, &rtl, &got);
     assert_eq!(
         count_status(&got, Status::Unsupported),
@@ -351,7 +316,7 @@ fn ring_skips_and_releases_match_the_model() {
         mc
     );
     let mut rtl = RtlBoard::new(&cfg(), 20, None).unwrap();
-    let got = replay_bursts(&mut rtl, &s.sent, 8);
+    let got = rtl.replay_bursts(&s.sent, 8);
     assert_same(&model, &want, &rtl, &got);
     eprintln!(
         "{} packets, {} ring skips, {} replays, {} denied",

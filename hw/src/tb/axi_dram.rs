@@ -9,6 +9,11 @@
 //! `b_latency` cycles after a burst's last beat (at the earliest the next cycle), in order.
 //! Bursts are INCR over whole 64-byte beats from the beat-aligned address. Write data before
 //! its address and a WLAST that is not on the burst's last beat are counted as violations.
+//!
+//! Where written data becomes visible: by default at its W beat. [`AxiDram::writes_visible_at_b`]
+//! holds a burst's data back until its B response is taken instead, the latest an AXI slave
+//! may make it visible: a master that reads before an earlier write's B response (or writes
+//! before an earlier read's data) then sees what a real interconnect is allowed to show it.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -95,6 +100,11 @@ pub struct AxiDram<M> {
     reads: VecDeque<Burst>,
     writes: VecDeque<Burst>,
     b_due: VecDeque<u64>,
+    /// With `visible_at_b`: the data of the burst being written (address, bytes).
+    w_held: Vec<(u64, Vec<u8>)>,
+    /// With `visible_at_b`: per entry of `b_due`, the data that lands when its B is taken.
+    b_held: VecDeque<Vec<(u64, Vec<u8>)>>,
+    visible_at_b: bool,
     r_data: [u8; BEAT],
     drive: AxiDrive,
     violations: u64,
@@ -111,10 +121,19 @@ impl<M: Memory> AxiDram<M> {
             reads: VecDeque::new(),
             writes: VecDeque::new(),
             b_due: VecDeque::new(),
+            w_held: Vec::new(),
+            b_held: VecDeque::new(),
+            visible_at_b: false,
             r_data: [0; BEAT],
             drive: AxiDrive::default(),
             violations: 0,
         }
+    }
+
+    /// Hold each write burst's data back until its B response is taken (see the module doc).
+    pub fn writes_visible_at_b(mut self) -> AxiDram<M> {
+        self.visible_at_b = true;
+        self
     }
 
     /// The memory.
@@ -167,6 +186,9 @@ impl<M: Memory> AxiDram<M> {
     pub fn b_ready(&mut self) {
         if self.drive.b_valid {
             self.b_due.pop_front();
+            for (addr, data) in self.b_held.pop_front().unwrap_or_default() {
+                self.mem.write(addr, &data);
+            }
         }
     }
 
@@ -199,7 +221,12 @@ impl<M: Memory> AxiDram<M> {
             let skip = rest.trailing_zeros() as usize;
             let run = (rest >> skip).trailing_ones() as usize;
             let at = k + skip;
-            self.mem.write(base + at as u64, &data[at..at + run]);
+            if self.visible_at_b {
+                self.w_held
+                    .push((base + at as u64, data[at..at + run].to_vec()));
+            } else {
+                self.mem.write(base + at as u64, &data[at..at + run]);
+            }
             k = at + run;
         }
         b.done += 1;
@@ -210,6 +237,9 @@ impl<M: Memory> AxiDram<M> {
         if b.done == b.beats {
             self.writes.pop_front();
             self.b_due.push_back(now + self.b_latency.max(1));
+            if self.visible_at_b {
+                self.b_held.push_back(std::mem::take(&mut self.w_held));
+            }
         }
     }
 
@@ -279,5 +309,24 @@ mod tests {
         d.aw(6, 0x80, 1);
         d.w(7, &beat, u64::MAX, true);
         assert_eq!(d.violations(), 2);
+    }
+
+    #[test]
+    fn held_writes_land_when_their_b_is_taken() {
+        let mut d = AxiDram::new(SparseMemory::default(), 1, 5).writes_visible_at_b();
+        d.aw(0, 0x40, 0);
+        d.w(1, &[3; BEAT], u64::MAX, true);
+        // A read before the B response sees the old bytes.
+        d.ar(2, 0x40, 0);
+        assert!(d.drive(3).r_valid);
+        assert_eq!(d.r_data()[0], 0);
+        d.r_ready();
+        assert_eq!(d.mem().bytes(0x40, 1), [0]);
+        assert!(!d.drive(5).b_valid);
+        assert!(d.drive(6).b_valid);
+        assert_eq!(d.mem().bytes(0x40, 1), [0], "offered, not taken");
+        d.b_ready();
+        assert_eq!(d.mem().bytes(0x40, BEAT), [3; BEAT]);
+        assert!(!d.busy());
     }
 }
