@@ -79,6 +79,17 @@ static int run(const char *node, struct clio_client *c) {
     EXPECT(memcmp(small, "hello from C", 12) == 0);
     CHECK(clio_rrelease(c));
 
+    /* The same with deferred sends: both requests leave together at the first poll. */
+    CHECK(clio_set_deferred_sends(c, 1));
+    CHECK(clio_rwrite_async(c, va + 8192, "batched in C", 12, &h_w));
+    CHECK(clio_rread_async(c, va + 8192, 12, &h_r));
+    CHECK(clio_rpoll(c, h_w, NULL, 0, NULL));
+    memset(small, 0, sizeof small);
+    CHECK(clio_rpoll(c, h_r, small, sizeof small, NULL));
+    EXPECT(memcmp(small, "batched in C", 12) == 0);
+    CHECK(clio_rflush(c));
+    CHECK(clio_set_deferred_sends(c, 0));
+
     /* Atomics and a lock. */
     CHECK(clio_fetch_add(c, va, 5, &old));
     EXPECT(old == 0);

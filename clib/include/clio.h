@@ -321,6 +321,18 @@ enum clio_status clio_rpoll(struct clio_client *c,
 enum clio_status clio_rrelease(struct clio_client *c);
 
 /**
+ * Deferred sends on (`on` != 0) or off: while on, requests started by `clio_*_async` leave
+ * together at the next call that waits (`clio_rpoll`, a synchronous call, `clio_rrelease`),
+ * at `clio_rflush`, or once 32 wait (see `Client::set_deferred_sends`).
+ */
+enum clio_status clio_set_deferred_sends(struct clio_client *c, int32_t on);
+
+/**
+ * Send the requests deferred sends queued.
+ */
+enum clio_status clio_rflush(struct clio_client *c);
+
+/**
  * Release, then fence at the memory node.
  */
 enum clio_status clio_rfence(struct clio_client *c);

@@ -595,6 +595,26 @@ pub extern "C" fn clio_rrelease(c: *mut ClioClient) -> ClioStatus {
     })
 }
 
+/// Deferred sends on (`on` != 0) or off: while on, requests started by `clio_*_async` leave
+/// together at the next call that waits (`clio_rpoll`, a synchronous call, `clio_rrelease`),
+/// at `clio_rflush`, or once 32 wait (see `Client::set_deferred_sends`).
+#[no_mangle]
+pub extern "C" fn clio_set_deferred_sends(c: *mut ClioClient, on: i32) -> ClioStatus {
+    with(c, |cl| {
+        cl.set_deferred_sends(on != 0);
+        Ok(())
+    })
+}
+
+/// Send the requests deferred sends queued.
+#[no_mangle]
+pub extern "C" fn clio_rflush(c: *mut ClioClient) -> ClioStatus {
+    with(c, |cl| {
+        cl.rflush();
+        Ok(())
+    })
+}
+
 /// Release, then fence at the memory node.
 #[no_mangle]
 pub extern "C" fn clio_rfence(c: *mut ClioClient) -> ClioStatus {

@@ -545,6 +545,24 @@ impl Client {
         self.e().try_take(h.0)
     }
 
+    /// Deferred sends (off by default): while on, a request started by an `*_async` call is
+    /// only queued, and the queue leaves in one batch (over UDP one system call, and one GSO
+    /// message per run of equal-size requests) at the next call that waits or polls
+    /// ([`Client::rpoll`], [`Client::try_rpoll`], any synchronous operation,
+    /// [`Client::rrelease`]), at [`Client::rflush`], or once 32 requests wait. The model is
+    /// io_uring's explicit submit: a loop that starts one read per completed read sends a
+    /// batch per wake-up instead of one datagram per read. A thread that starts requests and
+    /// then does not call into the client must call [`Client::rflush`], or they do not leave.
+    /// Turning it off sends what is queued.
+    pub fn set_deferred_sends(&self, on: bool) {
+        self.e().set_deferred_sends(on)
+    }
+
+    /// Send the requests deferred sends queued (see [`Client::set_deferred_sends`]).
+    pub fn rflush(&self) {
+        self.e().flush()
+    }
+
     /// Release: return once every operation issued before this call has completed.
     /// Results of asynchronous operations stay available to [`Client::rpoll`].
     pub fn rrelease(&self) {

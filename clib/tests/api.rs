@@ -250,3 +250,58 @@ fn udp_batched_reads_with_and_without_gso_at_either_end() {
         server.stop().unwrap();
     }
 }
+
+#[test]
+fn deferred_sends_leave_together_at_the_next_wait() {
+    // A window that admits 20 small reads at once.
+    let c = Client::connect(
+        Box::new(direct(Arc::new(Mutex::new(board())))),
+        Config {
+            track_shift: PAGE_SHIFT,
+            initial_cwnd: 64.0,
+            ..Config::default()
+        },
+    )
+    .expect("connect");
+    let va = c.ralloc(PAGE).unwrap();
+    let data = pattern(4096, 9);
+    c.rwrite(va, &data).unwrap();
+    c.set_deferred_sends(true);
+    let before = c.stats();
+    let hs: Vec<_> = (0..20)
+        .map(|i| c.rread_async(va + i * 64, 64).unwrap())
+        .collect();
+    let queued = c.stats();
+    assert_eq!(queued.packets_sent, before.packets_sent, "nothing left yet");
+    // The first wait sends the queue as one batch.
+    let out = c.rpoll(&hs).unwrap();
+    for (i, o) in out.iter().enumerate() {
+        assert_eq!(
+            o,
+            &Output::Data(data[i * 64..(i + 1) * 64].to_vec()),
+            "read {i}"
+        );
+    }
+    let after = c.stats();
+    assert_eq!(after.packets_sent - before.packets_sent, 20);
+    assert_eq!(after.send_batches - before.send_batches, 1, "one batch");
+    // rflush sends without waiting; a synchronous operation sends what is queued before it.
+    let h = c.rread_async(va, 16).unwrap();
+    c.rflush();
+    assert_eq!(c.stats().packets_sent, after.packets_sent + 1);
+    let h2 = c.rread_async(va + 16, 16).unwrap();
+    c.rwrite(va + 32, b"x").unwrap();
+    assert_eq!(c.rpoll_one(h).unwrap(), Output::Data(data[..16].to_vec()));
+    assert_eq!(
+        c.rpoll_one(h2).unwrap(),
+        Output::Data(data[16..32].to_vec())
+    );
+    // Without deferred sends, each start leaves at once.
+    c.set_deferred_sends(false);
+    let b = c.stats().send_batches;
+    let hs: Vec<_> = (0..5)
+        .map(|i| c.rread_async(va + i * 64, 64).unwrap())
+        .collect();
+    assert_eq!(c.stats().send_batches - b, 5);
+    c.rpoll(&hs).unwrap();
+}

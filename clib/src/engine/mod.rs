@@ -23,7 +23,7 @@ use clio_proto::offload::ChaseLayout;
 use clio_proto::opcode::Path;
 use clio_proto::{Header, Opcode, Packet, Status};
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -173,6 +173,8 @@ pub struct Stats {
     pub requests: u64,
     /// Packets handed to the transport (including retransmissions and CN acks).
     pub packets_sent: u64,
+    /// Batches handed to the transport (over UDP one system call each).
+    pub send_batches: u64,
     /// Whole-request retransmissions (timeout, NACK or corrupt response).
     pub retransmits: u64,
     /// Retransmission timeouts.
@@ -343,6 +345,10 @@ struct Retried {
 }
 
 /// The engine of one client.
+/// Most requests deferred sends hold back before they leave anyway (a batch of this many
+/// 64 B reads is one GSO message well under the kernel's 64-segment limit).
+pub(crate) const DEFERRED_MAX: usize = 32;
+
 pub(crate) struct Engine {
     lanes: Lanes,
     cfg: Config,
@@ -351,6 +357,9 @@ pub(crate) struct Engine {
     /// Bumped each time a receiving thread gives up the receive (results may have been
     /// delivered, or the receive is free to take): waiting threads watch it while they spin.
     receives: AtomicU64,
+    /// Submissions wait in the queue for the next call that waits or polls (see
+    /// [`Engine::set_deferred_sends`]).
+    defer: AtomicBool,
 }
 
 /// Retried requests remembered for recognising a second answer.
@@ -398,6 +407,7 @@ impl Engine {
             st: Mutex::new(st),
             cv: Condvar::new(),
             receives: AtomicU64::new(0),
+            defer: AtomicBool::new(false),
         }
     }
 
@@ -451,13 +461,49 @@ impl Engine {
 
     // ---- submitting ----
 
-    /// Start an operation; returns its id (the handle).
+    /// Start an operation; returns its id (the handle). Its packets leave at once, or with
+    /// deferred sends at the next call that waits or polls ([`Engine::set_deferred_sends`]).
     pub(crate) fn submit(&self, spec: OpSpec) -> u64 {
         let lane = self.lanes.for_submit();
         let mut st = self.lock();
         let id = self.enqueue(&mut st, lane, spec);
-        self.pump(&mut st);
+        if !self.defer.load(Ordering::Relaxed) || st.queue.len() >= DEFERRED_MAX {
+            self.pump(&mut st);
+        }
         id
+    }
+
+    /// Deferred sends on or off. On, a submission is only queued; the queue leaves in one
+    /// batch (over UDP one system call, one GSO message per run of equal sizes) at the next
+    /// call that waits or polls, at [`Engine::flush`], or once [`DEFERRED_MAX`] requests wait.
+    /// Turning it off flushes.
+    pub(crate) fn set_deferred_sends(&self, on: bool) {
+        self.defer.store(on, Ordering::Relaxed);
+        if !on {
+            self.flush();
+        }
+    }
+
+    /// Send what deferred sends queued (as far as the windows admit it).
+    pub(crate) fn flush(&self) {
+        let mut st = self.lock();
+        self.pump(&mut st);
+    }
+
+    /// With deferred sends, before a thread waits (for operation `want`, or for anything):
+    /// send the queue when the wait needs it (`want` has a request in it, or the wait is not
+    /// for one operation) or when fewer requests are on the wire than wait in the queue (the
+    /// pipe must not run dry). Otherwise the queue keeps growing while answers to what is on
+    /// the wire arrive, so a loop that starts a read per completed read sends batches, not
+    /// one datagram per wake-up.
+    fn flush_deferred(&self, st: &mut State, want: Option<u64>) {
+        if !self.defer.load(Ordering::Relaxed) || st.queue.is_empty() {
+            return;
+        }
+        let needed = want.is_none_or(|id| st.queue.iter().any(|r| r.op == Some(id)));
+        if needed || st.inflight.len() < st.queue.len() {
+            self.pump(st);
+        }
     }
 
     /// Start several operations at once; returns their ids in order. Their packets leave
@@ -540,6 +586,7 @@ impl Engine {
             .flat_map(|r| r.packets.iter().map(|p| (r.lane, p.as_slice())))
             .collect();
         st.stats.packets_sent += packets.len() as u64;
+        st.stats.send_batches += 1;
         if self.lanes.send(&packets).is_err() {
             // Counted; the requests' timers retry them.
             st.stats.transport_errors += 1;

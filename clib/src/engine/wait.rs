@@ -67,6 +67,7 @@ impl Engine {
         cond: impl Fn(&State) -> bool,
     ) -> (MutexGuard<'a, State>, bool) {
         let own = self.lanes.of_this_thread();
+        self.flush_deferred(&mut st, want);
         loop {
             if cond(&st) {
                 return (st, true);
