@@ -21,7 +21,8 @@
 //! executes, when the key does not open the pid. Responses carry header bytes 0..48 and zeros
 //! in 48..64 (never the key).
 
-use crate::ack_layer::{AckLayer, Crc32c};
+use crate::ack_layer::Crc32c;
+use crate::fastpath::ingest::Ingest;
 use crate::key_table::KeyTable;
 use crate::mem_access::{LaneWindow, Realign};
 use crate::offload::pointer_chase::PointerChase;
@@ -193,10 +194,6 @@ type Kind<const V: u64> = Spec<16, V>;
 type Need<const V: u64> = Spec<2, V>;
 /// Walk outcomes (`pt_walker::outcome`).
 type Outcome<const V: u64> = Spec<2, V>;
-/// Largest frame payload in 64-byte blocks: a `MAX_PAYLOAD` payload at a lane offset spans
-/// `MAX_PAYLOAD / 64 + 1` blocks of a wbuf slot; block indices from there on (and the header
-/// beat's, which wraps below zero) are not written.
-const RX_BLOCK_LIMIT: u64 = (MAX_PAYLOAD / BEAT_BYTES) as u64 + 2;
 
 impl Default for OpDecode {
     fn default() -> Self {
@@ -436,11 +433,10 @@ pub struct FastpathTop {
     pub stat_page_faults: Signal<Out, Bits<32>>,
     /// Requests denied by the key check.
     pub stat_denied: Signal<Out, Bits<32>>,
-    ack: AckLayer,
+    /// The ingest stage: frames into the four `wbuf` slots (`crate::fastpath::ingest`).
+    ingest: Ingest,
     /// The RAS keys (KEY_WRITE from the slow path), looked up as the executor takes a frame.
     keys: KeyTable,
-    /// The header's key (big endian) as a number.
-    keyswap: ByteSwap<64>,
     dec: OpDecode,
     txcrc: Crc32c,
     tlb: Tlb,
@@ -448,7 +444,6 @@ pub struct FastpathTop {
     pf: PageFault,
     sync: SyncUnit,
     realign: Realign,
-    rx_realign: Realign,
     /// The pointer-chasing offload (`proto::offload::chase`), on the offload port bundle.
     chase: PointerChase,
     /// The translation under way is an offload's word read (answered on its memory port).
@@ -465,29 +460,8 @@ pub struct FastpathTop {
     wbuf: RAM<Bits<512>, 7>,
     /// Response beats 1.. (beat 0 is built apart): two slots of 32 beats.
     txbuf: RAM<Bits<512>, 6>,
-    // ---- Ingest stage: receives frames into the free wbuf slot while the executor works.
-    i_rx: DFF<Bit>,
-    i_flush: DFF<Bit>,
-    i_slot: DFF<Bits<2>>,
-    i_prev: DFF<Bits<512>>,
-    i_rbeat: DFF<Bits<11>>,
-    i_o: DFF<Bits<6>>,
-    i_o_now: Signal<Local, Bits<6>>,
-    i_blk: Signal<Local, Bits<12>>,
-    i_next: Signal<Local, Bits<2>>,
-    /// Slot holds a received frame not yet released by the executor.
-    s_full: DFF<Bits<4>>,
-    s_set: Signal<Local, Bits<4>>,
+    /// The slot the executor releases this cycle (bit k = slot k).
     s_clr: Signal<Local, Bits<4>>,
-    /// Header bytes 0..48 per slot.
-    s_hdr: [DFF<Bits<384>>; 4],
-    /// The key (header bytes 48..56) and client (56..58) per slot, as numbers.
-    s_key: [DFF<Bits<64>>; 4],
-    s_cli: [DFF<Bits<16>>; 4],
-    s_route: [DFF<Bits<256>>; 4],
-    s_o: [DFF<Bits<6>>; 4],
-    /// Ack verdict per slot: bit 0 drop, bit 1 NACK.
-    s_ver: [DFF<Bits<2>>; 4],
     /// The executor's slot (slots are taken in order), and whether it holds it.
     x_slot: DFF<Bits<2>>,
     x_hold: DFF<Bit>,
@@ -759,7 +733,6 @@ pub struct FastpathTop {
     bucket_slots: Spec<32, { BUCKET_SLOTS as u64 }>,
     /// The defined bits of PTE word 0 (`Pte::from_bytes` keeps only these).
     pte_word0_defined: Spec<64, WORD0_DEFINED>,
-    rx_block_limit: Spec<12, RX_BLOCK_LIMIT>,
     /// Largest Append record (`replog::MAX_RECORD`).
     max_record: Spec<32, { replog::MAX_RECORD as u64 }>,
     /// Where an Append log's records start (`replog::LOG_HEAD`), for 66-bit placements.
@@ -777,13 +750,6 @@ impl Logic for FastpathTop {
             route,
             prev,
             o,
-            i_rx,
-            i_flush,
-            i_slot,
-            i_prev,
-            i_rbeat,
-            i_o,
-            s_full,
             x_slot,
             w_busy,
             w_slot,
@@ -876,26 +842,12 @@ impl Logic for FastpathTop {
             xa,
             x_arg1
         );
-        clock!(self, clock, ack, txcrc, tlb, walker, pf, sync, keys, chase);
-        for k in 0..4 {
-            self.s_hdr[k].clock.next = self.clock.val();
-            self.s_hdr[k].d.next = self.s_hdr[k].q.val();
-            self.s_key[k].clock.next = self.clock.val();
-            self.s_key[k].d.next = self.s_key[k].q.val();
-            self.s_cli[k].clock.next = self.clock.val();
-            self.s_cli[k].d.next = self.s_cli[k].q.val();
-            self.s_route[k].clock.next = self.clock.val();
-            self.s_route[k].d.next = self.s_route[k].q.val();
-            self.s_o[k].clock.next = self.clock.val();
-            self.s_o[k].d.next = self.s_o[k].q.val();
-            self.s_ver[k].clock.next = self.clock.val();
-            self.s_ver[k].d.next = self.s_ver[k].q.val();
-        }
+        clock!(self, clock, ingest, txcrc, tlb, walker, pf, sync, keys, chase);
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
         self.txbuf.read_clock.next = self.clock.val();
         self.txbuf.write_clock.next = self.clock.val();
-        self.ack.reset.next = self.reset.val();
+        self.ingest.reset.next = self.reset.val();
         self.tlb.reset.next = self.reset.val();
         self.walker.reset.next = self.reset.val();
         self.pf.reset.next = self.reset.val();
@@ -1125,8 +1077,8 @@ impl Logic for FastpathTop {
         self.keys.lk_key.next = 0.into();
         for k in 0..4 {
             if self.x_slot.q.val() == k.to_bits::<2>() {
-                self.x_pid_be.next = self.s_hdr[k].q.val().get_bits::<16>(32);
-                self.keys.lk_key.next = self.s_key[k].q.val();
+                self.x_pid_be.next = self.ingest.hdr[k].val().get_bits::<16>(32);
+                self.keys.lk_key.next = self.ingest.key[k].val();
             }
         }
         self.keys.lk_pid.next = (bit_cast::<16, 8>(self.x_pid_be.val().get_bits::<8>(0)) << 8)
@@ -1252,96 +1204,32 @@ impl Logic for FastpathTop {
             // a cycle ahead).
             self.wbuf.read_address.next = bit_cast::<7, 2>(self.x_slot.q.val()) << 5;
         }
-        // ---- Ingest stage: frames into the free wbuf slot, realigned to DRAM lanes, with the
-        // ack layer's CRC check; header, route and verdict kept per slot.
-        self.rx_ready.next = self.i_rx.q.val();
-        self.ack.in_valid.next = self.i_rx.q.val() & self.rx_valid.val();
-        self.ack.in_data.next = self.rx_data.val();
-        self.ack.in_keep.next = self.rx_keep.val();
-        self.ack.in_last.next = self.rx_last.val();
-        self.keyswap.x.next = self.rx_data.val().get_bits::<64>(384);
-        if self.i_rbeat.q.val() == 0 {
-            self.i_o_now.next = self.rx_data.val().get_bits::<6>(184);
-        } else {
-            self.i_o_now.next = self.i_o.q.val();
-        }
-        self.rx_realign.lo.next = self.i_prev.q.val();
-        self.rx_realign.hi.next = self.rx_data.val();
-        if self.i_flush.q.val() {
-            self.rx_realign.hi.next = 0.into();
-        }
-        // The payload starts at beat 1: DRAM block k = frame beats k and k+1 shifted by
-        // 64 - o (written as beat k+1 arrives), or beat k+1 itself when o = 0 (written, as
-        // `lo`, when beat k+2 arrives or in the flush cycle).
-        self.rx_realign.sh.next = (!self.i_o_now.val()) + 1;
-        if self.i_o_now.val() == 0 {
-            self.i_blk.next = bit_cast::<12, 11>(self.i_rbeat.q.val()) - 2;
-        } else {
-            self.i_blk.next = bit_cast::<12, 11>(self.i_rbeat.q.val()) - 1;
-        }
-        self.wbuf.write_address.next = (bit_cast::<7, 2>(self.i_slot.q.val()) << 5)
-            | bit_cast::<7, 5>(bit_cast::<5, 12>(self.i_blk.val()));
-        self.wbuf.write_data.next = self.rx_realign.out.val();
-        self.wbuf.write_enable.next = ((self.i_rx.q.val() & self.rx_valid.val())
-            | self.i_flush.q.val())
-            & (self.i_blk.val() < self.rx_block_limit.val());
-        self.s_set.next = 0.into();
-        if self.i_rx.q.val() & self.rx_valid.val() {
-            self.i_prev.d.next = self.rx_data.val();
-            self.i_rbeat.d.next = self.i_rbeat.q.val() + 1;
-            if self.i_rbeat.q.val() == 0 {
-                self.i_o.d.next = self.i_o_now.val();
-                for k in 0..4 {
-                    if self.i_slot.q.val() == k.to_bits::<2>() {
-                        self.s_hdr[k].d.next = bit_cast::<384, 512>(self.rx_data.val());
-                        self.s_key[k].d.next = self.keyswap.y.val();
-                        self.s_cli[k].d.next =
-                            (bit_cast::<16, 8>(self.rx_data.val().get_bits::<8>(448)) << 8)
-                                | bit_cast::<16, 8>(self.rx_data.val().get_bits::<8>(456));
-                        self.s_route[k].d.next = self.rx_route.val();
-                        self.s_o[k].d.next = self.i_o_now.val();
-                    }
-                }
-            }
-            if self.rx_last.val() {
-                self.c_rx.d.next = self.c_rx.q.val() + 1;
-                self.i_rx.d.next = false;
-                self.i_flush.d.next = true;
-            }
-        }
-        if self.i_flush.q.val() {
-            // Last realigned block written above; the verdict is out this cycle.
-            self.i_flush.d.next = false;
-            self.i_rbeat.d.next = 0.into();
-            self.i_prev.d.next = 0.into();
-            self.i_slot.d.next = self.i_slot.q.val() + 1;
-            self.s_set.next = bit_cast::<4, 1>(1.into()) << self.i_slot.q.val();
-            // Straight on to the next frame if its slot is free (no idle cycle between).
-            self.i_next.next = self.i_slot.q.val() + 1;
-            self.i_rx.d.next =
-                !(self.s_full.q.val() & (bit_cast::<4, 1>(1.into()) << self.i_next.val())).any();
-            for k in 0..4 {
-                if self.i_slot.q.val() == k.to_bits::<2>() {
-                    self.s_ver[k].d.next = bit_cast::<2, 1>(self.ack.drop.val().into())
-                        | (bit_cast::<2, 1>(self.ack.nack.val().into()) << 1);
-                }
-            }
-        }
-        if !self.i_rx.q.val() & !self.i_flush.q.val() {
-            // Receive when the slot is free.
-            self.i_rx.d.next =
-                !(self.s_full.q.val() & (bit_cast::<4, 1>(1.into()) << self.i_slot.q.val())).any();
+        // ---- Ingest stage (`crate::fastpath::ingest`): frames into the free wbuf slot,
+        // realigned to DRAM lanes, with the ack layer's CRC check; header, route and verdict
+        // kept per slot. A slot is released by the executor (`s_clr`) or by the write-data
+        // stage that streamed a write's data from it (`w_release`).
+        self.ingest.rx_valid.next = self.rx_valid.val();
+        self.ingest.rx_data.next = self.rx_data.val();
+        self.ingest.rx_keep.next = self.rx_keep.val();
+        self.ingest.rx_last.next = self.rx_last.val();
+        self.ingest.rx_route.next = self.rx_route.val();
+        self.rx_ready.next = self.ingest.rx_ready.val();
+        self.wbuf.write_address.next = self.ingest.buf_address.val();
+        self.wbuf.write_data.next = self.ingest.buf_data.val();
+        self.wbuf.write_enable.next = self.ingest.buf_write.val();
+        if self.ingest.frame_in.val() {
+            self.c_rx.d.next = self.c_rx.q.val() + 1;
         }
         self.x_ver.next = 0.into();
         // The executor's next slot holds a new frame: full, and not the one the write-data
         // stage is still streaming (the executor can come round the four slots faster than a
         // 1 KiB write's data leaves).
         self.x_full.next =
-            (self.s_full.q.val() & (bit_cast::<4, 1>(1.into()) << self.x_slot.q.val())).any()
+            (self.ingest.full.val() & (bit_cast::<4, 1>(1.into()) << self.x_slot.q.val())).any()
                 & !(self.w_busy.q.val() & (self.w_slot.q.val() == self.x_slot.q.val()));
         for k in 0..4 {
             if self.x_slot.q.val() == k.to_bits::<2>() {
-                self.x_ver.next = self.s_ver[k].q.val();
+                self.x_ver.next = self.ingest.verdict[k].val();
             }
         }
         self.s_clr.next = 0.into();
@@ -1419,10 +1307,10 @@ impl Logic for FastpathTop {
                     // looked up this cycle (above), for Dispatch.
                     for k in 0..4 {
                         if self.x_slot.q.val() == k.to_bits::<2>() {
-                            self.hdr.d.next = self.s_hdr[k].q.val();
-                            self.hcli.d.next = self.s_cli[k].q.val();
-                            self.route.d.next = self.s_route[k].q.val();
-                            self.o.d.next = self.s_o[k].q.val();
+                            self.hdr.d.next = self.ingest.hdr[k].val();
+                            self.hcli.d.next = self.ingest.client[k].val();
+                            self.route.d.next = self.ingest.route[k].val();
+                            self.o.d.next = self.ingest.lane[k].val();
                         }
                     }
                     self.x_hold.d.next = true;
@@ -2276,16 +2164,10 @@ impl Logic for FastpathTop {
             self.x_slot.d.next = self.x_slot.q.val() + 1;
             self.s_clr.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
         }
-        self.s_full.d.next =
-            (self.s_full.q.val() | self.s_set.val()) & !(self.s_clr.val() | self.w_release.val());
+        // Slots freed this cycle go back to the ingest stage.
+        self.ingest.freed.next = self.s_clr.val() | self.w_release.val();
         if self.reset.val() {
             self.state.d.next = State::Idle;
-            self.i_rx.d.next = false;
-            self.i_flush.d.next = false;
-            self.i_slot.d.next = 0.into();
-            self.i_rbeat.d.next = 0.into();
-            self.i_prev.d.next = 0.into();
-            self.s_full.d.next = 0.into();
             self.x_slot.d.next = 0.into();
             self.x_hold.d.next = false;
             self.t_busy.d.next = false;

@@ -10,6 +10,7 @@
 
 pub mod ack_layer;
 pub mod bench;
+pub mod fastpath;
 pub mod fastpath_top;
 pub mod hash_unit;
 pub mod key_table;

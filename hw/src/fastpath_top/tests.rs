@@ -19,7 +19,8 @@ const PS: u64 = 1 << SHIFT;
 
 /// The top with a DRAM model, a network and a slow-path ring around it.
 struct Env {
-    b: Bench<FastpathTop>,
+    /// Boxed: the top's simulation state is large, and a test thread's stack is not.
+    b: Box<Bench<FastpathTop>>,
     /// DRAM: reads after 5 cycles, B responses 3 cycles after the last W beat.
     dram: AxiDram<SparseMemory>,
     rx: StreamSource<Route>,
@@ -44,7 +45,7 @@ struct Env {
 
 impl Env {
     fn new() -> Env {
-        let mut b = Bench::new(FastpathTop::default());
+        let mut b = Box::new(Bench::new(FastpathTop::default()));
         b.uut.cfg_page_shift.next = (SHIFT as u64).to_bits();
         b.uut.cfg_bucket_mask.next = ((1u64 << BUCKET_BITS) - 1).to_bits();
         b.uut.tx_ready.next = true;
@@ -202,9 +203,7 @@ impl Env {
                 && !u.w_busy.q.val()
                 && !u.r_busy.q.val()
                 && !u.q_valid.q.val()
-                && u.s_full.q.val() == 0
-                && u.i_rbeat.q.val() == 0
-                && !u.i_flush.q.val();
+                && u.ingest.is_idle();
             if idle && self.rx.is_empty() && self.sp_tx.is_empty() && !self.dram.busy() {
                 break;
             }

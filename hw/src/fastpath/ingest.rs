@@ -1,0 +1,306 @@
+//! The ingest stage: receives frames, one 512-bit beat per cycle, into four slots while the
+//! executor works on earlier ones.
+//!
+//! For each frame it
+//! * checks the CRC-32C and the framing as the beats stream ([`AckLayer`]) and keeps the
+//!   verdict (drop, NACK) per slot;
+//! * keeps the header bytes 0..48, the key (bytes 48..56) and client (56..58) as numbers, the
+//!   route (the frame's side band) and the VA's lane offset per slot;
+//! * writes the payload, realigned from frame lanes to DRAM lanes (byte `va % 64` of a block
+//!   is the payload's first), into the slot's 32 blocks of the payload buffer (`wbuf`, which
+//!   lives in the top: the write-data stage and the executor read it).
+//!
+//! Slots are filled in order 0, 1, 2, 3, 0, ...; a slot is taken only when it is free (`full`
+//! clear), and stays full until `freed` names it (the executor, or the write-data stage that
+//! streams a write's data from it, is done with it). The next frame starts the cycle after
+//! the previous one's flush cycle when its slot is free.
+//!
+//! Timing (unchanged from when this logic sat inside `fastpath_top`): a frame's slot is full,
+//! with its header, verdict and every payload block written, in the cycle after its flush
+//! cycle, which is the cycle after its last beat.
+
+use crate::ack_layer::AckLayer;
+use crate::mem_access::Realign;
+use crate::spec::Spec;
+use crate::util::ByteSwap;
+use clio_proto::consts::{BEAT_BYTES, MAX_PAYLOAD};
+use clio_proto::header::field;
+use rust_hdl::prelude::*;
+
+/// Largest frame payload in 64-byte blocks: a `MAX_PAYLOAD` payload at a lane offset spans
+/// `MAX_PAYLOAD / 64 + 1` blocks of a slot; block indices from there on (and the header
+/// beat's, which wraps below zero) are not written.
+pub const RX_BLOCK_LIMIT: u64 = (MAX_PAYLOAD / BEAT_BYTES) as u64 + 2;
+
+/// Slots, and payload blocks per slot (the buffer address is `slot << 5 | block`).
+pub const SLOTS: usize = 4;
+const _: () = assert!(MAX_PAYLOAD / BEAT_BYTES + 1 <= 32 && BEAT_BYTES == 64);
+
+// Raw header positions (bit 8k = byte k of the first beat): the VA's last byte 23 (bits
+// 184..190 hold its lane offset), key 48..56 (bits 384..448), client 56..58 (bits 448..464).
+const _: () = assert!(
+    field::VA.end == 24
+        && field::KEY.start == 48
+        && field::KEY.end == 56
+        && field::CLIENT.start == 56
+);
+
+/// The ingest stage.
+#[derive(LogicBlock)]
+pub struct Ingest {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: every slot free, the next frame goes to slot 0.
+    pub reset: Signal<In, Bit>,
+    /// Frame stream (AXI-Stream like): a beat is taken when `rx_valid` and `rx_ready`.
+    pub rx_valid: Signal<In, Bit>,
+    /// Ready for a beat: a frame is being received into a free slot.
+    pub rx_ready: Signal<Out, Bit>,
+    /// The beat (byte k at bits 8k..8k+8; the Clio header is the first beat).
+    pub rx_data: Signal<In, Bits<512>>,
+    /// Byte enables (contiguous from byte 0).
+    pub rx_keep: Signal<In, Bits<64>>,
+    /// Last beat of the frame.
+    pub rx_last: Signal<In, Bit>,
+    /// The frame's route (side band, valid with its first beat).
+    pub rx_route: Signal<In, Bits<256>>,
+    /// Payload buffer write port: write `buf_data` at `buf_address` (slot << 5 | block).
+    pub buf_write: Signal<Out, Bit>,
+    /// Payload buffer address.
+    pub buf_address: Signal<Out, Bits<7>>,
+    /// Payload block, in DRAM lanes.
+    pub buf_data: Signal<Out, Bits<512>>,
+    /// A frame's last beat is taken this cycle (the received-frames counter).
+    pub frame_in: Signal<Out, Bit>,
+    /// Slots freed this cycle (bit k = slot k).
+    pub freed: Signal<In, Bits<4>>,
+    /// Slots holding a received frame not released yet.
+    pub full: Signal<Out, Bits<4>>,
+    /// Per slot: header bytes 0..48 as received.
+    pub hdr: [Signal<Out, Bits<384>>; SLOTS],
+    /// Per slot: the key (header bytes 48..56, big endian) as a number.
+    pub key: [Signal<Out, Bits<64>>; SLOTS],
+    /// Per slot: the client id (header bytes 56..58, big endian) as a number.
+    pub client: [Signal<Out, Bits<16>>; SLOTS],
+    /// Per slot: the frame's route.
+    pub route: [Signal<Out, Bits<256>>; SLOTS],
+    /// Per slot: the VA's lane offset (`va % 64`): where the payload starts in block 0.
+    pub lane: [Signal<Out, Bits<6>>; SLOTS],
+    /// Per slot: the ack layer's verdict, bit 0 drop, bit 1 NACK.
+    pub verdict: [Signal<Out, Bits<2>>; SLOTS],
+    /// The CRC and framing check.
+    ack: AckLayer,
+    /// The header's key (big endian) as a number.
+    keyswap: ByteSwap<64>,
+    /// Frame lanes to DRAM lanes.
+    realign: Realign,
+    block_limit: Spec<12, RX_BLOCK_LIMIT>,
+    /// Receiving a frame (its slot was free when it started).
+    receiving: DFF<Bit>,
+    /// The cycle after a frame's last beat: the last realigned block is written, the verdict
+    /// is out.
+    flush: DFF<Bit>,
+    /// The slot the frame goes to.
+    slot: DFF<Bits<2>>,
+    /// The previous beat (the realigner's earlier half).
+    prev: DFF<Bits<512>>,
+    /// Beats of this frame taken so far.
+    beat: DFF<Bits<11>>,
+    /// This frame's lane offset (from its first beat).
+    lane_q: DFF<Bits<6>>,
+    /// The lane offset that applies to this beat (the first beat's own, else `lane_q`).
+    lane_now: Signal<Local, Bits<6>>,
+    /// The payload block this beat completes.
+    block: Signal<Local, Bits<12>>,
+    /// The slot after `slot`.
+    next_slot: Signal<Local, Bits<2>>,
+    full_q: DFF<Bits<4>>,
+    /// The slot becoming full this cycle.
+    set: Signal<Local, Bits<4>>,
+    s_hdr: [DFF<Bits<384>>; SLOTS],
+    s_key: [DFF<Bits<64>>; SLOTS],
+    s_client: [DFF<Bits<16>>; SLOTS],
+    s_route: [DFF<Bits<256>>; SLOTS],
+    s_lane: [DFF<Bits<6>>; SLOTS],
+    s_verdict: [DFF<Bits<2>>; SLOTS],
+}
+
+impl Default for Ingest {
+    fn default() -> Self {
+        Ingest {
+            clock: Default::default(),
+            reset: Default::default(),
+            rx_valid: Default::default(),
+            rx_ready: Default::default(),
+            rx_data: Default::default(),
+            rx_keep: Default::default(),
+            rx_last: Default::default(),
+            rx_route: Default::default(),
+            buf_write: Default::default(),
+            buf_address: Default::default(),
+            buf_data: Default::default(),
+            frame_in: Default::default(),
+            freed: Default::default(),
+            full: Default::default(),
+            hdr: core::array::from_fn(|_| Default::default()),
+            key: core::array::from_fn(|_| Default::default()),
+            client: core::array::from_fn(|_| Default::default()),
+            route: core::array::from_fn(|_| Default::default()),
+            lane: core::array::from_fn(|_| Default::default()),
+            verdict: core::array::from_fn(|_| Default::default()),
+            ack: Default::default(),
+            keyswap: Default::default(),
+            realign: Default::default(),
+            block_limit: Default::default(),
+            receiving: Default::default(),
+            flush: Default::default(),
+            slot: Default::default(),
+            prev: Default::default(),
+            beat: Default::default(),
+            lane_q: Default::default(),
+            lane_now: Default::default(),
+            block: Default::default(),
+            next_slot: Default::default(),
+            full_q: Default::default(),
+            set: Default::default(),
+            s_hdr: core::array::from_fn(|_| Default::default()),
+            s_key: core::array::from_fn(|_| Default::default()),
+            s_client: core::array::from_fn(|_| Default::default()),
+            s_route: core::array::from_fn(|_| Default::default()),
+            s_lane: core::array::from_fn(|_| Default::default()),
+            s_verdict: core::array::from_fn(|_| Default::default()),
+        }
+    }
+}
+
+impl Logic for Ingest {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, receiving, flush, slot, prev, beat, lane_q, full_q);
+        clock!(self, clock, ack);
+        self.ack.reset.next = self.reset.val();
+        for k in 0..4 {
+            self.s_hdr[k].clock.next = self.clock.val();
+            self.s_hdr[k].d.next = self.s_hdr[k].q.val();
+            self.s_key[k].clock.next = self.clock.val();
+            self.s_key[k].d.next = self.s_key[k].q.val();
+            self.s_client[k].clock.next = self.clock.val();
+            self.s_client[k].d.next = self.s_client[k].q.val();
+            self.s_route[k].clock.next = self.clock.val();
+            self.s_route[k].d.next = self.s_route[k].q.val();
+            self.s_lane[k].clock.next = self.clock.val();
+            self.s_lane[k].d.next = self.s_lane[k].q.val();
+            self.s_verdict[k].clock.next = self.clock.val();
+            self.s_verdict[k].d.next = self.s_verdict[k].q.val();
+            self.hdr[k].next = self.s_hdr[k].q.val();
+            self.key[k].next = self.s_key[k].q.val();
+            self.client[k].next = self.s_client[k].q.val();
+            self.route[k].next = self.s_route[k].q.val();
+            self.lane[k].next = self.s_lane[k].q.val();
+            self.verdict[k].next = self.s_verdict[k].q.val();
+        }
+        self.full.next = self.full_q.q.val();
+        self.rx_ready.next = self.receiving.q.val();
+        self.ack.in_valid.next = self.receiving.q.val() & self.rx_valid.val();
+        self.ack.in_data.next = self.rx_data.val();
+        self.ack.in_keep.next = self.rx_keep.val();
+        self.ack.in_last.next = self.rx_last.val();
+        self.keyswap.x.next = self.rx_data.val().get_bits::<64>(384);
+        if self.beat.q.val() == 0 {
+            self.lane_now.next = self.rx_data.val().get_bits::<6>(184);
+        } else {
+            self.lane_now.next = self.lane_q.q.val();
+        }
+        self.realign.lo.next = self.prev.q.val();
+        self.realign.hi.next = self.rx_data.val();
+        if self.flush.q.val() {
+            self.realign.hi.next = 0.into();
+        }
+        // The payload starts at beat 1: DRAM block k = frame beats k and k+1 shifted by
+        // 64 - o (written as beat k+1 arrives), or beat k+1 itself when o = 0 (written, as
+        // `lo`, when beat k+2 arrives or in the flush cycle).
+        self.realign.sh.next = (!self.lane_now.val()) + 1;
+        if self.lane_now.val() == 0 {
+            self.block.next = bit_cast::<12, 11>(self.beat.q.val()) - 2;
+        } else {
+            self.block.next = bit_cast::<12, 11>(self.beat.q.val()) - 1;
+        }
+        self.buf_address.next = (bit_cast::<7, 2>(self.slot.q.val()) << 5)
+            | bit_cast::<7, 5>(bit_cast::<5, 12>(self.block.val()));
+        self.buf_data.next = self.realign.out.val();
+        self.buf_write.next = ((self.receiving.q.val() & self.rx_valid.val()) | self.flush.q.val())
+            & (self.block.val() < self.block_limit.val());
+        self.set.next = 0.into();
+        self.frame_in.next = false;
+        if self.receiving.q.val() & self.rx_valid.val() {
+            self.prev.d.next = self.rx_data.val();
+            self.beat.d.next = self.beat.q.val() + 1;
+            if self.beat.q.val() == 0 {
+                self.lane_q.d.next = self.lane_now.val();
+                for k in 0..4 {
+                    if self.slot.q.val() == k.to_bits::<2>() {
+                        self.s_hdr[k].d.next = bit_cast::<384, 512>(self.rx_data.val());
+                        self.s_key[k].d.next = self.keyswap.y.val();
+                        self.s_client[k].d.next =
+                            (bit_cast::<16, 8>(self.rx_data.val().get_bits::<8>(448)) << 8)
+                                | bit_cast::<16, 8>(self.rx_data.val().get_bits::<8>(456));
+                        self.s_route[k].d.next = self.rx_route.val();
+                        self.s_lane[k].d.next = self.lane_now.val();
+                    }
+                }
+            }
+            if self.rx_last.val() {
+                self.frame_in.next = true;
+                self.receiving.d.next = false;
+                self.flush.d.next = true;
+            }
+        }
+        if self.flush.q.val() {
+            // Last realigned block written above; the verdict is out this cycle.
+            self.flush.d.next = false;
+            self.beat.d.next = 0.into();
+            self.prev.d.next = 0.into();
+            self.slot.d.next = self.slot.q.val() + 1;
+            self.set.next = bit_cast::<4, 1>(1.into()) << self.slot.q.val();
+            // Straight on to the next frame if its slot is free (no idle cycle between).
+            self.next_slot.next = self.slot.q.val() + 1;
+            self.receiving.d.next =
+                !(self.full_q.q.val() & (bit_cast::<4, 1>(1.into()) << self.next_slot.val())).any();
+            for k in 0..4 {
+                if self.slot.q.val() == k.to_bits::<2>() {
+                    self.s_verdict[k].d.next = bit_cast::<2, 1>(self.ack.drop.val().into())
+                        | (bit_cast::<2, 1>(self.ack.nack.val().into()) << 1);
+                }
+            }
+        } else {
+            self.next_slot.next = self.slot.q.val();
+        }
+        if !self.receiving.q.val() & !self.flush.q.val() {
+            // Receive when the slot is free.
+            self.receiving.d.next =
+                !(self.full_q.q.val() & (bit_cast::<4, 1>(1.into()) << self.slot.q.val())).any();
+        }
+        self.full_q.d.next = (self.full_q.q.val() | self.set.val()) & !self.freed.val();
+        if self.reset.val() {
+            self.receiving.d.next = false;
+            self.flush.d.next = false;
+            self.slot.d.next = 0.into();
+            self.beat.d.next = 0.into();
+            self.prev.d.next = 0.into();
+            self.full_q.d.next = 0.into();
+        }
+    }
+}
+
+crate::impl_clocked!(Ingest);
+
+impl Ingest {
+    /// For testbenches: no slot full, no frame part-way in (read from the registers).
+    #[cfg(test)]
+    pub(crate) fn is_idle(&self) -> bool {
+        self.full_q.q.val() == 0 && self.beat.q.val() == 0 && !self.flush.q.val()
+    }
+}
+
+#[cfg(test)]
+mod tests;

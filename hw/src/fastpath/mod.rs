@@ -1,0 +1,6 @@
+//! The fast path's stage blocks (issue 11: one `LogicBlock` per stage, each with its own
+//! testbench, wired by the top). Moved here so far: the ingest stage ([`ingest::Ingest`]).
+//! The other stages (executor with translation and dispatch, write data, read data,
+//! transmit) still live inside `crate::fastpath_top`, which instantiates the ones here.
+
+pub mod ingest;
