@@ -18,6 +18,7 @@ pub mod mem_access;
 pub mod offload;
 pub mod page_fault;
 pub mod pt_walker;
+pub mod read_seg;
 pub mod spec;
 pub mod sync_unit;
 pub mod tb;
