@@ -64,6 +64,13 @@ fn reads_of_any_length_are_one_request() {
         assert!(got == data[off..off + len], "len {len} at +{off}");
         assert_eq!(c.stats().requests - before, 1, "len {len}: one request");
     }
+    // The 1 MiB answer (1,114,112 bytes) is more than the incast window (96 KiB): it went
+    // alone, and gave its bytes back.
+    let s = c.stats();
+    assert!(
+        s.iwnd_limit < MAX_REQUEST_LEN as u64 && s.iwnd_used == 0,
+        "{s:?}"
+    );
     // Longer than one request: split at max_read_bytes.
     let before = c.stats().requests;
     let len = MAX_REQUEST_LEN as usize + 1000;
