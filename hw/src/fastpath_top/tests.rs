@@ -123,7 +123,7 @@ impl Env {
         if let Some(d) = self.sp_tx.front() {
             u.sp_tx_desc.next = bytes_to_bits(d);
         }
-        u.tx_ready.next = self.tx_every == 0 || now % self.tx_every == 0;
+        u.tx_ready.next = self.tx_every == 0 || now.is_multiple_of(self.tx_every);
         let persisted = self.persist_at.is_some_and(|t| t <= now);
         u.persist_done.next = persisted;
         u.persist_error.next = persisted && self.persist_fails;
