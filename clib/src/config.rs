@@ -36,9 +36,15 @@ pub struct Config {
     pub target_delay: Duration,
     /// Incast window: bytes of responses that may be outstanding towards this compute node.
     pub incast_window: u64,
-    /// Largest single wire request; longer reads and writes are split into several requests
-    /// so that no burst overflows a socket buffer and a loss costs at most this much.
+    /// Largest single write request; longer writes are split into several requests so that
+    /// no burst overflows the node's receive buffer and a loss costs at most this much.
     pub max_request_bytes: u32,
+    /// Largest single read request (at most `MAX_REQUEST_LEN`, 1 MiB, the default): a read
+    /// is one request packet answered by one packet per KiB, so its answer arrives as one
+    /// burst into this client's receive buffer (the UDP transport asks for 4 MiB, capped by
+    /// `net.core.rmem_max`; a 1 MiB answer takes about 2.3 MB of it). Longer reads are split
+    /// into requests of this size; lower it where the receive buffer is small.
+    pub max_read_bytes: u32,
     /// Granularity of dependency tracking (log2 bytes). The paper tracks at the page size
     /// of the node (4 MiB by default); any value is correct, smaller means fewer false
     /// dependencies.
@@ -67,6 +73,7 @@ impl Default for Config {
             target_delay: Duration::from_micros(500),
             incast_window: 96 * 1024,
             max_request_bytes: 16 * 1024,
+            max_read_bytes: clio_proto::consts::MAX_REQUEST_LEN,
             track_shift: clio_proto::consts::DEFAULT_PAGE_SHIFT,
             heartbeat: true,
         }

@@ -12,7 +12,8 @@
 //! wait for their B responses: reads wait for the writes they could see, writes for earlier
 //! reads' data. The behaviour is `sim::model::board::CBoard::handle` / `service`; see
 //! `docs/hardware.md` for the pipeline, the ports, the cycle counts and the documented
-//! differences (read length bound 1024 bytes).
+//! differences. A read of up to `MAX_REQUEST_LEN` bytes is answered one packet per KiB
+//! ([`ReadSeg`]), each packet translated, read and sent in turn.
 //!
 //! The header is one beat (64 bytes): the payload starts at beat 1, so the RX and TX
 //! realignment shifts by the VA's lane offset only. Every request but Register must carry its
@@ -29,6 +30,7 @@ use crate::offload::pointer_chase::PointerChase;
 use crate::page_fault::PageFault;
 use crate::pt_walker::outcome;
 use crate::pt_walker::PtWalker;
+use crate::read_seg::ReadSeg;
 use crate::spec::{bit_of, body_bit, swapped, Spec};
 use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;
@@ -106,6 +108,9 @@ const _: () = assert!(
 );
 const _: () =
     assert!(field::VERSION == 0 && field::OPCODE == 1 && field::STATUS == 2 && field::FLAGS == 3);
+// A read's answer: pkt_index at bytes 6..8 (bits 48..64), pkt_count at 8..10 (64..80), high
+// byte first.
+const _: () = assert!(field::PKT_INDEX.start == 6 && field::PKT_COUNT.start == 8);
 const _: () = assert!(
     swapped(field::PID) == 336
         && swapped(field::PKT_INDEX) == 320
@@ -236,9 +241,6 @@ impl Logic for OpDecode {
         self.ring.next = (self.t_ring.val() & self.op1h.val()).any();
     }
 }
-
-/// Largest read (`total_len`) served; longer reads are answered BAD_REQUEST.
-pub use clio_proto::consts::MAX_READ_LEN;
 
 /// Extra cycles of a first-touch page fault over a TLB hit, when the TLB holds the page's
 /// allocated PTE (inserted with its PTE_WRITE): the page-fault unit and the PTE write-back /
@@ -565,6 +567,12 @@ pub struct FastpathTop {
     t_rem: Signal<Local, Bits<13>>,
     t_n: Signal<Local, Bits<12>>,
     hswap: ByteSwap<384>,
+    /// A read's answer, one packet per KiB: the packet under way (`rd_i`) and the next.
+    rseg: ReadSeg,
+    /// The executor's request is a Read past its checks: its responses carry `pkt_index` =
+    /// `rd_i` and `pkt_count` = the answer's packets (an error packet ends the answer).
+    rd_seg: DFF<Bit>,
+    rd_i: DFF<Bits<16>>,
     a0swap: ByteSwap<64>,
     strb: Signal<Local, Bits<64>>,
     lane_lo: Signal<Local, Bits<7>>,
@@ -716,9 +724,7 @@ pub struct FastpathTop {
     /// Largest payload of a packet, as `payload_len` and as a 32-bit length.
     max_payload16: Spec<16, { MAX_PAYLOAD as u64 }>,
     max_payload32: Spec<32, { MAX_PAYLOAD as u64 }>,
-    /// Largest read (`MAX_READ_LEN`): one response packet.
-    max_read_len: Spec<32, { MAX_READ_LEN as u64 }>,
-    /// Largest request (`MAX_REQUEST_LEN`).
+    /// Largest read or write (`MAX_REQUEST_LEN`).
     max_request_len: Spec<32, { MAX_REQUEST_LEN as u64 }>,
     /// End of the VA space (`VA_LIMIT`), for 66-bit end-of-range sums.
     va_limit: Spec<66, VA_LIMIT>,
@@ -840,7 +846,9 @@ impl Logic for FastpathTop {
             xm_valid,
             xm_status,
             xa,
-            x_arg1
+            x_arg1,
+            rd_seg,
+            rd_i
         );
         clock!(self, clock, ingest, txcrc, tlb, walker, pf, sync, keys, chase);
         self.wbuf.read_clock.next = self.clock.val();
@@ -913,6 +921,18 @@ impl Logic for FastpathTop {
                 & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 320))
                 | (bit_cast::<384, 64>(self.a0swap.y.val()) << 256)
                 | (bit_cast::<384, 64>(self.a1swap.y.val()) << 320);
+        }
+        // A read's answer: this packet's pkt_index and the answer's pkt_count.
+        self.rseg.va.next = self.h_va.val();
+        self.rseg.total.next = self.h_tlen.val();
+        self.rseg.idx.next = self.rd_i.q.val();
+        if self.rd_seg.q.val() {
+            self.hr.next = (self.hr.val()
+                & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 48))
+                | (bit_cast::<384, 8>(self.rd_i.q.val().get_bits::<8>(8)) << 48)
+                | (bit_cast::<384, 8>(self.rd_i.q.val().get_bits::<8>(0)) << 56)
+                | (bit_cast::<384, 8>(self.rseg.count.val().get_bits::<8>(8)) << 64)
+                | (bit_cast::<384, 8>(self.rseg.count.val().get_bits::<8>(0)) << 72);
         }
         // REQUEST descriptor header: Header::emit_header of the parsed request (flags 0, no checksum).
         self.hreq.next = self.hdr.q.val()
@@ -1293,6 +1313,7 @@ impl Logic for FastpathTop {
                 self.xa.d.next = false;
                 self.xw.d.next = false;
                 self.xm_valid.d.next = false;
+                self.rd_seg.d.next = false;
                 self.rs_len.d.next = self.header_len.val();
                 // Ready does not wait for valid: every output comes from registers, so the
                 // cosimulation can sample them without settling the inputs first. Nothing is
@@ -1340,24 +1361,28 @@ impl Logic for FastpathTop {
                     self.rs_status.d.next = self.st_denied.val();
                     self.c_denied.d.next = self.c_denied.q.val() + 1;
                 } else if self.opcode.val() == self.op_read.val() {
-                    // READ: one packet, no payload, 1..=MAX_READ_LEN bytes inside the VA space.
+                    // READ (`header::check_read`): one packet, no payload, 1..=MAX_REQUEST_LEN
+                    // bytes inside the VA space; answered one packet per KiB, packet 0 first
+                    // (each packet of the answer is a read of its own bytes: RData goes on
+                    // with the next, translating as it reaches each page).
                     self.vaq.d.next = self.h_va.val();
                     self.tva.d.next = self.h_va.val();
                     self.o.d.next = self.h_va.val().get_bits::<6>(0);
-                    self.len.d.next = bit_cast::<12, 32>(self.h_tlen.val());
+                    self.len.d.next = self.rseg.first_len.val();
                     self.need.d.next = self.need_read.val();
+                    self.rd_i.d.next = 0.into();
                     if (self.h_plen.val() == 0)
                         & (self.h_cnt.val() == 1)
                         & (self.h_tlen.val() != 0)
-                        & (self.h_tlen.val() <= self.max_read_len.val())
+                        & (self.h_tlen.val() <= self.max_request_len.val())
                         & ((bit_cast::<66, 64>(self.h_va.val())
                             + bit_cast::<66, 32>(self.h_tlen.val()))
                             <= self.va_limit.val())
                     {
+                        self.rd_seg.d.next = true;
                         self.rs_status.d.next = self.st_ok.val();
-                        self.rs_len.d.next =
-                            bit_cast::<12, 32>(self.h_tlen.val()) + self.header_len.val();
-                        self.rs_plen.d.next = bit_cast::<16, 32>(self.h_tlen.val());
+                        self.rs_len.d.next = self.rseg.first_len.val() + self.header_len.val();
+                        self.rs_plen.d.next = bit_cast::<16, 12>(self.rseg.first_len.val());
                         self.tlb.lk_valid.next = true;
                         self.state.d.next = State::TWait;
                     }
@@ -1772,6 +1797,8 @@ impl Logic for FastpathTop {
                 // works on another (its beats wait in DRAM meanwhile); the executor goes on
                 // with the next request, so the next read's address goes out early enough to
                 // hide the DRAM latency.
+                // A read's answer goes on with its next packet (back-pressure: this waits
+                // while the stage and its queue are full, they wait for the transmit stage).
                 if !self.r_busy.q.val() & !self.q_valid.q.val() {
                     self.r_take.next = true;
                     self.x_done.next = true;
@@ -1785,6 +1812,16 @@ impl Logic for FastpathTop {
                     self.q_route.d.next = self.j_route.val();
                     self.x_done.next = true;
                     self.state.d.next = State::Idle;
+                }
+                if self.x_done.val() & self.rd_seg.q.val() & self.rseg.more.val() {
+                    self.rd_i.d.next = self.rd_i.q.val() + 1;
+                    self.vaq.d.next = self.rseg.next_va.val();
+                    self.tva.d.next = self.rseg.next_va.val();
+                    self.len.d.next = self.rseg.next_len.val();
+                    self.rs_len.d.next = self.rseg.next_len.val() + self.header_len.val();
+                    self.rs_plen.d.next = bit_cast::<16, 12>(self.rseg.next_len.val());
+                    self.piece.d.next = false;
+                    self.state.d.next = State::TLookup;
                 }
             }
             State::SAddr => {

@@ -20,6 +20,7 @@ pub mod mutants;
 pub mod offload;
 pub mod page_fault;
 pub mod pt_walker;
+pub mod read_seg;
 pub mod spec;
 pub mod sync_unit;
 pub mod tb;

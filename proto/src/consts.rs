@@ -54,12 +54,11 @@ pub const IDEMPOTENCE_RING_ENTRIES: usize = 64;
 pub const MAX_PAYLOAD: usize = 1024;
 /// log2 of [`MAX_PAYLOAD`].
 pub const MAX_PAYLOAD_SHIFT: u32 = 10;
-/// Largest write in one request (1 MiB = 1024 packets).
+/// Largest read or write in one request (1 MiB = 1024 packets). A write arrives as
+/// `ceil(len / MAX_PAYLOAD)` request packets; a read is one request packet answered by
+/// `ceil(len / MAX_PAYLOAD)` response packets, segmented the same way (packet `i` carries bytes
+/// `[i * MAX_PAYLOAD, ...)` of the range; `header::check_read`, `header::read_response`).
 pub const MAX_REQUEST_LEN: u32 = 1 << 20;
-/// Largest read in one request: one response packet. One request packet in, one response
-/// packet out keeps the node's pipeline free of a response generator that would stall RX
-/// while it emits many packets; clients split longer reads into concurrent requests.
-pub const MAX_READ_LEN: u32 = MAX_PAYLOAD as u32;
 /// Atomic operations (TAS, CAS, FAA) act on naturally aligned 8-byte words.
 pub const ATOMIC_BYTES: u64 = 8;
 

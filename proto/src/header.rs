@@ -24,7 +24,7 @@
 //! The fields up to `arg1` (the first [`ROUTED_HEADER_LEN`] bytes) are what the ring
 //! descriptors carry to the slow path; the key is checked by the fast path and never leaves it.
 
-use crate::consts::{MAX_PAYLOAD, MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN};
+use crate::consts::{MAX_PAYLOAD, MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN, VA_LIMIT};
 use crate::opcode::Opcode;
 use crate::status::Status;
 use thiserror::Error;
@@ -490,6 +490,32 @@ pub fn check_write_segment(h: &Header) -> bool {
         && segment(h.total_len, h.pkt_index).map(|(_, l)| l) == Some(h.payload_len)
 }
 
+/// Check a read request: one packet without payload, `1..=MAX_REQUEST_LEN` bytes, the whole
+/// range inside the 48-bit VA space. Anything else is answered `BadRequest` (one packet, the
+/// request's `pkt_index`/`pkt_count`) and nothing is translated.
+pub fn check_read(h: &Header) -> bool {
+    h.payload_len == 0
+        && h.pkt_count == 1
+        && h.total_len > 0
+        && h.total_len <= MAX_REQUEST_LEN
+        && h.va
+            .checked_add(h.total_len as u64)
+            .is_some_and(|end| end <= VA_LIMIT)
+}
+
+/// Header of response packet `index` of a read that passed [`check_read`]: `pkt_count` =
+/// `ceil(total_len / MAX_PAYLOAD)`, `pkt_index` = `index`. With `Ok` the packet carries
+/// `segment(total_len, index)` of the data; with an error it carries nothing and is the last
+/// packet of the answer: packets `0..index` went out with their data, the range from packet
+/// `index` on failed (the page that packet reaches first and cannot be read).
+pub fn read_response(h: &Header, status: Status, index: u16) -> Header {
+    Header {
+        pkt_index: index,
+        pkt_count: packet_count(h.total_len),
+        ..h.response_to(status)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -584,6 +610,41 @@ mod tests {
             prop_assert_eq!(next, total);
             prop_assert!(segment(total, n).is_none());
         }
+    }
+
+    #[test]
+    fn reads_up_to_a_mebibyte_inside_the_va_space() {
+        let read = |va: u64, len: u32| Header {
+            total_len: len,
+            ..Header::request(Opcode::Read, 1, 2, va)
+        };
+        for len in [1, 1024, 1025, 64 << 10, MAX_REQUEST_LEN] {
+            assert!(check_read(&read(0x1000, len)), "{len}");
+            let r = read_response(&read(0x1000, len), Status::Ok, 0);
+            assert_eq!(r.pkt_count as usize, (len as usize).div_ceil(MAX_PAYLOAD));
+            assert!(r.response && r.status == Status::Ok && r.pkt_index == 0);
+        }
+        // Hostile lengths and ranges: empty, one byte too long, ending past the VA space or
+        // wrapping 2^64.
+        assert!(!check_read(&read(0x1000, 0)));
+        assert!(!check_read(&read(0x1000, MAX_REQUEST_LEN + 1)));
+        assert!(!check_read(&read(0x1000, u32::MAX)));
+        assert!(check_read(&read(VA_LIMIT - 4096, 4096)));
+        assert!(!check_read(&read(VA_LIMIT - 4096, 4097)));
+        assert!(!check_read(&read(VA_LIMIT, 1)));
+        assert!(!check_read(&read(u64::MAX - 10, 1024)));
+        // One request packet, no payload.
+        assert!(!check_read(&Header {
+            pkt_count: 2,
+            ..read(0x1000, 2048)
+        }));
+        assert!(!check_read(&Header {
+            payload_len: 1,
+            ..read(0x1000, 2048)
+        }));
+        // An error packet names the first packet that did not go out.
+        let e = read_response(&read(0x1000, 5000), Status::Unmapped, 3);
+        assert_eq!((e.pkt_index, e.pkt_count, e.payload_len), (3, 5, 0));
     }
 
     #[test]

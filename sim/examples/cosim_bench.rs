@@ -204,8 +204,8 @@ fn main() {
     println!("# back-to-back (256 packets offered at once, TLB warm): cycles per packet and goodput at {CORE_CLOCK_MHZ} MHz");
     let warm = page(1);
     c.read(warm, 16);
-    // Reads and write packets carry at most 1 KiB (longer requests are 1 KiB packets, so a
-    // 4 KiB write streams at the 1 KiB rate).
+    // Write packets carry at most 1 KiB (longer requests are 1 KiB packets, so a 4 KiB write
+    // streams at the 1 KiB rate); long reads below.
     for (op, len) in [
         ("read", 16u32),
         ("read", 64),
@@ -244,6 +244,46 @@ fn main() {
         let cpp = cycles as f64 / 256.0;
         let gbps = len as f64 * 8.0 * CORE_CLOCK_MHZ as f64 * 1e6 / cpp / 1e9;
         println!("{op:<6} {len:>6} B: {cpp:>6.1} cycles/packet (II), goodput {gbps:>6.2} Gbps at {CORE_CLOCK_MHZ} MHz");
+    }
+
+    // Long reads: one request of up to 1 MiB, answered one packet per KiB (each packet
+    // translated, read and sent in turn). Cycles from the request to the last response beat.
+    println!("# long reads (one request each, pages warm in the TLB where they fit): cycles to the last response beat, goodput at {CORE_CLOCK_MHZ} MHz");
+    let span = page(17);
+    for k in 0..17 {
+        c.read(span + k * PAGE, 16);
+    }
+    for len in [1024u32, 4096, 64 << 10, 1 << 20] {
+        let run = |c: &mut Client, n: usize| {
+            let pkts: Vec<(Route, Vec<u8>)> = (0..n)
+                .map(|_| {
+                    let id = c.next();
+                    let h = Header {
+                        total_len: len,
+                        ..c.req(Opcode::Read, id, span + 64)
+                    };
+                    (Route::default(), h.to_packet(&[]))
+                })
+                .collect();
+            let before = c.node.cycle_stats().cycles;
+            let mut out = Vec::new();
+            c.node.handle_burst(&pkts, &mut out);
+            assert_eq!(out.len(), n * packet_count(len) as usize);
+            assert!(out
+                .iter()
+                .all(|(_, b)| parse_verified(b).is_ok_and(|(h, _)| h.status == Status::Ok)));
+            c.node.cycle_stats().cycles - before - clio_sim::cosim::IDLE_CYCLES
+        };
+        let one = run(&mut c, 1);
+        let burst = if len <= 64 << 10 { 16 } else { 2 };
+        let many = run(&mut c, burst) as f64 / burst as f64;
+        let gbps = |cyc: f64| len as f64 * 8.0 * CORE_CLOCK_MHZ as f64 * 1e6 / cyc / 1e9;
+        println!(
+            "read {len:>8} B: alone {one:>7} cycles ({:>6.2} Gbps); {burst} back to back {many:>9.1} cycles each ({:>6.2} Gbps), {:.1} cycles/packet",
+            gbps(one as f64),
+            gbps(many),
+            many / packet_count(len) as f64
+        );
     }
 
     // Long conformance run against the model, and simulation speed.

@@ -20,7 +20,9 @@ pub enum Class {
     /// (acknowledged once flushed where the node has a persistence domain, UNSUPPORTED where
     /// it has none).
     Write,
-    /// Read of 16 B .. 4 KiB.
+    /// Read of 1 B .. 1 page + 3000 B (one request, one response packet per KiB), often
+    /// across pages; now and then one that runs off its region's end, so the answer stops
+    /// with an error packet where the next page does not translate.
     Read,
     /// Atomic (FAA, CAS, TAS, Unlock) by one member of the RAS, sometimes duplicated,
     /// sometimes with another member's request id (members are told apart by client id).
@@ -406,8 +408,22 @@ impl Stream {
                 }
             }
             Class::Read => {
-                let Some((va, _)) = self.pick(slot, len) else {
+                let len = [1u64, 16, 100, 1024, 1025, 4096, 20_000, self.page + 3000]
+                    [self.rng.gen_range(0..8)];
+                let Some((mut va, _)) = self.pick(slot, len) else {
                     return class;
+                };
+                let len = if self.rng.gen_bool(0.15) {
+                    // Run off the end of the region: into the next one or an unmapped page.
+                    let (start, size, _) = *self.procs[slot]
+                        .regions
+                        .iter()
+                        .find(|r| r.0 <= va && va < r.0 + r.1)
+                        .unwrap_or(&(va, len, 0));
+                    va = start + size - self.rng.gen_range(1..=size.min(3000));
+                    len.max(2048)
+                } else {
+                    len
                 };
                 let h = Header {
                     total_len: len as u32,

@@ -239,9 +239,9 @@ fn malformed_requests_get_bad_request() {
     let mut w = Wire::new(node());
     w.register(1);
     let va = w.alloc(PAGE, PERM_READ | PERM_WRITE).unwrap();
-    // A read longer than one response packet.
+    // A read longer than one request may be.
     let h = Header {
-        total_len: clio_proto::consts::MAX_READ_LEN + 1,
+        total_len: clio_proto::consts::MAX_REQUEST_LEN + 1,
         ..w.request(Opcode::Read, 9, va)
     };
     assert_eq!(

@@ -196,6 +196,25 @@ fn check_with(seed: u64, steps: usize, procs: usize, clocking: Clocking) {
         );
         assert!(appends(Status::LogFull) > 0, "no full log");
         assert!(appends(Status::BadRequest) > 0, "no malformed append");
+        // Reads longer than a packet came back whole, and some stopped at a page that did
+        // not translate with an error packet after their first packets.
+        let reads: Vec<_> = got
+            .iter()
+            .filter_map(|(_, b)| parse_verified(b).ok().map(|(h, _)| h))
+            .filter(|h| h.opcode == Opcode::Read)
+            .collect();
+        let whole = reads
+            .iter()
+            .filter(|h| h.status == Status::Ok && h.pkt_count > 4 && h.pkt_index + 1 == h.pkt_count)
+            .count();
+        let cut = reads
+            .iter()
+            .filter(|h| h.status != Status::Ok && h.pkt_index > 0)
+            .count();
+        assert!(
+            whole > 10 && cut > 0,
+            "long reads: {whole} whole, {cut} cut"
+        );
         // No memory file: durable writes are refused (UNSUPPORTED) by both, writing nothing.
         let refused = count_status(&got, Status::Unsupported);
         assert!(refused > 10, "only {refused} durable writes refused");
@@ -302,7 +321,9 @@ fn durable_writes_match_the_model_with_a_persistence_domain() {
 #[test]
 fn ring_skips_and_releases_match_the_model() {
     let mut model = CBoard::new(&cfg()).unwrap();
-    let mut s = Stream::new(10, 1 << 16).with_ack_probability(0.2);
+    // Seed 11: 104 ring skips in 3000 steps (seed 10 gave only 7 once reads drew their own
+    // lengths; the count is a property of the stream, not of the node).
+    let mut s = Stream::new(11, 1 << 16).with_ack_probability(0.2);
     let mut want = Vec::new();
     s.setup(&mut model, 2, &mut want);
     for _ in 0..3000 {

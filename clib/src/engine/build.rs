@@ -84,6 +84,10 @@ impl Engine {
             .cfg
             .max_request_bytes
             .clamp(MAX_PAYLOAD as u32, MAX_REQUEST_LEN)) as usize;
+        let read_chunk = (self
+            .cfg
+            .max_read_bytes
+            .clamp(MAX_PAYLOAD as u32, MAX_REQUEST_LEN)) as usize;
         match spec {
             OpSpec::Register { nonce } => {
                 vec![self.single(st, Some(op_id), Opcode::Register, 0, *nonce, 0)]
@@ -175,10 +179,13 @@ impl Engine {
                 };
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, resp)]
             }
+            // One request per read up to `max_read_bytes` (1 MiB by default): one request
+            // packet, answered by one packet per KiB; the answer's bytes count against the
+            // incast window, and an answer larger than the window goes alone.
             OpSpec::Read { va, len } => (0..*len)
-                .step_by(chunk.min(MAX_READ_LEN as usize))
+                .step_by(read_chunk)
                 .map(|off| {
-                    let clen = chunk.min(MAX_READ_LEN as usize).min(len - off) as u32;
+                    let clen = read_chunk.min(len - off) as u32;
                     let id = Self::req_id(st);
                     let h = Header {
                         total_len: clen,

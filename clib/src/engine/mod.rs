@@ -17,7 +17,7 @@ use crate::error::{ClioError, Result};
 use crate::lanes::{Lane, Lanes, MAX_LANES};
 use crate::order::Tracker;
 use crate::transport::{Received, Transport};
-use clio_proto::consts::{MAX_PAYLOAD, MAX_READ_LEN, MAX_REQUEST_LEN};
+use clio_proto::consts::{MAX_PAYLOAD, MAX_REQUEST_LEN};
 use clio_proto::header::{packet_count, parse_verified, segment, HEADER_LEN};
 use clio_proto::offload::ChaseLayout;
 use clio_proto::opcode::Path;

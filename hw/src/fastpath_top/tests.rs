@@ -41,6 +41,10 @@ struct Env {
     persist_at: Option<u64>,
     /// Persist requests answered: (cycle, address, length, B responses still due then).
     persists: Vec<(u64, u64, u64, usize)>,
+    /// Back-pressure from the network: `tx_ready` only every `tx_every`-th cycle (0: always).
+    tx_every: u64,
+    /// Cycles `run` waits for the node to be idle before it reports a hang.
+    budget: u64,
 }
 
 impl Env {
@@ -85,6 +89,8 @@ impl Env {
             persist_fails: false,
             persist_at: None,
             persists: vec![],
+            tx_every: 0,
+            budget: 3000,
         }
     }
 
@@ -118,6 +124,7 @@ impl Env {
         if let Some(d) = self.sp_tx.front() {
             u.sp_tx_desc.next = bytes_to_bits(d);
         }
+        u.tx_ready.next = self.tx_every == 0 || now.is_multiple_of(self.tx_every);
         let persisted = self.persist_at.is_some_and(|t| t <= now);
         u.persist_done.next = persisted;
         u.persist_error.next = persisted && self.persist_fails;
@@ -208,7 +215,7 @@ impl Env {
                 break;
             }
             assert!(
-                self.b.cycle - start < 3000,
+                self.b.cycle - start < self.budget,
                 "node hung in {:?} writes without B {} in flight {}",
                 self.b.uut.state.q.val(),
                 (self.b.uut.w_seq.q.val() - self.b.uut.b_seq.q.val()).to_u64(),
@@ -398,7 +405,7 @@ fn requests_end_to_end() {
     assert_eq!(e.request(&f).0, vec![resp(&h, Status::Permission, &[])]);
     let (h, f) = read_req(pid, 21, 0x20 * PS, 8);
     assert_eq!(e.request(&f).0, vec![resp(&h, Status::Unmapped, &[])]);
-    let (h, f) = read_req(pid, 22, 0x10 * PS, MAX_READ_LEN + 1);
+    let (h, f) = read_req(pid, 22, 0x10 * PS, clio_proto::consts::MAX_REQUEST_LEN + 1);
     assert_eq!(e.request(&f).0, vec![resp(&h, Status::BadRequest, &[])]);
     let (_h, mut f) = write_req(pid, 23, 0x10 * PS, &[9; 100]);
     f[HEADER_LEN + 50] ^= 4;
@@ -1179,3 +1186,5 @@ fn pointer_chase_walks_nodes_through_the_translation() {
         vec![resp(&h, Status::Unsupported, &[])]
     );
 }
+
+mod reads;

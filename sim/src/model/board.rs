@@ -16,9 +16,11 @@ use super::key_table::KeyTable;
 use super::mem_access::{read_pieces, write_pieces, VirtualMemory};
 use super::pt_walker::PtWalker;
 use super::sync_unit::{atomic_apply, RingCheck, SyncUnit};
-use clio_proto::consts::{ATOMIC_BYTES, MAX_READ_LEN};
+use clio_proto::consts::ATOMIC_BYTES;
 use clio_proto::frame::Route;
-use clio_proto::header::{check_write_segment, packet_count, segment, Packet};
+use clio_proto::header::{
+    check_read, check_write_segment, packet_count, read_response, segment, Packet,
+};
 use clio_proto::layout::MemoryLayout;
 use clio_proto::opcode::{path_of, Path};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
@@ -423,44 +425,36 @@ impl CBoard {
         notices: &mut Vec<Descriptor>,
         out: &mut Vec<Outgoing>,
     ) {
-        if h.payload_len != 0 || h.pkt_count != 1 || h.total_len == 0 || h.total_len > MAX_READ_LEN
-        {
+        if !check_read(h) {
             return self.bad(out, route, h);
         }
+        // One response packet per MAX_PAYLOAD bytes, each translated as it goes (page by page,
+        // in order, as the RTL streams them): when packet i reaches a page that does not
+        // translate, packets 0..i have gone out and one error packet with index i ends the
+        // answer (protocol.md section 2).
         let rx_free = self.ring.rx_free();
-        let pieces = match self.vm.translate_range(
-            &mut self.dram,
-            &self.layout,
-            h.pid,
-            h.va,
-            h.total_len as u64,
-            PERM_READ,
-            rx_free,
-            notices,
-        ) {
-            Ok(p) => p,
-            Err(s) => return self.respond(out, route, h.response_to(s), &[]),
-        };
-        let mut data = vec![0u8; h.total_len as usize];
-        if !read_pieces(&mut self.dram, &pieces, &mut data) {
-            return self.respond(out, route, h.response_to(Status::Unmapped), &[]);
-        }
-        let n = packet_count(h.total_len);
-        for i in 0..n {
+        for i in 0..packet_count(h.total_len) {
             let Some((off, len)) = segment(h.total_len, i) else {
                 break;
             };
-            let r = Header {
-                pkt_index: i,
-                pkt_count: n,
-                ..h.response_to(Status::Ok)
+            let pieces = match self.vm.translate_range(
+                &mut self.dram,
+                &self.layout,
+                h.pid,
+                h.va + off as u64,
+                len as u64,
+                PERM_READ,
+                rx_free,
+                notices,
+            ) {
+                Ok(p) => p,
+                Err(s) => return self.respond(out, route, read_response(h, s, i), &[]),
             };
-            self.respond(
-                out,
-                route,
-                r,
-                &data[off as usize..off as usize + len as usize],
-            );
+            let mut data = vec![0u8; len as usize];
+            if !read_pieces(&mut self.dram, &pieces, &mut data) {
+                return self.respond(out, route, read_response(h, Status::Unmapped, i), &[]);
+            }
+            self.respond(out, route, read_response(h, Status::Ok, i), &data);
         }
     }
 

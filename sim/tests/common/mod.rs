@@ -165,25 +165,15 @@ impl Wire {
         status
     }
     pub fn read(&mut self, va: u64, len: u32) -> Result<Vec<u8>, Status> {
-        // Reads are at most one response packet each (MAX_READ_LEN): split like a client does.
-        if len > clio_proto::consts::MAX_READ_LEN {
-            let mut all = Vec::new();
-            let mut off = 0;
-            while off < len {
-                let n = (len - off).min(clio_proto::consts::MAX_READ_LEN);
-                all.extend(self.read(va + off as u64, n)?);
-                off += n;
-            }
-            return Ok(all);
-        }
         let id = self.id();
         let h = Header {
             total_len: len,
             ..self.request(Opcode::Read, id, va)
         };
         let r = self.send_raw(&h.to_packet(&[]));
-        if r[0].0.status != Status::Ok {
-            return Err(r[0].0.status);
+        // One packet per KiB; an error packet ends the answer (protocol.md section 2).
+        if let Some((e, _)) = r.iter().find(|(h, _)| h.status != Status::Ok) {
+            return Err(e.status);
         }
         let mut data = vec![0u8; len as usize];
         assert_eq!(r.len(), packet_count(len) as usize);
