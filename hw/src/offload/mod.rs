@@ -63,6 +63,8 @@
 //!   allocate, touch the pages, format the superblock) and then writes these registers
 //!   through the executor (a ring descriptor; wiring: `docs/offloads.md`).
 //!
-//! The units: [`pointer_chase`] (reads only) and `clio_kv` (all of the above).
+//! The units: [`pointer_chase`] (reads only) and [`clio_kv`] (all of the above).
+
+pub mod clio_kv;
 
 pub mod pointer_chase;
