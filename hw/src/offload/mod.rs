@@ -54,14 +54,16 @@
 //!   stays put while `pay_valid` is high and `pay_ready` low (AXI-Stream), so the unit may
 //!   look at a beat before it takes it. The unit takes every beat of a request before it
 //!   answers, whatever the answer, so the executor's payload buffer is empty when it is.
-//! * **configuration** (`cfg_*`, static inputs, set before KV requests arrive): `cfg_pid` (the
-//!   store's own RAS), the `StoreLayout` (`cfg_base`, `cfg_buckets`: a power of two,
-//!   `cfg_records`) and `cfg_status`: `Status::Ok` once the store's region is allocated,
-//!   touched and formatted, else the status KV requests get (`RetryLater` while it is being
-//!   set up, the slow path's refusal if it failed), as the model's `kv_ras.rs`. On the board
-//!   the ARM slow path sets the store up exactly as the model does (register the RAS,
-//!   allocate, touch the pages, format the superblock) and then writes these registers
-//!   through the executor (a ring descriptor; wiring: `docs/offloads.md`).
+//! * **configuration** (static, set before KV requests arrive): the store's own RAS pid
+//!   (`cfg_pid`) is the executor's register: it is what `mem_own` / `rsp_read_own` select, so
+//!   the unit never names a pid. The unit takes the `StoreLayout` (`cfg_base`, `cfg_buckets`:
+//!   a power of two, `cfg_records`: below 2^32) and `cfg_status`: `Status::Ok` once the
+//!   store's region is allocated, touched and formatted, else the status KV requests get
+//!   (`RetryLater` while it is being set up, the slow path's refusal if that failed), as the
+//!   model's `kv_ras.rs`. On the board the ARM slow path sets the store up as the model does
+//!   (register the RAS, allocate, touch the pages, format the superblock) and then writes
+//!   these registers through the executor (a ring descriptor; not wired yet:
+//!   `docs/offloads.md`, "Clio-KV in hardware").
 //!
 //! The units: [`pointer_chase`] (reads only) and [`clio_kv`] (all of the above).
 
