@@ -11,7 +11,7 @@ impl Logic for ClioKv {
         dff_setup!(
             self, clock, state, ret, op, owner, hdr_ok, plen, b0, b1lo, pay_done, first, rec_end,
             head, link, at, cand, hnext, rvlen, kw, hops, found, slot, ma, wd, cache, ctag, cvalid,
-            bj, bva, bd, prev, cur, a_status, a_arg0, a_read, a_va, a_len
+            bj, bva, bd, prev, cur, cy_q, cin_q, cok_q, a_status, a_arg0, a_read, a_va, a_len
         );
         self.khash.clock.next = self.clock.val();
         self.khash.reset.next = self.reset.val();
@@ -73,30 +73,30 @@ impl Logic for ClioKv {
         }
         // `cand` is 0, or a slot: first <= cand < end, (cand - first) % RECORD_BYTES == 0.
         self.cx.next = bit_cast::<44, 64>(self.cand.q.val() - self.first.q.val());
-        self.cy.next = self.cx.val().get_bits::<40>(4);
+        self.cy_q.d.next = self.cx.val().get_bits::<40>(4);
+        self.cin_q.d.next = (self.cand.q.val() >= self.first.q.val())
+            & (self.cand.q.val() < self.rec_end.q.val())
+            & (self.cx.val().get_bits::<4>(0) == 0);
         self.cprod.next = bit_cast::<40, 32>(
-            self.cy.val().get_bits::<16>(0) * self.c_rec_inv.val().get_bits::<16>(0),
+            self.cy_q.q.val().get_bits::<16>(0) * self.c_rec_inv.val().get_bits::<16>(0),
         ) + (bit_cast::<40, 32>(
-            self.cy.val().get_bits::<16>(0) * self.c_rec_inv.val().get_bits::<16>(16),
+            self.cy_q.q.val().get_bits::<16>(0) * self.c_rec_inv.val().get_bits::<16>(16),
         ) << 16)
             + (bit_cast::<40, 32>(
-                self.cy.val().get_bits::<16>(16) * self.c_rec_inv.val().get_bits::<16>(0),
+                self.cy_q.q.val().get_bits::<16>(16) * self.c_rec_inv.val().get_bits::<16>(0),
             ) << 16)
             + (bit_cast::<40, 32>(
-                self.cy.val().get_bits::<16>(0)
+                self.cy_q.q.val().get_bits::<16>(0)
                     * bit_cast::<16, 8>(self.c_rec_inv.val().get_bits::<8>(32)),
             ) << 32)
             + (bit_cast::<40, 32>(
-                self.cy.val().get_bits::<16>(16) * self.c_rec_inv.val().get_bits::<16>(16),
+                self.cy_q.q.val().get_bits::<16>(16) * self.c_rec_inv.val().get_bits::<16>(16),
             ) << 32)
             + (bit_cast::<40, 32>(
-                bit_cast::<16, 8>(self.cy.val().get_bits::<8>(32))
+                bit_cast::<16, 8>(self.cy_q.q.val().get_bits::<8>(32))
                     * self.c_rec_inv.val().get_bits::<16>(0),
             ) << 32);
-        self.cand_ok.next = (self.cand.q.val() >= self.first.q.val())
-            & (self.cand.q.val() < self.rec_end.q.val())
-            & (self.cx.val().get_bits::<4>(0) == 0)
-            & (self.cprod.val() <= self.c_rec_bound.val());
+        self.cok_q.d.next = self.cin_q.q.val() & (self.cprod.val() <= self.c_rec_bound.val());
         // The key's chain head: base + 64 + 8 * (hash & (buckets - 1)).
         self.new_head.next = self.cfg_base.val()
             + self.c_sb_bytes.val()
@@ -234,12 +234,19 @@ impl Logic for ClioKv {
             }
             KvState::LinkChk => {
                 self.cand.d.next = self.cw.val();
-                self.state.d.next = KvState::LinkUse;
+                self.ret.d.next = KvState::LinkUse;
+                self.state.d.next = KvState::Cand1;
+            }
+            KvState::Cand1 => {
+                self.state.d.next = KvState::Cand2;
+            }
+            KvState::Cand2 => {
+                self.state.d.next = self.ret.q.val();
             }
             KvState::LinkUse => {
                 if self.cand.q.val() == 0 {
                     self.state.d.next = KvState::NotFound;
-                } else if !self.cand_ok.val() {
+                } else if !self.cok_q.q.val() {
                     self.fail.next = true;
                 } else {
                     self.at.d.next = self.cand.q.val();
@@ -336,14 +343,15 @@ impl Logic for ClioKv {
             }
             KvState::FreeChk => {
                 self.cand.d.next = self.cw.val();
-                self.state.d.next = KvState::FreeUse;
+                self.ret.d.next = KvState::FreeUse;
+                self.state.d.next = KvState::Cand1;
             }
             KvState::FreeUse => {
                 if self.cand.q.val() == 0 {
                     self.ma.d.next = self.cfg_base.val() + self.c_sb_hw.val();
                     self.ret.d.next = KvState::HwChk;
                     self.state.d.next = KvState::Rd;
-                } else if !self.cand_ok.val() {
+                } else if !self.cok_q.q.val() {
                     self.fail.next = true;
                 } else {
                     self.slot.d.next = self.cand.q.val();

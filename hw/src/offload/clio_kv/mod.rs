@@ -53,7 +53,7 @@ use rust_hdl::prelude::*;
 use xxh32::Xxh32;
 
 /// Odd part of a record slot's size: `RECORD_BYTES = REC_ODD << 4` (the `get_bits::<40>(4)`
-/// in `cand_ok`).
+/// in the kernel's slot check, `cy_q`).
 const REC_ODD: u64 = RECORD_BYTES >> 4;
 /// `REC_ODD`'s inverse modulo 2^40: `y` is a multiple of `REC_ODD` iff `y * REC_INV mod 2^40
 /// <= REC_BOUND` (for `y < 2^40`; Granlund and Montgomery's divisibility test).
@@ -109,6 +109,10 @@ pub enum KvState {
     HashWait,
     /// A link word was read.
     LinkChk,
+    /// The link's slot check, first stage (`cand - first`, its range).
+    Cand1,
+    /// The link's slot check, second stage (the multiply by the inverse).
+    Cand2,
     /// The link is checked and followed.
     LinkUse,
     /// The record's next link was read.
@@ -334,6 +338,13 @@ pub struct ClioKv {
     prev: DFF<Bits<512>>,
     /// The payload beat that ends in block `bj`.
     cur: DFF<Bits<512>>,
+    /// Slot check, stage 1: `(cand - first) / 16`.
+    cy_q: DFF<Bits<40>>,
+    /// Slot check, stage 1: `first <= cand < end` and `cand - first` a multiple of 16.
+    cin_q: DFF<Bit>,
+    /// Slot check, stage 2: `cand` is a record slot's address (`StoreLayout::is_record`), two
+    /// cycles after `cand` was set.
+    cok_q: DFF<Bit>,
     /// Answer: status.
     a_status: DFF<Bits<8>>,
     /// Answer: `arg0`.
@@ -374,11 +385,9 @@ pub struct ClioKv {
     m_owner: Signal<Local, Bits<16>>,
     m_klen: Signal<Local, Bits<16>>,
     m_vlen: Signal<Local, Bits<16>>,
-    /// `cand` is a record slot's address, through `cx = cand - first`, `cy = cx / 16` and
-    /// `cprod = cy * REC_INV mod 2^40`.
-    cand_ok: Signal<Local, Bit>,
+    /// `cand - first` (its low 44 bits) and `cy_q * REC_INV mod 2^40`, the slot check's two
+    /// stages.
     cx: Signal<Local, Bits<44>>,
-    cy: Signal<Local, Bits<40>>,
     cprod: Signal<Local, Bits<40>>,
     /// `StoreLayout::record(0)` and `record(records)` of the configuration.
     c_first: Signal<Local, Bits<64>>,
