@@ -336,21 +336,26 @@ fn fill(b: &mut Bench<ClioKv>, dut: &mut Region, want: &mut Region, n: u64) {
 #[test]
 fn owners_are_apart_and_a_full_store_changes_nothing() {
     let mut b = unit(&SMALL, 0);
-    let mut dut = Region::formatted(&SMALL);
-    let mut want = dut.clone();
-    let mut go = |b: &mut Bench<ClioKv>, op, owner, k: &[u8], v: &[u8]| {
-        check(b, &mut dut, &mut want, &Req::new(op, owner, k, v), DRAM).answer
+    let mut m = (Region::formatted(&SMALL), Region::formatted(&SMALL));
+    let go = |b: &mut Bench<ClioKv>, m: &mut (Region, Region), op, owner, k: &[u8], v: &[u8]| {
+        check(b, &mut m.0, &mut m.1, &Req::new(op, owner, k, v), DRAM).answer
     };
-    let a = go(&mut b, Opcode::KvPut, 1, b"k", b"one");
+    let a = go(&mut b, &mut m, Opcode::KvPut, 1, b"k", b"one");
     assert_eq!((a.status, a.arg0), (0, MISS));
-    assert_eq!(go(&mut b, Opcode::KvGet, 2, b"k", b"").arg0, MISS);
-    assert_eq!(go(&mut b, Opcode::KvDelete, 2, b"k", b"").arg0, MISS);
-    assert_eq!(go(&mut b, Opcode::KvPut, 2, b"k", b"two").arg0, MISS);
-    assert!(go(&mut b, Opcode::KvGet, 1, b"k", b"").read.is_some());
-    assert_eq!(go(&mut b, Opcode::KvPut, 1, b"k", b"uno").arg0, HIT);
-    drop(go);
-    let mut dut2 = dut.clone();
-    let mut want2 = want.clone();
+    assert_eq!(go(&mut b, &mut m, Opcode::KvGet, 2, b"k", b"").arg0, MISS);
+    assert_eq!(
+        go(&mut b, &mut m, Opcode::KvDelete, 2, b"k", b"").arg0,
+        MISS
+    );
+    assert_eq!(
+        go(&mut b, &mut m, Opcode::KvPut, 2, b"k", b"two").arg0,
+        MISS
+    );
+    assert!(go(&mut b, &mut m, Opcode::KvGet, 1, b"k", b"")
+        .read
+        .is_some());
+    assert_eq!(go(&mut b, &mut m, Opcode::KvPut, 1, b"k", b"uno").arg0, HIT);
+    let (mut dut2, mut want2) = m;
     fill(&mut b, &mut dut2, &mut want2, SMALL.records - 3);
     let before = dut2.clone();
     let full = Req::new(Opcode::KvPut, 1, b"new", b"x");
