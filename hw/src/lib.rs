@@ -81,6 +81,14 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             ),
         ),
         (
+            "xxh32",
+            verilog_of("xxh32", offload::clio_kv::xxh32::Xxh32::default()),
+        ),
+        (
+            "clio_kv",
+            verilog_of("clio_kv", offload::clio_kv::ClioKv::default()),
+        ),
+        (
             "mem_access",
             verilog_of("mem_access", mem_access::Realign::default()),
         ),

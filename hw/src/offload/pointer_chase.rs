@@ -80,6 +80,18 @@ pub struct PointerChase {
     pub rsp_read_va: Signal<Out, Bits<64>>,
     /// Response: the value's length (1..=1024).
     pub rsp_read_len: Signal<Out, Bits<12>>,
+    /// Memory: a write (the chaser only reads: always 0).
+    pub mem_write: Signal<Out, Bit>,
+    /// Memory: write data (unused: 0).
+    pub mem_wdata: Signal<Out, Bits<512>>,
+    /// Memory: write strobes (unused: 0).
+    pub mem_wstrb: Signal<Out, Bits<64>>,
+    /// Memory: in the offload's own RAS (the chaser reads the caller's: always 0).
+    pub mem_own: Signal<Out, Bit>,
+    /// Payload: the unit takes a beat (a chase has no payload: always 0).
+    pub pay_ready: Signal<Out, Bit>,
+    /// Response: the value is read in the offload's own RAS (always 0: the caller's).
+    pub rsp_read_own: Signal<Out, Bit>,
     state: DFF<ChaseState>,
     /// The current node.
     node: DFF<Bits<64>>,
@@ -145,6 +157,12 @@ impl Default for PointerChase {
             rsp_read: Default::default(),
             rsp_read_va: Default::default(),
             rsp_read_len: Default::default(),
+            mem_write: Default::default(),
+            mem_wdata: Default::default(),
+            mem_wstrb: Default::default(),
+            mem_own: Default::default(),
+            pay_ready: Default::default(),
+            rsp_read_own: Default::default(),
             state: Default::default(),
             node: Default::default(),
             key: Default::default(),
@@ -229,6 +247,14 @@ impl Logic for PointerChase {
         self.nxt_ready.next = false;
         self.req_ready.next = self.state.q.val() == ChaseState::Idle;
         self.mem_valid.next = false;
+        // The bundle's write, own-RAS and payload signals, idle: a chase only reads, in the
+        // caller's RAS, and has no payload.
+        self.mem_write.next = false;
+        self.mem_wdata.next = 0.into();
+        self.mem_wstrb.next = 0.into();
+        self.mem_own.next = false;
+        self.pay_ready.next = false;
+        self.rsp_read_own.next = false;
         self.mem_va.next = bit_cast::<64, 65>(self.at_k.val());
         if (self.state.q.val() == ChaseState::Next) | (self.state.q.val() == ChaseState::NextWait) {
             self.mem_va.next = bit_cast::<64, 65>(self.at_n.val());

@@ -1,0 +1,619 @@
+//! The Clio-KV unit's kernel: the request's checks, the table's walk and updates as a state
+//! machine over one-word reads and writes (`Rd`/`Wr`, continuing in `ret`), the record's
+//! blocks streamed from the payload (see the module above for the order and the statuses).
+
+use super::{ClioKv, KvState};
+use rust_hdl::prelude::*;
+
+impl Logic for ClioKv {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, state, ret, op, owner, hdr_ok, plen, b0, b1lo, pay_done, first, rec_end,
+            head, link, at, cand, hnext, rvlen, kw, hops, found, slot, ma, wd, cache, ctag, cvalid,
+            bj, bva, bd, prev, cur, cy_q, cin_q, cok_q, a_status, a_arg0, a_read, a_va, a_len
+        );
+        self.khash.clock.next = self.clock.val();
+        self.khash.reset.next = self.reset.val();
+        self.ones64.next = 0xFFFF_FFFF_FFFF_FFFF_u64.to_bits();
+        // The request: its prefix, key and the checks of KvRequest::decode.
+        self.klen.next = self.b0.q.val().get_bits::<16>(0);
+        self.vlen.next = self.b0.q.val().get_bits::<16>(16);
+        self.key.next = (self.b0.q.val() >> 32) | (bit_cast::<512, 32>(self.b1lo.q.val()) << 480);
+        self.op_ok.next = (self.req_op.val() == self.op_get.val())
+            | (self.req_op.val() == self.op_put.val())
+            | (self.req_op.val() == self.op_delete.val());
+        self.r_hdr_ok.next = (self.req_va.val() == 0)
+            & (self.req_arg0.val() == 0)
+            & (self.req_arg1.val() == 0)
+            & (self.req_pkt_count.val() == 1)
+            & (self.req_pkt_index.val() == 0)
+            & (self.req_len.val() == bit_cast::<32, 16>(self.req_pay_len.val()))
+            & (self.req_pay_len.val() >= self.c_prefix.val())
+            & (self.req_pay_len.val() <= self.c_max_payload.val());
+        self.body_ok.next = (bit_cast::<17, 16>(self.klen.val())
+            + bit_cast::<17, 16>(self.vlen.val())
+            + bit_cast::<17, 16>(self.c_prefix.val())
+            == bit_cast::<17, 16>(self.plen.q.val()))
+            & (self.klen.val() != 0)
+            & (self.klen.val() <= self.c_max_key.val());
+        if self.op.q.val() == self.op_put.val() {
+            self.body_ok.next = self.body_ok.val() & (self.vlen.val() <= self.c_max_value.val());
+        } else {
+            self.body_ok.next = self.body_ok.val() & (self.vlen.val() == 0);
+        }
+        // The store's layout.
+        self.records.next = bit_cast::<64, 32>(self.cfg_records.val());
+        self.c_first.next =
+            self.cfg_base.val() + self.c_sb_bytes.val() + (self.cfg_buckets.val() << 3);
+        self.c_end.next = self.c_first.val()
+            + (self.records.val() << 10)
+            + (self.records.val() << 6)
+            + (self.records.val() << 4);
+        // The word at `ma` in the cached block, and the words a record header holds.
+        self.chit.next =
+            self.cvalid.q.val() & (self.ctag.q.val() == self.ma.q.val().get_bits::<58>(6));
+        self.cw.next = bit_cast::<64, 512>(
+            self.cache.q.val() >> (bit_cast::<9, 3>(self.ma.q.val().get_bits::<3>(3)) << 6),
+        );
+        self.m_owner.next = self.cw.val().get_bits::<16>(0);
+        self.m_klen.next = self.cw.val().get_bits::<16>(16);
+        self.m_vlen.next = self.cw.val().get_bits::<16>(32);
+        self.hw_slot.next = self.first.q.val()
+            + (self.cw.val() << 10)
+            + (self.cw.val() << 6)
+            + (self.cw.val() << 4);
+        // The key word `kw` and its bytes that count.
+        self.kword.next =
+            bit_cast::<64, 512>(self.key.val() >> (bit_cast::<9, 3>(self.kw.q.val()) << 6));
+        self.krem.next = self.klen.val() - (bit_cast::<16, 3>(self.kw.q.val()) << 3);
+        self.kmask.next = self.ones64.val();
+        if self.krem.val() < 8 {
+            self.kmask.next = !(self.ones64.val() << (self.krem.val() << 3));
+        }
+        // `cand` is 0, or a slot: first <= cand < end, (cand - first) % RECORD_BYTES == 0.
+        self.cx.next = bit_cast::<44, 64>(self.cand.q.val() - self.first.q.val());
+        self.cy_q.d.next = self.cx.val().get_bits::<40>(4);
+        self.cin_q.d.next = (self.cand.q.val() >= self.first.q.val())
+            & (self.cand.q.val() < self.rec_end.q.val())
+            & (self.cx.val().get_bits::<4>(0) == 0);
+        self.cprod.next = bit_cast::<40, 32>(
+            self.cy_q.q.val().get_bits::<16>(0) * self.c_rec_inv.val().get_bits::<16>(0),
+        ) + (bit_cast::<40, 32>(
+            self.cy_q.q.val().get_bits::<16>(0) * self.c_rec_inv.val().get_bits::<16>(16),
+        ) << 16)
+            + (bit_cast::<40, 32>(
+                self.cy_q.q.val().get_bits::<16>(16) * self.c_rec_inv.val().get_bits::<16>(0),
+            ) << 16)
+            + (bit_cast::<40, 32>(
+                self.cy_q.q.val().get_bits::<16>(0)
+                    * bit_cast::<16, 8>(self.c_rec_inv.val().get_bits::<8>(32)),
+            ) << 32)
+            + (bit_cast::<40, 32>(
+                self.cy_q.q.val().get_bits::<16>(16) * self.c_rec_inv.val().get_bits::<16>(16),
+            ) << 32)
+            + (bit_cast::<40, 32>(
+                bit_cast::<16, 8>(self.cy_q.q.val().get_bits::<8>(32))
+                    * self.c_rec_inv.val().get_bits::<16>(0),
+            ) << 32);
+        self.cok_q.d.next = self.cin_q.q.val() & (self.cprod.val() <= self.c_rec_bound.val());
+        // The key's chain head: base + 64 + 8 * (hash & (buckets - 1)).
+        self.new_head.next = self.cfg_base.val()
+            + self.c_sb_bytes.val()
+            + ((bit_cast::<64, 32>(self.khash.hash.val()) & (self.cfg_buckets.val() - 1)) << 3);
+        // A word write: `wd` in all eight words, strobed at `ma`'s.
+        self.rep.next = bit_cast::<512, 64>(self.wd.q.val())
+            | (bit_cast::<512, 64>(self.wd.q.val()) << 64)
+            | (bit_cast::<512, 64>(self.wd.q.val()) << 128)
+            | (bit_cast::<512, 64>(self.wd.q.val()) << 192)
+            | (bit_cast::<512, 64>(self.wd.q.val()) << 256)
+            | (bit_cast::<512, 64>(self.wd.q.val()) << 320)
+            | (bit_cast::<512, 64>(self.wd.q.val()) << 384)
+            | (bit_cast::<512, 64>(self.wd.q.val()) << 448);
+        self.wstrb_word.next = bit_cast::<64, 8>(0xFF_u8.to_bits())
+            << (bit_cast::<6, 3>(self.ma.q.val().get_bits::<3>(3)) << 3);
+        self.wmask.next = bit_cast::<512, 64>(self.ones64.val())
+            << (bit_cast::<9, 3>(self.ma.q.val().get_bits::<3>(3)) << 6);
+        // The record's blocks: block bj holds payload bytes 64 bj - bd .. + 64 (beats bj - 1
+        // and bj through the funnel), of which 4..plen are the record's key and value.
+        self.body_at.next = self.slot.q.val() + self.c_body_off.val();
+        self.realign.lo.next = self.prev.q.val();
+        self.realign.hi.next = self.cur.q.val();
+        self.realign.sh.next =
+            bit_cast::<6, 7>(bit_cast::<7, 8>(64_u8.to_bits()) - bit_cast::<7, 6>(self.bd.q.val()));
+        self.lanes.pos.next = bit_cast::<12, 5>(self.bj.q.val()) << 6;
+        self.lanes.lo.next =
+            bit_cast::<12, 16>(self.c_prefix.val()) + bit_cast::<12, 6>(self.bd.q.val());
+        self.lanes.hi.next =
+            bit_cast::<12, 16>(self.plen.q.val()) + bit_cast::<12, 6>(self.bd.q.val());
+        self.strobe.next = (self.ones64.val() << self.lanes.first.val())
+            & !(self.ones64.val() << self.lanes.stop.val());
+        self.body_end.next =
+            bit_cast::<11, 16>(self.plen.q.val()) + bit_cast::<11, 6>(self.bd.q.val()) - 1;
+        self.jlast.next = bit_cast::<5, 11>(self.body_end.val() >> 6);
+        // The hash's input: owner (u16 LE) ++ key.
+        self.khash.data.next =
+            bit_cast::<528, 16>(self.owner.q.val()) | (bit_cast::<528, 512>(self.key.val()) << 16);
+        self.khash.len.next = bit_cast::<7, 16>(self.klen.val()) + 2;
+        self.khash.start.next = false;
+        // Ports, idle.
+        self.req_ready.next = self.state.q.val() == KvState::Idle;
+        self.pay_ready.next = false;
+        self.mem_valid.next = false;
+        self.mem_write.next = false;
+        self.mem_own.next = true;
+        self.mem_va.next = self.ma.q.val();
+        self.mem_wdata.next = self.rep.val();
+        self.mem_wstrb.next = self.wstrb_word.val();
+        self.rsp_valid.next = self.state.q.val() == KvState::Answer;
+        self.rsp_status.next = self.a_status.q.val();
+        self.rsp_arg0.next = self.a_arg0.q.val();
+        self.rsp_arg1.next = 0.into();
+        self.rsp_read.next = self.a_read.q.val();
+        self.rsp_read_own.next = true;
+        self.rsp_read_va.next = self.a_va.q.val();
+        self.rsp_read_len.next = self.a_len.q.val();
+        self.fail.next = false;
+        self.fail_status.next = self.st_unmapped.val();
+        self.ans.next = false;
+        self.ans_hit.next = false;
+        match self.state.q.val() {
+            KvState::Idle => {
+                if self.req_valid.val() {
+                    self.op.d.next = self.req_op.val();
+                    self.owner.d.next = self.req_pid.val();
+                    self.plen.d.next = self.req_pay_len.val();
+                    self.hdr_ok.d.next = self.r_hdr_ok.val();
+                    self.pay_done.d.next = self.req_pay_len.val() == 0;
+                    self.b1lo.d.next = 0.into();
+                    self.cvalid.d.next = false;
+                    self.found.d.next = false;
+                    self.a_read.d.next = false;
+                    self.first.d.next = self.c_first.val();
+                    self.rec_end.d.next = self.c_end.val();
+                    if !self.op_ok.val() {
+                        self.fail.next = true;
+                        self.fail_status.next = self.st_unsupported.val();
+                    } else if self.req_pay_len.val() == 0 {
+                        self.fail.next = true;
+                        self.fail_status.next = self.st_bad.val();
+                    } else {
+                        self.state.d.next = KvState::Beat0;
+                    }
+                }
+            }
+            KvState::Beat0 => {
+                self.pay_ready.next = true;
+                if self.pay_valid.val() {
+                    self.b0.d.next = self.pay_data.val();
+                    self.pay_done.d.next = self.pay_last.val();
+                    self.state.d.next = KvState::Check;
+                }
+            }
+            KvState::Check => {
+                if !(self.hdr_ok.q.val() & self.body_ok.val()) {
+                    self.fail.next = true;
+                    self.fail_status.next = self.st_bad.val();
+                } else if self.cfg_status.val() != self.st_ok.val() {
+                    self.fail.next = true;
+                    self.fail_status.next = self.cfg_status.val();
+                } else if self.klen.val() > self.c_beat0_key.val() {
+                    self.state.d.next = KvState::Peek;
+                } else {
+                    self.state.d.next = KvState::Start;
+                }
+            }
+            KvState::Peek => {
+                if self.pay_valid.val() {
+                    self.b1lo.d.next = self.pay_data.val().get_bits::<32>(0);
+                    self.state.d.next = KvState::Start;
+                }
+            }
+            KvState::Start => {
+                self.khash.start.next = true;
+                self.ma.d.next = self.cfg_base.val() + self.c_sb_magic.val();
+                self.ret.d.next = KvState::MagicChk;
+                self.state.d.next = KvState::Rd;
+            }
+            KvState::MagicChk => {
+                if self.cw.val() != self.c_magic.val() {
+                    self.fail.next = true;
+                } else {
+                    self.state.d.next = KvState::HashWait;
+                }
+            }
+            KvState::HashWait => {
+                if !self.khash.busy.val() {
+                    self.head.d.next = self.new_head.val();
+                    self.link.d.next = self.new_head.val();
+                    self.hops.d.next = 0.into();
+                    self.ma.d.next = self.new_head.val();
+                    self.ret.d.next = KvState::LinkChk;
+                    self.state.d.next = KvState::Rd;
+                }
+            }
+            KvState::LinkChk => {
+                self.cand.d.next = self.cw.val();
+                self.ret.d.next = KvState::LinkUse;
+                self.state.d.next = KvState::Cand1;
+            }
+            KvState::Cand1 => {
+                self.state.d.next = KvState::Cand2;
+            }
+            KvState::Cand2 => {
+                self.state.d.next = self.ret.q.val();
+            }
+            KvState::LinkUse => {
+                if self.cand.q.val() == 0 {
+                    self.state.d.next = KvState::NotFound;
+                } else if !self.cok_q.q.val() {
+                    self.fail.next = true;
+                } else {
+                    self.at.d.next = self.cand.q.val();
+                    self.ma.d.next = self.cand.q.val();
+                    self.ret.d.next = KvState::HdrNext;
+                    self.state.d.next = KvState::Rd;
+                }
+            }
+            KvState::HdrNext => {
+                self.hnext.d.next = self.cw.val();
+                self.ma.d.next = self.at.q.val() + 8;
+                self.ret.d.next = KvState::HdrMeta;
+                self.state.d.next = KvState::Rd;
+            }
+            KvState::HdrMeta => {
+                self.rvlen.d.next = self.m_vlen.val().get_bits::<11>(0);
+                if (self.m_klen.val() > self.c_max_key.val())
+                    | (self.m_vlen.val() > self.c_max_stored.val())
+                {
+                    self.fail.next = true;
+                } else if (self.m_owner.val() == self.owner.q.val())
+                    & (self.m_klen.val() == self.klen.val())
+                {
+                    self.kw.d.next = 0.into();
+                    self.ma.d.next = self.at.q.val() + self.c_hdr_bytes.val();
+                    self.ret.d.next = KvState::KeyChk;
+                    self.state.d.next = KvState::Rd;
+                } else {
+                    self.state.d.next = KvState::Next;
+                }
+            }
+            KvState::KeyChk => {
+                if ((self.cw.val() ^ self.kword.val()) & self.kmask.val()) != 0 {
+                    self.state.d.next = KvState::Next;
+                } else if self.krem.val() <= 8 {
+                    self.state.d.next = KvState::Found;
+                } else {
+                    self.kw.d.next = self.kw.q.val() + 1;
+                    self.ma.d.next = self.ma.q.val() + 8;
+                    self.ret.d.next = KvState::KeyChk;
+                    self.state.d.next = KvState::Rd;
+                }
+            }
+            KvState::Next => {
+                // At most records + 1 links: a longer chain is a cycle.
+                if self.hops.q.val() == bit_cast::<33, 32>(self.cfg_records.val()) {
+                    self.fail.next = true;
+                } else {
+                    self.hops.d.next = self.hops.q.val() + 1;
+                    self.link.d.next = self.at.q.val();
+                    self.ma.d.next = self.at.q.val();
+                    self.ret.d.next = KvState::LinkChk;
+                    self.state.d.next = KvState::Rd;
+                }
+            }
+            KvState::Found => {
+                self.found.d.next = true;
+                if self.op.q.val() == self.op_get.val() {
+                    self.ans.next = true;
+                    self.ans_hit.next = true;
+                    self.a_read.d.next = self.rvlen.q.val() != 0;
+                    self.a_va.d.next = self.at.q.val()
+                        + self.c_hdr_bytes.val()
+                        + bit_cast::<64, 16>(self.klen.val());
+                    self.a_len.d.next = bit_cast::<12, 11>(self.rvlen.q.val());
+                } else if self.op.q.val() == self.op_delete.val() {
+                    self.state.d.next = KvState::Unlink;
+                } else {
+                    self.state.d.next = KvState::Take;
+                }
+            }
+            KvState::NotFound => {
+                if self.op.q.val() == self.op_put.val() {
+                    self.ma.d.next = self.cfg_base.val() + self.c_sb_live.val();
+                    self.ret.d.next = KvState::LiveChk;
+                    self.state.d.next = KvState::Rd;
+                } else {
+                    self.ans.next = true;
+                }
+            }
+            KvState::LiveChk => {
+                // One slot stays spare for replacements: at most records - 1 keys.
+                if self.cw.val() + 1 >= self.records.val() {
+                    self.fail.next = true;
+                    self.fail_status.next = self.st_oom.val();
+                } else {
+                    self.state.d.next = KvState::Take;
+                }
+            }
+            KvState::Take => {
+                self.ma.d.next = self.cfg_base.val() + self.c_sb_free.val();
+                self.ret.d.next = KvState::FreeChk;
+                self.state.d.next = KvState::Rd;
+            }
+            KvState::FreeChk => {
+                self.cand.d.next = self.cw.val();
+                self.ret.d.next = KvState::FreeUse;
+                self.state.d.next = KvState::Cand1;
+            }
+            KvState::FreeUse => {
+                if self.cand.q.val() == 0 {
+                    self.ma.d.next = self.cfg_base.val() + self.c_sb_hw.val();
+                    self.ret.d.next = KvState::HwChk;
+                    self.state.d.next = KvState::Rd;
+                } else if !self.cok_q.q.val() {
+                    self.fail.next = true;
+                } else {
+                    self.slot.d.next = self.cand.q.val();
+                    self.ma.d.next = self.cand.q.val();
+                    self.ret.d.next = KvState::FreeNext;
+                    self.state.d.next = KvState::Rd;
+                }
+            }
+            KvState::FreeNext => {
+                self.wd.d.next = self.cw.val();
+                self.ma.d.next = self.cfg_base.val() + self.c_sb_free.val();
+                self.ret.d.next = KvState::Prev;
+                self.state.d.next = KvState::Wr;
+            }
+            KvState::HwChk => {
+                if self.cw.val() >= self.records.val() {
+                    self.fail.next = true;
+                    self.fail_status.next = self.st_oom.val();
+                } else {
+                    self.slot.d.next = self.hw_slot.val();
+                    self.wd.d.next = self.cw.val() + 1;
+                    self.ma.d.next = self.cfg_base.val() + self.c_sb_hw.val();
+                    self.ret.d.next = KvState::Prev;
+                    self.state.d.next = KvState::Wr;
+                }
+            }
+            KvState::Prev => {
+                if self.found.q.val() {
+                    self.wd.d.next = self.hnext.q.val();
+                    self.state.d.next = KvState::HdrW0;
+                } else {
+                    self.link.d.next = self.head.q.val();
+                    self.ma.d.next = self.head.q.val();
+                    self.ret.d.next = KvState::HeadNext;
+                    self.state.d.next = KvState::Rd;
+                }
+            }
+            KvState::HeadNext => {
+                self.wd.d.next = self.cw.val();
+                self.state.d.next = KvState::HdrW0;
+            }
+            KvState::HdrW0 => {
+                self.ma.d.next = self.slot.q.val();
+                self.ret.d.next = KvState::HdrW1;
+                self.state.d.next = KvState::Wr;
+            }
+            KvState::HdrW1 => {
+                self.ma.d.next = self.slot.q.val() + 8;
+                self.wd.d.next = bit_cast::<64, 16>(self.owner.q.val())
+                    | (bit_cast::<64, 16>(self.klen.val()) << 16)
+                    | (bit_cast::<64, 16>(self.vlen.val()) << 32);
+                self.bj.d.next = 0.into();
+                self.bd.d.next = self.body_at.val().get_bits::<6>(0);
+                self.bva.d.next = bit_cast::<64, 58>(self.body_at.val().get_bits::<58>(6)) << 6;
+                self.ret.d.next = KvState::BLoad;
+                self.state.d.next = KvState::Wr;
+            }
+            KvState::BLoad => {
+                if self.bj.q.val() == 0 {
+                    self.prev.d.next = 0.into();
+                    self.cur.d.next = self.b0.q.val();
+                    self.state.d.next = KvState::BWrite;
+                } else if self.pay_done.q.val() {
+                    self.prev.d.next = self.cur.q.val();
+                    self.cur.d.next = 0.into();
+                    self.state.d.next = KvState::BWrite;
+                } else {
+                    self.pay_ready.next = true;
+                    if self.pay_valid.val() {
+                        self.prev.d.next = self.cur.q.val();
+                        self.cur.d.next = self.pay_data.val();
+                        self.pay_done.d.next = self.pay_last.val();
+                        self.state.d.next = KvState::BWrite;
+                    }
+                }
+            }
+            KvState::BWrite => {
+                self.mem_va.next = self.bva.q.val();
+                self.mem_wdata.next = self.realign.out.val();
+                self.mem_wstrb.next = self.strobe.val();
+                if self.strobe.val() == 0 {
+                    self.state.d.next = KvState::BNext;
+                } else {
+                    self.mem_valid.next = true;
+                    self.mem_write.next = true;
+                    if self.mem_ready.val() {
+                        self.state.d.next = KvState::BWait;
+                    }
+                }
+            }
+            KvState::BWait => {
+                if self.mem_done.val() {
+                    if self.mem_status.val() != self.st_ok.val() {
+                        self.fail.next = true;
+                        self.fail_status.next = self.mem_status.val();
+                    } else {
+                        if self.ctag.q.val() == self.bva.q.val().get_bits::<58>(6) {
+                            self.cvalid.d.next = false;
+                        }
+                        self.state.d.next = KvState::BNext;
+                    }
+                }
+            }
+            KvState::BNext => {
+                if self.bj.q.val() == self.jlast.val() {
+                    self.state.d.next = KvState::Commit;
+                } else {
+                    self.bj.d.next = self.bj.q.val() + 1;
+                    self.bva.d.next = self.bva.q.val() + 64;
+                    self.state.d.next = KvState::BLoad;
+                }
+            }
+            KvState::Commit => {
+                self.ma.d.next = self.link.q.val();
+                self.wd.d.next = self.slot.q.val();
+                self.ret.d.next = KvState::AfterCommit;
+                self.state.d.next = KvState::Wr;
+            }
+            KvState::AfterCommit => {
+                if self.found.q.val() {
+                    self.state.d.next = KvState::Give;
+                } else {
+                    self.ma.d.next = self.cfg_base.val() + self.c_sb_live.val();
+                    self.ret.d.next = KvState::NewLive;
+                    self.state.d.next = KvState::Rd;
+                }
+            }
+            KvState::NewLive => {
+                self.wd.d.next = self.cw.val() + 1;
+                self.ret.d.next = KvState::AnsMiss;
+                self.state.d.next = KvState::Wr;
+            }
+            KvState::Unlink => {
+                self.ma.d.next = self.link.q.val();
+                self.wd.d.next = self.hnext.q.val();
+                self.ret.d.next = KvState::Give;
+                self.state.d.next = KvState::Wr;
+            }
+            KvState::Give => {
+                self.ma.d.next = self.cfg_base.val() + self.c_sb_free.val();
+                self.ret.d.next = KvState::Give1;
+                self.state.d.next = KvState::Rd;
+            }
+            KvState::Give1 => {
+                self.wd.d.next = self.cw.val();
+                self.ma.d.next = self.at.q.val();
+                self.ret.d.next = KvState::Give2;
+                self.state.d.next = KvState::Wr;
+            }
+            KvState::Give2 => {
+                self.wd.d.next = 0.into();
+                self.ma.d.next = self.at.q.val() + 8;
+                self.ret.d.next = KvState::Give3;
+                self.state.d.next = KvState::Wr;
+            }
+            KvState::Give3 => {
+                self.wd.d.next = self.at.q.val();
+                self.ma.d.next = self.cfg_base.val() + self.c_sb_free.val();
+                self.ret.d.next = KvState::Give4;
+                self.state.d.next = KvState::Wr;
+            }
+            KvState::Give4 => {
+                if self.op.q.val() == self.op_delete.val() {
+                    self.ma.d.next = self.cfg_base.val() + self.c_sb_live.val();
+                    self.ret.d.next = KvState::DelLive;
+                    self.state.d.next = KvState::Rd;
+                } else {
+                    self.state.d.next = KvState::AnsHit;
+                }
+            }
+            KvState::DelLive => {
+                self.wd.d.next = 0.into();
+                if self.cw.val() != 0 {
+                    self.wd.d.next = self.cw.val() - 1;
+                }
+                self.ret.d.next = KvState::AnsHit;
+                self.state.d.next = KvState::Wr;
+            }
+            KvState::AnsHit => {
+                self.ans.next = true;
+                self.ans_hit.next = true;
+            }
+            KvState::AnsMiss => {
+                self.ans.next = true;
+            }
+            KvState::Rd => {
+                if self.chit.val() {
+                    self.state.d.next = self.ret.q.val();
+                } else {
+                    self.mem_valid.next = true;
+                    if self.mem_ready.val() {
+                        self.state.d.next = KvState::RdWait;
+                    }
+                }
+            }
+            KvState::RdWait => {
+                if self.mem_done.val() {
+                    if self.mem_status.val() != self.st_ok.val() {
+                        self.fail.next = true;
+                        self.fail_status.next = self.mem_status.val();
+                    } else {
+                        self.cache.d.next = self.mem_data.val();
+                        self.ctag.d.next = self.ma.q.val().get_bits::<58>(6);
+                        self.cvalid.d.next = true;
+                        self.state.d.next = self.ret.q.val();
+                    }
+                }
+            }
+            KvState::Wr => {
+                self.mem_va.next = bit_cast::<64, 58>(self.ma.q.val().get_bits::<58>(6)) << 6;
+                self.mem_valid.next = true;
+                self.mem_write.next = true;
+                if self.mem_ready.val() {
+                    self.state.d.next = KvState::WrWait;
+                }
+            }
+            KvState::WrWait => {
+                if self.mem_done.val() {
+                    if self.mem_status.val() != self.st_ok.val() {
+                        self.fail.next = true;
+                        self.fail_status.next = self.mem_status.val();
+                    } else {
+                        if self.chit.val() {
+                            self.cache.d.next = (self.cache.q.val() & !self.wmask.val())
+                                | (self.rep.val() & self.wmask.val());
+                        }
+                        self.state.d.next = self.ret.q.val();
+                    }
+                }
+            }
+            KvState::Drain => {
+                self.pay_ready.next = !self.pay_done.q.val();
+                if self.pay_done.q.val() {
+                    self.state.d.next = KvState::Answer;
+                } else if self.pay_valid.val() & self.pay_last.val() {
+                    self.pay_done.d.next = true;
+                }
+            }
+            KvState::Answer => {
+                if self.rsp_ready.val() {
+                    self.state.d.next = KvState::Idle;
+                }
+            }
+        }
+        if self.fail.val() {
+            self.a_status.d.next = self.fail_status.val();
+            self.a_arg0.d.next = 0.into();
+            self.a_read.d.next = false;
+            self.state.d.next = KvState::Drain;
+        }
+        if self.ans.val() {
+            self.a_status.d.next = self.st_ok.val();
+            self.a_arg0.d.next = self.c_miss.val();
+            if self.ans_hit.val() {
+                self.a_arg0.d.next = self.c_hit.val();
+            }
+            self.state.d.next = KvState::Drain;
+        }
+        if self.reset.val() {
+            self.state.d.next = KvState::Idle;
+        }
+    }
+}
+
+crate::impl_clocked!(ClioKv);

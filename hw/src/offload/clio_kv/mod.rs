@@ -1,0 +1,445 @@
+//! The Clio-KV unit (`Opcode::KvGet`, `KvPut`, `KvDelete`; `clio_proto::kv`): the chained
+//! hash table of `sim::model::offload::clio_kv`, step for step, on the offload port bundle
+//! ([`super`]) with its writes, its own-RAS select and the request's payload.
+//!
+//! A request is checked as `KvRequest::decode` does (one packet, `va` = `arg0` = `arg1` = 0,
+//! `total_len` = `payload_len` = 4 + key + value, key 1..=64, value 0..=`MAX_VALUE` on a put
+//! and none on a get or delete: else BAD_REQUEST), then answered `cfg_status` while the store
+//! is not ready. Then, in the store's own RAS (`mem_own`), in the model's order:
+//!
+//! * the superblock's magic (else UNMAPPED); the key hash ([`xxh32`], overlapping that read);
+//! * the chain from the bucket's head: each link must be 0 or a record slot's address
+//!   (`StoreLayout::is_record`, else UNMAPPED), each header's lengths within bounds (else
+//!   UNMAPPED), owner and key length compared, then the key word by word; at most
+//!   `records + 1` links (a cycle: UNMAPPED);
+//! * get: hit = the answer reads `value_len` bytes after the record's key (`rsp_read_own`);
+//! * put: a new key needs `live + 1 < records` (else OUT_OF_MEMORY, nothing written); a slot
+//!   from the free list's head (checked like a link) or the high-water mark (OUT_OF_MEMORY
+//!   when used up); the record (next link, owner and lengths, key and value streamed from the
+//!   payload) written whole, then the one link switched to it (the commit point), then the old
+//!   record freed (hit) or the live count raised (miss);
+//! * delete: unlink, free, live count lowered (saturating).
+//!
+//! Memory words are read through a one-block cache (the block of the last read, kept up to
+//! date by the unit's own word writes, dropped by its record writes and at each request), so
+//! a record's header and key or the superblock's words cost one read. A memory status other
+//! than OK ends the request with that status (what the model's `OffloadMemory` answers); the
+//! unit takes every payload beat before it answers.
+//!
+//! Where the RTL's memory effects can differ from the model's: a record write that fails half
+//! way (a block of the slot unwritable) leaves the blocks before it written (the model writes
+//! nothing); in the store's own RAS, whose pages are touched before it is ready, no write
+//! fails. Records must not cross a 64-byte block with their 16-byte header (the slow path
+//! configures 64-byte-aligned bases and at least two buckets, so records are 16-byte aligned).
+
+mod kernel;
+pub mod xxh32;
+
+#[cfg(test)]
+mod reference;
+#[cfg(test)]
+mod tests;
+
+use crate::mem_access::{LaneWindow, Realign};
+use crate::spec::Spec;
+use clio_proto::consts::MAX_PAYLOAD;
+use clio_proto::kv::{
+    HIT, MAX_KEY, MAX_STAGED_VALUE, MAX_VALUE, MISS, PREFIX_BYTES, RECORD_BYTES,
+    RECORD_HEADER_BYTES, SB_FREE_HEAD, SB_HIGH_WATER, SB_LIVE, SB_MAGIC, STORE_MAGIC,
+    SUPERBLOCK_BYTES,
+};
+use clio_proto::{Opcode, Status};
+use rust_hdl::prelude::*;
+use xxh32::Xxh32;
+
+/// Odd part of a record slot's size: `RECORD_BYTES = REC_ODD << 4` (the `get_bits::<40>(4)`
+/// in the kernel's slot check, `cy_q`).
+const REC_ODD: u64 = RECORD_BYTES >> 4;
+/// `REC_ODD`'s inverse modulo 2^40: `y` is a multiple of `REC_ODD` iff `y * REC_INV mod 2^40
+/// <= REC_BOUND` (for `y < 2^40`; Granlund and Montgomery's divisibility test).
+const REC_INV: u64 = {
+    let mut x = REC_ODD; // correct to 3 bits; each step doubles them
+    let mut i = 0;
+    while i < 5 {
+        x = x.wrapping_mul(2u64.wrapping_sub(REC_ODD.wrapping_mul(x)));
+        i += 1;
+    }
+    x & ((1 << 40) - 1)
+};
+/// The largest `y * REC_INV mod 2^40` of a multiple `y` of `REC_ODD`.
+const REC_BOUND: u64 = ((1 << 40) - 1) / REC_ODD;
+
+// Bit positions and widths the kernel must take as literals, pinned to proto:
+const _: () = {
+    // A slot is 1104 bytes = 16 * 69: the divisibility test drops 4 bits and multiplies by
+    // the inverse of 69; `rec_bytes` is (x << 10) + (x << 6) + (x << 4).
+    assert!(RECORD_BYTES == REC_ODD << 4 && REC_ODD % 2 == 1);
+    assert!((REC_ODD.wrapping_mul(REC_INV)) & ((1 << 40) - 1) == 1);
+    assert!(RECORD_BYTES == (1 << 10) + (1 << 6) + (1 << 4));
+    // The prefix is key length, value length (u16 LE each) at bytes 0 and 2; the key starts
+    // at byte 4 (bit 32) and ends in the second beat at the latest (its first 4 bytes there).
+    assert!(PREFIX_BYTES == 4 && PREFIX_BYTES + MAX_KEY <= 64 + 4);
+    // The key is 512 bits (8 words), the record header 16 bytes (the link, then the owner and
+    // lengths word at +8: `RecordHeader`, checked by the testbench).
+    assert!(MAX_KEY == 64 && RECORD_HEADER_BYTES == 16);
+    // Lengths: a payload is at most 1024 bytes (16 bits, 17 beats with the realignment's
+    // extra block), a stored value 1024 (`rsp_read_len` has 12 bits).
+    assert!(MAX_PAYLOAD == 1024 && MAX_STAGED_VALUE < 1 << 11 && MAX_VALUE < MAX_PAYLOAD);
+    // The superblock's words are in its first (and only) block.
+    assert!(SUPERBLOCK_BYTES == 64 && SB_LIVE < 64 && SB_FREE_HEAD < 64 && SB_HIGH_WATER < 64);
+};
+
+/// The unit's states. `Rd`/`Wr` are its one-word memory accesses (address `ma`, data `wd`),
+/// which continue in the state `ret` names.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum KvState {
+    /// Waiting for a request.
+    Idle,
+    /// Taking the payload's first beat.
+    Beat0,
+    /// Checking the request's framing and lengths.
+    Check,
+    /// Reading the key's last 4 bytes from the second beat (not taken yet).
+    Peek,
+    /// Hash started; the superblock's magic is read.
+    Start,
+    /// The magic is checked.
+    MagicChk,
+    /// Waiting for the hash, then reading the bucket's head.
+    HashWait,
+    /// A link word was read.
+    LinkChk,
+    /// The link's slot check, first stage (`cand - first`, its range).
+    Cand1,
+    /// The link's slot check, second stage (the multiply by the inverse).
+    Cand2,
+    /// The link is checked and followed.
+    LinkUse,
+    /// The record's next link was read.
+    HdrNext,
+    /// The record's owner and lengths were read.
+    HdrMeta,
+    /// A key word was read and is compared.
+    KeyChk,
+    /// On to the record's next link.
+    Next,
+    /// The key is in the record `at`.
+    Found,
+    /// The key is not in its chain.
+    NotFound,
+    /// A creation: the live count was read.
+    LiveChk,
+    /// A free slot is taken: read the free list's head.
+    Take,
+    /// The free list's head was read.
+    FreeChk,
+    /// The free list's head is checked.
+    FreeUse,
+    /// The free record's next link was read: it becomes the head.
+    FreeNext,
+    /// The high-water mark was read.
+    HwChk,
+    /// The new record's next link: the old record's, or the chain head.
+    Prev,
+    /// The chain head was read.
+    HeadNext,
+    /// Write the new record's link word.
+    HdrW0,
+    /// Write the new record's owner and lengths.
+    HdrW1,
+    /// Load the next payload beat for the record's next block.
+    BLoad,
+    /// Write the record's next block.
+    BWrite,
+    /// The block write is on its way.
+    BWait,
+    /// The block is done.
+    BNext,
+    /// Switch the link to the new record.
+    Commit,
+    /// After the commit: free the old record, or count the new one.
+    AfterCommit,
+    /// The live count was read (creation).
+    NewLive,
+    /// Delete: unlink the record.
+    Unlink,
+    /// Free the record `at`: read the free list's head.
+    Give,
+    /// Write the freed record's link.
+    Give1,
+    /// Clear its owner and lengths.
+    Give2,
+    /// Make it the free list's head.
+    Give3,
+    /// Freed: count the deletion, or answer.
+    Give4,
+    /// The live count was read (deletion).
+    DelLive,
+    /// Answer HIT.
+    AnsHit,
+    /// Answer MISS.
+    AnsMiss,
+    /// Read the word at `ma` (from the cached block when it is there).
+    Rd,
+    /// The read is on its way.
+    RdWait,
+    /// Write `wd` at `ma`.
+    Wr,
+    /// The write is on its way.
+    WrWait,
+    /// Take the payload's remaining beats.
+    Drain,
+    /// The answer is held until the executor takes it.
+    Answer,
+}
+
+/// The Clio-KV unit.
+#[derive(LogicBlock, Default)]
+pub struct ClioKv {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Request: valid.
+    pub req_valid: Signal<In, Bit>,
+    /// Request: the unit is idle and takes it.
+    pub req_ready: Signal<Out, Bit>,
+    /// Request: the opcode byte.
+    pub req_op: Signal<In, Bits<8>>,
+    /// Request: the caller's RAS (the key's owner).
+    pub req_pid: Signal<In, Bits<16>>,
+    /// Request: header `va` (must be 0).
+    pub req_va: Signal<In, Bits<64>>,
+    /// Request: header `arg0` (must be 0).
+    pub req_arg0: Signal<In, Bits<64>>,
+    /// Request: header `arg1` (must be 0).
+    pub req_arg1: Signal<In, Bits<64>>,
+    /// Request: header `total_len`.
+    pub req_len: Signal<In, Bits<32>>,
+    /// Request: header `payload_len` (the payload's bytes on `pay_*`).
+    pub req_pay_len: Signal<In, Bits<16>>,
+    /// Request: header `pkt_count` (must be 1).
+    pub req_pkt_count: Signal<In, Bits<16>>,
+    /// Request: header `pkt_index` (must be 0).
+    pub req_pkt_index: Signal<In, Bits<16>>,
+    /// Payload: a beat is offered.
+    pub pay_valid: Signal<In, Bit>,
+    /// Payload: the unit takes it.
+    pub pay_ready: Signal<Out, Bit>,
+    /// Payload: the beat (payload byte 64 i + k at bits 8k..).
+    pub pay_data: Signal<In, Bits<512>>,
+    /// Payload: the request's last beat.
+    pub pay_last: Signal<In, Bit>,
+    /// Memory: an access is asked for.
+    pub mem_valid: Signal<Out, Bit>,
+    /// Memory: the executor takes it.
+    pub mem_ready: Signal<In, Bit>,
+    /// Memory: a write (else a word read).
+    pub mem_write: Signal<Out, Bit>,
+    /// Memory: in the store's own RAS (always, for this unit).
+    pub mem_own: Signal<Out, Bit>,
+    /// Memory: the word's VA (read) or the block's (write, 64-byte aligned).
+    pub mem_va: Signal<Out, Bits<64>>,
+    /// Memory: the block to write.
+    pub mem_wdata: Signal<Out, Bits<512>>,
+    /// Memory: its byte strobes.
+    pub mem_wstrb: Signal<Out, Bits<64>>,
+    /// Memory: the access is done (one cycle).
+    pub mem_done: Signal<In, Bit>,
+    /// Memory: its status (0 = OK).
+    pub mem_status: Signal<In, Bits<8>>,
+    /// Memory: the block read, valid with `mem_done`.
+    pub mem_data: Signal<In, Bits<512>>,
+    /// Response: valid (held until `rsp_ready`).
+    pub rsp_valid: Signal<Out, Bit>,
+    /// Response: the executor takes it.
+    pub rsp_ready: Signal<In, Bit>,
+    /// Response: status.
+    pub rsp_status: Signal<Out, Bits<8>>,
+    /// Response: `arg0` (HIT or MISS).
+    pub rsp_arg0: Signal<Out, Bits<64>>,
+    /// Response: `arg1` (0).
+    pub rsp_arg1: Signal<Out, Bits<64>>,
+    /// Response: the payload is `rsp_read_len` bytes at `rsp_read_va` (a get's value).
+    pub rsp_read: Signal<Out, Bit>,
+    /// Response: that read is in the store's own RAS.
+    pub rsp_read_own: Signal<Out, Bit>,
+    /// Response: the value's VA.
+    pub rsp_read_va: Signal<Out, Bits<64>>,
+    /// Response: the value's length (1..=1024).
+    pub rsp_read_len: Signal<Out, Bits<12>>,
+    /// Store: `StoreLayout::base`.
+    pub cfg_base: Signal<In, Bits<64>>,
+    /// Store: `StoreLayout::buckets` (a power of two).
+    pub cfg_buckets: Signal<In, Bits<64>>,
+    /// Store: `StoreLayout::records` (below 2^32).
+    pub cfg_records: Signal<In, Bits<32>>,
+    /// Store: OK when ready, else the status KV requests get.
+    pub cfg_status: Signal<In, Bits<8>>,
+    /// The unit's state.
+    state: DFF<KvState>,
+    /// Where `Rd`/`Wr` continue.
+    ret: DFF<KvState>,
+    /// The request's opcode.
+    op: DFF<Bits<8>>,
+    /// The request's RAS: the key's owner.
+    owner: DFF<Bits<16>>,
+    /// The header fields are as a KV request needs them (zeros, one packet, lengths).
+    hdr_ok: DFF<Bit>,
+    /// The payload's length.
+    plen: DFF<Bits<16>>,
+    /// The payload's first beat (prefix, key, start of the value).
+    b0: DFF<Bits<512>>,
+    /// The second beat's first 4 bytes (the end of a key longer than 60 bytes).
+    b1lo: DFF<Bits<32>>,
+    /// Every payload beat was taken.
+    pay_done: DFF<Bit>,
+    /// The first record slot's address (`StoreLayout::record(0)`).
+    first: DFF<Bits<64>>,
+    /// One past the last slot (`StoreLayout::record(records)`).
+    rec_end: DFF<Bits<64>>,
+    /// The key's chain head.
+    head: DFF<Bits<64>>,
+    /// The link that led to the record `at`.
+    link: DFF<Bits<64>>,
+    /// The record being looked at (found: the key's record).
+    at: DFF<Bits<64>>,
+    /// A link read back from memory, checked before it is followed.
+    cand: DFF<Bits<64>>,
+    /// The record `at`'s next link.
+    hnext: DFF<Bits<64>>,
+    /// The record `at`'s value length.
+    rvlen: DFF<Bits<11>>,
+    /// The key word being compared.
+    kw: DFF<Bits<3>>,
+    /// Links followed so far.
+    hops: DFF<Bits<33>>,
+    /// The key was found.
+    found: DFF<Bit>,
+    /// The new record's slot.
+    slot: DFF<Bits<64>>,
+    /// The word to access.
+    ma: DFF<Bits<64>>,
+    /// The word to write.
+    wd: DFF<Bits<64>>,
+    /// The last block read (kept up to date by word writes).
+    cache: DFF<Bits<512>>,
+    /// Its block address (VA bits 6..).
+    ctag: DFF<Bits<58>>,
+    /// The cache holds a block.
+    cvalid: DFF<Bit>,
+    /// The record's block being written (0 = the one with the first payload byte).
+    bj: DFF<Bits<5>>,
+    /// Its address.
+    bva: DFF<Bits<64>>,
+    /// The record's payload offset: payload byte p goes to `slot + 12 + p`, lane (p + bd) % 64.
+    bd: DFF<Bits<6>>,
+    /// The payload beat before `cur` (zero before the first).
+    prev: DFF<Bits<512>>,
+    /// The payload beat that ends in block `bj`.
+    cur: DFF<Bits<512>>,
+    /// Slot check, stage 1: `(cand - first) / 16`.
+    cy_q: DFF<Bits<40>>,
+    /// Slot check, stage 1: `first <= cand < end` and `cand - first` a multiple of 16.
+    cin_q: DFF<Bit>,
+    /// Slot check, stage 2: `cand` is a record slot's address (`StoreLayout::is_record`), two
+    /// cycles after `cand` was set.
+    cok_q: DFF<Bit>,
+    /// Answer: status.
+    a_status: DFF<Bits<8>>,
+    /// Answer: `arg0`.
+    a_arg0: DFF<Bits<64>>,
+    /// Answer: a value to read.
+    a_read: DFF<Bit>,
+    /// Answer: the value's VA.
+    a_va: DFF<Bits<64>>,
+    /// Answer: the value's length.
+    a_len: DFF<Bits<12>>,
+    /// The key hash.
+    khash: Xxh32,
+    /// Payload beats into record blocks.
+    realign: Realign,
+    /// The record's bytes among a block's lanes.
+    lanes: LaneWindow,
+    /// The request's key and value lengths (prefix of `b0`).
+    klen: Signal<Local, Bits<16>>,
+    vlen: Signal<Local, Bits<16>>,
+    /// The key (bytes past `klen` are the value's or garbage).
+    key: Signal<Local, Bits<512>>,
+    /// The prefix agrees with the payload and the bounds.
+    body_ok: Signal<Local, Bit>,
+    /// The request's opcode is one of the unit's.
+    op_ok: Signal<Local, Bit>,
+    /// The header checks of a request offered now.
+    r_hdr_ok: Signal<Local, Bit>,
+    /// The word at `ma` in the cached block.
+    cw: Signal<Local, Bits<64>>,
+    /// The cached block is the one of `ma`.
+    chit: Signal<Local, Bit>,
+    /// The request's key word `kw`, and the bytes of it that count.
+    kword: Signal<Local, Bits<64>>,
+    kmask: Signal<Local, Bits<64>>,
+    /// Key bytes from word `kw` on.
+    krem: Signal<Local, Bits<16>>,
+    /// A record header's owner and lengths (the word at +8 in `cw`).
+    m_owner: Signal<Local, Bits<16>>,
+    m_klen: Signal<Local, Bits<16>>,
+    m_vlen: Signal<Local, Bits<16>>,
+    /// `cand - first` (its low 44 bits) and `cy_q * REC_INV mod 2^40`, the slot check's two
+    /// stages.
+    cx: Signal<Local, Bits<44>>,
+    cprod: Signal<Local, Bits<40>>,
+    /// `StoreLayout::record(0)` and `record(records)` of the configuration.
+    c_first: Signal<Local, Bits<64>>,
+    c_end: Signal<Local, Bits<64>>,
+    /// The slot at the high-water mark `cw`.
+    hw_slot: Signal<Local, Bits<64>>,
+    /// The key's chain head, from the hash.
+    new_head: Signal<Local, Bits<64>>,
+    /// The records' count, 64 bits.
+    records: Signal<Local, Bits<64>>,
+    /// `wd` in each of a block's eight words, its strobes and bit mask at `ma`.
+    rep: Signal<Local, Bits<512>>,
+    wstrb_word: Signal<Local, Bits<64>>,
+    wmask: Signal<Local, Bits<512>>,
+    /// The record block's strobes and its last index.
+    strobe: Signal<Local, Bits<64>>,
+    jlast: Signal<Local, Bits<5>>,
+    /// The lane position of the record's last payload byte, from block 0's first lane.
+    body_end: Signal<Local, Bits<11>>,
+    /// The new record's first payload byte's address (`slot + 12`).
+    body_at: Signal<Local, Bits<64>>,
+    ones64: Signal<Local, Bits<64>>,
+    /// End the request with `fail_status`.
+    fail: Signal<Local, Bit>,
+    fail_status: Signal<Local, Bits<8>>,
+    /// End the request with OK and `arg0` = HIT (`ans_hit`) or MISS.
+    ans: Signal<Local, Bit>,
+    ans_hit: Signal<Local, Bit>,
+    st_ok: Spec<8, { Status::Ok as u64 }>,
+    st_bad: Spec<8, { Status::BadRequest as u64 }>,
+    st_unmapped: Spec<8, { Status::Unmapped as u64 }>,
+    st_oom: Spec<8, { Status::OutOfMemory as u64 }>,
+    st_unsupported: Spec<8, { Status::Unsupported as u64 }>,
+    op_get: Spec<8, { Opcode::KvGet as u64 }>,
+    op_put: Spec<8, { Opcode::KvPut as u64 }>,
+    op_delete: Spec<8, { Opcode::KvDelete as u64 }>,
+    c_hit: Spec<64, HIT>,
+    c_miss: Spec<64, MISS>,
+    c_magic: Spec<64, STORE_MAGIC>,
+    c_sb_magic: Spec<64, SB_MAGIC>,
+    c_sb_free: Spec<64, SB_FREE_HEAD>,
+    c_sb_hw: Spec<64, SB_HIGH_WATER>,
+    c_sb_live: Spec<64, SB_LIVE>,
+    c_sb_bytes: Spec<64, SUPERBLOCK_BYTES>,
+    c_hdr_bytes: Spec<64, { RECORD_HEADER_BYTES as u64 }>,
+    c_body_off: Spec<64, { (RECORD_HEADER_BYTES - PREFIX_BYTES) as u64 }>,
+    c_prefix: Spec<16, { PREFIX_BYTES as u64 }>,
+    c_beat0_key: Spec<16, { (64 - PREFIX_BYTES) as u64 }>,
+    c_max_key: Spec<16, { MAX_KEY as u64 }>,
+    c_max_value: Spec<16, { MAX_VALUE as u64 }>,
+    c_max_stored: Spec<16, { MAX_STAGED_VALUE as u64 }>,
+    c_max_payload: Spec<16, { MAX_PAYLOAD as u64 }>,
+    c_rec_inv: Spec<40, REC_INV>,
+    c_rec_bound: Spec<40, REC_BOUND>,
+}
