@@ -175,3 +175,34 @@ fn latency_of_a_64_kib_read_one_request_vs_64() {
         split.stats().retransmits
     );
 }
+
+/// A transport that can take only 8 KiB of answer at once (a small receive buffer).
+struct SmallBuffer(InProcTransport);
+
+impl clio_clib::transport::Transport for SmallBuffer {
+    fn send(&self, packet: &[u8]) -> clio_clib::Result<()> {
+        self.0.send(packet)
+    }
+    fn recv(&self, timeout: Duration) -> clio_clib::Result<Option<Vec<u8>>> {
+        self.0.recv(timeout)
+    }
+    fn name(&self) -> &'static str {
+        "small-buffer"
+    }
+    fn burst_capacity(&self) -> Option<usize> {
+        Some(8 << 10)
+    }
+}
+
+#[test]
+fn reads_are_cut_to_what_the_transport_can_receive_at_once() {
+    let b = Arc::new(Mutex::new(board()));
+    let t = InProcTransport::direct(move |p| serve(&b, p));
+    let c = Client::connect(Box::new(SmallBuffer(t)), config()).unwrap();
+    let va = c.ralloc(2 * PAGE).unwrap();
+    let data = pattern(64 << 10, 5);
+    c.rwrite(va, &data).unwrap();
+    let before = c.stats().requests;
+    assert!(c.rread(va, 64 << 10).unwrap() == data);
+    assert_eq!(c.stats().requests - before, 8, "64 KiB in answers of 8 KiB");
+}

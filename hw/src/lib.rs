@@ -80,6 +80,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
                 offload::pointer_chase::PointerChase::default(),
             ),
         ),
+        // The ingest stage (issue 11's first stage block), alone: its size and depth per stage.
+        (
+            "ingest",
+            verilog_of("ingest", fastpath::ingest::Ingest::default()),
+        ),
         (
             "xxh32",
             verilog_of("xxh32", offload::clio_kv::xxh32::Xxh32::default()),

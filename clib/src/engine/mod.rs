@@ -375,7 +375,13 @@ const WAITER_SPIN: Duration = Duration::from_micros(50);
 const MAX_RECV_WAIT: Duration = Duration::from_millis(2);
 
 impl Engine {
-    pub(crate) fn new(transport: Box<dyn Transport>, cfg: Config) -> Engine {
+    pub(crate) fn new(transport: Box<dyn Transport>, mut cfg: Config) -> Engine {
+        // A read's answer is one burst: keep it within what the transport can receive at
+        // once (whole packets, at least one).
+        if let Some(cap) = transport.burst_capacity() {
+            let cap = (cap / MAX_PAYLOAD * MAX_PAYLOAD).max(MAX_PAYLOAD);
+            cfg.max_read_bytes = cfg.max_read_bytes.min(cap.min(u32::MAX as usize) as u32);
+        }
         let now = Instant::now();
         let st = State {
             pid: 0,

@@ -139,6 +139,10 @@ impl<T: Transport> FaultyTransport<T> {
 }
 
 impl<T: Transport> Transport for FaultyTransport<T> {
+    fn burst_capacity(&self) -> Option<usize> {
+        self.inner.burst_capacity()
+    }
+
     fn send(&self, packet: &[u8]) -> Result<()> {
         let mut st = self.lock();
         let Fate::Deliver {

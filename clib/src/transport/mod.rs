@@ -54,6 +54,14 @@ pub trait Transport: Send + Sync {
     fn open_lane(&self) -> Option<Box<dyn Transport>> {
         None
     }
+    /// Bytes of answer this transport can take in one burst without losing packets (its
+    /// receive buffer), or `None` when it has no such bound. A read's answer arrives as one
+    /// burst of up to `max_read_bytes` (1 MiB by default); the engine lowers that bound to
+    /// this, so a long read is split into requests whose answers fit, instead of losing
+    /// packets on every attempt until it times out.
+    fn burst_capacity(&self) -> Option<usize> {
+        None
+    }
     /// Wait up to about `timeout` for packets and append every one already there (at least
     /// one unless the time ran out) to `out`.
     fn recv_batch(&self, timeout: Duration, out: &mut Vec<Received>) -> Result<()> {
@@ -91,6 +99,9 @@ macro_rules! forward_transport {
             }
             fn open_lane(&self) -> Option<Box<dyn Transport>> {
                 (**self).open_lane()
+            }
+            fn burst_capacity(&self) -> Option<usize> {
+                (**self).burst_capacity()
             }
         }
     };

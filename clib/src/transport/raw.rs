@@ -64,6 +64,12 @@ impl RawEthernetTransport {
 }
 
 impl Transport for RawEthernetTransport {
+    /// pnet leaves AF_PACKET's default receive buffer (about 208 KiB of kernel accounting,
+    /// roughly 90 full-size frames): answers of 64 KiB fit with room to spare.
+    fn burst_capacity(&self) -> Option<usize> {
+        Some(64 << 10)
+    }
+
     fn send(&self, packet: &[u8]) -> Result<()> {
         let frame = emit_frame(&self.route, packet);
         let mut tx = self.tx.lock().unwrap_or_else(|e| e.into_inner());

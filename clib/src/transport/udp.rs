@@ -49,7 +49,13 @@ pub struct UdpTransport {
     offload: bool,
     /// Whether sends still use GSO.
     gso: Gso,
+    /// The receive buffer the kernel granted, bytes (its accounting, not payload).
+    rcvbuf: usize,
 }
+
+/// Receive-buffer bytes one 1 KiB answer datagram costs in the kernel's accounting (its
+/// socket buffer's true size: payload, headers and the buffer's own overhead).
+const DATAGRAM_TRUESIZE: usize = 2304;
 
 impl UdpTransport {
     /// Bind an ephemeral local port and connect it to `node` (so only the node's datagrams
@@ -84,7 +90,11 @@ impl UdpTransport {
         // Best effort: without timestamps RTT samples are taken when a thread reads.
         let _ = mmsg::enable_timestamps(&socket);
         let r = Receiver::with_gro(&socket, BATCH, offload);
+        let rcvbuf = socket2::SockRef::from(&socket)
+            .recv_buffer_size()
+            .unwrap_or(SOCKET_BUFFER);
         Ok(UdpTransport {
+            rcvbuf,
             socket,
             rx: Mutex::new(Rx {
                 r,
@@ -201,6 +211,10 @@ impl Transport for UdpTransport {
 
     fn spin_hint(&self, spin: bool) {
         self.spin_ok.store(spin, Ordering::Relaxed);
+    }
+
+    fn burst_capacity(&self) -> Option<usize> {
+        Some(self.rcvbuf / DATAGRAM_TRUESIZE * clio_proto::consts::MAX_PAYLOAD)
     }
 
     fn open_lane(&self) -> Option<Box<dyn Transport>> {

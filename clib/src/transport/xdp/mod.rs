@@ -131,6 +131,12 @@ impl Transport for XdpTransport {
         self.send_batch(&[packet])
     }
 
+    /// Half the receive frames of the UMEM (the fill ring is refilled as the engine takes
+    /// frames, so a burst of up to half of them always finds room).
+    fn burst_capacity(&self) -> Option<usize> {
+        Some(socket::RX_FRAMES as usize / 2 * clio_proto::consts::MAX_PAYLOAD)
+    }
+
     fn send_batch(&self, packets: &[&[u8]]) -> Result<()> {
         // One kick of the kernel for the whole batch. Packets that find no free transmit
         // frame are losses: the engine retries them.

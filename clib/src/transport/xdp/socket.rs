@@ -34,7 +34,7 @@ const XDP_UMEM_PGOFF_COMPLETION_RING: libc::off_t = 0x1_8000_0000;
 /// Bytes of one UMEM frame (a chunk): one Ethernet frame of up to this size.
 pub(crate) const FRAME_SIZE: usize = 2048;
 /// Frames in the receive half (also the fill and RX ring sizes).
-const RX_FRAMES: u32 = 1024;
+pub(crate) const RX_FRAMES: u32 = 1024;
 /// Frames in the transmit half (also the TX and completion ring sizes).
 const TX_FRAMES: u32 = 1024;
 const UMEM_LEN: usize = (RX_FRAMES + TX_FRAMES) as usize * FRAME_SIZE;
