@@ -139,6 +139,15 @@ const _: () = assert!(
         && field::CLIENT.start == 56
         && field::CLIENT.end == 58
 );
+// KV_CONFIG's body: pid @88 (704), status @90 (720), base @96 (768), buckets @104 (832),
+// records @112 (896).
+const _: () = assert!(
+    body_bit(0) == 704
+        && body_bit(2) == 720
+        && body_bit(8) == 768
+        && body_bit(16) == 832
+        && body_bit(24) == 896
+);
 // Descriptor layout (bit 8k = byte k): kind @0, client @2, route @8, header @40, body @88.
 const _: () = assert!(
     desc::KIND == 0
@@ -345,19 +354,6 @@ pub struct FastpathTop {
     pub cfg_bucket_mask: Signal<In, Bits<32>>,
     /// RX beat valid.
     pub rx_valid: Signal<In, Bit>,
-    /// Clio-KV's store (`offload::clio_kv`), until the slow path's descriptor sets it (issue
-    /// 12): the unit is enabled (else its opcodes are answered UNSUPPORTED, as without it).
-    pub kv_cfg_en: Signal<In, Bit>,
-    /// The store's RAS (`mem_own`, `rsp_read_own` translate with it).
-    pub kv_cfg_pid: Signal<In, Bits<16>>,
-    /// `StoreLayout::base`.
-    pub kv_cfg_base: Signal<In, Bits<64>>,
-    /// `StoreLayout::buckets`.
-    pub kv_cfg_buckets: Signal<In, Bits<64>>,
-    /// `StoreLayout::records`.
-    pub kv_cfg_records: Signal<In, Bits<32>>,
-    /// OK when the store is ready, else the status KV requests get.
-    pub kv_cfg_status: Signal<In, Bits<8>>,
     /// RX ready.
     pub rx_ready: Signal<Out, Bit>,
     /// RX beat.
@@ -448,7 +444,7 @@ pub struct FastpathTop {
     /// Slow-path TX ready.
     pub sp_tx_ready: Signal<Out, Bit>,
     /// Slow-path TX descriptor (REPLY, PTE_WRITE, TLB_INVALIDATE, FREE_PAGE, KEY_WRITE,
-    /// RING_RELEASE).
+    /// RING_RELEASE, KV_CONFIG).
     pub sp_tx_desc: Signal<In, Bits<1024>>,
     /// Frames received.
     pub stat_rx_pkts: Signal<Out, Bits<32>>,
@@ -495,6 +491,19 @@ pub struct FastpathTop {
     /// Clio-KV (`proto::kv`), on the offload port bundle with writes, the RAS select and the
     /// request's payload.
     kv: ClioKv,
+    /// Clio-KV's store, latched from the slow path's KV_CONFIG: the unit is enabled (else its
+    /// opcodes are answered UNSUPPORTED, as without it; `IN_HARDWARE` does not list them yet).
+    kv_cfg_en: DFF<Bit>,
+    /// The store's RAS (`mem_own`, `rsp_read_own` translate with it).
+    kv_cfg_pid: DFF<Bits<16>>,
+    /// `StoreLayout::base`.
+    kv_cfg_base: DFF<Bits<64>>,
+    /// `StoreLayout::buckets`.
+    kv_cfg_buckets: DFF<Bits<64>>,
+    /// `StoreLayout::records`.
+    kv_cfg_records: DFF<Bits<32>>,
+    /// OK when the store is ready, else the status KV requests get (RETRY_LATER from reset).
+    kv_cfg_status: DFF<Bits<8>>,
     /// The offload in `Offload` is Clio-KV (else the chaser).
     xk: DFF<Bit>,
     /// The translation under way is in the store's RAS (`kv_cfg_pid`), not the header's.
@@ -785,6 +794,7 @@ pub struct FastpathTop {
     kind_free_page: Kind<{ kind::FREE_PAGE as u64 }>,
     kind_key_write: Kind<{ kind::KEY_WRITE as u64 }>,
     kind_ring_release: Kind<{ kind::RING_RELEASE as u64 }>,
+    kind_kv_config: Kind<{ kind::KV_CONFIG as u64 }>,
     need_read: Need<{ PERM_READ as u64 }>,
     need_write: Need<{ PERM_WRITE as u64 }>,
     need_atomic: Need<{ (PERM_READ | PERM_WRITE) as u64 }>,
@@ -913,6 +923,12 @@ impl Logic for FastpathTop {
             ap_ptail,
             xw,
             xk,
+            kv_cfg_en,
+            kv_cfg_pid,
+            kv_cfg_base,
+            kv_cfg_buckets,
+            kv_cfg_records,
+            kv_cfg_status,
             xown,
             xwr,
             xwd,
@@ -959,7 +975,7 @@ impl Logic for FastpathTop {
         self.h_arg1.next = self.hswap.y.val().get_bits::<64>(0);
         self.h_durable.next = self.hdr.q.val().get_bit(25);
         self.dec.opcode.next = self.opcode.val();
-        self.dec.kv_en.next = self.kv_cfg_en.val();
+        self.dec.kv_en.next = self.kv_cfg_en.q.val();
         self.dec.version.next = self.hdr.q.val().get_bits::<8>(0);
         self.dec.status.next = self.hdr.q.val().get_bits::<8>(16);
         // Header::parse: version, opcode, status, payload length, packet index/count.
@@ -1103,7 +1119,7 @@ impl Logic for FastpathTop {
         // An offload's access in its own RAS (Clio-KV's store) translates with the store's pid.
         self.t_pid.next = self.h_pid.val();
         if self.xown.q.val() {
-            self.t_pid.next = self.kv_cfg_pid.val();
+            self.t_pid.next = self.kv_cfg_pid.q.val();
         }
         self.tlb.lk_pid.next = self.t_pid.val();
         self.tlb.lk_vpn.next = bit_cast::<36, 64>(self.vpn.val());
@@ -1202,10 +1218,10 @@ impl Logic for FastpathTop {
         self.kv.mem_status.next = self.x_mstatus.val();
         self.kv.mem_data.next = self.m_axi_rdata.val();
         self.kv.rsp_ready.next = false;
-        self.kv.cfg_base.next = self.kv_cfg_base.val();
-        self.kv.cfg_buckets.next = self.kv_cfg_buckets.val();
-        self.kv.cfg_records.next = self.kv_cfg_records.val();
-        self.kv.cfg_status.next = self.kv_cfg_status.val();
+        self.kv.cfg_base.next = self.kv_cfg_base.q.val();
+        self.kv.cfg_buckets.next = self.kv_cfg_buckets.q.val();
+        self.kv.cfg_records.next = self.kv_cfg_records.q.val();
+        self.kv.cfg_status.next = self.kv_cfg_status.q.val();
         self.kv.pay_valid.next = self.kp_valid.q.val();
         self.kv.pay_data.next = self.kp_data.q.val();
         self.kv.pay_last.next = self.kp_last.q.val();
@@ -2248,6 +2264,15 @@ impl Logic for FastpathTop {
                 } else if self.sd_kind.val() == self.kind_key_write.val() {
                     // KEY_WRITE: pid u16 @88, key u64 @96 (0 removes the RAS).
                     self.keys.wr_valid.next = true;
+                } else if self.sd_kind.val() == self.kind_kv_config.val() {
+                    // KV_CONFIG: pid u16 @88, status u8 @90, base u64 @96, buckets u64 @104,
+                    // records u32 @112: Clio-KV's store, the unit enabled.
+                    self.kv_cfg_en.d.next = true;
+                    self.kv_cfg_pid.d.next = self.sdesc.q.val().get_bits::<16>(704);
+                    self.kv_cfg_status.d.next = self.sdesc.q.val().get_bits::<8>(720);
+                    self.kv_cfg_base.d.next = self.sdesc.q.val().get_bits::<64>(768);
+                    self.kv_cfg_buckets.d.next = self.sdesc.q.val().get_bits::<64>(832);
+                    self.kv_cfg_records.d.next = self.sdesc.q.val().get_bits::<32>(896);
                 } else if self.sd_kind.val() == self.kind_ring_release.val() {
                     // RING_RELEASE: pid u16 @88, client u16 @90: every ring entry of that
                     // member is acknowledged.
@@ -2421,6 +2446,8 @@ impl Logic for FastpathTop {
             self.state.d.next = State::Idle;
             self.kf_left.d.next = 0.into();
             self.kf_pend.d.next = false;
+            self.kv_cfg_en.d.next = false;
+            self.kv_cfg_status.d.next = self.st_retry_later.val();
             self.kp_valid.d.next = false;
             self.xk.d.next = false;
             self.xown.d.next = false;

@@ -453,10 +453,6 @@ module clio_zcu106_top (
         .cfg_persist(1'b0),
         .persist_valid(), .persist_addr(), .persist_len(),
         .persist_done(1'b0), .persist_error(1'b0),
-        // Clio-KV's store: not set up on the board yet (the slow path's descriptor is issue
-        // 12's next step), so the unit is off and its opcodes are answered UNSUPPORTED
-        .kv_cfg_en(1'b0), .kv_cfg_pid(16'd0), .kv_cfg_base(64'd0), .kv_cfg_buckets(64'd0),
-        .kv_cfg_records(32'd0), .kv_cfg_status(8'd0),
         // counters
         .stat_rx_pkts(stat_rx_pkts), .stat_tx_pkts(stat_tx_pkts), .stat_nacks(stat_nacks),
         .stat_tlb_hits(), .stat_tlb_misses(), .stat_bucket_reads(), .stat_page_faults(stat_page_faults),

@@ -1,5 +1,5 @@
-//! Clio-KV through the top (`offload::clio_kv`): a store configured by hand (its pages mapped
-//! for the store's pid, the superblock formatted in DRAM, the `kv_cfg_*` inputs driven), then
+//! Clio-KV through the top (`offload::clio_kv`): a store set up by hand (its pages mapped for
+//! the store's pid, the superblock formatted in DRAM, then the slow path's KV_CONFIG), then
 //! puts, gets and deletes of two owners as frames, every answer byte-exact with the reference
 //! (`offload::clio_kv::reference`, the model's logic) and the store's region in DRAM byte for
 //! byte like the reference's image at the end.
@@ -76,13 +76,24 @@ fn clio_kv_serves_puts_gets_and_deletes_through_the_top() {
         let pa = store_pa(l.base + i as u64);
         e.dram.mem_mut().write(pa, &[*b]);
     }
-    let u = &mut e.b.uut;
-    u.kv_cfg_en.next = true;
-    u.kv_cfg_pid.next = STORE_PID.to_bits();
-    u.kv_cfg_base.next = l.base.to_bits();
-    u.kv_cfg_buckets.next = l.buckets.to_bits();
-    u.kv_cfg_records.next = (l.records as u32).to_bits();
-    u.kv_cfg_status.next = (Status::Ok as u8).to_bits();
+    let config = |status: Status| Descriptor::KvConfig {
+        pid: STORE_PID,
+        base: l.base,
+        buckets: l.buckets,
+        records: l.records as u32,
+        status: status as u8,
+    };
+    // Before the slow path's KV_CONFIG the unit is off: UNSUPPORTED, as a node without it.
+    let q = KvRequest::new(Opcode::KvGet, b"alpha", &[]).unwrap();
+    let h = q
+        .header(Opcode::KvGet, 3, 999)
+        .with_credentials(key_of(3), CLIENT);
+    assert_eq!(
+        e.request(&h.to_packet(&q.encode())).0,
+        vec![resp(&h, Status::Unsupported, &[])]
+    );
+    e.sp_tx.push_back(config(Status::Ok).encode());
+    e.run();
 
     let mut id = 1000u32;
     let mut send = |e: &mut Env, m: &mut Region, op: Opcode, pid: u16, key: &[u8], value: &[u8]| {
@@ -150,22 +161,16 @@ fn clio_kv_serves_puts_gets_and_deletes_through_the_top() {
     );
 
     // Malformed (va != 0): BAD_REQUEST, the payload drained, nothing changed; a store not
-    // ready: its status; the unit disabled: UNSUPPORTED, as a node without it.
-    let q = KvRequest::new(Opcode::KvGet, b"alpha", &[]).unwrap();
-    for (id, status) in [
-        (2000, Status::BadRequest),
-        (2001, Status::RetryLater),
-        (2002, Status::Unsupported),
-    ] {
+    // ready (KV_CONFIG with another status): that status.
+    for (id, status) in [(2000, Status::BadRequest), (2001, Status::RetryLater)] {
         let mut h = q
             .header(Opcode::KvGet, 3, id)
             .with_credentials(key_of(3), CLIENT);
-        match status {
-            Status::BadRequest => h.va = 64,
-            Status::RetryLater => {
-                e.b.uut.kv_cfg_status.next = (Status::RetryLater as u8).to_bits();
-            }
-            _ => e.b.uut.kv_cfg_en.next = false,
+        if status == Status::BadRequest {
+            h.va = 64;
+        } else {
+            e.sp_tx.push_back(config(status).encode());
+            e.run();
         }
         assert_eq!(
             e.request(&h.to_packet(&q.encode())).0,
