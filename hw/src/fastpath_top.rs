@@ -26,6 +26,7 @@ use crate::ack_layer::Crc32c;
 use crate::fastpath::ingest::Ingest;
 use crate::key_table::KeyTable;
 use crate::mem_access::{LaneWindow, Realign};
+use crate::offload::clio_kv::ClioKv;
 use crate::offload::pointer_chase::PointerChase;
 use crate::page_fault::PageFault;
 use crate::pt_walker::outcome;
@@ -138,6 +139,15 @@ const _: () = assert!(
         && field::CLIENT.start == 56
         && field::CLIENT.end == 58
 );
+// KV_CONFIG's body: pid @88 (704), status @90 (720), base @96 (768), buckets @104 (832),
+// records @112 (896).
+const _: () = assert!(
+    body_bit(0) == 704
+        && body_bit(2) == 720
+        && body_bit(8) == 768
+        && body_bit(16) == 832
+        && body_bit(24) == 896
+);
 // Descriptor layout (bit 8k = byte k): kind @0, client @2, route @8, header @40, body @88.
 const _: () = assert!(
     desc::KIND == 0
@@ -169,6 +179,10 @@ pub struct OpDecode {
     pub version: Signal<In, Bits<8>>,
     /// Status byte.
     pub status: Signal<In, Bits<8>>,
+    /// Clio-KV's unit is enabled (`FastpathTop::kv_cfg_en`): its opcodes are known.
+    pub kv_en: Signal<In, Bit>,
+    /// A Clio-KV opcode the unit serves (`KvGet`, `KvPut`, `KvDelete`).
+    pub kv: Signal<Out, Bit>,
     /// Version and status valid and the opcode defined (`Opcode::from_u8`).
     pub head_ok: Signal<Out, Bit>,
     /// Extend opcode (`path_of` = Extend): a parse failure answers UNSUPPORTED.
@@ -181,6 +195,7 @@ pub struct OpDecode {
     pub ring: Signal<Out, Bit>,
     op1h: Signal<Local, Bits<256>>,
     t_known: Constant<Bits<256>>,
+    t_kv: Constant<Bits<256>>,
     t_ext: Constant<Bits<256>>,
     t_slow: Constant<Bits<256>>,
     t_key: Constant<Bits<256>>,
@@ -206,6 +221,8 @@ impl Default for OpDecode {
             opcode: Default::default(),
             version: Default::default(),
             status: Default::default(),
+            kv_en: Default::default(),
+            kv: Default::default(),
             head_ok: Default::default(),
             extend: Default::default(),
             slow: Default::default(),
@@ -217,6 +234,13 @@ impl Default for OpDecode {
             t_known: Constant::new(opcode_table(|v| {
                 Opcode::from_u8(v)
                     .is_some_and(|op| path_of(v) != Some(Path::Extend) || in_hardware(op))
+            })),
+            // Clio-KV's opcodes (not in `IN_HARDWARE` yet: known only while `kv_en`).
+            t_kv: Constant::new(opcode_table(|v| {
+                matches!(
+                    Opcode::from_u8(v),
+                    Some(Opcode::KvGet | Opcode::KvPut | Opcode::KvDelete)
+                )
             })),
             t_ext: Constant::new(path_table(Path::Extend)),
             t_slow: Constant::new(path_table(Path::SlowPath)),
@@ -234,7 +258,9 @@ impl Logic for OpDecode {
         self.op1h.next = bit_cast::<256, 1>(1.into()) << self.opcode.val();
         self.head_ok.next = (self.version.val() == self.c_version.val())
             & (self.status.val() <= self.c_status_max.val())
-            & (self.t_known.val() & self.op1h.val()).any();
+            & ((self.t_known.val() & self.op1h.val()).any()
+                | (self.kv_en.val() & (self.t_kv.val() & self.op1h.val()).any()));
+        self.kv.next = (self.t_kv.val() & self.op1h.val()).any();
         self.extend.next = (self.t_ext.val() & self.op1h.val()).any();
         self.slow.next = (self.t_slow.val() & self.op1h.val()).any();
         self.needs_key.next = (self.t_key.val() & self.op1h.val()).any();
@@ -290,7 +316,8 @@ pub enum State {
     /// Atomic: the word arrives.
     SData,
     /// Atomic: write it back. Append: write the new tail word (after the record's beats, which
-    /// are with the write-data stage) and record the old tail in the idempotence ring.
+    /// are with the write-data stage) and record the old tail in the idempotence ring. An
+    /// offload's (Clio-KV's) block write: its block with its strobes.
     SWrite,
     /// Payload-less response: header and CRC.
     Resp,
@@ -417,7 +444,7 @@ pub struct FastpathTop {
     /// Slow-path TX ready.
     pub sp_tx_ready: Signal<Out, Bit>,
     /// Slow-path TX descriptor (REPLY, PTE_WRITE, TLB_INVALIDATE, FREE_PAGE, KEY_WRITE,
-    /// RING_RELEASE).
+    /// RING_RELEASE, KV_CONFIG).
     pub sp_tx_desc: Signal<In, Bits<1024>>,
     /// Frames received.
     pub stat_rx_pkts: Signal<Out, Bits<32>>,
@@ -458,6 +485,57 @@ pub struct FastpathTop {
     x_arg1: DFF<Bits<64>>,
     /// End of the offload's payload read (unwrapped), against the 48-bit VA space.
     x_end: Signal<Local, Bits<66>>,
+    /// The offload's memory access is done (both units' `mem_done`), with its status.
+    x_mdone: Signal<Local, Bit>,
+    x_mstatus: Signal<Local, Bits<8>>,
+    /// Clio-KV (`proto::kv`), on the offload port bundle with writes, the RAS select and the
+    /// request's payload.
+    kv: ClioKv,
+    /// Clio-KV's store, latched from the slow path's KV_CONFIG: the unit is enabled (else its
+    /// opcodes are answered UNSUPPORTED, as without it; `IN_HARDWARE` does not list them yet).
+    kv_cfg_en: DFF<Bit>,
+    /// The store's RAS (`mem_own`, `rsp_read_own` translate with it).
+    kv_cfg_pid: DFF<Bits<16>>,
+    /// `StoreLayout::base`.
+    kv_cfg_base: DFF<Bits<64>>,
+    /// `StoreLayout::buckets`.
+    kv_cfg_buckets: DFF<Bits<64>>,
+    /// `StoreLayout::records`.
+    kv_cfg_records: DFF<Bits<32>>,
+    /// OK when the store is ready, else the status KV requests get (RETRY_LATER from reset).
+    kv_cfg_status: DFF<Bits<8>>,
+    /// The offload in `Offload` is Clio-KV (else the chaser).
+    xk: DFF<Bit>,
+    /// The translation under way is in the store's RAS (`kv_cfg_pid`), not the header's.
+    xown: DFF<Bit>,
+    /// The offload's memory access is a one-block write of `xwd` with strobes `xws`.
+    xwr: DFF<Bit>,
+    xwd: DFF<Bits<512>>,
+    xws: DFF<Bits<64>>,
+    /// The pid the translation uses.
+    t_pid: Signal<Local, Bits<16>>,
+    /// KV payload feeder from the frame's wbuf slot: blocks left to fetch, the next one, a
+    /// fetch in flight (the RAM reads a cycle later), and the beat offered to the unit.
+    kf_left: DFF<Bits<5>>,
+    kf_idx: DFF<Bits<5>>,
+    kf_pend: DFF<Bit>,
+    kf_fetch: Signal<Local, Bit>,
+    kp_valid: DFF<Bit>,
+    kp_data: DFF<Bits<512>>,
+    kp_last: DFF<Bit>,
+    /// The active offload's bundle outputs (Clio-KV's when `xk`, else the chaser's).
+    u_mem_valid: Signal<Local, Bit>,
+    u_mem_write: Signal<Local, Bit>,
+    u_mem_own: Signal<Local, Bit>,
+    u_mem_va: Signal<Local, Bits<64>>,
+    u_rsp_valid: Signal<Local, Bit>,
+    u_rsp_status: Signal<Local, Bits<8>>,
+    u_rsp_arg0: Signal<Local, Bits<64>>,
+    u_rsp_arg1: Signal<Local, Bits<64>>,
+    u_rsp_read: Signal<Local, Bit>,
+    u_rsp_read_own: Signal<Local, Bit>,
+    u_rsp_read_va: Signal<Local, Bits<64>>,
+    u_rsp_read_len: Signal<Local, Bits<12>>,
     /// Received payloads, DRAM-aligned: four slots of 32 blocks (address bits 5..7 = slot).
     wbuf: RAM<Bits<512>, 7>,
     /// Response beats 1.. (beat 0 is built apart): two slots of 32 beats.
@@ -716,6 +794,7 @@ pub struct FastpathTop {
     kind_free_page: Kind<{ kind::FREE_PAGE as u64 }>,
     kind_key_write: Kind<{ kind::KEY_WRITE as u64 }>,
     kind_ring_release: Kind<{ kind::RING_RELEASE as u64 }>,
+    kind_kv_config: Kind<{ kind::KV_CONFIG as u64 }>,
     need_read: Need<{ PERM_READ as u64 }>,
     need_write: Need<{ PERM_WRITE as u64 }>,
     need_atomic: Need<{ (PERM_READ | PERM_WRITE) as u64 }>,
@@ -843,6 +922,23 @@ impl Logic for FastpathTop {
             ap_so,
             ap_ptail,
             xw,
+            xk,
+            kv_cfg_en,
+            kv_cfg_pid,
+            kv_cfg_base,
+            kv_cfg_buckets,
+            kv_cfg_records,
+            kv_cfg_status,
+            xown,
+            xwr,
+            xwd,
+            xws,
+            kf_left,
+            kf_idx,
+            kf_pend,
+            kp_valid,
+            kp_data,
+            kp_last,
             xm_valid,
             xm_status,
             xa,
@@ -850,7 +946,7 @@ impl Logic for FastpathTop {
             rd_seg,
             rd_i
         );
-        clock!(self, clock, ingest, txcrc, tlb, walker, pf, sync, keys, chase);
+        clock!(self, clock, ingest, txcrc, tlb, walker, pf, sync, keys, chase, kv);
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
         self.txbuf.read_clock.next = self.clock.val();
@@ -862,6 +958,7 @@ impl Logic for FastpathTop {
         self.sync.reset.next = self.reset.val();
         self.keys.reset.next = self.reset.val();
         self.chase.reset.next = self.reset.val();
+        self.kv.reset.next = self.reset.val();
 
         // ---- Header fields (network byte order): hswap holds the header bytes reversed, so a
         // big-endian field at bytes [a, a+n) is the little-endian value at byte 48 - a - n.
@@ -878,6 +975,7 @@ impl Logic for FastpathTop {
         self.h_arg1.next = self.hswap.y.val().get_bits::<64>(0);
         self.h_durable.next = self.hdr.q.val().get_bit(25);
         self.dec.opcode.next = self.opcode.val();
+        self.dec.kv_en.next = self.kv_cfg_en.q.val();
         self.dec.version.next = self.hdr.q.val().get_bits::<8>(0);
         self.dec.status.next = self.hdr.q.val().get_bits::<8>(16);
         // Header::parse: version, opcode, status, payload length, packet index/count.
@@ -921,6 +1019,14 @@ impl Logic for FastpathTop {
                 & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 320))
                 | (bit_cast::<384, 64>(self.a0swap.y.val()) << 256)
                 | (bit_cast::<384, 64>(self.a1swap.y.val()) << 320);
+        }
+        // Clio-KV's answer: total_len is the value's length (0 without one); an error keeps
+        // the request's, as any error response.
+        if self.xk.q.val() & self.xa.q.val() {
+            self.hr.next = (self.hr.val()
+                & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 192))
+                | (bit_cast::<384, 8>(self.rs_plen.q.val().get_bits::<8>(8)) << 208)
+                | (bit_cast::<384, 8>(self.rs_plen.q.val().get_bits::<8>(0)) << 216);
         }
         // A read's answer: this packet's pkt_index and the answer's pkt_count.
         self.rseg.va.next = self.h_va.val();
@@ -1010,7 +1116,12 @@ impl Logic for FastpathTop {
         self.rt.next = 0.into();
         // TLB: lookups from the controller, updates from the page-fault unit or the slow path.
         self.tlb.lk_valid.next = self.state.q.val() == State::TLookup;
-        self.tlb.lk_pid.next = self.h_pid.val();
+        // An offload's access in its own RAS (Clio-KV's store) translates with the store's pid.
+        self.t_pid.next = self.h_pid.val();
+        if self.xown.q.val() {
+            self.t_pid.next = self.kv_cfg_pid.q.val();
+        }
+        self.tlb.lk_pid.next = self.t_pid.val();
         self.tlb.lk_vpn.next = bit_cast::<36, 64>(self.vpn.val());
         if self.opcode.val() == self.op_write.val() {
             self.d_va.next = self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
@@ -1034,7 +1145,7 @@ impl Logic for FastpathTop {
         self.walker.pt_base.next = 0.into();
         self.walker.bucket_mask.next = self.cfg_bucket_mask.val();
         self.walker.req_valid.next = false;
-        self.walker.req_pid.next = self.h_pid.val();
+        self.walker.req_pid.next = self.t_pid.val();
         self.walker.req_vpn.next = bit_cast::<36, 64>(self.vpn.val());
         self.walker.req_write.next = self.need.q.val().get_bit(1);
         self.walker.req_gen.next = self.tlb.res_gen.val();
@@ -1077,20 +1188,92 @@ impl Logic for FastpathTop {
         self.chase.req_arg1.next = self.h_arg1.val();
         self.chase.req_len.next = self.h_tlen.val();
         self.chase.mem_ready.next = false;
-        self.chase.mem_done.next = self.xm_valid.q.val();
-        self.chase.mem_status.next = self.xm_status.q.val();
-        self.chase.mem_data.next = self.m_axi_rdata.val();
+        self.x_mdone.next = self.xm_valid.q.val();
+        self.x_mstatus.next = self.xm_status.q.val();
         if (self.state.q.val() == State::SData)
             & self.xw.q.val()
             & self.m_axi_rvalid.val()
             & self.r_idle.val()
         {
-            self.chase.mem_done.next = true;
-            self.chase.mem_status.next = self.st_ok.val();
+            self.x_mdone.next = true;
+            self.x_mstatus.next = self.st_ok.val();
         }
+        self.chase.mem_done.next = self.x_mdone.val();
+        self.chase.mem_status.next = self.x_mstatus.val();
+        self.chase.mem_data.next = self.m_axi_rdata.val();
         self.chase.rsp_ready.next = false;
-        self.x_end.next = bit_cast::<66, 64>(self.chase.rsp_read_va.val())
-            + bit_cast::<66, 12>(self.chase.rsp_read_len.val());
+        // Clio-KV: the same memory answers; its request's extra fields, store and payload.
+        self.kv.req_valid.next = false;
+        self.kv.req_op.next = self.opcode.val();
+        self.kv.req_pid.next = self.h_pid.val();
+        self.kv.req_va.next = self.h_va.val();
+        self.kv.req_arg0.next = self.h_arg0.val();
+        self.kv.req_arg1.next = self.h_arg1.val();
+        self.kv.req_len.next = self.h_tlen.val();
+        self.kv.req_pay_len.next = self.h_plen.val();
+        self.kv.req_pkt_count.next = self.h_cnt.val();
+        self.kv.req_pkt_index.next = self.h_idx.val();
+        self.kv.mem_ready.next = false;
+        self.kv.mem_done.next = self.x_mdone.val();
+        self.kv.mem_status.next = self.x_mstatus.val();
+        self.kv.mem_data.next = self.m_axi_rdata.val();
+        self.kv.rsp_ready.next = false;
+        self.kv.cfg_base.next = self.kv_cfg_base.q.val();
+        self.kv.cfg_buckets.next = self.kv_cfg_buckets.q.val();
+        self.kv.cfg_records.next = self.kv_cfg_records.q.val();
+        self.kv.cfg_status.next = self.kv_cfg_status.q.val();
+        self.kv.pay_valid.next = self.kp_valid.q.val();
+        self.kv.pay_data.next = self.kp_data.q.val();
+        self.kv.pay_last.next = self.kp_last.q.val();
+        if self.xk.q.val() {
+            self.u_mem_valid.next = self.kv.mem_valid.val();
+            self.u_mem_write.next = self.kv.mem_write.val();
+            self.u_mem_own.next = self.kv.mem_own.val();
+            self.u_mem_va.next = self.kv.mem_va.val();
+            self.u_rsp_valid.next = self.kv.rsp_valid.val();
+            self.u_rsp_status.next = self.kv.rsp_status.val();
+            self.u_rsp_arg0.next = self.kv.rsp_arg0.val();
+            self.u_rsp_arg1.next = self.kv.rsp_arg1.val();
+            self.u_rsp_read.next = self.kv.rsp_read.val();
+            self.u_rsp_read_own.next = self.kv.rsp_read_own.val();
+            self.u_rsp_read_va.next = self.kv.rsp_read_va.val();
+            self.u_rsp_read_len.next = self.kv.rsp_read_len.val();
+        } else {
+            self.u_mem_valid.next = self.chase.mem_valid.val();
+            self.u_mem_write.next = false;
+            self.u_mem_own.next = false;
+            self.u_mem_va.next = self.chase.mem_va.val();
+            self.u_rsp_valid.next = self.chase.rsp_valid.val();
+            self.u_rsp_status.next = self.chase.rsp_status.val();
+            self.u_rsp_arg0.next = self.chase.rsp_arg0.val();
+            self.u_rsp_arg1.next = self.chase.rsp_arg1.val();
+            self.u_rsp_read.next = self.chase.rsp_read.val();
+            self.u_rsp_read_own.next = false;
+            self.u_rsp_read_va.next = self.chase.rsp_read_va.val();
+            self.u_rsp_read_len.next = self.chase.rsp_read_len.val();
+        }
+        self.x_end.next = bit_cast::<66, 64>(self.u_rsp_read_va.val())
+            + bit_cast::<66, 12>(self.u_rsp_read_len.val());
+        // The KV payload feeder: the beat offered is held until taken; the next block of the
+        // frame's slot is fetched when the write-data stage leaves wbuf's read port free
+        // (below) and the held beat is gone by the time it arrives.
+        if self.kp_valid.q.val() & self.kv.pay_ready.val() {
+            self.kp_valid.d.next = false;
+        }
+        self.kf_fetch.next = (self.kf_left.q.val() != 0)
+            & !self.kf_pend.q.val()
+            & !self.w_busy.q.val()
+            & (!self.kp_valid.q.val() | self.kv.pay_ready.val());
+        self.kf_pend.d.next = self.kf_fetch.val();
+        if self.kf_fetch.val() {
+            self.kf_left.d.next = self.kf_left.q.val() - 1;
+            self.kf_idx.d.next = self.kf_idx.q.val() + 1;
+        }
+        if self.kf_pend.q.val() {
+            self.kp_valid.d.next = true;
+            self.kp_data.d.next = self.wbuf.read_data.val();
+            self.kp_last.d.next = self.kf_left.q.val() == 0;
+        }
         // Key table: the executor's next frame is looked up continuously (its slot holds it
         // until released), so `keys.ok` in Dispatch is this frame's; writes from KEY_WRITE.
         self.x_pid_be.next = 0.into();
@@ -1219,6 +1402,10 @@ impl Logic for FastpathTop {
                 | bit_cast::<7, 5>(bit_cast::<5, 6>(
                     self.w_idx.q.val() + bit_cast::<6, 1>(self.w_adv.q.val().into()),
                 ));
+        } else if self.kf_fetch.val() {
+            // The KV payload feeder's next block (the write-data stage is idle).
+            self.wbuf.read_address.next = (bit_cast::<7, 2>(self.x_slot.q.val()) << 5)
+                | bit_cast::<7, 5>(self.kf_idx.q.val());
         } else {
             // Idle: block 0 of the executor's slot, the next one handed over (the RAM reads
             // a cycle ahead).
@@ -1312,6 +1499,9 @@ impl Logic for FastpathTop {
                 self.ap.d.next = false;
                 self.xa.d.next = false;
                 self.xw.d.next = false;
+                self.xk.d.next = false;
+                self.xown.d.next = false;
+                self.xwr.d.next = false;
                 self.xm_valid.d.next = false;
                 self.rd_seg.d.next = false;
                 self.rs_len.d.next = self.header_len.val();
@@ -1430,6 +1620,17 @@ impl Logic for FastpathTop {
                     self.sync.k_req.next = bit_cast::<32, 64>(self.h_arg0.val());
                     self.sync.ack_valid.next = true;
                     self.rs_status.d.next = self.st_ok.val();
+                } else if self.dec.kv.val() {
+                    // KvGet/KvPut/KvDelete (enabled by `kv_cfg_en`, else not parsed): the unit
+                    // checks the framing; its payload beats come from the slot (one packet of
+                    // at most MAX_PAYLOAD bytes, at lane 0 since a KV request's va is 0).
+                    if (self.h_plen.val() <= self.max_payload16.val()) & self.kv.req_ready.val() {
+                        self.kv.req_valid.next = true;
+                        self.xk.d.next = true;
+                        self.kf_left.d.next = bit_cast::<5, 16>((self.h_plen.val() + 63) >> 6);
+                        self.kf_idx.d.next = 0.into();
+                        self.state.d.next = State::Offload;
+                    }
                 } else if self.opcode.val() == self.op_pointer_chase.val() {
                     // POINTER_CHASE: one packet, no payload; the unit checks the rest.
                     if (self.h_plen.val() == 0)
@@ -1437,6 +1638,7 @@ impl Logic for FastpathTop {
                         & self.chase.req_ready.val()
                     {
                         self.chase.req_valid.next = true;
+                        self.xk.d.next = false;
                         self.state.d.next = State::Offload;
                     }
                 } else if self.opcode.val() == self.op_append.val() {
@@ -1523,7 +1725,7 @@ impl Logic for FastpathTop {
                     } else {
                         self.pf.in_valid.next = true;
                         self.pf.in_outcome.next = self.outcome_fault.val();
-                        self.pf.in_pid.next = self.h_pid.val();
+                        self.pf.in_pid.next = self.t_pid.val();
                         self.pf.in_vpn.next = bit_cast::<36, 64>(self.vpn.val());
                         self.pf.in_gen.next = self.tlb.res_gen.val();
                         self.pf.in_tag.next = 0.into();
@@ -1669,7 +1871,12 @@ impl Logic for FastpathTop {
                     self.piece.d.next = false;
                     self.idx.d.next = 0.into();
                     self.prev.d.next = 0.into();
-                    if self.xw.q.val() {
+                    if self.xw.q.val() & self.xwr.q.val() {
+                        // An offload's block write: AW and W as an atomic's write-back (its
+                        // request's first access was a read, after every earlier read).
+                        self.side.d.next = 0.into();
+                        self.state.d.next = State::SWrite;
+                    } else if self.xw.q.val() {
                         self.state.d.next = State::SAddr;
                     } else if self.need.q.val() == self.need_read.val() {
                         self.state.d.next = State::RAddr;
@@ -1879,13 +2086,22 @@ impl Logic for FastpathTop {
                         << (bit_cast::<9, 6>(self.sw_pa.val().get_bits::<6>(0)) << 3);
                     self.m_axi_wstrb.next =
                         bit_cast::<64, 8>(0xFF_u8.to_bits()) << self.sw_pa.val().get_bits::<6>(0);
+                    if self.xwr.q.val() {
+                        self.m_axi_wdata.next = self.xwd.q.val();
+                        self.m_axi_wstrb.next = self.xws.q.val();
+                    }
                     self.side.d.next = self.side.q.val()
                         | bit_cast::<3, 1>(self.m_axi_awready.val().into())
                         | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1);
                     self.side_now.next = self.side.q.val().get_bits::<2>(0)
                         | bit_cast::<2, 1>(self.m_axi_awready.val().into())
                         | (bit_cast::<2, 1>(self.m_axi_wready.val().into()) << 1);
-                    if (self.side_now.val() == 3) & self.ap.q.val() {
+                    if (self.side_now.val() == 3) & self.xwr.q.val() {
+                        // The offload's block is written: the unit is told.
+                        self.xm_valid.d.next = true;
+                        self.xm_status.d.next = self.st_ok.val();
+                        self.state.d.next = State::Offload;
+                    } else if (self.side_now.val() == 3) & self.ap.q.val() {
                         self.sync.rec_valid.next = self.once.q.val();
                         self.sync.rec_value.next = self.ap_tail.q.val();
                         self.rs_status.d.next = self.st_ok.val();
@@ -1901,51 +2117,65 @@ impl Logic for FastpathTop {
                 }
             }
             State::Offload => {
-                // Serve the offload unit: a word read goes through the translation of the
-                // request's RAS like a Read's (past the 48-bit VA space: BAD_REQUEST, as the
-                // model's `translate_range`); its answer is the response, with a payload read
-                // like a Read's when it asks for one.
+                // Serve the offload unit: a word read (or Clio-KV's block write) goes through
+                // the translation of the request's RAS, or the store's for an access in the
+                // unit's own RAS, like a Read's (a Write's permission for a write; past the
+                // 48-bit VA space: BAD_REQUEST, as the model's `translate_range`); its answer
+                // is the response, with a payload read like a Read's when it asks for one.
                 self.xm_valid.d.next = false;
-                self.chase.mem_ready.next = true;
-                self.chase.rsp_ready.next = true;
-                if self.chase.mem_valid.val() {
-                    if self.chase.mem_va.val().get_bits::<16>(48) != 0 {
+                self.chase.mem_ready.next = !self.xk.q.val();
+                self.chase.rsp_ready.next = !self.xk.q.val();
+                self.kv.mem_ready.next = self.xk.q.val();
+                self.kv.rsp_ready.next = self.xk.q.val();
+                if self.u_mem_valid.val() {
+                    if self.u_mem_va.val().get_bits::<16>(48) != 0 {
                         self.xm_valid.d.next = true;
                         self.xm_status.d.next = self.st_bad_request.val();
                     } else {
-                        self.vaq.d.next = self.chase.mem_va.val();
-                        self.tva.d.next = self.chase.mem_va.val();
+                        self.vaq.d.next = self.u_mem_va.val();
+                        self.tva.d.next = self.u_mem_va.val();
                         // An 8-byte aligned word, read as an atomic's.
                         self.len.d.next = self.atomic_bytes.val();
                         self.need.d.next = self.need_read.val();
+                        self.xown.d.next = self.u_mem_own.val();
+                        self.xwr.d.next = self.u_mem_write.val();
+                        if self.u_mem_write.val() {
+                            // A 64-byte block (aligned: one page), kept with its strobes.
+                            self.len.d.next = 64.into();
+                            self.need.d.next = self.need_write.val();
+                            self.xwd.d.next = self.kv.mem_wdata.val();
+                            self.xws.d.next = self.kv.mem_wstrb.val();
+                        }
                         self.piece.d.next = false;
                         self.xw.d.next = true;
                         self.state.d.next = State::TLookup;
                     }
                 }
-                if self.chase.rsp_valid.val() {
+                if self.u_rsp_valid.val() {
                     self.xw.d.next = false;
-                    self.rs_status.d.next = self.chase.rsp_status.val();
+                    self.xwr.d.next = false;
+                    self.xown.d.next = self.u_rsp_read_own.val();
+                    self.rs_status.d.next = self.u_rsp_status.val();
+                    self.rs_plen.d.next = 0.into();
                     self.state.d.next = State::Resp;
-                    if self.chase.rsp_status.val() == self.st_ok.val() {
+                    if self.u_rsp_status.val() == self.st_ok.val() {
                         self.xa.d.next = true;
-                        self.rs_arg0.d.next = self.chase.rsp_arg0.val();
-                        self.x_arg1.d.next = self.chase.rsp_arg1.val();
-                        if self.chase.rsp_read.val() {
+                        self.rs_arg0.d.next = self.u_rsp_arg0.val();
+                        self.x_arg1.d.next = self.u_rsp_arg1.val();
+                        if self.u_rsp_read.val() {
                             if self.x_end.val() > self.va_limit.val() {
                                 self.xa.d.next = false;
                                 self.rs_status.d.next = self.st_bad_request.val();
                             } else {
-                                self.vaq.d.next = self.chase.rsp_read_va.val();
-                                self.tva.d.next = self.chase.rsp_read_va.val();
-                                self.o.d.next = self.chase.rsp_read_va.val().get_bits::<6>(0);
-                                self.len.d.next = self.chase.rsp_read_len.val();
+                                self.vaq.d.next = self.u_rsp_read_va.val();
+                                self.tva.d.next = self.u_rsp_read_va.val();
+                                self.o.d.next = self.u_rsp_read_va.val().get_bits::<6>(0);
+                                self.len.d.next = self.u_rsp_read_len.val();
                                 self.need.d.next = self.need_read.val();
                                 self.piece.d.next = false;
                                 self.rs_len.d.next =
-                                    self.chase.rsp_read_len.val() + self.header_len.val();
-                                self.rs_plen.d.next =
-                                    bit_cast::<16, 12>(self.chase.rsp_read_len.val());
+                                    self.u_rsp_read_len.val() + self.header_len.val();
+                                self.rs_plen.d.next = bit_cast::<16, 12>(self.u_rsp_read_len.val());
                                 self.state.d.next = State::TLookup;
                             }
                         }
@@ -2034,6 +2264,15 @@ impl Logic for FastpathTop {
                 } else if self.sd_kind.val() == self.kind_key_write.val() {
                     // KEY_WRITE: pid u16 @88, key u64 @96 (0 removes the RAS).
                     self.keys.wr_valid.next = true;
+                } else if self.sd_kind.val() == self.kind_kv_config.val() {
+                    // KV_CONFIG: pid u16 @88, status u8 @90, base u64 @96, buckets u64 @104,
+                    // records u32 @112: Clio-KV's store, the unit enabled.
+                    self.kv_cfg_en.d.next = true;
+                    self.kv_cfg_pid.d.next = self.sdesc.q.val().get_bits::<16>(704);
+                    self.kv_cfg_status.d.next = self.sdesc.q.val().get_bits::<8>(720);
+                    self.kv_cfg_base.d.next = self.sdesc.q.val().get_bits::<64>(768);
+                    self.kv_cfg_buckets.d.next = self.sdesc.q.val().get_bits::<64>(832);
+                    self.kv_cfg_records.d.next = self.sdesc.q.val().get_bits::<32>(896);
                 } else if self.sd_kind.val() == self.kind_ring_release.val() {
                     // RING_RELEASE: pid u16 @88, client u16 @90: every ring entry of that
                     // member is acknowledged.
@@ -2205,6 +2444,14 @@ impl Logic for FastpathTop {
         self.ingest.freed.next = self.s_clr.val() | self.w_release.val();
         if self.reset.val() {
             self.state.d.next = State::Idle;
+            self.kf_left.d.next = 0.into();
+            self.kf_pend.d.next = false;
+            self.kv_cfg_en.d.next = false;
+            self.kv_cfg_status.d.next = self.st_retry_later.val();
+            self.kp_valid.d.next = false;
+            self.xk.d.next = false;
+            self.xown.d.next = false;
+            self.xwr.d.next = false;
             self.x_slot.d.next = 0.into();
             self.x_hold.d.next = false;
             self.t_busy.d.next = false;

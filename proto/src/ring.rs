@@ -137,6 +137,9 @@ pub mod kind {
     /// TX: release every idempotence-ring slot of `(pid, client)` (a member that left or whose
     /// lease ended can never acknowledge them).
     pub const RING_RELEASE: u16 = 0x86;
+    /// TX: Clio-KV's store is set up (or its status changed): the executor latches its RAS,
+    /// layout and status (`offload::clio_kv` in hardware).
+    pub const KV_CONFIG: u16 = 0x87;
 }
 
 /// Field offsets inside a descriptor.
@@ -153,7 +156,8 @@ pub mod desc {
     pub const HEADER: usize = 40;
     /// Kind-specific body: PAGE_MAPPED/TLB_INVALIDATE pid u16 @88, vpn u64 @96, pfn u64 @104;
     /// PTE_WRITE bucket u64 @88, slot u32 @96, pte 16 bytes @104; FREE_PAGE pfn u64 @104;
-    /// KEY_WRITE pid u16 @88, key u64 @96; RING_RELEASE pid u16 @88, client u16 @90.
+    /// KEY_WRITE pid u16 @88, key u64 @96; RING_RELEASE pid u16 @88, client u16 @90;
+    /// KV_CONFIG pid u16 @88, status u8 @90, base u64 @96, buckets u64 @104, records u32 @112.
     pub const BODY: usize = 88;
 }
 
@@ -218,6 +222,20 @@ pub enum Descriptor {
         /// Member.
         client: u16,
     },
+    /// TX: Clio-KV's store (`kv::StoreLayout` in the RAS `pid`) and the status KV requests
+    /// get (`Status::Ok` once it is allocated, touched and formatted).
+    KvConfig {
+        /// The store's own RAS.
+        pid: u16,
+        /// `StoreLayout::base`.
+        base: u64,
+        /// `StoreLayout::buckets` (a power of two).
+        buckets: u64,
+        /// `StoreLayout::records` (below 2^32).
+        records: u32,
+        /// OK when ready, else the status KV requests get.
+        status: u8,
+    },
 }
 
 fn le64(b: &[u8], at: usize) -> u64 {
@@ -275,6 +293,20 @@ impl Descriptor {
                 b[body..body + 2].copy_from_slice(&pid.to_le_bytes());
                 b[body + 2..body + 4].copy_from_slice(&client.to_le_bytes());
                 kind::RING_RELEASE
+            }
+            Descriptor::KvConfig {
+                pid,
+                base,
+                buckets,
+                records,
+                status,
+            } => {
+                b[body..body + 2].copy_from_slice(&pid.to_le_bytes());
+                b[body + 2] = *status;
+                b[body + 8..body + 16].copy_from_slice(&base.to_le_bytes());
+                b[body + 16..body + 24].copy_from_slice(&buckets.to_le_bytes());
+                b[body + 24..body + 28].copy_from_slice(&records.to_le_bytes());
+                kind::KV_CONFIG
             }
         };
         b[desc::KIND..desc::KIND + 2].copy_from_slice(&k.to_le_bytes());
@@ -344,6 +376,18 @@ impl Descriptor {
                 pid: u16::from_le_bytes([b[body], b[body + 1]]),
                 client: u16::from_le_bytes([b[body + 2], b[body + 3]]),
             },
+            kind::KV_CONFIG => Descriptor::KvConfig {
+                pid: u16::from_le_bytes([b[body], b[body + 1]]),
+                status: b[body + 2],
+                base: le64(b, body + 8),
+                buckets: le64(b, body + 16),
+                records: u32::from_le_bytes([
+                    b[body + 24],
+                    b[body + 25],
+                    b[body + 26],
+                    b[body + 27],
+                ]),
+            },
             _ => return Err(WireError::Frame("unknown ring descriptor kind")),
         })
     }
@@ -392,6 +436,13 @@ mod tests {
                 key: 0xDEAD_BEEF_0123_4567,
             },
             Descriptor::RingRelease { pid: 7, client: 9 },
+            Descriptor::KvConfig {
+                pid: 9,
+                base: 0x40_0000,
+                buckets: 1 << 20,
+                records: 0x8000_0001,
+                status: Status::RetryLater as u8,
+            },
         ];
         for d in all {
             assert_eq!(Descriptor::decode(&d.encode()).unwrap(), d);
@@ -455,6 +506,7 @@ pub fn verilog_header() -> String {
         ("KIND_FREE_PAGE", kind::FREE_PAGE),
         ("KIND_KEY_WRITE", kind::KEY_WRITE),
         ("KIND_RING_RELEASE", kind::RING_RELEASE),
+        ("KIND_KV_CONFIG", kind::KV_CONFIG),
     ] {
         p(n, v as u64);
     }

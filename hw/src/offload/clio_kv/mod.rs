@@ -36,7 +36,7 @@ mod kernel;
 pub mod xxh32;
 
 #[cfg(test)]
-mod reference;
+pub(crate) mod reference;
 #[cfg(test)]
 mod tests;
 
