@@ -28,7 +28,8 @@ pub enum Backend {
 pub enum OffloadSet {
     /// Pointer chasing and Clio-KV.
     All,
-    /// Those the RTL fast path has units for (pointer chasing).
+    /// Those the RTL fast path has units for (`proto::offload::IN_HARDWARE`: pointer
+    /// chasing, Clio-KV's get, put and delete; not the staged put of values over 956 bytes).
     Hardware,
     /// None: every extend opcode is answered UNSUPPORTED.
     None,
@@ -111,13 +112,14 @@ pub struct BoardArgs {
     #[arg(long, default_value_t = clio_sim::server::UDP_SPIN.as_micros() as u64)]
     spin_us: u64,
     /// Model: the extend path's offloads to serve: `all` (pointer chasing and Clio-KV),
-    /// `hardware` (those the RTL fast path has units for: pointer chasing) or `none`. An
-    /// extend opcode not served is answered UNSUPPORTED. The RTL backend serves what its
-    /// hardware has.
+    /// `hardware` (those the RTL fast path has units for: pointer chasing and Clio-KV's get,
+    /// put and delete) or `none`. An extend opcode not served is answered UNSUPPORTED. The RTL
+    /// backend serves what its hardware has.
     #[arg(long, value_enum, default_value_t = OffloadSet::All)]
     offloads: OffloadSet,
-    /// Model: bytes of Clio-KV's region in its own address space (K/M/G suffixes), allocated
-    /// and touched at start; it holds about size / 1120 keys of up to 1024-byte values.
+    /// Bytes of Clio-KV's region in its own address space (K/M/G suffixes), which the slow
+    /// path allocates, maps and formats at start (either backend; passed to a spawned
+    /// daemon); it holds about size / 1112 keys of up to 1024-byte values. 0: no store.
     #[arg(long, default_value = "16M", value_parser = parse_size)]
     kv_store_size: u64,
     /// With `--backend rtl`: write a VCD waveform of the whole run to this file (large!).
@@ -206,6 +208,12 @@ pub fn run(a: BoardArgs) -> Result<()> {
         }
     };
 
+    // The store is the slow path's to set up; only when the node serves Clio-KV.
+    let kv_store_bytes = if cfg.offloads.serves(clio_proto::Opcode::KvGet) {
+        a.kv_store_size
+    } else {
+        0
+    };
     let mut daemon: Option<Child> = None;
     if a.slowpath == SlowPath::External && a.spawn_slowpath {
         let p = daemon_path()?;
@@ -220,6 +228,8 @@ pub fn run(a: BoardArgs) -> Result<()> {
                 )
                 .arg("--lease-ms")
                 .arg(a.lease_ms.to_string())
+                .arg("--kv-store-bytes")
+                .arg(kv_store_bytes.to_string())
                 .args(a.memory_file.iter().map(|_| "--persistent"))
                 .spawn()
                 .with_context(|| format!("starting {}", p.display()))?,

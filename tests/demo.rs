@@ -24,7 +24,7 @@ fn the_demo_passes_its_own_checks() {
         "clio demo failed: {stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    for step in 1..=8 {
+    for step in 1..=9 {
         assert!(
             stdout.lines().any(|l| l.starts_with(&format!("{step}. "))),
             "step {step} missing: {stdout}"
@@ -33,5 +33,8 @@ fn the_demo_passes_its_own_checks() {
     assert!(
         stdout.contains("pointer-chasing offload in 1 request (51 hops), from the CN in 51 reads")
     );
+    assert!(stdout.contains(
+        "a get that misses: 104 operations in 206 requests (102 CN acks"
+    ));
     assert!(stdout.contains("demo: all checks passed"));
 }

@@ -203,6 +203,8 @@ pub struct SlowPath {
     reply_cache: HashMap<(u16, u16, u32), Header>,
     reply_order: VecDeque<(u16, u16, u32)>,
     pub(crate) outbox: VecDeque<Descriptor>,
+    /// Clio-KV's store, once set up (`kv_store.rs`).
+    pub(crate) kv_store: Option<crate::kv_store::KvStore>,
     stats: SlowPathStats,
 }
 
@@ -227,6 +229,7 @@ impl SlowPath {
             reply_cache: HashMap::new(),
             reply_order: VecDeque::new(),
             outbox: VecDeque::new(),
+            kv_store: None,
             stats: SlowPathStats::default(),
         }
     }
@@ -447,6 +450,7 @@ impl SlowPath {
 
     /// Remove members whose lease ended by `now` (and tear down RASes left empty).
     pub fn expire_leases(&mut self, now: Instant) {
+        self.renew_kv_store(now);
         let gone = self.registry.expire(now);
         self.stats.lease_expiries += gone.len() as u64;
         self.depart(&gone);

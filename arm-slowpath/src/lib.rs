@@ -14,6 +14,7 @@
 
 pub mod daemon;
 pub mod frame_memory;
+pub mod kv_store;
 pub mod meta_log;
 pub mod phys_alloc;
 pub mod ras;
@@ -25,6 +26,7 @@ pub mod va_space;
 
 pub use daemon::{AllocError, SlowPath, SlowPathConfig, SlowPathStats};
 pub use frame_memory::{FrameMemory, MappedMemory};
+pub use kv_store::KvStore;
 pub use meta_log::{MappedMeta, MetaLog, MetaStore, Opened};
 pub use ras::KeySource;
 pub use recovery::RecoveryReport;

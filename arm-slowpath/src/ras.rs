@@ -273,6 +273,13 @@ impl Registry {
         Ok(())
     }
 
+    /// A secret nonce from the key source (the slow path's own registrations: a nonce that
+    /// anyone could guess would let a compute node re-register as that member and be handed
+    /// its key).
+    pub fn draw_nonce(&mut self) -> u64 {
+        self.keys.draw()
+    }
+
     /// Remove one member.
     pub fn leave(&mut self, pid: u16, client: u16) -> Result<Departure, RasError> {
         let s = self.spaces.get_mut(&pid).ok_or(RasError::UnknownRas(pid))?;

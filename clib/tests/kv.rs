@@ -395,7 +395,7 @@ fn a_node_without_offloads_answers_unsupported() {
 }
 
 #[test]
-fn the_store_outlives_many_leases_through_the_nodes_own_heartbeats() {
+fn the_store_outlives_many_leases_because_the_slow_path_keeps_it() {
     use clio_clib::TransportKind;
     use clio_sim::server::spawn_udp;
     let lease = Duration::from_millis(300);
@@ -411,8 +411,8 @@ fn the_store_outlives_many_leases_through_the_nodes_own_heartbeats() {
     let addr = server.udp_addr.unwrap();
     let c = Client::connect(TransportKind::Udp(addr).open().unwrap(), Config::default()).unwrap();
     c.kv_put(b"k", b"kept").unwrap();
-    // Four leases of silence from every client but this one's heartbeats: without the
-    // node's heartbeats for the store's own RAS, the slow path would tear it down.
+    // Four leases of silence from every client but this one's heartbeats: unless the slow
+    // path kept its own membership of the store's RAS alive, it would tear the store down.
     std::thread::sleep(lease * 4);
     assert_eq!(c.kv_get(b"k").unwrap(), Some(b"kept".to_vec()));
     assert_eq!(c.kv_put(b"k", b"still").unwrap(), KvPutOutcome::Replaced);

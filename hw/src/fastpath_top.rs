@@ -43,6 +43,7 @@ use clio_proto::consts::{
 use clio_proto::header::{
     field, FLAG_DURABLE, FLAG_RESPONSE, HEADER_LEN, ROUTED_HEADER_LEN, VERSION,
 };
+use clio_proto::kv::is_kv;
 use clio_proto::offload::in_hardware;
 use clio_proto::opcode::{path_of, Path};
 use clio_proto::pte::{
@@ -231,16 +232,16 @@ impl Default for OpDecode {
             op1h: Default::default(),
             // Extend opcodes without a unit here (`proto::offload::IN_HARDWARE`) fail the
             // parse and are answered UNSUPPORTED, as by a model node without that offload.
+            // Clio-KV's are known only while its unit is configured (`t_kv`, `kv_en`).
             t_known: Constant::new(opcode_table(|v| {
-                Opcode::from_u8(v)
-                    .is_some_and(|op| path_of(v) != Some(Path::Extend) || in_hardware(op))
+                Opcode::from_u8(v).is_some_and(|op| {
+                    path_of(v) != Some(Path::Extend) || (in_hardware(op) && !is_kv(op))
+                })
             })),
-            // Clio-KV's opcodes (not in `IN_HARDWARE` yet: known only while `kv_en`).
+            // Clio-KV's opcodes the unit serves (`IN_HARDWARE`), known while `kv_en`: before
+            // the slow path's KV_CONFIG they are UNSUPPORTED, as on a model node.
             t_kv: Constant::new(opcode_table(|v| {
-                matches!(
-                    Opcode::from_u8(v),
-                    Some(Opcode::KvGet | Opcode::KvPut | Opcode::KvDelete)
-                )
+                Opcode::from_u8(v).is_some_and(|op| is_kv(op) && in_hardware(op))
             })),
             t_ext: Constant::new(path_table(Path::Extend)),
             t_slow: Constant::new(path_table(Path::SlowPath)),

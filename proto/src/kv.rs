@@ -44,6 +44,11 @@ pub const MAX_VALUE: usize = MAX_PAYLOAD - PREFIX_BYTES - MAX_KEY;
 /// answer carries (the paper's YCSB values are 1 KiB).
 pub const MAX_STAGED_VALUE: usize = MAX_PAYLOAD;
 
+/// Default bytes of the store's region (the slow path's `--kv-store-bytes`): 16 MiB, room for
+/// `StoreLayout::fit(_, DEFAULT_STORE_BYTES).records` = 15,077 records of up to
+/// [`MAX_STAGED_VALUE`] bytes.
+pub const DEFAULT_STORE_BYTES: u64 = 16 << 20;
+
 /// The check a staged put carries for its value: xxh64 of the value, seed
 /// [`VALUE_CHECK_SEED`]. The node applies the put only if the bytes it reads hash to it.
 pub fn value_check(value: &[u8]) -> u64 {

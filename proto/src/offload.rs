@@ -1,5 +1,5 @@
 //! The extend path's offloads (Clio section 4.6): what their requests carry and what they
-//! answer. One offload so far, pointer chasing ([`chase`]).
+//! answer: pointer chasing ([`chase`]) here, Clio-KV in [`crate::kv`].
 //!
 //! An offload runs at the memory node next to the memory, in the RAS of the request (the
 //! header's `pid`, checked against its key like every request) through the same translation
@@ -9,7 +9,12 @@
 /// serves exactly these by default (`BoardConfig::offloads`), so model and RTL answer every
 /// extend opcode alike; the RTL's dispatch takes its table of opcodes from this list, and an
 /// extend opcode not in it is answered UNSUPPORTED there.
-pub const IN_HARDWARE: &[crate::Opcode] = &[crate::Opcode::PointerChase];
+pub const IN_HARDWARE: &[crate::Opcode] = &[
+    crate::Opcode::PointerChase,
+    crate::Opcode::KvGet,
+    crate::Opcode::KvPut,
+    crate::Opcode::KvDelete,
+];
 
 /// Whether the RTL fast path has a unit for `op` ([`IN_HARDWARE`]).
 pub fn in_hardware(op: crate::Opcode) -> bool {

@@ -37,6 +37,14 @@ pub enum Class {
     /// page), next pointers into another RAS, nowhere, or unaligned; malformed requests (bad
     /// layouts and lengths, a payload, start 0, near 2^48 or 2^64).
     Chase,
+    /// Clio-KV (`proto::kv`) by one member: get, put (values of 1 B .. `MAX_VALUE`), delete
+    /// and staged put (the value written into the caller's region first; now and then with a
+    /// check that does not match) over a small key space shared by the stream's processes
+    /// (each owner sees only its own keys), so hits, misses, updates and a full store all
+    /// occur; puts and deletes sometimes duplicated (answered from the idempotence ring) and
+    /// acknowledged; malformed requests now and then (empty or 65-byte keys, lying lengths,
+    /// a value on a get, operand fields set, two packets).
+    Kv,
     /// Access to another process's address or an unallocated one.
     Foreign,
     /// A corrupted packet.
@@ -82,6 +90,22 @@ pub struct Stream {
     durable_probability: f64,
     /// Every packet sent, in order, with its route.
     pub sent: Vec<(Route, Vec<u8>)>,
+}
+
+/// The node configuration of the conformance runs (RTL against model): 64 KiB pages, a fixed
+/// key seed (both nodes hand out the same RAS keys, and the stream carries the keys the model
+/// handed out), and leases that outlast the run (the RTL replay takes minutes of wall time; a
+/// lease ending in one node and not the other would tear a RAS down in one of them only), and
+/// a Clio-KV store of 24 KiB (21 records), so that the streams fill it.
+pub fn conformance_config(dram_bytes: u64) -> crate::BoardConfig {
+    crate::BoardConfig {
+        dram_bytes,
+        page_shift: 16,
+        key_seed: Some(0xC110_5EED),
+        lease: std::time::Duration::from_secs(24 * 3600),
+        kv_store_bytes: 24 << 10,
+        ..crate::BoardConfig::default()
+    }
 }
 
 fn route(pid_slot: usize, member: usize) -> Route {
@@ -355,11 +379,91 @@ impl Stream {
         self.send(node, slot, h.to_packet(&payload), out);
     }
 
+    /// One Clio-KV request (see [`Class::Kv`]).
+    fn kv(&mut self, node: &mut dyn MemoryNode, slot: usize, id: u32, out: &mut Vec<Outgoing>) {
+        use clio_proto::kv::{KvRequest, KvStagedPut, MAX_KEY, MAX_VALUE};
+        let n = self.rng.gen_range(0..12u8);
+        let key_len = [1usize, 8, 16, MAX_KEY][n as usize % 4];
+        let key: Vec<u8> = (0..key_len)
+            .map(|i| n.wrapping_mul(37).wrapping_add(i as u8))
+            .collect();
+        let vlen = [1usize, 8, 60, 200, MAX_VALUE][self.rng.gen_range(0..5)];
+        let value: Vec<u8> = (0..vlen).map(|_| self.rng.gen()).collect();
+        let member = self.rng.gen_range(0..self.procs[slot].clients.len());
+        let op = match self.rng.gen_range(0..20) {
+            0..=7 => Opcode::KvGet,
+            8..=14 => Opcode::KvPut,
+            15..=17 => Opcode::KvDelete,
+            _ => Opcode::KvPutStaged,
+        };
+        let (mut h, mut payload) = if op == Opcode::KvPutStaged {
+            // Stage the value in the caller's region (a write), then name it.
+            let Some((va, _)) = self.pick(slot, vlen as u64) else {
+                return;
+            };
+            let wid = self.id();
+            let w = Header {
+                pkt_index: 0,
+                pkt_count: 1,
+                total_len: vlen as u32,
+                ..self.req(slot, member, Opcode::Write, wid, va)
+            };
+            self.send_as(node, slot, member, w.to_packet(&value), out);
+            let Ok(p) = KvStagedPut::new(&key, va, &value) else {
+                return;
+            };
+            let mut h = p.header(0, id);
+            if self.rng.gen_bool(0.2) {
+                h.arg1 ^= 1 << self.rng.gen_range(0..64); // the value "has not landed"
+            }
+            (h, p.encode())
+        } else {
+            let v: &[u8] = if op == Opcode::KvPut { &value } else { &[] };
+            let Ok(r) = KvRequest::new(op, &key, v) else {
+                return;
+            };
+            (r.header(op, 0, id), r.encode())
+        };
+        let c = self.req(slot, member, op, id, h.va);
+        (h.pid, h.key, h.client) = (c.pid, c.key, c.client);
+        let mut total_lies = false;
+        match self.rng.gen_range(0..40) {
+            0 => payload[0..2].copy_from_slice(&0u16.to_le_bytes()), // an empty key
+            1 => {
+                // A 65-byte key.
+                let mut p = ((MAX_KEY + 1) as u16).to_le_bytes().to_vec();
+                p.extend_from_slice(&payload[2..4]);
+                p.extend((0..=MAX_KEY).map(|i| i as u8));
+                payload = p;
+            }
+            2 => payload[2] ^= 1, // the value length lies
+            3 => total_lies = true,
+            4 if op == Opcode::KvGet => payload.extend_from_slice(&[1, 2, 3]), // a value
+            5 => h.arg0 = 1, // an operand field set
+            6 if op != Opcode::KvPutStaged => h.va = 64,
+            7 => h.pkt_count = 2,
+            8 => payload.truncate(3), // shorter than the prefix
+            _ => {}
+        }
+        h.payload_len = payload.len() as u16;
+        h.total_len = payload.len() as u32 + total_lies as u32;
+        let p = h.to_packet(&payload);
+        let resp = self.send_as(node, slot, member, p.clone(), out);
+        if op.needs_cn_ack() {
+            if self.rng.gen_bool(0.25) {
+                // A retry (its answer was lost): answered from the ring, never run again.
+                self.send_as(node, slot, member, p, out);
+            }
+            self.maybe_ack(node, slot, member, id, &resp, out);
+        }
+    }
+
     /// Generate and send one request of a random class.
     pub fn step(&mut self, node: &mut dyn MemoryNode, out: &mut Vec<Outgoing>) -> Class {
         let slot = self.rng.gen_range(0..self.procs.len());
         let class = match self.rng.gen_range(0..100) {
-            0..=31 => Class::Write,
+            0..=25 => Class::Write,
+            26..=31 => Class::Kv,
             32..=54 => Class::Read,
             55..=58 => Class::Chase,
             59..=68 => Class::Atomic,
@@ -516,6 +620,7 @@ impl Stream {
                 self.maybe_ack(node, slot, member, id, &resp, out);
             }
             Class::Chase => self.chase(node, slot, id, out),
+            Class::Kv => self.kv(node, slot, id, out),
             Class::Foreign => {
                 let other = (slot + 1) % self.procs.len();
                 let target = self

@@ -41,20 +41,6 @@ fn bytes_of(words: &[u32], out: &mut [u8]) {
     }
 }
 
-/// The node configuration of the conformance runs (RTL against model): 64 KiB pages, a fixed
-/// key seed (both nodes hand out the same RAS keys, and the stream carries the keys the model
-/// handed out), and leases that outlast the run (the RTL replay takes minutes of wall time; a
-/// lease ending in one node and not the other would tear a RAS down in one of them only).
-pub fn conformance_config(dram_bytes: u64) -> BoardConfig {
-    BoardConfig {
-        dram_bytes,
-        page_shift: 16,
-        key_seed: Some(0xC110_5EED),
-        lease: std::time::Duration::from_secs(24 * 3600),
-        ..BoardConfig::default()
-    }
-}
-
 /// How the cosimulation's DRAM answers (`hw::tb::AxiDram`).
 #[derive(Debug, Clone, Copy)]
 pub struct DramTiming {

@@ -260,9 +260,12 @@ fn malformed_requests_get_bad_request() {
         w.atomic(Opcode::FetchAdd, va + 3, 1, 0, 2).status,
         Status::BadRequest
     );
-    // Extend opcode: unsupported.
+    // An extend opcode no unit serves: unsupported.
     let mut p = w.request(Opcode::Read, 3, va).to_packet(&[]);
-    p[1] = 0x41;
+    p[1] = (0x40..0x80u8)
+        .rev()
+        .find(|&v| Opcode::from_u8(v).is_none())
+        .unwrap();
     let mut v = clio_proto::Packet::new_unchecked(&mut p[..]);
     v.fill_checksum();
     let mut out = Vec::new();

@@ -6,8 +6,8 @@
 use clio_proto::frame::Route;
 use clio_proto::header::parse_verified;
 use clio_proto::{Opcode, Status};
-use clio_sim::conformance::{replay, Class, Stream};
-use clio_sim::cosim::{conformance_config, RtlBoard};
+use clio_sim::conformance::{conformance_config, replay, Class, Stream};
+use clio_sim::cosim::RtlBoard;
 use clio_sim::model::board::Outgoing;
 use clio_sim::{BoardConfig, CBoard, MemoryNode};
 

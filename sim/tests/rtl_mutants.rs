@@ -10,7 +10,8 @@
 
 use clio_proto::header::parse_verified;
 use clio_sim::conformance::Stream;
-use clio_sim::cosim::{conformance_config, DramTiming, RtlBoard};
+use clio_sim::conformance::conformance_config;
+use clio_sim::cosim::{DramTiming, RtlBoard};
 use clio_sim::model::board::Outgoing;
 use clio_sim::rtl::{RtlModule, FASTPATH_TOP, MUTANTS};
 use clio_sim::CBoard;

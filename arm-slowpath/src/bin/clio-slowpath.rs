@@ -61,6 +61,12 @@ struct Args {
     /// down.
     #[arg(long, default_value_t = clio_proto::consts::DEFAULT_LEASE_MS)]
     lease_ms: u64,
+    /// Bytes of Clio-KV's store, which the daemon sets up in a RAS of its own at start
+    /// (docs/offloads.md) and announces to the fast path; 0: no store (KV requests are then
+    /// answered UNSUPPORTED). The store lives as long as the daemon: a restart builds a new,
+    /// empty one.
+    #[arg(long, default_value_t = clio_proto::kv::DEFAULT_STORE_BYTES)]
+    kv_store_bytes: u64,
     /// Seconds to wait for the fast path to initialise the window.
     #[arg(long, default_value_t = 10.0)]
     wait_secs: f64,
@@ -267,6 +273,16 @@ fn main() -> Result<()> {
         (None, Some(d)) => d,
         (None, None) => unreachable!("one DRAM mapping is always made"),
     };
+    if args.kv_store_bytes > 0 {
+        if let Err(e) = sp.start_kv_store(args.kv_store_bytes, mem, Instant::now()) {
+            eprintln!(
+                "clio-slowpath: Clio-KV's store of {} bytes could not be set up ({e}); KV \
+                 requests get {:?}",
+                args.kv_store_bytes,
+                e.status()
+            );
+        }
+    }
     ring.reg(reg::DAEMON_STATE)
         .store(daemon_state::RUNNING, Ordering::Release);
     let idle = Duration::from_micros(args.idle_sleep_us);

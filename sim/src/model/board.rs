@@ -3,7 +3,6 @@
 mod append;
 mod config;
 mod extend;
-mod kv_ras;
 
 use config::check_memory_file;
 pub use config::{
@@ -31,7 +30,6 @@ use clio_slowpath::{
     SlowPathStats,
 };
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 /// Counters of the node (all stages).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -152,7 +150,7 @@ impl NodeParts {
         let mut recovery = None;
         let rl =
             RingLayout::new(cfg.ring_entries).ok_or(BoardError::RingEntries(cfg.ring_entries))?;
-        let (ring, slow) = match &cfg.slowpath {
+        let (ring, mut slow) = match &cfg.slowpath {
             SlowPathMode::InProcess => {
                 let keys = match cfg.key_seed {
                     Some(seed) => KeySource::seeded(seed),
@@ -184,6 +182,14 @@ impl NodeParts {
             // The daemon opens the metadata itself (this check only refused a bad file early).
             SlowPathMode::External { ring_file } => (RingWindow::create_file(ring_file, rl)?, None),
         };
+        // Clio-KV's store is the slow path's to set up (`clio_slowpath::kv_store`); an external
+        // daemon does it itself (`--kv-store-bytes`).
+        if let Some(sp) = slow.as_mut() {
+            if cfg.offloads.serves(clio_proto::Opcode::KvGet) && cfg.kv_store_bytes > 0 {
+                // A failure is announced to the fast path as the status KV requests get.
+                let _ = sp.start_kv_store(cfg.kv_store_bytes, &mut dram, std::time::Instant::now());
+            }
+        }
         ring.init_fast_path(cfg.dram_bytes, cfg.page_shift);
         Ok(NodeParts {
             layout,
@@ -213,14 +219,8 @@ pub struct CBoard {
     recovery: Option<RecoveryReport>,
     /// The offloads served (`BoardConfig::offloads`).
     offloads: Offloads,
-    /// Clio-KV's own RAS and where its set-up is (`board/kv_ras.rs`).
-    kv: kv_ras::KvRas,
-    /// Bytes of Clio-KV's region.
-    kv_bytes: u64,
-    /// Lease of Clio-KV's membership (updated from the slow path's heartbeat answers).
-    kv_lease: Duration,
-    /// Request id of the node's next own slow-path request (random start).
-    kv_req: u32,
+    /// Clio-KV's store as the slow path announced it (`KvConfig`; `board/extend.rs`).
+    kv: extend::KvState,
     c: Counters,
 }
 
@@ -256,15 +256,9 @@ impl CBoard {
             held: Vec::new(),
             recovery,
             offloads: cfg.offloads,
-            kv: kv_ras::KvRas::Off,
-            kv_bytes: 0,
-            kv_lease: cfg.lease,
-            kv_req: 0,
+            kv: extend::KvState::NotConfigured,
             c: Counters::default(),
         };
-        if cfg.offloads.serves(clio_proto::Opcode::KvGet) {
-            b.kv_start(cfg.kv_store_bytes, cfg.lease);
-        }
         let mut sink = Vec::new();
         b.service(&mut sink);
         Ok(b)
@@ -658,8 +652,6 @@ impl CBoard {
     fn service_rings(&mut self, out: &mut Vec<Outgoing>) -> usize {
         let mut applied = 0;
         loop {
-            // Before the slow path runs: a heartbeat due is renewed before leases expire.
-            let kv_sent = self.kv_progress();
             if let Some(sp) = self.slow.as_mut() {
                 sp.poll(&self.ring, &mut self.dram);
             }
@@ -687,12 +679,15 @@ impl CBoard {
                         }
                     }
                     Ok(Descriptor::Reply { route, header }) => {
-                        if route == kv_ras::internal_route() {
-                            self.kv_reply(header)
-                        } else {
-                            self.respond(out, &route, header, &[])
-                        }
+                        self.respond(out, &route, header, &[])
                     }
+                    Ok(Descriptor::KvConfig {
+                        pid,
+                        base,
+                        buckets,
+                        records,
+                        status,
+                    }) => self.kv_config(pid, base, buckets, records, status),
                     Ok(Descriptor::KeyWrite { pid, key }) => {
                         if !self.keys.write(pid, key) {
                             self.c.bad_descriptors += 1;
@@ -707,7 +702,7 @@ impl CBoard {
             }
             applied += n;
             // In-process, keep going until the slow path has nothing more to say.
-            if (n == 0 && !kv_sent) || self.slow.is_none() {
+            if n == 0 || self.slow.is_none() {
                 break;
             }
         }

@@ -82,9 +82,8 @@ impl Offloads {
     }
 }
 
-/// Default [`BoardConfig::kv_store_bytes`]: 16 MiB, 15,077 records of up to
-/// `proto::kv::MAX_STAGED_VALUE` bytes.
-pub const DEFAULT_KV_STORE_BYTES: u64 = 16 << 20;
+/// Default [`BoardConfig::kv_store_bytes`] (`proto::kv::DEFAULT_STORE_BYTES`, 16 MiB).
+pub use clio_proto::kv::DEFAULT_STORE_BYTES as DEFAULT_KV_STORE_BYTES;
 
 impl Default for BoardConfig {
     fn default() -> Self {

@@ -1,6 +1,7 @@
 //! The extend path's dispatch: the MAT hands extend opcodes here and this hands each to the
 //! offload unit that serves it, with a RAS as its memory (`model::offload`): the caller's
-//! for the pointer chaser, the store's own for Clio-KV (`kv_ras.rs`).
+//! for the pointer chaser, the store's own for Clio-KV (set up by the slow path,
+//! `clio_slowpath::kv_store`, and announced with the `KvConfig` descriptor).
 
 use super::{CBoard, Outgoing};
 use crate::model::dram::Dram;
@@ -8,11 +9,23 @@ use crate::model::mem_access::{read_pieces, write_pieces, Notice, VirtualMemory}
 use crate::model::offload::{clio_kv, pointer_chase, OffloadAnswer, OffloadMemory};
 use crate::model::sync_unit::RingCheck;
 use clio_proto::frame::Route;
-use clio_proto::kv::{value_check, KvRequest, KvStagedPut};
+use clio_proto::kv::{value_check, KvRequest, KvStagedPut, StoreLayout};
 use clio_proto::layout::MemoryLayout;
 use clio_proto::offload::ChaseLayout;
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::{Header, Opcode, Status};
+
+/// Clio-KV's store as the fast path knows it: from the slow path's `KvConfig` descriptor.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum KvState {
+    /// No `KvConfig` yet: the unit is off and KV opcodes are answered UNSUPPORTED, as the
+    /// RTL's dispatch does before it is configured.
+    NotConfigured,
+    /// Serving: the store's RAS and layout.
+    Ready(u16, StoreLayout),
+    /// The slow path could not set the store up: KV requests get this status.
+    Failed(Status),
+}
 
 /// One RAS, read and written through the same translation as `Read` and `Write` (TLB,
 /// walker, page fault, permissions).
@@ -63,6 +76,37 @@ impl OffloadMemory for RasMemory<'_> {
 }
 
 impl CBoard {
+    /// Apply the slow path's `KvConfig` descriptor (a layout that does not hold together is
+    /// refused as a bad descriptor; the store stays as it was).
+    pub(super) fn kv_config(&mut self, pid: u16, base: u64, buckets: u64, records: u32, status: u8) {
+        self.kv = match Status::from_u8(status) {
+            Some(Status::Ok) if buckets.is_power_of_two() && records > 0 => {
+                KvState::Ready(
+                    pid,
+                    StoreLayout {
+                        base,
+                        buckets,
+                        records: records as u64,
+                    },
+                )
+            }
+            Some(s) if s != Status::Ok => KvState::Failed(s),
+            _ => {
+                self.c.bad_descriptors += 1;
+                return;
+            }
+        };
+    }
+
+    /// The store's RAS and layout if it is serving; else the status a KV request gets.
+    fn kv_ready(&self) -> Result<(u16, StoreLayout), Status> {
+        match self.kv {
+            KvState::Ready(pid, l) => Ok((pid, l)),
+            KvState::Failed(s) => Err(s),
+            KvState::NotConfigured => Err(Status::Unsupported),
+        }
+    }
+
     /// The memory of RAS `pid` as an offload sees it.
     pub(super) fn ras_memory<'a>(
         &'a mut self,
@@ -111,7 +155,7 @@ impl CBoard {
         let Ok(req) = KvRequest::decode(h, payload) else {
             return self.bad(out, route, h);
         };
-        let store = match self.kv_ready(out) {
+        let (store_pid, l) = match self.kv_ready() {
             Ok(r) => r,
             Err(s) => return self.respond(out, route, h.response_to(s), &[]),
         };
@@ -121,8 +165,7 @@ impl CBoard {
         if once && self.answered_from_ring(route, h, out) {
             return;
         }
-        let l = store.layout;
-        let mut mem = self.ras_memory(store.member.pid, notices);
+        let mut mem = self.ras_memory(store_pid, notices);
         let answer = clio_kv::serve(&mut mem, &l, h.opcode, h.pid, req);
         if once {
             let (s, v) = match &answer {
@@ -139,10 +182,16 @@ impl CBoard {
     fn answered_from_ring(&mut self, route: &Route, h: &Header, out: &mut Vec<Outgoing>) -> bool {
         match self.sync.check(h.pid, h.client, h.req_id) {
             RingCheck::Cached(s, v) => {
-                let r = Header {
+                // The first answer again: an OK put or delete answer carries no value
+                // (`total_len` 0, as `offload_answer` sets it); an error answer is the
+                // request's header with the status, as it was.
+                let mut r = Header {
                     arg0: v,
                     ..h.response_to(s)
                 };
+                if s == Status::Ok {
+                    r.total_len = 0;
+                }
                 self.respond(out, route, r, &[]);
                 true
             }
@@ -169,7 +218,7 @@ impl CBoard {
         let Ok(p) = KvStagedPut::decode(h, payload) else {
             return self.bad(out, route, h);
         };
-        let store = match self.kv_ready(out) {
+        let (store_pid, l) = match self.kv_ready() {
             Ok(r) => r,
             Err(s) => return self.respond(out, route, h.response_to(s), &[]),
         };
@@ -188,8 +237,7 @@ impl CBoard {
             key: p.key,
             value: &value,
         };
-        let l = store.layout;
-        let mut mem = self.ras_memory(store.member.pid, notices);
+        let mut mem = self.ras_memory(store_pid, notices);
         let answer = clio_kv::serve(&mut mem, &l, Opcode::KvPut, h.pid, req);
         let (s, v) = match &answer {
             Ok(a) => (Status::Ok, a.arg0),
