@@ -209,8 +209,7 @@ mod tests {
                 let e = expect
                     .len()
                     .checked_sub(MAT_LATENCY + 1)
-                    .map(|k| expect[k])
-                    .flatten();
+                    .and_then(|k| expect[k]);
                 check(&mut b, e);
                 b.tick();
             }

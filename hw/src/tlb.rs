@@ -356,6 +356,7 @@ mod tests {
         b.uut.lk_vpn.next = vpn.to_bits();
     }
 
+    #[allow(clippy::too_many_arguments)] // one argument per update port of the TLB
     fn set_update(
         b: &mut Bench<Tlb>,
         v: bool,

@@ -34,7 +34,7 @@ pub const RX_BLOCK_LIMIT: u64 = (MAX_PAYLOAD / BEAT_BYTES) as u64 + 2;
 
 /// Slots, and payload blocks per slot (the buffer address is `slot << 5 | block`).
 pub const SLOTS: usize = 4;
-const _: () = assert!(MAX_PAYLOAD / BEAT_BYTES + 1 <= 32 && BEAT_BYTES == 64);
+const _: () = assert!(MAX_PAYLOAD / BEAT_BYTES < 32 && BEAT_BYTES == 64);
 
 // Raw header positions (bit 8k = byte k of the first beat): the VA's last byte 23 (bits
 // 184..190 hold its lane offset), key 48..56 (bits 384..448), client 56..58 (bits 448..464).

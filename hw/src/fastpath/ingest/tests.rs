@@ -213,7 +213,7 @@ fn frames_land_in_their_slots() {
         }
         // A slot that became full: exactly two cycles after its frame's last beat.
         let rising = full & !was_full;
-        for k in 0..4 {
+        for (k, release_k) in release_at.iter_mut().enumerate() {
             if rising >> k & 1 == 1 {
                 let (i, last) = done.pop_front().expect("a slot filled with no frame");
                 assert_eq!(i % 4, k, "frame {i} in slot {k}");
@@ -225,7 +225,7 @@ fn frames_land_in_their_slots() {
                 );
                 check_slot(&b, &buf, k, &frames[i], i);
                 checked += 1;
-                release_at[k] = Some(now + r.below(40));
+                *release_k = Some(now + r.below(40));
             }
         }
         was_full = full & !release;
