@@ -1,7 +1,8 @@
 //! CLib's fault-injection workload against the cosimulated RTL node: through 5% loss, 1%
 //! duplication, 1% reordering and 1% corruption, every read returns the last value written,
-//! the shared fetch-add counter is exact, and every Append lands exactly once in the log at
-//! the offset its answer gave.
+//! the shared fetch-add counter is exact, every Append lands exactly once in the log at
+//! the offset its answer gave, and every Clio-KV answer (created or replaced, found or not)
+//! is what a map says: puts and deletes run exactly once in the RTL's unit.
 #![cfg(feature = "rtl")]
 
 use clio_clib::transport::{FaultConfig, FaultyTransport, InProcTransport, Transport};
@@ -67,10 +68,35 @@ fn clib_survives_faults_against_the_rtl() {
         x
     };
     let mut incs = 0u64;
-    for i in 0..1500u64 {
+    let mut kv: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
+    let mut kv_ops = 0;
+    for i in 0..1800u64 {
         let slot = rnd() % 16;
         let va = base + slot * 4096 + 60_000 * (slot % 2); // odd slots straddle a page boundary
-        match rnd() % 5 {
+        match rnd() % 6 {
+            5 => {
+                use clio_clib::KvPutOutcome;
+                kv_ops += 1;
+                let key = format!("key{}", rnd() % 20).into_bytes();
+                match rnd() % 3 {
+                    0 => {
+                        let len = 1 + (rnd() % clio_proto::kv::MAX_VALUE as u64) as usize;
+                        let v: Vec<u8> = (0..len).map(|k| (k as u64 * 3 ^ i) as u8).collect();
+                        let want = if kv.insert(key.clone(), v.clone()).is_some() {
+                            KvPutOutcome::Replaced
+                        } else {
+                            KvPutOutcome::Created
+                        };
+                        assert_eq!(c.kv_put(&key, &v).unwrap(), want, "op {i}: put");
+                    }
+                    1 => assert_eq!(
+                        c.kv_delete(&key).unwrap(),
+                        kv.remove(&key).is_some(),
+                        "op {i}: delete"
+                    ),
+                    _ => assert_eq!(c.kv_get(&key).unwrap(), kv.get(&key).cloned(), "op {i}: get"),
+                }
+            }
             4 => {
                 let len = 1 + (rnd() % 300) as usize;
                 let rec: Vec<u8> = (0..len).map(|k| (k as u64 * 7 ^ i) as u8).collect();
@@ -108,6 +134,7 @@ fn clib_survives_faults_against_the_rtl() {
     let recs = clio_proto::replog::records(&data).expect("a well-formed log");
     let got: Vec<(u64, Vec<u8>)> = recs.into_iter().map(|(o, r)| (o, r.to_vec())).collect();
     assert!(appended.len() > 100, "{} appends", appended.len());
+    assert!(kv_ops > 200, "{kv_ops} KV operations");
     assert_eq!(got, appended, "the log is the appends, each exactly once");
     let f = net.stats();
     assert!(
