@@ -507,6 +507,8 @@ pub struct FastpathTop {
     kv_cfg_status: DFF<Bits<8>>,
     /// The offload in `Offload` is Clio-KV (else the chaser).
     xk: DFF<Bit>,
+    /// Clio-KV's ring lookup is under way: its verdict goes to the unit this cycle.
+    xring: DFF<Bit>,
     /// The translation under way is in the store's RAS (`kv_cfg_pid`), not the header's.
     xown: DFF<Bit>,
     /// The offload's memory access is a one-block write of `xwd` with strobes `xws`.
@@ -924,6 +926,7 @@ impl Logic for FastpathTop {
             ap_ptail,
             xw,
             xk,
+            xring,
             kv_cfg_en,
             kv_cfg_pid,
             kv_cfg_base,
@@ -1180,6 +1183,7 @@ impl Logic for FastpathTop {
         self.sync.rel_valid.next = false;
         self.sync.skip_valid.next = false;
         self.sync.rec_valid.next = false;
+        self.sync.rec_status.next = self.st_ok.val();
         // Offload port bundle: the request from the header; a word read's failure is answered
         // from xm_*, its data straight from the R channel (the block that holds the word) in
         // the cycle it arrives.
@@ -1219,6 +1223,13 @@ impl Logic for FastpathTop {
         self.kv.mem_status.next = self.x_mstatus.val();
         self.kv.mem_data.next = self.m_axi_rdata.val();
         self.kv.rsp_ready.next = false;
+        // Its idempotence-ring verdict (the lookup a cycle before, in `Offload`).
+        self.kv.once_done.next = self.xring.q.val();
+        self.kv.once_hit.next = self.sync.hit.val();
+        self.kv.once_full.next = self.sync.full.val();
+        self.kv.once_status.next = self.sync.status.val();
+        self.kv.once_value.next = self.sync.value.val();
+        self.xring.d.next = false;
         self.kv.cfg_base.next = self.kv_cfg_base.q.val();
         self.kv.cfg_buckets.next = self.kv_cfg_buckets.q.val();
         self.kv.cfg_records.next = self.kv_cfg_records.q.val();
@@ -1679,7 +1690,7 @@ impl Logic for FastpathTop {
             }
             State::SyncCheck => {
                 self.rs_use_arg0.d.next = true;
-                self.rs_status.d.next = self.st_ok.val();
+                self.rs_status.d.next = self.sync.status.val();
                 self.rs_arg0.d.next = self.sync.value.val();
                 if self.once.q.val() & self.sync.hit.val() {
                     self.state.d.next = State::Resp;
@@ -2128,6 +2139,16 @@ impl Logic for FastpathTop {
                 self.chase.rsp_ready.next = !self.xk.q.val();
                 self.kv.mem_ready.next = self.xk.q.val();
                 self.kv.rsp_ready.next = self.xk.q.val();
+                // Clio-KV's put or delete asks the idempotence ring under the caller's
+                // (pid, client, req_id): looked up now, the verdict to the unit next cycle
+                // (`xring`), the write pointer moved past an unacknowledged slot.
+                if self.xk.q.val() & self.kv.once_valid.val() & !self.xring.q.val() {
+                    self.sync.lk_valid.next = true;
+                    self.xring.d.next = true;
+                }
+                if self.xring.q.val() & !self.sync.hit.val() & self.sync.full.val() {
+                    self.sync.skip_valid.next = true;
+                }
                 if self.u_mem_valid.val() {
                     if self.u_mem_va.val().get_bits::<16>(48) != 0 {
                         self.xm_valid.d.next = true;
@@ -2153,6 +2174,12 @@ impl Logic for FastpathTop {
                     }
                 }
                 if self.u_rsp_valid.val() {
+                    // A Clio-KV put or delete that executed records its answer (errors too,
+                    // with value 0: the unit's arg0 on an error); a replay is the request's
+                    // header with the recorded status and arg0, nothing else.
+                    self.sync.rec_valid.next = self.xk.q.val() & self.kv.rsp_record.val();
+                    self.sync.rec_status.next = self.u_rsp_status.val();
+                    self.sync.rec_value.next = self.u_rsp_arg0.val();
                     self.xw.d.next = false;
                     self.xwr.d.next = false;
                     self.xown.d.next = self.u_rsp_read_own.val();
@@ -2180,6 +2207,11 @@ impl Logic for FastpathTop {
                                 self.state.d.next = State::TLookup;
                             }
                         }
+                    }
+                    if self.xk.q.val() & self.kv.rsp_replay.val() {
+                        self.xa.d.next = false;
+                        self.rs_use_arg0.d.next = true;
+                        self.rs_arg0.d.next = self.u_rsp_arg0.val();
                     }
                 }
             }

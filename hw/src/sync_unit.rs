@@ -12,8 +12,11 @@
 //! one short retry per pass of the ring, never a stall.
 //!
 //! Keys (`{pid, client, req_id}`, 64 bits) live in flip-flops (a 64-way CAM, one compare
-//! port shared by lookup, ack and release), the values in a 64 x 64 RAM. Only successful
-//! executions are recorded (status OK), so the status is not stored.
+//! port shared by lookup, ack and release), the answers in a 64 x 72 RAM: the value and the
+//! status. Atomics and Append record only successful executions (status OK); Clio-KV's puts
+//! and deletes (`Opcode::offload_uses_idempotence_ring`) record whatever the unit answered,
+//! errors included (`SyncUnit::record_offload` in the model: the status, value 0), so a
+//! retry gets the same status back.
 //!
 //! Timing: present `k_pid/k_client/k_req` with `lk_valid` in cycle c; `hit`, `value` and
 //! `full` are valid in cycle c+1 ([`RING_LATENCY`]). `ack_valid`, `rel_valid`, `skip_valid`
@@ -56,6 +59,8 @@ pub struct SyncUnit {
     pub hit: Signal<Out, Bit>,
     /// Its recorded result (lookup result).
     pub value: Signal<Out, Bits<64>>,
+    /// Its recorded status (lookup result).
+    pub status: Signal<Out, Bits<8>>,
     /// The slot at the write pointer is unacknowledged: a new request must not execute.
     pub full: Signal<Out, Bit>,
     /// Mark the key's entry acknowledged (CN_ACK).
@@ -68,6 +73,8 @@ pub struct SyncUnit {
     pub rec_valid: Signal<In, Bit>,
     /// The value to record.
     pub rec_value: Signal<In, Bits<64>>,
+    /// The status to record with it.
+    pub rec_status: Signal<In, Bits<8>>,
     /// ALU: opcode byte (TAS 0x20, UNLOCK 0x21, CAS 0x22, FAA 0x23).
     pub alu_op: Signal<In, Bits<8>>,
     /// ALU: the word in memory.
@@ -86,7 +93,7 @@ pub struct SyncUnit {
     /// Write pointer (read by the top's testbench).
     pub(crate) wp: DFF<Bits<6>>,
     o_hit: DFF<Bit>,
-    vals: RAM<Bits<64>, 6>,
+    vals: RAM<Bits<72>, 6>,
     m: Gather<64>,
     mm: Gather<64>,
     wp1h: Signal<Local, Bits<64>>,
@@ -106,12 +113,14 @@ impl Default for SyncUnit {
             lk_valid: Default::default(),
             hit: Default::default(),
             value: Default::default(),
+            status: Default::default(),
             full: Default::default(),
             ack_valid: Default::default(),
             rel_valid: Default::default(),
             skip_valid: Default::default(),
             rec_valid: Default::default(),
             rec_value: Default::default(),
+            rec_status: Default::default(),
             alu_op: Default::default(),
             alu_old: Default::default(),
             alu_arg0: Default::default(),
@@ -165,11 +174,13 @@ impl Logic for SyncUnit {
         self.vals.read_address.next = self.idx.val();
         self.o_hit.d.next = self.lk_valid.val() & self.m.out.val().any();
         self.hit.next = self.o_hit.q.val();
-        self.value.next = self.vals.read_data.val();
+        self.value.next = self.vals.read_data.val().get_bits::<64>(0);
+        self.status.next = self.vals.read_data.val().get_bits::<8>(64);
         self.full.next = (self.used.q.val() & !self.acked.q.val() & self.wp1h.val()).any();
         self.vals.write_enable.next = self.rec_valid.val();
         self.vals.write_address.next = self.wp.q.val();
-        self.vals.write_data.next = self.rec_value.val();
+        self.vals.write_data.next = bit_cast::<72, 64>(self.rec_value.val())
+            | (bit_cast::<72, 8>(self.rec_status.val()) << 64);
         if self.ack_valid.val() {
             self.acked.d.next = self.acked.q.val() | self.m.out.val();
         }
@@ -216,66 +227,91 @@ impl Logic for SyncUnit {
 
 crate::impl_clocked!(SyncUnit);
 
+/// The testbenches' reference for the ring (hw cannot depend on sim).
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bench::Bench;
-    use clio_proto::Opcode;
-
-    /// `sim::model::sync_unit::SyncUnit`'s ring semantics (hw cannot depend on sim): entries
-    /// tagged `(pid, client, req_id)`, skip past an unacknowledged slot, member release.
-    struct Model {
-        ring: Vec<Option<(u16, u16, u32, u64, bool)>>,
-        wp: usize,
+pub(crate) mod reference {
+    /// `sim::model::sync_unit::SyncUnit`'s ring (`check`, `record_offload`, `ack`, `release`),
+    /// of any size: entries tagged `(pid, client, req_id)` holding a status and a value, skip
+    /// past an unacknowledged slot, member release.
+    #[derive(Debug, Clone)]
+    pub struct Ring {
+        /// `(pid, client, req_id, status, value, acked)` per slot.
+        pub slots: Vec<Option<(u16, u16, u32, u8, u64, bool)>>,
+        /// The write pointer.
+        pub wp: usize,
     }
-    enum Check {
-        Cached(u64),
+
+    /// The ring's verdict on a request.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Verdict {
+        /// A retry: the recorded status and value.
+        Cached(u8, u64),
+        /// Execute it and record its answer.
         Execute,
+        /// The slot at the write pointer is unacknowledged (the pointer moved past it).
         Full,
     }
-    impl Model {
-        fn new() -> Model {
-            Model {
-                ring: vec![None; RING_ENTRIES],
+
+    impl Ring {
+        /// An empty ring of `n` slots.
+        pub fn new(n: usize) -> Ring {
+            Ring {
+                slots: vec![None; n],
                 wp: 0,
             }
         }
-        fn check(&mut self, pid: u16, client: u16, req: u32) -> Check {
+
+        /// `SyncUnit::check`.
+        pub fn check(&mut self, pid: u16, client: u16, req: u32) -> Verdict {
             if let Some(e) = self
-                .ring
+                .slots
                 .iter()
                 .flatten()
-                .find(|e| e.0 == pid && e.1 == client && e.2 == req)
+                .find(|e| (e.0, e.1, e.2) == (pid, client, req))
             {
-                return Check::Cached(e.3);
+                return Verdict::Cached(e.3, e.4);
             }
-            match self.ring[self.wp] {
-                Some(e) if !e.4 => {
-                    self.wp = (self.wp + 1) % RING_ENTRIES;
-                    Check::Full
+            match self.slots[self.wp] {
+                Some(e) if !e.5 => {
+                    self.wp = (self.wp + 1) % self.slots.len();
+                    Verdict::Full
                 }
-                _ => Check::Execute,
+                _ => Verdict::Execute,
             }
         }
-        fn record(&mut self, pid: u16, client: u16, req: u32, v: u64) {
-            self.ring[self.wp] = Some((pid, client, req, v, false));
-            self.wp = (self.wp + 1) % RING_ENTRIES;
+
+        /// `SyncUnit::record_offload`.
+        pub fn record(&mut self, pid: u16, client: u16, req: u32, status: u8, value: u64) {
+            self.slots[self.wp] = Some((pid, client, req, status, value, false));
+            self.wp = (self.wp + 1) % self.slots.len();
         }
-        fn ack(&mut self, pid: u16, client: u16, req: u32) {
-            for e in self.ring.iter_mut().flatten() {
-                if e.0 == pid && e.1 == client && e.2 == req {
-                    e.4 = true;
+
+        /// `SyncUnit::ack` (a CN_ACK).
+        pub fn ack(&mut self, pid: u16, client: u16, req: u32) {
+            for e in self.slots.iter_mut().flatten() {
+                if (e.0, e.1, e.2) == (pid, client, req) {
+                    e.5 = true;
                 }
             }
         }
-        fn release(&mut self, pid: u16, client: u16) {
-            for e in self.ring.iter_mut().flatten() {
-                if e.0 == pid && e.1 == client {
-                    e.4 = true;
+
+        /// `SyncUnit::release` (RING_RELEASE).
+        pub fn release(&mut self, pid: u16, client: u16) {
+            for e in self.slots.iter_mut().flatten() {
+                if (e.0, e.1) == (pid, client) {
+                    e.5 = true;
                 }
             }
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reference::{Ring, Verdict};
+    use super::*;
+    use crate::bench::Bench;
+    use clio_proto::{Opcode, Status};
 
     fn key(b: &mut Bench<SyncUnit>, pid: u16, client: u16, req: u32) {
         b.uut.k_pid.next = pid.to_bits();
@@ -291,14 +327,15 @@ mod tests {
 
     /// Random check/record/ack/release traffic over a small key space (two pids, two members
     /// each, colliding request ids) that fills and wraps the ring; every lookup is compared
-    /// with the model (replay value, full with the skip, execute).
+    /// with the model (replay value and status, full with the skip, execute). The statuses
+    /// recorded are those a Clio-KV put or delete can end with (errors included).
     #[test]
     fn ring_matches_model() {
         let mut b = Bench::new(SyncUnit::default());
         b.uut.reset.next = true;
         b.tick();
         b.uut.reset.next = false;
-        let mut m = Model::new();
+        let mut m = Ring::new(RING_ENTRIES);
         let mut rng = 0x1234_5678_9ABC_DEF1u64;
         let (mut replays, mut fulls, mut execs, mut releases) = (0, 0, 0, 0);
         for step in 0..900u64 {
@@ -332,12 +369,13 @@ mod tests {
             b.uut.lk_valid.next = false;
             b.settle();
             match m.check(pid, client, req) {
-                Check::Cached(v) => {
+                Verdict::Cached(s, v) => {
                     replays += 1;
                     assert!(b.uut.hit.val(), "step {step}: replay expected");
-                    assert_eq!(b.uut.value.val().to_u64(), v);
+                    assert_eq!(b.uut.value.val().to_u64(), v, "step {step}: value");
+                    assert_eq!(b.uut.status.val().to_u64(), s as u64, "step {step}: status");
                 }
-                Check::Full => {
+                Verdict::Full => {
                     fulls += 1;
                     assert!(
                         !b.uut.hit.val() && b.uut.full.val(),
@@ -347,23 +385,30 @@ mod tests {
                     b.tick();
                     b.uut.skip_valid.next = false;
                 }
-                Check::Execute => {
+                Verdict::Execute => {
                     execs += 1;
                     assert!(
                         !b.uut.hit.val() && !b.uut.full.val(),
                         "step {step}: execute expected"
                     );
                     let v = rng.rotate_left(17) ^ step;
+                    let s = [
+                        Status::Ok,
+                        Status::OutOfMemory,
+                        Status::Unmapped,
+                        Status::Ok,
+                    ][(rng >> 20) as usize % 4] as u8;
                     b.uut.rec_valid.next = true;
                     b.uut.rec_value.next = v.to_bits();
+                    b.uut.rec_status.next = (s as u64).to_bits();
                     b.tick();
                     b.uut.rec_valid.next = false;
-                    m.record(pid, client, req, v);
+                    m.record(pid, client, req, s, v);
                 }
             }
             if step % 4 == 0 {
                 // Ack the entry at the write pointer sometimes so the ring keeps moving.
-                if let Some((p, c, r, _, _)) = m.ring[m.wp] {
+                if let Some((p, c, r, ..)) = m.slots[m.wp] {
                     key(&mut b, p, c, r);
                     b.uut.ack_valid.next = true;
                     b.tick();

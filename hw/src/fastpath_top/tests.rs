@@ -1197,4 +1197,5 @@ fn pointer_chase_walks_nodes_through_the_translation() {
 }
 
 mod kv;
+mod kv_once;
 mod reads;

@@ -23,14 +23,26 @@ fn store_pa(va: u64) -> u64 {
 }
 
 /// The store's region as DRAM holds it.
-fn dram_region(e: &Env, l: &StoreLayout, n: usize) -> Vec<u8> {
+pub(super) fn dram_region(e: &Env, l: &StoreLayout, n: usize) -> Vec<u8> {
     (0..n as u64)
         .map(|i| e.dram.mem().bytes(store_pa(l.base + i), 1)[0])
         .collect()
 }
 
 /// The expected response to `h` from the reference's answer.
-fn expected(h: &Header, m: &Region, a: &crate::offload::clio_kv::reference::Answer) -> Vec<u8> {
+pub(super) fn expected(
+    h: &Header,
+    m: &Region,
+    a: &crate::offload::clio_kv::reference::Answer,
+) -> Vec<u8> {
+    if a.replay {
+        // From the idempotence ring: the request's header with the recorded status and arg0.
+        return Header {
+            arg0: a.arg0,
+            ..h.response_to(Status::from_u8(a.status).unwrap())
+        }
+        .to_packet(&[]);
+    }
     if a.status != 0 {
         return h
             .response_to(Status::from_u8(a.status).unwrap())
@@ -49,10 +61,10 @@ fn expected(h: &Header, m: &Region, a: &crate::offload::clio_kv::reference::Answ
     .to_packet(&value)
 }
 
-#[test]
-fn clio_kv_serves_puts_gets_and_deletes_through_the_top() {
-    let owners = [3u16, 4u16];
-    let mut e = env_with_page(&owners);
+/// The store of the KV tests: six records in two pages of `STORE_PID` (64 + 4 * 8 + 6 * 1104
+/// bytes), formatted in DRAM, RAS keys for `owners`; not configured yet (no KV_CONFIG).
+pub(super) fn kv_store(owners: &[u16]) -> (Env, StoreLayout, Region) {
+    let mut e = env_with_page(owners);
     e.budget = 20_000;
     for vpn in STORE_VPN..STORE_VPN + STORE_PAGES {
         e.put_pte(Pte {
@@ -64,25 +76,37 @@ fn clio_kv_serves_puts_gets_and_deletes_through_the_top() {
             pfn: STORE_PFN + vpn - STORE_VPN,
         });
     }
-    // Six records in two pages: 64 + 4 * 8 + 6 * 1104 bytes.
     let l = StoreLayout {
         base: STORE_VPN * PS,
         buckets: 4,
         records: 6,
     };
     assert!(l.bytes() <= STORE_PAGES * PS);
-    let mut m = Region::formatted(&l);
+    let m = Region::formatted(&l);
     for (i, b) in m.bytes.iter().enumerate() {
         let pa = store_pa(l.base + i as u64);
         e.dram.mem_mut().write(pa, &[*b]);
     }
-    let config = |status: Status| Descriptor::KvConfig {
+    (e, l, m)
+}
+
+/// The slow path's KV_CONFIG for the store `l` with `status`.
+pub(super) fn kv_config(l: &StoreLayout, status: Status) -> [u8; 128] {
+    Descriptor::KvConfig {
         pid: STORE_PID,
         base: l.base,
         buckets: l.buckets,
         records: l.records as u32,
         status: status as u8,
-    };
+    }
+    .encode()
+}
+
+#[test]
+fn clio_kv_serves_puts_gets_and_deletes_through_the_top() {
+    let owners = [3u16, 4u16];
+    let (mut e, l, mut m) = kv_store(&owners);
+    let config = |status: Status| kv_config(&l, status);
     // Before the slow path's KV_CONFIG the unit is off: UNSUPPORTED, as a node without it.
     let q = KvRequest::new(Opcode::KvGet, b"alpha", &[]).unwrap();
     let h = q
@@ -92,7 +116,7 @@ fn clio_kv_serves_puts_gets_and_deletes_through_the_top() {
         e.request(&h.to_packet(&q.encode())).0,
         vec![resp(&h, Status::Unsupported, &[])]
     );
-    e.sp_tx.push_back(config(Status::Ok).encode());
+    e.sp_tx.push_back(config(Status::Ok));
     e.run();
 
     let mut id = 1000u32;
@@ -169,7 +193,7 @@ fn clio_kv_serves_puts_gets_and_deletes_through_the_top() {
         if status == Status::BadRequest {
             h.va = 64;
         } else {
-            e.sp_tx.push_back(config(status).encode());
+            e.sp_tx.push_back(config(status));
             e.run();
         }
         assert_eq!(

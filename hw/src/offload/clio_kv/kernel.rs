@@ -11,7 +11,8 @@ impl Logic for ClioKv {
         dff_setup!(
             self, clock, state, ret, op, owner, hdr_ok, plen, b0, b1lo, pay_done, first, rec_end,
             head, link, at, cand, hnext, rvlen, kw, hops, found, slot, ma, wd, cache, ctag, cvalid,
-            bj, bva, bd, prev, cur, cy_q, cin_q, cok_q, a_status, a_arg0, a_read, a_va, a_len
+            bj, bva, bd, prev, cur, cy_q, cin_q, cok_q, a_status, a_arg0, a_read, a_va, a_len,
+            a_record, a_replay
         );
         self.khash.clock.next = self.clock.val();
         self.khash.reset.next = self.reset.val();
@@ -153,6 +154,9 @@ impl Logic for ClioKv {
         self.rsp_read_own.next = true;
         self.rsp_read_va.next = self.a_va.q.val();
         self.rsp_read_len.next = self.a_len.q.val();
+        self.rsp_record.next = self.a_record.q.val();
+        self.rsp_replay.next = self.a_replay.q.val();
+        self.once_valid.next = self.state.q.val() == KvState::Once;
         self.fail.next = false;
         self.fail_status.next = self.st_unmapped.val();
         self.ans.next = false;
@@ -169,6 +173,8 @@ impl Logic for ClioKv {
                     self.cvalid.d.next = false;
                     self.found.d.next = false;
                     self.a_read.d.next = false;
+                    self.a_record.d.next = false;
+                    self.a_replay.d.next = false;
                     self.first.d.next = self.c_first.val();
                     self.rec_end.d.next = self.c_end.val();
                     if !self.op_ok.val() {
@@ -197,10 +203,37 @@ impl Logic for ClioKv {
                 } else if self.cfg_status.val() != self.st_ok.val() {
                     self.fail.next = true;
                     self.fail_status.next = self.cfg_status.val();
+                } else if self.op.q.val() != self.op_get.val() {
+                    // A put or delete: the idempotence ring first.
+                    self.state.d.next = KvState::Once;
                 } else if self.klen.val() > self.c_beat0_key.val() {
                     self.state.d.next = KvState::Peek;
                 } else {
                     self.state.d.next = KvState::Start;
+                }
+            }
+            KvState::Once => {
+                if self.once_done.val() {
+                    if self.once_hit.val() {
+                        // A retry: the recorded answer, nothing executes.
+                        self.a_status.d.next = self.once_status.val();
+                        self.a_arg0.d.next = self.once_value.val();
+                        self.a_replay.d.next = true;
+                        self.state.d.next = KvState::Drain;
+                    } else if self.once_full.val() {
+                        self.a_status.d.next = self.st_retry_later.val();
+                        self.a_arg0.d.next = 0.into();
+                        self.a_replay.d.next = true;
+                        self.state.d.next = KvState::Drain;
+                    } else {
+                        // Executed: its answer is recorded, whatever it is.
+                        self.a_record.d.next = true;
+                        if self.klen.val() > self.c_beat0_key.val() {
+                            self.state.d.next = KvState::Peek;
+                        } else {
+                            self.state.d.next = KvState::Start;
+                        }
+                    }
                 }
             }
             KvState::Peek => {

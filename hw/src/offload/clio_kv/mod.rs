@@ -5,7 +5,15 @@
 //! A request is checked as `KvRequest::decode` does (one packet, `va` = `arg0` = `arg1` = 0,
 //! `total_len` = `payload_len` = 4 + key + value, key 1..=64, value 0..=`MAX_VALUE` on a put
 //! and none on a get or delete: else BAD_REQUEST), then answered `cfg_status` while the store
-//! is not ready. Then, in the store's own RAS (`mem_own`), in the model's order:
+//! is not ready. A put or delete (`Opcode::offload_uses_idempotence_ring`) then asks the
+//! sync unit's idempotence ring through the executor (`once_valid`, answered by `once_done`
+//! with the ring's verdict on the caller's `(pid, client, req_id)`): a retry is answered with
+//! the recorded status and `arg0` (`rsp_replay`: the answer is `response_to(status)` with that
+//! `arg0`, so `arg1` and `total_len` stay the request's), a full ring with RETRY_LATER
+//! (also `rsp_replay`, `arg0` 0: nothing executes, nothing is recorded); otherwise the request
+//! executes and its answer, errors included, is recorded by the executor (`rsp_record`), as
+//! `sim/src/model/board/extend.rs` does. Then, in the store's own RAS (`mem_own`), in the
+//! model's order:
 //!
 //! * the superblock's magic (else UNMAPPED); the key hash ([`xxh32`], overlapping that read);
 //! * the chain from the bucket's head: each link must be 0 or a record slot's address
@@ -99,6 +107,8 @@ pub enum KvState {
     Beat0,
     /// Checking the request's framing and lengths.
     Check,
+    /// Waiting for the idempotence ring's verdict (puts and deletes).
+    Once,
     /// Reading the key's last 4 bytes from the second beat (not taken yet).
     Peek,
     /// Hash started; the superblock's magic is read.
@@ -268,6 +278,27 @@ pub struct ClioKv {
     pub rsp_read_va: Signal<Out, Bits<64>>,
     /// Response: the value's length (1..=1024).
     pub rsp_read_len: Signal<Out, Bits<12>>,
+    /// Response: record it (status, `arg0`) in the idempotence ring under the caller's
+    /// `(pid, client, req_id)` (a put or delete that executed).
+    pub rsp_record: Signal<Out, Bit>,
+    /// Response: it comes from the ring (a retry, or RETRY_LATER for a full ring): the
+    /// request's header with this status and `arg0` (`Header::response_to`), nothing else.
+    pub rsp_replay: Signal<Out, Bit>,
+    /// Ring: a put or delete passed its checks and asks the ring's verdict (held until
+    /// `once_done`).
+    pub once_valid: Signal<Out, Bit>,
+    /// Ring: the verdict (one cycle): `once_hit` (a retry: `once_status`, `once_value` are
+    /// its recorded answer), else `once_full` (the slot at the write pointer is
+    /// unacknowledged: RETRY_LATER), else execute.
+    pub once_done: Signal<In, Bit>,
+    /// Ring: the key was found.
+    pub once_hit: Signal<In, Bit>,
+    /// Ring: no free slot.
+    pub once_full: Signal<In, Bit>,
+    /// Ring: the recorded status.
+    pub once_status: Signal<In, Bits<8>>,
+    /// Ring: the recorded `arg0`.
+    pub once_value: Signal<In, Bits<64>>,
     /// Store: `StoreLayout::base`.
     pub cfg_base: Signal<In, Bits<64>>,
     /// Store: `StoreLayout::buckets` (a power of two).
@@ -355,6 +386,10 @@ pub struct ClioKv {
     a_va: DFF<Bits<64>>,
     /// Answer: the value's length.
     a_len: DFF<Bits<12>>,
+    /// Answer: record it in the ring (the ring said execute).
+    a_record: DFF<Bit>,
+    /// Answer: from the ring (`rsp_replay`).
+    a_replay: DFF<Bit>,
     /// The key hash.
     khash: Xxh32,
     /// Payload beats into record blocks.
@@ -421,6 +456,7 @@ pub struct ClioKv {
     st_unmapped: Spec<8, { Status::Unmapped as u64 }>,
     st_oom: Spec<8, { Status::OutOfMemory as u64 }>,
     st_unsupported: Spec<8, { Status::Unsupported as u64 }>,
+    st_retry_later: Spec<8, { Status::RetryLater as u64 }>,
     op_get: Spec<8, { Opcode::KvGet as u64 }>,
     op_put: Spec<8, { Opcode::KvPut as u64 }>,
     op_delete: Spec<8, { Opcode::KvDelete as u64 }>,

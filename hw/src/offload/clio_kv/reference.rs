@@ -4,6 +4,7 @@
 //! A multi-byte access fails whole (nothing read or written) when any of its 64-byte blocks
 //! is unmapped or marked bad, as the model's translation of a range does.
 
+use crate::sync_unit::reference::{Ring, Verdict};
 use clio_proto::kv::{
     KvRequest, RecordHeader, StoreLayout, HIT, MISS, RECORD_HEADER_BYTES, SB_FREE_HEAD,
     SB_HIGH_WATER, SB_LIVE, SB_MAGIC, STORE_MAGIC,
@@ -117,7 +118,8 @@ impl Req {
         }
     }
 
-    fn header(&self) -> Header {
+    /// The header the executor received.
+    pub fn header(&self) -> Header {
         Header {
             arg0: self.arg0,
             arg1: self.arg1,
@@ -130,38 +132,67 @@ impl Req {
     }
 }
 
-/// An answer: status, `arg0`, and the value's range (VA, length) in the store's RAS.
+/// An answer: status, `arg0`, and the value's range (VA, length) in the store's RAS;
+/// `replay`: it comes from the idempotence ring (`response_to(status)` with this `arg0`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Answer {
     pub status: u8,
     pub arg0: u64,
     pub read: Option<(u64, u64)>,
+    pub replay: bool,
 }
 
-/// The reference answer to `r` (the store's status `ready`, 0 = serving), and its effects.
+/// The reference answer to `r` (the store's status `ready`, 0 = serving), and its effects,
+/// with a ring that never holds the request (every request executes).
 pub fn serve(m: &mut Region, l: &StoreLayout, ready: u8, r: &Req) -> Answer {
-    let res = (|| {
-        if !matches!(r.op, Opcode::KvGet | Opcode::KvPut | Opcode::KvDelete) {
-            return Err(Status::Unsupported as u8);
-        }
-        let q = KvRequest::decode(&r.header(), &r.pay).map_err(|_| Status::BadRequest as u8)?;
-        if ready != 0 {
-            return Err(ready);
-        }
-        apply(m, l, r.op, r.pid, q.key, q.value)
-    })();
-    match res {
-        Ok((arg0, read)) => Answer {
-            status: 0,
-            arg0,
-            read,
-        },
-        Err(status) => Answer {
-            status,
-            arg0: 0,
-            read: None,
-        },
+    serve_once(m, l, ready, &mut Ring::new(1), 0, 0, r)
+}
+
+/// The reference answer to `r` from member `client` with request id `req` (`extend.rs`):
+/// the format and the store's status first, then, for a put or delete
+/// (`Opcode::offload_uses_idempotence_ring`), the ring: a retry gets its recorded answer, a
+/// full ring RETRY_LATER, and an executed request's answer is recorded, errors included
+/// (value 0 then).
+pub fn serve_once(
+    m: &mut Region,
+    l: &StoreLayout,
+    ready: u8,
+    ring: &mut Ring,
+    client: u16,
+    req: u32,
+    r: &Req,
+) -> Answer {
+    let answer = |status: u8, arg0: u64, read: Option<(u64, u64)>, replay: bool| Answer {
+        status,
+        arg0,
+        read,
+        replay,
+    };
+    if !matches!(r.op, Opcode::KvGet | Opcode::KvPut | Opcode::KvDelete) {
+        return answer(Status::Unsupported as u8, 0, None, false);
     }
+    let Ok(q) = KvRequest::decode(&r.header(), &r.pay) else {
+        return answer(Status::BadRequest as u8, 0, None, false);
+    };
+    if ready != 0 {
+        return answer(ready, 0, None, false);
+    }
+    let once = r.op.offload_uses_idempotence_ring();
+    if once {
+        match ring.check(r.pid, client, req) {
+            Verdict::Cached(s, v) => return answer(s, v, None, true),
+            Verdict::Full => return answer(Status::RetryLater as u8, 0, None, true),
+            Verdict::Execute => {}
+        }
+    }
+    let a = match apply(m, l, r.op, r.pid, q.key, q.value) {
+        Ok((arg0, read)) => answer(0, arg0, read, false),
+        Err(status) => answer(status, 0, None, false),
+    };
+    if once {
+        ring.record(r.pid, client, req, a.status, a.arg0);
+    }
+    a
 }
 
 /// The table's logic (`clio_kv::serve`): the HIT/MISS and a get's value range.

@@ -6,9 +6,10 @@
 use super::reference::{self, Answer, Region, Req};
 use super::*;
 use crate::bench::Bench;
+use crate::sync_unit::reference::{Ring, Verdict};
 use crate::tb::BEAT;
 use crate::util::{bits_to_bytes, bytes_to_bits};
-use clio_proto::kv::{RecordHeader, StoreLayout};
+use clio_proto::kv::{KvRequest, RecordHeader, StoreLayout};
 use std::collections::HashMap;
 
 /// How the bench serves the unit: cycles from a memory handshake to `mem_done`, cycles of
@@ -32,13 +33,15 @@ const DRAM: Timing = Timing {
 };
 
 /// What one request did: the answer, cycles from the request to the answer's handshake, and
-/// the memory accesses (reads, writes).
+/// the memory accesses (reads, writes); whether it asked the ring, and had its answer recorded.
 #[derive(Debug)]
 struct Run {
     answer: Answer,
     cycles: u64,
     reads: usize,
     writes: usize,
+    asked: bool,
+    recorded: bool,
 }
 
 /// A unit after reset, configured with the layout `l` and status `ready`.
@@ -64,8 +67,25 @@ fn block(m: &Region, va: u64) -> (u8, Vec<u8>) {
     }
 }
 
-/// Serve one request: the payload in beats, the memory channel from `m`, the answer taken.
+/// Serve one request: the payload in beats, the memory channel from `m`, the answer taken;
+/// a ring that says execute.
 fn run(b: &mut Bench<ClioKv>, m: &mut Region, r: &Req, t: Timing) -> Run {
+    run_ring(b, m, r, t, &mut Ring::new(1), 0, 0)
+}
+
+/// [`run`] with the idempotence ring `ring` (the executor's part: the verdict on the caller's
+/// `(pid, client, req)` `t.stall + 1` cycles after the unit asks (1, as in the top, without
+/// stalls), the answer recorded when
+/// the unit says so).
+fn run_ring(
+    b: &mut Bench<ClioKv>,
+    m: &mut Region,
+    r: &Req,
+    t: Timing,
+    ring: &mut Ring,
+    client: u16,
+    req: u32,
+) -> Run {
     assert!(b.uut.req_ready.val(), "idle before the request");
     let u = &mut b.uut;
     u.req_valid.next = true;
@@ -86,6 +106,8 @@ fn run(b: &mut Bench<ClioKv>, m: &mut Region, r: &Req, t: Timing) -> Run {
     let mut pending: Option<(u64, u8, Vec<u8>)> = None;
     let (mut stall, mut rsp_stall) = (t.stall, t.stall);
     let (mut reads, mut writes) = (0, 0);
+    let mut verdict: Option<(u64, Verdict)> = None;
+    let (mut asked, mut recorded) = (false, false);
     while b.cycle < t0 + 50_000 {
         b.settle();
         let u = &mut b.uut;
@@ -101,6 +123,30 @@ fn run(b: &mut Bench<ClioKv>, m: &mut Region, r: &Req, t: Timing) -> Run {
                 u.mem_status.next = (*status as u64).to_bits();
                 u.mem_data.next = bytes_to_bits::<512>(data);
             }
+        }
+        u.once_done.next = false;
+        u.once_hit.next = false;
+        u.once_full.next = false;
+        u.once_status.next = 0xEE_u64.to_bits();
+        u.once_value.next = 0xEEEE_u64.to_bits();
+        if let Some((at, v)) = verdict {
+            if at == b.cycle {
+                u.once_done.next = true;
+                match v {
+                    Verdict::Cached(s, x) => {
+                        u.once_hit.next = true;
+                        u.once_full.next = x % 2 == 0; // ignored after a hit
+                        u.once_status.next = (s as u64).to_bits();
+                        u.once_value.next = x.to_bits();
+                    }
+                    Verdict::Full => u.once_full.next = true,
+                    Verdict::Execute => {}
+                }
+            }
+        }
+        if u.once_valid.val() && !asked {
+            asked = true;
+            verdict = Some((b.cycle + t.stall + 1, ring.check(r.pid, client, req)));
         }
         u.mem_ready.next = false;
         if u.mem_valid.val() {
@@ -138,9 +184,15 @@ fn run(b: &mut Bench<ClioKv>, m: &mut Region, r: &Req, t: Timing) -> Run {
                 assert!(u.rsp_read_own.val(), "a value is read in the store's RAS");
                 (u.rsp_read_va.val().to_u64(), u.rsp_read_len.val().to_u64())
             }),
+            replay: u.rsp_replay.val(),
         });
-        if answer.is_some() {
+        if let Some(a) = &answer {
             assert_eq!(u.rsp_arg1.val().to_u64(), 0, "arg1 is 0");
+            recorded = u.rsp_record.val();
+            assert!(!(recorded && a.replay), "a replay is not recorded again");
+            if recorded {
+                ring.record(r.pid, client, req, a.status, a.arg0);
+            }
         }
         b.tick();
         if done_now {
@@ -187,6 +239,8 @@ fn run(b: &mut Bench<ClioKv>, m: &mut Region, r: &Req, t: Timing) -> Run {
                 cycles: b.cycle - t0,
                 reads,
                 writes,
+                asked,
+                recorded,
             };
         }
     }
@@ -212,6 +266,12 @@ fn check(b: &mut Bench<ClioKv>, dut: &mut Region, want: &mut Region, r: &Req, t:
     let got = run(b, dut, r, t);
     assert_eq!(got.answer, expect, "{:?} {:?}", r.op, r.pay);
     assert!(dut.bytes == want.bytes, "memory differs after {r:?}");
+    // Puts and deletes that pass the format and the store's status ask the ring, and are
+    // recorded whatever they answer; nothing else does either.
+    let once = r.op.offload_uses_idempotence_ring()
+        && ready == 0
+        && KvRequest::decode(&r.header(), &r.pay).is_ok();
+    assert_eq!((got.asked, got.recorded), (once, once), "ring use of {r:?}");
     got
 }
 
@@ -628,3 +688,5 @@ fn cycles_per_operation() {
         println!("  value {n:4} B  {what:14} {cycles:4} cycles  {reads:2} reads {writes:2} writes");
     }
 }
+
+mod once;
