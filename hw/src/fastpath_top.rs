@@ -1025,8 +1025,12 @@ impl Logic for FastpathTop {
                 | (bit_cast::<384, 64>(self.a1swap.y.val()) << 320);
         }
         // Clio-KV's answer: total_len is the value's length (0 without one); an error keeps
-        // the request's, as any error response.
-        if self.xk.q.val() & self.xa.q.val() {
+        // the request's, as any error response. A put's or delete's OK answer replayed from
+        // the idempotence ring is the first answer again: total_len 0 (rs_plen is 0).
+        if self.xk.q.val()
+            & (self.xa.q.val()
+                | (self.rs_use_arg0.q.val() & (self.rs_status.q.val() == self.st_ok.val())))
+        {
             self.hr.next = (self.hr.val()
                 & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 192))
                 | (bit_cast::<384, 8>(self.rs_plen.q.val().get_bits::<8>(8)) << 208)

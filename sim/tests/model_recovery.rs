@@ -13,11 +13,15 @@ use std::path::Path;
 const DRAM: u64 = 64 << 20;
 const RW: u8 = PERM_READ | PERM_WRITE;
 
+/// A node on a memory file. Without offloads: Clio-KV's store is the slow path's own RAS,
+/// rebuilt at each start (the previous one is recovered like any RAS and torn down when its
+/// lease ends), so it would add one space, member and region to every count below.
 fn node(file: &Path, dram: u64) -> Result<CBoard, BoardError> {
     CBoard::new(&BoardConfig {
         dram_bytes: dram,
         page_shift: PAGE_SHIFT,
         memory_file: Some(file.to_path_buf()),
+        offloads: clio_sim::Offloads::None,
         ..BoardConfig::default()
     })
 }
@@ -123,4 +127,45 @@ fn files_it_cannot_trust_are_refused_not_reinitialised() {
     // None of that touched the good file: it still recovers.
     assert_eq!(std::fs::read(&file).unwrap(), bytes);
     assert!(node(&file, DRAM).unwrap().recovery().is_some());
+}
+
+/// Clio-KV's store is rebuilt at each start: after a restart on the same memory file the old
+/// store's RAS is recovered like any other and torn down when its lease ends (the slow path
+/// renews only the store it built), which returns its frames; the new store serves.
+#[test]
+fn the_previous_store_is_torn_down_when_its_lease_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mem");
+    let with_store = |lease_ms| BoardConfig {
+        dram_bytes: DRAM,
+        page_shift: PAGE_SHIFT,
+        memory_file: Some(file.clone()),
+        offloads: clio_sim::Offloads::All,
+        kv_store_bytes: 2 * PAGE,
+        lease: std::time::Duration::from_millis(lease_ms),
+        ..BoardConfig::default()
+    };
+    drop(CBoard::new(&with_store(60_000)).unwrap());
+    let mut n = CBoard::new(&with_store(200)).unwrap();
+    let rep = n.recovery().expect("recovered");
+    assert_eq!((rep.spaces, rep.members), (1, 1), "the old store's RAS");
+    assert_eq!(n.slowpath_stats().unwrap().teardowns, 0);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut out = Vec::new();
+    n.service(&mut out);
+    let sp = n.slowpath_stats().unwrap();
+    assert_eq!(sp.teardowns, 1, "the old store's RAS is gone: {sp:?}");
+    assert_eq!(sp.frees, 1, "its region was freed: {sp:?}");
+    // The new store still serves (its membership is renewed by the slow path).
+    let mut w = Wire::new(n);
+    w.register(1);
+    let mut p = clio_proto::kv::KvRequest::new(clio_proto::Opcode::KvPut, b"k", b"v")
+        .unwrap()
+        .header(clio_proto::Opcode::KvPut, w.m.pid, 77);
+    p = p.with_credentials(w.m.key, w.m.client);
+    let payload = clio_proto::kv::KvRequest::new(clio_proto::Opcode::KvPut, b"k", b"v")
+        .unwrap()
+        .encode();
+    let r = w.send_raw(&p.to_packet(&payload));
+    assert_eq!(r[0].0.status, clio_proto::Status::Ok);
 }

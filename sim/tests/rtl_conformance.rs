@@ -24,10 +24,12 @@ fn describe(b: &[u8]) -> String {
     }
 }
 
-/// Responses with this status.
-fn count_status(v: &[Outgoing], status: Status) -> usize {
+/// Write responses with this status.
+fn count_writes_with(v: &[Outgoing], status: Status) -> usize {
     v.iter()
-        .filter(|(_, b)| parse_verified(b).is_ok_and(|(h, _)| h.status == status))
+        .filter(|(_, b)| {
+            parse_verified(b).is_ok_and(|(h, _)| h.opcode == Opcode::Write && h.status == status)
+        })
         .count()
 }
 
@@ -216,7 +218,7 @@ fn check_with(seed: u64, steps: usize, procs: usize, clocking: Clocking) {
             "long reads: {whole} whole, {cut} cut"
         );
         // No memory file: durable writes are refused (UNSUPPORTED) by both, writing nothing.
-        let refused = count_status(&got, Status::Unsupported);
+        let refused = count_writes_with(&got, Status::Unsupported);
         assert!(refused > 10, "only {refused} durable writes refused");
     }
     eprintln!(
@@ -286,7 +288,7 @@ fn durable_writes_match_the_model_with_a_persistence_domain() {
     let got = rtl.replay_bursts(&s.sent, 8);
     assert_same(&model, &want, &rtl, &got);
     assert_eq!(
-        count_status(&got, Status::Unsupported),
+        count_writes_with(&got, Status::Unsupported),
         0,
         "durable writes refused with a persistence domain"
     );

@@ -31,11 +31,15 @@ pub fn node_with(dram_bytes: u64, lease: std::time::Duration) -> CBoard {
         dram_bytes,
         page_shift: PAGE_SHIFT,
         lease,
+        offloads: clio_sim::Offloads::None, // as `node()`
         ..BoardConfig::default()
     })
     .unwrap()
 }
 
+/// A node for the tests of the core paths: no offloads, so the slow path builds no Clio-KV
+/// store (its own RAS would take a PID, a key-table entry and 16 MiB from every count here;
+/// `conformance_config` and the KV tests have one).
 pub fn node() -> CBoard {
     CBoard::new(&BoardConfig {
         dram_bytes: 64 << 20,
@@ -43,6 +47,7 @@ pub fn node() -> CBoard {
         memory_file: None,
         slowpath: SlowPathMode::InProcess,
         ring_entries: 256,
+        offloads: clio_sim::Offloads::None,
         ..BoardConfig::default()
     })
     .unwrap()

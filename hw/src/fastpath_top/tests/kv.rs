@@ -36,10 +36,13 @@ pub(super) fn expected(
     a: &crate::offload::clio_kv::reference::Answer,
 ) -> Vec<u8> {
     if a.replay {
-        // From the idempotence ring: the request's header with the recorded status and arg0.
+        // From the idempotence ring: the request's header with the recorded status and arg0;
+        // an OK answer (a put's or delete's) carries no value, total_len 0, as the first did.
+        let status = Status::from_u8(a.status).unwrap();
         return Header {
             arg0: a.arg0,
-            ..h.response_to(Status::from_u8(a.status).unwrap())
+            total_len: if status == Status::Ok { 0 } else { h.total_len },
+            ..h.response_to(status)
         }
         .to_packet(&[]);
     }

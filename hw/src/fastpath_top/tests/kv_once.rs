@@ -93,7 +93,7 @@ fn kv_puts_and_deletes_are_executed_once() {
     let c = CLIENT;
 
     // A put retried after another put changed the key: the first answer (created), nothing
-    // changed, the second value stays. The replay keeps the request's total_len and arg1.
+    // changed, the second value stays. The replay is the first answer (total_len 0).
     assert_eq!(kv.send(put, 3, c, 1, b"alpha", &[1; 100]).arg0, MISS);
     assert_eq!(kv.send(put, 3, c, 2, b"alpha", &[2; 40]).arg0, HIT);
     let a = kv.send(put, 3, c, 1, b"alpha", &[1; 100]);
