@@ -33,7 +33,8 @@ fn daemon_serves_the_rings_from_another_process() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_clio-slowpath"))
         .arg("--ring-file")
         .arg(&path)
-        .args(["--idle-sleep-us", "50"])
+        // No Clio-KV store here (its set-up is `daemon_sets_up_the_kv_store_and_announces_it`).
+        .args(["--idle-sleep-us", "50", "--kv-store-bytes", "0"])
         .spawn()
         .unwrap();
 
@@ -176,4 +177,63 @@ fn daemon_refuses_to_run_without_the_nodes_dram() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("DRAM"), "a clear reason: {err}");
+}
+
+/// At start the daemon sets Clio-KV's store up in a RAS of its own and tells the fast path:
+/// the store's key, every page mapped with a cleared frame (valid PTEs), then KV_CONFIG; the
+/// superblock's magic is in the DRAM file.
+#[test]
+fn daemon_sets_up_the_kv_store_and_announces_it() {
+    use clio_proto::kv::{StoreLayout, STORE_MAGIC};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rings");
+    let ring = RingWindow::create_file(&path, RingLayout::new(64).unwrap()).unwrap();
+    ring.init_fast_path(64 << 20, 16);
+    let dram = dir.path().join("rings.dram");
+    std::fs::write(&dram, vec![0xEEu8; 64 << 20]).unwrap();
+    let bytes = 2u64 << 16;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clio-slowpath"))
+        .arg("--ring-file")
+        .arg(&path)
+        .args(["--idle-sleep-us", "50", "--kv-store-bytes", &bytes.to_string()])
+        .spawn()
+        .unwrap();
+    let mut seen = Vec::new();
+    let config = wait_for("KV_CONFIG", || {
+        while let Some(d) = ring.pop_tx() {
+            seen.push(d.unwrap());
+        }
+        seen.iter().find_map(|d| match *d {
+            Descriptor::KvConfig {
+                pid,
+                base,
+                buckets,
+                records,
+                status,
+            } => Some((pid, base, buckets, records, status)),
+            _ => None,
+        })
+    });
+    ring.reg(reg::DAEMON_STATE)
+        .store(daemon_state::STOP_REQUESTED, Ordering::Release);
+    assert!(child.wait().unwrap().success());
+    let (pid, base, buckets, records, status) = config;
+    assert_eq!(status, Status::Ok as u8);
+    let l = StoreLayout::fit(base, bytes).unwrap();
+    assert_eq!((buckets, records as u64), (l.buckets, l.records));
+    assert!(matches!(seen[0], Descriptor::KeyWrite { pid: p, key } if p == pid && key != 0));
+    let ptes: Vec<_> = seen
+        .iter()
+        .filter_map(|d| match d {
+            Descriptor::PteWrite { pte, .. } if pte.pid == pid => Some(*pte),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ptes.len(), 2, "{seen:?}");
+    assert!(ptes.iter().all(|p| p.valid));
+    let mem = std::fs::read(&dram).unwrap();
+    let first = ptes.iter().find(|p| p.vpn == base >> 16).unwrap();
+    let pa = (first.pfn << 16) as usize;
+    assert_eq!(mem[pa..pa + 8], STORE_MAGIC.to_le_bytes());
+    assert!(mem[pa + 8..pa + (1 << 16)].iter().all(|&b| b == 0));
 }
