@@ -277,3 +277,31 @@ fn malformed_requests_get_bad_request() {
         .verify_checksum());
     assert_eq!(out[0].1[2], Status::Unsupported as u8);
 }
+
+/// Before the slow path's KV_CONFIG (an external daemon not attached yet) Clio-KV's unit is
+/// off: every KV request is answered UNSUPPORTED, well-formed or not, as by the RTL, whose
+/// dispatch does not know the opcodes until then (the key check comes after: no RAS exists).
+#[test]
+fn kv_requests_before_the_store_is_announced_are_unsupported() {
+    let dir = tempfile::tempdir().unwrap();
+    let node = clio_sim::CBoard::new(&clio_sim::BoardConfig {
+        dram_bytes: 64 << 20,
+        page_shift: common::PAGE_SHIFT,
+        slowpath: clio_sim::SlowPathMode::External {
+            ring_file: dir.path().join("rings"),
+        },
+        ..clio_sim::BoardConfig::default()
+    })
+    .unwrap();
+    let mut w = Wire::new(node);
+    let r = clio_proto::kv::KvRequest::new(Opcode::KvPut, b"key", b"value").unwrap();
+    let good = r.header(Opcode::KvPut, 1, 5).to_packet(&r.encode());
+    let bad = Header {
+        total_len: 3,
+        ..r.header(Opcode::KvPut, 1, 6)
+    }
+    .to_packet(&r.encode()[..3]);
+    for p in [good, bad] {
+        assert_eq!(w.send_raw(&p)[0].0.status, Status::Unsupported);
+    }
+}

@@ -371,9 +371,11 @@ impl CBoard {
                 return;
             }
         };
-        if h.opcode.path() == Path::Extend && !self.offloads.serves(h.opcode) {
-            // No offload unit: the MAT answers as for an extend opcode it does not know,
-            // before the key check (as the RTL does).
+        let kv_off = clio_proto::kv::is_kv(h.opcode) && self.kv.is_off();
+        if h.opcode.path() == Path::Extend && (!self.offloads.serves(h.opcode) || kv_off) {
+            // No offload unit (or Clio-KV's not configured yet by the slow path's KV_CONFIG):
+            // the MAT answers as for an extend opcode it does not know, before the key check
+            // (as the RTL does).
             self.c.bad_requests += 1;
             let e = ack_layer::error_response(bytes, Status::Unsupported);
             self.send(out, route, e);

@@ -27,6 +27,13 @@ pub(super) enum KvState {
     Failed(Status),
 }
 
+impl KvState {
+    /// No `KvConfig` yet: the unit is off (its opcodes are answered as unknown ones).
+    pub(super) fn is_off(&self) -> bool {
+        matches!(self, KvState::NotConfigured)
+    }
+}
+
 /// One RAS, read and written through the same translation as `Read` and `Write` (TLB,
 /// walker, page fault, permissions).
 pub(super) struct RasMemory<'a> {
