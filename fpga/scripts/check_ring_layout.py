@@ -280,9 +280,11 @@ def dynamic_checks(p, cfg, regs_dir, daemon, work):
                 f.seek(pfn * page + off)
                 f.write(pattern(pfn))
 
-    # the daemon, on the images, through its board code paths (--uio, --dram-uio-map)
+    # the daemon, on the images, through its board code paths (--uio, --dram-uio-map); without
+    # Clio-KV's store, whose set-up (key, PTE writes, KV_CONFIG) the daemon_process tests check,
+    # so that only the free-page refill streams here
     proc = subprocess.Popen([daemon, "--uio", img, "--uio-size", str(p["CLIO_WINDOW_BYTES"]), "--wait-secs", "5",
-                             "--dram-file", dram, "--dram-uio-map", "0"],
+                             "--dram-file", dram, "--dram-uio-map", "0", "--kv-store-bytes", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     fd = os.open(img, os.O_RDWR)
     m = mmap.mmap(fd, p["CLIO_WINDOW_BYTES"])
