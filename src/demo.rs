@@ -291,8 +291,14 @@ pub fn run(a: DemoArgs) -> Result<()> {
     let before = c.stats().requests;
     let keys = 100u32;
     for i in 0..keys {
-        let outcome = c.kv_put(format!("user{i:04}").as_bytes(), format!("v1 of {i}").as_bytes())?;
-        ensure!(outcome == clio_clib::KvPutOutcome::Created, "put {i}: {outcome:?}");
+        let outcome = c.kv_put(
+            format!("user{i:04}").as_bytes(),
+            format!("v1 of {i}").as_bytes(),
+        )?;
+        ensure!(
+            outcome == clio_clib::KvPutOutcome::Created,
+            "put {i}: {outcome:?}"
+        );
     }
     let updated = c.kv_put(b"user0042", b"v2 of 42")?;
     let got = c.kv_get(b"user0042")?;
@@ -300,8 +306,14 @@ pub fn run(a: DemoArgs) -> Result<()> {
         updated == clio_clib::KvPutOutcome::Replaced && got.as_deref() == Some(&b"v2 of 42"[..]),
         "update then get of user0042: {updated:?}, {got:?}"
     );
-    ensure!(c.kv_delete(b"user0007")?, "delete of user0007 found nothing");
-    ensure!(c.kv_get(b"user0007")?.is_none(), "user0007 still there after its delete");
+    ensure!(
+        c.kv_delete(b"user0007")?,
+        "delete of user0007 found nothing"
+    );
+    ensure!(
+        c.kv_get(b"user0007")?.is_none(),
+        "user0007 still there after its delete"
+    );
     let kv_requests = c.stats().requests - before;
     let ops = keys as u64 + 4;
     println!(

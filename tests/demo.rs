@@ -33,8 +33,6 @@ fn the_demo_passes_its_own_checks() {
     assert!(
         stdout.contains("pointer-chasing offload in 1 request (51 hops), from the CN in 51 reads")
     );
-    assert!(stdout.contains(
-        "a get that misses: 104 operations in 206 requests (102 CN acks"
-    ));
+    assert!(stdout.contains("a get that misses: 104 operations in 206 requests (102 CN acks"));
     assert!(stdout.contains("demo: all checks passed"));
 }

@@ -20,23 +20,37 @@ fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     }
 }
 
-#[test]
-fn daemon_serves_the_rings_from_another_process() {
+/// A node's ring file (64 entries, 64 MiB of DRAM in 64 KiB pages) and its DRAM file, full of
+/// an old tenant's data (the daemon must clear each frame before it hands it out), with the
+/// daemon attached to them in its own process and a Clio-KV store of `kv_store_bytes`.
+fn node_with_daemon(
+    kv_store_bytes: u64,
+) -> (
+    tempfile::TempDir,
+    RingWindow,
+    std::path::PathBuf,
+    std::process::Child,
+) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rings");
     let ring = RingWindow::create_file(&path, RingLayout::new(64).unwrap()).unwrap();
     ring.init_fast_path(64 << 20, 16);
-    // The node's DRAM file, full of an old tenant's data: the daemon must clear each frame
-    // before it hands it out.
     let dram = dir.path().join("rings.dram");
     std::fs::write(&dram, vec![0xEEu8; 64 << 20]).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_clio-slowpath"))
+    let child = Command::new(env!("CARGO_BIN_EXE_clio-slowpath"))
         .arg("--ring-file")
         .arg(&path)
-        // No Clio-KV store here (its set-up is `daemon_sets_up_the_kv_store_and_announces_it`).
-        .args(["--idle-sleep-us", "50", "--kv-store-bytes", "0"])
+        .args(["--idle-sleep-us", "50", "--kv-store-bytes"])
+        .arg(kv_store_bytes.to_string())
         .spawn()
         .unwrap();
+    (dir, ring, dram, child)
+}
+
+#[test]
+fn daemon_serves_the_rings_from_another_process() {
+    // No Clio-KV store here (its set-up is `daemon_sets_up_the_kv_store_and_announces_it`).
+    let (_dir, ring, dram, mut child) = node_with_daemon(0);
 
     wait_for("the daemon to attach", || {
         (ring.reg(reg::DAEMON_STATE).load(Ordering::Acquire) == daemon_state::RUNNING).then_some(())
@@ -185,19 +199,8 @@ fn daemon_refuses_to_run_without_the_nodes_dram() {
 #[test]
 fn daemon_sets_up_the_kv_store_and_announces_it() {
     use clio_proto::kv::{StoreLayout, STORE_MAGIC};
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("rings");
-    let ring = RingWindow::create_file(&path, RingLayout::new(64).unwrap()).unwrap();
-    ring.init_fast_path(64 << 20, 16);
-    let dram = dir.path().join("rings.dram");
-    std::fs::write(&dram, vec![0xEEu8; 64 << 20]).unwrap();
     let bytes = 2u64 << 16;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_clio-slowpath"))
-        .arg("--ring-file")
-        .arg(&path)
-        .args(["--idle-sleep-us", "50", "--kv-store-bytes", &bytes.to_string()])
-        .spawn()
-        .unwrap();
+    let (_dir, ring, dram, mut child) = node_with_daemon(bytes);
     let mut seen = Vec::new();
     let config = wait_for("KV_CONFIG", || {
         while let Some(d) = ring.pop_tx() {

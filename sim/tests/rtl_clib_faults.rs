@@ -94,7 +94,11 @@ fn clib_survives_faults_against_the_rtl() {
                         kv.remove(&key).is_some(),
                         "op {i}: delete"
                     ),
-                    _ => assert_eq!(c.kv_get(&key).unwrap(), kv.get(&key).cloned(), "op {i}: get"),
+                    _ => assert_eq!(
+                        c.kv_get(&key).unwrap(),
+                        kv.get(&key).cloned(),
+                        "op {i}: get"
+                    ),
                 }
             }
             4 => {

@@ -9,8 +9,8 @@
 #![cfg(feature = "rtl")]
 
 use clio_proto::header::parse_verified;
-use clio_sim::conformance::Stream;
 use clio_sim::conformance::conformance_config;
+use clio_sim::conformance::Stream;
 use clio_sim::cosim::{DramTiming, RtlBoard};
 use clio_sim::model::board::Outgoing;
 use clio_sim::rtl::{RtlModule, FASTPATH_TOP, MUTANTS};

@@ -85,18 +85,23 @@ impl OffloadMemory for RasMemory<'_> {
 impl CBoard {
     /// Apply the slow path's `KvConfig` descriptor (a layout that does not hold together is
     /// refused as a bad descriptor; the store stays as it was).
-    pub(super) fn kv_config(&mut self, pid: u16, base: u64, buckets: u64, records: u32, status: u8) {
+    pub(super) fn kv_config(
+        &mut self,
+        pid: u16,
+        base: u64,
+        buckets: u64,
+        records: u32,
+        status: u8,
+    ) {
         self.kv = match Status::from_u8(status) {
-            Some(Status::Ok) if buckets.is_power_of_two() && records > 0 => {
-                KvState::Ready(
-                    pid,
-                    StoreLayout {
-                        base,
-                        buckets,
-                        records: records as u64,
-                    },
-                )
-            }
+            Some(Status::Ok) if buckets.is_power_of_two() && records > 0 => KvState::Ready(
+                pid,
+                StoreLayout {
+                    base,
+                    buckets,
+                    records: records as u64,
+                },
+            ),
             Some(s) if s != Status::Ok => KvState::Failed(s),
             _ => {
                 self.c.bad_descriptors += 1;
