@@ -193,6 +193,34 @@ fn threads_clio(c: &Client, va: u64, threads: usize, secs: f64) -> Result<f64> {
     })
 }
 
+/// Synchronous 64 B reads from `threads` threads, each with a client of its own joined to
+/// `owner`'s remote address space: memcached's thread model (a connection per thread), where
+/// no thread ever hands a response to another.
+fn threads_clio_joined(
+    owner: &Client,
+    addr: SocketAddr,
+    spin_us: u64,
+    va: u64,
+    threads: usize,
+    secs: f64,
+) -> Result<f64> {
+    let creds = owner.credentials();
+    let mut members: VecDeque<Client> = (0..threads)
+        .map(|_| -> Result<Client> {
+            let t = UdpTransport::connect(addr)?.with_spin(Duration::from_micros(spin_us));
+            Ok(Client::join(Box::new(t), Config::default(), creds)?)
+        })
+        .collect::<Result<_>>()?;
+    run_threads(threads, secs, |t| {
+        let c = members.pop_front();
+        move || -> Result<()> {
+            let c = c.as_ref().context("one member per thread")?;
+            c.rread(va + t as u64 * 8192, 64)?;
+            Ok(())
+        }
+    })
+}
+
 fn threads_mc(addr: SocketAddr, proto: Proto, threads: usize, secs: f64) -> Result<f64> {
     let f = MemcachedFactory::new(addr, proto, 64);
     let mut handles: Vec<Box<dyn KvStore>> = (0..threads)
@@ -247,7 +275,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     }
     let per_round = (a.iters / ROUNDS as u64).max(100);
     let refills = |d: usize| a.refill.iter().filter(|&&k| k > 1 && k <= d).count();
-    let thr_points = a.threads.len() * (1 + 2 * mc.is_some() as usize)
+    let thr_points = a.threads.len() * (2 + 2 * mc.is_some() as usize)
         + a.outstanding.iter().map(|&d| 2 + refills(d)).sum::<usize>();
     let pb = ProgressBar::new((ROUNDS * sizes.len() * targets.len() * 2 + thr_points) as u64);
     pb.set_style(
@@ -300,6 +328,12 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         thr.push((
             format!("clio, {n} threads, sync 64 B reads"),
             threads_clio(&c, va, n, a.seconds)?,
+        ));
+        pb.inc(1);
+        pb.set_message(format!("throughput clio {n} threads, a client each"));
+        thr.push((
+            format!("clio, {n} threads, a joined client each, sync 64 B reads"),
+            threads_clio_joined(&c, node.addr, a.clio_spin_us, va, n, a.seconds)?,
         ));
         pb.inc(1);
         if let Some(g) = &mc {

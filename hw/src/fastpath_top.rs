@@ -270,15 +270,17 @@ impl Logic for OpDecode {
 }
 
 /// Extra cycles of a first-touch page fault over a TLB hit, when the TLB holds the page's
-/// allocated PTE (inserted with its PTE_WRITE): the page-fault unit and the PTE write-back /
-/// PAGE_MAPPED cycle (measured by `page_fault_latency_is_constant`).
-pub const FAULT_OVER_HIT_CYCLES: u64 = 2;
+/// allocated PTE (inserted with its PTE_WRITE): the page-fault unit, the PTE write-back /
+/// PAGE_MAPPED cycle, and TDone, which a hit on a request's only page skips (measured by
+/// `page_fault_latency_is_constant`).
+pub const FAULT_OVER_HIT_CYCLES: u64 = 3;
 /// Extra cycles of a first-touch page fault over a TLB miss whose walk finds a valid PTE, when
 /// the allocated PTE is no longer in the TLB: the same two cycles less the one the walk's
 /// result already spends in the page-fault unit.
 pub const FAULT_EXTRA_CYCLES: u64 = 1;
-/// Extra cycles of a TLB miss over a TLB hit with the testbench's DRAM (read latency 5).
-pub const WALK_EXTRA_CYCLES: u64 = 18;
+/// Extra cycles of a TLB miss over a TLB hit with the testbench's DRAM (read latency 5),
+/// TDone included (a hit on a request's only page skips it).
+pub const WALK_EXTRA_CYCLES: u64 = 19;
 
 /// Controller states.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
@@ -554,6 +556,18 @@ pub struct FastpathTop {
     x_full: Signal<Local, Bit>,
     /// The executor finishes its request this cycle.
     x_done: Signal<Local, Bit>,
+    /// The executor is free to take the next frame this cycle: it is idle, or it finishes its
+    /// request and would go idle next cycle (so a frame is taken with no idle cycle between).
+    x_free: Signal<Local, Bit>,
+    /// The executor's next slot: its slot, or the one after it when the request finishing
+    /// this cycle releases its slot.
+    nx_slot: Signal<Local, Bits<2>>,
+    /// The executor hands a read to the read-data stage this cycle if it can (RData, or RAddr
+    /// as its last address goes out).
+    rd_hand: Signal<Local, Bit>,
+    /// The executor hands a write's data to the write-data stage this cycle if it can (WData,
+    /// or WAddr as its last address goes out).
+    wr_hand: Signal<Local, Bit>,
     /// VA of a read's or write packet's first byte, from the header.
     d_va: Signal<Local, Bits<64>>,
     // ---- Write-data stage.
@@ -1290,18 +1304,7 @@ impl Logic for FastpathTop {
             self.kp_data.d.next = self.wbuf.read_data.val();
             self.kp_last.d.next = self.kf_left.q.val() == 0;
         }
-        // Key table: the executor's next frame is looked up continuously (its slot holds it
-        // until released), so `keys.ok` in Dispatch is this frame's; writes from KEY_WRITE.
-        self.x_pid_be.next = 0.into();
-        self.keys.lk_key.next = 0.into();
-        for k in 0..4 {
-            if self.x_slot.q.val() == k.to_bits::<2>() {
-                self.x_pid_be.next = self.ingest.hdr[k].val().get_bits::<16>(32);
-                self.keys.lk_key.next = self.ingest.key[k].val();
-            }
-        }
-        self.keys.lk_pid.next = (bit_cast::<16, 8>(self.x_pid_be.val().get_bits::<8>(0)) << 8)
-            | bit_cast::<16, 8>(self.x_pid_be.val().get_bits::<8>(8));
+        // Key table: writes from KEY_WRITE (lookups: the executor's next frame, below).
         self.keys.wr_valid.next = false;
         self.keys.wr_pid.next = self.sdesc.q.val().get_bits::<16>(704);
         self.keys.wr_key.next = self.sdesc.q.val().get_bits::<64>(768);
@@ -1443,20 +1446,11 @@ impl Logic for FastpathTop {
         if self.ingest.frame_in.val() {
             self.c_rx.d.next = self.c_rx.q.val() + 1;
         }
-        self.x_ver.next = 0.into();
-        // The executor's next slot holds a new frame: full, and not the one the write-data
-        // stage is still streaming (the executor can come round the four slots faster than a
-        // 1 KiB write's data leaves).
-        self.x_full.next =
-            (self.ingest.full.val() & (bit_cast::<4, 1>(1.into()) << self.x_slot.q.val())).any()
-                & !(self.w_busy.q.val() & (self.w_slot.q.val() == self.x_slot.q.val()));
-        for k in 0..4 {
-            if self.x_slot.q.val() == k.to_bits::<2>() {
-                self.x_ver.next = self.ingest.verdict[k].val();
-            }
-        }
         self.s_clr.next = 0.into();
         self.x_done.next = false;
+        self.x_free.next = false;
+        self.rd_hand.next = false;
+        self.wr_hand.next = false;
         self.no_wout.next = (self.w_seq.q.val() == self.b_seq.q.val()) & !self.w_busy.q.val();
         // Marks at or behind the B count (mod 256, never 128 apart): nothing to wait for.
         self.pt_ahead.next = self.pt_mark.q.val() - self.b_seq.q.val();
@@ -1507,50 +1501,12 @@ impl Logic for FastpathTop {
 
         match self.state.q.val() {
             State::Idle => {
-                self.prev.d.next = 0.into();
-                self.idx.d.next = 0.into();
-                self.rs_flags.d.next = self.flags_response.val();
-                self.rs_plen.d.next = 0.into();
-                self.rs_use_arg0.d.next = false;
-                self.ap.d.next = false;
-                self.xa.d.next = false;
-                self.xw.d.next = false;
-                self.xk.d.next = false;
-                self.xown.d.next = false;
-                self.xwr.d.next = false;
-                self.xm_valid.d.next = false;
-                self.rd_seg.d.next = false;
-                self.rs_len.d.next = self.header_len.val();
                 // Ready does not wait for valid: every output comes from registers, so the
                 // cosimulation can sample them without settling the inputs first. Nothing is
-                // taken until the key table's zero sweep after reset is done.
+                // taken until the key table's zero sweep after reset is done. The frame or
+                // descriptor is taken below (`x_free`).
                 self.sp_tx_ready.next = self.keys.ready.val();
-                if self.keys.ready.val() & self.sp_tx_valid.val() {
-                    self.sdesc.d.next = self.sp_tx_desc.val();
-                    self.state.d.next = State::SpTx;
-                } else if self.keys.ready.val() & self.x_full.val() {
-                    // Take the received frame: its header, route and offset, and act on the
-                    // ack layer's verdict (drop, NACK, or dispatch next cycle). Its key is
-                    // looked up this cycle (above), for Dispatch.
-                    for k in 0..4 {
-                        if self.x_slot.q.val() == k.to_bits::<2>() {
-                            self.hdr.d.next = self.ingest.hdr[k].val();
-                            self.hcli.d.next = self.ingest.client[k].val();
-                            self.route.d.next = self.ingest.route[k].val();
-                            self.o.d.next = self.ingest.lane[k].val();
-                        }
-                    }
-                    self.x_hold.d.next = true;
-                    if self.x_ver.val().get_bit(0) {
-                        self.state.d.next = State::Drain;
-                    } else if self.x_ver.val().get_bit(1) {
-                        self.c_nack.d.next = self.c_nack.q.val() + 1;
-                        self.rs_status.d.next = self.st_nack.val();
-                        self.state.d.next = State::Resp;
-                    } else {
-                        self.state.d.next = State::Dispatch;
-                    }
-                }
+                self.x_free.next = true;
             }
             State::Dispatch => {
                 self.piece.d.next = false;
@@ -1758,6 +1714,24 @@ impl Logic for FastpathTop {
                         == self.need.q.val()
                     {
                         self.tstat.d.next = self.st_ok.val();
+                        if !self.piece.q.val()
+                            & !self.xw.q.val()
+                            & (bit_cast::<32, 12>(self.len.q.val()) <= self.page_rem.val())
+                        {
+                            // A request's only page (not an offload's access): TDone's work
+                            // here, and on to the access.
+                            self.n1.d.next = self.len.q.val();
+                            self.two.d.next = false;
+                            self.idx.d.next = 0.into();
+                            self.prev.d.next = 0.into();
+                            if self.need.q.val() == self.need_read.val() {
+                                self.state.d.next = State::RAddr;
+                            } else if self.need.q.val() == self.need_write.val() {
+                                self.state.d.next = State::WAddr;
+                            } else {
+                                self.state.d.next = State::SAddr;
+                            }
+                        }
                     } else {
                         self.tstat.d.next = self.st_permission.val();
                     }
@@ -1919,45 +1893,15 @@ impl Logic for FastpathTop {
                     if self.two.q.val() & !self.piece.q.val() {
                         self.piece.d.next = true;
                     } else {
+                        // WData unless the hand-over below happens now.
+                        self.wr_hand.next = true;
                         self.state.d.next = State::WData;
                     }
                 }
             }
             State::WData => {
-                // Hand the data beats to the write-data stage once it is free; the slot goes
-                // with them, and the response follows at once (later reads wait for the B).
-                if !self.w_busy.q.val() {
-                    self.w_busy.d.next = true;
-                    self.w_slot.d.next = self.x_slot.q.val();
-                    self.w_idx.d.next = 0.into();
-                    self.w_piece.d.next = false;
-                    self.w_two.d.next = self.two.q.val();
-                    self.w_o.d.next = self.o.q.val();
-                    self.w_n1.d.next = self.n1.q.val();
-                    self.w_len.d.next = self.len.q.val();
-                    self.w_ap.d.next = self.ap.q.val();
-                    self.w_adv.d.next = self.ap.q.val() & self.ap_u.val().get_bit(3);
-                    self.w_prime.d.next = self.ap.q.val() & self.ap_u.val().get_bit(3);
-                    self.w_sh.d.next = self.ap_u.val().get_bits::<3>(0);
-                    self.w_plo.d.next = bit_cast::<12, 6>(self.o.q.val()) + 8;
-                    self.w_phi.d.next = bit_cast::<12, 6>(self.o.q.val())
-                        + 8
-                        + bit_cast::<12, 32>(self.h_tlen.val());
-                    self.w_tlen.d.next = bit_cast::<12, 32>(self.h_tlen.val());
-                    self.x_hold.d.next = false;
-                    self.x_slot.d.next = self.x_slot.q.val() + 1;
-                    self.rs_status.d.next = self.st_ok.val();
-                    self.side.d.next = 0.into();
-                    if self.ap.q.val() {
-                        self.s_new.d.next =
-                            self.ap_tail.q.val() + bit_cast::<64, 12>(self.ap_fp.val());
-                        self.state.d.next = State::SWrite;
-                    } else if self.durable.q.val() {
-                        self.state.d.next = State::Persist;
-                    } else {
-                        self.state.d.next = State::Resp;
-                    }
-                }
+                // Waits here while the write-data stage streams an earlier write.
+                self.wr_hand.next = true;
             }
             State::Persist => {
                 // A durable write: once its data is in DRAM (every B response in), ask the
@@ -2011,41 +1955,16 @@ impl Logic for FastpathTop {
                     if self.two.q.val() & !self.piece.q.val() {
                         self.piece.d.next = true;
                     } else {
+                        // RData unless the hand-over below happens now.
+                        self.rd_hand.next = true;
                         self.state.d.next = State::RData;
                     }
                 }
             }
             State::RData => {
-                // Hand the read to the read-data stage, or to its one-entry queue while it
-                // works on another (its beats wait in DRAM meanwhile); the executor goes on
-                // with the next request, so the next read's address goes out early enough to
-                // hide the DRAM latency.
-                // A read's answer goes on with its next packet (back-pressure: this waits
-                // while the stage and its queue are full, they wait for the transmit stage).
-                if !self.r_busy.q.val() & !self.q_valid.q.val() {
-                    self.r_take.next = true;
-                    self.x_done.next = true;
-                    self.state.d.next = State::Idle;
-                } else if !self.q_valid.q.val() {
-                    self.q_valid.d.next = true;
-                    self.q_o.d.next = self.j_o.val();
-                    self.q_kt.d.next = self.j_kt.val();
-                    self.q_len.d.next = self.j_len.val();
-                    self.q_hdr.d.next = self.j_hdr.val();
-                    self.q_route.d.next = self.j_route.val();
-                    self.x_done.next = true;
-                    self.state.d.next = State::Idle;
-                }
-                if self.x_done.val() & self.rd_seg.q.val() & self.rseg.more.val() {
-                    self.rd_i.d.next = self.rd_i.q.val() + 1;
-                    self.vaq.d.next = self.rseg.next_va.val();
-                    self.tva.d.next = self.rseg.next_va.val();
-                    self.len.d.next = self.rseg.next_len.val();
-                    self.rs_len.d.next = self.rseg.next_len.val() + self.header_len.val();
-                    self.rs_plen.d.next = bit_cast::<16, 12>(self.rseg.next_len.val());
-                    self.piece.d.next = false;
-                    self.state.d.next = State::TLookup;
-                }
+                // Waits here while the read-data stage and its queue are both full (they wait
+                // for the transmit stage).
+                self.rd_hand.next = true;
             }
             State::SAddr => {
                 self.m_axi_arvalid.next = self.data_clear.val() & self.r_idle.val();
@@ -2239,6 +2158,7 @@ impl Logic for FastpathTop {
                 if !self.t_busy.q.val() {
                     self.t_load.next = true;
                     self.x_done.next = true;
+                    self.x_free.next = true;
                     self.state.d.next = State::Idle;
                 }
             }
@@ -2354,7 +2274,80 @@ impl Logic for FastpathTop {
                 // Writes still in flight need not finish here: every DRAM read (walk, read,
                 // atomic) waits for all B responses first, so it sees them.
                 self.x_done.next = true;
+                self.x_free.next = true;
                 self.state.d.next = State::Idle;
+            }
+        }
+        // ---- Hand-overs from the executor: RData, or RAddr in the cycle its last address
+        // goes out; WData, or WAddr likewise. A read or write that finds its next stage free
+        // spends no cycle waiting in RData / WData.
+        if self.rd_hand.val() {
+            // Hand the read to the read-data stage, or to its one-entry queue while it
+            // works on another (its beats wait in DRAM meanwhile); the executor goes on
+            // with the next request, so the next read's address goes out early enough to
+            // hide the DRAM latency.
+            // A read's answer goes on with its next packet (back-pressure: this waits
+            // while the stage and its queue are full, they wait for the transmit stage).
+            if !self.r_busy.q.val() & !self.q_valid.q.val() {
+                self.r_take.next = true;
+                self.x_done.next = true;
+                self.x_free.next = true;
+                self.state.d.next = State::Idle;
+            } else if !self.q_valid.q.val() {
+                self.q_valid.d.next = true;
+                self.q_o.d.next = self.j_o.val();
+                self.q_kt.d.next = self.j_kt.val();
+                self.q_len.d.next = self.j_len.val();
+                self.q_hdr.d.next = self.j_hdr.val();
+                self.q_route.d.next = self.j_route.val();
+                self.x_done.next = true;
+                self.x_free.next = true;
+                self.state.d.next = State::Idle;
+            }
+            if self.x_done.val() & self.rd_seg.q.val() & self.rseg.more.val() {
+                self.rd_i.d.next = self.rd_i.q.val() + 1;
+                self.vaq.d.next = self.rseg.next_va.val();
+                self.tva.d.next = self.rseg.next_va.val();
+                self.len.d.next = self.rseg.next_len.val();
+                self.rs_len.d.next = self.rseg.next_len.val() + self.header_len.val();
+                self.rs_plen.d.next = bit_cast::<16, 12>(self.rseg.next_len.val());
+                self.piece.d.next = false;
+                self.x_free.next = false;
+                self.state.d.next = State::TLookup;
+            }
+        }
+        // Hand the data beats to the write-data stage once it is free; the slot goes
+        // with them, and the response follows at once (later reads wait for the B).
+        if self.wr_hand.val() & !self.w_busy.q.val() {
+            self.w_busy.d.next = true;
+            self.w_slot.d.next = self.x_slot.q.val();
+            self.w_idx.d.next = 0.into();
+            self.w_piece.d.next = false;
+            self.w_two.d.next = self.two.q.val();
+            self.w_o.d.next = self.o.q.val();
+            self.w_n1.d.next = self.n1.q.val();
+            self.w_len.d.next = self.len.q.val();
+            self.w_ap.d.next = self.ap.q.val();
+            self.w_adv.d.next = self.ap.q.val() & self.ap_u.val().get_bit(3);
+            self.w_prime.d.next = self.ap.q.val() & self.ap_u.val().get_bit(3);
+            self.w_sh.d.next = self.ap_u.val().get_bits::<3>(0);
+            self.w_plo.d.next = bit_cast::<12, 6>(self.o.q.val()) + 8;
+            self.w_phi.d.next = bit_cast::<12, 6>(self.o.q.val())
+                + 8
+                + bit_cast::<12, 32>(self.h_tlen.val());
+            self.w_tlen.d.next = bit_cast::<12, 32>(self.h_tlen.val());
+            self.x_hold.d.next = false;
+            self.x_slot.d.next = self.x_slot.q.val() + 1;
+            self.rs_status.d.next = self.st_ok.val();
+            self.side.d.next = 0.into();
+            if self.ap.q.val() {
+                self.s_new.d.next =
+                    self.ap_tail.q.val() + bit_cast::<64, 12>(self.ap_fp.val());
+                self.state.d.next = State::SWrite;
+            } else if self.durable.q.val() {
+                self.state.d.next = State::Persist;
+            } else {
+                self.state.d.next = State::Resp;
             }
         }
         // ---- Read-data stage: DRAM block r_idx arrives; it completes response beat rt =
@@ -2476,6 +2469,77 @@ impl Logic for FastpathTop {
             self.x_hold.d.next = false;
             self.x_slot.d.next = self.x_slot.q.val() + 1;
             self.s_clr.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
+        }
+        // ---- The executor's next frame: its slot (the one after the slot released this
+        // cycle), whether it is there, its verdict and its key lookup (`keys.ok` in Dispatch
+        // is this frame's: the slot holds it until released).
+        self.nx_slot.next = self.x_slot.q.val();
+        if self.x_done.val() & self.x_hold.q.val() {
+            self.nx_slot.next = self.x_slot.q.val() + 1;
+        }
+        // Full, and not the slot the write-data stage is still streaming (the executor can
+        // come round the four slots faster than a 1 KiB write's data leaves).
+        self.x_full.next =
+            (self.ingest.full.val() & (bit_cast::<4, 1>(1.into()) << self.nx_slot.val())).any()
+                & !(self.w_busy.q.val() & (self.w_slot.q.val() == self.nx_slot.val()));
+        self.x_ver.next = 0.into();
+        self.x_pid_be.next = 0.into();
+        self.keys.lk_key.next = 0.into();
+        for k in 0..4 {
+            if self.nx_slot.val() == k.to_bits::<2>() {
+                self.x_ver.next = self.ingest.verdict[k].val();
+                self.x_pid_be.next = self.ingest.hdr[k].val().get_bits::<16>(32);
+                self.keys.lk_key.next = self.ingest.key[k].val();
+            }
+        }
+        self.keys.lk_pid.next = (bit_cast::<16, 8>(self.x_pid_be.val().get_bits::<8>(0)) << 8)
+            | bit_cast::<16, 8>(self.x_pid_be.val().get_bits::<8>(8));
+        // ---- Take the next frame or descriptor (`x_free`: idle, or finishing a request with
+        // nothing after it). A descriptor is taken from Idle only (its `sp_tx_ready` comes
+        // from registers): a finishing request that sees one waiting goes to Idle first.
+        if self.x_free.val() {
+            self.prev.d.next = 0.into();
+            self.idx.d.next = 0.into();
+            self.rs_flags.d.next = self.flags_response.val();
+            self.rs_plen.d.next = 0.into();
+            self.rs_use_arg0.d.next = false;
+            self.ap.d.next = false;
+            self.xa.d.next = false;
+            self.xw.d.next = false;
+            self.xk.d.next = false;
+            self.xown.d.next = false;
+            self.xwr.d.next = false;
+            self.xm_valid.d.next = false;
+            self.rd_seg.d.next = false;
+            self.rs_len.d.next = self.header_len.val();
+            if self.keys.ready.val() & self.sp_tx_valid.val() {
+                if self.state.q.val() == State::Idle {
+                    self.sdesc.d.next = self.sp_tx_desc.val();
+                    self.state.d.next = State::SpTx;
+                }
+            } else if self.keys.ready.val() & self.x_full.val() {
+                // Take the received frame: its header, route and offset, and act on the
+                // ack layer's verdict (drop, NACK, or dispatch next cycle). Its key is
+                // looked up this cycle (above), for Dispatch.
+                for k in 0..4 {
+                    if self.nx_slot.val() == k.to_bits::<2>() {
+                        self.hdr.d.next = self.ingest.hdr[k].val();
+                        self.hcli.d.next = self.ingest.client[k].val();
+                        self.route.d.next = self.ingest.route[k].val();
+                        self.o.d.next = self.ingest.lane[k].val();
+                    }
+                }
+                self.x_hold.d.next = true;
+                if self.x_ver.val().get_bit(0) {
+                    self.state.d.next = State::Drain;
+                } else if self.x_ver.val().get_bit(1) {
+                    self.c_nack.d.next = self.c_nack.q.val() + 1;
+                    self.rs_status.d.next = self.st_nack.val();
+                    self.state.d.next = State::Resp;
+                } else {
+                    self.state.d.next = State::Dispatch;
+                }
+            }
         }
         // Slots freed this cycle go back to the ingest stage.
         self.ingest.freed.next = self.s_clr.val() | self.w_release.val();
