@@ -7,8 +7,8 @@
 //! translate one or two pages: TLB, else walk + page fault, or the page-fault unit straight
 //! from a TLB entry of an allocated page; atomics; slow-path descriptors); the write-data
 //! stage streams a write's W beats from its slot; the read-data stage takes a read's R beats
-//! and builds its response (with a one-entry queue, so the next read's address goes out
-//! early); the transmit stage sends finished responses from two `txbuf` slots. Writes do not
+//! and builds its response (with a queue of 8 addressed reads, so later reads' addresses go
+//! out while it works and the DRAM latency is hidden); the transmit stage sends finished responses from two `txbuf` slots. Writes do not
 //! wait for their B responses: reads wait for the writes they could see, writes for earlier
 //! reads' data. The behaviour is `sim::model::board::CBoard::handle` / `service`; see
 //! `docs/hardware.md` for the pipeline, the ports, the cycle counts and the documented
@@ -281,6 +281,14 @@ pub const FAULT_EXTRA_CYCLES: u64 = 1;
 /// Extra cycles of a TLB miss over a TLB hit with the testbench's DRAM (read latency 5),
 /// TDone included (a hit on a request's only page skips it).
 pub const WALK_EXTRA_CYCLES: u64 = 19;
+
+/// Reads queued for the read-data stage (`FastpathTop::rq`): 8 entries, enough for
+/// back-to-back one-beat reads to keep the DRAM busy across its read latency.
+type ReadJobFifo = SynchronousFIFO<Bits<READ_JOB_BITS>, 3, 4, 1>;
+/// A queued read (`read_job`): lane offset (6 bits) @664, response beats (12) @652, response
+/// length (12) @640, response header (384) @256, route (256) @0.
+const READ_JOB_BITS: usize = 670;
+const _: () = assert!(READ_JOB_BITS == 664 + 6 && 640 == 256 + 384 && 652 == 640 + 12);
 
 /// Controller states.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
@@ -623,12 +631,12 @@ pub struct FastpathTop {
     r_len: DFF<Bits<12>>,
     r_hdr: DFF<Bits<384>>,
     r_route: DFF<Bits<256>>,
-    q_valid: DFF<Bit>,
-    q_o: DFF<Bits<6>>,
-    q_kt: DFF<Bits<12>>,
-    q_len: DFF<Bits<12>>,
-    q_hdr: DFF<Bits<384>>,
-    q_route: DFF<Bits<256>>,
+    /// Reads the executor has addressed while the read-data stage works on an earlier one,
+    /// in order (their R beats wait in DRAM meanwhile): enough of them in flight to hide the
+    /// DRAM latency behind back-to-back reads. Each entry is a job as `read_job` packs it.
+    rq: ReadJobFifo,
+    /// The executor's read, packed as a queue entry (`read_job`).
+    x_job: Signal<Local, Bits<READ_JOB_BITS>>,
     /// The read-data stage and its queue are empty.
     r_idle: Signal<Local, Bit>,
     /// The read-data stage starts the job `j_*` this cycle.
@@ -872,12 +880,6 @@ impl Logic for FastpathTop {
             r_len,
             r_hdr,
             r_route,
-            q_valid,
-            q_o,
-            q_kt,
-            q_len,
-            q_hdr,
-            q_route,
             x_hold,
             t_busy,
             t_idx,
@@ -964,7 +966,7 @@ impl Logic for FastpathTop {
             rd_seg,
             rd_i
         );
-        clock!(self, clock, ingest, txcrc, tlb, walker, pf, sync, keys, chase, kv);
+        clock!(self, clock, ingest, txcrc, tlb, walker, pf, sync, keys, chase, kv, rq);
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
         self.txbuf.read_clock.next = self.clock.val();
@@ -1094,16 +1096,26 @@ impl Logic for FastpathTop {
         self.m_axi_arvalid.next = false;
         self.m_axi_araddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
         self.m_axi_arlen.next = 0.into();
-        self.r_idle.next = !self.r_busy.q.val() & !self.q_valid.q.val();
+        self.r_idle.next = !self.r_busy.q.val() & self.rq.empty.val();
         self.r_take.next = false;
         self.t_load.next = false;
-        // The read job the read-data stage takes next: the queued one, else the executor's.
-        if self.q_valid.q.val() {
-            self.j_o.next = self.q_o.q.val();
-            self.j_kt.next = self.q_kt.q.val();
-            self.j_len.next = self.q_len.q.val();
-            self.j_hdr.next = self.q_hdr.q.val();
-            self.j_route.next = self.q_route.q.val();
+        // The executor's read as a queue entry (`read_job`'s layout).
+        self.x_job.next = (bit_cast::<READ_JOB_BITS, 6>(self.o.q.val()) << 664)
+            | (bit_cast::<READ_JOB_BITS, 12>(self.kt.val()) << 652)
+            | (bit_cast::<READ_JOB_BITS, 12>(self.rs_len.q.val()) << 640)
+            | (bit_cast::<READ_JOB_BITS, 384>(self.hr.val()) << 256)
+            | bit_cast::<READ_JOB_BITS, 256>(self.route.q.val());
+        self.rq.data_in.next = self.x_job.val();
+        self.rq.write.next = false;
+        self.rq.read.next = false;
+        // The read job the read-data stage takes next: the oldest queued one, else the
+        // executor's.
+        if !self.rq.empty.val() {
+            self.j_o.next = self.rq.data_out.val().get_bits::<6>(664);
+            self.j_kt.next = self.rq.data_out.val().get_bits::<12>(652);
+            self.j_len.next = self.rq.data_out.val().get_bits::<12>(640);
+            self.j_hdr.next = self.rq.data_out.val().get_bits::<384>(256);
+            self.j_route.next = self.rq.data_out.val().get_bits::<256>(0);
         } else {
             self.j_o.next = self.o.q.val();
             self.j_kt.next = self.kt.val();
@@ -2282,24 +2294,19 @@ impl Logic for FastpathTop {
         // goes out; WData, or WAddr likewise. A read or write that finds its next stage free
         // spends no cycle waiting in RData / WData.
         if self.rd_hand.val() {
-            // Hand the read to the read-data stage, or to its one-entry queue while it
+            // Hand the read to the read-data stage, or to its queue (`rq`) while it
             // works on another (its beats wait in DRAM meanwhile); the executor goes on
             // with the next request, so the next read's address goes out early enough to
             // hide the DRAM latency.
             // A read's answer goes on with its next packet (back-pressure: this waits
             // while the stage and its queue are full, they wait for the transmit stage).
-            if !self.r_busy.q.val() & !self.q_valid.q.val() {
+            if !self.r_busy.q.val() & self.rq.empty.val() {
                 self.r_take.next = true;
                 self.x_done.next = true;
                 self.x_free.next = true;
                 self.state.d.next = State::Idle;
-            } else if !self.q_valid.q.val() {
-                self.q_valid.d.next = true;
-                self.q_o.d.next = self.j_o.val();
-                self.q_kt.d.next = self.j_kt.val();
-                self.q_len.d.next = self.j_len.val();
-                self.q_hdr.d.next = self.j_hdr.val();
-                self.q_route.d.next = self.j_route.val();
+            } else if !self.rq.full.val() {
+                self.rq.write.next = true;
                 self.x_done.next = true;
                 self.x_free.next = true;
                 self.state.d.next = State::Idle;
@@ -2332,17 +2339,15 @@ impl Logic for FastpathTop {
             self.w_prime.d.next = self.ap.q.val() & self.ap_u.val().get_bit(3);
             self.w_sh.d.next = self.ap_u.val().get_bits::<3>(0);
             self.w_plo.d.next = bit_cast::<12, 6>(self.o.q.val()) + 8;
-            self.w_phi.d.next = bit_cast::<12, 6>(self.o.q.val())
-                + 8
-                + bit_cast::<12, 32>(self.h_tlen.val());
+            self.w_phi.d.next =
+                bit_cast::<12, 6>(self.o.q.val()) + 8 + bit_cast::<12, 32>(self.h_tlen.val());
             self.w_tlen.d.next = bit_cast::<12, 32>(self.h_tlen.val());
             self.x_hold.d.next = false;
             self.x_slot.d.next = self.x_slot.q.val() + 1;
             self.rs_status.d.next = self.st_ok.val();
             self.side.d.next = 0.into();
             if self.ap.q.val() {
-                self.s_new.d.next =
-                    self.ap_tail.q.val() + bit_cast::<64, 12>(self.ap_fp.val());
+                self.s_new.d.next = self.ap_tail.q.val() + bit_cast::<64, 12>(self.ap_fp.val());
                 self.state.d.next = State::SWrite;
             } else if self.durable.q.val() {
                 self.state.d.next = State::Persist;
@@ -2401,10 +2406,10 @@ impl Logic for FastpathTop {
         }
         // The stage is free and a read waits in the queue (it may have been queued in the
         // very cycle the stage finished): it is next.
-        if self.q_valid.q.val()
+        if !self.rq.empty.val()
             & (!self.r_busy.q.val() | (self.r_send.q.val() & !self.t_busy.q.val()))
         {
-            self.q_valid.d.next = false;
+            self.rq.read.next = true;
             self.r_take.next = true;
         }
         // Start a read job: the queued one if there is one, else the executor's.
@@ -2561,7 +2566,9 @@ impl Logic for FastpathTop {
             self.r_data.d.next = false;
             self.r_flush.d.next = false;
             self.r_send.d.next = false;
-            self.q_valid.d.next = false;
+            // Empty the read queue (one entry a cycle while reset is held).
+            self.rq.write.next = false;
+            self.rq.read.next = !self.rq.empty.val();
             self.t_slot.d.next = false;
             self.x_tslot.d.next = false;
             self.w_seq.d.next = 0.into();

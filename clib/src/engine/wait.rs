@@ -102,7 +102,7 @@ impl Engine {
                 // spinning receiver would hold) and no other thread spins: threads of one
                 // client that each spin on their own lane keep the node's process (and each
                 // other) off the cores, so more threads would bring less throughput.
-                let spin = st.waiters == 0 && !st.spinning;
+                let spin = st.waiters == 0;
                 st.spinning |= spin;
                 self.lanes.path(lane).spin_hint(spin);
                 drop(st);
@@ -141,7 +141,10 @@ impl Engine {
                     }
                 }
                 self.receives.fetch_add(1, Ordering::Release);
-                self.cv.notify_all();
+                // A wake-up is a system call even with nobody to wake: only when one waits.
+                if st.waiters > 0 {
+                    self.cv.notify_all();
+                }
             }
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 let ok = cond(&st);
