@@ -282,13 +282,16 @@ pub const FAULT_EXTRA_CYCLES: u64 = 1;
 /// TDone included (a hit on a request's only page skips it).
 pub const WALK_EXTRA_CYCLES: u64 = 19;
 
-/// Reads queued for the read-data stage (`FastpathTop::rq`): 8 entries, enough for
-/// back-to-back one-beat reads to keep the DRAM busy across its read latency.
+/// Responses queued for the read-data stage (`FastpathTop::rq`), in request order: reads
+/// whose addresses are out, and payload-less responses. 8 entries, enough for back-to-back
+/// one-beat reads to keep the DRAM busy across its read latency.
 type ReadJobFifo = SynchronousFIFO<Bits<READ_JOB_BITS>, 3, 4, 1>;
-/// A queued read (`read_job`): lane offset (6 bits) @664, response beats (12) @652, response
-/// length (12) @640, response header (384) @256, route (256) @0.
-const READ_JOB_BITS: usize = 670;
-const _: () = assert!(READ_JOB_BITS == 664 + 6 && 640 == 256 + 384 && 652 == 640 + 12);
+/// A queued response (`x_job`): payload-less (1 bit: the header beat only, no R beats) @670,
+/// lane offset (6 bits) @664, response beats (12) @652, response length (12) @640, response
+/// header (384) @256, route (256) @0.
+const READ_JOB_BITS: usize = 671;
+const _: () =
+    assert!(READ_JOB_BITS == 670 + 1 && 670 == 664 + 6 && 640 == 256 + 384 && 652 == 640 + 12);
 
 /// Controller states.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
@@ -330,10 +333,9 @@ pub enum State {
     /// are with the write-data stage) and record the old tail in the idempotence ring. An
     /// offload's (Clio-KV's) block write: its block with its strobes.
     SWrite,
-    /// Payload-less response: header and CRC.
+    /// Payload-less response: handed to the read-data stage (or its queue) as a header-only
+    /// job.
     Resp,
-    /// Hand the response to the transmit stage (waits while it sends the previous one).
-    Send,
     /// Push a REQUEST descriptor to the slow path.
     SlowPush,
     /// A slow-path TX descriptor.
@@ -635,8 +637,15 @@ pub struct FastpathTop {
     /// in order (their R beats wait in DRAM meanwhile): enough of them in flight to hide the
     /// DRAM latency behind back-to-back reads. Each entry is a job as `read_job` packs it.
     rq: ReadJobFifo,
-    /// The executor's read, packed as a queue entry (`read_job`).
+    /// The executor's response (a read, or a payload-less response from `Resp`), packed as
+    /// a queue entry (`READ_JOB_BITS`).
     x_job: Signal<Local, Bits<READ_JOB_BITS>>,
+    /// The executor's response is payload-less (it is in `Resp`).
+    x_only: Signal<Local, Bit>,
+    /// The length of the executor's response (`rs_len`, or the header alone in `Resp`).
+    x_len: Signal<Local, Bits<12>>,
+    /// The job the read-data stage takes next is payload-less.
+    j_only: Signal<Local, Bit>,
     /// The read-data stage and its queue are empty.
     r_idle: Signal<Local, Bit>,
     /// The read-data stage starts the job `j_*` this cycle.
@@ -1099,10 +1108,17 @@ impl Logic for FastpathTop {
         self.r_idle.next = !self.r_busy.q.val() & self.rq.empty.val();
         self.r_take.next = false;
         self.t_load.next = false;
-        // The executor's read as a queue entry (`read_job`'s layout).
-        self.x_job.next = (bit_cast::<READ_JOB_BITS, 6>(self.o.q.val()) << 664)
+        // The executor's response as a queue entry (`READ_JOB_BITS`' layout); a payload-less
+        // one is the header beat alone.
+        self.x_only.next = self.state.q.val() == State::Resp;
+        self.x_len.next = self.rs_len.q.val();
+        if self.x_only.val() {
+            self.x_len.next = self.header_len.val();
+        }
+        self.x_job.next = (bit_cast::<READ_JOB_BITS, 1>(self.x_only.val().into()) << 670)
+            | (bit_cast::<READ_JOB_BITS, 6>(self.o.q.val()) << 664)
             | (bit_cast::<READ_JOB_BITS, 12>(self.kt.val()) << 652)
-            | (bit_cast::<READ_JOB_BITS, 12>(self.rs_len.q.val()) << 640)
+            | (bit_cast::<READ_JOB_BITS, 12>(self.x_len.val()) << 640)
             | (bit_cast::<READ_JOB_BITS, 384>(self.hr.val()) << 256)
             | bit_cast::<READ_JOB_BITS, 256>(self.route.q.val());
         self.rq.data_in.next = self.x_job.val();
@@ -1111,15 +1127,17 @@ impl Logic for FastpathTop {
         // The read job the read-data stage takes next: the oldest queued one, else the
         // executor's.
         if !self.rq.empty.val() {
+            self.j_only.next = self.rq.data_out.val().get_bit(670);
             self.j_o.next = self.rq.data_out.val().get_bits::<6>(664);
             self.j_kt.next = self.rq.data_out.val().get_bits::<12>(652);
             self.j_len.next = self.rq.data_out.val().get_bits::<12>(640);
             self.j_hdr.next = self.rq.data_out.val().get_bits::<384>(256);
             self.j_route.next = self.rq.data_out.val().get_bits::<256>(0);
         } else {
+            self.j_only.next = self.x_only.val();
             self.j_o.next = self.o.q.val();
             self.j_kt.next = self.kt.val();
-            self.j_len.next = self.rs_len.q.val();
+            self.j_len.next = self.x_len.val();
             self.j_hdr.next = self.hr.val();
             self.j_route.next = self.route.q.val();
         }
@@ -2151,24 +2169,16 @@ impl Logic for FastpathTop {
                 }
             }
             State::Resp => {
-                // Payload-less response: one 64-byte beat through the TX CRC, after the read
-                // in the read-data stage (responses leave in request order; the CRC and
-                // beat 0 are shared).
+                // Payload-less response: its header beat goes to the read-data stage like a
+                // read's job (straight in when the stage is idle, else behind the queued reads:
+                // responses leave in request order), and the executor goes on.
                 if self.r_idle.val() {
-                    self.txcrc.in_valid.next = true;
-                    self.txcrc.in_first.next = true;
-                    self.txcrc.in_data.next = bit_cast::<512, 384>(self.hr.val());
-                    self.txcrc.in_bytes.next = 64.into();
-                    self.tx0.d.next = bit_cast::<512, 384>(self.hr.val());
-                    self.rs_len.d.next = self.header_len.val();
-                    self.idx.d.next = 0.into();
-                    self.state.d.next = State::Send;
-                }
-            }
-            State::Send => {
-                // Hand over to the transmit stage once it has sent the previous response.
-                if !self.t_busy.q.val() {
-                    self.t_load.next = true;
+                    self.r_take.next = true;
+                    self.x_done.next = true;
+                    self.x_free.next = true;
+                    self.state.d.next = State::Idle;
+                } else if !self.rq.full.val() {
+                    self.rq.write.next = true;
                     self.x_done.next = true;
                     self.x_free.next = true;
                     self.state.d.next = State::Idle;
@@ -2384,20 +2394,15 @@ impl Logic for FastpathTop {
             self.r_send.d.next = false;
             self.r_busy.d.next = false;
         }
-        // Hand a finished response to the transmit stage: the executor's (after Resp; the
-        // read-data stage is idle then) or the read-data stage's. Beat 0 gets the CRC.
+        // Hand the read-data stage's finished response to the transmit stage. Beat 0 gets the
+        // CRC.
         if self.t_load.val() {
             self.t_busy.d.next = true;
             self.t_idx.d.next = 0.into();
             self.t_slot.d.next = self.x_tslot.q.val();
             self.x_tslot.d.next = !self.x_tslot.q.val();
-            if self.r_send.q.val() {
-                self.t_len.d.next = self.r_len.q.val();
-                self.t_route.d.next = self.r_route.q.val();
-            } else {
-                self.t_len.d.next = self.rs_len.q.val();
-                self.t_route.d.next = self.route.q.val();
-            }
+            self.t_len.d.next = self.r_len.q.val();
+            self.t_route.d.next = self.r_route.q.val();
             self.t_beat0.d.next = self.tx0.q.val()
                 | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(24)) << 224)
                 | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(16)) << 232)
@@ -2415,7 +2420,9 @@ impl Logic for FastpathTop {
         // Start a read job: the queued one if there is one, else the executor's.
         if self.r_take.val() {
             self.r_busy.d.next = true;
-            self.r_data.d.next = true;
+            // A payload-less job: its header beat in the flush cycle, no R beats.
+            self.r_data.d.next = !self.j_only.val();
+            self.r_flush.d.next = self.j_only.val();
             self.r_idx.d.next = 0.into();
             self.r_prev.d.next = 0.into();
             self.r_o.d.next = self.j_o.val();
@@ -2440,10 +2447,6 @@ impl Logic for FastpathTop {
         }
         if (self.r_len.q.val() - (self.rt.val() << 6)) < 64 {
             self.txcrc.in_bytes.next = bit_cast::<7, 12>(self.r_len.q.val() - (self.rt.val() << 6));
-        }
-        if (self.state.q.val() == State::Resp) & self.r_idle.val() {
-            self.txcrc.in_bytes.next = 64.into();
-            self.txcrc.in_data.next = bit_cast::<512, 384>(self.hr.val());
         }
         // A caught-up mark follows the B count, so it never falls 128 behind (mod 256).
         if self.pt_clear.val() {
