@@ -1,0 +1,351 @@
+//! Translation ahead of dispatch: while the executor works on one request, this block looks up
+//! the TLB for the reads and writes waiting in the ingest slots, so that a request whose page
+//! hits goes from dispatch straight to its DRAM access (no lookup, no wait for the result).
+//!
+//! How it works:
+//! * A pointer walks the four ingest slots in the order they fill (0, 1, 2, 3, 0, ...). At a
+//!   full slot it either issues one TLB lookup for the frame there (a READ or WRITE with a
+//!   clean verdict, not yet looked up, not already taken by the executor or the write-data
+//!   stage, in a cycle when the executor does not use the lookup port: `port_free`), or skips
+//!   it. It waits at an empty slot.
+//! * The lookup is the executor's own: the pid and the VPN of the packet's first byte (a
+//!   write's `va + pkt_index * MAX_PAYLOAD`, as the executor's dispatch computes it). Its result
+//!   comes back two cycles later (the TLB's latency) and is kept per slot: `ok` when the page
+//!   is mapped (a hit, not an allocated-unmapped entry), its permissions include what the
+//!   opcode needs, and the packet's first `min(len, MAX_PAYLOAD)` bytes lie within the page;
+//!   `pa`, the physical address of the packet's first byte.
+//! * What was looked up is forgotten when the TLB changes (`tlb_update`: an insert or an
+//!   invalidation, including those in flight: lookups issued before it are dropped), and the
+//!   pointer goes back to the oldest slot the executor has not taken (`head`); a slot's entry
+//!   is forgotten when the slot is freed. So an entry is only ever the current frame's, and
+//!   only ever what the TLB holds now.
+//!
+//! The executor still runs every check of its dispatch: the entry only replaces the lookup.
+//! A lookup here touches the TLB's LRU order as the executor's would: only which entry a later
+//! insert evicts can differ (never a translation or an answer).
+
+use crate::spec::Spec;
+use crate::util::ByteSwap;
+use clio_proto::consts::{MAX_PAYLOAD, MAX_PAYLOAD_SHIFT};
+use clio_proto::header::{field, ROUTED_HEADER_LEN};
+use clio_proto::pte::{PERM_READ, PERM_WRITE};
+use clio_proto::Opcode;
+use rust_hdl::prelude::*;
+
+/// Ingest slots.
+const SLOTS: usize = crate::fastpath::ingest::SLOTS;
+const _: () = assert!(SLOTS == 4, "slot indices are 2 bits");
+// `<< 10`: a write packet's offset is pkt_index * MAX_PAYLOAD.
+const _: () = assert!(MAX_PAYLOAD == 1 << MAX_PAYLOAD_SHIFT && MAX_PAYLOAD_SHIFT == 10);
+// Header fields of the byte-reversed first 48 bytes (see `crate::spec::swapped`), and the
+// opcode at raw byte 1 (bits 8..16).
+const _: () = assert!(
+    ROUTED_HEADER_LEN == 48
+        && field::OPCODE == 1
+        && crate::spec::swapped(field::PID) == 336
+        && crate::spec::swapped(field::PKT_INDEX) == 320
+        && crate::spec::swapped(field::PAYLOAD_LEN) == 288
+        && crate::spec::swapped(field::VA) == 192
+        && crate::spec::swapped(field::TOTAL_LEN) == 160
+);
+
+/// The TLB look-ahead.
+#[derive(LogicBlock)]
+pub struct TranslateAhead {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: nothing looked up, the pointer at slot 0.
+    pub reset: Signal<In, Bit>,
+    /// log2 of the page size.
+    pub page_shift: Signal<In, Bits<5>>,
+    /// Per slot: header bytes 0..48 as received (the ingest stage's).
+    pub hdr: [Signal<In, Bits<384>>; SLOTS],
+    /// Per slot: the ack layer's verdict (bit 0 drop, bit 1 NACK).
+    pub verdict: [Signal<In, Bits<2>>; SLOTS],
+    /// Slots holding a frame (the ingest stage's `full`).
+    pub full: Signal<In, Bits<4>>,
+    /// Slots whose frame the executor or the write-data stage has taken already.
+    pub taken: Signal<In, Bits<4>>,
+    /// Slots freed this cycle.
+    pub freed: Signal<In, Bits<4>>,
+    /// The oldest slot the executor has not taken: where the pointer restarts after a TLB
+    /// change.
+    pub head: Signal<In, Bits<2>>,
+    /// The executor does not use the TLB's lookup port this cycle.
+    pub port_free: Signal<In, Bit>,
+    /// The TLB is updated this cycle (insert or invalidate).
+    pub tlb_update: Signal<In, Bit>,
+    /// Lookup request to the TLB (when `port_free`).
+    pub lk_valid: Signal<Out, Bit>,
+    /// Lookup pid.
+    pub lk_pid: Signal<Out, Bits<16>>,
+    /// Lookup virtual page number.
+    pub lk_vpn: Signal<Out, Bits<36>>,
+    /// The TLB's result of the lookup issued two cycles ago: hit.
+    pub res_hit: Signal<In, Bit>,
+    /// The hit entry is an allocated page not yet mapped.
+    pub res_alloc: Signal<In, Bit>,
+    /// The hit entry's permissions (bit 0 read, bit 1 write).
+    pub res_perms: Signal<In, Bits<2>>,
+    /// The hit entry's frame number.
+    pub res_pfn: Signal<In, Bits<40>>,
+    /// The slot the executor asks about (the one it dispatches).
+    pub use_slot: Signal<In, Bits<2>>,
+    /// `use_slot`'s packet is translated: mapped, permitted, within one page.
+    pub ok: Signal<Out, Bit>,
+    /// `use_slot`'s packet's physical address (valid with `ok`).
+    pub pa: Signal<Out, Bits<64>>,
+    /// The next slot to look at.
+    ptr: DFF<Bits<2>>,
+    /// Per slot (bit k): looked up (the lookup issued, its result kept or on its way).
+    looked: DFF<Bits<4>>,
+    /// Per slot: the kept result says `ok`.
+    e_ok: DFF<Bits<4>>,
+    /// Per slot: the kept physical address.
+    e_pa: [DFF<Bits<64>>; SLOTS],
+    /// A lookup issued one cycle ago: valid, slot, permission needed, fits in the page, page
+    /// offset of the first byte.
+    p1_valid: DFF<Bit>,
+    p1_slot: DFF<Bits<2>>,
+    p1_need: DFF<Bits<2>>,
+    p1_fits: DFF<Bit>,
+    p1_off: DFF<Bits<64>>,
+    /// The same, two cycles ago: its result is on the TLB's outputs now.
+    p2_valid: DFF<Bit>,
+    p2_slot: DFF<Bits<2>>,
+    p2_need: DFF<Bits<2>>,
+    p2_fits: DFF<Bit>,
+    p2_off: DFF<Bits<64>>,
+    /// The header at the pointer, and its bytes reversed (big-endian fields as numbers).
+    sel_hdr: Signal<Local, Bits<384>>,
+    sel_ver: Signal<Local, Bits<2>>,
+    swap: ByteSwap<384>,
+    opcode: Signal<Local, Bits<8>>,
+    is_write: Signal<Local, Bit>,
+    is_rw: Signal<Local, Bit>,
+    /// The packet's first byte's VA.
+    va: Signal<Local, Bits<64>>,
+    /// The packet's first bytes: a write's payload, a read's first answer packet.
+    len: Signal<Local, Bits<32>>,
+    psize: Signal<Local, Bits<64>>,
+    off: Signal<Local, Bits<64>>,
+    need: Signal<Local, Bits<2>>,
+    /// Bit `ptr`.
+    at: Signal<Local, Bits<4>>,
+    /// The slot at the pointer holds a frame not to look up (taken, looked up, not a data
+    /// access, or a bad frame): move on.
+    skip: Signal<Local, Bit>,
+    /// Look the slot at the pointer up this cycle.
+    issue: Signal<Local, Bit>,
+    /// Forget everything (a TLB change or reset).
+    kill: Signal<Local, Bit>,
+    /// Bit `p1_slot`.
+    p1_at: Signal<Local, Bits<4>>,
+    /// Bit `p2_slot`.
+    p2_at: Signal<Local, Bits<4>>,
+    /// `looked` and `e_ok` before a freed slot or a TLB change clears them.
+    looked_n: Signal<Local, Bits<4>>,
+    e_ok_n: Signal<Local, Bits<4>>,
+    op_read: Spec<8, { Opcode::Read as u64 }>,
+    op_write: Spec<8, { Opcode::Write as u64 }>,
+    need_read: Spec<2, { PERM_READ as u64 }>,
+    need_write: Spec<2, { PERM_WRITE as u64 }>,
+    max_payload: Spec<32, { MAX_PAYLOAD as u64 }>,
+}
+
+impl Default for TranslateAhead {
+    fn default() -> Self {
+        TranslateAhead {
+            clock: Default::default(),
+            reset: Default::default(),
+            page_shift: Default::default(),
+            hdr: core::array::from_fn(|_| Default::default()),
+            verdict: core::array::from_fn(|_| Default::default()),
+            full: Default::default(),
+            taken: Default::default(),
+            freed: Default::default(),
+            head: Default::default(),
+            port_free: Default::default(),
+            tlb_update: Default::default(),
+            lk_valid: Default::default(),
+            lk_pid: Default::default(),
+            lk_vpn: Default::default(),
+            res_hit: Default::default(),
+            res_alloc: Default::default(),
+            res_perms: Default::default(),
+            res_pfn: Default::default(),
+            use_slot: Default::default(),
+            ok: Default::default(),
+            pa: Default::default(),
+            ptr: Default::default(),
+            looked: Default::default(),
+            e_ok: Default::default(),
+            e_pa: core::array::from_fn(|_| Default::default()),
+            p1_valid: Default::default(),
+            p1_slot: Default::default(),
+            p1_need: Default::default(),
+            p1_fits: Default::default(),
+            p1_off: Default::default(),
+            p2_valid: Default::default(),
+            p2_slot: Default::default(),
+            p2_need: Default::default(),
+            p2_fits: Default::default(),
+            p2_off: Default::default(),
+            sel_hdr: Default::default(),
+            sel_ver: Default::default(),
+            swap: Default::default(),
+            opcode: Default::default(),
+            is_write: Default::default(),
+            is_rw: Default::default(),
+            va: Default::default(),
+            len: Default::default(),
+            psize: Default::default(),
+            off: Default::default(),
+            need: Default::default(),
+            at: Default::default(),
+            skip: Default::default(),
+            issue: Default::default(),
+            kill: Default::default(),
+            p1_at: Default::default(),
+            p2_at: Default::default(),
+            looked_n: Default::default(),
+            e_ok_n: Default::default(),
+            op_read: Default::default(),
+            op_write: Default::default(),
+            need_read: Default::default(),
+            need_write: Default::default(),
+            max_payload: Default::default(),
+        }
+    }
+}
+
+impl Logic for TranslateAhead {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, ptr, looked, e_ok, p1_valid, p1_slot, p1_need, p1_fits, p1_off, p2_valid,
+            p2_slot, p2_need, p2_fits, p2_off
+        );
+        for k in 0..4 {
+            self.e_pa[k].clock.next = self.clock.val();
+            self.e_pa[k].d.next = self.e_pa[k].q.val();
+        }
+        // ---- The frame at the pointer.
+        self.sel_hdr.next = 0.into();
+        self.sel_ver.next = 0.into();
+        for k in 0..4 {
+            if self.ptr.q.val() == k.to_bits::<2>() {
+                self.sel_hdr.next = self.hdr[k].val();
+                self.sel_ver.next = self.verdict[k].val();
+            }
+        }
+        self.swap.x.next = self.sel_hdr.val();
+        self.opcode.next = self.sel_hdr.val().get_bits::<8>(8);
+        self.is_write.next = self.opcode.val() == self.op_write.val();
+        self.is_rw.next = self.is_write.val() | (self.opcode.val() == self.op_read.val());
+        self.va.next = self.swap.y.val().get_bits::<64>(192);
+        self.len.next = self.swap.y.val().get_bits::<32>(160);
+        if self.len.val() > self.max_payload.val() {
+            self.len.next = self.max_payload.val();
+        }
+        self.need.next = self.need_read.val();
+        if self.is_write.val() {
+            self.va.next = self.swap.y.val().get_bits::<64>(192)
+                + (bit_cast::<64, 16>(self.swap.y.val().get_bits::<16>(320)) << 10);
+            self.len.next = bit_cast::<32, 16>(self.swap.y.val().get_bits::<16>(288));
+            self.need.next = self.need_write.val();
+        }
+        self.psize.next = bit_cast::<64, 1>(1.into()) << self.page_shift.val();
+        self.off.next = self.va.val() & (self.psize.val() - 1);
+        self.lk_pid.next = self.swap.y.val().get_bits::<16>(336);
+        self.lk_vpn.next = bit_cast::<36, 64>(self.va.val() >> self.page_shift.val());
+
+        // ---- Walk the slots: look up, skip, or wait.
+        self.at.next = bit_cast::<4, 1>(1.into()) << self.ptr.q.val();
+        self.kill.next = self.tlb_update.val() | self.reset.val();
+        self.skip.next = (self.full.val() & self.at.val()).any()
+            & ((self.taken.val() & self.at.val()).any()
+                | (self.looked.q.val() & self.at.val()).any()
+                | !self.is_rw.val()
+                | (self.sel_ver.val() != 0));
+        self.issue.next = (self.full.val() & self.at.val()).any()
+            & !self.skip.val()
+            & self.port_free.val()
+            & !self.kill.val();
+        self.lk_valid.next = self.issue.val();
+        if self.issue.val() | self.skip.val() {
+            self.ptr.d.next = self.ptr.q.val() + 1;
+        }
+        self.looked_n.next = self.looked.q.val();
+        if self.issue.val() {
+            self.looked_n.next = self.looked.q.val() | self.at.val();
+        }
+        self.p1_valid.d.next = self.issue.val();
+        self.p1_slot.d.next = self.ptr.q.val();
+        self.p1_need.d.next = self.need.val();
+        self.p1_fits.d.next =
+            (self.off.val() + bit_cast::<64, 32>(self.len.val())) <= self.psize.val();
+        self.p1_off.d.next = self.off.val();
+        self.p2_valid.d.next = self.p1_valid.q.val();
+        self.p2_slot.d.next = self.p1_slot.q.val();
+        self.p2_need.d.next = self.p1_need.q.val();
+        self.p2_fits.d.next = self.p1_fits.q.val();
+        self.p2_off.d.next = self.p1_off.q.val();
+
+        // ---- Keep the result of the lookup issued two cycles ago.
+        self.p2_at.next = bit_cast::<4, 1>(1.into()) << self.p2_slot.q.val();
+        self.e_ok_n.next = self.e_ok.q.val();
+        if self.p2_valid.q.val() {
+            if self.res_hit.val()
+                & !self.res_alloc.val()
+                & ((self.res_perms.val() & self.p2_need.q.val()) == self.p2_need.q.val())
+                & self.p2_fits.q.val()
+            {
+                self.e_ok_n.next = self.e_ok.q.val() | self.p2_at.val();
+            } else {
+                self.e_ok_n.next = self.e_ok.q.val() & !self.p2_at.val();
+            }
+            for k in 0..4 {
+                if self.p2_slot.q.val() == k.to_bits::<2>() {
+                    self.e_pa[k].d.next = (bit_cast::<64, 40>(self.res_pfn.val())
+                        << self.page_shift.val())
+                        | self.p2_off.q.val();
+                }
+            }
+        }
+
+        // ---- Forget: a freed slot's entry (and a lookup of it on its way); everything on a
+        // TLB change.
+        self.p1_at.next = bit_cast::<4, 1>(1.into()) << self.p1_slot.q.val();
+        if (self.freed.val() & self.p1_at.val()).any() {
+            self.p2_valid.d.next = false;
+        }
+        self.looked.d.next = self.looked_n.val() & !self.freed.val();
+        self.e_ok.d.next = self.e_ok_n.val() & !self.freed.val();
+        if self.kill.val() {
+            self.looked.d.next = 0.into();
+            self.e_ok.d.next = 0.into();
+            self.p1_valid.d.next = false;
+            self.p2_valid.d.next = false;
+            self.ptr.d.next = self.head.val();
+        }
+        if self.reset.val() {
+            self.ptr.d.next = 0.into();
+        }
+
+        // ---- The executor's slot.
+        self.ok.next = false;
+        self.pa.next = 0.into();
+        for k in 0..4 {
+            if self.use_slot.val() == k.to_bits::<2>() {
+                self.ok.next = self.e_ok.q.val().get_bit(k);
+                self.pa.next = self.e_pa[k].q.val();
+            }
+        }
+    }
+}
+
+crate::impl_clocked!(TranslateAhead);
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,252 @@
+//! The TLB look-ahead alone, against a TLB model in the testbench (results two cycles after
+//! the lookup, like `crate::tlb::Tlb`): random reads, writes and other requests in the four
+//! slots (pages near their ends, lengths up to a few KiB, hits, misses, allocated-unmapped
+//! pages, missing permissions, bad verdicts), the executor's port use at random. Every slot's
+//! `ok` and `pa` against what the executor's own lookup would give; a TLB change forgets
+//! everything, including a lookup on its way; a freed slot forgets its entry.
+
+use super::*;
+use crate::bench::Bench;
+use crate::util::bytes_to_bits;
+use clio_proto::Header;
+use std::collections::{HashMap, VecDeque};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const SHIFT: u32 = 12;
+
+/// A TLB entry of the model: frame, permissions, allocated-unmapped.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    pfn: u64,
+    perms: u8,
+    alloc: bool,
+}
+
+/// One request in a slot.
+#[derive(Clone, Debug)]
+struct Req {
+    hdr: [u8; 48],
+    verdict: u64,
+    op: Opcode,
+    pid: u16,
+    va: u64,
+    len: u64,
+}
+
+fn request(r: &mut Rng, i: u32) -> Req {
+    let op = match r.below(8) {
+        0..=3 => Opcode::Read,
+        4..=6 => Opcode::Write,
+        _ => Opcode::FetchAdd,
+    };
+    let pid = 1 + r.below(3) as u16;
+    let page = r.below(6);
+    let inpage = match r.below(3) {
+        0 => (1 << SHIFT) - 1 - r.below(64),
+        _ => r.below(1 << SHIFT),
+    };
+    let mut h = Header::request(op, pid, i, (page << SHIFT) | inpage);
+    let len;
+    match op {
+        Opcode::Write => {
+            h.pkt_index = r.below(3) as u16;
+            h.payload_len = 1 + r.below(1024) as u16;
+            h.total_len = 4096;
+            len = h.payload_len as u64;
+        }
+        _ => {
+            h.total_len = 1 + r.below(4096) as u32;
+            len = (h.total_len as u64).min(1024);
+        }
+    }
+    let va = h.va + ((h.pkt_index as u64) << 10) * (op == Opcode::Write) as u64;
+    let mut hdr = [0u8; 48];
+    hdr.copy_from_slice(&h.to_packet(&[])[..48]);
+    // The header as a write packet carries it (`to_packet` takes the length of the payload
+    // given, none here).
+    hdr[field::PAYLOAD_LEN].copy_from_slice(&h.payload_len.to_be_bytes());
+    Req {
+        hdr,
+        verdict: if r.below(10) == 0 { 1 + r.below(2) } else { 0 },
+        op,
+        pid,
+        va,
+        len,
+    }
+}
+
+/// What the executor's lookup gives for `q` with the TLB `tlb`.
+fn expect(q: &Req, tlb: &HashMap<(u16, u64), Entry>) -> Option<u64> {
+    let need = if q.op == Opcode::Write { 2 } else { 1 };
+    let e = tlb.get(&(q.pid, q.va >> SHIFT))?;
+    let off = q.va & ((1 << SHIFT) - 1);
+    (!e.alloc && e.perms & need == need && off + q.len <= 1 << SHIFT)
+        .then_some((e.pfn << SHIFT) | off)
+}
+
+fn random_tlb(r: &mut Rng) -> HashMap<(u16, u64), Entry> {
+    let mut t = HashMap::new();
+    for pid in 1..4u16 {
+        for vpn in 0..7u64 {
+            if r.below(4) != 0 {
+                t.insert(
+                    (pid, vpn),
+                    Entry {
+                        pfn: 0x100 + r.below(1 << 20),
+                        perms: [1, 2, 3, 3][r.below(4) as usize],
+                        alloc: r.below(6) == 0,
+                    },
+                );
+            }
+        }
+    }
+    t
+}
+
+#[test]
+fn looks_ahead_like_the_executors_lookup() {
+    let mut r = Rng(0x1234_5678_9abc_def1);
+    let mut b = Bench::new(TranslateAhead::default());
+    b.uut.page_shift.next = (SHIFT as u64).to_bits();
+    b.uut.reset.next = true;
+    b.tick();
+    b.uut.reset.next = false;
+
+    let mut tlb = random_tlb(&mut r);
+    let mut slots: [Option<Req>; 4] = Default::default();
+    let mut taken = 0u64;
+    let mut head = 0usize;
+    // Results of lookups issued 0, 1 cycles ago (delivered at 2).
+    let mut pipe: VecDeque<Option<Option<Entry>>> = VecDeque::from(vec![None, None]);
+    let (mut checked, mut used, mut kills, mut lookups) = (0u64, 0u64, 0u64, 0u64);
+    let mut next_fill = 0usize;
+    let mut id = 0u32;
+    for cycle in 0..6000u64 {
+        // Frames arrive in slot order; the executor takes and frees them in order.
+        let mut freed = 0u64;
+        if slots[next_fill].is_none() && r.below(3) == 0 {
+            let q = request(&mut r, id);
+            id += 1;
+            slots[next_fill] = Some(q);
+            next_fill = (next_fill + 1) % 4;
+        }
+        if slots[head].is_some() && r.below(4) == 0 {
+            if taken & (1 << head) == 0 {
+                // The executor dispatches it: the look-ahead's answer must be right if it
+                // says ok (and it must not say ok for a request that cannot use it).
+                b.uut.use_slot.next = (head as u64).to_bits();
+                b.settle();
+                if b.uut.ok.val() {
+                    let q = slots[head].as_ref().expect("slot");
+                    let want = expect(q, &tlb);
+                    assert_eq!(
+                        Some(b.uut.pa.val().to_u64()),
+                        want,
+                        "cycle {cycle} slot {head}: {q:?}"
+                    );
+                    used += 1;
+                }
+                checked += 1;
+                taken |= 1 << head;
+            } else {
+                // Done with it: freed.
+                slots[head] = None;
+                taken &= !(1 << head);
+                freed |= 1 << head;
+                head = (head + 1) % 4;
+            }
+        }
+        // A TLB change now and then (an insert, an invalidation).
+        let update = r.below(150) == 0;
+        if update {
+            tlb = random_tlb(&mut r);
+            kills += 1;
+        }
+        let full: u64 = (0..4).filter(|&k| slots[k].is_some()).map(|k| 1 << k).sum();
+        for k in 0..4 {
+            let (h, v) = slots[k]
+                .as_ref()
+                .map_or(([0u8; 48], 0), |q| (q.hdr, q.verdict));
+            b.uut.hdr[k].next = bytes_to_bits(&h);
+            b.uut.verdict[k].next = v.to_bits();
+        }
+        b.uut.full.next = full.to_bits();
+        b.uut.taken.next = taken.to_bits();
+        b.uut.freed.next = freed.to_bits();
+        let first_untaken = (0..4)
+            .map(|d| (head + d) % 4)
+            .find(|&k| taken & (1 << k) == 0)
+            .unwrap_or(head);
+        b.uut.head.next = (first_untaken as u64).to_bits();
+        b.uut.port_free.next = r.below(4) != 0;
+        b.uut.tlb_update.next = update;
+        // The TLB's answer to the lookup of two cycles ago.
+        let res = pipe.pop_front().flatten();
+        b.uut.res_hit.next = matches!(res, Some(Some(_)));
+        let e = res.flatten().unwrap_or(Entry {
+            pfn: r.below(1 << 30),
+            perms: r.below(4) as u8,
+            alloc: r.below(2) == 0,
+        });
+        b.uut.res_pfn.next = e.pfn.to_bits();
+        b.uut.res_perms.next = (e.perms as u64).to_bits();
+        b.uut.res_alloc.next = e.alloc;
+        b.settle();
+        if b.uut.lk_valid.val() {
+            assert!(
+                b.uut.port_free.val(),
+                "looked up while the executor uses the port"
+            );
+            lookups += 1;
+            let key = (
+                b.uut.lk_pid.val().to_u64() as u16,
+                b.uut.lk_vpn.val().to_u64(),
+            );
+            // The TLB this lookup sees is the one after this cycle's change (none in a
+            // change's cycle: the block must not look up then).
+            assert!(!update, "looked up in the cycle of a TLB change");
+            pipe.push_back(Some(tlb.get(&key).copied()));
+        } else {
+            pipe.push_back(None);
+        }
+        b.tick();
+        // After a change, nothing is ok until looked up again.
+        if update {
+            for k in 0..4 {
+                b.uut.use_slot.next = (k as u64).to_bits();
+                b.settle();
+                assert!(!b.uut.ok.val(), "slot {k} still ok after a TLB change");
+            }
+        }
+        for k in 0..4 {
+            if freed & (1 << k) != 0 {
+                b.uut.use_slot.next = (k as u64).to_bits();
+                b.settle();
+                assert!(!b.uut.ok.val(), "freed slot {k} still ok");
+            }
+        }
+    }
+    // The look-ahead did its job, not just stayed silent.
+    assert!(checked > 500, "{checked} dispatches");
+    assert!(
+        used > checked / 5,
+        "{used} of {checked} dispatches translated ahead"
+    );
+    assert!(
+        kills > 10 && lookups > 500,
+        "{kills} kills, {lookups} lookups"
+    );
+}
