@@ -24,6 +24,7 @@
 
 use crate::ack_layer::Crc32c;
 use crate::fastpath::ingest::Ingest;
+use crate::fastpath::translate_ahead::TranslateAhead;
 use crate::key_table::KeyTable;
 use crate::mem_access::{LaneWindow, Realign};
 use crate::offload::clio_kv::ClioKv;
@@ -477,6 +478,11 @@ pub struct FastpathTop {
     pub stat_denied: Signal<Out, Bits<32>>,
     /// The ingest stage: frames into the four `wbuf` slots (`crate::fastpath::ingest`).
     ingest: Ingest,
+    /// TLB lookups for the reads and writes waiting in the ingest slots, while the executor
+    /// works: a request whose page is translated ahead goes from Dispatch to its access.
+    la: TranslateAhead,
+    /// The executor looks the TLB up this cycle (the look-ahead gets the port otherwise).
+    x_lk: Signal<Local, Bit>,
     /// The RAS keys (KEY_WRITE from the slow path), looked up as the executor takes a frame.
     keys: KeyTable,
     dec: OpDecode,
@@ -975,7 +981,7 @@ impl Logic for FastpathTop {
             rd_seg,
             rd_i
         );
-        clock!(self, clock, ingest, txcrc, tlb, walker, pf, sync, keys, chase, kv, rq);
+        clock!(self, clock, ingest, la, txcrc, tlb, walker, pf, sync, keys, chase, kv, rq);
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
         self.txbuf.read_clock.next = self.clock.val();
@@ -988,6 +994,7 @@ impl Logic for FastpathTop {
         self.keys.reset.next = self.reset.val();
         self.chase.reset.next = self.reset.val();
         self.kv.reset.next = self.reset.val();
+        self.la.reset.next = self.reset.val();
 
         // ---- Header fields (network byte order): hswap holds the header bytes reversed, so a
         // big-endian field at bytes [a, a+n) is the little-endian value at byte 48 - a - n.
@@ -1167,7 +1174,7 @@ impl Logic for FastpathTop {
         self.side_now.next = 0.into();
         self.rt.next = 0.into();
         // TLB: lookups from the controller, updates from the page-fault unit or the slow path.
-        self.tlb.lk_valid.next = self.state.q.val() == State::TLookup;
+        self.x_lk.next = self.state.q.val() == State::TLookup;
         // An offload's access in its own RAS (Clio-KV's store) translates with the store's pid.
         self.t_pid.next = self.h_pid.val();
         if self.xown.q.val() {
@@ -1575,8 +1582,19 @@ impl Logic for FastpathTop {
                         self.rs_status.d.next = self.st_ok.val();
                         self.rs_len.d.next = self.rseg.first_len.val() + self.header_len.val();
                         self.rs_plen.d.next = bit_cast::<16, 12>(self.rseg.first_len.val());
-                        self.tlb.lk_valid.next = true;
-                        self.state.d.next = State::TWait;
+                        if self.la.ok.val() {
+                            // Translated ahead: its first packet's page is mapped and
+                            // readable, so straight to the access (TResult's work for a hit).
+                            self.c_hit.d.next = self.c_hit.q.val() + 1;
+                            self.tstat.d.next = self.st_ok.val();
+                            self.pa1.d.next = self.la.pa.val();
+                            self.n1.d.next = self.rseg.first_len.val();
+                            self.two.d.next = false;
+                            self.state.d.next = State::RAddr;
+                        } else {
+                            self.x_lk.next = true;
+                            self.state.d.next = State::TWait;
+                        }
                     }
                 } else if self.opcode.val() == self.op_write.val() {
                     self.vaq.d.next =
@@ -1599,8 +1617,16 @@ impl Logic for FastpathTop {
                         // as durable when it is not).
                         if self.h_durable.val() & !self.cfg_persist.val() {
                             self.rs_status.d.next = self.st_unsupported.val();
+                        } else if (self.wr_end.val() <= self.va_limit.val()) & self.la.ok.val() {
+                            // Translated ahead: mapped, writable, within the page.
+                            self.c_hit.d.next = self.c_hit.q.val() + 1;
+                            self.tstat.d.next = self.st_ok.val();
+                            self.pa1.d.next = self.la.pa.val();
+                            self.n1.d.next = bit_cast::<12, 16>(self.h_plen.val());
+                            self.two.d.next = false;
+                            self.state.d.next = State::WAddr;
                         } else if self.wr_end.val() <= self.va_limit.val() {
-                            self.tlb.lk_valid.next = true;
+                            self.x_lk.next = true;
                             self.state.d.next = State::TWait;
                         }
                     }
@@ -2551,6 +2577,37 @@ impl Logic for FastpathTop {
         }
         // Slots freed this cycle go back to the ingest stage.
         self.ingest.freed.next = self.s_clr.val() | self.w_release.val();
+        // ---- The TLB look-ahead: the ingest slots, what is taken, and the lookup port when the
+        // executor leaves it free.
+        for k in 0..4 {
+            self.la.hdr[k].next = self.ingest.hdr[k].val();
+            self.la.verdict[k].next = self.ingest.verdict[k].val();
+        }
+        self.la.page_shift.next = self.cfg_page_shift.val();
+        self.la.full.next = self.ingest.full.val();
+        self.la.freed.next = self.s_clr.val() | self.w_release.val();
+        self.la.taken.next = 0.into();
+        self.la.head.next = self.x_slot.q.val();
+        if self.x_hold.q.val() {
+            self.la.taken.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
+            self.la.head.next = self.x_slot.q.val() + 1;
+        }
+        if self.w_busy.q.val() {
+            self.la.taken.next =
+                self.la.taken.val() | (bit_cast::<4, 1>(1.into()) << self.w_slot.q.val());
+        }
+        self.la.use_slot.next = self.x_slot.q.val();
+        self.la.tlb_update.next = self.tlb.up_valid.val();
+        self.la.res_hit.next = self.tlb.res_hit.val();
+        self.la.res_alloc.next = self.tlb.res_alloc.val();
+        self.la.res_perms.next = self.tlb.res_perms.val();
+        self.la.res_pfn.next = self.tlb.res_pfn.val();
+        self.la.port_free.next = !self.x_lk.val();
+        self.tlb.lk_valid.next = self.x_lk.val() | self.la.lk_valid.val();
+        if !self.x_lk.val() {
+            self.tlb.lk_pid.next = self.la.lk_pid.val();
+            self.tlb.lk_vpn.next = self.la.lk_vpn.val();
+        }
         if self.reset.val() {
             self.state.d.next = State::Idle;
             self.kf_left.d.next = 0.into();

@@ -85,6 +85,14 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "ingest",
             verilog_of("ingest", fastpath::ingest::Ingest::default()),
         ),
+        // The TLB look-ahead stage block, alone.
+        (
+            "translate_ahead",
+            verilog_of(
+                "translate_ahead",
+                fastpath::translate_ahead::TranslateAhead::default(),
+            ),
+        ),
         (
             "xxh32",
             verilog_of("xxh32", offload::clio_kv::xxh32::Xxh32::default()),
