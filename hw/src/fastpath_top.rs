@@ -632,6 +632,19 @@ pub struct FastpathTop {
     r_data: DFF<Bit>,
     r_flush: DFF<Bit>,
     r_send: DFF<Bit>,
+    /// The finished response waiting in `r_send`: its length and route (the stage may already
+    /// work on the next job).
+    s_len: DFF<Bits<12>>,
+    s_route: DFF<Bits<256>>,
+    /// The transmit stage can take a response this cycle: idle, or sending the last beat of
+    /// the one it has.
+    t_free: Signal<Local, Bit>,
+    /// A finished response waits for the transmit stage this cycle: the stage's next job
+    /// holds its beats (its header beat and CRC would overwrite the waiting one's).
+    r_hold: Signal<Local, Bit>,
+    /// The read-data stage can start a job this cycle: idle, or in the flush cycle of its job
+    /// (which moves on to `r_send`).
+    r_can: Signal<Local, Bit>,
     r_idx: DFF<Bits<6>>,
     r_prev: DFF<Bits<512>>,
     r_o: DFF<Bits<6>>,
@@ -643,6 +656,12 @@ pub struct FastpathTop {
     /// in order (their R beats wait in DRAM meanwhile): enough of them in flight to hide the
     /// DRAM latency behind back-to-back reads. Each entry is a job as `read_job` packs it.
     rq: ReadJobFifo,
+    /// Entries in `rq`, counted here: the FIFO's own `empty` flag clears a cycle after a write
+    /// (its read side sees the write pointer late), and a response handed over straight to
+    /// the stage in that cycle would overtake the queued one.
+    rq_n: DFF<Bits<4>>,
+    /// `rq` holds nothing (by the count).
+    rq_none: Signal<Local, Bit>,
     /// The executor's response (a read, or a payload-less response from `Resp`), packed as
     /// a queue entry (`READ_JOB_BITS`).
     x_job: Signal<Local, Bits<READ_JOB_BITS>>,
@@ -888,6 +907,9 @@ impl Logic for FastpathTop {
             r_data,
             r_flush,
             r_send,
+            rq_n,
+            s_len,
+            s_route,
             r_idx,
             r_prev,
             r_o,
@@ -1112,7 +1134,8 @@ impl Logic for FastpathTop {
         self.m_axi_arvalid.next = false;
         self.m_axi_araddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
         self.m_axi_arlen.next = 0.into();
-        self.r_idle.next = !self.r_busy.q.val() & self.rq.empty.val();
+        self.rq_none.next = self.rq_n.q.val() == 0;
+        self.r_idle.next = !self.r_busy.q.val() & !self.r_send.q.val() & self.rq_none.val();
         self.r_take.next = false;
         self.t_load.next = false;
         // The executor's response as a queue entry (`READ_JOB_BITS`' layout); a payload-less
@@ -1148,11 +1171,6 @@ impl Logic for FastpathTop {
             self.j_hdr.next = self.hr.val();
             self.j_route.next = self.route.q.val();
         }
-        // R beats are taken by the read-data stage, or by a walk or an atomic (which start
-        // only when that stage is idle, so the beats are theirs).
-        self.m_axi_rready.next = self.r_data.q.val()
-            | (((self.state.q.val() == State::TWalk) | (self.state.q.val() == State::SData))
-                & self.r_idle.val());
         self.m_axi_awvalid.next = false;
         self.m_axi_awaddr.next = 0.into();
         self.m_axi_awlen.next = 0.into();
@@ -1530,6 +1548,16 @@ impl Logic for FastpathTop {
             self.txbuf.read_address.next = (bit_cast::<6, 1>(self.t_slot.q.val().into()) << 5)
                 | bit_cast::<6, 5>(bit_cast::<5, 6>(self.t_idx.q.val()));
         }
+        // The next response may start in the cycle of the last beat (beat 0 is a register,
+        // beat 1 is read from the other txbuf slot a cycle later).
+        self.t_free.next = !self.t_busy.q.val() | (self.tx_fire.val() & self.tx_last.val());
+        self.r_hold.next = self.r_send.q.val() & !self.t_free.val();
+        self.r_can.next = !self.r_busy.q.val() | (self.r_flush.q.val() & !self.r_hold.val());
+        // R beats are taken by the read-data stage, or by a walk or an atomic (which start
+        // only when that stage is idle, so the beats are theirs).
+        self.m_axi_rready.next = (self.r_data.q.val() & !self.r_hold.val())
+            | (((self.state.q.val() == State::TWalk) | (self.state.q.val() == State::SData))
+                & self.r_idle.val());
         // Slow-path descriptor fields.
         self.sd_kind.next = self.sdesc.q.val().get_bits::<16>(0);
         self.sd_bucket.next = self.sdesc.q.val().get_bits::<64>(704);
@@ -2198,7 +2226,7 @@ impl Logic for FastpathTop {
                 // Payload-less response: its header beat goes to the read-data stage like a
                 // read's job (straight in when the stage is idle, else behind the queued reads:
                 // responses leave in request order), and the executor goes on.
-                if self.r_idle.val() {
+                if self.r_can.val() & self.rq_none.val() {
                     self.r_take.next = true;
                     self.x_done.next = true;
                     self.x_free.next = true;
@@ -2336,7 +2364,7 @@ impl Logic for FastpathTop {
             // hide the DRAM latency.
             // A read's answer goes on with its next packet (back-pressure: this waits
             // while the stage and its queue are full, they wait for the transmit stage).
-            if !self.r_busy.q.val() & self.rq.empty.val() {
+            if self.r_can.val() & self.rq_none.val() {
                 self.r_take.next = true;
                 self.x_done.next = true;
                 self.x_free.next = true;
@@ -2399,9 +2427,11 @@ impl Logic for FastpathTop {
             self.realign.hi.next = self.m_axi_rdata.val();
         }
         // Response beat rt = r_idx: the header beat when the first block arrives, then beat t
-        // when block t arrives (blocks t-1 and t), the last one in the flush cycle.
+        // when block t arrives (blocks t-1 and t), the last one in the flush cycle. While the
+        // previous job's response waits for the transmit stage (`r_hold`), this job's beats
+        // and flush wait too.
         self.rt.next = bit_cast::<12, 6>(self.r_idx.q.val());
-        if self.r_data.q.val() & self.m_axi_rvalid.val() {
+        if self.r_data.q.val() & self.m_axi_rvalid.val() & !self.r_hold.val() {
             self.r_prev.d.next = self.m_axi_rdata.val();
             self.r_idx.d.next = self.r_idx.q.val() + 1;
             self.txcrc.in_valid.next = self.rt.val() < self.n_r.val();
@@ -2410,15 +2440,20 @@ impl Logic for FastpathTop {
                 self.r_flush.d.next = true;
             }
         }
-        if self.r_flush.q.val() {
+        // The waiting response goes to the transmit stage when it can take one...
+        if self.r_send.q.val() & self.t_free.val() {
+            self.t_load.next = true;
+            self.r_send.d.next = false;
+        }
+        // ...and the job in its flush cycle takes its place (the stage is free for the next
+        // job in this same cycle: `r_can`).
+        if self.r_flush.q.val() & !self.r_hold.val() {
             self.txcrc.in_valid.next = self.rt.val() < self.n_r.val();
             self.r_flush.d.next = false;
             self.r_send.d.next = true;
-        }
-        if self.r_send.q.val() & !self.t_busy.q.val() {
-            self.t_load.next = true;
-            self.r_send.d.next = false;
             self.r_busy.d.next = false;
+            self.s_len.d.next = self.r_len.q.val();
+            self.s_route.d.next = self.r_route.q.val();
         }
         // Hand the read-data stage's finished response to the transmit stage. Beat 0 gets the
         // CRC.
@@ -2427,19 +2462,17 @@ impl Logic for FastpathTop {
             self.t_idx.d.next = 0.into();
             self.t_slot.d.next = self.x_tslot.q.val();
             self.x_tslot.d.next = !self.x_tslot.q.val();
-            self.t_len.d.next = self.r_len.q.val();
-            self.t_route.d.next = self.r_route.q.val();
+            self.t_len.d.next = self.s_len.q.val();
+            self.t_route.d.next = self.s_route.q.val();
             self.t_beat0.d.next = self.tx0.q.val()
                 | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(24)) << 224)
                 | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(16)) << 232)
                 | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(8)) << 240)
                 | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(0)) << 248);
         }
-        // The stage is free and a read waits in the queue (it may have been queued in the
+        // The stage can start a job and one waits in the queue (it may have been queued in the
         // very cycle the stage finished): it is next.
-        if !self.rq.empty.val()
-            & (!self.r_busy.q.val() | (self.r_send.q.val() & !self.t_busy.q.val()))
-        {
+        if !self.rq.empty.val() & self.r_can.val() {
             self.rq.read.next = true;
             self.r_take.next = true;
         }
@@ -2575,6 +2608,12 @@ impl Logic for FastpathTop {
                 }
             }
         }
+        // The read queue's count.
+        if self.rq.write.val() & !self.rq.read.val() {
+            self.rq_n.d.next = self.rq_n.q.val() + 1;
+        } else if !self.rq.write.val() & self.rq.read.val() {
+            self.rq_n.d.next = self.rq_n.q.val() - 1;
+        }
         // Slots freed this cycle go back to the ingest stage.
         self.ingest.freed.next = self.s_clr.val() | self.w_release.val();
         // ---- The TLB look-ahead: the ingest slots, what is taken, and the lookup port when the
@@ -2626,6 +2665,7 @@ impl Logic for FastpathTop {
             self.r_data.d.next = false;
             self.r_flush.d.next = false;
             self.r_send.d.next = false;
+            self.rq_n.d.next = 0.into();
             // Empty the read queue (one entry a cycle while reset is held).
             self.rq.write.next = false;
             self.rq.read.next = !self.rq.empty.val();

@@ -246,6 +246,65 @@ fn main() {
         println!("{op:<6} {len:>6} B: {cpp:>6.1} cycles/packet (II), goodput {gbps:>6.2} Gbps at {CORE_CLOCK_MHZ} MHz");
     }
 
+    // A TLB-miss stream: 64 B reads cycling over 128 mapped pages, twice the TLB's 64 entries,
+    // so under LRU every read misses and walks (one bucket burst each).
+    let cold = page(128);
+    for k in 0..128 {
+        c.read(cold + k * PAGE, 16);
+    }
+    let burst = |c: &mut Client, reqs: Vec<(Opcode, u64, u32)>| -> f64 {
+        let n = reqs.len();
+        let pkts: Vec<(Route, Vec<u8>)> = reqs
+            .into_iter()
+            .map(|(op, va, len)| {
+                let id = c.next();
+                let h = Header {
+                    total_len: len,
+                    ..c.req(op, id, va)
+                };
+                let payload = if op == Opcode::Write {
+                    vec![id as u8; len as usize]
+                } else {
+                    vec![]
+                };
+                (Route::default(), h.to_packet(&payload))
+            })
+            .collect();
+        let before = c.node.cycle_stats().cycles;
+        let mut out = Vec::new();
+        c.node.handle_burst(&pkts, &mut out);
+        assert_eq!(out.len(), n);
+        assert!(out
+            .iter()
+            .all(|(_, b)| parse_verified(b).is_ok_and(|(h, _)| h.status == Status::Ok)));
+        (c.node.cycle_stats().cycles - before - clio_sim::cosim::IDLE_CYCLES) as f64 / n as f64
+    };
+    let misses: Vec<_> = (0..256u64)
+        .map(|i| (Opcode::Read, cold + (i % 128) * PAGE + 64, 64))
+        .collect();
+    let cpp = burst(&mut c, misses);
+    println!(
+        "read       64 B, every read a TLB miss (128 pages cycling, LRU): {cpp:>6.1} cycles/packet"
+    );
+    // A mixed stream on warm pages: reads and writes of 16..256 B in a seeded random order.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mixed: Vec<_> = (0..512u64)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let op = if x & 1 == 0 {
+                Opcode::Read
+            } else {
+                Opcode::Write
+            };
+            let len = [16u32, 64, 64, 256][(x >> 1) as usize % 4];
+            (op, warm + (i % 16) * 512, len)
+        })
+        .collect();
+    let cpp = burst(&mut c, mixed);
+    println!("mixed  16-256 B, reads and writes at random (TLB warm):            {cpp:>6.1} cycles/packet");
+
     // Long reads: one request of up to 1 MiB, answered one packet per KiB (each packet
     // translated, read and sent in turn). Cycles from the request to the last response beat.
     println!("# long reads (one request each, pages warm in the TLB where they fit): cycles to the last response beat, goodput at {CORE_CLOCK_MHZ} MHz");

@@ -218,6 +218,7 @@ impl Env {
                 && !u.t_busy.q.val()
                 && !u.w_busy.q.val()
                 && !u.r_busy.q.val()
+                && !u.r_send.q.val()
                 && u.rq.empty.val()
                 && u.ingest.is_idle();
             if idle && self.rx.is_empty() && self.sp_tx.is_empty() && !self.dram.busy() {
