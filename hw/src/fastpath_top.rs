@@ -662,6 +662,12 @@ pub struct FastpathTop {
     rq_n: DFF<Bits<4>>,
     /// `rq` holds nothing (by the count).
     rq_none: Signal<Local, Bit>,
+    /// Reads among the entries of `rq` (payload-less responses excluded): their R beats are
+    /// still to come.
+    rq_reads: DFF<Bits<4>>,
+    /// A read enters / leaves `rq` this cycle.
+    rq_in_read: Signal<Local, Bit>,
+    rq_out_read: Signal<Local, Bit>,
     /// The executor's response (a read, or a payload-less response from `Resp`), packed as
     /// a queue entry (`READ_JOB_BITS`).
     x_job: Signal<Local, Bits<READ_JOB_BITS>>,
@@ -671,7 +677,7 @@ pub struct FastpathTop {
     x_len: Signal<Local, Bits<12>>,
     /// The job the read-data stage takes next is payload-less.
     j_only: Signal<Local, Bit>,
-    /// The read-data stage and its queue are empty.
+    /// No read has R beats still to come (none queued, none being received).
     r_idle: Signal<Local, Bit>,
     /// The read-data stage starts the job `j_*` this cycle.
     r_take: Signal<Local, Bit>,
@@ -908,6 +914,7 @@ impl Logic for FastpathTop {
             r_flush,
             r_send,
             rq_n,
+            rq_reads,
             s_len,
             s_route,
             r_idx,
@@ -1135,7 +1142,9 @@ impl Logic for FastpathTop {
         self.m_axi_araddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
         self.m_axi_arlen.next = 0.into();
         self.rq_none.next = self.rq_n.q.val() == 0;
-        self.r_idle.next = !self.r_busy.q.val() & !self.r_send.q.val() & self.rq_none.val();
+        // No read's R beats are still to come (none queued, none being received): the R channel
+        // is free for a walk or an atomic, and a write may go out (write-after-read).
+        self.r_idle.next = !self.r_data.q.val() & (self.rq_reads.q.val() == 0);
         self.r_take.next = false;
         self.t_load.next = false;
         // The executor's response as a queue entry (`READ_JOB_BITS`' layout); a payload-less
@@ -2608,11 +2617,18 @@ impl Logic for FastpathTop {
                 }
             }
         }
-        // The read queue's count.
+        // The read queue's counts: entries, and reads among them.
         if self.rq.write.val() & !self.rq.read.val() {
             self.rq_n.d.next = self.rq_n.q.val() + 1;
         } else if !self.rq.write.val() & self.rq.read.val() {
             self.rq_n.d.next = self.rq_n.q.val() - 1;
+        }
+        self.rq_in_read.next = self.rq.write.val() & !self.x_only.val();
+        self.rq_out_read.next = self.rq.read.val() & !self.j_only.val();
+        if self.rq_in_read.val() & !self.rq_out_read.val() {
+            self.rq_reads.d.next = self.rq_reads.q.val() + 1;
+        } else if !self.rq_in_read.val() & self.rq_out_read.val() {
+            self.rq_reads.d.next = self.rq_reads.q.val() - 1;
         }
         // Slots freed this cycle go back to the ingest stage.
         self.ingest.freed.next = self.s_clr.val() | self.w_release.val();
@@ -2666,6 +2682,7 @@ impl Logic for FastpathTop {
             self.r_flush.d.next = false;
             self.r_send.d.next = false;
             self.rq_n.d.next = 0.into();
+            self.rq_reads.d.next = 0.into();
             // Empty the read queue (one entry a cycle while reset is held).
             self.rq.write.next = false;
             self.rq.read.next = !self.rq.empty.val();
