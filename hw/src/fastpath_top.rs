@@ -25,6 +25,7 @@
 use crate::ack_layer::Crc32c;
 use crate::fastpath::ingest::Ingest;
 use crate::fastpath::translate_ahead::TranslateAhead;
+use crate::fastpath::transmit::Transmit;
 use crate::key_table::KeyTable;
 use crate::mem_access::{LaneWindow, Realign};
 use crate::offload::clio_kv::ClioKv;
@@ -290,9 +291,15 @@ type ReadJobFifo = SynchronousFIFO<Bits<READ_JOB_BITS>, 3, 4, 1>;
 /// A queued response (`x_job`): payload-less (1 bit: the header beat only, no R beats) @670,
 /// lane offset (6 bits) @664, response beats (12) @652, response length (12) @640, response
 /// header (384) @256, route (256) @0.
-const READ_JOB_BITS: usize = 671;
+const JOB_HDR: usize = 256;
+const JOB_LEN: usize = JOB_HDR + 384;
+const JOB_KT: usize = JOB_LEN + 12;
+const JOB_O: usize = JOB_KT + 12;
+const JOB_ONLY: usize = JOB_O + 6;
+const READ_JOB_BITS: usize = JOB_ONLY + 1;
+// The kernel's literals (`<< 664`, `get_bits::<6>(664)`, ...) are these positions.
 const _: () =
-    assert!(READ_JOB_BITS == 670 + 1 && 670 == 664 + 6 && 640 == 256 + 384 && 652 == 640 + 12);
+    assert!(JOB_HDR == 256 && JOB_LEN == 640 && JOB_KT == 652 && JOB_O == 664 && JOB_ONLY == 670);
 
 /// Controller states.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
@@ -578,8 +585,8 @@ pub struct FastpathTop {
     /// The executor's next slot: its slot, or the one after it when the request finishing
     /// this cycle releases its slot.
     nx_slot: Signal<Local, Bits<2>>,
-    /// The executor hands a read to the read-data stage this cycle if it can (RData, or RAddr
-    /// as its last address goes out).
+    /// The executor hands its response to the read-data stage this cycle if it can: a read's
+    /// job (RData, or RAddr as its last address goes out) or a payload-less response (Resp).
     rd_hand: Signal<Local, Bit>,
     /// The executor hands a write's data to the write-data stage this cycle if it can (WData,
     /// or WAddr as its last address goes out).
@@ -698,17 +705,10 @@ pub struct FastpathTop {
     b_seq: DFF<Bits<8>>,
     pt_mark: DFF<Bits<8>>,
     data_mark: DFF<Bits<8>>,
-    // ---- Transmit stage: sends a finished response while the executor goes on.
-    t_busy: DFF<Bit>,
-    t_idx: DFF<Bits<6>>,
-    t_len: DFF<Bits<12>>,
-    t_route: DFF<Bits<256>>,
-    t_beat0: DFF<Bits<512>>,
-    t_slot: DFF<Bit>,
-    /// The txbuf slot the executor fills next.
+    /// The transmit stage: sends the finished responses from their txbuf slots.
+    xmit: Transmit,
+    /// The txbuf slot the read-data stage fills next.
     x_tslot: DFF<Bit>,
-    t_rem: Signal<Local, Bits<13>>,
-    t_n: Signal<Local, Bits<12>>,
     hswap: ByteSwap<384>,
     /// A read's answer, one packet per KiB: the packet under way (`rd_i`) and the next.
     rseg: ReadSeg,
@@ -721,7 +721,6 @@ pub struct FastpathTop {
     lane_lo: Signal<Local, Bits<7>>,
     lane_hi: Signal<Local, Bits<7>>,
     ones64: Signal<Local, Bits<64>>,
-    keepg: Signal<Local, Bits<64>>,
     state: DFF<State>,
     hdr: DFF<Bits<384>>,
     route: DFF<Bits<256>>,
@@ -824,7 +823,6 @@ pub struct FastpathTop {
     wlo: Signal<Local, Bits<12>>,
     whi: Signal<Local, Bits<12>>,
     wend: Signal<Local, Bits<12>>,
-    tx_fire: Signal<Local, Bit>,
     w_fire: Signal<Local, Bit>,
     word_sh: Signal<Local, Bits<9>>,
     s_old: Signal<Local, Bits<64>>,
@@ -925,12 +923,6 @@ impl Logic for FastpathTop {
             r_hdr,
             r_route,
             x_hold,
-            t_busy,
-            t_idx,
-            t_len,
-            t_route,
-            t_beat0,
-            t_slot,
             x_tslot,
             vaq,
             len,
@@ -1010,7 +1002,7 @@ impl Logic for FastpathTop {
             rd_seg,
             rd_i
         );
-        clock!(self, clock, ingest, la, txcrc, tlb, walker, pf, sync, keys, chase, kv, rq);
+        clock!(self, clock, ingest, la, xmit, txcrc, tlb, walker, pf, sync, keys, chase, kv, rq);
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
         self.txbuf.read_clock.next = self.clock.val();
@@ -1524,42 +1516,22 @@ impl Logic for FastpathTop {
         self.data_clear.next = ((self.data_ahead.val() == 0) | self.data_ahead.val().get_bit(7))
             & !self.w_busy.q.val();
 
-        // ---- Transmit stage: streams the response the executor handed over (beat 0 with the
-        // header and CRC, the rest from its txbuf slot), prefetching buffer reads.
-        self.t_n.next = (self.t_len.q.val() + 63) >> 6;
-        self.t_rem.next =
-            bit_cast::<13, 12>(self.t_len.q.val()) - (bit_cast::<13, 6>(self.t_idx.q.val()) << 6);
-        // Keep lanes 0..t_rem (all when 64 or more bytes are left).
-        if self.t_rem.val() >= 64 {
-            self.keepg.next = self.ones64.val();
-        } else {
-            self.keepg.next = !(self.ones64.val() << bit_cast::<7, 13>(self.t_rem.val()));
-        }
-        self.tx_valid.next = self.t_busy.q.val();
-        self.tx_route.next = self.t_route.q.val();
-        self.tx_keep.next = self.keepg.val();
-        self.tx_last.next = bit_cast::<12, 6>(self.t_idx.q.val()) + 1 == self.t_n.val();
-        if self.t_idx.q.val() == 0 {
-            self.tx_data.next = self.t_beat0.q.val();
-        } else {
-            self.tx_data.next = self.txbuf.read_data.val();
-        }
-        self.tx_fire.next = self.t_busy.q.val() & self.tx_ready.val();
-        if self.tx_fire.val() {
-            self.txbuf.read_address.next = (bit_cast::<6, 1>(self.t_slot.q.val().into()) << 5)
-                | bit_cast::<6, 5>(bit_cast::<5, 6>(self.t_idx.q.val() + 1));
-            self.t_idx.d.next = self.t_idx.q.val() + 1;
-            if bit_cast::<12, 6>(self.t_idx.q.val()) + 1 == self.t_n.val() {
-                self.c_tx.d.next = self.c_tx.q.val() + 1;
-                self.t_busy.d.next = false;
-            }
-        } else {
-            self.txbuf.read_address.next = (bit_cast::<6, 1>(self.t_slot.q.val().into()) << 5)
-                | bit_cast::<6, 5>(bit_cast::<5, 6>(self.t_idx.q.val()));
+        // ---- Transmit stage (`Transmit`): the network TX port and the txbuf read port.
+        self.xmit.reset.next = self.reset.val();
+        self.xmit.tx_ready.next = self.tx_ready.val();
+        self.tx_valid.next = self.xmit.tx_valid.val();
+        self.tx_data.next = self.xmit.tx_data.val();
+        self.tx_keep.next = self.xmit.tx_keep.val();
+        self.tx_last.next = self.xmit.tx_last.val();
+        self.tx_route.next = self.xmit.tx_route.val();
+        self.txbuf.read_address.next = self.xmit.buf_address.val();
+        self.xmit.buf_data.next = self.txbuf.read_data.val();
+        if self.xmit.sent.val() {
+            self.c_tx.d.next = self.c_tx.q.val() + 1;
         }
         // The next response may start in the cycle of the last beat (beat 0 is a register,
         // beat 1 is read from the other txbuf slot a cycle later).
-        self.t_free.next = !self.t_busy.q.val() | (self.tx_fire.val() & self.tx_last.val());
+        self.t_free.next = self.xmit.free.val();
         self.r_hold.next = self.r_send.q.val() & !self.t_free.val();
         self.r_can.next = !self.r_busy.q.val() | (self.r_flush.q.val() & !self.r_hold.val());
         // R beats are taken by the read-data stage, or by a walk or an atomic (which start
@@ -2233,19 +2205,8 @@ impl Logic for FastpathTop {
             }
             State::Resp => {
                 // Payload-less response: its header beat goes to the read-data stage like a
-                // read's job (straight in when the stage is idle, else behind the queued reads:
-                // responses leave in request order), and the executor goes on.
-                if self.r_can.val() & self.rq_none.val() {
-                    self.r_take.next = true;
-                    self.x_done.next = true;
-                    self.x_free.next = true;
-                    self.state.d.next = State::Idle;
-                } else if !self.rq.full.val() {
-                    self.rq.write.next = true;
-                    self.x_done.next = true;
-                    self.x_free.next = true;
-                    self.state.d.next = State::Idle;
-                }
+                // read's job (below), and the executor goes on.
+                self.rd_hand.next = true;
             }
             State::SlowPush => {
                 self.sp_rx_valid.next = true;
@@ -2373,6 +2334,8 @@ impl Logic for FastpathTop {
             // hide the DRAM latency.
             // A read's answer goes on with its next packet (back-pressure: this waits
             // while the stage and its queue are full, they wait for the transmit stage).
+            // Straight in when the stage can take it and nothing is queued, else behind the
+            // queued responses: responses leave in request order.
             if self.r_can.val() & self.rq_none.val() {
                 self.r_take.next = true;
                 self.x_done.next = true;
@@ -2384,7 +2347,7 @@ impl Logic for FastpathTop {
                 self.x_free.next = true;
                 self.state.d.next = State::Idle;
             }
-            if self.x_done.val() & self.rd_seg.q.val() & self.rseg.more.val() {
+            if self.x_done.val() & self.rd_seg.q.val() & self.rseg.more.val() & !self.x_only.val() {
                 self.rd_i.d.next = self.rd_i.q.val() + 1;
                 self.vaq.d.next = self.rseg.next_va.val();
                 self.tva.d.next = self.rseg.next_va.val();
@@ -2466,18 +2429,17 @@ impl Logic for FastpathTop {
         }
         // Hand the read-data stage's finished response to the transmit stage. Beat 0 gets the
         // CRC.
+        self.xmit.load.next = self.t_load.val();
+        self.xmit.load_slot.next = self.x_tslot.q.val();
+        self.xmit.load_len.next = self.s_len.q.val();
+        self.xmit.load_route.next = self.s_route.q.val();
+        self.xmit.load_beat0.next = self.tx0.q.val()
+            | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(24)) << 224)
+            | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(16)) << 232)
+            | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(8)) << 240)
+            | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(0)) << 248);
         if self.t_load.val() {
-            self.t_busy.d.next = true;
-            self.t_idx.d.next = 0.into();
-            self.t_slot.d.next = self.x_tslot.q.val();
             self.x_tslot.d.next = !self.x_tslot.q.val();
-            self.t_len.d.next = self.s_len.q.val();
-            self.t_route.d.next = self.s_route.q.val();
-            self.t_beat0.d.next = self.tx0.q.val()
-                | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(24)) << 224)
-                | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(16)) << 232)
-                | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(8)) << 240)
-                | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(0)) << 248);
         }
         // The stage can start a job and one waits in the queue (it may have been queued in the
         // very cycle the stage finished): it is next.
@@ -2675,7 +2637,6 @@ impl Logic for FastpathTop {
             self.xwr.d.next = false;
             self.x_slot.d.next = 0.into();
             self.x_hold.d.next = false;
-            self.t_busy.d.next = false;
             self.w_busy.d.next = false;
             self.r_busy.d.next = false;
             self.r_data.d.next = false;
@@ -2686,7 +2647,6 @@ impl Logic for FastpathTop {
             // Empty the read queue (one entry a cycle while reset is held).
             self.rq.write.next = false;
             self.rq.read.next = !self.rq.empty.val();
-            self.t_slot.d.next = false;
             self.x_tslot.d.next = false;
             self.w_seq.d.next = 0.into();
             self.b_seq.d.next = 0.into();

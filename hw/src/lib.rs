@@ -85,6 +85,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "ingest",
             verilog_of("ingest", fastpath::ingest::Ingest::default()),
         ),
+        // The transmit stage block, alone.
+        (
+            "transmit",
+            verilog_of("transmit", fastpath::transmit::Transmit::default()),
+        ),
         // The TLB look-ahead stage block, alone.
         (
             "translate_ahead",

@@ -215,7 +215,7 @@ impl Env {
             self.cycle();
             let u = &self.b.uut;
             let idle = u.state.q.val() == State::Idle
-                && !u.t_busy.q.val()
+                && !u.xmit.busy.val()
                 && !u.w_busy.q.val()
                 && !u.r_busy.q.val()
                 && !u.r_send.q.val()

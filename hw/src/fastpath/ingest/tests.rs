@@ -6,28 +6,12 @@
 
 use super::*;
 use crate::bench::Bench;
+use crate::tb::Rng;
 use crate::tb::StreamSource;
 use crate::util::{bits_to_bytes, bytes_to_bits};
 use clio_proto::header::{Packet, FLAG_RESPONSE, HEADER_LEN};
 use clio_proto::{Header, Opcode};
 use std::collections::{HashMap, VecDeque};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-}
 
 /// What a frame should leave in its slot.
 #[derive(Debug, Clone)]

@@ -7,23 +7,10 @@
 
 use super::*;
 use crate::bench::Bench;
+use crate::tb::Rng;
 use crate::util::bytes_to_bits;
 use clio_proto::Header;
 use std::collections::{HashMap, VecDeque};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 const SHIFT: u32 = 12;
 
@@ -176,10 +163,8 @@ fn looks_ahead_like_the_executors_lookup() {
             kills += 1;
         }
         let full: u64 = (0..4).filter(|&k| slots[k].is_some()).map(|k| 1 << k).sum();
-        for k in 0..4 {
-            let (h, v) = slots[k]
-                .as_ref()
-                .map_or(([0u8; 48], 0), |q| (q.hdr, q.verdict));
+        for (k, slot) in slots.iter().enumerate() {
+            let (h, v) = slot.as_ref().map_or(([0u8; 48], 0), |q| (q.hdr, q.verdict));
             b.uut.hdr[k].next = bytes_to_bits(&h);
             b.uut.verdict[k].next = v.to_bits();
         }
