@@ -1,16 +1,18 @@
 //! The fast path's top: network RX/TX, DRAM AXI4 master and slow-path rings around the
 //! blocks (ack layer, TLB, walker with hash unit, page-fault unit, sync unit, realign).
 //!
-//! Five stages run side by side, each moving one 512-bit beat per cycle: the ingest stage
+//! Six stages run side by side, each moving one 512-bit beat per cycle: the ingest stage
 //! receives frames into four `wbuf` slots (CRC checked as they stream, payload realigned to
-//! DRAM lanes); the executor takes them in order and runs each request's class (checks,
+//! DRAM lanes); the TLB look-ahead ([`TranslateAhead`]) translates the reads and writes
+//! waiting there; the executor takes them in order and runs each request's class (checks,
 //! translate one or two pages: TLB, else walk + page fault, or the page-fault unit straight
 //! from a TLB entry of an allocated page; atomics; slow-path descriptors); the write-data
 //! stage streams a write's W beats from its slot; the read-data stage takes a read's R beats
-//! and builds its response (with a queue of 8 addressed reads, so later reads' addresses go
-//! out while it works and the DRAM latency is hidden); the transmit stage sends finished responses from two `txbuf` slots. Writes do not
-//! wait for their B responses: reads wait for the writes they could see, writes for earlier
-//! reads' data. The behaviour is `sim::model::board::CBoard::handle` / `service`; see
+//! and builds every response in request order (a queue of 8 addressed reads and payload-less
+//! responses, so later reads' addresses go out while it works and the DRAM latency is
+//! hidden); the transmit stage ([`Transmit`]) sends finished responses from two `txbuf`
+//! slots. Writes do not wait for their B responses: reads wait for the writes they could
+//! see, writes for earlier reads' data. The behaviour is `sim::model::board::CBoard::handle` / `service`; see
 //! `docs/hardware.md` for the pipeline, the ports, the cycle counts and the documented
 //! differences. A read of up to `MAX_REQUEST_LEN` bytes is answered one packet per KiB
 //! ([`ReadSeg`]), each packet translated, read and sent in turn.
@@ -661,7 +663,8 @@ pub struct FastpathTop {
     r_route: DFF<Bits<256>>,
     /// Reads the executor has addressed while the read-data stage works on an earlier one,
     /// in order (their R beats wait in DRAM meanwhile): enough of them in flight to hide the
-    /// DRAM latency behind back-to-back reads. Each entry is a job as `read_job` packs it.
+    /// DRAM latency behind back-to-back reads; payload-less responses queue here too. Each
+    /// entry is a job as `x_job` packs it.
     rq: ReadJobFifo,
     /// Entries in `rq`, counted here: the FIFO's own `empty` flag clears a cycle after a write
     /// (its read side sees the write pointer late), and a response handed over straight to
@@ -2328,8 +2331,8 @@ impl Logic for FastpathTop {
         // goes out; WData, or WAddr likewise. A read or write that finds its next stage free
         // spends no cycle waiting in RData / WData.
         if self.rd_hand.val() {
-            // Hand the read to the read-data stage, or to its queue (`rq`) while it
-            // works on another (its beats wait in DRAM meanwhile); the executor goes on
+            // Hand the response (a read's job, or a payload-less one) to the read-data stage,
+            // or to its queue (`rq`) while it works on another (its beats wait in DRAM meanwhile); the executor goes on
             // with the next request, so the next read's address goes out early enough to
             // hide the DRAM latency.
             // A read's answer goes on with its next packet (back-pressure: this waits

@@ -308,8 +308,6 @@ struct State {
     receiving: [bool; MAX_LANES],
     /// Threads waiting on the condition variable for another thread's receive.
     waiters: usize,
-    /// A thread's receive is spinning (at most one at a time: see `Engine::drive`).
-    spinning: bool,
     /// Requests completed after a retry, with how long their answer took (see
     /// `remember_retried`).
     retried: VecDeque<Retried>,
@@ -391,7 +389,6 @@ impl Engine {
             next_op: 1,
             receiving: [false; MAX_LANES],
             waiters: 0,
-            spinning: false,
             retried: VecDeque::new(),
             ops: HashMap::new(),
             done: HashMap::new(),

@@ -99,20 +99,16 @@ impl Engine {
             } else {
                 st.receiving[lane] = true;
                 // Spin only while no other thread waits (a woken waiter needs a CPU that a
-                // spinning receiver would hold) and no other thread spins: threads of one
-                // client that each spin on their own lane keep the node's process (and each
-                // other) off the cores, so more threads would bring less throughput.
+                // spinning receiver would hold). Threads receiving on their own lanes may all
+                // spin: on a host where a blocking wake-up costs more than a round trip, the
+                // threads that blocked made two threads slower than one (docs/perf.md).
                 let spin = st.waiters == 0;
-                st.spinning |= spin;
                 self.lanes.path(lane).spin_hint(spin);
                 drop(st);
                 let mut batch: Vec<Received> = Vec::new();
                 let got = self.lanes.recv(lane, wait, &mut batch);
                 st = self.lock();
                 st.receiving[lane] = false;
-                if spin {
-                    st.spinning = false;
-                }
                 let now = Instant::now();
                 match got {
                     Ok(()) if !batch.is_empty() => {
