@@ -7,10 +7,10 @@
 //! waiting there; the executor takes them in order and runs each request's class (checks,
 //! translate one or two pages: TLB, else walk + page fault, or the page-fault unit straight
 //! from a TLB entry of an allocated page; atomics; slow-path descriptors); the write-data
-//! stage streams a write's W beats from its slot; the read-data stage takes a read's R beats
-//! and builds every response in request order (a queue of 8 addressed reads and payload-less
-//! responses, so later reads' addresses go out while it works and the DRAM latency is
-//! hidden); the transmit stage ([`Transmit`]) sends finished responses from two `txbuf`
+//! stage streams a write's W beats from its slot; the read-data stage ([`ReadData`]) takes a
+//! read's R beats and builds every response in request order (a queue of 8 addressed reads
+//! and payload-less responses, so later reads' addresses go out while it works and the DRAM
+//! latency is hidden); the transmit stage ([`Transmit`]) sends finished responses from two `txbuf`
 //! slots. Writes do not wait for their B responses: reads wait for the writes they could
 //! see, writes for earlier reads' data. The behaviour is `sim::model::board::CBoard::handle` / `service`; see
 //! `docs/hardware.md` for the pipeline, the ports, the cycle counts and the documented
@@ -24,12 +24,12 @@
 //! executes, when the key does not open the pid. Responses carry header bytes 0..48 and zeros
 //! in 48..64 (never the key).
 
-use crate::ack_layer::Crc32c;
 use crate::fastpath::ingest::Ingest;
+use crate::fastpath::read_data::ReadData;
 use crate::fastpath::translate_ahead::TranslateAhead;
 use crate::fastpath::transmit::Transmit;
+use crate::fastpath::write_data::WriteData;
 use crate::key_table::KeyTable;
-use crate::mem_access::{LaneWindow, Realign};
 use crate::offload::clio_kv::ClioKv;
 use crate::offload::pointer_chase::PointerChase;
 use crate::page_fault::PageFault;
@@ -286,23 +286,6 @@ pub const FAULT_EXTRA_CYCLES: u64 = 1;
 /// TDone included (a hit on a request's only page skips it).
 pub const WALK_EXTRA_CYCLES: u64 = 19;
 
-/// Responses queued for the read-data stage (`FastpathTop::rq`), in request order: reads
-/// whose addresses are out, and payload-less responses. 8 entries, enough for back-to-back
-/// one-beat reads to keep the DRAM busy across its read latency.
-type ReadJobFifo = SynchronousFIFO<Bits<READ_JOB_BITS>, 3, 4, 1>;
-/// A queued response (`x_job`): payload-less (1 bit: the header beat only, no R beats) @670,
-/// lane offset (6 bits) @664, response beats (12) @652, response length (12) @640, response
-/// header (384) @256, route (256) @0.
-const JOB_HDR: usize = 256;
-const JOB_LEN: usize = JOB_HDR + 384;
-const JOB_KT: usize = JOB_LEN + 12;
-const JOB_O: usize = JOB_KT + 12;
-const JOB_ONLY: usize = JOB_O + 6;
-const READ_JOB_BITS: usize = JOB_ONLY + 1;
-// The kernel's literals (`<< 664`, `get_bits::<6>(664)`, ...) are these positions.
-const _: () =
-    assert!(JOB_HDR == 256 && JOB_LEN == 640 && JOB_KT == 652 && JOB_O == 664 && JOB_ONLY == 670);
-
 /// Controller states.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum State {
@@ -495,12 +478,10 @@ pub struct FastpathTop {
     /// The RAS keys (KEY_WRITE from the slow path), looked up as the executor takes a frame.
     keys: KeyTable,
     dec: OpDecode,
-    txcrc: Crc32c,
     tlb: Tlb,
     walker: PtWalker,
     pf: PageFault,
     sync: SyncUnit,
-    realign: Realign,
     /// The pointer-chasing offload (`proto::offload::chase`), on the offload port bundle.
     chase: PointerChase,
     /// The translation under way is an offload's word read (answered on its memory port).
@@ -595,109 +576,23 @@ pub struct FastpathTop {
     wr_hand: Signal<Local, Bit>,
     /// VA of a read's or write packet's first byte, from the header.
     d_va: Signal<Local, Bits<64>>,
-    // ---- Write-data stage.
-    w_busy: DFF<Bit>,
-    w_slot: DFF<Bits<2>>,
-    w_idx: DFF<Bits<6>>,
-    w_piece: DFF<Bit>,
-    w_two: DFF<Bit>,
-    w_o: DFF<Bits<6>>,
-    w_n1: DFF<Bits<12>>,
-    w_len: DFF<Bits<12>>,
-    /// The write-data stage streams an Append record: beats come from the slot through
-    /// `w_realign` (the payload moves from its ingest lanes to its place after the frame), the
-    /// frame word goes in at lane `w_o`, and bytes past the payload are zero (the pad).
-    w_ap: DFF<Bit>,
-    /// Append: beat j takes slot blocks j + w_adv - 1 and j + w_adv.
-    w_adv: DFF<Bit>,
-    /// Append: the funnel shift in 8-byte words.
-    w_sh: DFF<Bits<3>>,
-    /// Append: the first cycle only reads (block 0 into `w_prevblk`), no beat.
-    w_prime: DFF<Bit>,
-    /// Append: the slot block read for the previous beat.
-    w_prevblk: DFF<Bits<512>>,
-    /// Append: the payload's block-space bytes [w_plo, w_phi) (after the frame).
-    w_plo: DFF<Bits<12>>,
-    w_phi: DFF<Bits<12>>,
-    /// Append: the payload length, the frame's `len` word.
-    w_tlen: DFF<Bits<12>>,
-    /// Append: lanes of this beat inside the payload (clamped to 0..=64).
-    w_dlo: Signal<Local, Bits<7>>,
-    w_dhi: Signal<Local, Bits<7>>,
-    /// Append: bytes of this beat that carry payload (all ones in the kept lanes).
-    w_keep: Signal<Local, Bits<512>>,
-    ones512: Signal<Local, Bits<512>>,
-    w_realign: Realign,
-    /// The write strobes' lanes of the current beat.
-    w_strobe: LaneWindow,
-    /// Append: the payload's lanes of the current beat.
-    w_payload: LaneWindow,
-    w_kt: Signal<Local, Bits<12>>,
-    w_k1: Signal<Local, Bits<12>>,
+    /// The write-data stage: streams a write's W beats from its slot while the executor goes
+    /// on (it owns the W channel and the wbuf read port while busy).
+    wd: WriteData,
+    /// The write-data stage is streaming (`WriteData::busy`).
+    w_busy: Signal<Local, Bit>,
+    /// The slot the write-data stage gives back this cycle (`WriteData::freed`).
     w_release: Signal<Local, Bits<4>>,
-    // ---- Read-data stage: takes the R beats of a read the executor has addressed, builds the
-    // response in a txbuf slot and hands it to the transmit stage.
-    r_busy: DFF<Bit>,
-    r_data: DFF<Bit>,
-    r_flush: DFF<Bit>,
-    r_send: DFF<Bit>,
-    /// The finished response waiting in `r_send`: its length and route (the stage may already
-    /// work on the next job).
-    s_len: DFF<Bits<12>>,
-    s_route: DFF<Bits<256>>,
-    /// The transmit stage can take a response this cycle: idle, or sending the last beat of
-    /// the one it has.
-    t_free: Signal<Local, Bit>,
-    /// A finished response waits for the transmit stage this cycle: the stage's next job
-    /// holds its beats (its header beat and CRC would overwrite the waiting one's).
-    r_hold: Signal<Local, Bit>,
-    /// The read-data stage can start a job this cycle: idle, or in the flush cycle of its job
-    /// (which moves on to `r_send`).
-    r_can: Signal<Local, Bit>,
-    r_idx: DFF<Bits<6>>,
-    r_prev: DFF<Bits<512>>,
-    r_o: DFF<Bits<6>>,
-    r_kt: DFF<Bits<12>>,
-    r_len: DFF<Bits<12>>,
-    r_hdr: DFF<Bits<384>>,
-    r_route: DFF<Bits<256>>,
-    /// Reads the executor has addressed while the read-data stage works on an earlier one,
-    /// in order (their R beats wait in DRAM meanwhile): enough of them in flight to hide the
-    /// DRAM latency behind back-to-back reads; payload-less responses queue here too. Each
-    /// entry is a job as `x_job` packs it.
-    rq: ReadJobFifo,
-    /// Entries in `rq`, counted here: the FIFO's own `empty` flag clears a cycle after a write
-    /// (its read side sees the write pointer late), and a response handed over straight to
-    /// the stage in that cycle would overtake the queued one.
-    rq_n: DFF<Bits<4>>,
-    /// `rq` holds nothing (by the count).
-    rq_none: Signal<Local, Bit>,
-    /// Reads among the entries of `rq` (payload-less responses excluded): their R beats are
-    /// still to come.
-    rq_reads: DFF<Bits<4>>,
-    /// A read enters / leaves `rq` this cycle.
-    rq_in_read: Signal<Local, Bit>,
-    rq_out_read: Signal<Local, Bit>,
-    /// The executor's response (a read, or a payload-less response from `Resp`), packed as
-    /// a queue entry (`READ_JOB_BITS`).
-    x_job: Signal<Local, Bits<READ_JOB_BITS>>,
-    /// The executor's response is payload-less (it is in `Resp`).
+    /// The read-data stage: builds every response in request order (a read's from its R
+    /// beats) and hands it to the transmit stage.
+    rd: ReadData,
+    /// The executor's response (a read, or a payload-less response from `Resp`) is
+    /// payload-less (it is in `Resp`).
     x_only: Signal<Local, Bit>,
     /// The length of the executor's response (`rs_len`, or the header alone in `Resp`).
     x_len: Signal<Local, Bits<12>>,
-    /// The job the read-data stage takes next is payload-less.
-    j_only: Signal<Local, Bit>,
-    /// No read has R beats still to come (none queued, none being received).
+    /// No read has R beats still to come (`ReadData::reads_idle`).
     r_idle: Signal<Local, Bit>,
-    /// The read-data stage starts the job `j_*` this cycle.
-    r_take: Signal<Local, Bit>,
-    j_o: Signal<Local, Bits<6>>,
-    j_kt: Signal<Local, Bits<12>>,
-    j_len: Signal<Local, Bits<12>>,
-    j_hdr: Signal<Local, Bits<384>>,
-    j_route: Signal<Local, Bits<256>>,
-    /// A finished response goes to the transmit stage this cycle.
-    t_load: Signal<Local, Bit>,
     /// No DRAM write waits for its B response.
     no_wout: Signal<Local, Bit>,
     pt_clear: Signal<Local, Bit>,
@@ -710,8 +605,6 @@ pub struct FastpathTop {
     data_mark: DFF<Bits<8>>,
     /// The transmit stage: sends the finished responses from their txbuf slots.
     xmit: Transmit,
-    /// The txbuf slot the read-data stage fills next.
-    x_tslot: DFF<Bit>,
     hswap: ByteSwap<384>,
     /// A read's answer, one packet per KiB: the packet under way (`rd_i`) and the next.
     rseg: ReadSeg,
@@ -720,10 +613,6 @@ pub struct FastpathTop {
     rd_seg: DFF<Bit>,
     rd_i: DFF<Bits<16>>,
     a0swap: ByteSwap<64>,
-    strb: Signal<Local, Bits<64>>,
-    lane_lo: Signal<Local, Bits<7>>,
-    lane_hi: Signal<Local, Bits<7>>,
-    ones64: Signal<Local, Bits<64>>,
     state: DFF<State>,
     hdr: DFF<Bits<384>>,
     route: DFF<Bits<256>>,
@@ -750,7 +639,6 @@ pub struct FastpathTop {
     rs_use_arg0: DFF<Bit>,
     rs_arg0: DFF<Bits<64>>,
     rs_len: DFF<Bits<12>>,
-    tx0: DFF<Bits<512>>,
     once: DFF<Bit>,
     s_new: DFF<Bits<64>>,
     sdesc: DFF<Bits<1024>>,
@@ -814,25 +702,15 @@ pub struct FastpathTop {
     page_rem: Signal<Local, Bits<32>>,
     kt: Signal<Local, Bits<12>>,
     k1: Signal<Local, Bits<12>>,
-    n_r: Signal<Local, Bits<12>>,
-    rt: Signal<Local, Bits<12>>,
-    r_active: Signal<Local, Bit>,
-    merged: Signal<Local, Bits<512>>,
     hr: Signal<Local, Bits<384>>,
     hreq: Signal<Local, Bits<384>>,
     found: Signal<Local, Bit>,
     perm_ok: Signal<Local, Bit>,
-    wpos: Signal<Local, Bits<12>>,
-    wlo: Signal<Local, Bits<12>>,
-    whi: Signal<Local, Bits<12>>,
-    wend: Signal<Local, Bits<12>>,
-    w_fire: Signal<Local, Bit>,
     word_sh: Signal<Local, Bits<9>>,
     s_old: Signal<Local, Bits<64>>,
     sd_kind: Signal<Local, Bits<16>>,
     sd_slot: Signal<Local, Bits<32>>,
     sd_bucket: Signal<Local, Bits<64>>,
-    crc: Signal<Local, Bits<32>>,
     side_now: Signal<Local, Bits<2>>,
     // ---- Values from proto (localparams; see `crate::spec`).
     st_ok: St<{ Status::Ok as u64 }>,
@@ -902,31 +780,7 @@ impl Logic for FastpathTop {
             prev,
             o,
             x_slot,
-            w_busy,
-            w_slot,
-            w_idx,
-            w_piece,
-            w_two,
-            w_o,
-            w_n1,
-            w_len,
-            r_busy,
-            r_data,
-            r_flush,
-            r_send,
-            rq_n,
-            rq_reads,
-            s_len,
-            s_route,
-            r_idx,
-            r_prev,
-            r_o,
-            r_kt,
-            r_len,
-            r_hdr,
-            r_route,
             x_hold,
-            x_tslot,
             vaq,
             len,
             need,
@@ -948,7 +802,6 @@ impl Logic for FastpathTop {
             rs_use_arg0,
             rs_arg0,
             rs_len,
-            tx0,
             once,
             s_new,
             sdesc,
@@ -966,14 +819,6 @@ impl Logic for FastpathTop {
             c_denied,
             hcli,
             durable,
-            w_ap,
-            w_adv,
-            w_sh,
-            w_prime,
-            w_prevblk,
-            w_plo,
-            w_phi,
-            w_tlen,
             ap,
             ap_tail,
             ap_tail_pa,
@@ -1005,7 +850,7 @@ impl Logic for FastpathTop {
             rd_seg,
             rd_i
         );
-        clock!(self, clock, ingest, la, xmit, txcrc, tlb, walker, pf, sync, keys, chase, kv, rq);
+        clock!(self, clock, ingest, la, wd, rd, xmit, tlb, walker, pf, sync, keys, chase, kv);
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
         self.txbuf.read_clock.next = self.clock.val();
@@ -1121,60 +966,35 @@ impl Logic for FastpathTop {
         } else {
             self.k1.next = self.kt.val();
         }
-        self.n_r.next = (self.r_len.q.val() + 63) >> 6;
-
-        // ---- Realign (read: DRAM -> packet lanes, in the read-data stage; the ingest stage
-        // has its own for RX).
-        self.realign.lo.next = self.r_prev.q.val();
-        self.realign.hi.next = 0.into();
-        // Response beat t (t >= 1) = DRAM blocks t-1 and t shifted by the VA's lane offset;
-        // beat 0 is the header alone.
-        self.realign.sh.next = self.r_o.q.val();
-        self.merged.next = bit_cast::<512, 384>(self.r_hdr.q.val());
 
         // ---- Defaults.
         self.m_axi_arvalid.next = false;
         self.m_axi_araddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
         self.m_axi_arlen.next = 0.into();
-        self.rq_none.next = self.rq_n.q.val() == 0;
         // No read's R beats are still to come (none queued, none being received): the R channel
         // is free for a walk or an atomic, and a write may go out (write-after-read).
-        self.r_idle.next = !self.r_data.q.val() & (self.rq_reads.q.val() == 0);
-        self.r_take.next = false;
-        self.t_load.next = false;
-        // The executor's response as a queue entry (`READ_JOB_BITS`' layout); a payload-less
-        // one is the header beat alone.
+        self.r_idle.next = self.rd.reads_idle.val();
+        // The write-data stage is streaming (it owns W and the wbuf read port), and the slot it
+        // gives back this cycle.
+        self.w_busy.next = self.wd.busy.val();
+        self.w_release.next = self.wd.freed.val();
+        // The executor's response as a job of the read-data stage; a payload-less one is the
+        // header beat alone.
         self.x_only.next = self.state.q.val() == State::Resp;
         self.x_len.next = self.rs_len.q.val();
         if self.x_only.val() {
             self.x_len.next = self.header_len.val();
         }
-        self.x_job.next = (bit_cast::<READ_JOB_BITS, 1>(self.x_only.val().into()) << 670)
-            | (bit_cast::<READ_JOB_BITS, 6>(self.o.q.val()) << 664)
-            | (bit_cast::<READ_JOB_BITS, 12>(self.kt.val()) << 652)
-            | (bit_cast::<READ_JOB_BITS, 12>(self.x_len.val()) << 640)
-            | (bit_cast::<READ_JOB_BITS, 384>(self.hr.val()) << 256)
-            | bit_cast::<READ_JOB_BITS, 256>(self.route.q.val());
-        self.rq.data_in.next = self.x_job.val();
-        self.rq.write.next = false;
-        self.rq.read.next = false;
-        // The read job the read-data stage takes next: the oldest queued one, else the
-        // executor's.
-        if !self.rq.empty.val() {
-            self.j_only.next = self.rq.data_out.val().get_bit(670);
-            self.j_o.next = self.rq.data_out.val().get_bits::<6>(664);
-            self.j_kt.next = self.rq.data_out.val().get_bits::<12>(652);
-            self.j_len.next = self.rq.data_out.val().get_bits::<12>(640);
-            self.j_hdr.next = self.rq.data_out.val().get_bits::<384>(256);
-            self.j_route.next = self.rq.data_out.val().get_bits::<256>(0);
-        } else {
-            self.j_only.next = self.x_only.val();
-            self.j_o.next = self.o.q.val();
-            self.j_kt.next = self.kt.val();
-            self.j_len.next = self.x_len.val();
-            self.j_hdr.next = self.hr.val();
-            self.j_route.next = self.route.q.val();
-        }
+        self.rd.reset.next = self.reset.val();
+        self.rd.job_valid.next = false;
+        self.rd.job_only.next = self.x_only.val();
+        self.rd.job_o.next = self.o.q.val();
+        self.rd.job_kt.next = self.kt.val();
+        self.rd.job_len.next = self.x_len.val();
+        self.rd.job_hdr.next = self.hr.val();
+        self.rd.job_route.next = self.route.q.val();
+        self.rd.r_valid.next = self.m_axi_rvalid.val();
+        self.rd.r_data.next = self.m_axi_rdata.val();
         self.m_axi_awvalid.next = false;
         self.m_axi_awaddr.next = 0.into();
         self.m_axi_awlen.next = 0.into();
@@ -1186,15 +1006,7 @@ impl Logic for FastpathTop {
         self.persist_addr.next = self.pa1.q.val();
         self.persist_len.next = self.len.q.val();
         self.sp_tx_ready.next = false;
-        self.txcrc.in_valid.next = false;
-        self.txcrc.in_first.next = false;
-        self.txcrc.in_data.next = self.merged.val();
-        self.txcrc.in_bytes.next = 64.into();
-        self.crc.next = self.txcrc.crc.val();
-        self.txbuf.write_enable.next = false;
-        self.txbuf.write_data.next = self.realign.out.val();
         self.side_now.next = 0.into();
-        self.rt.next = 0.into();
         // TLB: lookups from the controller, updates from the page-fault unit or the slow path.
         self.x_lk.next = self.state.q.val() == State::TLookup;
         // An offload's access in its own RAS (Clio-KV's store) translates with the store's pid.
@@ -1351,7 +1163,7 @@ impl Logic for FastpathTop {
         }
         self.kf_fetch.next = (self.kf_left.q.val() != 0)
             & !self.kf_pend.q.val()
-            & !self.w_busy.q.val()
+            & !self.w_busy.val()
             & (!self.kp_valid.q.val() | self.kv.pay_ready.val());
         self.kf_pend.d.next = self.kf_fetch.val();
         if self.kf_fetch.val() {
@@ -1391,95 +1203,28 @@ impl Logic for FastpathTop {
         self.sync.alu_old.next = self.s_old.val();
         self.sync.alu_arg0.next = self.h_arg0.val();
         self.sync.alu_arg1.next = self.h_arg1.val();
-        // ---- Write-data stage: streams the W beats of a write whose bursts the executor has
-        // addressed, from the frame's wbuf slot, while the executor goes on.
-        // Strobes: lanes of block `w_idx` inside [wlo, whi) (block-space byte positions).
-        self.w_kt.next = (bit_cast::<12, 6>(self.w_o.q.val()) + self.w_len.q.val() + 63) >> 6;
-        if self.w_two.q.val() {
-            self.w_k1.next = (bit_cast::<12, 6>(self.w_o.q.val()) + self.w_n1.q.val()) >> 6;
-        } else {
-            self.w_k1.next = self.w_kt.val();
-        }
-        self.wpos.next = bit_cast::<12, 6>(self.w_idx.q.val()) << 6;
-        if self.w_piece.q.val() {
-            self.wlo.next = bit_cast::<12, 6>(self.w_o.q.val()) + self.w_n1.q.val();
-            self.whi.next = bit_cast::<12, 6>(self.w_o.q.val()) + self.w_len.q.val();
-            self.wend.next = self.w_kt.val();
-        } else {
-            self.wlo.next = bit_cast::<12, 6>(self.w_o.q.val());
-            self.whi.next = bit_cast::<12, 6>(self.w_o.q.val()) + self.w_n1.q.val();
-            self.wend.next = self.w_k1.val();
-        }
-        self.ones64.next = 0xFFFF_FFFF_FFFF_FFFF_u64.to_bits();
-        // Lane k is strobed when wlo <= wpos + k < whi: the window [lo, hi) of this block's
-        // lanes, clamped to 0..=64, as two shifts of an all-ones word.
-        self.w_strobe.pos.next = self.wpos.val();
-        self.w_strobe.lo.next = self.wlo.val();
-        self.w_strobe.hi.next = self.whi.val();
-        self.lane_lo.next = self.w_strobe.first.val();
-        self.lane_hi.next = self.w_strobe.stop.val();
-        self.strb.next =
-            (self.ones64.val() << self.lane_lo.val()) & !(self.ones64.val() << self.lane_hi.val());
-        self.m_axi_wstrb.next = self.strb.val();
-        self.m_axi_wvalid.next = self.w_busy.q.val() & !self.w_prime.q.val();
-        self.m_axi_wlast.next = bit_cast::<12, 6>(self.w_idx.q.val()) + 1 == self.wend.val();
-        self.w_fire.next = self.w_busy.q.val() & !self.w_prime.q.val() & self.m_axi_wready.val();
-        self.w_release.next = 0.into();
-        // Append records: beat j = slot blocks j + adv - 1 (kept from the previous read) and
-        // j + adv through the funnel, payload lanes kept, the frame word at lane w_o of beat
-        // 0, zeros after the payload (the pad; the strobes cover the whole footprint).
-        self.w_realign.lo.next = self.w_prevblk.q.val();
-        self.w_realign.hi.next = self.wbuf.read_data.val();
-        self.w_realign.sh.next = bit_cast::<6, 3>(self.w_sh.q.val()) << 3;
-        self.w_payload.pos.next = self.wpos.val();
-        self.w_payload.lo.next = self.w_plo.q.val();
-        self.w_payload.hi.next = self.w_phi.q.val();
-        self.w_dlo.next = self.w_payload.first.val();
-        self.w_dhi.next = self.w_payload.stop.val();
-        self.ones512.next = !bit_cast::<512, 1>(0.into());
-        self.w_keep.next = 0.into();
-        if self.w_dlo.val() < 64 {
-            if self.w_dhi.val() >= 64 {
-                self.w_keep.next = self.ones512.val() << (bit_cast::<10, 7>(self.w_dlo.val()) << 3);
-            } else {
-                self.w_keep.next = (self.ones512.val()
-                    << (bit_cast::<10, 7>(self.w_dlo.val()) << 3))
-                    & !(self.ones512.val() << (bit_cast::<10, 7>(self.w_dhi.val()) << 3));
-            }
-        }
-        if self.w_ap.q.val() {
-            self.m_axi_wdata.next = self.w_realign.out.val() & self.w_keep.val();
-            if self.w_idx.q.val() == 0 {
-                self.m_axi_wdata.next = (self.w_realign.out.val() & self.w_keep.val())
-                    | (bit_cast::<512, 12>(self.w_tlen.q.val())
-                        << (bit_cast::<9, 6>(self.w_o.q.val()) << 3));
-            }
-        }
-        if self.w_busy.q.val() & self.w_prime.q.val() {
-            self.w_prevblk.d.next = self.wbuf.read_data.val();
-            self.w_prime.d.next = false;
-        }
-        if self.w_fire.val() {
-            self.w_prevblk.d.next = self.wbuf.read_data.val();
-            self.wbuf.read_address.next = (bit_cast::<7, 2>(self.w_slot.q.val()) << 5)
-                | bit_cast::<7, 5>(bit_cast::<5, 6>(
-                    self.w_idx.q.val() + 1 + bit_cast::<6, 1>(self.w_adv.q.val().into()),
-                ));
-            self.w_idx.d.next = self.w_idx.q.val() + 1;
-            if bit_cast::<12, 6>(self.w_idx.q.val()) + 1 == self.wend.val() {
-                if self.w_two.q.val() & !self.w_piece.q.val() {
-                    self.w_piece.d.next = true;
-                } else {
-                    // Done with the frame: its slot goes back to the ingest stage.
-                    self.w_busy.d.next = false;
-                    self.w_release.next = bit_cast::<4, 1>(1.into()) << self.w_slot.q.val();
-                }
-            }
-        } else if self.w_busy.q.val() {
-            self.wbuf.read_address.next = (bit_cast::<7, 2>(self.w_slot.q.val()) << 5)
-                | bit_cast::<7, 5>(bit_cast::<5, 6>(
-                    self.w_idx.q.val() + bit_cast::<6, 1>(self.w_adv.q.val().into()),
-                ));
+        // ---- Write-data stage (`WriteData`): streams the W beats of a write whose bursts the
+        // executor has addressed, from the frame's wbuf slot, while the executor goes on. It
+        // owns the W channel and the wbuf read port while busy; the executor's own one-beat
+        // writes (PTE write-backs, atomics) override the W defaults below only when it is not.
+        self.wd.reset.next = self.reset.val();
+        self.wd.start.next = false;
+        self.wd.start_slot.next = self.x_slot.q.val();
+        self.wd.start_two.next = self.two.q.val();
+        self.wd.start_o.next = self.o.q.val();
+        self.wd.start_n1.next = self.n1.q.val();
+        self.wd.start_len.next = self.len.q.val();
+        self.wd.start_append.next = self.ap.q.val();
+        self.wd.start_shift.next = self.ap_u.val();
+        self.wd.start_payload_len.next = bit_cast::<12, 32>(self.h_tlen.val());
+        self.wd.buf_data.next = self.wbuf.read_data.val();
+        self.wd.w_ready.next = self.m_axi_wready.val();
+        self.m_axi_wvalid.next = self.wd.w_valid.val();
+        self.m_axi_wdata.next = self.wd.w_data.val();
+        self.m_axi_wstrb.next = self.wd.w_strb.val();
+        self.m_axi_wlast.next = self.wd.w_last.val();
+        if self.wd.busy.val() {
+            self.wbuf.read_address.next = self.wd.buf_address.val();
         } else if self.kf_fetch.val() {
             // The KV payload feeder's next block (the write-data stage is idle).
             self.wbuf.read_address.next = (bit_cast::<7, 2>(self.x_slot.q.val()) << 5)
@@ -1510,14 +1255,14 @@ impl Logic for FastpathTop {
         self.x_free.next = false;
         self.rd_hand.next = false;
         self.wr_hand.next = false;
-        self.no_wout.next = (self.w_seq.q.val() == self.b_seq.q.val()) & !self.w_busy.q.val();
+        self.no_wout.next = (self.w_seq.q.val() == self.b_seq.q.val()) & !self.w_busy.val();
         // Marks at or behind the B count (mod 256, never 128 apart): nothing to wait for.
         self.pt_ahead.next = self.pt_mark.q.val() - self.b_seq.q.val();
         self.pt_clear.next = (self.pt_ahead.val() == 0) | self.pt_ahead.val().get_bit(7);
         self.data_ahead.next = self.data_mark.q.val() - self.b_seq.q.val();
         // A write whose data is still streaming has no B yet: data reads wait for it too.
-        self.data_clear.next = ((self.data_ahead.val() == 0) | self.data_ahead.val().get_bit(7))
-            & !self.w_busy.q.val();
+        self.data_clear.next =
+            ((self.data_ahead.val() == 0) | self.data_ahead.val().get_bit(7)) & !self.w_busy.val();
 
         // ---- Transmit stage (`Transmit`): the network TX port and the txbuf read port.
         self.xmit.reset.next = self.reset.val();
@@ -1532,14 +1277,21 @@ impl Logic for FastpathTop {
         if self.xmit.sent.val() {
             self.c_tx.d.next = self.c_tx.q.val() + 1;
         }
-        // The next response may start in the cycle of the last beat (beat 0 is a register,
-        // beat 1 is read from the other txbuf slot a cycle later).
-        self.t_free.next = self.xmit.free.val();
-        self.r_hold.next = self.r_send.q.val() & !self.t_free.val();
-        self.r_can.next = !self.r_busy.q.val() | (self.r_flush.q.val() & !self.r_hold.val());
+        // The read-data stage hands finished responses to the transmit stage; the next may
+        // start in the cycle of the last beat (beat 0 is a register, beat 1 is read from the
+        // other txbuf slot a cycle later).
+        self.rd.xmit_free.next = self.xmit.free.val();
+        self.xmit.load.next = self.rd.load.val();
+        self.xmit.load_slot.next = self.rd.load_slot.val();
+        self.xmit.load_len.next = self.rd.load_len.val();
+        self.xmit.load_route.next = self.rd.load_route.val();
+        self.xmit.load_beat0.next = self.rd.load_beat0.val();
+        self.txbuf.write_enable.next = self.rd.buf_write_enable.val();
+        self.txbuf.write_address.next = self.rd.buf_write_address.val();
+        self.txbuf.write_data.next = self.rd.buf_write_data.val();
         // R beats are taken by the read-data stage, or by a walk or an atomic (which start
         // only when that stage is idle, so the beats are theirs).
-        self.m_axi_rready.next = (self.r_data.q.val() & !self.r_hold.val())
+        self.m_axi_rready.next = self.rd.r_ready.val()
             | (((self.state.q.val() == State::TWalk) | (self.state.q.val() == State::SData))
                 & self.r_idle.val());
         // Slow-path descriptor fields.
@@ -1872,7 +1624,7 @@ impl Logic for FastpathTop {
             }
             State::TSide => {
                 // The W channel is the write-data stage's until it is done.
-                if !self.w_busy.q.val() {
+                if !self.w_busy.val() {
                     self.m_axi_wlast.next = true;
                     // In parallel: AW, W (the PTE write-back) and the PAGE_MAPPED notice.
                     self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
@@ -2080,7 +1832,7 @@ impl Logic for FastpathTop {
             }
             State::SWrite => {
                 // The W channel is the write-data stage's until it is done.
-                if !self.w_busy.q.val() {
+                if !self.w_busy.val() {
                     self.m_axi_wlast.next = true;
                     self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
                     self.m_axi_awaddr.next = self.sw_pa.val() & !bit_cast::<64, 6>(0x3F.into());
@@ -2298,7 +2050,7 @@ impl Logic for FastpathTop {
             }
             State::SpPte => {
                 // The W channel is the write-data stage's until it is done.
-                if !self.w_busy.q.val() {
+                if !self.w_busy.val() {
                     self.m_axi_wlast.next = true;
                     self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
                     self.m_axi_awaddr.next =
@@ -2331,21 +2083,14 @@ impl Logic for FastpathTop {
         // goes out; WData, or WAddr likewise. A read or write that finds its next stage free
         // spends no cycle waiting in RData / WData.
         if self.rd_hand.val() {
-            // Hand the response (a read's job, or a payload-less one) to the read-data stage,
-            // or to its queue (`rq`) while it works on another (its beats wait in DRAM meanwhile); the executor goes on
-            // with the next request, so the next read's address goes out early enough to
-            // hide the DRAM latency.
-            // A read's answer goes on with its next packet (back-pressure: this waits
-            // while the stage and its queue are full, they wait for the transmit stage).
-            // Straight in when the stage can take it and nothing is queued, else behind the
-            // queued responses: responses leave in request order.
-            if self.r_can.val() & self.rq_none.val() {
-                self.r_take.next = true;
-                self.x_done.next = true;
-                self.x_free.next = true;
-                self.state.d.next = State::Idle;
-            } else if !self.rq.full.val() {
-                self.rq.write.next = true;
+            // Hand the response (a read's job, or a payload-less one) to the read-data stage;
+            // it takes it straight in or queues it while it works on another (a read's beats
+            // wait in DRAM meanwhile), so the executor goes on with the next request and the
+            // next read's address goes out early enough to hide the DRAM latency. This waits
+            // only while the stage's queue is full (it waits for the transmit stage).
+            // A read's answer goes on with its next packet.
+            self.rd.job_valid.next = true;
+            if self.rd.job_ready.val() {
                 self.x_done.next = true;
                 self.x_free.next = true;
                 self.state.d.next = State::Idle;
@@ -2364,23 +2109,8 @@ impl Logic for FastpathTop {
         }
         // Hand the data beats to the write-data stage once it is free; the slot goes
         // with them, and the response follows at once (later reads wait for the B).
-        if self.wr_hand.val() & !self.w_busy.q.val() {
-            self.w_busy.d.next = true;
-            self.w_slot.d.next = self.x_slot.q.val();
-            self.w_idx.d.next = 0.into();
-            self.w_piece.d.next = false;
-            self.w_two.d.next = self.two.q.val();
-            self.w_o.d.next = self.o.q.val();
-            self.w_n1.d.next = self.n1.q.val();
-            self.w_len.d.next = self.len.q.val();
-            self.w_ap.d.next = self.ap.q.val();
-            self.w_adv.d.next = self.ap.q.val() & self.ap_u.val().get_bit(3);
-            self.w_prime.d.next = self.ap.q.val() & self.ap_u.val().get_bit(3);
-            self.w_sh.d.next = self.ap_u.val().get_bits::<3>(0);
-            self.w_plo.d.next = bit_cast::<12, 6>(self.o.q.val()) + 8;
-            self.w_phi.d.next =
-                bit_cast::<12, 6>(self.o.q.val()) + 8 + bit_cast::<12, 32>(self.h_tlen.val());
-            self.w_tlen.d.next = bit_cast::<12, 32>(self.h_tlen.val());
+        if self.wr_hand.val() & !self.w_busy.val() {
+            self.wd.start.next = true;
             self.x_hold.d.next = false;
             self.x_slot.d.next = self.x_slot.q.val() + 1;
             self.rs_status.d.next = self.st_ok.val();
@@ -2393,93 +2123,6 @@ impl Logic for FastpathTop {
             } else {
                 self.state.d.next = State::Resp;
             }
-        }
-        // ---- Read-data stage: DRAM block r_idx arrives; it completes response beat rt =
-        // r_idx (o < 48) or r_idx - 1; a flush cycle completes the last one; then the
-        // response goes to the transmit stage.
-        self.r_active.next = self.r_data.q.val() | self.r_flush.q.val();
-        if self.r_data.q.val() {
-            self.realign.hi.next = self.m_axi_rdata.val();
-        }
-        // Response beat rt = r_idx: the header beat when the first block arrives, then beat t
-        // when block t arrives (blocks t-1 and t), the last one in the flush cycle. While the
-        // previous job's response waits for the transmit stage (`r_hold`), this job's beats
-        // and flush wait too.
-        self.rt.next = bit_cast::<12, 6>(self.r_idx.q.val());
-        if self.r_data.q.val() & self.m_axi_rvalid.val() & !self.r_hold.val() {
-            self.r_prev.d.next = self.m_axi_rdata.val();
-            self.r_idx.d.next = self.r_idx.q.val() + 1;
-            self.txcrc.in_valid.next = self.rt.val() < self.n_r.val();
-            if bit_cast::<12, 6>(self.r_idx.q.val()) + 1 == self.r_kt.q.val() {
-                self.r_data.d.next = false;
-                self.r_flush.d.next = true;
-            }
-        }
-        // The waiting response goes to the transmit stage when it can take one...
-        if self.r_send.q.val() & self.t_free.val() {
-            self.t_load.next = true;
-            self.r_send.d.next = false;
-        }
-        // ...and the job in its flush cycle takes its place (the stage is free for the next
-        // job in this same cycle: `r_can`).
-        if self.r_flush.q.val() & !self.r_hold.val() {
-            self.txcrc.in_valid.next = self.rt.val() < self.n_r.val();
-            self.r_flush.d.next = false;
-            self.r_send.d.next = true;
-            self.r_busy.d.next = false;
-            self.s_len.d.next = self.r_len.q.val();
-            self.s_route.d.next = self.r_route.q.val();
-        }
-        // Hand the read-data stage's finished response to the transmit stage. Beat 0 gets the
-        // CRC.
-        self.xmit.load.next = self.t_load.val();
-        self.xmit.load_slot.next = self.x_tslot.q.val();
-        self.xmit.load_len.next = self.s_len.q.val();
-        self.xmit.load_route.next = self.s_route.q.val();
-        self.xmit.load_beat0.next = self.tx0.q.val()
-            | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(24)) << 224)
-            | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(16)) << 232)
-            | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(8)) << 240)
-            | (bit_cast::<512, 8>(self.crc.val().get_bits::<8>(0)) << 248);
-        if self.t_load.val() {
-            self.x_tslot.d.next = !self.x_tslot.q.val();
-        }
-        // The stage can start a job and one waits in the queue (it may have been queued in the
-        // very cycle the stage finished): it is next.
-        if !self.rq.empty.val() & self.r_can.val() {
-            self.rq.read.next = true;
-            self.r_take.next = true;
-        }
-        // Start a read job: the queued one if there is one, else the executor's.
-        if self.r_take.val() {
-            self.r_busy.d.next = true;
-            // A payload-less job: its header beat in the flush cycle, no R beats.
-            self.r_data.d.next = !self.j_only.val();
-            self.r_flush.d.next = self.j_only.val();
-            self.r_idx.d.next = 0.into();
-            self.r_prev.d.next = 0.into();
-            self.r_o.d.next = self.j_o.val();
-            self.r_kt.d.next = self.j_kt.val();
-            self.r_len.d.next = self.j_len.val();
-            self.r_hdr.d.next = self.j_hdr.val();
-            self.r_route.d.next = self.j_route.val();
-        }
-        // Response beats of a read: beat 0 carries the header.
-        self.txbuf.write_address.next = (bit_cast::<6, 1>(self.x_tslot.q.val().into()) << 5)
-            | bit_cast::<6, 5>(bit_cast::<5, 12>(self.rt.val()));
-        if self.rt.val() == 0 {
-            if self.r_active.val() {
-                self.txcrc.in_first.next = true;
-                if self.txcrc.in_valid.val() {
-                    self.tx0.d.next = self.merged.val();
-                }
-            }
-        } else {
-            self.txcrc.in_data.next = self.realign.out.val();
-            self.txbuf.write_enable.next = self.txcrc.in_valid.val() & self.r_active.val();
-        }
-        if (self.r_len.q.val() - (self.rt.val() << 6)) < 64 {
-            self.txcrc.in_bytes.next = bit_cast::<7, 12>(self.r_len.q.val() - (self.rt.val() << 6));
         }
         // A caught-up mark follows the B count, so it never falls 128 behind (mod 256).
         if self.pt_clear.val() {
@@ -2494,7 +2137,7 @@ impl Logic for FastpathTop {
         if self.m_axi_wvalid.val() & self.m_axi_wready.val() & self.m_axi_wlast.val() {
             self.w_seq.d.next = self.w_seq.q.val() + 1;
             if ((self.state.q.val() == State::TSide) | (self.state.q.val() == State::SpPte))
-                & !self.w_busy.q.val()
+                & !self.w_busy.val()
             {
                 self.pt_mark.d.next = self.w_seq.q.val() + 1;
             } else {
@@ -2522,7 +2165,7 @@ impl Logic for FastpathTop {
         // come round the four slots faster than a 1 KiB write's data leaves).
         self.x_full.next =
             (self.ingest.full.val() & (bit_cast::<4, 1>(1.into()) << self.nx_slot.val())).any()
-                & !(self.w_busy.q.val() & (self.w_slot.q.val() == self.nx_slot.val()));
+                & !(self.w_busy.val() & (self.wd.slot.val() == self.nx_slot.val()));
         self.x_ver.next = 0.into();
         self.x_pid_be.next = 0.into();
         self.keys.lk_key.next = 0.into();
@@ -2582,19 +2225,6 @@ impl Logic for FastpathTop {
                 }
             }
         }
-        // The read queue's counts: entries, and reads among them.
-        if self.rq.write.val() & !self.rq.read.val() {
-            self.rq_n.d.next = self.rq_n.q.val() + 1;
-        } else if !self.rq.write.val() & self.rq.read.val() {
-            self.rq_n.d.next = self.rq_n.q.val() - 1;
-        }
-        self.rq_in_read.next = self.rq.write.val() & !self.x_only.val();
-        self.rq_out_read.next = self.rq.read.val() & !self.j_only.val();
-        if self.rq_in_read.val() & !self.rq_out_read.val() {
-            self.rq_reads.d.next = self.rq_reads.q.val() + 1;
-        } else if !self.rq_in_read.val() & self.rq_out_read.val() {
-            self.rq_reads.d.next = self.rq_reads.q.val() - 1;
-        }
         // Slots freed this cycle go back to the ingest stage.
         self.ingest.freed.next = self.s_clr.val() | self.w_release.val();
         // ---- The TLB look-ahead: the ingest slots, what is taken, and the lookup port when the
@@ -2612,9 +2242,9 @@ impl Logic for FastpathTop {
             self.la.taken.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
             self.la.head.next = self.x_slot.q.val() + 1;
         }
-        if self.w_busy.q.val() {
+        if self.w_busy.val() {
             self.la.taken.next =
-                self.la.taken.val() | (bit_cast::<4, 1>(1.into()) << self.w_slot.q.val());
+                self.la.taken.val() | (bit_cast::<4, 1>(1.into()) << self.wd.slot.val());
         }
         self.la.use_slot.next = self.x_slot.q.val();
         self.la.tlb_update.next = self.tlb.up_valid.val();
@@ -2640,17 +2270,6 @@ impl Logic for FastpathTop {
             self.xwr.d.next = false;
             self.x_slot.d.next = 0.into();
             self.x_hold.d.next = false;
-            self.w_busy.d.next = false;
-            self.r_busy.d.next = false;
-            self.r_data.d.next = false;
-            self.r_flush.d.next = false;
-            self.r_send.d.next = false;
-            self.rq_n.d.next = 0.into();
-            self.rq_reads.d.next = 0.into();
-            // Empty the read queue (one entry a cycle while reset is held).
-            self.rq.write.next = false;
-            self.rq.read.next = !self.rq.empty.val();
-            self.x_tslot.d.next = false;
             self.w_seq.d.next = 0.into();
             self.b_seq.d.next = 0.into();
             self.pt_mark.d.next = 0.into();

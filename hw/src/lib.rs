@@ -62,8 +62,8 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "ack_layer",
             verilog_of("ack_layer", ack_layer::AckLayer::default()),
         ),
-        // The CRC engine alone: `fastpath_top` has a second one on the transmit side, so
-        // the network stack's size is ack_layer + crc32c + mat (docs/utilization.md).
+        // The CRC engine alone: the read-data stage has a second one for the transmit side,
+        // so the network stack's size is ack_layer + crc32c + mat (docs/utilization.md).
         ("crc32c", verilog_of("crc32c", ack_layer::Crc32c::default())),
         (
             "key_table",
@@ -84,6 +84,16 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
         (
             "ingest",
             verilog_of("ingest", fastpath::ingest::Ingest::default()),
+        ),
+        // The read-data stage block, alone (the response builder with its CRC and job queue).
+        (
+            "read_data",
+            verilog_of("read_data", fastpath::read_data::ReadData::default()),
+        ),
+        // The write-data stage block, alone (W beats from a payload slot, Append's funnel).
+        (
+            "write_data",
+            verilog_of("write_data", fastpath::write_data::WriteData::default()),
         ),
         // The transmit stage block, alone.
         (

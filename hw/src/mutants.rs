@@ -96,9 +96,9 @@ pub const MUTANTS: &[Mutant] = &[
                  responses",
         edits: &[Edit {
             module: "fastpath_top",
-            find: "data_clear = ((data_ahead == 32'h0) | data_ahead[32'h7]) & ~w_busy$q;",
+            find: "data_clear = ((data_ahead == 32'h0) | data_ahead[32'h7]) & ~w_busy;",
             // Only the data still streaming is waited for, not its B response.
-            replace: "data_clear = ~w_busy$q;",
+            replace: "data_clear = ~w_busy;",
         }],
     },
 ];

@@ -216,10 +216,8 @@ impl Env {
             let u = &self.b.uut;
             let idle = u.state.q.val() == State::Idle
                 && !u.xmit.busy.val()
-                && !u.w_busy.q.val()
-                && !u.r_busy.q.val()
-                && !u.r_send.q.val()
-                && u.rq.empty.val()
+                && !u.wd.busy.val()
+                && u.rd.is_idle()
                 && u.ingest.is_idle();
             if idle && self.rx.is_empty() && self.sp_tx.is_empty() && !self.dram.busy() {
                 break;
