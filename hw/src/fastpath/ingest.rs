@@ -12,12 +12,13 @@
 //!
 //! Slots are filled in order 0, 1, 2, 3, 0, ...; a slot is taken only when it is free (`full`
 //! clear), and stays full until `freed` names it (the executor, or the write-data stage that
-//! streams a write's data from it, is done with it). The next frame starts the cycle after
-//! the previous one's flush cycle when its slot is free.
+//! streams a write's data from it, is done with it). The next frame's first beat is taken in
+//! the previous one's flush cycle when its slot is free (the header beat writes no payload
+//! block, so the buffer's write port is the flush's): back to back, a frame of n beats takes n
+//! cycles (a read request one, a write of up to 64 bytes two).
 //!
-//! Timing (unchanged from when this logic sat inside `fastpath_top`): a frame's slot is full,
-//! with its header, verdict and every payload block written, in the cycle after its flush
-//! cycle, which is the cycle after its last beat.
+//! Timing: a frame's slot is full, with its header, verdict and every payload block written,
+//! in the cycle after its flush cycle, which is the cycle after its last beat.
 
 use crate::ack_layer::AckLayer;
 use crate::mem_access::Realign;
@@ -114,6 +115,17 @@ pub struct Ingest {
     block: Signal<Local, Bits<12>>,
     /// The slot after `slot`.
     next_slot: Signal<Local, Bits<2>>,
+    /// The slot after `slot` is free.
+    next_free: Signal<Local, Bit>,
+    /// A beat can be taken this cycle: a frame is being received, or this is a frame's flush
+    /// cycle and the next slot is free (the next frame's first beat comes in with the flush).
+    accept: Signal<Local, Bit>,
+    /// A beat is taken this cycle.
+    take: Signal<Local, Bit>,
+    /// The beat taken is a frame's first (its header).
+    first: Signal<Local, Bit>,
+    /// The slot the beat taken belongs to (the next one in a flush cycle).
+    hslot: Signal<Local, Bits<2>>,
     full_q: DFF<Bits<4>>,
     /// The slot becoming full this cycle.
     set: Signal<Local, Bits<4>>,
@@ -161,6 +173,11 @@ impl Default for Ingest {
             lane_now: Default::default(),
             block: Default::default(),
             next_slot: Default::default(),
+            next_free: Default::default(),
+            accept: Default::default(),
+            take: Default::default(),
+            first: Default::default(),
+            hslot: Default::default(),
             full_q: Default::default(),
             set: Default::default(),
             s_hdr: core::array::from_fn(|_| Default::default()),
@@ -200,13 +217,26 @@ impl Logic for Ingest {
             self.verdict[k].next = self.s_verdict[k].q.val();
         }
         self.full.next = self.full_q.q.val();
-        self.rx_ready.next = self.receiving.q.val();
-        self.ack.in_valid.next = self.receiving.q.val() & self.rx_valid.val();
+        self.next_slot.next = self.slot.q.val() + 1;
+        self.next_free.next =
+            !(self.full_q.q.val() & (bit_cast::<4, 1>(1.into()) << self.next_slot.val())).any();
+        self.accept.next =
+            self.receiving.q.val() | (self.flush.q.val() & self.next_free.val());
+        self.rx_ready.next = self.accept.val();
+        self.take.next = self.accept.val() & self.rx_valid.val();
+        // In a flush cycle the beat taken is the next frame's first, for the next slot.
+        self.first.next = self.flush.q.val() | (self.beat.q.val() == 0);
+        if self.flush.q.val() {
+            self.hslot.next = self.next_slot.val();
+        } else {
+            self.hslot.next = self.slot.q.val();
+        }
+        self.ack.in_valid.next = self.take.val();
         self.ack.in_data.next = self.rx_data.val();
         self.ack.in_keep.next = self.rx_keep.val();
         self.ack.in_last.next = self.rx_last.val();
         self.keyswap.x.next = self.rx_data.val().get_bits::<64>(384);
-        if self.beat.q.val() == 0 {
+        if (self.beat.q.val() == 0) & !self.flush.q.val() {
             self.lane_now.next = self.rx_data.val().get_bits::<6>(184);
         } else {
             self.lane_now.next = self.lane_q.q.val();
@@ -232,20 +262,46 @@ impl Logic for Ingest {
             & (self.block.val() < self.block_limit.val());
         self.set.next = 0.into();
         self.frame_in.next = false;
-        if self.receiving.q.val() & self.rx_valid.val() {
+        if self.flush.q.val() {
+            // Last realigned block written above; the verdict is out this cycle.
+            self.flush.d.next = false;
+            self.beat.d.next = 0.into();
+            self.prev.d.next = 0.into();
+            self.slot.d.next = self.slot.q.val() + 1;
+            self.set.next = bit_cast::<4, 1>(1.into()) << self.slot.q.val();
+            // Straight on to the next frame if its slot is free (no idle cycle between; its
+            // first beat may come in this very cycle, below).
+            self.receiving.d.next = self.next_free.val();
+            for k in 0..4 {
+                if self.slot.q.val() == k.to_bits::<2>() {
+                    self.s_verdict[k].d.next = bit_cast::<2, 1>(self.ack.drop.val().into())
+                        | (bit_cast::<2, 1>(self.ack.nack.val().into()) << 1);
+                }
+            }
+        }
+        if !self.receiving.q.val() & !self.flush.q.val() {
+            // Receive when the slot is free.
+            self.receiving.d.next =
+                !(self.full_q.q.val() & (bit_cast::<4, 1>(1.into()) << self.slot.q.val())).any();
+        }
+        // A beat taken: the previous beat is kept for the realigner; a first beat's header,
+        // key, client, route and lane go to its slot. Taken in a flush cycle, it starts the
+        // next frame (after the flush above).
+        if self.take.val() {
             self.prev.d.next = self.rx_data.val();
             self.beat.d.next = self.beat.q.val() + 1;
-            if self.beat.q.val() == 0 {
-                self.lane_q.d.next = self.lane_now.val();
+            if self.first.val() {
+                self.beat.d.next = 1.into();
+                self.lane_q.d.next = self.rx_data.val().get_bits::<6>(184);
                 for k in 0..4 {
-                    if self.slot.q.val() == k.to_bits::<2>() {
+                    if self.hslot.val() == k.to_bits::<2>() {
                         self.s_hdr[k].d.next = bit_cast::<384, 512>(self.rx_data.val());
                         self.s_key[k].d.next = self.keyswap.y.val();
                         self.s_client[k].d.next =
                             (bit_cast::<16, 8>(self.rx_data.val().get_bits::<8>(448)) << 8)
                                 | bit_cast::<16, 8>(self.rx_data.val().get_bits::<8>(456));
                         self.s_route[k].d.next = self.rx_route.val();
-                        self.s_lane[k].d.next = self.lane_now.val();
+                        self.s_lane[k].d.next = self.rx_data.val().get_bits::<6>(184);
                     }
                 }
             }
@@ -254,31 +310,6 @@ impl Logic for Ingest {
                 self.receiving.d.next = false;
                 self.flush.d.next = true;
             }
-        }
-        if self.flush.q.val() {
-            // Last realigned block written above; the verdict is out this cycle.
-            self.flush.d.next = false;
-            self.beat.d.next = 0.into();
-            self.prev.d.next = 0.into();
-            self.slot.d.next = self.slot.q.val() + 1;
-            self.set.next = bit_cast::<4, 1>(1.into()) << self.slot.q.val();
-            // Straight on to the next frame if its slot is free (no idle cycle between).
-            self.next_slot.next = self.slot.q.val() + 1;
-            self.receiving.d.next =
-                !(self.full_q.q.val() & (bit_cast::<4, 1>(1.into()) << self.next_slot.val())).any();
-            for k in 0..4 {
-                if self.slot.q.val() == k.to_bits::<2>() {
-                    self.s_verdict[k].d.next = bit_cast::<2, 1>(self.ack.drop.val().into())
-                        | (bit_cast::<2, 1>(self.ack.nack.val().into()) << 1);
-                }
-            }
-        } else {
-            self.next_slot.next = self.slot.q.val();
-        }
-        if !self.receiving.q.val() & !self.flush.q.val() {
-            // Receive when the slot is free.
-            self.receiving.d.next =
-                !(self.full_q.q.val() & (bit_cast::<4, 1>(1.into()) << self.slot.q.val())).any();
         }
         self.full_q.d.next = (self.full_q.q.val() | self.set.val()) & !self.freed.val();
         if self.reset.val() {

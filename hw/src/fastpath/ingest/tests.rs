@@ -125,16 +125,24 @@ fn check_slot(b: &Bench<Ingest>, buf: &HashMap<u64, Vec<u8>>, slot: usize, e: &E
     }
 }
 
-#[test]
-fn frames_land_in_their_slots() {
-    let mut r = Rng(0x1_6E57);
+/// What a run saw: cycles, beats taken, cycles a beat waited for `rx_ready`.
+struct Seen {
+    cycles: u64,
+    beats: u64,
+    stalled_cycles: u64,
+}
+
+/// Receive `frames` back to back; a slot is released up to `max_delay` cycles after it fills
+/// (0: the cycle after; else up to `max_delay - 1` cycles later). Every slot is checked as it fills.
+fn receive(r: &mut Rng, frames: &[Expect], max_delay: u64) -> Seen {
     let mut b = Bench::new(Ingest::default());
     b.uut.reset.next = true;
     b.tick();
     b.uut.reset.next = false;
-    let frames: Vec<Expect> = (0..300).map(|i| frame(&mut r, i)).collect();
+    let start = b.cycle;
+    let mut beats = 0u64;
     let mut src = StreamSource::default();
-    for e in &frames {
+    for e in frames {
         src.push(e.route, e.frame.clone());
     }
     let mut buf: HashMap<u64, Vec<u8>> = HashMap::new();
@@ -209,13 +217,18 @@ fn frames_land_in_their_slots() {
                 );
                 check_slot(&b, &buf, k, &frames[i], i);
                 checked += 1;
-                *release_k = Some(now + r.below(40));
+                *release_k = Some(if max_delay == 0 {
+                    now
+                } else {
+                    now + r.below(max_delay)
+                });
             }
         }
         was_full = full & !release;
         let took = ready && beat.is_some();
         b.tick();
         if took {
+            beats += 1;
             let last = beat.as_ref().is_some_and(|x| x.2);
             src.accept();
             if last {
@@ -225,6 +238,22 @@ fn frames_land_in_their_slots() {
         }
     }
     assert_eq!(frames_in, frames.len());
+    Seen {
+        cycles: b.cycle - start,
+        beats,
+        stalled_cycles,
+    }
+}
+
+#[test]
+fn frames_land_in_their_slots() {
+    let mut r = Rng(0x1_6E57);
+    let frames: Vec<Expect> = (0..300).map(|i| frame(&mut r, i)).collect();
+    let Seen {
+        cycles,
+        stalled_cycles,
+        ..
+    } = receive(&mut r, &frames, 40);
     assert!(
         stalled_cycles > 100,
         "all slots full only {stalled_cycles} cycles"
@@ -235,6 +264,37 @@ fn frames_land_in_their_slots() {
         "{} frames ({:?} pass/drop/NACK) in {} cycles, {stalled_cycles} cycles back-pressured",
         frames.len(),
         counts,
-        b.cycle
+        cycles
+    );
+}
+
+#[test]
+fn back_to_back_frames_take_one_cycle_per_beat() {
+    // Good frames of 0..=64 payload bytes (one or two beats), each slot released as soon as
+    // it fills: the next frame's first beat comes in with the previous one's flush cycle.
+    let mut r = Rng(0xB2B);
+    let frames: Vec<Expect> = (0..200)
+        .map(|i| {
+            let plen = r.below(65) as usize;
+            let va = 0x40_0000 + r.below(1 << 20);
+            let mut h = Header::request(Opcode::Write, 7, i as u32, va);
+            h.total_len = plen as u32;
+            let mut route = [0u8; 32];
+            route.copy_from_slice(&r.bytes(32));
+            Expect {
+                frame: h.to_packet(&r.bytes(plen)),
+                route,
+                verdict: 0,
+            }
+        })
+        .collect();
+    let seen = receive(&mut r, &frames, 0);
+    // The last frame's slot fills two cycles after its last beat; nothing else is lost.
+    assert!(
+        seen.cycles <= seen.beats + 4,
+        "{} cycles for {} beats of {} frames",
+        seen.cycles,
+        seen.beats,
+        frames.len()
     );
 }
