@@ -566,7 +566,7 @@ pub struct FastpathTop {
     /// request and would go idle next cycle (so a frame is taken with no idle cycle between).
     x_free: Signal<Local, Bit>,
     /// The executor's next slot: its slot, or the one after it when the request finishing
-    /// this cycle releases its slot.
+    /// this cycle releases its slot or passes it to the write-data stage.
     nx_slot: Signal<Local, Bits<2>>,
     /// The executor hands its response to the read-data stage this cycle if it can: a read's
     /// job (RData, or RAddr as its last address goes out) or a payload-less response (Resp).
@@ -574,6 +574,8 @@ pub struct FastpathTop {
     /// The executor hands a write's data to the write-data stage this cycle if it can (WData,
     /// or WAddr as its last address goes out).
     wr_hand: Signal<Local, Bit>,
+    /// The write-data stage takes the executor's write (and its slot) this cycle.
+    w_pass: Signal<Local, Bit>,
     /// VA of a read's or write packet's first byte, from the header.
     d_va: Signal<Local, Bits<64>>,
     /// The write-data stage: streams a write's W beats from its slot while the executor goes
@@ -2109,7 +2111,8 @@ impl Logic for FastpathTop {
         }
         // Hand the data beats to the write-data stage once it is free; the slot goes
         // with them, and the response follows at once (later reads wait for the B).
-        if self.wr_hand.val() & !self.w_busy.val() {
+        self.w_pass.next = self.wr_hand.val() & !self.w_busy.val();
+        if self.w_pass.val() {
             self.wd.start.next = true;
             self.x_hold.d.next = false;
             self.x_slot.d.next = self.x_slot.q.val() + 1;
@@ -2121,7 +2124,19 @@ impl Logic for FastpathTop {
             } else if self.durable.q.val() {
                 self.state.d.next = State::Persist;
             } else {
+                // A plain write's OK answer (header only) goes to the read-data stage in the
+                // same cycle when it takes it, and the executor takes the next frame.
                 self.state.d.next = State::Resp;
+                self.rd.job_valid.next = true;
+                self.rd.job_only.next = true;
+                self.rd.job_len.next = self.header_len.val();
+                self.rd.job_hdr.next = (self.hr.val()
+                    & !(bit_cast::<384, 8>(0xFF_u8.to_bits()) << 16))
+                    | (bit_cast::<384, 8>(self.st_ok.val()) << 16);
+                if self.rd.job_ready.val() {
+                    self.x_free.next = true;
+                    self.state.d.next = State::Idle;
+                }
             }
         }
         // A caught-up mark follows the B count, so it never falls 128 behind (mod 256).
@@ -2158,7 +2173,7 @@ impl Logic for FastpathTop {
         // cycle), whether it is there, its verdict and its key lookup (`keys.ok` in Dispatch
         // is this frame's: the slot holds it until released).
         self.nx_slot.next = self.x_slot.q.val();
-        if self.x_done.val() & self.x_hold.q.val() {
+        if (self.x_done.val() & self.x_hold.q.val()) | self.w_pass.val() {
             self.nx_slot.next = self.x_slot.q.val() + 1;
         }
         // Full, and not the slot the write-data stage is still streaming (the executor can
@@ -2231,10 +2246,9 @@ impl Logic for FastpathTop {
         // executor leaves it free.
         for k in 0..4 {
             self.la.hdr[k].next = self.ingest.hdr[k].val();
-            self.la.verdict[k].next = self.ingest.verdict[k].val();
         }
         self.la.page_shift.next = self.cfg_page_shift.val();
-        self.la.full.next = self.ingest.full.val();
+        self.la.headed.next = self.ingest.headed.val();
         self.la.freed.next = self.s_clr.val() | self.w_release.val();
         self.la.taken.next = 0.into();
         self.la.head.next = self.x_slot.q.val();

@@ -77,6 +77,9 @@ pub struct Ingest {
     pub freed: Signal<In, Bits<4>>,
     /// Slots holding a received frame not released yet.
     pub full: Signal<Out, Bits<4>>,
+    /// Slots holding a frame's header (from the cycle after its first beat; the frame may
+    /// still be coming in): every full slot, and the one being received.
+    pub headed: Signal<Out, Bits<4>>,
     /// Per slot: header bytes 0..48 as received.
     pub hdr: [Signal<Out, Bits<384>>; SLOTS],
     /// Per slot: the key (header bytes 48..56, big endian) as a number.
@@ -117,8 +120,11 @@ pub struct Ingest {
     next_slot: Signal<Local, Bits<2>>,
     /// The slot after `slot` is free.
     next_free: Signal<Local, Bit>,
+    /// The slot `slot` is free.
+    slot_free: Signal<Local, Bit>,
     /// A beat can be taken this cycle: a frame is being received, or this is a frame's flush
-    /// cycle and the next slot is free (the next frame's first beat comes in with the flush).
+    /// cycle and the next slot is free (the next frame's first beat comes in with the flush),
+    /// or the stage waits for its slot and it is free now.
     accept: Signal<Local, Bit>,
     /// A beat is taken this cycle.
     take: Signal<Local, Bit>,
@@ -127,6 +133,10 @@ pub struct Ingest {
     /// The slot the beat taken belongs to (the next one in a flush cycle).
     hslot: Signal<Local, Bits<2>>,
     full_q: DFF<Bits<4>>,
+    /// Slots whose header is in (`headed`).
+    headed_q: DFF<Bits<4>>,
+    /// The slot whose header comes in this cycle.
+    hset: Signal<Local, Bits<4>>,
     /// The slot becoming full this cycle.
     set: Signal<Local, Bits<4>>,
     s_hdr: [DFF<Bits<384>>; SLOTS],
@@ -154,6 +164,7 @@ impl Default for Ingest {
             frame_in: Default::default(),
             freed: Default::default(),
             full: Default::default(),
+            headed: Default::default(),
             hdr: core::array::from_fn(|_| Default::default()),
             key: core::array::from_fn(|_| Default::default()),
             client: core::array::from_fn(|_| Default::default()),
@@ -174,11 +185,14 @@ impl Default for Ingest {
             block: Default::default(),
             next_slot: Default::default(),
             next_free: Default::default(),
+            slot_free: Default::default(),
             accept: Default::default(),
             take: Default::default(),
             first: Default::default(),
             hslot: Default::default(),
             full_q: Default::default(),
+            headed_q: Default::default(),
+            hset: Default::default(),
             set: Default::default(),
             s_hdr: core::array::from_fn(|_| Default::default()),
             s_key: core::array::from_fn(|_| Default::default()),
@@ -193,7 +207,7 @@ impl Default for Ingest {
 impl Logic for Ingest {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, receiving, flush, slot, prev, beat, lane_q, full_q);
+        dff_setup!(self, clock, receiving, flush, slot, prev, beat, lane_q, full_q, headed_q);
         clock!(self, clock, ack);
         self.ack.reset.next = self.reset.val();
         for k in 0..4 {
@@ -217,11 +231,16 @@ impl Logic for Ingest {
             self.verdict[k].next = self.s_verdict[k].q.val();
         }
         self.full.next = self.full_q.q.val();
+        self.headed.next = self.headed_q.q.val();
+        self.hset.next = 0.into();
         self.next_slot.next = self.slot.q.val() + 1;
         self.next_free.next =
             !(self.full_q.q.val() & (bit_cast::<4, 1>(1.into()) << self.next_slot.val())).any();
-        self.accept.next =
-            self.receiving.q.val() | (self.flush.q.val() & self.next_free.val());
+        self.slot_free.next =
+            !(self.full_q.q.val() & (bit_cast::<4, 1>(1.into()) << self.slot.q.val())).any();
+        self.accept.next = self.receiving.q.val()
+            | (self.flush.q.val() & self.next_free.val())
+            | (!self.receiving.q.val() & !self.flush.q.val() & self.slot_free.val());
         self.rx_ready.next = self.accept.val();
         self.take.next = self.accept.val() & self.rx_valid.val();
         // In a flush cycle the beat taken is the next frame's first, for the next slot.
@@ -258,7 +277,7 @@ impl Logic for Ingest {
         self.buf_address.next = (bit_cast::<7, 2>(self.slot.q.val()) << 5)
             | bit_cast::<7, 5>(bit_cast::<5, 12>(self.block.val()));
         self.buf_data.next = self.realign.out.val();
-        self.buf_write.next = ((self.receiving.q.val() & self.rx_valid.val()) | self.flush.q.val())
+        self.buf_write.next = (self.take.val() | self.flush.q.val())
             & (self.block.val() < self.block_limit.val());
         self.set.next = 0.into();
         self.frame_in.next = false;
@@ -280,9 +299,8 @@ impl Logic for Ingest {
             }
         }
         if !self.receiving.q.val() & !self.flush.q.val() {
-            // Receive when the slot is free.
-            self.receiving.d.next =
-                !(self.full_q.q.val() & (bit_cast::<4, 1>(1.into()) << self.slot.q.val())).any();
+            // Receive when the slot is free (its first beat may come in this very cycle).
+            self.receiving.d.next = self.slot_free.val();
         }
         // A beat taken: the previous beat is kept for the realigner; a first beat's header,
         // key, client, route and lane go to its slot. Taken in a flush cycle, it starts the
@@ -291,6 +309,7 @@ impl Logic for Ingest {
             self.prev.d.next = self.rx_data.val();
             self.beat.d.next = self.beat.q.val() + 1;
             if self.first.val() {
+                self.hset.next = bit_cast::<4, 1>(1.into()) << self.hslot.val();
                 self.beat.d.next = 1.into();
                 self.lane_q.d.next = self.rx_data.val().get_bits::<6>(184);
                 for k in 0..4 {
@@ -312,6 +331,7 @@ impl Logic for Ingest {
             }
         }
         self.full_q.d.next = (self.full_q.q.val() | self.set.val()) & !self.freed.val();
+        self.headed_q.d.next = (self.headed_q.q.val() | self.hset.val()) & !self.freed.val();
         if self.reset.val() {
             self.receiving.d.next = false;
             self.flush.d.next = false;
@@ -319,6 +339,7 @@ impl Logic for Ingest {
             self.beat.d.next = 0.into();
             self.prev.d.next = 0.into();
             self.full_q.d.next = 0.into();
+            self.headed_q.d.next = 0.into();
         }
     }
 }

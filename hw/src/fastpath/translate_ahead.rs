@@ -4,10 +4,12 @@
 //!
 //! How it works:
 //! * A pointer walks the four ingest slots in the order they fill (0, 1, 2, 3, 0, ...). At a
-//!   full slot it either issues one TLB lookup for the frame there (a READ or WRITE with a
-//!   clean verdict, not yet looked up, not already taken by the executor or the write-data
-//!   stage, in a cycle when the executor does not use the lookup port: `port_free`), or skips
-//!   it. It waits at an empty slot.
+//!   slot whose header is in (`headed`: from the cycle after the frame's first beat, two
+//!   cycles before the frame is whole and its verdict known) it either issues one TLB lookup
+//!   for the frame there (a READ or WRITE, not yet looked up, not already taken by the
+//!   executor or the write-data stage, in a cycle when the executor does not use the lookup
+//!   port: `port_free`), or skips it. It waits at a slot with no header. A frame the ack layer
+//!   later drops or NACKs is never dispatched, so its lookup is only a wasted port cycle.
 //! * The lookup is the executor's own: the pid and the VPN of the packet's first byte (a
 //!   write's `va + pkt_index * MAX_PAYLOAD`, as the executor's dispatch computes it). Its result
 //!   comes back two cycles later (the TLB's latency) and is kept per slot: `ok` when the page
@@ -60,10 +62,8 @@ pub struct TranslateAhead {
     pub page_shift: Signal<In, Bits<5>>,
     /// Per slot: header bytes 0..48 as received (the ingest stage's).
     pub hdr: [Signal<In, Bits<384>>; SLOTS],
-    /// Per slot: the ack layer's verdict (bit 0 drop, bit 1 NACK).
-    pub verdict: [Signal<In, Bits<2>>; SLOTS],
-    /// Slots holding a frame (the ingest stage's `full`).
-    pub full: Signal<In, Bits<4>>,
+    /// Slots holding a frame's header (the ingest stage's `headed`).
+    pub headed: Signal<In, Bits<4>>,
     /// Slots whose frame the executor or the write-data stage has taken already.
     pub taken: Signal<In, Bits<4>>,
     /// Slots freed this cycle.
@@ -118,7 +118,6 @@ pub struct TranslateAhead {
     p2_off: DFF<Bits<64>>,
     /// The header at the pointer, and its bytes reversed (big-endian fields as numbers).
     sel_hdr: Signal<Local, Bits<384>>,
-    sel_ver: Signal<Local, Bits<2>>,
     swap: ByteSwap<384>,
     opcode: Signal<Local, Bits<8>>,
     is_write: Signal<Local, Bit>,
@@ -160,8 +159,7 @@ impl Default for TranslateAhead {
             reset: Default::default(),
             page_shift: Default::default(),
             hdr: core::array::from_fn(|_| Default::default()),
-            verdict: core::array::from_fn(|_| Default::default()),
-            full: Default::default(),
+            headed: Default::default(),
             taken: Default::default(),
             freed: Default::default(),
             head: Default::default(),
@@ -192,7 +190,6 @@ impl Default for TranslateAhead {
             p2_fits: Default::default(),
             p2_off: Default::default(),
             sel_hdr: Default::default(),
-            sel_ver: Default::default(),
             swap: Default::default(),
             opcode: Default::default(),
             is_write: Default::default(),
@@ -232,11 +229,9 @@ impl Logic for TranslateAhead {
         }
         // ---- The frame at the pointer.
         self.sel_hdr.next = 0.into();
-        self.sel_ver.next = 0.into();
         for k in 0..4 {
             if self.ptr.q.val() == k.to_bits::<2>() {
                 self.sel_hdr.next = self.hdr[k].val();
-                self.sel_ver.next = self.verdict[k].val();
             }
         }
         self.swap.x.next = self.sel_hdr.val();
@@ -263,12 +258,11 @@ impl Logic for TranslateAhead {
         // ---- Walk the slots: look up, skip, or wait.
         self.at.next = bit_cast::<4, 1>(1.into()) << self.ptr.q.val();
         self.kill.next = self.tlb_update.val() | self.reset.val();
-        self.skip.next = (self.full.val() & self.at.val()).any()
+        self.skip.next = (self.headed.val() & self.at.val()).any()
             & ((self.taken.val() & self.at.val()).any()
                 | (self.looked.q.val() & self.at.val()).any()
-                | !self.is_rw.val()
-                | (self.sel_ver.val() != 0));
-        self.issue.next = (self.full.val() & self.at.val()).any()
+                | !self.is_rw.val());
+        self.issue.next = (self.headed.val() & self.at.val()).any()
             & !self.skip.val()
             & self.port_free.val()
             & !self.kill.val();

@@ -1198,3 +1198,4 @@ fn pointer_chase_walks_nodes_through_the_translation() {
 mod kv;
 mod kv_once;
 mod reads;
+

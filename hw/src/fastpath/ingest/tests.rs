@@ -155,6 +155,8 @@ fn receive(r: &mut Rng, frames: &[Expect], max_delay: u64) -> Seen {
     let mut checked = 0usize;
     let mut stalled_cycles = 0u64;
     let mut was_full = 0u64;
+    let mut was_headed = 0u64;
+    let mut headers = 0usize;
     while checked < frames.len() {
         assert!(b.cycle < 200_000, "stuck after {checked} frames");
         let now = b.cycle;
@@ -204,6 +206,24 @@ fn receive(r: &mut Rng, frames: &[Expect], max_delay: u64) -> Seen {
             frames_in += 1;
         }
         // A slot that became full: exactly two cycles after its frame's last beat.
+        // `headed`: every full slot, and a frame's header from the cycle after its first beat.
+        let headed = b.uut.headed.val().to_u64();
+        assert_eq!(full & !headed, 0, "full slots without a header");
+        for k in 0..4 {
+            if (headed & !was_headed) >> k & 1 == 1 {
+                let f = &frames[headers].frame;
+                assert_eq!(headers % 4, k, "header {headers} in slot {k}");
+                if f.len() >= 48 {
+                    assert_eq!(
+                        bits_to_bytes(b.uut.hdr[k].val()),
+                        span(f, 0, 48),
+                        "frame {headers}: early header"
+                    );
+                }
+                headers += 1;
+            }
+        }
+        was_headed = headed & !release;
         let rising = full & !was_full;
         for (k, release_k) in release_at.iter_mut().enumerate() {
             if rising >> k & 1 == 1 {

@@ -1,7 +1,7 @@
 //! The TLB look-ahead alone, against a TLB model in the testbench (results two cycles after
 //! the lookup, like `crate::tlb::Tlb`): random reads, writes and other requests in the four
 //! slots (pages near their ends, lengths up to a few KiB, hits, misses, allocated-unmapped
-//! pages, missing permissions, bad verdicts), the executor's port use at random. Every slot's
+//! pages, missing permissions), the executor's port use at random. Every slot's
 //! `ok` and `pa` against what the executor's own lookup would give; a TLB change forgets
 //! everything, including a lookup on its way; a freed slot forgets its entry.
 
@@ -26,7 +26,6 @@ struct Entry {
 #[derive(Clone, Debug)]
 struct Req {
     hdr: [u8; 48],
-    verdict: u64,
     op: Opcode,
     pid: u16,
     va: u64,
@@ -67,7 +66,6 @@ fn request(r: &mut Rng, i: u32) -> Req {
     hdr[field::PAYLOAD_LEN].copy_from_slice(&h.payload_len.to_be_bytes());
     Req {
         hdr,
-        verdict: if r.below(10) == 0 { 1 + r.below(2) } else { 0 },
         op,
         pid,
         va,
@@ -162,13 +160,12 @@ fn looks_ahead_like_the_executors_lookup() {
             tlb = random_tlb(&mut r);
             kills += 1;
         }
-        let full: u64 = (0..4).filter(|&k| slots[k].is_some()).map(|k| 1 << k).sum();
+        let headed: u64 = (0..4).filter(|&k| slots[k].is_some()).map(|k| 1 << k).sum();
         for (k, slot) in slots.iter().enumerate() {
-            let (h, v) = slot.as_ref().map_or(([0u8; 48], 0), |q| (q.hdr, q.verdict));
+            let h = slot.as_ref().map_or([0u8; 48], |q| q.hdr);
             b.uut.hdr[k].next = bytes_to_bits(&h);
-            b.uut.verdict[k].next = v.to_bits();
         }
-        b.uut.full.next = full.to_bits();
+        b.uut.headed.next = headed.to_bits();
         b.uut.taken.next = taken.to_bits();
         b.uut.freed.next = freed.to_bits();
         let first_untaken = (0..4)
