@@ -8,7 +8,7 @@
 //! translate one or two pages: TLB, else walk + page fault, or the page-fault unit straight
 //! from a TLB entry of an allocated page; atomics; slow-path descriptors); the write-data
 //! stage streams a write's W beats from its slot; the read-data stage ([`ReadData`]) takes a
-//! read's R beats and builds every response in request order (a queue of 8 addressed reads
+//! read's R beats and builds every response in request order (a queue of 16 addressed reads
 //! and payload-less responses, so later reads' addresses go out while it works and the DRAM
 //! latency is hidden); the transmit stage ([`Transmit`]) sends finished responses from two `txbuf`
 //! slots. Writes do not wait for their B responses: reads wait for the writes they could

@@ -277,8 +277,8 @@ impl Logic for Ingest {
         self.buf_address.next = (bit_cast::<7, 2>(self.slot.q.val()) << 5)
             | bit_cast::<7, 5>(bit_cast::<5, 12>(self.block.val()));
         self.buf_data.next = self.realign.out.val();
-        self.buf_write.next = (self.take.val() | self.flush.q.val())
-            & (self.block.val() < self.block_limit.val());
+        self.buf_write.next =
+            (self.take.val() | self.flush.q.val()) & (self.block.val() < self.block_limit.val());
         self.set.next = 0.into();
         self.frame_in.next = false;
         if self.flush.q.val() {

@@ -16,7 +16,7 @@
 //! * hands the response (length, route, beat 0 with the CRC, slot) to the transmit stage
 //!   (`load`) when it is free, and alternates slots.
 //!
-//! Jobs that arrive while the stage works wait in a queue of 8 (their R beats wait in DRAM),
+//! Jobs that arrive while the stage works wait in a queue of 16 (their R beats wait in DRAM),
 //! so back-to-back reads keep their addresses going out across the DRAM latency. A job is
 //! taken straight into the stage when nothing is queued and the stage can start one (idle, or
 //! in the flush cycle of its job), else queued; `job_ready` is low only when the queue is full.
@@ -38,9 +38,10 @@ use clio_proto::consts::{BEAT_BYTES, MAX_PAYLOAD};
 use clio_proto::header::{field, HEADER_LEN};
 use rust_hdl::prelude::*;
 
-/// The job queue: 8 entries, enough for back-to-back one-beat reads to keep the DRAM busy
-/// across its read latency.
-type JobFifo = SynchronousFIFO<Bits<JOB_BITS>, 3, 4, 1>;
+/// The job queue: 16 entries, enough for one-beat reads arriving every two cycles to keep
+/// their addresses going out across a DRAM read latency of 20 cycles and more (8 held them to
+/// 2.5 cycles per read at 20).
+type JobFifo = SynchronousFIFO<Bits<JOB_BITS>, 4, 5, 1>;
 /// A queued job: payload-less (1 bit) @670, lane offset (6 bits) @664, response beats (12)
 /// @652, response length (12) @640, response header (384) @256, route (256) @0.
 const JOB_HDR: usize = 256;
@@ -134,9 +135,9 @@ pub struct ReadData {
     /// Entries in `queue`, counted here: the FIFO's own `empty` flag clears a cycle after a
     /// write (its read side sees the write pointer late), and a job taken straight in during
     /// that cycle would overtake the queued one.
-    queued: DFF<Bits<4>>,
+    queued: DFF<Bits<5>>,
     /// Reads among the queued jobs (payload-less ones excluded): their R beats are to come.
-    queued_reads: DFF<Bits<4>>,
+    queued_reads: DFF<Bits<5>>,
     /// Nothing is queued (by the count).
     none_queued: Signal<Local, Bit>,
     /// A read enters / leaves the queue this cycle.

@@ -1198,4 +1198,3 @@ fn pointer_chase_walks_nodes_through_the_translation() {
 mod kv;
 mod kv_once;
 mod reads;
-
