@@ -25,6 +25,7 @@
 //! in 48..64 (never the key).
 
 use crate::fastpath::ingest::Ingest;
+use crate::fastpath::ordering::Ordering;
 use crate::fastpath::read_data::ReadData;
 use crate::fastpath::translate_ahead::TranslateAhead;
 use crate::fastpath::transmit::Transmit;
@@ -596,15 +597,9 @@ pub struct FastpathTop {
     /// No read has R beats still to come (`ReadData::reads_idle`).
     r_idle: Signal<Local, Bit>,
     /// No DRAM write waits for its B response.
-    no_wout: Signal<Local, Bit>,
-    pt_clear: Signal<Local, Bit>,
-    pt_ahead: Signal<Local, Bits<8>>,
-    data_ahead: Signal<Local, Bits<8>>,
-    data_clear: Signal<Local, Bit>,
-    w_seq: DFF<Bits<8>>,
-    b_seq: DFF<Bits<8>>,
-    pt_mark: DFF<Bits<8>>,
-    data_mark: DFF<Bits<8>>,
+    /// The ordering rules between DRAM accesses (read-after-write, walk-after-PTE-write,
+    /// atomics, write-after-read, fence): when each kind of access may go out.
+    order: Ordering,
     /// The transmit stage: sends the finished responses from their txbuf slots.
     xmit: Transmit,
     hswap: ByteSwap<384>,
@@ -807,10 +802,6 @@ impl Logic for FastpathTop {
             once,
             s_new,
             sdesc,
-            w_seq,
-            b_seq,
-            pt_mark,
-            data_mark,
             c_rx,
             c_tx,
             c_nack,
@@ -852,7 +843,9 @@ impl Logic for FastpathTop {
             rd_seg,
             rd_i
         );
-        clock!(self, clock, ingest, la, wd, rd, xmit, tlb, walker, pf, sync, keys, chase, kv);
+        clock!(
+            self, clock, ingest, la, order, wd, rd, xmit, tlb, walker, pf, sync, keys, chase, kv
+        );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
         self.txbuf.read_clock.next = self.clock.val();
@@ -1257,14 +1250,11 @@ impl Logic for FastpathTop {
         self.x_free.next = false;
         self.rd_hand.next = false;
         self.wr_hand.next = false;
-        self.no_wout.next = (self.w_seq.q.val() == self.b_seq.q.val()) & !self.w_busy.val();
-        // Marks at or behind the B count (mod 256, never 128 apart): nothing to wait for.
-        self.pt_ahead.next = self.pt_mark.q.val() - self.b_seq.q.val();
-        self.pt_clear.next = (self.pt_ahead.val() == 0) | self.pt_ahead.val().get_bit(7);
-        self.data_ahead.next = self.data_mark.q.val() - self.b_seq.q.val();
-        // A write whose data is still streaming has no B yet: data reads wait for it too.
-        self.data_clear.next =
-            ((self.data_ahead.val() == 0) | self.data_ahead.val().get_bit(7)) & !self.w_busy.val();
+        // ---- The ordering rules (`Ordering`): what the executor's accesses wait for.
+        self.order.reset.next = self.reset.val();
+        self.order.w_busy.next = self.w_busy.val();
+        self.order.reads_idle.next = self.r_idle.val();
+        self.order.b_valid.next = self.m_axi_bvalid.val();
 
         // ---- Transmit stage (`Transmit`): the network TX port and the txbuf read port.
         self.xmit.reset.next = self.reset.val();
@@ -1406,7 +1396,7 @@ impl Logic for FastpathTop {
                     // FENCE: answered once every earlier write has its B response (earlier
                     // requests are otherwise complete: the executor takes one at a time).
                     self.rs_status.d.next = self.st_ok.val();
-                    if !self.no_wout.val() {
+                    if !self.order.fence_clear.val() {
                         self.state.d.next = State::Dispatch;
                     }
                 } else if self.opcode.val() == self.op_cn_ack.val() {
@@ -1575,12 +1565,10 @@ impl Logic for FastpathTop {
             }
             State::TWalk => {
                 // The bucket read waits for earlier page-table writes.
-                self.m_axi_arvalid.next =
-                    self.walker.ar_valid.val() & self.pt_clear.val() & self.r_idle.val();
+                self.m_axi_arvalid.next = self.walker.ar_valid.val() & self.order.walk_clear.val();
                 self.m_axi_araddr.next = bit_cast::<64, 40>(self.walker.ar_addr.val());
                 self.m_axi_arlen.next = self.walker.ar_len.val();
-                self.walker.ar_ready.next =
-                    self.m_axi_arready.val() & self.pt_clear.val() & self.r_idle.val();
+                self.walker.ar_ready.next = self.m_axi_arready.val() & self.order.walk_clear.val();
                 self.walker.r_valid.next = self.m_axi_rvalid.val() & self.r_idle.val();
                 if self.walker.out_valid.val() {
                     self.state.d.next = State::TDone;
@@ -1703,7 +1691,7 @@ impl Logic for FastpathTop {
                 // The bursts' addresses; their data follows from the write-data stage. Not
                 // before every earlier read has its data (write-after-read order: AXI does not
                 // order a later write against an earlier read).
-                self.m_axi_awvalid.next = self.r_idle.val();
+                self.m_axi_awvalid.next = self.order.write_clear.val();
                 if self.piece.q.val() {
                     self.m_axi_awaddr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.m_axi_awlen.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
@@ -1711,7 +1699,7 @@ impl Logic for FastpathTop {
                     self.m_axi_awaddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.m_axi_awlen.next = bit_cast::<8, 12>(self.k1.val() - 1);
                 }
-                if self.m_axi_awready.val() & self.r_idle.val() {
+                if self.m_axi_awready.val() & self.order.write_clear.val() {
                     if self.two.q.val() & !self.piece.q.val() {
                         self.piece.d.next = true;
                     } else {
@@ -1730,7 +1718,7 @@ impl Logic for FastpathTop {
                 // board to make each page piece durable, in turn.
                 self.piece.d.next = false;
                 self.ap_ptail.d.next = false;
-                if self.no_wout.val() {
+                if self.order.fence_clear.val() {
                     self.state.d.next = State::PersistWait;
                 }
             }
@@ -1766,14 +1754,14 @@ impl Logic for FastpathTop {
             }
             State::RAddr => {
                 // After every earlier data write has its B response (read-after-write order).
-                self.m_axi_arvalid.next = self.data_clear.val();
+                self.m_axi_arvalid.next = self.order.read_clear.val();
                 if self.piece.q.val() {
                     self.m_axi_araddr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.m_axi_arlen.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
                 } else {
                     self.m_axi_arlen.next = bit_cast::<8, 12>(self.k1.val() - 1);
                 }
-                if self.m_axi_arready.val() & self.data_clear.val() {
+                if self.m_axi_arready.val() & self.order.read_clear.val() {
                     if self.two.q.val() & !self.piece.q.val() {
                         self.piece.d.next = true;
                     } else {
@@ -1789,8 +1777,8 @@ impl Logic for FastpathTop {
                 self.rd_hand.next = true;
             }
             State::SAddr => {
-                self.m_axi_arvalid.next = self.data_clear.val() & self.r_idle.val();
-                if self.m_axi_arready.val() & self.data_clear.val() & self.r_idle.val() {
+                self.m_axi_arvalid.next = self.order.atomic_clear.val();
+                if self.m_axi_arready.val() & self.order.atomic_clear.val() {
                     self.state.d.next = State::SData;
                 }
             }
@@ -2139,29 +2127,13 @@ impl Logic for FastpathTop {
                 }
             }
         }
-        // A caught-up mark follows the B count, so it never falls 128 behind (mod 256).
-        if self.pt_clear.val() {
-            self.pt_mark.d.next = self.b_seq.q.val();
-        }
-        if self.data_clear.val() {
-            self.data_mark.d.next = self.b_seq.q.val();
-        }
-        // B responses come back in order: a read waits only for the writes it could see.
-        // Sequence numbers of the last page-table write (fault write-back, PTE_WRITE) and the
-        // last data write (write, atomic) against the count of B responses received.
-        if self.m_axi_wvalid.val() & self.m_axi_wready.val() & self.m_axi_wlast.val() {
-            self.w_seq.d.next = self.w_seq.q.val() + 1;
-            if ((self.state.q.val() == State::TSide) | (self.state.q.val() == State::SpPte))
-                & !self.w_busy.val()
-            {
-                self.pt_mark.d.next = self.w_seq.q.val() + 1;
-            } else {
-                self.data_mark.d.next = self.w_seq.q.val() + 1;
-            }
-        }
-        if self.m_axi_bvalid.val() {
-            self.b_seq.d.next = self.b_seq.q.val() + 1;
-        }
+        // A write burst ends: a page-table write (fault write-back, PTE_WRITE: the executor's
+        // own one-beat writes in TSide / SpPte) or a data write (write, atomic, Append).
+        self.order.w_done.next =
+            self.m_axi_wvalid.val() & self.m_axi_wready.val() & self.m_axi_wlast.val();
+        self.order.w_page_table.next = ((self.state.q.val() == State::TSide)
+            | (self.state.q.val() == State::SpPte))
+            & !self.w_busy.val();
         // The executor is done with a request: release the received frame's slot (unless the
         // write-data stage took it) to the ingest stage.
         if self.x_done.val() & self.x_hold.q.val() {
@@ -2284,10 +2256,6 @@ impl Logic for FastpathTop {
             self.xwr.d.next = false;
             self.x_slot.d.next = 0.into();
             self.x_hold.d.next = false;
-            self.w_seq.d.next = 0.into();
-            self.b_seq.d.next = 0.into();
-            self.pt_mark.d.next = 0.into();
-            self.data_mark.d.next = 0.into();
             self.c_rx.d.next = 0.into();
             self.c_tx.d.next = 0.into();
             self.c_nack.d.next = 0.into();

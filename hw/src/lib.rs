@@ -90,6 +90,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "read_data",
             verilog_of("read_data", fastpath::read_data::ReadData::default()),
         ),
+        // The ordering rules block, alone.
+        (
+            "ordering",
+            verilog_of("ordering", fastpath::ordering::Ordering::default()),
+        ),
         // The write-data stage block, alone (W beats from a payload slot, Append's funnel).
         (
             "write_data",

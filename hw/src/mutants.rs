@@ -95,7 +95,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "read-after-write order: a read goes to DRAM before earlier writes have their B \
                  responses",
         edits: &[Edit {
-            module: "fastpath_top",
+            module: "fastpath_top$order",
             find: "data_clear = ((data_ahead == 32'h0) | data_ahead[32'h7]) & ~w_busy;",
             // Only the data still streaming is waited for, not its B response.
             replace: "data_clear = ~w_busy;",

@@ -224,9 +224,9 @@ impl Env {
             }
             assert!(
                 self.b.cycle - start < self.budget,
-                "node hung in {:?} writes without B {} in flight {}",
+                "node hung in {:?} every write has its B: {} in flight {}",
                 self.b.uut.state.q.val(),
-                (self.b.uut.w_seq.q.val() - self.b.uut.b_seq.q.val()).to_u64(),
+                self.b.uut.order.fence_clear.val(),
                 self.dram.writes_in_flight()
             );
         }

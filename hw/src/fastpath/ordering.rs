@@ -1,0 +1,116 @@
+//! The ordering rules between the fast path's DRAM accesses, in one place.
+//!
+//! AXI4 orders nothing between the read and write channels, and the fast path keeps several
+//! accesses in flight (writes do not wait for their B responses, reads are addressed while
+//! earlier reads' data is still to come). What a request may do, and when:
+//!
+//! * **read-after-write** (`read_clear`): a data read (a READ's burst) goes out only when every
+//!   data write before it has its B response (the DRAM has it) and no write's data is still
+//!   streaming. B responses come back in order, so this is a count: the sequence number of the
+//!   last data write (`data_mark`) against the B responses received (`b_seq`).
+//! * **walk-after-PTE-write** (`walk_clear`): a page-table walk reads the buckets only when
+//!   every page-table write (a fault's PTE write-back, a slow-path PTE_WRITE) has its B, and no
+//!   read has R beats still to come (the walk shares the R channel). Data writes do not hold a
+//!   walk back: they never touch the page table.
+//! * **atomic** (`atomic_clear`): an atomic's (or Append tail's, or an offload's) one-beat read
+//!   waits like a data read, and for the R channel like a walk.
+//! * **write-after-read** (`write_clear`): a write's addresses go out only when no read has R
+//!   beats still to come (a later write must not change what an earlier read returns).
+//! * **fence** (`fence_clear`): FENCE is answered, and a durable write's persist handshake
+//!   starts, only when every write has its B and none is streaming.
+//!
+//! Sequence numbers are 8 bits, compared mod 256: a mark at or behind the B count has nothing
+//! to wait for, and a caught-up mark follows the count, so a mark never falls 128 behind it.
+//! The fast path never has 128 writes without their B responses (its queues are far smaller).
+
+use rust_hdl::prelude::*;
+
+/// The ordering rules.
+#[derive(LogicBlock, Default)]
+pub struct Ordering {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: no write outstanding.
+    pub reset: Signal<In, Bit>,
+    /// A write burst's last W beat is taken this cycle.
+    pub w_done: Signal<In, Bit>,
+    /// That burst is a page-table write (else a data write).
+    pub w_page_table: Signal<In, Bit>,
+    /// A B response is taken this cycle.
+    pub b_valid: Signal<In, Bit>,
+    /// The write-data stage streams a write (its B is not even due yet).
+    pub w_busy: Signal<In, Bit>,
+    /// No read has R beats still to come (the read-data stage's `reads_idle`).
+    pub reads_idle: Signal<In, Bit>,
+    /// A data read may go out.
+    pub read_clear: Signal<Out, Bit>,
+    /// A page-table walk may read.
+    pub walk_clear: Signal<Out, Bit>,
+    /// An atomic's one-beat read may go out (and take the R beats).
+    pub atomic_clear: Signal<Out, Bit>,
+    /// A write's addresses may go out.
+    pub write_clear: Signal<Out, Bit>,
+    /// Every write has its B response and none is streaming.
+    pub fence_clear: Signal<Out, Bit>,
+    /// Write bursts whose last W beat was taken, and B responses received (mod 256).
+    w_seq: DFF<Bits<8>>,
+    b_seq: DFF<Bits<8>>,
+    /// Sequence numbers of the last page-table write and the last data write.
+    pt_mark: DFF<Bits<8>>,
+    data_mark: DFF<Bits<8>>,
+    /// How far each mark is ahead of the B count.
+    pt_ahead: Signal<Local, Bits<8>>,
+    data_ahead: Signal<Local, Bits<8>>,
+    /// Every page-table write / every data write (none streaming) has its B.
+    pt_clear: Signal<Local, Bit>,
+    data_clear: Signal<Local, Bit>,
+}
+
+impl Logic for Ordering {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, w_seq, b_seq, pt_mark, data_mark);
+        // Marks at or behind the B count (mod 256, never 128 apart): nothing to wait for.
+        self.pt_ahead.next = self.pt_mark.q.val() - self.b_seq.q.val();
+        self.pt_clear.next = (self.pt_ahead.val() == 0) | self.pt_ahead.val().get_bit(7);
+        self.data_ahead.next = self.data_mark.q.val() - self.b_seq.q.val();
+        // A write whose data is still streaming has no B yet: data reads wait for it too.
+        self.data_clear.next =
+            ((self.data_ahead.val() == 0) | self.data_ahead.val().get_bit(7)) & !self.w_busy.val();
+        self.read_clear.next = self.data_clear.val();
+        self.walk_clear.next = self.pt_clear.val() & self.reads_idle.val();
+        self.atomic_clear.next = self.data_clear.val() & self.reads_idle.val();
+        self.write_clear.next = self.reads_idle.val();
+        self.fence_clear.next = (self.w_seq.q.val() == self.b_seq.q.val()) & !self.w_busy.val();
+        // A caught-up mark follows the B count, so it never falls 128 behind (mod 256).
+        if self.pt_clear.val() {
+            self.pt_mark.d.next = self.b_seq.q.val();
+        }
+        if self.data_clear.val() {
+            self.data_mark.d.next = self.b_seq.q.val();
+        }
+        // B responses come back in order: a read waits only for the writes it could see.
+        if self.w_done.val() {
+            self.w_seq.d.next = self.w_seq.q.val() + 1;
+            if self.w_page_table.val() {
+                self.pt_mark.d.next = self.w_seq.q.val() + 1;
+            } else {
+                self.data_mark.d.next = self.w_seq.q.val() + 1;
+            }
+        }
+        if self.b_valid.val() {
+            self.b_seq.d.next = self.b_seq.q.val() + 1;
+        }
+        if self.reset.val() {
+            self.w_seq.d.next = 0.into();
+            self.b_seq.d.next = 0.into();
+            self.pt_mark.d.next = 0.into();
+            self.data_mark.d.next = 0.into();
+        }
+    }
+}
+
+crate::impl_clocked!(Ordering);
+
+#[cfg(test)]
+mod tests;
