@@ -24,6 +24,7 @@
 //! executes, when the key does not open the pid. Responses carry header bytes 0..48 and zeros
 //! in 48..64 (never the key).
 
+use crate::fastpath::beat_writer::BeatWriter;
 use crate::fastpath::ingest::Ingest;
 use crate::fastpath::ordering::Ordering;
 use crate::fastpath::read_data::ReadData;
@@ -582,6 +583,8 @@ pub struct FastpathTop {
     /// The write-data stage: streams a write's W beats from its slot while the executor goes
     /// on (it owns the W channel and the wbuf read port while busy).
     wd: WriteData,
+    /// The executor's one-beat writes (PTE write-backs, atomics' words, offload blocks).
+    bw: BeatWriter,
     /// The write-data stage is streaming (`WriteData::busy`).
     w_busy: Signal<Local, Bit>,
     /// The slot the write-data stage gives back this cycle (`WriteData::freed`).
@@ -708,7 +711,6 @@ pub struct FastpathTop {
     sd_kind: Signal<Local, Bits<16>>,
     sd_slot: Signal<Local, Bits<32>>,
     sd_bucket: Signal<Local, Bits<64>>,
-    side_now: Signal<Local, Bits<2>>,
     // ---- Values from proto (localparams; see `crate::spec`).
     st_ok: St<{ Status::Ok as u64 }>,
     st_nack: St<{ Status::Nack as u64 }>,
@@ -844,7 +846,8 @@ impl Logic for FastpathTop {
             rd_i
         );
         clock!(
-            self, clock, ingest, la, order, wd, rd, xmit, tlb, walker, pf, sync, keys, chase, kv
+            self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, walker, pf, sync, keys, chase,
+            kv
         );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
@@ -1001,7 +1004,6 @@ impl Logic for FastpathTop {
         self.persist_addr.next = self.pa1.q.val();
         self.persist_len.next = self.len.q.val();
         self.sp_tx_ready.next = false;
-        self.side_now.next = 0.into();
         // TLB: lookups from the controller, updates from the page-fault unit or the slow path.
         self.x_lk.next = self.state.q.val() == State::TLookup;
         // An offload's access in its own RAS (Clio-KV's store) translates with the store's pid.
@@ -1218,6 +1220,45 @@ impl Logic for FastpathTop {
         self.m_axi_wdata.next = self.wd.w_data.val();
         self.m_axi_wstrb.next = self.wd.w_strb.val();
         self.m_axi_wlast.next = self.wd.w_last.val();
+        // ---- The one-beat writer (`BeatWriter`): the executor's PTE write-backs (a fault's in
+        // TSide, a slow-path PTE_WRITE in SpPte) and words or blocks (SWrite: an atomic's, an
+        // Append's tail, an offload's block); it has AW and W while the write-data stage does
+        // not stream.
+        self.bw.reset.next = self.reset.val();
+        self.bw.go.next = (self.state.q.val() == State::TSide)
+            | (self.state.q.val() == State::SpPte)
+            | (self.state.q.val() == State::SWrite);
+        self.bw.w_free.next = !self.w_busy.val();
+        self.bw.aw_ready.next = self.m_axi_awready.val();
+        self.bw.w_ready.next = self.m_axi_wready.val();
+        if self.state.q.val() == State::SWrite {
+            // An 8-byte word at its lane, or the offload's block.
+            self.bw.addr.next = self.sw_pa.val();
+            self.bw.data.next = bit_cast::<512, 64>(self.s_new.q.val())
+                << (bit_cast::<9, 6>(self.sw_pa.val().get_bits::<6>(0)) << 3);
+            self.bw.strb.next =
+                bit_cast::<64, 8>(0xFF_u8.to_bits()) << self.sw_pa.val().get_bits::<6>(0);
+            if self.xwr.q.val() {
+                self.bw.data.next = self.xwd.q.val();
+                self.bw.strb.next = self.xws.q.val();
+            }
+        } else {
+            // A PTE: 16 strobed bytes at `addr[5:4] * 16` of its beat.
+            self.bw.addr.next = bit_cast::<64, 40>(self.pw_addr.q.val());
+            self.bw.data.next = bit_cast::<512, 128>(self.pw_data.q.val())
+                << (bit_cast::<10, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 7);
+            self.bw.strb.next = bit_cast::<64, 16>(0xFFFF_u16.to_bits())
+                << (bit_cast::<7, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 4);
+        }
+        if self.bw.active.val() {
+            self.m_axi_awvalid.next = self.bw.aw_valid.val();
+            self.m_axi_awaddr.next = self.bw.aw_addr.val();
+            self.m_axi_awlen.next = 0.into();
+            self.m_axi_wvalid.next = self.bw.w_valid.val();
+            self.m_axi_wdata.next = self.bw.w_data.val();
+            self.m_axi_wstrb.next = self.bw.w_strb.val();
+            self.m_axi_wlast.next = true;
+        }
         if self.wd.busy.val() {
             self.wbuf.read_address.next = self.wd.buf_address.val();
         } else if self.kf_fetch.val() {
@@ -1615,26 +1656,12 @@ impl Logic for FastpathTop {
             State::TSide => {
                 // The W channel is the write-data stage's until it is done.
                 if !self.w_busy.val() {
-                    self.m_axi_wlast.next = true;
-                    // In parallel: AW, W (the PTE write-back) and the PAGE_MAPPED notice.
-                    self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
-                    self.m_axi_awaddr.next =
-                        bit_cast::<64, 40>(self.pw_addr.q.val() & !bit_cast::<40, 6>(0x3F.into()));
-                    self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
-                    self.m_axi_wdata.next = bit_cast::<512, 128>(self.pw_data.q.val())
-                        << (bit_cast::<10, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 7);
-                    self.m_axi_wstrb.next = bit_cast::<64, 16>(0xFFFF_u16.to_bits())
-                        << (bit_cast::<7, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 4);
+                    // In parallel: the PTE write-back (`bw`, the one-beat writer) and the
+                    // PAGE_MAPPED notice (side bit 2).
                     self.sp_rx_valid.next = !self.side.q.val().get_bit(2);
-                    self.side.d.next = self.side.q.val()
-                        | bit_cast::<3, 1>(self.m_axi_awready.val().into())
-                        | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1)
-                        | (bit_cast::<3, 1>(self.sp_rx_ready.val().into()) << 2);
-                    if (self.side.q.val()
-                        | bit_cast::<3, 1>(self.m_axi_awready.val().into())
-                        | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1)
-                        | (bit_cast::<3, 1>(self.sp_rx_ready.val().into()) << 2))
-                        == 7
+                    self.side.d.next =
+                        self.side.q.val() | (bit_cast::<3, 1>(self.sp_rx_ready.val().into()) << 2);
+                    if self.bw.done.val() & (self.side.q.val().get_bit(2) | self.sp_rx_ready.val())
                     {
                         self.state.d.next = State::TDone;
                     }
@@ -1822,31 +1849,14 @@ impl Logic for FastpathTop {
             }
             State::SWrite => {
                 // The W channel is the write-data stage's until it is done.
+                // The word (or the offload's block) goes out through the one-beat writer.
                 if !self.w_busy.val() {
-                    self.m_axi_wlast.next = true;
-                    self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
-                    self.m_axi_awaddr.next = self.sw_pa.val() & !bit_cast::<64, 6>(0x3F.into());
-                    self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
-                    self.m_axi_wdata.next = bit_cast::<512, 64>(self.s_new.q.val())
-                        << (bit_cast::<9, 6>(self.sw_pa.val().get_bits::<6>(0)) << 3);
-                    self.m_axi_wstrb.next =
-                        bit_cast::<64, 8>(0xFF_u8.to_bits()) << self.sw_pa.val().get_bits::<6>(0);
-                    if self.xwr.q.val() {
-                        self.m_axi_wdata.next = self.xwd.q.val();
-                        self.m_axi_wstrb.next = self.xws.q.val();
-                    }
-                    self.side.d.next = self.side.q.val()
-                        | bit_cast::<3, 1>(self.m_axi_awready.val().into())
-                        | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1);
-                    self.side_now.next = self.side.q.val().get_bits::<2>(0)
-                        | bit_cast::<2, 1>(self.m_axi_awready.val().into())
-                        | (bit_cast::<2, 1>(self.m_axi_wready.val().into()) << 1);
-                    if (self.side_now.val() == 3) & self.xwr.q.val() {
+                    if self.bw.done.val() & self.xwr.q.val() {
                         // The offload's block is written: the unit is told.
                         self.xm_valid.d.next = true;
                         self.xm_status.d.next = self.st_ok.val();
                         self.state.d.next = State::Offload;
-                    } else if (self.side_now.val() == 3) & self.ap.q.val() {
+                    } else if self.bw.done.val() & self.ap.q.val() {
                         self.sync.rec_valid.next = self.once.q.val();
                         self.sync.rec_value.next = self.ap_tail.q.val();
                         self.rs_status.d.next = self.st_ok.val();
@@ -1856,7 +1866,7 @@ impl Logic for FastpathTop {
                         } else {
                             self.state.d.next = State::Resp;
                         }
-                    } else if self.side_now.val() == 3 {
+                    } else if self.bw.done.val() {
                         self.state.d.next = State::Resp;
                     }
                 }
@@ -2040,25 +2050,9 @@ impl Logic for FastpathTop {
             }
             State::SpPte => {
                 // The W channel is the write-data stage's until it is done.
-                if !self.w_busy.val() {
-                    self.m_axi_wlast.next = true;
-                    self.m_axi_awvalid.next = !self.side.q.val().get_bit(0);
-                    self.m_axi_awaddr.next =
-                        bit_cast::<64, 40>(self.pw_addr.q.val() & !bit_cast::<40, 6>(0x3F.into()));
-                    self.m_axi_wvalid.next = !self.side.q.val().get_bit(1);
-                    self.m_axi_wdata.next = bit_cast::<512, 128>(self.pw_data.q.val())
-                        << (bit_cast::<10, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 7);
-                    self.m_axi_wstrb.next = bit_cast::<64, 16>(0xFFFF_u16.to_bits())
-                        << (bit_cast::<7, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 4);
-                    self.side.d.next = self.side.q.val()
-                        | bit_cast::<3, 1>(self.m_axi_awready.val().into())
-                        | (bit_cast::<3, 1>(self.m_axi_wready.val().into()) << 1);
-                    self.side_now.next = self.side.q.val().get_bits::<2>(0)
-                        | bit_cast::<2, 1>(self.m_axi_awready.val().into())
-                        | (bit_cast::<2, 1>(self.m_axi_wready.val().into()) << 1);
-                    if self.side_now.val() == 3 {
-                        self.state.d.next = State::Drain;
-                    }
+                // The PTE goes out through the one-beat writer (as a fault's write-back does).
+                if self.bw.done.val() {
+                    self.state.d.next = State::Drain;
                 }
             }
             State::Drain => {

@@ -90,6 +90,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "read_data",
             verilog_of("read_data", fastpath::read_data::ReadData::default()),
         ),
+        // The executor's one-beat writer, alone.
+        (
+            "beat_writer",
+            verilog_of("beat_writer", fastpath::beat_writer::BeatWriter::default()),
+        ),
         // The ordering rules block, alone.
         (
             "ordering",

@@ -3,10 +3,12 @@
 //! TLB look-ahead ([`translate_ahead::TranslateAhead`]), the read-data stage
 //! ([`read_data::ReadData`]), the ordering rules between DRAM accesses
 //! ([`ordering::Ordering`]), the write-data stage ([`write_data::WriteData`]) and the
-//! transmit stage ([`transmit::Transmit`]). The executor (dispatch, translation, sync, the
+//! transmit stage ([`transmit::Transmit`]), and the executor's one-beat writer
+//! ([`beat_writer::BeatWriter`]: PTE write-backs, atomics, offload blocks). The executor (dispatch, translation, sync, the
 //! slow-path descriptors) still lives inside
 //! `crate::fastpath_top`, which instantiates the ones here.
 
+pub mod beat_writer;
 pub mod ingest;
 pub mod ordering;
 pub mod read_data;

@@ -1,0 +1,78 @@
+//! The executor's one-beat DRAM writes, as one unit: a PTE write-back (a page fault's, or a
+//! slow-path PTE_WRITE: Clio's `PageTableWriter`), an atomic's or Append tail's word, an
+//! offload's block. Each is one AW with burst length 1 and one strobed W beat; the two
+//! handshakes may complete in either order or together.
+//!
+//! The executor holds `go` with the beat (`addr`, `data`, `strb`) for as long as it wants the
+//! write; the unit drives AW and W until each is taken, remembers which were, and says `done`
+//! in the cycle the second one is taken (or any later cycle while `go` stays high: the write is
+//! never sent twice, however long the executor waits for something else, such as the PAGE_MAPPED
+//! notice that goes out in parallel with a fault's write-back). Dropping `go` forgets: the next
+//! `go` is a new write. While the write-data stage streams a write (`w_free` low) the W channel
+//! is not the unit's, and it waits (AW waits too, so the two stay in order with the stage's).
+
+use rust_hdl::prelude::*;
+
+/// One-beat writer.
+#[derive(LogicBlock, Default)]
+pub struct BeatWriter {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: nothing sent.
+    pub reset: Signal<In, Bit>,
+    /// The executor wants this write (held until `done`, then dropped before the next).
+    pub go: Signal<In, Bit>,
+    /// Byte address of the write (the beat's block is `addr & !63`).
+    pub addr: Signal<In, Bits<64>>,
+    /// The beat, in DRAM lanes, and its byte strobes.
+    pub data: Signal<In, Bits<512>>,
+    pub strb: Signal<In, Bits<64>>,
+    /// The W channel is free (the write-data stage is not streaming).
+    pub w_free: Signal<In, Bit>,
+    /// AXI AW (burst length 1).
+    pub aw_valid: Signal<Out, Bit>,
+    pub aw_ready: Signal<In, Bit>,
+    pub aw_addr: Signal<Out, Bits<64>>,
+    /// AXI W (one beat, last).
+    pub w_valid: Signal<Out, Bit>,
+    pub w_ready: Signal<In, Bit>,
+    pub w_data: Signal<Out, Bits<512>>,
+    pub w_strb: Signal<Out, Bits<64>>,
+    /// The unit drives AW and W this cycle (the top gives it the channels).
+    pub active: Signal<Out, Bit>,
+    /// Both handshakes are done (this cycle or earlier, for this `go`).
+    pub done: Signal<Out, Bit>,
+    /// AW taken, W taken (for this `go`).
+    aw_sent: DFF<Bit>,
+    w_sent: DFF<Bit>,
+    /// AW / W taken this cycle or before.
+    aw_now: Signal<Local, Bit>,
+    w_now: Signal<Local, Bit>,
+}
+
+impl Logic for BeatWriter {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, aw_sent, w_sent);
+        self.active.next = self.go.val() & self.w_free.val();
+        self.aw_valid.next = self.active.val() & !self.aw_sent.q.val();
+        self.aw_addr.next = self.addr.val() & !bit_cast::<64, 6>(0x3F.into());
+        self.w_valid.next = self.active.val() & !self.w_sent.q.val();
+        self.w_data.next = self.data.val();
+        self.w_strb.next = self.strb.val();
+        self.aw_now.next = self.aw_sent.q.val() | (self.aw_valid.val() & self.aw_ready.val());
+        self.w_now.next = self.w_sent.q.val() | (self.w_valid.val() & self.w_ready.val());
+        self.done.next = self.aw_now.val() & self.w_now.val();
+        self.aw_sent.d.next = self.go.val() & self.aw_now.val();
+        self.w_sent.d.next = self.go.val() & self.w_now.val();
+        if self.reset.val() {
+            self.aw_sent.d.next = false;
+            self.w_sent.d.next = false;
+        }
+    }
+}
+
+crate::impl_clocked!(BeatWriter);
+
+#[cfg(test)]
+mod tests;
