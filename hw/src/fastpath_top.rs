@@ -578,6 +578,13 @@ pub struct FastpathTop {
     wr_hand: Signal<Local, Bit>,
     /// The write-data stage takes the executor's write (and its slot) this cycle.
     w_pass: Signal<Local, Bit>,
+    /// The request's only page is translated (a TLB hit in TResult, or the look-ahead's in
+    /// Dispatch): on to its access this cycle, at `hit_pa` for `hit_len` bytes, the access
+    /// chosen by `hit_need` (read, write, or both: an atomic's).
+    hit_go: Signal<Local, Bit>,
+    hit_pa: Signal<Local, Bits<64>>,
+    hit_len: Signal<Local, Bits<12>>,
+    hit_need: Signal<Local, Bits<2>>,
     /// VA of a read's or write packet's first byte, from the header.
     d_va: Signal<Local, Bits<64>>,
     /// The write-data stage: streams a write's W beats from its slot while the executor goes
@@ -1291,6 +1298,10 @@ impl Logic for FastpathTop {
         self.x_free.next = false;
         self.rd_hand.next = false;
         self.wr_hand.next = false;
+        self.hit_go.next = false;
+        self.hit_pa.next = self.la.pa.val();
+        self.hit_len.next = self.len.q.val();
+        self.hit_need.next = self.need.q.val();
         // ---- The ordering rules (`Ordering`): what the executor's accesses wait for.
         self.order.reset.next = self.reset.val();
         self.order.w_busy.next = self.w_busy.val();
@@ -1381,13 +1392,11 @@ impl Logic for FastpathTop {
                         self.rs_plen.d.next = bit_cast::<16, 12>(self.rseg.first_len.val());
                         if self.la.ok.val() {
                             // Translated ahead: its first packet's page is mapped and
-                            // readable, so straight to the access (TResult's work for a hit).
-                            self.c_hit.d.next = self.c_hit.q.val() + 1;
-                            self.tstat.d.next = self.st_ok.val();
-                            self.pa1.d.next = self.la.pa.val();
-                            self.n1.d.next = self.rseg.first_len.val();
-                            self.two.d.next = false;
-                            self.state.d.next = State::RAddr;
+                            // readable, so straight to the access (`hit_go`).
+                            self.hit_go.next = true;
+                            self.hit_pa.next = self.la.pa.val();
+                            self.hit_len.next = self.rseg.first_len.val();
+                            self.hit_need.next = self.need_read.val();
                         } else {
                             self.x_lk.next = true;
                             self.state.d.next = State::TWait;
@@ -1415,13 +1424,11 @@ impl Logic for FastpathTop {
                         if self.h_durable.val() & !self.cfg_persist.val() {
                             self.rs_status.d.next = self.st_unsupported.val();
                         } else if (self.wr_end.val() <= self.va_limit.val()) & self.la.ok.val() {
-                            // Translated ahead: mapped, writable, within the page.
-                            self.c_hit.d.next = self.c_hit.q.val() + 1;
-                            self.tstat.d.next = self.st_ok.val();
-                            self.pa1.d.next = self.la.pa.val();
-                            self.n1.d.next = bit_cast::<12, 16>(self.h_plen.val());
-                            self.two.d.next = false;
-                            self.state.d.next = State::WAddr;
+                            // Translated ahead: mapped, writable, within the page (`hit_go`).
+                            self.hit_go.next = true;
+                            self.hit_pa.next = self.la.pa.val();
+                            self.hit_len.next = bit_cast::<12, 16>(self.h_plen.val());
+                            self.hit_need.next = self.need_write.val();
                         } else if self.wr_end.val() <= self.va_limit.val() {
                             self.x_lk.next = true;
                             self.state.d.next = State::TWait;
@@ -1572,18 +1579,13 @@ impl Logic for FastpathTop {
                             & (bit_cast::<32, 12>(self.len.q.val()) <= self.page_rem.val())
                         {
                             // A request's only page (not an offload's access): TDone's work
-                            // here, and on to the access.
-                            self.n1.d.next = self.len.q.val();
-                            self.two.d.next = false;
-                            self.idx.d.next = 0.into();
-                            self.prev.d.next = 0.into();
-                            if self.need.q.val() == self.need_read.val() {
-                                self.state.d.next = State::RAddr;
-                            } else if self.need.q.val() == self.need_write.val() {
-                                self.state.d.next = State::WAddr;
-                            } else {
-                                self.state.d.next = State::SAddr;
-                            }
+                            // here, and on to the access (`hit_go`).
+                            self.hit_go.next = true;
+                            self.hit_pa.next = (bit_cast::<64, 40>(self.tlb.res_pfn.val())
+                                << self.cfg_page_shift.val())
+                                | self.poff.val();
+                            self.hit_len.next = self.len.q.val();
+                            self.hit_need.next = self.need.q.val();
                         }
                     } else {
                         self.tstat.d.next = self.st_permission.val();
@@ -2061,6 +2063,27 @@ impl Logic for FastpathTop {
                 self.x_done.next = true;
                 self.x_free.next = true;
                 self.state.d.next = State::Idle;
+            }
+        }
+        // ---- A translated request's only page hit (TResult after a lookup, or Dispatch with the
+        // look-ahead's translation): straight on to its access, TDone's work done here.
+        if self.hit_go.val() {
+            if self.state.q.val() != State::TResult {
+                // (TResult counted its hit and set its status above.)
+                self.c_hit.d.next = self.c_hit.q.val() + 1;
+                self.tstat.d.next = self.st_ok.val();
+            }
+            self.pa1.d.next = self.hit_pa.val();
+            self.n1.d.next = self.hit_len.val();
+            self.two.d.next = false;
+            self.idx.d.next = 0.into();
+            self.prev.d.next = 0.into();
+            if self.hit_need.val() == self.need_read.val() {
+                self.state.d.next = State::RAddr;
+            } else if self.hit_need.val() == self.need_write.val() {
+                self.state.d.next = State::WAddr;
+            } else {
+                self.state.d.next = State::SAddr;
             }
         }
         // ---- Hand-overs from the executor: RData, or RAddr in the cycle its last address
