@@ -32,6 +32,7 @@ use crate::fastpath::translate_ahead::TranslateAhead;
 use crate::fastpath::transmit::Transmit;
 use crate::fastpath::write_data::WriteData;
 use crate::key_table::KeyTable;
+use crate::mat::Mat;
 use crate::offload::clio_kv::ClioKv;
 use crate::offload::pointer_chase::PointerChase;
 use crate::page_fault::PageFault;
@@ -41,17 +42,12 @@ use crate::read_seg::ReadSeg;
 use crate::spec::{bit_of, body_bit, swapped, Spec};
 use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;
-use crate::util::{opcode_table, path_table, rule_table, ByteSwap};
+use crate::util::ByteSwap;
 use clio_proto::consts::{
     ATOMIC_BYTES, BEAT_BYTES, BUCKET_BYTES, BUCKET_SLOTS, DATAPATH_BITS, MAX_PAYLOAD,
     MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN, PTE_BYTES, VA_BITS, VA_LIMIT, VPN_BITS,
 };
-use clio_proto::header::{
-    field, FLAG_DURABLE, FLAG_RESPONSE, HEADER_LEN, ROUTED_HEADER_LEN, VERSION,
-};
-use clio_proto::kv::is_kv;
-use clio_proto::offload::in_hardware;
-use clio_proto::opcode::{path_of, Path};
+use clio_proto::header::{field, FLAG_DURABLE, FLAG_RESPONSE, HEADER_LEN, ROUTED_HEADER_LEN};
 use clio_proto::pte::{
     PERM_READ, PERM_WRITE, PFN_BITS, PID_SHIFT, READ_SHIFT, USED_SHIFT, VALID_SHIFT, WORD0_DEFINED,
     WRITE_SHIFT,
@@ -175,42 +171,6 @@ const _: () = assert!(
         && replog::footprint(1024) == 1032
 );
 
-/// The opcode rules of `clio_proto::opcode` the executor needs, as 256-bit constants built
-/// from proto at elaboration, and `Header::parse`'s version and status checks (version ==
-/// `VERSION`, status <= `Status::MAX`). Combinational.
-#[derive(LogicBlock)]
-pub struct OpDecode {
-    /// Opcode byte.
-    pub opcode: Signal<In, Bits<8>>,
-    /// Version byte.
-    pub version: Signal<In, Bits<8>>,
-    /// Status byte.
-    pub status: Signal<In, Bits<8>>,
-    /// Clio-KV's unit is enabled (`FastpathTop::kv_cfg_en`): its opcodes are known.
-    pub kv_en: Signal<In, Bit>,
-    /// A Clio-KV opcode the unit serves (`KvGet`, `KvPut`, `KvDelete`).
-    pub kv: Signal<Out, Bit>,
-    /// Version and status valid and the opcode defined (`Opcode::from_u8`).
-    pub head_ok: Signal<Out, Bit>,
-    /// Extend opcode (`path_of` = Extend): a parse failure answers UNSUPPORTED.
-    pub extend: Signal<Out, Bit>,
-    /// Slow-path opcode (`Opcode::path` = SlowPath): forwarded as a REQUEST descriptor.
-    pub slow: Signal<Out, Bit>,
-    /// The request must carry its RAS's key (`Opcode::needs_key`).
-    pub needs_key: Signal<Out, Bit>,
-    /// The result is recorded in the idempotence ring (`Opcode::uses_idempotence_ring`).
-    pub ring: Signal<Out, Bit>,
-    op1h: Signal<Local, Bits<256>>,
-    t_known: Constant<Bits<256>>,
-    t_kv: Constant<Bits<256>>,
-    t_ext: Constant<Bits<256>>,
-    t_slow: Constant<Bits<256>>,
-    t_key: Constant<Bits<256>>,
-    t_ring: Constant<Bits<256>>,
-    c_version: Constant<Bits<8>>,
-    c_status_max: Constant<Bits<8>>,
-}
-
 /// Statuses a response carries (`proto::Status`).
 type St<const V: u64> = Spec<8, V>;
 /// Opcodes the executor branches on (`proto::Opcode`).
@@ -221,59 +181,6 @@ type Kind<const V: u64> = Spec<16, V>;
 type Need<const V: u64> = Spec<2, V>;
 /// Walk outcomes (`pt_walker::outcome`).
 type Outcome<const V: u64> = Spec<2, V>;
-
-impl Default for OpDecode {
-    fn default() -> Self {
-        OpDecode {
-            opcode: Default::default(),
-            version: Default::default(),
-            status: Default::default(),
-            kv_en: Default::default(),
-            kv: Default::default(),
-            head_ok: Default::default(),
-            extend: Default::default(),
-            slow: Default::default(),
-            needs_key: Default::default(),
-            ring: Default::default(),
-            op1h: Default::default(),
-            // Extend opcodes without a unit here (`proto::offload::IN_HARDWARE`) fail the
-            // parse and are answered UNSUPPORTED, as by a model node without that offload.
-            // Clio-KV's are known only while its unit is configured (`t_kv`, `kv_en`).
-            t_known: Constant::new(opcode_table(|v| {
-                Opcode::from_u8(v).is_some_and(|op| {
-                    path_of(v) != Some(Path::Extend) || (in_hardware(op) && !is_kv(op))
-                })
-            })),
-            // Clio-KV's opcodes the unit serves (`IN_HARDWARE`), known while `kv_en`: before
-            // the slow path's KV_CONFIG they are UNSUPPORTED, as on a model node.
-            t_kv: Constant::new(opcode_table(|v| {
-                Opcode::from_u8(v).is_some_and(|op| is_kv(op) && in_hardware(op))
-            })),
-            t_ext: Constant::new(path_table(Path::Extend)),
-            t_slow: Constant::new(path_table(Path::SlowPath)),
-            t_key: Constant::new(rule_table(Opcode::needs_key)),
-            t_ring: Constant::new(rule_table(Opcode::uses_idempotence_ring)),
-            c_version: Constant::new((VERSION as u64).to_bits()),
-            c_status_max: Constant::new((Status::MAX as u64).to_bits()),
-        }
-    }
-}
-
-impl Logic for OpDecode {
-    #[hdl_gen]
-    fn update(&mut self) {
-        self.op1h.next = bit_cast::<256, 1>(1.into()) << self.opcode.val();
-        self.head_ok.next = (self.version.val() == self.c_version.val())
-            & (self.status.val() <= self.c_status_max.val())
-            & ((self.t_known.val() & self.op1h.val()).any()
-                | (self.kv_en.val() & (self.t_kv.val() & self.op1h.val()).any()));
-        self.kv.next = (self.t_kv.val() & self.op1h.val()).any();
-        self.extend.next = (self.t_ext.val() & self.op1h.val()).any();
-        self.slow.next = (self.t_slow.val() & self.op1h.val()).any();
-        self.needs_key.next = (self.t_key.val() & self.op1h.val()).any();
-        self.ring.next = (self.t_ring.val() & self.op1h.val()).any();
-    }
-}
 
 /// Extra cycles of a first-touch page fault over a TLB hit, when the TLB holds the page's
 /// allocated PTE (inserted with its PTE_WRITE): the page-fault unit, the PTE write-back /
@@ -479,7 +386,8 @@ pub struct FastpathTop {
     x_lk: Signal<Local, Bit>,
     /// The RAS keys (KEY_WRITE from the slow path), looked up as the executor takes a frame.
     keys: KeyTable,
-    dec: OpDecode,
+    /// The match-action table: the opcode's path and rules (`crate::mat`).
+    mat: Mat,
     tlb: Tlb,
     walker: PtWalker,
     pf: PageFault,
@@ -884,12 +792,12 @@ impl Logic for FastpathTop {
         self.h_arg0.next = self.hswap.y.val().get_bits::<64>(64);
         self.h_arg1.next = self.hswap.y.val().get_bits::<64>(0);
         self.h_durable.next = self.hdr.q.val().get_bit(25);
-        self.dec.opcode.next = self.opcode.val();
-        self.dec.kv_en.next = self.kv_cfg_en.q.val();
-        self.dec.version.next = self.hdr.q.val().get_bits::<8>(0);
-        self.dec.status.next = self.hdr.q.val().get_bits::<8>(16);
+        self.mat.opcode.next = self.opcode.val();
+        self.mat.kv_en.next = self.kv_cfg_en.q.val();
+        self.mat.version.next = self.hdr.q.val().get_bits::<8>(0);
+        self.mat.status.next = self.hdr.q.val().get_bits::<8>(16);
         // Header::parse: version, opcode, status, payload length, packet index/count.
-        self.parse_ok.next = self.dec.head_ok.val()
+        self.parse_ok.next = self.mat.head_ok.val()
             & (self.h_plen.val() <= self.max_payload16.val())
             & (self.h_cnt.val() != 0)
             & (self.h_idx.val() < self.h_cnt.val());
@@ -1357,12 +1265,12 @@ impl Logic for FastpathTop {
                 self.piece.d.next = false;
                 self.rs_status.d.next = self.st_bad_request.val();
                 self.state.d.next = State::Resp;
-                self.once.d.next = self.dec.ring.val();
+                self.once.d.next = self.mat.ring.val();
                 if !self.parse_ok.val() {
-                    if self.dec.extend.val() {
+                    if self.mat.extend.val() {
                         self.rs_status.d.next = self.st_unsupported.val();
                     }
-                } else if self.dec.needs_key.val() & !self.keys.ok.val() {
+                } else if self.mat.needs_key.val() & !self.keys.ok.val() {
                     // The key does not open the pid's RAS (wrong or missing key, no such RAS,
                     // pid 0 or beyond the table): nothing executes.
                     self.rs_status.d.next = self.st_denied.val();
@@ -1434,7 +1342,7 @@ impl Logic for FastpathTop {
                             self.state.d.next = State::TWait;
                         }
                     }
-                } else if self.dec.slow.val() {
+                } else if self.mat.slow.val() {
                     if self.sp_rx_room.val() > self.rx_reserved.val() {
                         self.state.d.next = State::SlowPush;
                     } else {
@@ -1452,7 +1360,7 @@ impl Logic for FastpathTop {
                     self.sync.k_req.next = bit_cast::<32, 64>(self.h_arg0.val());
                     self.sync.ack_valid.next = true;
                     self.rs_status.d.next = self.st_ok.val();
-                } else if self.dec.kv.val() {
+                } else if self.mat.kv.val() {
                     // KvGet/KvPut/KvDelete (enabled by `kv_cfg_en`, else not parsed): the unit
                     // checks the framing; its payload beats come from the slot (one packet of
                     // at most MAX_PAYLOAD bytes, at lane 0 since a KV request's va is 0).

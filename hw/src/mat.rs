@@ -1,223 +1,177 @@
-//! The match-action table: steer each verified packet to the path that serves its opcode.
+//! The match-action table (Clio's MAT): what the fast path does with a request, by its opcode.
 //!
-//! The opcode is byte 1 of the Clio header, i.e. bits 8..16 of a packet's first 512-bit beat.
-//! The decision is taken on the first beat and held for the rest of the packet, so every beat
-//! of a packet leaves on the same port, [`MAT_LATENCY`] cycle after it entered (II = 1).
-//! The table is `proto::opcode::path_of`, built into four 256-bit constants at elaboration
-//! ([`crate::util::path_table`]): READ/WRITE -> virtual memory; ALLOC/FREE/REGISTER/JOIN/
-//! UNREGISTER/HEARTBEAT -> slow path; TAS/UNLOCK/CAS/FAA/FENCE/CN_ACK -> sync unit;
-//! 0x40..=0x7F -> extend port; anything else -> `bad` (the response builder answers
-//! BAD_REQUEST).
+//! The executor consults it in Dispatch, after the frame's verdict and before anything runs.
+//! The tables are `proto::opcode`'s, built into 256-bit constants at elaboration
+//! ([`crate::util::path_table`], [`crate::util::rule_table`]): one bit per opcode byte, so a
+//! change in proto changes the hardware. The paths: READ/WRITE -> virtual memory (`vm`);
+//! TAS/UNLOCK/CAS/FAA/FENCE/CN_ACK -> the sync unit (`sync`); ALLOC/FREE/REGISTER/JOIN/
+//! UNREGISTER/HEARTBEAT -> the slow path (`slow`); 0x40..=0x7F -> the extend path (`extend`:
+//! the offload port bundle, docs/hardware.md); anything else fails `head_ok` (BAD_REQUEST).
+//! With them, the rules the executor needs (`needs_key`, `ring`) and `Header::parse`'s
+//! version and status checks. Combinational: the decision takes no cycle of its own.
+//!
+//! (Until stop 25 this file held a streaming beat router with one output port per path, which
+//! the slot-based pipeline never instantiated; the decision it made is this table's.)
 
-use crate::util::path_table;
-use clio_proto::opcode::Path;
+use crate::util::{opcode_table, path_table, rule_table};
+use clio_proto::header::VERSION;
+use clio_proto::kv::is_kv;
+use clio_proto::offload::in_hardware;
+use clio_proto::opcode::{path_of, Path};
+use clio_proto::{Opcode, Status};
 use rust_hdl::prelude::*;
 
-/// Cycles from a beat entering to it leaving on its port.
-pub const MAT_LATENCY: usize = 1;
-
-/// The match-action table.
+/// The match-action table: the opcode's path and rules, and `Header::parse`'s version and
+/// status checks (version == `VERSION`, status <= `Status::MAX`).
 #[derive(LogicBlock)]
 pub struct Mat {
-    /// Core clock.
-    pub clock: Signal<In, Clock>,
-    /// Synchronous reset.
-    pub reset: Signal<In, Bit>,
-    /// A beat enters.
-    pub in_valid: Signal<In, Bit>,
-    /// First beat of a packet (carries the header).
-    pub in_first: Signal<In, Bit>,
-    /// Last beat of a packet.
-    pub in_last: Signal<In, Bit>,
-    /// The beat.
-    pub in_data: Signal<In, Bits<512>>,
-    /// Shared output data (valid on the port whose `*_valid` is set).
-    pub out_data: Signal<Out, Bits<512>>,
-    /// First beat.
-    pub out_first: Signal<Out, Bit>,
-    /// Last beat.
-    pub out_last: Signal<Out, Bit>,
-    /// Beat for the virtual-memory path.
-    pub vm_valid: Signal<Out, Bit>,
-    /// Beat for the sync unit.
-    pub sync_valid: Signal<Out, Bit>,
-    /// Beat for the slow-path ring.
-    pub slow_valid: Signal<Out, Bit>,
-    /// Beat for the extend port.
-    pub ext_valid: Signal<Out, Bit>,
-    /// Beat of a packet with an undefined opcode.
-    pub bad_valid: Signal<Out, Bit>,
-    port: DFF<Bits<3>>,
-    o_port: DFF<Bits<3>>,
-    o_valid: DFF<Bit>,
-    o_first: DFF<Bit>,
-    o_last: DFF<Bit>,
-    o_data: DFF<Bits<512>>,
-    op: Signal<Local, Bits<8>>,
+    /// Opcode byte.
+    pub opcode: Signal<In, Bits<8>>,
+    /// Version byte.
+    pub version: Signal<In, Bits<8>>,
+    /// Status byte.
+    pub status: Signal<In, Bits<8>>,
+    /// Clio-KV's unit is enabled (`FastpathTop::kv_cfg_en`): its opcodes are known.
+    pub kv_en: Signal<In, Bit>,
+    /// A Clio-KV opcode the unit serves (`KvGet`, `KvPut`, `KvDelete`).
+    pub kv: Signal<Out, Bit>,
+    /// Version and status valid and the opcode defined (`Opcode::from_u8`).
+    pub head_ok: Signal<Out, Bit>,
+    /// Virtual-memory opcode (READ, WRITE).
+    pub vm: Signal<Out, Bit>,
+    /// Sync-unit opcode (atomics, FENCE, CN_ACK).
+    pub sync: Signal<Out, Bit>,
+    /// Extend opcode (`path_of` = Extend): a parse failure answers UNSUPPORTED.
+    pub extend: Signal<Out, Bit>,
+    /// Slow-path opcode (`Opcode::path` = SlowPath): forwarded as a REQUEST descriptor.
+    pub slow: Signal<Out, Bit>,
+    /// The request must carry its RAS's key (`Opcode::needs_key`).
+    pub needs_key: Signal<Out, Bit>,
+    /// The result is recorded in the idempotence ring (`Opcode::uses_idempotence_ring`).
+    pub ring: Signal<Out, Bit>,
     op1h: Signal<Local, Bits<256>>,
-    decoded: Signal<Local, Bits<3>>,
-    sel: Signal<Local, Bits<3>>,
+    t_known: Constant<Bits<256>>,
+    t_kv: Constant<Bits<256>>,
     t_vm: Constant<Bits<256>>,
     t_sync: Constant<Bits<256>>,
-    t_slow: Constant<Bits<256>>,
     t_ext: Constant<Bits<256>>,
+    t_slow: Constant<Bits<256>>,
+    t_key: Constant<Bits<256>>,
+    t_ring: Constant<Bits<256>>,
+    c_version: Constant<Bits<8>>,
+    c_status_max: Constant<Bits<8>>,
 }
 
 impl Default for Mat {
     fn default() -> Self {
         Mat {
-            clock: Default::default(),
-            reset: Default::default(),
-            in_valid: Default::default(),
-            in_first: Default::default(),
-            in_last: Default::default(),
-            in_data: Default::default(),
-            out_data: Default::default(),
-            out_first: Default::default(),
-            out_last: Default::default(),
-            vm_valid: Default::default(),
-            sync_valid: Default::default(),
-            slow_valid: Default::default(),
-            ext_valid: Default::default(),
-            bad_valid: Default::default(),
-            port: Default::default(),
-            o_port: Default::default(),
-            o_valid: Default::default(),
-            o_first: Default::default(),
-            o_last: Default::default(),
-            o_data: Default::default(),
-            op: Default::default(),
+            opcode: Default::default(),
+            version: Default::default(),
+            status: Default::default(),
+            kv_en: Default::default(),
+            kv: Default::default(),
+            head_ok: Default::default(),
+            vm: Default::default(),
+            sync: Default::default(),
+            extend: Default::default(),
+            slow: Default::default(),
+            needs_key: Default::default(),
+            ring: Default::default(),
             op1h: Default::default(),
-            decoded: Default::default(),
-            sel: Default::default(),
+            // Extend opcodes without a unit here (`proto::offload::IN_HARDWARE`) fail the
+            // parse and are answered UNSUPPORTED, as by a model node without that offload.
+            // Clio-KV's are known only while its unit is configured (`t_kv`, `kv_en`).
+            t_known: Constant::new(opcode_table(|v| {
+                Opcode::from_u8(v).is_some_and(|op| {
+                    path_of(v) != Some(Path::Extend) || (in_hardware(op) && !is_kv(op))
+                })
+            })),
+            // Clio-KV's opcodes the unit serves (`IN_HARDWARE`), known while `kv_en`: before
+            // the slow path's KV_CONFIG they are UNSUPPORTED, as on a model node.
+            t_kv: Constant::new(opcode_table(|v| {
+                Opcode::from_u8(v).is_some_and(|op| is_kv(op) && in_hardware(op))
+            })),
             t_vm: Constant::new(path_table(Path::VirtualMemory)),
             t_sync: Constant::new(path_table(Path::Sync)),
-            t_slow: Constant::new(path_table(Path::SlowPath)),
             t_ext: Constant::new(path_table(Path::Extend)),
+            t_slow: Constant::new(path_table(Path::SlowPath)),
+            t_key: Constant::new(rule_table(Opcode::needs_key)),
+            t_ring: Constant::new(rule_table(Opcode::uses_idempotence_ring)),
+            c_version: Constant::new((VERSION as u64).to_bits()),
+            c_status_max: Constant::new((Status::MAX as u64).to_bits()),
         }
     }
-}
-
-/// Port codes (internal; exposed for the documentation and tests).
-pub mod port {
-    /// Virtual memory.
-    pub const VM: u8 = 0;
-    /// Sync unit.
-    pub const SYNC: u8 = 1;
-    /// Slow path.
-    pub const SLOW: u8 = 2;
-    /// Extend.
-    pub const EXT: u8 = 3;
-    /// Undefined opcode.
-    pub const BAD: u8 = 4;
 }
 
 impl Logic for Mat {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, port, o_port, o_valid, o_first, o_last, o_data);
-        self.op.next = self.in_data.val().get_bits::<8>(8);
-        // proto::opcode::path_of, one table per path.
-        self.op1h.next = bit_cast::<256, 1>(1.into()) << self.op.val();
-        if (self.t_vm.val() & self.op1h.val()).any() {
-            self.decoded.next = 0.into();
-        } else if (self.t_sync.val() & self.op1h.val()).any() {
-            self.decoded.next = 1.into();
-        } else if (self.t_slow.val() & self.op1h.val()).any() {
-            self.decoded.next = 2.into();
-        } else if (self.t_ext.val() & self.op1h.val()).any() {
-            self.decoded.next = 3.into();
-        } else {
-            self.decoded.next = 4.into();
-        }
-        if self.in_first.val() {
-            self.sel.next = self.decoded.val();
-        } else {
-            self.sel.next = self.port.q.val();
-        }
-        if self.in_valid.val() {
-            self.port.d.next = self.sel.val();
-        }
-        self.o_port.d.next = self.sel.val();
-        self.o_valid.d.next = self.in_valid.val() & !self.reset.val();
-        self.o_first.d.next = self.in_first.val();
-        self.o_last.d.next = self.in_last.val();
-        self.o_data.d.next = self.in_data.val();
-        self.out_data.next = self.o_data.q.val();
-        self.out_first.next = self.o_first.q.val();
-        self.out_last.next = self.o_last.q.val();
-        self.vm_valid.next = self.o_valid.q.val() & (self.o_port.q.val() == 0);
-        self.sync_valid.next = self.o_valid.q.val() & (self.o_port.q.val() == 1);
-        self.slow_valid.next = self.o_valid.q.val() & (self.o_port.q.val() == 2);
-        self.ext_valid.next = self.o_valid.q.val() & (self.o_port.q.val() == 3);
-        self.bad_valid.next = self.o_valid.q.val() & (self.o_port.q.val() == 4);
+        self.op1h.next = bit_cast::<256, 1>(1.into()) << self.opcode.val();
+        self.head_ok.next = (self.version.val() == self.c_version.val())
+            & (self.status.val() <= self.c_status_max.val())
+            & ((self.t_known.val() & self.op1h.val()).any()
+                | (self.kv_en.val() & (self.t_kv.val() & self.op1h.val()).any()));
+        self.kv.next = (self.t_kv.val() & self.op1h.val()).any();
+        self.vm.next = (self.t_vm.val() & self.op1h.val()).any();
+        self.sync.next = (self.t_sync.val() & self.op1h.val()).any();
+        self.extend.next = (self.t_ext.val() & self.op1h.val()).any();
+        self.slow.next = (self.t_slow.val() & self.op1h.val()).any();
+        self.needs_key.next = (self.t_key.val() & self.op1h.val()).any();
+        self.ring.next = (self.t_ring.val() & self.op1h.val()).any();
     }
 }
-
-crate::impl_clocked!(Mat);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::Bench;
-    use crate::util::bytes_to_bits;
-    use clio_proto::opcode::{path_of, Path};
-    use clio_proto::{Header, Opcode};
 
-    /// Every opcode byte, as a real two-beat Clio packet: both beats leave on the port
-    /// `proto::opcode::path_of` names, one cycle later.
+    /// Every opcode byte, with the Clio-KV unit off and on, a good and a bad version and a
+    /// status at and past the maximum: each output is what `proto` says.
     #[test]
-    fn every_opcode_goes_where_proto_says() {
-        let mut b = Bench::new(Mat::default());
-        let mut expect: Vec<Option<(u8, bool, bool)>> = vec![];
-        let check = |b: &mut Bench<Mat>, e: Option<(u8, bool, bool)>| {
-            b.settle();
-            let ports = [
-                b.uut.vm_valid.val(),
-                b.uut.sync_valid.val(),
-                b.uut.slow_valid.val(),
-                b.uut.ext_valid.val(),
-                b.uut.bad_valid.val(),
-            ];
-            match e {
-                None => assert!(ports.iter().all(|p| !p)),
-                Some((port, first, last)) => {
-                    let want: Vec<bool> = (0..5).map(|i| i == port as usize).collect();
-                    assert_eq!(ports.to_vec(), want, "port {port}");
-                    assert_eq!((b.uut.out_first.val(), b.uut.out_last.val()), (first, last));
+    fn every_opcode_decodes_as_proto_says() {
+        let mut m = Mat::default();
+        m.connect_all();
+        for kv_en in [false, true] {
+            for op in 0..=255u8 {
+                for (version, status) in [
+                    (VERSION, 0u8),
+                    (VERSION, Status::MAX as u8),
+                    (VERSION ^ 1, 0),
+                    (VERSION, Status::MAX as u8 + 1),
+                ] {
+                    m.opcode.next = (op as u64).to_bits();
+                    m.version.next = (version as u64).to_bits();
+                    m.status.next = (status as u64).to_bits();
+                    m.kv_en.next = kv_en;
+                    assert!(simulate(&mut m, 100));
+                    let u = &m;
+                    let opc = Opcode::from_u8(op);
+                    let kv = opc.is_some_and(|o| is_kv(o) && in_hardware(o));
+                    let known = opc.is_some_and(|o| {
+                        path_of(op) != Some(Path::Extend) || (in_hardware(o) && !is_kv(o))
+                    });
+                    let at = format!("opcode {op:#04x} kv_en {kv_en} v {version} s {status}");
+                    assert_eq!(u.vm.val(), path_of(op) == Some(Path::VirtualMemory), "{at}");
+                    assert_eq!(u.sync.val(), path_of(op) == Some(Path::Sync), "{at}");
+                    assert_eq!(u.slow.val(), path_of(op) == Some(Path::SlowPath), "{at}");
+                    assert_eq!(u.extend.val(), path_of(op) == Some(Path::Extend), "{at}");
+                    assert_eq!(u.kv.val(), kv, "{at}");
+                    assert_eq!(
+                        u.needs_key.val(),
+                        opc.is_some_and(Opcode::needs_key),
+                        "{at}"
+                    );
+                    assert_eq!(
+                        u.ring.val(),
+                        opc.is_some_and(Opcode::uses_idempotence_ring),
+                        "{at}"
+                    );
+                    let head = version == VERSION
+                        && status <= Status::MAX as u8
+                        && (known || (kv_en && kv));
+                    assert_eq!(u.head_ok.val(), head, "{at}");
                 }
             }
-        };
-        for op in 0..=255u8 {
-            let mut pkt =
-                Header::request(Opcode::Write, 5, op as u32, 0x1000).to_packet(&[0xA5; 40]);
-            pkt[1] = op;
-            let port = match path_of(op) {
-                Some(Path::VirtualMemory) => port::VM,
-                Some(Path::Sync) => port::SYNC,
-                Some(Path::SlowPath) => port::SLOW,
-                Some(Path::Extend) => port::EXT,
-                None => port::BAD,
-            };
-            // The second beat carries garbage in the opcode position: the decision must hold.
-            for (i, chunk) in [&pkt[..64], &[0x02u8; 64][..]].iter().enumerate() {
-                b.uut.in_valid.next = true;
-                b.uut.in_first.next = i == 0;
-                b.uut.in_last.next = i == 1;
-                b.uut.in_data.next = bytes_to_bits(chunk);
-                expect.push(Some((port, i == 0, i == 1)));
-                let e = expect
-                    .len()
-                    .checked_sub(MAT_LATENCY + 1)
-                    .and_then(|k| expect[k]);
-                check(&mut b, e);
-                b.tick();
-            }
-            b.uut.in_valid.next = false;
-            expect.push(None);
-            let e = expect[expect.len() - 1 - MAT_LATENCY];
-            check(&mut b, e);
-            b.tick();
         }
     }
 }
