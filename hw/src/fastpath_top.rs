@@ -2141,9 +2141,9 @@ impl Logic for FastpathTop {
         self.ingest.freed.next = self.s_clr.val() | self.w_release.val();
         // ---- The TLB look-ahead: the ingest slots, what is taken, and the lookup port when the
         // executor leaves it free.
-        for k in 0..4 {
-            self.la.hdr[k].next = self.ingest.hdr[k].val();
-        }
+        self.la.hdr_in.next = self.ingest.header_in.val();
+        self.la.hdr_slot.next = self.ingest.header_slot.val();
+        self.la.hdr_data.next = bit_cast::<384, 512>(self.rx_data.val());
         self.la.page_shift.next = self.cfg_page_shift.val();
         self.la.headed.next = self.ingest.headed.val();
         self.la.freed.next = self.s_clr.val() | self.w_release.val();

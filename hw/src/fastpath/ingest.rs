@@ -80,6 +80,10 @@ pub struct Ingest {
     /// Slots holding a frame's header (from the cycle after its first beat; the frame may
     /// still be coming in): every full slot, and the one being received.
     pub headed: Signal<Out, Bits<4>>,
+    /// A frame's first beat (its header, `rx_data`) is taken this cycle, for slot
+    /// `header_slot` (the TLB look-ahead prepares its lookup from it).
+    pub header_in: Signal<Out, Bit>,
+    pub header_slot: Signal<Out, Bits<2>>,
     /// Per slot: header bytes 0..48 as received.
     pub hdr: [Signal<Out, Bits<384>>; SLOTS],
     /// Per slot: the key (header bytes 48..56, big endian) as a number.
@@ -165,6 +169,8 @@ impl Default for Ingest {
             freed: Default::default(),
             full: Default::default(),
             headed: Default::default(),
+            header_in: Default::default(),
+            header_slot: Default::default(),
             hdr: core::array::from_fn(|_| Default::default()),
             key: core::array::from_fn(|_| Default::default()),
             client: core::array::from_fn(|_| Default::default()),
@@ -251,6 +257,8 @@ impl Logic for Ingest {
             self.hslot.next = self.slot.q.val();
         }
         self.ack.in_valid.next = self.take.val();
+        self.header_in.next = self.take.val() & self.first.val();
+        self.header_slot.next = self.hslot.val();
         self.ack.in_data.next = self.rx_data.val();
         self.ack.in_keep.next = self.rx_keep.val();
         self.ack.in_last.next = self.rx_last.val();

@@ -60,8 +60,12 @@ pub struct TranslateAhead {
     pub reset: Signal<In, Bit>,
     /// log2 of the page size.
     pub page_shift: Signal<In, Bits<5>>,
-    /// Per slot: header bytes 0..48 as received (the ingest stage's).
-    pub hdr: [Signal<In, Bits<384>>; SLOTS],
+    /// A frame's header comes in this cycle (the ingest stage takes its first beat), for slot
+    /// `hdr_slot`, bytes 0..48 in `hdr_data`: what a lookup of it needs is computed now and
+    /// kept per slot, so a lookup later starts from registers.
+    pub hdr_in: Signal<In, Bit>,
+    pub hdr_slot: Signal<In, Bits<2>>,
+    pub hdr_data: Signal<In, Bits<384>>,
     /// Slots holding a frame's header (the ingest stage's `headed`).
     pub headed: Signal<In, Bits<4>>,
     /// Slots whose frame the executor or the write-data stage has taken already.
@@ -116,8 +120,21 @@ pub struct TranslateAhead {
     p2_need: DFF<Bits<2>>,
     p2_fits: DFF<Bit>,
     p2_off: DFF<Bits<64>>,
-    /// The header at the pointer, and its bytes reversed (big-endian fields as numbers).
-    sel_hdr: Signal<Local, Bits<384>>,
+    /// Per slot, from its header: a READ or WRITE, the lookup's pid and VPN, the permission
+    /// needed, the page offset and length of the packet's first bytes.
+    s_rw: DFF<Bits<4>>,
+    s_pid: [DFF<Bits<16>>; SLOTS],
+    s_vpn: [DFF<Bits<36>>; SLOTS],
+    s_need: [DFF<Bits<2>>; SLOTS],
+    s_off: [DFF<Bits<64>>; SLOTS],
+    s_len: [DFF<Bits<32>>; SLOTS],
+    /// The slot at the pointer's kept fields.
+    sel_pid: Signal<Local, Bits<16>>,
+    sel_vpn: Signal<Local, Bits<36>>,
+    sel_need: Signal<Local, Bits<2>>,
+    sel_off: Signal<Local, Bits<64>>,
+    sel_len: Signal<Local, Bits<32>>,
+    /// The incoming header's bytes reversed (big-endian fields as numbers).
     swap: ByteSwap<384>,
     opcode: Signal<Local, Bits<8>>,
     is_write: Signal<Local, Bit>,
@@ -158,7 +175,9 @@ impl Default for TranslateAhead {
             clock: Default::default(),
             reset: Default::default(),
             page_shift: Default::default(),
-            hdr: core::array::from_fn(|_| Default::default()),
+            hdr_in: Default::default(),
+            hdr_slot: Default::default(),
+            hdr_data: Default::default(),
             headed: Default::default(),
             taken: Default::default(),
             freed: Default::default(),
@@ -189,7 +208,17 @@ impl Default for TranslateAhead {
             p2_need: Default::default(),
             p2_fits: Default::default(),
             p2_off: Default::default(),
-            sel_hdr: Default::default(),
+            s_rw: Default::default(),
+            s_pid: core::array::from_fn(|_| Default::default()),
+            s_vpn: core::array::from_fn(|_| Default::default()),
+            s_need: core::array::from_fn(|_| Default::default()),
+            s_off: core::array::from_fn(|_| Default::default()),
+            s_len: core::array::from_fn(|_| Default::default()),
+            sel_pid: Default::default(),
+            sel_vpn: Default::default(),
+            sel_need: Default::default(),
+            sel_off: Default::default(),
+            sel_len: Default::default(),
             swap: Default::default(),
             opcode: Default::default(),
             is_write: Default::default(),
@@ -220,22 +249,26 @@ impl Logic for TranslateAhead {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ptr, looked, e_ok, p1_valid, p1_slot, p1_need, p1_fits, p1_off, p2_valid,
-            p2_slot, p2_need, p2_fits, p2_off
+            self, clock, ptr, looked, e_ok, s_rw, p1_valid, p1_slot, p1_need, p1_fits, p1_off,
+            p2_valid, p2_slot, p2_need, p2_fits, p2_off
         );
         for k in 0..4 {
             self.e_pa[k].clock.next = self.clock.val();
             self.e_pa[k].d.next = self.e_pa[k].q.val();
+            self.s_pid[k].clock.next = self.clock.val();
+            self.s_pid[k].d.next = self.s_pid[k].q.val();
+            self.s_vpn[k].clock.next = self.clock.val();
+            self.s_vpn[k].d.next = self.s_vpn[k].q.val();
+            self.s_need[k].clock.next = self.clock.val();
+            self.s_need[k].d.next = self.s_need[k].q.val();
+            self.s_off[k].clock.next = self.clock.val();
+            self.s_off[k].d.next = self.s_off[k].q.val();
+            self.s_len[k].clock.next = self.clock.val();
+            self.s_len[k].d.next = self.s_len[k].q.val();
         }
-        // ---- The frame at the pointer.
-        self.sel_hdr.next = 0.into();
-        for k in 0..4 {
-            if self.ptr.q.val() == k.to_bits::<2>() {
-                self.sel_hdr.next = self.hdr[k].val();
-            }
-        }
-        self.swap.x.next = self.sel_hdr.val();
-        self.opcode.next = self.sel_hdr.val().get_bits::<8>(8);
+        // ---- An incoming header: what its lookup needs, kept for its slot.
+        self.swap.x.next = self.hdr_data.val();
+        self.opcode.next = self.hdr_data.val().get_bits::<8>(8);
         self.is_write.next = self.opcode.val() == self.op_write.val();
         self.is_rw.next = self.is_write.val() | (self.opcode.val() == self.op_read.val());
         self.va.next = self.swap.y.val().get_bits::<64>(192);
@@ -252,8 +285,42 @@ impl Logic for TranslateAhead {
         }
         self.psize.next = bit_cast::<64, 1>(1.into()) << self.page_shift.val();
         self.off.next = self.va.val() & (self.psize.val() - 1);
-        self.lk_pid.next = self.swap.y.val().get_bits::<16>(336);
-        self.lk_vpn.next = bit_cast::<36, 64>(self.va.val() >> self.page_shift.val());
+        if self.hdr_in.val() {
+            for k in 0..4 {
+                if self.hdr_slot.val() == k.to_bits::<2>() {
+                    self.s_pid[k].d.next = self.swap.y.val().get_bits::<16>(336);
+                    self.s_vpn[k].d.next =
+                        bit_cast::<36, 64>(self.va.val() >> self.page_shift.val());
+                    self.s_need[k].d.next = self.need.val();
+                    self.s_off[k].d.next = self.off.val();
+                    self.s_len[k].d.next = self.len.val();
+                }
+            }
+            if self.is_rw.val() {
+                self.s_rw.d.next =
+                    self.s_rw.q.val() | (bit_cast::<4, 1>(1.into()) << self.hdr_slot.val());
+            } else {
+                self.s_rw.d.next =
+                    self.s_rw.q.val() & !(bit_cast::<4, 1>(1.into()) << self.hdr_slot.val());
+            }
+        }
+        // ---- The frame at the pointer: its kept fields.
+        self.sel_pid.next = 0.into();
+        self.sel_vpn.next = 0.into();
+        self.sel_need.next = 0.into();
+        self.sel_off.next = 0.into();
+        self.sel_len.next = 0.into();
+        for k in 0..4 {
+            if self.ptr.q.val() == k.to_bits::<2>() {
+                self.sel_pid.next = self.s_pid[k].q.val();
+                self.sel_vpn.next = self.s_vpn[k].q.val();
+                self.sel_need.next = self.s_need[k].q.val();
+                self.sel_off.next = self.s_off[k].q.val();
+                self.sel_len.next = self.s_len[k].q.val();
+            }
+        }
+        self.lk_pid.next = self.sel_pid.val();
+        self.lk_vpn.next = self.sel_vpn.val();
 
         // ---- Walk the slots: look up, skip, or wait.
         self.at.next = bit_cast::<4, 1>(1.into()) << self.ptr.q.val();
@@ -261,7 +328,7 @@ impl Logic for TranslateAhead {
         self.skip.next = (self.headed.val() & self.at.val()).any()
             & ((self.taken.val() & self.at.val()).any()
                 | (self.looked.q.val() & self.at.val()).any()
-                | !self.is_rw.val());
+                | !(self.s_rw.q.val() & self.at.val()).any());
         self.issue.next = (self.headed.val() & self.at.val()).any()
             & !self.skip.val()
             & self.port_free.val()
@@ -276,10 +343,10 @@ impl Logic for TranslateAhead {
         }
         self.p1_valid.d.next = self.issue.val();
         self.p1_slot.d.next = self.ptr.q.val();
-        self.p1_need.d.next = self.need.val();
+        self.p1_need.d.next = self.sel_need.val();
         self.p1_fits.d.next =
-            (self.off.val() + bit_cast::<64, 32>(self.len.val())) <= self.psize.val();
-        self.p1_off.d.next = self.off.val();
+            (self.sel_off.val() + bit_cast::<64, 32>(self.sel_len.val())) <= self.psize.val();
+        self.p1_off.d.next = self.sel_off.val();
         self.p2_valid.d.next = self.p1_valid.q.val();
         self.p2_slot.d.next = self.p1_slot.q.val();
         self.p2_need.d.next = self.p1_need.q.val();

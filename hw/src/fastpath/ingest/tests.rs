@@ -156,6 +156,8 @@ fn receive(r: &mut Rng, frames: &[Expect], max_delay: u64) -> Seen {
     let mut stalled_cycles = 0u64;
     let mut was_full = 0u64;
     let mut was_headed = 0u64;
+    // The slot a header came in for last cycle (`header_in`): it is `headed` now.
+    let mut header_for: Option<u64> = None;
     let mut headers = 0usize;
     while checked < frames.len() {
         assert!(b.cycle < 200_000, "stuck after {checked} frames");
@@ -222,6 +224,20 @@ fn receive(r: &mut Rng, frames: &[Expect], max_delay: u64) -> Seen {
                 }
                 headers += 1;
             }
+        }
+        if let Some(k) = header_for.take() {
+            assert_eq!(
+                (headed & !was_headed) >> k & 1,
+                1,
+                "header_in for slot {k}, not headed next"
+            );
+        }
+        if b.uut.header_in.val() {
+            header_for = Some(b.uut.header_slot.val().to_u64());
+            assert!(
+                ready && beat.as_ref().is_some_and(|x| x.3),
+                "header_in off a first beat"
+            );
         }
         was_headed = headed & !release;
         let rising = full & !was_full;

@@ -119,15 +119,23 @@ fn looks_ahead_like_the_executors_lookup() {
     let (mut checked, mut used, mut kills, mut lookups) = (0u64, 0u64, 0u64, 0u64);
     let mut next_fill = 0usize;
     let mut id = 0u32;
+    let mut busy_run = 0u64;
     for cycle in 0..6000u64 {
         // Frames arrive in slot order; the executor takes and frees them in order.
         let mut freed = 0u64;
+        // A frame's header comes in (the ingest stage's first beat): its slot is `headed` from
+        // the next cycle.
+        let mut arriving: Option<usize> = None;
         if slots[next_fill].is_none() && r.below(3) == 0 {
             let q = request(&mut r, id);
             id += 1;
+            b.uut.hdr_data.next = bytes_to_bits(&q.hdr);
             slots[next_fill] = Some(q);
+            arriving = Some(next_fill);
             next_fill = (next_fill + 1) % 4;
         }
+        b.uut.hdr_in.next = arriving.is_some();
+        b.uut.hdr_slot.next = (arriving.unwrap_or(0) as u64).to_bits();
         if slots[head].is_some() && r.below(4) == 0 {
             if taken & (1 << head) == 0 {
                 // The executor dispatches it: the look-ahead's answer must be right if it
@@ -160,11 +168,10 @@ fn looks_ahead_like_the_executors_lookup() {
             tlb = random_tlb(&mut r);
             kills += 1;
         }
-        let headed: u64 = (0..4).filter(|&k| slots[k].is_some()).map(|k| 1 << k).sum();
-        for (k, slot) in slots.iter().enumerate() {
-            let h = slot.as_ref().map_or([0u8; 48], |q| q.hdr);
-            b.uut.hdr[k].next = bytes_to_bits(&h);
-        }
+        let headed: u64 = (0..4)
+            .filter(|&k| slots[k].is_some() && arriving != Some(k))
+            .map(|k| 1 << k)
+            .sum();
         b.uut.headed.next = headed.to_bits();
         b.uut.taken.next = taken.to_bits();
         b.uut.freed.next = freed.to_bits();
@@ -173,7 +180,17 @@ fn looks_ahead_like_the_executors_lookup() {
             .find(|&k| taken & (1 << k) == 0)
             .unwrap_or(head);
         b.uut.head.next = (first_untaken as u64).to_bits();
-        b.uut.port_free.next = r.below(4) != 0;
+        // The executor takes the port now and then, sometimes for a long stretch (a walk's
+        // retries), so prepared lookups wait while their slots are taken and freed.
+        if busy_run > 0 {
+            busy_run -= 1;
+            b.uut.port_free.next = false;
+        } else {
+            if r.below(10) == 0 {
+                busy_run = r.below(24);
+            }
+            b.uut.port_free.next = r.below(4) != 0;
+        }
         b.uut.tlb_update.next = update;
         // The TLB's answer to the lookup of two cycles ago.
         let res = pipe.pop_front().flatten();
