@@ -143,7 +143,10 @@ pub struct TranslateAhead {
     va: Signal<Local, Bits<64>>,
     /// The packet's first bytes: a write's payload, a read's first answer packet.
     len: Signal<Local, Bits<32>>,
-    psize: Signal<Local, Bits<64>>,
+    /// The page size and its offset mask, registered from `page_shift` (a configuration set
+    /// at boot: the decode stays off the header's path).
+    psize: DFF<Bits<64>>,
+    pmask: DFF<Bits<64>>,
     off: Signal<Local, Bits<64>>,
     need: Signal<Local, Bits<2>>,
     /// Bit `ptr`.
@@ -226,6 +229,7 @@ impl Default for TranslateAhead {
             va: Default::default(),
             len: Default::default(),
             psize: Default::default(),
+            pmask: Default::default(),
             off: Default::default(),
             need: Default::default(),
             at: Default::default(),
@@ -249,8 +253,8 @@ impl Logic for TranslateAhead {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ptr, looked, e_ok, s_rw, p1_valid, p1_slot, p1_need, p1_fits, p1_off,
-            p2_valid, p2_slot, p2_need, p2_fits, p2_off
+            self, clock, ptr, looked, e_ok, s_rw, psize, pmask, p1_valid, p1_slot, p1_need,
+            p1_fits, p1_off, p2_valid, p2_slot, p2_need, p2_fits, p2_off
         );
         for k in 0..4 {
             self.e_pa[k].clock.next = self.clock.val();
@@ -283,8 +287,9 @@ impl Logic for TranslateAhead {
             self.len.next = bit_cast::<32, 16>(self.swap.y.val().get_bits::<16>(288));
             self.need.next = self.need_write.val();
         }
-        self.psize.next = bit_cast::<64, 1>(1.into()) << self.page_shift.val();
-        self.off.next = self.va.val() & (self.psize.val() - 1);
+        self.psize.d.next = bit_cast::<64, 1>(1.into()) << self.page_shift.val();
+        self.pmask.d.next = (bit_cast::<64, 1>(1.into()) << self.page_shift.val()) - 1;
+        self.off.next = self.va.val() & self.pmask.q.val();
         if self.hdr_in.val() {
             for k in 0..4 {
                 if self.hdr_slot.val() == k.to_bits::<2>() {
@@ -345,7 +350,7 @@ impl Logic for TranslateAhead {
         self.p1_slot.d.next = self.ptr.q.val();
         self.p1_need.d.next = self.sel_need.val();
         self.p1_fits.d.next =
-            (self.sel_off.val() + bit_cast::<64, 32>(self.sel_len.val())) <= self.psize.val();
+            (self.sel_off.val() + bit_cast::<64, 32>(self.sel_len.val())) <= self.psize.q.val();
         self.p1_off.d.next = self.sel_off.val();
         self.p2_valid.d.next = self.p1_valid.q.val();
         self.p2_slot.d.next = self.p1_slot.q.val();
