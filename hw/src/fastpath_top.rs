@@ -546,7 +546,8 @@ pub struct FastpathTop {
     pw_addr: DFF<Bits<40>>,
     pw_data: DFF<Bits<128>>,
     pm_desc: DFF<Bits<1024>>,
-    side: DFF<Bits<3>>,
+    /// TSide: the PAGE_MAPPED notice is out (the PTE write-back is the one-beat writer's).
+    notice_sent: DFF<Bit>,
     idx: DFF<Bits<6>>,
     rs_status: DFF<Bits<8>>,
     rs_flags: DFF<Bits<8>>,
@@ -708,7 +709,7 @@ impl Logic for FastpathTop {
             pw_addr,
             pw_data,
             pm_desc,
-            side,
+            notice_sent,
             idx,
             rs_status,
             rs_flags,
@@ -1555,7 +1556,7 @@ impl Logic for FastpathTop {
                     | (bit_cast::<1024, 16>(self.pf.pm_pid.val()) << 704)
                     | (bit_cast::<1024, 36>(self.pf.pm_vpn.val()) << 768)
                     | (bit_cast::<1024, 40>(self.pf.pm_pfn.val()) << 832);
-                self.side.d.next = 0.into();
+                self.notice_sent.d.next = false;
                 if self.pf.out_faulted.val() {
                     self.c_fault.d.next = self.c_fault.q.val() + 1;
                     self.state.d.next = State::TSide;
@@ -1567,12 +1568,10 @@ impl Logic for FastpathTop {
                 // The W channel is the write-data stage's until it is done.
                 if !self.w_busy.val() {
                     // In parallel: the PTE write-back (`bw`, the one-beat writer) and the
-                    // PAGE_MAPPED notice (side bit 2).
-                    self.sp_rx_valid.next = !self.side.q.val().get_bit(2);
-                    self.side.d.next =
-                        self.side.q.val() | (bit_cast::<3, 1>(self.sp_rx_ready.val().into()) << 2);
-                    if self.bw.done.val() & (self.side.q.val().get_bit(2) | self.sp_rx_ready.val())
-                    {
+                    // PAGE_MAPPED notice (`notice_sent`).
+                    self.sp_rx_valid.next = !self.notice_sent.q.val();
+                    self.notice_sent.d.next = self.notice_sent.q.val() | self.sp_rx_ready.val();
+                    if self.bw.done.val() & (self.notice_sent.q.val() | self.sp_rx_ready.val()) {
                         self.state.d.next = State::TDone;
                     }
                 }
@@ -1611,7 +1610,6 @@ impl Logic for FastpathTop {
                     if self.xw.q.val() & self.xwr.q.val() {
                         // An offload's block write: AW and W as an atomic's write-back (its
                         // request's first access was a read, after every earlier read).
-                        self.side.d.next = 0.into();
                         self.state.d.next = State::SWrite;
                     } else if self.xw.q.val() {
                         self.state.d.next = State::SAddr;
@@ -1720,7 +1718,6 @@ impl Logic for FastpathTop {
                 }
             }
             State::SData => {
-                self.side.d.next = 0.into();
                 if self.m_axi_rvalid.val() & self.r_idle.val() & self.xw.q.val() {
                     // An offload's word: its block goes to the unit now (mem_done above).
                     self.state.d.next = State::Offload;
@@ -1886,7 +1883,6 @@ impl Logic for FastpathTop {
                 }
             }
             State::SpTx => {
-                self.side.d.next = 0.into();
                 self.state.d.next = State::Drain;
                 if self.sd_kind.val() == self.kind_pte_write.val() {
                     // PTE_WRITE: slot < 16 and bucket < bucket count, else ignored.
@@ -2030,7 +2026,6 @@ impl Logic for FastpathTop {
             self.x_hold.d.next = false;
             self.x_slot.d.next = self.x_slot.q.val() + 1;
             self.rs_status.d.next = self.st_ok.val();
-            self.side.d.next = 0.into();
             if self.ap.q.val() {
                 self.s_new.d.next = self.ap_tail.q.val() + bit_cast::<64, 12>(self.ap_fp.val());
                 self.state.d.next = State::SWrite;
