@@ -3,9 +3,10 @@
 #
 #   make rtl    Verilog of every module into build/rtl/ (the hw crate's emit-rtl binary)
 #   make lint   verilator --lint-only -Wall on each module, waivers in hw/lint/waivers.vlt
-#   make synth  yosys synth_xilinx -family xcup per module; table (LUT/FF/BRAM/LUTRAM/DSP and
-#               the deepest register-to-register path in LUT levels, hw/scripts/logic_depth.py)
-#               into docs/utilization.md
+#   make synth  yosys synth_xilinx -family xcup per module, twice (the default wide-LUT mapping
+#               and -nowidelut, LUT6 only; the smaller is reported, the other beside it); table
+#               (LUT/FF/BRAM/LUTRAM/DSP and the deepest register-to-register path in LUT levels,
+#               hw/scripts/logic_depth.py) into docs/utilization.md
 
 HW_MODULES     := hash_unit tlb pt_walker page_fault mat ack_layer crc32c key_table sync_unit mem_access ingest translate_ahead ordering beat_writer write_data read_data transmit pointer_chase xxh32 clio_kv fastpath_top
 # fastpath_top is synthesised whole inside the board top by `make fpga-check` (fpga/fpga.mk),
@@ -33,11 +34,14 @@ lint: rtl
 synth: rtl
 	@mkdir -p $(SYNTH_DIR)
 	@set -e; for m in $(HW_SYNTH_MODULES); do \
-	  echo "synth $$m"; \
-	  sed "s/@MODULE@/$$m/g" hw/scripts/synth.ys.in > $(SYNTH_DIR)/$$m.ys; \
-	  $(YOSYS) -q -l $(SYNTH_DIR)/$$m.log $(SYNTH_DIR)/$$m.ys; \
-	  $(PYTHON) hw/scripts/logic_depth.py $(SYNTH_DIR)/$$m.json $$m > $(SYNTH_DIR)/$$m.depth; \
-	  rm -f $(SYNTH_DIR)/$$m.json; \
+	  for v in wide lut6; do \
+	    if [ $$v = lut6 ]; then opts=-nowidelut; else opts=; fi; \
+	    echo "synth $$m ($$v)"; \
+	    sed "s/@MODULE@/$$m/g; s/@OPTS@/$$opts/; s/@OUT@/$$m.$$v/g" hw/scripts/synth.ys.in > $(SYNTH_DIR)/$$m.$$v.ys; \
+	    $(YOSYS) -q -l $(SYNTH_DIR)/$$m.$$v.log $(SYNTH_DIR)/$$m.$$v.ys; \
+	    $(PYTHON) hw/scripts/logic_depth.py $(SYNTH_DIR)/$$m.$$v.json $$m > $(SYNTH_DIR)/$$m.$$v.depth; \
+	    rm -f $(SYNTH_DIR)/$$m.$$v.json; \
+	  done; \
 	done
-	hw/scripts/util_table.sh $(addprefix $(SYNTH_DIR)/,$(addsuffix .stat,$(HW_SYNTH_MODULES))) > $(SYNTH_DIR)/table.md
+	hw/scripts/util_table.sh $(addprefix $(SYNTH_DIR)/,$(HW_SYNTH_MODULES)) > $(SYNTH_DIR)/table.md
 	hw/scripts/update_utilization.sh $(SYNTH_DIR)/table.md docs/utilization.md

@@ -1,8 +1,19 @@
 //! CRC-32C (Castagnoli) integrity over the Clio header and payload.
 //!
-//! The checksum covers the 48 header bytes with the checksum field (bytes 28..32) taken as
-//! zero, then the payload. The ack layer of the node verifies it as the packet streams in; a
-//! mismatch produces a NACK and nothing else.
+//! The checksum covers the 64 header bytes with the checksum field (bytes 28..32) taken as
+//! zero, then the payload, then zero bytes up to a whole number of [`CRC_BLOCK`]s. The ack
+//! layer of the node verifies it as the packet streams in; a mismatch produces a NACK and
+//! nothing else.
+//!
+//! Why the zero extension: the node's CRC engines take one 64-byte datapath beat per cycle.
+//! Over exactly `64 + payload_len` bytes, a partial last beat would be summed with its missing
+//! bytes as zeros and those zeros undone afterwards (the inverse zero-byte map for any of 64
+//! pad lengths: six 32x32 XOR matrices in series, about 800 LUTs per engine and the deepest
+//! path of the receive and transmit stages). Summing the zeros *is* the definition here, so
+//! the hardware only masks the bytes past the packet (which it must do anyway: frame padding
+//! and stale lanes are not the packet's). Software appends at most 63 zero bytes. Nothing is
+//! lost: `payload_len` is covered, so two packets that differ only in trailing zeros are
+//! still different packets.
 
 use crate::header::{field, HEADER_LEN};
 
@@ -21,15 +32,29 @@ pub fn crc32c_append(crc: u32, bytes: &[u8]) -> u32 {
     crc32c::crc32c_append(crc, bytes)
 }
 
-/// The checksum a packet (`header ++ payload`, no padding) must carry. `bytes` shorter than a
-/// header is summed as it is (and will then fail [`crate::Packet::check_len`] anyway).
+/// The packet checksum covers the packet zero-extended to a multiple of this many bytes: one
+/// datapath beat, so the node's engines never sum a partial block.
+pub const CRC_BLOCK: usize = crate::consts::BEAT_BYTES;
+
+/// Zero bytes that extend `len` packet bytes to a whole number of [`CRC_BLOCK`]s.
+pub const fn crc_pad(len: usize) -> usize {
+    (CRC_BLOCK - len % CRC_BLOCK) % CRC_BLOCK
+}
+
+/// The checksum a packet (`header ++ payload`, no frame padding) must carry: CRC-32C of the
+/// bytes with the checksum field zero, extended with [`crc_pad`] zero bytes. `bytes` shorter
+/// than a header is summed without the field rule (and will then fail
+/// [`crate::Packet::check_len`] anyway).
 pub fn packet_crc(bytes: &[u8]) -> u32 {
-    if bytes.len() < HEADER_LEN {
-        return crc32c(bytes);
-    }
-    let c = crc32c(&bytes[..field::CHECKSUM.start]);
-    let c = crc32c_append(c, &[0u8; 4]);
-    crc32c_append(c, &bytes[field::CHECKSUM.end..])
+    const ZEROS: [u8; CRC_BLOCK] = [0u8; CRC_BLOCK];
+    let c = if bytes.len() < HEADER_LEN {
+        crc32c(bytes)
+    } else {
+        let c = crc32c(&bytes[..field::CHECKSUM.start]);
+        let c = crc32c_append(c, &ZEROS[..field::CHECKSUM.len()]);
+        crc32c_append(c, &bytes[field::CHECKSUM.end..])
+    };
+    crc32c_append(c, &ZEROS[..crc_pad(bytes.len())])
 }
 
 /// Bit-serial reference CRC-32C (the definition, one bit per step as an LFSR would do it).
@@ -58,6 +83,23 @@ mod tests {
     fn check_value() {
         assert_eq!(crc32c(b"123456789"), 0xE306_9283);
         assert_eq!(crc32c_reference(b"123456789"), 0xE306_9283);
+    }
+
+    /// The packet checksum is the plain CRC-32C of the packet with its field zeroed and the
+    /// zero extension appended, by the bit-serial definition.
+    #[test]
+    fn packet_crc_is_zero_extended() {
+        for len in [HEADER_LEN, HEADER_LEN + 1, HEADER_LEN + 63, 2 * HEADER_LEN, 1088, 1089] {
+            let mut b: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
+            let c = packet_crc(&b);
+            b[field::CHECKSUM].fill(0);
+            b.resize(len.div_ceil(CRC_BLOCK) * CRC_BLOCK, 0);
+            assert_eq!(c, crc32c_reference(&b), "len {len}");
+            assert_eq!(b.len() % CRC_BLOCK, 0);
+        }
+        assert_eq!(crc_pad(64), 0);
+        assert_eq!(crc_pad(65), 63);
+        assert_eq!(crc_pad(127), 1);
     }
 
     proptest! {

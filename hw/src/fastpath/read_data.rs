@@ -160,11 +160,19 @@ pub struct ReadData {
     can_take: Signal<Local, Bit>,
     /// The job is in its data or flush phase (its beats are written).
     active: Signal<Local, Bit>,
-    /// The response's beats, and the beat this cycle completes.
-    beats: Signal<Local, Bits<12>>,
+    /// The beat this cycle completes.
     beat: Signal<Local, Bits<12>>,
-    /// Bytes of the response from this beat on.
-    rest: Signal<Local, Bits<12>>,
+    /// The beat after it: its first byte, and the response's bytes from there on.
+    adv_pos: Signal<Local, Bits<12>>,
+    adv_rest: Signal<Local, Bits<12>>,
+    /// The beat `idx` completes is past the header (`idx != 0`).
+    past_header: DFF<Bit>,
+    /// The beat `idx` completes is part of the response (`idx < ceil(len / 64)`), and how
+    /// many of its bytes the CRC sums (`min(64, len - 64 * idx)`). Registered as `idx`
+    /// moves, so the CRC engine's enable and byte mask come from flip-flops rather than from
+    /// a subtract and compares on `idx` in the beat's cycle.
+    sum_more: DFF<Bit>,
+    sum_bytes: DFF<Bits<7>>,
     /// The header as beat 0 (bytes 48..64 zero).
     hdr_beat: Signal<Local, Bits<512>>,
     realign: Realign,
@@ -192,10 +200,12 @@ impl Logic for ReadData {
             beat0,
             slot,
             queued,
-            queued_reads
+            queued_reads,
+            past_header,
+            sum_more,
+            sum_bytes
         );
         clock!(self, clock, queue, checksum);
-        self.beats.next = (self.j_len.q.val() + 63) >> 6;
         self.active.next = self.receiving.q.val() | self.flushing.q.val();
         self.none_queued.next = self.queued.q.val() == 0;
         self.reads_idle.next = !self.receiving.q.val() & (self.queued_reads.q.val() == 0);
@@ -253,14 +263,23 @@ impl Logic for ReadData {
         self.realign.sh.next = self.j_o.q.val();
         self.hdr_beat.next = bit_cast::<512, 384>(self.j_hdr.q.val());
         self.beat.next = bit_cast::<12, 6>(self.idx.q.val());
+        self.adv_pos.next = (self.beat.val() + 1) << 6;
+        self.adv_rest.next = self.j_len.q.val() - self.adv_pos.val();
         self.checksum.in_valid.next = false;
         self.checksum.in_first.next = false;
         self.checksum.in_data.next = self.hdr_beat.val();
-        self.checksum.in_bytes.next = 64.into();
+        self.checksum.in_bytes.next = self.sum_bytes.q.val();
         if self.receiving.q.val() & self.r_valid.val() & !self.hold.val() {
             self.prev.d.next = self.r_data.val();
             self.idx.d.next = self.idx.q.val() + 1;
-            self.checksum.in_valid.next = self.beat.val() < self.beats.val();
+            self.past_header.d.next = true;
+            self.sum_more.d.next = self.adv_pos.val() < self.j_len.q.val();
+            if self.adv_rest.val() >= 64 {
+                self.sum_bytes.d.next = 64.into();
+            } else {
+                self.sum_bytes.d.next = bit_cast::<7, 12>(self.adv_rest.val());
+            }
+            self.checksum.in_valid.next = self.sum_more.q.val();
             if bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.j_kt.q.val() {
                 self.receiving.d.next = false;
                 self.flushing.d.next = true;
@@ -274,7 +293,7 @@ impl Logic for ReadData {
         // ...and the job in its flush cycle takes its place (the stage may start the next job
         // in this same cycle: `can_take`).
         if self.flushing.q.val() & !self.hold.val() {
-            self.checksum.in_valid.next = self.beat.val() < self.beats.val();
+            self.checksum.in_valid.next = self.sum_more.q.val();
             self.flushing.d.next = false;
             self.sending.d.next = true;
             self.send_len.d.next = self.j_len.q.val();
@@ -302,6 +321,9 @@ impl Logic for ReadData {
             self.receiving.d.next = !self.next_only.val();
             self.flushing.d.next = self.next_only.val();
             self.idx.d.next = 0.into();
+            self.past_header.d.next = false;
+            self.sum_more.d.next = true;
+            self.sum_bytes.d.next = 64.into();
             self.prev.d.next = 0.into();
             self.j_o.d.next = self.next_o.val();
             self.j_kt.d.next = self.next_kt.val();
@@ -314,7 +336,7 @@ impl Logic for ReadData {
         self.buf_write_data.next = self.realign.out.val();
         self.buf_write_address.next = (bit_cast::<6, 1>(self.slot.q.val().into()) << 5)
             | bit_cast::<6, 5>(bit_cast::<5, 12>(self.beat.val()));
-        if self.beat.val() == 0 {
+        if !self.past_header.q.val() {
             if self.active.val() {
                 self.checksum.in_first.next = true;
                 if self.checksum.in_valid.val() {
@@ -324,10 +346,6 @@ impl Logic for ReadData {
         } else {
             self.checksum.in_data.next = self.realign.out.val();
             self.buf_write_enable.next = self.checksum.in_valid.val() & self.active.val();
-        }
-        self.rest.next = self.j_len.q.val() - (self.beat.val() << 6);
-        if self.rest.val() < 64 {
-            self.checksum.in_bytes.next = bit_cast::<7, 12>(self.rest.val());
         }
 
         // ---- The queue's counts: entries, and reads among them.
