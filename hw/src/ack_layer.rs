@@ -293,14 +293,7 @@ impl Default for AckLayer {
             pos: Default::default(),
             left_after: Default::default(),
             keep_edge: Default::default(),
-            enc: core::array::from_fn(|j| {
-                Constant::new(
-                    (0..64u64)
-                        .filter(|i| i >> j & 1 == 1)
-                        .fold(0u64, |m, i| m | 1 << i)
-                        .to_bits(),
-                )
-            }),
+            enc: crate::util::onehot_index_masks(),
             edge_index: Default::default(),
             nkeep: Default::default(),
         }

@@ -98,7 +98,9 @@ pub struct SyncUnit {
     mm: Gather<64>,
     wp1h: Signal<Local, Bits<64>>,
     kk: Signal<Local, Bits<64>>,
-    idx: Signal<Local, Bits<6>>,
+    /// The matching entry's index (the match vector is one-hot or zero): an OR encoder.
+    enc: [Constant<Bits<64>>; 6],
+    idx: Gather<6>,
 }
 
 impl Default for SyncUnit {
@@ -136,6 +138,7 @@ impl Default for SyncUnit {
             mm: Default::default(),
             wp1h: Default::default(),
             kk: Default::default(),
+            enc: crate::util::onehot_index_masks(),
             idx: Default::default(),
         }
     }
@@ -165,13 +168,10 @@ impl Logic for SyncUnit {
         self.wp1h.next = bit_cast::<64, 1>(1.into()) << self.wp.q.val();
         // Keys are unique in the ring (a key is recorded only when the lookup missed), so the
         // match vector is one-hot or zero.
-        self.idx.next = 0.into();
-        for i in 0..64 {
-            if self.m.out.val().get_bit(i) {
-                self.idx.next = i.to_bits::<6>();
-            }
+        for k in 0..6 {
+            self.idx.bits[k].next = (self.m.out.val() & self.enc[k].val()).any();
         }
-        self.vals.read_address.next = self.idx.val();
+        self.vals.read_address.next = self.idx.out.val();
         self.o_hit.d.next = self.lk_valid.val() & self.m.out.val().any();
         self.hit.next = self.o_hit.q.val();
         self.value.next = self.vals.read_data.val().get_bits::<64>(0);

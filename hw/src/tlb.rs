@@ -9,6 +9,12 @@
 //! * LRU: every entry has a 6-bit age; the ages are always a permutation of `0..64` (reset sets
 //!   `age[i] = i`). Touching entry `t` zeroes its age and ages every younger entry by one. A hit
 //!   touches its entry; an insert touches its target and wins over a hit in the same cycle.
+//!   The touch is decided in its cycle and applied to the ages in the next (`pending`), so the
+//!   age update (a 64-way select of the touched entry's age and 64 compares against it) is not
+//!   behind the CAM compare in one cycle. The replacement stays exact LRU: an insert that picks
+//!   its victim while a touch is pending takes the entry of age 62 instead of 63 when the
+//!   pending touch is on the entry of age 63 (that touch makes the 62 the oldest), and the
+//!   touches are applied in order, one per cycle, as before.
 //!
 //! Consistency with in-flight requests (paper §4.2): a lookup is linearised at its compare
 //! cycle, except that an entry invalidated or rewritten before its second cycle turns the
@@ -91,6 +97,22 @@ pub struct Tlb {
     m_lk: Gather<64>,
     m_up: Gather<64>,
     lru1h: Gather<64>,
+    /// Entries of age 62 (the oldest once a pending touch of the age-63 entry is applied).
+    lru2h: Gather<64>,
+    /// The touch decided last cycle, applied to the ages this cycle (one-hot, or zero).
+    pending: DFF<Bits<64>>,
+    /// Bit `k` of every entry's age, as vectors (the touched age is six AND-OR trees). Six
+    /// fields, not an array: rust-hdl cannot unroll a loop over an array of arrays.
+    age_b0: Gather<64>,
+    age_b1: Gather<64>,
+    age_b2: Gather<64>,
+    age_b3: Gather<64>,
+    age_b4: Gather<64>,
+    age_b5: Gather<64>,
+    /// Age of the entry `pending` touches.
+    pending_age: Gather<6>,
+    /// The age-63 entry is the one a pending touch is about to make the youngest.
+    lru_touched: Signal<Local, Bit>,
     inv: Signal<Local, Bits<64>>,
     victim: Signal<Local, Bits<64>>,
     target: Signal<Local, Bits<64>>,
@@ -100,7 +122,6 @@ pub struct Tlb {
     do_inval: Signal<Local, Bit>,
     touch: Signal<Local, Bit>,
     touch_vec: Signal<Local, Bits<64>>,
-    touch_age: Signal<Local, Bits<6>>,
     enc: [Constant<Bits<64>>; 6],
     hit_idx: Gather<6>,
     tgt_idx: Gather<6>,
@@ -108,13 +129,7 @@ pub struct Tlb {
 
 impl Default for Tlb {
     fn default() -> Self {
-        // enc[k] has bit i set when bit k of i is set: (onehot & enc[k]).any() is bit k of the index.
-        let enc = core::array::from_fn(|k| {
-            let m = (0..64u32)
-                .filter(|i| (i >> k) & 1 == 1)
-                .fold(0u64, |m, i| m | (1 << i));
-            Constant::new(m.to_bits())
-        });
+        let enc = crate::util::onehot_index_masks();
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -153,6 +168,16 @@ impl Default for Tlb {
             m_lk: Default::default(),
             m_up: Default::default(),
             lru1h: Default::default(),
+            lru2h: Default::default(),
+            pending: Default::default(),
+            age_b0: Default::default(),
+            age_b1: Default::default(),
+            age_b2: Default::default(),
+            age_b3: Default::default(),
+            age_b4: Default::default(),
+            age_b5: Default::default(),
+            pending_age: Default::default(),
+            lru_touched: Default::default(),
             inv: Default::default(),
             victim: Default::default(),
             target: Default::default(),
@@ -162,7 +187,6 @@ impl Default for Tlb {
             do_inval: Default::default(),
             touch: Default::default(),
             touch_vec: Default::default(),
-            touch_age: Default::default(),
             enc,
             hit_idx: Default::default(),
             tgt_idx: Default::default(),
@@ -175,7 +199,7 @@ impl Logic for Tlb {
     fn update(&mut self) {
         dff_setup!(
             self, clock, valid, generation, s1_valid, s1_match, s1_gen, wr_last, s2_valid, s2_hit,
-            s2_gen
+            s2_gen, pending
         );
         for i in 0..64 {
             self.key[i].clock.next = self.clock.val();
@@ -196,7 +220,15 @@ impl Logic for Tlb {
             self.m_up.bits[i].next =
                 self.valid.q.val().get_bit(i) & (self.key[i].q.val() == self.up_key.val());
             self.lru1h.bits[i].next = self.age[i].q.val() == 63;
+            self.lru2h.bits[i].next = self.age[i].q.val() == 62;
+            self.age_b0.bits[i].next = self.age[i].q.val().get_bit(0);
+            self.age_b1.bits[i].next = self.age[i].q.val().get_bit(1);
+            self.age_b2.bits[i].next = self.age[i].q.val().get_bit(2);
+            self.age_b3.bits[i].next = self.age[i].q.val().get_bit(3);
+            self.age_b4.bits[i].next = self.age[i].q.val().get_bit(4);
+            self.age_b5.bits[i].next = self.age[i].q.val().get_bit(5);
         }
+        self.lru_touched.next = (self.pending.q.val() & self.lru1h.out.val()).any();
         self.do_inval.next = self.up_valid.val() & self.up_inval.val();
         self.do_insert.next = self.up_valid.val()
             & !self.up_inval.val()
@@ -205,6 +237,8 @@ impl Logic for Tlb {
         self.inv.next = !self.valid.q.val();
         if self.inv.val().any() {
             self.victim.next = self.inv.val() & (!self.inv.val() + 1);
+        } else if self.lru_touched.val() {
+            self.victim.next = self.lru2h.out.val();
         } else {
             self.victim.next = self.lru1h.out.val();
         }
@@ -220,27 +254,31 @@ impl Logic for Tlb {
             self.hit_idx.bits[k].next = (self.hitvec.val() & self.enc[k].val()).any();
             self.tgt_idx.bits[k].next = (self.target.val() & self.enc[k].val()).any();
         }
-        // LRU touch.
+        // LRU touch: decided now, applied next cycle.
         self.touch.next = self.do_insert.val() | (self.s1_valid.q.val() & self.hit.val());
         if self.do_insert.val() {
             self.touch_vec.next = self.target.val();
         } else {
             self.touch_vec.next = self.hitvec.val();
         }
-        // Age of the touched entry (touch_vec is one-hot or zero): a one-hot select.
-        self.touch_age.next = 0.into();
-        for i in 0..64 {
-            if self.touch_vec.val().get_bit(i) {
-                self.touch_age.next = self.age[i].q.val();
-            }
+        if self.touch.val() {
+            self.pending.d.next = self.touch_vec.val();
+        } else {
+            self.pending.d.next = 0.into();
         }
+        // Age of the entry the pending touch is on (`pending` is one-hot or zero): bit k is an
+        // AND-OR over the entries. No pending touch: age 0, and no age is below it.
+        self.pending_age.bits[0].next = (self.pending.q.val() & self.age_b0.out.val()).any();
+        self.pending_age.bits[1].next = (self.pending.q.val() & self.age_b1.out.val()).any();
+        self.pending_age.bits[2].next = (self.pending.q.val() & self.age_b2.out.val()).any();
+        self.pending_age.bits[3].next = (self.pending.q.val() & self.age_b3.out.val()).any();
+        self.pending_age.bits[4].next = (self.pending.q.val() & self.age_b4.out.val()).any();
+        self.pending_age.bits[5].next = (self.pending.q.val() & self.age_b5.out.val()).any();
         for i in 0..64 {
-            if self.touch.val() {
-                if self.touch_vec.val().get_bit(i) {
-                    self.age[i].d.next = 0.into();
-                } else if self.age[i].q.val() < self.touch_age.val() {
-                    self.age[i].d.next = self.age[i].q.val() + 1;
-                }
+            if self.pending.q.val().get_bit(i) {
+                self.age[i].d.next = 0.into();
+            } else if self.age[i].q.val() < self.pending_age.out.val() {
+                self.age[i].d.next = self.age[i].q.val() + 1;
             }
             if self.do_insert.val() & self.target.val().get_bit(i) {
                 self.key[i].d.next = self.up_key.val();
@@ -273,6 +311,7 @@ impl Logic for Tlb {
             self.generation.d.next = 0.into();
             self.s1_valid.d.next = false;
             self.s2_valid.d.next = false;
+            self.pending.d.next = 0.into();
             for i in 0..64 {
                 self.age[i].d.next = i.to_bits();
             }

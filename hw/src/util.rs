@@ -110,6 +110,20 @@ impl<const N: usize> Logic for ByteSwap<N> {
     }
 }
 
+/// The masks of a 64-way one-hot encoder: mask `k` has bit `i` set when bit `k` of `i` is set,
+/// so `(onehot & mask[k]).any()` is bit `k` of the set bit's index: six OR trees of depth
+/// three, where a loop of `if bit(i) { idx = i }` is a 64-deep priority chain.
+pub fn onehot_index_masks() -> [Constant<Bits<64>>; 6] {
+    core::array::from_fn(|k| {
+        Constant::new(
+            (0..64u64)
+                .filter(|i| (i >> k) & 1 == 1)
+                .fold(0u64, |m, i| m | (1 << i))
+                .to_bits(),
+        )
+    })
+}
+
 /// The first `n` bytes of a beat, the rest zeroed: `y = x & mask(n)`, `n` in 0..=N/8.
 ///
 /// A leaf written by hand like [`Gather`]: its Verilog is 64 byte-enable compares (`n > k`)
