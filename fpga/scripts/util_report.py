@@ -99,6 +99,14 @@ def main():
     bb = sorted(k for k in board if k in BLACKBOXES)
     absent = sorted(BLACKBOXES - set(bb))
     text = "\n".join(lines) + "\n\nBlack-boxed vendor IP in the board run: %s\n" % ", ".join(bb)
+    # The fast path's deepest register-to-register path in the board netlist (logic_depth.py,
+    # written by fpga.mk beside board.stat): the executor's figure, which no per-module run has.
+    d = os.path.join(a.synth_dir, "fastpath_top.depth")
+    if os.path.exists(d):
+        f = open(d).read().split()
+        if len(f) >= 3:
+            text += "\nDeepest fast-path logic (board netlist, hw/scripts/logic_depth.py): %s LUT levels, `%s`\n" % (
+                f[1], " ".join(f[3:]))
     print(text, end="")
     if absent:
         print("FAIL: vendor IP not instantiated in the board run: " + ", ".join(absent))

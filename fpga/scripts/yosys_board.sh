@@ -11,7 +11,8 @@
 # is neither defined nor a black box; `check -assert` fails on multiple drivers or undriven
 # used wires (e.g. a fast-path port whose direction differs from what the board top expects).
 # fastpath_top and clio_ring_window keep their hierarchy so util_report.py can list them apart.
-# Writes OUT_DIR/board.{ys,log,stat}.
+# Writes OUT_DIR/board.{ys,log,stat} and OUT_DIR/fastpath_top.json: the mapped fast path alone
+# (the other modules deleted after `stat`), for hw/scripts/logic_depth.py.
 set -eu
 rtl=$1
 out=$2
@@ -33,6 +34,8 @@ gen=$(ls "$rtl"/*.v)
   echo "setattr -mod -set keep_hierarchy 1 fastpath_top *clio_ring_window"
   echo "synth_xilinx -family xcup -flatten -noiopad -top clio_zcu106_top"
   echo "tee -q -o $out/board.stat stat"
+  echo "delete clio_zcu106_top"
+  echo "write_json $out/fastpath_top.json"
 } > "$out/board.ys"
 
 echo "yosys board top ($out/board.log)"

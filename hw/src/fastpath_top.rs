@@ -558,6 +558,10 @@ pub struct FastpathTop {
     once: DFF<Bit>,
     s_new: DFF<Bits<64>>,
     sdesc: DFF<Bits<1024>>,
+    /// The descriptor in `sdesc`, if a PTE_WRITE, names a PTE inside the table (slot below
+    /// `BUCKET_SLOTS`, bucket within `cfg_bucket_mask`): checked as the descriptor is taken,
+    /// so SpTx's TLB update does not start behind a 64-bit compare.
+    sd_pte_ok: DFF<Bit>,
     c_rx: DFF<Bits<32>>,
     c_tx: DFF<Bits<32>>,
     c_nack: DFF<Bits<32>>,
@@ -720,6 +724,7 @@ impl Logic for FastpathTop {
             once,
             s_new,
             sdesc,
+            sd_pte_ok,
             c_rx,
             c_tx,
             c_nack,
@@ -1886,9 +1891,7 @@ impl Logic for FastpathTop {
                 self.state.d.next = State::Drain;
                 if self.sd_kind.val() == self.kind_pte_write.val() {
                     // PTE_WRITE: slot < 16 and bucket < bucket count, else ignored.
-                    if (self.sd_slot.val() < self.bucket_slots.val())
-                        & (self.sd_bucket.val() <= bit_cast::<64, 32>(self.cfg_bucket_mask.val()))
-                    {
+                    if self.sd_pte_ok.q.val() {
                         self.pw_addr.d.next = (bit_cast::<40, 64>(self.sd_bucket.val()) << 8)
                             | (bit_cast::<40, 32>(self.sd_slot.val()) << 4);
                         // Pte::from_bytes / to_bytes: only the defined bits survive.
@@ -2106,6 +2109,10 @@ impl Logic for FastpathTop {
             if self.keys.ready.val() & self.sp_tx_valid.val() {
                 if self.state.q.val() == State::Idle {
                     self.sdesc.d.next = self.sp_tx_desc.val();
+                    self.sd_pte_ok.d.next = (self.sp_tx_desc.val().get_bits::<32>(768)
+                        < self.bucket_slots.val())
+                        & (self.sp_tx_desc.val().get_bits::<64>(704)
+                            <= bit_cast::<64, 32>(self.cfg_bucket_mask.val()));
                     self.state.d.next = State::SpTx;
                 }
             } else if self.keys.ready.val() & self.x_full.val() {

@@ -143,10 +143,12 @@ pub struct MaskBytes<const N: usize> {
 
 impl<const N: usize> Logic for MaskBytes<N> {
     fn update(&mut self) {
-        assert!(
-            N % 8 == 0 && N / 8 < 128,
-            "MaskBytes: a whole number of bytes, below 128"
-        );
+        const {
+            assert!(
+                N % 8 == 0 && N / 8 < 128,
+                "MaskBytes: a whole number of bytes, below 128"
+            )
+        };
         let ones = !Bits::<N>::default();
         let keep = bit_cast::<10, 7>(self.n.val()) << 3;
         self.y.next = if keep.index() >= N {

@@ -89,7 +89,14 @@ mod tests {
     /// zero extension appended, by the bit-serial definition.
     #[test]
     fn packet_crc_is_zero_extended() {
-        for len in [HEADER_LEN, HEADER_LEN + 1, HEADER_LEN + 63, 2 * HEADER_LEN, 1088, 1089] {
+        for len in [
+            HEADER_LEN,
+            HEADER_LEN + 1,
+            HEADER_LEN + 63,
+            2 * HEADER_LEN,
+            1088,
+            1089,
+        ] {
             let mut b: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
             let c = packet_crc(&b);
             b[field::CHECKSUM].fill(0);

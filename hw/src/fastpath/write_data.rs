@@ -85,9 +85,8 @@ pub struct WriteData {
     piece: DFF<Bit>,
     /// The write has two pieces.
     two: DFF<Bit>,
-    /// Lane of the first byte, bytes of the first piece, bytes in all.
+    /// Lane of the first byte, bytes in all.
     o: DFF<Bits<6>>,
-    n1: DFF<Bits<12>>,
     len: DFF<Bits<12>>,
     /// Append: the record is streamed through the funnel.
     append: DFF<Bit>,
@@ -104,15 +103,17 @@ pub struct WriteData {
     payload_hi: DFF<Bits<12>>,
     /// Append: the payload length, the frame word.
     payload_len: DFF<Bits<12>>,
-    /// Blocks of the whole write, and the end block of its first piece.
-    blocks: Signal<Local, Bits<12>>,
-    first_end: Signal<Local, Bits<12>>,
+    /// The streaming piece's bytes [lo, hi) in block space, and its end block (`end` is a
+    /// Verilog keyword). Registered when the write starts and when its second piece begins, so
+    /// the strobes and `w_last` come from flip-flops, not from the adders that make them.
+    lo: DFF<Bits<12>>,
+    hi: DFF<Bits<12>>,
+    end_block: DFF<Bits<12>>,
+    /// The first piece's window and end block, from the `start_*` inputs.
+    start_hi: Signal<Local, Bits<12>>,
+    start_end: Signal<Local, Bits<12>>,
     /// Block-space position of this block's lane 0.
     pos: Signal<Local, Bits<12>>,
-    /// This piece's bytes [lo, hi) in block space, and its end block (`end` is a Verilog keyword).
-    lo: Signal<Local, Bits<12>>,
-    hi: Signal<Local, Bits<12>>,
-    end_block: Signal<Local, Bits<12>>,
     /// The beat is taken this cycle.
     fire: Signal<Local, Bit>,
     /// Append: bytes of this beat that carry payload (all ones in the kept lanes).
@@ -141,7 +142,6 @@ impl Logic for WriteData {
             piece,
             two,
             o,
-            n1,
             len,
             append,
             adv,
@@ -150,37 +150,35 @@ impl Logic for WriteData {
             prev_block,
             payload_lo,
             payload_hi,
-            payload_len
+            payload_len,
+            lo,
+            hi,
+            end_block
         );
         self.busy.next = self.w_busy.q.val();
         self.slot.next = self.w_slot.q.val();
-        // Strobes: lanes of block `idx` inside [lo, hi) (block-space byte positions).
-        self.blocks.next = (bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val() + 63) >> 6;
-        if self.two.q.val() {
-            self.first_end.next = (bit_cast::<12, 6>(self.o.q.val()) + self.n1.q.val()) >> 6;
+        // Strobes: lanes of block `idx` inside [lo, hi) (block-space byte positions). The
+        // first piece is [o, o + n1), ending at block (o + n1) / 64 when a second follows (the
+        // page boundary is block-aligned), else at the write's last block; the second is
+        // [o + n1, o + len).
+        self.start_hi.next = bit_cast::<12, 6>(self.start_o.val()) + self.start_n1.val();
+        if self.start_two.val() {
+            self.start_end.next = self.start_hi.val() >> 6;
         } else {
-            self.first_end.next = self.blocks.val();
+            self.start_end.next =
+                (bit_cast::<12, 6>(self.start_o.val()) + self.start_len.val() + 63) >> 6;
         }
         self.pos.next = bit_cast::<12, 6>(self.idx.q.val()) << 6;
-        if self.piece.q.val() {
-            self.lo.next = bit_cast::<12, 6>(self.o.q.val()) + self.n1.q.val();
-            self.hi.next = bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val();
-            self.end_block.next = self.blocks.val();
-        } else {
-            self.lo.next = bit_cast::<12, 6>(self.o.q.val());
-            self.hi.next = bit_cast::<12, 6>(self.o.q.val()) + self.n1.q.val();
-            self.end_block.next = self.first_end.val();
-        }
         self.ones64.next = 0xFFFF_FFFF_FFFF_FFFF_u64.to_bits();
         // Lane k is strobed when lo <= pos + k < hi: the window [lo, hi) of this block's
         // lanes, clamped to 0..=64, as two shifts of an all-ones word.
         self.strobe.pos.next = self.pos.val();
-        self.strobe.lo.next = self.lo.val();
-        self.strobe.hi.next = self.hi.val();
+        self.strobe.lo.next = self.lo.q.val();
+        self.strobe.hi.next = self.hi.q.val();
         self.w_strb.next = (self.ones64.val() << self.strobe.first.val())
             & !(self.ones64.val() << self.strobe.stop.val());
         self.w_valid.next = self.w_busy.q.val() & !self.prime.q.val();
-        self.w_last.next = bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.end_block.val();
+        self.w_last.next = bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.end_block.q.val();
         self.fire.next = self.w_busy.q.val() & !self.prime.q.val() & self.w_ready.val();
         self.freed.next = 0.into();
         // Append records: beat j = slot blocks j + adv - 1 (kept from the previous read) and
@@ -230,9 +228,13 @@ impl Logic for WriteData {
                     self.idx.q.val() + 1 + bit_cast::<6, 1>(self.adv.q.val().into()),
                 ));
             self.idx.d.next = self.idx.q.val() + 1;
-            if bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.end_block.val() {
+            if bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.end_block.q.val() {
                 if self.two.q.val() & !self.piece.q.val() {
                     self.piece.d.next = true;
+                    self.lo.d.next = self.hi.q.val();
+                    self.hi.d.next = bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val();
+                    self.end_block.d.next =
+                        (bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val() + 63) >> 6;
                 } else {
                     // Done with the frame: its slot goes back to the ingest stage.
                     self.w_busy.d.next = false;
@@ -247,8 +249,10 @@ impl Logic for WriteData {
             self.piece.d.next = false;
             self.two.d.next = self.start_two.val();
             self.o.d.next = self.start_o.val();
-            self.n1.d.next = self.start_n1.val();
             self.len.d.next = self.start_len.val();
+            self.lo.d.next = bit_cast::<12, 6>(self.start_o.val());
+            self.hi.d.next = self.start_hi.val();
+            self.end_block.d.next = self.start_end.val();
             self.append.d.next = self.start_append.val();
             self.adv.d.next = self.start_append.val() & self.start_shift.val().get_bit(3);
             self.prime.d.next = self.start_append.val() & self.start_shift.val().get_bit(3);

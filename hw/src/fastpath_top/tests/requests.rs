@@ -274,3 +274,38 @@ fn page_fault_latency_is_constant() {
         "walk cost over a TLB hit at DRAM latency 5"
     );
 }
+
+/// A PTE_WRITE descriptor that names a slot past the bucket's 16 or a bucket past the table
+/// (`cfg_bucket_mask`) is ignored: nothing is written to DRAM and the TLB is not filled, so a
+/// read of the page it describes is UNMAPPED. The same PTE at a good place maps the page.
+#[test]
+fn pte_writes_outside_the_table_are_ignored() {
+    let pid = 3;
+    let mut e = Env::new();
+    e.grant(pid, key_of(pid));
+    let pte = Pte {
+        used: true,
+        valid: true,
+        perms: PERM_READ | PERM_WRITE,
+        pid,
+        vpn: 0x20,
+        pfn: 5,
+    };
+    let bucket = bucket_index(pid, 0x20, BUCKET_BITS);
+    let writes = e.dram_traffic().1;
+    for (bucket, slot) in [(bucket, 16u32), (1u64 << BUCKET_BITS, 0), (u64::MAX, 0)] {
+        e.sp_tx
+            .push_back(Descriptor::PteWrite { bucket, slot, pte }.encode());
+        e.run();
+    }
+    assert_eq!(
+        e.dram_traffic().1,
+        writes,
+        "an out-of-table PTE_WRITE wrote"
+    );
+    let (h, f) = read_req(pid, 1, 0x20 * PS + 8, 16);
+    assert_eq!(e.request(&f).0, vec![resp(&h, Status::Unmapped, &[])]);
+    e.put_pte(pte);
+    let (h, f) = read_req(pid, 2, 0x20 * PS + 8, 16);
+    assert_eq!(e.request(&f).0, vec![resp(&h, Status::Ok, &[0; 16])]);
+}
