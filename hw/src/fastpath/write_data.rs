@@ -85,9 +85,12 @@ pub struct WriteData {
     piece: DFF<Bit>,
     /// The write has two pieces.
     two: DFF<Bit>,
-    /// Lane of the first byte, bytes in all.
+    /// Lane of the first byte.
     o: DFF<Bits<6>>,
-    len: DFF<Bits<12>>,
+    /// The whole write's end in block space (`o + len`) and its end block: the second
+    /// piece's `hi` and `end_block`.
+    all_hi: DFF<Bits<12>>,
+    all_end: DFF<Bits<12>>,
     /// Append: the record is streamed through the funnel.
     append: DFF<Bit>,
     /// Append: beat j takes slot blocks j + adv - 1 and j + adv.
@@ -109,9 +112,12 @@ pub struct WriteData {
     lo: DFF<Bits<12>>,
     hi: DFF<Bits<12>>,
     end_block: DFF<Bits<12>>,
-    /// The first piece's window and end block, from the `start_*` inputs.
+    /// From the `start_*` inputs: the first piece's end and end block, the whole write's end
+    /// and end block.
     start_hi: Signal<Local, Bits<12>>,
     start_end: Signal<Local, Bits<12>>,
+    start_all_hi: Signal<Local, Bits<12>>,
+    start_all_end: Signal<Local, Bits<12>>,
     /// Block-space position of this block's lane 0.
     pos: Signal<Local, Bits<12>>,
     /// The beat is taken this cycle.
@@ -142,7 +148,8 @@ impl Logic for WriteData {
             piece,
             two,
             o,
-            len,
+            all_hi,
+            all_end,
             append,
             adv,
             sh,
@@ -162,11 +169,12 @@ impl Logic for WriteData {
         // page boundary is block-aligned), else at the write's last block; the second is
         // [o + n1, o + len).
         self.start_hi.next = bit_cast::<12, 6>(self.start_o.val()) + self.start_n1.val();
+        self.start_all_hi.next = bit_cast::<12, 6>(self.start_o.val()) + self.start_len.val();
+        self.start_all_end.next = (self.start_all_hi.val() + 63) >> 6;
         if self.start_two.val() {
             self.start_end.next = self.start_hi.val() >> 6;
         } else {
-            self.start_end.next =
-                (bit_cast::<12, 6>(self.start_o.val()) + self.start_len.val() + 63) >> 6;
+            self.start_end.next = self.start_all_end.val();
         }
         self.pos.next = bit_cast::<12, 6>(self.idx.q.val()) << 6;
         self.ones64.next = 0xFFFF_FFFF_FFFF_FFFF_u64.to_bits();
@@ -232,9 +240,8 @@ impl Logic for WriteData {
                 if self.two.q.val() & !self.piece.q.val() {
                     self.piece.d.next = true;
                     self.lo.d.next = self.hi.q.val();
-                    self.hi.d.next = bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val();
-                    self.end_block.d.next =
-                        (bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val() + 63) >> 6;
+                    self.hi.d.next = self.all_hi.q.val();
+                    self.end_block.d.next = self.all_end.q.val();
                 } else {
                     // Done with the frame: its slot goes back to the ingest stage.
                     self.w_busy.d.next = false;
@@ -249,7 +256,8 @@ impl Logic for WriteData {
             self.piece.d.next = false;
             self.two.d.next = self.start_two.val();
             self.o.d.next = self.start_o.val();
-            self.len.d.next = self.start_len.val();
+            self.all_hi.d.next = self.start_all_hi.val();
+            self.all_end.d.next = self.start_all_end.val();
             self.lo.d.next = bit_cast::<12, 6>(self.start_o.val());
             self.hi.d.next = self.start_hi.val();
             self.end_block.d.next = self.start_end.val();
