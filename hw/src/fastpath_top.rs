@@ -27,7 +27,9 @@
 use crate::fastpath::beat_writer::BeatWriter;
 use crate::fastpath::ingest::Ingest;
 use crate::fastpath::ordering::Ordering;
+use crate::fastpath::pte_writer::PteWriter;
 use crate::fastpath::read_data::ReadData;
+use crate::fastpath::translate::Translate;
 use crate::fastpath::translate_ahead::TranslateAhead;
 use crate::fastpath::transmit::Transmit;
 use crate::fastpath::write_data::WriteData;
@@ -35,9 +37,6 @@ use crate::key_table::KeyTable;
 use crate::mat::Mat;
 use crate::offload::clio_kv::ClioKv;
 use crate::offload::pointer_chase::PointerChase;
-use crate::page_fault::PageFault;
-use crate::pt_walker::outcome;
-use crate::pt_walker::PtWalker;
 use crate::read_seg::ReadSeg;
 use crate::spec::{bit_of, body_bit, swapped, Spec};
 use crate::sync_unit::SyncUnit;
@@ -48,10 +47,7 @@ use clio_proto::consts::{
     MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN, PTE_BYTES, VA_BITS, VA_LIMIT, VPN_BITS,
 };
 use clio_proto::header::{field, FLAG_DURABLE, FLAG_RESPONSE, HEADER_LEN, ROUTED_HEADER_LEN};
-use clio_proto::pte::{
-    PERM_READ, PERM_WRITE, PFN_BITS, PID_SHIFT, READ_SHIFT, USED_SHIFT, VALID_SHIFT, WORD0_DEFINED,
-    WRITE_SHIFT,
-};
+use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::replog;
 use clio_proto::ring::{desc, kind, RX_RESERVED_FOR_NOTICES};
 use clio_proto::{Opcode, Status};
@@ -77,21 +73,6 @@ const _: () = assert!(ATOMIC_BYTES == 8);
 // `bucket << 4 | slot` location of an allocated PTE), a PTE written as 16 strobed bytes at
 // `addr[5:4] * 16` of its beat.
 const _: () = assert!(BUCKET_BYTES == 1 << 8 && PTE_BYTES == 1 << 4 && BUCKET_SLOTS == 1 << 4);
-// PTE_WRITE's PTE in the descriptor body at +16: word0 @832 (vpn 0..36, pid @868, USED @888,
-// VALID @889, READ/WRITE @890..892), word1 @896 (pfn, 40 bits).
-const _: () = assert!(
-    body_bit(16) == 832
-        && body_bit(24) == 896
-        && body_bit(16) + PID_SHIFT as usize == 868
-        && body_bit(16) + USED_SHIFT as usize == 888
-        && body_bit(16) + VALID_SHIFT as usize == 889
-        && body_bit(16) + READ_SHIFT as usize == 890
-        && WRITE_SHIFT == READ_SHIFT + 1
-        && PERM_READ == 1
-        && PERM_WRITE == 2
-        && VPN_BITS == 36
-        && PFN_BITS == 40
-);
 // Descriptor bodies: pid/bucket @88 (704), client @90 (720), vpn/slot/key @96 (768), the
 // vpn's bits beyond VPN_BITS @804 (28 bits), pfn @104 (832); REQUEST/REPLY: client @2 (16),
 // route @8 (64), header @40 (320), its status @42 (336) and flags @43 (344).
@@ -179,8 +160,6 @@ type Op<const V: u64> = Spec<8, V>;
 type Kind<const V: u64> = Spec<16, V>;
 /// Access permissions needed, as the PTE's `READ | WRITE << 1` (`proto::pte::PERM_*`).
 type Need<const V: u64> = Spec<2, V>;
-/// Walk outcomes (`pt_walker::outcome`).
-type Outcome<const V: u64> = Spec<2, V>;
 
 /// Extra cycles of a first-touch page fault over a TLB hit, when the TLB holds the page's
 /// allocated PTE (inserted with its PTE_WRITE): the page-fault unit, the PTE write-back /
@@ -205,20 +184,9 @@ pub enum State {
     Dispatch,
     /// Idempotence-ring lookup result.
     SyncCheck,
-    /// TLB lookup issued.
-    TLookup,
-    /// TLB pipeline.
-    TWait,
-    /// TLB result.
-    TResult,
-    /// Page-table walk in progress.
-    TWalk,
-    /// Page-fault unit result.
-    TFault,
-    /// PTE write-back and PAGE_MAPPED notice of a fault.
-    TSide,
-    /// One page translated.
-    TDone,
+    /// A page of the request's range is translated (`Translate`, the translate stage); its
+    /// result (`tr.done`) decides the second page or the access.
+    Translate,
     /// Write: address of a piece.
     WAddr,
     /// Write: data beats of a piece.
@@ -389,8 +357,16 @@ pub struct FastpathTop {
     /// The match-action table: the opcode's path and rules (`crate::mat`).
     mat: Mat,
     tlb: Tlb,
-    walker: PtWalker,
-    pf: PageFault,
+    /// The translate stage: one page of the executor's request, VA to PA (TLB lookup, walk,
+    /// page fault with its write-back and notice).
+    tr: Translate,
+    /// The executor starts a translation this cycle (`tr.start`), of `t_va`'s page; with
+    /// `t_issue` its lookup goes out now (Dispatch's first page).
+    t_start: Signal<Local, Bit>,
+    t_issue: Signal<Local, Bit>,
+    t_va: Signal<Local, Bits<64>>,
+    /// The PTE writer: a fault's PTE or a slow-path PTE_WRITE, as the one-beat writer's beat.
+    ptw: PteWriter,
     sync: SyncUnit,
     /// The pointer-chasing offload (`proto::offload::chase`), on the offload port bundle.
     chase: PointerChase,
@@ -539,15 +515,8 @@ pub struct FastpathTop {
     two: DFF<Bit>,
     n1: DFF<Bits<12>>,
     piece: DFF<Bit>,
-    tva: DFF<Bits<64>>,
     pa1: DFF<Bits<64>>,
     pa2: DFF<Bits<64>>,
-    tstat: DFF<Bits<8>>,
-    pw_addr: DFF<Bits<40>>,
-    pw_data: DFF<Bits<128>>,
-    pm_desc: DFF<Bits<1024>>,
-    /// TSide: the PAGE_MAPPED notice is out (the PTE write-back is the one-beat writer's).
-    notice_sent: DFF<Bit>,
     idx: DFF<Bits<6>>,
     rs_status: DFF<Bits<8>>,
     rs_flags: DFF<Bits<8>>,
@@ -558,10 +527,6 @@ pub struct FastpathTop {
     once: DFF<Bit>,
     s_new: DFF<Bits<64>>,
     sdesc: DFF<Bits<1024>>,
-    /// The descriptor in `sdesc`, if a PTE_WRITE, names a PTE inside the table (slot below
-    /// `BUCKET_SLOTS`, bucket within `cfg_bucket_mask`): checked as the descriptor is taken,
-    /// so SpTx's TLB update does not start behind a 64-bit compare.
-    sd_pte_ok: DFF<Bit>,
     c_rx: DFF<Bits<32>>,
     c_tx: DFF<Bits<32>>,
     c_nack: DFF<Bits<32>>,
@@ -617,24 +582,17 @@ pub struct FastpathTop {
     wr_len: Signal<Local, Bits<32>>,
     wr_end: Signal<Local, Bits<66>>,
     psize: Signal<Local, Bits<32>>,
-    vpn: Signal<Local, Bits<64>>,
-    poff: Signal<Local, Bits<64>>,
     page_rem: Signal<Local, Bits<32>>,
     kt: Signal<Local, Bits<12>>,
     k1: Signal<Local, Bits<12>>,
     hr: Signal<Local, Bits<384>>,
     hreq: Signal<Local, Bits<384>>,
-    found: Signal<Local, Bit>,
-    perm_ok: Signal<Local, Bit>,
     word_sh: Signal<Local, Bits<9>>,
     s_old: Signal<Local, Bits<64>>,
     sd_kind: Signal<Local, Bits<16>>,
-    sd_slot: Signal<Local, Bits<32>>,
-    sd_bucket: Signal<Local, Bits<64>>,
     // ---- Values from proto (localparams; see `crate::spec`).
     st_ok: St<{ Status::Ok as u64 }>,
     st_nack: St<{ Status::Nack as u64 }>,
-    st_permission: St<{ Status::Permission as u64 }>,
     st_unmapped: St<{ Status::Unmapped as u64 }>,
     st_retry_later: St<{ Status::RetryLater as u64 }>,
     st_bad_request: St<{ Status::BadRequest as u64 }>,
@@ -650,7 +608,6 @@ pub struct FastpathTop {
     op_append: Op<{ Opcode::Append as u64 }>,
     op_pointer_chase: Op<{ Opcode::PointerChase as u64 }>,
     kind_request: Kind<{ kind::REQUEST as u64 }>,
-    kind_page_mapped: Kind<{ kind::PAGE_MAPPED as u64 }>,
     kind_reply: Kind<{ kind::REPLY as u64 }>,
     kind_pte_write: Kind<{ kind::PTE_WRITE as u64 }>,
     kind_tlb_invalidate: Kind<{ kind::TLB_INVALIDATE as u64 }>,
@@ -661,8 +618,6 @@ pub struct FastpathTop {
     need_read: Need<{ PERM_READ as u64 }>,
     need_write: Need<{ PERM_WRITE as u64 }>,
     need_atomic: Need<{ (PERM_READ | PERM_WRITE) as u64 }>,
-    outcome_fault: Outcome<{ outcome::FAULT as u64 }>,
-    outcome_unmapped: Outcome<{ outcome::UNMAPPED as u64 }>,
     /// Largest payload of a packet, as `payload_len` and as a 32-bit length.
     max_payload16: Spec<16, { MAX_PAYLOAD as u64 }>,
     max_payload32: Spec<32, { MAX_PAYLOAD as u64 }>,
@@ -677,10 +632,6 @@ pub struct FastpathTop {
     /// RX ring slots kept for PAGE_MAPPED notices (`RX_RESERVED_FOR_NOTICES`): a REQUEST
     /// needs more room than that.
     rx_reserved: Spec<16, { RX_RESERVED_FOR_NOTICES as u64 }>,
-    /// Slots per bucket (`BUCKET_SLOTS`): PTE_WRITE slots at or beyond it are ignored.
-    bucket_slots: Spec<32, { BUCKET_SLOTS as u64 }>,
-    /// The defined bits of PTE word 0 (`Pte::from_bytes` keeps only these).
-    pte_word0_defined: Spec<64, WORD0_DEFINED>,
     /// Largest Append record (`replog::MAX_RECORD`).
     max_record: Spec<32, { replog::MAX_RECORD as u64 }>,
     /// Where an Append log's records start (`replog::LOG_HEAD`), for 66-bit placements.
@@ -706,14 +657,8 @@ impl Logic for FastpathTop {
             two,
             n1,
             piece,
-            tva,
             pa1,
             pa2,
-            tstat,
-            pw_addr,
-            pw_data,
-            pm_desc,
-            notice_sent,
             idx,
             rs_status,
             rs_flags,
@@ -724,7 +669,6 @@ impl Logic for FastpathTop {
             once,
             s_new,
             sdesc,
-            sd_pte_ok,
             c_rx,
             c_tx,
             c_nack,
@@ -767,8 +711,7 @@ impl Logic for FastpathTop {
             rd_i
         );
         clock!(
-            self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, walker, pf, sync, keys, chase,
-            kv
+            self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, chase, kv
         );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
@@ -776,8 +719,7 @@ impl Logic for FastpathTop {
         self.txbuf.write_clock.next = self.clock.val();
         self.ingest.reset.next = self.reset.val();
         self.tlb.reset.next = self.reset.val();
-        self.walker.reset.next = self.reset.val();
-        self.pf.reset.next = self.reset.val();
+        self.tr.reset.next = self.reset.val();
         self.sync.reset.next = self.reset.val();
         self.keys.reset.next = self.reset.val();
         self.chase.reset.next = self.reset.val();
@@ -875,8 +817,6 @@ impl Logic for FastpathTop {
 
         // ---- Geometry of the current request.
         self.psize.next = bit_cast::<32, 1>(1.into()) << self.cfg_page_shift.val();
-        self.vpn.next = self.tva.q.val() >> self.cfg_page_shift.val();
-        self.poff.next = self.tva.q.val() & (bit_cast::<64, 32>(self.psize.val()) - 1);
         self.page_rem.next = self.psize.val()
             - bit_cast::<32, 64>(self.vaq.q.val() & (bit_cast::<64, 32>(self.psize.val()) - 1));
         self.kt.next = (bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val() + 63) >> 6;
@@ -920,67 +860,82 @@ impl Logic for FastpathTop {
         self.m_axi_wdata.next = self.wbuf.read_data.val();
         self.m_axi_bready.next = true;
         self.sp_rx_valid.next = false;
-        self.sp_rx_desc.next = self.pm_desc.q.val();
+        self.sp_rx_desc.next = self.tr.notice_desc.val();
         self.persist_valid.next = false;
         self.persist_addr.next = self.pa1.q.val();
         self.persist_len.next = self.len.q.val();
         self.sp_tx_ready.next = false;
-        // TLB: lookups from the controller, updates from the page-fault unit or the slow path.
-        self.x_lk.next = self.state.q.val() == State::TLookup;
+        // A fault's PAGE_MAPPED notice (its descriptor is the default above).
+        if self.tr.notice_valid.val() {
+            self.sp_rx_valid.next = true;
+        }
         // An offload's access in its own RAS (Clio-KV's store) translates with the store's pid.
         self.t_pid.next = self.h_pid.val();
         if self.xown.q.val() {
             self.t_pid.next = self.kv_cfg_pid.q.val();
         }
-        self.tlb.lk_pid.next = self.t_pid.val();
-        self.tlb.lk_vpn.next = bit_cast::<36, 64>(self.vpn.val());
         if self.opcode.val() == self.op_write.val() {
             self.d_va.next = self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
         } else {
             self.d_va.next = self.h_va.val();
         }
-        if self.state.q.val() == State::Dispatch {
-            // A read or write starts its first lookup here, while tva is being loaded: the
-            // page of its first byte, from the header.
-            self.tlb.lk_vpn.next = bit_cast::<36, 64>(self.d_va.val() >> self.cfg_page_shift.val());
+        // ---- The translate stage (`Translate`): the executor's pages; the TLB's lookup port
+        // when it looks up (the look-ahead's otherwise), the TLB's updates from its page-fault
+        // unit (or the slow path's, below), AR/R while it walks.
+        self.t_start.next = false;
+        self.t_issue.next = false;
+        self.t_va.next = self.vaq.q.val();
+        self.tr.page_shift.next = self.cfg_page_shift.val();
+        self.tr.bucket_mask.next = self.cfg_bucket_mask.val();
+        self.tr.pid.next = self.t_pid.val();
+        self.tr.need.next = self.need.q.val();
+        self.tr.hit_take.next = false;
+        self.tr.res_hit.next = self.tlb.res_hit.val();
+        self.tr.res_alloc.next = self.tlb.res_alloc.val();
+        self.tr.res_perms.next = self.tlb.res_perms.val();
+        self.tr.res_pfn.next = self.tlb.res_pfn.val();
+        self.tr.res_gen.next = self.tlb.res_gen.val();
+        self.tr.fp_valid.next = false;
+        self.tr.fp_pfn.next = bit_cast::<40, 64>(self.sdesc.q.val().get_bits::<64>(832));
+        // The bucket read waits for earlier page-table writes; its beats come when no read's
+        // are due.
+        self.tr.ar_ready.next = self.m_axi_arready.val() & self.order.walk_clear.val();
+        self.tr.r_valid.next = self.m_axi_rvalid.val() & self.r_idle.val();
+        self.tr.r_data.next = self.m_axi_rdata.val();
+        self.tr.r_last.next = self.m_axi_rlast.val();
+        self.tr.notice_room.next = self.sp_rx_room.val() != 0;
+        if self.tr.walking.val() {
+            self.m_axi_arvalid.next = self.tr.ar_valid.val() & self.order.walk_clear.val();
+            self.m_axi_araddr.next = bit_cast::<64, 40>(self.tr.ar_addr.val());
+            self.m_axi_arlen.next = self.tr.ar_len.val();
         }
-        self.tlb.up_valid.next = self.pf.ti_valid.val();
+        self.tr.notice_ready.next = self.sp_rx_ready.val();
+        self.tr.pte_done.next = self.bw.done.val();
+        self.tr.w_free.next = !self.w_busy.val();
+        self.x_lk.next = self.tr.lk_valid.val();
+        self.tlb.lk_pid.next = self.tr.lk_pid.val();
+        self.tlb.lk_vpn.next = self.tr.lk_vpn.val();
+        self.tlb.up_valid.next = self.tr.ti_valid.val();
         self.tlb.up_inval.next = false;
-        self.tlb.up_pid.next = self.pf.ti_pid.val();
-        self.tlb.up_vpn.next = self.pf.ti_vpn.val();
-        self.tlb.up_pfn.next = self.pf.ti_pfn.val();
-        self.tlb.up_perms.next = self.pf.ti_perms.val();
-        self.tlb.up_gen.next = self.pf.ti_gen.val();
+        self.tlb.up_pid.next = self.tr.ti_pid.val();
+        self.tlb.up_vpn.next = self.tr.ti_vpn.val();
+        self.tlb.up_pfn.next = self.tr.ti_pfn.val();
+        self.tlb.up_perms.next = self.tr.ti_perms.val();
+        self.tlb.up_gen.next = self.tr.ti_gen.val();
         self.tlb.up_alloc.next = false;
-        // Walker: owns AR/R while a walk is in progress.
-        self.walker.pt_base.next = 0.into();
-        self.walker.bucket_mask.next = self.cfg_bucket_mask.val();
-        self.walker.req_valid.next = false;
-        self.walker.req_pid.next = self.t_pid.val();
-        self.walker.req_vpn.next = bit_cast::<36, 64>(self.vpn.val());
-        self.walker.req_write.next = self.need.q.val().get_bit(1);
-        self.walker.req_gen.next = self.tlb.res_gen.val();
-        self.walker.req_tag.next = 0.into();
-        self.walker.ar_ready.next = false;
-        self.walker.r_valid.next = false;
-        self.walker.r_data.next = self.m_axi_rdata.val();
-        self.walker.r_last.next = self.m_axi_rlast.val();
-        self.found.next = self.walker.out_outcome.val() != self.outcome_unmapped.val();
-        self.perm_ok.next = (self.walker.out_perms.val() & self.need.q.val()) == self.need.q.val();
-        // Page-fault unit: fed straight from the walker.
-        self.pf.pt_base.next = 0.into();
-        self.pf.in_valid.next = false;
-        self.pf.in_outcome.next = self.walker.out_outcome.val();
-        self.pf.in_pid.next = self.walker.out_pid.val();
-        self.pf.in_vpn.next = self.walker.out_vpn.val();
-        self.pf.in_gen.next = self.walker.out_gen.val();
-        self.pf.in_tag.next = self.walker.out_tag.val();
-        self.pf.in_bucket.next = self.walker.out_bucket.val();
-        self.pf.in_slot.next = self.walker.out_slot.val();
-        self.pf.in_pfn.next = self.walker.out_pfn.val();
-        self.pf.in_perms.next = self.walker.out_perms.val();
-        self.pf.fp_valid.next = false;
-        self.pf.fp_pfn.next = bit_cast::<40, 64>(self.sdesc.q.val().get_bits::<64>(832));
+        // ---- The PTE writer (`PteWriter`): a fault's PTE from the translate stage, a
+        // PTE_WRITE decoded as its descriptor is taken (below).
+        self.ptw.bucket_mask.next = self.cfg_bucket_mask.val();
+        self.ptw.desc_take.next = false;
+        // PTE_WRITE's body: bucket @88 (704), slot @96 (768), PTE word 0 @104 (832), pfn @112
+        // (896).
+        self.ptw.desc_bucket.next = self.sp_tx_desc.val().get_bits::<64>(704);
+        self.ptw.desc_slot.next = self.sp_tx_desc.val().get_bits::<32>(768);
+        self.ptw.desc_word0.next = self.sp_tx_desc.val().get_bits::<64>(832);
+        self.ptw.desc_pfn.next = self.sp_tx_desc.val().get_bits::<40>(896);
+        self.ptw.fault_load.next = self.tr.pte_load.val();
+        self.ptw.fault_addr.next = self.tr.pte_addr.val();
+        self.ptw.fault_data.next = self.tr.pte_data.val();
         // Sync unit.
         self.sync.k_pid.next = self.h_pid.val();
         self.sync.k_client.next = self.hcli.q.val();
@@ -1146,7 +1101,7 @@ impl Logic for FastpathTop {
         // Append's tail, an offload's block); it has AW and W while the write-data stage does
         // not stream.
         self.bw.reset.next = self.reset.val();
-        self.bw.go.next = (self.state.q.val() == State::TSide)
+        self.bw.go.next = self.tr.pte_write.val()
             | (self.state.q.val() == State::SpPte)
             | (self.state.q.val() == State::SWrite);
         self.bw.w_free.next = !self.w_busy.val();
@@ -1164,12 +1119,10 @@ impl Logic for FastpathTop {
                 self.bw.strb.next = self.xws.q.val();
             }
         } else {
-            // A PTE: 16 strobed bytes at `addr[5:4] * 16` of its beat.
-            self.bw.addr.next = bit_cast::<64, 40>(self.pw_addr.q.val());
-            self.bw.data.next = bit_cast::<512, 128>(self.pw_data.q.val())
-                << (bit_cast::<10, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 7);
-            self.bw.strb.next = bit_cast::<64, 16>(0xFFFF_u16.to_bits())
-                << (bit_cast::<7, 2>(self.pw_addr.q.val().get_bits::<2>(4)) << 4);
+            // A PTE (a fault's or a PTE_WRITE's), laid out by the PTE writer.
+            self.bw.addr.next = self.ptw.beat_addr.val();
+            self.bw.data.next = self.ptw.beat_data.val();
+            self.bw.strb.next = self.ptw.beat_strb.val();
         }
         if self.bw.active.val() {
             self.m_axi_awvalid.next = self.bw.aw_valid.val();
@@ -1250,12 +1203,9 @@ impl Logic for FastpathTop {
         // R beats are taken by the read-data stage, or by a walk or an atomic (which start
         // only when that stage is idle, so the beats are theirs).
         self.m_axi_rready.next = self.rd.r_ready.val()
-            | (((self.state.q.val() == State::TWalk) | (self.state.q.val() == State::SData))
-                & self.r_idle.val());
+            | ((self.tr.walking.val() | (self.state.q.val() == State::SData)) & self.r_idle.val());
         // Slow-path descriptor fields.
         self.sd_kind.next = self.sdesc.q.val().get_bits::<16>(0);
-        self.sd_bucket.next = self.sdesc.q.val().get_bits::<64>(704);
-        self.sd_slot.next = self.sdesc.q.val().get_bits::<32>(768);
         // Outstanding DRAM writes (B responses pending).
 
         match self.state.q.val() {
@@ -1287,7 +1237,6 @@ impl Logic for FastpathTop {
                     // (each packet of the answer is a read of its own bytes: RData goes on
                     // with the next, translating as it reaches each page).
                     self.vaq.d.next = self.h_va.val();
-                    self.tva.d.next = self.h_va.val();
                     self.o.d.next = self.h_va.val().get_bits::<6>(0);
                     self.len.d.next = self.rseg.first_len.val();
                     self.need.d.next = self.need_read.val();
@@ -1312,14 +1261,14 @@ impl Logic for FastpathTop {
                             self.hit_len.next = self.rseg.first_len.val();
                             self.hit_need.next = self.need_read.val();
                         } else {
-                            self.x_lk.next = true;
-                            self.state.d.next = State::TWait;
+                            self.t_start.next = true;
+                            self.t_issue.next = true;
+                            self.t_va.next = self.d_va.val();
+                            self.state.d.next = State::Translate;
                         }
                     }
                 } else if self.opcode.val() == self.op_write.val() {
                     self.vaq.d.next =
-                        self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
-                    self.tva.d.next =
                         self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
                     self.len.d.next = bit_cast::<12, 16>(self.h_plen.val());
                     self.need.d.next = self.need_write.val();
@@ -1344,8 +1293,10 @@ impl Logic for FastpathTop {
                             self.hit_len.next = bit_cast::<12, 16>(self.h_plen.val());
                             self.hit_need.next = self.need_write.val();
                         } else if self.wr_end.val() <= self.va_limit.val() {
-                            self.x_lk.next = true;
-                            self.state.d.next = State::TWait;
+                            self.t_start.next = true;
+                            self.t_issue.next = true;
+                            self.t_va.next = self.d_va.val();
+                            self.state.d.next = State::Translate;
                         }
                     }
                 } else if self.mat.slow.val() {
@@ -1391,7 +1342,6 @@ impl Logic for FastpathTop {
                     // APPEND: one packet of 1..=MAX_RECORD bytes to the log at an 8-byte
                     // aligned va; first the ring, then the tail word (read and write).
                     self.vaq.d.next = self.h_va.val();
-                    self.tva.d.next = self.h_va.val();
                     // The tail word is read and written as an atomic's word.
                     self.len.d.next = self.atomic_bytes.val();
                     self.need.d.next = self.need_atomic.val();
@@ -1413,7 +1363,6 @@ impl Logic for FastpathTop {
                 } else {
                     // TAS / UNLOCK / CAS / FAA on an aligned word.
                     self.vaq.d.next = self.h_va.val();
-                    self.tva.d.next = self.h_va.val();
                     self.len.d.next = self.atomic_bytes.val();
                     self.need.d.next = self.need_atomic.val();
                     if (self.h_va.val().get_bits::<3>(0) == 0) & (self.h_plen.val() == 0) {
@@ -1442,188 +1391,77 @@ impl Logic for FastpathTop {
                     self.state.d.next = State::Resp;
                 } else {
                     self.rs_use_arg0.d.next = false;
-                    self.state.d.next = State::TLookup;
+                    self.t_start.next = true;
+                    self.state.d.next = State::Translate;
                 }
                 if self.ap.q.val() & !(self.once.q.val() & self.sync.hit.val()) {
                     // An Append answers arg0 = 0 unless it appended (or is replayed).
                     self.rs_arg0.d.next = 0.into();
                 }
             }
-            State::TLookup => {
-                self.state.d.next = State::TWait;
-            }
-            State::TWait => {
-                self.state.d.next = State::TResult;
-            }
-            State::TResult => {
-                if self.tlb.res_hit.val() & self.tlb.res_alloc.val() {
-                    // First touch of a page whose allocated PTE the TLB holds (inserted with
-                    // its PTE_WRITE): the page-fault unit takes it now, no walk. Checks in the
-                    // walk's order: permission, then room for the PAGE_MAPPED notice.
-                    self.c_hit.d.next = self.c_hit.q.val() + 1;
-                    self.state.d.next = State::TDone;
-                    if (bit_cast::<2, 2>(self.tlb.res_perms.val()) & self.need.q.val())
-                        != self.need.q.val()
-                    {
-                        self.tstat.d.next = self.st_permission.val();
-                    } else if self.sp_rx_room.val() == 0 {
-                        self.tstat.d.next = self.st_retry_later.val();
-                    } else {
-                        self.pf.in_valid.next = true;
-                        self.pf.in_outcome.next = self.outcome_fault.val();
-                        self.pf.in_pid.next = self.t_pid.val();
-                        self.pf.in_vpn.next = bit_cast::<36, 64>(self.vpn.val());
-                        self.pf.in_gen.next = self.tlb.res_gen.val();
-                        self.pf.in_tag.next = 0.into();
-                        self.pf.in_bucket.next = bit_cast::<32, 40>(self.tlb.res_pfn.val() >> 4);
-                        self.pf.in_slot.next = self.tlb.res_pfn.val().get_bits::<4>(0);
-                        self.pf.in_pfn.next = 0.into();
-                        self.pf.in_perms.next = self.tlb.res_perms.val();
-                        self.state.d.next = State::TFault;
-                    }
-                } else if self.tlb.res_hit.val() {
-                    self.c_hit.d.next = self.c_hit.q.val() + 1;
-                    self.state.d.next = State::TDone;
-                    if (bit_cast::<2, 2>(self.tlb.res_perms.val()) & self.need.q.val())
-                        == self.need.q.val()
-                    {
-                        self.tstat.d.next = self.st_ok.val();
-                        if !self.piece.q.val()
-                            & !self.xw.q.val()
-                            & (bit_cast::<32, 12>(self.len.q.val()) <= self.page_rem.val())
-                        {
-                            // A request's only page (not an offload's access): TDone's work
-                            // here, and on to the access (`hit_go`).
-                            self.hit_go.next = true;
-                            self.hit_pa.next = (bit_cast::<64, 40>(self.tlb.res_pfn.val())
-                                << self.cfg_page_shift.val())
-                                | self.poff.val();
-                            self.hit_len.next = self.len.q.val();
-                            self.hit_need.next = self.need.q.val();
-                        }
-                    } else {
-                        self.tstat.d.next = self.st_permission.val();
-                    }
-                    if self.piece.q.val() {
-                        self.pa2.d.next = (bit_cast::<64, 40>(self.tlb.res_pfn.val())
-                            << self.cfg_page_shift.val())
-                            | self.poff.val();
-                    } else {
-                        self.pa1.d.next = (bit_cast::<64, 40>(self.tlb.res_pfn.val())
-                            << self.cfg_page_shift.val())
-                            | self.poff.val();
-                    }
-                } else {
-                    self.c_miss.d.next = self.c_miss.q.val() + 1;
-                    self.c_walk.d.next = self.c_walk.q.val() + 1;
-                    self.walker.req_valid.next = true;
-                    self.state.d.next = State::TWalk;
-                }
-            }
-            State::TWalk => {
-                // The bucket read waits for earlier page-table writes.
-                self.m_axi_arvalid.next = self.walker.ar_valid.val() & self.order.walk_clear.val();
-                self.m_axi_araddr.next = bit_cast::<64, 40>(self.walker.ar_addr.val());
-                self.m_axi_arlen.next = self.walker.ar_len.val();
-                self.walker.ar_ready.next = self.m_axi_arready.val() & self.order.walk_clear.val();
-                self.walker.r_valid.next = self.m_axi_rvalid.val() & self.r_idle.val();
-                if self.walker.out_valid.val() {
-                    self.state.d.next = State::TDone;
-                    if !self.found.val() {
-                        self.tstat.d.next = self.st_unmapped.val();
-                    } else if !self.perm_ok.val() {
-                        self.tstat.d.next = self.st_permission.val();
-                    } else if (self.walker.out_outcome.val() == self.outcome_fault.val())
-                        & (self.sp_rx_room.val() == 0)
-                    {
-                        // No room for the PAGE_MAPPED notice: the fault is not taken.
-                        self.tstat.d.next = self.st_retry_later.val();
-                    } else {
-                        self.pf.in_valid.next = true;
-                        self.state.d.next = State::TFault;
-                    }
-                }
-            }
-            State::TFault => {
-                self.tstat.d.next = self.pf.out_status.val();
-                if self.piece.q.val() {
-                    self.pa2.d.next = (bit_cast::<64, 40>(self.pf.out_pfn.val())
-                        << self.cfg_page_shift.val())
-                        | self.poff.val();
-                } else {
-                    self.pa1.d.next = (bit_cast::<64, 40>(self.pf.out_pfn.val())
-                        << self.cfg_page_shift.val())
-                        | self.poff.val();
-                }
-                self.pw_addr.d.next = self.pf.pw_addr.val();
-                self.pw_data.d.next = self.pf.pw_data.val();
-                self.pm_desc.d.next = bit_cast::<1024, 16>(self.kind_page_mapped.val())
-                    | (bit_cast::<1024, 16>(self.pf.pm_pid.val()) << 704)
-                    | (bit_cast::<1024, 36>(self.pf.pm_vpn.val()) << 768)
-                    | (bit_cast::<1024, 40>(self.pf.pm_pfn.val()) << 832);
-                self.notice_sent.d.next = false;
-                if self.pf.out_faulted.val() {
-                    self.c_fault.d.next = self.c_fault.q.val() + 1;
-                    self.state.d.next = State::TSide;
-                } else {
-                    self.state.d.next = State::TDone;
-                }
-            }
-            State::TSide => {
-                // The W channel is the write-data stage's until it is done.
-                if !self.w_busy.val() {
-                    // In parallel: the PTE write-back (`bw`, the one-beat writer) and the
-                    // PAGE_MAPPED notice (`notice_sent`).
-                    self.sp_rx_valid.next = !self.notice_sent.q.val();
-                    self.notice_sent.d.next = self.notice_sent.q.val() | self.sp_rx_ready.val();
-                    if self.bw.done.val() & (self.notice_sent.q.val() | self.sp_rx_ready.val()) {
-                        self.state.d.next = State::TDone;
-                    }
-                }
-            }
-            State::TDone => {
-                // Second page of a straddling range, or the access.
-                if !self.piece.q.val() {
-                    self.n1.d.next = self.len.q.val();
-                    self.two.d.next = false;
-                    if bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.val() {
-                        self.n1.d.next = bit_cast::<12, 32>(self.page_rem.val());
-                        self.two.d.next = true;
-                    }
-                }
-                if (self.tstat.q.val() != self.st_ok.val()) & self.xw.q.val() {
-                    // An offload's word read failed: the unit is told, and answers.
-                    self.xm_valid.d.next = true;
-                    self.xm_status.d.next = self.tstat.q.val();
-                    self.state.d.next = State::Offload;
-                } else if self.tstat.q.val() != self.st_ok.val() {
-                    self.rs_status.d.next = self.tstat.q.val();
-                    self.rs_plen.d.next = 0.into();
-                    self.rs_len.d.next = self.header_len.val();
-                    self.xa.d.next = false;
-                    self.state.d.next = State::Resp;
-                } else if !self.piece.q.val()
-                    & (bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.val())
+            State::Translate => {
+                if self.tr.only_hit.val()
+                    & !self.piece.q.val()
+                    & !self.xw.q.val()
+                    & (bit_cast::<32, 12>(self.len.q.val()) <= self.page_rem.val())
                 {
-                    self.piece.d.next = true;
-                    self.tva.d.next = self.vaq.q.val() + bit_cast::<64, 32>(self.page_rem.val());
-                    self.state.d.next = State::TLookup;
-                } else {
-                    self.piece.d.next = false;
-                    self.idx.d.next = 0.into();
-                    self.prev.d.next = 0.into();
-                    if self.xw.q.val() & self.xwr.q.val() {
-                        // An offload's block write: AW and W as an atomic's write-back (its
-                        // request's first access was a read, after every earlier read).
-                        self.state.d.next = State::SWrite;
-                    } else if self.xw.q.val() {
-                        self.state.d.next = State::SAddr;
-                    } else if self.need.q.val() == self.need_read.val() {
-                        self.state.d.next = State::RAddr;
-                    } else if self.need.q.val() == self.need_write.val() {
-                        self.state.d.next = State::WAddr;
+                    // A request's only page (not an offload's access), mapped and permitted
+                    // in the TLB: on to the access now (`hit_go`).
+                    self.hit_go.next = true;
+                    self.hit_pa.next = self.tr.hit_pa.val();
+                    self.hit_len.next = self.len.q.val();
+                    self.hit_need.next = self.need.q.val();
+                }
+                if self.tr.done.val() {
+                    if self.piece.q.val() {
+                        self.pa2.d.next = self.tr.pa.val();
                     } else {
-                        self.state.d.next = State::SAddr;
+                        self.pa1.d.next = self.tr.pa.val();
+                    }
+                    // Second page of a straddling range, or the access.
+                    if !self.piece.q.val() {
+                        self.n1.d.next = self.len.q.val();
+                        self.two.d.next = false;
+                        if bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.val() {
+                            self.n1.d.next = bit_cast::<12, 32>(self.page_rem.val());
+                            self.two.d.next = true;
+                        }
+                    }
+                    if (self.tr.status.val() != self.st_ok.val()) & self.xw.q.val() {
+                        // An offload's word read failed: the unit is told, and answers.
+                        self.xm_valid.d.next = true;
+                        self.xm_status.d.next = self.tr.status.val();
+                        self.state.d.next = State::Offload;
+                    } else if self.tr.status.val() != self.st_ok.val() {
+                        self.rs_status.d.next = self.tr.status.val();
+                        self.rs_plen.d.next = 0.into();
+                        self.rs_len.d.next = self.header_len.val();
+                        self.xa.d.next = false;
+                        self.state.d.next = State::Resp;
+                    } else if !self.piece.q.val()
+                        & (bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.val())
+                    {
+                        self.piece.d.next = true;
+                        self.t_va.next = self.vaq.q.val() + bit_cast::<64, 32>(self.page_rem.val());
+                        self.t_start.next = true;
+                        self.state.d.next = State::Translate;
+                    } else {
+                        self.piece.d.next = false;
+                        self.idx.d.next = 0.into();
+                        self.prev.d.next = 0.into();
+                        if self.xw.q.val() & self.xwr.q.val() {
+                            // An offload's block write: AW and W as an atomic's write-back (its
+                            // request's first access was a read, after every earlier read).
+                            self.state.d.next = State::SWrite;
+                        } else if self.xw.q.val() {
+                            self.state.d.next = State::SAddr;
+                        } else if self.need.q.val() == self.need_read.val() {
+                            self.state.d.next = State::RAddr;
+                        } else if self.need.q.val() == self.need_write.val() {
+                            self.state.d.next = State::WAddr;
+                        } else {
+                            self.state.d.next = State::SAddr;
+                        }
                     }
                 }
             }
@@ -1739,12 +1577,13 @@ impl Logic for FastpathTop {
                         self.rs_status.d.next = self.st_bad_request.val();
                     } else {
                         self.vaq.d.next = bit_cast::<64, 66>(self.ap_rva.val());
-                        self.tva.d.next = bit_cast::<64, 66>(self.ap_rva.val());
+                        self.t_va.next = bit_cast::<64, 66>(self.ap_rva.val());
                         self.o.d.next = self.ap_rva.val().get_bits::<6>(0);
                         self.len.d.next = self.ap_fp.val();
                         self.need.d.next = self.need_write.val();
                         self.piece.d.next = false;
-                        self.state.d.next = State::TLookup;
+                        self.t_start.next = true;
+                        self.state.d.next = State::Translate;
                     }
                 } else if self.m_axi_rvalid.val() & self.r_idle.val() {
                     self.rs_status.d.next = self.st_ok.val();
@@ -1810,7 +1649,7 @@ impl Logic for FastpathTop {
                         self.xm_status.d.next = self.st_bad_request.val();
                     } else {
                         self.vaq.d.next = self.u_mem_va.val();
-                        self.tva.d.next = self.u_mem_va.val();
+                        self.t_va.next = self.u_mem_va.val();
                         // An 8-byte aligned word, read as an atomic's.
                         self.len.d.next = self.atomic_bytes.val();
                         self.need.d.next = self.need_read.val();
@@ -1825,7 +1664,8 @@ impl Logic for FastpathTop {
                         }
                         self.piece.d.next = false;
                         self.xw.d.next = true;
-                        self.state.d.next = State::TLookup;
+                        self.t_start.next = true;
+                        self.state.d.next = State::Translate;
                     }
                 }
                 if self.u_rsp_valid.val() {
@@ -1851,7 +1691,7 @@ impl Logic for FastpathTop {
                                 self.rs_status.d.next = self.st_bad_request.val();
                             } else {
                                 self.vaq.d.next = self.u_rsp_read_va.val();
-                                self.tva.d.next = self.u_rsp_read_va.val();
+                                self.t_va.next = self.u_rsp_read_va.val();
                                 self.o.d.next = self.u_rsp_read_va.val().get_bits::<6>(0);
                                 self.len.d.next = self.u_rsp_read_len.val();
                                 self.need.d.next = self.need_read.val();
@@ -1859,7 +1699,8 @@ impl Logic for FastpathTop {
                                 self.rs_len.d.next =
                                     self.u_rsp_read_len.val() + self.header_len.val();
                                 self.rs_plen.d.next = bit_cast::<16, 12>(self.u_rsp_read_len.val());
-                                self.state.d.next = State::TLookup;
+                                self.t_start.next = true;
+                                self.state.d.next = State::Translate;
                             }
                         }
                     }
@@ -1890,33 +1731,18 @@ impl Logic for FastpathTop {
             State::SpTx => {
                 self.state.d.next = State::Drain;
                 if self.sd_kind.val() == self.kind_pte_write.val() {
-                    // PTE_WRITE: slot < 16 and bucket < bucket count, else ignored.
-                    if self.sd_pte_ok.q.val() {
-                        self.pw_addr.d.next = (bit_cast::<40, 64>(self.sd_bucket.val()) << 8)
-                            | (bit_cast::<40, 32>(self.sd_slot.val()) << 4);
-                        // Pte::from_bytes / to_bytes: only the defined bits survive.
-                        self.pw_data.d.next = (bit_cast::<128, 64>(
-                            self.sdesc.q.val().get_bits::<64>(832) & self.pte_word0_defined.val(),
-                        )) | (bit_cast::<128, 40>(
-                            self.sdesc.q.val().get_bits::<40>(896),
-                        ) << 64);
-                        // The TLB follows the PTE: a used one is inserted (an allocated,
-                        // unmapped page with its location, so its first touch needs no
-                        // walk), a cleared one is invalidated. PTE word 0: vpn 0..36,
-                        // pid 36..52, used 56, valid 57, read 58, write 59; word 1: pfn.
+                    // PTE_WRITE: slot < 16 and bucket < bucket count, else ignored. The PTE
+                    // writer decoded it as it was taken; the TLB follows the PTE (inserted
+                    // when used, invalidated when cleared).
+                    if self.ptw.desc_ok.val() {
                         self.tlb.up_valid.next = true;
-                        self.tlb.up_inval.next = !self.sdesc.q.val().get_bit(888);
-                        self.tlb.up_pid.next = self.sdesc.q.val().get_bits::<16>(868);
-                        self.tlb.up_vpn.next = self.sdesc.q.val().get_bits::<36>(832);
-                        self.tlb.up_perms.next = self.sdesc.q.val().get_bits::<2>(890);
+                        self.tlb.up_inval.next = self.ptw.tu_inval.val();
+                        self.tlb.up_pid.next = self.ptw.tu_pid.val();
+                        self.tlb.up_vpn.next = self.ptw.tu_vpn.val();
+                        self.tlb.up_perms.next = self.ptw.tu_perms.val();
                         self.tlb.up_gen.next = self.tlb.gen.val();
-                        self.tlb.up_alloc.next = !self.sdesc.q.val().get_bit(889);
-                        if self.sdesc.q.val().get_bit(889) {
-                            self.tlb.up_pfn.next = self.sdesc.q.val().get_bits::<40>(896);
-                        } else {
-                            self.tlb.up_pfn.next = (bit_cast::<40, 64>(self.sd_bucket.val()) << 4)
-                                | bit_cast::<40, 32>(self.sd_slot.val());
-                        }
+                        self.tlb.up_alloc.next = self.ptw.tu_alloc.val();
+                        self.tlb.up_pfn.next = self.ptw.tu_pfn.val();
                         self.state.d.next = State::SpPte;
                     }
                 } else if self.sd_kind.val() == self.kind_tlb_invalidate.val() {
@@ -1927,7 +1753,7 @@ impl Logic for FastpathTop {
                         self.tlb.up_vpn.next = self.sdesc.q.val().get_bits::<36>(768);
                     }
                 } else if self.sd_kind.val() == self.kind_free_page.val() {
-                    self.pf.fp_valid.next = !self.pf.fp_full.val();
+                    self.tr.fp_valid.next = !self.tr.fp_full.val();
                 } else if self.sd_kind.val() == self.kind_key_write.val() {
                     // KEY_WRITE: pid u16 @88, key u64 @96 (0 removes the RAS).
                     self.keys.wr_valid.next = true;
@@ -1975,11 +1801,8 @@ impl Logic for FastpathTop {
         // ---- A translated request's only page hit (TResult after a lookup, or Dispatch with the
         // look-ahead's translation): straight on to its access, TDone's work done here.
         if self.hit_go.val() {
-            if self.state.q.val() != State::TResult {
-                // (TResult counted its hit and set its status above.)
-                self.c_hit.d.next = self.c_hit.q.val() + 1;
-                self.tstat.d.next = self.st_ok.val();
-            }
+            // (From Translate: the translate stage's hit, taken now.)
+            self.tr.hit_take.next = self.state.q.val() == State::Translate;
             self.pa1.d.next = self.hit_pa.val();
             self.n1.d.next = self.hit_len.val();
             self.two.d.next = false;
@@ -2012,13 +1835,14 @@ impl Logic for FastpathTop {
             if self.x_done.val() & self.rd_seg.q.val() & self.rseg.more.val() & !self.x_only.val() {
                 self.rd_i.d.next = self.rd_i.q.val() + 1;
                 self.vaq.d.next = self.rseg.next_va.val();
-                self.tva.d.next = self.rseg.next_va.val();
+                self.t_va.next = self.rseg.next_va.val();
                 self.len.d.next = self.rseg.next_len.val();
                 self.rs_len.d.next = self.rseg.next_len.val() + self.header_len.val();
                 self.rs_plen.d.next = bit_cast::<16, 12>(self.rseg.next_len.val());
                 self.piece.d.next = false;
                 self.x_free.next = false;
-                self.state.d.next = State::TLookup;
+                self.t_start.next = true;
+                self.state.d.next = State::Translate;
             }
         }
         // Hand the data beats to the write-data stage once it is free; the slot goes
@@ -2054,9 +1878,8 @@ impl Logic for FastpathTop {
         // own one-beat writes in TSide / SpPte) or a data write (write, atomic, Append).
         self.order.w_done.next =
             self.m_axi_wvalid.val() & self.m_axi_wready.val() & self.m_axi_wlast.val();
-        self.order.w_page_table.next = ((self.state.q.val() == State::TSide)
-            | (self.state.q.val() == State::SpPte))
-            & !self.w_busy.val();
+        self.order.w_page_table.next =
+            (self.tr.pte_write.val() | (self.state.q.val() == State::SpPte)) & !self.w_busy.val();
         // The executor is done with a request: release the received frame's slot (unless the
         // write-data stage took it) to the ingest stage.
         if self.x_done.val() & self.x_hold.q.val() {
@@ -2109,10 +1932,7 @@ impl Logic for FastpathTop {
             if self.keys.ready.val() & self.sp_tx_valid.val() {
                 if self.state.q.val() == State::Idle {
                     self.sdesc.d.next = self.sp_tx_desc.val();
-                    self.sd_pte_ok.d.next = (self.sp_tx_desc.val().get_bits::<32>(768)
-                        < self.bucket_slots.val())
-                        & (self.sp_tx_desc.val().get_bits::<64>(704)
-                            <= bit_cast::<64, 32>(self.cfg_bucket_mask.val()));
+                    self.ptw.desc_take.next = true;
                     self.state.d.next = State::SpTx;
                 }
             } else if self.keys.ready.val() & self.x_full.val() {
@@ -2170,6 +1990,21 @@ impl Logic for FastpathTop {
         if !self.x_lk.val() {
             self.tlb.lk_pid.next = self.la.lk_pid.val();
             self.tlb.lk_vpn.next = self.la.lk_vpn.val();
+        }
+        // The translations the executor starts this cycle.
+        self.tr.start.next = self.t_start.val();
+        self.tr.start_issue.next = self.t_issue.val();
+        self.tr.start_va.next = self.t_va.val();
+        // Statistics: the translate stage's events, and a look-ahead hit taken in Dispatch.
+        if self.tr.ev_hit.val() | (self.hit_go.val() & (self.state.q.val() == State::Dispatch)) {
+            self.c_hit.d.next = self.c_hit.q.val() + 1;
+        }
+        if self.tr.ev_miss.val() {
+            self.c_miss.d.next = self.c_miss.q.val() + 1;
+            self.c_walk.d.next = self.c_walk.q.val() + 1;
+        }
+        if self.tr.ev_fault.val() {
+            self.c_fault.d.next = self.c_fault.q.val() + 1;
         }
         if self.reset.val() {
             self.state.d.next = State::Idle;

@@ -118,6 +118,16 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
                 fastpath::translate_ahead::TranslateAhead::default(),
             ),
         ),
+        // The translate stage block, alone (walker, hash unit and page-fault unit inside).
+        (
+            "translate",
+            verilog_of("translate", fastpath::translate::Translate::default()),
+        ),
+        // The PTE writer, alone.
+        (
+            "pte_writer",
+            verilog_of("pte_writer", fastpath::pte_writer::PteWriter::default()),
+        ),
         (
             "xxh32",
             verilog_of("xxh32", offload::clio_kv::xxh32::Xxh32::default()),

@@ -11,7 +11,9 @@
 pub mod beat_writer;
 pub mod ingest;
 pub mod ordering;
+pub mod pte_writer;
 pub mod read_data;
+pub mod translate;
 pub mod translate_ahead;
 pub mod transmit;
 pub mod write_data;

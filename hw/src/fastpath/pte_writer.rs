@@ -1,0 +1,129 @@
+//! The PTE writer (Clio's `PageTableWriter`): the one unit that writes page-table entries, for
+//! a page fault (the page-fault unit's new PTE, loaded by the translate stage with
+//! `fault_load`) and for the slow path's PTE_WRITE (decoded as the descriptor is taken,
+//! `desc_take`). It holds the PTE and its address and lays them out as the beat the one-beat
+//! writer sends: 16 strobed bytes at `addr[5:4] * 16`.
+//!
+//! A PTE_WRITE is decoded as `Pte::from_bytes` reads it (only the defined bits of word 0
+//! survive) and checked against the table (`desc_ok`: slot below `BUCKET_SLOTS`, bucket within
+//! the mask; else the descriptor is ignored). The TLB follows the PTE (`tu_*`): a used PTE is
+//! inserted (an allocated, unmapped page with its location `bucket << 4 | slot` as its frame,
+//! so its first touch needs no walk), a cleared one invalidated.
+//!
+//! Every slow-path descriptor is decoded as it is taken; only a PTE_WRITE's decode is used. The
+//! executor takes a descriptor only when idle, so a fault's PTE (loaded and written inside a
+//! request) is never overwritten before it is sent.
+
+use crate::spec::Spec;
+use clio_proto::consts::{BUCKET_BYTES, BUCKET_SLOTS, PTE_BYTES, VPN_BITS};
+use clio_proto::pte::{
+    PERM_READ, PERM_WRITE, PFN_BITS, PID_SHIFT, READ_SHIFT, USED_SHIFT, VALID_SHIFT, WORD0_DEFINED,
+    WRITE_SHIFT,
+};
+use rust_hdl::prelude::*;
+
+// A PTE's address: bucket * 256 + slot * 16, i.e. `(bucket << 4 | slot) << 4`; its 16 bytes
+// are word 0 (vpn 0..36, pid @36, used @56, valid @57, perms @58) and word 1 (pfn, 40 bits).
+const _: () = assert!(
+    BUCKET_BYTES == 1 << 8
+        && PTE_BYTES == 1 << 4
+        && BUCKET_SLOTS == 1 << 4
+        && VPN_BITS == 36
+        && PID_SHIFT == 36
+        && USED_SHIFT == 56
+        && VALID_SHIFT == 57
+        && READ_SHIFT == 58
+        && WRITE_SHIFT == READ_SHIFT + 1
+        && PERM_READ == 1
+        && PERM_WRITE == 2
+        && PFN_BITS == 40
+);
+
+/// The PTE writer.
+#[derive(LogicBlock, Default)]
+pub struct PteWriter {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Bucket count - 1.
+    pub bucket_mask: Signal<In, Bits<32>>,
+    /// A slow-path descriptor is taken this cycle: decoded as a PTE_WRITE (its body's bucket
+    /// u64 @88, slot u32 @96, PTE word 0 @104 and word 1's pfn @112).
+    pub desc_take: Signal<In, Bit>,
+    pub desc_bucket: Signal<In, Bits<64>>,
+    pub desc_slot: Signal<In, Bits<32>>,
+    pub desc_word0: Signal<In, Bits<64>>,
+    pub desc_pfn: Signal<In, Bits<40>>,
+    /// A fault's PTE (from the page-fault unit): its address and its 16 bytes.
+    pub fault_load: Signal<In, Bit>,
+    pub fault_addr: Signal<In, Bits<40>>,
+    pub fault_data: Signal<In, Bits<128>>,
+    /// The PTE_WRITE taken names a slot inside the table.
+    pub desc_ok: Signal<Out, Bit>,
+    /// The TLB's update for the PTE_WRITE taken: invalidate (not used), pid, vpn, permissions,
+    /// allocated-unmapped, and the frame (the PTE's, or its location when not valid).
+    pub tu_inval: Signal<Out, Bit>,
+    pub tu_pid: Signal<Out, Bits<16>>,
+    pub tu_vpn: Signal<Out, Bits<36>>,
+    pub tu_perms: Signal<Out, Bits<2>>,
+    pub tu_alloc: Signal<Out, Bit>,
+    pub tu_pfn: Signal<Out, Bits<40>>,
+    /// The write-back beat: byte address, data in DRAM lanes, strobes.
+    pub beat_addr: Signal<Out, Bits<64>>,
+    pub beat_data: Signal<Out, Bits<512>>,
+    pub beat_strb: Signal<Out, Bits<64>>,
+    /// The PTE to write and its address (a fault's, or the PTE_WRITE's).
+    addr: DFF<Bits<40>>,
+    data: DFF<Bits<128>>,
+    /// The PTE_WRITE's slot is inside the table.
+    ok: DFF<Bit>,
+    /// The PTE_WRITE's location, `bucket << 4 | slot`.
+    loc: DFF<Bits<40>>,
+    /// The descriptor's PTE location, `bucket << 4 | slot` (as it is taken).
+    d_loc: Signal<Local, Bits<40>>,
+    bucket_slots: Spec<32, { BUCKET_SLOTS as u64 }>,
+    word0_defined: Spec<64, WORD0_DEFINED>,
+}
+
+impl Logic for PteWriter {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, addr, data, ok, loc);
+        self.d_loc.next = (bit_cast::<40, 64>(self.desc_bucket.val()) << 4)
+            | bit_cast::<40, 32>(self.desc_slot.val());
+        if self.desc_take.val() {
+            self.ok.d.next = (self.desc_slot.val() < self.bucket_slots.val())
+                & (self.desc_bucket.val() <= bit_cast::<64, 32>(self.bucket_mask.val()));
+            self.loc.d.next = self.d_loc.val();
+            self.addr.d.next = self.d_loc.val() << 4;
+            // Pte::from_bytes / to_bytes: only the defined bits survive.
+            self.data.d.next =
+                bit_cast::<128, 64>(self.desc_word0.val() & self.word0_defined.val())
+                    | (bit_cast::<128, 40>(self.desc_pfn.val()) << 64);
+        }
+        if self.fault_load.val() {
+            self.addr.d.next = self.fault_addr.val();
+            self.data.d.next = self.fault_data.val();
+        }
+        self.desc_ok.next = self.ok.q.val();
+        self.tu_inval.next = !self.data.q.val().get_bit(56);
+        self.tu_pid.next = self.data.q.val().get_bits::<16>(36);
+        self.tu_vpn.next = self.data.q.val().get_bits::<36>(0);
+        self.tu_perms.next = self.data.q.val().get_bits::<2>(58);
+        self.tu_alloc.next = !self.data.q.val().get_bit(57);
+        self.tu_pfn.next = self.data.q.val().get_bits::<40>(64);
+        if !self.data.q.val().get_bit(57) {
+            self.tu_pfn.next = self.loc.q.val();
+        }
+        // 16 strobed bytes at `addr[5:4] * 16` of the beat.
+        self.beat_addr.next = bit_cast::<64, 40>(self.addr.q.val());
+        self.beat_data.next = bit_cast::<512, 128>(self.data.q.val())
+            << (bit_cast::<10, 2>(self.addr.q.val().get_bits::<2>(4)) << 7);
+        self.beat_strb.next = bit_cast::<64, 16>(0xFFFF_u16.to_bits())
+            << (bit_cast::<7, 2>(self.addr.q.val().get_bits::<2>(4)) << 4);
+    }
+}
+
+crate::impl_clocked!(PteWriter);
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,376 @@
+//! The translate stage: one page of a request's range, VA to PA, for the executor. It owns the
+//! page-table walker (with its hash unit) and the page-fault unit, and uses the TLB's lookup
+//! port (the TLB itself is the top's: the look-ahead and the slow path's updates share it).
+//!
+//! The executor starts a translation with the page's first byte (`start_va`); `pid` and `need`
+//! hold while it runs. The stage looks the page up in the TLB; a hit on a mapped page with the
+//! permission is done at once (`only_hit`: the executor may take it in that cycle with
+//! `hit_take` and go straight to its access); a miss walks the page's bucket (the walker owns
+//! AR/R, `walking`); a first touch of an allocated page (found by the walk, or held by the TLB
+//! from its PTE_WRITE) goes through the page-fault unit, whose PTE write-back (to the PTE
+//! writer, `pte_load`, then the one-beat writer, `pte_write`) and PAGE_MAPPED notice
+//! (`notice_*`) go out in parallel before the translation is done. The result is held for one
+//! cycle with `done` (`status`, `pa`); a new `start` may come in that cycle.
+//!
+//! Cycles from `start` to `done` (`start_issue`: the lookup goes out in the start cycle; the
+//! executor's Dispatch does that, so its first page costs one cycle less): a hit 4, `only_hit`
+//! in the third; a walk 4 plus the walker's bucket read; a fault one more than either, plus the
+//! write-back and the notice. Statuses as the model's `translate_range`: UNMAPPED (no PTE),
+//! PERMISSION (the PTE lacks `need`), RETRY_LATER (a fault with no room for its notice, or no
+//! free page), OK.
+
+use crate::page_fault::PageFault;
+use crate::pt_walker::{outcome, PtWalker};
+use crate::spec::Spec;
+use clio_proto::consts::VPN_BITS;
+use clio_proto::pte::PFN_BITS;
+use clio_proto::ring::kind;
+use clio_proto::Status;
+use rust_hdl::prelude::*;
+
+// The PAGE_MAPPED descriptor: kind @0, pid @88 (704), vpn @96 (768), pfn @104 (832); a TLB
+// entry of an allocated page holds its PTE's location `bucket << 4 | slot` in the frame field.
+const _: () = assert!(
+    crate::spec::body_bit(0) == 704
+        && crate::spec::body_bit(8) == 768
+        && crate::spec::body_bit(16) == 832
+        && VPN_BITS == 36
+        && PFN_BITS == 40
+        && clio_proto::consts::BUCKET_SLOTS == 1 << 4
+);
+
+/// The translate stage's steps.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum Step {
+    /// Nothing under way.
+    Idle,
+    /// The TLB lookup goes out.
+    Lookup,
+    /// The TLB's pipeline.
+    Wait,
+    /// The TLB's answer: hit (done, or the page-fault unit for an allocated page) or walk.
+    Result,
+    /// The walker reads the bucket.
+    Walk,
+    /// The page-fault unit's answer.
+    Fault,
+    /// A fault's PTE write-back and PAGE_MAPPED notice.
+    Side,
+    /// The result is out (`done`) for this cycle.
+    Done,
+}
+
+/// Statuses the stage answers with (`proto::Status`).
+type St<const V: u64> = Spec<8, V>;
+
+/// The translate stage.
+#[derive(LogicBlock, Default)]
+pub struct Translate {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: nothing under way.
+    pub reset: Signal<In, Bit>,
+    /// log2 of the page size.
+    pub page_shift: Signal<In, Bits<5>>,
+    /// Bucket count - 1 (the page table is at physical address 0).
+    pub bucket_mask: Signal<In, Bits<32>>,
+    /// Translate the page of `start_va` (from Idle or Done).
+    pub start: Signal<In, Bit>,
+    /// With `start`: the TLB lookup goes out this cycle (the port is the executor's), not next.
+    pub start_issue: Signal<In, Bit>,
+    /// The byte whose page is translated (the PA keeps its offset in the page).
+    pub start_va: Signal<In, Bits<64>>,
+    /// The RAS: the request's pid, or the offload store's (held while translating).
+    pub pid: Signal<In, Bits<16>>,
+    /// Permissions the access needs, as the PTE's `READ | WRITE << 1` (held).
+    pub need: Signal<In, Bits<2>>,
+    /// The executor takes `only_hit`'s translation now: nothing more to do (no `done`).
+    pub hit_take: Signal<In, Bit>,
+    /// This cycle's TLB answer is a hit on a mapped page with the permission: `hit_pa`.
+    pub only_hit: Signal<Out, Bit>,
+    /// The PA of `only_hit`.
+    pub hit_pa: Signal<Out, Bits<64>>,
+    /// The translation is done (one cycle): `status`, and `pa` when OK.
+    pub done: Signal<Out, Bit>,
+    pub status: Signal<Out, Bits<8>>,
+    pub pa: Signal<Out, Bits<64>>,
+    /// The TLB's lookup port (the look-ahead has it when `lk_valid` is low).
+    pub lk_valid: Signal<Out, Bit>,
+    pub lk_pid: Signal<Out, Bits<16>>,
+    pub lk_vpn: Signal<Out, Bits<36>>,
+    /// The TLB's answer, two cycles after the lookup, and its generation.
+    pub res_hit: Signal<In, Bit>,
+    pub res_alloc: Signal<In, Bit>,
+    pub res_perms: Signal<In, Bits<2>>,
+    pub res_pfn: Signal<In, Bits<40>>,
+    pub res_gen: Signal<In, Bits<16>>,
+    /// The page-fault unit's TLB insert (a walked PTE, or a fault's new one).
+    pub ti_valid: Signal<Out, Bit>,
+    pub ti_pid: Signal<Out, Bits<16>>,
+    pub ti_vpn: Signal<Out, Bits<36>>,
+    pub ti_pfn: Signal<Out, Bits<40>>,
+    pub ti_perms: Signal<Out, Bits<2>>,
+    pub ti_gen: Signal<Out, Bits<16>>,
+    /// A free page for the page-fault unit (FREE_PAGE from the slow path), and its FIFO is full.
+    pub fp_valid: Signal<In, Bit>,
+    pub fp_pfn: Signal<In, Bits<40>>,
+    pub fp_full: Signal<Out, Bit>,
+    /// The walk owns AR and R (the top gates AR with the ordering rules, R with the reads).
+    pub walking: Signal<Out, Bit>,
+    pub ar_valid: Signal<Out, Bit>,
+    pub ar_addr: Signal<Out, Bits<40>>,
+    pub ar_len: Signal<Out, Bits<8>>,
+    pub ar_ready: Signal<In, Bit>,
+    pub r_valid: Signal<In, Bit>,
+    pub r_data: Signal<In, Bits<512>>,
+    pub r_last: Signal<In, Bit>,
+    /// The slow path's RX ring has room for a PAGE_MAPPED notice (else a fault is not taken).
+    pub notice_room: Signal<In, Bit>,
+    /// The PAGE_MAPPED notice of a fault, until taken (`notice_ready`).
+    pub notice_valid: Signal<Out, Bit>,
+    pub notice_desc: Signal<Out, Bits<1024>>,
+    pub notice_ready: Signal<In, Bit>,
+    /// A fault's PTE for the PTE writer (one cycle): its address and its 16 bytes.
+    pub pte_load: Signal<Out, Bit>,
+    pub pte_addr: Signal<Out, Bits<40>>,
+    pub pte_data: Signal<Out, Bits<128>>,
+    /// The PTE writer's write-back is wanted (held until `pte_done`).
+    pub pte_write: Signal<Out, Bit>,
+    pub pte_done: Signal<In, Bit>,
+    /// The W channel is free (the write-data stage is not streaming): the notice waits with the
+    /// write-back.
+    pub w_free: Signal<In, Bit>,
+    /// Events for the statistics: a TLB hit, a TLB miss (a walk starts), a page mapped.
+    pub ev_hit: Signal<Out, Bit>,
+    pub ev_miss: Signal<Out, Bit>,
+    pub ev_fault: Signal<Out, Bit>,
+    /// Where the stage is.
+    step: DFF<Step>,
+    /// The byte translated (its page, and the PA's offset in it).
+    va: DFF<Bits<64>>,
+    /// The answer so far: the status, the PA.
+    st: DFF<Bits<8>>,
+    pa_q: DFF<Bits<64>>,
+    /// The PAGE_MAPPED notice of the fault in `Side`, and whether it is out.
+    notice: DFF<Bits<1024>>,
+    notice_sent: DFF<Bit>,
+    /// The page size, the page of `va` and `va`'s offset in it.
+    psize: Signal<Local, Bits<32>>,
+    vpn: Signal<Local, Bits<64>>,
+    poff: Signal<Local, Bits<64>>,
+    /// The TLB's frame with `va`'s offset.
+    tlb_pa: Signal<Local, Bits<64>>,
+    /// The TLB's permissions hold `need`.
+    tlb_perm_ok: Signal<Local, Bit>,
+    /// The walk found a PTE, and its permissions hold `need`.
+    walk_found: Signal<Local, Bit>,
+    walk_perm_ok: Signal<Local, Bit>,
+    /// The notice goes (or went) this cycle.
+    notice_now: Signal<Local, Bit>,
+    walker: PtWalker,
+    pf: PageFault,
+    st_ok: St<{ Status::Ok as u64 }>,
+    st_permission: St<{ Status::Permission as u64 }>,
+    st_unmapped: St<{ Status::Unmapped as u64 }>,
+    st_retry_later: St<{ Status::RetryLater as u64 }>,
+    kind_page_mapped: Spec<16, { kind::PAGE_MAPPED as u64 }>,
+    outcome_fault: Spec<2, { outcome::FAULT as u64 }>,
+    outcome_unmapped: Spec<2, { outcome::UNMAPPED as u64 }>,
+}
+
+impl Logic for Translate {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, step, va, st, pa_q, notice, notice_sent);
+        clock!(self, clock, walker, pf);
+        self.walker.reset.next = self.reset.val();
+        self.pf.reset.next = self.reset.val();
+        // Geometry of the page under way.
+        self.psize.next = bit_cast::<32, 1>(1.into()) << self.page_shift.val();
+        self.vpn.next = self.va.q.val() >> self.page_shift.val();
+        self.poff.next = self.va.q.val() & (bit_cast::<64, 32>(self.psize.val()) - 1);
+        self.tlb_pa.next =
+            (bit_cast::<64, 40>(self.res_pfn.val()) << self.page_shift.val()) | self.poff.val();
+        self.tlb_perm_ok.next = (self.res_perms.val() & self.need.val()) == self.need.val();
+        // Outputs.
+        self.done.next = self.step.q.val() == Step::Done;
+        self.status.next = self.st.q.val();
+        self.pa.next = self.pa_q.q.val();
+        self.only_hit.next = false;
+        self.hit_pa.next = self.tlb_pa.val();
+        self.lk_valid.next = self.step.q.val() == Step::Lookup;
+        self.lk_pid.next = self.pid.val();
+        self.lk_vpn.next = bit_cast::<36, 64>(self.vpn.val());
+        self.ev_hit.next = false;
+        self.ev_miss.next = false;
+        self.ev_fault.next = false;
+        self.notice_valid.next = false;
+        self.notice_desc.next = self.notice.q.val();
+        self.pte_load.next = false;
+        self.pte_addr.next = self.pf.pw_addr.val();
+        self.pte_data.next = self.pf.pw_data.val();
+        self.pte_write.next = self.step.q.val() == Step::Side;
+        // The walker: its request from the TLB's miss, AR/R while walking.
+        self.walking.next = self.step.q.val() == Step::Walk;
+        self.walker.pt_base.next = 0.into();
+        self.walker.bucket_mask.next = self.bucket_mask.val();
+        self.walker.req_valid.next = false;
+        self.walker.req_pid.next = self.pid.val();
+        self.walker.req_vpn.next = bit_cast::<36, 64>(self.vpn.val());
+        self.walker.req_write.next = self.need.val().get_bit(1);
+        self.walker.req_gen.next = self.res_gen.val();
+        self.walker.req_tag.next = 0.into();
+        self.walker.ar_ready.next = self.ar_ready.val() & self.walking.val();
+        self.walker.r_valid.next = self.r_valid.val() & self.walking.val();
+        self.walker.r_data.next = self.r_data.val();
+        self.walker.r_last.next = self.r_last.val();
+        self.ar_valid.next = self.walker.ar_valid.val() & self.walking.val();
+        self.ar_addr.next = self.walker.ar_addr.val();
+        self.ar_len.next = self.walker.ar_len.val();
+        self.walk_found.next = self.walker.out_outcome.val() != self.outcome_unmapped.val();
+        self.walk_perm_ok.next = (self.walker.out_perms.val() & self.need.val()) == self.need.val();
+        // The page-fault unit: fed from the walker (or from the TLB's allocated entry).
+        self.pf.pt_base.next = 0.into();
+        self.pf.in_valid.next = false;
+        self.pf.in_outcome.next = self.walker.out_outcome.val();
+        self.pf.in_pid.next = self.walker.out_pid.val();
+        self.pf.in_vpn.next = self.walker.out_vpn.val();
+        self.pf.in_gen.next = self.walker.out_gen.val();
+        self.pf.in_tag.next = self.walker.out_tag.val();
+        self.pf.in_bucket.next = self.walker.out_bucket.val();
+        self.pf.in_slot.next = self.walker.out_slot.val();
+        self.pf.in_pfn.next = self.walker.out_pfn.val();
+        self.pf.in_perms.next = self.walker.out_perms.val();
+        self.pf.fp_valid.next = self.fp_valid.val();
+        self.pf.fp_pfn.next = self.fp_pfn.val();
+        self.fp_full.next = self.pf.fp_full.val();
+        self.ti_valid.next = self.pf.ti_valid.val();
+        self.ti_pid.next = self.pf.ti_pid.val();
+        self.ti_vpn.next = self.pf.ti_vpn.val();
+        self.ti_pfn.next = self.pf.ti_pfn.val();
+        self.ti_perms.next = self.pf.ti_perms.val();
+        self.ti_gen.next = self.pf.ti_gen.val();
+        self.notice_now.next = self.notice_sent.q.val() | self.notice_ready.val();
+
+        match self.step.q.val() {
+            Step::Idle => {}
+            Step::Lookup => {
+                self.step.d.next = Step::Wait;
+            }
+            Step::Wait => {
+                self.step.d.next = Step::Result;
+            }
+            Step::Result => {
+                self.step.d.next = Step::Done;
+                self.pa_q.d.next = self.tlb_pa.val();
+                if self.res_hit.val() & self.res_alloc.val() {
+                    // First touch of a page whose allocated PTE the TLB holds (inserted with
+                    // its PTE_WRITE): the page-fault unit takes it now, no walk. Checks in the
+                    // walk's order: permission, then room for the PAGE_MAPPED notice.
+                    self.ev_hit.next = true;
+                    if !self.tlb_perm_ok.val() {
+                        self.st.d.next = self.st_permission.val();
+                    } else if !self.notice_room.val() {
+                        self.st.d.next = self.st_retry_later.val();
+                    } else {
+                        self.pf.in_valid.next = true;
+                        self.pf.in_outcome.next = self.outcome_fault.val();
+                        self.pf.in_pid.next = self.pid.val();
+                        self.pf.in_vpn.next = bit_cast::<36, 64>(self.vpn.val());
+                        self.pf.in_gen.next = self.res_gen.val();
+                        self.pf.in_tag.next = 0.into();
+                        self.pf.in_bucket.next = bit_cast::<32, 40>(self.res_pfn.val() >> 4);
+                        self.pf.in_slot.next = self.res_pfn.val().get_bits::<4>(0);
+                        self.pf.in_pfn.next = 0.into();
+                        self.pf.in_perms.next = self.res_perms.val();
+                        self.step.d.next = Step::Fault;
+                    }
+                } else if self.res_hit.val() {
+                    self.ev_hit.next = true;
+                    if self.tlb_perm_ok.val() {
+                        self.st.d.next = self.st_ok.val();
+                        self.only_hit.next = true;
+                    } else {
+                        self.st.d.next = self.st_permission.val();
+                    }
+                } else {
+                    self.ev_miss.next = true;
+                    self.walker.req_valid.next = true;
+                    self.step.d.next = Step::Walk;
+                }
+            }
+            Step::Walk => {
+                if self.walker.out_valid.val() {
+                    self.step.d.next = Step::Done;
+                    if !self.walk_found.val() {
+                        self.st.d.next = self.st_unmapped.val();
+                    } else if !self.walk_perm_ok.val() {
+                        self.st.d.next = self.st_permission.val();
+                    } else if (self.walker.out_outcome.val() == self.outcome_fault.val())
+                        & !self.notice_room.val()
+                    {
+                        // No room for the PAGE_MAPPED notice: the fault is not taken.
+                        self.st.d.next = self.st_retry_later.val();
+                    } else {
+                        self.pf.in_valid.next = true;
+                        self.step.d.next = Step::Fault;
+                    }
+                }
+            }
+            Step::Fault => {
+                self.st.d.next = self.pf.out_status.val();
+                self.pa_q.d.next = (bit_cast::<64, 40>(self.pf.out_pfn.val())
+                    << self.page_shift.val())
+                    | self.poff.val();
+                self.pte_load.next = true;
+                self.notice.d.next = bit_cast::<1024, 16>(self.kind_page_mapped.val())
+                    | (bit_cast::<1024, 16>(self.pf.pm_pid.val()) << 704)
+                    | (bit_cast::<1024, 36>(self.pf.pm_vpn.val()) << 768)
+                    | (bit_cast::<1024, 40>(self.pf.pm_pfn.val()) << 832);
+                self.notice_sent.d.next = false;
+                if self.pf.out_faulted.val() {
+                    self.ev_fault.next = true;
+                    self.step.d.next = Step::Side;
+                } else {
+                    self.step.d.next = Step::Done;
+                }
+            }
+            Step::Side => {
+                // The W channel is the write-data stage's until it is done; then the PTE
+                // write-back and the notice go out in parallel.
+                if self.w_free.val() {
+                    self.notice_valid.next = !self.notice_sent.q.val();
+                    self.notice_sent.d.next = self.notice_now.val();
+                    if self.pte_done.val() & self.notice_now.val() {
+                        self.step.d.next = Step::Done;
+                    }
+                }
+            }
+            Step::Done => {
+                self.step.d.next = Step::Idle;
+            }
+        }
+        // The executor took the hit: nothing more.
+        if self.hit_take.val() {
+            self.step.d.next = Step::Idle;
+        }
+        if self.start.val() {
+            self.va.d.next = self.start_va.val();
+            self.step.d.next = Step::Lookup;
+            if self.start_issue.val() {
+                // The lookup goes out now, for the page of `start_va`.
+                self.lk_valid.next = true;
+                self.lk_vpn.next = bit_cast::<36, 64>(self.start_va.val() >> self.page_shift.val());
+                self.step.d.next = Step::Wait;
+            }
+        }
+        if self.reset.val() {
+            self.step.d.next = Step::Idle;
+        }
+    }
+}
+
+crate::impl_clocked!(Translate);
+
+#[cfg(test)]
+mod tests;
