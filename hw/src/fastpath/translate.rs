@@ -322,13 +322,13 @@ impl Logic for Translate {
                 self.pa_q.d.next = (bit_cast::<64, 40>(self.pf.out_pfn.val())
                     << self.page_shift.val())
                     | self.poff.val();
-                self.pte_load.next = true;
                 self.notice.d.next = bit_cast::<1024, 16>(self.kind_page_mapped.val())
                     | (bit_cast::<1024, 16>(self.pf.pm_pid.val()) << 704)
                     | (bit_cast::<1024, 36>(self.pf.pm_vpn.val()) << 768)
                     | (bit_cast::<1024, 40>(self.pf.pm_pfn.val()) << 832);
                 self.notice_sent.d.next = false;
                 if self.pf.out_faulted.val() {
+                    self.pte_load.next = true;
                     self.ev_fault.next = true;
                     self.step.d.next = Step::Side;
                 } else {

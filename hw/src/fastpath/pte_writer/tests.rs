@@ -26,7 +26,11 @@ fn check_beat(b: &Bench<PteWriter>, addr: u64, bytes: &[u8; PTE_BYTES], what: &s
     let (beat, strb) = beat_of(addr, bytes);
     let u = &b.uut;
     assert_eq!(u.beat_addr.val().to_u64(), addr, "{what}: address");
-    assert_eq!(bits_to_bytes(u.beat_data.val()), beat.to_vec(), "{what}: data");
+    assert_eq!(
+        bits_to_bytes(u.beat_data.val()),
+        beat.to_vec(),
+        "{what}: data"
+    );
     assert_eq!(u.beat_strb.val().to_u64(), strb, "{what}: strobes");
 }
 
@@ -80,13 +84,25 @@ fn pte_writes_and_faults_decode_and_lay_out() {
         b.settle();
         let ok = slot < 16 && bucket < BUCKETS;
         let u = &b.uut;
-        assert_eq!(u.desc_ok.val(), ok, "descriptor {i}: bucket {bucket} slot {slot}");
+        assert_eq!(
+            u.desc_ok.val(),
+            ok,
+            "descriptor {i}: bucket {bucket} slot {slot}"
+        );
         if ok {
             inside += 1;
             assert_eq!(u.tu_inval.val(), !want.used, "descriptor {i}: invalidate");
-            assert_eq!(u.tu_pid.val().to_u64(), want.pid as u64, "descriptor {i}: pid");
+            assert_eq!(
+                u.tu_pid.val().to_u64(),
+                want.pid as u64,
+                "descriptor {i}: pid"
+            );
             assert_eq!(u.tu_vpn.val().to_u64(), want.vpn, "descriptor {i}: vpn");
-            assert_eq!(u.tu_perms.val().to_u64(), want.perms as u64, "descriptor {i}: perms");
+            assert_eq!(
+                u.tu_perms.val().to_u64(),
+                want.perms as u64,
+                "descriptor {i}: perms"
+            );
             assert_eq!(u.tu_alloc.val(), !want.valid, "descriptor {i}: allocated");
             let frame = if want.valid {
                 want.pfn
