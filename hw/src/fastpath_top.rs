@@ -25,6 +25,7 @@
 //! in 48..64 (never the key).
 
 use crate::fastpath::beat_writer::BeatWriter;
+use crate::fastpath::extend::Extend;
 use crate::fastpath::ingest::Ingest;
 use crate::fastpath::ordering::Ordering;
 use crate::fastpath::pte_writer::PteWriter;
@@ -35,8 +36,6 @@ use crate::fastpath::transmit::Transmit;
 use crate::fastpath::write_data::WriteData;
 use crate::key_table::KeyTable;
 use crate::mat::Mat;
-use crate::offload::clio_kv::ClioKv;
-use crate::offload::pointer_chase::PointerChase;
 use crate::read_seg::ReadSeg;
 use crate::spec::{bit_of, body_bit, swapped, Spec};
 use crate::sync_unit::SyncUnit;
@@ -368,8 +367,9 @@ pub struct FastpathTop {
     /// The PTE writer: a fault's PTE or a slow-path PTE_WRITE, as the one-beat writer's beat.
     ptw: PteWriter,
     sync: SyncUnit,
-    /// The pointer-chasing offload (`proto::offload::chase`), on the offload port bundle.
-    chase: PointerChase,
+    /// The extend path: the offload units (pointer chaser, Clio-KV) on the offload port
+    /// bundle, Clio-KV's store and its payload feeder.
+    ext: Extend,
     /// The translation under way is an offload's word read (answered on its memory port).
     xw: DFF<Bit>,
     /// The offload's word read is done (one cycle), with its status and word.
@@ -383,27 +383,9 @@ pub struct FastpathTop {
     /// The offload's memory access is done (both units' `mem_done`), with its status.
     x_mdone: Signal<Local, Bit>,
     x_mstatus: Signal<Local, Bits<8>>,
-    /// Clio-KV (`proto::kv`), on the offload port bundle with writes, the RAS select and the
-    /// request's payload.
-    kv: ClioKv,
-    /// Clio-KV's store, latched from the slow path's KV_CONFIG: the unit is enabled (else its
-    /// opcodes are answered UNSUPPORTED, as without it; `IN_HARDWARE` does not list them yet).
-    kv_cfg_en: DFF<Bit>,
-    /// The store's RAS (`mem_own`, `rsp_read_own` translate with it).
-    kv_cfg_pid: DFF<Bits<16>>,
-    /// `StoreLayout::base`.
-    kv_cfg_base: DFF<Bits<64>>,
-    /// `StoreLayout::buckets`.
-    kv_cfg_buckets: DFF<Bits<64>>,
-    /// `StoreLayout::records`.
-    kv_cfg_records: DFF<Bits<32>>,
-    /// OK when the store is ready, else the status KV requests get (RETRY_LATER from reset).
-    kv_cfg_status: DFF<Bits<8>>,
-    /// The offload in `Offload` is Clio-KV (else the chaser).
-    xk: DFF<Bit>,
     /// Clio-KV's ring lookup is under way: its verdict goes to the unit this cycle.
     xring: DFF<Bit>,
-    /// The translation under way is in the store's RAS (`kv_cfg_pid`), not the header's.
+    /// The translation under way is in the store's RAS (`ext.kv_pid`), not the header's.
     xown: DFF<Bit>,
     /// The offload's memory access is a one-block write of `xwd` with strobes `xws`.
     xwr: DFF<Bit>,
@@ -411,28 +393,6 @@ pub struct FastpathTop {
     xws: DFF<Bits<64>>,
     /// The pid the translation uses.
     t_pid: Signal<Local, Bits<16>>,
-    /// KV payload feeder from the frame's wbuf slot: blocks left to fetch, the next one, a
-    /// fetch in flight (the RAM reads a cycle later), and the beat offered to the unit.
-    kf_left: DFF<Bits<5>>,
-    kf_idx: DFF<Bits<5>>,
-    kf_pend: DFF<Bit>,
-    kf_fetch: Signal<Local, Bit>,
-    kp_valid: DFF<Bit>,
-    kp_data: DFF<Bits<512>>,
-    kp_last: DFF<Bit>,
-    /// The active offload's bundle outputs (Clio-KV's when `xk`, else the chaser's).
-    u_mem_valid: Signal<Local, Bit>,
-    u_mem_write: Signal<Local, Bit>,
-    u_mem_own: Signal<Local, Bit>,
-    u_mem_va: Signal<Local, Bits<64>>,
-    u_rsp_valid: Signal<Local, Bit>,
-    u_rsp_status: Signal<Local, Bits<8>>,
-    u_rsp_arg0: Signal<Local, Bits<64>>,
-    u_rsp_arg1: Signal<Local, Bits<64>>,
-    u_rsp_read: Signal<Local, Bit>,
-    u_rsp_read_own: Signal<Local, Bit>,
-    u_rsp_read_va: Signal<Local, Bits<64>>,
-    u_rsp_read_len: Signal<Local, Bits<12>>,
     /// Received payloads, DRAM-aligned: four slots of 32 blocks (address bits 5..7 = slot).
     wbuf: RAM<Bits<512>, 7>,
     /// Response beats 1.. (beat 0 is built apart): two slots of 32 beats.
@@ -685,24 +645,11 @@ impl Logic for FastpathTop {
             ap_so,
             ap_ptail,
             xw,
-            xk,
             xring,
-            kv_cfg_en,
-            kv_cfg_pid,
-            kv_cfg_base,
-            kv_cfg_buckets,
-            kv_cfg_records,
-            kv_cfg_status,
             xown,
             xwr,
             xwd,
             xws,
-            kf_left,
-            kf_idx,
-            kf_pend,
-            kp_valid,
-            kp_data,
-            kp_last,
             xm_valid,
             xm_status,
             xa,
@@ -710,9 +657,7 @@ impl Logic for FastpathTop {
             rd_seg,
             rd_i
         );
-        clock!(
-            self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, chase, kv
-        );
+        clock!(self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext);
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
         self.txbuf.read_clock.next = self.clock.val();
@@ -722,8 +667,7 @@ impl Logic for FastpathTop {
         self.tr.reset.next = self.reset.val();
         self.sync.reset.next = self.reset.val();
         self.keys.reset.next = self.reset.val();
-        self.chase.reset.next = self.reset.val();
-        self.kv.reset.next = self.reset.val();
+        self.ext.reset.next = self.reset.val();
         self.la.reset.next = self.reset.val();
 
         // ---- Header fields (network byte order): hswap holds the header bytes reversed, so a
@@ -741,7 +685,7 @@ impl Logic for FastpathTop {
         self.h_arg1.next = self.hswap.y.val().get_bits::<64>(0);
         self.h_durable.next = self.hdr.q.val().get_bit(25);
         self.mat.opcode.next = self.opcode.val();
-        self.mat.kv_en.next = self.kv_cfg_en.q.val();
+        self.mat.kv_en.next = self.ext.kv_en.val();
         self.mat.version.next = self.hdr.q.val().get_bits::<8>(0);
         self.mat.status.next = self.hdr.q.val().get_bits::<8>(16);
         // Header::parse: version, opcode, status, payload length, packet index/count.
@@ -789,7 +733,7 @@ impl Logic for FastpathTop {
         // Clio-KV's answer: total_len is the value's length (0 without one); an error keeps
         // the request's, as any error response. A put's or delete's OK answer replayed from
         // the idempotence ring is the first answer again: total_len 0 (rs_plen is 0).
-        if self.xk.q.val()
+        if self.ext.kv.val()
             & (self.xa.q.val()
                 | (self.rs_use_arg0.q.val() & (self.rs_status.q.val() == self.st_ok.val())))
         {
@@ -872,7 +816,7 @@ impl Logic for FastpathTop {
         // An offload's access in its own RAS (Clio-KV's store) translates with the store's pid.
         self.t_pid.next = self.h_pid.val();
         if self.xown.q.val() {
-            self.t_pid.next = self.kv_cfg_pid.q.val();
+            self.t_pid.next = self.ext.kv_pid.val();
         }
         if self.opcode.val() == self.op_write.val() {
             self.d_va.next = self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
@@ -949,12 +893,6 @@ impl Logic for FastpathTop {
         // Offload port bundle: the request from the header; a word read's failure is answered
         // from xm_*, its data straight from the R channel (the block that holds the word) in
         // the cycle it arrives.
-        self.chase.req_valid.next = false;
-        self.chase.req_va.next = self.h_va.val();
-        self.chase.req_arg0.next = self.h_arg0.val();
-        self.chase.req_arg1.next = self.h_arg1.val();
-        self.chase.req_len.next = self.h_tlen.val();
-        self.chase.mem_ready.next = false;
         self.x_mdone.next = self.xm_valid.q.val();
         self.x_mstatus.next = self.xm_status.q.val();
         if (self.state.q.val() == State::SData)
@@ -965,89 +903,43 @@ impl Logic for FastpathTop {
             self.x_mdone.next = true;
             self.x_mstatus.next = self.st_ok.val();
         }
-        self.chase.mem_done.next = self.x_mdone.val();
-        self.chase.mem_status.next = self.x_mstatus.val();
-        self.chase.mem_data.next = self.m_axi_rdata.val();
-        self.chase.rsp_ready.next = false;
-        // Clio-KV: the same memory answers; its request's extra fields, store and payload.
-        self.kv.req_valid.next = false;
-        self.kv.req_op.next = self.opcode.val();
-        self.kv.req_pid.next = self.h_pid.val();
-        self.kv.req_va.next = self.h_va.val();
-        self.kv.req_arg0.next = self.h_arg0.val();
-        self.kv.req_arg1.next = self.h_arg1.val();
-        self.kv.req_len.next = self.h_tlen.val();
-        self.kv.req_pay_len.next = self.h_plen.val();
-        self.kv.req_pkt_count.next = self.h_cnt.val();
-        self.kv.req_pkt_index.next = self.h_idx.val();
-        self.kv.mem_ready.next = false;
-        self.kv.mem_done.next = self.x_mdone.val();
-        self.kv.mem_status.next = self.x_mstatus.val();
-        self.kv.mem_data.next = self.m_axi_rdata.val();
-        self.kv.rsp_ready.next = false;
-        // Its idempotence-ring verdict (the lookup a cycle before, in `Offload`).
-        self.kv.once_done.next = self.xring.q.val();
-        self.kv.once_hit.next = self.sync.hit.val();
-        self.kv.once_full.next = self.sync.full.val();
-        self.kv.once_status.next = self.sync.status.val();
-        self.kv.once_value.next = self.sync.value.val();
+        self.ext.clear.next = false;
+        self.ext.chase_start.next = false;
+        self.ext.kv_start.next = false;
+        self.ext.req_op.next = self.opcode.val();
+        self.ext.req_pid.next = self.h_pid.val();
+        self.ext.req_va.next = self.h_va.val();
+        self.ext.req_arg0.next = self.h_arg0.val();
+        self.ext.req_arg1.next = self.h_arg1.val();
+        self.ext.req_len.next = self.h_tlen.val();
+        self.ext.req_pay_len.next = self.h_plen.val();
+        self.ext.req_pkt_count.next = self.h_cnt.val();
+        self.ext.req_pkt_index.next = self.h_idx.val();
+        self.ext.mem_ready.next = false;
+        self.ext.mem_done.next = self.x_mdone.val();
+        self.ext.mem_status.next = self.x_mstatus.val();
+        self.ext.mem_data.next = self.m_axi_rdata.val();
+        self.ext.rsp_ready.next = false;
+        // Clio-KV's idempotence-ring verdict (the lookup a cycle before, in `Offload`).
+        self.ext.once_done.next = self.xring.q.val();
+        self.ext.once_hit.next = self.sync.hit.val();
+        self.ext.once_full.next = self.sync.full.val();
+        self.ext.once_status.next = self.sync.status.val();
+        self.ext.once_value.next = self.sync.value.val();
         self.xring.d.next = false;
-        self.kv.cfg_base.next = self.kv_cfg_base.q.val();
-        self.kv.cfg_buckets.next = self.kv_cfg_buckets.q.val();
-        self.kv.cfg_records.next = self.kv_cfg_records.q.val();
-        self.kv.cfg_status.next = self.kv_cfg_status.q.val();
-        self.kv.pay_valid.next = self.kp_valid.q.val();
-        self.kv.pay_data.next = self.kp_data.q.val();
-        self.kv.pay_last.next = self.kp_last.q.val();
-        if self.xk.q.val() {
-            self.u_mem_valid.next = self.kv.mem_valid.val();
-            self.u_mem_write.next = self.kv.mem_write.val();
-            self.u_mem_own.next = self.kv.mem_own.val();
-            self.u_mem_va.next = self.kv.mem_va.val();
-            self.u_rsp_valid.next = self.kv.rsp_valid.val();
-            self.u_rsp_status.next = self.kv.rsp_status.val();
-            self.u_rsp_arg0.next = self.kv.rsp_arg0.val();
-            self.u_rsp_arg1.next = self.kv.rsp_arg1.val();
-            self.u_rsp_read.next = self.kv.rsp_read.val();
-            self.u_rsp_read_own.next = self.kv.rsp_read_own.val();
-            self.u_rsp_read_va.next = self.kv.rsp_read_va.val();
-            self.u_rsp_read_len.next = self.kv.rsp_read_len.val();
-        } else {
-            self.u_mem_valid.next = self.chase.mem_valid.val();
-            self.u_mem_write.next = false;
-            self.u_mem_own.next = false;
-            self.u_mem_va.next = self.chase.mem_va.val();
-            self.u_rsp_valid.next = self.chase.rsp_valid.val();
-            self.u_rsp_status.next = self.chase.rsp_status.val();
-            self.u_rsp_arg0.next = self.chase.rsp_arg0.val();
-            self.u_rsp_arg1.next = self.chase.rsp_arg1.val();
-            self.u_rsp_read.next = self.chase.rsp_read.val();
-            self.u_rsp_read_own.next = false;
-            self.u_rsp_read_va.next = self.chase.rsp_read_va.val();
-            self.u_rsp_read_len.next = self.chase.rsp_read_len.val();
-        }
-        self.x_end.next = bit_cast::<66, 64>(self.u_rsp_read_va.val())
-            + bit_cast::<66, 12>(self.u_rsp_read_len.val());
-        // The KV payload feeder: the beat offered is held until taken; the next block of the
-        // frame's slot is fetched when the write-data stage leaves wbuf's read port free
-        // (below) and the held beat is gone by the time it arrives.
-        if self.kp_valid.q.val() & self.kv.pay_ready.val() {
-            self.kp_valid.d.next = false;
-        }
-        self.kf_fetch.next = (self.kf_left.q.val() != 0)
-            & !self.kf_pend.q.val()
-            & !self.w_busy.val()
-            & (!self.kp_valid.q.val() | self.kv.pay_ready.val());
-        self.kf_pend.d.next = self.kf_fetch.val();
-        if self.kf_fetch.val() {
-            self.kf_left.d.next = self.kf_left.q.val() - 1;
-            self.kf_idx.d.next = self.kf_idx.q.val() + 1;
-        }
-        if self.kf_pend.q.val() {
-            self.kp_valid.d.next = true;
-            self.kp_data.d.next = self.wbuf.read_data.val();
-            self.kp_last.d.next = self.kf_left.q.val() == 0;
-        }
+        // KV_CONFIG's body: pid @88 (704), status @90 (720), base @96 (768), buckets @104
+        // (832), records @112 (896); taken in SpTx.
+        self.ext.cfg_load.next = false;
+        self.ext.cfg_pid.next = self.sdesc.q.val().get_bits::<16>(704);
+        self.ext.cfg_status.next = self.sdesc.q.val().get_bits::<8>(720);
+        self.ext.cfg_base.next = self.sdesc.q.val().get_bits::<64>(768);
+        self.ext.cfg_buckets.next = self.sdesc.q.val().get_bits::<64>(832);
+        self.ext.cfg_records.next = self.sdesc.q.val().get_bits::<32>(896);
+        // The KV payload feeder reads the executor's slot while the write-data stage does not.
+        self.ext.pay_free.next = !self.w_busy.val();
+        self.ext.buf_data.next = self.wbuf.read_data.val();
+        self.x_end.next = bit_cast::<66, 64>(self.ext.rsp_read_va.val())
+            + bit_cast::<66, 12>(self.ext.rsp_read_len.val());
         // Key table: writes from KEY_WRITE (lookups: the executor's next frame, below).
         self.keys.wr_valid.next = false;
         self.keys.wr_pid.next = self.sdesc.q.val().get_bits::<16>(704);
@@ -1135,10 +1027,10 @@ impl Logic for FastpathTop {
         }
         if self.wd.busy.val() {
             self.wbuf.read_address.next = self.wd.buf_address.val();
-        } else if self.kf_fetch.val() {
+        } else if self.ext.pay_fetch.val() {
             // The KV payload feeder's next block (the write-data stage is idle).
             self.wbuf.read_address.next = (bit_cast::<7, 2>(self.x_slot.q.val()) << 5)
-                | bit_cast::<7, 5>(self.kf_idx.q.val());
+                | bit_cast::<7, 5>(self.ext.pay_block.val());
         } else {
             // Idle: block 0 of the executor's slot, the next one handed over (the RAM reads
             // a cycle ahead).
@@ -1318,24 +1210,20 @@ impl Logic for FastpathTop {
                     self.sync.ack_valid.next = true;
                     self.rs_status.d.next = self.st_ok.val();
                 } else if self.mat.kv.val() {
-                    // KvGet/KvPut/KvDelete (enabled by `kv_cfg_en`, else not parsed): the unit
+                    // KvGet/KvPut/KvDelete (enabled by `ext.kv_en`, else not parsed): the unit
                     // checks the framing; its payload beats come from the slot (one packet of
                     // at most MAX_PAYLOAD bytes, at lane 0 since a KV request's va is 0).
-                    if (self.h_plen.val() <= self.max_payload16.val()) & self.kv.req_ready.val() {
-                        self.kv.req_valid.next = true;
-                        self.xk.d.next = true;
-                        self.kf_left.d.next = bit_cast::<5, 16>((self.h_plen.val() + 63) >> 6);
-                        self.kf_idx.d.next = 0.into();
+                    if (self.h_plen.val() <= self.max_payload16.val()) & self.ext.kv_ready.val() {
+                        self.ext.kv_start.next = true;
                         self.state.d.next = State::Offload;
                     }
                 } else if self.opcode.val() == self.op_pointer_chase.val() {
                     // POINTER_CHASE: one packet, no payload; the unit checks the rest.
                     if (self.h_plen.val() == 0)
                         & (self.h_cnt.val() == 1)
-                        & self.chase.req_ready.val()
+                        & self.ext.chase_ready.val()
                     {
-                        self.chase.req_valid.next = true;
-                        self.xk.d.next = false;
+                        self.ext.chase_start.next = true;
                         self.state.d.next = State::Offload;
                     }
                 } else if self.opcode.val() == self.op_append.val() {
@@ -1629,38 +1517,36 @@ impl Logic for FastpathTop {
                 // 48-bit VA space: BAD_REQUEST, as the model's `translate_range`); its answer
                 // is the response, with a payload read like a Read's when it asks for one.
                 self.xm_valid.d.next = false;
-                self.chase.mem_ready.next = !self.xk.q.val();
-                self.chase.rsp_ready.next = !self.xk.q.val();
-                self.kv.mem_ready.next = self.xk.q.val();
-                self.kv.rsp_ready.next = self.xk.q.val();
+                self.ext.mem_ready.next = true;
+                self.ext.rsp_ready.next = true;
                 // Clio-KV's put or delete asks the idempotence ring under the caller's
                 // (pid, client, req_id): looked up now, the verdict to the unit next cycle
                 // (`xring`), the write pointer moved past an unacknowledged slot.
-                if self.xk.q.val() & self.kv.once_valid.val() & !self.xring.q.val() {
+                if self.ext.once_valid.val() & !self.xring.q.val() {
                     self.sync.lk_valid.next = true;
                     self.xring.d.next = true;
                 }
                 if self.xring.q.val() & !self.sync.hit.val() & self.sync.full.val() {
                     self.sync.skip_valid.next = true;
                 }
-                if self.u_mem_valid.val() {
-                    if self.u_mem_va.val().get_bits::<16>(48) != 0 {
+                if self.ext.mem_valid.val() {
+                    if self.ext.mem_va.val().get_bits::<16>(48) != 0 {
                         self.xm_valid.d.next = true;
                         self.xm_status.d.next = self.st_bad_request.val();
                     } else {
-                        self.vaq.d.next = self.u_mem_va.val();
-                        self.t_va.next = self.u_mem_va.val();
+                        self.vaq.d.next = self.ext.mem_va.val();
+                        self.t_va.next = self.ext.mem_va.val();
                         // An 8-byte aligned word, read as an atomic's.
                         self.len.d.next = self.atomic_bytes.val();
                         self.need.d.next = self.need_read.val();
-                        self.xown.d.next = self.u_mem_own.val();
-                        self.xwr.d.next = self.u_mem_write.val();
-                        if self.u_mem_write.val() {
+                        self.xown.d.next = self.ext.mem_own.val();
+                        self.xwr.d.next = self.ext.mem_write.val();
+                        if self.ext.mem_write.val() {
                             // A 64-byte block (aligned: one page), kept with its strobes.
                             self.len.d.next = 64.into();
                             self.need.d.next = self.need_write.val();
-                            self.xwd.d.next = self.kv.mem_wdata.val();
-                            self.xws.d.next = self.kv.mem_wstrb.val();
+                            self.xwd.d.next = self.ext.mem_wdata.val();
+                            self.xws.d.next = self.ext.mem_wstrb.val();
                         }
                         self.piece.d.next = false;
                         self.xw.d.next = true;
@@ -1668,46 +1554,47 @@ impl Logic for FastpathTop {
                         self.state.d.next = State::Translate;
                     }
                 }
-                if self.u_rsp_valid.val() {
+                if self.ext.rsp_valid.val() {
                     // A Clio-KV put or delete that executed records its answer (errors too,
                     // with value 0: the unit's arg0 on an error); a replay is the request's
                     // header with the recorded status and arg0, nothing else.
-                    self.sync.rec_valid.next = self.xk.q.val() & self.kv.rsp_record.val();
-                    self.sync.rec_status.next = self.u_rsp_status.val();
-                    self.sync.rec_value.next = self.u_rsp_arg0.val();
+                    self.sync.rec_valid.next = self.ext.rsp_record.val();
+                    self.sync.rec_status.next = self.ext.rsp_status.val();
+                    self.sync.rec_value.next = self.ext.rsp_arg0.val();
                     self.xw.d.next = false;
                     self.xwr.d.next = false;
-                    self.xown.d.next = self.u_rsp_read_own.val();
-                    self.rs_status.d.next = self.u_rsp_status.val();
+                    self.xown.d.next = self.ext.rsp_read_own.val();
+                    self.rs_status.d.next = self.ext.rsp_status.val();
                     self.rs_plen.d.next = 0.into();
                     self.state.d.next = State::Resp;
-                    if self.u_rsp_status.val() == self.st_ok.val() {
+                    if self.ext.rsp_status.val() == self.st_ok.val() {
                         self.xa.d.next = true;
-                        self.rs_arg0.d.next = self.u_rsp_arg0.val();
-                        self.x_arg1.d.next = self.u_rsp_arg1.val();
-                        if self.u_rsp_read.val() {
+                        self.rs_arg0.d.next = self.ext.rsp_arg0.val();
+                        self.x_arg1.d.next = self.ext.rsp_arg1.val();
+                        if self.ext.rsp_read.val() {
                             if self.x_end.val() > self.va_limit.val() {
                                 self.xa.d.next = false;
                                 self.rs_status.d.next = self.st_bad_request.val();
                             } else {
-                                self.vaq.d.next = self.u_rsp_read_va.val();
-                                self.t_va.next = self.u_rsp_read_va.val();
-                                self.o.d.next = self.u_rsp_read_va.val().get_bits::<6>(0);
-                                self.len.d.next = self.u_rsp_read_len.val();
+                                self.vaq.d.next = self.ext.rsp_read_va.val();
+                                self.t_va.next = self.ext.rsp_read_va.val();
+                                self.o.d.next = self.ext.rsp_read_va.val().get_bits::<6>(0);
+                                self.len.d.next = self.ext.rsp_read_len.val();
                                 self.need.d.next = self.need_read.val();
                                 self.piece.d.next = false;
                                 self.rs_len.d.next =
-                                    self.u_rsp_read_len.val() + self.header_len.val();
-                                self.rs_plen.d.next = bit_cast::<16, 12>(self.u_rsp_read_len.val());
+                                    self.ext.rsp_read_len.val() + self.header_len.val();
+                                self.rs_plen.d.next =
+                                    bit_cast::<16, 12>(self.ext.rsp_read_len.val());
                                 self.t_start.next = true;
                                 self.state.d.next = State::Translate;
                             }
                         }
                     }
-                    if self.xk.q.val() & self.kv.rsp_replay.val() {
+                    if self.ext.rsp_replay.val() {
                         self.xa.d.next = false;
                         self.rs_use_arg0.d.next = true;
-                        self.rs_arg0.d.next = self.u_rsp_arg0.val();
+                        self.rs_arg0.d.next = self.ext.rsp_arg0.val();
                     }
                 }
             }
@@ -1760,12 +1647,7 @@ impl Logic for FastpathTop {
                 } else if self.sd_kind.val() == self.kind_kv_config.val() {
                     // KV_CONFIG: pid u16 @88, status u8 @90, base u64 @96, buckets u64 @104,
                     // records u32 @112: Clio-KV's store, the unit enabled.
-                    self.kv_cfg_en.d.next = true;
-                    self.kv_cfg_pid.d.next = self.sdesc.q.val().get_bits::<16>(704);
-                    self.kv_cfg_status.d.next = self.sdesc.q.val().get_bits::<8>(720);
-                    self.kv_cfg_base.d.next = self.sdesc.q.val().get_bits::<64>(768);
-                    self.kv_cfg_buckets.d.next = self.sdesc.q.val().get_bits::<64>(832);
-                    self.kv_cfg_records.d.next = self.sdesc.q.val().get_bits::<32>(896);
+                    self.ext.cfg_load.next = true;
                 } else if self.sd_kind.val() == self.kind_ring_release.val() {
                     // RING_RELEASE: pid u16 @88, client u16 @90: every ring entry of that
                     // member is acknowledged.
@@ -1923,7 +1805,7 @@ impl Logic for FastpathTop {
             self.ap.d.next = false;
             self.xa.d.next = false;
             self.xw.d.next = false;
-            self.xk.d.next = false;
+            self.ext.clear.next = true;
             self.xown.d.next = false;
             self.xwr.d.next = false;
             self.xm_valid.d.next = false;
@@ -2008,12 +1890,6 @@ impl Logic for FastpathTop {
         }
         if self.reset.val() {
             self.state.d.next = State::Idle;
-            self.kf_left.d.next = 0.into();
-            self.kf_pend.d.next = false;
-            self.kv_cfg_en.d.next = false;
-            self.kv_cfg_status.d.next = self.st_retry_later.val();
-            self.kp_valid.d.next = false;
-            self.xk.d.next = false;
             self.xown.d.next = false;
             self.xwr.d.next = false;
             self.x_slot.d.next = 0.into();

@@ -123,6 +123,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "translate",
             verilog_of("translate", fastpath::translate::Translate::default()),
         ),
+        // The extend path's port (pointer chaser, Clio-KV, store, payload feeder), alone.
+        (
+            "extend",
+            verilog_of("extend", fastpath::extend::Extend::default()),
+        ),
         // The PTE writer, alone.
         (
             "pte_writer",

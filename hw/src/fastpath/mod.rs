@@ -9,6 +9,7 @@
 //! `crate::fastpath_top`, which instantiates the ones here.
 
 pub mod beat_writer;
+pub mod extend;
 pub mod ingest;
 pub mod ordering;
 pub mod pte_writer;

@@ -1,0 +1,287 @@
+//! The extend path behind the dispatch stage: the offload units (the pointer chaser and
+//! Clio-KV) on the one port bundle of `crate::offload`, Clio-KV's store configuration, and the
+//! feeder that hands a KV request's payload from its ingest slot to the unit.
+//!
+//! The executor starts a unit (`chase_start` or `kv_start`, when its `*_ready`) with the
+//! request's header fields and then serves the active unit through the bundle: its memory
+//! port (`mem_*`: word reads and Clio-KV's block writes, translated by the executor), its
+//! answer (`rsp_*`), Clio-KV's idempotence-ring lookups (`once_*`). The bundle's outputs are
+//! the active unit's (`kv`: Clio-KV, else the chaser); `mem_ready` / `rsp_ready` go to it alone.
+//! A new frame (`clear`) makes neither the request's unit.
+//!
+//! The payload feeder reads the slot's blocks (`pay_fetch`, block `pay_block`; the RAM answers
+//! on `buf_data` a cycle later) while the wbuf read port is free (`pay_free`: the write-data
+//! stage is not streaming) and offers them to Clio-KV as `pay_*` beats, one held until taken.
+//!
+//! Clio-KV's store comes from the slow path's KV_CONFIG (`cfg_load`): the unit is enabled from
+//! then on (`kv_en`, else its opcodes are answered UNSUPPORTED by the match-action table), and
+//! `kv_pid` is the RAS its own accesses use. KV requests get `cfg_status` until it is OK
+//! (RETRY_LATER from reset).
+
+use crate::offload::clio_kv::ClioKv;
+use crate::offload::pointer_chase::PointerChase;
+use crate::spec::Spec;
+use clio_proto::consts::{BEAT_BYTES, MAX_PAYLOAD};
+use clio_proto::Status;
+use rust_hdl::prelude::*;
+
+// A payload of at most MAX_PAYLOAD bytes is at most 16 beats: block counts of 5 bits (`+ 63 >> 6`).
+const _: () = assert!(BEAT_BYTES == 64 && MAX_PAYLOAD / BEAT_BYTES <= 16);
+
+/// The extend path's port.
+#[derive(LogicBlock, Default)]
+pub struct Extend {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: no store, no request.
+    pub reset: Signal<In, Bit>,
+    /// The executor takes a new frame: no unit has the request.
+    pub clear: Signal<In, Bit>,
+    /// Start the pointer chaser / Clio-KV with the request (only when its `*_ready`).
+    pub chase_start: Signal<In, Bit>,
+    pub kv_start: Signal<In, Bit>,
+    pub chase_ready: Signal<Out, Bit>,
+    pub kv_ready: Signal<Out, Bit>,
+    /// The request's header fields.
+    pub req_op: Signal<In, Bits<8>>,
+    pub req_pid: Signal<In, Bits<16>>,
+    pub req_va: Signal<In, Bits<64>>,
+    pub req_arg0: Signal<In, Bits<64>>,
+    pub req_arg1: Signal<In, Bits<64>>,
+    pub req_len: Signal<In, Bits<32>>,
+    pub req_pay_len: Signal<In, Bits<16>>,
+    pub req_pkt_count: Signal<In, Bits<16>>,
+    pub req_pkt_index: Signal<In, Bits<16>>,
+    /// The request's unit is Clio-KV (else the chaser).
+    pub kv: Signal<Out, Bit>,
+    /// The wbuf read port is free this cycle; the feeder reads block `pay_block` of the slot
+    /// (`pay_fetch`), which arrives on `buf_data` the next cycle.
+    pub pay_free: Signal<In, Bit>,
+    pub pay_fetch: Signal<Out, Bit>,
+    pub pay_block: Signal<Out, Bits<5>>,
+    pub buf_data: Signal<In, Bits<512>>,
+    /// The active unit's memory port (`crate::offload`).
+    pub mem_valid: Signal<Out, Bit>,
+    pub mem_write: Signal<Out, Bit>,
+    pub mem_own: Signal<Out, Bit>,
+    pub mem_va: Signal<Out, Bits<64>>,
+    pub mem_wdata: Signal<Out, Bits<512>>,
+    pub mem_wstrb: Signal<Out, Bits<64>>,
+    pub mem_ready: Signal<In, Bit>,
+    pub mem_done: Signal<In, Bit>,
+    pub mem_status: Signal<In, Bits<8>>,
+    pub mem_data: Signal<In, Bits<512>>,
+    /// The active unit's answer; Clio-KV's put or delete records it (`rsp_record`) or replays
+    /// the ring's (`rsp_replay`).
+    pub rsp_valid: Signal<Out, Bit>,
+    pub rsp_ready: Signal<In, Bit>,
+    pub rsp_status: Signal<Out, Bits<8>>,
+    pub rsp_arg0: Signal<Out, Bits<64>>,
+    pub rsp_arg1: Signal<Out, Bits<64>>,
+    pub rsp_read: Signal<Out, Bit>,
+    pub rsp_read_own: Signal<Out, Bit>,
+    pub rsp_read_va: Signal<Out, Bits<64>>,
+    pub rsp_read_len: Signal<Out, Bits<12>>,
+    pub rsp_record: Signal<Out, Bit>,
+    pub rsp_replay: Signal<Out, Bit>,
+    /// Clio-KV asks the idempotence ring; its verdict (the lookup a cycle later).
+    pub once_valid: Signal<Out, Bit>,
+    pub once_done: Signal<In, Bit>,
+    pub once_hit: Signal<In, Bit>,
+    pub once_full: Signal<In, Bit>,
+    pub once_status: Signal<In, Bits<8>>,
+    pub once_value: Signal<In, Bits<64>>,
+    /// KV_CONFIG from the slow path: the store's RAS, status and `StoreLayout`.
+    pub cfg_load: Signal<In, Bit>,
+    pub cfg_pid: Signal<In, Bits<16>>,
+    pub cfg_status: Signal<In, Bits<8>>,
+    pub cfg_base: Signal<In, Bits<64>>,
+    pub cfg_buckets: Signal<In, Bits<64>>,
+    pub cfg_records: Signal<In, Bits<32>>,
+    /// Clio-KV is enabled (a KV_CONFIG came), and its store's RAS.
+    pub kv_en: Signal<Out, Bit>,
+    pub kv_pid: Signal<Out, Bits<16>>,
+    chase: PointerChase,
+    clio_kv: ClioKv,
+    /// The request's unit is Clio-KV.
+    xk: DFF<Bit>,
+    /// The store (from KV_CONFIG): enabled, RAS, status, base, buckets, records.
+    cfg_en: DFF<Bit>,
+    store_pid: DFF<Bits<16>>,
+    store_status: DFF<Bits<8>>,
+    store_base: DFF<Bits<64>>,
+    store_buckets: DFF<Bits<64>>,
+    store_records: DFF<Bits<32>>,
+    /// The payload feeder: blocks left to fetch, the next one, a fetch in flight (the RAM
+    /// answers a cycle later), and the beat offered to Clio-KV.
+    left: DFF<Bits<5>>,
+    block: DFF<Bits<5>>,
+    pending: DFF<Bit>,
+    beat_valid: DFF<Bit>,
+    beat_data: DFF<Bits<512>>,
+    beat_last: DFF<Bit>,
+    /// A block is fetched this cycle.
+    fetch: Signal<Local, Bit>,
+    st_retry_later: Spec<8, { Status::RetryLater as u64 }>,
+}
+
+impl Logic for Extend {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            xk,
+            cfg_en,
+            store_pid,
+            store_status,
+            store_base,
+            store_buckets,
+            store_records,
+            left,
+            block,
+            pending,
+            beat_valid,
+            beat_data,
+            beat_last
+        );
+        clock!(self, clock, chase, clio_kv);
+        self.chase.reset.next = self.reset.val();
+        self.clio_kv.reset.next = self.reset.val();
+        // The request, to whichever unit starts.
+        self.chase.req_valid.next = self.chase_start.val();
+        self.chase.req_va.next = self.req_va.val();
+        self.chase.req_arg0.next = self.req_arg0.val();
+        self.chase.req_arg1.next = self.req_arg1.val();
+        self.chase.req_len.next = self.req_len.val();
+        self.clio_kv.req_valid.next = self.kv_start.val();
+        self.clio_kv.req_op.next = self.req_op.val();
+        self.clio_kv.req_pid.next = self.req_pid.val();
+        self.clio_kv.req_va.next = self.req_va.val();
+        self.clio_kv.req_arg0.next = self.req_arg0.val();
+        self.clio_kv.req_arg1.next = self.req_arg1.val();
+        self.clio_kv.req_len.next = self.req_len.val();
+        self.clio_kv.req_pay_len.next = self.req_pay_len.val();
+        self.clio_kv.req_pkt_count.next = self.req_pkt_count.val();
+        self.clio_kv.req_pkt_index.next = self.req_pkt_index.val();
+        self.chase_ready.next = self.chase.req_ready.val();
+        self.kv_ready.next = self.clio_kv.req_ready.val();
+        self.kv.next = self.xk.q.val();
+        // The executor serves the active unit only.
+        self.chase.mem_ready.next = self.mem_ready.val() & !self.xk.q.val();
+        self.chase.rsp_ready.next = self.rsp_ready.val() & !self.xk.q.val();
+        self.clio_kv.mem_ready.next = self.mem_ready.val() & self.xk.q.val();
+        self.clio_kv.rsp_ready.next = self.rsp_ready.val() & self.xk.q.val();
+        self.chase.mem_done.next = self.mem_done.val();
+        self.chase.mem_status.next = self.mem_status.val();
+        self.chase.mem_data.next = self.mem_data.val();
+        self.clio_kv.mem_done.next = self.mem_done.val();
+        self.clio_kv.mem_status.next = self.mem_status.val();
+        self.clio_kv.mem_data.next = self.mem_data.val();
+        self.clio_kv.once_done.next = self.once_done.val();
+        self.clio_kv.once_hit.next = self.once_hit.val();
+        self.clio_kv.once_full.next = self.once_full.val();
+        self.clio_kv.once_status.next = self.once_status.val();
+        self.clio_kv.once_value.next = self.once_value.val();
+        self.clio_kv.cfg_base.next = self.store_base.q.val();
+        self.clio_kv.cfg_buckets.next = self.store_buckets.q.val();
+        self.clio_kv.cfg_records.next = self.store_records.q.val();
+        self.clio_kv.cfg_status.next = self.store_status.q.val();
+        self.clio_kv.pay_valid.next = self.beat_valid.q.val();
+        self.clio_kv.pay_data.next = self.beat_data.q.val();
+        self.clio_kv.pay_last.next = self.beat_last.q.val();
+        self.once_valid.next = self.clio_kv.once_valid.val() & self.xk.q.val();
+        if self.xk.q.val() {
+            self.mem_valid.next = self.clio_kv.mem_valid.val();
+            self.mem_write.next = self.clio_kv.mem_write.val();
+            self.mem_own.next = self.clio_kv.mem_own.val();
+            self.mem_va.next = self.clio_kv.mem_va.val();
+            self.mem_wdata.next = self.clio_kv.mem_wdata.val();
+            self.mem_wstrb.next = self.clio_kv.mem_wstrb.val();
+            self.rsp_valid.next = self.clio_kv.rsp_valid.val();
+            self.rsp_status.next = self.clio_kv.rsp_status.val();
+            self.rsp_arg0.next = self.clio_kv.rsp_arg0.val();
+            self.rsp_arg1.next = self.clio_kv.rsp_arg1.val();
+            self.rsp_read.next = self.clio_kv.rsp_read.val();
+            self.rsp_read_own.next = self.clio_kv.rsp_read_own.val();
+            self.rsp_read_va.next = self.clio_kv.rsp_read_va.val();
+            self.rsp_read_len.next = self.clio_kv.rsp_read_len.val();
+            self.rsp_record.next = self.clio_kv.rsp_record.val();
+            self.rsp_replay.next = self.clio_kv.rsp_replay.val();
+        } else {
+            self.mem_valid.next = self.chase.mem_valid.val();
+            self.mem_write.next = self.chase.mem_write.val();
+            self.mem_own.next = self.chase.mem_own.val();
+            self.mem_va.next = self.chase.mem_va.val();
+            self.mem_wdata.next = self.chase.mem_wdata.val();
+            self.mem_wstrb.next = self.chase.mem_wstrb.val();
+            self.rsp_valid.next = self.chase.rsp_valid.val();
+            self.rsp_status.next = self.chase.rsp_status.val();
+            self.rsp_arg0.next = self.chase.rsp_arg0.val();
+            self.rsp_arg1.next = self.chase.rsp_arg1.val();
+            self.rsp_read.next = self.chase.rsp_read.val();
+            self.rsp_read_own.next = self.chase.rsp_read_own.val();
+            self.rsp_read_va.next = self.chase.rsp_read_va.val();
+            self.rsp_read_len.next = self.chase.rsp_read_len.val();
+            self.rsp_record.next = false;
+            self.rsp_replay.next = false;
+        }
+        // The payload feeder: the beat offered is held until taken; the next block is fetched
+        // when the port is free and the held beat is gone by the time it arrives.
+        if self.beat_valid.q.val() & self.clio_kv.pay_ready.val() {
+            self.beat_valid.d.next = false;
+        }
+        self.fetch.next = (self.left.q.val() != 0)
+            & !self.pending.q.val()
+            & self.pay_free.val()
+            & (!self.beat_valid.q.val() | self.clio_kv.pay_ready.val());
+        self.pending.d.next = self.fetch.val();
+        self.pay_fetch.next = self.fetch.val();
+        self.pay_block.next = self.block.q.val();
+        if self.fetch.val() {
+            self.left.d.next = self.left.q.val() - 1;
+            self.block.d.next = self.block.q.val() + 1;
+        }
+        if self.pending.q.val() {
+            self.beat_valid.d.next = true;
+            self.beat_data.d.next = self.buf_data.val();
+            self.beat_last.d.next = self.left.q.val() == 0;
+        }
+        // Which unit has the request.
+        if self.clear.val() {
+            self.xk.d.next = false;
+        }
+        if self.chase_start.val() {
+            self.xk.d.next = false;
+        }
+        if self.kv_start.val() {
+            self.xk.d.next = true;
+            self.left.d.next = bit_cast::<5, 16>((self.req_pay_len.val() + 63) >> 6);
+            self.block.d.next = 0.into();
+        }
+        // The store.
+        self.kv_en.next = self.cfg_en.q.val();
+        self.kv_pid.next = self.store_pid.q.val();
+        if self.cfg_load.val() {
+            self.cfg_en.d.next = true;
+            self.store_pid.d.next = self.cfg_pid.val();
+            self.store_status.d.next = self.cfg_status.val();
+            self.store_base.d.next = self.cfg_base.val();
+            self.store_buckets.d.next = self.cfg_buckets.val();
+            self.store_records.d.next = self.cfg_records.val();
+        }
+        if self.reset.val() {
+            self.xk.d.next = false;
+            self.cfg_en.d.next = false;
+            self.store_status.d.next = self.st_retry_later.val();
+            self.left.d.next = 0.into();
+            self.pending.d.next = false;
+            self.beat_valid.d.next = false;
+        }
+    }
+}
+
+crate::impl_clocked!(Extend);
+
+#[cfg(test)]
+mod tests;
