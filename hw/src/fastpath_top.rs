@@ -1,12 +1,14 @@
 //! The fast path's top: network RX/TX, DRAM AXI4 master and slow-path rings around the
-//! blocks (ack layer, TLB, walker with hash unit, page-fault unit, sync unit, realign).
+//! stage blocks of `crate::fastpath` (and the TLB, key table and sync unit they share).
 //!
 //! Six stages run side by side, each moving one 512-bit beat per cycle: the ingest stage
 //! receives frames into four `wbuf` slots (CRC checked as they stream, payload realigned to
 //! DRAM lanes); the TLB look-ahead ([`TranslateAhead`]) translates the reads and writes
-//! waiting there; the executor takes them in order and runs each request's class (checks,
-//! translate one or two pages: TLB, else walk + page fault, or the page-fault unit straight
-//! from a TLB entry of an allocated page; atomics; slow-path descriptors); the write-data
+//! waiting there; the executor takes them in order and runs each request's class (the
+//! dispatch decode's checks, [`Decode`]; one or two pages through the translate stage,
+//! [`Translate`]: TLB, else walk + page fault, or the page-fault unit straight from a TLB
+//! entry of an allocated page; atomics; the offloads on the extend port, [`Extend`];
+//! slow-path descriptors); the write-data
 //! stage streams a write's W beats from its slot; the read-data stage ([`ReadData`]) takes a
 //! read's R beats and builds every response in request order (a queue of 16 addressed reads
 //! and payload-less responses, so later reads' addresses go out while it works and the DRAM
@@ -25,6 +27,7 @@
 //! in 48..64 (never the key).
 
 use crate::fastpath::beat_writer::BeatWriter;
+use crate::fastpath::decode::Decode;
 use crate::fastpath::extend::Extend;
 use crate::fastpath::ingest::Ingest;
 use crate::fastpath::ordering::Ordering;
@@ -35,17 +38,16 @@ use crate::fastpath::translate_ahead::TranslateAhead;
 use crate::fastpath::transmit::Transmit;
 use crate::fastpath::write_data::WriteData;
 use crate::key_table::KeyTable;
-use crate::mat::Mat;
 use crate::read_seg::ReadSeg;
-use crate::spec::{bit_of, body_bit, swapped, Spec};
+use crate::spec::{bit_of, body_bit, Spec};
 use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;
 use crate::util::ByteSwap;
 use clio_proto::consts::{
     ATOMIC_BYTES, BEAT_BYTES, BUCKET_BYTES, BUCKET_SLOTS, DATAPATH_BITS, MAX_PAYLOAD,
-    MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN, PTE_BYTES, VA_BITS, VA_LIMIT, VPN_BITS,
+    MAX_PAYLOAD_SHIFT, PTE_BYTES, VA_BITS, VA_LIMIT, VPN_BITS,
 };
-use clio_proto::header::{field, FLAG_DURABLE, FLAG_RESPONSE, HEADER_LEN, ROUTED_HEADER_LEN};
+use clio_proto::header::{field, FLAG_RESPONSE, HEADER_LEN, ROUTED_HEADER_LEN};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::replog;
 use clio_proto::ring::{desc, kind, RX_RESERVED_FOR_NOTICES};
@@ -56,8 +58,7 @@ use rust_hdl::prelude::*;
 // lengths, PTE masks) is a `Spec` field of `FastpathTop` built from proto (see `crate::spec`).
 // Bit positions and shift amounts must be literals in a rust-hdl kernel: each literal used
 // below is pinned to proto by one of these asserts (byte k of a beat or descriptor is bits
-// 8k..8k+8; `hswap` reverses the first 48 header bytes, so a big-endian field at bytes [a, b)
-// is the little-endian value at bit 8 * (48 - b) of it).
+// 8k..8k+8; the header's fields are read by `Decode`, which pins its own).
 const _: () = assert!(
     DATAPATH_BITS == 512 && BEAT_BYTES == 64,
     "beats of 64 bytes (>> 6)"
@@ -95,19 +96,6 @@ const _: () =
 // A read's answer: pkt_index at bytes 6..8 (bits 48..64), pkt_count at 8..10 (64..80), high
 // byte first.
 const _: () = assert!(field::PKT_INDEX.start == 6 && field::PKT_COUNT.start == 8);
-const _: () = assert!(
-    swapped(field::PID) == 336
-        && swapped(field::PKT_INDEX) == 320
-        && swapped(field::PKT_COUNT) == 304
-        && swapped(field::PAYLOAD_LEN) == 288
-        && swapped(field::REQ_ID) == 256
-        && swapped(field::VA) == 192
-        && swapped(field::TOTAL_LEN) == 160
-        && swapped(field::ARG0) == 64
-        && swapped(field::ARG1) == 0
-);
-// The durable flag is bit 25 of the raw header (flags byte 3, FLAG_DURABLE = bit 1 of it).
-const _: () = assert!(8 * field::FLAGS + FLAG_DURABLE.trailing_zeros() as usize == 25);
 // Raw positions: pid bytes 4..6 (bits 32..48), the VA's last byte 23 (bits 184..192),
 // checksum 28..32 (bits 224..256), payload_len 10..12 (bits 80..96), arg0 32..40 (bits
 // 256..320), key 48..56 (bits 384..448), client 56..58 (bits 448..464).
@@ -162,7 +150,8 @@ type Need<const V: u64> = Spec<2, V>;
 
 /// Extra cycles of a first-touch page fault over a TLB hit, when the TLB holds the page's
 /// allocated PTE (inserted with its PTE_WRITE): the page-fault unit, the PTE write-back /
-/// PAGE_MAPPED cycle, and TDone, which a hit on a request's only page skips (measured by
+/// PAGE_MAPPED cycle, and the translate stage's `done` cycle, which a hit on a request's only
+/// page skips (measured by
 /// `page_fault_latency_is_constant`).
 pub const FAULT_OVER_HIT_CYCLES: u64 = 3;
 /// Extra cycles of a first-touch page fault over a TLB miss whose walk finds a valid PTE, when
@@ -170,7 +159,7 @@ pub const FAULT_OVER_HIT_CYCLES: u64 = 3;
 /// result already spends in the page-fault unit.
 pub const FAULT_EXTRA_CYCLES: u64 = 1;
 /// Extra cycles of a TLB miss over a TLB hit with the testbench's DRAM (read latency 5),
-/// TDone included (a hit on a request's only page skips it).
+/// the `done` cycle included (a hit on a request's only page skips it).
 pub const WALK_EXTRA_CYCLES: u64 = 19;
 
 /// Controller states.
@@ -353,8 +342,9 @@ pub struct FastpathTop {
     x_lk: Signal<Local, Bit>,
     /// The RAS keys (KEY_WRITE from the slow path), looked up as the executor takes a frame.
     keys: KeyTable,
-    /// The match-action table: the opcode's path and rules (`crate::mat`).
-    mat: Mat,
+    /// The dispatch stage's decode: the header's fields, the match-action table's rules and
+    /// each class's format checks.
+    dec: Decode,
     tlb: Tlb,
     /// The translate stage: one page of the executor's request, VA to PA (TLB lookup, walk,
     /// page fault with its write-back and notice).
@@ -422,7 +412,7 @@ pub struct FastpathTop {
     wr_hand: Signal<Local, Bit>,
     /// The write-data stage takes the executor's write (and its slot) this cycle.
     w_pass: Signal<Local, Bit>,
-    /// The request's only page is translated (a TLB hit in TResult, or the look-ahead's in
+    /// The request's only page is translated (the translate stage's `only_hit`, or the look-ahead's in
     /// Dispatch): on to its access this cycle, at `hit_pa` for `hit_len` bytes, the access
     /// chosen by `hit_need` (read, write, or both: an atomic's).
     hit_go: Signal<Local, Bit>,
@@ -456,7 +446,6 @@ pub struct FastpathTop {
     order: Ordering,
     /// The transmit stage: sends the finished responses from their txbuf slots.
     xmit: Transmit,
-    hswap: ByteSwap<384>,
     /// A read's answer, one packet per KiB: the packet under way (`rd_i`) and the next.
     rseg: ReadSeg,
     /// The executor's request is a Read past its checks: its responses carry `pkt_index` =
@@ -537,10 +526,6 @@ pub struct FastpathTop {
     h_tlen: Signal<Local, Bits<32>>,
     h_arg0: Signal<Local, Bits<64>>,
     h_arg1: Signal<Local, Bits<64>>,
-    parse_ok: Signal<Local, Bit>,
-    wr_cnt: Signal<Local, Bits<32>>,
-    wr_len: Signal<Local, Bits<32>>,
-    wr_end: Signal<Local, Bits<66>>,
     psize: Signal<Local, Bits<32>>,
     page_rem: Signal<Local, Bits<32>>,
     kt: Signal<Local, Bits<12>>,
@@ -578,11 +563,6 @@ pub struct FastpathTop {
     need_read: Need<{ PERM_READ as u64 }>,
     need_write: Need<{ PERM_WRITE as u64 }>,
     need_atomic: Need<{ (PERM_READ | PERM_WRITE) as u64 }>,
-    /// Largest payload of a packet, as `payload_len` and as a 32-bit length.
-    max_payload16: Spec<16, { MAX_PAYLOAD as u64 }>,
-    max_payload32: Spec<32, { MAX_PAYLOAD as u64 }>,
-    /// Largest read or write (`MAX_REQUEST_LEN`).
-    max_request_len: Spec<32, { MAX_REQUEST_LEN as u64 }>,
     /// End of the VA space (`VA_LIMIT`), for 66-bit end-of-range sums.
     va_limit: Spec<66, VA_LIMIT>,
     /// The response header beat's length (`HEADER_LEN`), in the 12-bit response lengths.
@@ -592,8 +572,6 @@ pub struct FastpathTop {
     /// RX ring slots kept for PAGE_MAPPED notices (`RX_RESERVED_FOR_NOTICES`): a REQUEST
     /// needs more room than that.
     rx_reserved: Spec<16, { RX_RESERVED_FOR_NOTICES as u64 }>,
-    /// Largest Append record (`replog::MAX_RECORD`).
-    max_record: Spec<32, { replog::MAX_RECORD as u64 }>,
     /// Where an Append log's records start (`replog::LOG_HEAD`), for 66-bit placements.
     log_head: Spec<66, { replog::LOG_HEAD }>,
 }
@@ -670,35 +648,21 @@ impl Logic for FastpathTop {
         self.ext.reset.next = self.reset.val();
         self.la.reset.next = self.reset.val();
 
-        // ---- Header fields (network byte order): hswap holds the header bytes reversed, so a
-        // big-endian field at bytes [a, a+n) is the little-endian value at byte 48 - a - n.
-        self.hswap.x.next = self.hdr.q.val();
-        self.opcode.next = self.hdr.q.val().get_bits::<8>(8);
-        self.h_pid.next = self.hswap.y.val().get_bits::<16>(336);
-        self.h_idx.next = self.hswap.y.val().get_bits::<16>(320);
-        self.h_cnt.next = self.hswap.y.val().get_bits::<16>(304);
-        self.h_plen.next = self.hswap.y.val().get_bits::<16>(288);
-        self.h_req.next = self.hswap.y.val().get_bits::<32>(256);
-        self.h_va.next = self.hswap.y.val().get_bits::<64>(192);
-        self.h_tlen.next = self.hswap.y.val().get_bits::<32>(160);
-        self.h_arg0.next = self.hswap.y.val().get_bits::<64>(64);
-        self.h_arg1.next = self.hswap.y.val().get_bits::<64>(0);
-        self.h_durable.next = self.hdr.q.val().get_bit(25);
-        self.mat.opcode.next = self.opcode.val();
-        self.mat.kv_en.next = self.ext.kv_en.val();
-        self.mat.version.next = self.hdr.q.val().get_bits::<8>(0);
-        self.mat.status.next = self.hdr.q.val().get_bits::<8>(16);
-        // Header::parse: version, opcode, status, payload length, packet index/count.
-        self.parse_ok.next = self.mat.head_ok.val()
-            & (self.h_plen.val() <= self.max_payload16.val())
-            & (self.h_cnt.val() != 0)
-            & (self.h_idx.val() < self.h_cnt.val());
-        // check_write_segment: count = ceil(total / 1024), this packet's length = payload_len.
-        self.wr_cnt.next = (self.h_tlen.val() + self.max_payload32.val() - 1) >> 10;
-        self.wr_len.next = self.h_tlen.val() - (bit_cast::<32, 16>(self.h_idx.val()) << 10);
-        self.wr_end.next = bit_cast::<66, 64>(self.h_va.val())
-            + (bit_cast::<66, 16>(self.h_idx.val()) << 10)
-            + bit_cast::<66, 16>(self.h_plen.val());
+        // ---- The dispatch stage's decode (`Decode`): the header's fields, the match-action
+        // table's rules and each class's format checks.
+        self.dec.hdr.next = self.hdr.q.val();
+        self.dec.kv_en.next = self.ext.kv_en.val();
+        self.opcode.next = self.dec.opcode.val();
+        self.h_pid.next = self.dec.pid.val();
+        self.h_idx.next = self.dec.pkt_index.val();
+        self.h_cnt.next = self.dec.pkt_count.val();
+        self.h_plen.next = self.dec.payload_len.val();
+        self.h_req.next = self.dec.req_id.val();
+        self.h_va.next = self.dec.va.val();
+        self.h_tlen.next = self.dec.total_len.val();
+        self.h_arg0.next = self.dec.arg0.val();
+        self.h_arg1.next = self.dec.arg1.val();
+        self.h_durable.next = self.dec.durable.val();
 
         // ---- Response header: the request's bytes 0..48 with status, RESPONSE flag,
         // payload_len, zero checksum, and (sync results) arg0; bytes 48..64 (key, client) zero.
@@ -818,11 +782,7 @@ impl Logic for FastpathTop {
         if self.xown.q.val() {
             self.t_pid.next = self.ext.kv_pid.val();
         }
-        if self.opcode.val() == self.op_write.val() {
-            self.d_va.next = self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
-        } else {
-            self.d_va.next = self.h_va.val();
-        }
+        self.d_va.next = self.dec.data_va.val();
         // ---- The translate stage (`Translate`): the executor's pages; the TLB's lookup port
         // when it looks up (the look-ahead's otherwise), the TLB's updates from its page-fault
         // unit (or the slow path's, below), AR/R while it walks.
@@ -988,8 +948,8 @@ impl Logic for FastpathTop {
         self.m_axi_wdata.next = self.wd.w_data.val();
         self.m_axi_wstrb.next = self.wd.w_strb.val();
         self.m_axi_wlast.next = self.wd.w_last.val();
-        // ---- The one-beat writer (`BeatWriter`): the executor's PTE write-backs (a fault's in
-        // TSide, a slow-path PTE_WRITE in SpPte) and words or blocks (SWrite: an atomic's, an
+        // ---- The one-beat writer (`BeatWriter`): the PTE writer's beat (a fault's, while the
+        // translate stage asks with `pte_write`; a slow-path PTE_WRITE in SpPte) and words or blocks (SWrite: an atomic's, an
         // Append's tail, an offload's block); it has AW and W while the write-data stage does
         // not stream.
         self.bw.reset.next = self.reset.val();
@@ -1113,12 +1073,12 @@ impl Logic for FastpathTop {
                 self.piece.d.next = false;
                 self.rs_status.d.next = self.st_bad_request.val();
                 self.state.d.next = State::Resp;
-                self.once.d.next = self.mat.ring.val();
-                if !self.parse_ok.val() {
-                    if self.mat.extend.val() {
+                self.once.d.next = self.dec.ring.val();
+                if !self.dec.parse_ok.val() {
+                    if self.dec.extend.val() {
                         self.rs_status.d.next = self.st_unsupported.val();
                     }
-                } else if self.mat.needs_key.val() & !self.keys.ok.val() {
+                } else if self.dec.needs_key.val() & !self.keys.ok.val() {
                     // The key does not open the pid's RAS (wrong or missing key, no such RAS,
                     // pid 0 or beyond the table): nothing executes.
                     self.rs_status.d.next = self.st_denied.val();
@@ -1133,14 +1093,7 @@ impl Logic for FastpathTop {
                     self.len.d.next = self.rseg.first_len.val();
                     self.need.d.next = self.need_read.val();
                     self.rd_i.d.next = 0.into();
-                    if (self.h_plen.val() == 0)
-                        & (self.h_cnt.val() == 1)
-                        & (self.h_tlen.val() != 0)
-                        & (self.h_tlen.val() <= self.max_request_len.val())
-                        & ((bit_cast::<66, 64>(self.h_va.val())
-                            + bit_cast::<66, 32>(self.h_tlen.val()))
-                            <= self.va_limit.val())
-                    {
+                    if self.dec.read_ok.val() {
                         self.rd_seg.d.next = true;
                         self.rs_status.d.next = self.st_ok.val();
                         self.rs_len.d.next = self.rseg.first_len.val() + self.header_len.val();
@@ -1165,33 +1118,26 @@ impl Logic for FastpathTop {
                     self.len.d.next = bit_cast::<12, 16>(self.h_plen.val());
                     self.need.d.next = self.need_write.val();
                     self.durable.d.next = self.h_durable.val();
-                    if (self.h_tlen.val() != 0)
-                        & (self.h_tlen.val() <= self.max_request_len.val())
-                        & (bit_cast::<32, 16>(self.h_cnt.val()) == self.wr_cnt.val())
-                        & ((self.wr_len.val() >= self.max_payload32.val())
-                            & (self.h_plen.val() == self.max_payload16.val())
-                            | (self.wr_len.val() < self.max_payload32.val())
-                                & (bit_cast::<32, 16>(self.h_plen.val()) == self.wr_len.val()))
-                    {
+                    if self.dec.write_ok.val() {
                         // check_write_segment holds. A durable write without a persistence
                         // domain is refused before anything is written (never acknowledged
                         // as durable when it is not).
                         if self.h_durable.val() & !self.cfg_persist.val() {
                             self.rs_status.d.next = self.st_unsupported.val();
-                        } else if (self.wr_end.val() <= self.va_limit.val()) & self.la.ok.val() {
+                        } else if self.dec.write_in_va.val() & self.la.ok.val() {
                             // Translated ahead: mapped, writable, within the page (`hit_go`).
                             self.hit_go.next = true;
                             self.hit_pa.next = self.la.pa.val();
                             self.hit_len.next = bit_cast::<12, 16>(self.h_plen.val());
                             self.hit_need.next = self.need_write.val();
-                        } else if self.wr_end.val() <= self.va_limit.val() {
+                        } else if self.dec.write_in_va.val() {
                             self.t_start.next = true;
                             self.t_issue.next = true;
                             self.t_va.next = self.d_va.val();
                             self.state.d.next = State::Translate;
                         }
                     }
-                } else if self.mat.slow.val() {
+                } else if self.dec.slow.val() {
                     if self.sp_rx_room.val() > self.rx_reserved.val() {
                         self.state.d.next = State::SlowPush;
                     } else {
@@ -1209,20 +1155,18 @@ impl Logic for FastpathTop {
                     self.sync.k_req.next = bit_cast::<32, 64>(self.h_arg0.val());
                     self.sync.ack_valid.next = true;
                     self.rs_status.d.next = self.st_ok.val();
-                } else if self.mat.kv.val() {
+                } else if self.dec.kv.val() {
                     // KvGet/KvPut/KvDelete (enabled by `ext.kv_en`, else not parsed): the unit
                     // checks the framing; its payload beats come from the slot (one packet of
-                    // at most MAX_PAYLOAD bytes, at lane 0 since a KV request's va is 0).
-                    if (self.h_plen.val() <= self.max_payload16.val()) & self.ext.kv_ready.val() {
+                    // at most MAX_PAYLOAD bytes, `parse_ok`; at lane 0 since a KV request's va
+                    // is 0).
+                    if self.ext.kv_ready.val() {
                         self.ext.kv_start.next = true;
                         self.state.d.next = State::Offload;
                     }
                 } else if self.opcode.val() == self.op_pointer_chase.val() {
                     // POINTER_CHASE: one packet, no payload; the unit checks the rest.
-                    if (self.h_plen.val() == 0)
-                        & (self.h_cnt.val() == 1)
-                        & self.ext.chase_ready.val()
-                    {
+                    if self.dec.chase_ok.val() & self.ext.chase_ready.val() {
                         self.ext.chase_start.next = true;
                         self.state.d.next = State::Offload;
                     }
@@ -1234,12 +1178,7 @@ impl Logic for FastpathTop {
                     self.len.d.next = self.atomic_bytes.val();
                     self.need.d.next = self.need_atomic.val();
                     self.durable.d.next = self.h_durable.val();
-                    if (self.h_va.val().get_bits::<3>(0) == 0)
-                        & (self.h_cnt.val() == 1)
-                        & (self.h_tlen.val() != 0)
-                        & (self.h_tlen.val() <= self.max_record.val())
-                        & (bit_cast::<32, 16>(self.h_plen.val()) == self.h_tlen.val())
-                    {
+                    if self.dec.append_ok.val() {
                         if self.h_durable.val() & !self.cfg_persist.val() {
                             self.rs_status.d.next = self.st_unsupported.val();
                         } else {
@@ -1253,7 +1192,7 @@ impl Logic for FastpathTop {
                     self.vaq.d.next = self.h_va.val();
                     self.len.d.next = self.atomic_bytes.val();
                     self.need.d.next = self.need_atomic.val();
-                    if (self.h_va.val().get_bits::<3>(0) == 0) & (self.h_plen.val() == 0) {
+                    if self.dec.atomic_ok.val() {
                         self.sync.lk_valid.next = true;
                         self.state.d.next = State::SyncCheck;
                     }
@@ -1680,8 +1619,9 @@ impl Logic for FastpathTop {
                 self.state.d.next = State::Idle;
             }
         }
-        // ---- A translated request's only page hit (TResult after a lookup, or Dispatch with the
-        // look-ahead's translation): straight on to its access, TDone's work done here.
+        // ---- A translated request's only page hit (the translate stage's `only_hit`, or Dispatch
+        // with the look-ahead's translation): straight on to its access, the work of the
+        // translation's `done` cycle done here.
         if self.hit_go.val() {
             // (From Translate: the translate stage's hit, taken now.)
             self.tr.hit_take.next = self.state.q.val() == State::Translate;
@@ -1757,7 +1697,8 @@ impl Logic for FastpathTop {
             }
         }
         // A write burst ends: a page-table write (fault write-back, PTE_WRITE: the executor's
-        // own one-beat writes in TSide / SpPte) or a data write (write, atomic, Append).
+        // own one-beat writes for the translate stage / in SpPte) or a data write (write, atomic,
+        // Append).
         self.order.w_done.next =
             self.m_axi_wvalid.val() & self.m_axi_wready.val() & self.m_axi_wlast.val();
         self.order.w_page_table.next =

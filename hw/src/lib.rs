@@ -123,6 +123,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "translate",
             verilog_of("translate", fastpath::translate::Translate::default()),
         ),
+        // The dispatch stage's decode (header fields, MAT, format checks), alone.
+        (
+            "decode",
+            verilog_of("decode", fastpath::decode::Decode::default()),
+        ),
         // The extend path's port (pointer chaser, Clio-KV, store, payload feeder), alone.
         (
             "extend",

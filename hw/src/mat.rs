@@ -31,7 +31,7 @@ pub struct Mat {
     pub version: Signal<In, Bits<8>>,
     /// Status byte.
     pub status: Signal<In, Bits<8>>,
-    /// Clio-KV's unit is enabled (`FastpathTop::kv_cfg_en`): its opcodes are known.
+    /// Clio-KV's unit is enabled (`Extend::kv_en`, from KV_CONFIG): its opcodes are known.
     pub kv_en: Signal<In, Bit>,
     /// A Clio-KV opcode the unit serves (`KvGet`, `KvPut`, `KvDelete`).
     pub kv: Signal<Out, Bit>,

@@ -1,14 +1,18 @@
 //! The fast path's stage blocks (issue 11: one `LogicBlock` per stage, each with its own
-//! testbench, wired by the top). Moved here so far: the ingest stage ([`ingest::Ingest`]), the
-//! TLB look-ahead ([`translate_ahead::TranslateAhead`]), the read-data stage
-//! ([`read_data::ReadData`]), the ordering rules between DRAM accesses
-//! ([`ordering::Ordering`]), the write-data stage ([`write_data::WriteData`]) and the
-//! transmit stage ([`transmit::Transmit`]), and the executor's one-beat writer
-//! ([`beat_writer::BeatWriter`]: PTE write-backs, atomics, offload blocks). The executor (dispatch, translation, sync, the
-//! slow-path descriptors) still lives inside
-//! `crate::fastpath_top`, which instantiates the ones here.
+//! testbench, wired by the top): the ingest stage ([`ingest::Ingest`]), the TLB look-ahead
+//! ([`translate_ahead::TranslateAhead`]), the dispatch stage's decode ([`decode::Decode`]: the
+//! header's fields, the match-action table, the class checks), the translate stage
+//! ([`translate::Translate`]: TLB lookup, walk, page fault), the PTE writer
+//! ([`pte_writer::PteWriter`]), the extend path's port ([`extend::Extend`]: the offload units,
+//! Clio-KV's store and payload feeder), the ordering rules between DRAM accesses
+//! ([`ordering::Ordering`]), the one-beat writer ([`beat_writer::BeatWriter`]), the write-data
+//! stage ([`write_data::WriteData`]), the read-data stage ([`read_data::ReadData`]) and the
+//! transmit stage ([`transmit::Transmit`]). The executor's sequencing (its state register:
+//! dispatch, the accesses, atomics and Append, serving an offload, the slow-path descriptors)
+//! still lives in `crate::fastpath_top`, which instantiates the blocks here.
 
 pub mod beat_writer;
+pub mod decode;
 pub mod extend;
 pub mod ingest;
 pub mod ordering;

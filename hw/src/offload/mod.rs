@@ -63,7 +63,7 @@
 //!   model's `kv_ras.rs`. On the board the ARM slow path sets the store up as the model does
 //!   (register the RAS, allocate, touch the pages, format the superblock) and then writes
 //!   these registers through the executor (the TX descriptor KV_CONFIG, which
-//!   `fastpath_top` latches into its `kv_cfg_*` registers; nothing sends it yet on the board
+//!   the extend port (`crate::fastpath::extend::Extend`) latches into its store registers; nothing sends it yet on the board
 //!   or in the cosimulation: `docs/offloads.md`, "Clio-KV in hardware").
 //!
 //! The units: [`pointer_chase`] (reads only) and [`clio_kv`] (all of the above).

@@ -1,0 +1,176 @@
+//! The dispatch stage's decode: the request header as typed fields (a view of the header's
+//! bytes 0..48 in network byte order, as `proto::header::Packet` reads them), the
+//! match-action table's rules for its opcode ([`Mat`]), and the format checks each class
+//! starts with, as `proto::header` states them:
+//!
+//! * `parse_ok`: `Header::parse` (version, known opcode and status, `payload_len` at most
+//!   `MAX_PAYLOAD`, `pkt_index < pkt_count`);
+//! * `read_ok`: `check_read` (one packet, no payload, `1..=MAX_REQUEST_LEN` bytes inside the VA
+//!   space);
+//! * `write_ok`: `check_write_segment` (the packet is segment `pkt_index` of a request of
+//!   `total_len` bytes), and `write_in_va`: the packet's bytes end inside the VA space;
+//! * `append_ok`: one packet of `1..=MAX_RECORD` bytes, all of them in the payload, at an
+//!   8-byte aligned `va`; `atomic_ok`: an aligned word, no payload; `chase_ok`: one packet, no
+//!   payload.
+//!
+//! `data_va` is the VA of the packet's first byte (a write's segment starts `pkt_index` KiB
+//! into the request). All of it is combinational: the executor reads it in Dispatch, the
+//! cycle after it took the frame's header into its register.
+
+use crate::mat::Mat;
+use crate::spec::{swapped, Spec};
+use crate::util::ByteSwap;
+use clio_proto::consts::{MAX_PAYLOAD, MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN, VA_BITS, VA_LIMIT};
+use clio_proto::header::{field, FLAG_DURABLE, ROUTED_HEADER_LEN};
+use clio_proto::replog;
+use clio_proto::Opcode;
+use rust_hdl::prelude::*;
+
+// The byte-reversed view: a big-endian field at bytes [a, b) is the little-endian value at
+// bit 8 * (48 - b) (`swapped`); raw bytes 0..4 are read in place (version, opcode, status,
+// flags), the durable flag is bit 25 of the raw header.
+const _: () = assert!(
+    ROUTED_HEADER_LEN == 48
+        && field::VERSION == 0
+        && field::OPCODE == 1
+        && field::STATUS == 2
+        && field::FLAGS == 3
+        && 8 * field::FLAGS + FLAG_DURABLE.trailing_zeros() as usize == 25
+        && swapped(field::PID) == 336
+        && swapped(field::PKT_INDEX) == 320
+        && swapped(field::PKT_COUNT) == 304
+        && swapped(field::PAYLOAD_LEN) == 288
+        && swapped(field::REQ_ID) == 256
+        && swapped(field::VA) == 192
+        && swapped(field::TOTAL_LEN) == 160
+        && swapped(field::ARG0) == 64
+        && swapped(field::ARG1) == 0
+);
+// Segments of MAX_PAYLOAD bytes (`<< 10`, `>> 10`); an aligned word or record start (`va`'s
+// low three bits); the VA space.
+const _: () = assert!(MAX_PAYLOAD == 1 << MAX_PAYLOAD_SHIFT && MAX_PAYLOAD_SHIFT == 10);
+const _: () = assert!(clio_proto::consts::ATOMIC_BYTES == 8 && replog::FRAME_BYTES == 8);
+const _: () = assert!(VA_BITS == 48 && VA_LIMIT == 1 << 48);
+
+/// The dispatch stage's decode.
+#[derive(LogicBlock, Default)]
+pub struct Decode {
+    /// The request header's bytes 0..48 (byte k at bits 8k..).
+    pub hdr: Signal<In, Bits<384>>,
+    /// Clio-KV is enabled (its opcodes parse).
+    pub kv_en: Signal<In, Bit>,
+    /// Raw header bytes.
+    pub opcode: Signal<Out, Bits<8>>,
+    /// The flags' `FLAG_DURABLE`.
+    pub durable: Signal<Out, Bit>,
+    /// The big-endian fields.
+    pub pid: Signal<Out, Bits<16>>,
+    pub pkt_index: Signal<Out, Bits<16>>,
+    pub pkt_count: Signal<Out, Bits<16>>,
+    pub payload_len: Signal<Out, Bits<16>>,
+    pub req_id: Signal<Out, Bits<32>>,
+    pub va: Signal<Out, Bits<64>>,
+    pub total_len: Signal<Out, Bits<32>>,
+    pub arg0: Signal<Out, Bits<64>>,
+    pub arg1: Signal<Out, Bits<64>>,
+    /// The VA of the packet's first byte.
+    pub data_va: Signal<Out, Bits<64>>,
+    /// The checks (module doc).
+    pub parse_ok: Signal<Out, Bit>,
+    pub read_ok: Signal<Out, Bit>,
+    pub write_ok: Signal<Out, Bit>,
+    pub write_in_va: Signal<Out, Bit>,
+    pub append_ok: Signal<Out, Bit>,
+    pub atomic_ok: Signal<Out, Bit>,
+    pub chase_ok: Signal<Out, Bit>,
+    /// The match-action table's rules for the opcode (`crate::mat`).
+    pub kv: Signal<Out, Bit>,
+    pub extend: Signal<Out, Bit>,
+    pub slow: Signal<Out, Bit>,
+    pub needs_key: Signal<Out, Bit>,
+    pub ring: Signal<Out, Bit>,
+    swap: ByteSwap<384>,
+    mat: Mat,
+    /// `pkt_index < pkt_count` (a segment of the request).
+    index_ok: Signal<Local, Bit>,
+    /// A write's segment count, the bytes from this segment on, and its end (unwrapped).
+    wr_cnt: Signal<Local, Bits<32>>,
+    wr_len: Signal<Local, Bits<32>>,
+    wr_end: Signal<Local, Bits<66>>,
+    max_payload16: Spec<16, { MAX_PAYLOAD as u64 }>,
+    max_payload32: Spec<32, { MAX_PAYLOAD as u64 }>,
+    max_request_len: Spec<32, { MAX_REQUEST_LEN as u64 }>,
+    max_record: Spec<32, { replog::MAX_RECORD as u64 }>,
+    va_limit: Spec<66, VA_LIMIT>,
+    op_write: Spec<8, { Opcode::Write as u64 }>,
+}
+
+impl Logic for Decode {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.swap.x.next = self.hdr.val();
+        self.opcode.next = self.hdr.val().get_bits::<8>(8);
+        self.durable.next = self.hdr.val().get_bit(25);
+        self.pid.next = self.swap.y.val().get_bits::<16>(336);
+        self.pkt_index.next = self.swap.y.val().get_bits::<16>(320);
+        self.pkt_count.next = self.swap.y.val().get_bits::<16>(304);
+        self.payload_len.next = self.swap.y.val().get_bits::<16>(288);
+        self.req_id.next = self.swap.y.val().get_bits::<32>(256);
+        self.va.next = self.swap.y.val().get_bits::<64>(192);
+        self.total_len.next = self.swap.y.val().get_bits::<32>(160);
+        self.arg0.next = self.swap.y.val().get_bits::<64>(64);
+        self.arg1.next = self.swap.y.val().get_bits::<64>(0);
+        // The match-action table.
+        self.mat.opcode.next = self.hdr.val().get_bits::<8>(8);
+        self.mat.version.next = self.hdr.val().get_bits::<8>(0);
+        self.mat.status.next = self.hdr.val().get_bits::<8>(16);
+        self.mat.kv_en.next = self.kv_en.val();
+        self.kv.next = self.mat.kv.val();
+        self.extend.next = self.mat.extend.val();
+        self.slow.next = self.mat.slow.val();
+        self.needs_key.next = self.mat.needs_key.val();
+        self.ring.next = self.mat.ring.val();
+        // Header::parse.
+        self.index_ok.next =
+            (self.pkt_count.val() != 0) & (self.pkt_index.val() < self.pkt_count.val());
+        self.parse_ok.next = self.mat.head_ok.val()
+            & (self.payload_len.val() <= self.max_payload16.val())
+            & self.index_ok.val();
+        // check_read.
+        self.read_ok.next = (self.payload_len.val() == 0)
+            & (self.pkt_count.val() == 1)
+            & (self.total_len.val() != 0)
+            & (self.total_len.val() <= self.max_request_len.val())
+            & ((bit_cast::<66, 64>(self.va.val()) + bit_cast::<66, 32>(self.total_len.val()))
+                <= self.va_limit.val());
+        // check_write_segment: count = ceil(total / 1024), this packet's length = payload_len.
+        self.wr_cnt.next = (self.total_len.val() + self.max_payload32.val() - 1) >> 10;
+        self.wr_len.next = self.total_len.val() - (bit_cast::<32, 16>(self.pkt_index.val()) << 10);
+        self.wr_end.next = bit_cast::<66, 64>(self.va.val())
+            + (bit_cast::<66, 16>(self.pkt_index.val()) << 10)
+            + bit_cast::<66, 16>(self.payload_len.val());
+        self.write_ok.next = self.index_ok.val()
+            & (self.total_len.val() != 0)
+            & (self.total_len.val() <= self.max_request_len.val())
+            & (bit_cast::<32, 16>(self.pkt_count.val()) == self.wr_cnt.val())
+            & ((self.wr_len.val() >= self.max_payload32.val())
+                & (self.payload_len.val() == self.max_payload16.val())
+                | (self.wr_len.val() < self.max_payload32.val())
+                    & (bit_cast::<32, 16>(self.payload_len.val()) == self.wr_len.val()));
+        self.write_in_va.next = self.wr_end.val() <= self.va_limit.val();
+        self.data_va.next = self.va.val();
+        if self.opcode.val() == self.op_write.val() {
+            self.data_va.next = self.va.val() + (bit_cast::<64, 16>(self.pkt_index.val()) << 10);
+        }
+        self.append_ok.next = (self.va.val().get_bits::<3>(0) == 0)
+            & (self.pkt_count.val() == 1)
+            & (self.total_len.val() != 0)
+            & (self.total_len.val() <= self.max_record.val())
+            & (bit_cast::<32, 16>(self.payload_len.val()) == self.total_len.val());
+        self.atomic_ok.next = (self.va.val().get_bits::<3>(0) == 0) & (self.payload_len.val() == 0);
+        self.chase_ok.next = (self.payload_len.val() == 0) & (self.pkt_count.val() == 1);
+    }
+}
+
+#[cfg(test)]
+mod tests;
