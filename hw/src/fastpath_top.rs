@@ -33,6 +33,7 @@ use crate::fastpath::ingest::Ingest;
 use crate::fastpath::ordering::Ordering;
 use crate::fastpath::pte_writer::PteWriter;
 use crate::fastpath::read_data::ReadData;
+use crate::fastpath::response_header::ResponseHeader;
 use crate::fastpath::translate::Translate;
 use crate::fastpath::translate_ahead::TranslateAhead;
 use crate::fastpath::transmit::Transmit;
@@ -42,7 +43,6 @@ use crate::read_seg::ReadSeg;
 use crate::spec::{bit_of, body_bit, Spec};
 use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;
-use crate::util::ByteSwap;
 use clio_proto::consts::{
     ATOMIC_BYTES, BEAT_BYTES, BUCKET_BYTES, BUCKET_SLOTS, DATAPATH_BITS, MAX_PAYLOAD,
     MAX_PAYLOAD_SHIFT, PTE_BYTES, VA_BITS, VA_LIMIT, VPN_BITS,
@@ -452,7 +452,8 @@ pub struct FastpathTop {
     /// `rd_i` and `pkt_count` = the answer's packets (an error packet ends the answer).
     rd_seg: DFF<Bit>,
     rd_i: DFF<Bits<16>>,
-    a0swap: ByteSwap<64>,
+    /// The response header builder (and the REQUEST descriptor's header).
+    rhdr: ResponseHeader,
     state: DFF<State>,
     hdr: DFF<Bits<384>>,
     route: DFF<Bits<256>>,
@@ -505,7 +506,6 @@ pub struct FastpathTop {
     ap_rend: Signal<Local, Bits<66>>,
     /// Append: `replog::place` accepts the tail read (aligned, the record fits the capacity).
     ap_fits: Signal<Local, Bit>,
-    a1swap: ByteSwap<64>,
     /// The word SWrite writes: the atomic's (`pa1`), or an Append's tail word.
     sw_pa: Signal<Local, Bits<64>>,
     /// Append: the slot-to-record shift in 8-byte words, `(56 + ap_so - o) / 8` (0..=14; both
@@ -664,64 +664,37 @@ impl Logic for FastpathTop {
         self.h_arg1.next = self.dec.arg1.val();
         self.h_durable.next = self.dec.durable.val();
 
-        // ---- Response header: the request's bytes 0..48 with status, RESPONSE flag,
-        // payload_len, zero checksum, and (sync results) arg0; bytes 48..64 (key, client) zero.
-        self.a0swap.x.next = self.rs_arg0.q.val();
-        self.hr.next = (self.hdr.q.val()
-            & !(bit_cast::<384, 16>(0xFFFF_u16.to_bits()) << 16)
-            & !(bit_cast::<384, 16>(0xFFFF_u16.to_bits()) << 80)
-            & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 224))
-            | (bit_cast::<384, 8>(self.rs_status.q.val()) << 16)
-            | (bit_cast::<384, 8>(self.rs_flags.q.val()) << 24)
-            | (bit_cast::<384, 8>(self.rs_plen.q.val().get_bits::<8>(8)) << 80)
-            | (bit_cast::<384, 8>(self.rs_plen.q.val().get_bits::<8>(0)) << 88);
-        if self.rs_use_arg0.q.val() {
-            self.hr.next = (self.hr.val()
-                & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 256))
-                | (bit_cast::<384, 64>(self.a0swap.y.val()) << 256);
-        }
-        // Append: arg0 = the old tail (0 when nothing was appended), arg1 = arg0 + footprint.
-        // An offload's answer: its arg0 and arg1.
+        // ---- The response header (`ResponseHeader`): the request's bytes 0..48 with status,
+        // flags, payload_len, zero checksum and the class's fields; bytes 48..64 (key, client)
+        // are zero. Append: arg0 = the old tail (0 when nothing was appended), arg1 = arg0 +
+        // footprint; an offload's answer: its arg0 and arg1. Clio-KV's answer: total_len is the
+        // value's length (0 without one); an error keeps the request's, as any error response,
+        // and a put's or delete's OK answer replayed from the idempotence ring is the first
+        // answer again: total_len 0 (rs_plen is 0). A read's answer: this packet's pkt_index
+        // and the answer's pkt_count.
         self.ap_fp.next = ((bit_cast::<12, 32>(self.h_tlen.val()) + 15) >> 3) << 3;
-        self.a1swap.x.next = self.rs_arg0.q.val() + bit_cast::<64, 12>(self.ap_fp.val());
+        self.rhdr.request.next = self.hdr.q.val();
+        self.rhdr.status.next = self.rs_status.q.val();
+        self.rhdr.flags.next = self.rs_flags.q.val();
+        self.rhdr.payload_len.next = self.rs_plen.q.val();
+        self.rhdr.arg0_on.next = self.rs_use_arg0.q.val();
+        self.rhdr.args_on.next = self.ap.q.val() | self.xa.q.val();
+        self.rhdr.arg0.next = self.rs_arg0.q.val();
+        self.rhdr.arg1.next = self.rs_arg0.q.val() + bit_cast::<64, 12>(self.ap_fp.val());
         if self.xa.q.val() {
-            self.a1swap.x.next = self.x_arg1.q.val();
+            self.rhdr.arg1.next = self.x_arg1.q.val();
         }
-        if self.ap.q.val() | self.xa.q.val() {
-            self.hr.next = (self.hr.val()
-                & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 256)
-                & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 320))
-                | (bit_cast::<384, 64>(self.a0swap.y.val()) << 256)
-                | (bit_cast::<384, 64>(self.a1swap.y.val()) << 320);
-        }
-        // Clio-KV's answer: total_len is the value's length (0 without one); an error keeps
-        // the request's, as any error response. A put's or delete's OK answer replayed from
-        // the idempotence ring is the first answer again: total_len 0 (rs_plen is 0).
-        if self.ext.kv.val()
+        self.rhdr.value_len_on.next = self.ext.kv.val()
             & (self.xa.q.val()
-                | (self.rs_use_arg0.q.val() & (self.rs_status.q.val() == self.st_ok.val())))
-        {
-            self.hr.next = (self.hr.val()
-                & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 192))
-                | (bit_cast::<384, 8>(self.rs_plen.q.val().get_bits::<8>(8)) << 208)
-                | (bit_cast::<384, 8>(self.rs_plen.q.val().get_bits::<8>(0)) << 216);
-        }
-        // A read's answer: this packet's pkt_index and the answer's pkt_count.
+                | (self.rs_use_arg0.q.val() & (self.rs_status.q.val() == self.st_ok.val())));
         self.rseg.va.next = self.h_va.val();
         self.rseg.total.next = self.h_tlen.val();
         self.rseg.idx.next = self.rd_i.q.val();
-        if self.rd_seg.q.val() {
-            self.hr.next = (self.hr.val()
-                & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 48))
-                | (bit_cast::<384, 8>(self.rd_i.q.val().get_bits::<8>(8)) << 48)
-                | (bit_cast::<384, 8>(self.rd_i.q.val().get_bits::<8>(0)) << 56)
-                | (bit_cast::<384, 8>(self.rseg.count.val().get_bits::<8>(8)) << 64)
-                | (bit_cast::<384, 8>(self.rseg.count.val().get_bits::<8>(0)) << 72);
-        }
-        // REQUEST descriptor header: Header::emit_header of the parsed request (flags 0, no checksum).
-        self.hreq.next = self.hdr.q.val()
-            & !(bit_cast::<384, 8>(0xFF_u8.to_bits()) << 24)
-            & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 224);
+        self.rhdr.seg_on.next = self.rd_seg.q.val();
+        self.rhdr.pkt_index.next = self.rd_i.q.val();
+        self.rhdr.pkt_count.next = self.rseg.count.val();
+        self.hr.next = self.rhdr.response.val();
+        self.hreq.next = self.rhdr.forwarded.val();
 
         // ---- Geometry of the current request.
         self.psize.next = bit_cast::<32, 1>(1.into()) << self.cfg_page_shift.val();

@@ -128,6 +128,14 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "decode",
             verilog_of("decode", fastpath::decode::Decode::default()),
         ),
+        // The response header builder, alone.
+        (
+            "response_header",
+            verilog_of(
+                "response_header",
+                fastpath::response_header::ResponseHeader::default(),
+            ),
+        ),
         // The extend path's port (pointer chaser, Clio-KV, store, payload feeder), alone.
         (
             "extend",

@@ -26,10 +26,10 @@
 //! A lookup here touches the TLB's LRU order as the executor's would: only which entry a later
 //! insert evicts can differ (never a translation or an answer).
 
+use crate::fastpath::decode::Decode;
 use crate::spec::Spec;
-use crate::util::ByteSwap;
-use clio_proto::consts::{MAX_PAYLOAD, MAX_PAYLOAD_SHIFT};
-use clio_proto::header::{field, ROUTED_HEADER_LEN};
+use clio_proto::consts::MAX_PAYLOAD;
+use clio_proto::header::ROUTED_HEADER_LEN;
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::Opcode;
 use rust_hdl::prelude::*;
@@ -37,19 +37,8 @@ use rust_hdl::prelude::*;
 /// Ingest slots.
 const SLOTS: usize = crate::fastpath::ingest::SLOTS;
 const _: () = assert!(SLOTS == 4, "slot indices are 2 bits");
-// `<< 10`: a write packet's offset is pkt_index * MAX_PAYLOAD.
-const _: () = assert!(MAX_PAYLOAD == 1 << MAX_PAYLOAD_SHIFT && MAX_PAYLOAD_SHIFT == 10);
-// Header fields of the byte-reversed first 48 bytes (see `crate::spec::swapped`), and the
-// opcode at raw byte 1 (bits 8..16).
-const _: () = assert!(
-    ROUTED_HEADER_LEN == 48
-        && field::OPCODE == 1
-        && crate::spec::swapped(field::PID) == 336
-        && crate::spec::swapped(field::PKT_INDEX) == 320
-        && crate::spec::swapped(field::PAYLOAD_LEN) == 288
-        && crate::spec::swapped(field::VA) == 192
-        && crate::spec::swapped(field::TOTAL_LEN) == 160
-);
+// The header's first 48 bytes are what the dispatch decode reads.
+const _: () = assert!(ROUTED_HEADER_LEN == 48);
 
 /// The TLB look-ahead.
 #[derive(LogicBlock)]
@@ -134,8 +123,8 @@ pub struct TranslateAhead {
     sel_need: Signal<Local, Bits<2>>,
     sel_off: Signal<Local, Bits<64>>,
     sel_len: Signal<Local, Bits<32>>,
-    /// The incoming header's bytes reversed (big-endian fields as numbers).
-    swap: ByteSwap<384>,
+    /// The incoming header's fields, read as the dispatch stage reads them (`Decode`).
+    dec: Decode,
     opcode: Signal<Local, Bits<8>>,
     is_write: Signal<Local, Bit>,
     is_rw: Signal<Local, Bit>,
@@ -222,7 +211,7 @@ impl Default for TranslateAhead {
             sel_need: Default::default(),
             sel_off: Default::default(),
             sel_len: Default::default(),
-            swap: Default::default(),
+            dec: Default::default(),
             opcode: Default::default(),
             is_write: Default::default(),
             is_rw: Default::default(),
@@ -271,20 +260,20 @@ impl Logic for TranslateAhead {
             self.s_len[k].d.next = self.s_len[k].q.val();
         }
         // ---- An incoming header: what its lookup needs, kept for its slot.
-        self.swap.x.next = self.hdr_data.val();
-        self.opcode.next = self.hdr_data.val().get_bits::<8>(8);
+        self.dec.hdr.next = self.hdr_data.val();
+        self.dec.kv_en.next = false;
+        self.opcode.next = self.dec.opcode.val();
         self.is_write.next = self.opcode.val() == self.op_write.val();
         self.is_rw.next = self.is_write.val() | (self.opcode.val() == self.op_read.val());
-        self.va.next = self.swap.y.val().get_bits::<64>(192);
-        self.len.next = self.swap.y.val().get_bits::<32>(160);
+        // The packet's first byte (a write's segment `pkt_index` KiB in), and its length.
+        self.va.next = self.dec.data_va.val();
+        self.len.next = self.dec.total_len.val();
         if self.len.val() > self.max_payload.val() {
             self.len.next = self.max_payload.val();
         }
         self.need.next = self.need_read.val();
         if self.is_write.val() {
-            self.va.next = self.swap.y.val().get_bits::<64>(192)
-                + (bit_cast::<64, 16>(self.swap.y.val().get_bits::<16>(320)) << 10);
-            self.len.next = bit_cast::<32, 16>(self.swap.y.val().get_bits::<16>(288));
+            self.len.next = bit_cast::<32, 16>(self.dec.payload_len.val());
             self.need.next = self.need_write.val();
         }
         self.psize.d.next = bit_cast::<64, 1>(1.into()) << self.page_shift.val();
@@ -293,7 +282,7 @@ impl Logic for TranslateAhead {
         if self.hdr_in.val() {
             for k in 0..4 {
                 if self.hdr_slot.val() == k.to_bits::<2>() {
-                    self.s_pid[k].d.next = self.swap.y.val().get_bits::<16>(336);
+                    self.s_pid[k].d.next = self.dec.pid.val();
                     self.s_vpn[k].d.next =
                         bit_cast::<36, 64>(self.va.val() >> self.page_shift.val());
                     self.s_need[k].d.next = self.need.val();

@@ -9,6 +9,7 @@ use super::*;
 use crate::bench::Bench;
 use crate::tb::Rng;
 use crate::util::bytes_to_bits;
+use clio_proto::header::field;
 use clio_proto::Header;
 use std::collections::{HashMap, VecDeque};
 
