@@ -136,6 +136,14 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
                 fastpath::response_header::ResponseHeader::default(),
             ),
         ),
+        // The slow-path descriptors (TX decoded, REQUEST encoded), alone.
+        (
+            "slow_path_desc",
+            verilog_of(
+                "slow_path_desc",
+                fastpath::slow_path_desc::SlowPathDesc::default(),
+            ),
+        ),
         // The extend path's port (pointer chaser, Clio-KV, store, payload feeder), alone.
         (
             "extend",

@@ -4,7 +4,8 @@
 //! header's fields, the match-action table, the class checks), the translate stage
 //! ([`translate::Translate`]: TLB lookup, walk, page fault), the PTE writer
 //! ([`pte_writer::PteWriter`]), the response header builder
-//! ([`response_header::ResponseHeader`]), the extend path's port ([`extend::Extend`]: the offload units,
+//! ([`response_header::ResponseHeader`]), the slow-path descriptors
+//! ([`slow_path_desc::SlowPathDesc`]), the extend path's port ([`extend::Extend`]: the offload units,
 //! Clio-KV's store and payload feeder), the ordering rules between DRAM accesses
 //! ([`ordering::Ordering`]), the one-beat writer ([`beat_writer::BeatWriter`]), the write-data
 //! stage ([`write_data::WriteData`]), the read-data stage ([`read_data::ReadData`]) and the
@@ -20,6 +21,7 @@ pub mod ordering;
 pub mod pte_writer;
 pub mod read_data;
 pub mod response_header;
+pub mod slow_path_desc;
 pub mod translate;
 pub mod translate_ahead;
 pub mod transmit;

@@ -1,0 +1,133 @@
+//! The slow-path rings' descriptors as the executor sees them (`proto::ring::Descriptor`, one
+//! 128-byte slot): the TX descriptor it takes (`take`), held and decoded into its kind and
+//! fields, and the REQUEST descriptor it hands the slow path, encoded from the request's client,
+//! route and header.
+//!
+//! TX kinds (one flag each; an unknown kind sets none and is ignored): PTE_WRITE (its PTE is the
+//! PTE writer's, decoded as it is taken), TLB_INVALIDATE (`pid`, `vpn`; `vpn_fits`: no bits
+//! beyond `VPN_BITS`, else it can match nothing), FREE_PAGE (`pfn`), KEY_WRITE (`pid`, `key`),
+//! RING_RELEASE (`pid`, `client`), KV_CONFIG (`pid`, `kv_status`, `kv_base`, `kv_buckets`,
+//! `kv_records`) and REPLY (`route`, `header`, its `reply_status` and `reply_flags`: the
+//! RESPONSE bit). The body's words are shared by the kinds as `proto::ring` lays them out.
+
+use crate::spec::{bit_of, body_bit, Spec};
+use clio_proto::consts::VPN_BITS;
+use clio_proto::header::{field, FLAG_RESPONSE, ROUTED_HEADER_LEN};
+use clio_proto::ring::{desc, kind, DESC_BYTES};
+use rust_hdl::prelude::*;
+
+// The slot: kind u16 @0, client u16 @2 (16), route @8 (64, 32 bytes), header @40 (320, 48
+// bytes; its status @42 = 336, flags @43 = 344, FLAG_RESPONSE bit 0); the body @88: pid u16
+// @88 (704), u16 @90 (720: RING_RELEASE's client, KV_CONFIG's status byte), u64 @96 (768: the
+// key, the vpn, the base), u64 @104 (832: the pfn, the buckets), u32 @112 (896: the records).
+const _: () = assert!(
+    DESC_BYTES == 128
+        && desc::KIND == 0
+        && bit_of(desc::CLIENT) == 16
+        && bit_of(desc::ROUTE) == 64
+        && bit_of(desc::HEADER) == 320
+        && ROUTED_HEADER_LEN == 48
+        && bit_of(desc::HEADER + field::STATUS) == 336
+        && bit_of(desc::HEADER + field::FLAGS) == 344
+        && FLAG_RESPONSE == 1
+        && body_bit(0) == 704
+        && body_bit(2) == 720
+        && body_bit(8) == 768
+        && body_bit(8) + VPN_BITS as usize == 804
+        && body_bit(16) == 832
+        && body_bit(24) == 896
+);
+
+type Kind<const V: u64> = Spec<16, V>;
+
+/// The slow-path descriptors.
+#[derive(LogicBlock, Default)]
+pub struct SlowPathDesc {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Take `desc` (the TX ring's head) this cycle.
+    pub take: Signal<In, Bit>,
+    pub desc: Signal<In, Bits<1024>>,
+    /// The taken descriptor's kind.
+    pub pte_write: Signal<Out, Bit>,
+    pub tlb_invalidate: Signal<Out, Bit>,
+    pub free_page: Signal<Out, Bit>,
+    pub key_write: Signal<Out, Bit>,
+    pub ring_release: Signal<Out, Bit>,
+    pub kv_config: Signal<Out, Bit>,
+    pub reply: Signal<Out, Bit>,
+    /// Its fields (module doc).
+    pub pid: Signal<Out, Bits<16>>,
+    pub client: Signal<Out, Bits<16>>,
+    pub key: Signal<Out, Bits<64>>,
+    pub vpn: Signal<Out, Bits<36>>,
+    pub vpn_fits: Signal<Out, Bit>,
+    pub pfn: Signal<Out, Bits<40>>,
+    pub kv_status: Signal<Out, Bits<8>>,
+    pub kv_base: Signal<Out, Bits<64>>,
+    pub kv_buckets: Signal<Out, Bits<64>>,
+    pub kv_records: Signal<Out, Bits<32>>,
+    pub route: Signal<Out, Bits<256>>,
+    pub header: Signal<Out, Bits<384>>,
+    pub reply_status: Signal<Out, Bits<8>>,
+    pub reply_flags: Signal<Out, Bits<8>>,
+    /// A REQUEST descriptor for the request of member `req_client` along `req_route` with
+    /// header bytes 0..48 `req_header` (`Header::emit_header`, never the key).
+    pub req_client: Signal<In, Bits<16>>,
+    pub req_route: Signal<In, Bits<256>>,
+    pub req_header: Signal<In, Bits<384>>,
+    pub request: Signal<Out, Bits<1024>>,
+    /// The taken descriptor.
+    held: DFF<Bits<1024>>,
+    /// Its kind.
+    k: Signal<Local, Bits<16>>,
+    kind_request: Kind<{ kind::REQUEST as u64 }>,
+    kind_reply: Kind<{ kind::REPLY as u64 }>,
+    kind_pte_write: Kind<{ kind::PTE_WRITE as u64 }>,
+    kind_tlb_invalidate: Kind<{ kind::TLB_INVALIDATE as u64 }>,
+    kind_free_page: Kind<{ kind::FREE_PAGE as u64 }>,
+    kind_key_write: Kind<{ kind::KEY_WRITE as u64 }>,
+    kind_ring_release: Kind<{ kind::RING_RELEASE as u64 }>,
+    kind_kv_config: Kind<{ kind::KV_CONFIG as u64 }>,
+}
+
+impl Logic for SlowPathDesc {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, held);
+        if self.take.val() {
+            self.held.d.next = self.desc.val();
+        }
+        self.k.next = self.held.q.val().get_bits::<16>(0);
+        self.pte_write.next = self.k.val() == self.kind_pte_write.val();
+        self.tlb_invalidate.next = self.k.val() == self.kind_tlb_invalidate.val();
+        self.free_page.next = self.k.val() == self.kind_free_page.val();
+        self.key_write.next = self.k.val() == self.kind_key_write.val();
+        self.ring_release.next = self.k.val() == self.kind_ring_release.val();
+        self.kv_config.next = self.k.val() == self.kind_kv_config.val();
+        self.reply.next = self.k.val() == self.kind_reply.val();
+        self.pid.next = self.held.q.val().get_bits::<16>(704);
+        self.client.next = self.held.q.val().get_bits::<16>(720);
+        self.key.next = self.held.q.val().get_bits::<64>(768);
+        self.vpn.next = self.held.q.val().get_bits::<36>(768);
+        self.vpn_fits.next = self.held.q.val().get_bits::<28>(804) == 0;
+        self.pfn.next = self.held.q.val().get_bits::<40>(832);
+        self.kv_status.next = self.held.q.val().get_bits::<8>(720);
+        self.kv_base.next = self.held.q.val().get_bits::<64>(768);
+        self.kv_buckets.next = self.held.q.val().get_bits::<64>(832);
+        self.kv_records.next = self.held.q.val().get_bits::<32>(896);
+        self.route.next = self.held.q.val().get_bits::<256>(64);
+        self.header.next = self.held.q.val().get_bits::<384>(320);
+        self.reply_status.next = self.held.q.val().get_bits::<8>(336);
+        self.reply_flags.next = bit_cast::<8, 1>(self.held.q.val().get_bits::<1>(344));
+        self.request.next = bit_cast::<1024, 16>(self.kind_request.val())
+            | (bit_cast::<1024, 16>(self.req_client.val()) << 16)
+            | (bit_cast::<1024, 256>(self.req_route.val()) << 64)
+            | (bit_cast::<1024, 384>(self.req_header.val()) << 320);
+    }
+}
+
+crate::impl_clocked!(SlowPathDesc);
+
+#[cfg(test)]
+mod tests;
