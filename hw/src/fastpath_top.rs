@@ -34,6 +34,7 @@ use crate::fastpath::ordering::Ordering;
 use crate::fastpath::pte_writer::PteWriter;
 use crate::fastpath::read_data::ReadData;
 use crate::fastpath::response_header::ResponseHeader;
+use crate::fastpath::slow_path_desc::SlowPathDesc;
 use crate::fastpath::translate::Translate;
 use crate::fastpath::translate_ahead::TranslateAhead;
 use crate::fastpath::transmit::Transmit;
@@ -50,7 +51,7 @@ use clio_proto::consts::{
 use clio_proto::header::{field, FLAG_RESPONSE, HEADER_LEN, ROUTED_HEADER_LEN};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::replog;
-use clio_proto::ring::{desc, kind, RX_RESERVED_FOR_NOTICES};
+use clio_proto::ring::{desc, RX_RESERVED_FOR_NOTICES};
 use clio_proto::{Opcode, Status};
 use rust_hdl::prelude::*;
 
@@ -143,8 +144,6 @@ const _: () = assert!(
 type St<const V: u64> = Spec<8, V>;
 /// Opcodes the executor branches on (`proto::Opcode`).
 type Op<const V: u64> = Spec<8, V>;
-/// Ring descriptor kinds (`proto::ring::kind`).
-type Kind<const V: u64> = Spec<16, V>;
 /// Access permissions needed, as the PTE's `READ | WRITE << 1` (`proto::pte::PERM_*`).
 type Need<const V: u64> = Spec<2, V>;
 
@@ -187,6 +186,9 @@ pub enum State {
     SAddr,
     /// Atomic: the word arrives.
     SData,
+    /// Append: the tail word read is placed (`replog::place`): LOG_FULL, BAD_REQUEST, or the
+    /// record's range is translated.
+    APlace,
     /// Atomic: write it back. Append: write the new tail word (after the record's beats, which
     /// are with the write-data stage) and record the old tail in the idempotence ring. An
     /// offload's (Clio-KV's) block write: its block with its strobes.
@@ -476,7 +478,8 @@ pub struct FastpathTop {
     rs_len: DFF<Bits<12>>,
     once: DFF<Bit>,
     s_new: DFF<Bits<64>>,
-    sdesc: DFF<Bits<1024>>,
+    /// The slow-path descriptors: the TX descriptor taken, decoded; the REQUEST encoded.
+    spd: SlowPathDesc,
     c_rx: DFF<Bits<32>>,
     c_tx: DFF<Bits<32>>,
     c_nack: DFF<Bits<32>>,
@@ -534,7 +537,6 @@ pub struct FastpathTop {
     hreq: Signal<Local, Bits<384>>,
     word_sh: Signal<Local, Bits<9>>,
     s_old: Signal<Local, Bits<64>>,
-    sd_kind: Signal<Local, Bits<16>>,
     // ---- Values from proto (localparams; see `crate::spec`).
     st_ok: St<{ Status::Ok as u64 }>,
     st_nack: St<{ Status::Nack as u64 }>,
@@ -552,14 +554,6 @@ pub struct FastpathTop {
     op_cn_ack: Op<{ Opcode::CnAck as u64 }>,
     op_append: Op<{ Opcode::Append as u64 }>,
     op_pointer_chase: Op<{ Opcode::PointerChase as u64 }>,
-    kind_request: Kind<{ kind::REQUEST as u64 }>,
-    kind_reply: Kind<{ kind::REPLY as u64 }>,
-    kind_pte_write: Kind<{ kind::PTE_WRITE as u64 }>,
-    kind_tlb_invalidate: Kind<{ kind::TLB_INVALIDATE as u64 }>,
-    kind_free_page: Kind<{ kind::FREE_PAGE as u64 }>,
-    kind_key_write: Kind<{ kind::KEY_WRITE as u64 }>,
-    kind_ring_release: Kind<{ kind::RING_RELEASE as u64 }>,
-    kind_kv_config: Kind<{ kind::KV_CONFIG as u64 }>,
     need_read: Need<{ PERM_READ as u64 }>,
     need_write: Need<{ PERM_WRITE as u64 }>,
     need_atomic: Need<{ (PERM_READ | PERM_WRITE) as u64 }>,
@@ -606,7 +600,6 @@ impl Logic for FastpathTop {
             rs_len,
             once,
             s_new,
-            sdesc,
             c_rx,
             c_tx,
             c_nack,
@@ -635,7 +628,9 @@ impl Logic for FastpathTop {
             rd_seg,
             rd_i
         );
-        clock!(self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext);
+        clock!(
+            self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext, spd
+        );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
         self.txbuf.read_clock.next = self.clock.val();
@@ -773,7 +768,7 @@ impl Logic for FastpathTop {
         self.tr.res_pfn.next = self.tlb.res_pfn.val();
         self.tr.res_gen.next = self.tlb.res_gen.val();
         self.tr.fp_valid.next = false;
-        self.tr.fp_pfn.next = bit_cast::<40, 64>(self.sdesc.q.val().get_bits::<64>(832));
+        self.tr.fp_pfn.next = self.spd.pfn.val();
         // The bucket read waits for earlier page-table writes; its beats come when no read's
         // are due.
         self.tr.ar_ready.next = self.m_axi_arready.val() & self.order.walk_clear.val();
@@ -863,11 +858,11 @@ impl Logic for FastpathTop {
         // KV_CONFIG's body: pid @88 (704), status @90 (720), base @96 (768), buckets @104
         // (832), records @112 (896); taken in SpTx.
         self.ext.cfg_load.next = false;
-        self.ext.cfg_pid.next = self.sdesc.q.val().get_bits::<16>(704);
-        self.ext.cfg_status.next = self.sdesc.q.val().get_bits::<8>(720);
-        self.ext.cfg_base.next = self.sdesc.q.val().get_bits::<64>(768);
-        self.ext.cfg_buckets.next = self.sdesc.q.val().get_bits::<64>(832);
-        self.ext.cfg_records.next = self.sdesc.q.val().get_bits::<32>(896);
+        self.ext.cfg_pid.next = self.spd.pid.val();
+        self.ext.cfg_status.next = self.spd.kv_status.val();
+        self.ext.cfg_base.next = self.spd.kv_base.val();
+        self.ext.cfg_buckets.next = self.spd.kv_buckets.val();
+        self.ext.cfg_records.next = self.spd.kv_records.val();
         // The KV payload feeder reads the executor's slot while the write-data stage does not.
         self.ext.pay_free.next = !self.w_busy.val();
         self.ext.buf_data.next = self.wbuf.read_data.val();
@@ -875,8 +870,8 @@ impl Logic for FastpathTop {
             + bit_cast::<66, 12>(self.ext.rsp_read_len.val());
         // Key table: writes from KEY_WRITE (lookups: the executor's next frame, below).
         self.keys.wr_valid.next = false;
-        self.keys.wr_pid.next = self.sdesc.q.val().get_bits::<16>(704);
-        self.keys.wr_key.next = self.sdesc.q.val().get_bits::<64>(768);
+        self.keys.wr_pid.next = self.spd.pid.val();
+        self.keys.wr_key.next = self.spd.key.val();
         self.word_sh.next = bit_cast::<9, 6>(self.pa1.q.val().get_bits::<6>(0)) << 3;
         self.s_old.next = bit_cast::<64, 512>(self.m_axi_rdata.val() >> self.word_sh.val());
         self.sync.rec_value.next = self.s_old.val();
@@ -885,13 +880,15 @@ impl Logic for FastpathTop {
         } else {
             self.sw_pa.next = self.pa1.q.val();
         }
-        // Append placement (`replog::place`) on the tail word as it arrives.
+        // Append placement (`replog::place`) on the tail word, the cycle after it arrived
+        // (`APlace`: from the R channel through the word select, the 66-bit sums and the
+        // compare in one cycle was the fast path's deepest logic).
         self.ap_rva.next = bit_cast::<66, 64>(self.h_va.val())
             + self.log_head.val()
-            + bit_cast::<66, 64>(self.s_old.val());
+            + bit_cast::<66, 64>(self.ap_tail.q.val());
         self.ap_rend.next = self.ap_rva.val() + bit_cast::<66, 12>(self.ap_fp.val());
-        self.ap_fits.next = (self.s_old.val().get_bits::<3>(0) == 0)
-            & ((bit_cast::<66, 64>(self.s_old.val())
+        self.ap_fits.next = (self.ap_tail.q.val().get_bits::<3>(0) == 0)
+            & ((bit_cast::<66, 64>(self.ap_tail.q.val())
                 + self.log_head.val()
                 + bit_cast::<66, 12>(self.ap_fp.val()))
                 <= bit_cast::<66, 64>(self.h_arg0.val()));
@@ -1030,7 +1027,11 @@ impl Logic for FastpathTop {
         self.m_axi_rready.next = self.rd.r_ready.val()
             | ((self.tr.walking.val() | (self.state.q.val() == State::SData)) & self.r_idle.val());
         // Slow-path descriptor fields.
-        self.sd_kind.next = self.sdesc.q.val().get_bits::<16>(0);
+        self.spd.take.next = false;
+        self.spd.desc.next = self.sp_tx_desc.val();
+        self.spd.req_client.next = self.hcli.q.val();
+        self.spd.req_route.next = self.route.q.val();
+        self.spd.req_header.next = self.hreq.val();
         // Outstanding DRAM writes (B responses pending).
 
         match self.state.q.val() {
@@ -1365,26 +1366,11 @@ impl Logic for FastpathTop {
                     // An offload's word: its block goes to the unit now (mem_done above).
                     self.state.d.next = State::Offload;
                 } else if self.m_axi_rvalid.val() & self.r_idle.val() & self.ap.q.val() {
-                    // Append: the tail word. Placed, the record's range is translated with
-                    // write permission (one or two pages) like a write's.
+                    // Append: the tail word, placed next cycle.
                     self.ap_tail.d.next = self.s_old.val();
                     self.ap_tail_pa.d.next = self.pa1.q.val();
                     self.ap_so.d.next = self.o.q.val();
-                    self.state.d.next = State::Resp;
-                    if !self.ap_fits.val() | (self.ap_rva.val().get_bits::<2>(64) != 0) {
-                        self.rs_status.d.next = self.st_log_full.val();
-                    } else if self.ap_rend.val() > self.va_limit.val() {
-                        self.rs_status.d.next = self.st_bad_request.val();
-                    } else {
-                        self.vaq.d.next = bit_cast::<64, 66>(self.ap_rva.val());
-                        self.t_va.next = bit_cast::<64, 66>(self.ap_rva.val());
-                        self.o.d.next = self.ap_rva.val().get_bits::<6>(0);
-                        self.len.d.next = self.ap_fp.val();
-                        self.need.d.next = self.need_write.val();
-                        self.piece.d.next = false;
-                        self.t_start.next = true;
-                        self.state.d.next = State::Translate;
-                    }
+                    self.state.d.next = State::APlace;
                 } else if self.m_axi_rvalid.val() & self.r_idle.val() {
                     self.rs_status.d.next = self.st_ok.val();
                     self.rs_use_arg0.d.next = true;
@@ -1396,6 +1382,25 @@ impl Logic for FastpathTop {
                     } else {
                         self.state.d.next = State::Resp;
                     }
+                }
+            }
+            State::APlace => {
+                // Placed, the record's range is translated with write permission (one or two
+                // pages) like a write's.
+                self.state.d.next = State::Resp;
+                if !self.ap_fits.val() | (self.ap_rva.val().get_bits::<2>(64) != 0) {
+                    self.rs_status.d.next = self.st_log_full.val();
+                } else if self.ap_rend.val() > self.va_limit.val() {
+                    self.rs_status.d.next = self.st_bad_request.val();
+                } else {
+                    self.vaq.d.next = bit_cast::<64, 66>(self.ap_rva.val());
+                    self.t_va.next = bit_cast::<64, 66>(self.ap_rva.val());
+                    self.o.d.next = self.ap_rva.val().get_bits::<6>(0);
+                    self.len.d.next = self.ap_fp.val();
+                    self.need.d.next = self.need_write.val();
+                    self.piece.d.next = false;
+                    self.t_start.next = true;
+                    self.state.d.next = State::Translate;
                 }
             }
             State::SWrite => {
@@ -1519,17 +1524,14 @@ impl Logic for FastpathTop {
                 self.sp_rx_valid.next = true;
                 // REQUEST: kind, the member (client, u16 LE at byte 2), route, header bytes
                 // 0..48 (never the key).
-                self.sp_rx_desc.next = bit_cast::<1024, 16>(self.kind_request.val())
-                    | (bit_cast::<1024, 16>(self.hcli.q.val()) << 16)
-                    | (bit_cast::<1024, 256>(self.route.q.val()) << 64)
-                    | (bit_cast::<1024, 384>(self.hreq.val()) << 320);
+                self.sp_rx_desc.next = self.spd.request.val();
                 if self.sp_rx_ready.val() {
                     self.state.d.next = State::Drain;
                 }
             }
             State::SpTx => {
                 self.state.d.next = State::Drain;
-                if self.sd_kind.val() == self.kind_pte_write.val() {
+                if self.spd.pte_write.val() {
                     // PTE_WRITE: slot < 16 and bucket < bucket count, else ignored. The PTE
                     // writer decoded it as it was taken; the TLB follows the PTE (inserted
                     // when used, invalidated when cleared).
@@ -1544,34 +1546,34 @@ impl Logic for FastpathTop {
                         self.tlb.up_pfn.next = self.ptw.tu_pfn.val();
                         self.state.d.next = State::SpPte;
                     }
-                } else if self.sd_kind.val() == self.kind_tlb_invalidate.val() {
-                    if self.sdesc.q.val().get_bits::<28>(804) == 0 {
+                } else if self.spd.tlb_invalidate.val() {
+                    if self.spd.vpn_fits.val() {
                         self.tlb.up_valid.next = true;
                         self.tlb.up_inval.next = true;
-                        self.tlb.up_pid.next = self.sdesc.q.val().get_bits::<16>(704);
-                        self.tlb.up_vpn.next = self.sdesc.q.val().get_bits::<36>(768);
+                        self.tlb.up_pid.next = self.spd.pid.val();
+                        self.tlb.up_vpn.next = self.spd.vpn.val();
                     }
-                } else if self.sd_kind.val() == self.kind_free_page.val() {
+                } else if self.spd.free_page.val() {
                     self.tr.fp_valid.next = !self.tr.fp_full.val();
-                } else if self.sd_kind.val() == self.kind_key_write.val() {
+                } else if self.spd.key_write.val() {
                     // KEY_WRITE: pid u16 @88, key u64 @96 (0 removes the RAS).
                     self.keys.wr_valid.next = true;
-                } else if self.sd_kind.val() == self.kind_kv_config.val() {
+                } else if self.spd.kv_config.val() {
                     // KV_CONFIG: pid u16 @88, status u8 @90, base u64 @96, buckets u64 @104,
                     // records u32 @112: Clio-KV's store, the unit enabled.
                     self.ext.cfg_load.next = true;
-                } else if self.sd_kind.val() == self.kind_ring_release.val() {
+                } else if self.spd.ring_release.val() {
                     // RING_RELEASE: pid u16 @88, client u16 @90: every ring entry of that
                     // member is acknowledged.
-                    self.sync.k_pid.next = self.sdesc.q.val().get_bits::<16>(704);
-                    self.sync.k_client.next = self.sdesc.q.val().get_bits::<16>(720);
+                    self.sync.k_pid.next = self.spd.pid.val();
+                    self.sync.k_client.next = self.spd.client.val();
                     self.sync.rel_valid.next = true;
-                } else if self.sd_kind.val() == self.kind_reply.val() {
+                } else if self.spd.reply.val() {
                     // REPLY: the header as a payload-less response along the given route.
-                    self.route.d.next = self.sdesc.q.val().get_bits::<256>(64);
-                    self.hdr.d.next = self.sdesc.q.val().get_bits::<384>(320);
-                    self.rs_status.d.next = self.sdesc.q.val().get_bits::<8>(336);
-                    self.rs_flags.d.next = bit_cast::<8, 1>(self.sdesc.q.val().get_bits::<1>(344));
+                    self.route.d.next = self.spd.route.val();
+                    self.hdr.d.next = self.spd.header.val();
+                    self.rs_status.d.next = self.spd.reply_status.val();
+                    self.rs_flags.d.next = self.spd.reply_flags.val();
                     self.rs_plen.d.next = 0.into();
                     self.rs_use_arg0.d.next = false;
                     self.state.d.next = State::Resp;
@@ -1727,7 +1729,7 @@ impl Logic for FastpathTop {
             self.rs_len.d.next = self.header_len.val();
             if self.keys.ready.val() & self.sp_tx_valid.val() {
                 if self.state.q.val() == State::Idle {
-                    self.sdesc.d.next = self.sp_tx_desc.val();
+                    self.spd.take.next = true;
                     self.ptw.desc_take.next = true;
                     self.state.d.next = State::SpTx;
                 }
@@ -1791,6 +1793,7 @@ impl Logic for FastpathTop {
         self.tr.start.next = self.t_start.val();
         self.tr.start_issue.next = self.t_issue.val();
         self.tr.start_va.next = self.t_va.val();
+        self.tr.issue_va.next = self.d_va.val();
         // Statistics: the translate stage's events, and a look-ahead hit taken in Dispatch.
         if self.tr.ev_hit.val() | (self.hit_go.val() & (self.state.q.val() == State::Dispatch)) {
             self.c_hit.d.next = self.c_hit.q.val() + 1;

@@ -76,8 +76,11 @@ pub struct Translate {
     pub bucket_mask: Signal<In, Bits<32>>,
     /// Translate the page of `start_va` (from Idle or Done).
     pub start: Signal<In, Bit>,
-    /// With `start`: the TLB lookup goes out this cycle (the port is the executor's), not next.
+    /// With `start`: the TLB lookup goes out this cycle (the port is the executor's), not next,
+    /// for `issue_va`'s page (which is `start_va`'s: Dispatch's first page, given apart so
+    /// that the lookup port does not wait for the other starts' addresses).
     pub start_issue: Signal<In, Bit>,
+    pub issue_va: Signal<In, Bits<64>>,
     /// The byte whose page is translated (the PA keeps its offset in the page).
     pub start_va: Signal<In, Bits<64>>,
     /// The RAS: the request's pid, or the offload store's (held while translating).
@@ -358,9 +361,9 @@ impl Logic for Translate {
             self.va.d.next = self.start_va.val();
             self.step.d.next = Step::Lookup;
             if self.start_issue.val() {
-                // The lookup goes out now, for the page of `start_va`.
+                // The lookup goes out now, for the page of `issue_va` (= `start_va`).
                 self.lk_valid.next = true;
-                self.lk_vpn.next = bit_cast::<36, 64>(self.start_va.val() >> self.page_shift.val());
+                self.lk_vpn.next = bit_cast::<36, 64>(self.issue_va.val() >> self.page_shift.val());
                 self.step.d.next = Step::Wait;
             }
         }

@@ -361,6 +361,8 @@ fn translations_match_the_page_table() {
             b.uut.start.next = true;
             b.uut.start_issue.next = issue;
             b.uut.start_va.next = va.to_bits();
+            // Dispatch's lookup address is the same byte, given apart; otherwise noise.
+            b.uut.issue_va.next = if issue { va } else { r.next() }.to_bits();
             b.uut.pid.next = (pid as u64).to_bits();
             b.uut.need.next = (need as u64).to_bits();
             cur = Some(Cur {
