@@ -366,9 +366,11 @@ pub struct FastpathTop {
     xw: DFF<Bit>,
     /// The offload's word read is done (one cycle), with its status and word.
     xm_valid: DFF<Bit>,
+    /// The status of the offload's memory access that `xm_valid` reports.
     xm_status: DFF<Bits<8>>,
     /// The response carries the offload's `arg0` (`rs_arg0`) and `arg1` (`x_arg1`).
     xa: DFF<Bit>,
+    /// The offload's answer's `arg1` (its `arg0` is `rs_arg0`).
     x_arg1: DFF<Bits<64>>,
     /// End of the offload's payload read (unwrapped), against the 48-bit VA space.
     x_end: Signal<Local, Bits<66>>,
@@ -381,7 +383,9 @@ pub struct FastpathTop {
     xown: DFF<Bit>,
     /// The offload's memory access is a one-block write of `xwd` with strobes `xws`.
     xwr: DFF<Bit>,
+    /// The offload's block to write.
     xwd: DFF<Bits<512>>,
+    /// Its byte strobes.
     xws: DFF<Bits<64>>,
     /// The pid the translation uses.
     t_pid: Signal<Local, Bits<16>>,
@@ -393,6 +397,7 @@ pub struct FastpathTop {
     s_clr: Signal<Local, Bits<4>>,
     /// The executor's slot (slots are taken in order), and whether it holds it.
     x_slot: DFF<Bits<2>>,
+    /// The executor holds `x_slot` (its request came from that slot).
     x_hold: DFF<Bit>,
     x_ver: Signal<Local, Bits<2>>,
     /// Header bytes 4..6 (pid, big endian) of the executor's next slot (its key lookup).
@@ -453,33 +458,54 @@ pub struct FastpathTop {
     /// The executor's request is a Read past its checks: its responses carry `pkt_index` =
     /// `rd_i` and `pkt_count` = the answer's packets (an error packet ends the answer).
     rd_seg: DFF<Bit>,
+    /// The read answer's packet under way (`pkt_index`).
     rd_i: DFF<Bits<16>>,
     /// The response header builder (and the REQUEST descriptor's header).
     rhdr: ResponseHeader,
+    /// The executor's state.
     state: DFF<State>,
+    /// The request's header bytes 0..48 (or a REPLY descriptor's header).
     hdr: DFF<Bits<384>>,
+    /// The request's route (the response goes back along it).
     route: DFF<Bits<256>>,
-    prev: DFF<Bits<512>>,
+    /// The lane of the access's first byte in its 64-byte beat (the payload's realignment).
     o: DFF<Bits<6>>,
+    /// The VA of the access's first byte (the request's, an Append record's, an offload's word).
     vaq: DFF<Bits<64>>,
+    /// The access's length in bytes (one packet's at most, or an atomic's word).
     len: DFF<Bits<12>>,
+    /// The permissions the access needs (`need_read`, `need_write`, both for an atomic).
     need: DFF<Bits<2>>,
+    /// The access straddles a page: two pieces (`n1` bytes on the first page).
     two: DFF<Bit>,
+    /// Bytes of the access on its first page.
     n1: DFF<Bits<12>>,
+    /// The second piece (page) is under way.
     piece: DFF<Bit>,
+    /// The PA of the first piece's first byte.
     pa1: DFF<Bits<64>>,
+    /// The PA of the second piece's first byte (the second page's start).
     pa2: DFF<Bits<64>>,
-    idx: DFF<Bits<6>>,
+    /// The response's status.
     rs_status: DFF<Bits<8>>,
+    /// The response's flags byte (`FLAG_RESPONSE`, or a REPLY's).
     rs_flags: DFF<Bits<8>>,
+    /// The response's `payload_len`.
     rs_plen: DFF<Bits<16>>,
+    /// The response carries `rs_arg0` as `arg0` (an atomic's old value, a replay).
     rs_use_arg0: DFF<Bit>,
+    /// The response's `arg0`.
     rs_arg0: DFF<Bits<64>>,
+    /// The response's length in bytes, header beat included.
     rs_len: DFF<Bits<12>>,
+    /// The request uses the idempotence ring (`Opcode::uses_idempotence_ring`).
     once: DFF<Bit>,
+    /// The word an atomic (or Append's tail) writes back.
     s_new: DFF<Bits<64>>,
     /// The slow-path descriptors: the TX descriptor taken, decoded; the REQUEST encoded.
     spd: SlowPathDesc,
+    /// Statistics (`stat_*`): frames received, responses sent, NACKs, TLB hits and misses,
+    /// bucket reads, page faults, requests denied by the key check.
     c_rx: DFF<Bits<32>>,
     c_tx: DFF<Bits<32>>,
     c_nack: DFF<Bits<32>>,
@@ -579,7 +605,6 @@ impl Logic for FastpathTop {
             state,
             hdr,
             route,
-            prev,
             o,
             x_slot,
             x_hold,
@@ -591,7 +616,6 @@ impl Logic for FastpathTop {
             piece,
             pa1,
             pa2,
-            idx,
             rs_status,
             rs_flags,
             rs_plen,
@@ -1248,8 +1272,6 @@ impl Logic for FastpathTop {
                         self.state.d.next = State::Translate;
                     } else {
                         self.piece.d.next = false;
-                        self.idx.d.next = 0.into();
-                        self.prev.d.next = 0.into();
                         if self.xw.q.val() & self.xwr.q.val() {
                             // An offload's block write: AW and W as an atomic's write-back (its
                             // request's first access was a read, after every earlier read).
@@ -1603,8 +1625,6 @@ impl Logic for FastpathTop {
             self.pa1.d.next = self.hit_pa.val();
             self.n1.d.next = self.hit_len.val();
             self.two.d.next = false;
-            self.idx.d.next = 0.into();
-            self.prev.d.next = 0.into();
             if self.hit_need.val() == self.need_read.val() {
                 self.state.d.next = State::RAddr;
             } else if self.hit_need.val() == self.need_write.val() {
@@ -1713,8 +1733,6 @@ impl Logic for FastpathTop {
         // nothing after it). A descriptor is taken from Idle only (its `sp_tx_ready` comes
         // from registers): a finishing request that sees one waiting goes to Idle first.
         if self.x_free.val() {
-            self.prev.d.next = 0.into();
-            self.idx.d.next = 0.into();
             self.rs_flags.d.next = self.flags_response.val();
             self.rs_plen.d.next = 0.into();
             self.rs_use_arg0.d.next = false;

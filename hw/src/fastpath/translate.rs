@@ -154,6 +154,9 @@ pub struct Translate {
     /// The answer so far: the status, the PA.
     st: DFF<Bits<8>>,
     pa_q: DFF<Bits<64>>,
+    /// The page of `va`, registered: the walker and the page-fault unit take it (in Result, two
+    /// cycles or more after `va` was loaded), so the page shift is not in front of the hash.
+    vpn_q: DFF<Bits<36>>,
     /// The PAGE_MAPPED notice of the fault in `Side`, and whether it is out.
     notice: DFF<Bits<1024>>,
     notice_sent: DFF<Bit>,
@@ -184,7 +187,7 @@ pub struct Translate {
 impl Logic for Translate {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, step, va, st, pa_q, notice, notice_sent);
+        dff_setup!(self, clock, step, va, vpn_q, st, pa_q, notice, notice_sent);
         clock!(self, clock, walker, pf);
         self.walker.reset.next = self.reset.val();
         self.pf.reset.next = self.reset.val();
@@ -192,6 +195,7 @@ impl Logic for Translate {
         self.psize.next = bit_cast::<32, 1>(1.into()) << self.page_shift.val();
         self.vpn.next = self.va.q.val() >> self.page_shift.val();
         self.poff.next = self.va.q.val() & (bit_cast::<64, 32>(self.psize.val()) - 1);
+        self.vpn_q.d.next = bit_cast::<36, 64>(self.vpn.val());
         self.tlb_pa.next =
             (bit_cast::<64, 40>(self.res_pfn.val()) << self.page_shift.val()) | self.poff.val();
         self.tlb_perm_ok.next = (self.res_perms.val() & self.need.val()) == self.need.val();
@@ -219,7 +223,7 @@ impl Logic for Translate {
         self.walker.bucket_mask.next = self.bucket_mask.val();
         self.walker.req_valid.next = false;
         self.walker.req_pid.next = self.pid.val();
-        self.walker.req_vpn.next = bit_cast::<36, 64>(self.vpn.val());
+        self.walker.req_vpn.next = self.vpn_q.q.val();
         self.walker.req_write.next = self.need.val().get_bit(1);
         self.walker.req_gen.next = self.res_gen.val();
         self.walker.req_tag.next = 0.into();
@@ -279,7 +283,7 @@ impl Logic for Translate {
                         self.pf.in_valid.next = true;
                         self.pf.in_outcome.next = self.outcome_fault.val();
                         self.pf.in_pid.next = self.pid.val();
-                        self.pf.in_vpn.next = bit_cast::<36, 64>(self.vpn.val());
+                        self.pf.in_vpn.next = self.vpn_q.q.val();
                         self.pf.in_gen.next = self.res_gen.val();
                         self.pf.in_tag.next = 0.into();
                         self.pf.in_bucket.next = bit_cast::<32, 40>(self.res_pfn.val() >> 4);
