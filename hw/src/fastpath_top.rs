@@ -530,9 +530,14 @@ pub struct FastpathTop {
     ap_ptail: DFF<Bit>,
     /// Append: bytes the record takes in the log (`replog::footprint(total_len)`).
     ap_fp: Signal<Local, Bits<12>>,
-    /// Append: the record's VA (`va + LOG_HEAD + tail`) and its end, both unwrapped.
-    ap_rva: Signal<Local, Bits<66>>,
-    ap_rend: Signal<Local, Bits<66>>,
+    /// Append: the record's VA (`va + LOG_HEAD + tail`), its end, and the log bytes it needs
+    /// (`tail + LOG_HEAD + footprint`), all unwrapped: summed as the tail word arrives
+    /// (SData), compared the next cycle (APlace).
+    ap_rva: DFF<Bits<66>>,
+    ap_rend: DFF<Bits<66>>,
+    ap_need: DFF<Bits<66>>,
+    /// Append: the tail word is 8-byte aligned (as it arrives).
+    ap_aligned: DFF<Bit>,
     /// Append: `replog::place` accepts the tail read (aligned, the record fits the capacity).
     ap_fits: Signal<Local, Bit>,
     /// The word SWrite writes: the atomic's (`pa1`), or an Append's tail word.
@@ -639,6 +644,10 @@ impl Logic for FastpathTop {
             ap_tail_pa,
             ap_so,
             ap_ptail,
+            ap_rva,
+            ap_rend,
+            ap_need,
+            ap_aligned,
             xw,
             xring,
             xown,
@@ -904,18 +913,22 @@ impl Logic for FastpathTop {
         } else {
             self.sw_pa.next = self.pa1.q.val();
         }
-        // Append placement (`replog::place`) on the tail word, the cycle after it arrived
-        // (`APlace`: from the R channel through the word select, the 66-bit sums and the
-        // compare in one cycle was the fast path's deepest logic).
-        self.ap_rva.next = bit_cast::<66, 64>(self.h_va.val())
+        // Append placement (`replog::place`) on the tail word: its sums as it arrives (SData),
+        // the compares the next cycle (`APlace`; from the R channel through the word select,
+        // the 66-bit sums and the compares in one cycle was the fast path's deepest logic).
+        self.ap_rva.d.next = bit_cast::<66, 64>(self.h_va.val())
             + self.log_head.val()
-            + bit_cast::<66, 64>(self.ap_tail.q.val());
-        self.ap_rend.next = self.ap_rva.val() + bit_cast::<66, 12>(self.ap_fp.val());
-        self.ap_fits.next = (self.ap_tail.q.val().get_bits::<3>(0) == 0)
-            & ((bit_cast::<66, 64>(self.ap_tail.q.val())
-                + self.log_head.val()
-                + bit_cast::<66, 12>(self.ap_fp.val()))
-                <= bit_cast::<66, 64>(self.h_arg0.val()));
+            + bit_cast::<66, 64>(self.s_old.val());
+        self.ap_rend.d.next = bit_cast::<66, 64>(self.h_va.val())
+            + self.log_head.val()
+            + bit_cast::<66, 64>(self.s_old.val())
+            + bit_cast::<66, 12>(self.ap_fp.val());
+        self.ap_need.d.next = bit_cast::<66, 64>(self.s_old.val())
+            + self.log_head.val()
+            + bit_cast::<66, 12>(self.ap_fp.val());
+        self.ap_aligned.d.next = self.s_old.val().get_bits::<3>(0) == 0;
+        self.ap_fits.next = self.ap_aligned.q.val()
+            & (self.ap_need.q.val() <= bit_cast::<66, 64>(self.h_arg0.val()));
         self.ap_u.next = bit_cast::<4, 3>(self.ap_so.q.val().get_bits::<3>(3)) + 7
             - bit_cast::<4, 3>(self.o.q.val().get_bits::<3>(3));
         self.sync.alu_op.next = self.opcode.val();
@@ -1410,14 +1423,14 @@ impl Logic for FastpathTop {
                 // Placed, the record's range is translated with write permission (one or two
                 // pages) like a write's.
                 self.state.d.next = State::Resp;
-                if !self.ap_fits.val() | (self.ap_rva.val().get_bits::<2>(64) != 0) {
+                if !self.ap_fits.val() | (self.ap_rva.q.val().get_bits::<2>(64) != 0) {
                     self.rs_status.d.next = self.st_log_full.val();
-                } else if self.ap_rend.val() > self.va_limit.val() {
+                } else if self.ap_rend.q.val() > self.va_limit.val() {
                     self.rs_status.d.next = self.st_bad_request.val();
                 } else {
-                    self.vaq.d.next = bit_cast::<64, 66>(self.ap_rva.val());
-                    self.t_va.next = bit_cast::<64, 66>(self.ap_rva.val());
-                    self.o.d.next = self.ap_rva.val().get_bits::<6>(0);
+                    self.vaq.d.next = bit_cast::<64, 66>(self.ap_rva.q.val());
+                    self.t_va.next = bit_cast::<64, 66>(self.ap_rva.q.val());
+                    self.o.d.next = self.ap_rva.q.val().get_bits::<6>(0);
                     self.len.d.next = self.ap_fp.val();
                     self.need.d.next = self.need_write.val();
                     self.piece.d.next = false;

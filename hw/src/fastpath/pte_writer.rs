@@ -2,7 +2,8 @@
 //! a page fault (the page-fault unit's new PTE, loaded by the translate stage with
 //! `fault_load`) and for the slow path's PTE_WRITE (decoded as the descriptor is taken,
 //! `desc_take`). It holds the PTE and its address and lays them out as the beat the one-beat
-//! writer sends: 16 strobed bytes at `addr[5:4] * 16`.
+//! writer sends: 16 strobed bytes at `addr[5:4] * 16` (the PTE is repeated in all four
+//! lanes; the strobes pick one).
 //!
 //! A PTE_WRITE is decoded as `Pte::from_bytes` reads it (only the defined bits of word 0
 //! survive) and checked against the table (`desc_ok`: slot below `BUCKET_SLOTS`, bucket within
@@ -114,10 +115,13 @@ impl Logic for PteWriter {
         if !self.data.q.val().get_bit(57) {
             self.tu_pfn.next = self.loc.q.val();
         }
-        // 16 strobed bytes at `addr[5:4] * 16` of the beat.
+        // 16 strobed bytes at `addr[5:4] * 16` of the beat: the PTE is in every 16-byte lane
+        // and the strobes pick one (AXI writes no byte outside them), so no lane shifter.
         self.beat_addr.next = bit_cast::<64, 40>(self.addr.q.val());
         self.beat_data.next = bit_cast::<512, 128>(self.data.q.val())
-            << (bit_cast::<10, 2>(self.addr.q.val().get_bits::<2>(4)) << 7);
+            | (bit_cast::<512, 128>(self.data.q.val()) << 128)
+            | (bit_cast::<512, 128>(self.data.q.val()) << 256)
+            | (bit_cast::<512, 128>(self.data.q.val()) << 384);
         self.beat_strb.next = bit_cast::<64, 16>(0xFFFF_u16.to_bits())
             << (bit_cast::<7, 2>(self.addr.q.val().get_bits::<2>(4)) << 4);
     }

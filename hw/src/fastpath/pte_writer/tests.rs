@@ -1,7 +1,7 @@
 //! The PTE writer alone: 3,000 PTE_WRITE descriptors built by `proto::ring::Descriptor` (with
 //! random bytes in word 0's undefined bits, and buckets and slots inside and outside a table
 //! of 64 buckets), each followed at random by a fault's PTE. The decode (`desc_ok`, the TLB's
-//! `tu_*`) against `Pte::from_bytes`, and the beat the one-beat writer gets against the PTE's
+//! `tu_*`) against `Pte::from_bytes`, and the beat the one-beat writer gets (its strobed bytes) against the PTE's
 //! bytes at `bucket * 256 + slot * 16` (or the fault's address).
 
 use super::*;
@@ -26,12 +26,12 @@ fn check_beat(b: &Bench<PteWriter>, addr: u64, bytes: &[u8; PTE_BYTES], what: &s
     let (beat, strb) = beat_of(addr, bytes);
     let u = &b.uut;
     assert_eq!(u.beat_addr.val().to_u64(), addr, "{what}: address");
-    assert_eq!(
-        bits_to_bytes(u.beat_data.val()),
-        beat.to_vec(),
-        "{what}: data"
-    );
     assert_eq!(u.beat_strb.val().to_u64(), strb, "{what}: strobes");
+    // The bytes under the strobes (AXI writes nothing else).
+    let data = bits_to_bytes(u.beat_data.val());
+    for k in (0..64).filter(|k| strb >> k & 1 == 1) {
+        assert_eq!(data[k], beat[k], "{what}: byte {k}");
+    }
 }
 
 #[test]
