@@ -561,7 +561,10 @@ pub struct FastpathTop {
     h_arg0: Signal<Local, Bits<64>>,
     h_arg1: Signal<Local, Bits<64>>,
     psize: Signal<Local, Bits<32>>,
-    page_rem: Signal<Local, Bits<32>>,
+    /// Bytes from `vaq` to the end of its page, registered (`vaq` holds still while a
+    /// translation runs: the earliest use is the TLB's answer, two cycles after `vaq` is
+    /// loaded), so the page-size arithmetic is not in front of the piece decisions.
+    page_rem: DFF<Bits<32>>,
     kt: Signal<Local, Bits<12>>,
     k1: Signal<Local, Bits<12>>,
     hr: Signal<Local, Bits<384>>,
@@ -659,7 +662,8 @@ impl Logic for FastpathTop {
             xa,
             x_arg1,
             rd_seg,
-            rd_i
+            rd_i,
+            page_rem
         );
         clock!(
             self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext, spd
@@ -726,7 +730,7 @@ impl Logic for FastpathTop {
 
         // ---- Geometry of the current request.
         self.psize.next = bit_cast::<32, 1>(1.into()) << self.cfg_page_shift.val();
-        self.page_rem.next = self.psize.val()
+        self.page_rem.d.next = self.psize.val()
             - bit_cast::<32, 64>(self.vaq.q.val() & (bit_cast::<64, 32>(self.psize.val()) - 1));
         self.kt.next = (bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val() + 63) >> 6;
         if self.two.q.val() {
@@ -1241,7 +1245,7 @@ impl Logic for FastpathTop {
                 if self.tr.only_hit.val()
                     & !self.piece.q.val()
                     & !self.xw.q.val()
-                    & (bit_cast::<32, 12>(self.len.q.val()) <= self.page_rem.val())
+                    & (bit_cast::<32, 12>(self.len.q.val()) <= self.page_rem.q.val())
                 {
                     // A request's only page (not an offload's access), mapped and permitted
                     // in the TLB: on to the access now (`hit_go`).
@@ -1260,8 +1264,8 @@ impl Logic for FastpathTop {
                     if !self.piece.q.val() {
                         self.n1.d.next = self.len.q.val();
                         self.two.d.next = false;
-                        if bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.val() {
-                            self.n1.d.next = bit_cast::<12, 32>(self.page_rem.val());
+                        if bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.q.val() {
+                            self.n1.d.next = bit_cast::<12, 32>(self.page_rem.q.val());
                             self.two.d.next = true;
                         }
                     }
@@ -1277,10 +1281,11 @@ impl Logic for FastpathTop {
                         self.xa.d.next = false;
                         self.state.d.next = State::Resp;
                     } else if !self.piece.q.val()
-                        & (bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.val())
+                        & (bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.q.val())
                     {
                         self.piece.d.next = true;
-                        self.t_va.next = self.vaq.q.val() + bit_cast::<64, 32>(self.page_rem.val());
+                        self.t_va.next =
+                            self.vaq.q.val() + bit_cast::<64, 32>(self.page_rem.q.val());
                         self.t_start.next = true;
                         self.state.d.next = State::Translate;
                     } else {
