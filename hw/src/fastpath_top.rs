@@ -41,17 +41,17 @@ use crate::fastpath::transmit::Transmit;
 use crate::fastpath::write_data::WriteData;
 use crate::key_table::KeyTable;
 use crate::read_seg::ReadSeg;
-use crate::spec::{bit_of, body_bit, Spec};
+use crate::spec::Spec;
 use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;
 use clio_proto::consts::{
     ATOMIC_BYTES, BEAT_BYTES, BUCKET_BYTES, BUCKET_SLOTS, DATAPATH_BITS, MAX_PAYLOAD,
-    MAX_PAYLOAD_SHIFT, PTE_BYTES, VA_BITS, VA_LIMIT, VPN_BITS,
+    MAX_PAYLOAD_SHIFT, PTE_BYTES, VA_BITS, VA_LIMIT,
 };
 use clio_proto::header::{field, FLAG_RESPONSE, HEADER_LEN, ROUTED_HEADER_LEN};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::replog;
-use clio_proto::ring::{desc, RX_RESERVED_FOR_NOTICES};
+use clio_proto::ring::RX_RESERVED_FOR_NOTICES;
 use clio_proto::{Opcode, Status};
 use rust_hdl::prelude::*;
 
@@ -74,60 +74,14 @@ const _: () = assert!(ATOMIC_BYTES == 8);
 // `bucket << 4 | slot` location of an allocated PTE), a PTE written as 16 strobed bytes at
 // `addr[5:4] * 16` of its beat.
 const _: () = assert!(BUCKET_BYTES == 1 << 8 && PTE_BYTES == 1 << 4 && BUCKET_SLOTS == 1 << 4);
-// Descriptor bodies: pid/bucket @88 (704), client @90 (720), vpn/slot/key @96 (768), the
-// vpn's bits beyond VPN_BITS @804 (28 bits), pfn @104 (832); REQUEST/REPLY: client @2 (16),
-// route @8 (64), header @40 (320), its status @42 (336) and flags @43 (344).
-const _: () = assert!(
-    body_bit(0) == 704
-        && body_bit(2) == 720
-        && body_bit(8) == 768
-        && body_bit(8) + VPN_BITS as usize == 804
-        && bit_of(desc::CLIENT) == 16
-        && bit_of(desc::ROUTE) == 64
-        && bit_of(desc::HEADER) == 320
-        && bit_of(desc::HEADER + field::STATUS) == 336
-        && bit_of(desc::HEADER + field::FLAGS) == 344
-);
 const _: () = assert!(
     HEADER_LEN == 64 && ROUTED_HEADER_LEN == 48,
     "one-beat header"
 );
-const _: () =
-    assert!(field::VERSION == 0 && field::OPCODE == 1 && field::STATUS == 2 && field::FLAGS == 3);
-// A read's answer: pkt_index at bytes 6..8 (bits 48..64), pkt_count at 8..10 (64..80), high
-// byte first.
-const _: () = assert!(field::PKT_INDEX.start == 6 && field::PKT_COUNT.start == 8);
-// Raw positions: pid bytes 4..6 (bits 32..48), the VA's last byte 23 (bits 184..192),
-// checksum 28..32 (bits 224..256), payload_len 10..12 (bits 80..96), arg0 32..40 (bits
-// 256..320), key 48..56 (bits 384..448), client 56..58 (bits 448..464).
-const _: () = assert!(
-    field::PID.start == 4
-        && field::VA.end == 24
-        && field::CHECKSUM.start == 28
-        && field::PAYLOAD_LEN.start == 10
-        && field::ARG0.start == 32
-        && field::KEY.start == 48
-        && field::KEY.end == 56
-        && field::CLIENT.start == 56
-        && field::CLIENT.end == 58
-);
-// KV_CONFIG's body: pid @88 (704), status @90 (720), base @96 (768), buckets @104 (832),
-// records @112 (896).
-const _: () = assert!(
-    body_bit(0) == 704
-        && body_bit(2) == 720
-        && body_bit(8) == 768
-        && body_bit(16) == 832
-        && body_bit(24) == 896
-);
-// Descriptor layout (bit 8k = byte k): kind @0, client @2, route @8, header @40, body @88.
-const _: () = assert!(
-    desc::KIND == 0
-        && desc::CLIENT == 2
-        && desc::ROUTE == 8
-        && desc::HEADER == 40
-        && desc::BODY == 88
-);
+// Raw header positions the top itself reads (the decode, the response header and the slow-path
+// descriptors pin their own): the status byte @2 (bits 16..24: a plain write's early answer)
+// and the pid @4..6 (bits 32..48, big endian: the key lookup of the next frame).
+const _: () = assert!(field::STATUS == 2 && field::PID.start == 4 && field::PID.end == 6);
 // Append (`proto::replog`): the log head, the record frame and the largest record the
 // executor's literals assume (one packet, one wbuf slot).
 const _: () = assert!(
@@ -773,7 +727,7 @@ impl Logic for FastpathTop {
         self.m_axi_wdata.next = self.wbuf.read_data.val();
         self.m_axi_bready.next = true;
         self.sp_rx_valid.next = false;
-        self.sp_rx_desc.next = self.tr.notice_desc.val();
+        self.sp_rx_desc.next = self.spd.page_mapped.val();
         self.persist_valid.next = false;
         self.persist_addr.next = self.pa1.q.val();
         self.persist_len.next = self.len.q.val();
@@ -836,12 +790,10 @@ impl Logic for FastpathTop {
         // PTE_WRITE decoded as its descriptor is taken (below).
         self.ptw.bucket_mask.next = self.cfg_bucket_mask.val();
         self.ptw.desc_take.next = false;
-        // PTE_WRITE's body: bucket @88 (704), slot @96 (768), PTE word 0 @104 (832), pfn @112
-        // (896).
-        self.ptw.desc_bucket.next = self.sp_tx_desc.val().get_bits::<64>(704);
-        self.ptw.desc_slot.next = self.sp_tx_desc.val().get_bits::<32>(768);
-        self.ptw.desc_word0.next = self.sp_tx_desc.val().get_bits::<64>(832);
-        self.ptw.desc_pfn.next = self.sp_tx_desc.val().get_bits::<40>(896);
+        self.ptw.desc_bucket.next = self.spd.take_bucket.val();
+        self.ptw.desc_slot.next = self.spd.take_slot.val();
+        self.ptw.desc_word0.next = self.spd.take_pte_word0.val();
+        self.ptw.desc_pfn.next = self.spd.take_pte_pfn.val();
         self.ptw.fault_load.next = self.tr.pte_load.val();
         self.ptw.fault_addr.next = self.tr.pte_addr.val();
         self.ptw.fault_data.next = self.tr.pte_data.val();
@@ -1073,6 +1025,9 @@ impl Logic for FastpathTop {
         self.spd.req_client.next = self.hcli.q.val();
         self.spd.req_route.next = self.route.q.val();
         self.spd.req_header.next = self.hreq.val();
+        self.spd.pm_pid.next = self.tr.notice_pid.val();
+        self.spd.pm_vpn.next = self.tr.notice_vpn.val();
+        self.spd.pm_pfn.next = self.tr.notice_pfn.val();
         // Outstanding DRAM writes (B responses pending).
 
         match self.state.q.val() {

@@ -9,6 +9,10 @@
 //! RING_RELEASE (`pid`, `client`), KV_CONFIG (`pid`, `kv_status`, `kv_base`, `kv_buckets`,
 //! `kv_records`) and REPLY (`route`, `header`, its `reply_status` and `reply_flags`: the
 //! RESPONSE bit). The body's words are shared by the kinds as `proto::ring` lays them out.
+//! A PTE_WRITE's body is also given as the descriptor is taken (`take_*`: the PTE writer
+//! decodes and range-checks it in that cycle). RX descriptors: REQUEST (the request's member,
+//! route and header) and PAGE_MAPPED (a fault's page and frame) are encoded here.
+//! All of the ring's layout the fast path uses is in this file.
 
 use crate::spec::{bit_of, body_bit, Spec};
 use clio_proto::consts::VPN_BITS;
@@ -71,6 +75,17 @@ pub struct SlowPathDesc {
     pub header: Signal<Out, Bits<384>>,
     pub reply_status: Signal<Out, Bits<8>>,
     pub reply_flags: Signal<Out, Bits<8>>,
+    /// The descriptor being taken (`desc`), read as a PTE_WRITE: bucket, slot, PTE word 0 and
+    /// word 1's pfn.
+    pub take_bucket: Signal<Out, Bits<64>>,
+    pub take_slot: Signal<Out, Bits<32>>,
+    pub take_pte_word0: Signal<Out, Bits<64>>,
+    pub take_pte_pfn: Signal<Out, Bits<40>>,
+    /// A PAGE_MAPPED descriptor for page `pm_vpn` of `pm_pid`, now at frame `pm_pfn`.
+    pub pm_pid: Signal<In, Bits<16>>,
+    pub pm_vpn: Signal<In, Bits<36>>,
+    pub pm_pfn: Signal<In, Bits<40>>,
+    pub page_mapped: Signal<Out, Bits<1024>>,
     /// A REQUEST descriptor for the request of member `req_client` along `req_route` with
     /// header bytes 0..48 `req_header` (`Header::emit_header`, never the key).
     pub req_client: Signal<In, Bits<16>>,
@@ -82,6 +97,7 @@ pub struct SlowPathDesc {
     /// Its kind.
     k: Signal<Local, Bits<16>>,
     kind_request: Kind<{ kind::REQUEST as u64 }>,
+    kind_page_mapped: Kind<{ kind::PAGE_MAPPED as u64 }>,
     kind_reply: Kind<{ kind::REPLY as u64 }>,
     kind_pte_write: Kind<{ kind::PTE_WRITE as u64 }>,
     kind_tlb_invalidate: Kind<{ kind::TLB_INVALIDATE as u64 }>,
@@ -120,6 +136,14 @@ impl Logic for SlowPathDesc {
         self.header.next = self.held.q.val().get_bits::<384>(320);
         self.reply_status.next = self.held.q.val().get_bits::<8>(336);
         self.reply_flags.next = bit_cast::<8, 1>(self.held.q.val().get_bits::<1>(344));
+        self.take_bucket.next = self.desc.val().get_bits::<64>(704);
+        self.take_slot.next = self.desc.val().get_bits::<32>(768);
+        self.take_pte_word0.next = self.desc.val().get_bits::<64>(832);
+        self.take_pte_pfn.next = self.desc.val().get_bits::<40>(896);
+        self.page_mapped.next = bit_cast::<1024, 16>(self.kind_page_mapped.val())
+            | (bit_cast::<1024, 16>(self.pm_pid.val()) << 704)
+            | (bit_cast::<1024, 36>(self.pm_vpn.val()) << 768)
+            | (bit_cast::<1024, 40>(self.pm_pfn.val()) << 832);
         self.request.next = bit_cast::<1024, 16>(self.kind_request.val())
             | (bit_cast::<1024, 16>(self.req_client.val()) << 16)
             | (bit_cast::<1024, 256>(self.req_route.val()) << 64)

@@ -24,20 +24,13 @@ use crate::pt_walker::{outcome, PtWalker};
 use crate::spec::Spec;
 use clio_proto::consts::VPN_BITS;
 use clio_proto::pte::PFN_BITS;
-use clio_proto::ring::kind;
 use clio_proto::Status;
 use rust_hdl::prelude::*;
 
-// The PAGE_MAPPED descriptor: kind @0, pid @88 (704), vpn @96 (768), pfn @104 (832); a TLB
-// entry of an allocated page holds its PTE's location `bucket << 4 | slot` in the frame field.
-const _: () = assert!(
-    crate::spec::body_bit(0) == 704
-        && crate::spec::body_bit(8) == 768
-        && crate::spec::body_bit(16) == 832
-        && VPN_BITS == 36
-        && PFN_BITS == 40
-        && clio_proto::consts::BUCKET_SLOTS == 1 << 4
-);
+// A TLB entry of an allocated page holds its PTE's location `bucket << 4 | slot` in the frame
+// field (40 bits); a notice names a 36-bit vpn and a 40-bit frame.
+const _: () =
+    assert!(VPN_BITS == 36 && PFN_BITS == 40 && clio_proto::consts::BUCKET_SLOTS == 1 << 4);
 
 /// The translate stage's steps.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
@@ -129,9 +122,12 @@ pub struct Translate {
     pub r_last: Signal<In, Bit>,
     /// The slow path's RX ring has room for a PAGE_MAPPED notice (else a fault is not taken).
     pub notice_room: Signal<In, Bit>,
-    /// The PAGE_MAPPED notice of a fault, until taken (`notice_ready`).
+    /// The PAGE_MAPPED notice of a fault, until taken (`notice_ready`): the page and its new
+    /// frame (`SlowPathDesc` encodes the descriptor).
     pub notice_valid: Signal<Out, Bit>,
-    pub notice_desc: Signal<Out, Bits<1024>>,
+    pub notice_pid: Signal<Out, Bits<16>>,
+    pub notice_vpn: Signal<Out, Bits<36>>,
+    pub notice_pfn: Signal<Out, Bits<40>>,
     pub notice_ready: Signal<In, Bit>,
     /// A fault's PTE for the PTE writer (one cycle): its address and its 16 bytes.
     pub pte_load: Signal<Out, Bit>,
@@ -157,8 +153,10 @@ pub struct Translate {
     /// The page of `va`, registered: the walker and the page-fault unit take it (in Result, two
     /// cycles or more after `va` was loaded), so the page shift is not in front of the hash.
     vpn_q: DFF<Bits<36>>,
-    /// The PAGE_MAPPED notice of the fault in `Side`, and whether it is out.
-    notice: DFF<Bits<1024>>,
+    /// The PAGE_MAPPED notice of the fault in `Side` (page, frame), and whether it is out.
+    n_pid: DFF<Bits<16>>,
+    n_vpn: DFF<Bits<36>>,
+    n_pfn: DFF<Bits<40>>,
     notice_sent: DFF<Bit>,
     /// The page size, the page of `va` and `va`'s offset in it.
     psize: Signal<Local, Bits<32>>,
@@ -179,7 +177,6 @@ pub struct Translate {
     st_permission: St<{ Status::Permission as u64 }>,
     st_unmapped: St<{ Status::Unmapped as u64 }>,
     st_retry_later: St<{ Status::RetryLater as u64 }>,
-    kind_page_mapped: Spec<16, { kind::PAGE_MAPPED as u64 }>,
     outcome_fault: Spec<2, { outcome::FAULT as u64 }>,
     outcome_unmapped: Spec<2, { outcome::UNMAPPED as u64 }>,
 }
@@ -187,7 +184,19 @@ pub struct Translate {
 impl Logic for Translate {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, step, va, vpn_q, st, pa_q, notice, notice_sent);
+        dff_setup!(
+            self,
+            clock,
+            step,
+            va,
+            vpn_q,
+            st,
+            pa_q,
+            n_pid,
+            n_vpn,
+            n_pfn,
+            notice_sent
+        );
         clock!(self, clock, walker, pf);
         self.walker.reset.next = self.reset.val();
         self.pf.reset.next = self.reset.val();
@@ -212,7 +221,9 @@ impl Logic for Translate {
         self.ev_miss.next = false;
         self.ev_fault.next = false;
         self.notice_valid.next = false;
-        self.notice_desc.next = self.notice.q.val();
+        self.notice_pid.next = self.n_pid.q.val();
+        self.notice_vpn.next = self.n_vpn.q.val();
+        self.notice_pfn.next = self.n_pfn.q.val();
         self.pte_load.next = false;
         self.pte_addr.next = self.pf.pw_addr.val();
         self.pte_data.next = self.pf.pw_data.val();
@@ -329,10 +340,9 @@ impl Logic for Translate {
                 self.pa_q.d.next = (bit_cast::<64, 40>(self.pf.out_pfn.val())
                     << self.page_shift.val())
                     | self.poff.val();
-                self.notice.d.next = bit_cast::<1024, 16>(self.kind_page_mapped.val())
-                    | (bit_cast::<1024, 16>(self.pf.pm_pid.val()) << 704)
-                    | (bit_cast::<1024, 36>(self.pf.pm_vpn.val()) << 768)
-                    | (bit_cast::<1024, 40>(self.pf.pm_pfn.val()) << 832);
+                self.n_pid.d.next = self.pf.pm_pid.val();
+                self.n_vpn.d.next = self.pf.pm_vpn.val();
+                self.n_pfn.d.next = self.pf.pm_pfn.val();
                 self.notice_sent.d.next = false;
                 if self.pf.out_faulted.val() {
                     self.pte_load.next = true;

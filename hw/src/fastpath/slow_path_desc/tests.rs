@@ -1,8 +1,10 @@
 //! The slow-path descriptors alone: 5,000 TX descriptors of every kind, encoded by
 //! `proto::ring::Descriptor` with random fields (and unknown kinds, and the rest of the slot
 //! filled with noise for the kinds that leave it zero), taken one by one: the kind flags and
-//! each kind's fields as proto wrote them, held while the input changes; and REQUEST
-//! descriptors for random members, routes and headers, against `Descriptor::Request`'s bytes.
+//! each kind's fields as proto wrote them, held while the input changes (a PTE_WRITE's body
+//! also as it is taken); and PAGE_MAPPED and REQUEST descriptors for random pages and frames,
+//! members, routes and headers, against `Descriptor::PageMapped`'s and `Descriptor::Request`'s
+//! bytes.
 
 use super::*;
 use crate::bench::Bench;
@@ -85,6 +87,18 @@ fn descriptors_decode_and_encode_as_proto() {
         }
         b.uut.take.next = true;
         b.uut.desc.next = bytes_to_bits(&bytes);
+        b.settle();
+        if let Descriptor::PteWrite { bucket, slot, pte } = d {
+            // The PTE_WRITE's body as it is taken (the PTE writer's inputs).
+            let u = &b.uut;
+            let pb = pte.to_bytes();
+            let w0 = u64::from_le_bytes(pb[..8].try_into().expect("8 bytes"));
+            let pfn = u64::from_le_bytes(pb[8..].try_into().expect("8 bytes")) & ((1 << 40) - 1);
+            assert_eq!(u.take_bucket.val().to_u64(), bucket, "descriptor {i}");
+            assert_eq!(u.take_slot.val().to_u64(), slot as u64, "descriptor {i}");
+            assert_eq!(u.take_pte_word0.val().to_u64(), w0, "descriptor {i}");
+            assert_eq!(u.take_pte_pfn.val().to_u64(), pfn, "descriptor {i}");
+        }
         b.tick();
         b.uut.take.next = false;
         b.uut.desc.next = bytes_to_bits(&r.bytes(128));
@@ -153,6 +167,18 @@ fn descriptors_decode_and_encode_as_proto() {
             }
             _ => {}
         }
+        // A PAGE_MAPPED notice for a random page and frame.
+        let (pid, vpn, pfn) = (r.next() as u16, r.below(1 << 36), r.below(1 << 40));
+        b.uut.pm_pid.next = (pid as u64).to_bits();
+        b.uut.pm_vpn.next = vpn.to_bits();
+        b.uut.pm_pfn.next = pfn.to_bits();
+        b.settle();
+        let want = Descriptor::PageMapped { pid, vpn, pfn }.encode();
+        assert_eq!(
+            bits_to_bytes(b.uut.page_mapped.val()),
+            want.to_vec(),
+            "notice {i}"
+        );
         // A REQUEST for a random member.
         let (rt, mut h) = (route(&mut r), header(&mut r));
         h.response = false;
