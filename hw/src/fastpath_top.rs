@@ -296,6 +296,12 @@ pub struct FastpathTop {
     la: TranslateAhead,
     /// The executor looks the TLB up this cycle (the look-ahead gets the port otherwise).
     x_lk: Signal<Local, Bit>,
+    /// Dispatch looks its frame's page up this cycle: a read or write the look-ahead has not
+    /// translated, with the look-ahead's registers of its slot (`use_pid`, `use_vpn`), before
+    /// the checks decide whether the translate stage starts (`start_looked`): the checks are not
+    /// in front of the TLB's compare. A lookup for a request the checks refuse only touches the
+    /// TLB's LRU order.
+    x_dlk: Signal<Local, Bit>,
     /// The RAS keys (KEY_WRITE from the slow path), looked up as the executor takes a frame.
     keys: KeyTable,
     /// The dispatch stage's decode: the header's fields, the match-action table's rules and
@@ -305,10 +311,9 @@ pub struct FastpathTop {
     /// The translate stage: one page of the executor's request, VA to PA (TLB lookup, walk,
     /// page fault with its write-back and notice).
     tr: Translate,
-    /// The executor starts a translation this cycle (`tr.start`), of `t_va`'s page; with
-    /// `t_issue` its lookup goes out now (Dispatch's first page).
+    /// The executor starts a translation this cycle (`tr.start`), of `t_va`'s page (from
+    /// Dispatch, its page was looked up already: `x_dlk`).
     t_start: Signal<Local, Bit>,
-    t_issue: Signal<Local, Bit>,
     t_va: Signal<Local, Bits<64>>,
     /// The PTE writer: a fault's PTE or a slow-path PTE_WRITE, as the one-beat writer's beat.
     ptw: PteWriter,
@@ -746,7 +751,6 @@ impl Logic for FastpathTop {
         // when it looks up (the look-ahead's otherwise), the TLB's updates from its page-fault
         // unit (or the slow path's, below), AR/R while it walks.
         self.t_start.next = false;
-        self.t_issue.next = false;
         self.t_va.next = self.vaq.q.val();
         self.tr.page_shift.next = self.cfg_page_shift.val();
         self.tr.bucket_mask.next = self.cfg_bucket_mask.val();
@@ -775,9 +779,16 @@ impl Logic for FastpathTop {
         self.tr.notice_ready.next = self.sp_rx_ready.val();
         self.tr.pte_done.next = self.bw.done.val();
         self.tr.w_free.next = !self.w_busy.val();
-        self.x_lk.next = self.tr.lk_valid.val();
+        self.x_dlk.next =
+            (self.state.q.val() == State::Dispatch) & self.la.use_rw.val() & !self.la.ok.val();
+        self.x_lk.next = self.tr.lk_valid.val() | self.x_dlk.val();
         self.tlb.lk_pid.next = self.tr.lk_pid.val();
         self.tlb.lk_vpn.next = self.tr.lk_vpn.val();
+        if self.x_dlk.val() {
+            // (The translate stage is idle in Dispatch: it never looks up in the same cycle.)
+            self.tlb.lk_pid.next = self.la.use_pid.val();
+            self.tlb.lk_vpn.next = self.la.use_vpn.val();
+        }
         self.tlb.up_valid.next = self.tr.ti_valid.val();
         self.tlb.up_inval.next = false;
         self.tlb.up_pid.next = self.tr.ti_pid.val();
@@ -1077,7 +1088,6 @@ impl Logic for FastpathTop {
                             self.hit_need.next = self.need_read.val();
                         } else {
                             self.t_start.next = true;
-                            self.t_issue.next = true;
                             self.t_va.next = self.d_va.val();
                             self.state.d.next = State::Translate;
                         }
@@ -1102,7 +1112,6 @@ impl Logic for FastpathTop {
                             self.hit_need.next = self.need_write.val();
                         } else if self.dec.write_in_va.val() {
                             self.t_start.next = true;
-                            self.t_issue.next = true;
                             self.t_va.next = self.d_va.val();
                             self.state.d.next = State::Translate;
                         }
@@ -1782,9 +1791,8 @@ impl Logic for FastpathTop {
         }
         // The translations the executor starts this cycle.
         self.tr.start.next = self.t_start.val();
-        self.tr.start_issue.next = self.t_issue.val();
+        self.tr.start_looked.next = self.x_dlk.val();
         self.tr.start_va.next = self.t_va.val();
-        self.tr.issue_va.next = self.d_va.val();
         // Statistics: the translate stage's events, and a look-ahead hit taken in Dispatch.
         if self.tr.ev_hit.val() | (self.hit_go.val() & (self.state.q.val() == State::Dispatch)) {
             self.c_hit.d.next = self.c_hit.q.val() + 1;

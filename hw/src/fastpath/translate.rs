@@ -12,8 +12,8 @@
 //! (`notice_*`) go out in parallel before the translation is done. The result is held for one
 //! cycle with `done` (`status`, `pa`); a new `start` may come in that cycle.
 //!
-//! Cycles from `start` to `done` (`start_issue`: the lookup goes out in the start cycle; the
-//! executor's Dispatch does that, so its first page costs one cycle less): a hit 4, `only_hit`
+//! Cycles from `start` to `done` (`start_looked`: the executor's Dispatch looked the page up
+//! itself in the start cycle, so its first page costs one cycle less): a hit 4, `only_hit`
 //! in the third; a walk 4 plus the walker's bucket read; a fault one more than either, plus the
 //! write-back and the notice. Statuses as the model's `translate_range`: UNMAPPED (no PTE),
 //! PERMISSION (the PTE lacks `need`), RETRY_LATER (a fault with no room for its notice, or no
@@ -69,11 +69,11 @@ pub struct Translate {
     pub bucket_mask: Signal<In, Bits<32>>,
     /// Translate the page of `start_va` (from Idle or Done).
     pub start: Signal<In, Bit>,
-    /// With `start`: the TLB lookup goes out this cycle (the port is the executor's), not next,
-    /// for `issue_va`'s page (which is `start_va`'s: Dispatch's first page, given apart so
-    /// that the lookup port does not wait for the other starts' addresses).
-    pub start_issue: Signal<In, Bit>,
-    pub issue_va: Signal<In, Bits<64>>,
+    /// With `start`: the executor looked this page up in the TLB itself this cycle (Dispatch's
+    /// first page: its lookup goes out before the dispatch checks decide, from the
+    /// look-ahead's registers, so the checks are not in front of the TLB's compare). The stage
+    /// issues no lookup and takes the TLB's answer two cycles later.
+    pub start_looked: Signal<In, Bit>,
     /// The byte whose page is translated (the PA keeps its offset in the page).
     pub start_va: Signal<In, Bits<64>>,
     /// The RAS: the request's pid, or the offload store's (held while translating).
@@ -374,10 +374,9 @@ impl Logic for Translate {
         if self.start.val() {
             self.va.d.next = self.start_va.val();
             self.step.d.next = Step::Lookup;
-            if self.start_issue.val() {
-                // The lookup goes out now, for the page of `issue_va` (= `start_va`).
-                self.lk_valid.next = true;
-                self.lk_vpn.next = bit_cast::<36, 64>(self.issue_va.val() >> self.page_shift.val());
+            if self.start_looked.val() {
+                // The executor's lookup of this page went out now: its answer is two cycles
+                // away.
                 self.step.d.next = Step::Wait;
             }
         }

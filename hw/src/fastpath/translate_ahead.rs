@@ -88,6 +88,12 @@ pub struct TranslateAhead {
     pub ok: Signal<Out, Bit>,
     /// `use_slot`'s packet's physical address (valid with `ok`).
     pub pa: Signal<Out, Bits<64>>,
+    /// `use_slot`'s frame is a READ or WRITE, and its lookup's pid and VPN (kept from its
+    /// header, registers): when `ok` is low the executor's Dispatch looks the page up with
+    /// these, before its checks decide.
+    pub use_rw: Signal<Out, Bit>,
+    pub use_pid: Signal<Out, Bits<16>>,
+    pub use_vpn: Signal<Out, Bits<36>>,
     /// The next slot to look at.
     ptr: DFF<Bits<2>>,
     /// Per slot (bit k): looked up (the lookup issued, its result kept or on its way).
@@ -186,6 +192,9 @@ impl Default for TranslateAhead {
             use_slot: Default::default(),
             ok: Default::default(),
             pa: Default::default(),
+            use_rw: Default::default(),
+            use_pid: Default::default(),
+            use_vpn: Default::default(),
             ptr: Default::default(),
             looked: Default::default(),
             e_ok: Default::default(),
@@ -391,10 +400,16 @@ impl Logic for TranslateAhead {
         // ---- The executor's slot.
         self.ok.next = false;
         self.pa.next = 0.into();
+        self.use_rw.next = false;
+        self.use_pid.next = 0.into();
+        self.use_vpn.next = 0.into();
         for k in 0..4 {
             if self.use_slot.val() == k.to_bits::<2>() {
                 self.ok.next = self.e_ok.q.val().get_bit(k);
                 self.pa.next = self.e_pa[k].q.val();
+                self.use_rw.next = self.s_rw.q.val().get_bit(k);
+                self.use_pid.next = self.s_pid[k].q.val();
+                self.use_vpn.next = self.s_vpn[k].q.val();
             }
         }
     }

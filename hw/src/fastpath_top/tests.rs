@@ -139,6 +139,12 @@ impl Env {
         u.persist_error.next = persisted && self.persist_fails;
         self.b.settle();
         let u = &mut self.b.uut;
+        // Dispatch's own TLB lookup and the translate stage's never share the port (the top
+        // gives Dispatch's precedence on the claim that the stage is idle then).
+        assert!(
+            !(u.x_dlk.val() && u.tr.lk_valid.val()),
+            "cycle {now}: Dispatch and the translate stage look up at once"
+        );
         // Handshakes.
         if u.rx_valid.val() && u.rx_ready.val() && self.rx.accept() {
             self.last_rx_cycle = now;

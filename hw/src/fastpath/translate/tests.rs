@@ -4,7 +4,8 @@
 //! empty at random, and a slow-path ring whose room and readiness change at random. 4,000
 //! translations of pages of three RASes: TLB hits (mapped, allocated-unmapped, missing
 //! permissions), walks (valid, allocated, missing, forbidden PTEs), faults with and without a
-//! free page or room for the notice; the lookup issued at once or a cycle later; a hit taken
+//! free page or room for the notice; the page looked up by the executor (Dispatch's
+//! `start_looked`) or by the stage a cycle later; a hit taken
 //! by the executor (`hit_take`) or left to `done`; back-to-back starts in the `done` cycle.
 //!
 //! Every result (status, PA) against what `proto` implies for the state at the start; every
@@ -240,7 +241,7 @@ fn translations_match_the_page_table() {
         b.uut.w_free.next = r.below(4) != 0;
         b.uut.pte_done.next = pte_held > 0 && pte_held >= pte_delay;
         b.uut.start.next = false;
-        b.uut.start_issue.next = false;
+        b.uut.start_looked.next = false;
         b.uut.hit_take.next = false;
         b.uut.fp_valid.next = false;
         if let Some(c) = &cur {
@@ -358,10 +359,12 @@ fn translations_match_the_page_table() {
             }
             let issue = r.below(2) == 0;
             b.uut.start.next = true;
-            b.uut.start_issue.next = issue;
+            b.uut.start_looked.next = issue;
             b.uut.start_va.next = va.to_bits();
-            // Dispatch's lookup address is the same byte, given apart; otherwise noise.
-            b.uut.issue_va.next = if issue { va } else { r.next() }.to_bits();
+            if issue {
+                // Dispatch's own lookup of the page, this cycle (the stage issues none).
+                lookups.push_back((cycle, pid, vpn));
+            }
             b.uut.pid.next = (pid as u64).to_bits();
             b.uut.need.next = (need as u64).to_bits();
             cur = Some(Cur {
@@ -384,6 +387,7 @@ fn translations_match_the_page_table() {
         let u = &b.uut;
         if u.lk_valid.val() {
             let c = cur.as_ref().expect("a lookup belongs to a translation");
+            assert!(!c.issue, "a second lookup of a page the executor looked up");
             assert_eq!(u.lk_pid.val().to_u64(), c.pid as u64);
             assert_eq!(u.lk_vpn.val().to_u64(), c.vpn, "lookup of the start page");
             lookups.push_back((cycle, c.pid, c.vpn));

@@ -2,7 +2,8 @@
 //! the lookup, like `crate::tlb::Tlb`): random reads, writes and other requests in the four
 //! slots (pages near their ends, lengths up to a few KiB, hits, misses, allocated-unmapped
 //! pages, missing permissions), the executor's port use at random. Every slot's
-//! `ok` and `pa` against what the executor's own lookup would give; a TLB change forgets
+//! `ok` and `pa` against what the executor's own lookup would give, and the key of that lookup
+//! (`use_pid`, `use_vpn`, for reads and writes: `use_rw`); a TLB change forgets
 //! everything, including a lookup on its way; a freed slot forgets its entry.
 
 use super::*;
@@ -143,8 +144,18 @@ fn looks_ahead_like_the_executors_lookup() {
                 // says ok (and it must not say ok for a request that cannot use it).
                 b.uut.use_slot.next = (head as u64).to_bits();
                 b.settle();
+                let q = slots[head].as_ref().expect("slot");
+                // What Dispatch looks up itself when `ok` is low: the packet's first page.
+                let rw = matches!(q.op, Opcode::Read | Opcode::Write);
+                assert_eq!(b.uut.use_rw.val(), rw, "cycle {cycle} slot {head}: {q:?}");
+                if rw {
+                    assert_eq!(
+                        (b.uut.use_pid.val().to_u64(), b.uut.use_vpn.val().to_u64()),
+                        (q.pid as u64, q.va >> SHIFT),
+                        "cycle {cycle} slot {head}: the executor's lookup of {q:?}"
+                    );
+                }
                 if b.uut.ok.val() {
-                    let q = slots[head].as_ref().expect("slot");
                     let want = expect(q, &tlb);
                     assert_eq!(
                         Some(b.uut.pa.val().to_u64()),
