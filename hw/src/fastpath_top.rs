@@ -26,6 +26,7 @@
 //! executes, when the key does not open the pid. Responses carry header bytes 0..48 and zeros
 //! in 48..64 (never the key).
 
+use crate::fastpath::append_place::AppendPlace;
 use crate::fastpath::beat_writer::BeatWriter;
 use crate::fastpath::decode::Decode;
 use crate::fastpath::extend::Extend;
@@ -479,31 +480,14 @@ pub struct FastpathTop {
     /// `arg0` = `rs_arg0` (the old tail, 0 when nothing was appended) and `arg1` = `arg0` +
     /// the record's footprint.
     ap: DFF<Bit>,
-    /// Append: the tail word read (the record's offset in the data area).
-    ap_tail: DFF<Bits<64>>,
-    /// Append: the tail word's physical address.
-    ap_tail_pa: DFF<Bits<64>>,
-    /// Append: the payload's lane offset in its wbuf slot (the header VA's, from ingest).
-    ap_so: DFF<Bits<6>>,
     /// Durable Append: the persist handshake of the tail word (after the record's pieces).
     ap_ptail: DFF<Bit>,
-    /// Append: bytes the record takes in the log (`replog::footprint(total_len)`).
-    ap_fp: Signal<Local, Bits<12>>,
-    /// Append: the record's VA (`va + LOG_HEAD + tail`), its end, and the log bytes it needs
-    /// (`tail + LOG_HEAD + footprint`), all unwrapped: summed as the tail word arrives
-    /// (SData), compared the next cycle (APlace).
-    ap_rva: DFF<Bits<66>>,
-    ap_rend: DFF<Bits<66>>,
-    ap_need: DFF<Bits<66>>,
-    /// Append: the tail word is 8-byte aligned (as it arrives).
-    ap_aligned: DFF<Bit>,
-    /// Append: `replog::place` accepts the tail read (aligned, the record fits the capacity).
-    ap_fits: Signal<Local, Bit>,
+    /// Append's placement on the tail word (`replog::place`): loaded as the word arrives
+    /// (SData), decided the next cycle (APlace); it keeps the old tail, the new one and the
+    /// tail word's PA for the write-back, and the record's realignment from its slot.
+    apl: AppendPlace,
     /// The word SWrite writes: the atomic's (`pa1`), or an Append's tail word.
     sw_pa: Signal<Local, Bits<64>>,
-    /// Append: the slot-to-record shift in 8-byte words, `(56 + ap_so - o) / 8` (0..=14; both
-    /// offsets are multiples of 8): bit 3 is `w_adv`, bits 0..3 `w_sh`.
-    ap_u: Signal<Local, Bits<4>>,
     /// The executor's write carries `FLAG_DURABLE`: acknowledged after the persist handshake.
     durable: DFF<Bit>,
     /// The header's `FLAG_DURABLE` bit.
@@ -559,8 +543,6 @@ pub struct FastpathTop {
     /// RX ring slots kept for PAGE_MAPPED notices (`RX_RESERVED_FOR_NOTICES`): a REQUEST
     /// needs more room than that.
     rx_reserved: Spec<16, { RX_RESERVED_FOR_NOTICES as u64 }>,
-    /// Where an Append log's records start (`replog::LOG_HEAD`), for 66-bit placements.
-    log_head: Spec<66, { replog::LOG_HEAD }>,
 }
 
 impl Logic for FastpathTop {
@@ -602,14 +584,7 @@ impl Logic for FastpathTop {
             hcli,
             durable,
             ap,
-            ap_tail,
-            ap_tail_pa,
-            ap_so,
             ap_ptail,
-            ap_rva,
-            ap_rend,
-            ap_need,
-            ap_aligned,
             xw,
             xring,
             xown,
@@ -625,7 +600,8 @@ impl Logic for FastpathTop {
             page_rem
         );
         clock!(
-            self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext, spd
+            self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext, spd,
+            apl
         );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
@@ -663,7 +639,9 @@ impl Logic for FastpathTop {
         // and a put's or delete's OK answer replayed from the idempotence ring is the first
         // answer again: total_len 0 (rs_plen is 0). A read's answer: this packet's pkt_index
         // and the answer's pkt_count.
-        self.ap_fp.next = ((bit_cast::<12, 32>(self.h_tlen.val()) + 15) >> 3) << 3;
+        self.apl.va.next = self.h_va.val();
+        self.apl.capacity.next = self.h_arg0.val();
+        self.apl.len.next = bit_cast::<12, 32>(self.h_tlen.val());
         self.rhdr.request.next = self.hdr.q.val();
         self.rhdr.status.next = self.rs_status.q.val();
         self.rhdr.flags.next = self.rs_flags.q.val();
@@ -671,7 +649,7 @@ impl Logic for FastpathTop {
         self.rhdr.arg0_on.next = self.rs_use_arg0.q.val();
         self.rhdr.args_on.next = self.ap.q.val() | self.xa.q.val();
         self.rhdr.arg0.next = self.rs_arg0.q.val();
-        self.rhdr.arg1.next = self.rs_arg0.q.val() + bit_cast::<64, 12>(self.ap_fp.val());
+        self.rhdr.arg1.next = self.rs_arg0.q.val() + bit_cast::<64, 12>(self.apl.footprint.val());
         if self.xa.q.val() {
             self.rhdr.arg1.next = self.x_arg1.q.val();
         }
@@ -876,28 +854,15 @@ impl Logic for FastpathTop {
         self.s_old.next = bit_cast::<64, 512>(self.m_axi_rdata.val() >> self.word_sh.val());
         self.sync.rec_value.next = self.s_old.val();
         if self.ap.q.val() {
-            self.sw_pa.next = self.ap_tail_pa.q.val();
+            self.sw_pa.next = self.apl.tail_word_pa.val();
         } else {
             self.sw_pa.next = self.pa1.q.val();
         }
-        // Append placement (`replog::place`) on the tail word: its sums as it arrives (SData),
-        // the compares the next cycle (`APlace`; from the R channel through the word select,
-        // the 66-bit sums and the compares in one cycle was the fast path's deepest logic).
-        self.ap_rva.d.next = bit_cast::<66, 64>(self.h_va.val())
-            + self.log_head.val()
-            + bit_cast::<66, 64>(self.s_old.val());
-        self.ap_rend.d.next = bit_cast::<66, 64>(self.h_va.val())
-            + self.log_head.val()
-            + bit_cast::<66, 64>(self.s_old.val())
-            + bit_cast::<66, 12>(self.ap_fp.val());
-        self.ap_need.d.next = bit_cast::<66, 64>(self.s_old.val())
-            + self.log_head.val()
-            + bit_cast::<66, 12>(self.ap_fp.val());
-        self.ap_aligned.d.next = self.s_old.val().get_bits::<3>(0) == 0;
-        self.ap_fits.next = self.ap_aligned.q.val()
-            & (self.ap_need.q.val() <= bit_cast::<66, 64>(self.h_arg0.val()));
-        self.ap_u.next = bit_cast::<4, 3>(self.ap_so.q.val().get_bits::<3>(3)) + 7
-            - bit_cast::<4, 3>(self.o.q.val().get_bits::<3>(3));
+        // Append's placement: the tail word as it arrives in SData (below).
+        self.apl.load.next = false;
+        self.apl.tail.next = self.s_old.val();
+        self.apl.tail_pa.next = self.pa1.q.val();
+        self.apl.slot_word.next = self.o.q.val().get_bits::<3>(3);
         self.sync.alu_op.next = self.opcode.val();
         self.sync.alu_old.next = self.s_old.val();
         self.sync.alu_arg0.next = self.h_arg0.val();
@@ -914,7 +879,7 @@ impl Logic for FastpathTop {
         self.wd.start_n1.next = self.n1.q.val();
         self.wd.start_len.next = self.len.q.val();
         self.wd.start_append.next = self.ap.q.val();
-        self.wd.start_shift.next = self.ap_u.val();
+        self.wd.start_shift.next = self.apl.shift.val();
         self.wd.start_payload_len.next = bit_cast::<12, 32>(self.h_tlen.val());
         self.wd.buf_data.next = self.wbuf.read_data.val();
         self.wd.w_ready.next = self.m_axi_wready.val();
@@ -1309,7 +1274,7 @@ impl Logic for FastpathTop {
                 self.persist_valid.next = true;
                 if self.ap_ptail.q.val() {
                     // A durable Append's tail word, after its record.
-                    self.persist_addr.next = self.ap_tail_pa.q.val();
+                    self.persist_addr.next = self.apl.tail_word_pa.val();
                     self.persist_len.next = 8.into();
                 } else if self.piece.q.val() {
                     self.persist_addr.next = self.pa2.q.val();
@@ -1371,9 +1336,7 @@ impl Logic for FastpathTop {
                     self.state.d.next = State::Offload;
                 } else if self.m_axi_rvalid.val() & self.r_idle.val() & self.ap.q.val() {
                     // Append: the tail word, placed next cycle.
-                    self.ap_tail.d.next = self.s_old.val();
-                    self.ap_tail_pa.d.next = self.pa1.q.val();
-                    self.ap_so.d.next = self.o.q.val();
+                    self.apl.load.next = true;
                     self.state.d.next = State::APlace;
                 } else if self.m_axi_rvalid.val() & self.r_idle.val() {
                     self.rs_status.d.next = self.st_ok.val();
@@ -1392,15 +1355,15 @@ impl Logic for FastpathTop {
                 // Placed, the record's range is translated with write permission (one or two
                 // pages) like a write's.
                 self.state.d.next = State::Resp;
-                if !self.ap_fits.val() | (self.ap_rva.q.val().get_bits::<2>(64) != 0) {
+                if self.apl.log_full.val() {
                     self.rs_status.d.next = self.st_log_full.val();
-                } else if self.ap_rend.q.val() > self.va_limit.val() {
+                } else if self.apl.past_va.val() {
                     self.rs_status.d.next = self.st_bad_request.val();
                 } else {
-                    self.vaq.d.next = bit_cast::<64, 66>(self.ap_rva.q.val());
-                    self.t_va.next = bit_cast::<64, 66>(self.ap_rva.q.val());
-                    self.o.d.next = self.ap_rva.q.val().get_bits::<6>(0);
-                    self.len.d.next = self.ap_fp.val();
+                    self.vaq.d.next = self.apl.record_va.val();
+                    self.t_va.next = self.apl.record_va.val();
+                    self.o.d.next = self.apl.record_va.val().get_bits::<6>(0);
+                    self.len.d.next = self.apl.footprint.val();
                     self.need.d.next = self.need_write.val();
                     self.piece.d.next = false;
                     self.t_start.next = true;
@@ -1418,9 +1381,9 @@ impl Logic for FastpathTop {
                         self.state.d.next = State::Offload;
                     } else if self.bw.done.val() & self.ap.q.val() {
                         self.sync.rec_valid.next = self.once.q.val();
-                        self.sync.rec_value.next = self.ap_tail.q.val();
+                        self.sync.rec_value.next = self.apl.old_tail.val();
                         self.rs_status.d.next = self.st_ok.val();
-                        self.rs_arg0.d.next = self.ap_tail.q.val();
+                        self.rs_arg0.d.next = self.apl.old_tail.val();
                         if self.durable.q.val() {
                             self.state.d.next = State::Persist;
                         } else {
@@ -1653,7 +1616,7 @@ impl Logic for FastpathTop {
             self.x_slot.d.next = self.x_slot.q.val() + 1;
             self.rs_status.d.next = self.st_ok.val();
             if self.ap.q.val() {
-                self.s_new.d.next = self.ap_tail.q.val() + bit_cast::<64, 12>(self.ap_fp.val());
+                self.s_new.d.next = self.apl.new_tail.val();
                 self.state.d.next = State::SWrite;
             } else if self.durable.q.val() {
                 self.state.d.next = State::Persist;

@@ -154,6 +154,14 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "pte_writer",
             verilog_of("pte_writer", fastpath::pte_writer::PteWriter::default()),
         ),
+        // Append's placement on the log's tail word, alone.
+        (
+            "append_place",
+            verilog_of(
+                "append_place",
+                fastpath::append_place::AppendPlace::default(),
+            ),
+        ),
         (
             "xxh32",
             verilog_of("xxh32", offload::clio_kv::xxh32::Xxh32::default()),

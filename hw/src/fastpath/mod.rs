@@ -7,12 +7,14 @@
 //! ([`response_header::ResponseHeader`]), the slow-path descriptors
 //! ([`slow_path_desc::SlowPathDesc`]), the extend path's port ([`extend::Extend`]: the offload units,
 //! Clio-KV's store and payload feeder), the ordering rules between DRAM accesses
-//! ([`ordering::Ordering`]), the one-beat writer ([`beat_writer::BeatWriter`]), the write-data
+//! ([`ordering::Ordering`]), Append's placement on the log's tail word
+//! ([`append_place::AppendPlace`]), the one-beat writer ([`beat_writer::BeatWriter`]), the write-data
 //! stage ([`write_data::WriteData`]), the read-data stage ([`read_data::ReadData`]) and the
 //! transmit stage ([`transmit::Transmit`]). The executor's sequencing (its state register:
 //! dispatch, the accesses, atomics and Append, serving an offload, the slow-path descriptors)
 //! still lives in `crate::fastpath_top`, which instantiates the blocks here.
 
+pub mod append_place;
 pub mod beat_writer;
 pub mod decode;
 pub mod extend;

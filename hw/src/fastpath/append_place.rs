@@ -1,0 +1,135 @@
+//! Append's placement on the log's tail word (`proto::replog::place`), the sync path's part of
+//! an Append: the executor reads the tail word as an atomic's (SAddr/SData) and hands it here
+//! as it arrives (`load`); the sums of the placement are registered in that cycle, the
+//! compares come out the next (the executor's `APlace` state), so the R channel's word select
+//! is not in front of the 66-bit sums and their compares in one cycle.
+//!
+//! From the cycle after `load`, until the next `load`:
+//! * `log_full`: `replog::place(capacity, tail, len)` refuses (an unaligned tail, or the
+//!   record ends past the capacity, or `LOG_HEAD + tail` wraps), or the record's VA
+//!   `va + LOG_HEAD + tail` wraps the 64 bits (the model's `checked_add`): LOG_FULL.
+//! * else `past_va`: the record ends past the VA space (`VA_LIMIT`): BAD_REQUEST, as the
+//!   model's `translate_range`.
+//! * else the record goes at `record_va` (its `footprint` bytes are translated with write
+//!   permission and written like a write's), and the tail word becomes `new_tail`; the answer
+//!   carries `old_tail`. `tail_word_pa` is where the tail word was read (it is written back
+//!   there, and made durable for a durable Append). `shift` is the record's realignment from
+//!   its wbuf slot (the payload at the header VA's lane, `slot_word` 8-byte words in) to its
+//!   DRAM lanes (at `record_va`'s), in 8-byte words: `(56 + slot lane - record lane) / 8`, 0..=14 (the frame's
+//!   8 bytes go before the payload; both lanes are multiples of 8).
+//!
+//! `len` is 1..=`MAX_RECORD` (the decode's `append_ok` checked it before the tail is read);
+//! `va`, `capacity` and `len` hold while the request runs.
+
+use crate::spec::Spec;
+use clio_proto::consts::VA_LIMIT;
+use clio_proto::replog::{footprint, FRAME_BYTES, LOG_HEAD, MAX_RECORD};
+use rust_hdl::prelude::*;
+
+// The footprint as `((len + 15) >> 3) << 3` (an 8-byte frame, the payload padded to 8), in 12
+// bits; the shift in 8-byte words (`get_bits::<3>(3)` of a lane).
+const _: () = assert!(
+    FRAME_BYTES == 8 && footprint(1) == 16 && footprint(MAX_RECORD) == 1032 && 1032 < 1 << 12
+);
+
+/// Append's placement.
+#[derive(LogicBlock, Default)]
+pub struct AppendPlace {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// The log's VA (the request's `va`), its capacity in bytes (`arg0`) and the record's
+    /// length (`total_len`), held while the request runs.
+    pub va: Signal<In, Bits<64>>,
+    pub capacity: Signal<In, Bits<64>>,
+    pub len: Signal<In, Bits<12>>,
+    /// The tail word arrives this cycle: its value, the PA it was read at, and the payload's
+    /// lane in its wbuf slot as an 8-byte word (lane bits 3..6; the header VA is 8-byte
+    /// aligned).
+    pub load: Signal<In, Bit>,
+    pub tail: Signal<In, Bits<64>>,
+    pub tail_pa: Signal<In, Bits<64>>,
+    pub slot_word: Signal<In, Bits<3>>,
+    /// Bytes the record takes in the log (`replog::footprint(len)`).
+    pub footprint: Signal<Out, Bits<12>>,
+    /// The placement (from the cycle after `load`): LOG_FULL, else BAD_REQUEST (`past_va`),
+    /// else the record's VA.
+    pub log_full: Signal<Out, Bit>,
+    pub past_va: Signal<Out, Bit>,
+    pub record_va: Signal<Out, Bits<64>>,
+    /// The tail word loaded (the answer's `arg0`, the idempotence ring's value), the new tail
+    /// (`old_tail + footprint`) and the tail word's PA.
+    pub old_tail: Signal<Out, Bits<64>>,
+    pub new_tail: Signal<Out, Bits<64>>,
+    pub tail_word_pa: Signal<Out, Bits<64>>,
+    /// The record's realignment from its wbuf slot, in 8-byte words (the write-data stage's
+    /// `start_shift`).
+    pub shift: Signal<Out, Bits<4>>,
+    /// The tail word, its PA, and the slot lane's 8-byte word, as loaded.
+    tail_q: DFF<Bits<64>>,
+    tail_pa_q: DFF<Bits<64>>,
+    slot_word_q: DFF<Bits<3>>,
+    /// The record's VA (`va + LOG_HEAD + tail`), its end (`+ footprint`), and the log bytes it
+    /// needs (`tail + LOG_HEAD + footprint`), unwrapped (66 bits), summed as the tail arrives.
+    rva: DFF<Bits<66>>,
+    rend: DFF<Bits<66>>,
+    need: DFF<Bits<66>>,
+    /// The tail word is 8-byte aligned.
+    aligned: DFF<Bit>,
+    /// `replog::place` accepts it: aligned, and the record fits the capacity.
+    fits: Signal<Local, Bit>,
+    fp: Signal<Local, Bits<12>>,
+    log_head: Spec<66, LOG_HEAD>,
+    va_limit: Spec<66, VA_LIMIT>,
+}
+
+impl Logic for AppendPlace {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            tail_q,
+            tail_pa_q,
+            slot_word_q,
+            rva,
+            rend,
+            need,
+            aligned
+        );
+        self.fp.next = ((self.len.val() + 15) >> 3) << 3;
+        self.footprint.next = self.fp.val();
+        if self.load.val() {
+            self.tail_q.d.next = self.tail.val();
+            self.tail_pa_q.d.next = self.tail_pa.val();
+            self.slot_word_q.d.next = self.slot_word.val();
+            // The sums, registered (summed in parallel, so the compares next cycle do not
+            // chain an adder).
+            self.rva.d.next = bit_cast::<66, 64>(self.va.val())
+                + self.log_head.val()
+                + bit_cast::<66, 64>(self.tail.val());
+            self.rend.d.next = bit_cast::<66, 64>(self.va.val())
+                + self.log_head.val()
+                + bit_cast::<66, 64>(self.tail.val())
+                + bit_cast::<66, 12>(self.fp.val());
+            self.need.d.next = bit_cast::<66, 64>(self.tail.val())
+                + self.log_head.val()
+                + bit_cast::<66, 12>(self.fp.val());
+            self.aligned.d.next = self.tail.val().get_bits::<3>(0) == 0;
+        }
+        self.fits.next =
+            self.aligned.q.val() & (self.need.q.val() <= bit_cast::<66, 64>(self.capacity.val()));
+        self.log_full.next = !self.fits.val() | (self.rva.q.val().get_bits::<2>(64) != 0);
+        self.past_va.next = self.rend.q.val() > self.va_limit.val();
+        self.record_va.next = bit_cast::<64, 66>(self.rva.q.val());
+        self.old_tail.next = self.tail_q.q.val();
+        self.new_tail.next = self.tail_q.q.val() + bit_cast::<64, 12>(self.fp.val());
+        self.tail_word_pa.next = self.tail_pa_q.q.val();
+        self.shift.next = bit_cast::<4, 3>(self.slot_word_q.q.val()) + 7
+            - bit_cast::<4, 3>(self.rva.q.val().get_bits::<3>(3));
+    }
+}
+
+crate::impl_clocked!(AppendPlace);
+
+#[cfg(test)]
+mod tests;
