@@ -32,6 +32,7 @@ use crate::fastpath::decode::Decode;
 use crate::fastpath::extend::Extend;
 use crate::fastpath::ingest::Ingest;
 use crate::fastpath::ordering::Ordering;
+use crate::fastpath::persist::Persist;
 use crate::fastpath::pte_writer::PteWriter;
 use crate::fastpath::read_data::ReadData;
 use crate::fastpath::response_header::ResponseHeader;
@@ -159,11 +160,10 @@ pub enum State {
     SpPte,
     /// Wait for outstanding DRAM writes.
     Drain,
-    /// Durable write: wait until every DRAM write has its B response.
+    /// Durable write (or Append): the persist handshake (`Persist`, the block): every DRAM
+    /// write's B response, then one persist request per page piece (and an Append's tail
+    /// word), each until `persist_done`.
     Persist,
-    /// Durable write: the persist handshake of a page piece (`persist_valid` until
-    /// `persist_done`).
-    PersistWait,
     /// An offload unit has the request: its word reads are served (translated from here like
     /// a Read's, read in SAddr/SData) until it answers.
     Offload,
@@ -480,8 +480,8 @@ pub struct FastpathTop {
     /// `arg0` = `rs_arg0` (the old tail, 0 when nothing was appended) and `arg1` = `arg0` +
     /// the record's footprint.
     ap: DFF<Bit>,
-    /// Durable Append: the persist handshake of the tail word (after the record's pieces).
-    ap_ptail: DFF<Bit>,
+    /// The persist handshake of a durable write or Append (the executor's Persist state).
+    pers: Persist,
     /// Append's placement on the tail word (`replog::place`): loaded as the word arrives
     /// (SData), decided the next cycle (APlace); it keeps the old tail, the new one and the
     /// tail word's PA for the write-back, and the record's realignment from its slot.
@@ -584,7 +584,6 @@ impl Logic for FastpathTop {
             hcli,
             durable,
             ap,
-            ap_ptail,
             xw,
             xring,
             xown,
@@ -601,7 +600,7 @@ impl Logic for FastpathTop {
         );
         clock!(
             self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext, spd,
-            apl
+            apl, pers
         );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
@@ -711,9 +710,22 @@ impl Logic for FastpathTop {
         self.m_axi_bready.next = true;
         self.sp_rx_valid.next = false;
         self.sp_rx_desc.next = self.spd.page_mapped.val();
-        self.persist_valid.next = false;
-        self.persist_addr.next = self.pa1.q.val();
-        self.persist_len.next = self.len.q.val();
+        // ---- The persist handshake (`Persist`) of a durable write or Append, while the
+        // executor is in Persist: the request's pieces, the tail word's PA, the board's port.
+        self.pers.run.next = self.state.q.val() == State::Persist;
+        self.pers.writes_done.next = self.order.fence_clear.val();
+        self.pers.pa1.next = self.pa1.q.val();
+        self.pers.n1.next = self.n1.q.val();
+        self.pers.two.next = self.two.q.val();
+        self.pers.pa2.next = self.pa2.q.val();
+        self.pers.len.next = self.len.q.val();
+        self.pers.append.next = self.ap.q.val();
+        self.pers.tail_pa.next = self.apl.tail_word_pa.val();
+        self.pers.persist_done.next = self.persist_done.val();
+        self.pers.persist_error.next = self.persist_error.val();
+        self.persist_valid.next = self.pers.persist_valid.val();
+        self.persist_addr.next = self.pers.persist_addr.val();
+        self.persist_len.next = self.pers.persist_len.val();
         self.sp_tx_ready.next = false;
         // A fault's PAGE_MAPPED notice (its descriptor is the default above).
         if self.tr.notice_valid.val() {
@@ -1262,39 +1274,11 @@ impl Logic for FastpathTop {
                 self.wr_hand.next = true;
             }
             State::Persist => {
-                // A durable write: once its data is in DRAM (every B response in), ask the
-                // board to make each page piece durable, in turn.
-                self.piece.d.next = false;
-                self.ap_ptail.d.next = false;
-                if self.order.fence_clear.val() {
-                    self.state.d.next = State::PersistWait;
-                }
-            }
-            State::PersistWait => {
-                self.persist_valid.next = true;
-                if self.ap_ptail.q.val() {
-                    // A durable Append's tail word, after its record.
-                    self.persist_addr.next = self.apl.tail_word_pa.val();
-                    self.persist_len.next = 8.into();
-                } else if self.piece.q.val() {
-                    self.persist_addr.next = self.pa2.q.val();
-                    self.persist_len.next = self.len.q.val() - self.n1.q.val();
-                } else {
-                    // n1: the bytes on the first page (all of them for a one-page piece).
-                    self.persist_addr.next = self.pa1.q.val();
-                    self.persist_len.next = self.n1.q.val();
-                }
-                if self.persist_done.val() {
-                    if self.ap_ptail.q.val() {
-                        self.state.d.next = State::Resp;
-                    } else if self.two.q.val() & !self.piece.q.val() {
-                        self.piece.d.next = true;
-                    } else if self.ap.q.val() {
-                        self.ap_ptail.d.next = true;
-                    } else {
-                        self.state.d.next = State::Resp;
-                    }
-                    if self.persist_error.val() {
+                // A durable write: once its data is in DRAM, the board makes each page piece
+                // durable (and an Append's tail word after its record): the persist handshake.
+                if self.pers.done.val() {
+                    self.state.d.next = State::Resp;
+                    if self.pers.failed.val() {
                         // Not known durable: the client retries the write.
                         self.rs_status.d.next = self.st_retry_later.val();
                     }

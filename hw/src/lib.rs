@@ -154,6 +154,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "pte_writer",
             verilog_of("pte_writer", fastpath::pte_writer::PteWriter::default()),
         ),
+        // A durable write's persist handshake, alone.
+        (
+            "persist",
+            verilog_of("persist", fastpath::persist::Persist::default()),
+        ),
         // Append's placement on the log's tail word, alone.
         (
             "append_place",

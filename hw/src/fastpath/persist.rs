@@ -1,0 +1,125 @@
+//! The persist handshake of a durable write (`FLAG_DURABLE`), out of the executor: once every
+//! DRAM write has its B response (`writes_done`, the ordering rules' `fence_clear`), one persist
+//! request per page piece of the packet, in order (`persist_valid` with the piece's physical
+//! range, held until `persist_done`), then, for a durable Append, the tail word's 8 bytes. A
+//! failed flush (`persist_error` with its `persist_done`) does not stop the others; the write is
+//! answered RETRY_LATER (`failed`), the client sends it again.
+//!
+//! The executor holds `run` while it is in its `Persist` state, with the request's pieces
+//! (`pa1` and `n1` bytes; with `two`, `len - n1` bytes at `pa2`) and, for an Append, the tail
+//! word's PA; `done` (one cycle, with `failed`) ends it. Dropping `run` forgets everything.
+//!
+//! Cycles: one to see `writes_done` (the first request goes out the cycle after), then each
+//! request is held until its `persist_done`, the next raised the cycle after.
+
+use crate::spec::Spec;
+use clio_proto::consts::ATOMIC_BYTES;
+use rust_hdl::prelude::*;
+
+/// The handshake's steps.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum Step {
+    /// Waiting for every DRAM write's B response.
+    Drain,
+    /// A persist request is out.
+    Ask,
+}
+
+/// The persist handshake.
+#[derive(LogicBlock, Default)]
+pub struct Persist {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// The executor is in its Persist state (held until `done`); low: nothing under way.
+    pub run: Signal<In, Bit>,
+    /// Every DRAM write has its B response and none is streaming.
+    pub writes_done: Signal<In, Bit>,
+    /// The packet's pieces: `n1` bytes at `pa1`; with `two`, `len - n1` more at `pa2`.
+    pub pa1: Signal<In, Bits<64>>,
+    pub n1: Signal<In, Bits<12>>,
+    pub two: Signal<In, Bit>,
+    pub pa2: Signal<In, Bits<64>>,
+    pub len: Signal<In, Bits<12>>,
+    /// A durable Append: its tail word (at `tail_pa`) is made durable after the record.
+    pub append: Signal<In, Bit>,
+    pub tail_pa: Signal<In, Bits<64>>,
+    /// The board's persist port.
+    pub persist_valid: Signal<Out, Bit>,
+    pub persist_addr: Signal<Out, Bits<64>>,
+    pub persist_len: Signal<Out, Bits<12>>,
+    pub persist_done: Signal<In, Bit>,
+    pub persist_error: Signal<In, Bit>,
+    /// Every request is answered (one cycle); `failed`: one of them with an error.
+    pub done: Signal<Out, Bit>,
+    pub failed: Signal<Out, Bit>,
+    /// Where the handshake is.
+    step: DFF<Step>,
+    /// The second piece's request is the one out.
+    second: DFF<Bit>,
+    /// The tail word's request is the one out.
+    on_tail: DFF<Bit>,
+    /// A request so far was answered with an error.
+    err: DFF<Bit>,
+    /// The request out now is the last.
+    last: Signal<Local, Bit>,
+    /// The tail word's bytes.
+    word_bytes: Spec<12, ATOMIC_BYTES>,
+}
+
+impl Logic for Persist {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, step, second, on_tail, err);
+        self.persist_valid.next = false;
+        // n1: the bytes on the first page (all of them for a one-page packet).
+        self.persist_addr.next = self.pa1.val();
+        self.persist_len.next = self.n1.val();
+        if self.on_tail.q.val() {
+            self.persist_addr.next = self.tail_pa.val();
+            self.persist_len.next = self.word_bytes.val();
+        } else if self.second.q.val() {
+            self.persist_addr.next = self.pa2.val();
+            self.persist_len.next = self.len.val() - self.n1.val();
+        }
+        self.last.next =
+            self.on_tail.q.val() | (!self.append.val() & (self.second.q.val() | !self.two.val()));
+        self.done.next = false;
+        self.failed.next = self.err.q.val() | self.persist_error.val();
+        match self.step.q.val() {
+            Step::Drain => {
+                if self.writes_done.val() {
+                    self.step.d.next = Step::Ask;
+                }
+            }
+            Step::Ask => {
+                self.persist_valid.next = self.run.val();
+                if self.persist_done.val() & self.run.val() {
+                    self.err.d.next = self.err.q.val() | self.persist_error.val();
+                    if self.last.val() {
+                        // Answered: back to the start (the executor leaves Persist).
+                        self.done.next = true;
+                        self.step.d.next = Step::Drain;
+                        self.second.d.next = false;
+                        self.on_tail.d.next = false;
+                        self.err.d.next = false;
+                    } else if self.two.val() & !self.second.q.val() {
+                        self.second.d.next = true;
+                    } else {
+                        self.on_tail.d.next = true;
+                    }
+                }
+            }
+        }
+        if !self.run.val() {
+            self.step.d.next = Step::Drain;
+            self.second.d.next = false;
+            self.on_tail.d.next = false;
+            self.err.d.next = false;
+        }
+    }
+}
+
+crate::impl_clocked!(Persist);
+
+#[cfg(test)]
+mod tests;
