@@ -36,6 +36,7 @@ use crate::fastpath::persist::Persist;
 use crate::fastpath::pte_writer::PteWriter;
 use crate::fastpath::read_data::ReadData;
 use crate::fastpath::response_header::ResponseHeader;
+use crate::fastpath::slot_queue::SlotQueue;
 use crate::fastpath::slow_path_desc::SlowPathDesc;
 use crate::fastpath::translate::Translate;
 use crate::fastpath::translate_ahead::TranslateAhead;
@@ -80,10 +81,10 @@ const _: () = assert!(
     HEADER_LEN == 64 && ROUTED_HEADER_LEN == 48,
     "one-beat header"
 );
-// Raw header positions the top itself reads (the decode, the response header and the slow-path
-// descriptors pin their own): the status byte @2 (bits 16..24: a plain write's early answer)
-// and the pid @4..6 (bits 32..48, big endian: the key lookup of the next frame).
-const _: () = assert!(field::STATUS == 2 && field::PID.start == 4 && field::PID.end == 6);
+// Raw header positions the top itself reads (the decode, the response header, the slot queue and
+// the slow-path descriptors pin their own): the status byte @2 (bits 16..24: a plain write's
+// early answer).
+const _: () = assert!(field::STATUS == 2);
 // Append (`proto::replog`): the log head, the record frame and the largest record the
 // executor's literals assume (one packet, one wbuf slot).
 const _: () = assert!(
@@ -353,24 +354,16 @@ pub struct FastpathTop {
     wbuf: RAM<Bits<512>, 7>,
     /// Response beats 1.. (beat 0 is built apart): two slots of 32 beats.
     txbuf: RAM<Bits<512>, 6>,
-    /// The slot the executor releases this cycle (bit k = slot k).
-    s_clr: Signal<Local, Bits<4>>,
-    /// The executor's slot (slots are taken in order), and whether it holds it.
-    x_slot: DFF<Bits<2>>,
-    /// The executor holds `x_slot` (its request came from that slot).
-    x_hold: DFF<Bit>,
-    x_ver: Signal<Local, Bits<2>>,
-    /// Header bytes 4..6 (pid, big endian) of the executor's next slot (its key lookup).
-    x_pid_be: Signal<Local, Bits<16>>,
-    x_full: Signal<Local, Bit>,
+    /// The executor's place in the ingest slots: its slot (taken in order) and whether it
+    /// holds it, the slot it releases, the next frame and its fields.
+    sq: SlotQueue,
+    /// The executor takes the next frame this cycle.
+    x_take: Signal<Local, Bit>,
     /// The executor finishes its request this cycle.
     x_done: Signal<Local, Bit>,
     /// The executor is free to take the next frame this cycle: it is idle, or it finishes its
     /// request and would go idle next cycle (so a frame is taken with no idle cycle between).
     x_free: Signal<Local, Bit>,
-    /// The executor's next slot: its slot, or the one after it when the request finishing
-    /// this cycle releases its slot or passes it to the write-data stage.
-    nx_slot: Signal<Local, Bits<2>>,
     /// The executor hands its response to the read-data stage this cycle if it can: a read's
     /// job (RData, or RAddr as its last address goes out) or a payload-less response (Resp).
     rd_hand: Signal<Local, Bit>,
@@ -555,8 +548,6 @@ impl Logic for FastpathTop {
             hdr,
             route,
             o,
-            x_slot,
-            x_hold,
             vaq,
             len,
             need,
@@ -600,7 +591,7 @@ impl Logic for FastpathTop {
         );
         clock!(
             self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext, spd,
-            apl, pers
+            apl, pers, sq
         );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
@@ -885,7 +876,7 @@ impl Logic for FastpathTop {
         // writes (PTE write-backs, atomics) override the W defaults below only when it is not.
         self.wd.reset.next = self.reset.val();
         self.wd.start.next = false;
-        self.wd.start_slot.next = self.x_slot.q.val();
+        self.wd.start_slot.next = self.sq.slot.val();
         self.wd.start_two.next = self.two.q.val();
         self.wd.start_o.next = self.o.q.val();
         self.wd.start_n1.next = self.n1.q.val();
@@ -940,16 +931,16 @@ impl Logic for FastpathTop {
             self.wbuf.read_address.next = self.wd.buf_address.val();
         } else if self.ext.pay_fetch.val() {
             // The KV payload feeder's next block (the write-data stage is idle).
-            self.wbuf.read_address.next = (bit_cast::<7, 2>(self.x_slot.q.val()) << 5)
+            self.wbuf.read_address.next = (bit_cast::<7, 2>(self.sq.slot.val()) << 5)
                 | bit_cast::<7, 5>(self.ext.pay_block.val());
         } else {
             // Idle: block 0 of the executor's slot, the next one handed over (the RAM reads
             // a cycle ahead).
-            self.wbuf.read_address.next = bit_cast::<7, 2>(self.x_slot.q.val()) << 5;
+            self.wbuf.read_address.next = bit_cast::<7, 2>(self.sq.slot.val()) << 5;
         }
         // ---- Ingest stage (`crate::fastpath::ingest`): frames into the free wbuf slot,
         // realigned to DRAM lanes, with the ack layer's CRC check; header, route and verdict
-        // kept per slot. A slot is released by the executor (`s_clr`) or by the write-data
+        // kept per slot. A slot is released by the executor (`sq.clear`) or by the write-data
         // stage that streamed a write's data from it (`w_release`).
         self.ingest.rx_valid.next = self.rx_valid.val();
         self.ingest.rx_data.next = self.rx_data.val();
@@ -963,7 +954,6 @@ impl Logic for FastpathTop {
         if self.ingest.frame_in.val() {
             self.c_rx.d.next = self.c_rx.q.val() + 1;
         }
-        self.s_clr.next = 0.into();
         self.x_done.next = false;
         self.x_free.next = false;
         self.rd_hand.next = false;
@@ -1596,8 +1586,6 @@ impl Logic for FastpathTop {
         self.w_pass.next = self.wr_hand.val() & !self.w_busy.val();
         if self.w_pass.val() {
             self.wd.start.next = true;
-            self.x_hold.d.next = false;
-            self.x_slot.d.next = self.x_slot.q.val() + 1;
             self.rs_status.d.next = self.st_ok.val();
             if self.ap.q.val() {
                 self.s_new.d.next = self.apl.new_tail.val();
@@ -1627,37 +1615,27 @@ impl Logic for FastpathTop {
             self.m_axi_wvalid.val() & self.m_axi_wready.val() & self.m_axi_wlast.val();
         self.order.w_page_table.next =
             (self.tr.pte_write.val() | (self.state.q.val() == State::SpPte)) & !self.w_busy.val();
-        // The executor is done with a request: release the received frame's slot (unless the
-        // write-data stage took it) to the ingest stage.
-        if self.x_done.val() & self.x_hold.q.val() {
-            self.x_hold.d.next = false;
-            self.x_slot.d.next = self.x_slot.q.val() + 1;
-            self.s_clr.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
-        }
-        // ---- The executor's next frame: its slot (the one after the slot released this
-        // cycle), whether it is there, its verdict and its key lookup (`keys.ok` in Dispatch
-        // is this frame's: the slot holds it until released).
-        self.nx_slot.next = self.x_slot.q.val();
-        if (self.x_done.val() & self.x_hold.q.val()) | self.w_pass.val() {
-            self.nx_slot.next = self.x_slot.q.val() + 1;
-        }
-        // Full, and not the slot the write-data stage is still streaming (the executor can
-        // come round the four slots faster than a 1 KiB write's data leaves).
-        self.x_full.next =
-            (self.ingest.full.val() & (bit_cast::<4, 1>(1.into()) << self.nx_slot.val())).any()
-                & !(self.w_busy.val() & (self.wd.slot.val() == self.nx_slot.val()));
-        self.x_ver.next = 0.into();
-        self.x_pid_be.next = 0.into();
-        self.keys.lk_key.next = 0.into();
+        // ---- The executor's slots (`SlotQueue`): done with a request, it releases its slot
+        // (unless the write-data stage took it); the next frame is the one after, whether it is
+        // there, its fields, and its key lookup (`keys.ok` in Dispatch is this frame's: the slot
+        // holds it until released).
+        self.sq.reset.next = self.reset.val();
+        self.sq.full.next = self.ingest.full.val();
         for k in 0..4 {
-            if self.nx_slot.val() == k.to_bits::<2>() {
-                self.x_ver.next = self.ingest.verdict[k].val();
-                self.x_pid_be.next = self.ingest.hdr[k].val().get_bits::<16>(32);
-                self.keys.lk_key.next = self.ingest.key[k].val();
-            }
+            self.sq.verdict[k].next = self.ingest.verdict[k].val();
+            self.sq.hdr[k].next = self.ingest.hdr[k].val();
+            self.sq.key[k].next = self.ingest.key[k].val();
+            self.sq.client[k].next = self.ingest.client[k].val();
+            self.sq.route[k].next = self.ingest.route[k].val();
+            self.sq.lane[k].next = self.ingest.lane[k].val();
         }
-        self.keys.lk_pid.next = (bit_cast::<16, 8>(self.x_pid_be.val().get_bits::<8>(0)) << 8)
-            | bit_cast::<16, 8>(self.x_pid_be.val().get_bits::<8>(8));
+        self.sq.w_busy.next = self.w_busy.val();
+        self.sq.w_slot.next = self.wd.slot.val();
+        self.sq.done.next = self.x_done.val();
+        self.sq.pass.next = self.w_pass.val();
+        self.keys.lk_pid.next = self.sq.next_pid.val();
+        self.keys.lk_key.next = self.sq.next_key.val();
+        self.x_take.next = false;
         // ---- Take the next frame or descriptor (`x_free`: idle, or finishing a request with
         // nothing after it). A descriptor is taken from Idle only (its `sp_tx_ready` comes
         // from registers): a finishing request that sees one waiting goes to Idle first.
@@ -1680,22 +1658,18 @@ impl Logic for FastpathTop {
                     self.ptw.desc_take.next = true;
                     self.state.d.next = State::SpTx;
                 }
-            } else if self.keys.ready.val() & self.x_full.val() {
+            } else if self.keys.ready.val() & self.sq.next_full.val() {
                 // Take the received frame: its header, route and offset, and act on the
                 // ack layer's verdict (drop, NACK, or dispatch next cycle). Its key is
                 // looked up this cycle (above), for Dispatch.
-                for k in 0..4 {
-                    if self.nx_slot.val() == k.to_bits::<2>() {
-                        self.hdr.d.next = self.ingest.hdr[k].val();
-                        self.hcli.d.next = self.ingest.client[k].val();
-                        self.route.d.next = self.ingest.route[k].val();
-                        self.o.d.next = self.ingest.lane[k].val();
-                    }
-                }
-                self.x_hold.d.next = true;
-                if self.x_ver.val().get_bit(0) {
+                self.x_take.next = true;
+                self.hdr.d.next = self.sq.next_hdr.val();
+                self.hcli.d.next = self.sq.next_client.val();
+                self.route.d.next = self.sq.next_route.val();
+                self.o.d.next = self.sq.next_lane.val();
+                if self.sq.next_verdict.val().get_bit(0) {
                     self.state.d.next = State::Drain;
-                } else if self.x_ver.val().get_bit(1) {
+                } else if self.sq.next_verdict.val().get_bit(1) {
                     self.c_nack.d.next = self.c_nack.q.val() + 1;
                     self.rs_status.d.next = self.st_nack.val();
                     self.state.d.next = State::Resp;
@@ -1704,8 +1678,9 @@ impl Logic for FastpathTop {
                 }
             }
         }
+        self.sq.take.next = self.x_take.val();
         // Slots freed this cycle go back to the ingest stage.
-        self.ingest.freed.next = self.s_clr.val() | self.w_release.val();
+        self.ingest.freed.next = self.sq.clear.val() | self.w_release.val();
         // ---- The TLB look-ahead: the ingest slots, what is taken, and the lookup port when the
         // executor leaves it free.
         self.la.hdr_in.next = self.ingest.header_in.val();
@@ -1713,18 +1688,10 @@ impl Logic for FastpathTop {
         self.la.hdr_data.next = bit_cast::<384, 512>(self.rx_data.val());
         self.la.page_shift.next = self.cfg_page_shift.val();
         self.la.headed.next = self.ingest.headed.val();
-        self.la.freed.next = self.s_clr.val() | self.w_release.val();
-        self.la.taken.next = 0.into();
-        self.la.head.next = self.x_slot.q.val();
-        if self.x_hold.q.val() {
-            self.la.taken.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
-            self.la.head.next = self.x_slot.q.val() + 1;
-        }
-        if self.w_busy.val() {
-            self.la.taken.next =
-                self.la.taken.val() | (bit_cast::<4, 1>(1.into()) << self.wd.slot.val());
-        }
-        self.la.use_slot.next = self.x_slot.q.val();
+        self.la.freed.next = self.sq.clear.val() | self.w_release.val();
+        self.la.taken.next = self.sq.taken.val();
+        self.la.head.next = self.sq.head.val();
+        self.la.use_slot.next = self.sq.slot.val();
         self.la.tlb_update.next = self.tlb.up_valid.val();
         self.la.res_hit.next = self.tlb.res_hit.val();
         self.la.res_alloc.next = self.tlb.res_alloc.val();
@@ -1755,8 +1722,6 @@ impl Logic for FastpathTop {
             self.state.d.next = State::Idle;
             self.xown.d.next = false;
             self.xwr.d.next = false;
-            self.x_slot.d.next = 0.into();
-            self.x_hold.d.next = false;
             self.c_rx.d.next = 0.into();
             self.c_tx.d.next = 0.into();
             self.c_nack.d.next = 0.into();

@@ -154,6 +154,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "pte_writer",
             verilog_of("pte_writer", fastpath::pte_writer::PteWriter::default()),
         ),
+        // The executor's slot bookkeeping, alone.
+        (
+            "slot_queue",
+            verilog_of("slot_queue", fastpath::slot_queue::SlotQueue::default()),
+        ),
         // A durable write's persist handshake, alone.
         (
             "persist",

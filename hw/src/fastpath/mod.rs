@@ -1,5 +1,6 @@
 //! The fast path's stage blocks (issue 11: one `LogicBlock` per stage, each with its own
-//! testbench, wired by the top): the ingest stage ([`ingest::Ingest`]), the TLB look-ahead
+//! testbench, wired by the top): the ingest stage ([`ingest::Ingest`]), the executor's place in its slots
+//! ([`slot_queue::SlotQueue`]), the TLB look-ahead
 //! ([`translate_ahead::TranslateAhead`]), the dispatch stage's decode ([`decode::Decode`]: the
 //! header's fields, the match-action table, the class checks), the translate stage
 //! ([`translate::Translate`]: TLB lookup, walk, page fault), the PTE writer
@@ -24,6 +25,7 @@ pub mod persist;
 pub mod pte_writer;
 pub mod read_data;
 pub mod response_header;
+pub mod slot_queue;
 pub mod slow_path_desc;
 pub mod translate;
 pub mod translate_ahead;

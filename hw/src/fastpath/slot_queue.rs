@@ -1,0 +1,183 @@
+//! The executor's place in the ingest slots: which slot its request came from, whether it still
+//! holds it, and the next frame it takes (the slot after its own once that is released or
+//! handed to the write-data stage).
+//!
+//! Frames fill the four slots in order (0, 1, 2, 3, 0, ...) and the executor takes them in the
+//! same order, so one slot number (`slot`) and one bit (`hold`) say where it is. A request
+//! ends in one of two ways: the executor finishes it (`done`: its slot goes back to the ingest
+//! stage, `clear`), or a write's data goes to the write-data stage with its slot (`pass`: that
+//! stage releases it when its beats are out). Either way the executor moves on to the next
+//! slot in the same cycle: `next` is that slot, `next_full` says a frame is there, not still
+//! being streamed by the write-data stage (the executor can come round the four slots faster
+//! than a 1 KiB write's data leaves), and the `next_*` fields are that frame's, for the take
+//! (`take`: the executor holds the slot from the next cycle) and for the key lookup made in
+//! the same cycle (`next_pid`, `next_key`: Dispatch's `keys.ok` is that frame's, since the slot
+//! holds it until released).
+//!
+//! For the TLB look-ahead: `taken`, the slots whose frames the executor or the write-data stage
+//! has, and `head`, the oldest slot the executor has not taken.
+
+use crate::fastpath::ingest::SLOTS;
+use clio_proto::header::field;
+use rust_hdl::prelude::*;
+
+// Slot numbers are 2 bits; the pid is header bytes 4..6, big endian (bits 32..48).
+const _: () = assert!(SLOTS == 4 && field::PID.start == 4 && field::PID.end == 6);
+
+/// The executor's slot bookkeeping.
+#[derive(LogicBlock)]
+pub struct SlotQueue {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: slot 0, nothing held.
+    pub reset: Signal<In, Bit>,
+    /// The ingest stage's full slots and, per slot, its frame: verdict, header bytes 0..48,
+    /// key, client, route, payload lane.
+    pub full: Signal<In, Bits<4>>,
+    pub verdict: [Signal<In, Bits<2>>; SLOTS],
+    pub hdr: [Signal<In, Bits<384>>; SLOTS],
+    pub key: [Signal<In, Bits<64>>; SLOTS],
+    pub client: [Signal<In, Bits<16>>; SLOTS],
+    pub route: [Signal<In, Bits<256>>; SLOTS],
+    pub lane: [Signal<In, Bits<6>>; SLOTS],
+    /// The write-data stage streams a write from slot `w_slot`.
+    pub w_busy: Signal<In, Bit>,
+    pub w_slot: Signal<In, Bits<2>>,
+    /// The executor finishes its request this cycle (its slot, if it holds it, is released).
+    pub done: Signal<In, Bit>,
+    /// The write-data stage takes the executor's write and its slot this cycle.
+    pub pass: Signal<In, Bit>,
+    /// The executor takes the frame in `next` this cycle.
+    pub take: Signal<In, Bit>,
+    /// The executor's slot, and whether it holds it.
+    pub slot: Signal<Out, Bits<2>>,
+    pub hold: Signal<Out, Bit>,
+    /// The slot released this cycle (bit k = slot k).
+    pub clear: Signal<Out, Bits<4>>,
+    /// The executor's next slot, a frame is there for it, and that frame's fields.
+    pub next: Signal<Out, Bits<2>>,
+    pub next_full: Signal<Out, Bit>,
+    pub next_verdict: Signal<Out, Bits<2>>,
+    pub next_hdr: Signal<Out, Bits<384>>,
+    pub next_pid: Signal<Out, Bits<16>>,
+    pub next_key: Signal<Out, Bits<64>>,
+    pub next_client: Signal<Out, Bits<16>>,
+    pub next_route: Signal<Out, Bits<256>>,
+    pub next_lane: Signal<Out, Bits<6>>,
+    /// For the look-ahead: slots whose frames are taken, and the oldest slot not taken.
+    pub taken: Signal<Out, Bits<4>>,
+    pub head: Signal<Out, Bits<2>>,
+    /// The executor's slot.
+    x_slot: DFF<Bits<2>>,
+    /// The executor holds `x_slot` (its request came from it, not passed on).
+    x_hold: DFF<Bit>,
+    /// The executor moves past its slot this cycle.
+    moves: Signal<Local, Bit>,
+    /// The next frame's pid bytes as received (big endian).
+    pid_be: Signal<Local, Bits<16>>,
+}
+
+impl Default for SlotQueue {
+    fn default() -> Self {
+        SlotQueue {
+            clock: Default::default(),
+            reset: Default::default(),
+            full: Default::default(),
+            verdict: core::array::from_fn(|_| Default::default()),
+            hdr: core::array::from_fn(|_| Default::default()),
+            key: core::array::from_fn(|_| Default::default()),
+            client: core::array::from_fn(|_| Default::default()),
+            route: core::array::from_fn(|_| Default::default()),
+            lane: core::array::from_fn(|_| Default::default()),
+            w_busy: Default::default(),
+            w_slot: Default::default(),
+            done: Default::default(),
+            pass: Default::default(),
+            take: Default::default(),
+            slot: Default::default(),
+            hold: Default::default(),
+            clear: Default::default(),
+            next: Default::default(),
+            next_full: Default::default(),
+            next_verdict: Default::default(),
+            next_hdr: Default::default(),
+            next_pid: Default::default(),
+            next_key: Default::default(),
+            next_client: Default::default(),
+            next_route: Default::default(),
+            next_lane: Default::default(),
+            taken: Default::default(),
+            head: Default::default(),
+            x_slot: Default::default(),
+            x_hold: Default::default(),
+            moves: Default::default(),
+            pid_be: Default::default(),
+        }
+    }
+}
+
+impl Logic for SlotQueue {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, x_slot, x_hold);
+        self.slot.next = self.x_slot.q.val();
+        self.hold.next = self.x_hold.q.val();
+        // Finished with its slot held (released here), or passed to the write-data stage.
+        self.moves.next = (self.done.val() & self.x_hold.q.val()) | self.pass.val();
+        self.clear.next = 0.into();
+        if self.done.val() & self.x_hold.q.val() {
+            self.clear.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
+        }
+        self.next.next = self.x_slot.q.val();
+        if self.moves.val() {
+            self.x_hold.d.next = false;
+            self.x_slot.d.next = self.x_slot.q.val() + 1;
+            self.next.next = self.x_slot.q.val() + 1;
+        }
+        if self.take.val() {
+            self.x_hold.d.next = true;
+        }
+        // Full, and not the slot the write-data stage is still streaming.
+        self.next_full.next = (self.full.val() & (bit_cast::<4, 1>(1.into()) << self.next.val()))
+            .any()
+            & !(self.w_busy.val() & (self.w_slot.val() == self.next.val()));
+        self.next_verdict.next = 0.into();
+        self.next_hdr.next = 0.into();
+        self.next_key.next = 0.into();
+        self.next_client.next = 0.into();
+        self.next_route.next = 0.into();
+        self.next_lane.next = 0.into();
+        for k in 0..4 {
+            if self.next.val() == k.to_bits::<2>() {
+                self.next_verdict.next = self.verdict[k].val();
+                self.next_hdr.next = self.hdr[k].val();
+                self.next_key.next = self.key[k].val();
+                self.next_client.next = self.client[k].val();
+                self.next_route.next = self.route[k].val();
+                self.next_lane.next = self.lane[k].val();
+            }
+        }
+        self.pid_be.next = self.next_hdr.val().get_bits::<16>(32);
+        self.next_pid.next = (bit_cast::<16, 8>(self.pid_be.val().get_bits::<8>(0)) << 8)
+            | bit_cast::<16, 8>(self.pid_be.val().get_bits::<8>(8));
+        // For the look-ahead.
+        self.taken.next = 0.into();
+        self.head.next = self.x_slot.q.val();
+        if self.x_hold.q.val() {
+            self.taken.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
+            self.head.next = self.x_slot.q.val() + 1;
+        }
+        if self.w_busy.val() {
+            self.taken.next = self.taken.val() | (bit_cast::<4, 1>(1.into()) << self.w_slot.val());
+        }
+        if self.reset.val() {
+            self.x_slot.d.next = 0.into();
+            self.x_hold.d.next = false;
+        }
+    }
+}
+
+crate::impl_clocked!(SlotQueue);
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,160 @@
+//! The slot bookkeeping alone, against a model of the four slots: frames arrive in slot order
+//! with random fields, the executor takes them (also in the cycle it finishes the last),
+//! finishes them or passes writes to a write-data stage that streams for a while and then
+//! releases the slot, at random. Every cycle: the executor's slot and hold, the slot released,
+//! the next slot, whether a frame is there for it (never the one being streamed), that frame's
+//! fields and pid, and the look-ahead's `taken` and `head`; and no frame is taken twice or
+//! skipped.
+
+use super::*;
+use crate::bench::Bench;
+use crate::tb::Rng;
+use crate::util::bytes_to_bits;
+
+/// A frame in a slot: the fields the block muxes.
+#[derive(Clone, Debug)]
+struct Frame {
+    id: u64,
+    verdict: u64,
+    hdr: [u8; 48],
+    key: u64,
+    client: u64,
+    route: [u8; 32],
+    lane: u64,
+}
+
+fn frame(r: &mut Rng, id: u64) -> Frame {
+    let mut hdr = [0u8; 48];
+    let mut route = [0u8; 32];
+    hdr.iter_mut().for_each(|b| *b = r.next() as u8);
+    route.iter_mut().for_each(|b| *b = r.next() as u8);
+    Frame {
+        id,
+        verdict: r.below(4),
+        hdr,
+        key: r.next(),
+        client: r.below(1 << 16),
+        route,
+        lane: r.below(64),
+    }
+}
+
+#[test]
+fn takes_frames_in_order_and_releases_each_once() {
+    let mut r = Rng(0x5107_0EE0);
+    let mut b = Bench::new(SlotQueue::default());
+    b.uut.reset.next = true;
+    b.tick();
+    b.uut.reset.next = false;
+    let mut slots: [Option<Frame>; 4] = Default::default();
+    let (mut fill, mut next_id) = (0usize, 0u64);
+    // The executor: its slot, whether it holds it, and the frame it expects next.
+    let (mut x_slot, mut x_hold, mut want_id) = (0usize, false, 0u64);
+    // The write-data stage: the slot it streams and the cycles left.
+    let mut wd: Option<(usize, u32)> = None;
+    let (mut taken_n, mut passed, mut same_cycle) = (0u32, 0u32, 0u32);
+    for cycle in 0..20_000u64 {
+        // Inputs: the slots, the write-data stage, the executor's moves.
+        let full: u64 = (0..4).filter(|&k| slots[k].is_some()).map(|k| 1 << k).sum();
+        b.uut.full.next = full.to_bits();
+        for (k, s) in slots.iter().enumerate() {
+            let f = s.clone().unwrap_or_else(|| frame(&mut r, u64::MAX));
+            b.uut.verdict[k].next = f.verdict.to_bits();
+            b.uut.hdr[k].next = bytes_to_bits(&f.hdr);
+            b.uut.key[k].next = f.key.to_bits();
+            b.uut.client[k].next = f.client.to_bits();
+            b.uut.route[k].next = bytes_to_bits(&f.route);
+            b.uut.lane[k].next = f.lane.to_bits();
+        }
+        b.uut.w_busy.next = wd.is_some();
+        b.uut.w_slot.next = (wd.map_or(r.below(4) as usize, |w| w.0) as u64).to_bits();
+        // `done` also ends requests that hold no slot (a slow-path descriptor's): no move then.
+        let done = r.below(3) == 0;
+        let pass = x_hold && !done && wd.is_none() && r.below(3) == 0;
+        let moves = (done && x_hold) || pass;
+        let next = if moves { (x_slot + 1) % 4 } else { x_slot };
+        let next_full = slots[next].is_some() && wd.map(|w| w.0) != Some(next);
+        let take = (!x_hold || moves) && next_full && r.below(2) == 0;
+        b.uut.done.next = done;
+        b.uut.pass.next = pass;
+        b.uut.take.next = take;
+        b.settle();
+        let u = &b.uut;
+        let at = format!("cycle {cycle}");
+        assert_eq!(u.slot.val().to_u64() as usize, x_slot, "{at}: slot");
+        assert_eq!(u.hold.val(), x_hold, "{at}: hold");
+        let clear = if done && x_hold { 1u64 << x_slot } else { 0 };
+        assert_eq!(u.clear.val().to_u64(), clear, "{at}: clear");
+        assert_eq!(u.next.val().to_u64() as usize, next, "{at}: next slot");
+        assert_eq!(u.next_full.val(), next_full, "{at}: next full");
+        if next_full {
+            let f = slots[next].as_ref().expect("full");
+            if !x_hold || moves {
+                // The frame the executor can take now is the one after its last.
+                assert_eq!(f.id, want_id, "{at}: frames out of order");
+            }
+            assert_eq!(u.next_verdict.val().to_u64(), f.verdict, "{at}: verdict");
+            assert_eq!(
+                u.next_hdr.val(),
+                bytes_to_bits::<384>(&f.hdr),
+                "{at}: header"
+            );
+            assert_eq!(
+                u.next_pid.val().to_u64(),
+                u16::from_be_bytes([f.hdr[4], f.hdr[5]]) as u64,
+                "{at}: pid"
+            );
+            assert_eq!(u.next_key.val().to_u64(), f.key, "{at}: key");
+            assert_eq!(u.next_client.val().to_u64(), f.client, "{at}: client");
+            assert_eq!(
+                u.next_route.val(),
+                bytes_to_bits::<256>(&f.route),
+                "{at}: route"
+            );
+            assert_eq!(u.next_lane.val().to_u64(), f.lane, "{at}: lane");
+        }
+        let mut taken = if x_hold { 1u64 << x_slot } else { 0 };
+        if let Some((s, _)) = wd {
+            taken |= 1 << s;
+        }
+        assert_eq!(u.taken.val().to_u64(), taken, "{at}: taken");
+        let head = if x_hold { (x_slot + 1) % 4 } else { x_slot };
+        assert_eq!(u.head.val().to_u64() as usize, head, "{at}: head");
+        b.tick();
+        // The model moves on.
+        if let Some((s, left)) = wd {
+            wd = if left == 0 {
+                slots[s] = None;
+                None
+            } else {
+                Some((s, left - 1))
+            };
+        }
+        if done && x_hold {
+            slots[x_slot] = None;
+        }
+        if pass {
+            wd = Some((x_slot, r.below(20) as u32));
+            passed += 1;
+        }
+        if moves {
+            x_slot = next;
+            x_hold = false;
+        }
+        if take {
+            x_hold = true;
+            want_id += 1;
+            taken_n += 1;
+            same_cycle += moves as u32;
+        }
+        if slots[fill].is_none() && r.below(2) == 0 {
+            slots[fill] = Some(frame(&mut r, next_id));
+            next_id += 1;
+            fill = (fill + 1) % 4;
+        }
+    }
+    assert!(
+        taken_n > 3000 && passed > 500 && same_cycle > 500,
+        "taken {taken_n}, passed {passed}, taken as the last ends {same_cycle}"
+    );
+}
