@@ -38,6 +38,7 @@ use crate::fastpath::read_data::ReadData;
 use crate::fastpath::response_header::ResponseHeader;
 use crate::fastpath::slot_queue::SlotQueue;
 use crate::fastpath::slow_path_desc::SlowPathDesc;
+use crate::fastpath::stats::Stats;
 use crate::fastpath::translate::Translate;
 use crate::fastpath::translate_ahead::TranslateAhead;
 use crate::fastpath::transmit::Transmit;
@@ -459,14 +460,7 @@ pub struct FastpathTop {
     spd: SlowPathDesc,
     /// Statistics (`stat_*`): frames received, responses sent, NACKs, TLB hits and misses,
     /// bucket reads, page faults, requests denied by the key check.
-    c_rx: DFF<Bits<32>>,
-    c_tx: DFF<Bits<32>>,
-    c_nack: DFF<Bits<32>>,
-    c_hit: DFF<Bits<32>>,
-    c_miss: DFF<Bits<32>>,
-    c_walk: DFF<Bits<32>>,
-    c_fault: DFF<Bits<32>>,
-    c_denied: DFF<Bits<32>>,
+    stats: Stats,
     /// The executor's request's client (the RAS member).
     hcli: DFF<Bits<16>>,
     /// The executor's request is an Append past its format checks: the response carries
@@ -564,14 +558,6 @@ impl Logic for FastpathTop {
             rs_len,
             once,
             s_new,
-            c_rx,
-            c_tx,
-            c_nack,
-            c_hit,
-            c_miss,
-            c_walk,
-            c_fault,
-            c_denied,
             hcli,
             durable,
             ap,
@@ -591,7 +577,7 @@ impl Logic for FastpathTop {
         );
         clock!(
             self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext, spd,
-            apl, pers, sq
+            apl, pers, sq, stats
         );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
@@ -951,9 +937,23 @@ impl Logic for FastpathTop {
         self.wbuf.write_address.next = self.ingest.buf_address.val();
         self.wbuf.write_data.next = self.ingest.buf_data.val();
         self.wbuf.write_enable.next = self.ingest.buf_write.val();
-        if self.ingest.frame_in.val() {
-            self.c_rx.d.next = self.c_rx.q.val() + 1;
-        }
+        // ---- Statistics (`Stats`): the stages' events (NACKs and denied requests below, as
+        // the executor meets them).
+        self.stats.reset.next = self.reset.val();
+        self.stats.rx.next = self.ingest.frame_in.val();
+        self.stats.tx.next = self.xmit.sent.val();
+        self.stats.nack.next = false;
+        self.stats.denied.next = false;
+        self.stats.miss.next = self.tr.ev_miss.val();
+        self.stats.fault.next = self.tr.ev_fault.val();
+        self.stat_rx_pkts.next = self.stats.rx_pkts.val();
+        self.stat_tx_pkts.next = self.stats.tx_pkts.val();
+        self.stat_nacks.next = self.stats.nacks.val();
+        self.stat_tlb_hits.next = self.stats.tlb_hits.val();
+        self.stat_tlb_misses.next = self.stats.tlb_misses.val();
+        self.stat_bucket_reads.next = self.stats.bucket_reads.val();
+        self.stat_page_faults.next = self.stats.page_faults.val();
+        self.stat_denied.next = self.stats.denied_reqs.val();
         self.x_done.next = false;
         self.x_free.next = false;
         self.rd_hand.next = false;
@@ -978,9 +978,6 @@ impl Logic for FastpathTop {
         self.tx_route.next = self.xmit.tx_route.val();
         self.txbuf.read_address.next = self.xmit.buf_address.val();
         self.xmit.buf_data.next = self.txbuf.read_data.val();
-        if self.xmit.sent.val() {
-            self.c_tx.d.next = self.c_tx.q.val() + 1;
-        }
         // The read-data stage hands finished responses to the transmit stage; the next may
         // start in the cycle of the last beat (beat 0 is a register, beat 1 is read from the
         // other txbuf slot a cycle later).
@@ -1030,7 +1027,7 @@ impl Logic for FastpathTop {
                     // The key does not open the pid's RAS (wrong or missing key, no such RAS,
                     // pid 0 or beyond the table): nothing executes.
                     self.rs_status.d.next = self.st_denied.val();
-                    self.c_denied.d.next = self.c_denied.q.val() + 1;
+                    self.stats.denied.next = true;
                 } else if self.opcode.val() == self.op_read.val() {
                     // READ (`header::check_read`): one packet, no payload, 1..=MAX_REQUEST_LEN
                     // bytes inside the VA space; answered one packet per KiB, packet 0 first
@@ -1670,7 +1667,7 @@ impl Logic for FastpathTop {
                 if self.sq.next_verdict.val().get_bit(0) {
                     self.state.d.next = State::Drain;
                 } else if self.sq.next_verdict.val().get_bit(1) {
-                    self.c_nack.d.next = self.c_nack.q.val() + 1;
+                    self.stats.nack.next = true;
                     self.rs_status.d.next = self.st_nack.val();
                     self.state.d.next = State::Resp;
                 } else {
@@ -1707,38 +1704,14 @@ impl Logic for FastpathTop {
         self.tr.start.next = self.t_start.val();
         self.tr.start_looked.next = self.x_dlk.val();
         self.tr.start_va.next = self.t_va.val();
-        // Statistics: the translate stage's events, and a look-ahead hit taken in Dispatch.
-        if self.tr.ev_hit.val() | (self.hit_go.val() & (self.state.q.val() == State::Dispatch)) {
-            self.c_hit.d.next = self.c_hit.q.val() + 1;
-        }
-        if self.tr.ev_miss.val() {
-            self.c_miss.d.next = self.c_miss.q.val() + 1;
-            self.c_walk.d.next = self.c_walk.q.val() + 1;
-        }
-        if self.tr.ev_fault.val() {
-            self.c_fault.d.next = self.c_fault.q.val() + 1;
-        }
+        // A TLB hit: the translate stage's, or a look-ahead translation taken in Dispatch.
+        self.stats.hit.next =
+            self.tr.ev_hit.val() | (self.hit_go.val() & (self.state.q.val() == State::Dispatch));
         if self.reset.val() {
             self.state.d.next = State::Idle;
             self.xown.d.next = false;
             self.xwr.d.next = false;
-            self.c_rx.d.next = 0.into();
-            self.c_tx.d.next = 0.into();
-            self.c_nack.d.next = 0.into();
-            self.c_hit.d.next = 0.into();
-            self.c_miss.d.next = 0.into();
-            self.c_walk.d.next = 0.into();
-            self.c_fault.d.next = 0.into();
-            self.c_denied.d.next = 0.into();
         }
-        self.stat_rx_pkts.next = self.c_rx.q.val();
-        self.stat_tx_pkts.next = self.c_tx.q.val();
-        self.stat_nacks.next = self.c_nack.q.val();
-        self.stat_tlb_hits.next = self.c_hit.q.val();
-        self.stat_tlb_misses.next = self.c_miss.q.val();
-        self.stat_bucket_reads.next = self.c_walk.q.val();
-        self.stat_page_faults.next = self.c_fault.q.val();
-        self.stat_denied.next = self.c_denied.q.val();
     }
 }
 

@@ -159,6 +159,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "slot_queue",
             verilog_of("slot_queue", fastpath::slot_queue::SlotQueue::default()),
         ),
+        // The statistics counters, alone.
+        (
+            "stats",
+            verilog_of("stats", fastpath::stats::Stats::default()),
+        ),
         // A durable write's persist handshake, alone.
         (
             "persist",

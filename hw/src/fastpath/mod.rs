@@ -9,7 +9,8 @@
 //! ([`slow_path_desc::SlowPathDesc`]), the extend path's port ([`extend::Extend`]: the offload units,
 //! Clio-KV's store and payload feeder), the ordering rules between DRAM accesses
 //! ([`ordering::Ordering`]), Append's placement on the log's tail word
-//! ([`append_place::AppendPlace`]), a durable write's persist handshake ([`persist::Persist`]), the one-beat writer ([`beat_writer::BeatWriter`]), the write-data
+//! ([`append_place::AppendPlace`]), a durable write's persist handshake ([`persist::Persist`]), the statistics counters
+//! ([`stats::Stats`]), the one-beat writer ([`beat_writer::BeatWriter`]), the write-data
 //! stage ([`write_data::WriteData`]), the read-data stage ([`read_data::ReadData`]) and the
 //! transmit stage ([`transmit::Transmit`]). The executor's sequencing (its state register:
 //! dispatch, the accesses, atomics and Append, serving an offload, the slow-path descriptors)
@@ -27,6 +28,7 @@ pub mod read_data;
 pub mod response_header;
 pub mod slot_queue;
 pub mod slow_path_desc;
+pub mod stats;
 pub mod translate;
 pub mod translate_ahead;
 pub mod transmit;
