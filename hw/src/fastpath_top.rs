@@ -458,6 +458,15 @@ pub struct FastpathTop {
     s_new: DFF<Bits<64>>,
     /// The slow-path descriptors: the TX descriptor taken, decoded; the REQUEST encoded.
     spd: SlowPathDesc,
+    /// The slow path's TLB update, applied the cycle after SpTx: insert or invalidate, and
+    /// the entry (pid, vpn, frame, permissions, allocated-unmapped).
+    sp_up_valid: DFF<Bit>,
+    sp_up_inval: DFF<Bit>,
+    sp_up_pid: DFF<Bits<16>>,
+    sp_up_vpn: DFF<Bits<36>>,
+    sp_up_pfn: DFF<Bits<40>>,
+    sp_up_perms: DFF<Bits<2>>,
+    sp_up_alloc: DFF<Bit>,
     /// Statistics (`stat_*`): frames received, responses sent, NACKs, TLB hits and misses,
     /// bucket reads, page faults, requests denied by the key check.
     stats: Stats,
@@ -573,6 +582,13 @@ impl Logic for FastpathTop {
             x_arg1,
             rd_seg,
             rd_i,
+            sp_up_valid,
+            sp_up_inval,
+            sp_up_pid,
+            sp_up_vpn,
+            sp_up_pfn,
+            sp_up_perms,
+            sp_up_alloc,
             page_rem
         );
         clock!(
@@ -764,6 +780,22 @@ impl Logic for FastpathTop {
         self.tlb.up_perms.next = self.tr.ti_perms.val();
         self.tlb.up_gen.next = self.tr.ti_gen.val();
         self.tlb.up_alloc.next = false;
+        // The slow path's TLB update (PTE_WRITE's insert or invalidation, TLB_INVALIDATE),
+        // decided in SpTx and applied the cycle after from registers: the descriptor's decode
+        // and the choice between its kinds are not in front of the TLB's update compare (the
+        // translate stage is idle then, so its inserts never meet this one). Its generation is
+        // the TLB's now: only the slow path invalidates, one descriptor at a time.
+        self.sp_up_valid.d.next = false;
+        if self.sp_up_valid.q.val() {
+            self.tlb.up_valid.next = true;
+            self.tlb.up_inval.next = self.sp_up_inval.q.val();
+            self.tlb.up_pid.next = self.sp_up_pid.q.val();
+            self.tlb.up_vpn.next = self.sp_up_vpn.q.val();
+            self.tlb.up_pfn.next = self.sp_up_pfn.q.val();
+            self.tlb.up_perms.next = self.sp_up_perms.q.val();
+            self.tlb.up_gen.next = self.tlb.gen.val();
+            self.tlb.up_alloc.next = self.sp_up_alloc.q.val();
+        }
         // ---- The PTE writer (`PteWriter`): a fault's PTE from the translate stage, a
         // PTE_WRITE decoded as its descriptor is taken (below).
         self.ptw.bucket_mask.next = self.cfg_bucket_mask.val();
@@ -1474,22 +1506,21 @@ impl Logic for FastpathTop {
                     // writer decoded it as it was taken; the TLB follows the PTE (inserted
                     // when used, invalidated when cleared).
                     if self.ptw.desc_ok.val() {
-                        self.tlb.up_valid.next = true;
-                        self.tlb.up_inval.next = self.ptw.tu_inval.val();
-                        self.tlb.up_pid.next = self.ptw.tu_pid.val();
-                        self.tlb.up_vpn.next = self.ptw.tu_vpn.val();
-                        self.tlb.up_perms.next = self.ptw.tu_perms.val();
-                        self.tlb.up_gen.next = self.tlb.gen.val();
-                        self.tlb.up_alloc.next = self.ptw.tu_alloc.val();
-                        self.tlb.up_pfn.next = self.ptw.tu_pfn.val();
+                        self.sp_up_valid.d.next = true;
+                        self.sp_up_inval.d.next = self.ptw.tu_inval.val();
+                        self.sp_up_pid.d.next = self.ptw.tu_pid.val();
+                        self.sp_up_vpn.d.next = self.ptw.tu_vpn.val();
+                        self.sp_up_perms.d.next = self.ptw.tu_perms.val();
+                        self.sp_up_alloc.d.next = self.ptw.tu_alloc.val();
+                        self.sp_up_pfn.d.next = self.ptw.tu_pfn.val();
                         self.state.d.next = State::SpPte;
                     }
                 } else if self.spd.tlb_invalidate.val() {
                     if self.spd.vpn_fits.val() {
-                        self.tlb.up_valid.next = true;
-                        self.tlb.up_inval.next = true;
-                        self.tlb.up_pid.next = self.spd.pid.val();
-                        self.tlb.up_vpn.next = self.spd.vpn.val();
+                        self.sp_up_valid.d.next = true;
+                        self.sp_up_inval.d.next = true;
+                        self.sp_up_pid.d.next = self.spd.pid.val();
+                        self.sp_up_vpn.d.next = self.spd.vpn.val();
                     }
                 } else if self.spd.free_page.val() {
                     self.tr.fp_valid.next = !self.tr.fp_full.val();
@@ -1709,6 +1740,7 @@ impl Logic for FastpathTop {
             self.tr.ev_hit.val() | (self.hit_go.val() & (self.state.q.val() == State::Dispatch));
         if self.reset.val() {
             self.state.d.next = State::Idle;
+            self.sp_up_valid.d.next = false;
             self.xown.d.next = false;
             self.xwr.d.next = false;
         }
