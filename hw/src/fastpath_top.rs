@@ -52,7 +52,7 @@ use clio_proto::consts::{
     ATOMIC_BYTES, BEAT_BYTES, BUCKET_BYTES, BUCKET_SLOTS, DATAPATH_BITS, MAX_PAYLOAD,
     MAX_PAYLOAD_SHIFT, PTE_BYTES, VA_BITS, VA_LIMIT,
 };
-use clio_proto::header::{field, FLAG_RESPONSE, HEADER_LEN, ROUTED_HEADER_LEN};
+use clio_proto::header::{FLAG_RESPONSE, HEADER_LEN, ROUTED_HEADER_LEN};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::replog;
 use clio_proto::ring::RX_RESERVED_FOR_NOTICES;
@@ -82,10 +82,6 @@ const _: () = assert!(
     HEADER_LEN == 64 && ROUTED_HEADER_LEN == 48,
     "one-beat header"
 );
-// Raw header positions the top itself reads (the decode, the response header, the slot queue and
-// the slow-path descriptors pin their own): the status byte @2 (bits 16..24: a plain write's
-// early answer).
-const _: () = assert!(field::STATUS == 2);
 // Append (`proto::replog`): the log head, the record frame and the largest record the
 // executor's literals assume (one packet, one wbuf slot).
 const _: () = assert!(
@@ -1627,9 +1623,7 @@ impl Logic for FastpathTop {
                 self.rd.job_valid.next = true;
                 self.rd.job_only.next = true;
                 self.rd.job_len.next = self.header_len.val();
-                self.rd.job_hdr.next = (self.hr.val()
-                    & !(bit_cast::<384, 8>(0xFF_u8.to_bits()) << 16))
-                    | (bit_cast::<384, 8>(self.st_ok.val()) << 16);
+                self.rd.job_hdr.next = self.rhdr.response_ok.val();
                 if self.rd.job_ready.val() {
                     self.x_free.next = true;
                     self.state.d.next = State::Idle;

@@ -11,8 +11,10 @@
 //! not part of this view. The REQUEST descriptor's header is `Header::emit_header` of the
 //! parsed request: flags and checksum zero.
 
+use crate::spec::Spec;
 use crate::util::ByteSwap;
 use clio_proto::header::{field, ROUTED_HEADER_LEN};
+use clio_proto::Status;
 use rust_hdl::prelude::*;
 
 // Raw positions (byte k at bits 8k): status @2 (16), flags @3 (24), pkt_index @6 (48),
@@ -57,11 +59,15 @@ pub struct ResponseHeader {
     pub pkt_count: Signal<In, Bits<16>>,
     /// The response's header bytes 0..48.
     pub response: Signal<Out, Bits<384>>,
+    /// The same with status OK whatever `status` says (a plain write's answer, handed on in
+    /// the cycle its data goes to the write-data stage, before `status` is OK).
+    pub response_ok: Signal<Out, Bits<384>>,
     /// The REQUEST descriptor's header bytes 0..48.
     pub forwarded: Signal<Out, Bits<384>>,
     /// `arg0` and `arg1` in network byte order.
     arg0_be: ByteSwap<64>,
     arg1_be: ByteSwap<64>,
+    st_ok: Spec<8, { Status::Ok as u64 }>,
 }
 
 impl Logic for ResponseHeader {
@@ -101,6 +107,9 @@ impl Logic for ResponseHeader {
                 | (bit_cast::<384, 8>(self.pkt_count.val().get_bits::<8>(8)) << 64)
                 | (bit_cast::<384, 8>(self.pkt_count.val().get_bits::<8>(0)) << 72);
         }
+        self.response_ok.next = (self.response.val()
+            & !(bit_cast::<384, 8>(0xFF_u8.to_bits()) << 16))
+            | (bit_cast::<384, 8>(self.st_ok.val()) << 16);
         self.forwarded.next = self.request.val()
             & !(bit_cast::<384, 8>(0xFF_u8.to_bits()) << 24)
             & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 224);

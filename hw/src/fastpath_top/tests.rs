@@ -6,7 +6,7 @@ use crate::bench::Bench;
 use crate::tb::{AxiDram, SparseMemory, StreamSink, StreamSource};
 use crate::util::{bits_to_bytes, bytes_to_bits};
 use clio_proto::frame::Route;
-use clio_proto::header::{Packet, HEADER_LEN};
+use clio_proto::header::{field, Packet, HEADER_LEN};
 use clio_proto::pt_hash::bucket_index;
 use clio_proto::pte::{Pte, PERM_READ, PERM_WRITE};
 use clio_proto::ring::Descriptor;

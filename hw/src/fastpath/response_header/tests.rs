@@ -9,6 +9,7 @@ use crate::tb::Rng;
 use crate::util::{bits_to_bytes, bytes_to_bits};
 use clio_proto::header::{Header, Packet, HEADER_LEN};
 use clio_proto::Opcode;
+use clio_proto::Status;
 
 fn put(b: &mut [u8], at: std::ops::Range<usize>, v: u64) {
     let n = at.len();
@@ -90,6 +91,13 @@ fn responses_carry_what_the_answer_names() {
             bits_to_bytes(u.response.val()),
             want[..48].to_vec(),
             "response {i}"
+        );
+        // The same response answering OK (a plain write's early answer).
+        want[field::STATUS] = Status::Ok as u8;
+        assert_eq!(
+            bits_to_bytes(u.response_ok.val()),
+            want[..48].to_vec(),
+            "OK response {i}"
         );
         // The forwarded header: the parsed request emitted again (flags and checksum zero).
         let mut fwd = req;
