@@ -465,7 +465,10 @@ impl Logic for ClioKv {
                 self.mem_va.next = self.bva.q.val();
                 self.mem_wdata.next = self.realign.out.val();
                 self.mem_wstrb.next = self.strobe.val();
-                if self.strobe.val() == 0 {
+                // No record byte in this block (the lane window is empty: `strobe` is zero),
+                // decided from the window's bounds, not the 64 strobes: the request to the
+                // executor (`mem_valid`) does not wait for the shifts.
+                if self.lanes.stop.val() <= self.lanes.first.val() {
                     self.state.d.next = KvState::BNext;
                 } else {
                     self.mem_valid.next = true;
