@@ -13,8 +13,9 @@
 //! ([`stats::Stats`]), the one-beat writer ([`beat_writer::BeatWriter`]), the write-data
 //! stage ([`write_data::WriteData`]), the read-data stage ([`read_data::ReadData`]) and the
 //! transmit stage ([`transmit::Transmit`]). The executor's sequencing (its state register:
-//! dispatch, the accesses, atomics and Append, serving an offload, the slow-path descriptors)
-//! still lives in `crate::fastpath_top`, which instantiates the blocks here.
+//! dispatch, the accesses, the word accesses of atomics and Append, serving an offload, the
+//! slow-path descriptors, the hand-overs to the data stages) still lives in
+//! `crate::fastpath_top`, which instantiates the blocks here.
 
 pub mod append_place;
 pub mod beat_writer;
