@@ -12,7 +12,7 @@ impl Logic for ClioKv {
             self, clock, state, ret, op, owner, hdr_ok, plen, b0, b1lo, pay_done, first, rec_end,
             head, link, at, cand, hnext, rvlen, kw, hops, found, slot, ma, wd, cache, ctag, cvalid,
             bj, bva, bd, prev, cur, cy_q, cin_q, cok_q, a_status, a_arg0, a_read, a_va, a_len,
-            a_record, a_replay
+            a_record, a_replay, win_lo, win_hi, blk_empty
         );
         self.khash.clock.next = self.clock.val();
         self.khash.reset.next = self.reset.val();
@@ -123,10 +123,13 @@ impl Logic for ClioKv {
         self.realign.sh.next =
             bit_cast::<6, 7>(bit_cast::<7, 8>(64_u8.to_bits()) - bit_cast::<7, 6>(self.bd.q.val()));
         self.lanes.pos.next = bit_cast::<12, 5>(self.bj.q.val()) << 6;
-        self.lanes.lo.next =
+        self.win_lo.d.next =
             bit_cast::<12, 16>(self.c_prefix.val()) + bit_cast::<12, 6>(self.bd.q.val());
-        self.lanes.hi.next =
+        self.win_hi.d.next =
             bit_cast::<12, 16>(self.plen.q.val()) + bit_cast::<12, 6>(self.bd.q.val());
+        self.lanes.lo.next = self.win_lo.q.val();
+        self.lanes.hi.next = self.win_hi.q.val();
+        self.blk_empty.d.next = self.lanes.stop.val() <= self.lanes.first.val();
         self.strobe.next = (self.ones64.val() << self.lanes.first.val())
             & !(self.ones64.val() << self.lanes.stop.val());
         self.body_end.next =
@@ -465,10 +468,9 @@ impl Logic for ClioKv {
                 self.mem_va.next = self.bva.q.val();
                 self.mem_wdata.next = self.realign.out.val();
                 self.mem_wstrb.next = self.strobe.val();
-                // No record byte in this block (the lane window is empty: `strobe` is zero),
-                // decided from the window's bounds, not the 64 strobes: the request to the
-                // executor (`mem_valid`) does not wait for the shifts.
-                if self.lanes.stop.val() <= self.lanes.first.val() {
+                // No record byte in this block (its lane window is empty: `strobe` is zero),
+                // registered a cycle ahead (`blk_empty`).
+                if self.blk_empty.q.val() {
                     self.state.d.next = KvState::BNext;
                 } else {
                     self.mem_valid.next = true;

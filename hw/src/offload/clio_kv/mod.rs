@@ -396,6 +396,14 @@ pub struct ClioKv {
     realign: Realign,
     /// The record's bytes among a block's lanes.
     lanes: LaneWindow,
+    /// The record's key-and-value range in block space (`PREFIX_BYTES + bd`, `plen + bd`),
+    /// registered: `bd` and `plen` are set many cycles before the record's blocks are written.
+    win_lo: DFF<Bits<12>>,
+    win_hi: DFF<Bits<12>>,
+    /// Block `bj` holds no record byte (its lane window is empty), registered: `bj` moves in
+    /// BNext, at least one BLoad cycle before the BWrite that reads this. The block write's
+    /// request (`mem_valid`, into the executor's state) waits for no adder or window compare.
+    blk_empty: DFF<Bit>,
     /// The request's key and value lengths (prefix of `b0`).
     klen: Signal<Local, Bits<16>>,
     vlen: Signal<Local, Bits<16>>,
