@@ -1057,6 +1057,9 @@ impl Logic for FastpathTop {
                     self.rs_status.d.next = self.st_denied.val();
                     self.stats.denied.next = true;
                 } else if self.opcode.val() == self.op_read.val() {
+                    // (The read and write checks come from the look-ahead's registers of the
+                    // slot, decoded as its header arrived: `Decode`'s `read_ok`, `write_ok`,
+                    // `write_in_va` of the same bytes, off this cycle's path.)
                     // READ (`header::check_read`): one packet, no payload, 1..=MAX_REQUEST_LEN
                     // bytes inside the VA space; answered one packet per KiB, packet 0 first
                     // (each packet of the answer is a read of its own bytes: RData goes on
@@ -1066,7 +1069,7 @@ impl Logic for FastpathTop {
                     self.len.d.next = self.rseg.first_len.val();
                     self.need.d.next = self.need_read.val();
                     self.rd_i.d.next = 0.into();
-                    if self.dec.read_ok.val() {
+                    if self.la.use_read_ok.val() {
                         self.rd_seg.d.next = true;
                         self.rs_status.d.next = self.st_ok.val();
                         self.rs_len.d.next = self.rseg.first_len.val() + self.header_len.val();
@@ -1090,19 +1093,19 @@ impl Logic for FastpathTop {
                     self.len.d.next = bit_cast::<12, 16>(self.h_plen.val());
                     self.need.d.next = self.need_write.val();
                     self.durable.d.next = self.h_durable.val();
-                    if self.dec.write_ok.val() {
+                    if self.la.use_write_ok.val() {
                         // check_write_segment holds. A durable write without a persistence
                         // domain is refused before anything is written (never acknowledged
                         // as durable when it is not).
                         if self.h_durable.val() & !self.cfg_persist.val() {
                             self.rs_status.d.next = self.st_unsupported.val();
-                        } else if self.dec.write_in_va.val() & self.la.ok.val() {
+                        } else if self.la.use_write_in_va.val() & self.la.ok.val() {
                             // Translated ahead: mapped, writable, within the page (`hit_go`).
                             self.hit_go.next = true;
                             self.hit_pa.next = self.la.pa.val();
                             self.hit_len.next = bit_cast::<12, 16>(self.h_plen.val());
                             self.hit_need.next = self.need_write.val();
-                        } else if self.dec.write_in_va.val() {
+                        } else if self.la.use_write_in_va.val() {
                             self.t_start.next = true;
                             self.t_va.next = self.d_va.val();
                             self.state.d.next = State::Translate;

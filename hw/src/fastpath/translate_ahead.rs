@@ -94,6 +94,13 @@ pub struct TranslateAhead {
     pub use_rw: Signal<Out, Bit>,
     pub use_pid: Signal<Out, Bits<16>>,
     pub use_vpn: Signal<Out, Bits<36>>,
+    /// `use_slot`'s header passes `check_read` (`Decode::read_ok`), `check_write_segment`
+    /// (`write_ok`), and its write segment ends inside the VA space (`write_in_va`): decoded as
+    /// the header arrived and kept per slot, so Dispatch's decision does not wait for the
+    /// checks' 66-bit sums (they depend on the header alone).
+    pub use_read_ok: Signal<Out, Bit>,
+    pub use_write_ok: Signal<Out, Bit>,
+    pub use_write_in_va: Signal<Out, Bit>,
     /// The next slot to look at.
     ptr: DFF<Bits<2>>,
     /// Per slot (bit k): looked up (the lookup issued, its result kept or on its way).
@@ -118,6 +125,11 @@ pub struct TranslateAhead {
     /// Per slot, from its header: a READ or WRITE, the lookup's pid and VPN, the permission
     /// needed, the page offset and length of the packet's first bytes.
     s_rw: DFF<Bits<4>>,
+    /// Per slot, from its header: the read check, the write check, the write inside the VA
+    /// space (bit k = slot k).
+    s_read_ok: DFF<Bits<4>>,
+    s_write_ok: DFF<Bits<4>>,
+    s_write_in_va: DFF<Bits<4>>,
     s_pid: [DFF<Bits<16>>; SLOTS],
     s_vpn: [DFF<Bits<36>>; SLOTS],
     s_need: [DFF<Bits<2>>; SLOTS],
@@ -195,6 +207,12 @@ impl Default for TranslateAhead {
             use_rw: Default::default(),
             use_pid: Default::default(),
             use_vpn: Default::default(),
+            use_read_ok: Default::default(),
+            use_write_ok: Default::default(),
+            use_write_in_va: Default::default(),
+            s_read_ok: Default::default(),
+            s_write_ok: Default::default(),
+            s_write_in_va: Default::default(),
             ptr: Default::default(),
             looked: Default::default(),
             e_ok: Default::default(),
@@ -251,8 +269,27 @@ impl Logic for TranslateAhead {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ptr, looked, e_ok, s_rw, psize, pmask, p1_valid, p1_slot, p1_need,
-            p1_fits, p1_off, p2_valid, p2_slot, p2_need, p2_fits, p2_off
+            self,
+            clock,
+            ptr,
+            looked,
+            e_ok,
+            s_rw,
+            s_read_ok,
+            s_write_ok,
+            s_write_in_va,
+            psize,
+            pmask,
+            p1_valid,
+            p1_slot,
+            p1_need,
+            p1_fits,
+            p1_off,
+            p2_valid,
+            p2_slot,
+            p2_need,
+            p2_fits,
+            p2_off
         );
         for k in 0..4 {
             self.e_pa[k].clock.next = self.clock.val();
@@ -306,6 +343,15 @@ impl Logic for TranslateAhead {
                 self.s_rw.d.next =
                     self.s_rw.q.val() & !(bit_cast::<4, 1>(1.into()) << self.hdr_slot.val());
             }
+            self.s_read_ok.d.next = (self.s_read_ok.q.val()
+                & !(bit_cast::<4, 1>(1.into()) << self.hdr_slot.val()))
+                | (bit_cast::<4, 1>(self.dec.read_ok.val().into()) << self.hdr_slot.val());
+            self.s_write_ok.d.next = (self.s_write_ok.q.val()
+                & !(bit_cast::<4, 1>(1.into()) << self.hdr_slot.val()))
+                | (bit_cast::<4, 1>(self.dec.write_ok.val().into()) << self.hdr_slot.val());
+            self.s_write_in_va.d.next = (self.s_write_in_va.q.val()
+                & !(bit_cast::<4, 1>(1.into()) << self.hdr_slot.val()))
+                | (bit_cast::<4, 1>(self.dec.write_in_va.val().into()) << self.hdr_slot.val());
         }
         // ---- The frame at the pointer: its kept fields.
         self.sel_pid.next = 0.into();
@@ -403,11 +449,17 @@ impl Logic for TranslateAhead {
         self.use_rw.next = false;
         self.use_pid.next = 0.into();
         self.use_vpn.next = 0.into();
+        self.use_read_ok.next = false;
+        self.use_write_ok.next = false;
+        self.use_write_in_va.next = false;
         for k in 0..4 {
             if self.use_slot.val() == k.to_bits::<2>() {
                 self.ok.next = self.e_ok.q.val().get_bit(k);
                 self.pa.next = self.e_pa[k].q.val();
                 self.use_rw.next = self.s_rw.q.val().get_bit(k);
+                self.use_read_ok.next = self.s_read_ok.q.val().get_bit(k);
+                self.use_write_ok.next = self.s_write_ok.q.val().get_bit(k);
+                self.use_write_in_va.next = self.s_write_in_va.q.val().get_bit(k);
                 self.use_pid.next = self.s_pid[k].q.val();
                 self.use_vpn.next = self.s_vpn[k].q.val();
             }

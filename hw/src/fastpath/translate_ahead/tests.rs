@@ -10,7 +10,8 @@ use super::*;
 use crate::bench::Bench;
 use crate::tb::Rng;
 use crate::util::bytes_to_bits;
-use clio_proto::header::field;
+use clio_proto::consts::{MAX_REQUEST_LEN, VA_LIMIT};
+use clio_proto::header::{check_read, check_write_segment, field};
 use clio_proto::Header;
 use std::collections::{HashMap, VecDeque};
 
@@ -27,6 +28,7 @@ struct Entry {
 /// One request in a slot.
 #[derive(Clone, Debug)]
 struct Req {
+    h: Header,
     hdr: [u8; 48],
     op: Opcode,
     pid: u16,
@@ -47,7 +49,7 @@ fn request(r: &mut Rng, i: u32) -> Req {
         _ => r.below(1 << SHIFT),
     };
     let mut h = Header::request(op, pid, i, (page << SHIFT) | inpage);
-    let len;
+    let mut len;
     match op {
         Opcode::Write => {
             h.pkt_index = r.below(3) as u16;
@@ -60,6 +62,21 @@ fn request(r: &mut Rng, i: u32) -> Req {
             len = (h.total_len as u64).min(1024);
         }
     }
+    // Now and then a header the dispatch checks refuse: a length of 0 or past
+    // MAX_REQUEST_LEN, a segment count that does not match, a range past the VA space.
+    // (The packet's first byte stays inside the VA space: the look-ahead's VPN is 36 bits.)
+    match r.below(10) {
+        0 => h.total_len = [0, MAX_REQUEST_LEN + 1][r.below(2) as usize],
+        1 => h.pkt_count = h.pkt_count.wrapping_add(1),
+        2 if op == Opcode::Write => {
+            h.va = VA_LIMIT - ((h.pkt_index as u64) << 10) - 1 - r.below(h.payload_len as u64)
+        }
+        2 => h.va = VA_LIMIT - 1 - r.below(h.total_len as u64 + 8),
+        _ => {}
+    }
+    if op != Opcode::Write {
+        len = (h.total_len as u64).min(1024);
+    }
     let va = h.va + ((h.pkt_index as u64) << 10) * (op == Opcode::Write) as u64;
     let mut hdr = [0u8; 48];
     hdr.copy_from_slice(&h.to_packet(&[])[..48]);
@@ -67,6 +84,7 @@ fn request(r: &mut Rng, i: u32) -> Req {
     // given, none here).
     hdr[field::PAYLOAD_LEN].copy_from_slice(&h.payload_len.to_be_bytes());
     Req {
+        h,
         hdr,
         op,
         pid,
@@ -119,6 +137,7 @@ fn looks_ahead_like_the_executors_lookup() {
     // Results of lookups issued 0, 1 cycles ago (delivered at 2).
     let mut pipe: VecDeque<Option<Option<Entry>>> = VecDeque::from(vec![None, None]);
     let (mut checked, mut used, mut kills, mut lookups) = (0u64, 0u64, 0u64, 0u64);
+    let mut refused = 0u64;
     let mut next_fill = 0usize;
     let mut id = 0u32;
     let mut busy_run = 0u64;
@@ -151,10 +170,24 @@ fn looks_ahead_like_the_executors_lookup() {
                 if rw {
                     assert_eq!(
                         (b.uut.use_pid.val().to_u64(), b.uut.use_vpn.val().to_u64()),
-                        (q.pid as u64, q.va >> SHIFT),
+                        (q.pid as u64, (q.va >> SHIFT) & ((1 << 36) - 1)),
                         "cycle {cycle} slot {head}: the executor's lookup of {q:?}"
                     );
                 }
+                // The dispatch checks, decoded as the header arrived.
+                let h = &q.h;
+                let in_va = h.va as u128 + ((h.pkt_index as u128) << 10) + h.payload_len as u128
+                    <= VA_LIMIT as u128;
+                assert_eq!(
+                    (
+                        b.uut.use_read_ok.val(),
+                        b.uut.use_write_ok.val(),
+                        b.uut.use_write_in_va.val()
+                    ),
+                    (check_read(h), check_write_segment(h), in_va),
+                    "cycle {cycle} slot {head}: checks of {h:?}"
+                );
+                refused += !(check_read(h) || check_write_segment(h)) as u64;
                 if b.uut.ok.val() {
                     let want = expect(q, &tlb);
                     assert_eq!(
@@ -252,6 +285,10 @@ fn looks_ahead_like_the_executors_lookup() {
     }
     // The look-ahead did its job, not just stayed silent.
     assert!(checked > 500, "{checked} dispatches");
+    assert!(
+        refused > checked / 20,
+        "{refused} of {checked} refused by the checks"
+    );
     assert!(
         used > checked / 5,
         "{used} of {checked} dispatches translated ahead"
