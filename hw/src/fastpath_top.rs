@@ -82,16 +82,13 @@ const _: () = assert!(
     HEADER_LEN == 64 && ROUTED_HEADER_LEN == 48,
     "one-beat header"
 );
-// Append (`proto::replog`): the log head, the record frame and the largest record the
-// executor's literals assume (one packet, one wbuf slot).
+// Append (`proto::replog`; the placement's own literals are pinned in `AppendPlace`): the tail
+// word is read at the log's VA itself, and the largest record is one packet (one wbuf slot)
+// whose footprint fits the 12-bit access length `len`.
 const _: () = assert!(
-    Opcode::Append as u8 == 0x25
-        && replog::LOG_HEAD == 64
-        && replog::TAIL_OFFSET == 0
-        && replog::FRAME_BYTES == 8
-        && replog::MAX_RECORD == 1024
-        && replog::footprint(1) == 16
-        && replog::footprint(1024) == 1032
+    replog::TAIL_OFFSET == 0
+        && replog::MAX_RECORD as usize == MAX_PAYLOAD
+        && replog::footprint(replog::MAX_RECORD) < 1 << 12
 );
 
 /// Statuses a response carries (`proto::Status`).
