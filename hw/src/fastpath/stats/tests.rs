@@ -8,7 +8,7 @@ use crate::tb::Rng;
 
 #[test]
 fn counts_every_event_since_reset() {
-    let mut r = Rng(0x57A7_5);
+    let mut r = Rng(0x0005_7A75);
     let mut b = Bench::new(Stats::default());
     b.uut.reset.next = true;
     b.tick();
