@@ -109,8 +109,10 @@ pub const FAULT_OVER_HIT_CYCLES: u64 = 3;
 /// result already spends in the page-fault unit.
 pub const FAULT_EXTRA_CYCLES: u64 = 1;
 /// Extra cycles of a TLB miss over a TLB hit with the testbench's DRAM (read latency 5),
-/// the `done` cycle included (a hit on a request's only page skips it).
-pub const WALK_EXTRA_CYCLES: u64 = 19;
+/// the `done` cycle included (a hit on a request's only page skips it): the hash unit's
+/// [`crate::hash_unit::HASH_LATENCY`] and 13 more (the walker's queue, the bucket read, the
+/// slot compare, the TLB insert and the executor's hand-over).
+pub const WALK_EXTRA_CYCLES: u64 = crate::hash_unit::HASH_LATENCY as u64 + 13;
 
 /// Controller states.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]

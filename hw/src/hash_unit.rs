@@ -3,16 +3,27 @@
 //! This is the 12-byte short-input path of xxh32 (`proto::pt_hash::xxh32_12_steps`): three
 //! 4-byte lanes `h = rotl(h + w * P3, 17) * P4`, then the avalanche. Every 32 x 32 constant
 //! multiply is built from three 16 x 16 products (the low 32 bits only), the multiplier width
-//! rust-hdl supports and a DSP slice implements. One multiply per stage:
+//! rust-hdl supports and a DSP slice implements.
+//!
+//! Each multiply has a cycle of its own, from a registered operand to three registered
+//! products (a DSP48E2 with its A/B and P registers), and the adds and rotations between two
+//! multiplies have the next cycle: a multiply never shares a cycle with an adder. Six
+//! multiplies in series (the lane product, three rounds, two avalanche steps), two cycles
+//! each:
 //!
 //! ```text
-//! stage 0: m0..m2 = w0..w2 * P3          (lane products are independent of h)
-//! stage 1: h = rotl(H0 + m0, 17) * P4     H0 = seed + P5 + 12 (a constant)
-//! stage 2: h = rotl(h  + m1, 17) * P4
-//! stage 3: h = rotl(h  + m2, 17) * P4
-//! stage 4: h = (h ^ h >> 15) * P2
-//! stage 5: h = (h ^ h >> 13) * P3
-//! output : h ^ h >> 16                   (combinational from the stage-5 register)
+//! cycle  0 -> 1 : lane products w0..w2 * P3 (three 16 x 16 products each)   w: pid, vpn lo, vpn hi
+//! cycle  1 -> 2 : a0 = rotl(H0 + sum(lane 0), 17); m1, m2 = sum(lane 1, 2)   H0 = seed + P5 + 12
+//! cycle  2 -> 3 : products of a0 * P4
+//! cycle  3 -> 4 : a1 = rotl(sum + m1, 17)
+//! cycle  4 -> 5 : products of a1 * P4
+//! cycle  5 -> 6 : a2 = rotl(sum + m2, 17)
+//! cycle  6 -> 7 : products of a2 * P4
+//! cycle  7 -> 8 : a3 = h ^ h >> 15                 (h = the sum of the products)
+//! cycle  8 -> 9 : products of a3 * P2
+//! cycle  9 -> 10: a4 = h ^ h >> 13
+//! cycle 10 -> 11: products of a4 * P3
+//! cycle 11 -> 12: out = h ^ h >> 16
 //! ```
 //!
 //! Latency [`HASH_LATENCY`] cycles, II = 1. `pid`, `vpn` and an opaque context travel with the
@@ -21,7 +32,7 @@
 use rust_hdl::prelude::*;
 
 /// Cycles from `in_valid` to `out_valid`.
-pub const HASH_LATENCY: usize = 6;
+pub const HASH_LATENCY: usize = 12;
 /// Width of the opaque context carried alongside a hash request.
 pub const HASH_CTX_BITS: usize = 24;
 
@@ -59,21 +70,36 @@ pub struct HashUnit {
     pid: [DFF<Bits<16>>; HASH_LATENCY],
     vpn: [DFF<Bits<36>>; HASH_LATENCY],
     ctx: [DFF<Bits<HASH_CTX_BITS>>; HASH_LATENCY],
-    h: [DFF<Bits<32>>; HASH_LATENCY],
+    /// The lane products `w * P3` (lane 0: pid, 1: vpn's low word, 2: its high word): the
+    /// low 16 x 16 product.
+    l_lo: [DFF<Bits<32>>; 3],
+    /// The lane products' cross product `w[0..16] * P3[16..32]` (its low 16 bits count).
+    l_x1: [DFF<Bits<32>>; 3],
+    /// The lane products' cross product `w[16..32] * P3[0..16]` (its low 16 bits count).
+    l_x2: [DFF<Bits<32>>; 3],
+    /// Lane 1's product, from cycle 2, delayed to cycle 3's round.
     m1: [DFF<Bits<32>>; 2],
-    m2: [DFF<Bits<32>>; 3],
-    // Multiplicand of each stage (combinational).
-    w0: Signal<Local, Bits<32>>,
-    w1: Signal<Local, Bits<32>>,
-    w2: Signal<Local, Bits<32>>,
-    a1: Signal<Local, Bits<32>>,
-    a2: Signal<Local, Bits<32>>,
-    a3: Signal<Local, Bits<32>>,
-    a4: Signal<Local, Bits<32>>,
-    a5: Signal<Local, Bits<32>>,
-    s1: Signal<Local, Bits<32>>,
-    s2: Signal<Local, Bits<32>>,
-    s3: Signal<Local, Bits<32>>,
+    /// Lane 2's product, from cycle 2, delayed to cycle 5's round.
+    m2: [DFF<Bits<32>>; 4],
+    /// Multiply k's operand (k = 0..5: three rounds times P4, the avalanche times P2, P3).
+    a: [DFF<Bits<32>>; 5],
+    /// Multiply k's low product `a[0..16] * P[0..16]`.
+    p_lo: [DFF<Bits<32>>; 5],
+    /// Multiply k's cross product `a[0..16] * P[16..32]` (its low 16 bits count; synthesis
+    /// drops the others).
+    p_x1: [DFF<Bits<32>>; 5],
+    /// Multiply k's cross product `a[16..32] * P[0..16]` (its low 16 bits count).
+    p_x2: [DFF<Bits<32>>; 5],
+    /// The hash.
+    out: DFF<Bits<32>>,
+    // Lane words (combinational).
+    w: [Signal<Local, Bits<32>>; 3],
+    /// The lane products, summed.
+    l: [Signal<Local, Bits<32>>; 3],
+    /// Multiply k's product, summed.
+    h: [Signal<Local, Bits<32>>; 5],
+    /// The rounds' sums before the rotation.
+    s: [Signal<Local, Bits<32>>; 3],
     h0: Constant<Bits<32>>,
     p2l: Constant<Bits<16>>,
     p2h: Constant<Bits<16>>,
@@ -102,20 +128,20 @@ impl Default for HashUnit {
             pid: Default::default(),
             vpn: Default::default(),
             ctx: Default::default(),
-            h: Default::default(),
+            l_lo: Default::default(),
+            l_x1: Default::default(),
+            l_x2: Default::default(),
             m1: Default::default(),
             m2: Default::default(),
-            w0: Default::default(),
-            w1: Default::default(),
-            w2: Default::default(),
-            a1: Default::default(),
-            a2: Default::default(),
-            a3: Default::default(),
-            a4: Default::default(),
-            a5: Default::default(),
-            s1: Default::default(),
-            s2: Default::default(),
-            s3: Default::default(),
+            a: Default::default(),
+            p_lo: Default::default(),
+            p_x1: Default::default(),
+            p_x2: Default::default(),
+            out: Default::default(),
+            w: Default::default(),
+            l: Default::default(),
+            h: Default::default(),
+            s: Default::default(),
             h0: Constant::new(seed.wrapping_add(P5).wrapping_add(12).to_bits()),
             p2l: Constant::new((P2 & 0xFFFF).to_bits()),
             p2h: Constant::new((P2 >> 16).to_bits()),
@@ -130,76 +156,91 @@ impl Default for HashUnit {
 impl Logic for HashUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        for i in 0..6 {
+        for i in 0..12 {
             self.valid[i].clock.next = self.clock.val();
             self.pid[i].clock.next = self.clock.val();
             self.vpn[i].clock.next = self.clock.val();
             self.ctx[i].clock.next = self.clock.val();
-            self.h[i].clock.next = self.clock.val();
+        }
+        for i in 0..3 {
+            self.l_lo[i].clock.next = self.clock.val();
+            self.l_x1[i].clock.next = self.clock.val();
+            self.l_x2[i].clock.next = self.clock.val();
+        }
+        for i in 0..5 {
+            self.a[i].clock.next = self.clock.val();
+            self.p_lo[i].clock.next = self.clock.val();
+            self.p_x1[i].clock.next = self.clock.val();
+            self.p_x2[i].clock.next = self.clock.val();
         }
         for i in 0..2 {
             self.m1[i].clock.next = self.clock.val();
         }
-        for i in 0..3 {
+        for i in 0..4 {
             self.m2[i].clock.next = self.clock.val();
         }
+        dff_setup!(self, clock, out);
         // The identity travels down the pipeline.
         self.valid[0].d.next = self.in_valid.val() & !self.reset.val();
         self.pid[0].d.next = self.in_pid.val();
         self.vpn[0].d.next = self.in_vpn.val();
         self.ctx[0].d.next = self.in_ctx.val();
-        for i in 1..6 {
+        for i in 1..12 {
             self.valid[i].d.next = self.valid[i - 1].q.val() & !self.reset.val();
             self.pid[i].d.next = self.pid[i - 1].q.val();
             self.vpn[i].d.next = self.vpn[i - 1].q.val();
             self.ctx[i].d.next = self.ctx[i - 1].q.val();
         }
-        // Stage 0: the three lane products (lanes: pid as u32, vpn low word, vpn high word).
-        self.w0.next = bit_cast::<32, 16>(self.in_pid.val());
-        self.w1.next = self.in_vpn.val().get_bits::<32>(0);
-        self.w2.next = bit_cast::<32, 4>(self.in_vpn.val().get_bits::<4>(32));
-        self.h[0].d.next = self.w0.val().get_bits::<16>(0) * self.p3l.val()
-            + ((self.w0.val().get_bits::<16>(0) * self.p3h.val()) << 16)
-            + ((self.w0.val().get_bits::<16>(16) * self.p3l.val()) << 16);
-        self.m1[0].d.next = self.w1.val().get_bits::<16>(0) * self.p3l.val()
-            + ((self.w1.val().get_bits::<16>(0) * self.p3h.val()) << 16)
-            + ((self.w1.val().get_bits::<16>(16) * self.p3l.val()) << 16);
-        self.m2[0].d.next = self.w2.val().get_bits::<16>(0) * self.p3l.val()
-            + ((self.w2.val().get_bits::<16>(0) * self.p3h.val()) << 16)
-            + ((self.w2.val().get_bits::<16>(16) * self.p3l.val()) << 16);
+        // Cycle 0: the three lane products.
+        self.w[0].next = bit_cast::<32, 16>(self.in_pid.val());
+        self.w[1].next = self.in_vpn.val().get_bits::<32>(0);
+        self.w[2].next = bit_cast::<32, 4>(self.in_vpn.val().get_bits::<4>(32));
+        for i in 0..3 {
+            self.l_lo[i].d.next = self.w[i].val().get_bits::<16>(0) * self.p3l.val();
+            self.l_x1[i].d.next = self.w[i].val().get_bits::<16>(0) * self.p3h.val();
+            self.l_x2[i].d.next = self.w[i].val().get_bits::<16>(16) * self.p3l.val();
+            self.l[i].next =
+                self.l_lo[i].q.val() + ((self.l_x1[i].q.val() + self.l_x2[i].q.val()) << 16);
+        }
+        // Each multiply's product from its three registered 16 x 16 products.
+        for i in 0..5 {
+            self.h[i].next =
+                self.p_lo[i].q.val() + ((self.p_x1[i].q.val() + self.p_x2[i].q.val()) << 16);
+        }
+        // The operands: three rounds rotl(acc + lane, 17), then the avalanche's shift-xors.
+        self.s[0].next = self.h0.val() + self.l[0].val();
+        self.m1[0].d.next = self.l[1].val();
+        self.m2[0].d.next = self.l[2].val();
         self.m1[1].d.next = self.m1[0].q.val();
-        self.m2[1].d.next = self.m2[0].q.val();
-        self.m2[2].d.next = self.m2[1].q.val();
-        // Stages 1-3: the lane rounds.
-        self.s1.next = self.h0.val() + self.h[0].q.val();
-        self.a1.next = (self.s1.val() << 17) | (self.s1.val() >> 15);
-        self.h[1].d.next = self.a1.val().get_bits::<16>(0) * self.p4l.val()
-            + ((self.a1.val().get_bits::<16>(0) * self.p4h.val()) << 16)
-            + ((self.a1.val().get_bits::<16>(16) * self.p4l.val()) << 16);
-        self.s2.next = self.h[1].q.val() + self.m1[1].q.val();
-        self.a2.next = (self.s2.val() << 17) | (self.s2.val() >> 15);
-        self.h[2].d.next = self.a2.val().get_bits::<16>(0) * self.p4l.val()
-            + ((self.a2.val().get_bits::<16>(0) * self.p4h.val()) << 16)
-            + ((self.a2.val().get_bits::<16>(16) * self.p4l.val()) << 16);
-        self.s3.next = self.h[2].q.val() + self.m2[2].q.val();
-        self.a3.next = (self.s3.val() << 17) | (self.s3.val() >> 15);
-        self.h[3].d.next = self.a3.val().get_bits::<16>(0) * self.p4l.val()
-            + ((self.a3.val().get_bits::<16>(0) * self.p4h.val()) << 16)
-            + ((self.a3.val().get_bits::<16>(16) * self.p4l.val()) << 16);
-        // Stages 4-5: the avalanche.
-        self.a4.next = self.h[3].q.val() ^ (self.h[3].q.val() >> 15);
-        self.h[4].d.next = self.a4.val().get_bits::<16>(0) * self.p2l.val()
-            + ((self.a4.val().get_bits::<16>(0) * self.p2h.val()) << 16)
-            + ((self.a4.val().get_bits::<16>(16) * self.p2l.val()) << 16);
-        self.a5.next = self.h[4].q.val() ^ (self.h[4].q.val() >> 13);
-        self.h[5].d.next = self.a5.val().get_bits::<16>(0) * self.p3l.val()
-            + ((self.a5.val().get_bits::<16>(0) * self.p3h.val()) << 16)
-            + ((self.a5.val().get_bits::<16>(16) * self.p3l.val()) << 16);
-        self.out_hash.next = self.h[5].q.val() ^ (self.h[5].q.val() >> 16);
-        self.out_valid.next = self.valid[5].q.val();
-        self.out_pid.next = self.pid[5].q.val();
-        self.out_vpn.next = self.vpn[5].q.val();
-        self.out_ctx.next = self.ctx[5].q.val();
+        for i in 1..4 {
+            self.m2[i].d.next = self.m2[i - 1].q.val();
+        }
+        self.s[1].next = self.h[0].val() + self.m1[1].q.val();
+        self.s[2].next = self.h[1].val() + self.m2[3].q.val();
+        for i in 0..3 {
+            self.a[i].d.next = (self.s[i].val() << 17) | (self.s[i].val() >> 15);
+        }
+        self.a[3].d.next = self.h[2].val() ^ (self.h[2].val() >> 15);
+        self.a[4].d.next = self.h[3].val() ^ (self.h[3].val() >> 13);
+        // The multiplies (P4 for the rounds, P2 and P3 for the avalanche).
+        for i in 0..3 {
+            self.p_lo[i].d.next = self.a[i].q.val().get_bits::<16>(0) * self.p4l.val();
+            self.p_x1[i].d.next = self.a[i].q.val().get_bits::<16>(0) * self.p4h.val();
+            self.p_x2[i].d.next = self.a[i].q.val().get_bits::<16>(16) * self.p4l.val();
+        }
+        self.p_lo[3].d.next = self.a[3].q.val().get_bits::<16>(0) * self.p2l.val();
+        self.p_x1[3].d.next = self.a[3].q.val().get_bits::<16>(0) * self.p2h.val();
+        self.p_x2[3].d.next = self.a[3].q.val().get_bits::<16>(16) * self.p2l.val();
+        self.p_lo[4].d.next = self.a[4].q.val().get_bits::<16>(0) * self.p3l.val();
+        self.p_x1[4].d.next = self.a[4].q.val().get_bits::<16>(0) * self.p3h.val();
+        self.p_x2[4].d.next = self.a[4].q.val().get_bits::<16>(16) * self.p3l.val();
+        // The final shift-xor.
+        self.out.d.next = self.h[4].val() ^ (self.h[4].val() >> 16);
+        self.out_hash.next = self.out.q.val();
+        self.out_valid.next = self.valid[11].q.val();
+        self.out_pid.next = self.pid[11].q.val();
+        self.out_vpn.next = self.vpn[11].q.val();
+        self.out_ctx.next = self.ctx[11].q.val();
     }
 }
 

@@ -158,8 +158,9 @@ pub struct Translate {
     n_vpn: DFF<Bits<36>>,
     n_pfn: DFF<Bits<40>>,
     notice_sent: DFF<Bit>,
-    /// The page size, the page of `va` and `va`'s offset in it.
-    psize: Signal<Local, Bits<32>>,
+    /// The offset mask of a page (page size - 1, as `!(!0 << shift)`: no carry chain), the page
+    /// of `va` and `va`'s offset in it.
+    poff_mask: Signal<Local, Bits<32>>,
     vpn: Signal<Local, Bits<64>>,
     poff: Signal<Local, Bits<64>>,
     /// The TLB's frame with `va`'s offset.
@@ -201,9 +202,9 @@ impl Logic for Translate {
         self.walker.reset.next = self.reset.val();
         self.pf.reset.next = self.reset.val();
         // Geometry of the page under way.
-        self.psize.next = bit_cast::<32, 1>(1.into()) << self.page_shift.val();
+        self.poff_mask.next = !((!bit_cast::<32, 1>(0.into())) << self.page_shift.val());
         self.vpn.next = self.va.q.val() >> self.page_shift.val();
-        self.poff.next = self.va.q.val() & (bit_cast::<64, 32>(self.psize.val()) - 1);
+        self.poff.next = self.va.q.val() & bit_cast::<64, 32>(self.poff_mask.val());
         self.vpn_q.d.next = bit_cast::<36, 64>(self.vpn.val());
         self.tlb_pa.next =
             (bit_cast::<64, 40>(self.res_pfn.val()) << self.page_shift.val()) | self.poff.val();
