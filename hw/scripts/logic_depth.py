@@ -12,7 +12,10 @@ level, a LUT plus the general routing into the next one, about 0.5 ns on a -2 pa
   MUXF7, MUXF8, MUXF9                 0.25  (dedicated slice muxes right after the LUTs)
   CARRY4, CARRY8                      0.25  (one carry-chain cell, 4 or 8 bits, no routing)
   INV                                 0     (absorbed into the LUT it drives)
-  RAM32M*/RAM64M*/RAM*X1* read path   1     (LUTRAM: address to data out is a LUT read)
+  RAM32M*/RAM64M*/RAM*X1* read path   1     (LUTRAM: a read address to its data out is a LUT
+                                            read; each output counts from its own port's
+                                            address only: DOx from ADDRx, SPO from A, DPO
+                                            from DPRA; the write is clocked)
   DSP48E2 without M and P registers   4     (a combinational 27x18 multiply, ~2 ns)
 
 Every other cell (FD*, RAMB*, registered DSP48E2, SRL*, I/O buffers) is a path boundary.
@@ -30,8 +33,23 @@ COMB_WEIGHT = [
     (re.compile(r"^CARRY[48]$"), 0.25),
     (re.compile(r"^INV$"), 0.0),
 ]
-LUTRAM = re.compile(r"^RAM(32|64|128|256)(M|M16|X1[SD])")
-LUTRAM_COMB_IN = re.compile(r"^(ADDR[A-H]|A\d*$|A_|DPRA)")
+LUTRAM = re.compile(r"^RAM(32|64|128|256)(M|M8|M16|X1[SD])")
+
+
+def lutram_read_ports(cell):
+    """{output port: its read-address input ports} of a LUTRAM cell."""
+    dirs = cell["port_directions"]
+    outs = [p for p, d in dirs.items() if d == "output"]
+    ins = [p for p, d in dirs.items() if d == "input"]
+    ports = {}
+    for o in outs:
+        if o.startswith("DO") and len(o) == 3:      # RAM32M/64M/M8/M16: DOx <- ADDRx
+            ports[o] = [p for p in ins if p == "ADDR" + o[2]]
+        elif o == "DPO":                            # RAM*X1D: the second read port
+            ports[o] = [p for p in ins if p.startswith("DPRA")]
+        else:                                       # SPO / O: the read-write port
+            ports[o] = [p for p in ins if re.match(r"^A(\d+)?$|^A_", p)]
+    return ports
 DSP_WEIGHT = 4.0
 
 
@@ -41,21 +59,23 @@ def param_int(v):
     return int(v, 2) if v and set(v) <= {"0", "1"} else int(v)
 
 
-def cell_model(cell):
-    """(weight, comb input ports) of a cell that passes logic through, else None."""
+def cell_models(cell):
+    """[(weight, comb input ports, output ports)] of a cell that passes logic through (one
+    entry per independent read port of a LUTRAM), else []."""
     t = cell["type"]
+    dirs = cell["port_directions"]
+    outs = [p for p, d in dirs.items() if d == "output"]
     for pat, w in COMB_WEIGHT:
         if pat.match(t):
-            dirs = cell["port_directions"]
-            return w, [p for p, d in dirs.items() if d == "input"]
+            return [(w, [p for p, d in dirs.items() if d == "input"], outs)]
     if LUTRAM.match(t):
-        dirs = cell["port_directions"]
-        return 1.0, [p for p, d in dirs.items() if d == "input" and LUTRAM_COMB_IN.match(p)]
+        return [(1.0, ins, [o]) for o, ins in lutram_read_ports(cell).items()]
     if t == "DSP48E2":
         params = cell.get("parameters", {})
         if all(param_int(params.get(r, "1")) == 0 for r in ("MREG", "PREG")):
-            return DSP_WEIGHT, [p for p in ("A", "B", "C", "D") if p in cell["connections"]]
-    return None
+            return [(DSP_WEIGHT, [p for p in ("A", "B", "C", "D") if p in cell["connections"]],
+                     outs)]
+    return []
 
 
 def main():
@@ -66,19 +86,21 @@ def main():
         for b in n["bits"]:
             if isinstance(b, int) and (b not in names or (names[b][0] and not n.get("hide_name", 0))):
                 names[b] = (n.get("hide_name", 0), name)
+    # A node per combinational cell, or per read port of a LUTRAM ("cell#port"); `cells` maps
+    # each node to its cell.
     comb = {}
     driver = {}
+    cells = {}
     for cname, c in mod["cells"].items():
-        m = cell_model(c)
-        dirs = c.get("port_directions", {})
-        if m is not None:
-            comb[cname] = m
-            for p, bits in c["connections"].items():
-                if dirs.get(p) == "output":
-                    for b in bits:
-                        if isinstance(b, int):
-                            driver[b] = cname
-    cells = mod["cells"]
+        models = cell_models(c)
+        for weight, ins, outs in models:
+            node = cname if len(models) == 1 else f"{cname}#{outs[0]}"
+            comb[node] = (weight, ins, outs)
+            cells[node] = c
+            for p in outs:
+                for b in c["connections"].get(p, []):
+                    if isinstance(b, int):
+                        driver[b] = node
     arrival = {}
     via = {}
     lut_count = {}
@@ -92,7 +114,7 @@ def main():
             cname, done = stack.pop()
             if cname in arrival:
                 continue
-            weight, ins = comb[cname]
+            weight, ins, _ = comb[cname]
             preds = [driver[b] for p in ins for b in cells[cname]["connections"].get(p, [])
                      if isinstance(b, int) and b in driver]
             if not done:
@@ -121,9 +143,8 @@ def main():
 
     def net_of(cname, direction):
         c = cells[cname]
-        dirs = c["port_directions"]
-        _, ins = comb[cname]
-        ports = ins if direction == "input" else [p for p, d in dirs.items() if d == "output"]
+        _, ins, outs = comb[cname]
+        ports = ins if direction == "input" else outs
         for p in ports:
             for b in c["connections"].get(p, []):
                 if isinstance(b, int) and (direction == "output" or b not in driver):

@@ -51,6 +51,11 @@ const _: () = assert!(
 const _: () = assert!(MAX_PAYLOAD == 1 << MAX_PAYLOAD_SHIFT && MAX_PAYLOAD_SHIFT == 10);
 const _: () = assert!(clio_proto::consts::ATOMIC_BYTES == 8 && replog::FRAME_BYTES == 8);
 const _: () = assert!(VA_BITS == 48 && VA_LIMIT == 1 << 48);
+// A write's KiB count is `total_len[10..21]`: requests of at most 2^20 bytes.
+const _: () = assert!(MAX_REQUEST_LEN == 1 << 20);
+// The range checks' bounds: a read's total_len is below 2^32 (u32), a write packet's end from
+// the request's VA below 2^27 (a u16 index of 1 KiB segments plus a u16 payload length).
+const _: () = assert!(((u16::MAX as u64) << MAX_PAYLOAD_SHIFT) + (u16::MAX as u64) < 1 << 27);
 
 /// The dispatch stage's decode.
 #[derive(LogicBlock, Default)]
@@ -93,15 +98,25 @@ pub struct Decode {
     mat: Mat,
     /// `pkt_index < pkt_count` (a segment of the request).
     index_ok: Signal<Local, Bit>,
-    /// A write's segment count, the bytes from this segment on, and its end (unwrapped).
-    wr_cnt: Signal<Local, Bits<32>>,
-    wr_len: Signal<Local, Bits<32>>,
-    wr_end: Signal<Local, Bits<66>>,
+    /// A write's whole KiB (`total_len[10..21]`, its count when `total_len <= 2^20`), whether
+    /// a partial KiB follows (`total_len[0..10] != 0`), `pkt_count - 1`, and whether this is
+    /// the last segment.
+    wr_kib: Signal<Local, Bits<16>>,
+    wr_part: Signal<Local, Bit>,
+    cnt_m1: Signal<Local, Bits<16>>,
+    wr_last: Signal<Local, Bit>,
+    /// The VA's bits 48..64 are zero.
+    va_hi_zero: Signal<Local, Bit>,
+    /// A read's end within the VA's low 32 bits: `va[0..32] + total_len` (range checks below).
+    rd_sum: Signal<Local, Bits<33>>,
+    /// A write packet's bytes from the request's VA (`pkt_index << 10 + payload_len`, below
+    /// 2^27), and its end within the VA's low 27 bits.
+    wr_off: Signal<Local, Bits<27>>,
+    wr_sum: Signal<Local, Bits<28>>,
     max_payload16: Spec<16, { MAX_PAYLOAD as u64 }>,
-    max_payload32: Spec<32, { MAX_PAYLOAD as u64 }>,
     max_request_len: Spec<32, { MAX_REQUEST_LEN as u64 }>,
     max_record: Spec<32, { replog::MAX_RECORD as u64 }>,
-    va_limit: Spec<66, VA_LIMIT>,
+    va_limit: Spec<64, VA_LIMIT>,
     op_write: Spec<8, { Opcode::Write as u64 }>,
 }
 
@@ -136,28 +151,52 @@ impl Logic for Decode {
         self.parse_ok.next = self.mat.head_ok.val()
             & (self.payload_len.val() <= self.max_payload16.val())
             & self.index_ok.val();
+        // The range checks `va + n <= VA_LIMIT` (2^48) for an n below 2^k (k = 32 for a read's
+        // total_len, 27 for a write packet's end) without a 66-bit sum: the VA's bits 48..64
+        // are zero, and either its bits k..48 are not all ones (then va + n < 2^48) or
+        // va[0..k] + n <= 2^k (that sum is below 2^(k+1): bit k clear, or the rest zero).
+        self.va_hi_zero.next = self.va.val().get_bits::<16>(48) == 0;
+        self.rd_sum.next = bit_cast::<33, 32>(self.va.val().get_bits::<32>(0))
+            + bit_cast::<33, 32>(self.total_len.val());
+        self.wr_off.next = (bit_cast::<27, 16>(self.pkt_index.val()) << 10)
+            + bit_cast::<27, 16>(self.payload_len.val());
+        self.wr_sum.next = bit_cast::<28, 27>(self.va.val().get_bits::<27>(0))
+            + bit_cast::<28, 27>(self.wr_off.val());
         // check_read.
         self.read_ok.next = (self.payload_len.val() == 0)
             & (self.pkt_count.val() == 1)
             & (self.total_len.val() != 0)
             & (self.total_len.val() <= self.max_request_len.val())
-            & ((bit_cast::<66, 64>(self.va.val()) + bit_cast::<66, 32>(self.total_len.val()))
-                <= self.va_limit.val());
-        // check_write_segment: count = ceil(total / 1024), this packet's length = payload_len.
-        self.wr_cnt.next = (self.total_len.val() + self.max_payload32.val() - 1) >> 10;
-        self.wr_len.next = self.total_len.val() - (bit_cast::<32, 16>(self.pkt_index.val()) << 10);
-        self.wr_end.next = bit_cast::<66, 64>(self.va.val())
-            + (bit_cast::<66, 16>(self.pkt_index.val()) << 10)
-            + bit_cast::<66, 16>(self.payload_len.val());
+            & self.va_hi_zero.val()
+            & ((self.va.val().get_bits::<16>(32) != 0xFFFF)
+                | !self.rd_sum.val().get_bit(32)
+                | (self.rd_sum.val().get_bits::<32>(0) == 0));
+        // check_write_segment without a subtraction: with 0 < total_len <= 2^20 (checked
+        // alongside), count = ceil(total / 1024) is `wr_kib` + `wr_part`, every segment but the
+        // last carries 1024 bytes, and the last `total_len % 1024` (1024 if that is 0).
+        self.wr_kib.next = bit_cast::<16, 11>(self.total_len.val().get_bits::<11>(10));
+        self.wr_part.next = self.total_len.val().get_bits::<10>(0) != 0;
+        self.cnt_m1.next = self.pkt_count.val() - 1;
+        self.wr_last.next = self.pkt_index.val() == self.cnt_m1.val();
         self.write_ok.next = self.index_ok.val()
             & (self.total_len.val() != 0)
             & (self.total_len.val() <= self.max_request_len.val())
-            & (bit_cast::<32, 16>(self.pkt_count.val()) == self.wr_cnt.val())
-            & ((self.wr_len.val() >= self.max_payload32.val())
-                & (self.payload_len.val() == self.max_payload16.val())
-                | (self.wr_len.val() < self.max_payload32.val())
-                    & (bit_cast::<32, 16>(self.payload_len.val()) == self.wr_len.val()));
-        self.write_in_va.next = self.wr_end.val() <= self.va_limit.val();
+            & (self.wr_part.val() & (self.cnt_m1.val() == self.wr_kib.val())
+                | !self.wr_part.val() & (self.pkt_count.val() == self.wr_kib.val()))
+            & (!self.wr_last.val() & (self.payload_len.val() == self.max_payload16.val())
+                | self.wr_last.val()
+                    & self.wr_part.val()
+                    & (self.payload_len.val()
+                        == bit_cast::<16, 10>(self.total_len.val().get_bits::<10>(0)))
+                | self.wr_last.val()
+                    & !self.wr_part.val()
+                    & (self.payload_len.val() == self.max_payload16.val()));
+        // (A write packet of no bytes at va = 2^48 ends inside too.)
+        self.write_in_va.next = self.va_hi_zero.val()
+            & ((self.va.val().get_bits::<21>(27) != 0x1F_FFFF)
+                | !self.wr_sum.val().get_bit(27)
+                | (self.wr_sum.val().get_bits::<27>(0) == 0))
+            | (self.va.val() == self.va_limit.val()) & (self.wr_off.val() == 0);
         self.data_va.next = self.va.val();
         if self.opcode.val() == self.op_write.val() {
             self.data_va.next = self.va.val() + (bit_cast::<64, 16>(self.pkt_index.val()) << 10);
