@@ -11,8 +11,9 @@ impl Logic for ClioKv {
         dff_setup!(
             self, clock, state, ret, op, owner, hdr_ok, plen, b0, b1lo, pay_done, first, rec_end,
             head, link, at, cand, hnext, rvlen, kw, hops, found, slot, ma, wd, cache, ctag, cvalid,
-            bj, bva, bd, prev, cur, cy_q, cin_q, cok_q, a_status, a_arg0, a_read, a_va, a_len,
-            a_record, a_replay, win_lo, win_hi, blk_empty
+            bj, bva, bd, prev, cur, cy_q, cin_q, cp0, cp1, cp2, cp3, cp4, cp5, cok_q, rec_m1,
+            rec_zero, a_status, a_arg0, a_read, a_va, a_len, a_record, a_replay, win_lo, win_hi,
+            blk_empty
         );
         self.khash.clock.next = self.clock.val();
         self.khash.reset.next = self.reset.val();
@@ -45,6 +46,8 @@ impl Logic for ClioKv {
         }
         // The store's layout.
         self.records.next = bit_cast::<64, 32>(self.cfg_records.val());
+        self.rec_m1.d.next = self.records.val() - 1;
+        self.rec_zero.d.next = self.cfg_records.val() == 0;
         self.c_first.next =
             self.cfg_base.val() + self.c_sb_bytes.val() + (self.cfg_buckets.val() << 3);
         self.c_end.next = self.c_first.val()
@@ -78,25 +81,32 @@ impl Logic for ClioKv {
         self.cin_q.d.next = (self.cand.q.val() >= self.first.q.val())
             & (self.cand.q.val() < self.rec_end.q.val())
             & (self.cx.val().get_bits::<4>(0) == 0);
-        self.cprod.next = bit_cast::<40, 32>(
+        self.cp0.d.next = bit_cast::<40, 32>(
             self.cy_q.q.val().get_bits::<16>(0) * self.c_rec_inv.val().get_bits::<16>(0),
-        ) + (bit_cast::<40, 32>(
+        );
+        self.cp1.d.next = bit_cast::<40, 32>(
             self.cy_q.q.val().get_bits::<16>(0) * self.c_rec_inv.val().get_bits::<16>(16),
-        ) << 16)
-            + (bit_cast::<40, 32>(
-                self.cy_q.q.val().get_bits::<16>(16) * self.c_rec_inv.val().get_bits::<16>(0),
-            ) << 16)
-            + (bit_cast::<40, 32>(
-                self.cy_q.q.val().get_bits::<16>(0)
-                    * bit_cast::<16, 8>(self.c_rec_inv.val().get_bits::<8>(32)),
-            ) << 32)
-            + (bit_cast::<40, 32>(
-                self.cy_q.q.val().get_bits::<16>(16) * self.c_rec_inv.val().get_bits::<16>(16),
-            ) << 32)
-            + (bit_cast::<40, 32>(
-                bit_cast::<16, 8>(self.cy_q.q.val().get_bits::<8>(32))
-                    * self.c_rec_inv.val().get_bits::<16>(0),
-            ) << 32);
+        );
+        self.cp2.d.next = bit_cast::<40, 32>(
+            self.cy_q.q.val().get_bits::<16>(16) * self.c_rec_inv.val().get_bits::<16>(0),
+        );
+        self.cp3.d.next = bit_cast::<40, 32>(
+            self.cy_q.q.val().get_bits::<16>(0)
+                * bit_cast::<16, 8>(self.c_rec_inv.val().get_bits::<8>(32)),
+        );
+        self.cp4.d.next = bit_cast::<40, 32>(
+            self.cy_q.q.val().get_bits::<16>(16) * self.c_rec_inv.val().get_bits::<16>(16),
+        );
+        self.cp5.d.next = bit_cast::<40, 32>(
+            bit_cast::<16, 8>(self.cy_q.q.val().get_bits::<8>(32))
+                * self.c_rec_inv.val().get_bits::<16>(0),
+        );
+        self.cprod.next = self.cp0.q.val()
+            + (self.cp1.q.val() << 16)
+            + (self.cp2.q.val() << 16)
+            + (self.cp3.q.val() << 32)
+            + (self.cp4.q.val() << 32)
+            + (self.cp5.q.val() << 32);
         self.cok_q.d.next = self.cin_q.q.val() & (self.cprod.val() <= self.c_rec_bound.val());
         // The key's chain head: base + 64 + 8 * (hash & (buckets - 1)).
         self.new_head.next = self.cfg_base.val()
@@ -277,6 +287,9 @@ impl Logic for ClioKv {
                 self.state.d.next = KvState::Cand2;
             }
             KvState::Cand2 => {
+                self.state.d.next = KvState::Cand3;
+            }
+            KvState::Cand3 => {
                 self.state.d.next = self.ret.q.val();
             }
             KvState::LinkUse => {
@@ -365,7 +378,10 @@ impl Logic for ClioKv {
             }
             KvState::LiveChk => {
                 // One slot stays spare for replacements: at most records - 1 keys.
-                if self.cw.val() + 1 >= self.records.val() {
+                // (`cw + 1 >= records` with a 64-bit wrap, without the add in this cycle.)
+                if self.rec_zero.q.val()
+                    | (self.cw.val() != self.ones64.val()) & (self.cw.val() >= self.rec_m1.q.val())
+                {
                     self.fail.next = true;
                     self.fail_status.next = self.st_oom.val();
                 } else {

@@ -121,8 +121,10 @@ pub enum KvState {
     LinkChk,
     /// The link's slot check, first stage (`cand - first`, its range).
     Cand1,
-    /// The link's slot check, second stage (the multiply by the inverse).
+    /// The link's slot check, second stage (the multiply by the inverse: its products).
     Cand2,
+    /// The link's slot check, third stage (the products' sum against the bound).
+    Cand3,
     /// The link is checked and followed.
     LinkUse,
     /// The record's next link was read.
@@ -373,9 +375,22 @@ pub struct ClioKv {
     cy_q: DFF<Bits<40>>,
     /// Slot check, stage 1: `first <= cand < end` and `cand - first` a multiple of 16.
     cin_q: DFF<Bit>,
-    /// Slot check, stage 2: `cand` is a record slot's address (`StoreLayout::is_record`), two
+    /// Slot check, stage 2: the six 16 x 16 (or 8 x 16) products of `cy_q * REC_INV` that
+    /// count mod 2^40, registered as they leave the multipliers (by their weight: 2^0, 2^16,
+    /// 2^16, 2^32, 2^32, 2^32).
+    cp0: DFF<Bits<40>>,
+    cp1: DFF<Bits<40>>,
+    cp2: DFF<Bits<40>>,
+    cp3: DFF<Bits<40>>,
+    cp4: DFF<Bits<40>>,
+    cp5: DFF<Bits<40>>,
+    /// Slot check, stage 3: `cand` is a record slot's address (`StoreLayout::is_record`), three
     /// cycles after `cand` was set.
     cok_q: DFF<Bit>,
+    /// `records - 1` and `records == 0` of the configuration, registered (the store is
+    /// configured by KV_CONFIG before requests use it).
+    rec_m1: DFF<Bits<64>>,
+    rec_zero: DFF<Bit>,
     /// Answer: status.
     a_status: DFF<Bits<8>>,
     /// Answer: `arg0`.
@@ -428,8 +443,8 @@ pub struct ClioKv {
     m_owner: Signal<Local, Bits<16>>,
     m_klen: Signal<Local, Bits<16>>,
     m_vlen: Signal<Local, Bits<16>>,
-    /// `cand - first` (its low 44 bits) and `cy_q * REC_INV mod 2^40`, the slot check's two
-    /// stages.
+    /// `cand - first` (its low 44 bits) and `cy_q * REC_INV mod 2^40` (the sum of `cp0..cp5`),
+    /// the slot check's first and third stages.
     cx: Signal<Local, Bits<44>>,
     cprod: Signal<Local, Bits<40>>,
     /// `StoreLayout::record(0)` and `record(records)` of the configuration.

@@ -1,22 +1,28 @@
 //! Clio-KV's key hash in hardware: xxh32 of `owner as u16 LE ++ key` with seed
-//! `clio_proto::kv::KEY_HASH_SEED` (`clio_proto::kv::key_hash`), over 3..=66 bytes, one
-//! 32 x 32 multiply per cycle (three 16 x 16 products, the low 32 bits: one multiplier for
-//! the whole hash instead of one per step, the hash unit's pattern).
-//!
-//! Steps, two cycles per 4-byte lane (`acc + w * P`, rotate, then `* P'`), from the input
-//! register shifted down as it is eaten:
+//! `clio_proto::kv::KEY_HASH_SEED` (`clio_proto::kv::key_hash`), over 3..=66 bytes, with one
+//! pipelined 32 x 32 multiplier (three 16 x 16 products, the low 32 bits; the hash unit's
+//! pattern): an operand register, the three products registered as they leave the multipliers
+//! (a DSP48E2 with its input and output registers), and their sum read two cycles after the
+//! operand was issued. A multiply never shares a cycle with an adder, and one is issued every
+//! cycle while the stripes run (their four lanes are independent, so the products of two
+//! lanes interleave):
 //!
 //! ```text
 //! start    : v1..v4 = seed + P1 + P2, seed + P2, seed, seed - P1; h = seed + P5 + len
-//! stripes  : while 16 bytes remain, each of v1..v4: v = rotl(v + w * P2, 13) * P1   (8 cycles)
+//! stripes  : 16 bytes each, v = rotl(v + w * P2, 13) * P1 for v1..v4; 8 cycles per stripe:
+//!            issue w1*P2, w2*P2, v1', v2', w3*P2, w4*P2, v3', v4' (v' = rotl(v + product, 13)
+//!            times P1); v1, v2 take their products in cycles 4, 5, v3, v4 in the next stripe's
+//!            cycles 0, 1 (or two drain cycles after the last stripe)
 //! merge    : h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18) + len     (1 cycle)
-//! words    : while 4 bytes remain: h = rotl(h + w * P3, 17) * P4                    (2 cycles)
-//! bytes    : while a byte remains: h = rotl(h + b * P5, 11) * P1                    (2 cycles)
-//! avalanche: h = (h ^ h >> 15) * P2; h = (h ^ h >> 13) * P3; out = h ^ h >> 16     (2 cycles)
+//! words    : while 4 bytes remain: h = rotl(h + w * P3, 17) * P4        (4 cycles, 1 to leave)
+//! bytes    : while a byte remains: h = rotl(h + b * P5, 11) * P1        (4 cycles, 1 to leave)
+//! avalanche: h = (h ^ h >> 15) * P2; h = (h ^ h >> 13) * P3             (4 cycles, 1 to finish)
+//! out      : h ^ h >> 16
 //! ```
 //!
-//! Cycles from `start` to `busy` low: 8 per 16-byte stripe, 2 per remaining word and byte,
-//! plus 5 (4 below 16 bytes; a 16-byte key, 18 bytes: 17 cycles; the longest, 66 bytes: 41).
+//! Cycles from `start` to `busy` low, for n bytes: 8 per 16-byte stripe plus 3 (drain and
+//! merge) if n >= 16, 4 per remaining word and byte, plus 7 (18 bytes, a 16-byte key: 26
+//! cycles; the longest, 66 bytes: 50).
 
 use crate::spec::Spec;
 use clio_proto::kv::{KEY_HASH_SEED, MAX_KEY};
@@ -40,16 +46,20 @@ const _: () = assert!(HASH_BYTES * 8 == 528 && HASH_BYTES < 128);
 pub enum XxhState {
     /// Done (or not started): `hash` holds the last result.
     Idle,
-    /// Accumulating 16-byte stripes in v1..v4.
+    /// Accumulating 16-byte stripes in v1..v4 (`ph` 0..8).
     Stripe,
+    /// After the last stripe: v3 and v4 take their products (`ph` 0, 1).
+    Drain,
     /// Folding v1..v4 into h.
     Merge,
-    /// Remaining 4-byte words.
+    /// Remaining 4-byte words (`ph` 0..4).
     Word,
-    /// Remaining bytes.
+    /// Remaining bytes (`ph` 0..4).
     Byte,
-    /// The avalanche's two multiplies.
+    /// The avalanche's two multiplies (`ph` 0..4).
     Aval,
+    /// The last product into h.
+    Fin,
 }
 
 /// The iterative xxh32 unit.
@@ -71,11 +81,13 @@ pub struct Xxh32 {
     pub hash: Signal<Out, Bits<32>>,
     /// The step being taken.
     state: DFF<XxhState>,
-    /// First (0) or second (1) cycle of a lane's two.
-    ph: DFF<Bit>,
-    /// Lanes of the current stripe done.
-    lane: DFF<Bits<2>>,
-    /// Stripe accumulators; v1 is the one being updated (they rotate after each lane).
+    /// The cycle within the step.
+    ph: DFF<Bits<3>>,
+    /// v3 and v4 of the last stripe take their products in this stripe's cycles 0 and 1.
+    pend: DFF<Bit>,
+    /// The product arriving this cycle is the new h (a word's or byte's second multiply).
+    hpend: DFF<Bit>,
+    /// Stripe accumulators.
     v1: DFF<Bits<32>>,
     /// Second stripe accumulator.
     v2: DFF<Bits<32>>,
@@ -85,18 +97,25 @@ pub struct Xxh32 {
     v4: DFF<Bits<32>>,
     /// The hash state after the stripes.
     h: DFF<Bits<32>>,
-    /// The input not eaten yet, its next byte at bits 0..8.
+    /// The input not eaten yet, its next byte at bits 0..8 (a stripe eats 16 bytes at its end).
     inbuf: DFF<Bits<528>>,
     /// Input bytes not eaten yet.
     rem: DFF<Bits<7>>,
     /// The input's length.
     n: DFF<Bits<7>>,
-    /// The multiplier's operands and its product (low 32 bits).
-    ma: Signal<Local, Bits<32>>,
-    mb: Signal<Local, Bits<32>>,
+    /// The multiplier's operand and constant, issued the cycle before.
+    mq: DFF<Bits<32>>,
+    kq: DFF<Bits<32>>,
+    /// The three 16 x 16 products of `mq * kq` (the cross products' low 16 bits count).
+    p_lo: DFF<Bits<32>>,
+    p_x1: DFF<Bits<32>>,
+    p_x2: DFF<Bits<32>>,
+    /// Their sum: the product of the operand issued two cycles ago.
     prod: Signal<Local, Bits<32>>,
-    /// `acc + product` of a lane's first cycle.
+    /// `acc + product` of a lane, word or byte.
     sum: Signal<Local, Bits<32>>,
+    /// The avalanche's second operand, from the first product.
+    av2: Signal<Local, Bits<32>>,
     c_p1: Spec<32, { P1 as u64 }>,
     c_p2: Spec<32, { P2 as u64 }>,
     c_p3: Spec<32, { P3 as u64 }>,
@@ -112,63 +131,29 @@ pub struct Xxh32 {
 impl Logic for Xxh32 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, ph, lane, v1, v2, v3, v4, h, inbuf, rem, n);
-        // The multiplier's operands for this step (first), then its product.
-        self.ma.next = 0.into();
-        self.mb.next = 0.into();
-        match self.state.q.val() {
-            XxhState::Stripe => {
-                if self.ph.q.val() {
-                    self.ma.next = self.v1.q.val();
-                    self.mb.next = self.c_p1.val();
-                } else {
-                    self.ma.next = self.inbuf.q.val().get_bits::<32>(0);
-                    self.mb.next = self.c_p2.val();
-                }
-            }
-            XxhState::Word => {
-                if self.ph.q.val() {
-                    self.ma.next = self.h.q.val();
-                    self.mb.next = self.c_p4.val();
-                } else {
-                    self.ma.next = self.inbuf.q.val().get_bits::<32>(0);
-                    self.mb.next = self.c_p3.val();
-                }
-            }
-            XxhState::Byte => {
-                if self.ph.q.val() {
-                    self.ma.next = self.h.q.val();
-                    self.mb.next = self.c_p1.val();
-                } else {
-                    self.ma.next = bit_cast::<32, 8>(self.inbuf.q.val().get_bits::<8>(0));
-                    self.mb.next = self.c_p5.val();
-                }
-            }
-            XxhState::Aval => {
-                if self.ph.q.val() {
-                    self.ma.next = self.h.q.val() ^ (self.h.q.val() >> 13);
-                    self.mb.next = self.c_p3.val();
-                } else {
-                    self.ma.next = self.h.q.val() ^ (self.h.q.val() >> 15);
-                    self.mb.next = self.c_p2.val();
-                }
-            }
-            _ => {}
-        }
-        self.prod.next = self.ma.val().get_bits::<16>(0) * self.mb.val().get_bits::<16>(0)
-            + ((self.ma.val().get_bits::<16>(0) * self.mb.val().get_bits::<16>(16)) << 16)
-            + ((self.ma.val().get_bits::<16>(16) * self.mb.val().get_bits::<16>(0)) << 16);
-        self.sum.next = self.prod.val();
+        dff_setup!(
+            self, clock, state, ph, pend, hpend, v1, v2, v3, v4, h, inbuf, rem, n, mq, kq, p_lo,
+            p_x1, p_x2
+        );
+        // The multiplier: registered operand -> registered products -> their sum.
+        self.p_lo.d.next = self.mq.q.val().get_bits::<16>(0) * self.kq.q.val().get_bits::<16>(0);
+        self.p_x1.d.next = self.mq.q.val().get_bits::<16>(0) * self.kq.q.val().get_bits::<16>(16);
+        self.p_x2.d.next = self.mq.q.val().get_bits::<16>(16) * self.kq.q.val().get_bits::<16>(0);
+        self.prod.next = self.p_lo.q.val() + ((self.p_x1.q.val() + self.p_x2.q.val()) << 16);
+        self.sum.next = self.h.q.val() + self.prod.val();
+        self.av2.next = self.prod.val() ^ (self.prod.val() >> 13);
         self.busy.next = self.state.q.val() != XxhState::Idle;
         self.hash.next = self.h.q.val() ^ (self.h.q.val() >> 16);
+        self.ph.d.next = self.ph.q.val() + 1;
         match self.state.q.val() {
             XxhState::Idle => {
+                self.ph.d.next = 0.into();
                 if self.start.val() {
                     self.inbuf.d.next = self.data.val();
                     self.n.d.next = self.len.val();
                     self.rem.d.next = self.len.val();
-                    self.ph.d.next = false;
-                    self.lane.d.next = 0.into();
+                    self.pend.d.next = false;
+                    self.hpend.d.next = false;
                     self.v1.d.next = self.c_v1.val();
                     self.v2.d.next = self.c_v2.val();
                     self.v3.d.next = self.c_seed.val();
@@ -182,23 +167,68 @@ impl Logic for Xxh32 {
                 }
             }
             XxhState::Stripe => {
-                if self.ph.q.val() {
-                    // The lanes rotate: v1 is always the one to update.
-                    self.v1.d.next = self.v2.q.val();
-                    self.v2.d.next = self.v3.q.val();
-                    self.v3.d.next = self.v4.q.val();
-                    self.v4.d.next = self.prod.val();
-                    self.ph.d.next = false;
-                    self.lane.d.next = self.lane.q.val() + 1;
-                    if (self.lane.q.val() == 3) & (self.rem.q.val() < 16) {
-                        self.state.d.next = XxhState::Merge;
+                // Cycle k issues one operand; the product of cycle k - 2's arrives.
+                match self.ph.q.val().index() {
+                    0 => {
+                        self.mq.d.next = self.inbuf.q.val().get_bits::<32>(0);
+                        self.kq.d.next = self.c_p2.val();
+                        if self.pend.q.val() {
+                            self.v3.d.next = self.prod.val();
+                        }
                     }
+                    1 => {
+                        self.mq.d.next = self.inbuf.q.val().get_bits::<32>(32);
+                        self.kq.d.next = self.c_p2.val();
+                        if self.pend.q.val() {
+                            self.v4.d.next = self.prod.val();
+                        }
+                    }
+                    2 => {
+                        self.sum.next = self.v1.q.val() + self.prod.val();
+                        self.mq.d.next = (self.sum.val() << 13) | (self.sum.val() >> 19);
+                        self.kq.d.next = self.c_p1.val();
+                    }
+                    3 => {
+                        self.sum.next = self.v2.q.val() + self.prod.val();
+                        self.mq.d.next = (self.sum.val() << 13) | (self.sum.val() >> 19);
+                        self.kq.d.next = self.c_p1.val();
+                    }
+                    4 => {
+                        self.v1.d.next = self.prod.val();
+                        self.mq.d.next = self.inbuf.q.val().get_bits::<32>(64);
+                        self.kq.d.next = self.c_p2.val();
+                    }
+                    5 => {
+                        self.v2.d.next = self.prod.val();
+                        self.mq.d.next = self.inbuf.q.val().get_bits::<32>(96);
+                        self.kq.d.next = self.c_p2.val();
+                    }
+                    6 => {
+                        self.sum.next = self.v3.q.val() + self.prod.val();
+                        self.mq.d.next = (self.sum.val() << 13) | (self.sum.val() >> 19);
+                        self.kq.d.next = self.c_p1.val();
+                    }
+                    _ => {
+                        self.sum.next = self.v4.q.val() + self.prod.val();
+                        self.mq.d.next = (self.sum.val() << 13) | (self.sum.val() >> 19);
+                        self.kq.d.next = self.c_p1.val();
+                        self.inbuf.d.next = self.inbuf.q.val() >> 128;
+                        self.rem.d.next = self.rem.q.val() - 16;
+                        self.pend.d.next = true;
+                        self.ph.d.next = 0.into();
+                        if self.rem.q.val() < 32 {
+                            self.state.d.next = XxhState::Drain;
+                        }
+                    }
+                }
+            }
+            XxhState::Drain => {
+                if self.ph.q.val() == 0 {
+                    self.v3.d.next = self.prod.val();
                 } else {
-                    self.sum.next = self.v1.q.val() + self.prod.val();
-                    self.v1.d.next = (self.sum.val() << 13) | (self.sum.val() >> 19);
-                    self.inbuf.d.next = self.inbuf.q.val() >> 32;
-                    self.rem.d.next = self.rem.q.val() - 4;
-                    self.ph.d.next = true;
+                    self.v4.d.next = self.prod.val();
+                    self.pend.d.next = false;
+                    self.state.d.next = XxhState::Merge;
                 }
             }
             XxhState::Merge => {
@@ -207,42 +237,71 @@ impl Logic for Xxh32 {
                     + ((self.v3.q.val() << 12) | (self.v3.q.val() >> 20))
                     + ((self.v4.q.val() << 18) | (self.v4.q.val() >> 14))
                     + bit_cast::<32, 7>(self.n.q.val());
+                self.ph.d.next = 0.into();
                 self.state.d.next = XxhState::Word;
             }
             XxhState::Word => {
-                if self.ph.q.val() {
-                    self.h.d.next = self.prod.val();
-                    self.ph.d.next = false;
-                } else if self.rem.q.val() < 4 {
-                    self.state.d.next = XxhState::Byte;
-                } else {
-                    self.sum.next = self.h.q.val() + self.prod.val();
-                    self.h.d.next = (self.sum.val() << 17) | (self.sum.val() >> 15);
+                // 0: (h takes the last word's product) issue w * P3, or leave; 2: issue
+                // rotl(h + product, 17) * P4.
+                if self.ph.q.val() == 0 {
+                    if self.hpend.q.val() {
+                        self.h.d.next = self.prod.val();
+                        self.hpend.d.next = false;
+                    }
+                    if self.rem.q.val() < 4 {
+                        self.ph.d.next = 0.into();
+                        self.state.d.next = XxhState::Byte;
+                    } else {
+                        self.mq.d.next = self.inbuf.q.val().get_bits::<32>(0);
+                        self.kq.d.next = self.c_p3.val();
+                    }
+                } else if self.ph.q.val() == 2 {
+                    self.mq.d.next = (self.sum.val() << 17) | (self.sum.val() >> 15);
+                    self.kq.d.next = self.c_p4.val();
                     self.inbuf.d.next = self.inbuf.q.val() >> 32;
                     self.rem.d.next = self.rem.q.val() - 4;
-                    self.ph.d.next = true;
+                } else if self.ph.q.val() == 3 {
+                    self.hpend.d.next = true;
+                    self.ph.d.next = 0.into();
                 }
             }
             XxhState::Byte => {
-                if self.ph.q.val() {
-                    self.h.d.next = self.prod.val();
-                    self.ph.d.next = false;
-                } else if self.rem.q.val() == 0 {
-                    self.state.d.next = XxhState::Aval;
-                } else {
-                    self.sum.next = self.h.q.val() + self.prod.val();
-                    self.h.d.next = (self.sum.val() << 11) | (self.sum.val() >> 21);
+                if self.ph.q.val() == 0 {
+                    if self.hpend.q.val() {
+                        self.h.d.next = self.prod.val();
+                        self.hpend.d.next = false;
+                    }
+                    if self.rem.q.val() == 0 {
+                        self.ph.d.next = 0.into();
+                        self.state.d.next = XxhState::Aval;
+                    } else {
+                        self.mq.d.next = bit_cast::<32, 8>(self.inbuf.q.val().get_bits::<8>(0));
+                        self.kq.d.next = self.c_p5.val();
+                    }
+                } else if self.ph.q.val() == 2 {
+                    self.mq.d.next = (self.sum.val() << 11) | (self.sum.val() >> 21);
+                    self.kq.d.next = self.c_p1.val();
                     self.inbuf.d.next = self.inbuf.q.val() >> 8;
                     self.rem.d.next = self.rem.q.val() - 1;
-                    self.ph.d.next = true;
+                } else if self.ph.q.val() == 3 {
+                    self.hpend.d.next = true;
+                    self.ph.d.next = 0.into();
                 }
             }
             XxhState::Aval => {
-                self.h.d.next = self.prod.val();
-                self.ph.d.next = !self.ph.q.val();
-                if self.ph.q.val() {
-                    self.state.d.next = XxhState::Idle;
+                if self.ph.q.val() == 0 {
+                    self.mq.d.next = self.h.q.val() ^ (self.h.q.val() >> 15);
+                    self.kq.d.next = self.c_p2.val();
+                } else if self.ph.q.val() == 2 {
+                    self.mq.d.next = self.av2.val();
+                    self.kq.d.next = self.c_p3.val();
+                } else if self.ph.q.val() == 3 {
+                    self.state.d.next = XxhState::Fin;
                 }
+            }
+            XxhState::Fin => {
+                self.h.d.next = self.prod.val();
+                self.state.d.next = XxhState::Idle;
             }
         }
         if self.reset.val() {
@@ -286,7 +345,8 @@ mod tests {
                     b.tick();
                 }
                 let n = klen + 2;
-                let want = 8 * (n / 16) + 2 * (n % 16 / 4) + 2 * (n % 4) + 5 - usize::from(n < 16);
+                let stripes = if n >= 16 { 8 * (n / 16) + 3 } else { 0 };
+                let want = stripes + 4 * (n % 16 / 4) + 4 * (n % 4) + 7;
                 assert_eq!((b.cycle - t0) as usize, want, "cycles for {n} bytes");
                 assert_eq!(
                     b.uut.hash.val().to_u64(),
