@@ -119,3 +119,58 @@ fn pointer_chase_walks_nodes_through_the_translation() {
         vec![resp(&h, Status::Unsupported, &[])]
     );
 }
+
+/// An offload's answer whose payload read would end past the 48-bit VA space is refused
+/// (BAD_REQUEST, nothing read; the executor's range check on the unit's answer), and one
+/// that ends exactly at `VA_LIMIT` is answered: two nodes in the VA space's last page.
+#[test]
+fn pointer_chase_answer_reads_stop_at_the_end_of_the_va_space() {
+    use clio_proto::consts::VA_LIMIT;
+    use clio_proto::offload::ChaseLayout;
+    let pid = 3;
+    let mut e = env_with_page(&[pid]);
+    e.put_pte(Pte {
+        used: true,
+        valid: true,
+        perms: PERM_READ | PERM_WRITE,
+        pid,
+        vpn: VA_LIMIT / PS - 1,
+        pfn: 12,
+    });
+    let l = ChaseLayout {
+        key_offset: 0,
+        next_offset: 8,
+        value_offset: 16,
+        max_hops: 8,
+    };
+    // Node B at VA_LIMIT - 32 (key 201, its value the 16 bytes of node C), node C at
+    // VA_LIMIT - 16 (key 200; its value would start at VA_LIMIT).
+    let (b, c) = (VA_LIMIT - 32, VA_LIMIT - 16);
+    let mut nodes = 201u64.to_le_bytes().to_vec();
+    nodes.extend_from_slice(&0u64.to_le_bytes());
+    nodes.extend_from_slice(&200u64.to_le_bytes());
+    nodes.extend_from_slice(&0u64.to_le_bytes());
+    let (_, w) = write_req(pid, 1, b, &nodes);
+    assert_eq!(e.request(&w).0.len(), 1, "nodes written");
+    let chase_req = |id: u32, start: u64, key: u64, len: u32| {
+        let mut h = req(Opcode::PointerChase, pid, id, start);
+        h.arg0 = key;
+        h.arg1 = l.pack();
+        h.total_len = len;
+        h
+    };
+    let h = chase_req(2, b, 201, 16);
+    let ok = Header {
+        arg0: 1,
+        arg1: b,
+        ..h.response_to(Status::Ok)
+    }
+    .to_packet(&nodes[16..32]);
+    assert_eq!(e.request(&h.to_packet(&[])).0, vec![ok], "ends at VA_LIMIT");
+    let h = chase_req(3, c, 200, 8);
+    assert_eq!(
+        e.request(&h.to_packet(&[])).0,
+        vec![resp(&h, Status::BadRequest, &[])],
+        "ends past VA_LIMIT"
+    );
+}
