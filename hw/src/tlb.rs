@@ -124,7 +124,25 @@ pub struct Tlb {
     touch_vec: Signal<Local, Bits<64>>,
     enc: [Constant<Bits<64>>; 6],
     hit_idx: Gather<6>,
-    tgt_idx: Gather<6>,
+    /// The insert target's index, encoded from each candidate in parallel (not from the
+    /// one-hot `target`: the encoder would follow the lowest-invalid carry chain and the
+    /// target select): the entry holding the key, the lowest invalid one, the LRU ones.
+    idx_up: Gather<6>,
+    idx_inv: Gather<6>,
+    idx_lru1: Gather<6>,
+    idx_lru2: Gather<6>,
+    tgt_idx: Signal<Local, Bits<6>>,
+    /// The lowest invalid entry, as a two-level priority encoder: each byte of `inv`, its
+    /// lowest set bit (one-hot in the byte), whether it has one, the lowest such byte (one-hot),
+    /// and the lowest bit's index in each byte (bit k of the index, one bit per byte).
+    inv_low: [Signal<Local, Bits<8>>; 8],
+    inv_any: Gather<8>,
+    inv_byte: Signal<Local, Bits<8>>,
+    inv_lo0: Gather<8>,
+    inv_lo1: Gather<8>,
+    inv_lo2: Gather<8>,
+    /// Masks of the indices 0..8 with bit k set (k = 0, 1, 2).
+    enc8: [Constant<Bits<8>>; 3],
 }
 
 impl Default for Tlb {
@@ -189,7 +207,22 @@ impl Default for Tlb {
             touch_vec: Default::default(),
             enc,
             hit_idx: Default::default(),
+            idx_up: Default::default(),
+            idx_inv: Default::default(),
+            idx_lru1: Default::default(),
+            idx_lru2: Default::default(),
             tgt_idx: Default::default(),
+            inv_low: Default::default(),
+            inv_any: Default::default(),
+            inv_byte: Default::default(),
+            inv_lo0: Default::default(),
+            inv_lo1: Default::default(),
+            inv_lo2: Default::default(),
+            enc8: [
+                Constant::new(0xAAu8.to_bits()),
+                Constant::new(0xCCu8.to_bits()),
+                Constant::new(0xF0u8.to_bits()),
+            ],
         }
     }
 }
@@ -252,7 +285,9 @@ impl Logic for Tlb {
         self.hit.next = self.hitvec.val().any();
         for k in 0..6 {
             self.hit_idx.bits[k].next = (self.hitvec.val() & self.enc[k].val()).any();
-            self.tgt_idx.bits[k].next = (self.target.val() & self.enc[k].val()).any();
+            self.idx_up.bits[k].next = (self.m_up.out.val() & self.enc[k].val()).any();
+            self.idx_lru1.bits[k].next = (self.lru1h.out.val() & self.enc[k].val()).any();
+            self.idx_lru2.bits[k].next = (self.lru2h.out.val() & self.enc[k].val()).any();
         }
         // LRU touch: decided now, applied next cycle.
         self.touch.next = self.do_insert.val() | (self.s1_valid.q.val() & self.hit.val());
@@ -295,7 +330,33 @@ impl Logic for Tlb {
             self.wr_last.d.next = 0.into();
         }
         self.data.write_enable.next = self.do_insert.val();
-        self.data.write_address.next = self.tgt_idx.out.val();
+        // The lowest invalid entry's index: byte by byte, then the lowest byte that has one.
+        for g in 0..8 {
+            self.inv_low[g].next =
+                self.inv.val().get_bits::<8>(8 * g) & (!self.inv.val().get_bits::<8>(8 * g) + 1);
+            self.inv_any.bits[g].next = self.inv.val().get_bits::<8>(8 * g).any();
+            self.inv_lo0.bits[g].next = (self.inv_low[g].val() & self.enc8[0].val()).any();
+            self.inv_lo1.bits[g].next = (self.inv_low[g].val() & self.enc8[1].val()).any();
+            self.inv_lo2.bits[g].next = (self.inv_low[g].val() & self.enc8[2].val()).any();
+        }
+        self.inv_byte.next = self.inv_any.out.val() & (!self.inv_any.out.val() + 1);
+        self.idx_inv.bits[0].next = (self.inv_byte.val() & self.inv_lo0.out.val()).any();
+        self.idx_inv.bits[1].next = (self.inv_byte.val() & self.inv_lo1.out.val()).any();
+        self.idx_inv.bits[2].next = (self.inv_byte.val() & self.inv_lo2.out.val()).any();
+        self.idx_inv.bits[3].next = (self.inv_byte.val() & self.enc8[0].val()).any();
+        self.idx_inv.bits[4].next = (self.inv_byte.val() & self.enc8[1].val()).any();
+        self.idx_inv.bits[5].next = (self.inv_byte.val() & self.enc8[2].val()).any();
+        // The target's index, in the order `target` is chosen.
+        if self.m_up.out.val().any() {
+            self.tgt_idx.next = self.idx_up.out.val();
+        } else if self.inv.val().any() {
+            self.tgt_idx.next = self.idx_inv.out.val();
+        } else if self.lru_touched.val() {
+            self.tgt_idx.next = self.idx_lru2.out.val();
+        } else {
+            self.tgt_idx.next = self.idx_lru1.out.val();
+        }
+        self.data.write_address.next = self.tgt_idx.val();
         self.data.write_data.next = (bit_cast::<43, 1>(self.up_alloc.val().into()) << 42)
             | (bit_cast::<43, 2>(self.up_perms.val()) << 40)
             | bit_cast::<43, 40>(self.up_pfn.val());

@@ -116,8 +116,10 @@ pub struct Ingest {
     beat: DFF<Bits<11>>,
     /// This frame's lane offset (from its first beat).
     lane_q: DFF<Bits<6>>,
-    /// The lane offset that applies to this beat (the first beat's own, else `lane_q`).
-    lane_now: Signal<Local, Bits<6>>,
+    /// The realigner's shift for the frame, `(64 - lane_q) % 64`, registered with it: a first
+    /// beat's realigned block is never written (its block number is negative), so the shift
+    /// never needs the beat's own lane in its cycle.
+    sh_q: DFF<Bits<6>>,
     /// The payload block this beat completes.
     block: Signal<Local, Bits<12>>,
     /// The slot after `slot`.
@@ -187,7 +189,7 @@ impl Default for Ingest {
             prev: Default::default(),
             beat: Default::default(),
             lane_q: Default::default(),
-            lane_now: Default::default(),
+            sh_q: Default::default(),
             block: Default::default(),
             next_slot: Default::default(),
             next_free: Default::default(),
@@ -213,7 +215,7 @@ impl Default for Ingest {
 impl Logic for Ingest {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, receiving, flush, slot, prev, beat, lane_q, full_q, headed_q);
+        dff_setup!(self, clock, receiving, flush, slot, prev, beat, lane_q, sh_q, full_q, headed_q);
         clock!(self, clock, ack);
         self.ack.reset.next = self.reset.val();
         for k in 0..4 {
@@ -263,11 +265,6 @@ impl Logic for Ingest {
         self.ack.in_keep.next = self.rx_keep.val();
         self.ack.in_last.next = self.rx_last.val();
         self.keyswap.x.next = self.rx_data.val().get_bits::<64>(384);
-        if (self.beat.q.val() == 0) & !self.flush.q.val() {
-            self.lane_now.next = self.rx_data.val().get_bits::<6>(184);
-        } else {
-            self.lane_now.next = self.lane_q.q.val();
-        }
         self.realign.lo.next = self.prev.q.val();
         self.realign.hi.next = self.rx_data.val();
         if self.flush.q.val() {
@@ -276,8 +273,10 @@ impl Logic for Ingest {
         // The payload starts at beat 1: DRAM block k = frame beats k and k+1 shifted by
         // 64 - o (written as beat k+1 arrives), or beat k+1 itself when o = 0 (written, as
         // `lo`, when beat k+2 arrives or in the flush cycle).
-        self.realign.sh.next = (!self.lane_now.val()) + 1;
-        if self.lane_now.val() == 0 {
+        // (In a first beat's cycle `lane_q` and `sh_q` are still the last frame's: that beat's
+        // block is -1 or -2, not written.)
+        self.realign.sh.next = self.sh_q.q.val();
+        if self.lane_q.q.val() == 0 {
             self.block.next = bit_cast::<12, 11>(self.beat.q.val()) - 2;
         } else {
             self.block.next = bit_cast::<12, 11>(self.beat.q.val()) - 1;
@@ -320,6 +319,7 @@ impl Logic for Ingest {
                 self.hset.next = bit_cast::<4, 1>(1.into()) << self.hslot.val();
                 self.beat.d.next = 1.into();
                 self.lane_q.d.next = self.rx_data.val().get_bits::<6>(184);
+                self.sh_q.d.next = (!self.rx_data.val().get_bits::<6>(184)) + 1;
                 for k in 0..4 {
                     if self.hslot.val() == k.to_bits::<2>() {
                         self.s_hdr[k].d.next = bit_cast::<384, 512>(self.rx_data.val());
