@@ -138,6 +138,12 @@ pub struct ReadData {
     queued: DFF<Bits<5>>,
     /// Reads among the queued jobs (payload-less ones excluded): their R beats are to come.
     queued_reads: DFF<Bits<5>>,
+    /// Both counts one up and one down, from their registers alone (the queue's push and pop
+    /// decisions only select among them: no adder behind the decisions).
+    queued_inc: Signal<Local, Bits<5>>,
+    queued_dec: Signal<Local, Bits<5>>,
+    reads_inc: Signal<Local, Bits<5>>,
+    reads_dec: Signal<Local, Bits<5>>,
     /// Nothing is queued (by the count).
     none_queued: Signal<Local, Bit>,
     /// A read enters / leaves the queue this cycle.
@@ -349,17 +355,21 @@ impl Logic for ReadData {
         }
 
         // ---- The queue's counts: entries, and reads among them.
+        self.queued_inc.next = self.queued.q.val() + 1;
+        self.queued_dec.next = self.queued.q.val() - 1;
+        self.reads_inc.next = self.queued_reads.q.val() + 1;
+        self.reads_dec.next = self.queued_reads.q.val() - 1;
         if self.queue.write.val() & !self.queue.read.val() {
-            self.queued.d.next = self.queued.q.val() + 1;
+            self.queued.d.next = self.queued_inc.val();
         } else if !self.queue.write.val() & self.queue.read.val() {
-            self.queued.d.next = self.queued.q.val() - 1;
+            self.queued.d.next = self.queued_dec.val();
         }
         self.in_read.next = self.queue.write.val() & !self.job_only.val();
         self.out_read.next = self.queue.read.val() & !self.next_only.val();
         if self.in_read.val() & !self.out_read.val() {
-            self.queued_reads.d.next = self.queued_reads.q.val() + 1;
+            self.queued_reads.d.next = self.reads_inc.val();
         } else if !self.in_read.val() & self.out_read.val() {
-            self.queued_reads.d.next = self.queued_reads.q.val() - 1;
+            self.queued_reads.d.next = self.reads_dec.val();
         }
         if self.reset.val() {
             self.receiving.d.next = false;
