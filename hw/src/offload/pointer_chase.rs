@@ -20,6 +20,8 @@ use rust_hdl::prelude::*;
 pub enum ChaseState {
     /// Waiting for a request.
     Idle,
+    /// The current node's field addresses are computed into their registers.
+    Addr,
     /// Ask for the current node's key word.
     Key,
     /// The key word is on its way.
@@ -115,10 +117,14 @@ pub struct PointerChase {
     r_voff: Signal<Local, Bits<16>>,
     r_hops: Signal<Local, Bits<16>>,
     r_ok: Signal<Local, Bit>,
-    /// `node` plus the key, next and value offsets, with their carries out of 64 bits.
-    at_k: Signal<Local, Bits<65>>,
-    at_n: Signal<Local, Bits<65>>,
-    at_v: Signal<Local, Bits<65>>,
+    /// `node` plus the key, next and value offsets, with their carries out of 64 bits,
+    /// registered (valid from the cycle after `Addr`, which follows every change of `node`).
+    at_k: DFF<Bits<65>>,
+    at_n: DFF<Bits<65>>,
+    at_v: DFF<Bits<65>>,
+    /// The key word and the next pointer lie in one 64-byte block (one read serves both),
+    /// from the registered addresses.
+    same_blk: DFF<Bit>,
     /// The key and next words of the block on `mem_data`.
     w_key: Signal<Local, Bits<64>>,
     w_next: Signal<Local, Bits<64>>,
@@ -182,6 +188,7 @@ impl Default for PointerChase {
             at_k: Default::default(),
             at_n: Default::default(),
             at_v: Default::default(),
+            same_blk: Default::default(),
             w_key: Default::default(),
             w_next: Default::default(),
             nxt_ready: Default::default(),
@@ -213,7 +220,7 @@ impl Logic for PointerChase {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, node, key, layout, vlen, hop, a_status, a_arg0, a_arg1, a_read,
-            a_va
+            a_va, at_k, at_n, at_v, same_blk
         );
         // The request as it is offered, checked as `ChaseLayout::is_valid` and `chase` do.
         self.r_koff.next = self.req_arg1.val().get_bits::<16>(0);
@@ -232,17 +239,19 @@ impl Logic for PointerChase {
             & (self.req_va.val() != 0);
         // The current node's fields, and their words in the block the memory answered with
         // (the words are 8-byte aligned: address bits 3..6 pick one of eight).
-        self.at_k.next = bit_cast::<65, 64>(self.node.q.val())
+        self.at_k.d.next = bit_cast::<65, 64>(self.node.q.val())
             + bit_cast::<65, 16>(self.layout.q.val().get_bits::<16>(0));
-        self.at_n.next = bit_cast::<65, 64>(self.node.q.val())
+        self.at_n.d.next = bit_cast::<65, 64>(self.node.q.val())
             + bit_cast::<65, 16>(self.layout.q.val().get_bits::<16>(16));
-        self.at_v.next = bit_cast::<65, 64>(self.node.q.val())
+        self.at_v.d.next = bit_cast::<65, 64>(self.node.q.val())
             + bit_cast::<65, 16>(self.layout.q.val().get_bits::<16>(32));
+        self.same_blk.d.next =
+            self.at_k.q.val().get_bits::<59>(6) == self.at_n.q.val().get_bits::<59>(6);
         self.w_key.next = bit_cast::<64, 512>(
-            self.mem_data.val() >> (bit_cast::<9, 3>(self.at_k.val().get_bits::<3>(3)) << 6),
+            self.mem_data.val() >> (bit_cast::<9, 3>(self.at_k.q.val().get_bits::<3>(3)) << 6),
         );
         self.w_next.next = bit_cast::<64, 512>(
-            self.mem_data.val() >> (bit_cast::<9, 3>(self.at_n.val().get_bits::<3>(3)) << 6),
+            self.mem_data.val() >> (bit_cast::<9, 3>(self.at_n.q.val().get_bits::<3>(3)) << 6),
         );
         self.nxt_ready.next = false;
         self.req_ready.next = self.state.q.val() == ChaseState::Idle;
@@ -255,9 +264,9 @@ impl Logic for PointerChase {
         self.mem_own.next = false;
         self.pay_ready.next = false;
         self.rsp_read_own.next = false;
-        self.mem_va.next = bit_cast::<64, 65>(self.at_k.val());
+        self.mem_va.next = bit_cast::<64, 65>(self.at_k.q.val());
         if (self.state.q.val() == ChaseState::Next) | (self.state.q.val() == ChaseState::NextWait) {
-            self.mem_va.next = bit_cast::<64, 65>(self.at_n.val());
+            self.mem_va.next = bit_cast::<64, 65>(self.at_n.q.val());
         }
         self.rsp_valid.next = self.state.q.val() == ChaseState::Answer;
         self.rsp_status.next = self.a_status.q.val();
@@ -278,19 +287,22 @@ impl Logic for PointerChase {
                     self.vlen.d.next = bit_cast::<12, 32>(self.req_len.val());
                     self.hop.d.next = 1.into();
                     if self.r_ok.val() {
-                        self.state.d.next = ChaseState::Key;
+                        self.state.d.next = ChaseState::Addr;
                     } else {
                         self.a_status.d.next = self.c_bad_request.val();
                         self.state.d.next = ChaseState::Answer;
                     }
                 }
             }
+            ChaseState::Addr => {
+                self.state.d.next = ChaseState::Key;
+            }
             ChaseState::Key => {
                 if self.node.q.val().get_bits::<3>(0) != 0 {
                     // Nodes are 8-byte aligned (so are their words, inside one page).
                     self.a_status.d.next = self.c_bad_request.val();
                     self.state.d.next = ChaseState::Answer;
-                } else if self.at_k.val().get_bit(64) {
+                } else if self.at_k.q.val().get_bit(64) {
                     // node + offset wraps 2^64: nothing there is readable.
                     self.a_status.d.next = self.c_unmapped.val();
                     self.state.d.next = ChaseState::Answer;
@@ -302,7 +314,7 @@ impl Logic for PointerChase {
                 }
             }
             ChaseState::Next => {
-                if self.at_n.val().get_bit(64) {
+                if self.at_n.q.val().get_bit(64) {
                     self.a_status.d.next = self.c_unmapped.val();
                     self.state.d.next = ChaseState::Answer;
                 } else {
@@ -320,17 +332,16 @@ impl Logic for PointerChase {
                     } else if self.w_key.val() == self.key.q.val() {
                         // Found: the value at node + value_offset.
                         self.state.d.next = ChaseState::Answer;
-                        if self.at_v.val().get_bit(64) {
+                        if self.at_v.q.val().get_bit(64) {
                             self.a_status.d.next = self.c_unmapped.val();
                         } else {
                             self.a_status.d.next = self.c_ok.val();
                             self.a_arg0.d.next = bit_cast::<64, 16>(self.hop.q.val());
                             self.a_arg1.d.next = self.node.q.val();
                             self.a_read.d.next = true;
-                            self.a_va.d.next = bit_cast::<64, 65>(self.at_v.val());
+                            self.a_va.d.next = bit_cast::<64, 65>(self.at_v.q.val());
                         }
-                    } else if self.at_k.val().get_bits::<59>(6) == self.at_n.val().get_bits::<59>(6)
-                    {
+                    } else if self.same_blk.q.val() {
                         // The next pointer came in the key's block: no second read.
                         self.nxt_ready.next = true;
                     } else {
@@ -366,7 +377,7 @@ impl Logic for PointerChase {
             {
                 self.node.d.next = self.w_next.val();
                 self.hop.d.next = self.hop.q.val() + 1;
-                self.state.d.next = ChaseState::Key;
+                self.state.d.next = ChaseState::Addr;
             }
         }
         if self.reset.val() {
