@@ -807,7 +807,13 @@ impl Logic for FastpathTop {
         // Sync unit.
         self.sync.k_pid.next = self.h_pid.val();
         self.sync.k_client.next = self.hcli.q.val();
+        // A CN_ACK names the entry to free in `arg0`; chosen by the opcode alone, not in the
+        // Dispatch branch that acts on it, so the key check and the class decisions stay off
+        // the sync unit's CAM compare (a CN_ACK makes no lookup and records nothing).
         self.sync.k_req.next = self.h_req.val();
+        if self.opcode.val() == self.op_cn_ack.val() {
+            self.sync.k_req.next = bit_cast::<32, 64>(self.h_arg0.val());
+        }
         self.sync.lk_valid.next = false;
         self.sync.ack_valid.next = false;
         self.sync.rel_valid.next = false;
@@ -1133,8 +1139,7 @@ impl Logic for FastpathTop {
                         self.state.d.next = State::Dispatch;
                     }
                 } else if self.opcode.val() == self.op_cn_ack.val() {
-                    // CN_ACK: frees the entry (pid, client, arg0).
-                    self.sync.k_req.next = bit_cast::<32, 64>(self.h_arg0.val());
+                    // CN_ACK: frees the entry (pid, client, arg0: `sync.k_req` above).
                     self.sync.ack_valid.next = true;
                     self.rs_status.d.next = self.st_ok.val();
                 } else if self.dec.kv.val() {

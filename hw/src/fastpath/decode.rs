@@ -109,8 +109,9 @@ pub struct Decode {
     va_hi_zero: Signal<Local, Bit>,
     /// A read's end within the VA's low 32 bits: `va[0..32] + total_len` (range checks below).
     rd_sum: Signal<Local, Bits<33>>,
-    /// A write packet's end within the VA's low 27 bits: `va[0..27] + (pkt_index << 10) +
-    /// payload_len` (those two below 2^27), one three-operand sum.
+    /// A write packet's bytes from the request's VA (`pkt_index << 10 + payload_len`, below
+    /// 2^27), and its end within the VA's low 27 bits.
+    wr_off: Signal<Local, Bits<27>>,
     wr_sum: Signal<Local, Bits<28>>,
     max_payload16: Spec<16, { MAX_PAYLOAD as u64 }>,
     max_request_len: Spec<32, { MAX_REQUEST_LEN as u64 }>,
@@ -157,9 +158,10 @@ impl Logic for Decode {
         self.va_hi_zero.next = self.va.val().get_bits::<16>(48) == 0;
         self.rd_sum.next = bit_cast::<33, 32>(self.va.val().get_bits::<32>(0))
             + bit_cast::<33, 32>(self.total_len.val());
+        self.wr_off.next = (bit_cast::<27, 16>(self.pkt_index.val()) << 10)
+            + bit_cast::<27, 16>(self.payload_len.val());
         self.wr_sum.next = bit_cast::<28, 27>(self.va.val().get_bits::<27>(0))
-            + (bit_cast::<28, 16>(self.pkt_index.val()) << 10)
-            + bit_cast::<28, 16>(self.payload_len.val());
+            + bit_cast::<28, 27>(self.wr_off.val());
         // check_read.
         self.read_ok.next = (self.payload_len.val() == 0)
             & (self.pkt_count.val() == 1)
@@ -194,9 +196,7 @@ impl Logic for Decode {
             & ((self.va.val().get_bits::<21>(27) != 0x1F_FFFF)
                 | !self.wr_sum.val().get_bit(27)
                 | (self.wr_sum.val().get_bits::<27>(0) == 0))
-            | (self.va.val() == self.va_limit.val())
-                & (self.pkt_index.val() == 0)
-                & (self.payload_len.val() == 0);
+            | (self.va.val() == self.va_limit.val()) & (self.wr_off.val() == 0);
         self.data_va.next = self.va.val();
         if self.opcode.val() == self.op_write.val() {
             self.data_va.next = self.va.val() + (bit_cast::<64, 16>(self.pkt_index.val()) << 10);
