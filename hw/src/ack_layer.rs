@@ -356,11 +356,26 @@ impl Logic for AckLayer {
                 self.left_after.next = 0.into();
             }
             self.left.d.next = self.left_after.val();
-            self.next_any.d.next = self.left_after.val() != 0;
-            if self.left_after.val() >= 64 {
+            // `min(64, left_after)` and `left_after != 0`, from the beat's inputs rather than
+            // from `left_after` (no subtraction in front of the compares): a first beat's
+            // `left_after` is `plen`; a later one's is `left - 64` if `left >= 64` (so at least
+            // 64 if `left >= 128`, else `left % 64`), or 0.
+            if self.first.val() {
+                self.next_any.d.next = self.plen.val() != 0;
+                if self.plen.val().get_bits::<10>(6) != 0 {
+                    self.next_bytes.d.next = 64.into();
+                } else {
+                    self.next_bytes.d.next = bit_cast::<7, 6>(self.plen.val().get_bits::<6>(0));
+                }
+            } else if self.left.q.val().get_bits::<10>(7) != 0 {
+                self.next_any.d.next = true;
                 self.next_bytes.d.next = 64.into();
+            } else if self.left.q.val().get_bit(6) {
+                self.next_any.d.next = self.left.q.val().get_bits::<6>(0) != 0;
+                self.next_bytes.d.next = bit_cast::<7, 6>(self.left.q.val().get_bits::<6>(0));
             } else {
-                self.next_bytes.d.next = bit_cast::<7, 17>(self.left_after.val());
+                self.next_any.d.next = false;
+                self.next_bytes.d.next = 0.into();
             }
             if self.in_last.val() {
                 self.beat.d.next = 0.into();
