@@ -137,8 +137,10 @@ pub enum State {
     RData,
     /// Atomic: read the word.
     SAddr,
-    /// Atomic: the word arrives.
+    /// Atomic: the word arrives (registered in `s_old_q`).
     SData,
+    /// Atomic: the ALU on the registered word; the answer and the ring's record.
+    SAlu,
     /// Append: the tail word read is placed (`replog::place`): LOG_FULL, BAD_REQUEST, or the
     /// record's range is translated.
     APlace,
@@ -453,6 +455,9 @@ pub struct FastpathTop {
     once: DFF<Bit>,
     /// The word an atomic (or Append's tail) writes back.
     s_new: DFF<Bits<64>>,
+    /// An atomic's old word, registered as its R beat arrives (SData): the ALU works on it in
+    /// the next cycle (SAlu), not behind the R channel's word select.
+    s_old_q: DFF<Bits<64>>,
     /// The slow-path descriptors: the TX descriptor taken, decoded; the REQUEST encoded.
     spd: SlowPathDesc,
     /// The slow path's TLB update, applied the cycle after SpTx: insert or invalidate, and
@@ -564,6 +569,7 @@ impl Logic for FastpathTop {
             rs_len,
             once,
             s_new,
+            s_old_q,
             hcli,
             durable,
             ap,
@@ -883,7 +889,7 @@ impl Logic for FastpathTop {
         self.keys.wr_key.next = self.spd.key.val();
         self.word_sh.next = bit_cast::<9, 6>(self.pa1.q.val().get_bits::<6>(0)) << 3;
         self.s_old.next = bit_cast::<64, 512>(self.m_axi_rdata.val() >> self.word_sh.val());
-        self.sync.rec_value.next = self.s_old.val();
+        self.sync.rec_value.next = self.s_old_q.q.val();
         if self.ap.q.val() {
             self.sw_pa.next = self.apl.tail_word_pa.val();
         } else {
@@ -895,7 +901,7 @@ impl Logic for FastpathTop {
         self.apl.tail_pa.next = self.pa1.q.val();
         self.apl.slot_word.next = self.o.q.val().get_bits::<3>(3);
         self.sync.alu_op.next = self.opcode.val();
-        self.sync.alu_old.next = self.s_old.val();
+        self.sync.alu_old.next = self.s_old_q.q.val();
         self.sync.alu_arg0.next = self.h_arg0.val();
         self.sync.alu_arg1.next = self.h_arg1.val();
         // ---- Write-data stage (`WriteData`): streams the W beats of a write whose bursts the
@@ -1354,16 +1360,20 @@ impl Logic for FastpathTop {
                     self.apl.load.next = true;
                     self.state.d.next = State::APlace;
                 } else if self.m_axi_rvalid.val() & self.r_idle.val() {
-                    self.rs_status.d.next = self.st_ok.val();
-                    self.rs_use_arg0.d.next = true;
-                    self.rs_arg0.d.next = self.s_old.val();
-                    self.s_new.d.next = self.sync.alu_new.val();
-                    self.sync.rec_valid.next = self.once.q.val();
-                    if self.sync.alu_write.val() {
-                        self.state.d.next = State::SWrite;
-                    } else {
-                        self.state.d.next = State::Resp;
-                    }
+                    self.s_old_q.d.next = self.s_old.val();
+                    self.state.d.next = State::SAlu;
+                }
+            }
+            State::SAlu => {
+                self.rs_status.d.next = self.st_ok.val();
+                self.rs_use_arg0.d.next = true;
+                self.rs_arg0.d.next = self.s_old_q.q.val();
+                self.s_new.d.next = self.sync.alu_new.val();
+                self.sync.rec_valid.next = self.once.q.val();
+                if self.sync.alu_write.val() {
+                    self.state.d.next = State::SWrite;
+                } else {
+                    self.state.d.next = State::Resp;
                 }
             }
             State::APlace => {
