@@ -141,6 +141,9 @@ pub enum State {
     SData,
     /// Atomic: the ALU on the registered word; the answer and the ring's record.
     SAlu,
+    /// Append: the tail word (registered in `s_old_q` as it arrived) goes into the placement's
+    /// sums.
+    ALoad,
     /// Append: the tail word read is placed (`replog::place`): LOG_FULL, BAD_REQUEST, or the
     /// record's range is translated.
     APlace,
@@ -455,8 +458,9 @@ pub struct FastpathTop {
     once: DFF<Bit>,
     /// The word an atomic (or Append's tail) writes back.
     s_new: DFF<Bits<64>>,
-    /// An atomic's old word, registered as its R beat arrives (SData): the ALU works on it in
-    /// the next cycle (SAlu), not behind the R channel's word select.
+    /// An atomic's old word (or Append's tail word), registered as its R beat arrives (SData):
+    /// the ALU (SAlu) or the placement's sums (ALoad) work on it in the next cycle, not behind
+    /// the R channel's word select.
     s_old_q: DFF<Bits<64>>,
     /// The slow-path descriptors: the TX descriptor taken, decoded; the REQUEST encoded.
     spd: SlowPathDesc,
@@ -480,8 +484,9 @@ pub struct FastpathTop {
     ap: DFF<Bit>,
     /// The persist handshake of a durable write or Append (the executor's Persist state).
     pers: Persist,
-    /// Append's placement on the tail word (`replog::place`): loaded as the word arrives
-    /// (SData), decided the next cycle (APlace); it keeps the old tail, the new one and the
+    /// Append's placement on the tail word (`replog::place`): loaded from `s_old_q` the cycle
+    /// after the word arrives (ALoad), decided the next cycle (APlace); it keeps the old tail,
+    /// the new one and the
     /// tail word's PA for the write-back, and the record's realignment from its slot.
     apl: AppendPlace,
     /// The word SWrite writes: the atomic's (`pa1`), or an Append's tail word.
@@ -897,7 +902,7 @@ impl Logic for FastpathTop {
         }
         // Append's placement: the tail word as it arrives in SData (below).
         self.apl.load.next = false;
-        self.apl.tail.next = self.s_old.val();
+        self.apl.tail.next = self.s_old_q.q.val();
         self.apl.tail_pa.next = self.pa1.q.val();
         self.apl.slot_word.next = self.o.q.val().get_bits::<3>(3);
         self.sync.alu_op.next = self.opcode.val();
@@ -1356,9 +1361,9 @@ impl Logic for FastpathTop {
                     // An offload's word: its block goes to the unit now (mem_done above).
                     self.state.d.next = State::Offload;
                 } else if self.m_axi_rvalid.val() & self.r_idle.val() & self.ap.q.val() {
-                    // Append: the tail word, placed next cycle.
-                    self.apl.load.next = true;
-                    self.state.d.next = State::APlace;
+                    // Append: the tail word, registered; loaded into the placement next cycle.
+                    self.s_old_q.d.next = self.s_old.val();
+                    self.state.d.next = State::ALoad;
                 } else if self.m_axi_rvalid.val() & self.r_idle.val() {
                     self.s_old_q.d.next = self.s_old.val();
                     self.state.d.next = State::SAlu;
@@ -1375,6 +1380,11 @@ impl Logic for FastpathTop {
                 } else {
                     self.state.d.next = State::Resp;
                 }
+            }
+            State::ALoad => {
+                // The registered tail word into the placement's sums; placed next cycle.
+                self.apl.load.next = true;
+                self.state.d.next = State::APlace;
             }
             State::APlace => {
                 // Placed, the record's range is translated with write permission (one or two
