@@ -37,21 +37,26 @@ impl Logic for Realign {
     }
 }
 
-/// The lanes of one 64-byte beat inside a byte range of a stream (combinational): the beat
-/// starts at stream position `pos`, the range is `[lo, hi)`; `first` and `stop` are the range
-/// clamped to the beat's lanes 0..=64, so lane k is inside when `first <= k < stop`. The write
-/// strobes and an Append record's payload mask are both built from it.
+/// The lanes of one 64-byte beat inside a byte range of a stream (combinational): the beat is
+/// block `block` of the stream (its lane 0 at position `64 * block`), the range is `[lo, hi)`;
+/// `first` and `stop` are the range clamped to the beat's lanes 0..=64, so lane k is inside
+/// when `first <= k < stop`. The write strobes and an Append record's payload mask are both
+/// built from it.
+///
+/// A beat starts on a block boundary, so the clamp needs no subtraction: a bound in a later
+/// block clamps to 64, in an earlier one to 0, in this one it is its offset (a 6-bit compare
+/// and a select, not a 12-bit difference and its range check).
 #[derive(LogicBlock, Default)]
 pub struct LaneWindow {
-    /// Stream position of the beat's lane 0.
-    pub pos: Signal<In, Bits<12>>,
+    /// The beat's block in the stream (lane 0 at stream position `64 * block`).
+    pub block: Signal<In, Bits<6>>,
     /// First byte of the range (stream position).
     pub lo: Signal<In, Bits<12>>,
     /// One past the range's last byte.
     pub hi: Signal<In, Bits<12>>,
-    /// `clamp(lo - pos, 0, 64)`.
+    /// `clamp(lo - 64 * block, 0, 64)`.
     pub first: Signal<Out, Bits<7>>,
-    /// `clamp(hi - pos, 0, 64)`.
+    /// `clamp(hi - 64 * block, 0, 64)`.
     pub stop: Signal<Out, Bits<7>>,
 }
 
@@ -59,20 +64,16 @@ impl Logic for LaneWindow {
     #[hdl_gen]
     fn update(&mut self) {
         self.first.next = 0.into();
-        if self.lo.val() > self.pos.val() {
-            if self.lo.val() - self.pos.val() >= 64 {
-                self.first.next = 64.into();
-            } else {
-                self.first.next = bit_cast::<7, 12>(self.lo.val() - self.pos.val());
-            }
+        if self.lo.val().get_bits::<6>(6) > self.block.val() {
+            self.first.next = 64.into();
+        } else if self.lo.val().get_bits::<6>(6) == self.block.val() {
+            self.first.next = bit_cast::<7, 6>(self.lo.val().get_bits::<6>(0));
         }
         self.stop.next = 0.into();
-        if self.hi.val() > self.pos.val() {
-            if self.hi.val() - self.pos.val() >= 64 {
-                self.stop.next = 64.into();
-            } else {
-                self.stop.next = bit_cast::<7, 12>(self.hi.val() - self.pos.val());
-            }
+        if self.hi.val().get_bits::<6>(6) > self.block.val() {
+            self.stop.next = 64.into();
+        } else if self.hi.val().get_bits::<6>(6) == self.block.val() {
+            self.stop.next = bit_cast::<7, 6>(self.hi.val().get_bits::<6>(0));
         }
     }
 }
@@ -101,7 +102,7 @@ mod tests {
         }
     }
 
-    /// Every beat position against a range of every shape (empty, inside one beat, across
+    /// Every block against a range of every shape (empty, inside one beat, across
     /// beats, past the end): `first`/`stop` are the clamped bounds the rule says.
     #[test]
     fn lane_window_clamps_the_range_to_the_beat() {
@@ -116,9 +117,14 @@ mod tests {
             (100, 101),
             (64, 1088),
             (7, 4095),
+            (128, 192),
+            (127, 129),
+            (4032, 4095),
+            (0, 4032),
         ] {
-            for pos in (0..1152u64).step_by(64) {
-                w.pos.next = pos.to_bits();
+            for block in 0..64u64 {
+                let pos = block * 64;
+                w.block.next = block.to_bits();
                 w.lo.next = lo.to_bits();
                 w.hi.next = hi.to_bits();
                 assert!(simulate(&mut w, 100));

@@ -118,8 +118,6 @@ pub struct WriteData {
     start_end: Signal<Local, Bits<12>>,
     start_all_hi: Signal<Local, Bits<12>>,
     start_all_end: Signal<Local, Bits<12>>,
-    /// Block-space position of this block's lane 0.
-    pos: Signal<Local, Bits<12>>,
     /// The beat is taken this cycle.
     fire: Signal<Local, Bit>,
     /// Append: bytes of this beat that carry payload (all ones in the kept lanes).
@@ -176,11 +174,10 @@ impl Logic for WriteData {
         } else {
             self.start_end.next = self.start_all_end.val();
         }
-        self.pos.next = bit_cast::<12, 6>(self.idx.q.val()) << 6;
         self.ones64.next = 0xFFFF_FFFF_FFFF_FFFF_u64.to_bits();
-        // Lane k is strobed when lo <= pos + k < hi: the window [lo, hi) of this block's
+        // Lane k is strobed when lo <= 64 idx + k < hi: the window [lo, hi) of this block's
         // lanes, clamped to 0..=64, as two shifts of an all-ones word.
-        self.strobe.pos.next = self.pos.val();
+        self.strobe.block.next = self.idx.q.val();
         self.strobe.lo.next = self.lo.q.val();
         self.strobe.hi.next = self.hi.q.val();
         self.w_strb.next = (self.ones64.val() << self.strobe.first.val())
@@ -195,7 +192,7 @@ impl Logic for WriteData {
         self.funnel.lo.next = self.prev_block.q.val();
         self.funnel.hi.next = self.buf_data.val();
         self.funnel.sh.next = bit_cast::<6, 3>(self.sh.q.val()) << 3;
-        self.payload.pos.next = self.pos.val();
+        self.payload.block.next = self.idx.q.val();
         self.payload.lo.next = self.payload_lo.q.val();
         self.payload.hi.next = self.payload_hi.q.val();
         self.keep_lo.next = self.payload.first.val();

@@ -9,10 +9,86 @@ impl Logic for ClioKv {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, ret, op, owner, hdr_ok, plen, b0, b1lo, pay_done, first, rec_end,
-            head, link, at, cand, hnext, rvlen, kw, hops, found, slot, ma, wd, cache, ctag, cvalid,
-            bj, bva, bd, prev, cur, cy_q, cin_q, cp0, cp1, cp2, cp3, cp4, cp5, cok_q, rec_m1,
-            rec_zero, a_status, a_arg0, a_read, a_va, a_len, a_record, a_replay, win_lo, win_hi,
+            self,
+            clock,
+            state,
+            ret,
+            op,
+            owner,
+            hdr_ok,
+            plen,
+            b0,
+            b1lo,
+            pay_done,
+            first,
+            rec_end,
+            head,
+            link,
+            at,
+            cand,
+            hnext,
+            rvlen,
+            kw,
+            hops,
+            found,
+            slot,
+            ma,
+            wd,
+            cache,
+            ctag,
+            cvalid,
+            bj,
+            bva,
+            bd,
+            prev,
+            cur,
+            cy_q,
+            cin_q,
+            cp0,
+            cp1,
+            cp2,
+            cp3,
+            cp4,
+            cp5,
+            cprod_q,
+            cok_q,
+            rec_m1,
+            rec_zero,
+            cw,
+            hw_full,
+            hw_slot,
+            jlast,
+            meta_bad,
+            meta_match,
+            body_ok,
+            key_long,
+            fail_q,
+            kword,
+            kmask,
+            klast,
+            ktail,
+            kword_last,
+            sb_magic_pa,
+            sb_live_pa,
+            sb_free_pa,
+            sb_hw_pa,
+            heads_pa,
+            bucket_mask,
+            head_pa,
+            hash_ready,
+            at_meta_pa,
+            at_key_pa,
+            ma_next_pa,
+            slot_meta_pa,
+            a_status,
+            a_arg0,
+            a_read,
+            a_va,
+            a_len,
+            a_record,
+            a_replay,
+            win_lo,
+            win_hi,
             blk_empty
         );
         self.khash.clock.next = self.clock.val();
@@ -33,47 +109,62 @@ impl Logic for ClioKv {
             & (self.req_len.val() == bit_cast::<32, 16>(self.req_pay_len.val()))
             & (self.req_pay_len.val() >= self.c_prefix.val())
             & (self.req_pay_len.val() <= self.c_max_payload.val());
-        self.body_ok.next = (bit_cast::<17, 16>(self.klen.val())
+        self.key_long.d.next = self.klen.val() > self.c_beat0_key.val();
+        self.value_ok.next = self.vlen.val() == 0;
+        if self.op.q.val() == self.op_put.val() {
+            self.value_ok.next = self.vlen.val() <= self.c_max_value.val();
+        }
+        self.body_ok.d.next = (bit_cast::<17, 16>(self.klen.val())
             + bit_cast::<17, 16>(self.vlen.val())
             + bit_cast::<17, 16>(self.c_prefix.val())
             == bit_cast::<17, 16>(self.plen.q.val()))
             & (self.klen.val() != 0)
-            & (self.klen.val() <= self.c_max_key.val());
-        if self.op.q.val() == self.op_put.val() {
-            self.body_ok.next = self.body_ok.val() & (self.vlen.val() <= self.c_max_value.val());
-        } else {
-            self.body_ok.next = self.body_ok.val() & (self.vlen.val() == 0);
-        }
+            & (self.klen.val() <= self.c_max_key.val())
+            & self.value_ok.val();
         // The store's layout.
         self.records.next = bit_cast::<64, 32>(self.cfg_records.val());
         self.rec_m1.d.next = self.records.val() - 1;
         self.rec_zero.d.next = self.cfg_records.val() == 0;
-        self.c_first.next =
-            self.cfg_base.val() + self.c_sb_bytes.val() + (self.cfg_buckets.val() << 3);
-        self.c_end.next = self.c_first.val()
+        // (Registered in turn from the configuration: it is set by KV_CONFIG, which the
+        // executor applies while no offload request is under way, and first read by a slot
+        // check, many cycles into a request.)
+        self.first.d.next = self.heads_pa.q.val() + (self.cfg_buckets.val() << 3);
+        self.rec_end.d.next = self.first.q.val()
             + (self.records.val() << 10)
             + (self.records.val() << 6)
             + (self.records.val() << 4);
         // The word at `ma` in the cached block, and the words a record header holds.
         self.chit.next =
             self.cvalid.q.val() & (self.ctag.q.val() == self.ma.q.val().get_bits::<58>(6));
-        self.cw.next = bit_cast::<64, 512>(
-            self.cache.q.val() >> (bit_cast::<9, 3>(self.ma.q.val().get_bits::<3>(3)) << 6),
-        );
-        self.m_owner.next = self.cw.val().get_bits::<16>(0);
-        self.m_klen.next = self.cw.val().get_bits::<16>(16);
-        self.m_vlen.next = self.cw.val().get_bits::<16>(32);
-        self.hw_slot.next = self.first.q.val()
-            + (self.cw.val() << 10)
-            + (self.cw.val() << 6)
-            + (self.cw.val() << 4);
+        self.word_sh.next = bit_cast::<9, 3>(self.ma.q.val().get_bits::<3>(3)) << 6;
+        self.cw.d.next = bit_cast::<64, 512>(self.cache.q.val() >> self.word_sh.val());
+        if self.state.q.val() == KvState::RdWait {
+            self.cw.d.next = bit_cast::<64, 512>(self.mem_data.val() >> self.word_sh.val());
+        }
+        // A record's metadata word's checks (`HdrMeta`), registered with the word.
+        self.meta_bad.d.next = (self.cw.d.val().get_bits::<16>(16) > self.c_max_key.val())
+            | (self.cw.d.val().get_bits::<16>(32) > self.c_max_stored.val());
+        self.meta_match.d.next = (self.cw.d.val().get_bits::<16>(0) == self.owner.q.val())
+            & (self.cw.d.val().get_bits::<16>(16) == self.klen.val());
+        self.m_vlen.next = self.cw.q.val().get_bits::<11>(32);
+        self.hw_full.d.next = self.cw.q.val() >= self.records.val();
+        self.hw_slot.d.next = self.first.q.val()
+            + (self.cw.q.val() << 10)
+            + (self.cw.q.val() << 6)
+            + (self.cw.q.val() << 4);
         // The key word `kw` and its bytes that count.
-        self.kword.next =
+        self.kword.d.next =
             bit_cast::<64, 512>(self.key.val() >> (bit_cast::<9, 3>(self.kw.q.val()) << 6));
-        self.krem.next = self.klen.val() - (bit_cast::<16, 3>(self.kw.q.val()) << 3);
-        self.kmask.next = self.ones64.val();
-        if self.krem.val() < 8 {
-            self.kmask.next = !(self.ones64.val() << (self.krem.val() << 3));
+        self.klast.d.next = bit_cast::<3, 16>((self.klen.val() - 1) >> 3);
+        self.ktail.d.next = self.ones64.val();
+        if self.klen.val().get_bits::<3>(0) != 0 {
+            self.ktail.d.next =
+                !(self.ones64.val() << (bit_cast::<16, 3>(self.klen.val().get_bits::<3>(0)) << 3));
+        }
+        self.kword_last.d.next = self.kw.q.val() == self.klast.q.val();
+        self.kmask.d.next = self.ones64.val();
+        if self.kw.q.val() == self.klast.q.val() {
+            self.kmask.d.next = self.ktail.q.val();
         }
         // `cand` is 0, or a slot: first <= cand < end, (cand - first) % RECORD_BYTES == 0.
         self.cx.next = bit_cast::<44, 64>(self.cand.q.val() - self.first.q.val());
@@ -107,11 +198,23 @@ impl Logic for ClioKv {
             + (self.cp3.q.val() << 32)
             + (self.cp4.q.val() << 32)
             + (self.cp5.q.val() << 32);
-        self.cok_q.d.next = self.cin_q.q.val() & (self.cprod.val() <= self.c_rec_bound.val());
-        // The key's chain head: base + 64 + 8 * (hash & (buckets - 1)).
-        self.new_head.next = self.cfg_base.val()
-            + self.c_sb_bytes.val()
-            + ((bit_cast::<64, 32>(self.khash.hash.val()) & (self.cfg_buckets.val() - 1)) << 3);
+        self.cprod_q.d.next = self.cprod.val();
+        self.cok_q.d.next = self.cin_q.q.val() & (self.cprod_q.q.val() <= self.c_rec_bound.val());
+        // Word addresses, registered (see their fields). The key's chain head: base + 64 + 8 *
+        // (hash & (buckets - 1)).
+        self.sb_magic_pa.d.next = self.cfg_base.val() + self.c_sb_magic.val();
+        self.sb_live_pa.d.next = self.cfg_base.val() + self.c_sb_live.val();
+        self.sb_free_pa.d.next = self.cfg_base.val() + self.c_sb_free.val();
+        self.sb_hw_pa.d.next = self.cfg_base.val() + self.c_sb_hw.val();
+        self.heads_pa.d.next = self.cfg_base.val() + self.c_sb_bytes.val();
+        self.bucket_mask.d.next = self.cfg_buckets.val() - 1;
+        self.head_pa.d.next = self.heads_pa.q.val()
+            + ((bit_cast::<64, 32>(self.khash.hash.val()) & self.bucket_mask.q.val()) << 3);
+        self.hash_ready.d.next = !self.khash.busy.val();
+        self.at_meta_pa.d.next = self.at.q.val() + 8;
+        self.at_key_pa.d.next = self.at.q.val() + self.c_hdr_bytes.val();
+        self.ma_next_pa.d.next = self.ma.q.val() + 8;
+        self.slot_meta_pa.d.next = self.slot.q.val() + 8;
         // A word write: `wd` in all eight words, strobed at `ma`'s.
         self.rep.next = bit_cast::<512, 64>(self.wd.q.val())
             | (bit_cast::<512, 64>(self.wd.q.val()) << 64)
@@ -123,8 +226,7 @@ impl Logic for ClioKv {
             | (bit_cast::<512, 64>(self.wd.q.val()) << 448);
         self.wstrb_word.next = bit_cast::<64, 8>(0xFF_u8.to_bits())
             << (bit_cast::<6, 3>(self.ma.q.val().get_bits::<3>(3)) << 3);
-        self.wmask.next = bit_cast::<512, 64>(self.ones64.val())
-            << (bit_cast::<9, 3>(self.ma.q.val().get_bits::<3>(3)) << 6);
+        self.wmask.next = bit_cast::<512, 64>(self.ones64.val()) << self.word_sh.val();
         // The record's blocks: block bj holds payload bytes 64 bj - bd .. + 64 (beats bj - 1
         // and bj through the funnel), of which 4..plen are the record's key and value.
         self.body_at.next = self.slot.q.val() + self.c_body_off.val();
@@ -132,7 +234,7 @@ impl Logic for ClioKv {
         self.realign.hi.next = self.cur.q.val();
         self.realign.sh.next =
             bit_cast::<6, 7>(bit_cast::<7, 8>(64_u8.to_bits()) - bit_cast::<7, 6>(self.bd.q.val()));
-        self.lanes.pos.next = bit_cast::<12, 5>(self.bj.q.val()) << 6;
+        self.lanes.block.next = bit_cast::<6, 5>(self.bj.q.val());
         self.win_lo.d.next =
             bit_cast::<12, 16>(self.c_prefix.val()) + bit_cast::<12, 6>(self.bd.q.val());
         self.win_hi.d.next =
@@ -144,7 +246,7 @@ impl Logic for ClioKv {
             & !(self.ones64.val() << self.lanes.stop.val());
         self.body_end.next =
             bit_cast::<11, 16>(self.plen.q.val()) + bit_cast::<11, 6>(self.bd.q.val()) - 1;
-        self.jlast.next = bit_cast::<5, 11>(self.body_end.val() >> 6);
+        self.jlast.d.next = bit_cast::<5, 11>(self.body_end.val() >> 6);
         // The hash's input: owner (u16 LE) ++ key.
         self.khash.data.next =
             bit_cast::<528, 16>(self.owner.q.val()) | (bit_cast::<528, 512>(self.key.val()) << 16);
@@ -188,8 +290,6 @@ impl Logic for ClioKv {
                     self.a_read.d.next = false;
                     self.a_record.d.next = false;
                     self.a_replay.d.next = false;
-                    self.first.d.next = self.c_first.val();
-                    self.rec_end.d.next = self.c_end.val();
                     if !self.op_ok.val() {
                         self.fail.next = true;
                         self.fail_status.next = self.st_unsupported.val();
@@ -206,11 +306,14 @@ impl Logic for ClioKv {
                 if self.pay_valid.val() {
                     self.b0.d.next = self.pay_data.val();
                     self.pay_done.d.next = self.pay_last.val();
-                    self.state.d.next = KvState::Check;
+                    self.state.d.next = KvState::Sizes;
                 }
             }
+            KvState::Sizes => {
+                self.state.d.next = KvState::Check;
+            }
             KvState::Check => {
-                if !(self.hdr_ok.q.val() & self.body_ok.val()) {
+                if !(self.hdr_ok.q.val() & self.body_ok.q.val()) {
                     self.fail.next = true;
                     self.fail_status.next = self.st_bad.val();
                 } else if self.cfg_status.val() != self.st_ok.val() {
@@ -219,7 +322,7 @@ impl Logic for ClioKv {
                 } else if self.op.q.val() != self.op_get.val() {
                     // A put or delete: the idempotence ring first.
                     self.state.d.next = KvState::Once;
-                } else if self.klen.val() > self.c_beat0_key.val() {
+                } else if self.key_long.q.val() {
                     self.state.d.next = KvState::Peek;
                 } else {
                     self.state.d.next = KvState::Start;
@@ -241,7 +344,7 @@ impl Logic for ClioKv {
                     } else {
                         // Executed: its answer is recorded, whatever it is.
                         self.a_record.d.next = true;
-                        if self.klen.val() > self.c_beat0_key.val() {
+                        if self.key_long.q.val() {
                             self.state.d.next = KvState::Peek;
                         } else {
                             self.state.d.next = KvState::Start;
@@ -257,29 +360,30 @@ impl Logic for ClioKv {
             }
             KvState::Start => {
                 self.khash.start.next = true;
-                self.ma.d.next = self.cfg_base.val() + self.c_sb_magic.val();
+                self.ma.d.next = self.sb_magic_pa.q.val();
                 self.ret.d.next = KvState::MagicChk;
                 self.state.d.next = KvState::Rd;
             }
             KvState::MagicChk => {
-                if self.cw.val() != self.c_magic.val() {
+                if self.cw.q.val() != self.c_magic.val() {
                     self.fail.next = true;
                 } else {
                     self.state.d.next = KvState::HashWait;
                 }
             }
             KvState::HashWait => {
-                if !self.khash.busy.val() {
-                    self.head.d.next = self.new_head.val();
-                    self.link.d.next = self.new_head.val();
+                // (`hash_ready` is at least two cycles past Start's `khash.start` here.)
+                if self.hash_ready.q.val() {
+                    self.head.d.next = self.head_pa.q.val();
+                    self.link.d.next = self.head_pa.q.val();
                     self.hops.d.next = 0.into();
-                    self.ma.d.next = self.new_head.val();
+                    self.ma.d.next = self.head_pa.q.val();
                     self.ret.d.next = KvState::LinkChk;
                     self.state.d.next = KvState::Rd;
                 }
             }
             KvState::LinkChk => {
-                self.cand.d.next = self.cw.val();
+                self.cand.d.next = self.cw.q.val();
                 self.ret.d.next = KvState::LinkUse;
                 self.state.d.next = KvState::Cand1;
             }
@@ -290,6 +394,9 @@ impl Logic for ClioKv {
                 self.state.d.next = KvState::Cand3;
             }
             KvState::Cand3 => {
+                self.state.d.next = KvState::Cand4;
+            }
+            KvState::Cand4 => {
                 self.state.d.next = self.ret.q.val();
             }
             KvState::LinkUse => {
@@ -305,22 +412,18 @@ impl Logic for ClioKv {
                 }
             }
             KvState::HdrNext => {
-                self.hnext.d.next = self.cw.val();
-                self.ma.d.next = self.at.q.val() + 8;
+                self.hnext.d.next = self.cw.q.val();
+                self.ma.d.next = self.at_meta_pa.q.val();
                 self.ret.d.next = KvState::HdrMeta;
                 self.state.d.next = KvState::Rd;
             }
             KvState::HdrMeta => {
-                self.rvlen.d.next = self.m_vlen.val().get_bits::<11>(0);
-                if (self.m_klen.val() > self.c_max_key.val())
-                    | (self.m_vlen.val() > self.c_max_stored.val())
-                {
+                self.rvlen.d.next = self.m_vlen.val();
+                if self.meta_bad.q.val() {
                     self.fail.next = true;
-                } else if (self.m_owner.val() == self.owner.q.val())
-                    & (self.m_klen.val() == self.klen.val())
-                {
+                } else if self.meta_match.q.val() {
                     self.kw.d.next = 0.into();
-                    self.ma.d.next = self.at.q.val() + self.c_hdr_bytes.val();
+                    self.ma.d.next = self.at_key_pa.q.val();
                     self.ret.d.next = KvState::KeyChk;
                     self.state.d.next = KvState::Rd;
                 } else {
@@ -328,13 +431,13 @@ impl Logic for ClioKv {
                 }
             }
             KvState::KeyChk => {
-                if ((self.cw.val() ^ self.kword.val()) & self.kmask.val()) != 0 {
+                if ((self.cw.q.val() ^ self.kword.q.val()) & self.kmask.q.val()) != 0 {
                     self.state.d.next = KvState::Next;
-                } else if self.krem.val() <= 8 {
+                } else if self.kword_last.q.val() {
                     self.state.d.next = KvState::Found;
                 } else {
                     self.kw.d.next = self.kw.q.val() + 1;
-                    self.ma.d.next = self.ma.q.val() + 8;
+                    self.ma.d.next = self.ma_next_pa.q.val();
                     self.ret.d.next = KvState::KeyChk;
                     self.state.d.next = KvState::Rd;
                 }
@@ -357,9 +460,7 @@ impl Logic for ClioKv {
                     self.ans.next = true;
                     self.ans_hit.next = true;
                     self.a_read.d.next = self.rvlen.q.val() != 0;
-                    self.a_va.d.next = self.at.q.val()
-                        + self.c_hdr_bytes.val()
-                        + bit_cast::<64, 16>(self.klen.val());
+                    self.a_va.d.next = self.at_key_pa.q.val() + bit_cast::<64, 16>(self.klen.val());
                     self.a_len.d.next = bit_cast::<12, 11>(self.rvlen.q.val());
                 } else if self.op.q.val() == self.op_delete.val() {
                     self.state.d.next = KvState::Unlink;
@@ -369,7 +470,7 @@ impl Logic for ClioKv {
             }
             KvState::NotFound => {
                 if self.op.q.val() == self.op_put.val() {
-                    self.ma.d.next = self.cfg_base.val() + self.c_sb_live.val();
+                    self.ma.d.next = self.sb_live_pa.q.val();
                     self.ret.d.next = KvState::LiveChk;
                     self.state.d.next = KvState::Rd;
                 } else {
@@ -380,7 +481,8 @@ impl Logic for ClioKv {
                 // One slot stays spare for replacements: at most records - 1 keys.
                 // (`cw + 1 >= records` with a 64-bit wrap, without the add in this cycle.)
                 if self.rec_zero.q.val()
-                    | (self.cw.val() != self.ones64.val()) & (self.cw.val() >= self.rec_m1.q.val())
+                    | (self.cw.q.val() != self.ones64.val())
+                        & (self.cw.q.val() >= self.rec_m1.q.val())
                 {
                     self.fail.next = true;
                     self.fail_status.next = self.st_oom.val();
@@ -389,18 +491,18 @@ impl Logic for ClioKv {
                 }
             }
             KvState::Take => {
-                self.ma.d.next = self.cfg_base.val() + self.c_sb_free.val();
+                self.ma.d.next = self.sb_free_pa.q.val();
                 self.ret.d.next = KvState::FreeChk;
                 self.state.d.next = KvState::Rd;
             }
             KvState::FreeChk => {
-                self.cand.d.next = self.cw.val();
+                self.cand.d.next = self.cw.q.val();
                 self.ret.d.next = KvState::FreeUse;
                 self.state.d.next = KvState::Cand1;
             }
             KvState::FreeUse => {
                 if self.cand.q.val() == 0 {
-                    self.ma.d.next = self.cfg_base.val() + self.c_sb_hw.val();
+                    self.ma.d.next = self.sb_hw_pa.q.val();
                     self.ret.d.next = KvState::HwChk;
                     self.state.d.next = KvState::Rd;
                 } else if !self.cok_q.q.val() {
@@ -413,19 +515,23 @@ impl Logic for ClioKv {
                 }
             }
             KvState::FreeNext => {
-                self.wd.d.next = self.cw.val();
-                self.ma.d.next = self.cfg_base.val() + self.c_sb_free.val();
+                self.wd.d.next = self.cw.q.val();
+                self.ma.d.next = self.sb_free_pa.q.val();
                 self.ret.d.next = KvState::Prev;
                 self.state.d.next = KvState::Wr;
             }
             KvState::HwChk => {
-                if self.cw.val() >= self.records.val() {
+                self.wd.d.next = self.cw.q.val() + 1;
+                self.ma.d.next = self.sb_hw_pa.q.val();
+                self.state.d.next = KvState::HwSlot;
+            }
+            KvState::HwSlot => {
+                // The mark's checks and slot, registered from `cw` in HwChk.
+                if self.hw_full.q.val() {
                     self.fail.next = true;
                     self.fail_status.next = self.st_oom.val();
                 } else {
-                    self.slot.d.next = self.hw_slot.val();
-                    self.wd.d.next = self.cw.val() + 1;
-                    self.ma.d.next = self.cfg_base.val() + self.c_sb_hw.val();
+                    self.slot.d.next = self.hw_slot.q.val();
                     self.ret.d.next = KvState::Prev;
                     self.state.d.next = KvState::Wr;
                 }
@@ -442,7 +548,7 @@ impl Logic for ClioKv {
                 }
             }
             KvState::HeadNext => {
-                self.wd.d.next = self.cw.val();
+                self.wd.d.next = self.cw.q.val();
                 self.state.d.next = KvState::HdrW0;
             }
             KvState::HdrW0 => {
@@ -451,7 +557,7 @@ impl Logic for ClioKv {
                 self.state.d.next = KvState::Wr;
             }
             KvState::HdrW1 => {
-                self.ma.d.next = self.slot.q.val() + 8;
+                self.ma.d.next = self.slot_meta_pa.q.val();
                 self.wd.d.next = bit_cast::<64, 16>(self.owner.q.val())
                     | (bit_cast::<64, 16>(self.klen.val()) << 16)
                     | (bit_cast::<64, 16>(self.vlen.val()) << 32);
@@ -510,7 +616,7 @@ impl Logic for ClioKv {
                 }
             }
             KvState::BNext => {
-                if self.bj.q.val() == self.jlast.val() {
+                if self.bj.q.val() == self.jlast.q.val() {
                     self.state.d.next = KvState::Commit;
                 } else {
                     self.bj.d.next = self.bj.q.val() + 1;
@@ -528,13 +634,13 @@ impl Logic for ClioKv {
                 if self.found.q.val() {
                     self.state.d.next = KvState::Give;
                 } else {
-                    self.ma.d.next = self.cfg_base.val() + self.c_sb_live.val();
+                    self.ma.d.next = self.sb_live_pa.q.val();
                     self.ret.d.next = KvState::NewLive;
                     self.state.d.next = KvState::Rd;
                 }
             }
             KvState::NewLive => {
-                self.wd.d.next = self.cw.val() + 1;
+                self.wd.d.next = self.cw.q.val() + 1;
                 self.ret.d.next = KvState::AnsMiss;
                 self.state.d.next = KvState::Wr;
             }
@@ -545,31 +651,31 @@ impl Logic for ClioKv {
                 self.state.d.next = KvState::Wr;
             }
             KvState::Give => {
-                self.ma.d.next = self.cfg_base.val() + self.c_sb_free.val();
+                self.ma.d.next = self.sb_free_pa.q.val();
                 self.ret.d.next = KvState::Give1;
                 self.state.d.next = KvState::Rd;
             }
             KvState::Give1 => {
-                self.wd.d.next = self.cw.val();
+                self.wd.d.next = self.cw.q.val();
                 self.ma.d.next = self.at.q.val();
                 self.ret.d.next = KvState::Give2;
                 self.state.d.next = KvState::Wr;
             }
             KvState::Give2 => {
                 self.wd.d.next = 0.into();
-                self.ma.d.next = self.at.q.val() + 8;
+                self.ma.d.next = self.at_meta_pa.q.val();
                 self.ret.d.next = KvState::Give3;
                 self.state.d.next = KvState::Wr;
             }
             KvState::Give3 => {
                 self.wd.d.next = self.at.q.val();
-                self.ma.d.next = self.cfg_base.val() + self.c_sb_free.val();
+                self.ma.d.next = self.sb_free_pa.q.val();
                 self.ret.d.next = KvState::Give4;
                 self.state.d.next = KvState::Wr;
             }
             KvState::Give4 => {
                 if self.op.q.val() == self.op_delete.val() {
-                    self.ma.d.next = self.cfg_base.val() + self.c_sb_live.val();
+                    self.ma.d.next = self.sb_live_pa.q.val();
                     self.ret.d.next = KvState::DelLive;
                     self.state.d.next = KvState::Rd;
                 } else {
@@ -578,8 +684,8 @@ impl Logic for ClioKv {
             }
             KvState::DelLive => {
                 self.wd.d.next = 0.into();
-                if self.cw.val() != 0 {
-                    self.wd.d.next = self.cw.val() - 1;
+                if self.cw.q.val() != 0 {
+                    self.wd.d.next = self.cw.q.val() - 1;
                 }
                 self.ret.d.next = KvState::AnsHit;
                 self.state.d.next = KvState::Wr;
@@ -636,6 +742,12 @@ impl Logic for ClioKv {
                     }
                 }
             }
+            KvState::Fail => {
+                self.a_status.d.next = self.fail_q.q.val();
+                self.a_arg0.d.next = 0.into();
+                self.a_read.d.next = false;
+                self.state.d.next = KvState::Drain;
+            }
             KvState::Drain => {
                 self.pay_ready.next = !self.pay_done.q.val();
                 if self.pay_done.q.val() {
@@ -651,10 +763,8 @@ impl Logic for ClioKv {
             }
         }
         if self.fail.val() {
-            self.a_status.d.next = self.fail_status.val();
-            self.a_arg0.d.next = 0.into();
-            self.a_read.d.next = false;
-            self.state.d.next = KvState::Drain;
+            self.fail_q.d.next = self.fail_status.val();
+            self.state.d.next = KvState::Fail;
         }
         if self.ans.val() {
             self.a_status.d.next = self.st_ok.val();

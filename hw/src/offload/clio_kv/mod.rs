@@ -105,6 +105,8 @@ pub enum KvState {
     Idle,
     /// Taking the payload's first beat.
     Beat0,
+    /// The prefix's lengths are checked against the payload (`body_ok`, registered).
+    Sizes,
     /// Checking the request's framing and lengths.
     Check,
     /// Waiting for the idempotence ring's verdict (puts and deletes).
@@ -123,8 +125,10 @@ pub enum KvState {
     Cand1,
     /// The link's slot check, second stage (the multiply by the inverse: its products).
     Cand2,
-    /// The link's slot check, third stage (the products' sum against the bound).
+    /// The link's slot check, third stage (the products' sum, registered).
     Cand3,
+    /// The link's slot check, fourth stage (the sum against the bound).
+    Cand4,
     /// The link is checked and followed.
     LinkUse,
     /// The record's next link was read.
@@ -151,6 +155,9 @@ pub enum KvState {
     FreeNext,
     /// The high-water mark was read.
     HwChk,
+    /// The high-water mark's slot is taken (`hw_slot`), or OUT_OF_MEMORY (`hw_full`), both
+    /// registered from the mark read.
+    HwSlot,
     /// The new record's next link: the old record's, or the chain head.
     Prev,
     /// The chain head was read.
@@ -199,6 +206,8 @@ pub enum KvState {
     Wr,
     /// The write is on its way.
     WrWait,
+    /// A check failed: the answer is `fail_q`'s status (then `Drain`).
+    Fail,
     /// Take the payload's remaining beats.
     Drain,
     /// The answer is held until the executor takes it.
@@ -327,9 +336,9 @@ pub struct ClioKv {
     b1lo: DFF<Bits<32>>,
     /// Every payload beat was taken.
     pay_done: DFF<Bit>,
-    /// The first record slot's address (`StoreLayout::record(0)`).
+    /// The first record slot's address (`StoreLayout::record(0)`) and one past the last
+    /// (`record(records)`), registered from the configuration (`heads_pa`, then `first`).
     first: DFF<Bits<64>>,
-    /// One past the last slot (`StoreLayout::record(records)`).
     rec_end: DFF<Bits<64>>,
     /// The key's chain head.
     head: DFF<Bits<64>>,
@@ -355,6 +364,36 @@ pub struct ClioKv {
     ma: DFF<Bits<64>>,
     /// The word to write.
     wd: DFF<Bits<64>>,
+    /// The record's last block index, registered (`plen` and `bd` are set before its blocks
+    /// are written).
+    jlast: DFF<Bits<5>>,
+    /// The slot at the high-water mark `cw` (`first + cw * RECORD_BYTES`) and whether the mark
+    /// is at `records` already (no slot left), registered.
+    hw_slot: DFF<Bits<64>>,
+    hw_full: DFF<Bit>,
+    /// The word read as a record's metadata (`HdrMeta`): its lengths past the bounds; its
+    /// owner and key length the request's. Registered with `cw`, from the same block word.
+    meta_bad: DFF<Bit>,
+    meta_match: DFF<Bit>,
+    /// The key's word `kw` and the bytes of it that count (all but in its last word), and
+    /// whether `kw` is the last (`(klen - 1) / 8`), registered from `kw` each cycle: `kw` moves
+    /// a `Rd` before `KeyChk` compares.
+    kword: DFF<Bits<64>>,
+    kmask: DFF<Bits<64>>,
+    kword_last: DFF<Bit>,
+    /// The key's last word's index and byte mask, registered from `klen` (set in `Beat0`).
+    klast: DFF<Bits<3>>,
+    ktail: DFF<Bits<64>>,
+    /// The prefix (`b0`) agrees with the payload and the bounds, registered (`Sizes`).
+    body_ok: DFF<Bit>,
+    /// The key runs past the first beat (its last bytes are the second's), registered.
+    key_long: DFF<Bit>,
+    /// A failed check's status, registered: the answer takes it in `Fail` (the checks do not
+    /// fan out into the answer's registers in their own cycle).
+    fail_q: DFF<Bits<8>>,
+    /// The word read (`Rd`): registered from the cached block in `Rd` (a hit) or from the
+    /// memory's block in `RdWait`, so the state `Rd` returns to (`ret`) starts from a register.
+    cw: DFF<Bits<64>>,
     /// The last block read (kept up to date by word writes).
     cache: DFF<Bits<512>>,
     /// Its block address (VA bits 6..).
@@ -384,13 +423,36 @@ pub struct ClioKv {
     cp3: DFF<Bits<40>>,
     cp4: DFF<Bits<40>>,
     cp5: DFF<Bits<40>>,
-    /// Slot check, stage 3: `cand` is a record slot's address (`StoreLayout::is_record`), three
+    /// Slot check, stage 3: `cy_q * REC_INV mod 2^40`, the products' sum.
+    cprod_q: DFF<Bits<40>>,
+    /// Slot check, stage 4: `cand` is a record slot's address (`StoreLayout::is_record`), four
     /// cycles after `cand` was set.
     cok_q: DFF<Bit>,
     /// `records - 1` and `records == 0` of the configuration, registered (the store is
     /// configured by KV_CONFIG before requests use it).
     rec_m1: DFF<Bits<64>>,
     rec_zero: DFF<Bit>,
+    /// The superblock's words (`base + SB_*`), the chains' first head (`base +
+    /// SUPERBLOCK_BYTES`) and `buckets - 1` of the configuration, registered: the word address
+    /// `ma` takes registers only, never an adder's output.
+    sb_magic_pa: DFF<Bits<64>>,
+    sb_live_pa: DFF<Bits<64>>,
+    sb_free_pa: DFF<Bits<64>>,
+    sb_hw_pa: DFF<Bits<64>>,
+    heads_pa: DFF<Bits<64>>,
+    bucket_mask: DFF<Bits<64>>,
+    /// The key's chain head from the hash (`heads_pa + 8 * (hash & bucket_mask)`), registered
+    /// from the hash each cycle; `hash_ready` (the hash not busy a cycle ago) says it is the
+    /// finished hash's.
+    head_pa: DFF<Bits<64>>,
+    hash_ready: DFF<Bit>,
+    /// `at + 8` (a record's metadata word), `at + RECORD_HEADER_BYTES` (its key), `ma + 8` (the
+    /// next key word) and `slot + 8` (the new record's metadata word), registered each cycle:
+    /// each is used at least one access (`Rd`/`Wr`) after its source was set.
+    at_meta_pa: DFF<Bits<64>>,
+    at_key_pa: DFF<Bits<64>>,
+    ma_next_pa: DFF<Bits<64>>,
+    slot_meta_pa: DFF<Bits<64>>,
     /// Answer: status.
     a_status: DFF<Bits<8>>,
     /// Answer: `arg0`.
@@ -424,45 +486,31 @@ pub struct ClioKv {
     vlen: Signal<Local, Bits<16>>,
     /// The key (bytes past `klen` are the value's or garbage).
     key: Signal<Local, Bits<512>>,
-    /// The prefix agrees with the payload and the bounds.
-    body_ok: Signal<Local, Bit>,
+    /// The value's length is within the opcode's bound.
+    value_ok: Signal<Local, Bit>,
     /// The request's opcode is one of the unit's.
     op_ok: Signal<Local, Bit>,
     /// The header checks of a request offered now.
     r_hdr_ok: Signal<Local, Bit>,
-    /// The word at `ma` in the cached block.
-    cw: Signal<Local, Bits<64>>,
+    /// `ma`'s bit offset in its block.
+    word_sh: Signal<Local, Bits<9>>,
     /// The cached block is the one of `ma`.
     chit: Signal<Local, Bit>,
-    /// The request's key word `kw`, and the bytes of it that count.
-    kword: Signal<Local, Bits<64>>,
-    kmask: Signal<Local, Bits<64>>,
-    /// Key bytes from word `kw` on.
-    krem: Signal<Local, Bits<16>>,
-    /// A record header's owner and lengths (the word at +8 in `cw`).
-    m_owner: Signal<Local, Bits<16>>,
-    m_klen: Signal<Local, Bits<16>>,
-    m_vlen: Signal<Local, Bits<16>>,
+    /// A record header's value length (its metadata word, `cw`; `meta_bad` bounds it by
+    /// MAX_STAGED_VALUE < 2^11).
+    m_vlen: Signal<Local, Bits<11>>,
     /// `cand - first` (its low 44 bits) and `cy_q * REC_INV mod 2^40` (the sum of `cp0..cp5`),
     /// the slot check's first and third stages.
     cx: Signal<Local, Bits<44>>,
     cprod: Signal<Local, Bits<40>>,
-    /// `StoreLayout::record(0)` and `record(records)` of the configuration.
-    c_first: Signal<Local, Bits<64>>,
-    c_end: Signal<Local, Bits<64>>,
-    /// The slot at the high-water mark `cw`.
-    hw_slot: Signal<Local, Bits<64>>,
-    /// The key's chain head, from the hash.
-    new_head: Signal<Local, Bits<64>>,
     /// The records' count, 64 bits.
     records: Signal<Local, Bits<64>>,
     /// `wd` in each of a block's eight words, its strobes and bit mask at `ma`.
     rep: Signal<Local, Bits<512>>,
     wstrb_word: Signal<Local, Bits<64>>,
     wmask: Signal<Local, Bits<512>>,
-    /// The record block's strobes and its last index.
+    /// The record block's strobes.
     strobe: Signal<Local, Bits<64>>,
-    jlast: Signal<Local, Bits<5>>,
     /// The lane position of the record's last payload byte, from block 0's first lane.
     body_end: Signal<Local, Bits<11>>,
     /// The new record's first payload byte's address (`slot + 12`).
