@@ -126,7 +126,9 @@ pub struct TranslateAhead {
     /// needed, the page offset and length of the packet's first bytes.
     s_rw: DFF<Bits<4>>,
     /// Per slot, from its header: the read check, the write check, the write inside the VA
-    /// space (bit k = slot k).
+    /// space (bit k = slot k). Set a cycle after the header came in, from its registered copy
+    /// (`chk_*`: the decode's checks are not in the header's cycle): the executor reads them
+    /// when it dispatches the frame, three cycles or more after its first beat.
     s_read_ok: DFF<Bits<4>>,
     s_write_ok: DFF<Bits<4>>,
     s_write_in_va: DFF<Bits<4>>,
@@ -143,6 +145,12 @@ pub struct TranslateAhead {
     sel_len: Signal<Local, Bits<32>>,
     /// The incoming header's fields, read as the dispatch stage reads them (`Decode`).
     dec: Decode,
+    /// The header registered with its slot (`chk_in`: it came in the cycle before), and its
+    /// checks (`dec_chk`, the dispatch decode again: its other outputs are unused).
+    chk_in: DFF<Bit>,
+    chk_slot: DFF<Bits<2>>,
+    chk_hdr: DFF<Bits<384>>,
+    dec_chk: Decode,
     opcode: Signal<Local, Bits<8>>,
     is_write: Signal<Local, Bit>,
     is_rw: Signal<Local, Bit>,
@@ -239,6 +247,10 @@ impl Default for TranslateAhead {
             sel_off: Default::default(),
             sel_len: Default::default(),
             dec: Default::default(),
+            chk_in: Default::default(),
+            chk_slot: Default::default(),
+            chk_hdr: Default::default(),
+            dec_chk: Default::default(),
             opcode: Default::default(),
             is_write: Default::default(),
             is_rw: Default::default(),
@@ -278,6 +290,9 @@ impl Logic for TranslateAhead {
             s_read_ok,
             s_write_ok,
             s_write_in_va,
+            chk_in,
+            chk_slot,
+            chk_hdr,
             psize,
             pmask,
             p1_valid,
@@ -308,6 +323,11 @@ impl Logic for TranslateAhead {
         // ---- An incoming header: what its lookup needs, kept for its slot.
         self.dec.hdr.next = self.hdr_data.val();
         self.dec.kv_en.next = false;
+        self.chk_in.d.next = self.hdr_in.val() & !self.reset.val();
+        self.chk_slot.d.next = self.hdr_slot.val();
+        self.chk_hdr.d.next = self.hdr_data.val();
+        self.dec_chk.hdr.next = self.chk_hdr.q.val();
+        self.dec_chk.kv_en.next = false;
         self.opcode.next = self.dec.opcode.val();
         self.is_write.next = self.opcode.val() == self.op_write.val();
         self.is_rw.next = self.is_write.val() | (self.opcode.val() == self.op_read.val());
@@ -343,15 +363,18 @@ impl Logic for TranslateAhead {
                 self.s_rw.d.next =
                     self.s_rw.q.val() & !(bit_cast::<4, 1>(1.into()) << self.hdr_slot.val());
             }
+        }
+        if self.chk_in.q.val() {
             self.s_read_ok.d.next = (self.s_read_ok.q.val()
-                & !(bit_cast::<4, 1>(1.into()) << self.hdr_slot.val()))
-                | (bit_cast::<4, 1>(self.dec.read_ok.val().into()) << self.hdr_slot.val());
+                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+                | (bit_cast::<4, 1>(self.dec_chk.read_ok.val().into()) << self.chk_slot.q.val());
             self.s_write_ok.d.next = (self.s_write_ok.q.val()
-                & !(bit_cast::<4, 1>(1.into()) << self.hdr_slot.val()))
-                | (bit_cast::<4, 1>(self.dec.write_ok.val().into()) << self.hdr_slot.val());
+                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+                | (bit_cast::<4, 1>(self.dec_chk.write_ok.val().into()) << self.chk_slot.q.val());
             self.s_write_in_va.d.next = (self.s_write_in_va.q.val()
-                & !(bit_cast::<4, 1>(1.into()) << self.hdr_slot.val()))
-                | (bit_cast::<4, 1>(self.dec.write_in_va.val().into()) << self.hdr_slot.val());
+                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+                | (bit_cast::<4, 1>(self.dec_chk.write_in_va.val().into())
+                    << self.chk_slot.q.val());
         }
         // ---- The frame at the pointer: its kept fields.
         self.sel_pid.next = 0.into();
