@@ -48,6 +48,7 @@ use crate::read_seg::ReadSeg;
 use crate::spec::Spec;
 use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;
+use crate::va_end::VaEnd;
 use clio_proto::consts::{
     ATOMIC_BYTES, BEAT_BYTES, BUCKET_BYTES, BUCKET_SLOTS, DATAPATH_BITS, MAX_PAYLOAD,
     MAX_PAYLOAD_SHIFT, PTE_BYTES, VA_BITS, VA_LIMIT,
@@ -334,10 +335,8 @@ pub struct FastpathTop {
     xa: DFF<Bit>,
     /// The offload's answer's `arg1` (its `arg0` is `rs_arg0`).
     x_arg1: DFF<Bits<64>>,
-    /// The offload's payload read: its offset in a 4 KiB frame plus its length, and whether it
-    /// ends inside the 48-bit VA space.
-    x_sum: Signal<Local, Bits<13>>,
-    x_in_va: Signal<Local, Bit>,
+    /// The offload's payload read ends inside the VA space (its length is below 2^12).
+    x_end: VaEnd<12, 13>,
     /// The offload's memory access is done (both units' `mem_done`), with its status.
     x_mdone: Signal<Local, Bit>,
     x_mstatus: Signal<Local, Bits<8>>,
@@ -537,8 +536,6 @@ pub struct FastpathTop {
     need_read: Need<{ PERM_READ as u64 }>,
     need_write: Need<{ PERM_WRITE as u64 }>,
     need_atomic: Need<{ (PERM_READ | PERM_WRITE) as u64 }>,
-    /// A VA's bits 12..48 all ones (the last 4 KiB below `VA_LIMIT`).
-    va_top36: Spec<36, { (VA_LIMIT >> 12) - 1 }>,
     /// The response header beat's length (`HEADER_LEN`), in the 12-bit response lengths.
     header_len: Spec<12, { HEADER_LEN as u64 }>,
     /// An atomic's word (`ATOMIC_BYTES`).
@@ -879,15 +876,9 @@ impl Logic for FastpathTop {
         // The KV payload feeder reads the executor's slot while the write-data stage does not.
         self.ext.pay_free.next = !self.w_busy.val();
         self.ext.buf_data.next = self.wbuf.read_data.val();
-        // The answer's read range `va + len <= VA_LIMIT` (2^48) for a len below 2^12, without a
-        // 66-bit sum (as `Decode`'s checks): va's bits 48..64 zero, and its bits 12..48 not all
-        // ones or va[0..12] + len <= 2^12.
-        self.x_sum.next = bit_cast::<13, 12>(self.ext.rsp_read_va.val().get_bits::<12>(0))
-            + bit_cast::<13, 12>(self.ext.rsp_read_len.val());
-        self.x_in_va.next = (self.ext.rsp_read_va.val().get_bits::<16>(48) == 0)
-            & ((self.ext.rsp_read_va.val().get_bits::<36>(12) != self.va_top36.val())
-                | !self.x_sum.val().get_bit(12)
-                | (self.x_sum.val().get_bits::<12>(0) == 0));
+        // The answer's read range `va + len <= VA_LIMIT` (`VaEnd`).
+        self.x_end.va.next = self.ext.rsp_read_va.val();
+        self.x_end.n.next = self.ext.rsp_read_len.val();
         // Key table: writes from KEY_WRITE (lookups: the executor's next frame, below).
         self.keys.wr_valid.next = false;
         self.keys.wr_pid.next = self.spd.pid.val();
@@ -1491,7 +1482,7 @@ impl Logic for FastpathTop {
                         self.rs_arg0.d.next = self.ext.rsp_arg0.val();
                         self.x_arg1.d.next = self.ext.rsp_arg1.val();
                         if self.ext.rsp_read.val() {
-                            if !self.x_in_va.val() {
+                            if !self.x_end.in_va.val() {
                                 self.xa.d.next = false;
                                 self.rs_status.d.next = self.st_bad_request.val();
                             } else {

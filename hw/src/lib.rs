@@ -27,6 +27,7 @@ pub mod tb;
 pub mod tlb;
 
 pub mod util;
+pub mod va_end;
 
 use std::path::{Path, PathBuf};
 

@@ -20,6 +20,7 @@
 use crate::mat::Mat;
 use crate::spec::{swapped, Spec};
 use crate::util::ByteSwap;
+use crate::va_end::VaEnd;
 use clio_proto::consts::{MAX_PAYLOAD, MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN, VA_BITS, VA_LIMIT};
 use clio_proto::header::{field, FLAG_DURABLE, ROUTED_HEADER_LEN};
 use clio_proto::replog;
@@ -105,18 +106,15 @@ pub struct Decode {
     wr_part: Signal<Local, Bit>,
     cnt_m1: Signal<Local, Bits<16>>,
     wr_last: Signal<Local, Bit>,
-    /// The VA's bits 48..64 are zero.
-    va_hi_zero: Signal<Local, Bit>,
-    /// A read's end within the VA's low 32 bits: `va[0..32] + total_len` (range checks below).
-    rd_sum: Signal<Local, Bits<33>>,
+    /// A read's range `va + total_len` ends inside the VA space.
+    rd_end: VaEnd<32, 33>,
     /// A write packet's bytes from the request's VA (`pkt_index << 10 + payload_len`, below
-    /// 2^27), and its end within the VA's low 27 bits.
+    /// 2^27), and whether they end inside the VA space.
     wr_off: Signal<Local, Bits<27>>,
-    wr_sum: Signal<Local, Bits<28>>,
+    wr_end: VaEnd<27, 28>,
     max_payload16: Spec<16, { MAX_PAYLOAD as u64 }>,
     max_request_len: Spec<32, { MAX_REQUEST_LEN as u64 }>,
     max_record: Spec<32, { replog::MAX_RECORD as u64 }>,
-    va_limit: Spec<64, VA_LIMIT>,
     op_write: Spec<8, { Opcode::Write as u64 }>,
 }
 
@@ -151,26 +149,19 @@ impl Logic for Decode {
         self.parse_ok.next = self.mat.head_ok.val()
             & (self.payload_len.val() <= self.max_payload16.val())
             & self.index_ok.val();
-        // The range checks `va + n <= VA_LIMIT` (2^48) for an n below 2^k (k = 32 for a read's
-        // total_len, 27 for a write packet's end) without a 66-bit sum: the VA's bits 48..64
-        // are zero, and either its bits k..48 are not all ones (then va + n < 2^48) or
-        // va[0..k] + n <= 2^k (that sum is below 2^(k+1): bit k clear, or the rest zero).
-        self.va_hi_zero.next = self.va.val().get_bits::<16>(48) == 0;
-        self.rd_sum.next = bit_cast::<33, 32>(self.va.val().get_bits::<32>(0))
-            + bit_cast::<33, 32>(self.total_len.val());
+        // The range checks `va + n <= VA_LIMIT` without a 66-bit sum (`VaEnd`).
+        self.rd_end.va.next = self.va.val();
+        self.rd_end.n.next = self.total_len.val();
         self.wr_off.next = (bit_cast::<27, 16>(self.pkt_index.val()) << 10)
             + bit_cast::<27, 16>(self.payload_len.val());
-        self.wr_sum.next = bit_cast::<28, 27>(self.va.val().get_bits::<27>(0))
-            + bit_cast::<28, 27>(self.wr_off.val());
+        self.wr_end.va.next = self.va.val();
+        self.wr_end.n.next = self.wr_off.val();
         // check_read.
         self.read_ok.next = (self.payload_len.val() == 0)
             & (self.pkt_count.val() == 1)
             & (self.total_len.val() != 0)
             & (self.total_len.val() <= self.max_request_len.val())
-            & self.va_hi_zero.val()
-            & ((self.va.val().get_bits::<16>(32) != 0xFFFF)
-                | !self.rd_sum.val().get_bit(32)
-                | (self.rd_sum.val().get_bits::<32>(0) == 0));
+            & self.rd_end.in_va.val();
         // check_write_segment without a subtraction: with 0 < total_len <= 2^20 (checked
         // alongside), count = ceil(total / 1024) is `wr_kib` + `wr_part`, every segment but the
         // last carries 1024 bytes, and the last `total_len % 1024` (1024 if that is 0).
@@ -191,12 +182,7 @@ impl Logic for Decode {
                 | self.wr_last.val()
                     & !self.wr_part.val()
                     & (self.payload_len.val() == self.max_payload16.val()));
-        // (A write packet of no bytes at va = 2^48 ends inside too.)
-        self.write_in_va.next = self.va_hi_zero.val()
-            & ((self.va.val().get_bits::<21>(27) != 0x1F_FFFF)
-                | !self.wr_sum.val().get_bit(27)
-                | (self.wr_sum.val().get_bits::<27>(0) == 0))
-            | (self.va.val() == self.va_limit.val()) & (self.wr_off.val() == 0);
+        self.write_in_va.next = self.wr_end.in_va.val();
         self.data_va.next = self.va.val();
         if self.opcode.val() == self.op_write.val() {
             self.data_va.next = self.va.val() + (bit_cast::<64, 16>(self.pkt_index.val()) << 10);

@@ -1,0 +1,140 @@
+//! `VaEnd<K, K1>`: does the range `[va, va + n)` end inside the VA space, `va + n <= VA_LIMIT`
+//! (`proto::consts`, 2^48), for a length `n` below 2^K? Combinational, without a 66-bit sum.
+//!
+//! With `n < 2^K` (K < 48) the rule is: `va`'s bits 48..64 are zero, and either its bits K..48
+//! are not all ones (then `va + n < 2^48`), or `va[0..K] + n <= 2^K` (that sum, `sum`, is below
+//! 2^(K+1): it fits in K bits, or it is exactly 2^K). One exception: `va = 2^48` with `n = 0`
+//! ends at the limit, so it is inside too. A (K+1)-bit sum and a few wide ANDs, where the
+//! plain form is a 64-bit add and compare in front of whatever reads the answer.
+//!
+//! Used by the dispatch decode (a read's `total_len`, K = 32; a write packet's end from the
+//! request's VA, K = 27) and by the executor (an offload's answer read, K = 12). `K1` is
+//! `K + 1` (rust-hdl's widths are type parameters; a compile-time assert pins it).
+
+use clio_proto::consts::{VA_BITS, VA_LIMIT};
+use rust_hdl::prelude::*;
+
+/// The range check (module doc).
+#[derive(LogicBlock)]
+pub struct VaEnd<const K: usize, const K1: usize> {
+    /// The range's first byte.
+    pub va: Signal<In, Bits<64>>,
+    /// Its length, below 2^K.
+    pub n: Signal<In, Bits<K>>,
+    /// `va + n <= VA_LIMIT` (not `inside`: a SystemVerilog keyword).
+    pub in_va: Signal<Out, Bit>,
+    /// `va[0..K] + n`.
+    sum: Signal<Local, Bits<K1>>,
+    /// A VA's bits 0..K, K..48 and 48..64.
+    low: Constant<Bits<64>>,
+    mid: Constant<Bits<64>>,
+    high: Constant<Bits<64>>,
+    /// `sum`'s bits 0..K.
+    sum_low: Constant<Bits<K1>>,
+    /// `VA_LIMIT`.
+    limit: Constant<Bits<64>>,
+}
+
+impl<const K: usize, const K1: usize> Default for VaEnd<K, K1> {
+    fn default() -> Self {
+        const {
+            assert!(
+                K1 == K + 1 && K < VA_BITS as usize && VA_BITS < 64,
+                "VaEnd: K1 = K + 1, and K below the VA's bits"
+            )
+        };
+        let low = (1u64 << K) - 1;
+        let va_mask = VA_LIMIT - 1;
+        VaEnd {
+            va: Default::default(),
+            n: Default::default(),
+            in_va: Default::default(),
+            sum: Default::default(),
+            low: Constant::new(low.to_bits()),
+            mid: Constant::new((va_mask & !low).to_bits()),
+            high: Constant::new((!va_mask).to_bits()),
+            sum_low: Constant::new(low.to_bits()),
+            limit: Constant::new(VA_LIMIT.to_bits()),
+        }
+    }
+}
+
+impl<const K: usize, const K1: usize> Logic for VaEnd<K, K1> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.sum.next =
+            bit_cast::<K1, 64>(self.va.val() & self.low.val()) + bit_cast::<K1, K>(self.n.val());
+        self.in_va.next = ((self.va.val() & self.high.val()) == 0)
+            & (((self.va.val() & self.mid.val()) != self.mid.val())
+                | ((self.sum.val() & self.sum_low.val()) == self.sum.val())
+                | ((self.sum.val() & self.sum_low.val()) == 0))
+            | ((self.va.val() == self.limit.val()) & (self.n.val() == 0));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The VAs and lengths around every edge of the rule (the limit, the K-bit boundary below
+    /// it, the 48-bit field) and a spread of others, against `va + n <= VA_LIMIT` in u128.
+    fn check<const K: usize, const K1: usize>() {
+        let mut w = VaEnd::<K, K1>::default();
+        w.connect_all();
+        let kmax = (1u64 << K) - 1;
+        let edge = VA_LIMIT - (1u64 << K);
+        let mut vas = vec![
+            0,
+            1,
+            kmax,
+            1 << K,
+            edge - 1,
+            edge,
+            edge + 1,
+            edge + kmax / 2,
+            VA_LIMIT - 1,
+            VA_LIMIT,
+            VA_LIMIT + 1,
+            VA_LIMIT | edge,
+            1 << 63,
+            u64::MAX,
+        ];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..24 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            vas.push(x);
+            vas.push(edge | (x & kmax));
+        }
+        let mut cases = 0;
+        for &va in &vas {
+            let mut ns = vec![0, 1, kmax, kmax / 2, 4096.min(kmax)];
+            for d in [
+                VA_LIMIT.wrapping_sub(va),
+                VA_LIMIT.wrapping_sub(va).wrapping_add(1),
+            ] {
+                if d <= kmax {
+                    ns.push(d);
+                    ns.push(d.saturating_sub(1));
+                }
+            }
+            for n in ns {
+                w.va.next = va.to_bits();
+                w.n.next = n.to_bits();
+                assert!(simulate(&mut w, 100));
+                let want = va as u128 + n as u128 <= VA_LIMIT as u128;
+                assert_eq!(w.in_va.val(), want, "K {K}: va {va:#x} n {n:#x}");
+                cases += 1;
+            }
+        }
+        assert!(cases > 300);
+    }
+
+    #[test]
+    fn va_end_matches_the_exact_sum() {
+        check::<12, 13>();
+        check::<27, 28>();
+        check::<32, 33>();
+    }
+}
