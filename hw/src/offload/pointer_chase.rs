@@ -20,7 +20,8 @@ use rust_hdl::prelude::*;
 pub enum ChaseState {
     /// Waiting for a request.
     Idle,
-    /// The current node's field addresses are computed into their registers.
+    /// The current node's field addresses are computed into their registers (and, for the
+    /// first node, the request's check is read: BAD_REQUEST).
     Addr,
     /// Ask for the current node's key word.
     Key,
@@ -117,6 +118,9 @@ pub struct PointerChase {
     r_voff: Signal<Local, Bits<16>>,
     r_hops: Signal<Local, Bits<16>>,
     r_ok: Signal<Local, Bit>,
+    /// `r_ok` of the request taken, registered (checked in `Addr`, not in front of the state
+    /// register in the cycle the request is offered).
+    req_ok: DFF<Bit>,
     /// `node` plus the key, next and value offsets, with their carries out of 64 bits,
     /// registered (valid from the cycle after `Addr`, which follows every change of `node`).
     at_k: DFF<Bits<65>>,
@@ -185,6 +189,7 @@ impl Default for PointerChase {
             r_voff: Default::default(),
             r_hops: Default::default(),
             r_ok: Default::default(),
+            req_ok: Default::default(),
             at_k: Default::default(),
             at_n: Default::default(),
             at_v: Default::default(),
@@ -220,7 +225,7 @@ impl Logic for PointerChase {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, node, key, layout, vlen, hop, a_status, a_arg0, a_arg1, a_read,
-            a_va, at_k, at_n, at_v, same_blk
+            a_va, at_k, at_n, at_v, same_blk, req_ok
         );
         // The request as it is offered, checked as `ChaseLayout::is_valid` and `chase` do.
         self.r_koff.next = self.req_arg1.val().get_bits::<16>(0);
@@ -286,16 +291,19 @@ impl Logic for PointerChase {
                     self.layout.d.next = self.req_arg1.val();
                     self.vlen.d.next = bit_cast::<12, 32>(self.req_len.val());
                     self.hop.d.next = 1.into();
-                    if self.r_ok.val() {
-                        self.state.d.next = ChaseState::Addr;
-                    } else {
-                        self.a_status.d.next = self.c_bad_request.val();
-                        self.state.d.next = ChaseState::Answer;
-                    }
+                    self.req_ok.d.next = self.r_ok.val();
+                    self.state.d.next = ChaseState::Addr;
                 }
             }
             ChaseState::Addr => {
-                self.state.d.next = ChaseState::Key;
+                // (The request's check, registered as it was taken: it stays set for the
+                // chase's later nodes.)
+                if self.req_ok.q.val() {
+                    self.state.d.next = ChaseState::Key;
+                } else {
+                    self.a_status.d.next = self.c_bad_request.val();
+                    self.state.d.next = ChaseState::Answer;
+                }
             }
             ChaseState::Key => {
                 if self.node.q.val().get_bits::<3>(0) != 0 {
