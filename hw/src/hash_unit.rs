@@ -2,8 +2,9 @@
 //!
 //! This is the 12-byte short-input path of xxh32 (`proto::pt_hash::xxh32_12_steps`): three
 //! 4-byte lanes `h = rotl(h + w * P3, 17) * P4`, then the avalanche. Every 32 x 32 constant
-//! multiply is built from three 16 x 16 products (the low 32 bits only), the multiplier width
-//! rust-hdl supports and a DSP slice implements.
+//! multiply is a `MulLo32` (`crate::mul_lo32`, shared with Clio-KV's `xxh32`): three 16 x 16
+//! products (the low 32 bits only), the multiplier width rust-hdl supports and a DSP slice
+//! implements.
 //!
 //! Each multiply has a cycle of its own, from a registered operand to three registered
 //! products (a DSP48E2 with its A/B and P registers), and the adds and rotations between two
@@ -29,6 +30,7 @@
 //! Latency [`HASH_LATENCY`] cycles, II = 1. `pid`, `vpn` and an opaque context travel with the
 //! hash so the walker needs no side queue.
 
+use crate::mul_lo32::MulLo32;
 use rust_hdl::prelude::*;
 
 /// Cycles from `in_valid` to `out_valid`.
@@ -70,43 +72,26 @@ pub struct HashUnit {
     pid: [DFF<Bits<16>>; HASH_LATENCY],
     vpn: [DFF<Bits<36>>; HASH_LATENCY],
     ctx: [DFF<Bits<HASH_CTX_BITS>>; HASH_LATENCY],
-    /// The lane products `w * P3` (lane 0: pid, 1: vpn's low word, 2: its high word): the
-    /// low 16 x 16 product.
-    l_lo: [DFF<Bits<32>>; 3],
-    /// The lane products' cross product `w[0..16] * P3[16..32]` (its low 16 bits count).
-    l_x1: [DFF<Bits<32>>; 3],
-    /// The lane products' cross product `w[16..32] * P3[0..16]` (its low 16 bits count).
-    l_x2: [DFF<Bits<32>>; 3],
+    /// The lane products `w * P3` (lane 0: pid, 1: vpn's low word, 2: its high word).
+    lane_mul: [MulLo32; 3],
     /// Lane 1's product, from cycle 2, delayed to cycle 3's round.
     m1: [DFF<Bits<32>>; 2],
     /// Lane 2's product, from cycle 2, delayed to cycle 5's round.
     m2: [DFF<Bits<32>>; 4],
     /// Multiply k's operand (k = 0..5: three rounds times P4, the avalanche times P2, P3).
     a: [DFF<Bits<32>>; 5],
-    /// Multiply k's low product `a[0..16] * P[0..16]`.
-    p_lo: [DFF<Bits<32>>; 5],
-    /// Multiply k's cross product `a[0..16] * P[16..32]` (its low 16 bits count; synthesis
-    /// drops the others).
-    p_x1: [DFF<Bits<32>>; 5],
-    /// Multiply k's cross product `a[16..32] * P[0..16]` (its low 16 bits count).
-    p_x2: [DFF<Bits<32>>; 5],
+    /// Multiply k: `a[k]` times P4 (the rounds), P2, P3 (the avalanche).
+    mul: [MulLo32; 5],
     /// The hash.
     out: DFF<Bits<32>>,
     // Lane words (combinational).
     w: [Signal<Local, Bits<32>>; 3],
-    /// The lane products, summed.
-    l: [Signal<Local, Bits<32>>; 3],
-    /// Multiply k's product, summed.
-    h: [Signal<Local, Bits<32>>; 5],
     /// The rounds' sums before the rotation.
     s: [Signal<Local, Bits<32>>; 3],
     h0: Constant<Bits<32>>,
-    p2l: Constant<Bits<16>>,
-    p2h: Constant<Bits<16>>,
-    p3l: Constant<Bits<16>>,
-    p3h: Constant<Bits<16>>,
-    p4l: Constant<Bits<16>>,
-    p4h: Constant<Bits<16>>,
+    p2: Constant<Bits<32>>,
+    p3: Constant<Bits<32>>,
+    p4: Constant<Bits<32>>,
 }
 
 impl Default for HashUnit {
@@ -128,27 +113,19 @@ impl Default for HashUnit {
             pid: Default::default(),
             vpn: Default::default(),
             ctx: Default::default(),
-            l_lo: Default::default(),
-            l_x1: Default::default(),
-            l_x2: Default::default(),
+            lane_mul: Default::default(),
             m1: Default::default(),
             m2: Default::default(),
             a: Default::default(),
-            p_lo: Default::default(),
-            p_x1: Default::default(),
-            p_x2: Default::default(),
+            mul: Default::default(),
             out: Default::default(),
             w: Default::default(),
-            l: Default::default(),
-            h: Default::default(),
+
             s: Default::default(),
             h0: Constant::new(seed.wrapping_add(P5).wrapping_add(12).to_bits()),
-            p2l: Constant::new((P2 & 0xFFFF).to_bits()),
-            p2h: Constant::new((P2 >> 16).to_bits()),
-            p3l: Constant::new((P3 & 0xFFFF).to_bits()),
-            p3h: Constant::new((P3 >> 16).to_bits()),
-            p4l: Constant::new((P4 & 0xFFFF).to_bits()),
-            p4h: Constant::new((P4 >> 16).to_bits()),
+            p2: Constant::new(P2.to_bits()),
+            p3: Constant::new(P3.to_bits()),
+            p4: Constant::new(P4.to_bits()),
         }
     }
 }
@@ -163,15 +140,11 @@ impl Logic for HashUnit {
             self.ctx[i].clock.next = self.clock.val();
         }
         for i in 0..3 {
-            self.l_lo[i].clock.next = self.clock.val();
-            self.l_x1[i].clock.next = self.clock.val();
-            self.l_x2[i].clock.next = self.clock.val();
+            self.lane_mul[i].clock.next = self.clock.val();
         }
         for i in 0..5 {
             self.a[i].clock.next = self.clock.val();
-            self.p_lo[i].clock.next = self.clock.val();
-            self.p_x1[i].clock.next = self.clock.val();
-            self.p_x2[i].clock.next = self.clock.val();
+            self.mul[i].clock.next = self.clock.val();
         }
         for i in 0..2 {
             self.m1[i].clock.next = self.clock.val();
@@ -196,46 +169,33 @@ impl Logic for HashUnit {
         self.w[1].next = self.in_vpn.val().get_bits::<32>(0);
         self.w[2].next = bit_cast::<32, 4>(self.in_vpn.val().get_bits::<4>(32));
         for i in 0..3 {
-            self.l_lo[i].d.next = self.w[i].val().get_bits::<16>(0) * self.p3l.val();
-            self.l_x1[i].d.next = self.w[i].val().get_bits::<16>(0) * self.p3h.val();
-            self.l_x2[i].d.next = self.w[i].val().get_bits::<16>(16) * self.p3l.val();
-            self.l[i].next =
-                self.l_lo[i].q.val() + ((self.l_x1[i].q.val() + self.l_x2[i].q.val()) << 16);
-        }
-        // Each multiply's product from its three registered 16 x 16 products.
-        for i in 0..5 {
-            self.h[i].next =
-                self.p_lo[i].q.val() + ((self.p_x1[i].q.val() + self.p_x2[i].q.val()) << 16);
+            self.lane_mul[i].a.next = self.w[i].val();
+            self.lane_mul[i].b.next = self.p3.val();
         }
         // The operands: three rounds rotl(acc + lane, 17), then the avalanche's shift-xors.
-        self.s[0].next = self.h0.val() + self.l[0].val();
-        self.m1[0].d.next = self.l[1].val();
-        self.m2[0].d.next = self.l[2].val();
+        self.s[0].next = self.h0.val() + self.lane_mul[0].y.val();
+        self.m1[0].d.next = self.lane_mul[1].y.val();
+        self.m2[0].d.next = self.lane_mul[2].y.val();
         self.m1[1].d.next = self.m1[0].q.val();
         for i in 1..4 {
             self.m2[i].d.next = self.m2[i - 1].q.val();
         }
-        self.s[1].next = self.h[0].val() + self.m1[1].q.val();
-        self.s[2].next = self.h[1].val() + self.m2[3].q.val();
+        self.s[1].next = self.mul[0].y.val() + self.m1[1].q.val();
+        self.s[2].next = self.mul[1].y.val() + self.m2[3].q.val();
         for i in 0..3 {
             self.a[i].d.next = (self.s[i].val() << 17) | (self.s[i].val() >> 15);
         }
-        self.a[3].d.next = self.h[2].val() ^ (self.h[2].val() >> 15);
-        self.a[4].d.next = self.h[3].val() ^ (self.h[3].val() >> 13);
+        self.a[3].d.next = self.mul[2].y.val() ^ (self.mul[2].y.val() >> 15);
+        self.a[4].d.next = self.mul[3].y.val() ^ (self.mul[3].y.val() >> 13);
         // The multiplies (P4 for the rounds, P2 and P3 for the avalanche).
-        for i in 0..3 {
-            self.p_lo[i].d.next = self.a[i].q.val().get_bits::<16>(0) * self.p4l.val();
-            self.p_x1[i].d.next = self.a[i].q.val().get_bits::<16>(0) * self.p4h.val();
-            self.p_x2[i].d.next = self.a[i].q.val().get_bits::<16>(16) * self.p4l.val();
+        for i in 0..5 {
+            self.mul[i].a.next = self.a[i].q.val();
+            self.mul[i].b.next = self.p4.val();
         }
-        self.p_lo[3].d.next = self.a[3].q.val().get_bits::<16>(0) * self.p2l.val();
-        self.p_x1[3].d.next = self.a[3].q.val().get_bits::<16>(0) * self.p2h.val();
-        self.p_x2[3].d.next = self.a[3].q.val().get_bits::<16>(16) * self.p2l.val();
-        self.p_lo[4].d.next = self.a[4].q.val().get_bits::<16>(0) * self.p3l.val();
-        self.p_x1[4].d.next = self.a[4].q.val().get_bits::<16>(0) * self.p3h.val();
-        self.p_x2[4].d.next = self.a[4].q.val().get_bits::<16>(16) * self.p3l.val();
+        self.mul[3].b.next = self.p2.val();
+        self.mul[4].b.next = self.p3.val();
         // The final shift-xor.
-        self.out.d.next = self.h[4].val() ^ (self.h[4].val() >> 16);
+        self.out.d.next = self.mul[4].y.val() ^ (self.mul[4].y.val() >> 16);
         self.out_hash.next = self.out.q.val();
         self.out_valid.next = self.valid[11].q.val();
         self.out_pid.next = self.pid[11].q.val();

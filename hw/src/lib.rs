@@ -16,6 +16,7 @@ pub mod hash_unit;
 pub mod key_table;
 pub mod mat;
 pub mod mem_access;
+pub mod mul_lo32;
 pub mod mutants;
 pub mod offload;
 pub mod page_fault;

@@ -1,11 +1,11 @@
 //! Clio-KV's key hash in hardware: xxh32 of `owner as u16 LE ++ key` with seed
 //! `clio_proto::kv::KEY_HASH_SEED` (`clio_proto::kv::key_hash`), over 3..=66 bytes, with one
-//! pipelined 32 x 32 multiplier (three 16 x 16 products, the low 32 bits; the hash unit's
-//! pattern): an operand register, the three products registered as they leave the multipliers
-//! (a DSP48E2 with its input and output registers), and their sum read two cycles after the
-//! operand was issued. A multiply never shares a cycle with an adder, and one is issued every
-//! cycle while the stripes run (their four lanes are independent, so the products of two
-//! lanes interleave):
+//! pipelined 32 x 32 multiplier (`MulLo32`: three 16 x 16 products, the low 32 bits, shared
+//! with the hash unit): an operand register, the three products registered as they leave the
+//! multipliers (a DSP48E2 with its input and output registers), and their sum read two cycles
+//! after the operand was issued. A multiply never shares a cycle with an adder, and one is
+//! issued every cycle while the stripes run (their four lanes are independent, so the products
+//! of two lanes interleave):
 //!
 //! ```text
 //! start    : v1..v4 = seed + P1 + P2, seed + P2, seed, seed - P1; h = seed + P5 + len
@@ -24,6 +24,7 @@
 //! merge) if n >= 16, 4 per remaining word and byte, plus 7 (18 bytes, a 16-byte key: 26
 //! cycles; the longest, 66 bytes: 50).
 
+use crate::mul_lo32::MulLo32;
 use crate::spec::Spec;
 use clio_proto::kv::{KEY_HASH_SEED, MAX_KEY};
 use rust_hdl::prelude::*;
@@ -106,11 +107,9 @@ pub struct Xxh32 {
     /// The multiplier's operand and constant, issued the cycle before.
     mq: DFF<Bits<32>>,
     kq: DFF<Bits<32>>,
-    /// The three 16 x 16 products of `mq * kq` (the cross products' low 16 bits count).
-    p_lo: DFF<Bits<32>>,
-    p_x1: DFF<Bits<32>>,
-    p_x2: DFF<Bits<32>>,
-    /// Their sum: the product of the operand issued two cycles ago.
+    /// `mq * kq mod 2^32`, its three products registered (`MulLo32`).
+    mul: MulLo32,
+    /// The product of the operand issued two cycles ago (`mul.y`).
     prod: Signal<Local, Bits<32>>,
     /// `acc + product` of a lane, word or byte.
     sum: Signal<Local, Bits<32>>,
@@ -131,15 +130,12 @@ pub struct Xxh32 {
 impl Logic for Xxh32 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, state, ph, pend, hpend, v1, v2, v3, v4, h, inbuf, rem, n, mq, kq, p_lo,
-            p_x1, p_x2
-        );
+        dff_setup!(self, clock, state, ph, pend, hpend, v1, v2, v3, v4, h, inbuf, rem, n, mq, kq);
         // The multiplier: registered operand -> registered products -> their sum.
-        self.p_lo.d.next = self.mq.q.val().get_bits::<16>(0) * self.kq.q.val().get_bits::<16>(0);
-        self.p_x1.d.next = self.mq.q.val().get_bits::<16>(0) * self.kq.q.val().get_bits::<16>(16);
-        self.p_x2.d.next = self.mq.q.val().get_bits::<16>(16) * self.kq.q.val().get_bits::<16>(0);
-        self.prod.next = self.p_lo.q.val() + ((self.p_x1.q.val() + self.p_x2.q.val()) << 16);
+        self.mul.clock.next = self.clock.val();
+        self.mul.a.next = self.mq.q.val();
+        self.mul.b.next = self.kq.q.val();
+        self.prod.next = self.mul.y.val();
         self.sum.next = self.h.q.val() + self.prod.val();
         self.av2.next = self.prod.val() ^ (self.prod.val() >> 13);
         self.busy.next = self.state.q.val() != XxhState::Idle;
