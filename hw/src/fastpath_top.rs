@@ -1348,15 +1348,15 @@ impl Logic for FastpathTop {
                 }
             }
             State::SData => {
+                // The word is registered each cycle here: the one of the cycle the R beat
+                // arrives is what SAlu (an atomic) or ALoad (Append's tail) reads.
+                self.s_old_q.d.next = self.s_old.val();
                 if self.m_axi_rvalid.val() & self.r_idle.val() & self.xw.q.val() {
                     // An offload's word: its block goes to the unit now (mem_done above).
                     self.state.d.next = State::Offload;
                 } else if self.m_axi_rvalid.val() & self.r_idle.val() & self.ap.q.val() {
-                    // Append: the tail word, registered; loaded into the placement next cycle.
-                    self.s_old_q.d.next = self.s_old.val();
                     self.state.d.next = State::ALoad;
                 } else if self.m_axi_rvalid.val() & self.r_idle.val() {
-                    self.s_old_q.d.next = self.s_old.val();
                     self.state.d.next = State::SAlu;
                 }
             }

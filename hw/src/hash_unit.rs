@@ -190,6 +190,8 @@ impl Logic for HashUnit {
         // The multiplies (P4 for the rounds, P2 and P3 for the avalanche).
         for i in 0..5 {
             self.mul[i].a.next = self.a[i].q.val();
+        }
+        for i in 0..3 {
             self.mul[i].b.next = self.p4.val();
         }
         self.mul[3].b.next = self.p2.val();
