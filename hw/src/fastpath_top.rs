@@ -31,6 +31,7 @@ use crate::fastpath::beat_writer::BeatWriter;
 use crate::fastpath::decode::Decode;
 use crate::fastpath::extend::Extend;
 use crate::fastpath::ingest::Ingest;
+use crate::fastpath::offload_service::OffloadService;
 use crate::fastpath::ordering::Ordering;
 use crate::fastpath::persist::Persist;
 use crate::fastpath::pte_writer::PteWriter;
@@ -48,7 +49,6 @@ use crate::read_seg::ReadSeg;
 use crate::spec::Spec;
 use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;
-use crate::va_end::VaEnd;
 use clio_proto::consts::{
     ATOMIC_BYTES, BEAT_BYTES, BUCKET_BYTES, BUCKET_SLOTS, DATAPATH_BITS, MAX_PAYLOAD,
     MAX_PAYLOAD_SHIFT, PTE_BYTES, VA_BITS, VA_LIMIT,
@@ -325,31 +325,9 @@ pub struct FastpathTop {
     /// The extend path: the offload units (pointer chaser, Clio-KV) on the offload port
     /// bundle, Clio-KV's store and its payload feeder.
     ext: Extend,
-    /// The translation under way is an offload's word read (answered on its memory port).
-    xw: DFF<Bit>,
-    /// The offload's word read is done (one cycle), with its status and word.
-    xm_valid: DFF<Bit>,
-    /// The status of the offload's memory access that `xm_valid` reports.
-    xm_status: DFF<Bits<8>>,
-    /// The response carries the offload's `arg0` (`rs_arg0`) and `arg1` (`x_arg1`).
-    xa: DFF<Bit>,
-    /// The offload's answer's `arg1` (its `arg0` is `rs_arg0`).
-    x_arg1: DFF<Bits<64>>,
-    /// The offload's payload read ends inside the VA space (its length is below 2^12).
-    x_end: VaEnd<12, 13>,
-    /// The offload's memory access is done (both units' `mem_done`), with its status.
-    x_mdone: Signal<Local, Bit>,
-    x_mstatus: Signal<Local, Bits<8>>,
-    /// Clio-KV's ring lookup is under way: its verdict goes to the unit this cycle.
-    xring: DFF<Bit>,
-    /// The translation under way is in the store's RAS (`ext.kv_pid`), not the header's.
-    xown: DFF<Bit>,
-    /// The offload's memory access is a one-block write of `xwd` with strobes `xws`.
-    xwr: DFF<Bit>,
-    /// The offload's block to write.
-    xwd: DFF<Bits<512>>,
-    /// Its byte strobes.
-    xws: DFF<Bits<64>>,
+    /// The executor's side of the offload port: the unit's accesses handed to the translate
+    /// stage and their endings, its ring lookups, its answer registered and decided.
+    xs: OffloadService,
     /// The pid the translation uses.
     t_pid: Signal<Local, Bits<16>>,
     /// Received payloads, DRAM-aligned: four slots of 32 blocks (address bits 5..7 = slot).
@@ -575,16 +553,6 @@ impl Logic for FastpathTop {
             hcli,
             durable,
             ap,
-            xw,
-            xring,
-            xown,
-            xwr,
-            xwd,
-            xws,
-            xm_valid,
-            xm_status,
-            xa,
-            x_arg1,
             rd_seg,
             rd_i,
             sp_up_valid,
@@ -597,8 +565,8 @@ impl Logic for FastpathTop {
             page_rem
         );
         clock!(
-            self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext, spd,
-            apl, pers, sq, stats
+            self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext, xs,
+            spd, apl, pers, sq, stats
         );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
@@ -610,6 +578,7 @@ impl Logic for FastpathTop {
         self.sync.reset.next = self.reset.val();
         self.keys.reset.next = self.reset.val();
         self.ext.reset.next = self.reset.val();
+        self.xs.reset.next = self.reset.val();
         self.la.reset.next = self.reset.val();
 
         // ---- The dispatch stage's decode (`Decode`): the header's fields, the match-action
@@ -644,14 +613,14 @@ impl Logic for FastpathTop {
         self.rhdr.flags.next = self.rs_flags.q.val();
         self.rhdr.payload_len.next = self.rs_plen.q.val();
         self.rhdr.arg0_on.next = self.rs_use_arg0.q.val();
-        self.rhdr.args_on.next = self.ap.q.val() | self.xa.q.val();
+        self.rhdr.args_on.next = self.ap.q.val() | self.xs.args_on.val();
         self.rhdr.arg0.next = self.rs_arg0.q.val();
         self.rhdr.arg1.next = self.rs_arg0.q.val() + bit_cast::<64, 12>(self.apl.footprint.val());
-        if self.xa.q.val() {
-            self.rhdr.arg1.next = self.x_arg1.q.val();
+        if self.xs.args_on.val() {
+            self.rhdr.arg1.next = self.xs.arg1.val();
         }
         self.rhdr.value_len_on.next = self.ext.kv.val()
-            & (self.xa.q.val()
+            & (self.xs.args_on.val()
                 | (self.rs_use_arg0.q.val() & (self.rs_status.q.val() == self.st_ok.val())));
         self.rseg.va.next = self.h_va.val();
         self.rseg.total.next = self.h_tlen.val();
@@ -731,7 +700,7 @@ impl Logic for FastpathTop {
         }
         // An offload's access in its own RAS (Clio-KV's store) translates with the store's pid.
         self.t_pid.next = self.h_pid.val();
-        if self.xown.q.val() {
+        if self.xs.own.val() {
             self.t_pid.next = self.ext.kv_pid.val();
         }
         self.d_va.next = self.dec.data_va.val();
@@ -828,19 +797,11 @@ impl Logic for FastpathTop {
         self.sync.skip_valid.next = false;
         self.sync.rec_valid.next = false;
         self.sync.rec_status.next = self.st_ok.val();
-        // Offload port bundle: the request from the header; a word read's failure is answered
-        // from xm_*, its data straight from the R channel (the block that holds the word) in
-        // the cycle it arrives.
-        self.x_mdone.next = self.xm_valid.q.val();
-        self.x_mstatus.next = self.xm_status.q.val();
-        if (self.state.q.val() == State::SData)
-            & self.xw.q.val()
-            & self.m_axi_rvalid.val()
-            & self.r_idle.val()
-        {
-            self.x_mdone.next = true;
-            self.x_mstatus.next = self.st_ok.val();
-        }
+        // ---- The extend path (`Extend`): the request from the header, to the unit that starts
+        // (Dispatch, below); the executor's side of its port (`OffloadService`): the unit's
+        // accesses and answer while the executor serves it (`Offload`), the endings of its
+        // accesses from the executor's states (a failed translation, the word's R beat in SData,
+        // the block written in SWrite), its ring lookups through the sync unit.
         self.ext.clear.next = false;
         self.ext.chase_start.next = false;
         self.ext.kv_start.next = false;
@@ -853,18 +814,50 @@ impl Logic for FastpathTop {
         self.ext.req_pay_len.next = self.h_plen.val();
         self.ext.req_pkt_count.next = self.h_cnt.val();
         self.ext.req_pkt_index.next = self.h_idx.val();
-        self.ext.mem_ready.next = false;
-        self.ext.mem_done.next = self.x_mdone.val();
-        self.ext.mem_status.next = self.x_mstatus.val();
+        self.xs.clear.next = false;
+        self.xs.serving.next = self.state.q.val() == State::Offload;
+        self.xs.tr_fail.next = (self.state.q.val() == State::Translate)
+            & self.tr.done.val()
+            & (self.tr.status.val() != self.st_ok.val());
+        self.xs.tr_status.next = self.tr.status.val();
+        self.xs.word_in.next = (self.state.q.val() == State::SData)
+            & self.xs.accessing.val()
+            & self.m_axi_rvalid.val()
+            & self.r_idle.val();
+        self.xs.block_done.next = (self.state.q.val() == State::SWrite)
+            & !self.w_busy.val()
+            & self.bw.done.val()
+            & self.xs.writing.val();
+        self.xs.u_mem_valid.next = self.ext.mem_valid.val();
+        self.xs.u_mem_write.next = self.ext.mem_write.val();
+        self.xs.u_mem_own.next = self.ext.mem_own.val();
+        self.xs.u_mem_va.next = self.ext.mem_va.val();
+        self.xs.u_mem_wdata.next = self.ext.mem_wdata.val();
+        self.xs.u_mem_wstrb.next = self.ext.mem_wstrb.val();
+        self.ext.mem_ready.next = self.xs.u_mem_ready.val();
+        self.ext.mem_done.next = self.xs.u_mem_done.val();
+        self.ext.mem_status.next = self.xs.u_mem_status.val();
         self.ext.mem_data.next = self.m_axi_rdata.val();
-        self.ext.rsp_ready.next = false;
+        self.xs.u_rsp_valid.next = self.ext.rsp_valid.val();
+        self.xs.u_rsp_status.next = self.ext.rsp_status.val();
+        self.xs.u_rsp_arg0.next = self.ext.rsp_arg0.val();
+        self.xs.u_rsp_arg1.next = self.ext.rsp_arg1.val();
+        self.xs.u_rsp_read.next = self.ext.rsp_read.val();
+        self.xs.u_rsp_read_own.next = self.ext.rsp_read_own.val();
+        self.xs.u_rsp_read_va.next = self.ext.rsp_read_va.val();
+        self.xs.u_rsp_read_len.next = self.ext.rsp_read_len.val();
+        self.xs.u_rsp_record.next = self.ext.rsp_record.val();
+        self.xs.u_rsp_replay.next = self.ext.rsp_replay.val();
+        self.ext.rsp_ready.next = self.xs.u_rsp_ready.val();
+        self.xs.u_once_valid.next = self.ext.once_valid.val();
+        self.xs.ring_hit.next = self.sync.hit.val();
+        self.xs.ring_full.next = self.sync.full.val();
         // Clio-KV's idempotence-ring verdict (the lookup a cycle before, in `Offload`).
-        self.ext.once_done.next = self.xring.q.val();
+        self.ext.once_done.next = self.xs.u_once_done.val();
         self.ext.once_hit.next = self.sync.hit.val();
         self.ext.once_full.next = self.sync.full.val();
         self.ext.once_status.next = self.sync.status.val();
         self.ext.once_value.next = self.sync.value.val();
-        self.xring.d.next = false;
         // KV_CONFIG's body: pid @88 (704), status @90 (720), base @96 (768), buckets @104
         // (832), records @112 (896); taken in SpTx.
         self.ext.cfg_load.next = false;
@@ -876,9 +869,6 @@ impl Logic for FastpathTop {
         // The KV payload feeder reads the executor's slot while the write-data stage does not.
         self.ext.pay_free.next = !self.w_busy.val();
         self.ext.buf_data.next = self.wbuf.read_data.val();
-        // The answer's read range `va + len <= VA_LIMIT` (`VaEnd`).
-        self.x_end.va.next = self.ext.rsp_read_va.val();
-        self.x_end.n.next = self.ext.rsp_read_len.val();
         // Key table: writes from KEY_WRITE (lookups: the executor's next frame, below).
         self.keys.wr_valid.next = false;
         self.keys.wr_pid.next = self.spd.pid.val();
@@ -938,9 +928,9 @@ impl Logic for FastpathTop {
                 << (bit_cast::<9, 6>(self.sw_pa.val().get_bits::<6>(0)) << 3);
             self.bw.strb.next =
                 bit_cast::<64, 8>(0xFF_u8.to_bits()) << self.sw_pa.val().get_bits::<6>(0);
-            if self.xwr.q.val() {
-                self.bw.data.next = self.xwd.q.val();
-                self.bw.strb.next = self.xws.q.val();
+            if self.xs.writing.val() {
+                self.bw.data.next = self.xs.wdata.val();
+                self.bw.strb.next = self.xs.wstrb.val();
             }
         } else {
             // A PTE (a fault's or a PTE_WRITE's), laid out by the PTE writer.
@@ -1218,7 +1208,7 @@ impl Logic for FastpathTop {
             State::Translate => {
                 if self.tr.only_hit.val()
                     & !self.piece.q.val()
-                    & !self.xw.q.val()
+                    & !self.xs.accessing.val()
                     & (bit_cast::<32, 12>(self.len.q.val()) <= self.page_rem.q.val())
                 {
                     // A request's only page (not an offload's access), mapped and permitted
@@ -1243,16 +1233,14 @@ impl Logic for FastpathTop {
                             self.two.d.next = true;
                         }
                     }
-                    if (self.tr.status.val() != self.st_ok.val()) & self.xw.q.val() {
-                        // An offload's word read failed: the unit is told, and answers.
-                        self.xm_valid.d.next = true;
-                        self.xm_status.d.next = self.tr.status.val();
+                    if (self.tr.status.val() != self.st_ok.val()) & self.xs.accessing.val() {
+                        // An offload's access failed: the unit is told (`xs.tr_fail`), and
+                        // answers.
                         self.state.d.next = State::Offload;
                     } else if self.tr.status.val() != self.st_ok.val() {
                         self.rs_status.d.next = self.tr.status.val();
                         self.rs_plen.d.next = 0.into();
                         self.rs_len.d.next = self.header_len.val();
-                        self.xa.d.next = false;
                         self.state.d.next = State::Resp;
                     } else if !self.piece.q.val()
                         & (bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.q.val())
@@ -1264,11 +1252,11 @@ impl Logic for FastpathTop {
                         self.state.d.next = State::Translate;
                     } else {
                         self.piece.d.next = false;
-                        if self.xw.q.val() & self.xwr.q.val() {
+                        if self.xs.writing.val() {
                             // An offload's block write: AW and W as an atomic's write-back (its
                             // request's first access was a read, after every earlier read).
                             self.state.d.next = State::SWrite;
-                        } else if self.xw.q.val() {
+                        } else if self.xs.accessing.val() {
                             self.state.d.next = State::SAddr;
                         } else if self.need.q.val() == self.need_read.val() {
                             self.state.d.next = State::RAddr;
@@ -1351,8 +1339,8 @@ impl Logic for FastpathTop {
                 // The word is registered each cycle here: the one of the cycle the R beat
                 // arrives is what SAlu (an atomic) or ALoad (Append's tail) reads.
                 self.s_old_q.d.next = self.s_old.val();
-                if self.m_axi_rvalid.val() & self.r_idle.val() & self.xw.q.val() {
-                    // An offload's word: its block goes to the unit now (mem_done above).
+                if self.xs.word_in.val() {
+                    // An offload's word: its block goes to the unit now (`xs.word_in`).
                     self.state.d.next = State::Offload;
                 } else if self.m_axi_rvalid.val() & self.r_idle.val() & self.ap.q.val() {
                     self.state.d.next = State::ALoad;
@@ -1400,10 +1388,8 @@ impl Logic for FastpathTop {
                 // The W channel is the write-data stage's until it is done.
                 // The word (or the offload's block) goes out through the one-beat writer.
                 if !self.w_busy.val() {
-                    if self.bw.done.val() & self.xwr.q.val() {
+                    if self.xs.block_done.val() {
                         // The offload's block is written: the unit is told.
-                        self.xm_valid.d.next = true;
-                        self.xm_status.d.next = self.st_ok.val();
                         self.state.d.next = State::Offload;
                     } else if self.bw.done.val() & self.ap.q.val() {
                         self.sync.rec_valid.next = self.once.q.val();
@@ -1421,90 +1407,54 @@ impl Logic for FastpathTop {
                 }
             }
             State::Offload => {
-                // Serve the offload unit: a word read (or Clio-KV's block write) goes through
-                // the translation of the request's RAS, or the store's for an access in the
-                // unit's own RAS, like a Read's (a Write's permission for a write; past the
-                // 48-bit VA space: BAD_REQUEST, as the model's `translate_range`); its answer
-                // is the response, with a payload read like a Read's when it asks for one.
-                self.xm_valid.d.next = false;
-                self.ext.mem_ready.next = true;
-                self.ext.rsp_ready.next = true;
+                // Serve the offload unit (`OffloadService`): its access (a word read, or
+                // Clio-KV's block write) goes through the translation of the request's RAS, or
+                // the store's (`xs.own`), like a Read's (a Write's permission for a write); its
+                // answer, a cycle after the unit gives it, is the response, with a payload read
+                // like a Read's when it asks for one.
                 // Clio-KV's put or delete asks the idempotence ring under the caller's
-                // (pid, client, req_id): looked up now, the verdict to the unit next cycle
-                // (`xring`), the write pointer moved past an unacknowledged slot.
-                if self.ext.once_valid.val() & !self.xring.q.val() {
-                    self.sync.lk_valid.next = true;
-                    self.xring.d.next = true;
+                // (pid, client, req_id): looked up now, the verdict to the unit next cycle,
+                // the write pointer moved past an unacknowledged slot.
+                self.sync.lk_valid.next = self.xs.ring_lookup.val();
+                self.sync.skip_valid.next = self.xs.ring_skip.val();
+                if self.xs.access.val() {
+                    self.vaq.d.next = self.xs.access_va.val();
+                    self.t_va.next = self.xs.access_va.val();
+                    // An 8-byte aligned word, read as an atomic's.
+                    self.len.d.next = self.atomic_bytes.val();
+                    self.need.d.next = self.need_read.val();
+                    if self.xs.access_write.val() {
+                        // A 64-byte block (aligned: one page), kept with its strobes.
+                        self.len.d.next = 64.into();
+                        self.need.d.next = self.need_write.val();
+                    }
+                    self.piece.d.next = false;
+                    self.t_start.next = true;
+                    self.state.d.next = State::Translate;
                 }
-                if self.xring.q.val() & !self.sync.hit.val() & self.sync.full.val() {
-                    self.sync.skip_valid.next = true;
-                }
-                if self.ext.mem_valid.val() {
-                    if self.ext.mem_va.val().get_bits::<16>(48) != 0 {
-                        self.xm_valid.d.next = true;
-                        self.xm_status.d.next = self.st_bad_request.val();
-                    } else {
-                        self.vaq.d.next = self.ext.mem_va.val();
-                        self.t_va.next = self.ext.mem_va.val();
-                        // An 8-byte aligned word, read as an atomic's.
-                        self.len.d.next = self.atomic_bytes.val();
+                if self.xs.ans_valid.val() {
+                    // A Clio-KV put or delete that executed records its answer (errors too,
+                    // with value 0); a replay is the request's header with the recorded status
+                    // and arg0, nothing else.
+                    self.sync.rec_valid.next = self.xs.ring_record.val();
+                    self.sync.rec_status.next = self.xs.ring_status.val();
+                    self.sync.rec_value.next = self.xs.ring_value.val();
+                    self.rs_status.d.next = self.xs.ans_status.val();
+                    self.rs_plen.d.next = 0.into();
+                    self.rs_arg0.d.next = self.xs.ans_arg0.val();
+                    self.rs_use_arg0.d.next = self.xs.ans_replay.val();
+                    self.state.d.next = State::Resp;
+                    if self.xs.ans_read.val() {
+                        self.vaq.d.next = self.xs.ans_read_va.val();
+                        self.t_va.next = self.xs.ans_read_va.val();
+                        self.o.d.next = self.xs.ans_read_va.val().get_bits::<6>(0);
+                        self.len.d.next = self.xs.ans_read_len.val();
                         self.need.d.next = self.need_read.val();
-                        self.xown.d.next = self.ext.mem_own.val();
-                        self.xwr.d.next = self.ext.mem_write.val();
-                        if self.ext.mem_write.val() {
-                            // A 64-byte block (aligned: one page), kept with its strobes.
-                            self.len.d.next = 64.into();
-                            self.need.d.next = self.need_write.val();
-                            self.xwd.d.next = self.ext.mem_wdata.val();
-                            self.xws.d.next = self.ext.mem_wstrb.val();
-                        }
                         self.piece.d.next = false;
-                        self.xw.d.next = true;
+                        self.rs_len.d.next = self.xs.ans_read_len.val() + self.header_len.val();
+                        self.rs_plen.d.next = bit_cast::<16, 12>(self.xs.ans_read_len.val());
                         self.t_start.next = true;
                         self.state.d.next = State::Translate;
-                    }
-                }
-                if self.ext.rsp_valid.val() {
-                    // A Clio-KV put or delete that executed records its answer (errors too,
-                    // with value 0: the unit's arg0 on an error); a replay is the request's
-                    // header with the recorded status and arg0, nothing else.
-                    self.sync.rec_valid.next = self.ext.rsp_record.val();
-                    self.sync.rec_status.next = self.ext.rsp_status.val();
-                    self.sync.rec_value.next = self.ext.rsp_arg0.val();
-                    self.xw.d.next = false;
-                    self.xwr.d.next = false;
-                    self.xown.d.next = self.ext.rsp_read_own.val();
-                    self.rs_status.d.next = self.ext.rsp_status.val();
-                    self.rs_plen.d.next = 0.into();
-                    self.state.d.next = State::Resp;
-                    if self.ext.rsp_status.val() == self.st_ok.val() {
-                        self.xa.d.next = true;
-                        self.rs_arg0.d.next = self.ext.rsp_arg0.val();
-                        self.x_arg1.d.next = self.ext.rsp_arg1.val();
-                        if self.ext.rsp_read.val() {
-                            if !self.x_end.in_va.val() {
-                                self.xa.d.next = false;
-                                self.rs_status.d.next = self.st_bad_request.val();
-                            } else {
-                                self.vaq.d.next = self.ext.rsp_read_va.val();
-                                self.t_va.next = self.ext.rsp_read_va.val();
-                                self.o.d.next = self.ext.rsp_read_va.val().get_bits::<6>(0);
-                                self.len.d.next = self.ext.rsp_read_len.val();
-                                self.need.d.next = self.need_read.val();
-                                self.piece.d.next = false;
-                                self.rs_len.d.next =
-                                    self.ext.rsp_read_len.val() + self.header_len.val();
-                                self.rs_plen.d.next =
-                                    bit_cast::<16, 12>(self.ext.rsp_read_len.val());
-                                self.t_start.next = true;
-                                self.state.d.next = State::Translate;
-                            }
-                        }
-                    }
-                    if self.ext.rsp_replay.val() {
-                        self.xa.d.next = false;
-                        self.rs_use_arg0.d.next = true;
-                        self.rs_arg0.d.next = self.ext.rsp_arg0.val();
                     }
                 }
             }
@@ -1693,12 +1643,8 @@ impl Logic for FastpathTop {
             self.rs_plen.d.next = 0.into();
             self.rs_use_arg0.d.next = false;
             self.ap.d.next = false;
-            self.xa.d.next = false;
-            self.xw.d.next = false;
             self.ext.clear.next = true;
-            self.xown.d.next = false;
-            self.xwr.d.next = false;
-            self.xm_valid.d.next = false;
+            self.xs.clear.next = true;
             self.rd_seg.d.next = false;
             self.rs_len.d.next = self.header_len.val();
             if self.keys.ready.val() & self.sp_tx_valid.val() {
@@ -1762,8 +1708,6 @@ impl Logic for FastpathTop {
         if self.reset.val() {
             self.state.d.next = State::Idle;
             self.sp_up_valid.d.next = false;
-            self.xown.d.next = false;
-            self.xwr.d.next = false;
         }
     }
 }

@@ -151,6 +151,14 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "extend",
             verilog_of("extend", fastpath::extend::Extend::default()),
         ),
+        // The executor's side of the offload port, alone.
+        (
+            "offload_service",
+            verilog_of(
+                "offload_service",
+                fastpath::offload_service::OffloadService::default(),
+            ),
+        ),
         // The PTE writer, alone.
         (
             "pte_writer",

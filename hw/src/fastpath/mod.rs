@@ -7,7 +7,8 @@
 //! ([`pte_writer::PteWriter`]), the response header builder
 //! ([`response_header::ResponseHeader`]), the slow-path descriptors
 //! ([`slow_path_desc::SlowPathDesc`]), the extend path's port ([`extend::Extend`]: the offload units,
-//! Clio-KV's store and payload feeder), the ordering rules between DRAM accesses
+//! Clio-KV's store and payload feeder) and the executor's side of its port
+//! ([`offload_service::OffloadService`]: the unit's accesses, ring lookups and answer), the ordering rules between DRAM accesses
 //! ([`ordering::Ordering`]), Append's placement on the log's tail word
 //! ([`append_place::AppendPlace`]), a durable write's persist handshake ([`persist::Persist`]), the statistics counters
 //! ([`stats::Stats`]), the one-beat writer ([`beat_writer::BeatWriter`]), the write-data
@@ -22,6 +23,7 @@ pub mod beat_writer;
 pub mod decode;
 pub mod extend;
 pub mod ingest;
+pub mod offload_service;
 pub mod ordering;
 pub mod persist;
 pub mod pte_writer;

@@ -1,0 +1,285 @@
+//! The executor's side of the offload port bundle (`crate::offload`), out of the executor:
+//! what it does for the active unit of [`super::extend::Extend`] while it serves it (its
+//! `Offload` state, `serving`), and what it remembers of the unit's accesses and answer.
+//!
+//! - **Memory port.** A unit's access (`u_mem_valid`, taken while `serving`) inside the 48-bit
+//!   VA space is handed to the executor to translate (`access`, one cycle, at `access_va`): a
+//!   word read (read permission) or, with `u_mem_write`, a 64-byte block write (write
+//!   permission; the block and strobes are kept in `wdata` / `wstrb`). From then until the
+//!   answer, `accessing` says the translation is the unit's, `writing` that it is a block
+//!   write, `own` that it is in the store's RAS (`Extend::kv_pid`). An access past the VA space
+//!   is answered BAD_REQUEST without a translation (the model's `translate_range`). The access
+//!   ends with `u_mem_done` and its status: a failed translation (`tr_fail`, with `tr_status`),
+//!   the written block (`block_done`) or a bad VA the cycle after; the read word OK in the
+//!   cycle its R beat arrives (`word_in`; the unit takes the block from the R channel itself).
+//! - **Idempotence ring.** Clio-KV's lookup (`u_once_valid`) goes to the sync unit once
+//!   (`ring_lookup`) and its verdict to the unit the next cycle (`u_once_done`); a full slot is
+//!   skipped (`ring_skip`) as the executor's own atomics do.
+//! - **Answer.** The unit's answer is taken while `serving` and registered: the executor acts
+//!   on it the next cycle (`ans_valid`, one cycle) with everything it needs decided: its status
+//!   (BAD_REQUEST when a payload read would end past the VA space), whether a payload read
+//!   follows (`ans_read`: OK and inside, of `ans_read_len` bytes at `ans_read_va`, in the
+//!   store's RAS when the unit says so: `own`; if its translation fails, `tr_fail`, the
+//!   response carries its status and no arguments), whether the response carries the unit's `arg0`
+//!   alone (`ans_replay`: a replayed put or delete) or both its arguments (`args_on`, with
+//!   `arg1`, kept until the next frame), and the sync unit's record (`ring_record`). The range
+//!   check is done as the answer is registered, so none of it is in front of the executor's
+//!   state decision. Cost: one cycle per offload request.
+//!
+//! `clear` (the executor takes a new frame) forgets the access and the answer.
+
+use crate::spec::Spec;
+use crate::va_end::VaEnd;
+use clio_proto::consts::VA_BITS;
+use clio_proto::Status;
+use rust_hdl::prelude::*;
+
+// An access VA is inside the VA space when its bits 48..64 are zero (`get_bits::<16>(48)`).
+const _: () = assert!(VA_BITS == 48);
+
+/// The executor's side of the offload port (module doc).
+#[derive(LogicBlock, Default)]
+pub struct OffloadService {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: no access, no answer.
+    pub reset: Signal<In, Bit>,
+    /// The executor takes a new frame or descriptor: no access, no answer, no arguments.
+    pub clear: Signal<In, Bit>,
+    /// The executor serves the unit this cycle (its `Offload` state).
+    pub serving: Signal<In, Bit>,
+    /// A translation failed this cycle, with this status: the unit's access's (it ends
+    /// with that status), or the answer's payload read's (the response carries no arguments).
+    pub tr_fail: Signal<In, Bit>,
+    pub tr_status: Signal<In, Bits<8>>,
+    /// The unit's word read: its R beat arrives this cycle.
+    pub word_in: Signal<In, Bit>,
+    /// The unit's block write is done this cycle.
+    pub block_done: Signal<In, Bit>,
+    /// The active unit's memory port (`Extend::mem_*`).
+    pub u_mem_valid: Signal<In, Bit>,
+    pub u_mem_write: Signal<In, Bit>,
+    pub u_mem_own: Signal<In, Bit>,
+    pub u_mem_va: Signal<In, Bits<64>>,
+    pub u_mem_wdata: Signal<In, Bits<512>>,
+    pub u_mem_wstrb: Signal<In, Bits<64>>,
+    pub u_mem_ready: Signal<Out, Bit>,
+    pub u_mem_done: Signal<Out, Bit>,
+    pub u_mem_status: Signal<Out, Bits<8>>,
+    /// The active unit's answer (`Extend::rsp_*`).
+    pub u_rsp_valid: Signal<In, Bit>,
+    pub u_rsp_ready: Signal<Out, Bit>,
+    pub u_rsp_status: Signal<In, Bits<8>>,
+    pub u_rsp_arg0: Signal<In, Bits<64>>,
+    pub u_rsp_arg1: Signal<In, Bits<64>>,
+    pub u_rsp_read: Signal<In, Bit>,
+    pub u_rsp_read_own: Signal<In, Bit>,
+    pub u_rsp_read_va: Signal<In, Bits<64>>,
+    pub u_rsp_read_len: Signal<In, Bits<12>>,
+    pub u_rsp_record: Signal<In, Bit>,
+    pub u_rsp_replay: Signal<In, Bit>,
+    /// Clio-KV asks the idempotence ring (`Extend::once_valid`); its verdict is the sync
+    /// unit's the cycle `u_once_done` is high.
+    pub u_once_valid: Signal<In, Bit>,
+    pub u_once_done: Signal<Out, Bit>,
+    /// The sync unit's answer to the lookup (`hit`, `full`).
+    pub ring_hit: Signal<In, Bit>,
+    pub ring_full: Signal<In, Bit>,
+    /// Look the ring up (the request's pid, client, req_id) / move its write pointer past an
+    /// unacknowledged slot / record the answer (`ring_status`, `ring_value`).
+    pub ring_lookup: Signal<Out, Bit>,
+    pub ring_skip: Signal<Out, Bit>,
+    pub ring_record: Signal<Out, Bit>,
+    pub ring_status: Signal<Out, Bits<8>>,
+    pub ring_value: Signal<Out, Bits<64>>,
+    /// Translate the unit's access now, at `access_va`; a block write with `access_write`.
+    pub access: Signal<Out, Bit>,
+    pub access_va: Signal<Out, Bits<64>>,
+    pub access_write: Signal<Out, Bit>,
+    /// The translation under way is the unit's access / a block write / in the store's RAS.
+    pub accessing: Signal<Out, Bit>,
+    pub writing: Signal<Out, Bit>,
+    pub own: Signal<Out, Bit>,
+    /// The block the write writes, and its byte strobes.
+    pub wdata: Signal<Out, Bits<512>>,
+    pub wstrb: Signal<Out, Bits<64>>,
+    /// The unit's answer, registered (one cycle): its status, its `arg0`, a replay (the
+    /// response carries `arg0` alone), a payload read to follow (`ans_read_len` bytes at
+    /// `ans_read_va`).
+    pub ans_valid: Signal<Out, Bit>,
+    pub ans_status: Signal<Out, Bits<8>>,
+    pub ans_arg0: Signal<Out, Bits<64>>,
+    pub ans_replay: Signal<Out, Bit>,
+    pub ans_read: Signal<Out, Bit>,
+    pub ans_read_va: Signal<Out, Bits<64>>,
+    pub ans_read_len: Signal<Out, Bits<12>>,
+    /// The response carries the answer's `arg0` and `arg1` (an OK answer, not a replay).
+    pub args_on: Signal<Out, Bit>,
+    pub arg1: Signal<Out, Bits<64>>,
+    /// The translation under way is the unit's access.
+    xw: DFF<Bit>,
+    /// It is a block write, of `xwd` with strobes `xws`.
+    xwr: DFF<Bit>,
+    xwd: DFF<Bits<512>>,
+    xws: DFF<Bits<64>>,
+    /// The access (or the answer's read) is in the store's RAS.
+    xown: DFF<Bit>,
+    /// The access ends now (`u_mem_done`, one cycle), with this status.
+    xm_valid: DFF<Bit>,
+    xm_status: DFF<Bits<8>>,
+    /// The ring lookup was made last cycle: its verdict is the unit's now.
+    xring: DFF<Bit>,
+    /// The registered answer (`ans_*`), its record for the ring, and the arguments it leaves.
+    a_valid: DFF<Bit>,
+    a_status: DFF<Bits<8>>,
+    a_arg0: DFF<Bits<64>>,
+    a_replay: DFF<Bit>,
+    a_read: DFF<Bit>,
+    a_read_va: DFF<Bits<64>>,
+    a_read_len: DFF<Bits<12>>,
+    a_record: DFF<Bit>,
+    a_record_status: DFF<Bits<8>>,
+    xa: DFF<Bit>,
+    x_arg1: DFF<Bits<64>>,
+    /// The answer's payload read ends inside the VA space (its length is below 2^12).
+    rd_end: VaEnd<12, 13>,
+    /// The unit's answer is taken this cycle / is OK / asks a read that would end past the
+    /// VA space.
+    take: Signal<Local, Bit>,
+    ok: Signal<Local, Bit>,
+    read_out: Signal<Local, Bit>,
+    st_ok: Spec<8, { Status::Ok as u64 }>,
+    st_bad_request: Spec<8, { Status::BadRequest as u64 }>,
+}
+
+impl Logic for OffloadService {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            xw,
+            xwr,
+            xwd,
+            xws,
+            xown,
+            xm_valid,
+            xm_status,
+            xring,
+            a_valid,
+            a_status,
+            a_arg0,
+            a_replay,
+            a_read,
+            a_read_va,
+            a_read_len,
+            a_record,
+            a_record_status,
+            xa,
+            x_arg1
+        );
+        // ---- Memory port: an access is taken while serving (not in the answer's cycle).
+        self.u_mem_ready.next = self.serving.val() & !self.a_valid.q.val();
+        self.access.next = false;
+        self.access_va.next = self.u_mem_va.val();
+        self.access_write.next = self.u_mem_write.val();
+        self.xm_valid.d.next = false;
+        if self.serving.val() & !self.a_valid.q.val() & self.u_mem_valid.val() {
+            if self.u_mem_va.val().get_bits::<16>(48) != 0 {
+                self.xm_valid.d.next = true;
+                self.xm_status.d.next = self.st_bad_request.val();
+            } else {
+                self.access.next = true;
+                self.xw.d.next = true;
+                self.xwr.d.next = self.u_mem_write.val();
+                self.xown.d.next = self.u_mem_own.val();
+                self.xwd.d.next = self.u_mem_wdata.val();
+                self.xws.d.next = self.u_mem_wstrb.val();
+            }
+        }
+        if self.tr_fail.val() & self.xw.q.val() {
+            self.xm_valid.d.next = true;
+            self.xm_status.d.next = self.tr_status.val();
+        }
+        if self.block_done.val() {
+            self.xm_valid.d.next = true;
+            self.xm_status.d.next = self.st_ok.val();
+        }
+        self.u_mem_done.next = self.xm_valid.q.val() | self.word_in.val();
+        self.u_mem_status.next = self.xm_status.q.val();
+        if self.word_in.val() {
+            self.u_mem_status.next = self.st_ok.val();
+        }
+        self.accessing.next = self.xw.q.val();
+        self.writing.next = self.xwr.q.val();
+        self.own.next = self.xown.q.val();
+        self.wdata.next = self.xwd.q.val();
+        self.wstrb.next = self.xws.q.val();
+        // ---- Idempotence ring: one lookup per request, its verdict the next cycle.
+        self.ring_lookup.next = false;
+        self.xring.d.next = false;
+        if self.serving.val() & self.u_once_valid.val() & !self.xring.q.val() {
+            self.ring_lookup.next = true;
+            self.xring.d.next = true;
+        }
+        self.u_once_done.next = self.xring.q.val();
+        self.ring_skip.next = self.xring.q.val() & !self.ring_hit.val() & self.ring_full.val();
+        // ---- The answer: taken while serving, decided and registered.
+        self.u_rsp_ready.next = self.serving.val() & !self.a_valid.q.val();
+        self.take.next = self.u_rsp_valid.val() & self.serving.val() & !self.a_valid.q.val();
+        self.rd_end.va.next = self.u_rsp_read_va.val();
+        self.rd_end.n.next = self.u_rsp_read_len.val();
+        self.ok.next = self.u_rsp_status.val() == self.st_ok.val();
+        self.read_out.next = self.ok.val() & self.u_rsp_read.val() & !self.rd_end.in_va.val();
+        self.a_valid.d.next = self.take.val();
+        if self.take.val() {
+            self.a_status.d.next = self.u_rsp_status.val();
+            if self.read_out.val() {
+                self.a_status.d.next = self.st_bad_request.val();
+            }
+            self.a_arg0.d.next = self.u_rsp_arg0.val();
+            self.a_replay.d.next = self.u_rsp_replay.val();
+            self.a_read.d.next = self.ok.val() & self.u_rsp_read.val() & self.rd_end.in_va.val();
+            self.a_read_va.d.next = self.u_rsp_read_va.val();
+            self.a_read_len.d.next = self.u_rsp_read_len.val();
+            // A put or delete that executed records its answer (errors too: arg0 is 0 then).
+            self.a_record.d.next = self.u_rsp_record.val();
+            self.a_record_status.d.next = self.u_rsp_status.val();
+            self.xa.d.next = self.ok.val() & !self.read_out.val() & !self.u_rsp_replay.val();
+            self.x_arg1.d.next = self.u_rsp_arg1.val();
+            self.xw.d.next = false;
+            self.xwr.d.next = false;
+            self.xown.d.next = self.u_rsp_read_own.val();
+        }
+        self.ans_valid.next = self.a_valid.q.val();
+        self.ans_status.next = self.a_status.q.val();
+        self.ans_arg0.next = self.a_arg0.q.val();
+        self.ans_replay.next = self.a_replay.q.val();
+        self.ans_read.next = self.a_read.q.val();
+        self.ans_read_va.next = self.a_read_va.q.val();
+        self.ans_read_len.next = self.a_read_len.q.val();
+        self.ring_record.next = self.a_valid.q.val() & self.a_record.q.val();
+        self.ring_status.next = self.a_record_status.q.val();
+        self.ring_value.next = self.a_arg0.q.val();
+        self.args_on.next = self.xa.q.val();
+        if self.tr_fail.val() & !self.xw.q.val() {
+            // The answer's payload read failed: its status is the response's, alone.
+            self.xa.d.next = false;
+        }
+        self.arg1.next = self.x_arg1.q.val();
+        if self.clear.val() | self.reset.val() {
+            self.xw.d.next = false;
+            self.xwr.d.next = false;
+            self.xown.d.next = false;
+            self.xm_valid.d.next = false;
+            self.xring.d.next = false;
+            self.a_valid.d.next = false;
+            self.xa.d.next = false;
+        }
+    }
+}
+
+crate::impl_clocked!(OffloadService);
+
+#[cfg(test)]
+mod tests;
