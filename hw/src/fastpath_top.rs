@@ -109,11 +109,14 @@ pub const FAULT_OVER_HIT_CYCLES: u64 = 3;
 /// the allocated PTE is no longer in the TLB: the same two cycles less the one the walk's
 /// result already spends in the page-fault unit.
 pub const FAULT_EXTRA_CYCLES: u64 = 1;
-/// Extra cycles of a TLB miss over a TLB hit with the testbench's DRAM (read latency 5),
-/// the `done` cycle included (a hit on a request's only page skips it): the hash unit's
-/// [`crate::hash_unit::HASH_LATENCY`] and 13 more (the walker's queue, the bucket read, the
-/// slot compare, the TLB insert and the executor's hand-over).
-pub const WALK_EXTRA_CYCLES: u64 = crate::hash_unit::HASH_LATENCY as u64 + 13;
+/// Extra cycles of a TLB miss over a TLB hit with the testbench's DRAM (read latency 5), for
+/// a request's first page (a one-beat read), the `done` cycle included (a hit on a request's
+/// only page skips it): the walk starts as the look-ahead's hash of the page comes out,
+/// [`crate::hash_unit::HASH_LATENCY`] + 1 cycles after the header; then 9 more (the walker's
+/// queue, the bucket read, the slot compare, the TLB insert and the executor's hand-over),
+/// less the hit's own cycles. (Hashed by the walker itself, once the TLB's miss is known, as
+/// every page was before stop 31: 25.)
+pub const WALK_EXTRA_CYCLES: u64 = crate::hash_unit::HASH_LATENCY as u64 + 9;
 
 /// Controller states.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
@@ -1701,6 +1704,11 @@ impl Logic for FastpathTop {
         // The translations the executor starts this cycle.
         self.tr.start.next = self.t_start.val();
         self.tr.start_looked.next = self.x_dlk.val();
+        // Dispatch's page is the look-ahead's slot's: a miss walks with its hash, computed as
+        // the header arrived.
+        self.tr.start_ahead.next = self.x_dlk.val();
+        self.tr.ahead_ok.next = self.la.use_hash_ok.val();
+        self.tr.ahead_hash.next = self.la.use_hash.val();
         self.tr.start_va.next = self.t_va.val();
         // A TLB hit: the translate stage's, or a look-ahead translation taken in Dispatch.
         self.stats.hit.next =

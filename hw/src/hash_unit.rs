@@ -35,7 +35,8 @@ use rust_hdl::prelude::*;
 
 /// Cycles from `in_valid` to `out_valid`.
 pub const HASH_LATENCY: usize = 12;
-/// Width of the opaque context carried alongside a hash request.
+/// Width of the opaque context the walker's hash unit carries alongside a request (the
+/// unit's default `C`; the TLB look-ahead's carries a 4-bit tag).
 pub const HASH_CTX_BITS: usize = 24;
 
 const P2: u32 = 0x85EB_CA77;
@@ -43,9 +44,9 @@ const P3: u32 = 0xC2B2_AE3D;
 const P4: u32 = 0x27D4_EB2F;
 const P5: u32 = 0x1656_67B1;
 
-/// The pipelined xxh32 unit.
+/// The pipelined xxh32 unit, with a context of `C` bits.
 #[derive(LogicBlock)]
-pub struct HashUnit {
+pub struct HashUnit<const C: usize = HASH_CTX_BITS> {
     /// Core clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset (clears the valid pipeline).
@@ -57,7 +58,7 @@ pub struct HashUnit {
     /// Virtual page number (36 bits: a 48-bit VA at the smallest 4 KiB page).
     pub in_vpn: Signal<In, Bits<36>>,
     /// Opaque context returned with the hash.
-    pub in_ctx: Signal<In, Bits<HASH_CTX_BITS>>,
+    pub in_ctx: Signal<In, Bits<C>>,
     /// The hash of the request that entered [`HASH_LATENCY`] cycles ago.
     pub out_valid: Signal<Out, Bit>,
     /// 32-bit xxh32 value.
@@ -67,11 +68,11 @@ pub struct HashUnit {
     /// Its virtual page number.
     pub out_vpn: Signal<Out, Bits<36>>,
     /// Its context.
-    pub out_ctx: Signal<Out, Bits<HASH_CTX_BITS>>,
+    pub out_ctx: Signal<Out, Bits<C>>,
     valid: [DFF<Bit>; HASH_LATENCY],
     pid: [DFF<Bits<16>>; HASH_LATENCY],
     vpn: [DFF<Bits<36>>; HASH_LATENCY],
-    ctx: [DFF<Bits<HASH_CTX_BITS>>; HASH_LATENCY],
+    ctx: [DFF<Bits<C>>; HASH_LATENCY],
     /// The lane products `w * P3` (lane 0: pid, 1: vpn's low word, 2: its high word).
     lane_mul: [MulLo32; 3],
     /// Lane 1's product, from cycle 2, delayed to cycle 3's round.
@@ -94,7 +95,7 @@ pub struct HashUnit {
     p4: Constant<Bits<32>>,
 }
 
-impl Default for HashUnit {
+impl<const C: usize> Default for HashUnit<C> {
     fn default() -> Self {
         let seed = clio_proto::consts::PT_HASH_SEED;
         Self {
@@ -130,7 +131,7 @@ impl Default for HashUnit {
     }
 }
 
-impl Logic for HashUnit {
+impl<const C: usize> Logic for HashUnit<C> {
     #[hdl_gen]
     fn update(&mut self) {
         for i in 0..12 {
@@ -206,7 +207,11 @@ impl Logic for HashUnit {
     }
 }
 
-crate::impl_clocked!(HashUnit);
+impl<const C: usize> crate::bench::Clocked for HashUnit<C> {
+    fn clock_in(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -218,7 +223,7 @@ mod tests {
     /// step-form reference, in order and at exactly `HASH_LATENCY` cycles.
     #[test]
     fn bit_exact_with_xxhash_rust_at_fixed_latency() {
-        let mut b = Bench::new(HashUnit::default());
+        let mut b = Bench::new(<HashUnit>::default());
         let mut rng = 0x1234_5678_9abc_def0u64;
         let mut next = || {
             rng ^= rng << 13;
@@ -271,7 +276,7 @@ mod tests {
 
     #[test]
     fn edge_values() {
-        let mut b = Bench::new(HashUnit::default());
+        let mut b = Bench::new(<HashUnit>::default());
         let cases = [
             (0u16, 0u64),
             (u16::MAX, (1 << 36) - 1),

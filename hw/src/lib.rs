@@ -48,7 +48,7 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
     vec![
         (
             "hash_unit",
-            verilog_of("hash_unit", hash_unit::HashUnit::default()),
+            verilog_of("hash_unit", <hash_unit::HashUnit>::default()),
         ),
         ("tlb", verilog_of("tlb", tlb::Tlb::default())),
         (

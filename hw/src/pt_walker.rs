@@ -13,6 +13,11 @@
 //! permitted), FAULT (allocated but not valid, permitted: the page-fault unit maps it),
 //! PERMISSION, UNMAPPED. A read needs READ, a write needs WRITE.
 //!
+//! A request may come hashed already (`req_hashed`, with `req_hash` = `proto::pt_hash`: the
+//! TLB look-ahead hashes every frame's page as its header arrives): it skips the hash unit
+//! and enters the queues in its own cycle. Such a request must not overtake one still in the
+//! hash unit (the queues keep their order): the translate stage walks one page at a time.
+//!
 //! Throughput: one walk per 4 cycles on the DRAM read port (one burst each); the hash stage
 //! accepts one request per cycle. The queues hold [`WALKER_DEPTH`] walks in flight;
 //! `busy` tells the producer (the top) to stop issuing misses before they would overflow.
@@ -79,6 +84,10 @@ pub struct PtWalker {
     pub req_gen: Signal<In, Bits<16>>,
     /// Caller's tag (returned with the result).
     pub req_tag: Signal<In, Bits<7>>,
+    /// The request comes with its hash (`req_hash`, `proto::pt_hash(pid, vpn)`): no hash
+    /// unit, into the queues now (only when no earlier request is in the hash unit).
+    pub req_hashed: Signal<In, Bit>,
+    pub req_hash: Signal<In, Bits<32>>,
     /// Too many walks in flight: do not issue more.
     pub busy: Signal<Out, Bit>,
     /// AXI AR valid.
@@ -135,6 +144,12 @@ pub struct PtWalker {
     o_w0: DFF<Bits<64>>,
     o_w1: DFF<Bits<64>>,
     bucket: Signal<Local, Bits<32>>,
+    /// What enters the queues this cycle: the hash unit's result, or a hashed request.
+    q_write: Signal<Local, Bit>,
+    q_hash: Signal<Local, Bits<32>>,
+    q_pid: Signal<Local, Bits<16>>,
+    q_vpn: Signal<Local, Bits<36>>,
+    q_ctx: Signal<Local, Bits<24>>,
     key: Signal<Local, Bits<52>>,
     m: [Signal<Local, Bit>; 4],
     now_found: Signal<Local, Bit>,
@@ -168,24 +183,37 @@ impl Logic for PtWalker {
         clock!(self, clock, hash, ar_q, ctx_q);
         self.hash.reset.next = self.reset.val();
         // Hash; the context rides along: gen(16) | write(1) | tag(7).
-        self.hash.in_valid.next = self.req_valid.val();
+        self.hash.in_valid.next = self.req_valid.val() & !self.req_hashed.val();
         self.hash.in_pid.next = self.req_pid.val();
         self.hash.in_vpn.next = self.req_vpn.val();
         self.hash.in_ctx.next = (bit_cast::<24, 16>(self.req_gen.val()) << 8)
             | (bit_cast::<24, 1>(self.req_write.val().into()) << 7)
             | bit_cast::<24, 7>(self.req_tag.val());
-        self.bucket.next = self.hash.out_hash.val() & self.bucket_mask.val();
+        // Into the queues: the hash unit's result, or a request hashed already.
+        self.q_write.next = self.hash.out_valid.val();
+        self.q_hash.next = self.hash.out_hash.val();
+        self.q_pid.next = self.hash.out_pid.val();
+        self.q_vpn.next = self.hash.out_vpn.val();
+        self.q_ctx.next = self.hash.out_ctx.val();
+        if self.req_valid.val() & self.req_hashed.val() {
+            self.q_write.next = true;
+            self.q_hash.next = self.req_hash.val();
+            self.q_pid.next = self.req_pid.val();
+            self.q_vpn.next = self.req_vpn.val();
+            self.q_ctx.next = self.hash.in_ctx.val();
+        }
+        self.bucket.next = self.q_hash.val() & self.bucket_mask.val();
         // Bucket address and walk context into the queues.
-        self.ar_q.write.next = self.hash.out_valid.val();
+        self.ar_q.write.next = self.q_write.val();
         self.ar_q.data_in.next = self.pt_base.val() + (bit_cast::<40, 32>(self.bucket.val()) << 8);
-        self.ctx_q.write.next = self.hash.out_valid.val();
+        self.ctx_q.write.next = self.q_write.val();
         // ctx: bucket(32) << 76 | tag(7) << 69 | gen(16) << 53 | write << 52 | pid << 36 | vpn
         self.ctx_q.data_in.next = (bit_cast::<108, 32>(self.bucket.val()) << 76)
-            | (bit_cast::<108, 7>(self.hash.out_ctx.val().get_bits::<7>(0)) << 69)
-            | (bit_cast::<108, 16>(self.hash.out_ctx.val().get_bits::<16>(8)) << 53)
-            | (bit_cast::<108, 1>(self.hash.out_ctx.val().get_bits::<1>(7)) << 52)
-            | (bit_cast::<108, 16>(self.hash.out_pid.val()) << 36)
-            | bit_cast::<108, 36>(self.hash.out_vpn.val());
+            | (bit_cast::<108, 7>(self.q_ctx.val().get_bits::<7>(0)) << 69)
+            | (bit_cast::<108, 16>(self.q_ctx.val().get_bits::<16>(8)) << 53)
+            | (bit_cast::<108, 1>(self.q_ctx.val().get_bits::<1>(7)) << 52)
+            | (bit_cast::<108, 16>(self.q_pid.val()) << 36)
+            | bit_cast::<108, 36>(self.q_vpn.val());
         // Walks in flight, counted from the request (the hash pipeline holds some too).
         self.inflight.d.next = self.inflight.q.val()
             + bit_cast::<5, 1>(self.req_valid.val().into())
@@ -294,6 +322,7 @@ crate::impl_clocked!(PtWalker);
 mod tests {
     use super::*;
     use crate::bench::Bench;
+    use crate::hash_unit::HASH_LATENCY;
     use crate::tb::{AxiDram, Memory, SparseMemory};
     use crate::util::bytes_to_bits;
     use clio_proto::consts::BUCKET_BYTES;
@@ -337,6 +366,17 @@ mod tests {
     /// `proto::pte::bucket_lookup`.
     #[test]
     fn walks_match_bucket_lookup() {
+        walks(false);
+    }
+
+    /// The same with a third of the requests hashed already (`req_hashed`, `proto::pt_hash`),
+    /// each when no earlier request is in the hash unit.
+    #[test]
+    fn hashed_walks_match_bucket_lookup() {
+        walks(true);
+    }
+
+    fn walks(with_hashed: bool) {
         let mut dram = SparseMemory::default();
         let mut rng = 0x9E37_79B9_7F4A_7C15u64;
         let mut rnd = move || {
@@ -397,10 +437,23 @@ mod tests {
         let mut seen = [0usize; 4];
         let total = 120;
         let mut sent = 0;
-        for cyc in 0..2000u64 {
+        let mut hashed_sent = 0;
+        let mut last_unhashed: Option<u64> = None;
+        for cyc in 0..4000u64 {
             b.settle();
-            let issue = sent < total && !b.uut.busy.val() && rnd() % 3 != 0;
+            let want = sent < total && !b.uut.busy.val() && rnd() % 3 != 0;
             let (pid, vpn, write) = (((rnd() % 4) as u16), rnd() % 44, rnd() & 1 == 1);
+            // Hashed only when no earlier request is still in the hash unit; with hashed
+            // requests, unhashed ones only every other 32 cycles (so the hash unit empties).
+            let pipe_empty = last_unhashed.is_none_or(|c| c + (HASH_LATENCY as u64) < cyc);
+            let hashed = with_hashed && want && pipe_empty && rnd() % 2 == 0;
+            let issue = want && (hashed || !with_hashed || (cyc / 32) % 2 == 0);
+            b.uut.req_hashed.next = hashed;
+            b.uut.req_hash.next = clio_proto::pt_hash::pt_hash(pid, vpn).to_bits();
+            if issue && !hashed {
+                last_unhashed = Some(cyc);
+            }
+            hashed_sent += hashed as u32;
             b.uut.req_valid.next = issue;
             b.uut.req_pid.next = pid.to_bits();
             b.uut.req_vpn.next = vpn.to_bits();
@@ -455,6 +508,10 @@ mod tests {
             }
         }
         assert!(issued.is_empty(), "walks lost");
+        assert!(
+            !with_hashed || hashed_sent > 15,
+            "hashed requests: {hashed_sent}"
+        );
         assert!(
             seen.iter().all(|&n| n > 3),
             "every outcome class exercised: {seen:?}"

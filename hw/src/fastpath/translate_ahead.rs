@@ -22,11 +22,19 @@
 //!   is forgotten when the slot is freed. So an entry is only ever the current frame's, and
 //!   only ever what the TLB holds now.
 //!
+//! * Every header's page is hashed as it arrives (`proto::pt_hash` of the lookup's pid and
+//!   VPN, a hash unit of its own: one a cycle, [`crate::hash_unit::HASH_LATENCY`] cycles) and
+//!   the hash kept per slot (`use_hash_ok`, `use_hash`): when the page misses the TLB, the
+//!   translate stage walks its bucket with this hash rather than hashing again once it knows
+//!   of the miss. A per-slot generation (2 bits, stepped by each header) drops a hash of the
+//!   slot's earlier frame; a slot refills at most once in the hash's latency.
+//!
 //! The executor still runs every check of its dispatch: the entry only replaces the lookup.
 //! A lookup here touches the TLB's LRU order as the executor's would: only which entry a later
 //! insert evicts can differ (never a translation or an answer).
 
 use crate::fastpath::decode::Decode;
+use crate::hash_unit::HashUnit;
 use crate::spec::Spec;
 use clio_proto::consts::MAX_PAYLOAD;
 use clio_proto::header::ROUTED_HEADER_LEN;
@@ -101,6 +109,10 @@ pub struct TranslateAhead {
     pub use_read_ok: Signal<Out, Bit>,
     pub use_write_ok: Signal<Out, Bit>,
     pub use_write_in_va: Signal<Out, Bit>,
+    /// `use_slot`'s page is hashed (`proto::pt_hash(use_pid, use_vpn)`): `use_hash` (from the
+    /// cycle its hash comes out of the hash unit).
+    pub use_hash_ok: Signal<Out, Bit>,
+    pub use_hash: Signal<Out, Bits<32>>,
     /// The next slot to look at.
     ptr: DFF<Bits<2>>,
     /// Per slot (bit k): looked up (the lookup issued, its result kept or on its way).
@@ -137,6 +149,21 @@ pub struct TranslateAhead {
     s_need: [DFF<Bits<2>>; SLOTS],
     s_off: [DFF<Bits<64>>; SLOTS],
     s_len: [DFF<Bits<32>>; SLOTS],
+    /// The page hash: the header's pid and VPN registered with it (hashed the next cycle,
+    /// `chk_in`, with the slot and its generation as context), per slot the generation of
+    /// its frame, its hash and whether it is in (bit k).
+    hash: HashUnit<4>,
+    h_pid: DFF<Bits<16>>,
+    h_vpn: DFF<Bits<36>>,
+    h_gen: DFF<Bits<2>>,
+    s_hgen: [DFF<Bits<2>>; SLOTS],
+    s_hash: [DFF<Bits<32>>; SLOTS],
+    s_hok: DFF<Bits<4>>,
+    /// `s_hok` less a slot whose new header comes in; the slots whose hash comes out now.
+    hok_kept: Signal<Local, Bits<4>>,
+    hok_set: [Signal<Local, Bit>; SLOTS],
+    /// The incoming header's page.
+    hdr_vpn: Signal<Local, Bits<36>>,
     /// The slot at the pointer's kept fields.
     sel_pid: Signal<Local, Bits<16>>,
     sel_vpn: Signal<Local, Bits<36>>,
@@ -218,6 +245,18 @@ impl Default for TranslateAhead {
             use_read_ok: Default::default(),
             use_write_ok: Default::default(),
             use_write_in_va: Default::default(),
+            use_hash_ok: Default::default(),
+            use_hash: Default::default(),
+            hash: Default::default(),
+            h_pid: Default::default(),
+            h_vpn: Default::default(),
+            h_gen: Default::default(),
+            s_hgen: core::array::from_fn(|_| Default::default()),
+            s_hash: core::array::from_fn(|_| Default::default()),
+            s_hok: Default::default(),
+            hok_kept: Default::default(),
+            hok_set: core::array::from_fn(|_| Default::default()),
+            hdr_vpn: Default::default(),
             s_read_ok: Default::default(),
             s_write_ok: Default::default(),
             s_write_in_va: Default::default(),
@@ -304,8 +343,14 @@ impl Logic for TranslateAhead {
             p2_slot,
             p2_need,
             p2_fits,
-            p2_off
+            p2_off,
+            h_pid,
+            h_vpn,
+            h_gen,
+            s_hok
         );
+        clock!(self, clock, hash);
+        self.hash.reset.next = self.reset.val();
         for k in 0..4 {
             self.e_pa[k].clock.next = self.clock.val();
             self.e_pa[k].d.next = self.e_pa[k].q.val();
@@ -319,6 +364,9 @@ impl Logic for TranslateAhead {
             self.s_off[k].d.next = self.s_off[k].q.val();
             self.s_len[k].clock.next = self.clock.val();
             self.s_len[k].d.next = self.s_len[k].q.val();
+            self.s_hgen[k].clock.next = self.clock.val();
+            self.s_hgen[k].d.next = self.s_hgen[k].q.val();
+            self.s_hash[k].clock.next = self.clock.val();
         }
         // ---- An incoming header: what its lookup needs, kept for its slot.
         self.dec.hdr.next = self.hdr_data.val();
@@ -345,12 +393,16 @@ impl Logic for TranslateAhead {
         self.psize.d.next = bit_cast::<64, 1>(1.into()) << self.page_shift.val();
         self.pmask.d.next = (bit_cast::<64, 1>(1.into()) << self.page_shift.val()) - 1;
         self.off.next = self.va.val() & self.pmask.q.val();
+        self.hdr_vpn.next = bit_cast::<36, 64>(self.va.val() >> self.page_shift.val());
+        self.h_pid.d.next = self.dec.pid.val();
+        self.h_vpn.d.next = self.hdr_vpn.val();
         if self.hdr_in.val() {
             for k in 0..4 {
                 if self.hdr_slot.val() == k.to_bits::<2>() {
                     self.s_pid[k].d.next = self.dec.pid.val();
-                    self.s_vpn[k].d.next =
-                        bit_cast::<36, 64>(self.va.val() >> self.page_shift.val());
+                    self.s_vpn[k].d.next = self.hdr_vpn.val();
+                    self.s_hgen[k].d.next = self.s_hgen[k].q.val() + 1;
+                    self.h_gen.d.next = self.s_hgen[k].q.val() + 1;
                     self.s_need[k].d.next = self.need.val();
                     self.s_off[k].d.next = self.off.val();
                     self.s_len[k].d.next = self.len.val();
@@ -376,6 +428,38 @@ impl Logic for TranslateAhead {
                 | (bit_cast::<4, 1>(self.dec_chk.write_in_va.val().into())
                     << self.chk_slot.q.val());
         }
+        // ---- The page hash: the header's pid and VPN the cycle after, its result kept for
+        // the slot unless the slot has had another header since.
+        self.hash.in_valid.next = self.chk_in.q.val();
+        self.hash.in_pid.next = self.h_pid.q.val();
+        self.hash.in_vpn.next = self.h_vpn.q.val();
+        self.hash.in_ctx.next =
+            (bit_cast::<4, 2>(self.h_gen.q.val()) << 2) | bit_cast::<4, 2>(self.chk_slot.q.val());
+        self.hok_kept.next = self.s_hok.q.val();
+        if self.hdr_in.val() {
+            self.hok_kept.next =
+                self.s_hok.q.val() & !(bit_cast::<4, 1>(1.into()) << self.hdr_slot.val());
+        }
+        for k in 0..4 {
+            self.s_hash[k].d.next = self.s_hash[k].q.val();
+            // The context is the tag: slot, generation.
+            self.hok_set[k].next = self.hash.out_valid.val()
+                & (self.hash.out_ctx.val().get_bits::<2>(0) == k.to_bits::<2>())
+                & (self.hash.out_ctx.val().get_bits::<2>(2) == self.s_hgen[k].q.val());
+            if self.hok_set[k].val() {
+                self.s_hash[k].d.next = self.hash.out_hash.val();
+            }
+        }
+        self.s_hok.d.next = (self.hok_kept.val()
+            | bit_cast::<4, 1>(self.hok_set[0].val().into())
+            | (bit_cast::<4, 1>(self.hok_set[1].val().into()) << 1)
+            | (bit_cast::<4, 1>(self.hok_set[2].val().into()) << 2)
+            | (bit_cast::<4, 1>(self.hok_set[3].val().into()) << 3))
+            & !self.freed.val();
+        if self.reset.val() {
+            self.s_hok.d.next = 0.into();
+        }
+
         // ---- The frame at the pointer: its kept fields.
         self.sel_pid.next = 0.into();
         self.sel_vpn.next = 0.into();
@@ -475,6 +559,8 @@ impl Logic for TranslateAhead {
         self.use_read_ok.next = false;
         self.use_write_ok.next = false;
         self.use_write_in_va.next = false;
+        self.use_hash_ok.next = false;
+        self.use_hash.next = 0.into();
         for k in 0..4 {
             if self.use_slot.val() == k.to_bits::<2>() {
                 self.ok.next = self.e_ok.q.val().get_bit(k);
@@ -485,6 +571,12 @@ impl Logic for TranslateAhead {
                 self.use_write_in_va.next = self.s_write_in_va.q.val().get_bit(k);
                 self.use_pid.next = self.s_pid[k].q.val();
                 self.use_vpn.next = self.s_vpn[k].q.val();
+                // (Or the hash coming out for it this cycle.)
+                self.use_hash_ok.next = self.s_hok.q.val().get_bit(k) | self.hok_set[k].val();
+                self.use_hash.next = self.s_hash[k].q.val();
+                if self.hok_set[k].val() {
+                    self.use_hash.next = self.hash.out_hash.val();
+                }
             }
         }
     }

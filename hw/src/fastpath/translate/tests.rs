@@ -6,7 +6,10 @@
 //! permissions), walks (valid, allocated, missing, forbidden PTEs), faults with and without a
 //! free page or room for the notice; the page looked up by the executor (Dispatch's
 //! `start_looked`) or by the stage a cycle later; a hit taken
-//! by the executor (`hit_take`) or left to `done`; back-to-back starts in the `done` cycle.
+//! by the executor (`hit_take`) or left to `done`; back-to-back starts in the `done` cycle; half
+//! of Dispatch's pages hashed by the look-ahead (`start_ahead`, the hash ready 0..15 cycles
+//! after the start): such a miss's bucket read goes out two cycles after the later of the hash
+//! and the TLB's answer (not after a hash of its own).
 //!
 //! Every result (status, PA) against what `proto` implies for the state at the start; every
 //! fault's PTE write-back (address, bytes), PAGE_MAPPED notice (decoded by
@@ -177,6 +180,10 @@ struct Cur {
     pte: Option<(u64, [u8; PTE_BYTES])>,
     notices: u32,
     inserted: bool,
+    /// Hashed ahead: the cycle its hash is ready (`ahead_ok`).
+    ahead: Option<u64>,
+    /// A bucket read went out.
+    walked: bool,
 }
 
 #[test]
@@ -198,6 +205,7 @@ fn translations_match_the_page_table() {
     let mut statuses: HashMap<u8, u32> = HashMap::new();
     let mut pte_held = 0u64;
     let mut pte_delay = 0u64;
+    let mut ahead_walks = 0u32;
     let mut cycle = 0u64;
     while done_n < 4000 {
         assert!(cycle < 400_000, "stuck after {done_n} translations");
@@ -244,9 +252,13 @@ fn translations_match_the_page_table() {
         b.uut.start_looked.next = false;
         b.uut.hit_take.next = false;
         b.uut.fp_valid.next = false;
+        b.uut.start_ahead.next = false;
+        b.uut.ahead_ok.next = false;
         if let Some(c) = &cur {
             b.uut.pid.next = (c.pid as u64).to_bits();
             b.uut.need.next = (c.need as u64).to_bits();
+            b.uut.ahead_ok.next = c.ahead.is_some_and(|t| cycle >= t);
+            b.uut.ahead_hash.next = (clio_proto::pt_hash::pt_hash(c.pid, c.vpn) as u64).to_bits();
         }
         b.settle();
         // The result of the request under way.
@@ -358,8 +370,12 @@ fn translations_match_the_page_table() {
                 walks += 1;
             }
             let issue = r.below(2) == 0;
+            let ahead = (issue && r.below(2) == 0).then(|| cycle + r.below(16));
             b.uut.start.next = true;
             b.uut.start_looked.next = issue;
+            b.uut.start_ahead.next = ahead.is_some();
+            b.uut.ahead_ok.next = ahead == Some(cycle);
+            b.uut.ahead_hash.next = (clio_proto::pt_hash::pt_hash(pid, vpn) as u64).to_bits();
             b.uut.start_va.next = va.to_bits();
             if issue {
                 // Dispatch's own lookup of the page, this cycle (the stage issues none).
@@ -380,6 +396,8 @@ fn translations_match_the_page_table() {
                 pte: None,
                 notices: 0,
                 inserted: false,
+                ahead,
+                walked: false,
             });
         }
         b.settle();
@@ -459,6 +477,22 @@ fn translations_match_the_page_table() {
         if u.pte_load.val() && cur.as_ref().is_some_and(|c| c.want.fault.is_some()) {
             w.free.pop_front();
         }
+        if u.ar_valid.val() {
+            let c = cur.as_mut().expect("a walk belongs to a translation");
+            if let (Some(ready), false) = (c.ahead, c.walked) {
+                // Hashed ahead: the bucket read two cycles after the later of the hash and the
+                // TLB's answer (2 cycles after the start): the walker's request, then its AR
+                // queue.
+                assert_eq!(
+                    cycle,
+                    ready.max(c.start + 2) + 2,
+                    "the walk of a page hashed ahead (start {}, hash ready {ready})",
+                    c.start
+                );
+                ahead_walks += 1;
+            }
+            c.walked = true;
+        }
         if u.ar_valid.val() && u.ar_ready.val() {
             assert!(u.walking.val());
             w.dram.ar(
@@ -475,8 +509,8 @@ fn translations_match_the_page_table() {
     }
     // Every class was seen.
     assert!(
-        hits > 800 && walks > 800 && faults > 100 && taken > 100,
-        "{hits} {walks} {faults} {taken}"
+        hits > 800 && walks > 800 && faults > 100 && taken > 100 && ahead_walks > 150,
+        "{hits} {walks} {faults} {taken} {ahead_walks}"
     );
     for s in [
         Status::Ok,

@@ -141,6 +141,9 @@ fn looks_ahead_like_the_executors_lookup() {
     let mut next_fill = 0usize;
     let mut id = 0u32;
     let mut busy_run = 0u64;
+    // The cycle each slot's header came in; dispatches that found the page's hash in.
+    let mut arrived = [0u64; 4];
+    let mut hashes = 0u64;
     for cycle in 0..6000u64 {
         // Frames arrive in slot order; the executor takes and frees them in order.
         let mut freed = 0u64;
@@ -153,6 +156,7 @@ fn looks_ahead_like_the_executors_lookup() {
             b.uut.hdr_data.next = bytes_to_bits(&q.hdr);
             slots[next_fill] = Some(q);
             arriving = Some(next_fill);
+            arrived[next_fill] = cycle;
             next_fill = (next_fill + 1) % 4;
         }
         b.uut.hdr_in.next = arriving.is_some();
@@ -168,11 +172,28 @@ fn looks_ahead_like_the_executors_lookup() {
                 let rw = matches!(q.op, Opcode::Read | Opcode::Write);
                 assert_eq!(b.uut.use_rw.val(), rw, "cycle {cycle} slot {head}: {q:?}");
                 if rw {
+                    let vpn = (q.va >> SHIFT) & ((1 << 36) - 1);
                     assert_eq!(
                         (b.uut.use_pid.val().to_u64(), b.uut.use_vpn.val().to_u64()),
-                        (q.pid as u64, (q.va >> SHIFT) & ((1 << 36) - 1)),
+                        (q.pid as u64, vpn),
                         "cycle {cycle} slot {head}: the executor's lookup of {q:?}"
                     );
+                    // The page's hash: in from HASH_LATENCY + 1 cycles after the header at
+                    // the latest, and then `proto::pt_hash` of that lookup's key.
+                    let due = arrived[head] + crate::hash_unit::HASH_LATENCY as u64 + 1;
+                    assert!(
+                        b.uut.use_hash_ok.val() || cycle < due,
+                        "cycle {cycle} slot {head}: no hash {} cycles after the header",
+                        cycle - arrived[head]
+                    );
+                    if b.uut.use_hash_ok.val() {
+                        assert_eq!(
+                            b.uut.use_hash.val().to_u64(),
+                            clio_proto::pt_hash::pt_hash(q.pid, vpn) as u64,
+                            "cycle {cycle} slot {head}: the page hash of {q:?}"
+                        );
+                        hashes += 1;
+                    }
                 }
                 // The dispatch checks, decoded as the header arrived.
                 let h = &q.h;
@@ -285,6 +306,7 @@ fn looks_ahead_like_the_executors_lookup() {
     }
     // The look-ahead did its job, not just stayed silent.
     assert!(checked > 500, "{checked} dispatches");
+    assert!(hashes > 200, "{hashes} dispatches found their page hashed");
     assert!(
         refused > checked / 20,
         "{refused} of {checked} refused by the checks"
@@ -297,4 +319,67 @@ fn looks_ahead_like_the_executors_lookup() {
         kills > 10 && lookups > 500,
         "{kills} kills, {lookups} lookups"
     );
+}
+
+/// A slot refilled while its earlier frame's page hash is still in the hash unit: the earlier
+/// hash (coming out first) is never offered for the new frame; the new frame's is, once out.
+#[test]
+fn a_refilled_slot_never_offers_the_earlier_frames_hash() {
+    let mut r = Rng(0x4A5_4B1D);
+    let mut b = Bench::new(TranslateAhead::default());
+    b.uut.page_shift.next = (SHIFT as u64).to_bits();
+    b.uut.reset.next = true;
+    b.tick();
+    b.uut.reset.next = false;
+    let rw = |r: &mut Rng, i| loop {
+        let q = request(r, i);
+        if q.op == Opcode::Read && q.pid == 1 {
+            return q;
+        }
+    };
+    let mut stale = 0;
+    for i in 0..300u32 {
+        let (first, second) = (rw(&mut r, 2 * i), rw(&mut r, 2 * i + 1));
+        let gap = 1 + r.below(10);
+        b.uut.use_slot.next = 0u64.to_bits();
+        b.uut.hdr_slot.next = 0u64.to_bits();
+        b.uut.hdr_data.next = bytes_to_bits(&first.hdr);
+        b.uut.hdr_in.next = true;
+        b.tick();
+        b.uut.hdr_in.next = false;
+        // Freed and refilled `gap` cycles later (the executor took the first frame at once).
+        for _ in 0..gap - 1 {
+            b.tick();
+        }
+        b.uut.freed.next = 1u64.to_bits();
+        b.tick();
+        b.uut.freed.next = 0u64.to_bits();
+        b.uut.hdr_data.next = bytes_to_bits(&second.hdr);
+        b.uut.hdr_in.next = true;
+        b.tick();
+        b.uut.hdr_in.next = false;
+        let want = clio_proto::pt_hash::pt_hash(second.pid, second.va >> SHIFT) as u64;
+        let old = clio_proto::pt_hash::pt_hash(first.pid, first.va >> SHIFT) as u64;
+        let mut seen = false;
+        for c in 0..20 {
+            b.settle();
+            if b.uut.use_hash_ok.val() {
+                assert_eq!(
+                    b.uut.use_hash.val().to_u64(),
+                    want,
+                    "#{i}: cycle {c} after the refill (gap {gap}): the earlier frame's hash"
+                );
+                seen = true;
+            } else {
+                assert!(!seen, "#{i}: the hash went away");
+            }
+            b.tick();
+        }
+        assert!(seen, "#{i}: the new frame's hash never came");
+        stale += (want != old) as u32;
+        b.uut.freed.next = 1u64.to_bits();
+        b.tick();
+        b.uut.freed.next = 0u64.to_bits();
+    }
+    assert!(stale > 200, "frames with a different hash: {stale}");
 }
