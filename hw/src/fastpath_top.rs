@@ -106,17 +106,19 @@ type Need<const V: u64> = Spec<2, V>;
 /// `page_fault_latency_is_constant`).
 pub const FAULT_OVER_HIT_CYCLES: u64 = 3;
 /// Extra cycles of a first-touch page fault over a TLB miss whose walk finds a valid PTE, when
-/// the allocated PTE is no longer in the TLB: the same two cycles less the one the walk's
-/// result already spends in the page-fault unit.
-pub const FAULT_EXTRA_CYCLES: u64 = 1;
+/// the allocated PTE is no longer in the TLB: the page-fault unit's answer, the fault's
+/// write-back and notice, and the translation's `done` cycle, all of which the walk of a valid
+/// PTE skips (its page is offered as `only_hit` in the walk's result cycle).
+pub const FAULT_EXTRA_CYCLES: u64 = 3;
 /// Extra cycles of a TLB miss over a TLB hit with the testbench's DRAM (read latency 5), for
 /// a request's first page (a one-beat read), the `done` cycle included (a hit on a request's
 /// only page skips it): the walk starts as the look-ahead's hash of the page comes out,
-/// [`crate::hash_unit::HASH_LATENCY`] + 1 cycles after the header; then 9 more (the walker's
-/// queue, the bucket read, the slot compare, the TLB insert and the executor's hand-over),
-/// less the hit's own cycles. (Hashed by the walker itself, once the TLB's miss is known, as
-/// every page was before stop 31: 25.)
-pub const WALK_EXTRA_CYCLES: u64 = crate::hash_unit::HASH_LATENCY as u64 + 9;
+/// [`crate::hash_unit::HASH_LATENCY`] + 1 cycles after the header; then 6 more (the walker's
+/// AR register, the bucket read, the slot compare, the executor taking the walked page as a
+/// hit in the walk's result cycle), less the hit's own cycles. (Hashed by the walker itself,
+/// once the TLB's miss is known, behind its AR queue, the page-fault unit and the translation's
+/// `done` cycle, as every walk was before stop 31: 25.)
+pub const WALK_EXTRA_CYCLES: u64 = crate::hash_unit::HASH_LATENCY as u64 + 6;
 
 /// Controller states.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]

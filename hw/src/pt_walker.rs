@@ -1,8 +1,9 @@
 //! The page-table walker: hash `(pid, vpn)`, read the whole bucket in one AXI burst, compare tags.
 //!
 //! ```text
-//! req --> HashUnit (6 cycles) --> bucket = hash & bucket_mask, addr = pt_base + bucket * 256
-//!     --> AR queue --> AXI AR (len 3: 4 beats of 512 bits = 16 slots of 16 bytes)
+//! req --> HashUnit (HASH_LATENCY cycles) --> bucket = hash & bucket_mask, addr = pt_base + bucket * 256
+//!     --> AR register (the oldest address, the next cycle) or AR queue (younger ones)
+//!     --> AXI AR (len 3: 4 beats of 512 bits = 16 slots of 16 bytes)
 //!     --> context queue (waits for the data, in order) --> tag compare on every R beat
 //!     --> outcome on the last beat + 1 cycle
 //! ```
@@ -130,6 +131,16 @@ pub struct PtWalker {
     pub out_perms: Signal<Out, Bits<2>>,
     hash: HashUnit,
     ar_q: WalkFifo<Bits<40>>,
+    /// The oldest bucket address, out on AR the cycle after it is known when the AR queue is
+    /// empty (the queue takes two): the queue holds only younger ones.
+    ar_next_valid: DFF<Bit>,
+    ar_next: DFF<Bits<40>>,
+    /// Addresses in the AR queue (its `empty` flag lags a write by a cycle or more).
+    ar_held: DFF<Bits<5>>,
+    /// The bucket address that enters this cycle.
+    q_addr: Signal<Local, Bits<40>>,
+    /// It goes to `ar_next` (nothing older waits), not to the queue.
+    to_next: Signal<Local, Bit>,
     ctx_q: WalkFifo<Bits<108>>,
     beat: DFF<Bits<2>>,
     inflight: DFF<Bits<5>>,
@@ -177,8 +188,23 @@ impl Logic for PtWalker {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, beat, inflight, acc_found, acc_slot, acc_w0, acc_w1, o_valid, o_outcome,
-            o_ctx, o_slot, o_w0, o_w1
+            self,
+            clock,
+            ar_next_valid,
+            ar_next,
+            ar_held,
+            beat,
+            inflight,
+            acc_found,
+            acc_slot,
+            acc_w0,
+            acc_w1,
+            o_valid,
+            o_outcome,
+            o_ctx,
+            o_slot,
+            o_w0,
+            o_w1
         );
         clock!(self, clock, hash, ar_q, ctx_q);
         self.hash.reset.next = self.reset.val();
@@ -204,8 +230,15 @@ impl Logic for PtWalker {
         }
         self.bucket.next = self.q_hash.val() & self.bucket_mask.val();
         // Bucket address and walk context into the queues.
-        self.ar_q.write.next = self.q_write.val();
-        self.ar_q.data_in.next = self.pt_base.val() + (bit_cast::<40, 32>(self.bucket.val()) << 8);
+        self.q_addr.next = self.pt_base.val() + (bit_cast::<40, 32>(self.bucket.val()) << 8);
+        self.to_next.next =
+            self.q_write.val() & (self.ar_held.q.val() == 0) & !self.ar_next_valid.q.val();
+        self.ar_q.write.next = self.q_write.val() & !self.to_next.val();
+        self.ar_q.data_in.next = self.q_addr.val();
+        if self.to_next.val() {
+            self.ar_next_valid.d.next = true;
+            self.ar_next.d.next = self.q_addr.val();
+        }
         self.ctx_q.write.next = self.q_write.val();
         // ctx: bucket(32) << 76 | tag(7) << 69 | gen(16) << 53 | write << 52 | pid << 36 | vpn
         self.ctx_q.data_in.next = (bit_cast::<108, 32>(self.bucket.val()) << 76)
@@ -219,10 +252,20 @@ impl Logic for PtWalker {
             + bit_cast::<5, 1>(self.req_valid.val().into())
             - bit_cast::<5, 1>((self.r_valid.val() & self.r_last.val()).into());
         self.busy.next = self.inflight.q.val() >= self.busy_at.val();
-        self.ar_valid.next = !self.ar_q.empty.val();
+        // AR: `ar_next` first (the oldest), then the queue.
+        self.ar_valid.next = self.ar_next_valid.q.val() | !self.ar_q.empty.val();
         self.ar_addr.next = self.ar_q.data_out.val();
+        if self.ar_next_valid.q.val() {
+            self.ar_addr.next = self.ar_next.q.val();
+            if self.ar_ready.val() {
+                self.ar_next_valid.d.next = false;
+            }
+        }
         self.ar_len.next = self.bucket_len.val();
-        self.ar_q.read.next = !self.ar_q.empty.val() & self.ar_ready.val();
+        self.ar_q.read.next =
+            !self.ar_next_valid.q.val() & !self.ar_q.empty.val() & self.ar_ready.val();
+        self.ar_held.d.next = self.ar_held.q.val() + bit_cast::<5, 1>(self.ar_q.write.val().into())
+            - bit_cast::<5, 1>(self.ar_q.read.val().into());
         self.r_ready.next = true;
         // Tag compare of the four slots of this beat against the walk at the queue head.
         self.key.next = self.ctx_q.data_out.val().get_bits::<52>(0);
@@ -295,6 +338,8 @@ impl Logic for PtWalker {
             }
         }
         if self.reset.val() {
+            self.ar_next_valid.d.next = false;
+            self.ar_held.d.next = 0.into();
             self.o_valid.d.next = false;
             self.beat.d.next = 0.into();
             self.inflight.d.next = 0.into();

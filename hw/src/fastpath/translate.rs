@@ -6,7 +6,10 @@
 //! hold while it runs. The stage looks the page up in the TLB; a hit on a mapped page with the
 //! permission is done at once (`only_hit`: the executor may take it in that cycle with
 //! `hit_take` and go straight to its access); a miss walks the page's bucket (the walker owns
-//! AR/R, `walking`); a first touch of an allocated page (found by the walk, or held by the TLB
+//! AR/R, `walking`; with the look-ahead's hash of the page when it has one, `start_ahead`), and
+//! a walked page that is mapped and permitted is offered the same way (`only_hit` in the walk's
+//! result cycle, two before `done`; the page-fault unit inserts it into the TLB the next
+//! cycle); a first touch of an allocated page (found by the walk, or held by the TLB
 //! from its PTE_WRITE) goes through the page-fault unit, whose PTE write-back (to the PTE
 //! writer, `pte_load`, then the one-beat writer, `pte_write`) and PAGE_MAPPED notice
 //! (`notice_*`) go out in parallel before the translation is done. The result is held for one
@@ -85,13 +88,15 @@ pub struct Translate {
     pub start_ahead: Signal<In, Bit>,
     pub ahead_ok: Signal<In, Bit>,
     pub ahead_hash: Signal<In, Bits<32>>,
-    /// The RAS: the request's pid, or the offload store's (held while translating).
+    /// The RAS: the request's pid, or the offload store's (held while translating, and in the
+    /// cycle a walked page is taken with `hit_take`: the page-fault unit inserts it then).
     pub pid: Signal<In, Bits<16>>,
-    /// Permissions the access needs, as the PTE's `READ | WRITE << 1` (held).
+    /// Permissions the access needs, as the PTE's `READ | WRITE << 1` (held, as `pid`).
     pub need: Signal<In, Bits<2>>,
     /// The executor takes `only_hit`'s translation now: nothing more to do (no `done`).
     pub hit_take: Signal<In, Bit>,
-    /// This cycle's TLB answer is a hit on a mapped page with the permission: `hit_pa`.
+    /// This cycle's TLB answer (or the walk's result) is a mapped page with the permission:
+    /// `hit_pa`.
     pub only_hit: Signal<Out, Bit>,
     /// The PA of `only_hit`.
     pub hit_pa: Signal<Out, Bits<64>>,
@@ -178,6 +183,10 @@ pub struct Translate {
     poff: Signal<Local, Bits<64>>,
     /// The TLB's frame with `va`'s offset.
     tlb_pa: Signal<Local, Bits<64>>,
+    /// The page-fault unit's frame (a walked or a faulted page) with `va`'s offset.
+    pf_pa: Signal<Local, Bits<64>>,
+    /// The walked PTE's frame with `va`'s offset.
+    walk_pa: Signal<Local, Bits<64>>,
     /// The TLB's permissions hold `need`.
     tlb_perm_ok: Signal<Local, Bit>,
     /// The walk found a PTE, and its permissions hold `need`.
@@ -191,6 +200,7 @@ pub struct Translate {
     st_permission: St<{ Status::Permission as u64 }>,
     st_unmapped: St<{ Status::Unmapped as u64 }>,
     st_retry_later: St<{ Status::RetryLater as u64 }>,
+    outcome_hit: Spec<2, { outcome::HIT as u64 }>,
     outcome_fault: Spec<2, { outcome::FAULT as u64 }>,
     outcome_unmapped: Spec<2, { outcome::UNMAPPED as u64 }>,
 }
@@ -223,6 +233,11 @@ impl Logic for Translate {
         self.vpn_q.d.next = bit_cast::<36, 64>(self.vpn.val());
         self.tlb_pa.next =
             (bit_cast::<64, 40>(self.res_pfn.val()) << self.page_shift.val()) | self.poff.val();
+        self.walk_pa.next = (bit_cast::<64, 40>(self.walker.out_pfn.val())
+            << self.page_shift.val())
+            | self.poff.val();
+        self.pf_pa.next =
+            (bit_cast::<64, 40>(self.pf.out_pfn.val()) << self.page_shift.val()) | self.poff.val();
         self.tlb_perm_ok.next = (self.res_perms.val() & self.need.val()) == self.need.val();
         // Outputs.
         self.done.next = self.step.q.val() == Step::Done;
@@ -370,14 +385,19 @@ impl Logic for Translate {
                     } else {
                         self.pf.in_valid.next = true;
                         self.step.d.next = Step::Fault;
+                        if self.walker.out_outcome.val() == self.outcome_hit.val() {
+                            // A valid PTE with the permission: the executor may take the page
+                            // now, as a TLB hit (`only_hit`, two cycles before `done`); the
+                            // page-fault unit still inserts it into the TLB next cycle.
+                            self.only_hit.next = true;
+                            self.hit_pa.next = self.walk_pa.val();
+                        }
                     }
                 }
             }
             Step::Fault => {
                 self.st.d.next = self.pf.out_status.val();
-                self.pa_q.d.next = (bit_cast::<64, 40>(self.pf.out_pfn.val())
-                    << self.page_shift.val())
-                    | self.poff.val();
+                self.pa_q.d.next = self.pf_pa.val();
                 self.n_pid.d.next = self.pf.pm_pid.val();
                 self.n_vpn.d.next = self.pf.pm_vpn.val();
                 self.n_pfn.d.next = self.pf.pm_pfn.val();
