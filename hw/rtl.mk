@@ -8,7 +8,10 @@
 #               (LUT/FF/BRAM/LUTRAM/DSP and the deepest register-to-register path in LUT levels,
 #               hw/scripts/logic_depth.py) into docs/utilization.md
 
-HW_MODULES     := hash_unit tlb pt_walker page_fault mat ack_layer crc32c key_table sync_unit mem_access ingest slot_queue translate_ahead decode translate pte_writer append_place persist stats response_header slow_path_desc extend offload_service ordering beat_writer write_data read_data transmit pointer_chase xxh32 clio_kv fastpath_top
+# The modules are the hw crate's (`clio_hw::all_modules`): emit-rtl writes their list as
+# $(RTL_DIR)/modules.txt, read here when a recipe runs (after `rtl`), so there is no second
+# list to keep in step.
+HW_MODULES      = $(shell cat $(RTL_DIR)/modules.txt)
 # fastpath_top is synthesised whole inside the board top by `make fpga-check` (fpga/fpga.mk),
 # which reports its utilisation against the ZU7EV; synthesising it a second time alone here
 # would double the longest step of `make test`. `extend` is the pointer chaser and Clio-KV

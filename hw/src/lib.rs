@@ -206,12 +206,18 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
     ]
 }
 
-/// Write `<module>.v` for every module into `out_dir` (created if missing), and each of
-/// [`mutants::MUTANTS`] as `mutants/fastpath_top__<name>.v` (module `fastpath_top`, for the
-/// cosimulation's mutation check); returns the paths.
+/// The list of emitted modules `emit_all` writes beside them, one name per line in
+/// [`all_modules`]' order: `make lint` and `make synth` (hw/rtl.mk) take their module lists
+/// from it, so a module added here is linted and synthesised without a second list to keep.
+pub const MODULE_LIST: &str = "modules.txt";
+
+/// Write `<module>.v` for every module into `out_dir` (created if missing), the list of them
+/// ([`MODULE_LIST`]), and each of [`mutants::MUTANTS`] as `mutants/fastpath_top__<name>.v`
+/// (module `fastpath_top`, for the cosimulation's mutation check); returns the paths.
 pub fn emit_all(out_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(out_dir)?;
     let mut out = vec![];
+    let mut names = String::new();
     for (name, v) in all_modules() {
         let p = out_dir.join(format!("{name}.v"));
         if name == "fastpath_top" {
@@ -219,7 +225,12 @@ pub fn emit_all(out_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         }
         std::fs::write(&p, v)?;
         out.push(p);
+        names.push_str(name);
+        names.push('\n');
     }
+    let list = out_dir.join(MODULE_LIST);
+    std::fs::write(&list, names)?;
+    out.push(list);
     Ok(out)
 }
 
