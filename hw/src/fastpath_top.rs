@@ -43,6 +43,7 @@ use crate::fastpath::stats::Stats;
 use crate::fastpath::translate::Translate;
 use crate::fastpath::translate_ahead::TranslateAhead;
 use crate::fastpath::transmit::Transmit;
+use crate::fastpath::word_access::WordAccess;
 use crate::fastpath::write_data::WriteData;
 use crate::key_table::KeyTable;
 use crate::read_seg::ReadSeg;
@@ -143,11 +144,11 @@ pub enum State {
     RData,
     /// Atomic: read the word.
     SAddr,
-    /// Atomic: the word arrives (registered in `s_old_q`).
+    /// Atomic: the word arrives (registered by `wa`).
     SData,
     /// Atomic: the ALU on the registered word; the answer and the ring's record.
     SAlu,
-    /// Append: the tail word (registered in `s_old_q` as it arrived) goes into the placement's
+    /// Append: the tail word (registered by `wa` as it arrived) goes into the placement's
     /// sums.
     ALoad,
     /// Append: the tail word read is placed (`replog::place`): LOG_FULL, BAD_REQUEST, or the
@@ -438,12 +439,11 @@ pub struct FastpathTop {
     rs_len: DFF<Bits<12>>,
     /// The request uses the idempotence ring (`Opcode::uses_idempotence_ring`).
     once: DFF<Bit>,
-    /// The word an atomic (or Append's tail) writes back.
-    s_new: DFF<Bits<64>>,
-    /// An atomic's old word (or Append's tail word), registered as its R beat arrives (SData):
-    /// the ALU (SAlu) or the placement's sums (ALoad) work on it in the next cycle, not behind
-    /// the R channel's word select.
-    s_old_q: DFF<Bits<64>>,
+    /// The word accesses' data path (`WordAccess`): an atomic's or Append's tail word read at
+    /// its lane and registered as its R beat arrives (SData; the ALU in SAlu or the placement's
+    /// sums in ALoad read it the next cycle), the word written back at its lane (SWrite), or
+    /// an offload's block.
+    wa: WordAccess,
     /// The slow-path descriptors: the TX descriptor taken, decoded; the REQUEST encoded.
     spd: SlowPathDesc,
     /// The slow path's TLB update, applied the cycle after SpTx: insert or invalidate, and
@@ -466,13 +466,11 @@ pub struct FastpathTop {
     ap: DFF<Bit>,
     /// The persist handshake of a durable write or Append (the executor's Persist state).
     pers: Persist,
-    /// Append's placement on the tail word (`replog::place`): loaded from `s_old_q` the cycle
+    /// Append's placement on the tail word (`replog::place`): loaded from `wa.old` the cycle
     /// after the word arrives (ALoad), decided the next cycle (APlace); it keeps the old tail,
     /// the new one and the
     /// tail word's PA for the write-back, and the record's realignment from its slot.
     apl: AppendPlace,
-    /// The word SWrite writes: the atomic's (`pa1`), or an Append's tail word.
-    sw_pa: Signal<Local, Bits<64>>,
     /// The executor's write carries `FLAG_DURABLE`: acknowledged after the persist handshake.
     durable: DFF<Bit>,
     /// The header's `FLAG_DURABLE` bit.
@@ -497,8 +495,6 @@ pub struct FastpathTop {
     k1: Signal<Local, Bits<12>>,
     hr: Signal<Local, Bits<384>>,
     hreq: Signal<Local, Bits<384>>,
-    word_sh: Signal<Local, Bits<9>>,
-    s_old: Signal<Local, Bits<64>>,
     // ---- Values from proto (localparams; see `crate::spec`).
     st_ok: St<{ Status::Ok as u64 }>,
     st_nack: St<{ Status::Nack as u64 }>,
@@ -553,8 +549,6 @@ impl Logic for FastpathTop {
             rs_arg0,
             rs_len,
             once,
-            s_new,
-            s_old_q,
             hcli,
             durable,
             ap,
@@ -571,7 +565,7 @@ impl Logic for FastpathTop {
         );
         clock!(
             self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext, xs,
-            spd, apl, pers, sq, stats
+            wa, spd, apl, pers, sq, stats
         );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
@@ -878,21 +872,29 @@ impl Logic for FastpathTop {
         self.keys.wr_valid.next = false;
         self.keys.wr_pid.next = self.spd.pid.val();
         self.keys.wr_key.next = self.spd.key.val();
-        self.word_sh.next = bit_cast::<9, 6>(self.pa1.q.val().get_bits::<6>(0)) << 3;
-        self.s_old.next = bit_cast::<64, 512>(self.m_axi_rdata.val() >> self.word_sh.val());
-        self.sync.rec_value.next = self.s_old_q.q.val();
-        if self.ap.q.val() {
-            self.sw_pa.next = self.apl.tail_word_pa.val();
-        } else {
-            self.sw_pa.next = self.pa1.q.val();
-        }
+        // ---- The word accesses' data path (`WordAccess`): the word read at `pa1` in SData,
+        // written back from the ALU (SAlu) or Append's placement (its tail word), or an
+        // offload's block.
+        self.wa.pa.next = self.pa1.q.val();
+        self.wa.r_data.next = self.m_axi_rdata.val();
+        self.wa.sample.next = self.state.q.val() == State::SData;
+        self.wa.alu_load.next = false;
+        self.wa.alu_new.next = self.sync.alu_new.val();
+        self.wa.tail_load.next = false;
+        self.wa.new_tail.next = self.apl.new_tail.val();
+        self.wa.tail.next = self.ap.q.val();
+        self.wa.tail_pa.next = self.apl.tail_word_pa.val();
+        self.wa.block.next = self.xs.writing.val();
+        self.wa.block_data.next = self.xs.wdata.val();
+        self.wa.block_strb.next = self.xs.wstrb.val();
+        self.sync.rec_value.next = self.wa.old.val();
         // Append's placement: the tail word as it arrives in SData (below).
         self.apl.load.next = false;
-        self.apl.tail.next = self.s_old_q.q.val();
+        self.apl.tail.next = self.wa.old.val();
         self.apl.tail_pa.next = self.pa1.q.val();
         self.apl.slot_word.next = self.o.q.val().get_bits::<3>(3);
         self.sync.alu_op.next = self.opcode.val();
-        self.sync.alu_old.next = self.s_old_q.q.val();
+        self.sync.alu_old.next = self.wa.old.val();
         self.sync.alu_arg0.next = self.h_arg0.val();
         self.sync.alu_arg1.next = self.h_arg1.val();
         // ---- Write-data stage (`WriteData`): streams the W beats of a write whose bursts the
@@ -927,16 +929,10 @@ impl Logic for FastpathTop {
         self.bw.aw_ready.next = self.m_axi_awready.val();
         self.bw.w_ready.next = self.m_axi_wready.val();
         if self.state.q.val() == State::SWrite {
-            // An 8-byte word at its lane, or the offload's block.
-            self.bw.addr.next = self.sw_pa.val();
-            self.bw.data.next = bit_cast::<512, 64>(self.s_new.q.val())
-                << (bit_cast::<9, 6>(self.sw_pa.val().get_bits::<6>(0)) << 3);
-            self.bw.strb.next =
-                bit_cast::<64, 8>(0xFF_u8.to_bits()) << self.sw_pa.val().get_bits::<6>(0);
-            if self.xs.writing.val() {
-                self.bw.data.next = self.xs.wdata.val();
-                self.bw.strb.next = self.xs.wstrb.val();
-            }
+            // An 8-byte word at its lane, or the offload's block (`WordAccess`).
+            self.bw.addr.next = self.wa.wr_addr.val();
+            self.bw.data.next = self.wa.wr_data.val();
+            self.bw.strb.next = self.wa.wr_strb.val();
         } else {
             // A PTE (a fault's or a PTE_WRITE's), laid out by the PTE writer.
             self.bw.addr.next = self.ptw.beat_addr.val();
@@ -1341,9 +1337,8 @@ impl Logic for FastpathTop {
                 }
             }
             State::SData => {
-                // The word is registered each cycle here: the one of the cycle the R beat
-                // arrives is what SAlu (an atomic) or ALoad (Append's tail) reads.
-                self.s_old_q.d.next = self.s_old.val();
+                // The word is registered each cycle here (`wa.sample`): the one of the cycle
+                // the R beat arrives is what SAlu (an atomic) or ALoad (Append's tail) reads.
                 if self.xs.word_in.val() {
                     // An offload's word: its block goes to the unit now (`xs.word_in`).
                     self.state.d.next = State::Offload;
@@ -1356,8 +1351,8 @@ impl Logic for FastpathTop {
             State::SAlu => {
                 self.rs_status.d.next = self.st_ok.val();
                 self.rs_use_arg0.d.next = true;
-                self.rs_arg0.d.next = self.s_old_q.q.val();
-                self.s_new.d.next = self.sync.alu_new.val();
+                self.rs_arg0.d.next = self.wa.old.val();
+                self.wa.alu_load.next = true;
                 self.sync.rec_valid.next = self.once.q.val();
                 if self.sync.alu_write.val() {
                     self.state.d.next = State::SWrite;
@@ -1594,7 +1589,7 @@ impl Logic for FastpathTop {
             self.wd.start.next = true;
             self.rs_status.d.next = self.st_ok.val();
             if self.ap.q.val() {
-                self.s_new.d.next = self.apl.new_tail.val();
+                self.wa.tail_load.next = true;
                 self.state.d.next = State::SWrite;
             } else if self.durable.q.val() {
                 self.state.d.next = State::Persist;

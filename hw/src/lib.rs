@@ -92,6 +92,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "read_data",
             verilog_of("read_data", fastpath::read_data::ReadData::default()),
         ),
+        // The word accesses' data path, alone.
+        (
+            "word_access",
+            verilog_of("word_access", fastpath::word_access::WordAccess::default()),
+        ),
         // The executor's one-beat writer, alone.
         (
             "beat_writer",

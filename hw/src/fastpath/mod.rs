@@ -11,7 +11,8 @@
 //! ([`offload_service::OffloadService`]: the unit's accesses, ring lookups and answer), the ordering rules between DRAM accesses
 //! ([`ordering::Ordering`]), Append's placement on the log's tail word
 //! ([`append_place::AppendPlace`]), a durable write's persist handshake ([`persist::Persist`]), the statistics counters
-//! ([`stats::Stats`]), the one-beat writer ([`beat_writer::BeatWriter`]), the write-data
+//! ([`stats::Stats`]), the one-beat writer ([`beat_writer::BeatWriter`]), the word accesses' data path
+//! ([`word_access::WordAccess`]), the write-data
 //! stage ([`write_data::WriteData`]), the read-data stage ([`read_data::ReadData`]) and the
 //! transmit stage ([`transmit::Transmit`]). The executor's sequencing (its state register:
 //! dispatch, the accesses, the word accesses of atomics and Append, serving an offload, the
@@ -35,4 +36,5 @@ pub mod stats;
 pub mod translate;
 pub mod translate_ahead;
 pub mod transmit;
+pub mod word_access;
 pub mod write_data;

@@ -1,0 +1,90 @@
+//! The data path of the executor's word accesses, out of the executor: an atomic's 8-byte word
+//! and Append's tail word (`proto::consts::ATOMIC_BYTES`, aligned), read and written back in
+//! place, and an offload's 64-byte block write.
+//!
+//! - **Read.** The word is taken from its R beat at its lane (`pa`'s bits 0..6) and registered
+//!   in every cycle the executor holds `sample` (its `SData` state): the one of the cycle the
+//!   beat arrives is `old`, which the ALU (`SAlu`) or Append's placement (`ALoad`) reads the
+//!   next cycle, not behind the R channel's word select.
+//! - **Write-back.** The word to write (`new`) is loaded from the ALU (`alu_load`, `alu_new`)
+//!   or from Append's placement (`tail_load`, `new_tail`). The one-beat write (`wr_addr`,
+//!   `wr_data`, `wr_strb`, for `BeatWriter`) puts it at its lane: at `pa`, or at `tail_pa` for
+//!   an Append (`tail`); an offload's block (`block`) is written as given instead.
+
+use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES};
+use rust_hdl::prelude::*;
+
+// A word of 8 bytes (strobes `0xFF << lane`, 64 bits at `lane * 8`) in a beat of 64 bytes
+// (`pa`'s bits 0..6 are its lane).
+const _: () = assert!(ATOMIC_BYTES == 8 && BEAT_BYTES == 64);
+
+/// The word-access data path (module doc).
+#[derive(LogicBlock, Default)]
+pub struct WordAccess {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// The word's PA (an atomic's, or Append's tail word as it is read).
+    pub pa: Signal<In, Bits<64>>,
+    /// The R channel's beat, and the executor waiting for it (`SData`): registered.
+    pub r_data: Signal<In, Bits<512>>,
+    pub sample: Signal<In, Bit>,
+    /// The word read (registered as its beat arrived).
+    pub old: Signal<Out, Bits<64>>,
+    /// Load the word to write: the ALU's result / Append's new tail.
+    pub alu_load: Signal<In, Bit>,
+    pub alu_new: Signal<In, Bits<64>>,
+    pub tail_load: Signal<In, Bit>,
+    pub new_tail: Signal<In, Bits<64>>,
+    /// The write-back is Append's tail word, at `tail_pa`.
+    pub tail: Signal<In, Bit>,
+    pub tail_pa: Signal<In, Bits<64>>,
+    /// The write is an offload's block with its strobes, as given.
+    pub block: Signal<In, Bit>,
+    pub block_data: Signal<In, Bits<512>>,
+    pub block_strb: Signal<In, Bits<64>>,
+    /// The one-beat write: address, beat, strobes.
+    pub wr_addr: Signal<Out, Bits<64>>,
+    pub wr_data: Signal<Out, Bits<512>>,
+    pub wr_strb: Signal<Out, Bits<64>>,
+    /// The word read, registered.
+    old_q: DFF<Bits<64>>,
+    /// The word to write.
+    new_q: DFF<Bits<64>>,
+    /// The read word's bit offset in its beat.
+    rd_sh: Signal<Local, Bits<9>>,
+}
+
+impl Logic for WordAccess {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, old_q, new_q);
+        self.rd_sh.next = bit_cast::<9, 6>(self.pa.val().get_bits::<6>(0)) << 3;
+        if self.sample.val() {
+            self.old_q.d.next = bit_cast::<64, 512>(self.r_data.val() >> self.rd_sh.val());
+        }
+        self.old.next = self.old_q.q.val();
+        if self.alu_load.val() {
+            self.new_q.d.next = self.alu_new.val();
+        }
+        if self.tail_load.val() {
+            self.new_q.d.next = self.new_tail.val();
+        }
+        self.wr_addr.next = self.pa.val();
+        if self.tail.val() {
+            self.wr_addr.next = self.tail_pa.val();
+        }
+        self.wr_data.next = bit_cast::<512, 64>(self.new_q.q.val())
+            << (bit_cast::<9, 6>(self.wr_addr.val().get_bits::<6>(0)) << 3);
+        self.wr_strb.next =
+            bit_cast::<64, 8>(0xFF_u8.to_bits()) << self.wr_addr.val().get_bits::<6>(0);
+        if self.block.val() {
+            self.wr_data.next = self.block_data.val();
+            self.wr_strb.next = self.block_strb.val();
+        }
+    }
+}
+
+crate::impl_clocked!(WordAccess);
+
+#[cfg(test)]
+mod tests;
