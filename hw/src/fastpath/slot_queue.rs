@@ -18,6 +18,7 @@
 //! has, and `head`, the oldest slot the executor has not taken.
 
 use crate::fastpath::ingest::SLOTS;
+use crate::util::ByteSwap;
 use clio_proto::header::field;
 use rust_hdl::prelude::*;
 
@@ -73,8 +74,8 @@ pub struct SlotQueue {
     x_hold: DFF<Bit>,
     /// The executor moves past its slot this cycle.
     moves: Signal<Local, Bit>,
-    /// The next frame's pid bytes as received (big endian).
-    pid_be: Signal<Local, Bits<16>>,
+    /// The next frame's pid bytes as received (big endian), swapped.
+    pid_swap: ByteSwap<16>,
 }
 
 impl Default for SlotQueue {
@@ -111,7 +112,7 @@ impl Default for SlotQueue {
             x_slot: Default::default(),
             x_hold: Default::default(),
             moves: Default::default(),
-            pid_be: Default::default(),
+            pid_swap: Default::default(),
         }
     }
 }
@@ -157,9 +158,8 @@ impl Logic for SlotQueue {
                 self.next_lane.next = self.lane[k].val();
             }
         }
-        self.pid_be.next = self.next_hdr.val().get_bits::<16>(32);
-        self.next_pid.next = (bit_cast::<16, 8>(self.pid_be.val().get_bits::<8>(0)) << 8)
-            | bit_cast::<16, 8>(self.pid_be.val().get_bits::<8>(8));
+        self.pid_swap.x.next = self.next_hdr.val().get_bits::<16>(32);
+        self.next_pid.next = self.pid_swap.y.val();
         // For the look-ahead.
         self.taken.next = 0.into();
         self.head.next = self.x_slot.q.val();

@@ -161,9 +161,10 @@ impl Logic for ClioKv {
             self.ktail.d.next =
                 !(self.ones64.val() << (bit_cast::<16, 3>(self.klen.val().get_bits::<3>(0)) << 3));
         }
-        self.kword_last.d.next = self.kw.q.val() == self.klast.q.val();
+        self.k_at_last.next = self.kw.q.val() == self.klast.q.val();
+        self.kword_last.d.next = self.k_at_last.val();
         self.kmask.d.next = self.ones64.val();
-        if self.kw.q.val() == self.klast.q.val() {
+        if self.k_at_last.val() {
             self.kmask.d.next = self.ktail.q.val();
         }
         // `cand` is 0, or a slot: first <= cand < end, (cand - first) % RECORD_BYTES == 0.

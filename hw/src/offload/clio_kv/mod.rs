@@ -381,6 +381,8 @@ pub struct ClioKv {
     kword: DFF<Bits<64>>,
     kmask: DFF<Bits<64>>,
     kword_last: DFF<Bit>,
+    /// `kw` is the key's last word (one compare for `kword_last` and `kmask`).
+    k_at_last: Signal<Local, Bit>,
     /// The key's last word's index and byte mask, registered from `klen` (set in `Beat0`).
     klast: DFF<Bits<3>>,
     ktail: DFF<Bits<64>>,
