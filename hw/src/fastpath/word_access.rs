@@ -2,7 +2,11 @@
 //! and Append's tail word (`proto::consts::ATOMIC_BYTES`, aligned), read and written back in
 //! place, and an offload's 64-byte block write.
 //!
-//! - **Read.** The word is taken from its R beat at its lane (`pa`'s bits 0..6) and registered
+//! Both words are 8-byte aligned (Dispatch's `atomic_ok` and `append_ok` check the VA; a page
+//! keeps the alignment), so a word's lane in its beat is `pa`'s bits 3..6: eight positions,
+//! not sixty-four.
+//!
+//! - **Read.** The word is taken from its R beat at its lane (`pa`'s bits 3..6) and registered
 //!   in every cycle the executor holds `sample` (its `SData` state): the one of the cycle the
 //!   beat arrives is `old`, which the ALU (`SAlu`) or Append's placement (`ALoad`) reads the
 //!   next cycle, not behind the R channel's word select.
@@ -14,8 +18,8 @@
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES};
 use rust_hdl::prelude::*;
 
-// A word of 8 bytes (strobes `0xFF << lane`, 64 bits at `lane * 8`) in a beat of 64 bytes
-// (`pa`'s bits 0..6 are its lane).
+// A word of 8 bytes (strobes `0xFF << 8 * k`, 64 bits at `64 * k`) in a beat of 64 bytes: word
+// `k` of eight is `pa`'s bits 3..6.
 const _: () = assert!(ATOMIC_BYTES == 8 && BEAT_BYTES == 64);
 
 /// The word-access data path (module doc).
@@ -50,15 +54,17 @@ pub struct WordAccess {
     old_q: DFF<Bits<64>>,
     /// The word to write.
     new_q: DFF<Bits<64>>,
-    /// The read word's bit offset in its beat.
+    /// The read word's bit offset in its beat (word `pa[5:3]`).
     rd_sh: Signal<Local, Bits<9>>,
+    /// The written word's index in its beat (`wr_addr[5:3]`).
+    wr_word: Signal<Local, Bits<3>>,
 }
 
 impl Logic for WordAccess {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, old_q, new_q);
-        self.rd_sh.next = bit_cast::<9, 6>(self.pa.val().get_bits::<6>(0)) << 3;
+        self.rd_sh.next = bit_cast::<9, 3>(self.pa.val().get_bits::<3>(3)) << 6;
         if self.sample.val() {
             self.old_q.d.next = bit_cast::<64, 512>(self.r_data.val() >> self.rd_sh.val());
         }
@@ -73,10 +79,11 @@ impl Logic for WordAccess {
         if self.tail.val() {
             self.wr_addr.next = self.tail_pa.val();
         }
-        self.wr_data.next = bit_cast::<512, 64>(self.new_q.q.val())
-            << (bit_cast::<9, 6>(self.wr_addr.val().get_bits::<6>(0)) << 3);
+        self.wr_word.next = self.wr_addr.val().get_bits::<3>(3);
+        self.wr_data.next =
+            bit_cast::<512, 64>(self.new_q.q.val()) << (bit_cast::<9, 3>(self.wr_word.val()) << 6);
         self.wr_strb.next =
-            bit_cast::<64, 8>(0xFF_u8.to_bits()) << self.wr_addr.val().get_bits::<6>(0);
+            bit_cast::<64, 8>(0xFF_u8.to_bits()) << (bit_cast::<6, 3>(self.wr_word.val()) << 3);
         if self.block.val() {
             self.wr_data.next = self.block_data.val();
             self.wr_strb.next = self.block_strb.val();
