@@ -460,6 +460,11 @@ pub struct FastpathTop {
     stats: Stats,
     /// The executor's request's client (the RAS member).
     hcli: DFF<Bits<16>>,
+    /// The idempotence ring's key for the sync unit: the executor's request's `{pid, client,
+    /// req_id}` (pid at bits 48..64, client 32..48, req_id 0..32; a CN_ACK's `arg0` as its
+    /// req_id), registered as the frame is taken, or a RING_RELEASE's member as its descriptor
+    /// is (`SlotQueue::next_ring_key`, `SlowPathDesc::take_member`).
+    ring_key: DFF<Bits<64>>,
     /// The executor's request is an Append past its format checks: the response carries
     /// `arg0` = `rs_arg0` (the old tail, 0 when nothing was appended) and `arg1` = `arg0` +
     /// the record's footprint.
@@ -481,7 +486,6 @@ pub struct FastpathTop {
     h_idx: Signal<Local, Bits<16>>,
     h_cnt: Signal<Local, Bits<16>>,
     h_plen: Signal<Local, Bits<16>>,
-    h_req: Signal<Local, Bits<32>>,
     h_va: Signal<Local, Bits<64>>,
     h_tlen: Signal<Local, Bits<32>>,
     h_arg0: Signal<Local, Bits<64>>,
@@ -550,6 +554,7 @@ impl Logic for FastpathTop {
             rs_len,
             once,
             hcli,
+            ring_key,
             durable,
             ap,
             rd_seg,
@@ -589,7 +594,6 @@ impl Logic for FastpathTop {
         self.h_idx.next = self.dec.pkt_index.val();
         self.h_cnt.next = self.dec.pkt_count.val();
         self.h_plen.next = self.dec.payload_len.val();
-        self.h_req.next = self.dec.req_id.val();
         self.h_va.next = self.dec.va.val();
         self.h_tlen.next = self.dec.total_len.val();
         self.h_arg0.next = self.dec.arg0.val();
@@ -780,16 +784,11 @@ impl Logic for FastpathTop {
         self.ptw.fault_load.next = self.tr.pte_load.val();
         self.ptw.fault_addr.next = self.tr.pte_addr.val();
         self.ptw.fault_data.next = self.tr.pte_data.val();
-        // Sync unit.
-        self.sync.k_pid.next = self.h_pid.val();
-        self.sync.k_client.next = self.hcli.q.val();
-        // A CN_ACK names the entry to free in `arg0`; chosen by the opcode alone, not in the
-        // Dispatch branch that acts on it, so the key check and the class decisions stay off
-        // the sync unit's CAM compare (a CN_ACK makes no lookup and records nothing).
-        self.sync.k_req.next = self.h_req.val();
-        if self.opcode.val() == self.op_cn_ack.val() {
-            self.sync.k_req.next = bit_cast::<32, 64>(self.h_arg0.val());
-        }
+        // Sync unit: its key is `ring_key`, a register (loaded as the frame or descriptor is
+        // taken), so the CAM compare starts the cycle from flip-flops.
+        self.sync.k_pid.next = self.ring_key.q.val().get_bits::<16>(48);
+        self.sync.k_client.next = self.ring_key.q.val().get_bits::<16>(32);
+        self.sync.k_req.next = self.ring_key.q.val().get_bits::<32>(0);
         self.sync.lk_valid.next = false;
         self.sync.ack_valid.next = false;
         self.sync.rel_valid.next = false;
@@ -1507,8 +1506,7 @@ impl Logic for FastpathTop {
                 } else if self.spd.ring_release.val() {
                     // RING_RELEASE: pid u16 @88, client u16 @90: every ring entry of that
                     // member is acknowledged.
-                    self.sync.k_pid.next = self.spd.pid.val();
-                    self.sync.k_client.next = self.spd.client.val();
+                    // (`ring_key` holds the member since the descriptor was taken.)
                     self.sync.rel_valid.next = true;
                 } else if self.spd.reply.val() {
                     // REPLY: the header as a payload-less response along the given route.
@@ -1651,6 +1649,7 @@ impl Logic for FastpathTop {
                 if self.state.q.val() == State::Idle {
                     self.spd.take.next = true;
                     self.ptw.desc_take.next = true;
+                    self.ring_key.d.next = bit_cast::<64, 32>(self.spd.take_member.val()) << 32;
                     self.state.d.next = State::SpTx;
                 }
             } else if self.keys.ready.val() & self.sq.next_full.val() {
@@ -1660,6 +1659,7 @@ impl Logic for FastpathTop {
                 self.x_take.next = true;
                 self.hdr.d.next = self.sq.next_hdr.val();
                 self.hcli.d.next = self.sq.next_client.val();
+                self.ring_key.d.next = self.sq.next_ring_key.val();
                 self.route.d.next = self.sq.next_route.val();
                 self.o.d.next = self.sq.next_lane.val();
                 if self.sq.next_verdict.val().get_bit(0) {

@@ -9,6 +9,7 @@
 //! one (a new request may enter every cycle). See `docs/hardware.md`.
 
 pub mod ack_layer;
+pub mod async_ram;
 pub mod bench;
 pub mod fastpath;
 pub mod fastpath_top;

@@ -12,17 +12,22 @@
 //! one short retry per pass of the ring, never a stall.
 //!
 //! Keys (`{pid, client, req_id}`, 64 bits) live in flip-flops (a 64-way CAM, one compare
-//! port shared by lookup, ack and release), the answers in a 64 x 72 RAM: the value and the
-//! status. Atomics and Append record only successful executions (status OK); Clio-KV's puts
+//! port shared by lookup, ack and release), the answers in a 64 x 72 LUTRAM ([`AsyncRam`]):
+//! the value and the status. A lookup's match vector is registered (`o_m`) and the answer read
+//! from it the next cycle, so the compare and the encoder into the RAM's address are in
+//! different cycles. Atomics and Append record only successful executions (status OK); Clio-KV's puts
 //! and deletes (`Opcode::offload_uses_idempotence_ring`) record whatever the unit answered,
 //! errors included (`SyncUnit::record_offload` in the model: the status, value 0), so a
 //! retry gets the same status back.
 //!
 //! Timing: present `k_pid/k_client/k_req` with `lk_valid` in cycle c; `hit`, `value` and
-//! `full` are valid in cycle c+1 ([`RING_LATENCY`]). `ack_valid`, `rel_valid`, `skip_valid`
+//! `full` are valid in cycle c+1 ([`RING_LATENCY`]): the ring as it was in cycle c (a record
+//! in cycle c writes a slot no lookup of cycle c matched, since a key is recorded only after its
+//! lookup missed). `ack_valid`, `rel_valid`, `skip_valid`
 //! and `rec_valid` act at the clock edge. The ALU (`alu_*`) is combinational; the RMW around
 //! it is the top's memory access.
 
+use crate::async_ram::AsyncRam;
 use crate::util::Gather;
 use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
 use rust_hdl::prelude::*;
@@ -92,8 +97,11 @@ pub struct SyncUnit {
     acked: DFF<Bits<64>>,
     /// Write pointer (read by the top's testbench).
     pub(crate) wp: DFF<Bits<6>>,
-    o_hit: DFF<Bit>,
-    vals: RAM<Bits<72>, 6>,
+    /// The lookup's match vector (zero without a lookup), registered: `hit` and the answer's
+    /// RAM address come from it.
+    o_m: DFF<Bits<64>>,
+    /// The answers: value (bits 0..64) and status (64..72) per slot.
+    vals: AsyncRam<Bits<72>, 6>,
     m: Gather<64>,
     mm: Gather<64>,
     wp1h: Signal<Local, Bits<64>>,
@@ -132,7 +140,7 @@ impl Default for SyncUnit {
             used: Default::default(),
             acked: Default::default(),
             wp: Default::default(),
-            o_hit: Default::default(),
+            o_m: Default::default(),
             vals: Default::default(),
             m: Default::default(),
             mm: Default::default(),
@@ -147,13 +155,12 @@ impl Default for SyncUnit {
 impl Logic for SyncUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, used, acked, wp, o_hit);
+        dff_setup!(self, clock, used, acked, wp, o_m);
         for i in 0..64 {
             self.key[i].clock.next = self.clock.val();
             self.key[i].d.next = self.key[i].q.val();
         }
-        self.vals.read_clock.next = self.clock.val();
-        self.vals.write_clock.next = self.clock.val();
+        self.vals.clock.next = self.clock.val();
         self.kk.next = (bit_cast::<64, 16>(self.k_pid.val()) << 48)
             | (bit_cast::<64, 16>(self.k_client.val()) << 32)
             | bit_cast::<64, 32>(self.k_req.val());
@@ -168,12 +175,15 @@ impl Logic for SyncUnit {
         self.wp1h.next = bit_cast::<64, 1>(1.into()) << self.wp.q.val();
         // Keys are unique in the ring (a key is recorded only when the lookup missed), so the
         // match vector is one-hot or zero.
+        self.o_m.d.next = 0.into();
+        if self.lk_valid.val() {
+            self.o_m.d.next = self.m.out.val();
+        }
         for k in 0..6 {
-            self.idx.bits[k].next = (self.m.out.val() & self.enc[k].val()).any();
+            self.idx.bits[k].next = (self.o_m.q.val() & self.enc[k].val()).any();
         }
         self.vals.read_address.next = self.idx.out.val();
-        self.o_hit.d.next = self.lk_valid.val() & self.m.out.val().any();
-        self.hit.next = self.o_hit.q.val();
+        self.hit.next = self.o_m.q.val().any();
         self.value.next = self.vals.read_data.val().get_bits::<64>(0);
         self.status.next = self.vals.read_data.val().get_bits::<8>(64);
         self.full.next = (self.used.q.val() & !self.acked.q.val() & self.wp1h.val()).any();
@@ -204,7 +214,7 @@ impl Logic for SyncUnit {
             self.used.d.next = 0.into();
             self.acked.d.next = 0.into();
             self.wp.d.next = 0.into();
-            self.o_hit.d.next = false;
+            self.o_m.d.next = 0.into();
         }
         // proto::opcode: TAS 0x20 -> 1, UNLOCK 0x21 -> 0, CAS 0x22 -> arg1 if old == arg0,
         // FAA 0x23 -> old + arg0. The result returned is always the old word.

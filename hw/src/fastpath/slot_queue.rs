@@ -12,18 +12,26 @@
 //! than a 1 KiB write's data leaves), and the `next_*` fields are that frame's, for the take
 //! (`take`: the executor holds the slot from the next cycle) and for the key lookup made in
 //! the same cycle (`next_pid`, `next_key`: Dispatch's `keys.ok` is that frame's, since the slot
-//! holds it until released).
+//! holds it until released). `next_ring_key` is the frame's idempotence-ring key, `{pid,
+//! client, req_id}` (a CN_ACK's names the entry it frees: `arg0`'s low word as the req_id), for
+//! the executor to register as it takes the frame: the sync unit's CAM compares a register.
 //!
 //! For the TLB look-ahead: `taken`, the slots whose frames the executor or the write-data stage
 //! has, and `head`, the oldest slot the executor has not taken.
 
 use crate::fastpath::ingest::SLOTS;
+use crate::spec::Spec;
 use crate::util::ByteSwap;
 use clio_proto::header::field;
+use clio_proto::Opcode;
 use rust_hdl::prelude::*;
 
-// Slot numbers are 2 bits; the pid is header bytes 4..6, big endian (bits 32..48).
+// Slot numbers are 2 bits; the pid is header bytes 4..6, big endian (bits 32..48); the opcode
+// byte 1 (bits 8..16); req_id bytes 12..16 (bits 96..128) and arg0 bytes 32..40, its low word
+// bytes 36..40 (bits 288..320), big endian.
 const _: () = assert!(SLOTS == 4 && field::PID.start == 4 && field::PID.end == 6);
+const _: () = assert!(field::OPCODE == 1 && field::REQ_ID.start == 12 && field::REQ_ID.end == 16);
+const _: () = assert!(field::ARG0.start == 32 && field::ARG0.end == 40);
 
 /// The executor's slot bookkeeping.
 #[derive(LogicBlock)]
@@ -65,6 +73,9 @@ pub struct SlotQueue {
     pub next_client: Signal<Out, Bits<16>>,
     pub next_route: Signal<Out, Bits<256>>,
     pub next_lane: Signal<Out, Bits<6>>,
+    /// The next frame's idempotence-ring key: pid at bits 48..64, client 32..48, req_id (a
+    /// CN_ACK's `arg0` low word) 0..32.
+    pub next_ring_key: Signal<Out, Bits<64>>,
     /// For the look-ahead: slots whose frames are taken, and the oldest slot not taken.
     pub taken: Signal<Out, Bits<4>>,
     pub head: Signal<Out, Bits<2>>,
@@ -76,6 +87,11 @@ pub struct SlotQueue {
     moves: Signal<Local, Bit>,
     /// The next frame's pid bytes as received (big endian), swapped.
     pid_swap: ByteSwap<16>,
+    /// The next frame's req_id and `arg0`'s low word, swapped.
+    req_swap: ByteSwap<32>,
+    ack_swap: ByteSwap<32>,
+    /// `Opcode::CnAck`.
+    op_cn_ack: Spec<8, { Opcode::CnAck as u64 }>,
 }
 
 impl Default for SlotQueue {
@@ -113,6 +129,10 @@ impl Default for SlotQueue {
             x_hold: Default::default(),
             moves: Default::default(),
             pid_swap: Default::default(),
+            next_ring_key: Default::default(),
+            req_swap: Default::default(),
+            ack_swap: Default::default(),
+            op_cn_ack: Default::default(),
         }
     }
 }
@@ -160,6 +180,16 @@ impl Logic for SlotQueue {
         }
         self.pid_swap.x.next = self.next_hdr.val().get_bits::<16>(32);
         self.next_pid.next = self.pid_swap.y.val();
+        self.req_swap.x.next = self.next_hdr.val().get_bits::<32>(96);
+        self.ack_swap.x.next = self.next_hdr.val().get_bits::<32>(288);
+        self.next_ring_key.next = (bit_cast::<64, 16>(self.pid_swap.y.val()) << 48)
+            | (bit_cast::<64, 16>(self.next_client.val()) << 32)
+            | bit_cast::<64, 32>(self.req_swap.y.val());
+        if self.next_hdr.val().get_bits::<8>(8) == self.op_cn_ack.val() {
+            self.next_ring_key.next = (bit_cast::<64, 16>(self.pid_swap.y.val()) << 48)
+                | (bit_cast::<64, 16>(self.next_client.val()) << 32)
+                | bit_cast::<64, 32>(self.ack_swap.y.val());
+        }
         // For the look-ahead.
         self.taken.next = 0.into();
         self.head.next = self.x_slot.q.val();

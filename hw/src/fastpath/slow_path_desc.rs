@@ -6,11 +6,11 @@
 //! TX kinds (one flag each; an unknown kind sets none and is ignored): PTE_WRITE (its PTE is the
 //! PTE writer's, decoded as it is taken), TLB_INVALIDATE (`pid`, `vpn`; `vpn_fits`: no bits
 //! beyond `VPN_BITS`, else it can match nothing), FREE_PAGE (`pfn`), KEY_WRITE (`pid`, `key`),
-//! RING_RELEASE (`pid`, `client`), KV_CONFIG (`pid`, `kv_status`, `kv_base`, `kv_buckets`,
+//! RING_RELEASE (`pid`; its member as it is taken, `take_member`), KV_CONFIG (`pid`, `kv_status`, `kv_base`, `kv_buckets`,
 //! `kv_records`) and REPLY (`route`, `header`, its `reply_status` and `reply_flags`: the
 //! RESPONSE bit). The body's words are shared by the kinds as `proto::ring` lays them out.
 //! A PTE_WRITE's body is also given as the descriptor is taken (`take_*`: the PTE writer
-//! decodes and range-checks it in that cycle). RX descriptors: REQUEST (the request's member,
+//! decodes and range-checks it in that cycle), and a RING_RELEASE's member (`take_member`). RX descriptors: REQUEST (the request's member,
 //! route and header) and PAGE_MAPPED (a fault's page and frame) are encoded here.
 //! All of the ring's layout the fast path uses is in this file.
 
@@ -62,7 +62,6 @@ pub struct SlowPathDesc {
     pub reply: Signal<Out, Bit>,
     /// Its fields (module doc).
     pub pid: Signal<Out, Bits<16>>,
-    pub client: Signal<Out, Bits<16>>,
     pub key: Signal<Out, Bits<64>>,
     pub vpn: Signal<Out, Bits<36>>,
     pub vpn_fits: Signal<Out, Bit>,
@@ -81,6 +80,9 @@ pub struct SlowPathDesc {
     pub take_slot: Signal<Out, Bits<32>>,
     pub take_pte_word0: Signal<Out, Bits<64>>,
     pub take_pte_pfn: Signal<Out, Bits<40>>,
+    /// The descriptor being taken, read as a RING_RELEASE: its member, pid at bits 16..32 and
+    /// client at 0..16 (the executor registers it as the sync unit's key).
+    pub take_member: Signal<Out, Bits<32>>,
     /// A PAGE_MAPPED descriptor for page `pm_vpn` of `pm_pid`, now at frame `pm_pfn`.
     pub pm_pid: Signal<In, Bits<16>>,
     pub pm_vpn: Signal<In, Bits<36>>,
@@ -123,7 +125,6 @@ impl Logic for SlowPathDesc {
         self.kv_config.next = self.k.val() == self.kind_kv_config.val();
         self.reply.next = self.k.val() == self.kind_reply.val();
         self.pid.next = self.held.q.val().get_bits::<16>(704);
-        self.client.next = self.held.q.val().get_bits::<16>(720);
         self.key.next = self.held.q.val().get_bits::<64>(768);
         self.vpn.next = self.held.q.val().get_bits::<36>(768);
         self.vpn_fits.next = self.held.q.val().get_bits::<28>(804) == 0;
@@ -140,6 +141,8 @@ impl Logic for SlowPathDesc {
         self.take_slot.next = self.desc.val().get_bits::<32>(768);
         self.take_pte_word0.next = self.desc.val().get_bits::<64>(832);
         self.take_pte_pfn.next = self.desc.val().get_bits::<40>(896);
+        self.take_member.next = (bit_cast::<32, 16>(self.desc.val().get_bits::<16>(704)) << 16)
+            | bit_cast::<32, 16>(self.desc.val().get_bits::<16>(720));
         self.page_mapped.next = bit_cast::<1024, 16>(self.kind_page_mapped.val())
             | (bit_cast::<1024, 16>(self.pm_pid.val()) << 704)
             | (bit_cast::<1024, 36>(self.pm_vpn.val()) << 768)

@@ -3,13 +3,18 @@
 //! finishes them or passes writes to a write-data stage that streams for a while and then
 //! releases the slot, at random. Every cycle: the executor's slot and hold, the slot released,
 //! the next slot, whether a frame is there for it (never the one being streamed), that frame's
-//! fields and pid, and the look-ahead's `taken` and `head`; and no frame is taken twice or
+//! fields, pid and idempotence-ring key (a CN_ACK's from its `arg0`), and the look-ahead's `taken` and `head`; and no frame is taken twice or
 //! skipped.
 
 use super::*;
 use crate::bench::Bench;
 use crate::tb::Rng;
 use crate::util::bytes_to_bits;
+
+/// A big-endian field of the header (`proto::header::field`), as the model reads it.
+fn be(hdr: &[u8], f: core::ops::Range<usize>) -> u64 {
+    hdr[f].iter().fold(0, |v, b| v << 8 | *b as u64)
+}
 
 /// A frame in a slot: the fields the block muxes.
 #[derive(Clone, Debug)]
@@ -27,6 +32,9 @@ fn frame(r: &mut Rng, id: u64) -> Frame {
     let mut hdr = [0u8; 48];
     let mut route = [0u8; 32];
     hdr.iter_mut().for_each(|b| *b = r.next() as u8);
+    if r.below(4) == 0 {
+        hdr[field::OPCODE] = Opcode::CnAck as u8;
+    }
     route.iter_mut().for_each(|b| *b = r.next() as u8);
     Frame {
         id,
@@ -105,6 +113,16 @@ fn takes_frames_in_order_and_releases_each_once() {
                 "{at}: pid"
             );
             assert_eq!(u.next_key.val().to_u64(), f.key, "{at}: key");
+            let req = if f.hdr[field::OPCODE] == Opcode::CnAck as u8 {
+                be(&f.hdr, field::ARG0) & 0xFFFF_FFFF
+            } else {
+                be(&f.hdr, field::REQ_ID)
+            };
+            assert_eq!(
+                u.next_ring_key.val().to_u64(),
+                be(&f.hdr, field::PID) << 48 | f.client << 32 | req,
+                "{at}: ring key"
+            );
             assert_eq!(u.next_client.val().to_u64(), f.client, "{at}: client");
             assert_eq!(
                 u.next_route.val(),

@@ -88,6 +88,11 @@ fn descriptors_decode_and_encode_as_proto() {
         b.uut.take.next = true;
         b.uut.desc.next = bytes_to_bits(&bytes);
         b.settle();
+        if let Descriptor::RingRelease { pid, client } = d {
+            // The member as it is taken (the sync unit's key, registered by the executor).
+            let member = (pid as u64) << 16 | client as u64;
+            assert_eq!(b.uut.take_member.val().to_u64(), member, "descriptor {i}");
+        }
         if let Descriptor::PteWrite { bucket, slot, pte } = d {
             // The PTE_WRITE's body as it is taken (the PTE writer's inputs).
             let u = &b.uut;
@@ -134,12 +139,7 @@ fn descriptors_decode_and_encode_as_proto() {
                     (pid as u64, key)
                 );
             }
-            Descriptor::RingRelease { pid, client } => {
-                assert_eq!(
-                    (u.pid.val().to_u64(), u.client.val().to_u64()),
-                    (pid as u64, client as u64)
-                );
-            }
+            Descriptor::RingRelease { pid, .. } => assert_eq!(u.pid.val().to_u64(), pid as u64),
             Descriptor::KvConfig {
                 pid,
                 base,
