@@ -106,7 +106,7 @@ fpga-yosys: fpga-regs
 	@test -f $(FPGA_RTL_DIR)/fastpath_top.v || { echo "FAIL: $(FPGA_RTL_DIR)/fastpath_top.v does not exist: \
 	the fast path's top module has not been generated (run \`make rtl\` once the hw crate emits fastpath_top)"; exit 1; }
 	fpga/scripts/yosys_board.sh $(FPGA_RTL_DIR) $(FPGA_OUT)/synth
-	$(PYTHON) hw/scripts/logic_depth.py $(FPGA_OUT)/synth/fastpath_top.json fastpath_top > $(FPGA_OUT)/synth/fastpath_top.depth
+	$(PYTHON) hw/scripts/logic_depth.py $(FPGA_OUT)/synth/fastpath_top.json fastpath_top --paths 12 > $(FPGA_OUT)/synth/fastpath_top.depth
 	rm -f $(FPGA_OUT)/synth/fastpath_top.json
 	$(PYTHON) fpga/scripts/util_report.py $(FPGA_OUT)/synth --out $(FPGA_OUT)/utilisation.md
 

@@ -103,10 +103,17 @@ def main():
     # written by fpga.mk beside board.stat): the executor's figure, which no per-module run has.
     d = os.path.join(a.synth_dir, "fastpath_top.depth")
     if os.path.exists(d):
-        f = open(d).read().split()
+        rows = open(d).read().splitlines()
+        f = rows[0].split() if rows else []
         if len(f) >= 3:
             text += "\nDeepest fast-path logic (board netlist, hw/scripts/logic_depth.py): %s LUT levels, `%s`\n" % (
                 f[1], " ".join(f[3:]))
+        # The deepest path into each of the deepest endpoints (`--paths`), one table row each.
+        ends = [r.split() for r in rows[1:] if r.startswith("  ")]
+        if ends:
+            text += "\n| LUT levels | LUTs | from | to (endpoint) |\n|---:|---:|---|---|\n"
+            for e in ends:
+                text += "| %s | %s | `%s` | `%s` |\n" % (e[0], e[1], e[2], " ".join(e[4:]))
     print(text, end="")
     if absent:
         print("FAIL: vendor IP not instantiated in the board run: " + ", ".join(absent))

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Deepest register-to-register logic of a Yosys-mapped UltraScale+ netlist, in LUT levels.
 
-Usage: logic_depth.py NETLIST.json MODULE  -> one line: "MODULE LEVELS LUTS FROM -> TO"
+Usage: logic_depth.py NETLIST.json MODULE [--paths N]
+  -> one line: "MODULE LEVELS LUTS FROM -> TO"; with --paths, then up to N lines
+     "  LEVELS LUTS FROM -> TO": the deepest path into each of the N deepest endpoints (a
+     register, RAM or output port, its bits taken together), deepest first.
 
 Input is `write_json` after `synth_xilinx -family xcup -flatten`. Every path starts at a
 register output or a module input and ends at a register input or a module output; the
@@ -79,7 +82,13 @@ def cell_models(cell):
 
 
 def main():
-    path, top = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    paths = 0
+    if "--paths" in args:
+        i = args.index("--paths")
+        paths = int(args[i + 1])
+        del args[i:i + 2]
+    path, top = args[0], args[1]
     mod = json.load(open(path))["modules"][top]
     names = {}
     for name, n in mod["netnames"].items():
@@ -155,8 +164,40 @@ def main():
     def clean(n):
         return n.replace("\\", "")
 
+    def start_of(node):
+        while via[node] is not None:
+            node = via[node]
+        return node
+
     print(f"{top} {arrival[end]:g} {lut_count[end]} "
           f"{clean(net_of(first, 'input'))} -> {clean(net_of(end, 'output'))}")
+    if paths:
+        # Endpoints: nodes whose output a boundary cell (register, RAM, ...) or a module
+        # output port reads; grouped by the endpoint's name without its bit index.
+        boundary_in = set()
+        for cname, c in mod["cells"].items():
+            if cell_models(c):
+                continue
+            for p, d in c["port_directions"].items():
+                if d == "input":
+                    boundary_in.update(b for b in c["connections"].get(p, []) if isinstance(b, int))
+        for pname, pdef in mod["ports"].items():
+            if pdef["direction"] == "output":
+                boundary_in.update(b for b in pdef["bits"] if isinstance(b, int))
+        best = {}
+        for node, (_, _, outs) in comb.items():
+            bits = [b for p in outs for b in cells[node]["connections"].get(p, [])
+                    if isinstance(b, int)]
+            ends = [b for b in bits if b in boundary_in]
+            if not ends:
+                continue
+            name = re.sub(r"\[\d+(:\d+)?\]$", "", clean(names.get(ends[0], (1, f"bit{ends[0]}"))[1]))
+            key = (arrival[node], lut_count[node])
+            if name not in best or key > best[name][0]:
+                best[name] = (key, node)
+        ranked = sorted(best.items(), key=lambda kv: kv[1][0], reverse=True)[:paths]
+        for name, ((depth, luts), node) in ranked:
+            print(f"  {depth:g} {luts} {clean(net_of(start_of(node), 'input'))} -> {name}")
 
 
 if __name__ == "__main__":

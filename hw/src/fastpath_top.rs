@@ -39,6 +39,7 @@ use crate::fastpath::read_data::ReadData;
 use crate::fastpath::response_header::ResponseHeader;
 use crate::fastpath::slot_queue::SlotQueue;
 use crate::fastpath::slow_path_desc::SlowPathDesc;
+use crate::fastpath::slow_path_tx::SlowPathTx;
 use crate::fastpath::stats::Stats;
 use crate::fastpath::translate::Translate;
 use crate::fastpath::translate_ahead::TranslateAhead;
@@ -446,15 +447,10 @@ pub struct FastpathTop {
     wa: WordAccess,
     /// The slow-path descriptors: the TX descriptor taken, decoded; the REQUEST encoded.
     spd: SlowPathDesc,
-    /// The slow path's TLB update, applied the cycle after SpTx: insert or invalidate, and
-    /// the entry (pid, vpn, frame, permissions, allocated-unmapped).
-    sp_up_valid: DFF<Bit>,
-    sp_up_inval: DFF<Bit>,
-    sp_up_pid: DFF<Bits<16>>,
-    sp_up_vpn: DFF<Bits<36>>,
-    sp_up_pfn: DFF<Bits<40>>,
-    sp_up_perms: DFF<Bits<2>>,
-    sp_up_alloc: DFF<Bit>,
+    /// A TX descriptor's actions in SpTx (`SlowPathTx`): the PTE_WRITE's beat and TLB
+    /// update (applied the cycle after), the free frame, the key, Clio-KV's configuration,
+    /// the ring release, the REPLY.
+    sptx: SlowPathTx,
     /// Statistics (`stat_*`): frames received, responses sent, NACKs, TLB hits and misses,
     /// bucket reads, page faults, requests denied by the key check.
     stats: Stats,
@@ -559,18 +555,11 @@ impl Logic for FastpathTop {
             ap,
             rd_seg,
             rd_i,
-            sp_up_valid,
-            sp_up_inval,
-            sp_up_pid,
-            sp_up_vpn,
-            sp_up_pfn,
-            sp_up_perms,
-            sp_up_alloc,
             page_rem
         );
         clock!(
             self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext, xs,
-            wa, spd, apl, pers, sq, stats
+            wa, spd, sptx, apl, pers, sq, stats
         );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
@@ -722,7 +711,7 @@ impl Logic for FastpathTop {
         self.tr.res_perms.next = self.tlb.res_perms.val();
         self.tr.res_pfn.next = self.tlb.res_pfn.val();
         self.tr.res_gen.next = self.tlb.res_gen.val();
-        self.tr.fp_valid.next = false;
+        self.tr.fp_valid.next = self.sptx.free_page.val();
         self.tr.fp_pfn.next = self.spd.pfn.val();
         // The bucket read waits for earlier page-table writes; its beats come when no read's
         // are due.
@@ -757,21 +746,40 @@ impl Logic for FastpathTop {
         self.tlb.up_perms.next = self.tr.ti_perms.val();
         self.tlb.up_gen.next = self.tr.ti_gen.val();
         self.tlb.up_alloc.next = false;
-        // The slow path's TLB update (PTE_WRITE's insert or invalidation, TLB_INVALIDATE),
-        // decided in SpTx and applied the cycle after from registers: the descriptor's decode
-        // and the choice between its kinds are not in front of the TLB's update compare (the
-        // translate stage is idle then, so its inserts never meet this one). Its generation is
-        // the TLB's now: only the slow path invalidates, one descriptor at a time.
-        self.sp_up_valid.d.next = false;
-        if self.sp_up_valid.q.val() {
+        // ---- A TX descriptor's actions (`SlowPathTx`), in SpTx: its kind, a TLB_INVALIDATE's
+        // page, the PTE writer's decode of a PTE_WRITE, the free list's room.
+        self.sptx.reset.next = self.reset.val();
+        self.sptx.act.next = self.state.q.val() == State::SpTx;
+        self.sptx.kind_pte_write.next = self.spd.pte_write.val();
+        self.sptx.kind_tlb_invalidate.next = self.spd.tlb_invalidate.val();
+        self.sptx.kind_free_page.next = self.spd.free_page.val();
+        self.sptx.kind_key_write.next = self.spd.key_write.val();
+        self.sptx.kind_kv_config.next = self.spd.kv_config.val();
+        self.sptx.kind_ring_release.next = self.spd.ring_release.val();
+        self.sptx.kind_reply.next = self.spd.reply.val();
+        self.sptx.inval_pid.next = self.spd.pid.val();
+        self.sptx.inval_vpn.next = self.spd.vpn.val();
+        self.sptx.inval_vpn_fits.next = self.spd.vpn_fits.val();
+        self.sptx.pte_ok.next = self.ptw.desc_ok.val();
+        self.sptx.pte_inval.next = self.ptw.tu_inval.val();
+        self.sptx.pte_pid.next = self.ptw.tu_pid.val();
+        self.sptx.pte_vpn.next = self.ptw.tu_vpn.val();
+        self.sptx.pte_pfn.next = self.ptw.tu_pfn.val();
+        self.sptx.pte_perms.next = self.ptw.tu_perms.val();
+        self.sptx.pte_alloc.next = self.ptw.tu_alloc.val();
+        self.sptx.fp_full.next = self.tr.fp_full.val();
+        // Its TLB update (PTE_WRITE's insert or invalidation, TLB_INVALIDATE), the cycle after
+        // SpTx. Its generation is the TLB's now: only the slow path invalidates, one
+        // descriptor at a time.
+        if self.sptx.up_valid.val() {
             self.tlb.up_valid.next = true;
-            self.tlb.up_inval.next = self.sp_up_inval.q.val();
-            self.tlb.up_pid.next = self.sp_up_pid.q.val();
-            self.tlb.up_vpn.next = self.sp_up_vpn.q.val();
-            self.tlb.up_pfn.next = self.sp_up_pfn.q.val();
-            self.tlb.up_perms.next = self.sp_up_perms.q.val();
+            self.tlb.up_inval.next = self.sptx.up_inval.val();
+            self.tlb.up_pid.next = self.sptx.up_pid.val();
+            self.tlb.up_vpn.next = self.sptx.up_vpn.val();
+            self.tlb.up_pfn.next = self.sptx.up_pfn.val();
+            self.tlb.up_perms.next = self.sptx.up_perms.val();
             self.tlb.up_gen.next = self.tlb.gen.val();
-            self.tlb.up_alloc.next = self.sp_up_alloc.q.val();
+            self.tlb.up_alloc.next = self.sptx.up_alloc.val();
         }
         // ---- The PTE writer (`PteWriter`): a fault's PTE from the translate stage, a
         // PTE_WRITE decoded as its descriptor is taken (below).
@@ -791,7 +799,9 @@ impl Logic for FastpathTop {
         self.sync.k_req.next = self.ring_key.q.val().get_bits::<32>(0);
         self.sync.lk_valid.next = false;
         self.sync.ack_valid.next = false;
-        self.sync.rel_valid.next = false;
+        // RING_RELEASE: every entry of the member in `ring_key` (since the descriptor was
+        // taken) is acknowledged.
+        self.sync.rel_valid.next = self.sptx.ring_release.val();
         self.sync.skip_valid.next = false;
         self.sync.rec_valid.next = false;
         self.sync.rec_status.next = self.st_ok.val();
@@ -858,7 +868,7 @@ impl Logic for FastpathTop {
         self.ext.once_value.next = self.sync.value.val();
         // KV_CONFIG's body: pid @88 (704), status @90 (720), base @96 (768), buckets @104
         // (832), records @112 (896); taken in SpTx.
-        self.ext.cfg_load.next = false;
+        self.ext.cfg_load.next = self.sptx.kv_config.val();
         self.ext.cfg_pid.next = self.spd.pid.val();
         self.ext.cfg_status.next = self.spd.kv_status.val();
         self.ext.cfg_base.next = self.spd.kv_base.val();
@@ -867,8 +877,9 @@ impl Logic for FastpathTop {
         // The KV payload feeder reads the executor's slot while the write-data stage does not.
         self.ext.pay_free.next = !self.w_busy.val();
         self.ext.buf_data.next = self.wbuf.read_data.val();
-        // Key table: writes from KEY_WRITE (lookups: the executor's next frame, below).
-        self.keys.wr_valid.next = false;
+        // Key table: writes from KEY_WRITE (lookups: the executor's next frame, below); pid
+        // u16 @88, key u64 @96 (0 removes the RAS).
+        self.keys.wr_valid.next = self.sptx.key_write.val();
         self.keys.wr_pid.next = self.spd.pid.val();
         self.keys.wr_key.next = self.spd.key.val();
         // ---- The word accesses' data path (`WordAccess`): the word read at `pa1` in SData,
@@ -1472,44 +1483,14 @@ impl Logic for FastpathTop {
                 }
             }
             State::SpTx => {
+                // The descriptor's actions are `sptx`'s (wired above); the executor waits for a
+                // PTE_WRITE's beat, or sends a REPLY's header as a payload-less response along
+                // its route.
                 self.state.d.next = State::Drain;
-                if self.spd.pte_write.val() {
-                    // PTE_WRITE: slot < 16 and bucket < bucket count, else ignored. The PTE
-                    // writer decoded it as it was taken; the TLB follows the PTE (inserted
-                    // when used, invalidated when cleared).
-                    if self.ptw.desc_ok.val() {
-                        self.sp_up_valid.d.next = true;
-                        self.sp_up_inval.d.next = self.ptw.tu_inval.val();
-                        self.sp_up_pid.d.next = self.ptw.tu_pid.val();
-                        self.sp_up_vpn.d.next = self.ptw.tu_vpn.val();
-                        self.sp_up_perms.d.next = self.ptw.tu_perms.val();
-                        self.sp_up_alloc.d.next = self.ptw.tu_alloc.val();
-                        self.sp_up_pfn.d.next = self.ptw.tu_pfn.val();
-                        self.state.d.next = State::SpPte;
-                    }
-                } else if self.spd.tlb_invalidate.val() {
-                    if self.spd.vpn_fits.val() {
-                        self.sp_up_valid.d.next = true;
-                        self.sp_up_inval.d.next = true;
-                        self.sp_up_pid.d.next = self.spd.pid.val();
-                        self.sp_up_vpn.d.next = self.spd.vpn.val();
-                    }
-                } else if self.spd.free_page.val() {
-                    self.tr.fp_valid.next = !self.tr.fp_full.val();
-                } else if self.spd.key_write.val() {
-                    // KEY_WRITE: pid u16 @88, key u64 @96 (0 removes the RAS).
-                    self.keys.wr_valid.next = true;
-                } else if self.spd.kv_config.val() {
-                    // KV_CONFIG: pid u16 @88, status u8 @90, base u64 @96, buckets u64 @104,
-                    // records u32 @112: Clio-KV's store, the unit enabled.
-                    self.ext.cfg_load.next = true;
-                } else if self.spd.ring_release.val() {
-                    // RING_RELEASE: pid u16 @88, client u16 @90: every ring entry of that
-                    // member is acknowledged.
-                    // (`ring_key` holds the member since the descriptor was taken.)
-                    self.sync.rel_valid.next = true;
-                } else if self.spd.reply.val() {
-                    // REPLY: the header as a payload-less response along the given route.
+                if self.sptx.to_pte.val() {
+                    self.state.d.next = State::SpPte;
+                }
+                if self.sptx.reply.val() {
                     self.route.d.next = self.spd.route.val();
                     self.hdr.d.next = self.spd.header.val();
                     self.rs_status.d.next = self.spd.reply_status.val();
@@ -1712,7 +1693,6 @@ impl Logic for FastpathTop {
             self.tr.ev_hit.val() | (self.hit_go.val() & (self.state.q.val() == State::Dispatch));
         if self.reset.val() {
             self.state.d.next = State::Idle;
-            self.sp_up_valid.d.next = false;
         }
     }
 }

@@ -152,6 +152,13 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
                 fastpath::slow_path_desc::SlowPathDesc::default(),
             ),
         ),
+        (
+            "slow_path_tx",
+            verilog_of(
+                "slow_path_tx",
+                fastpath::slow_path_tx::SlowPathTx::default(),
+            ),
+        ),
         // The extend path's port (pointer chaser, Clio-KV, store, payload feeder), alone.
         (
             "extend",

@@ -19,7 +19,11 @@
 //!   8 bytes go before the payload; both lanes are multiples of 8).
 //!
 //! `len` is 1..=`MAX_RECORD` (the decode's `append_ok` checked it before the tail is read);
-//! `va`, `capacity` and `len` hold while the request runs.
+//! `va`, `capacity` and `len` hold while the request runs, from the cycle before `load` on:
+//! the room the capacity leaves for the tail (`capacity - LOG_HEAD - footprint`) is
+//! registered every cycle, so the load compares the tail with a register (`tail <= room`), not
+//! a sum with the header's capacity (whose byte swap and 66-bit compare would otherwise sit in
+//! front of the executor's APlace decision).
 
 use crate::spec::Spec;
 use clio_proto::consts::VA_LIMIT;
@@ -72,11 +76,12 @@ pub struct AppendPlace {
     /// needs (`tail + LOG_HEAD + footprint`), unwrapped (66 bits), summed as the tail arrives.
     rva: DFF<Bits<66>>,
     rend: DFF<Bits<66>>,
-    need: DFF<Bits<66>>,
-    /// The tail word is 8-byte aligned.
-    aligned: DFF<Bit>,
-    /// `replog::place` accepts it: aligned, and the record fits the capacity.
-    fits: Signal<Local, Bit>,
+    /// The largest tail with which the record fits, `capacity - LOG_HEAD - footprint` (66 bits,
+    /// negative when not even an empty log fits it), registered every cycle.
+    room: DFF<Bits<66>>,
+    /// `replog::place` accepts the loaded tail: aligned, and `tail + LOG_HEAD + footprint <=
+    /// capacity` (`tail <= room`).
+    fits: DFF<Bit>,
     fp: Signal<Local, Bits<12>>,
     log_head: Spec<66, LOG_HEAD>,
     va_limit: Spec<66, VA_LIMIT>,
@@ -93,11 +98,13 @@ impl Logic for AppendPlace {
             slot_word_q,
             rva,
             rend,
-            need,
-            aligned
+            room,
+            fits
         );
         self.fp.next = ((self.len.val() + 15) >> 3) << 3;
         self.footprint.next = self.fp.val();
+        self.room.d.next = bit_cast::<66, 64>(self.capacity.val())
+            - (self.log_head.val() + bit_cast::<66, 12>(self.fp.val()));
         if self.load.val() {
             self.tail_q.d.next = self.tail.val();
             self.tail_pa_q.d.next = self.tail_pa.val();
@@ -111,14 +118,11 @@ impl Logic for AppendPlace {
                 + self.log_head.val()
                 + bit_cast::<66, 64>(self.tail.val())
                 + bit_cast::<66, 12>(self.fp.val());
-            self.need.d.next = bit_cast::<66, 64>(self.tail.val())
-                + self.log_head.val()
-                + bit_cast::<66, 12>(self.fp.val());
-            self.aligned.d.next = self.tail.val().get_bits::<3>(0) == 0;
+            self.fits.d.next = (self.tail.val().get_bits::<3>(0) == 0)
+                & !self.room.q.val().get_bit(65)
+                & (self.tail.val() <= self.room.q.val().get_bits::<64>(0));
         }
-        self.fits.next =
-            self.aligned.q.val() & (self.need.q.val() <= bit_cast::<66, 64>(self.capacity.val()));
-        self.log_full.next = !self.fits.val() | (self.rva.q.val().get_bits::<2>(64) != 0);
+        self.log_full.next = !self.fits.q.val() | (self.rva.q.val().get_bits::<2>(64) != 0);
         self.past_va.next = self.rend.q.val() > self.va_limit.val();
         self.record_va.next = bit_cast::<64, 66>(self.rva.q.val());
         self.old_tail.next = self.tail_q.q.val();

@@ -32,6 +32,7 @@ pub mod read_data;
 pub mod response_header;
 pub mod slot_queue;
 pub mod slow_path_desc;
+pub mod slow_path_tx;
 pub mod stats;
 pub mod translate;
 pub mod translate_ahead;

@@ -2,8 +2,9 @@
 //! rule after it (`sim::model::board::append`: the record's VA must not wrap, LOG_FULL; its
 //! range must end inside the VA space, BAD_REQUEST). Logs near the end of the VA space and of
 //! the 64-bit space, capacities at and around the exact end of the record, unaligned and
-//! huge tails, every record length 1..=MAX_RECORD; loads back to back and apart, with other
-//! words on `tail` between (the result holds until the next load).
+//! huge tails, every record length 1..=MAX_RECORD; loads two cycles apart and more, with other
+//! words on `tail` between (the result holds until the next load). The request's fields are
+//! presented from the cycle before its load.
 
 use super::*;
 use crate::bench::Bench;
@@ -56,6 +57,11 @@ fn placement_follows_replog_place() {
         b.uut.va.next = va.to_bits();
         b.uut.capacity.next = capacity.to_bits();
         b.uut.len.next = (len as u64).to_bits();
+        // The request's fields hold from the cycle before the load (the room is registered),
+        // as the executor's do from Dispatch on; the last request's result holds meanwhile.
+        b.uut.load.next = false;
+        b.uut.tail.next = r.next().to_bits();
+        b.tick();
         b.uut.load.next = true;
         b.uut.tail.next = tail.to_bits();
         b.uut.tail_pa.next = pa.to_bits();
@@ -64,7 +70,7 @@ fn placement_follows_replog_place() {
         assert_eq!(b.uut.footprint.val().to_u64(), footprint(len), "len {len}");
         b.tick();
         // Other words on the tail port now and then: nothing is loaded without `load` (with no
-        // idle cycle, the next load comes in the cycle after this one).
+        // idle cycle, the next request is presented in the cycle after this one).
         let idle = r.below(3);
         b.uut.load.next = false;
         for _ in 0..idle {

@@ -1,0 +1,142 @@
+//! What the executor does with a slow-path TX descriptor, in the one cycle it acts on it
+//! (`act`: its SpTx state), from the held descriptor's kind ([`SlowPathDesc`]'s flags, one per
+//! kind, none for an unknown kind) and the PTE writer's decode of a PTE_WRITE:
+//!
+//! * PTE_WRITE inside the page table (`pte_ok`): the PTE goes out through the one-beat writer
+//!   (`to_pte`: the executor waits for it in SpPte) and the TLB follows the PTE (inserted when
+//!   used, as an allocated-unmapped page when not valid; invalidated when cleared). A PTE_WRITE
+//!   outside the table is ignored.
+//! * TLB_INVALIDATE: the TLB drops `(pid, vpn)`, when the vpn fits in `VPN_BITS` (else it names
+//!   no page and nothing happens).
+//! * FREE_PAGE: the frame goes to the page-fault unit's free list (`free_page`, unless the list
+//!   is full: `fp_full`).
+//! * KEY_WRITE, KV_CONFIG, RING_RELEASE: one pulse each to the key table (`key_write`), the
+//!   extend path (`kv_config`) and the sync unit (`ring_release`).
+//! * REPLY: `reply` (the executor sends its header as a payload-less response).
+//!
+//! The TLB update is registered (`up_*`, valid the cycle after `act` for one cycle): the
+//! descriptor's decode and the choice between its kinds are not in front of the TLB's update
+//! compare. The translate stage is idle then (the executor takes a descriptor only when idle),
+//! so its own inserts never meet this one.
+//!
+//! [`SlowPathDesc`]: crate::fastpath::slow_path_desc::SlowPathDesc
+
+use rust_hdl::prelude::*;
+
+/// The TX descriptor's actions.
+#[derive(LogicBlock, Default)]
+pub struct SlowPathTx {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset (no TLB update pending).
+    pub reset: Signal<In, Bit>,
+    /// The executor acts on the held descriptor this cycle.
+    pub act: Signal<In, Bit>,
+    /// The held descriptor's kind (`SlowPathDesc`'s flags).
+    pub kind_pte_write: Signal<In, Bit>,
+    pub kind_tlb_invalidate: Signal<In, Bit>,
+    pub kind_free_page: Signal<In, Bit>,
+    pub kind_key_write: Signal<In, Bit>,
+    pub kind_kv_config: Signal<In, Bit>,
+    pub kind_ring_release: Signal<In, Bit>,
+    pub kind_reply: Signal<In, Bit>,
+    /// A TLB_INVALIDATE's page (`SlowPathDesc`'s `pid`, `vpn`, `vpn_fits`).
+    pub inval_pid: Signal<In, Bits<16>>,
+    pub inval_vpn: Signal<In, Bits<36>>,
+    pub inval_vpn_fits: Signal<In, Bit>,
+    /// A PTE_WRITE's decode (`PteWriter`'s `desc_ok` and `tu_*`): inside the table, and the
+    /// TLB's update for its PTE.
+    pub pte_ok: Signal<In, Bit>,
+    pub pte_inval: Signal<In, Bit>,
+    pub pte_pid: Signal<In, Bits<16>>,
+    pub pte_vpn: Signal<In, Bits<36>>,
+    pub pte_pfn: Signal<In, Bits<40>>,
+    pub pte_perms: Signal<In, Bits<2>>,
+    pub pte_alloc: Signal<In, Bit>,
+    /// The page-fault unit's free list is full.
+    pub fp_full: Signal<In, Bit>,
+    /// This cycle's actions (with `act`).
+    pub to_pte: Signal<Out, Bit>,
+    pub free_page: Signal<Out, Bit>,
+    pub key_write: Signal<Out, Bit>,
+    pub kv_config: Signal<Out, Bit>,
+    pub ring_release: Signal<Out, Bit>,
+    pub reply: Signal<Out, Bit>,
+    /// The TLB update, the cycle after `act`: insert or invalidate (`up_inval`) the entry.
+    pub up_valid: Signal<Out, Bit>,
+    pub up_inval: Signal<Out, Bit>,
+    pub up_pid: Signal<Out, Bits<16>>,
+    pub up_vpn: Signal<Out, Bits<36>>,
+    pub up_pfn: Signal<Out, Bits<40>>,
+    pub up_perms: Signal<Out, Bits<2>>,
+    pub up_alloc: Signal<Out, Bit>,
+    /// The registered update: pending, invalidation, and the entry (pid, vpn, frame,
+    /// permissions, allocated-unmapped).
+    r_valid: DFF<Bit>,
+    r_inval: DFF<Bit>,
+    r_pid: DFF<Bits<16>>,
+    r_vpn: DFF<Bits<36>>,
+    r_pfn: DFF<Bits<40>>,
+    r_perms: DFF<Bits<2>>,
+    r_alloc: DFF<Bit>,
+}
+
+impl Logic for SlowPathTx {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, r_valid, r_inval, r_pid, r_vpn, r_pfn, r_perms, r_alloc);
+        self.r_valid.d.next = false;
+        self.to_pte.next = false;
+        self.free_page.next = false;
+        self.key_write.next = false;
+        self.kv_config.next = false;
+        self.ring_release.next = false;
+        self.reply.next = false;
+        if self.act.val() {
+            if self.kind_pte_write.val() {
+                if self.pte_ok.val() {
+                    self.to_pte.next = true;
+                    self.r_valid.d.next = true;
+                    self.r_inval.d.next = self.pte_inval.val();
+                    self.r_pid.d.next = self.pte_pid.val();
+                    self.r_vpn.d.next = self.pte_vpn.val();
+                    self.r_pfn.d.next = self.pte_pfn.val();
+                    self.r_perms.d.next = self.pte_perms.val();
+                    self.r_alloc.d.next = self.pte_alloc.val();
+                }
+            } else if self.kind_tlb_invalidate.val() {
+                if self.inval_vpn_fits.val() {
+                    self.r_valid.d.next = true;
+                    self.r_inval.d.next = true;
+                    self.r_pid.d.next = self.inval_pid.val();
+                    self.r_vpn.d.next = self.inval_vpn.val();
+                }
+            } else if self.kind_free_page.val() {
+                self.free_page.next = !self.fp_full.val();
+            } else if self.kind_key_write.val() {
+                self.key_write.next = true;
+            } else if self.kind_kv_config.val() {
+                self.kv_config.next = true;
+            } else if self.kind_ring_release.val() {
+                self.ring_release.next = true;
+            } else if self.kind_reply.val() {
+                self.reply.next = true;
+            }
+        }
+        if self.reset.val() {
+            self.r_valid.d.next = false;
+        }
+        self.up_valid.next = self.r_valid.q.val();
+        self.up_inval.next = self.r_inval.q.val();
+        self.up_pid.next = self.r_pid.q.val();
+        self.up_vpn.next = self.r_vpn.q.val();
+        self.up_pfn.next = self.r_pfn.q.val();
+        self.up_perms.next = self.r_perms.q.val();
+        self.up_alloc.next = self.r_alloc.q.val();
+    }
+}
+
+crate::impl_clocked!(SlowPathTx);
+
+#[cfg(test)]
+mod tests;

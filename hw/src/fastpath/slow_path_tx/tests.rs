@@ -1,0 +1,101 @@
+//! The TX descriptor's actions against a model, on random kinds (one flag, or none for an
+//! unknown kind), decodes and free-list states, acting or not: every cycle the pulses, and the
+//! cycle after an act the TLB update (or none).
+
+use super::*;
+use crate::bench::Bench;
+use crate::tb::Rng;
+
+/// The TLB update the model expects: (inval, pid, vpn, and for an insert pfn, perms, alloc).
+type Update = (bool, u64, u64, Option<(u64, u64, bool)>);
+
+#[test]
+fn each_kind_does_its_one_thing() {
+    let mut r = Rng(0x5_1A7C);
+    let mut b = Bench::new(SlowPathTx::default());
+    b.uut.reset.next = true;
+    b.tick();
+    b.uut.reset.next = false;
+    let mut pending: Option<Update> = None;
+    let mut seen = [0u32; 9];
+    for cycle in 0..20_000 {
+        let act = r.below(4) != 0;
+        // Kind 0..7 as SlowPathDesc's flags, 7 = unknown (no flag).
+        let kind = r.below(8);
+        let (pid, vpn, fits) = (r.below(1 << 16), r.below(1 << 36), r.below(3) != 0);
+        let (pte_ok, pte_inval, pte_alloc) = (r.below(3) != 0, r.below(2) == 0, r.below(2) == 0);
+        let (ppid, pvpn, ppfn, pperms) = (
+            r.below(1 << 16),
+            r.below(1 << 36),
+            r.below(1 << 40),
+            r.below(4),
+        );
+        let fp_full = r.below(4) == 0;
+        let u = &mut b.uut;
+        let flags = [
+            &mut u.kind_pte_write,
+            &mut u.kind_tlb_invalidate,
+            &mut u.kind_free_page,
+            &mut u.kind_key_write,
+            &mut u.kind_kv_config,
+            &mut u.kind_ring_release,
+            &mut u.kind_reply,
+        ];
+        for (k, f) in flags.into_iter().enumerate() {
+            f.next = kind == k as u64;
+        }
+        u.act.next = act;
+        u.inval_pid.next = pid.to_bits();
+        u.inval_vpn.next = vpn.to_bits();
+        u.inval_vpn_fits.next = fits;
+        u.pte_ok.next = pte_ok;
+        u.pte_inval.next = pte_inval;
+        u.pte_pid.next = ppid.to_bits();
+        u.pte_vpn.next = pvpn.to_bits();
+        u.pte_pfn.next = ppfn.to_bits();
+        u.pte_perms.next = pperms.to_bits();
+        u.pte_alloc.next = pte_alloc;
+        u.fp_full.next = fp_full;
+        b.settle();
+        let u = &b.uut;
+        let at = format!("cycle {cycle}: kind {kind} act {act}");
+        // Last cycle's update.
+        assert_eq!(u.up_valid.val(), pending.is_some(), "{at}: update");
+        if let Some((inval, p, v, ins)) = pending {
+            assert_eq!(u.up_inval.val(), inval, "{at}: inval");
+            assert_eq!(
+                (u.up_pid.val().to_u64(), u.up_vpn.val().to_u64()),
+                (p, v),
+                "{at}: page"
+            );
+            if let Some((pfn, perms, alloc)) = ins {
+                assert_eq!(
+                    (
+                        u.up_pfn.val().to_u64(),
+                        u.up_perms.val().to_u64(),
+                        u.up_alloc.val()
+                    ),
+                    (pfn, perms, alloc),
+                    "{at}: entry"
+                );
+            }
+        }
+        let does = |k: u64| act && kind == k;
+        assert_eq!(u.to_pte.val(), does(0) && pte_ok, "{at}: to_pte");
+        assert_eq!(u.free_page.val(), does(2) && !fp_full, "{at}: free_page");
+        assert_eq!(u.key_write.val(), does(3), "{at}: key_write");
+        assert_eq!(u.kv_config.val(), does(4), "{at}: kv_config");
+        assert_eq!(u.ring_release.val(), does(5), "{at}: ring_release");
+        assert_eq!(u.reply.val(), does(6), "{at}: reply");
+        pending = if does(0) && pte_ok {
+            Some((pte_inval, ppid, pvpn, Some((ppfn, pperms, pte_alloc))))
+        } else if does(1) && fits {
+            Some((true, pid, vpn, None))
+        } else {
+            None
+        };
+        seen[if act { kind as usize } else { 8 }] += 1;
+        b.tick();
+    }
+    assert!(seen.iter().all(|&n| n > 1000), "kinds seen: {seen:?}");
+}
