@@ -172,29 +172,44 @@ def main():
     print(f"{top} {arrival[end]:g} {lut_count[end]} "
           f"{clean(net_of(first, 'input'))} -> {clean(net_of(end, 'output'))}")
     if paths:
-        # Endpoints: nodes whose output a boundary cell (register, RAM, ...) or a module
-        # output port reads; grouped by the endpoint's name without its bit index.
-        boundary_in = set()
+        # Endpoints: the boundary cells (registers, RAMs, ...) and module output ports that
+        # read a node's output, each named by what it drives (a register by its Q net), its
+        # bits taken together.
+        def base(n):
+            return re.sub(r"\[\d+(:\d+)?\]$", "", clean(n))
+
+        end_name = {}
         for cname, c in mod["cells"].items():
             if cell_models(c):
                 continue
+            outs = [b for p, d in c["port_directions"].items() if d == "output"
+                    for b in c["connections"].get(p, []) if isinstance(b, int)]
+            label = None
+            for b in outs:
+                hidden, n = names.get(b, (1, None))
+                if n is not None and (label is None or not hidden):
+                    label = base(n)
+                    if not hidden:
+                        break
             for p, d in c["port_directions"].items():
                 if d == "input":
-                    boundary_in.update(b for b in c["connections"].get(p, []) if isinstance(b, int))
+                    for b in c["connections"].get(p, []):
+                        if isinstance(b, int):
+                            end_name.setdefault(b, label or base(names.get(b, (1, f"bit{b}"))[1]))
         for pname, pdef in mod["ports"].items():
             if pdef["direction"] == "output":
-                boundary_in.update(b for b in pdef["bits"] if isinstance(b, int))
+                for b in pdef["bits"]:
+                    if isinstance(b, int):
+                        end_name.setdefault(b, clean(pname))
         best = {}
         for node, (_, _, outs) in comb.items():
-            bits = [b for p in outs for b in cells[node]["connections"].get(p, [])
-                    if isinstance(b, int)]
-            ends = [b for b in bits if b in boundary_in]
-            if not ends:
-                continue
-            name = re.sub(r"\[\d+(:\d+)?\]$", "", clean(names.get(ends[0], (1, f"bit{ends[0]}"))[1]))
-            key = (arrival[node], lut_count[node])
-            if name not in best or key > best[name][0]:
-                best[name] = (key, node)
+            for p in outs:
+                for b in cells[node]["connections"].get(p, []):
+                    if isinstance(b, int) and b in end_name:
+                        key = (arrival[node], lut_count[node])
+                        name = end_name[b]
+                        if name not in best or key > best[name][0]:
+                            best[name] = (key, node)
         ranked = sorted(best.items(), key=lambda kv: kv[1][0], reverse=True)[:paths]
         for name, ((depth, luts), node) in ranked:
             print(f"  {depth:g} {luts} {clean(net_of(start_of(node), 'input'))} -> {name}")

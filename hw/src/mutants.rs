@@ -96,7 +96,7 @@ pub const MUTANTS: &[Mutant] = &[
                  responses",
         edits: &[Edit {
             module: "fastpath_top$order",
-            find: "data_clear = ((data_ahead == 32'h0) | data_ahead[32'h7]) & ~w_busy;",
+            find: "data_clear = ~data_wait$q & ~w_busy;",
             // Only the data still streaming is waited for, not its B response.
             replace: "data_clear = ~w_busy;",
         }],

@@ -1,11 +1,14 @@
-//! `VaEnd<K, K1>`: does the range `[va, va + n)` end inside the VA space, `va + n <= VA_LIMIT`
-//! (`proto::consts`, 2^48), for a length `n` below 2^K? Combinational, without a 66-bit sum.
+//! `VaEnd<K, K1>`: does the range `[va, va + n + n2)` end inside the VA space, `va + n + n2 <=
+//! VA_LIMIT` (`proto::consts`, 2^48), for a length `n + n2` below 2^K? Combinational, without a
+//! 66-bit sum. The length comes as two terms (`n2` is 0 where one suffices) so that a length
+//! that is itself a sum (a write packet's `pkt_index * 1024 + payload_len`) is added in the same
+//! three-operand sum as the VA's low bits: one carry chain, not two in a row.
 //!
-//! With `n < 2^K` (K < 48) the rule is: `va`'s bits 48..64 are zero, and either its bits K..48
-//! are not all ones (then `va + n < 2^48`), or `va[0..K] + n <= 2^K` (that sum, `sum`, is below
-//! 2^(K+1): it fits in K bits, or it is exactly 2^K). One exception: `va = 2^48` with `n = 0`
-//! ends at the limit, so it is inside too. A (K+1)-bit sum and a few wide ANDs, where the
-//! plain form is a 64-bit add and compare in front of whatever reads the answer.
+//! With `n < 2^K` (K < 48; `n` standing for `n + n2` here) the rule is: `va`'s bits 48..64 are
+//! zero, and either its bits K..48 are not all ones (then `va + n < 2^48`), or `va[0..K] + n <=
+//! 2^K` (that sum is below 2^(K+1): it fits in K bits, or it is exactly 2^K). One exception: `va = 2^48` with `n = 0` ends at the limit, so it is
+//! inside too. A (K+1)-bit sum and a few wide ANDs, where the plain form is a 64-bit add and
+//! compare in front of whatever reads the answer.
 //!
 //! Used by the dispatch decode (a read's `total_len`, K = 32; a write packet's end from the
 //! request's VA, K = 27) and by the executor (an offload's answer read, K = 12). `K1` is
@@ -19,18 +22,20 @@ use rust_hdl::prelude::*;
 pub struct VaEnd<const K: usize, const K1: usize> {
     /// The range's first byte.
     pub va: Signal<In, Bits<64>>,
-    /// Its length, below 2^K.
+    /// Its length, `n + n2`, below 2^K (the caller's bound).
     pub n: Signal<In, Bits<K>>,
+    pub n2: Signal<In, Bits<K>>,
     /// `va + n <= VA_LIMIT` (not `inside`: a SystemVerilog keyword).
     pub in_va: Signal<Out, Bit>,
-    /// `va[0..K] + n`.
+    /// `va[0..K] + n + n2`.
     sum: Signal<Local, Bits<K1>>,
     /// A VA's bits 0..K, K..48 and 48..64.
     low: Constant<Bits<64>>,
     mid: Constant<Bits<64>>,
     high: Constant<Bits<64>>,
-    /// `sum`'s bits 0..K.
+    /// The sum's bits 0..K, and bit K.
     sum_low: Constant<Bits<K1>>,
+    bit_k: Constant<Bits<K1>>,
     /// `VA_LIMIT`.
     limit: Constant<Bits<64>>,
 }
@@ -48,12 +53,14 @@ impl<const K: usize, const K1: usize> Default for VaEnd<K, K1> {
         VaEnd {
             va: Default::default(),
             n: Default::default(),
+            n2: Default::default(),
             in_va: Default::default(),
             sum: Default::default(),
             low: Constant::new(low.to_bits()),
             mid: Constant::new((va_mask & !low).to_bits()),
             high: Constant::new((!va_mask).to_bits()),
             sum_low: Constant::new(low.to_bits()),
+            bit_k: Constant::new((1u64 << K).to_bits()),
             limit: Constant::new(VA_LIMIT.to_bits()),
         }
     }
@@ -62,13 +69,16 @@ impl<const K: usize, const K1: usize> Default for VaEnd<K, K1> {
 impl<const K: usize, const K1: usize> Logic for VaEnd<K, K1> {
     #[hdl_gen]
     fn update(&mut self) {
-        self.sum.next =
-            bit_cast::<K1, 64>(self.va.val() & self.low.val()) + bit_cast::<K1, K>(self.n.val());
+        // `va[0..K] + n + n2 <= 2^K`: bit K of the sum clear, or the sum exactly 2^K (its
+        // low K bits zero).
+        self.sum.next = bit_cast::<K1, 64>(self.va.val() & self.low.val())
+            + bit_cast::<K1, K>(self.n.val())
+            + bit_cast::<K1, K>(self.n2.val());
         self.in_va.next = ((self.va.val() & self.high.val()) == 0)
             & (((self.va.val() & self.mid.val()) != self.mid.val())
-                | ((self.sum.val() & self.sum_low.val()) == self.sum.val())
+                | ((self.sum.val() & self.bit_k.val()) == 0)
                 | ((self.sum.val() & self.sum_low.val()) == 0))
-            | ((self.va.val() == self.limit.val()) & (self.n.val() == 0));
+            | ((self.va.val() == self.limit.val()) & (self.n.val() == 0) & (self.n2.val() == 0));
     }
 }
 
@@ -120,15 +130,19 @@ mod tests {
                 }
             }
             for n in ns {
-                w.va.next = va.to_bits();
-                w.n.next = n.to_bits();
-                assert!(simulate(&mut w, 100));
-                let want = va as u128 + n as u128 <= VA_LIMIT as u128;
-                assert_eq!(w.in_va.val(), want, "K {K}: va {va:#x} n {n:#x}");
-                cases += 1;
+                // The length whole in `n`, whole in `n2`, or split between them.
+                for n2 in [0, n, n / 3] {
+                    w.va.next = va.to_bits();
+                    w.n.next = (n - n2).to_bits();
+                    w.n2.next = n2.to_bits();
+                    assert!(simulate(&mut w, 100));
+                    let want = va as u128 + n as u128 <= VA_LIMIT as u128;
+                    assert_eq!(w.in_va.val(), want, "K {K}: va {va:#x} n {n:#x} n2 {n2:#x}");
+                    cases += 1;
+                }
             }
         }
-        assert!(cases > 300);
+        assert!(cases > 900);
     }
 
     #[test]

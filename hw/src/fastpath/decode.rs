@@ -14,7 +14,8 @@
 //!   payload.
 //!
 //! `data_va` is the VA of the packet's first byte (a write's segment starts `pkt_index` KiB
-//! into the request). All of it is combinational: the executor reads it in Dispatch, the
+//! into the request; summed within the VA's 48 bits, so exact whenever the write's checks
+//! hold). All of it is combinational: the executor reads it in Dispatch, the
 //! cycle after it took the frame's header into its register.
 
 use crate::mat::Mat;
@@ -108,11 +109,13 @@ pub struct Decode {
     wr_last: Signal<Local, Bit>,
     /// A read's range `va + total_len` ends inside the VA space.
     rd_end: VaEnd<32, 33>,
-    /// A write packet's bytes from the request's VA (`pkt_index << 10 + payload_len`, below
-    /// 2^27), and whether they end inside the VA space.
-    wr_off: Signal<Local, Bits<27>>,
+    /// Whether a write packet's bytes (`pkt_index << 10 + payload_len` from the request's VA,
+    /// below 2^27) end inside the VA space.
     wr_end: VaEnd<27, 28>,
     max_payload16: Spec<16, { MAX_PAYLOAD as u64 }>,
+    /// A VA's bits 0..48 and 48..64.
+    va_mask: Spec<64, { VA_LIMIT - 1 }>,
+    va_high: Spec<64, { !(VA_LIMIT - 1) }>,
     max_request_len: Spec<32, { MAX_REQUEST_LEN as u64 }>,
     max_record: Spec<32, { replog::MAX_RECORD as u64 }>,
     op_write: Spec<8, { Opcode::Write as u64 }>,
@@ -152,10 +155,12 @@ impl Logic for Decode {
         // The range checks `va + n <= VA_LIMIT` without a 66-bit sum (`VaEnd`).
         self.rd_end.va.next = self.va.val();
         self.rd_end.n.next = self.total_len.val();
-        self.wr_off.next = (bit_cast::<27, 16>(self.pkt_index.val()) << 10)
-            + bit_cast::<27, 16>(self.payload_len.val());
+        self.rd_end.n2.next = 0.into();
+        // A write packet's end: `pkt_index * 1024 + payload_len` bytes from `va`, both terms
+        // in the range check's one sum.
         self.wr_end.va.next = self.va.val();
-        self.wr_end.n.next = self.wr_off.val();
+        self.wr_end.n.next = bit_cast::<27, 16>(self.pkt_index.val()) << 10;
+        self.wr_end.n2.next = bit_cast::<27, 16>(self.payload_len.val());
         // check_read.
         self.read_ok.next = (self.payload_len.val() == 0)
             & (self.pkt_count.val() == 1)
@@ -183,9 +188,14 @@ impl Logic for Decode {
                     & !self.wr_part.val()
                     & (self.payload_len.val() == self.max_payload16.val()));
         self.write_in_va.next = self.wr_end.in_va.val();
+        // A write's packet VA is summed in the VA's 48 bits only (a 38-bit carry chain from bit
+        // 10, not 54): exact whenever its checks hold (`write_ok` and `write_in_va`: a packet
+        // of at least one byte ending inside the VA space), the only case it is used.
         self.data_va.next = self.va.val();
         if self.opcode.val() == self.op_write.val() {
-            self.data_va.next = self.va.val() + (bit_cast::<64, 16>(self.pkt_index.val()) << 10);
+            self.data_va.next = (self.va.val() & self.va_high.val())
+                | ((self.va.val() + (bit_cast::<64, 16>(self.pkt_index.val()) << 10))
+                    & self.va_mask.val());
         }
         self.append_ok.next = (self.va.val().get_bits::<3>(0) == 0)
             & (self.pkt_count.val() == 1)

@@ -6,7 +6,8 @@
 //! ([`translate::Translate`]: TLB lookup, walk, page fault), the PTE writer
 //! ([`pte_writer::PteWriter`]), the response header builder
 //! ([`response_header::ResponseHeader`]), the slow-path descriptors
-//! ([`slow_path_desc::SlowPathDesc`]), the extend path's port ([`extend::Extend`]: the offload units,
+//! ([`slow_path_desc::SlowPathDesc`]) and a TX descriptor's actions
+//! ([`slow_path_tx::SlowPathTx`]), the extend path's port ([`extend::Extend`]: the offload units,
 //! Clio-KV's store and payload feeder) and the executor's side of its port
 //! ([`offload_service::OffloadService`]: the unit's accesses, ring lookups and answer), the ordering rules between DRAM accesses
 //! ([`ordering::Ordering`]), Append's placement on the log's tail word

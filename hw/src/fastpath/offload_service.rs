@@ -229,6 +229,7 @@ impl Logic for OffloadService {
         self.take.next = self.u_rsp_valid.val() & self.serving.val() & !self.a_valid.q.val();
         self.rd_end.va.next = self.u_rsp_read_va.val();
         self.rd_end.n.next = self.u_rsp_read_len.val();
+        self.rd_end.n2.next = 0.into();
         self.ok.next = self.u_rsp_status.val() == self.st_ok.val();
         self.read_out.next = self.ok.val() & self.u_rsp_read.val() & !self.rd_end.in_va.val();
         self.a_valid.d.next = self.take.val();

@@ -22,6 +22,9 @@
 //! Sequence numbers are 8 bits, compared mod 256: a mark at or behind the B count has nothing
 //! to wait for, and a caught-up mark follows the count, so a mark never falls 128 behind it.
 //! The fast path never has 128 writes without their B responses (its queues are far smaller).
+//! Whether a rule waits is registered from the next counts and marks (exactly the rule on this
+//! cycle's counts, a cycle early), so each `*_clear` output is one gate on the executor's
+//! paths, not a subtraction and a compare.
 
 use rust_hdl::prelude::*;
 
@@ -58,7 +61,17 @@ pub struct Ordering {
     /// Sequence numbers of the last page-table write and the last data write.
     pt_mark: DFF<Bits<8>>,
     data_mark: DFF<Bits<8>>,
-    /// How far each mark is ahead of the B count.
+    /// A page-table write / a data write is still without its B; a write at all (registered
+    /// from the counts' next values, so each rule is one gate on its outputs' paths).
+    pt_wait: DFF<Bit>,
+    data_wait: DFF<Bit>,
+    any_wait: DFF<Bit>,
+    /// The counts' and marks' next values.
+    w_seq_n: Signal<Local, Bits<8>>,
+    b_seq_n: Signal<Local, Bits<8>>,
+    pt_mark_n: Signal<Local, Bits<8>>,
+    data_mark_n: Signal<Local, Bits<8>>,
+    /// How far each next mark is ahead of the next B count.
     pt_ahead: Signal<Local, Bits<8>>,
     data_ahead: Signal<Local, Bits<8>>,
     /// Every page-table write / every data write (none streaming) has its B.
@@ -69,44 +82,55 @@ pub struct Ordering {
 impl Logic for Ordering {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_seq, b_seq, pt_mark, data_mark);
-        // Marks at or behind the B count (mod 256, never 128 apart): nothing to wait for.
-        self.pt_ahead.next = self.pt_mark.q.val() - self.b_seq.q.val();
-        self.pt_clear.next = (self.pt_ahead.val() == 0) | self.pt_ahead.val().get_bit(7);
-        self.data_ahead.next = self.data_mark.q.val() - self.b_seq.q.val();
+        dff_setup!(self, clock, w_seq, b_seq, pt_mark, data_mark, pt_wait, data_wait, any_wait);
         // A write whose data is still streaming has no B yet: data reads wait for it too.
-        self.data_clear.next =
-            ((self.data_ahead.val() == 0) | self.data_ahead.val().get_bit(7)) & !self.w_busy.val();
+        self.pt_clear.next = !self.pt_wait.q.val();
+        self.data_clear.next = !self.data_wait.q.val() & !self.w_busy.val();
         self.read_clear.next = self.data_clear.val();
         self.walk_clear.next = self.pt_clear.val() & self.reads_idle.val();
         self.atomic_clear.next = self.data_clear.val() & self.reads_idle.val();
         self.write_clear.next = self.reads_idle.val();
-        self.fence_clear.next = (self.w_seq.q.val() == self.b_seq.q.val()) & !self.w_busy.val();
-        // A caught-up mark follows the B count, so it never falls 128 behind (mod 256).
+        self.fence_clear.next = !self.any_wait.q.val() & !self.w_busy.val();
+        // The next counts and marks. A caught-up mark follows the B count, so it never falls
+        // 128 behind (mod 256).
+        self.w_seq_n.next = self.w_seq.q.val();
+        self.b_seq_n.next = self.b_seq.q.val();
+        self.pt_mark_n.next = self.pt_mark.q.val();
+        self.data_mark_n.next = self.data_mark.q.val();
         if self.pt_clear.val() {
-            self.pt_mark.d.next = self.b_seq.q.val();
+            self.pt_mark_n.next = self.b_seq.q.val();
         }
         if self.data_clear.val() {
-            self.data_mark.d.next = self.b_seq.q.val();
+            self.data_mark_n.next = self.b_seq.q.val();
         }
         // B responses come back in order: a read waits only for the writes it could see.
         if self.w_done.val() {
-            self.w_seq.d.next = self.w_seq.q.val() + 1;
+            self.w_seq_n.next = self.w_seq.q.val() + 1;
             if self.w_page_table.val() {
-                self.pt_mark.d.next = self.w_seq.q.val() + 1;
+                self.pt_mark_n.next = self.w_seq.q.val() + 1;
             } else {
-                self.data_mark.d.next = self.w_seq.q.val() + 1;
+                self.data_mark_n.next = self.w_seq.q.val() + 1;
             }
         }
         if self.b_valid.val() {
-            self.b_seq.d.next = self.b_seq.q.val() + 1;
+            self.b_seq_n.next = self.b_seq.q.val() + 1;
         }
         if self.reset.val() {
-            self.w_seq.d.next = 0.into();
-            self.b_seq.d.next = 0.into();
-            self.pt_mark.d.next = 0.into();
-            self.data_mark.d.next = 0.into();
+            self.w_seq_n.next = 0.into();
+            self.b_seq_n.next = 0.into();
+            self.pt_mark_n.next = 0.into();
+            self.data_mark_n.next = 0.into();
         }
+        self.w_seq.d.next = self.w_seq_n.val();
+        self.b_seq.d.next = self.b_seq_n.val();
+        self.pt_mark.d.next = self.pt_mark_n.val();
+        self.data_mark.d.next = self.data_mark_n.val();
+        // Marks at or behind the B count (mod 256, never 128 apart): nothing to wait for.
+        self.pt_ahead.next = self.pt_mark_n.val() - self.b_seq_n.val();
+        self.data_ahead.next = self.data_mark_n.val() - self.b_seq_n.val();
+        self.pt_wait.d.next = (self.pt_ahead.val() != 0) & !self.pt_ahead.val().get_bit(7);
+        self.data_wait.d.next = (self.data_ahead.val() != 0) & !self.data_ahead.val().get_bit(7);
+        self.any_wait.d.next = self.w_seq_n.val() != self.b_seq_n.val();
     }
 }
 

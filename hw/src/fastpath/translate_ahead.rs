@@ -47,6 +47,9 @@ const SLOTS: usize = crate::fastpath::ingest::SLOTS;
 const _: () = assert!(SLOTS == 4, "slot indices are 2 bits");
 // The header's first 48 bytes are what the dispatch decode reads.
 const _: () = assert!(ROUTED_HEADER_LEN == 48);
+// `p1_fits` in 35 bits: a page offset below 2^31 (`page_shift` is 5 bits) plus a length of at
+// most MAX_PAYLOAD, against a page of at most 2^31 bytes.
+const _: () = assert!(MAX_PAYLOAD < 1 << 31);
 
 /// The TLB look-ahead.
 #[derive(LogicBlock)]
@@ -212,6 +215,14 @@ pub struct TranslateAhead {
     need_read: Spec<2, { PERM_READ as u64 }>,
     need_write: Spec<2, { PERM_WRITE as u64 }>,
     max_payload: Spec<32, { MAX_PAYLOAD as u64 }>,
+    /// 64 ones (the offset mask is `!(ones << page_shift)`: a compare of the shift per bit,
+    /// no subtraction).
+    ones: Spec<64, { u64::MAX }>,
+    /// `p1_fits`' sum: `off + len - psize - 1` in 35 bits (its sign bit is `off + len <=
+    /// psize`).
+    fits_sum: Signal<Local, Bits<35>>,
+    /// Its sign bit.
+    sign35: Spec<35, { 1 << 34 }>,
 }
 
 impl Default for TranslateAhead {
@@ -312,6 +323,9 @@ impl Default for TranslateAhead {
             need_read: Default::default(),
             need_write: Default::default(),
             max_payload: Default::default(),
+            ones: Default::default(),
+            fits_sum: Default::default(),
+            sign35: Default::default(),
         }
     }
 }
@@ -391,7 +405,7 @@ impl Logic for TranslateAhead {
             self.need.next = self.need_write.val();
         }
         self.psize.d.next = bit_cast::<64, 1>(1.into()) << self.page_shift.val();
-        self.pmask.d.next = (bit_cast::<64, 1>(1.into()) << self.page_shift.val()) - 1;
+        self.pmask.d.next = !(self.ones.val() << self.page_shift.val());
         self.off.next = self.va.val() & self.pmask.q.val();
         self.hdr_vpn.next = bit_cast::<36, 64>(self.va.val() >> self.page_shift.val());
         self.h_pid.d.next = self.dec.pid.val();
@@ -500,8 +514,13 @@ impl Logic for TranslateAhead {
         self.p1_valid.d.next = self.issue.val();
         self.p1_slot.d.next = self.ptr.q.val();
         self.p1_need.d.next = self.sel_need.val();
-        self.p1_fits.d.next =
-            (self.sel_off.val() + bit_cast::<64, 32>(self.sel_len.val())) <= self.psize.q.val();
+        // `off + len <= psize` as one three-operand sum: `off + len + !psize` is `off + len -
+        // psize - 1` (35 bits; the page is at most 2^31 bytes, the offset below it, the length
+        // at most MAX_PAYLOAD), negative exactly when the bytes fit.
+        self.fits_sum.next = bit_cast::<35, 32>(self.sel_off.val().get_bits::<32>(0))
+            + bit_cast::<35, 32>(self.sel_len.val())
+            + !bit_cast::<35, 33>(self.psize.q.val().get_bits::<33>(0));
+        self.p1_fits.d.next = (self.fits_sum.val() & self.sign35.val()) != 0;
         self.p1_off.d.next = self.sel_off.val();
         self.p2_valid.d.next = self.p1_valid.q.val();
         self.p2_slot.d.next = self.p1_slot.q.val();

@@ -148,7 +148,9 @@ fn fields_and_checks_are_protos() {
         h.total_len = p.total_len();
         let (va, tlen, plen) = (p.va(), p.total_len(), p.payload_len());
         let data_va = if op == Opcode::Write as u8 {
-            va.wrapping_add((p.pkt_index() as u64) << 10)
+            // Summed in the VA's 48 bits: exact whenever the write's checks hold.
+            let sum = (va & (VA_LIMIT - 1)) + ((p.pkt_index() as u64) << 10);
+            (va & !(VA_LIMIT - 1)) | (sum & (VA_LIMIT - 1))
         } else {
             va
         };
@@ -181,6 +183,14 @@ fn fields_and_checks_are_protos() {
             passed[k] += want as u32;
         }
         assert_eq!(d.data_va.val().to_u64(), data_va, "{at}");
+        if d.write_ok.val() && d.write_in_va.val() && op == Opcode::Write as u8 {
+            let exact = va + ((p.pkt_index() as u64) << 10);
+            assert_eq!(
+                d.data_va.val().to_u64(),
+                exact,
+                "{at}: exact inside the VA space"
+            );
+        }
     }
     // Each check passed and failed often enough to mean something.
     assert!(passed.iter().all(|&n| n > 500 && n < 29_500), "{passed:?}");

@@ -36,7 +36,7 @@ struct Req {
     len: u64,
 }
 
-fn request(r: &mut Rng, i: u32) -> Req {
+fn request(r: &mut Rng, i: u32, shift: u32) -> Req {
     let op = match r.below(8) {
         0..=3 => Opcode::Read,
         4..=6 => Opcode::Write,
@@ -45,10 +45,10 @@ fn request(r: &mut Rng, i: u32) -> Req {
     let pid = 1 + r.below(3) as u16;
     let page = r.below(6);
     let inpage = match r.below(3) {
-        0 => (1 << SHIFT) - 1 - r.below(64),
-        _ => r.below(1 << SHIFT),
+        0 => (1 << shift) - 1 - r.below(64),
+        _ => r.below(1 << shift),
     };
-    let mut h = Header::request(op, pid, i, (page << SHIFT) | inpage);
+    let mut h = Header::request(op, pid, i, (page << shift) | inpage);
     let mut len;
     match op {
         Opcode::Write => {
@@ -94,12 +94,12 @@ fn request(r: &mut Rng, i: u32) -> Req {
 }
 
 /// What the executor's lookup gives for `q` with the TLB `tlb`.
-fn expect(q: &Req, tlb: &HashMap<(u16, u64), Entry>) -> Option<u64> {
+fn expect(q: &Req, tlb: &HashMap<(u16, u64), Entry>, shift: u32) -> Option<u64> {
     let need = if q.op == Opcode::Write { 2 } else { 1 };
-    let e = tlb.get(&(q.pid, q.va >> SHIFT))?;
-    let off = q.va & ((1 << SHIFT) - 1);
-    (!e.alloc && e.perms & need == need && off + q.len <= 1 << SHIFT)
-        .then_some((e.pfn << SHIFT) | off)
+    let e = tlb.get(&(q.pid, q.va >> shift))?;
+    let off = q.va & ((1 << shift) - 1);
+    (!e.alloc && e.perms & need == need && off + q.len <= 1 << shift)
+        .then_some((e.pfn << shift) | off)
 }
 
 fn random_tlb(r: &mut Rng) -> HashMap<(u16, u64), Entry> {
@@ -121,11 +121,19 @@ fn random_tlb(r: &mut Rng) -> HashMap<(u16, u64), Entry> {
     t
 }
 
+/// Pages of 4 KiB, 2 MiB and the largest `page_shift` (2 GiB): the offsets, the fit of the
+/// packet's first bytes in the page and the physical address at each.
 #[test]
 fn looks_ahead_like_the_executors_lookup() {
+    for shift in [SHIFT, 21, 31] {
+        look_ahead_at(shift);
+    }
+}
+
+fn look_ahead_at(shift: u32) {
     let mut r = Rng(0x1234_5678_9abc_def1);
     let mut b = Bench::new(TranslateAhead::default());
-    b.uut.page_shift.next = (SHIFT as u64).to_bits();
+    b.uut.page_shift.next = (shift as u64).to_bits();
     b.uut.reset.next = true;
     b.tick();
     b.uut.reset.next = false;
@@ -151,7 +159,7 @@ fn looks_ahead_like_the_executors_lookup() {
         // the next cycle.
         let mut arriving: Option<usize> = None;
         if slots[next_fill].is_none() && r.below(3) == 0 {
-            let q = request(&mut r, id);
+            let q = request(&mut r, id, shift);
             id += 1;
             b.uut.hdr_data.next = bytes_to_bits(&q.hdr);
             slots[next_fill] = Some(q);
@@ -172,7 +180,7 @@ fn looks_ahead_like_the_executors_lookup() {
                 let rw = matches!(q.op, Opcode::Read | Opcode::Write);
                 assert_eq!(b.uut.use_rw.val(), rw, "cycle {cycle} slot {head}: {q:?}");
                 if rw {
-                    let vpn = (q.va >> SHIFT) & ((1 << 36) - 1);
+                    let vpn = (q.va >> shift) & ((1 << 36) - 1);
                     assert_eq!(
                         (b.uut.use_pid.val().to_u64(), b.uut.use_vpn.val().to_u64()),
                         (q.pid as u64, vpn),
@@ -210,7 +218,7 @@ fn looks_ahead_like_the_executors_lookup() {
                 );
                 refused += !(check_read(h) || check_write_segment(h)) as u64;
                 if b.uut.ok.val() {
-                    let want = expect(q, &tlb);
+                    let want = expect(q, &tlb, shift);
                     assert_eq!(
                         Some(b.uut.pa.val().to_u64()),
                         want,
@@ -332,7 +340,7 @@ fn a_refilled_slot_never_offers_the_earlier_frames_hash() {
     b.tick();
     b.uut.reset.next = false;
     let rw = |r: &mut Rng, i| loop {
-        let q = request(r, i);
+        let q = request(r, i, SHIFT);
         if q.op == Opcode::Read && q.pid == 1 {
             return q;
         }
