@@ -1105,8 +1105,9 @@ impl Logic for FastpathTop {
                         }
                     }
                 } else if self.opcode.val() == self.op_write.val() {
-                    self.vaq.d.next =
-                        self.h_va.val() + (bit_cast::<64, 16>(self.h_idx.val()) << 10);
+                    // The packet's first byte (`Decode::data_va`: exact once the checks hold,
+                    // the only case it is used).
+                    self.vaq.d.next = self.d_va.val();
                     self.len.d.next = bit_cast::<12, 16>(self.h_plen.val());
                     self.need.d.next = self.need_write.val();
                     self.durable.d.next = self.h_durable.val();

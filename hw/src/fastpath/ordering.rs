@@ -24,7 +24,9 @@
 //! The fast path never has 128 writes without their B responses (its queues are far smaller).
 //! Whether a rule waits is registered from the next counts and marks (exactly the rule on this
 //! cycle's counts, a cycle early), so each `*_clear` output is one gate on the executor's
-//! paths, not a subtraction and a compare.
+//! paths, not a subtraction and a compare; and the next value is a choice, by this cycle's
+//! handshakes (a write's last W beat, a B response), among compares of registers, so the
+//! handshakes are not in front of a subtraction either.
 
 use rust_hdl::prelude::*;
 
@@ -71,9 +73,19 @@ pub struct Ordering {
     b_seq_n: Signal<Local, Bits<8>>,
     pt_mark_n: Signal<Local, Bits<8>>,
     data_mark_n: Signal<Local, Bits<8>>,
-    /// How far each next mark is ahead of the next B count.
-    pt_ahead: Signal<Local, Bits<8>>,
-    data_ahead: Signal<Local, Bits<8>>,
+    /// `b_seq + 1`, `w_seq + 1`; how far a new write's mark and each kept mark are ahead of
+    /// the B count and of the count plus one; whether the new mark and the kept marks wait.
+    b_seq_1: Signal<Local, Bits<8>>,
+    w_seq_1: Signal<Local, Bits<8>>,
+    new_ahead_b: Signal<Local, Bits<8>>,
+    new_ahead_b1: Signal<Local, Bits<8>>,
+    pt_ahead_b: Signal<Local, Bits<8>>,
+    pt_ahead_b1: Signal<Local, Bits<8>>,
+    data_ahead_b: Signal<Local, Bits<8>>,
+    data_ahead_b1: Signal<Local, Bits<8>>,
+    new_wait: Signal<Local, Bit>,
+    pt_keep_wait: Signal<Local, Bit>,
+    data_keep_wait: Signal<Local, Bit>,
     /// Every page-table write / every data write (none streaming) has its B.
     pt_clear: Signal<Local, Bit>,
     data_clear: Signal<Local, Bit>,
@@ -125,12 +137,61 @@ impl Logic for Ordering {
         self.b_seq.d.next = self.b_seq_n.val();
         self.pt_mark.d.next = self.pt_mark_n.val();
         self.data_mark.d.next = self.data_mark_n.val();
-        // Marks at or behind the B count (mod 256, never 128 apart): nothing to wait for.
-        self.pt_ahead.next = self.pt_mark_n.val() - self.b_seq_n.val();
-        self.data_ahead.next = self.data_mark_n.val() - self.b_seq_n.val();
-        self.pt_wait.d.next = (self.pt_ahead.val() != 0) & !self.pt_ahead.val().get_bit(7);
-        self.data_wait.d.next = (self.data_ahead.val() != 0) & !self.data_ahead.val().get_bit(7);
-        self.any_wait.d.next = self.w_seq_n.val() != self.b_seq_n.val();
+        // Whether each rule waits next cycle, with the late inputs (`w_done`, `w_page_table`,
+        // `b_valid`: the executor's and the AXI channels' handshakes) selecting among compares
+        // made from registers alone: a mark at or behind the B count (mod 256, never 128 apart)
+        // has nothing to wait for. A mark that caught up this cycle equals the old count, which
+        // the next count equals or passes: no wait.
+        self.b_seq_1.next = self.b_seq.q.val() + 1;
+        self.w_seq_1.next = self.w_seq.q.val() + 1;
+        self.new_ahead_b.next = self.w_seq_1.val() - self.b_seq.q.val();
+        self.new_ahead_b1.next = self.w_seq_1.val() - self.b_seq_1.val();
+        self.pt_ahead_b.next = self.pt_mark.q.val() - self.b_seq.q.val();
+        self.pt_ahead_b1.next = self.pt_mark.q.val() - self.b_seq_1.val();
+        self.data_ahead_b.next = self.data_mark.q.val() - self.b_seq.q.val();
+        self.data_ahead_b1.next = self.data_mark.q.val() - self.b_seq_1.val();
+        // A new write's mark (`w_seq + 1`) against the next count, and the kept marks'.
+        self.new_wait.next = (self.new_ahead_b.val() != 0) & !self.new_ahead_b.val().get_bit(7);
+        if self.b_valid.val() {
+            self.new_wait.next =
+                (self.new_ahead_b1.val() != 0) & !self.new_ahead_b1.val().get_bit(7);
+        }
+        self.pt_keep_wait.next =
+            (self.pt_ahead_b.val() != 0) & !self.pt_ahead_b.val().get_bit(7) & !self.pt_clear.val();
+        self.data_keep_wait.next = (self.data_ahead_b.val() != 0)
+            & !self.data_ahead_b.val().get_bit(7)
+            & !self.data_clear.val();
+        if self.b_valid.val() {
+            self.pt_keep_wait.next = (self.pt_ahead_b1.val() != 0)
+                & !self.pt_ahead_b1.val().get_bit(7)
+                & !self.pt_clear.val();
+            self.data_keep_wait.next = (self.data_ahead_b1.val() != 0)
+                & !self.data_ahead_b1.val().get_bit(7)
+                & !self.data_clear.val();
+        }
+        self.pt_wait.d.next = self.pt_keep_wait.val();
+        self.data_wait.d.next = self.data_keep_wait.val();
+        if self.w_done.val() {
+            if self.w_page_table.val() {
+                self.pt_wait.d.next = self.new_wait.val();
+            } else {
+                self.data_wait.d.next = self.new_wait.val();
+            }
+        }
+        // Every write has its B: the next counts equal (`w_seq` and `b_seq` each step by 0 or
+        // 1, and never 128 apart).
+        self.any_wait.d.next = self.w_seq.q.val() != self.b_seq.q.val();
+        if self.w_done.val() & !self.b_valid.val() {
+            self.any_wait.d.next = self.w_seq_1.val() != self.b_seq.q.val();
+        }
+        if !self.w_done.val() & self.b_valid.val() {
+            self.any_wait.d.next = self.w_seq.q.val() != self.b_seq_1.val();
+        }
+        if self.reset.val() {
+            self.pt_wait.d.next = false;
+            self.data_wait.d.next = false;
+            self.any_wait.d.next = false;
+        }
     }
 }
 
