@@ -21,9 +21,10 @@
 //! retry gets the same status back.
 //!
 //! Timing: present `k_pid/k_client/k_req` with `lk_valid` in cycle c; `hit`, `value` and
-//! `full` are valid in cycle c+1 ([`RING_LATENCY`]): the ring as it was in cycle c (a record
-//! in cycle c writes a slot no lookup of cycle c matched, since a key is recorded only after its
-//! lookup missed). `ack_valid`, `rel_valid`, `skip_valid`
+//! `full` are valid in cycle c+1 ([`RING_LATENCY`]): `hit` is the ring as it was in cycle c,
+//! the answer is read in cycle c+1, so a record in cycle c into the slot the lookup matched
+//! would show through. The top never records in a cycle it looks up (its lookups are in
+//! Dispatch and an offload's first cycles, its records after the request has executed). `ack_valid`, `rel_valid`, `skip_valid`
 //! and `rec_valid` act at the clock edge. The ALU (`alu_*`) is combinational; the RMW around
 //! it is the top's memory access.
 

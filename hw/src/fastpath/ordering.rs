@@ -68,11 +68,6 @@ pub struct Ordering {
     pt_wait: DFF<Bit>,
     data_wait: DFF<Bit>,
     any_wait: DFF<Bit>,
-    /// The counts' and marks' next values.
-    w_seq_n: Signal<Local, Bits<8>>,
-    b_seq_n: Signal<Local, Bits<8>>,
-    pt_mark_n: Signal<Local, Bits<8>>,
-    data_mark_n: Signal<Local, Bits<8>>,
     /// `b_seq + 1`, `w_seq + 1`; how far a new write's mark and each kept mark are ahead of
     /// the B count and of the count plus one; whether the new mark and the kept marks wait.
     b_seq_1: Signal<Local, Bits<8>>,
@@ -103,47 +98,39 @@ impl Logic for Ordering {
         self.atomic_clear.next = self.data_clear.val() & self.reads_idle.val();
         self.write_clear.next = self.reads_idle.val();
         self.fence_clear.next = !self.any_wait.q.val() & !self.w_busy.val();
-        // The next counts and marks. A caught-up mark follows the B count, so it never falls
-        // 128 behind (mod 256).
-        self.w_seq_n.next = self.w_seq.q.val();
-        self.b_seq_n.next = self.b_seq.q.val();
-        self.pt_mark_n.next = self.pt_mark.q.val();
-        self.data_mark_n.next = self.data_mark.q.val();
+        // The counts and marks. A caught-up mark follows the B count, so it never falls 128
+        // behind (mod 256).
+        self.b_seq_1.next = self.b_seq.q.val() + 1;
+        self.w_seq_1.next = self.w_seq.q.val() + 1;
         if self.pt_clear.val() {
-            self.pt_mark_n.next = self.b_seq.q.val();
+            self.pt_mark.d.next = self.b_seq.q.val();
         }
         if self.data_clear.val() {
-            self.data_mark_n.next = self.b_seq.q.val();
+            self.data_mark.d.next = self.b_seq.q.val();
         }
         // B responses come back in order: a read waits only for the writes it could see.
         if self.w_done.val() {
-            self.w_seq_n.next = self.w_seq.q.val() + 1;
+            self.w_seq.d.next = self.w_seq_1.val();
             if self.w_page_table.val() {
-                self.pt_mark_n.next = self.w_seq.q.val() + 1;
+                self.pt_mark.d.next = self.w_seq_1.val();
             } else {
-                self.data_mark_n.next = self.w_seq.q.val() + 1;
+                self.data_mark.d.next = self.w_seq_1.val();
             }
         }
         if self.b_valid.val() {
-            self.b_seq_n.next = self.b_seq.q.val() + 1;
+            self.b_seq.d.next = self.b_seq_1.val();
         }
         if self.reset.val() {
-            self.w_seq_n.next = 0.into();
-            self.b_seq_n.next = 0.into();
-            self.pt_mark_n.next = 0.into();
-            self.data_mark_n.next = 0.into();
+            self.w_seq.d.next = 0.into();
+            self.b_seq.d.next = 0.into();
+            self.pt_mark.d.next = 0.into();
+            self.data_mark.d.next = 0.into();
         }
-        self.w_seq.d.next = self.w_seq_n.val();
-        self.b_seq.d.next = self.b_seq_n.val();
-        self.pt_mark.d.next = self.pt_mark_n.val();
-        self.data_mark.d.next = self.data_mark_n.val();
         // Whether each rule waits next cycle, with the late inputs (`w_done`, `w_page_table`,
         // `b_valid`: the executor's and the AXI channels' handshakes) selecting among compares
         // made from registers alone: a mark at or behind the B count (mod 256, never 128 apart)
         // has nothing to wait for. A mark that caught up this cycle equals the old count, which
         // the next count equals or passes: no wait.
-        self.b_seq_1.next = self.b_seq.q.val() + 1;
-        self.w_seq_1.next = self.w_seq.q.val() + 1;
         self.new_ahead_b.next = self.w_seq_1.val() - self.b_seq.q.val();
         self.new_ahead_b1.next = self.w_seq_1.val() - self.b_seq_1.val();
         self.pt_ahead_b.next = self.pt_mark.q.val() - self.b_seq.q.val();

@@ -90,6 +90,8 @@ pub struct SlotQueue {
     /// The next frame's req_id and `arg0`'s low word, swapped.
     req_swap: ByteSwap<32>,
     ack_swap: ByteSwap<32>,
+    /// The ring key's req_id: the header's, or a CN_ACK's `arg0` low word.
+    ring_req: Signal<Local, Bits<32>>,
     /// `Opcode::CnAck`.
     op_cn_ack: Spec<8, { Opcode::CnAck as u64 }>,
 }
@@ -132,6 +134,7 @@ impl Default for SlotQueue {
             next_ring_key: Default::default(),
             req_swap: Default::default(),
             ack_swap: Default::default(),
+            ring_req: Default::default(),
             op_cn_ack: Default::default(),
         }
     }
@@ -182,14 +185,13 @@ impl Logic for SlotQueue {
         self.next_pid.next = self.pid_swap.y.val();
         self.req_swap.x.next = self.next_hdr.val().get_bits::<32>(96);
         self.ack_swap.x.next = self.next_hdr.val().get_bits::<32>(288);
+        self.ring_req.next = self.req_swap.y.val();
+        if self.next_hdr.val().get_bits::<8>(8) == self.op_cn_ack.val() {
+            self.ring_req.next = self.ack_swap.y.val();
+        }
         self.next_ring_key.next = (bit_cast::<64, 16>(self.pid_swap.y.val()) << 48)
             | (bit_cast::<64, 16>(self.next_client.val()) << 32)
-            | bit_cast::<64, 32>(self.req_swap.y.val());
-        if self.next_hdr.val().get_bits::<8>(8) == self.op_cn_ack.val() {
-            self.next_ring_key.next = (bit_cast::<64, 16>(self.pid_swap.y.val()) << 48)
-                | (bit_cast::<64, 16>(self.next_client.val()) << 32)
-                | bit_cast::<64, 32>(self.ack_swap.y.val());
-        }
+            | bit_cast::<64, 32>(self.ring_req.val());
         // For the look-ahead.
         self.taken.next = 0.into();
         self.head.next = self.x_slot.q.val();
