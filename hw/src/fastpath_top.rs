@@ -29,6 +29,7 @@
 use crate::fastpath::append_place::AppendPlace;
 use crate::fastpath::beat_writer::BeatWriter;
 use crate::fastpath::decode::Decode;
+use crate::fastpath::executor::Executor;
 use crate::fastpath::extend::Extend;
 use crate::fastpath::ingest::Ingest;
 use crate::fastpath::offload_service::OffloadService;
@@ -51,55 +52,30 @@ use crate::read_seg::ReadSeg;
 use crate::spec::Spec;
 use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;
-use clio_proto::consts::{
-    ATOMIC_BYTES, BEAT_BYTES, BUCKET_BYTES, BUCKET_SLOTS, DATAPATH_BITS, MAX_PAYLOAD,
-    MAX_PAYLOAD_SHIFT, PTE_BYTES, VA_BITS, VA_LIMIT,
-};
-use clio_proto::header::{FLAG_RESPONSE, HEADER_LEN, ROUTED_HEADER_LEN};
-use clio_proto::pte::{PERM_READ, PERM_WRITE};
+use clio_proto::consts::{BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD};
+use clio_proto::header::{HEADER_LEN, ROUTED_HEADER_LEN};
 use clio_proto::replog;
-use clio_proto::ring::RX_RESERVED_FOR_NOTICES;
-use clio_proto::{Opcode, Status};
+use clio_proto::Status;
 use rust_hdl::prelude::*;
 
-// Every value the kernel compares with or assigns (statuses, opcodes, descriptor kinds,
-// lengths, PTE masks) is a `Spec` field of `FastpathTop` built from proto (see `crate::spec`).
-// Bit positions and shift amounts must be literals in a rust-hdl kernel: each literal used
-// below is pinned to proto by one of these asserts (byte k of a beat or descriptor is bits
-// 8k..8k+8; the header's fields are read by `Decode`, which pins its own).
+// Values the wiring compares with are `Spec` fields built from proto (see `crate::spec`); the
+// executor and the stage blocks pin their own literals. The top's literals:
+// the header is one beat whose bytes 0..48 are the low 384 bits of the RX beat
+// (`bit_cast::<384, 512>`);
 const _: () = assert!(
-    DATAPATH_BITS == 512 && BEAT_BYTES == 64,
-    "beats of 64 bytes (>> 6)"
-);
-// Payload segmentation: `<< 10`, `>> 10` multiply and divide by MAX_PAYLOAD.
-const _: () = assert!(MAX_PAYLOAD == 1 << MAX_PAYLOAD_SHIFT && MAX_PAYLOAD_SHIFT == 10);
-// The VA space: bits 48.. of a VA must be zero (`get_bits::<16>(48)`).
-const _: () = assert!(VA_BITS == 48 && VA_LIMIT == 1 << 48);
-// Atomics: an 8-byte word, aligned (`get_bits::<3>(0) == 0`), strobes `0xFF << lane`.
-const _: () = assert!(ATOMIC_BYTES == 8);
-// Page table: bucket * 256 + slot * 16 (`<< 8`, `<< 4`), a slot index of 4 bits (the TLB's
-// `bucket << 4 | slot` location of an allocated PTE), a PTE written as 16 strobed bytes at
-// `addr[5:4] * 16` of its beat.
-const _: () = assert!(BUCKET_BYTES == 1 << 8 && PTE_BYTES == 1 << 4 && BUCKET_SLOTS == 1 << 4);
-const _: () = assert!(
-    HEADER_LEN == 64 && ROUTED_HEADER_LEN == 48,
+    DATAPATH_BITS == 512 && BEAT_BYTES == 64 && HEADER_LEN == 64 && ROUTED_HEADER_LEN == 48,
     "one-beat header"
 );
-// Append (`proto::replog`; the placement's own literals are pinned in `AppendPlace`): the tail
-// word is read at the log's VA itself, and the largest record is one packet (one wbuf slot)
-// whose footprint fits the 12-bit access length `len`.
+// a wbuf slot is 32 beats (`slot << 5`) and holds a packet's payload;
+const _: () = assert!(MAX_PAYLOAD / BEAT_BYTES <= 32);
+// Append's record length is the header's total_len in 12 bits (`bit_cast::<12, 32>`): the
+// largest record's footprint fits.
 const _: () = assert!(
-    replog::TAIL_OFFSET == 0
-        && replog::MAX_RECORD as usize == MAX_PAYLOAD
-        && replog::footprint(replog::MAX_RECORD) < 1 << 12
+    replog::MAX_RECORD as usize == MAX_PAYLOAD && replog::footprint(replog::MAX_RECORD) < 1 << 12
 );
 
 /// Statuses a response carries (`proto::Status`).
 type St<const V: u64> = Spec<8, V>;
-/// Opcodes the executor branches on (`proto::Opcode`).
-type Op<const V: u64> = Spec<8, V>;
-/// Access permissions needed, as the PTE's `READ | WRITE << 1` (`proto::pte::PERM_*`).
-type Need<const V: u64> = Spec<2, V>;
 
 /// Extra cycles of a first-touch page fault over a TLB hit, when the TLB holds the page's
 /// allocated PTE (inserted with its PTE_WRITE): the page-fault unit, the PTE write-back /
@@ -121,63 +97,6 @@ pub const FAULT_EXTRA_CYCLES: u64 = 3;
 /// once the TLB's miss is known, behind its AR queue, the page-fault unit and the translation's
 /// `done` cycle, as every walk was before stop 31: 25.)
 pub const WALK_EXTRA_CYCLES: u64 = crate::hash_unit::HASH_LATENCY as u64 + 6;
-
-/// Controller states.
-#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
-pub enum State {
-    /// Waiting for a received frame (its header is loaded and the ack layer's verdict acted
-    /// on: drop, NACK or dispatch) or a slow-path descriptor.
-    Idle,
-    /// Header checks, key check and opcode dispatch.
-    Dispatch,
-    /// Idempotence-ring lookup result.
-    SyncCheck,
-    /// A page of the request's range is translated (`Translate`, the translate stage); its
-    /// result (`tr.done`) decides the second page or the access.
-    Translate,
-    /// Write: address of a piece.
-    WAddr,
-    /// Write: data beats of a piece.
-    WData,
-    /// Read: addresses of the pieces (data may already arrive).
-    RAddr,
-    /// Read: hand it to the read-data stage.
-    RData,
-    /// Atomic: read the word.
-    SAddr,
-    /// Atomic: the word arrives (registered by `wa`).
-    SData,
-    /// Atomic: the ALU on the registered word; the answer and the ring's record.
-    SAlu,
-    /// Append: the tail word (registered by `wa` as it arrived) goes into the placement's
-    /// sums.
-    ALoad,
-    /// Append: the tail word read is placed (`replog::place`): LOG_FULL, BAD_REQUEST, or the
-    /// record's range is translated.
-    APlace,
-    /// Atomic: write it back. Append: write the new tail word (after the record's beats, which
-    /// are with the write-data stage) and record the old tail in the idempotence ring. An
-    /// offload's (Clio-KV's) block write: its block with its strobes.
-    SWrite,
-    /// Payload-less response: handed to the read-data stage (or its queue) as a header-only
-    /// job.
-    Resp,
-    /// Push a REQUEST descriptor to the slow path.
-    SlowPush,
-    /// A slow-path TX descriptor.
-    SpTx,
-    /// PTE_WRITE from the slow path.
-    SpPte,
-    /// Wait for outstanding DRAM writes.
-    Drain,
-    /// Durable write (or Append): the persist handshake (`Persist`, the block): every DRAM
-    /// write's B response, then one persist request per page piece (and an Append's tail
-    /// word), each until `persist_done`.
-    Persist,
-    /// An offload unit has the request: its word reads are served (translated from here like
-    /// a Read's, read in SAddr/SData) until it answers.
-    Offload,
-}
 
 /// The fast path.
 #[derive(LogicBlock, Default)]
@@ -302,6 +221,10 @@ pub struct FastpathTop {
     pub stat_denied: Signal<Out, Bits<32>>,
     /// The ingest stage: frames into the four `wbuf` slots (`crate::fastpath::ingest`).
     ingest: Ingest,
+    /// The executor: takes the frames in order (or a slow-path descriptor) and runs each
+    /// request's class through its state register, handing its accesses and responses to the
+    /// stages (`crate::fastpath::executor`).
+    exec: Executor,
     /// TLB lookups for the reads and writes waiting in the ingest slots, while the executor
     /// works: a request whose page is translated ahead goes from Dispatch to its access.
     la: TranslateAhead,
@@ -322,10 +245,6 @@ pub struct FastpathTop {
     /// The translate stage: one page of the executor's request, VA to PA (TLB lookup, walk,
     /// page fault with its write-back and notice).
     tr: Translate,
-    /// The executor starts a translation this cycle (`tr.start`), of `t_va`'s page (from
-    /// Dispatch, its page was looked up already: `x_dlk`).
-    t_start: Signal<Local, Bit>,
-    t_va: Signal<Local, Bits<64>>,
     /// The PTE writer: a fault's PTE or a slow-path PTE_WRITE, as the one-beat writer's beat.
     ptw: PteWriter,
     sync: SyncUnit,
@@ -344,30 +263,6 @@ pub struct FastpathTop {
     /// The executor's place in the ingest slots: its slot (taken in order) and whether it
     /// holds it, the slot it releases, the next frame and its fields.
     sq: SlotQueue,
-    /// The executor takes the next frame this cycle.
-    x_take: Signal<Local, Bit>,
-    /// The executor finishes its request this cycle.
-    x_done: Signal<Local, Bit>,
-    /// The executor is free to take the next frame this cycle: it is idle, or it finishes its
-    /// request and would go idle next cycle (so a frame is taken with no idle cycle between).
-    x_free: Signal<Local, Bit>,
-    /// The executor hands its response to the read-data stage this cycle if it can: a read's
-    /// job (RData, or RAddr as its last address goes out) or a payload-less response (Resp).
-    rd_hand: Signal<Local, Bit>,
-    /// The executor hands a write's data to the write-data stage this cycle if it can (WData,
-    /// or WAddr as its last address goes out).
-    wr_hand: Signal<Local, Bit>,
-    /// The write-data stage takes the executor's write (and its slot) this cycle.
-    w_pass: Signal<Local, Bit>,
-    /// The request's only page is translated (the translate stage's `only_hit`, or the look-ahead's in
-    /// Dispatch): on to its access this cycle, at `hit_pa` for `hit_len` bytes, the access
-    /// chosen by `hit_need` (read, write, or both: an atomic's).
-    hit_go: Signal<Local, Bit>,
-    hit_pa: Signal<Local, Bits<64>>,
-    hit_len: Signal<Local, Bits<12>>,
-    hit_need: Signal<Local, Bits<2>>,
-    /// VA of a read's or write packet's first byte, from the header.
-    d_va: Signal<Local, Bits<64>>,
     /// The write-data stage: streams a write's W beats from its slot while the executor goes
     /// on (it owns the W channel and the wbuf read port while busy).
     wd: WriteData,
@@ -380,66 +275,18 @@ pub struct FastpathTop {
     /// The read-data stage: builds every response in request order (a read's from its R
     /// beats) and hands it to the transmit stage.
     rd: ReadData,
-    /// The executor's response (a read, or a payload-less response from `Resp`) is
-    /// payload-less (it is in `Resp`).
-    x_only: Signal<Local, Bit>,
-    /// The length of the executor's response (`rs_len`, or the header alone in `Resp`).
-    x_len: Signal<Local, Bits<12>>,
     /// No read has R beats still to come (`ReadData::reads_idle`).
     r_idle: Signal<Local, Bit>,
-    /// No DRAM write waits for its B response.
     /// The ordering rules between DRAM accesses (read-after-write, walk-after-PTE-write,
     /// atomics, write-after-read, fence): when each kind of access may go out.
     order: Ordering,
     /// The transmit stage: sends the finished responses from their txbuf slots.
     xmit: Transmit,
-    /// A read's answer, one packet per KiB: the packet under way (`rd_i`) and the next.
+    /// A read's answer, one packet per KiB: the packet under way (the executor's
+    /// `seg_index`) and the next.
     rseg: ReadSeg,
-    /// The executor's request is a Read past its checks: its responses carry `pkt_index` =
-    /// `rd_i` and `pkt_count` = the answer's packets (an error packet ends the answer).
-    rd_seg: DFF<Bit>,
-    /// The read answer's packet under way (`pkt_index`).
-    rd_i: DFF<Bits<16>>,
     /// The response header builder (and the REQUEST descriptor's header).
     rhdr: ResponseHeader,
-    /// The executor's state.
-    state: DFF<State>,
-    /// The request's header bytes 0..48 (or a REPLY descriptor's header).
-    hdr: DFF<Bits<384>>,
-    /// The request's route (the response goes back along it).
-    route: DFF<Bits<256>>,
-    /// The lane of the access's first byte in its 64-byte beat (the payload's realignment).
-    o: DFF<Bits<6>>,
-    /// The VA of the access's first byte (the request's, an Append record's, an offload's word).
-    vaq: DFF<Bits<64>>,
-    /// The access's length in bytes (one packet's at most, or an atomic's word).
-    len: DFF<Bits<12>>,
-    /// The permissions the access needs (`need_read`, `need_write`, both for an atomic).
-    need: DFF<Bits<2>>,
-    /// The access straddles a page: two pieces (`n1` bytes on the first page).
-    two: DFF<Bit>,
-    /// Bytes of the access on its first page.
-    n1: DFF<Bits<12>>,
-    /// The second piece (page) is under way.
-    piece: DFF<Bit>,
-    /// The PA of the first piece's first byte.
-    pa1: DFF<Bits<64>>,
-    /// The PA of the second piece's first byte (the second page's start).
-    pa2: DFF<Bits<64>>,
-    /// The response's status.
-    rs_status: DFF<Bits<8>>,
-    /// The response's flags byte (`FLAG_RESPONSE`, or a REPLY's).
-    rs_flags: DFF<Bits<8>>,
-    /// The response's `payload_len`.
-    rs_plen: DFF<Bits<16>>,
-    /// The response carries `rs_arg0` as `arg0` (an atomic's old value, a replay).
-    rs_use_arg0: DFF<Bit>,
-    /// The response's `arg0`.
-    rs_arg0: DFF<Bits<64>>,
-    /// The response's length in bytes, header beat included.
-    rs_len: DFF<Bits<12>>,
-    /// The request uses the idempotence ring (`Opcode::uses_idempotence_ring`).
-    once: DFF<Bit>,
     /// The word accesses' data path (`WordAccess`): an atomic's or Append's tail word read at
     /// its lane and registered as its R beat arrives (SData; the ALU in SAlu or the placement's
     /// sums in ALoad read it the next cycle), the word written back at its lane (SWrite), or
@@ -454,17 +301,6 @@ pub struct FastpathTop {
     /// Statistics (`stat_*`): frames received, responses sent, NACKs, TLB hits and misses,
     /// bucket reads, page faults, requests denied by the key check.
     stats: Stats,
-    /// The executor's request's client (the RAS member).
-    hcli: DFF<Bits<16>>,
-    /// The idempotence ring's key for the sync unit: the executor's request's `{pid, client,
-    /// req_id}` (pid at bits 48..64, client 32..48, req_id 0..32; a CN_ACK's `arg0` as its
-    /// req_id), registered as the frame is taken, or a RING_RELEASE's member as its descriptor
-    /// is (`SlotQueue::next_ring_key`, `SlowPathDesc::take_member`).
-    ring_key: DFF<Bits<64>>,
-    /// The executor's request is an Append past its format checks: the response carries
-    /// `arg0` = `rs_arg0` (the old tail, 0 when nothing was appended) and `arg1` = `arg0` +
-    /// the record's footprint.
-    ap: DFF<Bit>,
     /// The persist handshake of a durable write or Append (the executor's Persist state).
     pers: Persist,
     /// Append's placement on the tail word (`replog::place`): loaded from `wa.old` the cycle
@@ -472,10 +308,6 @@ pub struct FastpathTop {
     /// the new one and the
     /// tail word's PA for the write-back, and the record's realignment from its slot.
     apl: AppendPlace,
-    /// The executor's write carries `FLAG_DURABLE`: acknowledged after the persist handshake.
-    durable: DFF<Bit>,
-    /// The header's `FLAG_DURABLE` bit.
-    h_durable: Signal<Local, Bit>,
     // Decoded fields (combinational).
     opcode: Signal<Local, Bits<8>>,
     h_pid: Signal<Local, Bits<16>>,
@@ -486,85 +318,23 @@ pub struct FastpathTop {
     h_tlen: Signal<Local, Bits<32>>,
     h_arg0: Signal<Local, Bits<64>>,
     h_arg1: Signal<Local, Bits<64>>,
-    psize: Signal<Local, Bits<32>>,
-    /// Bytes from `vaq` to the end of its page, registered (`vaq` holds still while a
-    /// translation runs: the earliest use is the TLB's answer, two cycles after `vaq` is
-    /// loaded), so the page-size arithmetic is not in front of the piece decisions.
-    page_rem: DFF<Bits<32>>,
-    kt: Signal<Local, Bits<12>>,
-    k1: Signal<Local, Bits<12>>,
-    hr: Signal<Local, Bits<384>>,
     hreq: Signal<Local, Bits<384>>,
     // ---- Values from proto (localparams; see `crate::spec`).
     st_ok: St<{ Status::Ok as u64 }>,
-    st_nack: St<{ Status::Nack as u64 }>,
-    st_unmapped: St<{ Status::Unmapped as u64 }>,
-    st_retry_later: St<{ Status::RetryLater as u64 }>,
-    st_bad_request: St<{ Status::BadRequest as u64 }>,
-    st_unsupported: St<{ Status::Unsupported as u64 }>,
-    st_denied: St<{ Status::Denied as u64 }>,
-    st_log_full: St<{ Status::LogFull as u64 }>,
-    /// A response's flags byte (`FLAG_RESPONSE`).
-    flags_response: Spec<8, { FLAG_RESPONSE as u64 }>,
-    op_read: Op<{ Opcode::Read as u64 }>,
-    op_write: Op<{ Opcode::Write as u64 }>,
-    op_fence: Op<{ Opcode::Fence as u64 }>,
-    op_cn_ack: Op<{ Opcode::CnAck as u64 }>,
-    op_append: Op<{ Opcode::Append as u64 }>,
-    op_pointer_chase: Op<{ Opcode::PointerChase as u64 }>,
-    need_read: Need<{ PERM_READ as u64 }>,
-    need_write: Need<{ PERM_WRITE as u64 }>,
-    need_atomic: Need<{ (PERM_READ | PERM_WRITE) as u64 }>,
-    /// The response header beat's length (`HEADER_LEN`), in the 12-bit response lengths.
-    header_len: Spec<12, { HEADER_LEN as u64 }>,
-    /// An atomic's word (`ATOMIC_BYTES`).
-    atomic_bytes: Spec<12, ATOMIC_BYTES>,
-    /// RX ring slots kept for PAGE_MAPPED notices (`RX_RESERVED_FOR_NOTICES`): a REQUEST
-    /// needs more room than that.
-    rx_reserved: Spec<16, { RX_RESERVED_FOR_NOTICES as u64 }>,
 }
 
 impl Logic for FastpathTop {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            state,
-            hdr,
-            route,
-            o,
-            vaq,
-            len,
-            need,
-            two,
-            n1,
-            piece,
-            pa1,
-            pa2,
-            rs_status,
-            rs_flags,
-            rs_plen,
-            rs_use_arg0,
-            rs_arg0,
-            rs_len,
-            once,
-            hcli,
-            ring_key,
-            durable,
-            ap,
-            rd_seg,
-            rd_i,
-            page_rem
-        );
         clock!(
-            self, clock, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext, xs,
-            wa, spd, sptx, apl, pers, sq, stats
+            self, clock, exec, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext,
+            xs, wa, spd, sptx, apl, pers, sq, stats
         );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
         self.txbuf.read_clock.next = self.clock.val();
         self.txbuf.write_clock.next = self.clock.val();
+        self.exec.reset.next = self.reset.val();
         self.ingest.reset.next = self.reset.val();
         self.tlb.reset.next = self.reset.val();
         self.tr.reset.next = self.reset.val();
@@ -576,7 +346,7 @@ impl Logic for FastpathTop {
 
         // ---- The dispatch stage's decode (`Decode`): the header's fields, the match-action
         // table's rules and each class's format checks.
-        self.dec.hdr.next = self.hdr.q.val();
+        self.dec.hdr.next = self.exec.header.val();
         self.dec.kv_en.next = self.ext.kv_en.val();
         self.opcode.next = self.dec.opcode.val();
         self.h_pid.next = self.dec.pid.val();
@@ -587,7 +357,6 @@ impl Logic for FastpathTop {
         self.h_tlen.next = self.dec.total_len.val();
         self.h_arg0.next = self.dec.arg0.val();
         self.h_arg1.next = self.dec.arg1.val();
-        self.h_durable.next = self.dec.durable.val();
 
         // ---- The response header (`ResponseHeader`): the request's bytes 0..48 with status,
         // flags, payload_len, zero checksum and the class's fields; bytes 48..64 (key, client)
@@ -600,44 +369,36 @@ impl Logic for FastpathTop {
         self.apl.va.next = self.h_va.val();
         self.apl.capacity.next = self.h_arg0.val();
         self.apl.len.next = bit_cast::<12, 32>(self.h_tlen.val());
-        self.rhdr.request.next = self.hdr.q.val();
-        self.rhdr.status.next = self.rs_status.q.val();
-        self.rhdr.flags.next = self.rs_flags.q.val();
-        self.rhdr.payload_len.next = self.rs_plen.q.val();
-        self.rhdr.arg0_on.next = self.rs_use_arg0.q.val();
-        self.rhdr.args_on.next = self.ap.q.val() | self.xs.args_on.val();
-        self.rhdr.arg0.next = self.rs_arg0.q.val();
-        self.rhdr.arg1.next = self.rs_arg0.q.val() + bit_cast::<64, 12>(self.apl.footprint.val());
+        self.rhdr.request.next = self.exec.header.val();
+        self.rhdr.status.next = self.exec.rsp_status.val();
+        self.rhdr.flags.next = self.exec.rsp_flags.val();
+        self.rhdr.payload_len.next = self.exec.rsp_plen.val();
+        self.rhdr.arg0_on.next = self.exec.rsp_use_arg0.val();
+        self.rhdr.args_on.next = self.exec.append.val() | self.xs.args_on.val();
+        self.rhdr.arg0.next = self.exec.rsp_arg0.val();
+        self.rhdr.arg1.next =
+            self.exec.rsp_arg0.val() + bit_cast::<64, 12>(self.apl.footprint.val());
         if self.xs.args_on.val() {
             self.rhdr.arg1.next = self.xs.arg1.val();
         }
         self.rhdr.value_len_on.next = self.ext.kv.val()
             & (self.xs.args_on.val()
-                | (self.rs_use_arg0.q.val() & (self.rs_status.q.val() == self.st_ok.val())));
+                | (self.exec.rsp_use_arg0.val()
+                    & (self.exec.rsp_status.val() == self.st_ok.val())));
         self.rseg.va.next = self.h_va.val();
         self.rseg.total.next = self.h_tlen.val();
-        self.rseg.idx.next = self.rd_i.q.val();
-        self.rhdr.seg_on.next = self.rd_seg.q.val();
-        self.rhdr.pkt_index.next = self.rd_i.q.val();
+        self.rseg.idx.next = self.exec.seg_index.val();
+        self.rhdr.seg_on.next = self.exec.seg_on.val();
+        self.rhdr.pkt_index.next = self.exec.seg_index.val();
         self.rhdr.pkt_count.next = self.rseg.count.val();
-        self.hr.next = self.rhdr.response.val();
         self.hreq.next = self.rhdr.forwarded.val();
 
-        // ---- Geometry of the current request.
-        self.psize.next = bit_cast::<32, 1>(1.into()) << self.cfg_page_shift.val();
-        self.page_rem.d.next = self.psize.val()
-            - bit_cast::<32, 64>(self.vaq.q.val() & (bit_cast::<64, 32>(self.psize.val()) - 1));
-        self.kt.next = (bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val() + 63) >> 6;
-        if self.two.q.val() {
-            self.k1.next = (bit_cast::<12, 6>(self.o.q.val()) + self.n1.q.val()) >> 6;
-        } else {
-            self.k1.next = self.kt.val();
-        }
-
         // ---- Defaults.
+        // AR: the executor's reads (its address and length are the default), the walker's
+        // bucket reads (below).
         self.m_axi_arvalid.next = false;
-        self.m_axi_araddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
-        self.m_axi_arlen.next = 0.into();
+        self.m_axi_araddr.next = self.exec.ar_addr.val();
+        self.m_axi_arlen.next = self.exec.ar_len.val();
         // No read's R beats are still to come (none queued, none being received): the R channel
         // is free for a walk or an atomic, and a write may go out (write-after-read).
         self.r_idle.next = self.rd.reads_idle.val();
@@ -645,21 +406,15 @@ impl Logic for FastpathTop {
         // gives back this cycle.
         self.w_busy.next = self.wd.busy.val();
         self.w_release.next = self.wd.freed.val();
-        // The executor's response as a job of the read-data stage; a payload-less one is the
-        // header beat alone.
-        self.x_only.next = self.state.q.val() == State::Resp;
-        self.x_len.next = self.rs_len.q.val();
-        if self.x_only.val() {
-            self.x_len.next = self.header_len.val();
-        }
         self.rd.reset.next = self.reset.val();
-        self.rd.job_valid.next = false;
-        self.rd.job_only.next = self.x_only.val();
-        self.rd.job_o.next = self.o.q.val();
-        self.rd.job_kt.next = self.kt.val();
-        self.rd.job_len.next = self.x_len.val();
-        self.rd.job_hdr.next = self.hr.val();
-        self.rd.job_route.next = self.route.q.val();
+        // The executor's responses, as jobs of the read-data stage.
+        self.rd.job_valid.next = self.exec.job_valid.val();
+        self.rd.job_only.next = self.exec.job_only.val();
+        self.rd.job_o.next = self.exec.lane.val();
+        self.rd.job_kt.next = self.exec.acc_beats.val();
+        self.rd.job_len.next = self.exec.job_len.val();
+        self.rd.job_hdr.next = self.exec.job_hdr.val();
+        self.rd.job_route.next = self.exec.route.val();
         self.rd.r_valid.next = self.m_axi_rvalid.val();
         self.rd.r_data.next = self.m_axi_rdata.val();
         self.m_axi_awvalid.next = false;
@@ -667,45 +422,42 @@ impl Logic for FastpathTop {
         self.m_axi_awlen.next = 0.into();
         self.m_axi_wdata.next = self.wbuf.read_data.val();
         self.m_axi_bready.next = true;
-        self.sp_rx_valid.next = false;
+        // The slow path's RX ring: the executor's REQUEST, or a fault's PAGE_MAPPED notice.
+        self.sp_rx_valid.next = self.exec.sp_push.val() | self.tr.notice_valid.val();
         self.sp_rx_desc.next = self.spd.page_mapped.val();
+        if self.exec.sp_push.val() {
+            self.sp_rx_desc.next = self.spd.request.val();
+        }
         // ---- The persist handshake (`Persist`) of a durable write or Append, while the
         // executor is in Persist: the request's pieces, the tail word's PA, the board's port.
-        self.pers.run.next = self.state.q.val() == State::Persist;
+        self.pers.run.next = self.exec.persist_run.val();
         self.pers.writes_done.next = self.order.fence_clear.val();
-        self.pers.pa1.next = self.pa1.q.val();
-        self.pers.n1.next = self.n1.q.val();
-        self.pers.two.next = self.two.q.val();
-        self.pers.pa2.next = self.pa2.q.val();
-        self.pers.len.next = self.len.q.val();
-        self.pers.append.next = self.ap.q.val();
+        self.pers.pa1.next = self.exec.acc_pa1.val();
+        self.pers.n1.next = self.exec.acc_n1.val();
+        self.pers.two.next = self.exec.acc_two.val();
+        self.pers.pa2.next = self.exec.acc_pa2.val();
+        self.pers.len.next = self.exec.acc_len.val();
+        self.pers.append.next = self.exec.append.val();
         self.pers.tail_pa.next = self.apl.tail_word_pa.val();
         self.pers.persist_done.next = self.persist_done.val();
         self.pers.persist_error.next = self.persist_error.val();
         self.persist_valid.next = self.pers.persist_valid.val();
         self.persist_addr.next = self.pers.persist_addr.val();
         self.persist_len.next = self.pers.persist_len.val();
-        self.sp_tx_ready.next = false;
-        // A fault's PAGE_MAPPED notice (its descriptor is the default above).
-        if self.tr.notice_valid.val() {
-            self.sp_rx_valid.next = true;
-        }
+        self.sp_tx_ready.next = self.exec.sp_tx_ready.val();
         // An offload's access in its own RAS (Clio-KV's store) translates with the store's pid.
         self.t_pid.next = self.h_pid.val();
         if self.xs.own.val() {
             self.t_pid.next = self.ext.kv_pid.val();
         }
-        self.d_va.next = self.dec.data_va.val();
         // ---- The translate stage (`Translate`): the executor's pages; the TLB's lookup port
         // when it looks up (the look-ahead's otherwise), the TLB's updates from its page-fault
         // unit (or the slow path's, below), AR/R while it walks.
-        self.t_start.next = false;
-        self.t_va.next = self.vaq.q.val();
         self.tr.page_shift.next = self.cfg_page_shift.val();
         self.tr.bucket_mask.next = self.cfg_bucket_mask.val();
         self.tr.pid.next = self.t_pid.val();
-        self.tr.need.next = self.need.q.val();
-        self.tr.hit_take.next = false;
+        self.tr.need.next = self.exec.acc_need.val();
+        self.tr.hit_take.next = self.exec.tr_hit_take.val();
         self.tr.res_hit.next = self.tlb.res_hit.val();
         self.tr.res_alloc.next = self.tlb.res_alloc.val();
         self.tr.res_perms.next = self.tlb.res_perms.val();
@@ -725,11 +477,17 @@ impl Logic for FastpathTop {
             self.m_axi_araddr.next = bit_cast::<64, 40>(self.tr.ar_addr.val());
             self.m_axi_arlen.next = self.tr.ar_len.val();
         }
+        if self.exec.ar_own.val() {
+            // A read's bursts or an atomic's word (never while a walk is under way: the
+            // executor waits for its translation).
+            self.m_axi_arvalid.next = self.exec.ar_valid.val();
+            self.m_axi_araddr.next = self.exec.ar_addr.val();
+            self.m_axi_arlen.next = self.exec.ar_len.val();
+        }
         self.tr.notice_ready.next = self.sp_rx_ready.val();
         self.tr.pte_done.next = self.bw.done.val();
         self.tr.w_free.next = !self.w_busy.val();
-        self.x_dlk.next =
-            (self.state.q.val() == State::Dispatch) & self.la.use_rw.val() & !self.la.ok.val();
+        self.x_dlk.next = self.exec.dispatch_lookup.val();
         self.x_lk.next = self.tr.lk_valid.val() | self.x_dlk.val();
         self.tlb.lk_pid.next = self.tr.lk_pid.val();
         self.tlb.lk_vpn.next = self.tr.lk_vpn.val();
@@ -749,7 +507,7 @@ impl Logic for FastpathTop {
         // ---- A TX descriptor's actions (`SlowPathTx`), in SpTx: its kind, a TLB_INVALIDATE's
         // page, the PTE writer's decode of a PTE_WRITE, the free list's room.
         self.sptx.reset.next = self.reset.val();
-        self.sptx.act.next = self.state.q.val() == State::SpTx;
+        self.sptx.act.next = self.exec.sp_tx_act.val();
         self.sptx.kind_pte_write.next = self.spd.pte_write.val();
         self.sptx.kind_tlb_invalidate.next = self.spd.tlb_invalidate.val();
         self.sptx.kind_free_page.next = self.spd.free_page.val();
@@ -784,7 +542,7 @@ impl Logic for FastpathTop {
         // ---- The PTE writer (`PteWriter`): a fault's PTE from the translate stage, a
         // PTE_WRITE decoded as its descriptor is taken (below).
         self.ptw.bucket_mask.next = self.cfg_bucket_mask.val();
-        self.ptw.desc_take.next = false;
+        self.ptw.desc_take.next = self.exec.desc_take.val();
         self.ptw.desc_bucket.next = self.spd.take_bucket.val();
         self.ptw.desc_slot.next = self.spd.take_slot.val();
         self.ptw.desc_word0.next = self.spd.take_pte_word0.val();
@@ -794,25 +552,25 @@ impl Logic for FastpathTop {
         self.ptw.fault_data.next = self.tr.pte_data.val();
         // Sync unit: its key is `ring_key`, a register (loaded as the frame or descriptor is
         // taken), so the CAM compare starts the cycle from flip-flops.
-        self.sync.k_pid.next = self.ring_key.q.val().get_bits::<16>(48);
-        self.sync.k_client.next = self.ring_key.q.val().get_bits::<16>(32);
-        self.sync.k_req.next = self.ring_key.q.val().get_bits::<32>(0);
-        self.sync.lk_valid.next = false;
-        self.sync.ack_valid.next = false;
+        self.sync.k_pid.next = self.exec.sync_key.val().get_bits::<16>(48);
+        self.sync.k_client.next = self.exec.sync_key.val().get_bits::<16>(32);
+        self.sync.k_req.next = self.exec.sync_key.val().get_bits::<32>(0);
+        self.sync.lk_valid.next = self.exec.ring_lookup.val();
+        self.sync.ack_valid.next = self.exec.ring_ack.val();
         // RING_RELEASE: every entry of the member in `ring_key` (since the descriptor was
         // taken) is acknowledged.
         self.sync.rel_valid.next = self.sptx.ring_release.val();
-        self.sync.skip_valid.next = false;
-        self.sync.rec_valid.next = false;
-        self.sync.rec_status.next = self.st_ok.val();
+        self.sync.skip_valid.next = self.exec.ring_skip.val();
+        self.sync.rec_valid.next = self.exec.ring_record.val();
+        self.sync.rec_status.next = self.exec.ring_rec_status.val();
         // ---- The extend path (`Extend`): the request from the header, to the unit that starts
         // (Dispatch, below); the executor's side of its port (`OffloadService`): the unit's
         // accesses and answer while the executor serves it (`Offload`), the endings of its
         // accesses from the executor's states (a failed translation, the word's R beat in SData,
         // the block written in SWrite), its ring lookups through the sync unit.
-        self.ext.clear.next = false;
-        self.ext.chase_start.next = false;
-        self.ext.kv_start.next = false;
+        self.ext.clear.next = self.exec.unit_clear.val();
+        self.ext.chase_start.next = self.exec.chase_start.val();
+        self.ext.kv_start.next = self.exec.kv_start.val();
         self.ext.req_op.next = self.opcode.val();
         self.ext.req_pid.next = self.h_pid.val();
         self.ext.req_va.next = self.h_va.val();
@@ -822,20 +580,12 @@ impl Logic for FastpathTop {
         self.ext.req_pay_len.next = self.h_plen.val();
         self.ext.req_pkt_count.next = self.h_cnt.val();
         self.ext.req_pkt_index.next = self.h_idx.val();
-        self.xs.clear.next = false;
-        self.xs.serving.next = self.state.q.val() == State::Offload;
-        self.xs.tr_fail.next = (self.state.q.val() == State::Translate)
-            & self.tr.done.val()
-            & (self.tr.status.val() != self.st_ok.val());
+        self.xs.clear.next = self.exec.unit_clear.val();
+        self.xs.serving.next = self.exec.serving.val();
+        self.xs.tr_fail.next = self.exec.unit_tr_fail.val();
         self.xs.tr_status.next = self.tr.status.val();
-        self.xs.word_in.next = (self.state.q.val() == State::SData)
-            & self.xs.accessing.val()
-            & self.m_axi_rvalid.val()
-            & self.r_idle.val();
-        self.xs.block_done.next = (self.state.q.val() == State::SWrite)
-            & !self.w_busy.val()
-            & self.bw.done.val()
-            & self.xs.writing.val();
+        self.xs.word_in.next = self.exec.unit_word_in.val();
+        self.xs.block_done.next = self.exec.unit_block_done.val();
         self.xs.u_mem_valid.next = self.ext.mem_valid.val();
         self.xs.u_mem_write.next = self.ext.mem_write.val();
         self.xs.u_mem_own.next = self.ext.mem_own.val();
@@ -885,24 +635,24 @@ impl Logic for FastpathTop {
         // ---- The word accesses' data path (`WordAccess`): the word read at `pa1` in SData,
         // written back from the ALU (SAlu) or Append's placement (its tail word), or an
         // offload's block.
-        self.wa.pa.next = self.pa1.q.val();
+        self.wa.pa.next = self.exec.acc_pa1.val();
         self.wa.r_data.next = self.m_axi_rdata.val();
-        self.wa.sample.next = self.state.q.val() == State::SData;
-        self.wa.alu_load.next = false;
+        self.wa.sample.next = self.exec.word_sample.val();
+        self.wa.alu_load.next = self.exec.alu_load.val();
         self.wa.alu_new.next = self.sync.alu_new.val();
-        self.wa.tail_load.next = false;
+        self.wa.tail_load.next = self.exec.tail_load.val();
         self.wa.new_tail.next = self.apl.new_tail.val();
-        self.wa.tail.next = self.ap.q.val();
+        self.wa.tail.next = self.exec.append.val();
         self.wa.tail_pa.next = self.apl.tail_word_pa.val();
         self.wa.block.next = self.xs.writing.val();
         self.wa.block_data.next = self.xs.wdata.val();
         self.wa.block_strb.next = self.xs.wstrb.val();
-        self.sync.rec_value.next = self.wa.old.val();
+        self.sync.rec_value.next = self.exec.ring_rec_value.val();
         // Append's placement: the tail word as it arrives in SData (below).
-        self.apl.load.next = false;
+        self.apl.load.next = self.exec.place_load.val();
         self.apl.tail.next = self.wa.old.val();
-        self.apl.tail_pa.next = self.pa1.q.val();
-        self.apl.slot_word.next = self.o.q.val().get_bits::<3>(3);
+        self.apl.tail_pa.next = self.exec.acc_pa1.val();
+        self.apl.slot_word.next = self.exec.lane.val().get_bits::<3>(3);
         self.sync.alu_op.next = self.opcode.val();
         self.sync.alu_old.next = self.wa.old.val();
         self.sync.alu_arg0.next = self.h_arg0.val();
@@ -912,13 +662,13 @@ impl Logic for FastpathTop {
         // owns the W channel and the wbuf read port while busy; the executor's own one-beat
         // writes (PTE write-backs, atomics) override the W defaults below only when it is not.
         self.wd.reset.next = self.reset.val();
-        self.wd.start.next = false;
+        self.wd.start.next = self.exec.pass.val();
         self.wd.start_slot.next = self.sq.slot.val();
-        self.wd.start_two.next = self.two.q.val();
-        self.wd.start_o.next = self.o.q.val();
-        self.wd.start_n1.next = self.n1.q.val();
-        self.wd.start_len.next = self.len.q.val();
-        self.wd.start_append.next = self.ap.q.val();
+        self.wd.start_two.next = self.exec.acc_two.val();
+        self.wd.start_o.next = self.exec.lane.val();
+        self.wd.start_n1.next = self.exec.acc_n1.val();
+        self.wd.start_len.next = self.exec.acc_len.val();
+        self.wd.start_append.next = self.exec.append.val();
         self.wd.start_shift.next = self.apl.shift.val();
         self.wd.start_payload_len.next = bit_cast::<12, 32>(self.h_tlen.val());
         self.wd.buf_data.next = self.wbuf.read_data.val();
@@ -932,13 +682,12 @@ impl Logic for FastpathTop {
         // Append's tail, an offload's block); it has AW and W while the write-data stage does
         // not stream.
         self.bw.reset.next = self.reset.val();
-        self.bw.go.next = self.tr.pte_write.val()
-            | (self.state.q.val() == State::SpPte)
-            | (self.state.q.val() == State::SWrite);
+        self.bw.go.next =
+            self.tr.pte_write.val() | self.exec.beat_pte.val() | self.exec.beat_word.val();
         self.bw.w_free.next = !self.w_busy.val();
         self.bw.aw_ready.next = self.m_axi_awready.val();
         self.bw.w_ready.next = self.m_axi_wready.val();
-        if self.state.q.val() == State::SWrite {
+        if self.exec.beat_word.val() {
             // An 8-byte word at its lane, or the offload's block (`WordAccess`).
             self.bw.addr.next = self.wa.wr_addr.val();
             self.bw.data.next = self.wa.wr_data.val();
@@ -957,6 +706,12 @@ impl Logic for FastpathTop {
             self.m_axi_wdata.next = self.bw.w_data.val();
             self.m_axi_wstrb.next = self.bw.w_strb.val();
             self.m_axi_wlast.next = true;
+        }
+        if self.exec.aw_own.val() {
+            // A write's bursts (their data follows from the write-data stage).
+            self.m_axi_awvalid.next = self.exec.aw_valid.val();
+            self.m_axi_awaddr.next = self.exec.aw_addr.val();
+            self.m_axi_awlen.next = self.exec.aw_len.val();
         }
         if self.wd.busy.val() {
             self.wbuf.read_address.next = self.wd.buf_address.val();
@@ -987,8 +742,8 @@ impl Logic for FastpathTop {
         self.stats.reset.next = self.reset.val();
         self.stats.rx.next = self.ingest.frame_in.val();
         self.stats.tx.next = self.xmit.sent.val();
-        self.stats.nack.next = false;
-        self.stats.denied.next = false;
+        self.stats.nack.next = self.exec.stat_nack.val();
+        self.stats.denied.next = self.exec.stat_denied.val();
         self.stats.miss.next = self.tr.ev_miss.val();
         self.stats.fault.next = self.tr.ev_fault.val();
         self.stat_rx_pkts.next = self.stats.rx_pkts.val();
@@ -999,14 +754,6 @@ impl Logic for FastpathTop {
         self.stat_bucket_reads.next = self.stats.bucket_reads.val();
         self.stat_page_faults.next = self.stats.page_faults.val();
         self.stat_denied.next = self.stats.denied_reqs.val();
-        self.x_done.next = false;
-        self.x_free.next = false;
-        self.rd_hand.next = false;
-        self.wr_hand.next = false;
-        self.hit_go.next = false;
-        self.hit_pa.next = self.la.pa.val();
-        self.hit_len.next = self.len.q.val();
-        self.hit_need.next = self.need.q.val();
         // ---- The ordering rules (`Ordering`): what the executor's accesses wait for.
         self.order.reset.next = self.reset.val();
         self.order.w_busy.next = self.w_busy.val();
@@ -1038,562 +785,120 @@ impl Logic for FastpathTop {
         // R beats are taken by the read-data stage, or by a walk or an atomic (which start
         // only when that stage is idle, so the beats are theirs).
         self.m_axi_rready.next = self.rd.r_ready.val()
-            | ((self.tr.walking.val() | (self.state.q.val() == State::SData)) & self.r_idle.val());
+            | ((self.tr.walking.val() | self.exec.word_sample.val()) & self.r_idle.val());
         // Slow-path descriptor fields.
-        self.spd.take.next = false;
+        self.spd.take.next = self.exec.desc_take.val();
         self.spd.desc.next = self.sp_tx_desc.val();
-        self.spd.req_client.next = self.hcli.q.val();
-        self.spd.req_route.next = self.route.q.val();
+        self.spd.req_client.next = self.exec.client.val();
+        self.spd.req_route.next = self.exec.route.val();
         self.spd.req_header.next = self.hreq.val();
         self.spd.pm_pid.next = self.tr.notice_pid.val();
         self.spd.pm_vpn.next = self.tr.notice_vpn.val();
         self.spd.pm_pfn.next = self.tr.notice_pfn.val();
-        // Outstanding DRAM writes (B responses pending).
-
-        match self.state.q.val() {
-            State::Idle => {
-                // Ready does not wait for valid: every output comes from registers, so the
-                // cosimulation can sample them without settling the inputs first. Nothing is
-                // taken until the key table's zero sweep after reset is done. The frame or
-                // descriptor is taken below (`x_free`).
-                self.sp_tx_ready.next = self.keys.ready.val();
-                self.x_free.next = true;
-            }
-            State::Dispatch => {
-                self.piece.d.next = false;
-                self.rs_status.d.next = self.st_bad_request.val();
-                self.state.d.next = State::Resp;
-                self.once.d.next = self.dec.ring.val();
-                if !self.dec.parse_ok.val() {
-                    if self.dec.extend.val() {
-                        self.rs_status.d.next = self.st_unsupported.val();
-                    }
-                } else if self.dec.needs_key.val() & !self.keys.ok.val() {
-                    // The key does not open the pid's RAS (wrong or missing key, no such RAS,
-                    // pid 0 or beyond the table): nothing executes.
-                    self.rs_status.d.next = self.st_denied.val();
-                    self.stats.denied.next = true;
-                } else if self.opcode.val() == self.op_read.val() {
-                    // (The read and write checks come from the look-ahead's registers of the
-                    // slot, decoded as its header arrived: `Decode`'s `read_ok`, `write_ok`,
-                    // `write_in_va` of the same bytes, off this cycle's path.)
-                    // READ (`header::check_read`): one packet, no payload, 1..=MAX_REQUEST_LEN
-                    // bytes inside the VA space; answered one packet per KiB, packet 0 first
-                    // (each packet of the answer is a read of its own bytes: RData goes on
-                    // with the next, translating as it reaches each page).
-                    self.vaq.d.next = self.h_va.val();
-                    self.o.d.next = self.h_va.val().get_bits::<6>(0);
-                    self.len.d.next = self.rseg.first_len.val();
-                    self.need.d.next = self.need_read.val();
-                    self.rd_i.d.next = 0.into();
-                    if self.la.use_read_ok.val() {
-                        self.rd_seg.d.next = true;
-                        self.rs_status.d.next = self.st_ok.val();
-                        self.rs_len.d.next = self.rseg.first_len.val() + self.header_len.val();
-                        self.rs_plen.d.next = bit_cast::<16, 12>(self.rseg.first_len.val());
-                        if self.la.ok.val() {
-                            // Translated ahead: its first packet's page is mapped and
-                            // readable, so straight to the access (`hit_go`).
-                            self.hit_go.next = true;
-                            self.hit_pa.next = self.la.pa.val();
-                            self.hit_len.next = self.rseg.first_len.val();
-                            self.hit_need.next = self.need_read.val();
-                        } else {
-                            self.t_start.next = true;
-                            self.t_va.next = self.d_va.val();
-                            self.state.d.next = State::Translate;
-                        }
-                    }
-                } else if self.opcode.val() == self.op_write.val() {
-                    // The packet's first byte (`Decode::data_va`: exact once the checks hold,
-                    // the only case it is used).
-                    self.vaq.d.next = self.d_va.val();
-                    self.len.d.next = bit_cast::<12, 16>(self.h_plen.val());
-                    self.need.d.next = self.need_write.val();
-                    self.durable.d.next = self.h_durable.val();
-                    if self.la.use_write_ok.val() {
-                        // check_write_segment holds. A durable write without a persistence
-                        // domain is refused before anything is written (never acknowledged
-                        // as durable when it is not).
-                        if self.h_durable.val() & !self.cfg_persist.val() {
-                            self.rs_status.d.next = self.st_unsupported.val();
-                        } else if self.la.use_write_in_va.val() & self.la.ok.val() {
-                            // Translated ahead: mapped, writable, within the page (`hit_go`).
-                            self.hit_go.next = true;
-                            self.hit_pa.next = self.la.pa.val();
-                            self.hit_len.next = bit_cast::<12, 16>(self.h_plen.val());
-                            self.hit_need.next = self.need_write.val();
-                        } else if self.la.use_write_in_va.val() {
-                            self.t_start.next = true;
-                            self.t_va.next = self.d_va.val();
-                            self.state.d.next = State::Translate;
-                        }
-                    }
-                } else if self.dec.slow.val() {
-                    if self.sp_rx_room.val() > self.rx_reserved.val() {
-                        self.state.d.next = State::SlowPush;
-                    } else {
-                        self.rs_status.d.next = self.st_retry_later.val();
-                    }
-                } else if self.opcode.val() == self.op_fence.val() {
-                    // FENCE: answered once every earlier write has its B response (earlier
-                    // requests are otherwise complete: the executor takes one at a time).
-                    self.rs_status.d.next = self.st_ok.val();
-                    if !self.order.fence_clear.val() {
-                        self.state.d.next = State::Dispatch;
-                    }
-                } else if self.opcode.val() == self.op_cn_ack.val() {
-                    // CN_ACK: frees the entry (pid, client, arg0: `sync.k_req` above).
-                    self.sync.ack_valid.next = true;
-                    self.rs_status.d.next = self.st_ok.val();
-                } else if self.dec.kv.val() {
-                    // KvGet/KvPut/KvDelete (enabled by `ext.kv_en`, else not parsed): the unit
-                    // checks the framing; its payload beats come from the slot (one packet of
-                    // at most MAX_PAYLOAD bytes, `parse_ok`; at lane 0 since a KV request's va
-                    // is 0).
-                    if self.ext.kv_ready.val() {
-                        self.ext.kv_start.next = true;
-                        self.state.d.next = State::Offload;
-                    }
-                } else if self.opcode.val() == self.op_pointer_chase.val() {
-                    // POINTER_CHASE: one packet, no payload; the unit checks the rest.
-                    if self.dec.chase_ok.val() & self.ext.chase_ready.val() {
-                        self.ext.chase_start.next = true;
-                        self.state.d.next = State::Offload;
-                    }
-                } else if self.opcode.val() == self.op_append.val() {
-                    // APPEND: one packet of 1..=MAX_RECORD bytes to the log at an 8-byte
-                    // aligned va; first the ring, then the tail word (read and write).
-                    self.vaq.d.next = self.h_va.val();
-                    // The tail word is read and written as an atomic's word.
-                    self.len.d.next = self.atomic_bytes.val();
-                    self.need.d.next = self.need_atomic.val();
-                    self.durable.d.next = self.h_durable.val();
-                    if self.dec.append_ok.val() {
-                        if self.h_durable.val() & !self.cfg_persist.val() {
-                            self.rs_status.d.next = self.st_unsupported.val();
-                        } else {
-                            self.ap.d.next = true;
-                            self.sync.lk_valid.next = true;
-                            self.state.d.next = State::SyncCheck;
-                        }
-                    }
-                } else {
-                    // TAS / UNLOCK / CAS / FAA on an aligned word.
-                    self.vaq.d.next = self.h_va.val();
-                    self.len.d.next = self.atomic_bytes.val();
-                    self.need.d.next = self.need_atomic.val();
-                    if self.dec.atomic_ok.val() {
-                        self.sync.lk_valid.next = true;
-                        self.state.d.next = State::SyncCheck;
-                    }
-                }
-            }
-            State::SyncCheck => {
-                self.rs_use_arg0.d.next = true;
-                self.rs_status.d.next = self.sync.status.val();
-                self.rs_arg0.d.next = self.sync.value.val();
-                if self.once.q.val() & self.sync.hit.val() {
-                    self.state.d.next = State::Resp;
-                } else if self.once.q.val() & self.sync.full.val() {
-                    // The slot at the write pointer is unacknowledged: retry later, and the
-                    // pointer moves past it so the next attempt takes the next slot.
-                    self.sync.skip_valid.next = true;
-                    self.rs_use_arg0.d.next = false;
-                    self.rs_status.d.next = self.st_retry_later.val();
-                    self.state.d.next = State::Resp;
-                } else if self.h_va.val().get_bits::<16>(48) != 0 {
-                    // Beyond the 48-bit VA space no PTE can match.
-                    self.rs_use_arg0.d.next = false;
-                    self.rs_status.d.next = self.st_unmapped.val();
-                    self.state.d.next = State::Resp;
-                } else {
-                    self.rs_use_arg0.d.next = false;
-                    self.t_start.next = true;
-                    self.state.d.next = State::Translate;
-                }
-                if self.ap.q.val() & !(self.once.q.val() & self.sync.hit.val()) {
-                    // An Append answers arg0 = 0 unless it appended (or is replayed).
-                    self.rs_arg0.d.next = 0.into();
-                }
-            }
-            State::Translate => {
-                if self.tr.only_hit.val()
-                    & !self.piece.q.val()
-                    & !self.xs.accessing.val()
-                    & (bit_cast::<32, 12>(self.len.q.val()) <= self.page_rem.q.val())
-                {
-                    // A request's only page (not an offload's access), mapped and permitted
-                    // in the TLB: on to the access now (`hit_go`).
-                    self.hit_go.next = true;
-                    self.hit_pa.next = self.tr.hit_pa.val();
-                    self.hit_len.next = self.len.q.val();
-                    self.hit_need.next = self.need.q.val();
-                }
-                if self.tr.done.val() {
-                    if self.piece.q.val() {
-                        self.pa2.d.next = self.tr.pa.val();
-                    } else {
-                        self.pa1.d.next = self.tr.pa.val();
-                    }
-                    // Second page of a straddling range, or the access.
-                    if !self.piece.q.val() {
-                        self.n1.d.next = self.len.q.val();
-                        self.two.d.next = false;
-                        if bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.q.val() {
-                            self.n1.d.next = bit_cast::<12, 32>(self.page_rem.q.val());
-                            self.two.d.next = true;
-                        }
-                    }
-                    if (self.tr.status.val() != self.st_ok.val()) & self.xs.accessing.val() {
-                        // An offload's access failed: the unit is told (`xs.tr_fail`), and
-                        // answers.
-                        self.state.d.next = State::Offload;
-                    } else if self.tr.status.val() != self.st_ok.val() {
-                        self.rs_status.d.next = self.tr.status.val();
-                        self.rs_plen.d.next = 0.into();
-                        self.rs_len.d.next = self.header_len.val();
-                        self.state.d.next = State::Resp;
-                    } else if !self.piece.q.val()
-                        & (bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.q.val())
-                    {
-                        self.piece.d.next = true;
-                        self.t_va.next =
-                            self.vaq.q.val() + bit_cast::<64, 32>(self.page_rem.q.val());
-                        self.t_start.next = true;
-                        self.state.d.next = State::Translate;
-                    } else {
-                        self.piece.d.next = false;
-                        if self.xs.writing.val() {
-                            // An offload's block write: AW and W as an atomic's write-back (its
-                            // request's first access was a read, after every earlier read).
-                            self.state.d.next = State::SWrite;
-                        } else if self.xs.accessing.val() {
-                            self.state.d.next = State::SAddr;
-                        } else if self.need.q.val() == self.need_read.val() {
-                            self.state.d.next = State::RAddr;
-                        } else if self.need.q.val() == self.need_write.val() {
-                            self.state.d.next = State::WAddr;
-                        } else {
-                            self.state.d.next = State::SAddr;
-                        }
-                    }
-                }
-            }
-            State::WAddr => {
-                // The bursts' addresses; their data follows from the write-data stage. Not
-                // before every earlier read has its data (write-after-read order: AXI does not
-                // order a later write against an earlier read).
-                self.m_axi_awvalid.next = self.order.write_clear.val();
-                if self.piece.q.val() {
-                    self.m_axi_awaddr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
-                    self.m_axi_awlen.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
-                } else {
-                    self.m_axi_awaddr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
-                    self.m_axi_awlen.next = bit_cast::<8, 12>(self.k1.val() - 1);
-                }
-                if self.m_axi_awready.val() & self.order.write_clear.val() {
-                    if self.two.q.val() & !self.piece.q.val() {
-                        self.piece.d.next = true;
-                    } else {
-                        // WData unless the hand-over below happens now.
-                        self.wr_hand.next = true;
-                        self.state.d.next = State::WData;
-                    }
-                }
-            }
-            State::WData => {
-                // Waits here while the write-data stage streams an earlier write.
-                self.wr_hand.next = true;
-            }
-            State::Persist => {
-                // A durable write: once its data is in DRAM, the board makes each page piece
-                // durable (and an Append's tail word after its record): the persist handshake.
-                if self.pers.done.val() {
-                    self.state.d.next = State::Resp;
-                    if self.pers.failed.val() {
-                        // Not known durable: the client retries the write.
-                        self.rs_status.d.next = self.st_retry_later.val();
-                    }
-                }
-            }
-            State::RAddr => {
-                // After every earlier data write has its B response (read-after-write order).
-                self.m_axi_arvalid.next = self.order.read_clear.val();
-                if self.piece.q.val() {
-                    self.m_axi_araddr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
-                    self.m_axi_arlen.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
-                } else {
-                    self.m_axi_arlen.next = bit_cast::<8, 12>(self.k1.val() - 1);
-                }
-                if self.m_axi_arready.val() & self.order.read_clear.val() {
-                    if self.two.q.val() & !self.piece.q.val() {
-                        self.piece.d.next = true;
-                    } else {
-                        // RData unless the hand-over below happens now.
-                        self.rd_hand.next = true;
-                        self.state.d.next = State::RData;
-                    }
-                }
-            }
-            State::RData => {
-                // Waits here while the read-data stage and its queue are both full (they wait
-                // for the transmit stage).
-                self.rd_hand.next = true;
-            }
-            State::SAddr => {
-                self.m_axi_arvalid.next = self.order.atomic_clear.val();
-                if self.m_axi_arready.val() & self.order.atomic_clear.val() {
-                    self.state.d.next = State::SData;
-                }
-            }
-            State::SData => {
-                // The word is registered each cycle here (`wa.sample`): the one of the cycle
-                // the R beat arrives is what SAlu (an atomic) or ALoad (Append's tail) reads.
-                if self.xs.word_in.val() {
-                    // An offload's word: its block goes to the unit now (`xs.word_in`).
-                    self.state.d.next = State::Offload;
-                } else if self.m_axi_rvalid.val() & self.r_idle.val() & self.ap.q.val() {
-                    self.state.d.next = State::ALoad;
-                } else if self.m_axi_rvalid.val() & self.r_idle.val() {
-                    self.state.d.next = State::SAlu;
-                }
-            }
-            State::SAlu => {
-                self.rs_status.d.next = self.st_ok.val();
-                self.rs_use_arg0.d.next = true;
-                self.rs_arg0.d.next = self.wa.old.val();
-                self.wa.alu_load.next = true;
-                self.sync.rec_valid.next = self.once.q.val();
-                if self.sync.alu_write.val() {
-                    self.state.d.next = State::SWrite;
-                } else {
-                    self.state.d.next = State::Resp;
-                }
-            }
-            State::ALoad => {
-                // The registered tail word into the placement's sums; placed next cycle.
-                self.apl.load.next = true;
-                self.state.d.next = State::APlace;
-            }
-            State::APlace => {
-                // Placed, the record's range is translated with write permission (one or two
-                // pages) like a write's.
-                self.state.d.next = State::Resp;
-                if self.apl.log_full.val() {
-                    self.rs_status.d.next = self.st_log_full.val();
-                } else if self.apl.past_va.val() {
-                    self.rs_status.d.next = self.st_bad_request.val();
-                } else {
-                    self.vaq.d.next = self.apl.record_va.val();
-                    self.t_va.next = self.apl.record_va.val();
-                    self.o.d.next = self.apl.record_va.val().get_bits::<6>(0);
-                    self.len.d.next = self.apl.footprint.val();
-                    self.need.d.next = self.need_write.val();
-                    self.piece.d.next = false;
-                    self.t_start.next = true;
-                    self.state.d.next = State::Translate;
-                }
-            }
-            State::SWrite => {
-                // The W channel is the write-data stage's until it is done.
-                // The word (or the offload's block) goes out through the one-beat writer.
-                if !self.w_busy.val() {
-                    if self.xs.block_done.val() {
-                        // The offload's block is written: the unit is told.
-                        self.state.d.next = State::Offload;
-                    } else if self.bw.done.val() & self.ap.q.val() {
-                        self.sync.rec_valid.next = self.once.q.val();
-                        self.sync.rec_value.next = self.apl.old_tail.val();
-                        self.rs_status.d.next = self.st_ok.val();
-                        self.rs_arg0.d.next = self.apl.old_tail.val();
-                        if self.durable.q.val() {
-                            self.state.d.next = State::Persist;
-                        } else {
-                            self.state.d.next = State::Resp;
-                        }
-                    } else if self.bw.done.val() {
-                        self.state.d.next = State::Resp;
-                    }
-                }
-            }
-            State::Offload => {
-                // Serve the offload unit (`OffloadService`): its access (a word read, or
-                // Clio-KV's block write) goes through the translation of the request's RAS, or
-                // the store's (`xs.own`), like a Read's (a Write's permission for a write); its
-                // answer, a cycle after the unit gives it, is the response, with a payload read
-                // like a Read's when it asks for one.
-                // Clio-KV's put or delete asks the idempotence ring under the caller's
-                // (pid, client, req_id): looked up now, the verdict to the unit next cycle,
-                // the write pointer moved past an unacknowledged slot.
-                self.sync.lk_valid.next = self.xs.ring_lookup.val();
-                self.sync.skip_valid.next = self.xs.ring_skip.val();
-                if self.xs.access.val() {
-                    self.vaq.d.next = self.xs.access_va.val();
-                    self.t_va.next = self.xs.access_va.val();
-                    // An 8-byte aligned word, read as an atomic's.
-                    self.len.d.next = self.atomic_bytes.val();
-                    self.need.d.next = self.need_read.val();
-                    if self.xs.access_write.val() {
-                        // A 64-byte block (aligned: one page), kept with its strobes.
-                        self.len.d.next = 64.into();
-                        self.need.d.next = self.need_write.val();
-                    }
-                    self.piece.d.next = false;
-                    self.t_start.next = true;
-                    self.state.d.next = State::Translate;
-                }
-                if self.xs.ans_valid.val() {
-                    // A Clio-KV put or delete that executed records its answer (errors too,
-                    // with value 0); a replay is the request's header with the recorded status
-                    // and arg0, nothing else.
-                    self.sync.rec_valid.next = self.xs.ring_record.val();
-                    self.sync.rec_status.next = self.xs.ring_status.val();
-                    self.sync.rec_value.next = self.xs.ring_value.val();
-                    self.rs_status.d.next = self.xs.ans_status.val();
-                    self.rs_plen.d.next = 0.into();
-                    self.rs_arg0.d.next = self.xs.ans_arg0.val();
-                    self.rs_use_arg0.d.next = self.xs.ans_replay.val();
-                    self.state.d.next = State::Resp;
-                    if self.xs.ans_read.val() {
-                        self.vaq.d.next = self.xs.ans_read_va.val();
-                        self.t_va.next = self.xs.ans_read_va.val();
-                        self.o.d.next = self.xs.ans_read_va.val().get_bits::<6>(0);
-                        self.len.d.next = self.xs.ans_read_len.val();
-                        self.need.d.next = self.need_read.val();
-                        self.piece.d.next = false;
-                        self.rs_len.d.next = self.xs.ans_read_len.val() + self.header_len.val();
-                        self.rs_plen.d.next = bit_cast::<16, 12>(self.xs.ans_read_len.val());
-                        self.t_start.next = true;
-                        self.state.d.next = State::Translate;
-                    }
-                }
-            }
-            State::Resp => {
-                // Payload-less response: its header beat goes to the read-data stage like a
-                // read's job (below), and the executor goes on.
-                self.rd_hand.next = true;
-            }
-            State::SlowPush => {
-                self.sp_rx_valid.next = true;
-                // REQUEST: kind, the member (client, u16 LE at byte 2), route, header bytes
-                // 0..48 (never the key).
-                self.sp_rx_desc.next = self.spd.request.val();
-                if self.sp_rx_ready.val() {
-                    self.state.d.next = State::Drain;
-                }
-            }
-            State::SpTx => {
-                // The descriptor's actions are `sptx`'s (wired above); the executor waits for a
-                // PTE_WRITE's beat, or sends a REPLY's header as a payload-less response along
-                // its route.
-                self.state.d.next = State::Drain;
-                if self.sptx.to_pte.val() {
-                    self.state.d.next = State::SpPte;
-                }
-                if self.sptx.reply.val() {
-                    self.route.d.next = self.spd.route.val();
-                    self.hdr.d.next = self.spd.header.val();
-                    self.rs_status.d.next = self.spd.reply_status.val();
-                    self.rs_flags.d.next = self.spd.reply_flags.val();
-                    self.rs_plen.d.next = 0.into();
-                    self.rs_use_arg0.d.next = false;
-                    self.state.d.next = State::Resp;
-                }
-            }
-            State::SpPte => {
-                // The W channel is the write-data stage's until it is done.
-                // The PTE goes out through the one-beat writer (as a fault's write-back does).
-                if self.bw.done.val() {
-                    self.state.d.next = State::Drain;
-                }
-            }
-            State::Drain => {
-                // Writes still in flight need not finish here: every DRAM read (walk, read,
-                // atomic) waits for all B responses first, so it sees them.
-                self.x_done.next = true;
-                self.x_free.next = true;
-                self.state.d.next = State::Idle;
-            }
-        }
-        // ---- A translated request's only page hit (the translate stage's `only_hit`, or Dispatch
-        // with the look-ahead's translation): straight on to its access, the work of the
-        // translation's `done` cycle done here.
-        if self.hit_go.val() {
-            // (From Translate: the translate stage's hit, taken now.)
-            self.tr.hit_take.next = self.state.q.val() == State::Translate;
-            self.pa1.d.next = self.hit_pa.val();
-            self.n1.d.next = self.hit_len.val();
-            self.two.d.next = false;
-            if self.hit_need.val() == self.need_read.val() {
-                self.state.d.next = State::RAddr;
-            } else if self.hit_need.val() == self.need_write.val() {
-                self.state.d.next = State::WAddr;
-            } else {
-                self.state.d.next = State::SAddr;
-            }
-        }
-        // ---- Hand-overs from the executor: RData, or RAddr in the cycle its last address
-        // goes out; WData, or WAddr likewise. A read or write that finds its next stage free
-        // spends no cycle waiting in RData / WData.
-        if self.rd_hand.val() {
-            // Hand the response (a read's job, or a payload-less one) to the read-data stage;
-            // it takes it straight in or queues it while it works on another (a read's beats
-            // wait in DRAM meanwhile), so the executor goes on with the next request and the
-            // next read's address goes out early enough to hide the DRAM latency. This waits
-            // only while the stage's queue is full (it waits for the transmit stage).
-            // A read's answer goes on with its next packet.
-            self.rd.job_valid.next = true;
-            if self.rd.job_ready.val() {
-                self.x_done.next = true;
-                self.x_free.next = true;
-                self.state.d.next = State::Idle;
-            }
-            if self.x_done.val() & self.rd_seg.q.val() & self.rseg.more.val() & !self.x_only.val() {
-                self.rd_i.d.next = self.rd_i.q.val() + 1;
-                self.vaq.d.next = self.rseg.next_va.val();
-                self.t_va.next = self.rseg.next_va.val();
-                self.len.d.next = self.rseg.next_len.val();
-                self.rs_len.d.next = self.rseg.next_len.val() + self.header_len.val();
-                self.rs_plen.d.next = bit_cast::<16, 12>(self.rseg.next_len.val());
-                self.piece.d.next = false;
-                self.x_free.next = false;
-                self.t_start.next = true;
-                self.state.d.next = State::Translate;
-            }
-        }
-        // Hand the data beats to the write-data stage once it is free; the slot goes
-        // with them, and the response follows at once (later reads wait for the B).
-        self.w_pass.next = self.wr_hand.val() & !self.w_busy.val();
-        if self.w_pass.val() {
-            self.wd.start.next = true;
-            self.rs_status.d.next = self.st_ok.val();
-            if self.ap.q.val() {
-                self.wa.tail_load.next = true;
-                self.state.d.next = State::SWrite;
-            } else if self.durable.q.val() {
-                self.state.d.next = State::Persist;
-            } else {
-                // A plain write's OK answer (header only) goes to the read-data stage in the
-                // same cycle when it takes it, and the executor takes the next frame.
-                self.state.d.next = State::Resp;
-                self.rd.job_valid.next = true;
-                self.rd.job_only.next = true;
-                self.rd.job_len.next = self.header_len.val();
-                self.rd.job_hdr.next = self.rhdr.response_ok.val();
-                if self.rd.job_ready.val() {
-                    self.x_free.next = true;
-                    self.state.d.next = State::Idle;
-                }
-            }
-        }
+        // ---- The executor (`Executor`): what it reads of the other blocks. (What it drives
+        // is wired where each block is, above.)
+        self.exec.cfg_page_shift.next = self.cfg_page_shift.val();
+        self.exec.cfg_persist.next = self.cfg_persist.val();
+        self.exec.next_full.next = self.sq.next_full.val();
+        self.exec.next_verdict.next = self.sq.next_verdict.val();
+        self.exec.next_hdr.next = self.sq.next_hdr.val();
+        self.exec.next_client.next = self.sq.next_client.val();
+        self.exec.next_ring_key.next = self.sq.next_ring_key.val();
+        self.exec.next_route.next = self.sq.next_route.val();
+        self.exec.next_lane.next = self.sq.next_lane.val();
+        self.exec.keys_ready.next = self.keys.ready.val();
+        self.exec.key_ok.next = self.keys.ok.val();
+        self.exec.sp_tx_valid.next = self.sp_tx_valid.val();
+        self.exec.desc_member.next = self.spd.take_member.val();
+        self.exec.desc_to_pte.next = self.sptx.to_pte.val();
+        self.exec.desc_reply.next = self.sptx.reply.val();
+        self.exec.desc_route.next = self.spd.route.val();
+        self.exec.desc_header.next = self.spd.header.val();
+        self.exec.desc_reply_status.next = self.spd.reply_status.val();
+        self.exec.desc_reply_flags.next = self.spd.reply_flags.val();
+        self.exec.opcode.next = self.dec.opcode.val();
+        self.exec.h_va.next = self.dec.va.val();
+        self.exec.data_va.next = self.dec.data_va.val();
+        self.exec.h_plen.next = self.dec.payload_len.val();
+        self.exec.h_durable.next = self.dec.durable.val();
+        self.exec.parse_ok.next = self.dec.parse_ok.val();
+        self.exec.extend_op.next = self.dec.extend.val();
+        self.exec.needs_key.next = self.dec.needs_key.val();
+        self.exec.uses_ring.next = self.dec.ring.val();
+        self.exec.slow_op.next = self.dec.slow.val();
+        self.exec.kv_op.next = self.dec.kv.val();
+        self.exec.chase_ok.next = self.dec.chase_ok.val();
+        self.exec.append_ok.next = self.dec.append_ok.val();
+        self.exec.atomic_ok.next = self.dec.atomic_ok.val();
+        self.exec.ahead_rw.next = self.la.use_rw.val();
+        self.exec.ahead_ok.next = self.la.ok.val();
+        self.exec.ahead_pa.next = self.la.pa.val();
+        self.exec.ahead_read_ok.next = self.la.use_read_ok.val();
+        self.exec.ahead_write_ok.next = self.la.use_write_ok.val();
+        self.exec.ahead_write_in_va.next = self.la.use_write_in_va.val();
+        self.exec.seg_first_len.next = self.rseg.first_len.val();
+        self.exec.seg_more.next = self.rseg.more.val();
+        self.exec.seg_next_va.next = self.rseg.next_va.val();
+        self.exec.seg_next_len.next = self.rseg.next_len.val();
+        self.exec.tr_only_hit.next = self.tr.only_hit.val();
+        self.exec.tr_hit_pa.next = self.tr.hit_pa.val();
+        self.exec.tr_done.next = self.tr.done.val();
+        self.exec.tr_status.next = self.tr.status.val();
+        self.exec.tr_pa.next = self.tr.pa.val();
+        self.exec.read_clear.next = self.order.read_clear.val();
+        self.exec.write_clear.next = self.order.write_clear.val();
+        self.exec.atomic_clear.next = self.order.atomic_clear.val();
+        self.exec.fence_clear.next = self.order.fence_clear.val();
+        self.exec.ar_ready.next = self.m_axi_arready.val();
+        self.exec.aw_ready.next = self.m_axi_awready.val();
+        self.exec.r_valid.next = self.m_axi_rvalid.val();
+        self.exec.r_idle.next = self.r_idle.val();
+        self.exec.w_busy.next = self.w_busy.val();
+        self.exec.beat_done.next = self.bw.done.val();
+        self.exec.ring_hit.next = self.sync.hit.val();
+        self.exec.ring_full.next = self.sync.full.val();
+        self.exec.ring_status.next = self.sync.status.val();
+        self.exec.ring_value.next = self.sync.value.val();
+        self.exec.alu_write.next = self.sync.alu_write.val();
+        self.exec.word_old.next = self.wa.old.val();
+        self.exec.place_log_full.next = self.apl.log_full.val();
+        self.exec.place_past_va.next = self.apl.past_va.val();
+        self.exec.place_record_va.next = self.apl.record_va.val();
+        self.exec.place_footprint.next = self.apl.footprint.val();
+        self.exec.place_old_tail.next = self.apl.old_tail.val();
+        self.exec.persist_done.next = self.pers.done.val();
+        self.exec.persist_failed.next = self.pers.failed.val();
+        self.exec.chase_ready.next = self.ext.chase_ready.val();
+        self.exec.kv_ready.next = self.ext.kv_ready.val();
+        self.exec.unit_accessing.next = self.xs.accessing.val();
+        self.exec.unit_writing.next = self.xs.writing.val();
+        self.exec.unit_access.next = self.xs.access.val();
+        self.exec.unit_access_va.next = self.xs.access_va.val();
+        self.exec.unit_access_write.next = self.xs.access_write.val();
+        self.exec.unit_ring_lookup.next = self.xs.ring_lookup.val();
+        self.exec.unit_ring_skip.next = self.xs.ring_skip.val();
+        self.exec.unit_ring_record.next = self.xs.ring_record.val();
+        self.exec.unit_ring_status.next = self.xs.ring_status.val();
+        self.exec.unit_ring_value.next = self.xs.ring_value.val();
+        self.exec.unit_ans_valid.next = self.xs.ans_valid.val();
+        self.exec.unit_ans_status.next = self.xs.ans_status.val();
+        self.exec.unit_ans_arg0.next = self.xs.ans_arg0.val();
+        self.exec.unit_ans_replay.next = self.xs.ans_replay.val();
+        self.exec.unit_ans_read.next = self.xs.ans_read.val();
+        self.exec.unit_ans_read_va.next = self.xs.ans_read_va.val();
+        self.exec.unit_ans_read_len.next = self.xs.ans_read_len.val();
+        self.exec.sp_rx_room.next = self.sp_rx_room.val();
+        self.exec.sp_rx_ready.next = self.sp_rx_ready.val();
+        self.exec.job_ready.next = self.rd.job_ready.val();
+        self.exec.resp_hdr.next = self.rhdr.response.val();
+        self.exec.resp_ok_hdr.next = self.rhdr.response_ok.val();
         // A write burst ends: a page-table write (fault write-back, PTE_WRITE: the executor's
         // own one-beat writes for the translate stage / in SpPte) or a data write (write, atomic,
         // Append).
         self.order.w_done.next =
             self.m_axi_wvalid.val() & self.m_axi_wready.val() & self.m_axi_wlast.val();
         self.order.w_page_table.next =
-            (self.tr.pte_write.val() | (self.state.q.val() == State::SpPte)) & !self.w_busy.val();
+            (self.tr.pte_write.val() | self.exec.beat_pte.val()) & !self.w_busy.val();
         // ---- The executor's slots (`SlotQueue`): done with a request, it releases its slot
         // (unless the write-data stage took it); the next frame is the one after, whether it is
         // there, its fields, and its key lookup (`keys.ok` in Dispatch is this frame's: the slot
@@ -1610,52 +915,11 @@ impl Logic for FastpathTop {
         }
         self.sq.w_busy.next = self.w_busy.val();
         self.sq.w_slot.next = self.wd.slot.val();
-        self.sq.done.next = self.x_done.val();
-        self.sq.pass.next = self.w_pass.val();
+        self.sq.done.next = self.exec.done.val();
+        self.sq.pass.next = self.exec.pass.val();
         self.keys.lk_pid.next = self.sq.next_pid.val();
         self.keys.lk_key.next = self.sq.next_key.val();
-        self.x_take.next = false;
-        // ---- Take the next frame or descriptor (`x_free`: idle, or finishing a request with
-        // nothing after it). A descriptor is taken from Idle only (its `sp_tx_ready` comes
-        // from registers): a finishing request that sees one waiting goes to Idle first.
-        if self.x_free.val() {
-            self.rs_flags.d.next = self.flags_response.val();
-            self.rs_plen.d.next = 0.into();
-            self.rs_use_arg0.d.next = false;
-            self.ap.d.next = false;
-            self.ext.clear.next = true;
-            self.xs.clear.next = true;
-            self.rd_seg.d.next = false;
-            self.rs_len.d.next = self.header_len.val();
-            if self.keys.ready.val() & self.sp_tx_valid.val() {
-                if self.state.q.val() == State::Idle {
-                    self.spd.take.next = true;
-                    self.ptw.desc_take.next = true;
-                    self.ring_key.d.next = bit_cast::<64, 32>(self.spd.take_member.val()) << 32;
-                    self.state.d.next = State::SpTx;
-                }
-            } else if self.keys.ready.val() & self.sq.next_full.val() {
-                // Take the received frame: its header, route and offset, and act on the
-                // ack layer's verdict (drop, NACK, or dispatch next cycle). Its key is
-                // looked up this cycle (above), for Dispatch.
-                self.x_take.next = true;
-                self.hdr.d.next = self.sq.next_hdr.val();
-                self.hcli.d.next = self.sq.next_client.val();
-                self.ring_key.d.next = self.sq.next_ring_key.val();
-                self.route.d.next = self.sq.next_route.val();
-                self.o.d.next = self.sq.next_lane.val();
-                if self.sq.next_verdict.val().get_bit(0) {
-                    self.state.d.next = State::Drain;
-                } else if self.sq.next_verdict.val().get_bit(1) {
-                    self.stats.nack.next = true;
-                    self.rs_status.d.next = self.st_nack.val();
-                    self.state.d.next = State::Resp;
-                } else {
-                    self.state.d.next = State::Dispatch;
-                }
-            }
-        }
-        self.sq.take.next = self.x_take.val();
+        self.sq.take.next = self.exec.take.val();
         // Slots freed this cycle go back to the ingest stage.
         self.ingest.freed.next = self.sq.clear.val() | self.w_release.val();
         // ---- The TLB look-ahead: the ingest slots, what is taken, and the lookup port when the
@@ -1681,20 +945,16 @@ impl Logic for FastpathTop {
             self.tlb.lk_vpn.next = self.la.lk_vpn.val();
         }
         // The translations the executor starts this cycle.
-        self.tr.start.next = self.t_start.val();
+        self.tr.start.next = self.exec.tr_start.val();
         self.tr.start_looked.next = self.x_dlk.val();
         // Dispatch's page is the look-ahead's slot's: a miss walks with its hash, computed as
         // the header arrived.
         self.tr.start_ahead.next = self.x_dlk.val();
         self.tr.ahead_ok.next = self.la.use_hash_ok.val();
         self.tr.ahead_hash.next = self.la.use_hash.val();
-        self.tr.start_va.next = self.t_va.val();
+        self.tr.start_va.next = self.exec.tr_va.val();
         // A TLB hit: the translate stage's, or a look-ahead translation taken in Dispatch.
-        self.stats.hit.next =
-            self.tr.ev_hit.val() | (self.hit_go.val() & (self.state.q.val() == State::Dispatch));
-        if self.reset.val() {
-            self.state.d.next = State::Idle;
-        }
+        self.stats.hit.next = self.tr.ev_hit.val() | self.exec.ahead_hit.val();
     }
 }
 

@@ -152,6 +152,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
                 fastpath::slow_path_desc::SlowPathDesc::default(),
             ),
         ),
+        // The executor (the fast path's sequencer), alone.
+        (
+            "executor",
+            verilog_of("executor", fastpath::executor::Executor::default()),
+        ),
         (
             "slow_path_tx",
             verilog_of(

@@ -23,6 +23,7 @@
 pub mod append_place;
 pub mod beat_writer;
 pub mod decode;
+pub mod executor;
 pub mod extend;
 pub mod ingest;
 pub mod offload_service;

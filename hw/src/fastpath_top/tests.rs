@@ -220,7 +220,7 @@ impl Env {
         loop {
             self.cycle();
             let u = &self.b.uut;
-            let idle = u.state.q.val() == State::Idle
+            let idle = u.exec.is_idle()
                 && !u.xmit.busy.val()
                 && !u.wd.busy.val()
                 && u.rd.is_idle()
@@ -231,7 +231,7 @@ impl Env {
             assert!(
                 self.b.cycle - start < self.budget,
                 "node hung in {:?} every write has its B: {} in flight {}",
-                self.b.uut.state.q.val(),
+                self.b.uut.exec.state(),
                 self.b.uut.order.fence_clear.val(),
                 self.dram.writes_in_flight()
             );

@@ -1,0 +1,586 @@
+//! The executor alone: its inputs driven as the stages would drive them, one request class at
+//! a time, checking what it asks of the stages cycle by cycle (which frame it takes, its
+//! lookups and translations, its AR/AW requests and when the ordering rules hold them, its
+//! hand-overs and its response's fields). The whole fast path's behaviour against the model is
+//! `fastpath_top`'s testbench and the RTL conformance runs; this bench pins the sequencing.
+
+use super::*;
+use crate::bench::Bench;
+use clio_proto::consts::MAX_PAYLOAD;
+use clio_proto::header::HEADER_LEN;
+
+const PAGE_SHIFT: u64 = 12;
+const PAGE: u64 = 1 << PAGE_SHIFT;
+
+/// The executor with every input at rest: keys swept, no frame, no descriptor, the ordering
+/// rules clear, the stages free.
+fn bench() -> Bench<Executor> {
+    let mut b = Bench::new(Executor::default());
+    let u = &mut b.uut;
+    u.reset.next = true;
+    u.cfg_page_shift.next = PAGE_SHIFT.to_bits();
+    u.cfg_persist.next = true;
+    u.next_full.next = false;
+    u.next_verdict.next = 0.into();
+    u.next_hdr.next = 0.into();
+    u.next_client.next = 7.into();
+    u.next_ring_key.next = 0.into();
+    u.next_route.next = 0.into();
+    u.next_lane.next = 0.into();
+    u.keys_ready.next = true;
+    u.key_ok.next = true;
+    u.sp_tx_valid.next = false;
+    u.desc_member.next = 0.into();
+    u.desc_to_pte.next = false;
+    u.desc_reply.next = false;
+    u.desc_route.next = 0.into();
+    u.desc_header.next = 0.into();
+    u.desc_reply_status.next = 0.into();
+    u.desc_reply_flags.next = 0.into();
+    u.opcode.next = 0.into();
+    u.h_va.next = 0.into();
+    u.data_va.next = 0.into();
+    u.h_plen.next = 0.into();
+    u.h_durable.next = false;
+    u.parse_ok.next = true;
+    u.extend_op.next = false;
+    u.needs_key.next = true;
+    u.uses_ring.next = false;
+    u.slow_op.next = false;
+    u.kv_op.next = false;
+    u.chase_ok.next = false;
+    u.append_ok.next = false;
+    u.atomic_ok.next = false;
+    u.ahead_rw.next = false;
+    u.ahead_ok.next = false;
+    u.ahead_pa.next = 0.into();
+    u.ahead_read_ok.next = false;
+    u.ahead_write_ok.next = false;
+    u.ahead_write_in_va.next = false;
+    u.seg_first_len.next = 0.into();
+    u.seg_more.next = false;
+    u.seg_next_va.next = 0.into();
+    u.seg_next_len.next = 0.into();
+    u.tr_only_hit.next = false;
+    u.tr_hit_pa.next = 0.into();
+    u.tr_done.next = false;
+    u.tr_status.next = (Status::Ok as u64).to_bits();
+    u.tr_pa.next = 0.into();
+    u.read_clear.next = true;
+    u.write_clear.next = true;
+    u.atomic_clear.next = true;
+    u.fence_clear.next = true;
+    u.ar_ready.next = true;
+    u.aw_ready.next = true;
+    u.r_valid.next = false;
+    u.r_idle.next = true;
+    u.w_busy.next = false;
+    u.beat_done.next = false;
+    u.ring_hit.next = false;
+    u.ring_full.next = false;
+    u.ring_status.next = 0.into();
+    u.ring_value.next = 0.into();
+    u.alu_write.next = false;
+    u.word_old.next = 0.into();
+    u.place_log_full.next = false;
+    u.place_past_va.next = false;
+    u.place_record_va.next = 0.into();
+    u.place_footprint.next = 0.into();
+    u.place_old_tail.next = 0.into();
+    u.persist_done.next = false;
+    u.persist_failed.next = false;
+    u.chase_ready.next = true;
+    u.kv_ready.next = true;
+    u.unit_accessing.next = false;
+    u.unit_writing.next = false;
+    u.unit_access.next = false;
+    u.unit_access_va.next = 0.into();
+    u.unit_access_write.next = false;
+    u.unit_ring_lookup.next = false;
+    u.unit_ring_skip.next = false;
+    u.unit_ring_record.next = false;
+    u.unit_ring_status.next = 0.into();
+    u.unit_ring_value.next = 0.into();
+    u.unit_ans_valid.next = false;
+    u.unit_ans_status.next = 0.into();
+    u.unit_ans_arg0.next = 0.into();
+    u.unit_ans_replay.next = false;
+    u.unit_ans_read.next = false;
+    u.unit_ans_read_va.next = 0.into();
+    u.unit_ans_read_len.next = 0.into();
+    u.sp_rx_room.next = 64.into();
+    u.sp_rx_ready.next = true;
+    u.job_ready.next = true;
+    u.resp_hdr.next = 0x1111.into();
+    u.resp_ok_hdr.next = 0x2222.into();
+    b.settle();
+    b.tick();
+    b.uut.reset.next = false;
+    b.settle();
+    b
+}
+
+/// Offer one frame with this verdict; the executor takes it this cycle (it is idle).
+fn offer(b: &mut Bench<Executor>, verdict: u64, lane: u64) {
+    let u = &mut b.uut;
+    u.next_full.next = true;
+    u.next_verdict.next = verdict.to_bits();
+    u.next_hdr.next = 0xABCD.into();
+    u.next_route.next = 0x77.into();
+    u.next_lane.next = lane.to_bits();
+    u.next_ring_key.next = 0x0001_0007_0000_0042.into();
+    b.settle();
+    assert!(b.uut.take.val(), "an idle executor takes the waiting frame");
+    b.tick();
+    b.uut.next_full.next = false;
+    b.settle();
+    assert_eq!(
+        b.uut.header.val().get_bits::<64>(0).to_u64(),
+        0xABCD,
+        "the frame's header is registered"
+    );
+    assert_eq!(b.uut.route.val().get_bits::<64>(0).to_u64(), 0x77);
+    assert_eq!(b.uut.sync_key.val().to_u64(), 0x0001_0007_0000_0042);
+}
+
+/// The payload-less response now: a job with the header beat alone, taken, and the executor free.
+fn expect_only_response(b: &mut Bench<Executor>, status: Status) {
+    let u = &b.uut;
+    assert_eq!(u.state(), State::Resp);
+    assert!(u.job_valid.val() && u.job_only.val(), "payload-less job");
+    assert_eq!(u.job_len.val().to_u64(), HEADER_LEN as u64);
+    assert_eq!(
+        u.job_hdr.val().get_bits::<64>(0).to_u64(),
+        0x1111,
+        "the built response header"
+    );
+    assert_eq!(u.rsp_status.val().to_u64(), status as u64, "status");
+    assert!(u.done.val(), "the request is done as its response is taken");
+}
+
+#[test]
+fn verdicts_drop_nack_and_dispatch() {
+    let mut b = bench();
+    // Dropped (bit 0): Drain, done, idle; no response.
+    offer(&mut b, 1, 0);
+    assert_eq!(b.uut.state(), State::Drain);
+    assert!(b.uut.done.val() && !b.uut.job_valid.val());
+    b.tick();
+    b.settle();
+    assert!(b.uut.is_idle());
+    // NACK (bit 1): counted as it is taken, answered NACK.
+    b.uut.next_full.next = true;
+    b.uut.next_verdict.next = 2.into();
+    b.settle();
+    assert!(b.uut.take.val() && b.uut.stat_nack.val());
+    b.tick();
+    b.uut.next_full.next = false;
+    b.settle();
+    expect_only_response(&mut b, Status::Nack);
+    // The read-data stage's queue is full: the response waits, nothing is done.
+    b.uut.job_ready.next = false;
+    b.settle();
+    assert!(b.uut.job_valid.val() && !b.uut.done.val());
+    b.tick();
+    b.settle();
+    assert_eq!(b.uut.state(), State::Resp, "waits for the read-data stage");
+    b.uut.job_ready.next = true;
+    b.settle();
+    assert!(b.uut.done.val());
+    b.tick();
+    b.settle();
+    assert!(b.uut.is_idle());
+}
+
+#[test]
+fn nothing_is_taken_before_the_key_sweep_and_descriptors_only_from_idle() {
+    let mut b = bench();
+    b.uut.keys_ready.next = false;
+    b.uut.next_full.next = true;
+    b.uut.sp_tx_valid.next = true;
+    b.settle();
+    assert!(!b.uut.take.val() && !b.uut.desc_take.val() && !b.uut.sp_tx_ready.val());
+    b.uut.keys_ready.next = true;
+    b.uut.desc_member.next = 0x0003_0009.into();
+    b.uut.desc_reply.next = true;
+    b.uut.desc_header.next = 0x5150.into();
+    b.uut.desc_route.next = 0x99.into();
+    b.uut.desc_reply_status.next = (Status::Ok as u64).to_bits();
+    b.uut.desc_reply_flags.next = 0x81.into();
+    b.settle();
+    // A descriptor goes before a frame.
+    assert!(b.uut.desc_take.val() && b.uut.sp_tx_ready.val() && !b.uut.take.val());
+    b.tick();
+    b.uut.sp_tx_valid.next = false;
+    b.uut.next_full.next = false;
+    b.settle();
+    assert_eq!(b.uut.state(), State::SpTx);
+    assert!(b.uut.sp_tx_act.val());
+    assert_eq!(
+        b.uut.sync_key.val().to_u64(),
+        0x0003_0009 << 32,
+        "a RING_RELEASE's member is the ring key"
+    );
+    b.tick();
+    b.uut.desc_reply.next = false;
+    b.settle();
+    // A REPLY: its header along its route, payload-less.
+    assert_eq!(b.uut.header.val().get_bits::<64>(0).to_u64(), 0x5150);
+    assert_eq!(b.uut.route.val().get_bits::<64>(0).to_u64(), 0x99);
+    assert_eq!(b.uut.rsp_flags.val().to_u64(), 0x81);
+    expect_only_response(&mut b, Status::Ok);
+}
+
+#[test]
+fn a_denied_request_executes_nothing() {
+    let mut b = bench();
+    offer(&mut b, 0, 0);
+    assert_eq!(b.uut.state(), State::Dispatch);
+    b.uut.opcode.next = (Opcode::Write as u64).to_bits();
+    b.uut.key_ok.next = false;
+    b.uut.ahead_rw.next = true;
+    b.uut.ahead_write_ok.next = true;
+    b.uut.ahead_write_in_va.next = true;
+    b.uut.ahead_ok.next = true;
+    b.settle();
+    assert!(b.uut.stat_denied.val());
+    assert!(!b.uut.tr_start.val() && !b.uut.ahead_hit.val());
+    b.tick();
+    b.settle();
+    expect_only_response(&mut b, Status::Denied);
+    // And a frame the parser refuses is BAD_REQUEST (UNSUPPORTED for an extend opcode that
+    // is off), before the key check.
+    b.tick();
+    b.settle();
+    offer(&mut b, 0, 0);
+    b.uut.parse_ok.next = false;
+    b.uut.extend_op.next = true;
+    b.settle();
+    assert!(!b.uut.stat_denied.val());
+    b.tick();
+    b.settle();
+    expect_only_response(&mut b, Status::Unsupported);
+}
+
+#[test]
+fn a_read_translated_ahead_goes_straight_to_its_bursts_and_its_response() {
+    let mut b = bench();
+    let (va, pa, len) = (0x1_2345_0010u64, 0x40_0000u64, 200u64);
+    offer(&mut b, 0, va & 63);
+    let u = &mut b.uut;
+    u.opcode.next = (Opcode::Read as u64).to_bits();
+    u.h_va.next = va.to_bits();
+    u.ahead_rw.next = true;
+    u.ahead_read_ok.next = true;
+    u.ahead_ok.next = true;
+    u.ahead_pa.next = (pa + (va & 63)).to_bits();
+    u.seg_first_len.next = len.to_bits();
+    b.settle();
+    assert!(
+        b.uut.ahead_hit.val(),
+        "a look-ahead translation is a TLB hit"
+    );
+    assert!(!b.uut.dispatch_lookup.val() && !b.uut.tr_start.val());
+    // The read-after-write rule holds the address.
+    b.uut.read_clear.next = false;
+    b.tick();
+    b.settle();
+    assert_eq!(b.uut.state(), State::RAddr);
+    assert!(
+        b.uut.ar_own.val() && !b.uut.ar_valid.val(),
+        "held by read-after-write"
+    );
+    b.tick();
+    b.uut.read_clear.next = true;
+    b.settle();
+    let beats = ((va & 63) + len).div_ceil(64);
+    assert!(b.uut.ar_valid.val());
+    assert_eq!(b.uut.ar_addr.val().to_u64(), pa);
+    assert_eq!(b.uut.ar_len.val().to_u64(), beats - 1);
+    assert_eq!(b.uut.acc_beats.val().to_u64(), beats);
+    // Its last address goes out and the job is handed over in the same cycle.
+    assert!(b.uut.job_valid.val() && !b.uut.job_only.val());
+    assert_eq!(b.uut.job_len.val().to_u64(), len + HEADER_LEN as u64);
+    assert_eq!(b.uut.rsp_plen.val().to_u64(), len);
+    assert!(b.uut.seg_on.val() && b.uut.seg_index.val().to_u64() == 0);
+    assert!(b.uut.done.val());
+    b.tick();
+    b.settle();
+    assert!(b.uut.is_idle());
+}
+
+#[test]
+fn a_long_read_goes_on_with_its_next_packet() {
+    let mut b = bench();
+    let (va, pa) = (0x8000u64, 0x10_0000u64);
+    offer(&mut b, 0, 0);
+    let u = &mut b.uut;
+    u.opcode.next = (Opcode::Read as u64).to_bits();
+    u.h_va.next = va.to_bits();
+    u.ahead_rw.next = true;
+    u.ahead_read_ok.next = true;
+    u.ahead_ok.next = true;
+    u.ahead_pa.next = pa.to_bits();
+    u.seg_first_len.next = (MAX_PAYLOAD as u64).to_bits();
+    u.seg_more.next = true;
+    u.seg_next_va.next = (va + MAX_PAYLOAD as u64).to_bits();
+    u.seg_next_len.next = 100.into();
+    b.settle();
+    b.tick();
+    b.settle();
+    assert_eq!(b.uut.state(), State::RAddr);
+    // Packet 0 handed over: packet 1 is translated next, not the next frame.
+    assert!(b.uut.job_valid.val() && b.uut.done.val());
+    assert!(b.uut.tr_start.val());
+    assert_eq!(b.uut.tr_va.val().to_u64(), va + MAX_PAYLOAD as u64);
+    b.uut.next_full.next = true;
+    b.settle();
+    assert!(!b.uut.take.val(), "the answer's next packet goes first");
+    b.tick();
+    b.uut.next_full.next = false;
+    b.uut.seg_more.next = false;
+    b.settle();
+    assert_eq!(b.uut.state(), State::Translate);
+    assert_eq!(b.uut.seg_index.val().to_u64(), 1);
+    assert_eq!(b.uut.acc_len.val().to_u64(), 100);
+    assert_eq!(b.uut.rsp_plen.val().to_u64(), 100);
+}
+
+#[test]
+fn a_write_missing_the_look_ahead_is_translated_then_handed_to_the_write_data_stage() {
+    let mut b = bench();
+    let (va, pa, plen) = (0x3000u64 + PAGE - 40, 0x9_0000u64, 100u64);
+    offer(&mut b, 0, va & 63);
+    let u = &mut b.uut;
+    u.opcode.next = (Opcode::Write as u64).to_bits();
+    u.h_va.next = va.to_bits();
+    u.data_va.next = va.to_bits();
+    u.h_plen.next = plen.to_bits();
+    u.ahead_rw.next = true;
+    u.ahead_write_ok.next = true;
+    u.ahead_write_in_va.next = true;
+    b.settle();
+    assert!(b.uut.dispatch_lookup.val(), "Dispatch looks its page up");
+    assert!(b.uut.tr_start.val());
+    assert_eq!(b.uut.tr_va.val().to_u64(), va);
+    b.tick();
+    b.settle();
+    assert_eq!(b.uut.state(), State::Translate);
+    // The translate stage answers two cycles after its start at the earliest (the TLB's
+    // lookup and answer): `page_rem` is registered from `vaq` by then.
+    b.tick();
+    b.settle();
+    assert!(!b.uut.tr_start.val());
+    // 40 bytes on the first page, 60 on the next: two pieces.
+    b.uut.tr_done.next = true;
+    b.uut.tr_pa.next = (pa + (va % PAGE)).to_bits();
+    b.settle();
+    assert!(b.uut.tr_start.val(), "the second page");
+    assert_eq!(b.uut.tr_va.val().to_u64(), va + 40);
+    b.tick();
+    b.uut.tr_pa.next = 0x5_0000.into();
+    b.settle();
+    assert!(b.uut.acc_two.val());
+    assert_eq!(b.uut.acc_n1.val().to_u64(), 40);
+    b.tick();
+    b.uut.tr_done.next = false;
+    b.uut.write_clear.next = false;
+    b.settle();
+    assert_eq!(b.uut.state(), State::WAddr);
+    assert!(
+        b.uut.aw_own.val() && !b.uut.aw_valid.val(),
+        "held by write-after-read"
+    );
+    b.tick();
+    b.uut.write_clear.next = true;
+    b.settle();
+    // First piece: from the first page's PA.
+    assert!(b.uut.aw_valid.val());
+    assert_eq!(b.uut.aw_addr.val().to_u64(), (pa + (va % PAGE)) & !63);
+    let k1 = ((va & 63) + 40) >> 6;
+    assert_eq!(b.uut.aw_len.val().to_u64(), k1 - 1);
+    b.tick();
+    b.uut.w_busy.next = true;
+    b.settle();
+    // Second piece: the rest of the beats from the second page.
+    let kt = ((va & 63) + plen).div_ceil(64);
+    assert_eq!(b.uut.aw_addr.val().to_u64(), 0x5_0000);
+    assert_eq!(b.uut.aw_len.val().to_u64(), kt - k1 - 1);
+    // The write-data stage is busy: the data waits in WData.
+    assert!(!b.uut.pass.val());
+    b.tick();
+    b.settle();
+    assert_eq!(b.uut.state(), State::WData);
+    b.tick();
+    b.settle();
+    assert_eq!(b.uut.state(), State::WData);
+    b.uut.w_busy.next = false;
+    b.settle();
+    // Handed over, and its OK answer goes to the read-data stage in the same cycle.
+    assert!(b.uut.pass.val() && b.uut.job_valid.val() && b.uut.job_only.val());
+    assert_eq!(
+        b.uut.job_hdr.val().get_bits::<64>(0).to_u64(),
+        0x2222,
+        "the OK response header"
+    );
+    b.tick();
+    b.settle();
+    assert!(b.uut.is_idle());
+}
+
+#[test]
+fn a_durable_write_without_a_persistence_domain_is_unsupported() {
+    let mut b = bench();
+    b.uut.cfg_persist.next = false;
+    offer(&mut b, 0, 0);
+    let u = &mut b.uut;
+    u.opcode.next = (Opcode::Write as u64).to_bits();
+    u.h_durable.next = true;
+    u.h_plen.next = 64.into();
+    u.ahead_rw.next = true;
+    u.ahead_write_ok.next = true;
+    u.ahead_write_in_va.next = true;
+    u.ahead_ok.next = true;
+    b.settle();
+    assert!(!b.uut.ahead_hit.val() && !b.uut.tr_start.val());
+    b.tick();
+    b.settle();
+    expect_only_response(&mut b, Status::Unsupported);
+}
+
+#[test]
+fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
+    let mut b = bench();
+    let (va, pa) = (0x2008u64, 0x7_0008u64);
+    // Replayed from the ring: the recorded answer, nothing executes.
+    offer(&mut b, 0, va & 63);
+    let u = &mut b.uut;
+    u.opcode.next = (Opcode::FetchAdd as u64).to_bits();
+    u.h_va.next = va.to_bits();
+    u.atomic_ok.next = true;
+    u.uses_ring.next = true;
+    b.settle();
+    assert!(b.uut.ring_lookup.val());
+    b.tick();
+    b.uut.ring_hit.next = true;
+    b.uut.ring_status.next = (Status::Ok as u64).to_bits();
+    b.uut.ring_value.next = 0x1234.into();
+    b.settle();
+    assert_eq!(b.uut.state(), State::SyncCheck);
+    assert!(!b.uut.tr_start.val());
+    b.tick();
+    b.uut.ring_hit.next = false;
+    b.settle();
+    assert!(b.uut.rsp_use_arg0.val());
+    assert_eq!(b.uut.rsp_arg0.val().to_u64(), 0x1234);
+    expect_only_response(&mut b, Status::Ok);
+    b.tick();
+    b.settle();
+    // Ring full: RETRY_LATER, and the write pointer skips the slot.
+    offer(&mut b, 0, va & 63);
+    b.tick();
+    b.uut.ring_full.next = true;
+    b.settle();
+    assert!(b.uut.ring_skip.val());
+    b.tick();
+    b.uut.ring_full.next = false;
+    b.settle();
+    expect_only_response(&mut b, Status::RetryLater);
+    b.tick();
+    b.settle();
+    // Executed: translate, read the word (after the atomic's ordering rule), ALU, write back.
+    offer(&mut b, 0, va & 63);
+    b.tick();
+    b.settle();
+    assert!(b.uut.tr_start.val());
+    b.tick();
+    b.uut.tr_only_hit.next = true;
+    b.uut.tr_hit_pa.next = pa.to_bits();
+    b.settle();
+    assert!(b.uut.tr_hit_take.val());
+    b.tick();
+    b.uut.tr_only_hit.next = false;
+    b.uut.atomic_clear.next = false;
+    b.settle();
+    assert_eq!(b.uut.state(), State::SAddr);
+    assert!(b.uut.ar_own.val() && !b.uut.ar_valid.val());
+    b.uut.atomic_clear.next = true;
+    b.settle();
+    assert_eq!(b.uut.ar_addr.val().to_u64(), pa & !63);
+    assert_eq!(b.uut.ar_len.val().to_u64(), 0);
+    b.tick();
+    b.settle();
+    assert!(b.uut.word_sample.val());
+    b.tick();
+    b.settle();
+    assert_eq!(b.uut.state(), State::SData, "waits for its R beat");
+    b.uut.r_valid.next = true;
+    b.tick();
+    b.uut.r_valid.next = false;
+    b.uut.word_old.next = 41.into();
+    b.uut.alu_write.next = true;
+    b.settle();
+    assert_eq!(b.uut.state(), State::SAlu);
+    assert!(b.uut.alu_load.val() && b.uut.ring_record.val());
+    assert_eq!(
+        b.uut.ring_rec_value.val().to_u64(),
+        41,
+        "the old word is recorded"
+    );
+    b.tick();
+    b.settle();
+    assert!(b.uut.beat_word.val());
+    assert_eq!(b.uut.rsp_arg0.val().to_u64(), 41);
+    b.tick();
+    b.settle();
+    assert_eq!(b.uut.state(), State::SWrite, "waits for the write-back");
+    b.uut.beat_done.next = true;
+    b.tick();
+    b.uut.beat_done.next = false;
+    b.settle();
+    expect_only_response(&mut b, Status::Ok);
+}
+
+#[test]
+fn a_failed_translation_is_the_response_and_slow_opcodes_are_pushed() {
+    let mut b = bench();
+    offer(&mut b, 0, 0);
+    b.uut.opcode.next = (Opcode::Read as u64).to_bits();
+    b.uut.ahead_rw.next = true;
+    b.uut.ahead_read_ok.next = true;
+    b.uut.seg_first_len.next = 16.into();
+    b.tick();
+    b.uut.tr_done.next = true;
+    b.uut.tr_status.next = (Status::Unmapped as u64).to_bits();
+    b.tick();
+    b.uut.tr_done.next = false;
+    b.settle();
+    assert_eq!(b.uut.rsp_plen.val().to_u64(), 0);
+    expect_only_response(&mut b, Status::Unmapped);
+    b.tick();
+    b.settle();
+    // A slow-path opcode: pushed as a REQUEST while the RX ring has room beyond the notices'.
+    offer(&mut b, 0, 0);
+    b.uut.opcode.next = (Opcode::Alloc as u64).to_bits();
+    b.uut.slow_op.next = true;
+    b.uut.ahead_rw.next = false;
+    b.uut.sp_rx_ready.next = false;
+    b.tick();
+    b.settle();
+    assert!(b.uut.sp_push.val());
+    b.tick();
+    b.settle();
+    assert!(b.uut.sp_push.val(), "held until the ring takes it");
+    b.uut.sp_rx_ready.next = true;
+    b.tick();
+    b.settle();
+    assert_eq!(b.uut.state(), State::Drain);
+    b.tick();
+    b.settle();
+    // No room: RETRY_LATER.
+    offer(&mut b, 0, 0);
+    b.uut.sp_rx_room.next = (RX_RESERVED_FOR_NOTICES as u64).to_bits();
+    b.tick();
+    b.settle();
+    expect_only_response(&mut b, Status::RetryLater);
+}
