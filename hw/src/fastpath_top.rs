@@ -4,7 +4,7 @@
 //! Six stages run side by side, each moving one 512-bit beat per cycle: the ingest stage
 //! receives frames into four `wbuf` slots (CRC checked as they stream, payload realigned to
 //! DRAM lanes); the TLB look-ahead ([`TranslateAhead`]) translates the reads and writes
-//! waiting there; the executor takes them in order and runs each request's class (the
+//! waiting there; the executor ([`Executor`]) takes them in order and runs each request's class (the
 //! dispatch decode's checks, [`Decode`]; one or two pages through the translate stage,
 //! [`Translate`]: TLB, else walk + page fault, or the page-fault unit straight from a TLB
 //! entry of an allocated page; atomics; the offloads on the extend port, [`Extend`];
@@ -25,6 +25,11 @@
 //! frame, and Dispatch answers DENIED, after `Header::parse`'s checks and before anything
 //! executes, when the key does not open the pid. Responses carry header bytes 0..48 and zeros
 //! in 48..64 (never the key).
+//!
+//! This module only instantiates the blocks and connects their ports; where several blocks
+//! share a port it holds the mux (AR: the executor's reads and the walker's bucket reads; AW
+//! and W: the write-data stage, the one-beat writer and the executor's bursts; the wbuf read
+//! port; the slow-path RX ring: the executor's REQUEST and a fault's PAGE_MAPPED).
 
 use crate::fastpath::append_place::AppendPlace;
 use crate::fastpath::beat_writer::BeatWriter;

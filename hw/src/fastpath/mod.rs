@@ -15,10 +15,10 @@
 //! ([`stats::Stats`]), the one-beat writer ([`beat_writer::BeatWriter`]), the word accesses' data path
 //! ([`word_access::WordAccess`]), the write-data
 //! stage ([`write_data::WriteData`]), the read-data stage ([`read_data::ReadData`]) and the
-//! transmit stage ([`transmit::Transmit`]). The executor's sequencing (its state register:
-//! dispatch, the accesses, the word accesses of atomics and Append, serving an offload, the
-//! slow-path descriptors, the hand-overs to the data stages) still lives in
-//! `crate::fastpath_top`, which instantiates the blocks here.
+//! transmit stage ([`transmit::Transmit`]), and the executor that sequences a request through
+//! them ([`executor::Executor`]: its state register, dispatch, the accesses, the word accesses
+//! of atomics and Append, serving an offload, the slow-path descriptors, the hand-overs to the
+//! data stages). `crate::fastpath_top` instantiates the blocks here and wires them.
 
 pub mod append_place;
 pub mod beat_writer;
