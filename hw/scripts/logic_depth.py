@@ -158,6 +158,12 @@ def main():
             for b in c["connections"].get(p, []):
                 if isinstance(b, int) and (direction == "output" or b not in driver):
                     return names.get(b, (1, f"bit{b}"))[1]
+        # Every input comes from a cell of no delay (a LUTRAM's read, a constant-free mux):
+        # name the path's start by the net it reads.
+        for p in ports:
+            for b in c["connections"].get(p, []):
+                if isinstance(b, int):
+                    return names.get(b, (1, f"bit{b}"))[1]
         return "?"
 
     # Yosys escapes in generated names (`$\\name`) would read as escapes further down the line.

@@ -826,15 +826,15 @@ impl Logic for FastpathTop {
         self.exec.data_va.next = self.dec.data_va.val();
         self.exec.h_plen.next = self.dec.payload_len.val();
         self.exec.h_durable.next = self.dec.durable.val();
-        self.exec.parse_ok.next = self.dec.parse_ok.val();
+        self.exec.parse_ok.next = self.la.use_parse_ok.val();
         self.exec.extend_op.next = self.dec.extend.val();
         self.exec.needs_key.next = self.dec.needs_key.val();
         self.exec.uses_ring.next = self.dec.ring.val();
         self.exec.slow_op.next = self.dec.slow.val();
         self.exec.kv_op.next = self.dec.kv.val();
-        self.exec.chase_ok.next = self.dec.chase_ok.val();
-        self.exec.append_ok.next = self.dec.append_ok.val();
-        self.exec.atomic_ok.next = self.dec.atomic_ok.val();
+        self.exec.chase_ok.next = self.la.use_chase_ok.val();
+        self.exec.append_ok.next = self.la.use_append_ok.val();
+        self.exec.atomic_ok.next = self.la.use_atomic_ok.val();
         self.exec.ahead_rw.next = self.la.use_rw.val();
         self.exec.ahead_ok.next = self.la.ok.val();
         self.exec.ahead_pa.next = self.la.pa.val();
@@ -933,6 +933,7 @@ impl Logic for FastpathTop {
         self.la.hdr_slot.next = self.ingest.header_slot.val();
         self.la.hdr_data.next = bit_cast::<384, 512>(self.rx_data.val());
         self.la.page_shift.next = self.cfg_page_shift.val();
+        self.la.kv_en.next = self.ext.kv_en.val();
         self.la.headed.next = self.ingest.headed.val();
         self.la.freed.next = self.sq.clear.val() | self.w_release.val();
         self.la.taken.next = self.sq.taken.val();

@@ -423,13 +423,21 @@ pub struct Executor {
     /// The read answer's packet under way (`pkt_index`).
     rd_i: DFF<Bits<16>>,
     /// Bytes from `vaq` to the end of its page, registered (`vaq` holds still while a
-    /// translation runs: the earliest use is the TLB's answer, two cycles after `vaq` is
-    /// loaded), so the page-size arithmetic is not in front of the piece decisions.
+    /// translation runs: the earliest use is the translate stage's answer, three cycles after
+    /// `vaq` is loaded with the translation's start), so the page-size arithmetic is not in
+    /// front of the piece decisions: `(!vaq & pmask) + 1`, one carry chain.
     page_rem: DFF<Bits<32>>,
+    /// The VA of the page after `vaq`'s (`(vaq | pmask) + 1`, i.e. `vaq + page_rem`): a
+    /// straddling range's second piece, registered like `page_rem` (used at the first
+    /// piece's answer, three cycles or more after `vaq` is loaded).
+    va_next: DFF<Bits<64>>,
+    /// The page-offset mask (`!(ones << page_shift)`), registered from the configuration.
+    pmask: DFF<Bits<64>>,
+    /// The access fits on `vaq`'s page (`len <= page_rem`, as `len - 1 <= !vaq & pmask`),
+    /// registered from `vaq` and `len` like `page_rem`: the piece decisions read a flip-flop.
+    one_page: DFF<Bit>,
 
     // ---- This cycle's decisions (combinational).
-    /// The page size in bytes.
-    psize: Signal<Local, Bits<32>>,
     /// Beats of the whole access, and of its first piece.
     kt: Signal<Local, Bits<12>>,
     k1: Signal<Local, Bits<12>>,
@@ -462,6 +470,8 @@ pub struct Executor {
     /// The response is payload-less (`Resp`).
     x_only: Signal<Local, Bit>,
 
+    /// 64 ones (the page-offset mask is `!(ones << page_shift)`).
+    ones: Spec<64, { u64::MAX }>,
     // ---- Values from proto (localparams; see `crate::spec`).
     st_ok: St<{ Status::Ok as u64 }>,
     st_nack: St<{ Status::Nack as u64 }>,
@@ -524,7 +534,10 @@ impl Logic for Executor {
             ap,
             rd_seg,
             rd_i,
-            page_rem
+            page_rem,
+            va_next,
+            pmask,
+            one_page
         );
         // ---- The request's registers, out.
         self.header.next = self.hdr.q.val();
@@ -548,9 +561,12 @@ impl Logic for Executor {
         self.seg_index.next = self.rd_i.q.val();
 
         // ---- Geometry of the current access.
-        self.psize.next = bit_cast::<32, 1>(1.into()) << self.cfg_page_shift.val();
-        self.page_rem.d.next = self.psize.val()
-            - bit_cast::<32, 64>(self.vaq.q.val() & (bit_cast::<64, 32>(self.psize.val()) - 1));
+        self.pmask.d.next = !(self.ones.val() << self.cfg_page_shift.val());
+        self.page_rem.d.next = bit_cast::<32, 64>(!self.vaq.q.val() & self.pmask.q.val()) + 1;
+        self.va_next.d.next = (self.vaq.q.val() | self.pmask.q.val()) + 1;
+        self.one_page.d.next = (self.len.q.val() == 0)
+            | (bit_cast::<32, 12>(self.len.q.val() - 1)
+                <= bit_cast::<32, 64>(!self.vaq.q.val() & self.pmask.q.val()));
         self.kt.next = (bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val() + 63) >> 6;
         if self.two.q.val() {
             self.k1.next = (bit_cast::<12, 6>(self.o.q.val()) + self.n1.q.val()) >> 6;
@@ -802,7 +818,7 @@ impl Logic for Executor {
                 if self.tr_only_hit.val()
                     & !self.piece.q.val()
                     & !self.unit_accessing.val()
-                    & (bit_cast::<32, 12>(self.len.q.val()) <= self.page_rem.q.val())
+                    & self.one_page.q.val()
                 {
                     // A request's only page (not an offload's access), mapped and permitted
                     // in the TLB: on to the access now (`hit_go`).
@@ -821,7 +837,7 @@ impl Logic for Executor {
                     if !self.piece.q.val() {
                         self.n1.d.next = self.len.q.val();
                         self.two.d.next = false;
-                        if bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.q.val() {
+                        if !self.one_page.q.val() {
                             self.n1.d.next = bit_cast::<12, 32>(self.page_rem.q.val());
                             self.two.d.next = true;
                         }
@@ -835,12 +851,9 @@ impl Logic for Executor {
                         self.rs_plen.d.next = 0.into();
                         self.rs_len.d.next = self.header_len.val();
                         self.state.d.next = State::Resp;
-                    } else if !self.piece.q.val()
-                        & (bit_cast::<32, 12>(self.len.q.val()) > self.page_rem.q.val())
-                    {
+                    } else if !self.piece.q.val() & !self.one_page.q.val() {
                         self.piece.d.next = true;
-                        self.tr_va.next =
-                            self.vaq.q.val() + bit_cast::<64, 32>(self.page_rem.q.val());
+                        self.tr_va.next = self.va_next.q.val();
                         self.tr_start.next = true;
                         self.state.d.next = State::Translate;
                     } else {

@@ -60,6 +60,8 @@ pub struct TranslateAhead {
     pub reset: Signal<In, Bit>,
     /// log2 of the page size.
     pub page_shift: Signal<In, Bits<5>>,
+    /// Clio-KV's unit is enabled (`Extend::kv_en`): its opcodes parse (`use_parse_ok`).
+    pub kv_en: Signal<In, Bit>,
     /// A frame's header comes in this cycle (the ingest stage takes its first beat), for slot
     /// `hdr_slot`, bytes 0..48 in `hdr_data`: what a lookup of it needs is computed now and
     /// kept per slot, so a lookup later starts from registers.
@@ -112,6 +114,13 @@ pub struct TranslateAhead {
     pub use_read_ok: Signal<Out, Bit>,
     pub use_write_ok: Signal<Out, Bit>,
     pub use_write_in_va: Signal<Out, Bit>,
+    /// `use_slot`'s header passes `Header::parse` (`Decode::parse_ok` with `kv_en` as it is
+    /// now), Append's format check (`append_ok`), an atomic's (`atomic_ok`) and the pointer
+    /// chase's (`chase_ok`): the rest of Dispatch's class checks, kept per slot the same way.
+    pub use_parse_ok: Signal<Out, Bit>,
+    pub use_append_ok: Signal<Out, Bit>,
+    pub use_atomic_ok: Signal<Out, Bit>,
+    pub use_chase_ok: Signal<Out, Bit>,
     /// `use_slot`'s page is hashed (`proto::pt_hash(use_pid, use_vpn)`): `use_hash` (from the
     /// cycle its hash comes out of the hash unit).
     pub use_hash_ok: Signal<Out, Bit>,
@@ -147,6 +156,16 @@ pub struct TranslateAhead {
     s_read_ok: DFF<Bits<4>>,
     s_write_ok: DFF<Bits<4>>,
     s_write_in_va: DFF<Bits<4>>,
+    /// Per slot, the same way: `Header::parse` as if Clio-KV were enabled (the decode of the
+    /// check stage runs with `kv_en` high), and whether the opcode is one of Clio-KV's (then
+    /// it parses only while the unit is enabled: `use_parse_ok` applies `kv_en` as the frame is
+    /// dispatched, so a KV_CONFIG between the header and Dispatch counts); Append's, an
+    /// atomic's and the pointer chase's format checks.
+    s_parse_kv: DFF<Bits<4>>,
+    s_kv_op: DFF<Bits<4>>,
+    s_append_ok: DFF<Bits<4>>,
+    s_atomic_ok: DFF<Bits<4>>,
+    s_chase_ok: DFF<Bits<4>>,
     s_pid: [DFF<Bits<16>>; SLOTS],
     s_vpn: [DFF<Bits<36>>; SLOTS],
     s_need: [DFF<Bits<2>>; SLOTS],
@@ -231,6 +250,7 @@ impl Default for TranslateAhead {
             clock: Default::default(),
             reset: Default::default(),
             page_shift: Default::default(),
+            kv_en: Default::default(),
             hdr_in: Default::default(),
             hdr_slot: Default::default(),
             hdr_data: Default::default(),
@@ -256,6 +276,10 @@ impl Default for TranslateAhead {
             use_read_ok: Default::default(),
             use_write_ok: Default::default(),
             use_write_in_va: Default::default(),
+            use_parse_ok: Default::default(),
+            use_append_ok: Default::default(),
+            use_atomic_ok: Default::default(),
+            use_chase_ok: Default::default(),
             use_hash_ok: Default::default(),
             use_hash: Default::default(),
             hash: Default::default(),
@@ -271,6 +295,11 @@ impl Default for TranslateAhead {
             s_read_ok: Default::default(),
             s_write_ok: Default::default(),
             s_write_in_va: Default::default(),
+            s_parse_kv: Default::default(),
+            s_kv_op: Default::default(),
+            s_append_ok: Default::default(),
+            s_atomic_ok: Default::default(),
+            s_chase_ok: Default::default(),
             ptr: Default::default(),
             looked: Default::default(),
             e_ok: Default::default(),
@@ -343,6 +372,11 @@ impl Logic for TranslateAhead {
             s_read_ok,
             s_write_ok,
             s_write_in_va,
+            s_parse_kv,
+            s_kv_op,
+            s_append_ok,
+            s_atomic_ok,
+            s_chase_ok,
             chk_in,
             chk_slot,
             chk_hdr,
@@ -389,7 +423,7 @@ impl Logic for TranslateAhead {
         self.chk_slot.d.next = self.hdr_slot.val();
         self.chk_hdr.d.next = self.hdr_data.val();
         self.dec_chk.hdr.next = self.chk_hdr.q.val();
-        self.dec_chk.kv_en.next = false;
+        self.dec_chk.kv_en.next = true;
         self.opcode.next = self.dec.opcode.val();
         self.is_write.next = self.opcode.val() == self.op_write.val();
         self.is_rw.next = self.is_write.val() | (self.opcode.val() == self.op_read.val());
@@ -441,6 +475,21 @@ impl Logic for TranslateAhead {
                 & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
                 | (bit_cast::<4, 1>(self.dec_chk.write_in_va.val().into())
                     << self.chk_slot.q.val());
+            self.s_parse_kv.d.next = (self.s_parse_kv.q.val()
+                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+                | (bit_cast::<4, 1>(self.dec_chk.parse_ok.val().into()) << self.chk_slot.q.val());
+            self.s_kv_op.d.next = (self.s_kv_op.q.val()
+                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+                | (bit_cast::<4, 1>(self.dec_chk.kv.val().into()) << self.chk_slot.q.val());
+            self.s_append_ok.d.next = (self.s_append_ok.q.val()
+                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+                | (bit_cast::<4, 1>(self.dec_chk.append_ok.val().into()) << self.chk_slot.q.val());
+            self.s_atomic_ok.d.next = (self.s_atomic_ok.q.val()
+                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+                | (bit_cast::<4, 1>(self.dec_chk.atomic_ok.val().into()) << self.chk_slot.q.val());
+            self.s_chase_ok.d.next = (self.s_chase_ok.q.val()
+                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+                | (bit_cast::<4, 1>(self.dec_chk.chase_ok.val().into()) << self.chk_slot.q.val());
         }
         // ---- The page hash: the header's pid and VPN the cycle after, its result kept for
         // the slot unless the slot has had another header since.
@@ -578,6 +627,10 @@ impl Logic for TranslateAhead {
         self.use_read_ok.next = false;
         self.use_write_ok.next = false;
         self.use_write_in_va.next = false;
+        self.use_parse_ok.next = false;
+        self.use_append_ok.next = false;
+        self.use_atomic_ok.next = false;
+        self.use_chase_ok.next = false;
         self.use_hash_ok.next = false;
         self.use_hash.next = 0.into();
         for k in 0..4 {
@@ -588,6 +641,12 @@ impl Logic for TranslateAhead {
                 self.use_read_ok.next = self.s_read_ok.q.val().get_bit(k);
                 self.use_write_ok.next = self.s_write_ok.q.val().get_bit(k);
                 self.use_write_in_va.next = self.s_write_in_va.q.val().get_bit(k);
+                // A Clio-KV opcode parses only while the unit is enabled (`Mat::head_ok`).
+                self.use_parse_ok.next = self.s_parse_kv.q.val().get_bit(k)
+                    & (self.kv_en.val() | !self.s_kv_op.q.val().get_bit(k));
+                self.use_append_ok.next = self.s_append_ok.q.val().get_bit(k);
+                self.use_atomic_ok.next = self.s_atomic_ok.q.val().get_bit(k);
+                self.use_chase_ok.next = self.s_chase_ok.q.val().get_bit(k);
                 self.use_pid.next = self.s_pid[k].q.val();
                 self.use_vpn.next = self.s_vpn[k].q.val();
                 // (Or the hash coming out for it this cycle.)

@@ -4,7 +4,9 @@
 //! pages, missing permissions), the executor's port use at random. Every slot's
 //! `ok` and `pa` against what the executor's own lookup would give, and the key of that lookup
 //! (`use_pid`, `use_vpn`, for reads and writes: `use_rw`); a TLB change forgets
-//! everything, including a lookup on its way; a freed slot forgets its entry.
+//! everything, including a lookup on its way; a freed slot forgets its entry. The class checks
+//! kept per slot (read, write, parse with Clio-KV on or off, Append, atomics, pointer chase)
+//! against the dispatch decode of the same header.
 
 use super::*;
 use crate::bench::Bench;
@@ -37,10 +39,19 @@ struct Req {
 }
 
 fn request(r: &mut Rng, i: u32, shift: u32) -> Req {
-    let op = match r.below(8) {
-        0..=3 => Opcode::Read,
-        4..=6 => Opcode::Write,
-        _ => Opcode::FetchAdd,
+    let op = match r.below(16) {
+        0..=7 => Opcode::Read,
+        8..=13 => Opcode::Write,
+        // The other classes, for the rest of Dispatch's checks (no lookup for them).
+        _ => [
+            Opcode::FetchAdd,
+            Opcode::CompareAndSwap,
+            Opcode::Append,
+            Opcode::PointerChase,
+            Opcode::KvGet,
+            Opcode::KvPut,
+            Opcode::Alloc,
+        ][r.below(7) as usize],
     };
     let pid = 1 + r.below(3) as u16;
     let page = r.below(6);
@@ -78,11 +89,37 @@ fn request(r: &mut Rng, i: u32, shift: u32) -> Req {
         len = (h.total_len as u64).min(1024);
     }
     let va = h.va + ((h.pkt_index as u64) << 10) * (op == Opcode::Write) as u64;
+    if op == Opcode::Append {
+        // A record of the header's length, in the packet; now and then misaligned.
+        h.total_len = 1 + r.below(1024) as u32;
+        h.payload_len = h.total_len as u16;
+        h.va &= !7;
+        if r.below(4) == 0 {
+            h.va |= 1 + r.below(7);
+        }
+    }
+    if !matches!(op, Opcode::Read | Opcode::Write | Opcode::Append) && r.below(4) == 0 {
+        // A payload where the class takes none, or an unaligned atomic word.
+        h.payload_len = 1 + r.below(64) as u16;
+    }
+    // Now and then a header `Header::parse` refuses (below): a wrong version, an undefined
+    // opcode, a status past the last, a payload past MAX_PAYLOAD.
+    let spoil = r.below(24);
+    if spoil == 3 {
+        h.payload_len = 2000;
+    }
     let mut hdr = [0u8; 48];
     hdr.copy_from_slice(&h.to_packet(&[])[..48]);
     // The header as a write packet carries it (`to_packet` takes the length of the payload
     // given, none here).
     hdr[field::PAYLOAD_LEN].copy_from_slice(&h.payload_len.to_be_bytes());
+    match spoil {
+        0 => hdr[field::VERSION] ^= 1,
+        // (Not a read's or write's: the lookup follows the opcode.)
+        1 if !matches!(op, Opcode::Read | Opcode::Write) => hdr[field::OPCODE] = 0xEE,
+        2 => hdr[field::STATUS] = 0xFF,
+        _ => {}
+    }
     Req {
         h,
         hdr,
@@ -152,7 +189,18 @@ fn look_ahead_at(shift: u32) {
     // The cycle each slot's header came in; dispatches that found the page's hash in.
     let mut arrived = [0u64; 4];
     let mut hashes = 0u64;
+    // The dispatch stage's decode, as the reference for the class checks kept per slot; and
+    // Clio-KV's enable, which changes now and then (a KV_CONFIG between a header and its
+    // dispatch counts).
+    let mut dec = crate::fastpath::decode::Decode::default();
+    dec.connect_all();
+    let mut kv_en = false;
+    let mut class_ok = [0u64; 4];
     for cycle in 0..6000u64 {
+        if r.below(64) == 0 {
+            kv_en = !kv_en;
+        }
+        b.uut.kv_en.next = kv_en;
         // Frames arrive in slot order; the executor takes and frees them in order.
         let mut freed = 0u64;
         // A frame's header comes in (the ingest stage's first beat): its slot is `headed` from
@@ -169,7 +217,9 @@ fn look_ahead_at(shift: u32) {
         }
         b.uut.hdr_in.next = arriving.is_some();
         b.uut.hdr_slot.next = (arriving.unwrap_or(0) as u64).to_bits();
-        if slots[head].is_some() && r.below(4) == 0 {
+        // (The executor dispatches a frame three cycles or more after its first beat: the
+        // ingest stage's flush and the take come first.)
+        if slots[head].is_some() && r.below(4) == 0 && cycle >= arrived[head] + 3 {
             if taken & (1 << head) == 0 {
                 // The executor dispatches it: the look-ahead's answer must be right if it
                 // says ok (and it must not say ok for a request that cannot use it).
@@ -217,6 +267,28 @@ fn look_ahead_at(shift: u32) {
                     "cycle {cycle} slot {head}: checks of {h:?}"
                 );
                 refused += !(check_read(h) || check_write_segment(h)) as u64;
+                dec.hdr.next = bytes_to_bits(&q.hdr);
+                dec.kv_en.next = kv_en;
+                assert!(simulate(&mut dec, 1000));
+                let flags = (
+                    b.uut.use_parse_ok.val(),
+                    b.uut.use_append_ok.val(),
+                    b.uut.use_atomic_ok.val(),
+                    b.uut.use_chase_ok.val(),
+                );
+                assert_eq!(
+                    flags,
+                    (
+                        dec.parse_ok.val(),
+                        dec.append_ok.val(),
+                        dec.atomic_ok.val(),
+                        dec.chase_ok.val()
+                    ),
+                    "cycle {cycle} slot {head} kv_en {kv_en}: class checks of {h:?}"
+                );
+                for (k, f) in [flags.0, flags.1, flags.2, flags.3].into_iter().enumerate() {
+                    class_ok[k] += f as u64;
+                }
                 if b.uut.ok.val() {
                     let want = expect(q, &tlb, shift);
                     assert_eq!(
@@ -326,6 +398,11 @@ fn look_ahead_at(shift: u32) {
     assert!(
         kills > 10 && lookups > 500,
         "{kills} kills, {lookups} lookups"
+    );
+    // Each class check seen passing (and, above, failing: `refused`, malformed headers).
+    assert!(
+        class_ok.iter().all(|&n| n > 5),
+        "parse, append, atomic, chase passed {class_ok:?} times"
     );
 }
 
