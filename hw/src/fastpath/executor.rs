@@ -187,7 +187,9 @@ pub struct Executor {
     pub data_va: Signal<In, Bits<64>>,
     pub h_plen: Signal<In, Bits<16>>,
     pub h_durable: Signal<In, Bit>,
-    /// The class checks and the match-action table's rules.
+    /// The match-action table's rules (the live decode) and the class checks (`parse_ok`,
+    /// `chase_ok`, `append_ok`, `atomic_ok`: the look-ahead's per-slot copies, decoded as the
+    /// header arrived, so Dispatch's decision starts from flip-flops).
     pub parse_ok: Signal<In, Bit>,
     pub extend_op: Signal<In, Bit>,
     pub needs_key: Signal<In, Bit>,
