@@ -395,7 +395,7 @@ impl Logic for FastpathTop {
         self.rseg.idx.next = self.exec.seg_index.val();
         self.rhdr.seg_on.next = self.exec.seg_on.val();
         self.rhdr.pkt_index.next = self.exec.seg_index.val();
-        self.rhdr.pkt_count.next = self.rseg.count.val();
+        self.rhdr.pkt_count.next = self.exec.seg_total.val();
         self.hreq.next = self.rhdr.forwarded.val();
 
         // ---- Defaults.
@@ -842,7 +842,7 @@ impl Logic for FastpathTop {
         self.exec.ahead_write_ok.next = self.la.use_write_ok.val();
         self.exec.ahead_write_in_va.next = self.la.use_write_in_va.val();
         self.exec.seg_first_len.next = self.rseg.first_len.val();
-        self.exec.seg_more.next = self.rseg.more.val();
+        self.exec.seg_count.next = self.rseg.count.val();
         self.exec.seg_next_va.next = self.rseg.next_va.val();
         self.exec.seg_next_len.next = self.rseg.next_len.val();
         self.exec.tr_only_hit.next = self.tr.only_hit.val();

@@ -216,7 +216,8 @@ pub struct Executor {
 
     // ---- A read's packets (`ReadSeg`).
     pub seg_first_len: Signal<In, Bits<12>>,
-    pub seg_more: Signal<In, Bit>,
+    /// The answer's packet count (`ReadSeg::count`), registered in Dispatch (`seg_total`).
+    pub seg_count: Signal<In, Bits<16>>,
     pub seg_next_va: Signal<In, Bits<64>>,
     pub seg_next_len: Signal<In, Bits<12>>,
 
@@ -367,6 +368,8 @@ pub struct Executor {
     pub append: Signal<Out, Bit>,
     pub seg_on: Signal<Out, Bit>,
     pub seg_index: Signal<Out, Bits<16>>,
+    /// The answer's packet count (`pkt_count` of its responses).
+    pub seg_total: Signal<Out, Bits<16>>,
 
     // ---- Registers.
     /// The executor's state.
@@ -424,6 +427,19 @@ pub struct Executor {
     rd_seg: DFF<Bit>,
     /// The read answer's packet under way (`pkt_index`).
     rd_i: DFF<Bits<16>>,
+    /// The read answer's packet count, registered in Dispatch from `ReadSeg::count` (its
+    /// responses' `pkt_count`): the count's sum is not in front of the response header.
+    rd_n: DFF<Bits<16>>,
+    /// Another packet of the answer follows the one under way (`rd_i + 1 < rd_n`), registered
+    /// as `rd_i` moves (in Dispatch from the count, at each hand-over from the registered
+    /// count): the executor's "finished, take the next frame" decision reads a flip-flop, not
+    /// the count's sum and compare.
+    rd_more: DFF<Bit>,
+    /// The RX ring has room for a REQUEST beyond the notices' reserve (`sp_rx_room >
+    /// RX_RESERVED_FOR_NOTICES`), registered: it reflects every descriptor pushed up to the
+    /// cycle before, and a push (a REQUEST, or the executor's own page fault's notice) is
+    /// always two cycles or more before the next Dispatch.
+    room_ok: DFF<Bit>,
     /// Bytes from `vaq` to the end of its page, registered (`vaq` holds still while a
     /// translation runs: the earliest use is the translate stage's answer, three cycles after
     /// `vaq` is loaded with the translation's start), so the page-size arithmetic is not in
@@ -536,6 +552,9 @@ impl Logic for Executor {
             ap,
             rd_seg,
             rd_i,
+            rd_n,
+            rd_more,
+            room_ok,
             page_rem,
             va_next,
             pmask,
@@ -561,6 +580,8 @@ impl Logic for Executor {
         self.append.next = self.ap.q.val();
         self.seg_on.next = self.rd_seg.q.val();
         self.seg_index.next = self.rd_i.q.val();
+        self.seg_total.next = self.rd_n.q.val();
+        self.room_ok.d.next = self.sp_rx_room.val() > self.rx_reserved.val();
 
         // ---- Geometry of the current access.
         self.pmask.d.next = !(self.ones.val() << self.cfg_page_shift.val());
@@ -685,6 +706,8 @@ impl Logic for Executor {
                     self.len.d.next = self.seg_first_len.val();
                     self.need.d.next = self.need_read.val();
                     self.rd_i.d.next = 0.into();
+                    self.rd_n.d.next = self.seg_count.val();
+                    self.rd_more.d.next = self.seg_count.val() > 1;
                     if self.ahead_read_ok.val() {
                         self.rd_seg.d.next = true;
                         self.rs_status.d.next = self.st_ok.val();
@@ -729,7 +752,7 @@ impl Logic for Executor {
                         }
                     }
                 } else if self.slow_op.val() {
-                    if self.sp_rx_room.val() > self.rx_reserved.val() {
+                    if self.room_ok.q.val() {
                         self.state.d.next = State::SlowPush;
                     } else {
                         self.rs_status.d.next = self.st_retry_later.val();
@@ -1146,8 +1169,10 @@ impl Logic for Executor {
                 self.x_free.next = true;
                 self.state.d.next = State::Idle;
             }
-            if self.x_done.val() & self.rd_seg.q.val() & self.seg_more.val() & !self.x_only.val() {
+            if self.x_done.val() & self.rd_seg.q.val() & self.rd_more.q.val() & !self.x_only.val() {
                 self.rd_i.d.next = self.rd_i.q.val() + 1;
+                self.rd_more.d.next = bit_cast::<17, 16>(self.rd_i.q.val()) + 2
+                    < bit_cast::<17, 16>(self.rd_n.q.val());
                 self.vaq.d.next = self.seg_next_va.val();
                 self.tr_va.next = self.seg_next_va.val();
                 self.len.d.next = self.seg_next_len.val();

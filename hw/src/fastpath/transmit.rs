@@ -7,13 +7,16 @@
 //! then the slot's beats, read one cycle ahead (the buffer's read is registered), `tx_keep`
 //! trimming the last beat to the response's length. The stage takes the next response in the
 //! cycle of the last beat (`free`), so responses leave back to back with no idle cycle
-//! between them; `tx_ready` low holds the beat on the wire.
+//! between them; `tx_ready` low holds the beat on the wire. The last beat's index and byte
+//! enables are computed as the response is loaded (registers), so `tx_keep`, `tx_last` and
+//! `free` are a compare and a mux from flip-flops.
 
 use clio_proto::consts::BEAT_BYTES;
 use rust_hdl::prelude::*;
 
-// A response's beats are `(len + 63) >> 6`; a slot's beat k is at `slot << 5 | k`: 32 beats of
-// 64 bytes hold the largest response (a 64-byte header and a 1 KiB payload, 17 beats).
+// A response's last beat is `(len - 1) >> 6` and its bytes there `len mod 64` (all 64 when
+// that is 0); a slot's beat k is at `slot << 5 | k`: 32 beats of 64 bytes hold the largest
+// response (a 64-byte header and a 1 KiB payload, 17 beats).
 const _: () = assert!(BEAT_BYTES == 64);
 const _: () = assert!(
     (clio_proto::header::HEADER_LEN + clio_proto::consts::MAX_PAYLOAD).div_ceil(BEAT_BYTES) <= 32
@@ -62,15 +65,17 @@ pub struct Transmit {
     t_busy: DFF<Bit>,
     /// The beat on the wire.
     t_idx: DFF<Bits<6>>,
-    /// The response's length, route, beat 0 and slot.
-    t_len: DFF<Bits<12>>,
+    /// The response's last beat (`(len - 1) / 64`) and its byte enables, from its length as
+    /// it is loaded.
+    t_last: DFF<Bits<6>>,
+    t_keep: DFF<Bits<64>>,
+    /// The response's route, beat 0 and slot.
     t_route: DFF<Bits<256>>,
     t_beat0: DFF<Bits<512>>,
     t_slot: DFF<Bit>,
-    /// Beats of the response.
-    t_n: Signal<Local, Bits<12>>,
-    /// Bytes from this beat on.
-    t_rem: Signal<Local, Bits<13>>,
+    /// The loaded response's last beat, and its bytes there (`len mod 64`, 0 for 64).
+    l_last: Signal<Local, Bits<12>>,
+    l_tail: Signal<Local, Bits<6>>,
     ones64: Signal<Local, Bits<64>>,
     /// The beat is taken this cycle.
     fire: Signal<Local, Bit>,
@@ -81,18 +86,16 @@ pub struct Transmit {
 impl Logic for Transmit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, t_busy, t_idx, t_len, t_route, t_beat0, t_slot);
+        dff_setup!(self, clock, t_busy, t_idx, t_last, t_keep, t_route, t_beat0, t_slot);
         self.ones64.next = 0xFFFF_FFFF_FFFF_FFFF_u64.to_bits();
-        self.t_n.next = (self.t_len.q.val() + 63) >> 6;
-        self.t_rem.next =
-            bit_cast::<13, 12>(self.t_len.q.val()) - (bit_cast::<13, 6>(self.t_idx.q.val()) << 6);
-        // Keep lanes 0..t_rem (all when 64 or more bytes are left).
-        if self.t_rem.val() >= 64 {
-            self.tx_keep.next = self.ones64.val();
-        } else {
-            self.tx_keep.next = !(self.ones64.val() << bit_cast::<7, 13>(self.t_rem.val()));
+        self.last.next = self.t_idx.q.val() == self.t_last.q.val();
+        // Every lane but in the last beat, which keeps lanes 0..len mod 64 (all for 0).
+        self.tx_keep.next = self.ones64.val();
+        if self.last.val() {
+            self.tx_keep.next = self.t_keep.q.val();
         }
-        self.last.next = bit_cast::<12, 6>(self.t_idx.q.val()) + 1 == self.t_n.val();
+        self.l_last.next = (self.load_len.val() - 1) >> 6;
+        self.l_tail.next = self.load_len.val().get_bits::<6>(0);
         self.tx_valid.next = self.t_busy.q.val();
         self.tx_route.next = self.t_route.q.val();
         self.tx_last.next = self.last.val();
@@ -121,7 +124,11 @@ impl Logic for Transmit {
             self.t_busy.d.next = true;
             self.t_idx.d.next = 0.into();
             self.t_slot.d.next = self.load_slot.val();
-            self.t_len.d.next = self.load_len.val();
+            self.t_last.d.next = bit_cast::<6, 12>(self.l_last.val());
+            self.t_keep.d.next = !(self.ones64.val() << self.l_tail.val());
+            if self.l_tail.val() == 0 {
+                self.t_keep.d.next = self.ones64.val();
+            }
             self.t_route.d.next = self.load_route.val();
             self.t_beat0.d.next = self.load_beat0.val();
         }

@@ -58,7 +58,7 @@ fn bench() -> Bench<Executor> {
     u.ahead_write_ok.next = false;
     u.ahead_write_in_va.next = false;
     u.seg_first_len.next = 0.into();
-    u.seg_more.next = false;
+    u.seg_count.next = 1.into();
     u.seg_next_va.next = 0.into();
     u.seg_next_len.next = 0.into();
     u.tr_only_hit.next = false;
@@ -322,7 +322,7 @@ fn a_long_read_goes_on_with_its_next_packet() {
     u.ahead_ok.next = true;
     u.ahead_pa.next = pa.to_bits();
     u.seg_first_len.next = (MAX_PAYLOAD as u64).to_bits();
-    u.seg_more.next = true;
+    u.seg_count.next = 2.into();
     u.seg_next_va.next = (va + MAX_PAYLOAD as u64).to_bits();
     u.seg_next_len.next = 100.into();
     b.settle();
@@ -338,10 +338,14 @@ fn a_long_read_goes_on_with_its_next_packet() {
     assert!(!b.uut.take.val(), "the answer's next packet goes first");
     b.tick();
     b.uut.next_full.next = false;
-    b.uut.seg_more.next = false;
     b.settle();
     assert_eq!(b.uut.state(), State::Translate);
     assert_eq!(b.uut.seg_index.val().to_u64(), 1);
+    assert_eq!(
+        b.uut.seg_total.val().to_u64(),
+        2,
+        "pkt_count of every packet"
+    );
     assert_eq!(b.uut.acc_len.val().to_u64(), 100);
     assert_eq!(b.uut.rsp_plen.val().to_u64(), 100);
 }
@@ -577,9 +581,9 @@ fn a_failed_translation_is_the_response_and_slow_opcodes_are_pushed() {
     assert_eq!(b.uut.state(), State::Drain);
     b.tick();
     b.settle();
-    // No room: RETRY_LATER.
-    offer(&mut b, 0, 0);
+    // No room: RETRY_LATER (the room is registered: as it was the cycle before Dispatch).
     b.uut.sp_rx_room.next = (RX_RESERVED_FOR_NOTICES as u64).to_bits();
+    offer(&mut b, 0, 0);
     b.tick();
     b.settle();
     expect_only_response(&mut b, Status::RetryLater);
