@@ -3,10 +3,11 @@
 //! class through its state register, one request at a time, while the other stages work on
 //! earlier and later ones:
 //!
-//! - **Take** (`Idle`, or the last cycle of a request: `free`): a descriptor (from `Idle`
+//! - **Take** (`Idle`, or the last cycle of a request: `x_free`): a descriptor (from `Idle`
 //!   only) or a frame, acting on the ack layer's verdict (drop, NACK, or on to `Dispatch`).
-//! - **Dispatch**: `Header::parse`'s checks (the decode's `parse_ok`), the key check, and the
-//!   opcode's class: a read or write translated ahead by the look-ahead goes straight to its
+//! - **Dispatch**: `Header::parse`'s checks (`parse_ok`, kept per slot by the look-ahead),
+//!   the key check, and the opcode's class: a read or write translated ahead by the look-ahead
+//!   goes straight to its
 //!   access (`hit_go`), else its page is looked up (`dispatch_lookup`) and the translate stage
 //!   started; atomics and Append ask the idempotence ring (`SyncCheck`); the offloads are
 //!   started on the extend port (`Offload`); slow-path opcodes are pushed as REQUEST
@@ -25,8 +26,8 @@
 //!   (`SpPte`); a REQUEST pushed (`SlowPush`); then `Drain` and `Idle`.
 //! - **Hand-overs**: a response (a read's job, or a payload-less one: `Resp`) goes to the
 //!   read-data stage as soon as it takes it, and the executor takes the next frame in the same
-//!   cycle (`free`); a read longer than a packet goes on with its next packet
-//!   ([`ReadSeg`]'s `more`).
+//!   cycle (`x_free`); a read longer than a packet goes on with its next packet while
+//!   another follows (`rd_more`, registered from [`ReadSeg`]'s count).
 //!
 //! The executor owns the request's registers (header, route, the access's geometry and PAs,
 //! the response's fields) and gives them to the blocks that need them; it drives no bus of its
