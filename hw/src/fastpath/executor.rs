@@ -6,11 +6,12 @@
 //! - **Take** (`Idle`, or the last cycle of a request: `x_free`): a descriptor (from `Idle`
 //!   only) or a frame, acting on the ack layer's verdict (drop, NACK, or on to `Dispatch`).
 //! - **Dispatch**: `Header::parse`'s checks (`parse_ok`, kept per slot by the look-ahead),
-//!   the key check, and the opcode's class: a read or write translated ahead by the look-ahead
-//!   goes straight to its access (`hit_go`), else its page is looked up (`dispatch_lookup`)
-//!   and the translate stage started; atomics and Append ask the idempotence ring (`SyncCheck`); the offloads are
-//!   started on the extend port (`Offload`); slow-path opcodes are pushed as REQUEST
-//!   descriptors (`SlowPush`); FENCE waits for every earlier write's B response.
+//!   the key check, and the opcode's class: a read or write translated ahead by the
+//!   look-ahead goes straight to its access (`hit_go`), else its page is looked up
+//!   (`dispatch_lookup`) and the translate stage started; atomics and Append ask the
+//!   idempotence ring (`SyncCheck`); the offloads are started on the extend port
+//!   (`Offload`); slow-path opcodes are pushed as REQUEST descriptors (`SlowPush`); FENCE
+//!   waits for every earlier write's B response.
 //! - **Translate**: one or two pages (a range that straddles a page is two pieces, `two`,
 //!   `n1` bytes on the first); a failure is the response's status.
 //! - **Accesses**: a read's bursts (`RAddr`, after the read-after-write rule) handed with its
