@@ -1,33 +1,19 @@
-//! The ack layer: CRC-32C of every incoming packet, verified as it streams in, and the same
-//! CRC engine for the responses on the way out.
+//! The ack layer: the receive side's integrity check, the CRC-32C of every incoming packet
+//! verified as it streams in ([`Crc32c`], one beat per cycle).
 //!
-//! CRC-32C is a GF(2)-linear map of (register, data). One 512-bit beat is one XOR matrix
-//! (`r' = S * r ^ D * data`, 32 rows over 32 + 512 inputs) computed **at elaboration time in
-//! Rust from the polynomial** ([`beat_rows`]), so there is no table and no per-byte loop in
-//! the hardware. The packet checksum covers the packet zero-extended to whole beats
-//! (`proto::checksum::CRC_BLOCK`), so a partial beat of `n` bytes is fed with its bytes
-//! `n..64` zeroed and that is all: nothing is undone after the last beat. Every beat, full or
-//! not, takes one cycle (II = 1) and the value is the register, ready one cycle after the last
-//! beat. (Over exactly the packet's bytes the zeros would have to be removed after the last
-//! beat: six conditional 32x32 matrices in series, about 800 LUTs and 10 LUT levels per engine,
-//! which is what this engine did before the protocol took the zeros in.)
-//!
-//! [`AckLayer`] is the receive side: it zeroes the checksum field (bytes 28..32 of the first
-//! beat), covers exactly `64 + payload_len` bytes (trailing frame padding is ignored, as
+//! [`AckLayer`] zeroes the checksum field (bytes 28..32 of the first beat), covers exactly
+//! `64 + payload_len` bytes zero-extended to whole beats (trailing frame padding is ignored, as
 //! `proto::Packet::as_bytes`), counts the bytes that arrived, and gives the verdict of
 //! `sim::model::ack_layer::verify`: DROP (shorter than a header, or a response), NACK
 //! (truncated or checksum mismatch) or PASS.
 
-use crate::util::{Gather, MaskBytes};
+use crate::crc32c::Crc32c;
+use crate::util::Gather;
 use rust_hdl::prelude::*;
 
 /// Header bytes the kernel adds to `payload_len` (and the shortest frame that is not dropped).
 const HDR: usize = 64;
 const _: () = assert!(HDR == clio_proto::header::HEADER_LEN);
-// The engine sums whole beats with the bytes past the message zeroed: the protocol's checksum
-// must be over the packet zero-extended to whole beats.
-const _: () =
-    assert!(clio_proto::checksum::CRC_BLOCK == 64 && clio_proto::consts::DATAPATH_BITS == 512);
 // The fields the kernel reads at fixed bit positions of the first beat.
 const _: () = assert!(
     clio_proto::header::field::PAYLOAD_LEN.start == 10
@@ -35,172 +21,6 @@ const _: () = assert!(
         && clio_proto::header::field::FLAGS == 3
         && clio_proto::header::FLAG_RESPONSE == 1
 );
-
-/// The CRC-32C polynomial, reflected.
-pub const POLY: u32 = clio_proto::checksum::CRC32C_POLY_REFLECTED;
-
-/// One bit step of the reflected CRC register with no data.
-fn bit_step(r: u32) -> u32 {
-    if r & 1 != 0 {
-        (r >> 1) ^ POLY
-    } else {
-        r >> 1
-    }
-}
-
-/// The register after a whole beat: bytes 0..64 in order (a bit-serial definition).
-fn beat_fn(r: u32, data: &[u8; 64]) -> u32 {
-    let mut r = r;
-    for &b in data {
-        r ^= b as u32;
-        for _ in 0..8 {
-            r = bit_step(r);
-        }
-    }
-    r
-}
-
-/// Rows of the beat matrix: row `i` has input bit `j` set when output bit `i` depends on it.
-/// Inputs: register bits 0..32, then data bits 0..512 (byte k at bits 8k..8k+8) at 32..544.
-pub fn beat_rows() -> [Bits<544>; 32] {
-    let mut rows = [Bits::<544>::default(); 32];
-    for j in 0..544 {
-        let mut data = [0u8; 64];
-        let r = if j < 32 { 1u32 << j } else { 0 };
-        if j >= 32 {
-            data[(j - 32) / 8] = 1 << ((j - 32) % 8);
-        }
-        let col = beat_fn(r, &data);
-        for (i, row) in rows.iter_mut().enumerate() {
-            if col >> i & 1 == 1 {
-                *row = row.replace_bit(j, true);
-            }
-        }
-    }
-    rows
-}
-
-/// Apply a row matrix in software (the same computation the hardware does).
-fn apply<const I: usize>(rows: &[Bits<I>], x: Bits<I>) -> u32 {
-    rows.iter()
-        .enumerate()
-        .fold(0, |acc, (i, row)| acc | (((*row & x).xor() as u32) << i))
-}
-
-/// Software model of [`Crc32c`]: CRC-32C of `bytes` zero-extended to whole beats, via the
-/// beat matrix.
-pub fn crc32c_by_matrix(bytes: &[u8]) -> u32 {
-    let rows = beat_rows();
-    let mut r = 0xFFFF_FFFFu32;
-    for chunk in bytes.chunks(64) {
-        let mut beat = [0u8; 64];
-        beat[..chunk.len()].copy_from_slice(chunk);
-        let x = bit_cast::<544, 32>(r.to_bits())
-            | (bit_cast::<544, 512>(crate::util::bytes_to_bits::<512>(&beat)) << 32);
-        r = apply(&rows, x);
-    }
-    !r
-}
-
-/// `y = M x` over GF(2): output bit `i` is the parity of `x & rows[i]`. The matrix is a
-/// constant chosen at elaboration time.
-#[derive(LogicBlock)]
-pub struct XorMatrix<const I: usize, const O: usize> {
-    /// Input vector.
-    pub x: Signal<In, Bits<I>>,
-    /// Output vector.
-    pub y: Signal<Out, Bits<O>>,
-    rows: [Constant<Bits<I>>; O],
-    g: Gather<O>,
-}
-
-impl<const I: usize, const O: usize> XorMatrix<I, O> {
-    /// The matrix with these rows.
-    pub fn new(rows: [Bits<I>; O]) -> Self {
-        XorMatrix {
-            x: Default::default(),
-            y: Default::default(),
-            rows: rows.map(Constant::new),
-            g: Default::default(),
-        }
-    }
-}
-
-impl<const I: usize, const O: usize> Logic for XorMatrix<I, O> {
-    #[hdl_gen]
-    fn update(&mut self) {
-        for i in 0..O {
-            self.g.bits[i].next = (self.x.val() & self.rows[i].val()).xor();
-        }
-        self.y.next = self.g.out.val();
-    }
-}
-
-/// Streaming CRC-32C over 512-bit beats, the message zero-extended to whole beats: one beat per
-/// cycle, any number of bytes (1..=64) in a beat (the rest are summed as zeros), the value
-/// ready the cycle after the last beat.
-#[derive(LogicBlock)]
-pub struct Crc32c {
-    /// Core clock.
-    pub clock: Signal<In, Clock>,
-    /// A beat enters.
-    pub in_valid: Signal<In, Bit>,
-    /// First beat of a message (start from the initial value).
-    pub in_first: Signal<In, Bit>,
-    /// The beat (byte k at bits 8k..8k+8).
-    pub in_data: Signal<In, Bits<512>>,
-    /// Bytes of this beat that belong to the message, 1..=64 (the rest are summed as zeros).
-    pub in_bytes: Signal<In, Bits<7>>,
-    /// CRC-32C of everything fed since the last `in_first` beat, zero-extended to whole beats
-    /// (valid one cycle after the last beat).
-    pub crc: Signal<Out, Bits<32>>,
-    /// The CRC register after the beats fed so far.
-    acc: DFF<Bits<32>>,
-    /// The beat with bytes `in_bytes..64` zeroed.
-    masked: MaskBytes<512>,
-    beat: XorMatrix<544, 32>,
-    /// The register the beat continues from: the initial value on a first beat.
-    state_in: Signal<Local, Bits<32>>,
-}
-
-impl Default for Crc32c {
-    fn default() -> Self {
-        Crc32c {
-            clock: Default::default(),
-            in_valid: Default::default(),
-            in_first: Default::default(),
-            in_data: Default::default(),
-            in_bytes: Default::default(),
-            crc: Default::default(),
-            acc: Default::default(),
-            masked: Default::default(),
-            beat: XorMatrix::new(beat_rows()),
-            state_in: Default::default(),
-        }
-    }
-}
-
-impl Logic for Crc32c {
-    #[hdl_gen]
-    fn update(&mut self) {
-        dff_setup!(self, clock, acc);
-        self.masked.x.next = self.in_data.val();
-        self.masked.n.next = self.in_bytes.val();
-        if self.in_first.val() {
-            self.state_in.next = 0xFFFF_FFFF_u64.to_bits();
-        } else {
-            self.state_in.next = self.acc.q.val();
-        }
-        self.beat.x.next = bit_cast::<544, 32>(self.state_in.val())
-            | (bit_cast::<544, 512>(self.masked.y.val()) << 32);
-        if self.in_valid.val() {
-            self.acc.d.next = self.beat.y.val();
-        }
-        self.crc.next = !self.acc.q.val();
-    }
-}
-
-crate::impl_clocked!(Crc32c);
 
 /// Receive-side integrity check of one packet per frame.
 #[derive(LogicBlock)]
@@ -407,73 +227,12 @@ crate::impl_clocked!(AckLayer);
 mod tests {
     use super::*;
     use crate::bench::Bench;
+    use crate::crc32c::tests::rnd_bytes;
     use crate::tb::StreamSource;
     use crate::util::bytes_to_bits;
-    use clio_proto::checksum::{crc32c_reference, packet_crc};
+    use clio_proto::checksum::packet_crc;
     use clio_proto::header::{Packet, FLAG_RESPONSE, HEADER_LEN};
     use clio_proto::{Header, Opcode};
-
-    fn rnd_bytes(seed: &mut u64, n: usize) -> Vec<u8> {
-        (0..n)
-            .map(|_| {
-                *seed ^= *seed << 13;
-                *seed ^= *seed >> 7;
-                *seed ^= *seed << 17;
-                *seed as u8
-            })
-            .collect()
-    }
-
-    /// `b` with zero bytes up to a whole number of beats (what the engines sum).
-    fn zero_extended(b: &[u8]) -> Vec<u8> {
-        let mut v = b.to_vec();
-        v.resize(b.len().div_ceil(64) * 64, 0);
-        v
-    }
-
-    /// The elaboration-time matrices reproduce the bit-serial definition for every length of
-    /// a partial last beat (the software model of exactly what the RTL computes).
-    #[test]
-    fn matrices_match_reference() {
-        let mut s = 7u64;
-        for n in (0..200).chain([1023, 1024, 1072]) {
-            let b = rnd_bytes(&mut s, n);
-            if n == 0 {
-                continue;
-            }
-            assert_eq!(
-                crc32c_by_matrix(&b),
-                crc32c_reference(&zero_extended(&b)),
-                "len {n}"
-            );
-        }
-    }
-
-    /// The RTL engine, messages back to back, lengths 1..=130 and 1072: one beat per cycle.
-    #[test]
-    fn rtl_crc_matches_reference() {
-        let mut b = Bench::new(Crc32c::default());
-        let mut s = 99u64;
-        let lens: Vec<usize> = (1..=130).step_by(3).chain([64, 128, 1072]).collect();
-        for n in lens {
-            let msg = rnd_bytes(&mut s, n);
-            for (i, chunk) in msg.chunks(64).enumerate() {
-                b.uut.in_valid.next = true;
-                b.uut.in_first.next = i == 0;
-                b.uut.in_data.next =
-                    bytes_to_bits(&[chunk, &[0xEEu8; 64][..64 - chunk.len()]].concat());
-                b.uut.in_bytes.next = (chunk.len() as u64).to_bits();
-                b.tick();
-            }
-            b.uut.in_valid.next = false;
-            b.settle();
-            assert_eq!(
-                b.uut.crc.val().to_u32(),
-                crc32c_reference(&zero_extended(&msg)),
-                "len {n}"
-            );
-        }
-    }
 
     /// Frame verdicts against `proto`: good packets pass (also with frame padding), any
     /// corruption or truncation is a NACK, short frames and responses are dropped.

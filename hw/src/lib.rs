@@ -11,6 +11,7 @@
 pub mod ack_layer;
 pub mod async_ram;
 pub mod bench;
+pub mod crc32c;
 pub mod fastpath;
 pub mod fastpath_top;
 pub mod hash_unit;
@@ -65,9 +66,13 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "ack_layer",
             verilog_of("ack_layer", ack_layer::AckLayer::default()),
         ),
-        // The CRC engine alone: the read-data stage has a second one for the transmit side,
-        // so the network stack's size is ack_layer + crc32c + mat (docs/utilization.md).
-        ("crc32c", verilog_of("crc32c", ack_layer::Crc32c::default())),
+        // The transmit side's CRC engine (in the read-data stage; the receive side's is in
+        // the ack layer), so the network stack's size is ack_layer + crc32c_registered + mat
+        // (docs/utilization.md).
+        (
+            "crc32c_registered",
+            verilog_of("crc32c_registered", crc32c::Crc32cRegistered::default()),
+        ),
         (
             "key_table",
             verilog_of("key_table", key_table::KeyTable::default()),

@@ -78,6 +78,42 @@ impl<const N: usize> Logic for Gather<N> {
     }
 }
 
+/// `B` bytes as one `N`-bit vector (`N = 8 * B`, byte `k` at bits `8k..8k+8`): a wiring leaf
+/// like [`Gather`], for a register kept as an array of bytes (one reset or enable per byte).
+#[derive(LogicBlock)]
+pub struct GatherBytes<const B: usize, const N: usize> {
+    /// The bytes, byte 0 first.
+    pub bytes: [Signal<In, Bits<8>>; B],
+    /// The vector.
+    pub out: Signal<Out, Bits<N>>,
+}
+
+impl<const B: usize, const N: usize> Default for GatherBytes<B, N> {
+    fn default() -> Self {
+        const { assert!(N == 8 * B, "GatherBytes: N must be 8 * B") };
+        GatherBytes {
+            bytes: core::array::from_fn(|_| Signal::default()),
+            out: Signal::default(),
+        }
+    }
+}
+
+impl<const B: usize, const N: usize> Logic for GatherBytes<B, N> {
+    fn update(&mut self) {
+        let v: Vec<u8> = self.bytes.iter().map(|s| s.val().to_u64() as u8).collect();
+        self.out.next = bytes_to_bits(&v);
+    }
+
+    fn connect(&mut self) {
+        self.out.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let parts: Vec<String> = (0..B).rev().map(|k| format!("bytes${k}")).collect();
+        Verilog::Custom(format!("always @(*) out = {{{}}};", parts.join(", ")))
+    }
+}
+
 /// Reverse the byte order of an `N`-bit vector (`N` a multiple of 8): byte `k` of `x` is byte
 /// `N/8 - 1 - k` of `y`. Network byte order fields become plain slices of `y`.
 ///

@@ -12,7 +12,9 @@
 //!   from DRAM lanes to packet lanes, [`Realign`]) into a `txbuf` slot (the buffer lives in the
 //!   top: the transmit stage reads the other slot), one beat per cycle as the R beats arrive,
 //!   and a flush cycle for the last one;
-//! * computes the response's CRC-32C over the beats as they are written ([`Crc32c`]);
+//! * computes the response's CRC-32C over the beats as they are written ([`Crc32cRegistered`]:
+//!   the beat goes into the engine's register, so the R data's path through the realignment
+//!   ends at a flip-flop);
 //! * hands the response (length, route, beat 0 with the CRC, slot) to the transmit stage
 //!   (`load`) when it is free, and alternates slots.
 //!
@@ -32,7 +34,7 @@
 //! taken in cycle c with its R beat there writes beat 0 in c + 1, beat 1 in its flush cycle
 //! c + 2, and is loaded into the transmit stage in c + 3 if it is free.
 
-use crate::ack_layer::Crc32c;
+use crate::crc32c::Crc32cRegistered;
 use crate::mem_access::Realign;
 use clio_proto::consts::{BEAT_BYTES, MAX_PAYLOAD};
 use clio_proto::header::{field, HEADER_LEN};
@@ -182,7 +184,7 @@ pub struct ReadData {
     /// The header as beat 0 (bytes 48..64 zero).
     hdr_beat: Signal<Local, Bits<512>>,
     realign: Realign,
-    checksum: Crc32c,
+    checksum: Crc32cRegistered,
 }
 
 impl Logic for ReadData {
