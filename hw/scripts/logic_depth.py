@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Deepest register-to-register logic of a Yosys-mapped UltraScale+ netlist, in LUT levels.
 
-Usage: logic_depth.py NETLIST.json MODULE [--paths N]
+Usage: logic_depth.py NETLIST.json MODULE [--paths N] [--trace ENDPOINT]
   -> one line: "MODULE LEVELS LUTS FROM -> TO"; with --paths, then up to N lines
      "  LEVELS LUTS FROM -> TO": the deepest path into each of the N deepest endpoints (a
-     register, RAM or output port, its bits taken together), deepest first.
+     register, RAM or output port, its bits taken together), deepest first. With --trace,
+     the deepest path into the endpoint named ENDPOINT (as --paths names it, e.g.
+     `la.s_write_in_va$q`), cell by cell: arrival, cell type, the net it drives.
 
 Input is `write_json` after `synth_xilinx -family xcup -flatten`. Every path starts at a
 register output or a module input and ends at a register input or a module output; the
@@ -84,10 +86,16 @@ def cell_models(cell):
 def main():
     args = sys.argv[1:]
     paths = 0
+    trace = None
     if "--paths" in args:
         i = args.index("--paths")
         paths = int(args[i + 1])
         del args[i:i + 2]
+    if "--trace" in args:
+        i = args.index("--trace")
+        trace = args[i + 1]
+        del args[i:i + 2]
+        paths = max(paths, 1)
     path, top = args[0], args[1]
     mod = json.load(open(path))["modules"][top]
     names = {}
@@ -216,6 +224,20 @@ def main():
                         name = end_name[b]
                         if name not in best or key > best[name][0]:
                             best[name] = (key, node)
+        if trace is not None:
+            if trace not in best:
+                sys.exit(f"{top}: no endpoint named {trace}")
+            node = best[trace][1]
+            chain = []
+            while node is not None:
+                chain.append(node)
+                node = via[node]
+            print(f"  from {clean(net_of(chain[-1], 'input'))}")
+            for node in reversed(chain):
+                kind = cells[node]["type"]
+                print(f"  {arrival[node]:6g} {kind:8} {clean(net_of(node, 'output'))}")
+            print(f"  into {trace}")
+            return
         ranked = sorted(best.items(), key=lambda kv: kv[1][0], reverse=True)[:paths]
         for name, ((depth, luts), node) in ranked:
             print(f"  {depth:g} {luts} {clean(net_of(start_of(node), 'input'))} -> {name}")

@@ -136,7 +136,7 @@ impl<const I: usize, const O: usize, const LUT_TREES: bool> XorMatrix<I, O, LUT_
         let row = self.rows[i].val();
         let mut level: Vec<String> = (0..I)
             .filter(|&j| row.get_bit(j))
-            .map(|j| format!("x_kept[{j}]"))
+            .map(|j| format!("x[{j}]"))
             .collect();
         let mut depth = 0;
         while level.len() > 1 {
@@ -179,7 +179,7 @@ impl<const I: usize, const O: usize, const LUT_TREES: bool> Logic for XorMatrix<
             let rows: Vec<String> = (0..O).rev().map(|i| format!("^(x & rows${i})")).collect();
             return Verilog::Custom(format!("always @(*) y = {{{}}};", rows.join(", ")));
         }
-        let mut verilog = format!("(* keep = \"true\" *) wire [{}:0] x_kept = x;\n", I - 1);
+        let mut verilog = String::new();
         let roots: Vec<String> = (0..O).map(|i| self.tree(i, &mut verilog)).collect();
         let outs: Vec<&str> = roots.iter().rev().map(String::as_str).collect();
         verilog.push_str(&format!("always @(*) y = {{{}}};", outs.join(", ")));

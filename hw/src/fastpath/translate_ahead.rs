@@ -198,6 +198,8 @@ pub struct TranslateAhead {
     /// checks (`dec_chk`, the dispatch decode again: its other outputs are unused).
     chk_in: DFF<Bit>,
     chk_slot: DFF<Bits<2>>,
+    /// Every slot's bit but the check stage's.
+    chk_keep: Signal<Local, Bits<4>>,
     chk_hdr: DFF<Bits<384>>,
     dec_chk: Decode,
     opcode: Signal<Local, Bits<8>>,
@@ -328,6 +330,7 @@ impl Default for TranslateAhead {
             dec: Default::default(),
             chk_in: Default::default(),
             chk_slot: Default::default(),
+            chk_keep: Default::default(),
             chk_hdr: Default::default(),
             dec_chk: Default::default(),
             opcode: Default::default(),
@@ -464,31 +467,25 @@ impl Logic for TranslateAhead {
                     self.s_rw.q.val() & !(bit_cast::<4, 1>(1.into()) << self.hdr_slot.val());
             }
         }
+        // The other slots' bits as they are; the check stage's slot's from its decode.
+        self.chk_keep.next = !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val());
         if self.chk_in.q.val() {
-            self.s_read_ok.d.next = (self.s_read_ok.q.val()
-                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+            self.s_read_ok.d.next = (self.s_read_ok.q.val() & self.chk_keep.val())
                 | (bit_cast::<4, 1>(self.dec_chk.read_ok.val().into()) << self.chk_slot.q.val());
-            self.s_write_ok.d.next = (self.s_write_ok.q.val()
-                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+            self.s_write_ok.d.next = (self.s_write_ok.q.val() & self.chk_keep.val())
                 | (bit_cast::<4, 1>(self.dec_chk.write_ok.val().into()) << self.chk_slot.q.val());
-            self.s_write_in_va.d.next = (self.s_write_in_va.q.val()
-                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+            self.s_write_in_va.d.next = (self.s_write_in_va.q.val() & self.chk_keep.val())
                 | (bit_cast::<4, 1>(self.dec_chk.write_in_va.val().into())
                     << self.chk_slot.q.val());
-            self.s_parse_kv.d.next = (self.s_parse_kv.q.val()
-                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+            self.s_parse_kv.d.next = (self.s_parse_kv.q.val() & self.chk_keep.val())
                 | (bit_cast::<4, 1>(self.dec_chk.parse_ok.val().into()) << self.chk_slot.q.val());
-            self.s_kv_op.d.next = (self.s_kv_op.q.val()
-                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+            self.s_kv_op.d.next = (self.s_kv_op.q.val() & self.chk_keep.val())
                 | (bit_cast::<4, 1>(self.dec_chk.kv.val().into()) << self.chk_slot.q.val());
-            self.s_append_ok.d.next = (self.s_append_ok.q.val()
-                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+            self.s_append_ok.d.next = (self.s_append_ok.q.val() & self.chk_keep.val())
                 | (bit_cast::<4, 1>(self.dec_chk.append_ok.val().into()) << self.chk_slot.q.val());
-            self.s_atomic_ok.d.next = (self.s_atomic_ok.q.val()
-                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+            self.s_atomic_ok.d.next = (self.s_atomic_ok.q.val() & self.chk_keep.val())
                 | (bit_cast::<4, 1>(self.dec_chk.atomic_ok.val().into()) << self.chk_slot.q.val());
-            self.s_chase_ok.d.next = (self.s_chase_ok.q.val()
-                & !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val()))
+            self.s_chase_ok.d.next = (self.s_chase_ok.q.val() & self.chk_keep.val())
                 | (bit_cast::<4, 1>(self.dec_chk.chase_ok.val().into()) << self.chk_slot.q.val());
         }
         // ---- The page hash: the header's pid and VPN the cycle after, its result kept for
