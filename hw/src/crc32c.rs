@@ -22,7 +22,7 @@
 //!   the matrix's output (not a register), which the read-data stage only places into the
 //!   response header, and whatever feeds it (the read data's realignment) ends at a flip-flop.
 
-use crate::util::{GatherBytes, MaskBytes};
+use crate::util::{Gather, GatherBytes, MaskBytes};
 use rust_hdl::prelude::*;
 
 // The engines sum whole beats with the bytes past the message zeroed: the protocol's checksum
@@ -97,22 +97,53 @@ pub fn crc32c_by_matrix(bytes: &[u8]) -> u32 {
 }
 
 /// `y = M x` over GF(2): output bit `i` is the parity of `x & rows[i]`. The matrix is a
-/// constant chosen at elaboration time.
-///
-/// A leaf written by hand (like [`Gather`](crate::util::Gather)), in one of two forms:
-/// * `LUT_TREES = false`: each row is `^(x & row)`, and synthesis builds the trees. Yosys's
-///   ABC restructures them freely, which merges whatever computes `x` (a byte mask, a
-///   multiplexer) into the leaves; for a matrix fed by logic that is the smaller netlist.
-/// * `LUT_TREES = true`: each row's XOR tree is spelled out as six-input XORs, the input
-///   vector and every node a `(* keep *)` wire, so synthesis maps each node to exactly one
-///   LUT6 (a row of `n` inputs costs about `(n - 1) / 5` LUTs, `ceil(log6 n)` levels). For a
-///   matrix fed by flip-flops that is the smaller netlist: the CRC matrix alone takes 2,666
-///   LUTs as `^(x & row)` against 1,823 spelled out (the rows need 1,751 at best). Fed by
-///   logic it is the larger one: ABC still rebuilds each kept node from the logic in front of
-///   `x` for depth, and the leaves no longer fit a LUT (the ack layer took 4,170 LUTs against
-///   2,929).
+/// constant chosen at elaboration time. Each row is written `^(x & row)` and synthesis builds
+/// the trees: Yosys's ABC restructures them freely, which merges whatever computes `x` (a byte
+/// mask, a multiplexer) into the leaves. For a matrix fed by logic that is the smaller netlist
+/// (the receive engine); fed by flip-flops, [`XorTrees`] is.
 #[derive(LogicBlock)]
-pub struct XorMatrix<const I: usize, const O: usize, const LUT_TREES: bool> {
+pub struct XorMatrix<const I: usize, const O: usize> {
+    /// Input vector.
+    pub x: Signal<In, Bits<I>>,
+    /// Output vector.
+    pub y: Signal<Out, Bits<O>>,
+    rows: [Constant<Bits<I>>; O],
+    g: Gather<O>,
+}
+
+impl<const I: usize, const O: usize> XorMatrix<I, O> {
+    /// The matrix with these rows.
+    pub fn new(rows: [Bits<I>; O]) -> Self {
+        XorMatrix {
+            x: Default::default(),
+            y: Default::default(),
+            rows: rows.map(Constant::new),
+            g: Default::default(),
+        }
+    }
+}
+
+impl<const I: usize, const O: usize> Logic for XorMatrix<I, O> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for i in 0..O {
+            self.g.bits[i].next = (self.x.val() & self.rows[i].val()).xor();
+        }
+        self.y.next = self.g.out.val();
+    }
+}
+
+/// `y = M x` over GF(2) like [`XorMatrix`], each row's XOR tree spelled out as six-input XORs,
+/// every node a `(* keep *)` wire, so synthesis maps each node to exactly one LUT6 (a row of
+/// `n` inputs costs about `(n - 1) / 5` LUTs, `ceil(log6 n)` levels).
+///
+/// A leaf written by hand (like [`Gather`]). For a matrix fed by flip-flops this is the smaller
+/// netlist: the CRC matrix alone takes 2,666 LUTs as `^(x & row)` against 1,823 spelled out
+/// (the rows need 1,751 at best). Fed by logic it is the larger one: ABC rebuilds each kept
+/// node from the logic in front of `x` for depth, and the leaves no longer fit a LUT (the ack
+/// layer took 4,170 LUTs against 2,929).
+#[derive(LogicBlock)]
+pub struct XorTrees<const I: usize, const O: usize> {
     /// Input vector.
     pub x: Signal<In, Bits<I>>,
     /// Output vector.
@@ -120,10 +151,10 @@ pub struct XorMatrix<const I: usize, const O: usize, const LUT_TREES: bool> {
     rows: [Constant<Bits<I>>; O],
 }
 
-impl<const I: usize, const O: usize, const LUT_TREES: bool> XorMatrix<I, O, LUT_TREES> {
+impl<const I: usize, const O: usize> XorTrees<I, O> {
     /// The matrix with these rows.
     pub fn new(rows: [Bits<I>; O]) -> Self {
-        XorMatrix {
+        XorTrees {
             x: Default::default(),
             y: Default::default(),
             rows: rows.map(Constant::new),
@@ -158,7 +189,7 @@ impl<const I: usize, const O: usize, const LUT_TREES: bool> XorMatrix<I, O, LUT_
     }
 }
 
-impl<const I: usize, const O: usize, const LUT_TREES: bool> Logic for XorMatrix<I, O, LUT_TREES> {
+impl<const I: usize, const O: usize> Logic for XorTrees<I, O> {
     fn update(&mut self) {
         let x = self.x.val();
         let mut y = Bits::<O>::default();
@@ -175,10 +206,6 @@ impl<const I: usize, const O: usize, const LUT_TREES: bool> Logic for XorMatrix<
     }
 
     fn hdl(&self) -> Verilog {
-        if !LUT_TREES {
-            let rows: Vec<String> = (0..O).rev().map(|i| format!("^(x & rows${i})")).collect();
-            return Verilog::Custom(format!("always @(*) y = {{{}}};", rows.join(", ")));
-        }
         let mut verilog = String::new();
         let roots: Vec<String> = (0..O).map(|i| self.tree(i, &mut verilog)).collect();
         let outs: Vec<&str> = roots.iter().rev().map(String::as_str).collect();
@@ -210,7 +237,7 @@ pub struct Crc32c {
     /// The beat with bytes `in_bytes..64` zeroed.
     masked: MaskBytes<512>,
     /// The beat matrix (fed by the mask and the initial-value multiplexer: ABC's trees).
-    beat: XorMatrix<544, 32, false>,
+    beat: XorMatrix<544, 32>,
     /// The register the beat continues from: the initial value on a first beat.
     state_in: Signal<Local, Bits<32>>,
 }
@@ -286,7 +313,7 @@ pub struct Crc32cRegistered {
     /// `pend` as one vector.
     pend_beat: GatherBytes<64, 512>,
     /// The beat matrix (fed by flip-flops only: spelled-out LUT trees).
-    beat: XorMatrix<544, 32, true>,
+    beat: XorTrees<544, 32>,
 }
 
 impl Default for Crc32cRegistered {
@@ -301,7 +328,7 @@ impl Default for Crc32cRegistered {
             pend: core::array::from_fn(|_| Default::default()),
             acc: Default::default(),
             pend_beat: Default::default(),
-            beat: XorMatrix::new(beat_rows()),
+            beat: XorTrees::new(beat_rows()),
         }
     }
 }

@@ -17,16 +17,25 @@
 use clio_proto::consts::{VA_BITS, VA_LIMIT};
 use rust_hdl::prelude::*;
 
-/// The range check (module doc).
+/// What the rule reads of `(va, n, n2)`, as [`VaEnd::terms`] packs them: `va`'s bits 48..64
+/// zero (bit 0), its bits K..48 all ones (bit 1), the sum's bit K (bit 2), the sum's low K
+/// bits zero (bit 3), the exception `va = VA_LIMIT` with `n + n2 = 0` (bit 4). Everything wide
+/// (the sum's carry chain, the 48-bit compares) is here; [`VaEndRule`] is one LUT, so a caller
+/// can register the terms and decide in the next cycle.
+pub const VA_END_TERMS: usize = 5;
+// The kernels' `bit_cast::<5, 1>` and `get_bit(0..5)` are these five terms.
+const _: () = assert!(VA_END_TERMS == 5);
+
+/// The range check's terms (module doc; [`VA_END_TERMS`]).
 #[derive(LogicBlock)]
-pub struct VaEnd<const K: usize, const K1: usize> {
+pub struct VaEndTerms<const K: usize, const K1: usize> {
     /// The range's first byte.
     pub va: Signal<In, Bits<64>>,
     /// Its length, `n + n2`, below 2^K (the caller's bound).
     pub n: Signal<In, Bits<K>>,
     pub n2: Signal<In, Bits<K>>,
-    /// `va + n <= VA_LIMIT` (not `inside`: a SystemVerilog keyword).
-    pub in_va: Signal<Out, Bit>,
+    /// The terms, for [`VaEndRule`].
+    pub terms: Signal<Out, Bits<VA_END_TERMS>>,
     /// `va[0..K] + n + n2`.
     sum: Signal<Local, Bits<K1>>,
     /// A VA's bits 0..K, K..48 and 48..64.
@@ -40,7 +49,7 @@ pub struct VaEnd<const K: usize, const K1: usize> {
     limit: Constant<Bits<64>>,
 }
 
-impl<const K: usize, const K1: usize> Default for VaEnd<K, K1> {
+impl<const K: usize, const K1: usize> Default for VaEndTerms<K, K1> {
     fn default() -> Self {
         const {
             assert!(
@@ -50,11 +59,11 @@ impl<const K: usize, const K1: usize> Default for VaEnd<K, K1> {
         };
         let low = (1u64 << K) - 1;
         let va_mask = VA_LIMIT - 1;
-        VaEnd {
+        VaEndTerms {
             va: Default::default(),
             n: Default::default(),
             n2: Default::default(),
-            in_va: Default::default(),
+            terms: Default::default(),
             sum: Default::default(),
             low: Constant::new(low.to_bits()),
             mid: Constant::new((va_mask & !low).to_bits()),
@@ -66,19 +75,70 @@ impl<const K: usize, const K1: usize> Default for VaEnd<K, K1> {
     }
 }
 
-impl<const K: usize, const K1: usize> Logic for VaEnd<K, K1> {
+impl<const K: usize, const K1: usize> Logic for VaEndTerms<K, K1> {
     #[hdl_gen]
     fn update(&mut self) {
-        // `va[0..K] + n + n2 <= 2^K`: bit K of the sum clear, or the sum exactly 2^K (its
-        // low K bits zero).
         self.sum.next = bit_cast::<K1, 64>(self.va.val() & self.low.val())
             + bit_cast::<K1, K>(self.n.val())
             + bit_cast::<K1, K>(self.n2.val());
-        self.in_va.next = ((self.va.val() & self.high.val()) == 0)
-            & (((self.va.val() & self.mid.val()) != self.mid.val())
-                | ((self.sum.val() & self.bit_k.val()) == 0)
-                | ((self.sum.val() & self.sum_low.val()) == 0))
-            | ((self.va.val() == self.limit.val()) & (self.n.val() == 0) & (self.n2.val() == 0));
+        self.terms.next = bit_cast::<5, 1>(((self.va.val() & self.high.val()) == 0).into())
+            | (bit_cast::<5, 1>(((self.va.val() & self.mid.val()) == self.mid.val()).into()) << 1)
+            | (bit_cast::<5, 1>(((self.sum.val() & self.bit_k.val()) != 0).into()) << 2)
+            | (bit_cast::<5, 1>(((self.sum.val() & self.sum_low.val()) == 0).into()) << 3)
+            | (bit_cast::<5, 1>(
+                ((self.va.val() == self.limit.val()) & (self.n.val() == 0) & (self.n2.val() == 0))
+                    .into(),
+            ) << 4);
+    }
+}
+
+/// The range check's decision from its terms: `va`'s bits 48..64 zero, and either its bits
+/// K..48 not all ones (then `va + n < 2^48`) or `va[0..K] + n + n2 <= 2^K` (the sum's bit K
+/// clear, or the sum exactly 2^K); or the exception.
+#[derive(LogicBlock, Default)]
+pub struct VaEndRule {
+    /// [`VaEndTerms::terms`], possibly a cycle old.
+    pub terms: Signal<In, Bits<VA_END_TERMS>>,
+    /// `va + n + n2 <= VA_LIMIT` (not `inside`: a SystemVerilog keyword).
+    pub in_va: Signal<Out, Bit>,
+}
+
+impl Logic for VaEndRule {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.in_va.next = self.terms.val().get_bit(0)
+            & (!self.terms.val().get_bit(1)
+                | !self.terms.val().get_bit(2)
+                | self.terms.val().get_bit(3))
+            | self.terms.val().get_bit(4);
+    }
+}
+
+/// The range check (module doc): [`VaEndTerms`] and [`VaEndRule`] in one cycle.
+#[derive(LogicBlock, Default)]
+pub struct VaEnd<const K: usize, const K1: usize> {
+    /// The range's first byte.
+    pub va: Signal<In, Bits<64>>,
+    /// Its length, `n + n2`, below 2^K (the caller's bound).
+    pub n: Signal<In, Bits<K>>,
+    pub n2: Signal<In, Bits<K>>,
+    /// `va + n + n2 <= VA_LIMIT`.
+    pub in_va: Signal<Out, Bit>,
+    /// The terms, also for a caller that registers them (`Decode::rd_terms`, ...).
+    pub terms: Signal<Out, Bits<VA_END_TERMS>>,
+    parts: VaEndTerms<K, K1>,
+    rule: VaEndRule,
+}
+
+impl<const K: usize, const K1: usize> Logic for VaEnd<K, K1> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.parts.va.next = self.va.val();
+        self.parts.n.next = self.n.val();
+        self.parts.n2.next = self.n2.val();
+        self.terms.next = self.parts.terms.val();
+        self.rule.terms.next = self.parts.terms.val();
+        self.in_va.next = self.rule.in_va.val();
     }
 }
 

@@ -21,7 +21,7 @@
 use crate::mat::Mat;
 use crate::spec::{swapped, Spec};
 use crate::util::ByteSwap;
-use crate::va_end::VaEnd;
+use crate::va_end::{VaEnd, VA_END_TERMS};
 use clio_proto::consts::{MAX_PAYLOAD, MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN, VA_BITS, VA_LIMIT};
 use clio_proto::header::{field, FLAG_DURABLE, ROUTED_HEADER_LEN};
 use clio_proto::replog;
@@ -85,6 +85,13 @@ pub struct Decode {
     /// The checks (module doc).
     pub parse_ok: Signal<Out, Bit>,
     pub read_ok: Signal<Out, Bit>,
+    /// `read_ok` in two halves, for a caller that registers them and decides a cycle later
+    /// (the look-ahead's check stage): the format part (one packet, no payload,
+    /// `1..=MAX_REQUEST_LEN` bytes) and the range's terms (`read_ok = read_form &
+    /// VaEndRule(rd_terms)`); `write_in_va` is `VaEndRule(wr_terms)`.
+    pub read_form: Signal<Out, Bit>,
+    pub rd_terms: Signal<Out, Bits<VA_END_TERMS>>,
+    pub wr_terms: Signal<Out, Bits<VA_END_TERMS>>,
     pub write_ok: Signal<Out, Bit>,
     pub write_in_va: Signal<Out, Bit>,
     pub append_ok: Signal<Out, Bit>,
@@ -162,11 +169,13 @@ impl Logic for Decode {
         self.wr_end.n.next = bit_cast::<27, 16>(self.pkt_index.val()) << 10;
         self.wr_end.n2.next = bit_cast::<27, 16>(self.payload_len.val());
         // check_read.
-        self.read_ok.next = (self.payload_len.val() == 0)
+        self.read_form.next = (self.payload_len.val() == 0)
             & (self.pkt_count.val() == 1)
             & (self.total_len.val() != 0)
-            & (self.total_len.val() <= self.max_request_len.val())
-            & self.rd_end.in_va.val();
+            & (self.total_len.val() <= self.max_request_len.val());
+        self.read_ok.next = self.read_form.val() & self.rd_end.in_va.val();
+        self.rd_terms.next = self.rd_end.terms.val();
+        self.wr_terms.next = self.wr_end.terms.val();
         // check_write_segment without a subtraction: with 0 < total_len <= 2^20 (checked
         // alongside), count = ceil(total / 1024) is `wr_kib` + `wr_part`, every segment but the
         // last carries 1024 bytes, and the last `total_len % 1024` (1024 if that is 0).

@@ -36,6 +36,7 @@
 use crate::fastpath::decode::Decode;
 use crate::hash_unit::HashUnit;
 use crate::spec::Spec;
+use crate::va_end::{VaEndRule, VA_END_TERMS};
 use clio_proto::consts::MAX_PAYLOAD;
 use clio_proto::header::ROUTED_HEADER_LEN;
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
@@ -150,9 +151,12 @@ pub struct TranslateAhead {
     /// needed, the page offset and length of the packet's first bytes.
     s_rw: DFF<Bits<4>>,
     /// Per slot, from its header: the read check, the write check, the write inside the VA
-    /// space (bit k = slot k). Set a cycle after the header came in, from its registered copy
-    /// (`chk_*`: the decode's checks are not in the header's cycle): the executor reads them
-    /// when it dispatches the frame, three cycles or more after its first beat.
+    /// space (bit k = slot k). Set two cycles after the header came in: its registered copy
+    /// is decoded (`chk_*`: the decode's checks are not in the header's cycle), the results
+    /// registered (`res_*`: the range checks' sums are not in the cycle of the slot's bit).
+    /// The executor reads them when it dispatches the frame, three cycles or more after its
+    /// first beat (the frame's slot is full two cycles after its last beat, and Dispatch is
+    /// the cycle after the executor takes it).
     s_read_ok: DFF<Bits<4>>,
     s_write_ok: DFF<Bits<4>>,
     s_write_in_va: DFF<Bits<4>>,
@@ -198,10 +202,27 @@ pub struct TranslateAhead {
     /// checks (`dec_chk`, the dispatch decode again: its other outputs are unused).
     chk_in: DFF<Bit>,
     chk_slot: DFF<Bits<2>>,
-    /// Every slot's bit but the check stage's.
-    chk_keep: Signal<Local, Bits<4>>,
     chk_hdr: DFF<Bits<384>>,
     dec_chk: Decode,
+    /// The checks registered a cycle later with their slot (`res_in`), what is wide in them
+    /// done: the VA-range checks as their terms (`Decode::rd_terms`, `wr_terms`: the sums and
+    /// wide compares), decided here by a `VaEndRule` each; the read's format part; the other
+    /// checks whole. The per-slot bits below are set from these.
+    res_in: DFF<Bit>,
+    res_slot: DFF<Bits<2>>,
+    res_read_form: DFF<Bit>,
+    res_rd_terms: DFF<Bits<VA_END_TERMS>>,
+    res_wr_terms: DFF<Bits<VA_END_TERMS>>,
+    res_write_ok: DFF<Bit>,
+    res_parse_kv: DFF<Bit>,
+    res_kv_op: DFF<Bit>,
+    res_append_ok: DFF<Bit>,
+    res_atomic_ok: DFF<Bit>,
+    res_chase_ok: DFF<Bit>,
+    rd_rule: VaEndRule,
+    wr_rule: VaEndRule,
+    /// Every slot's bit but the result stage's.
+    res_keep: Signal<Local, Bits<4>>,
     opcode: Signal<Local, Bits<8>>,
     is_write: Signal<Local, Bit>,
     is_rw: Signal<Local, Bit>,
@@ -330,9 +351,22 @@ impl Default for TranslateAhead {
             dec: Default::default(),
             chk_in: Default::default(),
             chk_slot: Default::default(),
-            chk_keep: Default::default(),
             chk_hdr: Default::default(),
             dec_chk: Default::default(),
+            res_in: Default::default(),
+            res_slot: Default::default(),
+            res_read_form: Default::default(),
+            res_rd_terms: Default::default(),
+            res_wr_terms: Default::default(),
+            res_write_ok: Default::default(),
+            res_parse_kv: Default::default(),
+            res_kv_op: Default::default(),
+            res_append_ok: Default::default(),
+            res_atomic_ok: Default::default(),
+            res_chase_ok: Default::default(),
+            rd_rule: Default::default(),
+            wr_rule: Default::default(),
+            res_keep: Default::default(),
             opcode: Default::default(),
             is_write: Default::default(),
             is_rw: Default::default(),
@@ -383,6 +417,17 @@ impl Logic for TranslateAhead {
             chk_in,
             chk_slot,
             chk_hdr,
+            res_in,
+            res_slot,
+            res_read_form,
+            res_rd_terms,
+            res_wr_terms,
+            res_write_ok,
+            res_parse_kv,
+            res_kv_op,
+            res_append_ok,
+            res_atomic_ok,
+            res_chase_ok,
             psize,
             pmask,
             p1_valid,
@@ -467,26 +512,41 @@ impl Logic for TranslateAhead {
                     self.s_rw.q.val() & !(bit_cast::<4, 1>(1.into()) << self.hdr_slot.val());
             }
         }
-        // The other slots' bits as they are; the check stage's slot's from its decode.
-        self.chk_keep.next = !(bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val());
-        if self.chk_in.q.val() {
-            self.s_read_ok.d.next = (self.s_read_ok.q.val() & self.chk_keep.val())
-                | (bit_cast::<4, 1>(self.dec_chk.read_ok.val().into()) << self.chk_slot.q.val());
-            self.s_write_ok.d.next = (self.s_write_ok.q.val() & self.chk_keep.val())
-                | (bit_cast::<4, 1>(self.dec_chk.write_ok.val().into()) << self.chk_slot.q.val());
-            self.s_write_in_va.d.next = (self.s_write_in_va.q.val() & self.chk_keep.val())
-                | (bit_cast::<4, 1>(self.dec_chk.write_in_va.val().into())
-                    << self.chk_slot.q.val());
-            self.s_parse_kv.d.next = (self.s_parse_kv.q.val() & self.chk_keep.val())
-                | (bit_cast::<4, 1>(self.dec_chk.parse_ok.val().into()) << self.chk_slot.q.val());
-            self.s_kv_op.d.next = (self.s_kv_op.q.val() & self.chk_keep.val())
-                | (bit_cast::<4, 1>(self.dec_chk.kv.val().into()) << self.chk_slot.q.val());
-            self.s_append_ok.d.next = (self.s_append_ok.q.val() & self.chk_keep.val())
-                | (bit_cast::<4, 1>(self.dec_chk.append_ok.val().into()) << self.chk_slot.q.val());
-            self.s_atomic_ok.d.next = (self.s_atomic_ok.q.val() & self.chk_keep.val())
-                | (bit_cast::<4, 1>(self.dec_chk.atomic_ok.val().into()) << self.chk_slot.q.val());
-            self.s_chase_ok.d.next = (self.s_chase_ok.q.val() & self.chk_keep.val())
-                | (bit_cast::<4, 1>(self.dec_chk.chase_ok.val().into()) << self.chk_slot.q.val());
+        // The checks, registered with their slot; then the per-slot bits: the other slots' as
+        // they are, the result stage's slot's from its results.
+        self.res_in.d.next = self.chk_in.q.val() & !self.reset.val();
+        self.res_slot.d.next = self.chk_slot.q.val();
+        self.res_read_form.d.next = self.dec_chk.read_form.val();
+        self.res_rd_terms.d.next = self.dec_chk.rd_terms.val();
+        self.res_wr_terms.d.next = self.dec_chk.wr_terms.val();
+        self.res_write_ok.d.next = self.dec_chk.write_ok.val();
+        self.res_parse_kv.d.next = self.dec_chk.parse_ok.val();
+        self.res_kv_op.d.next = self.dec_chk.kv.val();
+        self.res_append_ok.d.next = self.dec_chk.append_ok.val();
+        self.res_atomic_ok.d.next = self.dec_chk.atomic_ok.val();
+        self.res_chase_ok.d.next = self.dec_chk.chase_ok.val();
+        self.rd_rule.terms.next = self.res_rd_terms.q.val();
+        self.wr_rule.terms.next = self.res_wr_terms.q.val();
+        self.res_keep.next = !(bit_cast::<4, 1>(1.into()) << self.res_slot.q.val());
+        if self.res_in.q.val() {
+            self.s_read_ok.d.next = (self.s_read_ok.q.val() & self.res_keep.val())
+                | (bit_cast::<4, 1>(
+                    (self.res_read_form.q.val() & self.rd_rule.in_va.val()).into(),
+                ) << self.res_slot.q.val());
+            self.s_write_ok.d.next = (self.s_write_ok.q.val() & self.res_keep.val())
+                | (bit_cast::<4, 1>(self.res_write_ok.q.val().into()) << self.res_slot.q.val());
+            self.s_write_in_va.d.next = (self.s_write_in_va.q.val() & self.res_keep.val())
+                | (bit_cast::<4, 1>(self.wr_rule.in_va.val().into()) << self.res_slot.q.val());
+            self.s_parse_kv.d.next = (self.s_parse_kv.q.val() & self.res_keep.val())
+                | (bit_cast::<4, 1>(self.res_parse_kv.q.val().into()) << self.res_slot.q.val());
+            self.s_kv_op.d.next = (self.s_kv_op.q.val() & self.res_keep.val())
+                | (bit_cast::<4, 1>(self.res_kv_op.q.val().into()) << self.res_slot.q.val());
+            self.s_append_ok.d.next = (self.s_append_ok.q.val() & self.res_keep.val())
+                | (bit_cast::<4, 1>(self.res_append_ok.q.val().into()) << self.res_slot.q.val());
+            self.s_atomic_ok.d.next = (self.s_atomic_ok.q.val() & self.res_keep.val())
+                | (bit_cast::<4, 1>(self.res_atomic_ok.q.val().into()) << self.res_slot.q.val());
+            self.s_chase_ok.d.next = (self.s_chase_ok.q.val() & self.res_keep.val())
+                | (bit_cast::<4, 1>(self.res_chase_ok.q.val().into()) << self.res_slot.q.val());
         }
         // ---- The page hash: the header's pid and VPN the cycle after, its result kept for
         // the slot unless the slot has had another header since.
