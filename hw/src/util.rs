@@ -100,7 +100,11 @@ impl<const B: usize, const N: usize> Default for GatherBytes<B, N> {
 
 impl<const B: usize, const N: usize> Logic for GatherBytes<B, N> {
     fn update(&mut self) {
-        let v: Vec<u8> = self.bytes.iter().map(|s| s.val().to_u64() as u8).collect();
+        // A stack buffer: this runs in every settle of a simulated cycle.
+        let mut v = [0u8; B];
+        for (byte, s) in v.iter_mut().zip(&self.bytes) {
+            *byte = s.val().to_u64() as u8;
+        }
         self.out.next = bytes_to_bits(&v);
     }
 
