@@ -29,6 +29,8 @@ fn rtl_tlb_matches_the_model() {
             rtl.set(UP_VPN, vpn as u128);
             rtl.tick();
             rtl.set(UP_VALID, 0);
+            // The update is written in its second cycle; lookups see it from the next.
+            rtl.tick();
             model.invalidate(pid, vpn);
             continue;
         }
@@ -72,6 +74,7 @@ fn rtl_tlb_matches_the_model() {
                 rtl.set(UP_GEN, rtl.get(RES_GEN));
                 rtl.tick();
                 rtl.set(UP_VALID, 0);
+                rtl.tick();
                 model.insert(pid, vpn, pte);
             }
         }
