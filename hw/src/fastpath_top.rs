@@ -21,8 +21,8 @@
 //!
 //! The header is one beat (64 bytes): the payload starts at beat 1, so the RX and TX
 //! realignment shifts by the VA's lane offset only. Every request but Register must carry its
-//! RAS's key: the executor looks the pid up in the key table ([`KeyTable`]) as it takes the
-//! frame, and Dispatch answers DENIED, after `Header::parse`'s checks and before anything
+//! RAS's key: every frame's pid and key are looked up in the key table as its header arrives
+//! ([`KeyCheck`], the answer kept per slot), and Dispatch answers DENIED, after `Header::parse`'s checks and before anything
 //! executes, when the key does not open the pid. Responses carry header bytes 0..48 and zeros
 //! in 48..64 (never the key).
 //!
@@ -37,6 +37,7 @@ use crate::fastpath::decode::Decode;
 use crate::fastpath::executor::Executor;
 use crate::fastpath::extend::Extend;
 use crate::fastpath::ingest::Ingest;
+use crate::fastpath::key_check::KeyCheck;
 use crate::fastpath::offload_service::OffloadService;
 use crate::fastpath::ordering::Ordering;
 use crate::fastpath::persist::Persist;
@@ -52,7 +53,6 @@ use crate::fastpath::translate_ahead::TranslateAhead;
 use crate::fastpath::transmit::Transmit;
 use crate::fastpath::word_access::WordAccess;
 use crate::fastpath::write_data::WriteData;
-use crate::key_table::KeyTable;
 use crate::read_seg::ReadSeg;
 use crate::spec::Spec;
 use crate::sync_unit::SyncUnit;
@@ -70,6 +70,11 @@ use rust_hdl::prelude::*;
 const _: () = assert!(
     DATAPATH_BITS == 512 && BEAT_BYTES == 64 && HEADER_LEN == 64 && ROUTED_HEADER_LEN == 48,
     "one-beat header"
+);
+// the key check reads the pid field at bits 32..48 and the key field at bits 384..448 of the
+// header beat;
+const _: () = assert!(
+    clio_proto::header::field::PID.start == 4 && clio_proto::header::field::KEY.start == 48
 );
 // a wbuf slot is 32 beats (`slot << 5`) and holds a packet's payload;
 const _: () = assert!(MAX_PAYLOAD / BEAT_BYTES <= 32);
@@ -241,8 +246,8 @@ pub struct FastpathTop {
     /// in front of the TLB's compare. A lookup for a request the checks refuse only touches the
     /// TLB's LRU order.
     x_dlk: Signal<Local, Bit>,
-    /// The RAS keys (KEY_WRITE from the slow path), looked up as the executor takes a frame.
-    keys: KeyTable,
+    /// The RAS keys (KEY_WRITE from the slow path), checked as each header arrives.
+    keys: KeyCheck,
     /// The dispatch stage's decode: the header's fields, the match-action table's rules and
     /// each class's format checks.
     dec: Decode,
@@ -913,7 +918,6 @@ impl Logic for FastpathTop {
         for k in 0..4 {
             self.sq.verdict[k].next = self.ingest.verdict[k].val();
             self.sq.hdr[k].next = self.ingest.hdr[k].val();
-            self.sq.key[k].next = self.ingest.key[k].val();
             self.sq.client[k].next = self.ingest.client[k].val();
             self.sq.route[k].next = self.ingest.route[k].val();
             self.sq.lane[k].next = self.ingest.lane[k].val();
@@ -922,8 +926,13 @@ impl Logic for FastpathTop {
         self.sq.w_slot.next = self.wd.slot.val();
         self.sq.done.next = self.exec.done.val();
         self.sq.pass.next = self.exec.pass.val();
-        self.keys.lk_pid.next = self.sq.next_pid.val();
-        self.keys.lk_key.next = self.sq.next_key.val();
+        // The key check: every header's key as it arrives, kept per slot; Dispatch reads the
+        // executor's slot's answer.
+        self.keys.hdr_in.next = self.ingest.header_in.val();
+        self.keys.hdr_slot.next = self.ingest.header_slot.val();
+        self.keys.hdr_pid_field.next = self.rx_data.val().get_bits::<16>(32);
+        self.keys.hdr_key_field.next = self.rx_data.val().get_bits::<64>(384);
+        self.keys.sel.next = self.sq.slot.val();
         self.sq.take.next = self.exec.take.val();
         // Slots freed this cycle go back to the ingest stage.
         self.ingest.freed.next = self.sq.clear.val() | self.w_release.val();

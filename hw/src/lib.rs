@@ -77,6 +77,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "key_table",
             verilog_of("key_table", key_table::KeyTable::default()),
         ),
+        // The key table with the per-slot answers Dispatch reads.
+        (
+            "key_check",
+            verilog_of("key_check", fastpath::key_check::KeyCheck::default()),
+        ),
         (
             "sync_unit",
             verilog_of("sync_unit", sync_unit::SyncUnit::default()),

@@ -85,7 +85,7 @@ pub const MUTANTS: &[Mutant] = &[
         name: "key_not_checked",
         breaks: "authentication: any key is accepted for a registered RAS",
         edits: &[Edit {
-            module: "fastpath_top$keys",
+            module: "fastpath_top$keys$store",
             find: "ok = q_pid_ok$q & (keys$read_data != 32'h0) & (keys$read_data == q_key$q);",
             replace: "ok = q_pid_ok$q;",
         }],

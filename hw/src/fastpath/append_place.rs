@@ -23,7 +23,10 @@
 //! the room the capacity leaves for the tail (`capacity - LOG_HEAD - footprint`) is
 //! registered every cycle, so the load compares the tail with a register (`tail <= room`), not
 //! a sum with the header's capacity (whose byte swap and 66-bit compare would otherwise sit in
-//! front of the executor's APlace decision).
+//! front of the executor's APlace decision). `past_va` the same way: the record's end
+//! `va + LOG_HEAD + tail + footprint` is past `VA_LIMIT` exactly when the tail is past
+//! `VA_LIMIT - va - LOG_HEAD - footprint` (`va_room`, registered every cycle), so the decision
+//! is a flip-flop set as the tail arrives, not a compare of the registered end.
 
 use crate::spec::Spec;
 use clio_proto::consts::VA_LIMIT;
@@ -72,16 +75,20 @@ pub struct AppendPlace {
     tail_q: DFF<Bits<64>>,
     tail_pa_q: DFF<Bits<64>>,
     slot_word_q: DFF<Bits<3>>,
-    /// The record's VA (`va + LOG_HEAD + tail`), its end (`+ footprint`), and the log bytes it
-    /// needs (`tail + LOG_HEAD + footprint`), unwrapped (66 bits), summed as the tail arrives.
+    /// The record's VA (`va + LOG_HEAD + tail`), unwrapped (66 bits), summed as the tail
+    /// arrives.
     rva: DFF<Bits<66>>,
-    rend: DFF<Bits<66>>,
     /// The largest tail with which the record fits, `capacity - LOG_HEAD - footprint` (66 bits,
     /// negative when not even an empty log fits it), registered every cycle.
     room: DFF<Bits<66>>,
     /// `replog::place` accepts the loaded tail: aligned, and `tail + LOG_HEAD + footprint <=
     /// capacity` (`tail <= room`).
     fits: DFF<Bit>,
+    /// The largest tail with which the record ends within the VA space, `VA_LIMIT - va -
+    /// LOG_HEAD - footprint` (66 bits, negative when none does), registered every cycle.
+    va_room: DFF<Bits<66>>,
+    /// The loaded tail puts the record's end past `VA_LIMIT` (`tail > va_room`).
+    past: DFF<Bit>,
     fp: Signal<Local, Bits<12>>,
     log_head: Spec<66, LOG_HEAD>,
     va_limit: Spec<66, VA_LIMIT>,
@@ -97,15 +104,22 @@ impl Logic for AppendPlace {
             tail_pa_q,
             slot_word_q,
             rva,
-            rend,
             room,
-            fits
+            fits,
+            va_room,
+            past
         );
         self.fp.next = ((self.len.val() + 15) >> 3) << 3;
         self.footprint.next = self.fp.val();
         self.room.d.next = bit_cast::<66, 64>(self.capacity.val())
             - (self.log_head.val() + bit_cast::<66, 12>(self.fp.val()));
+        self.va_room.d.next = self.va_limit.val()
+            - (bit_cast::<66, 64>(self.va.val())
+                + self.log_head.val()
+                + bit_cast::<66, 12>(self.fp.val()));
         if self.load.val() {
+            self.past.d.next = self.va_room.q.val().get_bit(65)
+                | (self.tail.val() > self.va_room.q.val().get_bits::<64>(0));
             self.tail_q.d.next = self.tail.val();
             self.tail_pa_q.d.next = self.tail_pa.val();
             self.slot_word_q.d.next = self.slot_word.val();
@@ -114,16 +128,12 @@ impl Logic for AppendPlace {
             self.rva.d.next = bit_cast::<66, 64>(self.va.val())
                 + self.log_head.val()
                 + bit_cast::<66, 64>(self.tail.val());
-            self.rend.d.next = bit_cast::<66, 64>(self.va.val())
-                + self.log_head.val()
-                + bit_cast::<66, 64>(self.tail.val())
-                + bit_cast::<66, 12>(self.fp.val());
             self.fits.d.next = (self.tail.val().get_bits::<3>(0) == 0)
                 & !self.room.q.val().get_bit(65)
                 & (self.tail.val() <= self.room.q.val().get_bits::<64>(0));
         }
         self.log_full.next = !self.fits.q.val() | (self.rva.q.val().get_bits::<2>(64) != 0);
-        self.past_va.next = self.rend.q.val() > self.va_limit.val();
+        self.past_va.next = self.past.q.val();
         self.record_va.next = bit_cast::<64, 66>(self.rva.q.val());
         self.old_tail.next = self.tail_q.q.val();
         self.new_tail.next = self.tail_q.q.val() + bit_cast::<64, 12>(self.fp.val());

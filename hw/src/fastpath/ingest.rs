@@ -4,7 +4,7 @@
 //! For each frame it
 //! * checks the CRC-32C and the framing as the beats stream ([`AckLayer`]) and keeps the
 //!   verdict (drop, NACK) per slot;
-//! * keeps the header bytes 0..48, the key (bytes 48..56) and client (56..58) as numbers, the
+//! * keeps the header bytes 0..48 and the client (56..58) as a number, the
 //!   route (the frame's side band) and the VA's lane offset per slot;
 //! * writes the payload, realigned from frame lanes to DRAM lanes (byte `va % 64` of a block
 //!   is the payload's first), into the slot's 32 blocks of the payload buffer (`wbuf`, which
@@ -23,7 +23,6 @@
 use crate::ack_layer::AckLayer;
 use crate::mem_access::Realign;
 use crate::spec::Spec;
-use crate::util::ByteSwap;
 use clio_proto::consts::{BEAT_BYTES, MAX_PAYLOAD};
 use clio_proto::header::field;
 use rust_hdl::prelude::*;
@@ -38,13 +37,8 @@ pub const SLOTS: usize = 4;
 const _: () = assert!(MAX_PAYLOAD / BEAT_BYTES < 32 && BEAT_BYTES == 64);
 
 // Raw header positions (bit 8k = byte k of the first beat): the VA's last byte 23 (bits
-// 184..190 hold its lane offset), key 48..56 (bits 384..448), client 56..58 (bits 448..464).
-const _: () = assert!(
-    field::VA.end == 24
-        && field::KEY.start == 48
-        && field::KEY.end == 56
-        && field::CLIENT.start == 56
-);
+// 184..190 hold its lane offset), client 56..58 (bits 448..464).
+const _: () = assert!(field::VA.end == 24 && field::CLIENT.start == 56);
 
 /// The ingest stage.
 #[derive(LogicBlock)]
@@ -86,8 +80,6 @@ pub struct Ingest {
     pub header_slot: Signal<Out, Bits<2>>,
     /// Per slot: header bytes 0..48 as received.
     pub hdr: [Signal<Out, Bits<384>>; SLOTS],
-    /// Per slot: the key (header bytes 48..56, big endian) as a number.
-    pub key: [Signal<Out, Bits<64>>; SLOTS],
     /// Per slot: the client id (header bytes 56..58, big endian) as a number.
     pub client: [Signal<Out, Bits<16>>; SLOTS],
     /// Per slot: the frame's route.
@@ -98,8 +90,6 @@ pub struct Ingest {
     pub verdict: [Signal<Out, Bits<2>>; SLOTS],
     /// The CRC and framing check.
     ack: AckLayer,
-    /// The header's key (big endian) as a number.
-    keyswap: ByteSwap<64>,
     /// Frame lanes to DRAM lanes.
     realign: Realign,
     block_limit: Spec<12, RX_BLOCK_LIMIT>,
@@ -146,7 +136,6 @@ pub struct Ingest {
     /// The slot becoming full this cycle.
     set: Signal<Local, Bits<4>>,
     s_hdr: [DFF<Bits<384>>; SLOTS],
-    s_key: [DFF<Bits<64>>; SLOTS],
     s_client: [DFF<Bits<16>>; SLOTS],
     s_route: [DFF<Bits<256>>; SLOTS],
     s_lane: [DFF<Bits<6>>; SLOTS],
@@ -174,13 +163,11 @@ impl Default for Ingest {
             header_in: Default::default(),
             header_slot: Default::default(),
             hdr: core::array::from_fn(|_| Default::default()),
-            key: core::array::from_fn(|_| Default::default()),
             client: core::array::from_fn(|_| Default::default()),
             route: core::array::from_fn(|_| Default::default()),
             lane: core::array::from_fn(|_| Default::default()),
             verdict: core::array::from_fn(|_| Default::default()),
             ack: Default::default(),
-            keyswap: Default::default(),
             realign: Default::default(),
             block_limit: Default::default(),
             receiving: Default::default(),
@@ -203,7 +190,6 @@ impl Default for Ingest {
             hset: Default::default(),
             set: Default::default(),
             s_hdr: core::array::from_fn(|_| Default::default()),
-            s_key: core::array::from_fn(|_| Default::default()),
             s_client: core::array::from_fn(|_| Default::default()),
             s_route: core::array::from_fn(|_| Default::default()),
             s_lane: core::array::from_fn(|_| Default::default()),
@@ -221,8 +207,6 @@ impl Logic for Ingest {
         for k in 0..4 {
             self.s_hdr[k].clock.next = self.clock.val();
             self.s_hdr[k].d.next = self.s_hdr[k].q.val();
-            self.s_key[k].clock.next = self.clock.val();
-            self.s_key[k].d.next = self.s_key[k].q.val();
             self.s_client[k].clock.next = self.clock.val();
             self.s_client[k].d.next = self.s_client[k].q.val();
             self.s_route[k].clock.next = self.clock.val();
@@ -232,7 +216,6 @@ impl Logic for Ingest {
             self.s_verdict[k].clock.next = self.clock.val();
             self.s_verdict[k].d.next = self.s_verdict[k].q.val();
             self.hdr[k].next = self.s_hdr[k].q.val();
-            self.key[k].next = self.s_key[k].q.val();
             self.client[k].next = self.s_client[k].q.val();
             self.route[k].next = self.s_route[k].q.val();
             self.lane[k].next = self.s_lane[k].q.val();
@@ -264,7 +247,6 @@ impl Logic for Ingest {
         self.ack.in_data.next = self.rx_data.val();
         self.ack.in_keep.next = self.rx_keep.val();
         self.ack.in_last.next = self.rx_last.val();
-        self.keyswap.x.next = self.rx_data.val().get_bits::<64>(384);
         self.realign.lo.next = self.prev.q.val();
         self.realign.hi.next = self.rx_data.val();
         if self.flush.q.val() {
@@ -310,7 +292,7 @@ impl Logic for Ingest {
             self.receiving.d.next = self.slot_free.val();
         }
         // A beat taken: the previous beat is kept for the realigner; a first beat's header,
-        // key, client, route and lane go to its slot. Taken in a flush cycle, it starts the
+        // client, route and lane go to its slot. Taken in a flush cycle, it starts the
         // next frame (after the flush above).
         if self.take.val() {
             self.prev.d.next = self.rx_data.val();
@@ -323,7 +305,6 @@ impl Logic for Ingest {
                 for k in 0..4 {
                     if self.hslot.val() == k.to_bits::<2>() {
                         self.s_hdr[k].d.next = bit_cast::<384, 512>(self.rx_data.val());
-                        self.s_key[k].d.next = self.keyswap.y.val();
                         self.s_client[k].d.next =
                             (bit_cast::<16, 8>(self.rx_data.val().get_bits::<8>(448)) << 8)
                                 | bit_cast::<16, 8>(self.rx_data.val().get_bits::<8>(456));

@@ -26,6 +26,7 @@ pub mod decode;
 pub mod executor;
 pub mod extend;
 pub mod ingest;
+pub mod key_check;
 pub mod offload_service;
 pub mod ordering;
 pub mod persist;

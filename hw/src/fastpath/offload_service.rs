@@ -23,13 +23,15 @@
 //!   response carries its status and no arguments), whether the response carries the unit's `arg0`
 //!   alone (`ans_replay`: a replayed put or delete) or both its arguments (`args_on`, with
 //!   `arg1`, kept until the next frame), and the sync unit's record (`ring_record`). The range
-//!   check is done as the answer is registered, so none of it is in front of the executor's
-//!   state decision. Cost: one cycle per offload request.
+//!   check's sum and wide compares are registered with the answer (`a_terms`, with
+//!   `a_ok_read`: an OK answer that asks a read); its rule (one LUT) and the status select come
+//!   after the register, so neither the unit's outputs nor the sum are in front of the
+//!   executor's state decision. Cost: one cycle per offload request.
 //!
 //! `clear` (the executor takes a new frame) forgets the access and the answer.
 
 use crate::spec::Spec;
-use crate::va_end::VaEnd;
+use crate::va_end::{VaEndRule, VaEndTerms, VA_END_TERMS};
 use clio_proto::consts::VA_BITS;
 use clio_proto::Status;
 use rust_hdl::prelude::*;
@@ -134,20 +136,25 @@ pub struct OffloadService {
     a_status: DFF<Bits<8>>,
     a_arg0: DFF<Bits<64>>,
     a_replay: DFF<Bit>,
-    a_read: DFF<Bit>,
+    /// The answer is OK and asks a payload read (whether inside the VA space: `a_terms`).
+    a_ok_read: DFF<Bit>,
+    /// The payload read's range-check terms.
+    a_terms: DFF<Bits<VA_END_TERMS>>,
     a_read_va: DFF<Bits<64>>,
     a_read_len: DFF<Bits<12>>,
     a_record: DFF<Bit>,
     a_record_status: DFF<Bits<8>>,
     xa: DFF<Bit>,
     x_arg1: DFF<Bits<64>>,
-    /// The answer's payload read ends inside the VA space (its length is below 2^12).
-    rd_end: VaEnd<12, 13>,
-    /// The unit's answer is taken this cycle / is OK / asks a read that would end past the
-    /// VA space.
+    /// The answer's payload read ends inside the VA space (its length is below 2^12): the
+    /// terms from the unit's outputs, the rule from the registered terms.
+    rd_terms: VaEndTerms<12, 13>,
+    rd_rule: VaEndRule,
+    /// The registered answer asks a read that would end past the VA space.
+    bad_read: Signal<Local, Bit>,
+    /// The unit's answer is taken this cycle / is OK.
     take: Signal<Local, Bit>,
     ok: Signal<Local, Bit>,
-    read_out: Signal<Local, Bit>,
     st_ok: Spec<8, { Status::Ok as u64 }>,
     st_bad_request: Spec<8, { Status::BadRequest as u64 }>,
 }
@@ -170,7 +177,8 @@ impl Logic for OffloadService {
             a_status,
             a_arg0,
             a_replay,
-            a_read,
+            a_ok_read,
+            a_terms,
             a_read_va,
             a_read_len,
             a_record,
@@ -227,26 +235,25 @@ impl Logic for OffloadService {
         // ---- The answer: taken while serving, decided and registered.
         self.u_rsp_ready.next = self.serving.val() & !self.a_valid.q.val();
         self.take.next = self.u_rsp_valid.val() & self.serving.val() & !self.a_valid.q.val();
-        self.rd_end.va.next = self.u_rsp_read_va.val();
-        self.rd_end.n.next = self.u_rsp_read_len.val();
-        self.rd_end.n2.next = 0.into();
+        self.rd_terms.va.next = self.u_rsp_read_va.val();
+        self.rd_terms.n.next = self.u_rsp_read_len.val();
+        self.rd_terms.n2.next = 0.into();
+        self.rd_rule.terms.next = self.a_terms.q.val();
+        self.bad_read.next = self.a_ok_read.q.val() & !self.rd_rule.in_va.val();
         self.ok.next = self.u_rsp_status.val() == self.st_ok.val();
-        self.read_out.next = self.ok.val() & self.u_rsp_read.val() & !self.rd_end.in_va.val();
         self.a_valid.d.next = self.take.val();
         if self.take.val() {
             self.a_status.d.next = self.u_rsp_status.val();
-            if self.read_out.val() {
-                self.a_status.d.next = self.st_bad_request.val();
-            }
+            self.a_ok_read.d.next = self.ok.val() & self.u_rsp_read.val();
+            self.a_terms.d.next = self.rd_terms.terms.val();
             self.a_arg0.d.next = self.u_rsp_arg0.val();
             self.a_replay.d.next = self.u_rsp_replay.val();
-            self.a_read.d.next = self.ok.val() & self.u_rsp_read.val() & self.rd_end.in_va.val();
             self.a_read_va.d.next = self.u_rsp_read_va.val();
             self.a_read_len.d.next = self.u_rsp_read_len.val();
             // A put or delete that executed records its answer (errors too: arg0 is 0 then).
             self.a_record.d.next = self.u_rsp_record.val();
             self.a_record_status.d.next = self.u_rsp_status.val();
-            self.xa.d.next = self.ok.val() & !self.read_out.val() & !self.u_rsp_replay.val();
+            self.xa.d.next = self.ok.val() & !self.u_rsp_replay.val();
             self.x_arg1.d.next = self.u_rsp_arg1.val();
             self.xw.d.next = false;
             self.xwr.d.next = false;
@@ -254,15 +261,18 @@ impl Logic for OffloadService {
         }
         self.ans_valid.next = self.a_valid.q.val();
         self.ans_status.next = self.a_status.q.val();
+        if self.bad_read.val() {
+            self.ans_status.next = self.st_bad_request.val();
+        }
         self.ans_arg0.next = self.a_arg0.q.val();
         self.ans_replay.next = self.a_replay.q.val();
-        self.ans_read.next = self.a_read.q.val();
+        self.ans_read.next = self.a_ok_read.q.val() & self.rd_rule.in_va.val();
         self.ans_read_va.next = self.a_read_va.q.val();
         self.ans_read_len.next = self.a_read_len.q.val();
         self.ring_record.next = self.a_valid.q.val() & self.a_record.q.val();
         self.ring_status.next = self.a_record_status.q.val();
         self.ring_value.next = self.a_arg0.q.val();
-        self.args_on.next = self.xa.q.val();
+        self.args_on.next = self.xa.q.val() & !self.bad_read.val();
         if self.tr_fail.val() & !self.xw.q.val() {
             // The answer's payload read failed: its status is the response's, alone.
             self.xa.d.next = false;

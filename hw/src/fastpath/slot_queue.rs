@@ -10,9 +10,7 @@
 //! slot in the same cycle: `next` is that slot, `next_full` says a frame is there, not still
 //! being streamed by the write-data stage (the executor can come round the four slots faster
 //! than a 1 KiB write's data leaves), and the `next_*` fields are that frame's, for the take
-//! (`take`: the executor holds the slot from the next cycle) and for the key lookup made in
-//! the same cycle (`next_pid`, `next_key`: Dispatch's `keys.ok` is that frame's, since the slot
-//! holds it until released). `next_ring_key` is the frame's idempotence-ring key, `{pid,
+//! (`take`: the executor holds the slot from the next cycle). `next_ring_key` is the frame's idempotence-ring key, `{pid,
 //! client, req_id}` (a CN_ACK's names the entry it frees: `arg0`'s low word as the req_id), for
 //! the executor to register as it takes the frame: the sync unit's CAM compares a register.
 //!
@@ -41,11 +39,10 @@ pub struct SlotQueue {
     /// Synchronous reset: slot 0, nothing held.
     pub reset: Signal<In, Bit>,
     /// The ingest stage's full slots and, per slot, its frame: verdict, header bytes 0..48,
-    /// key, client, route, payload lane.
+    /// client, route, payload lane.
     pub full: Signal<In, Bits<4>>,
     pub verdict: [Signal<In, Bits<2>>; SLOTS],
     pub hdr: [Signal<In, Bits<384>>; SLOTS],
-    pub key: [Signal<In, Bits<64>>; SLOTS],
     pub client: [Signal<In, Bits<16>>; SLOTS],
     pub route: [Signal<In, Bits<256>>; SLOTS],
     pub lane: [Signal<In, Bits<6>>; SLOTS],
@@ -68,8 +65,6 @@ pub struct SlotQueue {
     pub next_full: Signal<Out, Bit>,
     pub next_verdict: Signal<Out, Bits<2>>,
     pub next_hdr: Signal<Out, Bits<384>>,
-    pub next_pid: Signal<Out, Bits<16>>,
-    pub next_key: Signal<Out, Bits<64>>,
     pub next_client: Signal<Out, Bits<16>>,
     pub next_route: Signal<Out, Bits<256>>,
     pub next_lane: Signal<Out, Bits<6>>,
@@ -104,7 +99,6 @@ impl Default for SlotQueue {
             full: Default::default(),
             verdict: core::array::from_fn(|_| Default::default()),
             hdr: core::array::from_fn(|_| Default::default()),
-            key: core::array::from_fn(|_| Default::default()),
             client: core::array::from_fn(|_| Default::default()),
             route: core::array::from_fn(|_| Default::default()),
             lane: core::array::from_fn(|_| Default::default()),
@@ -120,8 +114,6 @@ impl Default for SlotQueue {
             next_full: Default::default(),
             next_verdict: Default::default(),
             next_hdr: Default::default(),
-            next_pid: Default::default(),
-            next_key: Default::default(),
             next_client: Default::default(),
             next_route: Default::default(),
             next_lane: Default::default(),
@@ -167,7 +159,6 @@ impl Logic for SlotQueue {
             & !(self.w_busy.val() & (self.w_slot.val() == self.next.val()));
         self.next_verdict.next = 0.into();
         self.next_hdr.next = 0.into();
-        self.next_key.next = 0.into();
         self.next_client.next = 0.into();
         self.next_route.next = 0.into();
         self.next_lane.next = 0.into();
@@ -175,14 +166,12 @@ impl Logic for SlotQueue {
             if self.next.val() == k.to_bits::<2>() {
                 self.next_verdict.next = self.verdict[k].val();
                 self.next_hdr.next = self.hdr[k].val();
-                self.next_key.next = self.key[k].val();
                 self.next_client.next = self.client[k].val();
                 self.next_route.next = self.route[k].val();
                 self.next_lane.next = self.lane[k].val();
             }
         }
         self.pid_swap.x.next = self.next_hdr.val().get_bits::<16>(32);
-        self.next_pid.next = self.pid_swap.y.val();
         self.req_swap.x.next = self.next_hdr.val().get_bits::<32>(96);
         self.ack_swap.x.next = self.next_hdr.val().get_bits::<32>(288);
         self.ring_req.next = self.req_swap.y.val();

@@ -8,8 +8,10 @@
 //! trimming the last beat to the response's length. The stage takes the next response in the
 //! cycle of the last beat (`free`), so responses leave back to back with no idle cycle
 //! between them; `tx_ready` low holds the beat on the wire. The last beat's index and byte
-//! enables are computed as the response is loaded (registers), so `tx_keep`, `tx_last` and
-//! `free` are a compare and a mux from flip-flops.
+//! enables are computed as the response is loaded (registers), and whether the beat on the
+//! wire is the last is a register too (`t_at_last`, set as the beat before it is taken), so
+//! `tx_last` and `free` are one gate from flip-flops and `tx_ready`: `free` starts the read-data
+//! stage's and the executor's next decisions.
 
 use clio_proto::consts::BEAT_BYTES;
 use rust_hdl::prelude::*;
@@ -69,6 +71,8 @@ pub struct Transmit {
     /// it is loaded.
     t_last: DFF<Bits<6>>,
     t_keep: DFF<Bits<64>>,
+    /// The beat on the wire is the last (`t_idx == t_last`).
+    t_at_last: DFF<Bit>,
     /// The response's route, beat 0 and slot.
     t_route: DFF<Bits<256>>,
     t_beat0: DFF<Bits<512>>,
@@ -86,9 +90,9 @@ pub struct Transmit {
 impl Logic for Transmit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, t_busy, t_idx, t_last, t_keep, t_route, t_beat0, t_slot);
+        dff_setup!(self, clock, t_busy, t_idx, t_last, t_keep, t_at_last, t_route, t_beat0, t_slot);
         self.ones64.next = 0xFFFF_FFFF_FFFF_FFFF_u64.to_bits();
-        self.last.next = self.t_idx.q.val() == self.t_last.q.val();
+        self.last.next = self.t_at_last.q.val();
         // Every lane but in the last beat, which keeps lanes 0..len mod 64 (all for 0).
         self.tx_keep.next = self.ones64.val();
         if self.last.val() {
@@ -111,6 +115,7 @@ impl Logic for Transmit {
             self.buf_address.next = (bit_cast::<6, 1>(self.t_slot.q.val().into()) << 5)
                 | bit_cast::<6, 5>(bit_cast::<5, 6>(self.t_idx.q.val() + 1));
             self.t_idx.d.next = self.t_idx.q.val() + 1;
+            self.t_at_last.d.next = (self.t_idx.q.val() + 1) == self.t_last.q.val();
             if self.last.val() {
                 self.t_busy.d.next = false;
             }
@@ -125,6 +130,7 @@ impl Logic for Transmit {
             self.t_idx.d.next = 0.into();
             self.t_slot.d.next = self.load_slot.val();
             self.t_last.d.next = bit_cast::<6, 12>(self.l_last.val());
+            self.t_at_last.d.next = self.l_last.val() == 0;
             self.t_keep.d.next = !(self.ones64.val() << self.l_tail.val());
             if self.l_tail.val() == 0 {
                 self.t_keep.d.next = self.ones64.val();

@@ -44,6 +44,13 @@ fn placement_follows_replog_place() {
             0 => r.next(),
             1 => u64::MAX - r.below(2048),
             2 => 8 * r.below(300) + 1 + r.below(7),
+            // The record ends 8 bytes before, at, or 8 bytes past `VA_LIMIT`.
+            3 => VA_LIMIT
+                .wrapping_sub(va)
+                .wrapping_sub(LOG_HEAD)
+                .wrapping_sub(footprint(len))
+                .wrapping_add(8 * r.below(3))
+                .wrapping_sub(8),
             _ => 8 * r.below(1 << 20),
         };
         let end = LOG_HEAD.wrapping_add(tail).wrapping_add(footprint(len));

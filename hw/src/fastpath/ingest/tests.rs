@@ -1,6 +1,6 @@
 //! The ingest stage alone: random frames (good, corrupted, truncated, short, responses) at
 //! random lane offsets and lengths, back to back, with slots released after random delays.
-//! Every slot's header, key, client, route, lane and verdict, and every payload byte in the
+//! Every slot's header, client, route, lane and verdict, and every payload byte in the
 //! buffer, against what `proto` says the frame carries; back-pressure when all four slots are
 //! full; the slot full exactly two cycles after the frame's last beat.
 
@@ -89,11 +89,6 @@ fn check_slot(b: &Bench<Ingest>, buf: &HashMap<u64, Vec<u8>>, slot: usize, e: &E
         bits_to_bytes(u.hdr[slot].val()),
         span(f, 0, 48),
         "frame {n}: header"
-    );
-    assert_eq!(
-        u.key[slot].val().to_u64(),
-        be(&span(f, 48, 8)),
-        "frame {n}: key"
     );
     assert_eq!(
         u.client[slot].val().to_u64(),
