@@ -397,7 +397,9 @@ impl Logic for FastpathTop {
                     & (self.exec.rsp_status.val() == self.st_ok.val())));
         self.rseg.va.next = self.h_va.val();
         self.rseg.total.next = self.h_tlen.val();
-        self.rseg.idx.next = self.exec.seg_index.val();
+        self.rseg.clock.next = self.clock.val();
+        self.rseg.load.next = self.exec.seg_load.val();
+        self.rseg.step.next = self.exec.seg_step.val();
         self.rhdr.seg_on.next = self.exec.seg_on.val();
         self.rhdr.pkt_index.next = self.exec.seg_index.val();
         self.rhdr.pkt_count.next = self.exec.seg_total.val();

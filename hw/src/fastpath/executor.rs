@@ -221,6 +221,10 @@ pub struct Executor {
     pub seg_count: Signal<In, Bits<16>>,
     pub seg_next_va: Signal<In, Bits<64>>,
     pub seg_next_len: Signal<In, Bits<12>>,
+    /// `ReadSeg`'s controls: a request is dispatched (its next packet is 1) / the answer moves
+    /// on to its next packet.
+    pub seg_load: Signal<Out, Bit>,
+    pub seg_step: Signal<Out, Bit>,
 
     // ---- The translate stage (`Translate`).
     /// Start a translation of `tr_va`'s page; take the stage's only-page hit.
@@ -603,6 +607,8 @@ impl Logic for Executor {
         self.x_only.next = self.state.q.val() == State::Resp;
         self.persist_run.next = self.state.q.val() == State::Persist;
         self.sp_tx_act.next = self.state.q.val() == State::SpTx;
+        self.seg_load.next = self.state.q.val() == State::Dispatch;
+        self.seg_step.next = false;
         self.serving.next = self.state.q.val() == State::Offload;
         self.word_sample.next = self.state.q.val() == State::SData;
         self.beat_pte.next = self.state.q.val() == State::SpPte;
@@ -1171,6 +1177,7 @@ impl Logic for Executor {
                 self.state.d.next = State::Idle;
             }
             if self.x_done.val() & self.rd_seg.q.val() & self.rd_more.q.val() & !self.x_only.val() {
+                self.seg_step.next = true;
                 self.rd_i.d.next = self.rd_i.q.val() + 1;
                 self.rd_more.d.next = bit_cast::<17, 16>(self.rd_i.q.val()) + 2
                     < bit_cast::<17, 16>(self.rd_n.q.val());

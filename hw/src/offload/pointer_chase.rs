@@ -5,7 +5,8 @@
 //! offload port bundle ([`super`]).
 //!
 //! Per node: one word read for the key, and one for the next pointer when the key does not
-//! match. The unit checks the request first (layout, value length, start != 0: else
+//! match (or none when it is in the key's block). Each read is registered as it arrives (its
+//! status, the key compare, the next pointer) and acted on the cycle after (`Decide`). The unit checks the request first (layout, value length, start != 0: else
 //! BAD_REQUEST); an address `node + offset` that wraps 2^64 answers UNMAPPED (the model's
 //! `checked_add`), a word the executor could not read answers its status. A match answers OK
 //! with `arg0` = nodes visited, `arg1` = the node, and the payload read from
@@ -31,6 +32,9 @@ pub enum ChaseState {
     Next,
     /// The next pointer is on its way.
     NextWait,
+    /// The word read (key or next pointer) was registered with its status and compare: act on
+    /// it (the R channel's word select and the 64-bit compares end at registers).
+    Decide,
     /// The answer is held until the executor takes it.
     Answer,
 }
@@ -134,6 +138,13 @@ pub struct PointerChase {
     w_next: Signal<Local, Bits<64>>,
     /// The next pointer is known this cycle (read, or in the key's block): follow it.
     nxt_ready: Signal<Local, Bit>,
+    /// The read that ended last cycle (acted on in `Decide`): a key read (else a next
+    /// pointer's), its status, whether its key word is the key sought, and the next pointer
+    /// in its block.
+    d_key: DFF<Bit>,
+    d_status: DFF<Bits<8>>,
+    d_hit: DFF<Bit>,
+    d_next: DFF<Bits<64>>,
     c_max_offset: Constant<Bits<16>>,
     c_max_hops: Constant<Bits<16>>,
     c_max_value: Constant<Bits<32>>,
@@ -197,6 +208,10 @@ impl Default for PointerChase {
             w_key: Default::default(),
             w_next: Default::default(),
             nxt_ready: Default::default(),
+            d_key: Default::default(),
+            d_status: Default::default(),
+            d_hit: Default::default(),
+            d_next: Default::default(),
             c_max_offset: Constant::new((chase::MAX_OFFSET as u64).to_bits()),
             c_max_hops: Constant::new((chase::MAX_HOPS as u64).to_bits()),
             c_max_value: Constant::new((chase::MAX_VALUE as u64).to_bits()),
@@ -225,7 +240,7 @@ impl Logic for PointerChase {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, node, key, layout, vlen, hop, a_status, a_arg0, a_arg1, a_read,
-            a_va, at_k, at_n, at_v, same_blk, req_ok
+            a_va, at_k, at_n, at_v, same_blk, req_ok, d_key, d_status, d_hit, d_next
         );
         // The request as it is offered, checked as `ChaseLayout::is_valid` and `chase` do.
         self.r_koff.next = self.req_arg1.val().get_bits::<16>(0);
@@ -258,6 +273,9 @@ impl Logic for PointerChase {
         self.w_next.next = bit_cast::<64, 512>(
             self.mem_data.val() >> (bit_cast::<9, 3>(self.at_n.q.val().get_bits::<3>(3)) << 6),
         );
+        self.d_status.d.next = self.mem_status.val();
+        self.d_hit.d.next = self.w_key.val() == self.key.q.val();
+        self.d_next.d.next = self.w_next.val();
         self.nxt_ready.next = false;
         self.req_ready.next = self.state.q.val() == ChaseState::Idle;
         self.mem_valid.next = false;
@@ -334,10 +352,22 @@ impl Logic for PointerChase {
             }
             ChaseState::KeyWait => {
                 if self.mem_done.val() {
-                    if self.mem_status.val() != self.c_ok.val() {
-                        self.a_status.d.next = self.mem_status.val();
-                        self.state.d.next = ChaseState::Answer;
-                    } else if self.w_key.val() == self.key.q.val() {
+                    self.d_key.d.next = true;
+                    self.state.d.next = ChaseState::Decide;
+                }
+            }
+            ChaseState::NextWait => {
+                if self.mem_done.val() {
+                    self.d_key.d.next = false;
+                    self.state.d.next = ChaseState::Decide;
+                }
+            }
+            ChaseState::Decide => {
+                if self.d_status.q.val() != self.c_ok.val() {
+                    self.a_status.d.next = self.d_status.q.val();
+                    self.state.d.next = ChaseState::Answer;
+                } else if self.d_key.q.val() {
+                    if self.d_hit.q.val() {
                         // Found: the value at node + value_offset.
                         self.state.d.next = ChaseState::Answer;
                         if self.at_v.q.val().get_bit(64) {
@@ -355,16 +385,8 @@ impl Logic for PointerChase {
                     } else {
                         self.state.d.next = ChaseState::Next;
                     }
-                }
-            }
-            ChaseState::NextWait => {
-                if self.mem_done.val() {
-                    if self.mem_status.val() != self.c_ok.val() {
-                        self.a_status.d.next = self.mem_status.val();
-                        self.state.d.next = ChaseState::Answer;
-                    } else {
-                        self.nxt_ready.next = true;
-                    }
+                } else {
+                    self.nxt_ready.next = true;
                 }
             }
             ChaseState::Answer => {
@@ -373,17 +395,17 @@ impl Logic for PointerChase {
                 }
             }
         }
-        // Follow the next pointer (`w_next`): null ends the walk (not found), the bound answers
+        // Follow the next pointer (`d_next`): null ends the walk (not found), the bound answers
         // where to go on (a cycle, or a longer structure), else on to the next node.
         if self.nxt_ready.val() {
             self.a_status.d.next = self.c_ok.val();
             self.a_arg0.d.next = bit_cast::<64, 16>(self.hop.q.val());
-            self.a_arg1.d.next = self.w_next.val();
+            self.a_arg1.d.next = self.d_next.q.val();
             self.state.d.next = ChaseState::Answer;
-            if (self.w_next.val() != 0)
+            if (self.d_next.q.val() != 0)
                 & (self.hop.q.val() != self.layout.q.val().get_bits::<16>(48))
             {
-                self.node.d.next = self.w_next.val();
+                self.node.d.next = self.d_next.q.val();
                 self.hop.d.next = self.hop.q.val() + 1;
                 self.state.d.next = ChaseState::Addr;
             }
