@@ -789,13 +789,8 @@ mod tests {
         let mut b = Bench::new(Tlb::default());
         reset(&mut b);
         let mut m = Model::new();
-        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
-        let mut rnd = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut rng = crate::tb::Rng(0x9E37_79B9_7F4A_7C15);
+        let mut rnd = || rng.next();
         let mut rounds_with_eviction = 0;
         for round in 0..40 {
             // Fill beyond capacity in some rounds so that LRU evictions race too.

@@ -133,9 +133,17 @@ pub struct ByteSwap<const N: usize> {
 
 impl<const N: usize> Logic for ByteSwap<N> {
     fn update(&mut self) {
-        let bytes = bits_to_bytes(self.x.val());
-        let rev: Vec<u8> = bytes.into_iter().rev().collect();
-        self.y.next = bytes_to_bits(&rev);
+        // A stack buffer (the widest swap is a 48-byte header): this runs in every settle of
+        // a simulated cycle.
+        let n = N / 8;
+        assert!(n <= 64, "ByteSwap wider than 512 bits");
+        let mut rev = [0u8; 64];
+        let x = self.x.val();
+        for (k, byte) in rev[..n].iter_mut().enumerate() {
+            let at = 8 * (n - 1 - k);
+            *byte = (0..8).fold(0u8, |acc, i| acc | ((x.get_bit(at + i) as u8) << i));
+        }
+        self.y.next = bytes_to_bits(&rev[..n]);
     }
 
     fn connect(&mut self) {

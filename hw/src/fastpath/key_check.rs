@@ -187,13 +187,8 @@ mod tests {
         let mut m: HashMap<u16, u64> = HashMap::new();
         let pids = [1u16, 2, 3, 0x0FFF, 0x1002, 0];
         let keys = [0u64, 0x11, 0x22, 0xDEAD_BEEF_0000_0001];
-        let mut s = 0x2545_F491_4F6C_DD1Du64;
-        let mut rnd = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
+        let mut rng = crate::tb::Rng(0x2545_F491_4F6C_DD1D);
+        let mut rnd = || rng.next();
         // What each slot presented, and the cycle its answer is due.
         let mut slot: [Option<(u16, u64, u64)>; 4] = [None; 4];
         let (mut checked, mut opened, mut raced) = (0, 0, 0);
