@@ -40,7 +40,7 @@ pub struct KeyCheck {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: starts the table's zero sweep.
     pub reset: Signal<In, Bit>,
-    /// A frame's header beat is in (`hdr_slot`, `hdr_data`).
+    /// A frame's header beat is in (its slot `hdr_slot`, its pid and key fields below).
     pub hdr_in: Signal<In, Bit>,
     /// The slot the frame goes to.
     pub hdr_slot: Signal<In, Bits<2>>,
