@@ -13,9 +13,9 @@
 //!
 //! Keys (`{pid, client, req_id}`, 64 bits) live in flip-flops (a 64-way CAM, one compare
 //! port shared by lookup, ack and release), the answers in a 64 x 72 LUTRAM ([`AsyncRam`]):
-//! the value and the status. A lookup's match vector is registered (`o_m`) and the answer read
-//! from it the next cycle, so the compare and the encoder into the RAM's address are in
-//! different cycles. Atomics and Append record only successful executions (status OK); Clio-KV's puts
+//! the value and the status. A lookup's match vector and its slot's index are registered
+//! (`o_m`, `o_idx`) and the answer read at that index the next cycle, so the RAM read is the
+//! only logic between a register and `status`/`value`. Atomics and Append record only successful executions (status OK); Clio-KV's puts
 //! and deletes (`Opcode::offload_uses_idempotence_ring`) record whatever the unit answered,
 //! errors included (`SyncUnit::record_offload` in the model: the status, value 0), so a
 //! retry gets the same status back.
@@ -93,14 +93,20 @@ pub struct SyncUnit {
     pub alu_new: Signal<Out, Bits<64>>,
     /// ALU: store it (CAS with a mismatch leaves memory unchanged).
     pub alu_write: Signal<Out, Bit>,
+    /// Each slot's key, `pid << 48 | client << 32 | req_id`.
     key: [DFF<Bits<64>>; RING_ENTRIES],
+    /// The slots holding a recorded result.
     used: DFF<Bits<64>>,
-    acked: DFF<Bits<64>>,
+    /// The slots holding a result not yet acknowledged (used and not acked): the one at the
+    /// write pointer makes the ring `full`, a one-bit select from flip-flops.
+    busy: DFF<Bits<64>>,
     /// Write pointer (read by the top's testbench).
     pub(crate) wp: DFF<Bits<6>>,
-    /// The lookup's match vector (zero without a lookup), registered: `hit` and the answer's
-    /// RAM address come from it.
+    /// The lookup's match vector (zero without a lookup), registered: `hit` comes from it.
     o_m: DFF<Bits<64>>,
+    /// The lookup's matching slot (0 without a match), registered with `o_m`: the answer's RAM
+    /// address, so the read is the only logic in front of `status` and `value`.
+    o_idx: DFF<Bits<6>>,
     /// The answers: value (bits 0..64) and status (64..72) per slot.
     vals: AsyncRam<Bits<72>, 6>,
     m: Gather<64>,
@@ -139,7 +145,8 @@ impl Default for SyncUnit {
             alu_new: Default::default(),
             alu_write: Default::default(),
             used: Default::default(),
-            acked: Default::default(),
+            busy: Default::default(),
+            o_idx: Default::default(),
             wp: Default::default(),
             o_m: Default::default(),
             vals: Default::default(),
@@ -156,7 +163,7 @@ impl Default for SyncUnit {
 impl Logic for SyncUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, used, acked, wp, o_m);
+        dff_setup!(self, clock, used, busy, wp, o_m, o_idx);
         for i in 0..64 {
             self.key[i].clock.next = self.clock.val();
             self.key[i].d.next = self.key[i].q.val();
@@ -176,34 +183,36 @@ impl Logic for SyncUnit {
         self.wp1h.next = bit_cast::<64, 1>(1.into()) << self.wp.q.val();
         // Keys are unique in the ring (a key is recorded only when the lookup missed), so the
         // match vector is one-hot or zero.
+        for k in 0..6 {
+            self.idx.bits[k].next = (self.m.out.val() & self.enc[k].val()).any();
+        }
         self.o_m.d.next = 0.into();
+        self.o_idx.d.next = 0.into();
         if self.lk_valid.val() {
             self.o_m.d.next = self.m.out.val();
+            self.o_idx.d.next = self.idx.out.val();
         }
-        for k in 0..6 {
-            self.idx.bits[k].next = (self.o_m.q.val() & self.enc[k].val()).any();
-        }
-        self.vals.read_address.next = self.idx.out.val();
+        self.vals.read_address.next = self.o_idx.q.val();
         self.hit.next = self.o_m.q.val().any();
         self.value.next = self.vals.read_data.val().get_bits::<64>(0);
         self.status.next = self.vals.read_data.val().get_bits::<8>(64);
-        self.full.next = (self.used.q.val() & !self.acked.q.val() & self.wp1h.val()).any();
+        self.full.next = self.busy.q.val().get_bit(self.wp.q.val().index());
         self.vals.write_enable.next = self.rec_valid.val();
         self.vals.write_address.next = self.wp.q.val();
         self.vals.write_data.next = bit_cast::<72, 64>(self.rec_value.val())
             | (bit_cast::<72, 8>(self.rec_status.val()) << 64);
         if self.ack_valid.val() {
-            self.acked.d.next = self.acked.q.val() | self.m.out.val();
+            self.busy.d.next = self.busy.q.val() & !self.m.out.val();
         }
         if self.rel_valid.val() {
-            self.acked.d.next = self.acked.q.val() | self.mm.out.val();
+            self.busy.d.next = self.busy.q.val() & !self.mm.out.val();
         }
         if self.skip_valid.val() {
             self.wp.d.next = self.wp.q.val() + 1;
         }
         if self.rec_valid.val() {
             self.used.d.next = self.used.q.val() | self.wp1h.val();
-            self.acked.d.next = self.acked.q.val() & !self.wp1h.val();
+            self.busy.d.next = self.busy.q.val() | self.wp1h.val();
             self.wp.d.next = self.wp.q.val() + 1;
             for i in 0..64 {
                 if self.wp1h.val().get_bit(i) {
@@ -213,7 +222,7 @@ impl Logic for SyncUnit {
         }
         if self.reset.val() {
             self.used.d.next = 0.into();
-            self.acked.d.next = 0.into();
+            self.busy.d.next = 0.into();
             self.wp.d.next = 0.into();
             self.o_m.d.next = 0.into();
         }

@@ -32,8 +32,8 @@
 //! cycle, except that an entry invalidated or rewritten before its second cycle turns the
 //! lookup into a miss (the mask with the live valid bits and with `wr_last`). Every lookup
 //! returns the invalidation generation it saw (`res_gen`); an insert carries the generation
-//! of the lookup that missed and is dropped if an invalidation happened since (checked in the
-//! write stage), so a walk that raced with a slow-path PTE change can never reinstate a stale
+//! of the lookup that missed and is dropped if an invalidation happened since (compared as it
+//! enters with the generation the write stage will see, and dropped there), so a walk that raced with a slow-path PTE change can never reinstate a stale
 //! translation. `gen` is the generation as it is once the update in the write stage is done,
 //! so an insert entering behind an invalidation with `up_gen = gen` is not dropped.
 
@@ -102,8 +102,10 @@ pub struct Tlb {
     u_key: DFF<Bits<52>>,
     /// ... its entry data, `alloc << 42 | perms << 40 | pfn`.
     u_data: DFF<Bits<43>>,
-    /// ... its generation (an insert's).
-    u_gen: DFF<Bits<16>>,
+    /// ... its generation (an insert's) equals the generation as it is in the write stage
+    /// (`gen_now` of the cycle it entered: the update then in the write stage counted), so the
+    /// write stage's drop test is one gate from flip-flops.
+    u_gen_ok: DFF<Bit>,
     /// ... the valid entries that held its key when it entered.
     u_match: DFF<Bits<64>>,
     /// ... its key is the one of the update that was in the write stage when it entered.
@@ -210,7 +212,7 @@ impl Default for Tlb {
             u_inval: Default::default(),
             u_key: Default::default(),
             u_data: Default::default(),
-            u_gen: Default::default(),
+            u_gen_ok: Default::default(),
             u_match: Default::default(),
             u_same: Default::default(),
             m_cur: Default::default(),
@@ -279,7 +281,7 @@ impl Logic for Tlb {
     fn update(&mut self) {
         dff_setup!(
             self, clock, valid, generation, s1_valid, s1_match, s1_gen, wr_last, s2_valid, s2_hit,
-            s2_gen, s1_fwd, pending, u_valid, u_inval, u_key, u_data, u_gen, u_match, u_same
+            s2_gen, s1_fwd, pending, u_valid, u_inval, u_key, u_data, u_gen_ok, u_match, u_same
         );
         for i in 0..64 {
             self.key[i].clock.next = self.clock.val();
@@ -316,7 +318,6 @@ impl Logic for Tlb {
         self.u_data.d.next = (bit_cast::<43, 1>(self.up_alloc.val().into()) << 42)
             | (bit_cast::<43, 2>(self.up_perms.val()) << 40)
             | bit_cast::<43, 40>(self.up_pfn.val());
-        self.u_gen.d.next = self.up_gen.val();
         self.u_match.d.next = self.m_up.out.val();
         self.u_same.d.next = self.u_valid.q.val() & (self.u_key.q.val() == self.up_key.val());
         // The write stage.
@@ -330,9 +331,8 @@ impl Logic for Tlb {
         if self.do_inval.val() {
             self.gen_now.next = self.generation.q.val() + 1;
         }
-        self.do_insert.next = self.u_valid.q.val()
-            & !self.u_inval.q.val()
-            & (self.u_gen.q.val() == self.generation.q.val());
+        self.u_gen_ok.d.next = self.up_gen.val() == self.gen_now.val();
+        self.do_insert.next = self.u_valid.q.val() & !self.u_inval.q.val() & self.u_gen_ok.q.val();
         // Insert target: the entry holding the key, else the lowest invalid one, else the LRU one.
         self.inv.next = !self.valid.q.val();
         if self.inv.val().any() {

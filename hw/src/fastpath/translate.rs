@@ -15,10 +15,12 @@
 //! (`notice_*`) go out in parallel before the translation is done. The result is held for one
 //! cycle with `done` (`status`, `pa`); a new `start` may come in that cycle.
 //!
-//! Cycles from `start` to `done` (`start_looked`: the executor's Dispatch looked the page up
-//! itself in the start cycle, so its first page costs one cycle less): a hit 4, `only_hit`
-//! in the third; a walk 4 plus the walker's bucket read; a fault one more than either, plus the
-//! write-back and the notice. Statuses as the model's `translate_range`: UNMAPPED (no PTE),
+//! Cycles from `start` to `done`: a hit 5, `only_hit` in the fourth (the page of `va` is
+//! registered first, `Page`, so the page shift is not in front of the TLB's compare); with
+//! `start_looked` (the executor's Dispatch looked the page up itself in the start cycle, with
+//! the look-ahead's registered page) 3, `only_hit` in the second; a walk the same plus the
+//! walker's bucket read; a fault one more than either, plus the write-back and the notice.
+//! Statuses as the model's `translate_range`: UNMAPPED (no PTE),
 //! PERMISSION (the PTE lacks `need`), RETRY_LATER (a fault with no room for its notice, or no
 //! free page), OK.
 
@@ -40,6 +42,8 @@ const _: () =
 pub enum Step {
     /// Nothing under way.
     Idle,
+    /// The page of `va` is registered (`vpn_q`), so the lookup's key leaves a flip-flop.
+    Page,
     /// The TLB lookup goes out.
     Lookup,
     /// The TLB's pipeline.
@@ -168,8 +172,9 @@ pub struct Translate {
     /// The answer so far: the status, the PA.
     st: DFF<Bits<8>>,
     pa_q: DFF<Bits<64>>,
-    /// The page of `va`, registered: the walker and the page-fault unit take it (in Result, two
-    /// cycles or more after `va` was loaded), so the page shift is not in front of the hash.
+    /// The page of `va`, registered: the stage's own TLB lookup (in Lookup), the walker and the
+    /// page-fault unit take it (two cycles or more after `va` was loaded), so the page shift is
+    /// neither in front of the TLB's compare nor in front of the hash.
     vpn_q: DFF<Bits<36>>,
     /// The PAGE_MAPPED notice of the fault in `Side` (page, frame), and whether it is out.
     n_pid: DFF<Bits<16>>,
@@ -247,7 +252,7 @@ impl Logic for Translate {
         self.hit_pa.next = self.tlb_pa.val();
         self.lk_valid.next = self.step.q.val() == Step::Lookup;
         self.lk_pid.next = self.pid.val();
-        self.lk_vpn.next = bit_cast::<36, 64>(self.vpn.val());
+        self.lk_vpn.next = self.vpn_q.q.val();
         self.ev_hit.next = false;
         self.ev_miss.next = false;
         self.ev_fault.next = false;
@@ -305,6 +310,9 @@ impl Logic for Translate {
 
         match self.step.q.val() {
             Step::Idle => {}
+            Step::Page => {
+                self.step.d.next = Step::Lookup;
+            }
             Step::Lookup => {
                 self.step.d.next = Step::Wait;
             }
@@ -432,7 +440,7 @@ impl Logic for Translate {
         if self.start.val() {
             self.va.d.next = self.start_va.val();
             self.ahead.d.next = self.start_ahead.val();
-            self.step.d.next = Step::Lookup;
+            self.step.d.next = Step::Page;
             if self.start_looked.val() {
                 // The executor's lookup of this page went out now: its answer is two cycles
                 // away.
