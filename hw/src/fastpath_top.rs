@@ -386,8 +386,7 @@ impl Logic for FastpathTop {
         self.rhdr.arg0_on.next = self.exec.rsp_use_arg0.val();
         self.rhdr.args_on.next = self.exec.append.val() | self.xs.args_on.val();
         self.rhdr.arg0.next = self.exec.rsp_arg0.val();
-        self.rhdr.arg1.next =
-            self.exec.rsp_arg0.val() + bit_cast::<64, 12>(self.apl.footprint.val());
+        self.rhdr.arg1.next = self.exec.rsp_arg1.val();
         if self.xs.args_on.val() {
             self.rhdr.arg1.next = self.xs.arg1.val();
         }
@@ -878,6 +877,7 @@ impl Logic for FastpathTop {
         self.exec.place_record_va.next = self.apl.record_va.val();
         self.exec.place_footprint.next = self.apl.footprint.val();
         self.exec.place_old_tail.next = self.apl.old_tail.val();
+        self.exec.place_new_tail.next = self.apl.new_tail.val();
         self.exec.persist_done.next = self.pers.done.val();
         self.exec.persist_failed.next = self.pers.failed.val();
         self.exec.chase_ready.next = self.ext.chase_ready.val();

@@ -297,6 +297,8 @@ pub struct Executor {
     pub place_record_va: Signal<In, Bits<64>>,
     pub place_footprint: Signal<In, Bits<12>>,
     pub place_old_tail: Signal<In, Bits<64>>,
+    /// The tail after the record (`old_tail + footprint`).
+    pub place_new_tail: Signal<In, Bits<64>>,
 
     // ---- The persist handshake (`Persist`): run in `Persist`; done, failed.
     pub persist_run: Signal<Out, Bit>,
@@ -370,6 +372,8 @@ pub struct Executor {
     pub rsp_plen: Signal<Out, Bits<16>>,
     pub rsp_use_arg0: Signal<Out, Bit>,
     pub rsp_arg0: Signal<Out, Bits<64>>,
+    /// An Append's `arg1` (the top sends it when `append`).
+    pub rsp_arg1: Signal<Out, Bits<64>>,
     pub append: Signal<Out, Bit>,
     pub seg_on: Signal<Out, Bit>,
     pub seg_index: Signal<Out, Bits<16>>,
@@ -411,6 +415,10 @@ pub struct Executor {
     rs_use_arg0: DFF<Bit>,
     /// The response's `arg0`.
     rs_arg0: DFF<Bits<64>>,
+    /// An Append's `arg1`, `rs_arg0 + footprint` (the new tail; the footprint alone when
+    /// `arg0` is 0), set with `rs_arg0`: a register, so the 64-bit sum is not in front of the
+    /// response header's mux.
+    rs_arg1: DFF<Bits<64>>,
     /// The response's length in bytes, header beat included.
     rs_len: DFF<Bits<12>>,
     /// The request uses the idempotence ring (`Opcode::uses_idempotence_ring`).
@@ -549,6 +557,7 @@ impl Logic for Executor {
             rs_plen,
             rs_use_arg0,
             rs_arg0,
+            rs_arg1,
             rs_len,
             once,
             hcli,
@@ -582,6 +591,7 @@ impl Logic for Executor {
         self.rsp_plen.next = self.rs_plen.q.val();
         self.rsp_use_arg0.next = self.rs_use_arg0.q.val();
         self.rsp_arg0.next = self.rs_arg0.q.val();
+        self.rsp_arg1.next = self.rs_arg1.q.val();
         self.append.next = self.ap.q.val();
         self.seg_on.next = self.rd_seg.q.val();
         self.seg_index.next = self.rd_i.q.val();
@@ -822,6 +832,8 @@ impl Logic for Executor {
                 self.rs_use_arg0.d.next = true;
                 self.rs_status.d.next = self.ring_status.val();
                 self.rs_arg0.d.next = self.ring_value.val();
+                self.rs_arg1.d.next =
+                    self.ring_value.val() + bit_cast::<64, 12>(self.place_footprint.val());
                 if self.once.q.val() & self.ring_hit.val() {
                     self.state.d.next = State::Resp;
                 } else if self.once.q.val() & self.ring_full.val() {
@@ -844,6 +856,7 @@ impl Logic for Executor {
                 if self.ap.q.val() & !(self.once.q.val() & self.ring_hit.val()) {
                     // An Append answers arg0 = 0 unless it appended (or is replayed).
                     self.rs_arg0.d.next = 0.into();
+                    self.rs_arg1.d.next = bit_cast::<64, 12>(self.place_footprint.val());
                 }
             }
             State::Translate => {
@@ -1036,6 +1049,7 @@ impl Logic for Executor {
                         self.ring_rec_value.next = self.place_old_tail.val();
                         self.rs_status.d.next = self.st_ok.val();
                         self.rs_arg0.d.next = self.place_old_tail.val();
+                        self.rs_arg1.d.next = self.place_new_tail.val();
                         if self.durable.q.val() {
                             self.state.d.next = State::Persist;
                         } else {

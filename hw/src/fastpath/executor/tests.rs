@@ -87,6 +87,7 @@ fn bench() -> Bench<Executor> {
     u.place_record_va.next = 0.into();
     u.place_footprint.next = 0.into();
     u.place_old_tail.next = 0.into();
+    u.place_new_tail.next = 0.into();
     u.persist_done.next = false;
     u.persist_failed.next = false;
     u.chase_ready.next = true;
