@@ -22,6 +22,11 @@ pub struct MulLo32 {
     pub b: Signal<In, Bits<32>>,
     /// `a * b mod 2^32` of the operands of the cycle before.
     pub y: Signal<Out, Bits<32>>,
+    /// The three registered products `y` adds (`lo + ((x1 + x2) << 16)`), for a caller that
+    /// adds them into a sum of its own without `y`'s two adders in front (carry-save).
+    pub lo: Signal<Out, Bits<32>>,
+    pub x1: Signal<Out, Bits<32>>,
+    pub x2: Signal<Out, Bits<32>>,
     /// The three 16 x 16 products, registered.
     p_lo: DFF<Bits<32>>,
     p_x1: DFF<Bits<32>>,
@@ -36,6 +41,9 @@ impl Logic for MulLo32 {
         self.p_x1.d.next = self.a.val().get_bits::<16>(0) * self.b.val().get_bits::<16>(16);
         self.p_x2.d.next = self.a.val().get_bits::<16>(16) * self.b.val().get_bits::<16>(0);
         self.y.next = self.p_lo.q.val() + ((self.p_x1.q.val() + self.p_x2.q.val()) << 16);
+        self.lo.next = self.p_lo.q.val();
+        self.x1.next = self.p_x1.q.val();
+        self.x2.next = self.p_x2.q.val();
     }
 }
 

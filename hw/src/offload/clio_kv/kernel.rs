@@ -61,6 +61,12 @@ impl Logic for ClioKv {
             meta_bad,
             meta_match,
             body_ok,
+            bounds_ok,
+            realign_sh,
+            strobe_q,
+            plen_m4,
+            chit_q,
+            cand_zero,
             key_long,
             fail_q,
             kword,
@@ -114,11 +120,17 @@ impl Logic for ClioKv {
         if self.op.q.val() == self.op_put.val() {
             self.value_ok.next = self.vlen.val() <= self.c_max_value.val();
         }
-        self.body_ok.d.next = (bit_cast::<17, 16>(self.klen.val())
-            + bit_cast::<17, 16>(self.vlen.val())
-            + bit_cast::<17, 16>(self.c_prefix.val())
-            == bit_cast::<17, 16>(self.plen.q.val()))
-            & (self.klen.val() != 0)
+        // klen + vlen + PREFIX_BYTES == plen (17 bits): klen + vlen == plen_m4, carry-free.
+        self.plen_m4.d.next =
+            bit_cast::<17, 16>(self.plen.q.val()) - bit_cast::<17, 16>(self.c_prefix.val());
+        self.sz_a.next = bit_cast::<17, 16>(self.klen.val());
+        self.sz_b.next = bit_cast::<17, 16>(self.vlen.val());
+        self.sz_x.next = self.sz_a.val() ^ self.sz_b.val() ^ self.plen_m4.q.val();
+        self.sz_k.next = ((self.sz_a.val() & self.sz_b.val())
+            | ((self.sz_a.val() | self.sz_b.val()) & !self.plen_m4.q.val()))
+            << 1;
+        self.body_ok.d.next = self.sz_x.val() == self.sz_k.val();
+        self.bounds_ok.d.next = (self.klen.val() != 0)
             & (self.klen.val() <= self.c_max_key.val())
             & self.value_ok.val();
         // The store's layout.
@@ -136,6 +148,40 @@ impl Logic for ClioKv {
         // The word at `ma` in the cached block, and the words a record header holds.
         self.chit.next =
             self.cvalid.q.val() & (self.ctag.q.val() == self.ma.q.val().get_bits::<58>(6));
+        // `chit` of the next read, decided as `ma` is loaded for it: `ctag` against the source
+        // the state loads (every state that enters `Rd`, below), held in `Rd`. (`ctag` and
+        // `cvalid` change in `Idle`, `RdWait` and `BWait` only, none of which enters `Rd`.)
+        self.cand_zero.d.next = self.cand.q.val() == 0;
+        // (An OR of the states' terms, not a select of compares: no synthesis merges the
+        // compares into one behind a select of their sources.)
+        self.nhit.next = ((self.state.q.val() == KvState::Rd) & self.chit_q.q.val())
+            | (((self.state.q.val() == KvState::LinkUse)
+                | ((self.state.q.val() == KvState::FreeUse) & !self.cand_zero.q.val()))
+                & (self.ctag.q.val() == self.cand.q.val().get_bits::<58>(6)))
+            | ((self.state.q.val() == KvState::FreeUse)
+                & self.cand_zero.q.val()
+                & (self.ctag.q.val() == self.sb_hw_pa.q.val().get_bits::<58>(6)))
+            | ((self.state.q.val() == KvState::Start)
+                & (self.ctag.q.val() == self.sb_magic_pa.q.val().get_bits::<58>(6)))
+            | ((self.state.q.val() == KvState::HashWait)
+                & (self.ctag.q.val() == self.head_pa.q.val().get_bits::<58>(6)))
+            | ((self.state.q.val() == KvState::HdrNext)
+                & (self.ctag.q.val() == self.at_meta_pa.q.val().get_bits::<58>(6)))
+            | ((self.state.q.val() == KvState::HdrMeta)
+                & (self.ctag.q.val() == self.at_key_pa.q.val().get_bits::<58>(6)))
+            | ((self.state.q.val() == KvState::KeyChk)
+                & (self.ctag.q.val() == self.ma_next_pa.q.val().get_bits::<58>(6)))
+            | ((self.state.q.val() == KvState::Next)
+                & (self.ctag.q.val() == self.at.q.val().get_bits::<58>(6)))
+            | (((self.state.q.val() == KvState::NotFound)
+                | (self.state.q.val() == KvState::AfterCommit)
+                | (self.state.q.val() == KvState::Give4))
+                & (self.ctag.q.val() == self.sb_live_pa.q.val().get_bits::<58>(6)))
+            | (((self.state.q.val() == KvState::Take) | (self.state.q.val() == KvState::Give))
+                & (self.ctag.q.val() == self.sb_free_pa.q.val().get_bits::<58>(6)))
+            | ((self.state.q.val() == KvState::Prev)
+                & (self.ctag.q.val() == self.head.q.val().get_bits::<58>(6)));
+        self.chit_q.d.next = self.cvalid.q.val() & self.nhit.val();
         self.word_sh.next = bit_cast::<9, 3>(self.ma.q.val().get_bits::<3>(3)) << 6;
         self.cw.d.next = bit_cast::<64, 512>(self.cache.q.val() >> self.word_sh.val());
         if self.state.q.val() == KvState::RdWait {
@@ -233,8 +279,9 @@ impl Logic for ClioKv {
         self.body_at.next = self.slot.q.val() + self.c_body_off.val();
         self.realign.lo.next = self.prev.q.val();
         self.realign.hi.next = self.cur.q.val();
-        self.realign.sh.next =
+        self.realign_sh.d.next =
             bit_cast::<6, 7>(bit_cast::<7, 8>(64_u8.to_bits()) - bit_cast::<7, 6>(self.bd.q.val()));
+        self.realign.sh.next = self.realign_sh.q.val();
         self.lanes.block.next = bit_cast::<6, 5>(self.bj.q.val());
         self.win_lo.d.next =
             bit_cast::<12, 16>(self.c_prefix.val()) + bit_cast::<12, 6>(self.bd.q.val());
@@ -245,6 +292,7 @@ impl Logic for ClioKv {
         self.blk_empty.d.next = self.lanes.stop.val() <= self.lanes.first.val();
         self.strobe.next = (self.ones64.val() << self.lanes.first.val())
             & !(self.ones64.val() << self.lanes.stop.val());
+        self.strobe_q.d.next = self.strobe.val();
         self.body_end.next =
             bit_cast::<11, 16>(self.plen.q.val()) + bit_cast::<11, 6>(self.bd.q.val()) - 1;
         self.jlast.d.next = bit_cast::<5, 11>(self.body_end.val() >> 6);
@@ -314,7 +362,7 @@ impl Logic for ClioKv {
                 self.state.d.next = KvState::Check;
             }
             KvState::Check => {
-                if !(self.hdr_ok.q.val() & self.body_ok.q.val()) {
+                if !(self.hdr_ok.q.val() & self.body_ok.q.val() & self.bounds_ok.q.val()) {
                     self.fail.next = true;
                     self.fail_status.next = self.st_bad.val();
                 } else if self.cfg_status.val() != self.st_ok.val() {
@@ -401,7 +449,7 @@ impl Logic for ClioKv {
                 self.state.d.next = self.ret.q.val();
             }
             KvState::LinkUse => {
-                if self.cand.q.val() == 0 {
+                if self.cand_zero.q.val() {
                     self.state.d.next = KvState::NotFound;
                 } else if !self.cok_q.q.val() {
                     self.fail.next = true;
@@ -502,7 +550,7 @@ impl Logic for ClioKv {
                 self.state.d.next = KvState::Cand1;
             }
             KvState::FreeUse => {
-                if self.cand.q.val() == 0 {
+                if self.cand_zero.q.val() {
                     self.ma.d.next = self.sb_hw_pa.q.val();
                     self.ret.d.next = KvState::HwChk;
                     self.state.d.next = KvState::Rd;
@@ -569,6 +617,8 @@ impl Logic for ClioKv {
                 self.state.d.next = KvState::Wr;
             }
             KvState::BLoad => {
+                // `ma` is the block's address in `BWrite` (`mem_va` is `ma` but in `Wr`).
+                self.ma.d.next = self.bva.q.val();
                 if self.bj.q.val() == 0 {
                     self.prev.d.next = 0.into();
                     self.cur.d.next = self.b0.q.val();
@@ -588,9 +638,8 @@ impl Logic for ClioKv {
                 }
             }
             KvState::BWrite => {
-                self.mem_va.next = self.bva.q.val();
                 self.mem_wdata.next = self.realign.out.val();
-                self.mem_wstrb.next = self.strobe.val();
+                self.mem_wstrb.next = self.strobe_q.q.val();
                 // No record byte in this block (its lane window is empty: `strobe` is zero),
                 // registered a cycle ahead (`blk_empty`).
                 if self.blk_empty.q.val() {
@@ -699,7 +748,7 @@ impl Logic for ClioKv {
                 self.ans.next = true;
             }
             KvState::Rd => {
-                if self.chit.val() {
+                if self.chit_q.q.val() {
                     self.state.d.next = self.ret.q.val();
                 } else {
                     self.mem_valid.next = true;

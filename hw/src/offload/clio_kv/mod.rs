@@ -386,8 +386,14 @@ pub struct ClioKv {
     /// The key's last word's index and byte mask, registered from `klen` (set in `Beat0`).
     klast: DFF<Bits<3>>,
     ktail: DFF<Bits<64>>,
-    /// The prefix (`b0`) agrees with the payload and the bounds, registered (`Sizes`).
+    /// The prefix's lengths (`b0`) add up to the payload's, registered (`Sizes`).
     body_ok: DFF<Bit>,
+    /// The prefix's lengths are within their bounds (key 1..=MAX_KEY, the value's by the
+    /// opcode), registered (`Sizes`).
+    bounds_ok: DFF<Bit>,
+    /// `plen - PREFIX_BYTES` (17 bits, wrapping), registered: `Sizes` checks `klen + vlen`
+    /// against it without an adder (`sz_*`).
+    plen_m4: DFF<Bits<17>>,
     /// The key runs past the first beat (its last bytes are the second's), registered.
     key_long: DFF<Bit>,
     /// A failed check's status, registered: the answer takes it in `Fail` (the checks do not
@@ -400,6 +406,13 @@ pub struct ClioKv {
     cache: DFF<Bits<512>>,
     /// Its block address (VA bits 6..).
     ctag: DFF<Bits<58>>,
+    /// The cached block is the one of `ma` (`chit`), registered: decided in the state that
+    /// loads `ma` for a read, from `ctag` against that state's source of `ma` (`nhit`), and
+    /// held in `Rd`, so the read's request (`mem_valid`) is a gate from registers. Valid in
+    /// `Rd`.
+    chit_q: DFF<Bit>,
+    /// `cand == 0`, registered (`cand` is set four cycles before `LinkUse` and `FreeUse`).
+    cand_zero: DFF<Bit>,
     /// The cache holds a block.
     cvalid: DFF<Bit>,
     /// The record's block being written (0 = the one with the first payload byte).
@@ -475,6 +488,12 @@ pub struct ClioKv {
     realign: Realign,
     /// The record's bytes among a block's lanes.
     lanes: LaneWindow,
+    /// `realign`'s shift (`64 - bd`), registered: `bd` is set in `HdrW1`, blocks before the
+    /// first `BWrite`; the block's data (`mem_wdata`) waits for no subtraction.
+    realign_sh: DFF<Bits<6>>,
+    /// The record block's strobes (`strobe`), registered: like `blk_empty`, from `bj` (moved
+    /// in `BNext`, at least one `BLoad` before the `BWrite` that reads this) and the window.
+    strobe_q: DFF<Bits<64>>,
     /// The record's key-and-value range in block space (`PREFIX_BYTES + bd`, `plen + bd`),
     /// registered: `bd` and `plen` are set many cycles before the record's blocks are written.
     win_lo: DFF<Bits<12>>,
@@ -498,6 +517,15 @@ pub struct ClioKv {
     word_sh: Signal<Local, Bits<9>>,
     /// The cached block is the one of `ma`.
     chit: Signal<Local, Bit>,
+    /// `ctag` is the block of the address the state loads into `ma` for a read (else
+    /// `chit_q`): the next `chit_q`, without `cvalid`.
+    nhit: Signal<Local, Bit>,
+    /// `klen + vlen == plen_m4` (mod 2^17) without the carries' chain: with `a`, `b`, `c` the
+    /// three, `a + b == c` iff `a ^ b ^ c == (a & b | (a | b) & !c) << 1`.
+    sz_a: Signal<Local, Bits<17>>,
+    sz_b: Signal<Local, Bits<17>>,
+    sz_x: Signal<Local, Bits<17>>,
+    sz_k: Signal<Local, Bits<17>>,
     /// A record header's value length (its metadata word, `cw`; `meta_bad` bounds it by
     /// MAX_STAGED_VALUE < 2^11).
     m_vlen: Signal<Local, Bits<11>>,

@@ -20,6 +20,13 @@
 //! out      : h ^ h >> 16
 //! ```
 //!
+//! Depth after the multiplier: a lane's (word's, byte's) `acc + product` adds the three
+//! registered products into the accumulator (`acc`, chosen the cycle before) with two
+//! carry-save layers and one adder, and its rotation goes into a register of its own (`mqr`,
+//! the rotation chosen the cycle before, `rsel`); the operand issued is `mqr` or `mq` (the
+//! other operands), one select in front of the multipliers. The merge's first three terms are
+//! registered during the drain (`mpart`).
+//!
 //! Cycles from `start` to `busy` low, for n bytes: 8 per 16-byte stripe plus 3 (drain and
 //! merge) if n >= 16, 4 per remaining word and byte, plus 7 (18 bytes, a 16-byte key: 26
 //! cycles; the longest, 66 bytes: 50).
@@ -104,17 +111,48 @@ pub struct Xxh32 {
     rem: DFF<Bits<7>>,
     /// The input's length.
     n: DFF<Bits<7>>,
-    /// The multiplier's operand and constant, issued the cycle before.
+    /// The multiplier's operand, issued the cycle before: `mqr` if `mq_rot`, else `mq` (a
+    /// word of the input, `h ^ h >> 15` or `av2`). The rotated sum has a register of its own,
+    /// so after the adder there is only the rotation's select; the choice between the two is
+    /// one LUT in front of the multipliers.
     mq: DFF<Bits<32>>,
+    /// The operand that is a rotated `sum` (a lane's, word's or byte's).
+    mqr: DFF<Bits<32>>,
+    /// The operand issued is `mqr` (else `mq`).
+    mq_rot: DFF<Bit>,
+    /// The multiplier's constant, issued with the operand.
     kq: DFF<Bits<32>>,
+    /// The accumulator `sum` adds the product to this cycle (v1..v4 or h), chosen the cycle
+    /// before: the adder's operands are registers.
+    acc: DFF<Bits<32>>,
+    /// `mqr` takes `sum` rotated this cycle, decided the cycle before: 0 = no, 1 = rotl 13
+    /// (a lane), 2 = rotl 17 (a word), 3 = rotl 11 (a byte). After the adder, `mqr`'s input is
+    /// one select of registered choices.
+    rsel: DFF<Bits<2>>,
+    /// `mq` takes `av2` this cycle (the avalanche's second multiply), decided the cycle before.
+    avsel: DFF<Bit>,
+    /// `rotl(v1, 1) + rotl(v2, 7) + len`, registered each cycle: the merge's first three
+    /// terms (v1 and v2 are final before the drain's two cycles).
+    mpart: DFF<Bits<32>>,
     /// `mq * kq mod 2^32`, its three products registered (`MulLo32`).
     mul: MulLo32,
     /// The product of the operand issued two cycles ago (`mul.y`).
     prod: Signal<Local, Bits<32>>,
-    /// `acc + product` of a lane, word or byte.
+    /// `acc + product` of a lane, word or byte: `acc + lo + (x1 << 16) + (x2 << 16)` of the
+    /// multiplier's registered products, two carry-save layers (`cs1`/`cc1`, `cs2`/`cc2`: sum
+    /// and carry words) and one adder, not `prod`'s two adders and a third.
     sum: Signal<Local, Bits<32>>,
+    cs1: Signal<Local, Bits<32>>,
+    cc1: Signal<Local, Bits<32>>,
+    cs2: Signal<Local, Bits<32>>,
+    cc2: Signal<Local, Bits<32>>,
+    /// The cross products at their weight (`x1 << 16`, `x2 << 16`).
+    px1: Signal<Local, Bits<32>>,
+    px2: Signal<Local, Bits<32>>,
     /// The avalanche's second operand, from the first product.
     av2: Signal<Local, Bits<32>>,
+    /// The operand issued: `mqr` or `mq`.
+    opa: Signal<Local, Bits<32>>,
     c_p1: Spec<32, { P1 as u64 }>,
     c_p2: Spec<32, { P2 as u64 }>,
     c_p3: Spec<32, { P3 as u64 }>,
@@ -130,14 +168,40 @@ pub struct Xxh32 {
 impl Logic for Xxh32 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, ph, pend, hpend, v1, v2, v3, v4, h, inbuf, rem, n, mq, kq);
+        dff_setup!(
+            self, clock, state, ph, pend, hpend, v1, v2, v3, v4, h, inbuf, rem, n, mq, mqr, mq_rot,
+            kq, acc, rsel, avsel, mpart
+        );
         // The multiplier: registered operand -> registered products -> their sum.
         self.mul.clock.next = self.clock.val();
-        self.mul.a.next = self.mq.q.val();
+        self.opa.next = self.mq.q.val();
+        if self.mq_rot.q.val() {
+            self.opa.next = self.mqr.q.val();
+        }
+        self.mul.a.next = self.opa.val();
         self.mul.b.next = self.kq.q.val();
         self.prod.next = self.mul.y.val();
-        self.sum.next = self.h.q.val() + self.prod.val();
+        self.px1.next = self.mul.x1.val() << 16;
+        self.px2.next = self.mul.x2.val() << 16;
+        self.cs1.next = self.acc.q.val() ^ self.mul.lo.val() ^ self.px1.val();
+        self.cc1.next = ((self.acc.q.val() & self.mul.lo.val())
+            | (self.acc.q.val() & self.px1.val())
+            | (self.mul.lo.val() & self.px1.val()))
+            << 1;
+        self.cs2.next = self.cs1.val() ^ self.cc1.val() ^ self.px2.val();
+        self.cc2.next = ((self.cs1.val() & self.cc1.val())
+            | (self.cs1.val() & self.px2.val())
+            | (self.cc1.val() & self.px2.val()))
+            << 1;
+        self.sum.next = self.cs2.val() + self.cc2.val();
         self.av2.next = self.prod.val() ^ (self.prod.val() >> 13);
+        self.mpart.d.next = ((self.v1.q.val() << 1) | (self.v1.q.val() >> 31))
+            + ((self.v2.q.val() << 7) | (self.v2.q.val() >> 25))
+            + bit_cast::<32, 7>(self.n.q.val());
+        // Next cycle's accumulator and `mq` choice (set below, for the cycle that uses them).
+        self.acc.d.next = self.h.q.val();
+        self.rsel.d.next = 0.into();
+        self.avsel.d.next = false;
         self.busy.next = self.state.q.val() != XxhState::Idle;
         self.hash.next = self.h.q.val() ^ (self.h.q.val() >> 16);
         self.ph.d.next = self.ph.q.val() + 1;
@@ -167,6 +231,7 @@ impl Logic for Xxh32 {
                 match self.ph.q.val().index() {
                     0 => {
                         self.mq.d.next = self.inbuf.q.val().get_bits::<32>(0);
+                        self.mq_rot.d.next = false;
                         self.kq.d.next = self.c_p2.val();
                         if self.pend.q.val() {
                             self.v3.d.next = self.prod.val();
@@ -174,39 +239,46 @@ impl Logic for Xxh32 {
                     }
                     1 => {
                         self.mq.d.next = self.inbuf.q.val().get_bits::<32>(32);
+                        self.mq_rot.d.next = false;
                         self.kq.d.next = self.c_p2.val();
                         if self.pend.q.val() {
                             self.v4.d.next = self.prod.val();
                         }
+                        self.acc.d.next = self.v1.q.val();
+                        self.rsel.d.next = 1.into();
                     }
                     2 => {
-                        self.sum.next = self.v1.q.val() + self.prod.val();
-                        self.mq.d.next = (self.sum.val() << 13) | (self.sum.val() >> 19);
+                        // mq = rotl(v1 + product, 13) (`rsel`).
                         self.kq.d.next = self.c_p1.val();
+                        self.acc.d.next = self.v2.q.val();
+                        self.rsel.d.next = 1.into();
                     }
                     3 => {
-                        self.sum.next = self.v2.q.val() + self.prod.val();
-                        self.mq.d.next = (self.sum.val() << 13) | (self.sum.val() >> 19);
+                        // mq = rotl(v2 + product, 13).
                         self.kq.d.next = self.c_p1.val();
                     }
                     4 => {
                         self.v1.d.next = self.prod.val();
                         self.mq.d.next = self.inbuf.q.val().get_bits::<32>(64);
+                        self.mq_rot.d.next = false;
                         self.kq.d.next = self.c_p2.val();
                     }
                     5 => {
                         self.v2.d.next = self.prod.val();
                         self.mq.d.next = self.inbuf.q.val().get_bits::<32>(96);
+                        self.mq_rot.d.next = false;
                         self.kq.d.next = self.c_p2.val();
+                        self.acc.d.next = self.v3.q.val();
+                        self.rsel.d.next = 1.into();
                     }
                     6 => {
-                        self.sum.next = self.v3.q.val() + self.prod.val();
-                        self.mq.d.next = (self.sum.val() << 13) | (self.sum.val() >> 19);
+                        // mq = rotl(v3 + product, 13).
                         self.kq.d.next = self.c_p1.val();
+                        self.acc.d.next = self.v4.q.val();
+                        self.rsel.d.next = 1.into();
                     }
                     _ => {
-                        self.sum.next = self.v4.q.val() + self.prod.val();
-                        self.mq.d.next = (self.sum.val() << 13) | (self.sum.val() >> 19);
+                        // mq = rotl(v4 + product, 13).
                         self.kq.d.next = self.c_p1.val();
                         self.inbuf.d.next = self.inbuf.q.val() >> 128;
                         self.rem.d.next = self.rem.q.val() - 16;
@@ -228,11 +300,9 @@ impl Logic for Xxh32 {
                 }
             }
             XxhState::Merge => {
-                self.h.d.next = ((self.v1.q.val() << 1) | (self.v1.q.val() >> 31))
-                    + ((self.v2.q.val() << 7) | (self.v2.q.val() >> 25))
+                self.h.d.next = self.mpart.q.val()
                     + ((self.v3.q.val() << 12) | (self.v3.q.val() >> 20))
-                    + ((self.v4.q.val() << 18) | (self.v4.q.val() >> 14))
-                    + bit_cast::<32, 7>(self.n.q.val());
+                    + ((self.v4.q.val() << 18) | (self.v4.q.val() >> 14));
                 self.ph.d.next = 0.into();
                 self.state.d.next = XxhState::Word;
             }
@@ -249,10 +319,13 @@ impl Logic for Xxh32 {
                         self.state.d.next = XxhState::Byte;
                     } else {
                         self.mq.d.next = self.inbuf.q.val().get_bits::<32>(0);
+                        self.mq_rot.d.next = false;
                         self.kq.d.next = self.c_p3.val();
                     }
+                } else if self.ph.q.val() == 1 {
+                    self.rsel.d.next = 2.into();
                 } else if self.ph.q.val() == 2 {
-                    self.mq.d.next = (self.sum.val() << 17) | (self.sum.val() >> 15);
+                    // mq = rotl(h + product, 17) (`rsel`).
                     self.kq.d.next = self.c_p4.val();
                     self.inbuf.d.next = self.inbuf.q.val() >> 32;
                     self.rem.d.next = self.rem.q.val() - 4;
@@ -272,10 +345,13 @@ impl Logic for Xxh32 {
                         self.state.d.next = XxhState::Aval;
                     } else {
                         self.mq.d.next = bit_cast::<32, 8>(self.inbuf.q.val().get_bits::<8>(0));
+                        self.mq_rot.d.next = false;
                         self.kq.d.next = self.c_p5.val();
                     }
+                } else if self.ph.q.val() == 1 {
+                    self.rsel.d.next = 3.into();
                 } else if self.ph.q.val() == 2 {
-                    self.mq.d.next = (self.sum.val() << 11) | (self.sum.val() >> 21);
+                    // mq = rotl(h + product, 11) (`rsel`).
                     self.kq.d.next = self.c_p1.val();
                     self.inbuf.d.next = self.inbuf.q.val() >> 8;
                     self.rem.d.next = self.rem.q.val() - 1;
@@ -287,9 +363,12 @@ impl Logic for Xxh32 {
             XxhState::Aval => {
                 if self.ph.q.val() == 0 {
                     self.mq.d.next = self.h.q.val() ^ (self.h.q.val() >> 15);
+                    self.mq_rot.d.next = false;
                     self.kq.d.next = self.c_p2.val();
+                } else if self.ph.q.val() == 1 {
+                    self.avsel.d.next = true;
                 } else if self.ph.q.val() == 2 {
-                    self.mq.d.next = self.av2.val();
+                    // mq = av2 (`avsel`).
                     self.kq.d.next = self.c_p3.val();
                 } else if self.ph.q.val() == 3 {
                     self.state.d.next = XxhState::Fin;
@@ -300,8 +379,31 @@ impl Logic for Xxh32 {
                 self.state.d.next = XxhState::Idle;
             }
         }
+        // The operand after the adder: a rotated sum (`mqr`) or `av2` (`mq`), by the registered
+        // choices; `mq_rot` says which register the multiplier takes.
+        if self.avsel.q.val() {
+            self.mq.d.next = self.av2.val();
+            self.mq_rot.d.next = false;
+        }
+        match self.rsel.q.val().index() {
+            0 => {}
+            1 => {
+                self.mqr.d.next = (self.sum.val() << 13) | (self.sum.val() >> 19);
+                self.mq_rot.d.next = true;
+            }
+            2 => {
+                self.mqr.d.next = (self.sum.val() << 17) | (self.sum.val() >> 15);
+                self.mq_rot.d.next = true;
+            }
+            _ => {
+                self.mqr.d.next = (self.sum.val() << 11) | (self.sum.val() >> 21);
+                self.mq_rot.d.next = true;
+            }
+        }
         if self.reset.val() {
             self.state.d.next = XxhState::Idle;
+            self.rsel.d.next = 0.into();
+            self.avsel.d.next = false;
         }
     }
 }
