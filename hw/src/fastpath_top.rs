@@ -829,7 +829,8 @@ impl Logic for FastpathTop {
         self.exec.desc_reply_flags.next = self.spd.reply_flags.val();
         self.exec.opcode.next = self.dec.opcode.val();
         self.exec.h_va.next = self.dec.va.val();
-        self.exec.data_va.next = self.dec.data_va.val();
+        // The packet's first byte, summed by the look-ahead as the header arrived.
+        self.exec.data_va.next = self.la.use_va.val();
         self.exec.h_plen.next = self.dec.payload_len.val();
         self.exec.h_durable.next = self.dec.durable.val();
         self.exec.parse_ok.next = self.la.use_parse_ok.val();

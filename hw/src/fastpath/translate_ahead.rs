@@ -108,6 +108,9 @@ pub struct TranslateAhead {
     pub use_rw: Signal<Out, Bit>,
     pub use_pid: Signal<Out, Bits<16>>,
     pub use_vpn: Signal<Out, Bits<36>>,
+    /// `use_slot`'s packet's first byte (`Decode::data_va`: a write's segment `pkt_index` KiB
+    /// in), summed as the header arrived and kept per slot, so Dispatch's VA is a register.
+    pub use_va: Signal<Out, Bits<64>>,
     /// `use_slot`'s header passes `check_read` (`Decode::read_ok`), `check_write_segment`
     /// (`write_ok`), and its write segment ends inside the VA space (`write_in_va`): decoded as
     /// the header arrived and kept per slot, so Dispatch's decision does not wait for the
@@ -172,6 +175,8 @@ pub struct TranslateAhead {
     s_chase_ok: DFF<Bits<4>>,
     s_pid: [DFF<Bits<16>>; SLOTS],
     s_vpn: [DFF<Bits<36>>; SLOTS],
+    /// Per slot, its packet's first byte (`use_va`).
+    s_va: [DFF<Bits<64>>; SLOTS],
     s_need: [DFF<Bits<2>>; SLOTS],
     s_off: [DFF<Bits<64>>; SLOTS],
     s_len: [DFF<Bits<32>>; SLOTS],
@@ -296,6 +301,7 @@ impl Default for TranslateAhead {
             use_rw: Default::default(),
             use_pid: Default::default(),
             use_vpn: Default::default(),
+            use_va: Default::default(),
             use_read_ok: Default::default(),
             use_write_ok: Default::default(),
             use_write_in_va: Default::default(),
@@ -340,6 +346,7 @@ impl Default for TranslateAhead {
             s_rw: Default::default(),
             s_pid: core::array::from_fn(|_| Default::default()),
             s_vpn: core::array::from_fn(|_| Default::default()),
+            s_va: core::array::from_fn(|_| Default::default()),
             s_need: core::array::from_fn(|_| Default::default()),
             s_off: core::array::from_fn(|_| Default::default()),
             s_len: core::array::from_fn(|_| Default::default()),
@@ -454,6 +461,8 @@ impl Logic for TranslateAhead {
             self.s_pid[k].d.next = self.s_pid[k].q.val();
             self.s_vpn[k].clock.next = self.clock.val();
             self.s_vpn[k].d.next = self.s_vpn[k].q.val();
+            self.s_va[k].clock.next = self.clock.val();
+            self.s_va[k].d.next = self.s_va[k].q.val();
             self.s_need[k].clock.next = self.clock.val();
             self.s_need[k].d.next = self.s_need[k].q.val();
             self.s_off[k].clock.next = self.clock.val();
@@ -497,6 +506,7 @@ impl Logic for TranslateAhead {
                 if self.hdr_slot.val() == k.to_bits::<2>() {
                     self.s_pid[k].d.next = self.dec.pid.val();
                     self.s_vpn[k].d.next = self.hdr_vpn.val();
+                    self.s_va[k].d.next = self.va.val();
                     self.s_hgen[k].d.next = self.s_hgen[k].q.val() + 1;
                     self.h_gen.d.next = self.s_hgen[k].q.val() + 1;
                     self.s_need[k].d.next = self.need.val();
@@ -681,6 +691,7 @@ impl Logic for TranslateAhead {
         self.use_rw.next = false;
         self.use_pid.next = 0.into();
         self.use_vpn.next = 0.into();
+        self.use_va.next = 0.into();
         self.use_read_ok.next = false;
         self.use_write_ok.next = false;
         self.use_write_in_va.next = false;
@@ -706,6 +717,7 @@ impl Logic for TranslateAhead {
                 self.use_chase_ok.next = self.s_chase_ok.q.val().get_bit(k);
                 self.use_pid.next = self.s_pid[k].q.val();
                 self.use_vpn.next = self.s_vpn[k].q.val();
+                self.use_va.next = self.s_va[k].q.val();
                 // (Or the hash coming out for it this cycle.)
                 self.use_hash_ok.next = self.s_hok.q.val().get_bit(k) | self.hok_set[k].val();
                 self.use_hash.next = self.s_hash[k].q.val();

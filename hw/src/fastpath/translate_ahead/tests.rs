@@ -229,6 +229,19 @@ fn look_ahead_at(shift: u32) {
                 // What Dispatch looks up itself when `ok` is low: the packet's first page.
                 let rw = matches!(q.op, Opcode::Read | Opcode::Write);
                 assert_eq!(b.uut.use_rw.val(), rw, "cycle {cycle} slot {head}: {q:?}");
+                // Its first byte, exact whenever Dispatch uses it (a read; a write whose
+                // segment checks hold and ends inside the VA space).
+                let wr_exact = q.op == Opcode::Write
+                    && check_write_segment(&q.h)
+                    && q.h.va as u128 + ((q.h.pkt_index as u128) << 10) + q.h.payload_len as u128
+                        <= VA_LIMIT as u128;
+                if q.op == Opcode::Read || wr_exact {
+                    assert_eq!(
+                        b.uut.use_va.val().to_u64(),
+                        q.va,
+                        "cycle {cycle} slot {head}: the first byte of {q:?}"
+                    );
+                }
                 if rw {
                     let vpn = (q.va >> shift) & ((1 << 36) - 1);
                     assert_eq!(
