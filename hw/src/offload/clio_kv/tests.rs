@@ -167,6 +167,16 @@ fn run_ring(
         }
         b.settle();
         let u = &b.uut;
+        // The registered cache hit (`chit_q`, decided from the source each state loads into
+        // `ma`, `nhit`) is the hit of `ma` itself whenever `Rd` reads it.
+        if u.state.q.val() == KvState::Rd {
+            assert_eq!(
+                u.chit_q.q.val(),
+                u.chit.val(),
+                "cycle {}: the registered cache hit in Rd",
+                b.cycle
+            );
+        }
         let pay_fire = offer && u.pay_ready.val();
         let mem_fire = u.mem_valid.val() && u.mem_ready.val();
         let done_now = u.mem_done.val();
