@@ -649,6 +649,7 @@ impl Logic for FastpathTop {
         self.wa.pa.next = self.exec.acc_pa1.val();
         self.wa.r_data.next = self.m_axi_rdata.val();
         self.wa.sample.next = self.exec.word_sample.val();
+        self.wa.cmp_word.next = self.h_arg0.val();
         self.wa.alu_load.next = self.exec.alu_load.val();
         self.wa.alu_new.next = self.sync.alu_new.val();
         self.wa.tail_load.next = self.exec.tail_load.val();
@@ -668,6 +669,7 @@ impl Logic for FastpathTop {
         self.sync.alu_old.next = self.wa.old.val();
         self.sync.alu_arg0.next = self.h_arg0.val();
         self.sync.alu_arg1.next = self.h_arg1.val();
+        self.sync.alu_eq.next = self.wa.old_eq.val();
         // ---- Write-data stage (`WriteData`): streams the W beats of a write whose bursts the
         // executor has addressed, from the frame's wbuf slot, while the executor goes on. It
         // owns the W channel and the wbuf read port while busy; the executor's own one-beat

@@ -13,9 +13,10 @@
 //! each:
 //!
 //! ```text
-//! cycle  0 -> 1 : lane products w0..w2 * P3 (three 16 x 16 products each)   w: pid, vpn lo, vpn hi
-//! cycle  1 -> 2 : a0 = rotl(H0 + sum(lane 0), 17); m1, m2 = sum(lane 1, 2)   H0 = seed + P5 + 12
-//! cycle  2 -> 3 : products of a0 * P4
+//! cycle  0 -> 1 : lane product w0 * P3 (three 16 x 16 products)             w0: pid; vpn registered
+//! cycle  1 -> 2 : a0 = rotl(H0 + sum(lane 0), 17); lane products w1, w2 * P3   H0 = seed + P5 + 12
+//!                                                                          w1, w2: vpn lo, vpn hi
+//! cycle  2 -> 3 : products of a0 * P4; m1, m2 = sum(lane 1, 2)
 //! cycle  3 -> 4 : a1 = rotl(sum + m1, 17)
 //! cycle  4 -> 5 : products of a1 * P4
 //! cycle  5 -> 6 : a2 = rotl(sum + m2, 17)
@@ -29,6 +30,12 @@
 //!
 //! Latency [`HASH_LATENCY`] cycles, II = 1. `pid`, `vpn` and an opaque context travel with the
 //! hash so the walker needs no side queue.
+//!
+//! `in_pid` goes straight into its multiplier (the caller registers it); `in_vpn`'s lanes are
+//! not needed before the second round, so the VPN is registered here first (`vpn[0]`, the
+//! register that carries it along) and its products are a cycle later, within the same
+//! latency: a caller may have a few levels of logic in front of `in_vpn` (the TLB
+//! look-ahead's page shift).
 
 use crate::mul_lo32::MulLo32;
 use rust_hdl::prelude::*;
@@ -75,10 +82,10 @@ pub struct HashUnit<const C: usize = HASH_CTX_BITS> {
     ctx: [DFF<Bits<C>>; HASH_LATENCY],
     /// The lane products `w * P3` (lane 0: pid, 1: vpn's low word, 2: its high word).
     lane_mul: [MulLo32; 3],
-    /// Lane 1's product, from cycle 2, delayed to cycle 3's round.
-    m1: [DFF<Bits<32>>; 2],
-    /// Lane 2's product, from cycle 2, delayed to cycle 5's round.
-    m2: [DFF<Bits<32>>; 4],
+    /// Lane 1's product, from cycle 3, for cycle 3's round.
+    m1: [DFF<Bits<32>>; 1],
+    /// Lane 2's product, from cycle 3, delayed to cycle 5's round.
+    m2: [DFF<Bits<32>>; 3],
     /// Multiply k's operand (k = 0..5: three rounds times P4, the avalanche times P2, P3).
     a: [DFF<Bits<32>>; 5],
     /// Multiply k: `a[k]` times P4 (the rounds), P2, P3 (the avalanche).
@@ -147,10 +154,8 @@ impl<const C: usize> Logic for HashUnit<C> {
             self.a[i].clock.next = self.clock.val();
             self.mul[i].clock.next = self.clock.val();
         }
-        for i in 0..2 {
-            self.m1[i].clock.next = self.clock.val();
-        }
-        for i in 0..4 {
+        self.m1[0].clock.next = self.clock.val();
+        for i in 0..3 {
             self.m2[i].clock.next = self.clock.val();
         }
         dff_setup!(self, clock, out);
@@ -165,10 +170,10 @@ impl<const C: usize> Logic for HashUnit<C> {
             self.vpn[i].d.next = self.vpn[i - 1].q.val();
             self.ctx[i].d.next = self.ctx[i - 1].q.val();
         }
-        // Cycle 0: the three lane products.
+        // Cycle 0: lane 0's product (pid); cycle 1: lanes 1 and 2 (the VPN, registered).
         self.w[0].next = bit_cast::<32, 16>(self.in_pid.val());
-        self.w[1].next = self.in_vpn.val().get_bits::<32>(0);
-        self.w[2].next = bit_cast::<32, 4>(self.in_vpn.val().get_bits::<4>(32));
+        self.w[1].next = self.vpn[0].q.val().get_bits::<32>(0);
+        self.w[2].next = bit_cast::<32, 4>(self.vpn[0].q.val().get_bits::<4>(32));
         for i in 0..3 {
             self.lane_mul[i].a.next = self.w[i].val();
             self.lane_mul[i].b.next = self.p3.val();
@@ -177,12 +182,11 @@ impl<const C: usize> Logic for HashUnit<C> {
         self.s[0].next = self.h0.val() + self.lane_mul[0].y.val();
         self.m1[0].d.next = self.lane_mul[1].y.val();
         self.m2[0].d.next = self.lane_mul[2].y.val();
-        self.m1[1].d.next = self.m1[0].q.val();
-        for i in 1..4 {
+        for i in 1..3 {
             self.m2[i].d.next = self.m2[i - 1].q.val();
         }
-        self.s[1].next = self.mul[0].y.val() + self.m1[1].q.val();
-        self.s[2].next = self.mul[1].y.val() + self.m2[3].q.val();
+        self.s[1].next = self.mul[0].y.val() + self.m1[0].q.val();
+        self.s[2].next = self.mul[1].y.val() + self.m2[2].q.val();
         for i in 0..3 {
             self.a[i].d.next = (self.s[i].val() << 17) | (self.s[i].val() >> 15);
         }

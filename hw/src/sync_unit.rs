@@ -13,9 +13,13 @@
 //!
 //! Keys (`{pid, client, req_id}`, 64 bits) live in flip-flops (a 64-way CAM, one compare
 //! port shared by lookup, ack and release), the answers in a 64 x 72 LUTRAM ([`AsyncRam`]):
-//! the value and the status. A lookup's match vector and its slot's index are registered
-//! (`o_m`, `o_idx`) and the answer read at that index the next cycle, so the RAM read is the
-//! only logic between a register and `status`/`value`. Atomics and Append record only successful executions (status OK); Clio-KV's puts
+//! the value and the status. A lookup's match vector and the first level of its slot's index
+//! are registered (`o_m`, `o_part`: per index bit, six ORs of at most six match bits) and the
+//! answer read the next cycle at the index those give (one OR of six each), so one LUT and the
+//! RAM read are the logic between a register and `status`/`value`, and the CAM compare is
+//! followed by one LUT level in the lookup's cycle.
+//!
+//! Atomics and Append record only successful executions (status OK); Clio-KV's puts
 //! and deletes (`Opcode::offload_uses_idempotence_ring`) record whatever the unit answered,
 //! errors included (`SyncUnit::record_offload` in the model: the status, value 0), so a
 //! retry gets the same status back.
@@ -89,6 +93,9 @@ pub struct SyncUnit {
     pub alu_arg0: Signal<In, Bits<64>>,
     /// ALU: arg1 (CAS new value).
     pub alu_arg1: Signal<In, Bits<64>>,
+    /// ALU: `alu_old == alu_arg0` (CAS's compare), registered with the word as it was read
+    /// (`WordAccess::old_eq`), so no 64-bit compare is in front of `alu_write`.
+    pub alu_eq: Signal<In, Bit>,
     /// ALU: the word to store.
     pub alu_new: Signal<Out, Bits<64>>,
     /// ALU: store it (CAS with a mismatch leaves memory unchanged).
@@ -104,17 +111,20 @@ pub struct SyncUnit {
     pub(crate) wp: DFF<Bits<6>>,
     /// The lookup's match vector (zero without a lookup), registered: `hit` comes from it.
     o_m: DFF<Bits<64>>,
-    /// The lookup's matching slot (0 without a match), registered with `o_m`: the answer's RAM
-    /// address, so the read is the only logic in front of `status` and `value`.
-    o_idx: DFF<Bits<6>>,
+    /// The first level of the lookup's matching slot's index (module doc), registered with
+    /// `o_m`: bit `6k + j` is bit `k` of the index of a match in the sixth `j` of the ring
+    /// (zero without a match).
+    o_part: DFF<Bits<36>>,
     /// The answers: value (bits 0..64) and status (64..72) per slot.
     vals: AsyncRam<Bits<72>, 6>,
     m: Gather<64>,
     mm: Gather<64>,
     wp1h: Signal<Local, Bits<64>>,
     kk: Signal<Local, Bits<64>>,
-    /// The matching entry's index (the match vector is one-hot or zero): an OR encoder.
-    enc: [Constant<Bits<64>>; 6],
+    /// The matching entry's index (the match vector is one-hot or zero): an OR encoder cut
+    /// after its first level (`util::onehot_index_part_masks`).
+    enc: [Constant<Bits<64>>; 36],
+    part: Gather<36>,
     idx: Gather<6>,
 }
 
@@ -142,11 +152,12 @@ impl Default for SyncUnit {
             alu_old: Default::default(),
             alu_arg0: Default::default(),
             alu_arg1: Default::default(),
+            alu_eq: Default::default(),
             alu_new: Default::default(),
             alu_write: Default::default(),
             used: Default::default(),
             busy: Default::default(),
-            o_idx: Default::default(),
+            o_part: Default::default(),
             wp: Default::default(),
             o_m: Default::default(),
             vals: Default::default(),
@@ -154,7 +165,8 @@ impl Default for SyncUnit {
             mm: Default::default(),
             wp1h: Default::default(),
             kk: Default::default(),
-            enc: crate::util::onehot_index_masks(),
+            enc: crate::util::onehot_index_part_masks(),
+            part: Default::default(),
             idx: Default::default(),
         }
     }
@@ -163,7 +175,7 @@ impl Default for SyncUnit {
 impl Logic for SyncUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, used, busy, wp, o_m, o_idx);
+        dff_setup!(self, clock, used, busy, wp, o_m, o_part);
         for i in 0..64 {
             self.key[i].clock.next = self.clock.val();
             self.key[i].d.next = self.key[i].q.val();
@@ -183,16 +195,19 @@ impl Logic for SyncUnit {
         self.wp1h.next = bit_cast::<64, 1>(1.into()) << self.wp.q.val();
         // Keys are unique in the ring (a key is recorded only when the lookup missed), so the
         // match vector is one-hot or zero.
-        for k in 0..6 {
-            self.idx.bits[k].next = (self.m.out.val() & self.enc[k].val()).any();
+        for n in 0..36 {
+            self.part.bits[n].next = (self.m.out.val() & self.enc[n].val()).any();
         }
         self.o_m.d.next = 0.into();
-        self.o_idx.d.next = 0.into();
+        self.o_part.d.next = 0.into();
         if self.lk_valid.val() {
             self.o_m.d.next = self.m.out.val();
-            self.o_idx.d.next = self.idx.out.val();
+            self.o_part.d.next = self.part.out.val();
         }
-        self.vals.read_address.next = self.o_idx.q.val();
+        for k in 0..6 {
+            self.idx.bits[k].next = self.o_part.q.val().get_bits::<6>(6 * k).any();
+        }
+        self.vals.read_address.next = self.idx.out.val();
         self.hit.next = self.o_m.q.val().any();
         self.value.next = self.vals.read_data.val().get_bits::<64>(0);
         self.status.next = self.vals.read_data.val().get_bits::<8>(64);
@@ -226,7 +241,7 @@ impl Logic for SyncUnit {
             self.wp.d.next = 0.into();
             self.o_m.d.next = 0.into();
         }
-        // proto::opcode: TAS 0x20 -> 1, UNLOCK 0x21 -> 0, CAS 0x22 -> arg1 if old == arg0,
+        // proto::opcode: TAS 0x20 -> 1, UNLOCK 0x21 -> 0, CAS 0x22 -> arg1 if old == arg0 (`alu_eq`),
         // FAA 0x23 -> old + arg0. The result returned is always the old word.
         self.alu_write.next = true;
         self.alu_new.next = self.alu_old.val();
@@ -236,7 +251,7 @@ impl Logic for SyncUnit {
             self.alu_new.next = 0.into();
         } else if self.alu_op.val() == 0x22 {
             self.alu_new.next = self.alu_arg1.val();
-            self.alu_write.next = self.alu_old.val() == self.alu_arg0.val();
+            self.alu_write.next = self.alu_eq.val();
         } else if self.alu_op.val() == 0x23 {
             self.alu_new.next = self.alu_old.val() + self.alu_arg0.val();
         } else {
@@ -527,6 +542,7 @@ mod tests {
             b.uut.alu_old.next = old.to_bits();
             b.uut.alu_arg0.next = a0.to_bits();
             b.uut.alu_arg1.next = a1.to_bits();
+            b.uut.alu_eq.next = old == a0;
             b.settle();
             let got = b.uut.alu_write.val().then(|| b.uut.alu_new.val().to_u64());
             assert_eq!(got, want, "{op:?}");

@@ -172,6 +172,24 @@ pub fn onehot_index_masks() -> [Constant<Bits<64>>; 6] {
     })
 }
 
+/// [`onehot_index_masks`] cut in six: mask `6k + j` holds the `j`-th six (in order) of the 32
+/// bits of mask `k` (the last part two), so `(onehot & mask[6k + j]).any()` ORs at most six bits
+/// (one LUT6) and bit `k` of the index is the OR of its six parts (one more): an encoder that
+/// can be cut by a register after its first level.
+pub fn onehot_index_part_masks() -> [Constant<Bits<64>>; 36] {
+    core::array::from_fn(|n| {
+        let (k, j) = (n / 6, n % 6);
+        Constant::new(
+            (0..64u64)
+                .filter(|i| (i >> k) & 1 == 1)
+                .skip(6 * j)
+                .take(6)
+                .fold(0u64, |m, i| m | (1 << i))
+                .to_bits(),
+        )
+    })
+}
+
 /// The first `n` bytes of a beat, the rest zeroed: `y = x & mask(n)`, `n` in 0..=N/8.
 ///
 /// A leaf written by hand like [`Gather`]: its Verilog is 64 byte-enable compares (`n > k`)
@@ -242,4 +260,27 @@ pub fn path_table(path: clio_proto::opcode::Path) -> Bits<256> {
 pub fn rule_table(pred: impl Fn(clio_proto::Opcode) -> bool) -> Bits<256> {
     let m = clio_proto::opcode::opcode_mask(pred);
     opcode_table(|v| m[v as usize / 64] >> (v % 64) & 1 == 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The six parts of each index bit's mask are disjoint, cover it, and hold at most six bits
+    /// (one LUT6 each).
+    #[test]
+    fn index_part_masks_split_the_index_masks() {
+        let whole = onehot_index_masks();
+        let parts = onehot_index_part_masks();
+        for k in 0..6 {
+            let mut or = 0u64;
+            for j in 0..6 {
+                let p = parts[6 * k + j].val().to_u64();
+                assert_eq!(or & p, 0, "bit {k}: parts overlap");
+                assert!(p.count_ones() <= 6, "bit {k} part {j}: {p:#x}");
+                or |= p;
+            }
+            assert_eq!(or, whole[k].val().to_u64(), "bit {k}");
+        }
+    }
 }

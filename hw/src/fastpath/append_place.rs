@@ -19,6 +19,8 @@
 //!   8 bytes go before the payload; both lanes are multiples of 8).
 //!
 //! `len` is 1..=`MAX_RECORD` (the decode's `append_ok` checked it before the tail is read);
+//! `footprint` is registered (valid the cycle after `len`: the executor reads it from SyncCheck
+//! on, `len` being the header's from Dispatch);
 //! `va`, `capacity` and `len` hold while the request runs, from the cycle before `load` on:
 //! the room the capacity leaves for the tail (`capacity - LOG_HEAD - footprint`) is
 //! registered every cycle, so the load compares the tail with a register (`tail <= room`), not
@@ -90,6 +92,10 @@ pub struct AppendPlace {
     /// The loaded tail puts the record's end past `VA_LIMIT` (`tail > va_room`).
     past: DFF<Bit>,
     fp: Signal<Local, Bits<12>>,
+    /// `fp` registered every cycle: `footprint` (valid from the cycle after `len`), so the
+    /// round-up's adder is not in front of the executor's `len` select (APlace) or of Append's
+    /// `arg1` (SyncCheck).
+    fp_q: DFF<Bits<12>>,
     log_head: Spec<66, LOG_HEAD>,
     va_limit: Spec<66, VA_LIMIT>,
 }
@@ -107,10 +113,12 @@ impl Logic for AppendPlace {
             room,
             fits,
             va_room,
-            past
+            past,
+            fp_q
         );
         self.fp.next = ((self.len.val() + 15) >> 3) << 3;
-        self.footprint.next = self.fp.val();
+        self.fp_q.d.next = self.fp.val();
+        self.footprint.next = self.fp_q.q.val();
         self.room.d.next = bit_cast::<66, 64>(self.capacity.val())
             - (self.log_head.val() + bit_cast::<66, 12>(self.fp.val()));
         self.va_room.d.next = self.va_limit.val()
@@ -136,7 +144,7 @@ impl Logic for AppendPlace {
         self.past_va.next = self.past.q.val();
         self.record_va.next = bit_cast::<64, 66>(self.rva.q.val());
         self.old_tail.next = self.tail_q.q.val();
-        self.new_tail.next = self.tail_q.q.val() + bit_cast::<64, 12>(self.fp.val());
+        self.new_tail.next = self.tail_q.q.val() + bit_cast::<64, 12>(self.fp_q.q.val());
         self.tail_word_pa.next = self.tail_pa_q.q.val();
         self.shift.next = bit_cast::<4, 3>(self.slot_word_q.q.val()) + 7
             - bit_cast::<4, 3>(self.rva.q.val().get_bits::<3>(3));

@@ -16,6 +16,10 @@
 //!   is mapped (a hit, not an allocated-unmapped entry), its permissions include what the
 //!   opcode needs, and the packet's first `min(len, MAX_PAYLOAD)` bytes lie within the page;
 //!   `pa`, the physical address of the packet's first byte.
+//!   The page is shifted out of the header's `va` as it arrives; a write segment after the
+//!   first (`pkt_index != 0`, its first byte `pkt_index` KiB on) has its page from that sum
+//!   the next cycle instead (`chk_vpn`), and is not looked up in that cycle (`chk_hold`), so
+//!   neither cycle holds both the 44-bit sum and the page shift.
 //! * What was looked up is forgotten when the TLB changes (`tlb_update`: an insert or an
 //!   invalidation, including those in flight: lookups issued before it are dropped), and the
 //!   pointer goes back to the oldest slot the executor has not taken (`head`); a slot's entry
@@ -180,12 +184,13 @@ pub struct TranslateAhead {
     s_need: [DFF<Bits<2>>; SLOTS],
     s_off: [DFF<Bits<64>>; SLOTS],
     s_len: [DFF<Bits<32>>; SLOTS],
-    /// The page hash: the header's pid and VPN registered with it (hashed the next cycle,
-    /// `chk_in`, with the slot and its generation as context), per slot the generation of
-    /// its frame, its hash and whether it is in (bit k).
+    /// The page hash: the header's pid and first byte's VA registered with it (hashed the
+    /// next cycle, `chk_in`, with the slot and its generation as context: the page shift is
+    /// in that cycle, so the header's cycle holds only a write segment's VA sum), per slot the
+    /// generation of its frame, its hash and whether it is in (bit k).
     hash: HashUnit<4>,
     h_pid: DFF<Bits<16>>,
-    h_vpn: DFF<Bits<36>>,
+    h_va: DFF<Bits<64>>,
     h_gen: DFF<Bits<2>>,
     s_hgen: [DFF<Bits<2>>; SLOTS],
     s_hash: [DFF<Bits<32>>; SLOTS],
@@ -193,8 +198,20 @@ pub struct TranslateAhead {
     /// `s_hok` less a slot whose new header comes in; the slots whose hash comes out now.
     hok_kept: Signal<Local, Bits<4>>,
     hok_set: [Signal<Local, Bit>; SLOTS],
-    /// The incoming header's page.
+    /// The incoming header's page, from its `va` field (no write segment's sum: a segment's
+    /// first byte is `pkt_index` KiB on, so its page is `chk_vpn`, a cycle later).
     hdr_vpn: Signal<Local, Bits<36>>,
+    /// The incoming header is a write segment after the first (`pkt_index != 0`): its page is
+    /// rewritten from `chk_vpn` the next cycle, and looked up only after that.
+    seg: Signal<Local, Bit>,
+    /// `seg`, registered with `chk_in`.
+    chk_seg: DFF<Bit>,
+    /// The page of the header registered in `h_va` (the first byte's VA): the hash's VPN, and
+    /// a write segment's page.
+    chk_vpn: Signal<Local, Bits<36>>,
+    /// Bit `chk_slot` when `chk_seg`: the slot whose page is being rewritten (not looked up
+    /// this cycle).
+    chk_hold: Signal<Local, Bits<4>>,
     /// The slot at the pointer's kept fields.
     sel_pid: Signal<Local, Bits<16>>,
     sel_vpn: Signal<Local, Bits<36>>,
@@ -313,7 +330,7 @@ impl Default for TranslateAhead {
             use_hash: Default::default(),
             hash: Default::default(),
             h_pid: Default::default(),
-            h_vpn: Default::default(),
+            h_va: Default::default(),
             h_gen: Default::default(),
             s_hgen: core::array::from_fn(|_| Default::default()),
             s_hash: core::array::from_fn(|_| Default::default()),
@@ -321,6 +338,10 @@ impl Default for TranslateAhead {
             hok_kept: Default::default(),
             hok_set: core::array::from_fn(|_| Default::default()),
             hdr_vpn: Default::default(),
+            seg: Default::default(),
+            chk_seg: Default::default(),
+            chk_vpn: Default::default(),
+            chk_hold: Default::default(),
             s_read_ok: Default::default(),
             s_write_ok: Default::default(),
             s_write_in_va: Default::default(),
@@ -422,6 +443,7 @@ impl Logic for TranslateAhead {
             s_atomic_ok,
             s_chase_ok,
             chk_in,
+            chk_seg,
             chk_slot,
             chk_hdr,
             res_in,
@@ -448,7 +470,7 @@ impl Logic for TranslateAhead {
             p2_fits,
             p2_off,
             h_pid,
-            h_vpn,
+            h_va,
             h_gen,
             s_hok
         );
@@ -498,9 +520,23 @@ impl Logic for TranslateAhead {
         self.psize.d.next = bit_cast::<64, 1>(1.into()) << self.page_shift.val();
         self.pmask.d.next = !(self.ones.val() << self.page_shift.val());
         self.off.next = self.va.val() & self.pmask.q.val();
-        self.hdr_vpn.next = bit_cast::<36, 64>(self.va.val() >> self.page_shift.val());
+        self.hdr_vpn.next = bit_cast::<36, 64>(self.dec.va.val() >> self.page_shift.val());
+        self.seg.next = self.is_write.val() & (self.dec.pkt_index.val() != 0);
+        self.chk_seg.d.next = self.seg.val();
+        // A write segment's page, the cycle after its header (the slot's `hdr_in` below wins,
+        // but a slot's next header cannot come the cycle after: its frame is still in it).
+        self.chk_vpn.next = bit_cast::<36, 64>(self.h_va.q.val() >> self.page_shift.val());
+        self.chk_hold.next = 0.into();
+        if self.chk_in.q.val() & self.chk_seg.q.val() {
+            self.chk_hold.next = bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val();
+            for k in 0..4 {
+                if self.chk_slot.q.val() == k.to_bits::<2>() {
+                    self.s_vpn[k].d.next = self.chk_vpn.val();
+                }
+            }
+        }
         self.h_pid.d.next = self.dec.pid.val();
-        self.h_vpn.d.next = self.hdr_vpn.val();
+        self.h_va.d.next = self.va.val();
         if self.hdr_in.val() {
             for k in 0..4 {
                 if self.hdr_slot.val() == k.to_bits::<2>() {
@@ -562,7 +598,7 @@ impl Logic for TranslateAhead {
         // the slot unless the slot has had another header since.
         self.hash.in_valid.next = self.chk_in.q.val();
         self.hash.in_pid.next = self.h_pid.q.val();
-        self.hash.in_vpn.next = self.h_vpn.q.val();
+        self.hash.in_vpn.next = self.chk_vpn.val();
         self.hash.in_ctx.next =
             (bit_cast::<4, 2>(self.h_gen.q.val()) << 2) | bit_cast::<4, 2>(self.chk_slot.q.val());
         self.hok_kept.next = self.s_hok.q.val();
@@ -617,6 +653,7 @@ impl Logic for TranslateAhead {
                 | !(self.s_rw.q.val() & self.at.val()).any());
         self.issue.next = (self.headed.val() & self.at.val()).any()
             & !self.skip.val()
+            & !(self.chk_hold.val() & self.at.val()).any()
             & self.port_free.val()
             & !self.kill.val();
         self.lk_valid.next = self.issue.val();

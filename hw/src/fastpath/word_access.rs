@@ -9,12 +9,16 @@
 //! - **Read.** The word is taken from its R beat at its lane (`pa`'s bits 3..6) and registered
 //!   in every cycle the executor holds `sample` (its `SData` state): the one of the cycle the
 //!   beat arrives is `old`, which the ALU (`SAlu`) or Append's placement (`ALoad`) reads the
-//!   next cycle, not behind the R channel's word select.
+//!   next cycle, not behind the R channel's word select. With it is registered whether it
+//!   equals `cmp_word` (a CAS's expected value, the request's `arg0`: `old_eq`), compared lane
+//!   by lane as the beat arrives and selected with the word, so the ALU's decision (`SAlu`:
+//!   store or not) is a gate from flip-flops, not a 64-bit compare.
 //! - **Write-back.** The word to write (`new`) is loaded from the ALU (`alu_load`, `alu_new`)
 //!   or from Append's placement (`tail_load`, `new_tail`). The one-beat write (`wr_addr`,
 //!   `wr_data`, `wr_strb`, for `BeatWriter`) puts it at its lane: at `pa`, or at `tail_pa` for
 //!   an Append (`tail`); an offload's block (`block`) is written as given instead.
 
+use crate::util::Gather;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES};
 use rust_hdl::prelude::*;
 
@@ -34,6 +38,10 @@ pub struct WordAccess {
     pub sample: Signal<In, Bit>,
     /// The word read (registered as its beat arrived).
     pub old: Signal<Out, Bits<64>>,
+    /// The value the word is compared with (a CAS's expected value), held while sampling.
+    pub cmp_word: Signal<In, Bits<64>>,
+    /// `old == cmp_word`, registered with `old`.
+    pub old_eq: Signal<Out, Bit>,
     /// Load the word to write: the ALU's result / Append's new tail.
     pub alu_load: Signal<In, Bit>,
     pub alu_new: Signal<In, Bits<64>>,
@@ -52,10 +60,15 @@ pub struct WordAccess {
     pub wr_strb: Signal<Out, Bits<64>>,
     /// The word read, registered.
     old_q: DFF<Bits<64>>,
+    /// `old_q == cmp_word`, registered with it.
+    eq_q: DFF<Bit>,
     /// The word to write.
     new_q: DFF<Bits<64>>,
-    /// The read word's bit offset in its beat (word `pa[5:3]`).
+    /// The read word's index in its beat (`pa[5:3]`), and its bit offset.
+    rd_word: Signal<Local, Bits<3>>,
     rd_sh: Signal<Local, Bits<9>>,
+    /// Per word of the beat: it equals `cmp_word`.
+    lane_eq: Gather<8>,
     /// The written word's index in its beat (`wr_addr[5:3]`).
     wr_word: Signal<Local, Bits<3>>,
 }
@@ -63,12 +76,19 @@ pub struct WordAccess {
 impl Logic for WordAccess {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, old_q, new_q);
-        self.rd_sh.next = bit_cast::<9, 3>(self.pa.val().get_bits::<3>(3)) << 6;
+        dff_setup!(self, clock, old_q, eq_q, new_q);
+        self.rd_word.next = self.pa.val().get_bits::<3>(3);
+        self.rd_sh.next = bit_cast::<9, 3>(self.rd_word.val()) << 6;
+        for k in 0..8 {
+            self.lane_eq.bits[k].next =
+                self.r_data.val().get_bits::<64>(64 * k) == self.cmp_word.val();
+        }
         if self.sample.val() {
             self.old_q.d.next = bit_cast::<64, 512>(self.r_data.val() >> self.rd_sh.val());
+            self.eq_q.d.next = self.lane_eq.out.val().get_bit(self.rd_word.val().index());
         }
         self.old.next = self.old_q.q.val();
+        self.old_eq.next = self.eq_q.q.val();
         if self.alu_load.val() {
             self.new_q.d.next = self.alu_new.val();
         }

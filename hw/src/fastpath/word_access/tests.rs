@@ -1,5 +1,6 @@
 //! The word-access data path alone: 5,000 word reads at every aligned lane of random beats (the
-//! word registered only while sampling, held otherwise), write-backs of the ALU's and Append's
+//! word registered only while sampling, held otherwise, with whether it equals the expected
+//! value: the word itself, another word of the beat, or one bit off it), write-backs of the ALU's and Append's
 //! words at the atomic's or the tail's lane (bytes and strobes against the lane arithmetic
 //! written out here), and offload blocks passed through as given.
 
@@ -12,7 +13,7 @@ use crate::util::{bits_to_bytes, bytes_to_bits};
 fn words_are_read_and_written_at_their_lanes() {
     let mut r = Rng(0x30D_ACC5);
     let mut b = Bench::new(WordAccess::default());
-    let mut held: Option<u64> = None;
+    let mut held: Option<(u64, bool)> = None;
     for i in 0..5000 {
         let pa = (r.next() & 0xFF_FFFF_FFC0) | (8 * r.below(8));
         let beat = r.bytes(64);
@@ -20,6 +21,14 @@ fn words_are_read_and_written_at_their_lanes() {
         let word = u64::from_le_bytes(beat[lane..lane + 8].try_into().expect("8 bytes"));
         // Read: registered while sampling, held otherwise.
         let sample = r.below(3) != 0;
+        // The expected value: the word itself half the time, else a word of the beat or a
+        // random one (one bit off the word at times).
+        let expect = match r.below(4) {
+            0 | 1 => word,
+            2 => u64::from_le_bytes(beat[8 * r.below(8) as usize..][..8].try_into().expect("8")),
+            _ => word ^ (1 << r.below(64)),
+        };
+        b.uut.cmp_word.next = expect.to_bits();
         b.uut.pa.next = pa.to_bits();
         b.uut.r_data.next = bytes_to_bits(&beat);
         b.uut.sample.next = sample;
@@ -28,11 +37,18 @@ fn words_are_read_and_written_at_their_lanes() {
         b.tick();
         b.uut.sample.next = false;
         b.settle();
+        b.uut.cmp_word.next = r.next().to_bits();
+        b.settle();
         if sample {
-            held = Some(word);
+            held = Some((word, word == expect));
         }
-        if let Some(w) = held {
+        if let Some((w, eq)) = held {
             assert_eq!(b.uut.old.val().to_u64(), w, "#{i}: the word at lane {lane}");
+            assert_eq!(
+                b.uut.old_eq.val(),
+                eq,
+                "#{i}: the word equals the expected value"
+            );
         }
         // Write-back: the ALU's word or Append's new tail, at the atomic's or the tail's lane.
         let (new, append) = (r.next(), r.below(2) == 0);
