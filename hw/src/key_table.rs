@@ -4,8 +4,8 @@
 //! [`KEY_TABLE_ENTRIES`] (`proto::consts::KEY_TABLE_ENTRIES`, 4096) x 64 bits in one RAM
 //! (8 BRAM36 on the board), indexed by `pid[11:0]`. A lookup presents `lk_pid` and the key the
 //! request carries (`lk_key`) in cycle c; `ok` in cycle c+1 ([`KEY_LATENCY`], the RAM's read
-//! latency) says whether the key opens that pid: `pid[15:12] == 0`, `pid != 0`, the entry is
-//! not zero and equals the key. Anything else (pid 0, a pid beyond the table, an empty entry,
+//! latency) says whether the key opens that pid by the rule ([`KeyRule`]): `pid[15:12] == 0`,
+//! `pid != 0`, the entry is not zero and equals the key. Anything else (pid 0, a pid beyond the table, an empty entry,
 //! a wrong key) is refused the same way.
 //!
 //! Writes (`wr_valid`, the slow path's KEY_WRITE descriptor) store `wr_key` at `wr_pid` when
@@ -14,6 +14,7 @@
 //! ([`SWEEP_CYCLES`]); `ready` is low until then, every lookup is refused meanwhile and
 //! writes must wait for `ready` (the sweep would overwrite them).
 
+use crate::key_rule::KeyRule;
 use clio_proto::consts::{KEY_TABLE_BITS, KEY_TABLE_ENTRIES};
 use rust_hdl::prelude::*;
 
@@ -51,6 +52,9 @@ pub struct KeyTable {
     /// The zero sweep after reset is done.
     pub ready: Signal<Out, Bit>,
     keys: RAM<Bits<64>, 12>,
+    /// The rule: the pid's half as the lookup is presented (registered in `q_pid_ok`), the
+    /// key's against the RAM's output the cycle after.
+    rule: KeyRule,
     sweep: DFF<Bit>,
     sweep_at: DFF<Bits<12>>,
     q_pid_ok: DFF<Bit>,
@@ -64,13 +68,12 @@ impl Logic for KeyTable {
         self.keys.read_clock.next = self.clock.val();
         self.keys.write_clock.next = self.clock.val();
         self.keys.read_address.next = self.lk_pid.val().get_bits::<12>(0);
-        self.q_pid_ok.d.next = (self.lk_pid.val().get_bits::<4>(12) == 0)
-            & (self.lk_pid.val() != 0)
-            & !self.sweep.q.val();
+        self.rule.pid.next = self.lk_pid.val();
+        self.q_pid_ok.d.next = self.rule.pid_ok.val() & !self.sweep.q.val();
         self.q_key.d.next = self.lk_key.val();
-        self.ok.next = self.q_pid_ok.q.val()
-            & (self.keys.read_data.val() != 0)
-            & (self.keys.read_data.val() == self.q_key.q.val());
+        self.rule.stored.next = self.keys.read_data.val();
+        self.rule.presented.next = self.q_key.q.val();
+        self.ok.next = self.q_pid_ok.q.val() & self.rule.key_ok.val();
         self.ready.next = !self.sweep.q.val();
         if self.sweep.q.val() {
             self.keys.write_enable.next = true;

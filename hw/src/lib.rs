@@ -15,6 +15,7 @@ pub mod crc32c;
 pub mod fastpath;
 pub mod fastpath_top;
 pub mod hash_unit;
+pub mod key_rule;
 pub mod key_table;
 pub mod mat;
 pub mod mem_access;

@@ -86,7 +86,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "authentication: any key is accepted for a registered RAS",
         edits: &[Edit {
             module: "fastpath_top$keys$store",
-            find: "ok = q_pid_ok$q & (keys$read_data != 32'h0) & (keys$read_data == q_key$q);",
+            find: "ok = q_pid_ok$q & rule$key_ok;",
             replace: "ok = q_pid_ok$q;",
         }],
     },

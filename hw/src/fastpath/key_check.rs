@@ -9,7 +9,8 @@
 //!   answer is always there first.
 //! * The slot also keeps the pid and key it presented (`s_pid`, `s_key`). A KEY_WRITE
 //!   (`wr_*`, registered in `kw_*`) re-decides, in the cycle after it, every slot whose pid it
-//!   names, with the rule of the table (`pid` inside the table and not 0, key not 0 and equal):
+//!   names, with the table's rule ([`KeyRule`]: `pid` inside the table and not 0, key not 0 and
+//!   equal):
 //!   answers read from the table before the write are replaced, including the one landing in
 //!   that same cycle (the re-decision wins). `ready` is low in that cycle, so nothing is taken
 //!   on an answer the write has not reached.
@@ -17,19 +18,18 @@
 //!   refusal, as the swept table would give).
 
 use crate::fastpath::ingest::SLOTS;
+use crate::key_rule::KeyRule;
 use crate::key_table::KeyTable;
 use crate::util::ByteSwap;
-use clio_proto::consts::{KEY_TABLE_BITS, PID_BITS};
+use clio_proto::consts::PID_BITS;
 use clio_proto::header::field;
 use rust_hdl::prelude::*;
 
-// The pid and key fields are 2 and 8 bytes, big endian; pids beyond the table are those with a
-// bit set above `KEY_TABLE_BITS`.
+// The pid and key fields are 2 and 8 bytes, big endian.
 const _: () = assert!(
     field::PID.end - field::PID.start == 2
         && field::KEY.end - field::KEY.start == 8
         && PID_BITS == 16
-        && KEY_TABLE_BITS == 12
         && SLOTS == 4
 );
 
@@ -77,8 +77,9 @@ pub struct KeyCheck {
     kw_valid: DFF<Bit>,
     kw_pid: DFF<Bits<16>>,
     kw_key: DFF<Bits<64>>,
-    /// `kw_pid` can hold a RAS (inside the table, not 0) and `kw_key` is not 0.
-    kw_opens: Signal<Local, Bit>,
+    /// Per slot, the rule on the KEY_WRITE's pid and key (stored) and the slot's key
+    /// (presented).
+    kw_rule: [KeyRule; SLOTS],
 }
 
 impl Logic for KeyCheck {
@@ -107,9 +108,6 @@ impl Logic for KeyCheck {
         self.kw_valid.d.next = self.wr_valid.val();
         self.kw_pid.d.next = self.wr_pid.val();
         self.kw_key.d.next = self.wr_key.val();
-        self.kw_opens.next = (self.kw_pid.q.val().get_bits::<4>(12) == 0)
-            & (self.kw_pid.q.val() != 0)
-            & (self.kw_key.q.val() != 0);
         for k in 0..4 {
             if self.hdr_in.val() & (self.hdr_slot.val() == k.to_bits::<2>()) {
                 self.s_pid[k].d.next = self.pid_swap.y.val();
@@ -118,9 +116,11 @@ impl Logic for KeyCheck {
             if self.q_valid.q.val() & (self.q_slot.q.val() == k.to_bits::<2>()) {
                 self.s_ok[k].d.next = self.store.ok.val();
             }
+            self.kw_rule[k].pid.next = self.kw_pid.q.val();
+            self.kw_rule[k].stored.next = self.kw_key.q.val();
+            self.kw_rule[k].presented.next = self.s_key[k].q.val();
             if self.kw_valid.q.val() & (self.s_pid[k].q.val() == self.kw_pid.q.val()) {
-                self.s_ok[k].d.next =
-                    self.kw_opens.val() & (self.s_key[k].q.val() == self.kw_key.q.val());
+                self.s_ok[k].d.next = self.kw_rule[k].pid_ok.val() & self.kw_rule[k].key_ok.val();
             }
         }
         self.ok.next = false;
@@ -144,6 +144,7 @@ mod tests {
     use super::*;
     use crate::bench::Bench;
     use crate::key_table::SWEEP_CYCLES;
+    use clio_proto::consts::KEY_TABLE_BITS;
     use std::collections::HashMap;
 
     /// Present a header's pid and key fields as they arrive (big endian).
