@@ -338,7 +338,7 @@ impl Logic for FastpathTop {
     fn update(&mut self) {
         clock!(
             self, clock, exec, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext,
-            xs, wa, spd, sptx, apl, pers, sq, stats
+            xs, wa, spd, sptx, apl, pers, sq, stats, rseg
         );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
@@ -396,7 +396,6 @@ impl Logic for FastpathTop {
                     & (self.exec.rsp_status.val() == self.st_ok.val())));
         self.rseg.va.next = self.h_va.val();
         self.rseg.total.next = self.h_tlen.val();
-        self.rseg.clock.next = self.clock.val();
         self.rseg.load.next = self.exec.seg_load.val();
         self.rseg.step.next = self.exec.seg_step.val();
         self.rhdr.seg_on.next = self.exec.seg_on.val();
@@ -660,6 +659,7 @@ impl Logic for FastpathTop {
         self.wa.block_data.next = self.xs.wdata.val();
         self.wa.block_strb.next = self.xs.wstrb.val();
         self.sync.rec_value.next = self.exec.ring_rec_value.val();
+        self.sync.rec_arg1.next = self.exec.ring_rec_arg1.val();
         // Append's placement: the tail word as it arrives in SData (below).
         self.apl.load.next = self.exec.place_load.val();
         self.apl.tail.next = self.wa.old.val();
@@ -873,6 +873,7 @@ impl Logic for FastpathTop {
         self.exec.ring_full.next = self.sync.full.val();
         self.exec.ring_status.next = self.sync.status.val();
         self.exec.ring_value.next = self.sync.value.val();
+        self.exec.ring_arg1.next = self.sync.arg1.val();
         self.exec.alu_write.next = self.sync.alu_write.val();
         self.exec.word_old.next = self.wa.old.val();
         self.exec.place_log_full.next = self.apl.log_full.val();

@@ -24,11 +24,13 @@
 //! errors included (`SyncUnit::record_offload` in the model: the status, value 0), so a
 //! retry gets the same status back.
 //!
-//! Timing: present `k_pid/k_client/k_req` with `lk_valid` in cycle c; `hit`, `value` and
-//! `full` are valid in cycle c+1 ([`RING_LATENCY`]): `hit` is the ring as it was in cycle c,
-//! the answer is read in cycle c+1, so a record in cycle c into the slot the lookup matched
-//! would show through. The top never records in a cycle it looks up (its lookups are in
-//! Dispatch and an offload's first cycles, its records after the request has executed). `ack_valid`, `rel_valid`, `skip_valid`
+//! Timing: present `k_pid/k_client/k_req` with `lk_valid` in cycle c; `hit`, `value`, `arg1`
+//! and `full` are valid in cycle c+1 ([`RING_LATENCY`]): `hit` and `full` are the ring as it
+//! was in cycle c (both registered), the answer is read in cycle c+1, so a record in cycle c
+//! into the slot the lookup matched would show through. The top never changes the ring in a
+//! cycle it looks up (its lookups are in Dispatch and an offload's first cycles, its records
+//! after the request has executed, its acknowledgements in a CN_ACK's Dispatch and a release's
+//! SpTx, its skips the cycle after a lookup). `ack_valid`, `rel_valid`, `skip_valid`
 //! and `rec_valid` act at the clock edge. The ALU (`alu_*`) is combinational; the RMW around
 //! it is the top's memory access.
 
@@ -69,9 +71,12 @@ pub struct SyncUnit {
     pub hit: Signal<Out, Bit>,
     /// Its recorded result (lookup result).
     pub value: Signal<Out, Bits<64>>,
+    /// Its recorded second word (lookup result): Append's new tail, its answer's `arg1`.
+    pub arg1: Signal<Out, Bits<64>>,
     /// Its recorded status (lookup result).
     pub status: Signal<Out, Bits<8>>,
-    /// The slot at the write pointer is unacknowledged: a new request must not execute.
+    /// The slot at the write pointer is unacknowledged: a new request must not execute. The
+    /// ring as it was the cycle before (registered every cycle), valid with a lookup's result.
     pub full: Signal<Out, Bit>,
     /// Mark the key's entry acknowledged (CN_ACK).
     pub ack_valid: Signal<In, Bit>,
@@ -83,6 +88,8 @@ pub struct SyncUnit {
     pub rec_valid: Signal<In, Bit>,
     /// The value to record.
     pub rec_value: Signal<In, Bits<64>>,
+    /// The second word to record (Append's new tail; 0 for the others).
+    pub rec_arg1: Signal<In, Bits<64>>,
     /// The status to record with it.
     pub rec_status: Signal<In, Bits<8>>,
     /// ALU: opcode byte (TAS 0x20, UNLOCK 0x21, CAS 0x22, FAA 0x23).
@@ -115,8 +122,12 @@ pub struct SyncUnit {
     /// `o_m`: bit `6k + j` is bit `k` of the index of a match in the sixth `j` of the ring
     /// (zero without a match).
     o_part: DFF<Bits<36>>,
-    /// The answers: value (bits 0..64) and status (64..72) per slot.
-    vals: AsyncRam<Bits<72>, 6>,
+    /// `busy` at the write pointer, registered every cycle (`full`): the lookup's cycle's, so
+    /// the 64-way select is not in front of the executor's decision.
+    full_q: DFF<Bit>,
+    /// The answers: value (bits 0..64), status (64..72) and the second word (72..136) per
+    /// slot (a replayed Append's `arg1` is read, not summed from the value).
+    vals: AsyncRam<Bits<136>, 6>,
     m: Gather<64>,
     mm: Gather<64>,
     wp1h: Signal<Local, Bits<64>>,
@@ -147,6 +158,9 @@ impl Default for SyncUnit {
             skip_valid: Default::default(),
             rec_valid: Default::default(),
             rec_value: Default::default(),
+            rec_arg1: Default::default(),
+            arg1: Default::default(),
+            full_q: Default::default(),
             rec_status: Default::default(),
             alu_op: Default::default(),
             alu_old: Default::default(),
@@ -175,7 +189,7 @@ impl Default for SyncUnit {
 impl Logic for SyncUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, used, busy, wp, o_m, o_part);
+        dff_setup!(self, clock, used, busy, wp, o_m, o_part, full_q);
         for i in 0..64 {
             self.key[i].clock.next = self.clock.val();
             self.key[i].d.next = self.key[i].q.val();
@@ -211,11 +225,14 @@ impl Logic for SyncUnit {
         self.hit.next = self.o_m.q.val().any();
         self.value.next = self.vals.read_data.val().get_bits::<64>(0);
         self.status.next = self.vals.read_data.val().get_bits::<8>(64);
-        self.full.next = self.busy.q.val().get_bit(self.wp.q.val().index());
+        self.arg1.next = self.vals.read_data.val().get_bits::<64>(72);
+        self.full_q.d.next = self.busy.q.val().get_bit(self.wp.q.val().index());
+        self.full.next = self.full_q.q.val();
         self.vals.write_enable.next = self.rec_valid.val();
         self.vals.write_address.next = self.wp.q.val();
-        self.vals.write_data.next = bit_cast::<72, 64>(self.rec_value.val())
-            | (bit_cast::<72, 8>(self.rec_status.val()) << 64);
+        self.vals.write_data.next = bit_cast::<136, 64>(self.rec_value.val())
+            | (bit_cast::<136, 8>(self.rec_status.val()) << 64)
+            | (bit_cast::<136, 64>(self.rec_arg1.val()) << 72);
         if self.ack_valid.val() {
             self.busy.d.next = self.busy.q.val() & !self.m.out.val();
         }
@@ -373,6 +390,7 @@ mod tests {
         let mut m = Ring::new(RING_ENTRIES);
         let mut rng = 0x1234_5678_9ABC_DEF1u64;
         let (mut replays, mut fulls, mut execs, mut releases) = (0, 0, 0, 0);
+        let mut arg1s = std::collections::HashMap::new();
         for step in 0..900u64 {
             rng ^= rng << 13;
             rng ^= rng >> 7;
@@ -409,6 +427,11 @@ mod tests {
                     assert!(b.uut.hit.val(), "step {step}: replay expected");
                     assert_eq!(b.uut.value.val().to_u64(), v, "step {step}: value");
                     assert_eq!(b.uut.status.val().to_u64(), s as u64, "step {step}: status");
+                    assert_eq!(
+                        b.uut.arg1.val().to_u64(),
+                        arg1s[&(pid, client, req)],
+                        "step {step}: second word"
+                    );
                 }
                 Verdict::Full => {
                     fulls += 1;
@@ -433,12 +456,17 @@ mod tests {
                         Status::Unmapped,
                         Status::Ok,
                     ][(rng >> 20) as usize % 4] as u8;
+                    let a1 = v.rotate_left(29) ^ 0x5A5A;
                     b.uut.rec_valid.next = true;
                     b.uut.rec_value.next = v.to_bits();
                     b.uut.rec_status.next = (s as u64).to_bits();
+                    b.uut.rec_arg1.next = a1.to_bits();
                     b.tick();
                     b.uut.rec_valid.next = false;
                     m.record(pid, client, req, s, v);
+                    // (Keys are unique in the ring: the latest record of a key is the one a
+                    // replay finds.)
+                    arg1s.insert((pid, client, req), a1);
                 }
             }
             if step % 4 == 0 {

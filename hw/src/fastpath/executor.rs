@@ -278,10 +278,14 @@ pub struct Executor {
     pub ring_record: Signal<Out, Bit>,
     pub ring_rec_status: Signal<Out, Bits<8>>,
     pub ring_rec_value: Signal<Out, Bits<64>>,
+    /// The second word recorded with it: Append's new tail (its answer's `arg1`), else 0.
+    pub ring_rec_arg1: Signal<Out, Bits<64>>,
     pub ring_hit: Signal<In, Bit>,
     pub ring_full: Signal<In, Bit>,
     pub ring_status: Signal<In, Bits<8>>,
     pub ring_value: Signal<In, Bits<64>>,
+    /// The lookup's recorded second word (a replayed Append's `arg1`).
+    pub ring_arg1: Signal<In, Bits<64>>,
     /// The ALU's operation writes its word back.
     pub alu_write: Signal<In, Bit>,
     /// The word read (`WordAccess::old`); load the ALU's answer or Append's new tail as the
@@ -415,9 +419,9 @@ pub struct Executor {
     rs_use_arg0: DFF<Bit>,
     /// The response's `arg0`.
     rs_arg0: DFF<Bits<64>>,
-    /// An Append's `arg1`, `rs_arg0 + footprint` (the new tail; the footprint alone when
-    /// `arg0` is 0), set with `rs_arg0`: a register, so the 64-bit sum is not in front of the
-    /// response header's mux.
+    /// An Append's `arg1`, `rs_arg0 + footprint` (the new tail: the placement's, or the one a
+    /// replay finds recorded in the ring; the footprint alone when `arg0` is 0), set with
+    /// `rs_arg0`: a register, so no 64-bit sum is in front of the response header's mux.
     rs_arg1: DFF<Bits<64>>,
     /// The response's length in bytes, header beat included.
     rs_len: DFF<Bits<12>>,
@@ -667,6 +671,7 @@ impl Logic for Executor {
         self.ring_record.next = false;
         self.ring_rec_status.next = self.st_ok.val();
         self.ring_rec_value.next = self.word_old.val();
+        self.ring_rec_arg1.next = 0.into();
         self.alu_load.next = false;
         self.tail_load.next = false;
         self.place_load.next = false;
@@ -832,8 +837,8 @@ impl Logic for Executor {
                 self.rs_use_arg0.d.next = true;
                 self.rs_status.d.next = self.ring_status.val();
                 self.rs_arg0.d.next = self.ring_value.val();
-                self.rs_arg1.d.next =
-                    self.ring_value.val() + bit_cast::<64, 12>(self.place_footprint.val());
+                // (A replayed Append's `arg1` is the new tail it recorded.)
+                self.rs_arg1.d.next = self.ring_arg1.val();
                 if self.once.q.val() & self.ring_hit.val() {
                     self.state.d.next = State::Resp;
                 } else if self.once.q.val() & self.ring_full.val() {
@@ -1047,6 +1052,7 @@ impl Logic for Executor {
                     } else if self.beat_done.val() & self.ap.q.val() {
                         self.ring_record.next = self.once.q.val();
                         self.ring_rec_value.next = self.place_old_tail.val();
+                        self.ring_rec_arg1.next = self.place_new_tail.val();
                         self.rs_status.d.next = self.st_ok.val();
                         self.rs_arg0.d.next = self.place_old_tail.val();
                         self.rs_arg1.d.next = self.place_new_tail.val();

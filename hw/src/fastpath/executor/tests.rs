@@ -80,6 +80,7 @@ fn bench() -> Bench<Executor> {
     u.ring_full.next = false;
     u.ring_status.next = 0.into();
     u.ring_value.next = 0.into();
+    u.ring_arg1.next = 0.into();
     u.alu_write.next = false;
     u.word_old.next = 0.into();
     u.place_log_full.next = false;
