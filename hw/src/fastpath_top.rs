@@ -954,6 +954,7 @@ impl Logic for FastpathTop {
         self.la.taken.next = self.sq.taken.val();
         self.la.head.next = self.sq.head.val();
         self.la.use_slot.next = self.sq.slot.val();
+        self.la.use_next.next = self.sq.next_slot.val();
         self.la.tlb_update.next = self.tlb.up_valid.val();
         self.la.res_hit.next = self.tlb.res_hit.val();
         self.la.res_alloc.next = self.tlb.res_alloc.val();

@@ -295,10 +295,12 @@ impl Logic for Tlb {
             (bit_cast::<52, 16>(self.lk_pid.val()) << 36) | bit_cast::<52, 36>(self.lk_vpn.val());
         self.up_key.next =
             (bit_cast::<52, 16>(self.up_pid.val()) << 36) | bit_cast::<52, 36>(self.up_vpn.val());
-        // The CAM: both ports compare against every tag.
+        // The CAM: both ports compare against every tag. The lookup's match leaves out `valid`
+        // (the second cycle masks it with `valid` as it is then: an entry that was invalid at
+        // the compare is either still invalid or was written since, `wr_last`, and dropped), so
+        // the compare is all that is in front of `s1_match`.
         for i in 0..64 {
-            self.m_lk.bits[i].next =
-                self.valid.q.val().get_bit(i) & (self.key[i].q.val() == self.lk_key.val());
+            self.m_lk.bits[i].next = self.key[i].q.val() == self.lk_key.val();
             self.m_up.bits[i].next =
                 self.valid.q.val().get_bit(i) & (self.key[i].q.val() == self.up_key.val());
             self.lru1h.bits[i].next = self.age[i].q.val() == 63;

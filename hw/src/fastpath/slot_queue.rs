@@ -53,7 +53,7 @@ pub struct SlotQueue {
     pub done: Signal<In, Bit>,
     /// The write-data stage takes the executor's write and its slot this cycle.
     pub pass: Signal<In, Bit>,
-    /// The executor takes the frame in `next` this cycle.
+    /// The executor takes the frame in `next_slot` this cycle.
     pub take: Signal<In, Bit>,
     /// The executor's slot, and whether it holds it.
     pub slot: Signal<Out, Bits<2>>,
@@ -61,7 +61,7 @@ pub struct SlotQueue {
     /// The slot released this cycle (bit k = slot k).
     pub clear: Signal<Out, Bits<4>>,
     /// The executor's next slot, a frame is there for it, and that frame's fields.
-    pub next: Signal<Out, Bits<2>>,
+    pub next_slot: Signal<Out, Bits<2>>,
     pub next_full: Signal<Out, Bit>,
     pub next_verdict: Signal<Out, Bits<2>>,
     pub next_hdr: Signal<Out, Bits<384>>,
@@ -110,7 +110,7 @@ impl Default for SlotQueue {
             slot: Default::default(),
             hold: Default::default(),
             clear: Default::default(),
-            next: Default::default(),
+            next_slot: Default::default(),
             next_full: Default::default(),
             next_verdict: Default::default(),
             next_hdr: Default::default(),
@@ -144,26 +144,26 @@ impl Logic for SlotQueue {
         if self.done.val() & self.x_hold.q.val() {
             self.clear.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
         }
-        self.next.next = self.x_slot.q.val();
+        self.next_slot.next = self.x_slot.q.val();
         if self.moves.val() {
             self.x_hold.d.next = false;
             self.x_slot.d.next = self.x_slot.q.val() + 1;
-            self.next.next = self.x_slot.q.val() + 1;
+            self.next_slot.next = self.x_slot.q.val() + 1;
         }
         if self.take.val() {
             self.x_hold.d.next = true;
         }
         // Full, and not the slot the write-data stage is still streaming.
-        self.next_full.next = (self.full.val() & (bit_cast::<4, 1>(1.into()) << self.next.val()))
-            .any()
-            & !(self.w_busy.val() & (self.w_slot.val() == self.next.val()));
+        self.next_full.next =
+            (self.full.val() & (bit_cast::<4, 1>(1.into()) << self.next_slot.val())).any()
+                & !(self.w_busy.val() & (self.w_slot.val() == self.next_slot.val()));
         self.next_verdict.next = 0.into();
         self.next_hdr.next = 0.into();
         self.next_client.next = 0.into();
         self.next_route.next = 0.into();
         self.next_lane.next = 0.into();
         for k in 0..4 {
-            if self.next.val() == k.to_bits::<2>() {
+            if self.next_slot.val() == k.to_bits::<2>() {
                 self.next_verdict.next = self.verdict[k].val();
                 self.next_hdr.next = self.hdr[k].val();
                 self.next_client.next = self.client[k].val();

@@ -18,8 +18,14 @@
 //!   `pa`, the physical address of the packet's first byte.
 //!   The page is shifted out of the header's `va` as it arrives; a write segment after the
 //!   first (`pkt_index != 0`, its first byte `pkt_index` KiB on) has its page from that sum
-//!   the next cycle instead (`chk_vpn`), and is not looked up in that cycle (`chk_hold`), so
-//!   neither cycle holds both the 44-bit sum and the page shift.
+//!   the next cycle instead (`chk_vpn`), so neither cycle holds both the 44-bit sum and the
+//!   page shift.
+//! * The TLB's lookup key is a register on both of this block's paths into it: the pid and
+//!   VPN of the slot at the pointer (`lk_key_pid`, `lk_key_vpn`, loaded with the slot the
+//!   pointer moves to; a slot whose fields were written at the last edge, `fresh`, is not
+//!   looked up until they are in the key register, a cycle later), and those of the slot the
+//!   executor holds next (`use_next`, registered for Dispatch's own lookup). So the TLB's CAM
+//!   compare is behind a select of registers, not behind this block's slot multiplexers.
 //! * What was looked up is forgotten when the TLB changes (`tlb_update`: an insert or an
 //!   invalidation, including those in flight: lookups issued before it are dropped), and the
 //!   pointer goes back to the oldest slot the executor has not taken (`head`); a slot's entry
@@ -102,13 +108,17 @@ pub struct TranslateAhead {
     pub res_pfn: Signal<In, Bits<40>>,
     /// The slot the executor asks about (the one it dispatches).
     pub use_slot: Signal<In, Bits<2>>,
+    /// The slot the executor holds in the next cycle (the slot queue's `next`): its pid and
+    /// VPN are registered, so `use_pid` and `use_vpn` are flip-flops in Dispatch (its slot's
+    /// fields are written two cycles before it is taken at the latest).
+    pub use_next: Signal<In, Bits<2>>,
     /// `use_slot`'s packet is translated: mapped, permitted, within one page.
     pub ok: Signal<Out, Bit>,
     /// `use_slot`'s packet's physical address (valid with `ok`).
     pub pa: Signal<Out, Bits<64>>,
     /// `use_slot`'s frame is a READ or WRITE, and its lookup's pid and VPN (kept from its
-    /// header, registers): when `ok` is low the executor's Dispatch looks the page up with
-    /// these, before its checks decide.
+    /// header; the pid and VPN registered again from `use_next` the cycle before): when `ok`
+    /// is low the executor's Dispatch looks the page up with these, before its checks decide.
     pub use_rw: Signal<Out, Bit>,
     pub use_pid: Signal<Out, Bits<16>>,
     pub use_vpn: Signal<Out, Bits<36>>,
@@ -209,12 +219,21 @@ pub struct TranslateAhead {
     /// The page of the header registered in `h_va` (the first byte's VA): the hash's VPN, and
     /// a write segment's page.
     chk_vpn: Signal<Local, Bits<36>>,
-    /// Bit `chk_slot` when `chk_seg`: the slot whose page is being rewritten (not looked up
-    /// this cycle).
+    /// Bit `chk_slot` when `chk_seg`: the slot whose page is being rewritten.
     chk_hold: Signal<Local, Bits<4>>,
+    /// The slots whose pid or VPN is written at this edge (a header, a segment's page), and
+    /// registered (`fresh`): the key register may hold their old fields for a cycle.
+    wr_now: Signal<Local, Bits<4>>,
+    fresh: DFF<Bits<4>>,
+    /// The pointer's next value (`ptr.d`).
+    ptr_n: Signal<Local, Bits<2>>,
+    /// The TLB lookup key of the slot at the pointer, loaded with the slot at `ptr_n`.
+    lk_key_pid: DFF<Bits<16>>,
+    lk_key_vpn: DFF<Bits<36>>,
+    /// The key of the slot at `use_next`, registered (`use_pid`, `use_vpn`).
+    use_key_pid: DFF<Bits<16>>,
+    use_key_vpn: DFF<Bits<36>>,
     /// The slot at the pointer's kept fields.
-    sel_pid: Signal<Local, Bits<16>>,
-    sel_vpn: Signal<Local, Bits<36>>,
     sel_need: Signal<Local, Bits<2>>,
     sel_off: Signal<Local, Bits<64>>,
     sel_len: Signal<Local, Bits<32>>,
@@ -313,6 +332,7 @@ impl Default for TranslateAhead {
             res_perms: Default::default(),
             res_pfn: Default::default(),
             use_slot: Default::default(),
+            use_next: Default::default(),
             ok: Default::default(),
             pa: Default::default(),
             use_rw: Default::default(),
@@ -342,6 +362,13 @@ impl Default for TranslateAhead {
             chk_seg: Default::default(),
             chk_vpn: Default::default(),
             chk_hold: Default::default(),
+            wr_now: Default::default(),
+            fresh: Default::default(),
+            ptr_n: Default::default(),
+            lk_key_pid: Default::default(),
+            lk_key_vpn: Default::default(),
+            use_key_pid: Default::default(),
+            use_key_vpn: Default::default(),
             s_read_ok: Default::default(),
             s_write_ok: Default::default(),
             s_write_in_va: Default::default(),
@@ -371,8 +398,6 @@ impl Default for TranslateAhead {
             s_need: core::array::from_fn(|_| Default::default()),
             s_off: core::array::from_fn(|_| Default::default()),
             s_len: core::array::from_fn(|_| Default::default()),
-            sel_pid: Default::default(),
-            sel_vpn: Default::default(),
             sel_need: Default::default(),
             sel_off: Default::default(),
             sel_len: Default::default(),
@@ -444,6 +469,11 @@ impl Logic for TranslateAhead {
             s_chase_ok,
             chk_in,
             chk_seg,
+            fresh,
+            lk_key_pid,
+            lk_key_vpn,
+            use_key_pid,
+            use_key_vpn,
             chk_slot,
             chk_hdr,
             res_in,
@@ -627,22 +657,18 @@ impl Logic for TranslateAhead {
         }
 
         // ---- The frame at the pointer: its kept fields.
-        self.sel_pid.next = 0.into();
-        self.sel_vpn.next = 0.into();
         self.sel_need.next = 0.into();
         self.sel_off.next = 0.into();
         self.sel_len.next = 0.into();
         for k in 0..4 {
             if self.ptr.q.val() == k.to_bits::<2>() {
-                self.sel_pid.next = self.s_pid[k].q.val();
-                self.sel_vpn.next = self.s_vpn[k].q.val();
                 self.sel_need.next = self.s_need[k].q.val();
                 self.sel_off.next = self.s_off[k].q.val();
                 self.sel_len.next = self.s_len[k].q.val();
             }
         }
-        self.lk_pid.next = self.sel_pid.val();
-        self.lk_vpn.next = self.sel_vpn.val();
+        self.lk_pid.next = self.lk_key_pid.q.val();
+        self.lk_vpn.next = self.lk_key_vpn.q.val();
 
         // ---- Walk the slots: look up, skip, or wait.
         self.at.next = bit_cast::<4, 1>(1.into()) << self.ptr.q.val();
@@ -653,13 +679,10 @@ impl Logic for TranslateAhead {
                 | !(self.s_rw.q.val() & self.at.val()).any());
         self.issue.next = (self.headed.val() & self.at.val()).any()
             & !self.skip.val()
-            & !(self.chk_hold.val() & self.at.val()).any()
+            & !(self.fresh.q.val() & self.at.val()).any()
             & self.port_free.val()
             & !self.kill.val();
         self.lk_valid.next = self.issue.val();
-        if self.issue.val() | self.skip.val() {
-            self.ptr.d.next = self.ptr.q.val() + 1;
-        }
         self.looked_n.next = self.looked.q.val();
         if self.issue.val() {
             self.looked_n.next = self.looked.q.val() | self.at.val();
@@ -716,18 +739,43 @@ impl Logic for TranslateAhead {
             self.e_ok.d.next = 0.into();
             self.p1_valid.d.next = false;
             self.p2_valid.d.next = false;
-            self.ptr.d.next = self.head.val();
+        }
+        // The pointer, and the key of the slot it goes to (from the slots' fields as they are:
+        // those written at this edge are `fresh` next cycle).
+        self.ptr_n.next = self.ptr.q.val();
+        if self.issue.val() | self.skip.val() {
+            self.ptr_n.next = self.ptr.q.val() + 1;
+        }
+        if self.kill.val() {
+            self.ptr_n.next = self.head.val();
         }
         if self.reset.val() {
-            self.ptr.d.next = 0.into();
+            self.ptr_n.next = 0.into();
+        }
+        self.ptr.d.next = self.ptr_n.val();
+        self.wr_now.next = self.chk_hold.val();
+        if self.hdr_in.val() {
+            self.wr_now.next =
+                self.chk_hold.val() | (bit_cast::<4, 1>(1.into()) << self.hdr_slot.val());
+        }
+        self.fresh.d.next = self.wr_now.val();
+        for k in 0..4 {
+            if self.ptr_n.val() == k.to_bits::<2>() {
+                self.lk_key_pid.d.next = self.s_pid[k].q.val();
+                self.lk_key_vpn.d.next = self.s_vpn[k].q.val();
+            }
+            if self.use_next.val() == k.to_bits::<2>() {
+                self.use_key_pid.d.next = self.s_pid[k].q.val();
+                self.use_key_vpn.d.next = self.s_vpn[k].q.val();
+            }
         }
 
         // ---- The executor's slot.
         self.ok.next = false;
         self.pa.next = 0.into();
         self.use_rw.next = false;
-        self.use_pid.next = 0.into();
-        self.use_vpn.next = 0.into();
+        self.use_pid.next = self.use_key_pid.q.val();
+        self.use_vpn.next = self.use_key_vpn.q.val();
         self.use_va.next = 0.into();
         self.use_read_ok.next = false;
         self.use_write_ok.next = false;
@@ -752,8 +800,6 @@ impl Logic for TranslateAhead {
                 self.use_append_ok.next = self.s_append_ok.q.val().get_bit(k);
                 self.use_atomic_ok.next = self.s_atomic_ok.q.val().get_bit(k);
                 self.use_chase_ok.next = self.s_chase_ok.q.val().get_bit(k);
-                self.use_pid.next = self.s_pid[k].q.val();
-                self.use_vpn.next = self.s_vpn[k].q.val();
                 self.use_va.next = self.s_va[k].q.val();
                 // (Or the hash coming out for it this cycle.)
                 self.use_hash_ok.next = self.s_hok.q.val().get_bit(k) | self.hok_set[k].val();

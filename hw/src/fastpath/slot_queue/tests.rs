@@ -90,7 +90,7 @@ fn takes_frames_in_order_and_releases_each_once() {
         assert_eq!(u.hold.val(), x_hold, "{at}: hold");
         let clear = if done && x_hold { 1u64 << x_slot } else { 0 };
         assert_eq!(u.clear.val().to_u64(), clear, "{at}: clear");
-        assert_eq!(u.next.val().to_u64() as usize, next, "{at}: next slot");
+        assert_eq!(u.next_slot.val().to_u64() as usize, next, "{at}: next slot");
         assert_eq!(u.next_full.val(), next_full, "{at}: next full");
         if next_full {
             let f = slots[next].as_ref().expect("full");

@@ -339,6 +339,8 @@ fn look_ahead_at(shift: u32) {
             .find(|&k| taken & (1 << k) == 0)
             .unwrap_or(head);
         b.uut.head.next = (first_untaken as u64).to_bits();
+        // The slot the executor holds next cycle (its key is registered for Dispatch).
+        b.uut.use_next.next = (head as u64).to_bits();
         // The executor takes the port now and then, sometimes for a long stretch (a walk's
         // retries), so prepared lookups wait while their slots are taken and freed.
         if busy_run > 0 {
