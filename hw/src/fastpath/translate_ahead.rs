@@ -18,12 +18,12 @@
 //!   `pa`, the physical address of the packet's first byte.
 //!   The page is shifted out of the header's `va` as it arrives; a write segment after the
 //!   first (`pkt_index != 0`, its first byte `pkt_index` KiB on) has its page from that sum
-//!   the next cycle instead (`chk_vpn`), so neither cycle holds both the 44-bit sum and the
-//!   page shift.
+//!   the next cycle instead (`chk_vpn`), and is not looked up in that cycle (`chk_hold`), so
+//!   neither cycle holds both the 44-bit sum and the page shift.
 //! * The TLB's lookup key is a register on both of this block's paths into it: the pid and
 //!   VPN of the slot at the pointer (`lk_key_pid`, `lk_key_vpn`, loaded with the slot the
-//!   pointer moves to; a slot whose fields were written at the last edge, `fresh`, is not
-//!   looked up until they are in the key register, a cycle later), and those of the slot the
+//!   pointer moves to, from the slots' next fields, `nx_pid` and `nx_vpn`, so a header's page
+//!   is in the key register the cycle after it came in, as it is in its slot), and those of the slot the
 //!   executor holds next (`use_next`, registered for Dispatch's own lookup). So the TLB's CAM
 //!   compare is behind a select of registers, not behind this block's slot multiplexers.
 //! * What was looked up is forgotten when the TLB changes (`tlb_update`: an insert or an
@@ -219,12 +219,13 @@ pub struct TranslateAhead {
     /// The page of the header registered in `h_va` (the first byte's VA): the hash's VPN, and
     /// a write segment's page.
     chk_vpn: Signal<Local, Bits<36>>,
-    /// Bit `chk_slot` when `chk_seg`: the slot whose page is being rewritten.
+    /// Bit `chk_slot` when `chk_seg`: the slot whose page is being rewritten (not looked up
+    /// this cycle).
     chk_hold: Signal<Local, Bits<4>>,
-    /// The slots whose pid or VPN is written at this edge (a header, a segment's page), and
-    /// registered (`fresh`): the key register may hold their old fields for a cycle.
-    wr_now: Signal<Local, Bits<4>>,
-    fresh: DFF<Bits<4>>,
+    /// Per slot, its pid and VPN from the next cycle on (a header coming in, a segment's page
+    /// rewritten, or kept): what `s_pid`, `s_vpn` and the key register load.
+    nx_pid: [Signal<Local, Bits<16>>; SLOTS],
+    nx_vpn: [Signal<Local, Bits<36>>; SLOTS],
     /// The pointer's next value (`ptr.d`).
     ptr_n: Signal<Local, Bits<2>>,
     /// The TLB lookup key of the slot at the pointer, loaded with the slot at `ptr_n`.
@@ -362,8 +363,8 @@ impl Default for TranslateAhead {
             chk_seg: Default::default(),
             chk_vpn: Default::default(),
             chk_hold: Default::default(),
-            wr_now: Default::default(),
-            fresh: Default::default(),
+            nx_pid: Default::default(),
+            nx_vpn: Default::default(),
             ptr_n: Default::default(),
             lk_key_pid: Default::default(),
             lk_key_vpn: Default::default(),
@@ -469,7 +470,6 @@ impl Logic for TranslateAhead {
             s_chase_ok,
             chk_in,
             chk_seg,
-            fresh,
             lk_key_pid,
             lk_key_vpn,
             use_key_pid,
@@ -510,9 +510,7 @@ impl Logic for TranslateAhead {
             self.e_pa[k].clock.next = self.clock.val();
             self.e_pa[k].d.next = self.e_pa[k].q.val();
             self.s_pid[k].clock.next = self.clock.val();
-            self.s_pid[k].d.next = self.s_pid[k].q.val();
             self.s_vpn[k].clock.next = self.clock.val();
-            self.s_vpn[k].d.next = self.s_vpn[k].q.val();
             self.s_va[k].clock.next = self.clock.val();
             self.s_va[k].d.next = self.s_va[k].q.val();
             self.s_need[k].clock.next = self.clock.val();
@@ -559,19 +557,25 @@ impl Logic for TranslateAhead {
         self.chk_hold.next = 0.into();
         if self.chk_in.q.val() & self.chk_seg.q.val() {
             self.chk_hold.next = bit_cast::<4, 1>(1.into()) << self.chk_slot.q.val();
-            for k in 0..4 {
-                if self.chk_slot.q.val() == k.to_bits::<2>() {
-                    self.s_vpn[k].d.next = self.chk_vpn.val();
-                }
+        }
+        for k in 0..4 {
+            self.nx_pid[k].next = self.s_pid[k].q.val();
+            self.nx_vpn[k].next = self.s_vpn[k].q.val();
+            if self.chk_hold.val().get_bit(k) {
+                self.nx_vpn[k].next = self.chk_vpn.val();
             }
+            if self.hdr_in.val() & (self.hdr_slot.val() == k.to_bits::<2>()) {
+                self.nx_pid[k].next = self.dec.pid.val();
+                self.nx_vpn[k].next = self.hdr_vpn.val();
+            }
+            self.s_pid[k].d.next = self.nx_pid[k].val();
+            self.s_vpn[k].d.next = self.nx_vpn[k].val();
         }
         self.h_pid.d.next = self.dec.pid.val();
         self.h_va.d.next = self.va.val();
         if self.hdr_in.val() {
             for k in 0..4 {
                 if self.hdr_slot.val() == k.to_bits::<2>() {
-                    self.s_pid[k].d.next = self.dec.pid.val();
-                    self.s_vpn[k].d.next = self.hdr_vpn.val();
                     self.s_va[k].d.next = self.va.val();
                     self.s_hgen[k].d.next = self.s_hgen[k].q.val() + 1;
                     self.h_gen.d.next = self.s_hgen[k].q.val() + 1;
@@ -679,7 +683,7 @@ impl Logic for TranslateAhead {
                 | !(self.s_rw.q.val() & self.at.val()).any());
         self.issue.next = (self.headed.val() & self.at.val()).any()
             & !self.skip.val()
-            & !(self.fresh.q.val() & self.at.val()).any()
+            & !(self.chk_hold.val() & self.at.val()).any()
             & self.port_free.val()
             & !self.kill.val();
         self.lk_valid.next = self.issue.val();
@@ -740,8 +744,8 @@ impl Logic for TranslateAhead {
             self.p1_valid.d.next = false;
             self.p2_valid.d.next = false;
         }
-        // The pointer, and the key of the slot it goes to (from the slots' fields as they are:
-        // those written at this edge are `fresh` next cycle).
+        // The pointer, and the key of the slot it goes to (the slot's fields from the next
+        // cycle on).
         self.ptr_n.next = self.ptr.q.val();
         if self.issue.val() | self.skip.val() {
             self.ptr_n.next = self.ptr.q.val() + 1;
@@ -753,16 +757,10 @@ impl Logic for TranslateAhead {
             self.ptr_n.next = 0.into();
         }
         self.ptr.d.next = self.ptr_n.val();
-        self.wr_now.next = self.chk_hold.val();
-        if self.hdr_in.val() {
-            self.wr_now.next =
-                self.chk_hold.val() | (bit_cast::<4, 1>(1.into()) << self.hdr_slot.val());
-        }
-        self.fresh.d.next = self.wr_now.val();
         for k in 0..4 {
             if self.ptr_n.val() == k.to_bits::<2>() {
-                self.lk_key_pid.d.next = self.s_pid[k].q.val();
-                self.lk_key_vpn.d.next = self.s_vpn[k].q.val();
+                self.lk_key_pid.d.next = self.nx_pid[k].val();
+                self.lk_key_vpn.d.next = self.nx_vpn[k].val();
             }
             if self.use_next.val() == k.to_bits::<2>() {
                 self.use_key_pid.d.next = self.s_pid[k].q.val();
