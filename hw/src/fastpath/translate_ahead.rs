@@ -108,9 +108,11 @@ pub struct TranslateAhead {
     pub res_pfn: Signal<In, Bits<40>>,
     /// The slot the executor asks about (the one it dispatches).
     pub use_slot: Signal<In, Bits<2>>,
-    /// The slot the executor holds in the next cycle (the slot queue's `next`): its pid and
-    /// VPN are registered, so `use_pid` and `use_vpn` are flip-flops in Dispatch (its slot's
-    /// fields are written two cycles before it is taken at the latest).
+    /// The slot the executor holds in the next cycle (the slot queue's `next_slot`): its pid
+    /// and VPN are registered, so `use_pid` and `use_vpn` are flip-flops in Dispatch (a slot's
+    /// fields are final by the cycle it is taken in: a header's page is written at the end of
+    /// its cycle, a segment's the cycle after, and a frame is taken two cycles after its
+    /// header at the earliest).
     pub use_next: Signal<In, Bits<2>>,
     /// `use_slot`'s packet is translated: mapped, permitted, within one page.
     pub ok: Signal<Out, Bit>,
