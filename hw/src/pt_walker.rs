@@ -148,6 +148,8 @@ pub struct PtWalker {
     acc_slot: DFF<Bits<4>>,
     acc_w0: DFF<Bits<64>>,
     acc_w1: DFF<Bits<64>>,
+    /// The outcome of the match kept from an earlier beat of the walk (`acc_found`).
+    acc_oc: DFF<Bits<2>>,
     o_valid: DFF<Bit>,
     o_outcome: DFF<Bits<2>>,
     o_ctx: DFF<Bits<108>>,
@@ -171,9 +173,16 @@ pub struct PtWalker {
     f_slot: Signal<Local, Bits<4>>,
     f_w0: Signal<Local, Bits<64>>,
     f_w1: Signal<Local, Bits<64>>,
+    /// The walk at the queue head asks for write permission (else read).
     o_write: Signal<Local, Bit>,
-    o_read_ok: Signal<Local, Bit>,
-    o_write_ok: Signal<Local, Bit>,
+    /// Per slot of the beat: the walk's outcome if that slot is its match (permission from
+    /// the slot's word 0 bits 58/59 against `o_write`, then bit 57 VALID), decided beside
+    /// the tag compare, so only the match's select is in front of `o_outcome` (the outcome
+    /// after the select of the matching word: 7.25 levels on the board at stop 37).
+    oc_s: [Signal<Local, Bits<2>>; 4],
+    /// The outcome of this beat's first match, and of the walk's first match so far.
+    now_oc: Signal<Local, Bits<2>>,
+    f_oc: Signal<Local, Bits<2>>,
     oc_hit: Spec<2, { outcome::HIT as u64 }>,
     oc_fault: Spec<2, { outcome::FAULT as u64 }>,
     oc_permission: Spec<2, { outcome::PERMISSION as u64 }>,
@@ -198,6 +207,7 @@ impl Logic for PtWalker {
             acc_found,
             acc_slot,
             acc_w0,
+            acc_oc,
             acc_w1,
             o_valid,
             o_outcome,
@@ -269,25 +279,39 @@ impl Logic for PtWalker {
         self.r_ready.next = true;
         // Tag compare of the four slots of this beat against the walk at the queue head.
         self.key.next = self.ctx_q.data_out.val().get_bits::<52>(0);
+        self.o_write.next = self.ctx_q.data_out.val().get_bit(52);
         for j in 0..4 {
             self.m[j].next = self.r_data.val().get_bit(128 * j + 56)
                 & (self.r_data.val().get_bits::<52>(128 * j) == self.key.val());
+            // Outcome if this slot matches: word0 bit 57 VALID, 58 READ, 59 WRITE.
+            self.oc_s[j].next = self.oc_hit.val();
+            if (self.o_write.val() & !self.r_data.val().get_bit(128 * j + 59))
+                | (!self.o_write.val() & !self.r_data.val().get_bit(128 * j + 58))
+            {
+                self.oc_s[j].next = self.oc_permission.val();
+            } else if !self.r_data.val().get_bit(128 * j + 57) {
+                self.oc_s[j].next = self.oc_fault.val();
+            }
         }
         self.now_found.next = self.m[0].val() | self.m[1].val() | self.m[2].val() | self.m[3].val();
         if self.m[0].val() {
             self.now_slot.next = 0.into();
+            self.now_oc.next = self.oc_s[0].val();
             self.now_w0.next = self.r_data.val().get_bits::<64>(0);
             self.now_w1.next = self.r_data.val().get_bits::<64>(64);
         } else if self.m[1].val() {
             self.now_slot.next = 1.into();
+            self.now_oc.next = self.oc_s[1].val();
             self.now_w0.next = self.r_data.val().get_bits::<64>(128);
             self.now_w1.next = self.r_data.val().get_bits::<64>(192);
         } else if self.m[2].val() {
             self.now_slot.next = 2.into();
+            self.now_oc.next = self.oc_s[2].val();
             self.now_w0.next = self.r_data.val().get_bits::<64>(256);
             self.now_w1.next = self.r_data.val().get_bits::<64>(320);
         } else {
             self.now_slot.next = 3.into();
+            self.now_oc.next = self.oc_s[3].val();
             self.now_w0.next = self.r_data.val().get_bits::<64>(384);
             self.now_w1.next = self.r_data.val().get_bits::<64>(448);
         }
@@ -296,17 +320,16 @@ impl Logic for PtWalker {
             self.f_found.next = true;
             self.f_slot.next = self.acc_slot.q.val();
             self.f_w0.next = self.acc_w0.q.val();
+            self.f_oc.next = self.acc_oc.q.val();
             self.f_w1.next = self.acc_w1.q.val();
         } else {
             self.f_found.next = self.now_found.val();
             self.f_slot.next =
                 (bit_cast::<4, 2>(self.beat.q.val()) << 2) | bit_cast::<4, 2>(self.now_slot.val());
             self.f_w0.next = self.now_w0.val();
+            self.f_oc.next = self.now_oc.val();
             self.f_w1.next = self.now_w1.val();
         }
-        self.o_write.next = self.ctx_q.data_out.val().get_bit(52);
-        self.o_read_ok.next = self.f_w0.val().get_bit(58);
-        self.o_write_ok.next = self.f_w0.val().get_bit(59);
         self.o_valid.d.next = false;
         self.ctx_q.read.next = false;
         if self.r_valid.val() {
@@ -314,6 +337,7 @@ impl Logic for PtWalker {
             self.acc_found.d.next = self.f_found.val();
             self.acc_slot.d.next = self.f_slot.val();
             self.acc_w0.d.next = self.f_w0.val();
+            self.acc_oc.d.next = self.f_oc.val();
             self.acc_w1.d.next = self.f_w1.val();
             if self.r_last.val() {
                 self.beat.d.next = 0.into();
@@ -323,17 +347,10 @@ impl Logic for PtWalker {
                 self.o_slot.d.next = self.f_slot.val();
                 self.o_w0.d.next = self.f_w0.val();
                 self.o_w1.d.next = self.f_w1.val();
-                // Outcome: word0 bit 57 VALID, 58 READ, 59 WRITE.
+                // Outcome: the match's (`f_oc`), or no match.
+                self.o_outcome.d.next = self.f_oc.val();
                 if !self.f_found.val() {
                     self.o_outcome.d.next = self.oc_unmapped.val();
-                } else if (self.o_write.val() & !self.o_write_ok.val())
-                    | (!self.o_write.val() & !self.o_read_ok.val())
-                {
-                    self.o_outcome.d.next = self.oc_permission.val();
-                } else if !self.f_w0.val().get_bit(57) {
-                    self.o_outcome.d.next = self.oc_fault.val();
-                } else {
-                    self.o_outcome.d.next = self.oc_hit.val();
                 }
             }
         }

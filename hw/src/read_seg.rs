@@ -4,8 +4,11 @@
 //! executor of `fastpath_top` runs each packet as a read of at most one payload (translate
 //! its one or two pages, address, hand to the read-data stage) and asks this block, per
 //! packet, for the answer's packet count and the next packet's address and length (whether
-//! another packet follows is the executor's `rd_more`, registered from the count). The count
-//! and packet 0's length are combinational (Dispatch registers them); the next packet's VA
+//! another packet follows is the executor's `rd_more`, registered from the count). Packet 0's
+//! length, `min(total_len, MAX_PAYLOAD)`, is the look-ahead's (`TranslateAhead::use_len`,
+//! kept per slot as the header arrived: the compare was in front of Dispatch's length
+//! registers, 7.5 levels on the board at stop 37). The count is combinational (Dispatch
+//! registers it); the next packet's VA
 //! and remaining bytes are registers, loaded in Dispatch (`load`) and stepped a KiB as the
 //! answer moves on (`step`), so the hand-over of a packet takes its successor's VA from a
 //! flip-flop (the 64-bit sum `va + (i + 1) * MAX_PAYLOAD` had been in front of the
@@ -35,8 +38,6 @@ pub struct ReadSeg {
     pub step: Signal<In, Bit>,
     /// Packets of the answer, `ceil(total / MAX_PAYLOAD)`.
     pub count: Signal<Out, Bits<16>>,
-    /// Bytes of packet 0, `min(total, MAX_PAYLOAD)`.
-    pub first_len: Signal<Out, Bits<12>>,
     /// VA of the next packet's first byte (`va + (i + 1) * MAX_PAYLOAD` for the packet `i`
     /// under way), from a register.
     pub next_va: Signal<Out, Bits<64>>,
@@ -57,11 +58,6 @@ impl Logic for ReadSeg {
     fn update(&mut self) {
         dff_setup!(self, clock, n_va, n_rem);
         self.count.next = bit_cast::<16, 32>((self.total.val() + self.max_payload.val() - 1) >> 10);
-        if self.total.val() > self.max_payload.val() {
-            self.first_len.next = bit_cast::<12, 32>(self.max_payload.val());
-        } else {
-            self.first_len.next = bit_cast::<12, 32>(self.total.val());
-        }
         if self.load.val() {
             self.n_va.d.next = self.va.val() + self.max_payload64.val();
             self.n_rem.d.next = self.total.val() - self.max_payload.val();
@@ -109,11 +105,6 @@ mod tests {
             b.uut.load.next = true;
             b.settle();
             assert_eq!(b.uut.count.val().to_u64(), count, "total {total}");
-            assert_eq!(
-                b.uut.first_len.val().to_u64(),
-                total.min(kib),
-                "total {total}"
-            );
             b.tick();
             b.uut.load.next = false;
             for idx in 0..count {

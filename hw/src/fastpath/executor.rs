@@ -39,13 +39,14 @@
 //! [`SlotQueue`]: crate::fastpath::slot_queue::SlotQueue
 //! [`ReadSeg`]: crate::read_seg::ReadSeg
 
+use crate::fastpath::dispatch_class::DispatchClass;
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
-use clio_proto::header::{FLAG_RESPONSE, HEADER_LEN};
+use clio_proto::header::{field, FLAG_RESPONSE, HEADER_LEN};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::replog;
 use clio_proto::ring::RX_RESERVED_FOR_NOTICES;
-use clio_proto::{Opcode, Status};
+use clio_proto::Status;
 use rust_hdl::prelude::*;
 
 // Bit positions and shift amounts are literals in the kernel; each is pinned to proto here.
@@ -66,10 +67,11 @@ const _: () = assert!(
         && replog::footprint(replog::MAX_RECORD) < 1 << 12
 );
 
+// The opcode is the header's byte 1 (`cls.opcode`, bits 8..16 of the next header).
+const _: () = assert!(field::OPCODE == 1);
+
 /// Statuses a response carries (`proto::Status`).
 type St<const V: u64> = Spec<8, V>;
-/// Opcodes the executor branches on (`proto::Opcode`).
-type Op<const V: u64> = Spec<8, V>;
 /// Access permissions needed, as the PTE's `READ | WRITE << 1` (`proto::pte::PERM_*`).
 type Need<const V: u64> = Spec<2, V>;
 /// Controller states.
@@ -181,22 +183,17 @@ pub struct Executor {
     pub stat_denied: Signal<Out, Bit>,
 
     // ---- The dispatch stage's decode of `header` (`Decode`).
-    pub opcode: Signal<In, Bits<8>>,
     /// The header's `va`, a write packet's first byte (`data_va`), `payload_len`,
     /// `FLAG_DURABLE`.
     pub h_va: Signal<In, Bits<64>>,
     pub data_va: Signal<In, Bits<64>>,
     pub h_plen: Signal<In, Bits<16>>,
     pub h_durable: Signal<In, Bit>,
-    /// The match-action table's rules (the live decode) and the class checks (`parse_ok`,
-    /// `chase_ok`, `append_ok`, `atomic_ok`: the look-ahead's per-slot copies, decoded as the
-    /// header arrived, so Dispatch's decision starts from flip-flops).
+    /// The class checks (`parse_ok`, `chase_ok`, `append_ok`, `atomic_ok`: the look-ahead's
+    /// per-slot copies, decoded as the header arrived, so Dispatch's decision starts from
+    /// flip-flops; the opcode's branch and rules are `cls`'s, registered as the frame is
+    /// taken).
     pub parse_ok: Signal<In, Bit>,
-    pub extend_op: Signal<In, Bit>,
-    pub needs_key: Signal<In, Bit>,
-    pub uses_ring: Signal<In, Bit>,
-    pub slow_op: Signal<In, Bit>,
-    pub kv_op: Signal<In, Bit>,
     pub chase_ok: Signal<In, Bit>,
     pub append_ok: Signal<In, Bit>,
     pub atomic_ok: Signal<In, Bit>,
@@ -209,6 +206,8 @@ pub struct Executor {
     pub ahead_read_ok: Signal<In, Bit>,
     pub ahead_write_ok: Signal<In, Bit>,
     pub ahead_write_in_va: Signal<In, Bit>,
+    /// A read's first packet's length, `min(total_len, MAX_PAYLOAD)` (`use_len`, a register).
+    pub ahead_len: Signal<In, Bits<12>>,
     /// Dispatch looks its frame's page up in the TLB this cycle (a read or write the
     /// look-ahead has not translated).
     pub dispatch_lookup: Signal<Out, Bit>,
@@ -216,7 +215,6 @@ pub struct Executor {
     pub ahead_hit: Signal<Out, Bit>,
 
     // ---- A read's packets (`ReadSeg`).
-    pub seg_first_len: Signal<In, Bits<12>>,
     /// The answer's packet count (`ReadSeg::count`), registered in Dispatch (`seg_total`).
     pub seg_count: Signal<In, Bits<16>>,
     pub seg_next_va: Signal<In, Bits<64>>,
@@ -389,6 +387,8 @@ pub struct Executor {
     state: DFF<State>,
     /// The request's header bytes 0..48 (or a REPLY descriptor's header).
     hdr: DFF<Bits<384>>,
+    /// The taken frame's opcode class and rules, registered with `hdr` (Dispatch's branch).
+    cls: DispatchClass,
     /// The request's route (the response goes back along it).
     route_q: DFF<Bits<256>>,
     /// The lane of the access's first byte in its 64-byte beat (the payload's realignment).
@@ -518,12 +518,6 @@ pub struct Executor {
     st_log_full: St<{ Status::LogFull as u64 }>,
     /// A response's flags byte (`FLAG_RESPONSE`).
     flags_response: Spec<8, { FLAG_RESPONSE as u64 }>,
-    op_read: Op<{ Opcode::Read as u64 }>,
-    op_write: Op<{ Opcode::Write as u64 }>,
-    op_fence: Op<{ Opcode::Fence as u64 }>,
-    op_cn_ack: Op<{ Opcode::CnAck as u64 }>,
-    op_append: Op<{ Opcode::Append as u64 }>,
-    op_pointer_chase: Op<{ Opcode::PointerChase as u64 }>,
     need_read: Need<{ PERM_READ as u64 }>,
     need_write: Need<{ PERM_WRITE as u64 }>,
     need_atomic: Need<{ (PERM_READ | PERM_WRITE) as u64 }>,
@@ -578,6 +572,7 @@ impl Logic for Executor {
             pmask,
             one_page
         );
+        clock!(self, clock, cls);
         // ---- The request's registers, out.
         self.header.next = self.hdr.q.val();
         self.route.next = self.route_q.q.val();
@@ -647,6 +642,8 @@ impl Logic for Executor {
         self.unit_block_done.next = self.u_block_done.val();
 
         // ---- Defaults.
+        self.cls.load.next = false;
+        self.cls.opcode.next = self.next_hdr.val().get_bits::<8>(8);
         self.ar_own.next = false;
         self.ar_valid.next = false;
         self.ar_addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
@@ -705,17 +702,17 @@ impl Logic for Executor {
                 self.piece.d.next = false;
                 self.rs_status.d.next = self.st_bad_request.val();
                 self.state.d.next = State::Resp;
-                self.once.d.next = self.uses_ring.val();
+                self.once.d.next = self.cls.uses_ring.val();
                 if !self.parse_ok.val() {
-                    if self.extend_op.val() {
+                    if self.cls.is_extend.val() {
                         self.rs_status.d.next = self.st_unsupported.val();
                     }
-                } else if self.needs_key.val() & !self.key_ok.val() {
+                } else if self.cls.needs_key.val() & !self.key_ok.val() {
                     // The key does not open the pid's RAS (wrong or missing key, no such RAS,
                     // pid 0 or beyond the table): nothing executes.
                     self.rs_status.d.next = self.st_denied.val();
                     self.stat_denied.next = true;
-                } else if self.opcode.val() == self.op_read.val() {
+                } else if self.cls.is_read.val() {
                     // (The read and write checks come from the look-ahead's registers of the
                     // slot, decoded as its header arrived: `Decode`'s `read_ok`, `write_ok`,
                     // `write_in_va` of the same bytes, off this cycle's path.)
@@ -725,7 +722,7 @@ impl Logic for Executor {
                     // with the next, translating as it reaches each page).
                     self.vaq.d.next = self.h_va.val();
                     self.o.d.next = self.h_va.val().get_bits::<6>(0);
-                    self.len.d.next = self.seg_first_len.val();
+                    self.len.d.next = self.ahead_len.val();
                     self.need.d.next = self.need_read.val();
                     self.rd_i.d.next = 0.into();
                     self.rd_n.d.next = self.seg_count.val();
@@ -733,14 +730,14 @@ impl Logic for Executor {
                     if self.ahead_read_ok.val() {
                         self.rd_seg.d.next = true;
                         self.rs_status.d.next = self.st_ok.val();
-                        self.rs_len.d.next = self.seg_first_len.val() + self.header_len.val();
-                        self.rs_plen.d.next = bit_cast::<16, 12>(self.seg_first_len.val());
+                        self.rs_len.d.next = self.ahead_len.val() + self.header_len.val();
+                        self.rs_plen.d.next = bit_cast::<16, 12>(self.ahead_len.val());
                         if self.ahead_ok.val() {
                             // Translated ahead: its first packet's page is mapped and
                             // readable, so straight to the access (`hit_go`).
                             self.hit_go.next = true;
                             self.hit_pa.next = self.ahead_pa.val();
-                            self.hit_len.next = self.seg_first_len.val();
+                            self.hit_len.next = self.ahead_len.val();
                             self.hit_need.next = self.need_read.val();
                         } else {
                             self.tr_start.next = true;
@@ -748,7 +745,7 @@ impl Logic for Executor {
                             self.state.d.next = State::Translate;
                         }
                     }
-                } else if self.opcode.val() == self.op_write.val() {
+                } else if self.cls.is_write.val() {
                     // The packet's first byte (`Decode::data_va`: exact once the checks hold,
                     // the only case it is used).
                     self.vaq.d.next = self.data_va.val();
@@ -773,24 +770,24 @@ impl Logic for Executor {
                             self.state.d.next = State::Translate;
                         }
                     }
-                } else if self.slow_op.val() {
+                } else if self.cls.is_slow.val() {
                     if self.room_ok.q.val() {
                         self.state.d.next = State::SlowPush;
                     } else {
                         self.rs_status.d.next = self.st_retry_later.val();
                     }
-                } else if self.opcode.val() == self.op_fence.val() {
+                } else if self.cls.is_fence.val() {
                     // FENCE: answered once every earlier write has its B response (earlier
                     // requests are otherwise complete: the executor takes one at a time).
                     self.rs_status.d.next = self.st_ok.val();
                     if !self.fence_clear.val() {
                         self.state.d.next = State::Dispatch;
                     }
-                } else if self.opcode.val() == self.op_cn_ack.val() {
+                } else if self.cls.is_cn_ack.val() {
                     // CN_ACK: frees the entry (pid, client, arg0: `sync.k_req` above).
                     self.ring_ack.next = true;
                     self.rs_status.d.next = self.st_ok.val();
-                } else if self.kv_op.val() {
+                } else if self.cls.is_kv.val() {
                     // KvGet/KvPut/KvDelete (enabled by `ext.kv_en`, else not parsed): the unit
                     // checks the framing; its payload beats come from the slot (one packet of
                     // at most MAX_PAYLOAD bytes, `parse_ok`; at lane 0 since a KV request's va
@@ -799,13 +796,13 @@ impl Logic for Executor {
                         self.kv_start.next = true;
                         self.state.d.next = State::Offload;
                     }
-                } else if self.opcode.val() == self.op_pointer_chase.val() {
+                } else if self.cls.is_chase.val() {
                     // POINTER_CHASE: one packet, no payload; the unit checks the rest.
                     if self.chase_ok.val() & self.chase_ready.val() {
                         self.chase_start.next = true;
                         self.state.d.next = State::Offload;
                     }
-                } else if self.opcode.val() == self.op_append.val() {
+                } else if self.cls.is_append.val() {
                     // APPEND: one packet of 1..=MAX_RECORD bytes to the log at an 8-byte
                     // aligned va; first the ring, then the tail word (read and write).
                     self.vaq.d.next = self.h_va.val();
@@ -1259,6 +1256,7 @@ impl Logic for Executor {
                 // looked up this cycle (above), for Dispatch.
                 self.x_take.next = true;
                 self.hdr.d.next = self.next_hdr.val();
+                self.cls.load.next = true;
                 self.hcli.d.next = self.next_client.val();
                 self.ring_key.d.next = self.next_ring_key.val();
                 self.route_q.d.next = self.next_route.val();

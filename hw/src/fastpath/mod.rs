@@ -2,7 +2,8 @@
 //! testbench, wired by the top): the ingest stage ([`ingest::Ingest`]), the executor's place in its slots
 //! ([`slot_queue::SlotQueue`]), the TLB look-ahead
 //! ([`translate_ahead::TranslateAhead`]), the dispatch stage's decode ([`decode::Decode`]: the
-//! header's fields, the match-action table, the class checks), the translate stage
+//! header's fields, the match-action table, the class checks), the taken frame's class
+//! ([`dispatch_class::DispatchClass`]: Dispatch's branch, registered), the translate stage
 //! ([`translate::Translate`]: TLB lookup, walk, page fault), the PTE writer
 //! ([`pte_writer::PteWriter`]), the response header builder
 //! ([`response_header::ResponseHeader`]), the slow-path descriptors
@@ -23,6 +24,7 @@
 pub mod append_place;
 pub mod beat_writer;
 pub mod decode;
+pub mod dispatch_class;
 pub mod executor;
 pub mod extend;
 pub mod ingest;

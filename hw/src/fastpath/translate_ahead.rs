@@ -127,6 +127,12 @@ pub struct TranslateAhead {
     /// `use_slot`'s packet's first byte (`Decode::data_va`: a write's segment `pkt_index` KiB
     /// in), summed as the header arrived and kept per slot, so Dispatch's VA is a register.
     pub use_va: Signal<Out, Bits<64>>,
+    /// `use_slot`'s first packet's length as a 12-bit count: a read's `min(total_len,
+    /// MAX_PAYLOAD)` (its answer's packet 0; the range is only read with `use_read_ok`), a
+    /// write's `payload_len` cut to 12 bits. Registered from `use_next` the cycle before, like
+    /// `use_pid`, so Dispatch's access length and response length start from a flip-flop (the
+    /// compare with `MAX_PAYLOAD` was in front of them: 7.5 levels on the board at stop 37).
+    pub use_len: Signal<Out, Bits<12>>,
     /// `use_slot`'s header passes `check_read` (`Decode::read_ok`), `check_write_segment`
     /// (`write_ok`), and its write segment ends inside the VA space (`write_in_va`): decoded as
     /// the header arrived and kept per slot, so Dispatch's decision does not wait for the
@@ -233,9 +239,11 @@ pub struct TranslateAhead {
     /// The TLB lookup key of the slot at the pointer, loaded with the slot at `ptr_n`.
     lk_key_pid: DFF<Bits<16>>,
     lk_key_vpn: DFF<Bits<36>>,
-    /// The key of the slot at `use_next`, registered (`use_pid`, `use_vpn`).
+    /// The key and first length of the slot at `use_next`, registered (`use_pid`, `use_vpn`,
+    /// `use_len`).
     use_key_pid: DFF<Bits<16>>,
     use_key_vpn: DFF<Bits<36>>,
+    use_key_len: DFF<Bits<12>>,
     /// The slot at the pointer's kept fields.
     sel_need: Signal<Local, Bits<2>>,
     sel_off: Signal<Local, Bits<64>>,
@@ -342,6 +350,7 @@ impl Default for TranslateAhead {
             use_pid: Default::default(),
             use_vpn: Default::default(),
             use_va: Default::default(),
+            use_len: Default::default(),
             use_read_ok: Default::default(),
             use_write_ok: Default::default(),
             use_write_in_va: Default::default(),
@@ -372,6 +381,7 @@ impl Default for TranslateAhead {
             lk_key_vpn: Default::default(),
             use_key_pid: Default::default(),
             use_key_vpn: Default::default(),
+            use_key_len: Default::default(),
             s_read_ok: Default::default(),
             s_write_ok: Default::default(),
             s_write_in_va: Default::default(),
@@ -476,6 +486,7 @@ impl Logic for TranslateAhead {
             lk_key_vpn,
             use_key_pid,
             use_key_vpn,
+            use_key_len,
             chk_slot,
             chk_hdr,
             res_in,
@@ -767,6 +778,7 @@ impl Logic for TranslateAhead {
             if self.use_next.val() == k.to_bits::<2>() {
                 self.use_key_pid.d.next = self.s_pid[k].q.val();
                 self.use_key_vpn.d.next = self.s_vpn[k].q.val();
+                self.use_key_len.d.next = self.s_len[k].q.val().get_bits::<12>(0);
             }
         }
 
@@ -776,6 +788,7 @@ impl Logic for TranslateAhead {
         self.use_rw.next = false;
         self.use_pid.next = self.use_key_pid.q.val();
         self.use_vpn.next = self.use_key_vpn.q.val();
+        self.use_len.next = self.use_key_len.q.val();
         self.use_va.next = 0.into();
         self.use_read_ok.next = false;
         self.use_write_ok.next = false;

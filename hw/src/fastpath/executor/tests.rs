@@ -8,6 +8,7 @@ use super::*;
 use crate::bench::Bench;
 use clio_proto::consts::MAX_PAYLOAD;
 use clio_proto::header::HEADER_LEN;
+use clio_proto::Opcode;
 
 const PAGE_SHIFT: u64 = 12;
 const PAGE: u64 = 1 << PAGE_SHIFT;
@@ -37,17 +38,11 @@ fn bench() -> Bench<Executor> {
     u.desc_header.next = 0.into();
     u.desc_reply_status.next = 0.into();
     u.desc_reply_flags.next = 0.into();
-    u.opcode.next = 0.into();
     u.h_va.next = 0.into();
     u.data_va.next = 0.into();
     u.h_plen.next = 0.into();
     u.h_durable.next = false;
     u.parse_ok.next = true;
-    u.extend_op.next = false;
-    u.needs_key.next = true;
-    u.uses_ring.next = false;
-    u.slow_op.next = false;
-    u.kv_op.next = false;
     u.chase_ok.next = false;
     u.append_ok.next = false;
     u.atomic_ok.next = false;
@@ -57,7 +52,7 @@ fn bench() -> Bench<Executor> {
     u.ahead_read_ok.next = false;
     u.ahead_write_ok.next = false;
     u.ahead_write_in_va.next = false;
-    u.seg_first_len.next = 0.into();
+    u.ahead_len.next = 0.into();
     u.seg_count.next = 1.into();
     u.seg_next_va.next = 0.into();
     u.seg_next_len.next = 0.into();
@@ -122,12 +117,14 @@ fn bench() -> Bench<Executor> {
     b
 }
 
-/// Offer one frame with this verdict; the executor takes it this cycle (it is idle).
-fn offer(b: &mut Bench<Executor>, verdict: u64, lane: u64) {
+/// Offer one frame of this opcode with this verdict; the executor takes it this cycle (it is
+/// idle).
+fn offer(b: &mut Bench<Executor>, op: Opcode, verdict: u64, lane: u64) {
     let u = &mut b.uut;
+    let hdr = 0xAB_00CD | (op as u64) << 8;
     u.next_full.next = true;
     u.next_verdict.next = verdict.to_bits();
-    u.next_hdr.next = 0xABCD.into();
+    u.next_hdr.next = hdr.to_bits();
     u.next_route.next = 0x77.into();
     u.next_lane.next = lane.to_bits();
     u.next_ring_key.next = 0x0001_0007_0000_0042.into();
@@ -138,7 +135,7 @@ fn offer(b: &mut Bench<Executor>, verdict: u64, lane: u64) {
     b.settle();
     assert_eq!(
         b.uut.header.val().get_bits::<64>(0).to_u64(),
-        0xABCD,
+        hdr,
         "the frame's header is registered"
     );
     assert_eq!(b.uut.route.val().get_bits::<64>(0).to_u64(), 0x77);
@@ -164,7 +161,7 @@ fn expect_only_response(b: &mut Bench<Executor>, status: Status) {
 fn verdicts_drop_nack_and_dispatch() {
     let mut b = bench();
     // Dropped (bit 0): Drain, done, idle; no response.
-    offer(&mut b, 1, 0);
+    offer(&mut b, Opcode::Read, 1, 0);
     assert_eq!(b.uut.state(), State::Drain);
     assert!(b.uut.done.val() && !b.uut.job_valid.val());
     b.tick();
@@ -236,9 +233,8 @@ fn nothing_is_taken_before_the_key_sweep_and_descriptors_only_from_idle() {
 #[test]
 fn a_denied_request_executes_nothing() {
     let mut b = bench();
-    offer(&mut b, 0, 0);
+    offer(&mut b, Opcode::Write, 0, 0);
     assert_eq!(b.uut.state(), State::Dispatch);
-    b.uut.opcode.next = (Opcode::Write as u64).to_bits();
     b.uut.key_ok.next = false;
     b.uut.ahead_rw.next = true;
     b.uut.ahead_write_ok.next = true;
@@ -254,9 +250,8 @@ fn a_denied_request_executes_nothing() {
     // is off), before the key check.
     b.tick();
     b.settle();
-    offer(&mut b, 0, 0);
+    offer(&mut b, Opcode::KvGet, 0, 0);
     b.uut.parse_ok.next = false;
-    b.uut.extend_op.next = true;
     b.settle();
     assert!(!b.uut.stat_denied.val());
     b.tick();
@@ -268,15 +263,14 @@ fn a_denied_request_executes_nothing() {
 fn a_read_translated_ahead_goes_straight_to_its_bursts_and_its_response() {
     let mut b = bench();
     let (va, pa, len) = (0x1_2345_0010u64, 0x40_0000u64, 200u64);
-    offer(&mut b, 0, va & 63);
+    offer(&mut b, Opcode::Read, 0, va & 63);
     let u = &mut b.uut;
-    u.opcode.next = (Opcode::Read as u64).to_bits();
     u.h_va.next = va.to_bits();
     u.ahead_rw.next = true;
     u.ahead_read_ok.next = true;
     u.ahead_ok.next = true;
     u.ahead_pa.next = (pa + (va & 63)).to_bits();
-    u.seg_first_len.next = len.to_bits();
+    u.ahead_len.next = len.to_bits();
     b.settle();
     assert!(
         b.uut.ahead_hit.val(),
@@ -315,15 +309,14 @@ fn a_read_translated_ahead_goes_straight_to_its_bursts_and_its_response() {
 fn a_long_read_goes_on_with_its_next_packet() {
     let mut b = bench();
     let (va, pa) = (0x8000u64, 0x10_0000u64);
-    offer(&mut b, 0, 0);
+    offer(&mut b, Opcode::Read, 0, 0);
     let u = &mut b.uut;
-    u.opcode.next = (Opcode::Read as u64).to_bits();
     u.h_va.next = va.to_bits();
     u.ahead_rw.next = true;
     u.ahead_read_ok.next = true;
     u.ahead_ok.next = true;
     u.ahead_pa.next = pa.to_bits();
-    u.seg_first_len.next = (MAX_PAYLOAD as u64).to_bits();
+    u.ahead_len.next = (MAX_PAYLOAD as u64).to_bits();
     u.seg_count.next = 2.into();
     u.seg_next_va.next = (va + MAX_PAYLOAD as u64).to_bits();
     u.seg_next_len.next = 100.into();
@@ -356,9 +349,8 @@ fn a_long_read_goes_on_with_its_next_packet() {
 fn a_write_missing_the_look_ahead_is_translated_then_handed_to_the_write_data_stage() {
     let mut b = bench();
     let (va, pa, plen) = (0x3000u64 + PAGE - 40, 0x9_0000u64, 100u64);
-    offer(&mut b, 0, va & 63);
+    offer(&mut b, Opcode::Write, 0, va & 63);
     let u = &mut b.uut;
-    u.opcode.next = (Opcode::Write as u64).to_bits();
     u.h_va.next = va.to_bits();
     u.data_va.next = va.to_bits();
     u.h_plen.next = plen.to_bits();
@@ -438,9 +430,8 @@ fn a_write_missing_the_look_ahead_is_translated_then_handed_to_the_write_data_st
 fn a_durable_write_without_a_persistence_domain_is_unsupported() {
     let mut b = bench();
     b.uut.cfg_persist.next = false;
-    offer(&mut b, 0, 0);
+    offer(&mut b, Opcode::Write, 0, 0);
     let u = &mut b.uut;
-    u.opcode.next = (Opcode::Write as u64).to_bits();
     u.h_durable.next = true;
     u.h_plen.next = 64.into();
     u.ahead_rw.next = true;
@@ -459,12 +450,10 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     let mut b = bench();
     let (va, pa) = (0x2008u64, 0x7_0008u64);
     // Replayed from the ring: the recorded answer, nothing executes.
-    offer(&mut b, 0, va & 63);
+    offer(&mut b, Opcode::FetchAdd, 0, va & 63);
     let u = &mut b.uut;
-    u.opcode.next = (Opcode::FetchAdd as u64).to_bits();
     u.h_va.next = va.to_bits();
     u.atomic_ok.next = true;
-    u.uses_ring.next = true;
     b.settle();
     assert!(b.uut.ring_lookup.val());
     b.tick();
@@ -483,7 +472,7 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.tick();
     b.settle();
     // Ring full: RETRY_LATER, and the write pointer skips the slot.
-    offer(&mut b, 0, va & 63);
+    offer(&mut b, Opcode::FetchAdd, 0, va & 63);
     b.tick();
     b.uut.ring_full.next = true;
     b.settle();
@@ -495,7 +484,7 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.tick();
     b.settle();
     // Executed: translate, read the word (after the atomic's ordering rule), ALU, write back.
-    offer(&mut b, 0, va & 63);
+    offer(&mut b, Opcode::FetchAdd, 0, va & 63);
     b.tick();
     b.settle();
     assert!(b.uut.tr_start.val());
@@ -550,11 +539,10 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
 #[test]
 fn a_failed_translation_is_the_response_and_slow_opcodes_are_pushed() {
     let mut b = bench();
-    offer(&mut b, 0, 0);
-    b.uut.opcode.next = (Opcode::Read as u64).to_bits();
+    offer(&mut b, Opcode::Read, 0, 0);
     b.uut.ahead_rw.next = true;
     b.uut.ahead_read_ok.next = true;
-    b.uut.seg_first_len.next = 16.into();
+    b.uut.ahead_len.next = 16.into();
     b.tick();
     b.uut.tr_done.next = true;
     b.uut.tr_status.next = (Status::Unmapped as u64).to_bits();
@@ -566,9 +554,7 @@ fn a_failed_translation_is_the_response_and_slow_opcodes_are_pushed() {
     b.tick();
     b.settle();
     // A slow-path opcode: pushed as a REQUEST while the RX ring has room beyond the notices'.
-    offer(&mut b, 0, 0);
-    b.uut.opcode.next = (Opcode::Alloc as u64).to_bits();
-    b.uut.slow_op.next = true;
+    offer(&mut b, Opcode::Alloc, 0, 0);
     b.uut.ahead_rw.next = false;
     b.uut.sp_rx_ready.next = false;
     b.tick();
@@ -585,7 +571,7 @@ fn a_failed_translation_is_the_response_and_slow_opcodes_are_pushed() {
     b.settle();
     // No room: RETRY_LATER (the room is registered: as it was the cycle before Dispatch).
     b.uut.sp_rx_room.next = (RX_RESERVED_FOR_NOTICES as u64).to_bits();
-    offer(&mut b, 0, 0);
+    offer(&mut b, Opcode::Alloc, 0, 0);
     b.tick();
     b.settle();
     expect_only_response(&mut b, Status::RetryLater);

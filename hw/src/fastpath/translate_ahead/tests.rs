@@ -12,7 +12,7 @@ use super::*;
 use crate::bench::Bench;
 use crate::tb::Rng;
 use crate::util::bytes_to_bits;
-use clio_proto::consts::{MAX_REQUEST_LEN, VA_LIMIT};
+use clio_proto::consts::{MAX_PAYLOAD, MAX_REQUEST_LEN, VA_LIMIT};
 use clio_proto::header::{check_read, check_write_segment, field};
 use clio_proto::Header;
 use std::collections::{HashMap, VecDeque};
@@ -240,6 +240,14 @@ fn look_ahead_at(shift: u32) {
                         b.uut.use_va.val().to_u64(),
                         q.va,
                         "cycle {cycle} slot {head}: the first byte of {q:?}"
+                    );
+                }
+                if q.op == Opcode::Read {
+                    // Its answer's first packet's length (Dispatch's access and response).
+                    assert_eq!(
+                        b.uut.use_len.val().to_u64(),
+                        (q.h.total_len as u64).min(MAX_PAYLOAD as u64) & 0xFFF,
+                        "cycle {cycle} slot {head}: the first packet's length of {q:?}"
                     );
                 }
                 if rw {
