@@ -39,6 +39,7 @@
 //! [`SlotQueue`]: crate::fastpath::slot_queue::SlotQueue
 //! [`ReadSeg`]: crate::read_seg::ReadSeg
 
+use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
@@ -389,6 +390,8 @@ pub struct Executor {
     hdr: DFF<Bits<384>>,
     /// The taken frame's opcode class and rules, registered with `hdr` (Dispatch's branch).
     cls: DispatchClass,
+    /// Dispatch's decision on the taken frame (combinational, from registers).
+    dsp: Dispatch,
     /// The request's route (the response goes back along it).
     route_q: DFF<Bits<256>>,
     /// The lane of the access's first byte in its 64-byte beat (the payload's realignment).
@@ -513,8 +516,6 @@ pub struct Executor {
     st_unmapped: St<{ Status::Unmapped as u64 }>,
     st_retry_later: St<{ Status::RetryLater as u64 }>,
     st_bad_request: St<{ Status::BadRequest as u64 }>,
-    st_unsupported: St<{ Status::Unsupported as u64 }>,
-    st_denied: St<{ Status::Denied as u64 }>,
     st_log_full: St<{ Status::LogFull as u64 }>,
     /// A response's flags byte (`FLAG_RESPONSE`).
     flags_response: Spec<8, { FLAG_RESPONSE as u64 }>,
@@ -641,6 +642,33 @@ impl Logic for Executor {
         self.unit_word_in.next = self.u_word_in.val();
         self.unit_block_done.next = self.u_block_done.val();
 
+        // ---- Dispatch's decision (applied in Dispatch).
+        self.dsp.is_read.next = self.cls.is_read.val();
+        self.dsp.is_write.next = self.cls.is_write.val();
+        self.dsp.is_slow.next = self.cls.is_slow.val();
+        self.dsp.is_fence.next = self.cls.is_fence.val();
+        self.dsp.is_cn_ack.next = self.cls.is_cn_ack.val();
+        self.dsp.is_kv.next = self.cls.is_kv.val();
+        self.dsp.is_chase.next = self.cls.is_chase.val();
+        self.dsp.is_append.next = self.cls.is_append.val();
+        self.dsp.is_extend.next = self.cls.is_extend.val();
+        self.dsp.needs_key.next = self.cls.needs_key.val();
+        self.dsp.parse_ok.next = self.parse_ok.val();
+        self.dsp.read_ok.next = self.ahead_read_ok.val();
+        self.dsp.write_ok.next = self.ahead_write_ok.val();
+        self.dsp.write_in_va.next = self.ahead_write_in_va.val();
+        self.dsp.append_ok.next = self.append_ok.val();
+        self.dsp.chase_ok.next = self.chase_ok.val();
+        self.dsp.atomic_ok.next = self.atomic_ok.val();
+        self.dsp.ahead_ok.next = self.ahead_ok.val();
+        self.dsp.key_ok.next = self.key_ok.val();
+        self.dsp.durable.next = self.h_durable.val();
+        self.dsp.persist.next = self.cfg_persist.val();
+        self.dsp.room_ok.next = self.room_ok.q.val();
+        self.dsp.fence_clear.next = self.fence_clear.val();
+        self.dsp.kv_ready.next = self.kv_ready.val();
+        self.dsp.chase_ready.next = self.chase_ready.val();
+
         // ---- Defaults.
         self.cls.load.next = false;
         self.cls.opcode.next = self.next_hdr.val().get_bits::<8>(8);
@@ -699,27 +727,39 @@ impl Logic for Executor {
                 self.x_free.next = true;
             }
             State::Dispatch => {
+                // The decision is `dsp`'s (wired above, module `dispatch`); here it is applied.
                 self.piece.d.next = false;
-                self.rs_status.d.next = self.st_bad_request.val();
-                self.state.d.next = State::Resp;
                 self.once.d.next = self.cls.uses_ring.val();
-                if !self.parse_ok.val() {
-                    if self.cls.is_extend.val() {
-                        self.rs_status.d.next = self.st_unsupported.val();
-                    }
-                } else if self.cls.needs_key.val() & !self.key_ok.val() {
-                    // The key does not open the pid's RAS (wrong or missing key, no such RAS,
-                    // pid 0 or beyond the table): nothing executes.
-                    self.rs_status.d.next = self.st_denied.val();
-                    self.stat_denied.next = true;
-                } else if self.cls.is_read.val() {
-                    // (The read and write checks come from the look-ahead's registers of the
-                    // slot, decoded as its header arrived: `Decode`'s `read_ok`, `write_ok`,
-                    // `write_in_va` of the same bytes, off this cycle's path.)
-                    // READ (`header::check_read`): one packet, no payload, 1..=MAX_REQUEST_LEN
-                    // bytes inside the VA space; answered one packet per KiB, packet 0 first
-                    // (each packet of the answer is a read of its own bytes: RData goes on
-                    // with the next, translating as it reaches each page).
+                self.rs_status.d.next = self.dsp.status.val();
+                self.stat_denied.next = self.dsp.denied.val();
+                self.ring_ack.next = self.dsp.ring_ack.val();
+                self.kv_start.next = self.dsp.kv_start.val();
+                self.chase_start.next = self.dsp.chase_start.val();
+                self.state.d.next = State::Resp;
+                if self.dsp.to_translate.val() {
+                    // (A read's `data_va` is its `va`.)
+                    self.tr_start.next = true;
+                    self.tr_va.next = self.data_va.val();
+                    self.state.d.next = State::Translate;
+                }
+                if self.dsp.to_slow_push.val() {
+                    self.state.d.next = State::SlowPush;
+                }
+                if self.dsp.to_offload.val() {
+                    self.state.d.next = State::Offload;
+                }
+                if self.dsp.to_sync_check.val() {
+                    self.ring_lookup.next = true;
+                    self.state.d.next = State::SyncCheck;
+                }
+                if self.dsp.fence_wait.val() {
+                    // A FENCE waits for every earlier write's B response.
+                    self.state.d.next = State::Dispatch;
+                }
+                if self.dsp.branch_read.val() {
+                    // READ: answered one packet per KiB, packet 0 first (each packet of the
+                    // answer is a read of its own bytes: RData goes on with the next,
+                    // translating as it reaches each page).
                     self.vaq.d.next = self.h_va.val();
                     self.o.d.next = self.h_va.val().get_bits::<6>(0);
                     self.len.d.next = self.ahead_len.val();
@@ -727,106 +767,40 @@ impl Logic for Executor {
                     self.rd_i.d.next = 0.into();
                     self.rd_n.d.next = self.seg_count.val();
                     self.rd_more.d.next = self.seg_count.val() > 1;
-                    if self.ahead_read_ok.val() {
-                        self.rd_seg.d.next = true;
-                        self.rs_status.d.next = self.st_ok.val();
-                        self.rs_len.d.next = self.ahead_len.val() + self.header_len.val();
-                        self.rs_plen.d.next = bit_cast::<16, 12>(self.ahead_len.val());
-                        if self.ahead_ok.val() {
-                            // Translated ahead: its first packet's page is mapped and
-                            // readable, so straight to the access (`hit_go`).
-                            self.hit_go.next = true;
-                            self.hit_pa.next = self.ahead_pa.val();
-                            self.hit_len.next = self.ahead_len.val();
-                            self.hit_need.next = self.need_read.val();
-                        } else {
-                            self.tr_start.next = true;
-                            self.tr_va.next = self.data_va.val();
-                            self.state.d.next = State::Translate;
-                        }
-                    }
-                } else if self.cls.is_write.val() {
+                }
+                if self.dsp.read_go.val() {
+                    self.rd_seg.d.next = true;
+                    self.rs_len.d.next = self.ahead_len.val() + self.header_len.val();
+                    self.rs_plen.d.next = bit_cast::<16, 12>(self.ahead_len.val());
+                }
+                if self.dsp.branch_write.val() {
                     // The packet's first byte (`Decode::data_va`: exact once the checks hold,
                     // the only case it is used).
                     self.vaq.d.next = self.data_va.val();
                     self.len.d.next = bit_cast::<12, 16>(self.h_plen.val());
                     self.need.d.next = self.need_write.val();
                     self.durable.d.next = self.h_durable.val();
-                    if self.ahead_write_ok.val() {
-                        // check_write_segment holds. A durable write without a persistence
-                        // domain is refused before anything is written (never acknowledged
-                        // as durable when it is not).
-                        if self.h_durable.val() & !self.cfg_persist.val() {
-                            self.rs_status.d.next = self.st_unsupported.val();
-                        } else if self.ahead_write_in_va.val() & self.ahead_ok.val() {
-                            // Translated ahead: mapped, writable, within the page (`hit_go`).
-                            self.hit_go.next = true;
-                            self.hit_pa.next = self.ahead_pa.val();
-                            self.hit_len.next = bit_cast::<12, 16>(self.h_plen.val());
-                            self.hit_need.next = self.need_write.val();
-                        } else if self.ahead_write_in_va.val() {
-                            self.tr_start.next = true;
-                            self.tr_va.next = self.data_va.val();
-                            self.state.d.next = State::Translate;
-                        }
-                    }
-                } else if self.cls.is_slow.val() {
-                    if self.room_ok.q.val() {
-                        self.state.d.next = State::SlowPush;
-                    } else {
-                        self.rs_status.d.next = self.st_retry_later.val();
-                    }
-                } else if self.cls.is_fence.val() {
-                    // FENCE: answered once every earlier write has its B response (earlier
-                    // requests are otherwise complete: the executor takes one at a time).
-                    self.rs_status.d.next = self.st_ok.val();
-                    if !self.fence_clear.val() {
-                        self.state.d.next = State::Dispatch;
-                    }
-                } else if self.cls.is_cn_ack.val() {
-                    // CN_ACK: frees the entry (pid, client, arg0: `sync.k_req` above).
-                    self.ring_ack.next = true;
-                    self.rs_status.d.next = self.st_ok.val();
-                } else if self.cls.is_kv.val() {
-                    // KvGet/KvPut/KvDelete (enabled by `ext.kv_en`, else not parsed): the unit
-                    // checks the framing; its payload beats come from the slot (one packet of
-                    // at most MAX_PAYLOAD bytes, `parse_ok`; at lane 0 since a KV request's va
-                    // is 0).
-                    if self.kv_ready.val() {
-                        self.kv_start.next = true;
-                        self.state.d.next = State::Offload;
-                    }
-                } else if self.cls.is_chase.val() {
-                    // POINTER_CHASE: one packet, no payload; the unit checks the rest.
-                    if self.chase_ok.val() & self.chase_ready.val() {
-                        self.chase_start.next = true;
-                        self.state.d.next = State::Offload;
-                    }
-                } else if self.cls.is_append.val() {
-                    // APPEND: one packet of 1..=MAX_RECORD bytes to the log at an 8-byte
-                    // aligned va; first the ring, then the tail word (read and write).
+                }
+                if self.dsp.branch_word.val() {
+                    // An atomic's word, or an Append's tail word (read and written as one).
                     self.vaq.d.next = self.h_va.val();
-                    // The tail word is read and written as an atomic's word.
                     self.len.d.next = self.atomic_bytes.val();
                     self.need.d.next = self.need_atomic.val();
+                }
+                if self.dsp.branch_append.val() {
                     self.durable.d.next = self.h_durable.val();
-                    if self.append_ok.val() {
-                        if self.h_durable.val() & !self.cfg_persist.val() {
-                            self.rs_status.d.next = self.st_unsupported.val();
-                        } else {
-                            self.ap.d.next = true;
-                            self.ring_lookup.next = true;
-                            self.state.d.next = State::SyncCheck;
-                        }
-                    }
-                } else {
-                    // TAS / UNLOCK / CAS / FAA on an aligned word.
-                    self.vaq.d.next = self.h_va.val();
-                    self.len.d.next = self.atomic_bytes.val();
-                    self.need.d.next = self.need_atomic.val();
-                    if self.atomic_ok.val() {
-                        self.ring_lookup.next = true;
-                        self.state.d.next = State::SyncCheck;
+                }
+                self.ap.d.next = self.dsp.append_go.val();
+                if self.dsp.hit.val() {
+                    // Translated ahead: the first page is mapped, permitted and holds the
+                    // packet's first bytes, so straight to the access (`hit_go`).
+                    self.hit_go.next = true;
+                    self.hit_pa.next = self.ahead_pa.val();
+                    self.hit_len.next = bit_cast::<12, 16>(self.h_plen.val());
+                    self.hit_need.next = self.need_write.val();
+                    if self.dsp.branch_read.val() {
+                        self.hit_len.next = self.ahead_len.val();
+                        self.hit_need.next = self.need_read.val();
                     }
                 }
             }

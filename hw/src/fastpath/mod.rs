@@ -24,6 +24,7 @@
 pub mod append_place;
 pub mod beat_writer;
 pub mod decode;
+pub mod dispatch;
 pub mod dispatch_class;
 pub mod executor;
 pub mod extend;

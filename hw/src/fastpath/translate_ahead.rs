@@ -236,6 +236,15 @@ pub struct TranslateAhead {
     nx_vpn: [Signal<Local, Bits<36>>; SLOTS],
     /// The pointer's next value (`ptr.d`).
     ptr_n: Signal<Local, Bits<2>>,
+    /// The pointer's next slot, and the slots' next keys at the pointer, at the next slot and
+    /// at the head (the candidates of `ptr_n`, selected before the pointer's decision).
+    ptr_up: Signal<Local, Bits<2>>,
+    key_stay_pid: Signal<Local, Bits<16>>,
+    key_stay_vpn: Signal<Local, Bits<36>>,
+    key_up_pid: Signal<Local, Bits<16>>,
+    key_up_vpn: Signal<Local, Bits<36>>,
+    key_head_pid: Signal<Local, Bits<16>>,
+    key_head_vpn: Signal<Local, Bits<36>>,
     /// The TLB lookup key of the slot at the pointer, loaded with the slot at `ptr_n`.
     lk_key_pid: DFF<Bits<16>>,
     lk_key_vpn: DFF<Bits<36>>,
@@ -377,6 +386,13 @@ impl Default for TranslateAhead {
             nx_pid: Default::default(),
             nx_vpn: Default::default(),
             ptr_n: Default::default(),
+            ptr_up: Default::default(),
+            key_stay_pid: Default::default(),
+            key_stay_vpn: Default::default(),
+            key_up_pid: Default::default(),
+            key_up_vpn: Default::default(),
+            key_head_pid: Default::default(),
+            key_head_vpn: Default::default(),
             lk_key_pid: Default::default(),
             lk_key_vpn: Default::default(),
             use_key_pid: Default::default(),
@@ -770,11 +786,46 @@ impl Logic for TranslateAhead {
             self.ptr_n.next = 0.into();
         }
         self.ptr.d.next = self.ptr_n.val();
+        // The key register loads the slot at `ptr_n`: the slot at each of its candidates is
+        // selected beside the pointer's decision (from registers and the head), and the
+        // decision picks one (a select of `nx_*` by `ptr_n` itself put the walk's decision in
+        // front of a 4-way 36-bit mux: 7.5 levels on the board at db76bc6).
+        self.ptr_up.next = self.ptr.q.val() + 1;
+        self.key_stay_pid.next = 0.into();
+        self.key_stay_vpn.next = 0.into();
+        self.key_up_pid.next = 0.into();
+        self.key_up_vpn.next = 0.into();
+        self.key_head_pid.next = 0.into();
+        self.key_head_vpn.next = 0.into();
         for k in 0..4 {
-            if self.ptr_n.val() == k.to_bits::<2>() {
-                self.lk_key_pid.d.next = self.nx_pid[k].val();
-                self.lk_key_vpn.d.next = self.nx_vpn[k].val();
+            if self.ptr.q.val() == k.to_bits::<2>() {
+                self.key_stay_pid.next = self.nx_pid[k].val();
+                self.key_stay_vpn.next = self.nx_vpn[k].val();
             }
+            if self.ptr_up.val() == k.to_bits::<2>() {
+                self.key_up_pid.next = self.nx_pid[k].val();
+                self.key_up_vpn.next = self.nx_vpn[k].val();
+            }
+            if self.head.val() == k.to_bits::<2>() {
+                self.key_head_pid.next = self.nx_pid[k].val();
+                self.key_head_vpn.next = self.nx_vpn[k].val();
+            }
+        }
+        self.lk_key_pid.d.next = self.key_stay_pid.val();
+        self.lk_key_vpn.d.next = self.key_stay_vpn.val();
+        if self.issue.val() | self.skip.val() {
+            self.lk_key_pid.d.next = self.key_up_pid.val();
+            self.lk_key_vpn.d.next = self.key_up_vpn.val();
+        }
+        if self.kill.val() {
+            self.lk_key_pid.d.next = self.key_head_pid.val();
+            self.lk_key_vpn.d.next = self.key_head_vpn.val();
+        }
+        if self.reset.val() {
+            self.lk_key_pid.d.next = self.nx_pid[0].val();
+            self.lk_key_vpn.d.next = self.nx_vpn[0].val();
+        }
+        for k in 0..4 {
             if self.use_next.val() == k.to_bits::<2>() {
                 self.use_key_pid.d.next = self.s_pid[k].q.val();
                 self.use_key_vpn.d.next = self.s_vpn[k].q.val();

@@ -13,7 +13,9 @@ impl Logic for ClioKv {
             clock,
             state,
             ret,
-            op,
+            op_is_get,
+            op_is_put,
+            op_is_delete,
             owner,
             hdr_ok,
             plen,
@@ -117,7 +119,7 @@ impl Logic for ClioKv {
             & (self.req_pay_len.val() <= self.c_max_payload.val());
         self.key_long.d.next = self.klen.val() > self.c_beat0_key.val();
         self.value_ok.next = self.vlen.val() == 0;
-        if self.op.q.val() == self.op_put.val() {
+        if self.op_is_put.q.val() {
             self.value_ok.next = self.vlen.val() <= self.c_max_value.val();
         }
         // klen + vlen + PREFIX_BYTES == plen (17 bits): klen + vlen == plen_m4, carry-free.
@@ -328,7 +330,9 @@ impl Logic for ClioKv {
         match self.state.q.val() {
             KvState::Idle => {
                 if self.req_valid.val() {
-                    self.op.d.next = self.req_op.val();
+                    self.op_is_get.d.next = self.req_op.val() == self.op_get.val();
+                    self.op_is_put.d.next = self.req_op.val() == self.op_put.val();
+                    self.op_is_delete.d.next = self.req_op.val() == self.op_delete.val();
                     self.owner.d.next = self.req_pid.val();
                     self.plen.d.next = self.req_pay_len.val();
                     self.hdr_ok.d.next = self.r_hdr_ok.val();
@@ -368,7 +372,7 @@ impl Logic for ClioKv {
                 } else if self.cfg_status.val() != self.st_ok.val() {
                     self.fail.next = true;
                     self.fail_status.next = self.cfg_status.val();
-                } else if self.op.q.val() != self.op_get.val() {
+                } else if !self.op_is_get.q.val() {
                     // A put or delete: the idempotence ring first.
                     self.state.d.next = KvState::Once;
                 } else if self.key_long.q.val() {
@@ -505,20 +509,20 @@ impl Logic for ClioKv {
             }
             KvState::Found => {
                 self.found.d.next = true;
-                if self.op.q.val() == self.op_get.val() {
+                if self.op_is_get.q.val() {
                     self.ans.next = true;
                     self.ans_hit.next = true;
                     self.a_read.d.next = self.rvlen.q.val() != 0;
                     self.a_va.d.next = self.at_key_pa.q.val() + bit_cast::<64, 16>(self.klen.val());
                     self.a_len.d.next = bit_cast::<12, 11>(self.rvlen.q.val());
-                } else if self.op.q.val() == self.op_delete.val() {
+                } else if self.op_is_delete.q.val() {
                     self.state.d.next = KvState::Unlink;
                 } else {
                     self.state.d.next = KvState::Take;
                 }
             }
             KvState::NotFound => {
-                if self.op.q.val() == self.op_put.val() {
+                if self.op_is_put.q.val() {
                     self.ma.d.next = self.sb_live_pa.q.val();
                     self.ret.d.next = KvState::LiveChk;
                     self.state.d.next = KvState::Rd;
@@ -724,7 +728,7 @@ impl Logic for ClioKv {
                 self.state.d.next = KvState::Wr;
             }
             KvState::Give4 => {
-                if self.op.q.val() == self.op_delete.val() {
+                if self.op_is_delete.q.val() {
                     self.ma.d.next = self.sb_live_pa.q.val();
                     self.ret.d.next = KvState::DelLive;
                     self.state.d.next = KvState::Rd;

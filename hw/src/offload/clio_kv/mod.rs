@@ -322,8 +322,12 @@ pub struct ClioKv {
     state: DFF<KvState>,
     /// Where `Rd`/`Wr` continue.
     ret: DFF<KvState>,
-    /// The request's opcode.
-    op: DFF<Bits<8>>,
+    /// The request's opcode, decoded as it is taken (a GET, a PUT, a DELETE): the state
+    /// machine's branches start from flip-flops (an 8-bit compare of the registered opcode was
+    /// in front of `state`: 7.5 levels on the board at db76bc6).
+    op_is_get: DFF<Bit>,
+    op_is_put: DFF<Bit>,
+    op_is_delete: DFF<Bit>,
     /// The request's RAS: the key's owner.
     owner: DFF<Bits<16>>,
     /// The header fields are as a KV request needs them (zeros, one packet, lengths).

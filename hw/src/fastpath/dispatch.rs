@@ -1,0 +1,193 @@
+//! Dispatch's decision: what the executor does with the frame it took, from flip-flops only
+//! (the frame's class, `DispatchClass`; the look-ahead's per-slot checks and translation; the
+//! key check's verdict; the stages' readiness). Combinational: the executor applies it in its
+//! Dispatch state (the state register, the response's status, the access's registers, the
+//! starts it gives the stages).
+//!
+//! The order is the protocol's: a frame that fails `Header::parse` is BAD_REQUEST (UNSUPPORTED
+//! for an extend opcode without its unit); a request whose opcode needs its RAS's key and
+//! does not carry it is DENIED and nothing executes; then one branch per class:
+//!
+//! * READ: `check_read` holds -> OK, straight to the access when translated ahead (`hit`),
+//!   else translated (`to_translate`); else BAD_REQUEST.
+//! * WRITE: `check_write_segment` holds -> a durable write without a persistence domain is
+//!   UNSUPPORTED (refused before anything is written); a segment inside the VA space goes to
+//!   its access or its translation; else BAD_REQUEST.
+//! * A slow-path opcode: pushed as a REQUEST while the RX ring has room beyond the notices',
+//!   else RETRY_LATER.
+//! * FENCE: OK once every earlier write has its B response (`fence_wait` until then).
+//! * CN_ACK: OK, the ring entry is freed (`ring_ack`).
+//! * Clio-KV / POINTER_CHASE: to the offload unit when it is ready (and, for the chase, its
+//!   format holds); else BAD_REQUEST.
+//! * APPEND: format check, then the durable check as a write's, then the idempotence ring.
+//! * An atomic (TAS / UNLOCK / CAS / FAA): format check, then the idempotence ring.
+
+use crate::spec::Spec;
+use clio_proto::Status;
+use rust_hdl::prelude::*;
+
+/// Statuses Dispatch answers with (`proto::Status`).
+type St<const V: u64> = Spec<8, V>;
+
+/// Dispatch's decision.
+#[derive(LogicBlock, Default)]
+pub struct Dispatch {
+    /// The frame's class (`DispatchClass`): one branch bit at most, and the rules.
+    pub is_read: Signal<In, Bit>,
+    pub is_write: Signal<In, Bit>,
+    pub is_slow: Signal<In, Bit>,
+    pub is_fence: Signal<In, Bit>,
+    pub is_cn_ack: Signal<In, Bit>,
+    pub is_kv: Signal<In, Bit>,
+    pub is_chase: Signal<In, Bit>,
+    pub is_append: Signal<In, Bit>,
+    pub is_extend: Signal<In, Bit>,
+    pub needs_key: Signal<In, Bit>,
+    /// The format checks kept per slot by the look-ahead (`TranslateAhead::use_*`): parse,
+    /// read, write segment, write inside the VA space, Append's, the chase's, an atomic's.
+    pub parse_ok: Signal<In, Bit>,
+    pub read_ok: Signal<In, Bit>,
+    pub write_ok: Signal<In, Bit>,
+    pub write_in_va: Signal<In, Bit>,
+    pub append_ok: Signal<In, Bit>,
+    pub chase_ok: Signal<In, Bit>,
+    pub atomic_ok: Signal<In, Bit>,
+    /// The look-ahead translated the frame's first page (mapped, permitted, within the page).
+    pub ahead_ok: Signal<In, Bit>,
+    /// The key check's verdict (the key opens the pid's RAS).
+    pub key_ok: Signal<In, Bit>,
+    /// The header's `FLAG_DURABLE`, and the board has a persistence domain.
+    pub durable: Signal<In, Bit>,
+    pub persist: Signal<In, Bit>,
+    /// The slow path's RX ring has room for a REQUEST (registered by the executor).
+    pub room_ok: Signal<In, Bit>,
+    /// Every earlier write has its B response (the fence's rule).
+    pub fence_clear: Signal<In, Bit>,
+    /// The offload units can take a request.
+    pub kv_ready: Signal<In, Bit>,
+    pub chase_ready: Signal<In, Bit>,
+    /// The response's status (when the request is answered from here, or the answer's start).
+    pub status: Signal<Out, Bits<8>>,
+    /// Denied by the key check (counted).
+    pub denied: Signal<Out, Bit>,
+    /// The branch taken (past the parse and key checks): its access's registers are loaded
+    /// (`branch_word`: an Append's tail word or an atomic's word).
+    pub branch_read: Signal<Out, Bit>,
+    pub branch_write: Signal<Out, Bit>,
+    pub branch_word: Signal<Out, Bit>,
+    pub branch_append: Signal<Out, Bit>,
+    /// A read whose checks hold: its answer's segmentation starts.
+    pub read_go: Signal<Out, Bit>,
+    /// Straight to the access with the look-ahead's translation.
+    pub hit: Signal<Out, Bit>,
+    /// The next state, when not `Resp`: translate the first page, push to the slow path,
+    /// hand to an offload unit, ask the idempotence ring, or stay in Dispatch (a fence waits:
+    /// `fence_wait`; `wait` is a Verilog keyword).
+    pub to_translate: Signal<Out, Bit>,
+    pub to_slow_push: Signal<Out, Bit>,
+    pub to_offload: Signal<Out, Bit>,
+    pub to_sync_check: Signal<Out, Bit>,
+    pub fence_wait: Signal<Out, Bit>,
+    /// The stages' starts: a CN_ACK frees its ring entry, an Append goes to the ring (its
+    /// tail word next), a Clio-KV request or a pointer chase goes to its unit.
+    pub ring_ack: Signal<Out, Bit>,
+    pub append_go: Signal<Out, Bit>,
+    pub kv_start: Signal<Out, Bit>,
+    pub chase_start: Signal<Out, Bit>,
+    /// Past the parse and key checks.
+    checked: Signal<Local, Bit>,
+    /// A durable write or Append without a persistence domain.
+    no_persist: Signal<Local, Bit>,
+    st_ok: St<{ Status::Ok as u64 }>,
+    st_retry_later: St<{ Status::RetryLater as u64 }>,
+    st_bad_request: St<{ Status::BadRequest as u64 }>,
+    st_unsupported: St<{ Status::Unsupported as u64 }>,
+    st_denied: St<{ Status::Denied as u64 }>,
+}
+
+impl Logic for Dispatch {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.checked.next = self.parse_ok.val() & !(self.needs_key.val() & !self.key_ok.val());
+        self.no_persist.next = self.durable.val() & !self.persist.val();
+        self.branch_read.next = self.checked.val() & self.is_read.val();
+        self.branch_write.next = self.checked.val() & self.is_write.val();
+        self.branch_append.next = self.checked.val() & self.is_append.val();
+        self.branch_word.next = self.checked.val()
+            & !(self.is_read.val()
+                | self.is_write.val()
+                | self.is_slow.val()
+                | self.is_fence.val()
+                | self.is_cn_ack.val()
+                | self.is_kv.val()
+                | self.is_chase.val());
+        self.ring_ack.next = self.checked.val() & self.is_cn_ack.val();
+        self.read_go.next = self.branch_read.val() & self.read_ok.val();
+
+        self.status.next = self.st_bad_request.val();
+        self.denied.next = false;
+        self.hit.next = false;
+        self.to_translate.next = false;
+        self.to_slow_push.next = false;
+        self.to_offload.next = false;
+        self.to_sync_check.next = false;
+        self.fence_wait.next = false;
+        self.append_go.next = false;
+        self.kv_start.next = false;
+        self.chase_start.next = false;
+        if !self.parse_ok.val() {
+            if self.is_extend.val() {
+                self.status.next = self.st_unsupported.val();
+            }
+        } else if self.needs_key.val() & !self.key_ok.val() {
+            self.status.next = self.st_denied.val();
+            self.denied.next = true;
+        } else if self.is_read.val() {
+            if self.read_ok.val() {
+                self.status.next = self.st_ok.val();
+                self.hit.next = self.ahead_ok.val();
+                self.to_translate.next = !self.ahead_ok.val();
+            }
+        } else if self.is_write.val() {
+            if self.write_ok.val() {
+                if self.no_persist.val() {
+                    self.status.next = self.st_unsupported.val();
+                } else if self.write_in_va.val() {
+                    self.hit.next = self.ahead_ok.val();
+                    self.to_translate.next = !self.ahead_ok.val();
+                }
+            }
+        } else if self.is_slow.val() {
+            if self.room_ok.val() {
+                self.to_slow_push.next = true;
+            } else {
+                self.status.next = self.st_retry_later.val();
+            }
+        } else if self.is_fence.val() {
+            self.status.next = self.st_ok.val();
+            self.fence_wait.next = !self.fence_clear.val();
+        } else if self.is_cn_ack.val() {
+            self.status.next = self.st_ok.val();
+        } else if self.is_kv.val() {
+            self.kv_start.next = self.kv_ready.val();
+            self.to_offload.next = self.kv_ready.val();
+        } else if self.is_chase.val() {
+            self.chase_start.next = self.chase_ok.val() & self.chase_ready.val();
+            self.to_offload.next = self.chase_ok.val() & self.chase_ready.val();
+        } else if self.is_append.val() {
+            if self.append_ok.val() {
+                if self.no_persist.val() {
+                    self.status.next = self.st_unsupported.val();
+                } else {
+                    self.append_go.next = true;
+                    self.to_sync_check.next = true;
+                }
+            }
+        } else if self.atomic_ok.val() {
+            self.to_sync_check.next = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,217 @@
+//! Dispatch's decision against the protocol's order (module doc), for every class with the
+//! parse and key checks in each combination and the other inputs random: the status, the
+//! next step, the branch whose registers load and the stages' starts.
+
+use super::*;
+use crate::tb::Rng;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Class {
+    Read,
+    Write,
+    Slow,
+    Fence,
+    CnAck,
+    Kv,
+    Chase,
+    Append,
+    Atomic,
+}
+
+/// What the request does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+    Resp,
+    Hit,
+    Translate,
+    SlowPush,
+    Offload,
+    SyncCheck,
+    Wait,
+}
+
+#[derive(Default, Clone, Copy, Debug)]
+struct Inputs {
+    extend: bool,
+    needs_key: bool,
+    parse_ok: bool,
+    key_ok: bool,
+    read_ok: bool,
+    write_ok: bool,
+    write_in_va: bool,
+    append_ok: bool,
+    chase_ok: bool,
+    atomic_ok: bool,
+    ahead_ok: bool,
+    durable: bool,
+    persist: bool,
+    room_ok: bool,
+    fence_clear: bool,
+    kv_ready: bool,
+    chase_ready: bool,
+}
+
+/// The protocol's answer: status and next step.
+fn reference(c: Class, i: &Inputs) -> (Status, Next) {
+    use Next::*;
+    if !i.parse_ok {
+        let s = if i.extend {
+            Status::Unsupported
+        } else {
+            Status::BadRequest
+        };
+        return (s, Resp);
+    }
+    if i.needs_key && !i.key_ok {
+        return (Status::Denied, Resp);
+    }
+    let bad = (Status::BadRequest, Resp);
+    let go = |ok: bool| if ok { Hit } else { Translate };
+    match c {
+        Class::Read if i.read_ok => (Status::Ok, go(i.ahead_ok)),
+        Class::Read => bad,
+        Class::Write if !i.write_ok => bad,
+        Class::Write if i.durable && !i.persist => (Status::Unsupported, Resp),
+        // (A write's OK is decided after its access.)
+        Class::Write if i.write_in_va => (Status::BadRequest, go(i.ahead_ok)),
+        Class::Write => bad,
+        Class::Slow if i.room_ok => (Status::BadRequest, SlowPush),
+        Class::Slow => (Status::RetryLater, Resp),
+        Class::Fence if i.fence_clear => (Status::Ok, Resp),
+        Class::Fence => (Status::Ok, Wait),
+        Class::CnAck => (Status::Ok, Resp),
+        Class::Kv if i.kv_ready => (Status::BadRequest, Offload),
+        Class::Chase if i.chase_ok && i.chase_ready => (Status::BadRequest, Offload),
+        Class::Kv | Class::Chase => bad,
+        Class::Append if !i.append_ok => bad,
+        Class::Append if i.durable && !i.persist => (Status::Unsupported, Resp),
+        Class::Append => (Status::BadRequest, SyncCheck),
+        Class::Atomic if i.atomic_ok => (Status::BadRequest, SyncCheck),
+        Class::Atomic => bad,
+    }
+}
+
+#[test]
+fn decides_in_the_protocols_order() {
+    let classes = [
+        Class::Read,
+        Class::Write,
+        Class::Slow,
+        Class::Fence,
+        Class::CnAck,
+        Class::Kv,
+        Class::Chase,
+        Class::Append,
+        Class::Atomic,
+    ];
+    let mut d = Dispatch::default();
+    d.connect_all();
+    let mut r = Rng(0x5eed_d15a_7c40_0001);
+    let mut seen = std::collections::HashSet::new();
+    for &c in &classes {
+        for head in 0..16u64 {
+            for _ in 0..64 {
+                let mut b = || r.below(2) == 1;
+                let i = Inputs {
+                    extend: head & 1 != 0,
+                    needs_key: head & 2 != 0,
+                    parse_ok: head & 4 != 0,
+                    key_ok: head & 8 != 0,
+                    read_ok: b(),
+                    write_ok: b(),
+                    write_in_va: b(),
+                    append_ok: b(),
+                    chase_ok: b(),
+                    atomic_ok: b(),
+                    ahead_ok: b(),
+                    durable: b(),
+                    persist: b(),
+                    room_ok: b(),
+                    fence_clear: b(),
+                    kv_ready: b(),
+                    chase_ready: b(),
+                };
+                d.is_read.next = c == Class::Read;
+                d.is_write.next = c == Class::Write;
+                d.is_slow.next = c == Class::Slow;
+                d.is_fence.next = c == Class::Fence;
+                d.is_cn_ack.next = c == Class::CnAck;
+                d.is_kv.next = c == Class::Kv;
+                d.is_chase.next = c == Class::Chase;
+                d.is_append.next = c == Class::Append;
+                d.is_extend.next = i.extend;
+                d.needs_key.next = i.needs_key;
+                d.parse_ok.next = i.parse_ok;
+                d.key_ok.next = i.key_ok;
+                d.read_ok.next = i.read_ok;
+                d.write_ok.next = i.write_ok;
+                d.write_in_va.next = i.write_in_va;
+                d.append_ok.next = i.append_ok;
+                d.chase_ok.next = i.chase_ok;
+                d.atomic_ok.next = i.atomic_ok;
+                d.ahead_ok.next = i.ahead_ok;
+                d.durable.next = i.durable;
+                d.persist.next = i.persist;
+                d.room_ok.next = i.room_ok;
+                d.fence_clear.next = i.fence_clear;
+                d.kv_ready.next = i.kv_ready;
+                d.chase_ready.next = i.chase_ready;
+                assert!(simulate(&mut d, 100));
+                let at = format!("{c:?} {i:?}");
+                let (status, next) = reference(c, &i);
+                seen.insert((c, status as u8, next as u8));
+                assert_eq!(d.status.val().to_u64(), status as u64, "{at}: status");
+                let got = [
+                    d.hit.val(),
+                    d.to_translate.val(),
+                    d.to_slow_push.val(),
+                    d.to_offload.val(),
+                    d.to_sync_check.val(),
+                    d.fence_wait.val(),
+                ];
+                let want = [
+                    next == Next::Hit,
+                    next == Next::Translate,
+                    next == Next::SlowPush,
+                    next == Next::Offload,
+                    next == Next::SyncCheck,
+                    next == Next::Wait,
+                ];
+                assert_eq!(got, want, "{at}: next step");
+                let checked = i.parse_ok && !(i.needs_key && !i.key_ok);
+                assert_eq!(d.denied.val(), i.parse_ok && !checked, "{at}: denied");
+                let branches = [
+                    d.branch_read.val(),
+                    d.branch_write.val(),
+                    d.branch_word.val(),
+                    d.branch_append.val(),
+                ];
+                let word = matches!(c, Class::Append | Class::Atomic);
+                assert_eq!(
+                    branches,
+                    [
+                        checked && c == Class::Read,
+                        checked && c == Class::Write,
+                        checked && word,
+                        checked && c == Class::Append,
+                    ],
+                    "{at}: branch"
+                );
+                assert_eq!(d.read_go.val(), checked && c == Class::Read && i.read_ok);
+                assert_eq!(d.ring_ack.val(), checked && c == Class::CnAck, "{at}");
+                assert_eq!(
+                    d.append_go.val(),
+                    c == Class::Append && next == Next::SyncCheck,
+                    "{at}"
+                );
+                assert_eq!(d.kv_start.val(), c == Class::Kv && next == Next::Offload);
+                assert_eq!(
+                    d.chase_start.val(),
+                    c == Class::Chase && next == Next::Offload
+                );
+            }
+        }
+    }
+    // Every class reached each of its outcomes (OK or its next step, each refusal).
+    assert!(seen.len() >= 40, "{} outcomes seen", seen.len());
+}
