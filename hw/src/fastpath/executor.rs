@@ -5,8 +5,9 @@
 //!
 //! - **Take** (`Idle`, or the last cycle of a request: `x_free`): a descriptor (from `Idle`
 //!   only) or a frame, acting on the ack layer's verdict (drop, NACK, or on to `Dispatch`).
-//! - **Dispatch**: `Header::parse`'s checks (`parse_ok`, kept per slot by the look-ahead),
-//!   the key check, and the opcode's class: a read or write translated ahead by the
+//! - **Dispatch** (the decision is [`Dispatch`]'s, on the class [`DispatchClass`] registered
+//!   as the frame was taken): `Header::parse`'s checks (`parse_ok`, kept per slot by the
+//!   look-ahead), the key check, and the opcode's class: a read or write translated ahead by the
 //!   look-ahead goes straight to its access (`hit_go`), else its page is looked up
 //!   (`dispatch_lookup`) and the translate stage started; atomics and Append ask the
 //!   idempotence ring (`SyncCheck`); the offloads are started on the extend port
@@ -37,6 +38,8 @@
 //! state diagram and the cycle counts.
 //!
 //! [`SlotQueue`]: crate::fastpath::slot_queue::SlotQueue
+//! [`Dispatch`]: crate::fastpath::dispatch::Dispatch
+//! [`DispatchClass`]: crate::fastpath::dispatch_class::DispatchClass
 //! [`ReadSeg`]: crate::read_seg::ReadSeg
 
 use crate::fastpath::dispatch::Dispatch;

@@ -3,7 +3,8 @@
 //! ([`slot_queue::SlotQueue`]), the TLB look-ahead
 //! ([`translate_ahead::TranslateAhead`]), the dispatch stage's decode ([`decode::Decode`]: the
 //! header's fields, the match-action table, the class checks), the taken frame's class
-//! ([`dispatch_class::DispatchClass`]: Dispatch's branch, registered), the translate stage
+//! ([`dispatch_class::DispatchClass`]: Dispatch's branch, registered) and Dispatch's decision
+//! ([`dispatch::Dispatch`]), the translate stage
 //! ([`translate::Translate`]: TLB lookup, walk, page fault), the PTE writer
 //! ([`pte_writer::PteWriter`]), the response header builder
 //! ([`response_header::ResponseHeader`]), the slow-path descriptors

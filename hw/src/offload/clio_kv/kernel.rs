@@ -17,7 +17,8 @@ impl Logic for ClioKv {
             op_is_put,
             op_is_delete,
             owner,
-            hdr_ok,
+            hdr_zero,
+            hdr_len,
             plen,
             b0,
             b1lo,
@@ -109,12 +110,12 @@ impl Logic for ClioKv {
         self.op_ok.next = (self.req_op.val() == self.op_get.val())
             | (self.req_op.val() == self.op_put.val())
             | (self.req_op.val() == self.op_delete.val());
-        self.r_hdr_ok.next = (self.req_va.val() == 0)
+        self.r_hdr_zero.next = (self.req_va.val() == 0)
             & (self.req_arg0.val() == 0)
             & (self.req_arg1.val() == 0)
             & (self.req_pkt_count.val() == 1)
-            & (self.req_pkt_index.val() == 0)
-            & (self.req_len.val() == bit_cast::<32, 16>(self.req_pay_len.val()))
+            & (self.req_pkt_index.val() == 0);
+        self.r_hdr_len.next = (self.req_len.val() == bit_cast::<32, 16>(self.req_pay_len.val()))
             & (self.req_pay_len.val() >= self.c_prefix.val())
             & (self.req_pay_len.val() <= self.c_max_payload.val());
         self.key_long.d.next = self.klen.val() > self.c_beat0_key.val();
@@ -335,7 +336,8 @@ impl Logic for ClioKv {
                     self.op_is_delete.d.next = self.req_op.val() == self.op_delete.val();
                     self.owner.d.next = self.req_pid.val();
                     self.plen.d.next = self.req_pay_len.val();
-                    self.hdr_ok.d.next = self.r_hdr_ok.val();
+                    self.hdr_zero.d.next = self.r_hdr_zero.val();
+                    self.hdr_len.d.next = self.r_hdr_len.val();
                     self.pay_done.d.next = self.req_pay_len.val() == 0;
                     self.b1lo.d.next = 0.into();
                     self.cvalid.d.next = false;
@@ -366,7 +368,11 @@ impl Logic for ClioKv {
                 self.state.d.next = KvState::Check;
             }
             KvState::Check => {
-                if !(self.hdr_ok.q.val() & self.body_ok.q.val() & self.bounds_ok.q.val()) {
+                if !(self.hdr_zero.q.val()
+                    & self.hdr_len.q.val()
+                    & self.body_ok.q.val()
+                    & self.bounds_ok.q.val())
+                {
                     self.fail.next = true;
                     self.fail_status.next = self.st_bad.val();
                 } else if self.cfg_status.val() != self.st_ok.val() {

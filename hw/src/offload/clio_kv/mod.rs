@@ -330,8 +330,12 @@ pub struct ClioKv {
     op_is_delete: DFF<Bit>,
     /// The request's RAS: the key's owner.
     owner: DFF<Bits<16>>,
-    /// The header fields are as a KV request needs them (zeros, one packet, lengths).
-    hdr_ok: DFF<Bit>,
+    /// The header fields are as a KV request needs them, in two halves (`Check` ANDs them):
+    /// the zeros and the one packet (`hdr_zero`), the lengths (`hdr_len`). One register for
+    /// both had the header's compares and their AND in front of it: the board's `dec$hdr ->
+    /// ext.clio_kv.hdr_ok`, 7.25 levels at stop 38.
+    hdr_zero: DFF<Bit>,
+    hdr_len: DFF<Bit>,
     /// The payload's length.
     plen: DFF<Bits<16>>,
     /// The payload's first beat (prefix, key, start of the value).
@@ -515,8 +519,9 @@ pub struct ClioKv {
     value_ok: Signal<Local, Bit>,
     /// The request's opcode is one of the unit's.
     op_ok: Signal<Local, Bit>,
-    /// The header checks of a request offered now.
-    r_hdr_ok: Signal<Local, Bit>,
+    /// The header checks of a request offered now (`hdr_zero`, `hdr_len`).
+    r_hdr_zero: Signal<Local, Bit>,
+    r_hdr_len: Signal<Local, Bit>,
     /// `ma`'s bit offset in its block.
     word_sh: Signal<Local, Bits<9>>,
     /// The cached block is the one of `ma`.
