@@ -54,7 +54,6 @@ use crate::fastpath::transmit::Transmit;
 use crate::fastpath::word_access::WordAccess;
 use crate::fastpath::write_data::WriteData;
 use crate::read_seg::ReadSeg;
-use crate::spec::Spec;
 use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;
 use clio_proto::consts::{BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD};
@@ -84,8 +83,7 @@ const _: () = assert!(
     replog::MAX_RECORD as usize == MAX_PAYLOAD && replog::footprint(replog::MAX_RECORD) < 1 << 12
 );
 
-/// Statuses a response carries (`proto::Status`).
-type St<const V: u64> = Spec<8, V>;
+use crate::spec::StatusSpec as St;
 
 /// Extra cycles of a first-touch page fault over a TLB hit, when the TLB holds the page's
 /// allocated PTE (inserted with its PTE_WRITE): the page-fault unit, the PTE write-back /

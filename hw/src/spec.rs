@@ -55,6 +55,11 @@ impl<const N: usize, const V: u64> Block for Spec<N, V> {
     }
 }
 
+/// A status byte from proto (`proto::Status as u64`): the statuses a block answers with.
+pub type StatusSpec<const V: u64> = Spec<8, V>;
+/// An opcode byte from proto (`proto::Opcode as u64`): the opcodes a block branches on.
+pub type OpcodeSpec<const V: u64> = Spec<8, V>;
+
 /// Bit offset of byte `byte` in a 512-bit beat or a 1024-bit descriptor (byte k at bits
 /// 8k..8k+8).
 pub const fn bit_of(byte: usize) -> usize {

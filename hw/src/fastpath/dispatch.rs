@@ -22,12 +22,10 @@
 //! * APPEND: format check, then the durable check as a write's, then the idempotence ring.
 //! * An atomic (TAS / UNLOCK / CAS / FAA): format check, then the idempotence ring.
 
-use crate::spec::Spec;
 use clio_proto::Status;
 use rust_hdl::prelude::*;
 
-/// Statuses Dispatch answers with (`proto::Status`).
-type St<const V: u64> = Spec<8, V>;
+use crate::spec::StatusSpec as St;
 
 /// Dispatch's decision.
 #[derive(LogicBlock, Default)]

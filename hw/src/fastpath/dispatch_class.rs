@@ -12,11 +12,10 @@
 //! what each opcode does.
 
 use crate::mat::Mat;
-use crate::spec::Spec;
 use clio_proto::Opcode;
 use rust_hdl::prelude::*;
 
-type Op<const V: u64> = Spec<8, V>;
+use crate::spec::OpcodeSpec as Op;
 
 /// The taken frame's class, registered.
 #[derive(LogicBlock, Default)]

@@ -74,8 +74,7 @@ const _: () = assert!(
 // The opcode is the header's byte 1 (`cls.opcode`, bits 8..16 of the next header).
 const _: () = assert!(field::OPCODE == 1);
 
-/// Statuses a response carries (`proto::Status`).
-type St<const V: u64> = Spec<8, V>;
+use crate::spec::StatusSpec as St;
 /// Access permissions needed, as the PTE's `READ | WRITE << 1` (`proto::pte::PERM_*`).
 type Need<const V: u64> = Spec<2, V>;
 /// Controller states.

@@ -62,8 +62,7 @@ pub enum Step {
     Done,
 }
 
-/// Statuses the stage answers with (`proto::Status`).
-type St<const V: u64> = Spec<8, V>;
+use crate::spec::StatusSpec as St;
 
 /// The translate stage.
 #[derive(LogicBlock, Default)]
