@@ -43,7 +43,59 @@ pub fn verilog_of<B: rust_hdl::prelude::Block>(name: &str, mut b: B) -> String {
     check_all(&b).unwrap_or_else(|e| panic!("{name}: circuit check failed: {e:?}"));
     let mut defines = ModuleDefines::default();
     b.accept(name, &mut defines);
-    defines.defines()
+    mark_fsm_registers(&defines.defines())
+}
+
+/// The enum types whose registers are state machines to be recoded by synthesis (one-hot):
+/// the executor's state and the translate stage's steps. Their next state is a choice among
+/// constants, wide (21 and 10 states), and read by many decisions; one-hot, each decision
+/// reads one flip-flop and each state bit's next value is an OR of its own entries (on the
+/// executor alone: 5,297 cells and 5.75 levels binary, 4,436 and 5.5 one-hot, the translate
+/// answer's path into it one level shorter). Clio-KV's state is not among them: it is loaded
+/// from its return register (`ret`), not only from constants, and its recoding measured
+/// deeper (6.75 to 7 levels) and larger.
+pub fn fsm_state_enums() -> [&'static str; 2] {
+    [
+        enum_verilog_name::<fastpath::executor::State>(),
+        enum_verilog_name::<fastpath::translate::TranslateStep>(),
+    ]
+}
+
+/// The name of an enum type as rust-hdl prefixes its constants in Verilog (the type's own
+/// name, without its path).
+pub fn enum_verilog_name<T>() -> &'static str {
+    let full = std::any::type_name::<T>();
+    full.rsplit("::").next().unwrap_or(full)
+}
+
+/// Mark the register of every enum in [`fsm_state_enums`] with `(* fsm_encoding = "auto" *)`:
+/// Vivado and Yosys then extract it as a state machine and choose its encoding. (Yosys would
+/// not by itself: rust-hdl gives every register an initial value, and Yosys leaves registers
+/// with one alone. The initial value is the enum's first state, `Idle`, which every one of
+/// these machines also enters on reset.) rust-hdl writes an enum's register as a module
+/// `<path>$<field>(d,q,clock)` whose `// Enums` section declares `localparam <Enum>$<State>`.
+pub fn mark_fsm_registers(verilog: &str) -> String {
+    let mut out = String::with_capacity(verilog.len() + 256);
+    for (i, module) in verilog.split("\nmodule ").enumerate() {
+        if i > 0 {
+            out.push_str("\nmodule ");
+        }
+        let head = module.lines().next().unwrap_or("");
+        let is_register = head.ends_with("(d,q,clock);");
+        let is_fsm = fsm_state_enums()
+            .iter()
+            .any(|e| module.contains(&format!("    localparam {e}$")));
+        if is_register && is_fsm {
+            out.push_str(&module.replacen(
+                "    output reg ",
+                "    (* fsm_encoding = \"auto\" *) output reg ",
+                1,
+            ));
+        } else {
+            out.push_str(module);
+        }
+    }
+    out
 }
 
 /// Every module the crate emits, by file name, with its Verilog.
@@ -278,4 +330,44 @@ fn emit_mutants(dir: &Path, top: &str) -> std::io::Result<Vec<PathBuf>> {
         out.push(p);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MARK: &str = "(* fsm_encoding = \"auto\" *) output reg ";
+
+    /// The attribute lands on the state registers named in `fsm_state_enums` and nowhere else:
+    /// not on the blocks that declare the enum, not on other enums' registers (Clio-KV's, the
+    /// persist handshake's `Step`, the pointer chaser's).
+    #[test]
+    fn the_state_machines_registers_and_only_them_are_marked() {
+        let exec = verilog_of("executor", fastpath::executor::Executor::default());
+        assert_eq!(exec.matches(MARK).count(), 1);
+        let marked = exec.split("\nmodule ").find(|m| m.contains(MARK)).unwrap();
+        assert!(marked.starts_with("executor$state(d,q,clock);"), "{marked}");
+        let tr = verilog_of("translate", fastpath::translate::Translate::default());
+        assert_eq!(tr.matches(MARK).count(), 1);
+        assert!(tr.contains("module translate$step(d,q,clock);"));
+        let top = verilog_of("fastpath_top", fastpath_top::FastpathTop::default());
+        let marked: Vec<&str> = top
+            .split("\nmodule ")
+            .filter(|m| m.contains(MARK))
+            .map(|m| m.lines().next().unwrap_or(""))
+            .collect();
+        assert_eq!(
+            marked,
+            [
+                "fastpath_top$exec$state(d,q,clock);",
+                "fastpath_top$tr$step(d,q,clock);"
+            ]
+        );
+        for unmarked in [
+            verilog_of("persist", fastpath::persist::Persist::default()),
+            verilog_of("clio_kv", offload::clio_kv::ClioKv::default()),
+        ] {
+            assert!(!unmarked.contains("fsm_encoding"));
+        }
+    }
 }

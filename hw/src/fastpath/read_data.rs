@@ -43,7 +43,16 @@ use rust_hdl::prelude::*;
 /// The job queue: 16 entries, enough for one-beat reads arriving every two cycles to keep
 /// their addresses going out across a DRAM read latency of 20 cycles and more (8 held them to
 /// 2.5 cycles per read at 20).
-type JobFifo = SynchronousFIFO<Bits<JOB_BITS>, 4, 5, 1>;
+type JobFifo = SynchronousFIFO<Bits<JOB_BITS>, QUEUE_ADDR_BITS, QUEUE_PTR_BITS, 1>;
+/// The job queue's address bits, and its pointers' (one more: full and empty apart).
+const QUEUE_ADDR_BITS: usize = 4;
+const QUEUE_PTR_BITS: usize = 5;
+const _: () = assert!(QUEUE_PTR_BITS == QUEUE_ADDR_BITS + 1);
+// `queued` counts 0..=16 in 5 bits, and is 16 (full) exactly when its bit 4 is set (`room`).
+const _: () = assert!(
+    QUEUE_ADDR_BITS == 4,
+    "queued is 5 bits; room reads its bit 4"
+);
 /// A queued job: payload-less (1 bit) @670, lane offset (6 bits) @664, response beats (12)
 /// @652, response length (12) @640, response header (384) @256, route (256) @0.
 const JOB_HDR: usize = 256;
@@ -148,6 +157,11 @@ pub struct ReadData {
     reads_dec: Signal<Local, Bits<5>>,
     /// Nothing is queued (by the count).
     none_queued: Signal<Local, Bit>,
+    /// The queue has room (by the count: the FIFO's own `full` compares its pointers, two
+    /// levels of logic in front of `job_ready` and the executor's take). The count equals
+    /// the FIFO's occupancy as its write side sees it: a write counts when it is made (never
+    /// while full) and a read likewise.
+    room: Signal<Local, Bit>,
     /// A read enters / leaves the queue this cycle.
     in_read: Signal<Local, Bit>,
     out_read: Signal<Local, Bit>,
@@ -250,12 +264,12 @@ impl Logic for ReadData {
         }
         // Straight in when the stage can take it and nothing is queued, else behind the queued
         // jobs: responses leave in request order.
-        self.job_ready.next =
-            (self.can_take.val() & self.none_queued.val()) | !self.queue.full.val();
+        self.room.next = !self.queued.q.val().get_bit(4);
+        self.job_ready.next = (self.can_take.val() & self.none_queued.val()) | self.room.val();
         if self.job_valid.val() {
             if self.can_take.val() & self.none_queued.val() {
                 self.take.next = true;
-            } else if !self.queue.full.val() {
+            } else if self.room.val() {
                 self.queue.write.next = true;
             }
         }

@@ -39,7 +39,7 @@ const _: () =
 
 /// The translate stage's steps.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
-pub enum Step {
+pub enum TranslateStep {
     /// Nothing under way.
     Idle,
     /// The page of `va` is registered (`vpn_q`), so the lookup's key leaves a flip-flop.
@@ -161,7 +161,7 @@ pub struct Translate {
     pub ev_miss: Signal<Out, Bit>,
     pub ev_fault: Signal<Out, Bit>,
     /// Where the stage is.
-    step: DFF<Step>,
+    step: DFF<TranslateStep>,
     /// The byte translated (its page, and the PA's offset in it).
     va: DFF<Bits<64>>,
     /// The translation's page is the look-ahead's (`start_ahead`).
@@ -244,12 +244,12 @@ impl Logic for Translate {
             (bit_cast::<64, 40>(self.pf.out_pfn.val()) << self.page_shift.val()) | self.poff.val();
         self.tlb_perm_ok.next = (self.res_perms.val() & self.need.val()) == self.need.val();
         // Outputs.
-        self.done.next = self.step.q.val() == Step::Done;
+        self.done.next = self.step.q.val() == TranslateStep::Done;
         self.status.next = self.st.q.val();
         self.pa.next = self.pa_q.q.val();
         self.only_hit.next = false;
         self.hit_pa.next = self.tlb_pa.val();
-        self.lk_valid.next = self.step.q.val() == Step::Lookup;
+        self.lk_valid.next = self.step.q.val() == TranslateStep::Lookup;
         self.lk_pid.next = self.pid.val();
         self.lk_vpn.next = self.vpn_q.q.val();
         self.ev_hit.next = false;
@@ -262,9 +262,9 @@ impl Logic for Translate {
         self.pte_load.next = false;
         self.pte_addr.next = self.pf.pw_addr.val();
         self.pte_data.next = self.pf.pw_data.val();
-        self.pte_write.next = self.step.q.val() == Step::Side;
+        self.pte_write.next = self.step.q.val() == TranslateStep::Side;
         // The walker: its request from the TLB's miss, AR/R while walking.
-        self.walking.next = self.step.q.val() == Step::Walk;
+        self.walking.next = self.step.q.val() == TranslateStep::Walk;
         self.walker.pt_base.next = 0.into();
         self.walker.bucket_mask.next = self.bucket_mask.val();
         self.walker.req_valid.next = false;
@@ -308,18 +308,18 @@ impl Logic for Translate {
         self.notice_now.next = self.notice_sent.q.val() | self.notice_ready.val();
 
         match self.step.q.val() {
-            Step::Idle => {}
-            Step::Page => {
-                self.step.d.next = Step::Lookup;
+            TranslateStep::Idle => {}
+            TranslateStep::Page => {
+                self.step.d.next = TranslateStep::Lookup;
             }
-            Step::Lookup => {
-                self.step.d.next = Step::Wait;
+            TranslateStep::Lookup => {
+                self.step.d.next = TranslateStep::Wait;
             }
-            Step::Wait => {
-                self.step.d.next = Step::Result;
+            TranslateStep::Wait => {
+                self.step.d.next = TranslateStep::Result;
             }
-            Step::Result => {
-                self.step.d.next = Step::Done;
+            TranslateStep::Result => {
+                self.step.d.next = TranslateStep::Done;
                 self.pa_q.d.next = self.tlb_pa.val();
                 if self.res_hit.val() & self.res_alloc.val() {
                     // First touch of a page whose allocated PTE the TLB holds (inserted with
@@ -341,7 +341,7 @@ impl Logic for Translate {
                         self.pf.in_slot.next = self.res_pfn.val().get_bits::<4>(0);
                         self.pf.in_pfn.next = 0.into();
                         self.pf.in_perms.next = self.res_perms.val();
-                        self.step.d.next = Step::Fault;
+                        self.step.d.next = TranslateStep::Fault;
                     }
                 } else if self.res_hit.val() {
                     self.ev_hit.next = true;
@@ -357,29 +357,29 @@ impl Logic for Translate {
                     if self.ahead.q.val() {
                         // The look-ahead's hash of this page: walk with it when it is ready
                         // (the walker hashes nothing else meanwhile: one walk at a time).
-                        self.step.d.next = Step::HashWait;
+                        self.step.d.next = TranslateStep::HashWait;
                         if self.ahead_ok.val() {
                             self.walker.req_valid.next = true;
                             self.walker.req_hashed.next = true;
-                            self.step.d.next = Step::Walk;
+                            self.step.d.next = TranslateStep::Walk;
                         }
                     } else {
                         self.walker.req_valid.next = true;
-                        self.step.d.next = Step::Walk;
+                        self.step.d.next = TranslateStep::Walk;
                     }
                 }
             }
-            Step::HashWait => {
+            TranslateStep::HashWait => {
                 self.walker.req_gen.next = self.gen_q.q.val();
                 if self.ahead_ok.val() {
                     self.walker.req_valid.next = true;
                     self.walker.req_hashed.next = true;
-                    self.step.d.next = Step::Walk;
+                    self.step.d.next = TranslateStep::Walk;
                 }
             }
-            Step::Walk => {
+            TranslateStep::Walk => {
                 if self.walker.out_valid.val() {
-                    self.step.d.next = Step::Done;
+                    self.step.d.next = TranslateStep::Done;
                     if !self.walk_found.val() {
                         self.st.d.next = self.st_unmapped.val();
                     } else if !self.walk_perm_ok.val() {
@@ -391,7 +391,7 @@ impl Logic for Translate {
                         self.st.d.next = self.st_retry_later.val();
                     } else {
                         self.pf.in_valid.next = true;
-                        self.step.d.next = Step::Fault;
+                        self.step.d.next = TranslateStep::Fault;
                         if self.walker.out_outcome.val() == self.outcome_hit.val() {
                             // A valid PTE with the permission: the executor may take the page
                             // now, as a TLB hit (`only_hit`, two cycles before `done`); the
@@ -402,7 +402,7 @@ impl Logic for Translate {
                     }
                 }
             }
-            Step::Fault => {
+            TranslateStep::Fault => {
                 self.st.d.next = self.pf.out_status.val();
                 self.pa_q.d.next = self.pf_pa.val();
                 self.n_pid.d.next = self.pf.pm_pid.val();
@@ -412,42 +412,42 @@ impl Logic for Translate {
                 if self.pf.out_faulted.val() {
                     self.pte_load.next = true;
                     self.ev_fault.next = true;
-                    self.step.d.next = Step::Side;
+                    self.step.d.next = TranslateStep::Side;
                 } else {
-                    self.step.d.next = Step::Done;
+                    self.step.d.next = TranslateStep::Done;
                 }
             }
-            Step::Side => {
+            TranslateStep::Side => {
                 // The W channel is the write-data stage's until it is done; then the PTE
                 // write-back and the notice go out in parallel.
                 if self.w_free.val() {
                     self.notice_valid.next = !self.notice_sent.q.val();
                     self.notice_sent.d.next = self.notice_now.val();
                     if self.pte_done.val() & self.notice_now.val() {
-                        self.step.d.next = Step::Done;
+                        self.step.d.next = TranslateStep::Done;
                     }
                 }
             }
-            Step::Done => {
-                self.step.d.next = Step::Idle;
+            TranslateStep::Done => {
+                self.step.d.next = TranslateStep::Idle;
             }
         }
         // The executor took the hit: nothing more.
         if self.hit_take.val() {
-            self.step.d.next = Step::Idle;
+            self.step.d.next = TranslateStep::Idle;
         }
         if self.start.val() {
             self.va.d.next = self.start_va.val();
             self.ahead.d.next = self.start_ahead.val();
-            self.step.d.next = Step::Page;
+            self.step.d.next = TranslateStep::Page;
             if self.start_looked.val() {
                 // The executor's lookup of this page went out now: its answer is two cycles
                 // away.
-                self.step.d.next = Step::Wait;
+                self.step.d.next = TranslateStep::Wait;
             }
         }
         if self.reset.val() {
-            self.step.d.next = Step::Idle;
+            self.step.d.next = TranslateStep::Idle;
         }
     }
 }

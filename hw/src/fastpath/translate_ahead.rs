@@ -22,9 +22,9 @@
 //!   neither cycle holds both the 44-bit sum and the page shift.
 //! * The TLB's lookup key is a register on both of this block's paths into it: the pid and
 //!   VPN of the slot at the pointer (`lk_key_pid`, `lk_key_vpn`, loaded with the slot the
-//!   pointer moves to, from the slots' next fields, `nx_pid` and `nx_vpn`, so a header's page
-//!   is in the key register the cycle after it came in, as it is in its slot), and those of the slot the
-//!   executor holds next (`use_next`, registered for Dispatch's own lookup). So the TLB's CAM
+//!   pointer moves to: that slot's registers, with a header coming into it forwarded over them,
+//!   so a header's page is in the key register the cycle after it came in, as it is in its
+//!   slot), and those of the slot the executor holds next (`use_next`, registered for Dispatch's own lookup). So the TLB's CAM
 //!   compare is behind a select of registers, not behind this block's slot multiplexers.
 //! * What was looked up is forgotten when the TLB changes (`tlb_update`: an insert or an
 //!   invalidation, including those in flight: lookups issued before it are dropped), and the
@@ -231,20 +231,23 @@ pub struct TranslateAhead {
     /// this cycle).
     chk_hold: Signal<Local, Bits<4>>,
     /// Per slot, its pid and VPN from the next cycle on (a header coming in, a segment's page
-    /// rewritten, or kept): what `s_pid`, `s_vpn` and the key register load.
+    /// rewritten, or kept): what `s_pid` and `s_vpn` load.
     nx_pid: [Signal<Local, Bits<16>>; SLOTS],
     nx_vpn: [Signal<Local, Bits<36>>; SLOTS],
     /// The pointer's next value (`ptr.d`).
     ptr_n: Signal<Local, Bits<2>>,
-    /// The pointer's next slot, and the slots' next keys at the pointer, at the next slot and
-    /// at the head (the candidates of `ptr_n`, selected before the pointer's decision).
+    /// The candidates of `ptr_n` besides the pointer itself: the next slot, and the slot the
+    /// pointer goes back to (the head; slot 0 under reset).
     ptr_up: Signal<Local, Bits<2>>,
+    ptr_back: Signal<Local, Bits<2>>,
+    /// The next key of the slot at each candidate (staying, the next slot, back): the slot's
+    /// registered pid and VPN, with what comes into it this cycle forwarded over them.
     key_stay_pid: Signal<Local, Bits<16>>,
     key_stay_vpn: Signal<Local, Bits<36>>,
     key_up_pid: Signal<Local, Bits<16>>,
     key_up_vpn: Signal<Local, Bits<36>>,
-    key_head_pid: Signal<Local, Bits<16>>,
-    key_head_vpn: Signal<Local, Bits<36>>,
+    key_back_pid: Signal<Local, Bits<16>>,
+    key_back_vpn: Signal<Local, Bits<36>>,
     /// The TLB lookup key of the slot at the pointer, loaded with the slot at `ptr_n`.
     lk_key_pid: DFF<Bits<16>>,
     lk_key_vpn: DFF<Bits<36>>,
@@ -387,12 +390,13 @@ impl Default for TranslateAhead {
             nx_vpn: Default::default(),
             ptr_n: Default::default(),
             ptr_up: Default::default(),
+            ptr_back: Default::default(),
             key_stay_pid: Default::default(),
             key_stay_vpn: Default::default(),
             key_up_pid: Default::default(),
             key_up_vpn: Default::default(),
-            key_head_pid: Default::default(),
-            key_head_vpn: Default::default(),
+            key_back_pid: Default::default(),
+            key_back_vpn: Default::default(),
             lk_key_pid: Default::default(),
             lk_key_vpn: Default::default(),
             use_key_pid: Default::default(),
@@ -786,29 +790,62 @@ impl Logic for TranslateAhead {
             self.ptr_n.next = 0.into();
         }
         self.ptr.d.next = self.ptr_n.val();
-        // The key register loads the slot at `ptr_n`: the slot at each of its candidates is
-        // selected beside the pointer's decision (from registers and the head), and the
-        // decision picks one (a select of `nx_*` by `ptr_n` itself put the walk's decision in
-        // front of a 4-way 36-bit mux: 7.5 levels on the board at db76bc6).
+        // The key register loads the slot at `ptr_n`. Each candidate of `ptr_n` is selected from
+        // the slots' registers, and what comes into that slot this cycle (a header's pid and
+        // page; a write segment's page, the cycle after its header) is forwarded over it, beside
+        // the pointer's decision; the decision picks one. (A select of the forwarded `nx_*` by
+        // `ptr_n` put the decision in front of a 4-way 36-bit mux, 7.5 levels on the board at
+        // db76bc6; selecting the forwarded `nx_*` per candidate put the header's arrival in
+        // front of it, 7.5 at cd10827.)
         self.ptr_up.next = self.ptr.q.val() + 1;
+        self.ptr_back.next = self.head.val();
+        if self.reset.val() {
+            self.ptr_back.next = 0.into();
+        }
         self.key_stay_pid.next = 0.into();
         self.key_stay_vpn.next = 0.into();
         self.key_up_pid.next = 0.into();
         self.key_up_vpn.next = 0.into();
-        self.key_head_pid.next = 0.into();
-        self.key_head_vpn.next = 0.into();
+        self.key_back_pid.next = 0.into();
+        self.key_back_vpn.next = 0.into();
         for k in 0..4 {
             if self.ptr.q.val() == k.to_bits::<2>() {
-                self.key_stay_pid.next = self.nx_pid[k].val();
-                self.key_stay_vpn.next = self.nx_vpn[k].val();
+                self.key_stay_pid.next = self.s_pid[k].q.val();
+                self.key_stay_vpn.next = self.s_vpn[k].q.val();
             }
             if self.ptr_up.val() == k.to_bits::<2>() {
-                self.key_up_pid.next = self.nx_pid[k].val();
-                self.key_up_vpn.next = self.nx_vpn[k].val();
+                self.key_up_pid.next = self.s_pid[k].q.val();
+                self.key_up_vpn.next = self.s_vpn[k].q.val();
             }
-            if self.head.val() == k.to_bits::<2>() {
-                self.key_head_pid.next = self.nx_pid[k].val();
-                self.key_head_vpn.next = self.nx_vpn[k].val();
+            if self.ptr_back.val() == k.to_bits::<2>() {
+                self.key_back_pid.next = self.s_pid[k].q.val();
+                self.key_back_vpn.next = self.s_vpn[k].q.val();
+            }
+        }
+        // The forwards, in `nx_*`'s order (the header wins).
+        if self.chk_in.q.val() & self.chk_seg.q.val() {
+            if self.chk_slot.q.val() == self.ptr.q.val() {
+                self.key_stay_vpn.next = self.chk_vpn.val();
+            }
+            if self.chk_slot.q.val() == self.ptr_up.val() {
+                self.key_up_vpn.next = self.chk_vpn.val();
+            }
+            if self.chk_slot.q.val() == self.ptr_back.val() {
+                self.key_back_vpn.next = self.chk_vpn.val();
+            }
+        }
+        if self.hdr_in.val() {
+            if self.hdr_slot.val() == self.ptr.q.val() {
+                self.key_stay_pid.next = self.dec.pid.val();
+                self.key_stay_vpn.next = self.hdr_vpn.val();
+            }
+            if self.hdr_slot.val() == self.ptr_up.val() {
+                self.key_up_pid.next = self.dec.pid.val();
+                self.key_up_vpn.next = self.hdr_vpn.val();
+            }
+            if self.hdr_slot.val() == self.ptr_back.val() {
+                self.key_back_pid.next = self.dec.pid.val();
+                self.key_back_vpn.next = self.hdr_vpn.val();
             }
         }
         self.lk_key_pid.d.next = self.key_stay_pid.val();
@@ -818,12 +855,8 @@ impl Logic for TranslateAhead {
             self.lk_key_vpn.d.next = self.key_up_vpn.val();
         }
         if self.kill.val() {
-            self.lk_key_pid.d.next = self.key_head_pid.val();
-            self.lk_key_vpn.d.next = self.key_head_vpn.val();
-        }
-        if self.reset.val() {
-            self.lk_key_pid.d.next = self.nx_pid[0].val();
-            self.lk_key_vpn.d.next = self.nx_vpn[0].val();
+            self.lk_key_pid.d.next = self.key_back_pid.val();
+            self.lk_key_vpn.d.next = self.key_back_vpn.val();
         }
         for k in 0..4 {
             if self.use_next.val() == k.to_bits::<2>() {
