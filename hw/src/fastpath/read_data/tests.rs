@@ -64,6 +64,8 @@ fn job(r: &mut Rng, only: bool, max_payload: u64) -> Job {
 struct Run {
     responses: usize,
     cycles: u64,
+    /// The job queue was full in some cycle (so `room`'s check saw both values).
+    full_seen: bool,
 }
 
 /// `jobs` jobs; `only_every`: one in that many is payload-less (0: none); the rest as named.
@@ -92,6 +94,7 @@ fn run(seed: u64, jobs: usize, max_payload: u64, only_every: u64, eager: bool) -
     let mut frame: Vec<u8> = Vec::new();
     let mut got: Vec<(Vec<u8>, [u8; 32])> = Vec::new();
     let mut cycles = 0u64;
+    let mut full_seen = false;
     while got.len() < want.len() {
         assert!(cycles < 200_000, "stuck after {} responses", got.len());
         let ready = eager || r.below(4) != 0;
@@ -119,6 +122,14 @@ fn run(seed: u64, jobs: usize, max_payload: u64, only_every: u64, eager: bool) -
             dram.is_empty(),
             "reads_idle at cycle {cycles}"
         );
+        // The queue's room comes from its count: it must be the FIFO's own "not full" every
+        // cycle (a count one off would lose a job into a full FIFO, or waste an entry).
+        assert_eq!(
+            b.uut.room.val(),
+            !b.uut.queue.full.val(),
+            "room at cycle {cycles}"
+        );
+        full_seen |= b.uut.queue.full.val();
         // The transmit model sends a beat: beat 0 from the load, the rest from its slot.
         if send_now {
             let (beat0, slot, n, route) = sending.expect("sending");
@@ -177,15 +188,18 @@ fn run(seed: u64, jobs: usize, max_payload: u64, only_every: u64, eager: bool) -
     Run {
         responses: got.len(),
         cycles,
+        full_seen,
     }
 }
 
 #[test]
 fn responses_are_built_whole_and_in_order() {
+    let mut full_seen = false;
     for seed in [1u64, 0xdead_beef, 0x1234_5678_9abc] {
-        run(seed, 150, MAX_PAYLOAD as u64, 4, false);
-        run(seed, 150, 200, 3, true);
+        full_seen |= run(seed, 150, MAX_PAYLOAD as u64, 4, false).full_seen;
+        full_seen |= run(seed, 150, 200, 3, true).full_seen;
     }
+    assert!(full_seen, "no run filled the job queue");
 }
 
 #[test]
