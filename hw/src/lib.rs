@@ -71,8 +71,9 @@ pub fn enum_verilog_name<T>() -> &'static str {
 /// Mark the register of every enum in [`fsm_state_enums`] with `(* fsm_encoding = "auto" *)`:
 /// Vivado and Yosys then extract it as a state machine and choose its encoding. (Yosys would
 /// not by itself: rust-hdl gives every register an initial value, and Yosys leaves registers
-/// with one alone. The initial value is the enum's first state, `Idle`, which every one of
-/// these machines also enters on reset.) rust-hdl writes an enum's register as a module
+/// with one alone.) The initial value is the enum's first state, `Idle`, which every one of
+/// these machines also enters on reset. Vivado keeps it in the recoded register; Yosys drops it
+/// (it warns), so its netlist serves for depth and utilisation only: docs/utilization.md. rust-hdl writes an enum's register as a module
 /// `<path>$<field>(d,q,clock)` whose `// Enums` section declares `localparam <Enum>$<State>`.
 pub fn mark_fsm_registers(verilog: &str) -> String {
     let mut out = String::with_capacity(verilog.len() + 256);
