@@ -37,6 +37,7 @@ lint: rtl
 
 synth: rtl
 	@mkdir -p $(SYNTH_DIR)
+	$(PYTHON) hw/scripts/logic_depth.py --selftest
 	@set -e; for m in $(HW_SYNTH_MODULES); do \
 	  for v in wide lut6; do \
 	    if [ $$v = lut6 ]; then opts=-nowidelut; else opts=; fi; \

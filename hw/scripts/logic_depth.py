@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Deepest register-to-register logic of a Yosys-mapped UltraScale+ netlist, in LUT levels.
 
-Usage: logic_depth.py NETLIST.json MODULE [--paths N] [--trace ENDPOINT]
+Usage: logic_depth.py NETLIST.json MODULE [--paths N] [--trace ENDPOINT] [--into ENDPOINT]
+       logic_depth.py --selftest
   -> one line: "MODULE LEVELS LUTS FROM -> TO"; with --paths, then up to N lines
      "  LEVELS LUTS FROM -> TO": the deepest path into each of the N deepest endpoints (a
      register, RAM or output port, its bits taken together), deepest first. With --trace,
      the deepest path into the endpoint named ENDPOINT (as --paths names it, e.g.
-     `la.s_write_in_va$q`), cell by cell: arrival, cell type, the net it drives.
+     `la.s_write_in_va$q`), cell by cell: arrival, cell type, the net it drives. With --into,
+     every start of a path into ENDPOINT (a register's or RAM's output, a module input; its
+     bits taken together) with the deepest path from it, deepest first (up to N with --paths):
+     which inputs of a deep endpoint are the late ones. --selftest checks all of this on a
+     small netlist built in the script.
 
 Input is `write_json` after `synth_xilinx -family xcup -flatten`. Every path starts at a
 register output or a module input and ends at a register input or a module output; the
@@ -96,8 +101,23 @@ def main():
         trace = args[i + 1]
         del args[i:i + 2]
         paths = max(paths, 1)
+    into = None
+    if "--into" in args:
+        i = args.index("--into")
+        into = args[i + 1]
+        del args[i:i + 2]
+    if len(args) != 2:
+        sys.exit(__doc__.split("\n\n")[1])
     path, top = args[0], args[1]
-    mod = json.load(open(path))["modules"][top]
+    report(json.load(open(path))["modules"][top], top, paths, trace, into)
+
+
+def report(mod, top, paths=0, trace=None, into=None):
+    """Print the report of module `mod` (a Yosys JSON module) named `top`."""
+    if into is not None:
+        paths = paths or 1 << 30
+    if trace is not None:
+        paths = max(paths, 1)
     names = {}
     for name, n in mod["netnames"].items():
         for b in n["bits"]:
@@ -224,6 +244,9 @@ def main():
                         name = end_name[b]
                         if name not in best or key > best[name][0]:
                             best[name] = (key, node)
+        if into is not None:
+            starts_into(mod, comb, cells, driver, names, end_name, into, paths, clean, base)
+            return
         if trace is not None:
             if trace not in best:
                 sys.exit(f"{top}: no endpoint named {trace}")
@@ -243,5 +266,111 @@ def main():
             print(f"  {depth:g} {luts} {clean(net_of(start_of(node), 'input'))} -> {name}")
 
 
+def starts_into(mod, comb, cells, driver, names, end_name, into, limit, clean, base):
+    """Print, for endpoint `into`, each start of a path into it and the deepest path from it."""
+    ends = {b for b, n in end_name.items() if n == into}
+    if not ends:
+        sys.exit(f"no endpoint named {into}")
+    readers = {}
+    for node, (_, ins, _) in comb.items():
+        for p in ins:
+            for b in cells[node]["connections"].get(p, []):
+                if isinstance(b, int):
+                    readers.setdefault(b, []).append(node)
+    # tail[node]: the deepest path from the node's inputs into `ends`, the node included
+    # (None: it reaches none of them). Iterative depth-first, as the arrival times.
+    tail = {}
+    for start in comb:
+        stack = [(start, False)]
+        while stack:
+            node, done = stack.pop()
+            if node in tail:
+                continue
+            weight, _, outs = comb[node]
+            out_bits = [b for p in outs for b in cells[node]["connections"].get(p, [])
+                        if isinstance(b, int)]
+            succ = [r for b in out_bits for r in readers.get(b, [])]
+            if not done:
+                stack.append((node, True))
+                stack.extend((r, False) for r in succ if r not in tail)
+                continue
+            best = 0.0 if any(b in ends for b in out_bits) else None
+            for r in succ:
+                if tail.get(r) is not None and (best is None or tail[r] > best):
+                    best = tail[r]
+            tail[node] = None if best is None else best + weight
+    deepest = {}
+    for b, rs in readers.items():
+        if b in driver:
+            continue
+        d = max((tail[r] for r in rs if tail.get(r) is not None), default=None)
+        if d is None:
+            continue
+        n = base(names.get(b, (1, f"bit{b}"))[1])
+        if d > deepest.get(n, -1.0):
+            deepest[n] = d
+    for pname, pdef in mod["ports"].items():
+        if pdef["direction"] == "input":
+            for b in pdef["bits"]:
+                if isinstance(b, int) and b in readers and b not in driver:
+                    d = max((tail[r] for r in readers[b] if tail.get(r) is not None),
+                            default=None)
+                    if d is not None and d > deepest.get(clean(pname), -1.0):
+                        deepest[clean(pname)] = d
+    print(f"  into {into}")
+    for n, d in sorted(deepest.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]:
+        print(f"  {d:6g} {n}")
+
+
+def selftest():
+    """A register `r` (Q net `rq`) fed back through two LUTs and a MUXF7 whose select is the
+    input `a`, which also enters the second LUT; output `y` is the second LUT."""
+    import contextlib
+    import io
+
+    def cell(t, ins, outs):
+        dirs = {p: "input" for p in ins}
+        dirs.update({p: "output" for p in outs})
+        conns = {**ins, **outs}
+        return {"type": t, "port_directions": dirs, "connections": conns, "parameters": {}}
+
+    mod = {
+        "ports": {"a": {"direction": "input", "bits": [2]},
+                  "y": {"direction": "output", "bits": [5]}},
+        "cells": {
+            "r": cell("FDRE", {"D": [6], "C": [9], "CE": ["1"], "R": ["0"]}, {"Q": [3]}),
+            "l1": cell("LUT1", {"I0": [3]}, {"O": [4]}),
+            "l2": cell("LUT2", {"I0": [4], "I1": [2]}, {"O": [5]}),
+            "m": cell("MUXF7", {"I0": [5], "I1": [3], "S": [2]}, {"O": [6]}),
+        },
+        "netnames": {
+            "a": {"bits": [2], "hide_name": 0}, "rq": {"bits": [3], "hide_name": 0},
+            "$n4": {"bits": [4], "hide_name": 1}, "y": {"bits": [5], "hide_name": 0},
+            "$n6": {"bits": [6], "hide_name": 1}, "clk": {"bits": [9], "hide_name": 0},
+        },
+    }
+
+    def run(**kw):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            report(mod, "t", **kw)
+        return out.getvalue().splitlines()
+
+    got = run(paths=5)
+    assert got[0] == "t 2.25 2 rq -> $n6", got
+    assert got[1:] == ["  2.25 2 rq -> rq", "  2 2 rq -> y"], got
+    got = run(trace="rq")
+    assert got[1:] == ["  from rq", "       1 LUT1     $n4", "       2 LUT2     y",
+                       "    2.25 MUXF7    $n6", "  into rq"], got
+    got = run(into="rq")
+    assert got[1:] == ["  into rq", "    2.25 rq", "    1.25 a"], got
+    got = run(into="y")
+    assert got[1:] == ["  into y", "       2 rq", "       1 a"], got
+    print("logic_depth selftest: ok")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--selftest"]:
+        selftest()
+    else:
+        main()
