@@ -72,10 +72,12 @@ pub fn enum_verilog_name<T>() -> &'static str {
 /// Vivado and Yosys then extract it as a state machine and choose its encoding. (Yosys would
 /// not by itself: rust-hdl gives every register an initial value, and Yosys leaves registers
 /// with one alone.) The initial value is the enum's first state, `Idle`, which every one of
-/// these machines also enters on reset. Vivado keeps it in the recoded register; Yosys drops it
-/// (it warns), so its netlist serves for depth and utilisation only: docs/utilization.md. rust-hdl writes an enum's register as a module
-/// `<path>$<field>(d,q,clock)` whose `// Enums` section declares `localparam <Enum>$<State>`.
+/// these machines also enters on reset. Vivado keeps it in the recoded register; Yosys drops
+/// it (it warns), so its netlist serves for depth and utilisation only: docs/utilization.md.
+/// rust-hdl writes an enum's register as a module `<path>$<field>(d,q,clock)` whose `// Enums`
+/// section declares `localparam <Enum>$<State>`.
 pub fn mark_fsm_registers(verilog: &str) -> String {
+    let constants = fsm_state_enums().map(|e| format!("    localparam {e}$"));
     let mut out = String::with_capacity(verilog.len() + 256);
     for (i, module) in verilog.split("\nmodule ").enumerate() {
         if i > 0 {
@@ -83,9 +85,7 @@ pub fn mark_fsm_registers(verilog: &str) -> String {
         }
         let head = module.lines().next().unwrap_or("");
         let is_register = head.ends_with("(d,q,clock);");
-        let is_fsm = fsm_state_enums()
-            .iter()
-            .any(|e| module.contains(&format!("    localparam {e}$")));
+        let is_fsm = constants.iter().any(|c| module.contains(c.as_str()));
         if is_register && is_fsm {
             out.push_str(&module.replacen(
                 "    output reg ",

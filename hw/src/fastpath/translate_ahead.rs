@@ -24,8 +24,9 @@
 //!   VPN of the slot at the pointer (`lk_key_pid`, `lk_key_vpn`, loaded with the slot the
 //!   pointer moves to: that slot's registers, with a header coming into it forwarded over them,
 //!   so a header's page is in the key register the cycle after it came in, as it is in its
-//!   slot), and those of the slot the executor holds next (`use_next`, registered for Dispatch's own lookup). So the TLB's CAM
-//!   compare is behind a select of registers, not behind this block's slot multiplexers.
+//!   slot), and those of the slot the executor holds next (`use_next`, registered for
+//!   Dispatch's own lookup). So the TLB's CAM compare is behind a select of registers, not
+//!   behind this block's slot multiplexers.
 //! * What was looked up is forgotten when the TLB changes (`tlb_update`: an insert or an
 //!   invalidation, including those in flight: lookups issued before it are dropped), and the
 //!   pointer goes back to the oldest slot the executor has not taken (`head`); a slot's entry
