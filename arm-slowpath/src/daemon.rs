@@ -7,17 +7,21 @@
 //! allocation benchmark); [`SlowPath::poll`] serves them through a [`RingWindow`].
 
 use crate::frame_memory::FrameMemory;
+use crate::limits::{Limits, Source, SourceCounts};
 use crate::meta_log::MetaLog;
 use crate::phys_alloc::PhysAllocator;
 use crate::ras::{Departure, KeySource, RasError, Registry};
+use crate::reply_cache::ReplyCache;
 use crate::ring_window::{RingError, RingWindow};
 use crate::shadow_pt::ShadowPageTable;
 use crate::tx::{TxLog, TxRefusal};
 use crate::va_space::{Region, VaSpace};
 use clio_proto::consts::{DEFAULT_LEASE_MS, FREE_PAGE_FIFO_DEPTH, VA_LIMIT};
+use clio_proto::frame::Route;
 use clio_proto::layout::MemoryLayout;
 use clio_proto::persist::MetaRecord;
 use clio_proto::pte::{Pte, PERM_READ, PERM_WRITE};
+use clio_proto::quota::Quota;
 use clio_proto::ring::Descriptor;
 use clio_proto::{Header, Opcode, Status};
 use std::collections::{BTreeSet, HashMap, VecDeque};
@@ -63,6 +67,12 @@ pub enum AllocError {
     /// The transaction record was dropped (in doubt at recovery).
     #[error("the transaction was dropped")]
     Aborted,
+    /// A quota refused the request (`proto::quota`).
+    #[error("quota exceeded: {0}")]
+    Quota(Quota),
+    /// The node has an admission secret and the Register did not carry it.
+    #[error("the node admits only compute nodes that present its admission secret")]
+    AdmissionRefused,
 }
 
 impl From<RasError> for AllocError {
@@ -89,6 +99,21 @@ impl AllocError {
             AllocError::UnknownMember { .. } => Status::UnknownProcess,
             AllocError::ReadOnly(_) => Status::Permission,
             AllocError::Aborted => Status::Aborted,
+            AllocError::Quota(_) => Status::QuotaExceeded,
+            AllocError::AdmissionRefused => Status::Denied,
+        }
+    }
+
+    /// The answer to `h` that reports this error: its status, and for a quota the
+    /// [`Quota`] in `arg1` (so the client can name the limit and its flag).
+    pub fn answer(self, h: &Header) -> Header {
+        let arg1 = match self {
+            AllocError::Quota(q) => q as u64,
+            _ => 0,
+        };
+        Header {
+            arg1,
+            ..h.response_to(self.status())
         }
     }
 }
@@ -126,6 +151,11 @@ pub struct SlowPathStats {
     pub alloc_retries: u64,
     /// Allocations refused.
     pub alloc_failures: u64,
+    /// Requests refused by a quota (`proto::quota`; the allocations among them are counted
+    /// in `alloc_failures` too).
+    pub quota_refusals: u64,
+    /// Registrations refused for a missing or wrong admission secret.
+    pub admission_refusals: u64,
     /// Successful frees.
     pub frees: u64,
     /// Frames pushed into the async free-page buffer.
@@ -169,6 +199,8 @@ pub struct SlowPathConfig {
     pub keys: KeySource,
     /// Lease of a RAS member.
     pub lease: Duration,
+    /// Quotas (`proto::quota`'s defaults unless the operator changed them).
+    pub limits: Limits,
 }
 
 impl Default for SlowPathConfig {
@@ -176,14 +208,10 @@ impl Default for SlowPathConfig {
         SlowPathConfig {
             keys: KeySource::Os,
             lease: Duration::from_millis(DEFAULT_LEASE_MS),
+            limits: Limits::default(),
         }
     }
 }
-
-/// Upper bound on rejected candidates for one allocation before it is refused.
-pub const MAX_PLACEMENT_RETRIES: u64 = 1 << 16;
-/// Entries kept in the reply cache for retried non-idempotent slow-path requests.
-pub const REPLY_CACHE_ENTRIES: usize = 4096;
 
 /// The slow path's state.
 #[derive(Debug)]
@@ -200,8 +228,10 @@ pub struct SlowPath {
     pub(crate) log: Option<MetaLog>,
     /// Registered transaction logs, by (pid, va).
     pub(crate) tx_logs: HashMap<(u16, u64), TxLog>,
-    reply_cache: HashMap<(u16, u16, u32), Header>,
-    reply_order: VecDeque<(u16, u16, u32)>,
+    replies: ReplyCache,
+    limits: Limits,
+    /// Live RASes per source address (the per-source quota).
+    sources: SourceCounts,
     pub(crate) outbox: VecDeque<Descriptor>,
     /// Clio-KV's store, once set up (`kv_store.rs`).
     pub(crate) kv_store: Option<crate::kv_store::KvStore>,
@@ -226,8 +256,9 @@ impl SlowPath {
             in_buffer: BTreeSet::new(),
             log: None,
             tx_logs: HashMap::new(),
-            reply_cache: HashMap::new(),
-            reply_order: VecDeque::new(),
+            replies: ReplyCache::default(),
+            limits: cfg.limits,
+            sources: SourceCounts::default(),
             outbox: VecDeque::new(),
             kv_store: None,
             stats: SlowPathStats::default(),
@@ -363,6 +394,32 @@ impl SlowPath {
         Ok((pid, key, client))
     }
 
+    /// Register as a compute node does, through the network: `secret` is what the request
+    /// carried in `arg1` (checked against the admission secret, when the node has one) and
+    /// `source` where it came from (checked against the per-source quota). A retry of a
+    /// registration that already succeeded gets the same answer without either check.
+    pub fn register_from(
+        &mut self,
+        nonce: u64,
+        secret: u64,
+        source: Source,
+        now: Instant,
+    ) -> Result<(u16, u64, u16), AllocError> {
+        if self.registry.by_nonce(nonce).is_none() {
+            if self.limits.admission_secret.is_some_and(|s| s != secret) {
+                self.stats.admission_refusals += 1;
+                return Err(AllocError::AdmissionRefused);
+            }
+            if self.sources.count(source) >= self.limits.ras_per_source {
+                self.stats.quota_refusals += 1;
+                return Err(AllocError::Quota(Quota::RasPerSource));
+            }
+        }
+        let r = self.register_at(nonce, now)?;
+        self.sources.add(r.0, source);
+        Ok(r)
+    }
+
     /// Register (now) and return the PID only: for tools and tests that drive the slow path
     /// directly.
     pub fn register(&mut self, nonce: u64) -> Result<u16, AllocError> {
@@ -405,6 +462,7 @@ impl SlowPath {
                 pid: d.pid,
                 client: d.client,
             }]);
+            self.replies.forget_member(d.pid, d.client);
             self.outbox.push_back(Descriptor::RingRelease {
                 pid: d.pid,
                 client: d.client,
@@ -430,6 +488,9 @@ impl SlowPath {
             }
         }
         self.procs.remove(&pid);
+        // Nothing of this RAS may reach the next owner of its PID.
+        self.replies.forget_ras(pid);
+        self.sources.remove(pid);
         self.registry.retire(pid);
         self.stats.teardowns += 1;
     }
@@ -474,9 +535,33 @@ impl SlowPath {
                 self.stats.allocs += 1;
                 self.stats.alloc_retries += o.retries;
             }
-            Err(_) => self.stats.alloc_failures += 1,
+            Err(e) => {
+                self.stats.alloc_failures += 1;
+                if matches!(e, AllocError::Quota(_)) {
+                    self.stats.quota_refusals += 1;
+                }
+            }
         }
         r
+    }
+
+    /// [`SlowPath::alloc`] for a tenant, through the network: refused with
+    /// [`Quota::MemoryPerRas`] when the RAS would hold more pages than its quota.
+    pub fn alloc_for_tenant(
+        &mut self,
+        pid: u16,
+        bytes: u64,
+        perms: u8,
+    ) -> Result<AllocOutcome, AllocError> {
+        let held = self.procs.get(&pid).map_or(0, VaSpace::allocated_pages);
+        let limit = self.limits.ras_pages_of(self.layout.data_pages);
+        let pages = bytes.div_ceil(self.layout.page_size());
+        if held.saturating_add(pages) > limit {
+            self.stats.alloc_failures += 1;
+            self.stats.quota_refusals += 1;
+            return Err(AllocError::Quota(Quota::MemoryPerRas));
+        }
+        self.alloc(pid, bytes, perms)
     }
 
     fn alloc_inner(&mut self, pid: u16, bytes: u64, perms: u8) -> Result<AllocOutcome, AllocError> {
@@ -498,6 +583,10 @@ impl SlowPath {
         }
         let mut from = 0;
         let mut retries = 0;
+        // Pages hashed so far: bounded by the placement budget, so no allocation can hold the
+        // slow path for long (a refusal names the quota; the node stays responsive).
+        let mut probes: u64 = 0;
+        let budget = self.limits.placement_budget;
         let mut need: HashMap<u64, u32> = HashMap::new();
         let start = loop {
             let start = space.find_free(pages, from).ok_or(if retries == 0 {
@@ -508,6 +597,10 @@ impl SlowPath {
             need.clear();
             let mut overflow_at = None;
             for vpn in start..start + pages {
+                probes += 1;
+                if probes > budget {
+                    return Err(AllocError::Quota(Quota::PlacementWork));
+                }
                 let b = self.shadow.bucket_of(pid, vpn);
                 let n = need.entry(b).or_insert(0);
                 *n += 1;
@@ -520,9 +613,6 @@ impl SlowPath {
                 None => break start,
                 Some(vpn) => {
                     retries += 1;
-                    if retries > MAX_PLACEMENT_RETRIES {
-                        return Err(AllocError::OutOfMemory);
-                    }
                     from = vpn + 1;
                 }
             }
@@ -624,14 +714,9 @@ impl SlowPath {
         }
     }
 
-    fn cache_reply(&mut self, key: (u16, u16, u32), reply: Header) {
-        if self.reply_order.len() >= REPLY_CACHE_ENTRIES {
-            if let Some(old) = self.reply_order.pop_front() {
-                self.reply_cache.remove(&old);
-            }
-        }
-        self.reply_order.push_back(key);
-        self.reply_cache.insert(key, reply);
+    /// Answers held in the reply cache (every member's share together).
+    pub fn reply_cache_len(&self) -> usize {
+        self.replies.len()
     }
 
     /// Serve one descriptor from the fast path; outputs go to the outbox. `mem` is the node's
@@ -654,7 +739,7 @@ impl SlowPath {
                     Opcode::Alloc | Opcode::Free | Opcode::Unregister
                 );
                 let cached = if cached_kind {
-                    self.reply_cache.get(&key).copied()
+                    self.replies.get(key)
                 } else {
                     None
                 };
@@ -668,9 +753,11 @@ impl SlowPath {
                         r
                     }
                     None => {
-                        let r = self.execute(&header, now, mem);
-                        if cached_kind {
-                            self.cache_reply(key, r);
+                        let r = self.execute(&route, &header, now, mem);
+                        // Kept while the RAS lives (a retried Unregister of a member that
+                        // left still finds its answer); a torn-down RAS keeps nothing.
+                        if cached_kind && self.registry.exists(header.pid) {
+                            self.replies.insert(key, r);
                         }
                         r
                     }
@@ -724,11 +811,17 @@ impl SlowPath {
         Ok(())
     }
 
-    fn execute(&mut self, h: &Header, now: Instant, mem: &mut dyn FrameMemory) -> Header {
+    fn execute(
+        &mut self,
+        route: &Route,
+        h: &Header,
+        now: Instant,
+        mem: &mut dyn FrameMemory,
+    ) -> Header {
         match h.opcode {
             Opcode::Persist => match self.persist(h.pid, h.va, h.total_len as u64, mem) {
                 Ok(()) => h.response_to(Status::Ok),
-                Err(e) => h.response_to(e.status()),
+                Err(e) => e.answer(h),
             },
             Opcode::TxLog => {
                 match self.tx_log_add(h.pid, h.client, h.va, h.total_len as u64, mem) {
@@ -736,7 +829,7 @@ impl SlowPath {
                         arg0: resolved,
                         ..h.response_to(Status::Ok)
                     },
-                    Err(e) => h.response_to(e.status()),
+                    Err(e) => e.answer(h),
                 }
             }
             Opcode::TxApply => match self.tx_apply(h.pid, h.va, mem) {
@@ -751,25 +844,25 @@ impl SlowPath {
                     ..h.response_to(Status::RetryLater)
                 },
             },
-            Opcode::Register => match self.register_at(h.arg0, now) {
+            Opcode::Register => match self.register_from(h.arg0, h.arg1, Source::of(route), now) {
                 Ok((pid, key, client)) => Header {
                     pid,
                     arg0: key,
                     arg1: client as u64,
                     ..h.response_to(Status::Ok)
                 },
-                Err(e) => h.response_to(e.status()),
+                Err(e) => e.answer(h),
             },
             Opcode::Join => match self.join_at(h.pid, h.arg0, now) {
                 Ok(client) => Header {
                     arg1: client as u64,
                     ..h.response_to(Status::Ok)
                 },
-                Err(e) => h.response_to(e.status()),
+                Err(e) => e.answer(h),
             },
             Opcode::Unregister => match self.unregister(h.pid, h.client, h.arg0 == 1) {
                 Ok(()) => h.response_to(Status::Ok),
-                Err(e) => h.response_to(e.status()),
+                Err(e) => e.answer(h),
             },
             Opcode::Heartbeat => match self.registry.renew(h.pid, h.client, now) {
                 Ok(()) => Header {
@@ -778,7 +871,7 @@ impl SlowPath {
                 },
                 Err(e) => h.response_to(AllocError::from(e).status()),
             },
-            Opcode::Alloc => match self.alloc(h.pid, h.arg0, h.arg1 as u8) {
+            Opcode::Alloc => match self.alloc_for_tenant(h.pid, h.arg0, h.arg1 as u8) {
                 Ok(o) => {
                     for &(bucket, slot, pte) in &o.ptes {
                         self.outbox
@@ -790,7 +883,7 @@ impl SlowPath {
                         ..h.response_to(Status::Ok)
                     }
                 }
-                Err(e) => h.response_to(e.status()),
+                Err(e) => e.answer(h),
             },
             Opcode::Free => match self.free(h.pid, h.va) {
                 Ok(o) => {
@@ -800,7 +893,7 @@ impl SlowPath {
                         ..h.response_to(Status::Ok)
                     }
                 }
-                Err(e) => h.response_to(e.status()),
+                Err(e) => e.answer(h),
             },
             _ => h.response_to(Status::BadRequest),
         }
@@ -821,31 +914,48 @@ impl SlowPath {
         n
     }
 
-    /// One round of service: push queued outputs, take new requests while nothing is queued
-    /// (so a full TX ring back-pressures RX instead of losing descriptors), end expired
-    /// leases, refill the free-page buffer with frames cleared in `mem`. Returns the number of
-    /// descriptors moved (0 = idle).
+    /// One round of service: push queued outputs, take the requests waiting in the RX ring
+    /// while nothing is queued (so a full TX ring back-pressures RX instead of losing
+    /// descriptors), end expired leases, refill the free-page buffer with frames cleared in
+    /// `mem`. Returns the number of descriptors moved (0 = idle).
+    ///
+    /// Leases are judged on arrival: each request renews its member's lease at the time it is
+    /// taken (never earlier than it reached the node), and leases are checked only once every
+    /// descriptor that had reached the ring when the round began is taken, against that
+    /// moment. So a member whose heartbeat reached the node within its lease is never expired,
+    /// however long an earlier request (an allocation) kept the slow path busy.
     pub fn poll(&mut self, ring: &RingWindow, mem: &mut dyn FrameMemory) -> usize {
-        self.poll_at(ring, mem, Instant::now())
+        self.poll_clocked(ring, mem, Instant::now)
     }
 
-    /// [`SlowPath::poll`] at time `now`.
+    /// [`SlowPath::poll`] with the clock stopped at `now` (tests).
     pub fn poll_at(&mut self, ring: &RingWindow, mem: &mut dyn FrameMemory, now: Instant) -> usize {
+        self.poll_clocked(ring, mem, || now)
+    }
+
+    /// [`SlowPath::poll`] with time read from `clock` (simulated time in tests).
+    pub fn poll_clocked(
+        &mut self,
+        ring: &RingWindow,
+        mem: &mut dyn FrameMemory,
+        clock: impl Fn() -> Instant,
+    ) -> usize {
         let mut work = self.flush(ring);
-        for _ in 0..ring.layout().entries {
-            if !self.outbox.is_empty() {
-                break;
-            }
+        let arrived_by = clock();
+        let pending = ring.rx_pending();
+        let mut taken = 0;
+        while taken < pending && self.outbox.is_empty() {
             let Some(d) = ring.pop_rx() else { break };
+            taken += 1;
             work += 1;
             match d {
-                Ok(d) => self.handle_at(d, now, mem),
+                Ok(d) => self.handle_at(d, clock(), mem),
                 Err(_) => self.stats.bad_descriptors += 1,
             }
             work += self.flush(ring);
         }
-        if self.outbox.is_empty() {
-            self.expire_leases(now);
+        if taken == pending && self.outbox.is_empty() {
+            self.expire_leases(arrived_by);
         }
         self.refill(mem);
         work + self.flush(ring)
@@ -858,134 +968,4 @@ impl SlowPath {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use clio_proto::consts::BUCKET_SLOTS;
-
-    fn small() -> SlowPath {
-        SlowPath::new(MemoryLayout::new(64 << 20, 12).unwrap())
-    }
-
-    #[test]
-    fn alloc_places_every_page_and_free_returns_everything() {
-        let mut sp = small();
-        let pid = sp.register(42).unwrap();
-        assert_eq!(sp.register(42).unwrap(), pid, "same nonce, same pid");
-        let o = sp
-            .alloc(pid, 10 * 4096 + 1, PERM_READ | PERM_WRITE)
-            .unwrap();
-        assert_eq!(o.pages, 11);
-        assert_eq!(o.ptes.len(), 11);
-        assert_ne!(o.va, 0, "page 0 is never handed out");
-        for (i, &(bucket, _slot, pte)) in o.ptes.iter().enumerate() {
-            assert_eq!(pte.vpn, (o.va >> 12) + i as u64);
-            assert_eq!(
-                bucket,
-                clio_proto::pt_hash::bucket_index(pid, pte.vpn, sp.layout().bucket_bits)
-            );
-        }
-        sp.page_mapped(pid, o.va >> 12, 999);
-        let f = sp.free(pid, o.va).unwrap();
-        assert_eq!((f.pages, f.frames_returned, f.cleared.len()), (11, 1, 11));
-        assert!(sp.shadow().is_empty());
-        assert_eq!(sp.free(pid, o.va), Err(AllocError::NotAllocated(o.va)));
-    }
-
-    #[test]
-    fn refuses_bad_and_unknown() {
-        let mut sp = small();
-        assert_eq!(sp.alloc(9, 4096, 3), Err(AllocError::UnknownProcess(9)));
-        let pid = sp.register(1).unwrap();
-        assert_eq!(sp.alloc(pid, 0, 3), Err(AllocError::BadRequest));
-        assert_eq!(sp.alloc(pid, 4096, 0), Err(AllocError::BadRequest));
-        let too_much = (sp.layout().data_pages + 1) * 4096;
-        assert_eq!(sp.alloc(pid, too_much, 3), Err(AllocError::OutOfMemory));
-        assert_eq!(sp.stats().alloc_failures, 4);
-    }
-
-    #[test]
-    fn no_bucket_ever_overflows() {
-        let mut sp = small();
-        let pid = sp.register(1).unwrap();
-        while sp.alloc(pid, 7 * 4096, PERM_READ).is_ok() {}
-        for b in 0..sp.shadow().bucket_count() {
-            assert!(sp.shadow().free_slots(b) <= BUCKET_SLOTS as u32);
-        }
-        assert!(sp.utilisation() > 0.9, "filled to {}", sp.utilisation());
-    }
-
-    fn drain(sp: &mut SlowPath) -> Vec<Descriptor> {
-        sp.outbox.drain(..).collect()
-    }
-
-    #[test]
-    fn register_programs_the_key_and_the_last_member_out_tears_down() {
-        let t0 = Instant::now();
-        let mut sp = SlowPath::with_config(
-            MemoryLayout::new(64 << 20, 12).unwrap(),
-            SlowPathConfig {
-                keys: KeySource::seeded(7),
-                lease: Duration::from_secs(5),
-            },
-        );
-        let (pid, key, c1) = sp.register_at(1, t0).unwrap();
-        assert_eq!(drain(&mut sp), vec![Descriptor::KeyWrite { pid, key }]);
-        let c2 = sp.join_at(pid, 2, t0).unwrap();
-        let o = sp.alloc(pid, 3 * 4096, PERM_READ | PERM_WRITE).unwrap();
-        let frame = sp.frames.alloc().unwrap();
-        sp.page_mapped(pid, o.va >> 12, frame);
-        let free_before = sp.free_frames();
-        sp.unregister(pid, c1, false).unwrap();
-        assert_eq!(
-            drain(&mut sp),
-            vec![Descriptor::RingRelease { pid, client: c1 }],
-            "one member left: the RAS stays"
-        );
-        sp.unregister(pid, c2, false).unwrap();
-        let d = drain(&mut sp);
-        assert_eq!(d[0], Descriptor::RingRelease { pid, client: c2 });
-        assert_eq!(
-            d[1],
-            Descriptor::KeyWrite { pid, key: 0 },
-            "key removed first"
-        );
-        assert_eq!(d.len(), 2 + 2 * 3, "then every page cleared and shot down");
-        assert_eq!(
-            sp.free_frames(),
-            free_before + 1,
-            "the mapped frame is back"
-        );
-        assert!(sp.shadow().is_empty() && sp.registry().is_empty());
-        assert_eq!(sp.stats().teardowns, 1);
-    }
-
-    #[test]
-    fn refill_clears_every_frame_it_hands_out() {
-        let layout = MemoryLayout::new(1 << 20, 12).unwrap();
-        let mut sp = SlowPath::new(layout);
-        let mut mem = vec![0xAAu8; 1 << 20];
-        sp.refill(&mut mem);
-        let pushed: Vec<u64> = drain(&mut sp)
-            .into_iter()
-            .filter_map(|d| match d {
-                Descriptor::FreePage { pfn } => Some(pfn),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(pushed.len(), FREE_PAGE_FIFO_DEPTH);
-        for pfn in pushed {
-            let pa = layout.phys_addr(pfn, 0) as usize;
-            assert!(
-                mem[pa..pa + 4096].iter().all(|b| *b == 0),
-                "frame {pfn} cleared"
-            );
-        }
-        assert_eq!(sp.stats().frames_cleared, FREE_PAGE_FIFO_DEPTH as u64);
-        // Memory that refuses (out of range) gets nothing pushed.
-        let mut sp = SlowPath::new(layout);
-        let mut tiny = vec![0u8; 16];
-        sp.refill(&mut tiny);
-        assert!(drain(&mut sp).is_empty());
-        assert_eq!(sp.stats().clear_failures, 1);
-    }
-}
+mod tests;

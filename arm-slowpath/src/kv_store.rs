@@ -168,6 +168,7 @@ mod tests {
         let cfg = SlowPathConfig {
             keys: KeySource::seeded(7),
             lease: Duration::from_millis(100),
+            ..SlowPathConfig::default()
         };
         (
             SlowPath::with_config(layout, cfg),

@@ -319,6 +319,7 @@ mod tests {
         SlowPathConfig {
             keys: crate::KeySource::seeded(3),
             lease: Duration::from_secs(10),
+            ..SlowPathConfig::default()
         }
     }
 

@@ -372,6 +372,7 @@ mod tests {
         SlowPathConfig {
             keys: crate::KeySource::seeded(5),
             lease: Duration::from_secs(10),
+            ..SlowPathConfig::default()
         }
     }
 

@@ -22,6 +22,7 @@ pub mod opcode;
 pub mod persist;
 pub mod pt_hash;
 pub mod pte;
+pub mod quota;
 pub mod replog;
 pub mod ring;
 pub mod status;

@@ -41,11 +41,15 @@ pub enum Status {
     /// (or the tail word is not a valid tail); nothing was written. Apply and reset the log,
     /// then append again.
     LogFull = 13,
+    /// A quota of the node refused the request ([`crate::quota::Quota`] in the answer's
+    /// `arg1` names which); nothing was executed. Free something first, or ask the operator
+    /// to raise the limit with the quota's flag.
+    QuotaExceeded = 14,
 }
 
 impl Status {
     /// All defined status codes.
-    pub const ALL: [Status; 14] = [
+    pub const ALL: [Status; 15] = [
         Status::Ok,
         Status::Nack,
         Status::Permission,
@@ -60,10 +64,11 @@ impl Status {
         Status::TableFull,
         Status::Aborted,
         Status::LogFull,
+        Status::QuotaExceeded,
     ];
 
     /// The largest status byte defined (requests carrying a larger one are malformed).
-    pub const MAX: u8 = Status::LogFull as u8;
+    pub const MAX: u8 = Status::QuotaExceeded as u8;
 
     /// Decode a byte; `None` for undefined values.
     pub fn from_u8(v: u8) -> Option<Status> {
@@ -89,6 +94,7 @@ impl Status {
             }
             Status::Aborted => "the transaction was dropped: none of its writes is visible",
             Status::LogFull => "the log has no room for the record; apply and reset it",
+            Status::QuotaExceeded => "a quota of the memory node refused the request",
         }
     }
 }

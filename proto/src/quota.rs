@@ -1,0 +1,103 @@
+//! Quotas on what tenants share at one node: every limit, its default, the status that
+//! reports it and the operator's flag that raises it.
+//!
+//! A request refused by a quota is answered [`crate::Status::QuotaExceeded`] with the
+//! [`Quota`] in the response's `arg1`, so a client can name the limit and the flag
+//! (`clio board --FLAG`, and the same flag of `clio-slowpath`). The defaults protect a shared
+//! node out of the box: one source address, or one remote address space (RAS), cannot take
+//! more than half of a shared table or of the memory.
+
+use crate::consts::KEY_TABLE_ENTRIES;
+
+/// Which limit refused a request (the `arg1` of a [`crate::Status::QuotaExceeded`] answer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Quota {
+    /// Remote address spaces alive that were registered from one source address.
+    RasPerSource = 1,
+    /// Memory (pages) allocated by one RAS.
+    MemoryPerRas = 2,
+    /// Placement work one allocation may cost the slow path (pages hashed against the
+    /// shadow page table while looking for an overflow-free range).
+    PlacementWork = 3,
+}
+
+impl Quota {
+    /// Every quota.
+    pub const ALL: [Quota; 3] = [
+        Quota::RasPerSource,
+        Quota::MemoryPerRas,
+        Quota::PlacementWork,
+    ];
+
+    /// Decode an `arg1`; `None` for values no quota has.
+    pub fn from_u64(v: u64) -> Option<Quota> {
+        Self::ALL.iter().copied().find(|q| *q as u64 == v)
+    }
+
+    /// The flag of `clio board` (and of `clio-slowpath`) that sets this limit.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Quota::RasPerSource => "--max-ras-per-source",
+            Quota::MemoryPerRas => "--max-ras-memory",
+            Quota::PlacementWork => "--placement-budget",
+        }
+    }
+
+    /// What is limited, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Quota::RasPerSource => "remote address spaces registered from one source address",
+            Quota::MemoryPerRas => "memory allocated by one remote address space",
+            Quota::PlacementWork => "placement work of one allocation",
+        }
+    }
+}
+
+impl core::fmt::Display for Quota {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{} (raise it with {})", self.describe(), self.flag())
+    }
+}
+
+/// Default of [`Quota::RasPerSource`]: half of the PIDs (the key table's entries less the
+/// never-valid PID 0), so one source can never fill the table.
+pub const DEFAULT_RAS_PER_SOURCE: u32 = ((KEY_TABLE_ENTRIES - 1) / 2) as u32;
+
+/// Default of [`Quota::MemoryPerRas`] in percent of the node's data memory.
+pub const DEFAULT_RAS_MEMORY_PERCENT: u64 = 50;
+
+/// Default of [`Quota::PlacementWork`]: pages hashed against the shadow page table for one
+/// allocation. 2^22 bounds the worst single allocation to about a hundred milliseconds of
+/// one core (docs/perf.md, "Isolation") while leaving every allocation up to 4 Mi pages (16
+/// GiB of 4 KiB pages) room for retries; 0 would refuse every allocation.
+pub const DEFAULT_PLACEMENT_BUDGET: u64 = 1 << 22;
+
+/// The default memory limit of one RAS on a node with `data_pages` pages of data memory.
+pub fn default_ras_pages(data_pages: u64) -> u64 {
+    (data_pages * DEFAULT_RAS_MEMORY_PERCENT / 100).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_and_flags_are_distinct() {
+        for q in Quota::ALL {
+            assert_eq!(Quota::from_u64(q as u64), Some(q));
+        }
+        assert_eq!(Quota::from_u64(0), None);
+        let mut flags: Vec<_> = Quota::ALL.iter().map(|q| q.flag()).collect();
+        flags.sort_unstable();
+        flags.dedup();
+        assert_eq!(flags.len(), Quota::ALL.len());
+    }
+
+    #[test]
+    fn defaults_leave_the_other_half() {
+        assert!(2 * DEFAULT_RAS_PER_SOURCE as usize <= KEY_TABLE_ENTRIES - 1);
+        assert_eq!(default_ras_pages(1000), 500);
+        assert_eq!(default_ras_pages(1), 1);
+    }
+}
