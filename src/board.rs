@@ -49,7 +49,11 @@ pub enum Transport {
 /// Where the slow path runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SlowPath {
-    /// Inside this process.
+    /// On a thread of its own in this process, behind the same rings as on the board: data
+    /// requests are never held up by allocation, teardown or frame clearing.
+    Thread,
+    /// Inside this process, stepped by the serving thread (deterministic; a long allocation
+    /// holds every request up meanwhile, so only for tests and debugging).
     InProcess,
     /// A separate `clio-slowpath` process attached to a shared-memory ring file.
     External,
@@ -84,7 +88,7 @@ pub struct BoardArgs {
     #[arg(long)]
     memory_file: Option<PathBuf>,
     /// Where the slow path runs.
-    #[arg(long, value_enum, default_value_t = SlowPath::InProcess)]
+    #[arg(long, value_enum, default_value_t = SlowPath::Thread)]
     slowpath: SlowPath,
     /// Shared-memory ring file for `--slowpath external` (default: /dev/shm/clio-rings-<pid>).
     #[arg(long)]
@@ -100,6 +104,8 @@ pub struct BoardArgs {
     /// memory and idempotence-ring slots.
     #[arg(long, default_value_t = clio_proto::consts::DEFAULT_LEASE_MS)]
     lease_ms: u64,
+    #[command(flatten)]
+    limits: clio_slowpath::limits::LimitArgs,
     /// Stop after this many seconds (default: serve until Ctrl-C).
     #[arg(long)]
     duration: Option<f64>,
@@ -132,6 +138,23 @@ pub struct BoardArgs {
     dram_latency: u64,
 }
 
+/// The quota flags of `clio board`, passed on to a spawned daemon as given.
+fn limit_flags(l: &clio_slowpath::limits::LimitArgs) -> Vec<std::ffi::OsString> {
+    let mut v: Vec<std::ffi::OsString> = vec![
+        "--max-ras-per-source".into(),
+        l.max_ras_per_source.to_string().into(),
+        "--placement-budget".into(),
+        l.placement_budget.to_string().into(),
+    ];
+    if let Some(m) = l.max_ras_memory {
+        v.extend(["--max-ras-memory".into(), m.to_string().into()]);
+    }
+    if let Some(p) = &l.admission_secret_file {
+        v.extend(["--admission-secret-file".into(), p.clone().into_os_string()]);
+    }
+    v
+}
+
 fn daemon_path() -> Result<PathBuf> {
     let exe = std::env::current_exe().context("locating this executable")?;
     let p = exe.with_file_name("clio-slowpath");
@@ -152,11 +175,15 @@ pub fn run(a: BoardArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("/dev/shm/clio-rings-{}", std::process::id())));
     let slowpath = match a.slowpath {
-        SlowPath::InProcess => {
+        SlowPath::InProcess | SlowPath::Thread => {
             if a.spawn_slowpath || a.ring_file.is_some() {
                 bail!("--spawn-slowpath and --ring-file need --slowpath external");
             }
-            SlowPathMode::InProcess
+            if a.slowpath == SlowPath::Thread {
+                SlowPathMode::Thread
+            } else {
+                SlowPathMode::InProcess
+            }
         }
         SlowPath::External => SlowPathMode::External {
             ring_file: ring_file.clone(),
@@ -177,6 +204,7 @@ pub fn run(a: BoardArgs) -> Result<()> {
             OffloadSet::All => clio_sim::Offloads::All,
         },
         kv_store_bytes: a.kv_store_size,
+        limits: a.limits.limits().map_err(anyhow::Error::msg)?,
         ..BoardConfig::default()
     };
     // With an external slow path and no memory file, DRAM lives in a file beside the rings
@@ -186,7 +214,7 @@ pub fn run(a: BoardArgs) -> Result<()> {
         (None, SlowPathMode::External { ring_file }) => {
             Some(clio_sim::model::board::dram_file_for(ring_file))
         }
-        (None, SlowPathMode::InProcess) => None,
+        (None, SlowPathMode::InProcess | SlowPathMode::Thread) => None,
     };
     let layout = clio_proto::layout::MemoryLayout::new(cfg.dram_bytes, cfg.page_shift)
         .context("memory geometry")?;
@@ -231,6 +259,7 @@ pub fn run(a: BoardArgs) -> Result<()> {
                 .arg("--kv-store-bytes")
                 .arg(kv_store_bytes.to_string())
                 .args(a.memory_file.iter().map(|_| "--persistent"))
+                .args(limit_flags(&a.limits))
                 .spawn()
                 .with_context(|| format!("starting {}", p.display()))?,
         );
@@ -279,7 +308,8 @@ pub fn run(a: BoardArgs) -> Result<()> {
         layout.data_pages,
         layout.bucket_count(),
         match a.slowpath {
-            SlowPath::InProcess => "in-process".to_string(),
+            SlowPath::Thread => "on its own thread".to_string(),
+            SlowPath::InProcess => "in-process (stepped by the serving thread)".to_string(),
             SlowPath::External => format!("external via {}", ring_file.display()),
         }
     );

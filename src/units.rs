@@ -1,29 +1,8 @@
 //! Parsing of human sizes on the command line ("4G", "64MiB", "4096").
 
-/// Parse a byte size: a number with an optional binary suffix K, M, G, T (also KiB, MB...,
-/// all powers of 1024).
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, suffix) = t.split_at(split);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a size (examples: 4096, 64M, 4G)"))?;
-    let shift = match suffix.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 0,
-        "K" | "KB" | "KIB" => 10,
-        "M" | "MB" | "MIB" => 20,
-        "G" | "GB" | "GIB" => 30,
-        "T" | "TB" | "TIB" => 40,
-        other => {
-            return Err(format!(
-                "unknown size suffix {other:?} in {s:?} (use K, M, G or T)"
-            ))
-        }
-    };
-    n.checked_mul(1u64 << shift)
-        .ok_or_else(|| format!("{s:?} is too large"))
-}
+/// Parse a byte size: a number with an optional binary suffix K, M, G, T (the slow path's
+/// flags parse sizes the same way).
+pub use clio_slowpath::limits::parse_size;
 
 /// Format bytes with a binary unit.
 pub fn human(bytes: u64) -> String {

@@ -554,7 +554,9 @@ impl SlowPath {
         perms: u8,
     ) -> Result<AllocOutcome, AllocError> {
         let held = self.procs.get(&pid).map_or(0, VaSpace::allocated_pages);
-        let limit = self.limits.ras_pages_of(self.layout.data_pages);
+        let limit = self
+            .limits
+            .ras_pages_of(self.layout.data_pages, self.layout.page_size());
         let pages = bytes.div_ceil(self.layout.page_size());
         if held.saturating_add(pages) > limit {
             self.stats.alloc_failures += 1;

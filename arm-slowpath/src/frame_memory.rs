@@ -101,8 +101,6 @@ impl MappedMemory {
         persistent: bool,
     ) -> std::io::Result<MappedMemory> {
         let f = OpenOptions::new().read(true).write(true).open(path)?;
-        let len = usize::try_from(bytes)
-            .map_err(|_| std::io::Error::other("DRAM size does not fit the address space"))?;
         if !path.starts_with("/dev") && f.metadata()?.len() < offset + bytes {
             return Err(std::io::Error::other(format!(
                 "{} holds {} bytes, the node has {} bytes of DRAM",
@@ -111,10 +109,23 @@ impl MappedMemory {
                 bytes
             )));
         }
+        MappedMemory::from_file(&f, offset, bytes, persistent)
+    }
+
+    /// Map `bytes` of an open file from byte `offset` (the node's shared DRAM when the slow
+    /// path runs on a thread of the node's process: a memory file or an anonymous memfd).
+    pub fn from_file(
+        f: &std::fs::File,
+        offset: u64,
+        bytes: u64,
+        persistent: bool,
+    ) -> std::io::Result<MappedMemory> {
+        let len = usize::try_from(bytes)
+            .map_err(|_| std::io::Error::other("DRAM size does not fit the address space"))?;
         // SAFETY: the mapping is shared with the memory node by design; the slow path only
         // writes frames that no process owns (freed, not yet handed out), so no other writer
         // touches the bytes it clears while it clears them.
-        let map = unsafe { MmapOptions::new().offset(offset).len(len).map_mut(&f)? };
+        let map = unsafe { MmapOptions::new().offset(offset).len(len).map_mut(f)? };
         Ok(MappedMemory {
             map,
             persistent: persistent && f.metadata()?.is_file(),

@@ -8,15 +8,102 @@
 use clio_proto::frame::{Encap, Route};
 use clio_proto::quota::{default_ras_pages, DEFAULT_PLACEMENT_BUDGET, DEFAULT_RAS_PER_SOURCE};
 use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// The quota flags of `clio board` and `clio-slowpath` (one definition for both).
+#[derive(clap::Args, Debug, Clone)]
+pub struct LimitArgs {
+    /// Remote address spaces that one source (a host's IPv4 address, whatever its ports; a
+    /// raw-Ethernet station's MAC) may hold at a time. The default, half of the 4,095 PIDs,
+    /// keeps one host from filling the node's key table. Register beyond it is answered
+    /// QUOTA_EXCEEDED.
+    #[arg(long, default_value_t = DEFAULT_RAS_PER_SOURCE)]
+    pub max_ras_per_source: u32,
+    /// Memory that one remote address space may hold allocated (K/M/G suffixes; default:
+    /// half the node's data memory). An Alloc beyond it is answered QUOTA_EXCEEDED.
+    #[arg(long, value_parser = parse_size)]
+    pub max_ras_memory: Option<u64>,
+    /// Pages one allocation may hash against the shadow page table while it looks for a
+    /// range where no bucket overflows. Bounds the slow path's time for one request (a few
+    /// hundred milliseconds at the default); an allocation that needs more is answered
+    /// QUOTA_EXCEEDED instead of holding everyone else's allocations up.
+    #[arg(long, default_value_t = DEFAULT_PLACEMENT_BUDGET)]
+    pub placement_budget: u64,
+    /// Admit only compute nodes that present a secret at Register: the file holds it (a
+    /// 64-bit number, hex with 0x or decimal, not 0). Hand the same value to the compute
+    /// nodes (CLib reads CLIO_ADMISSION_SECRET, or `Config::admission_secret`). Without it
+    /// anyone who can reach the node may register.
+    #[arg(long, value_name = "PATH")]
+    pub admission_secret_file: Option<PathBuf>,
+}
+
+impl LimitArgs {
+    /// The limits these flags give (reads the secret file).
+    pub fn limits(&self) -> Result<Limits, String> {
+        let admission_secret = match &self.admission_secret_file {
+            None => None,
+            Some(p) => {
+                let t = std::fs::read_to_string(p)
+                    .map_err(|e| format!("reading the admission secret {}: {e}", p.display()))?;
+                Some(parse_secret(t.trim()).map_err(|e| format!("{}: {e}", p.display()))?)
+            }
+        };
+        Ok(Limits {
+            ras_per_source: self.max_ras_per_source,
+            ras_bytes: self.max_ras_memory,
+            placement_budget: self.placement_budget,
+            admission_secret,
+        })
+    }
+}
+
+/// Parse an admission secret: a non-zero 64-bit number, `0x` hex or decimal.
+pub fn parse_secret(s: &str) -> Result<u64, String> {
+    let v = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => s.parse(),
+    }
+    .map_err(|_| format!("{s:?} is not a 64-bit number (hex with 0x, or decimal)"))?;
+    if v == 0 {
+        return Err(
+            "the admission secret must not be 0 (0 is what a Register without one carries)".into(),
+        );
+    }
+    Ok(v)
+}
+
+/// Parse a size with an optional binary suffix (`4096`, `64K`, `16M`, `4G`, `1T`).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, suffix) = t.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size (examples: 4096, 64M, 4G)"))?;
+    let shift = match suffix.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        other => {
+            return Err(format!(
+                "unknown size suffix {other:?} in {s:?} (use K, M, G or T)"
+            ))
+        }
+    };
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("{s:?} is too large"))
+}
 
 /// The slow path's quotas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Live RASes that one source address may have registered (`--max-ras-per-source`).
     pub ras_per_source: u32,
-    /// Pages one RAS may hold allocated (`--max-ras-memory`); `None`: half the node's data
+    /// Bytes one RAS may hold allocated (`--max-ras-memory`); `None`: half the node's data
     /// memory ([`clio_proto::quota::DEFAULT_RAS_MEMORY_PERCENT`]).
-    pub ras_pages: Option<u64>,
+    pub ras_bytes: Option<u64>,
     /// Pages one allocation may hash against the shadow page table while it looks for an
     /// overflow-free range (`--placement-budget`).
     pub placement_budget: u64,
@@ -29,7 +116,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             ras_per_source: DEFAULT_RAS_PER_SOURCE,
-            ras_pages: None,
+            ras_bytes: None,
             placement_budget: DEFAULT_PLACEMENT_BUDGET,
             admission_secret: None,
         }
@@ -41,16 +128,18 @@ impl Limits {
     pub fn unlimited() -> Limits {
         Limits {
             ras_per_source: u32::MAX,
-            ras_pages: Some(u64::MAX),
+            ras_bytes: Some(u64::MAX),
             placement_budget: u64::MAX,
             admission_secret: None,
         }
     }
 
-    /// The pages one RAS may hold on a node with `data_pages` pages of data memory.
-    pub fn ras_pages_of(&self, data_pages: u64) -> u64 {
-        self.ras_pages
-            .unwrap_or_else(|| default_ras_pages(data_pages))
+    /// The pages one RAS may hold on a node with `data_pages` pages of `page_size` bytes.
+    pub fn ras_pages_of(&self, data_pages: u64, page_size: u64) -> u64 {
+        match self.ras_bytes {
+            Some(b) => b / page_size,
+            None => default_ras_pages(data_pages),
+        }
     }
 }
 
@@ -116,6 +205,15 @@ impl SourceCounts {
 mod tests {
     use super::*;
     use std::net::{Ipv4Addr, SocketAddrV4};
+
+    #[test]
+    fn secrets_and_sizes_parse() {
+        assert_eq!(parse_secret("0x5EC2E7"), Ok(0x5EC2E7));
+        assert_eq!(parse_secret("42"), Ok(42));
+        assert!(parse_secret("0").is_err() && parse_secret("zz").is_err());
+        assert_eq!(parse_size("64M"), Ok(64 << 20));
+        assert!(parse_size("1X").is_err());
+    }
 
     #[test]
     fn a_hosts_ports_share_its_count_and_teardown_returns_it() {

@@ -95,6 +95,14 @@ typedef enum clio_status {
    * The node's key-value store has no free record for a new key (nothing changed).
    */
   CLIO_ERR_KV_STORE_FULL = -19,
+  /**
+   * A quota of the node refused the request (nothing executed; `clio_strerror` names it).
+   */
+  CLIO_ERR_QUOTA_EXCEEDED = -20,
+  /**
+   * The node admits only compute nodes that present its admission secret at Register.
+   */
+  CLIO_ERR_ADMISSION_REFUSED = -21,
 } clio_status;
 
 /**

@@ -62,6 +62,10 @@ pub enum ClioStatus {
     ClioErrNodeLost = -18,
     /// The node's key-value store has no free record for a new key (nothing changed).
     ClioErrKvStoreFull = -19,
+    /// A quota of the node refused the request (nothing executed; `clio_strerror` names it).
+    ClioErrQuotaExceeded = -20,
+    /// The node admits only compute nodes that present its admission secret at Register.
+    ClioErrAdmissionRefused = -21,
 }
 
 /// An opaque client (one registered process on one memory node).
@@ -97,6 +101,8 @@ fn code(e: &ClioError) -> ClioStatus {
         ClioError::Aborted => ClioStatus::ClioErrAborted,
         ClioError::LogFull => ClioStatus::ClioErrLogFull,
         ClioError::KvStoreFull => ClioStatus::ClioErrKvStoreFull,
+        ClioError::QuotaExceeded { .. } => ClioStatus::ClioErrQuotaExceeded,
+        ClioError::AdmissionRefused => ClioStatus::ClioErrAdmissionRefused,
         ClioError::NodeLost { .. } => ClioStatus::ClioErrNodeLost,
         // Internal to rtx_commit, which resolves it; a malformed answer if it ever escapes.
         ClioError::Untouched { .. } => ClioStatus::ClioErrBadRequest,

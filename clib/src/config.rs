@@ -53,6 +53,10 @@ pub struct Config {
     /// lease). Turn it off only for short-lived tests: without it the node removes the member
     /// when its lease ends (10 s by default).
     pub heartbeat: bool,
+    /// The node's admission secret, which `Register` presents (`clio board
+    /// --admission-secret-file`); 0 for a node without one. The default reads the environment
+    /// variable `CLIO_ADMISSION_SECRET` (hex with 0x, or decimal); unset or unparsable: 0.
+    pub admission_secret: u64,
 }
 
 impl Default for Config {
@@ -76,7 +80,20 @@ impl Default for Config {
             max_read_bytes: clio_proto::consts::MAX_REQUEST_LEN,
             track_shift: clio_proto::consts::DEFAULT_PAGE_SHIFT,
             heartbeat: true,
+            admission_secret: admission_secret_from_env(),
         }
+    }
+}
+
+/// `CLIO_ADMISSION_SECRET` as a number (0x hex or decimal), 0 when unset or not a number.
+fn admission_secret_from_env() -> u64 {
+    let Ok(v) = std::env::var("CLIO_ADMISSION_SECRET") else {
+        return 0;
+    };
+    let v = v.trim();
+    match v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).unwrap_or(0),
+        None => v.parse().unwrap_or(0),
     }
 }
 

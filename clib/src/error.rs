@@ -85,6 +85,20 @@ pub enum ClioError {
         /// The region's global address.
         addr: u64,
     },
+    /// A quota of the node refused the request (nothing executed); `quota` names which,
+    /// when the node said.
+    #[error("{}", quota_message(*.quota))]
+    QuotaExceeded {
+        /// The limit.
+        quota: Option<clio_proto::quota::Quota>,
+    },
+    /// The node admits only compute nodes that present its admission secret at Register.
+    #[error(
+        "the memory node refused to register this process: it admits only compute nodes \
+             that present its admission secret (set CLIO_ADMISSION_SECRET to the value its \
+             operator gave to `clio board --admission-secret-file`)"
+    )]
+    AdmissionRefused,
     /// Opening or using the network failed.
     #[error("transport: {0}")]
     Transport(String),
@@ -107,12 +121,44 @@ impl ClioError {
             Status::TableFull => ClioError::TableFull,
             Status::Aborted => ClioError::Aborted,
             Status::LogFull => ClioError::LogFull,
+            Status::QuotaExceeded => ClioError::QuotaExceeded { quota: None },
         })
+    }
+
+    /// The error of a final answer `h` to a request of `opcode` at `va`: as
+    /// [`ClioError::from_status`], with what the answer adds (the quota in `arg1`; a Register
+    /// denied for want of the admission secret).
+    pub fn from_answer(
+        h: &clio_proto::Header,
+        opcode: clio_proto::Opcode,
+        va: u64,
+    ) -> Option<ClioError> {
+        match h.status {
+            Status::QuotaExceeded => Some(ClioError::QuotaExceeded {
+                quota: clio_proto::quota::Quota::from_u64(h.arg1),
+            }),
+            Status::Denied if opcode == clio_proto::Opcode::Register => {
+                Some(ClioError::AdmissionRefused)
+            }
+            s => ClioError::from_status(s, va),
+        }
     }
 
     /// I/O error from a transport.
     pub(crate) fn io(what: &str, e: std::io::Error) -> ClioError {
         ClioError::Transport(format!("{what}: {e}"))
+    }
+}
+
+fn quota_message(q: Option<clio_proto::quota::Quota>) -> String {
+    match q {
+        Some(q) => format!(
+            "the memory node's quota on {} refused the request (its operator raises it with \
+             `clio board {}`)",
+            q.describe(),
+            q.flag()
+        ),
+        None => "a quota of the memory node refused the request".into(),
     }
 }
 

@@ -103,8 +103,10 @@ pub struct RtlBoard {
     /// testbenches): reads after `dram_latency` cycles, B responses the cycle after the last
     /// W beat.
     axi: AxiDram<Dram>,
-    ring: RingWindow,
+    ring: std::sync::Arc<RingWindow>,
     slow: Option<SlowPath>,
+    /// The slow path's thread, when it has one (kept as long as the node).
+    _slow_thread: Option<crate::slow_thread::SlowPathThread>,
     rx: StreamSource<Route>,
     tx: StreamSink<Route>,
     sp_tx_cur: Option<[u8; DESC_BYTES]>,
@@ -157,6 +159,7 @@ impl RtlBoard {
             dram,
             ring,
             slow,
+            slow_thread,
             recovery,
         } = NodeParts::new(cfg)?;
         let rtl = Rtl::new(model, vcd);
@@ -170,6 +173,7 @@ impl RtlBoard {
             axi,
             ring,
             slow,
+            _slow_thread: slow_thread,
             rx: StreamSource::default(),
             tx: StreamSink::default(),
             sp_tx_cur: None,

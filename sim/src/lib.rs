@@ -16,6 +16,7 @@ pub mod node;
 #[cfg(feature = "rtl")]
 pub mod rtl;
 pub mod server;
+pub mod slow_thread;
 pub mod xdp_server;
 
 pub use model::{

@@ -76,6 +76,8 @@ struct Args {
     /// Print counters when stopping.
     #[arg(long)]
     stats: bool,
+    #[command(flatten)]
+    limits: clio_slowpath::limits::LimitArgs,
 }
 
 fn open_window(args: &Args) -> Result<RingWindow> {
@@ -239,6 +241,7 @@ fn main() -> Result<()> {
     };
     let cfg = SlowPathConfig {
         lease: Duration::from_millis(args.lease_ms),
+        limits: args.limits.limits().map_err(anyhow::Error::msg)?,
         ..SlowPathConfig::default()
     };
     let mut sp = if args.persistent {
@@ -283,26 +286,8 @@ fn main() -> Result<()> {
             );
         }
     }
-    ring.reg(reg::DAEMON_STATE)
-        .store(daemon_state::RUNNING, Ordering::Release);
     let idle = Duration::from_micros(args.idle_sleep_us);
-    loop {
-        let work = sp.poll(&ring, mem);
-        // A plain load and store, not fetch_add: on the board's uncached UIO window an atomic
-        // RMW becomes an exclusive pair that an AXI4-Lite slave cannot acknowledge. The
-        // daemon is the only writer of this register.
-        let hb = ring.reg(reg::DAEMON_HEARTBEAT).load(Ordering::Relaxed);
-        ring.reg(reg::DAEMON_HEARTBEAT)
-            .store(hb.wrapping_add(1), Ordering::Relaxed);
-        if ring.reg(reg::DAEMON_STATE).load(Ordering::Acquire) == daemon_state::STOP_REQUESTED {
-            break;
-        }
-        if work == 0 {
-            std::thread::sleep(idle);
-        }
-    }
-    ring.reg(reg::DAEMON_STATE)
-        .store(daemon_state::STOPPED, Ordering::Release);
+    clio_slowpath::serve(&mut sp, &ring, mem, |_| std::thread::sleep(idle), |_| {});
     if args.stats {
         eprintln!("{:#?}", sp.stats());
     }

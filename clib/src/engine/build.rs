@@ -90,7 +90,9 @@ impl Engine {
             .clamp(MAX_PAYLOAD as u32, MAX_REQUEST_LEN)) as usize;
         match spec {
             OpSpec::Register { nonce } => {
-                vec![self.single(st, Some(op_id), Opcode::Register, 0, *nonce, 0)]
+                // arg1: the node's admission secret (0 where it has none).
+                let secret = self.cfg.admission_secret;
+                vec![self.single(st, Some(op_id), Opcode::Register, 0, *nonce, secret)]
             }
             OpSpec::Join { nonce } => {
                 vec![self.single(st, Some(op_id), Opcode::Join, 0, *nonce, 0)]

@@ -65,9 +65,10 @@ impl Engine {
                 st.inflight.insert(h.req_id, r);
             }
             Status::Ok => self.on_ok(st, &h, payload, now, arrived),
-            s => {
+            _ => {
                 if let Some(r) = st.inflight.remove(&h.req_id) {
-                    let e = ClioError::from_status(s, r.va).unwrap_or(ClioError::BadRequest);
+                    let e =
+                        ClioError::from_answer(&h, r.opcode, r.va).unwrap_or(ClioError::BadRequest);
                     self.finish_req(st, r, Err(e), now);
                 }
             }

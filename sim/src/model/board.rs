@@ -15,6 +15,7 @@ use super::key_table::KeyTable;
 use super::mem_access::{read_pieces, write_pieces, VirtualMemory};
 use super::pt_walker::PtWalker;
 use super::sync_unit::{atomic_apply, RingCheck, SyncUnit};
+use crate::slow_thread::SlowPathThread;
 use clio_proto::consts::ATOMIC_BYTES;
 use clio_proto::frame::Route;
 use clio_proto::header::{
@@ -25,11 +26,13 @@ use clio_proto::opcode::{path_of, Path};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::ring::{daemon_state, reg, Descriptor, RingLayout, RX_RESERVED_FOR_NOTICES};
 use clio_proto::{Header, Opcode, Status};
+use clio_slowpath::MappedMemory;
 use clio_slowpath::{
     KeySource, MappedMeta, MetaLog, Opened, RecoveryReport, RingWindow, SlowPath, SlowPathConfig,
     SlowPathStats,
 };
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// Counters of the node (all stages).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -94,10 +97,12 @@ pub struct NodeParts {
     pub layout: MemoryLayout,
     /// DRAM model (page table cleared).
     pub dram: Dram,
-    /// Ring window, initialised from the fast-path side.
-    pub ring: RingWindow,
-    /// The slow path when it runs in this process.
+    /// Ring window, initialised from the fast-path side (shared with a slow-path thread).
+    pub ring: Arc<RingWindow>,
+    /// The slow path when the node steps it ([`SlowPathMode::InProcess`]).
     pub slow: Option<SlowPath>,
+    /// The slow path's thread ([`SlowPathMode::Thread`]); keep it as long as the node.
+    pub slow_thread: Option<SlowPathThread>,
     /// What the in-process slow path recovered from the memory file, if it did.
     pub recovery: Option<RecoveryReport>,
 }
@@ -110,13 +115,20 @@ impl NodeParts {
         let dram_file = match (&cfg.memory_file, &cfg.slowpath) {
             (Some(p), _) => Some(p.clone()),
             (None, SlowPathMode::External { ring_file }) => Some(dram_file_for(ring_file)),
-            (None, SlowPathMode::InProcess) => None,
+            (None, SlowPathMode::InProcess | SlowPathMode::Thread) => None,
         };
         if let Some(p) = &cfg.memory_file {
             check_memory_file(p, cfg.dram_bytes, cfg.page_shift)?;
         }
+        let threaded = cfg.slowpath == SlowPathMode::Thread;
+        // A slow-path thread maps the node's DRAM a second time: the memory file, or a memfd.
+        let mut shared_fd = None;
         let mut dram = match &dram_file {
             Some(p) => Dram::file(p, cfg.dram_bytes, cfg.memory_file.is_some()),
+            None if threaded => Dram::shared(cfg.dram_bytes).map(|(d, f)| {
+                shared_fd = Some(f);
+                d
+            }),
             None => Dram::anonymous(cfg.dram_bytes),
         }
         .map_err(|source| BoardError::Dram {
@@ -151,7 +163,7 @@ impl NodeParts {
         let rl =
             RingLayout::new(cfg.ring_entries).ok_or(BoardError::RingEntries(cfg.ring_entries))?;
         let (ring, mut slow) = match &cfg.slowpath {
-            SlowPathMode::InProcess => {
+            SlowPathMode::InProcess | SlowPathMode::Thread => {
                 let keys = match cfg.key_seed {
                     Some(seed) => KeySource::seeded(seed),
                     None => KeySource::Os,
@@ -159,6 +171,7 @@ impl NodeParts {
                 let scfg = SlowPathConfig {
                     keys,
                     lease: cfg.lease,
+                    limits: cfg.limits,
                 };
                 let sp = match opened {
                     None => SlowPath::with_config(layout, scfg),
@@ -191,11 +204,27 @@ impl NodeParts {
             }
         }
         ring.init_fast_path(cfg.dram_bytes, cfg.page_shift);
+        let ring = Arc::new(ring);
+        let mut slow_thread = None;
+        if threaded {
+            if let Some(sp) = slow.take() {
+                let thread_err = BoardError::SlowPathThread;
+                let mem = match (&shared_fd, &cfg.memory_file) {
+                    (Some(f), _) => MappedMemory::from_file(f, 0, cfg.dram_bytes, false),
+                    (None, Some(p)) => MappedMemory::open(p, 0, cfg.dram_bytes, true),
+                    (None, None) => Err(std::io::Error::other("no shared DRAM to map")),
+                }
+                .map_err(thread_err)?;
+                slow_thread =
+                    Some(SlowPathThread::spawn(sp, ring.clone(), mem).map_err(thread_err)?);
+            }
+        }
         Ok(NodeParts {
             layout,
             dram,
             ring,
             slow,
+            slow_thread,
             recovery,
         })
     }
@@ -211,8 +240,9 @@ pub struct CBoard {
     vm: VirtualMemory,
     keys: KeyTable,
     sync: SyncUnit,
-    ring: RingWindow,
+    ring: Arc<RingWindow>,
     slow: Option<SlowPath>,
+    slow_thread: Option<SlowPathThread>,
     /// Durable writes done but not yet flushed: their physical ranges and held responses.
     durable: Vec<(u64, u64)>,
     held: Vec<Outgoing>,
@@ -242,6 +272,7 @@ impl CBoard {
             dram,
             ring,
             slow,
+            slow_thread,
             recovery,
         } = NodeParts::new(cfg)?;
         let mut b = CBoard {
@@ -252,6 +283,7 @@ impl CBoard {
             sync: SyncUnit::default(),
             ring,
             slow,
+            slow_thread,
             durable: Vec::new(),
             held: Vec::new(),
             recovery,
@@ -261,7 +293,24 @@ impl CBoard {
         };
         let mut sink = Vec::new();
         b.service(&mut sink);
+        b.wait_for_slow_path_thread(&mut sink);
         Ok(b)
+    }
+
+    /// With a slow-path thread: apply what it sends until the free-page buffer is full (or
+    /// no frame is left), so the first requests find frames, as with an in-process slow path.
+    /// Gives up after a few seconds (the requests then meet RETRY_LATER until it catches up).
+    fn wait_for_slow_path_thread(&mut self, sink: &mut Vec<Outgoing>) {
+        if self.slow_thread.is_none() {
+            return;
+        }
+        let want = (clio_proto::consts::FREE_PAGE_FIFO_DEPTH as u64).min(self.layout.data_pages);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while (self.vm.faults.level() as u64) < want && std::time::Instant::now() < deadline {
+            if self.service(sink) == 0 {
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            }
+        }
     }
 
     /// What the in-process slow path recovered from the memory file at start, if anything.
@@ -293,9 +342,14 @@ impl CBoard {
         c
     }
 
-    /// The in-process slow path's counters (`None` when it runs as a separate process).
+    /// The slow path's counters (in-process, or its thread's as of its last busy round;
+    /// `None` when it runs as a separate process).
     pub fn slowpath_stats(&self) -> Option<SlowPathStats> {
-        self.slow.as_ref().map(|s| s.stats())
+        match (&self.slow, &self.slow_thread) {
+            (Some(s), _) => Some(s.stats()),
+            (None, Some(t)) => Some(t.stats()),
+            (None, None) => None,
+        }
     }
 
     /// Frames waiting in the async free-page buffer.
@@ -404,8 +458,12 @@ impl CBoard {
                 self.c.bad_descriptors += 1;
             }
         }
-        if self.slow.is_some() && self.ring.rx_pending() > 0 {
-            self.service_rings(out);
+        if self.ring.rx_pending() > 0 {
+            if self.slow.is_some() {
+                self.service_rings(out);
+            } else if let Some(t) = &self.slow_thread {
+                t.wake();
+            }
         }
     }
 

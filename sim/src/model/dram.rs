@@ -30,6 +30,35 @@ impl Dram {
         })
     }
 
+    /// Anonymous zeroed memory of `bytes` that another mapping can share: a memfd, returned
+    /// with the memory so a slow-path thread can map it too (`MappedMemory::from_file`).
+    pub fn shared(bytes: u64) -> std::io::Result<(Dram, std::fs::File)> {
+        use std::os::fd::FromRawFd;
+        // SAFETY: the name is a NUL-terminated C string literal; the call only creates a
+        // descriptor.
+        let fd = unsafe { libc::memfd_create(c"clio-dram".as_ptr(), libc::MFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just created and is owned by nothing else.
+        let f = unsafe { std::fs::File::from_raw_fd(fd) };
+        f.set_len(bytes)?;
+        let len = usize::try_from(bytes)
+            .map_err(|_| std::io::Error::other("DRAM size does not fit the address space"))?;
+        // SAFETY: the memfd is private to this process; the only other mapping is the slow
+        // path's, which writes only frames no request can reach (freed, not yet handed out).
+        let map = unsafe { MmapOptions::new().len(len).map_mut(&f)? };
+        Ok((
+            Dram {
+                map,
+                persistent: false,
+                read_bytes: 0,
+                write_bytes: 0,
+            },
+            f,
+        ))
+    }
+
     /// Memory backed by a file (created sparse if shorter than `bytes`; contents kept).
     /// `persistent`: the file is the node's persistence domain (`--memory-file`), so durable
     /// writes and Persist flush it; a scratch file (the external slow path's shared DRAM) is

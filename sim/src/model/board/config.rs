@@ -13,6 +13,12 @@ use thiserror::Error;
 pub enum SlowPathMode {
     /// In this process, over an anonymous ring window, stepped by the node (deterministic).
     InProcess,
+    /// On a thread of its own in this process (`clio board`'s default; the board's shape):
+    /// the node's DRAM is mapped twice (the memory file, or an anonymous memfd), and the
+    /// serving thread never runs slow-path work, so allocation, teardown and frame clearing
+    /// never hold up data requests. Not deterministic: tests that replay streams use
+    /// [`SlowPathMode::InProcess`].
+    Thread,
     /// A separate `clio-slowpath` process attached to this shared-memory ring file. The node's
     /// DRAM is then a file the daemon maps too (to clear frames): `--memory-file` if given,
     /// else [`dram_file_for`] of the ring file.
@@ -55,6 +61,8 @@ pub struct BoardConfig {
     /// Bytes of Clio-KV's region in its own RAS (offloads on): it holds
     /// `proto::kv::StoreLayout::fit(_, kv_store_bytes).records - 1` keys.
     pub kv_store_bytes: u64,
+    /// The slow path's quotas (in-process and thread; an external daemon has its own flags).
+    pub limits: clio_slowpath::Limits,
 }
 
 /// The extend path's offloads a node serves ([`BoardConfig::offloads`]); an extend opcode it
@@ -97,6 +105,7 @@ impl Default for BoardConfig {
             key_seed: None,
             offloads: Offloads::default(),
             kv_store_bytes: DEFAULT_KV_STORE_BYTES,
+            limits: clio_slowpath::Limits::default(),
         }
     }
 }
@@ -118,6 +127,9 @@ pub enum BoardError {
     /// Ring window failure.
     #[error(transparent)]
     Ring(#[from] RingError),
+    /// The slow path's thread (or its view of DRAM) could not be set up.
+    #[error("starting the slow path's thread: {0}")]
+    SlowPathThread(std::io::Error),
     /// Bad ring geometry.
     #[error("ring entries must be a power of two in 2..=65536 (got {0})")]
     RingEntries(u32),
