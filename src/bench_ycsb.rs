@@ -42,6 +42,9 @@ pub enum BenchCmd {
     Ycsb(YcsbArgs),
     /// One client over several nodes: throughput vs nodes, cost of replication.
     Multi(crate::bench_multi::MultiArgs),
+    /// What one tenant's slow-path traffic costs another: a victim's reads quiet vs under a
+    /// neighbour's Alloc/Free flood, and the worst single allocation per page size.
+    Isolation(crate::bench_isolation::IsolationArgs),
     /// One compute node of `clio bench ycsb` (internal).
     #[command(hide = true)]
     YcsbWorker(WorkerArgs),
@@ -133,6 +136,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
     match cmd {
         BenchCmd::Ycsb(a) => ycsb(a),
         BenchCmd::Multi(a) => crate::bench_multi::run(a),
+        BenchCmd::Isolation(a) => crate::bench_isolation::run(a),
         BenchCmd::YcsbWorker(w) => worker(w),
         BenchCmd::KvCoordinator(a) => Ok(run_coordinator(&a, clio_kvstores::until_stdin_closes())?),
         BenchCmd::KvMs(a) => Ok(run_metadata_server(

@@ -5,6 +5,7 @@ mod app;
 mod app_image;
 mod bench;
 mod bench_durability;
+mod bench_isolation;
 mod bench_multi;
 mod bench_transports;
 mod bench_wire;

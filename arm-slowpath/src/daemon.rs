@@ -476,6 +476,12 @@ impl SlowPath {
     fn teardown(&mut self, pid: u16) {
         self.persist_log(&[MetaRecord::RasRetire { pid }]);
         self.outbox.push_back(Descriptor::KeyWrite { pid, key: 0 });
+        // With the key gone no request of this RAS records another entry: forget them all, so
+        // the next owner of the PID meets none of them.
+        self.outbox.push_back(Descriptor::RingRelease {
+            pid,
+            client: clio_proto::ring::RING_PURGE_ALL,
+        });
         let starts: Vec<u64> = self
             .procs
             .get(&pid)
@@ -558,7 +564,9 @@ impl SlowPath {
             .limits
             .ras_pages_of(self.layout.data_pages, self.layout.page_size());
         let pages = bytes.div_ceil(self.layout.page_size());
-        if held.saturating_add(pages) > limit {
+        // More than the node could give at all is OUT_OF_MEMORY (no flag would help).
+        let fits_node = self.promised_pages.saturating_add(pages) <= self.layout.data_pages;
+        if fits_node && held.saturating_add(pages) > limit {
             self.stats.alloc_failures += 1;
             self.stats.quota_refusals += 1;
             return Err(AllocError::Quota(Quota::MemoryPerRas));

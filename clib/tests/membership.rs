@@ -15,6 +15,11 @@ fn node(dram: u64, lease: Duration) -> (ServerHandle, SocketAddr) {
         dram_bytes: dram,
         page_shift: 16,
         lease,
+        // No memory quota: these tests let one RAS take all of the node's memory.
+        limits: clio_sim::Limits {
+            ras_bytes: Some(u64::MAX),
+            ..clio_sim::Limits::default()
+        },
         ..BoardConfig::default()
     };
     let s = spawn_udp(CBoard::new(&cfg).unwrap(), "127.0.0.1:0".parse().unwrap()).unwrap();
@@ -60,7 +65,7 @@ fn the_heartbeat_keeps_a_member_alive_and_silence_ends_it() {
 
 #[test]
 fn the_last_member_to_leave_returns_the_memory() {
-    // 4 MiB of DRAM: one client can take all of it.
+    // 4 MiB of DRAM, no memory quota: one client can take all of it.
     let (server, addr) = node(4 << 20, Duration::from_secs(10));
     let a = connect(addr, true);
     while a.ralloc(PAGE).is_ok() {}

@@ -6,7 +6,9 @@
 //! `sim::model::sync_unit::SyncUnit`: a retry finds its entry (acknowledged or not) and is
 //! answered from it; an entry is freed by its member's CN_ACK (`arg0` = req_id) or by the slow
 //! path's RING_RELEASE for the member (every entry of that `(pid, client)`), but stays until
-//! the write pointer overwrites it. When the slot at the write pointer is still
+//! the write pointer overwrites it. A RING_RELEASE with client `RING_PURGE_ALL` (the RAS is
+//! torn down, its key already removed) forgets every entry of the pid at once, so the next
+//! owner of the pid is never answered from them. When the slot at the write pointer is still
 //! unacknowledged the request gets RETRY_LATER and the write pointer moves past that slot
 //! (`skip_valid`), so the next attempt takes the next slot: a dead member's slot costs others
 //! one short retry per pass of the ring, never a stall.
@@ -42,6 +44,9 @@ use rust_hdl::prelude::*;
 /// Ring entries.
 pub const RING_ENTRIES: usize = 64;
 const _: () = assert!(IDEMPOTENCE_RING_ENTRIES == RING_ENTRIES);
+/// RING_RELEASE's client that forgets a whole RAS (`proto::ring::RING_PURGE_ALL`).
+const PURGE_ALL: u16 = 0;
+const _: () = assert!(clio_proto::ring::RING_PURGE_ALL == PURGE_ALL);
 /// Cycles from a lookup to its result.
 pub const RING_LATENCY: usize = 1;
 // The ALU decodes these opcode bytes.
@@ -80,7 +85,8 @@ pub struct SyncUnit {
     pub full: Signal<Out, Bit>,
     /// Mark the key's entry acknowledged (CN_ACK).
     pub ack_valid: Signal<In, Bit>,
-    /// Mark every entry of `(k_pid, k_client)` acknowledged (RING_RELEASE).
+    /// Mark every entry of `(k_pid, k_client)` acknowledged (RING_RELEASE); with `k_client`
+    /// `RING_PURGE_ALL` (0), forget every entry of `k_pid` (the RAS is torn down).
     pub rel_valid: Signal<In, Bit>,
     /// Move the write pointer past its (unacknowledged) slot without recording.
     pub skip_valid: Signal<In, Bit>,
@@ -130,6 +136,8 @@ pub struct SyncUnit {
     vals: AsyncRam<Bits<136>, 6>,
     m: Gather<64>,
     mm: Gather<64>,
+    /// Entries of the RAS `k_pid` (a purge's).
+    mp: Gather<64>,
     wp1h: Signal<Local, Bits<64>>,
     kk: Signal<Local, Bits<64>>,
     /// The matching entry's index (the match vector is one-hot or zero): an OR encoder cut
@@ -177,6 +185,7 @@ impl Default for SyncUnit {
             vals: Default::default(),
             m: Default::default(),
             mm: Default::default(),
+            mp: Default::default(),
             wp1h: Default::default(),
             kk: Default::default(),
             enc: crate::util::onehot_index_part_masks(),
@@ -204,6 +213,8 @@ impl Logic for SyncUnit {
                 & (self.key[i].q.val().get_bits::<32>(32) == self.kk.val().get_bits::<32>(32));
             self.m.bits[i].next =
                 self.used.q.val().get_bit(i) & (self.key[i].q.val() == self.kk.val());
+            self.mp.bits[i].next =
+                self.key[i].q.val().get_bits::<16>(48) == self.kk.val().get_bits::<16>(48);
         }
         // One-hot of the write pointer.
         self.wp1h.next = bit_cast::<64, 1>(1.into()) << self.wp.q.val();
@@ -238,6 +249,11 @@ impl Logic for SyncUnit {
         }
         if self.rel_valid.val() {
             self.busy.d.next = self.busy.q.val() & !self.mm.out.val();
+            // k_client == PURGE_ALL (0, asserted above): the RAS is torn down.
+            if !self.k_client.val().any() {
+                self.used.d.next = self.used.q.val() & !self.mp.out.val();
+                self.busy.d.next = self.busy.q.val() & !self.mp.out.val();
+            }
         }
         if self.skip_valid.val() {
             self.wp.d.next = self.wp.q.val() + 1;
@@ -347,8 +363,16 @@ pub(crate) mod reference {
             }
         }
 
-        /// `SyncUnit::release` (RING_RELEASE).
+        /// `SyncUnit::release` (RING_RELEASE; client `RING_PURGE_ALL` forgets the RAS).
         pub fn release(&mut self, pid: u16, client: u16) {
+            if client == clio_proto::ring::RING_PURGE_ALL {
+                for s in self.slots.iter_mut() {
+                    if s.is_some_and(|e| e.0 == pid) {
+                        *s = None;
+                    }
+                }
+                return;
+            }
             for e in self.slots.iter_mut().flatten() {
                 if (e.0, e.1) == (pid, client) {
                     e.5 = true;
@@ -390,6 +414,7 @@ mod tests {
         let mut m = Ring::new(RING_ENTRIES);
         let mut rng = 0x1234_5678_9ABC_DEF1u64;
         let (mut replays, mut fulls, mut execs, mut releases) = (0, 0, 0, 0);
+        let mut purges = 0;
         let mut arg1s = std::collections::HashMap::new();
         for step in 0..900u64 {
             rng ^= rng << 13;
@@ -409,6 +434,9 @@ mod tests {
             }
             if rng >> 58 == 9 {
                 releases += 1;
+                // One release in four purges the whole RAS (client RING_PURGE_ALL).
+                let client = if (rng >> 40) % 4 == 0 { 0 } else { client };
+                purges += usize::from(client == 0);
                 key(&mut b, pid, client, 0xFFFF_FFFF);
                 b.uut.rel_valid.next = true;
                 b.tick();
@@ -481,8 +509,8 @@ mod tests {
             }
         }
         assert!(
-            replays > 50 && fulls > 5 && execs > 64 && releases > 2,
-            "replays {replays} fulls {fulls} execs {execs} releases {releases}"
+            replays > 50 && fulls > 5 && execs > 64 && releases > 2 && purges > 0,
+            "replays {replays} fulls {fulls} execs {execs} releases {releases} purges {purges}"
         );
     }
 

@@ -29,6 +29,9 @@ pub const RING_MAGIC: u32 = 0x434C_5247;
 pub const RING_VERSION: u32 = 2;
 /// Bytes per descriptor (two 512-bit beats).
 pub const DESC_BYTES: usize = 128;
+/// `Descriptor::RingRelease`'s client that names the whole RAS: its entries are forgotten
+/// (client ids are never 0, so no member is named so).
+pub const RING_PURGE_ALL: u16 = 0;
 /// Default entries per ring.
 pub const DEFAULT_RING_ENTRIES: u32 = 256;
 /// Bytes of the register block.
@@ -215,11 +218,14 @@ pub enum Descriptor {
         /// Its secret; 0 removes the RAS.
         key: u64,
     },
-    /// TX: release the idempotence-ring slots of one RAS member.
+    /// TX: release the idempotence-ring slots of one RAS member (they may be reused; a late
+    /// duplicate of its request is still answered from its entry until it is overwritten).
+    /// With `client` [`RING_PURGE_ALL`] the RAS is torn down: every entry of `pid` is
+    /// forgotten at once, so the next owner of the PID can never be answered from them.
     RingRelease {
         /// RAS.
         pid: u16,
-        /// Member.
+        /// Member, or [`RING_PURGE_ALL`].
         client: u16,
     },
     /// TX: Clio-KV's store (`kv::StoreLayout` in the RAS `pid`) and the status KV requests

@@ -19,6 +19,8 @@ pub mod server;
 pub mod slow_thread;
 pub mod xdp_server;
 
+/// The slow path's quotas, as a node is configured with them (`BoardConfig::limits`).
+pub use clio_slowpath::Limits;
 pub use model::{
     BoardConfig, BoardError, CBoard, Counters, Offloads, SlowPathMode, DEFAULT_KV_STORE_BYTES,
 };

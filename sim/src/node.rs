@@ -21,6 +21,12 @@ pub trait MemoryNode: Send {
     fn holds_responses(&self) -> bool {
         false
     }
+    /// Whether a slow path that runs beside the serving thread owes replies: the front end
+    /// then looks at the rings again soon ([`crate::server::SLOW_PATH_POLL`]) instead of
+    /// after its idle wait, so an allocation's answer does not wait for unrelated traffic.
+    fn awaits_slow_path(&self) -> bool {
+        false
+    }
 }
 
 impl MemoryNode for crate::model::CBoard {
@@ -39,6 +45,9 @@ impl MemoryNode for crate::model::CBoard {
     fn holds_responses(&self) -> bool {
         crate::model::CBoard::holds_responses(self)
     }
+    fn awaits_slow_path(&self) -> bool {
+        crate::model::CBoard::awaits_slow_path(self)
+    }
 }
 
 impl MemoryNode for Box<dyn MemoryNode> {
@@ -56,5 +65,8 @@ impl MemoryNode for Box<dyn MemoryNode> {
     }
     fn holds_responses(&self) -> bool {
         (**self).holds_responses()
+    }
+    fn awaits_slow_path(&self) -> bool {
+        (**self).awaits_slow_path()
     }
 }

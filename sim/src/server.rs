@@ -18,6 +18,10 @@ use thiserror::Error;
 /// an external daemon wait at most this long.
 pub const POLL_INTERVAL: Duration = Duration::from_micros(500);
 
+/// The wait instead of [`POLL_INTERVAL`] while a slow-path thread owes replies
+/// ([`MemoryNode::awaits_slow_path`]).
+pub const SLOW_PATH_POLL: Duration = Duration::from_micros(20);
+
 /// Errors of the network front ends.
 #[derive(Debug, Error)]
 pub enum ServerError {
@@ -201,12 +205,16 @@ pub fn serve_udp(
             b.service(&mut out);
             idle_since = now;
         } else if now.duration_since(idle_since) >= spin {
+            let wait = if b.awaits_slow_path() {
+                SLOW_PATH_POLL
+            } else {
+                POLL_INTERVAL
+            };
             drop(b);
-            let ready =
-                mmsg::wait_readable(socket, POLL_INTERVAL).map_err(|source| ServerError::Io {
-                    what: "waiting for packets".into(),
-                    source,
-                })?;
+            let ready = mmsg::wait_readable(socket, wait).map_err(|source| ServerError::Io {
+                what: "waiting for packets".into(),
+                source,
+            })?;
             if !ready {
                 lock(board).service(&mut out);
             }

@@ -393,3 +393,55 @@ fn the_key_table_has_room_for_4095_spaces_then_says_table_full() {
     w.node.service(&mut out);
     assert_eq!(w.register(u64::MAX - 1).pid, last.pid);
 }
+
+/// Issue 40, behaviour 2: a host cycles Register and Unregister until a departed tenant's pid
+/// comes back to it, with the same client id, and replays the departed tenant's request ids
+/// (a FetchAdd recorded in the idempotence ring, an Alloc in the slow path's reply cache).
+/// Both execute for the new owner; neither answers with the old tenant's recorded result.
+#[test]
+fn the_next_owner_of_a_pid_gets_none_of_the_old_owners_recorded_answers() {
+    let mut w = Wire::new(node());
+    let old = w.register(1);
+    let va = w.alloc(PAGE, RW).unwrap();
+    let faa_id = w.id();
+    let mut faa = w.request(Opcode::FetchAdd, faa_id, va);
+    faa.arg0 = 41;
+    let first = w.call(faa);
+    assert_eq!((first.status, first.arg0), (Status::Ok, 0));
+    let mut alloc = w.request(Opcode::Alloc, faa_id + 1, 0);
+    alloc.arg0 = PAGE;
+    alloc.arg1 = RW as u64;
+    let old_alloc = w.call(alloc);
+    assert_eq!(old_alloc.status, Status::Ok);
+    assert_eq!(w.unregister(true), Status::Ok);
+    let mut out = Vec::new();
+    w.node.service(&mut out);
+    let mut nonce = 2;
+    let new = loop {
+        let m = w.register(nonce);
+        nonce += 1;
+        if m.pid == old.pid {
+            break m;
+        }
+        assert_eq!(w.unregister(true), Status::Ok);
+        w.node.service(&mut out);
+    };
+    assert_eq!(new.client, old.client, "the worst case: the same member id");
+    let va2 = w.alloc(PAGE, RW).unwrap();
+    // The new owner's own requests with the old owner's request ids.
+    let mut faa = w.request(Opcode::FetchAdd, faa_id, va2);
+    faa.arg0 = 1;
+    let r = w.call(faa);
+    assert_eq!(
+        (r.status, r.arg0),
+        (Status::Ok, 0),
+        "executed on the new owner's word"
+    );
+    assert_eq!(w.read(va2, 8).unwrap(), 1u64.to_le_bytes(), "and applied");
+    let mut alloc = w.request(Opcode::Alloc, faa_id + 1, 0);
+    alloc.arg0 = PAGE;
+    alloc.arg1 = RW as u64;
+    let r = w.call(alloc);
+    assert_eq!(r.status, Status::Ok);
+    assert_ne!(r.va, va2, "a new allocation, not a recorded answer");
+}

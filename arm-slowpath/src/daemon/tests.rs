@@ -91,7 +91,15 @@ fn register_programs_the_key_and_the_last_member_out_tears_down() {
         Descriptor::KeyWrite { pid, key: 0 },
         "key removed first"
     );
-    assert_eq!(d.len(), 2 + 2 * 3, "then every page cleared and shot down");
+    assert_eq!(
+        d[2],
+        Descriptor::RingRelease {
+            pid,
+            client: clio_proto::ring::RING_PURGE_ALL
+        },
+        "then every ring entry of the RAS forgotten"
+    );
+    assert_eq!(d.len(), 3 + 2 * 3, "then every page cleared and shot down");
     assert_eq!(
         sp.free_frames(),
         free_before + 1,

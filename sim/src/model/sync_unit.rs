@@ -121,8 +121,17 @@ impl SyncUnit {
         }
     }
 
-    /// A member left (or its lease ended): every slot it holds may be reused.
+    /// A member left (or its lease ended): every slot it holds may be reused. With `client`
+    /// `RING_PURGE_ALL` the RAS is torn down: every entry of `pid` is forgotten.
     pub fn release(&mut self, pid: u16, client: u16) {
+        if client == clio_proto::ring::RING_PURGE_ALL {
+            for s in self.ring.iter_mut() {
+                if s.is_some_and(|e| e.pid == pid) {
+                    *s = None;
+                }
+            }
+            return;
+        }
         for e in self.ring.iter_mut().flatten() {
             if e.pid == pid && e.client == client {
                 e.acked = true;
@@ -194,6 +203,30 @@ mod tests {
         assert_eq!(retries, 3, "one retry-later per pass of the ring");
         s.release(1, 9);
         assert_eq!(s.pending(), 0);
+    }
+
+    #[test]
+    fn a_purged_ras_leaves_nothing_for_the_next_owner_of_its_pid() {
+        let mut s = SyncUnit::default();
+        s.record(1, 1, 7, Status::Ok, 70);
+        s.ack(1, 1, 7);
+        s.record(1, 2, 8, Status::Ok, 80);
+        s.record(2, 1, 7, Status::Ok, 99);
+        s.release(1, 1);
+        assert_eq!(
+            s.check(1, 1, 7),
+            RingCheck::Cached(Status::Ok, 70),
+            "released: kept"
+        );
+        s.release(1, clio_proto::ring::RING_PURGE_ALL);
+        assert_eq!(s.check(1, 1, 7), RingCheck::Execute, "purged: gone");
+        assert_eq!(s.check(1, 2, 8), RingCheck::Execute);
+        assert_eq!(
+            s.check(2, 1, 7),
+            RingCheck::Cached(Status::Ok, 99),
+            "other RAS kept"
+        );
+        assert_eq!(s.pending(), 1);
     }
 
     #[test]

@@ -31,7 +31,8 @@ pub fn node_with(dram_bytes: u64, lease: std::time::Duration) -> CBoard {
         dram_bytes,
         page_shift: PAGE_SHIFT,
         lease,
-        offloads: clio_sim::Offloads::None, // as `node()`
+        offloads: clio_sim::Offloads::None,    // as `node()`
+        limits: clio_sim::Limits::unlimited(), // as `node()`
         ..BoardConfig::default()
     })
     .unwrap()
@@ -39,7 +40,9 @@ pub fn node_with(dram_bytes: u64, lease: std::time::Duration) -> CBoard {
 
 /// A node for the tests of the core paths: no offloads, so the slow path builds no Clio-KV
 /// store (its own RAS would take a PID, a key-table entry and 16 MiB from every count here;
-/// `conformance_config` and the KV tests have one).
+/// `conformance_config` and the KV tests have one). No quotas either: these tests let one
+/// tenant fill the node's memory and pid table (the quotas have tests of their own:
+/// `arm-slowpath/tests/isolation.rs`, `tests/isolation.rs`).
 pub fn node() -> CBoard {
     CBoard::new(&BoardConfig {
         dram_bytes: 64 << 20,
@@ -48,6 +51,7 @@ pub fn node() -> CBoard {
         slowpath: SlowPathMode::InProcess,
         ring_entries: 256,
         offloads: clio_sim::Offloads::None,
+        limits: clio_sim::Limits::unlimited(),
         ..BoardConfig::default()
     })
     .unwrap()

@@ -114,4 +114,28 @@ fn ring_skip_policy_and_release() {
         e.request(&d5.to_packet(&[])).0[0][field::ARG0.start..field::ARG0.end],
         5u64.to_be_bytes()
     );
+    // The RAS torn down (RING_RELEASE of RING_PURGE_ALL): its entries are forgotten, so the
+    // same key (what a next owner of the pid could send) executes instead of being replayed.
+    e.sp_tx.push_back(
+        Descriptor::RingRelease {
+            pid,
+            client: clio_proto::ring::RING_PURGE_ALL,
+        }
+        .encode(),
+    );
+    e.run();
+    let before = word(&e, pa);
+    assert_eq!(
+        e.request(&d5.to_packet(&[])).0,
+        vec![Header {
+            arg0: before,
+            ..d5.response_to(Status::Ok)
+        }
+        .to_packet(&[])]
+    );
+    assert_eq!(
+        word(&e, pa),
+        before + 1,
+        "executed again, for the new owner"
+    );
 }
