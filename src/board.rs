@@ -345,6 +345,7 @@ pub fn run(a: BoardArgs) -> Result<()> {
     }
     let board = server.board();
     let counters = board.lock().map(|g| g.counters()).unwrap_or_default();
+    let slow_stats = board.lock().ok().and_then(|g| g.slowpath_stats());
     if let Ok(g) = board.lock() {
         g.request_daemon_stop();
     }
@@ -366,5 +367,8 @@ pub fn run(a: BoardArgs) -> Result<()> {
         }
     }
     println!("clio board: stopped. {counters:#?}");
+    if let Some(s) = slow_stats {
+        println!("slow path: {s:#?}");
+    }
     Ok(())
 }

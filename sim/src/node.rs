@@ -27,6 +27,10 @@ pub trait MemoryNode: Send {
     fn awaits_slow_path(&self) -> bool {
         false
     }
+    /// The slow path's counters, where it runs in this process (thread or stepped).
+    fn slowpath_stats(&self) -> Option<clio_slowpath::SlowPathStats> {
+        None
+    }
 }
 
 impl MemoryNode for crate::model::CBoard {
@@ -48,6 +52,9 @@ impl MemoryNode for crate::model::CBoard {
     fn awaits_slow_path(&self) -> bool {
         crate::model::CBoard::awaits_slow_path(self)
     }
+    fn slowpath_stats(&self) -> Option<clio_slowpath::SlowPathStats> {
+        crate::model::CBoard::slowpath_stats(self)
+    }
 }
 
 impl MemoryNode for Box<dyn MemoryNode> {
@@ -68,5 +75,8 @@ impl MemoryNode for Box<dyn MemoryNode> {
     }
     fn awaits_slow_path(&self) -> bool {
         (**self).awaits_slow_path()
+    }
+    fn slowpath_stats(&self) -> Option<clio_slowpath::SlowPathStats> {
+        (**self).slowpath_stats()
     }
 }
