@@ -6,6 +6,7 @@
 //! [`SlowPath`] holds the state and its operations can be called directly (tests, the
 //! allocation benchmark); [`SlowPath::poll`] serves them through a [`RingWindow`].
 
+use crate::fair_queue::FairQueue;
 use crate::frame_memory::FrameMemory;
 use crate::limits::{Limits, Source, SourceCounts};
 use crate::meta_log::MetaLog;
@@ -156,6 +157,9 @@ pub struct SlowPathStats {
     pub quota_refusals: u64,
     /// Registrations refused for a missing or wrong admission secret.
     pub admission_refusals: u64,
+    /// Requests answered RETRY_LATER because their RAS had `fair_queue::QUEUED_PER_RAS`
+    /// requests waiting already.
+    pub queue_refusals: u64,
     /// Successful frees.
     pub frees: u64,
     /// Frames pushed into the async free-page buffer.
@@ -213,6 +217,11 @@ impl Default for SlowPathConfig {
     }
 }
 
+/// How long one round of [`SlowPath::poll`] executes waiting requests before it looks at the
+/// ring again (one request that takes longer still runs to its end, bounded by the placement
+/// budget).
+pub const EXECUTE_SLICE: Duration = Duration::from_millis(2);
+
 /// The slow path's state.
 #[derive(Debug)]
 pub struct SlowPath {
@@ -229,6 +238,8 @@ pub struct SlowPath {
     /// Registered transaction logs, by (pid, va).
     pub(crate) tx_logs: HashMap<(u16, u64), TxLog>,
     replies: ReplyCache,
+    /// Requests taken from the ring and waiting to execute, per RAS (`fair_queue.rs`).
+    waiting: FairQueue,
     limits: Limits,
     /// Live RASes per source address (the per-source quota).
     sources: SourceCounts,
@@ -257,6 +268,7 @@ impl SlowPath {
             log: None,
             tx_logs: HashMap::new(),
             replies: ReplyCache::default(),
+            waiting: FairQueue::default(),
             limits: cfg.limits,
             sources: SourceCounts::default(),
             outbox: VecDeque::new(),
@@ -735,50 +747,88 @@ impl SlowPath {
         self.handle_at(d, Instant::now(), mem)
     }
 
-    /// [`SlowPath::handle`] at time `now` (leases).
+    /// [`SlowPath::handle`] at time `now` (leases): take the descriptor, then execute
+    /// everything that waits.
     pub fn handle_at(&mut self, d: Descriptor, now: Instant, mem: &mut dyn FrameMemory) {
-        match d {
-            Descriptor::PageMapped { pid, vpn, pfn } => self.page_mapped(pid, vpn, pfn),
-            Descriptor::Request { route, header } => {
-                self.stats.requests += 1;
-                let key = header.identity();
-                // Register and Join are deduplicated by their nonce instead; Heartbeat is
-                // idempotent.
-                let cached_kind = matches!(
-                    header.opcode,
-                    Opcode::Alloc | Opcode::Free | Opcode::Unregister
-                );
-                let cached = if cached_kind {
-                    self.replies.get(key)
-                } else {
-                    None
-                };
-                // Any request of a member renews its lease.
-                if header.opcode != Opcode::Register {
-                    let _ = self.registry.renew(header.pid, header.client, now);
-                }
-                let reply = match cached {
-                    Some(r) => {
-                        self.stats.duplicate_requests += 1;
-                        r
-                    }
-                    None => {
-                        let r = self.execute(&route, &header, now, mem);
-                        // Kept while the RAS lives (a retried Unregister of a member that
-                        // left still finds its answer); a torn-down RAS keeps nothing.
-                        if cached_kind && self.registry.exists(header.pid) {
-                            self.replies.insert(key, r);
-                        }
-                        r
-                    }
-                };
-                self.outbox.push_back(Descriptor::Reply {
-                    route,
-                    header: reply,
-                });
+        self.take(d, now, mem);
+        while self.run_next(now, mem) {}
+    }
+
+    /// Take a descriptor from the fast path: renew the member's lease (it arrived now),
+    /// answer a retry from the reply cache and the cheap requests (Heartbeat, Register, Join)
+    /// at once, and queue the rest for their RAS's turn (`fair_queue.rs`).
+    fn take(&mut self, d: Descriptor, now: Instant, mem: &mut dyn FrameMemory) {
+        let (route, header) = match d {
+            Descriptor::PageMapped { pid, vpn, pfn } => return self.page_mapped(pid, vpn, pfn),
+            Descriptor::Request { route, header } => (route, header),
+            _ => {
+                self.stats.bad_descriptors += 1;
+                return;
             }
-            _ => self.stats.bad_descriptors += 1,
+        };
+        self.stats.requests += 1;
+        // Any request of a member renews its lease.
+        if header.opcode != Opcode::Register {
+            let _ = self.registry.renew(header.pid, header.client, now);
         }
+        if let Some(r) = self.cached(&header) {
+            self.stats.duplicate_requests += 1;
+            return self.reply(route, r);
+        }
+        if self.waiting.contains(&header) {
+            // A retransmission of a request still waiting: its answer is on the way.
+            self.stats.duplicate_requests += 1;
+            return;
+        }
+        match header.opcode {
+            Opcode::Heartbeat | Opcode::Register | Opcode::Join => {
+                let r = self.execute(&route, &header, now, mem);
+                self.reply(route, r);
+            }
+            _ => {
+                if !self.waiting.push(route, header) {
+                    self.stats.queue_refusals += 1;
+                    self.reply(route, header.response_to(Status::RetryLater));
+                }
+            }
+        }
+    }
+
+    /// Execute the next waiting request (its RAS's turn); false when none waits.
+    fn run_next(&mut self, now: Instant, mem: &mut dyn FrameMemory) -> bool {
+        let Some((route, header)) = self.waiting.pop() else {
+            return false;
+        };
+        let r = self.execute(&route, &header, now, mem);
+        // Kept while the RAS lives (a retried Unregister of a member that left still finds
+        // its answer); a torn-down RAS keeps nothing.
+        if Self::is_cached_kind(&header) && self.registry.exists(header.pid) {
+            self.replies.insert(header.identity(), r);
+        }
+        self.reply(route, r);
+        true
+    }
+
+    /// Register and Join are deduplicated by their nonce instead; Heartbeat is idempotent.
+    fn is_cached_kind(h: &Header) -> bool {
+        matches!(h.opcode, Opcode::Alloc | Opcode::Free | Opcode::Unregister)
+    }
+
+    fn cached(&self, h: &Header) -> Option<Header> {
+        if Self::is_cached_kind(h) {
+            self.replies.get(h.identity())
+        } else {
+            None
+        }
+    }
+
+    fn reply(&mut self, route: Route, header: Header) {
+        self.outbox.push_back(Descriptor::Reply { route, header });
+    }
+
+    /// Requests taken from the ring and waiting for their RAS's turn.
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
     }
 
     /// Flush the mapped pages of `[va, va + len)` of `pid` to the persistence domain. Pages not
@@ -959,10 +1009,16 @@ impl SlowPath {
             taken += 1;
             work += 1;
             match d {
-                Ok(d) => self.handle_at(d, clock(), mem),
+                Ok(d) => self.take(d, clock(), mem),
                 Err(_) => self.stats.bad_descriptors += 1,
             }
             work += self.flush(ring);
+        }
+        // The waiting requests, one RAS's at a time, for at most a slice of time (then the
+        // ring is looked at again: new heartbeats are taken, new tenants get their turn).
+        let slice_end = clock() + EXECUTE_SLICE;
+        while self.outbox.is_empty() && clock() < slice_end && self.run_next(clock(), mem) {
+            work += 1 + self.flush(ring);
         }
         if taken == pending && self.outbox.is_empty() {
             self.expire_leases(arrived_by);

@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod daemon;
+pub mod fair_queue;
 pub mod frame_memory;
 pub mod kv_store;
 pub mod limits;

@@ -425,3 +425,67 @@ fn leases_are_judged_on_arrival_not_after_a_long_request() {
     sp.poll_at(&ring, &mut mem, t0 + Duration::from_millis(5500));
     assert_eq!(sp.registry().members(victim.0), 0, "and it does end");
 }
+
+#[test]
+fn a_flood_of_allocations_delays_its_own_ras_not_anothers() {
+    let (mut sp, ring, mut mem) = node(Limits::default(), Duration::from_secs(10));
+    let hog = call(
+        &mut sp,
+        &ring,
+        &mut mem,
+        from([10, 0, 0, 66], 1),
+        register(1, 0),
+    );
+    let v = call(
+        &mut sp,
+        &ring,
+        &mut mem,
+        from([10, 0, 0, 1], 1),
+        register(2, 0),
+    );
+    // 50 allocations of the hog reach the ring first, then the victim's heartbeat and alloc.
+    for r in 0..50 {
+        ring.push_rx(&Descriptor::Request {
+            route: from([10, 0, 0, 66], 1),
+            header: alloc(hog.pid, hog.arg1 as u16, 100 + r, 4096),
+        })
+        .unwrap();
+    }
+    let beat = Header {
+        client: v.arg1 as u16,
+        ..Header::request(Opcode::Heartbeat, v.pid, 7, 0)
+    };
+    ring.push_rx(&Descriptor::Request {
+        route: from([10, 0, 0, 1], 1),
+        header: beat,
+    })
+    .unwrap();
+    ring.push_rx(&Descriptor::Request {
+        route: from([10, 0, 0, 1], 1),
+        header: alloc(v.pid, v.arg1 as u16, 8, 4096),
+    })
+    .unwrap();
+    let mut replies = Vec::new();
+    for _ in 0..100 {
+        sp.poll(&ring, &mut mem);
+        while let Some(d) = ring.pop_tx() {
+            if let Ok(Descriptor::Reply { header, .. }) = d {
+                replies.push((header.pid, header.opcode));
+            }
+        }
+        if replies.len() == 52 {
+            break;
+        }
+    }
+    assert_eq!(replies.len(), 52);
+    let at = |op| replies.iter().position(|r| *r == (v.pid, op)).unwrap();
+    assert_eq!(
+        at(Opcode::Heartbeat),
+        0,
+        "the heartbeat is answered as it is taken"
+    );
+    assert!(
+        at(Opcode::Alloc) <= 2,
+        "the victim's turn comes after one of the hog's: {replies:?}"
+    );
+}
