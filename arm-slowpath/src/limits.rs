@@ -24,8 +24,8 @@ pub struct LimitArgs {
     #[arg(long, value_parser = parse_size)]
     pub max_ras_memory: Option<u64>,
     /// Pages one allocation may hash against the shadow page table while it looks for a
-    /// range where no bucket overflows. Bounds the slow path's time for one request (a few
-    /// hundred milliseconds at the default); an allocation that needs more is answered
+    /// range where no bucket overflows. Bounds the slow path's time for one request (about a
+    /// tenth of a second at the default, docs/perf.md); an allocation that needs more is answered
     /// QUOTA_EXCEEDED instead of holding everyone else's allocations up.
     #[arg(long, default_value_t = DEFAULT_PLACEMENT_BUDGET)]
     pub placement_budget: u64,

@@ -96,7 +96,7 @@ typedef enum clio_status {
    */
   CLIO_ERR_KV_STORE_FULL = -19,
   /**
-   * A quota of the node refused the request (nothing executed; `clio_strerror` names it).
+   * A quota of the node refused the request (nothing executed; `clio_last_error` names the limit and its flag).
    */
   CLIO_ERR_QUOTA_EXCEEDED = -20,
   /**

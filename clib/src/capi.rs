@@ -62,7 +62,7 @@ pub enum ClioStatus {
     ClioErrNodeLost = -18,
     /// The node's key-value store has no free record for a new key (nothing changed).
     ClioErrKvStoreFull = -19,
-    /// A quota of the node refused the request (nothing executed; `clio_strerror` names it).
+    /// A quota of the node refused the request (nothing executed; `clio_last_error` names the limit and its flag).
     ClioErrQuotaExceeded = -20,
     /// The node admits only compute nodes that present its admission secret at Register.
     ClioErrAdmissionRefused = -21,
