@@ -18,8 +18,9 @@ use thiserror::Error;
 /// an external daemon wait at most this long.
 pub const POLL_INTERVAL: Duration = Duration::from_micros(500);
 
-/// The wait instead of [`POLL_INTERVAL`] while a slow-path thread owes replies
-/// ([`MemoryNode::awaits_slow_path`]).
+/// The first wait instead of [`POLL_INTERVAL`] while a slow-path thread owes replies
+/// ([`MemoryNode::awaits_slow_path`]); it doubles with each empty wait, up to
+/// [`POLL_INTERVAL`].
 pub const SLOW_PATH_POLL: Duration = Duration::from_micros(20);
 
 /// Errors of the network front ends.
@@ -192,6 +193,7 @@ pub fn serve_udp(
     let gso = Gso::new(offload);
     let mut out: Vec<Outgoing> = Vec::new();
     let mut idle_since = Instant::now();
+    let mut awaited = 0u32;
     while !stop.load(Ordering::Acquire) {
         let mut b = lock(board);
         let n = take_queued(&mut rx, socket, local, &mut **b, &mut out)?;
@@ -204,10 +206,16 @@ pub fn serve_udp(
         if n > 0 {
             b.service(&mut out);
             idle_since = now;
+            awaited = 0;
         } else if now.duration_since(idle_since) >= spin {
+            // While a slow-path thread owes replies, look again soon, backing off (a long
+            // allocation must not cost the node 50,000 wake-ups a second).
             let wait = if b.awaits_slow_path() {
-                SLOW_PATH_POLL
+                let w = (SLOW_PATH_POLL * (1 << awaited)).min(POLL_INTERVAL);
+                awaited = (awaited + 1).min(5);
+                w
             } else {
+                awaited = 0;
                 POLL_INTERVAL
             };
             drop(b);
