@@ -8,7 +8,9 @@
 //! path's RING_RELEASE for the member (every entry of that `(pid, client)`), but stays until
 //! the write pointer overwrites it. A RING_RELEASE with client `RING_PURGE_ALL` (the RAS is
 //! torn down, its key already removed) forgets every entry of the pid at once, so the next
-//! owner of the pid is never answered from them. When the slot at the write pointer is still
+//! owner of the pid is never answered from them: the pid's match vector is registered in the
+//! release's cycle (`purge_m`) and cleared from `used` and `busy` at the edge after, so the
+//! purge adds no logic to the lookup, ack or record paths. When the slot at the write pointer is still
 //! unacknowledged the request gets RETRY_LATER and the write pointer moves past that slot
 //! (`skip_valid`), so the next attempt takes the next slot: a dead member's slot costs others
 //! one short retry per pass of the ring, never a stall.
@@ -138,6 +140,12 @@ pub struct SyncUnit {
     mm: Gather<64>,
     /// Entries of the RAS `k_pid` (a purge's).
     mp: Gather<64>,
+    /// A purge's entries, registered in the RING_RELEASE's cycle (zero otherwise) and cleared
+    /// from `used` and `busy` at the next edge: the purge stays out of every other path.
+    purge_m: DFF<Bits<64>>,
+    /// `used` and `busy` less the purge registered the cycle before.
+    used_now: Signal<Local, Bits<64>>,
+    busy_now: Signal<Local, Bits<64>>,
     wp1h: Signal<Local, Bits<64>>,
     kk: Signal<Local, Bits<64>>,
     /// The matching entry's index (the match vector is one-hot or zero): an OR encoder cut
@@ -186,6 +194,9 @@ impl Default for SyncUnit {
             m: Default::default(),
             mm: Default::default(),
             mp: Default::default(),
+            purge_m: Default::default(),
+            used_now: Default::default(),
+            busy_now: Default::default(),
             wp1h: Default::default(),
             kk: Default::default(),
             enc: crate::util::onehot_index_part_masks(),
@@ -198,7 +209,7 @@ impl Default for SyncUnit {
 impl Logic for SyncUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, used, busy, wp, o_m, o_part, full_q);
+        dff_setup!(self, clock, used, busy, wp, o_m, o_part, full_q, purge_m);
         for i in 0..64 {
             self.key[i].clock.next = self.clock.val();
             self.key[i].d.next = self.key[i].q.val();
@@ -244,23 +255,29 @@ impl Logic for SyncUnit {
         self.vals.write_data.next = bit_cast::<136, 64>(self.rec_value.val())
             | (bit_cast::<136, 8>(self.rec_status.val()) << 64)
             | (bit_cast::<136, 64>(self.rec_arg1.val()) << 72);
+        // A purge (RING_RELEASE of k_client == PURGE_ALL, 0, asserted above: the RAS is torn
+        // down, its key already removed, so none of its requests is looked up meanwhile):
+        // its entries are registered here and cleared at the next edge.
+        self.purge_m.d.next = 0.into();
+        if self.rel_valid.val() & !self.k_client.val().any() {
+            self.purge_m.d.next = self.mp.out.val();
+        }
+        self.used_now.next = self.used.q.val() & !self.purge_m.q.val();
+        self.busy_now.next = self.busy.q.val() & !self.purge_m.q.val();
+        self.used.d.next = self.used_now.val();
+        self.busy.d.next = self.busy_now.val();
         if self.ack_valid.val() {
-            self.busy.d.next = self.busy.q.val() & !self.m.out.val();
+            self.busy.d.next = self.busy_now.val() & !self.m.out.val();
         }
         if self.rel_valid.val() {
-            self.busy.d.next = self.busy.q.val() & !self.mm.out.val();
-            // k_client == PURGE_ALL (0, asserted above): the RAS is torn down.
-            if !self.k_client.val().any() {
-                self.used.d.next = self.used.q.val() & !self.mp.out.val();
-                self.busy.d.next = self.busy.q.val() & !self.mp.out.val();
-            }
+            self.busy.d.next = self.busy_now.val() & !self.mm.out.val();
         }
         if self.skip_valid.val() {
             self.wp.d.next = self.wp.q.val() + 1;
         }
         if self.rec_valid.val() {
-            self.used.d.next = self.used.q.val() | self.wp1h.val();
-            self.busy.d.next = self.busy.q.val() | self.wp1h.val();
+            self.used.d.next = self.used_now.val() | self.wp1h.val();
+            self.busy.d.next = self.busy_now.val() | self.wp1h.val();
             self.wp.d.next = self.wp.q.val() + 1;
             for i in 0..64 {
                 if self.wp1h.val().get_bit(i) {
@@ -271,6 +288,7 @@ impl Logic for SyncUnit {
         if self.reset.val() {
             self.used.d.next = 0.into();
             self.busy.d.next = 0.into();
+            self.purge_m.d.next = 0.into();
             self.wp.d.next = 0.into();
             self.o_m.d.next = 0.into();
         }
@@ -441,6 +459,8 @@ mod tests {
                 b.uut.rel_valid.next = true;
                 b.tick();
                 b.uut.rel_valid.next = false;
+                // A purge lands at the next edge (the top never looks the pid up meanwhile).
+                b.tick();
                 m.release(pid, client);
                 continue;
             }
