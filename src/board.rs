@@ -140,14 +140,15 @@ pub struct BoardArgs {
 
 /// The quota flags of `clio board`, passed on to a spawned daemon as given.
 fn limit_flags(l: &clio_slowpath::limits::LimitArgs) -> Vec<std::ffi::OsString> {
+    use clio_proto::quota::Quota;
     let mut v: Vec<std::ffi::OsString> = vec![
-        "--max-ras-per-source".into(),
+        Quota::RasPerSource.flag().into(),
         l.max_ras_per_source.to_string().into(),
-        "--placement-budget".into(),
+        Quota::PlacementWork.flag().into(),
         l.placement_budget.to_string().into(),
     ];
     if let Some(m) = l.max_ras_memory {
-        v.extend(["--max-ras-memory".into(), m.to_string().into()]);
+        v.extend([Quota::MemoryPerRas.flag().into(), m.to_string().into()]);
     }
     if let Some(p) = &l.admission_secret_file {
         v.extend(["--admission-secret-file".into(), p.clone().into_os_string()]);

@@ -207,6 +207,23 @@ mod tests {
     use std::net::{Ipv4Addr, SocketAddrV4};
 
     #[test]
+    fn every_quota_names_a_flag_these_args_have() {
+        use clap::Args;
+        let cmd = LimitArgs::augment_args(clap::Command::new("t"));
+        let longs: Vec<String> = cmd
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        for q in clio_proto::quota::Quota::ALL {
+            assert!(
+                longs.iter().any(|l| l == q.flag()),
+                "{} not in {longs:?}",
+                q.flag()
+            );
+        }
+    }
+
+    #[test]
     fn secrets_and_sizes_parse() {
         assert_eq!(parse_secret("0x5EC2E7"), Ok(0x5EC2E7));
         assert_eq!(parse_secret("42"), Ok(42));

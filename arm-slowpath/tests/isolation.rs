@@ -14,7 +14,14 @@ use std::time::{Duration, Instant};
 
 const DRAM: u64 = 64 << 20;
 
-fn node(limits: Limits, lease: Duration) -> (SlowPath, RingWindow, Vec<u8>) {
+/// A slow path with its ring window and memory, driven as the fast path would.
+struct Node {
+    sp: SlowPath,
+    ring: RingWindow,
+    mem: Vec<u8>,
+}
+
+fn node(limits: Limits, lease: Duration) -> Node {
     let cfg = SlowPathConfig {
         keys: KeySource::seeded(11),
         lease,
@@ -23,7 +30,11 @@ fn node(limits: Limits, lease: Duration) -> (SlowPath, RingWindow, Vec<u8>) {
     let sp = SlowPath::with_config(MemoryLayout::new(DRAM, 12).unwrap(), cfg);
     let ring = RingWindow::anonymous(RingLayout::default()).unwrap();
     ring.init_fast_path(DRAM, 12);
-    (sp, ring, vec![0u8; DRAM as usize])
+    Node {
+        sp,
+        ring,
+        mem: vec![0u8; DRAM as usize],
+    }
 }
 
 fn from(ip: [u8; 4], port: u16) -> Route {
@@ -33,27 +44,24 @@ fn from(ip: [u8; 4], port: u16) -> Route {
     )
 }
 
-/// Send `h` from `route` through the ring and return the slow path's reply.
-fn call(
-    sp: &mut SlowPath,
-    ring: &RingWindow,
-    mem: &mut Vec<u8>,
-    route: Route,
-    h: Header,
-) -> Header {
-    ring.push_rx(&Descriptor::Request { route, header: h })
-        .unwrap();
-    // An allocation's PTE writes come first and may fill the TX ring: drain it as the fast
-    // path would until the reply is out.
-    for _ in 0..100_000 {
-        sp.poll(ring, mem);
-        while let Some(d) = ring.pop_tx() {
-            if let Ok(Descriptor::Reply { header, .. }) = d {
-                return header;
+impl Node {
+    /// Send `h` from `route` through the ring and return the slow path's reply.
+    fn call(&mut self, route: Route, h: Header) -> Header {
+        let (sp, ring, mem) = (&mut self.sp, &self.ring, &mut self.mem);
+        ring.push_rx(&Descriptor::Request { route, header: h })
+            .unwrap();
+        // An allocation's PTE writes come first and may fill the TX ring: drain it as the fast
+        // path would until the reply is out.
+        for _ in 0..100_000 {
+            sp.poll(ring, mem);
+            while let Some(d) = ring.pop_tx() {
+                if let Ok(Descriptor::Reply { header, .. }) = d {
+                    return header;
+                }
             }
         }
+        panic!("no reply")
     }
-    panic!("no reply")
 }
 
 fn register(nonce: u64, secret: u64) -> Header {
@@ -79,36 +87,24 @@ fn one_source_cannot_take_more_than_its_share_of_pids() {
         ras_per_source: 3,
         ..Limits::default()
     };
-    let (mut sp, ring, mut mem) = node(limits, Duration::from_secs(10));
+    let mut node = node(limits, Duration::from_secs(10));
     let attacker = from([10, 0, 0, 66], 1000);
     let mut pids = Vec::new();
     for n in 1..=3 {
         // Ports differ: a host's processes share its quota.
-        let r = call(
-            &mut sp,
-            &ring,
-            &mut mem,
-            from([10, 0, 0, 66], 1000 + n as u16),
-            register(n, 0),
-        );
+        let r = node.call(from([10, 0, 0, 66], 1000 + n as u16), register(n, 0));
         assert_eq!(r.status, Status::Ok);
         pids.push((r.pid, r.arg1 as u16));
     }
-    let r = call(&mut sp, &ring, &mut mem, attacker, register(4, 0));
+    let r = node.call(attacker, register(4, 0));
     assert_eq!(r.status, Status::QuotaExceeded);
     assert_eq!(Quota::from_u64(r.arg1), Some(Quota::RasPerSource));
     assert_eq!(r.arg0, 4, "no key handed out (the nonce echoed)");
     // A retried Register that already succeeded is not refused.
-    let again = call(&mut sp, &ring, &mut mem, attacker, register(2, 0));
+    let again = node.call(attacker, register(2, 0));
     assert_eq!((again.status, again.pid), (Status::Ok, pids[1].0));
     // Another host still gets in.
-    let honest = call(
-        &mut sp,
-        &ring,
-        &mut mem,
-        from([10, 0, 0, 7], 1),
-        register(100, 0),
-    );
+    let honest = node.call(from([10, 0, 0, 7], 1), register(100, 0));
     assert_eq!(honest.status, Status::Ok);
     // A torn-down RAS gives its source room again.
     let (pid, client) = pids[0];
@@ -116,24 +112,18 @@ fn one_source_cannot_take_more_than_its_share_of_pids() {
         client,
         ..Header::request(Opcode::Unregister, pid, 77, 0)
     };
-    assert_eq!(
-        call(&mut sp, &ring, &mut mem, attacker, bye).status,
-        Status::Ok
-    );
-    assert_eq!(
-        call(&mut sp, &ring, &mut mem, attacker, register(5, 0)).status,
-        Status::Ok
-    );
-    assert_eq!(sp.stats().quota_refusals, 1);
+    assert_eq!(node.call(attacker, bye).status, Status::Ok);
+    assert_eq!(node.call(attacker, register(5, 0)).status, Status::Ok);
+    assert_eq!(node.sp.stats().quota_refusals, 1);
 }
 
 #[test]
 fn the_default_source_quota_leaves_half_the_pid_table() {
-    let (mut sp, ring, mut mem) = node(Limits::default(), Duration::from_secs(10));
+    let mut node = node(Limits::default(), Duration::from_secs(10));
     let attacker = from([10, 0, 0, 66], 1000);
     let mut ok = 0;
     for n in 1..=4095u64 {
-        match call(&mut sp, &ring, &mut mem, attacker, register(n, 0)).status {
+        match node.call(attacker, register(n, 0)).status {
             Status::Ok => ok += 1,
             Status::QuotaExceeded => break,
             s => panic!("unexpected {s:?}"),
@@ -141,13 +131,7 @@ fn the_default_source_quota_leaves_half_the_pid_table() {
     }
     assert_eq!(ok, clio_proto::quota::DEFAULT_RAS_PER_SOURCE);
     assert!(2 * ok < 4095);
-    let honest = call(
-        &mut sp,
-        &ring,
-        &mut mem,
-        from([10, 0, 0, 7], 1),
-        register(1 << 40, 0),
-    );
+    let honest = node.call(from([10, 0, 0, 7], 1), register(1 << 40, 0));
     assert_eq!(honest.status, Status::Ok);
 }
 
@@ -157,53 +141,38 @@ fn register_needs_the_admission_secret_when_the_node_has_one() {
         admission_secret: Some(0x5EC2E7),
         ..Limits::default()
     };
-    let (mut sp, ring, mut mem) = node(limits, Duration::from_secs(10));
+    let mut node = node(limits, Duration::from_secs(10));
     let host = from([10, 0, 0, 9], 5);
     for wrong in [0, 0x5EC2E6, u64::MAX] {
-        let r = call(&mut sp, &ring, &mut mem, host, register(wrong ^ 1, wrong));
+        let r = node.call(host, register(wrong ^ 1, wrong));
         assert_eq!(
             (r.status, r.arg0, r.pid),
             (Status::Denied, wrong ^ 1, 0),
             "secret {wrong:#x}: denied, no key, no pid"
         );
     }
-    assert_eq!(sp.registry().len(), 0, "nothing registered");
-    let r = call(&mut sp, &ring, &mut mem, host, register(1, 0x5EC2E7));
+    assert_eq!(node.sp.registry().len(), 0, "nothing registered");
+    let r = node.call(host, register(1, 0x5EC2E7));
     assert_eq!(r.status, Status::Ok);
     assert_ne!(r.arg0, 0);
-    assert_eq!(sp.stats().admission_refusals, 3);
+    assert_eq!(node.sp.stats().admission_refusals, 3);
 }
 
 #[test]
 fn one_ras_cannot_take_more_than_its_share_of_memory() {
-    let (mut sp, ring, mut mem) = node(Limits::default(), Duration::from_secs(10));
-    let a = call(
-        &mut sp,
-        &ring,
-        &mut mem,
-        from([10, 0, 0, 1], 1),
-        register(1, 0),
-    );
-    let b = call(
-        &mut sp,
-        &ring,
-        &mut mem,
-        from([10, 0, 0, 2], 1),
-        register(2, 0),
-    );
-    let data = sp.layout().data_pages * 4096;
+    let mut node = node(Limits::default(), Duration::from_secs(10));
+    let a = node.call(from([10, 0, 0, 1], 1), register(1, 0));
+    let b = node.call(from([10, 0, 0, 2], 1), register(2, 0));
+    let data = node.sp.layout().data_pages * 4096;
     let hog = alloc(a.pid, a.arg1 as u16, 1, data / 2 + 4096);
-    let r = call(&mut sp, &ring, &mut mem, from([10, 0, 0, 1], 1), hog);
+    let r = node.call(from([10, 0, 0, 1], 1), hog);
     assert_eq!(r.status, Status::QuotaExceeded);
     assert_eq!(Quota::from_u64(r.arg1), Some(Quota::MemoryPerRas));
     // Up to the share, in pieces, and not a page more.
     let mut held = 0;
     let mut req = 2;
     loop {
-        let r = call(
-            &mut sp,
-            &ring,
-            &mut mem,
+        let r = node.call(
             from([10, 0, 0, 1], 1),
             alloc(a.pid, a.arg1 as u16, req, 1 << 20),
         );
@@ -222,10 +191,7 @@ fn one_ras_cannot_take_more_than_its_share_of_memory() {
         "held {held} of {data}"
     );
     // The neighbour still gets the other half.
-    let r = call(
-        &mut sp,
-        &ring,
-        &mut mem,
+    let r = node.call(
         from([10, 0, 0, 2], 1),
         alloc(b.pid, b.arg1 as u16, 1, data / 2 - (2 << 20)),
     );
@@ -238,59 +204,29 @@ fn placement_work_of_one_allocation_is_bounded() {
         placement_budget: 1000,
         ..Limits::default()
     };
-    let (mut sp, ring, mut mem) = node(limits, Duration::from_secs(10));
-    let a = call(
-        &mut sp,
-        &ring,
-        &mut mem,
-        from([10, 0, 0, 1], 1),
-        register(1, 0),
-    );
-    let ok = call(
-        &mut sp,
-        &ring,
-        &mut mem,
+    let mut node = node(limits, Duration::from_secs(10));
+    let a = node.call(from([10, 0, 0, 1], 1), register(1, 0));
+    let ok = node.call(
         from([10, 0, 0, 1], 1),
         alloc(a.pid, a.arg1 as u16, 1, 1000 * 4096),
     );
     assert_eq!(ok.status, Status::Ok, "within the budget");
-    let r = call(
-        &mut sp,
-        &ring,
-        &mut mem,
+    let r = node.call(
         from([10, 0, 0, 1], 1),
         alloc(a.pid, a.arg1 as u16, 2, 1001 * 4096),
     );
     assert_eq!(r.status, Status::QuotaExceeded);
     assert_eq!(Quota::from_u64(r.arg1), Some(Quota::PlacementWork));
-    assert_eq!(sp.stats().allocs, 1);
+    assert_eq!(node.sp.stats().allocs, 1);
 }
 
 #[test]
 fn a_flood_of_slow_path_requests_cannot_evict_anothers_replay_protection() {
-    let (mut sp, ring, mut mem) = node(Limits::default(), Duration::from_secs(10));
-    let v = call(
-        &mut sp,
-        &ring,
-        &mut mem,
-        from([10, 0, 0, 1], 1),
-        register(1, 0),
-    );
-    let m = call(
-        &mut sp,
-        &ring,
-        &mut mem,
-        from([10, 0, 0, 2], 1),
-        register(2, 0),
-    );
+    let mut node = node(Limits::default(), Duration::from_secs(10));
+    let v = node.call(from([10, 0, 0, 1], 1), register(1, 0));
+    let m = node.call(from([10, 0, 0, 2], 1), register(2, 0));
     let victim_alloc = alloc(v.pid, v.arg1 as u16, 42, 4096);
-    let first = call(
-        &mut sp,
-        &ring,
-        &mut mem,
-        from([10, 0, 0, 1], 1),
-        victim_alloc,
-    );
+    let first = node.call(from([10, 0, 0, 1], 1), victim_alloc);
     assert_eq!(first.status, Status::Ok);
     // The neighbour floods cheap cached requests (frees of nothing).
     for r in 0..5000 {
@@ -298,59 +234,36 @@ fn a_flood_of_slow_path_requests_cannot_evict_anothers_replay_protection() {
             client: m.arg1 as u16,
             ..Header::request(Opcode::Free, m.pid, r, 1 << 30)
         };
-        call(&mut sp, &ring, &mut mem, from([10, 0, 0, 2], 1), free);
+        node.call(from([10, 0, 0, 2], 1), free);
     }
     // The victim's retried Alloc is answered from the cache, not executed again.
-    let again = call(
-        &mut sp,
-        &ring,
-        &mut mem,
-        from([10, 0, 0, 1], 1),
-        victim_alloc,
-    );
+    let again = node.call(from([10, 0, 0, 1], 1), victim_alloc);
     assert_eq!((again.status, again.va), (Status::Ok, first.va));
-    assert_eq!(sp.stats().allocs, 1, "executed once");
+    assert_eq!(node.sp.stats().allocs, 1, "executed once");
 }
 
 #[test]
 fn a_reused_pid_finds_nothing_of_its_previous_owner() {
     let limits = Limits::default();
-    let (mut sp, ring, mut mem) = node(limits, Duration::from_secs(10));
-    let old = call(
-        &mut sp,
-        &ring,
-        &mut mem,
-        from([10, 0, 0, 1], 1),
-        register(1, 0),
-    );
+    let mut node = node(limits, Duration::from_secs(10));
+    let old = node.call(from([10, 0, 0, 1], 1), register(1, 0));
     let (pid, client) = (old.pid, old.arg1 as u16);
-    let a = call(
-        &mut sp,
-        &ring,
-        &mut mem,
-        from([10, 0, 0, 1], 1),
-        alloc(pid, client, 9, 4096),
-    );
+    let a = node.call(from([10, 0, 0, 1], 1), alloc(pid, client, 9, 4096));
     assert_eq!(a.status, Status::Ok);
     let bye = Header {
         client,
         ..Header::request(Opcode::Unregister, pid, 10, 0)
     };
+    assert_eq!(node.call(from([10, 0, 0, 1], 1), bye).status, Status::Ok);
     assert_eq!(
-        call(&mut sp, &ring, &mut mem, from([10, 0, 0, 1], 1), bye).status,
-        Status::Ok
+        node.sp.reply_cache_len(),
+        0,
+        "the RAS's answers went with it"
     );
-    assert_eq!(sp.reply_cache_len(), 0, "the RAS's answers went with it");
     // Cycle registrations until the PID comes back (FIFO reuse: after every other PID).
     let mut n = 2;
     let new = loop {
-        let r = call(
-            &mut sp,
-            &ring,
-            &mut mem,
-            from([10, 0, 0, 2 + (n % 200) as u8], 1),
-            register(n, 0),
-        );
+        let r = node.call(from([10, 0, 0, 2 + (n % 200) as u8], 1), register(n, 0));
         assert_eq!(r.status, Status::Ok);
         n += 1;
         if r.pid == pid {
@@ -360,26 +273,14 @@ fn a_reused_pid_finds_nothing_of_its_previous_owner() {
             client: r.arg1 as u16,
             ..Header::request(Opcode::Unregister, r.pid, 1, 0)
         };
-        call(
-            &mut sp,
-            &ring,
-            &mut mem,
-            from([10, 0, 0, 2 + (n % 200) as u8], 1),
-            bye,
-        );
+        node.call(from([10, 0, 0, 2 + (n % 200) as u8], 1), bye);
     };
     assert_eq!(
         new.arg1 as u16, client,
         "same pid, same client id: the worst case"
     );
     // The new owner's request with the old owner's req_id executes; it is not the old answer.
-    let r = call(
-        &mut sp,
-        &ring,
-        &mut mem,
-        from([10, 0, 0, 3], 1),
-        alloc(pid, client, 9, 8192),
-    );
+    let r = node.call(from([10, 0, 0, 3], 1), alloc(pid, client, 9, 8192));
     assert_eq!(r.status, Status::Ok);
     assert_eq!(
         r.arg0, 8192,
@@ -390,85 +291,80 @@ fn a_reused_pid_finds_nothing_of_its_previous_owner() {
 #[test]
 fn leases_are_judged_on_arrival_not_after_a_long_request() {
     let lease = Duration::from_secs(2);
-    let (mut sp, ring, mut mem) = node(Limits::default(), lease);
+    let mut node = node(Limits::default(), lease);
     let t0 = Instant::now();
-    let victim = sp.register_at(1, t0).map(|(p, _, c)| (p, c)).unwrap();
-    let busy = sp.register_at(2, t0).map(|(p, _, c)| (p, c)).unwrap();
-    sp.poll_at(&ring, &mut mem, t0);
-    while ring.pop_tx().is_some() {}
+    let victim = node.sp.register_at(1, t0).map(|(p, _, c)| (p, c)).unwrap();
+    let busy = node.sp.register_at(2, t0).map(|(p, _, c)| (p, c)).unwrap();
+    node.sp.poll_at(&node.ring, &mut node.mem, t0);
+    while node.ring.pop_tx().is_some() {}
     // In the ring: a request that keeps the slow path busy for a second, then the victim's
     // heartbeat, which arrived while it ran. The clock moves a second on every reading.
-    ring.push_rx(&Descriptor::Request {
-        route: from([10, 0, 0, 2], 1),
-        header: alloc(busy.0, busy.1, 1, 4096),
-    })
-    .unwrap();
-    ring.push_rx(&Descriptor::Request {
-        route: from([10, 0, 0, 1], 1),
-        header: Header {
-            client: victim.1,
-            ..Header::request(Opcode::Heartbeat, victim.0, 1, 0)
-        },
-    })
-    .unwrap();
+    node.ring
+        .push_rx(&Descriptor::Request {
+            route: from([10, 0, 0, 2], 1),
+            header: alloc(busy.0, busy.1, 1, 4096),
+        })
+        .unwrap();
+    node.ring
+        .push_rx(&Descriptor::Request {
+            route: from([10, 0, 0, 1], 1),
+            header: Header {
+                client: victim.1,
+                ..Header::request(Opcode::Heartbeat, victim.0, 1, 0)
+            },
+        })
+        .unwrap();
     let secs = Cell::new(0u64);
-    sp.poll_clocked(&ring, &mut mem, || {
+    node.sp.poll_clocked(&node.ring, &mut node.mem, || {
         secs.set(secs.get() + 1);
         t0 + Duration::from_secs(secs.get())
     });
     // The heartbeat was taken at t0+3 s: the lease runs to t0+5 s.
-    sp.poll_at(&ring, &mut mem, t0 + Duration::from_millis(4500));
+    node.sp
+        .poll_at(&node.ring, &mut node.mem, t0 + Duration::from_millis(4500));
     assert!(
-        sp.registry().members(victim.0) == 1,
+        node.sp.registry().members(victim.0) == 1,
         "a member whose heartbeat reached the node within its lease was expired"
     );
-    sp.poll_at(&ring, &mut mem, t0 + Duration::from_millis(5500));
-    assert_eq!(sp.registry().members(victim.0), 0, "and it does end");
+    node.sp
+        .poll_at(&node.ring, &mut node.mem, t0 + Duration::from_millis(5500));
+    assert_eq!(node.sp.registry().members(victim.0), 0, "and it does end");
 }
 
 #[test]
 fn a_flood_of_allocations_delays_its_own_ras_not_anothers() {
-    let (mut sp, ring, mut mem) = node(Limits::default(), Duration::from_secs(10));
-    let hog = call(
-        &mut sp,
-        &ring,
-        &mut mem,
-        from([10, 0, 0, 66], 1),
-        register(1, 0),
-    );
-    let v = call(
-        &mut sp,
-        &ring,
-        &mut mem,
-        from([10, 0, 0, 1], 1),
-        register(2, 0),
-    );
+    let mut node = node(Limits::default(), Duration::from_secs(10));
+    let hog = node.call(from([10, 0, 0, 66], 1), register(1, 0));
+    let v = node.call(from([10, 0, 0, 1], 1), register(2, 0));
     // 50 allocations of the hog reach the ring first, then the victim's heartbeat and alloc.
     for r in 0..50 {
-        ring.push_rx(&Descriptor::Request {
-            route: from([10, 0, 0, 66], 1),
-            header: alloc(hog.pid, hog.arg1 as u16, 100 + r, 4096),
-        })
-        .unwrap();
+        node.ring
+            .push_rx(&Descriptor::Request {
+                route: from([10, 0, 0, 66], 1),
+                header: alloc(hog.pid, hog.arg1 as u16, 100 + r, 4096),
+            })
+            .unwrap();
     }
     let beat = Header {
         client: v.arg1 as u16,
         ..Header::request(Opcode::Heartbeat, v.pid, 7, 0)
     };
-    ring.push_rx(&Descriptor::Request {
-        route: from([10, 0, 0, 1], 1),
-        header: beat,
-    })
-    .unwrap();
-    ring.push_rx(&Descriptor::Request {
-        route: from([10, 0, 0, 1], 1),
-        header: alloc(v.pid, v.arg1 as u16, 8, 4096),
-    })
-    .unwrap();
+    node.ring
+        .push_rx(&Descriptor::Request {
+            route: from([10, 0, 0, 1], 1),
+            header: beat,
+        })
+        .unwrap();
+    node.ring
+        .push_rx(&Descriptor::Request {
+            route: from([10, 0, 0, 1], 1),
+            header: alloc(v.pid, v.arg1 as u16, 8, 4096),
+        })
+        .unwrap();
     let mut replies = Vec::new();
     for _ in 0..100 {
-        sp.poll(&ring, &mut mem);
-        while let Some(d) = ring.pop_tx() {
+        node.sp.poll(&node.ring, &mut node.mem);
+        while let Some(d) = node.ring.pop_tx() {
             if let Ok(Descriptor::Reply { header, .. }) = d {
                 replies.push((header.pid, header.opcode));
             }

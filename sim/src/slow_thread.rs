@@ -6,7 +6,7 @@
 
 use clio_proto::ring::{daemon_state, reg};
 use clio_slowpath::{serve, MappedMemory, RingWindow, SlowPath, SlowPathStats};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -22,6 +22,9 @@ pub const IDLE_MAX: Duration = Duration::from_millis(10);
 pub struct SlowPathThread {
     ring: Arc<RingWindow>,
     stats: Arc<Mutex<SlowPathStats>>,
+    /// The last round found work (a request executing or waiting its turn): its answers
+    /// may still come. Cleared when a round finds none.
+    busy: Arc<AtomicBool>,
     join: Option<JoinHandle<()>>,
 }
 
@@ -34,7 +37,8 @@ impl SlowPathThread {
         mut mem: MappedMemory,
     ) -> std::io::Result<SlowPathThread> {
         let stats = Arc::new(Mutex::new(sp.stats()));
-        let (r, s) = (ring.clone(), stats.clone());
+        let busy = Arc::new(AtomicBool::new(false));
+        let (r, s, b, b2) = (ring.clone(), stats.clone(), busy.clone(), busy.clone());
         let join = std::thread::Builder::new()
             .name("clio-slowpath".into())
             .spawn(move || {
@@ -43,15 +47,20 @@ impl SlowPathThread {
                     &r,
                     &mut mem,
                     |streak| {
+                        b.store(false, Ordering::Release);
                         std::thread::park_timeout(clio_slowpath::serve::idle_wait(streak, IDLE_MAX))
                     },
-                    |sp| *s.lock().unwrap_or_else(|e| e.into_inner()) = sp.stats(),
+                    |sp| {
+                        b2.store(true, Ordering::Release);
+                        *s.lock().unwrap_or_else(|e| e.into_inner()) = sp.stats()
+                    },
                 );
                 *s.lock().unwrap_or_else(|e| e.into_inner()) = sp.stats();
             })?;
         Ok(SlowPathThread {
             ring,
             stats,
+            busy,
             join: Some(join),
         })
     }
@@ -61,6 +70,14 @@ impl SlowPathThread {
         if let Some(j) = &self.join {
             j.thread().unpark();
         }
+    }
+
+    /// Whether the slow path may still owe answers: requests in the RX ring, answers in the
+    /// TX ring, or its last round found work.
+    pub fn owes_replies(&self) -> bool {
+        self.busy.load(Ordering::Acquire)
+            || self.ring.rx_pending() > 0
+            || self.ring.tx_pending() > 0
     }
 
     /// The slow path's counters as of its last busy round.

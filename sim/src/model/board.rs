@@ -243,8 +243,6 @@ pub struct CBoard {
     ring: Arc<RingWindow>,
     slow: Option<SlowPath>,
     slow_thread: Option<SlowPathThread>,
-    /// Requests handed to the slow path whose replies have not come back yet.
-    awaiting_replies: u64,
     /// Durable writes done but not yet flushed: their physical ranges and held responses.
     durable: Vec<(u64, u64)>,
     held: Vec<Outgoing>,
@@ -286,7 +284,6 @@ impl CBoard {
             ring,
             slow,
             slow_thread,
-            awaiting_replies: 0,
             durable: Vec::new(),
             held: Vec::new(),
             recovery,
@@ -656,10 +653,7 @@ impl CBoard {
             route: *route,
             header: *h,
         }) {
-            Ok(()) => {
-                self.c.slowpath_requests += 1;
-                self.awaiting_replies += 1;
-            }
+            Ok(()) => self.c.slowpath_requests += 1,
             Err(_) => {
                 self.c.slowpath_busy += 1;
                 self.respond(out, route, h.response_to(Status::RetryLater), &[]);
@@ -670,7 +664,9 @@ impl CBoard {
     /// Whether a slow-path thread owes replies (the front end then services the rings
     /// again soon).
     pub fn awaits_slow_path(&self) -> bool {
-        self.slow_thread.is_some() && (self.awaiting_replies > 0 || self.ring.tx_pending() > 0)
+        self.slow_thread
+            .as_ref()
+            .is_some_and(SlowPathThread::owes_replies)
     }
 
     /// Whether durable writes wait for their flush (the next [`CBoard::service`]): a front end
@@ -751,7 +747,6 @@ impl CBoard {
                         }
                     }
                     Ok(Descriptor::Reply { route, header }) => {
-                        self.awaiting_replies = self.awaiting_replies.saturating_sub(1);
                         self.respond(out, &route, header, &[])
                     }
                     Ok(Descriptor::KvConfig {
