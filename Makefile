@@ -2,6 +2,8 @@
 # Hardware targets (rtl, lint, synth) come from hw/rtl.mk.
 
 CARGO ?= cargo
+# The RTL steps (lint, synth, cosim-test, fpga-check) first run `make rtl`; HW_RTL_DEP= skips it.
+HW_RTL_DEP ?= rtl
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: all demo test cargo-test c-example cosim-test cosim verilator-tool deps bench-alloc bench-deps bench-ycsb clean
@@ -26,8 +28,13 @@ demo:
 endif
 
 ## test: unit, property, integration and process tests of every crate, the C example,
-## the RTL lint/synthesis checks, the model-vs-RTL cosimulation tests and the ZCU106 checks
-test: cargo-test c-example lint synth cosim-test fpga-check
+## the RTL lint/synthesis checks, the model-vs-RTL cosimulation tests and the ZCU106 checks.
+## The steps run in stages (scripts/timed_steps.sh): the two single-threaded Yosys jobs
+## (synth, and the board synthesis in fpga-check) side by side, and a table of the time of
+## each step at the end.
+TEST_STAGES = cargo-test rtl "c-example lint synth | fpga-check" cosim-test
+test:
+	@sh scripts/timed_steps.sh "$(MAKE)" $(TEST_STAGES)
 
 cargo-test:
 	$(CARGO) test --workspace
@@ -37,7 +44,7 @@ c-example:
 	sh clib/examples/run.sh
 
 ## cosim-test: Verilator cosimulation tests (RTL vs model)
-cosim-test: rtl verilator-tool
+cosim-test: $(HW_RTL_DEP) verilator-tool
 	$(COSIM_ENV) $(CARGO) test -p clio-sim --features rtl
 	$(COSIM_ENV) $(CARGO) test -p clio --features rtl --test board_cli rtl_board
 

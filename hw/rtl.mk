@@ -23,19 +23,22 @@ SYNTH_DIR      := build/synth
 VERILATOR      ?= verilator
 YOSYS          ?= yosys
 PYTHON         ?= python3
+# lint and synth first run `make rtl`; set HW_RTL_DEP= to skip that (`make test` runs it once,
+# before the steps that share build/rtl run side by side).
+HW_RTL_DEP     ?= rtl
 
 .PHONY: rtl lint synth
 
 rtl:
-	$(HW_CARGO_ENV) cargo run -q -p clio-hw --release --bin emit-rtl -- $(RTL_DIR)
+	$(HW_CARGO_ENV) cargo run -q -p clio-hw --bin emit-rtl -- $(RTL_DIR)
 
-lint: rtl
+lint: $(HW_RTL_DEP)
 	@set -e; for m in $(HW_MODULES); do \
 	  echo "lint $$m"; \
 	  $(VERILATOR) --lint-only -Wall hw/lint/waivers.vlt $(RTL_DIR)/$$m.v --top-module $$m; \
 	done
 
-synth: rtl
+synth: $(HW_RTL_DEP)
 	@mkdir -p $(SYNTH_DIR)
 	$(PYTHON) hw/scripts/logic_depth.py --selftest
 	@set -e; for m in $(HW_SYNTH_MODULES); do \

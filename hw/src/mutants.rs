@@ -7,6 +7,14 @@
 //! edit must match exactly once inside its module; when the RTL changes so that it no longer
 //! does, [`apply`] fails and `make rtl` says which mutant to update, instead of silently
 //! emitting an unbroken "mutant".
+//!
+//! For the tests every mutant lives in one Verilog file, [`switchable`]: each edit becomes
+//! `if (fastpath_top.mutant_select == K) <replace> else <find>`, selected by an extra input
+//! port of the top ([`SELECT_PORT`], last in the port list so every other port keeps its
+//! index). One Verilator build then serves every mutant (a build per mutant cost about a
+//! minute of CI each), and select 0 is the unbroken fast path. So an edit must be a whole
+//! statement of an `always` block (what rust-hdl emits for every assignment), never a
+//! continuous `assign`.
 
 use thiserror::Error;
 
@@ -22,8 +30,8 @@ pub struct Edit {
     pub replace: &'static str,
 }
 
-/// A broken fast path: a name (the file `mutants/fastpath_top__<name>.v` and the verilated
-/// model's name), the rule it breaks, and the edits that break it.
+/// A broken fast path: a name, the rule it breaks, and the edits that break it. Its number in
+/// the switchable build is its place in [`MUTANTS`] plus one.
 #[derive(Debug, Clone, Copy)]
 pub struct Mutant {
     /// Short identifier (`[a-z_]+`).
@@ -60,7 +68,30 @@ pub enum MutantError {
         /// How often it occurs.
         count: usize,
     },
+    /// An edit that is not one whole procedural statement cannot be switched.
+    #[error(
+        "mutant {mutant}: `{find}` is not one whole statement of an always block (it must end \
+         with `;` and not be an `assign`), so the switchable build cannot select it"
+    )]
+    NotAStatement {
+        /// The mutant.
+        mutant: &'static str,
+        /// The text it looks for.
+        find: &'static str,
+    },
+    /// More mutants than the select port can number.
+    #[error("{0} mutants: the select port numbers at most 255")]
+    TooMany(usize),
+    /// The top module's port declarations were not found.
+    #[error("module `{0}` or its port declarations not found in the emitted Verilog")]
+    NoTop(&'static str),
 }
+
+/// The switchable build's select input (8 bits; 0 = no mutant, `k` = `MUTANTS[k - 1]`).
+pub const SELECT_PORT: &str = "mutant_select";
+
+/// The module that carries [`SELECT_PORT`].
+const TOP: &str = "fastpath_top";
 
 /// Every mutant of `fastpath_top`.
 pub const MUTANTS: &[Mutant] = &[
@@ -114,28 +145,95 @@ fn module_span(verilog: &str, module: &str) -> Option<std::ops::Range<usize>> {
     Some(start..end)
 }
 
+/// Where edit `e` of mutant `m` applies in `verilog`: the offset of its `find`, which must occur
+/// exactly once in its module.
+fn locate(verilog: &str, m: &Mutant, e: &Edit) -> Result<usize, MutantError> {
+    let span = module_span(verilog, e.module).ok_or(MutantError::NoModule {
+        mutant: m.name,
+        module: e.module,
+    })?;
+    let body = &verilog[span.clone()];
+    match body.matches(e.find).count() {
+        1 => Ok(span.start + body.find(e.find).unwrap_or(0)),
+        count => Err(MutantError::NotOnce {
+            mutant: m.name,
+            module: e.module,
+            find: e.find,
+            count,
+        }),
+    }
+}
+
 /// The Verilog of `m`: `verilog` (the emitted `fastpath_top.v`) with its edits applied.
 pub fn apply(verilog: &str, m: &Mutant) -> Result<String, MutantError> {
     let mut v = verilog.to_string();
     for e in m.edits {
-        let span = module_span(&v, e.module).ok_or(MutantError::NoModule {
-            mutant: m.name,
-            module: e.module,
-        })?;
-        let body = &v[span.clone()];
-        let count = body.matches(e.find).count();
-        if count != 1 {
-            return Err(MutantError::NotOnce {
-                mutant: m.name,
-                module: e.module,
-                find: e.find,
-                count,
-            });
-        }
-        let at = span.start + body.find(e.find).unwrap_or(0);
+        let at = locate(&v, m, e)?;
         v.replace_range(at..at + e.find.len(), e.replace);
     }
     Ok(v)
+}
+
+/// Where the module at `span` may take one more port declaration: after its last
+/// `input`/`output` line (the port list's order is the order of those lines), before its
+/// constants and internal signals.
+fn after_last_port(verilog: &str, span: &std::ops::Range<usize>) -> Option<usize> {
+    let mut at = None;
+    let mut pos = span.start;
+    for (n, line) in verilog[span.clone()].split_inclusive('\n').enumerate() {
+        let l = line.trim();
+        if n > 0 {
+            if l.starts_with("// Constant") || l.starts_with("// Stub") {
+                break;
+            }
+            if l.starts_with("input ") || l.starts_with("output ") {
+                at = Some(pos + line.len());
+            }
+        }
+        pos += line.len();
+    }
+    at
+}
+
+/// One Verilog file holding every mutant of `mutants`, selected at run time by
+/// [`SELECT_PORT`] (`k` selects `mutants[k - 1]`, 0 none). A header comment line per mutant
+/// (`// mutant K: name`) tells the harness which number is which.
+pub fn switchable(verilog: &str, mutants: &[Mutant]) -> Result<String, MutantError> {
+    if mutants.len() > 255 {
+        return Err(MutantError::TooMany(mutants.len()));
+    }
+    let mut v = verilog.to_string();
+    for (i, m) in mutants.iter().enumerate() {
+        let k = i + 1;
+        for e in m.edits {
+            let f = e.find.trim();
+            if !f.ends_with(';') || f.starts_with("assign") {
+                return Err(MutantError::NotAStatement {
+                    mutant: m.name,
+                    find: e.find,
+                });
+            }
+            let at = locate(&v, m, e)?;
+            let switched = format!(
+                "if ({TOP}.{SELECT_PORT} == 8'd{k}) begin {} end else begin {} end",
+                e.replace, e.find
+            );
+            v.replace_range(at..at + e.find.len(), &switched);
+        }
+    }
+    // The select port, last in the top's port list and declarations.
+    let span = module_span(&v, TOP).ok_or(MutantError::NoTop(TOP))?;
+    let decl = after_last_port(&v, &span).ok_or(MutantError::NoTop(TOP))?;
+    v.insert_str(decl, &format!("    input wire  [7:0] {SELECT_PORT};\n"));
+    let header_end = span.start + v[span.start..].find(");").ok_or(MutantError::NoTop(TOP))?;
+    v.insert_str(header_end, &format!(",{SELECT_PORT}"));
+    let mut head = String::from(
+        "// Every mutant of hw/src/mutants.rs, selected by the input port mutant_select:\n",
+    );
+    for (i, m) in mutants.iter().enumerate() {
+        head.push_str(&format!("// mutant {}: {}\n", i + 1, m.name));
+    }
+    Ok(head + &v)
 }
 
 #[cfg(test)]
@@ -155,6 +253,68 @@ mod tests {
                 assert!(v.contains(e.replace), "{}: edit not in the output", m.name);
             }
         }
+        let all = switchable(&top, MUTANTS).unwrap_or_else(|e| panic!("{e}"));
+        for (i, m) in MUTANTS.iter().enumerate() {
+            assert!(all.contains(&format!("// mutant {}: {}\n", i + 1, m.name)));
+            for e in m.edits {
+                assert!(all.contains(&format!(
+                    "if (fastpath_top.mutant_select == 8'd{}) begin {} end",
+                    i + 1,
+                    e.replace
+                )));
+            }
+        }
+    }
+
+    #[test]
+    fn the_switchable_build_selects_each_edit_and_adds_the_port_last() {
+        let v = "module fastpath_top(clock,y);\n    // Module arguments\n    input wire  clock;\n    output reg  y;\n    \n    // Stub signals\n    reg  a;\n    always @(*) begin\n        y = a;\n        a = 1'b1;\n    end\nendmodule\n";
+        const N: &[Mutant] = &[
+            Mutant {
+                name: "first",
+                breaks: "",
+                edits: &[Edit {
+                    module: "fastpath_top",
+                    find: "y = a;",
+                    replace: "y = 1'b0;",
+                }],
+            },
+            Mutant {
+                name: "second",
+                breaks: "",
+                edits: &[Edit {
+                    module: "fastpath_top",
+                    find: "y = a;",
+                    replace: "y = ~a;",
+                }],
+            },
+        ];
+        let out = switchable(&v, N).unwrap();
+        assert!(out.starts_with("// Every mutant"));
+        assert!(out.contains("// mutant 1: first\n// mutant 2: second\n"));
+        assert!(out.contains("module fastpath_top(clock,y,mutant_select);"));
+        assert!(
+            out.contains("    output reg  y;\n    input wire  [7:0] mutant_select;\n"),
+            "declared after the last port: {out}"
+        );
+        // Two mutants of one statement nest: 1 wins, then 2, else the original.
+        assert!(out.contains(
+            "if (fastpath_top.mutant_select == 8'd1) begin y = 1'b0; end else begin \
+             if (fastpath_top.mutant_select == 8'd2) begin y = ~a; end else begin y = a; end end"
+        ));
+        const ASSIGN: &[Mutant] = &[Mutant {
+            name: "assign",
+            breaks: "",
+            edits: &[Edit {
+                module: "fastpath_top",
+                find: "a = 1'b1",
+                replace: "a = 1'b0",
+            }],
+        }];
+        assert!(matches!(
+            switchable(&v, ASSIGN),
+            Err(MutantError::NotAStatement { .. })
+        ));
     }
 
     #[test]

@@ -145,13 +145,33 @@ impl RtlBoard {
         Self::with_model(cfg, model, timing, vcd)
     }
 
-    /// As [`RtlBoard::new`], with another build of `fastpath_top` (a mutant from
-    /// [`crate::rtl::MUTANTS`], for instance) and the DRAM's timing.
+    /// As [`RtlBoard::new`], with another build of `fastpath_top` and the DRAM's timing.
     pub fn with_model(
         cfg: &BoardConfig,
         model: &'static RtlModule,
         timing: DramTiming,
         vcd: Option<&Path>,
+    ) -> Result<RtlBoard, BoardError> {
+        Self::build(cfg, model, timing, vcd, 0)
+    }
+
+    /// The node on the switchable build of every mutant ([`crate::rtl::FASTPATH_TOP_MUTANTS`])
+    /// with mutant `select` switched on from reset (a number of [`crate::rtl::MUTANTS`]; 0 is
+    /// the unbroken fast path).
+    pub fn with_mutant(
+        cfg: &BoardConfig,
+        timing: DramTiming,
+        select: u8,
+    ) -> Result<RtlBoard, BoardError> {
+        Self::build(cfg, &crate::rtl::FASTPATH_TOP_MUTANTS, timing, None, select)
+    }
+
+    fn build(
+        cfg: &BoardConfig,
+        model: &'static RtlModule,
+        timing: DramTiming,
+        vcd: Option<&Path>,
+        select: u8,
     ) -> Result<RtlBoard, BoardError> {
         assert_eq!(model.name, "fastpath_top", "a fast path model");
         let NodeParts {
@@ -199,6 +219,14 @@ impl RtlBoard {
             port::SP_RX_READY,
         ] {
             b.rtl.set(port, 1);
+        }
+        if select != 0 {
+            let sel = model
+                .ports
+                .iter()
+                .position(|p| p.name == clio_hw::mutants::SELECT_PORT)
+                .expect("a mutant is selected only on the switchable build");
+            b.rtl.set(sel as u32, select as u128);
         }
         b.rtl.set(port::CFG_PAGE_SHIFT, layout.page_shift as u128);
         // A memory file is the persistence domain (`--memory-file`), as for the model.

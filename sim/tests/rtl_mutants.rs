@@ -13,7 +13,7 @@ use clio_sim::conformance::conformance_config;
 use clio_sim::conformance::Stream;
 use clio_sim::cosim::{DramTiming, RtlBoard};
 use clio_sim::model::board::Outgoing;
-use clio_sim::rtl::{RtlModule, FASTPATH_TOP, MUTANTS};
+use clio_sim::rtl::{FASTPATH_TOP, MUTANTS};
 use clio_sim::CBoard;
 
 const DRAM: u64 = 64 << 20;
@@ -64,27 +64,28 @@ fn divergence(
     (m != r).then(|| "memory images".to_string())
 }
 
-/// Replay `stream` (already run on `model`, which answered `want`) on `top`.
-fn run(
-    model: &CBoard,
-    stream: &Stream,
-    want: &[Outgoing],
-    top: &'static RtlModule,
-) -> Option<String> {
-    let mut rtl = RtlBoard::with_model(&conformance_config(DRAM), top, STRICT, None)
-        .unwrap_or_else(|e| panic!("RTL node: {e}"));
+/// Replay `stream` (already run on `model`, which answered `want`) on the unbroken fast path
+/// (`select` `None`) or on the switchable build with mutant `select` (0: none switched on).
+fn run(model: &CBoard, stream: &Stream, want: &[Outgoing], select: Option<u8>) -> Option<String> {
+    let cfg = conformance_config(DRAM);
+    let mut rtl = match select {
+        None => RtlBoard::with_model(&cfg, &FASTPATH_TOP, STRICT, None),
+        Some(k) => RtlBoard::with_mutant(&cfg, STRICT, k),
+    }
+    .unwrap_or_else(|e| panic!("RTL node: {e}"));
     let got = rtl.replay_bursts(&stream.sent, 8);
     divergence(model, want, &rtl, &got)
 }
 
 #[test]
 fn every_mutant_is_told_from_the_model() {
-    let mut names: Vec<&str> = clio_hw::mutants::MUTANTS.iter().map(|m| m.name).collect();
-    let mut built: Vec<&str> = MUTANTS.iter().map(|(n, _)| *n).collect();
-    names.sort_unstable();
-    built.sort_unstable();
+    let names: Vec<(&str, u8)> = clio_hw::mutants::MUTANTS
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.name, i as u8 + 1))
+        .collect();
     assert_eq!(
-        built, names,
+        MUTANTS, names,
         "the verilated mutants are not hw's list: run `make rtl` and rebuild"
     );
     let mut model = CBoard::new(&conformance_config(DRAM)).expect("model node");
@@ -95,16 +96,20 @@ fn every_mutant_is_told_from_the_model() {
         stream.step(&mut model, &mut want);
     }
     // The control: the real fast path on the same strict DRAM agrees with the model.
-    if let Some(d) = run(&model, &stream, &want, &FASTPATH_TOP) {
+    if let Some(d) = run(&model, &stream, &want, None) {
         panic!("the unbroken fast path differs from the model: {d}");
     }
+    // And the switchable build with no mutant switched on is that fast path.
+    if let Some(d) = run(&model, &stream, &want, Some(0)) {
+        panic!("the switchable build, no mutant selected, differs from the model: {d}");
+    }
     let mut missed = Vec::new();
-    for (name, top) in MUTANTS {
+    for &(name, k) in MUTANTS {
         let m = clio_hw::mutants::MUTANTS
             .iter()
-            .find(|m| m.name == *name)
+            .find(|m| m.name == name)
             .expect("listed above");
-        match run(&model, &stream, &want, top) {
+        match run(&model, &stream, &want, Some(k)) {
             Some(d) => eprintln!("mutant {name} ({}): caught at {d}", m.breaks),
             None => missed.push(format!("{name} ({})", m.breaks)),
         }
