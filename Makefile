@@ -30,9 +30,9 @@ endif
 ## test: unit, property, integration and process tests of every crate, the C example,
 ## the RTL lint/synthesis checks, the model-vs-RTL cosimulation tests and the ZCU106 checks.
 ## The steps run in stages (scripts/timed_steps.sh): the two single-threaded Yosys jobs
-## (synth, and the board synthesis in fpga-check) side by side, and a table of the time of
-## each step at the end.
-TEST_STAGES = cargo-test rtl "c-example lint synth | fpga-check" cosim-test
+## (per-module synthesis, one LUT mapping, and the board synthesis in fpga-check) side by
+## side, and a table of the time of each step at the end.
+TEST_STAGES = cargo-test rtl "c-example lint synth-wide | fpga-check" cosim-test
 test:
 	@sh scripts/timed_steps.sh "$(MAKE)" $(TEST_STAGES)
 

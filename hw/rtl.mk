@@ -7,6 +7,9 @@
 #               and -nowidelut, LUT6 only; the smaller is reported, the other beside it); table
 #               (LUT/FF/BRAM/LUTRAM/DSP and the deepest register-to-register path in LUT levels,
 #               hw/scripts/logic_depth.py) into docs/utilization.md
+#               SYNTH_MAPPINGS=wide maps once (half the time: what `make test` does, since the
+#               board synthesis in fpga-check maps the whole fast path again); the table is then
+#               printed and written to build/synth/table.md, not into docs/utilization.md
 
 # The modules are the hw crate's (`clio_hw::all_modules`): emit-rtl writes their list as
 # $(RTL_DIR)/modules.txt, read here when a recipe runs (after `rtl`), so there is no second
@@ -26,11 +29,16 @@ PYTHON         ?= python3
 # lint and synth first run `make rtl`; set HW_RTL_DEP= to skip that (`make test` runs it once,
 # before the steps that share build/rtl run side by side).
 HW_RTL_DEP     ?= rtl
+SYNTH_MAPPINGS ?= wide lut6
 
-.PHONY: rtl lint synth
+.PHONY: rtl lint synth synth-wide
 
 rtl:
 	$(HW_CARGO_ENV) cargo run -q -p clio-hw --bin emit-rtl -- $(RTL_DIR)
+
+# What `make test` runs: every module mapped once (see SYNTH_MAPPINGS above).
+synth-wide:
+	@$(MAKE) --no-print-directory synth SYNTH_MAPPINGS=wide
 
 lint: $(HW_RTL_DEP)
 	@set -e; for m in $(HW_MODULES); do \
@@ -40,9 +48,10 @@ lint: $(HW_RTL_DEP)
 
 synth: $(HW_RTL_DEP)
 	@mkdir -p $(SYNTH_DIR)
+	@case " $(SYNTH_MAPPINGS) " in *" lut6 "*) ;; *) rm -f $(SYNTH_DIR)/*.lut6.* ;; esac
 	$(PYTHON) hw/scripts/logic_depth.py --selftest
 	@set -e; for m in $(HW_SYNTH_MODULES); do \
-	  for v in wide lut6; do \
+	  for v in $(SYNTH_MAPPINGS); do \
 	    if [ $$v = lut6 ]; then opts=-nowidelut; else opts=; fi; \
 	    echo "synth $$m ($$v)"; \
 	    sed "s/@MODULE@/$$m/g; s/@OPTS@/$$opts/; s/@OUT@/$$m.$$v/g" hw/scripts/synth.ys.in > $(SYNTH_DIR)/$$m.$$v.ys; \
@@ -52,4 +61,8 @@ synth: $(HW_RTL_DEP)
 	  done; \
 	done
 	hw/scripts/util_table.sh $(addprefix $(SYNTH_DIR)/,$(HW_SYNTH_MODULES)) > $(SYNTH_DIR)/table.md
-	hw/scripts/update_utilization.sh $(SYNTH_DIR)/table.md docs/utilization.md
+	@if [ "$(SYNTH_MAPPINGS)" = "wide lut6" ]; then \
+	  hw/scripts/update_utilization.sh $(SYNTH_DIR)/table.md docs/utilization.md; \
+	else \
+	  cat $(SYNTH_DIR)/table.md; echo "synth: mappings '$(SYNTH_MAPPINGS)' only: docs/utilization.md left as it is"; \
+	fi

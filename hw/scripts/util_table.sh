@@ -9,7 +9,8 @@
 # RAM32M/RAM64M/RAM*X1* cells (counted separately), DSP = DSP48E2; levels = the deepest
 # register-to-register logic in LUT levels from <module>.<mapping>.depth
 # (hw/scripts/logic_depth.py: "module levels luts from -> to"), "-" when there is none.
-# Usage: util_table.sh build/synth/a build/synth/b ... (each with a.wide.stat, a.lut6.stat)
+# Usage: util_table.sh build/synth/a build/synth/b ... (each with a.wide.stat, a.lut6.stat;
+# a.lut6.stat may be missing when only the wide mapping ran)
 set -eu
 printf '| module | LUT | FF | BRAM (36Kb) | LUTRAM cells | DSP | LUT levels | mapping (the other one) | deepest path (from -> to) |\n|---|---:|---:|---:|---:|---:|---:|---|---|\n'
 # One stat file -> "lut ff bram lutram dsp".
@@ -35,6 +36,13 @@ path_of() {
 }
 for base in "$@"; do
   m=$(basename "$base")
+  if [ ! -f "$base.lut6.stat" ]; then
+    # One mapping run (SYNTH_MAPPINGS=wide): report it, the other as not run.
+    set -- $(counts "$base.wide.stat")
+    printf '| %s | %d | %d | %s | %d | %d | %s | wide (lut6 not run) | `%s` |\n' \
+      "$m" "$1" "$2" "$3" "$4" "$5" "$(levels_of "$base.wide.depth")" "$(path_of "$base.wide.depth")"
+    continue
+  fi
   set -- $(counts "$base.wide.stat"); wl=$1
   set -- $(counts "$base.lut6.stat"); ll=$1
   if [ "$ll" -lt "$wl" ]; then pick=lut6; other=wide; ol=$wl; else pick=wide; other=lut6; ol=$ll; fi

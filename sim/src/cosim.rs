@@ -10,6 +10,7 @@ use crate::model::Counters;
 use crate::node::MemoryNode;
 use crate::rtl::ports::fastpath_top as port;
 use crate::rtl::{Rtl, RtlModule, FASTPATH_TOP, FASTPATH_TOP_TRACED};
+pub use clio_hw::tb::Adversary;
 use clio_hw::tb::{AxiDram, Memory, StreamSink, StreamSource};
 use clio_proto::consts::BEAT_BYTES;
 use clio_proto::frame::{Route, ROUTE_BYTES};
@@ -52,6 +53,44 @@ pub struct DramTiming {
     /// allows), instead of at its W beat: the strict setting that shows a read overtaking a
     /// write, or a write overtaking a read.
     pub writes_visible_at_b: bool,
+    /// Random timing on top of the fixed latencies, seeded (`AxiDram::adversarial`): read
+    /// bursts and B responses late by random amounts, R beats withheld inside bursts.
+    pub adversary: Option<Adversary>,
+}
+
+impl DramTiming {
+    /// The strict, rough DRAM the conformance streams run on besides the kind default: data
+    /// visible only at B, B later than read data, and [`Adversary::rough`] timing from
+    /// `seed`.
+    pub fn adversarial(seed: u64) -> DramTiming {
+        DramTiming {
+            read_latency: 20,
+            b_latency: 60,
+            writes_visible_at_b: true,
+            adversary: Some(Adversary::rough(seed)),
+        }
+    }
+}
+
+impl std::fmt::Display for DramTiming {
+    /// One line a failing test prints, enough to build the same timing again.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "DRAM read latency {}, B latency {}, writes visible at {}",
+            self.read_latency,
+            self.b_latency,
+            if self.writes_visible_at_b { "B" } else { "W" }
+        )?;
+        match self.adversary {
+            Some(a) => write!(
+                f,
+                ", adversary seed {} (read jitter {}, B jitter {}, R gaps {}/256)",
+                a.seed, a.read_jitter, a.b_jitter, a.r_gaps
+            ),
+            None => write!(f, ", fixed timing"),
+        }
+    }
 }
 
 impl Default for DramTiming {
@@ -61,6 +100,7 @@ impl Default for DramTiming {
             read_latency: 20,
             b_latency: 0,
             writes_visible_at_b: false,
+            adversary: None,
         }
     }
 }
@@ -186,6 +226,9 @@ impl RtlBoard {
         let mut axi = AxiDram::new(dram, timing.read_latency, timing.b_latency);
         if timing.writes_visible_at_b {
             axi = axi.writes_visible_at_b();
+        }
+        if let Some(a) = timing.adversary {
+            axi = axi.adversarial(a);
         }
         let mut b = RtlBoard {
             rtl,

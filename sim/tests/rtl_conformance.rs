@@ -7,8 +7,9 @@ use clio_proto::frame::Route;
 use clio_proto::header::parse_verified;
 use clio_proto::{Opcode, Status};
 use clio_sim::conformance::{conformance_config, replay, Class, Stream};
-use clio_sim::cosim::RtlBoard;
+use clio_sim::cosim::{DramTiming, RtlBoard};
 use clio_sim::model::board::Outgoing;
+use clio_sim::rtl::FASTPATH_TOP;
 use clio_sim::{BoardConfig, CBoard, MemoryNode};
 
 const DRAM: u64 = 64 << 20;
@@ -109,127 +110,134 @@ fn check_with(seed: u64, steps: usize, procs: usize, clocking: Clocking) {
             "chases: {found} found, {missed} missed, {failed} failed"
         );
     }
-    let mut rtl = RtlBoard::new(&cfg(), 20, None).unwrap();
-    if clocking == Clocking::CheckRegisteredOutputs {
-        rtl.check_registered_outputs();
-    }
-    let got = match clocking {
-        Clocking::Bursts(n) => rtl.replay_bursts(&s.sent, n),
-        _ => replay(&mut rtl, &s.sent),
-    };
-    assert_eq!(rtl.hung_packets(), 0, "the RTL hung on some packet");
-    let cs = rtl.cycle_stats();
-    if let Clocking::Bursts(_) = clocking {
-        assert!(
-            cs.overlap_cycles > 1000,
-            "stages overlapped in only {} cycles",
-            cs.overlap_cycles
-        );
-    }
-    assert_eq!(
-        cs.axi_violations, 0,
-        "AXI rule breaks seen by the DRAM model"
-    );
-    assert_eq!(
-        cs.combinational_outputs, 0,
-        "an output changed with the inputs inside a cycle"
-    );
-    let ids = |v: &[Outgoing], at: usize| -> Vec<String> {
-        v[at.saturating_sub(6)..(at + 3).min(v.len())]
-            .iter()
-            .map(|(_, b)| match parse_verified(b) {
-                Ok((h, _)) => format!("{}:{:?}", h.req_id, h.opcode),
-                Err(_) => "?".into(),
-            })
-            .collect()
-    };
-    if let Some(i) = want.iter().zip(got.iter()).position(|(w, g)| w != g) {
-        eprintln!(
-            "around response {i}:\n model {:?}\n rtl   {:?}",
-            ids(&want, i),
-            ids(&got, i)
-        );
-    }
-    for (i, (w, g)) in want.iter().zip(got.iter()).enumerate() {
-        assert!(
-            w == g,
-            "response {i} differs:\n model {} via {:?}\n rtl   {} via {:?}",
-            describe(&w.1),
-            w.0,
-            describe(&g.1),
-            g.0
-        );
-    }
-    assert_eq!(got.len(), want.len(), "number of responses");
-    let (m, r) = (
-        model.peek(0, DRAM as usize).unwrap(),
-        rtl.peek(0, DRAM as usize).unwrap(),
-    );
-    if m != r {
-        let first = m
-            .iter()
-            .zip(r.iter())
-            .position(|(a, b)| a != b)
-            .unwrap_or(0);
-        panic!(
-            "memory images differ first at {first:#x} (page table ends at {:#x})",
-            model.layout().pt_bytes()
-        );
-    }
-    let (mc, rc) = (model.counters(), rtl.counters());
-    assert_eq!(
-        (mc.nacks, mc.page_faults, mc.denied),
-        (rc.nacks, rc.page_faults, rc.denied),
-        "counters (NACKs, page faults, denied)"
-    );
-    if steps >= 1000 {
-        assert!(mc.denied > 10, "only {} requests denied", mc.denied);
-        // Appends ran every way: appended, replayed, refused as full or malformed.
-        let appends = |st: Status| {
-            got.iter()
-                .filter_map(|(_, b)| parse_verified(b).ok())
-                .filter(|(h, _)| h.opcode == Opcode::Append && h.status == st)
-                .count()
+    // Each stream on the kind DRAM and on a strict, rough one whose timing is drawn from the
+    // stream's seed (printed, so a failure replays with the same seed).
+    for timing in [DramTiming::default(), DramTiming::adversarial(seed)] {
+        eprintln!("seed {seed} on {timing}");
+        let mut rtl = RtlBoard::with_model(&cfg(), &FASTPATH_TOP, timing, None).unwrap();
+        if clocking == Clocking::CheckRegisteredOutputs {
+            rtl.check_registered_outputs();
+        }
+        let got = match clocking {
+            Clocking::Bursts(n) => rtl.replay_bursts(&s.sent, n),
+            _ => replay(&mut rtl, &s.sent),
         };
-        assert!(
-            appends(Status::Ok) > 10,
-            "only {} appends",
-            appends(Status::Ok)
+        assert_eq!(rtl.hung_packets(), 0, "the RTL hung on some packet");
+        let cs = rtl.cycle_stats();
+        if let Clocking::Bursts(_) = clocking {
+            assert!(
+                cs.overlap_cycles > 1000,
+                "stages overlapped in only {} cycles",
+                cs.overlap_cycles
+            );
+        }
+        assert_eq!(
+            cs.axi_violations, 0,
+            "AXI rule breaks seen by the DRAM model"
         );
-        assert!(appends(Status::LogFull) > 0, "no full log");
-        assert!(appends(Status::BadRequest) > 0, "no malformed append");
-        // Reads longer than a packet came back whole, and some stopped at a page that did
-        // not translate with an error packet after their first packets.
-        let reads: Vec<_> = got
-            .iter()
-            .filter_map(|(_, b)| parse_verified(b).ok().map(|(h, _)| h))
-            .filter(|h| h.opcode == Opcode::Read)
-            .collect();
-        let whole = reads
-            .iter()
-            .filter(|h| h.status == Status::Ok && h.pkt_count > 4 && h.pkt_index + 1 == h.pkt_count)
-            .count();
-        let cut = reads
-            .iter()
-            .filter(|h| h.status != Status::Ok && h.pkt_index > 0)
-            .count();
-        assert!(
-            whole > 10 && cut > 0,
-            "long reads: {whole} whole, {cut} cut"
+        assert_eq!(
+            cs.combinational_outputs, 0,
+            "an output changed with the inputs inside a cycle"
         );
-        // No memory file: durable writes are refused (UNSUPPORTED) by both, writing nothing.
-        let refused = count_writes_with(&got, Status::Unsupported);
-        assert!(refused > 10, "only {refused} durable writes refused");
+        let ids = |v: &[Outgoing], at: usize| -> Vec<String> {
+            v[at.saturating_sub(6)..(at + 3).min(v.len())]
+                .iter()
+                .map(|(_, b)| match parse_verified(b) {
+                    Ok((h, _)) => format!("{}:{:?}", h.req_id, h.opcode),
+                    Err(_) => "?".into(),
+                })
+                .collect()
+        };
+        if let Some(i) = want.iter().zip(got.iter()).position(|(w, g)| w != g) {
+            eprintln!(
+                "around response {i}:\n model {:?}\n rtl   {:?}",
+                ids(&want, i),
+                ids(&got, i)
+            );
+        }
+        for (i, (w, g)) in want.iter().zip(got.iter()).enumerate() {
+            assert!(
+                w == g,
+                "response {i} differs:\n model {} via {:?}\n rtl   {} via {:?}",
+                describe(&w.1),
+                w.0,
+                describe(&g.1),
+                g.0
+            );
+        }
+        assert_eq!(got.len(), want.len(), "number of responses");
+        let (m, r) = (
+            model.peek(0, DRAM as usize).unwrap(),
+            rtl.peek(0, DRAM as usize).unwrap(),
+        );
+        if m != r {
+            let first = m
+                .iter()
+                .zip(r.iter())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            panic!(
+                "memory images differ first at {first:#x} (page table ends at {:#x})",
+                model.layout().pt_bytes()
+            );
+        }
+        let (mc, rc) = (model.counters(), rtl.counters());
+        assert_eq!(
+            (mc.nacks, mc.page_faults, mc.denied),
+            (rc.nacks, rc.page_faults, rc.denied),
+            "counters (NACKs, page faults, denied)"
+        );
+        if steps >= 1000 {
+            assert!(mc.denied > 10, "only {} requests denied", mc.denied);
+            // Appends ran every way: appended, replayed, refused as full or malformed.
+            let appends = |st: Status| {
+                got.iter()
+                    .filter_map(|(_, b)| parse_verified(b).ok())
+                    .filter(|(h, _)| h.opcode == Opcode::Append && h.status == st)
+                    .count()
+            };
+            assert!(
+                appends(Status::Ok) > 10,
+                "only {} appends",
+                appends(Status::Ok)
+            );
+            assert!(appends(Status::LogFull) > 0, "no full log");
+            assert!(appends(Status::BadRequest) > 0, "no malformed append");
+            // Reads longer than a packet came back whole, and some stopped at a page that did
+            // not translate with an error packet after their first packets.
+            let reads: Vec<_> = got
+                .iter()
+                .filter_map(|(_, b)| parse_verified(b).ok().map(|(h, _)| h))
+                .filter(|h| h.opcode == Opcode::Read)
+                .collect();
+            let whole = reads
+                .iter()
+                .filter(|h| {
+                    h.status == Status::Ok && h.pkt_count > 4 && h.pkt_index + 1 == h.pkt_count
+                })
+                .count();
+            let cut = reads
+                .iter()
+                .filter(|h| h.status != Status::Ok && h.pkt_index > 0)
+                .count();
+            assert!(
+                whole > 10 && cut > 0,
+                "long reads: {whole} whole, {cut} cut"
+            );
+            // No memory file: durable writes are refused (UNSUPPORTED) by both, writing nothing.
+            let refused = count_writes_with(&got, Status::Unsupported);
+            assert!(refused > 10, "only {refused} durable writes refused");
+        }
+        eprintln!(
+            "seed {seed}: {} packets in, {} out, {} denied, {} ring replays, {} ring skips, {} cycles",
+            s.sent.len(),
+            got.len(),
+            rc.denied,
+            mc.idempotent_replays,
+            mc.idempotence_ring_full,
+            rtl.cycle_stats().cycles
+        );
     }
-    eprintln!(
-        "seed {seed}: {} packets in, {} out, {} denied, {} ring replays, {} ring skips, {} cycles",
-        s.sent.len(),
-        got.len(),
-        rc.denied,
-        mc.idempotent_replays,
-        mc.idempotence_ring_full,
-        rtl.cycle_stats().cycles
-    );
 }
 
 #[test]
@@ -284,37 +292,44 @@ fn durable_writes_match_the_model_with_a_persistence_domain() {
     for _ in 0..1500 {
         s.step(&mut model, &mut want);
     }
-    let mut rtl = RtlBoard::new(&with_file("rtl.img"), 20, None).unwrap();
-    let got = rtl.replay_bursts(&s.sent, 8);
-    assert_same(&model, &want, &rtl, &got);
-    assert_eq!(
-        count_writes_with(&got, Status::Unsupported),
-        0,
-        "durable writes refused with a persistence domain"
-    );
-    let (mc, cs) = (model.counters(), rtl.cycle_stats());
-    assert!(
-        mc.durable_writes > 100,
-        "only {} durable writes",
-        mc.durable_writes
-    );
-    assert!(
-        cs.persists >= mc.durable_writes,
-        "{} persist handshakes for {} durable write packets",
-        cs.persists,
-        mc.durable_writes
-    );
-    assert_eq!(
-        cs.early_persists, 0,
-        "persist asked before the data was in DRAM"
-    );
-    eprintln!(
+    // The kind DRAM, then the rough one (a fresh image each: the model's was made once).
+    for (timing, img) in [
+        (DramTiming::default(), "rtl.img"),
+        (DramTiming::adversarial(11), "rtl-rough.img"),
+    ] {
+        eprintln!("seed 11 on {timing}");
+        let mut rtl = RtlBoard::with_model(&with_file(img), &FASTPATH_TOP, timing, None).unwrap();
+        let got = rtl.replay_bursts(&s.sent, 8);
+        assert_same(&model, &want, &rtl, &got);
+        assert_eq!(
+            count_writes_with(&got, Status::Unsupported),
+            0,
+            "durable writes refused with a persistence domain"
+        );
+        let (mc, cs) = (model.counters(), rtl.cycle_stats());
+        assert!(
+            mc.durable_writes > 100,
+            "only {} durable writes",
+            mc.durable_writes
+        );
+        assert!(
+            cs.persists >= mc.durable_writes,
+            "{} persist handshakes for {} durable write packets",
+            cs.persists,
+            mc.durable_writes
+        );
+        assert_eq!(
+            cs.early_persists, 0,
+            "persist asked before the data was in DRAM"
+        );
+        eprintln!(
         "{} packets, {} durable write packets, {} persist handshakes (RTL), {} msync batches (model)",
         s.sent.len(),
         mc.durable_writes,
         cs.persists,
         mc.durable_flushes
     );
+    }
 }
 
 /// Members that rarely acknowledge (a fifth of their ring-recorded results): the write pointer keeps
@@ -338,16 +353,19 @@ fn ring_skips_and_releases_match_the_model() {
         mc.idempotence_ring_full,
         mc
     );
-    let mut rtl = RtlBoard::new(&cfg(), 20, None).unwrap();
-    let got = rtl.replay_bursts(&s.sent, 8);
-    assert_same(&model, &want, &rtl, &got);
-    eprintln!(
-        "{} packets, {} ring skips, {} replays, {} denied",
-        s.sent.len(),
-        mc.idempotence_ring_full,
-        mc.idempotent_replays,
-        rtl.counters().denied
-    );
+    for timing in [DramTiming::default(), DramTiming::adversarial(11)] {
+        eprintln!("seed 11 on {timing}");
+        let mut rtl = RtlBoard::with_model(&cfg(), &FASTPATH_TOP, timing, None).unwrap();
+        let got = rtl.replay_bursts(&s.sent, 8);
+        assert_same(&model, &want, &rtl, &got);
+        eprintln!(
+            "{} packets, {} ring skips, {} replays, {} denied",
+            s.sent.len(),
+            mc.idempotence_ring_full,
+            mc.idempotent_replays,
+            rtl.counters().denied
+        );
+    }
 }
 
 /// Hundreds of page-table writes in a row (one PTE_WRITE per allocated page), then data

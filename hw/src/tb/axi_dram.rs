@@ -14,8 +14,52 @@
 //! holds a burst's data back until its B response is taken instead, the latest an AXI slave
 //! may make it visible: a master that reads before an earlier write's B response (or writes
 //! before an earlier read's data) then sees what a real interconnect is allowed to show it.
+//!
+//! Timing: fixed by default. [`AxiDram::adversarial`] draws it from a seeded [`Adversary`]
+//! instead, anywhere AXI allows: each read burst's first beat later by a random number of
+//! cycles, R beats withheld for random cycles inside a burst, each B response later by a
+//! random number of cycles (in order, so one late B holds back and bunches those behind it).
+//! A master whose correctness depends on the kind timing of the fixed model fails there.
 
+use super::rng::Rng;
 use std::collections::{HashMap, VecDeque};
+
+/// A seeded random DRAM timing within the AXI rules (see the module doc). Mostly short extra
+/// delays, one burst in eight delayed by up to the full `*_jitter`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Adversary {
+    /// The random stream's seed (nonzero; printed by the tests so a failure can be replayed).
+    pub seed: u64,
+    /// At most this many cycles more before a read burst's first beat.
+    pub read_jitter: u64,
+    /// At most this many cycles more before a write burst's B response.
+    pub b_jitter: u64,
+    /// Per 256 cycles, how many an offered R beat is withheld (RVALID low inside a burst).
+    pub r_gaps: u8,
+}
+
+impl Adversary {
+    /// Rough timing from `seed`: reads up to 80 cycles late, B up to 200, a gap in one R cycle
+    /// of four.
+    pub fn rough(seed: u64) -> Adversary {
+        Adversary {
+            seed,
+            read_jitter: 80,
+            b_jitter: 200,
+            r_gaps: 64,
+        }
+    }
+
+    fn extra(rng: &mut Rng, jitter: u64) -> u64 {
+        if jitter == 0 {
+            0
+        } else if rng.below(8) == 0 {
+            rng.below(jitter + 1)
+        } else {
+            rng.below(4.min(jitter) + 1)
+        }
+    }
+}
 
 /// Bytes per beat (512-bit data bus).
 pub const BEAT: usize = 64;
@@ -105,6 +149,7 @@ pub struct AxiDram<M> {
     /// With `visible_at_b`: per entry of `b_due`, the data that lands when its B is taken.
     b_held: VecDeque<Vec<(u64, Vec<u8>)>>,
     visible_at_b: bool,
+    adversary: Option<(Adversary, Rng)>,
     r_data: [u8; BEAT],
     drive: AxiDrive,
     violations: u64,
@@ -124,6 +169,7 @@ impl<M: Memory> AxiDram<M> {
             w_held: Vec::new(),
             b_held: VecDeque::new(),
             visible_at_b: false,
+            adversary: None,
             r_data: [0; BEAT],
             drive: AxiDrive::default(),
             violations: 0,
@@ -134,6 +180,20 @@ impl<M: Memory> AxiDram<M> {
     pub fn writes_visible_at_b(mut self) -> AxiDram<M> {
         self.visible_at_b = true;
         self
+    }
+
+    /// Draw the timing from `a` on top of the fixed latencies (see the module doc).
+    pub fn adversarial(mut self, a: Adversary) -> AxiDram<M> {
+        self.adversary = Some((a, Rng(a.seed.max(1))));
+        self
+    }
+
+    /// Extra cycles for the next read burst or B response (0 without an adversary).
+    fn extra(&mut self, b: bool) -> u64 {
+        match &mut self.adversary {
+            Some((a, rng)) => Adversary::extra(rng, if b { a.b_jitter } else { a.read_jitter }),
+            None => 0,
+        }
     }
 
     /// The memory.
@@ -152,8 +212,12 @@ impl<M: Memory> AxiDram<M> {
             b_valid: self.b_due.front().is_some_and(|&t| t <= now),
             ..AxiDrive::default()
         };
+        let gap = match &mut self.adversary {
+            Some((a, rng)) if a.r_gaps > 0 => rng.below(256) < a.r_gaps as u64,
+            _ => false,
+        };
         if let Some(b) = self.reads.front() {
-            if b.ready_at <= now {
+            if b.ready_at <= now && !gap {
                 let a = b.beat_addr();
                 d.r_valid = true;
                 d.r_last = b.done + 1 == b.beats;
@@ -194,8 +258,8 @@ impl<M: Memory> AxiDram<M> {
 
     /// An AR handshake at `now` (ARLEN `len`).
     pub fn ar(&mut self, now: u64, addr: u64, len: u8) {
-        self.reads
-            .push_back(Burst::new(addr, len, now + self.read_latency));
+        let at = now + self.read_latency + self.extra(false);
+        self.reads.push_back(Burst::new(addr, len, at));
     }
 
     /// An AW handshake at `now` (AWLEN `len`).
@@ -236,7 +300,8 @@ impl<M: Memory> AxiDram<M> {
         }
         if b.done == b.beats {
             self.writes.pop_front();
-            self.b_due.push_back(now + self.b_latency.max(1));
+            let at = now + self.b_latency.max(1) + self.extra(true);
+            self.b_due.push_back(at);
             if self.visible_at_b {
                 self.b_held.push_back(std::mem::take(&mut self.w_held));
             }
@@ -309,6 +374,63 @@ mod tests {
         d.aw(6, 0x80, 1);
         d.w(7, &beat, u64::MAX, true);
         assert_eq!(d.violations(), 2);
+    }
+
+    #[test]
+    fn an_adversary_delays_reads_and_b_and_withholds_beats_in_order() {
+        let run = |a: Option<Adversary>| {
+            let mut m = SparseMemory::default();
+            for i in 0..64u64 {
+                m.write(i * 64, &[i as u8; 64]);
+            }
+            let mut d = AxiDram::new(m, 2, 1);
+            if let Some(a) = a {
+                d = d.adversarial(a);
+            }
+            // Sixteen 4-beat reads and sixteen 1-beat writes issued at once; record when
+            // each beat and B arrives.
+            for i in 0..16u64 {
+                d.ar(0, i * 256, 3);
+                d.aw(0, 0x10000 + i * 64, 0);
+                d.w(0, &[1; BEAT], u64::MAX, true);
+            }
+            let (mut beats, mut bs) = (Vec::new(), Vec::new());
+            let mut now = 0;
+            while d.busy() {
+                now += 1;
+                let r = d.drive(now);
+                if r.r_valid {
+                    beats.push((now, d.r_data()[0]));
+                    d.r_ready();
+                }
+                if r.b_valid {
+                    bs.push(now);
+                    d.b_ready();
+                }
+                assert!(now < 100_000);
+            }
+            (beats, bs, now)
+        };
+        let (kind, kind_b, kind_end) = run(None);
+        let (rough, rough_b, rough_end) = run(Some(Adversary::rough(7)));
+        // The same beats in the same order (reads stay in order), only later.
+        let data = |v: &[(u64, u8)]| v.iter().map(|b| b.1).collect::<Vec<_>>();
+        assert_eq!(data(&kind), data(&rough));
+        assert_eq!(kind_b.len(), rough_b.len());
+        assert!(rough_end > kind_end, "{rough_end} <= {kind_end}");
+        // Gaps inside bursts: some consecutive beats of one burst (beat k of read i holds
+        // 4i + k) are more than a cycle apart.
+        let gaps = rough
+            .windows(2)
+            .filter(|w| w[0].1 % 4 != 3 && w[1].1 == w[0].1 + 1 && w[1].0 > w[0].0 + 1)
+            .count();
+        assert!(gaps > 0, "no R beat withheld");
+        // B responses bunch: some arrive on consecutive cycles after a long wait.
+        assert!(rough_b.windows(2).any(|w| w[1] == w[0] + 1));
+        assert!(rough_b.windows(2).any(|w| w[1] > w[0] + 4));
+        // The same seed, the same timing.
+        assert_eq!(run(Some(Adversary::rough(7))).2, rough_end);
+        assert_ne!(run(Some(Adversary::rough(8))).0, rough);
     }
 
     #[test]

@@ -8,6 +8,6 @@ pub mod axi_dram;
 pub mod rng;
 pub mod stream;
 
-pub use axi_dram::{AxiDram, AxiDrive, Memory, SparseMemory, BEAT};
+pub use axi_dram::{Adversary, AxiDram, AxiDrive, Memory, SparseMemory, BEAT};
 pub use rng::Rng;
 pub use stream::{keep_of, Beat, StreamSink, StreamSource};
