@@ -29,10 +29,12 @@ endif
 
 ## test: unit, property, integration and process tests of every crate, the C example,
 ## the RTL lint/synthesis checks, the model-vs-RTL cosimulation tests and the ZCU106 checks.
-## The steps run in stages (scripts/timed_steps.sh): the two single-threaded Yosys jobs
-## (per-module synthesis, one LUT mapping, and the board synthesis in fpga-check) side by
-## side, and a table of the time of each step at the end.
-TEST_STAGES = cargo-test rtl "c-example lint synth-wide | fpga-check" cosim-test
+## The steps run in stages (scripts/timed_steps.sh), two lanes side by side where a stage has
+## them: the Verilog and the ZCU106 headers first; the cargo tests beside the board synthesis (fpga-yosys, one
+## single-threaded Yosys run, the longest step); then the per-module synthesis beside the C
+## example, lint, the other ZCU106 checks and the cosimulation. A table of each step's time
+## at the end.
+TEST_STAGES = "rtl fpga-regs" "cargo-test | fpga-yosys" "synth-wide | c-example lint fpga-check-nosynth cosim-test"
 test:
 	@sh scripts/timed_steps.sh "$(MAKE)" $(TEST_STAGES)
 

@@ -39,7 +39,12 @@ TCLSH          ?= tclsh
 DTC            ?= dtc
 PYTHON         ?= python3
 
-.PHONY: fpga-check fpga-regs fpga-daemon bitstream $(FPGA_CHECKS)
+.PHONY: fpga-check fpga-check-nosynth fpga-regs fpga-daemon bitstream $(FPGA_CHECKS)
+
+# Every check but the board synthesis: `make test` runs fpga-yosys, its longest step, in a
+# lane of its own beside the others (scripts/timed_steps.sh).
+fpga-check-nosynth:
+	@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) fpga-check FPGA_CHECKS="$(filter-out fpga-yosys,$(FPGA_CHECKS))"
 
 fpga-check: $(FPGA_RTL_DEP)
 	@failed=""; for t in $(FPGA_CHECKS); do \
@@ -102,7 +107,10 @@ fpga-dtc:
 fpga-fastpath:
 	$(PYTHON) fpga/scripts/check_ports.py fastpath --top $(FPGA_TOP) --rtl $(FPGA_RTL_DIR)/fastpath_top.v
 
-fpga-yosys: fpga-regs
+# `make test` makes the headers once, before its lanes (FPGA_REGS_DEP= there), so that the
+# board synthesis does not wait for the cargo tests' build lock.
+FPGA_REGS_DEP ?= fpga-regs
+fpga-yosys: $(FPGA_REGS_DEP)
 	@test -f $(FPGA_RTL_DIR)/fastpath_top.v || { echo "FAIL: $(FPGA_RTL_DIR)/fastpath_top.v does not exist: \
 	the fast path's top module has not been generated (run \`make rtl\` once the hw crate emits fastpath_top)"; exit 1; }
 	fpga/scripts/yosys_board.sh $(FPGA_RTL_DIR) $(FPGA_OUT)/synth

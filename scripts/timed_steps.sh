@@ -6,7 +6,7 @@
 # A stage is one word or several lanes separated by `|`; a lane is make targets run one after
 # the other. The lanes of a stage run side by side: the Yosys runs (`synth`, the board
 # synthesis in `fpga-check`) are single-threaded, so on a 2-core machine they take half the
-# wall time when they share a stage. Each lane's output is prefixed with `[lane]`. A stage
+# wall time when they share a stage. Each lane's output is prefixed with `[its+targets]`. A stage
 # starts only when the one before it passed; the first failing stage ends the run, after the
 # table.
 #
@@ -27,7 +27,8 @@ run_lane() { # run_lane NAME TARGET...: each target in turn, stop at the first f
   shift
   for t in "$@"; do
     s=$(now)
-    if $make_cmd --no-print-directory "$t" HW_RTL_DEP= FPGA_RTL_DEP=; then rc=0; else rc=$?; fi
+    # Each step's own `make rtl` / `make fpga-regs` is skipped: a stage before makes them once.
+    if $make_cmd --no-print-directory "$t" HW_RTL_DEP= FPGA_RTL_DEP= FPGA_REGS_DEP=; then rc=0; else rc=$?; fi
     printf '%s %s %s\n' "$t" "$(($(now) - s))" "$rc" >> "$table"
     [ "$rc" -eq 0 ] || return "$rc"
   done
@@ -48,7 +49,7 @@ print_table() {
 for stage in "$@"; do
   case "$stage" in
   *"|"*)
-    # Lanes side by side, each lane's lines prefixed with its first target.
+    # Lanes side by side, each lane's lines prefixed with its targets.
     pids=""
     lanes=$(printf '%s\n' "$stage" | tr '|' '\n')
     i=0
@@ -60,7 +61,7 @@ for stage in "$@"; do
       i=$((i + 1))
       # shellcheck disable=SC2086
       set -- $lane
-      name=$1
+      name=$(printf '%s' "$*" | tr ' ' '+')
       : > "$logdir/lane$i.out"
       (
         run_lane "$name" "$@" > "$logdir/lane$i.out" 2>&1
@@ -68,7 +69,7 @@ for stage in "$@"; do
       ) &
       pids="$pids $!"
       # Follow the lane's output as it is written.
-      tail -n +1 -f --pid=$! "$logdir/lane$i.out" 2>/dev/null | sed "s/^/[$name] /" &
+      tail -n +1 -f --pid=$! "$logdir/lane$i.out" 2>/dev/null | sed -u "s/^/[$name] /" &
       IFS='
 '
     done

@@ -34,7 +34,7 @@ pub struct Edit {
 /// the switchable build is its place in [`MUTANTS`] plus one.
 #[derive(Debug, Clone, Copy)]
 pub struct Mutant {
-    /// Short identifier (`[a-z_]+`).
+    /// Short identifier (`[a-z0-9_]+`).
     pub name: &'static str,
     /// The rule of the design this mutant drops.
     pub breaks: &'static str,
@@ -131,6 +131,248 @@ pub const MUTANTS: &[Mutant] = &[
             // Only the data still streaming is waited for, not its B response.
             replace: "data_clear = ~w_busy;",
         }],
+    },
+    Mutant {
+        name: "cn_ack_ignored",
+        breaks: "exactly once: a CN ack frees its ring slot for reuse; ignored, every recorded slot stays busy and the ring answers RETRY_LATER",
+        edits: &[
+            Edit {
+                module: "fastpath_top",
+                find: "sync$ack_valid = exec$ring_ack;",
+                replace: "sync$ack_valid = 1'b0;",
+            },
+        ],
+    },
+    Mutant {
+        name: "release_frees_nothing",
+        breaks: "membership: the slow path's ring release of a departed member frees its unacknowledged slots",
+        edits: &[
+            Edit {
+                module: "fastpath_top$sync",
+                find: "busy$d = busy_now & ~mm$out;",
+                replace: "busy$d = busy_now;",
+            },
+        ],
+    },
+    Mutant {
+        name: "ring_ignores_pid",
+        breaks: "exactly once: ring entries are keyed by (pid, client, req_id); without the pid one RAS's request is answered with another RAS's recorded result",
+        edits: &[
+            Edit {
+                module: "fastpath_top$sync",
+                find: "kk = (((k_pid) & 64'hffffffffffffffff) << 32'h30) | (((k_client) & 64'hffffffffffffffff) << 32'h20) | ((k_req) & 64'hffffffffffffffff);",
+                replace: "kk = (((k_client) & 64'hffffffffffffffff) << 32'h20) | ((k_req) & 64'hffffffffffffffff);",
+            },
+        ],
+    },
+    Mutant {
+        name: "ring_ignores_client",
+        breaks: "exactly once: ring entries are keyed by (pid, client, req_id); without the client one member's request is answered with another member's result",
+        edits: &[
+            Edit {
+                module: "fastpath_top$sync",
+                find: "kk = (((k_pid) & 64'hffffffffffffffff) << 32'h30) | (((k_client) & 64'hffffffffffffffff) << 32'h20) | ((k_req) & 64'hffffffffffffffff);",
+                replace: "kk = (((k_pid) & 64'hffffffffffffffff) << 32'h30) | ((k_req) & 64'hffffffffffffffff);",
+            },
+        ],
+    },
+    Mutant {
+        name: "faa_drops_carry_at_32",
+        breaks: "atomics: FetchAdd adds whole 64-bit words (wrapping at 2^64); here the carry out of bit 31 is lost",
+        edits: &[
+            Edit {
+                module: "fastpath_top$sync",
+                find: "alu_new = alu_old + alu_arg0;",
+                replace: "alu_new = {alu_old[63:32], alu_old[31:0] + alu_arg0[31:0]};",
+            },
+        ],
+    },
+    Mutant {
+        name: "cas_writes_always",
+        breaks: "atomics: CompareAndSwap writes only when the word equals the expected value",
+        edits: &[
+            Edit {
+                module: "fastpath_top$sync",
+                find: "alu_write = alu_eq;",
+                replace: "alu_write = 1'b1;",
+            },
+        ],
+    },
+    Mutant {
+        name: "unlock_keeps_the_word",
+        breaks: "atomics: Unlock writes 0",
+        edits: &[
+            Edit {
+                module: "fastpath_top$sync",
+                find: "alu_new = 32'h0;",
+                replace: "alu_new = alu_old;",
+            },
+        ],
+    },
+    Mutant {
+        name: "tas_sets_nothing",
+        breaks: "atomics: TestAndSet writes 1",
+        edits: &[
+            Edit {
+                module: "fastpath_top$sync",
+                find: "alu_new = 32'h1;",
+                replace: "alu_new = alu_old;",
+            },
+        ],
+    },
+    Mutant {
+        name: "atomic_alignment_unchecked",
+        breaks: "format: an atomic's address must be 8-byte aligned (BAD_REQUEST otherwise)",
+        edits: &[
+            Edit {
+                module: "fastpath_top$la$dec_chk",
+                find: "atomic_ok = (va[(32'h0)+:(3)] == 32'h0) & (payload_len == 32'h0);",
+                replace: "atomic_ok = (payload_len == 32'h0);",
+            },
+        ],
+    },
+    Mutant {
+        name: "read_length_unbounded",
+        breaks: "format: a read asks at most MAX_REQUEST_LEN bytes",
+        edits: &[
+            Edit {
+                module: "fastpath_top$la$dec_chk",
+                find: "read_form = (payload_len == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_request_len);",
+                replace: "read_form = (payload_len == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0);",
+            },
+        ],
+    },
+    Mutant {
+        name: "read_of_zero_bytes_accepted",
+        breaks: "format: a read of 0 bytes is BAD_REQUEST",
+        edits: &[
+            Edit {
+                module: "fastpath_top$la$dec_chk",
+                find: "read_form = (payload_len == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_request_len);",
+                replace: "read_form = (payload_len == 32'h0) & (pkt_count == 32'h1) & (total_len <= max_request_len);",
+            },
+        ],
+    },
+    Mutant {
+        name: "append_alignment_unchecked",
+        breaks: "format: an append names an 8-byte aligned log",
+        edits: &[
+            Edit {
+                module: "fastpath_top$la$dec_chk",
+                find: "append_ok = (va[(32'h0)+:(3)] == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_record) & (((payload_len) & 32'hffffffff) == total_len);",
+                replace: "append_ok = (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_record) & (((payload_len) & 32'hffffffff) == total_len);",
+            },
+        ],
+    },
+    Mutant {
+        name: "append_length_unchecked",
+        breaks: "format: an append's payload is exactly its total_len",
+        edits: &[
+            Edit {
+                module: "fastpath_top$la$dec_chk",
+                find: "append_ok = (va[(32'h0)+:(3)] == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_record) & (((payload_len) & 32'hffffffff) == total_len);",
+                replace: "append_ok = (va[(32'h0)+:(3)] == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_record);",
+            },
+        ],
+    },
+    Mutant {
+        name: "chase_payload_accepted",
+        breaks: "format: a pointer chase carries no payload",
+        edits: &[
+            Edit {
+                module: "fastpath_top$la$dec_chk",
+                find: "chase_ok = (payload_len == 32'h0) & (pkt_count == 32'h1);",
+                replace: "chase_ok = (pkt_count == 32'h1);",
+            },
+        ],
+    },
+    Mutant {
+        name: "durable_write_without_persistence",
+        breaks: "durability: a durable write on a node without a persistence domain is UNSUPPORTED, and writes nothing",
+        edits: &[
+            Edit {
+                module: "fastpath_top$exec$dsp",
+                find: "no_persist = durable & ~persist;",
+                replace: "no_persist = 1'b0;",
+            },
+        ],
+    },
+    Mutant {
+        name: "tlb_hit_ignores_permissions",
+        breaks: "security: a TLB hit is checked against the access's permission like a walk",
+        edits: &[
+            Edit {
+                module: "fastpath_top$tr",
+                find: "tlb_perm_ok = (res_perms & need) == need;",
+                replace: "tlb_perm_ok = 1'b1;",
+            },
+        ],
+    },
+    Mutant {
+        name: "slow_path_tlb_updates_dropped",
+        breaks: "translation: the slow path's PTE writes and invalidations reach the TLB (a freed page's translation leaves it)",
+        edits: &[
+            Edit {
+                module: "fastpath_top",
+                find: "tlb$up_valid = 1'b1;",
+                replace: "tlb$up_valid = 1'b0;",
+            },
+        ],
+    },
+    Mutant {
+        name: "tlb_invalidation_inserts",
+        breaks: "translation: a TLB invalidation removes the entry instead of installing it",
+        edits: &[
+            Edit {
+                module: "fastpath_top",
+                find: "tlb$up_inval = sptx$up_inval;",
+                replace: "tlb$up_inval = 1'b0;",
+            },
+        ],
+    },
+    Mutant {
+        name: "key_writes_dropped",
+        breaks: "authentication: keys come from the slow path's KeyWrite (installed at Register, zeroed at teardown)",
+        edits: &[
+            Edit {
+                module: "fastpath_top",
+                find: "keys$wr_valid = sptx$key_write;",
+                replace: "keys$wr_valid = 1'b0;",
+            },
+        ],
+    },
+    Mutant {
+        name: "append_footprint_without_header",
+        breaks: "replicated log: a record takes its 8-byte header plus its payload rounded up to 8 bytes",
+        edits: &[
+            Edit {
+                module: "fastpath_top$apl",
+                find: "fp = ((len + 32'hf) >> 32'h3) << 32'h3;",
+                replace: "fp = ((len + 32'h7) >> 32'h3) << 32'h3;",
+            },
+        ],
+    },
+    Mutant {
+        name: "append_ignores_capacity",
+        breaks: "replicated log: an append past the log's capacity is LOG_FULL",
+        edits: &[
+            Edit {
+                module: "fastpath_top$apl",
+                find: "fits$d = (tail[(32'h0)+:(3)] == 32'h0) & ~room$q[32'h41] & (tail <= room$q[(32'h0)+:(64)]);",
+                replace: "fits$d = (tail[(32'h0)+:(3)] == 32'h0);",
+            },
+        ],
+    },
+    Mutant {
+        name: "crc_not_checked",
+        breaks: "integrity: a packet whose CRC does not match is NACKed, never executed",
+        edits: &[
+            Edit {
+                module: "fastpath_top$ingest$ack",
+                find: "nack = (have$q >= 32'h40) & ((have$q < len$q) | (engine$crc != carried$q));",
+                replace: "nack = (have$q >= 32'h40) & (have$q < len$q);",
+            },
+        ],
     },
 ];
 
@@ -246,7 +488,10 @@ mod tests {
         let mut names = std::collections::HashSet::new();
         for m in MUTANTS {
             assert!(names.insert(m.name), "two mutants named {}", m.name);
-            assert!(m.name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'));
+            assert!(m
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'));
             let v = apply(&top, m).unwrap_or_else(|e| panic!("{e}"));
             assert_ne!(v, top, "{} changes nothing", m.name);
             for e in m.edits {

@@ -13,6 +13,9 @@ use clio_proto::{Header, Opcode, Status};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+mod corners;
+pub use corners::Corner;
+
 /// The classes of requests a stream mixes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Class {

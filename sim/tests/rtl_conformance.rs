@@ -332,6 +332,29 @@ fn durable_writes_match_the_model_with_a_persistence_domain() {
     }
 }
 
+/// The directed corners (`Stream::corners`: reads at the length bounds and across a page end,
+/// atomics off alignment and with operands that differ only above bit 31, one client and
+/// request id in two RASes, an append off alignment), then a short mixed stream, on both
+/// DRAMs: the same answers and memory.
+#[test]
+fn directed_corners_match_the_model() {
+    let mut model = CBoard::new(&cfg()).unwrap();
+    let mut s = Stream::new(7, 1 << 16);
+    let mut want = Vec::new();
+    s.setup(&mut model, 3, &mut want);
+    let corners = s.corners(&mut model, &mut want);
+    assert!(corners.iter().all(|c| c.status.is_some()), "{corners:?}");
+    for _ in 0..300 {
+        s.step(&mut model, &mut want);
+    }
+    for timing in [DramTiming::default(), DramTiming::adversarial(7)] {
+        eprintln!("seed 7 on {timing}");
+        let mut rtl = RtlBoard::with_model(&cfg(), &FASTPATH_TOP, timing, None).unwrap();
+        let got = rtl.replay_bursts(&s.sent, 8);
+        assert_same(&model, &want, &rtl, &got);
+    }
+}
+
 /// Members that rarely acknowledge (a fifth of their ring-recorded results): the write pointer keeps
 /// meeting unacknowledged slots, so the skip policy (RETRY_LATER, pointer moves on), the
 /// releases of members that leave and the replays all run many times, identically.

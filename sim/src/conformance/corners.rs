@@ -1,0 +1,307 @@
+//! Directed corners of the conformance streams (issue 44): requests exactly at, one below and
+//! one above the bounds that the random classes rarely or never land on, sent through the same
+//! [`Stream`] so that they are replayed into the RTL like everything else.
+//!
+//! Each corner is named, and [`Stream::corners`] returns what the reference node answered it,
+//! so a test asserts that every corner was reached with the answer the spec gives
+//! (`every_corner_is_reached_with_the_answer_the_spec_gives` below).
+
+use super::{Outgoing, Stream};
+use clio_proto::consts::MAX_REQUEST_LEN;
+use clio_proto::header::parse_verified;
+use clio_proto::pte::PERM_WRITE;
+use clio_proto::{Header, Opcode, Status};
+
+use crate::MemoryNode;
+
+/// One corner and what the reference node answered: its status and, for reads, the data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Corner {
+    /// What the corner is (`"read of 0 bytes"`).
+    pub name: &'static str,
+    /// The status of the corner's (first) answer, `None` when nothing answered.
+    pub status: Option<Status>,
+    /// The data of a read's answers, in order.
+    pub data: Vec<u8>,
+}
+
+impl Stream {
+    /// Send the directed corners for processes 0 and 1 (the stream needs at least two, set up
+    /// by [`Stream::setup`]) into `node`; returns each corner with the node's answer.
+    ///
+    /// The corners: a read of 0 bytes, of `MAX_REQUEST_LEN` + 1 bytes, of 16 bytes ending
+    /// exactly at a page end and of 17 bytes one past it; atomics at an address 4 and 1 byte
+    /// off alignment; a FetchAdd whose carry crosses bit 32 and a CompareAndSwap whose
+    /// expected value differs from the word only above bit 31 (each read back); two RASes
+    /// sending a ring-recorded request with the same client and request id (neither may be
+    /// answered with the other's result); an Append to a log 4 bytes off alignment.
+    pub fn corners(&mut self, node: &mut dyn MemoryNode, out: &mut Vec<Outgoing>) -> Vec<Corner> {
+        assert!(self.procs.len() >= 2, "corners need two processes");
+        let mut got = Vec::new();
+        let (va, size, _) = *self.procs[0]
+            .regions
+            .iter()
+            .find(|r| r.2 & PERM_WRITE != 0 && r.1 >= 2 * self.page)
+            .expect("a writable region of two pages");
+        // Reads at the length bounds and across a page end.
+        for (name, at, len) in [
+            ("read of 0 bytes", va, 0u64),
+            (
+                "read of MAX_REQUEST_LEN + 1 bytes",
+                va,
+                MAX_REQUEST_LEN as u64 + 1,
+            ),
+            ("read ending at a page end", va + self.page - 16, 16),
+            ("read one byte past a page end", va + self.page - 16, 17),
+        ] {
+            let id = self.id();
+            let h = Header {
+                total_len: len as u32,
+                ..self.req(0, 0, Opcode::Read, id, at)
+            };
+            got.push(self.corner(node, 0, 0, name, h.to_packet(&[]), out));
+        }
+        // A word whose low half is all ones.
+        let word = (va + size - 64) & !7;
+        self.write_word(node, word, 0xFFFF_FFFF, out);
+        // FetchAdd 1 carries into bit 32; CompareAndSwap whose expected value differs only in
+        // bit 40 swaps nothing (each read back); atomics off alignment.
+        for (name, op, at, arg0, arg1, read_back) in [
+            (
+                "fetch-add carrying across bit 32",
+                Opcode::FetchAdd,
+                word,
+                1,
+                0,
+                Some("word after the carrying fetch-add"),
+            ),
+            (
+                "compare-and-swap differing only above bit 31",
+                Opcode::CompareAndSwap,
+                word,
+                0x1_0000_0000 ^ 1 << 40,
+                7,
+                Some("word after the failed compare-and-swap"),
+            ),
+            (
+                "atomic 4 bytes off alignment",
+                Opcode::FetchAdd,
+                word | 4,
+                1,
+                0,
+                None,
+            ),
+            (
+                "atomic 1 byte off alignment",
+                Opcode::TestAndSet,
+                word | 1,
+                0,
+                0,
+                None,
+            ),
+        ] {
+            got.push(self.atomic(node, name, op, at, arg0, arg1, out));
+            if let Some(r) = read_back {
+                got.push(self.read_back(node, word, r, out));
+            }
+        }
+        // Two RASes, one client id and one request id: each executes its own.
+        let shared = self.id();
+        let (va1, _, _) = *self.procs[1]
+            .regions
+            .iter()
+            .find(|r| r.2 & PERM_WRITE != 0)
+            .expect("a writable region");
+        for (slot, name, at) in [
+            (0, "ring-recorded request of one RAS", word),
+            (1, "same client and request id from another RAS", va1 & !7),
+        ] {
+            let h = Header {
+                arg0: 5,
+                ..self.req(slot, 0, Opcode::FetchAdd, shared, at)
+            };
+            got.push(self.corner(node, slot, 0, name, h.to_packet(&[]), out));
+            self.ack(node, slot, shared, out);
+        }
+        // An append to a log 4 bytes off alignment (its tail word zeroed first).
+        let log = (va + self.page) & !7;
+        self.write_word(node, log, 0, out);
+        let id = self.id();
+        let h = Header {
+            pkt_index: 0,
+            pkt_count: 1,
+            total_len: 8,
+            arg0: 1024,
+            ..self.req(0, 0, Opcode::Append, id, log | 4)
+        };
+        got.push(self.corner(
+            node,
+            0,
+            0,
+            "append to a log 4 bytes off alignment",
+            h.to_packet(&[9; 8]),
+            out,
+        ));
+        self.ack(node, 0, id, out);
+        got
+    }
+
+    /// Send `pkt` as member `member` of process `slot`; the corner with the answers.
+    fn corner(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        slot: usize,
+        member: usize,
+        name: &'static str,
+        pkt: Vec<u8>,
+        out: &mut Vec<Outgoing>,
+    ) -> Corner {
+        let start = out.len();
+        self.send_as(node, slot, member, pkt, out);
+        let answers: Vec<(Header, Vec<u8>)> = out[start..]
+            .iter()
+            .filter_map(|(_, b)| parse_verified(b).ok().map(|(h, p)| (h, p.to_vec())))
+            .collect();
+        Corner {
+            name,
+            status: answers.first().map(|a| a.0.status),
+            data: answers.into_iter().flat_map(|a| a.1).collect(),
+        }
+    }
+
+    /// Write the 8-byte word `value` at `va` of process 0.
+    fn write_word(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        va: u64,
+        value: u64,
+        out: &mut Vec<Outgoing>,
+    ) {
+        let id = self.id();
+        let h = Header {
+            pkt_index: 0,
+            pkt_count: 1,
+            total_len: 8,
+            ..self.req(0, 0, Opcode::Write, id, va)
+        };
+        self.send(node, 0, h.to_packet(&value.to_le_bytes()), out);
+    }
+
+    /// Read the word at `va` of process 0 back.
+    fn read_back(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        va: u64,
+        name: &'static str,
+        out: &mut Vec<Outgoing>,
+    ) -> Corner {
+        let id = self.id();
+        let h = Header {
+            total_len: 8,
+            ..self.req(0, 0, Opcode::Read, id, va)
+        };
+        self.corner(node, 0, 0, name, h.to_packet(&[]), out)
+    }
+
+    /// An atomic of process 0's first member, acknowledged.
+    #[allow(clippy::too_many_arguments)]
+    fn atomic(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        name: &'static str,
+        op: Opcode,
+        va: u64,
+        arg0: u64,
+        arg1: u64,
+        out: &mut Vec<Outgoing>,
+    ) -> Corner {
+        let id = self.id();
+        let h = Header {
+            arg0,
+            arg1,
+            ..self.req(0, 0, op, id, va)
+        };
+        let c = self.corner(node, 0, 0, name, h.to_packet(&[]), out);
+        self.ack(node, 0, id, out);
+        c
+    }
+
+    /// CN ack of request `id` by process `slot`'s first member.
+    fn ack(&mut self, node: &mut dyn MemoryNode, slot: usize, id: u32, out: &mut Vec<Outgoing>) {
+        let ack_id = self.id();
+        let a = Header {
+            arg0: id as u64,
+            ..self.req(slot, 0, Opcode::CnAck, ack_id, 0)
+        };
+        self.send(node, slot, a.to_packet(&[]), out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::conformance_config;
+    use crate::CBoard;
+
+    #[test]
+    fn every_corner_is_reached_with_the_answer_the_spec_gives() {
+        let mut node = CBoard::new(&conformance_config(64 << 20)).expect("model node");
+        let mut s = Stream::new(21, 1 << 16);
+        let mut out = Vec::new();
+        s.setup(&mut node, 3, &mut out);
+        assert_eq!(
+            s.procs[0].clients[0], s.procs[1].clients[0],
+            "the two RASes' first members have one client id, so their request ids collide"
+        );
+        let got = s.corners(&mut node, &mut out);
+        let want: &[(&str, Status, Option<u64>)] = &[
+            ("read of 0 bytes", Status::BadRequest, None),
+            (
+                "read of MAX_REQUEST_LEN + 1 bytes",
+                Status::BadRequest,
+                None,
+            ),
+            ("read ending at a page end", Status::Ok, None),
+            ("read one byte past a page end", Status::Ok, None),
+            ("fetch-add carrying across bit 32", Status::Ok, None),
+            (
+                "word after the carrying fetch-add",
+                Status::Ok,
+                Some(0x1_0000_0000),
+            ),
+            (
+                "compare-and-swap differing only above bit 31",
+                Status::Ok,
+                None,
+            ),
+            (
+                "word after the failed compare-and-swap",
+                Status::Ok,
+                Some(0x1_0000_0000),
+            ),
+            ("atomic 4 bytes off alignment", Status::BadRequest, None),
+            ("atomic 1 byte off alignment", Status::BadRequest, None),
+            ("ring-recorded request of one RAS", Status::Ok, None),
+            (
+                "same client and request id from another RAS",
+                Status::Ok,
+                None,
+            ),
+            (
+                "append to a log 4 bytes off alignment",
+                Status::BadRequest,
+                None,
+            ),
+        ];
+        assert_eq!(got.len(), want.len());
+        for (c, (name, status, word)) in got.iter().zip(want) {
+            assert_eq!(c.name, *name);
+            assert_eq!(c.status, Some(*status), "{name}");
+            if let Some(w) = word {
+                assert_eq!(c.data, w.to_le_bytes(), "{name}");
+            }
+        }
+        assert_eq!(got[2].data.len(), 16);
+        assert_eq!(got[3].data.len(), 17, "the read crosses into the next page");
+    }
+}
