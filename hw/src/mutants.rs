@@ -374,6 +374,72 @@ pub const MUTANTS: &[Mutant] = &[
             },
         ],
     },
+    Mutant {
+        name: "chase_hops_not_counted",
+        breaks: "pointer chase: each hop is counted, and a chase stops at its hop bound (a cycle ends there)",
+        edits: &[
+            Edit {
+                module: "fastpath_top$ext$chase",
+                find: "hop$d = hop$q + 32'h1;",
+                replace: "hop$d = hop$q;",
+            },
+        ],
+    },
+    Mutant {
+        name: "chase_value_unbounded",
+        breaks: "pointer chase: the value read at the found node is at most the chase's MAX_VALUE",
+        edits: &[
+            Edit {
+                module: "fastpath_top$ext$chase",
+                find: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (req_len != 32'h0) & (req_len <= c_max_value) & (req_va != 32'h0);",
+                replace: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (req_len != 32'h0) & (req_va != 32'h0);",
+            },
+        ],
+    },
+    Mutant {
+        name: "chase_from_address_zero",
+        breaks: "pointer chase: a chase starting at address 0 is BAD_REQUEST",
+        edits: &[
+            Edit {
+                module: "fastpath_top$ext$chase",
+                find: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (req_len != 32'h0) & (req_len <= c_max_value) & (req_va != 32'h0);",
+                replace: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (req_len != 32'h0) & (req_len <= c_max_value);",
+            },
+        ],
+    },
+    Mutant {
+        name: "kv_key_length_unbounded",
+        breaks: "Clio-KV: keys are 1 to MAX_KEY bytes",
+        edits: &[
+            Edit {
+                module: "fastpath_top$ext$clio_kv",
+                find: "bounds_ok$d = (klen != 32'h0) & (klen <= c_max_key) & value_ok;",
+                replace: "bounds_ok$d = (klen != 32'h0) & value_ok;",
+            },
+        ],
+    },
+    Mutant {
+        name: "kv_empty_key_accepted",
+        breaks: "Clio-KV: an empty key is BAD_REQUEST",
+        edits: &[
+            Edit {
+                module: "fastpath_top$ext$clio_kv",
+                find: "bounds_ok$d = (klen != 32'h0) & (klen <= c_max_key) & value_ok;",
+                replace: "bounds_ok$d = (klen <= c_max_key) & value_ok;",
+            },
+        ],
+    },
+    Mutant {
+        name: "kv_body_length_unchecked",
+        breaks: "Clio-KV: a request's body is exactly its key and value (lying lengths are BAD_REQUEST)",
+        edits: &[
+            Edit {
+                module: "fastpath_top$ext$clio_kv",
+                find: "body_ok$d = sz_x == sz_k;",
+                replace: "body_ok$d = 1'b1;",
+            },
+        ],
+    },
 ];
 
 /// The text of module `module` in `verilog`: from its header to its `endmodule`.

@@ -34,7 +34,8 @@ impl Stream {
     /// off alignment; a FetchAdd whose carry crosses bit 32 and a CompareAndSwap whose
     /// expected value differs from the word only above bit 31 (each read back); two RASes
     /// sending a ring-recorded request with the same client and request id (neither may be
-    /// answered with the other's result); an Append to a log 4 bytes off alignment.
+    /// answered with the other's result); an Append to a log 4 bytes off alignment; Clio-KV
+    /// gets with keys of 0 and `MAX_KEY` + 1 bytes, and puts until the store is full.
     pub fn corners(&mut self, node: &mut dyn MemoryNode, out: &mut Vec<Outgoing>) -> Vec<Corner> {
         assert!(self.procs.len() >= 2, "corners need two processes");
         let mut got = Vec::new();
@@ -143,7 +144,84 @@ impl Stream {
             out,
         ));
         self.ack(node, 0, id, out);
+        self.kv_corners(node, &mut got, out);
         got
+    }
+
+    /// Clio-KV's bounds: gets whose key is 0 and `MAX_KEY` + 1 bytes, each with a body that
+    /// matches its lengths (so only the key bound can refuse it), and puts of new keys until
+    /// the store refuses one (a store of N slots holds N - 1 keys), which are then deleted.
+    fn kv_corners(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        got: &mut Vec<Corner>,
+        out: &mut Vec<Outgoing>,
+    ) {
+        use clio_proto::kv::{KvRequest, MAX_KEY};
+        for (name, klen) in [
+            ("KV get with an empty key", 0usize),
+            ("KV get with a key of MAX_KEY + 1 bytes", MAX_KEY + 1),
+        ] {
+            let mut body = (klen as u16).to_le_bytes().to_vec();
+            body.extend_from_slice(&0u16.to_le_bytes());
+            body.extend((0..klen).map(|i| i as u8));
+            let c = self.kv_request(node, name, Opcode::KvGet, None, body, out);
+            got.push(c);
+        }
+        let mut stored = Vec::new();
+        for i in 0..256u32 {
+            let key = format!("corner-{i}").into_bytes();
+            let value = [i as u8; 8];
+            let Ok(r) = KvRequest::new(Opcode::KvPut, &key, &value) else {
+                break;
+            };
+            let name = "KV put of a new key into a full store";
+            let c = self.kv_request(node, name, Opcode::KvPut, Some(&r), r.encode(), out);
+            if c.status != Some(Status::Ok) {
+                got.push(c);
+                break;
+            }
+            stored.push(key);
+        }
+        for key in stored {
+            if let Ok(r) = KvRequest::new(Opcode::KvDelete, &key, &[]) {
+                self.kv_request(
+                    node,
+                    "KV delete",
+                    Opcode::KvDelete,
+                    Some(&r),
+                    r.encode(),
+                    out,
+                );
+            }
+        }
+    }
+
+    /// A KV request of process 0's first member with `body` (the header from `r` when there is
+    /// one), acknowledged when the opcode is ring-recorded and it succeeded.
+    fn kv_request(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        name: &'static str,
+        op: Opcode,
+        r: Option<&clio_proto::kv::KvRequest>,
+        body: Vec<u8>,
+        out: &mut Vec<Outgoing>,
+    ) -> Corner {
+        let id = self.id();
+        let c = self.req(0, 0, op, id, 0);
+        let mut h = match r {
+            Some(r) => r.header(op, 0, id),
+            None => c,
+        };
+        (h.pid, h.key, h.client) = (c.pid, c.key, c.client);
+        h.payload_len = body.len() as u16;
+        h.total_len = body.len() as u32;
+        let corner = self.corner(node, 0, 0, name, h.to_packet(&body), out);
+        if op.needs_cn_ack() && corner.status == Some(Status::Ok) {
+            self.ack(node, 0, id, out);
+        }
+        corner
     }
 
     /// Send `pkt` as member `member` of process `slot`; the corner with the answers.
@@ -290,6 +368,17 @@ mod tests {
             (
                 "append to a log 4 bytes off alignment",
                 Status::BadRequest,
+                None,
+            ),
+            ("KV get with an empty key", Status::BadRequest, None),
+            (
+                "KV get with a key of MAX_KEY + 1 bytes",
+                Status::BadRequest,
+                None,
+            ),
+            (
+                "KV put of a new key into a full store",
+                Status::OutOfMemory,
                 None,
             ),
         ];

@@ -720,8 +720,9 @@ impl CBoard {
     fn service_rings(&mut self, out: &mut Vec<Outgoing>) -> usize {
         let mut applied = 0;
         loop {
+            let mut work = 0;
             if let Some(sp) = self.slow.as_mut() {
-                sp.poll(&self.ring, &mut self.dram);
+                work = sp.poll(&self.ring, &mut self.dram);
             }
             let mut n = 0;
             while let Some(d) = self.ring.pop_tx() {
@@ -769,8 +770,13 @@ impl CBoard {
                 }
             }
             applied += n;
-            // In-process, keep going until the slow path has nothing more to say.
-            if n == 0 || self.slow.is_none() {
+            // In-process, keep going until the slow path has nothing more to say and nothing
+            // waiting: a poll runs queued requests for a slice of time only, and a request
+            // left for the next poll would be answered by a later `service`, not by the
+            // `handle` that brought it, however loaded the machine (the golden model answers
+            // the same whatever the time). A poll that did nothing ends the loop too.
+            let waiting = self.slow.as_ref().map_or(0, |sp| sp.waiting());
+            if self.slow.is_none() || (n == 0 && (waiting == 0 || work == 0)) {
                 break;
             }
         }
