@@ -26,9 +26,9 @@ SYNTH_DIR      := build/synth
 VERILATOR      ?= verilator
 YOSYS          ?= yosys
 PYTHON         ?= python3
-# lint and synth first run `make rtl`; set HW_RTL_DEP= to skip that (`make test` runs it once,
-# before the steps that share build/rtl run side by side).
-HW_RTL_DEP     ?= rtl
+# lint and synth first run `make rtl` through HW_RTL_DEP (set in the root Makefile, which
+# needs it earlier; HW_RTL_DEP= skips it: `make test` runs `rtl` once, before the steps that
+# share build/rtl run side by side).
 SYNTH_MAPPINGS ?= wide lut6
 
 .PHONY: rtl lint synth synth-wide

@@ -298,13 +298,45 @@ impl Stream {
         if resp.first().is_some_and(|r| r.status == Status::Ok)
             && self.rng.gen_bool(self.ack_probability)
         {
-            let ack_id = self.id();
-            let a = Header {
-                arg0: id as u64,
-                ..self.req(slot, member, Opcode::CnAck, ack_id, 0)
-            };
-            self.send_as(node, slot, member, a.to_packet(&[]), out);
+            self.ack(node, slot, member, id, out);
         }
+    }
+
+    /// CN ack of request `id` by process `slot`'s member `member`.
+    fn ack(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        slot: usize,
+        member: usize,
+        id: u32,
+        out: &mut Vec<Outgoing>,
+    ) {
+        let ack_id = self.id();
+        let a = Header {
+            arg0: id as u64,
+            ..self.req(slot, member, Opcode::CnAck, ack_id, 0)
+        };
+        self.send_as(node, slot, member, a.to_packet(&[]), out);
+    }
+
+    /// A one-packet write of `bytes` at `va` by process `slot`'s member `member`.
+    fn write_small(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        slot: usize,
+        member: usize,
+        va: u64,
+        bytes: &[u8],
+        out: &mut Vec<Outgoing>,
+    ) {
+        let wid = self.id();
+        let w = Header {
+            pkt_index: 0,
+            pkt_count: 1,
+            total_len: bytes.len() as u32,
+            ..self.req(slot, member, Opcode::Write, wid, va)
+        };
+        self.send_as(node, slot, member, w.to_packet(bytes), out);
     }
 
     /// A list of 1..=6 nodes (key at 0, next at 8, value at 16) written into the process's
@@ -333,14 +365,7 @@ impl Stream {
             let mut bytes = nodes[i].1.to_le_bytes().to_vec();
             bytes.extend_from_slice(&next.to_le_bytes());
             bytes.extend((0..vlen).map(|_| self.rng.gen::<u8>()));
-            let wid = self.id();
-            let w = Header {
-                pkt_index: 0,
-                pkt_count: 1,
-                total_len: bytes.len() as u32,
-                ..self.req(slot, 0, Opcode::Write, wid, nodes[i].0)
-            };
-            self.send(node, slot, w.to_packet(&bytes), out);
+            self.write_small(node, slot, 0, nodes[i].0, &bytes, out);
         }
         let mut layout = ChaseLayout {
             key_offset: 0,
@@ -404,14 +429,7 @@ impl Stream {
             let Some((va, _)) = self.pick(slot, vlen as u64) else {
                 return;
             };
-            let wid = self.id();
-            let w = Header {
-                pkt_index: 0,
-                pkt_count: 1,
-                total_len: vlen as u32,
-                ..self.req(slot, member, Opcode::Write, wid, va)
-            };
-            self.send_as(node, slot, member, w.to_packet(&value), out);
+            self.write_small(node, slot, member, va, &value, out);
             let Ok(p) = KvStagedPut::new(&key, va, &value) else {
                 return;
             };
@@ -582,14 +600,7 @@ impl Stream {
                         return class;
                     };
                     let va = va & !7;
-                    let wid = self.id();
-                    let w = Header {
-                        pkt_index: 0,
-                        pkt_count: 1,
-                        total_len: 8,
-                        ..self.req(slot, 0, Opcode::Write, wid, va)
-                    };
-                    self.send(node, slot, w.to_packet(&[0u8; 8]), out);
+                    self.write_small(node, slot, 0, va, &[0u8; 8], out);
                     self.procs[slot].logs.push((va, cap));
                     (va, cap)
                 };

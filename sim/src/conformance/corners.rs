@@ -64,7 +64,7 @@ impl Stream {
         }
         // A word whose low half is all ones.
         let word = (va + size - 64) & !7;
-        self.write_word(node, word, 0xFFFF_FFFF, out);
+        self.write_small(node, 0, 0, word, &0xFFFF_FFFFu64.to_le_bytes(), out);
         // FetchAdd 1 carries into bit 32; CompareAndSwap whose expected value differs only in
         // bit 40 swaps nothing (each read back); atomics off alignment.
         for (name, op, at, arg0, arg1, read_back) in [
@@ -122,11 +122,11 @@ impl Stream {
                 ..self.req(slot, 0, Opcode::FetchAdd, shared, at)
             };
             got.push(self.corner(node, slot, 0, name, h.to_packet(&[]), out));
-            self.ack(node, slot, shared, out);
+            self.ack(node, slot, 0, shared, out);
         }
         // An append to a log 4 bytes off alignment (its tail word zeroed first).
         let log = (va + self.page) & !7;
-        self.write_word(node, log, 0, out);
+        self.write_small(node, 0, 0, log, &[0; 8], out);
         let id = self.id();
         let h = Header {
             pkt_index: 0,
@@ -143,7 +143,7 @@ impl Stream {
             h.to_packet(&[9; 8]),
             out,
         ));
-        self.ack(node, 0, id, out);
+        self.ack(node, 0, 0, id, out);
         self.kv_corners(node, &mut got, out);
         got
     }
@@ -219,7 +219,7 @@ impl Stream {
         h.total_len = body.len() as u32;
         let corner = self.corner(node, 0, 0, name, h.to_packet(&body), out);
         if op.needs_cn_ack() && corner.status == Some(Status::Ok) {
-            self.ack(node, 0, id, out);
+            self.ack(node, 0, 0, id, out);
         }
         corner
     }
@@ -245,24 +245,6 @@ impl Stream {
             status: answers.first().map(|a| a.0.status),
             data: answers.into_iter().flat_map(|a| a.1).collect(),
         }
-    }
-
-    /// Write the 8-byte word `value` at `va` of process 0.
-    fn write_word(
-        &mut self,
-        node: &mut dyn MemoryNode,
-        va: u64,
-        value: u64,
-        out: &mut Vec<Outgoing>,
-    ) {
-        let id = self.id();
-        let h = Header {
-            pkt_index: 0,
-            pkt_count: 1,
-            total_len: 8,
-            ..self.req(0, 0, Opcode::Write, id, va)
-        };
-        self.send(node, 0, h.to_packet(&value.to_le_bytes()), out);
     }
 
     /// Read the word at `va` of process 0 back.
@@ -300,18 +282,8 @@ impl Stream {
             ..self.req(0, 0, op, id, va)
         };
         let c = self.corner(node, 0, 0, name, h.to_packet(&[]), out);
-        self.ack(node, 0, id, out);
+        self.ack(node, 0, 0, id, out);
         c
-    }
-
-    /// CN ack of request `id` by process `slot`'s first member.
-    fn ack(&mut self, node: &mut dyn MemoryNode, slot: usize, id: u32, out: &mut Vec<Outgoing>) {
-        let ack_id = self.id();
-        let a = Header {
-            arg0: id as u64,
-            ..self.req(slot, 0, Opcode::CnAck, ack_id, 0)
-        };
-        self.send(node, slot, a.to_packet(&[]), out);
     }
 }
 
