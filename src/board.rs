@@ -215,7 +215,7 @@ pub fn run(a: BoardArgs) -> Result<()> {
         (None, SlowPathMode::External { ring_file }) => {
             Some(clio_sim::model::board::dram_file_for(ring_file))
         }
-        (None, SlowPathMode::InProcess | SlowPathMode::Thread) => None,
+        (None, SlowPathMode::InProcess | SlowPathMode::Thread | SlowPathMode::Absent) => None,
     };
     let layout = clio_proto::layout::MemoryLayout::new(cfg.dram_bytes, cfg.page_shift)
         .context("memory geometry")?;

@@ -259,7 +259,7 @@ impl SlowPath {
         SlowPath {
             layout,
             procs: HashMap::new(),
-            registry: Registry::new(cfg.keys, cfg.lease),
+            registry: Registry::new(cfg.keys, cfg.lease, cfg.limits.pids),
             shadow: ShadowPageTable::new(layout.bucket_bits),
             frames: PhysAllocator::new(layout.first_data_pfn, layout.data_pages),
             promised_pages: 0,

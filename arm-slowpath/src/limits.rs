@@ -53,6 +53,7 @@ impl LimitArgs {
             ras_bytes: self.max_ras_memory,
             placement_budget: self.placement_budget,
             admission_secret,
+            pids: ALL_PIDS,
         })
     }
 }
@@ -110,7 +111,14 @@ pub struct Limits {
     /// When set, `Register` must carry this secret in its `arg1` (`--admission-secret`), or
     /// it is answered `Denied`. The operator hands it to the compute nodes it admits.
     pub admission_secret: Option<u64>,
+    /// PIDs the registry hands out: `1..=pids` ([`ALL_PIDS`] by default). Fewer make a
+    /// departed RAS's pid come back sooner (FIFO): the conformance streams use a handful, so
+    /// that the next owner of a pid meets the purge of its last owner's state within a stream.
+    pub pids: u16,
 }
+
+/// Every PID the key table has (`1..KEY_TABLE_ENTRIES`: entry 0 is never valid).
+pub const ALL_PIDS: u16 = (clio_proto::consts::KEY_TABLE_ENTRIES - 1) as u16;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -119,6 +127,7 @@ impl Default for Limits {
             ras_bytes: None,
             placement_budget: DEFAULT_PLACEMENT_BUDGET,
             admission_secret: None,
+            pids: ALL_PIDS,
         }
     }
 }
@@ -131,6 +140,7 @@ impl Limits {
             ras_bytes: Some(u64::MAX),
             placement_budget: u64::MAX,
             admission_secret: None,
+            pids: ALL_PIDS,
         }
     }
 

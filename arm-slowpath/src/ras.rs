@@ -103,12 +103,14 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// An empty registry: PIDs 1..KEY_TABLE_ENTRIES free, handed out in order and recycled
-    /// first-in first-out (a retired PID comes back only after every other free one).
-    pub fn new(keys: KeySource, lease: Duration) -> Registry {
+    /// An empty registry: PIDs `1..=pids` free (at most `KEY_TABLE_ENTRIES - 1`), handed out
+    /// in order and recycled first-in first-out (a retired PID comes back only after every
+    /// other free one).
+    pub fn new(keys: KeySource, lease: Duration, pids: u16) -> Registry {
+        let last = pids.min((KEY_TABLE_ENTRIES - 1) as u16);
         Registry {
             spaces: HashMap::new(),
-            free_pids: (1..KEY_TABLE_ENTRIES as u16).collect(),
+            free_pids: (1..=last).collect(),
             nonces: HashMap::new(),
             keys,
             lease,
@@ -348,7 +350,11 @@ mod tests {
     use super::*;
 
     fn reg() -> Registry {
-        Registry::new(KeySource::seeded(1), Duration::from_secs(10))
+        Registry::new(
+            KeySource::seeded(1),
+            Duration::from_secs(10),
+            crate::limits::ALL_PIDS,
+        )
     }
 
     #[test]
@@ -382,7 +388,11 @@ mod tests {
     #[test]
     fn keys_differ_and_os_keys_are_random() {
         let now = Instant::now();
-        let mut r = Registry::new(KeySource::Os, Duration::from_secs(1));
+        let mut r = Registry::new(
+            KeySource::Os,
+            Duration::from_secs(1),
+            crate::limits::ALL_PIDS,
+        );
         let a = r.register(1, now).unwrap().1;
         let b = r.register(2, now).unwrap().1;
         assert_ne!(a, b);
@@ -394,7 +404,11 @@ mod tests {
     #[test]
     fn leases_expire_and_renew() {
         let t0 = Instant::now();
-        let mut r = Registry::new(KeySource::seeded(2), Duration::from_millis(100));
+        let mut r = Registry::new(
+            KeySource::seeded(2),
+            Duration::from_millis(100),
+            crate::limits::ALL_PIDS,
+        );
         let (pid, _, c1) = r.register(1, t0).unwrap();
         let c2 = r.join(pid, 2, t0).unwrap();
         r.renew(pid, c2, t0 + Duration::from_millis(80)).unwrap();

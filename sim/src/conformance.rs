@@ -14,7 +14,9 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 mod corners;
+mod references;
 pub use corners::Corner;
+pub use references::{references, Reference, REFERENCE_DRAM};
 
 /// The classes of requests a stream mixes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -99,7 +101,9 @@ pub struct Stream {
 /// key seed (both nodes hand out the same RAS keys, and the stream carries the keys the model
 /// handed out), and leases that outlast the run (the RTL replay takes minutes of wall time; a
 /// lease ending in one node and not the other would tear a RAS down in one of them only), and
-/// a Clio-KV store of 24 KiB (21 records), so that the streams fill it.
+/// a Clio-KV store of 24 KiB (21 records), so that the streams fill it, and 8 PIDs
+/// (`Limits::pids`), so that a torn-down RAS's pid comes back to a new owner within a stream
+/// (at most four RASes live at once: three processes and Clio-KV's store).
 pub fn conformance_config(dram_bytes: u64) -> crate::BoardConfig {
     crate::BoardConfig {
         dram_bytes,
@@ -107,9 +111,16 @@ pub fn conformance_config(dram_bytes: u64) -> crate::BoardConfig {
         key_seed: Some(0xC110_5EED),
         lease: std::time::Duration::from_secs(24 * 3600),
         kv_store_bytes: 24 << 10,
+        limits: crate::Limits {
+            pids: CONFORMANCE_PIDS,
+            ..crate::Limits::default()
+        },
         ..crate::BoardConfig::default()
     }
 }
+
+/// PIDs of [`conformance_config`].
+pub const CONFORMANCE_PIDS: u16 = 8;
 
 fn route(pid_slot: usize, member: usize) -> Route {
     Route {
@@ -748,13 +759,8 @@ impl Stream {
                     self.procs[slot].last_atomic = None;
                 } else {
                     // Tear the RAS down; a new process takes its place.
-                    let h = Header {
-                        arg0: 1,
-                        ..self.req(slot, 0, Opcode::Unregister, id, 0)
-                    };
-                    self.send(node, slot, h.to_packet(&[]), out);
+                    self.tear_down(node, slot, id, out);
                     let p = &self.procs[slot];
-                    self.gone.push((p.pid, p.key));
                     // Its old credentials open nothing any more.
                     let mut r = Header {
                         total_len: 16,

@@ -84,3 +84,26 @@ fn the_kv_class_reaches_every_outcome() {
     assert!(!staged.is_empty(), "no staged puts: {seen:?}");
     assert!(a.counters().idempotent_replays > 0);
 }
+
+/// Every rule of the spec (`clio_proto::rules::Rule`) decides at least one answer of the
+/// reference streams that the mutants are told apart on: a rule the streams never exercise is
+/// a rule whose mutant nothing could catch. The table (how often each rule decided) is printed.
+#[test]
+fn rules_exercised_by_the_streams() {
+    let mut cov = clio_sim::model::coverage::Coverage::default();
+    for r in clio_sim::conformance::references() {
+        let c = r.model.coverage();
+        eprintln!(
+            "{}: {} rules exercised",
+            r.name,
+            clio_proto::rules::Rule::ALL.len() - c.unexercised().len()
+        );
+        cov.add(&c);
+    }
+    eprintln!("{}", cov.table());
+    let never: Vec<&str> = cov.unexercised().iter().map(|r| r.name()).collect();
+    assert!(
+        never.is_empty(),
+        "rules no reference stream exercises: {never:?}"
+    );
+}

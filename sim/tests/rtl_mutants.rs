@@ -10,57 +10,17 @@
 #![cfg(feature = "rtl")]
 
 use clio_proto::header::parse_verified;
-use clio_sim::conformance::conformance_config;
-use clio_sim::conformance::Stream;
+use clio_sim::conformance::{references, Reference, REFERENCE_DRAM};
 use clio_sim::cosim::{DramTiming, RtlBoard};
 use clio_sim::model::board::Outgoing;
 use clio_sim::rtl::{FASTPATH_TOP, MUTANTS};
-use clio_sim::CBoard;
 
-const DRAM: u64 = 64 << 20;
+const DRAM: u64 = REFERENCE_DRAM;
 
 /// The strict, rough DRAM: written data visible only at its B response, which comes well after
 /// a read's data would, and random timing on top from a fixed seed (printed below).
 fn strict() -> DramTiming {
     DramTiming::adversarial(21)
-}
-
-/// One reference run: the stream and what the model answered, and the model after it.
-struct Reference {
-    name: &'static str,
-    model: CBoard,
-    stream: Stream,
-    want: Vec<Outgoing>,
-}
-
-impl Reference {
-    /// Seed `seed`, `procs` processes, the directed corners if `corners`, then `steps`
-    /// random steps, with CN acks at probability `ack`.
-    fn new(
-        name: &'static str,
-        seed: u64,
-        procs: usize,
-        corners: bool,
-        steps: usize,
-        ack: f64,
-    ) -> Reference {
-        let mut model = CBoard::new(&conformance_config(DRAM)).expect("model node");
-        let mut stream = Stream::new(seed, 1 << 16).with_ack_probability(ack);
-        let mut want = Vec::new();
-        stream.setup(&mut model, procs, &mut want);
-        if corners {
-            stream.corners(&mut model, &mut want);
-        }
-        for _ in 0..steps {
-            stream.step(&mut model, &mut want);
-        }
-        Reference {
-            name,
-            model,
-            stream,
-            want,
-        }
-    }
 }
 
 /// The first difference between the model's answers `want` and the RTL's `got` (response
@@ -89,10 +49,10 @@ fn first_difference(want: &[Outgoing], got: &[Outgoing]) -> Option<String> {
 /// with mutant `select` (0: none switched on), 32 packets at a time so that a mutant stops at
 /// its first wrong answer or hung burst; `None` when the answers and the memory agree entirely.
 fn run(r: &Reference, select: Option<u8>) -> Option<String> {
-    let cfg = conformance_config(DRAM);
+    let cfg = &r.cfg;
     let mut rtl = match select {
-        None => RtlBoard::with_model(&cfg, &FASTPATH_TOP, strict(), None),
-        Some(k) => RtlBoard::with_mutant(&cfg, strict(), k),
+        None => RtlBoard::with_model(cfg, &FASTPATH_TOP, strict(), None),
+        Some(k) => RtlBoard::with_mutant(cfg, strict(), k),
     }
     .unwrap_or_else(|e| panic!("RTL node: {e}"));
     let mut got = Vec::new();
@@ -127,13 +87,8 @@ fn every_mutant_is_told_from_the_model() {
         MUTANTS, names,
         "the verilated mutants are not hw's list: run `make rtl` and rebuild"
     );
-    // The references, tried in order until one tells the mutant apart: the mixed stream
-    // after the directed corners, then a ring-pressure stream (a fifth of the results
-    // acknowledged, so the ring fills and members leave holding slots).
-    let refs = [
-        Reference::new("corners + mixed (seed 21)", 21, 3, true, 600, 0.9),
-        Reference::new("ring pressure (seed 11)", 11, 2, false, 1500, 0.2),
-    ];
+    // The references, tried in order until one tells the mutant apart.
+    let refs = references();
     eprintln!("DRAM: {}", strict());
     for r in &refs {
         // The control: the real fast path, and the switchable build with nothing selected,
@@ -161,8 +116,12 @@ fn every_mutant_is_told_from_the_model() {
             .iter()
             .find_map(|r| run(r, Some(k)).map(|d| (r.name, d)))
         {
-            Some((by, d)) => eprintln!("mutant {name} ({}): caught by {by} at {d}", m.breaks),
-            None => missed.push(format!("{name} ({})", m.breaks)),
+            Some((by, d)) => eprintln!(
+                "mutant {name} [{}] ({}): caught by {by} at {d}",
+                m.rule.name(),
+                m.breaks
+            ),
+            None => missed.push(format!("{name} [{}] ({})", m.rule.name(), m.breaks)),
         }
     }
     assert!(

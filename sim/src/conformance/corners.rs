@@ -145,7 +145,93 @@ impl Stream {
         ));
         self.ack(node, 0, 0, id, out);
         self.kv_corners(node, &mut got, out);
+        self.pid_reuse_corner(node, &mut got, out);
         got
+    }
+
+    /// A pid's next owner: the last process's RAS leaves a ring-recorded FetchAdd
+    /// unacknowledged and a word written, is torn down, and processes register (and leave
+    /// again) in its place until one is handed its pid (pids come back first-in first-out, so
+    /// within a stream only under a small pool: `CONFORMANCE_PIDS`; at most 16 tries). The
+    /// new owner then sends a FetchAdd with the last owner's client and request id, which must
+    /// execute on its own word (not be answered from the ring), and reads that word and where
+    /// the last owner wrote, which must not show that data. Clio-KV records are not part of it: they outlive
+    /// their owner (issue 40).
+    fn pid_reuse_corner(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        got: &mut Vec<Corner>,
+        out: &mut Vec<Outgoing>,
+    ) {
+        let slot = self.procs.len() - 1;
+        let writable = |s: &Stream| {
+            s.procs[slot]
+                .regions
+                .iter()
+                .find(|r| r.2 & PERM_WRITE != 0)
+                .map(|r| r.0)
+                .expect("a writable region")
+        };
+        let va = writable(self);
+        let old_pid = self.procs[slot].pid;
+        self.write_small(node, slot, 0, va + 64, &[0xA5; 16], out);
+        let left = self.id();
+        let h = Header {
+            arg0: 0x77,
+            ..self.req(slot, 0, Opcode::FetchAdd, left, va)
+        };
+        self.send(node, slot, h.to_packet(&[]), out);
+        for _ in 0..16 {
+            let id = self.id();
+            self.tear_down(node, slot, id, out);
+            self.register(node, slot, out);
+            if self.procs[slot].pid == old_pid {
+                break;
+            }
+        }
+        let reused = self.procs[slot].pid == old_pid;
+        let va = writable(self);
+        let h = Header {
+            arg0: 3,
+            ..self.req(slot, 0, Opcode::FetchAdd, left, va)
+        };
+        let name = "ring request of a pid's next owner with its last owner's request id";
+        let mut c = self.corner(node, slot, 0, name, h.to_packet(&[]), out);
+        self.ack(node, slot, 0, left, out);
+        let id = self.id();
+        let h = Header {
+            total_len: 80,
+            ..self.req(slot, 0, Opcode::Read, id, va)
+        };
+        let mut r = self.corner(
+            node,
+            slot,
+            0,
+            "read by a pid's next owner of its word and where its last owner wrote",
+            h.to_packet(&[]),
+            out,
+        );
+        if !reused {
+            (c.status, r.status) = (None, None);
+        }
+        got.extend([c, r]);
+    }
+
+    /// Tear process `slot`'s RAS down (its regions freed, its key removed) with request `id`.
+    pub(super) fn tear_down(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        slot: usize,
+        id: u32,
+        out: &mut Vec<Outgoing>,
+    ) {
+        let h = Header {
+            arg0: 1,
+            ..self.req(slot, 0, Opcode::Unregister, id, 0)
+        };
+        self.send(node, slot, h.to_packet(&[]), out);
+        let p = &self.procs[slot];
+        self.gone.push((p.pid, p.key));
     }
 
     /// Clio-KV's bounds: gets whose key is 0 and `MAX_KEY` + 1 bytes, each with a body that
@@ -353,6 +439,16 @@ mod tests {
                 Status::OutOfMemory,
                 None,
             ),
+            (
+                "ring request of a pid's next owner with its last owner's request id",
+                Status::Ok,
+                None,
+            ),
+            (
+                "read by a pid's next owner of its word and where its last owner wrote",
+                Status::Ok,
+                None,
+            ),
         ];
         assert_eq!(got.len(), want.len());
         for (c, (name, status, word)) in got.iter().zip(want) {
@@ -363,6 +459,17 @@ mod tests {
             }
         }
         assert_eq!(got[2].data.len(), 16);
+        let last = got.last().expect("corners");
+        assert_eq!(
+            last.data[..8],
+            3u64.to_le_bytes(),
+            "the next owner's fetch-add executed"
+        );
+        assert_eq!(
+            last.data[8..],
+            [0; 72],
+            "the next owner reads zeros, not the last owner's data"
+        );
         assert_eq!(got[3].data.len(), 17, "the read crosses into the next page");
     }
 }

@@ -16,7 +16,7 @@ use super::mem_access::{read_pieces, write_pieces, VirtualMemory};
 use super::pt_walker::PtWalker;
 use super::sync_unit::{atomic_apply, RingCheck, SyncUnit};
 use crate::slow_thread::SlowPathThread;
-use clio_proto::consts::ATOMIC_BYTES;
+use clio_proto::consts::{ATOMIC_BYTES, MAX_REQUEST_LEN};
 use clio_proto::frame::Route;
 use clio_proto::header::{
     check_read, check_write_segment, packet_count, read_response, segment, Packet,
@@ -25,6 +25,7 @@ use clio_proto::layout::MemoryLayout;
 use clio_proto::opcode::{path_of, Path};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::ring::{daemon_state, reg, Descriptor, RingLayout, RX_RESERVED_FOR_NOTICES};
+use clio_proto::rules::Rule;
 use clio_proto::{Header, Opcode, Status};
 use clio_slowpath::MappedMemory;
 use clio_slowpath::{
@@ -115,7 +116,7 @@ impl NodeParts {
         let dram_file = match (&cfg.memory_file, &cfg.slowpath) {
             (Some(p), _) => Some(p.clone()),
             (None, SlowPathMode::External { ring_file }) => Some(dram_file_for(ring_file)),
-            (None, SlowPathMode::InProcess | SlowPathMode::Thread) => None,
+            (None, SlowPathMode::InProcess | SlowPathMode::Thread | SlowPathMode::Absent) => None,
         };
         if let Some(p) = &cfg.memory_file {
             check_memory_file(p, cfg.dram_bytes, cfg.page_shift)?;
@@ -194,6 +195,7 @@ impl NodeParts {
             }
             // The daemon opens the metadata itself (this check only refused a bad file early).
             SlowPathMode::External { ring_file } => (RingWindow::create_file(ring_file, rl)?, None),
+            SlowPathMode::Absent => (RingWindow::anonymous(rl)?, None),
         };
         // Clio-KV's store is the slow path's to set up (`clio_slowpath::kv_store`); an external
         // daemon does it itself (`--kv-store-bytes`).
@@ -252,6 +254,8 @@ pub struct CBoard {
     /// Clio-KV's store as the slow path announced it (`KvConfig`; `board/extend.rs`).
     kv: extend::KvState,
     c: Counters,
+    /// The board's rule counts (`coverage()` adds the units').
+    rules: super::coverage::Tracker,
 }
 
 impl std::fmt::Debug for CBoard {
@@ -290,6 +294,7 @@ impl CBoard {
             offloads: cfg.offloads,
             kv: extend::KvState::NotConfigured,
             c: Counters::default(),
+            rules: Default::default(),
         };
         let mut sink = Vec::new();
         b.service(&mut sink);
@@ -321,6 +326,14 @@ impl CBoard {
     /// The memory layout.
     pub fn layout(&self) -> &MemoryLayout {
         &self.layout
+    }
+
+    /// How often each rule of the spec decided an answer (the board's counts and its units').
+    pub fn coverage(&self) -> super::coverage::Coverage {
+        let mut c = self.rules.cov.clone();
+        c.add(&self.vm.cov);
+        c.add(&self.sync.cov);
+        c
     }
 
     /// All counters.
@@ -405,6 +418,7 @@ impl CBoard {
             }
             Verdict::Nack(nack) => {
                 self.c.nacks += 1;
+                self.rules.cov.hit(Rule::CrcChecked);
                 self.send(out, route, nack);
                 return;
             }
@@ -437,6 +451,7 @@ impl CBoard {
         }
         // Key check: before translation, the sync unit or the slow path see the request.
         if !self.keys.admit(&h) {
+            self.rules.cov.hit(Rule::KeyChecked);
             return self.respond(out, route, h.response_to(Status::Denied), &[]);
         }
         let mut notices = Vec::new();
@@ -480,8 +495,13 @@ impl CBoard {
         out: &mut Vec<Outgoing>,
     ) {
         if !check_read(h) {
+            let c = &mut self.rules.cov;
+            c.hit_if(h.total_len == 0, Rule::ReadNotEmpty);
+            c.hit_if(h.total_len > MAX_REQUEST_LEN, Rule::ReadLengthBound);
             return self.bad(out, route, h);
         }
+        let page = self.layout.page_size();
+        self.rules.read(h.pid, h.va, h.total_len as u64, page);
         // One response packet per MAX_PAYLOAD bytes, each translated as it goes (page by page,
         // in order, as the RTL streams them): when packet i reaches a page that does not
         // translate, packets 0..i have gone out and one error packet with index i ends the
@@ -526,6 +546,7 @@ impl CBoard {
         if h.durable && !self.dram.is_persistent() {
             // No persistence domain: refuse before writing anything.
             self.c.bad_requests += 1;
+            self.rules.cov.hit(Rule::DurableNeedsDomain);
             return self.respond(out, route, h.response_to(Status::Unsupported), &[]);
         }
         let Some((off, len)) = segment(h.total_len, h.pkt_index) else {
@@ -546,6 +567,7 @@ impl CBoard {
             notices,
         ) {
             Ok(pieces) if write_pieces(&mut self.dram, &pieces, payload) => {
+                self.rules.write(h.pid, va, len as u64);
                 if h.durable {
                     self.durable
                         .extend(pieces.iter().map(|&(pa, n)| (pa, n as u64)));
@@ -575,7 +597,10 @@ impl CBoard {
     ) {
         match h.opcode {
             // The model executes requests one at a time, so every earlier request is complete.
-            Opcode::Fence => return self.respond(out, route, h.response_to(Status::Ok), &[]),
+            Opcode::Fence => {
+                self.rules.fence();
+                return self.respond(out, route, h.response_to(Status::Ok), &[]);
+            }
             Opcode::CnAck => {
                 self.sync.ack(h.pid, h.client, h.arg0 as u32);
                 return self.respond(out, route, h.response_to(Status::Ok), &[]);
@@ -583,6 +608,8 @@ impl CBoard {
             _ => {}
         }
         if !h.va.is_multiple_of(ATOMIC_BYTES) || h.payload_len != 0 {
+            let misaligned = !h.va.is_multiple_of(ATOMIC_BYTES);
+            self.rules.cov.hit_if(misaligned, Rule::AtomicAlignment);
             return self.bad(out, route, h);
         }
         let once = h.opcode.uses_idempotence_ring();
@@ -624,6 +651,7 @@ impl CBoard {
         }
         let old = u64::from_le_bytes(w);
         let (new, result) = atomic_apply(h.opcode, old, h.arg0, h.arg1);
+        self.rules.atomic(h.opcode, old, h.arg0, new);
         if let Some(v) = new {
             self.dram.write(pa, &v.to_le_bytes());
         }
@@ -647,6 +675,7 @@ impl CBoard {
     fn forward_to_slow_path(&mut self, route: &Route, h: &Header, out: &mut Vec<Outgoing>) {
         if self.ring.rx_free() <= RX_RESERVED_FOR_NOTICES {
             self.c.slowpath_busy += 1;
+            self.rules.cov.hit(Rule::SlowPathRingRoom);
             return self.respond(out, route, h.response_to(Status::RetryLater), &[]);
         }
         match self.ring.push_rx(&Descriptor::Request {
@@ -656,6 +685,7 @@ impl CBoard {
             Ok(()) => self.c.slowpath_requests += 1,
             Err(_) => {
                 self.c.slowpath_busy += 1;
+                self.rules.cov.hit(Rule::SlowPathRingRoom);
                 self.respond(out, route, h.response_to(Status::RetryLater), &[]);
             }
         }
@@ -740,7 +770,8 @@ impl CBoard {
                         }
                     }
                     Ok(Descriptor::TlbInvalidate { pid, vpn }) => {
-                        self.vm.tlb.invalidate(pid, vpn);
+                        let removed = self.vm.tlb.invalidate(pid, vpn);
+                        self.rules.cov.hit_if(removed, Rule::TlbInvalidation);
                     }
                     Ok(Descriptor::FreePage { pfn }) => {
                         if !self.layout.is_data_pfn(pfn) || !self.vm.faults.push(pfn) {
@@ -758,6 +789,7 @@ impl CBoard {
                         status,
                     }) => self.kv_config(pid, base, buckets, records, status),
                     Ok(Descriptor::KeyWrite { pid, key }) => {
+                        self.rules.key_write(pid, key);
                         if !self.keys.write(pid, key) {
                             self.c.bad_descriptors += 1;
                         }

@@ -1,12 +1,14 @@
 //! Memory access: address translation (TLB, walker, fault) and the DRAM copy of one packet's
 //! bytes, which may straddle a page boundary.
 
+use super::coverage::Coverage;
 use super::dram::Dram;
 use super::page_fault::PageFaultUnit;
 use super::pt_walker::{PtWalker, Walk};
 use super::tlb::Tlb;
 use clio_proto::layout::MemoryLayout;
 use clio_proto::ring::Descriptor;
+use clio_proto::rules::Rule;
 use clio_proto::Status;
 
 /// Counters of the virtual-memory stages.
@@ -33,6 +35,8 @@ pub struct VirtualMemory {
     pub faults: PageFaultUnit,
     /// Counters.
     pub counters: VmCounters,
+    /// Rules decided here.
+    pub cov: Coverage,
 }
 
 /// A fault notice for the slow path, produced by a translation.
@@ -55,6 +59,10 @@ impl VirtualMemory {
         notices: &mut Vec<Notice>,
     ) -> Result<u64, Status> {
         let vpn = layout.vpn(va);
+        self.cov.hit_if(
+            self.tlb.holds_for_another_pid(pid, vpn),
+            Rule::TlbTaggedByPid,
+        );
         let pte = match self.tlb.lookup(pid, vpn) {
             Some(p) => {
                 self.counters.tlb_hits += 1;
@@ -74,6 +82,7 @@ impl VirtualMemory {
                     } => {
                         if pte.perms & perms != perms {
                             self.counters.permission_denied += 1;
+                            self.cov.hit(Rule::WalkPermissions);
                             return Err(Status::Permission);
                         }
                         if !pte.valid {
@@ -94,7 +103,9 @@ impl VirtualMemory {
             }
         };
         if pte.perms & perms != perms {
+            // Only a hit gets here refused: a walked entry was checked above.
             self.counters.permission_denied += 1;
+            self.cov.hit(Rule::TlbHitPermissions);
             return Err(Status::Permission);
         }
         Ok(layout.phys_addr(pte.pfn, layout.page_offset(va)))

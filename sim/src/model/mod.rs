@@ -5,6 +5,7 @@
 
 pub mod ack_layer;
 pub mod board;
+pub mod coverage;
 pub mod dram;
 pub mod key_table;
 pub mod mem_access;

@@ -10,7 +10,9 @@
 //! retry per pass of the ring, not a stall; the slow path releases a departed member's slots
 //! (`RING_RELEASE`), so dead clients cannot fill the ring either.
 
+use super::coverage::Coverage;
 use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
+use clio_proto::rules::Rule;
 use clio_proto::{Opcode, Status};
 
 #[derive(Debug, Clone, Copy)]
@@ -46,6 +48,8 @@ pub struct SyncUnit {
     pub full: u64,
     /// Atomic operations executed.
     pub executed: u64,
+    /// Rules decided here.
+    pub cov: Coverage,
 }
 
 impl Default for SyncUnit {
@@ -56,6 +60,7 @@ impl Default for SyncUnit {
             replays: 0,
             full: 0,
             executed: 0,
+            cov: Coverage::default(),
         }
     }
 }
@@ -63,6 +68,20 @@ impl Default for SyncUnit {
 impl SyncUnit {
     /// Look a ring-recorded request up.
     pub fn check(&mut self, pid: u16, client: u16, req_id: u32) -> RingCheck {
+        // Entries that a key without the pid, or without the client, would have matched.
+        let (other_pid, other_client) =
+            self.ring
+                .iter()
+                .flatten()
+                .fold((false, false), |(p, c), e| {
+                    let same_id = e.req_id == req_id;
+                    (
+                        p || (same_id && e.client == client && e.pid != pid),
+                        c || (same_id && e.pid == pid && e.client != client),
+                    )
+                });
+        self.cov.hit_if(other_pid, Rule::RingKeyedByPid);
+        self.cov.hit_if(other_client, Rule::RingKeyedByClient);
         if let Some(e) = self
             .ring
             .iter()
@@ -70,11 +89,13 @@ impl SyncUnit {
             .find(|e| e.pid == pid && e.client == client && e.req_id == req_id)
         {
             self.replays += 1;
+            self.cov.hit(Rule::RingReplays);
             return RingCheck::Cached(e.status, e.value);
         }
         match self.ring[self.wp] {
             Some(e) if !e.acked => {
                 self.full += 1;
+                self.cov.hit(Rule::RingFull);
                 self.wp = (self.wp + 1) % self.ring.len();
                 RingCheck::Full
             }
@@ -117,6 +138,7 @@ impl SyncUnit {
             .flatten()
             .find(|e| e.pid == pid && e.client == client && e.req_id == req_id)
         {
+            self.cov.hit_if(!e.acked, Rule::CnAckFrees);
             e.acked = true;
         }
     }
@@ -132,11 +154,14 @@ impl SyncUnit {
             }
             return;
         }
+        let mut freed = false;
         for e in self.ring.iter_mut().flatten() {
             if e.pid == pid && e.client == client {
+                freed |= !e.acked;
                 e.acked = true;
             }
         }
+        self.cov.hit_if(freed, Rule::ReleaseFrees);
     }
 
     /// Unacknowledged entries.

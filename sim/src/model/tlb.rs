@@ -69,6 +69,12 @@ impl Tlb {
         }
     }
 
+    /// Whether another process's translation of page `vpn` is cached (where a TLB tagged by
+    /// page only would answer `pid` with it).
+    pub fn holds_for_another_pid(&self, pid: u16, vpn: u64) -> bool {
+        self.entries.iter().any(|e| e.vpn == vpn && e.pid != pid)
+    }
+
     /// Drop a translation (TLB shootdown). Returns whether it was cached.
     pub fn invalidate(&mut self, pid: u16, vpn: u64) -> bool {
         let before = self.entries.len();

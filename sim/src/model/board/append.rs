@@ -8,6 +8,7 @@ use clio_proto::frame::Route;
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::replog::{self, TAIL_OFFSET};
 use clio_proto::ring::Descriptor;
+use clio_proto::rules::Rule;
 use clio_proto::{Header, Status};
 
 impl CBoard {
@@ -27,6 +28,9 @@ impl CBoard {
             || h.total_len > replog::MAX_RECORD
             || h.payload_len as u32 != h.total_len
         {
+            let c = &mut self.rules.cov;
+            c.hit_if(!h.va.is_multiple_of(ATOMIC_BYTES), Rule::AppendAlignment);
+            c.hit_if(h.payload_len as u32 != h.total_len, Rule::AppendLength);
             return self.bad(out, route, h);
         }
         if h.durable && !self.dram.is_persistent() {
@@ -38,10 +42,16 @@ impl CBoard {
             RingCheck::Full => (Status::RetryLater, 0),
             RingCheck::Execute => match self.append_execute(h, payload, notices) {
                 Ok(at) => {
+                    self.rules.cov.hit(Rule::AppendFootprint);
                     self.sync.record(h.pid, h.client, h.req_id, Status::Ok, at);
                     (Status::Ok, at)
                 }
-                Err(s) => (s, 0),
+                Err(s) => {
+                    self.rules
+                        .cov
+                        .hit_if(s == Status::LogFull, Rule::AppendCapacity);
+                    (s, 0)
+                }
             },
         };
         let r = Header {

@@ -26,6 +26,10 @@ pub enum SlowPathMode {
         /// The ring file the node creates.
         ring_file: PathBuf,
     },
+    /// None at all: requests for the slow path stay in the RX ring, which fills and stays
+    /// full (nothing registers, so no tenant is ever admitted). For the conformance rule that
+    /// a slow-path request meeting a full ring is RETRY_LATER (`conformance::references`).
+    Absent,
 }
 
 /// The DRAM file of a node whose slow path runs externally with `ring_file` and no memory

@@ -4,6 +4,7 @@
 //! `clio_slowpath::kv_store`, and announced with the `KvConfig` descriptor).
 
 use super::{CBoard, Outgoing};
+use crate::model::coverage::Coverage;
 use crate::model::dram::Dram;
 use crate::model::mem_access::{read_pieces, write_pieces, Notice, VirtualMemory};
 use crate::model::offload::{clio_kv, pointer_chase, OffloadAnswer, OffloadMemory};
@@ -11,8 +12,9 @@ use crate::model::sync_unit::RingCheck;
 use clio_proto::frame::Route;
 use clio_proto::kv::{value_check, KvRequest, KvStagedPut, StoreLayout};
 use clio_proto::layout::MemoryLayout;
-use clio_proto::offload::ChaseLayout;
+use clio_proto::offload::{chase, ChaseLayout};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
+use clio_proto::rules::Rule;
 use clio_proto::{Header, Opcode, Status};
 
 /// Clio-KV's store as the fast path knows it: from the slow path's `KvConfig` descriptor.
@@ -146,15 +148,31 @@ impl CBoard {
     ) {
         if h.opcode == Opcode::PointerChase {
             if h.payload_len != 0 || h.pkt_count != 1 {
+                self.rules
+                    .cov
+                    .hit_if(h.payload_len != 0, Rule::ChaseNoPayload);
                 return self.bad(out, route, h);
             }
+            let layout = ChaseLayout::unpack(h.arg1);
+            let c = &mut self.rules.cov;
+            c.hit_if(h.va == 0, Rule::ChaseStartNonZero);
+            c.hit_if(h.total_len > chase::MAX_VALUE, Rule::ChaseValueBound);
+            c.hit_if(
+                !layout.is_valid() || (h.va != 0 && !h.va.is_multiple_of(8)),
+                Rule::ChaseLayout,
+            );
             let answer = pointer_chase::chase(
                 &mut self.ras_memory(h.pid, notices),
                 h.va,
                 h.arg0,
-                ChaseLayout::unpack(h.arg1),
+                layout,
                 h.total_len,
             );
+            let at_bound = |a: &OffloadAnswer| {
+                a.arg0 == layout.max_hops as u64 && a.arg1 != 0 && a.payload.is_empty()
+            };
+            let stopped = answer.as_ref().is_ok_and(at_bound);
+            self.rules.cov.hit_if(stopped, Rule::ChaseHopBound);
             return self.offload_answer(out, route, h, answer);
         }
         if !clio_proto::kv::is_kv(h.opcode) {
@@ -164,8 +182,12 @@ impl CBoard {
         if h.opcode == Opcode::KvPutStaged {
             return self.kv_put_staged(route, h, payload, notices, out);
         }
-        let Ok(req) = KvRequest::decode(h, payload) else {
-            return self.bad(out, route, h);
+        let req = match KvRequest::decode(h, payload) {
+            Ok(req) => req,
+            Err(e) => {
+                self.rules.kv_format(&e);
+                return self.bad(out, route, h);
+            }
         };
         let (store_pid, l) = match self.kv_ready() {
             Ok(r) => r,
@@ -177,8 +199,10 @@ impl CBoard {
         if once && self.answered_from_ring(route, h, out) {
             return;
         }
+        let mut cov = Coverage::default();
         let mut mem = self.ras_memory(store_pid, notices);
-        let answer = clio_kv::serve(&mut mem, &l, h.opcode, h.pid, req);
+        let answer = clio_kv::serve(&mut mem, &l, h.opcode, h.pid, req, &mut cov);
+        self.rules.cov.add(&cov);
         if once {
             let (s, v) = match &answer {
                 Ok(a) => (Status::Ok, a.arg0),
@@ -227,8 +251,12 @@ impl CBoard {
         notices: &mut Vec<Notice>,
         out: &mut Vec<Outgoing>,
     ) {
-        let Ok(p) = KvStagedPut::decode(h, payload) else {
-            return self.bad(out, route, h);
+        let p = match KvStagedPut::decode(h, payload) {
+            Ok(p) => p,
+            Err(e) => {
+                self.rules.kv_format(&e);
+                return self.bad(out, route, h);
+            }
         };
         let (store_pid, l) = match self.kv_ready() {
             Ok(r) => r,
@@ -249,8 +277,10 @@ impl CBoard {
             key: p.key,
             value: &value,
         };
+        let mut cov = Coverage::default();
         let mut mem = self.ras_memory(store_pid, notices);
-        let answer = clio_kv::serve(&mut mem, &l, Opcode::KvPut, h.pid, req);
+        let answer = clio_kv::serve(&mut mem, &l, Opcode::KvPut, h.pid, req, &mut cov);
+        self.rules.cov.add(&cov);
         let (s, v) = match &answer {
             Ok(a) => (Status::Ok, a.arg0),
             Err(s) => (*s, 0),

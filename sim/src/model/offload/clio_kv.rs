@@ -11,10 +11,12 @@
 //! it: a get sees the old or the new value, whole, never a mix.
 
 use super::{OffloadAnswer, OffloadMemory};
+use crate::model::coverage::Coverage;
 use clio_proto::kv::{
     KvRequest, RecordHeader, StoreLayout, HIT, MISS, RECORD_HEADER_BYTES, SB_FREE_HEAD,
     SB_HIGH_WATER, SB_LIVE, SB_MAGIC, STORE_MAGIC,
 };
+use clio_proto::rules::Rule;
 use clio_proto::{Opcode, Status};
 
 /// A record found on its chain: where the link to it is, where it is, and its header.
@@ -72,6 +74,7 @@ fn find(
     l: &StoreLayout,
     owner: u16,
     key: &[u8],
+    cov: &mut Coverage,
 ) -> Result<Option<Found>, Status> {
     let mut link = l.head(l.bucket(owner, key));
     let mut stored = vec![0u8; key.len()];
@@ -80,6 +83,7 @@ fn find(
             return Ok(None);
         };
         let header = read_header(mem, at)?;
+        cov.hit_if(header.owner != owner, Rule::KvOwner);
         if header.owner == owner && header.key_len as usize == key.len() {
             mem.read(at + RECORD_HEADER_BYTES as u64, &mut stored)?;
             if stored == key {
@@ -98,9 +102,10 @@ pub fn serve(
     op: Opcode,
     owner: u16,
     req: KvRequest<'_>,
+    cov: &mut Coverage,
 ) -> Result<OffloadAnswer, Status> {
     check_magic(mem, l)?;
-    let found = find(mem, l, owner, req.key)?;
+    let found = find(mem, l, owner, req.key, cov)?;
     match (op, found) {
         (Opcode::KvGet, Some(f)) => {
             let mut value = vec![0u8; f.header.value_len as usize];
@@ -108,7 +113,11 @@ pub fn serve(
             mem.read(at, &mut value)?;
             Ok(answer(HIT, value))
         }
-        (Opcode::KvPut, old) => put(mem, l, owner, req, old),
+        (Opcode::KvPut, old) => {
+            let answer = put(mem, l, owner, req, old);
+            cov.hit_if(answer == Err(Status::OutOfMemory), Rule::KvStoreFull);
+            answer
+        }
         (Opcode::KvDelete, Some(f)) => delete(mem, l, f),
         (Opcode::KvGet | Opcode::KvDelete, None) => Ok(answer(MISS, Vec::new())),
         _ => Err(Status::Unsupported),
@@ -267,11 +276,27 @@ mod tests {
     type Answer = Result<OffloadAnswer, Status>;
 
     fn get(m: &mut Region, l: &StoreLayout, owner: u16, key: &[u8]) -> Answer {
-        serve(m, l, Opcode::KvGet, owner, req(Opcode::KvGet, key, b""))
+        let cov = &mut Coverage::default();
+        serve(
+            m,
+            l,
+            Opcode::KvGet,
+            owner,
+            req(Opcode::KvGet, key, b""),
+            cov,
+        )
     }
 
     fn put(m: &mut Region, l: &StoreLayout, owner: u16, key: &[u8], value: &[u8]) -> Answer {
-        serve(m, l, Opcode::KvPut, owner, req(Opcode::KvPut, key, value))
+        let cov = &mut Coverage::default();
+        serve(
+            m,
+            l,
+            Opcode::KvPut,
+            owner,
+            req(Opcode::KvPut, key, value),
+            cov,
+        )
     }
 
     fn delete(m: &mut Region, l: &StoreLayout, owner: u16, key: &[u8]) -> Answer {
@@ -281,6 +306,7 @@ mod tests {
             Opcode::KvDelete,
             owner,
             req(Opcode::KvDelete, key, b""),
+            &mut Coverage::default(),
         )
     }
 

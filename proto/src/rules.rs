@@ -1,0 +1,135 @@
+//! The rules of the node, each named once.
+//!
+//! Every rule that the docs state about what the node answers (docs/protocol.md,
+//! docs/hardware.md's ordering rules, docs/security.md, docs/offloads.md, docs/durability.md)
+//! is one [`Rule`]. The golden model counts each time a rule decides an answer (its
+//! `Coverage`), the conformance suite requires every rule to be exercised by its streams, and
+//! each deliberately broken fast path (`clio_hw::mutants`) names the rule it breaks, so "which
+//! rules does the suite test, how often, and with which mutant" is one table
+//! (docs/cosim.md, "Coverage").
+
+macro_rules! rules {
+    ($($(#[$doc:meta])* $v:ident => ($name:literal, $statement:literal),)*) => {
+        /// A rule of the node's behaviour (see the module docs).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Rule {
+            $($(#[$doc])* $v,)*
+        }
+
+        impl Rule {
+            /// Every rule, in declaration order (grouped by area).
+            pub const ALL: &'static [Rule] = &[$(Rule::$v,)*];
+
+            /// Short name, `area.rule`.
+            pub const fn name(self) -> &'static str {
+                match self { $(Rule::$v => $name,)* }
+            }
+
+            /// The rule as the docs state it.
+            pub const fn statement(self) -> &'static str {
+                match self { $(Rule::$v => $statement,)* }
+            }
+        }
+    };
+}
+
+rules! {
+    /// Counted: a packet NACKed for its CRC.
+    CrcChecked => ("integrity.crc", "a packet whose CRC does not match is NACKed, never executed"),
+    /// Counted: a request DENIED by the key check.
+    KeyChecked => ("auth.key", "a request's key must open its pid (DENIED otherwise, nothing executed)"),
+    /// Counted: a key installed or removed by the slow path's KeyWrite.
+    KeyWrites => ("auth.key_writes", "keys come from the slow path's KeyWrite: installed at Register, zeroed at teardown"),
+    /// Counted: a pid registered again after its RAS was torn down.
+    PidReuseForgets => ("isolation.pid_reuse", "a pid's next owner sees nothing of its last owner (keys, ring results, TLB entries)"),
+    /// Counted: a translation of a page that another RAS also has in the TLB.
+    TlbTaggedByPid => ("isolation.tlb_pid", "TLB entries are tagged by (pid, page): one RAS never hits another's translation"),
+    /// Counted: a TLB hit refused for its permission.
+    TlbHitPermissions => ("security.tlb_hit_permissions", "a TLB hit is checked against the access's permission like a walk"),
+    /// Counted: a walk's translation refused for its permission.
+    WalkPermissions => ("security.walk_permissions", "a walked translation is checked against the access's permission"),
+    /// Counted: a slow-path TLB invalidation that removed a present entry.
+    TlbInvalidation => ("translation.invalidation", "the slow path's invalidations reach the TLB: a freed page's translation leaves it"),
+    /// Counted: a read of bytes the previous write of its RAS wrote.
+    ReadAfterWrite => ("order.read_after_write", "a read returns the data of every earlier write (it waits for their B responses)"),
+    /// Counted: a fence after writes.
+    FenceWaits => ("order.fence", "a fence is answered only once every earlier write is done"),
+    /// Counted: a read of 0 bytes refused.
+    ReadNotEmpty => ("format.read_zero", "a read of 0 bytes is BAD_REQUEST"),
+    /// Counted: a read longer than `MAX_REQUEST_LEN` refused.
+    ReadLengthBound => ("format.read_max", "a read asks at most MAX_REQUEST_LEN bytes (BAD_REQUEST otherwise)"),
+    /// Counted: a read that ends exactly at a page end, or crosses it.
+    PageEnd => ("format.page_end", "a request that crosses a page is translated page by page"),
+    /// Counted: a misaligned atomic refused.
+    AtomicAlignment => ("format.atomic_alignment", "an atomic's address is 8-byte aligned (BAD_REQUEST otherwise)"),
+    /// Counted: a FetchAdd whose low words carry into bit 32.
+    FetchAddWide => ("atomics.faa_64", "FetchAdd adds whole 64-bit words, wrapping at 2^64"),
+    /// Counted: a CompareAndSwap that did not match (and wrote nothing).
+    CasOnEqual => ("atomics.cas", "CompareAndSwap writes only when the word equals the expected value (all 64 bits)"),
+    /// Counted: a TestAndSet that found 0 and set the word.
+    TasSets => ("atomics.tas", "TestAndSet writes 1 and returns the old word"),
+    /// Counted: an Unlock of a non-zero word.
+    UnlockClears => ("atomics.unlock", "Unlock writes 0"),
+    /// Counted: a ring-recorded request answered again from the ring.
+    RingReplays => ("exactly_once.replay", "a ring-recorded request that comes again is answered from the ring, not executed again"),
+    /// Counted: a ring request whose (client, req_id) another RAS also has in the ring.
+    RingKeyedByPid => ("exactly_once.ring_pid", "ring entries are keyed by (pid, client, req_id): one RAS is never answered another's result"),
+    /// Counted: a ring request whose (pid, req_id) another member also has in the ring.
+    RingKeyedByClient => ("exactly_once.ring_client", "ring entries are keyed by (pid, client, req_id): one member is never answered another's result"),
+    /// Counted: a CN ack that freed a ring slot.
+    CnAckFrees => ("exactly_once.cn_ack", "a CN ack frees its ring slot for reuse"),
+    /// Counted: a ring-recorded request refused RETRY_LATER because the ring was full.
+    RingFull => ("exactly_once.ring_full", "with every ring slot holding an unacknowledged result, a ring-recorded request is RETRY_LATER"),
+    /// Counted: the slow path's ring release of a departed member that freed slots.
+    ReleaseFrees => ("membership.release", "the slow path's ring release of a departed member frees its unacknowledged slots"),
+    /// Counted: a request for the slow path refused because its RX ring was full.
+    SlowPathRingRoom => ("slow_path.ring_room", "a request for the slow path when its RX ring is full is RETRY_LATER"),
+    /// Counted: a durable write on a node without a persistence domain.
+    DurableNeedsDomain => ("durability.domain", "a durable write on a node without a persistence domain is UNSUPPORTED and writes nothing"),
+    /// Counted: an append placed (a record written).
+    AppendFootprint => ("log.footprint", "a record takes its 8-byte header plus its payload rounded up to 8 bytes"),
+    /// Counted: an append refused LOG_FULL.
+    AppendCapacity => ("log.capacity", "an append past the log's capacity is LOG_FULL"),
+    /// Counted: an append to a misaligned log refused.
+    AppendAlignment => ("log.alignment", "an append names an 8-byte aligned log (BAD_REQUEST otherwise)"),
+    /// Counted: an append whose payload is not its total_len refused.
+    AppendLength => ("log.length", "an append's payload is exactly its total_len (BAD_REQUEST otherwise)"),
+    /// Counted: a pointer chase with a payload refused.
+    ChaseNoPayload => ("chase.payload", "a pointer chase carries no payload (BAD_REQUEST otherwise)"),
+    /// Counted: a pointer chase from address 0 refused.
+    ChaseStartNonZero => ("chase.start", "a pointer chase starting at address 0 is BAD_REQUEST"),
+    /// Counted: a chase that stopped at its hop bound.
+    ChaseHopBound => ("chase.hops", "each hop is counted, and a chase stops at its hop bound (a cycle ends there)"),
+    /// Counted: a chase whose found value is longer than `MAX_VALUE`.
+    ChaseValueBound => ("chase.value", "the value read at the found node is at most the chase's MAX_VALUE"),
+    /// Counted: a chase with a layout that cannot be walked refused.
+    ChaseLayout => ("chase.layout", "a chase's layout (key, next and value offsets and lengths) fits its node and is aligned"),
+    /// Counted: a Clio-KV request with an empty key refused.
+    KvKeyNotEmpty => ("kv.key_empty", "an empty Clio-KV key is BAD_REQUEST"),
+    /// Counted: a Clio-KV request with a key over `MAX_KEY` bytes refused.
+    KvKeyBound => ("kv.key_max", "Clio-KV keys are at most MAX_KEY bytes (BAD_REQUEST otherwise)"),
+    /// Counted: a Clio-KV request whose lengths do not match its body refused.
+    KvBodyLength => ("kv.body_length", "a Clio-KV request's body is exactly its key and value (BAD_REQUEST otherwise)"),
+    /// Counted: a Clio-KV lookup that passed over another owner's record of the same key hash bucket.
+    KvOwner => ("kv.owner", "a Clio-KV record belongs to its owner's RAS: another owner's equal key never matches it"),
+    /// Counted: a Clio-KV put refused OUT_OF_MEMORY.
+    KvStoreFull => ("kv.store_full", "a Clio-KV put that finds no free record is OUT_OF_MEMORY and changes nothing"),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rule;
+
+    #[test]
+    fn names_are_unique_and_say_their_area() {
+        let mut names: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
+        names.sort_unstable();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(names.len(), n, "two rules share a name");
+        for r in Rule::ALL {
+            assert!(r.name().contains('.'), "{:?}: name is area.rule", r);
+            assert!(!r.statement().is_empty());
+        }
+    }
+}
