@@ -413,5 +413,33 @@ fn main() {
         cycles as f64 / secs,
         cycles as f64 / rtl_secs
     );
+    // Rule coverage (proto::rules): how often each rule decided an answer of the model, in
+    // the mutant references (`conformance_model::rules_exercised_by_the_streams` fails for a
+    // rule they never exercise) and in this run's random stream.
+    let mut refs = clio_sim::model::coverage::Coverage::default();
+    for r in clio_sim::conformance::references() {
+        refs.add(&r.model.coverage());
+    }
+    let run = model.coverage();
+    println!("# rule coverage: answers each rule decided (mutant references | this run)");
+    for &rule in clio_proto::rules::Rule::ALL {
+        println!(
+            "{:>8} | {:>9}  {}",
+            refs.count(rule),
+            run.count(rule),
+            rule.name()
+        );
+    }
+    let names = |c: &clio_sim::model::coverage::Coverage| -> Vec<&str> {
+        c.unexercised().iter().map(|r| r.name()).collect()
+    };
+    println!(
+        "rules the mutant references never exercised: {:?}",
+        names(&refs)
+    );
+    println!(
+        "rules this run's random stream never exercised: {:?}",
+        names(&run)
+    );
     println!("total {:.1} s", t0.elapsed().as_secs_f64());
 }
