@@ -475,6 +475,16 @@ pub const MUTANTS: &[Mutant] = &[
         ],
     },
     Mutant {
+        name: "kv_ignores_owner",
+        rule: Rule::KvOwner,
+        breaks: "Clio-KV: a record matches a request only if its owner is the requester's RAS; here equal key bytes of another owner in the same chain match",
+        edits: &[Edit {
+            module: "fastpath_top$ext$clio_kv",
+            find: "meta_match$d = (cw$d[(32'h0)+:(16)] == owner$q) & (cw$d[(32'h10)+:(16)] == klen);",
+            replace: "meta_match$d = (cw$d[(32'h10)+:(16)] == klen);",
+        }],
+    },
+    Mutant {
         name: "ring_never_replays",
         rule: Rule::RingReplays,
         breaks: "exactly once: a ring-recorded request that comes again is answered from the ring; here it never hits, so a retry executes again",
@@ -539,11 +549,6 @@ pub const NO_MUTANT: &[(Rule, &str)] = &[
         "`chase_unaligned_layout_accepted` was not told apart: the layout check and the node \
          alignment check overlap (an unaligned layout makes an unaligned word read, refused by \
          the same answer); not analysed further",
-    ),
-    (
-        Rule::KvOwner,
-        "the record's hash covers the owner, so a record of another owner matches only on a \
-         hash collision: dropping the owner compare changes no answer the streams can reach",
     ),
     (
         Rule::KvStoreFull,

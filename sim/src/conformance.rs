@@ -110,7 +110,7 @@ pub fn conformance_config(dram_bytes: u64) -> crate::BoardConfig {
         page_shift: 16,
         key_seed: Some(0xC110_5EED),
         lease: std::time::Duration::from_secs(24 * 3600),
-        kv_store_bytes: 24 << 10,
+        kv_store_bytes: CONFORMANCE_KV_STORE_BYTES,
         limits: crate::Limits {
             pids: CONFORMANCE_PIDS,
             ..crate::Limits::default()
@@ -118,6 +118,9 @@ pub fn conformance_config(dram_bytes: u64) -> crate::BoardConfig {
         ..crate::BoardConfig::default()
     }
 }
+
+/// Clio-KV store of [`conformance_config`]: 24 KiB, 21 records in 32 buckets.
+pub const CONFORMANCE_KV_STORE_BYTES: u64 = 24 << 10;
 
 /// PIDs of [`conformance_config`].
 pub const CONFORMANCE_PIDS: u16 = 8;

@@ -10,6 +10,7 @@ use super::{Outgoing, Stream};
 use clio_proto::consts::MAX_REQUEST_LEN;
 use clio_proto::header::parse_verified;
 use clio_proto::pte::PERM_WRITE;
+use clio_proto::replog;
 use clio_proto::{Header, Opcode, Status};
 
 use crate::MemoryNode;
@@ -52,6 +53,11 @@ impl Stream {
                 va,
                 MAX_REQUEST_LEN as u64 + 1,
             ),
+            (
+                "read of exactly MAX_REQUEST_LEN bytes",
+                va,
+                MAX_REQUEST_LEN as u64,
+            ),
             ("read ending at a page end", va + self.page - 16, 16),
             ("read one byte past a page end", va + self.page - 16, 17),
         ] {
@@ -61,6 +67,24 @@ impl Stream {
                 ..self.req(0, 0, Opcode::Read, id, at)
             };
             got.push(self.corner(node, 0, 0, name, h.to_packet(&[]), out));
+        }
+        // A page end at every byte offset of a beat: reads of 1..=64 bytes ending exactly at
+        // it, and of 2..=65 bytes crossing it by one byte.
+        for k in 1..=64u64 {
+            for (name, len) in [
+                ("read of 1..=64 bytes ending at a page end", k),
+                (
+                    "read of 2..=65 bytes crossing a page end by one byte",
+                    k + 1,
+                ),
+            ] {
+                let id = self.id();
+                let h = Header {
+                    total_len: len as u32,
+                    ..self.req(0, 0, Opcode::Read, id, va + self.page - k)
+                };
+                got.push(self.corner(node, 0, 0, name, h.to_packet(&[]), out));
+            }
         }
         // A word whose low half is all ones.
         let word = (va + size - 64) & !7;
@@ -144,6 +168,28 @@ impl Stream {
             out,
         ));
         self.ack(node, 0, 0, id, out);
+        // A log's capacity: a log of exactly two records (13 and 16 bytes of payload, 24
+        // bytes each in the log), the second filling it to its last byte, then one more.
+        let log = log + 512;
+        self.write_small(node, 0, 0, log, &[0; 8], out);
+        let capacity = replog::LOG_HEAD + replog::footprint(13) + replog::footprint(16);
+        for (name, len) in [
+            ("append of the log's first record", 13u32),
+            ("append filling the log to exactly its capacity", 16),
+            ("append past the log's capacity", 1),
+        ] {
+            let id = self.id();
+            let h = Header {
+                pkt_index: 0,
+                pkt_count: 1,
+                total_len: len,
+                arg0: capacity,
+                ..self.req(0, 0, Opcode::Append, id, log)
+            };
+            let body = vec![len as u8; len as usize];
+            got.push(self.corner(node, 0, 0, name, h.to_packet(&body), out));
+            self.ack(node, 0, 0, id, out);
+        }
         self.kv_corners(node, &mut got, out);
         self.pid_reuse_corner(node, &mut got, out);
         got
@@ -251,7 +297,7 @@ impl Stream {
             let mut body = (klen as u16).to_le_bytes().to_vec();
             body.extend_from_slice(&0u16.to_le_bytes());
             body.extend((0..klen).map(|i| i as u8));
-            let c = self.kv_request(node, name, Opcode::KvGet, None, body, out);
+            let c = self.kv_request(node, 0, name, Opcode::KvGet, None, body, out);
             got.push(c);
         }
         let mut stored = Vec::new();
@@ -262,7 +308,7 @@ impl Stream {
                 break;
             };
             let name = "KV put of a new key into a full store";
-            let c = self.kv_request(node, name, Opcode::KvPut, Some(&r), r.encode(), out);
+            let c = self.kv_request(node, 0, name, Opcode::KvPut, Some(&r), r.encode(), out);
             if c.status != Some(Status::Ok) {
                 got.push(c);
                 break;
@@ -273,6 +319,58 @@ impl Stream {
             if let Ok(r) = KvRequest::new(Opcode::KvDelete, &key, &[]) {
                 self.kv_request(
                     node,
+                    0,
+                    "KV delete",
+                    Opcode::KvDelete,
+                    Some(&r),
+                    r.encode(),
+                    out,
+                );
+            }
+        }
+        self.kv_twin_corner(node, got, out);
+    }
+
+    /// Two tenants, one key, one bucket: a key whose hash under processes 0's and 1's pids
+    /// picks the same bucket of the conformance store (`CONFORMANCE_KV_STORE_BYTES`), put by
+    /// both with different values and read back by each (each must get its own: the records
+    /// share a chain and the key bytes, only the owner tells them apart), then deleted.
+    fn kv_twin_corner(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        got: &mut Vec<Corner>,
+        out: &mut Vec<Outgoing>,
+    ) {
+        use clio_proto::kv::{KvRequest, StoreLayout};
+        let Some(l) = StoreLayout::fit(0, super::CONFORMANCE_KV_STORE_BYTES) else {
+            return;
+        };
+        let (a, b) = (self.procs[0].pid, self.procs[1].pid);
+        let Some(key) = (0..1024)
+            .map(|i| format!("twin-{i}").into_bytes())
+            .find(|k| l.bucket(a, k) == l.bucket(b, k))
+        else {
+            return;
+        };
+        for (slot, value) in [(0, b"first owner"), (1, b"other owner")] {
+            if let Ok(r) = KvRequest::new(Opcode::KvPut, &key, value) {
+                let name = "KV put of one key by two tenants into one bucket";
+                let c = self.kv_request(node, slot, name, Opcode::KvPut, Some(&r), r.encode(), out);
+                got.push(c);
+            }
+        }
+        for slot in [0, 1] {
+            if let Ok(r) = KvRequest::new(Opcode::KvGet, &key, &[]) {
+                let name = "KV get of the twin key by each tenant";
+                let c = self.kv_request(node, slot, name, Opcode::KvGet, Some(&r), r.encode(), out);
+                got.push(c);
+            }
+        }
+        for slot in [0, 1] {
+            if let Ok(r) = KvRequest::new(Opcode::KvDelete, &key, &[]) {
+                self.kv_request(
+                    node,
+                    slot,
                     "KV delete",
                     Opcode::KvDelete,
                     Some(&r),
@@ -283,11 +381,13 @@ impl Stream {
         }
     }
 
-    /// A KV request of process 0's first member with `body` (the header from `r` when there is
-    /// one), acknowledged when the opcode is ring-recorded and it succeeded.
+    /// A KV request of process `slot`'s first member with `body` (the header from `r` when
+    /// there is one), acknowledged when the opcode is ring-recorded and it succeeded.
+    #[allow(clippy::too_many_arguments)]
     fn kv_request(
         &mut self,
         node: &mut dyn MemoryNode,
+        slot: usize,
         name: &'static str,
         op: Opcode,
         r: Option<&clio_proto::kv::KvRequest>,
@@ -295,7 +395,7 @@ impl Stream {
         out: &mut Vec<Outgoing>,
     ) -> Corner {
         let id = self.id();
-        let c = self.req(0, 0, op, id, 0);
+        let c = self.req(slot, 0, op, id, 0);
         let mut h = match r {
             Some(r) => r.header(op, 0, id),
             None => c,
@@ -303,9 +403,9 @@ impl Stream {
         (h.pid, h.key, h.client) = (c.pid, c.key, c.client);
         h.payload_len = body.len() as u16;
         h.total_len = body.len() as u32;
-        let corner = self.corner(node, 0, 0, name, h.to_packet(&body), out);
+        let corner = self.corner(node, slot, 0, name, h.to_packet(&body), out);
         if op.needs_cn_ack() && corner.status == Some(Status::Ok) {
-            self.ack(node, 0, 0, id, out);
+            self.ack(node, slot, 0, id, out);
         }
         corner
     }
@@ -389,7 +489,7 @@ mod tests {
             s.procs[0].clients[0], s.procs[1].clients[0],
             "the two RASes' first members have one client id, so their request ids collide"
         );
-        let got = s.corners(&mut node, &mut out);
+        let mut got = s.corners(&mut node, &mut out);
         let want: &[(&str, Status, Option<u64>)] = &[
             ("read of 0 bytes", Status::BadRequest, None),
             (
@@ -397,6 +497,7 @@ mod tests {
                 Status::BadRequest,
                 None,
             ),
+            ("read of exactly MAX_REQUEST_LEN bytes", Status::Ok, None),
             ("read ending at a page end", Status::Ok, None),
             ("read one byte past a page end", Status::Ok, None),
             ("fetch-add carrying across bit 32", Status::Ok, None),
@@ -428,6 +529,13 @@ mod tests {
                 Status::BadRequest,
                 None,
             ),
+            ("append of the log's first record", Status::Ok, None),
+            (
+                "append filling the log to exactly its capacity",
+                Status::Ok,
+                None,
+            ),
+            ("append past the log's capacity", Status::LogFull, None),
             ("KV get with an empty key", Status::BadRequest, None),
             (
                 "KV get with a key of MAX_KEY + 1 bytes",
@@ -440,6 +548,18 @@ mod tests {
                 None,
             ),
             (
+                "KV put of one key by two tenants into one bucket",
+                Status::Ok,
+                None,
+            ),
+            (
+                "KV put of one key by two tenants into one bucket",
+                Status::Ok,
+                None,
+            ),
+            ("KV get of the twin key by each tenant", Status::Ok, None),
+            ("KV get of the twin key by each tenant", Status::Ok, None),
+            (
                 "ring request of a pid's next owner with its last owner's request id",
                 Status::Ok,
                 None,
@@ -450,6 +570,13 @@ mod tests {
                 None,
             ),
         ];
+        // The page-end sweep (after the five length corners): every read answered whole.
+        let sweep: Vec<Corner> = got.drain(5..5 + 128).collect();
+        for (i, c) in sweep.iter().enumerate() {
+            let len = i / 2 + 1 + i % 2;
+            assert_eq!(c.status, Some(Status::Ok), "{} ({len} bytes)", c.name);
+            assert_eq!(c.data.len(), len, "{} ({len} bytes)", c.name);
+        }
         assert_eq!(got.len(), want.len());
         for (c, (name, status, word)) in got.iter().zip(want) {
             assert_eq!(c.name, *name);
@@ -458,7 +585,26 @@ mod tests {
                 assert_eq!(c.data, w.to_le_bytes(), "{name}");
             }
         }
-        assert_eq!(got[2].data.len(), 16);
+        assert!(
+            got[2].data.len() >= 64 << 10,
+            "the 1 MiB read runs to its region's end"
+        );
+        assert_eq!(got[3].data.len(), 16);
+        let twins: Vec<&Corner> = got
+            .iter()
+            .filter(|c| c.name == "KV get of the twin key by each tenant")
+            .collect();
+        assert_eq!(twins.len(), 2);
+        assert!(
+            twins[0].data.ends_with(b"first owner"),
+            "{:?}",
+            twins[0].data
+        );
+        assert!(
+            twins[1].data.ends_with(b"other owner"),
+            "{:?}",
+            twins[1].data
+        );
         let last = got.last().expect("corners");
         assert_eq!(
             last.data[..8],
@@ -470,6 +616,6 @@ mod tests {
             [0; 72],
             "the next owner reads zeros, not the last owner's data"
         );
-        assert_eq!(got[3].data.len(), 17, "the read crosses into the next page");
+        assert_eq!(got[4].data.len(), 17, "the read crosses into the next page");
     }
 }
