@@ -485,6 +485,16 @@ pub const MUTANTS: &[Mutant] = &[
         }],
     },
     Mutant {
+        name: "kv_store_never_full",
+        rule: Rule::KvStoreFull,
+        breaks: "Clio-KV: a new key needs live + 1 < records (one slot stays spare), else OUT_OF_MEMORY; here the live-count check never refuses, and only the high-water mark's bound is left",
+        edits: &[Edit {
+            module: "fastpath_top$ext$clio_kv",
+            find: "rec_m1$d = records - 32'h1;",
+            replace: "rec_m1$d = 64'hffffffffffffffff;",
+        }],
+    },
+    Mutant {
         name: "ring_never_replays",
         rule: Rule::RingReplays,
         breaks: "exactly once: a ring-recorded request that comes again is answered from the ring; here it never hits, so a retry executes again",
@@ -549,11 +559,6 @@ pub const NO_MUTANT: &[(Rule, &str)] = &[
         "`chase_unaligned_layout_accepted` was not told apart: the layout check and the node \
          alignment check overlap (an unaligned layout makes an unaligned word read, refused by \
          the same answer); not analysed further",
-    ),
-    (
-        Rule::KvStoreFull,
-        "`kv_store_never_full` was not told apart even by the corner that fills the store; \
-         why is not analysed yet (a redundant check, or a gap in the streams)",
     ),
 ];
 
