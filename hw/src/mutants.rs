@@ -495,6 +495,16 @@ pub const MUTANTS: &[Mutant] = &[
         }],
     },
     Mutant {
+        name: "second_page_assumed_contiguous",
+        rule: Rule::PageEnd,
+        breaks: "translation: a request that crosses a page is translated page by page; here the bytes past the page end go to the frame after the first page's (physically contiguous pages assumed)",
+        edits: &[Edit {
+            module: "fastpath_top$exec",
+            find: "pa2$d = tr_pa;",
+            replace: "pa2$d = pa1$q + n1$q;",
+        }],
+    },
+    Mutant {
         name: "ring_never_replays",
         rule: Rule::RingReplays,
         breaks: "exactly once: a ring-recorded request that comes again is answered from the ring; here it never hits, so a retry executes again",
@@ -548,11 +558,6 @@ pub const NO_MUTANT: &[(Rule, &str)] = &[
         Rule::FenceWaits,
         "a fence's answer is the same whenever it leaves; only its timing shows the rule, and \
          the harness compares answers, not times",
-    ),
-    (
-        Rule::PageEnd,
-        "no mutant written yet: a candidate is the segment step that translates a request's \
-         second page (the directed corners read exactly to a page end and one byte past it)",
     ),
     (
         Rule::ChaseLayout,

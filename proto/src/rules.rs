@@ -59,7 +59,7 @@ rules! {
     /// Counted: a read longer than `MAX_REQUEST_LEN` refused.
     ReadLengthBound => ("format.read_max", "a read asks at most MAX_REQUEST_LEN bytes (BAD_REQUEST otherwise)"),
     /// Counted: a read that ends exactly at a page end, or crosses it.
-    PageEnd => ("format.page_end", "a request that crosses a page is translated page by page"),
+    PageEnd => ("translation.page_cross", "a request that crosses a page end is translated page by page"),
     /// Counted: a misaligned atomic refused.
     AtomicAlignment => ("format.atomic_alignment", "an atomic's address is 8-byte aligned (BAD_REQUEST otherwise)"),
     /// Counted: a FetchAdd whose low words carry into bit 32.
