@@ -1,6 +1,7 @@
 //! The CBoard model: one memory node, fast path stages in order, slow path behind the rings.
 
 mod append;
+mod atomics;
 mod config;
 mod extend;
 
@@ -14,9 +15,9 @@ use super::dram::Dram;
 use super::key_table::KeyTable;
 use super::mem_access::{read_pieces, write_pieces, VirtualMemory};
 use super::pt_walker::PtWalker;
-use super::sync_unit::{atomic_apply, RingCheck, SyncUnit};
+use super::sync_unit::SyncUnit;
 use crate::slow_thread::SlowPathThread;
-use clio_proto::consts::{ATOMIC_BYTES, MAX_REQUEST_LEN};
+use clio_proto::consts::MAX_REQUEST_LEN;
 use clio_proto::frame::Route;
 use clio_proto::header::{
     check_read, check_write_segment, packet_count, read_response, segment, Packet,
@@ -586,90 +587,6 @@ impl CBoard {
             return;
         }
         self.respond(out, route, h.response_to(status), &[]);
-    }
-
-    fn sync_op(
-        &mut self,
-        route: &Route,
-        h: &Header,
-        notices: &mut Vec<Descriptor>,
-        out: &mut Vec<Outgoing>,
-    ) {
-        match h.opcode {
-            // The model executes requests one at a time, so every earlier request is complete.
-            Opcode::Fence => {
-                self.rules.fence();
-                return self.respond(out, route, h.response_to(Status::Ok), &[]);
-            }
-            Opcode::CnAck => {
-                self.sync.ack(h.pid, h.client, h.arg0 as u32);
-                return self.respond(out, route, h.response_to(Status::Ok), &[]);
-            }
-            _ => {}
-        }
-        if !h.va.is_multiple_of(ATOMIC_BYTES) || h.payload_len != 0 {
-            let misaligned = !h.va.is_multiple_of(ATOMIC_BYTES);
-            self.rules.cov.hit_if(misaligned, Rule::AtomicAlignment);
-            return self.bad(out, route, h);
-        }
-        let once = h.opcode.uses_idempotence_ring();
-        if once {
-            match self.sync.check(h.pid, h.client, h.req_id) {
-                RingCheck::Cached(s, v) => {
-                    return self.respond(
-                        out,
-                        route,
-                        Header {
-                            arg0: v,
-                            ..h.response_to(s)
-                        },
-                        &[],
-                    )
-                }
-                RingCheck::Full => {
-                    return self.respond(out, route, h.response_to(Status::RetryLater), &[])
-                }
-                RingCheck::Execute => {}
-            }
-        }
-        let rx_free = self.ring.rx_free();
-        let pa = match self.vm.translate(
-            &mut self.dram,
-            &self.layout,
-            h.pid,
-            h.va,
-            PERM_READ | PERM_WRITE,
-            rx_free,
-            notices,
-        ) {
-            Ok(pa) => pa,
-            Err(s) => return self.respond(out, route, h.response_to(s), &[]),
-        };
-        let mut w = [0u8; 8];
-        if !self.dram.read(pa, &mut w) {
-            return self.respond(out, route, h.response_to(Status::Unmapped), &[]);
-        }
-        let old = u64::from_le_bytes(w);
-        let (new, result) = atomic_apply(h.opcode, old, h.arg0, h.arg1);
-        self.rules.atomic(h.opcode, old, h.arg0, new);
-        if let Some(v) = new {
-            self.dram.write(pa, &v.to_le_bytes());
-        }
-        if once {
-            self.sync
-                .record(h.pid, h.client, h.req_id, Status::Ok, result);
-        } else {
-            self.sync.executed += 1;
-        }
-        self.respond(
-            out,
-            route,
-            Header {
-                arg0: result,
-                ..h.response_to(Status::Ok)
-            },
-            &[],
-        );
     }
 
     fn forward_to_slow_path(&mut self, route: &Route, h: &Header, out: &mut Vec<Outgoing>) {

@@ -1,0 +1,476 @@
+//! The deliberately broken fast paths (each one rule of `clio_proto::rules` dropped by a
+//! textual edit of the emitted Verilog) and the rules that have none, with the reason.
+
+use super::{Edit, Mutant};
+use clio_proto::rules::Rule;
+
+/// Every mutant of `fastpath_top`.
+pub const MUTANTS: &[Mutant] = &[
+    Mutant {
+        name: "tlb_ignores_pid",
+        rule: Rule::TlbTaggedByPid,
+        breaks: "isolation: the TLB tags entries by virtual page only, so one RAS can hit \
+                 another's translation of the same page",
+        edits: &[
+            Edit {
+                module: "fastpath_top$tlb",
+                find: "lk_key = (((lk_pid) & 52'hfffffffffffff) << 32'h24) | ((lk_vpn) & 52'hfffffffffffff);",
+                replace: "lk_key = ((lk_vpn) & 52'hfffffffffffff);",
+            },
+            Edit {
+                module: "fastpath_top$tlb",
+                find: "up_key = (((up_pid) & 52'hfffffffffffff) << 32'h24) | ((up_vpn) & 52'hfffffffffffff);",
+                replace: "up_key = ((up_vpn) & 52'hfffffffffffff);",
+            },
+        ],
+    },
+    Mutant {
+        name: "key_not_checked",
+        rule: Rule::KeyChecked,
+        breaks: "authentication: any key is accepted for a registered RAS",
+        edits: &[Edit {
+            module: "fastpath_top$keys$store",
+            find: "ok = q_pid_ok$q & rule$key_ok;",
+            replace: "ok = q_pid_ok$q;",
+        }],
+    },
+    Mutant {
+        name: "read_overtakes_write",
+        rule: Rule::ReadAfterWrite,
+        breaks: "read-after-write order: a read goes to DRAM before earlier writes have their B \
+                 responses",
+        edits: &[Edit {
+            module: "fastpath_top$order",
+            find: "data_clear = ~data_wait$q & ~w_busy;",
+            // Only the data still streaming is waited for, not its B response.
+            replace: "data_clear = ~w_busy;",
+        }],
+    },
+    Mutant {
+        name: "cn_ack_ignored",
+        rule: Rule::CnAckFrees,
+        breaks: "exactly once: a CN ack frees its ring slot for reuse; ignored, every recorded slot stays busy and the ring answers RETRY_LATER",
+        edits: &[
+            Edit {
+                module: "fastpath_top",
+                find: "sync$ack_valid = exec$ring_ack;",
+                replace: "sync$ack_valid = 1'b0;",
+            },
+        ],
+    },
+    Mutant {
+        name: "release_frees_nothing",
+        rule: Rule::ReleaseFrees,
+        breaks: "membership: the slow path's ring release of a departed member frees its unacknowledged slots",
+        edits: &[
+            Edit {
+                module: "fastpath_top$sync",
+                find: "busy$d = busy_now & ~mm$out;",
+                replace: "busy$d = busy_now;",
+            },
+        ],
+    },
+    Mutant {
+        name: "ring_ignores_pid",
+        rule: Rule::RingKeyedByPid,
+        breaks: "exactly once: ring entries are keyed by (pid, client, req_id); without the pid one RAS's request is answered with another RAS's recorded result",
+        edits: &[
+            Edit {
+                module: "fastpath_top$sync",
+                find: "kk = (((k_pid) & 64'hffffffffffffffff) << 32'h30) | (((k_client) & 64'hffffffffffffffff) << 32'h20) | ((k_req) & 64'hffffffffffffffff);",
+                replace: "kk = (((k_client) & 64'hffffffffffffffff) << 32'h20) | ((k_req) & 64'hffffffffffffffff);",
+            },
+        ],
+    },
+    Mutant {
+        name: "ring_ignores_client",
+        rule: Rule::RingKeyedByClient,
+        breaks: "exactly once: ring entries are keyed by (pid, client, req_id); without the client one member's request is answered with another member's result",
+        edits: &[
+            Edit {
+                module: "fastpath_top$sync",
+                find: "kk = (((k_pid) & 64'hffffffffffffffff) << 32'h30) | (((k_client) & 64'hffffffffffffffff) << 32'h20) | ((k_req) & 64'hffffffffffffffff);",
+                replace: "kk = (((k_pid) & 64'hffffffffffffffff) << 32'h30) | ((k_req) & 64'hffffffffffffffff);",
+            },
+        ],
+    },
+    Mutant {
+        name: "faa_drops_carry_at_32",
+        rule: Rule::FetchAddWide,
+        breaks: "atomics: FetchAdd adds whole 64-bit words (wrapping at 2^64); here the carry out of bit 31 is lost",
+        edits: &[
+            Edit {
+                module: "fastpath_top$sync",
+                find: "alu_new = alu_old + alu_arg0;",
+                replace: "alu_new = {alu_old[63:32], alu_old[31:0] + alu_arg0[31:0]};",
+            },
+        ],
+    },
+    Mutant {
+        name: "cas_writes_always",
+        rule: Rule::CasOnEqual,
+        breaks: "atomics: CompareAndSwap writes only when the word equals the expected value",
+        edits: &[
+            Edit {
+                module: "fastpath_top$sync",
+                find: "alu_write = alu_eq;",
+                replace: "alu_write = 1'b1;",
+            },
+        ],
+    },
+    Mutant {
+        name: "unlock_keeps_the_word",
+        rule: Rule::UnlockClears,
+        breaks: "atomics: Unlock writes 0",
+        edits: &[
+            Edit {
+                module: "fastpath_top$sync",
+                find: "alu_new = 32'h0;",
+                replace: "alu_new = alu_old;",
+            },
+        ],
+    },
+    Mutant {
+        name: "tas_sets_nothing",
+        rule: Rule::TasSets,
+        breaks: "atomics: TestAndSet writes 1",
+        edits: &[
+            Edit {
+                module: "fastpath_top$sync",
+                find: "alu_new = 32'h1;",
+                replace: "alu_new = alu_old;",
+            },
+        ],
+    },
+    Mutant {
+        name: "atomic_alignment_unchecked",
+        rule: Rule::AtomicAlignment,
+        breaks: "format: an atomic's address must be 8-byte aligned (BAD_REQUEST otherwise)",
+        edits: &[
+            Edit {
+                module: "fastpath_top$la$dec_chk",
+                find: "atomic_ok = (va[(32'h0)+:(3)] == 32'h0) & (payload_len == 32'h0);",
+                replace: "atomic_ok = (payload_len == 32'h0);",
+            },
+        ],
+    },
+    Mutant {
+        name: "read_length_unbounded",
+        rule: Rule::ReadLengthBound,
+        breaks: "format: a read asks at most MAX_REQUEST_LEN bytes",
+        edits: &[
+            Edit {
+                module: "fastpath_top$la$dec_chk",
+                find: "read_form = (payload_len == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_request_len);",
+                replace: "read_form = (payload_len == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0);",
+            },
+        ],
+    },
+    Mutant {
+        name: "read_of_zero_bytes_accepted",
+        rule: Rule::ReadNotEmpty,
+        breaks: "format: a read of 0 bytes is BAD_REQUEST",
+        edits: &[
+            Edit {
+                module: "fastpath_top$la$dec_chk",
+                find: "read_form = (payload_len == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_request_len);",
+                replace: "read_form = (payload_len == 32'h0) & (pkt_count == 32'h1) & (total_len <= max_request_len);",
+            },
+        ],
+    },
+    Mutant {
+        name: "append_alignment_unchecked",
+        rule: Rule::AppendAlignment,
+        breaks: "format: an append names an 8-byte aligned log",
+        edits: &[
+            Edit {
+                module: "fastpath_top$la$dec_chk",
+                find: "append_ok = (va[(32'h0)+:(3)] == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_record) & (((payload_len) & 32'hffffffff) == total_len);",
+                replace: "append_ok = (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_record) & (((payload_len) & 32'hffffffff) == total_len);",
+            },
+        ],
+    },
+    Mutant {
+        name: "append_length_unchecked",
+        rule: Rule::AppendLength,
+        breaks: "format: an append's payload is exactly its total_len",
+        edits: &[
+            Edit {
+                module: "fastpath_top$la$dec_chk",
+                find: "append_ok = (va[(32'h0)+:(3)] == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_record) & (((payload_len) & 32'hffffffff) == total_len);",
+                replace: "append_ok = (va[(32'h0)+:(3)] == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_record);",
+            },
+        ],
+    },
+    Mutant {
+        name: "chase_payload_accepted",
+        rule: Rule::ChaseNoPayload,
+        breaks: "format: a pointer chase carries no payload",
+        edits: &[
+            Edit {
+                module: "fastpath_top$la$dec_chk",
+                find: "chase_ok = (payload_len == 32'h0) & (pkt_count == 32'h1);",
+                replace: "chase_ok = (pkt_count == 32'h1);",
+            },
+        ],
+    },
+    Mutant {
+        name: "durable_write_without_persistence",
+        rule: Rule::DurableNeedsDomain,
+        breaks: "durability: a durable write on a node without a persistence domain is UNSUPPORTED, and writes nothing",
+        edits: &[
+            Edit {
+                module: "fastpath_top$exec$dsp",
+                find: "no_persist = durable & ~persist;",
+                replace: "no_persist = 1'b0;",
+            },
+        ],
+    },
+    Mutant {
+        name: "tlb_hit_ignores_permissions",
+        rule: Rule::TlbHitPermissions,
+        breaks: "security: a TLB hit is checked against the access's permission like a walk",
+        edits: &[
+            Edit {
+                module: "fastpath_top$tr",
+                find: "tlb_perm_ok = (res_perms & need) == need;",
+                replace: "tlb_perm_ok = 1'b1;",
+            },
+        ],
+    },
+    Mutant {
+        name: "slow_path_tlb_updates_dropped",
+        rule: Rule::TlbInvalidation,
+        breaks: "translation: the slow path's PTE writes and invalidations reach the TLB (a freed page's translation leaves it)",
+        edits: &[
+            Edit {
+                module: "fastpath_top",
+                find: "tlb$up_valid = 1'b1;",
+                replace: "tlb$up_valid = 1'b0;",
+            },
+        ],
+    },
+    Mutant {
+        name: "tlb_invalidation_inserts",
+        rule: Rule::TlbInvalidation,
+        breaks: "translation: a TLB invalidation removes the entry instead of installing it",
+        edits: &[
+            Edit {
+                module: "fastpath_top",
+                find: "tlb$up_inval = sptx$up_inval;",
+                replace: "tlb$up_inval = 1'b0;",
+            },
+        ],
+    },
+    Mutant {
+        name: "key_writes_dropped",
+        rule: Rule::KeyWrites,
+        breaks: "authentication: keys come from the slow path's KeyWrite (installed at Register, zeroed at teardown)",
+        edits: &[
+            Edit {
+                module: "fastpath_top",
+                find: "keys$wr_valid = sptx$key_write;",
+                replace: "keys$wr_valid = 1'b0;",
+            },
+        ],
+    },
+    Mutant {
+        name: "append_footprint_without_header",
+        rule: Rule::AppendFootprint,
+        breaks: "replicated log: a record takes its 8-byte header plus its payload rounded up to 8 bytes",
+        edits: &[
+            Edit {
+                module: "fastpath_top$apl",
+                find: "fp = ((len + 32'hf) >> 32'h3) << 32'h3;",
+                replace: "fp = ((len + 32'h7) >> 32'h3) << 32'h3;",
+            },
+        ],
+    },
+    Mutant {
+        name: "append_ignores_capacity",
+        rule: Rule::AppendCapacity,
+        breaks: "replicated log: an append past the log's capacity is LOG_FULL",
+        edits: &[
+            Edit {
+                module: "fastpath_top$apl",
+                find: "fits$d = (tail[(32'h0)+:(3)] == 32'h0) & ~room$q[32'h41] & (tail <= room$q[(32'h0)+:(64)]);",
+                replace: "fits$d = (tail[(32'h0)+:(3)] == 32'h0);",
+            },
+        ],
+    },
+    Mutant {
+        name: "crc_not_checked",
+        rule: Rule::CrcChecked,
+        breaks: "integrity: a packet whose CRC does not match is NACKed, never executed",
+        edits: &[
+            Edit {
+                module: "fastpath_top$ingest$ack",
+                find: "nack = (have$q >= 32'h40) & ((have$q < len$q) | (engine$crc != carried$q));",
+                replace: "nack = (have$q >= 32'h40) & (have$q < len$q);",
+            },
+        ],
+    },
+    Mutant {
+        name: "chase_hops_not_counted",
+        rule: Rule::ChaseHopBound,
+        breaks: "pointer chase: each hop is counted, and a chase stops at its hop bound (a cycle ends there)",
+        edits: &[
+            Edit {
+                module: "fastpath_top$ext$chase",
+                find: "hop$d = hop$q + 32'h1;",
+                replace: "hop$d = hop$q;",
+            },
+        ],
+    },
+    Mutant {
+        name: "chase_value_unbounded",
+        rule: Rule::ChaseValueBound,
+        breaks: "pointer chase: the value read at the found node is at most the chase's MAX_VALUE",
+        edits: &[
+            Edit {
+                module: "fastpath_top$ext$chase",
+                find: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (req_len != 32'h0) & (req_len <= c_max_value) & (req_va != 32'h0);",
+                replace: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (req_len != 32'h0) & (req_va != 32'h0);",
+            },
+        ],
+    },
+    Mutant {
+        name: "chase_from_address_zero",
+        rule: Rule::ChaseStartNonZero,
+        breaks: "pointer chase: a chase starting at address 0 is BAD_REQUEST",
+        edits: &[
+            Edit {
+                module: "fastpath_top$ext$chase",
+                find: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (req_len != 32'h0) & (req_len <= c_max_value) & (req_va != 32'h0);",
+                replace: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (req_len != 32'h0) & (req_len <= c_max_value);",
+            },
+        ],
+    },
+    Mutant {
+        name: "kv_key_length_unbounded",
+        rule: Rule::KvKeyBound,
+        breaks: "Clio-KV: keys are 1 to MAX_KEY bytes",
+        edits: &[
+            Edit {
+                module: "fastpath_top$ext$clio_kv",
+                find: "bounds_ok$d = (klen != 32'h0) & (klen <= c_max_key) & value_ok;",
+                replace: "bounds_ok$d = (klen != 32'h0) & value_ok;",
+            },
+        ],
+    },
+    Mutant {
+        name: "kv_empty_key_accepted",
+        rule: Rule::KvKeyNotEmpty,
+        breaks: "Clio-KV: an empty key is BAD_REQUEST",
+        edits: &[
+            Edit {
+                module: "fastpath_top$ext$clio_kv",
+                find: "bounds_ok$d = (klen != 32'h0) & (klen <= c_max_key) & value_ok;",
+                replace: "bounds_ok$d = (klen <= c_max_key) & value_ok;",
+            },
+        ],
+    },
+    Mutant {
+        name: "kv_body_length_unchecked",
+        rule: Rule::KvBodyLength,
+        breaks: "Clio-KV: a request's body is exactly its key and value (lying lengths are BAD_REQUEST)",
+        edits: &[
+            Edit {
+                module: "fastpath_top$ext$clio_kv",
+                find: "body_ok$d = sz_x == sz_k;",
+                replace: "body_ok$d = 1'b1;",
+            },
+        ],
+    },
+    Mutant {
+        name: "kv_ignores_owner",
+        rule: Rule::KvOwner,
+        breaks: "Clio-KV: a record matches a request only if its owner is the requester's RAS; here equal key bytes of another owner in the same chain match",
+        edits: &[Edit {
+            module: "fastpath_top$ext$clio_kv",
+            find: "meta_match$d = (cw$d[(32'h0)+:(16)] == owner$q) & (cw$d[(32'h10)+:(16)] == klen);",
+            replace: "meta_match$d = (cw$d[(32'h10)+:(16)] == klen);",
+        }],
+    },
+    Mutant {
+        name: "kv_store_never_full",
+        rule: Rule::KvStoreFull,
+        breaks: "Clio-KV: a new key needs live + 1 < records (one slot stays spare), else OUT_OF_MEMORY; here the live-count check never refuses, and only the high-water mark's bound is left",
+        edits: &[Edit {
+            module: "fastpath_top$ext$clio_kv",
+            find: "rec_m1$d = records - 32'h1;",
+            replace: "rec_m1$d = 64'hffffffffffffffff;",
+        }],
+    },
+    Mutant {
+        name: "second_page_assumed_contiguous",
+        rule: Rule::PageEnd,
+        breaks: "translation: a request that crosses a page is translated page by page; here the bytes past the page end go to the frame after the first page's (physically contiguous pages assumed)",
+        edits: &[Edit {
+            module: "fastpath_top$exec",
+            find: "pa2$d = tr_pa;",
+            replace: "pa2$d = pa1$q + n1$q;",
+        }],
+    },
+    Mutant {
+        name: "ring_never_replays",
+        rule: Rule::RingReplays,
+        breaks: "exactly once: a ring-recorded request that comes again is answered from the ring; here it never hits, so a retry executes again",
+        edits: &[Edit {
+            module: "fastpath_top$sync",
+            find: "hit = |o_m$q;",
+            replace: "hit = 1'b0;",
+        }],
+    },
+    Mutant {
+        name: "ring_full_ignored",
+        rule: Rule::RingFull,
+        breaks: "exactly once: the slot at the write pointer still holds an unacknowledged result, so the request is RETRY_LATER; here it is overwritten",
+        edits: &[Edit {
+            module: "fastpath_top$sync",
+            find: "full_q$d = busy$q[wp$q];",
+            replace: "full_q$d = 1'b0;",
+        }],
+    },
+    Mutant {
+        name: "purge_forgets_nothing",
+        rule: Rule::PidReuseForgets,
+        breaks: "isolation: a torn-down RAS's ring entries are purged, so its pid's next owner is never answered its results; here they stay",
+        edits: &[Edit {
+            module: "fastpath_top$sync",
+            find: "purge_m$d = mp$out;",
+            replace: "purge_m$d = 32'h0;",
+        }],
+    },
+    Mutant {
+        name: "slow_path_ring_room_ignored",
+        rule: Rule::SlowPathRingRoom,
+        breaks: "slow path: a request for it when its RX ring has no room past the notices' reserve is RETRY_LATER; here it is pushed anyway",
+        edits: &[Edit {
+            module: "fastpath_top$exec",
+            find: "room_ok$d = sp_rx_room > rx_reserved;",
+            replace: "room_ok$d = 1'b1;",
+        }],
+    },
+];
+
+/// The rules of the spec that no mutant breaks, and why: the suite exercises each (the
+/// coverage test), but no single edit of today's RTL drops it so that an answer shows.
+pub const NO_MUTANT: &[(Rule, &str)] = &[
+    (
+        Rule::WalkPermissions,
+        "the walk's permission check in `translate` repeats the page-fault unit's, which answers \
+         PERMISSION from the walker's outcome anyway: redundant logic, a lead for issue 42",
+    ),
+    (
+        Rule::FenceWaits,
+        "a fence's answer is the same whenever it leaves; only its timing shows the rule, and \
+         the harness compares answers, not times",
+    ),
+    (
+        Rule::ChaseLayout,
+        "`chase_unaligned_layout_accepted` was not told apart: the layout check and the node \
+         alignment check overlap (an unaligned layout makes an unaligned word read, refused by \
+         the same answer); not analysed further",
+    ),
+];
