@@ -58,7 +58,7 @@ rules! {
     ReadNotEmpty => ("format.read_zero", "a read of 0 bytes is BAD_REQUEST"),
     /// Counted: a read longer than `MAX_REQUEST_LEN` refused.
     ReadLengthBound => ("format.read_max", "a read asks at most MAX_REQUEST_LEN bytes (BAD_REQUEST otherwise)"),
-    /// Counted: a read that ends exactly at a page end, or crosses it.
+    /// Counted: a read that crosses a page end.
     PageEnd => ("translation.page_cross", "a request that crosses a page end is translated page by page"),
     /// Counted: a misaligned atomic refused.
     AtomicAlignment => ("format.atomic_alignment", "an atomic's address is 8-byte aligned (BAD_REQUEST otherwise)"),

@@ -100,7 +100,7 @@ impl Tracker {
             .last_write
             .is_some_and(|(p, a, b)| p == pid && a < end && va < b);
         self.cov.hit_if(overlaps, Rule::ReadAfterWrite);
-        self.cov.hit_if(va % page + len >= page, Rule::PageEnd);
+        self.cov.hit_if(va % page + len > page, Rule::PageEnd);
     }
 
     /// A fence was answered.
