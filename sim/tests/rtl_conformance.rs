@@ -332,10 +332,10 @@ fn durable_writes_match_the_model_with_a_persistence_domain() {
     }
 }
 
-/// The directed corners (`Stream::corners`: reads at the length bounds and across a page end,
-/// atomics off alignment and with operands that differ only above bit 31, one client and
-/// request id in two RASes, an append off alignment), then a short mixed stream, on both
-/// DRAMs: the same answers and memory.
+/// The directed corners (`Stream::corners`, each listed there: length bounds, page ends,
+/// alignment, high-bit operands, ring ids across RASes, log capacity, Clio-KV bounds and a
+/// shared bucket, a pid's next owner), then a short mixed stream, on both DRAMs: the same
+/// answers and memory.
 #[test]
 fn directed_corners_match_the_model() {
     let mut model = CBoard::new(&cfg()).unwrap();

@@ -15,8 +15,6 @@ use clio_sim::cosim::{DramTiming, RtlBoard};
 use clio_sim::model::board::Outgoing;
 use clio_sim::rtl::{FASTPATH_TOP, MUTANTS};
 
-const DRAM: u64 = REFERENCE_DRAM;
-
 /// The strict, rough DRAM: written data visible only at its B response, which comes well after
 /// a read's data would, and random timing on top from a fixed seed (printed below).
 fn strict() -> DramTiming {
@@ -72,7 +70,10 @@ fn run(r: &Reference, select: Option<u8>) -> Option<String> {
             got.len()
         ));
     }
-    let (m, x) = (r.model.peek(0, DRAM as usize), rtl.peek(0, DRAM as usize));
+    let (m, x) = (
+        r.model.peek(0, REFERENCE_DRAM as usize),
+        rtl.peek(0, REFERENCE_DRAM as usize),
+    );
     (m != x).then(|| "memory images".to_string())
 }
 

@@ -289,7 +289,7 @@ impl Stream {
         got: &mut Vec<Corner>,
         out: &mut Vec<Outgoing>,
     ) {
-        use clio_proto::kv::{KvRequest, MAX_KEY};
+        use clio_proto::kv::MAX_KEY;
         for (name, klen) in [
             ("KV get with an empty key", 0usize),
             ("KV get with a key of MAX_KEY + 1 bytes", MAX_KEY + 1),
@@ -303,12 +303,11 @@ impl Stream {
         let mut stored = Vec::new();
         for i in 0..256u32 {
             let key = format!("corner-{i}").into_bytes();
-            let value = [i as u8; 8];
-            let Ok(r) = KvRequest::new(Opcode::KvPut, &key, &value) else {
+            let name = "KV put of a new key into a full store";
+            let put = self.kv_key_op(node, 0, name, Opcode::KvPut, &key, &[i as u8; 8], out);
+            let Some(c) = put else {
                 break;
             };
-            let name = "KV put of a new key into a full store";
-            let c = self.kv_request(node, 0, name, Opcode::KvPut, Some(&r), r.encode(), out);
             if c.status != Some(Status::Ok) {
                 got.push(c);
                 break;
@@ -316,17 +315,7 @@ impl Stream {
             stored.push(key);
         }
         for key in stored {
-            if let Ok(r) = KvRequest::new(Opcode::KvDelete, &key, &[]) {
-                self.kv_request(
-                    node,
-                    0,
-                    "KV delete",
-                    Opcode::KvDelete,
-                    Some(&r),
-                    r.encode(),
-                    out,
-                );
-            }
+            self.kv_key_op(node, 0, "KV delete", Opcode::KvDelete, &key, &[], out);
         }
         self.kv_twin_corner(node, got, out);
     }
@@ -341,7 +330,7 @@ impl Stream {
         got: &mut Vec<Corner>,
         out: &mut Vec<Outgoing>,
     ) {
-        use clio_proto::kv::{KvRequest, StoreLayout};
+        use clio_proto::kv::StoreLayout;
         let Some(l) = StoreLayout::fit(0, super::CONFORMANCE_KV_STORE_BYTES) else {
             return;
         };
@@ -353,32 +342,33 @@ impl Stream {
             return;
         };
         for (slot, value) in [(0, b"first owner"), (1, b"other owner")] {
-            if let Ok(r) = KvRequest::new(Opcode::KvPut, &key, value) {
-                let name = "KV put of one key by two tenants into one bucket";
-                let c = self.kv_request(node, slot, name, Opcode::KvPut, Some(&r), r.encode(), out);
-                got.push(c);
-            }
+            let name = "KV put of one key by two tenants into one bucket";
+            got.extend(self.kv_key_op(node, slot, name, Opcode::KvPut, &key, value, out));
         }
         for slot in [0, 1] {
-            if let Ok(r) = KvRequest::new(Opcode::KvGet, &key, &[]) {
-                let name = "KV get of the twin key by each tenant";
-                let c = self.kv_request(node, slot, name, Opcode::KvGet, Some(&r), r.encode(), out);
-                got.push(c);
-            }
+            let name = "KV get of the twin key by each tenant";
+            got.extend(self.kv_key_op(node, slot, name, Opcode::KvGet, &key, &[], out));
         }
         for slot in [0, 1] {
-            if let Ok(r) = KvRequest::new(Opcode::KvDelete, &key, &[]) {
-                self.kv_request(
-                    node,
-                    slot,
-                    "KV delete",
-                    Opcode::KvDelete,
-                    Some(&r),
-                    r.encode(),
-                    out,
-                );
-            }
+            self.kv_key_op(node, slot, "KV delete", Opcode::KvDelete, &key, &[], out);
         }
+    }
+
+    /// A well-formed KV request (`op` of `key` and `value`) of process `slot`'s first member;
+    /// `None` when no such request can be encoded.
+    #[allow(clippy::too_many_arguments)]
+    fn kv_key_op(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        slot: usize,
+        name: &'static str,
+        op: Opcode,
+        key: &[u8],
+        value: &[u8],
+        out: &mut Vec<Outgoing>,
+    ) -> Option<Corner> {
+        let r = clio_proto::kv::KvRequest::new(op, key, value).ok()?;
+        Some(self.kv_request(node, slot, name, op, Some(&r), r.encode(), out))
     }
 
     /// A KV request of process `slot`'s first member with `body` (the header from `r` when

@@ -59,11 +59,9 @@ impl VirtualMemory {
         notices: &mut Vec<Notice>,
     ) -> Result<u64, Status> {
         let vpn = layout.vpn(va);
-        self.cov.hit_if(
-            self.tlb.holds_for_another_pid(pid, vpn),
-            Rule::TlbTaggedByPid,
-        );
-        let pte = match self.tlb.lookup(pid, vpn) {
+        let (hit, other_pid) = self.tlb.lookup_among(pid, vpn);
+        self.cov.hit_if(other_pid, Rule::TlbTaggedByPid);
+        let pte = match hit {
             Some(p) => {
                 self.counters.tlb_hits += 1;
                 p

@@ -68,26 +68,20 @@ impl Default for SyncUnit {
 impl SyncUnit {
     /// Look a ring-recorded request up.
     pub fn check(&mut self, pid: u16, client: u16, req_id: u32) -> RingCheck {
-        // Entries that a key without the pid, or without the client, would have matched.
-        let (other_pid, other_client) =
-            self.ring
-                .iter()
-                .flatten()
-                .fold((false, false), |(p, c), e| {
-                    let same_id = e.req_id == req_id;
-                    (
-                        p || (same_id && e.client == client && e.pid != pid),
-                        c || (same_id && e.pid == pid && e.client != client),
-                    )
-                });
+        // One pass: the entry of this key, and whether a key without the pid, or without the
+        // client, would have matched another entry (what the ring-key rules guard against).
+        let (mut found, mut other_pid, mut other_client) = (None, false, false);
+        for e in self.ring.iter().flatten().filter(|e| e.req_id == req_id) {
+            match (e.pid == pid, e.client == client) {
+                (true, true) => found = found.or(Some(*e)),
+                (false, true) => other_pid = true,
+                (true, false) => other_client = true,
+                (false, false) => {}
+            }
+        }
         self.cov.hit_if(other_pid, Rule::RingKeyedByPid);
         self.cov.hit_if(other_client, Rule::RingKeyedByClient);
-        if let Some(e) = self
-            .ring
-            .iter()
-            .flatten()
-            .find(|e| e.pid == pid && e.client == client && e.req_id == req_id)
-        {
+        if let Some(e) = found {
             self.replays += 1;
             self.cov.hit(Rule::RingReplays);
             return RingCheck::Cached(e.status, e.value);

@@ -37,14 +37,24 @@ impl Tlb {
 
     /// Look up a translation, refreshing its LRU age on a hit.
     pub fn lookup(&mut self, pid: u16, vpn: u64) -> Option<Pte> {
+        self.lookup_among(pid, vpn).0
+    }
+
+    /// [`Tlb::lookup`], and in the same pass whether another process's translation of page
+    /// `vpn` is cached (where a TLB tagged by page only would answer `pid` with it).
+    pub fn lookup_among(&mut self, pid: u16, vpn: u64) -> (Option<Pte>, bool) {
         self.clock += 1;
-        let now = self.clock;
-        let e = self
-            .entries
-            .iter_mut()
-            .find(|e| e.pid == pid && e.vpn == vpn)?;
-        e.last_use = now;
-        Some(e.pte)
+        let mut hit = None;
+        let mut other = false;
+        for e in self.entries.iter_mut().filter(|e| e.vpn == vpn) {
+            if e.pid == pid {
+                e.last_use = self.clock;
+                hit = Some(e.pte);
+            } else {
+                other = true;
+            }
+        }
+        (hit, other)
     }
 
     /// Insert or update a translation, evicting the least recently used entry when full.
@@ -67,12 +77,6 @@ impl Tlb {
         } else if let Some(lru) = self.entries.iter_mut().min_by_key(|x| x.last_use) {
             *lru = e;
         }
-    }
-
-    /// Whether another process's translation of page `vpn` is cached (where a TLB tagged by
-    /// page only would answer `pid` with it).
-    pub fn holds_for_another_pid(&self, pid: u16, vpn: u64) -> bool {
-        self.entries.iter().any(|e| e.vpn == vpn && e.pid != pid)
     }
 
     /// Drop a translation (TLB shootdown). Returns whether it was cached.
