@@ -210,7 +210,8 @@ impl<const I: usize, const O: usize> Logic for XorTrees<I, O> {
     /// kept nodes are a netlist shape for synthesis, and Verilator evaluates ~1,750 of them
     /// one small parity at a time, where a row's reduction is one parity over 17 words (the
     /// read-data CRC went from 1.63 to 0.05 us per simulated cycle). Both forms are built
-    /// from `rows`; `sim`'s `rtl_crc_forms` test verilates the tree form and checks it.
+    /// from `rows`; `sim` builds its traced model with the trees and its other models with the
+    /// reductions, and `rtl_vcd` requires the two to answer alike (every response's CRC).
     fn hdl(&self) -> Verilog {
         let mut verilog = String::from("`ifdef CLIO_XOR_REDUCTIONS\n");
         let reductions: Vec<String> = (0..O)
