@@ -49,7 +49,6 @@ pub struct Mat {
     pub needs_key: Signal<Out, Bit>,
     /// The result is recorded in the idempotence ring (`Opcode::uses_idempotence_ring`).
     pub ring: Signal<Out, Bit>,
-    op1h: Signal<Local, Bits<256>>,
     t_known: Constant<Bits<256>>,
     t_kv: Constant<Bits<256>>,
     t_vm: Constant<Bits<256>>,
@@ -77,7 +76,6 @@ impl Default for Mat {
             slow: Default::default(),
             needs_key: Default::default(),
             ring: Default::default(),
-            op1h: Default::default(),
             // Extend opcodes without a unit here (`proto::offload::IN_HARDWARE`) fail the
             // parse and are answered UNSUPPORTED, as by a model node without that offload.
             // Clio-KV's are known only while its unit is configured (`t_kv`, `kv_en`).
@@ -106,18 +104,21 @@ impl Default for Mat {
 impl Logic for Mat {
     #[hdl_gen]
     fn update(&mut self) {
-        self.op1h.next = bit_cast::<256, 1>(1.into()) << self.opcode.val();
+        // Each table's bit at the opcode: a bit select of a constant (a 256-way mux of
+        // constants, which synthesis reduces to a function of the opcode's eight bits, and
+        // which Verilator evaluates as one word select and shift per table, where a one-hot
+        // `1 << opcode` and an AND with each table cost eight words each).
+        self.kv.next = self.t_kv.val().get_bit(self.opcode.val().index());
         self.head_ok.next = (self.version.val() == self.c_version.val())
             & (self.status.val() <= self.c_status_max.val())
-            & ((self.t_known.val() & self.op1h.val()).any()
-                | (self.kv_en.val() & (self.t_kv.val() & self.op1h.val()).any()));
-        self.kv.next = (self.t_kv.val() & self.op1h.val()).any();
-        self.vm.next = (self.t_vm.val() & self.op1h.val()).any();
-        self.sync.next = (self.t_sync.val() & self.op1h.val()).any();
-        self.extend.next = (self.t_ext.val() & self.op1h.val()).any();
-        self.slow.next = (self.t_slow.val() & self.op1h.val()).any();
-        self.needs_key.next = (self.t_key.val() & self.op1h.val()).any();
-        self.ring.next = (self.t_ring.val() & self.op1h.val()).any();
+            & (self.t_known.val().get_bit(self.opcode.val().index())
+                | (self.kv_en.val() & self.kv.val()));
+        self.vm.next = self.t_vm.val().get_bit(self.opcode.val().index());
+        self.sync.next = self.t_sync.val().get_bit(self.opcode.val().index());
+        self.extend.next = self.t_ext.val().get_bit(self.opcode.val().index());
+        self.slow.next = self.t_slow.val().get_bit(self.opcode.val().index());
+        self.needs_key.next = self.t_key.val().get_bit(self.opcode.val().index());
+        self.ring.next = self.t_ring.val().get_bit(self.opcode.val().index());
     }
 }
 

@@ -1,4 +1,4 @@
-//! The TLB: a fully associative CAM on `(pid, vpn)` with true-LRU replacement.
+//! The TLB: a fully associative CAM on `(pid, vpn)` with tree pseudo-LRU replacement.
 //!
 //! * Lookup port: `lk_*` in, `res_*` out [`TLB_LATENCY`] cycles later, II = 1. Cycle 1 compares
 //!   the key against all [`ENTRIES`] tags (flip-flops); cycle 2 masks the match vector with the
@@ -18,15 +18,22 @@
 //!   (`m_cur`): the entry the previous insert wrote is added when the keys are equal
 //!   (`u_same`, a compare against the write stage's key register) and removed otherwise, and
 //!   entries invalidated since drop out through the live valid bits.
-//! * LRU: every entry has a 6-bit age; the ages are always a permutation of `0..64` (reset sets
-//!   `age[i] = i`). Touching entry `t` zeroes its age and ages every younger entry by one. A hit
-//!   touches its entry; an insert touches its target and wins over a hit in the same cycle.
-//!   The touch is decided in its cycle and applied to the ages in the next (`pending`), so the
-//!   age update (a 64-way select of the touched entry's age and 64 compares against it) is not
-//!   behind the CAM compare in one cycle. The replacement stays exact LRU: an insert that picks
-//!   its victim while a touch is pending takes the entry of age 62 instead of 63 when the
-//!   pending touch is on the entry of age 63 (that touch makes the 62 the oldest), and the
-//!   touches are applied in order, one per cycle, as before.
+//! * Replacement: a tree pseudo-LRU, 63 bits (`plru`, heap order: node 1 is the root, node
+//!   `n`'s children are `2n` and `2n + 1`, entry `i` is leaf `64 + i`). Node bit 1 says the
+//!   victim is in the node's upper half. Touching entry `t` sets every node on its path to
+//!   point away from it; the victim is the leaf the bits lead to from the root. A hit touches
+//!   its entry; an insert touches its target and wins over a hit in the same cycle. The touch
+//!   is decided in its cycle and applied to the bits in the next (`pending`, one-hot), so the
+//!   half-subtree ORs the update needs are not behind the CAM compare in one cycle. The
+//!   replacement stays exact: an insert that picks its victim while a touch is pending sees it
+//!   applied. The pending touch moves every node on its path, but the victim is only ever in
+//!   the root's half away from the touched entry, where no node is on that path: so only the
+//!   root is taken with the touch applied (`lru_root`), the five levels below it from the
+//!   register as it is (`lru_m5`). Against the true LRU it replaces (64 six-bit ages, 64
+//!   compares and increments per touch) this is 63 flip-flops and one AND per entry, in
+//!   synthesis and in the cosimulation alike (docs/hardware.md "tlb", docs/cosim.md
+//!   "Simulation speed"). The most recently touched entry is never the victim; otherwise the
+//!   choice approximates LRU, as in every pseudo-LRU.
 //!
 //! Consistency with in-flight requests (paper §4.2): a lookup is linearised at its compare
 //! cycle, except that an entry invalidated or rewritten before its second cycle turns the
@@ -43,6 +50,8 @@ use rust_hdl::prelude::*;
 
 // The tag is the PTE's word0 bits 0..52, `pid << 36 | vpn`.
 const _: () = assert!(VPN_BITS == 36 && clio_proto::pte::PID_SHIFT == 36);
+// One bit per entry in every vector and a six-level replacement tree.
+const _: () = assert!(TLB_ENTRIES == 64);
 
 /// Entries (from `proto::consts::TLB_ENTRIES`).
 pub const ENTRIES: usize = TLB_ENTRIES;
@@ -54,7 +63,7 @@ pub const TLB_LATENCY: usize = 2;
 pub struct Tlb {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset: all entries invalid, ages `0..64`, generation 0.
+    /// Synchronous reset: all entries invalid, every replacement bit 0, generation 0.
     pub reset: Signal<In, Bit>,
     /// A lookup enters.
     pub lk_valid: Signal<In, Bit>,
@@ -114,7 +123,6 @@ pub struct Tlb {
     /// update written last cycle (`wr_last`).
     m_cur: Signal<Local, Bits<64>>,
     key: [DFF<Bits<52>>; ENTRIES],
-    age: [DFF<Bits<6>>; ENTRIES],
     valid: DFF<Bits<64>>,
     generation: DFF<Bits<16>>,
     data: RAM<Bits<43>, 6>,
@@ -135,23 +143,36 @@ pub struct Tlb {
     up_key: Signal<Local, Bits<52>>,
     m_lk: Gather<64>,
     m_up: Gather<64>,
-    lru1h: Gather<64>,
-    /// Entries of age 62 (the oldest once a pending touch of the age-63 entry is applied).
-    lru2h: Gather<64>,
-    /// The touch decided last cycle, applied to the ages this cycle (one-hot, or zero).
+    /// The replacement tree: bit `n` (1..64) for node `n`, 1 when the victim is in its upper
+    /// half; bit 0 is unused.
+    plru: DFF<Bits<64>>,
+    /// The touch decided last cycle, applied to `plru` this cycle (one-hot, or zero).
     pending: DFF<Bits<64>>,
-    /// Bit `k` of every entry's age, as vectors (the touched age is six AND-OR trees). Six
-    /// fields, not an array: rust-hdl cannot unroll a loop over an array of arrays.
-    age_b0: Gather<64>,
-    age_b1: Gather<64>,
-    age_b2: Gather<64>,
-    age_b3: Gather<64>,
-    age_b4: Gather<64>,
-    age_b5: Gather<64>,
-    /// Age of the entry `pending` touches.
-    pending_age: Gather<6>,
-    /// The age-63 entry is the one a pending touch is about to make the youngest.
-    lru_touched: Signal<Local, Bit>,
+    /// Per node: the pending touch is in its lower half (the node is set to point up) ...
+    touch_lo: Gather<64>,
+    /// ... in its upper half (the node is set to point down).
+    touch_hi: Gather<64>,
+    /// Per node: the entries of its lower and upper half (node 0: none).
+    half_lo: [Constant<Bits<64>>; 64],
+    half_hi: [Constant<Bits<64>>; 64],
+    /// Per entry: the nodes of levels 1..=5 on its path, and of those the ones whose upper
+    /// half holds it (the bit that leads to it).
+    path5: [Constant<Bits<64>>; ENTRIES],
+    dir5: [Constant<Bits<64>>; ENTRIES],
+    /// The entries whose path below the root `plru` leads to.
+    lru_m5: Gather<64>,
+    /// The root's bit with the pending touch applied: the victim's half.
+    lru_root: Signal<Local, Bit>,
+    /// The victim (one-hot).
+    lru_vec: Signal<Local, Bits<64>>,
+    /// Its index within the lower half and within the upper half (both from `lru_m5`, so
+    /// the encoders are not behind `lru_root`), and the one `lru_root` picks.
+    idx_lru_lo: Gather<5>,
+    idx_lru_hi: Gather<5>,
+    idx_lru: Signal<Local, Bits<6>>,
+    /// `enc` masked to the lower and to the upper half (bits 0..5 of the index).
+    enc_lo: [Constant<Bits<64>>; 5],
+    enc_hi: [Constant<Bits<64>>; 5],
     inv: Signal<Local, Bits<64>>,
     victim: Signal<Local, Bits<64>>,
     target: Signal<Local, Bits<64>>,
@@ -165,11 +186,9 @@ pub struct Tlb {
     hit_idx: Gather<6>,
     /// The insert target's index, encoded from each candidate in parallel (not from the
     /// one-hot `target`: the encoder would follow the lowest-invalid carry chain and the
-    /// target select): the entry holding the key, the lowest invalid one, the LRU ones.
+    /// target select): the entry holding the key, the lowest invalid one, the victim.
     idx_up: Gather<6>,
     idx_inv: Gather<6>,
-    idx_lru1: Gather<6>,
-    idx_lru2: Gather<6>,
     tgt_idx: Signal<Local, Bits<6>>,
     /// The lowest invalid entry, as a two-level priority encoder: each byte of `inv`, its
     /// lowest set bit (one-hot in the byte), whether it has one, the lowest such byte (one-hot),
@@ -182,6 +201,49 @@ pub struct Tlb {
     inv_lo2: Gather<8>,
     /// Masks of the indices 0..8 with bit k set (k = 0, 1, 2).
     enc8: [Constant<Bits<8>>; 3],
+}
+
+/// The entries of the lower half of the table (the root's lower subtree).
+const LOWER_HALF: u64 = 0xFFFF_FFFF;
+
+/// The entries whose index has bit `k` set.
+const fn enc_bits(k: usize) -> u64 {
+    let mut m = 0u64;
+    let mut i = 0;
+    while i < 64 {
+        if (i >> k) & 1 == 1 {
+            m |= 1 << i;
+        }
+        i += 1;
+    }
+    m
+}
+
+/// The entries of node `n`'s lower (`upper` false) or upper half; none for node 0, which is
+/// not a node. Node `n` at level `l` (`2^l <= n < 2^(l+1)`) spans `64 >> l` entries from
+/// `(n - 2^l) * (64 >> l)`.
+fn node_half(n: usize, upper: bool) -> u64 {
+    if n == 0 || n >= ENTRIES {
+        return 0;
+    }
+    let l = n.ilog2() as usize;
+    let span = ENTRIES >> l;
+    let first = (n - (1 << l)) * span + if upper { span / 2 } else { 0 };
+    (first..first + span / 2).fold(0u64, |m, i| m | 1 << i)
+}
+
+/// Entry `i`'s path below the root: the mask of its nodes at levels 1..=5, and the bits those
+/// nodes hold when they lead to it (1 where it is in the node's upper half).
+fn leaf_path(i: usize) -> (u64, u64) {
+    let (mut path, mut dir) = (0u64, 0u64);
+    for l in 1..6 {
+        let node = (ENTRIES + i) >> (6 - l);
+        path |= 1 << node;
+        if (i >> (5 - l)) & 1 == 1 {
+            dir |= 1 << node;
+        }
+    }
+    (path, dir)
 }
 
 impl Default for Tlb {
@@ -217,7 +279,6 @@ impl Default for Tlb {
             u_same: Default::default(),
             m_cur: Default::default(),
             key: core::array::from_fn(|_| DFF::default()),
-            age: core::array::from_fn(|_| DFF::default()),
             valid: Default::default(),
             generation: Default::default(),
             data: Default::default(),
@@ -234,17 +295,22 @@ impl Default for Tlb {
             up_key: Default::default(),
             m_lk: Default::default(),
             m_up: Default::default(),
-            lru1h: Default::default(),
-            lru2h: Default::default(),
+            plru: Default::default(),
             pending: Default::default(),
-            age_b0: Default::default(),
-            age_b1: Default::default(),
-            age_b2: Default::default(),
-            age_b3: Default::default(),
-            age_b4: Default::default(),
-            age_b5: Default::default(),
-            pending_age: Default::default(),
-            lru_touched: Default::default(),
+            touch_lo: Default::default(),
+            touch_hi: Default::default(),
+            half_lo: core::array::from_fn(|n| Constant::new(node_half(n, false).to_bits())),
+            half_hi: core::array::from_fn(|n| Constant::new(node_half(n, true).to_bits())),
+            path5: core::array::from_fn(|i| Constant::new(leaf_path(i).0.to_bits())),
+            dir5: core::array::from_fn(|i| Constant::new(leaf_path(i).1.to_bits())),
+            lru_m5: Default::default(),
+            lru_root: Default::default(),
+            lru_vec: Default::default(),
+            idx_lru_lo: Default::default(),
+            idx_lru_hi: Default::default(),
+            idx_lru: Default::default(),
+            enc_lo: core::array::from_fn(|k| Constant::new((enc_bits(k) & LOWER_HALF).to_bits())),
+            enc_hi: core::array::from_fn(|k| Constant::new((enc_bits(k) & !LOWER_HALF).to_bits())),
             inv: Default::default(),
             victim: Default::default(),
             target: Default::default(),
@@ -258,8 +324,6 @@ impl Default for Tlb {
             hit_idx: Default::default(),
             idx_up: Default::default(),
             idx_inv: Default::default(),
-            idx_lru1: Default::default(),
-            idx_lru2: Default::default(),
             tgt_idx: Default::default(),
             inv_low: Default::default(),
             inv_any: Default::default(),
@@ -281,13 +345,12 @@ impl Logic for Tlb {
     fn update(&mut self) {
         dff_setup!(
             self, clock, valid, generation, s1_valid, s1_match, s1_gen, wr_last, s2_valid, s2_hit,
-            s2_gen, s1_fwd, pending, u_valid, u_inval, u_key, u_data, u_gen_ok, u_match, u_same
+            s2_gen, s1_fwd, plru, pending, u_valid, u_inval, u_key, u_data, u_gen_ok, u_match,
+            u_same
         );
         for i in 0..64 {
             self.key[i].clock.next = self.clock.val();
             self.key[i].d.next = self.key[i].q.val();
-            self.age[i].clock.next = self.clock.val();
-            self.age[i].d.next = self.age[i].q.val();
         }
         self.data.read_clock.next = self.clock.val();
         self.data.write_clock.next = self.clock.val();
@@ -303,16 +366,34 @@ impl Logic for Tlb {
             self.m_lk.bits[i].next = self.key[i].q.val() == self.lk_key.val();
             self.m_up.bits[i].next =
                 self.valid.q.val().get_bit(i) & (self.key[i].q.val() == self.up_key.val());
-            self.lru1h.bits[i].next = self.age[i].q.val() == 63;
-            self.lru2h.bits[i].next = self.age[i].q.val() == 62;
-            self.age_b0.bits[i].next = self.age[i].q.val().get_bit(0);
-            self.age_b1.bits[i].next = self.age[i].q.val().get_bit(1);
-            self.age_b2.bits[i].next = self.age[i].q.val().get_bit(2);
-            self.age_b3.bits[i].next = self.age[i].q.val().get_bit(3);
-            self.age_b4.bits[i].next = self.age[i].q.val().get_bit(4);
-            self.age_b5.bits[i].next = self.age[i].q.val().get_bit(5);
+            self.lru_m5.bits[i].next =
+                ((self.plru.q.val() ^ self.dir5[i].val()) & self.path5[i].val()) == 0;
         }
-        self.lru_touched.next = (self.pending.q.val() & self.lru1h.out.val()).any();
+        // The pending touch, per node: which half of the node holds it.
+        for n in 0..64 {
+            self.touch_lo.bits[n].next = (self.pending.q.val() & self.half_lo[n].val()).any();
+            self.touch_hi.bits[n].next = (self.pending.q.val() & self.half_hi[n].val()).any();
+        }
+        // Every node on the touched entry's path points away from it.
+        self.plru.d.next = (self.plru.q.val() & !self.touch_hi.out.val()) | self.touch_lo.out.val();
+        // The victim: in the root's half away from a pending touch (or where the root points),
+        // then down the register's bits.
+        self.lru_root.next = self.touch_lo.out.val().get_bit(1)
+            | (!self.touch_hi.out.val().get_bit(1) & self.plru.q.val().get_bit(1));
+        if self.lru_root.val() {
+            self.lru_vec.next = self.lru_m5.out.val() & self.enc[5].val();
+        } else {
+            self.lru_vec.next = self.lru_m5.out.val() & !self.enc[5].val();
+        }
+        for k in 0..5 {
+            self.idx_lru_lo.bits[k].next = (self.lru_m5.out.val() & self.enc_lo[k].val()).any();
+            self.idx_lru_hi.bits[k].next = (self.lru_m5.out.val() & self.enc_hi[k].val()).any();
+        }
+        if self.lru_root.val() {
+            self.idx_lru.next = bit_cast::<6, 5>(self.idx_lru_hi.out.val()) | 32;
+        } else {
+            self.idx_lru.next = bit_cast::<6, 5>(self.idx_lru_lo.out.val());
+        }
         // The update entering: its compare, registered with it for the write stage.
         self.u_valid.d.next = self.up_valid.val();
         self.u_inval.d.next = self.up_inval.val();
@@ -339,10 +420,8 @@ impl Logic for Tlb {
         self.inv.next = !self.valid.q.val();
         if self.inv.val().any() {
             self.victim.next = self.inv.val() & (!self.inv.val() + 1);
-        } else if self.lru_touched.val() {
-            self.victim.next = self.lru2h.out.val();
         } else {
-            self.victim.next = self.lru1h.out.val();
+            self.victim.next = self.lru_vec.val();
         }
         if self.m_cur.val().any() {
             self.target.next = self.m_cur.val();
@@ -359,10 +438,8 @@ impl Logic for Tlb {
         for k in 0..6 {
             self.hit_idx.bits[k].next = (self.hitvec.val() & self.enc[k].val()).any();
             self.idx_up.bits[k].next = (self.m_cur.val() & self.enc[k].val()).any();
-            self.idx_lru1.bits[k].next = (self.lru1h.out.val() & self.enc[k].val()).any();
-            self.idx_lru2.bits[k].next = (self.lru2h.out.val() & self.enc[k].val()).any();
         }
-        // LRU touch: decided now, applied next cycle.
+        // Replacement touch: decided now, applied to `plru` next cycle.
         self.touch.next = self.do_insert.val() | (self.s1_valid.q.val() & self.hit.val());
         if self.do_insert.val() {
             self.touch_vec.next = self.target.val();
@@ -374,20 +451,7 @@ impl Logic for Tlb {
         } else {
             self.pending.d.next = 0.into();
         }
-        // Age of the entry the pending touch is on (`pending` is one-hot or zero): bit k is an
-        // AND-OR over the entries. No pending touch: age 0, and no age is below it.
-        self.pending_age.bits[0].next = (self.pending.q.val() & self.age_b0.out.val()).any();
-        self.pending_age.bits[1].next = (self.pending.q.val() & self.age_b1.out.val()).any();
-        self.pending_age.bits[2].next = (self.pending.q.val() & self.age_b2.out.val()).any();
-        self.pending_age.bits[3].next = (self.pending.q.val() & self.age_b3.out.val()).any();
-        self.pending_age.bits[4].next = (self.pending.q.val() & self.age_b4.out.val()).any();
-        self.pending_age.bits[5].next = (self.pending.q.val() & self.age_b5.out.val()).any();
         for i in 0..64 {
-            if self.pending.q.val().get_bit(i) {
-                self.age[i].d.next = 0.into();
-            } else if self.age[i].q.val() < self.pending_age.out.val() {
-                self.age[i].d.next = self.age[i].q.val() + 1;
-            }
             if self.do_insert.val() & self.target.val().get_bit(i) {
                 self.key[i].d.next = self.u_key.q.val();
             }
@@ -424,10 +488,8 @@ impl Logic for Tlb {
             self.tgt_idx.next = self.idx_up.out.val();
         } else if self.inv.val().any() {
             self.tgt_idx.next = self.idx_inv.out.val();
-        } else if self.lru_touched.val() {
-            self.tgt_idx.next = self.idx_lru2.out.val();
         } else {
-            self.tgt_idx.next = self.idx_lru1.out.val();
+            self.tgt_idx.next = self.idx_lru.val();
         }
         self.data.write_address.next = self.tgt_idx.val();
         self.data.write_data.next = self.u_data.q.val();
@@ -445,10 +507,8 @@ impl Logic for Tlb {
             self.s1_valid.d.next = false;
             self.s2_valid.d.next = false;
             self.pending.d.next = 0.into();
+            self.plru.d.next = 0.into();
             self.u_valid.d.next = false;
-            for i in 0..64 {
-                self.age[i].d.next = i.to_bits();
-            }
         }
         self.res_valid.next = self.s2_valid.q.val();
         self.res_hit.next = self.s2_hit.q.val();
@@ -473,7 +533,8 @@ mod tests {
         key: [u64; ENTRIES],
         data: [u64; ENTRIES],
         valid: u64,
-        age: [u8; ENTRIES],
+        /// The replacement tree, bit `n` for node `n` as in the RTL.
+        plru: u64,
         gen: u16,
     }
 
@@ -483,27 +544,37 @@ mod tests {
                 key: [0; ENTRIES],
                 data: [0; ENTRIES],
                 valid: 0,
-                age: core::array::from_fn(|i| i as u8),
+                plru: 0,
                 gen: 0,
             }
         }
         fn find(&self, key: u64) -> Option<usize> {
             (0..ENTRIES).find(|&i| self.valid >> i & 1 == 1 && self.key[i] == key)
         }
+        /// Every node on `t`'s path points away from it.
         fn touch(&mut self, t: usize) {
-            let a = self.age[t];
-            for i in 0..ENTRIES {
-                if self.age[i] < a {
-                    self.age[i] += 1;
+            for l in 0..6 {
+                let node = (ENTRIES + t) >> (6 - l);
+                if (t >> (5 - l)) & 1 == 1 {
+                    self.plru &= !(1 << node);
+                } else {
+                    self.plru |= 1 << node;
                 }
             }
-            self.age[t] = 0;
+        }
+        /// The leaf the bits lead to from the root.
+        fn victim(&self) -> usize {
+            let mut n = 1;
+            while n < ENTRIES {
+                n = 2 * n + (self.plru >> n & 1) as usize;
+            }
+            n - ENTRIES
         }
         fn insert(&mut self, key: u64, data: u64) -> usize {
             let t = self.find(key).unwrap_or_else(|| {
                 (0..ENTRIES)
                     .find(|&i| self.valid >> i & 1 == 0)
-                    .unwrap_or_else(|| self.age.iter().position(|&a| a == 63).unwrap())
+                    .unwrap_or_else(|| self.victim())
             });
             self.key[t] = key;
             self.data[t] = data;
@@ -556,13 +627,13 @@ mod tests {
     }
 
     /// Random lookups, inserts and invalidations (with occasional stale-generation inserts)
-    /// on a small key space so that the 64 entries overflow and LRU decides; every result is
+    /// on a small key space so that the 64 entries overflow and the replacement decides; every result is
     /// compared with the model. Updates come back to back; lookups are issued in quiet cycles
     /// (no update in the same or the next cycle; the update of the cycle before is visible
     /// through the write stage's forward) so the model's linearisation is unambiguous; the
     /// racing cases have their own tests below.
     #[test]
-    fn matches_model_with_lru_replacement() {
+    fn matches_model_with_tree_replacement() {
         let mut b = Bench::new(Tlb::default());
         reset(&mut b);
         let mut m = Model::new();
@@ -626,29 +697,43 @@ mod tests {
         assert!(hits > 20 && misses > 20, "hits {hits} misses {misses}");
     }
 
-    /// Fill all 64 entries, touch some, insert more: the least recently used go first.
+    /// Fill all 64 entries, touch some, insert more: each insert takes the entry the tree leads
+    /// to (the model's), never the one touched last, and eight inserts in a row land in eight
+    /// different eighths of the table (each insert turns every node on its path away from it).
     #[test]
-    fn evicts_least_recently_used() {
+    fn evicts_where_the_tree_leads() {
         let mut b = Bench::new(Tlb::default());
         reset(&mut b);
+        let mut m = Model::new();
         for v in 0..64u64 {
             set_update(&mut b, true, false, 9, v, 1000 + v, 3, 0);
+            m.insert(key(9, v), 0);
             b.tick();
         }
         set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-        // Touch vpn 0..8 (oldest inserts) so that 8..16 become the LRU ones.
+        // Touch vpn 0..8 (the oldest inserts), lookups back to back.
         for v in 0..8u64 {
             set_lookup(&mut b, true, 9, v);
+            m.touch(m.find(key(9, v)).unwrap());
             b.tick();
         }
         set_lookup(&mut b, false, 0, 0);
         b.tick();
         b.tick();
+        let mut evicted = vec![];
         for v in 100..108u64 {
+            let victim = m.victim();
+            assert_ne!(victim, 7, "the entry touched last");
+            evicted.push(m.key[victim] & 0xFFFF_FFFF);
+            m.insert(key(9, v), 0);
             set_update(&mut b, true, false, 9, v, v, 1, 0);
             b.tick();
         }
         set_update(&mut b, false, false, 0, 0, 0, 0, 0);
+        let mut eighths: Vec<u64> = evicted.iter().map(|v| v / 8).collect();
+        eighths.sort();
+        eighths.dedup();
+        assert_eq!(eighths.len(), 8, "evicted {evicted:?}");
         let mut present = vec![];
         for v in (0..64u64).chain(100..108) {
             set_lookup(&mut b, true, 9, v);
@@ -660,7 +745,7 @@ mod tests {
             b.tick();
         }
         for (v, hit) in present {
-            assert_eq!(hit, !(8..16).contains(&v), "vpn {v}");
+            assert_eq!(hit, !evicted.contains(&v), "vpn {v} (evicted {evicted:?})");
         }
     }
 
@@ -795,7 +880,7 @@ mod tests {
         let mut rnd = || rng.next();
         let mut rounds_with_eviction = 0;
         for round in 0..40 {
-            // Fill beyond capacity in some rounds so that LRU evictions race too.
+            // Fill beyond capacity in some rounds so that evictions race too.
             let keys = if round % 4 == 3 { 80 } else { 6 };
             let burst = if round % 4 == 3 { 120 } else { 24 };
             for _ in 0..burst {

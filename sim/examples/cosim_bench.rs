@@ -292,7 +292,7 @@ fn main() {
         .collect();
     let cpp = burst(&mut c, misses);
     println!(
-        "read       64 B, every read a TLB miss (128 pages cycling, LRU): {cpp:>6.1} cycles/packet"
+        "read       64 B, every read a TLB miss (128 pages cycling):      {cpp:>6.1} cycles/packet"
     );
     // A mixed stream on warm pages: reads and writes of 16..256 B in a seeded random order.
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
