@@ -44,7 +44,7 @@
 //! translation. `gen` is the generation as it is once the update in the write stage is done,
 //! so an insert entering behind an invalidation with `up_gen = gen` is not dropped.
 
-use crate::util::Gather;
+use crate::util::{Gather, GatherBytes};
 use clio_proto::consts::{TLB_ENTRIES, VPN_BITS};
 use rust_hdl::prelude::*;
 
@@ -196,6 +196,9 @@ pub struct Tlb {
     inv_low: [Signal<Local, Bits<8>>; 8],
     inv_any: Gather<8>,
     inv_byte: Signal<Local, Bits<8>>,
+    /// The lowest invalid entry, one-hot: the lowest byte's lowest bit (no 64-bit carry chain
+    /// between `valid` and the insert target).
+    inv_first: GatherBytes<8, 64>,
     inv_lo0: Gather<8>,
     inv_lo1: Gather<8>,
     inv_lo2: Gather<8>,
@@ -328,6 +331,7 @@ impl Default for Tlb {
             inv_low: Default::default(),
             inv_any: Default::default(),
             inv_byte: Default::default(),
+            inv_first: Default::default(),
             inv_lo0: Default::default(),
             inv_lo1: Default::default(),
             inv_lo2: Default::default(),
@@ -418,8 +422,32 @@ impl Logic for Tlb {
         self.do_insert.next = self.u_valid.q.val() & !self.u_inval.q.val() & self.u_gen_ok.q.val();
         // Insert target: the entry holding the key, else the lowest invalid one, else the LRU one.
         self.inv.next = !self.valid.q.val();
+        // The lowest invalid entry, one-hot and its index: byte by byte, then the lowest byte
+        // that has one.
+        for g in 0..8 {
+            self.inv_low[g].next =
+                self.inv.val().get_bits::<8>(8 * g) & (!self.inv.val().get_bits::<8>(8 * g) + 1);
+            self.inv_any.bits[g].next = self.inv.val().get_bits::<8>(8 * g).any();
+            self.inv_lo0.bits[g].next = (self.inv_low[g].val() & self.enc8[0].val()).any();
+            self.inv_lo1.bits[g].next = (self.inv_low[g].val() & self.enc8[1].val()).any();
+            self.inv_lo2.bits[g].next = (self.inv_low[g].val() & self.enc8[2].val()).any();
+        }
+        self.inv_byte.next = self.inv_any.out.val() & (!self.inv_any.out.val() + 1);
+        for g in 0..8 {
+            if self.inv_byte.val().get_bit(g) {
+                self.inv_first.bytes[g].next = self.inv_low[g].val();
+            } else {
+                self.inv_first.bytes[g].next = 0.into();
+            }
+        }
+        self.idx_inv.bits[0].next = (self.inv_byte.val() & self.inv_lo0.out.val()).any();
+        self.idx_inv.bits[1].next = (self.inv_byte.val() & self.inv_lo1.out.val()).any();
+        self.idx_inv.bits[2].next = (self.inv_byte.val() & self.inv_lo2.out.val()).any();
+        self.idx_inv.bits[3].next = (self.inv_byte.val() & self.enc8[0].val()).any();
+        self.idx_inv.bits[4].next = (self.inv_byte.val() & self.enc8[1].val()).any();
+        self.idx_inv.bits[5].next = (self.inv_byte.val() & self.enc8[2].val()).any();
         if self.inv.val().any() {
-            self.victim.next = self.inv.val() & (!self.inv.val() + 1);
+            self.victim.next = self.inv_first.out.val();
         } else {
             self.victim.next = self.lru_vec.val();
         }
@@ -467,22 +495,6 @@ impl Logic for Tlb {
             self.wr_last.d.next = 0.into();
         }
         self.data.write_enable.next = self.do_insert.val();
-        // The lowest invalid entry's index: byte by byte, then the lowest byte that has one.
-        for g in 0..8 {
-            self.inv_low[g].next =
-                self.inv.val().get_bits::<8>(8 * g) & (!self.inv.val().get_bits::<8>(8 * g) + 1);
-            self.inv_any.bits[g].next = self.inv.val().get_bits::<8>(8 * g).any();
-            self.inv_lo0.bits[g].next = (self.inv_low[g].val() & self.enc8[0].val()).any();
-            self.inv_lo1.bits[g].next = (self.inv_low[g].val() & self.enc8[1].val()).any();
-            self.inv_lo2.bits[g].next = (self.inv_low[g].val() & self.enc8[2].val()).any();
-        }
-        self.inv_byte.next = self.inv_any.out.val() & (!self.inv_any.out.val() + 1);
-        self.idx_inv.bits[0].next = (self.inv_byte.val() & self.inv_lo0.out.val()).any();
-        self.idx_inv.bits[1].next = (self.inv_byte.val() & self.inv_lo1.out.val()).any();
-        self.idx_inv.bits[2].next = (self.inv_byte.val() & self.inv_lo2.out.val()).any();
-        self.idx_inv.bits[3].next = (self.inv_byte.val() & self.enc8[0].val()).any();
-        self.idx_inv.bits[4].next = (self.inv_byte.val() & self.enc8[1].val()).any();
-        self.idx_inv.bits[5].next = (self.inv_byte.val() & self.enc8[2].val()).any();
         // The target's index, in the order `target` is chosen.
         if self.m_cur.val().any() {
             self.tgt_idx.next = self.idx_up.out.val();
@@ -523,417 +535,4 @@ impl Logic for Tlb {
 crate::impl_clocked!(Tlb);
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bench::Bench;
-
-    /// A plain-Rust model of the same TLB (same replacement and consistency rules).
-    #[derive(Clone)]
-    struct Model {
-        key: [u64; ENTRIES],
-        data: [u64; ENTRIES],
-        valid: u64,
-        /// The replacement tree, bit `n` for node `n` as in the RTL.
-        plru: u64,
-        gen: u16,
-    }
-
-    impl Model {
-        fn new() -> Model {
-            Model {
-                key: [0; ENTRIES],
-                data: [0; ENTRIES],
-                valid: 0,
-                plru: 0,
-                gen: 0,
-            }
-        }
-        fn find(&self, key: u64) -> Option<usize> {
-            (0..ENTRIES).find(|&i| self.valid >> i & 1 == 1 && self.key[i] == key)
-        }
-        /// Every node on `t`'s path points away from it.
-        fn touch(&mut self, t: usize) {
-            for l in 0..6 {
-                let node = (ENTRIES + t) >> (6 - l);
-                if (t >> (5 - l)) & 1 == 1 {
-                    self.plru &= !(1 << node);
-                } else {
-                    self.plru |= 1 << node;
-                }
-            }
-        }
-        /// The leaf the bits lead to from the root.
-        fn victim(&self) -> usize {
-            let mut n = 1;
-            while n < ENTRIES {
-                n = 2 * n + (self.plru >> n & 1) as usize;
-            }
-            n - ENTRIES
-        }
-        fn insert(&mut self, key: u64, data: u64) -> usize {
-            let t = self.find(key).unwrap_or_else(|| {
-                (0..ENTRIES)
-                    .find(|&i| self.valid >> i & 1 == 0)
-                    .unwrap_or_else(|| self.victim())
-            });
-            self.key[t] = key;
-            self.data[t] = data;
-            self.valid |= 1 << t;
-            self.touch(t);
-            t
-        }
-        fn invalidate(&mut self, key: u64) {
-            if let Some(i) = self.find(key) {
-                self.valid &= !(1 << i);
-            }
-            self.gen = self.gen.wrapping_add(1);
-        }
-    }
-
-    fn key(pid: u16, vpn: u64) -> u64 {
-        (pid as u64) << 36 | vpn
-    }
-
-    fn set_lookup(b: &mut Bench<Tlb>, v: bool, pid: u16, vpn: u64) {
-        b.uut.lk_valid.next = v;
-        b.uut.lk_pid.next = pid.to_bits();
-        b.uut.lk_vpn.next = vpn.to_bits();
-    }
-
-    #[allow(clippy::too_many_arguments)] // one argument per update port of the TLB
-    fn set_update(
-        b: &mut Bench<Tlb>,
-        v: bool,
-        inval: bool,
-        pid: u16,
-        vpn: u64,
-        pfn: u64,
-        perms: u8,
-        gen: u16,
-    ) {
-        b.uut.up_valid.next = v;
-        b.uut.up_inval.next = inval;
-        b.uut.up_pid.next = pid.to_bits();
-        b.uut.up_vpn.next = vpn.to_bits();
-        b.uut.up_pfn.next = pfn.to_bits();
-        b.uut.up_perms.next = (perms as u64).to_bits();
-        b.uut.up_gen.next = gen.to_bits();
-    }
-
-    fn reset(b: &mut Bench<Tlb>) {
-        b.uut.reset.next = true;
-        b.tick();
-        b.uut.reset.next = false;
-    }
-
-    /// Random lookups, inserts and invalidations (with occasional stale-generation inserts)
-    /// on a small key space so that the 64 entries overflow and the replacement decides; every result is
-    /// compared with the model. Updates come back to back; lookups are issued in quiet cycles
-    /// (no update in the same or the next cycle; the update of the cycle before is visible
-    /// through the write stage's forward) so the model's linearisation is unambiguous; the
-    /// racing cases have their own tests below.
-    #[test]
-    fn matches_model_with_tree_replacement() {
-        let mut b = Bench::new(Tlb::default());
-        reset(&mut b);
-        let mut m = Model::new();
-        let mut rng = 0x2545_F491_4F6C_DD1Du64;
-        let mut rnd = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
-        let (mut hits, mut misses) = (0, 0);
-        for _ in 0..400 {
-            let r = rnd();
-            let pid = (r % 3) as u16 + 1;
-            let vpn = (r >> 8) % 40;
-            match r >> 60 {
-                0..=7 => {
-                    // insert, sometimes with a stale generation
-                    let stale = r >> 59 & 1 == 1 && m.gen > 0;
-                    let gen = if stale { m.gen.wrapping_sub(1) } else { m.gen };
-                    let pfn = (r >> 20) & 0xFF_FFFF;
-                    let perms = (r >> 50) as u8 & 3;
-                    set_update(&mut b, true, false, pid, vpn, pfn, perms, gen);
-                    b.tick();
-                    set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-                    if !stale {
-                        m.insert(key(pid, vpn), perms as u64);
-                        let t = m.find(key(pid, vpn)).unwrap();
-                        m.data[t] = (perms as u64) << 40 | pfn;
-                    }
-                }
-                8..=9 => {
-                    set_update(&mut b, true, true, pid, vpn, 0, 0, 0);
-                    b.tick();
-                    set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-                    m.invalidate(key(pid, vpn));
-                }
-                _ => {
-                    set_lookup(&mut b, true, pid, vpn);
-                    b.tick();
-                    set_lookup(&mut b, false, 0, 0);
-                    b.tick();
-                    b.settle();
-                    assert!(b.uut.res_valid.val());
-                    let want = m.find(key(pid, vpn));
-                    assert_eq!(b.uut.res_hit.val(), want.is_some(), "pid {pid} vpn {vpn}");
-                    assert_eq!(b.uut.res_gen.val().to_u16(), m.gen);
-                    if let Some(t) = want {
-                        hits += 1;
-                        assert_eq!(b.uut.res_pfn.val().to_u64(), m.data[t] & ((1 << 40) - 1));
-                        assert_eq!(b.uut.res_perms.val().to_u64(), m.data[t] >> 40);
-                        m.touch(t);
-                    } else {
-                        misses += 1;
-                    }
-                    b.tick();
-                }
-            }
-            assert_eq!(b.uut.gen.val().to_u16(), m.gen);
-        }
-        assert!(hits > 20 && misses > 20, "hits {hits} misses {misses}");
-    }
-
-    /// Fill all 64 entries, touch some, insert more: each insert takes the entry the tree leads
-    /// to (the model's), never the one touched last, and eight inserts in a row land in eight
-    /// different eighths of the table (each insert turns every node on its path away from it).
-    #[test]
-    fn evicts_where_the_tree_leads() {
-        let mut b = Bench::new(Tlb::default());
-        reset(&mut b);
-        let mut m = Model::new();
-        for v in 0..64u64 {
-            set_update(&mut b, true, false, 9, v, 1000 + v, 3, 0);
-            m.insert(key(9, v), 0);
-            b.tick();
-        }
-        set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-        // Touch vpn 0..8 (the oldest inserts), lookups back to back.
-        for v in 0..8u64 {
-            set_lookup(&mut b, true, 9, v);
-            m.touch(m.find(key(9, v)).unwrap());
-            b.tick();
-        }
-        set_lookup(&mut b, false, 0, 0);
-        b.tick();
-        b.tick();
-        let mut evicted = vec![];
-        for v in 100..108u64 {
-            let victim = m.victim();
-            assert_ne!(victim, 7, "the entry touched last");
-            evicted.push(m.key[victim] & 0xFFFF_FFFF);
-            m.insert(key(9, v), 0);
-            set_update(&mut b, true, false, 9, v, v, 1, 0);
-            b.tick();
-        }
-        set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-        let mut eighths: Vec<u64> = evicted.iter().map(|v| v / 8).collect();
-        eighths.sort();
-        eighths.dedup();
-        assert_eq!(eighths.len(), 8, "evicted {evicted:?}");
-        let mut present = vec![];
-        for v in (0..64u64).chain(100..108) {
-            set_lookup(&mut b, true, 9, v);
-            b.tick();
-            set_lookup(&mut b, false, 0, 0);
-            b.tick();
-            b.settle();
-            present.push((v, b.uut.res_hit.val()));
-            b.tick();
-        }
-        for (v, hit) in present {
-            assert_eq!(hit, !evicted.contains(&v), "vpn {v} (evicted {evicted:?})");
-        }
-    }
-
-    /// An allocated-page entry comes back as such with its location; overwriting it with the
-    /// mapping (same key) clears the flag.
-    #[test]
-    fn alloc_entries_round_trip() {
-        let mut b = Bench::new(Tlb::default());
-        reset(&mut b);
-        let look = |b: &mut Bench<Tlb>, vpn: u64| {
-            set_lookup(b, true, 4, vpn);
-            b.tick();
-            set_lookup(b, false, 0, 0);
-            b.tick();
-            b.settle();
-            let r = (
-                b.uut.res_hit.val(),
-                b.uut.res_alloc.val(),
-                b.uut.res_pfn.val().to_u64(),
-            );
-            b.tick();
-            r
-        };
-        b.uut.up_alloc.next = true;
-        set_update(&mut b, true, false, 4, 7, (5 << 4) | 3, 3, 0);
-        b.tick();
-        b.uut.up_alloc.next = false;
-        set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-        b.tick();
-        assert_eq!(look(&mut b, 7), (true, true, (5 << 4) | 3));
-        set_update(&mut b, true, false, 4, 7, 77, 3, 0);
-        b.tick();
-        set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-        b.tick();
-        assert_eq!(look(&mut b, 7), (true, false, 77));
-    }
-
-    /// In-flight consistency: a lookup racing with an invalidation or with an overwrite of its
-    /// entry misses; an insert carrying a pre-invalidation generation is dropped. An update
-    /// takes effect in its write stage, the cycle after it enters.
-    #[test]
-    fn in_flight_lookups_stay_consistent() {
-        let mut b = Bench::new(Tlb::default());
-        reset(&mut b);
-        set_update(&mut b, true, false, 1, 5, 77, 3, 0);
-        b.tick();
-        set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-        b.tick();
-        // A lookup in the cycle an invalidation enters is before it: a hit.
-        set_lookup(&mut b, true, 1, 5);
-        set_update(&mut b, true, true, 1, 5, 0, 0, 0);
-        b.tick();
-        set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-        // A lookup in its write stage (the compare still sees the tag) misses.
-        b.tick();
-        set_lookup(&mut b, false, 0, 0);
-        b.settle();
-        assert!(b.uut.res_valid.val() && b.uut.res_hit.val());
-        assert_eq!(b.uut.gen.val().to_u16(), 1);
-        b.tick();
-        b.settle();
-        assert!(b.uut.res_valid.val() && !b.uut.res_hit.val());
-        // A walk that started before the invalidation tries to reinstate the old PTE: dropped.
-        set_update(&mut b, true, false, 1, 5, 77, 3, 0);
-        b.tick();
-        set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-        b.tick();
-        set_lookup(&mut b, true, 1, 5);
-        b.tick();
-        set_lookup(&mut b, false, 0, 0);
-        b.tick();
-        b.settle();
-        assert!(!b.uut.res_hit.val());
-        // Fill the TLB; the LRU entry (vpn 200) is looked up in the cycle its slot is rewritten
-        // with vpn 999 (the insert's write stage): the compare saw the old tag, the data read
-        // would see the new frame, so the lookup must miss.
-        reset(&mut b);
-        for v in 200..264u64 {
-            set_update(&mut b, true, false, 2, v, v, 3, 0);
-            b.tick();
-        }
-        set_update(&mut b, true, false, 2, 999, 5, 3, 0);
-        b.tick();
-        set_lookup(&mut b, true, 2, 200);
-        set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-        b.tick();
-        set_lookup(&mut b, false, 0, 0);
-        b.tick();
-        b.settle();
-        assert!(
-            b.uut.res_valid.val() && !b.uut.res_hit.val(),
-            "stale entry returned"
-        );
-        // Rewritten one cycle after the compare: the read still sees the old, matching entry.
-        set_lookup(&mut b, true, 2, 201);
-        set_update(&mut b, true, false, 2, 998, 6, 3, 0);
-        b.tick();
-        set_lookup(&mut b, false, 0, 0);
-        set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-        b.tick();
-        b.settle();
-        assert!(b.uut.res_hit.val());
-        assert_eq!(b.uut.res_pfn.val().to_u64(), 201);
-        // An insert is seen by a lookup in its write stage (forwarded: the tags do not hold
-        // it yet), a new key and a rewrite of a present one alike, and is touched by it.
-        for (vpn, pfn) in [(5000u64, 41u64), (5000, 42), (202, 43)] {
-            set_update(&mut b, true, false, 2, vpn, pfn, 3, 0);
-            b.tick();
-            set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-            set_lookup(&mut b, true, 2, vpn);
-            b.tick();
-            set_lookup(&mut b, false, 0, 0);
-            b.tick();
-            b.settle();
-            assert!(b.uut.res_hit.val(), "vpn {vpn} in the write stage");
-            assert_eq!(b.uut.res_pfn.val().to_u64(), pfn);
-            b.tick();
-        }
-    }
-
-    /// Updates back to back, every cycle, on a key space small enough that an update often
-    /// meets the key of the one ahead of it (insert after insert, insert after invalidation and
-    /// the reverse, an eviction of the key the next update names): afterwards every key's
-    /// presence and frame match the model, and no key is held twice (two entries on one key
-    /// would OR their frames, and the count of hits would exceed the model's entries).
-    #[test]
-    fn back_to_back_updates_match_model() {
-        let mut b = Bench::new(Tlb::default());
-        reset(&mut b);
-        let mut m = Model::new();
-        let mut rng = crate::tb::Rng(0x9E37_79B9_7F4A_7C15);
-        let mut rnd = || rng.next();
-        let mut rounds_with_eviction = 0;
-        for round in 0..40 {
-            // Fill beyond capacity in some rounds so that evictions race too.
-            let keys = if round % 4 == 3 { 80 } else { 6 };
-            let burst = if round % 4 == 3 { 120 } else { 24 };
-            for _ in 0..burst {
-                let r = rnd();
-                let vpn = r % keys;
-                if r >> 61 == 0 {
-                    set_update(&mut b, true, true, 3, vpn, 0, 0, 0);
-                    m.invalidate(key(3, vpn));
-                } else {
-                    let stale = r >> 58 & 7 == 0 && m.gen > 0;
-                    let gen = if stale { m.gen - 1 } else { m.gen };
-                    // `gen` must already count an invalidation in the write stage.
-                    assert_eq!(b.uut.gen.val().to_u16(), m.gen);
-                    let pfn = (r >> 16) & 0xFFFF;
-                    set_update(&mut b, true, false, 3, vpn, pfn, 3, gen);
-                    if !stale {
-                        let t = m.insert(key(3, vpn), 0);
-                        m.data[t] = 3 << 40 | pfn;
-                    }
-                }
-                b.tick();
-            }
-            set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-            b.tick();
-            if keys > 64 {
-                rounds_with_eviction += 1;
-            }
-            let mut hits = 0;
-            for vpn in 0..keys {
-                set_lookup(&mut b, true, 3, vpn);
-                b.tick();
-                set_lookup(&mut b, false, 0, 0);
-                b.tick();
-                b.settle();
-                let want = m.find(key(3, vpn));
-                assert_eq!(
-                    b.uut.res_hit.val(),
-                    want.is_some(),
-                    "round {round} vpn {vpn}"
-                );
-                if let Some(t) = want {
-                    hits += 1;
-                    assert_eq!(
-                        b.uut.res_pfn.val().to_u64(),
-                        m.data[t] & 0xFF_FFFF_FFFF,
-                        "round {round} vpn {vpn}"
-                    );
-                    m.touch(t);
-                }
-                b.tick();
-            }
-            assert!(hits <= ENTRIES);
-        }
-        assert!(rounds_with_eviction >= 10);
-    }
-}
+mod tests;
