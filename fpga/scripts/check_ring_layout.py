@@ -339,7 +339,7 @@ def dynamic_checks(p, cfg, regs_dir, daemon, work):
         off = p["CLIO_TX_BASE"] + (i % entries) * p["CLIO_DESC_BYTES"]
         kind = struct.unpack_from("<H", tx_bytes, off + p["CLIO_DESC_KIND"])[0]
         if kind == p["CLIO_KIND_FREE_PAGE"]:
-            pushed.add(struct.unpack_from("<Q", tx_bytes, off + p["CLIO_DESC_BODY"] + 16)[0])
+            pushed.add(struct.unpack_from("<Q", tx_bytes, off + p["CLIO_DESC_BODY_PFN"])[0])
     bad_range = sorted(f for f in pushed if not (cfg["CLIO_BOARD_FIRST_DATA_PFN"] <= f < frames))
     dirty, untouched, zero_page = [], 0, bytes(page)
     with open(dram, "rb") as f:
@@ -375,9 +375,9 @@ def dynamic_checks(p, cfg, regs_dir, daemon, work):
         err("window testbench (tx):\n" + out)
         return
     descs = [int(l, 16).to_bytes(p["CLIO_DESC_BYTES"], "little") for l in open(txout)]
-    body = p["CLIO_DESC_BODY"]
+    pfn_at = p["CLIO_DESC_BODY_PFN"]
     kinds = {int.from_bytes(d[p["CLIO_DESC_KIND"]:p["CLIO_DESC_KIND"] + 2], "little") for d in descs}
-    pfns = [int.from_bytes(d[body + 16:body + 24], "little") for d in descs]
+    pfns = [int.from_bytes(d[pfn_at:pfn_at + 8], "little") for d in descs]
     if len(descs) != tx_head:
         err("window handed out %d descriptors, the daemon published %d" % (len(descs), tx_head))
     elif kinds != {p["CLIO_KIND_FREE_PAGE"]}:

@@ -1,12 +1,15 @@
-//! The memory node fast path in Rust-HDL (issue 4).
+//! The memory node's fast path in Rust-HDL.
 //!
-//! One module per file, each with a testbench that runs in rust-hdl's simulation kernel and
-//! checks its outputs against the reference functions of `clio-proto`. [`emit_all`] writes the
-//! Verilog of every module into a directory (`make rtl`, and later `clio rtl emit`).
+//! One module per file, each with a testbench beside it that runs in rust-hdl's simulation
+//! kernel and checks its outputs against `clio-proto`'s reference functions or a plain-Rust
+//! model. [`emit_all`] writes the Verilog of every module into a directory (`make rtl`, the
+//! `emit-rtl` binary).
 //!
-//! Conventions shared by every module: one clock `clock`, a synchronous active-high `reset`,
-//! valid-only pipelines with a fixed latency per request class and an initiation interval of
-//! one (a new request may enter every cycle). See `docs/hardware.md`.
+//! Conventions shared by every module: one clock `clock` and a synchronous active-high
+//! `reset`. Fixed-latency units (the TLB, the CRC engines, the hash unit) are valid-only
+//! pipelines that take a new input every cycle; the stages hand requests to each other with
+//! valid/ready handshakes or per-slot busy bits, and reach DRAM through AXI4. See
+//! `docs/hardware.md`.
 
 pub mod ack_layer;
 pub mod async_ram;

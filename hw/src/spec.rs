@@ -13,7 +13,6 @@
 //! helpers below, so a change in proto breaks the build instead of silently mismatching.
 
 use clio_proto::header::ROUTED_HEADER_LEN;
-use clio_proto::ring::desc;
 use rust_hdl::prelude::*;
 
 /// An `N`-bit constant of value `V`, for values that come from `clio_proto`.
@@ -66,11 +65,6 @@ pub const fn bit_of(byte: usize) -> usize {
     8 * byte
 }
 
-/// Bit offset of a descriptor body field at `off` bytes into the body (`desc::BODY`).
-pub const fn body_bit(off: usize) -> usize {
-    bit_of(desc::BODY + off)
-}
-
 /// Where a big-endian header field at bytes `f` sits as a little-endian number in a view of
 /// the routed header (bytes 0..48) with its bytes reversed (`ByteSwap<384>`).
 pub const fn swapped(f: core::ops::Range<usize>) -> usize {
@@ -80,6 +74,7 @@ pub const fn swapped(f: core::ops::Range<usize>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clio_proto::ring::desc;
     use clio_proto::Status;
 
     #[derive(LogicBlock, Default)]
@@ -109,7 +104,7 @@ mod tests {
 
     #[test]
     fn offsets_follow_the_layouts() {
-        assert_eq!(body_bit(16), 832);
+        assert_eq!(bit_of(desc::body::PFN.start), 832);
         assert_eq!(swapped(clio_proto::header::field::PID), 336);
     }
 }

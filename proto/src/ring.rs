@@ -157,11 +157,45 @@ pub mod desc {
     /// The first [`crate::header::ROUTED_HEADER_LEN`] (48) bytes of the Clio header, wire
     /// format (REQUEST, REPLY).
     pub const HEADER: usize = 40;
-    /// Kind-specific body: PAGE_MAPPED/TLB_INVALIDATE pid u16 @88, vpn u64 @96, pfn u64 @104;
-    /// PTE_WRITE bucket u64 @88, slot u32 @96, pte 16 bytes @104; FREE_PAGE pfn u64 @104;
-    /// KEY_WRITE pid u16 @88, key u64 @96; RING_RELEASE pid u16 @88, client u16 @90;
-    /// KV_CONFIG pid u16 @88, status u8 @90, base u64 @96, buckets u64 @104, records u32 @112.
+    /// The kind-specific body: its fields are [`body`]'s.
     pub const BODY: usize = 88;
+
+    /// The body's fields, byte ranges of the slot (little-endian), each with the kinds that
+    /// carry it. Every implementer (this module's codec, the RTL's `slow_path_desc`, the
+    /// board's ring check through the generated Verilog header) takes them from here.
+    pub mod body {
+        use super::BODY;
+        use core::ops::Range;
+
+        /// u16 pid: PAGE_MAPPED, TLB_INVALIDATE, KEY_WRITE, RING_RELEASE, KV_CONFIG.
+        pub const PID: Range<usize> = BODY..BODY + 2;
+        /// u16 client: RING_RELEASE.
+        pub const CLIENT: Range<usize> = BODY + 2..BODY + 4;
+        /// u8 status: KV_CONFIG.
+        pub const STATUS: usize = BODY + 2;
+        /// u64 bucket: PTE_WRITE.
+        pub const BUCKET: Range<usize> = BODY..BODY + 8;
+        /// u64 vpn: PAGE_MAPPED, TLB_INVALIDATE.
+        pub const VPN: Range<usize> = BODY + 8..BODY + 16;
+        /// u64 key: KEY_WRITE.
+        pub const KEY: Range<usize> = BODY + 8..BODY + 16;
+        /// u64 base: KV_CONFIG.
+        pub const BASE: Range<usize> = BODY + 8..BODY + 16;
+        /// u32 slot: PTE_WRITE.
+        pub const SLOT: Range<usize> = BODY + 8..BODY + 12;
+        /// u64 pfn: PAGE_MAPPED, FREE_PAGE.
+        pub const PFN: Range<usize> = BODY + 16..BODY + 24;
+        /// The 16-byte PTE: PTE_WRITE.
+        pub const PTE: Range<usize> = BODY + 16..BODY + 16 + crate::consts::PTE_BYTES;
+        /// u64 buckets: KV_CONFIG.
+        pub const BUCKETS: Range<usize> = BODY + 16..BODY + 24;
+        /// u32 records: KV_CONFIG.
+        pub const RECORDS: Range<usize> = BODY + 24..BODY + 28;
+
+        // Every field inside the slot.
+        const _: () =
+            assert!(RECORDS.end <= super::super::DESC_BYTES && PTE.end <= super::super::DESC_BYTES);
+    }
 }
 
 /// A decoded ring descriptor.
@@ -244,17 +278,32 @@ pub enum Descriptor {
     },
 }
 
-fn le64(b: &[u8], at: usize) -> u64 {
+/// The little-endian u64 in `b[at]` (an 8-byte field).
+fn le64(b: &[u8], at: core::ops::Range<usize>) -> u64 {
     let mut a = [0u8; 8];
-    a.copy_from_slice(&b[at..at + 8]);
+    a.copy_from_slice(&b[at]);
     u64::from_le_bytes(a)
+}
+
+/// The little-endian u32 in `b[at]` (a 4-byte field).
+fn le32(b: &[u8], at: core::ops::Range<usize>) -> u32 {
+    let mut a = [0u8; 4];
+    a.copy_from_slice(&b[at]);
+    u32::from_le_bytes(a)
+}
+
+/// The little-endian u16 in `b[at]` (a 2-byte field).
+fn le16(b: &[u8], at: core::ops::Range<usize>) -> u16 {
+    let mut a = [0u8; 2];
+    a.copy_from_slice(&b[at]);
+    u16::from_le_bytes(a)
 }
 
 impl Descriptor {
     /// Encode into one descriptor slot.
     pub fn encode(&self) -> [u8; DESC_BYTES] {
         let mut b = [0u8; DESC_BYTES];
-        let body = desc::BODY;
+        use desc::body;
         let k = match self {
             Descriptor::Request { route, header } | Descriptor::Reply { route, header } => {
                 b[desc::ROUTE..desc::ROUTE + ROUTE_BYTES].copy_from_slice(&route.to_bytes());
@@ -270,34 +319,34 @@ impl Descriptor {
                 }
             }
             Descriptor::PageMapped { pid, vpn, pfn } => {
-                b[body..body + 2].copy_from_slice(&pid.to_le_bytes());
-                b[body + 8..body + 16].copy_from_slice(&vpn.to_le_bytes());
-                b[body + 16..body + 24].copy_from_slice(&pfn.to_le_bytes());
+                b[body::PID].copy_from_slice(&pid.to_le_bytes());
+                b[body::VPN].copy_from_slice(&vpn.to_le_bytes());
+                b[body::PFN].copy_from_slice(&pfn.to_le_bytes());
                 kind::PAGE_MAPPED
             }
             Descriptor::PteWrite { bucket, slot, pte } => {
-                b[body..body + 8].copy_from_slice(&bucket.to_le_bytes());
-                b[body + 8..body + 12].copy_from_slice(&slot.to_le_bytes());
-                b[body + 16..body + 16 + PTE_BYTES].copy_from_slice(&pte.to_bytes());
+                b[body::BUCKET].copy_from_slice(&bucket.to_le_bytes());
+                b[body::SLOT].copy_from_slice(&slot.to_le_bytes());
+                b[body::PTE].copy_from_slice(&pte.to_bytes());
                 kind::PTE_WRITE
             }
             Descriptor::TlbInvalidate { pid, vpn } => {
-                b[body..body + 2].copy_from_slice(&pid.to_le_bytes());
-                b[body + 8..body + 16].copy_from_slice(&vpn.to_le_bytes());
+                b[body::PID].copy_from_slice(&pid.to_le_bytes());
+                b[body::VPN].copy_from_slice(&vpn.to_le_bytes());
                 kind::TLB_INVALIDATE
             }
             Descriptor::FreePage { pfn } => {
-                b[body + 16..body + 24].copy_from_slice(&pfn.to_le_bytes());
+                b[body::PFN].copy_from_slice(&pfn.to_le_bytes());
                 kind::FREE_PAGE
             }
             Descriptor::KeyWrite { pid, key } => {
-                b[body..body + 2].copy_from_slice(&pid.to_le_bytes());
-                b[body + 8..body + 16].copy_from_slice(&key.to_le_bytes());
+                b[body::PID].copy_from_slice(&pid.to_le_bytes());
+                b[body::KEY].copy_from_slice(&key.to_le_bytes());
                 kind::KEY_WRITE
             }
             Descriptor::RingRelease { pid, client } => {
-                b[body..body + 2].copy_from_slice(&pid.to_le_bytes());
-                b[body + 2..body + 4].copy_from_slice(&client.to_le_bytes());
+                b[body::PID].copy_from_slice(&pid.to_le_bytes());
+                b[body::CLIENT].copy_from_slice(&client.to_le_bytes());
                 kind::RING_RELEASE
             }
             Descriptor::KvConfig {
@@ -307,11 +356,11 @@ impl Descriptor {
                 records,
                 status,
             } => {
-                b[body..body + 2].copy_from_slice(&pid.to_le_bytes());
-                b[body + 2] = *status;
-                b[body + 8..body + 16].copy_from_slice(&base.to_le_bytes());
-                b[body + 16..body + 24].copy_from_slice(&buckets.to_le_bytes());
-                b[body + 24..body + 28].copy_from_slice(&records.to_le_bytes());
+                b[body::PID].copy_from_slice(&pid.to_le_bytes());
+                b[body::STATUS] = *status;
+                b[body::BASE].copy_from_slice(&base.to_le_bytes());
+                b[body::BUCKETS].copy_from_slice(&buckets.to_le_bytes());
+                b[body::RECORDS].copy_from_slice(&records.to_le_bytes());
                 kind::KV_CONFIG
             }
         };
@@ -321,7 +370,7 @@ impl Descriptor {
 
     /// Decode one descriptor slot.
     pub fn decode(b: &[u8; DESC_BYTES]) -> Result<Descriptor, WireError> {
-        let body = desc::BODY;
+        use desc::body;
         let k = u16::from_le_bytes([b[0], b[1]]);
         let route_and_header = || -> Result<(Route, Header), WireError> {
             let mut r = [0u8; ROUTE_BYTES];
@@ -349,50 +398,40 @@ impl Descriptor {
                 Descriptor::Reply { route, header }
             }
             kind::PAGE_MAPPED => Descriptor::PageMapped {
-                pid: u16::from_le_bytes([b[body], b[body + 1]]),
-                vpn: le64(b, body + 8),
-                pfn: le64(b, body + 16),
+                pid: le16(b, body::PID),
+                vpn: le64(b, body::VPN),
+                pfn: le64(b, body::PFN),
             },
             kind::PTE_WRITE => {
                 let mut p = [0u8; PTE_BYTES];
-                p.copy_from_slice(&b[body + 16..body + 16 + PTE_BYTES]);
+                p.copy_from_slice(&b[body::PTE]);
                 Descriptor::PteWrite {
-                    bucket: le64(b, body),
-                    slot: u32::from_le_bytes([
-                        b[body + 8],
-                        b[body + 9],
-                        b[body + 10],
-                        b[body + 11],
-                    ]),
+                    bucket: le64(b, body::BUCKET),
+                    slot: le32(b, body::SLOT),
                     pte: Pte::from_bytes(&p),
                 }
             }
             kind::TLB_INVALIDATE => Descriptor::TlbInvalidate {
-                pid: u16::from_le_bytes([b[body], b[body + 1]]),
-                vpn: le64(b, body + 8),
+                pid: le16(b, body::PID),
+                vpn: le64(b, body::VPN),
             },
             kind::FREE_PAGE => Descriptor::FreePage {
-                pfn: le64(b, body + 16),
+                pfn: le64(b, body::PFN),
             },
             kind::KEY_WRITE => Descriptor::KeyWrite {
-                pid: u16::from_le_bytes([b[body], b[body + 1]]),
-                key: le64(b, body + 8),
+                pid: le16(b, body::PID),
+                key: le64(b, body::KEY),
             },
             kind::RING_RELEASE => Descriptor::RingRelease {
-                pid: u16::from_le_bytes([b[body], b[body + 1]]),
-                client: u16::from_le_bytes([b[body + 2], b[body + 3]]),
+                pid: le16(b, body::PID),
+                client: le16(b, body::CLIENT),
             },
             kind::KV_CONFIG => Descriptor::KvConfig {
-                pid: u16::from_le_bytes([b[body], b[body + 1]]),
-                status: b[body + 2],
-                base: le64(b, body + 8),
-                buckets: le64(b, body + 16),
-                records: u32::from_le_bytes([
-                    b[body + 24],
-                    b[body + 25],
-                    b[body + 26],
-                    b[body + 27],
-                ]),
+                pid: le16(b, body::PID),
+                status: b[body::STATUS],
+                base: le64(b, body::BASE),
+                buckets: le64(b, body::BUCKETS),
+                records: le32(b, body::RECORDS),
             },
             _ => return Err(WireError::Frame("unknown ring descriptor kind")),
         })
@@ -521,5 +560,21 @@ pub fn verilog_header() -> String {
     p("DESC_ROUTE", desc::ROUTE as u64);
     p("DESC_HEADER", desc::HEADER as u64);
     p("DESC_BODY", desc::BODY as u64);
+    for (n, v) in [
+        ("DESC_BODY_PID", desc::body::PID.start),
+        ("DESC_BODY_CLIENT", desc::body::CLIENT.start),
+        ("DESC_BODY_STATUS", desc::body::STATUS),
+        ("DESC_BODY_BUCKET", desc::body::BUCKET.start),
+        ("DESC_BODY_VPN", desc::body::VPN.start),
+        ("DESC_BODY_KEY", desc::body::KEY.start),
+        ("DESC_BODY_BASE", desc::body::BASE.start),
+        ("DESC_BODY_SLOT", desc::body::SLOT.start),
+        ("DESC_BODY_PFN", desc::body::PFN.start),
+        ("DESC_BODY_PTE", desc::body::PTE.start),
+        ("DESC_BODY_BUCKETS", desc::body::BUCKETS.start),
+        ("DESC_BODY_RECORDS", desc::body::RECORDS.start),
+    ] {
+        p(n, v as u64);
+    }
     s
 }

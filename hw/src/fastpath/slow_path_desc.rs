@@ -14,16 +14,17 @@
 //! route and header) and PAGE_MAPPED (a fault's page and frame) are encoded here.
 //! All of the ring's layout the fast path uses is in this file.
 
-use crate::spec::{bit_of, body_bit, Spec};
+use crate::spec::{bit_of, Spec};
 use clio_proto::consts::VPN_BITS;
 use clio_proto::header::{field, FLAG_RESPONSE, ROUTED_HEADER_LEN};
-use clio_proto::ring::{desc, kind, DESC_BYTES};
+use clio_proto::ring::{desc, desc::body, kind, DESC_BYTES};
 use rust_hdl::prelude::*;
 
 // The slot: kind u16 @0, client u16 @2 (16), route @8 (64, 32 bytes), header @40 (320, 48
-// bytes; its status @42 = 336, flags @43 = 344, FLAG_RESPONSE bit 0); the body @88: pid u16
-// @88 (704), u16 @90 (720: RING_RELEASE's client, KV_CONFIG's status byte), u64 @96 (768: the
-// key, the vpn, the base), u64 @104 (832: the pfn, the buckets), u32 @112 (896: the records).
+// bytes; its status @42 = 336, flags @43 = 344, FLAG_RESPONSE bit 0); the body's fields
+// (`proto::ring::desc::body`) where the kernels below select them: pid and bucket @88 (704),
+// client and KV status @90 (720), key, vpn, base and slot @96 (768), pfn, buckets and the PTE
+// @104 (832), records and the PTE's frame word @112 (896). A field proto moves breaks the build.
 const _: () = assert!(
     DESC_BYTES == 128
         && desc::KIND == 0
@@ -34,12 +35,30 @@ const _: () = assert!(
         && bit_of(desc::HEADER + field::STATUS) == 336
         && bit_of(desc::HEADER + field::FLAGS) == 344
         && FLAG_RESPONSE == 1
-        && body_bit(0) == 704
-        && body_bit(2) == 720
-        && body_bit(8) == 768
-        && body_bit(8) + VPN_BITS as usize == 804
-        && body_bit(16) == 832
-        && body_bit(24) == 896
+        && bit_of(body::PID.start) == 704
+        && body::PID.end - body::PID.start == 2
+        && bit_of(body::BUCKET.start) == 704
+        && body::BUCKET.end - body::BUCKET.start == 8
+        && bit_of(body::CLIENT.start) == 720
+        && body::CLIENT.end - body::CLIENT.start == 2
+        && bit_of(body::STATUS) == 720
+        && bit_of(body::KEY.start) == 768
+        && body::KEY.end - body::KEY.start == 8
+        && bit_of(body::VPN.start) == 768
+        && bit_of(body::VPN.start) + VPN_BITS as usize == 804
+        && body::VPN.end - body::VPN.start == 8
+        && bit_of(body::BASE.start) == 768
+        && body::BASE.end - body::BASE.start == 8
+        && bit_of(body::SLOT.start) == 768
+        && body::SLOT.end - body::SLOT.start == 4
+        && bit_of(body::PFN.start) == 832
+        && body::PFN.end - body::PFN.start == 8
+        && bit_of(body::BUCKETS.start) == 832
+        && body::BUCKETS.end - body::BUCKETS.start == 8
+        && bit_of(body::PTE.start) == 832
+        && bit_of(body::PTE.start + 8) == 896
+        && bit_of(body::RECORDS.start) == 896
+        && body::RECORDS.end - body::RECORDS.start == 4
 );
 
 type Kind<const V: u64> = Spec<16, V>;

@@ -62,7 +62,7 @@ fn pte_writes_and_faults_decode_and_lay_out() {
         let mut d = Descriptor::PteWrite { bucket, slot, pte }.encode();
         // Undefined bits of word 0 (36..52 is the pid; 52..56 and 60..64 are not defined), and
         // word 1 beyond the pfn: the hardware must drop them as `Pte::from_bytes` does.
-        let w0 = desc::BODY + 16;
+        let w0 = desc::body::PTE.start;
         d[w0 + 6] |= (r.next() as u8) & 0xF0;
         d[w0 + 7] |= (r.next() as u8) & 0xF0;
         d[w0 + 13] = r.next() as u8;
@@ -72,10 +72,10 @@ fn pte_writes_and_faults_decode_and_lay_out() {
         // The top's slices of the descriptor (bits 8k of byte k).
         let bits: Bits<1024> = bytes_to_bits(&d);
         b.uut.desc_take.next = true;
-        b.uut.desc_bucket.next = bits.get_bits::<64>(8 * desc::BODY);
-        b.uut.desc_slot.next = bits.get_bits::<32>(8 * (desc::BODY + 8));
-        b.uut.desc_word0.next = bits.get_bits::<64>(8 * (desc::BODY + 16));
-        b.uut.desc_pfn.next = bits.get_bits::<40>(8 * (desc::BODY + 24));
+        b.uut.desc_bucket.next = bits.get_bits::<64>(8 * desc::body::BUCKET.start);
+        b.uut.desc_slot.next = bits.get_bits::<32>(8 * desc::body::SLOT.start);
+        b.uut.desc_word0.next = bits.get_bits::<64>(8 * desc::body::PTE.start);
+        b.uut.desc_pfn.next = bits.get_bits::<40>(8 * (desc::body::PTE.start + 8));
         b.tick();
         b.uut.desc_take.next = false;
         // Other descriptor bits on the inputs while the writer holds the PTE.

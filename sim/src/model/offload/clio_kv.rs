@@ -1,8 +1,9 @@
 //! Clio-KV (`Opcode::KvGet/KvPut/KvDelete`, `proto::kv`): a chained hash table and its
 //! records in the store's OWN address space, reached only through [`OffloadMemory`] (the
-//! same translation as every other access). The board (`board/kv_ras.rs`) registers that
-//! address space, allocates and formats the region, and hands each request here; this module
-//! is the table's logic alone.
+//! same translation as every other access). The slow path (`arm-slowpath/src/kv_store.rs`)
+//! registers that address space, allocates and formats the region and announces it with the
+//! `KvConfig` descriptor; the board (`sim/src/model/board/extend.rs`) hands each request
+//! here; this module is the table's logic alone.
 //!
 //! A key is `(owner, key bytes)`: `owner` is the RAS (pid) of the request, so tenants never
 //! meet each other's keys while the members of one RAS share theirs. Each request runs to
