@@ -4,12 +4,6 @@
 mod app;
 mod app_image;
 mod bench;
-mod bench_durability;
-mod bench_isolation;
-mod bench_multi;
-mod bench_transports;
-mod bench_wire;
-mod bench_ycsb;
 mod board;
 mod demo;
 #[cfg(feature = "rtl")]
@@ -51,7 +45,7 @@ fn main() -> Result<()> {
         Cmd::Board(a) => board::run(a),
         Cmd::Demo(a) => demo::run(a),
         Cmd::Bench(mut a) => match a.cmd.take() {
-            Some(c) => bench_ycsb::run(c),
+            Some(c) => bench::run_cmd(c),
             None => bench::run(a),
         },
         Cmd::App(c) => app::run(c),

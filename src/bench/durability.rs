@@ -2,7 +2,7 @@
 //! against the same writes issued together, and the time a node takes to recover from its
 //! memory file as the file grows. Each compares against a baseline measured in the same run.
 
-use crate::bench::{quantiles, BenchArgs, Hist};
+use super::{quantiles, BenchArgs, Hist};
 use anyhow::{Context, Result};
 use clio_clib::Client;
 use clio_sim::server::{spawn_udp, ServerHandle};

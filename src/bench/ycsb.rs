@@ -11,14 +11,12 @@
 //! and member of the RAS, i.e. one compute node) with `--threads` threads each; they warm up,
 //! then measure. Output: a table, `ycsb.csv`, `ycsb_breakdown.csv`, `ycsb_throughput.svg`.
 
-use crate::bench::{quantiles, Hist};
+use super::harness::{quantiles, Hist};
 use anyhow::{bail, Context, Result};
-use clap::{Args, Subcommand};
+use clap::Args;
 use clio_clib::Client;
-use clio_kvstores::clover::{run_metadata_server, MsArgs};
 use clio_kvstores::deploy::{deploy, Role, Setup, System};
 use clio_kvstores::history::{make_value, parse_value, ValueId};
-use clio_kvstores::pdpm_central::{run_coordinator, CoordinatorArgs};
 use clio_kvstores::store::loopback_config;
 use clio_kvstores::ycsb::{key_name, Generator, Workload, YcsbOp};
 use clio_kvstores::{open_factory, Cost, KvStore, NodeLink, StoreFactory, StoreSpec};
@@ -34,27 +32,6 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// `clio bench` subcommands.
-#[derive(Subcommand, Debug)]
-pub enum BenchCmd {
-    /// YCSB A/B/C against pDPM-Direct, pDPM-Central, Clover, memcached and Clio-KV on one node.
-    Ycsb(YcsbArgs),
-    /// One client over several nodes: throughput vs nodes, cost of replication.
-    Multi(crate::bench_multi::MultiArgs),
-    /// What one tenant's slow-path traffic costs another: a victim's reads quiet vs under a
-    /// neighbour's Alloc/Free flood, and the worst single allocation per page size.
-    Isolation(crate::bench_isolation::IsolationArgs),
-    /// One compute node of `clio bench ycsb` (internal).
-    #[command(hide = true)]
-    YcsbWorker(WorkerArgs),
-    /// pDPM-Central's coordinator process (internal).
-    #[command(hide = true)]
-    KvCoordinator(CoordinatorArgs),
-    /// Clover's metadata server process (internal).
-    #[command(hide = true)]
-    KvMs(MsArgs),
-}
 
 /// Arguments of `clio bench ycsb`.
 #[derive(Args, Debug)]
@@ -129,21 +106,6 @@ pub struct WorkerArgs {
     /// This worker's number (writer ids and seeds).
     #[arg(long)]
     cn: u32,
-}
-
-/// Dispatch `clio bench <subcommand>`.
-pub fn run(cmd: BenchCmd) -> Result<()> {
-    match cmd {
-        BenchCmd::Ycsb(a) => ycsb(a),
-        BenchCmd::Multi(a) => crate::bench_multi::run(a),
-        BenchCmd::Isolation(a) => crate::bench_isolation::run(a),
-        BenchCmd::YcsbWorker(w) => worker(w),
-        BenchCmd::KvCoordinator(a) => Ok(run_coordinator(&a, clio_kvstores::until_stdin_closes())?),
-        BenchCmd::KvMs(a) => Ok(run_metadata_server(
-            &a,
-            clio_kvstores::until_stdin_closes(),
-        )?),
-    }
 }
 
 fn hist() -> Result<Hist> {
@@ -232,7 +194,7 @@ fn do_op(
 }
 
 /// The worker process: open the store as one CN, wait for `go`, run, print the results.
-fn worker(w: WorkerArgs) -> Result<()> {
+pub(super) fn worker(w: WorkerArgs) -> Result<()> {
     let spec: StoreSpec = w.spec.parse()?;
     let f: Arc<dyn StoreFactory> = Arc::from(open_factory(&spec, loopback_config())?);
     let handles: Vec<Box<dyn KvStore>> =
@@ -592,7 +554,7 @@ struct Row {
     m: Measured,
 }
 
-fn ycsb(a: YcsbArgs) -> Result<()> {
+pub(super) fn ycsb(a: YcsbArgs) -> Result<()> {
     let systems = parse_systems(&a.systems)?;
     if a.keys == 0 || a.cns == 0 || a.threads == 0 || a.duration <= 0.0 || a.warmup < 0.0 {
         bail!("--keys, --cns, --threads and --duration must be positive");

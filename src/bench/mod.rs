@@ -2,29 +2,77 @@
 //! against a bare UDP ping-pong of the same packets over the same path (the transport's
 //! floor), in the same run. Writes CSV files and an SVG latency CDF.
 
+mod durability;
+pub(crate) mod harness;
+mod isolation;
+mod multi;
+mod transports;
+mod wire;
+mod ycsb;
+
+pub(crate) use harness::{hist, quantiles, Hist};
+use harness::{run_threads, throughput_outstanding, time_ops, us};
+
 use anyhow::{bail, Context, Result};
-use clap::Args;
-use clio_clib::{Client, Handle};
+use clap::{Args, Subcommand};
+use clio_clib::Client;
 use clio_proto::consts::MAX_PAYLOAD;
 use clio_proto::header::{packet_count, segment, HEADER_LEN};
 use clio_sim::server::{spawn_udp, ServerHandle};
 use clio_sim::{BoardConfig, CBoard, Counters, SlowPathMode};
-use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::net::{SocketAddr, UdpSocket};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Arguments of `clio bench`.
+/// `clio bench` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum BenchCmd {
+    /// YCSB A/B/C against pDPM-Direct, pDPM-Central, Clover, memcached and Clio-KV on one node.
+    Ycsb(ycsb::YcsbArgs),
+    /// One client over several nodes: throughput vs nodes, cost of replication.
+    Multi(multi::MultiArgs),
+    /// What one tenant's slow-path traffic costs another: a victim's reads quiet vs under a
+    /// neighbour's Alloc/Free flood, and the worst single allocation per page size.
+    Isolation(isolation::IsolationArgs),
+    /// One compute node of `clio bench ycsb` (internal).
+    #[command(hide = true)]
+    YcsbWorker(ycsb::WorkerArgs),
+    /// pDPM-Central's coordinator process (internal).
+    #[command(hide = true)]
+    KvCoordinator(clio_kvstores::pdpm_central::CoordinatorArgs),
+    /// Clover's metadata server process (internal).
+    #[command(hide = true)]
+    KvMs(clio_kvstores::clover::MsArgs),
+}
+
+/// Dispatch `clio bench <subcommand>`.
+pub fn run_cmd(cmd: BenchCmd) -> Result<()> {
+    match cmd {
+        BenchCmd::Ycsb(a) => ycsb::ycsb(a),
+        BenchCmd::Multi(a) => multi::run(a),
+        BenchCmd::Isolation(a) => isolation::run(a),
+        BenchCmd::YcsbWorker(w) => ycsb::worker(w),
+        BenchCmd::KvCoordinator(a) => Ok(clio_kvstores::pdpm_central::run_coordinator(
+            &a,
+            clio_kvstores::until_stdin_closes(),
+        )?),
+        BenchCmd::KvMs(a) => Ok(clio_kvstores::clover::run_metadata_server(
+            &a,
+            clio_kvstores::until_stdin_closes(),
+        )?),
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Other benchmarks (`clio bench ycsb`); without one, the CLib benchmark below runs.
     #[command(subcommand)]
-    pub(crate) cmd: Option<crate::bench_ycsb::BenchCmd>,
+    pub(crate) cmd: Option<BenchCmd>,
     /// Directory for CSV files and the CDF plot.
     #[arg(long, default_value = "bench-out")]
     pub(crate) out: PathBuf,
@@ -56,7 +104,7 @@ pub struct BenchArgs {
     /// each of these transports across a veth pair between two network namespaces it
     /// creates, interleaved in one run (needs root): udp, raw (pnet, AF_PACKET), xdp (AF_XDP).
     #[arg(long, value_enum, value_delimiter = ',')]
-    pub(crate) transports: Vec<crate::bench_transports::Kind>,
+    pub(crate) transports: Vec<transports::Kind>,
     /// With `--transports`: rounds the transports take turns in (`--iters` split over them).
     #[arg(long, default_value_t = 5)]
     pub(crate) rounds: u64,
@@ -81,16 +129,6 @@ pub struct BenchArgs {
 pub(crate) enum Versus {
     /// memcached (`make bench-deps`), get/set over UDP and TCP.
     Memcached,
-}
-
-pub(crate) type Hist = Histogram<u64>;
-
-pub(crate) fn hist() -> Result<Hist> {
-    Ok(Histogram::new_with_bounds(1, 60_000_000_000, 3)?)
-}
-
-fn us(ns: u64) -> f64 {
-    ns as f64 / 1000.0
 }
 
 fn node(page_shift: u32) -> Result<(ServerHandle, SocketAddr)> {
@@ -200,24 +238,6 @@ struct LatRow {
     pp: Hist,
 }
 
-pub(crate) fn quantiles(h: &Hist) -> (f64, f64, f64) {
-    (
-        us(h.value_at_quantile(0.5)),
-        us(h.value_at_quantile(0.99)),
-        us(h.value_at_quantile(0.999)),
-    )
-}
-
-pub(crate) fn time_ops(n: u64, mut f: impl FnMut(u64) -> Result<()>) -> Result<Hist> {
-    let mut h = hist()?;
-    for i in 0..n {
-        let t = Instant::now();
-        f(i)?;
-        h.record(t.elapsed().as_nanos().max(1) as u64)?;
-    }
-    Ok(h)
-}
-
 fn cdf_svg(path: &PathBuf, series: &[(String, &Hist)]) -> Result<()> {
     use plotters::prelude::*;
     let xmax = series
@@ -278,93 +298,13 @@ fn throughput_threads(c: &Client, va: u64, threads: usize, secs: f64) -> Result<
     })
 }
 
-/// `threads` threads each running `op(t)` in a loop for `secs`; total operations per second.
-pub(crate) fn run_threads<F, O>(threads: usize, secs: f64, mut op: F) -> Result<f64>
-where
-    F: FnMut(usize) -> O,
-    O: FnMut() -> Result<()> + Send + 'static,
-{
-    let stop = Arc::new(AtomicBool::new(false));
-    let hs: Vec<_> = (0..threads)
-        .map(|t| {
-            let (mut f, stop) = (op(t), stop.clone());
-            std::thread::spawn(move || -> Result<u64> {
-                let mut n = 0;
-                while !stop.load(Ordering::Relaxed) {
-                    f()?;
-                    n += 1;
-                }
-                Ok(n)
-            })
-        })
-        .collect();
-    let t = Instant::now();
-    std::thread::sleep(Duration::from_secs_f64(secs));
-    stop.store(true, Ordering::Relaxed);
-    let mut total = 0;
-    for h in hs {
-        total += h
-            .join()
-            .map_err(|_| anyhow::anyhow!("bench thread panicked"))??;
-    }
-    Ok(total as f64 / t.elapsed().as_secs_f64())
-}
-
-pub(crate) fn throughput_outstanding(c: &Client, va: u64, depth: usize, secs: f64) -> Result<f64> {
-    throughput_refilled(c, va, depth, 1, secs)
-}
-
-/// Asynchronous 64 B reads from one thread, at most `depth` outstanding: each time `refill`
-/// have completed, that many new ones start (`1`: one `rread_async` per completed read; more:
-/// one `rread_many_async`, whose requests leave together). Operations per second.
-pub(crate) fn throughput_refilled(
-    c: &Client,
-    va: u64,
-    depth: usize,
-    refill: usize,
-    secs: f64,
-) -> Result<f64> {
-    let refill = refill.clamp(1, depth.max(1));
-    let mut q: VecDeque<Handle> = VecDeque::new();
-    let t = Instant::now();
-    let end = t + Duration::from_secs_f64(secs);
-    let mut n = 0u64;
-    let mut i = 0u64;
-    let mut reads: Vec<(u64, usize)> = Vec::with_capacity(depth);
-    while Instant::now() < end {
-        if q.len() + refill <= depth {
-            reads.clear();
-            while q.len() + reads.len() < depth {
-                reads.push((va + (i % 64) * 4096, 64));
-                i += 1;
-            }
-            if refill == 1 {
-                for &(at, len) in &reads {
-                    q.push_back(c.rread_async(at, len)?);
-                }
-            } else {
-                q.extend(c.rread_many_async(&reads)?);
-            }
-        }
-        if let Some(h) = q.pop_front() {
-            c.rpoll_one(h)?;
-            n += 1;
-        }
-    }
-    for h in q {
-        c.rpoll_one(h)?;
-        n += 1;
-    }
-    Ok(n as f64 / t.elapsed().as_secs_f64())
-}
-
 /// Run the benchmarks.
 pub fn run(a: BenchArgs) -> Result<()> {
     if a.vs == Some(Versus::Memcached) {
-        return crate::bench_wire::run(&a);
+        return wire::run(&a);
     }
     if !a.transports.is_empty() {
-        return crate::bench_transports::run(&a);
+        return transports::run(&a);
     }
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     if a.sizes.iter().any(|&s| s == 0 || s > 1 << 20) {
@@ -555,11 +495,11 @@ pub fn run(a: BenchArgs) -> Result<()> {
 
     // ---- durable vs plain writes (a node whose DRAM is a memory file: its persistence domain) ----
     pb.set_message("durable writes");
-    let dreport = crate::bench_durability::durability(&a)?;
+    let dreport = durability::durability(&a)?;
     pb.set_message("transactions");
-    let xreport = crate::bench_durability::transactions(&a)?;
+    let xreport = durability::transactions(&a)?;
     pb.set_message("recovery time");
-    let rreport = crate::bench_durability::recovery(&a)?;
+    let rreport = durability::recovery(&a)?;
     pb.inc(1);
     pb.finish_and_clear();
 

@@ -12,7 +12,7 @@
 //!    pages, straight on the slow path with its default placement budget: how long the slow
 //!    path can be held by one request, and what it answered.
 
-use crate::bench::{hist, Hist};
+use super::harness::{hist, Hist};
 use anyhow::{Context, Result};
 use clap::Args;
 use clio_clib::Client;

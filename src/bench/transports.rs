@@ -4,7 +4,8 @@
 //! transports (a node and a client per transport per round, torn down before the next) so
 //! that host noise falls on all of them alike. Needs root.
 
-use crate::bench::{hist, quantiles, throughput_outstanding, time_ops, BenchArgs, Hist};
+use super::harness::{hist, load_average, quantiles, throughput_outstanding, time_ops, Hist};
+use super::BenchArgs;
 use anyhow::{bail, Context, Result};
 use clio_clib::transport::{RawEthernetTransport, Transport, UdpTransport, XdpTransport};
 use clio_clib::{Client, Config};
@@ -64,12 +65,6 @@ fn open(pair: &NetnsPair, kind: Kind) -> Result<(ServerHandle, Box<dyn Transport
     Ok((server, t))
 }
 
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
-}
-
 /// Run the comparison.
 pub(crate) fn run(a: &BenchArgs) -> Result<()> {
     let kinds = &a.transports;
@@ -82,7 +77,7 @@ pub(crate) fn run(a: &BenchArgs) -> Result<()> {
     let pair = NetnsPair::create("bench").context(
         "creating two network namespaces joined by a veth pair (needs root and iproute2)",
     )?;
-    let load_before = loadavg();
+    let load_before = load_average();
     let mut h: Vec<Vec<Hist>> = kinds
         .iter()
         .map(|_| a.sizes.iter().map(|_| hist()).collect())
@@ -128,7 +123,7 @@ pub(crate) fn run(a: &BenchArgs) -> Result<()> {
             server.stop()?;
         }
     }
-    let load_after = loadavg();
+    let load_after = load_average();
 
     let mut csv = String::from("transport,size_bytes,median_us,p99_us,p999_us,ops\n");
     let mut table = String::from("| size |");

@@ -8,10 +8,11 @@
 //! like the node's one serving thread. Without memcached on PATH (`make bench-deps`), the
 //! CLib part runs and the comparison says so in one line.
 
-use crate::bench::{
-    hist, quantiles, run_threads, throughput_outstanding, throughput_refilled, time_ops, BenchArgs,
-    Hist,
+use super::harness::{
+    hist, load_average, quantiles, run_threads, throughput_outstanding, throughput_refilled,
+    time_ops, Hist,
 };
+use super::BenchArgs;
 use anyhow::{bail, Context, Result};
 use clio_clib::transport::UdpTransport;
 use clio_clib::{Client, Config};
@@ -74,12 +75,6 @@ impl Drop for NodeProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".into())
 }
 
 /// One system under test: a read and a write of `size` bytes at slot `i`.

@@ -4,7 +4,7 @@
 //! region with 1, 2 and 3 replicas, as ratios to 1). Every node is a model node serving UDP
 //! on loopback in this process; the points take turns in rounds so drift hits them alike.
 
-use crate::bench::run_threads;
+use super::harness::run_threads;
 use anyhow::{Context, Result};
 use clap::Args;
 use clio_clib::{MultiClient, MultiConfig, NodeSpec};
