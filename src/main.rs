@@ -2,7 +2,6 @@
 //! Each subcommand lives in its own module.
 
 mod app;
-mod app_image;
 mod bench;
 mod board;
 mod demo;

@@ -5,7 +5,9 @@
 //! the node's pointer-chasing offload (one request per level) and from the compute node (one
 //! read per node visited). Latency per size, requests per lookup, CSV.
 //!
-//! `clio app image`: the paper's Figure 15, in [`crate::app_image`].
+//! `clio app image`: the paper's Figure 15, in [`image`].
+
+mod image;
 
 use crate::bench::{hist, quantiles, Hist};
 use anyhow::{bail, Context, Result};
@@ -27,10 +29,10 @@ pub(crate) enum AppCmd {
     /// Image compression: one OS process per client compresses and decompresses images held
     /// in remote arrays; per-client and aggregate throughput vs clients (Clio Figure 15).
     /// Node model in this process over UDP loopback.
-    Image(crate::app_image::ImageArgs),
+    Image(image::ImageArgs),
     /// One client process of `clio app image` (started by it).
     #[command(hide = true)]
-    ImageWorker(crate::app_image::ImageWorkerArgs),
+    ImageWorker(image::ImageWorkerArgs),
 }
 
 /// `clio app radix` options.
@@ -54,8 +56,8 @@ pub(crate) struct RadixArgs {
 pub(crate) fn run(c: AppCmd) -> Result<()> {
     match c {
         AppCmd::Radix(a) => radix(a),
-        AppCmd::Image(a) => crate::app_image::run(a),
-        AppCmd::ImageWorker(a) => crate::app_image::worker(a),
+        AppCmd::Image(a) => image::run(a),
+        AppCmd::ImageWorker(a) => image::worker(a),
     }
 }
 
