@@ -14,7 +14,6 @@ use crate::phys_alloc::PhysAllocator;
 use crate::ras::{Departure, KeySource, RasError, Registry};
 use crate::reply_cache::ReplyCache;
 use crate::shadow_pt::ShadowPageTable;
-use crate::tx::{TxLog, TxRefusal};
 use crate::va_space::{Region, VaSpace};
 use clio_proto::consts::{DEFAULT_LEASE_MS, FREE_PAGE_FIFO_DEPTH, VA_LIMIT};
 use clio_proto::frame::Route;
@@ -27,6 +26,7 @@ use clio_proto::{Header, Opcode, Status};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 use thiserror::Error;
+use tx::{TxLog, TxRefusal};
 
 /// Why a slow-path operation was refused. Each maps to one wire [`Status`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
@@ -244,7 +244,7 @@ pub struct SlowPath {
     sources: SourceCounts,
     pub(crate) outbox: VecDeque<Descriptor>,
     /// Clio-KV's store, once set up (`kv_store.rs`).
-    pub(crate) kv_store: Option<crate::kv_store::KvStore>,
+    pub(crate) kv_store: Option<kv_store::KvStore>,
     stats: SlowPathStats,
 }
 
@@ -870,5 +870,8 @@ impl SlowPath {
 }
 
 mod intake;
+pub mod kv_store;
+pub mod recovery;
 #[cfg(test)]
 mod tests;
+pub mod tx;

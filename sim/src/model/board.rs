@@ -198,7 +198,7 @@ impl NodeParts {
             SlowPathMode::External { ring_file } => (RingWindow::create_file(ring_file, rl)?, None),
             SlowPathMode::Absent => (RingWindow::anonymous(rl)?, None),
         };
-        // Clio-KV's store is the slow path's to set up (`clio_slowpath::kv_store`); an external
+        // Clio-KV's store is the slow path's to set up (`clio_slowpath::daemon::kv_store`); an external
         // daemon does it itself (`--kv-store-bytes`).
         if let Some(sp) = slow.as_mut() {
             if cfg.offloads.serves(clio_proto::Opcode::KvGet) && cfg.kv_store_bytes > 0 {

@@ -1,7 +1,7 @@
 //! The extend path's dispatch: the MAT hands extend opcodes here and this hands each to the
 //! offload unit that serves it, with a RAS as its memory (`model::offload`): the caller's
 //! for the pointer chaser, the store's own for Clio-KV (set up by the slow path,
-//! `clio_slowpath::kv_store`, and announced with the `KvConfig` descriptor).
+//! `clio_slowpath::daemon::kv_store`, and announced with the `KvConfig` descriptor).
 
 use super::{CBoard, Outgoing};
 use crate::model::coverage::Coverage;

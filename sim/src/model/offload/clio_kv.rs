@@ -1,6 +1,6 @@
 //! Clio-KV (`Opcode::KvGet/KvPut/KvDelete`, `proto::kv`): a chained hash table and its
 //! records in the store's OWN address space, reached only through [`OffloadMemory`] (the
-//! same translation as every other access). The slow path (`arm-slowpath/src/kv_store.rs`)
+//! same translation as every other access). The slow path (`arm-slowpath/src/daemon/kv_store.rs`)
 //! registers that address space, allocates and formats the region and announces it with the
 //! `KvConfig` descriptor; the board (`sim/src/model/board/extend.rs`) hands each request
 //! here; this module is the table's logic alone.

@@ -3,12 +3,12 @@
 //! placed where and which frames they hold. Recovery trusts the log for *what* exists and the
 //! page table for *where* it is, and repairs the page table where the two disagree (a crash
 //! can fall between a logged change and the PTE writes that carry it out). Last, committed
-//! transaction records that were not applied yet are rolled forward ([`crate::tx`]).
+//! transaction records that were not applied yet are rolled forward ([`super::tx`]).
 
-use crate::daemon::{SlowPath, SlowPathConfig};
+use super::tx::TxLog;
+use super::{SlowPath, SlowPathConfig};
 use crate::frame_memory::FrameMemory;
 use crate::meta_log::MetaLog;
-use crate::tx::TxLog;
 use crate::va_space::{Region, VaSpace};
 use clio_proto::consts::{BUCKET_SLOTS, PTE_BYTES, VA_LIMIT};
 use clio_proto::layout::MemoryLayout;

@@ -11,7 +11,7 @@
 //! every target must lie in the RAS's own regions, be writable and have a frame *before* any
 //! byte is written, so a refused record changes nothing.
 
-use crate::daemon::{AllocError, SlowPath};
+use super::{AllocError, SlowPath};
 use crate::frame_memory::FrameMemory;
 use clio_proto::persist::MetaRecord;
 use clio_proto::pte::PERM_WRITE;

@@ -18,7 +18,7 @@
 //! file the previous store's RAS is recovered like any other and torn down when its lease
 //! ends, which returns its frames.)
 
-use crate::daemon::{AllocError, SlowPath};
+use super::{AllocError, SlowPath};
 use crate::frame_memory::FrameMemory;
 use clio_proto::kv::{StoreLayout, SB_MAGIC, STORE_MAGIC, SUPERBLOCK_BYTES};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
