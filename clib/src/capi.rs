@@ -8,7 +8,7 @@
 //! checked and rejected.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use crate::tx::{admit, commit};
+use crate::client::tx::{admit, commit};
 use crate::{
     ChaseLayout, ChaseOutcome, Client, ClioError, Config, Credentials, Handle, Output,
     TransportKind, TxLog,

@@ -1,5 +1,8 @@
 //! The application-facing API (paper 3.1): one [`Client`] per process and memory node.
 
+pub(crate) mod kv;
+pub(crate) mod tx;
+
 use crate::config::Config;
 use crate::engine::{ChaseOutcome, Engine, OpSpec, Output, Stats};
 use crate::error::{ClioError, Result};
@@ -128,7 +131,7 @@ struct Inner {
     lease_lost: AtomicBool,
     lease_ms: AtomicU64,
     /// Where this client stages Clio-KV values too long for one packet.
-    kv_staging: crate::kv::Staging,
+    kv_staging: kv::Staging,
 }
 
 /// How long a dropped client waits for its CN acks and its Unregister to be answered.
@@ -227,7 +230,7 @@ impl Client {
                 left: AtomicBool::new(false),
                 lease_lost: AtomicBool::new(false),
                 lease_ms: AtomicU64::new(0),
-                kv_staging: crate::kv::Staging::default(),
+                kv_staging: kv::Staging::default(),
             }),
         };
         if heartbeat {
@@ -307,7 +310,7 @@ impl Client {
         self.e().member().2
     }
 
-    pub(crate) fn kv_staging(&self) -> &crate::kv::Staging {
+    pub(crate) fn kv_staging(&self) -> &kv::Staging {
         &self.inner.kv_staging
     }
 

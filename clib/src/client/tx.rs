@@ -23,7 +23,7 @@
 //! ([`Client::rlock`]) as usual. Earlier asynchronous writes of this process to the same
 //! bytes must be complete ([`Client::rpoll`]) before the commit.
 
-use crate::client::Client;
+use super::Client;
 use crate::engine::{OpSpec, Output};
 use crate::error::{ClioError, Result};
 use clio_proto::consts::VA_LIMIT;

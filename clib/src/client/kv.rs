@@ -14,7 +14,7 @@
 //! Synchronous calls are linearizable; asynchronous ones in flight together are concurrent
 //! (the node orders them as they arrive).
 
-use crate::client::{Client, Handle};
+use super::{Client, Handle};
 use crate::engine::{OpSpec, Output};
 use crate::error::{ClioError, Result};
 use clio_proto::kv::{KvFormatError, KvRequest, KvStagedPut, MAX_KEY, MAX_STAGED_VALUE, MAX_VALUE};
