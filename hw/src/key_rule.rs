@@ -9,12 +9,11 @@
 //! re-decides its slots against a KEY_WRITE's pid and key
 //! ([`crate::fastpath::key_check::KeyCheck`]).
 
-use crate::key_table::ADDR_BITS;
-use clio_proto::consts::PID_BITS;
+use clio_proto::consts::{KEY_TABLE_BITS, PID_BITS};
 use rust_hdl::prelude::*;
 
-// `pid[15:12] == 0`: the pid bits beyond the table.
-const _: () = assert!(PID_BITS == 16 && ADDR_BITS == 12);
+// `pid[15:12] == 0`: the pid bits beyond the table (proto's, as the key table's address).
+const _: () = assert!(PID_BITS == 16 && KEY_TABLE_BITS == 12);
 
 /// The key rule (module doc).
 #[derive(LogicBlock, Default)]

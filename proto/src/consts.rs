@@ -75,7 +75,3 @@ pub const BEAT_BYTES: usize = DATAPATH_BITS / 8;
 pub const CORE_CLOCK_MHZ: u32 = 250;
 
 const _: () = assert!(1 << KEY_TABLE_BITS == KEY_TABLE_ENTRIES);
-const _: () = assert!(
-    crate::header::HEADER_LEN == BEAT_BYTES,
-    "the header is one beat"
-);

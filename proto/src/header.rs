@@ -24,6 +24,8 @@
 //! The fields up to `arg1` (the first [`ROUTED_HEADER_LEN`] bytes) are what the ring
 //! descriptors carry to the slow path; the key is checked by the fast path and never leaves it.
 
+pub mod checksum;
+
 use crate::consts::{MAX_PAYLOAD, MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN, VA_LIMIT};
 use crate::opcode::Opcode;
 use crate::status::Status;
@@ -33,6 +35,10 @@ use thiserror::Error;
 pub const VERSION: u8 = 2;
 /// Length of the Clio header in bytes: one 512-bit beat, so the payload starts beat-aligned.
 pub const HEADER_LEN: usize = 64;
+const _: () = assert!(
+    HEADER_LEN == crate::consts::BEAT_BYTES,
+    "the header is one beat"
+);
 /// The leading header bytes (through `arg1`) that ring descriptors carry; the key, client and
 /// reserved bytes after them are the fast path's business (client travels separately).
 pub const ROUTED_HEADER_LEN: usize = 48;
@@ -242,7 +248,7 @@ impl<T: AsRef<[u8]>> Packet<T> {
     }
     /// Compute the CRC-32C this packet should carry.
     pub fn compute_checksum(&self) -> u32 {
-        crate::checksum::packet_crc(self.as_bytes())
+        checksum::packet_crc(self.as_bytes())
     }
     /// Whether the carried checksum matches the bytes.
     pub fn verify_checksum(&self) -> bool {

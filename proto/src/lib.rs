@@ -2,7 +2,7 @@
 //!
 //! Everything that two parts of the system must agree on lives here and nowhere else: the wire
 //! header and its codec ([`header`]), opcodes and status codes ([`opcode`], [`status`]), the
-//! CRC-32C integrity check ([`checksum`]), Ethernet / IPv4 / UDP encapsulation ([`frame`]), the
+//! CRC-32C integrity check ([`checksum`], the header's child), Ethernet / IPv4 / UDP encapsulation ([`frame`]), the
 //! page-table entry and bucket layout ([`pte`]), the page-table hash ([`pt_hash`]), the physical
 //! memory layout of a node ([`layout`]) and the FPGA <-> ARM descriptor rings ([`ring`]).
 //! Defaults that size hardware structures are in [`consts`].
@@ -11,7 +11,6 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod checksum;
 pub mod consts;
 pub mod frame;
 pub mod header;
@@ -29,6 +28,7 @@ pub mod rules;
 pub mod status;
 pub mod tx;
 
+pub use header::checksum;
 pub use header::{Header, Packet, WireError};
 pub use opcode::Opcode;
 pub use status::Status;

@@ -15,7 +15,7 @@
 //! lost: `payload_len` is covered, so two packets that differ only in trailing zeros are
 //! still different packets.
 
-use crate::header::{field, HEADER_LEN};
+use super::{field, HEADER_LEN};
 
 /// The CRC-32C (Castagnoli) polynomial, bit-reflected: the one the node's CRC engine is
 /// built from.
