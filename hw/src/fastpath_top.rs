@@ -101,9 +101,9 @@ pub const FAULT_EXTRA_CYCLES: u64 = 3;
 /// only page skips it): the walk starts as the look-ahead's hash of the page comes out,
 /// [`crate::hash_unit::HASH_LATENCY`] + 1 cycles after the header; then 6 more (the walker's
 /// AR register, the bucket read, the slot compare, the executor taking the walked page as a
-/// hit in the walk's result cycle), less the hit's own cycles. (Hashed by the walker itself,
-/// once the TLB's miss is known, behind its AR queue, the page-fault unit and the translation's
-/// `done` cycle, as every walk was before stop 31: 25.)
+/// hit in the walk's result cycle), less the hit's own cycles. (A walker that hashed the page
+/// itself, once the TLB's miss is known, would put the hash behind its AR queue, the page-fault
+/// unit and the translation's `done` cycle: 25; docs/hardware.md has the history.)
 pub const WALK_EXTRA_CYCLES: u64 = crate::hash_unit::HASH_LATENCY as u64 + 6;
 
 /// The fast path.

@@ -9,9 +9,6 @@
 //! the offload port bundle, docs/hardware.md); anything else fails `head_ok` (BAD_REQUEST).
 //! With them, the rules the executor needs (`needs_key`, `ring`) and `Header::parse`'s
 //! version and status checks. Combinational: the decision takes no cycle of its own.
-//!
-//! (Until stop 25 this file held a streaming beat router with one output port per path, which
-//! the slot-based pipeline never instantiated; the decision it made is this table's.)
 
 use crate::util::{opcode_table, path_table, rule_table};
 use clio_proto::header::VERSION;

@@ -177,8 +177,8 @@ pub struct PtWalker {
     o_write: Signal<Local, Bit>,
     /// Per slot of the beat: the walk's outcome if that slot is its match (permission from
     /// the slot's word 0 bits 58/59 against `o_write`, then bit 57 VALID), decided beside
-    /// the tag compare, so only the match's select is in front of `o_outcome` (the outcome
-    /// after the select of the matching word: 7.25 levels on the board at stop 37).
+    /// the tag compare, so only the match's select is in front of `o_outcome` (not the
+    /// outcome computed after the select of the matching word).
     oc_s: [Signal<Local, Bits<2>>; 4],
     /// The outcome of this beat's first match, and of the walk's first match so far.
     now_oc: Signal<Local, Bits<2>>,

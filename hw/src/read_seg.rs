@@ -6,13 +6,13 @@
 //! packet, for the answer's packet count and the next packet's address and length (whether
 //! another packet follows is the executor's `rd_more`, registered from the count). Packet 0's
 //! length, `min(total_len, MAX_PAYLOAD)`, is the look-ahead's (`TranslateAhead::use_len`,
-//! kept per slot as the header arrived: the compare was in front of Dispatch's length
-//! registers, 7.5 levels on the board at stop 37). The count is combinational (Dispatch
+//! kept per slot as the header arrived, so the compare is not in front of Dispatch's length
+//! registers). The count is combinational (Dispatch
 //! registers it); the next packet's VA
 //! and remaining bytes are registers, loaded in Dispatch (`load`) and stepped a KiB as the
 //! answer moves on (`step`), so the hand-over of a packet takes its successor's VA from a
-//! flip-flop (the 64-bit sum `va + (i + 1) * MAX_PAYLOAD` had been in front of the
-//! executor's registers: 8.5 levels on the board at stop 35).
+//! flip-flop (the 64-bit sum `va + (i + 1) * MAX_PAYLOAD` is not in front of the executor's
+//! registers; docs/utilization.md has the depths this bought).
 
 use crate::spec::Spec;
 use clio_proto::consts::{MAX_PAYLOAD, MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN};

@@ -342,11 +342,11 @@ struct Retried {
     retries: u32,
 }
 
-/// The engine of one client.
 /// Most requests deferred sends hold back before they leave anyway (a batch of this many
 /// 64 B reads is one GSO message well under the kernel's 64-segment limit).
 pub(crate) const DEFERRED_MAX: usize = 32;
 
+/// The engine of one client.
 pub(crate) struct Engine {
     lanes: Lanes,
     cfg: Config,

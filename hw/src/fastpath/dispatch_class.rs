@@ -2,8 +2,8 @@
 //! match-action table's rules for it ([`Mat`]), decoded from the slot's header in the cycle
 //! the executor takes the frame and registered, so Dispatch's decision starts from
 //! flip-flops. (Decoded from the executor's header register in Dispatch itself, the opcode's
-//! compares and the table's 256-bit rules sat in front of the state register: `dec$hdr ->
-//! exec.state`, 7.5 levels on the board at stop 37.)
+//! compares and the table's rules would sit in front of the state register, `dec$hdr ->
+//! exec.state`; docs/utilization.md has the measured depths.)
 //!
 //! The branches are exclusive and follow Dispatch's order: READ, WRITE, a slow-path opcode,
 //! FENCE, CN_ACK, a Clio-KV opcode, POINTER_CHASE, APPEND; an opcode in none of them is an

@@ -132,7 +132,7 @@ pub struct TranslateAhead {
     /// MAX_PAYLOAD)` (its answer's packet 0; the range is only read with `use_read_ok`), a
     /// write's `payload_len` cut to 12 bits. Registered from `use_next` the cycle before, like
     /// `use_pid`, so Dispatch's access length and response length start from a flip-flop (the
-    /// compare with `MAX_PAYLOAD` was in front of them: 7.5 levels on the board at stop 37).
+    /// compare with `MAX_PAYLOAD` is not in front of them).
     pub use_len: Signal<Out, Bits<12>>,
     /// `use_slot`'s header passes `check_read` (`Decode::read_ok`), `check_write_segment`
     /// (`write_ok`), and its write segment ends inside the VA space (`write_in_va`): decoded as

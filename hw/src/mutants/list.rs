@@ -471,7 +471,7 @@ pub const NO_MUTANT: &[(Rule, &str)] = &[
         Rule::ChaseLayout,
         "`chase_unaligned_layout_accepted` (the key and next offsets' alignment dropped from \
          the request check) is not told apart by the references, which exercise the rule 12 \
-         times; tried again at stop 48. Where the unaligned word read is refused instead is \
+         times (tried twice). Where the unaligned word read is refused instead is \
          not traced yet (the node alignment check, or the memory port)",
     ),
 ];

@@ -332,8 +332,8 @@ pub struct ClioKv {
     owner: DFF<Bits<16>>,
     /// The header fields are as a KV request needs them, in two halves (`Check` ANDs them):
     /// the zeros and the one packet (`hdr_zero`), the lengths (`hdr_len`). One register for
-    /// both had the header's compares and their AND in front of it: the board's `dec$hdr ->
-    /// ext.clio_kv.hdr_ok`, 7.25 levels at stop 38.
+    /// both would have the header's compares and their AND in front of it (the board's
+    /// `dec$hdr -> ext.clio_kv.hdr_ok`).
     hdr_zero: DFF<Bit>,
     hdr_len: DFF<Bit>,
     /// The payload's length.
