@@ -11,7 +11,7 @@
 //! and member of the RAS, i.e. one compute node) with `--threads` threads each; they warm up,
 //! then measure. Output: a table, `ycsb.csv`, `ycsb_breakdown.csv`, `ycsb_throughput.svg`.
 
-use super::harness::{quantiles, Hist};
+use super::harness::{hist, quantiles, Hist};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use clio_clib::Client;
@@ -22,7 +22,6 @@ use clio_kvstores::ycsb::{key_name, Generator, Workload, YcsbOp};
 use clio_kvstores::{open_factory, Cost, KvStore, NodeLink, StoreFactory, StoreSpec};
 use clio_sim::server::{spawn_udp, ServerHandle};
 use clio_sim::{BoardConfig, CBoard, SlowPathMode};
-use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
@@ -32,6 +31,10 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+mod worker;
+use worker::parse_worker;
+pub(super) use worker::{worker, WorkerArgs};
 
 /// Arguments of `clio bench ycsb`.
 #[derive(Args, Debug)]
@@ -79,37 +82,6 @@ pub struct YcsbArgs {
     /// Directory for the CSV files and the plot.
     #[arg(long, default_value = "bench-out")]
     out: PathBuf,
-}
-
-/// Arguments of one worker process.
-#[derive(Args, Debug)]
-pub struct WorkerArgs {
-    /// The store.
-    #[arg(long)]
-    spec: String,
-    #[arg(long)]
-    workload: Workload,
-    #[arg(long)]
-    keys: u64,
-    #[arg(long)]
-    theta: f64,
-    #[arg(long)]
-    value_size: usize,
-    #[arg(long)]
-    threads: usize,
-    #[arg(long)]
-    warmup: f64,
-    #[arg(long)]
-    duration: f64,
-    #[arg(long)]
-    seed: u64,
-    /// This worker's number (writer ids and seeds).
-    #[arg(long)]
-    cn: u32,
-}
-
-fn hist() -> Result<Hist> {
-    Ok(Histogram::new_with_bounds(1, 60_000_000_000, 3)?)
 }
 
 fn op_index(op: &YcsbOp) -> usize {
@@ -191,131 +163,6 @@ fn do_op(
             false
         }
     }
-}
-
-/// The worker process: open the store as one CN, wait for `go`, run, print the results.
-pub(super) fn worker(w: WorkerArgs) -> Result<()> {
-    let spec: StoreSpec = w.spec.parse()?;
-    let f: Arc<dyn StoreFactory> = Arc::from(open_factory(&spec, loopback_config())?);
-    let handles: Vec<Box<dyn KvStore>> =
-        (0..w.threads).map(|_| f.open()).collect::<Result<_, _>>()?;
-    println!("ready");
-    std::io::stdout().flush()?;
-    let mut line = String::new();
-    std::io::stdin().read_line(&mut line)?;
-    let start = Instant::now();
-    let measure_from = start + Duration::from_secs_f64(w.warmup);
-    let end = measure_from + Duration::from_secs_f64(w.duration);
-    let threads: Vec<_> = handles
-        .into_iter()
-        .enumerate()
-        .map(|(t, mut s)| {
-            let wl = w.workload;
-            let (keys, theta, vs) = (w.keys, w.theta, w.value_size);
-            let seed = w.seed ^ (u64::from(w.cn) << 40) ^ ((t as u64) << 20);
-            let writer = w.cn * 1000 + t as u32;
-            std::thread::spawn(move || -> Result<Measured> {
-                let mut g = Generator::new(wl, keys, theta, seed).map_err(anyhow::Error::msg)?;
-                let mut m = Measured::new()?;
-                let mut seq = 0u64;
-                let mut at_start: Option<Cost> = None;
-                loop {
-                    let mut now = Instant::now();
-                    if now >= end {
-                        break;
-                    }
-                    if now >= measure_from && at_start.is_none() {
-                        at_start = Some(s.cost()?);
-                        now = Instant::now();
-                    }
-                    let op = g.next_op();
-                    seq += 1;
-                    let ok = do_op(s.as_mut(), &op, writer, seq, vs, &mut m);
-                    let t1 = Instant::now();
-                    if now >= measure_from && t1 <= end && ok {
-                        m.hists[op_index(&op)]
-                            .record(t1.duration_since(now).as_nanos().max(1) as u64)?;
-                        m.ops += 1;
-                    }
-                }
-                if let Some(c0) = at_start {
-                    let c1 = s.cost()?;
-                    m.round_trips = c1.round_trips.saturating_sub(c0.round_trips);
-                    m.server_requests = c1.rpc_requests.saturating_sub(c0.rpc_requests);
-                }
-                Ok(m)
-            })
-        })
-        .collect();
-    let mut total = Measured::new()?;
-    for t in threads {
-        let m = t
-            .join()
-            .map_err(|_| anyhow::anyhow!("a worker thread panicked"))??;
-        total.merge(&m)?;
-    }
-    drop(f);
-    let mut out = String::new();
-    writeln!(
-        out,
-        "result {} {} {} {} {} {}",
-        total.ops,
-        total.errors,
-        total.torn,
-        total.round_trips,
-        total.server_requests,
-        total.first_error.unwrap_or_default().replace('\n', " ")
-    )?;
-    for (i, h) in total.hists.iter().enumerate() {
-        write!(out, "hist {i}")?;
-        for v in h.iter_recorded() {
-            write!(out, " {}:{}", v.value_iterated_to(), v.count_at_value())?;
-        }
-        writeln!(out)?;
-    }
-    print!("{out}");
-    std::io::stdout().flush()?;
-    Ok(())
-}
-
-/// Parse a worker's output.
-fn parse_worker(text: &str) -> Result<Measured> {
-    let mut m = Measured::new()?;
-    let mut got = false;
-    for line in text.lines() {
-        let mut f = line.split(' ');
-        match f.next() {
-            Some("result") => {
-                let n: Vec<&str> = f.collect();
-                if n.len() < 5 {
-                    bail!("worker result line `{line}`");
-                }
-                m.ops = n[0].parse()?;
-                m.errors = n[1].parse()?;
-                m.torn = n[2].parse()?;
-                m.round_trips = n[3].parse()?;
-                m.server_requests = n[4].parse()?;
-                let e = n[5..].join(" ");
-                if !e.is_empty() {
-                    m.first_error = Some(e);
-                }
-                got = true;
-            }
-            Some("hist") => {
-                let i: usize = f.next().context("hist index")?.parse()?;
-                let h = m.hists.get_mut(i).context("hist index out of range")?;
-                for p in f {
-                    let (v, c) = p.split_once(':').context("hist pair")?;
-                    h.record_n(v.parse()?, c.parse()?)?;
-                }
-            }
-            _ => {}
-        }
-    }
-    if !got {
-        bail!("worker printed no result");
-    }
-    Ok(m)
 }
 
 fn server_cmd(role: Role, args: Vec<String>) -> Command {
