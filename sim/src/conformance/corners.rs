@@ -35,8 +35,9 @@ impl Stream {
     /// off alignment; a FetchAdd whose carry crosses bit 32 and a CompareAndSwap whose
     /// expected value differs from the word only above bit 31 (each read back); two RASes
     /// sending a ring-recorded request with the same client and request id (neither may be
-    /// answered with the other's result); an Append to a log 4 bytes off alignment; Clio-KV
-    /// gets with keys of 0 and `MAX_KEY` + 1 bytes, and puts until the store is full.
+    /// answered with the other's result); an Append to a log 4 bytes off alignment; pointer
+    /// chases whose key or next offset is 4 bytes off alignment; Clio-KV gets with keys of 0
+    /// and `MAX_KEY` + 1 bytes, and puts until the store is full.
     pub fn corners(&mut self, node: &mut dyn MemoryNode, out: &mut Vec<Outgoing>) -> Vec<Corner> {
         assert!(self.procs.len() >= 2, "corners need two processes");
         let mut got = Vec::new();
@@ -190,9 +191,50 @@ impl Stream {
             got.push(self.corner(node, 0, 0, name, h.to_packet(&body), out));
             self.ack(node, 0, 0, id, out);
         }
+        self.chase_layout_corners(node, va, &mut got, out);
         self.kv_corners(node, &mut got, out);
         self.pid_reuse_corner(node, &mut got, out);
         got
+    }
+
+    /// A chase's layout at its alignment bound: one node (key at 0, no next, value at 16)
+    /// chased for its own key with the key and next offsets aligned (found), then with the key
+    /// offset 4 off alignment and with the next offset 4 off (each BAD_REQUEST before any
+    /// read: a node that read the aligned word below an unaligned offset would find the key).
+    fn chase_layout_corners(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        va: u64,
+        got: &mut Vec<Corner>,
+        out: &mut Vec<Outgoing>,
+    ) {
+        use clio_proto::offload::ChaseLayout;
+        let at = (va + self.page + 1024) & !7;
+        let key = 0x0C4A_5E00_0000_0001u64;
+        let mut bytes = key.to_le_bytes().to_vec();
+        bytes.extend_from_slice(&0u64.to_le_bytes());
+        bytes.extend_from_slice(&[0x5A; 8]);
+        self.write_small(node, 0, 0, at, &bytes, out);
+        for (name, key_offset, next_offset) in [
+            ("chase with an aligned layout", 0u16, 8u16),
+            ("chase with its key offset 4 bytes off alignment", 4, 8),
+            ("chase with its next offset 4 bytes off alignment", 0, 12),
+        ] {
+            let id = self.id();
+            let layout = ChaseLayout {
+                key_offset,
+                next_offset,
+                value_offset: 16,
+                max_hops: 4,
+            };
+            let h = Header {
+                arg0: key,
+                arg1: layout.pack(),
+                total_len: 8,
+                ..self.req(0, 0, Opcode::PointerChase, id, at)
+            };
+            got.push(self.corner(node, 0, 0, name, h.to_packet(&[]), out));
+        }
     }
 
     /// A pid's next owner: the last process's RAS leaves a ring-recorded FetchAdd
@@ -526,6 +568,21 @@ mod tests {
                 None,
             ),
             ("append past the log's capacity", Status::LogFull, None),
+            (
+                "chase with an aligned layout",
+                Status::Ok,
+                Some(0x5A5A_5A5A_5A5A_5A5A),
+            ),
+            (
+                "chase with its key offset 4 bytes off alignment",
+                Status::BadRequest,
+                None,
+            ),
+            (
+                "chase with its next offset 4 bytes off alignment",
+                Status::BadRequest,
+                None,
+            ),
             ("KV get with an empty key", Status::BadRequest, None),
             (
                 "KV get with a key of MAX_KEY + 1 bytes",
