@@ -6,8 +6,8 @@
 //! document extension. It resolves when it is a file from the repository root, from the quoting
 //! file's own folder, or the tail of a file's path (`board/extend.rs` for
 //! `sim/src/model/board/extend.rs`). Generated files, system headers, shell variables and
-//! placeholders (`OUT_DIR/...`) are not the repository's; the few quoted on purpose are listed
-//! in `OUTSIDE`, each with its reason.
+//! folders named by a usage line's variable (`OUT_DIR/...`) are not the repository's; the few
+//! quoted on purpose are listed in `OUTSIDE`, each with its reason.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -84,13 +84,13 @@ fn quoted_paths(text: &str) -> Vec<String> {
         let tok: String = chars[start..i].iter().collect();
         let tok = tok.trim_end_matches(['.', '/', '-']);
         let after_dollar = start > 0 && matches!(chars[start - 1], '$' | '{' | '@');
-        // `OUT_DIR/x.json`: a placeholder for a folder given on a command line.
-        let placeholder = tok
+        // `OUT_DIR/x.json`: a folder a usage line names by its variable (all capitals).
+        let usage_variable = tok
             .split('/')
             .next()
             .is_some_and(|c| c.chars().all(|c| c.is_ascii_uppercase() || c == '_'));
         if after_dollar
-            || placeholder
+            || usage_variable
             || !tok.contains('/')
             || tok.starts_with(['/', '.'])
             || tok.starts_with("build/")

@@ -44,7 +44,7 @@
 //! translation. `gen` is the generation as it is once the update in the write stage is done,
 //! so an insert entering behind an invalidation with `up_gen = gen` is not dropped.
 
-use crate::util::{Gather, GatherBytes};
+use crate::util::{index_bit_mask, Gather, GatherBytes};
 use clio_proto::consts::{TLB_ENTRIES, VPN_BITS};
 use rust_hdl::prelude::*;
 
@@ -206,21 +206,8 @@ pub struct Tlb {
     enc8: [Constant<Bits<8>>; 3],
 }
 
-/// The entries of the lower half of the table (the root's lower subtree).
-const LOWER_HALF: u64 = 0xFFFF_FFFF;
-
-/// The entries whose index has bit `k` set.
-const fn enc_bits(k: usize) -> u64 {
-    let mut m = 0u64;
-    let mut i = 0;
-    while i < 64 {
-        if (i >> k) & 1 == 1 {
-            m |= 1 << i;
-        }
-        i += 1;
-    }
-    m
-}
+/// The entries of the upper half of the table (the root's upper subtree): index bit 5.
+const UPPER_HALF: u64 = index_bit_mask(5);
 
 /// The entries of node `n`'s lower (`upper` false) or upper half; none for node 0, which is
 /// not a node. Node `n` at level `l` (`2^l <= n < 2^(l+1)`) spans `64 >> l` entries from
@@ -312,8 +299,12 @@ impl Default for Tlb {
             idx_lru_lo: Default::default(),
             idx_lru_hi: Default::default(),
             idx_lru: Default::default(),
-            enc_lo: core::array::from_fn(|k| Constant::new((enc_bits(k) & LOWER_HALF).to_bits())),
-            enc_hi: core::array::from_fn(|k| Constant::new((enc_bits(k) & !LOWER_HALF).to_bits())),
+            enc_lo: core::array::from_fn(|k| {
+                Constant::new((index_bit_mask(k) & !UPPER_HALF).to_bits())
+            }),
+            enc_hi: core::array::from_fn(|k| {
+                Constant::new((index_bit_mask(k) & UPPER_HALF).to_bits())
+            }),
             inv: Default::default(),
             victim: Default::default(),
             target: Default::default(),

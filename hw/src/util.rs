@@ -162,14 +162,20 @@ impl<const N: usize> Logic for ByteSwap<N> {
 /// so `(onehot & mask[k]).any()` is bit `k` of the set bit's index: six OR trees of depth
 /// three, where a loop of `if bit(i) { idx = i }` is a 64-deep priority chain.
 pub fn onehot_index_masks() -> [Constant<Bits<64>>; 6] {
-    core::array::from_fn(|k| {
-        Constant::new(
-            (0..64u64)
-                .filter(|i| (i >> k) & 1 == 1)
-                .fold(0u64, |m, i| m | (1 << i))
-                .to_bits(),
-        )
-    })
+    core::array::from_fn(|k| Constant::new(index_bit_mask(k).to_bits()))
+}
+
+/// Mask `k` of [`onehot_index_masks`] as a number: the indices `0..64` with bit `k` set.
+pub const fn index_bit_mask(k: usize) -> u64 {
+    let mut m = 0u64;
+    let mut i = 0;
+    while i < 64 {
+        if (i >> k) & 1 == 1 {
+            m |= 1 << i;
+        }
+        i += 1;
+    }
+    m
 }
 
 /// [`onehot_index_masks`] cut in six: mask `6k + j` holds the `j`-th six (in order) of the 32

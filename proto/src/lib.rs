@@ -16,6 +16,7 @@ pub mod frame;
 pub mod header;
 pub mod kv;
 pub mod layout;
+mod le;
 pub mod offload;
 pub mod opcode;
 pub mod persist;

@@ -22,6 +22,7 @@
 //! or the new state is complete at every instant. All integers little-endian.
 
 use crate::checksum::crc32c;
+use crate::le::{le16, le32, le64};
 use thiserror::Error;
 
 /// Bytes of the metadata area after the DRAM image.
@@ -116,20 +117,6 @@ impl Superblock {
             half: le32(b, 32) & 1,
         }))
     }
-}
-
-fn le16(b: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([b[at], b[at + 1]])
-}
-fn le32(b: &[u8], at: usize) -> u32 {
-    let mut a = [0u8; 4];
-    a.copy_from_slice(&b[at..at + 4]);
-    u32::from_le_bytes(a)
-}
-fn le64(b: &[u8], at: usize) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[at..at + 8]);
-    u64::from_le_bytes(a)
 }
 
 /// One fact of the slow path's state. The log is written ahead of the descriptors that act on

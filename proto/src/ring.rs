@@ -20,6 +20,7 @@
 use crate::consts::PTE_BYTES;
 use crate::frame::{Route, ROUTE_BYTES};
 use crate::header::{Header, Packet, WireError, HEADER_LEN, ROUTED_HEADER_LEN};
+use crate::le::{le16, le32, le64};
 use crate::pte::Pte;
 
 /// Magic value of the register block ("CLRG").
@@ -278,27 +279,6 @@ pub enum Descriptor {
     },
 }
 
-/// The little-endian u64 in `b[at]` (an 8-byte field).
-fn le64(b: &[u8], at: core::ops::Range<usize>) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[at]);
-    u64::from_le_bytes(a)
-}
-
-/// The little-endian u32 in `b[at]` (a 4-byte field).
-fn le32(b: &[u8], at: core::ops::Range<usize>) -> u32 {
-    let mut a = [0u8; 4];
-    a.copy_from_slice(&b[at]);
-    u32::from_le_bytes(a)
-}
-
-/// The little-endian u16 in `b[at]` (a 2-byte field).
-fn le16(b: &[u8], at: core::ops::Range<usize>) -> u16 {
-    let mut a = [0u8; 2];
-    a.copy_from_slice(&b[at]);
-    u16::from_le_bytes(a)
-}
-
 impl Descriptor {
     /// Encode into one descriptor slot.
     pub fn encode(&self) -> [u8; DESC_BYTES] {
@@ -398,40 +378,40 @@ impl Descriptor {
                 Descriptor::Reply { route, header }
             }
             kind::PAGE_MAPPED => Descriptor::PageMapped {
-                pid: le16(b, body::PID),
-                vpn: le64(b, body::VPN),
-                pfn: le64(b, body::PFN),
+                pid: le16(b, body::PID.start),
+                vpn: le64(b, body::VPN.start),
+                pfn: le64(b, body::PFN.start),
             },
             kind::PTE_WRITE => {
                 let mut p = [0u8; PTE_BYTES];
                 p.copy_from_slice(&b[body::PTE]);
                 Descriptor::PteWrite {
-                    bucket: le64(b, body::BUCKET),
-                    slot: le32(b, body::SLOT),
+                    bucket: le64(b, body::BUCKET.start),
+                    slot: le32(b, body::SLOT.start),
                     pte: Pte::from_bytes(&p),
                 }
             }
             kind::TLB_INVALIDATE => Descriptor::TlbInvalidate {
-                pid: le16(b, body::PID),
-                vpn: le64(b, body::VPN),
+                pid: le16(b, body::PID.start),
+                vpn: le64(b, body::VPN.start),
             },
             kind::FREE_PAGE => Descriptor::FreePage {
-                pfn: le64(b, body::PFN),
+                pfn: le64(b, body::PFN.start),
             },
             kind::KEY_WRITE => Descriptor::KeyWrite {
-                pid: le16(b, body::PID),
-                key: le64(b, body::KEY),
+                pid: le16(b, body::PID.start),
+                key: le64(b, body::KEY.start),
             },
             kind::RING_RELEASE => Descriptor::RingRelease {
-                pid: le16(b, body::PID),
-                client: le16(b, body::CLIENT),
+                pid: le16(b, body::PID.start),
+                client: le16(b, body::CLIENT.start),
             },
             kind::KV_CONFIG => Descriptor::KvConfig {
-                pid: le16(b, body::PID),
+                pid: le16(b, body::PID.start),
                 status: b[body::STATUS],
-                base: le64(b, body::BASE),
-                buckets: le64(b, body::BUCKETS),
-                records: le32(b, body::RECORDS),
+                base: le64(b, body::BASE.start),
+                buckets: le64(b, body::BUCKETS.start),
+                records: le32(b, body::RECORDS.start),
             },
             _ => return Err(WireError::Frame("unknown ring descriptor kind")),
         })
