@@ -3,7 +3,7 @@
 use crate::units::{human, parse_size};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use clio_sim::server::{spawn_raw, spawn_udp_spinning, ServerHandle};
+use clio_sim::server::{spawn_raw, spawn_udp_serving, ServerHandle};
 use clio_sim::{BoardConfig, CBoard, SlowPathMode};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -117,6 +117,13 @@ pub struct BoardArgs {
     /// CPU to others at once (better when the node shares few cores with its clients).
     #[arg(long, default_value_t = clio_sim::server::UDP_SPIN.as_micros() as u64)]
     spin_us: u64,
+    /// UDP: threads that receive, run and answer data requests, each on a socket of its own
+    /// bound to the one address (SO_REUSEPORT; the kernel keeps each client lane on one
+    /// thread). They share one node, so every answer is one the single-threaded model could
+    /// give. The slow path keeps a thread of its own beside them. Default: half of this
+    /// host's cores, at least 1 and at most 8.
+    #[arg(long, default_value_t = default_threads(), value_parser = clap::value_parser!(u16).range(1..=64))]
+    threads: u16,
     /// Model: the extend path's offloads to serve: `all` (pointer chasing and Clio-KV),
     /// `hardware` (those the RTL fast path has units for: pointer chasing and Clio-KV's get,
     /// put and delete) or `none`. An extend opcode not served is answered UNSUPPORTED. The RTL
@@ -267,7 +274,13 @@ pub fn run(a: BoardArgs) -> Result<()> {
     }
 
     let server: ServerHandle = match a.transport {
-        Transport::Udp => spawn_udp_spinning(board, a.listen, Duration::from_micros(a.spin_us))?,
+        Transport::Udp => spawn_udp_serving(
+            board,
+            a.listen,
+            Duration::from_micros(a.spin_us),
+            clio_clib::transport::mmsg::offload_wanted(),
+            a.threads.into(),
+        )?,
         Transport::Raw => {
             let iface = a
                 .iface
@@ -284,6 +297,7 @@ pub fn run(a: BoardArgs) -> Result<()> {
         }
     };
     println!("clio board: listening on {}", server.local);
+    println!("  {} serving thread(s) for data requests", server.threads());
     if let (Some(file), Some((r, took))) = (&a.memory_file, recovered) {
         println!(
             "  recovered {} in {:.1} ms: {} spaces, {} members, {} regions, {} mapped pages, \
@@ -372,4 +386,11 @@ pub fn run(a: BoardArgs) -> Result<()> {
         println!("slow path: {s:#?}");
     }
     Ok(())
+}
+
+/// `--threads` by default: half of this host's cores (the other half for whatever shares
+/// the host: clients in development, the OS), at least 1, at most 8.
+fn default_threads() -> u16 {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores / 2).clamp(1, 8) as u16
 }

@@ -121,7 +121,8 @@ fn atomics_and_async_poll() {
 
 #[test]
 fn udp_many_threads_share_a_lock() {
-    let server = clio_sim::server::spawn_udp(board(), "127.0.0.1:0".parse().unwrap()).unwrap();
+    let server =
+        clio_sim::server::spawn_udp_threads(board(), "127.0.0.1:0".parse().unwrap(), 4).unwrap();
     let addr = server.udp_addr.unwrap();
     let c = Client::connect_udp(addr).unwrap();
     let va = c.ralloc(PAGE).unwrap();
@@ -161,7 +162,8 @@ fn udp_many_threads_share_a_lock() {
 /// thread has ended.
 #[test]
 fn udp_threads_get_lanes_and_wait_across_them() {
-    let server = clio_sim::server::spawn_udp(board(), "127.0.0.1:0".parse().unwrap()).unwrap();
+    let server =
+        clio_sim::server::spawn_udp_threads(board(), "127.0.0.1:0".parse().unwrap(), 4).unwrap();
     let c = Client::connect_udp(server.udp_addr.unwrap()).unwrap();
     let va = c.ralloc(PAGE).unwrap();
     c.rwrite(va, &pattern(4096, 7)).unwrap();

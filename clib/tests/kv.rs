@@ -437,7 +437,7 @@ fn staged_puts_from_many_threads_over_udp_wait_for_nothing() {
         ..BoardConfig::default()
     })
     .unwrap();
-    let srv = clio_sim::server::spawn_udp(b, "127.0.0.1:0".parse().unwrap()).unwrap();
+    let srv = clio_sim::server::spawn_udp_threads(b, "127.0.0.1:0".parse().unwrap(), 4).unwrap();
     let addr = srv.udp_addr.unwrap();
     let owner = Client::connect_udp(addr).unwrap();
     let c = Arc::new(Client::join_udp(addr, owner.credentials()).unwrap());

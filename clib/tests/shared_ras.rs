@@ -11,7 +11,7 @@
 
 use clio_clib::transport::{FaultConfig, FaultyTransport, Transport, UdpTransport};
 use clio_clib::{Client, Config, Credentials};
-use clio_sim::server::spawn_udp;
+use clio_sim::server::spawn_udp_threads;
 use clio_sim::{BoardConfig, CBoard};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -184,7 +184,13 @@ fn node(lease: Duration) -> clio_sim::server::ServerHandle {
         lease,
         ..BoardConfig::default()
     };
-    spawn_udp(CBoard::new(&cfg).unwrap(), "127.0.0.1:0".parse().unwrap()).unwrap()
+    // Four serving threads: the members' sockets spread over them (`spawn_udp_threads`).
+    spawn_udp_threads(
+        CBoard::new(&cfg).unwrap(),
+        "127.0.0.1:0".parse().unwrap(),
+        4,
+    )
+    .unwrap()
 }
 
 fn word(c: &Client, va: u64) -> u64 {

@@ -19,7 +19,7 @@ use clio_kvstores::deploy::{deploy, Deployment, Role, Setup, System};
 use clio_kvstores::history::{check_history, make_value, parse_value, Op, OpKind, ValueId};
 use clio_kvstores::store::loopback_config;
 use clio_kvstores::{open_factory, Cost, KvResult, KvStore, NodeLink, StoreFactory};
-use clio_sim::server::{spawn_udp, ServerHandle};
+use clio_sim::server::{spawn_udp_threads, ServerHandle};
 use clio_sim::{BoardConfig, CBoard, SlowPathMode};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -41,9 +41,12 @@ fn node() -> ServerHandle {
         offloads: clio_sim::Offloads::All, // Clio-KV
         ..BoardConfig::default()
     };
-    spawn_udp(
+    // Four serving threads: the compute nodes' sockets spread over them, so the history is
+    // checked against a node that serves on several threads.
+    spawn_udp_threads(
         CBoard::new(&cfg).expect("board"),
         "127.0.0.1:0".parse().unwrap(),
+        4,
     )
     .expect("node")
 }

@@ -8,8 +8,8 @@ use clio_clib::transport::mmsg::{self, Datagram, Gso, Receiver};
 use clio_proto::frame::{emit_frame, parse_frame, Route};
 use std::io;
 use std::net::{SocketAddr, SocketAddrV4, UdpSocket};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use thiserror::Error;
@@ -53,7 +53,10 @@ pub struct ServerHandle {
     pub udp_addr: Option<SocketAddr>,
     board: Arc<Mutex<Box<dyn MemoryNode>>>,
     stop: Arc<AtomicBool>,
-    join: Option<JoinHandle<Result<(), ServerError>>>,
+    /// The serving threads (one, or `--threads` for UDP).
+    joins: Vec<JoinHandle<Result<(), ServerError>>>,
+    /// Datagrams each UDP serving thread took.
+    served: Arc<Vec<AtomicU64>>,
 }
 
 impl ServerHandle {
@@ -67,12 +70,31 @@ impl ServerHandle {
         self.stop_inner()
     }
 
+    /// Serving threads.
+    pub fn threads(&self) -> usize {
+        self.joins.len()
+    }
+
+    /// Datagrams each serving thread took so far (UDP; zeros for other front ends): how the
+    /// kernel spread the clients' flows over the threads.
+    pub fn served_per_thread(&self) -> Vec<u64> {
+        self.served
+            .iter()
+            .map(|n| n.load(Ordering::Relaxed))
+            .collect()
+    }
+
     fn stop_inner(&mut self) -> Result<(), ServerError> {
         self.stop.store(true, Ordering::Release);
-        match self.join.take() {
-            Some(j) => j.join().unwrap_or(Ok(())),
-            None => Ok(()),
+        // Every thread is joined; the first error is reported.
+        let mut first = Ok(());
+        for j in self.joins.drain(..) {
+            let r = j.join().unwrap_or(Ok(()));
+            if first.is_ok() {
+                first = r;
+            }
         }
+        first
     }
 }
 
@@ -116,55 +138,148 @@ pub fn spawn_udp_with(
     spin: Duration,
     offload: bool,
 ) -> Result<ServerHandle, ServerError> {
+    spawn_udp_serving(board, listen, spin, offload, 1)
+}
+
+/// [`spawn_udp`] on `threads` serving threads (see [`spawn_udp_serving`]).
+pub fn spawn_udp_threads(
+    board: impl MemoryNode + 'static,
+    listen: SocketAddr,
+    threads: usize,
+) -> Result<ServerHandle, ServerError> {
+    spawn_udp_serving(board, listen, UDP_SPIN, mmsg::offload_wanted(), threads)
+}
+
+/// Serve `board` over UDP on `threads` threads (at least one), each with a socket of its
+/// own bound to the one address with `SO_REUSEPORT`: the kernel spreads the clients' flows
+/// (one per CLib lane, i.e. per client thread) over the sockets by their addresses, so a
+/// lane's requests always reach the same thread, and each thread receives and sends its
+/// batches (the kernel's UDP path, most of a request's cost) beside the others. The node
+/// itself is one: a thread holds its lock while its batch runs through the model, so the
+/// answers are those of one model seeing the requests in some arrival order (what network
+/// reordering could give it anyway), and everything exact stays exact. Another process of
+/// the same user could bind the port with `SO_REUSEPORT` too and share its traffic: the
+/// kernel allows that only to the same effective user.
+pub fn spawn_udp_serving(
+    board: impl MemoryNode + 'static,
+    listen: SocketAddr,
+    spin: Duration,
+    offload: bool,
+    threads: usize,
+) -> Result<ServerHandle, ServerError> {
     let board: Box<dyn MemoryNode> = Box::new(board);
-    let socket = UdpSocket::bind(listen).map_err(|source| ServerError::Io {
-        what: format!("binding UDP {listen}"),
-        source,
-    })?;
-    let local = socket.local_addr().map_err(|source| ServerError::Io {
+    let threads = threads.max(1);
+    let first = bind_udp(listen, threads > 1)?;
+    let local = first.local_addr().map_err(|source| ServerError::Io {
         what: "reading the bound address".into(),
         source,
     })?;
     let SocketAddr::V4(local4) = local else {
         return Err(ServerError::NotIpv4(local));
     };
+    let mut sockets = vec![first];
+    for _ in 1..threads {
+        // The port `listen` resolved to (port 0 picks one on the first bind).
+        sockets.push(bind_udp(local, true)?);
+    }
     // Kernel arrival times are not needed here; waits use ppoll, not SO_RCVTIMEO.
-    spawn_loop(
+    let served: Arc<Vec<AtomicU64>> = Arc::new((0..threads).map(|_| AtomicU64::new(0)).collect());
+    let loops: Vec<_> = sockets
+        .into_iter()
+        .enumerate()
+        .map(|(i, socket)| {
+            let served = served.clone();
+            move |b: &Mutex<Box<dyn MemoryNode>>, s: &AtomicBool| {
+                serve_udp(b, &socket, local4, spin, offload, s, &served[i])
+            }
+        })
+        .collect();
+    let mut h = spawn_loops(
         "clio-node-udp",
         board,
         local.to_string(),
         Some(local),
-        move |b, s| serve_udp(b, &socket, local4, spin, offload, s),
+        loops,
+    )?;
+    h.served = served;
+    Ok(h)
+}
+
+/// A UDP socket bound to `addr`, with `SO_REUSEPORT` set first when `shared` (several
+/// serving threads bind the same address).
+fn bind_udp(addr: SocketAddr, shared: bool) -> Result<UdpSocket, ServerError> {
+    let io = |source| ServerError::Io {
+        what: format!("binding UDP {addr}"),
+        source,
+    };
+    if !shared {
+        return UdpSocket::bind(addr).map_err(io);
+    }
+    let sock = socket2::Socket::new(
+        socket2::Domain::for_address(addr),
+        socket2::Type::DGRAM,
+        Some(socket2::Protocol::UDP),
     )
+    .map_err(io)?;
+    sock.set_reuse_port(true).map_err(io)?;
+    sock.bind(&addr.into()).map_err(io)?;
+    Ok(sock.into())
 }
 
 /// Run a serving loop over `board` in a named thread until the handle stops it.
-pub(crate) fn spawn_loop(
+pub(crate) fn spawn_loop<F>(
     name: &str,
     board: Box<dyn MemoryNode>,
     local: String,
     udp_addr: Option<SocketAddr>,
-    serve: impl FnOnce(&Mutex<Box<dyn MemoryNode>>, &AtomicBool) -> Result<(), ServerError>
-        + Send
-        + 'static,
-) -> Result<ServerHandle, ServerError> {
+    serve: F,
+) -> Result<ServerHandle, ServerError>
+where
+    F: FnOnce(&Mutex<Box<dyn MemoryNode>>, &AtomicBool) -> Result<(), ServerError> + Send + 'static,
+{
+    spawn_loops(name, board, local, udp_addr, vec![serve])
+}
+
+/// Run one serving loop per element of `serves` over the one `board`, each in a thread of
+/// its own (named `name`, `name-1`, ...), until the handle stops them.
+pub(crate) fn spawn_loops<F>(
+    name: &str,
+    board: Box<dyn MemoryNode>,
+    local: String,
+    udp_addr: Option<SocketAddr>,
+    serves: Vec<F>,
+) -> Result<ServerHandle, ServerError>
+where
+    F: FnOnce(&Mutex<Box<dyn MemoryNode>>, &AtomicBool) -> Result<(), ServerError> + Send + 'static,
+{
     let board = Arc::new(Mutex::new(board));
     let stop = Arc::new(AtomicBool::new(false));
-    let (b, s) = (board.clone(), stop.clone());
-    let join = std::thread::Builder::new()
-        .name(name.into())
-        .spawn(move || serve(&b, &s))
-        .map_err(|source| ServerError::Io {
-            what: "starting the node thread".into(),
-            source,
-        })?;
-    Ok(ServerHandle {
+    let mut handle = ServerHandle {
         local,
         udp_addr,
-        board,
-        stop,
-        join: Some(join),
-    })
+        board: board.clone(),
+        stop: stop.clone(),
+        joins: Vec::new(),
+        served: Arc::new((0..serves.len()).map(|_| AtomicU64::new(0)).collect()),
+    };
+    for (i, serve) in serves.into_iter().enumerate() {
+        let (b, s) = (board.clone(), stop.clone());
+        let thread = if i == 0 {
+            name.to_string()
+        } else {
+            format!("{name}-{i}")
+        };
+        let join = std::thread::Builder::new()
+            .name(thread)
+            .spawn(move || serve(&b, &s))
+            .map_err(|source| ServerError::Io {
+                what: "starting a node thread".into(),
+                source,
+            })?;
+        // On an error the handle's drop stops and joins the threads already started.
+        handle.joins.push(join);
+    }
+    Ok(handle)
 }
 
 /// Datagrams the UDP loop takes per `recvmmsg`.
@@ -174,20 +289,24 @@ const UDP_BATCH: usize = 64;
 /// back-to-back requests (a client's next one, another client's) then cost no wake-up.
 pub const UDP_SPIN: Duration = Duration::from_micros(20);
 
-/// The UDP serving loop (runs until `stop`): every datagram already queued is taken with one
-/// `recvmmsg` and handled under one lock of the node; the answers leave with one `sendmmsg`.
+/// The UDP serving loop of one thread (runs until `stop`): every datagram already queued on
+/// its socket is taken with one `recvmmsg`, then handled under one lock of the node (taken
+/// after the system call, so threads receive beside each other); the answers leave with one
+/// `sendmmsg` after the lock is given up.
 /// With `offload`, where the kernel allows: a client's GSO batch of requests arrives as one
 /// buffer (GRO), and the answers to one client of one size leave as one GSO message (the
 /// kernel's per-datagram cost, most of this loop's time, is paid once per run).
 /// It spins briefly for more work, then blocks in `ppoll` (microsecond timers, so an
 /// external slow path's replies wait at most [`POLL_INTERVAL`], not a kernel tick).
-pub fn serve_udp(
+/// Datagrams it takes are added to `served`.
+fn serve_udp(
     board: &Mutex<Box<dyn MemoryNode>>,
     socket: &UdpSocket,
     local: SocketAddrV4,
     spin: Duration,
     offload: bool,
     stop: &AtomicBool,
+    served: &AtomicU64,
 ) -> Result<(), ServerError> {
     let mut rx = Receiver::with_gro(socket, UDP_BATCH, offload);
     let gso = Gso::new(offload);
@@ -195,22 +314,23 @@ pub fn serve_udp(
     let mut idle_since = Instant::now();
     let mut awaited = 0u32;
     while !stop.load(Ordering::Acquire) {
-        let mut b = lock(board);
-        let n = take_queued(&mut rx, socket, local, &mut **b, &mut out)?;
-        if n > 0 && b.holds_responses() {
+        let mut held = None;
+        let n = take_queued(&mut rx, socket, local, board, &mut held, &mut out)?;
+        if held.as_ref().is_some_and(|b| b.holds_responses()) {
             // Durable writes wait for a flush: take what is already queued too, so that one
             // flush makes them all durable (plain traffic never comes here).
-            take_queued(&mut rx, socket, local, &mut **b, &mut out)?;
+            take_queued(&mut rx, socket, local, board, &mut held, &mut out)?;
         }
         let now = Instant::now();
         if n > 0 {
-            b.service(&mut out);
+            served.fetch_add(n as u64, Ordering::Relaxed);
+            held.get_or_insert_with(|| lock(board)).service(&mut out);
             idle_since = now;
             awaited = 0;
         } else if now.duration_since(idle_since) >= spin {
             // While a slow-path thread owes replies, look again soon, backing off (a long
             // allocation must not cost the node 50,000 wake-ups a second).
-            let wait = if b.awaits_slow_path() {
+            let wait = if lock(board).awaits_slow_path() {
                 let w = (SLOW_PATH_POLL * (1 << awaited)).min(POLL_INTERVAL);
                 awaited = (awaited + 1).min(5);
                 w
@@ -218,7 +338,6 @@ pub fn serve_udp(
                 awaited = 0;
                 POLL_INTERVAL
             };
-            drop(b);
             let ready = mmsg::wait_readable(socket, wait).map_err(|source| ServerError::Io {
                 what: "waiting for packets".into(),
                 source,
@@ -229,21 +348,25 @@ pub fn serve_udp(
         } else {
             std::thread::yield_now(); // lets a client on this core run
         }
+        drop(held);
         send_out(socket, &mut out, &gso);
     }
     Ok(())
 }
 
 /// Handle the datagrams queued on `socket` (one `recvmmsg`, no waiting); returns how many.
-fn take_queued(
+/// The node's lock is taken into `held` once the first datagram is there (and kept).
+fn take_queued<'a>(
     rx: &mut Receiver,
     socket: &UdpSocket,
     local: SocketAddrV4,
-    b: &mut dyn MemoryNode,
+    board: &'a Mutex<Box<dyn MemoryNode>>,
+    held: &mut Option<MutexGuard<'a, Box<dyn MemoryNode>>>,
     out: &mut Vec<Outgoing>,
 ) -> Result<usize, ServerError> {
     let r = rx.recv_now(socket, |d: Datagram<'_>| {
         if let Some(peer) = d.peer {
+            let b = held.get_or_insert_with(|| lock(board));
             b.handle(&Route::udp(peer, local), d.bytes, out);
         }
     });
