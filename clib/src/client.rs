@@ -287,7 +287,8 @@ impl Client {
         if let Ok(mut s) = self.inner.stop_heartbeat.lock() {
             s.take();
         }
-        self.rrelease();
+        // Every thread's operations, not only this thread's (`rrelease`).
+        self.inner.engine.drain_all();
         self.inner.engine.flush_acks(GOODBYE_WAIT);
         if self.inner.left.swap(true, Ordering::AcqRel) {
             return Ok(());
@@ -566,8 +567,10 @@ impl Client {
         self.e().flush()
     }
 
-    /// Release: return once every operation issued before this call has completed.
-    /// Results of asynchronous operations stay available to [`Client::rpoll`].
+    /// Release: return once every operation the calling thread issued before this call has
+    /// completed (with those of any thread sharing its lane: see `Stats::lanes`; threads on
+    /// lanes of their own do not wait for each other). Results of asynchronous operations
+    /// stay available to [`Client::rpoll`].
     pub fn rrelease(&self) {
         self.e().drain();
     }

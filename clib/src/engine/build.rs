@@ -50,7 +50,8 @@ impl Engine {
 
     pub(super) fn req_id(st: &mut State) -> u32 {
         let id = st.next_req;
-        st.next_req = st.next_req.wrapping_add(1);
+        // Wrapping keeps the low bits (the lane): 2^32 is a multiple of MAX_LANES.
+        st.next_req = st.next_req.wrapping_add(MAX_LANES as u32);
         id
     }
 
@@ -64,14 +65,15 @@ impl Engine {
         arg1: u64,
     ) -> Req {
         let id = Self::req_id(st);
+        let (pid, ras_key, client) = self.member();
         let h = Header {
             arg0,
             arg1,
-            ..Header::request(opcode, st.pid, id, va)
+            ..Header::request(opcode, pid, id, va)
         };
         // Register creates the RAS and has no credentials yet; everything else presents them.
         let h = if opcode.needs_key() {
-            h.with_credentials(st.key, st.client)
+            h.with_credentials(ras_key, client)
         } else {
             h
         };
@@ -80,6 +82,7 @@ impl Engine {
     }
 
     pub(super) fn build(&self, st: &mut State, op_id: u64, spec: &OpSpec) -> Vec<Req> {
+        let (pid, ras_key, client) = self.member();
         let chunk = (self
             .cfg
             .max_request_bytes
@@ -109,9 +112,9 @@ impl Engine {
                 let id = Self::req_id(st);
                 let h = Header {
                     total_len: *len,
-                    ..Header::request(opcode, st.pid, id, *va)
+                    ..Header::request(opcode, pid, id, *va)
                 }
-                .with_credentials(st.key, st.client);
+                .with_credentials(ras_key, client);
                 let p = h.to_packet(&[]);
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, HEADER_LEN as u64)]
             }
@@ -137,9 +140,9 @@ impl Engine {
                     total_len: record.len() as u32,
                     durable: *durable,
                     arg0: *cap,
-                    ..Header::request(Opcode::Append, st.pid, id, *va)
+                    ..Header::request(Opcode::Append, pid, id, *va)
                 }
-                .with_credentials(st.key, st.client);
+                .with_credentials(ras_key, client);
                 let p = h.to_packet(record);
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, HEADER_LEN as u64)]
             }
@@ -154,9 +157,9 @@ impl Engine {
                     total_len: *len,
                     arg0: *key,
                     arg1: layout.pack(),
-                    ..Header::request(Opcode::PointerChase, st.pid, id, *va)
+                    ..Header::request(Opcode::PointerChase, pid, id, *va)
                 }
-                .with_credentials(st.key, st.client);
+                .with_credentials(ras_key, client);
                 let p = h.to_packet(&[]);
                 let resp = HEADER_LEN as u64 + *len as u64;
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, resp)]
@@ -171,9 +174,9 @@ impl Engine {
                 let h = Header {
                     total_len: payload.len() as u32,
                     arg1: *arg1,
-                    ..Header::request(*op, st.pid, id, *va)
+                    ..Header::request(*op, pid, id, *va)
                 }
-                .with_credentials(st.key, st.client);
+                .with_credentials(ras_key, client);
                 let p = h.to_packet(payload);
                 let resp = match op {
                     Opcode::KvGet => (HEADER_LEN + clio_proto::kv::MAX_STAGED_VALUE) as u64,
@@ -191,9 +194,9 @@ impl Engine {
                     let id = Self::req_id(st);
                     let h = Header {
                         total_len: clen,
-                        ..Header::request(Opcode::Read, st.pid, id, va + off as u64)
+                        ..Header::request(Opcode::Read, pid, id, va + off as u64)
                     }
-                    .with_credentials(st.key, st.client);
+                    .with_credentials(ras_key, client);
                     let n = packet_count(clen);
                     let p = h.to_packet(&[]);
                     let mut r = self.new_req(
@@ -218,9 +221,9 @@ impl Engine {
                     let base = Header {
                         total_len: clen,
                         durable: *durable,
-                        ..Header::request(Opcode::Write, st.pid, id, va + off as u64)
+                        ..Header::request(Opcode::Write, pid, id, va + off as u64)
                     }
-                    .with_credentials(st.key, st.client);
+                    .with_credentials(ras_key, client);
                     let n = packet_count(clen);
                     let packets = (0..n)
                         .filter_map(|i| {
@@ -252,7 +255,7 @@ impl Engine {
     }
 
     /// Pages (tracking units) an operation touches and whether it writes them.
-    pub(super) fn footprint(&self, st: &State, spec: &OpSpec) -> Option<(u64, u64, bool)> {
+    pub(super) fn footprint(&self, spec: &OpSpec) -> Option<(u64, u64, bool)> {
         let s = self.cfg.track_shift;
         let span = |va: u64, len: u64| Some((va >> s, va.saturating_add(len.max(1) - 1) >> s));
         let (range, write) = match spec {
@@ -276,7 +279,7 @@ impl Engine {
             OpSpec::Chase { .. } => (None, false),
             // The node orders KV requests; synchronous calls are ordered by waiting.
             OpSpec::Kv { .. } => (None, false),
-            OpSpec::Free { va } => (span(*va, st.allocs.get(va).copied().unwrap_or(1)), true),
+            OpSpec::Free { va } => (span(*va, self.alloc_len(*va).unwrap_or(1)), true),
             OpSpec::Register { .. }
             | OpSpec::Join { .. }
             | OpSpec::Unregister { .. }

@@ -5,8 +5,16 @@
 //! There is no background thread. Whichever application thread waits (a synchronous call,
 //! `rpoll`, `rrelease`) drives progress ([`wait`]): it receives on its lane (a socket of its
 //! own over UDP, see `crate::lanes`), so its own results reach it without a hand-off, and
-//! hands other threads' results to them. Asynchronous operations progress while some thread
-//! of the process is inside CLib.
+//! hands the results of other threads on the same lane to them. An asynchronous operation
+//! progresses while a thread waits on its lane (its own thread, or any that waits for it).
+//!
+//! The state is sharded by lane ([`Shard`]): a lane's operations, requests, windows, timers
+//! and ordering tracker live under a lock of their own, so threads on lanes of their own
+//! never share a lock on the request path. What all lanes share is read-mostly: the
+//! credentials (atomics, set once at registration) and the allocations (a lock taken by
+//! `ralloc`/`rfree` only). Operation ids and request ids carry their lane in their low
+//! [`LANE_BITS`] bits: a wait finds its shard from the id, and request ids of different
+//! lanes never collide at the node's idempotence ring.
 //!
 //! Files: this one (state, submitting, sending, timers), [`build`] (requests from
 //! operations), [`receive`] (answers, retries, completion), [`wait`] (driving progress).
@@ -14,7 +22,7 @@
 use crate::cc::{CongestionWindow, IncastWindow, RttEstimator};
 use crate::config::Config;
 use crate::error::{ClioError, Result};
-use crate::lanes::{Lane, Lanes, MAX_LANES};
+use crate::lanes::{Lane, Lanes, LANE_BITS, MAX_LANES};
 use crate::order::Tracker;
 use crate::transport::{Received, Transport};
 use clio_proto::consts::{MAX_PAYLOAD, MAX_REQUEST_LEN};
@@ -228,6 +236,30 @@ pub struct Stats {
     pub rto: Duration,
 }
 
+impl Stats {
+    /// Add `o`'s counters (not its window and round-trip figures) to these.
+    fn add_counters(&mut self, o: &Stats) {
+        self.ops_completed += o.ops_completed;
+        self.requests += o.requests;
+        self.packets_sent += o.packets_sent;
+        self.send_batches += o.send_batches;
+        self.retransmits += o.retransmits;
+        self.timeouts += o.timeouts;
+        self.nacks += o.nacks;
+        self.corrupt_responses += o.corrupt_responses;
+        self.stale_responses += o.stale_responses;
+        self.busy_retries += o.busy_retries;
+        self.dependency_waits += o.dependency_waits;
+        self.cn_acks += o.cn_acks;
+        self.heartbeats += o.heartbeats;
+        self.paced += o.paced;
+        self.transport_errors += o.transport_errors;
+        self.spurious_retransmits += o.spurious_retransmits;
+        self.receive_batches += o.receive_batches;
+        self.packets_received += o.packets_received;
+    }
+}
+
 /// Internal operation state.
 struct Op {
     name: &'static str,
@@ -241,8 +273,6 @@ struct Op {
     /// Requests built but held back by a dependency.
     held: Vec<Req>,
     tracked: bool,
-    /// The lane its requests go on (the submitting thread's).
-    lane: Lane,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -298,14 +328,14 @@ struct Req {
     flush: bool,
 }
 
+/// One lane's share of the engine: everything its requests need, under its own lock.
 struct State {
-    pid: u16,
-    key: u64,
-    client: u16,
+    /// The next request id: this lane's number in the low bits, stepping by `MAX_LANES`.
     next_req: u32,
+    /// The next operation id (lane in the low bits, stepping by `MAX_LANES`).
     next_op: u64,
-    /// Per lane: a thread is receiving on it.
-    receiving: [bool; MAX_LANES],
+    /// A thread is receiving on this lane.
+    receiving: bool,
     /// Threads waiting on the condition variable for another thread's receive.
     waiters: usize,
     /// Requests completed after a retry, with how long their answer took (see
@@ -316,7 +346,6 @@ struct State {
     inflight: HashMap<u32, Req>,
     queue: VecDeque<Req>,
     tracker: Tracker,
-    allocs: BTreeMap<u64, u64>,
     cwnd: CongestionWindow,
     iwnd: IncastWindow,
     rtt: RttEstimator,
@@ -350,14 +379,32 @@ pub(crate) const DEFERRED_MAX: usize = 32;
 pub(crate) struct Engine {
     lanes: Lanes,
     cfg: Config,
+    /// One per lane (`shards[l]` holds lane `l`'s operations).
+    shards: Vec<Shard>,
+    /// `pid | client << 16` and the key, presented in every request (set at registration,
+    /// before any other request).
+    member: (AtomicU64, AtomicU64),
+    /// Bytes of each allocation this client made, by address (`rfree` tracks its range).
+    allocs: Mutex<BTreeMap<u64, u64>>,
+    /// Submissions wait in the queue for the next call that waits or polls (see
+    /// [`Engine::set_deferred_sends`]).
+    defer: AtomicBool,
+}
+
+/// One lane's state and the means to wait for it.
+pub(super) struct Shard {
+    lane: Lane,
     st: Mutex<State>,
     cv: Condvar,
     /// Bumped each time a receiving thread gives up the receive (results may have been
     /// delivered, or the receive is free to take): waiting threads watch it while they spin.
     receives: AtomicU64,
-    /// Submissions wait in the queue for the next call that waits or polls (see
-    /// [`Engine::set_deferred_sends`]).
-    defer: AtomicBool,
+}
+
+impl Shard {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.st.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// Retried requests remembered for recognising a second answer.
@@ -381,57 +428,70 @@ impl Engine {
             cfg.max_read_bytes = cfg.max_read_bytes.min(cap.min(u32::MAX as usize) as u32);
         }
         let now = Instant::now();
-        let st = State {
-            pid: 0,
-            key: 0,
-            client: 0,
-            next_req: rand::random::<u32>() | 1,
-            next_op: 1,
-            receiving: [false; MAX_LANES],
-            waiters: 0,
-            retried: VecDeque::new(),
-            ops: HashMap::new(),
-            done: HashMap::new(),
-            inflight: HashMap::new(),
-            queue: VecDeque::new(),
-            tracker: Tracker::default(),
-            allocs: BTreeMap::new(),
-            cwnd: CongestionWindow::new(&cfg),
-            iwnd: IncastWindow::new(cfg.incast_window),
-            rtt: RttEstimator::new(&cfg),
-            flush_rtt: RttEstimator::new(&cfg),
-            inflight_pkts: 0.0,
-            last_send: now,
-            stats: Stats::default(),
-        };
+        let start = rand::random::<u32>() | 1;
+        let shards = (0..MAX_LANES)
+            .map(|lane| Shard {
+                lane,
+                st: Mutex::new(State {
+                    next_req: (start << LANE_BITS) | lane as u32,
+                    next_op: (1 << LANE_BITS) | lane as u64,
+                    receiving: false,
+                    waiters: 0,
+                    retried: VecDeque::new(),
+                    ops: HashMap::new(),
+                    done: HashMap::new(),
+                    inflight: HashMap::new(),
+                    queue: VecDeque::new(),
+                    tracker: Tracker::default(),
+                    cwnd: CongestionWindow::new(&cfg),
+                    iwnd: IncastWindow::new(cfg.incast_window),
+                    rtt: RttEstimator::new(&cfg),
+                    flush_rtt: RttEstimator::new(&cfg),
+                    inflight_pkts: 0.0,
+                    last_send: now,
+                    stats: Stats::default(),
+                }),
+                cv: Condvar::new(),
+                receives: AtomicU64::new(0),
+            })
+            .collect();
         Engine {
             lanes: Lanes::new(transport),
             cfg,
-            st: Mutex::new(st),
-            cv: Condvar::new(),
-            receives: AtomicU64::new(0),
+            shards,
+            member: (AtomicU64::new(0), AtomicU64::new(0)),
+            allocs: Mutex::new(BTreeMap::new()),
             defer: AtomicBool::new(false),
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.st.lock().unwrap_or_else(|e| e.into_inner())
+    /// The shard of lane `lane`.
+    fn shard(&self, lane: Lane) -> &Shard {
+        &self.shards[lane % MAX_LANES]
+    }
+
+    /// The shard operation `id` lives in (its low bits).
+    fn shard_of(&self, id: u64) -> &Shard {
+        self.shard((id % MAX_LANES as u64) as usize)
     }
 
     /// Present these credentials in every later request.
     pub(crate) fn set_member(&self, pid: u16, key: u64, client: u16) {
-        let mut st = self.lock();
-        (st.pid, st.key, st.client) = (pid, key, client);
+        self.member.1.store(key, Ordering::Release);
+        self.member
+            .0
+            .store(pid as u64 | (client as u64) << 16, Ordering::Release);
     }
 
     /// `(pid, key, client)`.
     pub(crate) fn member(&self) -> (u16, u64, u16) {
-        let st = self.lock();
-        (st.pid, st.key, st.client)
+        let ids = self.member.0.load(Ordering::Acquire);
+        let key = self.member.1.load(Ordering::Acquire);
+        (ids as u16, key, (ids >> 16) as u16)
     }
 
     pub(crate) fn pid(&self) -> u16 {
-        self.lock().pid
+        self.member().0
     }
 
     pub(crate) fn transport_name(&self) -> &'static str {
@@ -440,26 +500,44 @@ impl Engine {
 
     /// Bytes of the allocation starting at `va`, if this client made it.
     pub(crate) fn alloc_len(&self, va: u64) -> Option<u64> {
-        self.lock().allocs.get(&va).copied()
+        self.allocs_lock().get(&va).copied()
     }
 
+    fn allocs_lock(&self) -> MutexGuard<'_, BTreeMap<u64, u64>> {
+        self.allocs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counters summed over the lanes; windows and round trips of the calling thread's lane
+    /// (window extremes over all lanes).
     pub(crate) fn stats(&self) -> Stats {
-        let st = self.lock();
-        let mut s = st.stats.clone();
-        s.cwnd = st.cwnd.get();
+        let own = self.lanes.of_this_thread();
+        let mut s = Stats {
+            cwnd_min: f64::INFINITY,
+            ..Stats::default()
+        };
+        for sh in &self.shards[..self.lanes.open()] {
+            let st = sh.lock();
+            s.add_counters(&st.stats);
+            s.cwnd_min = s.cwnd_min.min(st.cwnd.extremes.0);
+            s.cwnd_max = s.cwnd_max.max(st.cwnd.extremes.1);
+            if sh.lane == own {
+                s.cwnd = st.cwnd.get();
+                s.inflight_packets = st.inflight_pkts;
+                s.iwnd_used = st.iwnd.used();
+                s.iwnd_limit = st.iwnd.limit();
+                s.srtt = st.rtt.srtt();
+                s.min_rtt = st.rtt.min_rtt();
+                s.rto = st.rtt.rto();
+            }
+        }
         s.lanes = self.lanes.open();
-        (s.cwnd_min, s.cwnd_max) = st.cwnd.extremes;
-        s.inflight_packets = st.inflight_pkts;
-        s.iwnd_used = st.iwnd.used();
-        s.iwnd_limit = st.iwnd.limit();
-        s.srtt = st.rtt.srtt();
-        s.min_rtt = st.rtt.min_rtt();
-        s.rto = st.rtt.rto();
         s
     }
 
     pub(crate) fn reset_window_extremes(&self) {
-        self.lock().cwnd.reset_extremes();
+        for sh in &self.shards {
+            sh.lock().cwnd.reset_extremes();
+        }
     }
 
     // ---- submitting ----
@@ -467,13 +545,24 @@ impl Engine {
     /// Start an operation; returns its id (the handle). Its packets leave at once, or with
     /// deferred sends at the next call that waits or polls ([`Engine::set_deferred_sends`]).
     pub(crate) fn submit(&self, spec: OpSpec) -> u64 {
-        let lane = self.lanes.for_submit();
-        let mut st = self.lock();
-        let id = self.enqueue(&mut st, lane, spec);
+        let sh = self.lane_for_submit();
+        let mut st = sh.lock();
+        let id = self.enqueue(&mut st, sh.lane, spec);
         if !self.defer.load(Ordering::Relaxed) || st.queue.len() >= DEFERRED_MAX {
             self.pump(&mut st);
         }
         id
+    }
+
+    /// The calling thread's shard for a submission. A thread that just moved off lane 0
+    /// first completes what lane 0 holds from before (its own earlier operations among
+    /// them), so its operations stay in the order it issued them across the move.
+    fn lane_for_submit(&self) -> &Shard {
+        let (lane, moved) = self.lanes.for_submit();
+        if moved {
+            self.drain_shard(self.shard(0));
+        }
+        self.shard(lane)
     }
 
     /// Deferred sends on or off. On, a submission is only queued; the queue leaves in one
@@ -487,10 +576,11 @@ impl Engine {
         }
     }
 
-    /// Send what deferred sends queued (as far as the windows admit it).
+    /// Send what deferred sends queued on every lane (as far as the windows admit it).
     pub(crate) fn flush(&self) {
-        let mut st = self.lock();
-        self.pump(&mut st);
+        for sh in &self.shards[..self.lanes.open()] {
+            self.pump(&mut sh.lock());
+        }
     }
 
     /// With deferred sends, before a thread waits (for operation `want`, or for anything):
@@ -513,11 +603,11 @@ impl Engine {
     /// together (one batch for the transport: over UDP one system call, and one GSO message
     /// where they are of one size), as far as the windows admit them.
     pub(crate) fn submit_many(&self, specs: impl IntoIterator<Item = OpSpec>) -> Vec<u64> {
-        let lane = self.lanes.for_submit();
-        let mut st = self.lock();
+        let sh = self.lane_for_submit();
+        let mut st = sh.lock();
         let ids = specs
             .into_iter()
-            .map(|spec| self.enqueue(&mut st, lane, spec))
+            .map(|spec| self.enqueue(&mut st, sh.lane, spec))
             .collect();
         self.pump(&mut st);
         ids
@@ -527,7 +617,7 @@ impl Engine {
     /// operations they depend on); returns its id. The caller pumps.
     fn enqueue(&self, st: &mut State, lane: Lane, spec: OpSpec) -> u64 {
         let id = st.next_op;
-        st.next_op += 1;
+        st.next_op += MAX_LANES as u64;
         let mut reqs = self.build(st, id, &spec);
         for r in &mut reqs {
             r.lane = lane;
@@ -561,9 +651,8 @@ impl Engine {
             error: None,
             held: Vec::new(),
             tracked: false,
-            lane,
         };
-        let ready = match self.footprint(st, &spec) {
+        let ready = match self.footprint(&spec) {
             Some((a, b, w)) => {
                 op.tracked = true;
                 st.tracker.insert(id, a, b, w)

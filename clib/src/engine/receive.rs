@@ -167,7 +167,7 @@ impl Engine {
         }
         if let Some(r) = st.inflight.remove(&h.req_id) {
             if r.opcode == Opcode::Alloc {
-                st.allocs.insert(value, alloc_len);
+                self.allocs_lock().insert(value, alloc_len);
             }
             // The RTT ends when the answer reached this host, not when a thread read it.
             let answered = if arrived >= r.sent_at { arrived } else { now };
@@ -272,7 +272,7 @@ impl Engine {
             st.queue.push_back(ack);
         }
         if r.opcode == Opcode::Free && result.is_ok() {
-            st.allocs.remove(&r.va);
+            self.allocs_lock().remove(&r.va);
         }
         if let Some(op_id) = r.op {
             self.finish_op_part(st, op_id, result);

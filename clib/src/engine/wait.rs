@@ -1,47 +1,10 @@
-//! Waiting: the thread that waits drives progress, receiving on its lane (or watching the
-//! thread that does), firing timers, and taking its result.
+//! Waiting: the thread that waits drives its shard's progress, receiving on the shard's lane
+//! (or watching the thread that does), firing timers, and taking its result.
 
 use super::*;
 
 impl Engine {
     // ---- waiting ----
-
-    /// The lane a thread waiting for `want` (or for everything: `None`) receives on: the
-    /// wanted operation's; else its own if it has requests out there; else the first free
-    /// lane with requests out; else its own.
-    pub(super) fn lane_to_receive(&self, st: &State, own: Lane, want: Option<u64>) -> Lane {
-        if let Some(op) = want.and_then(|id| st.ops.get(&id)) {
-            return op.lane;
-        }
-        let busy = |l: Lane| st.inflight.values().any(|r| r.lane == l);
-        if busy(own) {
-            return own;
-        }
-        (0..self.lanes.open())
-            .filter(|&l| busy(l))
-            .find(|&l| !st.receiving[l])
-            .unwrap_or(own)
-    }
-
-    /// Before timers fire: take what already waits on the lanes nobody receives on that have
-    /// overdue requests (their threads are elsewhere), so an answer that arrived is not
-    /// taken for a loss. Non-blocking.
-    pub(super) fn poll_idle_lanes(&self, st: &mut State, now: Instant) {
-        for lane in 0..self.lanes.open() {
-            if st.receiving[lane]
-                || !st
-                    .inflight
-                    .values()
-                    .any(|r| r.lane == lane && r.deadline <= now)
-            {
-                continue;
-            }
-            let mut batch: Vec<Received> = Vec::new();
-            if self.lanes.recv(lane, Duration::ZERO, &mut batch).is_ok() {
-                self.take_batch(st, &batch, Instant::now());
-            }
-        }
-    }
 
     /// Handle every packet of a receive, under one lock.
     pub(super) fn take_batch(&self, st: &mut State, batch: &[Received], now: Instant) {
@@ -56,17 +19,18 @@ impl Engine {
         }
     }
 
-    /// Drive the engine until `cond` holds or `deadline` passes (after at least one
-    /// receive attempt); returns whether it holds. `want` is the operation waited for, if
-    /// one: the thread receives on its lane.
+    /// Drive shard `sh` until `cond` holds or `deadline` passes (after at least one receive
+    /// attempt); returns whether it holds. `want` is the operation waited for, if one. The
+    /// thread receives on the shard's lane, or watches the thread that does.
     pub(super) fn drive<'a>(
         &'a self,
+        sh: &'a Shard,
         mut st: MutexGuard<'a, State>,
         deadline: Option<Instant>,
         want: Option<u64>,
         cond: impl Fn(&State) -> bool,
     ) -> (MutexGuard<'a, State>, bool) {
-        let own = self.lanes.of_this_thread();
+        let lane = sh.lane;
         self.flush_deferred(&mut st, want);
         loop {
             if cond(&st) {
@@ -80,24 +44,23 @@ impl Engine {
             let wait = until
                 .saturating_duration_since(now)
                 .max(Duration::from_micros(1));
-            let lane = self.lane_to_receive(&st, own, want);
-            if st.receiving[lane] {
+            if st.receiving {
                 let handed;
-                (st, handed) = self.watch_receives(st, until);
+                (st, handed) = self.watch_receives(sh, st, until);
                 if handed {
                     continue;
                 }
             }
-            if st.receiving[lane] {
+            if st.receiving {
                 st.waiters += 1;
-                st = self
+                st = sh
                     .cv
                     .wait_timeout(st, wait)
                     .unwrap_or_else(|e| e.into_inner())
                     .0;
                 st.waiters -= 1;
             } else {
-                st.receiving[lane] = true;
+                st.receiving = true;
                 // Spin only while no other thread waits (a woken waiter needs a CPU that a
                 // spinning receiver would hold). Threads receiving on their own lanes may all
                 // spin: on a host where a blocking wake-up costs more than a round trip, the
@@ -107,39 +70,32 @@ impl Engine {
                 drop(st);
                 let mut batch: Vec<Received> = Vec::new();
                 let got = self.lanes.recv(lane, wait, &mut batch);
-                st = self.lock();
-                st.receiving[lane] = false;
+                st = sh.lock();
+                st.receiving = false;
                 let now = Instant::now();
                 match got {
                     Ok(()) if !batch.is_empty() => {
                         self.take_batch(&mut st, &batch, now);
                         // Under a steady stream of answers the transport is never silent:
                         // requests overdue by more than a receive wait are retried anyway.
-                        let now = Instant::now();
-                        self.poll_idle_lanes(&mut st, now);
-                        self.timers(&mut st, now, MAX_RECV_WAIT);
+                        self.timers(&mut st, Instant::now(), MAX_RECV_WAIT);
                     }
                     // Timers fire only when nothing is waiting in the transport: a thread
                     // that was descheduled past a deadline first takes the response that
                     // arrived meanwhile instead of retransmitting spuriously.
-                    Ok(()) => {
-                        self.poll_idle_lanes(&mut st, now);
-                        self.timers(&mut st, now, Duration::ZERO)
-                    }
+                    Ok(()) => self.timers(&mut st, now, Duration::ZERO),
                     Err(_) => {
                         st.stats.transport_errors += 1;
                         drop(st);
                         std::thread::sleep(Duration::from_micros(200));
-                        st = self.lock();
-                        let now = Instant::now();
-                        self.poll_idle_lanes(&mut st, now);
-                        self.timers(&mut st, now, Duration::ZERO);
+                        st = sh.lock();
+                        self.timers(&mut st, Instant::now(), Duration::ZERO);
                     }
                 }
-                self.receives.fetch_add(1, Ordering::Release);
+                sh.receives.fetch_add(1, Ordering::Release);
                 // A wake-up is a system call even with nobody to wake: only when one waits.
                 if st.waiters > 0 {
-                    self.cv.notify_all();
+                    sh.cv.notify_all();
                 }
             }
             if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -154,14 +110,15 @@ impl Engine {
     /// it did (the caller re-checks), false when the watch ran out (the caller sleeps).
     pub(super) fn watch_receives<'a>(
         &'a self,
+        sh: &'a Shard,
         st: MutexGuard<'a, State>,
         until: Instant,
     ) -> (MutexGuard<'a, State>, bool) {
-        let seen = self.receives.load(Ordering::Acquire);
+        let seen = sh.receives.load(Ordering::Acquire);
         let stop = until.min(Instant::now() + WAITER_SPIN);
         drop(st);
         let handed = loop {
-            if self.receives.load(Ordering::Acquire) != seen {
+            if sh.receives.load(Ordering::Acquire) != seen {
                 break true;
             }
             if Instant::now() >= stop {
@@ -169,18 +126,19 @@ impl Engine {
             }
             std::thread::yield_now();
         };
-        let st = self.lock();
-        let handed = handed || self.receives.load(Ordering::Acquire) != seen;
+        let st = sh.lock();
+        let handed = handed || sh.receives.load(Ordering::Acquire) != seen;
         (st, handed)
     }
 
     /// Wait for operation `id` and take its result.
     pub(crate) fn wait(&self, id: u64) -> Result<Output> {
-        let st = self.lock();
+        let sh = self.shard_of(id);
+        let st = sh.lock();
         if !st.ops.contains_key(&id) && !st.done.contains_key(&id) {
             return Err(ClioError::UnknownHandle(id));
         }
-        let (mut st, _) = self.drive(st, None, Some(id), |s| s.done.contains_key(&id));
+        let (mut st, _) = self.drive(sh, st, None, Some(id), |s| s.done.contains_key(&id));
         st.done
             .remove(&id)
             .unwrap_or(Err(ClioError::UnknownHandle(id)))
@@ -188,40 +146,53 @@ impl Engine {
 
     /// Wait for operation `id` until `deadline`; `None` if it is still running then.
     pub(crate) fn wait_until(&self, id: u64, deadline: Instant) -> Option<Result<Output>> {
-        let st = self.lock();
+        let sh = self.shard_of(id);
+        let st = sh.lock();
         if !st.ops.contains_key(&id) && !st.done.contains_key(&id) {
             return Some(Err(ClioError::UnknownHandle(id)));
         }
-        let (mut st, _) = self.drive(st, Some(deadline), Some(id), |s| s.done.contains_key(&id));
-        st.done.remove(&id)
-    }
-
-    /// Make progress without blocking for long; the result if operation `id` is complete.
-    pub(crate) fn try_take(&self, id: u64) -> Option<Result<Output>> {
-        let st = self.lock();
-        if !st.ops.contains_key(&id) && !st.done.contains_key(&id) {
-            return Some(Err(ClioError::UnknownHandle(id)));
-        }
-        let (mut st, _) = self.drive(st, Some(Instant::now()), Some(id), |s| {
+        let (mut st, _) = self.drive(sh, st, Some(deadline), Some(id), |s| {
             s.done.contains_key(&id)
         });
         st.done.remove(&id)
     }
 
-    /// Wait until every operation started before this call is complete (results stay
-    /// available to `rpoll`).
-    pub(crate) fn drain(&self) {
-        let st = self.lock();
-        let upto = st.next_op;
-        let _ = self.drive(st, None, None, |s| s.ops.keys().all(|k| *k >= upto));
+    /// Make progress without blocking for long; the result if operation `id` is complete.
+    pub(crate) fn try_take(&self, id: u64) -> Option<Result<Output>> {
+        self.wait_until(id, Instant::now())
     }
 
-    /// Deliver outstanding CN acks (bounded wait), e.g. before the client goes away, so the
-    /// node's idempotence ring is not left holding this client's entries.
+    /// Wait until every operation the calling thread's lane started before this call is
+    /// complete (results stay available to `rpoll`): the thread's release. Threads on
+    /// lanes of their own do not wait for each other.
+    pub(crate) fn drain(&self) {
+        self.drain_shard(self.shard(self.lanes.of_this_thread()));
+    }
+
+    /// [`Engine::drain`] for every lane (the client going away).
+    pub(crate) fn drain_all(&self) {
+        for sh in &self.shards[..self.lanes.open()] {
+            self.drain_shard(sh);
+        }
+    }
+
+    /// Wait until every operation of `sh` started before this call is complete.
+    pub(super) fn drain_shard(&self, sh: &Shard) {
+        let st = sh.lock();
+        let upto = st.next_op;
+        let _ = self.drive(sh, st, None, None, |s| s.ops.keys().all(|k| *k >= upto));
+    }
+
+    /// Deliver outstanding CN acks on every lane (bounded wait), e.g. before the client goes
+    /// away, so the node's idempotence ring is not left holding this client's entries.
     pub(crate) fn flush_acks(&self, limit: Duration) {
-        let st = self.lock();
-        let _ = self.drive(st, Some(Instant::now() + limit), None, |s| {
-            s.queue.iter().all(|r| r.op.is_some()) && s.inflight.values().all(|r| r.op.is_some())
-        });
+        let until = Instant::now() + limit;
+        for sh in &self.shards[..self.lanes.open()] {
+            let st = sh.lock();
+            let _ = self.drive(sh, st, Some(until), None, |s| {
+                s.queue.iter().all(|r| r.op.is_some())
+                    && s.inflight.values().all(|r| r.op.is_some())
+            });
+        }
     }
 }
