@@ -390,7 +390,7 @@ pub fn run(a: BoardArgs) -> Result<()> {
 
 /// `--threads` by default: half of this host's cores (the other half for whatever shares
 /// the host: clients in development, the OS), at least 1, at most 8.
-fn default_threads() -> u16 {
+pub(crate) fn default_threads() -> u16 {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     (cores / 2).clamp(1, 8) as u16
 }

@@ -6,6 +6,7 @@ mod durability;
 pub(crate) mod harness;
 mod isolation;
 mod multi;
+mod scale;
 mod transports;
 mod wire;
 mod ycsb;
@@ -36,6 +37,9 @@ pub enum BenchCmd {
     Ycsb(ycsb::YcsbArgs),
     /// One client over several nodes: throughput vs nodes, cost of replication.
     Multi(multi::MultiArgs),
+    /// Client threads (one shared Client, a Client each, outstanding reads) against node
+    /// serving threads: throughput and CPU per read.
+    Scale(scale::ScaleArgs),
     /// What one tenant's slow-path traffic costs another: a victim's reads quiet vs under a
     /// neighbour's Alloc/Free flood, and the worst single allocation per page size.
     Isolation(isolation::IsolationArgs),
@@ -55,6 +59,7 @@ pub fn run_cmd(cmd: BenchCmd) -> Result<()> {
     match cmd {
         BenchCmd::Ycsb(a) => ycsb::ycsb(a),
         BenchCmd::Multi(a) => multi::run(a),
+        BenchCmd::Scale(a) => scale::run(a),
         BenchCmd::Isolation(a) => isolation::run(a),
         BenchCmd::YcsbWorker(w) => ycsb::worker(w),
         BenchCmd::KvCoordinator(a) => Ok(clio_kvstores::pdpm_central::run_coordinator(
@@ -116,6 +121,13 @@ pub struct BenchArgs {
     /// GSO message over UDP) instead of one per completed read.
     #[arg(long, value_delimiter = ',', default_value = "16")]
     pub(crate) refill: Vec<usize>,
+    /// With `--vs`: the node process's `--threads` (default: its own default).
+    #[arg(long)]
+    pub(crate) node_threads: Option<u16>,
+    /// With `--vs`: keep this many cores busy with other work (a shell loop each) during
+    /// the run, to measure CLib on a busy host the same way as on an idle one.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) busy: usize,
     /// With `--vs`: the node process's `--spin-us`.
     #[arg(long, default_value_t = clio_sim::server::UDP_SPIN.as_micros() as u64)]
     pub(crate) node_spin_us: u64,
@@ -277,13 +289,7 @@ fn cdf_svg(path: &PathBuf, series: &[(String, &Hist)]) -> Result<()> {
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
             });
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::LowerRight)
-        .draw()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    harness::legend(&mut chart, SeriesLabelPosition::LowerRight)?;
     root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(())
 }

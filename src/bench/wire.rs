@@ -10,7 +10,7 @@
 
 use super::harness::{
     hist, load_average, quantiles, run_threads, throughput_outstanding, throughput_refilled,
-    time_ops, Hist,
+    time_ops, Busy, Hist, NodeProcess,
 };
 use super::BenchArgs;
 use anyhow::{bail, Context, Result};
@@ -20,9 +20,8 @@ use clio_kvstores::memcached::{spawn_server, MemcachedFactory, Proto, ServerGuar
 use clio_kvstores::{KvStore, StoreFactory};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::{BTreeMap, VecDeque};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 /// Rounds of the interleaved latency sweep (each system gets a turn per size per round).
@@ -30,52 +29,6 @@ const ROUNDS: usize = 3;
 
 /// Unmeasured reads at the start of each system's turn.
 const WARM_OPS: u64 = 50;
-
-/// A `clio board` child process; killed on drop.
-struct NodeProcess {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl NodeProcess {
-    fn start(spin_us: u64) -> Result<NodeProcess> {
-        let exe = std::env::current_exe().context("finding this executable")?;
-        let mut child = Command::new(exe)
-            .args(["board", "--listen", "127.0.0.1:0", "--memory", "1G"])
-            .args(["--page-size", "4M", "--duration", "86400"])
-            .args(["--spin-us", &spin_us.to_string()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .context("starting `clio board`")?;
-        let out = child.stdout.take().context("no stdout of `clio board`")?;
-        let mut out = BufReader::new(out);
-        let mut line = String::new();
-        out.read_line(&mut line)
-            .context("reading `clio board`'s first line")?;
-        // The node goes on printing (its summary): keep reading, or it dies of a closed pipe.
-        std::thread::spawn(move || {
-            let mut sink = String::new();
-            while out.read_line(&mut sink).is_ok_and(|n| n > 0) {
-                sink.clear();
-            }
-        });
-        let addr = line
-            .trim()
-            .strip_prefix("clio board: listening on ")
-            .with_context(|| format!("unexpected first line from `clio board`: {line:?}"))?
-            .parse()
-            .context("the node's address")?;
-        Ok(NodeProcess { child, addr })
-    }
-}
-
-impl Drop for NodeProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// One system under test: a read and a write of `size` bytes at slot `i`.
 trait Target {
@@ -246,13 +199,15 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         bail!("--sizes must be between 1 and 4096 for --vs memcached");
     }
     let load_before = load_average();
-    let node = NodeProcess::start(a.node_spin_us)?;
+    let node = NodeProcess::start(a.node_spin_us, a.node_threads)?;
+    let _busy = Busy::start(a.busy)?;
     let mc = spawn_server(1, 256)?;
     println!(
         "clio bench --vs memcached: CLib + node model (`clio board`, its own process) vs \
          memcached 1 worker thread (its own process), UDP and TCP, loopback; {} cores, load \
-         average {load_before} at the start",
-        std::thread::available_parallelism().map_or(0, |n| n.get())
+         average {load_before} at the start; {} core(s) kept busy by other work (--busy)",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        a.busy
     );
     if mc.is_none() {
         println!("memcached is not on PATH (make bench-deps installs it): CLib figures only");
@@ -516,13 +471,7 @@ fn plot(
                 }))
                 .map_err(|x| e(&x))?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(|x| e(&x))?;
+        super::harness::legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     }
     root.present().map_err(|x| e(&x))?;
     Ok(())

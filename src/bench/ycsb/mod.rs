@@ -20,7 +20,7 @@ use clio_kvstores::history::{make_value, parse_value, ValueId};
 use clio_kvstores::store::loopback_config;
 use clio_kvstores::ycsb::{key_name, Generator, Workload, YcsbOp};
 use clio_kvstores::{open_factory, Cost, KvStore, NodeLink, StoreFactory, StoreSpec};
-use clio_sim::server::{spawn_udp, ServerHandle};
+use clio_sim::server::{spawn_udp_threads, ServerHandle};
 use clio_sim::{BoardConfig, CBoard, SlowPathMode};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::fmt::Write as _;
@@ -70,6 +70,10 @@ pub struct YcsbArgs {
     /// Use this memory node instead of starting a model node in this process.
     #[arg(long)]
     node: Option<SocketAddr>,
+    /// Serving threads of the model node this starts (`clio board --threads`; default: half
+    /// of this host's cores, at least 1, at most 8).
+    #[arg(long, default_value_t = crate::board::default_threads())]
+    node_threads: u16,
     /// Seed of the workload generators.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -390,7 +394,11 @@ fn node(a: &YcsbArgs) -> Result<(Option<ServerHandle>, SocketAddr)> {
         kv_store_bytes,
         ..BoardConfig::default()
     };
-    let s = spawn_udp(CBoard::new(&cfg)?, "127.0.0.1:0".parse()?)?;
+    let s = spawn_udp_threads(
+        CBoard::new(&cfg)?,
+        "127.0.0.1:0".parse()?,
+        a.node_threads.into(),
+    )?;
     let addr = s.udp_addr.context("node has no UDP address")?;
     Ok((Some(s), addr))
 }
@@ -560,7 +568,7 @@ pub(super) fn ycsb(a: YcsbArgs) -> Result<()> {
         a.threads,
         a.warmup,
         a.duration,
-        if a.node.is_some() { "--node (external)" } else { "model, in this process, UDP on loopback" }
+        if a.node.is_some() { "--node (external)".to_string() } else { format!("model, in this process, UDP on loopback, {} serving threads", a.node_threads) }
     );
     println!("latencies in microseconds (rd = get, up = put); RT/op, srv/op: round trips and server requests per operation in the measured window (the stores' counters); errors/torn: failed operations / reads that were not a whole written value");
     print!("{table}");
@@ -647,13 +655,7 @@ fn bar_svg(path: &PathBuf, rows: &[Row], a: &YcsbArgs) -> Result<()> {
             .label(s.name())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], color.filled()));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(|x| e(&x))?;
+    super::harness::legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     root.present().map_err(|x| e(&x))?;
     Ok(())
 }
