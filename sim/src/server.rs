@@ -8,11 +8,15 @@ use clio_clib::transport::mmsg::{self, Datagram, Gso, Receiver};
 use clio_proto::frame::{emit_frame, parse_frame, Route};
 use std::io;
 use std::net::{SocketAddr, SocketAddrV4, UdpSocket};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use thiserror::Error;
+
+mod thread_stats;
+pub use thread_stats::ServingStats;
+use thread_stats::{Held, ThreadStats};
 
 /// How long a receive waits before the node services its rings again. Slow-path replies from
 /// an external daemon wait at most this long.
@@ -55,8 +59,8 @@ pub struct ServerHandle {
     stop: Arc<AtomicBool>,
     /// The serving threads (one, or `--threads` for UDP).
     joins: Vec<JoinHandle<Result<(), ServerError>>>,
-    /// Datagrams each UDP serving thread took.
-    served: Arc<Vec<AtomicU64>>,
+    /// Each UDP serving thread's counters.
+    served: Arc<Vec<ThreadStats>>,
 }
 
 impl ServerHandle {
@@ -78,10 +82,13 @@ impl ServerHandle {
     /// Datagrams each serving thread took so far (UDP; zeros for other front ends): how the
     /// kernel spread the clients' flows over the threads.
     pub fn served_per_thread(&self) -> Vec<u64> {
-        self.served
-            .iter()
-            .map(|n| n.load(Ordering::Relaxed))
-            .collect()
+        self.serving_stats().iter().map(|s| s.datagrams).collect()
+    }
+
+    /// Each serving thread's counters so far (UDP; zeros for other front ends): datagrams,
+    /// and the time it waited for and held the node's lock.
+    pub fn serving_stats(&self) -> Vec<ServingStats> {
+        self.served.iter().map(ThreadStats::snapshot).collect()
     }
 
     fn stop_inner(&mut self) -> Result<(), ServerError> {
@@ -183,7 +190,8 @@ pub fn spawn_udp_serving(
         sockets.push(bind_udp(local, true)?);
     }
     // Kernel arrival times are not needed here; waits use ppoll, not SO_RCVTIMEO.
-    let served: Arc<Vec<AtomicU64>> = Arc::new((0..threads).map(|_| AtomicU64::new(0)).collect());
+    let served: Arc<Vec<ThreadStats>> =
+        Arc::new((0..threads).map(|_| ThreadStats::default()).collect());
     let loops: Vec<_> = sockets
         .into_iter()
         .enumerate()
@@ -260,7 +268,7 @@ where
         board: board.clone(),
         stop: stop.clone(),
         joins: Vec::new(),
-        served: Arc::new((0..serves.len()).map(|_| AtomicU64::new(0)).collect()),
+        served: Arc::new((0..serves.len()).map(|_| ThreadStats::default()).collect()),
     };
     for (i, serve) in serves.into_iter().enumerate() {
         let (b, s) = (board.clone(), stop.clone());
@@ -298,7 +306,7 @@ pub const UDP_SPIN: Duration = Duration::from_micros(20);
 /// kernel's per-datagram cost, most of this loop's time, is paid once per run).
 /// It spins briefly for more work, then blocks in `ppoll` (microsecond timers, so an
 /// external slow path's replies wait at most [`POLL_INTERVAL`], not a kernel tick).
-/// Datagrams it takes are added to `served`.
+/// What it does is counted in `stats`.
 fn serve_udp(
     board: &Mutex<Box<dyn MemoryNode>>,
     socket: &UdpSocket,
@@ -306,7 +314,7 @@ fn serve_udp(
     spin: Duration,
     offload: bool,
     stop: &AtomicBool,
-    served: &AtomicU64,
+    stats: &ThreadStats,
 ) -> Result<(), ServerError> {
     let mut rx = Receiver::with_gro(socket, UDP_BATCH, offload);
     let gso = Gso::new(offload);
@@ -315,22 +323,23 @@ fn serve_udp(
     let mut awaited = 0u32;
     while !stop.load(Ordering::Acquire) {
         let mut held = None;
-        let n = take_queued(&mut rx, socket, local, board, &mut held, &mut out)?;
+        let n = take_queued(&mut rx, socket, local, board, stats, &mut held, &mut out)?;
         if held.as_ref().is_some_and(|b| b.holds_responses()) {
             // Durable writes wait for a flush: take what is already queued too, so that one
             // flush makes them all durable (plain traffic never comes here).
-            take_queued(&mut rx, socket, local, board, &mut held, &mut out)?;
+            take_queued(&mut rx, socket, local, board, stats, &mut held, &mut out)?;
         }
         let now = Instant::now();
         if n > 0 {
-            served.fetch_add(n as u64, Ordering::Relaxed);
-            held.get_or_insert_with(|| lock(board)).service(&mut out);
+            stats.took(n);
+            held.get_or_insert_with(|| stats.lock(board))
+                .service(&mut out);
             idle_since = now;
             awaited = 0;
         } else if now.duration_since(idle_since) >= spin {
             // While a slow-path thread owes replies, look again soon, backing off (a long
             // allocation must not cost the node 50,000 wake-ups a second).
-            let wait = if lock(board).awaits_slow_path() {
+            let wait = if stats.lock(board).awaits_slow_path() {
                 let w = (SLOW_PATH_POLL * (1 << awaited)).min(POLL_INTERVAL);
                 awaited = (awaited + 1).min(5);
                 w
@@ -343,7 +352,7 @@ fn serve_udp(
                 source,
             })?;
             if !ready {
-                lock(board).service(&mut out);
+                stats.lock(board).service(&mut out);
             }
         } else {
             std::thread::yield_now(); // lets a client on this core run
@@ -361,12 +370,13 @@ fn take_queued<'a>(
     socket: &UdpSocket,
     local: SocketAddrV4,
     board: &'a Mutex<Box<dyn MemoryNode>>,
-    held: &mut Option<MutexGuard<'a, Box<dyn MemoryNode>>>,
+    stats: &'a ThreadStats,
+    held: &mut Option<Held<'a>>,
     out: &mut Vec<Outgoing>,
 ) -> Result<usize, ServerError> {
     let r = rx.recv_now(socket, |d: Datagram<'_>| {
         if let Some(peer) = d.peer {
-            let b = held.get_or_insert_with(|| lock(board));
+            let b = held.get_or_insert_with(|| stats.lock(board));
             b.handle(&Route::udp(peer, local), d.bytes, out);
         }
     });

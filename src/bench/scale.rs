@@ -54,16 +54,20 @@ enum Mode {
     Each,
     /// `--outstanding` asynchronous reads per thread, one shared Client.
     Async,
+    /// The same with deferred sends (`Client::set_deferred_sends`): the reads started after
+    /// one wake-up leave together, one system call (and one GSO message) per batch.
+    Deferred,
 }
 
 impl Mode {
-    const ALL: [Mode; 3] = [Mode::Shared, Mode::Each, Mode::Async];
+    const ALL: [Mode; 4] = [Mode::Shared, Mode::Each, Mode::Async, Mode::Deferred];
 
     fn name(self) -> &'static str {
         match self {
             Mode::Shared => "sync, one shared Client",
             Mode::Each => "sync, a Client per thread",
             Mode::Async => "async, one shared Client",
+            Mode::Deferred => "async deferred, one shared Client",
         }
     }
 }
@@ -177,7 +181,7 @@ fn point(
                     }
                 })
             }
-            Mode::Async => std::thread::scope(|s| {
+            Mode::Async | Mode::Deferred => std::thread::scope(|s| {
                 let hs: Vec<_> = (0..threads)
                     .map(|t| {
                         let c = owner;
@@ -195,22 +199,40 @@ fn point(
             }),
         }
     };
-    run((a.seconds / 5.0).min(0.2))?;
-    let (n0, c0) = (node.cpu()?, own_cpu()?);
-    let start = std::time::Instant::now();
-    let ops_per_s = run(a.seconds)?;
-    let took = start.elapsed().as_secs_f64();
-    let (n1, c1) = (node.cpu()?, own_cpu()?);
-    let reads = (ops_per_s * took).max(1.0);
-    let per = |d: Duration| d.as_secs_f64() * 1e6 / reads;
+    owner.set_deferred_sends(mode == Mode::Deferred);
+    let r = measure(node, &run, a.seconds);
+    owner.set_deferred_sends(false);
+    let (ops_per_s, node_us, clib_us) = r?;
     Ok(Point {
         node_threads,
         mode,
         threads,
         ops_per_s,
-        node_us: per(n1.saturating_sub(n0)),
-        clib_us: per(c1.saturating_sub(c0)),
+        node_us,
+        clib_us,
     })
+}
+
+/// `run` briefly unmeasured (lanes and windows settle), then for `secs`: operations per
+/// second, and node and own CPU per operation (microseconds).
+fn measure(
+    node: &NodeProcess,
+    run: &dyn Fn(f64) -> Result<f64>,
+    secs: f64,
+) -> Result<(f64, f64, f64)> {
+    run((secs / 5.0).min(0.2))?;
+    let (n0, c0) = (node.cpu()?, own_cpu()?);
+    let start = std::time::Instant::now();
+    let ops_per_s = run(secs)?;
+    let took = start.elapsed().as_secs_f64();
+    let (n1, c1) = (node.cpu()?, own_cpu()?);
+    let reads = (ops_per_s * took).max(1.0);
+    let per = |d: Duration| d.as_secs_f64() * 1e6 / reads;
+    Ok((
+        ops_per_s,
+        per(n1.saturating_sub(n0)),
+        per(c1.saturating_sub(c0)),
+    ))
 }
 
 fn find(points: &[Point], k: u16, mode: Mode, t: usize) -> Option<&Point> {
@@ -232,11 +254,12 @@ fn report(a: &ScaleArgs, nodes: &[u16], points: &[Point]) -> Result<()> {
     for &k in nodes {
         println!("node with {k} serving thread(s):");
         println!(
-            "  {:>7} | {:>28} | {:>28} | {:>28} | shared/1 | shared/each",
+            "  {:>7} | {:>28} | {:>28} | {:>28} | {:>28} | shared/1 | shared/each",
             "threads",
             "sync shared ops/s (node, clib us)",
             "sync each ops/s (node, clib us)",
-            format!("async x{} ops/s (node, clib us)", a.outstanding)
+            format!("async x{} ops/s (node, clib us)", a.outstanding),
+            "deferred ops/s (node, clib us)"
         );
         let one = find(points, k, Mode::Shared, 1).map(|p| p.ops_per_s);
         for &t in &a.threads {
@@ -255,10 +278,11 @@ fn report(a: &ScaleArgs, nodes: &[u16], points: &[Point]) -> Result<()> {
                 _ => "-".into(),
             };
             println!(
-                "  {t:>7} | {:>28} | {:>28} | {:>28} | {:>8} | {:>11}",
+                "  {t:>7} | {:>28} | {:>28} | {:>28} | {:>28} | {:>8} | {:>11}",
                 cell(Mode::Shared),
                 cell(Mode::Each),
                 cell(Mode::Async),
+                cell(Mode::Deferred),
                 ratio(shared, one),
                 ratio(shared, each)
             );

@@ -407,6 +407,9 @@ struct Row {
     system: System,
     workload: String,
     m: Measured,
+    /// The in-process node's lock over the run: the share of its wall time some serving
+    /// thread held it, and serving threads waiting for it on average.
+    lock: Option<(f64, f64)>,
 }
 
 pub(super) fn ycsb(a: YcsbArgs) -> Result<()> {
@@ -422,7 +425,7 @@ pub(super) fn ycsb(a: YcsbArgs) -> Result<()> {
         );
     }
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-    let (_srv, addr) = node(&a)?;
+    let (srv, addr) = node(&a)?;
     let creator = Client::connect_udp(addr).context("creating the stores' address space")?;
     let link = NodeLink {
         node: addr,
@@ -483,11 +486,17 @@ pub(super) fn ycsb(a: YcsbArgs) -> Result<()> {
         pb.inc(1);
         for &w in &a.workloads {
             let label = format!("{system} YCSB-{}", w.name());
+            let before = srv.as_ref().map(|s| (s.serving_stats(), Instant::now()));
             let m = run_workers(&dep.spec, w, &a, &pb, &label)?;
+            let lock = match (&srv, before) {
+                (Some(s), Some((b, t0))) => Some(lock_use(&b, &s.serving_stats(), t0.elapsed())),
+                _ => None,
+            };
             rows.push(Row {
                 system,
                 workload: w.name(),
                 m,
+                lock,
             });
             pb.inc(1);
         }
@@ -542,6 +551,26 @@ pub(super) fn ycsb(a: YcsbArgs) -> Result<()> {
         )?;
     }
     std::fs::write(a.out.join("ycsb.csv"), &csv)?;
+    if rows.iter().any(|r| r.lock.is_some()) {
+        writeln!(
+            table,
+            "the node's lock over each run ({} serving threads; every request runs through the \
+             model under it): held / waited for, as a share of the run's wall time",
+            a.node_threads
+        )?;
+        for r in &rows {
+            if let Some((held, wait)) = r.lock {
+                writeln!(
+                    table,
+                    "  {:13} {:4} held {:5.1}%  waited {:6.1}% (thread-seconds per second)",
+                    r.system.name(),
+                    r.workload,
+                    held * 100.0,
+                    wait * 100.0
+                )?;
+            }
+        }
+    }
     let mut bcsv = String::from("system,get_node_requests,get_server_requests,get_round_trips,put_node_requests,put_server_requests,put_round_trips\n");
     let mut btable = String::new();
     for b in &breakdowns {
@@ -692,4 +721,19 @@ mod tests {
         );
         assert!(parse_systems("clover,herd").is_err());
     }
+}
+
+/// The share of `wall` some serving thread held the node's lock, and serving threads
+/// waiting for it on average, between two snapshots.
+fn lock_use(
+    before: &[clio_sim::server::ServingStats],
+    after: &[clio_sim::server::ServingStats],
+    wall: Duration,
+) -> (f64, f64) {
+    let sum = |f: fn(&clio_sim::server::ServingStats) -> Duration| {
+        let a: Duration = after.iter().map(f).sum();
+        let b: Duration = before.iter().map(f).sum();
+        a.saturating_sub(b).as_secs_f64() / wall.as_secs_f64().max(1e-9)
+    };
+    (sum(|s| s.lock_held), sum(|s| s.lock_wait))
 }
