@@ -107,6 +107,17 @@ typedef enum clio_status {
 
 /**
  * An opaque client (one registered process on one memory node).
+ *
+ * Threads: every function that takes a `clio_client *` may be called by any number of
+ * threads at once on the same client, except `clio_close`, which must be the last call on
+ * it (no call may run beside it or follow it). A thread that keeps calling gets a socket
+ * (lane) of its own from its 16th operation (up to 16 per client, then threads share them),
+ * and nothing on the request path is shared with threads on other lanes, so one client
+ * serves many threads about as fast as a client each. A thread's own operations keep its
+ * order (conflicting asynchronous ones wait for the earlier); `clio_rrelease` waits for the
+ * calling thread's operations (and those of any thread sharing its lane), not for other
+ * threads'. A handle from `clio_rread_async` / `clio_rwrite_async` may be polled by any
+ * thread, once. `clio_last_error` is per thread.
  */
 typedef struct clio_client clio_client;
 
