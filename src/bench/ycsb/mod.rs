@@ -389,7 +389,9 @@ fn node(a: &YcsbArgs) -> Result<(Option<ServerHandle>, SocketAddr)> {
     let kv_store_bytes = (a.keys * 2 + 1024) * (clio_proto::kv::RECORD_BYTES + 16);
     let cfg = BoardConfig {
         dram_bytes: (need + kv_store_bytes).next_power_of_two().max(1 << 30),
-        slowpath: SlowPathMode::InProcess,
+        // As `clio board` runs it: the slow path on its own thread, not stepped under the
+        // node's lock by the serving threads.
+        slowpath: SlowPathMode::Thread,
         offloads: clio_sim::Offloads::All,
         kv_store_bytes,
         ..BoardConfig::default()
