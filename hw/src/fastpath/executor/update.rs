@@ -1,0 +1,728 @@
+//! The executor's behaviour, cycle by cycle: its `update` (the state register's transitions
+//! and every output's value). The ports, registers and their meaning are in `executor.rs`.
+
+use super::*;
+
+impl Logic for Executor {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            state,
+            hdr,
+            route_q,
+            o,
+            vaq,
+            len,
+            need,
+            two,
+            n1,
+            piece,
+            pa1,
+            pa2,
+            rs_status,
+            rs_flags,
+            rs_plen,
+            rs_use_arg0,
+            rs_arg0,
+            rs_arg1,
+            rs_len,
+            once,
+            hcli,
+            ring_key,
+            durable,
+            ap,
+            rd_seg,
+            rd_i,
+            rd_n,
+            rd_more,
+            room_ok,
+            page_rem,
+            va_next,
+            pmask,
+            one_page
+        );
+        clock!(self, clock, cls);
+        // ---- The request's registers, out.
+        self.header.next = self.hdr.q.val();
+        self.route.next = self.route_q.q.val();
+        self.client.next = self.hcli.q.val();
+        self.sync_key.next = self.ring_key.q.val();
+        self.lane.next = self.o.q.val();
+        self.acc_len.next = self.len.q.val();
+        self.acc_need.next = self.need.q.val();
+        self.acc_two.next = self.two.q.val();
+        self.acc_n1.next = self.n1.q.val();
+        self.acc_pa1.next = self.pa1.q.val();
+        self.acc_pa2.next = self.pa2.q.val();
+        self.rsp_status.next = self.rs_status.q.val();
+        self.rsp_flags.next = self.rs_flags.q.val();
+        self.rsp_plen.next = self.rs_plen.q.val();
+        self.rsp_use_arg0.next = self.rs_use_arg0.q.val();
+        self.rsp_arg0.next = self.rs_arg0.q.val();
+        self.rsp_arg1.next = self.rs_arg1.q.val();
+        self.append.next = self.ap.q.val();
+        self.seg_on.next = self.rd_seg.q.val();
+        self.seg_index.next = self.rd_i.q.val();
+        self.seg_total.next = self.rd_n.q.val();
+        self.room_ok.d.next = self.sp_rx_room.val() > self.rx_reserved.val();
+
+        // ---- Geometry of the current access.
+        self.pmask.d.next = !(self.ones.val() << self.cfg_page_shift.val());
+        self.page_rem.d.next = bit_cast::<32, 64>(!self.vaq.q.val() & self.pmask.q.val()) + 1;
+        self.va_next.d.next = (self.vaq.q.val() | self.pmask.q.val()) + 1;
+        self.one_page.d.next = (self.len.q.val() == 0)
+            | (bit_cast::<32, 12>(self.len.q.val() - 1)
+                <= bit_cast::<32, 64>(!self.vaq.q.val() & self.pmask.q.val()));
+        self.kt.next = (bit_cast::<12, 6>(self.o.q.val()) + self.len.q.val() + 63) >> 6;
+        if self.two.q.val() {
+            self.k1.next = (bit_cast::<12, 6>(self.o.q.val()) + self.n1.q.val()) >> 6;
+        } else {
+            self.k1.next = self.kt.val();
+        }
+        self.acc_beats.next = self.kt.val();
+
+        // ---- What the state says to the other blocks.
+        self.x_only.next = self.state.q.val() == State::Resp;
+        self.persist_run.next = self.state.q.val() == State::Persist;
+        self.sp_tx_act.next = self.state.q.val() == State::SpTx;
+        self.seg_load.next = self.state.q.val() == State::Dispatch;
+        self.seg_step.next = false;
+        self.serving.next = self.state.q.val() == State::Offload;
+        self.word_sample.next = self.state.q.val() == State::SData;
+        self.beat_pte.next = self.state.q.val() == State::SpPte;
+        self.beat_word.next = self.state.q.val() == State::SWrite;
+        self.sp_push.next = self.state.q.val() == State::SlowPush;
+        self.dispatch_lookup.next =
+            (self.state.q.val() == State::Dispatch) & self.ahead_rw.val() & !self.ahead_ok.val();
+        // The unit's access failed its translation; its word's R beat arrives; its block is
+        // written.
+        self.unit_tr_fail.next = (self.state.q.val() == State::Translate)
+            & self.tr_done.val()
+            & (self.tr_status.val() != self.st_ok.val());
+        self.u_word_in.next = (self.state.q.val() == State::SData)
+            & self.unit_accessing.val()
+            & self.r_valid.val()
+            & self.r_idle.val();
+        self.u_block_done.next = (self.state.q.val() == State::SWrite)
+            & !self.w_busy.val()
+            & self.beat_done.val()
+            & self.unit_writing.val();
+        self.unit_word_in.next = self.u_word_in.val();
+        self.unit_block_done.next = self.u_block_done.val();
+
+        // ---- Dispatch's decision (applied in Dispatch).
+        self.dsp.is_read.next = self.cls.is_read.val();
+        self.dsp.is_write.next = self.cls.is_write.val();
+        self.dsp.is_slow.next = self.cls.is_slow.val();
+        self.dsp.is_fence.next = self.cls.is_fence.val();
+        self.dsp.is_cn_ack.next = self.cls.is_cn_ack.val();
+        self.dsp.is_kv.next = self.cls.is_kv.val();
+        self.dsp.is_chase.next = self.cls.is_chase.val();
+        self.dsp.is_append.next = self.cls.is_append.val();
+        self.dsp.is_extend.next = self.cls.is_extend.val();
+        self.dsp.needs_key.next = self.cls.needs_key.val();
+        self.dsp.parse_ok.next = self.parse_ok.val();
+        self.dsp.read_ok.next = self.ahead_read_ok.val();
+        self.dsp.write_ok.next = self.ahead_write_ok.val();
+        self.dsp.write_in_va.next = self.ahead_write_in_va.val();
+        self.dsp.append_ok.next = self.append_ok.val();
+        self.dsp.chase_ok.next = self.chase_ok.val();
+        self.dsp.atomic_ok.next = self.atomic_ok.val();
+        self.dsp.ahead_ok.next = self.ahead_ok.val();
+        self.dsp.key_ok.next = self.key_ok.val();
+        self.dsp.durable.next = self.h_durable.val();
+        self.dsp.persist.next = self.cfg_persist.val();
+        self.dsp.room_ok.next = self.room_ok.q.val();
+        self.dsp.fence_clear.next = self.fence_clear.val();
+        self.dsp.kv_ready.next = self.kv_ready.val();
+        self.dsp.chase_ready.next = self.chase_ready.val();
+
+        // ---- Defaults.
+        self.cls.load.next = false;
+        self.cls.opcode.next = self.next_hdr.val().get_bits::<8>(8);
+        self.ar_own.next = false;
+        self.ar_valid.next = false;
+        self.ar_addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
+        self.ar_len.next = 0.into();
+        self.aw_own.next = false;
+        self.aw_valid.next = false;
+        self.aw_addr.next = 0.into();
+        self.aw_len.next = 0.into();
+        self.job_valid.next = false;
+        self.job_only.next = self.x_only.val();
+        self.job_len.next = self.rs_len.q.val();
+        if self.x_only.val() {
+            self.job_len.next = self.header_len.val();
+        }
+        self.job_hdr.next = self.resp_hdr.val();
+        self.tr_start.next = false;
+        self.tr_va.next = self.vaq.q.val();
+        self.tr_hit_take.next = false;
+        self.ring_lookup.next = false;
+        self.ring_ack.next = false;
+        self.ring_skip.next = false;
+        self.ring_record.next = false;
+        self.ring_rec_status.next = self.st_ok.val();
+        self.ring_rec_value.next = self.word_old.val();
+        self.ring_rec_arg1.next = 0.into();
+        self.alu_load.next = false;
+        self.tail_load.next = false;
+        self.place_load.next = false;
+        self.chase_start.next = false;
+        self.kv_start.next = false;
+        self.unit_clear.next = false;
+        self.stat_nack.next = false;
+        self.stat_denied.next = false;
+        self.sp_tx_ready.next = false;
+        self.desc_take.next = false;
+        self.x_take.next = false;
+        self.x_done.next = false;
+        self.x_free.next = false;
+        self.rd_hand.next = false;
+        self.wr_hand.next = false;
+        self.hit_go.next = false;
+        self.hit_pa.next = self.ahead_pa.val();
+        self.hit_len.next = self.len.q.val();
+        self.hit_need.next = self.need.q.val();
+
+        match self.state.q.val() {
+            State::Idle => {
+                // Ready does not wait for valid: every output comes from registers, so the
+                // cosimulation can sample them without settling the inputs first. Nothing is
+                // taken until the key table's zero sweep after reset is done. The frame or
+                // descriptor is taken below (`x_free`).
+                self.sp_tx_ready.next = self.keys_ready.val();
+                self.x_free.next = true;
+            }
+            State::Dispatch => {
+                // The decision is `dsp`'s (wired above, module `dispatch`); here it is applied.
+                self.piece.d.next = false;
+                self.once.d.next = self.cls.uses_ring.val();
+                self.rs_status.d.next = self.dsp.status.val();
+                self.stat_denied.next = self.dsp.denied.val();
+                self.ring_ack.next = self.dsp.ring_ack.val();
+                self.kv_start.next = self.dsp.kv_start.val();
+                self.chase_start.next = self.dsp.chase_start.val();
+                self.state.d.next = State::Resp;
+                if self.dsp.to_translate.val() {
+                    // (A read's `data_va` is its `va`.)
+                    self.tr_start.next = true;
+                    self.tr_va.next = self.data_va.val();
+                    self.state.d.next = State::Translate;
+                }
+                if self.dsp.to_slow_push.val() {
+                    self.state.d.next = State::SlowPush;
+                }
+                if self.dsp.to_offload.val() {
+                    self.state.d.next = State::Offload;
+                }
+                if self.dsp.to_sync_check.val() {
+                    self.ring_lookup.next = true;
+                    self.state.d.next = State::SyncCheck;
+                }
+                if self.dsp.fence_wait.val() {
+                    // A FENCE waits for every earlier write's B response.
+                    self.state.d.next = State::Dispatch;
+                }
+                if self.dsp.branch_read.val() {
+                    // READ: answered one packet per KiB, packet 0 first (each packet of the
+                    // answer is a read of its own bytes: RData goes on with the next,
+                    // translating as it reaches each page).
+                    self.vaq.d.next = self.h_va.val();
+                    self.o.d.next = self.h_va.val().get_bits::<6>(0);
+                    self.len.d.next = self.ahead_len.val();
+                    self.need.d.next = self.need_read.val();
+                    self.rd_i.d.next = 0.into();
+                    self.rd_n.d.next = self.seg_count.val();
+                    self.rd_more.d.next = self.seg_count.val() > 1;
+                }
+                if self.dsp.read_go.val() {
+                    self.rd_seg.d.next = true;
+                    self.rs_len.d.next = self.ahead_len.val() + self.header_len.val();
+                    self.rs_plen.d.next = bit_cast::<16, 12>(self.ahead_len.val());
+                }
+                if self.dsp.branch_write.val() {
+                    // The packet's first byte (`Decode::data_va`: exact once the checks hold,
+                    // the only case it is used).
+                    self.vaq.d.next = self.data_va.val();
+                    self.len.d.next = bit_cast::<12, 16>(self.h_plen.val());
+                    self.need.d.next = self.need_write.val();
+                    self.durable.d.next = self.h_durable.val();
+                }
+                if self.dsp.branch_word.val() {
+                    // An atomic's word, or an Append's tail word (read and written as one).
+                    self.vaq.d.next = self.h_va.val();
+                    self.len.d.next = self.atomic_bytes.val();
+                    self.need.d.next = self.need_atomic.val();
+                }
+                if self.dsp.branch_append.val() {
+                    self.durable.d.next = self.h_durable.val();
+                }
+                self.ap.d.next = self.dsp.append_go.val();
+                if self.dsp.hit.val() {
+                    // Translated ahead: the first page is mapped, permitted and holds the
+                    // packet's first bytes, so straight to the access (`hit_go`).
+                    self.hit_go.next = true;
+                    self.hit_pa.next = self.ahead_pa.val();
+                    self.hit_len.next = bit_cast::<12, 16>(self.h_plen.val());
+                    self.hit_need.next = self.need_write.val();
+                    if self.dsp.branch_read.val() {
+                        self.hit_len.next = self.ahead_len.val();
+                        self.hit_need.next = self.need_read.val();
+                    }
+                }
+            }
+            State::SyncCheck => {
+                self.rs_use_arg0.d.next = true;
+                self.rs_status.d.next = self.ring_status.val();
+                self.rs_arg0.d.next = self.ring_value.val();
+                // (A replayed Append's `arg1` is the new tail it recorded.)
+                self.rs_arg1.d.next = self.ring_arg1.val();
+                if self.once.q.val() & self.ring_hit.val() {
+                    self.state.d.next = State::Resp;
+                } else if self.once.q.val() & self.ring_full.val() {
+                    // The slot at the write pointer is unacknowledged: retry later, and the
+                    // pointer moves past it so the next attempt takes the next slot.
+                    self.ring_skip.next = true;
+                    self.rs_use_arg0.d.next = false;
+                    self.rs_status.d.next = self.st_retry_later.val();
+                    self.state.d.next = State::Resp;
+                } else if self.h_va.val().get_bits::<16>(48) != 0 {
+                    // Beyond the 48-bit VA space no PTE can match.
+                    self.rs_use_arg0.d.next = false;
+                    self.rs_status.d.next = self.st_unmapped.val();
+                    self.state.d.next = State::Resp;
+                } else {
+                    self.rs_use_arg0.d.next = false;
+                    self.tr_start.next = true;
+                    self.state.d.next = State::Translate;
+                }
+                if self.ap.q.val() & !(self.once.q.val() & self.ring_hit.val()) {
+                    // An Append answers arg0 = 0 unless it appended (or is replayed).
+                    self.rs_arg0.d.next = 0.into();
+                    self.rs_arg1.d.next = bit_cast::<64, 12>(self.place_footprint.val());
+                }
+            }
+            State::Translate => {
+                if self.tr_only_hit.val()
+                    & !self.piece.q.val()
+                    & !self.unit_accessing.val()
+                    & self.one_page.q.val()
+                {
+                    // A request's only page (not an offload's access), mapped and permitted
+                    // in the TLB: on to the access now (`hit_go`).
+                    self.hit_go.next = true;
+                    self.hit_pa.next = self.tr_hit_pa.val();
+                    self.hit_len.next = self.len.q.val();
+                    self.hit_need.next = self.need.q.val();
+                }
+                if self.tr_done.val() {
+                    if self.piece.q.val() {
+                        self.pa2.d.next = self.tr_pa.val();
+                    } else {
+                        self.pa1.d.next = self.tr_pa.val();
+                    }
+                    // Second page of a straddling range, or the access.
+                    if !self.piece.q.val() {
+                        self.n1.d.next = self.len.q.val();
+                        self.two.d.next = false;
+                        if !self.one_page.q.val() {
+                            self.n1.d.next = bit_cast::<12, 32>(self.page_rem.q.val());
+                            self.two.d.next = true;
+                        }
+                    }
+                    if (self.tr_status.val() != self.st_ok.val()) & self.unit_accessing.val() {
+                        // An offload's access failed: the unit is told (`xs.tr_fail`), and
+                        // answers.
+                        self.state.d.next = State::Offload;
+                    } else if self.tr_status.val() != self.st_ok.val() {
+                        self.rs_status.d.next = self.tr_status.val();
+                        self.rs_plen.d.next = 0.into();
+                        self.rs_len.d.next = self.header_len.val();
+                        self.state.d.next = State::Resp;
+                    } else if !self.piece.q.val() & !self.one_page.q.val() {
+                        self.piece.d.next = true;
+                        self.tr_va.next = self.va_next.q.val();
+                        self.tr_start.next = true;
+                        self.state.d.next = State::Translate;
+                    } else {
+                        self.piece.d.next = false;
+                        if self.unit_writing.val() {
+                            // An offload's block write: AW and W as an atomic's write-back (its
+                            // request's first access was a read, after every earlier read).
+                            self.state.d.next = State::SWrite;
+                        } else if self.unit_accessing.val() {
+                            self.state.d.next = State::SAddr;
+                        } else if self.need.q.val() == self.need_read.val() {
+                            self.state.d.next = State::RAddr;
+                        } else if self.need.q.val() == self.need_write.val() {
+                            self.state.d.next = State::WAddr;
+                        } else {
+                            self.state.d.next = State::SAddr;
+                        }
+                    }
+                }
+            }
+            State::WAddr => {
+                // The bursts' addresses; their data follows from the write-data stage. Not
+                // before every earlier read has its data (write-after-read order: AXI does not
+                // order a later write against an earlier read).
+                self.aw_own.next = true;
+                self.aw_valid.next = self.write_clear.val();
+                if self.piece.q.val() {
+                    self.aw_addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
+                    self.aw_len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
+                } else {
+                    self.aw_addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
+                    self.aw_len.next = bit_cast::<8, 12>(self.k1.val() - 1);
+                }
+                if self.aw_ready.val() & self.write_clear.val() {
+                    if self.two.q.val() & !self.piece.q.val() {
+                        self.piece.d.next = true;
+                    } else {
+                        // WData unless the hand-over below happens now.
+                        self.wr_hand.next = true;
+                        self.state.d.next = State::WData;
+                    }
+                }
+            }
+            State::WData => {
+                // Waits here while the write-data stage streams an earlier write.
+                self.wr_hand.next = true;
+            }
+            State::Persist => {
+                // A durable write: once its data is in DRAM, the board makes each page piece
+                // durable (and an Append's tail word after its record): the persist handshake.
+                if self.persist_done.val() {
+                    self.state.d.next = State::Resp;
+                    if self.persist_failed.val() {
+                        // Not known durable: the client retries the write.
+                        self.rs_status.d.next = self.st_retry_later.val();
+                    }
+                }
+            }
+            State::RAddr => {
+                // After every earlier data write has its B response (read-after-write order).
+                self.ar_own.next = true;
+                self.ar_valid.next = self.read_clear.val();
+                if self.piece.q.val() {
+                    self.ar_addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
+                    self.ar_len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
+                } else {
+                    self.ar_len.next = bit_cast::<8, 12>(self.k1.val() - 1);
+                }
+                if self.ar_ready.val() & self.read_clear.val() {
+                    if self.two.q.val() & !self.piece.q.val() {
+                        self.piece.d.next = true;
+                    } else {
+                        // RData unless the hand-over below happens now.
+                        self.rd_hand.next = true;
+                        self.state.d.next = State::RData;
+                    }
+                }
+            }
+            State::RData => {
+                // Waits here while the read-data stage and its queue are both full (they wait
+                // for the transmit stage).
+                self.rd_hand.next = true;
+            }
+            State::SAddr => {
+                self.ar_own.next = true;
+                self.ar_valid.next = self.atomic_clear.val();
+                if self.ar_ready.val() & self.atomic_clear.val() {
+                    self.state.d.next = State::SData;
+                }
+            }
+            State::SData => {
+                // The word is registered each cycle here (`wa.sample`): the one of the cycle
+                // the R beat arrives is what SAlu (an atomic) or ALoad (Append's tail) reads.
+                if self.u_word_in.val() {
+                    // An offload's word: its block goes to the unit now (`xs.word_in`).
+                    self.state.d.next = State::Offload;
+                } else if self.r_valid.val() & self.r_idle.val() & self.ap.q.val() {
+                    self.state.d.next = State::ALoad;
+                } else if self.r_valid.val() & self.r_idle.val() {
+                    self.state.d.next = State::SAlu;
+                }
+            }
+            State::SAlu => {
+                self.rs_status.d.next = self.st_ok.val();
+                self.rs_use_arg0.d.next = true;
+                self.rs_arg0.d.next = self.word_old.val();
+                self.alu_load.next = true;
+                self.ring_record.next = self.once.q.val();
+                if self.alu_write.val() {
+                    self.state.d.next = State::SWrite;
+                } else {
+                    self.state.d.next = State::Resp;
+                }
+            }
+            State::ALoad => {
+                // The registered tail word into the placement's sums; placed next cycle.
+                self.place_load.next = true;
+                self.state.d.next = State::APlace;
+            }
+            State::APlace => {
+                // Placed, the record's range is translated with write permission (one or two
+                // pages) like a write's.
+                self.state.d.next = State::Resp;
+                if self.place_log_full.val() {
+                    self.rs_status.d.next = self.st_log_full.val();
+                } else if self.place_past_va.val() {
+                    self.rs_status.d.next = self.st_bad_request.val();
+                } else {
+                    self.vaq.d.next = self.place_record_va.val();
+                    self.tr_va.next = self.place_record_va.val();
+                    self.o.d.next = self.place_record_va.val().get_bits::<6>(0);
+                    self.len.d.next = self.place_footprint.val();
+                    self.need.d.next = self.need_write.val();
+                    self.piece.d.next = false;
+                    self.tr_start.next = true;
+                    self.state.d.next = State::Translate;
+                }
+            }
+            State::SWrite => {
+                // The W channel is the write-data stage's until it is done.
+                // The word (or the offload's block) goes out through the one-beat writer.
+                if !self.w_busy.val() {
+                    if self.u_block_done.val() {
+                        // The offload's block is written: the unit is told.
+                        self.state.d.next = State::Offload;
+                    } else if self.beat_done.val() & self.ap.q.val() {
+                        self.ring_record.next = self.once.q.val();
+                        self.ring_rec_value.next = self.place_old_tail.val();
+                        self.ring_rec_arg1.next = self.place_new_tail.val();
+                        self.rs_status.d.next = self.st_ok.val();
+                        self.rs_arg0.d.next = self.place_old_tail.val();
+                        self.rs_arg1.d.next = self.place_new_tail.val();
+                        if self.durable.q.val() {
+                            self.state.d.next = State::Persist;
+                        } else {
+                            self.state.d.next = State::Resp;
+                        }
+                    } else if self.beat_done.val() {
+                        self.state.d.next = State::Resp;
+                    }
+                }
+            }
+            State::Offload => {
+                // Serve the offload unit (`OffloadService`): its access (a word read, or
+                // Clio-KV's block write) goes through the translation of the request's RAS, or
+                // the store's (`xs.own`), like a Read's (a Write's permission for a write); its
+                // answer, a cycle after the unit gives it, is the response, with a payload read
+                // like a Read's when it asks for one.
+                // Clio-KV's put or delete asks the idempotence ring under the caller's
+                // (pid, client, req_id): looked up now, the verdict to the unit next cycle,
+                // the write pointer moved past an unacknowledged slot.
+                self.ring_lookup.next = self.unit_ring_lookup.val();
+                self.ring_skip.next = self.unit_ring_skip.val();
+                if self.unit_access.val() {
+                    self.vaq.d.next = self.unit_access_va.val();
+                    self.tr_va.next = self.unit_access_va.val();
+                    // An 8-byte aligned word, read as an atomic's.
+                    self.len.d.next = self.atomic_bytes.val();
+                    self.need.d.next = self.need_read.val();
+                    if self.unit_access_write.val() {
+                        // A 64-byte block (aligned: one page), kept with its strobes.
+                        self.len.d.next = self.block_bytes.val();
+                        self.need.d.next = self.need_write.val();
+                    }
+                    self.piece.d.next = false;
+                    self.tr_start.next = true;
+                    self.state.d.next = State::Translate;
+                }
+                if self.unit_ans_valid.val() {
+                    // A Clio-KV put or delete that executed records its answer (errors too,
+                    // with value 0); a replay is the request's header with the recorded status
+                    // and arg0, nothing else.
+                    self.ring_record.next = self.unit_ring_record.val();
+                    self.ring_rec_status.next = self.unit_ring_status.val();
+                    self.ring_rec_value.next = self.unit_ring_value.val();
+                    self.rs_status.d.next = self.unit_ans_status.val();
+                    self.rs_plen.d.next = 0.into();
+                    self.rs_arg0.d.next = self.unit_ans_arg0.val();
+                    self.rs_use_arg0.d.next = self.unit_ans_replay.val();
+                    self.state.d.next = State::Resp;
+                    if self.unit_ans_read.val() {
+                        self.vaq.d.next = self.unit_ans_read_va.val();
+                        self.tr_va.next = self.unit_ans_read_va.val();
+                        self.o.d.next = self.unit_ans_read_va.val().get_bits::<6>(0);
+                        self.len.d.next = self.unit_ans_read_len.val();
+                        self.need.d.next = self.need_read.val();
+                        self.piece.d.next = false;
+                        self.rs_len.d.next = self.unit_ans_read_len.val() + self.header_len.val();
+                        self.rs_plen.d.next = bit_cast::<16, 12>(self.unit_ans_read_len.val());
+                        self.tr_start.next = true;
+                        self.state.d.next = State::Translate;
+                    }
+                }
+            }
+            State::Resp => {
+                // Payload-less response: its header beat goes to the read-data stage like a
+                // read's job (below), and the executor goes on.
+                self.rd_hand.next = true;
+            }
+            State::SlowPush => {
+                // REQUEST (`sp_push`: `SlowPathDesc::request`): kind, the member (client, u16
+                // LE at byte 2), route, header bytes 0..48 (never the key).
+                if self.sp_rx_ready.val() {
+                    self.state.d.next = State::Drain;
+                }
+            }
+            State::SpTx => {
+                // The descriptor's actions are `sptx`'s (wired above); the executor waits for a
+                // PTE_WRITE's beat, or sends a REPLY's header as a payload-less response along
+                // its route.
+                self.state.d.next = State::Drain;
+                if self.desc_to_pte.val() {
+                    self.state.d.next = State::SpPte;
+                }
+                if self.desc_reply.val() {
+                    self.route_q.d.next = self.desc_route.val();
+                    self.hdr.d.next = self.desc_header.val();
+                    self.rs_status.d.next = self.desc_reply_status.val();
+                    self.rs_flags.d.next = self.desc_reply_flags.val();
+                    self.rs_plen.d.next = 0.into();
+                    self.rs_use_arg0.d.next = false;
+                    self.state.d.next = State::Resp;
+                }
+            }
+            State::SpPte => {
+                // The W channel is the write-data stage's until it is done.
+                // The PTE goes out through the one-beat writer (as a fault's write-back does).
+                if self.beat_done.val() {
+                    self.state.d.next = State::Drain;
+                }
+            }
+            State::Drain => {
+                // Writes still in flight need not finish here: every DRAM read (walk, read,
+                // atomic) waits for all B responses first, so it sees them.
+                self.x_done.next = true;
+                self.x_free.next = true;
+                self.state.d.next = State::Idle;
+            }
+        }
+        // ---- A translated request's only page hit (the translate stage's `only_hit`, or Dispatch
+        // with the look-ahead's translation): straight on to its access, the work of the
+        // translation's `done` cycle done here.
+        if self.hit_go.val() {
+            // (From Translate: the translate stage's hit, taken now.)
+            self.tr_hit_take.next = self.state.q.val() == State::Translate;
+            self.pa1.d.next = self.hit_pa.val();
+            self.n1.d.next = self.hit_len.val();
+            self.two.d.next = false;
+            if self.hit_need.val() == self.need_read.val() {
+                self.state.d.next = State::RAddr;
+            } else if self.hit_need.val() == self.need_write.val() {
+                self.state.d.next = State::WAddr;
+            } else {
+                self.state.d.next = State::SAddr;
+            }
+        }
+        // ---- Hand-overs from the executor: RData, or RAddr in the cycle its last address
+        // goes out; WData, or WAddr likewise. A read or write that finds its next stage free
+        // spends no cycle waiting in RData / WData.
+        if self.rd_hand.val() {
+            // Hand the response (a read's job, or a payload-less one) to the read-data stage;
+            // it takes it straight in or queues it while it works on another (a read's beats
+            // wait in DRAM meanwhile), so the executor goes on with the next request and the
+            // next read's address goes out early enough to hide the DRAM latency. This waits
+            // only while the stage's queue is full (it waits for the transmit stage).
+            // A read's answer goes on with its next packet.
+            self.job_valid.next = true;
+            if self.job_ready.val() {
+                self.x_done.next = true;
+                self.x_free.next = true;
+                self.state.d.next = State::Idle;
+            }
+            if self.x_done.val() & self.rd_seg.q.val() & self.rd_more.q.val() & !self.x_only.val() {
+                self.seg_step.next = true;
+                self.rd_i.d.next = self.rd_i.q.val() + 1;
+                self.rd_more.d.next = bit_cast::<17, 16>(self.rd_i.q.val()) + 2
+                    < bit_cast::<17, 16>(self.rd_n.q.val());
+                self.vaq.d.next = self.seg_next_va.val();
+                self.tr_va.next = self.seg_next_va.val();
+                self.len.d.next = self.seg_next_len.val();
+                self.rs_len.d.next = self.seg_next_len.val() + self.header_len.val();
+                self.rs_plen.d.next = bit_cast::<16, 12>(self.seg_next_len.val());
+                self.piece.d.next = false;
+                self.x_free.next = false;
+                self.tr_start.next = true;
+                self.state.d.next = State::Translate;
+            }
+        }
+        // Hand the data beats to the write-data stage once it is free; the slot goes
+        // with them, and the response follows at once (later reads wait for the B).
+        self.w_pass.next = self.wr_hand.val() & !self.w_busy.val();
+        if self.w_pass.val() {
+            self.rs_status.d.next = self.st_ok.val();
+            if self.ap.q.val() {
+                self.tail_load.next = true;
+                self.state.d.next = State::SWrite;
+            } else if self.durable.q.val() {
+                self.state.d.next = State::Persist;
+            } else {
+                // A plain write's OK answer (header only) goes to the read-data stage in the
+                // same cycle when it takes it, and the executor takes the next frame.
+                self.state.d.next = State::Resp;
+                self.job_valid.next = true;
+                self.job_only.next = true;
+                self.job_len.next = self.header_len.val();
+                self.job_hdr.next = self.resp_ok_hdr.val();
+                if self.job_ready.val() {
+                    self.x_free.next = true;
+                    self.state.d.next = State::Idle;
+                }
+            }
+        }
+        // ---- Take the next frame or descriptor (`x_free`: idle, or finishing a request with
+        // nothing after it). A descriptor is taken from Idle only (its `sp_tx_ready` comes
+        // from registers): a finishing request that sees one waiting goes to Idle first.
+        if self.x_free.val() {
+            self.rs_flags.d.next = self.flags_response.val();
+            self.rs_plen.d.next = 0.into();
+            self.rs_use_arg0.d.next = false;
+            self.ap.d.next = false;
+            self.unit_clear.next = true;
+            self.rd_seg.d.next = false;
+            self.rs_len.d.next = self.header_len.val();
+            if self.keys_ready.val() & self.sp_tx_valid.val() {
+                if self.state.q.val() == State::Idle {
+                    self.desc_take.next = true;
+                    self.ring_key.d.next = bit_cast::<64, 32>(self.desc_member.val()) << 32;
+                    self.state.d.next = State::SpTx;
+                }
+            } else if self.keys_ready.val() & self.next_full.val() {
+                // Take the received frame: its header, route and offset, and act on the
+                // ack layer's verdict (drop, NACK, or dispatch next cycle). Its key is
+                // looked up this cycle (above), for Dispatch.
+                self.x_take.next = true;
+                self.hdr.d.next = self.next_hdr.val();
+                self.cls.load.next = true;
+                self.hcli.d.next = self.next_client.val();
+                self.ring_key.d.next = self.next_ring_key.val();
+                self.route_q.d.next = self.next_route.val();
+                self.o.d.next = self.next_lane.val();
+                if self.next_verdict.val().get_bit(0) {
+                    self.state.d.next = State::Drain;
+                } else if self.next_verdict.val().get_bit(1) {
+                    self.stat_nack.next = true;
+                    self.rs_status.d.next = self.st_nack.val();
+                    self.state.d.next = State::Resp;
+                } else {
+                    self.state.d.next = State::Dispatch;
+                }
+            }
+        }
+        self.take.next = self.x_take.val();
+        self.done.next = self.x_done.val();
+        self.pass.next = self.w_pass.val();
+        // A TLB hit for the statistics: a look-ahead translation taken in Dispatch.
+        self.ahead_hit.next = self.hit_go.val() & (self.state.q.val() == State::Dispatch);
+        if self.reset.val() {
+            self.state.d.next = State::Idle;
+        }
+    }
+}

@@ -1,0 +1,645 @@
+//! The fast path's wiring: the top's `update`, which connects the blocks declared in
+//! `fastpath_top.rs` (and muxes the shared DRAM port among them).
+
+use super::*;
+
+impl Logic for FastpathTop {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(
+            self, clock, exec, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext,
+            xs, wa, spd, sptx, apl, pers, sq, stats, rseg
+        );
+        self.wbuf.read_clock.next = self.clock.val();
+        self.wbuf.write_clock.next = self.clock.val();
+        self.txbuf.read_clock.next = self.clock.val();
+        self.txbuf.write_clock.next = self.clock.val();
+        self.exec.reset.next = self.reset.val();
+        self.ingest.reset.next = self.reset.val();
+        self.tlb.reset.next = self.reset.val();
+        self.tr.reset.next = self.reset.val();
+        self.sync.reset.next = self.reset.val();
+        self.keys.reset.next = self.reset.val();
+        self.ext.reset.next = self.reset.val();
+        self.xs.reset.next = self.reset.val();
+        self.la.reset.next = self.reset.val();
+
+        // ---- The dispatch stage's decode (`Decode`): the header's fields, the match-action
+        // table's rules and each class's format checks.
+        self.dec.hdr.next = self.exec.header.val();
+        self.dec.kv_en.next = self.ext.kv_en.val();
+        self.opcode.next = self.dec.opcode.val();
+        self.h_pid.next = self.dec.pid.val();
+        self.h_idx.next = self.dec.pkt_index.val();
+        self.h_cnt.next = self.dec.pkt_count.val();
+        self.h_plen.next = self.dec.payload_len.val();
+        self.h_va.next = self.dec.va.val();
+        self.h_tlen.next = self.dec.total_len.val();
+        self.h_arg0.next = self.dec.arg0.val();
+        self.h_arg1.next = self.dec.arg1.val();
+
+        // ---- The response header (`ResponseHeader`): the request's bytes 0..48 with status,
+        // flags, payload_len, zero checksum and the class's fields; bytes 48..64 (key, client)
+        // are zero. Append: arg0 = the old tail (0 when nothing was appended), arg1 = arg0 +
+        // footprint; an offload's answer: its arg0 and arg1. Clio-KV's answer: total_len is the
+        // value's length (0 without one); an error keeps the request's, as any error response,
+        // and a put's or delete's OK answer replayed from the idempotence ring is the first
+        // answer again: total_len 0 (rs_plen is 0). A read's answer: this packet's pkt_index
+        // and the answer's pkt_count.
+        self.apl.va.next = self.h_va.val();
+        self.apl.capacity.next = self.h_arg0.val();
+        self.apl.len.next = bit_cast::<12, 32>(self.h_tlen.val());
+        self.rhdr.request.next = self.exec.header.val();
+        self.rhdr.status.next = self.exec.rsp_status.val();
+        self.rhdr.flags.next = self.exec.rsp_flags.val();
+        self.rhdr.payload_len.next = self.exec.rsp_plen.val();
+        self.rhdr.arg0_on.next = self.exec.rsp_use_arg0.val();
+        self.rhdr.args_on.next = self.exec.append.val() | self.xs.args_on.val();
+        self.rhdr.arg0.next = self.exec.rsp_arg0.val();
+        self.rhdr.arg1.next = self.exec.rsp_arg1.val();
+        if self.xs.args_on.val() {
+            self.rhdr.arg1.next = self.xs.arg1.val();
+        }
+        self.rhdr.value_len_on.next = self.ext.kv.val()
+            & (self.xs.args_on.val()
+                | (self.exec.rsp_use_arg0.val()
+                    & (self.exec.rsp_status.val() == self.st_ok.val())));
+        self.rseg.va.next = self.h_va.val();
+        self.rseg.total.next = self.h_tlen.val();
+        self.rseg.load.next = self.exec.seg_load.val();
+        self.rseg.step.next = self.exec.seg_step.val();
+        self.rhdr.seg_on.next = self.exec.seg_on.val();
+        self.rhdr.pkt_index.next = self.exec.seg_index.val();
+        self.rhdr.pkt_count.next = self.exec.seg_total.val();
+        self.hreq.next = self.rhdr.forwarded.val();
+
+        // ---- Defaults.
+        // AR: the executor's reads (its address and length are the default), the walker's
+        // bucket reads (below).
+        self.m_axi_arvalid.next = false;
+        self.m_axi_araddr.next = self.exec.ar_addr.val();
+        self.m_axi_arlen.next = self.exec.ar_len.val();
+        // No read's R beats are still to come (none queued, none being received): the R channel
+        // is free for a walk or an atomic, and a write may go out (write-after-read).
+        self.r_idle.next = self.rd.reads_idle.val();
+        // The write-data stage is streaming (it owns W and the wbuf read port), and the slot it
+        // gives back this cycle.
+        self.w_busy.next = self.wd.busy.val();
+        self.w_release.next = self.wd.freed.val();
+        self.rd.reset.next = self.reset.val();
+        // The executor's responses, as jobs of the read-data stage.
+        self.rd.job_valid.next = self.exec.job_valid.val();
+        self.rd.job_only.next = self.exec.job_only.val();
+        self.rd.job_o.next = self.exec.lane.val();
+        self.rd.job_kt.next = self.exec.acc_beats.val();
+        self.rd.job_len.next = self.exec.job_len.val();
+        self.rd.job_hdr.next = self.exec.job_hdr.val();
+        self.rd.job_route.next = self.exec.route.val();
+        self.rd.r_valid.next = self.m_axi_rvalid.val();
+        self.rd.r_data.next = self.m_axi_rdata.val();
+        self.m_axi_awvalid.next = false;
+        self.m_axi_awaddr.next = 0.into();
+        self.m_axi_awlen.next = 0.into();
+        self.m_axi_wdata.next = self.wbuf.read_data.val();
+        self.m_axi_bready.next = true;
+        // The slow path's RX ring: the executor's REQUEST, or a fault's PAGE_MAPPED notice.
+        self.sp_rx_valid.next = self.exec.sp_push.val() | self.tr.notice_valid.val();
+        self.sp_rx_desc.next = self.spd.page_mapped.val();
+        if self.exec.sp_push.val() {
+            self.sp_rx_desc.next = self.spd.request.val();
+        }
+        // ---- The persist handshake (`Persist`) of a durable write or Append, while the
+        // executor is in Persist: the request's pieces, the tail word's PA, the board's port.
+        self.pers.run.next = self.exec.persist_run.val();
+        self.pers.writes_done.next = self.order.fence_clear.val();
+        self.pers.pa1.next = self.exec.acc_pa1.val();
+        self.pers.n1.next = self.exec.acc_n1.val();
+        self.pers.two.next = self.exec.acc_two.val();
+        self.pers.pa2.next = self.exec.acc_pa2.val();
+        self.pers.len.next = self.exec.acc_len.val();
+        self.pers.append.next = self.exec.append.val();
+        self.pers.tail_pa.next = self.apl.tail_word_pa.val();
+        self.pers.persist_done.next = self.persist_done.val();
+        self.pers.persist_error.next = self.persist_error.val();
+        self.persist_valid.next = self.pers.persist_valid.val();
+        self.persist_addr.next = self.pers.persist_addr.val();
+        self.persist_len.next = self.pers.persist_len.val();
+        self.sp_tx_ready.next = self.exec.sp_tx_ready.val();
+        // An offload's access in its own RAS (Clio-KV's store) translates with the store's pid.
+        self.t_pid.next = self.h_pid.val();
+        if self.xs.own.val() {
+            self.t_pid.next = self.ext.kv_pid.val();
+        }
+        // ---- The translate stage (`Translate`): the executor's pages; the TLB's lookup port
+        // when it looks up (the look-ahead's otherwise), the TLB's updates from its page-fault
+        // unit (or the slow path's, below), AR/R while it walks.
+        self.tr.page_shift.next = self.cfg_page_shift.val();
+        self.tr.bucket_mask.next = self.cfg_bucket_mask.val();
+        self.tr.pid.next = self.t_pid.val();
+        self.tr.need.next = self.exec.acc_need.val();
+        self.tr.hit_take.next = self.exec.tr_hit_take.val();
+        self.tr.res_hit.next = self.tlb.res_hit.val();
+        self.tr.res_alloc.next = self.tlb.res_alloc.val();
+        self.tr.res_perms.next = self.tlb.res_perms.val();
+        self.tr.res_pfn.next = self.tlb.res_pfn.val();
+        self.tr.res_gen.next = self.tlb.res_gen.val();
+        self.tr.fp_valid.next = self.sptx.free_page.val();
+        self.tr.fp_pfn.next = self.spd.pfn.val();
+        // The bucket read waits for earlier page-table writes; its beats come when no read's
+        // are due.
+        self.tr.ar_ready.next = self.m_axi_arready.val() & self.order.walk_clear.val();
+        self.tr.r_valid.next = self.m_axi_rvalid.val() & self.r_idle.val();
+        self.tr.r_data.next = self.m_axi_rdata.val();
+        self.tr.r_last.next = self.m_axi_rlast.val();
+        self.tr.notice_room.next = self.sp_rx_room.val() != 0;
+        if self.tr.walking.val() {
+            self.m_axi_arvalid.next = self.tr.ar_valid.val() & self.order.walk_clear.val();
+            self.m_axi_araddr.next = bit_cast::<64, 40>(self.tr.ar_addr.val());
+            self.m_axi_arlen.next = self.tr.ar_len.val();
+        }
+        if self.exec.ar_own.val() {
+            // A read's bursts or an atomic's word (never while a walk is under way: the
+            // executor waits for its translation).
+            self.m_axi_arvalid.next = self.exec.ar_valid.val();
+            self.m_axi_araddr.next = self.exec.ar_addr.val();
+            self.m_axi_arlen.next = self.exec.ar_len.val();
+        }
+        self.tr.notice_ready.next = self.sp_rx_ready.val();
+        self.tr.pte_done.next = self.bw.done.val();
+        self.tr.w_free.next = !self.w_busy.val();
+        self.x_dlk.next = self.exec.dispatch_lookup.val();
+        self.x_lk.next = self.tr.lk_valid.val() | self.x_dlk.val();
+        self.tlb.lk_pid.next = self.tr.lk_pid.val();
+        self.tlb.lk_vpn.next = self.tr.lk_vpn.val();
+        if self.x_dlk.val() {
+            // (The translate stage is idle in Dispatch: it never looks up in the same cycle.)
+            self.tlb.lk_pid.next = self.la.use_pid.val();
+            self.tlb.lk_vpn.next = self.la.use_vpn.val();
+        }
+        self.tlb.up_valid.next = self.tr.ti_valid.val();
+        self.tlb.up_inval.next = false;
+        self.tlb.up_pid.next = self.tr.ti_pid.val();
+        self.tlb.up_vpn.next = self.tr.ti_vpn.val();
+        self.tlb.up_pfn.next = self.tr.ti_pfn.val();
+        self.tlb.up_perms.next = self.tr.ti_perms.val();
+        self.tlb.up_gen.next = self.tr.ti_gen.val();
+        self.tlb.up_alloc.next = false;
+        // ---- A TX descriptor's actions (`SlowPathTx`), in SpTx: its kind, a TLB_INVALIDATE's
+        // page, the PTE writer's decode of a PTE_WRITE, the free list's room.
+        self.sptx.reset.next = self.reset.val();
+        self.sptx.act.next = self.exec.sp_tx_act.val();
+        self.sptx.kind_pte_write.next = self.spd.pte_write.val();
+        self.sptx.kind_tlb_invalidate.next = self.spd.tlb_invalidate.val();
+        self.sptx.kind_free_page.next = self.spd.free_page.val();
+        self.sptx.kind_key_write.next = self.spd.key_write.val();
+        self.sptx.kind_kv_config.next = self.spd.kv_config.val();
+        self.sptx.kind_ring_release.next = self.spd.ring_release.val();
+        self.sptx.kind_reply.next = self.spd.reply.val();
+        self.sptx.inval_pid.next = self.spd.pid.val();
+        self.sptx.inval_vpn.next = self.spd.vpn.val();
+        self.sptx.inval_vpn_fits.next = self.spd.vpn_fits.val();
+        self.sptx.pte_ok.next = self.ptw.desc_ok.val();
+        self.sptx.pte_inval.next = self.ptw.tu_inval.val();
+        self.sptx.pte_pid.next = self.ptw.tu_pid.val();
+        self.sptx.pte_vpn.next = self.ptw.tu_vpn.val();
+        self.sptx.pte_pfn.next = self.ptw.tu_pfn.val();
+        self.sptx.pte_perms.next = self.ptw.tu_perms.val();
+        self.sptx.pte_alloc.next = self.ptw.tu_alloc.val();
+        self.sptx.fp_full.next = self.tr.fp_full.val();
+        // Its TLB update (PTE_WRITE's insert or invalidation, TLB_INVALIDATE), the cycle after
+        // SpTx. Its generation is the TLB's now: only the slow path invalidates, one
+        // descriptor at a time.
+        if self.sptx.up_valid.val() {
+            self.tlb.up_valid.next = true;
+            self.tlb.up_inval.next = self.sptx.up_inval.val();
+            self.tlb.up_pid.next = self.sptx.up_pid.val();
+            self.tlb.up_vpn.next = self.sptx.up_vpn.val();
+            self.tlb.up_pfn.next = self.sptx.up_pfn.val();
+            self.tlb.up_perms.next = self.sptx.up_perms.val();
+            self.tlb.up_gen.next = self.tlb.gen.val();
+            self.tlb.up_alloc.next = self.sptx.up_alloc.val();
+        }
+        // ---- The PTE writer (`PteWriter`): a fault's PTE from the translate stage, a
+        // PTE_WRITE decoded as its descriptor is taken (below).
+        self.ptw.bucket_mask.next = self.cfg_bucket_mask.val();
+        self.ptw.desc_take.next = self.exec.desc_take.val();
+        self.ptw.desc_bucket.next = self.spd.take_bucket.val();
+        self.ptw.desc_slot.next = self.spd.take_slot.val();
+        self.ptw.desc_word0.next = self.spd.take_pte_word0.val();
+        self.ptw.desc_pfn.next = self.spd.take_pte_pfn.val();
+        self.ptw.fault_load.next = self.tr.pte_load.val();
+        self.ptw.fault_addr.next = self.tr.pte_addr.val();
+        self.ptw.fault_data.next = self.tr.pte_data.val();
+        // Sync unit: its key is `ring_key`, a register (loaded as the frame or descriptor is
+        // taken), so the CAM compare starts the cycle from flip-flops.
+        self.sync.k_pid.next = self.exec.sync_key.val().get_bits::<16>(48);
+        self.sync.k_client.next = self.exec.sync_key.val().get_bits::<16>(32);
+        self.sync.k_req.next = self.exec.sync_key.val().get_bits::<32>(0);
+        self.sync.lk_valid.next = self.exec.ring_lookup.val();
+        self.sync.ack_valid.next = self.exec.ring_ack.val();
+        // RING_RELEASE: every entry of the member in `ring_key` (since the descriptor was
+        // taken) is acknowledged.
+        self.sync.rel_valid.next = self.sptx.ring_release.val();
+        self.sync.skip_valid.next = self.exec.ring_skip.val();
+        self.sync.rec_valid.next = self.exec.ring_record.val();
+        self.sync.rec_status.next = self.exec.ring_rec_status.val();
+        // ---- The extend path (`Extend`): the request from the header, to the unit that starts
+        // (Dispatch, below); the executor's side of its port (`OffloadService`): the unit's
+        // accesses and answer while the executor serves it (`Offload`), the endings of its
+        // accesses from the executor's states (a failed translation, the word's R beat in SData,
+        // the block written in SWrite), its ring lookups through the sync unit.
+        self.ext.clear.next = self.exec.unit_clear.val();
+        self.ext.chase_start.next = self.exec.chase_start.val();
+        self.ext.kv_start.next = self.exec.kv_start.val();
+        self.ext.req_op.next = self.opcode.val();
+        self.ext.req_pid.next = self.h_pid.val();
+        self.ext.req_va.next = self.h_va.val();
+        self.ext.req_arg0.next = self.h_arg0.val();
+        self.ext.req_arg1.next = self.h_arg1.val();
+        self.ext.req_len.next = self.h_tlen.val();
+        self.ext.req_pay_len.next = self.h_plen.val();
+        self.ext.req_pkt_count.next = self.h_cnt.val();
+        self.ext.req_pkt_index.next = self.h_idx.val();
+        self.xs.clear.next = self.exec.unit_clear.val();
+        self.xs.serving.next = self.exec.serving.val();
+        self.xs.tr_fail.next = self.exec.unit_tr_fail.val();
+        self.xs.tr_status.next = self.tr.status.val();
+        self.xs.word_in.next = self.exec.unit_word_in.val();
+        self.xs.block_done.next = self.exec.unit_block_done.val();
+        self.xs.u_mem_valid.next = self.ext.mem_valid.val();
+        self.xs.u_mem_write.next = self.ext.mem_write.val();
+        self.xs.u_mem_own.next = self.ext.mem_own.val();
+        self.xs.u_mem_va.next = self.ext.mem_va.val();
+        self.xs.u_mem_wdata.next = self.ext.mem_wdata.val();
+        self.xs.u_mem_wstrb.next = self.ext.mem_wstrb.val();
+        self.ext.mem_ready.next = self.xs.u_mem_ready.val();
+        self.ext.mem_done.next = self.xs.u_mem_done.val();
+        self.ext.mem_status.next = self.xs.u_mem_status.val();
+        self.ext.mem_data.next = self.m_axi_rdata.val();
+        self.xs.u_rsp_valid.next = self.ext.rsp_valid.val();
+        self.xs.u_rsp_status.next = self.ext.rsp_status.val();
+        self.xs.u_rsp_arg0.next = self.ext.rsp_arg0.val();
+        self.xs.u_rsp_arg1.next = self.ext.rsp_arg1.val();
+        self.xs.u_rsp_read.next = self.ext.rsp_read.val();
+        self.xs.u_rsp_read_own.next = self.ext.rsp_read_own.val();
+        self.xs.u_rsp_read_va.next = self.ext.rsp_read_va.val();
+        self.xs.u_rsp_read_len.next = self.ext.rsp_read_len.val();
+        self.xs.u_rsp_record.next = self.ext.rsp_record.val();
+        self.xs.u_rsp_replay.next = self.ext.rsp_replay.val();
+        self.ext.rsp_ready.next = self.xs.u_rsp_ready.val();
+        self.xs.u_once_valid.next = self.ext.once_valid.val();
+        self.xs.ring_hit.next = self.sync.hit.val();
+        self.xs.ring_full.next = self.sync.full.val();
+        // Clio-KV's idempotence-ring verdict (the lookup a cycle before, in `Offload`).
+        self.ext.once_done.next = self.xs.u_once_done.val();
+        self.ext.once_hit.next = self.sync.hit.val();
+        self.ext.once_full.next = self.sync.full.val();
+        self.ext.once_status.next = self.sync.status.val();
+        self.ext.once_value.next = self.sync.value.val();
+        // KV_CONFIG's body: pid @88 (704), status @90 (720), base @96 (768), buckets @104
+        // (832), records @112 (896); taken in SpTx.
+        self.ext.cfg_load.next = self.sptx.kv_config.val();
+        self.ext.cfg_pid.next = self.spd.pid.val();
+        self.ext.cfg_status.next = self.spd.kv_status.val();
+        self.ext.cfg_base.next = self.spd.kv_base.val();
+        self.ext.cfg_buckets.next = self.spd.kv_buckets.val();
+        self.ext.cfg_records.next = self.spd.kv_records.val();
+        // The KV payload feeder reads the executor's slot while the write-data stage does not.
+        self.ext.pay_free.next = !self.w_busy.val();
+        self.ext.buf_data.next = self.wbuf.read_data.val();
+        // Key table: writes from KEY_WRITE (lookups: the executor's next frame, below); pid
+        // u16 @88, key u64 @96 (0 removes the RAS).
+        self.keys.wr_valid.next = self.sptx.key_write.val();
+        self.keys.wr_pid.next = self.spd.pid.val();
+        self.keys.wr_key.next = self.spd.key.val();
+        // ---- The word accesses' data path (`WordAccess`): the word read at `pa1` in SData,
+        // written back from the ALU (SAlu) or Append's placement (its tail word), or an
+        // offload's block.
+        self.wa.pa.next = self.exec.acc_pa1.val();
+        self.wa.r_data.next = self.m_axi_rdata.val();
+        self.wa.sample.next = self.exec.word_sample.val();
+        self.wa.cmp_word.next = self.h_arg0.val();
+        self.wa.alu_load.next = self.exec.alu_load.val();
+        self.wa.alu_new.next = self.sync.alu_new.val();
+        self.wa.tail_load.next = self.exec.tail_load.val();
+        self.wa.new_tail.next = self.apl.new_tail.val();
+        self.wa.tail.next = self.exec.append.val();
+        self.wa.tail_pa.next = self.apl.tail_word_pa.val();
+        self.wa.block.next = self.xs.writing.val();
+        self.wa.block_data.next = self.xs.wdata.val();
+        self.wa.block_strb.next = self.xs.wstrb.val();
+        self.sync.rec_value.next = self.exec.ring_rec_value.val();
+        self.sync.rec_arg1.next = self.exec.ring_rec_arg1.val();
+        // Append's placement: the tail word as it arrives in SData (below).
+        self.apl.load.next = self.exec.place_load.val();
+        self.apl.tail.next = self.wa.old.val();
+        self.apl.tail_pa.next = self.exec.acc_pa1.val();
+        self.apl.slot_word.next = self.exec.lane.val().get_bits::<3>(3);
+        self.sync.alu_op.next = self.opcode.val();
+        self.sync.alu_old.next = self.wa.old.val();
+        self.sync.alu_arg0.next = self.h_arg0.val();
+        self.sync.alu_arg1.next = self.h_arg1.val();
+        self.sync.alu_eq.next = self.wa.old_eq.val();
+        // ---- Write-data stage (`WriteData`): streams the W beats of a write whose bursts the
+        // executor has addressed, from the frame's wbuf slot, while the executor goes on. It
+        // owns the W channel and the wbuf read port while busy; the executor's own one-beat
+        // writes (PTE write-backs, atomics) override the W defaults below only when it is not.
+        self.wd.reset.next = self.reset.val();
+        self.wd.start.next = self.exec.pass.val();
+        self.wd.start_slot.next = self.sq.slot.val();
+        self.wd.start_two.next = self.exec.acc_two.val();
+        self.wd.start_o.next = self.exec.lane.val();
+        self.wd.start_n1.next = self.exec.acc_n1.val();
+        self.wd.start_len.next = self.exec.acc_len.val();
+        self.wd.start_append.next = self.exec.append.val();
+        self.wd.start_shift.next = self.apl.shift.val();
+        self.wd.start_payload_len.next = bit_cast::<12, 32>(self.h_tlen.val());
+        self.wd.buf_data.next = self.wbuf.read_data.val();
+        self.wd.w_ready.next = self.m_axi_wready.val();
+        self.m_axi_wvalid.next = self.wd.w_valid.val();
+        self.m_axi_wdata.next = self.wd.w_data.val();
+        self.m_axi_wstrb.next = self.wd.w_strb.val();
+        self.m_axi_wlast.next = self.wd.w_last.val();
+        // ---- The one-beat writer (`BeatWriter`): the PTE writer's beat (a fault's, while the
+        // translate stage asks with `pte_write`; a slow-path PTE_WRITE in SpPte) and words or blocks (SWrite: an atomic's, an
+        // Append's tail, an offload's block); it has AW and W while the write-data stage does
+        // not stream.
+        self.bw.reset.next = self.reset.val();
+        self.bw.go.next =
+            self.tr.pte_write.val() | self.exec.beat_pte.val() | self.exec.beat_word.val();
+        self.bw.w_free.next = !self.w_busy.val();
+        self.bw.aw_ready.next = self.m_axi_awready.val();
+        self.bw.w_ready.next = self.m_axi_wready.val();
+        if self.exec.beat_word.val() {
+            // An 8-byte word at its lane, or the offload's block (`WordAccess`).
+            self.bw.addr.next = self.wa.wr_addr.val();
+            self.bw.data.next = self.wa.wr_data.val();
+            self.bw.strb.next = self.wa.wr_strb.val();
+        } else {
+            // A PTE (a fault's or a PTE_WRITE's), laid out by the PTE writer.
+            self.bw.addr.next = self.ptw.beat_addr.val();
+            self.bw.data.next = self.ptw.beat_data.val();
+            self.bw.strb.next = self.ptw.beat_strb.val();
+        }
+        if self.bw.active.val() {
+            self.m_axi_awvalid.next = self.bw.aw_valid.val();
+            self.m_axi_awaddr.next = self.bw.aw_addr.val();
+            self.m_axi_awlen.next = 0.into();
+            self.m_axi_wvalid.next = self.bw.w_valid.val();
+            self.m_axi_wdata.next = self.bw.w_data.val();
+            self.m_axi_wstrb.next = self.bw.w_strb.val();
+            self.m_axi_wlast.next = true;
+        }
+        if self.exec.aw_own.val() {
+            // A write's bursts (their data follows from the write-data stage).
+            self.m_axi_awvalid.next = self.exec.aw_valid.val();
+            self.m_axi_awaddr.next = self.exec.aw_addr.val();
+            self.m_axi_awlen.next = self.exec.aw_len.val();
+        }
+        if self.wd.busy.val() {
+            self.wbuf.read_address.next = self.wd.buf_address.val();
+        } else if self.ext.pay_fetch.val() {
+            // The KV payload feeder's next block (the write-data stage is idle).
+            self.wbuf.read_address.next = (bit_cast::<7, 2>(self.sq.slot.val()) << 5)
+                | bit_cast::<7, 5>(self.ext.pay_block.val());
+        } else {
+            // Idle: block 0 of the executor's slot, the next one handed over (the RAM reads
+            // a cycle ahead).
+            self.wbuf.read_address.next = bit_cast::<7, 2>(self.sq.slot.val()) << 5;
+        }
+        // ---- Ingest stage (`crate::fastpath::ingest`): frames into the free wbuf slot,
+        // realigned to DRAM lanes, with the ack layer's CRC check; header, route and verdict
+        // kept per slot. A slot is released by the executor (`sq.clear`) or by the write-data
+        // stage that streamed a write's data from it (`w_release`).
+        self.ingest.rx_valid.next = self.rx_valid.val();
+        self.ingest.rx_data.next = self.rx_data.val();
+        self.ingest.rx_keep.next = self.rx_keep.val();
+        self.ingest.rx_last.next = self.rx_last.val();
+        self.ingest.rx_route.next = self.rx_route.val();
+        self.rx_ready.next = self.ingest.rx_ready.val();
+        self.wbuf.write_address.next = self.ingest.buf_address.val();
+        self.wbuf.write_data.next = self.ingest.buf_data.val();
+        self.wbuf.write_enable.next = self.ingest.buf_write.val();
+        // ---- Statistics (`Stats`): the stages' events (NACKs and denied requests below, as
+        // the executor meets them).
+        self.stats.reset.next = self.reset.val();
+        self.stats.rx.next = self.ingest.frame_in.val();
+        self.stats.tx.next = self.xmit.sent.val();
+        self.stats.nack.next = self.exec.stat_nack.val();
+        self.stats.denied.next = self.exec.stat_denied.val();
+        self.stats.miss.next = self.tr.ev_miss.val();
+        self.stats.fault.next = self.tr.ev_fault.val();
+        self.stat_rx_pkts.next = self.stats.rx_pkts.val();
+        self.stat_tx_pkts.next = self.stats.tx_pkts.val();
+        self.stat_nacks.next = self.stats.nacks.val();
+        self.stat_tlb_hits.next = self.stats.tlb_hits.val();
+        self.stat_tlb_misses.next = self.stats.tlb_misses.val();
+        self.stat_bucket_reads.next = self.stats.bucket_reads.val();
+        self.stat_page_faults.next = self.stats.page_faults.val();
+        self.stat_denied.next = self.stats.denied_reqs.val();
+        // ---- The ordering rules (`Ordering`): what the executor's accesses wait for.
+        self.order.reset.next = self.reset.val();
+        self.order.w_busy.next = self.w_busy.val();
+        self.order.reads_idle.next = self.r_idle.val();
+        self.order.b_valid.next = self.m_axi_bvalid.val();
+
+        // ---- Transmit stage (`Transmit`): the network TX port and the txbuf read port.
+        self.xmit.reset.next = self.reset.val();
+        self.xmit.tx_ready.next = self.tx_ready.val();
+        self.tx_valid.next = self.xmit.tx_valid.val();
+        self.tx_data.next = self.xmit.tx_data.val();
+        self.tx_keep.next = self.xmit.tx_keep.val();
+        self.tx_last.next = self.xmit.tx_last.val();
+        self.tx_route.next = self.xmit.tx_route.val();
+        self.txbuf.read_address.next = self.xmit.buf_address.val();
+        self.xmit.buf_data.next = self.txbuf.read_data.val();
+        // The read-data stage hands finished responses to the transmit stage; the next may
+        // start in the cycle of the last beat (beat 0 is a register, beat 1 is read from the
+        // other txbuf slot a cycle later).
+        self.rd.xmit_free.next = self.xmit.free.val();
+        self.xmit.load.next = self.rd.load.val();
+        self.xmit.load_slot.next = self.rd.load_slot.val();
+        self.xmit.load_len.next = self.rd.load_len.val();
+        self.xmit.load_route.next = self.rd.load_route.val();
+        self.xmit.load_beat0.next = self.rd.load_beat0.val();
+        self.txbuf.write_enable.next = self.rd.buf_write_enable.val();
+        self.txbuf.write_address.next = self.rd.buf_write_address.val();
+        self.txbuf.write_data.next = self.rd.buf_write_data.val();
+        // R beats are taken by the read-data stage, or by a walk or an atomic (which start
+        // only when that stage is idle, so the beats are theirs).
+        self.m_axi_rready.next = self.rd.r_ready.val()
+            | ((self.tr.walking.val() | self.exec.word_sample.val()) & self.r_idle.val());
+        // Slow-path descriptor fields.
+        self.spd.take.next = self.exec.desc_take.val();
+        self.spd.desc.next = self.sp_tx_desc.val();
+        self.spd.req_client.next = self.exec.client.val();
+        self.spd.req_route.next = self.exec.route.val();
+        self.spd.req_header.next = self.hreq.val();
+        self.spd.pm_pid.next = self.tr.notice_pid.val();
+        self.spd.pm_vpn.next = self.tr.notice_vpn.val();
+        self.spd.pm_pfn.next = self.tr.notice_pfn.val();
+        // ---- The executor (`Executor`): what it reads of the other blocks. (What it drives
+        // is wired where each block is, above.)
+        self.exec.cfg_page_shift.next = self.cfg_page_shift.val();
+        self.exec.cfg_persist.next = self.cfg_persist.val();
+        self.exec.next_full.next = self.sq.next_full.val();
+        self.exec.next_verdict.next = self.sq.next_verdict.val();
+        self.exec.next_hdr.next = self.sq.next_hdr.val();
+        self.exec.next_client.next = self.sq.next_client.val();
+        self.exec.next_ring_key.next = self.sq.next_ring_key.val();
+        self.exec.next_route.next = self.sq.next_route.val();
+        self.exec.next_lane.next = self.sq.next_lane.val();
+        self.exec.keys_ready.next = self.keys.ready.val();
+        self.exec.key_ok.next = self.keys.ok.val();
+        self.exec.sp_tx_valid.next = self.sp_tx_valid.val();
+        self.exec.desc_member.next = self.spd.take_member.val();
+        self.exec.desc_to_pte.next = self.sptx.to_pte.val();
+        self.exec.desc_reply.next = self.sptx.reply.val();
+        self.exec.desc_route.next = self.spd.route.val();
+        self.exec.desc_header.next = self.spd.header.val();
+        self.exec.desc_reply_status.next = self.spd.reply_status.val();
+        self.exec.desc_reply_flags.next = self.spd.reply_flags.val();
+        self.exec.h_va.next = self.dec.va.val();
+        // The packet's first byte, summed by the look-ahead as the header arrived.
+        self.exec.data_va.next = self.la.use_va.val();
+        self.exec.h_plen.next = self.dec.payload_len.val();
+        self.exec.h_durable.next = self.dec.durable.val();
+        self.exec.parse_ok.next = self.la.use_parse_ok.val();
+        self.exec.chase_ok.next = self.la.use_chase_ok.val();
+        self.exec.append_ok.next = self.la.use_append_ok.val();
+        self.exec.atomic_ok.next = self.la.use_atomic_ok.val();
+        self.exec.ahead_rw.next = self.la.use_rw.val();
+        self.exec.ahead_ok.next = self.la.ok.val();
+        self.exec.ahead_pa.next = self.la.pa.val();
+        self.exec.ahead_read_ok.next = self.la.use_read_ok.val();
+        self.exec.ahead_write_ok.next = self.la.use_write_ok.val();
+        self.exec.ahead_write_in_va.next = self.la.use_write_in_va.val();
+        self.exec.ahead_len.next = self.la.use_len.val();
+        self.exec.seg_count.next = self.rseg.count.val();
+        self.exec.seg_next_va.next = self.rseg.next_va.val();
+        self.exec.seg_next_len.next = self.rseg.next_len.val();
+        self.exec.tr_only_hit.next = self.tr.only_hit.val();
+        self.exec.tr_hit_pa.next = self.tr.hit_pa.val();
+        self.exec.tr_done.next = self.tr.done.val();
+        self.exec.tr_status.next = self.tr.status.val();
+        self.exec.tr_pa.next = self.tr.pa.val();
+        self.exec.read_clear.next = self.order.read_clear.val();
+        self.exec.write_clear.next = self.order.write_clear.val();
+        self.exec.atomic_clear.next = self.order.atomic_clear.val();
+        self.exec.fence_clear.next = self.order.fence_clear.val();
+        self.exec.ar_ready.next = self.m_axi_arready.val();
+        self.exec.aw_ready.next = self.m_axi_awready.val();
+        self.exec.r_valid.next = self.m_axi_rvalid.val();
+        self.exec.r_idle.next = self.r_idle.val();
+        self.exec.w_busy.next = self.w_busy.val();
+        self.exec.beat_done.next = self.bw.done.val();
+        self.exec.ring_hit.next = self.sync.hit.val();
+        self.exec.ring_full.next = self.sync.full.val();
+        self.exec.ring_status.next = self.sync.status.val();
+        self.exec.ring_value.next = self.sync.value.val();
+        self.exec.ring_arg1.next = self.sync.arg1.val();
+        self.exec.alu_write.next = self.sync.alu_write.val();
+        self.exec.word_old.next = self.wa.old.val();
+        self.exec.place_log_full.next = self.apl.log_full.val();
+        self.exec.place_past_va.next = self.apl.past_va.val();
+        self.exec.place_record_va.next = self.apl.record_va.val();
+        self.exec.place_footprint.next = self.apl.footprint.val();
+        self.exec.place_old_tail.next = self.apl.old_tail.val();
+        self.exec.place_new_tail.next = self.apl.new_tail.val();
+        self.exec.persist_done.next = self.pers.done.val();
+        self.exec.persist_failed.next = self.pers.failed.val();
+        self.exec.chase_ready.next = self.ext.chase_ready.val();
+        self.exec.kv_ready.next = self.ext.kv_ready.val();
+        self.exec.unit_accessing.next = self.xs.accessing.val();
+        self.exec.unit_writing.next = self.xs.writing.val();
+        self.exec.unit_access.next = self.xs.access.val();
+        self.exec.unit_access_va.next = self.xs.access_va.val();
+        self.exec.unit_access_write.next = self.xs.access_write.val();
+        self.exec.unit_ring_lookup.next = self.xs.ring_lookup.val();
+        self.exec.unit_ring_skip.next = self.xs.ring_skip.val();
+        self.exec.unit_ring_record.next = self.xs.ring_record.val();
+        self.exec.unit_ring_status.next = self.xs.ring_status.val();
+        self.exec.unit_ring_value.next = self.xs.ring_value.val();
+        self.exec.unit_ans_valid.next = self.xs.ans_valid.val();
+        self.exec.unit_ans_status.next = self.xs.ans_status.val();
+        self.exec.unit_ans_arg0.next = self.xs.ans_arg0.val();
+        self.exec.unit_ans_replay.next = self.xs.ans_replay.val();
+        self.exec.unit_ans_read.next = self.xs.ans_read.val();
+        self.exec.unit_ans_read_va.next = self.xs.ans_read_va.val();
+        self.exec.unit_ans_read_len.next = self.xs.ans_read_len.val();
+        self.exec.sp_rx_room.next = self.sp_rx_room.val();
+        self.exec.sp_rx_ready.next = self.sp_rx_ready.val();
+        self.exec.job_ready.next = self.rd.job_ready.val();
+        self.exec.resp_hdr.next = self.rhdr.response.val();
+        self.exec.resp_ok_hdr.next = self.rhdr.response_ok.val();
+        // A write burst ends: a page-table write (fault write-back, PTE_WRITE: the executor's
+        // own one-beat writes for the translate stage / in SpPte) or a data write (write, atomic,
+        // Append).
+        self.order.w_done.next =
+            self.m_axi_wvalid.val() & self.m_axi_wready.val() & self.m_axi_wlast.val();
+        self.order.w_page_table.next =
+            (self.tr.pte_write.val() | self.exec.beat_pte.val()) & !self.w_busy.val();
+        // ---- The executor's slots (`SlotQueue`): done with a request, it releases its slot
+        // (unless the write-data stage took it); the next frame is the one after, whether it is
+        // there, its fields, and its key lookup (`keys.ok` in Dispatch is this frame's: the slot
+        // holds it until released).
+        self.sq.reset.next = self.reset.val();
+        self.sq.full.next = self.ingest.full.val();
+        for k in 0..4 {
+            self.sq.verdict[k].next = self.ingest.verdict[k].val();
+            self.sq.hdr[k].next = self.ingest.hdr[k].val();
+            self.sq.client[k].next = self.ingest.client[k].val();
+            self.sq.route[k].next = self.ingest.route[k].val();
+            self.sq.lane[k].next = self.ingest.lane[k].val();
+        }
+        self.sq.w_busy.next = self.w_busy.val();
+        self.sq.w_slot.next = self.wd.slot.val();
+        self.sq.done.next = self.exec.done.val();
+        self.sq.pass.next = self.exec.pass.val();
+        // The key check: every header's key as it arrives, kept per slot; Dispatch reads the
+        // executor's slot's answer.
+        self.keys.hdr_in.next = self.ingest.header_in.val();
+        self.keys.hdr_slot.next = self.ingest.header_slot.val();
+        self.keys.hdr_pid_field.next = self.rx_data.val().get_bits::<16>(32);
+        self.keys.hdr_key_field.next = self.rx_data.val().get_bits::<64>(384);
+        self.keys.sel.next = self.sq.slot.val();
+        self.sq.take.next = self.exec.take.val();
+        // Slots freed this cycle go back to the ingest stage.
+        self.ingest.freed.next = self.sq.clear.val() | self.w_release.val();
+        // ---- The TLB look-ahead: the ingest slots, what is taken, and the lookup port when the
+        // executor leaves it free.
+        self.la.hdr_in.next = self.ingest.header_in.val();
+        self.la.hdr_slot.next = self.ingest.header_slot.val();
+        self.la.hdr_data.next = bit_cast::<384, 512>(self.rx_data.val());
+        self.la.page_shift.next = self.cfg_page_shift.val();
+        self.la.kv_en.next = self.ext.kv_en.val();
+        self.la.headed.next = self.ingest.headed.val();
+        self.la.freed.next = self.sq.clear.val() | self.w_release.val();
+        self.la.taken.next = self.sq.taken.val();
+        self.la.head.next = self.sq.head.val();
+        self.la.use_slot.next = self.sq.slot.val();
+        self.la.use_next.next = self.sq.next_slot.val();
+        self.la.tlb_update.next = self.tlb.up_valid.val();
+        self.la.res_hit.next = self.tlb.res_hit.val();
+        self.la.res_alloc.next = self.tlb.res_alloc.val();
+        self.la.res_perms.next = self.tlb.res_perms.val();
+        self.la.res_pfn.next = self.tlb.res_pfn.val();
+        self.la.port_free.next = !self.x_lk.val();
+        self.tlb.lk_valid.next = self.x_lk.val() | self.la.lk_valid.val();
+        if !self.x_lk.val() {
+            self.tlb.lk_pid.next = self.la.lk_pid.val();
+            self.tlb.lk_vpn.next = self.la.lk_vpn.val();
+        }
+        // The translations the executor starts this cycle.
+        self.tr.start.next = self.exec.tr_start.val();
+        self.tr.start_looked.next = self.x_dlk.val();
+        // Dispatch's page is the look-ahead's slot's: a miss walks with its hash, computed as
+        // the header arrived.
+        self.tr.start_ahead.next = self.x_dlk.val();
+        self.tr.ahead_ok.next = self.la.use_hash_ok.val();
+        self.tr.ahead_hash.next = self.la.use_hash.val();
+        self.tr.start_va.next = self.exec.tr_va.val();
+        // A TLB hit: the translate stage's, or a look-ahead translation taken in Dispatch.
+        self.stats.hit.next = self.tr.ev_hit.val() | self.exec.ahead_hit.val();
+    }
+}
