@@ -18,13 +18,14 @@ const PAGE_SHIFT: u32 = 16;
 const PAGE: u64 = 1 << PAGE_SHIFT;
 const DRAM_LATENCY: u64 = 20;
 
-fn arg(name: &str, default: u64) -> u64 {
-    let a: Vec<String> = std::env::args().collect();
-    a.iter()
-        .position(|x| x == name)
-        .and_then(|i| a.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+/// Cycle figures of the fast path's RTL under Verilator: latency per request class and size,
+/// back-to-back throughput, simulation speed, and a long model-vs-RTL conformance run.
+#[derive(clap::Parser)]
+struct Args {
+    /// Requests of the conformance run (the model and the RTL answer the same stream; every
+    /// response and the final memory images are compared).
+    #[arg(long, default_value_t = 1_000_000)]
+    requests: u64,
 }
 
 /// The conformance run replays one stream into two nodes: both draw the same RAS keys, and
@@ -118,7 +119,7 @@ impl Client {
 }
 
 fn main() {
-    let requests = arg("--requests", 1_000_000);
+    let requests = <Args as clap::Parser>::parse().requests;
     let t0 = Instant::now();
     let mut c = Client {
         node: RtlBoard::new(&cfg(), DRAM_LATENCY, None).expect("RTL node"),
