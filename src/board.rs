@@ -297,7 +297,6 @@ pub fn run(a: BoardArgs) -> Result<()> {
         }
     };
     println!("clio board: listening on {}", server.local);
-    println!("  {} serving thread(s) for data requests", server.threads());
     if let (Some(file), Some((r, took))) = (&a.memory_file, recovered) {
         println!(
             "  recovered {} in {:.1} ms: {} spaces, {} members, {} regions, {} mapped pages, \
@@ -316,8 +315,10 @@ pub fn run(a: BoardArgs) -> Result<()> {
         );
     }
     println!(
-        "  backend {:?}, {} DRAM, {} pages ({} data pages, {} page-table buckets), slow path {}",
+        "  backend {:?}, {} serving thread(s), {} DRAM, {} pages ({} data pages, {} page-table \
+         buckets), slow path {}",
         a.backend,
+        server.threads(),
         human(layout.dram_bytes),
         human(layout.page_size()),
         layout.data_pages,
