@@ -7,8 +7,14 @@
 use clio_clib::{Client, Config};
 use clio_sim::server::{spawn_udp_threads, ServerHandle};
 use clio_sim::{BoardConfig, CBoard, SlowPathMode};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::net::UdpSocket;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
+
+/// Operations a thread submits on lane 0 before it gets a lane of its own (`lanes.rs`).
+const LANE_AFTER: usize = 16;
 
 const NODE_THREADS: usize = 4;
 const PAGE: u64 = 1 << 16;
@@ -117,4 +123,75 @@ fn a_client_per_thread_stays_exact_on_a_threaded_node() {
     let olds = on_threads(threads, |t| work(&members[t as usize], va, t, n));
     check(&owner, va, olds, threads, n);
     assert_spread(srv);
+}
+
+/// A UDP relay between clients and a node that holds back, by `delay`, every packet from the
+/// first client address it saw (lane 0) while `slow` is set: what a congested path of one
+/// lane looks like.
+fn slow_first_lane(node: std::net::SocketAddr, slow: Arc<AtomicBool>) -> std::net::SocketAddr {
+    let front = UdpSocket::bind("127.0.0.1:0").expect("relay");
+    let at = front.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        let mut ups: HashMap<std::net::SocketAddr, Arc<UdpSocket>> = HashMap::new();
+        let mut first = None;
+        let mut buf = [0u8; 4096];
+        while let Ok((n, from)) = front.recv_from(&mut buf) {
+            let up = ups.entry(from).or_insert_with(|| {
+                let up = Arc::new(UdpSocket::bind("127.0.0.1:0").expect("upstream"));
+                up.connect(node).expect("connect");
+                let (back, up2) = (front.try_clone().expect("clone"), up.clone());
+                std::thread::spawn(move || {
+                    let mut b = [0u8; 4096];
+                    while let Ok(n) = up2.recv(&mut b) {
+                        let _ = back.send_to(&b[..n], from);
+                    }
+                });
+                up
+            });
+            let (up, pkt) = (up.clone(), buf[..n].to_vec());
+            if *first.get_or_insert(from) == from && slow.load(Ordering::Acquire) {
+                std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(100));
+                    let _ = up.send(&pkt);
+                });
+            } else {
+                let _ = up.send(&pkt);
+            }
+        }
+    });
+    at
+}
+
+/// A thread's first operations go on lane 0; when it moves to a lane of its own, what it left
+/// on lane 0 completes first: a read on the new lane sees the thread's asynchronous write
+/// still held back on lane 0 (without the drain at the move, the read overtakes it).
+#[test]
+fn a_thread_keeps_its_order_when_it_moves_off_lane_zero() {
+    let srv = node();
+    let slow = Arc::new(AtomicBool::new(false));
+    let relay = slow_first_lane(srv.udp_addr.expect("udp"), slow.clone());
+    let cfg = Config {
+        // No retry while lane 0 is held back (100 ms).
+        initial_rto: Duration::from_millis(400),
+        min_rto: Duration::from_millis(400),
+        ..Config::default()
+    };
+    let t = clio_clib::transport::UdpTransport::connect(relay).expect("udp");
+    let c = Client::connect(Box::new(t), cfg).expect("client"); // this thread keeps lane 0
+    let va = c.ralloc(PAGE).expect("alloc");
+    c.rwrite(va, &[0u8; 8]).expect("write");
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for _ in 1..LANE_AFTER - 1 {
+                c.rread(va + 4096, 8).expect("read"); // on lane 0
+            }
+            slow.store(true, Ordering::Release);
+            let w = c.rwrite_async(va, &[1u8; 8]).expect("write"); // the last on lane 0
+            let got = c.rread(va, 8).expect("read"); // the move: a lane of its own
+            assert_eq!(got, [1u8; 8], "the read overtook the thread's own write");
+            c.rpoll_one(w).expect("write done");
+        });
+    });
+    assert!(c.stats().lanes > 1, "the thread moved: {:?}", c.stats());
+    srv.stop().expect("stop");
 }
