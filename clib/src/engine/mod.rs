@@ -172,7 +172,10 @@ pub enum ChaseOutcome {
     },
 }
 
-/// Counters and window state of one client (one memory node).
+/// Counters and window state of one client (one memory node). The counters are summed over
+/// the client's lanes; the window and round-trip fields (`cwnd`, `inflight_packets`,
+/// `iwnd_*`, `srtt`, `min_rtt`, `rto`) are those of the calling thread's lane, and
+/// `cwnd_min` / `cwnd_max` the extremes over all lanes.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stats {
     /// Operations completed (successfully or not).
