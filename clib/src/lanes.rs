@@ -9,8 +9,9 @@
 //! operation) gets a lane of its own while there are fewer than [`MAX_LANES`], then shares
 //! one; a thread that submits now and then (a lease heartbeat) stays on lane 0 and costs no
 //! socket. A transport that cannot open another
-//! path ([`Transport::open_lane`] gives `None`: raw Ethernet, AF_XDP, in-process, fault
-//! injection) keeps one lane, and the engine works as before.
+//! path ([`Transport::open_lane`] gives `None`: raw Ethernet, AF_XDP, in-process) keeps one
+//! lane, and the engine works as before; fault injection opens a faulty lane over a transport
+//! that opens lanes.
 //!
 //! The engine keeps a lane per request (its retries and CN ack go the same way) and, per
 //! lane, whether a thread is receiving on it; this module only holds the paths and who owns

@@ -15,20 +15,54 @@ const OPS_PER_THREAD: u64 = 12_000;
 const SLOTS: u64 = 64;
 const SLOT_BYTES: u64 = 4096;
 
+const FAULTS: FaultConfig = FaultConfig {
+    drop: 0.05,
+    duplicate: 0.01,
+    reorder: 0.01,
+    corrupt: 0.01,
+    seed: 0xC110,
+};
+
 #[test]
 fn mixed_operations_survive_loss_duplication_reordering_and_corruption() {
     let b = Arc::new(Mutex::new(board()));
-    let faults = FaultConfig {
-        drop: 0.05,
-        duplicate: 0.01,
-        reorder: 0.01,
-        corrupt: 0.01,
-        seed: 0xC110,
-    };
-    let net = Arc::new(FaultyTransport::new(direct(b.clone()), faults));
+    let net = Arc::new(FaultyTransport::new(direct(b.clone()), FAULTS));
+    mixed_operations(net, Duration::from_micros(300));
+    assert!(
+        b.lock().unwrap().counters().idempotent_replays > 0,
+        "duplicates of non-idempotent requests were replayed, not re-executed"
+    );
+}
+
+/// The same over UDP against a node serving on 4 threads: each client thread's lane (a
+/// socket of its own, faulty with a seed of its own) reaches the node's threads, which run
+/// the requests through one node: every result stays exact.
+#[test]
+fn mixed_operations_survive_faults_on_lanes_to_a_threaded_node() {
+    let srv =
+        clio_sim::server::spawn_udp_threads(board(), "127.0.0.1:0".parse().unwrap(), 4).unwrap();
+    let udp = clio_clib::transport::UdpTransport::connect(srv.udp_addr.unwrap()).unwrap();
+    let net = Arc::new(FaultyTransport::new(udp, FAULTS));
+    let s = mixed_operations(net, Duration::from_millis(1));
+    assert!(s.lanes > 1, "the threads had lanes of their own: {s:?}");
+    let replayed = srv.board().lock().unwrap().counters().idempotent_replays;
+    assert!(
+        replayed > 0,
+        "duplicates of non-idempotent requests were replayed, not re-executed"
+    );
+    srv.stop().unwrap();
+}
+
+/// `THREADS` threads of one client through `net` doing `OPS_PER_THREAD` mixed operations:
+/// every read equals the last write, the shared counter ends at the increments; the faults
+/// happened and were handled. Returns the client's counters.
+fn mixed_operations<T: Transport + 'static>(
+    net: Arc<FaultyTransport<T>>,
+    min_rto: Duration,
+) -> clio_clib::Stats {
     let cfg = Config {
         // In-process round trips take microseconds: a short RTO keeps the test fast.
-        min_rto: Duration::from_micros(300),
+        min_rto,
         initial_rto: Duration::from_millis(1),
         max_rto: Duration::from_millis(20),
         max_request_bytes: 2048,
@@ -127,8 +161,5 @@ fn mixed_operations_survive_loss_duplication_reordering_and_corruption() {
         s.timeouts > 0 && s.nacks > 0 && s.corrupt_responses > 0 && s.stale_responses > 0,
         "and were handled: {s:?}"
     );
-    assert!(
-        b.lock().unwrap().counters().idempotent_replays > 0,
-        "duplicates of non-idempotent requests were replayed, not re-executed"
-    );
+    s
 }

@@ -6,13 +6,17 @@
 //! delivered after a response the client has already seen (a network that delays a packet
 //! past a whole later request/response exchange would also defeat the idempotence of plain
 //! writes, in the paper's design as in ours).
+//!
+//! Over a transport that opens lanes (UDP), every lane is faulty too, with a seed of its own;
+//! [`FaultyTransport::stats`] counts all of them.
 
 use super::Transport;
 use crate::error::Result;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Fault rates (each a probability per packet, per direction) and the seed.
@@ -63,7 +67,6 @@ struct State {
     tx_held: Option<Vec<u8>>,
     rx_held: Option<Vec<u8>>,
     rx_extra: VecDeque<Vec<u8>>,
-    stats: FaultStats,
 }
 
 /// A transport that misbehaves on purpose.
@@ -71,6 +74,10 @@ pub struct FaultyTransport<T: Transport> {
     inner: T,
     cfg: FaultConfig,
     st: Mutex<State>,
+    /// What was injected, on this transport and every lane opened from it.
+    stats: Arc<Mutex<FaultStats>>,
+    /// Lanes opened from this one (each draws its own seed).
+    lanes: AtomicU64,
 }
 
 enum Fate {
@@ -85,50 +92,57 @@ enum Fate {
 impl<T: Transport> FaultyTransport<T> {
     /// Wrap `inner`.
     pub fn new(inner: T, cfg: FaultConfig) -> FaultyTransport<T> {
+        Self::counted(inner, cfg, Arc::default())
+    }
+
+    fn counted(inner: T, cfg: FaultConfig, stats: Arc<Mutex<FaultStats>>) -> FaultyTransport<T> {
         let st = State {
             rng: StdRng::seed_from_u64(cfg.seed),
             tx_held: None,
             rx_held: None,
             rx_extra: VecDeque::new(),
-            stats: FaultStats::default(),
         };
         FaultyTransport {
             inner,
             cfg,
             st: Mutex::new(st),
+            stats,
+            lanes: AtomicU64::new(0),
         }
     }
 
-    /// What was injected so far.
+    /// What was injected so far (lanes included).
     pub fn stats(&self) -> FaultStats {
-        self.lock().stats
+        *self.stats.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.st.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn fate(cfg: &FaultConfig, st: &mut State, packet: &[u8]) -> Fate {
-        st.stats.packets += 1;
+    fn fate(&self, st: &mut State, packet: &[u8]) -> Fate {
+        let cfg = &self.cfg;
+        let mut stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
+        stats.packets += 1;
         if st.rng.gen_bool(cfg.drop) {
-            st.stats.dropped += 1;
+            stats.dropped += 1;
             return Fate::Drop;
         }
         let mut p = packet.to_vec();
         if !p.is_empty() && st.rng.gen_bool(cfg.corrupt) {
             let bit = st.rng.gen_range(0..p.len() * 8);
             p[bit / 8] ^= 1 << (bit % 8);
-            st.stats.corrupted += 1;
+            stats.corrupted += 1;
         }
         let copies = if st.rng.gen_bool(cfg.duplicate) {
-            st.stats.duplicated += 1;
+            stats.duplicated += 1;
             2
         } else {
             1
         };
         let hold = st.rng.gen_bool(cfg.reorder);
         if hold {
-            st.stats.reordered += 1;
+            stats.reordered += 1;
         }
         Fate::Deliver {
             copies,
@@ -149,7 +163,7 @@ impl<T: Transport> Transport for FaultyTransport<T> {
             copies,
             hold,
             packet,
-        } = Self::fate(&self.cfg, &mut st, packet)
+        } = self.fate(&mut st, packet)
         else {
             return Ok(());
         };
@@ -188,7 +202,7 @@ impl<T: Transport> Transport for FaultyTransport<T> {
             copies,
             hold,
             packet,
-        } = Self::fate(&self.cfg, &mut st, &p)
+        } = self.fate(&mut st, &p)
         else {
             return Ok(None);
         };
@@ -207,5 +221,19 @@ impl<T: Transport> Transport for FaultyTransport<T> {
 
     fn name(&self) -> &'static str {
         "faulty"
+    }
+
+    fn open_lane(&self) -> Option<Box<dyn Transport>> {
+        let lane = self.inner.open_lane()?;
+        let n = self.lanes.fetch_add(1, Ordering::Relaxed) + 1;
+        let cfg = FaultConfig {
+            seed: self.cfg.seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            ..self.cfg
+        };
+        Some(Box::new(FaultyTransport::counted(
+            lane,
+            cfg,
+            self.stats.clone(),
+        )))
     }
 }
