@@ -167,14 +167,17 @@ fn udp_threads_get_lanes_and_wait_across_them() {
     let c = Client::connect_udp(server.udp_addr.unwrap()).unwrap();
     let va = c.ralloc(PAGE).unwrap();
     c.rwrite(va, &pattern(4096, 7)).unwrap();
+    // The threads hold their lanes at once (a thread that ends gives its lane back).
+    let all = std::sync::Arc::new(std::sync::Barrier::new(3));
     let threads: Vec<_> = (0..3u64)
         .map(|t| {
-            let c = c.clone();
+            let (c, all) = (c.clone(), all.clone());
             std::thread::spawn(move || {
                 for i in 0..200u64 {
                     let at = va + 64 * ((t * 7 + i) % 64);
                     assert_eq!(c.rread(at, 64).unwrap().len(), 64);
                 }
+                all.wait();
                 // Started here, finished by the main thread after this thread is gone.
                 (0..8)
                     .map(|i| c.rread_async(va + 512 * i, 512).unwrap())
