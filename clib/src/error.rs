@@ -164,3 +164,10 @@ fn quota_message(q: Option<clio_proto::quota::Quota>) -> String {
 
 /// Result alias.
 pub type Result<T> = std::result::Result<T, ClioError>;
+
+/// A socket step failed (`clio_netio`): a transport error with the step's message.
+impl From<clio_netio::NetError> for ClioError {
+    fn from(e: clio_netio::NetError) -> ClioError {
+        ClioError::Transport(e.0)
+    }
+}

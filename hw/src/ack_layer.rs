@@ -4,7 +4,7 @@
 //! [`AckLayer`] zeroes the checksum field (bytes 28..32 of the first beat), covers exactly
 //! `64 + payload_len` bytes zero-extended to whole beats (trailing frame padding is ignored, as
 //! `proto::Packet::as_bytes`), counts the bytes that arrived, and gives the verdict of
-//! `sim::model::ack_layer::verify`: DROP (shorter than a header, or a response), NACK
+//! `clio_model::ack_layer::verify`: DROP (shorter than a header, or a response), NACK
 //! (truncated or checksum mismatch) or PASS.
 
 use crate::crc32c::Crc32c;

@@ -3,7 +3,7 @@
 //! The ring ([`RING_ENTRIES`] = `proto::consts::IDEMPOTENCE_RING_ENTRIES`) remembers
 //! `(pid, client, req_id) -> result` of the last executed requests that use it (TAS, Unlock,
 //! CAS, FAA: `proto::Opcode::uses_idempotence_ring`), exactly as
-//! `sim::model::sync_unit::SyncUnit`: a retry finds its entry (acknowledged or not) and is
+//! `clio_model::sync_unit::SyncUnit`: a retry finds its entry (acknowledged or not) and is
 //! answered from it; an entry is freed by its member's CN_ACK (`arg0` = req_id) or by the slow
 //! path's RING_RELEASE for the member (every entry of that `(pid, client)`), but stays until
 //! the write pointer overwrites it. A RING_RELEASE with client `RING_PURGE_ALL` (the RAS is
@@ -313,96 +313,9 @@ impl Logic for SyncUnit {
 
 crate::impl_clocked!(SyncUnit);
 
-/// The testbenches' reference for the ring (hw cannot depend on sim).
-#[cfg(test)]
-pub(crate) mod reference {
-    /// `sim::model::sync_unit::SyncUnit`'s ring (`check`, `record_offload`, `ack`, `release`),
-    /// of any size: entries tagged `(pid, client, req_id)` holding a status and a value, skip
-    /// past an unacknowledged slot, member release.
-    #[derive(Debug, Clone)]
-    pub struct Ring {
-        /// `(pid, client, req_id, status, value, acked)` per slot.
-        pub slots: Vec<Option<(u16, u16, u32, u8, u64, bool)>>,
-        /// The write pointer.
-        pub wp: usize,
-    }
-
-    /// The ring's verdict on a request.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum Verdict {
-        /// A retry: the recorded status and value.
-        Cached(u8, u64),
-        /// Execute it and record its answer.
-        Execute,
-        /// The slot at the write pointer is unacknowledged (the pointer moved past it).
-        Full,
-    }
-
-    impl Ring {
-        /// An empty ring of `n` slots.
-        pub fn new(n: usize) -> Ring {
-            Ring {
-                slots: vec![None; n],
-                wp: 0,
-            }
-        }
-
-        /// `SyncUnit::check`.
-        pub fn check(&mut self, pid: u16, client: u16, req: u32) -> Verdict {
-            if let Some(e) = self
-                .slots
-                .iter()
-                .flatten()
-                .find(|e| (e.0, e.1, e.2) == (pid, client, req))
-            {
-                return Verdict::Cached(e.3, e.4);
-            }
-            match self.slots[self.wp] {
-                Some(e) if !e.5 => {
-                    self.wp = (self.wp + 1) % self.slots.len();
-                    Verdict::Full
-                }
-                _ => Verdict::Execute,
-            }
-        }
-
-        /// `SyncUnit::record_offload`.
-        pub fn record(&mut self, pid: u16, client: u16, req: u32, status: u8, value: u64) {
-            self.slots[self.wp] = Some((pid, client, req, status, value, false));
-            self.wp = (self.wp + 1) % self.slots.len();
-        }
-
-        /// `SyncUnit::ack` (a CN_ACK).
-        pub fn ack(&mut self, pid: u16, client: u16, req: u32) {
-            for e in self.slots.iter_mut().flatten() {
-                if (e.0, e.1, e.2) == (pid, client, req) {
-                    e.5 = true;
-                }
-            }
-        }
-
-        /// `SyncUnit::release` (RING_RELEASE; client `RING_PURGE_ALL` forgets the RAS).
-        pub fn release(&mut self, pid: u16, client: u16) {
-            if client == clio_proto::ring::RING_PURGE_ALL {
-                for s in self.slots.iter_mut() {
-                    if s.is_some_and(|e| e.0 == pid) {
-                        *s = None;
-                    }
-                }
-                return;
-            }
-            for e in self.slots.iter_mut().flatten() {
-                if (e.0, e.1) == (pid, client) {
-                    e.5 = true;
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::reference::{Ring, Verdict};
+    use clio_model::sync_unit::{Entry, RingCheck as Verdict, SyncUnit as Ring};
     use super::*;
     use crate::bench::Bench;
     use clio_proto::{Opcode, Status};
@@ -429,7 +342,7 @@ mod tests {
         b.uut.reset.next = true;
         b.tick();
         b.uut.reset.next = false;
-        let mut m = Ring::new(RING_ENTRIES);
+        let mut m = Ring::with_entries(RING_ENTRIES);
         let mut rng = 0x1234_5678_9ABC_DEF1u64;
         let (mut replays, mut fulls, mut execs, mut releases) = (0, 0, 0, 0);
         let mut purges = 0;
@@ -503,7 +416,7 @@ mod tests {
                         Status::OutOfMemory,
                         Status::Unmapped,
                         Status::Ok,
-                    ][(rng >> 20) as usize % 4] as u8;
+                    ][(rng >> 20) as usize % 4];
                     let a1 = v.rotate_left(29) ^ 0x5A5A;
                     b.uut.rec_valid.next = true;
                     b.uut.rec_value.next = v.to_bits();
@@ -511,7 +424,7 @@ mod tests {
                     b.uut.rec_arg1.next = a1.to_bits();
                     b.tick();
                     b.uut.rec_valid.next = false;
-                    m.record(pid, client, req, s, v);
+                    m.record_offload(pid, client, req, s, v);
                     // (Keys are unique in the ring: the latest record of a key is the one a
                     // replay finds.)
                     arg1s.insert((pid, client, req), a1);
@@ -519,7 +432,13 @@ mod tests {
             }
             if step % 4 == 0 {
                 // Ack the entry at the write pointer sometimes so the ring keeps moving.
-                if let Some((p, c, r, ..)) = m.slots[m.wp] {
+                if let Some(Entry {
+                    pid: p,
+                    client: c,
+                    req_id: r,
+                    ..
+                }) = m.slots()[m.write_pointer()]
+                {
                     key(&mut b, p, c, r);
                     b.uut.ack_valid.next = true;
                     b.tick();
@@ -599,7 +518,7 @@ mod tests {
         );
     }
 
-    /// The ALU against `sim::model::sync_unit::atomic_apply`'s table.
+    /// The ALU against `clio_model::sync_unit::atomic_apply`'s table.
     #[test]
     fn alu_matches_atomic_apply() {
         let mut b = Bench::new(SyncUnit::default());

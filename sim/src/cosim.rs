@@ -5,6 +5,7 @@
 //! `clio board --backend rtl` serves clients exactly like the model.
 
 use crate::model::board::{BoardConfig, BoardError, NodeParts, Outgoing};
+use crate::model::board::SlowPathFrames;
 use crate::model::dram::Dram;
 use crate::model::Counters;
 use crate::node::MemoryNode;
@@ -142,7 +143,7 @@ pub struct RtlBoard {
     /// DRAM behind the fast path's AXI port (`clio_hw::tb::AxiDram`, the bus model of the hw
     /// testbenches): reads after `dram_latency` cycles, B responses the cycle after the last
     /// W beat.
-    axi: AxiDram<Dram>,
+    axi: AxiDram<CosimDram>,
     ring: std::sync::Arc<RingWindow>,
     slow: Option<SlowPath>,
     /// The slow path's thread, when it has one (kept as long as the node).
@@ -223,7 +224,7 @@ impl RtlBoard {
             recovery,
         } = NodeParts::new(cfg)?;
         let rtl = Rtl::new(model, vcd);
-        let mut axi = AxiDram::new(dram, timing.read_latency, timing.b_latency);
+        let mut axi = AxiDram::new(CosimDram(dram), timing.read_latency, timing.b_latency);
         if timing.writes_visible_at_b {
             axi = axi.writes_visible_at_b();
         }
@@ -617,7 +618,7 @@ impl MemoryNode for RtlBoard {
         let mut rounds = 0;
         loop {
             if let Some(sp) = self.slow.as_mut() {
-                sp.poll(&self.ring, self.axi.mem_mut());
+                sp.poll(&self.ring, &mut SlowPathFrames(&mut self.axi.mem_mut().0));
             }
             if self.ring.tx_pending() == 0 {
                 break;
@@ -656,13 +657,23 @@ impl MemoryNode for RtlBoard {
 }
 
 /// The node's DRAM behind the AXI model; an access beyond it reads zeros and writes nothing.
-impl Memory for Dram {
+/// The DRAM model's own methods (`peek`, `persist`) are reached through it.
+struct CosimDram(Dram);
+
+impl std::ops::Deref for CosimDram {
+    type Target = Dram;
+    fn deref(&self) -> &Dram {
+        &self.0
+    }
+}
+
+impl Memory for CosimDram {
     fn read(&mut self, addr: u64, out: &mut [u8]) {
-        if !Dram::read(self, addr, out) {
+        if !self.0.read(addr, out) {
             out.fill(0);
         }
     }
     fn write(&mut self, addr: u64, data: &[u8]) {
-        Dram::write(self, addr, data);
+        self.0.write(addr, data);
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::model::board::Outgoing;
 use crate::node::MemoryNode;
-use clio_clib::transport::mmsg::{self, Datagram, Gso, Receiver};
+use clio_netio::mmsg::{self, Datagram, Gso, Receiver};
 use clio_proto::frame::{emit_frame, parse_frame, Route};
 use std::io;
 use std::net::{SocketAddr, SocketAddrV4, UdpSocket};

@@ -8,7 +8,7 @@
 use crate::model::board::Outgoing;
 use crate::node::MemoryNode;
 use crate::server::{lock, spawn_loop, ServerError, ServerHandle, POLL_INTERVAL};
-use clio_clib::transport::xdp::{interface, XdpSocket, RX_SPIN};
+use clio_netio::xdp::{interface, XdpSocket, RX_SPIN};
 use clio_proto::frame::{emit_frame, parse_frame, Encap};
 use std::io;
 use std::net::Ipv4Addr;

@@ -4,7 +4,7 @@
 
 mod fault;
 mod inproc;
-pub mod mmsg;
+pub use clio_netio::mmsg;
 mod raw;
 mod udp;
 pub mod xdp;

@@ -1,7 +1,7 @@
 //! The pointer-chasing unit (`Opcode::PointerChase`, `clio_proto::offload::chase`): from a
 //! start node, read the key word at each node and compare it; answer with the value of the
 //! first match, a not-found at a null next pointer, or the next node at the hop bound. The
-//! behaviour is `sim::model::offload::pointer_chase::chase`, word for word, through the
+//! behaviour is `clio_model::offload::pointer_chase::chase`, word for word, through the
 //! offload port bundle ([`super`]).
 //!
 //! Per node: one word read for the key, and one for the next pointer when the key does not

@@ -4,6 +4,7 @@ mod append;
 mod atomics;
 mod config;
 mod extend;
+mod frames;
 
 use config::check_memory_file;
 pub use config::{
@@ -12,6 +13,7 @@ pub use config::{
 
 use super::ack_layer::{self, Verdict};
 use super::dram::Dram;
+pub(crate) use frames::SlowPathFrames;
 use super::key_table::KeyTable;
 use super::mem_access::{read_pieces, write_pieces, VirtualMemory};
 use super::pt_walker::PtWalker;
@@ -184,7 +186,7 @@ impl NodeParts {
                             scfg,
                             log,
                             &records,
-                            &mut dram,
+                            &mut SlowPathFrames(&mut dram),
                             true,
                             std::time::Instant::now(),
                         );
@@ -203,7 +205,11 @@ impl NodeParts {
         if let Some(sp) = slow.as_mut() {
             if cfg.offloads.serves(clio_proto::Opcode::KvGet) && cfg.kv_store_bytes > 0 {
                 // A failure is announced to the fast path as the status KV requests get.
-                let _ = sp.start_kv_store(cfg.kv_store_bytes, &mut dram, std::time::Instant::now());
+                let _ = sp.start_kv_store(
+                    cfg.kv_store_bytes,
+                    &mut SlowPathFrames(&mut dram),
+                    std::time::Instant::now(),
+                );
             }
         }
         ring.init_fast_path(cfg.dram_bytes, cfg.page_shift);
@@ -669,7 +675,7 @@ impl CBoard {
         loop {
             let mut work = 0;
             if let Some(sp) = self.slow.as_mut() {
-                work = sp.poll(&self.ring, &mut self.dram);
+                work = sp.poll(&self.ring, &mut SlowPathFrames(&mut self.dram));
             }
             let mut n = 0;
             while let Some(d) = self.ring.pop_tx() {

@@ -1,19 +1,12 @@
-//! The behavioural CBoard: the fast path's stages in software, the real slow path behind the
-//! rings. Request life: [`ack_layer`] -> MAT (`clio_proto::opcode::path_of`) -> [`key_table`]
-//! -> virtual
-//! memory ([`tlb`], [`pt_walker`], [`page_fault`]) -> [`mem_access`] / [`sync_unit`] -> response.
+//! The behavioural CBoard: the fast path's golden model (the `clio-model` crate, re-exported
+//! here under its block names) composed with the real slow path behind the rings ([`board`]).
 
-pub mod ack_layer;
+pub use clio_model::{
+    ack_layer, coverage, dram, key_table, mem_access, offload, page_fault, pt_walker, sync_unit,
+    tlb,
+};
+
 pub mod board;
-pub mod coverage;
-pub mod dram;
-pub mod key_table;
-pub mod mem_access;
-pub mod offload;
-pub mod page_fault;
-pub mod pt_walker;
-pub mod sync_unit;
-pub mod tlb;
 
 pub use board::{
     BoardConfig, BoardError, CBoard, Counters, Offloads, SlowPathMode, DEFAULT_KV_STORE_BYTES,

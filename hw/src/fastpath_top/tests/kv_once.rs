@@ -7,7 +7,7 @@
 use super::kv::{dram_region, expected, kv_config, kv_store};
 use super::*;
 use crate::offload::clio_kv::reference::{serve_once, Answer, Region, Req};
-use crate::sync_unit::reference::Ring;
+use clio_model::sync_unit::SyncUnit as Ring;
 use crate::sync_unit::RING_ENTRIES;
 use clio_proto::kv::{KvRequest, StoreLayout, HIT, MISS};
 
@@ -87,7 +87,7 @@ fn kv_puts_and_deletes_are_executed_once() {
         e,
         l,
         m,
-        ring: Ring::new(RING_ENTRIES),
+        ring: Ring::with_entries(RING_ENTRIES),
     };
     let (put, del) = (Opcode::KvPut, Opcode::KvDelete);
     let c = CLIENT;
@@ -142,13 +142,13 @@ fn kv_puts_and_deletes_are_executed_once() {
     }
     kv.ack(3, c + 1, 1);
     kv.ack(4, c, 1);
-    let pending = kv.ring.slots.iter().flatten().filter(|e| !e.5).count();
+    let pending = kv.ring.slots().iter().flatten().filter(|e| !e.acked).count();
     assert_eq!(pending, 0);
     for i in 0..RING_ENTRIES as u32 {
         let a = kv.send(del, 4, c, 100 + i, b"absent", b"");
         assert_eq!((a.status, a.arg0, a.replay), (0, MISS, false));
     }
-    assert_eq!(kv.wp(), kv.ring.wp);
+    assert_eq!(kv.wp(), kv.ring.write_pointer());
     // Full: RETRY_LATER, nothing executes, the pointer moves past the slot; again.
     for attempt in 1..=2 {
         let wp = kv.wp();
@@ -162,7 +162,8 @@ fn kv_puts_and_deletes_are_executed_once() {
     }
     assert_eq!(kv.get(3, 201, b"beta"), None);
     // The CN_ACK of the request in the slot at the write pointer frees it: the put executes.
-    let (p, cl, id, ..) = kv.ring.slots[kv.ring.wp].expect("an entry");
+    let e = kv.ring.slots()[kv.ring.write_pointer()].expect("an entry");
+    let (p, cl, id) = (e.pid, e.client, e.req_id);
     kv.ack(p, cl, id);
     let a = kv.send(put, 3, c, 200, b"beta", &[3; 33]);
     assert_eq!((a.status, a.arg0, a.replay), (0, MISS, false));
@@ -170,5 +171,5 @@ fn kv_puts_and_deletes_are_executed_once() {
     // Retried once more (a network duplicate): replayed from the ring.
     let a = kv.send(put, 3, c, 200, b"beta", &[3; 33]);
     assert_eq!((a.arg0, a.replay), (MISS, true));
-    assert_eq!(kv.wp(), kv.ring.wp);
+    assert_eq!(kv.wp(), kv.ring.write_pointer());
 }

@@ -1,5 +1,5 @@
 //! The Clio-KV unit (`Opcode::KvGet`, `KvPut`, `KvDelete`; `clio_proto::kv`): the chained
-//! hash table of `sim::model::offload::clio_kv`, step for step, on the offload port bundle
+//! hash table of `clio_model::offload::clio_kv`, step for step, on the offload port bundle
 //! ([`super`]) with its writes, its own-RAS select and the request's payload.
 //!
 //! A request is checked as `KvRequest::decode` does (one packet, `va` = `arg0` = `arg1` = 0,

@@ -1,14 +1,17 @@
-//! The testbench's reference for the Clio-KV unit: what `sim::model::offload::clio_kv` and
-//! the dispatch in `sim::model::board::extend` do with a request, over a byte image of the
-//! store's region, written again from `clio_proto::kv` (clio-hw cannot depend on clio-sim).
-//! A multi-byte access fails whole (nothing read or written) when any of its 64-byte blocks
-//! is unmapped or marked bad, as the model's translation of a range does.
+//! The testbench's view of the golden model's Clio-KV (`clio_model::offload::clio_kv`, the
+//! same code the software node runs): a byte image of the store's region it serves from, the
+//! request as the executor hands it to the unit, and the answer as the unit gives it. The
+//! dispatch in front of the table (the opcode, the request's format, the store's status, in
+//! the order `sim`'s `board/extend.rs` checks them) is the only logic here; the table and the
+//! idempotence ring are the model's. A multi-byte access fails whole (nothing read or written)
+//! when any of its 64-byte blocks is unmapped or marked bad, as the model's translation of a
+//! range does.
 
-use crate::sync_unit::reference::{Ring, Verdict};
-use clio_proto::kv::{
-    KvRequest, RecordHeader, StoreLayout, HIT, MISS, RECORD_HEADER_BYTES, SB_FREE_HEAD,
-    SB_HIGH_WATER, SB_LIVE, SB_MAGIC, STORE_MAGIC,
-};
+use clio_model::coverage::Coverage;
+use clio_model::offload::clio_kv::{self, Once};
+use clio_model::offload::OffloadMemory;
+use clio_model::sync_unit::SyncUnit;
+use clio_proto::kv::{KvRequest, StoreLayout};
 use clio_proto::{Header, Opcode, Status};
 use std::collections::HashMap;
 
@@ -36,7 +39,7 @@ impl Region {
             bytes: vec![0; l.bytes().next_multiple_of(64) as usize],
             bad: HashMap::new(),
         };
-        r.bytes[..8].copy_from_slice(&STORE_MAGIC.to_le_bytes());
+        clio_kv::format(&mut r, l).expect("the region holds the superblock");
         r
     }
 
@@ -82,6 +85,23 @@ impl Region {
     pub fn set_word(&mut self, va: u64, v: u64) -> R<()> {
         self.write(va, &v.to_le_bytes())
     }
+}
+
+/// The model reads and writes the region as it reads the store's RAS.
+impl OffloadMemory for Region {
+    fn read(&mut self, va: u64, buf: &mut [u8]) -> Result<(), Status> {
+        let o = self.range(va, buf.len()).map_err(status)?;
+        buf.copy_from_slice(&self.bytes[o..o + buf.len()]);
+        Ok(())
+    }
+    fn write(&mut self, va: u64, data: &[u8]) -> Result<(), Status> {
+        Region::write(self, va, data).map_err(status)
+    }
+}
+
+/// A bad block's status as the model's (a testbench marks blocks only with real statuses).
+fn status(s: u8) -> Status {
+    Status::from_u8(s).expect("a bad block's status is a status")
 }
 
 /// A request as the executor hands it to the unit.
@@ -145,19 +165,18 @@ pub struct Answer {
 /// The reference answer to `r` (the store's status `ready`, 0 = serving), and its effects,
 /// with a ring that never holds the request (every request executes).
 pub fn serve(m: &mut Region, l: &StoreLayout, ready: u8, r: &Req) -> Answer {
-    serve_once(m, l, ready, &mut Ring::new(1), 0, 0, r)
+    serve_once(m, l, ready, &mut SyncUnit::with_entries(1), 0, 0, r)
 }
 
-/// The reference answer to `r` from member `client` with request id `req` (`extend.rs`):
-/// the format and the store's status first, then, for a put or delete
-/// (`Opcode::offload_uses_idempotence_ring`), the ring: a retry gets its recorded answer, a
-/// full ring RETRY_LATER, and an executed request's answer is recorded, errors included
-/// (value 0 then).
+/// The reference answer to `r` from member `client` with request id `req`: the format and
+/// the store's status first, then the model's table behind its idempotence ring
+/// (`clio_kv::decide_once`: a retry of a put or delete gets its recorded answer, a full ring
+/// RETRY_LATER, an executed one's answer is recorded, errors included).
 pub fn serve_once(
     m: &mut Region,
     l: &StoreLayout,
     ready: u8,
-    ring: &mut Ring,
+    ring: &mut SyncUnit,
     client: u16,
     req: u32,
     r: &Req,
@@ -177,25 +196,16 @@ pub fn serve_once(
     if ready != 0 {
         return answer(ready, 0, None, false);
     }
-    let once = r.op.offload_uses_idempotence_ring();
-    if once {
-        match ring.check(r.pid, client, req) {
-            Verdict::Cached(s, v) => return answer(s, v, None, true),
-            Verdict::Full => return answer(Status::RetryLater as u8, 0, None, true),
-            Verdict::Execute => {}
-        }
+    let cov = &mut Coverage::default();
+    match clio_kv::decide_once(m, l, ring, r.op, r.pid, client, req, q, cov) {
+        Once::Replayed(s, v) => answer(s as u8, v, None, true),
+        Once::RingFull => answer(Status::RetryLater as u8, 0, None, true),
+        Once::Ran(Ok(d)) => answer(0, d.arg0, d.value_at, false),
+        Once::Ran(Err(s)) => answer(s as u8, 0, None, false),
     }
-    let a = match apply(m, l, r.op, r.pid, q.key, q.value) {
-        Ok((arg0, read)) => answer(0, arg0, read, false),
-        Err(status) => answer(status, 0, None, false),
-    };
-    if once {
-        ring.record(r.pid, client, req, a.status, a.arg0);
-    }
-    a
 }
 
-/// The table's logic (`clio_kv::serve`): the HIT/MISS and a get's value range.
+/// The model's table alone (`clio_kv::decide`): the HIT/MISS and a get's value range.
 pub fn apply(
     m: &mut Region,
     l: &StoreLayout,
@@ -204,117 +214,8 @@ pub fn apply(
     key: &[u8],
     value: &[u8],
 ) -> R<(u64, Option<(u64, u64)>)> {
-    if m.word(l.base + SB_MAGIC)? != STORE_MAGIC {
-        return Err(UNMAPPED);
-    }
-    let head = l.head(l.bucket(owner, key));
-    let live = l.base + SB_LIVE;
-    let found = find(m, l, head, owner, key)?;
-    match (op, found) {
-        (Opcode::KvGet, Some((_, at, hdr))) => {
-            let va = at + (RECORD_HEADER_BYTES + key.len()) as u64;
-            Ok((
-                HIT,
-                (hdr.value_len > 0).then_some((va, hdr.value_len as u64)),
-            ))
-        }
-        (_, None) if op != Opcode::KvPut => Ok((MISS, None)),
-        (Opcode::KvDelete, Some((link, at, hdr))) => {
-            m.set_word(link, hdr.next)?;
-            give(m, l, at)?;
-            let n = m.word(live)?;
-            m.set_word(live, n.saturating_sub(1))?;
-            Ok((HIT, None))
-        }
-        (_, old) => {
-            if old.is_none() && m.word(live)?.wrapping_add(1) >= l.records {
-                return Err(Status::OutOfMemory as u8);
-            }
-            let slot = take(m, l)?;
-            let (link, next) = match old {
-                Some((link, _, hdr)) => (link, hdr.next),
-                None => (head, m.word(head)?),
-            };
-            let h = RecordHeader {
-                next,
-                owner,
-                key_len: key.len() as u16,
-                value_len: value.len() as u16,
-            };
-            let mut rec = h.encode().to_vec();
-            rec.extend_from_slice(key);
-            rec.extend_from_slice(value);
-            m.write(slot, &rec)?;
-            m.set_word(link, slot)?;
-            if let Some((_, at, _)) = old {
-                give(m, l, at)?;
-                return Ok((HIT, None));
-            }
-            let n = m.word(live)?;
-            m.set_word(live, n.wrapping_add(1))?;
-            Ok((MISS, None))
-        }
-    }
-}
-
-/// The key's (link to its record, record, header) on the chain from `head`: at most
-/// `records + 1` links, each 0 or a slot, each header's lengths in bounds (else UNMAPPED).
-type Found = (u64, u64, RecordHeader);
-
-fn find(m: &Region, l: &StoreLayout, head: u64, owner: u16, key: &[u8]) -> R<Option<Found>> {
-    let mut link = head;
-    for _ in 0..=l.records {
-        let at = m.word(link)?;
-        if at == 0 {
-            return Ok(None);
-        }
-        if !l.is_record(at) {
-            return Err(UNMAPPED);
-        }
-        let mut hb = [0u8; RECORD_HEADER_BYTES];
-        hb.copy_from_slice(&m.read(at, RECORD_HEADER_BYTES)?);
-        let hdr = RecordHeader::decode(&hb).ok_or(UNMAPPED)?;
-        if hdr.owner == owner
-            && hdr.key_len as usize == key.len()
-            && m.read(at + RECORD_HEADER_BYTES as u64, key.len())? == key
-        {
-            return Ok(Some((link, at, hdr)));
-        }
-        link = at;
-    }
-    Err(UNMAPPED)
-}
-
-/// `take_free`: the free list's head, else the high-water slot.
-fn take(m: &mut Region, l: &StoreLayout) -> R<u64> {
-    let free = l.base + SB_FREE_HEAD;
-    match m.word(free)? {
-        0 => {}
-        at if l.is_record(at) => {
-            let next = m.word(at)?;
-            m.set_word(free, next)?;
-            return Ok(at);
-        }
-        _ => return Err(UNMAPPED),
-    }
-    let used = m.word(l.base + SB_HIGH_WATER)?;
-    if used >= l.records {
-        return Err(Status::OutOfMemory as u8);
-    }
-    m.set_word(l.base + SB_HIGH_WATER, used + 1)?;
-    Ok(l.record(used))
-}
-
-/// `give_free`: the record `at` becomes the free list's head.
-fn give(m: &mut Region, l: &StoreLayout, at: u64) -> R<()> {
-    let free = l.base + SB_FREE_HEAD;
-    let head = m.word(free)?;
-    let h = RecordHeader {
-        next: head,
-        owner: 0,
-        key_len: 0,
-        value_len: 0,
-    };
-    m.write(at, &h.encode())?;
-    m.set_word(free, at)
+    let req = KvRequest { key, value };
+    clio_kv::decide(m, l, op, owner, req, &mut Coverage::default())
+        .map(|d| (d.arg0, d.value_at))
+        .map_err(|s| s as u8)
 }

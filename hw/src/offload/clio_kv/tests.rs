@@ -6,7 +6,7 @@
 use super::reference::{self, Answer, Region, Req};
 use super::*;
 use crate::bench::Bench;
-use crate::sync_unit::reference::{Ring, Verdict};
+use clio_model::sync_unit::{RingCheck as Verdict, SyncUnit as Ring};
 use crate::tb::BEAT;
 use crate::util::{bits_to_bytes, bytes_to_bits};
 use clio_proto::kv::{KvRequest, RecordHeader, StoreLayout};
@@ -70,7 +70,7 @@ fn block(m: &Region, va: u64) -> (u8, Vec<u8>) {
 /// Serve one request: the payload in beats, the memory channel from `m`, the answer taken;
 /// a ring that says execute.
 fn run(b: &mut Bench<ClioKv>, m: &mut Region, r: &Req, t: Timing) -> Run {
-    run_ring(b, m, r, t, &mut Ring::new(1), 0, 0)
+    run_ring(b, m, r, t, &mut Ring::with_entries(1), 0, 0)
 }
 
 /// [`run`] with the idempotence ring `ring` (the executor's part: the verdict on the caller's
@@ -201,7 +201,8 @@ fn run_ring(
             recorded = u.rsp_record.val();
             assert!(!(recorded && a.replay), "a replay is not recorded again");
             if recorded {
-                ring.record(r.pid, client, req, a.status, a.arg0);
+                let status = Status::from_u8(a.status).expect("the unit answers a status");
+                ring.record_offload(r.pid, client, req, status, a.arg0);
             }
         }
         b.tick();

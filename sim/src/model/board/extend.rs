@@ -7,7 +7,8 @@ use super::{CBoard, Outgoing};
 use crate::model::coverage::Coverage;
 use crate::model::dram::Dram;
 use crate::model::mem_access::{read_pieces, write_pieces, Notice, VirtualMemory};
-use crate::model::offload::{clio_kv, pointer_chase, OffloadAnswer, OffloadMemory};
+use crate::model::offload::clio_kv::{self, Once};
+use crate::model::offload::{pointer_chase, OffloadAnswer, OffloadMemory};
 use crate::model::sync_unit::RingCheck;
 use clio_proto::frame::Route;
 use clio_proto::kv::{value_check, KvRequest, KvStagedPut, StoreLayout};
@@ -195,22 +196,50 @@ impl CBoard {
         };
         // Exactly once: a put or delete records its answer in the idempotence ring under
         // the caller's (pid, client, req_id); a retry gets that answer, never a second run.
-        let once = h.opcode.offload_uses_idempotence_ring();
-        if once && self.answered_from_ring(route, h, out) {
-            return;
-        }
         let mut cov = Coverage::default();
-        let mut mem = self.ras_memory(store_pid, notices);
-        let answer = clio_kv::serve(&mut mem, &l, h.opcode, h.pid, req, &mut cov);
+        let mut mem = RasMemory {
+            rx_free: self.ring.rx_free(),
+            vm: &mut self.vm,
+            dram: &mut self.dram,
+            layout: &self.layout,
+            pid: store_pid,
+            notices,
+        };
+        let (pid, client, id) = (h.pid, h.client, h.req_id);
+        let ran = clio_kv::decide_once(
+            &mut mem,
+            &l,
+            &mut self.sync,
+            h.opcode,
+            pid,
+            client,
+            id,
+            req,
+            &mut cov,
+        );
+        let answer = match ran {
+            Once::Replayed(s, v) => return self.replayed(out, route, h, s, v),
+            Once::RingFull => {
+                return self.respond(out, route, h.response_to(Status::RetryLater), &[]);
+            }
+            Once::Ran(d) => d.and_then(|d| clio_kv::answer_of(&mut mem, d)),
+        };
         self.rules.cov.add(&cov);
-        if once {
-            let (s, v) = match &answer {
-                Ok(a) => (Status::Ok, a.arg0),
-                Err(s) => (*s, 0),
-            };
-            self.sync.record_offload(h.pid, h.client, h.req_id, s, v);
-        }
         self.offload_answer(out, route, h, answer);
+    }
+
+    /// A retry answered from the idempotence ring: the first answer again. An OK put or delete
+    /// answer carries no value (`total_len` 0, as `offload_answer` sets it); an error answer is
+    /// the request's header with the status, as it was.
+    fn replayed(&mut self, out: &mut Vec<Outgoing>, route: &Route, h: &Header, s: Status, v: u64) {
+        let mut r = Header {
+            arg0: v,
+            ..h.response_to(s)
+        };
+        if s == Status::Ok {
+            r.total_len = 0;
+        }
+        self.respond(out, route, r, &[]);
     }
 
     /// The idempotence ring's verdict on a KV write: a retry is answered from it, a full
@@ -218,17 +247,7 @@ impl CBoard {
     fn answered_from_ring(&mut self, route: &Route, h: &Header, out: &mut Vec<Outgoing>) -> bool {
         match self.sync.check(h.pid, h.client, h.req_id) {
             RingCheck::Cached(s, v) => {
-                // The first answer again: an OK put or delete answer carries no value
-                // (`total_len` 0, as `offload_answer` sets it); an error answer is the
-                // request's header with the status, as it was.
-                let mut r = Header {
-                    arg0: v,
-                    ..h.response_to(s)
-                };
-                if s == Status::Ok {
-                    r.total_len = 0;
-                }
-                self.respond(out, route, r, &[]);
+                self.replayed(out, route, h, s, v);
                 true
             }
             RingCheck::Full => {

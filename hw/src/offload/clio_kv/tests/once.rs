@@ -38,8 +38,8 @@ impl Once {
             "memory differs after {r:?}"
         );
         assert_eq!(
-            (&self.ring_dut.slots, self.ring_dut.wp),
-            (&self.ring_ref.slots, self.ring_ref.wp)
+            (self.ring_dut.slots(), self.ring_dut.write_pointer()),
+            (self.ring_ref.slots(), self.ring_ref.write_pointer())
         );
         if got.answer.replay {
             assert_eq!((got.reads, got.writes), (0, 0), "a replay touches nothing");
@@ -60,8 +60,8 @@ fn retries_are_answered_from_the_ring_and_change_nothing() {
         b: unit(&SMALL, 0),
         want: dut.clone(),
         dut,
-        ring_dut: Ring::new(4),
-        ring_ref: Ring::new(4),
+        ring_dut: Ring::with_entries(4),
+        ring_ref: Ring::with_entries(4),
     };
     let k = key(4); // 61 bytes: the retry's second beat is drained, not peeked
     let put1 = Req::new(Opcode::KvPut, 1, &k, &[1; 100]);
@@ -112,8 +112,8 @@ fn retries_are_answered_from_the_ring_and_change_nothing() {
         let recent = |n: usize| sent.len() - 1 - (x >> 8) as usize % sent.len().min(n);
         if x % 5 < 2 {
             // CN_ACK of the entry at the write pointer (its client got the answer).
-            if let Some((p, c, id, ..)) = o.ring_ref.slots[o.ring_ref.wp] {
-                o.ack(p, c, id);
+            if let Some(e) = o.ring_ref.slots()[o.ring_ref.write_pointer()] {
+                o.ack(e.pid, e.client, e.req_id);
             }
             continue;
         }
@@ -149,10 +149,10 @@ fn retries_are_answered_from_the_ring_and_change_nothing() {
         if a.replay && a.status != Status::RetryLater as u8 {
             assert!(
                 ring_before
-                    .slots
+                    .slots()
                     .iter()
                     .flatten()
-                    .any(|e| (e.0, e.1, e.2) == (r.pid, client, id)),
+                    .any(|e| (e.pid, e.client, e.req_id) == (r.pid, client, id)),
                 "replayed only what the ring holds"
             );
         }

@@ -6,7 +6,7 @@
 //! ring -> free list. The halves never mix, so receiving and sending take separate locks.
 
 use super::bpf::{AttachMode, Steering};
-use crate::error::{ClioError, Result};
+use crate::{NetError, Result};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -34,7 +34,7 @@ const XDP_UMEM_PGOFF_COMPLETION_RING: libc::off_t = 0x1_8000_0000;
 /// Bytes of one UMEM frame (a chunk): one Ethernet frame of up to this size.
 pub(crate) const FRAME_SIZE: usize = 2048;
 /// Frames in the receive half (also the fill and RX ring sizes).
-pub(crate) const RX_FRAMES: u32 = 1024;
+pub const RX_FRAMES: u32 = 1024;
 /// Frames in the transmit half (also the TX and completion ring sizes).
 const TX_FRAMES: u32 = 1024;
 const UMEM_LEN: usize = (RX_FRAMES + TX_FRAMES) as usize * FRAME_SIZE;
@@ -92,7 +92,7 @@ struct Desc {
     options: u32,
 }
 
-fn os_err(step: &str, e: io::Error) -> ClioError {
+fn os_err(step: &str, e: io::Error) -> NetError {
     let hint = match e.raw_os_error() {
         Some(libc::EPERM) | Some(libc::EACCES) => " (needs root or CAP_NET_RAW)",
         Some(libc::EAFNOSUPPORT) => " (the kernel has no AF_XDP: CONFIG_XDP_SOCKETS)",
@@ -101,7 +101,7 @@ fn os_err(step: &str, e: io::Error) -> ClioError {
         Some(libc::EOPNOTSUPP) => " (the driver does not support this AF_XDP mode)",
         _ => "",
     };
-    ClioError::Transport(format!("AF_XDP: {step}: {e}{hint}"))
+    NetError(format!("AF_XDP: {step}: {e}{hint}"))
 }
 
 fn check(step: &str, r: libc::c_int) -> Result<()> {
@@ -307,7 +307,7 @@ impl XdpSocket {
         let len = getsockopt(s, XDP_MMAP_OFFSETS, &mut off)
             .map_err(|e| os_err("reading the ring offsets", e))?;
         if len != std::mem::size_of::<MmapOffsets>() {
-            return Err(ClioError::Transport(
+            return Err(NetError(
                 "AF_XDP: the kernel's ring offsets have no flags field (kernel older than 5.4)"
                     .into(),
             ));
@@ -601,7 +601,7 @@ impl XdpSocket {
         for parts in frames {
             let len: usize = parts.iter().map(|p| p.len()).sum();
             if len > FRAME_SIZE {
-                return Err(ClioError::Transport(format!(
+                return Err(NetError(format!(
                     "AF_XDP: a frame of {len} bytes does not fit a {FRAME_SIZE}-byte UMEM frame"
                 )));
             }

@@ -1,41 +1,20 @@
 //! Raw Ethernet frames (EtherType 0x88B5) through AF_XDP: the kernel bypass of the paper's
 //! CN side. Same framing as [`RawEthernetTransport`](super::RawEthernetTransport)
 //! (`clio_proto::frame`, [`Encap::RawEthernet`]), but frames move through a UMEM shared with
-//! the kernel instead of through socket buffers: zero-copy where the driver allows it, copy
-//! mode (one copy in the driver, none through the stack) elsewhere, e.g. on veth.
-//!
-//! Built over `libc` alone (see docs/clib.md, "Kernel bypass (AF_XDP)", for why not
-//! `xsk-rs`, `afxdp`, `aya` or `libbpf-rs`): `bpf` loads a 15-instruction XDP program that
-//! steers only Clio frames to the socket's queue through an XSKMAP and passes everything else
-//! to the kernel; `socket` is the AF_XDP socket. Needs root (or CAP_NET_RAW + CAP_BPF +
-//! CAP_NET_ADMIN) and Linux >= 5.9 (`bpf_link` for XDP).
+//! the kernel instead of through socket buffers (the socket and its steering program are
+//! `clio_netio::xdp`, shared with the node's XDP front end). Needs root (or CAP_NET_RAW +
+//! CAP_BPF + CAP_NET_ADMIN) and Linux >= 5.9 (`bpf_link` for XDP).
 
-mod bpf;
-mod socket;
-
-pub use bpf::AttachMode;
-pub use socket::{XdpMode, XdpSocket, RX_SPIN};
+pub use clio_netio::xdp::{interface, AttachMode, XdpMode, XdpSocket, RX_FRAMES, RX_SPIN};
 
 use super::{Received, Transport};
 use crate::error::{ClioError, Result};
+use clio_netio::NetError;
 use clio_proto::frame::{emit_frame, parse_frame, Encap, Route, ETH_HEADER_LEN};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// Index and MAC address of the interface `iface` in this thread's network namespace.
-pub fn interface(iface: &str) -> Result<(u32, [u8; 6])> {
-    let itf = pnet_datalink::interfaces()
-        .into_iter()
-        .find(|i| i.name == iface)
-        .ok_or_else(|| ClioError::Transport(format!("no network interface named {iface:?}")))?;
-    let mac = itf
-        .mac
-        .map(|m| m.octets())
-        .ok_or_else(|| ClioError::Transport(format!("interface {iface:?} has no MAC address")))?;
-    Ok((itf.index, mac))
-}
 
 /// Clio frames to one memory node's MAC over an AF_XDP socket on one interface queue.
 pub struct XdpTransport {
@@ -54,11 +33,8 @@ impl XdpTransport {
     /// have no other XDP program attached.
     pub fn open(iface: &str, node_mac: [u8; 6], queue: u32) -> Result<XdpTransport> {
         let (ifindex, mac) = interface(iface)?;
-        let socket = XdpSocket::open(ifindex, queue, false).map_err(|e| match e {
-            ClioError::Transport(m) => {
-                ClioError::Transport(format!("{m} [on {iface} queue {queue}]"))
-            }
-            e => e,
+        let socket = XdpSocket::open(ifindex, queue, false).map_err(|NetError(m)| {
+            ClioError::Transport(format!("{m} [on {iface} queue {queue}]"))
         })?;
         let route = Route {
             encap: Encap::RawEthernet,
@@ -134,7 +110,7 @@ impl Transport for XdpTransport {
     /// Half the receive frames of the UMEM (the fill ring is refilled as the engine takes
     /// frames, so a burst of up to half of them always finds room).
     fn burst_capacity(&self) -> Option<usize> {
-        Some(socket::RX_FRAMES as usize / 2 * clio_proto::consts::MAX_PAYLOAD)
+        Some(RX_FRAMES as usize / 2 * clio_proto::consts::MAX_PAYLOAD)
     }
 
     fn send_batch(&self, packets: &[&[u8]]) -> Result<()> {
@@ -142,7 +118,8 @@ impl Transport for XdpTransport {
         // frame are losses: the engine retries them.
         let parts: Vec<[&[u8]; 2]> = packets.iter().map(|p| [&self.header[..], p]).collect();
         let frames: Vec<&[&[u8]]> = parts.iter().map(|p| &p[..]).collect();
-        self.socket.send_frames(&frames).map(|_| ())
+        self.socket.send_frames(&frames)?;
+        Ok(())
     }
 
     fn recv(&self, timeout: Duration) -> Result<Option<Vec<u8>>> {

@@ -2,7 +2,7 @@
 //!
 //! Each unit of the model that applies a rule counts it where the rule makes its decision (a
 //! refused request, a FetchAdd whose carry crosses bit 32, a ring lookup that another RAS's
-//! entry would have matched without the pid), and [`CBoard::coverage`](super::CBoard::coverage)
+//! entry would have matched without the pid), and `CBoard::coverage` (clio-sim)
 //! adds the units' counts. The conformance suite replays streams through the model and fails
 //! for a rule they never exercised (`rules_exercised_by_the_streams`), and `make cosim` prints
 //! the table of its long run.

@@ -12,7 +12,8 @@
 //! it: a get sees the old or the new value, whole, never a mix.
 
 use super::{OffloadAnswer, OffloadMemory};
-use crate::model::coverage::Coverage;
+use crate::coverage::Coverage;
+use crate::sync_unit::{RingCheck, SyncUnit};
 use clio_proto::kv::{
     KvRequest, RecordHeader, StoreLayout, HIT, MISS, RECORD_HEADER_BYTES, SB_FREE_HEAD,
     SB_HIGH_WATER, SB_LIVE, SB_MAGIC, STORE_MAGIC,
@@ -96,7 +97,49 @@ fn find(
     Err(Status::Unmapped)
 }
 
-/// Serve one request (`op` one of `KvGet`, `KvPut`, `KvDelete`) of the RAS `owner`.
+/// What the table decided for one request, before a get's value is read: `arg0` (HIT or
+/// MISS) and, for a hit of a non-empty value, where the value lies in the store's RAS (the
+/// RTL's unit answers a hit by handing that range to the read datapath).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decided {
+    /// HIT or MISS.
+    pub arg0: u64,
+    /// A get's value: (VA, length); `None` for a miss, a write, or an empty value.
+    pub value_at: Option<(u64, u64)>,
+}
+
+/// The table's logic for one request (`op` one of `KvGet`, `KvPut`, `KvDelete`) of the RAS
+/// `owner`: every write it makes, and a get's value range (not read yet).
+pub fn decide(
+    mem: &mut impl OffloadMemory,
+    l: &StoreLayout,
+    op: Opcode,
+    owner: u16,
+    req: KvRequest<'_>,
+    cov: &mut Coverage,
+) -> Result<Decided, Status> {
+    check_magic(mem, l)?;
+    let found = find(mem, l, owner, req.key, cov)?;
+    let decided = |arg0, value_at| Decided { arg0, value_at };
+    match (op, found) {
+        (Opcode::KvGet, Some(f)) => {
+            let at = f.at + (RECORD_HEADER_BYTES + req.key.len()) as u64;
+            let len = f.header.value_len as u64;
+            Ok(decided(HIT, (len > 0).then_some((at, len))))
+        }
+        (Opcode::KvPut, old) => {
+            let answer = put(mem, l, owner, req, old);
+            cov.hit_if(answer == Err(Status::OutOfMemory), Rule::KvStoreFull);
+            answer.map(|a| decided(a.arg0, None))
+        }
+        (Opcode::KvDelete, Some(f)) => delete(mem, l, f).map(|a| decided(a.arg0, None)),
+        (Opcode::KvGet | Opcode::KvDelete, None) => Ok(decided(MISS, None)),
+        _ => Err(Status::Unsupported),
+    }
+}
+
+/// Serve one request (`op` one of `KvGet`, `KvPut`, `KvDelete`) of the RAS `owner`: the
+/// table's decision and a get's value.
 pub fn serve(
     mem: &mut impl OffloadMemory,
     l: &StoreLayout,
@@ -105,24 +148,64 @@ pub fn serve(
     req: KvRequest<'_>,
     cov: &mut Coverage,
 ) -> Result<OffloadAnswer, Status> {
-    check_magic(mem, l)?;
-    let found = find(mem, l, owner, req.key, cov)?;
-    match (op, found) {
-        (Opcode::KvGet, Some(f)) => {
-            let mut value = vec![0u8; f.header.value_len as usize];
-            let at = f.at + (RECORD_HEADER_BYTES + req.key.len()) as u64;
-            mem.read(at, &mut value)?;
-            Ok(answer(HIT, value))
-        }
-        (Opcode::KvPut, old) => {
-            let answer = put(mem, l, owner, req, old);
-            cov.hit_if(answer == Err(Status::OutOfMemory), Rule::KvStoreFull);
-            answer
-        }
-        (Opcode::KvDelete, Some(f)) => delete(mem, l, f),
-        (Opcode::KvGet | Opcode::KvDelete, None) => Ok(answer(MISS, Vec::new())),
-        _ => Err(Status::Unsupported),
+    let d = decide(mem, l, op, owner, req, cov)?;
+    answer_of(mem, d)
+}
+
+/// The answer to a decided request: `arg0`, and a get's value read from the store.
+pub fn answer_of(mem: &mut impl OffloadMemory, d: Decided) -> Result<OffloadAnswer, Status> {
+    let mut value = Vec::new();
+    if let Some((at, len)) = d.value_at {
+        value.resize(len as usize, 0);
+        mem.read(at, &mut value)?;
     }
+    Ok(answer(d.arg0, value))
+}
+
+/// How a request went through the idempotence ring ([`decide_once`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Once {
+    /// A retry of an executed put or delete: its recorded status and `arg0`, nothing run.
+    Replayed(Status, u64),
+    /// The slot at the ring's write pointer is unacknowledged: RETRY_LATER, nothing run.
+    RingFull,
+    /// Run ([`decide`]); a put's or delete's answer was recorded, errors included (value 0).
+    Ran(Result<Decided, Status>),
+}
+
+/// [`decide`] with exactly-once for writes: a put or delete
+/// (`Opcode::offload_uses_idempotence_ring`) asks the ring under the caller's
+/// `(owner, client, req_id)` first and records its answer after, so a retry gets the first
+/// answer and never a second run; a get runs as it is.
+#[allow(clippy::too_many_arguments)]
+pub fn decide_once(
+    mem: &mut impl OffloadMemory,
+    l: &StoreLayout,
+    sync: &mut SyncUnit,
+    op: Opcode,
+    owner: u16,
+    client: u16,
+    req_id: u32,
+    req: KvRequest<'_>,
+    cov: &mut Coverage,
+) -> Once {
+    let once = op.offload_uses_idempotence_ring();
+    if once {
+        match sync.check(owner, client, req_id) {
+            RingCheck::Cached(s, v) => return Once::Replayed(s, v),
+            RingCheck::Full => return Once::RingFull,
+            RingCheck::Execute => {}
+        }
+    }
+    let d = decide(mem, l, op, owner, req, cov);
+    if once {
+        let (s, v) = match &d {
+            Ok(d) => (Status::Ok, d.arg0),
+            Err(s) => (*s, 0),
+        };
+        sync.record_offload(owner, client, req_id, s, v);
+    }
+    Once::Ran(d)
 }
 
 /// Create or replace `(owner, key)` with `value`: the new record is written whole in a free

@@ -15,14 +15,21 @@ use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
 use clio_proto::rules::Rule;
 use clio_proto::{Opcode, Status};
 
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    pid: u16,
-    client: u16,
-    req_id: u32,
-    status: Status,
-    value: u64,
-    acked: bool,
+/// One slot of the ring: a recorded answer, keyed by `(pid, client, req_id)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// The RAS.
+    pub pid: u16,
+    /// The member of the RAS.
+    pub client: u16,
+    /// The member's request id.
+    pub req_id: u32,
+    /// The recorded status.
+    pub status: Status,
+    /// The recorded value (the old word of an atomic, HIT/MISS of a KV write).
+    pub value: u64,
+    /// The client acknowledged the answer (CN ack) or left: the slot may be reused.
+    pub acked: bool,
 }
 
 /// What to do with a non-idempotent request.
@@ -54,8 +61,17 @@ pub struct SyncUnit {
 
 impl Default for SyncUnit {
     fn default() -> Self {
+        SyncUnit::with_entries(IDEMPOTENCE_RING_ENTRIES)
+    }
+}
+
+impl SyncUnit {
+    /// A sync unit whose ring has `entries` slots (the node's is
+    /// [`IDEMPOTENCE_RING_ENTRIES`]; testbenches use smaller rings to reach their corners).
+    pub fn with_entries(entries: usize) -> SyncUnit {
+        assert!(entries > 0, "a ring needs a slot");
         SyncUnit {
-            ring: vec![None; IDEMPOTENCE_RING_ENTRIES],
+            ring: vec![None; entries],
             wp: 0,
             replays: 0,
             full: 0,
@@ -63,9 +79,17 @@ impl Default for SyncUnit {
             cov: Coverage::default(),
         }
     }
-}
 
-impl SyncUnit {
+    /// The ring's slots, in slot order.
+    pub fn slots(&self) -> &[Option<Entry>] {
+        &self.ring
+    }
+
+    /// The slot the next recorded answer goes to.
+    pub fn write_pointer(&self) -> usize {
+        self.wp
+    }
+
     /// Look a ring-recorded request up.
     pub fn check(&mut self, pid: u16, client: u16, req_id: u32) -> RingCheck {
         // One pass: the entry of this key, and whether a key without the pid, or without the

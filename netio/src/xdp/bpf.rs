@@ -18,7 +18,7 @@
 //! 14: exit
 //! ```
 
-use crate::error::{ClioError, Result};
+use crate::{NetError, Result};
 use clio_proto::consts::ETHERTYPE_CLIO;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -170,7 +170,7 @@ fn owned(fd: libc::c_long) -> OwnedFd {
     unsafe { OwnedFd::from_raw_fd(fd as RawFd) }
 }
 
-fn refused(step: &str, e: io::Error) -> ClioError {
+fn refused(step: &str, e: io::Error) -> NetError {
     let hint = match e.raw_os_error() {
         Some(libc::EPERM) | Some(libc::EACCES) => {
             " (needs root, or CAP_BPF + CAP_NET_ADMIN + CAP_NET_RAW)"
@@ -183,7 +183,7 @@ fn refused(step: &str, e: io::Error) -> ClioError {
         }
         _ => "",
     };
-    ClioError::Transport(format!("AF_XDP: {step}: {e}{hint}"))
+    NetError(format!("AF_XDP: {step}: {e}{hint}"))
 }
 
 /// How the program is attached.
@@ -246,7 +246,7 @@ impl Steering {
                 return Err(if text.trim().is_empty() {
                     err
                 } else {
-                    ClioError::Transport(format!("{err}; verifier: {}", text.trim()))
+                    NetError(format!("{err}; verifier: {}", text.trim()))
                 });
             }
         };

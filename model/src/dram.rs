@@ -149,22 +149,17 @@ impl Dram {
     }
 }
 
-/// The in-process slow path clears frames and applies transaction records directly in the DRAM
-/// model (not counted as fast-path traffic: on the board the ARM does it over its own port).
-impl clio_slowpath::FrameMemory for Dram {
-    fn zero(&mut self, pa: u64, len: u64) -> bool {
-        clio_slowpath::frame_memory::clear_range(&mut self.map, pa, len)
+/// The bytes themselves, outside the traffic counters: the slow path clears frames and
+/// applies transaction records through this (on the board the ARM does it over its own port),
+/// and the cosimulation's bus model reads and writes through it.
+impl AsRef<[u8]> for Dram {
+    fn as_ref(&self) -> &[u8] {
+        &self.map
     }
-    fn persist(&mut self, pa: u64, len: u64) -> bool {
-        Dram::persist(self, pa, len)
-    }
-    fn is_persistent(&self) -> bool {
-        self.persistent
-    }
-    fn read(&self, pa: u64, buf: &mut [u8]) -> bool {
-        clio_slowpath::frame_memory::read_range(&self.map, pa, buf)
-    }
-    fn write(&mut self, pa: u64, data: &[u8]) -> bool {
-        clio_slowpath::frame_memory::write_range(&mut self.map, pa, data)
+}
+
+impl AsMut<[u8]> for Dram {
+    fn as_mut(&mut self) -> &mut [u8] {
+        &mut self.map
     }
 }
