@@ -145,16 +145,16 @@ impl Logic for AckLayer {
         }
         // Feed the covered bytes of this beat (none once past 64 + payload_len). The first
         // beat is the header, always whole (a shorter frame is dropped whatever it sums to).
-        self.engine.in_first.next = self.first.val();
+        self.engine.port.in_first.next = self.first.val();
         if self.first.val() {
-            self.engine.in_valid.next = self.in_valid.val();
-            self.engine.in_data.next =
+            self.engine.port.in_valid.next = self.in_valid.val();
+            self.engine.port.in_data.next =
                 self.in_data.val() & !(bit_cast::<512, 32>(0xFFFF_FFFF_u32.to_bits()) << 224);
-            self.engine.in_bytes.next = 64.into();
+            self.engine.port.in_bytes.next = 64.into();
         } else {
-            self.engine.in_valid.next = self.in_valid.val() & self.next_any.q.val();
-            self.engine.in_data.next = self.in_data.val();
-            self.engine.in_bytes.next = self.next_bytes.q.val();
+            self.engine.port.in_valid.next = self.in_valid.val() & self.next_any.q.val();
+            self.engine.port.in_data.next = self.in_data.val();
+            self.engine.port.in_bytes.next = self.next_bytes.q.val();
         }
         self.fin.d.next = false;
         if self.in_valid.val() {
@@ -213,11 +213,11 @@ impl Logic for AckLayer {
         self.drop.next = (self.have.q.val() < 64)
             | (self.resp.q.val()
                 & (self.have.q.val() >= self.len.q.val())
-                & (self.engine.crc.val() == self.carried.q.val()));
+                & (self.engine.port.crc.val() == self.carried.q.val()));
         self.nack.next = (self.have.q.val() >= 64)
             & ((self.have.q.val() < self.len.q.val())
-                | (self.engine.crc.val() != self.carried.q.val()));
-        self.crc_out.next = self.engine.crc.val();
+                | (self.engine.port.crc.val() != self.carried.q.val()));
+        self.crc_out.next = self.engine.port.crc.val();
     }
 }
 

@@ -242,13 +242,13 @@ fn hex<const N: usize>(v: &Bits<N>) -> String {
         .collect()
 }
 
-/// Streaming CRC-32C over 512-bit beats, the message zero-extended to whole beats: one beat per
-/// cycle, any number of bytes (1..=64) in a beat (the rest are summed as zeros), the value
-/// ready the cycle after the last beat.
-#[derive(LogicBlock)]
-pub struct Crc32c {
-    /// Core clock.
-    pub clock: Signal<In, Clock>,
+/// The port both CRC engines have ([`Crc32c`], [`Crc32cRegistered`]): 512-bit beats of a
+/// message in, its CRC-32C out, one beat per cycle. The value covers every beat fed since the
+/// last `in_first` beat, the message zero-extended to whole beats, and is valid the cycle after
+/// the last beat (until the next beat).
+#[derive(LogicInterface, Default)]
+#[join = "CrcFeed"]
+pub struct CrcPort {
     /// A beat enters.
     pub in_valid: Signal<In, Bit>,
     /// First beat of a message (start from the initial value).
@@ -257,9 +257,35 @@ pub struct Crc32c {
     pub in_data: Signal<In, Bits<512>>,
     /// Bytes of this beat that belong to the message, 1..=64 (the rest are summed as zeros).
     pub in_bytes: Signal<In, Bits<7>>,
-    /// CRC-32C of everything fed since the last `in_first` beat, zero-extended to whole beats
-    /// (valid one cycle after the last beat).
+    /// CRC-32C of the beats fed, as above.
     pub crc: Signal<Out, Bits<32>>,
+}
+
+/// The side of a block that feeds a CRC engine ([`CrcPort`]'s mate).
+#[derive(LogicInterface, Default)]
+#[join = "CrcPort"]
+pub struct CrcFeed {
+    /// A beat enters.
+    pub in_valid: Signal<Out, Bit>,
+    /// First beat of a message.
+    pub in_first: Signal<Out, Bit>,
+    /// The beat.
+    pub in_data: Signal<Out, Bits<512>>,
+    /// Bytes of this beat that belong to the message.
+    pub in_bytes: Signal<Out, Bits<7>>,
+    /// The engine's value.
+    pub crc: Signal<In, Bits<32>>,
+}
+
+/// Streaming CRC-32C over 512-bit beats, the message zero-extended to whole beats: one beat per
+/// cycle, any number of bytes (1..=64) in a beat (the rest are summed as zeros), the value
+/// ready the cycle after the last beat.
+#[derive(LogicBlock)]
+pub struct Crc32c {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// The beats in, the value out.
+    pub port: CrcPort,
     /// The CRC register after the beats fed so far.
     acc: DFF<Bits<32>>,
     /// The beat with bytes `in_bytes..64` zeroed.
@@ -274,11 +300,7 @@ impl Default for Crc32c {
     fn default() -> Self {
         Crc32c {
             clock: Default::default(),
-            in_valid: Default::default(),
-            in_first: Default::default(),
-            in_data: Default::default(),
-            in_bytes: Default::default(),
-            crc: Default::default(),
+            port: Default::default(),
             acc: Default::default(),
             masked: Default::default(),
             beat: XorMatrix::new(beat_rows()),
@@ -291,19 +313,19 @@ impl Logic for Crc32c {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, acc);
-        self.masked.x.next = self.in_data.val();
-        self.masked.n.next = self.in_bytes.val();
-        if self.in_first.val() {
+        self.masked.x.next = self.port.in_data.val();
+        self.masked.n.next = self.port.in_bytes.val();
+        if self.port.in_first.val() {
             self.state_in.next = 0xFFFF_FFFF_u64.to_bits();
         } else {
             self.state_in.next = self.acc.q.val();
         }
         self.beat.x.next = bit_cast::<544, 32>(self.state_in.val())
             | (bit_cast::<544, 512>(self.masked.y.val()) << 32);
-        if self.in_valid.val() {
+        if self.port.in_valid.val() {
             self.acc.d.next = self.beat.y.val();
         }
-        self.crc.next = !self.acc.q.val();
+        self.port.crc.next = !self.acc.q.val();
     }
 }
 
@@ -321,17 +343,8 @@ crate::impl_clocked!(Crc32c);
 pub struct Crc32cRegistered {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// A beat enters.
-    pub in_valid: Signal<In, Bit>,
-    /// First beat of a message (start from the initial value).
-    pub in_first: Signal<In, Bit>,
-    /// The beat (byte k at bits 8k..8k+8).
-    pub in_data: Signal<In, Bits<512>>,
-    /// Bytes of this beat that belong to the message, 1..=64 (the rest are summed as zeros).
-    pub in_bytes: Signal<In, Bits<7>>,
-    /// CRC-32C of everything fed since the last `in_first` beat, zero-extended to whole beats
-    /// (valid one cycle after the last beat, until the next beat).
-    pub crc: Signal<Out, Bits<32>>,
+    /// The beats in, the value out.
+    pub port: CrcPort,
     /// The last beat fed, byte `k` in `pend[k]`, zero where `k >= in_bytes` (each byte
     /// register's synchronous reset).
     pend: [DFF<Bits<8>>; 64],
@@ -348,11 +361,7 @@ impl Default for Crc32cRegistered {
     fn default() -> Self {
         Crc32cRegistered {
             clock: Default::default(),
-            in_valid: Default::default(),
-            in_first: Default::default(),
-            in_data: Default::default(),
-            in_bytes: Default::default(),
-            crc: Default::default(),
+            port: Default::default(),
             pend: core::array::from_fn(|_| Default::default()),
             acc: Default::default(),
             pend_beat: Default::default(),
@@ -372,8 +381,8 @@ impl Logic for Crc32cRegistered {
         }
         self.beat.x.next = bit_cast::<544, 32>(self.acc.q.val())
             | (bit_cast::<544, 512>(self.pend_beat.out.val()) << 32);
-        if self.in_valid.val() {
-            if self.in_first.val() {
+        if self.port.in_valid.val() {
+            if self.port.in_first.val() {
                 self.acc.d.next = 0xFFFF_FFFF_u64.to_bits();
             } else {
                 self.acc.d.next = self.beat.y.val();
@@ -382,13 +391,13 @@ impl Logic for Crc32cRegistered {
         // Per byte: a reset (zero) when a beat comes without it, ahead of the enable, which is
         // a flip-flop's synchronous reset and clock enable as they are (reset over enable).
         for k in 0..64 {
-            if self.in_valid.val() & (self.in_bytes.val() <= k.to_bits::<7>()) {
+            if self.port.in_valid.val() & (self.port.in_bytes.val() <= k.to_bits::<7>()) {
                 self.pend[k].d.next = 0.into();
-            } else if self.in_valid.val() {
-                self.pend[k].d.next = self.in_data.val().get_bits::<8>(8 * k);
+            } else if self.port.in_valid.val() {
+                self.pend[k].d.next = self.port.in_data.val().get_bits::<8>(8 * k);
             }
         }
-        self.crc.next = !self.beat.y.val();
+        self.port.crc.next = !self.beat.y.val();
     }
 }
 
@@ -451,13 +460,13 @@ pub(crate) mod tests {
         ($t:ty) => {
             impl Engine for $t {
                 fn feed(&mut self, valid: bool, first: bool, beat: &[u8], bytes: usize) {
-                    self.in_valid.next = valid;
-                    self.in_first.next = first;
-                    self.in_data.next = bytes_to_bits(beat);
-                    self.in_bytes.next = (bytes as u64).to_bits();
+                    self.port.in_valid.next = valid;
+                    self.port.in_first.next = first;
+                    self.port.in_data.next = bytes_to_bits(beat);
+                    self.port.in_bytes.next = (bytes as u64).to_bits();
                 }
                 fn value(&self) -> u32 {
-                    self.crc.val().to_u32()
+                    self.port.crc.val().to_u32()
                 }
             }
         };

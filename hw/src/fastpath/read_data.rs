@@ -106,16 +106,22 @@ pub struct ReadData {
     pub reads_idle: Signal<Out, Bit>,
     /// txbuf write port (`slot << 5 | beat`; beat 0 is kept in a register, never written).
     pub buf_write_enable: Signal<Out, Bit>,
+    /// txbuf write address, `slot << 5 | beat`.
     pub buf_write_address: Signal<Out, Bits<6>>,
+    /// txbuf write data: the response beat, in packet lanes.
     pub buf_write_data: Signal<Out, Bits<512>>,
     /// The transmit stage can take a response this cycle.
     pub xmit_free: Signal<In, Bit>,
     /// A finished response goes to the transmit stage this cycle: its length, route, beat 0
     /// (the header with its CRC) and txbuf slot.
     pub load: Signal<Out, Bit>,
+    /// The loaded response's length in bytes, header included.
     pub load_len: Signal<Out, Bits<12>>,
+    /// The loaded response's route.
     pub load_route: Signal<Out, Bits<256>>,
+    /// The loaded response's beat 0: the header with its CRC.
     pub load_beat0: Signal<Out, Bits<512>>,
+    /// The txbuf slot that holds the loaded response's beats from 1 on.
     pub load_slot: Signal<Out, Bit>,
     /// The job is receiving its R beats.
     receiving: DFF<Bit>,
@@ -287,10 +293,10 @@ impl Logic for ReadData {
         self.beat.next = bit_cast::<12, 6>(self.idx.q.val());
         self.adv_pos.next = (self.beat.val() + 1) << 6;
         self.adv_rest.next = self.j_len.q.val() - self.adv_pos.val();
-        self.checksum.in_valid.next = false;
-        self.checksum.in_first.next = false;
-        self.checksum.in_data.next = self.hdr_beat.val();
-        self.checksum.in_bytes.next = self.sum_bytes.q.val();
+        self.checksum.port.in_valid.next = false;
+        self.checksum.port.in_first.next = false;
+        self.checksum.port.in_data.next = self.hdr_beat.val();
+        self.checksum.port.in_bytes.next = self.sum_bytes.q.val();
         if self.receiving.q.val() & self.r_valid.val() & !self.hold.val() {
             self.prev.d.next = self.r_data.val();
             self.idx.d.next = self.idx.q.val() + 1;
@@ -301,7 +307,7 @@ impl Logic for ReadData {
             } else {
                 self.sum_bytes.d.next = bit_cast::<7, 12>(self.adv_rest.val());
             }
-            self.checksum.in_valid.next = self.sum_more.q.val();
+            self.checksum.port.in_valid.next = self.sum_more.q.val();
             if bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.j_kt.q.val() {
                 self.receiving.d.next = false;
                 self.flushing.d.next = true;
@@ -315,7 +321,7 @@ impl Logic for ReadData {
         // ...and the job in its flush cycle takes its place (the stage may start the next job
         // in this same cycle: `can_take`).
         if self.flushing.q.val() & !self.hold.val() {
-            self.checksum.in_valid.next = self.sum_more.q.val();
+            self.checksum.port.in_valid.next = self.sum_more.q.val();
             self.flushing.d.next = false;
             self.sending.d.next = true;
             self.send_len.d.next = self.j_len.q.val();
@@ -325,10 +331,10 @@ impl Logic for ReadData {
         self.load_len.next = self.send_len.q.val();
         self.load_route.next = self.send_route.q.val();
         self.load_beat0.next = self.beat0.q.val()
-            | (bit_cast::<512, 8>(self.checksum.crc.val().get_bits::<8>(24)) << 224)
-            | (bit_cast::<512, 8>(self.checksum.crc.val().get_bits::<8>(16)) << 232)
-            | (bit_cast::<512, 8>(self.checksum.crc.val().get_bits::<8>(8)) << 240)
-            | (bit_cast::<512, 8>(self.checksum.crc.val().get_bits::<8>(0)) << 248);
+            | (bit_cast::<512, 8>(self.checksum.port.crc.val().get_bits::<8>(24)) << 224)
+            | (bit_cast::<512, 8>(self.checksum.port.crc.val().get_bits::<8>(16)) << 232)
+            | (bit_cast::<512, 8>(self.checksum.port.crc.val().get_bits::<8>(8)) << 240)
+            | (bit_cast::<512, 8>(self.checksum.port.crc.val().get_bits::<8>(0)) << 248);
         if self.load.val() {
             self.slot.d.next = !self.slot.q.val();
         }
@@ -360,14 +366,14 @@ impl Logic for ReadData {
             | bit_cast::<6, 5>(bit_cast::<5, 12>(self.beat.val()));
         if !self.past_header.q.val() {
             if self.active.val() {
-                self.checksum.in_first.next = true;
-                if self.checksum.in_valid.val() {
+                self.checksum.port.in_first.next = true;
+                if self.checksum.port.in_valid.val() {
                     self.beat0.d.next = self.hdr_beat.val();
                 }
             }
         } else {
-            self.checksum.in_data.next = self.realign.out.val();
-            self.buf_write_enable.next = self.checksum.in_valid.val() & self.active.val();
+            self.checksum.port.in_data.next = self.realign.out.val();
+            self.buf_write_enable.next = self.checksum.port.in_valid.val() & self.active.val();
         }
 
         // ---- The queue's counts: entries, and reads among them.

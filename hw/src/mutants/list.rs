@@ -305,7 +305,7 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$ingest$ack",
-                find: "nack = (have$q >= 32'h40) & ((have$q < len$q) | (engine$crc != carried$q));",
+                find: "nack = (have$q >= 32'h40) & ((have$q < len$q) | (engine$port$crc != carried$q));",
                 replace: "nack = (have$q >= 32'h40) & (have$q < len$q);",
             },
         ],
