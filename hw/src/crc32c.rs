@@ -242,39 +242,49 @@ fn hex<const N: usize>(v: &Bits<N>) -> String {
         .collect()
 }
 
-/// The port both CRC engines have ([`Crc32c`], [`Crc32cRegistered`]): 512-bit beats of a
-/// message in, its CRC-32C out, one beat per cycle. The value covers every beat fed since the
-/// last `in_first` beat, the message zero-extended to whole beats, and is valid the cycle after
-/// the last beat (until the next beat).
-#[derive(LogicInterface, Default)]
-#[join = "CrcFeed"]
-pub struct CrcPort {
-    /// A beat enters.
-    pub in_valid: Signal<In, Bit>,
-    /// First beat of a message (start from the initial value).
-    pub in_first: Signal<In, Bit>,
-    /// The beat (byte k at bits 8k..8k+8).
-    pub in_data: Signal<In, Bits<512>>,
-    /// Bytes of this beat that belong to the message, 1..=64 (the rest are summed as zeros).
-    pub in_bytes: Signal<In, Bits<7>>,
-    /// CRC-32C of the beats fed, as above.
-    pub crc: Signal<Out, Bits<32>>,
-}
+pub use port::{CrcFeed, CrcPort};
 
-/// The side of a block that feeds a CRC engine ([`CrcPort`]'s mate).
-#[derive(LogicInterface, Default)]
-#[join = "CrcPort"]
-pub struct CrcFeed {
-    /// A beat enters.
-    pub in_valid: Signal<Out, Bit>,
-    /// First beat of a message.
-    pub in_first: Signal<Out, Bit>,
-    /// The beat.
-    pub in_data: Signal<Out, Bits<512>>,
-    /// Bytes of this beat that belong to the message.
-    pub in_bytes: Signal<Out, Bits<7>>,
-    /// The engine's value.
-    pub crc: Signal<In, Bits<32>>,
+/// The CRC engines' port bundle.
+mod port {
+    // The derive writes `join` and `link`, methods without doc comments.
+    #![allow(missing_docs)]
+    use rust_hdl::prelude::*;
+
+    /// The port both CRC engines have ([`Crc32c`](super::Crc32c),
+    /// [`Crc32cRegistered`](super::Crc32cRegistered)): 512-bit beats of a
+    /// message in, its CRC-32C out, one beat per cycle. The value covers every beat fed since the
+    /// last `in_first` beat, the message zero-extended to whole beats, and is valid the cycle after
+    /// the last beat (until the next beat).
+    #[derive(LogicInterface, Default)]
+    #[join = "CrcFeed"]
+    pub struct CrcPort {
+        /// A beat enters.
+        pub in_valid: Signal<In, Bit>,
+        /// First beat of a message (start from the initial value).
+        pub in_first: Signal<In, Bit>,
+        /// The beat (byte k at bits 8k..8k+8).
+        pub in_data: Signal<In, Bits<512>>,
+        /// Bytes of this beat that belong to the message, 1..=64 (the rest are summed as zeros).
+        pub in_bytes: Signal<In, Bits<7>>,
+        /// CRC-32C of the beats fed, as above.
+        pub crc: Signal<Out, Bits<32>>,
+    }
+
+    /// The side of a block that feeds a CRC engine ([`CrcPort`]'s mate).
+    #[derive(LogicInterface, Default)]
+    #[join = "CrcPort"]
+    pub struct CrcFeed {
+        /// A beat enters.
+        pub in_valid: Signal<Out, Bit>,
+        /// First beat of a message.
+        pub in_first: Signal<Out, Bit>,
+        /// The beat.
+        pub in_data: Signal<Out, Bits<512>>,
+        /// Bytes of this beat that belong to the message.
+        pub in_bytes: Signal<Out, Bits<7>>,
+        /// The engine's value.
+        pub crc: Signal<In, Bits<32>>,
+    }
 }
 
 /// Streaming CRC-32C over 512-bit beats, the message zero-extended to whole beats: one beat per

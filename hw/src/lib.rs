@@ -11,6 +11,8 @@
 //! valid/ready handshakes or per-slot busy bits, and reach DRAM through AXI4. See
 //! `docs/hardware.md`.
 
+#![warn(missing_docs)]
+
 pub mod ack_layer;
 pub mod async_ram;
 pub mod bench;

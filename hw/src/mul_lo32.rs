@@ -19,13 +19,16 @@ pub struct MulLo32 {
     pub clock: Signal<In, Clock>,
     /// The operands (registered by the caller).
     pub a: Signal<In, Bits<32>>,
+    /// Second operand.
     pub b: Signal<In, Bits<32>>,
     /// `a * b mod 2^32` of the operands of the cycle before.
     pub y: Signal<Out, Bits<32>>,
     /// The three registered products `y` adds (`lo + ((x1 + x2) << 16)`), for a caller that
     /// adds them into a sum of its own without `y`'s two adders in front (carry-save).
     pub lo: Signal<Out, Bits<32>>,
+    /// `a[0..16] * b[16..32]`, registered.
     pub x1: Signal<Out, Bits<32>>,
+    /// `a[16..32] * b[0..16]`, registered.
     pub x2: Signal<Out, Bits<32>>,
     /// The three 16 x 16 products, registered.
     p_lo: DFF<Bits<32>>,

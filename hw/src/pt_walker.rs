@@ -88,6 +88,7 @@ pub struct PtWalker {
     /// The request comes with its hash (`req_hash`, `proto::pt_hash(pid, vpn)`): no hash
     /// unit, into the queues now (only when no earlier request is in the hash unit).
     pub req_hashed: Signal<In, Bit>,
+    /// The request's hash (`proto::pt_hash(pid, vpn)`), read with `req_hashed`.
     pub req_hash: Signal<In, Bits<32>>,
     /// Too many walks in flight: do not issue more.
     pub busy: Signal<Out, Bit>,

@@ -315,9 +315,9 @@ crate::impl_clocked!(SyncUnit);
 
 #[cfg(test)]
 mod tests {
-    use clio_model::sync_unit::{Entry, RingCheck as Verdict, SyncUnit as Ring};
     use super::*;
     use crate::bench::Bench;
+    use clio_model::sync_unit::{Entry, RingCheck as Verdict, SyncUnit as Ring};
     use clio_proto::{Opcode, Status};
 
     fn key(b: &mut Bench<SyncUnit>, pid: u16, client: u16, req: u32) {

@@ -33,6 +33,7 @@ pub struct VaEndTerms<const K: usize, const K1: usize> {
     pub va: Signal<In, Bits<64>>,
     /// Its length, `n + n2`, below 2^K (the caller's bound).
     pub n: Signal<In, Bits<K>>,
+    /// The length's second term (0 where one suffices).
     pub n2: Signal<In, Bits<K>>,
     /// The terms, for [`VaEndRule`].
     pub terms: Signal<Out, Bits<VA_END_TERMS>>,
@@ -121,6 +122,7 @@ pub struct VaEnd<const K: usize, const K1: usize> {
     pub va: Signal<In, Bits<64>>,
     /// Its length, `n + n2`, below 2^K (the caller's bound).
     pub n: Signal<In, Bits<K>>,
+    /// The length's second term (0 where one suffices).
     pub n2: Signal<In, Bits<K>>,
     /// `va + n + n2 <= VA_LIMIT`.
     pub in_va: Signal<Out, Bit>,

@@ -4,8 +4,8 @@
 //! `clio-slowpath` daemon), and its network streams to packets. Implements [`MemoryNode`], so
 //! `clio board --backend rtl` serves clients exactly like the model.
 
-use crate::model::board::{BoardConfig, BoardError, NodeParts, Outgoing};
 use crate::model::board::SlowPathFrames;
+use crate::model::board::{BoardConfig, BoardError, NodeParts, Outgoing};
 use crate::model::dram::Dram;
 use crate::model::Counters;
 use crate::node::MemoryNode;

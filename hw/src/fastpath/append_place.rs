@@ -49,26 +49,35 @@ pub struct AppendPlace {
     /// The log's VA (the request's `va`), its capacity in bytes (`arg0`) and the record's
     /// length (`total_len`), held while the request runs.
     pub va: Signal<In, Bits<64>>,
+    /// The log's capacity in bytes (the request's `arg0`), held while the request runs.
     pub capacity: Signal<In, Bits<64>>,
+    /// The record's length (the request's `total_len`), held while the request runs.
     pub len: Signal<In, Bits<12>>,
     /// The tail word arrives this cycle: its value, the PA it was read at, and the payload's
     /// lane in its wbuf slot as an 8-byte word (lane bits 3..6; the header VA is 8-byte
     /// aligned).
     pub load: Signal<In, Bit>,
+    /// The tail word's value, with `load`.
     pub tail: Signal<In, Bits<64>>,
+    /// The PA the tail word was read at, with `load`.
     pub tail_pa: Signal<In, Bits<64>>,
+    /// The payload's lane in its wbuf slot as an 8-byte word, with `load`.
     pub slot_word: Signal<In, Bits<3>>,
     /// Bytes the record takes in the log (`replog::footprint(len)`).
     pub footprint: Signal<Out, Bits<12>>,
     /// The placement (from the cycle after `load`): LOG_FULL, else BAD_REQUEST (`past_va`),
     /// else the record's VA.
     pub log_full: Signal<Out, Bit>,
+    /// The record ends past the VA space: BAD_REQUEST (when not `log_full`).
     pub past_va: Signal<Out, Bit>,
+    /// The record's VA, `va + LOG_HEAD + tail`.
     pub record_va: Signal<Out, Bits<64>>,
     /// The tail word loaded (the answer's `arg0`, the idempotence ring's value), the new tail
     /// (`old_tail + footprint`) and the tail word's PA.
     pub old_tail: Signal<Out, Bits<64>>,
+    /// The new tail, `old_tail + footprint`.
     pub new_tail: Signal<Out, Bits<64>>,
+    /// The tail word's PA (where it is written back).
     pub tail_word_pa: Signal<Out, Bits<64>>,
     /// The record's realignment from its wbuf slot, in 8-byte words (the write-data stage's
     /// `start_shift`).

@@ -26,17 +26,23 @@ pub struct BeatWriter {
     pub addr: Signal<In, Bits<64>>,
     /// The beat, in DRAM lanes, and its byte strobes.
     pub data: Signal<In, Bits<512>>,
+    /// The beat's byte strobes (lane k = byte k).
     pub strb: Signal<In, Bits<64>>,
     /// The W channel is free (the write-data stage is not streaming).
     pub w_free: Signal<In, Bit>,
     /// AXI AW (burst length 1).
     pub aw_valid: Signal<Out, Bit>,
+    /// AXI AW ready.
     pub aw_ready: Signal<In, Bit>,
+    /// AXI AW address: the beat's block, `addr & !63`.
     pub aw_addr: Signal<Out, Bits<64>>,
     /// AXI W (one beat, last).
     pub w_valid: Signal<Out, Bit>,
+    /// AXI W ready.
     pub w_ready: Signal<In, Bit>,
+    /// AXI W data: `data`.
     pub w_data: Signal<Out, Bits<512>>,
+    /// AXI W byte strobes: `strb`.
     pub w_strb: Signal<Out, Bits<64>>,
     /// The unit drives AW and W this cycle (the top gives it the channels).
     pub active: Signal<Out, Bit>,

@@ -72,36 +72,56 @@ pub struct Decode {
     pub durable: Signal<Out, Bit>,
     /// The big-endian fields.
     pub pid: Signal<Out, Bits<16>>,
+    /// The packet's segment index.
     pub pkt_index: Signal<Out, Bits<16>>,
+    /// The request's packet count.
     pub pkt_count: Signal<Out, Bits<16>>,
+    /// The packet's payload length in bytes.
     pub payload_len: Signal<Out, Bits<16>>,
+    /// The request id.
     pub req_id: Signal<Out, Bits<32>>,
+    /// The request's VA.
     pub va: Signal<Out, Bits<64>>,
+    /// The request's total length in bytes.
     pub total_len: Signal<Out, Bits<32>>,
+    /// The request's first argument.
     pub arg0: Signal<Out, Bits<64>>,
+    /// The request's second argument.
     pub arg1: Signal<Out, Bits<64>>,
     /// The VA of the packet's first byte.
     pub data_va: Signal<Out, Bits<64>>,
     /// The checks (module doc).
     pub parse_ok: Signal<Out, Bit>,
+    /// `check_read`.
     pub read_ok: Signal<Out, Bit>,
     /// `read_ok` in two halves, for a caller that registers them and decides a cycle later
     /// (the look-ahead's check stage): the format part (one packet, no payload,
     /// `1..=MAX_REQUEST_LEN` bytes) and the range's terms (`read_ok = read_form &
     /// VaEndRule(rd_terms)`); `write_in_va` is `VaEndRule(wr_terms)`.
     pub read_form: Signal<Out, Bit>,
+    /// The read range's terms (`VaEndTerms`, K = 32).
     pub rd_terms: Signal<Out, Bits<VA_END_TERMS>>,
+    /// The write packet's range terms (`VaEndTerms`, K = 27).
     pub wr_terms: Signal<Out, Bits<VA_END_TERMS>>,
+    /// `check_write_segment`.
     pub write_ok: Signal<Out, Bit>,
+    /// The packet's bytes end inside the VA space.
     pub write_in_va: Signal<Out, Bit>,
+    /// Append's format check: one packet of `1..=MAX_RECORD` payload bytes at an aligned `va`.
     pub append_ok: Signal<Out, Bit>,
+    /// An atomic's format check: an aligned word, no payload.
     pub atomic_ok: Signal<Out, Bit>,
+    /// The pointer chase's format check: one packet, no payload.
     pub chase_ok: Signal<Out, Bit>,
     /// The match-action table's rules for the opcode (`crate::mat`).
     pub kv: Signal<Out, Bit>,
+    /// An extend-path opcode (a parse failure answers UNSUPPORTED).
     pub extend: Signal<Out, Bit>,
+    /// A slow-path opcode.
     pub slow: Signal<Out, Bit>,
+    /// The request must carry its RAS's key.
     pub needs_key: Signal<Out, Bit>,
+    /// The result goes to the idempotence ring.
     pub ring: Signal<Out, Bit>,
     swap: ByteSwap<384>,
     mat: Mat,

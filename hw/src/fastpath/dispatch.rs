@@ -32,23 +32,38 @@ use crate::spec::StatusSpec as St;
 pub struct Dispatch {
     /// The frame's class (`DispatchClass`): one branch bit at most, and the rules.
     pub is_read: Signal<In, Bit>,
+    /// The frame is a WRITE.
     pub is_write: Signal<In, Bit>,
+    /// The frame has a slow-path opcode.
     pub is_slow: Signal<In, Bit>,
+    /// The frame is a FENCE.
     pub is_fence: Signal<In, Bit>,
+    /// The frame is a CN_ACK.
     pub is_cn_ack: Signal<In, Bit>,
+    /// The frame has a Clio-KV opcode.
     pub is_kv: Signal<In, Bit>,
+    /// The frame is a POINTER_CHASE.
     pub is_chase: Signal<In, Bit>,
+    /// The frame is an APPEND.
     pub is_append: Signal<In, Bit>,
+    /// The opcode is an extend-path one (a parse failure answers UNSUPPORTED).
     pub is_extend: Signal<In, Bit>,
+    /// The opcode needs its RAS's key.
     pub needs_key: Signal<In, Bit>,
     /// The format checks kept per slot by the look-ahead (`TranslateAhead::use_*`): parse,
     /// read, write segment, write inside the VA space, Append's, the chase's, an atomic's.
     pub parse_ok: Signal<In, Bit>,
+    /// `check_read` holds.
     pub read_ok: Signal<In, Bit>,
+    /// `check_write_segment` holds.
     pub write_ok: Signal<In, Bit>,
+    /// The write segment ends inside the VA space.
     pub write_in_va: Signal<In, Bit>,
+    /// Append's format check holds.
     pub append_ok: Signal<In, Bit>,
+    /// The pointer chase's format check holds.
     pub chase_ok: Signal<In, Bit>,
+    /// An atomic's format check holds.
     pub atomic_ok: Signal<In, Bit>,
     /// The look-ahead translated the frame's first page (mapped, permitted, within the page).
     pub ahead_ok: Signal<In, Bit>,
@@ -56,6 +71,7 @@ pub struct Dispatch {
     pub key_ok: Signal<In, Bit>,
     /// The header's `FLAG_DURABLE`, and the board has a persistence domain.
     pub durable: Signal<In, Bit>,
+    /// The board has a persistence domain.
     pub persist: Signal<In, Bit>,
     /// The slow path's RX ring has room for a REQUEST (registered by the executor).
     pub room_ok: Signal<In, Bit>,
@@ -63,6 +79,7 @@ pub struct Dispatch {
     pub fence_clear: Signal<In, Bit>,
     /// The offload units can take a request.
     pub kv_ready: Signal<In, Bit>,
+    /// The pointer-chase unit can take a request.
     pub chase_ready: Signal<In, Bit>,
     /// The response's status (when the request is answered from here, or the answer's start).
     pub status: Signal<Out, Bits<8>>,
@@ -71,8 +88,11 @@ pub struct Dispatch {
     /// The branch taken (past the parse and key checks): its access's registers are loaded
     /// (`branch_word`: an Append's tail word or an atomic's word).
     pub branch_read: Signal<Out, Bit>,
+    /// A WRITE is past the checks.
     pub branch_write: Signal<Out, Bit>,
+    /// An Append or an atomic is past the checks: its word's registers are loaded.
     pub branch_word: Signal<Out, Bit>,
+    /// An APPEND is past the checks.
     pub branch_append: Signal<Out, Bit>,
     /// A read whose checks hold: its answer's segmentation starts.
     pub read_go: Signal<Out, Bit>,
@@ -82,15 +102,22 @@ pub struct Dispatch {
     /// hand to an offload unit, ask the idempotence ring, or stay in Dispatch (a fence waits:
     /// `fence_wait`; `wait` is a Verilog keyword).
     pub to_translate: Signal<Out, Bit>,
+    /// Push the request to the slow path as a REQUEST.
     pub to_slow_push: Signal<Out, Bit>,
+    /// Hand the request to an offload unit.
     pub to_offload: Signal<Out, Bit>,
+    /// Ask the idempotence ring (an Append or an atomic).
     pub to_sync_check: Signal<Out, Bit>,
+    /// A FENCE waits in Dispatch for earlier writes' B responses.
     pub fence_wait: Signal<Out, Bit>,
     /// The stages' starts: a CN_ACK frees its ring entry, an Append goes to the ring (its
     /// tail word next), a Clio-KV request or a pointer chase goes to its unit.
     pub ring_ack: Signal<Out, Bit>,
+    /// An Append goes to the idempotence ring, its tail word next.
     pub append_go: Signal<Out, Bit>,
+    /// A Clio-KV request goes to its unit.
     pub kv_start: Signal<Out, Bit>,
+    /// A pointer chase goes to its unit.
     pub chase_start: Signal<Out, Bit>,
     /// Past the parse and key checks.
     checked: Signal<Local, Bit>,

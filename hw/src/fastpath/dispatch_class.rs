@@ -28,17 +28,26 @@ pub struct DispatchClass {
     pub opcode: Signal<In, Bits<8>>,
     /// The taken frame's branch (from the cycle after `load`, held until the next).
     pub is_read: Signal<Out, Bit>,
+    /// The taken frame is a WRITE.
     pub is_write: Signal<Out, Bit>,
+    /// The taken frame has a slow-path opcode.
     pub is_slow: Signal<Out, Bit>,
+    /// The taken frame is a FENCE.
     pub is_fence: Signal<Out, Bit>,
+    /// The taken frame is a CN_ACK.
     pub is_cn_ack: Signal<Out, Bit>,
+    /// The taken frame has a Clio-KV opcode.
     pub is_kv: Signal<Out, Bit>,
+    /// The taken frame is a POINTER_CHASE.
     pub is_chase: Signal<Out, Bit>,
+    /// The taken frame is an APPEND.
     pub is_append: Signal<Out, Bit>,
     /// Its rules: an extend-path opcode (a parse failure answers UNSUPPORTED), it must carry
     /// its RAS's key, its result goes to the idempotence ring.
     pub is_extend: Signal<Out, Bit>,
+    /// The taken frame's opcode must carry its RAS's key.
     pub needs_key: Signal<Out, Bit>,
+    /// The taken frame's result goes to the idempotence ring.
     pub uses_ring: Signal<Out, Bit>,
     /// The registers behind the outputs above, in the same order.
     r_read: DFF<Bit>,

@@ -150,11 +150,17 @@ pub struct Executor {
     /// The next frame is in its slot (`SlotQueue::next_*`): its ack-layer verdict (bit 0
     /// drop, bit 1 NACK), header bytes 0..48, client, idempotence-ring key, route and lane.
     pub next_full: Signal<In, Bit>,
+    /// The next frame's ack-layer verdict (bit 0 drop, bit 1 NACK).
     pub next_verdict: Signal<In, Bits<2>>,
+    /// The next frame's header bytes 0..48.
     pub next_hdr: Signal<In, Bits<384>>,
+    /// The next frame's client.
     pub next_client: Signal<In, Bits<16>>,
+    /// The next frame's idempotence-ring key (`SlotQueue::next_ring_key`).
     pub next_ring_key: Signal<In, Bits<64>>,
+    /// The next frame's route.
     pub next_route: Signal<In, Bits<256>>,
+    /// The next frame's lane (`va % 64`).
     pub next_lane: Signal<In, Bits<6>>,
     /// The executor takes the next frame this cycle (`SlotQueue::take`).
     pub take: Signal<Out, Bit>,
@@ -164,50 +170,71 @@ pub struct Executor {
     /// The key table's zero sweep after reset is done (nothing is taken before), and its
     /// verdict on the frame taken (in Dispatch: the key opens the pid's RAS).
     pub keys_ready: Signal<In, Bit>,
+    /// The key check's verdict on the frame taken (in Dispatch: the key opens the pid's RAS).
     pub key_ok: Signal<In, Bit>,
     /// A slow-path TX descriptor waits; the executor takes it from `Idle` (`sp_tx_ready`,
     /// `desc_take`) and acts on it in `SpTx` (`sp_tx_act`).
     pub sp_tx_valid: Signal<In, Bit>,
+    /// Ready for a TX descriptor (in `Idle`, once `keys_ready`).
     pub sp_tx_ready: Signal<Out, Bit>,
+    /// The TX descriptor is taken this cycle (`SlowPathDesc::take`).
     pub desc_take: Signal<Out, Bit>,
+    /// The executor acts on the held descriptor this cycle (`SpTx`: `SlowPathTx::act`).
     pub sp_tx_act: Signal<Out, Bit>,
     /// The descriptor's member (`SlowPathDesc::take_member`, a RING_RELEASE's key).
     pub desc_member: Signal<In, Bits<32>>,
     /// Its actions (`SlowPathTx`): a PTE_WRITE's beat to write, a REPLY to send.
     pub desc_to_pte: Signal<In, Bit>,
+    /// The descriptor is a REPLY to send as a payload-less response.
     pub desc_reply: Signal<In, Bit>,
     /// A REPLY's route, header, status and flags (`SlowPathDesc`).
     pub desc_route: Signal<In, Bits<256>>,
+    /// A REPLY's header bytes 0..48.
     pub desc_header: Signal<In, Bits<384>>,
+    /// A REPLY's status.
     pub desc_reply_status: Signal<In, Bits<8>>,
+    /// A REPLY's flags byte.
     pub desc_reply_flags: Signal<In, Bits<8>>,
     /// A NACK is sent, a request is denied by the key check (`Stats`).
     pub stat_nack: Signal<Out, Bit>,
+    /// A request is denied by the key check (one-cycle pulse).
     pub stat_denied: Signal<Out, Bit>,
 
     // ---- The dispatch stage's decode of `header` (`Decode`).
     /// The header's `va`, a write packet's first byte (`data_va`), `payload_len`,
     /// `FLAG_DURABLE`.
     pub h_va: Signal<In, Bits<64>>,
+    /// A write packet's first byte (`Decode::data_va`).
     pub data_va: Signal<In, Bits<64>>,
+    /// The header's `payload_len`.
     pub h_plen: Signal<In, Bits<16>>,
+    /// The header's `FLAG_DURABLE`.
     pub h_durable: Signal<In, Bit>,
     /// The class checks (`parse_ok`, `chase_ok`, `append_ok`, `atomic_ok`: the look-ahead's
     /// per-slot copies, decoded as the header arrived, so Dispatch's decision starts from
     /// flip-flops; the opcode's branch and rules are `cls`'s, registered as the frame is
     /// taken).
     pub parse_ok: Signal<In, Bit>,
+    /// The pointer chase's format check (the look-ahead's per-slot copy).
     pub chase_ok: Signal<In, Bit>,
+    /// Append's format check (the look-ahead's per-slot copy).
     pub append_ok: Signal<In, Bit>,
+    /// An atomic's format check (the look-ahead's per-slot copy).
     pub atomic_ok: Signal<In, Bit>,
 
     // ---- The look-ahead's registers of the executor's slot (`TranslateAhead::use_*`, `ok`,
     // `pa`).
+    /// The slot's frame is a READ or WRITE (`TranslateAhead::use_rw`).
     pub ahead_rw: Signal<In, Bit>,
+    /// The look-ahead translated the slot's packet (`TranslateAhead::ok`).
     pub ahead_ok: Signal<In, Bit>,
+    /// The look-ahead's PA of the slot's packet (`TranslateAhead::pa`, valid with `ahead_ok`).
     pub ahead_pa: Signal<In, Bits<64>>,
+    /// The slot's header passes `check_read` (`TranslateAhead::use_read_ok`).
     pub ahead_read_ok: Signal<In, Bit>,
+    /// The slot's header passes `check_write_segment` (`TranslateAhead::use_write_ok`).
     pub ahead_write_ok: Signal<In, Bit>,
+    /// The slot's write segment ends inside the VA space (`TranslateAhead::use_write_in_va`).
     pub ahead_write_in_va: Signal<In, Bit>,
     /// A read's first packet's length, `min(total_len, MAX_PAYLOAD)` (`use_len`, a register).
     pub ahead_len: Signal<In, Bits<12>>,
@@ -220,43 +247,68 @@ pub struct Executor {
     // ---- A read's packets (`ReadSeg`).
     /// The answer's packet count (`ReadSeg::count`), registered in Dispatch (`seg_total`).
     pub seg_count: Signal<In, Bits<16>>,
+    /// The VA of the answer's next packet (`ReadSeg::next_va`).
     pub seg_next_va: Signal<In, Bits<64>>,
+    /// Bytes of the answer's next packet (`ReadSeg::next_len`).
     pub seg_next_len: Signal<In, Bits<12>>,
     /// `ReadSeg`'s controls: a request is dispatched (its next packet is 1) / the answer moves
     /// on to its next packet.
     pub seg_load: Signal<Out, Bit>,
+    /// The answer moves on to its next packet (`ReadSeg::step`).
     pub seg_step: Signal<Out, Bit>,
 
     // ---- The translate stage (`Translate`).
     /// Start a translation of `tr_va`'s page; take the stage's only-page hit.
     pub tr_start: Signal<Out, Bit>,
+    /// The byte whose page is translated.
     pub tr_va: Signal<Out, Bits<64>>,
+    /// Take the translate stage's only-page hit now (`Translate::hit_take`).
     pub tr_hit_take: Signal<Out, Bit>,
+    /// The translate stage offers an only-page hit (`Translate::only_hit`).
     pub tr_only_hit: Signal<In, Bit>,
+    /// The PA of that hit (`Translate::hit_pa`).
     pub tr_hit_pa: Signal<In, Bits<64>>,
+    /// The translation is done (one cycle).
     pub tr_done: Signal<In, Bit>,
+    /// The translation's status (with `tr_done`).
     pub tr_status: Signal<In, Bits<8>>,
+    /// The translated PA (with `tr_done`, when OK).
     pub tr_pa: Signal<In, Bits<64>>,
 
     // ---- The ordering rules (`Ordering`): a read, a write, an atomic's word may go out; every
     // write has its B response.
+    /// A data read may go out.
     pub read_clear: Signal<In, Bit>,
+    /// A write's addresses may go out.
     pub write_clear: Signal<In, Bit>,
+    /// An atomic's one-beat read may go out.
     pub atomic_clear: Signal<In, Bit>,
+    /// Every write has its B response and none is streaming.
     pub fence_clear: Signal<In, Bit>,
 
     // ---- DRAM: the executor's read and write addresses (the top muxes them onto the port
     // while `ar_own` / `aw_own`), the R beats of its word reads.
+    /// The executor's AR request has the DRAM port (`RAddr`, `SAddr`).
     pub ar_own: Signal<Out, Bit>,
+    /// AR valid (once the ordering rule allows: `read_clear`, `atomic_clear`).
     pub ar_valid: Signal<Out, Bit>,
+    /// AR address: the piece's (or the word's) PA, 64-byte aligned.
     pub ar_addr: Signal<Out, Bits<64>>,
+    /// AR burst length minus one.
     pub ar_len: Signal<Out, Bits<8>>,
+    /// AR ready.
     pub ar_ready: Signal<In, Bit>,
+    /// The executor's AW request has the DRAM port (`WAddr`).
     pub aw_own: Signal<Out, Bit>,
+    /// AW valid (once `write_clear`).
     pub aw_valid: Signal<Out, Bit>,
+    /// AW address: the piece's PA, 64-byte aligned.
     pub aw_addr: Signal<Out, Bits<64>>,
+    /// AW burst length minus one.
     pub aw_len: Signal<Out, Bits<8>>,
+    /// AW ready.
     pub aw_ready: Signal<In, Bit>,
+    /// R valid (a word access's beat, with `r_idle`).
     pub r_valid: Signal<In, Bit>,
     /// No read's R beats are still to come (the R beats are a word access's).
     pub r_idle: Signal<In, Bit>,
@@ -265,25 +317,38 @@ pub struct Executor {
     /// The write-data stage streams (it owns W); it takes the executor's write this cycle
     /// (`pass`).
     pub w_busy: Signal<In, Bit>,
+    /// The write-data stage takes the executor's write and its slot this cycle.
     pub pass: Signal<Out, Bit>,
     /// The one-beat writer writes a PTE_WRITE's PTE (`SpPte`) or the executor's word or
     /// block (`SWrite`); its beat is done.
     pub beat_pte: Signal<Out, Bit>,
+    /// The one-beat writer writes the executor's word or block (`SWrite`).
     pub beat_word: Signal<Out, Bit>,
+    /// The one-beat writer's write is done.
     pub beat_done: Signal<In, Bit>,
 
     // ---- The sync unit (idempotence ring, ALU).
+    /// Look the request's key up in the ring (its verdict is `ring_hit` and the rest).
     pub ring_lookup: Signal<Out, Bit>,
+    /// Mark the key's entry acknowledged (a CN_ACK).
     pub ring_ack: Signal<Out, Bit>,
+    /// Move the write pointer past its unacknowledged slot without recording.
     pub ring_skip: Signal<Out, Bit>,
+    /// Record `ring_rec_value` for the key at the write pointer.
     pub ring_record: Signal<Out, Bit>,
+    /// The status to record.
     pub ring_rec_status: Signal<Out, Bits<8>>,
+    /// The value to record (an atomic's old word, Append's old tail, the unit's `arg0`).
     pub ring_rec_value: Signal<Out, Bits<64>>,
     /// The second word recorded with it: Append's new tail (its answer's `arg1`), else 0.
     pub ring_rec_arg1: Signal<Out, Bits<64>>,
+    /// The lookup's key is in the ring (a retry).
     pub ring_hit: Signal<In, Bit>,
+    /// The slot at the write pointer is unacknowledged.
     pub ring_full: Signal<In, Bit>,
+    /// The lookup's recorded status.
     pub ring_status: Signal<In, Bits<8>>,
+    /// The lookup's recorded value.
     pub ring_value: Signal<In, Bits<64>>,
     /// The lookup's recorded second word (a replayed Append's `arg1`).
     pub ring_arg1: Signal<In, Bits<64>>,
@@ -292,95 +357,157 @@ pub struct Executor {
     /// The word read (`WordAccess::old`); load the ALU's answer or Append's new tail as the
     /// word to write back.
     pub word_old: Signal<In, Bits<64>>,
+    /// Load the ALU's answer as the word to write back (`SAlu`).
     pub alu_load: Signal<Out, Bit>,
+    /// Load Append's new tail as the word to write back.
     pub tail_load: Signal<Out, Bit>,
 
     // ---- Append's placement (`AppendPlace`).
+    /// The tail word goes into the placement's sums this cycle (`ALoad`).
     pub place_load: Signal<Out, Bit>,
+    /// The placement refuses: LOG_FULL.
     pub place_log_full: Signal<In, Bit>,
+    /// The record ends past the VA space: BAD_REQUEST.
     pub place_past_va: Signal<In, Bit>,
+    /// The record's VA.
     pub place_record_va: Signal<In, Bits<64>>,
+    /// Bytes the record takes in the log (`replog::footprint`).
     pub place_footprint: Signal<In, Bits<12>>,
+    /// The tail word as read (the answer's `arg0`).
     pub place_old_tail: Signal<In, Bits<64>>,
     /// The tail after the record (`old_tail + footprint`).
     pub place_new_tail: Signal<In, Bits<64>>,
 
     // ---- The persist handshake (`Persist`): run in `Persist`; done, failed.
+    /// The executor is in `Persist` (`Persist::run`).
     pub persist_run: Signal<Out, Bit>,
+    /// The persist handshake is done (one cycle).
     pub persist_done: Signal<In, Bit>,
+    /// A persist request failed (with `persist_done`): the answer is RETRY_LATER.
     pub persist_failed: Signal<In, Bit>,
 
     // ---- The extend path (`Extend`, `OffloadService`).
+    /// The pointer chaser can take a request.
     pub chase_ready: Signal<In, Bit>,
+    /// Clio-KV can take a request.
     pub kv_ready: Signal<In, Bit>,
+    /// Start the pointer chaser with the request (Dispatch).
     pub chase_start: Signal<Out, Bit>,
+    /// Start Clio-KV with the request (Dispatch).
     pub kv_start: Signal<Out, Bit>,
     /// A new frame or descriptor is taken: the units and the service forget the last.
     pub unit_clear: Signal<Out, Bit>,
     /// The executor serves the unit (`Offload`); the unit's access failed its translation;
     /// its word's R beat arrives; its block is written.
     pub serving: Signal<Out, Bit>,
+    /// A translation failed this cycle (`OffloadService::tr_fail`).
     pub unit_tr_fail: Signal<Out, Bit>,
+    /// The unit's word's R beat arrives this cycle.
     pub unit_word_in: Signal<Out, Bit>,
+    /// The unit's block is written this cycle.
     pub unit_block_done: Signal<Out, Bit>,
     /// The service's state and requests (`OffloadService`'s outputs of the same names).
     pub unit_accessing: Signal<In, Bit>,
+    /// The translation under way is the unit's block write.
     pub unit_writing: Signal<In, Bit>,
+    /// Translate the unit's access now.
     pub unit_access: Signal<In, Bit>,
+    /// The unit's access VA.
     pub unit_access_va: Signal<In, Bits<64>>,
+    /// The unit's access is a block write.
     pub unit_access_write: Signal<In, Bit>,
+    /// Look the unit's request up in the ring.
     pub unit_ring_lookup: Signal<In, Bit>,
+    /// Move the ring's write pointer past an unacknowledged slot.
     pub unit_ring_skip: Signal<In, Bit>,
+    /// Record the unit's answer in the ring.
     pub unit_ring_record: Signal<In, Bit>,
+    /// The status to record.
     pub unit_ring_status: Signal<In, Bits<8>>,
+    /// The value to record.
     pub unit_ring_value: Signal<In, Bits<64>>,
+    /// The unit's registered answer is here (one cycle).
     pub unit_ans_valid: Signal<In, Bit>,
+    /// The answer's status.
     pub unit_ans_status: Signal<In, Bits<8>>,
+    /// The answer's `arg0`.
     pub unit_ans_arg0: Signal<In, Bits<64>>,
+    /// The answer is a replay (the response carries `arg0` alone).
     pub unit_ans_replay: Signal<In, Bit>,
+    /// A payload read follows.
     pub unit_ans_read: Signal<In, Bit>,
+    /// The payload read's VA.
     pub unit_ans_read_va: Signal<In, Bits<64>>,
+    /// The payload read's length in bytes.
     pub unit_ans_read_len: Signal<In, Bits<12>>,
 
     // ---- The slow path's RX ring: push the REQUEST descriptor (`SlowPush`).
+    /// Free RX ring slots.
     pub sp_rx_room: Signal<In, Bits<16>>,
+    /// The RX ring takes the descriptor.
     pub sp_rx_ready: Signal<In, Bit>,
+    /// The REQUEST descriptor is offered (`SlowPush`, until `sp_rx_ready`).
     pub sp_push: Signal<Out, Bit>,
 
     // ---- The read-data stage's job: the response (a read's, or payload-less: `job_only`).
+    /// A job is offered to the read-data stage (valid/ready with `job_ready`).
     pub job_valid: Signal<Out, Bit>,
+    /// The job is payload-less (its header beat alone).
     pub job_only: Signal<Out, Bit>,
+    /// The response's length in bytes, header included.
     pub job_len: Signal<Out, Bits<12>>,
+    /// The response header bytes 0..48.
     pub job_hdr: Signal<Out, Bits<384>>,
+    /// The read-data stage takes the job (or queues it).
     pub job_ready: Signal<In, Bit>,
     /// The response header built from the registers below (`ResponseHeader::response`), and
     /// the same with status OK and no payload (`response_ok`, a write's answer).
     pub resp_hdr: Signal<In, Bits<384>>,
+    /// The response header with status OK and no payload (`ResponseHeader::response_ok`).
     pub resp_ok_hdr: Signal<In, Bits<384>>,
 
     // ---- The request's registers, for the blocks that use them.
+    /// The request's header bytes 0..48 (or a REPLY descriptor's).
     pub header: Signal<Out, Bits<384>>,
+    /// The request's route (the response goes back along it).
     pub route: Signal<Out, Bits<256>>,
+    /// The request's client (the RAS member).
     pub client: Signal<Out, Bits<16>>,
+    /// The idempotence ring's key, `{pid, client, req_id}` (pid at bits 48..64, client 32..48).
     pub sync_key: Signal<Out, Bits<64>>,
+    /// The lane of the access's first byte in its 64-byte beat.
     pub lane: Signal<Out, Bits<6>>,
+    /// The access's length in bytes.
     pub acc_len: Signal<Out, Bits<12>>,
+    /// The permissions the access needs, as the PTE's `READ | WRITE << 1`.
     pub acc_need: Signal<Out, Bits<2>>,
+    /// The access straddles a page: two pieces.
     pub acc_two: Signal<Out, Bit>,
+    /// Bytes of the access on its first page.
     pub acc_n1: Signal<Out, Bits<12>>,
+    /// The PA of the first piece's first byte.
     pub acc_pa1: Signal<Out, Bits<64>>,
+    /// The PA of the second piece's first byte.
     pub acc_pa2: Signal<Out, Bits<64>>,
     /// Beats the access spans (`(lane + len + 63) / 64`).
     pub acc_beats: Signal<Out, Bits<12>>,
+    /// The response's status.
     pub rsp_status: Signal<Out, Bits<8>>,
+    /// The response's flags byte.
     pub rsp_flags: Signal<Out, Bits<8>>,
+    /// The response's `payload_len`.
     pub rsp_plen: Signal<Out, Bits<16>>,
+    /// The response carries `rsp_arg0` as `arg0`.
     pub rsp_use_arg0: Signal<Out, Bit>,
+    /// The response's `arg0`.
     pub rsp_arg0: Signal<Out, Bits<64>>,
     /// An Append's `arg1` (the top sends it when `append`).
     pub rsp_arg1: Signal<Out, Bits<64>>,
+    /// The request is an Append past its format checks (its response carries `arg0` and `arg1`).
     pub append: Signal<Out, Bit>,
+    /// The request is a Read past its checks: its responses carry `pkt_index` and `pkt_count`.
     pub seg_on: Signal<Out, Bit>,
+    /// The read answer's packet under way (`pkt_index`).
     pub seg_index: Signal<Out, Bits<16>>,
     /// The answer's packet count (`pkt_count` of its responses).
     pub seg_total: Signal<Out, Bits<16>>,

@@ -39,67 +39,111 @@ pub struct Extend {
     pub clear: Signal<In, Bit>,
     /// Start the pointer chaser / Clio-KV with the request (only when its `*_ready`).
     pub chase_start: Signal<In, Bit>,
+    /// Start Clio-KV with the request (only when `kv_ready`).
     pub kv_start: Signal<In, Bit>,
+    /// The pointer chaser can take a request.
     pub chase_ready: Signal<Out, Bit>,
+    /// Clio-KV can take a request.
     pub kv_ready: Signal<Out, Bit>,
     /// The request's header fields.
     pub req_op: Signal<In, Bits<8>>,
+    /// The request's pid (the caller's RAS).
     pub req_pid: Signal<In, Bits<16>>,
+    /// The request's `va`.
     pub req_va: Signal<In, Bits<64>>,
+    /// The request's `arg0`.
     pub req_arg0: Signal<In, Bits<64>>,
+    /// The request's `arg1`.
     pub req_arg1: Signal<In, Bits<64>>,
+    /// The request's `total_len`.
     pub req_len: Signal<In, Bits<32>>,
+    /// The request's `payload_len`.
     pub req_pay_len: Signal<In, Bits<16>>,
+    /// The request's `pkt_count`.
     pub req_pkt_count: Signal<In, Bits<16>>,
+    /// The request's `pkt_index`.
     pub req_pkt_index: Signal<In, Bits<16>>,
     /// The request's unit is Clio-KV (else the chaser).
     pub kv: Signal<Out, Bit>,
     /// The wbuf read port is free this cycle; the feeder reads block `pay_block` of the slot
     /// (`pay_fetch`), which arrives on `buf_data` the next cycle.
     pub pay_free: Signal<In, Bit>,
+    /// The feeder reads block `pay_block` of the slot this cycle.
     pub pay_fetch: Signal<Out, Bit>,
+    /// The block the feeder reads (counted from the slot's block 0).
     pub pay_block: Signal<Out, Bits<5>>,
+    /// The wbuf's read data: the block fetched the cycle before.
     pub buf_data: Signal<In, Bits<512>>,
     /// The active unit's memory port (`crate::offload`).
     pub mem_valid: Signal<Out, Bit>,
+    /// The access is a block write (else a word read).
     pub mem_write: Signal<Out, Bit>,
+    /// The access is in the store's own RAS (`kv_pid`), not the caller's.
     pub mem_own: Signal<Out, Bit>,
+    /// The access's VA (a word's, or a 64-byte-aligned block's).
     pub mem_va: Signal<Out, Bits<64>>,
+    /// The block a write writes (byte k at bits 8k..).
     pub mem_wdata: Signal<Out, Bits<512>>,
+    /// The block write's byte strobes.
     pub mem_wstrb: Signal<Out, Bits<64>>,
+    /// The executor takes the access (only the active unit sees it).
     pub mem_ready: Signal<In, Bit>,
+    /// The access is answered (`mem_status`, `mem_data`).
     pub mem_done: Signal<In, Bit>,
+    /// The access's status (0 = OK), with `mem_done`.
     pub mem_status: Signal<In, Bits<8>>,
+    /// The 64-byte block that holds the word read, with `mem_done`.
     pub mem_data: Signal<In, Bits<512>>,
     /// The active unit's answer; Clio-KV's put or delete records it (`rsp_record`) or replays
     /// the ring's (`rsp_replay`).
     pub rsp_valid: Signal<Out, Bit>,
+    /// The executor takes the answer (only the active unit sees it).
     pub rsp_ready: Signal<In, Bit>,
+    /// The answer's status.
     pub rsp_status: Signal<Out, Bits<8>>,
+    /// The answer's `arg0`.
     pub rsp_arg0: Signal<Out, Bits<64>>,
+    /// The answer's `arg1`.
     pub rsp_arg1: Signal<Out, Bits<64>>,
+    /// The response's payload is `rsp_read_len` bytes read at `rsp_read_va`.
     pub rsp_read: Signal<Out, Bit>,
+    /// That read is in the store's own RAS.
     pub rsp_read_own: Signal<Out, Bit>,
+    /// The payload read's VA.
     pub rsp_read_va: Signal<Out, Bits<64>>,
+    /// The payload read's length in bytes.
     pub rsp_read_len: Signal<Out, Bits<12>>,
+    /// Record the answer in the idempotence ring (Clio-KV's put or delete; 0 for the chaser).
     pub rsp_record: Signal<Out, Bit>,
+    /// The answer replays the ring's (Clio-KV; 0 for the chaser).
     pub rsp_replay: Signal<Out, Bit>,
     /// Clio-KV asks the idempotence ring; its verdict (the lookup a cycle later).
     pub once_valid: Signal<Out, Bit>,
+    /// The ring's verdict is here (one cycle).
     pub once_done: Signal<In, Bit>,
+    /// The verdict: the key was found (a retry).
     pub once_hit: Signal<In, Bit>,
+    /// The verdict: no free slot.
     pub once_full: Signal<In, Bit>,
+    /// The found entry's recorded status.
     pub once_status: Signal<In, Bits<8>>,
+    /// The found entry's recorded `arg0`.
     pub once_value: Signal<In, Bits<64>>,
     /// KV_CONFIG from the slow path: the store's RAS, status and `StoreLayout`.
     pub cfg_load: Signal<In, Bit>,
+    /// The store's RAS pid.
     pub cfg_pid: Signal<In, Bits<16>>,
+    /// The status KV requests get until it is OK.
     pub cfg_status: Signal<In, Bits<8>>,
+    /// The store's base (`StoreLayout::base`).
     pub cfg_base: Signal<In, Bits<64>>,
+    /// The store's bucket count (`StoreLayout::buckets`).
     pub cfg_buckets: Signal<In, Bits<64>>,
+    /// The store's record count (`StoreLayout::records`).
     pub cfg_records: Signal<In, Bits<32>>,
     /// Clio-KV is enabled (a KV_CONFIG came), and its store's RAS.
     pub kv_en: Signal<Out, Bit>,
+    /// The store's RAS pid (from KV_CONFIG).
     pub kv_pid: Signal<Out, Bits<16>>,
     chase: PointerChase,
     clio_kv: ClioKv,

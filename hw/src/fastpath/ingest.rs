@@ -77,6 +77,7 @@ pub struct Ingest {
     /// A frame's first beat (its header, `rx_data`) is taken this cycle, for slot
     /// `header_slot` (the TLB look-ahead prepares its lookup from it).
     pub header_in: Signal<Out, Bit>,
+    /// The slot that frame's header goes to, valid with `header_in`.
     pub header_slot: Signal<Out, Bits<2>>,
     /// Per slot: header bytes 0..48 as received.
     pub hdr: [Signal<Out, Bits<384>>; SLOTS],

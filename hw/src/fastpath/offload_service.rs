@@ -53,6 +53,7 @@ pub struct OffloadService {
     /// A translation failed this cycle, with this status: the unit's access's (it ends
     /// with that status), or the answer's payload read's (the response carries no arguments).
     pub tr_fail: Signal<In, Bit>,
+    /// The failed translation's status (with `tr_fail`).
     pub tr_status: Signal<In, Bits<8>>,
     /// The unit's word read: its R beat arrives this cycle.
     pub word_in: Signal<In, Bit>,
@@ -60,63 +61,99 @@ pub struct OffloadService {
     pub block_done: Signal<In, Bit>,
     /// The active unit's memory port (`Extend::mem_*`).
     pub u_mem_valid: Signal<In, Bit>,
+    /// The unit's access is a block write (else a word read).
     pub u_mem_write: Signal<In, Bit>,
+    /// The unit's access is in the store's own RAS.
     pub u_mem_own: Signal<In, Bit>,
+    /// The unit's access VA.
     pub u_mem_va: Signal<In, Bits<64>>,
+    /// The unit's block to write.
     pub u_mem_wdata: Signal<In, Bits<512>>,
+    /// The unit's block write's byte strobes.
     pub u_mem_wstrb: Signal<In, Bits<64>>,
+    /// An access is taken (while `serving` and no answer is registered).
     pub u_mem_ready: Signal<Out, Bit>,
+    /// The unit's access ends (one cycle), with `u_mem_status`.
     pub u_mem_done: Signal<Out, Bit>,
+    /// The ended access's status.
     pub u_mem_status: Signal<Out, Bits<8>>,
     /// The active unit's answer (`Extend::rsp_*`).
     pub u_rsp_valid: Signal<In, Bit>,
+    /// The answer is taken (while `serving` and no answer is registered).
     pub u_rsp_ready: Signal<Out, Bit>,
+    /// The answer's status.
     pub u_rsp_status: Signal<In, Bits<8>>,
+    /// The answer's `arg0`.
     pub u_rsp_arg0: Signal<In, Bits<64>>,
+    /// The answer's `arg1`.
     pub u_rsp_arg1: Signal<In, Bits<64>>,
+    /// The answer asks a payload read (`u_rsp_read_len` bytes at `u_rsp_read_va`).
     pub u_rsp_read: Signal<In, Bit>,
+    /// The payload read is in the store's own RAS.
     pub u_rsp_read_own: Signal<In, Bit>,
+    /// The payload read's VA.
     pub u_rsp_read_va: Signal<In, Bits<64>>,
+    /// The payload read's length in bytes.
     pub u_rsp_read_len: Signal<In, Bits<12>>,
+    /// Record the answer in the idempotence ring.
     pub u_rsp_record: Signal<In, Bit>,
+    /// The answer replays the ring's (the response carries `arg0` alone).
     pub u_rsp_replay: Signal<In, Bit>,
     /// Clio-KV asks the idempotence ring (`Extend::once_valid`); its verdict is the sync
     /// unit's the cycle `u_once_done` is high.
     pub u_once_valid: Signal<In, Bit>,
+    /// The ring's verdict is the unit's this cycle (the cycle after `ring_lookup`).
     pub u_once_done: Signal<Out, Bit>,
     /// The sync unit's answer to the lookup (`hit`, `full`).
     pub ring_hit: Signal<In, Bit>,
+    /// The ring's slot at the write pointer is unacknowledged.
     pub ring_full: Signal<In, Bit>,
     /// Look the ring up (the request's pid, client, req_id) / move its write pointer past an
     /// unacknowledged slot / record the answer (`ring_status`, `ring_value`).
     pub ring_lookup: Signal<Out, Bit>,
+    /// Move the ring's write pointer past an unacknowledged slot (one cycle).
     pub ring_skip: Signal<Out, Bit>,
+    /// Record the answer in the ring (one cycle, with `ans_valid`).
     pub ring_record: Signal<Out, Bit>,
+    /// The status recorded.
     pub ring_status: Signal<Out, Bits<8>>,
+    /// The value recorded (the answer's `arg0`).
     pub ring_value: Signal<Out, Bits<64>>,
     /// Translate the unit's access now, at `access_va`; a block write with `access_write`.
     pub access: Signal<Out, Bit>,
+    /// The access's VA (the unit's `u_mem_va`).
     pub access_va: Signal<Out, Bits<64>>,
+    /// The access is a block write (write permission).
     pub access_write: Signal<Out, Bit>,
     /// The translation under way is the unit's access / a block write / in the store's RAS.
     pub accessing: Signal<Out, Bit>,
+    /// The translation under way is a block write.
     pub writing: Signal<Out, Bit>,
+    /// The translation under way is in the store's RAS.
     pub own: Signal<Out, Bit>,
     /// The block the write writes, and its byte strobes.
     pub wdata: Signal<Out, Bits<512>>,
+    /// The block write's byte strobes.
     pub wstrb: Signal<Out, Bits<64>>,
     /// The unit's answer, registered (one cycle): its status, its `arg0`, a replay (the
     /// response carries `arg0` alone), a payload read to follow (`ans_read_len` bytes at
     /// `ans_read_va`).
     pub ans_valid: Signal<Out, Bit>,
+    /// The answer's status (BAD_REQUEST when its payload read would end past the VA space).
     pub ans_status: Signal<Out, Bits<8>>,
+    /// The answer's `arg0`.
     pub ans_arg0: Signal<Out, Bits<64>>,
+    /// The answer is a replay: the response carries `arg0` alone.
     pub ans_replay: Signal<Out, Bit>,
+    /// A payload read follows (an OK answer, inside the VA space).
     pub ans_read: Signal<Out, Bit>,
+    /// The payload read's VA.
     pub ans_read_va: Signal<Out, Bits<64>>,
+    /// The payload read's length in bytes.
     pub ans_read_len: Signal<Out, Bits<12>>,
     /// The response carries the answer's `arg0` and `arg1` (an OK answer, not a replay).
     pub args_on: Signal<Out, Bit>,
+    /// The answer's `arg1`, kept until the next frame.
     pub arg1: Signal<Out, Bits<64>>,
     /// The translation under way is the unit's access.
     xw: DFF<Bit>,

@@ -36,21 +36,31 @@ pub struct Persist {
     pub writes_done: Signal<In, Bit>,
     /// The packet's pieces: `n1` bytes at `pa1`; with `two`, `len - n1` more at `pa2`.
     pub pa1: Signal<In, Bits<64>>,
+    /// Bytes in the first piece.
     pub n1: Signal<In, Bits<12>>,
+    /// The packet has a second piece, at `pa2`.
     pub two: Signal<In, Bit>,
+    /// The second piece's physical address.
     pub pa2: Signal<In, Bits<64>>,
+    /// The packet's length in bytes (the second piece is `len - n1` of them).
     pub len: Signal<In, Bits<12>>,
     /// A durable Append: its tail word (at `tail_pa`) is made durable after the record.
     pub append: Signal<In, Bit>,
+    /// The PA of the Append's tail word.
     pub tail_pa: Signal<In, Bits<64>>,
     /// The board's persist port.
     pub persist_valid: Signal<Out, Bit>,
+    /// The persist request's physical address.
     pub persist_addr: Signal<Out, Bits<64>>,
+    /// The persist request's length in bytes.
     pub persist_len: Signal<Out, Bits<12>>,
+    /// The board answers the request that is out.
     pub persist_done: Signal<In, Bit>,
+    /// The answered request failed (with `persist_done`).
     pub persist_error: Signal<In, Bit>,
     /// Every request is answered (one cycle); `failed`: one of them with an error.
     pub done: Signal<Out, Bit>,
+    /// One of the requests failed (with `done`): the write is answered RETRY_LATER.
     pub failed: Signal<Out, Bit>,
     /// Where the handshake is.
     step: DFF<Step>,

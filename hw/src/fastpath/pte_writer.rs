@@ -50,27 +50,40 @@ pub struct PteWriter {
     /// A slow-path descriptor is taken this cycle: decoded as a PTE_WRITE (its body's bucket
     /// u64 @88, slot u32 @96, PTE word 0 @104 and word 1's pfn @112).
     pub desc_take: Signal<In, Bit>,
+    /// The PTE_WRITE's bucket (body u64 @88).
     pub desc_bucket: Signal<In, Bits<64>>,
+    /// The PTE_WRITE's slot in the bucket (body u32 @96).
     pub desc_slot: Signal<In, Bits<32>>,
+    /// The PTE_WRITE's PTE word 0 (body @104).
     pub desc_word0: Signal<In, Bits<64>>,
+    /// The PTE_WRITE's frame number, word 1's pfn (body @112).
     pub desc_pfn: Signal<In, Bits<40>>,
     /// A fault's PTE (from the page-fault unit): its address and its 16 bytes.
     pub fault_load: Signal<In, Bit>,
+    /// The fault's PTE address (bytes), with `fault_load`.
     pub fault_addr: Signal<In, Bits<40>>,
+    /// The fault's PTE, 16 bytes, with `fault_load`.
     pub fault_data: Signal<In, Bits<128>>,
     /// The PTE_WRITE taken names a slot inside the table.
     pub desc_ok: Signal<Out, Bit>,
     /// The TLB's update for the PTE_WRITE taken: invalidate (not used), pid, vpn, permissions,
     /// allocated-unmapped, and the frame (the PTE's, or its location when not valid).
     pub tu_inval: Signal<Out, Bit>,
+    /// The TLB update's pid.
     pub tu_pid: Signal<Out, Bits<16>>,
+    /// The TLB update's virtual page number.
     pub tu_vpn: Signal<Out, Bits<36>>,
+    /// The TLB update's permissions (bit 0 read, bit 1 write).
     pub tu_perms: Signal<Out, Bits<2>>,
+    /// The TLB update's page is allocated but not mapped (the PTE is not valid).
     pub tu_alloc: Signal<Out, Bit>,
+    /// The TLB update's frame: the PTE's pfn, or its location `bucket << 4 | slot` when not valid.
     pub tu_pfn: Signal<Out, Bits<40>>,
     /// The write-back beat: byte address, data in DRAM lanes, strobes.
     pub beat_addr: Signal<Out, Bits<64>>,
+    /// The write-back beat's data in DRAM lanes (the PTE in all four 16-byte lanes).
     pub beat_data: Signal<Out, Bits<512>>,
+    /// The write-back beat's strobes (the PTE's 16 bytes at `addr[5:4] * 16`).
     pub beat_strb: Signal<Out, Bits<64>>,
     /// The PTE to write and its address (a fault's, or the PTE_WRITE's).
     addr: DFF<Bits<40>>,

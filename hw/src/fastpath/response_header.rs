@@ -43,19 +43,25 @@ pub struct ResponseHeader {
     pub request: Signal<In, Bits<384>>,
     /// The response's status, flags and payload length.
     pub status: Signal<In, Bits<8>>,
+    /// The response's flags byte.
     pub flags: Signal<In, Bits<8>>,
+    /// The response's payload length.
     pub payload_len: Signal<In, Bits<16>>,
     /// `arg0` answers with `arg0`.
     pub arg0_on: Signal<In, Bit>,
     /// `arg0` and `arg1` answer with `arg0` and `arg1`.
     pub args_on: Signal<In, Bit>,
+    /// The `arg0` answered with (with `arg0_on` or `args_on`).
     pub arg0: Signal<In, Bits<64>>,
+    /// The `arg1` answered with (with `args_on`).
     pub arg1: Signal<In, Bits<64>>,
     /// `total_len` answers with `payload_len`.
     pub value_len_on: Signal<In, Bit>,
     /// `pkt_index` and `pkt_count` answer with these.
     pub seg_on: Signal<In, Bit>,
+    /// The `pkt_index` answered with (with `seg_on`).
     pub pkt_index: Signal<In, Bits<16>>,
+    /// The `pkt_count` answered with (with `seg_on`).
     pub pkt_count: Signal<In, Bits<16>>,
     /// The response's header bytes 0..48.
     pub response: Signal<Out, Bits<384>>,

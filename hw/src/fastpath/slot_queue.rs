@@ -41,13 +41,19 @@ pub struct SlotQueue {
     /// The ingest stage's full slots and, per slot, its frame: verdict, header bytes 0..48,
     /// client, route, payload lane.
     pub full: Signal<In, Bits<4>>,
+    /// Per slot: the frame's ack-layer verdict (bit 0 drop, bit 1 NACK).
     pub verdict: [Signal<In, Bits<2>>; SLOTS],
+    /// Per slot: the frame's header bytes 0..48.
     pub hdr: [Signal<In, Bits<384>>; SLOTS],
+    /// Per slot: the frame's client id.
     pub client: [Signal<In, Bits<16>>; SLOTS],
+    /// Per slot: the frame's route.
     pub route: [Signal<In, Bits<256>>; SLOTS],
+    /// Per slot: the frame's payload lane (`va % 64`).
     pub lane: [Signal<In, Bits<6>>; SLOTS],
     /// The write-data stage streams a write from slot `w_slot`.
     pub w_busy: Signal<In, Bit>,
+    /// The slot the write-data stage streams from (with `w_busy`).
     pub w_slot: Signal<In, Bits<2>>,
     /// The executor finishes its request this cycle (its slot, if it holds it, is released).
     pub done: Signal<In, Bit>,
@@ -57,22 +63,30 @@ pub struct SlotQueue {
     pub take: Signal<In, Bit>,
     /// The executor's slot, and whether it holds it.
     pub slot: Signal<Out, Bits<2>>,
+    /// The executor holds `slot` (its request came from it and is not passed on).
     pub hold: Signal<Out, Bit>,
     /// The slot released this cycle (bit k = slot k).
     pub clear: Signal<Out, Bits<4>>,
     /// The executor's next slot, a frame is there for it, and that frame's fields.
     pub next_slot: Signal<Out, Bits<2>>,
+    /// A frame is in `next_slot` for the executor (full, not being streamed).
     pub next_full: Signal<Out, Bit>,
+    /// The next frame's verdict.
     pub next_verdict: Signal<Out, Bits<2>>,
+    /// The next frame's header bytes 0..48.
     pub next_hdr: Signal<Out, Bits<384>>,
+    /// The next frame's client id.
     pub next_client: Signal<Out, Bits<16>>,
+    /// The next frame's route.
     pub next_route: Signal<Out, Bits<256>>,
+    /// The next frame's payload lane.
     pub next_lane: Signal<Out, Bits<6>>,
     /// The next frame's idempotence-ring key: pid at bits 48..64, client 32..48, req_id (a
     /// CN_ACK's `arg0` low word) 0..32.
     pub next_ring_key: Signal<Out, Bits<64>>,
     /// For the look-ahead: slots whose frames are taken, and the oldest slot not taken.
     pub taken: Signal<Out, Bits<4>>,
+    /// The oldest slot the executor has not taken.
     pub head: Signal<Out, Bits<2>>,
     /// The executor's slot.
     x_slot: DFF<Bits<2>>,

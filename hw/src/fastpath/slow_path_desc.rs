@@ -70,48 +70,76 @@ pub struct SlowPathDesc {
     pub clock: Signal<In, Clock>,
     /// Take `desc` (the TX ring's head) this cycle.
     pub take: Signal<In, Bit>,
+    /// The TX ring's head descriptor, one 128-byte slot (byte k at bits 8k..).
     pub desc: Signal<In, Bits<1024>>,
     /// The taken descriptor's kind.
     pub pte_write: Signal<Out, Bit>,
+    /// The taken descriptor is a TLB_INVALIDATE.
     pub tlb_invalidate: Signal<Out, Bit>,
+    /// The taken descriptor is a FREE_PAGE.
     pub free_page: Signal<Out, Bit>,
+    /// The taken descriptor is a KEY_WRITE.
     pub key_write: Signal<Out, Bit>,
+    /// The taken descriptor is a RING_RELEASE.
     pub ring_release: Signal<Out, Bit>,
+    /// The taken descriptor is a KV_CONFIG.
     pub kv_config: Signal<Out, Bit>,
+    /// The taken descriptor is a REPLY.
     pub reply: Signal<Out, Bit>,
     /// Its fields (module doc).
     pub pid: Signal<Out, Bits<16>>,
+    /// KEY_WRITE's key.
     pub key: Signal<Out, Bits<64>>,
+    /// TLB_INVALIDATE's virtual page number (its low `VPN_BITS` bits).
     pub vpn: Signal<Out, Bits<36>>,
+    /// TLB_INVALIDATE's vpn has no bits beyond `VPN_BITS` (else it can match nothing).
     pub vpn_fits: Signal<Out, Bit>,
+    /// FREE_PAGE's frame number.
     pub pfn: Signal<Out, Bits<40>>,
+    /// KV_CONFIG's status (OK when ready, else the status KV requests get).
     pub kv_status: Signal<Out, Bits<8>>,
+    /// KV_CONFIG's store base (`StoreLayout::base`).
     pub kv_base: Signal<Out, Bits<64>>,
+    /// KV_CONFIG's bucket count (`StoreLayout::buckets`).
     pub kv_buckets: Signal<Out, Bits<64>>,
+    /// KV_CONFIG's record count (`StoreLayout::records`).
     pub kv_records: Signal<Out, Bits<32>>,
+    /// REPLY's route.
     pub route: Signal<Out, Bits<256>>,
+    /// REPLY's header bytes 0..48.
     pub header: Signal<Out, Bits<384>>,
+    /// REPLY's status (its header's status byte).
     pub reply_status: Signal<Out, Bits<8>>,
+    /// REPLY's flags: its header's RESPONSE bit.
     pub reply_flags: Signal<Out, Bits<8>>,
     /// The descriptor being taken (`desc`), read as a PTE_WRITE: bucket, slot, PTE word 0 and
     /// word 1's pfn.
     pub take_bucket: Signal<Out, Bits<64>>,
+    /// The PTE_WRITE's slot in the bucket.
     pub take_slot: Signal<Out, Bits<32>>,
+    /// The PTE_WRITE's PTE word 0.
     pub take_pte_word0: Signal<Out, Bits<64>>,
+    /// The PTE_WRITE's frame number (word 1's pfn).
     pub take_pte_pfn: Signal<Out, Bits<40>>,
     /// The descriptor being taken, read as a RING_RELEASE: its member, pid at bits 16..32 and
     /// client at 0..16 (the executor registers it as the sync unit's key).
     pub take_member: Signal<Out, Bits<32>>,
     /// A PAGE_MAPPED descriptor for page `pm_vpn` of `pm_pid`, now at frame `pm_pfn`.
     pub pm_pid: Signal<In, Bits<16>>,
+    /// PAGE_MAPPED's virtual page number.
     pub pm_vpn: Signal<In, Bits<36>>,
+    /// PAGE_MAPPED's frame number.
     pub pm_pfn: Signal<In, Bits<40>>,
+    /// The PAGE_MAPPED descriptor, one 128-byte slot.
     pub page_mapped: Signal<Out, Bits<1024>>,
     /// A REQUEST descriptor for the request of member `req_client` along `req_route` with
     /// header bytes 0..48 `req_header` (`Header::emit_header`, never the key).
     pub req_client: Signal<In, Bits<16>>,
+    /// The request's route.
     pub req_route: Signal<In, Bits<256>>,
+    /// The request's header bytes 0..48.
     pub req_header: Signal<In, Bits<384>>,
+    /// The REQUEST descriptor, one 128-byte slot.
     pub request: Signal<Out, Bits<1024>>,
     /// The taken descriptor.
     held: DFF<Bits<1024>>,

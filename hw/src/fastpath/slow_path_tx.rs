@@ -34,41 +34,66 @@ pub struct SlowPathTx {
     pub act: Signal<In, Bit>,
     /// The held descriptor's kind (`SlowPathDesc`'s flags).
     pub kind_pte_write: Signal<In, Bit>,
+    /// The held descriptor is a TLB_INVALIDATE.
     pub kind_tlb_invalidate: Signal<In, Bit>,
+    /// The held descriptor is a FREE_PAGE.
     pub kind_free_page: Signal<In, Bit>,
+    /// The held descriptor is a KEY_WRITE.
     pub kind_key_write: Signal<In, Bit>,
+    /// The held descriptor is a KV_CONFIG.
     pub kind_kv_config: Signal<In, Bit>,
+    /// The held descriptor is a RING_RELEASE.
     pub kind_ring_release: Signal<In, Bit>,
+    /// The held descriptor is a REPLY.
     pub kind_reply: Signal<In, Bit>,
     /// A TLB_INVALIDATE's page (`SlowPathDesc`'s `pid`, `vpn`, `vpn_fits`).
     pub inval_pid: Signal<In, Bits<16>>,
+    /// The TLB_INVALIDATE's virtual page number.
     pub inval_vpn: Signal<In, Bits<36>>,
+    /// The TLB_INVALIDATE's vpn fits in `VPN_BITS` (else nothing is invalidated).
     pub inval_vpn_fits: Signal<In, Bit>,
     /// A PTE_WRITE's decode (`PteWriter`'s `desc_ok` and `tu_*`): inside the table, and the
     /// TLB's update for its PTE.
     pub pte_ok: Signal<In, Bit>,
+    /// The PTE_WRITE's TLB update is an invalidation (the PTE is cleared).
     pub pte_inval: Signal<In, Bit>,
+    /// The PTE_WRITE's pid.
     pub pte_pid: Signal<In, Bits<16>>,
+    /// The PTE_WRITE's virtual page number.
     pub pte_vpn: Signal<In, Bits<36>>,
+    /// The PTE_WRITE's TLB frame (the PTE's pfn, or its location when not valid).
     pub pte_pfn: Signal<In, Bits<40>>,
+    /// The PTE_WRITE's permissions (bit 0 read, bit 1 write).
     pub pte_perms: Signal<In, Bits<2>>,
+    /// The PTE_WRITE's page is allocated but not mapped.
     pub pte_alloc: Signal<In, Bit>,
     /// The page-fault unit's free list is full.
     pub fp_full: Signal<In, Bit>,
     /// This cycle's actions (with `act`).
     pub to_pte: Signal<Out, Bit>,
+    /// A FREE_PAGE's frame goes to the free list (one-cycle pulse; not when `fp_full`).
     pub free_page: Signal<Out, Bit>,
+    /// A KEY_WRITE goes to the key table (one-cycle pulse).
     pub key_write: Signal<Out, Bit>,
+    /// A KV_CONFIG goes to the extend path (one-cycle pulse).
     pub kv_config: Signal<Out, Bit>,
+    /// A RING_RELEASE goes to the sync unit (one-cycle pulse).
     pub ring_release: Signal<Out, Bit>,
+    /// A REPLY: the executor sends its header as a payload-less response (one-cycle pulse).
     pub reply: Signal<Out, Bit>,
     /// The TLB update, the cycle after `act`: insert or invalidate (`up_inval`) the entry.
     pub up_valid: Signal<Out, Bit>,
+    /// The update is an invalidation (else an insert).
     pub up_inval: Signal<Out, Bit>,
+    /// The update's pid.
     pub up_pid: Signal<Out, Bits<16>>,
+    /// The update's virtual page number.
     pub up_vpn: Signal<Out, Bits<36>>,
+    /// The update's frame number.
     pub up_pfn: Signal<Out, Bits<40>>,
+    /// The update's permissions (bit 0 read, bit 1 write).
     pub up_perms: Signal<Out, Bits<2>>,
+    /// The update's page is allocated but not mapped.
     pub up_alloc: Signal<Out, Bit>,
     /// The registered update: pending, invalidation, and the entry (pid, vpn, frame,
     /// permissions, allocated-unmapped).

@@ -18,20 +18,33 @@ pub struct Stats {
     /// translate stage's, or a look-ahead translation taken in Dispatch), a TLB miss (a walk),
     /// a page fault served, a request denied by the key check.
     pub rx: Signal<In, Bit>,
+    /// A packet is sent (one-cycle pulse).
     pub tx: Signal<In, Bit>,
+    /// A NACK is answered (one-cycle pulse).
     pub nack: Signal<In, Bit>,
+    /// A TLB hit (one-cycle pulse).
     pub hit: Signal<In, Bit>,
+    /// A TLB miss, a walk (one-cycle pulse).
     pub miss: Signal<In, Bit>,
+    /// A page fault is served (one-cycle pulse).
     pub fault: Signal<In, Bit>,
+    /// A request is denied by the key check (one-cycle pulse).
     pub denied: Signal<In, Bit>,
     /// The counts.
     pub rx_pkts: Signal<Out, Bits<32>>,
+    /// Packets sent.
     pub tx_pkts: Signal<Out, Bits<32>>,
+    /// NACKs answered.
     pub nacks: Signal<Out, Bits<32>>,
+    /// TLB hits.
     pub tlb_hits: Signal<Out, Bits<32>>,
+    /// TLB misses.
     pub tlb_misses: Signal<Out, Bits<32>>,
+    /// Page-table buckets read (one per TLB miss: the same register as `tlb_misses`).
     pub bucket_reads: Signal<Out, Bits<32>>,
+    /// Page faults served.
     pub page_faults: Signal<Out, Bits<32>>,
+    /// Requests denied by the key check.
     pub denied_reqs: Signal<Out, Bits<32>>,
     c_rx: DFF<Bits<32>>,
     c_tx: DFF<Bits<32>>,

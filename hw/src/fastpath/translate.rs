@@ -89,7 +89,9 @@ pub struct Translate {
     /// `ahead_ok`) instead of hashing again. It is ready 13 cycles after the header, so a
     /// walk of the request's first page starts about 4 cycles sooner.
     pub start_ahead: Signal<In, Bit>,
+    /// The look-ahead's hash of the page is ready (`ahead_hash`).
     pub ahead_ok: Signal<In, Bit>,
+    /// The look-ahead's hash of the page, `proto::pt_hash(pid, vpn)` (with `ahead_ok`).
     pub ahead_hash: Signal<In, Bits<32>>,
     /// The RAS: the request's pid, or the offload store's (held while translating, and in the
     /// cycle a walked page is taken with `hit_take`: the page-fault unit inserts it then).
@@ -105,60 +107,91 @@ pub struct Translate {
     pub hit_pa: Signal<Out, Bits<64>>,
     /// The translation is done (one cycle): `status`, and `pa` when OK.
     pub done: Signal<Out, Bit>,
+    /// The translation's status (with `done`).
     pub status: Signal<Out, Bits<8>>,
+    /// The translated PA (with `done`, when `status` is OK).
     pub pa: Signal<Out, Bits<64>>,
     /// The TLB's lookup port (the look-ahead has it when `lk_valid` is low).
     pub lk_valid: Signal<Out, Bit>,
+    /// Lookup pid.
     pub lk_pid: Signal<Out, Bits<16>>,
+    /// Lookup virtual page number.
     pub lk_vpn: Signal<Out, Bits<36>>,
     /// The TLB's answer, two cycles after the lookup, and its generation.
     pub res_hit: Signal<In, Bit>,
+    /// The hit entry is an allocated page not yet mapped.
     pub res_alloc: Signal<In, Bit>,
+    /// The hit entry's permissions (bit 0 read, bit 1 write).
     pub res_perms: Signal<In, Bits<2>>,
+    /// The hit entry's frame number.
     pub res_pfn: Signal<In, Bits<40>>,
+    /// The TLB's generation with the answer.
     pub res_gen: Signal<In, Bits<16>>,
     /// The page-fault unit's TLB insert (a walked PTE, or a fault's new one).
     pub ti_valid: Signal<Out, Bit>,
+    /// The insert's pid.
     pub ti_pid: Signal<Out, Bits<16>>,
+    /// The insert's virtual page number.
     pub ti_vpn: Signal<Out, Bits<36>>,
+    /// The insert's frame number.
     pub ti_pfn: Signal<Out, Bits<40>>,
+    /// The insert's permissions (bit 0 read, bit 1 write).
     pub ti_perms: Signal<Out, Bits<2>>,
+    /// The TLB generation the insert carries (from the lookup it follows).
     pub ti_gen: Signal<Out, Bits<16>>,
     /// A free page for the page-fault unit (FREE_PAGE from the slow path), and its FIFO is full.
     pub fp_valid: Signal<In, Bit>,
+    /// The free page's frame number (with `fp_valid`).
     pub fp_pfn: Signal<In, Bits<40>>,
+    /// The page-fault unit's free-page FIFO is full.
     pub fp_full: Signal<Out, Bit>,
     /// The walk owns AR and R (the top gates AR with the ordering rules, R with the reads).
     pub walking: Signal<Out, Bit>,
+    /// The walker's AXI AR valid.
     pub ar_valid: Signal<Out, Bit>,
+    /// The walker's AXI AR address (bytes).
     pub ar_addr: Signal<Out, Bits<40>>,
+    /// The walker's AXI AR burst length minus one.
     pub ar_len: Signal<Out, Bits<8>>,
+    /// AXI AR ready.
     pub ar_ready: Signal<In, Bit>,
+    /// AXI R valid.
     pub r_valid: Signal<In, Bit>,
+    /// AXI R data (one 512-bit beat).
     pub r_data: Signal<In, Bits<512>>,
+    /// AXI R last.
     pub r_last: Signal<In, Bit>,
     /// The slow path's RX ring has room for a PAGE_MAPPED notice (else a fault is not taken).
     pub notice_room: Signal<In, Bit>,
     /// The PAGE_MAPPED notice of a fault, until taken (`notice_ready`): the page and its new
     /// frame (`SlowPathDesc` encodes the descriptor).
     pub notice_valid: Signal<Out, Bit>,
+    /// The notice's pid.
     pub notice_pid: Signal<Out, Bits<16>>,
+    /// The notice's virtual page number.
     pub notice_vpn: Signal<Out, Bits<36>>,
+    /// The notice's new frame number.
     pub notice_pfn: Signal<Out, Bits<40>>,
+    /// The notice is taken this cycle.
     pub notice_ready: Signal<In, Bit>,
     /// A fault's PTE for the PTE writer (one cycle): its address and its 16 bytes.
     pub pte_load: Signal<Out, Bit>,
+    /// The fault's PTE address (bytes).
     pub pte_addr: Signal<Out, Bits<40>>,
+    /// The fault's PTE, 16 bytes.
     pub pte_data: Signal<Out, Bits<128>>,
     /// The PTE writer's write-back is wanted (held until `pte_done`).
     pub pte_write: Signal<Out, Bit>,
+    /// The PTE writer's write-back is done.
     pub pte_done: Signal<In, Bit>,
     /// The W channel is free (the write-data stage is not streaming): the notice waits with the
     /// write-back.
     pub w_free: Signal<In, Bit>,
     /// Events for the statistics: a TLB hit, a TLB miss (a walk starts), a page mapped.
     pub ev_hit: Signal<Out, Bit>,
+    /// A TLB miss: a walk starts (one-cycle pulse).
     pub ev_miss: Signal<Out, Bit>,
+    /// A page is mapped by a fault (one-cycle pulse).
     pub ev_fault: Signal<Out, Bit>,
     /// Where the stage is.
     step: DFF<TranslateStep>,

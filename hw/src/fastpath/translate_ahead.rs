@@ -78,7 +78,9 @@ pub struct TranslateAhead {
     /// `hdr_slot`, bytes 0..48 in `hdr_data`: what a lookup of it needs is computed now and
     /// kept per slot, so a lookup later starts from registers.
     pub hdr_in: Signal<In, Bit>,
+    /// The slot the incoming header is for (with `hdr_in`).
     pub hdr_slot: Signal<In, Bits<2>>,
+    /// The incoming header's bytes 0..48 (with `hdr_in`).
     pub hdr_data: Signal<In, Bits<384>>,
     /// Slots holding a frame's header (the ingest stage's `headed`).
     pub headed: Signal<In, Bits<4>>,
@@ -123,7 +125,9 @@ pub struct TranslateAhead {
     /// header; the pid and VPN registered again from `use_next` the cycle before): when `ok`
     /// is low the executor's Dispatch looks the page up with these, before its checks decide.
     pub use_rw: Signal<Out, Bit>,
+    /// `use_slot`'s lookup pid (registered from `use_next`).
     pub use_pid: Signal<Out, Bits<16>>,
+    /// `use_slot`'s lookup VPN (registered from `use_next`).
     pub use_vpn: Signal<Out, Bits<36>>,
     /// `use_slot`'s packet's first byte (`Decode::data_va`: a write's segment `pkt_index` KiB
     /// in), summed as the header arrived and kept per slot, so Dispatch's VA is a register.
@@ -139,18 +143,24 @@ pub struct TranslateAhead {
     /// the header arrived and kept per slot, so Dispatch's decision does not wait for the
     /// checks' 66-bit sums (they depend on the header alone).
     pub use_read_ok: Signal<Out, Bit>,
+    /// `use_slot`'s header passes `check_write_segment` (`Decode::write_ok`), kept per slot.
     pub use_write_ok: Signal<Out, Bit>,
+    /// `use_slot`'s write segment ends inside the VA space (`Decode::write_in_va`), kept per slot.
     pub use_write_in_va: Signal<Out, Bit>,
     /// `use_slot`'s header passes `Header::parse` (`Decode::parse_ok` with `kv_en` as it is
     /// now), Append's format check (`append_ok`), an atomic's (`atomic_ok`) and the pointer
     /// chase's (`chase_ok`): the rest of Dispatch's class checks, kept per slot the same way.
     pub use_parse_ok: Signal<Out, Bit>,
+    /// `use_slot`'s header passes Append's format check (`Decode::append_ok`), kept per slot.
     pub use_append_ok: Signal<Out, Bit>,
+    /// `use_slot`'s header passes an atomic's check (`Decode::atomic_ok`), kept per slot.
     pub use_atomic_ok: Signal<Out, Bit>,
+    /// `use_slot`'s header passes the pointer chase's check (`Decode::chase_ok`), kept per slot.
     pub use_chase_ok: Signal<Out, Bit>,
     /// `use_slot`'s page is hashed (`proto::pt_hash(use_pid, use_vpn)`): `use_hash` (from the
     /// cycle its hash comes out of the hash unit).
     pub use_hash_ok: Signal<Out, Bit>,
+    /// `use_slot`'s page hash, `proto::pt_hash(use_pid, use_vpn)` (valid with `use_hash_ok`).
     pub use_hash: Signal<Out, Bits<32>>,
     /// The next slot to look at.
     ptr: DFF<Bits<2>>,

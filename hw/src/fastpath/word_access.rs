@@ -35,6 +35,7 @@ pub struct WordAccess {
     pub pa: Signal<In, Bits<64>>,
     /// The R channel's beat, and the executor waiting for it (`SData`): registered.
     pub r_data: Signal<In, Bits<512>>,
+    /// The executor waits for the word's R beat (`SData`): `r_data`'s word is registered.
     pub sample: Signal<In, Bit>,
     /// The word read (registered as its beat arrived).
     pub old: Signal<Out, Bits<64>>,
@@ -44,19 +45,27 @@ pub struct WordAccess {
     pub old_eq: Signal<Out, Bit>,
     /// Load the word to write: the ALU's result / Append's new tail.
     pub alu_load: Signal<In, Bit>,
+    /// The ALU's result, loaded with `alu_load`.
     pub alu_new: Signal<In, Bits<64>>,
+    /// Load Append's new tail as the word to write.
     pub tail_load: Signal<In, Bit>,
+    /// Append's new tail, loaded with `tail_load`.
     pub new_tail: Signal<In, Bits<64>>,
     /// The write-back is Append's tail word, at `tail_pa`.
     pub tail: Signal<In, Bit>,
+    /// The PA of Append's tail word.
     pub tail_pa: Signal<In, Bits<64>>,
     /// The write is an offload's block with its strobes, as given.
     pub block: Signal<In, Bit>,
+    /// The offload's block, in DRAM lanes.
     pub block_data: Signal<In, Bits<512>>,
+    /// The offload's block's byte strobes.
     pub block_strb: Signal<In, Bits<64>>,
     /// The one-beat write: address, beat, strobes.
     pub wr_addr: Signal<Out, Bits<64>>,
+    /// The one-beat write's beat, in DRAM lanes.
     pub wr_data: Signal<Out, Bits<512>>,
+    /// The one-beat write's byte strobes.
     pub wr_strb: Signal<Out, Bits<64>>,
     /// The word read, registered.
     old_q: DFF<Bits<64>>,

@@ -65,9 +65,13 @@ pub struct WriteData {
     pub buf_data: Signal<In, Bits<512>>,
     /// DRAM W channel (while `busy`).
     pub w_valid: Signal<Out, Bit>,
+    /// DRAM W ready.
     pub w_ready: Signal<In, Bit>,
+    /// DRAM W data (one 512-bit beat, in DRAM lanes).
     pub w_data: Signal<Out, Bits<512>>,
+    /// DRAM W byte strobes (lane k = byte k).
     pub w_strb: Signal<Out, Bits<64>>,
+    /// Last beat of the piece's burst.
     pub w_last: Signal<Out, Bit>,
     /// A write is being streamed (the buffer's read port and the W channel are the stage's).
     pub busy: Signal<Out, Bit>,

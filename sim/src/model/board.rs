@@ -13,7 +13,6 @@ pub use config::{
 
 use super::ack_layer::{self, Verdict};
 use super::dram::Dram;
-pub(crate) use frames::SlowPathFrames;
 use super::key_table::KeyTable;
 use super::mem_access::{read_pieces, write_pieces, VirtualMemory};
 use super::pt_walker::PtWalker;
@@ -35,6 +34,7 @@ use clio_slowpath::{
     KeySource, MappedMeta, MetaLog, Opened, RecoveryReport, RingWindow, SlowPath, SlowPathConfig,
     SlowPathStats,
 };
+pub(crate) use frames::SlowPathFrames;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 

@@ -7,8 +7,8 @@
 use super::kv::{dram_region, expected, kv_config, kv_store};
 use super::*;
 use crate::offload::clio_kv::reference::{serve_once, Answer, Region, Req};
-use clio_model::sync_unit::SyncUnit as Ring;
 use crate::sync_unit::RING_ENTRIES;
+use clio_model::sync_unit::SyncUnit as Ring;
 use clio_proto::kv::{KvRequest, StoreLayout, HIT, MISS};
 
 struct Kv {
@@ -142,7 +142,13 @@ fn kv_puts_and_deletes_are_executed_once() {
     }
     kv.ack(3, c + 1, 1);
     kv.ack(4, c, 1);
-    let pending = kv.ring.slots().iter().flatten().filter(|e| !e.acked).count();
+    let pending = kv
+        .ring
+        .slots()
+        .iter()
+        .flatten()
+        .filter(|e| !e.acked)
+        .count();
     assert_eq!(pending, 0);
     for i in 0..RING_ENTRIES as u32 {
         let a = kv.send(del, 4, c, 100 + i, b"absent", b"");

@@ -6,9 +6,9 @@
 use super::reference::{self, Answer, Region, Req};
 use super::*;
 use crate::bench::Bench;
-use clio_model::sync_unit::{RingCheck as Verdict, SyncUnit as Ring};
 use crate::tb::BEAT;
 use crate::util::{bits_to_bytes, bytes_to_bits};
+use clio_model::sync_unit::{RingCheck as Verdict, SyncUnit as Ring};
 use clio_proto::kv::{KvRequest, RecordHeader, StoreLayout};
 use std::collections::HashMap;
 
