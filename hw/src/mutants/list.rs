@@ -329,8 +329,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$ext$chase",
-                find: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (req_len != 32'h0) & (req_len <= c_max_value) & (req_va != 32'h0);",
-                replace: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (req_len != 32'h0) & (req_va != 32'h0);",
+                find: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (port$req_len != 32'h0) & (port$req_len <= c_max_value) & (port$req_va != 32'h0);",
+                replace: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (port$req_len != 32'h0) & (port$req_va != 32'h0);",
             },
         ],
     },
@@ -342,8 +342,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$ext$chase",
-                find: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (req_len != 32'h0) & (req_len <= c_max_value) & (req_va != 32'h0);",
-                replace: "r_ok = (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (req_len != 32'h0) & (req_len <= c_max_value) & (req_va != 32'h0);",
+                find: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (port$req_len != 32'h0) & (port$req_len <= c_max_value) & (port$req_va != 32'h0);",
+                replace: "r_ok = (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (port$req_len != 32'h0) & (port$req_len <= c_max_value) & (port$req_va != 32'h0);",
             },
         ],
     },
@@ -354,8 +354,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$ext$chase",
-                find: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (req_len != 32'h0) & (req_len <= c_max_value) & (req_va != 32'h0);",
-                replace: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (req_len != 32'h0) & (req_len <= c_max_value);",
+                find: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (port$req_len != 32'h0) & (port$req_len <= c_max_value) & (port$req_va != 32'h0);",
+                replace: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (port$req_len != 32'h0) & (port$req_len <= c_max_value);",
             },
         ],
     },

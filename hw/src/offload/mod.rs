@@ -1,5 +1,9 @@
 //! The extend path's offload units (Clio section 4.6) and the one port bundle they share.
 //!
+//! The bundle is declared once, in `port.rs`: [`OffloadPort`] (every unit's, field `port`) and
+//! [`OffloadKvPort`] (Clio-KV's additions, field `kv_port`), each with its mate, the executor's
+//! side ([`OffloadHost`], [`OffloadKvHost`]).
+//!
 //! The executor (`fastpath_top`) dispatches an extend opcode that has a unit
 //! (`clio_proto::offload::IN_HARDWARE`) to it after the header, format and key checks, and
 //! then serves the unit until it answers. The bundle, in three valid/ready channels:
@@ -69,5 +73,7 @@
 //! The units: [`pointer_chase`] (reads only) and [`clio_kv`] (all of the above).
 
 pub mod clio_kv;
-
 pub mod pointer_chase;
+mod port;
+
+pub use port::{OffloadHost, OffloadKvHost, OffloadKvPort, OffloadPort};

@@ -12,6 +12,7 @@
 //! with `arg0` = nodes visited, `arg1` = the node, and the payload read from
 //! `node + value_offset`.
 
+use super::OffloadPort;
 use clio_proto::offload::chase;
 use clio_proto::Status;
 use rust_hdl::prelude::*;
@@ -46,59 +47,10 @@ pub struct PointerChase {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
-    /// Request: valid.
-    pub req_valid: Signal<In, Bit>,
-    /// Request: the unit is idle and takes it.
-    pub req_ready: Signal<Out, Bit>,
-    /// Request: the start node (header `va`).
-    pub req_va: Signal<In, Bits<64>>,
-    /// Request: the key (header `arg0`).
-    pub req_arg0: Signal<In, Bits<64>>,
-    /// Request: the packed `ChaseLayout` (header `arg1`).
-    pub req_arg1: Signal<In, Bits<64>>,
-    /// Request: value bytes to return (header `total_len`).
-    pub req_len: Signal<In, Bits<32>>,
-    /// Memory: a word read is asked for.
-    pub mem_valid: Signal<Out, Bit>,
-    /// Memory: the executor takes the word read.
-    pub mem_ready: Signal<In, Bit>,
-    /// Memory: the word's VA (8-byte aligned).
-    pub mem_va: Signal<Out, Bits<64>>,
-    /// Memory: the word read is done (one cycle).
-    pub mem_done: Signal<In, Bit>,
-    /// Memory: its status (0 = OK).
-    pub mem_status: Signal<In, Bits<8>>,
-    /// Memory: the 64-byte block that holds the word (byte k at bits 8k..), valid with
-    /// `mem_done`: the unit takes the word, and the next pointer when it is in the same block.
-    pub mem_data: Signal<In, Bits<512>>,
-    /// Response: valid (held until `rsp_ready`).
-    pub rsp_valid: Signal<Out, Bit>,
-    /// Response: the executor takes it.
-    pub rsp_ready: Signal<In, Bit>,
-    /// Response: status.
-    pub rsp_status: Signal<Out, Bits<8>>,
-    /// Response: `arg0` (nodes visited).
-    pub rsp_arg0: Signal<Out, Bits<64>>,
-    /// Response: `arg1` (the matching node, 0, or the next node at the bound).
-    pub rsp_arg1: Signal<Out, Bits<64>>,
-    /// Response: the payload is `rsp_read_len` bytes at `rsp_read_va`.
-    pub rsp_read: Signal<Out, Bit>,
-    /// Response: the value's VA.
-    pub rsp_read_va: Signal<Out, Bits<64>>,
-    /// Response: the value's length (1..=1024).
-    pub rsp_read_len: Signal<Out, Bits<12>>,
-    /// Memory: a write (the chaser only reads: always 0).
-    pub mem_write: Signal<Out, Bit>,
-    /// Memory: write data (unused: 0).
-    pub mem_wdata: Signal<Out, Bits<512>>,
-    /// Memory: write strobes (unused: 0).
-    pub mem_wstrb: Signal<Out, Bits<64>>,
-    /// Memory: in the offload's own RAS (the chaser reads the caller's: always 0).
-    pub mem_own: Signal<Out, Bit>,
-    /// Payload: the unit takes a beat (a chase has no payload: always 0).
-    pub pay_ready: Signal<Out, Bit>,
-    /// Response: the value is read in the offload's own RAS (always 0: the caller's).
-    pub rsp_read_own: Signal<Out, Bit>,
+    /// The offload port (request, memory, response); the chaser only reads, in the
+    /// caller's RAS, so it drives `mem_write`, `mem_wdata`, `mem_wstrb`, `mem_own`,
+    /// `pay_ready` and `rsp_read_own` idle (0).
+    pub port: OffloadPort,
     state: DFF<ChaseState>,
     /// The current node.
     node: DFF<Bits<64>>,
@@ -158,32 +110,7 @@ impl Default for PointerChase {
         PointerChase {
             clock: Default::default(),
             reset: Default::default(),
-            req_valid: Default::default(),
-            req_ready: Default::default(),
-            req_va: Default::default(),
-            req_arg0: Default::default(),
-            req_arg1: Default::default(),
-            req_len: Default::default(),
-            mem_valid: Default::default(),
-            mem_ready: Default::default(),
-            mem_va: Default::default(),
-            mem_done: Default::default(),
-            mem_status: Default::default(),
-            mem_data: Default::default(),
-            rsp_valid: Default::default(),
-            rsp_ready: Default::default(),
-            rsp_status: Default::default(),
-            rsp_arg0: Default::default(),
-            rsp_arg1: Default::default(),
-            rsp_read: Default::default(),
-            rsp_read_va: Default::default(),
-            rsp_read_len: Default::default(),
-            mem_write: Default::default(),
-            mem_wdata: Default::default(),
-            mem_wstrb: Default::default(),
-            mem_own: Default::default(),
-            pay_ready: Default::default(),
-            rsp_read_own: Default::default(),
+            port: Default::default(),
             state: Default::default(),
             node: Default::default(),
             key: Default::default(),
@@ -243,10 +170,10 @@ impl Logic for PointerChase {
             a_va, at_k, at_n, at_v, same_blk, req_ok, d_key, d_status, d_hit, d_next
         );
         // The request as it is offered, checked as `ChaseLayout::is_valid` and `chase` do.
-        self.r_koff.next = self.req_arg1.val().get_bits::<16>(0);
-        self.r_noff.next = self.req_arg1.val().get_bits::<16>(16);
-        self.r_voff.next = self.req_arg1.val().get_bits::<16>(32);
-        self.r_hops.next = self.req_arg1.val().get_bits::<16>(48);
+        self.r_koff.next = self.port.req_arg1.val().get_bits::<16>(0);
+        self.r_noff.next = self.port.req_arg1.val().get_bits::<16>(16);
+        self.r_voff.next = self.port.req_arg1.val().get_bits::<16>(32);
+        self.r_hops.next = self.port.req_arg1.val().get_bits::<16>(48);
         self.r_ok.next = (self.r_koff.val().get_bits::<3>(0) == 0)
             & (self.r_noff.val().get_bits::<3>(0) == 0)
             & (self.r_koff.val() <= self.c_max_offset.val())
@@ -254,9 +181,9 @@ impl Logic for PointerChase {
             & (self.r_voff.val() <= self.c_max_offset.val())
             & (self.r_hops.val() != 0)
             & (self.r_hops.val() <= self.c_max_hops.val())
-            & (self.req_len.val() != 0)
-            & (self.req_len.val() <= self.c_max_value.val())
-            & (self.req_va.val() != 0);
+            & (self.port.req_len.val() != 0)
+            & (self.port.req_len.val() <= self.c_max_value.val())
+            & (self.port.req_va.val() != 0);
         // The current node's fields, and their words in the block the memory answered with
         // (the words are 8-byte aligned: address bits 3..6 pick one of eight).
         self.at_k.d.next = bit_cast::<65, 64>(self.node.q.val())
@@ -268,46 +195,46 @@ impl Logic for PointerChase {
         self.same_blk.d.next =
             self.at_k.q.val().get_bits::<59>(6) == self.at_n.q.val().get_bits::<59>(6);
         self.w_key.next = bit_cast::<64, 512>(
-            self.mem_data.val() >> (bit_cast::<9, 3>(self.at_k.q.val().get_bits::<3>(3)) << 6),
+            self.port.mem_data.val() >> (bit_cast::<9, 3>(self.at_k.q.val().get_bits::<3>(3)) << 6),
         );
         self.w_next.next = bit_cast::<64, 512>(
-            self.mem_data.val() >> (bit_cast::<9, 3>(self.at_n.q.val().get_bits::<3>(3)) << 6),
+            self.port.mem_data.val() >> (bit_cast::<9, 3>(self.at_n.q.val().get_bits::<3>(3)) << 6),
         );
-        self.d_status.d.next = self.mem_status.val();
+        self.d_status.d.next = self.port.mem_status.val();
         self.d_hit.d.next = self.w_key.val() == self.key.q.val();
         self.d_next.d.next = self.w_next.val();
         self.nxt_ready.next = false;
-        self.req_ready.next = self.state.q.val() == ChaseState::Idle;
-        self.mem_valid.next = false;
+        self.port.req_ready.next = self.state.q.val() == ChaseState::Idle;
+        self.port.mem_valid.next = false;
         // The bundle's write, own-RAS and payload signals, idle: a chase only reads, in the
         // caller's RAS, and has no payload.
-        self.mem_write.next = false;
-        self.mem_wdata.next = 0.into();
-        self.mem_wstrb.next = 0.into();
-        self.mem_own.next = false;
-        self.pay_ready.next = false;
-        self.rsp_read_own.next = false;
-        self.mem_va.next = bit_cast::<64, 65>(self.at_k.q.val());
+        self.port.mem_write.next = false;
+        self.port.mem_wdata.next = 0.into();
+        self.port.mem_wstrb.next = 0.into();
+        self.port.mem_own.next = false;
+        self.port.pay_ready.next = false;
+        self.port.rsp_read_own.next = false;
+        self.port.mem_va.next = bit_cast::<64, 65>(self.at_k.q.val());
         if (self.state.q.val() == ChaseState::Next) | (self.state.q.val() == ChaseState::NextWait) {
-            self.mem_va.next = bit_cast::<64, 65>(self.at_n.q.val());
+            self.port.mem_va.next = bit_cast::<64, 65>(self.at_n.q.val());
         }
-        self.rsp_valid.next = self.state.q.val() == ChaseState::Answer;
-        self.rsp_status.next = self.a_status.q.val();
-        self.rsp_arg0.next = self.a_arg0.q.val();
-        self.rsp_arg1.next = self.a_arg1.q.val();
-        self.rsp_read.next = self.a_read.q.val();
-        self.rsp_read_va.next = self.a_va.q.val();
-        self.rsp_read_len.next = self.vlen.q.val();
+        self.port.rsp_valid.next = self.state.q.val() == ChaseState::Answer;
+        self.port.rsp_status.next = self.a_status.q.val();
+        self.port.rsp_arg0.next = self.a_arg0.q.val();
+        self.port.rsp_arg1.next = self.a_arg1.q.val();
+        self.port.rsp_read.next = self.a_read.q.val();
+        self.port.rsp_read_va.next = self.a_va.q.val();
+        self.port.rsp_read_len.next = self.vlen.q.val();
         match self.state.q.val() {
             ChaseState::Idle => {
                 self.a_read.d.next = false;
                 self.a_arg0.d.next = 0.into();
                 self.a_arg1.d.next = 0.into();
-                if self.req_valid.val() {
-                    self.node.d.next = self.req_va.val();
-                    self.key.d.next = self.req_arg0.val();
-                    self.layout.d.next = self.req_arg1.val();
-                    self.vlen.d.next = bit_cast::<12, 32>(self.req_len.val());
+                if self.port.req_valid.val() {
+                    self.node.d.next = self.port.req_va.val();
+                    self.key.d.next = self.port.req_arg0.val();
+                    self.layout.d.next = self.port.req_arg1.val();
+                    self.vlen.d.next = bit_cast::<12, 32>(self.port.req_len.val());
                     self.hop.d.next = 1.into();
                     self.req_ok.d.next = self.r_ok.val();
                     self.state.d.next = ChaseState::Addr;
@@ -333,8 +260,8 @@ impl Logic for PointerChase {
                     self.a_status.d.next = self.c_unmapped.val();
                     self.state.d.next = ChaseState::Answer;
                 } else {
-                    self.mem_valid.next = true;
-                    if self.mem_ready.val() {
+                    self.port.mem_valid.next = true;
+                    if self.port.mem_ready.val() {
                         self.state.d.next = ChaseState::KeyWait;
                     }
                 }
@@ -344,20 +271,20 @@ impl Logic for PointerChase {
                     self.a_status.d.next = self.c_unmapped.val();
                     self.state.d.next = ChaseState::Answer;
                 } else {
-                    self.mem_valid.next = true;
-                    if self.mem_ready.val() {
+                    self.port.mem_valid.next = true;
+                    if self.port.mem_ready.val() {
                         self.state.d.next = ChaseState::NextWait;
                     }
                 }
             }
             ChaseState::KeyWait => {
-                if self.mem_done.val() {
+                if self.port.mem_done.val() {
                     self.d_key.d.next = true;
                     self.state.d.next = ChaseState::Decide;
                 }
             }
             ChaseState::NextWait => {
-                if self.mem_done.val() {
+                if self.port.mem_done.val() {
                     self.d_key.d.next = false;
                     self.state.d.next = ChaseState::Decide;
                 }
@@ -390,7 +317,7 @@ impl Logic for PointerChase {
                 }
             }
             ChaseState::Answer => {
-                if self.rsp_ready.val() {
+                if self.port.rsp_ready.val() {
                     self.state.d.next = ChaseState::Idle;
                 }
             }
@@ -453,35 +380,35 @@ mod tests {
         b.tick();
         b.uut.reset.next = false;
         b.settle();
-        assert!(b.uut.req_ready.val(), "idle after reset");
-        b.uut.req_valid.next = true;
-        b.uut.req_va.next = va.to_bits();
-        b.uut.req_arg0.next = key.to_bits();
-        b.uut.req_arg1.next = arg1.to_bits();
-        b.uut.req_len.next = (len as u64).to_bits();
+        assert!(b.uut.port.req_ready.val(), "idle after reset");
+        b.uut.port.req_valid.next = true;
+        b.uut.port.req_va.next = va.to_bits();
+        b.uut.port.req_arg0.next = key.to_bits();
+        b.uut.port.req_arg1.next = arg1.to_bits();
+        b.uut.port.req_len.next = (len as u64).to_bits();
         b.tick();
-        b.uut.req_valid.next = false;
+        b.uut.port.req_valid.next = false;
         b.settle();
-        assert!(!b.uut.req_ready.val(), "busy with the request");
+        assert!(!b.uut.port.req_ready.val(), "busy with the request");
         let mut reads = Vec::new();
         for _ in 0..100_000 {
             b.settle();
-            if b.uut.mem_valid.val() {
-                let a = b.uut.mem_va.val().to_u64();
+            if b.uut.port.mem_valid.val() {
+                let a = b.uut.port.mem_va.val().to_u64();
                 for _ in 0..stall {
                     b.tick();
-                    assert!(b.uut.mem_valid.val(), "the request is held");
-                    assert_eq!(b.uut.mem_va.val().to_u64(), a, "and its address");
+                    assert!(b.uut.port.mem_valid.val(), "the request is held");
+                    assert_eq!(b.uut.port.mem_va.val().to_u64(), a, "and its address");
                 }
-                b.uut.mem_ready.next = true;
+                b.uut.port.mem_ready.next = true;
                 b.tick();
-                b.uut.mem_ready.next = false;
+                b.uut.port.mem_ready.next = false;
                 assert_eq!(a % 8, 0, "words are aligned");
                 reads.push(a);
                 for _ in 0..latency {
                     b.tick();
                     assert!(
-                        !b.uut.mem_valid.val() && !b.uut.rsp_valid.val(),
+                        !b.uut.port.mem_valid.val() && !b.uut.port.rsp_valid.val(),
                         "one in flight"
                     );
                 }
@@ -503,36 +430,36 @@ mod tests {
                         v.unwrap_or(0xBAD0_0000 ^ w).to_le_bytes()
                     })
                     .collect();
-                b.uut.mem_done.next = true;
-                b.uut.mem_status.next = (status as u64).to_bits();
-                b.uut.mem_data.next = bytes_to_bits::<512>(&block);
+                b.uut.port.mem_done.next = true;
+                b.uut.port.mem_status.next = (status as u64).to_bits();
+                b.uut.port.mem_data.next = bytes_to_bits::<512>(&block);
                 b.tick();
-                b.uut.mem_done.next = false;
-                b.uut.mem_data.next = bytes_to_bits::<512>(&[0xEE; 64]);
+                b.uut.port.mem_done.next = false;
+                b.uut.port.mem_data.next = bytes_to_bits::<512>(&[0xEE; 64]);
                 continue;
             }
-            if b.uut.rsp_valid.val() {
+            if b.uut.port.rsp_valid.val() {
                 for _ in 0..stall {
                     b.tick();
-                    assert!(b.uut.rsp_valid.val(), "the answer is held");
+                    assert!(b.uut.port.rsp_valid.val(), "the answer is held");
                 }
                 let a = Answer {
-                    status: b.uut.rsp_status.val().to_u64() as u8,
-                    arg0: b.uut.rsp_arg0.val().to_u64(),
-                    arg1: b.uut.rsp_arg1.val().to_u64(),
-                    read: b.uut.rsp_read.val().then(|| {
+                    status: b.uut.port.rsp_status.val().to_u64() as u8,
+                    arg0: b.uut.port.rsp_arg0.val().to_u64(),
+                    arg1: b.uut.port.rsp_arg1.val().to_u64(),
+                    read: b.uut.port.rsp_read.val().then(|| {
                         (
-                            b.uut.rsp_read_va.val().to_u64(),
-                            b.uut.rsp_read_len.val().to_u64(),
+                            b.uut.port.rsp_read_va.val().to_u64(),
+                            b.uut.port.rsp_read_len.val().to_u64(),
                         )
                     }),
                 };
-                b.uut.rsp_ready.next = true;
+                b.uut.port.rsp_ready.next = true;
                 b.tick();
-                b.uut.rsp_ready.next = false;
+                b.uut.port.rsp_ready.next = false;
                 b.settle();
                 assert!(
-                    b.uut.req_ready.val() && !b.uut.rsp_valid.val(),
+                    b.uut.port.req_ready.val() && !b.uut.port.rsp_valid.val(),
                     "idle again"
                 );
                 return (a, reads);

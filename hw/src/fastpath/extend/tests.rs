@@ -93,23 +93,30 @@ fn payloads_reach_clio_kv_whole_and_in_order() {
             let unit_kv = u.kv.val();
             assert_eq!(unit_kv, kv);
             let (mv, rv) = if unit_kv {
-                (u.clio_kv.mem_valid.val(), u.clio_kv.rsp_valid.val())
+                (
+                    u.clio_kv.port.mem_valid.val(),
+                    u.clio_kv.port.rsp_valid.val(),
+                )
             } else {
-                (u.chase.mem_valid.val(), u.chase.rsp_valid.val())
+                (u.chase.port.mem_valid.val(), u.chase.port.rsp_valid.val())
             };
             assert_eq!((u.mem_valid.val(), u.rsp_valid.val()), (mv, rv));
-            assert_eq!(u.clio_kv.mem_ready.val(), u.mem_ready.val() && unit_kv);
-            assert_eq!(u.chase.rsp_ready.val(), u.rsp_ready.val() && !unit_kv);
+            assert_eq!(u.clio_kv.port.mem_ready.val(), u.mem_ready.val() && unit_kv);
+            assert_eq!(u.chase.port.rsp_ready.val(), u.rsp_ready.val() && !unit_kv);
             assert!(!u.once_valid.val() || unit_kv);
             // The payload.
-            if u.clio_kv.pay_valid.val() && u.clio_kv.pay_ready.val() {
+            if u.clio_kv.kv_port.pay_valid.val() && u.clio_kv.port.pay_ready.val() {
                 assert!(got < want_beats, "a beat too many");
                 assert_eq!(
-                    bits_to_bytes(u.clio_kv.pay_data.val()),
+                    bits_to_bytes(u.clio_kv.kv_port.pay_data.val()),
                     block(got),
                     "beat {got}"
                 );
-                assert_eq!(u.clio_kv.pay_last.val(), got + 1 == want_beats, "pay_last");
+                assert_eq!(
+                    u.clio_kv.kv_port.pay_last.val(),
+                    got + 1 == want_beats,
+                    "pay_last"
+                );
                 got += 1;
                 beats_seen += 1;
             }

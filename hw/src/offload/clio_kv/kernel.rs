@@ -107,17 +107,18 @@ impl Logic for ClioKv {
         self.klen.next = self.b0.q.val().get_bits::<16>(0);
         self.vlen.next = self.b0.q.val().get_bits::<16>(16);
         self.key.next = (self.b0.q.val() >> 32) | (bit_cast::<512, 32>(self.b1lo.q.val()) << 480);
-        self.op_ok.next = (self.req_op.val() == self.op_get.val())
-            | (self.req_op.val() == self.op_put.val())
-            | (self.req_op.val() == self.op_delete.val());
-        self.r_hdr_zero.next = (self.req_va.val() == 0)
-            & (self.req_arg0.val() == 0)
-            & (self.req_arg1.val() == 0)
-            & (self.req_pkt_count.val() == 1)
-            & (self.req_pkt_index.val() == 0);
-        self.r_hdr_len.next = (self.req_len.val() == bit_cast::<32, 16>(self.req_pay_len.val()))
-            & (self.req_pay_len.val() >= self.c_prefix.val())
-            & (self.req_pay_len.val() <= self.c_max_payload.val());
+        self.op_ok.next = (self.kv_port.req_op.val() == self.op_get.val())
+            | (self.kv_port.req_op.val() == self.op_put.val())
+            | (self.kv_port.req_op.val() == self.op_delete.val());
+        self.r_hdr_zero.next = (self.port.req_va.val() == 0)
+            & (self.port.req_arg0.val() == 0)
+            & (self.port.req_arg1.val() == 0)
+            & (self.kv_port.req_pkt_count.val() == 1)
+            & (self.kv_port.req_pkt_index.val() == 0);
+        self.r_hdr_len.next = (self.port.req_len.val()
+            == bit_cast::<32, 16>(self.kv_port.req_pay_len.val()))
+            & (self.kv_port.req_pay_len.val() >= self.c_prefix.val())
+            & (self.kv_port.req_pay_len.val() <= self.c_max_payload.val());
         self.key_long.d.next = self.klen.val() > self.c_beat0_key.val();
         self.value_ok.next = self.vlen.val() == 0;
         if self.op_is_put.q.val() {
@@ -137,13 +138,13 @@ impl Logic for ClioKv {
             & (self.klen.val() <= self.c_max_key.val())
             & self.value_ok.val();
         // The store's layout.
-        self.records.next = bit_cast::<64, 32>(self.cfg_records.val());
+        self.records.next = bit_cast::<64, 32>(self.kv_port.cfg_records.val());
         self.rec_m1.d.next = self.records.val() - 1;
-        self.rec_zero.d.next = self.cfg_records.val() == 0;
+        self.rec_zero.d.next = self.kv_port.cfg_records.val() == 0;
         // (Registered in turn from the configuration: it is set by KV_CONFIG, which the
         // executor applies while no offload request is under way, and first read by a slot
         // check, many cycles into a request.)
-        self.first.d.next = self.heads_pa.q.val() + (self.cfg_buckets.val() << 3);
+        self.first.d.next = self.heads_pa.q.val() + (self.kv_port.cfg_buckets.val() << 3);
         self.rec_end.d.next = self.first.q.val()
             + (self.records.val() << 10)
             + (self.records.val() << 6)
@@ -188,7 +189,7 @@ impl Logic for ClioKv {
         self.word_sh.next = bit_cast::<9, 3>(self.ma.q.val().get_bits::<3>(3)) << 6;
         self.cw.d.next = bit_cast::<64, 512>(self.cache.q.val() >> self.word_sh.val());
         if self.state.q.val() == KvState::RdWait {
-            self.cw.d.next = bit_cast::<64, 512>(self.mem_data.val() >> self.word_sh.val());
+            self.cw.d.next = bit_cast::<64, 512>(self.port.mem_data.val() >> self.word_sh.val());
         }
         // A record's metadata word's checks (`HdrMeta`), registered with the word.
         self.meta_bad.d.next = (self.cw.d.val().get_bits::<16>(16) > self.c_max_key.val())
@@ -252,12 +253,12 @@ impl Logic for ClioKv {
         self.cok_q.d.next = self.cin_q.q.val() & (self.cprod_q.q.val() <= self.c_rec_bound.val());
         // Word addresses, registered (see their fields). The key's chain head: base + 64 + 8 *
         // (hash & (buckets - 1)).
-        self.sb_magic_pa.d.next = self.cfg_base.val() + self.c_sb_magic.val();
-        self.sb_live_pa.d.next = self.cfg_base.val() + self.c_sb_live.val();
-        self.sb_free_pa.d.next = self.cfg_base.val() + self.c_sb_free.val();
-        self.sb_hw_pa.d.next = self.cfg_base.val() + self.c_sb_hw.val();
-        self.heads_pa.d.next = self.cfg_base.val() + self.c_sb_bytes.val();
-        self.bucket_mask.d.next = self.cfg_buckets.val() - 1;
+        self.sb_magic_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_magic.val();
+        self.sb_live_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_live.val();
+        self.sb_free_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_free.val();
+        self.sb_hw_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_hw.val();
+        self.heads_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_bytes.val();
+        self.bucket_mask.d.next = self.kv_port.cfg_buckets.val() - 1;
         self.head_pa.d.next = self.heads_pa.q.val()
             + ((bit_cast::<64, 32>(self.khash.hash.val()) & self.bucket_mask.q.val()) << 3);
         self.hash_ready.d.next = !self.khash.busy.val();
@@ -305,40 +306,40 @@ impl Logic for ClioKv {
         self.khash.len.next = bit_cast::<7, 16>(self.klen.val()) + 2;
         self.khash.start.next = false;
         // Ports, idle.
-        self.req_ready.next = self.state.q.val() == KvState::Idle;
-        self.pay_ready.next = false;
-        self.mem_valid.next = false;
-        self.mem_write.next = false;
-        self.mem_own.next = true;
-        self.mem_va.next = self.ma.q.val();
-        self.mem_wdata.next = self.rep.val();
-        self.mem_wstrb.next = self.wstrb_word.val();
-        self.rsp_valid.next = self.state.q.val() == KvState::Answer;
-        self.rsp_status.next = self.a_status.q.val();
-        self.rsp_arg0.next = self.a_arg0.q.val();
-        self.rsp_arg1.next = 0.into();
-        self.rsp_read.next = self.a_read.q.val();
-        self.rsp_read_own.next = true;
-        self.rsp_read_va.next = self.a_va.q.val();
-        self.rsp_read_len.next = self.a_len.q.val();
-        self.rsp_record.next = self.a_record.q.val();
-        self.rsp_replay.next = self.a_replay.q.val();
-        self.once_valid.next = self.state.q.val() == KvState::Once;
+        self.port.req_ready.next = self.state.q.val() == KvState::Idle;
+        self.port.pay_ready.next = false;
+        self.port.mem_valid.next = false;
+        self.port.mem_write.next = false;
+        self.port.mem_own.next = true;
+        self.port.mem_va.next = self.ma.q.val();
+        self.port.mem_wdata.next = self.rep.val();
+        self.port.mem_wstrb.next = self.wstrb_word.val();
+        self.port.rsp_valid.next = self.state.q.val() == KvState::Answer;
+        self.port.rsp_status.next = self.a_status.q.val();
+        self.port.rsp_arg0.next = self.a_arg0.q.val();
+        self.port.rsp_arg1.next = 0.into();
+        self.port.rsp_read.next = self.a_read.q.val();
+        self.port.rsp_read_own.next = true;
+        self.port.rsp_read_va.next = self.a_va.q.val();
+        self.port.rsp_read_len.next = self.a_len.q.val();
+        self.kv_port.rsp_record.next = self.a_record.q.val();
+        self.kv_port.rsp_replay.next = self.a_replay.q.val();
+        self.kv_port.once_valid.next = self.state.q.val() == KvState::Once;
         self.fail.next = false;
         self.fail_status.next = self.st_unmapped.val();
         self.ans.next = false;
         self.ans_hit.next = false;
         match self.state.q.val() {
             KvState::Idle => {
-                if self.req_valid.val() {
-                    self.op_is_get.d.next = self.req_op.val() == self.op_get.val();
-                    self.op_is_put.d.next = self.req_op.val() == self.op_put.val();
-                    self.op_is_delete.d.next = self.req_op.val() == self.op_delete.val();
-                    self.owner.d.next = self.req_pid.val();
-                    self.plen.d.next = self.req_pay_len.val();
+                if self.port.req_valid.val() {
+                    self.op_is_get.d.next = self.kv_port.req_op.val() == self.op_get.val();
+                    self.op_is_put.d.next = self.kv_port.req_op.val() == self.op_put.val();
+                    self.op_is_delete.d.next = self.kv_port.req_op.val() == self.op_delete.val();
+                    self.owner.d.next = self.kv_port.req_pid.val();
+                    self.plen.d.next = self.kv_port.req_pay_len.val();
                     self.hdr_zero.d.next = self.r_hdr_zero.val();
                     self.hdr_len.d.next = self.r_hdr_len.val();
-                    self.pay_done.d.next = self.req_pay_len.val() == 0;
+                    self.pay_done.d.next = self.kv_port.req_pay_len.val() == 0;
                     self.b1lo.d.next = 0.into();
                     self.cvalid.d.next = false;
                     self.found.d.next = false;
@@ -348,7 +349,7 @@ impl Logic for ClioKv {
                     if !self.op_ok.val() {
                         self.fail.next = true;
                         self.fail_status.next = self.st_unsupported.val();
-                    } else if self.req_pay_len.val() == 0 {
+                    } else if self.kv_port.req_pay_len.val() == 0 {
                         self.fail.next = true;
                         self.fail_status.next = self.st_bad.val();
                     } else {
@@ -357,10 +358,10 @@ impl Logic for ClioKv {
                 }
             }
             KvState::Beat0 => {
-                self.pay_ready.next = true;
-                if self.pay_valid.val() {
-                    self.b0.d.next = self.pay_data.val();
-                    self.pay_done.d.next = self.pay_last.val();
+                self.port.pay_ready.next = true;
+                if self.kv_port.pay_valid.val() {
+                    self.b0.d.next = self.kv_port.pay_data.val();
+                    self.pay_done.d.next = self.kv_port.pay_last.val();
                     self.state.d.next = KvState::Sizes;
                 }
             }
@@ -375,9 +376,9 @@ impl Logic for ClioKv {
                 {
                     self.fail.next = true;
                     self.fail_status.next = self.st_bad.val();
-                } else if self.cfg_status.val() != self.st_ok.val() {
+                } else if self.kv_port.cfg_status.val() != self.st_ok.val() {
                     self.fail.next = true;
-                    self.fail_status.next = self.cfg_status.val();
+                    self.fail_status.next = self.kv_port.cfg_status.val();
                 } else if !self.op_is_get.q.val() {
                     // A put or delete: the idempotence ring first.
                     self.state.d.next = KvState::Once;
@@ -388,14 +389,14 @@ impl Logic for ClioKv {
                 }
             }
             KvState::Once => {
-                if self.once_done.val() {
-                    if self.once_hit.val() {
+                if self.kv_port.once_done.val() {
+                    if self.kv_port.once_hit.val() {
                         // A retry: the recorded answer, nothing executes.
-                        self.a_status.d.next = self.once_status.val();
-                        self.a_arg0.d.next = self.once_value.val();
+                        self.a_status.d.next = self.kv_port.once_status.val();
+                        self.a_arg0.d.next = self.kv_port.once_value.val();
                         self.a_replay.d.next = true;
                         self.state.d.next = KvState::Drain;
-                    } else if self.once_full.val() {
+                    } else if self.kv_port.once_full.val() {
                         self.a_status.d.next = self.st_retry_later.val();
                         self.a_arg0.d.next = 0.into();
                         self.a_replay.d.next = true;
@@ -412,8 +413,8 @@ impl Logic for ClioKv {
                 }
             }
             KvState::Peek => {
-                if self.pay_valid.val() {
-                    self.b1lo.d.next = self.pay_data.val().get_bits::<32>(0);
+                if self.kv_port.pay_valid.val() {
+                    self.b1lo.d.next = self.kv_port.pay_data.val().get_bits::<32>(0);
                     self.state.d.next = KvState::Start;
                 }
             }
@@ -503,7 +504,7 @@ impl Logic for ClioKv {
             }
             KvState::Next => {
                 // At most records + 1 links: a longer chain is a cycle.
-                if self.hops.q.val() == bit_cast::<33, 32>(self.cfg_records.val()) {
+                if self.hops.q.val() == bit_cast::<33, 32>(self.kv_port.cfg_records.val()) {
                     self.fail.next = true;
                 } else {
                     self.hops.d.next = self.hops.q.val() + 1;
@@ -638,35 +639,35 @@ impl Logic for ClioKv {
                     self.cur.d.next = 0.into();
                     self.state.d.next = KvState::BWrite;
                 } else {
-                    self.pay_ready.next = true;
-                    if self.pay_valid.val() {
+                    self.port.pay_ready.next = true;
+                    if self.kv_port.pay_valid.val() {
                         self.prev.d.next = self.cur.q.val();
-                        self.cur.d.next = self.pay_data.val();
-                        self.pay_done.d.next = self.pay_last.val();
+                        self.cur.d.next = self.kv_port.pay_data.val();
+                        self.pay_done.d.next = self.kv_port.pay_last.val();
                         self.state.d.next = KvState::BWrite;
                     }
                 }
             }
             KvState::BWrite => {
-                self.mem_wdata.next = self.realign.out.val();
-                self.mem_wstrb.next = self.strobe_q.q.val();
+                self.port.mem_wdata.next = self.realign.out.val();
+                self.port.mem_wstrb.next = self.strobe_q.q.val();
                 // No record byte in this block (its lane window is empty: `strobe` is zero),
                 // registered a cycle ahead (`blk_empty`).
                 if self.blk_empty.q.val() {
                     self.state.d.next = KvState::BNext;
                 } else {
-                    self.mem_valid.next = true;
-                    self.mem_write.next = true;
-                    if self.mem_ready.val() {
+                    self.port.mem_valid.next = true;
+                    self.port.mem_write.next = true;
+                    if self.port.mem_ready.val() {
                         self.state.d.next = KvState::BWait;
                     }
                 }
             }
             KvState::BWait => {
-                if self.mem_done.val() {
-                    if self.mem_status.val() != self.st_ok.val() {
+                if self.port.mem_done.val() {
+                    if self.port.mem_status.val() != self.st_ok.val() {
                         self.fail.next = true;
-                        self.fail_status.next = self.mem_status.val();
+                        self.fail_status.next = self.port.mem_status.val();
                     } else {
                         if self.ctag.q.val() == self.bva.q.val().get_bits::<58>(6) {
                             self.cvalid.d.next = false;
@@ -761,19 +762,19 @@ impl Logic for ClioKv {
                 if self.chit_q.q.val() {
                     self.state.d.next = self.ret.q.val();
                 } else {
-                    self.mem_valid.next = true;
-                    if self.mem_ready.val() {
+                    self.port.mem_valid.next = true;
+                    if self.port.mem_ready.val() {
                         self.state.d.next = KvState::RdWait;
                     }
                 }
             }
             KvState::RdWait => {
-                if self.mem_done.val() {
-                    if self.mem_status.val() != self.st_ok.val() {
+                if self.port.mem_done.val() {
+                    if self.port.mem_status.val() != self.st_ok.val() {
                         self.fail.next = true;
-                        self.fail_status.next = self.mem_status.val();
+                        self.fail_status.next = self.port.mem_status.val();
                     } else {
-                        self.cache.d.next = self.mem_data.val();
+                        self.cache.d.next = self.port.mem_data.val();
                         self.ctag.d.next = self.ma.q.val().get_bits::<58>(6);
                         self.cvalid.d.next = true;
                         self.state.d.next = self.ret.q.val();
@@ -781,18 +782,18 @@ impl Logic for ClioKv {
                 }
             }
             KvState::Wr => {
-                self.mem_va.next = bit_cast::<64, 58>(self.ma.q.val().get_bits::<58>(6)) << 6;
-                self.mem_valid.next = true;
-                self.mem_write.next = true;
-                if self.mem_ready.val() {
+                self.port.mem_va.next = bit_cast::<64, 58>(self.ma.q.val().get_bits::<58>(6)) << 6;
+                self.port.mem_valid.next = true;
+                self.port.mem_write.next = true;
+                if self.port.mem_ready.val() {
                     self.state.d.next = KvState::WrWait;
                 }
             }
             KvState::WrWait => {
-                if self.mem_done.val() {
-                    if self.mem_status.val() != self.st_ok.val() {
+                if self.port.mem_done.val() {
+                    if self.port.mem_status.val() != self.st_ok.val() {
                         self.fail.next = true;
-                        self.fail_status.next = self.mem_status.val();
+                        self.fail_status.next = self.port.mem_status.val();
                     } else {
                         if self.chit.val() {
                             self.cache.d.next = (self.cache.q.val() & !self.wmask.val())
@@ -809,15 +810,15 @@ impl Logic for ClioKv {
                 self.state.d.next = KvState::Drain;
             }
             KvState::Drain => {
-                self.pay_ready.next = !self.pay_done.q.val();
+                self.port.pay_ready.next = !self.pay_done.q.val();
                 if self.pay_done.q.val() {
                     self.state.d.next = KvState::Answer;
-                } else if self.pay_valid.val() & self.pay_last.val() {
+                } else if self.kv_port.pay_valid.val() & self.kv_port.pay_last.val() {
                     self.pay_done.d.next = true;
                 }
             }
             KvState::Answer => {
-                if self.rsp_ready.val() {
+                if self.port.rsp_ready.val() {
                     self.state.d.next = KvState::Idle;
                 }
             }

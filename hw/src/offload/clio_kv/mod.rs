@@ -48,6 +48,7 @@ pub(crate) mod reference;
 #[cfg(test)]
 mod tests;
 
+use super::{OffloadKvPort, OffloadPort};
 use crate::mem_access::{LaneWindow, Realign};
 use crate::spec::Spec;
 use clio_proto::consts::MAX_PAYLOAD;
@@ -221,103 +222,10 @@ pub struct ClioKv {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
-    /// Request: valid.
-    pub req_valid: Signal<In, Bit>,
-    /// Request: the unit is idle and takes it.
-    pub req_ready: Signal<Out, Bit>,
-    /// Request: the opcode byte.
-    pub req_op: Signal<In, Bits<8>>,
-    /// Request: the caller's RAS (the key's owner).
-    pub req_pid: Signal<In, Bits<16>>,
-    /// Request: header `va` (must be 0).
-    pub req_va: Signal<In, Bits<64>>,
-    /// Request: header `arg0` (must be 0).
-    pub req_arg0: Signal<In, Bits<64>>,
-    /// Request: header `arg1` (must be 0).
-    pub req_arg1: Signal<In, Bits<64>>,
-    /// Request: header `total_len`.
-    pub req_len: Signal<In, Bits<32>>,
-    /// Request: header `payload_len` (the payload's bytes on `pay_*`).
-    pub req_pay_len: Signal<In, Bits<16>>,
-    /// Request: header `pkt_count` (must be 1).
-    pub req_pkt_count: Signal<In, Bits<16>>,
-    /// Request: header `pkt_index` (must be 0).
-    pub req_pkt_index: Signal<In, Bits<16>>,
-    /// Payload: a beat is offered.
-    pub pay_valid: Signal<In, Bit>,
-    /// Payload: the unit takes it.
-    pub pay_ready: Signal<Out, Bit>,
-    /// Payload: the beat (payload byte 64 i + k at bits 8k..).
-    pub pay_data: Signal<In, Bits<512>>,
-    /// Payload: the request's last beat.
-    pub pay_last: Signal<In, Bit>,
-    /// Memory: an access is asked for.
-    pub mem_valid: Signal<Out, Bit>,
-    /// Memory: the executor takes it.
-    pub mem_ready: Signal<In, Bit>,
-    /// Memory: a write (else a word read).
-    pub mem_write: Signal<Out, Bit>,
-    /// Memory: in the store's own RAS (always, for this unit).
-    pub mem_own: Signal<Out, Bit>,
-    /// Memory: the word's VA (read) or the block's (write, 64-byte aligned).
-    pub mem_va: Signal<Out, Bits<64>>,
-    /// Memory: the block to write.
-    pub mem_wdata: Signal<Out, Bits<512>>,
-    /// Memory: its byte strobes.
-    pub mem_wstrb: Signal<Out, Bits<64>>,
-    /// Memory: the access is done (one cycle).
-    pub mem_done: Signal<In, Bit>,
-    /// Memory: its status (0 = OK).
-    pub mem_status: Signal<In, Bits<8>>,
-    /// Memory: the block read, valid with `mem_done`.
-    pub mem_data: Signal<In, Bits<512>>,
-    /// Response: valid (held until `rsp_ready`).
-    pub rsp_valid: Signal<Out, Bit>,
-    /// Response: the executor takes it.
-    pub rsp_ready: Signal<In, Bit>,
-    /// Response: status.
-    pub rsp_status: Signal<Out, Bits<8>>,
-    /// Response: `arg0` (HIT or MISS).
-    pub rsp_arg0: Signal<Out, Bits<64>>,
-    /// Response: `arg1` (0).
-    pub rsp_arg1: Signal<Out, Bits<64>>,
-    /// Response: the payload is `rsp_read_len` bytes at `rsp_read_va` (a get's value).
-    pub rsp_read: Signal<Out, Bit>,
-    /// Response: that read is in the store's own RAS.
-    pub rsp_read_own: Signal<Out, Bit>,
-    /// Response: the value's VA.
-    pub rsp_read_va: Signal<Out, Bits<64>>,
-    /// Response: the value's length (1..=1024).
-    pub rsp_read_len: Signal<Out, Bits<12>>,
-    /// Response: record it (status, `arg0`) in the idempotence ring under the caller's
-    /// `(pid, client, req_id)` (a put or delete that executed).
-    pub rsp_record: Signal<Out, Bit>,
-    /// Response: it comes from the ring (a retry, or RETRY_LATER for a full ring): the
-    /// request's header with this status and `arg0` (`Header::response_to`), nothing else.
-    pub rsp_replay: Signal<Out, Bit>,
-    /// Ring: a put or delete passed its checks and asks the ring's verdict (held until
-    /// `once_done`).
-    pub once_valid: Signal<Out, Bit>,
-    /// Ring: the verdict (one cycle): `once_hit` (a retry: `once_status`, `once_value` are
-    /// its recorded answer), else `once_full` (the slot at the write pointer is
-    /// unacknowledged: RETRY_LATER), else execute.
-    pub once_done: Signal<In, Bit>,
-    /// Ring: the key was found.
-    pub once_hit: Signal<In, Bit>,
-    /// Ring: no free slot.
-    pub once_full: Signal<In, Bit>,
-    /// Ring: the recorded status.
-    pub once_status: Signal<In, Bits<8>>,
-    /// Ring: the recorded `arg0`.
-    pub once_value: Signal<In, Bits<64>>,
-    /// Store: `StoreLayout::base`.
-    pub cfg_base: Signal<In, Bits<64>>,
-    /// Store: `StoreLayout::buckets` (a power of two).
-    pub cfg_buckets: Signal<In, Bits<64>>,
-    /// Store: `StoreLayout::records` (below 2^32).
-    pub cfg_records: Signal<In, Bits<32>>,
-    /// Store: OK when ready, else the status KV requests get.
-    pub cfg_status: Signal<In, Bits<8>>,
+    /// The offload port (request, memory, response).
+    pub port: OffloadPort,
+    /// Clio-KV's additions to it (payload, idempotence ring, store).
+    pub kv_port: OffloadKvPort,
     /// The unit's state.
     state: DFF<KvState>,
     /// Where `Rd`/`Wr` continue.

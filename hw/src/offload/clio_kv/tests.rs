@@ -47,10 +47,10 @@ struct Run {
 /// A unit after reset, configured with the layout `l` and status `ready`.
 fn unit(l: &StoreLayout, ready: u8) -> Bench<ClioKv> {
     let mut b = Bench::new(ClioKv::default());
-    b.uut.cfg_base.next = l.base.to_bits();
-    b.uut.cfg_buckets.next = l.buckets.to_bits();
-    b.uut.cfg_records.next = l.records.to_bits();
-    b.uut.cfg_status.next = (ready as u64).to_bits();
+    b.uut.kv_port.cfg_base.next = l.base.to_bits();
+    b.uut.kv_port.cfg_buckets.next = l.buckets.to_bits();
+    b.uut.kv_port.cfg_records.next = l.records.to_bits();
+    b.uut.kv_port.cfg_status.next = (ready as u64).to_bits();
     b.uut.reset.next = true;
     b.tick();
     b.uut.reset.next = false;
@@ -86,20 +86,20 @@ fn run_ring(
     client: u16,
     req: u32,
 ) -> Run {
-    assert!(b.uut.req_ready.val(), "idle before the request");
+    assert!(b.uut.port.req_ready.val(), "idle before the request");
     let u = &mut b.uut;
-    u.req_valid.next = true;
-    u.req_op.next = (r.op as u64).to_bits();
-    u.req_pid.next = (r.pid as u64).to_bits();
-    u.req_va.next = r.va.to_bits();
-    u.req_arg0.next = r.arg0.to_bits();
-    u.req_arg1.next = r.arg1.to_bits();
-    u.req_len.next = (r.total_len as u64).to_bits();
-    u.req_pay_len.next = (r.pay.len() as u64).to_bits();
-    u.req_pkt_count.next = (r.pkt_count as u64).to_bits();
-    u.req_pkt_index.next = (r.pkt_index as u64).to_bits();
+    u.port.req_valid.next = true;
+    u.kv_port.req_op.next = (r.op as u64).to_bits();
+    u.kv_port.req_pid.next = (r.pid as u64).to_bits();
+    u.port.req_va.next = r.va.to_bits();
+    u.port.req_arg0.next = r.arg0.to_bits();
+    u.port.req_arg1.next = r.arg1.to_bits();
+    u.port.req_len.next = (r.total_len as u64).to_bits();
+    u.kv_port.req_pay_len.next = (r.pay.len() as u64).to_bits();
+    u.kv_port.req_pkt_count.next = (r.pkt_count as u64).to_bits();
+    u.kv_port.req_pkt_index.next = (r.pkt_index as u64).to_bits();
     b.tick();
-    b.uut.req_valid.next = false;
+    b.uut.port.req_valid.next = false;
     let t0 = b.cycle;
     let beats: Vec<&[u8]> = r.pay.chunks(BEAT).collect();
     let (mut beat, mut beat_at) = (0usize, b.cycle + t.gap);
@@ -112,57 +112,58 @@ fn run_ring(
         b.settle();
         let u = &mut b.uut;
         let offer = beat < beats.len() && b.cycle >= beat_at;
-        u.pay_valid.next = offer;
-        u.pay_data.next = bytes_to_bits::<512>(beats.get(beat).copied().unwrap_or(&[0xCC; 64]));
-        u.pay_last.next = beat + 1 == beats.len();
-        u.mem_done.next = false;
-        u.mem_data.next = bytes_to_bits::<512>(&[0xDD; 64]);
+        u.kv_port.pay_valid.next = offer;
+        u.kv_port.pay_data.next =
+            bytes_to_bits::<512>(beats.get(beat).copied().unwrap_or(&[0xCC; 64]));
+        u.kv_port.pay_last.next = beat + 1 == beats.len();
+        u.port.mem_done.next = false;
+        u.port.mem_data.next = bytes_to_bits::<512>(&[0xDD; 64]);
         if let Some((at, status, data)) = &pending {
             if *at == b.cycle {
-                u.mem_done.next = true;
-                u.mem_status.next = (*status as u64).to_bits();
-                u.mem_data.next = bytes_to_bits::<512>(data);
+                u.port.mem_done.next = true;
+                u.port.mem_status.next = (*status as u64).to_bits();
+                u.port.mem_data.next = bytes_to_bits::<512>(data);
             }
         }
-        u.once_done.next = false;
-        u.once_hit.next = false;
-        u.once_full.next = false;
-        u.once_status.next = 0xEE_u64.to_bits();
-        u.once_value.next = 0xEEEE_u64.to_bits();
+        u.kv_port.once_done.next = false;
+        u.kv_port.once_hit.next = false;
+        u.kv_port.once_full.next = false;
+        u.kv_port.once_status.next = 0xEE_u64.to_bits();
+        u.kv_port.once_value.next = 0xEEEE_u64.to_bits();
         if let Some((at, v)) = verdict {
             if at == b.cycle {
-                u.once_done.next = true;
+                u.kv_port.once_done.next = true;
                 match v {
                     Verdict::Cached(s, x) => {
-                        u.once_hit.next = true;
-                        u.once_full.next = x % 2 == 0; // ignored after a hit
-                        u.once_status.next = (s as u64).to_bits();
-                        u.once_value.next = x.to_bits();
+                        u.kv_port.once_hit.next = true;
+                        u.kv_port.once_full.next = x % 2 == 0; // ignored after a hit
+                        u.kv_port.once_status.next = (s as u64).to_bits();
+                        u.kv_port.once_value.next = x.to_bits();
                     }
-                    Verdict::Full => u.once_full.next = true,
+                    Verdict::Full => u.kv_port.once_full.next = true,
                     Verdict::Execute => {}
                 }
             }
         }
-        if u.once_valid.val() && !asked {
+        if u.kv_port.once_valid.val() && !asked {
             asked = true;
             verdict = Some((b.cycle + t.stall + 1, ring.check(r.pid, client, req)));
         }
-        u.mem_ready.next = false;
-        if u.mem_valid.val() {
+        u.port.mem_ready.next = false;
+        if u.port.mem_valid.val() {
             assert!(pending.is_none(), "one access in flight");
             if stall > 0 {
                 stall -= 1;
             } else {
-                u.mem_ready.next = true;
+                u.port.mem_ready.next = true;
             }
         }
-        u.rsp_ready.next = false;
-        if u.rsp_valid.val() {
+        u.port.rsp_ready.next = false;
+        if u.port.rsp_valid.val() {
             if rsp_stall > 0 {
                 rsp_stall -= 1;
             } else {
-                u.rsp_ready.next = true;
+                u.port.rsp_ready.next = true;
             }
         }
         b.settle();
@@ -177,28 +178,34 @@ fn run_ring(
                 b.cycle
             );
         }
-        let pay_fire = offer && u.pay_ready.val();
-        let mem_fire = u.mem_valid.val() && u.mem_ready.val();
-        let done_now = u.mem_done.val();
+        let pay_fire = offer && u.port.pay_ready.val();
+        let mem_fire = u.port.mem_valid.val() && u.port.mem_ready.val();
+        let done_now = u.port.mem_done.val();
         let access = (
-            u.mem_write.val(),
-            u.mem_own.val(),
-            u.mem_va.val().to_u64(),
-            bits_to_bytes(u.mem_wdata.val()),
-            u.mem_wstrb.val().to_u64(),
+            u.port.mem_write.val(),
+            u.port.mem_own.val(),
+            u.port.mem_va.val().to_u64(),
+            bits_to_bytes(u.port.mem_wdata.val()),
+            u.port.mem_wstrb.val().to_u64(),
         );
-        let answer = (u.rsp_valid.val() && u.rsp_ready.val()).then(|| Answer {
-            status: u.rsp_status.val().to_u64() as u8,
-            arg0: u.rsp_arg0.val().to_u64(),
-            read: u.rsp_read.val().then(|| {
-                assert!(u.rsp_read_own.val(), "a value is read in the store's RAS");
-                (u.rsp_read_va.val().to_u64(), u.rsp_read_len.val().to_u64())
+        let answer = (u.port.rsp_valid.val() && u.port.rsp_ready.val()).then(|| Answer {
+            status: u.port.rsp_status.val().to_u64() as u8,
+            arg0: u.port.rsp_arg0.val().to_u64(),
+            read: u.port.rsp_read.val().then(|| {
+                assert!(
+                    u.port.rsp_read_own.val(),
+                    "a value is read in the store's RAS"
+                );
+                (
+                    u.port.rsp_read_va.val().to_u64(),
+                    u.port.rsp_read_len.val().to_u64(),
+                )
             }),
-            replay: u.rsp_replay.val(),
+            replay: u.kv_port.rsp_replay.val(),
         });
         if let Some(a) = &answer {
-            assert_eq!(u.rsp_arg1.val().to_u64(), 0, "arg1 is 0");
-            recorded = u.rsp_record.val();
+            assert_eq!(u.port.rsp_arg1.val().to_u64(), 0, "arg1 is 0");
+            recorded = u.kv_port.rsp_record.val();
             assert!(!(recorded && a.replay), "a replay is not recorded again");
             if recorded {
                 let status = Status::from_u8(a.status).expect("the unit answers a status");
@@ -244,7 +251,7 @@ fn run_ring(
             );
             assert!(pending.is_none(), "nothing in flight after the answer");
             b.settle();
-            assert!(b.uut.req_ready.val(), "idle again");
+            assert!(b.uut.port.req_ready.val(), "idle again");
             return Run {
                 answer,
                 cycles: b.cycle - t0,
@@ -268,11 +275,11 @@ const SMALL: StoreLayout = StoreLayout {
 /// Run `r` on the unit and on the reference; the answers and the regions must agree.
 fn check(b: &mut Bench<ClioKv>, dut: &mut Region, want: &mut Region, r: &Req, t: Timing) -> Run {
     let l = StoreLayout {
-        base: b.uut.cfg_base.val().to_u64(),
-        buckets: b.uut.cfg_buckets.val().to_u64(),
-        records: b.uut.cfg_records.val().to_u64(),
+        base: b.uut.kv_port.cfg_base.val().to_u64(),
+        buckets: b.uut.kv_port.cfg_buckets.val().to_u64(),
+        records: b.uut.kv_port.cfg_records.val().to_u64(),
     };
-    let ready = b.uut.cfg_status.val().to_u64() as u8;
+    let ready = b.uut.kv_port.cfg_status.val().to_u64() as u8;
     let expect = reference::serve(want, &l, ready, r);
     let got = run(b, dut, r, t);
     assert_eq!(got.answer, expect, "{:?} {:?}", r.op, r.pay);
