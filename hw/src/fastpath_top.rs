@@ -53,6 +53,7 @@ use crate::fastpath::translate_ahead::TranslateAhead;
 use crate::fastpath::transmit::Transmit;
 use crate::fastpath::word_access::WordAccess;
 use crate::fastpath::write_data::WriteData;
+use crate::offload::UnitChannels;
 use crate::read_seg::ReadSeg;
 use crate::sync_unit::SyncUnit;
 use crate::tlb::Tlb;

@@ -20,6 +20,7 @@
 
 use crate::offload::clio_kv::ClioKv;
 use crate::offload::pointer_chase::PointerChase;
+use crate::offload::UnitChannels;
 use crate::spec::Spec;
 use clio_proto::consts::{BEAT_BYTES, MAX_PAYLOAD};
 use clio_proto::Status;
@@ -35,6 +36,9 @@ pub struct Extend {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: no store, no request.
     pub reset: Signal<In, Bit>,
+    /// The active unit's memory, response and ring channels, as the executor's offload
+    /// service sees them (its `unit`, joined in the top).
+    pub active: UnitChannels,
     /// The executor takes a new frame: no unit has the request.
     pub clear: Signal<In, Bit>,
     /// Start the pointer chaser / Clio-KV with the request (only when its `*_ready`).
@@ -74,53 +78,8 @@ pub struct Extend {
     pub pay_block: Signal<Out, Bits<5>>,
     /// The wbuf's read data: the block fetched the cycle before.
     pub buf_data: Signal<In, Bits<512>>,
-    /// The active unit's memory port (`crate::offload`).
-    pub mem_valid: Signal<Out, Bit>,
-    /// The access is a block write (else a word read).
-    pub mem_write: Signal<Out, Bit>,
-    /// The access is in the store's own RAS (`kv_pid`), not the caller's.
-    pub mem_own: Signal<Out, Bit>,
-    /// The access's VA (a word's, or a 64-byte-aligned block's).
-    pub mem_va: Signal<Out, Bits<64>>,
-    /// The block a write writes (byte k at bits 8k..).
-    pub mem_wdata: Signal<Out, Bits<512>>,
-    /// The block write's byte strobes.
-    pub mem_wstrb: Signal<Out, Bits<64>>,
-    /// The executor takes the access (only the active unit sees it).
-    pub mem_ready: Signal<In, Bit>,
-    /// The access is answered (`mem_status`, `mem_data`).
-    pub mem_done: Signal<In, Bit>,
-    /// The access's status (0 = OK), with `mem_done`.
-    pub mem_status: Signal<In, Bits<8>>,
     /// The 64-byte block that holds the word read, with `mem_done`.
     pub mem_data: Signal<In, Bits<512>>,
-    /// The active unit's answer; Clio-KV's put or delete records it (`rsp_record`) or replays
-    /// the ring's (`rsp_replay`).
-    pub rsp_valid: Signal<Out, Bit>,
-    /// The executor takes the answer (only the active unit sees it).
-    pub rsp_ready: Signal<In, Bit>,
-    /// The answer's status.
-    pub rsp_status: Signal<Out, Bits<8>>,
-    /// The answer's `arg0`.
-    pub rsp_arg0: Signal<Out, Bits<64>>,
-    /// The answer's `arg1`.
-    pub rsp_arg1: Signal<Out, Bits<64>>,
-    /// The response's payload is `rsp_read_len` bytes read at `rsp_read_va`.
-    pub rsp_read: Signal<Out, Bit>,
-    /// That read is in the store's own RAS.
-    pub rsp_read_own: Signal<Out, Bit>,
-    /// The payload read's VA.
-    pub rsp_read_va: Signal<Out, Bits<64>>,
-    /// The payload read's length in bytes.
-    pub rsp_read_len: Signal<Out, Bits<12>>,
-    /// Record the answer in the idempotence ring (Clio-KV's put or delete; 0 for the chaser).
-    pub rsp_record: Signal<Out, Bit>,
-    /// The answer replays the ring's (Clio-KV; 0 for the chaser).
-    pub rsp_replay: Signal<Out, Bit>,
-    /// Clio-KV asks the idempotence ring; its verdict (the lookup a cycle later).
-    pub once_valid: Signal<Out, Bit>,
-    /// The ring's verdict is here (one cycle).
-    pub once_done: Signal<In, Bit>,
     /// The verdict: the key was found (a retry).
     pub once_hit: Signal<In, Bit>,
     /// The verdict: no free slot.
@@ -212,17 +171,17 @@ impl Logic for Extend {
         self.kv_ready.next = self.clio_kv.port.req_ready.val();
         self.kv.next = self.xk.q.val();
         // The executor serves the active unit only.
-        self.chase.port.mem_ready.next = self.mem_ready.val() & !self.xk.q.val();
-        self.chase.port.rsp_ready.next = self.rsp_ready.val() & !self.xk.q.val();
-        self.clio_kv.port.mem_ready.next = self.mem_ready.val() & self.xk.q.val();
-        self.clio_kv.port.rsp_ready.next = self.rsp_ready.val() & self.xk.q.val();
-        self.chase.port.mem_done.next = self.mem_done.val();
-        self.chase.port.mem_status.next = self.mem_status.val();
+        self.chase.port.mem_ready.next = self.active.mem_ready.val() & !self.xk.q.val();
+        self.chase.port.rsp_ready.next = self.active.rsp_ready.val() & !self.xk.q.val();
+        self.clio_kv.port.mem_ready.next = self.active.mem_ready.val() & self.xk.q.val();
+        self.clio_kv.port.rsp_ready.next = self.active.rsp_ready.val() & self.xk.q.val();
+        self.chase.port.mem_done.next = self.active.mem_done.val();
+        self.chase.port.mem_status.next = self.active.mem_status.val();
         self.chase.port.mem_data.next = self.mem_data.val();
-        self.clio_kv.port.mem_done.next = self.mem_done.val();
-        self.clio_kv.port.mem_status.next = self.mem_status.val();
+        self.clio_kv.port.mem_done.next = self.active.mem_done.val();
+        self.clio_kv.port.mem_status.next = self.active.mem_status.val();
         self.clio_kv.port.mem_data.next = self.mem_data.val();
-        self.clio_kv.kv_port.once_done.next = self.once_done.val();
+        self.clio_kv.kv_port.once_done.next = self.active.once_done.val();
         self.clio_kv.kv_port.once_hit.next = self.once_hit.val();
         self.clio_kv.kv_port.once_full.next = self.once_full.val();
         self.clio_kv.kv_port.once_status.next = self.once_status.val();
@@ -234,41 +193,41 @@ impl Logic for Extend {
         self.clio_kv.kv_port.pay_valid.next = self.beat_valid.q.val();
         self.clio_kv.kv_port.pay_data.next = self.beat_data.q.val();
         self.clio_kv.kv_port.pay_last.next = self.beat_last.q.val();
-        self.once_valid.next = self.clio_kv.kv_port.once_valid.val() & self.xk.q.val();
+        self.active.once_valid.next = self.clio_kv.kv_port.once_valid.val() & self.xk.q.val();
         if self.xk.q.val() {
-            self.mem_valid.next = self.clio_kv.port.mem_valid.val();
-            self.mem_write.next = self.clio_kv.port.mem_write.val();
-            self.mem_own.next = self.clio_kv.port.mem_own.val();
-            self.mem_va.next = self.clio_kv.port.mem_va.val();
-            self.mem_wdata.next = self.clio_kv.port.mem_wdata.val();
-            self.mem_wstrb.next = self.clio_kv.port.mem_wstrb.val();
-            self.rsp_valid.next = self.clio_kv.port.rsp_valid.val();
-            self.rsp_status.next = self.clio_kv.port.rsp_status.val();
-            self.rsp_arg0.next = self.clio_kv.port.rsp_arg0.val();
-            self.rsp_arg1.next = self.clio_kv.port.rsp_arg1.val();
-            self.rsp_read.next = self.clio_kv.port.rsp_read.val();
-            self.rsp_read_own.next = self.clio_kv.port.rsp_read_own.val();
-            self.rsp_read_va.next = self.clio_kv.port.rsp_read_va.val();
-            self.rsp_read_len.next = self.clio_kv.port.rsp_read_len.val();
-            self.rsp_record.next = self.clio_kv.kv_port.rsp_record.val();
-            self.rsp_replay.next = self.clio_kv.kv_port.rsp_replay.val();
+            self.active.mem_valid.next = self.clio_kv.port.mem_valid.val();
+            self.active.mem_write.next = self.clio_kv.port.mem_write.val();
+            self.active.mem_own.next = self.clio_kv.port.mem_own.val();
+            self.active.mem_va.next = self.clio_kv.port.mem_va.val();
+            self.active.mem_wdata.next = self.clio_kv.port.mem_wdata.val();
+            self.active.mem_wstrb.next = self.clio_kv.port.mem_wstrb.val();
+            self.active.rsp_valid.next = self.clio_kv.port.rsp_valid.val();
+            self.active.rsp_status.next = self.clio_kv.port.rsp_status.val();
+            self.active.rsp_arg0.next = self.clio_kv.port.rsp_arg0.val();
+            self.active.rsp_arg1.next = self.clio_kv.port.rsp_arg1.val();
+            self.active.rsp_read.next = self.clio_kv.port.rsp_read.val();
+            self.active.rsp_read_own.next = self.clio_kv.port.rsp_read_own.val();
+            self.active.rsp_read_va.next = self.clio_kv.port.rsp_read_va.val();
+            self.active.rsp_read_len.next = self.clio_kv.port.rsp_read_len.val();
+            self.active.rsp_record.next = self.clio_kv.kv_port.rsp_record.val();
+            self.active.rsp_replay.next = self.clio_kv.kv_port.rsp_replay.val();
         } else {
-            self.mem_valid.next = self.chase.port.mem_valid.val();
-            self.mem_write.next = self.chase.port.mem_write.val();
-            self.mem_own.next = self.chase.port.mem_own.val();
-            self.mem_va.next = self.chase.port.mem_va.val();
-            self.mem_wdata.next = self.chase.port.mem_wdata.val();
-            self.mem_wstrb.next = self.chase.port.mem_wstrb.val();
-            self.rsp_valid.next = self.chase.port.rsp_valid.val();
-            self.rsp_status.next = self.chase.port.rsp_status.val();
-            self.rsp_arg0.next = self.chase.port.rsp_arg0.val();
-            self.rsp_arg1.next = self.chase.port.rsp_arg1.val();
-            self.rsp_read.next = self.chase.port.rsp_read.val();
-            self.rsp_read_own.next = self.chase.port.rsp_read_own.val();
-            self.rsp_read_va.next = self.chase.port.rsp_read_va.val();
-            self.rsp_read_len.next = self.chase.port.rsp_read_len.val();
-            self.rsp_record.next = false;
-            self.rsp_replay.next = false;
+            self.active.mem_valid.next = self.chase.port.mem_valid.val();
+            self.active.mem_write.next = self.chase.port.mem_write.val();
+            self.active.mem_own.next = self.chase.port.mem_own.val();
+            self.active.mem_va.next = self.chase.port.mem_va.val();
+            self.active.mem_wdata.next = self.chase.port.mem_wdata.val();
+            self.active.mem_wstrb.next = self.chase.port.mem_wstrb.val();
+            self.active.rsp_valid.next = self.chase.port.rsp_valid.val();
+            self.active.rsp_status.next = self.chase.port.rsp_status.val();
+            self.active.rsp_arg0.next = self.chase.port.rsp_arg0.val();
+            self.active.rsp_arg1.next = self.chase.port.rsp_arg1.val();
+            self.active.rsp_read.next = self.chase.port.rsp_read.val();
+            self.active.rsp_read_own.next = self.chase.port.rsp_read_own.val();
+            self.active.rsp_read_va.next = self.chase.port.rsp_read_va.val();
+            self.active.rsp_read_len.next = self.chase.port.rsp_read_len.val();
+            self.active.rsp_record.next = false;
+            self.active.rsp_replay.next = false;
         }
         // The payload feeder: the beat offered is held until taken; the next block is fetched
         // when the port is free and the held beat is gone by the time it arrives.

@@ -2,18 +2,18 @@
 //! what it does for the active unit of [`super::extend::Extend`] while it serves it (its
 //! `Offload` state, `serving`), and what it remembers of the unit's accesses and answer.
 //!
-//! - **Memory port.** A unit's access (`u_mem_valid`, taken while `serving`) inside the 48-bit
+//! - **Memory port.** A unit's access (`unit.mem_valid`, taken while `serving`) inside the 48-bit
 //!   VA space is handed to the executor to translate (`access`, one cycle, at `access_va`): a
-//!   word read (read permission) or, with `u_mem_write`, a 64-byte block write (write
+//!   word read (read permission) or, with `unit.mem_write`, a 64-byte block write (write
 //!   permission; the block and strobes are kept in `wdata` / `wstrb`). From then until the
 //!   answer, `accessing` says the translation is the unit's, `writing` that it is a block
 //!   write, `own` that it is in the store's RAS (`Extend::kv_pid`). An access past the VA space
 //!   is answered BAD_REQUEST without a translation (the model's `translate_range`). The access
-//!   ends with `u_mem_done` and its status: a failed translation (`tr_fail`, with `tr_status`),
+//!   ends with `unit.mem_done` and its status: a failed translation (`tr_fail`, with `tr_status`),
 //!   the written block (`block_done`) or a bad VA the cycle after; the read word OK in the
 //!   cycle its R beat arrives (`word_in`; the unit takes the block from the R channel itself).
-//! - **Idempotence ring.** Clio-KV's lookup (`u_once_valid`) goes to the sync unit once
-//!   (`ring_lookup`) and its verdict to the unit the next cycle (`u_once_done`); a full slot is
+//! - **Idempotence ring.** Clio-KV's lookup (`unit.once_valid`) goes to the sync unit once
+//!   (`ring_lookup`) and its verdict to the unit the next cycle (`unit.once_done`); a full slot is
 //!   skipped (`ring_skip`) as the executor's own atomics do.
 //! - **Answer.** The unit's answer is taken while `serving` and registered: the executor acts
 //!   on it the next cycle (`ans_valid`, one cycle) with everything it needs decided: its status
@@ -30,6 +30,7 @@
 //!
 //! `clear` (the executor takes a new frame) forgets the access and the answer.
 
+use crate::offload::UnitService;
 use crate::spec::Spec;
 use crate::va_end::{VaEndRule, VaEndTerms, VA_END_TERMS};
 use clio_proto::consts::VA_BITS;
@@ -59,51 +60,8 @@ pub struct OffloadService {
     pub word_in: Signal<In, Bit>,
     /// The unit's block write is done this cycle.
     pub block_done: Signal<In, Bit>,
-    /// The active unit's memory port (`Extend::mem_*`).
-    pub u_mem_valid: Signal<In, Bit>,
-    /// The unit's access is a block write (else a word read).
-    pub u_mem_write: Signal<In, Bit>,
-    /// The unit's access is in the store's own RAS.
-    pub u_mem_own: Signal<In, Bit>,
-    /// The unit's access VA.
-    pub u_mem_va: Signal<In, Bits<64>>,
-    /// The unit's block to write.
-    pub u_mem_wdata: Signal<In, Bits<512>>,
-    /// The unit's block write's byte strobes.
-    pub u_mem_wstrb: Signal<In, Bits<64>>,
-    /// An access is taken (while `serving` and no answer is registered).
-    pub u_mem_ready: Signal<Out, Bit>,
-    /// The unit's access ends (one cycle), with `u_mem_status`.
-    pub u_mem_done: Signal<Out, Bit>,
-    /// The ended access's status.
-    pub u_mem_status: Signal<Out, Bits<8>>,
-    /// The active unit's answer (`Extend::rsp_*`).
-    pub u_rsp_valid: Signal<In, Bit>,
-    /// The answer is taken (while `serving` and no answer is registered).
-    pub u_rsp_ready: Signal<Out, Bit>,
-    /// The answer's status.
-    pub u_rsp_status: Signal<In, Bits<8>>,
-    /// The answer's `arg0`.
-    pub u_rsp_arg0: Signal<In, Bits<64>>,
-    /// The answer's `arg1`.
-    pub u_rsp_arg1: Signal<In, Bits<64>>,
-    /// The answer asks a payload read (`u_rsp_read_len` bytes at `u_rsp_read_va`).
-    pub u_rsp_read: Signal<In, Bit>,
-    /// The payload read is in the store's own RAS.
-    pub u_rsp_read_own: Signal<In, Bit>,
-    /// The payload read's VA.
-    pub u_rsp_read_va: Signal<In, Bits<64>>,
-    /// The payload read's length in bytes.
-    pub u_rsp_read_len: Signal<In, Bits<12>>,
-    /// Record the answer in the idempotence ring.
-    pub u_rsp_record: Signal<In, Bit>,
-    /// The answer replays the ring's (the response carries `arg0` alone).
-    pub u_rsp_replay: Signal<In, Bit>,
-    /// Clio-KV asks the idempotence ring (`Extend::once_valid`); its verdict is the sync
-    /// unit's the cycle `u_once_done` is high.
-    pub u_once_valid: Signal<In, Bit>,
-    /// The ring's verdict is the unit's this cycle (the cycle after `ring_lookup`).
-    pub u_once_done: Signal<Out, Bit>,
+    /// The active unit's channels (`Extend`'s `active`, joined in the top).
+    pub unit: UnitService,
     /// The sync unit's answer to the lookup (`hit`, `full`).
     pub ring_hit: Signal<In, Bit>,
     /// The ring's slot at the write pointer is unacknowledged.
@@ -121,7 +79,7 @@ pub struct OffloadService {
     pub ring_value: Signal<Out, Bits<64>>,
     /// Translate the unit's access now, at `access_va`; a block write with `access_write`.
     pub access: Signal<Out, Bit>,
-    /// The access's VA (the unit's `u_mem_va`).
+    /// The access's VA (the unit's `unit.mem_va`).
     pub access_va: Signal<Out, Bits<64>>,
     /// The access is a block write (write permission).
     pub access_write: Signal<Out, Bit>,
@@ -163,7 +121,7 @@ pub struct OffloadService {
     xws: DFF<Bits<64>>,
     /// The access (or the answer's read) is in the store's RAS.
     xown: DFF<Bit>,
-    /// The access ends now (`u_mem_done`, one cycle), with this status.
+    /// The access ends now (`unit.mem_done`, one cycle), with this status.
     xm_valid: DFF<Bit>,
     xm_status: DFF<Bits<8>>,
     /// The ring lookup was made last cycle: its verdict is the unit's now.
@@ -224,22 +182,22 @@ impl Logic for OffloadService {
             x_arg1
         );
         // ---- Memory port: an access is taken while serving (not in the answer's cycle).
-        self.u_mem_ready.next = self.serving.val() & !self.a_valid.q.val();
+        self.unit.mem_ready.next = self.serving.val() & !self.a_valid.q.val();
         self.access.next = false;
-        self.access_va.next = self.u_mem_va.val();
-        self.access_write.next = self.u_mem_write.val();
+        self.access_va.next = self.unit.mem_va.val();
+        self.access_write.next = self.unit.mem_write.val();
         self.xm_valid.d.next = false;
-        if self.serving.val() & !self.a_valid.q.val() & self.u_mem_valid.val() {
-            if self.u_mem_va.val().get_bits::<16>(48) != 0 {
+        if self.serving.val() & !self.a_valid.q.val() & self.unit.mem_valid.val() {
+            if self.unit.mem_va.val().get_bits::<16>(48) != 0 {
                 self.xm_valid.d.next = true;
                 self.xm_status.d.next = self.st_bad_request.val();
             } else {
                 self.access.next = true;
                 self.xw.d.next = true;
-                self.xwr.d.next = self.u_mem_write.val();
-                self.xown.d.next = self.u_mem_own.val();
-                self.xwd.d.next = self.u_mem_wdata.val();
-                self.xws.d.next = self.u_mem_wstrb.val();
+                self.xwr.d.next = self.unit.mem_write.val();
+                self.xown.d.next = self.unit.mem_own.val();
+                self.xwd.d.next = self.unit.mem_wdata.val();
+                self.xws.d.next = self.unit.mem_wstrb.val();
             }
         }
         if self.tr_fail.val() & self.xw.q.val() {
@@ -250,10 +208,10 @@ impl Logic for OffloadService {
             self.xm_valid.d.next = true;
             self.xm_status.d.next = self.st_ok.val();
         }
-        self.u_mem_done.next = self.xm_valid.q.val() | self.word_in.val();
-        self.u_mem_status.next = self.xm_status.q.val();
+        self.unit.mem_done.next = self.xm_valid.q.val() | self.word_in.val();
+        self.unit.mem_status.next = self.xm_status.q.val();
         if self.word_in.val() {
-            self.u_mem_status.next = self.st_ok.val();
+            self.unit.mem_status.next = self.st_ok.val();
         }
         self.accessing.next = self.xw.q.val();
         self.writing.next = self.xwr.q.val();
@@ -263,38 +221,38 @@ impl Logic for OffloadService {
         // ---- Idempotence ring: one lookup per request, its verdict the next cycle.
         self.ring_lookup.next = false;
         self.xring.d.next = false;
-        if self.serving.val() & self.u_once_valid.val() & !self.xring.q.val() {
+        if self.serving.val() & self.unit.once_valid.val() & !self.xring.q.val() {
             self.ring_lookup.next = true;
             self.xring.d.next = true;
         }
-        self.u_once_done.next = self.xring.q.val();
+        self.unit.once_done.next = self.xring.q.val();
         self.ring_skip.next = self.xring.q.val() & !self.ring_hit.val() & self.ring_full.val();
         // ---- The answer: taken while serving, decided and registered.
-        self.u_rsp_ready.next = self.serving.val() & !self.a_valid.q.val();
-        self.take.next = self.u_rsp_valid.val() & self.serving.val() & !self.a_valid.q.val();
-        self.rd_terms.va.next = self.u_rsp_read_va.val();
-        self.rd_terms.n.next = self.u_rsp_read_len.val();
+        self.unit.rsp_ready.next = self.serving.val() & !self.a_valid.q.val();
+        self.take.next = self.unit.rsp_valid.val() & self.serving.val() & !self.a_valid.q.val();
+        self.rd_terms.va.next = self.unit.rsp_read_va.val();
+        self.rd_terms.n.next = self.unit.rsp_read_len.val();
         self.rd_terms.n2.next = 0.into();
         self.rd_rule.terms.next = self.a_terms.q.val();
         self.bad_read.next = self.a_ok_read.q.val() & !self.rd_rule.in_va.val();
-        self.ok.next = self.u_rsp_status.val() == self.st_ok.val();
+        self.ok.next = self.unit.rsp_status.val() == self.st_ok.val();
         self.a_valid.d.next = self.take.val();
         if self.take.val() {
-            self.a_status.d.next = self.u_rsp_status.val();
-            self.a_ok_read.d.next = self.ok.val() & self.u_rsp_read.val();
+            self.a_status.d.next = self.unit.rsp_status.val();
+            self.a_ok_read.d.next = self.ok.val() & self.unit.rsp_read.val();
             self.a_terms.d.next = self.rd_terms.terms.val();
-            self.a_arg0.d.next = self.u_rsp_arg0.val();
-            self.a_replay.d.next = self.u_rsp_replay.val();
-            self.a_read_va.d.next = self.u_rsp_read_va.val();
-            self.a_read_len.d.next = self.u_rsp_read_len.val();
+            self.a_arg0.d.next = self.unit.rsp_arg0.val();
+            self.a_replay.d.next = self.unit.rsp_replay.val();
+            self.a_read_va.d.next = self.unit.rsp_read_va.val();
+            self.a_read_len.d.next = self.unit.rsp_read_len.val();
             // A put or delete that executed records its answer (errors too: arg0 is 0 then).
-            self.a_record.d.next = self.u_rsp_record.val();
-            self.a_record_status.d.next = self.u_rsp_status.val();
-            self.xa.d.next = self.ok.val() & !self.u_rsp_replay.val();
-            self.x_arg1.d.next = self.u_rsp_arg1.val();
+            self.a_record.d.next = self.unit.rsp_record.val();
+            self.a_record_status.d.next = self.unit.rsp_status.val();
+            self.xa.d.next = self.ok.val() & !self.unit.rsp_replay.val();
+            self.x_arg1.d.next = self.unit.rsp_arg1.val();
             self.xw.d.next = false;
             self.xwr.d.next = false;
-            self.xown.d.next = self.u_rsp_read_own.val();
+            self.xown.d.next = self.unit.rsp_read_own.val();
         }
         self.ans_valid.next = self.a_valid.q.val();
         self.ans_status.next = self.a_status.q.val();

@@ -76,4 +76,4 @@ pub mod clio_kv;
 pub mod pointer_chase;
 mod port;
 
-pub use port::{OffloadHost, OffloadKvHost, OffloadKvPort, OffloadPort};
+pub use port::{OffloadHost, OffloadKvHost, OffloadKvPort, OffloadPort, UnitChannels, UnitService};

@@ -4,6 +4,11 @@
 //! once, with its mate, the executor's side ([`OffloadHost`], [`OffloadKvHost`]); a signal
 //! added to the port is added here and in the mate, and rust-hdl's derive checks the two
 //! against each other (same names and types, opposite directions).
+//!
+//! Behind the extend port (`crate::fastpath::extend::Extend`, which muxes the units), the
+//! active unit's memory, response and ring channels reach the executor's offload service as
+//! one more pair: [`UnitChannels`] (the extend port's side) and [`UnitService`] (the
+//! service's), joined in the top.
 // The derive writes `join` and `link`, methods without doc comments.
 #![allow(missing_docs)]
 
@@ -222,4 +227,106 @@ pub struct OffloadKvHost {
     pub cfg_records: Signal<Out, Bits<32>>,
     /// Store: OK when ready, else the status its requests get.
     pub cfg_status: Signal<Out, Bits<8>>,
+}
+
+/// The active unit's channels as the extend port presents them to the executor: memory
+/// accesses, the answer and the idempotence-ring request (the memory data and the ring's
+/// verdict come from the R channel and the sync unit directly).
+#[derive(LogicInterface, Default)]
+#[join = "UnitService"]
+pub struct UnitChannels {
+    /// Memory: the active unit asks for an access (held until `mem_ready`).
+    pub mem_valid: Signal<Out, Bit>,
+    /// Memory: a block write (else a word read).
+    pub mem_write: Signal<Out, Bit>,
+    /// Memory: in the store's own RAS (else the caller's).
+    pub mem_own: Signal<Out, Bit>,
+    /// Memory: the access's VA.
+    pub mem_va: Signal<Out, Bits<64>>,
+    /// Memory: the block to write.
+    pub mem_wdata: Signal<Out, Bits<512>>,
+    /// Memory: its byte strobes.
+    pub mem_wstrb: Signal<Out, Bits<64>>,
+    /// Memory: the access is taken.
+    pub mem_ready: Signal<In, Bit>,
+    /// Memory: the access ends (one cycle), with `mem_status`.
+    pub mem_done: Signal<In, Bit>,
+    /// Memory: the ended access's status (0 = OK).
+    pub mem_status: Signal<In, Bits<8>>,
+    /// Response: the active unit's answer (held until `rsp_ready`).
+    pub rsp_valid: Signal<Out, Bit>,
+    /// Response: its status.
+    pub rsp_status: Signal<Out, Bits<8>>,
+    /// Response: its `arg0`.
+    pub rsp_arg0: Signal<Out, Bits<64>>,
+    /// Response: its `arg1`.
+    pub rsp_arg1: Signal<Out, Bits<64>>,
+    /// Response: the payload is `rsp_read_len` bytes at `rsp_read_va`.
+    pub rsp_read: Signal<Out, Bit>,
+    /// Response: that read is in the store's own RAS.
+    pub rsp_read_own: Signal<Out, Bit>,
+    /// Response: the payload read's VA.
+    pub rsp_read_va: Signal<Out, Bits<64>>,
+    /// Response: the payload read's length in bytes.
+    pub rsp_read_len: Signal<Out, Bits<12>>,
+    /// Response: record it in the idempotence ring.
+    pub rsp_record: Signal<Out, Bit>,
+    /// Response: it replays the ring's (the response carries `arg0` alone).
+    pub rsp_replay: Signal<Out, Bit>,
+    /// Response: the answer is taken.
+    pub rsp_ready: Signal<In, Bit>,
+    /// Ring: Clio-KV asks the idempotence ring's verdict.
+    pub once_valid: Signal<Out, Bit>,
+    /// Ring: the verdict is the unit's this cycle.
+    pub once_done: Signal<In, Bit>,
+}
+
+/// The executor's offload service's side of [`UnitChannels`].
+#[derive(LogicInterface, Default)]
+#[join = "UnitChannels"]
+pub struct UnitService {
+    /// Memory: the active unit asks for an access (held until `mem_ready`).
+    pub mem_valid: Signal<In, Bit>,
+    /// Memory: a block write (else a word read).
+    pub mem_write: Signal<In, Bit>,
+    /// Memory: in the store's own RAS (else the caller's).
+    pub mem_own: Signal<In, Bit>,
+    /// Memory: the access's VA.
+    pub mem_va: Signal<In, Bits<64>>,
+    /// Memory: the block to write.
+    pub mem_wdata: Signal<In, Bits<512>>,
+    /// Memory: its byte strobes.
+    pub mem_wstrb: Signal<In, Bits<64>>,
+    /// Memory: the access is taken.
+    pub mem_ready: Signal<Out, Bit>,
+    /// Memory: the access ends (one cycle), with `mem_status`.
+    pub mem_done: Signal<Out, Bit>,
+    /// Memory: the ended access's status (0 = OK).
+    pub mem_status: Signal<Out, Bits<8>>,
+    /// Response: the active unit's answer (held until `rsp_ready`).
+    pub rsp_valid: Signal<In, Bit>,
+    /// Response: its status.
+    pub rsp_status: Signal<In, Bits<8>>,
+    /// Response: its `arg0`.
+    pub rsp_arg0: Signal<In, Bits<64>>,
+    /// Response: its `arg1`.
+    pub rsp_arg1: Signal<In, Bits<64>>,
+    /// Response: the payload is `rsp_read_len` bytes at `rsp_read_va`.
+    pub rsp_read: Signal<In, Bit>,
+    /// Response: that read is in the store's own RAS.
+    pub rsp_read_own: Signal<In, Bit>,
+    /// Response: the payload read's VA.
+    pub rsp_read_va: Signal<In, Bits<64>>,
+    /// Response: the payload read's length in bytes.
+    pub rsp_read_len: Signal<In, Bits<12>>,
+    /// Response: record it in the idempotence ring.
+    pub rsp_record: Signal<In, Bit>,
+    /// Response: it replays the ring's (the response carries `arg0` alone).
+    pub rsp_replay: Signal<In, Bit>,
+    /// Response: the answer is taken.
+    pub rsp_ready: Signal<Out, Bit>,
+    /// Ring: Clio-KV asks the idempotence ring's verdict.
+    pub once_valid: Signal<In, Bit>,
+    /// Ring: the verdict is the unit's this cycle.
+    pub once_done: Signal<Out, Bit>,
 }

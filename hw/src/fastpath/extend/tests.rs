@@ -85,8 +85,8 @@ fn payloads_reach_clio_kv_whole_and_in_order() {
             };
             // The executor serves the memory port with a failure at once (the status comes
             // with mem_done the next cycle), and takes answers at random.
-            b.uut.mem_ready.next = r.below(2) == 0;
-            b.uut.rsp_ready.next = r.below(2) == 0;
+            b.uut.active.mem_ready.next = r.below(2) == 0;
+            b.uut.active.rsp_ready.next = r.below(2) == 0;
             b.settle();
             let u = &b.uut;
             // Routing: the active unit's outputs, its readies only.
@@ -100,10 +100,19 @@ fn payloads_reach_clio_kv_whole_and_in_order() {
             } else {
                 (u.chase.port.mem_valid.val(), u.chase.port.rsp_valid.val())
             };
-            assert_eq!((u.mem_valid.val(), u.rsp_valid.val()), (mv, rv));
-            assert_eq!(u.clio_kv.port.mem_ready.val(), u.mem_ready.val() && unit_kv);
-            assert_eq!(u.chase.port.rsp_ready.val(), u.rsp_ready.val() && !unit_kv);
-            assert!(!u.once_valid.val() || unit_kv);
+            assert_eq!(
+                (u.active.mem_valid.val(), u.active.rsp_valid.val()),
+                (mv, rv)
+            );
+            assert_eq!(
+                u.clio_kv.port.mem_ready.val(),
+                u.active.mem_ready.val() && unit_kv
+            );
+            assert_eq!(
+                u.chase.port.rsp_ready.val(),
+                u.active.rsp_ready.val() && !unit_kv
+            );
+            assert!(!u.active.once_valid.val() || unit_kv);
             // The payload.
             if u.clio_kv.kv_port.pay_valid.val() && u.clio_kv.port.pay_ready.val() {
                 assert!(got < want_beats, "a beat too many");
@@ -125,18 +134,18 @@ fn payloads_reach_clio_kv_whole_and_in_order() {
                 assert!(free, "a fetch while the write-data stage has the port");
                 fetched = Some(u.pay_block.val().to_u64());
             }
-            let mem = u.mem_valid.val() && u.mem_ready.val();
-            if u.rsp_valid.val() && u.rsp_ready.val() {
-                assert!(!u.rsp_replay.val() || unit_kv);
+            let mem = u.active.mem_valid.val() && u.active.mem_ready.val();
+            if u.active.rsp_valid.val() && u.active.rsp_ready.val() {
+                assert!(!u.active.rsp_replay.val() || unit_kv);
                 answered = true;
             }
             b.tick();
             cycle += 1;
             // A memory request is answered with a failure, so the unit answers soon.
-            b.uut.mem_done.next = mem;
-            b.uut.mem_status.next = (Status::Unmapped as u64).to_bits();
+            b.uut.active.mem_done.next = mem;
+            b.uut.active.mem_status.next = (Status::Unmapped as u64).to_bits();
         }
-        b.uut.mem_done.next = false;
+        b.uut.active.mem_done.next = false;
         assert_eq!(got, want_beats, "every beat before the answer");
         if kv {
             kv_reqs += 1;

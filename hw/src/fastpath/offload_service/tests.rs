@@ -52,35 +52,35 @@ fn answers_are_decided_and_registered() {
         // Not serving: the answer waits (not taken, nothing acted on).
         let idle = r.below(3);
         b.uut.serving.next = false;
-        b.uut.u_rsp_valid.next = true;
-        b.uut.u_rsp_status.next = status.to_bits();
-        b.uut.u_rsp_arg0.next = arg0.to_bits();
-        b.uut.u_rsp_arg1.next = arg1.to_bits();
-        b.uut.u_rsp_read.next = read;
-        b.uut.u_rsp_read_own.next = own;
-        b.uut.u_rsp_read_va.next = va.to_bits();
-        b.uut.u_rsp_read_len.next = len.to_bits();
-        b.uut.u_rsp_record.next = record;
-        b.uut.u_rsp_replay.next = replay;
+        b.uut.unit.rsp_valid.next = true;
+        b.uut.unit.rsp_status.next = status.to_bits();
+        b.uut.unit.rsp_arg0.next = arg0.to_bits();
+        b.uut.unit.rsp_arg1.next = arg1.to_bits();
+        b.uut.unit.rsp_read.next = read;
+        b.uut.unit.rsp_read_own.next = own;
+        b.uut.unit.rsp_read_va.next = va.to_bits();
+        b.uut.unit.rsp_read_len.next = len.to_bits();
+        b.uut.unit.rsp_record.next = record;
+        b.uut.unit.rsp_replay.next = replay;
         for _ in 0..idle {
             b.settle();
-            assert!(!b.uut.u_rsp_ready.val(), "#{i}: taken while not serving");
+            assert!(!b.uut.unit.rsp_ready.val(), "#{i}: taken while not serving");
             b.tick();
             b.settle();
             assert!(!b.uut.ans_valid.val(), "#{i}: acted on while not serving");
         }
         b.uut.serving.next = true;
         b.settle();
-        assert!(b.uut.u_rsp_ready.val() && !b.uut.ans_valid.val(), "#{i}");
+        assert!(b.uut.unit.rsp_ready.val() && !b.uut.ans_valid.val(), "#{i}");
         b.tick();
-        b.uut.u_rsp_valid.next = false;
+        b.uut.unit.rsp_valid.next = false;
         b.settle();
         let inside = (va as u128) + (len as u128) <= VA_LIMIT as u128;
         let ok = status == OK;
         let want_status = if ok && read && !inside { BAD } else { status };
         assert!(b.uut.ans_valid.val(), "#{i}: the answer a cycle later");
         assert!(
-            !b.uut.u_rsp_ready.val(),
+            !b.uut.unit.rsp_ready.val(),
             "#{i}: no second answer in its cycle"
         );
         assert_eq!(
@@ -135,7 +135,7 @@ fn answers_are_decided_and_registered() {
             b.uut.tr_fail.next = false;
             b.settle();
             assert!(!b.uut.args_on.val(), "#{i}: the read failed: no arguments");
-            assert!(!b.uut.u_mem_done.val(), "#{i}: not the unit's access");
+            assert!(!b.uut.unit.mem_done.val(), "#{i}: not the unit's access");
         }
         if r.below(2) == 0 {
             b.uut.clear.next = true;
@@ -163,37 +163,37 @@ fn accesses_are_translated_and_end_with_their_status() {
         let wstrb = r.next();
         // Not serving: the access waits.
         b.uut.serving.next = false;
-        b.uut.u_mem_valid.next = true;
-        b.uut.u_mem_write.next = write;
-        b.uut.u_mem_own.next = own;
-        b.uut.u_mem_va.next = va.to_bits();
-        b.uut.u_mem_wdata.next = crate::util::bytes_to_bits(&wdata);
-        b.uut.u_mem_wstrb.next = wstrb.to_bits();
+        b.uut.unit.mem_valid.next = true;
+        b.uut.unit.mem_write.next = write;
+        b.uut.unit.mem_own.next = own;
+        b.uut.unit.mem_va.next = va.to_bits();
+        b.uut.unit.mem_wdata.next = crate::util::bytes_to_bits(&wdata);
+        b.uut.unit.mem_wstrb.next = wstrb.to_bits();
         b.settle();
-        assert!(!b.uut.u_mem_ready.val() && !b.uut.access.val(), "#{i}");
+        assert!(!b.uut.unit.mem_ready.val() && !b.uut.access.val(), "#{i}");
         b.tick();
         b.uut.serving.next = true;
         b.settle();
-        assert!(b.uut.u_mem_ready.val(), "#{i}");
+        assert!(b.uut.unit.mem_ready.val(), "#{i}");
         let inside = va >> 48 == 0;
         assert_eq!(b.uut.access.val(), inside, "#{i} va {va:#x}");
         assert_eq!(b.uut.access_va.val().to_u64(), va);
         assert_eq!(b.uut.access_write.val(), write);
         b.tick();
-        b.uut.u_mem_valid.next = false;
+        b.uut.unit.mem_valid.next = false;
         b.uut.serving.next = false;
         b.settle();
         if !inside {
             // Past the VA space: BAD_REQUEST the next cycle, no translation.
-            assert!(b.uut.u_mem_done.val() && !b.uut.accessing.val(), "#{i}");
-            assert_eq!(b.uut.u_mem_status.val().to_u64(), BAD);
+            assert!(b.uut.unit.mem_done.val() && !b.uut.accessing.val(), "#{i}");
+            assert_eq!(b.uut.unit.mem_status.val().to_u64(), BAD);
             counts[0] += 1;
             b.tick();
             b.settle();
-            assert!(!b.uut.u_mem_done.val(), "#{i}: one done");
+            assert!(!b.uut.unit.mem_done.val(), "#{i}: one done");
             continue;
         }
-        assert!(b.uut.accessing.val() && !b.uut.u_mem_done.val(), "#{i}");
+        assert!(b.uut.accessing.val() && !b.uut.unit.mem_done.val(), "#{i}");
         assert_eq!(b.uut.writing.val(), write, "#{i}");
         assert_eq!(b.uut.own.val(), own, "#{i}");
         if write {
@@ -204,7 +204,7 @@ fn accesses_are_translated_and_end_with_their_status() {
             b.tick();
             b.settle();
             assert!(
-                b.uut.accessing.val() && !b.uut.u_mem_done.val(),
+                b.uut.accessing.val() && !b.uut.unit.mem_done.val(),
                 "#{i}: held"
             );
         }
@@ -228,10 +228,10 @@ fn accesses_are_translated_and_end_with_their_status() {
         b.settle();
         if end == 1 {
             // The word: done in the cycle its beat arrives.
-            assert!(b.uut.u_mem_done.val(), "#{i}");
-            assert_eq!(b.uut.u_mem_status.val().to_u64(), OK);
+            assert!(b.uut.unit.mem_done.val(), "#{i}");
+            assert_eq!(b.uut.unit.mem_status.val().to_u64(), OK);
         } else {
-            assert!(!b.uut.u_mem_done.val(), "#{i}");
+            assert!(!b.uut.unit.mem_done.val(), "#{i}");
         }
         b.tick();
         b.uut.tr_fail.next = false;
@@ -240,26 +240,26 @@ fn accesses_are_translated_and_end_with_their_status() {
         b.uut.serving.next = true;
         b.settle();
         if end != 1 {
-            assert!(b.uut.u_mem_done.val(), "#{i}: the cycle after");
+            assert!(b.uut.unit.mem_done.val(), "#{i}: the cycle after");
             let want = if end == 0 { st } else { OK };
-            assert_eq!(b.uut.u_mem_status.val().to_u64(), want, "#{i}");
+            assert_eq!(b.uut.unit.mem_status.val().to_u64(), want, "#{i}");
         } else {
-            assert!(!b.uut.u_mem_done.val(), "#{i}: one done");
+            assert!(!b.uut.unit.mem_done.val(), "#{i}: one done");
         }
         counts[1 + end as usize] += 1;
         b.tick();
         b.settle();
-        assert!(!b.uut.u_mem_done.val(), "#{i}: one done");
+        assert!(!b.uut.unit.mem_done.val(), "#{i}: one done");
         // The answer ends the access (or a new frame does).
         if r.below(2) == 0 {
             b.uut.clear.next = true;
         } else {
-            b.uut.u_rsp_valid.next = true;
-            b.uut.u_rsp_read_own.next = false;
+            b.uut.unit.rsp_valid.next = true;
+            b.uut.unit.rsp_read_own.next = false;
         }
         b.tick();
         b.uut.clear.next = false;
-        b.uut.u_rsp_valid.next = false;
+        b.uut.unit.rsp_valid.next = false;
         b.settle();
         assert!(
             !b.uut.accessing.val() && !b.uut.writing.val() && !b.uut.own.val(),
@@ -276,26 +276,35 @@ fn the_ring_is_asked_once_per_request() {
     let mut b = bench();
     for i in 0..500 {
         let (hit, full) = (r.below(2) == 0, r.below(2) == 0);
-        b.uut.u_once_valid.next = true;
+        b.uut.unit.once_valid.next = true;
         b.settle();
-        assert!(b.uut.ring_lookup.val() && !b.uut.u_once_done.val(), "#{i}");
+        assert!(
+            b.uut.ring_lookup.val() && !b.uut.unit.once_done.val(),
+            "#{i}"
+        );
         b.tick();
         b.uut.ring_hit.next = hit;
         b.uut.ring_full.next = full;
         b.settle();
         // The verdict: the unit's now, the lookup not made again while it is.
-        assert!(b.uut.u_once_done.val() && !b.uut.ring_lookup.val(), "#{i}");
+        assert!(
+            b.uut.unit.once_done.val() && !b.uut.ring_lookup.val(),
+            "#{i}"
+        );
         assert_eq!(b.uut.ring_skip.val(), full && !hit, "#{i}");
-        b.uut.u_once_valid.next = false;
+        b.uut.unit.once_valid.next = false;
         b.tick();
         b.settle();
-        assert!(!b.uut.u_once_done.val() && !b.uut.ring_skip.val(), "#{i}");
+        assert!(
+            !b.uut.unit.once_done.val() && !b.uut.ring_skip.val(),
+            "#{i}"
+        );
         // Not serving: no lookup.
         b.uut.serving.next = false;
-        b.uut.u_once_valid.next = true;
+        b.uut.unit.once_valid.next = true;
         b.settle();
         assert!(!b.uut.ring_lookup.val(), "#{i}");
-        b.uut.u_once_valid.next = false;
+        b.uut.unit.once_valid.next = false;
         b.uut.serving.next = true;
         b.tick();
     }
