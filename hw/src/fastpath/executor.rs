@@ -44,6 +44,7 @@
 
 use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
+use crate::fastpath::links::ServiceExec;
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
 use clio_proto::header::{field, FLAG_RESPONSE, HEADER_LEN};
@@ -395,51 +396,8 @@ pub struct Executor {
     pub chase_start: Signal<Out, Bit>,
     /// Start Clio-KV with the request (Dispatch).
     pub kv_start: Signal<Out, Bit>,
-    /// A new frame or descriptor is taken: the units and the service forget the last.
-    pub unit_clear: Signal<Out, Bit>,
-    /// The executor serves the unit (`Offload`); the unit's access failed its translation;
-    /// its word's R beat arrives; its block is written.
-    pub serving: Signal<Out, Bit>,
-    /// A translation failed this cycle (`OffloadService::tr_fail`).
-    pub unit_tr_fail: Signal<Out, Bit>,
-    /// The unit's word's R beat arrives this cycle.
-    pub unit_word_in: Signal<Out, Bit>,
-    /// The unit's block is written this cycle.
-    pub unit_block_done: Signal<Out, Bit>,
-    /// The service's state and requests (`OffloadService`'s outputs of the same names).
-    pub unit_accessing: Signal<In, Bit>,
-    /// The translation under way is the unit's block write.
-    pub unit_writing: Signal<In, Bit>,
-    /// Translate the unit's access now.
-    pub unit_access: Signal<In, Bit>,
-    /// The unit's access VA.
-    pub unit_access_va: Signal<In, Bits<64>>,
-    /// The unit's access is a block write.
-    pub unit_access_write: Signal<In, Bit>,
-    /// Look the unit's request up in the ring.
-    pub unit_ring_lookup: Signal<In, Bit>,
-    /// Move the ring's write pointer past an unacknowledged slot.
-    pub unit_ring_skip: Signal<In, Bit>,
-    /// Record the unit's answer in the ring.
-    pub unit_ring_record: Signal<In, Bit>,
-    /// The status to record.
-    pub unit_ring_status: Signal<In, Bits<8>>,
-    /// The value to record.
-    pub unit_ring_value: Signal<In, Bits<64>>,
-    /// The unit's registered answer is here (one cycle).
-    pub unit_ans_valid: Signal<In, Bit>,
-    /// The answer's status.
-    pub unit_ans_status: Signal<In, Bits<8>>,
-    /// The answer's `arg0`.
-    pub unit_ans_arg0: Signal<In, Bits<64>>,
-    /// The answer is a replay (the response carries `arg0` alone).
-    pub unit_ans_replay: Signal<In, Bit>,
-    /// A payload read follows.
-    pub unit_ans_read: Signal<In, Bit>,
-    /// The payload read's VA.
-    pub unit_ans_read_va: Signal<In, Bits<64>>,
-    /// The payload read's length in bytes.
-    pub unit_ans_read_len: Signal<In, Bits<12>>,
+    /// The link with the offload service (`OffloadService::exec`, joined in the top).
+    pub unit: ServiceExec,
 
     // ---- The slow path's RX ring: push the REQUEST descriptor (`SlowPush`).
     /// Free RX ring slots.

@@ -31,6 +31,7 @@ pub mod executor;
 pub mod extend;
 pub mod ingest;
 pub mod key_check;
+pub mod links;
 pub mod offload_service;
 pub mod ordering;
 pub mod persist;

@@ -30,6 +30,7 @@
 //!
 //! `clear` (the executor takes a new frame) forgets the access and the answer.
 
+use crate::fastpath::links::ServiceLink;
 use crate::offload::UnitService;
 use crate::spec::Spec;
 use crate::va_end::{VaEndRule, VaEndTerms, VA_END_TERMS};
@@ -47,68 +48,22 @@ pub struct OffloadService {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: no access, no answer.
     pub reset: Signal<In, Bit>,
-    /// The executor takes a new frame or descriptor: no access, no answer, no arguments.
-    pub clear: Signal<In, Bit>,
-    /// The executor serves the unit this cycle (its `Offload` state).
-    pub serving: Signal<In, Bit>,
-    /// A translation failed this cycle, with this status: the unit's access's (it ends
-    /// with that status), or the answer's payload read's (the response carries no arguments).
-    pub tr_fail: Signal<In, Bit>,
+    /// The link with the executor (`Executor::unit`, joined in the top).
+    pub exec: ServiceLink,
     /// The failed translation's status (with `tr_fail`).
     pub tr_status: Signal<In, Bits<8>>,
-    /// The unit's word read: its R beat arrives this cycle.
-    pub word_in: Signal<In, Bit>,
-    /// The unit's block write is done this cycle.
-    pub block_done: Signal<In, Bit>,
     /// The active unit's channels (`Extend`'s `active`, joined in the top).
     pub unit: UnitService,
     /// The sync unit's answer to the lookup (`hit`, `full`).
     pub ring_hit: Signal<In, Bit>,
     /// The ring's slot at the write pointer is unacknowledged.
     pub ring_full: Signal<In, Bit>,
-    /// Look the ring up (the request's pid, client, req_id) / move its write pointer past an
-    /// unacknowledged slot / record the answer (`ring_status`, `ring_value`).
-    pub ring_lookup: Signal<Out, Bit>,
-    /// Move the ring's write pointer past an unacknowledged slot (one cycle).
-    pub ring_skip: Signal<Out, Bit>,
-    /// Record the answer in the ring (one cycle, with `ans_valid`).
-    pub ring_record: Signal<Out, Bit>,
-    /// The status recorded.
-    pub ring_status: Signal<Out, Bits<8>>,
-    /// The value recorded (the answer's `arg0`).
-    pub ring_value: Signal<Out, Bits<64>>,
-    /// Translate the unit's access now, at `access_va`; a block write with `access_write`.
-    pub access: Signal<Out, Bit>,
-    /// The access's VA (the unit's `unit.mem_va`).
-    pub access_va: Signal<Out, Bits<64>>,
-    /// The access is a block write (write permission).
-    pub access_write: Signal<Out, Bit>,
-    /// The translation under way is the unit's access / a block write / in the store's RAS.
-    pub accessing: Signal<Out, Bit>,
-    /// The translation under way is a block write.
-    pub writing: Signal<Out, Bit>,
     /// The translation under way is in the store's RAS.
     pub own: Signal<Out, Bit>,
     /// The block the write writes, and its byte strobes.
     pub wdata: Signal<Out, Bits<512>>,
     /// The block write's byte strobes.
     pub wstrb: Signal<Out, Bits<64>>,
-    /// The unit's answer, registered (one cycle): its status, its `arg0`, a replay (the
-    /// response carries `arg0` alone), a payload read to follow (`ans_read_len` bytes at
-    /// `ans_read_va`).
-    pub ans_valid: Signal<Out, Bit>,
-    /// The answer's status (BAD_REQUEST when its payload read would end past the VA space).
-    pub ans_status: Signal<Out, Bits<8>>,
-    /// The answer's `arg0`.
-    pub ans_arg0: Signal<Out, Bits<64>>,
-    /// The answer is a replay: the response carries `arg0` alone.
-    pub ans_replay: Signal<Out, Bit>,
-    /// A payload read follows (an OK answer, inside the VA space).
-    pub ans_read: Signal<Out, Bit>,
-    /// The payload read's VA.
-    pub ans_read_va: Signal<Out, Bits<64>>,
-    /// The payload read's length in bytes.
-    pub ans_read_len: Signal<Out, Bits<12>>,
     /// The response carries the answer's `arg0` and `arg1` (an OK answer, not a replay).
     pub args_on: Signal<Out, Bit>,
     /// The answer's `arg1`, kept until the next frame.
@@ -182,17 +137,17 @@ impl Logic for OffloadService {
             x_arg1
         );
         // ---- Memory port: an access is taken while serving (not in the answer's cycle).
-        self.unit.mem_ready.next = self.serving.val() & !self.a_valid.q.val();
-        self.access.next = false;
-        self.access_va.next = self.unit.mem_va.val();
-        self.access_write.next = self.unit.mem_write.val();
+        self.unit.mem_ready.next = self.exec.serving.val() & !self.a_valid.q.val();
+        self.exec.access.next = false;
+        self.exec.access_va.next = self.unit.mem_va.val();
+        self.exec.access_write.next = self.unit.mem_write.val();
         self.xm_valid.d.next = false;
-        if self.serving.val() & !self.a_valid.q.val() & self.unit.mem_valid.val() {
+        if self.exec.serving.val() & !self.a_valid.q.val() & self.unit.mem_valid.val() {
             if self.unit.mem_va.val().get_bits::<16>(48) != 0 {
                 self.xm_valid.d.next = true;
                 self.xm_status.d.next = self.st_bad_request.val();
             } else {
-                self.access.next = true;
+                self.exec.access.next = true;
                 self.xw.d.next = true;
                 self.xwr.d.next = self.unit.mem_write.val();
                 self.xown.d.next = self.unit.mem_own.val();
@@ -200,36 +155,37 @@ impl Logic for OffloadService {
                 self.xws.d.next = self.unit.mem_wstrb.val();
             }
         }
-        if self.tr_fail.val() & self.xw.q.val() {
+        if self.exec.tr_fail.val() & self.xw.q.val() {
             self.xm_valid.d.next = true;
             self.xm_status.d.next = self.tr_status.val();
         }
-        if self.block_done.val() {
+        if self.exec.block_done.val() {
             self.xm_valid.d.next = true;
             self.xm_status.d.next = self.st_ok.val();
         }
-        self.unit.mem_done.next = self.xm_valid.q.val() | self.word_in.val();
+        self.unit.mem_done.next = self.xm_valid.q.val() | self.exec.word_in.val();
         self.unit.mem_status.next = self.xm_status.q.val();
-        if self.word_in.val() {
+        if self.exec.word_in.val() {
             self.unit.mem_status.next = self.st_ok.val();
         }
-        self.accessing.next = self.xw.q.val();
-        self.writing.next = self.xwr.q.val();
+        self.exec.accessing.next = self.xw.q.val();
+        self.exec.writing.next = self.xwr.q.val();
         self.own.next = self.xown.q.val();
         self.wdata.next = self.xwd.q.val();
         self.wstrb.next = self.xws.q.val();
         // ---- Idempotence ring: one lookup per request, its verdict the next cycle.
-        self.ring_lookup.next = false;
+        self.exec.ring_lookup.next = false;
         self.xring.d.next = false;
-        if self.serving.val() & self.unit.once_valid.val() & !self.xring.q.val() {
-            self.ring_lookup.next = true;
+        if self.exec.serving.val() & self.unit.once_valid.val() & !self.xring.q.val() {
+            self.exec.ring_lookup.next = true;
             self.xring.d.next = true;
         }
         self.unit.once_done.next = self.xring.q.val();
-        self.ring_skip.next = self.xring.q.val() & !self.ring_hit.val() & self.ring_full.val();
+        self.exec.ring_skip.next = self.xring.q.val() & !self.ring_hit.val() & self.ring_full.val();
         // ---- The answer: taken while serving, decided and registered.
-        self.unit.rsp_ready.next = self.serving.val() & !self.a_valid.q.val();
-        self.take.next = self.unit.rsp_valid.val() & self.serving.val() & !self.a_valid.q.val();
+        self.unit.rsp_ready.next = self.exec.serving.val() & !self.a_valid.q.val();
+        self.take.next =
+            self.unit.rsp_valid.val() & self.exec.serving.val() & !self.a_valid.q.val();
         self.rd_terms.va.next = self.unit.rsp_read_va.val();
         self.rd_terms.n.next = self.unit.rsp_read_len.val();
         self.rd_terms.n2.next = 0.into();
@@ -254,26 +210,26 @@ impl Logic for OffloadService {
             self.xwr.d.next = false;
             self.xown.d.next = self.unit.rsp_read_own.val();
         }
-        self.ans_valid.next = self.a_valid.q.val();
-        self.ans_status.next = self.a_status.q.val();
+        self.exec.ans_valid.next = self.a_valid.q.val();
+        self.exec.ans_status.next = self.a_status.q.val();
         if self.bad_read.val() {
-            self.ans_status.next = self.st_bad_request.val();
+            self.exec.ans_status.next = self.st_bad_request.val();
         }
-        self.ans_arg0.next = self.a_arg0.q.val();
-        self.ans_replay.next = self.a_replay.q.val();
-        self.ans_read.next = self.a_ok_read.q.val() & self.rd_rule.in_va.val();
-        self.ans_read_va.next = self.a_read_va.q.val();
-        self.ans_read_len.next = self.a_read_len.q.val();
-        self.ring_record.next = self.a_valid.q.val() & self.a_record.q.val();
-        self.ring_status.next = self.a_record_status.q.val();
-        self.ring_value.next = self.a_arg0.q.val();
+        self.exec.ans_arg0.next = self.a_arg0.q.val();
+        self.exec.ans_replay.next = self.a_replay.q.val();
+        self.exec.ans_read.next = self.a_ok_read.q.val() & self.rd_rule.in_va.val();
+        self.exec.ans_read_va.next = self.a_read_va.q.val();
+        self.exec.ans_read_len.next = self.a_read_len.q.val();
+        self.exec.ring_record.next = self.a_valid.q.val() & self.a_record.q.val();
+        self.exec.ring_status.next = self.a_record_status.q.val();
+        self.exec.ring_value.next = self.a_arg0.q.val();
         self.args_on.next = self.xa.q.val() & !self.bad_read.val();
-        if self.tr_fail.val() & !self.xw.q.val() {
+        if self.exec.tr_fail.val() & !self.xw.q.val() {
             // The answer's payload read failed: its status is the response's, alone.
             self.xa.d.next = false;
         }
         self.arg1.next = self.x_arg1.q.val();
-        if self.clear.val() | self.reset.val() {
+        if self.exec.clear.val() | self.reset.val() {
             self.xw.d.next = false;
             self.xwr.d.next = false;
             self.xown.d.next = false;

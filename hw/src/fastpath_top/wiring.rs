@@ -248,7 +248,7 @@ impl Logic for FastpathTop {
         // accesses and answer while the executor serves it (`Offload`), the endings of its
         // accesses from the executor's states (a failed translation, the word's R beat in SData,
         // the block written in SWrite), its ring lookups through the sync unit.
-        self.ext.clear.next = self.exec.unit_clear.val();
+        self.ext.clear.next = self.exec.unit.clear.val();
         self.ext.chase_start.next = self.exec.chase_start.val();
         self.ext.kv_start.next = self.exec.kv_start.val();
         self.ext.req_op.next = self.opcode.val();
@@ -260,12 +260,8 @@ impl Logic for FastpathTop {
         self.ext.req_pay_len.next = self.h_plen.val();
         self.ext.req_pkt_count.next = self.h_cnt.val();
         self.ext.req_pkt_index.next = self.h_idx.val();
-        self.xs.clear.next = self.exec.unit_clear.val();
-        self.xs.serving.next = self.exec.serving.val();
-        self.xs.tr_fail.next = self.exec.unit_tr_fail.val();
+        ServiceExec::join(&mut self.exec.unit, &mut self.xs.exec);
         self.xs.tr_status.next = self.tr.status.val();
-        self.xs.word_in.next = self.exec.unit_word_in.val();
-        self.xs.block_done.next = self.exec.unit_block_done.val();
         UnitChannels::join(&mut self.ext.active, &mut self.xs.unit);
         self.ext.mem_data.next = self.m_axi_rdata.val();
         self.xs.ring_hit.next = self.sync.hit.val();
@@ -304,7 +300,7 @@ impl Logic for FastpathTop {
         self.wa.new_tail.next = self.apl.new_tail.val();
         self.wa.tail.next = self.exec.append.val();
         self.wa.tail_pa.next = self.apl.tail_word_pa.val();
-        self.wa.block.next = self.xs.writing.val();
+        self.wa.block.next = self.xs.exec.writing.val();
         self.wa.block_data.next = self.xs.wdata.val();
         self.wa.block_strb.next = self.xs.wstrb.val();
         self.sync.rec_value.next = self.exec.ring_rec_value.val();
@@ -529,23 +525,6 @@ impl Logic for FastpathTop {
         self.exec.persist_failed.next = self.pers.failed.val();
         self.exec.chase_ready.next = self.ext.chase_ready.val();
         self.exec.kv_ready.next = self.ext.kv_ready.val();
-        self.exec.unit_accessing.next = self.xs.accessing.val();
-        self.exec.unit_writing.next = self.xs.writing.val();
-        self.exec.unit_access.next = self.xs.access.val();
-        self.exec.unit_access_va.next = self.xs.access_va.val();
-        self.exec.unit_access_write.next = self.xs.access_write.val();
-        self.exec.unit_ring_lookup.next = self.xs.ring_lookup.val();
-        self.exec.unit_ring_skip.next = self.xs.ring_skip.val();
-        self.exec.unit_ring_record.next = self.xs.ring_record.val();
-        self.exec.unit_ring_status.next = self.xs.ring_status.val();
-        self.exec.unit_ring_value.next = self.xs.ring_value.val();
-        self.exec.unit_ans_valid.next = self.xs.ans_valid.val();
-        self.exec.unit_ans_status.next = self.xs.ans_status.val();
-        self.exec.unit_ans_arg0.next = self.xs.ans_arg0.val();
-        self.exec.unit_ans_replay.next = self.xs.ans_replay.val();
-        self.exec.unit_ans_read.next = self.xs.ans_read.val();
-        self.exec.unit_ans_read_va.next = self.xs.ans_read_va.val();
-        self.exec.unit_ans_read_len.next = self.xs.ans_read_len.val();
         self.exec.sp_rx_room.next = self.sp_rx_room.val();
         self.exec.sp_rx_ready.next = self.sp_rx_ready.val();
         self.exec.job_ready.next = self.rd.job_ready.val();

@@ -89,7 +89,7 @@ impl Logic for Executor {
         self.sp_tx_act.next = self.state.q.val() == State::SpTx;
         self.seg_load.next = self.state.q.val() == State::Dispatch;
         self.seg_step.next = false;
-        self.serving.next = self.state.q.val() == State::Offload;
+        self.unit.serving.next = self.state.q.val() == State::Offload;
         self.word_sample.next = self.state.q.val() == State::SData;
         self.beat_pte.next = self.state.q.val() == State::SpPte;
         self.beat_word.next = self.state.q.val() == State::SWrite;
@@ -98,19 +98,19 @@ impl Logic for Executor {
             (self.state.q.val() == State::Dispatch) & self.ahead_rw.val() & !self.ahead_ok.val();
         // The unit's access failed its translation; its word's R beat arrives; its block is
         // written.
-        self.unit_tr_fail.next = (self.state.q.val() == State::Translate)
+        self.unit.tr_fail.next = (self.state.q.val() == State::Translate)
             & self.tr_done.val()
             & (self.tr_status.val() != self.st_ok.val());
         self.u_word_in.next = (self.state.q.val() == State::SData)
-            & self.unit_accessing.val()
+            & self.unit.accessing.val()
             & self.r_valid.val()
             & self.r_idle.val();
         self.u_block_done.next = (self.state.q.val() == State::SWrite)
             & !self.w_busy.val()
             & self.beat_done.val()
-            & self.unit_writing.val();
-        self.unit_word_in.next = self.u_word_in.val();
-        self.unit_block_done.next = self.u_block_done.val();
+            & self.unit.writing.val();
+        self.unit.word_in.next = self.u_word_in.val();
+        self.unit.block_done.next = self.u_block_done.val();
 
         // ---- Dispatch's decision (applied in Dispatch).
         self.dsp.is_read.next = self.cls.is_read.val();
@@ -172,7 +172,7 @@ impl Logic for Executor {
         self.place_load.next = false;
         self.chase_start.next = false;
         self.kv_start.next = false;
-        self.unit_clear.next = false;
+        self.unit.clear.next = false;
         self.stat_nack.next = false;
         self.stat_denied.next = false;
         self.sp_tx_ready.next = false;
@@ -308,7 +308,7 @@ impl Logic for Executor {
             State::Translate => {
                 if self.tr_only_hit.val()
                     & !self.piece.q.val()
-                    & !self.unit_accessing.val()
+                    & !self.unit.accessing.val()
                     & self.one_page.q.val()
                 {
                     // A request's only page (not an offload's access), mapped and permitted
@@ -333,7 +333,7 @@ impl Logic for Executor {
                             self.two.d.next = true;
                         }
                     }
-                    if (self.tr_status.val() != self.st_ok.val()) & self.unit_accessing.val() {
+                    if (self.tr_status.val() != self.st_ok.val()) & self.unit.accessing.val() {
                         // An offload's access failed: the unit is told (`xs.tr_fail`), and
                         // answers.
                         self.state.d.next = State::Offload;
@@ -349,11 +349,11 @@ impl Logic for Executor {
                         self.state.d.next = State::Translate;
                     } else {
                         self.piece.d.next = false;
-                        if self.unit_writing.val() {
+                        if self.unit.writing.val() {
                             // An offload's block write: AW and W as an atomic's write-back (its
                             // request's first access was a read, after every earlier read).
                             self.state.d.next = State::SWrite;
-                        } else if self.unit_accessing.val() {
+                        } else if self.unit.accessing.val() {
                             self.state.d.next = State::SAddr;
                         } else if self.need.q.val() == self.need_read.val() {
                             self.state.d.next = State::RAddr;
@@ -516,15 +516,15 @@ impl Logic for Executor {
                 // Clio-KV's put or delete asks the idempotence ring under the caller's
                 // (pid, client, req_id): looked up now, the verdict to the unit next cycle,
                 // the write pointer moved past an unacknowledged slot.
-                self.ring_lookup.next = self.unit_ring_lookup.val();
-                self.ring_skip.next = self.unit_ring_skip.val();
-                if self.unit_access.val() {
-                    self.vaq.d.next = self.unit_access_va.val();
-                    self.tr_va.next = self.unit_access_va.val();
+                self.ring_lookup.next = self.unit.ring_lookup.val();
+                self.ring_skip.next = self.unit.ring_skip.val();
+                if self.unit.access.val() {
+                    self.vaq.d.next = self.unit.access_va.val();
+                    self.tr_va.next = self.unit.access_va.val();
                     // An 8-byte aligned word, read as an atomic's.
                     self.len.d.next = self.atomic_bytes.val();
                     self.need.d.next = self.need_read.val();
-                    if self.unit_access_write.val() {
+                    if self.unit.access_write.val() {
                         // A 64-byte block (aligned: one page), kept with its strobes.
                         self.len.d.next = self.block_bytes.val();
                         self.need.d.next = self.need_write.val();
@@ -533,27 +533,27 @@ impl Logic for Executor {
                     self.tr_start.next = true;
                     self.state.d.next = State::Translate;
                 }
-                if self.unit_ans_valid.val() {
+                if self.unit.ans_valid.val() {
                     // A Clio-KV put or delete that executed records its answer (errors too,
                     // with value 0); a replay is the request's header with the recorded status
                     // and arg0, nothing else.
-                    self.ring_record.next = self.unit_ring_record.val();
-                    self.ring_rec_status.next = self.unit_ring_status.val();
-                    self.ring_rec_value.next = self.unit_ring_value.val();
-                    self.rs_status.d.next = self.unit_ans_status.val();
+                    self.ring_record.next = self.unit.ring_record.val();
+                    self.ring_rec_status.next = self.unit.ring_status.val();
+                    self.ring_rec_value.next = self.unit.ring_value.val();
+                    self.rs_status.d.next = self.unit.ans_status.val();
                     self.rs_plen.d.next = 0.into();
-                    self.rs_arg0.d.next = self.unit_ans_arg0.val();
-                    self.rs_use_arg0.d.next = self.unit_ans_replay.val();
+                    self.rs_arg0.d.next = self.unit.ans_arg0.val();
+                    self.rs_use_arg0.d.next = self.unit.ans_replay.val();
                     self.state.d.next = State::Resp;
-                    if self.unit_ans_read.val() {
-                        self.vaq.d.next = self.unit_ans_read_va.val();
-                        self.tr_va.next = self.unit_ans_read_va.val();
-                        self.o.d.next = self.unit_ans_read_va.val().get_bits::<6>(0);
-                        self.len.d.next = self.unit_ans_read_len.val();
+                    if self.unit.ans_read.val() {
+                        self.vaq.d.next = self.unit.ans_read_va.val();
+                        self.tr_va.next = self.unit.ans_read_va.val();
+                        self.o.d.next = self.unit.ans_read_va.val().get_bits::<6>(0);
+                        self.len.d.next = self.unit.ans_read_len.val();
                         self.need.d.next = self.need_read.val();
                         self.piece.d.next = false;
-                        self.rs_len.d.next = self.unit_ans_read_len.val() + self.header_len.val();
-                        self.rs_plen.d.next = bit_cast::<16, 12>(self.unit_ans_read_len.val());
+                        self.rs_len.d.next = self.unit.ans_read_len.val() + self.header_len.val();
+                        self.rs_plen.d.next = bit_cast::<16, 12>(self.unit.ans_read_len.val());
                         self.tr_start.next = true;
                         self.state.d.next = State::Translate;
                     }
@@ -685,7 +685,7 @@ impl Logic for Executor {
             self.rs_plen.d.next = 0.into();
             self.rs_use_arg0.d.next = false;
             self.ap.d.next = false;
-            self.unit_clear.next = true;
+            self.unit.clear.next = true;
             self.rd_seg.d.next = false;
             self.rs_len.d.next = self.header_len.val();
             if self.keys_ready.val() & self.sp_tx_valid.val() {

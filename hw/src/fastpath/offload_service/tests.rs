@@ -19,7 +19,7 @@ fn bench() -> Bench<OffloadService> {
     b.uut.reset.next = true;
     b.tick();
     b.uut.reset.next = false;
-    b.uut.serving.next = true;
+    b.uut.exec.serving.next = true;
     b.settle();
     b
 }
@@ -51,7 +51,7 @@ fn answers_are_decided_and_registered() {
         let (arg0, arg1) = (r.next(), r.next());
         // Not serving: the answer waits (not taken, nothing acted on).
         let idle = r.below(3);
-        b.uut.serving.next = false;
+        b.uut.exec.serving.next = false;
         b.uut.unit.rsp_valid.next = true;
         b.uut.unit.rsp_status.next = status.to_bits();
         b.uut.unit.rsp_arg0.next = arg0.to_bits();
@@ -67,29 +67,35 @@ fn answers_are_decided_and_registered() {
             assert!(!b.uut.unit.rsp_ready.val(), "#{i}: taken while not serving");
             b.tick();
             b.settle();
-            assert!(!b.uut.ans_valid.val(), "#{i}: acted on while not serving");
+            assert!(
+                !b.uut.exec.ans_valid.val(),
+                "#{i}: acted on while not serving"
+            );
         }
-        b.uut.serving.next = true;
+        b.uut.exec.serving.next = true;
         b.settle();
-        assert!(b.uut.unit.rsp_ready.val() && !b.uut.ans_valid.val(), "#{i}");
+        assert!(
+            b.uut.unit.rsp_ready.val() && !b.uut.exec.ans_valid.val(),
+            "#{i}"
+        );
         b.tick();
         b.uut.unit.rsp_valid.next = false;
         b.settle();
         let inside = (va as u128) + (len as u128) <= VA_LIMIT as u128;
         let ok = status == OK;
         let want_status = if ok && read && !inside { BAD } else { status };
-        assert!(b.uut.ans_valid.val(), "#{i}: the answer a cycle later");
+        assert!(b.uut.exec.ans_valid.val(), "#{i}: the answer a cycle later");
         assert!(
             !b.uut.unit.rsp_ready.val(),
             "#{i}: no second answer in its cycle"
         );
         assert_eq!(
-            b.uut.ans_status.val().to_u64(),
+            b.uut.exec.ans_status.val().to_u64(),
             want_status,
             "#{i} va {va:#x} len {len}"
         );
         assert_eq!(
-            b.uut.ans_read.val(),
+            b.uut.exec.ans_read.val(),
             ok && read && inside,
             "#{i} va {va:#x} len {len}"
         );
@@ -98,20 +104,20 @@ fn answers_are_decided_and_registered() {
             ok && !(read && !inside) && !replay,
             "#{i}"
         );
-        assert_eq!(b.uut.ans_replay.val(), replay, "#{i}");
-        assert_eq!(b.uut.ans_arg0.val().to_u64(), arg0, "#{i}");
+        assert_eq!(b.uut.exec.ans_replay.val(), replay, "#{i}");
+        assert_eq!(b.uut.exec.ans_arg0.val().to_u64(), arg0, "#{i}");
         assert_eq!(b.uut.arg1.val().to_u64(), arg1, "#{i}");
-        assert_eq!(b.uut.ring_record.val(), record, "#{i}");
+        assert_eq!(b.uut.exec.ring_record.val(), record, "#{i}");
         assert_eq!(
-            b.uut.ring_status.val().to_u64(),
+            b.uut.exec.ring_status.val().to_u64(),
             status,
             "#{i}: the unit's own status"
         );
-        assert_eq!(b.uut.ring_value.val().to_u64(), arg0, "#{i}");
+        assert_eq!(b.uut.exec.ring_value.val().to_u64(), arg0, "#{i}");
         assert_eq!(b.uut.own.val(), own, "#{i}: the read's RAS");
-        if b.uut.ans_read.val() {
-            assert_eq!(b.uut.ans_read_va.val().to_u64(), va);
-            assert_eq!(b.uut.ans_read_len.val().to_u64(), len);
+        if b.uut.exec.ans_read.val() {
+            assert_eq!(b.uut.exec.ans_read_va.val().to_u64(), va);
+            assert_eq!(b.uut.exec.ans_read_len.val().to_u64(), len);
             reads.0 += 1;
         } else if ok && read {
             reads.1 += 1;
@@ -119,7 +125,7 @@ fn answers_are_decided_and_registered() {
         b.tick();
         b.settle();
         assert!(
-            !b.uut.ans_valid.val() && !b.uut.ring_record.val(),
+            !b.uut.exec.ans_valid.val() && !b.uut.exec.ring_record.val(),
             "#{i}: one cycle"
         );
         assert_eq!(
@@ -129,18 +135,18 @@ fn answers_are_decided_and_registered() {
         );
         if ok && read && inside && r.below(2) == 0 {
             // The payload read's translation fails: the response carries its status alone.
-            b.uut.tr_fail.next = true;
+            b.uut.exec.tr_fail.next = true;
             b.uut.tr_status.next = (Status::Unmapped as u64).to_bits();
             b.tick();
-            b.uut.tr_fail.next = false;
+            b.uut.exec.tr_fail.next = false;
             b.settle();
             assert!(!b.uut.args_on.val(), "#{i}: the read failed: no arguments");
             assert!(!b.uut.unit.mem_done.val(), "#{i}: not the unit's access");
         }
         if r.below(2) == 0 {
-            b.uut.clear.next = true;
+            b.uut.exec.clear.next = true;
             b.tick();
-            b.uut.clear.next = false;
+            b.uut.exec.clear.next = false;
             b.settle();
             assert!(!b.uut.args_on.val() && !b.uut.own.val(), "#{i}: cleared");
         }
@@ -162,7 +168,7 @@ fn accesses_are_translated_and_end_with_their_status() {
         let wdata = r.bytes(64);
         let wstrb = r.next();
         // Not serving: the access waits.
-        b.uut.serving.next = false;
+        b.uut.exec.serving.next = false;
         b.uut.unit.mem_valid.next = true;
         b.uut.unit.mem_write.next = write;
         b.uut.unit.mem_own.next = own;
@@ -170,22 +176,28 @@ fn accesses_are_translated_and_end_with_their_status() {
         b.uut.unit.mem_wdata.next = crate::util::bytes_to_bits(&wdata);
         b.uut.unit.mem_wstrb.next = wstrb.to_bits();
         b.settle();
-        assert!(!b.uut.unit.mem_ready.val() && !b.uut.access.val(), "#{i}");
+        assert!(
+            !b.uut.unit.mem_ready.val() && !b.uut.exec.access.val(),
+            "#{i}"
+        );
         b.tick();
-        b.uut.serving.next = true;
+        b.uut.exec.serving.next = true;
         b.settle();
         assert!(b.uut.unit.mem_ready.val(), "#{i}");
         let inside = va >> 48 == 0;
-        assert_eq!(b.uut.access.val(), inside, "#{i} va {va:#x}");
-        assert_eq!(b.uut.access_va.val().to_u64(), va);
-        assert_eq!(b.uut.access_write.val(), write);
+        assert_eq!(b.uut.exec.access.val(), inside, "#{i} va {va:#x}");
+        assert_eq!(b.uut.exec.access_va.val().to_u64(), va);
+        assert_eq!(b.uut.exec.access_write.val(), write);
         b.tick();
         b.uut.unit.mem_valid.next = false;
-        b.uut.serving.next = false;
+        b.uut.exec.serving.next = false;
         b.settle();
         if !inside {
             // Past the VA space: BAD_REQUEST the next cycle, no translation.
-            assert!(b.uut.unit.mem_done.val() && !b.uut.accessing.val(), "#{i}");
+            assert!(
+                b.uut.unit.mem_done.val() && !b.uut.exec.accessing.val(),
+                "#{i}"
+            );
             assert_eq!(b.uut.unit.mem_status.val().to_u64(), BAD);
             counts[0] += 1;
             b.tick();
@@ -193,8 +205,11 @@ fn accesses_are_translated_and_end_with_their_status() {
             assert!(!b.uut.unit.mem_done.val(), "#{i}: one done");
             continue;
         }
-        assert!(b.uut.accessing.val() && !b.uut.unit.mem_done.val(), "#{i}");
-        assert_eq!(b.uut.writing.val(), write, "#{i}");
+        assert!(
+            b.uut.exec.accessing.val() && !b.uut.unit.mem_done.val(),
+            "#{i}"
+        );
+        assert_eq!(b.uut.exec.writing.val(), write, "#{i}");
         assert_eq!(b.uut.own.val(), own, "#{i}");
         if write {
             assert_eq!(crate::util::bits_to_bytes(b.uut.wdata.val()), wdata);
@@ -204,7 +219,7 @@ fn accesses_are_translated_and_end_with_their_status() {
             b.tick();
             b.settle();
             assert!(
-                b.uut.accessing.val() && !b.uut.unit.mem_done.val(),
+                b.uut.exec.accessing.val() && !b.uut.unit.mem_done.val(),
                 "#{i}: held"
             );
         }
@@ -219,11 +234,11 @@ fn accesses_are_translated_and_end_with_their_status() {
         let st = 1 + r.below(10);
         match end {
             0 => {
-                b.uut.tr_fail.next = true;
+                b.uut.exec.tr_fail.next = true;
                 b.uut.tr_status.next = st.to_bits();
             }
-            1 => b.uut.word_in.next = true,
-            _ => b.uut.block_done.next = true,
+            1 => b.uut.exec.word_in.next = true,
+            _ => b.uut.exec.block_done.next = true,
         }
         b.settle();
         if end == 1 {
@@ -234,10 +249,10 @@ fn accesses_are_translated_and_end_with_their_status() {
             assert!(!b.uut.unit.mem_done.val(), "#{i}");
         }
         b.tick();
-        b.uut.tr_fail.next = false;
-        b.uut.word_in.next = false;
-        b.uut.block_done.next = false;
-        b.uut.serving.next = true;
+        b.uut.exec.tr_fail.next = false;
+        b.uut.exec.word_in.next = false;
+        b.uut.exec.block_done.next = false;
+        b.uut.exec.serving.next = true;
         b.settle();
         if end != 1 {
             assert!(b.uut.unit.mem_done.val(), "#{i}: the cycle after");
@@ -252,17 +267,17 @@ fn accesses_are_translated_and_end_with_their_status() {
         assert!(!b.uut.unit.mem_done.val(), "#{i}: one done");
         // The answer ends the access (or a new frame does).
         if r.below(2) == 0 {
-            b.uut.clear.next = true;
+            b.uut.exec.clear.next = true;
         } else {
             b.uut.unit.rsp_valid.next = true;
             b.uut.unit.rsp_read_own.next = false;
         }
         b.tick();
-        b.uut.clear.next = false;
+        b.uut.exec.clear.next = false;
         b.uut.unit.rsp_valid.next = false;
         b.settle();
         assert!(
-            !b.uut.accessing.val() && !b.uut.writing.val() && !b.uut.own.val(),
+            !b.uut.exec.accessing.val() && !b.uut.exec.writing.val() && !b.uut.own.val(),
             "#{i}"
         );
         b.tick();
@@ -279,7 +294,7 @@ fn the_ring_is_asked_once_per_request() {
         b.uut.unit.once_valid.next = true;
         b.settle();
         assert!(
-            b.uut.ring_lookup.val() && !b.uut.unit.once_done.val(),
+            b.uut.exec.ring_lookup.val() && !b.uut.unit.once_done.val(),
             "#{i}"
         );
         b.tick();
@@ -288,24 +303,24 @@ fn the_ring_is_asked_once_per_request() {
         b.settle();
         // The verdict: the unit's now, the lookup not made again while it is.
         assert!(
-            b.uut.unit.once_done.val() && !b.uut.ring_lookup.val(),
+            b.uut.unit.once_done.val() && !b.uut.exec.ring_lookup.val(),
             "#{i}"
         );
-        assert_eq!(b.uut.ring_skip.val(), full && !hit, "#{i}");
+        assert_eq!(b.uut.exec.ring_skip.val(), full && !hit, "#{i}");
         b.uut.unit.once_valid.next = false;
         b.tick();
         b.settle();
         assert!(
-            !b.uut.unit.once_done.val() && !b.uut.ring_skip.val(),
+            !b.uut.unit.once_done.val() && !b.uut.exec.ring_skip.val(),
             "#{i}"
         );
         // Not serving: no lookup.
-        b.uut.serving.next = false;
+        b.uut.exec.serving.next = false;
         b.uut.unit.once_valid.next = true;
         b.settle();
-        assert!(!b.uut.ring_lookup.val(), "#{i}");
+        assert!(!b.uut.exec.ring_lookup.val(), "#{i}");
         b.uut.unit.once_valid.next = false;
-        b.uut.serving.next = true;
+        b.uut.exec.serving.next = true;
         b.tick();
     }
 }
