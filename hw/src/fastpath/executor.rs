@@ -44,7 +44,7 @@
 
 use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
-use crate::fastpath::links::ServiceExec;
+use crate::fastpath::links::{AheadUse, ServiceExec};
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
 use clio_proto::header::{field, FLAG_RESPONSE, HEADER_LEN};
@@ -205,40 +205,15 @@ pub struct Executor {
     /// The header's `va`, a write packet's first byte (`data_va`), `payload_len`,
     /// `FLAG_DURABLE`.
     pub h_va: Signal<In, Bits<64>>,
-    /// A write packet's first byte (`Decode::data_va`).
-    pub data_va: Signal<In, Bits<64>>,
+    /// The look-ahead's results for the slot taken (`TranslateAhead::slot`, joined in the top).
+    pub ahead: AheadUse,
     /// The header's `payload_len`.
     pub h_plen: Signal<In, Bits<16>>,
     /// The header's `FLAG_DURABLE`.
     pub h_durable: Signal<In, Bit>,
-    /// The class checks (`parse_ok`, `chase_ok`, `append_ok`, `atomic_ok`: the look-ahead's
-    /// per-slot copies, decoded as the header arrived, so Dispatch's decision starts from
-    /// flip-flops; the opcode's branch and rules are `cls`'s, registered as the frame is
-    /// taken).
-    pub parse_ok: Signal<In, Bit>,
-    /// The pointer chase's format check (the look-ahead's per-slot copy).
-    pub chase_ok: Signal<In, Bit>,
-    /// Append's format check (the look-ahead's per-slot copy).
-    pub append_ok: Signal<In, Bit>,
-    /// An atomic's format check (the look-ahead's per-slot copy).
-    pub atomic_ok: Signal<In, Bit>,
 
     // ---- The look-ahead's registers of the executor's slot (`TranslateAhead::use_*`, `ok`,
     // `pa`).
-    /// The slot's frame is a READ or WRITE (`TranslateAhead::use_rw`).
-    pub ahead_rw: Signal<In, Bit>,
-    /// The look-ahead translated the slot's packet (`TranslateAhead::ok`).
-    pub ahead_ok: Signal<In, Bit>,
-    /// The look-ahead's PA of the slot's packet (`TranslateAhead::pa`, valid with `ahead_ok`).
-    pub ahead_pa: Signal<In, Bits<64>>,
-    /// The slot's header passes `check_read` (`TranslateAhead::use_read_ok`).
-    pub ahead_read_ok: Signal<In, Bit>,
-    /// The slot's header passes `check_write_segment` (`TranslateAhead::use_write_ok`).
-    pub ahead_write_ok: Signal<In, Bit>,
-    /// The slot's write segment ends inside the VA space (`TranslateAhead::use_write_in_va`).
-    pub ahead_write_in_va: Signal<In, Bit>,
-    /// A read's first packet's length, `min(total_len, MAX_PAYLOAD)` (`use_len`, a register).
-    pub ahead_len: Signal<In, Bits<12>>,
     /// Dispatch looks its frame's page up in the TLB this cycle (a read or write the
     /// look-ahead has not translated).
     pub dispatch_lookup: Signal<Out, Bit>,

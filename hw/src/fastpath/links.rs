@@ -117,3 +117,88 @@ pub struct ServiceLink {
     /// The payload read's length in bytes.
     pub ans_read_len: Signal<Out, Bits<12>>,
 }
+
+/// What the executor uses of the TLB look-ahead for the slot it takes: the packet's
+/// translation and the per-slot checks registered ahead of it (mate [`AheadSlot`]).
+#[derive(LogicInterface, Default)]
+#[join = "AheadSlot"]
+pub struct AheadUse {
+    /// `use_slot`'s packet's first byte (`Decode::data_va`: a write's segment `pkt_index` KiB
+    /// in), summed as the header arrived and kept per slot, so Dispatch's VA is a register.
+    pub va: Signal<In, Bits<64>>,
+    /// `use_slot`'s header passes `Header::parse` (`Decode::parse_ok` with `kv_en` as it is
+    /// now), Append's format check (`append_ok`), an atomic's (`atomic_ok`) and the pointer
+    /// chase's (`chase_ok`): the rest of Dispatch's class checks, kept per slot the same way.
+    pub parse_ok: Signal<In, Bit>,
+    /// `use_slot`'s header passes the pointer chase's check (`Decode::chase_ok`), kept per slot.
+    pub chase_ok: Signal<In, Bit>,
+    /// `use_slot`'s header passes Append's format check (`Decode::append_ok`), kept per slot.
+    pub append_ok: Signal<In, Bit>,
+    /// `use_slot`'s header passes an atomic's check (`Decode::atomic_ok`), kept per slot.
+    pub atomic_ok: Signal<In, Bit>,
+    /// `use_slot`'s frame is a READ or WRITE, and its lookup's pid and VPN (kept from its
+    /// header; the pid and VPN registered again from `use_next` the cycle before): when `ok`
+    /// is low the executor's Dispatch looks the page up with these, before its checks decide.
+    pub rw: Signal<In, Bit>,
+    /// `use_slot`'s packet is translated: mapped, permitted, within one page.
+    pub ok: Signal<In, Bit>,
+    /// `use_slot`'s packet's physical address (valid with `ok`).
+    pub pa: Signal<In, Bits<64>>,
+    /// `use_slot`'s header passes `check_read` (`Decode::read_ok`), `check_write_segment`
+    /// (`write_ok`), and its write segment ends inside the VA space (`write_in_va`): decoded as
+    /// the header arrived and kept per slot, so Dispatch's decision does not wait for the
+    /// checks' 66-bit sums (they depend on the header alone).
+    pub read_ok: Signal<In, Bit>,
+    /// `use_slot`'s header passes `check_write_segment` (`Decode::write_ok`), kept per slot.
+    pub write_ok: Signal<In, Bit>,
+    /// `use_slot`'s write segment ends inside the VA space (`Decode::write_in_va`), kept per slot.
+    pub write_in_va: Signal<In, Bit>,
+    /// `use_slot`'s first packet's length as a 12-bit count: a read's `min(total_len,
+    /// MAX_PAYLOAD)` (its answer's packet 0; the range is only read with `use_read_ok`), a
+    /// write's `payload_len` cut to 12 bits. Registered from `use_next` the cycle before, like
+    /// `use_pid`, so Dispatch's access length and response length start from a flip-flop (the
+    /// compare with `MAX_PAYLOAD` is not in front of them).
+    pub len: Signal<In, Bits<12>>,
+}
+
+/// The TLB look-ahead's results for the slot the executor takes (mate [`AheadUse`]).
+#[derive(LogicInterface, Default)]
+#[join = "AheadUse"]
+pub struct AheadSlot {
+    /// `use_slot`'s packet's first byte (`Decode::data_va`: a write's segment `pkt_index` KiB
+    /// in), summed as the header arrived and kept per slot, so Dispatch's VA is a register.
+    pub va: Signal<Out, Bits<64>>,
+    /// `use_slot`'s header passes `Header::parse` (`Decode::parse_ok` with `kv_en` as it is
+    /// now), Append's format check (`append_ok`), an atomic's (`atomic_ok`) and the pointer
+    /// chase's (`chase_ok`): the rest of Dispatch's class checks, kept per slot the same way.
+    pub parse_ok: Signal<Out, Bit>,
+    /// `use_slot`'s header passes the pointer chase's check (`Decode::chase_ok`), kept per slot.
+    pub chase_ok: Signal<Out, Bit>,
+    /// `use_slot`'s header passes Append's format check (`Decode::append_ok`), kept per slot.
+    pub append_ok: Signal<Out, Bit>,
+    /// `use_slot`'s header passes an atomic's check (`Decode::atomic_ok`), kept per slot.
+    pub atomic_ok: Signal<Out, Bit>,
+    /// `use_slot`'s frame is a READ or WRITE, and its lookup's pid and VPN (kept from its
+    /// header; the pid and VPN registered again from `use_next` the cycle before): when `ok`
+    /// is low the executor's Dispatch looks the page up with these, before its checks decide.
+    pub rw: Signal<Out, Bit>,
+    /// `use_slot`'s packet is translated: mapped, permitted, within one page.
+    pub ok: Signal<Out, Bit>,
+    /// `use_slot`'s packet's physical address (valid with `ok`).
+    pub pa: Signal<Out, Bits<64>>,
+    /// `use_slot`'s header passes `check_read` (`Decode::read_ok`), `check_write_segment`
+    /// (`write_ok`), and its write segment ends inside the VA space (`write_in_va`): decoded as
+    /// the header arrived and kept per slot, so Dispatch's decision does not wait for the
+    /// checks' 66-bit sums (they depend on the header alone).
+    pub read_ok: Signal<Out, Bit>,
+    /// `use_slot`'s header passes `check_write_segment` (`Decode::write_ok`), kept per slot.
+    pub write_ok: Signal<Out, Bit>,
+    /// `use_slot`'s write segment ends inside the VA space (`Decode::write_in_va`), kept per slot.
+    pub write_in_va: Signal<Out, Bit>,
+    /// `use_slot`'s first packet's length as a 12-bit count: a read's `min(total_len,
+    /// MAX_PAYLOAD)` (its answer's packet 0; the range is only read with `use_read_ok`), a
+    /// write's `payload_len` cut to 12 bits. Registered from `use_next` the cycle before, like
+    /// `use_pid`, so Dispatch's access length and response length start from a flip-flop (the
+    /// compare with `MAX_PAYLOAD` is not in front of them).
+    pub len: Signal<Out, Bits<12>>,
+}

@@ -45,6 +45,7 @@
 //! insert evicts can differ (never a translation or an answer).
 
 use crate::fastpath::decode::Decode;
+use crate::fastpath::links::AheadSlot;
 use crate::hash_unit::HashUnit;
 use crate::spec::Spec;
 use crate::va_end::{VaEndRule, VA_END_TERMS};
@@ -117,46 +118,12 @@ pub struct TranslateAhead {
     /// its cycle, a segment's the cycle after, and a frame is taken two cycles after its
     /// header at the earliest).
     pub use_next: Signal<In, Bits<2>>,
-    /// `use_slot`'s packet is translated: mapped, permitted, within one page.
-    pub ok: Signal<Out, Bit>,
-    /// `use_slot`'s packet's physical address (valid with `ok`).
-    pub pa: Signal<Out, Bits<64>>,
-    /// `use_slot`'s frame is a READ or WRITE, and its lookup's pid and VPN (kept from its
-    /// header; the pid and VPN registered again from `use_next` the cycle before): when `ok`
-    /// is low the executor's Dispatch looks the page up with these, before its checks decide.
-    pub use_rw: Signal<Out, Bit>,
+    /// The results for the slot the executor takes (`Executor::ahead`, joined in the top).
+    pub slot: AheadSlot,
     /// `use_slot`'s lookup pid (registered from `use_next`).
     pub use_pid: Signal<Out, Bits<16>>,
     /// `use_slot`'s lookup VPN (registered from `use_next`).
     pub use_vpn: Signal<Out, Bits<36>>,
-    /// `use_slot`'s packet's first byte (`Decode::data_va`: a write's segment `pkt_index` KiB
-    /// in), summed as the header arrived and kept per slot, so Dispatch's VA is a register.
-    pub use_va: Signal<Out, Bits<64>>,
-    /// `use_slot`'s first packet's length as a 12-bit count: a read's `min(total_len,
-    /// MAX_PAYLOAD)` (its answer's packet 0; the range is only read with `use_read_ok`), a
-    /// write's `payload_len` cut to 12 bits. Registered from `use_next` the cycle before, like
-    /// `use_pid`, so Dispatch's access length and response length start from a flip-flop (the
-    /// compare with `MAX_PAYLOAD` is not in front of them).
-    pub use_len: Signal<Out, Bits<12>>,
-    /// `use_slot`'s header passes `check_read` (`Decode::read_ok`), `check_write_segment`
-    /// (`write_ok`), and its write segment ends inside the VA space (`write_in_va`): decoded as
-    /// the header arrived and kept per slot, so Dispatch's decision does not wait for the
-    /// checks' 66-bit sums (they depend on the header alone).
-    pub use_read_ok: Signal<Out, Bit>,
-    /// `use_slot`'s header passes `check_write_segment` (`Decode::write_ok`), kept per slot.
-    pub use_write_ok: Signal<Out, Bit>,
-    /// `use_slot`'s write segment ends inside the VA space (`Decode::write_in_va`), kept per slot.
-    pub use_write_in_va: Signal<Out, Bit>,
-    /// `use_slot`'s header passes `Header::parse` (`Decode::parse_ok` with `kv_en` as it is
-    /// now), Append's format check (`append_ok`), an atomic's (`atomic_ok`) and the pointer
-    /// chase's (`chase_ok`): the rest of Dispatch's class checks, kept per slot the same way.
-    pub use_parse_ok: Signal<Out, Bit>,
-    /// `use_slot`'s header passes Append's format check (`Decode::append_ok`), kept per slot.
-    pub use_append_ok: Signal<Out, Bit>,
-    /// `use_slot`'s header passes an atomic's check (`Decode::atomic_ok`), kept per slot.
-    pub use_atomic_ok: Signal<Out, Bit>,
-    /// `use_slot`'s header passes the pointer chase's check (`Decode::chase_ok`), kept per slot.
-    pub use_chase_ok: Signal<Out, Bit>,
     /// `use_slot`'s page is hashed (`proto::pt_hash(use_pid, use_vpn)`): `use_hash` (from the
     /// cycle its hash comes out of the hash unit).
     pub use_hash_ok: Signal<Out, Bit>,
@@ -367,20 +334,9 @@ impl Default for TranslateAhead {
             res_pfn: Default::default(),
             use_slot: Default::default(),
             use_next: Default::default(),
-            ok: Default::default(),
-            pa: Default::default(),
-            use_rw: Default::default(),
+            slot: Default::default(),
             use_pid: Default::default(),
             use_vpn: Default::default(),
-            use_va: Default::default(),
-            use_len: Default::default(),
-            use_read_ok: Default::default(),
-            use_write_ok: Default::default(),
-            use_write_in_va: Default::default(),
-            use_parse_ok: Default::default(),
-            use_append_ok: Default::default(),
-            use_atomic_ok: Default::default(),
-            use_chase_ok: Default::default(),
             use_hash_ok: Default::default(),
             use_hash: Default::default(),
             hash: Default::default(),

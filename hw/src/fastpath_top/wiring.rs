@@ -476,20 +476,9 @@ impl Logic for FastpathTop {
         self.exec.desc_reply_flags.next = self.spd.reply_flags.val();
         self.exec.h_va.next = self.dec.va.val();
         // The packet's first byte, summed by the look-ahead as the header arrived.
-        self.exec.data_va.next = self.la.use_va.val();
+        AheadUse::join(&mut self.exec.ahead, &mut self.la.slot);
         self.exec.h_plen.next = self.dec.payload_len.val();
         self.exec.h_durable.next = self.dec.durable.val();
-        self.exec.parse_ok.next = self.la.use_parse_ok.val();
-        self.exec.chase_ok.next = self.la.use_chase_ok.val();
-        self.exec.append_ok.next = self.la.use_append_ok.val();
-        self.exec.atomic_ok.next = self.la.use_atomic_ok.val();
-        self.exec.ahead_rw.next = self.la.use_rw.val();
-        self.exec.ahead_ok.next = self.la.ok.val();
-        self.exec.ahead_pa.next = self.la.pa.val();
-        self.exec.ahead_read_ok.next = self.la.use_read_ok.val();
-        self.exec.ahead_write_ok.next = self.la.use_write_ok.val();
-        self.exec.ahead_write_in_va.next = self.la.use_write_in_va.val();
-        self.exec.ahead_len.next = self.la.use_len.val();
         self.exec.seg_count.next = self.rseg.count.val();
         self.exec.seg_next_va.next = self.rseg.next_va.val();
         self.exec.seg_next_len.next = self.rseg.next_len.val();

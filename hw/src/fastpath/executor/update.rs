@@ -95,7 +95,7 @@ impl Logic for Executor {
         self.beat_word.next = self.state.q.val() == State::SWrite;
         self.sp_push.next = self.state.q.val() == State::SlowPush;
         self.dispatch_lookup.next =
-            (self.state.q.val() == State::Dispatch) & self.ahead_rw.val() & !self.ahead_ok.val();
+            (self.state.q.val() == State::Dispatch) & self.ahead.rw.val() & !self.ahead.ok.val();
         // The unit's access failed its translation; its word's R beat arrives; its block is
         // written.
         self.unit.tr_fail.next = (self.state.q.val() == State::Translate)
@@ -123,14 +123,14 @@ impl Logic for Executor {
         self.dsp.is_append.next = self.cls.is_append.val();
         self.dsp.is_extend.next = self.cls.is_extend.val();
         self.dsp.needs_key.next = self.cls.needs_key.val();
-        self.dsp.parse_ok.next = self.parse_ok.val();
-        self.dsp.read_ok.next = self.ahead_read_ok.val();
-        self.dsp.write_ok.next = self.ahead_write_ok.val();
-        self.dsp.write_in_va.next = self.ahead_write_in_va.val();
-        self.dsp.append_ok.next = self.append_ok.val();
-        self.dsp.chase_ok.next = self.chase_ok.val();
-        self.dsp.atomic_ok.next = self.atomic_ok.val();
-        self.dsp.ahead_ok.next = self.ahead_ok.val();
+        self.dsp.parse_ok.next = self.ahead.parse_ok.val();
+        self.dsp.read_ok.next = self.ahead.read_ok.val();
+        self.dsp.write_ok.next = self.ahead.write_ok.val();
+        self.dsp.write_in_va.next = self.ahead.write_in_va.val();
+        self.dsp.append_ok.next = self.ahead.append_ok.val();
+        self.dsp.chase_ok.next = self.ahead.chase_ok.val();
+        self.dsp.atomic_ok.next = self.ahead.atomic_ok.val();
+        self.dsp.ahead_ok.next = self.ahead.ok.val();
         self.dsp.key_ok.next = self.key_ok.val();
         self.dsp.durable.next = self.h_durable.val();
         self.dsp.persist.next = self.cfg_persist.val();
@@ -183,7 +183,7 @@ impl Logic for Executor {
         self.rd_hand.next = false;
         self.wr_hand.next = false;
         self.hit_go.next = false;
-        self.hit_pa.next = self.ahead_pa.val();
+        self.hit_pa.next = self.ahead.pa.val();
         self.hit_len.next = self.len.q.val();
         self.hit_need.next = self.need.q.val();
 
@@ -209,7 +209,7 @@ impl Logic for Executor {
                 if self.dsp.to_translate.val() {
                     // (A read's `data_va` is its `va`.)
                     self.tr_start.next = true;
-                    self.tr_va.next = self.data_va.val();
+                    self.tr_va.next = self.ahead.va.val();
                     self.state.d.next = State::Translate;
                 }
                 if self.dsp.to_slow_push.val() {
@@ -232,7 +232,7 @@ impl Logic for Executor {
                     // translating as it reaches each page).
                     self.vaq.d.next = self.h_va.val();
                     self.o.d.next = self.h_va.val().get_bits::<6>(0);
-                    self.len.d.next = self.ahead_len.val();
+                    self.len.d.next = self.ahead.len.val();
                     self.need.d.next = self.need_read.val();
                     self.rd_i.d.next = 0.into();
                     self.rd_n.d.next = self.seg_count.val();
@@ -240,13 +240,13 @@ impl Logic for Executor {
                 }
                 if self.dsp.read_go.val() {
                     self.rd_seg.d.next = true;
-                    self.rs_len.d.next = self.ahead_len.val() + self.header_len.val();
-                    self.rs_plen.d.next = bit_cast::<16, 12>(self.ahead_len.val());
+                    self.rs_len.d.next = self.ahead.len.val() + self.header_len.val();
+                    self.rs_plen.d.next = bit_cast::<16, 12>(self.ahead.len.val());
                 }
                 if self.dsp.branch_write.val() {
                     // The packet's first byte (`Decode::data_va`: exact once the checks hold,
                     // the only case it is used).
-                    self.vaq.d.next = self.data_va.val();
+                    self.vaq.d.next = self.ahead.va.val();
                     self.len.d.next = bit_cast::<12, 16>(self.h_plen.val());
                     self.need.d.next = self.need_write.val();
                     self.durable.d.next = self.h_durable.val();
@@ -265,11 +265,11 @@ impl Logic for Executor {
                     // Translated ahead: the first page is mapped, permitted and holds the
                     // packet's first bytes, so straight to the access (`hit_go`).
                     self.hit_go.next = true;
-                    self.hit_pa.next = self.ahead_pa.val();
+                    self.hit_pa.next = self.ahead.pa.val();
                     self.hit_len.next = bit_cast::<12, 16>(self.h_plen.val());
                     self.hit_need.next = self.need_write.val();
                     if self.dsp.branch_read.val() {
-                        self.hit_len.next = self.ahead_len.val();
+                        self.hit_len.next = self.ahead.len.val();
                         self.hit_need.next = self.need_read.val();
                     }
                 }

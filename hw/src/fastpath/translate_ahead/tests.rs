@@ -228,7 +228,7 @@ fn look_ahead_at(shift: u32) {
                 let q = slots[head].as_ref().expect("slot");
                 // What Dispatch looks up itself when `ok` is low: the packet's first page.
                 let rw = matches!(q.op, Opcode::Read | Opcode::Write);
-                assert_eq!(b.uut.use_rw.val(), rw, "cycle {cycle} slot {head}: {q:?}");
+                assert_eq!(b.uut.slot.rw.val(), rw, "cycle {cycle} slot {head}: {q:?}");
                 // Its first byte, exact whenever Dispatch uses it (a read; a write whose
                 // segment checks hold and ends inside the VA space).
                 let wr_exact = q.op == Opcode::Write
@@ -237,7 +237,7 @@ fn look_ahead_at(shift: u32) {
                         <= VA_LIMIT as u128;
                 if q.op == Opcode::Read || wr_exact {
                     assert_eq!(
-                        b.uut.use_va.val().to_u64(),
+                        b.uut.slot.va.val().to_u64(),
                         q.va,
                         "cycle {cycle} slot {head}: the first byte of {q:?}"
                     );
@@ -245,7 +245,7 @@ fn look_ahead_at(shift: u32) {
                 if q.op == Opcode::Read {
                     // Its answer's first packet's length (Dispatch's access and response).
                     assert_eq!(
-                        b.uut.use_len.val().to_u64(),
+                        b.uut.slot.len.val().to_u64(),
                         (q.h.total_len as u64).min(MAX_PAYLOAD as u64) & 0xFFF,
                         "cycle {cycle} slot {head}: the first packet's length of {q:?}"
                     );
@@ -280,9 +280,9 @@ fn look_ahead_at(shift: u32) {
                     <= VA_LIMIT as u128;
                 assert_eq!(
                     (
-                        b.uut.use_read_ok.val(),
-                        b.uut.use_write_ok.val(),
-                        b.uut.use_write_in_va.val()
+                        b.uut.slot.read_ok.val(),
+                        b.uut.slot.write_ok.val(),
+                        b.uut.slot.write_in_va.val()
                     ),
                     (check_read(h), check_write_segment(h), in_va),
                     "cycle {cycle} slot {head}: checks of {h:?}"
@@ -292,10 +292,10 @@ fn look_ahead_at(shift: u32) {
                 dec.kv_en.next = kv_en;
                 assert!(simulate(&mut dec, 1000));
                 let flags = (
-                    b.uut.use_parse_ok.val(),
-                    b.uut.use_append_ok.val(),
-                    b.uut.use_atomic_ok.val(),
-                    b.uut.use_chase_ok.val(),
+                    b.uut.slot.parse_ok.val(),
+                    b.uut.slot.append_ok.val(),
+                    b.uut.slot.atomic_ok.val(),
+                    b.uut.slot.chase_ok.val(),
                 );
                 assert_eq!(
                     flags,
@@ -310,10 +310,10 @@ fn look_ahead_at(shift: u32) {
                 for (k, f) in [flags.0, flags.1, flags.2, flags.3].into_iter().enumerate() {
                     class_ok[k] += f as u64;
                 }
-                if b.uut.ok.val() {
+                if b.uut.slot.ok.val() {
                     let want = expect(q, &tlb, shift);
                     assert_eq!(
-                        Some(b.uut.pa.val().to_u64()),
+                        Some(b.uut.slot.pa.val().to_u64()),
                         want,
                         "cycle {cycle} slot {head}: {q:?}"
                     );
@@ -396,14 +396,14 @@ fn look_ahead_at(shift: u32) {
             for k in 0..4 {
                 b.uut.use_slot.next = (k as u64).to_bits();
                 b.settle();
-                assert!(!b.uut.ok.val(), "slot {k} still ok after a TLB change");
+                assert!(!b.uut.slot.ok.val(), "slot {k} still ok after a TLB change");
             }
         }
         for k in 0..4 {
             if freed & (1 << k) != 0 {
                 b.uut.use_slot.next = (k as u64).to_bits();
                 b.settle();
-                assert!(!b.uut.ok.val(), "freed slot {k} still ok");
+                assert!(!b.uut.slot.ok.val(), "freed slot {k} still ok");
             }
         }
     }

@@ -388,37 +388,37 @@ impl Logic for TranslateAhead {
         }
 
         // ---- The executor's slot.
-        self.ok.next = false;
-        self.pa.next = 0.into();
-        self.use_rw.next = false;
+        self.slot.ok.next = false;
+        self.slot.pa.next = 0.into();
+        self.slot.rw.next = false;
         self.use_pid.next = self.use_key_pid.q.val();
         self.use_vpn.next = self.use_key_vpn.q.val();
-        self.use_len.next = self.use_key_len.q.val();
-        self.use_va.next = 0.into();
-        self.use_read_ok.next = false;
-        self.use_write_ok.next = false;
-        self.use_write_in_va.next = false;
-        self.use_parse_ok.next = false;
-        self.use_append_ok.next = false;
-        self.use_atomic_ok.next = false;
-        self.use_chase_ok.next = false;
+        self.slot.len.next = self.use_key_len.q.val();
+        self.slot.va.next = 0.into();
+        self.slot.read_ok.next = false;
+        self.slot.write_ok.next = false;
+        self.slot.write_in_va.next = false;
+        self.slot.parse_ok.next = false;
+        self.slot.append_ok.next = false;
+        self.slot.atomic_ok.next = false;
+        self.slot.chase_ok.next = false;
         self.use_hash_ok.next = false;
         self.use_hash.next = 0.into();
         for k in 0..4 {
             if self.use_slot.val() == k.to_bits::<2>() {
-                self.ok.next = self.e_ok.q.val().get_bit(k);
-                self.pa.next = self.e_pa[k].q.val();
-                self.use_rw.next = self.s_rw.q.val().get_bit(k);
-                self.use_read_ok.next = self.s_read_ok.q.val().get_bit(k);
-                self.use_write_ok.next = self.s_write_ok.q.val().get_bit(k);
-                self.use_write_in_va.next = self.s_write_in_va.q.val().get_bit(k);
+                self.slot.ok.next = self.e_ok.q.val().get_bit(k);
+                self.slot.pa.next = self.e_pa[k].q.val();
+                self.slot.rw.next = self.s_rw.q.val().get_bit(k);
+                self.slot.read_ok.next = self.s_read_ok.q.val().get_bit(k);
+                self.slot.write_ok.next = self.s_write_ok.q.val().get_bit(k);
+                self.slot.write_in_va.next = self.s_write_in_va.q.val().get_bit(k);
                 // A Clio-KV opcode parses only while the unit is enabled (`Mat::head_ok`).
-                self.use_parse_ok.next = self.s_parse_kv.q.val().get_bit(k)
+                self.slot.parse_ok.next = self.s_parse_kv.q.val().get_bit(k)
                     & (self.kv_en.val() | !self.s_kv_op.q.val().get_bit(k));
-                self.use_append_ok.next = self.s_append_ok.q.val().get_bit(k);
-                self.use_atomic_ok.next = self.s_atomic_ok.q.val().get_bit(k);
-                self.use_chase_ok.next = self.s_chase_ok.q.val().get_bit(k);
-                self.use_va.next = self.s_va[k].q.val();
+                self.slot.append_ok.next = self.s_append_ok.q.val().get_bit(k);
+                self.slot.atomic_ok.next = self.s_atomic_ok.q.val().get_bit(k);
+                self.slot.chase_ok.next = self.s_chase_ok.q.val().get_bit(k);
+                self.slot.va.next = self.s_va[k].q.val();
                 // (Or the hash coming out for it this cycle.)
                 self.use_hash_ok.next = self.s_hok.q.val().get_bit(k) | self.hok_set[k].val();
                 self.use_hash.next = self.s_hash[k].q.val();
