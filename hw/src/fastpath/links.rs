@@ -202,3 +202,57 @@ pub struct AheadSlot {
     /// compare with `MAX_PAYLOAD` is not in front of them).
     pub len: Signal<Out, Bits<12>>,
 }
+
+/// The held TX descriptor as the slow-path TX block acts on it: its kind and the
+/// invalidation's fields (mate [`DescKind`]).
+#[derive(LogicInterface, Default)]
+#[join = "DescKind"]
+pub struct DescKindIn {
+    /// The taken descriptor's kind.
+    pub pte_write: Signal<In, Bit>,
+    /// The taken descriptor is a TLB_INVALIDATE.
+    pub tlb_invalidate: Signal<In, Bit>,
+    /// The taken descriptor is a FREE_PAGE.
+    pub free_page: Signal<In, Bit>,
+    /// The taken descriptor is a KEY_WRITE.
+    pub key_write: Signal<In, Bit>,
+    /// The taken descriptor is a KV_CONFIG.
+    pub kv_config: Signal<In, Bit>,
+    /// The taken descriptor is a RING_RELEASE.
+    pub ring_release: Signal<In, Bit>,
+    /// The taken descriptor is a REPLY.
+    pub reply: Signal<In, Bit>,
+    /// Its fields (module doc).
+    pub pid: Signal<In, Bits<16>>,
+    /// TLB_INVALIDATE's virtual page number (its low `VPN_BITS` bits).
+    pub vpn: Signal<In, Bits<36>>,
+    /// TLB_INVALIDATE's vpn has no bits beyond `VPN_BITS` (else it can match nothing).
+    pub vpn_fits: Signal<In, Bit>,
+}
+
+/// The held TX descriptor's kind and the fields an invalidation needs, decoded (mate
+/// [`DescKindIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "DescKindIn"]
+pub struct DescKind {
+    /// The taken descriptor's kind.
+    pub pte_write: Signal<Out, Bit>,
+    /// The taken descriptor is a TLB_INVALIDATE.
+    pub tlb_invalidate: Signal<Out, Bit>,
+    /// The taken descriptor is a FREE_PAGE.
+    pub free_page: Signal<Out, Bit>,
+    /// The taken descriptor is a KEY_WRITE.
+    pub key_write: Signal<Out, Bit>,
+    /// The taken descriptor is a KV_CONFIG.
+    pub kv_config: Signal<Out, Bit>,
+    /// The taken descriptor is a RING_RELEASE.
+    pub ring_release: Signal<Out, Bit>,
+    /// The taken descriptor is a REPLY.
+    pub reply: Signal<Out, Bit>,
+    /// Its fields (module doc).
+    pub pid: Signal<Out, Bits<16>>,
+    /// TLB_INVALIDATE's virtual page number (its low `VPN_BITS` bits).
+    pub vpn: Signal<Out, Bits<36>>,
+    /// TLB_INVALIDATE's vpn has no bits beyond `VPN_BITS` (else it can match nothing).
+    pub vpn_fits: Signal<Out, Bit>,
+}

@@ -14,6 +14,7 @@
 //! route and header) and PAGE_MAPPED (a fault's page and frame) are encoded here.
 //! All of the ring's layout the fast path uses is in this file.
 
+use crate::fastpath::links::DescKind;
 use crate::spec::{bit_of, Spec};
 use clio_proto::consts::VPN_BITS;
 use clio_proto::header::{field, FLAG_RESPONSE, ROUTED_HEADER_LEN};
@@ -72,28 +73,10 @@ pub struct SlowPathDesc {
     pub take: Signal<In, Bit>,
     /// The TX ring's head descriptor, one 128-byte slot (byte k at bits 8k..).
     pub desc: Signal<In, Bits<1024>>,
-    /// The taken descriptor's kind.
-    pub pte_write: Signal<Out, Bit>,
-    /// The taken descriptor is a TLB_INVALIDATE.
-    pub tlb_invalidate: Signal<Out, Bit>,
-    /// The taken descriptor is a FREE_PAGE.
-    pub free_page: Signal<Out, Bit>,
-    /// The taken descriptor is a KEY_WRITE.
-    pub key_write: Signal<Out, Bit>,
-    /// The taken descriptor is a RING_RELEASE.
-    pub ring_release: Signal<Out, Bit>,
-    /// The taken descriptor is a KV_CONFIG.
-    pub kv_config: Signal<Out, Bit>,
-    /// The taken descriptor is a REPLY.
-    pub reply: Signal<Out, Bit>,
-    /// Its fields (module doc).
-    pub pid: Signal<Out, Bits<16>>,
+    /// The descriptor's kind and invalidation fields (`SlowPathTx::desc`, joined in the top).
+    pub kind: DescKind,
     /// KEY_WRITE's key.
     pub key: Signal<Out, Bits<64>>,
-    /// TLB_INVALIDATE's virtual page number (its low `VPN_BITS` bits).
-    pub vpn: Signal<Out, Bits<36>>,
-    /// TLB_INVALIDATE's vpn has no bits beyond `VPN_BITS` (else it can match nothing).
-    pub vpn_fits: Signal<Out, Bit>,
     /// FREE_PAGE's frame number.
     pub pfn: Signal<Out, Bits<40>>,
     /// KV_CONFIG's status (OK when ready, else the status KV requests get).
@@ -164,17 +147,17 @@ impl Logic for SlowPathDesc {
             self.held.d.next = self.desc.val();
         }
         self.k.next = self.held.q.val().get_bits::<16>(0);
-        self.pte_write.next = self.k.val() == self.kind_pte_write.val();
-        self.tlb_invalidate.next = self.k.val() == self.kind_tlb_invalidate.val();
-        self.free_page.next = self.k.val() == self.kind_free_page.val();
-        self.key_write.next = self.k.val() == self.kind_key_write.val();
-        self.ring_release.next = self.k.val() == self.kind_ring_release.val();
-        self.kv_config.next = self.k.val() == self.kind_kv_config.val();
-        self.reply.next = self.k.val() == self.kind_reply.val();
-        self.pid.next = self.held.q.val().get_bits::<16>(704);
+        self.kind.pte_write.next = self.k.val() == self.kind_pte_write.val();
+        self.kind.tlb_invalidate.next = self.k.val() == self.kind_tlb_invalidate.val();
+        self.kind.free_page.next = self.k.val() == self.kind_free_page.val();
+        self.kind.key_write.next = self.k.val() == self.kind_key_write.val();
+        self.kind.ring_release.next = self.k.val() == self.kind_ring_release.val();
+        self.kind.kv_config.next = self.k.val() == self.kind_kv_config.val();
+        self.kind.reply.next = self.k.val() == self.kind_reply.val();
+        self.kind.pid.next = self.held.q.val().get_bits::<16>(704);
         self.key.next = self.held.q.val().get_bits::<64>(768);
-        self.vpn.next = self.held.q.val().get_bits::<36>(768);
-        self.vpn_fits.next = self.held.q.val().get_bits::<28>(804) == 0;
+        self.kind.vpn.next = self.held.q.val().get_bits::<36>(768);
+        self.kind.vpn_fits.next = self.held.q.val().get_bits::<28>(804) == 0;
         self.pfn.next = self.held.q.val().get_bits::<40>(832);
         self.kv_status.next = self.held.q.val().get_bits::<8>(720);
         self.kv_base.next = self.held.q.val().get_bits::<64>(768);

@@ -21,6 +21,7 @@
 //!
 //! [`SlowPathDesc`]: crate::fastpath::slow_path_desc::SlowPathDesc
 
+use crate::fastpath::links::DescKindIn;
 use rust_hdl::prelude::*;
 
 /// The TX descriptor's actions.
@@ -32,26 +33,8 @@ pub struct SlowPathTx {
     pub reset: Signal<In, Bit>,
     /// The executor acts on the held descriptor this cycle.
     pub act: Signal<In, Bit>,
-    /// The held descriptor's kind (`SlowPathDesc`'s flags).
-    pub kind_pte_write: Signal<In, Bit>,
-    /// The held descriptor is a TLB_INVALIDATE.
-    pub kind_tlb_invalidate: Signal<In, Bit>,
-    /// The held descriptor is a FREE_PAGE.
-    pub kind_free_page: Signal<In, Bit>,
-    /// The held descriptor is a KEY_WRITE.
-    pub kind_key_write: Signal<In, Bit>,
-    /// The held descriptor is a KV_CONFIG.
-    pub kind_kv_config: Signal<In, Bit>,
-    /// The held descriptor is a RING_RELEASE.
-    pub kind_ring_release: Signal<In, Bit>,
-    /// The held descriptor is a REPLY.
-    pub kind_reply: Signal<In, Bit>,
-    /// A TLB_INVALIDATE's page (`SlowPathDesc`'s `pid`, `vpn`, `vpn_fits`).
-    pub inval_pid: Signal<In, Bits<16>>,
-    /// The TLB_INVALIDATE's virtual page number.
-    pub inval_vpn: Signal<In, Bits<36>>,
-    /// The TLB_INVALIDATE's vpn fits in `VPN_BITS` (else nothing is invalidated).
-    pub inval_vpn_fits: Signal<In, Bit>,
+    /// The held descriptor's kind and invalidation fields (`SlowPathDesc::kind`, joined in the top).
+    pub desc: DescKindIn,
     /// A PTE_WRITE's decode (`PteWriter`'s `desc_ok` and `tu_*`): inside the table, and the
     /// TLB's update for its PTE.
     pub pte_ok: Signal<In, Bit>,
@@ -118,7 +101,7 @@ impl Logic for SlowPathTx {
         self.ring_release.next = false;
         self.reply.next = false;
         if self.act.val() {
-            if self.kind_pte_write.val() {
+            if self.desc.pte_write.val() {
                 if self.pte_ok.val() {
                     self.to_pte.next = true;
                     self.r_valid.d.next = true;
@@ -129,22 +112,22 @@ impl Logic for SlowPathTx {
                     self.r_perms.d.next = self.pte_perms.val();
                     self.r_alloc.d.next = self.pte_alloc.val();
                 }
-            } else if self.kind_tlb_invalidate.val() {
-                if self.inval_vpn_fits.val() {
+            } else if self.desc.tlb_invalidate.val() {
+                if self.desc.vpn_fits.val() {
                     self.r_valid.d.next = true;
                     self.r_inval.d.next = true;
-                    self.r_pid.d.next = self.inval_pid.val();
-                    self.r_vpn.d.next = self.inval_vpn.val();
+                    self.r_pid.d.next = self.desc.pid.val();
+                    self.r_vpn.d.next = self.desc.vpn.val();
                 }
-            } else if self.kind_free_page.val() {
+            } else if self.desc.free_page.val() {
                 self.free_page.next = !self.fp_full.val();
-            } else if self.kind_key_write.val() {
+            } else if self.desc.key_write.val() {
                 self.key_write.next = true;
-            } else if self.kind_kv_config.val() {
+            } else if self.desc.kv_config.val() {
                 self.kv_config.next = true;
-            } else if self.kind_ring_release.val() {
+            } else if self.desc.ring_release.val() {
                 self.ring_release.next = true;
-            } else if self.kind_reply.val() {
+            } else if self.desc.reply.val() {
                 self.reply.next = true;
             }
         }

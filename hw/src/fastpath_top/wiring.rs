@@ -188,16 +188,7 @@ impl Logic for FastpathTop {
         // page, the PTE writer's decode of a PTE_WRITE, the free list's room.
         self.sptx.reset.next = self.reset.val();
         self.sptx.act.next = self.exec.sp_tx_act.val();
-        self.sptx.kind_pte_write.next = self.spd.pte_write.val();
-        self.sptx.kind_tlb_invalidate.next = self.spd.tlb_invalidate.val();
-        self.sptx.kind_free_page.next = self.spd.free_page.val();
-        self.sptx.kind_key_write.next = self.spd.key_write.val();
-        self.sptx.kind_kv_config.next = self.spd.kv_config.val();
-        self.sptx.kind_ring_release.next = self.spd.ring_release.val();
-        self.sptx.kind_reply.next = self.spd.reply.val();
-        self.sptx.inval_pid.next = self.spd.pid.val();
-        self.sptx.inval_vpn.next = self.spd.vpn.val();
-        self.sptx.inval_vpn_fits.next = self.spd.vpn_fits.val();
+        DescKindIn::join(&mut self.sptx.desc, &mut self.spd.kind);
         self.sptx.pte_ok.next = self.ptw.desc_ok.val();
         self.sptx.pte_inval.next = self.ptw.tu_inval.val();
         self.sptx.pte_pid.next = self.ptw.tu_pid.val();
@@ -274,7 +265,7 @@ impl Logic for FastpathTop {
         // KV_CONFIG's body: pid @88 (704), status @90 (720), base @96 (768), buckets @104
         // (832), records @112 (896); taken in SpTx.
         self.ext.cfg_load.next = self.sptx.kv_config.val();
-        self.ext.cfg_pid.next = self.spd.pid.val();
+        self.ext.cfg_pid.next = self.spd.kind.pid.val();
         self.ext.cfg_status.next = self.spd.kv_status.val();
         self.ext.cfg_base.next = self.spd.kv_base.val();
         self.ext.cfg_buckets.next = self.spd.kv_buckets.val();
@@ -285,7 +276,7 @@ impl Logic for FastpathTop {
         // Key table: writes from KEY_WRITE (lookups: the executor's next frame, below); pid
         // u16 @88, key u64 @96 (0 removes the RAS).
         self.keys.wr_valid.next = self.sptx.key_write.val();
-        self.keys.wr_pid.next = self.spd.pid.val();
+        self.keys.wr_pid.next = self.spd.kind.pid.val();
         self.keys.wr_key.next = self.spd.key.val();
         // ---- The word accesses' data path (`WordAccess`): the word read at `pa1` in SData,
         // written back from the ALU (SAlu) or Append's placement (its tail word), or an

@@ -110,13 +110,13 @@ fn descriptors_decode_and_encode_as_proto() {
         b.settle();
         let u = &b.uut;
         let flags = [
-            u.pte_write.val(),
-            u.tlb_invalidate.val(),
-            u.free_page.val(),
-            u.key_write.val(),
-            u.ring_release.val(),
-            u.kv_config.val(),
-            u.reply.val(),
+            u.kind.pte_write.val(),
+            u.kind.tlb_invalidate.val(),
+            u.kind.free_page.val(),
+            u.kind.key_write.val(),
+            u.kind.ring_release.val(),
+            u.kind.kv_config.val(),
+            u.kind.reply.val(),
         ];
         for (k, f) in flags.iter().enumerate() {
             assert_eq!(
@@ -128,18 +128,20 @@ fn descriptors_decode_and_encode_as_proto() {
         seen[which as usize] += 1;
         match d {
             Descriptor::TlbInvalidate { pid, vpn } => {
-                assert_eq!(u.pid.val().to_u64(), pid as u64);
-                assert_eq!(u.vpn_fits.val(), vpn >> 36 == 0, "descriptor {i}");
-                assert_eq!(u.vpn.val().to_u64(), vpn & ((1 << 36) - 1));
+                assert_eq!(u.kind.pid.val().to_u64(), pid as u64);
+                assert_eq!(u.kind.vpn_fits.val(), vpn >> 36 == 0, "descriptor {i}");
+                assert_eq!(u.kind.vpn.val().to_u64(), vpn & ((1 << 36) - 1));
             }
             Descriptor::FreePage { pfn } => assert_eq!(u.pfn.val().to_u64(), pfn),
             Descriptor::KeyWrite { pid, key } => {
                 assert_eq!(
-                    (u.pid.val().to_u64(), u.key.val().to_u64()),
+                    (u.kind.pid.val().to_u64(), u.key.val().to_u64()),
                     (pid as u64, key)
                 );
             }
-            Descriptor::RingRelease { pid, .. } => assert_eq!(u.pid.val().to_u64(), pid as u64),
+            Descriptor::RingRelease { pid, .. } => {
+                assert_eq!(u.kind.pid.val().to_u64(), pid as u64)
+            }
             Descriptor::KvConfig {
                 pid,
                 base,
@@ -147,7 +149,7 @@ fn descriptors_decode_and_encode_as_proto() {
                 records,
                 status,
             } => {
-                assert_eq!(u.pid.val().to_u64(), pid as u64);
+                assert_eq!(u.kind.pid.val().to_u64(), pid as u64);
                 assert_eq!(u.kv_status.val().to_u64(), status as u64);
                 assert_eq!(u.kv_base.val().to_u64(), base);
                 assert_eq!(u.kv_buckets.val().to_u64(), buckets);

@@ -33,21 +33,21 @@ fn each_kind_does_its_one_thing() {
         let fp_full = r.below(4) == 0;
         let u = &mut b.uut;
         let flags = [
-            &mut u.kind_pte_write,
-            &mut u.kind_tlb_invalidate,
-            &mut u.kind_free_page,
-            &mut u.kind_key_write,
-            &mut u.kind_kv_config,
-            &mut u.kind_ring_release,
-            &mut u.kind_reply,
+            &mut u.desc.pte_write,
+            &mut u.desc.tlb_invalidate,
+            &mut u.desc.free_page,
+            &mut u.desc.key_write,
+            &mut u.desc.kv_config,
+            &mut u.desc.ring_release,
+            &mut u.desc.reply,
         ];
         for (k, f) in flags.into_iter().enumerate() {
             f.next = kind == k as u64;
         }
         u.act.next = act;
-        u.inval_pid.next = pid.to_bits();
-        u.inval_vpn.next = vpn.to_bits();
-        u.inval_vpn_fits.next = fits;
+        u.desc.pid.next = pid.to_bits();
+        u.desc.vpn.next = vpn.to_bits();
+        u.desc.vpn_fits.next = fits;
         u.pte_ok.next = pte_ok;
         u.pte_inval.next = pte_inval;
         u.pte_pid.next = ppid.to_bits();
