@@ -44,7 +44,7 @@
 
 use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
-use crate::fastpath::links::{AheadUse, ServiceExec};
+use crate::fastpath::links::{AheadUse, NextFrameIn, ServiceExec};
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
 use clio_proto::header::{field, FLAG_RESPONSE, HEADER_LEN};
@@ -148,21 +148,8 @@ pub struct Executor {
     pub cfg_persist: Signal<In, Bit>,
 
     // ---- Taking work.
-    /// The next frame is in its slot (`SlotQueue::next_*`): its ack-layer verdict (bit 0
-    /// drop, bit 1 NACK), header bytes 0..48, client, idempotence-ring key, route and lane.
-    pub next_full: Signal<In, Bit>,
-    /// The next frame's ack-layer verdict (bit 0 drop, bit 1 NACK).
-    pub next_verdict: Signal<In, Bits<2>>,
-    /// The next frame's header bytes 0..48.
-    pub next_hdr: Signal<In, Bits<384>>,
-    /// The next frame's client.
-    pub next_client: Signal<In, Bits<16>>,
-    /// The next frame's idempotence-ring key (`SlotQueue::next_ring_key`).
-    pub next_ring_key: Signal<In, Bits<64>>,
-    /// The next frame's route.
-    pub next_route: Signal<In, Bits<256>>,
-    /// The next frame's lane (`va % 64`).
-    pub next_lane: Signal<In, Bits<6>>,
+    /// The slot queue's next frame (`SlotQueue::out`, joined in the top).
+    pub frame: NextFrameIn,
     /// The executor takes the next frame this cycle (`SlotQueue::take`).
     pub take: Signal<Out, Bit>,
     /// The executor is done with its request this cycle: its slot is released unless the

@@ -256,3 +256,46 @@ pub struct DescKind {
     /// TLB_INVALIDATE's vpn has no bits beyond `VPN_BITS` (else it can match nothing).
     pub vpn_fits: Signal<Out, Bit>,
 }
+
+/// The next frame as the executor takes it from the slot queue (mate [`NextFrame`]).
+#[derive(LogicInterface, Default)]
+#[join = "NextFrame"]
+pub struct NextFrameIn {
+    /// A frame is in `next_slot` for the executor (full, not being streamed).
+    pub full: Signal<In, Bit>,
+    /// The next frame's verdict.
+    pub verdict: Signal<In, Bits<2>>,
+    /// The next frame's header bytes 0..48.
+    pub hdr: Signal<In, Bits<384>>,
+    /// The next frame's client id.
+    pub client: Signal<In, Bits<16>>,
+    /// The next frame's idempotence-ring key: pid at bits 48..64, client 32..48, req_id (a
+    /// CN_ACK's `arg0` low word) 0..32.
+    pub ring_key: Signal<In, Bits<64>>,
+    /// The next frame's route.
+    pub route: Signal<In, Bits<256>>,
+    /// The next frame's payload lane.
+    pub lane: Signal<In, Bits<6>>,
+}
+
+/// The slot queue's next frame: whether there is one, its ack-layer verdict, header,
+/// client, ring key, route and lane (mate [`NextFrameIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "NextFrameIn"]
+pub struct NextFrame {
+    /// A frame is in `next_slot` for the executor (full, not being streamed).
+    pub full: Signal<Out, Bit>,
+    /// The next frame's verdict.
+    pub verdict: Signal<Out, Bits<2>>,
+    /// The next frame's header bytes 0..48.
+    pub hdr: Signal<Out, Bits<384>>,
+    /// The next frame's client id.
+    pub client: Signal<Out, Bits<16>>,
+    /// The next frame's idempotence-ring key: pid at bits 48..64, client 32..48, req_id (a
+    /// CN_ACK's `arg0` low word) 0..32.
+    pub ring_key: Signal<Out, Bits<64>>,
+    /// The next frame's route.
+    pub route: Signal<Out, Bits<256>>,
+    /// The next frame's payload lane.
+    pub lane: Signal<Out, Bits<6>>,
+}

@@ -18,6 +18,7 @@
 //! has, and `head`, the oldest slot the executor has not taken.
 
 use crate::fastpath::ingest::SLOTS;
+use crate::fastpath::links::NextFrame;
 use crate::spec::Spec;
 use crate::util::ByteSwap;
 use clio_proto::header::field;
@@ -69,21 +70,8 @@ pub struct SlotQueue {
     pub clear: Signal<Out, Bits<4>>,
     /// The executor's next slot, a frame is there for it, and that frame's fields.
     pub next_slot: Signal<Out, Bits<2>>,
-    /// A frame is in `next_slot` for the executor (full, not being streamed).
-    pub next_full: Signal<Out, Bit>,
-    /// The next frame's verdict.
-    pub next_verdict: Signal<Out, Bits<2>>,
-    /// The next frame's header bytes 0..48.
-    pub next_hdr: Signal<Out, Bits<384>>,
-    /// The next frame's client id.
-    pub next_client: Signal<Out, Bits<16>>,
-    /// The next frame's route.
-    pub next_route: Signal<Out, Bits<256>>,
-    /// The next frame's payload lane.
-    pub next_lane: Signal<Out, Bits<6>>,
-    /// The next frame's idempotence-ring key: pid at bits 48..64, client 32..48, req_id (a
-    /// CN_ACK's `arg0` low word) 0..32.
-    pub next_ring_key: Signal<Out, Bits<64>>,
+    /// The next frame, for the executor (`Executor::frame`, joined in the top).
+    pub out: NextFrame,
     /// For the look-ahead: slots whose frames are taken, and the oldest slot not taken.
     pub taken: Signal<Out, Bits<4>>,
     /// The oldest slot the executor has not taken.
@@ -125,19 +113,13 @@ impl Default for SlotQueue {
             hold: Default::default(),
             clear: Default::default(),
             next_slot: Default::default(),
-            next_full: Default::default(),
-            next_verdict: Default::default(),
-            next_hdr: Default::default(),
-            next_client: Default::default(),
-            next_route: Default::default(),
-            next_lane: Default::default(),
+            out: Default::default(),
             taken: Default::default(),
             head: Default::default(),
             x_slot: Default::default(),
             x_hold: Default::default(),
             moves: Default::default(),
             pid_swap: Default::default(),
-            next_ring_key: Default::default(),
             req_swap: Default::default(),
             ack_swap: Default::default(),
             ring_req: Default::default(),
@@ -168,32 +150,32 @@ impl Logic for SlotQueue {
             self.x_hold.d.next = true;
         }
         // Full, and not the slot the write-data stage is still streaming.
-        self.next_full.next =
+        self.out.full.next =
             (self.full.val() & (bit_cast::<4, 1>(1.into()) << self.next_slot.val())).any()
                 & !(self.w_busy.val() & (self.w_slot.val() == self.next_slot.val()));
-        self.next_verdict.next = 0.into();
-        self.next_hdr.next = 0.into();
-        self.next_client.next = 0.into();
-        self.next_route.next = 0.into();
-        self.next_lane.next = 0.into();
+        self.out.verdict.next = 0.into();
+        self.out.hdr.next = 0.into();
+        self.out.client.next = 0.into();
+        self.out.route.next = 0.into();
+        self.out.lane.next = 0.into();
         for k in 0..4 {
             if self.next_slot.val() == k.to_bits::<2>() {
-                self.next_verdict.next = self.verdict[k].val();
-                self.next_hdr.next = self.hdr[k].val();
-                self.next_client.next = self.client[k].val();
-                self.next_route.next = self.route[k].val();
-                self.next_lane.next = self.lane[k].val();
+                self.out.verdict.next = self.verdict[k].val();
+                self.out.hdr.next = self.hdr[k].val();
+                self.out.client.next = self.client[k].val();
+                self.out.route.next = self.route[k].val();
+                self.out.lane.next = self.lane[k].val();
             }
         }
-        self.pid_swap.x.next = self.next_hdr.val().get_bits::<16>(32);
-        self.req_swap.x.next = self.next_hdr.val().get_bits::<32>(96);
-        self.ack_swap.x.next = self.next_hdr.val().get_bits::<32>(288);
+        self.pid_swap.x.next = self.out.hdr.val().get_bits::<16>(32);
+        self.req_swap.x.next = self.out.hdr.val().get_bits::<32>(96);
+        self.ack_swap.x.next = self.out.hdr.val().get_bits::<32>(288);
         self.ring_req.next = self.req_swap.y.val();
-        if self.next_hdr.val().get_bits::<8>(8) == self.op_cn_ack.val() {
+        if self.out.hdr.val().get_bits::<8>(8) == self.op_cn_ack.val() {
             self.ring_req.next = self.ack_swap.y.val();
         }
-        self.next_ring_key.next = (bit_cast::<64, 16>(self.pid_swap.y.val()) << 48)
-            | (bit_cast::<64, 16>(self.next_client.val()) << 32)
+        self.out.ring_key.next = (bit_cast::<64, 16>(self.pid_swap.y.val()) << 48)
+            | (bit_cast::<64, 16>(self.out.client.val()) << 32)
             | bit_cast::<64, 32>(self.ring_req.val());
         // For the look-ahead.
         self.taken.next = 0.into();

@@ -448,13 +448,7 @@ impl Logic for FastpathTop {
         // is wired where each block is, above.)
         self.exec.cfg_page_shift.next = self.cfg_page_shift.val();
         self.exec.cfg_persist.next = self.cfg_persist.val();
-        self.exec.next_full.next = self.sq.next_full.val();
-        self.exec.next_verdict.next = self.sq.next_verdict.val();
-        self.exec.next_hdr.next = self.sq.next_hdr.val();
-        self.exec.next_client.next = self.sq.next_client.val();
-        self.exec.next_ring_key.next = self.sq.next_ring_key.val();
-        self.exec.next_route.next = self.sq.next_route.val();
-        self.exec.next_lane.next = self.sq.next_lane.val();
+        NextFrameIn::join(&mut self.exec.frame, &mut self.sq.out);
         self.exec.keys_ready.next = self.keys.ready.val();
         self.exec.key_ok.next = self.keys.ok.val();
         self.exec.sp_tx_valid.next = self.sp_tx_valid.val();

@@ -21,13 +21,13 @@ fn bench() -> Bench<Executor> {
     u.reset.next = true;
     u.cfg_page_shift.next = PAGE_SHIFT.to_bits();
     u.cfg_persist.next = true;
-    u.next_full.next = false;
-    u.next_verdict.next = 0.into();
-    u.next_hdr.next = 0.into();
-    u.next_client.next = 7.into();
-    u.next_ring_key.next = 0.into();
-    u.next_route.next = 0.into();
-    u.next_lane.next = 0.into();
+    u.frame.full.next = false;
+    u.frame.verdict.next = 0.into();
+    u.frame.hdr.next = 0.into();
+    u.frame.client.next = 7.into();
+    u.frame.ring_key.next = 0.into();
+    u.frame.route.next = 0.into();
+    u.frame.lane.next = 0.into();
     u.keys_ready.next = true;
     u.key_ok.next = true;
     u.sp_tx_valid.next = false;
@@ -122,16 +122,16 @@ fn bench() -> Bench<Executor> {
 fn offer(b: &mut Bench<Executor>, op: Opcode, verdict: u64, lane: u64) {
     let u = &mut b.uut;
     let hdr = 0xAB_00CD | (op as u64) << 8;
-    u.next_full.next = true;
-    u.next_verdict.next = verdict.to_bits();
-    u.next_hdr.next = hdr.to_bits();
-    u.next_route.next = 0x77.into();
-    u.next_lane.next = lane.to_bits();
-    u.next_ring_key.next = 0x0001_0007_0000_0042.into();
+    u.frame.full.next = true;
+    u.frame.verdict.next = verdict.to_bits();
+    u.frame.hdr.next = hdr.to_bits();
+    u.frame.route.next = 0x77.into();
+    u.frame.lane.next = lane.to_bits();
+    u.frame.ring_key.next = 0x0001_0007_0000_0042.into();
     b.settle();
     assert!(b.uut.take.val(), "an idle executor takes the waiting frame");
     b.tick();
-    b.uut.next_full.next = false;
+    b.uut.frame.full.next = false;
     b.settle();
     assert_eq!(
         b.uut.header.val().get_bits::<64>(0).to_u64(),
@@ -168,12 +168,12 @@ fn verdicts_drop_nack_and_dispatch() {
     b.settle();
     assert!(b.uut.is_idle());
     // NACK (bit 1): counted as it is taken, answered NACK.
-    b.uut.next_full.next = true;
-    b.uut.next_verdict.next = 2.into();
+    b.uut.frame.full.next = true;
+    b.uut.frame.verdict.next = 2.into();
     b.settle();
     assert!(b.uut.take.val() && b.uut.stat_nack.val());
     b.tick();
-    b.uut.next_full.next = false;
+    b.uut.frame.full.next = false;
     b.settle();
     expect_only_response(&mut b, Status::Nack);
     // The read-data stage's queue is full: the response waits, nothing is done.
@@ -195,7 +195,7 @@ fn verdicts_drop_nack_and_dispatch() {
 fn nothing_is_taken_before_the_key_sweep_and_descriptors_only_from_idle() {
     let mut b = bench();
     b.uut.keys_ready.next = false;
-    b.uut.next_full.next = true;
+    b.uut.frame.full.next = true;
     b.uut.sp_tx_valid.next = true;
     b.settle();
     assert!(!b.uut.take.val() && !b.uut.desc_take.val() && !b.uut.sp_tx_ready.val());
@@ -211,7 +211,7 @@ fn nothing_is_taken_before_the_key_sweep_and_descriptors_only_from_idle() {
     assert!(b.uut.desc_take.val() && b.uut.sp_tx_ready.val() && !b.uut.take.val());
     b.tick();
     b.uut.sp_tx_valid.next = false;
-    b.uut.next_full.next = false;
+    b.uut.frame.full.next = false;
     b.settle();
     assert_eq!(b.uut.state(), State::SpTx);
     assert!(b.uut.sp_tx_act.val());
@@ -328,11 +328,11 @@ fn a_long_read_goes_on_with_its_next_packet() {
     assert!(b.uut.job_valid.val() && b.uut.done.val());
     assert!(b.uut.tr_start.val());
     assert_eq!(b.uut.tr_va.val().to_u64(), va + MAX_PAYLOAD as u64);
-    b.uut.next_full.next = true;
+    b.uut.frame.full.next = true;
     b.settle();
     assert!(!b.uut.take.val(), "the answer's next packet goes first");
     b.tick();
-    b.uut.next_full.next = false;
+    b.uut.frame.full.next = false;
     b.settle();
     assert_eq!(b.uut.state(), State::Translate);
     assert_eq!(b.uut.seg_index.val().to_u64(), 1);

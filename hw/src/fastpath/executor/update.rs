@@ -141,7 +141,7 @@ impl Logic for Executor {
 
         // ---- Defaults.
         self.cls.load.next = false;
-        self.cls.opcode.next = self.next_hdr.val().get_bits::<8>(8);
+        self.cls.opcode.next = self.frame.hdr.val().get_bits::<8>(8);
         self.ar_own.next = false;
         self.ar_valid.next = false;
         self.ar_addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
@@ -694,20 +694,20 @@ impl Logic for Executor {
                     self.ring_key.d.next = bit_cast::<64, 32>(self.desc_member.val()) << 32;
                     self.state.d.next = State::SpTx;
                 }
-            } else if self.keys_ready.val() & self.next_full.val() {
+            } else if self.keys_ready.val() & self.frame.full.val() {
                 // Take the received frame: its header, route and offset, and act on the
                 // ack layer's verdict (drop, NACK, or dispatch next cycle). Its key is
                 // looked up this cycle (above), for Dispatch.
                 self.x_take.next = true;
-                self.hdr.d.next = self.next_hdr.val();
+                self.hdr.d.next = self.frame.hdr.val();
                 self.cls.load.next = true;
-                self.hcli.d.next = self.next_client.val();
-                self.ring_key.d.next = self.next_ring_key.val();
-                self.route_q.d.next = self.next_route.val();
-                self.o.d.next = self.next_lane.val();
-                if self.next_verdict.val().get_bit(0) {
+                self.hcli.d.next = self.frame.client.val();
+                self.ring_key.d.next = self.frame.ring_key.val();
+                self.route_q.d.next = self.frame.route.val();
+                self.o.d.next = self.frame.lane.val();
+                if self.frame.verdict.val().get_bit(0) {
                     self.state.d.next = State::Drain;
-                } else if self.next_verdict.val().get_bit(1) {
+                } else if self.frame.verdict.val().get_bit(1) {
                     self.stat_nack.next = true;
                     self.rs_status.d.next = self.st_nack.val();
                     self.state.d.next = State::Resp;

@@ -91,16 +91,16 @@ fn takes_frames_in_order_and_releases_each_once() {
         let clear = if done && x_hold { 1u64 << x_slot } else { 0 };
         assert_eq!(u.clear.val().to_u64(), clear, "{at}: clear");
         assert_eq!(u.next_slot.val().to_u64() as usize, next, "{at}: next slot");
-        assert_eq!(u.next_full.val(), next_full, "{at}: next full");
+        assert_eq!(u.out.full.val(), next_full, "{at}: next full");
         if next_full {
             let f = slots[next].as_ref().expect("full");
             if !x_hold || moves {
                 // The frame the executor can take now is the one after its last.
                 assert_eq!(f.id, want_id, "{at}: frames out of order");
             }
-            assert_eq!(u.next_verdict.val().to_u64(), f.verdict, "{at}: verdict");
+            assert_eq!(u.out.verdict.val().to_u64(), f.verdict, "{at}: verdict");
             assert_eq!(
-                u.next_hdr.val(),
+                u.out.hdr.val(),
                 bytes_to_bits::<384>(&f.hdr),
                 "{at}: header"
             );
@@ -110,17 +110,17 @@ fn takes_frames_in_order_and_releases_each_once() {
                 be(&f.hdr, field::REQ_ID)
             };
             assert_eq!(
-                u.next_ring_key.val().to_u64(),
+                u.out.ring_key.val().to_u64(),
                 be(&f.hdr, field::PID) << 48 | f.client << 32 | req,
                 "{at}: ring key"
             );
-            assert_eq!(u.next_client.val().to_u64(), f.client, "{at}: client");
+            assert_eq!(u.out.client.val().to_u64(), f.client, "{at}: client");
             assert_eq!(
-                u.next_route.val(),
+                u.out.route.val(),
                 bytes_to_bits::<256>(&f.route),
                 "{at}: route"
             );
-            assert_eq!(u.next_lane.val().to_u64(), f.lane, "{at}: lane");
+            assert_eq!(u.out.lane.val().to_u64(), f.lane, "{at}: lane");
         }
         let mut taken = if x_hold { 1u64 << x_slot } else { 0 };
         if let Some((s, _)) = wd {
