@@ -299,3 +299,38 @@ pub struct NextFrame {
     /// The next frame's payload lane.
     pub lane: Signal<Out, Bits<6>>,
 }
+
+/// A response the transmit stage loads from the read-data stage (mate [`TxLoad`]).
+#[derive(LogicInterface, Default)]
+#[join = "TxLoad"]
+pub struct TxLoadIn {
+    /// A finished response goes to the transmit stage this cycle: its length, route, beat 0
+    /// (the header with its CRC) and txbuf slot.
+    pub valid: Signal<In, Bit>,
+    /// The loaded response's length in bytes, header included.
+    pub len: Signal<In, Bits<12>>,
+    /// The loaded response's route.
+    pub route: Signal<In, Bits<256>>,
+    /// The loaded response's beat 0: the header with its CRC.
+    pub beat0: Signal<In, Bits<512>>,
+    /// The txbuf slot that holds the loaded response's beats from 1 on.
+    pub slot: Signal<In, Bit>,
+}
+
+/// A response handed from the read-data stage to the transmit stage: the load pulse, its
+/// length, route, first beat and TX-buffer slot (mate [`TxLoadIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "TxLoadIn"]
+pub struct TxLoad {
+    /// A finished response goes to the transmit stage this cycle: its length, route, beat 0
+    /// (the header with its CRC) and txbuf slot.
+    pub valid: Signal<Out, Bit>,
+    /// The loaded response's length in bytes, header included.
+    pub len: Signal<Out, Bits<12>>,
+    /// The loaded response's route.
+    pub route: Signal<Out, Bits<256>>,
+    /// The loaded response's beat 0: the header with its CRC.
+    pub beat0: Signal<Out, Bits<512>>,
+    /// The txbuf slot that holds the loaded response's beats from 1 on.
+    pub slot: Signal<Out, Bit>,
+}

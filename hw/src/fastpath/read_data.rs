@@ -35,6 +35,7 @@
 //! c + 2, and is loaded into the transmit stage in c + 3 if it is free.
 
 use crate::crc32c::Crc32cRegistered;
+use crate::fastpath::links::TxLoad;
 use crate::mem_access::Realign;
 use clio_proto::consts::{BEAT_BYTES, MAX_PAYLOAD};
 use clio_proto::header::{field, HEADER_LEN};
@@ -112,17 +113,8 @@ pub struct ReadData {
     pub buf_write_data: Signal<Out, Bits<512>>,
     /// The transmit stage can take a response this cycle.
     pub xmit_free: Signal<In, Bit>,
-    /// A finished response goes to the transmit stage this cycle: its length, route, beat 0
-    /// (the header with its CRC) and txbuf slot.
-    pub load: Signal<Out, Bit>,
-    /// The loaded response's length in bytes, header included.
-    pub load_len: Signal<Out, Bits<12>>,
-    /// The loaded response's route.
-    pub load_route: Signal<Out, Bits<256>>,
-    /// The loaded response's beat 0: the header with its CRC.
-    pub load_beat0: Signal<Out, Bits<512>>,
-    /// The txbuf slot that holds the loaded response's beats from 1 on.
-    pub load_slot: Signal<Out, Bit>,
+    /// The response handed to the transmit stage (`Transmit::job`, joined in the top).
+    pub tx: TxLoad,
     /// The job is receiving its R beats.
     receiving: DFF<Bit>,
     /// The job's flush cycle is next: its last beat (or a payload-less job's header) is
@@ -241,7 +233,7 @@ impl Logic for ReadData {
         self.can_take.next = !self.active.val() | (self.flushing.q.val() & !self.hold.val());
         self.r_ready.next = self.receiving.q.val() & !self.hold.val();
         self.take.next = false;
-        self.load.next = false;
+        self.tx.valid.next = false;
 
         // ---- The offered job, and the one the stage takes next.
         self.entry.next = (bit_cast::<JOB_BITS, 1>(self.job_only.val().into()) << 670)
@@ -315,7 +307,7 @@ impl Logic for ReadData {
         }
         // The waiting response goes to the transmit stage when it can take one...
         if self.sending.q.val() & self.xmit_free.val() {
-            self.load.next = true;
+            self.tx.valid.next = true;
             self.sending.d.next = false;
         }
         // ...and the job in its flush cycle takes its place (the stage may start the next job
@@ -327,15 +319,15 @@ impl Logic for ReadData {
             self.send_len.d.next = self.j_len.q.val();
             self.send_route.d.next = self.j_route.q.val();
         }
-        self.load_slot.next = self.slot.q.val();
-        self.load_len.next = self.send_len.q.val();
-        self.load_route.next = self.send_route.q.val();
-        self.load_beat0.next = self.beat0.q.val()
+        self.tx.slot.next = self.slot.q.val();
+        self.tx.len.next = self.send_len.q.val();
+        self.tx.route.next = self.send_route.q.val();
+        self.tx.beat0.next = self.beat0.q.val()
             | (bit_cast::<512, 8>(self.checksum.port.crc.val().get_bits::<8>(24)) << 224)
             | (bit_cast::<512, 8>(self.checksum.port.crc.val().get_bits::<8>(16)) << 232)
             | (bit_cast::<512, 8>(self.checksum.port.crc.val().get_bits::<8>(8)) << 240)
             | (bit_cast::<512, 8>(self.checksum.port.crc.val().get_bits::<8>(0)) << 248);
-        if self.load.val() {
+        if self.tx.valid.val() {
             self.slot.d.next = !self.slot.q.val();
         }
         // The stage can start a job and one waits in the queue (it may have been queued in the

@@ -13,6 +13,7 @@
 //! `tx_last` and `free` are one gate from flip-flops and `tx_ready`: `free` starts the read-data
 //! stage's and the executor's next decisions.
 
+use crate::fastpath::links::TxLoadIn;
 use clio_proto::consts::BEAT_BYTES;
 use rust_hdl::prelude::*;
 
@@ -31,16 +32,8 @@ pub struct Transmit {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: idle.
     pub reset: Signal<In, Bit>,
-    /// Take the response below this cycle (only while `free`).
-    pub load: Signal<In, Bit>,
-    /// Its length in bytes (header included).
-    pub load_len: Signal<In, Bits<12>>,
-    /// Its route (side band of every beat).
-    pub load_route: Signal<In, Bits<256>>,
-    /// Its beat 0: the header with the CRC.
-    pub load_beat0: Signal<In, Bits<512>>,
-    /// The txbuf slot holding its beats 1...
-    pub load_slot: Signal<In, Bit>,
+    /// The response to load (`ReadData::tx`, joined in the top).
+    pub job: TxLoadIn,
     /// txbuf read address (`slot << 5 | beat`); the data comes back the next cycle.
     pub buf_address: Signal<Out, Bits<6>>,
     /// txbuf read data.
@@ -98,8 +91,8 @@ impl Logic for Transmit {
         if self.last.val() {
             self.tx_keep.next = self.t_keep.q.val();
         }
-        self.l_last.next = (self.load_len.val() - 1) >> 6;
-        self.l_tail.next = self.load_len.val().get_bits::<6>(0);
+        self.l_last.next = (self.job.len.val() - 1) >> 6;
+        self.l_tail.next = self.job.len.val().get_bits::<6>(0);
         self.tx_valid.next = self.t_busy.q.val();
         self.tx_route.next = self.t_route.q.val();
         self.tx_last.next = self.last.val();
@@ -125,18 +118,18 @@ impl Logic for Transmit {
         }
         self.free.next = !self.t_busy.q.val() | self.sent.val();
         self.busy.next = self.t_busy.q.val();
-        if self.load.val() {
+        if self.job.valid.val() {
             self.t_busy.d.next = true;
             self.t_idx.d.next = 0.into();
-            self.t_slot.d.next = self.load_slot.val();
+            self.t_slot.d.next = self.job.slot.val();
             self.t_last.d.next = bit_cast::<6, 12>(self.l_last.val());
             self.t_at_last.d.next = self.l_last.val() == 0;
             self.t_keep.d.next = !(self.ones64.val() << self.l_tail.val());
             if self.l_tail.val() == 0 {
                 self.t_keep.d.next = self.ones64.val();
             }
-            self.t_route.d.next = self.load_route.val();
-            self.t_beat0.d.next = self.load_beat0.val();
+            self.t_route.d.next = self.job.route.val();
+            self.t_beat0.d.next = self.job.beat0.val();
         }
         if self.reset.val() {
             self.t_busy.d.next = false;

@@ -423,11 +423,7 @@ impl Logic for FastpathTop {
         // start in the cycle of the last beat (beat 0 is a register, beat 1 is read from the
         // other txbuf slot a cycle later).
         self.rd.xmit_free.next = self.xmit.free.val();
-        self.xmit.load.next = self.rd.load.val();
-        self.xmit.load_slot.next = self.rd.load_slot.val();
-        self.xmit.load_len.next = self.rd.load_len.val();
-        self.xmit.load_route.next = self.rd.load_route.val();
-        self.xmit.load_beat0.next = self.rd.load_beat0.val();
+        TxLoadIn::join(&mut self.xmit.job, &mut self.rd.tx);
         self.txbuf.write_enable.next = self.rd.buf_write_enable.val();
         self.txbuf.write_address.next = self.rd.buf_write_address.val();
         self.txbuf.write_data.next = self.rd.buf_write_data.val();

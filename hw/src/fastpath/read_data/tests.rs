@@ -147,16 +147,16 @@ fn run(seed: u64, jobs: usize, max_payload: u64, only_every: u64, eager: bool) -
                 sending = None;
             }
         }
-        if b.uut.load.val() {
+        if b.uut.tx.valid.val() {
             assert!(sending.is_none(), "load while the transmit stage is busy");
-            let len = b.uut.load_len.val().to_u64() as usize;
-            let beat0: [u8; 64] = bits_to_bytes(b.uut.load_beat0.val())
+            let len = b.uut.tx.len.val().to_u64() as usize;
+            let beat0: [u8; 64] = bits_to_bytes(b.uut.tx.beat0.val())
                 .try_into()
                 .expect("64 bytes");
-            let route: [u8; 32] = bits_to_bytes(b.uut.load_route.val())
+            let route: [u8; 32] = bits_to_bytes(b.uut.tx.route.val())
                 .try_into()
                 .expect("32 bytes");
-            sending = Some((beat0, b.uut.load_slot.val(), len.div_ceil(64), route));
+            sending = Some((beat0, b.uut.tx.slot.val(), len.div_ceil(64), route));
             beat = 0;
         }
         if r_valid && b.uut.r_ready.val() {

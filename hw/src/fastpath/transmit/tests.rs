@@ -38,7 +38,7 @@ fn run(seed: u64, always_ready: bool, back_to_back: bool) -> (usize, u64, u64) {
         assert!(cycles < 100_000, "stuck after {} responses", got.len());
         b.uut.buf_data.next = bytes_to_bits(&read_data);
         b.uut.tx_ready.next = always_ready || r.below(4) != 0;
-        b.uut.load.next = false;
+        b.uut.job.valid.next = false;
         b.settle();
         let load = b.uut.free.val() && !todo.is_empty() && (back_to_back || r.below(3) == 0);
         if load {
@@ -52,11 +52,11 @@ fn run(seed: u64, always_ready: bool, back_to_back: bool) -> (usize, u64, u64) {
                 beat[..chunk.len()].copy_from_slice(chunk);
                 buf[(slot as usize) << 5 | k] = beat;
             }
-            b.uut.load.next = true;
-            b.uut.load_len.next = (bytes.len() as u64).to_bits();
-            b.uut.load_route.next = bytes_to_bits(&route);
-            b.uut.load_beat0.next = bytes_to_bits(&beat0);
-            b.uut.load_slot.next = slot;
+            b.uut.job.valid.next = true;
+            b.uut.job.len.next = (bytes.len() as u64).to_bits();
+            b.uut.job.route.next = bytes_to_bits(&route);
+            b.uut.job.beat0.next = bytes_to_bits(&beat0);
+            b.uut.job.slot.next = slot;
             slot = !slot;
             b.settle();
         }
