@@ -38,7 +38,9 @@ use crate::fastpath::executor::Executor;
 use crate::fastpath::extend::Extend;
 use crate::fastpath::ingest::Ingest;
 use crate::fastpath::key_check::KeyCheck;
-use crate::fastpath::links::{AheadUse, DescKindIn, NextFrameIn, ServiceExec, TxLoadIn};
+use crate::fastpath::links::{
+    AheadUse, AppendPlacedIn, DescKindIn, NextFrameIn, ServiceExec, TxLoadIn,
+};
 use crate::fastpath::offload_service::OffloadService;
 use crate::fastpath::ordering::Ordering;
 use crate::fastpath::persist::Persist;

@@ -30,6 +30,7 @@
 //! `VA_LIMIT - va - LOG_HEAD - footprint` (`va_room`, registered every cycle), so the decision
 //! is a flip-flop set as the tail arrives, not a compare of the registered end.
 
+use crate::fastpath::links::AppendPlaced;
 use crate::spec::Spec;
 use clio_proto::consts::VA_LIMIT;
 use clio_proto::replog::{footprint, FRAME_BYTES, LOG_HEAD, MAX_RECORD};
@@ -63,20 +64,8 @@ pub struct AppendPlace {
     pub tail_pa: Signal<In, Bits<64>>,
     /// The payload's lane in its wbuf slot as an 8-byte word, with `load`.
     pub slot_word: Signal<In, Bits<3>>,
-    /// Bytes the record takes in the log (`replog::footprint(len)`).
-    pub footprint: Signal<Out, Bits<12>>,
-    /// The placement (from the cycle after `load`): LOG_FULL, else BAD_REQUEST (`past_va`),
-    /// else the record's VA.
-    pub log_full: Signal<Out, Bit>,
-    /// The record ends past the VA space: BAD_REQUEST (when not `log_full`).
-    pub past_va: Signal<Out, Bit>,
-    /// The record's VA, `va + LOG_HEAD + tail`.
-    pub record_va: Signal<Out, Bits<64>>,
-    /// The tail word loaded (the answer's `arg0`, the idempotence ring's value), the new tail
-    /// (`old_tail + footprint`) and the tail word's PA.
-    pub old_tail: Signal<Out, Bits<64>>,
-    /// The new tail, `old_tail + footprint`.
-    pub new_tail: Signal<Out, Bits<64>>,
+    /// The placement, for the executor (`Executor::place`, joined in the top).
+    pub placed: AppendPlaced,
     /// The tail word's PA (where it is written back).
     pub tail_word_pa: Signal<Out, Bits<64>>,
     /// The record's realignment from its wbuf slot, in 8-byte words (the write-data stage's
@@ -127,7 +116,7 @@ impl Logic for AppendPlace {
         );
         self.fp.next = ((self.len.val() + 15) >> 3) << 3;
         self.fp_q.d.next = self.fp.val();
-        self.footprint.next = self.fp_q.q.val();
+        self.placed.footprint.next = self.fp_q.q.val();
         self.room.d.next = bit_cast::<66, 64>(self.capacity.val())
             - (self.log_head.val() + bit_cast::<66, 12>(self.fp.val()));
         self.va_room.d.next = self.va_limit.val()
@@ -149,11 +138,11 @@ impl Logic for AppendPlace {
                 & !self.room.q.val().get_bit(65)
                 & (self.tail.val() <= self.room.q.val().get_bits::<64>(0));
         }
-        self.log_full.next = !self.fits.q.val() | (self.rva.q.val().get_bits::<2>(64) != 0);
-        self.past_va.next = self.past.q.val();
-        self.record_va.next = bit_cast::<64, 66>(self.rva.q.val());
-        self.old_tail.next = self.tail_q.q.val();
-        self.new_tail.next = self.tail_q.q.val() + bit_cast::<64, 12>(self.fp_q.q.val());
+        self.placed.log_full.next = !self.fits.q.val() | (self.rva.q.val().get_bits::<2>(64) != 0);
+        self.placed.past_va.next = self.past.q.val();
+        self.placed.record_va.next = bit_cast::<64, 66>(self.rva.q.val());
+        self.placed.old_tail.next = self.tail_q.q.val();
+        self.placed.new_tail.next = self.tail_q.q.val() + bit_cast::<64, 12>(self.fp_q.q.val());
         self.tail_word_pa.next = self.tail_pa_q.q.val();
         self.shift.next = bit_cast::<4, 3>(self.slot_word_q.q.val()) + 7
             - bit_cast::<4, 3>(self.rva.q.val().get_bits::<3>(3));

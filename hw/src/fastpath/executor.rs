@@ -44,7 +44,7 @@
 
 use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
-use crate::fastpath::links::{AheadUse, NextFrameIn, ServiceExec};
+use crate::fastpath::links::{AheadUse, AppendPlacedIn, NextFrameIn, ServiceExec};
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
 use clio_proto::header::{field, FLAG_RESPONSE, HEADER_LEN};
@@ -328,18 +328,8 @@ pub struct Executor {
     // ---- Append's placement (`AppendPlace`).
     /// The tail word goes into the placement's sums this cycle (`ALoad`).
     pub place_load: Signal<Out, Bit>,
-    /// The placement refuses: LOG_FULL.
-    pub place_log_full: Signal<In, Bit>,
-    /// The record ends past the VA space: BAD_REQUEST.
-    pub place_past_va: Signal<In, Bit>,
-    /// The record's VA.
-    pub place_record_va: Signal<In, Bits<64>>,
-    /// Bytes the record takes in the log (`replog::footprint`).
-    pub place_footprint: Signal<In, Bits<12>>,
-    /// The tail word as read (the answer's `arg0`).
-    pub place_old_tail: Signal<In, Bits<64>>,
-    /// The tail after the record (`old_tail + footprint`).
-    pub place_new_tail: Signal<In, Bits<64>>,
+    /// Append's placement (`AppendPlace::placed`, joined in the top).
+    pub place: AppendPlacedIn,
 
     // ---- The persist handshake (`Persist`): run in `Persist`; done, failed.
     /// The executor is in `Persist` (`Persist::run`).

@@ -334,3 +334,44 @@ pub struct TxLoad {
     /// The txbuf slot that holds the loaded response's beats from 1 on.
     pub slot: Signal<Out, Bit>,
 }
+
+/// Append's placement as the executor uses it (mate [`AppendPlaced`]).
+#[derive(LogicInterface, Default)]
+#[join = "AppendPlaced"]
+pub struct AppendPlacedIn {
+    /// The placement (from the cycle after `load`): LOG_FULL, else BAD_REQUEST (`past_va`),
+    /// else the record's VA.
+    pub log_full: Signal<In, Bit>,
+    /// The record ends past the VA space: BAD_REQUEST (when not `log_full`).
+    pub past_va: Signal<In, Bit>,
+    /// The record's VA, `va + LOG_HEAD + tail`.
+    pub record_va: Signal<In, Bits<64>>,
+    /// Bytes the record takes in the log (`replog::footprint(len)`).
+    pub footprint: Signal<In, Bits<12>>,
+    /// The tail word loaded (the answer's `arg0`, the idempotence ring's value), the new tail
+    /// (`old_tail + footprint`) and the tail word's PA.
+    pub old_tail: Signal<In, Bits<64>>,
+    /// The new tail, `old_tail + footprint`.
+    pub new_tail: Signal<In, Bits<64>>,
+}
+
+/// Append's placement of a record: whether the log is full or the record would pass the VA
+/// space, the record's VA and footprint, the old and new tail (mate [`AppendPlacedIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "AppendPlacedIn"]
+pub struct AppendPlaced {
+    /// The placement (from the cycle after `load`): LOG_FULL, else BAD_REQUEST (`past_va`),
+    /// else the record's VA.
+    pub log_full: Signal<Out, Bit>,
+    /// The record ends past the VA space: BAD_REQUEST (when not `log_full`).
+    pub past_va: Signal<Out, Bit>,
+    /// The record's VA, `va + LOG_HEAD + tail`.
+    pub record_va: Signal<Out, Bits<64>>,
+    /// Bytes the record takes in the log (`replog::footprint(len)`).
+    pub footprint: Signal<Out, Bits<12>>,
+    /// The tail word loaded (the answer's `arg0`, the idempotence ring's value), the new tail
+    /// (`old_tail + footprint`) and the tail word's PA.
+    pub old_tail: Signal<Out, Bits<64>>,
+    /// The new tail, `old_tail + footprint`.
+    pub new_tail: Signal<Out, Bits<64>>,
+}

@@ -288,7 +288,7 @@ impl Logic for FastpathTop {
         self.wa.alu_load.next = self.exec.alu_load.val();
         self.wa.alu_new.next = self.sync.alu_new.val();
         self.wa.tail_load.next = self.exec.tail_load.val();
-        self.wa.new_tail.next = self.apl.new_tail.val();
+        self.wa.new_tail.next = self.apl.placed.new_tail.val();
         self.wa.tail.next = self.exec.append.val();
         self.wa.tail_pa.next = self.apl.tail_word_pa.val();
         self.wa.block.next = self.xs.exec.writing.val();
@@ -485,12 +485,7 @@ impl Logic for FastpathTop {
         self.exec.ring_arg1.next = self.sync.arg1.val();
         self.exec.alu_write.next = self.sync.alu_write.val();
         self.exec.word_old.next = self.wa.old.val();
-        self.exec.place_log_full.next = self.apl.log_full.val();
-        self.exec.place_past_va.next = self.apl.past_va.val();
-        self.exec.place_record_va.next = self.apl.record_va.val();
-        self.exec.place_footprint.next = self.apl.footprint.val();
-        self.exec.place_old_tail.next = self.apl.old_tail.val();
-        self.exec.place_new_tail.next = self.apl.new_tail.val();
+        AppendPlacedIn::join(&mut self.exec.place, &mut self.apl.placed);
         self.exec.persist_done.next = self.pers.done.val();
         self.exec.persist_failed.next = self.pers.failed.val();
         self.exec.chase_ready.next = self.ext.chase_ready.val();

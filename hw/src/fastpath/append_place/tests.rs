@@ -74,7 +74,11 @@ fn placement_follows_replog_place() {
         b.uut.tail_pa.next = pa.to_bits();
         b.uut.slot_word.next = (lane / 8).to_bits();
         b.settle();
-        assert_eq!(b.uut.footprint.val().to_u64(), footprint(len), "len {len}");
+        assert_eq!(
+            b.uut.placed.footprint.val().to_u64(),
+            footprint(len),
+            "len {len}"
+        );
         b.tick();
         // Other words on the tail port now and then: nothing is loaded without `load` (with no
         // idle cycle, the next request is presented in the cycle after this one).
@@ -89,20 +93,20 @@ fn placement_follows_replog_place() {
         b.settle();
         let u = &b.uut;
         let what = format!("#{i}: va {va:#x} capacity {capacity:#x} tail {tail:#x} len {len}");
-        let got = if u.log_full.val() {
+        let got = if u.placed.log_full.val() {
             Err(Status::LogFull)
-        } else if u.past_va.val() {
+        } else if u.placed.past_va.val() {
             Err(Status::BadRequest)
         } else {
-            Ok(u.record_va.val().to_u64())
+            Ok(u.placed.record_va.val().to_u64())
         };
         assert_eq!(got, want(va, capacity, tail, len), "{what}");
-        assert_eq!(u.old_tail.val().to_u64(), tail, "{what}: old tail");
+        assert_eq!(u.placed.old_tail.val().to_u64(), tail, "{what}: old tail");
         assert_eq!(u.tail_word_pa.val().to_u64(), pa, "{what}: tail PA");
         if let Ok(rva) = got {
             counts[0] += 1;
             assert_eq!(
-                u.new_tail.val().to_u64(),
+                u.placed.new_tail.val().to_u64(),
                 tail + footprint(len),
                 "{what}: new tail"
             );

@@ -302,7 +302,7 @@ impl Logic for Executor {
                 if self.ap.q.val() & !(self.once.q.val() & self.ring_hit.val()) {
                     // An Append answers arg0 = 0 unless it appended (or is replayed).
                     self.rs_arg0.d.next = 0.into();
-                    self.rs_arg1.d.next = bit_cast::<64, 12>(self.place_footprint.val());
+                    self.rs_arg1.d.next = bit_cast::<64, 12>(self.place.footprint.val());
                 }
             }
             State::Translate => {
@@ -468,15 +468,15 @@ impl Logic for Executor {
                 // Placed, the record's range is translated with write permission (one or two
                 // pages) like a write's.
                 self.state.d.next = State::Resp;
-                if self.place_log_full.val() {
+                if self.place.log_full.val() {
                     self.rs_status.d.next = self.st_log_full.val();
-                } else if self.place_past_va.val() {
+                } else if self.place.past_va.val() {
                     self.rs_status.d.next = self.st_bad_request.val();
                 } else {
-                    self.vaq.d.next = self.place_record_va.val();
-                    self.tr_va.next = self.place_record_va.val();
-                    self.o.d.next = self.place_record_va.val().get_bits::<6>(0);
-                    self.len.d.next = self.place_footprint.val();
+                    self.vaq.d.next = self.place.record_va.val();
+                    self.tr_va.next = self.place.record_va.val();
+                    self.o.d.next = self.place.record_va.val().get_bits::<6>(0);
+                    self.len.d.next = self.place.footprint.val();
                     self.need.d.next = self.need_write.val();
                     self.piece.d.next = false;
                     self.tr_start.next = true;
@@ -492,11 +492,11 @@ impl Logic for Executor {
                         self.state.d.next = State::Offload;
                     } else if self.beat_done.val() & self.ap.q.val() {
                         self.ring_record.next = self.once.q.val();
-                        self.ring_rec_value.next = self.place_old_tail.val();
-                        self.ring_rec_arg1.next = self.place_new_tail.val();
+                        self.ring_rec_value.next = self.place.old_tail.val();
+                        self.ring_rec_arg1.next = self.place.new_tail.val();
                         self.rs_status.d.next = self.st_ok.val();
-                        self.rs_arg0.d.next = self.place_old_tail.val();
-                        self.rs_arg1.d.next = self.place_new_tail.val();
+                        self.rs_arg0.d.next = self.place.old_tail.val();
+                        self.rs_arg1.d.next = self.place.new_tail.val();
                         if self.durable.q.val() {
                             self.state.d.next = State::Persist;
                         } else {
