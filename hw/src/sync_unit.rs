@@ -12,7 +12,7 @@
 //! release's cycle (`purge_m`) and cleared from `used` and `busy` at the edge after, so the
 //! purge adds no logic to the lookup, ack or record paths. When the slot at the write pointer is still
 //! unacknowledged the request gets RETRY_LATER and the write pointer moves past that slot
-//! (`skip_valid`), so the next attempt takes the next slot: a dead member's slot costs others
+//! (`port.skip`), so the next attempt takes the next slot: a dead member's slot costs others
 //! one short retry per pass of the ring, never a stall.
 //!
 //! Keys (`{pid, client, req_id}`, 64 bits) live in flip-flops (a 64-way CAM, one compare
@@ -28,17 +28,18 @@
 //! errors included (`SyncUnit::record_offload` in the model: the status, value 0), so a
 //! retry gets the same status back.
 //!
-//! Timing: present `k_pid/k_client/k_req` with `lk_valid` in cycle c; `hit`, `value`, `arg1`
+//! Timing: present `k_pid/k_client/k_req` with `port.lookup` in cycle c; `port.hit`, `port.value`, `port.arg1`
 //! and `full` are valid in cycle c+1 ([`RING_LATENCY`]): `hit` and `full` are the ring as it
 //! was in cycle c (both registered), the answer is read in cycle c+1, so a record in cycle c
 //! into the slot the lookup matched would show through. The top never changes the ring in a
 //! cycle it looks up (its lookups are in Dispatch and an offload's first cycles, its records
 //! after the request has executed, its acknowledgements in a CN_ACK's Dispatch and a release's
-//! SpTx, its skips the cycle after a lookup). `ack_valid`, `rel_valid`, `skip_valid`
-//! and `rec_valid` act at the clock edge. The ALU (`alu_*`) is combinational; the RMW around
+//! SpTx, its skips the cycle after a lookup). `port.ack`, `rel_valid`, `port.skip`
+//! and `port.record` act at the clock edge (the port is the bundle `fastpath::links::RingPort`). The ALU (`alu_*`) is combinational; the RMW around
 //! it is the top's memory access.
 
 use crate::async_ram::AsyncRam;
+use crate::fastpath::links::RingPort;
 use crate::util::Gather;
 use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
 use rust_hdl::prelude::*;
@@ -72,34 +73,11 @@ pub struct SyncUnit {
     pub k_client: Signal<In, Bits<16>>,
     /// Key: request id.
     pub k_req: Signal<In, Bits<32>>,
-    /// Look the key up (result next cycle).
-    pub lk_valid: Signal<In, Bit>,
-    /// The key is in the ring (lookup result).
-    pub hit: Signal<Out, Bit>,
-    /// Its recorded result (lookup result).
-    pub value: Signal<Out, Bits<64>>,
-    /// Its recorded second word (lookup result): Append's new tail, its answer's `arg1`.
-    pub arg1: Signal<Out, Bits<64>>,
-    /// Its recorded status (lookup result).
-    pub status: Signal<Out, Bits<8>>,
-    /// The slot at the write pointer is unacknowledged: a new request must not execute. The
-    /// ring as it was the cycle before (registered every cycle), valid with a lookup's result.
-    pub full: Signal<Out, Bit>,
-    /// Mark the key's entry acknowledged (CN_ACK).
-    pub ack_valid: Signal<In, Bit>,
+    /// The ring's port, for the executor (`Executor::ring`, joined in the top).
+    pub port: RingPort,
     /// Mark every entry of `(k_pid, k_client)` acknowledged (RING_RELEASE); with `k_client`
     /// `RING_PURGE_ALL` (0), forget every entry of `k_pid` (the RAS is torn down).
     pub rel_valid: Signal<In, Bit>,
-    /// Move the write pointer past its (unacknowledged) slot without recording.
-    pub skip_valid: Signal<In, Bit>,
-    /// Record `rec_value` for the key at the write pointer and advance it.
-    pub rec_valid: Signal<In, Bit>,
-    /// The value to record.
-    pub rec_value: Signal<In, Bits<64>>,
-    /// The second word to record (Append's new tail; 0 for the others).
-    pub rec_arg1: Signal<In, Bits<64>>,
-    /// The status to record with it.
-    pub rec_status: Signal<In, Bits<8>>,
     /// ALU: opcode byte (TAS 0x20, UNLOCK 0x21, CAS 0x22, FAA 0x23).
     pub alu_op: Signal<In, Bits<8>>,
     /// ALU: the word in memory.
@@ -164,20 +142,9 @@ impl Default for SyncUnit {
             k_pid: Default::default(),
             k_client: Default::default(),
             k_req: Default::default(),
-            lk_valid: Default::default(),
-            hit: Default::default(),
-            value: Default::default(),
-            status: Default::default(),
-            full: Default::default(),
-            ack_valid: Default::default(),
+            port: Default::default(),
             rel_valid: Default::default(),
-            skip_valid: Default::default(),
-            rec_valid: Default::default(),
-            rec_value: Default::default(),
-            rec_arg1: Default::default(),
-            arg1: Default::default(),
             full_q: Default::default(),
-            rec_status: Default::default(),
             alu_op: Default::default(),
             alu_old: Default::default(),
             alu_arg0: Default::default(),
@@ -236,7 +203,7 @@ impl Logic for SyncUnit {
         }
         self.o_m.d.next = 0.into();
         self.o_part.d.next = 0.into();
-        if self.lk_valid.val() {
+        if self.port.lookup.val() {
             self.o_m.d.next = self.m.out.val();
             self.o_part.d.next = self.part.out.val();
         }
@@ -244,17 +211,17 @@ impl Logic for SyncUnit {
             self.idx.bits[k].next = self.o_part.q.val().get_bits::<6>(6 * k).any();
         }
         self.vals.read_address.next = self.idx.out.val();
-        self.hit.next = self.o_m.q.val().any();
-        self.value.next = self.vals.read_data.val().get_bits::<64>(0);
-        self.status.next = self.vals.read_data.val().get_bits::<8>(64);
-        self.arg1.next = self.vals.read_data.val().get_bits::<64>(72);
+        self.port.hit.next = self.o_m.q.val().any();
+        self.port.value.next = self.vals.read_data.val().get_bits::<64>(0);
+        self.port.status.next = self.vals.read_data.val().get_bits::<8>(64);
+        self.port.arg1.next = self.vals.read_data.val().get_bits::<64>(72);
         self.full_q.d.next = self.busy.q.val().get_bit(self.wp.q.val().index());
-        self.full.next = self.full_q.q.val();
-        self.vals.write_enable.next = self.rec_valid.val();
+        self.port.full.next = self.full_q.q.val();
+        self.vals.write_enable.next = self.port.record.val();
         self.vals.write_address.next = self.wp.q.val();
-        self.vals.write_data.next = bit_cast::<136, 64>(self.rec_value.val())
-            | (bit_cast::<136, 8>(self.rec_status.val()) << 64)
-            | (bit_cast::<136, 64>(self.rec_arg1.val()) << 72);
+        self.vals.write_data.next = bit_cast::<136, 64>(self.port.rec_value.val())
+            | (bit_cast::<136, 8>(self.port.rec_status.val()) << 64)
+            | (bit_cast::<136, 64>(self.port.rec_arg1.val()) << 72);
         // A purge (RING_RELEASE of k_client == PURGE_ALL, 0, asserted above: the RAS is torn
         // down, its key already removed, so none of its requests is looked up meanwhile):
         // its entries are registered here and cleared at the next edge.
@@ -266,16 +233,16 @@ impl Logic for SyncUnit {
         self.busy_now.next = self.busy.q.val() & !self.purge_m.q.val();
         self.used.d.next = self.used_now.val();
         self.busy.d.next = self.busy_now.val();
-        if self.ack_valid.val() {
+        if self.port.ack.val() {
             self.busy.d.next = self.busy_now.val() & !self.m.out.val();
         }
         if self.rel_valid.val() {
             self.busy.d.next = self.busy_now.val() & !self.mm.out.val();
         }
-        if self.skip_valid.val() {
+        if self.port.skip.val() {
             self.wp.d.next = self.wp.q.val() + 1;
         }
-        if self.rec_valid.val() {
+        if self.port.record.val() {
             self.used.d.next = self.used_now.val() | self.wp1h.val();
             self.busy.d.next = self.busy_now.val() | self.wp1h.val();
             self.wp.d.next = self.wp.q.val() + 1;
@@ -357,9 +324,9 @@ mod tests {
             if rng >> 61 == 0 {
                 // CN ack (acks are denser than requests late in the run so the ring drains).
                 key(&mut b, pid, client, req);
-                b.uut.ack_valid.next = true;
+                b.uut.port.ack.next = true;
                 b.tick();
-                b.uut.ack_valid.next = false;
+                b.uut.port.ack.next = false;
                 m.ack(pid, client, req);
                 continue;
             }
@@ -378,18 +345,22 @@ mod tests {
                 continue;
             }
             key(&mut b, pid, client, req);
-            b.uut.lk_valid.next = true;
+            b.uut.port.lookup.next = true;
             b.tick();
-            b.uut.lk_valid.next = false;
+            b.uut.port.lookup.next = false;
             b.settle();
             match m.check(pid, client, req) {
                 Verdict::Cached(s, v) => {
                     replays += 1;
-                    assert!(b.uut.hit.val(), "step {step}: replay expected");
-                    assert_eq!(b.uut.value.val().to_u64(), v, "step {step}: value");
-                    assert_eq!(b.uut.status.val().to_u64(), s as u64, "step {step}: status");
+                    assert!(b.uut.port.hit.val(), "step {step}: replay expected");
+                    assert_eq!(b.uut.port.value.val().to_u64(), v, "step {step}: value");
                     assert_eq!(
-                        b.uut.arg1.val().to_u64(),
+                        b.uut.port.status.val().to_u64(),
+                        s as u64,
+                        "step {step}: status"
+                    );
+                    assert_eq!(
+                        b.uut.port.arg1.val().to_u64(),
                         arg1s[&(pid, client, req)],
                         "step {step}: second word"
                     );
@@ -397,17 +368,17 @@ mod tests {
                 Verdict::Full => {
                     fulls += 1;
                     assert!(
-                        !b.uut.hit.val() && b.uut.full.val(),
+                        !b.uut.port.hit.val() && b.uut.port.full.val(),
                         "step {step}: full expected"
                     );
-                    b.uut.skip_valid.next = true;
+                    b.uut.port.skip.next = true;
                     b.tick();
-                    b.uut.skip_valid.next = false;
+                    b.uut.port.skip.next = false;
                 }
                 Verdict::Execute => {
                     execs += 1;
                     assert!(
-                        !b.uut.hit.val() && !b.uut.full.val(),
+                        !b.uut.port.hit.val() && !b.uut.port.full.val(),
                         "step {step}: execute expected"
                     );
                     let v = rng.rotate_left(17) ^ step;
@@ -418,12 +389,12 @@ mod tests {
                         Status::Ok,
                     ][(rng >> 20) as usize % 4];
                     let a1 = v.rotate_left(29) ^ 0x5A5A;
-                    b.uut.rec_valid.next = true;
-                    b.uut.rec_value.next = v.to_bits();
-                    b.uut.rec_status.next = (s as u64).to_bits();
-                    b.uut.rec_arg1.next = a1.to_bits();
+                    b.uut.port.record.next = true;
+                    b.uut.port.rec_value.next = v.to_bits();
+                    b.uut.port.rec_status.next = (s as u64).to_bits();
+                    b.uut.port.rec_arg1.next = a1.to_bits();
                     b.tick();
-                    b.uut.rec_valid.next = false;
+                    b.uut.port.record.next = false;
                     m.record_offload(pid, client, req, s, v);
                     // (Keys are unique in the ring: the latest record of a key is the one a
                     // replay finds.)
@@ -440,9 +411,9 @@ mod tests {
                 }) = m.slots()[m.write_pointer()]
                 {
                     key(&mut b, p, c, r);
-                    b.uut.ack_valid.next = true;
+                    b.uut.port.ack.next = true;
                     b.tick();
-                    b.uut.ack_valid.next = false;
+                    b.uut.port.ack.next = false;
                     m.ack(p, c, r);
                 }
             }
@@ -465,21 +436,21 @@ mod tests {
         b.uut.reset.next = false;
         let lookup = |b: &mut Bench<SyncUnit>, pid: u16, client: u16, req: u32| {
             key(b, pid, client, req);
-            b.uut.lk_valid.next = true;
+            b.uut.port.lookup.next = true;
             b.tick();
-            b.uut.lk_valid.next = false;
+            b.uut.port.lookup.next = false;
             b.settle();
             (
-                b.uut.hit.val(),
-                b.uut.full.val(),
-                b.uut.value.val().to_u64(),
+                b.uut.port.hit.val(),
+                b.uut.port.full.val(),
+                b.uut.port.value.val().to_u64(),
             )
         };
         let record = |b: &mut Bench<SyncUnit>, v: u64| {
-            b.uut.rec_valid.next = true;
-            b.uut.rec_value.next = v.to_bits();
+            b.uut.port.record.next = true;
+            b.uut.port.rec_value.next = v.to_bits();
             b.tick();
-            b.uut.rec_valid.next = false;
+            b.uut.port.record.next = false;
         };
         // Member 1 of pid 5 fills the ring, never acking.
         for r in 0..RING_ENTRIES as u32 {
@@ -492,7 +463,7 @@ mod tests {
         for _ in 0..3 {
             let (hit, full, _) = lookup(&mut b, 5, 2, 3);
             assert!(!hit && full);
-            pulse(&mut b, |u| &mut u.skip_valid);
+            pulse(&mut b, |u| &mut u.port.skip);
         }
         assert_eq!(b.uut.wp.q.val().to_u64(), 3);
         // Member 1's entry 3 replays to member 1 only.

@@ -44,7 +44,7 @@
 
 use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
-use crate::fastpath::links::{AheadUse, AppendPlacedIn, NextFrameIn, ServiceExec};
+use crate::fastpath::links::{AheadUse, AppendPlacedIn, NextFrameIn, RingUse, ServiceExec};
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
 use clio_proto::header::{field, FLAG_RESPONSE, HEADER_LEN};
@@ -291,30 +291,8 @@ pub struct Executor {
     pub beat_done: Signal<In, Bit>,
 
     // ---- The sync unit (idempotence ring, ALU).
-    /// Look the request's key up in the ring (its verdict is `ring_hit` and the rest).
-    pub ring_lookup: Signal<Out, Bit>,
-    /// Mark the key's entry acknowledged (a CN_ACK).
-    pub ring_ack: Signal<Out, Bit>,
-    /// Move the write pointer past its unacknowledged slot without recording.
-    pub ring_skip: Signal<Out, Bit>,
-    /// Record `ring_rec_value` for the key at the write pointer.
-    pub ring_record: Signal<Out, Bit>,
-    /// The status to record.
-    pub ring_rec_status: Signal<Out, Bits<8>>,
-    /// The value to record (an atomic's old word, Append's old tail, the unit's `arg0`).
-    pub ring_rec_value: Signal<Out, Bits<64>>,
-    /// The second word recorded with it: Append's new tail (its answer's `arg1`), else 0.
-    pub ring_rec_arg1: Signal<Out, Bits<64>>,
-    /// The lookup's key is in the ring (a retry).
-    pub ring_hit: Signal<In, Bit>,
-    /// The slot at the write pointer is unacknowledged.
-    pub ring_full: Signal<In, Bit>,
-    /// The lookup's recorded status.
-    pub ring_status: Signal<In, Bits<8>>,
-    /// The lookup's recorded value.
-    pub ring_value: Signal<In, Bits<64>>,
-    /// The lookup's recorded second word (a replayed Append's `arg1`).
-    pub ring_arg1: Signal<In, Bits<64>>,
+    /// The idempotence ring (`SyncUnit::port`, joined in the top).
+    pub ring: RingUse,
     /// The ALU's operation writes its word back.
     pub alu_write: Signal<In, Bit>,
     /// The word read (`WordAccess::old`); load the ALU's answer or Append's new tail as the

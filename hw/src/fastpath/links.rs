@@ -375,3 +375,66 @@ pub struct AppendPlaced {
     /// The new tail, `old_tail + footprint`.
     pub new_tail: Signal<Out, Bits<64>>,
 }
+
+/// The executor's side of the idempotence ring's port (mate [`RingPort`]).
+#[derive(LogicInterface, Default)]
+#[join = "RingPort"]
+pub struct RingUse {
+    /// Look the key up (result next cycle).
+    pub lookup: Signal<Out, Bit>,
+    /// Mark the key's entry acknowledged (CN_ACK).
+    pub ack: Signal<Out, Bit>,
+    /// Move the write pointer past its (unacknowledged) slot without recording.
+    pub skip: Signal<Out, Bit>,
+    /// Record `rec_value` for the key at the write pointer and advance it.
+    pub record: Signal<Out, Bit>,
+    /// The status to record with it.
+    pub rec_status: Signal<Out, Bits<8>>,
+    /// The value to record.
+    pub rec_value: Signal<Out, Bits<64>>,
+    /// The second word to record (Append's new tail; 0 for the others).
+    pub rec_arg1: Signal<Out, Bits<64>>,
+    /// The key is in the ring (lookup result).
+    pub hit: Signal<In, Bit>,
+    /// The slot at the write pointer is unacknowledged: a new request must not execute. The
+    /// ring as it was the cycle before (registered every cycle), valid with a lookup's result.
+    pub full: Signal<In, Bit>,
+    /// Its recorded status (lookup result).
+    pub status: Signal<In, Bits<8>>,
+    /// Its recorded result (lookup result).
+    pub value: Signal<In, Bits<64>>,
+    /// Its recorded second word (lookup result): Append's new tail, its answer's `arg1`.
+    pub arg1: Signal<In, Bits<64>>,
+}
+
+/// The idempotence ring's port (the sync unit's): look a key up, acknowledge, skip, record;
+/// the lookup's answer a cycle later (mate [`RingUse`]). The key is presented apart.
+#[derive(LogicInterface, Default)]
+#[join = "RingUse"]
+pub struct RingPort {
+    /// Look the key up (result next cycle).
+    pub lookup: Signal<In, Bit>,
+    /// Mark the key's entry acknowledged (CN_ACK).
+    pub ack: Signal<In, Bit>,
+    /// Move the write pointer past its (unacknowledged) slot without recording.
+    pub skip: Signal<In, Bit>,
+    /// Record `rec_value` for the key at the write pointer and advance it.
+    pub record: Signal<In, Bit>,
+    /// The status to record with it.
+    pub rec_status: Signal<In, Bits<8>>,
+    /// The value to record.
+    pub rec_value: Signal<In, Bits<64>>,
+    /// The second word to record (Append's new tail; 0 for the others).
+    pub rec_arg1: Signal<In, Bits<64>>,
+    /// The key is in the ring (lookup result).
+    pub hit: Signal<Out, Bit>,
+    /// The slot at the write pointer is unacknowledged: a new request must not execute. The
+    /// ring as it was the cycle before (registered every cycle), valid with a lookup's result.
+    pub full: Signal<Out, Bit>,
+    /// Its recorded status (lookup result).
+    pub status: Signal<Out, Bits<8>>,
+    /// Its recorded result (lookup result).
+    pub value: Signal<Out, Bits<64>>,
+    /// Its recorded second word (lookup result): Append's new tail, its answer's `arg1`.
+    pub arg1: Signal<Out, Bits<64>>,
+}

@@ -226,14 +226,10 @@ impl Logic for FastpathTop {
         self.sync.k_pid.next = self.exec.sync_key.val().get_bits::<16>(48);
         self.sync.k_client.next = self.exec.sync_key.val().get_bits::<16>(32);
         self.sync.k_req.next = self.exec.sync_key.val().get_bits::<32>(0);
-        self.sync.lk_valid.next = self.exec.ring_lookup.val();
-        self.sync.ack_valid.next = self.exec.ring_ack.val();
+        RingUse::join(&mut self.exec.ring, &mut self.sync.port);
         // RING_RELEASE: every entry of the member in `ring_key` (since the descriptor was
         // taken) is acknowledged.
         self.sync.rel_valid.next = self.sptx.ring_release.val();
-        self.sync.skip_valid.next = self.exec.ring_skip.val();
-        self.sync.rec_valid.next = self.exec.ring_record.val();
-        self.sync.rec_status.next = self.exec.ring_rec_status.val();
         // ---- The extend path (`Extend`): the request from the header, to the unit that starts
         // (Dispatch, below); the executor's side of its port (`OffloadService`): the unit's
         // accesses and answer while the executor serves it (`Offload`), the endings of its
@@ -255,13 +251,13 @@ impl Logic for FastpathTop {
         self.xs.tr_status.next = self.tr.status.val();
         UnitChannels::join(&mut self.ext.active, &mut self.xs.unit);
         self.ext.mem_data.next = self.m_axi_rdata.val();
-        self.xs.ring_hit.next = self.sync.hit.val();
-        self.xs.ring_full.next = self.sync.full.val();
+        self.xs.ring_hit.next = self.sync.port.hit.val();
+        self.xs.ring_full.next = self.sync.port.full.val();
         // Clio-KV's idempotence-ring verdict (the lookup a cycle before, in `Offload`).
-        self.ext.once_hit.next = self.sync.hit.val();
-        self.ext.once_full.next = self.sync.full.val();
-        self.ext.once_status.next = self.sync.status.val();
-        self.ext.once_value.next = self.sync.value.val();
+        self.ext.once_hit.next = self.sync.port.hit.val();
+        self.ext.once_full.next = self.sync.port.full.val();
+        self.ext.once_status.next = self.sync.port.status.val();
+        self.ext.once_value.next = self.sync.port.value.val();
         // KV_CONFIG's body: pid @88 (704), status @90 (720), base @96 (768), buckets @104
         // (832), records @112 (896); taken in SpTx.
         self.ext.cfg_load.next = self.sptx.kv_config.val();
@@ -294,8 +290,6 @@ impl Logic for FastpathTop {
         self.wa.block.next = self.xs.exec.writing.val();
         self.wa.block_data.next = self.xs.wdata.val();
         self.wa.block_strb.next = self.xs.wstrb.val();
-        self.sync.rec_value.next = self.exec.ring_rec_value.val();
-        self.sync.rec_arg1.next = self.exec.ring_rec_arg1.val();
         // Append's placement: the tail word as it arrives in SData (below).
         self.apl.load.next = self.exec.place_load.val();
         self.apl.tail.next = self.wa.old.val();
@@ -478,11 +472,6 @@ impl Logic for FastpathTop {
         self.exec.r_idle.next = self.r_idle.val();
         self.exec.w_busy.next = self.w_busy.val();
         self.exec.beat_done.next = self.bw.done.val();
-        self.exec.ring_hit.next = self.sync.hit.val();
-        self.exec.ring_full.next = self.sync.full.val();
-        self.exec.ring_status.next = self.sync.status.val();
-        self.exec.ring_value.next = self.sync.value.val();
-        self.exec.ring_arg1.next = self.sync.arg1.val();
         self.exec.alu_write.next = self.sync.alu_write.val();
         self.exec.word_old.next = self.wa.old.val();
         AppendPlacedIn::join(&mut self.exec.place, &mut self.apl.placed);

@@ -53,8 +53,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top",
-                find: "sync$ack_valid = exec$ring_ack;",
-                replace: "sync$ack_valid = 1'b0;",
+                find: "sync$port$ack = exec$ring$ack;",
+                replace: "sync$port$ack = 1'b0;",
             },
         ],
     },
@@ -431,8 +431,8 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "exactly once: a ring-recorded request that comes again is answered from the ring; here it never hits, so a retry executes again",
         edits: &[Edit {
             module: "fastpath_top$sync",
-            find: "hit = |o_m$q;",
-            replace: "hit = 1'b0;",
+            find: "port$hit = |o_m$q;",
+            replace: "port$hit = 1'b0;",
         }],
     },
     Mutant {

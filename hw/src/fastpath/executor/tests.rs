@@ -71,11 +71,11 @@ fn bench() -> Bench<Executor> {
     u.r_idle.next = true;
     u.w_busy.next = false;
     u.beat_done.next = false;
-    u.ring_hit.next = false;
-    u.ring_full.next = false;
-    u.ring_status.next = 0.into();
-    u.ring_value.next = 0.into();
-    u.ring_arg1.next = 0.into();
+    u.ring.hit.next = false;
+    u.ring.full.next = false;
+    u.ring.status.next = 0.into();
+    u.ring.value.next = 0.into();
+    u.ring.arg1.next = 0.into();
     u.alu_write.next = false;
     u.word_old.next = 0.into();
     u.place.log_full.next = false;
@@ -455,16 +455,16 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     u.h_va.next = va.to_bits();
     u.ahead.atomic_ok.next = true;
     b.settle();
-    assert!(b.uut.ring_lookup.val());
+    assert!(b.uut.ring.lookup.val());
     b.tick();
-    b.uut.ring_hit.next = true;
-    b.uut.ring_status.next = (Status::Ok as u64).to_bits();
-    b.uut.ring_value.next = 0x1234.into();
+    b.uut.ring.hit.next = true;
+    b.uut.ring.status.next = (Status::Ok as u64).to_bits();
+    b.uut.ring.value.next = 0x1234.into();
     b.settle();
     assert_eq!(b.uut.state(), State::SyncCheck);
     assert!(!b.uut.tr_start.val());
     b.tick();
-    b.uut.ring_hit.next = false;
+    b.uut.ring.hit.next = false;
     b.settle();
     assert!(b.uut.rsp_use_arg0.val());
     assert_eq!(b.uut.rsp_arg0.val().to_u64(), 0x1234);
@@ -474,11 +474,11 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     // Ring full: RETRY_LATER, and the write pointer skips the slot.
     offer(&mut b, Opcode::FetchAdd, 0, va & 63);
     b.tick();
-    b.uut.ring_full.next = true;
+    b.uut.ring.full.next = true;
     b.settle();
-    assert!(b.uut.ring_skip.val());
+    assert!(b.uut.ring.skip.val());
     b.tick();
-    b.uut.ring_full.next = false;
+    b.uut.ring.full.next = false;
     b.settle();
     expect_only_response(&mut b, Status::RetryLater);
     b.tick();
@@ -516,9 +516,9 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.uut.alu_write.next = true;
     b.settle();
     assert_eq!(b.uut.state(), State::SAlu);
-    assert!(b.uut.alu_load.val() && b.uut.ring_record.val());
+    assert!(b.uut.alu_load.val() && b.uut.ring.record.val());
     assert_eq!(
-        b.uut.ring_rec_value.val().to_u64(),
+        b.uut.ring.rec_value.val().to_u64(),
         41,
         "the old word is recorded"
     );

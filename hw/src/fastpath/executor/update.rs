@@ -160,13 +160,13 @@ impl Logic for Executor {
         self.tr_start.next = false;
         self.tr_va.next = self.vaq.q.val();
         self.tr_hit_take.next = false;
-        self.ring_lookup.next = false;
-        self.ring_ack.next = false;
-        self.ring_skip.next = false;
-        self.ring_record.next = false;
-        self.ring_rec_status.next = self.st_ok.val();
-        self.ring_rec_value.next = self.word_old.val();
-        self.ring_rec_arg1.next = 0.into();
+        self.ring.lookup.next = false;
+        self.ring.ack.next = false;
+        self.ring.skip.next = false;
+        self.ring.record.next = false;
+        self.ring.rec_status.next = self.st_ok.val();
+        self.ring.rec_value.next = self.word_old.val();
+        self.ring.rec_arg1.next = 0.into();
         self.alu_load.next = false;
         self.tail_load.next = false;
         self.place_load.next = false;
@@ -202,7 +202,7 @@ impl Logic for Executor {
                 self.once.d.next = self.cls.uses_ring.val();
                 self.rs_status.d.next = self.dsp.status.val();
                 self.stat_denied.next = self.dsp.denied.val();
-                self.ring_ack.next = self.dsp.ring_ack.val();
+                self.ring.ack.next = self.dsp.ring_ack.val();
                 self.kv_start.next = self.dsp.kv_start.val();
                 self.chase_start.next = self.dsp.chase_start.val();
                 self.state.d.next = State::Resp;
@@ -219,7 +219,7 @@ impl Logic for Executor {
                     self.state.d.next = State::Offload;
                 }
                 if self.dsp.to_sync_check.val() {
-                    self.ring_lookup.next = true;
+                    self.ring.lookup.next = true;
                     self.state.d.next = State::SyncCheck;
                 }
                 if self.dsp.fence_wait.val() {
@@ -276,16 +276,16 @@ impl Logic for Executor {
             }
             State::SyncCheck => {
                 self.rs_use_arg0.d.next = true;
-                self.rs_status.d.next = self.ring_status.val();
-                self.rs_arg0.d.next = self.ring_value.val();
+                self.rs_status.d.next = self.ring.status.val();
+                self.rs_arg0.d.next = self.ring.value.val();
                 // (A replayed Append's `arg1` is the new tail it recorded.)
-                self.rs_arg1.d.next = self.ring_arg1.val();
-                if self.once.q.val() & self.ring_hit.val() {
+                self.rs_arg1.d.next = self.ring.arg1.val();
+                if self.once.q.val() & self.ring.hit.val() {
                     self.state.d.next = State::Resp;
-                } else if self.once.q.val() & self.ring_full.val() {
+                } else if self.once.q.val() & self.ring.full.val() {
                     // The slot at the write pointer is unacknowledged: retry later, and the
                     // pointer moves past it so the next attempt takes the next slot.
-                    self.ring_skip.next = true;
+                    self.ring.skip.next = true;
                     self.rs_use_arg0.d.next = false;
                     self.rs_status.d.next = self.st_retry_later.val();
                     self.state.d.next = State::Resp;
@@ -299,7 +299,7 @@ impl Logic for Executor {
                     self.tr_start.next = true;
                     self.state.d.next = State::Translate;
                 }
-                if self.ap.q.val() & !(self.once.q.val() & self.ring_hit.val()) {
+                if self.ap.q.val() & !(self.once.q.val() & self.ring.hit.val()) {
                     // An Append answers arg0 = 0 unless it appended (or is replayed).
                     self.rs_arg0.d.next = 0.into();
                     self.rs_arg1.d.next = bit_cast::<64, 12>(self.place.footprint.val());
@@ -452,7 +452,7 @@ impl Logic for Executor {
                 self.rs_use_arg0.d.next = true;
                 self.rs_arg0.d.next = self.word_old.val();
                 self.alu_load.next = true;
-                self.ring_record.next = self.once.q.val();
+                self.ring.record.next = self.once.q.val();
                 if self.alu_write.val() {
                     self.state.d.next = State::SWrite;
                 } else {
@@ -491,9 +491,9 @@ impl Logic for Executor {
                         // The offload's block is written: the unit is told.
                         self.state.d.next = State::Offload;
                     } else if self.beat_done.val() & self.ap.q.val() {
-                        self.ring_record.next = self.once.q.val();
-                        self.ring_rec_value.next = self.place.old_tail.val();
-                        self.ring_rec_arg1.next = self.place.new_tail.val();
+                        self.ring.record.next = self.once.q.val();
+                        self.ring.rec_value.next = self.place.old_tail.val();
+                        self.ring.rec_arg1.next = self.place.new_tail.val();
                         self.rs_status.d.next = self.st_ok.val();
                         self.rs_arg0.d.next = self.place.old_tail.val();
                         self.rs_arg1.d.next = self.place.new_tail.val();
@@ -516,8 +516,8 @@ impl Logic for Executor {
                 // Clio-KV's put or delete asks the idempotence ring under the caller's
                 // (pid, client, req_id): looked up now, the verdict to the unit next cycle,
                 // the write pointer moved past an unacknowledged slot.
-                self.ring_lookup.next = self.unit.ring_lookup.val();
-                self.ring_skip.next = self.unit.ring_skip.val();
+                self.ring.lookup.next = self.unit.ring_lookup.val();
+                self.ring.skip.next = self.unit.ring_skip.val();
                 if self.unit.access.val() {
                     self.vaq.d.next = self.unit.access_va.val();
                     self.tr_va.next = self.unit.access_va.val();
@@ -537,9 +537,9 @@ impl Logic for Executor {
                     // A Clio-KV put or delete that executed records its answer (errors too,
                     // with value 0); a replay is the request's header with the recorded status
                     // and arg0, nothing else.
-                    self.ring_record.next = self.unit.ring_record.val();
-                    self.ring_rec_status.next = self.unit.ring_status.val();
-                    self.ring_rec_value.next = self.unit.ring_value.val();
+                    self.ring.record.next = self.unit.ring_record.val();
+                    self.ring.rec_status.next = self.unit.ring_status.val();
+                    self.ring.rec_value.next = self.unit.ring_value.val();
                     self.rs_status.d.next = self.unit.ans_status.val();
                     self.rs_plen.d.next = 0.into();
                     self.rs_arg0.d.next = self.unit.ans_arg0.val();
