@@ -438,3 +438,46 @@ pub struct RingPort {
     /// Its recorded second word (lookup result): Append's new tail, its answer's `arg1`.
     pub arg1: Signal<Out, Bits<64>>,
 }
+
+/// A PTE_WRITE descriptor's PTE as the slow-path TX block acts on it (mate [`PteDecoded`]).
+#[derive(LogicInterface, Default)]
+#[join = "PteDecoded"]
+pub struct PteDecodedIn {
+    /// The PTE_WRITE taken names a slot inside the table.
+    pub ok: Signal<In, Bit>,
+    /// The TLB's update for the PTE_WRITE taken: invalidate (not used), pid, vpn, permissions,
+    /// allocated-unmapped, and the frame (the PTE's, or its location when not valid).
+    pub inval: Signal<In, Bit>,
+    /// The TLB update's pid.
+    pub pid: Signal<In, Bits<16>>,
+    /// The TLB update's virtual page number.
+    pub vpn: Signal<In, Bits<36>>,
+    /// The TLB update's frame: the PTE's pfn, or its location `bucket << 4 | slot` when not valid.
+    pub pfn: Signal<In, Bits<40>>,
+    /// The TLB update's permissions (bit 0 read, bit 1 write).
+    pub perms: Signal<In, Bits<2>>,
+    /// The TLB update's page is allocated but not mapped (the PTE is not valid).
+    pub alloc: Signal<In, Bit>,
+}
+
+/// The PTE writer's decode of a PTE_WRITE descriptor: valid, and the TLB update it makes
+/// (mate [`PteDecodedIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "PteDecodedIn"]
+pub struct PteDecoded {
+    /// The PTE_WRITE taken names a slot inside the table.
+    pub ok: Signal<Out, Bit>,
+    /// The TLB's update for the PTE_WRITE taken: invalidate (not used), pid, vpn, permissions,
+    /// allocated-unmapped, and the frame (the PTE's, or its location when not valid).
+    pub inval: Signal<Out, Bit>,
+    /// The TLB update's pid.
+    pub pid: Signal<Out, Bits<16>>,
+    /// The TLB update's virtual page number.
+    pub vpn: Signal<Out, Bits<36>>,
+    /// The TLB update's frame: the PTE's pfn, or its location `bucket << 4 | slot` when not valid.
+    pub pfn: Signal<Out, Bits<40>>,
+    /// The TLB update's permissions (bit 0 read, bit 1 write).
+    pub perms: Signal<Out, Bits<2>>,
+    /// The TLB update's page is allocated but not mapped (the PTE is not valid).
+    pub alloc: Signal<Out, Bit>,
+}

@@ -15,6 +15,7 @@
 //! executor takes a descriptor only when idle, so a fault's PTE (loaded and written inside a
 //! request) is never overwritten before it is sent.
 
+use crate::fastpath::links::PteDecoded;
 use crate::spec::Spec;
 use clio_proto::consts::{BUCKET_BYTES, BUCKET_SLOTS, PTE_BYTES, VPN_BITS};
 use clio_proto::pte::{
@@ -64,21 +65,8 @@ pub struct PteWriter {
     pub fault_addr: Signal<In, Bits<40>>,
     /// The fault's PTE, 16 bytes, with `fault_load`.
     pub fault_data: Signal<In, Bits<128>>,
-    /// The PTE_WRITE taken names a slot inside the table.
-    pub desc_ok: Signal<Out, Bit>,
-    /// The TLB's update for the PTE_WRITE taken: invalidate (not used), pid, vpn, permissions,
-    /// allocated-unmapped, and the frame (the PTE's, or its location when not valid).
-    pub tu_inval: Signal<Out, Bit>,
-    /// The TLB update's pid.
-    pub tu_pid: Signal<Out, Bits<16>>,
-    /// The TLB update's virtual page number.
-    pub tu_vpn: Signal<Out, Bits<36>>,
-    /// The TLB update's permissions (bit 0 read, bit 1 write).
-    pub tu_perms: Signal<Out, Bits<2>>,
-    /// The TLB update's page is allocated but not mapped (the PTE is not valid).
-    pub tu_alloc: Signal<Out, Bit>,
-    /// The TLB update's frame: the PTE's pfn, or its location `bucket << 4 | slot` when not valid.
-    pub tu_pfn: Signal<Out, Bits<40>>,
+    /// The decode, for the slow-path TX block (`SlowPathTx::pte`, joined in the top).
+    pub decoded: PteDecoded,
     /// The write-back beat: byte address, data in DRAM lanes, strobes.
     pub beat_addr: Signal<Out, Bits<64>>,
     /// The write-back beat's data in DRAM lanes (the PTE in all four 16-byte lanes).
@@ -118,15 +106,15 @@ impl Logic for PteWriter {
             self.addr.d.next = self.fault_addr.val();
             self.data.d.next = self.fault_data.val();
         }
-        self.desc_ok.next = self.ok.q.val();
-        self.tu_inval.next = !self.data.q.val().get_bit(56);
-        self.tu_pid.next = self.data.q.val().get_bits::<16>(36);
-        self.tu_vpn.next = self.data.q.val().get_bits::<36>(0);
-        self.tu_perms.next = self.data.q.val().get_bits::<2>(58);
-        self.tu_alloc.next = !self.data.q.val().get_bit(57);
-        self.tu_pfn.next = self.data.q.val().get_bits::<40>(64);
+        self.decoded.ok.next = self.ok.q.val();
+        self.decoded.inval.next = !self.data.q.val().get_bit(56);
+        self.decoded.pid.next = self.data.q.val().get_bits::<16>(36);
+        self.decoded.vpn.next = self.data.q.val().get_bits::<36>(0);
+        self.decoded.perms.next = self.data.q.val().get_bits::<2>(58);
+        self.decoded.alloc.next = !self.data.q.val().get_bit(57);
+        self.decoded.pfn.next = self.data.q.val().get_bits::<40>(64);
         if !self.data.q.val().get_bit(57) {
-            self.tu_pfn.next = self.loc.q.val();
+            self.decoded.pfn.next = self.loc.q.val();
         }
         // 16 strobed bytes at `addr[5:4] * 16` of the beat: the PTE is in every 16-byte lane
         // and the strobes pick one (AXI writes no byte outside them), so no lane shifter.

@@ -21,7 +21,7 @@
 //!
 //! [`SlowPathDesc`]: crate::fastpath::slow_path_desc::SlowPathDesc
 
-use crate::fastpath::links::DescKindIn;
+use crate::fastpath::links::{DescKindIn, PteDecodedIn};
 use rust_hdl::prelude::*;
 
 /// The TX descriptor's actions.
@@ -35,21 +35,8 @@ pub struct SlowPathTx {
     pub act: Signal<In, Bit>,
     /// The held descriptor's kind and invalidation fields (`SlowPathDesc::kind`, joined in the top).
     pub desc: DescKindIn,
-    /// A PTE_WRITE's decode (`PteWriter`'s `desc_ok` and `tu_*`): inside the table, and the
-    /// TLB's update for its PTE.
-    pub pte_ok: Signal<In, Bit>,
-    /// The PTE_WRITE's TLB update is an invalidation (the PTE is cleared).
-    pub pte_inval: Signal<In, Bit>,
-    /// The PTE_WRITE's pid.
-    pub pte_pid: Signal<In, Bits<16>>,
-    /// The PTE_WRITE's virtual page number.
-    pub pte_vpn: Signal<In, Bits<36>>,
-    /// The PTE_WRITE's TLB frame (the PTE's pfn, or its location when not valid).
-    pub pte_pfn: Signal<In, Bits<40>>,
-    /// The PTE_WRITE's permissions (bit 0 read, bit 1 write).
-    pub pte_perms: Signal<In, Bits<2>>,
-    /// The PTE_WRITE's page is allocated but not mapped.
-    pub pte_alloc: Signal<In, Bit>,
+    /// The PTE writer's decode of a PTE_WRITE (`PteWriter::decoded`, joined in the top).
+    pub pte: PteDecodedIn,
     /// The page-fault unit's free list is full.
     pub fp_full: Signal<In, Bit>,
     /// This cycle's actions (with `act`).
@@ -102,15 +89,15 @@ impl Logic for SlowPathTx {
         self.reply.next = false;
         if self.act.val() {
             if self.desc.pte_write.val() {
-                if self.pte_ok.val() {
+                if self.pte.ok.val() {
                     self.to_pte.next = true;
                     self.r_valid.d.next = true;
-                    self.r_inval.d.next = self.pte_inval.val();
-                    self.r_pid.d.next = self.pte_pid.val();
-                    self.r_vpn.d.next = self.pte_vpn.val();
-                    self.r_pfn.d.next = self.pte_pfn.val();
-                    self.r_perms.d.next = self.pte_perms.val();
-                    self.r_alloc.d.next = self.pte_alloc.val();
+                    self.r_inval.d.next = self.pte.inval.val();
+                    self.r_pid.d.next = self.pte.pid.val();
+                    self.r_vpn.d.next = self.pte.vpn.val();
+                    self.r_pfn.d.next = self.pte.pfn.val();
+                    self.r_perms.d.next = self.pte.perms.val();
+                    self.r_alloc.d.next = self.pte.alloc.val();
                 }
             } else if self.desc.tlb_invalidate.val() {
                 if self.desc.vpn_fits.val() {

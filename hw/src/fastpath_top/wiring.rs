@@ -189,13 +189,7 @@ impl Logic for FastpathTop {
         self.sptx.reset.next = self.reset.val();
         self.sptx.act.next = self.exec.sp_tx_act.val();
         DescKindIn::join(&mut self.sptx.desc, &mut self.spd.kind);
-        self.sptx.pte_ok.next = self.ptw.desc_ok.val();
-        self.sptx.pte_inval.next = self.ptw.tu_inval.val();
-        self.sptx.pte_pid.next = self.ptw.tu_pid.val();
-        self.sptx.pte_vpn.next = self.ptw.tu_vpn.val();
-        self.sptx.pte_pfn.next = self.ptw.tu_pfn.val();
-        self.sptx.pte_perms.next = self.ptw.tu_perms.val();
-        self.sptx.pte_alloc.next = self.ptw.tu_alloc.val();
+        PteDecodedIn::join(&mut self.sptx.pte, &mut self.ptw.decoded);
         self.sptx.fp_full.next = self.tr.fp_full.val();
         // Its TLB update (PTE_WRITE's insert or invalidation, TLB_INVALIDATE), the cycle after
         // SpTx. Its generation is the TLB's now: only the slow path invalidates, one

@@ -85,31 +85,43 @@ fn pte_writes_and_faults_decode_and_lay_out() {
         let ok = slot < 16 && bucket < BUCKETS;
         let u = &b.uut;
         assert_eq!(
-            u.desc_ok.val(),
+            u.decoded.ok.val(),
             ok,
             "descriptor {i}: bucket {bucket} slot {slot}"
         );
         if ok {
             inside += 1;
-            assert_eq!(u.tu_inval.val(), !want.used, "descriptor {i}: invalidate");
             assert_eq!(
-                u.tu_pid.val().to_u64(),
+                u.decoded.inval.val(),
+                !want.used,
+                "descriptor {i}: invalidate"
+            );
+            assert_eq!(
+                u.decoded.pid.val().to_u64(),
                 want.pid as u64,
                 "descriptor {i}: pid"
             );
-            assert_eq!(u.tu_vpn.val().to_u64(), want.vpn, "descriptor {i}: vpn");
             assert_eq!(
-                u.tu_perms.val().to_u64(),
+                u.decoded.vpn.val().to_u64(),
+                want.vpn,
+                "descriptor {i}: vpn"
+            );
+            assert_eq!(
+                u.decoded.perms.val().to_u64(),
                 want.perms as u64,
                 "descriptor {i}: perms"
             );
-            assert_eq!(u.tu_alloc.val(), !want.valid, "descriptor {i}: allocated");
+            assert_eq!(
+                u.decoded.alloc.val(),
+                !want.valid,
+                "descriptor {i}: allocated"
+            );
             let frame = if want.valid {
                 want.pfn
             } else {
                 bucket << 4 | slot as u64
             };
-            assert_eq!(u.tu_pfn.val().to_u64(), frame, "descriptor {i}: frame");
+            assert_eq!(u.decoded.pfn.val().to_u64(), frame, "descriptor {i}: frame");
             let addr = bucket * 256 + slot as u64 * 16;
             check_beat(&b, addr, &want.to_bytes(), &format!("descriptor {i}"));
         } else {
