@@ -39,7 +39,8 @@ use crate::fastpath::extend::Extend;
 use crate::fastpath::ingest::Ingest;
 use crate::fastpath::key_check::KeyCheck;
 use crate::fastpath::links::{
-    AheadUse, AppendPlacedIn, DescKindIn, NextFrameIn, PteDecodedIn, RingUse, ServiceExec, TxLoadIn,
+    AheadUse, AppendPlacedIn, DescKindIn, NextFrameIn, PteDecodedIn, RingUse, ServiceExec,
+    TlbResultIn, TxLoadIn,
 };
 use crate::fastpath::offload_service::OffloadService;
 use crate::fastpath::ordering::Ordering;

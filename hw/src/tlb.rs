@@ -44,6 +44,7 @@
 //! translation. `gen` is the generation as it is once the update in the write stage is done,
 //! so an insert entering behind an invalidation with `up_gen = gen` is not dropped.
 
+use crate::fastpath::links::TlbResult;
 use crate::util::{index_bit_mask, Gather, GatherBytes};
 use clio_proto::consts::{TLB_ENTRIES, VPN_BITS};
 use rust_hdl::prelude::*;
@@ -73,18 +74,8 @@ pub struct Tlb {
     pub lk_vpn: Signal<In, Bits<36>>,
     /// Result of the lookup issued [`TLB_LATENCY`] cycles ago.
     pub res_valid: Signal<Out, Bit>,
-    /// The translation was present.
-    pub res_hit: Signal<Out, Bit>,
-    /// Frame number (when hit).
-    pub res_pfn: Signal<Out, Bits<40>>,
-    /// Permissions `READ | WRITE << 1` (when hit).
-    pub res_perms: Signal<Out, Bits<2>>,
-    /// The entry is an allocated page not yet mapped (when hit): `res_pfn` then holds its
-    /// PTE's location, `bucket << 4 | slot`, and the access is a first touch that the
-    /// page-fault unit can serve without a walk.
-    pub res_alloc: Signal<Out, Bit>,
-    /// Invalidation generation at the lookup (give it back with the insert after a walk).
-    pub res_gen: Signal<Out, Bits<16>>,
+    /// The lookup result (the translate stage's `tlb`, joined in the top; the look-ahead reads it).
+    pub res: TlbResult,
     /// An update enters.
     pub up_valid: Signal<In, Bit>,
     /// The update is an invalidation (else an insert).
@@ -246,11 +237,7 @@ impl Default for Tlb {
             lk_pid: Default::default(),
             lk_vpn: Default::default(),
             res_valid: Default::default(),
-            res_hit: Default::default(),
-            res_pfn: Default::default(),
-            res_perms: Default::default(),
-            res_alloc: Default::default(),
-            res_gen: Default::default(),
+            res: Default::default(),
             up_valid: Default::default(),
             up_inval: Default::default(),
             up_pid: Default::default(),
@@ -514,11 +501,11 @@ impl Logic for Tlb {
             self.u_valid.d.next = false;
         }
         self.res_valid.next = self.s2_valid.q.val();
-        self.res_hit.next = self.s2_hit.q.val();
-        self.res_pfn.next = self.data.read_data.val().get_bits::<40>(0);
-        self.res_perms.next = self.data.read_data.val().get_bits::<2>(40);
-        self.res_alloc.next = self.data.read_data.val().get_bit(42);
-        self.res_gen.next = self.s2_gen.q.val();
+        self.res.hit.next = self.s2_hit.q.val();
+        self.res.pfn.next = self.data.read_data.val().get_bits::<40>(0);
+        self.res.perms.next = self.data.read_data.val().get_bits::<2>(40);
+        self.res.alloc.next = self.data.read_data.val().get_bit(42);
+        self.res.gen.next = self.s2_gen.q.val();
         self.gen.next = self.gen_now.val();
     }
 }

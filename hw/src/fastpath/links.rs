@@ -481,3 +481,39 @@ pub struct PteDecoded {
     /// The TLB update's page is allocated but not mapped (the PTE is not valid).
     pub alloc: Signal<Out, Bit>,
 }
+
+/// The TLB's lookup result as the translate stage takes it (mate [`TlbResult`]).
+#[derive(LogicInterface, Default)]
+#[join = "TlbResult"]
+pub struct TlbResultIn {
+    /// The translation was present.
+    pub hit: Signal<In, Bit>,
+    /// The entry is an allocated page not yet mapped (when hit): `res_pfn` then holds its
+    /// PTE's location, `bucket << 4 | slot`, and the access is a first touch that the
+    /// page-fault unit can serve without a walk.
+    pub alloc: Signal<In, Bit>,
+    /// Permissions `READ | WRITE << 1` (when hit).
+    pub perms: Signal<In, Bits<2>>,
+    /// Frame number (when hit).
+    pub pfn: Signal<In, Bits<40>>,
+    /// Invalidation generation at the lookup (give it back with the insert after a walk).
+    pub gen: Signal<In, Bits<16>>,
+}
+
+/// The TLB's lookup result (mate [`TlbResultIn`]); the look-ahead reads it too.
+#[derive(LogicInterface, Default)]
+#[join = "TlbResultIn"]
+pub struct TlbResult {
+    /// The translation was present.
+    pub hit: Signal<Out, Bit>,
+    /// The entry is an allocated page not yet mapped (when hit): `res_pfn` then holds its
+    /// PTE's location, `bucket << 4 | slot`, and the access is a first touch that the
+    /// page-fault unit can serve without a walk.
+    pub alloc: Signal<Out, Bit>,
+    /// Permissions `READ | WRITE << 1` (when hit).
+    pub perms: Signal<Out, Bits<2>>,
+    /// Frame number (when hit).
+    pub pfn: Signal<Out, Bits<40>>,
+    /// Invalidation generation at the lookup (give it back with the insert after a walk).
+    pub gen: Signal<Out, Bits<16>>,
+}

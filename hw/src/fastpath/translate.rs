@@ -24,6 +24,7 @@
 //! PERMISSION (the PTE lacks `need`), RETRY_LATER (a fault with no room for its notice, or no
 //! free page), OK.
 
+use crate::fastpath::links::TlbResultIn;
 use crate::page_fault::PageFault;
 use crate::pt_walker::{outcome, PtWalker};
 use crate::spec::Spec;
@@ -117,16 +118,8 @@ pub struct Translate {
     pub lk_pid: Signal<Out, Bits<16>>,
     /// Lookup virtual page number.
     pub lk_vpn: Signal<Out, Bits<36>>,
-    /// The TLB's answer, two cycles after the lookup, and its generation.
-    pub res_hit: Signal<In, Bit>,
-    /// The hit entry is an allocated page not yet mapped.
-    pub res_alloc: Signal<In, Bit>,
-    /// The hit entry's permissions (bit 0 read, bit 1 write).
-    pub res_perms: Signal<In, Bits<2>>,
-    /// The hit entry's frame number.
-    pub res_pfn: Signal<In, Bits<40>>,
-    /// The TLB's generation with the answer.
-    pub res_gen: Signal<In, Bits<16>>,
+    /// The TLB's lookup result (`Tlb::res`, joined in the top).
+    pub tlb: TlbResultIn,
     /// The page-fault unit's TLB insert (a walked PTE, or a fault's new one).
     pub ti_valid: Signal<Out, Bit>,
     /// The insert's pid.
@@ -269,13 +262,13 @@ impl Logic for Translate {
         self.poff.next = self.va.q.val() & bit_cast::<64, 32>(self.poff_mask.val());
         self.vpn_q.d.next = bit_cast::<36, 64>(self.vpn.val());
         self.tlb_pa.next =
-            (bit_cast::<64, 40>(self.res_pfn.val()) << self.page_shift.val()) | self.poff.val();
+            (bit_cast::<64, 40>(self.tlb.pfn.val()) << self.page_shift.val()) | self.poff.val();
         self.walk_pa.next = (bit_cast::<64, 40>(self.walker.out_pfn.val())
             << self.page_shift.val())
             | self.poff.val();
         self.pf_pa.next =
             (bit_cast::<64, 40>(self.pf.out_pfn.val()) << self.page_shift.val()) | self.poff.val();
-        self.tlb_perm_ok.next = (self.res_perms.val() & self.need.val()) == self.need.val();
+        self.tlb_perm_ok.next = (self.tlb.perms.val() & self.need.val()) == self.need.val();
         // Outputs.
         self.done.next = self.step.q.val() == TranslateStep::Done;
         self.status.next = self.st.q.val();
@@ -304,7 +297,7 @@ impl Logic for Translate {
         self.walker.req_pid.next = self.pid.val();
         self.walker.req_vpn.next = self.vpn_q.q.val();
         self.walker.req_write.next = self.need.val().get_bit(1);
-        self.walker.req_gen.next = self.res_gen.val();
+        self.walker.req_gen.next = self.tlb.gen.val();
         self.walker.req_hashed.next = false;
         self.walker.req_hash.next = self.ahead_hash.val();
         self.walker.req_tag.next = 0.into();
@@ -354,7 +347,7 @@ impl Logic for Translate {
             TranslateStep::Result => {
                 self.step.d.next = TranslateStep::Done;
                 self.pa_q.d.next = self.tlb_pa.val();
-                if self.res_hit.val() & self.res_alloc.val() {
+                if self.tlb.hit.val() & self.tlb.alloc.val() {
                     // First touch of a page whose allocated PTE the TLB holds (inserted with
                     // its PTE_WRITE): the page-fault unit takes it now, no walk. Checks in the
                     // walk's order: permission, then room for the PAGE_MAPPED notice.
@@ -368,15 +361,15 @@ impl Logic for Translate {
                         self.pf.in_outcome.next = self.outcome_fault.val();
                         self.pf.in_pid.next = self.pid.val();
                         self.pf.in_vpn.next = self.vpn_q.q.val();
-                        self.pf.in_gen.next = self.res_gen.val();
+                        self.pf.in_gen.next = self.tlb.gen.val();
                         self.pf.in_tag.next = 0.into();
-                        self.pf.in_bucket.next = bit_cast::<32, 40>(self.res_pfn.val() >> 4);
-                        self.pf.in_slot.next = self.res_pfn.val().get_bits::<4>(0);
+                        self.pf.in_bucket.next = bit_cast::<32, 40>(self.tlb.pfn.val() >> 4);
+                        self.pf.in_slot.next = self.tlb.pfn.val().get_bits::<4>(0);
                         self.pf.in_pfn.next = 0.into();
-                        self.pf.in_perms.next = self.res_perms.val();
+                        self.pf.in_perms.next = self.tlb.perms.val();
                         self.step.d.next = TranslateStep::Fault;
                     }
-                } else if self.res_hit.val() {
+                } else if self.tlb.hit.val() {
                     self.ev_hit.next = true;
                     if self.tlb_perm_ok.val() {
                         self.st.d.next = self.st_ok.val();
@@ -386,7 +379,7 @@ impl Logic for Translate {
                     }
                 } else {
                     self.ev_miss.next = true;
-                    self.gen_q.d.next = self.res_gen.val();
+                    self.gen_q.d.next = self.tlb.gen.val();
                     if self.ahead.q.val() {
                         // The look-ahead's hash of this page: walk with it when it is ready
                         // (the walker hashes nothing else meanwhile: one walk at a time).

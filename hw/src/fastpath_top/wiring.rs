@@ -138,11 +138,7 @@ impl Logic for FastpathTop {
         self.tr.pid.next = self.t_pid.val();
         self.tr.need.next = self.exec.acc_need.val();
         self.tr.hit_take.next = self.exec.tr_hit_take.val();
-        self.tr.res_hit.next = self.tlb.res_hit.val();
-        self.tr.res_alloc.next = self.tlb.res_alloc.val();
-        self.tr.res_perms.next = self.tlb.res_perms.val();
-        self.tr.res_pfn.next = self.tlb.res_pfn.val();
-        self.tr.res_gen.next = self.tlb.res_gen.val();
+        TlbResultIn::join(&mut self.tr.tlb, &mut self.tlb.res);
         self.tr.fp_valid.next = self.sptx.free_page.val();
         self.tr.fp_pfn.next = self.spd.pfn.val();
         // The bucket read waits for earlier page-table writes; its beats come when no read's
@@ -526,10 +522,10 @@ impl Logic for FastpathTop {
         self.la.use_slot.next = self.sq.slot.val();
         self.la.use_next.next = self.sq.next_slot.val();
         self.la.tlb_update.next = self.tlb.up_valid.val();
-        self.la.res_hit.next = self.tlb.res_hit.val();
-        self.la.res_alloc.next = self.tlb.res_alloc.val();
-        self.la.res_perms.next = self.tlb.res_perms.val();
-        self.la.res_pfn.next = self.tlb.res_pfn.val();
+        self.la.res_hit.next = self.tlb.res.hit.val();
+        self.la.res_alloc.next = self.tlb.res.alloc.val();
+        self.la.res_perms.next = self.tlb.res.perms.val();
+        self.la.res_pfn.next = self.tlb.res.pfn.val();
         self.la.port_free.next = !self.x_lk.val();
         self.tlb.lk_valid.next = self.x_lk.val() | self.la.lk_valid.val();
         if !self.x_lk.val() {

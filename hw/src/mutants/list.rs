@@ -233,7 +233,7 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$tr",
-                find: "tlb_perm_ok = (res_perms & need) == need;",
+                find: "tlb_perm_ok = (tlb$perms & need) == need;",
                 replace: "tlb_perm_ok = 1'b1;",
             },
         ],

@@ -157,12 +157,12 @@ fn matches_model_with_tree_replacement() {
                 b.settle();
                 assert!(b.uut.res_valid.val());
                 let want = m.find(key(pid, vpn));
-                assert_eq!(b.uut.res_hit.val(), want.is_some(), "pid {pid} vpn {vpn}");
-                assert_eq!(b.uut.res_gen.val().to_u16(), m.gen);
+                assert_eq!(b.uut.res.hit.val(), want.is_some(), "pid {pid} vpn {vpn}");
+                assert_eq!(b.uut.res.gen.val().to_u16(), m.gen);
                 if let Some(t) = want {
                     hits += 1;
-                    assert_eq!(b.uut.res_pfn.val().to_u64(), m.data[t] & ((1 << 40) - 1));
-                    assert_eq!(b.uut.res_perms.val().to_u64(), m.data[t] >> 40);
+                    assert_eq!(b.uut.res.pfn.val().to_u64(), m.data[t] & ((1 << 40) - 1));
+                    assert_eq!(b.uut.res.perms.val().to_u64(), m.data[t] >> 40);
                     m.touch(t);
                 } else {
                     misses += 1;
@@ -219,7 +219,7 @@ fn evicts_where_the_tree_leads() {
         set_lookup(&mut b, false, 0, 0);
         b.tick();
         b.settle();
-        present.push((v, b.uut.res_hit.val()));
+        present.push((v, b.uut.res.hit.val()));
         b.tick();
     }
     for (v, hit) in present {
@@ -240,9 +240,9 @@ fn alloc_entries_round_trip() {
         b.tick();
         b.settle();
         let r = (
-            b.uut.res_hit.val(),
-            b.uut.res_alloc.val(),
-            b.uut.res_pfn.val().to_u64(),
+            b.uut.res.hit.val(),
+            b.uut.res.alloc.val(),
+            b.uut.res.pfn.val().to_u64(),
         );
         b.tick();
         r
@@ -281,11 +281,11 @@ fn in_flight_lookups_stay_consistent() {
     b.tick();
     set_lookup(&mut b, false, 0, 0);
     b.settle();
-    assert!(b.uut.res_valid.val() && b.uut.res_hit.val());
+    assert!(b.uut.res_valid.val() && b.uut.res.hit.val());
     assert_eq!(b.uut.gen.val().to_u16(), 1);
     b.tick();
     b.settle();
-    assert!(b.uut.res_valid.val() && !b.uut.res_hit.val());
+    assert!(b.uut.res_valid.val() && !b.uut.res.hit.val());
     // A walk that started before the invalidation tries to reinstate the old PTE: dropped.
     set_update(&mut b, true, false, 1, 5, 77, 3, 0);
     b.tick();
@@ -296,7 +296,7 @@ fn in_flight_lookups_stay_consistent() {
     set_lookup(&mut b, false, 0, 0);
     b.tick();
     b.settle();
-    assert!(!b.uut.res_hit.val());
+    assert!(!b.uut.res.hit.val());
     // Fill the TLB; the LRU entry (vpn 200) is looked up in the cycle its slot is rewritten
     // with vpn 999 (the insert's write stage): the compare saw the old tag, the data read
     // would see the new frame, so the lookup must miss.
@@ -314,7 +314,7 @@ fn in_flight_lookups_stay_consistent() {
     b.tick();
     b.settle();
     assert!(
-        b.uut.res_valid.val() && !b.uut.res_hit.val(),
+        b.uut.res_valid.val() && !b.uut.res.hit.val(),
         "stale entry returned"
     );
     // Rewritten one cycle after the compare: the read still sees the old, matching entry.
@@ -325,8 +325,8 @@ fn in_flight_lookups_stay_consistent() {
     set_update(&mut b, false, false, 0, 0, 0, 0, 0);
     b.tick();
     b.settle();
-    assert!(b.uut.res_hit.val());
-    assert_eq!(b.uut.res_pfn.val().to_u64(), 201);
+    assert!(b.uut.res.hit.val());
+    assert_eq!(b.uut.res.pfn.val().to_u64(), 201);
     // An insert is seen by a lookup in its write stage (forwarded: the tags do not hold
     // it yet), a new key and a rewrite of a present one alike, and is touched by it.
     for (vpn, pfn) in [(5000u64, 41u64), (5000, 42), (202, 43)] {
@@ -338,8 +338,8 @@ fn in_flight_lookups_stay_consistent() {
         set_lookup(&mut b, false, 0, 0);
         b.tick();
         b.settle();
-        assert!(b.uut.res_hit.val(), "vpn {vpn} in the write stage");
-        assert_eq!(b.uut.res_pfn.val().to_u64(), pfn);
+        assert!(b.uut.res.hit.val(), "vpn {vpn} in the write stage");
+        assert_eq!(b.uut.res.pfn.val().to_u64(), pfn);
         b.tick();
     }
 }
@@ -395,14 +395,14 @@ fn back_to_back_updates_match_model() {
             b.settle();
             let want = m.find(key(3, vpn));
             assert_eq!(
-                b.uut.res_hit.val(),
+                b.uut.res.hit.val(),
                 want.is_some(),
                 "round {round} vpn {vpn}"
             );
             if let Some(t) = want {
                 hits += 1;
                 assert_eq!(
-                    b.uut.res_pfn.val().to_u64(),
+                    b.uut.res.pfn.val().to_u64(),
                     m.data[t] & 0xFF_FFFF_FFFF,
                     "round {round} vpn {vpn}"
                 );

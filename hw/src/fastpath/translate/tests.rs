@@ -241,11 +241,11 @@ fn translations_match_the_page_table() {
                 },
             ),
         };
-        b.uut.res_hit.next = hit;
-        b.uut.res_alloc.next = e.alloc;
-        b.uut.res_perms.next = (e.perms as u64).to_bits();
-        b.uut.res_pfn.next = e.pfn.to_bits();
-        b.uut.res_gen.next = 0u64.to_bits();
+        b.uut.tlb.hit.next = hit;
+        b.uut.tlb.alloc.next = e.alloc;
+        b.uut.tlb.perms.next = (e.perms as u64).to_bits();
+        b.uut.tlb.pfn.next = e.pfn.to_bits();
+        b.uut.tlb.gen.next = 0u64.to_bits();
         let d = w.dram.drive(cycle);
         b.uut.r_valid.next = d.r_valid;
         b.uut.r_last.next = d.r_last;
