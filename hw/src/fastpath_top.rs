@@ -40,7 +40,7 @@ use crate::fastpath::ingest::Ingest;
 use crate::fastpath::key_check::KeyCheck;
 use crate::fastpath::links::{
     AheadUse, AppendPlacedIn, DescKindIn, NextFrameIn, PteDecodedIn, RingUse, ServiceExec,
-    TlbResultIn, TxLoadIn,
+    TlbResultIn, TranslateUse, TxLoadIn,
 };
 use crate::fastpath::offload_service::OffloadService;
 use crate::fastpath::ordering::Ordering;

@@ -44,7 +44,9 @@
 
 use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
-use crate::fastpath::links::{AheadUse, AppendPlacedIn, NextFrameIn, RingUse, ServiceExec};
+use crate::fastpath::links::{
+    AheadUse, AppendPlacedIn, NextFrameIn, RingUse, ServiceExec, TranslateUse,
+};
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
 use clio_proto::header::{field, FLAG_RESPONSE, HEADER_LEN};
@@ -221,22 +223,8 @@ pub struct Executor {
     pub seg_step: Signal<Out, Bit>,
 
     // ---- The translate stage (`Translate`).
-    /// Start a translation of `tr_va`'s page; take the stage's only-page hit.
-    pub tr_start: Signal<Out, Bit>,
-    /// The byte whose page is translated.
-    pub tr_va: Signal<Out, Bits<64>>,
-    /// Take the translate stage's only-page hit now (`Translate::hit_take`).
-    pub tr_hit_take: Signal<Out, Bit>,
-    /// The translate stage offers an only-page hit (`Translate::only_hit`).
-    pub tr_only_hit: Signal<In, Bit>,
-    /// The PA of that hit (`Translate::hit_pa`).
-    pub tr_hit_pa: Signal<In, Bits<64>>,
-    /// The translation is done (one cycle).
-    pub tr_done: Signal<In, Bit>,
-    /// The translation's status (with `tr_done`).
-    pub tr_status: Signal<In, Bits<8>>,
-    /// The translated PA (with `tr_done`, when OK).
-    pub tr_pa: Signal<In, Bits<64>>,
+    /// The translate stage (`Translate::exec`, joined in the top).
+    pub tr: TranslateUse,
 
     // ---- The ordering rules (`Ordering`): a read, a write, an atomic's word may go out; every
     // write has its B response.
@@ -367,8 +355,6 @@ pub struct Executor {
     pub lane: Signal<Out, Bits<6>>,
     /// The access's length in bytes.
     pub acc_len: Signal<Out, Bits<12>>,
-    /// The permissions the access needs, as the PTE's `READ | WRITE << 1`.
-    pub acc_need: Signal<Out, Bits<2>>,
     /// The access straddles a page: two pieces.
     pub acc_two: Signal<Out, Bit>,
     /// Bytes of the access on its first page.

@@ -517,3 +517,55 @@ pub struct TlbResult {
     /// Invalidation generation at the lookup (give it back with the insert after a walk).
     pub gen: Signal<Out, Bits<16>>,
 }
+
+/// The executor's side of the translate stage's port (mate [`TranslatePort`]).
+#[derive(LogicInterface, Default)]
+#[join = "TranslatePort"]
+pub struct TranslateUse {
+    /// This cycle's TLB answer (or the walk's result) is a mapped page with the permission:
+    /// `hit_pa`.
+    pub only_hit: Signal<In, Bit>,
+    /// The PA of `only_hit`.
+    pub hit_pa: Signal<In, Bits<64>>,
+    /// The translation is done (one cycle): `status`, and `pa` when OK.
+    pub done: Signal<In, Bit>,
+    /// The translation's status (with `done`).
+    pub status: Signal<In, Bits<8>>,
+    /// The translated PA (with `done`, when `status` is OK).
+    pub pa: Signal<In, Bits<64>>,
+    /// Permissions the access needs, as the PTE's `READ | WRITE << 1` (held, as `pid`).
+    pub need: Signal<Out, Bits<2>>,
+    /// The executor takes `only_hit`'s translation now: nothing more to do (no `done`).
+    pub hit_take: Signal<Out, Bit>,
+    /// Translate the page of `start_va` (from Idle or Done).
+    pub start: Signal<Out, Bit>,
+    /// The byte whose page is translated (the PA keeps its offset in the page).
+    pub start_va: Signal<Out, Bits<64>>,
+}
+
+/// The translate stage's port toward the executor: a translation asked for (its VA, the
+/// permission it needs), the only-page hit on offer, and the translation's end (mate
+/// [`TranslateUse`]).
+#[derive(LogicInterface, Default)]
+#[join = "TranslateUse"]
+pub struct TranslatePort {
+    /// This cycle's TLB answer (or the walk's result) is a mapped page with the permission:
+    /// `hit_pa`.
+    pub only_hit: Signal<Out, Bit>,
+    /// The PA of `only_hit`.
+    pub hit_pa: Signal<Out, Bits<64>>,
+    /// The translation is done (one cycle): `status`, and `pa` when OK.
+    pub done: Signal<Out, Bit>,
+    /// The translation's status (with `done`).
+    pub status: Signal<Out, Bits<8>>,
+    /// The translated PA (with `done`, when `status` is OK).
+    pub pa: Signal<Out, Bits<64>>,
+    /// Permissions the access needs, as the PTE's `READ | WRITE << 1` (held, as `pid`).
+    pub need: Signal<In, Bits<2>>,
+    /// The executor takes `only_hit`'s translation now: nothing more to do (no `done`).
+    pub hit_take: Signal<In, Bit>,
+    /// Translate the page of `start_va` (from Idle or Done).
+    pub start: Signal<In, Bit>,
+    /// The byte whose page is translated (the PA keeps its offset in the page).
+    pub start_va: Signal<In, Bits<64>>,
+}

@@ -24,7 +24,7 @@
 //! PERMISSION (the PTE lacks `need`), RETRY_LATER (a fault with no room for its notice, or no
 //! free page), OK.
 
-use crate::fastpath::links::TlbResultIn;
+use crate::fastpath::links::{TlbResultIn, TranslatePort};
 use crate::page_fault::PageFault;
 use crate::pt_walker::{outcome, PtWalker};
 use crate::spec::Spec;
@@ -76,15 +76,13 @@ pub struct Translate {
     pub page_shift: Signal<In, Bits<5>>,
     /// Bucket count - 1 (the page table is at physical address 0).
     pub bucket_mask: Signal<In, Bits<32>>,
-    /// Translate the page of `start_va` (from Idle or Done).
-    pub start: Signal<In, Bit>,
+    /// The executor's translations (`Executor::tr`, joined in the top).
+    pub exec: TranslatePort,
     /// With `start`: the executor looked this page up in the TLB itself this cycle (Dispatch's
     /// first page: its lookup goes out before the dispatch checks decide, from the
     /// look-ahead's registers, so the checks are not in front of the TLB's compare). The stage
     /// issues no lookup and takes the TLB's answer two cycles later.
     pub start_looked: Signal<In, Bit>,
-    /// The byte whose page is translated (the PA keeps its offset in the page).
-    pub start_va: Signal<In, Bits<64>>,
     /// With `start`: the TLB look-ahead hashes this page (pid and VPN of the executor's slot,
     /// hashed as its header arrived): a miss walks with that hash (`ahead_hash`, once
     /// `ahead_ok`) instead of hashing again. It is ready 13 cycles after the header, so a
@@ -97,21 +95,6 @@ pub struct Translate {
     /// The RAS: the request's pid, or the offload store's (held while translating, and in the
     /// cycle a walked page is taken with `hit_take`: the page-fault unit inserts it then).
     pub pid: Signal<In, Bits<16>>,
-    /// Permissions the access needs, as the PTE's `READ | WRITE << 1` (held, as `pid`).
-    pub need: Signal<In, Bits<2>>,
-    /// The executor takes `only_hit`'s translation now: nothing more to do (no `done`).
-    pub hit_take: Signal<In, Bit>,
-    /// This cycle's TLB answer (or the walk's result) is a mapped page with the permission:
-    /// `hit_pa`.
-    pub only_hit: Signal<Out, Bit>,
-    /// The PA of `only_hit`.
-    pub hit_pa: Signal<Out, Bits<64>>,
-    /// The translation is done (one cycle): `status`, and `pa` when OK.
-    pub done: Signal<Out, Bit>,
-    /// The translation's status (with `done`).
-    pub status: Signal<Out, Bits<8>>,
-    /// The translated PA (with `done`, when `status` is OK).
-    pub pa: Signal<Out, Bits<64>>,
     /// The TLB's lookup port (the look-ahead has it when `lk_valid` is low).
     pub lk_valid: Signal<Out, Bit>,
     /// Lookup pid.
@@ -268,13 +251,14 @@ impl Logic for Translate {
             | self.poff.val();
         self.pf_pa.next =
             (bit_cast::<64, 40>(self.pf.out_pfn.val()) << self.page_shift.val()) | self.poff.val();
-        self.tlb_perm_ok.next = (self.tlb.perms.val() & self.need.val()) == self.need.val();
+        self.tlb_perm_ok.next =
+            (self.tlb.perms.val() & self.exec.need.val()) == self.exec.need.val();
         // Outputs.
-        self.done.next = self.step.q.val() == TranslateStep::Done;
-        self.status.next = self.st.q.val();
-        self.pa.next = self.pa_q.q.val();
-        self.only_hit.next = false;
-        self.hit_pa.next = self.tlb_pa.val();
+        self.exec.done.next = self.step.q.val() == TranslateStep::Done;
+        self.exec.status.next = self.st.q.val();
+        self.exec.pa.next = self.pa_q.q.val();
+        self.exec.only_hit.next = false;
+        self.exec.hit_pa.next = self.tlb_pa.val();
         self.lk_valid.next = self.step.q.val() == TranslateStep::Lookup;
         self.lk_pid.next = self.pid.val();
         self.lk_vpn.next = self.vpn_q.q.val();
@@ -296,7 +280,7 @@ impl Logic for Translate {
         self.walker.req_valid.next = false;
         self.walker.req_pid.next = self.pid.val();
         self.walker.req_vpn.next = self.vpn_q.q.val();
-        self.walker.req_write.next = self.need.val().get_bit(1);
+        self.walker.req_write.next = self.exec.need.val().get_bit(1);
         self.walker.req_gen.next = self.tlb.gen.val();
         self.walker.req_hashed.next = false;
         self.walker.req_hash.next = self.ahead_hash.val();
@@ -309,7 +293,8 @@ impl Logic for Translate {
         self.ar_addr.next = self.walker.ar_addr.val();
         self.ar_len.next = self.walker.ar_len.val();
         self.walk_found.next = self.walker.out_outcome.val() != self.outcome_unmapped.val();
-        self.walk_perm_ok.next = (self.walker.out_perms.val() & self.need.val()) == self.need.val();
+        self.walk_perm_ok.next =
+            (self.walker.out_perms.val() & self.exec.need.val()) == self.exec.need.val();
         // The page-fault unit: fed from the walker (or from the TLB's allocated entry).
         self.pf.pt_base.next = 0.into();
         self.pf.in_valid.next = false;
@@ -373,7 +358,7 @@ impl Logic for Translate {
                     self.ev_hit.next = true;
                     if self.tlb_perm_ok.val() {
                         self.st.d.next = self.st_ok.val();
-                        self.only_hit.next = true;
+                        self.exec.only_hit.next = true;
                     } else {
                         self.st.d.next = self.st_permission.val();
                     }
@@ -422,8 +407,8 @@ impl Logic for Translate {
                             // A valid PTE with the permission: the executor may take the page
                             // now, as a TLB hit (`only_hit`, two cycles before `done`); the
                             // page-fault unit still inserts it into the TLB next cycle.
-                            self.only_hit.next = true;
-                            self.hit_pa.next = self.walk_pa.val();
+                            self.exec.only_hit.next = true;
+                            self.exec.hit_pa.next = self.walk_pa.val();
                         }
                     }
                 }
@@ -459,11 +444,11 @@ impl Logic for Translate {
             }
         }
         // The executor took the hit: nothing more.
-        if self.hit_take.val() {
+        if self.exec.hit_take.val() {
             self.step.d.next = TranslateStep::Idle;
         }
-        if self.start.val() {
-            self.va.d.next = self.start_va.val();
+        if self.exec.start.val() {
+            self.va.d.next = self.exec.start_va.val();
             self.ahead.d.next = self.start_ahead.val();
             self.step.d.next = TranslateStep::Page;
             if self.start_looked.val() {

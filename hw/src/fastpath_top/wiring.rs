@@ -136,8 +136,7 @@ impl Logic for FastpathTop {
         self.tr.page_shift.next = self.cfg_page_shift.val();
         self.tr.bucket_mask.next = self.cfg_bucket_mask.val();
         self.tr.pid.next = self.t_pid.val();
-        self.tr.need.next = self.exec.acc_need.val();
-        self.tr.hit_take.next = self.exec.tr_hit_take.val();
+        TranslateUse::join(&mut self.exec.tr, &mut self.tr.exec);
         TlbResultIn::join(&mut self.tr.tlb, &mut self.tlb.res);
         self.tr.fp_valid.next = self.sptx.free_page.val();
         self.tr.fp_pfn.next = self.spd.pfn.val();
@@ -238,7 +237,7 @@ impl Logic for FastpathTop {
         self.ext.req_pkt_count.next = self.h_cnt.val();
         self.ext.req_pkt_index.next = self.h_idx.val();
         ServiceExec::join(&mut self.exec.unit, &mut self.xs.exec);
-        self.xs.tr_status.next = self.tr.status.val();
+        self.xs.tr_status.next = self.tr.exec.status.val();
         UnitChannels::join(&mut self.ext.active, &mut self.xs.unit);
         self.ext.mem_data.next = self.m_axi_rdata.val();
         self.xs.ring_hit.next = self.sync.port.hit.val();
@@ -447,11 +446,6 @@ impl Logic for FastpathTop {
         self.exec.seg_count.next = self.rseg.count.val();
         self.exec.seg_next_va.next = self.rseg.next_va.val();
         self.exec.seg_next_len.next = self.rseg.next_len.val();
-        self.exec.tr_only_hit.next = self.tr.only_hit.val();
-        self.exec.tr_hit_pa.next = self.tr.hit_pa.val();
-        self.exec.tr_done.next = self.tr.done.val();
-        self.exec.tr_status.next = self.tr.status.val();
-        self.exec.tr_pa.next = self.tr.pa.val();
         self.exec.read_clear.next = self.order.read_clear.val();
         self.exec.write_clear.next = self.order.write_clear.val();
         self.exec.atomic_clear.next = self.order.atomic_clear.val();
@@ -533,14 +527,12 @@ impl Logic for FastpathTop {
             self.tlb.lk_vpn.next = self.la.lk_vpn.val();
         }
         // The translations the executor starts this cycle.
-        self.tr.start.next = self.exec.tr_start.val();
         self.tr.start_looked.next = self.x_dlk.val();
         // Dispatch's page is the look-ahead's slot's: a miss walks with its hash, computed as
         // the header arrived.
         self.tr.start_ahead.next = self.x_dlk.val();
         self.tr.ahead_ok.next = self.la.use_hash_ok.val();
         self.tr.ahead_hash.next = self.la.use_hash.val();
-        self.tr.start_va.next = self.exec.tr_va.val();
         // A TLB hit: the translate stage's, or a look-ahead translation taken in Dispatch.
         self.stats.hit.next = self.tr.ev_hit.val() | self.exec.ahead_hit.val();
     }

@@ -233,7 +233,7 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$tr",
-                find: "tlb_perm_ok = (tlb$perms & need) == need;",
+                find: "tlb_perm_ok = (tlb$perms & exec$need) == exec$need;",
                 replace: "tlb_perm_ok = 1'b1;",
             },
         ],
@@ -421,7 +421,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "translation: a request that crosses a page is translated page by page; here the bytes past the page end go to the frame after the first page's (physically contiguous pages assumed)",
         edits: &[Edit {
             module: "fastpath_top$exec",
-            find: "pa2$d = tr_pa;",
+            find: "pa2$d = tr$pa;",
             replace: "pa2$d = pa1$q + n1$q;",
         }],
     },

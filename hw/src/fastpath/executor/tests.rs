@@ -56,11 +56,11 @@ fn bench() -> Bench<Executor> {
     u.seg_count.next = 1.into();
     u.seg_next_va.next = 0.into();
     u.seg_next_len.next = 0.into();
-    u.tr_only_hit.next = false;
-    u.tr_hit_pa.next = 0.into();
-    u.tr_done.next = false;
-    u.tr_status.next = (Status::Ok as u64).to_bits();
-    u.tr_pa.next = 0.into();
+    u.tr.only_hit.next = false;
+    u.tr.hit_pa.next = 0.into();
+    u.tr.done.next = false;
+    u.tr.status.next = (Status::Ok as u64).to_bits();
+    u.tr.pa.next = 0.into();
     u.read_clear.next = true;
     u.write_clear.next = true;
     u.atomic_clear.next = true;
@@ -242,7 +242,7 @@ fn a_denied_request_executes_nothing() {
     b.uut.ahead.ok.next = true;
     b.settle();
     assert!(b.uut.stat_denied.val());
-    assert!(!b.uut.tr_start.val() && !b.uut.ahead_hit.val());
+    assert!(!b.uut.tr.start.val() && !b.uut.ahead_hit.val());
     b.tick();
     b.settle();
     expect_only_response(&mut b, Status::Denied);
@@ -276,7 +276,7 @@ fn a_read_translated_ahead_goes_straight_to_its_bursts_and_its_response() {
         b.uut.ahead_hit.val(),
         "a look-ahead translation is a TLB hit"
     );
-    assert!(!b.uut.dispatch_lookup.val() && !b.uut.tr_start.val());
+    assert!(!b.uut.dispatch_lookup.val() && !b.uut.tr.start.val());
     // The read-after-write rule holds the address.
     b.uut.read_clear.next = false;
     b.tick();
@@ -326,8 +326,8 @@ fn a_long_read_goes_on_with_its_next_packet() {
     assert_eq!(b.uut.state(), State::RAddr);
     // Packet 0 handed over: packet 1 is translated next, not the next frame.
     assert!(b.uut.job_valid.val() && b.uut.done.val());
-    assert!(b.uut.tr_start.val());
-    assert_eq!(b.uut.tr_va.val().to_u64(), va + MAX_PAYLOAD as u64);
+    assert!(b.uut.tr.start.val());
+    assert_eq!(b.uut.tr.start_va.val().to_u64(), va + MAX_PAYLOAD as u64);
     b.uut.frame.full.next = true;
     b.settle();
     assert!(!b.uut.take.val(), "the answer's next packet goes first");
@@ -359,8 +359,8 @@ fn a_write_missing_the_look_ahead_is_translated_then_handed_to_the_write_data_st
     u.ahead.write_in_va.next = true;
     b.settle();
     assert!(b.uut.dispatch_lookup.val(), "Dispatch looks its page up");
-    assert!(b.uut.tr_start.val());
-    assert_eq!(b.uut.tr_va.val().to_u64(), va);
+    assert!(b.uut.tr.start.val());
+    assert_eq!(b.uut.tr.start_va.val().to_u64(), va);
     b.tick();
     b.settle();
     assert_eq!(b.uut.state(), State::Translate);
@@ -368,20 +368,20 @@ fn a_write_missing_the_look_ahead_is_translated_then_handed_to_the_write_data_st
     // lookup and answer): `page_rem` is registered from `vaq` by then.
     b.tick();
     b.settle();
-    assert!(!b.uut.tr_start.val());
+    assert!(!b.uut.tr.start.val());
     // 40 bytes on the first page, 60 on the next: two pieces.
-    b.uut.tr_done.next = true;
-    b.uut.tr_pa.next = (pa + (va % PAGE)).to_bits();
+    b.uut.tr.done.next = true;
+    b.uut.tr.pa.next = (pa + (va % PAGE)).to_bits();
     b.settle();
-    assert!(b.uut.tr_start.val(), "the second page");
-    assert_eq!(b.uut.tr_va.val().to_u64(), va + 40);
+    assert!(b.uut.tr.start.val(), "the second page");
+    assert_eq!(b.uut.tr.start_va.val().to_u64(), va + 40);
     b.tick();
-    b.uut.tr_pa.next = 0x5_0000.into();
+    b.uut.tr.pa.next = 0x5_0000.into();
     b.settle();
     assert!(b.uut.acc_two.val());
     assert_eq!(b.uut.acc_n1.val().to_u64(), 40);
     b.tick();
-    b.uut.tr_done.next = false;
+    b.uut.tr.done.next = false;
     b.uut.write_clear.next = false;
     b.settle();
     assert_eq!(b.uut.state(), State::WAddr);
@@ -439,7 +439,7 @@ fn a_durable_write_without_a_persistence_domain_is_unsupported() {
     u.ahead.write_in_va.next = true;
     u.ahead.ok.next = true;
     b.settle();
-    assert!(!b.uut.ahead_hit.val() && !b.uut.tr_start.val());
+    assert!(!b.uut.ahead_hit.val() && !b.uut.tr.start.val());
     b.tick();
     b.settle();
     expect_only_response(&mut b, Status::Unsupported);
@@ -462,7 +462,7 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.uut.ring.value.next = 0x1234.into();
     b.settle();
     assert_eq!(b.uut.state(), State::SyncCheck);
-    assert!(!b.uut.tr_start.val());
+    assert!(!b.uut.tr.start.val());
     b.tick();
     b.uut.ring.hit.next = false;
     b.settle();
@@ -487,14 +487,14 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     offer(&mut b, Opcode::FetchAdd, 0, va & 63);
     b.tick();
     b.settle();
-    assert!(b.uut.tr_start.val());
+    assert!(b.uut.tr.start.val());
     b.tick();
-    b.uut.tr_only_hit.next = true;
-    b.uut.tr_hit_pa.next = pa.to_bits();
+    b.uut.tr.only_hit.next = true;
+    b.uut.tr.hit_pa.next = pa.to_bits();
     b.settle();
-    assert!(b.uut.tr_hit_take.val());
+    assert!(b.uut.tr.hit_take.val());
     b.tick();
-    b.uut.tr_only_hit.next = false;
+    b.uut.tr.only_hit.next = false;
     b.uut.atomic_clear.next = false;
     b.settle();
     assert_eq!(b.uut.state(), State::SAddr);
@@ -544,10 +544,10 @@ fn a_failed_translation_is_the_response_and_slow_opcodes_are_pushed() {
     b.uut.ahead.read_ok.next = true;
     b.uut.ahead.len.next = 16.into();
     b.tick();
-    b.uut.tr_done.next = true;
-    b.uut.tr_status.next = (Status::Unmapped as u64).to_bits();
+    b.uut.tr.done.next = true;
+    b.uut.tr.status.next = (Status::Unmapped as u64).to_bits();
     b.tick();
-    b.uut.tr_done.next = false;
+    b.uut.tr.done.next = false;
     b.settle();
     assert_eq!(b.uut.rsp_plen.val().to_u64(), 0);
     expect_only_response(&mut b, Status::Unmapped);

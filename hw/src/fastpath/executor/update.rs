@@ -51,7 +51,7 @@ impl Logic for Executor {
         self.sync_key.next = self.ring_key.q.val();
         self.lane.next = self.o.q.val();
         self.acc_len.next = self.len.q.val();
-        self.acc_need.next = self.need.q.val();
+        self.tr.need.next = self.need.q.val();
         self.acc_two.next = self.two.q.val();
         self.acc_n1.next = self.n1.q.val();
         self.acc_pa1.next = self.pa1.q.val();
@@ -99,8 +99,8 @@ impl Logic for Executor {
         // The unit's access failed its translation; its word's R beat arrives; its block is
         // written.
         self.unit.tr_fail.next = (self.state.q.val() == State::Translate)
-            & self.tr_done.val()
-            & (self.tr_status.val() != self.st_ok.val());
+            & self.tr.done.val()
+            & (self.tr.status.val() != self.st_ok.val());
         self.u_word_in.next = (self.state.q.val() == State::SData)
             & self.unit.accessing.val()
             & self.r_valid.val()
@@ -157,9 +157,9 @@ impl Logic for Executor {
             self.job_len.next = self.header_len.val();
         }
         self.job_hdr.next = self.resp_hdr.val();
-        self.tr_start.next = false;
-        self.tr_va.next = self.vaq.q.val();
-        self.tr_hit_take.next = false;
+        self.tr.start.next = false;
+        self.tr.start_va.next = self.vaq.q.val();
+        self.tr.hit_take.next = false;
         self.ring.lookup.next = false;
         self.ring.ack.next = false;
         self.ring.skip.next = false;
@@ -208,8 +208,8 @@ impl Logic for Executor {
                 self.state.d.next = State::Resp;
                 if self.dsp.to_translate.val() {
                     // (A read's `data_va` is its `va`.)
-                    self.tr_start.next = true;
-                    self.tr_va.next = self.ahead.va.val();
+                    self.tr.start.next = true;
+                    self.tr.start_va.next = self.ahead.va.val();
                     self.state.d.next = State::Translate;
                 }
                 if self.dsp.to_slow_push.val() {
@@ -296,7 +296,7 @@ impl Logic for Executor {
                     self.state.d.next = State::Resp;
                 } else {
                     self.rs_use_arg0.d.next = false;
-                    self.tr_start.next = true;
+                    self.tr.start.next = true;
                     self.state.d.next = State::Translate;
                 }
                 if self.ap.q.val() & !(self.once.q.val() & self.ring.hit.val()) {
@@ -306,7 +306,7 @@ impl Logic for Executor {
                 }
             }
             State::Translate => {
-                if self.tr_only_hit.val()
+                if self.tr.only_hit.val()
                     & !self.piece.q.val()
                     & !self.unit.accessing.val()
                     & self.one_page.q.val()
@@ -314,15 +314,15 @@ impl Logic for Executor {
                     // A request's only page (not an offload's access), mapped and permitted
                     // in the TLB: on to the access now (`hit_go`).
                     self.hit_go.next = true;
-                    self.hit_pa.next = self.tr_hit_pa.val();
+                    self.hit_pa.next = self.tr.hit_pa.val();
                     self.hit_len.next = self.len.q.val();
                     self.hit_need.next = self.need.q.val();
                 }
-                if self.tr_done.val() {
+                if self.tr.done.val() {
                     if self.piece.q.val() {
-                        self.pa2.d.next = self.tr_pa.val();
+                        self.pa2.d.next = self.tr.pa.val();
                     } else {
-                        self.pa1.d.next = self.tr_pa.val();
+                        self.pa1.d.next = self.tr.pa.val();
                     }
                     // Second page of a straddling range, or the access.
                     if !self.piece.q.val() {
@@ -333,19 +333,19 @@ impl Logic for Executor {
                             self.two.d.next = true;
                         }
                     }
-                    if (self.tr_status.val() != self.st_ok.val()) & self.unit.accessing.val() {
+                    if (self.tr.status.val() != self.st_ok.val()) & self.unit.accessing.val() {
                         // An offload's access failed: the unit is told (`xs.tr_fail`), and
                         // answers.
                         self.state.d.next = State::Offload;
-                    } else if self.tr_status.val() != self.st_ok.val() {
-                        self.rs_status.d.next = self.tr_status.val();
+                    } else if self.tr.status.val() != self.st_ok.val() {
+                        self.rs_status.d.next = self.tr.status.val();
                         self.rs_plen.d.next = 0.into();
                         self.rs_len.d.next = self.header_len.val();
                         self.state.d.next = State::Resp;
                     } else if !self.piece.q.val() & !self.one_page.q.val() {
                         self.piece.d.next = true;
-                        self.tr_va.next = self.va_next.q.val();
-                        self.tr_start.next = true;
+                        self.tr.start_va.next = self.va_next.q.val();
+                        self.tr.start.next = true;
                         self.state.d.next = State::Translate;
                     } else {
                         self.piece.d.next = false;
@@ -474,12 +474,12 @@ impl Logic for Executor {
                     self.rs_status.d.next = self.st_bad_request.val();
                 } else {
                     self.vaq.d.next = self.place.record_va.val();
-                    self.tr_va.next = self.place.record_va.val();
+                    self.tr.start_va.next = self.place.record_va.val();
                     self.o.d.next = self.place.record_va.val().get_bits::<6>(0);
                     self.len.d.next = self.place.footprint.val();
                     self.need.d.next = self.need_write.val();
                     self.piece.d.next = false;
-                    self.tr_start.next = true;
+                    self.tr.start.next = true;
                     self.state.d.next = State::Translate;
                 }
             }
@@ -520,7 +520,7 @@ impl Logic for Executor {
                 self.ring.skip.next = self.unit.ring_skip.val();
                 if self.unit.access.val() {
                     self.vaq.d.next = self.unit.access_va.val();
-                    self.tr_va.next = self.unit.access_va.val();
+                    self.tr.start_va.next = self.unit.access_va.val();
                     // An 8-byte aligned word, read as an atomic's.
                     self.len.d.next = self.atomic_bytes.val();
                     self.need.d.next = self.need_read.val();
@@ -530,7 +530,7 @@ impl Logic for Executor {
                         self.need.d.next = self.need_write.val();
                     }
                     self.piece.d.next = false;
-                    self.tr_start.next = true;
+                    self.tr.start.next = true;
                     self.state.d.next = State::Translate;
                 }
                 if self.unit.ans_valid.val() {
@@ -547,14 +547,14 @@ impl Logic for Executor {
                     self.state.d.next = State::Resp;
                     if self.unit.ans_read.val() {
                         self.vaq.d.next = self.unit.ans_read_va.val();
-                        self.tr_va.next = self.unit.ans_read_va.val();
+                        self.tr.start_va.next = self.unit.ans_read_va.val();
                         self.o.d.next = self.unit.ans_read_va.val().get_bits::<6>(0);
                         self.len.d.next = self.unit.ans_read_len.val();
                         self.need.d.next = self.need_read.val();
                         self.piece.d.next = false;
                         self.rs_len.d.next = self.unit.ans_read_len.val() + self.header_len.val();
                         self.rs_plen.d.next = bit_cast::<16, 12>(self.unit.ans_read_len.val());
-                        self.tr_start.next = true;
+                        self.tr.start.next = true;
                         self.state.d.next = State::Translate;
                     }
                 }
@@ -609,7 +609,7 @@ impl Logic for Executor {
         // translation's `done` cycle done here.
         if self.hit_go.val() {
             // (From Translate: the translate stage's hit, taken now.)
-            self.tr_hit_take.next = self.state.q.val() == State::Translate;
+            self.tr.hit_take.next = self.state.q.val() == State::Translate;
             self.pa1.d.next = self.hit_pa.val();
             self.n1.d.next = self.hit_len.val();
             self.two.d.next = false;
@@ -643,13 +643,13 @@ impl Logic for Executor {
                 self.rd_more.d.next = bit_cast::<17, 16>(self.rd_i.q.val()) + 2
                     < bit_cast::<17, 16>(self.rd_n.q.val());
                 self.vaq.d.next = self.seg_next_va.val();
-                self.tr_va.next = self.seg_next_va.val();
+                self.tr.start_va.next = self.seg_next_va.val();
                 self.len.d.next = self.seg_next_len.val();
                 self.rs_len.d.next = self.seg_next_len.val() + self.header_len.val();
                 self.rs_plen.d.next = bit_cast::<16, 12>(self.seg_next_len.val());
                 self.piece.d.next = false;
                 self.x_free.next = false;
-                self.tr_start.next = true;
+                self.tr.start.next = true;
                 self.state.d.next = State::Translate;
             }
         }

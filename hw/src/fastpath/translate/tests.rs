@@ -255,15 +255,15 @@ fn translations_match_the_page_table() {
         b.uut.notice_ready.next = r.below(3) != 0;
         b.uut.w_free.next = r.below(4) != 0;
         b.uut.pte_done.next = pte_held > 0 && pte_held >= pte_delay;
-        b.uut.start.next = false;
+        b.uut.exec.start.next = false;
         b.uut.start_looked.next = false;
-        b.uut.hit_take.next = false;
+        b.uut.exec.hit_take.next = false;
         b.uut.fp_valid.next = false;
         b.uut.start_ahead.next = false;
         b.uut.ahead_ok.next = false;
         if let Some(c) = &cur {
             b.uut.pid.next = (c.pid as u64).to_bits();
-            b.uut.need.next = (c.need as u64).to_bits();
+            b.uut.exec.need.next = (c.need as u64).to_bits();
             b.uut.ahead_ok.next = c.ahead.is_some_and(|t| cycle >= t);
             b.uut.ahead_hash.next = (clio_proto::pt_hash::pt_hash(c.pid, c.vpn) as u64).to_bits();
         }
@@ -305,7 +305,7 @@ fn translations_match_the_page_table() {
         let mut finished = false;
         if let Some(c) = &mut cur {
             let u = &b.uut;
-            if u.only_hit.val() {
+            if u.exec.only_hit.val() {
                 assert!(
                     c.want.only_hit || c.walk_hit,
                     "only_hit for {:?}, want {:?}",
@@ -324,18 +324,18 @@ fn translations_match_the_page_table() {
                     );
                     walk_hits += 1;
                 }
-                let pa = u.hit_pa.val().to_u64();
+                let pa = u.exec.hit_pa.val().to_u64();
                 assert_eq!(pa, c.want.pfn.expect("a frame") << SHIFT | (c.va & 0xFFF));
                 if c.take {
-                    b.uut.hit_take.next = true;
+                    b.uut.exec.hit_take.next = true;
                     finished = true;
                     taken += 1;
                 }
             }
             let u = &b.uut;
-            if u.done.val() {
+            if u.exec.done.val() {
                 assert!(!finished, "done after the hit was taken");
-                let st = u.status.val().to_u64() as u8;
+                let st = u.exec.status.val().to_u64() as u8;
                 assert_eq!(
                     st,
                     c.want.status as u8,
@@ -345,7 +345,11 @@ fn translations_match_the_page_table() {
                     c.want
                 );
                 if let Some(pfn) = c.want.pfn {
-                    assert_eq!(u.pa.val().to_u64(), pfn << SHIFT | (c.va & 0xFFF), "pa");
+                    assert_eq!(
+                        u.exec.pa.val().to_u64(),
+                        pfn << SHIFT | (c.va & 0xFFF),
+                        "pa"
+                    );
                 }
                 assert_eq!(
                     c.seen_hit,
@@ -432,18 +436,18 @@ fn translations_match_the_page_table() {
             let walk_hit = !tlb_hit && want.status == Status::Ok && want.fault.is_none();
             let issue = r.below(2) == 0;
             let ahead = (issue && r.below(2) == 0).then(|| cycle + r.below(16));
-            b.uut.start.next = true;
+            b.uut.exec.start.next = true;
             b.uut.start_looked.next = issue;
             b.uut.start_ahead.next = ahead.is_some();
             b.uut.ahead_ok.next = ahead == Some(cycle);
             b.uut.ahead_hash.next = (clio_proto::pt_hash::pt_hash(pid, vpn) as u64).to_bits();
-            b.uut.start_va.next = va.to_bits();
+            b.uut.exec.start_va.next = va.to_bits();
             if issue {
                 // Dispatch's own lookup of the page, this cycle (the stage issues none).
                 lookups.push_back((cycle, pid, vpn));
             }
             b.uut.pid.next = (pid as u64).to_bits();
-            b.uut.need.next = (need as u64).to_bits();
+            b.uut.exec.need.next = (need as u64).to_bits();
             cur = Some(Cur {
                 pid,
                 vpn,
