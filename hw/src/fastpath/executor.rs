@@ -45,7 +45,7 @@
 use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
 use crate::fastpath::links::{
-    AheadUse, AppendPlacedIn, NextFrameIn, RingUse, ServiceExec, TranslateUse,
+    AheadUse, AppendPlacedIn, NextFrameIn, OrderClearIn, RingUse, ServiceExec, TranslateUse,
 };
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
@@ -228,14 +228,8 @@ pub struct Executor {
 
     // ---- The ordering rules (`Ordering`): a read, a write, an atomic's word may go out; every
     // write has its B response.
-    /// A data read may go out.
-    pub read_clear: Signal<In, Bit>,
-    /// A write's addresses may go out.
-    pub write_clear: Signal<In, Bit>,
-    /// An atomic's one-beat read may go out.
-    pub atomic_clear: Signal<In, Bit>,
-    /// Every write has its B response and none is streaming.
-    pub fence_clear: Signal<In, Bit>,
+    /// The ordering rules' verdicts (`Ordering::clear`, joined in the top).
+    pub order: OrderClearIn,
 
     // ---- DRAM: the executor's read and write addresses (the top muxes them onto the port
     // while `ar_own` / `aw_own`), the R beats of its word reads.

@@ -569,3 +569,32 @@ pub struct TranslatePort {
     /// The byte whose page is translated (the PA keeps its offset in the page).
     pub start_va: Signal<In, Bits<64>>,
 }
+
+/// The ordering rules' verdicts as the executor uses them (mate [`OrderClear`]).
+#[derive(LogicInterface, Default)]
+#[join = "OrderClear"]
+pub struct OrderClearIn {
+    /// A data read may go out.
+    pub read_clear: Signal<In, Bit>,
+    /// A write's addresses may go out.
+    pub write_clear: Signal<In, Bit>,
+    /// An atomic's one-beat read may go out (and take the R beats).
+    pub atomic_clear: Signal<In, Bit>,
+    /// Every write has its B response and none is streaming.
+    pub fence_clear: Signal<In, Bit>,
+}
+
+/// The ordering rules' verdicts: a read, a write, an atomic, a fence may go out now (mate
+/// [`OrderClearIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "OrderClearIn"]
+pub struct OrderClear {
+    /// A data read may go out.
+    pub read_clear: Signal<Out, Bit>,
+    /// A write's addresses may go out.
+    pub write_clear: Signal<Out, Bit>,
+    /// An atomic's one-beat read may go out (and take the R beats).
+    pub atomic_clear: Signal<Out, Bit>,
+    /// Every write has its B response and none is streaming.
+    pub fence_clear: Signal<Out, Bit>,
+}

@@ -28,6 +28,7 @@
 //! handshakes (a write's last W beat, a B response), among compares of registers, so the
 //! handshakes are not in front of a subtraction either.
 
+use crate::fastpath::links::OrderClear;
 use rust_hdl::prelude::*;
 
 /// The ordering rules.
@@ -47,16 +48,10 @@ pub struct Ordering {
     pub w_busy: Signal<In, Bit>,
     /// No read has R beats still to come (the read-data stage's `reads_idle`).
     pub reads_idle: Signal<In, Bit>,
-    /// A data read may go out.
-    pub read_clear: Signal<Out, Bit>,
+    /// The verdicts, for the executor (`Executor::order`, joined in the top).
+    pub clear: OrderClear,
     /// A page-table walk may read.
     pub walk_clear: Signal<Out, Bit>,
-    /// An atomic's one-beat read may go out (and take the R beats).
-    pub atomic_clear: Signal<Out, Bit>,
-    /// A write's addresses may go out.
-    pub write_clear: Signal<Out, Bit>,
-    /// Every write has its B response and none is streaming.
-    pub fence_clear: Signal<Out, Bit>,
     /// Write bursts whose last W beat was taken, and B responses received (mod 256).
     w_seq: DFF<Bits<8>>,
     b_seq: DFF<Bits<8>>,
@@ -93,11 +88,11 @@ impl Logic for Ordering {
         // A write whose data is still streaming has no B yet: data reads wait for it too.
         self.pt_clear.next = !self.pt_wait.q.val();
         self.data_clear.next = !self.data_wait.q.val() & !self.w_busy.val();
-        self.read_clear.next = self.data_clear.val();
+        self.clear.read_clear.next = self.data_clear.val();
         self.walk_clear.next = self.pt_clear.val() & self.reads_idle.val();
-        self.atomic_clear.next = self.data_clear.val() & self.reads_idle.val();
-        self.write_clear.next = self.reads_idle.val();
-        self.fence_clear.next = !self.any_wait.q.val() & !self.w_busy.val();
+        self.clear.atomic_clear.next = self.data_clear.val() & self.reads_idle.val();
+        self.clear.write_clear.next = self.reads_idle.val();
+        self.clear.fence_clear.next = !self.any_wait.q.val() & !self.w_busy.val();
         // The counts and marks. A caught-up mark follows the B count, so it never falls 128
         // behind (mod 256).
         self.b_seq_1.next = self.b_seq.q.val() + 1;

@@ -232,7 +232,7 @@ impl Env {
                 self.b.cycle - start < self.budget,
                 "node hung in {:?} every write has its B: {} in flight {}",
                 self.b.uut.exec.state(),
-                self.b.uut.order.fence_clear.val(),
+                self.b.uut.order.clear.fence_clear.val(),
                 self.dram.writes_in_flight()
             );
         }

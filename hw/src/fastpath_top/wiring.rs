@@ -111,7 +111,7 @@ impl Logic for FastpathTop {
         // ---- The persist handshake (`Persist`) of a durable write or Append, while the
         // executor is in Persist: the request's pieces, the tail word's PA, the board's port.
         self.pers.run.next = self.exec.persist_run.val();
-        self.pers.writes_done.next = self.order.fence_clear.val();
+        self.pers.writes_done.next = self.order.clear.fence_clear.val();
         self.pers.pa1.next = self.exec.acc_pa1.val();
         self.pers.n1.next = self.exec.acc_n1.val();
         self.pers.two.next = self.exec.acc_two.val();
@@ -446,10 +446,7 @@ impl Logic for FastpathTop {
         self.exec.seg_count.next = self.rseg.count.val();
         self.exec.seg_next_va.next = self.rseg.next_va.val();
         self.exec.seg_next_len.next = self.rseg.next_len.val();
-        self.exec.read_clear.next = self.order.read_clear.val();
-        self.exec.write_clear.next = self.order.write_clear.val();
-        self.exec.atomic_clear.next = self.order.atomic_clear.val();
-        self.exec.fence_clear.next = self.order.fence_clear.val();
+        OrderClearIn::join(&mut self.exec.order, &mut self.order.clear);
         self.exec.ar_ready.next = self.m_axi_arready.val();
         self.exec.aw_ready.next = self.m_axi_awready.val();
         self.exec.r_valid.next = self.m_axi_rvalid.val();

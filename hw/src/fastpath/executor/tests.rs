@@ -61,10 +61,10 @@ fn bench() -> Bench<Executor> {
     u.tr.done.next = false;
     u.tr.status.next = (Status::Ok as u64).to_bits();
     u.tr.pa.next = 0.into();
-    u.read_clear.next = true;
-    u.write_clear.next = true;
-    u.atomic_clear.next = true;
-    u.fence_clear.next = true;
+    u.order.read_clear.next = true;
+    u.order.write_clear.next = true;
+    u.order.atomic_clear.next = true;
+    u.order.fence_clear.next = true;
     u.ar_ready.next = true;
     u.aw_ready.next = true;
     u.r_valid.next = false;
@@ -278,7 +278,7 @@ fn a_read_translated_ahead_goes_straight_to_its_bursts_and_its_response() {
     );
     assert!(!b.uut.dispatch_lookup.val() && !b.uut.tr.start.val());
     // The read-after-write rule holds the address.
-    b.uut.read_clear.next = false;
+    b.uut.order.read_clear.next = false;
     b.tick();
     b.settle();
     assert_eq!(b.uut.state(), State::RAddr);
@@ -287,7 +287,7 @@ fn a_read_translated_ahead_goes_straight_to_its_bursts_and_its_response() {
         "held by read-after-write"
     );
     b.tick();
-    b.uut.read_clear.next = true;
+    b.uut.order.read_clear.next = true;
     b.settle();
     let beats = ((va & 63) + len).div_ceil(64);
     assert!(b.uut.ar_valid.val());
@@ -382,7 +382,7 @@ fn a_write_missing_the_look_ahead_is_translated_then_handed_to_the_write_data_st
     assert_eq!(b.uut.acc_n1.val().to_u64(), 40);
     b.tick();
     b.uut.tr.done.next = false;
-    b.uut.write_clear.next = false;
+    b.uut.order.write_clear.next = false;
     b.settle();
     assert_eq!(b.uut.state(), State::WAddr);
     assert!(
@@ -390,7 +390,7 @@ fn a_write_missing_the_look_ahead_is_translated_then_handed_to_the_write_data_st
         "held by write-after-read"
     );
     b.tick();
-    b.uut.write_clear.next = true;
+    b.uut.order.write_clear.next = true;
     b.settle();
     // First piece: from the first page's PA.
     assert!(b.uut.aw_valid.val());
@@ -495,11 +495,11 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     assert!(b.uut.tr.hit_take.val());
     b.tick();
     b.uut.tr.only_hit.next = false;
-    b.uut.atomic_clear.next = false;
+    b.uut.order.atomic_clear.next = false;
     b.settle();
     assert_eq!(b.uut.state(), State::SAddr);
     assert!(b.uut.ar_own.val() && !b.uut.ar_valid.val());
-    b.uut.atomic_clear.next = true;
+    b.uut.order.atomic_clear.next = true;
     b.settle();
     assert_eq!(b.uut.ar_addr.val().to_u64(), pa & !63);
     assert_eq!(b.uut.ar_len.val().to_u64(), 0);

@@ -135,7 +135,7 @@ impl Logic for Executor {
         self.dsp.durable.next = self.h_durable.val();
         self.dsp.persist.next = self.cfg_persist.val();
         self.dsp.room_ok.next = self.room_ok.q.val();
-        self.dsp.fence_clear.next = self.fence_clear.val();
+        self.dsp.fence_clear.next = self.order.fence_clear.val();
         self.dsp.kv_ready.next = self.kv_ready.val();
         self.dsp.chase_ready.next = self.chase_ready.val();
 
@@ -370,7 +370,7 @@ impl Logic for Executor {
                 // before every earlier read has its data (write-after-read order: AXI does not
                 // order a later write against an earlier read).
                 self.aw_own.next = true;
-                self.aw_valid.next = self.write_clear.val();
+                self.aw_valid.next = self.order.write_clear.val();
                 if self.piece.q.val() {
                     self.aw_addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.aw_len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
@@ -378,7 +378,7 @@ impl Logic for Executor {
                     self.aw_addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.aw_len.next = bit_cast::<8, 12>(self.k1.val() - 1);
                 }
-                if self.aw_ready.val() & self.write_clear.val() {
+                if self.aw_ready.val() & self.order.write_clear.val() {
                     if self.two.q.val() & !self.piece.q.val() {
                         self.piece.d.next = true;
                     } else {
@@ -406,14 +406,14 @@ impl Logic for Executor {
             State::RAddr => {
                 // After every earlier data write has its B response (read-after-write order).
                 self.ar_own.next = true;
-                self.ar_valid.next = self.read_clear.val();
+                self.ar_valid.next = self.order.read_clear.val();
                 if self.piece.q.val() {
                     self.ar_addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.ar_len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
                 } else {
                     self.ar_len.next = bit_cast::<8, 12>(self.k1.val() - 1);
                 }
-                if self.ar_ready.val() & self.read_clear.val() {
+                if self.ar_ready.val() & self.order.read_clear.val() {
                     if self.two.q.val() & !self.piece.q.val() {
                         self.piece.d.next = true;
                     } else {
@@ -430,8 +430,8 @@ impl Logic for Executor {
             }
             State::SAddr => {
                 self.ar_own.next = true;
-                self.ar_valid.next = self.atomic_clear.val();
-                if self.ar_ready.val() & self.atomic_clear.val() {
+                self.ar_valid.next = self.order.atomic_clear.val();
+                if self.ar_ready.val() & self.order.atomic_clear.val() {
                     self.state.d.next = State::SData;
                 }
             }

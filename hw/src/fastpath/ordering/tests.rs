@@ -47,20 +47,24 @@ fn run(seed: u64, cycles: u64, max_out: usize) -> (u64, u64) {
         let pt_out = out.iter().any(|&pt| pt);
         let u = &b.uut;
         let at = format!("cycle {cycle}, {} outstanding", out.len());
-        assert_eq!(u.read_clear.val(), !data_out && !w_busy, "read_clear, {at}");
+        assert_eq!(
+            u.clear.read_clear.val(),
+            !data_out && !w_busy,
+            "read_clear, {at}"
+        );
         assert_eq!(
             u.walk_clear.val(),
             !pt_out && reads_idle,
             "walk_clear, {at}"
         );
         assert_eq!(
-            u.atomic_clear.val(),
+            u.clear.atomic_clear.val(),
             !data_out && !w_busy && reads_idle,
             "atomic_clear, {at}"
         );
-        assert_eq!(u.write_clear.val(), reads_idle, "write_clear, {at}");
+        assert_eq!(u.clear.write_clear.val(), reads_idle, "write_clear, {at}");
         assert_eq!(
-            u.fence_clear.val(),
+            u.clear.fence_clear.val(),
             out.is_empty() && !w_busy,
             "fence_clear, {at}"
         );
