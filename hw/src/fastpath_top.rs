@@ -39,7 +39,7 @@ use crate::fastpath::extend::Extend;
 use crate::fastpath::ingest::Ingest;
 use crate::fastpath::key_check::KeyCheck;
 use crate::fastpath::links::{
-    AheadUse, AppendPlacedIn, DescKindIn, NextFrameIn, OrderClearIn, PteDecodedIn, RingUse,
+    AheadUse, AppendPlacedIn, DescKindIn, NextFrameIn, OrderClearIn, PteDecodedIn, RingUse, SegUse,
     ServiceExec, TlbResultIn, TranslateUse, TxLoadIn,
 };
 use crate::fastpath::offload_service::OffloadService;

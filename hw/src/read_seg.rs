@@ -14,6 +14,7 @@
 //! flip-flop (the 64-bit sum `va + (i + 1) * MAX_PAYLOAD` is not in front of the executor's
 //! registers; docs/utilization.md has the depths this bought).
 
+use crate::fastpath::links::SegPort;
 use crate::spec::Spec;
 use clio_proto::consts::{MAX_PAYLOAD, MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN};
 use rust_hdl::prelude::*;
@@ -32,18 +33,8 @@ pub struct ReadSeg {
     pub va: Signal<In, Bits<64>>,
     /// The request's `total_len` (checked: 1..=MAX_REQUEST_LEN).
     pub total: Signal<In, Bits<32>>,
-    /// A request is dispatched (`va`, `total` are its own): the packet under way is 0.
-    pub load: Signal<In, Bit>,
-    /// The answer moves on to its next packet.
-    pub step: Signal<In, Bit>,
-    /// Packets of the answer, `ceil(total / MAX_PAYLOAD)`.
-    pub count: Signal<Out, Bits<16>>,
-    /// VA of the next packet's first byte (`va + (i + 1) * MAX_PAYLOAD` for the packet `i`
-    /// under way), from a register.
-    pub next_va: Signal<Out, Bits<64>>,
-    /// Bytes of the next packet, `min(total - (i + 1) * MAX_PAYLOAD, MAX_PAYLOAD)` (when there is
-    /// one), a compare and a select from a register.
-    pub next_len: Signal<Out, Bits<12>>,
+    /// The executor's use of the segmenter (`Executor::seg`, joined in the top).
+    pub exec: SegPort,
     /// The next packet's VA, and the bytes from its first to the range's end (wrapped when
     /// there is no next packet).
     n_va: DFF<Bits<64>>,
@@ -57,19 +48,20 @@ impl Logic for ReadSeg {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, n_va, n_rem);
-        self.count.next = bit_cast::<16, 32>((self.total.val() + self.max_payload.val() - 1) >> 10);
-        if self.load.val() {
+        self.exec.count.next =
+            bit_cast::<16, 32>((self.total.val() + self.max_payload.val() - 1) >> 10);
+        if self.exec.load.val() {
             self.n_va.d.next = self.va.val() + self.max_payload64.val();
             self.n_rem.d.next = self.total.val() - self.max_payload.val();
-        } else if self.step.val() {
+        } else if self.exec.step.val() {
             self.n_va.d.next = self.n_va.q.val() + self.max_payload64.val();
             self.n_rem.d.next = self.n_rem.q.val() - self.max_payload.val();
         }
-        self.next_va.next = self.n_va.q.val();
+        self.exec.next_va.next = self.n_va.q.val();
         if self.n_rem.q.val() > self.max_payload.val() {
-            self.next_len.next = bit_cast::<12, 32>(self.max_payload.val());
+            self.exec.next_len.next = bit_cast::<12, 32>(self.max_payload.val());
         } else {
-            self.next_len.next = bit_cast::<12, 32>(self.n_rem.q.val());
+            self.exec.next_len.next = bit_cast::<12, 32>(self.n_rem.q.val());
         }
     }
 }
@@ -102,16 +94,16 @@ mod tests {
             let count = total.div_ceil(kib);
             b.uut.va.next = va.to_bits();
             b.uut.total.next = total.to_bits();
-            b.uut.load.next = true;
+            b.uut.exec.load.next = true;
             b.settle();
-            assert_eq!(b.uut.count.val().to_u64(), count, "total {total}");
+            assert_eq!(b.uut.exec.count.val().to_u64(), count, "total {total}");
             b.tick();
-            b.uut.load.next = false;
+            b.uut.exec.load.next = false;
             for idx in 0..count {
                 if idx > 0 {
-                    b.uut.step.next = true;
+                    b.uut.exec.step.next = true;
                     b.tick();
-                    b.uut.step.next = false;
+                    b.uut.exec.step.next = false;
                 }
                 // The request's fields move on (the next request's header): no effect.
                 b.uut.va.next = (idx * 77).to_bits();
@@ -119,14 +111,14 @@ mod tests {
                 b.tick();
                 b.settle();
                 assert_eq!(
-                    b.uut.next_va.val().to_u64(),
+                    b.uut.exec.next_va.val().to_u64(),
                     va + (idx + 1) * kib,
                     "idx {idx}"
                 );
                 if idx + 1 < count {
                     let rest = total - (idx + 1) * kib;
                     assert_eq!(
-                        b.uut.next_len.val().to_u64(),
+                        b.uut.exec.next_len.val().to_u64(),
                         rest.min(kib),
                         "total {total} idx {idx}"
                     );

@@ -45,7 +45,7 @@
 use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
 use crate::fastpath::links::{
-    AheadUse, AppendPlacedIn, NextFrameIn, OrderClearIn, RingUse, ServiceExec, TranslateUse,
+    AheadUse, AppendPlacedIn, NextFrameIn, OrderClearIn, RingUse, SegUse, ServiceExec, TranslateUse,
 };
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
@@ -210,17 +210,8 @@ pub struct Executor {
     pub ahead_hit: Signal<Out, Bit>,
 
     // ---- A read's packets (`ReadSeg`).
-    /// The answer's packet count (`ReadSeg::count`), registered in Dispatch (`seg_total`).
-    pub seg_count: Signal<In, Bits<16>>,
-    /// The VA of the answer's next packet (`ReadSeg::next_va`).
-    pub seg_next_va: Signal<In, Bits<64>>,
-    /// Bytes of the answer's next packet (`ReadSeg::next_len`).
-    pub seg_next_len: Signal<In, Bits<12>>,
-    /// `ReadSeg`'s controls: a request is dispatched (its next packet is 1) / the answer moves
-    /// on to its next packet.
-    pub seg_load: Signal<Out, Bit>,
-    /// The answer moves on to its next packet (`ReadSeg::step`).
-    pub seg_step: Signal<Out, Bit>,
+    /// The read segmenter (`ReadSeg::exec`, joined in the top).
+    pub seg: SegUse,
 
     // ---- The translate stage (`Translate`).
     /// The translate stage (`Translate::exec`, joined in the top).

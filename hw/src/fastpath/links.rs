@@ -598,3 +598,40 @@ pub struct OrderClear {
     /// Every write has its B response and none is streaming.
     pub fence_clear: Signal<Out, Bit>,
 }
+
+/// The executor's side of the read segmenter's port (mate [`SegPort`]).
+#[derive(LogicInterface, Default)]
+#[join = "SegPort"]
+pub struct SegUse {
+    /// A request is dispatched (`va`, `total` are its own): the packet under way is 0.
+    pub load: Signal<Out, Bit>,
+    /// The answer moves on to its next packet.
+    pub step: Signal<Out, Bit>,
+    /// Packets of the answer, `ceil(total / MAX_PAYLOAD)`.
+    pub count: Signal<In, Bits<16>>,
+    /// VA of the next packet's first byte (`va + (i + 1) * MAX_PAYLOAD` for the packet `i`
+    /// under way), from a register.
+    pub next_va: Signal<In, Bits<64>>,
+    /// Bytes of the next packet, `min(total - (i + 1) * MAX_PAYLOAD, MAX_PAYLOAD)` (when there is
+    /// one), a compare and a select from a register.
+    pub next_len: Signal<In, Bits<12>>,
+}
+
+/// The read segmenter's port: load a read's segments, step to the next packet; the count of
+/// packets and the next packet's VA and length (mate [`SegUse`]).
+#[derive(LogicInterface, Default)]
+#[join = "SegUse"]
+pub struct SegPort {
+    /// A request is dispatched (`va`, `total` are its own): the packet under way is 0.
+    pub load: Signal<In, Bit>,
+    /// The answer moves on to its next packet.
+    pub step: Signal<In, Bit>,
+    /// Packets of the answer, `ceil(total / MAX_PAYLOAD)`.
+    pub count: Signal<Out, Bits<16>>,
+    /// VA of the next packet's first byte (`va + (i + 1) * MAX_PAYLOAD` for the packet `i`
+    /// under way), from a register.
+    pub next_va: Signal<Out, Bits<64>>,
+    /// Bytes of the next packet, `min(total - (i + 1) * MAX_PAYLOAD, MAX_PAYLOAD)` (when there is
+    /// one), a compare and a select from a register.
+    pub next_len: Signal<Out, Bits<12>>,
+}

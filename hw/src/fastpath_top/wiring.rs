@@ -66,8 +66,7 @@ impl Logic for FastpathTop {
                     & (self.exec.rsp_status.val() == self.st_ok.val())));
         self.rseg.va.next = self.h_va.val();
         self.rseg.total.next = self.h_tlen.val();
-        self.rseg.load.next = self.exec.seg_load.val();
-        self.rseg.step.next = self.exec.seg_step.val();
+        SegUse::join(&mut self.exec.seg, &mut self.rseg.exec);
         self.rhdr.seg_on.next = self.exec.seg_on.val();
         self.rhdr.pkt_index.next = self.exec.seg_index.val();
         self.rhdr.pkt_count.next = self.exec.seg_total.val();
@@ -443,9 +442,6 @@ impl Logic for FastpathTop {
         AheadUse::join(&mut self.exec.ahead, &mut self.la.slot);
         self.exec.h_plen.next = self.dec.payload_len.val();
         self.exec.h_durable.next = self.dec.durable.val();
-        self.exec.seg_count.next = self.rseg.count.val();
-        self.exec.seg_next_va.next = self.rseg.next_va.val();
-        self.exec.seg_next_len.next = self.rseg.next_len.val();
         OrderClearIn::join(&mut self.exec.order, &mut self.order.clear);
         self.exec.ar_ready.next = self.m_axi_arready.val();
         self.exec.aw_ready.next = self.m_axi_awready.val();

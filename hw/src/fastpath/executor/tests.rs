@@ -53,9 +53,9 @@ fn bench() -> Bench<Executor> {
     u.ahead.write_ok.next = false;
     u.ahead.write_in_va.next = false;
     u.ahead.len.next = 0.into();
-    u.seg_count.next = 1.into();
-    u.seg_next_va.next = 0.into();
-    u.seg_next_len.next = 0.into();
+    u.seg.count.next = 1.into();
+    u.seg.next_va.next = 0.into();
+    u.seg.next_len.next = 0.into();
     u.tr.only_hit.next = false;
     u.tr.hit_pa.next = 0.into();
     u.tr.done.next = false;
@@ -317,9 +317,9 @@ fn a_long_read_goes_on_with_its_next_packet() {
     u.ahead.ok.next = true;
     u.ahead.pa.next = pa.to_bits();
     u.ahead.len.next = (MAX_PAYLOAD as u64).to_bits();
-    u.seg_count.next = 2.into();
-    u.seg_next_va.next = (va + MAX_PAYLOAD as u64).to_bits();
-    u.seg_next_len.next = 100.into();
+    u.seg.count.next = 2.into();
+    u.seg.next_va.next = (va + MAX_PAYLOAD as u64).to_bits();
+    u.seg.next_len.next = 100.into();
     b.settle();
     b.tick();
     b.settle();

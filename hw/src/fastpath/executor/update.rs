@@ -87,8 +87,8 @@ impl Logic for Executor {
         self.x_only.next = self.state.q.val() == State::Resp;
         self.persist_run.next = self.state.q.val() == State::Persist;
         self.sp_tx_act.next = self.state.q.val() == State::SpTx;
-        self.seg_load.next = self.state.q.val() == State::Dispatch;
-        self.seg_step.next = false;
+        self.seg.load.next = self.state.q.val() == State::Dispatch;
+        self.seg.step.next = false;
         self.unit.serving.next = self.state.q.val() == State::Offload;
         self.word_sample.next = self.state.q.val() == State::SData;
         self.beat_pte.next = self.state.q.val() == State::SpPte;
@@ -235,8 +235,8 @@ impl Logic for Executor {
                     self.len.d.next = self.ahead.len.val();
                     self.need.d.next = self.need_read.val();
                     self.rd_i.d.next = 0.into();
-                    self.rd_n.d.next = self.seg_count.val();
-                    self.rd_more.d.next = self.seg_count.val() > 1;
+                    self.rd_n.d.next = self.seg.count.val();
+                    self.rd_more.d.next = self.seg.count.val() > 1;
                 }
                 if self.dsp.read_go.val() {
                     self.rd_seg.d.next = true;
@@ -638,15 +638,15 @@ impl Logic for Executor {
                 self.state.d.next = State::Idle;
             }
             if self.x_done.val() & self.rd_seg.q.val() & self.rd_more.q.val() & !self.x_only.val() {
-                self.seg_step.next = true;
+                self.seg.step.next = true;
                 self.rd_i.d.next = self.rd_i.q.val() + 1;
                 self.rd_more.d.next = bit_cast::<17, 16>(self.rd_i.q.val()) + 2
                     < bit_cast::<17, 16>(self.rd_n.q.val());
-                self.vaq.d.next = self.seg_next_va.val();
-                self.tr.start_va.next = self.seg_next_va.val();
-                self.len.d.next = self.seg_next_len.val();
-                self.rs_len.d.next = self.seg_next_len.val() + self.header_len.val();
-                self.rs_plen.d.next = bit_cast::<16, 12>(self.seg_next_len.val());
+                self.vaq.d.next = self.seg.next_va.val();
+                self.tr.start_va.next = self.seg.next_va.val();
+                self.len.d.next = self.seg.next_len.val();
+                self.rs_len.d.next = self.seg.next_len.val() + self.header_len.val();
+                self.rs_plen.d.next = bit_cast::<16, 12>(self.seg.next_len.val());
                 self.piece.d.next = false;
                 self.x_free.next = false;
                 self.tr.start.next = true;
