@@ -45,7 +45,8 @@
 use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
 use crate::fastpath::links::{
-    AheadUse, AppendPlacedIn, NextFrameIn, OrderClearIn, RingUse, SegUse, ServiceExec, TranslateUse,
+    AheadUse, AppendPlacedIn, NextFrameIn, OrderClearIn, QueueRelease, RingUse, SegUse,
+    ServiceExec, TranslateUse,
 };
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
@@ -152,11 +153,8 @@ pub struct Executor {
     // ---- Taking work.
     /// The slot queue's next frame (`SlotQueue::out`, joined in the top).
     pub frame: NextFrameIn,
-    /// The executor takes the next frame this cycle (`SlotQueue::take`).
-    pub take: Signal<Out, Bit>,
-    /// The executor is done with its request this cycle: its slot is released unless the
-    /// write-data stage took it (`SlotQueue::done`).
-    pub done: Signal<Out, Bit>,
+    /// The slot queue's frames (`SlotQueue::exec`, joined in the top).
+    pub queue: QueueRelease,
     /// The key table's zero sweep after reset is done (nothing is taken before), and its
     /// verdict on the frame taken (in Dispatch: the key opens the pid's RAS).
     pub keys_ready: Signal<In, Bit>,
@@ -253,8 +251,6 @@ pub struct Executor {
     /// The write-data stage streams (it owns W); it takes the executor's write this cycle
     /// (`pass`).
     pub w_busy: Signal<In, Bit>,
-    /// The write-data stage takes the executor's write and its slot this cycle.
-    pub pass: Signal<Out, Bit>,
     /// The one-beat writer writes a PTE_WRITE's PTE (`SpPte`) or the executor's word or
     /// block (`SWrite`); its beat is done.
     pub beat_pte: Signal<Out, Bit>,

@@ -635,3 +635,28 @@ pub struct SegPort {
     /// one), a compare and a select from a register.
     pub next_len: Signal<Out, Bits<12>>,
 }
+
+/// What the executor tells the slot queue about the frame it holds: taken, done with, passed
+/// to the write-data stage (mate [`QueueReleaseIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "QueueReleaseIn"]
+pub struct QueueRelease {
+    /// The executor finishes its request this cycle (its slot, if it holds it, is released).
+    pub done: Signal<Out, Bit>,
+    /// The write-data stage takes the executor's write and its slot this cycle.
+    pub pass: Signal<Out, Bit>,
+    /// The executor takes the frame in `next_slot` this cycle.
+    pub take: Signal<Out, Bit>,
+}
+
+/// The slot queue's side of [`QueueRelease`].
+#[derive(LogicInterface, Default)]
+#[join = "QueueRelease"]
+pub struct QueueReleaseIn {
+    /// The executor finishes its request this cycle (its slot, if it holds it, is released).
+    pub done: Signal<In, Bit>,
+    /// The write-data stage takes the executor's write and its slot this cycle.
+    pub pass: Signal<In, Bit>,
+    /// The executor takes the frame in `next_slot` this cycle.
+    pub take: Signal<In, Bit>,
+}

@@ -18,7 +18,7 @@
 //! has, and `head`, the oldest slot the executor has not taken.
 
 use crate::fastpath::ingest::SLOTS;
-use crate::fastpath::links::NextFrame;
+use crate::fastpath::links::{NextFrame, QueueReleaseIn};
 use crate::spec::Spec;
 use crate::util::ByteSwap;
 use clio_proto::header::field;
@@ -56,12 +56,8 @@ pub struct SlotQueue {
     pub w_busy: Signal<In, Bit>,
     /// The slot the write-data stage streams from (with `w_busy`).
     pub w_slot: Signal<In, Bits<2>>,
-    /// The executor finishes its request this cycle (its slot, if it holds it, is released).
-    pub done: Signal<In, Bit>,
-    /// The write-data stage takes the executor's write and its slot this cycle.
-    pub pass: Signal<In, Bit>,
-    /// The executor takes the frame in `next_slot` this cycle.
-    pub take: Signal<In, Bit>,
+    /// The executor's take, done and pass (`Executor::queue`, joined in the top).
+    pub exec: QueueReleaseIn,
     /// The executor's slot, and whether it holds it.
     pub slot: Signal<Out, Bits<2>>,
     /// The executor holds `slot` (its request came from it and is not passed on).
@@ -106,9 +102,7 @@ impl Default for SlotQueue {
             lane: core::array::from_fn(|_| Default::default()),
             w_busy: Default::default(),
             w_slot: Default::default(),
-            done: Default::default(),
-            pass: Default::default(),
-            take: Default::default(),
+            exec: Default::default(),
             slot: Default::default(),
             hold: Default::default(),
             clear: Default::default(),
@@ -135,9 +129,9 @@ impl Logic for SlotQueue {
         self.slot.next = self.x_slot.q.val();
         self.hold.next = self.x_hold.q.val();
         // Finished with its slot held (released here), or passed to the write-data stage.
-        self.moves.next = (self.done.val() & self.x_hold.q.val()) | self.pass.val();
+        self.moves.next = (self.exec.done.val() & self.x_hold.q.val()) | self.exec.pass.val();
         self.clear.next = 0.into();
-        if self.done.val() & self.x_hold.q.val() {
+        if self.exec.done.val() & self.x_hold.q.val() {
             self.clear.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
         }
         self.next_slot.next = self.x_slot.q.val();
@@ -146,7 +140,7 @@ impl Logic for SlotQueue {
             self.x_slot.d.next = self.x_slot.q.val() + 1;
             self.next_slot.next = self.x_slot.q.val() + 1;
         }
-        if self.take.val() {
+        if self.exec.take.val() {
             self.x_hold.d.next = true;
         }
         // Full, and not the slot the write-data stage is still streaming.

@@ -293,7 +293,7 @@ impl Logic for FastpathTop {
         // owns the W channel and the wbuf read port while busy; the executor's own one-beat
         // writes (PTE write-backs, atomics) override the W defaults below only when it is not.
         self.wd.reset.next = self.reset.val();
-        self.wd.start.next = self.exec.pass.val();
+        self.wd.start.next = self.exec.queue.pass.val();
         self.wd.start_slot.next = self.sq.slot.val();
         self.wd.start_two.next = self.exec.acc_two.val();
         self.wd.start_o.next = self.exec.lane.val();
@@ -483,8 +483,7 @@ impl Logic for FastpathTop {
         }
         self.sq.w_busy.next = self.w_busy.val();
         self.sq.w_slot.next = self.wd.slot.val();
-        self.sq.done.next = self.exec.done.val();
-        self.sq.pass.next = self.exec.pass.val();
+        QueueRelease::join(&mut self.exec.queue, &mut self.sq.exec);
         // The key check: every header's key as it arrives, kept per slot; Dispatch reads the
         // executor's slot's answer.
         self.keys.hdr_in.next = self.ingest.header_in.val();
@@ -492,7 +491,6 @@ impl Logic for FastpathTop {
         self.keys.hdr_pid_field.next = self.rx_data.val().get_bits::<16>(32);
         self.keys.hdr_key_field.next = self.rx_data.val().get_bits::<64>(384);
         self.keys.sel.next = self.sq.slot.val();
-        self.sq.take.next = self.exec.take.val();
         // Slots freed this cycle go back to the ingest stage.
         self.ingest.freed.next = self.sq.clear.val() | self.w_release.val();
         // ---- The TLB look-ahead: the ingest slots, what is taken, and the lookup port when the

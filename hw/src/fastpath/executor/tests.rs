@@ -129,7 +129,10 @@ fn offer(b: &mut Bench<Executor>, op: Opcode, verdict: u64, lane: u64) {
     u.frame.lane.next = lane.to_bits();
     u.frame.ring_key.next = 0x0001_0007_0000_0042.into();
     b.settle();
-    assert!(b.uut.take.val(), "an idle executor takes the waiting frame");
+    assert!(
+        b.uut.queue.take.val(),
+        "an idle executor takes the waiting frame"
+    );
     b.tick();
     b.uut.frame.full.next = false;
     b.settle();
@@ -154,7 +157,10 @@ fn expect_only_response(b: &mut Bench<Executor>, status: Status) {
         "the built response header"
     );
     assert_eq!(u.rsp_status.val().to_u64(), status as u64, "status");
-    assert!(u.done.val(), "the request is done as its response is taken");
+    assert!(
+        u.queue.done.val(),
+        "the request is done as its response is taken"
+    );
 }
 
 #[test]
@@ -163,7 +169,7 @@ fn verdicts_drop_nack_and_dispatch() {
     // Dropped (bit 0): Drain, done, idle; no response.
     offer(&mut b, Opcode::Read, 1, 0);
     assert_eq!(b.uut.state(), State::Drain);
-    assert!(b.uut.done.val() && !b.uut.job_valid.val());
+    assert!(b.uut.queue.done.val() && !b.uut.job_valid.val());
     b.tick();
     b.settle();
     assert!(b.uut.is_idle());
@@ -171,7 +177,7 @@ fn verdicts_drop_nack_and_dispatch() {
     b.uut.frame.full.next = true;
     b.uut.frame.verdict.next = 2.into();
     b.settle();
-    assert!(b.uut.take.val() && b.uut.stat_nack.val());
+    assert!(b.uut.queue.take.val() && b.uut.stat_nack.val());
     b.tick();
     b.uut.frame.full.next = false;
     b.settle();
@@ -179,13 +185,13 @@ fn verdicts_drop_nack_and_dispatch() {
     // The read-data stage's queue is full: the response waits, nothing is done.
     b.uut.job_ready.next = false;
     b.settle();
-    assert!(b.uut.job_valid.val() && !b.uut.done.val());
+    assert!(b.uut.job_valid.val() && !b.uut.queue.done.val());
     b.tick();
     b.settle();
     assert_eq!(b.uut.state(), State::Resp, "waits for the read-data stage");
     b.uut.job_ready.next = true;
     b.settle();
-    assert!(b.uut.done.val());
+    assert!(b.uut.queue.done.val());
     b.tick();
     b.settle();
     assert!(b.uut.is_idle());
@@ -198,7 +204,7 @@ fn nothing_is_taken_before_the_key_sweep_and_descriptors_only_from_idle() {
     b.uut.frame.full.next = true;
     b.uut.sp_tx_valid.next = true;
     b.settle();
-    assert!(!b.uut.take.val() && !b.uut.desc_take.val() && !b.uut.sp_tx_ready.val());
+    assert!(!b.uut.queue.take.val() && !b.uut.desc_take.val() && !b.uut.sp_tx_ready.val());
     b.uut.keys_ready.next = true;
     b.uut.desc_member.next = 0x0003_0009.into();
     b.uut.desc_reply.next = true;
@@ -208,7 +214,7 @@ fn nothing_is_taken_before_the_key_sweep_and_descriptors_only_from_idle() {
     b.uut.desc_reply_flags.next = 0x81.into();
     b.settle();
     // A descriptor goes before a frame.
-    assert!(b.uut.desc_take.val() && b.uut.sp_tx_ready.val() && !b.uut.take.val());
+    assert!(b.uut.desc_take.val() && b.uut.sp_tx_ready.val() && !b.uut.queue.take.val());
     b.tick();
     b.uut.sp_tx_valid.next = false;
     b.uut.frame.full.next = false;
@@ -299,7 +305,7 @@ fn a_read_translated_ahead_goes_straight_to_its_bursts_and_its_response() {
     assert_eq!(b.uut.job_len.val().to_u64(), len + HEADER_LEN as u64);
     assert_eq!(b.uut.rsp_plen.val().to_u64(), len);
     assert!(b.uut.seg_on.val() && b.uut.seg_index.val().to_u64() == 0);
-    assert!(b.uut.done.val());
+    assert!(b.uut.queue.done.val());
     b.tick();
     b.settle();
     assert!(b.uut.is_idle());
@@ -325,12 +331,15 @@ fn a_long_read_goes_on_with_its_next_packet() {
     b.settle();
     assert_eq!(b.uut.state(), State::RAddr);
     // Packet 0 handed over: packet 1 is translated next, not the next frame.
-    assert!(b.uut.job_valid.val() && b.uut.done.val());
+    assert!(b.uut.job_valid.val() && b.uut.queue.done.val());
     assert!(b.uut.tr.start.val());
     assert_eq!(b.uut.tr.start_va.val().to_u64(), va + MAX_PAYLOAD as u64);
     b.uut.frame.full.next = true;
     b.settle();
-    assert!(!b.uut.take.val(), "the answer's next packet goes first");
+    assert!(
+        !b.uut.queue.take.val(),
+        "the answer's next packet goes first"
+    );
     b.tick();
     b.uut.frame.full.next = false;
     b.settle();
@@ -405,7 +414,7 @@ fn a_write_missing_the_look_ahead_is_translated_then_handed_to_the_write_data_st
     assert_eq!(b.uut.aw_addr.val().to_u64(), 0x5_0000);
     assert_eq!(b.uut.aw_len.val().to_u64(), kt - k1 - 1);
     // The write-data stage is busy: the data waits in WData.
-    assert!(!b.uut.pass.val());
+    assert!(!b.uut.queue.pass.val());
     b.tick();
     b.settle();
     assert_eq!(b.uut.state(), State::WData);
@@ -415,7 +424,7 @@ fn a_write_missing_the_look_ahead_is_translated_then_handed_to_the_write_data_st
     b.uut.w_busy.next = false;
     b.settle();
     // Handed over, and its OK answer goes to the read-data stage in the same cycle.
-    assert!(b.uut.pass.val() && b.uut.job_valid.val() && b.uut.job_only.val());
+    assert!(b.uut.queue.pass.val() && b.uut.job_valid.val() && b.uut.job_only.val());
     assert_eq!(
         b.uut.job_hdr.val().get_bits::<64>(0).to_u64(),
         0x2222,

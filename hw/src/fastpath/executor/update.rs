@@ -716,9 +716,9 @@ impl Logic for Executor {
                 }
             }
         }
-        self.take.next = self.x_take.val();
-        self.done.next = self.x_done.val();
-        self.pass.next = self.w_pass.val();
+        self.queue.take.next = self.x_take.val();
+        self.queue.done.next = self.x_done.val();
+        self.queue.pass.next = self.w_pass.val();
         // A TLB hit for the statistics: a look-ahead translation taken in Dispatch.
         self.ahead_hit.next = self.hit_go.val() & (self.state.q.val() == State::Dispatch);
         if self.reset.val() {

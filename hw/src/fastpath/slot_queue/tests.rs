@@ -80,9 +80,9 @@ fn takes_frames_in_order_and_releases_each_once() {
         let next = if moves { (x_slot + 1) % 4 } else { x_slot };
         let next_full = slots[next].is_some() && wd.map(|w| w.0) != Some(next);
         let take = (!x_hold || moves) && next_full && r.below(2) == 0;
-        b.uut.done.next = done;
-        b.uut.pass.next = pass;
-        b.uut.take.next = take;
+        b.uut.exec.done.next = done;
+        b.uut.exec.pass.next = pass;
+        b.uut.exec.take.next = take;
         b.settle();
         let u = &b.uut;
         let at = format!("cycle {cycle}");
