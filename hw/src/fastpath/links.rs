@@ -660,3 +660,34 @@ pub struct QueueReleaseIn {
     /// The executor takes the frame in `next_slot` this cycle.
     pub take: Signal<In, Bit>,
 }
+
+/// A PTE_WRITE descriptor's fields as the PTE writer takes them (mate [`PteDesc`]).
+#[derive(LogicInterface, Default)]
+#[join = "PteDesc"]
+pub struct PteDescIn {
+    /// The descriptor being taken (`desc`), read as a PTE_WRITE: bucket, slot, PTE word 0 and
+    /// word 1's pfn.
+    pub bucket: Signal<In, Bits<64>>,
+    /// The PTE_WRITE's slot in the bucket.
+    pub slot: Signal<In, Bits<32>>,
+    /// The PTE_WRITE's PTE word 0.
+    pub word0: Signal<In, Bits<64>>,
+    /// The PTE_WRITE's frame number (word 1's pfn).
+    pub pfn: Signal<In, Bits<40>>,
+}
+
+/// The PTE_WRITE fields of the descriptor being taken: bucket, slot, PTE word 0 and frame
+/// (mate [`PteDescIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "PteDescIn"]
+pub struct PteDesc {
+    /// The descriptor being taken (`desc`), read as a PTE_WRITE: bucket, slot, PTE word 0 and
+    /// word 1's pfn.
+    pub bucket: Signal<Out, Bits<64>>,
+    /// The PTE_WRITE's slot in the bucket.
+    pub slot: Signal<Out, Bits<32>>,
+    /// The PTE_WRITE's PTE word 0.
+    pub word0: Signal<Out, Bits<64>>,
+    /// The PTE_WRITE's frame number (word 1's pfn).
+    pub pfn: Signal<Out, Bits<40>>,
+}

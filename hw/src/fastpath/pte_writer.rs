@@ -15,7 +15,7 @@
 //! executor takes a descriptor only when idle, so a fault's PTE (loaded and written inside a
 //! request) is never overwritten before it is sent.
 
-use crate::fastpath::links::PteDecoded;
+use crate::fastpath::links::{PteDecoded, PteDescIn};
 use crate::spec::Spec;
 use clio_proto::consts::{BUCKET_BYTES, BUCKET_SLOTS, PTE_BYTES, VPN_BITS};
 use clio_proto::pte::{
@@ -51,14 +51,8 @@ pub struct PteWriter {
     /// A slow-path descriptor is taken this cycle: decoded as a PTE_WRITE (its body's bucket
     /// u64 @88, slot u32 @96, PTE word 0 @104 and word 1's pfn @112).
     pub desc_take: Signal<In, Bit>,
-    /// The PTE_WRITE's bucket (body u64 @88).
-    pub desc_bucket: Signal<In, Bits<64>>,
-    /// The PTE_WRITE's slot in the bucket (body u32 @96).
-    pub desc_slot: Signal<In, Bits<32>>,
-    /// The PTE_WRITE's PTE word 0 (body @104).
-    pub desc_word0: Signal<In, Bits<64>>,
-    /// The PTE_WRITE's frame number, word 1's pfn (body @112).
-    pub desc_pfn: Signal<In, Bits<40>>,
+    /// The PTE_WRITE descriptor's fields (`SlowPathDesc::pte`, joined in the top).
+    pub desc: PteDescIn,
     /// A fault's PTE (from the page-fault unit): its address and its 16 bytes.
     pub fault_load: Signal<In, Bit>,
     /// The fault's PTE address (bytes), with `fault_load`.
@@ -90,17 +84,17 @@ impl Logic for PteWriter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, addr, data, ok, loc);
-        self.d_loc.next = (bit_cast::<40, 64>(self.desc_bucket.val()) << 4)
-            | bit_cast::<40, 32>(self.desc_slot.val());
+        self.d_loc.next = (bit_cast::<40, 64>(self.desc.bucket.val()) << 4)
+            | bit_cast::<40, 32>(self.desc.slot.val());
         if self.desc_take.val() {
-            self.ok.d.next = (self.desc_slot.val() < self.bucket_slots.val())
-                & (self.desc_bucket.val() <= bit_cast::<64, 32>(self.bucket_mask.val()));
+            self.ok.d.next = (self.desc.slot.val() < self.bucket_slots.val())
+                & (self.desc.bucket.val() <= bit_cast::<64, 32>(self.bucket_mask.val()));
             self.loc.d.next = self.d_loc.val();
             self.addr.d.next = self.d_loc.val() << 4;
             // Pte::from_bytes / to_bytes: only the defined bits survive.
             self.data.d.next =
-                bit_cast::<128, 64>(self.desc_word0.val() & self.word0_defined.val())
-                    | (bit_cast::<128, 40>(self.desc_pfn.val()) << 64);
+                bit_cast::<128, 64>(self.desc.word0.val() & self.word0_defined.val())
+                    | (bit_cast::<128, 40>(self.desc.pfn.val()) << 64);
         }
         if self.fault_load.val() {
             self.addr.d.next = self.fault_addr.val();

@@ -14,7 +14,7 @@
 //! route and header) and PAGE_MAPPED (a fault's page and frame) are encoded here.
 //! All of the ring's layout the fast path uses is in this file.
 
-use crate::fastpath::links::DescKind;
+use crate::fastpath::links::{DescKind, PteDesc};
 use crate::spec::{bit_of, Spec};
 use clio_proto::consts::VPN_BITS;
 use clio_proto::header::{field, FLAG_RESPONSE, ROUTED_HEADER_LEN};
@@ -95,15 +95,8 @@ pub struct SlowPathDesc {
     pub reply_status: Signal<Out, Bits<8>>,
     /// REPLY's flags: its header's RESPONSE bit.
     pub reply_flags: Signal<Out, Bits<8>>,
-    /// The descriptor being taken (`desc`), read as a PTE_WRITE: bucket, slot, PTE word 0 and
-    /// word 1's pfn.
-    pub take_bucket: Signal<Out, Bits<64>>,
-    /// The PTE_WRITE's slot in the bucket.
-    pub take_slot: Signal<Out, Bits<32>>,
-    /// The PTE_WRITE's PTE word 0.
-    pub take_pte_word0: Signal<Out, Bits<64>>,
-    /// The PTE_WRITE's frame number (word 1's pfn).
-    pub take_pte_pfn: Signal<Out, Bits<40>>,
+    /// The PTE_WRITE fields, for the PTE writer (`PteWriter::desc`, joined in the top).
+    pub pte: PteDesc,
     /// The descriptor being taken, read as a RING_RELEASE: its member, pid at bits 16..32 and
     /// client at 0..16 (the executor registers it as the sync unit's key).
     pub take_member: Signal<Out, Bits<32>>,
@@ -167,10 +160,10 @@ impl Logic for SlowPathDesc {
         self.header.next = self.held.q.val().get_bits::<384>(320);
         self.reply_status.next = self.held.q.val().get_bits::<8>(336);
         self.reply_flags.next = bit_cast::<8, 1>(self.held.q.val().get_bits::<1>(344));
-        self.take_bucket.next = self.desc.val().get_bits::<64>(704);
-        self.take_slot.next = self.desc.val().get_bits::<32>(768);
-        self.take_pte_word0.next = self.desc.val().get_bits::<64>(832);
-        self.take_pte_pfn.next = self.desc.val().get_bits::<40>(896);
+        self.pte.bucket.next = self.desc.val().get_bits::<64>(704);
+        self.pte.slot.next = self.desc.val().get_bits::<32>(768);
+        self.pte.word0.next = self.desc.val().get_bits::<64>(832);
+        self.pte.pfn.next = self.desc.val().get_bits::<40>(896);
         self.take_member.next = (bit_cast::<32, 16>(self.desc.val().get_bits::<16>(704)) << 16)
             | bit_cast::<32, 16>(self.desc.val().get_bits::<16>(720));
         self.page_mapped.next = bit_cast::<1024, 16>(self.kind_page_mapped.val())

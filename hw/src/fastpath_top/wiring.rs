@@ -202,10 +202,7 @@ impl Logic for FastpathTop {
         // PTE_WRITE decoded as its descriptor is taken (below).
         self.ptw.bucket_mask.next = self.cfg_bucket_mask.val();
         self.ptw.desc_take.next = self.exec.desc_take.val();
-        self.ptw.desc_bucket.next = self.spd.take_bucket.val();
-        self.ptw.desc_slot.next = self.spd.take_slot.val();
-        self.ptw.desc_word0.next = self.spd.take_pte_word0.val();
-        self.ptw.desc_pfn.next = self.spd.take_pte_pfn.val();
+        PteDescIn::join(&mut self.ptw.desc, &mut self.spd.pte);
         self.ptw.fault_load.next = self.tr.pte_load.val();
         self.ptw.fault_addr.next = self.tr.pte_addr.val();
         self.ptw.fault_data.next = self.tr.pte_data.val();

@@ -72,15 +72,15 @@ fn pte_writes_and_faults_decode_and_lay_out() {
         // The top's slices of the descriptor (bits 8k of byte k).
         let bits: Bits<1024> = bytes_to_bits(&d);
         b.uut.desc_take.next = true;
-        b.uut.desc_bucket.next = bits.get_bits::<64>(8 * desc::body::BUCKET.start);
-        b.uut.desc_slot.next = bits.get_bits::<32>(8 * desc::body::SLOT.start);
-        b.uut.desc_word0.next = bits.get_bits::<64>(8 * desc::body::PTE.start);
-        b.uut.desc_pfn.next = bits.get_bits::<40>(8 * (desc::body::PTE.start + 8));
+        b.uut.desc.bucket.next = bits.get_bits::<64>(8 * desc::body::BUCKET.start);
+        b.uut.desc.slot.next = bits.get_bits::<32>(8 * desc::body::SLOT.start);
+        b.uut.desc.word0.next = bits.get_bits::<64>(8 * desc::body::PTE.start);
+        b.uut.desc.pfn.next = bits.get_bits::<40>(8 * (desc::body::PTE.start + 8));
         b.tick();
         b.uut.desc_take.next = false;
         // Other descriptor bits on the inputs while the writer holds the PTE.
-        b.uut.desc_bucket.next = r.next().to_bits();
-        b.uut.desc_word0.next = r.next().to_bits();
+        b.uut.desc.bucket.next = r.next().to_bits();
+        b.uut.desc.word0.next = r.next().to_bits();
         b.settle();
         let ok = slot < 16 && bucket < BUCKETS;
         let u = &b.uut;

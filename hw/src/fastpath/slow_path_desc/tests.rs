@@ -99,10 +99,10 @@ fn descriptors_decode_and_encode_as_proto() {
             let pb = pte.to_bytes();
             let w0 = u64::from_le_bytes(pb[..8].try_into().expect("8 bytes"));
             let pfn = u64::from_le_bytes(pb[8..].try_into().expect("8 bytes")) & ((1 << 40) - 1);
-            assert_eq!(u.take_bucket.val().to_u64(), bucket, "descriptor {i}");
-            assert_eq!(u.take_slot.val().to_u64(), slot as u64, "descriptor {i}");
-            assert_eq!(u.take_pte_word0.val().to_u64(), w0, "descriptor {i}");
-            assert_eq!(u.take_pte_pfn.val().to_u64(), pfn, "descriptor {i}");
+            assert_eq!(u.pte.bucket.val().to_u64(), bucket, "descriptor {i}");
+            assert_eq!(u.pte.slot.val().to_u64(), slot as u64, "descriptor {i}");
+            assert_eq!(u.pte.word0.val().to_u64(), w0, "descriptor {i}");
+            assert_eq!(u.pte.pfn.val().to_u64(), pfn, "descriptor {i}");
         }
         b.tick();
         b.uut.take.next = false;
