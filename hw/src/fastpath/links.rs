@@ -691,3 +691,27 @@ pub struct PteDesc {
     /// The PTE_WRITE's frame number (word 1's pfn).
     pub pfn: Signal<Out, Bits<40>>,
 }
+
+/// A page fault's PTE as the PTE writer takes it (mate [`FaultPte`]).
+#[derive(LogicInterface, Default)]
+#[join = "FaultPte"]
+pub struct FaultPteIn {
+    /// A fault's PTE for the PTE writer (one cycle): its address and its 16 bytes.
+    pub load: Signal<In, Bit>,
+    /// The fault's PTE address (bytes).
+    pub addr: Signal<In, Bits<40>>,
+    /// The fault's PTE, 16 bytes.
+    pub data: Signal<In, Bits<128>>,
+}
+
+/// The PTE a page fault writes: load it, its address and its word (mate [`FaultPteIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "FaultPteIn"]
+pub struct FaultPte {
+    /// A fault's PTE for the PTE writer (one cycle): its address and its 16 bytes.
+    pub load: Signal<Out, Bit>,
+    /// The fault's PTE address (bytes).
+    pub addr: Signal<Out, Bits<40>>,
+    /// The fault's PTE, 16 bytes.
+    pub data: Signal<Out, Bits<128>>,
+}

@@ -15,7 +15,7 @@
 //! executor takes a descriptor only when idle, so a fault's PTE (loaded and written inside a
 //! request) is never overwritten before it is sent.
 
-use crate::fastpath::links::{PteDecoded, PteDescIn};
+use crate::fastpath::links::{FaultPteIn, PteDecoded, PteDescIn};
 use crate::spec::Spec;
 use clio_proto::consts::{BUCKET_BYTES, BUCKET_SLOTS, PTE_BYTES, VPN_BITS};
 use clio_proto::pte::{
@@ -53,12 +53,8 @@ pub struct PteWriter {
     pub desc_take: Signal<In, Bit>,
     /// The PTE_WRITE descriptor's fields (`SlowPathDesc::pte`, joined in the top).
     pub desc: PteDescIn,
-    /// A fault's PTE (from the page-fault unit): its address and its 16 bytes.
-    pub fault_load: Signal<In, Bit>,
-    /// The fault's PTE address (bytes), with `fault_load`.
-    pub fault_addr: Signal<In, Bits<40>>,
-    /// The fault's PTE, 16 bytes, with `fault_load`.
-    pub fault_data: Signal<In, Bits<128>>,
+    /// A fault's PTE (`Translate::pte`, joined in the top).
+    pub fault: FaultPteIn,
     /// The decode, for the slow-path TX block (`SlowPathTx::pte`, joined in the top).
     pub decoded: PteDecoded,
     /// The write-back beat: byte address, data in DRAM lanes, strobes.
@@ -96,9 +92,9 @@ impl Logic for PteWriter {
                 bit_cast::<128, 64>(self.desc.word0.val() & self.word0_defined.val())
                     | (bit_cast::<128, 40>(self.desc.pfn.val()) << 64);
         }
-        if self.fault_load.val() {
-            self.addr.d.next = self.fault_addr.val();
-            self.data.d.next = self.fault_data.val();
+        if self.fault.load.val() {
+            self.addr.d.next = self.fault.addr.val();
+            self.data.d.next = self.fault.data.val();
         }
         self.decoded.ok.next = self.ok.q.val();
         self.decoded.inval.next = !self.data.q.val().get_bit(56);

@@ -24,7 +24,7 @@
 //! PERMISSION (the PTE lacks `need`), RETRY_LATER (a fault with no room for its notice, or no
 //! free page), OK.
 
-use crate::fastpath::links::{TlbResultIn, TranslatePort};
+use crate::fastpath::links::{FaultPte, TlbResultIn, TranslatePort};
 use crate::page_fault::PageFault;
 use crate::pt_walker::{outcome, PtWalker};
 use crate::spec::Spec;
@@ -150,12 +150,8 @@ pub struct Translate {
     pub notice_pfn: Signal<Out, Bits<40>>,
     /// The notice is taken this cycle.
     pub notice_ready: Signal<In, Bit>,
-    /// A fault's PTE for the PTE writer (one cycle): its address and its 16 bytes.
-    pub pte_load: Signal<Out, Bit>,
-    /// The fault's PTE address (bytes).
-    pub pte_addr: Signal<Out, Bits<40>>,
-    /// The fault's PTE, 16 bytes.
-    pub pte_data: Signal<Out, Bits<128>>,
+    /// The fault's PTE, for the PTE writer (`PteWriter::fault`, joined in the top).
+    pub pte: FaultPte,
     /// The PTE writer's write-back is wanted (held until `pte_done`).
     pub pte_write: Signal<Out, Bit>,
     /// The PTE writer's write-back is done.
@@ -269,9 +265,9 @@ impl Logic for Translate {
         self.notice_pid.next = self.n_pid.q.val();
         self.notice_vpn.next = self.n_vpn.q.val();
         self.notice_pfn.next = self.n_pfn.q.val();
-        self.pte_load.next = false;
-        self.pte_addr.next = self.pf.pw_addr.val();
-        self.pte_data.next = self.pf.pw_data.val();
+        self.pte.load.next = false;
+        self.pte.addr.next = self.pf.pw_addr.val();
+        self.pte.data.next = self.pf.pw_data.val();
         self.pte_write.next = self.step.q.val() == TranslateStep::Side;
         // The walker: its request from the TLB's miss, AR/R while walking.
         self.walking.next = self.step.q.val() == TranslateStep::Walk;
@@ -421,7 +417,7 @@ impl Logic for Translate {
                 self.n_pfn.d.next = self.pf.pm_pfn.val();
                 self.notice_sent.d.next = false;
                 if self.pf.out_faulted.val() {
-                    self.pte_load.next = true;
+                    self.pte.load.next = true;
                     self.ev_fault.next = true;
                     self.step.d.next = TranslateStep::Side;
                 } else {

@@ -203,9 +203,7 @@ impl Logic for FastpathTop {
         self.ptw.bucket_mask.next = self.cfg_bucket_mask.val();
         self.ptw.desc_take.next = self.exec.desc_take.val();
         PteDescIn::join(&mut self.ptw.desc, &mut self.spd.pte);
-        self.ptw.fault_load.next = self.tr.pte_load.val();
-        self.ptw.fault_addr.next = self.tr.pte_addr.val();
-        self.ptw.fault_data.next = self.tr.pte_data.val();
+        FaultPteIn::join(&mut self.ptw.fault, &mut self.tr.pte);
         // Sync unit: its key is `ring_key`, a register (loaded as the frame or descriptor is
         // taken), so the CAM compare starts the cycle from flip-flops.
         self.sync.k_pid.next = self.exec.sync_key.val().get_bits::<16>(48);

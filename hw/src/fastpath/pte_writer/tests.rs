@@ -132,12 +132,12 @@ fn pte_writes_and_faults_decode_and_lay_out() {
             faults += 1;
             let addr = r.below(1 << 36) << 4;
             let bytes: [u8; PTE_BYTES] = r.bytes(PTE_BYTES).try_into().expect("16 bytes");
-            b.uut.fault_load.next = true;
-            b.uut.fault_addr.next = addr.to_bits();
-            b.uut.fault_data.next = bytes_to_bits(&bytes);
+            b.uut.fault.load.next = true;
+            b.uut.fault.addr.next = addr.to_bits();
+            b.uut.fault.data.next = bytes_to_bits(&bytes);
             b.tick();
-            b.uut.fault_load.next = false;
-            b.uut.fault_addr.next = r.next().to_bits();
+            b.uut.fault.load.next = false;
+            b.uut.fault.addr.next = r.next().to_bits();
             b.tick();
             check_beat(&b, addr, &bytes, &format!("fault after descriptor {i}"));
         }

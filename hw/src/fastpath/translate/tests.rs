@@ -476,10 +476,10 @@ fn translations_match_the_page_table() {
             assert_eq!(u.lk_vpn.val().to_u64(), c.vpn, "lookup of the start page");
             lookups.push_back((cycle, c.pid, c.vpn));
         }
-        if u.pte_load.val() {
+        if u.pte.load.val() {
             let c = cur.as_mut().expect("a PTE belongs to a translation");
-            let bytes: [u8; PTE_BYTES] = bits_to_bytes(u.pte_data.val()).try_into().expect("16");
-            c.pte = Some((u.pte_addr.val().to_u64(), bytes));
+            let bytes: [u8; PTE_BYTES] = bits_to_bytes(u.pte.data.val()).try_into().expect("16");
+            c.pte = Some((u.pte.addr.val().to_u64(), bytes));
         }
         if u.notice_valid.val() && u.notice_ready.val() {
             let c = cur.as_mut().expect("a notice belongs to a translation");
@@ -522,7 +522,7 @@ fn translations_match_the_page_table() {
             assert!(!u.fp_full.val());
         }
         // The fault's frame leaves the FIFO with the page-fault unit's answer.
-        if u.pte_load.val() && cur.as_ref().is_some_and(|c| c.want.fault.is_some()) {
+        if u.pte.load.val() && cur.as_ref().is_some_and(|c| c.want.fault.is_some()) {
             w.free.pop_front();
         }
         if u.ar_valid.val() {
