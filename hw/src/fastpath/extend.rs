@@ -18,6 +18,7 @@
 //! `kv_pid` is the RAS its own accesses use. KV requests get `cfg_status` until it is OK
 //! (RETRY_LATER from reset).
 
+use crate::fastpath::links::KvConfigIn;
 use crate::offload::clio_kv::ClioKv;
 use crate::offload::pointer_chase::PointerChase;
 use crate::offload::UnitChannels;
@@ -92,14 +93,8 @@ pub struct Extend {
     pub cfg_load: Signal<In, Bit>,
     /// The store's RAS pid.
     pub cfg_pid: Signal<In, Bits<16>>,
-    /// The status KV requests get until it is OK.
-    pub cfg_status: Signal<In, Bits<8>>,
-    /// The store's base (`StoreLayout::base`).
-    pub cfg_base: Signal<In, Bits<64>>,
-    /// The store's bucket count (`StoreLayout::buckets`).
-    pub cfg_buckets: Signal<In, Bits<64>>,
-    /// The store's record count (`StoreLayout::records`).
-    pub cfg_records: Signal<In, Bits<32>>,
+    /// The KV_CONFIG descriptor's store (`SlowPathDesc::kv`, joined in the top).
+    pub cfg: KvConfigIn,
     /// Clio-KV is enabled (a KV_CONFIG came), and its store's RAS.
     pub kv_en: Signal<Out, Bit>,
     /// The store's RAS pid (from KV_CONFIG).
@@ -268,10 +263,10 @@ impl Logic for Extend {
         if self.cfg_load.val() {
             self.cfg_en.d.next = true;
             self.store_pid.d.next = self.cfg_pid.val();
-            self.store_status.d.next = self.cfg_status.val();
-            self.store_base.d.next = self.cfg_base.val();
-            self.store_buckets.d.next = self.cfg_buckets.val();
-            self.store_records.d.next = self.cfg_records.val();
+            self.store_status.d.next = self.cfg.status.val();
+            self.store_base.d.next = self.cfg.base.val();
+            self.store_buckets.d.next = self.cfg.buckets.val();
+            self.store_records.d.next = self.cfg.records.val();
         }
         if self.reset.val() {
             self.xk.d.next = false;

@@ -715,3 +715,32 @@ pub struct FaultPte {
     /// The fault's PTE, 16 bytes.
     pub data: Signal<Out, Bits<128>>,
 }
+
+/// A KV_CONFIG descriptor's store as the extend port latches it (mate [`KvConfig`]).
+#[derive(LogicInterface, Default)]
+#[join = "KvConfig"]
+pub struct KvConfigIn {
+    /// KV_CONFIG's status (OK when ready, else the status KV requests get).
+    pub status: Signal<In, Bits<8>>,
+    /// KV_CONFIG's store base (`StoreLayout::base`).
+    pub base: Signal<In, Bits<64>>,
+    /// KV_CONFIG's bucket count (`StoreLayout::buckets`).
+    pub buckets: Signal<In, Bits<64>>,
+    /// KV_CONFIG's record count (`StoreLayout::records`).
+    pub records: Signal<In, Bits<32>>,
+}
+
+/// The store a KV_CONFIG descriptor announces: its status, base, buckets and records (mate
+/// [`KvConfigIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "KvConfigIn"]
+pub struct KvConfig {
+    /// KV_CONFIG's status (OK when ready, else the status KV requests get).
+    pub status: Signal<Out, Bits<8>>,
+    /// KV_CONFIG's store base (`StoreLayout::base`).
+    pub base: Signal<Out, Bits<64>>,
+    /// KV_CONFIG's bucket count (`StoreLayout::buckets`).
+    pub buckets: Signal<Out, Bits<64>>,
+    /// KV_CONFIG's record count (`StoreLayout::records`).
+    pub records: Signal<Out, Bits<32>>,
+}

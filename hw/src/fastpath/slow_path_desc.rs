@@ -14,7 +14,7 @@
 //! route and header) and PAGE_MAPPED (a fault's page and frame) are encoded here.
 //! All of the ring's layout the fast path uses is in this file.
 
-use crate::fastpath::links::{DescKind, PteDesc};
+use crate::fastpath::links::{DescKind, KvConfig, PteDesc};
 use crate::spec::{bit_of, Spec};
 use clio_proto::consts::VPN_BITS;
 use clio_proto::header::{field, FLAG_RESPONSE, ROUTED_HEADER_LEN};
@@ -79,14 +79,8 @@ pub struct SlowPathDesc {
     pub key: Signal<Out, Bits<64>>,
     /// FREE_PAGE's frame number.
     pub pfn: Signal<Out, Bits<40>>,
-    /// KV_CONFIG's status (OK when ready, else the status KV requests get).
-    pub kv_status: Signal<Out, Bits<8>>,
-    /// KV_CONFIG's store base (`StoreLayout::base`).
-    pub kv_base: Signal<Out, Bits<64>>,
-    /// KV_CONFIG's bucket count (`StoreLayout::buckets`).
-    pub kv_buckets: Signal<Out, Bits<64>>,
-    /// KV_CONFIG's record count (`StoreLayout::records`).
-    pub kv_records: Signal<Out, Bits<32>>,
+    /// The KV_CONFIG store, for the extend port (`Extend::cfg`, joined in the top).
+    pub kv: KvConfig,
     /// REPLY's route.
     pub route: Signal<Out, Bits<256>>,
     /// REPLY's header bytes 0..48.
@@ -152,10 +146,10 @@ impl Logic for SlowPathDesc {
         self.kind.vpn.next = self.held.q.val().get_bits::<36>(768);
         self.kind.vpn_fits.next = self.held.q.val().get_bits::<28>(804) == 0;
         self.pfn.next = self.held.q.val().get_bits::<40>(832);
-        self.kv_status.next = self.held.q.val().get_bits::<8>(720);
-        self.kv_base.next = self.held.q.val().get_bits::<64>(768);
-        self.kv_buckets.next = self.held.q.val().get_bits::<64>(832);
-        self.kv_records.next = self.held.q.val().get_bits::<32>(896);
+        self.kv.status.next = self.held.q.val().get_bits::<8>(720);
+        self.kv.base.next = self.held.q.val().get_bits::<64>(768);
+        self.kv.buckets.next = self.held.q.val().get_bits::<64>(832);
+        self.kv.records.next = self.held.q.val().get_bits::<32>(896);
         self.route.next = self.held.q.val().get_bits::<256>(64);
         self.header.next = self.held.q.val().get_bits::<384>(320);
         self.reply_status.next = self.held.q.val().get_bits::<8>(336);

@@ -245,10 +245,7 @@ impl Logic for FastpathTop {
         // (832), records @112 (896); taken in SpTx.
         self.ext.cfg_load.next = self.sptx.kv_config.val();
         self.ext.cfg_pid.next = self.spd.kind.pid.val();
-        self.ext.cfg_status.next = self.spd.kv_status.val();
-        self.ext.cfg_base.next = self.spd.kv_base.val();
-        self.ext.cfg_buckets.next = self.spd.kv_buckets.val();
-        self.ext.cfg_records.next = self.spd.kv_records.val();
+        KvConfigIn::join(&mut self.ext.cfg, &mut self.spd.kv);
         // The KV payload feeder reads the executor's slot while the write-data stage does not.
         self.ext.pay_free.next = !self.w_busy.val();
         self.ext.buf_data.next = self.wbuf.read_data.val();

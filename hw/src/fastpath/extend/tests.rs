@@ -31,7 +31,7 @@ fn payloads_reach_clio_kv_whole_and_in_order() {
     assert!(!b.uut.kv_en.val(), "no store after reset");
     b.uut.cfg_load.next = true;
     b.uut.cfg_pid.next = 7u64.to_bits();
-    b.uut.cfg_status.next = (Status::RetryLater as u64).to_bits();
+    b.uut.cfg.status.next = (Status::RetryLater as u64).to_bits();
     b.tick();
     b.uut.cfg_load.next = false;
     b.settle();

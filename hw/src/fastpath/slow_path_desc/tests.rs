@@ -150,10 +150,10 @@ fn descriptors_decode_and_encode_as_proto() {
                 status,
             } => {
                 assert_eq!(u.kind.pid.val().to_u64(), pid as u64);
-                assert_eq!(u.kv_status.val().to_u64(), status as u64);
-                assert_eq!(u.kv_base.val().to_u64(), base);
-                assert_eq!(u.kv_buckets.val().to_u64(), buckets);
-                assert_eq!(u.kv_records.val().to_u64(), records as u64);
+                assert_eq!(u.kv.status.val().to_u64(), status as u64);
+                assert_eq!(u.kv.base.val().to_u64(), base);
+                assert_eq!(u.kv.buckets.val().to_u64(), buckets);
+                assert_eq!(u.kv.records.val().to_u64(), records as u64);
             }
             Descriptor::Reply { route, header } if which == 6 => {
                 assert_eq!(bits_to_bytes(u.route.val()), route.to_bytes().to_vec());
