@@ -744,3 +744,28 @@ pub struct KvConfig {
     /// KV_CONFIG's record count (`StoreLayout::records`).
     pub records: Signal<Out, Bits<32>>,
 }
+
+/// A PAGE_MAPPED notice's page as the descriptor encoder takes it (mate [`PageMapped`]).
+#[derive(LogicInterface, Default)]
+#[join = "PageMapped"]
+pub struct PageMappedIn {
+    /// The notice's pid.
+    pub pid: Signal<In, Bits<16>>,
+    /// The notice's virtual page number.
+    pub vpn: Signal<In, Bits<36>>,
+    /// The notice's new frame number.
+    pub pfn: Signal<In, Bits<40>>,
+}
+
+/// The page a fault mapped, for the slow path's PAGE_MAPPED notice: pid, page and frame (mate
+/// [`PageMappedIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "PageMappedIn"]
+pub struct PageMapped {
+    /// The notice's pid.
+    pub pid: Signal<Out, Bits<16>>,
+    /// The notice's virtual page number.
+    pub vpn: Signal<Out, Bits<36>>,
+    /// The notice's new frame number.
+    pub pfn: Signal<Out, Bits<40>>,
+}

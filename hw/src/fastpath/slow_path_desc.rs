@@ -14,7 +14,7 @@
 //! route and header) and PAGE_MAPPED (a fault's page and frame) are encoded here.
 //! All of the ring's layout the fast path uses is in this file.
 
-use crate::fastpath::links::{DescKind, KvConfig, PteDesc};
+use crate::fastpath::links::{DescKind, KvConfig, PageMappedIn, PteDesc};
 use crate::spec::{bit_of, Spec};
 use clio_proto::consts::VPN_BITS;
 use clio_proto::header::{field, FLAG_RESPONSE, ROUTED_HEADER_LEN};
@@ -94,12 +94,8 @@ pub struct SlowPathDesc {
     /// The descriptor being taken, read as a RING_RELEASE: its member, pid at bits 16..32 and
     /// client at 0..16 (the executor registers it as the sync unit's key).
     pub take_member: Signal<Out, Bits<32>>,
-    /// A PAGE_MAPPED descriptor for page `pm_vpn` of `pm_pid`, now at frame `pm_pfn`.
-    pub pm_pid: Signal<In, Bits<16>>,
-    /// PAGE_MAPPED's virtual page number.
-    pub pm_vpn: Signal<In, Bits<36>>,
-    /// PAGE_MAPPED's frame number.
-    pub pm_pfn: Signal<In, Bits<40>>,
+    /// The notice's page (`Translate::notice`, joined in the top).
+    pub pm: PageMappedIn,
     /// The PAGE_MAPPED descriptor, one 128-byte slot.
     pub page_mapped: Signal<Out, Bits<1024>>,
     /// A REQUEST descriptor for the request of member `req_client` along `req_route` with
@@ -161,9 +157,9 @@ impl Logic for SlowPathDesc {
         self.take_member.next = (bit_cast::<32, 16>(self.desc.val().get_bits::<16>(704)) << 16)
             | bit_cast::<32, 16>(self.desc.val().get_bits::<16>(720));
         self.page_mapped.next = bit_cast::<1024, 16>(self.kind_page_mapped.val())
-            | (bit_cast::<1024, 16>(self.pm_pid.val()) << 704)
-            | (bit_cast::<1024, 36>(self.pm_vpn.val()) << 768)
-            | (bit_cast::<1024, 40>(self.pm_pfn.val()) << 832);
+            | (bit_cast::<1024, 16>(self.pm.pid.val()) << 704)
+            | (bit_cast::<1024, 36>(self.pm.vpn.val()) << 768)
+            | (bit_cast::<1024, 40>(self.pm.pfn.val()) << 832);
         self.request.next = bit_cast::<1024, 16>(self.kind_request.val())
             | (bit_cast::<1024, 16>(self.req_client.val()) << 16)
             | (bit_cast::<1024, 256>(self.req_route.val()) << 64)

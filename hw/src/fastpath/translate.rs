@@ -24,7 +24,7 @@
 //! PERMISSION (the PTE lacks `need`), RETRY_LATER (a fault with no room for its notice, or no
 //! free page), OK.
 
-use crate::fastpath::links::{FaultPte, TlbResultIn, TranslatePort};
+use crate::fastpath::links::{FaultPte, PageMapped, TlbResultIn, TranslatePort};
 use crate::page_fault::PageFault;
 use crate::pt_walker::{outcome, PtWalker};
 use crate::spec::Spec;
@@ -142,12 +142,8 @@ pub struct Translate {
     /// The PAGE_MAPPED notice of a fault, until taken (`notice_ready`): the page and its new
     /// frame (`SlowPathDesc` encodes the descriptor).
     pub notice_valid: Signal<Out, Bit>,
-    /// The notice's pid.
-    pub notice_pid: Signal<Out, Bits<16>>,
-    /// The notice's virtual page number.
-    pub notice_vpn: Signal<Out, Bits<36>>,
-    /// The notice's new frame number.
-    pub notice_pfn: Signal<Out, Bits<40>>,
+    /// The mapped page, for the notice (`SlowPathDesc::pm`, joined in the top).
+    pub notice: PageMapped,
     /// The notice is taken this cycle.
     pub notice_ready: Signal<In, Bit>,
     /// The fault's PTE, for the PTE writer (`PteWriter::fault`, joined in the top).
@@ -262,9 +258,9 @@ impl Logic for Translate {
         self.ev_miss.next = false;
         self.ev_fault.next = false;
         self.notice_valid.next = false;
-        self.notice_pid.next = self.n_pid.q.val();
-        self.notice_vpn.next = self.n_vpn.q.val();
-        self.notice_pfn.next = self.n_pfn.q.val();
+        self.notice.pid.next = self.n_pid.q.val();
+        self.notice.vpn.next = self.n_vpn.q.val();
+        self.notice.pfn.next = self.n_pfn.q.val();
         self.pte.load.next = false;
         self.pte.addr.next = self.pf.pw_addr.val();
         self.pte.data.next = self.pf.pw_data.val();

@@ -411,9 +411,7 @@ impl Logic for FastpathTop {
         self.spd.req_client.next = self.exec.client.val();
         self.spd.req_route.next = self.exec.route.val();
         self.spd.req_header.next = self.hreq.val();
-        self.spd.pm_pid.next = self.tr.notice_pid.val();
-        self.spd.pm_vpn.next = self.tr.notice_vpn.val();
-        self.spd.pm_pfn.next = self.tr.notice_pfn.val();
+        PageMappedIn::join(&mut self.spd.pm, &mut self.tr.notice);
         // ---- The executor (`Executor`): what it reads of the other blocks. (What it drives
         // is wired where each block is, above.)
         self.exec.cfg_page_shift.next = self.cfg_page_shift.val();

@@ -171,9 +171,9 @@ fn descriptors_decode_and_encode_as_proto() {
         }
         // A PAGE_MAPPED notice for a random page and frame.
         let (pid, vpn, pfn) = (r.next() as u16, r.below(1 << 36), r.below(1 << 40));
-        b.uut.pm_pid.next = (pid as u64).to_bits();
-        b.uut.pm_vpn.next = vpn.to_bits();
-        b.uut.pm_pfn.next = pfn.to_bits();
+        b.uut.pm.pid.next = (pid as u64).to_bits();
+        b.uut.pm.vpn.next = vpn.to_bits();
+        b.uut.pm.pfn.next = pfn.to_bits();
         b.settle();
         let want = Descriptor::PageMapped { pid, vpn, pfn }.encode();
         assert_eq!(

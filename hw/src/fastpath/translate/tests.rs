@@ -487,9 +487,9 @@ fn translations_match_the_page_table() {
             // (`SlowPathDesc` encodes it; its bench checks that against `Descriptor::encode`.)
             assert_eq!(
                 (
-                    u.notice_pid.val().to_u64(),
-                    u.notice_vpn.val().to_u64(),
-                    u.notice_pfn.val().to_u64()
+                    u.notice.pid.val().to_u64(),
+                    u.notice.vpn.val().to_u64(),
+                    u.notice.pfn.val().to_u64()
                 ),
                 (c.pid as u64, c.vpn, pfn),
                 "the PAGE_MAPPED notice"
