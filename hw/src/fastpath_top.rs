@@ -39,9 +39,9 @@ use crate::fastpath::extend::Extend;
 use crate::fastpath::ingest::Ingest;
 use crate::fastpath::key_check::KeyCheck;
 use crate::fastpath::links::{
-    AheadUse, AppendPlacedIn, DescKindIn, FaultPteIn, KvConfigIn, NextFrameIn, OrderClearIn,
-    PageMappedIn, PteDecodedIn, PteDescIn, QueueRelease, RingUse, SegUse, ServiceExec, TlbResultIn,
-    TranslateUse, TxLoadIn,
+    AheadUse, AppendPlacedIn, DescKindIn, DescTakenIn, FaultPteIn, KvConfigIn, NextFrameIn,
+    OrderClearIn, PageMappedIn, PteDecodedIn, PteDescIn, QueueRelease, RingUse, SegUse,
+    ServiceExec, TlbResultIn, TranslateUse, TxLoadIn,
 };
 use crate::fastpath::offload_service::OffloadService;
 use crate::fastpath::ordering::Ordering;

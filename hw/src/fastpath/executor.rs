@@ -45,8 +45,8 @@
 use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
 use crate::fastpath::links::{
-    AheadUse, AppendPlacedIn, NextFrameIn, OrderClearIn, QueueRelease, RingUse, SegUse,
-    ServiceExec, TranslateUse,
+    AheadUse, AppendPlacedIn, DescTakenIn, NextFrameIn, OrderClearIn, QueueRelease, RingUse,
+    SegUse, ServiceExec, TranslateUse,
 };
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
@@ -169,20 +169,12 @@ pub struct Executor {
     pub desc_take: Signal<Out, Bit>,
     /// The executor acts on the held descriptor this cycle (`SpTx`: `SlowPathTx::act`).
     pub sp_tx_act: Signal<Out, Bit>,
-    /// The descriptor's member (`SlowPathDesc::take_member`, a RING_RELEASE's key).
-    pub desc_member: Signal<In, Bits<32>>,
+    /// The descriptor being taken (`SlowPathDesc::taken`, joined in the top).
+    pub desc: DescTakenIn,
     /// Its actions (`SlowPathTx`): a PTE_WRITE's beat to write, a REPLY to send.
     pub desc_to_pte: Signal<In, Bit>,
     /// The descriptor is a REPLY to send as a payload-less response.
     pub desc_reply: Signal<In, Bit>,
-    /// A REPLY's route, header, status and flags (`SlowPathDesc`).
-    pub desc_route: Signal<In, Bits<256>>,
-    /// A REPLY's header bytes 0..48.
-    pub desc_header: Signal<In, Bits<384>>,
-    /// A REPLY's status.
-    pub desc_reply_status: Signal<In, Bits<8>>,
-    /// A REPLY's flags byte.
-    pub desc_reply_flags: Signal<In, Bits<8>>,
     /// A NACK is sent, a request is denied by the key check (`Stats`).
     pub stat_nack: Signal<Out, Bit>,
     /// A request is denied by the key check (one-cycle pulse).

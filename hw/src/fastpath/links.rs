@@ -769,3 +769,38 @@ pub struct PageMapped {
     /// The notice's new frame number.
     pub pfn: Signal<Out, Bits<40>>,
 }
+
+/// The TX descriptor being taken, as the executor holds it (mate [`DescTaken`]).
+#[derive(LogicInterface, Default)]
+#[join = "DescTaken"]
+pub struct DescTakenIn {
+    /// The descriptor being taken, read as a RING_RELEASE: its member, pid at bits 16..32 and
+    /// client at 0..16 (the executor registers it as the sync unit's key).
+    pub member: Signal<In, Bits<32>>,
+    /// REPLY's route.
+    pub route: Signal<In, Bits<256>>,
+    /// REPLY's header bytes 0..48.
+    pub header: Signal<In, Bits<384>>,
+    /// REPLY's status (its header's status byte).
+    pub reply_status: Signal<In, Bits<8>>,
+    /// REPLY's flags: its header's RESPONSE bit.
+    pub reply_flags: Signal<In, Bits<8>>,
+}
+
+/// The TX descriptor being taken: its member key, route, header and a REPLY's status and flags
+/// (mate [`DescTakenIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "DescTakenIn"]
+pub struct DescTaken {
+    /// The descriptor being taken, read as a RING_RELEASE: its member, pid at bits 16..32 and
+    /// client at 0..16 (the executor registers it as the sync unit's key).
+    pub member: Signal<Out, Bits<32>>,
+    /// REPLY's route.
+    pub route: Signal<Out, Bits<256>>,
+    /// REPLY's header bytes 0..48.
+    pub header: Signal<Out, Bits<384>>,
+    /// REPLY's status (its header's status byte).
+    pub reply_status: Signal<Out, Bits<8>>,
+    /// REPLY's flags: its header's RESPONSE bit.
+    pub reply_flags: Signal<Out, Bits<8>>,
+}

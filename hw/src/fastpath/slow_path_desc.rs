@@ -14,7 +14,7 @@
 //! route and header) and PAGE_MAPPED (a fault's page and frame) are encoded here.
 //! All of the ring's layout the fast path uses is in this file.
 
-use crate::fastpath::links::{DescKind, KvConfig, PageMappedIn, PteDesc};
+use crate::fastpath::links::{DescKind, DescTaken, KvConfig, PageMappedIn, PteDesc};
 use crate::spec::{bit_of, Spec};
 use clio_proto::consts::VPN_BITS;
 use clio_proto::header::{field, FLAG_RESPONSE, ROUTED_HEADER_LEN};
@@ -81,19 +81,10 @@ pub struct SlowPathDesc {
     pub pfn: Signal<Out, Bits<40>>,
     /// The KV_CONFIG store, for the extend port (`Extend::cfg`, joined in the top).
     pub kv: KvConfig,
-    /// REPLY's route.
-    pub route: Signal<Out, Bits<256>>,
-    /// REPLY's header bytes 0..48.
-    pub header: Signal<Out, Bits<384>>,
-    /// REPLY's status (its header's status byte).
-    pub reply_status: Signal<Out, Bits<8>>,
-    /// REPLY's flags: its header's RESPONSE bit.
-    pub reply_flags: Signal<Out, Bits<8>>,
+    /// The descriptor, for the executor (`Executor::desc`, joined in the top).
+    pub taken: DescTaken,
     /// The PTE_WRITE fields, for the PTE writer (`PteWriter::desc`, joined in the top).
     pub pte: PteDesc,
-    /// The descriptor being taken, read as a RING_RELEASE: its member, pid at bits 16..32 and
-    /// client at 0..16 (the executor registers it as the sync unit's key).
-    pub take_member: Signal<Out, Bits<32>>,
     /// The notice's page (`Translate::notice`, joined in the top).
     pub pm: PageMappedIn,
     /// The PAGE_MAPPED descriptor, one 128-byte slot.
@@ -146,15 +137,15 @@ impl Logic for SlowPathDesc {
         self.kv.base.next = self.held.q.val().get_bits::<64>(768);
         self.kv.buckets.next = self.held.q.val().get_bits::<64>(832);
         self.kv.records.next = self.held.q.val().get_bits::<32>(896);
-        self.route.next = self.held.q.val().get_bits::<256>(64);
-        self.header.next = self.held.q.val().get_bits::<384>(320);
-        self.reply_status.next = self.held.q.val().get_bits::<8>(336);
-        self.reply_flags.next = bit_cast::<8, 1>(self.held.q.val().get_bits::<1>(344));
+        self.taken.route.next = self.held.q.val().get_bits::<256>(64);
+        self.taken.header.next = self.held.q.val().get_bits::<384>(320);
+        self.taken.reply_status.next = self.held.q.val().get_bits::<8>(336);
+        self.taken.reply_flags.next = bit_cast::<8, 1>(self.held.q.val().get_bits::<1>(344));
         self.pte.bucket.next = self.desc.val().get_bits::<64>(704);
         self.pte.slot.next = self.desc.val().get_bits::<32>(768);
         self.pte.word0.next = self.desc.val().get_bits::<64>(832);
         self.pte.pfn.next = self.desc.val().get_bits::<40>(896);
-        self.take_member.next = (bit_cast::<32, 16>(self.desc.val().get_bits::<16>(704)) << 16)
+        self.taken.member.next = (bit_cast::<32, 16>(self.desc.val().get_bits::<16>(704)) << 16)
             | bit_cast::<32, 16>(self.desc.val().get_bits::<16>(720));
         self.page_mapped.next = bit_cast::<1024, 16>(self.kind_page_mapped.val())
             | (bit_cast::<1024, 16>(self.pm.pid.val()) << 704)

@@ -420,13 +420,9 @@ impl Logic for FastpathTop {
         self.exec.keys_ready.next = self.keys.ready.val();
         self.exec.key_ok.next = self.keys.ok.val();
         self.exec.sp_tx_valid.next = self.sp_tx_valid.val();
-        self.exec.desc_member.next = self.spd.take_member.val();
+        DescTakenIn::join(&mut self.exec.desc, &mut self.spd.taken);
         self.exec.desc_to_pte.next = self.sptx.to_pte.val();
         self.exec.desc_reply.next = self.sptx.reply.val();
-        self.exec.desc_route.next = self.spd.route.val();
-        self.exec.desc_header.next = self.spd.header.val();
-        self.exec.desc_reply_status.next = self.spd.reply_status.val();
-        self.exec.desc_reply_flags.next = self.spd.reply_flags.val();
         self.exec.h_va.next = self.dec.va.val();
         // The packet's first byte, summed by the look-ahead as the header arrived.
         AheadUse::join(&mut self.exec.ahead, &mut self.la.slot);

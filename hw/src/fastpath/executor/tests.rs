@@ -31,13 +31,13 @@ fn bench() -> Bench<Executor> {
     u.keys_ready.next = true;
     u.key_ok.next = true;
     u.sp_tx_valid.next = false;
-    u.desc_member.next = 0.into();
+    u.desc.member.next = 0.into();
     u.desc_to_pte.next = false;
     u.desc_reply.next = false;
-    u.desc_route.next = 0.into();
-    u.desc_header.next = 0.into();
-    u.desc_reply_status.next = 0.into();
-    u.desc_reply_flags.next = 0.into();
+    u.desc.route.next = 0.into();
+    u.desc.header.next = 0.into();
+    u.desc.reply_status.next = 0.into();
+    u.desc.reply_flags.next = 0.into();
     u.h_va.next = 0.into();
     u.ahead.va.next = 0.into();
     u.h_plen.next = 0.into();
@@ -206,12 +206,12 @@ fn nothing_is_taken_before_the_key_sweep_and_descriptors_only_from_idle() {
     b.settle();
     assert!(!b.uut.queue.take.val() && !b.uut.desc_take.val() && !b.uut.sp_tx_ready.val());
     b.uut.keys_ready.next = true;
-    b.uut.desc_member.next = 0x0003_0009.into();
+    b.uut.desc.member.next = 0x0003_0009.into();
     b.uut.desc_reply.next = true;
-    b.uut.desc_header.next = 0x5150.into();
-    b.uut.desc_route.next = 0x99.into();
-    b.uut.desc_reply_status.next = (Status::Ok as u64).to_bits();
-    b.uut.desc_reply_flags.next = 0x81.into();
+    b.uut.desc.header.next = 0x5150.into();
+    b.uut.desc.route.next = 0x99.into();
+    b.uut.desc.reply_status.next = (Status::Ok as u64).to_bits();
+    b.uut.desc.reply_flags.next = 0x81.into();
     b.settle();
     // A descriptor goes before a frame.
     assert!(b.uut.desc_take.val() && b.uut.sp_tx_ready.val() && !b.uut.queue.take.val());

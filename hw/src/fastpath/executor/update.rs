@@ -580,10 +580,10 @@ impl Logic for Executor {
                     self.state.d.next = State::SpPte;
                 }
                 if self.desc_reply.val() {
-                    self.route_q.d.next = self.desc_route.val();
-                    self.hdr.d.next = self.desc_header.val();
-                    self.rs_status.d.next = self.desc_reply_status.val();
-                    self.rs_flags.d.next = self.desc_reply_flags.val();
+                    self.route_q.d.next = self.desc.route.val();
+                    self.hdr.d.next = self.desc.header.val();
+                    self.rs_status.d.next = self.desc.reply_status.val();
+                    self.rs_flags.d.next = self.desc.reply_flags.val();
                     self.rs_plen.d.next = 0.into();
                     self.rs_use_arg0.d.next = false;
                     self.state.d.next = State::Resp;
@@ -691,7 +691,7 @@ impl Logic for Executor {
             if self.keys_ready.val() & self.sp_tx_valid.val() {
                 if self.state.q.val() == State::Idle {
                     self.desc_take.next = true;
-                    self.ring_key.d.next = bit_cast::<64, 32>(self.desc_member.val()) << 32;
+                    self.ring_key.d.next = bit_cast::<64, 32>(self.desc.member.val()) << 32;
                     self.state.d.next = State::SpTx;
                 }
             } else if self.keys_ready.val() & self.frame.full.val() {

@@ -91,7 +91,7 @@ fn descriptors_decode_and_encode_as_proto() {
         if let Descriptor::RingRelease { pid, client } = d {
             // The member as it is taken (the sync unit's key, registered by the executor).
             let member = (pid as u64) << 16 | client as u64;
-            assert_eq!(b.uut.take_member.val().to_u64(), member, "descriptor {i}");
+            assert_eq!(b.uut.taken.member.val().to_u64(), member, "descriptor {i}");
         }
         if let Descriptor::PteWrite { bucket, slot, pte } = d {
             // The PTE_WRITE's body as it is taken (the PTE writer's inputs).
@@ -156,16 +156,19 @@ fn descriptors_decode_and_encode_as_proto() {
                 assert_eq!(u.kv.records.val().to_u64(), records as u64);
             }
             Descriptor::Reply { route, header } if which == 6 => {
-                assert_eq!(bits_to_bytes(u.route.val()), route.to_bytes().to_vec());
+                assert_eq!(
+                    bits_to_bytes(u.taken.route.val()),
+                    route.to_bytes().to_vec()
+                );
                 let mut h = [0u8; HEADER_LEN];
                 header.emit_header(&mut h);
                 assert_eq!(
-                    bits_to_bytes(u.header.val()),
+                    bits_to_bytes(u.taken.header.val()),
                     h[..48].to_vec(),
                     "descriptor {i}"
                 );
-                assert_eq!(u.reply_status.val().to_u64(), header.status as u64);
-                assert_eq!(u.reply_flags.val().to_u64(), header.response as u64);
+                assert_eq!(u.taken.reply_status.val().to_u64(), header.status as u64);
+                assert_eq!(u.taken.reply_flags.val().to_u64(), header.response as u64);
             }
             _ => {}
         }
