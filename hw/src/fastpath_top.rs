@@ -40,8 +40,8 @@ use crate::fastpath::ingest::Ingest;
 use crate::fastpath::key_check::KeyCheck;
 use crate::fastpath::links::{
     AheadUse, AppendPlacedIn, DescKindIn, DescTakenIn, FaultPteIn, KvConfigIn, NextFrameIn,
-    OrderClearIn, PageMappedIn, PteDecodedIn, PteDescIn, QueueRelease, RingUse, SegUse,
-    ServiceExec, TlbResultIn, TranslateUse, TxLoadIn,
+    OrderClearIn, PageMappedIn, PteDecodedIn, PteDescIn, QueueRelease, ResponseFields, RingUse,
+    SegUse, ServiceExec, TlbResultIn, TranslateUse, TxLoadIn,
 };
 use crate::fastpath::offload_service::OffloadService;
 use crate::fastpath::ordering::Ordering;

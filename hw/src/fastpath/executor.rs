@@ -45,8 +45,8 @@
 use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
 use crate::fastpath::links::{
-    AheadUse, AppendPlacedIn, DescTakenIn, NextFrameIn, OrderClearIn, QueueRelease, RingUse,
-    SegUse, ServiceExec, TranslateUse,
+    AheadUse, AppendPlacedIn, DescTakenIn, NextFrameIn, OrderClearIn, QueueRelease, ResponseFields,
+    RingUse, SegUse, ServiceExec, TranslateUse,
 };
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
@@ -338,26 +338,12 @@ pub struct Executor {
     pub acc_pa2: Signal<Out, Bits<64>>,
     /// Beats the access spans (`(lane + len + 63) / 64`).
     pub acc_beats: Signal<Out, Bits<12>>,
-    /// The response's status.
-    pub rsp_status: Signal<Out, Bits<8>>,
-    /// The response's flags byte.
-    pub rsp_flags: Signal<Out, Bits<8>>,
-    /// The response's `payload_len`.
-    pub rsp_plen: Signal<Out, Bits<16>>,
-    /// The response carries `rsp_arg0` as `arg0`.
-    pub rsp_use_arg0: Signal<Out, Bit>,
-    /// The response's `arg0`.
-    pub rsp_arg0: Signal<Out, Bits<64>>,
+    /// The response's fields (`ResponseHeader::exec`, joined in the top).
+    pub rsp: ResponseFields,
     /// An Append's `arg1` (the top sends it when `append`).
     pub rsp_arg1: Signal<Out, Bits<64>>,
     /// The request is an Append past its format checks (its response carries `arg0` and `arg1`).
     pub append: Signal<Out, Bit>,
-    /// The request is a Read past its checks: its responses carry `pkt_index` and `pkt_count`.
-    pub seg_on: Signal<Out, Bit>,
-    /// The read answer's packet under way (`pkt_index`).
-    pub seg_index: Signal<Out, Bits<16>>,
-    /// The answer's packet count (`pkt_count` of its responses).
-    pub seg_total: Signal<Out, Bits<16>>,
 
     // ---- Registers.
     /// The executor's state.

@@ -804,3 +804,49 @@ pub struct DescTaken {
     /// REPLY's flags: its header's RESPONSE bit.
     pub reply_flags: Signal<Out, Bits<8>>,
 }
+
+/// The fields of the response the executor answers with: status, flags, payload length, its
+/// `arg0` (and whether it is used), and a read's packet index and count (mate
+/// [`ResponseFieldsIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "ResponseFieldsIn"]
+pub struct ResponseFields {
+    /// The response's status, flags and payload length.
+    pub status: Signal<Out, Bits<8>>,
+    /// The response's flags byte.
+    pub flags: Signal<Out, Bits<8>>,
+    /// The response's payload length.
+    pub payload_len: Signal<Out, Bits<16>>,
+    /// `arg0` answers with `arg0`.
+    pub arg0_on: Signal<Out, Bit>,
+    /// The `arg0` answered with (with `arg0_on` or `args_on`).
+    pub arg0: Signal<Out, Bits<64>>,
+    /// `pkt_index` and `pkt_count` answer with these.
+    pub seg_on: Signal<Out, Bit>,
+    /// The `pkt_index` answered with (with `seg_on`).
+    pub pkt_index: Signal<Out, Bits<16>>,
+    /// The `pkt_count` answered with (with `seg_on`).
+    pub pkt_count: Signal<Out, Bits<16>>,
+}
+
+/// The response header builder's side of [`ResponseFields`].
+#[derive(LogicInterface, Default)]
+#[join = "ResponseFields"]
+pub struct ResponseFieldsIn {
+    /// The response's status, flags and payload length.
+    pub status: Signal<In, Bits<8>>,
+    /// The response's flags byte.
+    pub flags: Signal<In, Bits<8>>,
+    /// The response's payload length.
+    pub payload_len: Signal<In, Bits<16>>,
+    /// `arg0` answers with `arg0`.
+    pub arg0_on: Signal<In, Bit>,
+    /// The `arg0` answered with (with `arg0_on` or `args_on`).
+    pub arg0: Signal<In, Bits<64>>,
+    /// `pkt_index` and `pkt_count` answer with these.
+    pub seg_on: Signal<In, Bit>,
+    /// The `pkt_index` answered with (with `seg_on`).
+    pub pkt_index: Signal<In, Bits<16>>,
+    /// The `pkt_count` answered with (with `seg_on`).
+    pub pkt_count: Signal<In, Bits<16>>,
+}

@@ -11,6 +11,7 @@
 //! not part of this view. The REQUEST descriptor's header is `Header::emit_header` of the
 //! parsed request: flags and checksum zero.
 
+use crate::fastpath::links::ResponseFieldsIn;
 use crate::spec::Spec;
 use crate::util::ByteSwap;
 use clio_proto::header::{field, ROUTED_HEADER_LEN};
@@ -41,28 +42,14 @@ const _: () = assert!(
 pub struct ResponseHeader {
     /// The request's header bytes 0..48 (byte k at bits 8k..).
     pub request: Signal<In, Bits<384>>,
-    /// The response's status, flags and payload length.
-    pub status: Signal<In, Bits<8>>,
-    /// The response's flags byte.
-    pub flags: Signal<In, Bits<8>>,
-    /// The response's payload length.
-    pub payload_len: Signal<In, Bits<16>>,
-    /// `arg0` answers with `arg0`.
-    pub arg0_on: Signal<In, Bit>,
+    /// The executor's response fields (`Executor::rsp`, joined in the top).
+    pub exec: ResponseFieldsIn,
     /// `arg0` and `arg1` answer with `arg0` and `arg1`.
     pub args_on: Signal<In, Bit>,
-    /// The `arg0` answered with (with `arg0_on` or `args_on`).
-    pub arg0: Signal<In, Bits<64>>,
     /// The `arg1` answered with (with `args_on`).
     pub arg1: Signal<In, Bits<64>>,
     /// `total_len` answers with `payload_len`.
     pub value_len_on: Signal<In, Bit>,
-    /// `pkt_index` and `pkt_count` answer with these.
-    pub seg_on: Signal<In, Bit>,
-    /// The `pkt_index` answered with (with `seg_on`).
-    pub pkt_index: Signal<In, Bits<16>>,
-    /// The `pkt_count` answered with (with `seg_on`).
-    pub pkt_count: Signal<In, Bits<16>>,
     /// The response's header bytes 0..48.
     pub response: Signal<Out, Bits<384>>,
     /// The same with status OK whatever `status` says (a plain write's answer, handed on in
@@ -79,17 +66,17 @@ pub struct ResponseHeader {
 impl Logic for ResponseHeader {
     #[hdl_gen]
     fn update(&mut self) {
-        self.arg0_be.x.next = self.arg0.val();
+        self.arg0_be.x.next = self.exec.arg0.val();
         self.arg1_be.x.next = self.arg1.val();
         self.response.next = (self.request.val()
             & !(bit_cast::<384, 16>(0xFFFF_u16.to_bits()) << 16)
             & !(bit_cast::<384, 16>(0xFFFF_u16.to_bits()) << 80)
             & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 224))
-            | (bit_cast::<384, 8>(self.status.val()) << 16)
-            | (bit_cast::<384, 8>(self.flags.val()) << 24)
-            | (bit_cast::<384, 8>(self.payload_len.val().get_bits::<8>(8)) << 80)
-            | (bit_cast::<384, 8>(self.payload_len.val().get_bits::<8>(0)) << 88);
-        if self.arg0_on.val() | self.args_on.val() {
+            | (bit_cast::<384, 8>(self.exec.status.val()) << 16)
+            | (bit_cast::<384, 8>(self.exec.flags.val()) << 24)
+            | (bit_cast::<384, 8>(self.exec.payload_len.val().get_bits::<8>(8)) << 80)
+            | (bit_cast::<384, 8>(self.exec.payload_len.val().get_bits::<8>(0)) << 88);
+        if self.exec.arg0_on.val() | self.args_on.val() {
             self.response.next = (self.response.val()
                 & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 256))
                 | (bit_cast::<384, 64>(self.arg0_be.y.val()) << 256);
@@ -102,16 +89,16 @@ impl Logic for ResponseHeader {
         if self.value_len_on.val() {
             self.response.next = (self.response.val()
                 & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 192))
-                | (bit_cast::<384, 8>(self.payload_len.val().get_bits::<8>(8)) << 208)
-                | (bit_cast::<384, 8>(self.payload_len.val().get_bits::<8>(0)) << 216);
+                | (bit_cast::<384, 8>(self.exec.payload_len.val().get_bits::<8>(8)) << 208)
+                | (bit_cast::<384, 8>(self.exec.payload_len.val().get_bits::<8>(0)) << 216);
         }
-        if self.seg_on.val() {
+        if self.exec.seg_on.val() {
             self.response.next = (self.response.val()
                 & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 48))
-                | (bit_cast::<384, 8>(self.pkt_index.val().get_bits::<8>(8)) << 48)
-                | (bit_cast::<384, 8>(self.pkt_index.val().get_bits::<8>(0)) << 56)
-                | (bit_cast::<384, 8>(self.pkt_count.val().get_bits::<8>(8)) << 64)
-                | (bit_cast::<384, 8>(self.pkt_count.val().get_bits::<8>(0)) << 72);
+                | (bit_cast::<384, 8>(self.exec.pkt_index.val().get_bits::<8>(8)) << 48)
+                | (bit_cast::<384, 8>(self.exec.pkt_index.val().get_bits::<8>(0)) << 56)
+                | (bit_cast::<384, 8>(self.exec.pkt_count.val().get_bits::<8>(8)) << 64)
+                | (bit_cast::<384, 8>(self.exec.pkt_count.val().get_bits::<8>(0)) << 72);
         }
         self.response_ok.next = (self.response.val()
             & !(bit_cast::<384, 8>(0xFF_u8.to_bits()) << 16))

@@ -50,26 +50,18 @@ impl Logic for FastpathTop {
         self.apl.capacity.next = self.h_arg0.val();
         self.apl.len.next = bit_cast::<12, 32>(self.h_tlen.val());
         self.rhdr.request.next = self.exec.header.val();
-        self.rhdr.status.next = self.exec.rsp_status.val();
-        self.rhdr.flags.next = self.exec.rsp_flags.val();
-        self.rhdr.payload_len.next = self.exec.rsp_plen.val();
-        self.rhdr.arg0_on.next = self.exec.rsp_use_arg0.val();
+        ResponseFields::join(&mut self.exec.rsp, &mut self.rhdr.exec);
         self.rhdr.args_on.next = self.exec.append.val() | self.xs.args_on.val();
-        self.rhdr.arg0.next = self.exec.rsp_arg0.val();
         self.rhdr.arg1.next = self.exec.rsp_arg1.val();
         if self.xs.args_on.val() {
             self.rhdr.arg1.next = self.xs.arg1.val();
         }
         self.rhdr.value_len_on.next = self.ext.kv.val()
             & (self.xs.args_on.val()
-                | (self.exec.rsp_use_arg0.val()
-                    & (self.exec.rsp_status.val() == self.st_ok.val())));
+                | (self.exec.rsp.arg0_on.val() & (self.exec.rsp.status.val() == self.st_ok.val())));
         self.rseg.va.next = self.h_va.val();
         self.rseg.total.next = self.h_tlen.val();
         SegUse::join(&mut self.exec.seg, &mut self.rseg.exec);
-        self.rhdr.seg_on.next = self.exec.seg_on.val();
-        self.rhdr.pkt_index.next = self.exec.seg_index.val();
-        self.rhdr.pkt_count.next = self.exec.seg_total.val();
         self.hreq.next = self.rhdr.forwarded.val();
 
         // ---- Defaults.

@@ -156,7 +156,7 @@ fn expect_only_response(b: &mut Bench<Executor>, status: Status) {
         0x1111,
         "the built response header"
     );
-    assert_eq!(u.rsp_status.val().to_u64(), status as u64, "status");
+    assert_eq!(u.rsp.status.val().to_u64(), status as u64, "status");
     assert!(
         u.queue.done.val(),
         "the request is done as its response is taken"
@@ -232,7 +232,7 @@ fn nothing_is_taken_before_the_key_sweep_and_descriptors_only_from_idle() {
     // A REPLY: its header along its route, payload-less.
     assert_eq!(b.uut.header.val().get_bits::<64>(0).to_u64(), 0x5150);
     assert_eq!(b.uut.route.val().get_bits::<64>(0).to_u64(), 0x99);
-    assert_eq!(b.uut.rsp_flags.val().to_u64(), 0x81);
+    assert_eq!(b.uut.rsp.flags.val().to_u64(), 0x81);
     expect_only_response(&mut b, Status::Ok);
 }
 
@@ -303,8 +303,8 @@ fn a_read_translated_ahead_goes_straight_to_its_bursts_and_its_response() {
     // Its last address goes out and the job is handed over in the same cycle.
     assert!(b.uut.job_valid.val() && !b.uut.job_only.val());
     assert_eq!(b.uut.job_len.val().to_u64(), len + HEADER_LEN as u64);
-    assert_eq!(b.uut.rsp_plen.val().to_u64(), len);
-    assert!(b.uut.seg_on.val() && b.uut.seg_index.val().to_u64() == 0);
+    assert_eq!(b.uut.rsp.payload_len.val().to_u64(), len);
+    assert!(b.uut.rsp.seg_on.val() && b.uut.rsp.pkt_index.val().to_u64() == 0);
     assert!(b.uut.queue.done.val());
     b.tick();
     b.settle();
@@ -344,14 +344,14 @@ fn a_long_read_goes_on_with_its_next_packet() {
     b.uut.frame.full.next = false;
     b.settle();
     assert_eq!(b.uut.state(), State::Translate);
-    assert_eq!(b.uut.seg_index.val().to_u64(), 1);
+    assert_eq!(b.uut.rsp.pkt_index.val().to_u64(), 1);
     assert_eq!(
-        b.uut.seg_total.val().to_u64(),
+        b.uut.rsp.pkt_count.val().to_u64(),
         2,
         "pkt_count of every packet"
     );
     assert_eq!(b.uut.acc_len.val().to_u64(), 100);
-    assert_eq!(b.uut.rsp_plen.val().to_u64(), 100);
+    assert_eq!(b.uut.rsp.payload_len.val().to_u64(), 100);
 }
 
 #[test]
@@ -475,8 +475,8 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.tick();
     b.uut.ring.hit.next = false;
     b.settle();
-    assert!(b.uut.rsp_use_arg0.val());
-    assert_eq!(b.uut.rsp_arg0.val().to_u64(), 0x1234);
+    assert!(b.uut.rsp.arg0_on.val());
+    assert_eq!(b.uut.rsp.arg0.val().to_u64(), 0x1234);
     expect_only_response(&mut b, Status::Ok);
     b.tick();
     b.settle();
@@ -534,7 +534,7 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.tick();
     b.settle();
     assert!(b.uut.beat_word.val());
-    assert_eq!(b.uut.rsp_arg0.val().to_u64(), 41);
+    assert_eq!(b.uut.rsp.arg0.val().to_u64(), 41);
     b.tick();
     b.settle();
     assert_eq!(b.uut.state(), State::SWrite, "waits for the write-back");
@@ -558,7 +558,7 @@ fn a_failed_translation_is_the_response_and_slow_opcodes_are_pushed() {
     b.tick();
     b.uut.tr.done.next = false;
     b.settle();
-    assert_eq!(b.uut.rsp_plen.val().to_u64(), 0);
+    assert_eq!(b.uut.rsp.payload_len.val().to_u64(), 0);
     expect_only_response(&mut b, Status::Unmapped);
     b.tick();
     b.settle();

@@ -56,16 +56,16 @@ impl Logic for Executor {
         self.acc_n1.next = self.n1.q.val();
         self.acc_pa1.next = self.pa1.q.val();
         self.acc_pa2.next = self.pa2.q.val();
-        self.rsp_status.next = self.rs_status.q.val();
-        self.rsp_flags.next = self.rs_flags.q.val();
-        self.rsp_plen.next = self.rs_plen.q.val();
-        self.rsp_use_arg0.next = self.rs_use_arg0.q.val();
-        self.rsp_arg0.next = self.rs_arg0.q.val();
+        self.rsp.status.next = self.rs_status.q.val();
+        self.rsp.flags.next = self.rs_flags.q.val();
+        self.rsp.payload_len.next = self.rs_plen.q.val();
+        self.rsp.arg0_on.next = self.rs_use_arg0.q.val();
+        self.rsp.arg0.next = self.rs_arg0.q.val();
         self.rsp_arg1.next = self.rs_arg1.q.val();
         self.append.next = self.ap.q.val();
-        self.seg_on.next = self.rd_seg.q.val();
-        self.seg_index.next = self.rd_i.q.val();
-        self.seg_total.next = self.rd_n.q.val();
+        self.rsp.seg_on.next = self.rd_seg.q.val();
+        self.rsp.pkt_index.next = self.rd_i.q.val();
+        self.rsp.pkt_count.next = self.rd_n.q.val();
         self.room_ok.d.next = self.sp_rx_room.val() > self.rx_reserved.val();
 
         // ---- Geometry of the current access.
