@@ -1,8 +1,6 @@
-//! The interfaces between the fast path's stage blocks, each declared once with its mate
-//! (rust-hdl `LogicInterface`s: the derive checks a pair against each other, same names and
-//! types, opposite directions), and joined in the top (`fastpath_top/wiring.rs`) with one
-//! line each. A signal added to an interface is added to both structs here and used in the
-//! two blocks; nothing in the top changes.
+//! The executor's links with the blocks it drives or asks: the offload service, the TLB
+//! look-ahead, the slot queue, Append's placement, the idempotence ring, the translate stage, the
+//! ordering rules, the read segmenter, the TX descriptor and the response header.
 // The derive writes `join` and `link`, methods without doc comments.
 #![allow(missing_docs)]
 
@@ -203,60 +201,6 @@ pub struct AheadSlot {
     pub len: Signal<Out, Bits<12>>,
 }
 
-/// The held TX descriptor as the slow-path TX block acts on it: its kind and the
-/// invalidation's fields (mate [`DescKind`]).
-#[derive(LogicInterface, Default)]
-#[join = "DescKind"]
-pub struct DescKindIn {
-    /// The taken descriptor's kind.
-    pub pte_write: Signal<In, Bit>,
-    /// The taken descriptor is a TLB_INVALIDATE.
-    pub tlb_invalidate: Signal<In, Bit>,
-    /// The taken descriptor is a FREE_PAGE.
-    pub free_page: Signal<In, Bit>,
-    /// The taken descriptor is a KEY_WRITE.
-    pub key_write: Signal<In, Bit>,
-    /// The taken descriptor is a KV_CONFIG.
-    pub kv_config: Signal<In, Bit>,
-    /// The taken descriptor is a RING_RELEASE.
-    pub ring_release: Signal<In, Bit>,
-    /// The taken descriptor is a REPLY.
-    pub reply: Signal<In, Bit>,
-    /// Its fields (module doc).
-    pub pid: Signal<In, Bits<16>>,
-    /// TLB_INVALIDATE's virtual page number (its low `VPN_BITS` bits).
-    pub vpn: Signal<In, Bits<36>>,
-    /// TLB_INVALIDATE's vpn has no bits beyond `VPN_BITS` (else it can match nothing).
-    pub vpn_fits: Signal<In, Bit>,
-}
-
-/// The held TX descriptor's kind and the fields an invalidation needs, decoded (mate
-/// [`DescKindIn`]).
-#[derive(LogicInterface, Default)]
-#[join = "DescKindIn"]
-pub struct DescKind {
-    /// The taken descriptor's kind.
-    pub pte_write: Signal<Out, Bit>,
-    /// The taken descriptor is a TLB_INVALIDATE.
-    pub tlb_invalidate: Signal<Out, Bit>,
-    /// The taken descriptor is a FREE_PAGE.
-    pub free_page: Signal<Out, Bit>,
-    /// The taken descriptor is a KEY_WRITE.
-    pub key_write: Signal<Out, Bit>,
-    /// The taken descriptor is a KV_CONFIG.
-    pub kv_config: Signal<Out, Bit>,
-    /// The taken descriptor is a RING_RELEASE.
-    pub ring_release: Signal<Out, Bit>,
-    /// The taken descriptor is a REPLY.
-    pub reply: Signal<Out, Bit>,
-    /// Its fields (module doc).
-    pub pid: Signal<Out, Bits<16>>,
-    /// TLB_INVALIDATE's virtual page number (its low `VPN_BITS` bits).
-    pub vpn: Signal<Out, Bits<36>>,
-    /// TLB_INVALIDATE's vpn has no bits beyond `VPN_BITS` (else it can match nothing).
-    pub vpn_fits: Signal<Out, Bit>,
-}
-
 /// The next frame as the executor takes it from the slot queue (mate [`NextFrame`]).
 #[derive(LogicInterface, Default)]
 #[join = "NextFrame"]
@@ -298,41 +242,6 @@ pub struct NextFrame {
     pub route: Signal<Out, Bits<256>>,
     /// The next frame's payload lane.
     pub lane: Signal<Out, Bits<6>>,
-}
-
-/// A response the transmit stage loads from the read-data stage (mate [`TxLoad`]).
-#[derive(LogicInterface, Default)]
-#[join = "TxLoad"]
-pub struct TxLoadIn {
-    /// A finished response goes to the transmit stage this cycle: its length, route, beat 0
-    /// (the header with its CRC) and txbuf slot.
-    pub valid: Signal<In, Bit>,
-    /// The loaded response's length in bytes, header included.
-    pub len: Signal<In, Bits<12>>,
-    /// The loaded response's route.
-    pub route: Signal<In, Bits<256>>,
-    /// The loaded response's beat 0: the header with its CRC.
-    pub beat0: Signal<In, Bits<512>>,
-    /// The txbuf slot that holds the loaded response's beats from 1 on.
-    pub slot: Signal<In, Bit>,
-}
-
-/// A response handed from the read-data stage to the transmit stage: the load pulse, its
-/// length, route, first beat and TX-buffer slot (mate [`TxLoadIn`]).
-#[derive(LogicInterface, Default)]
-#[join = "TxLoadIn"]
-pub struct TxLoad {
-    /// A finished response goes to the transmit stage this cycle: its length, route, beat 0
-    /// (the header with its CRC) and txbuf slot.
-    pub valid: Signal<Out, Bit>,
-    /// The loaded response's length in bytes, header included.
-    pub len: Signal<Out, Bits<12>>,
-    /// The loaded response's route.
-    pub route: Signal<Out, Bits<256>>,
-    /// The loaded response's beat 0: the header with its CRC.
-    pub beat0: Signal<Out, Bits<512>>,
-    /// The txbuf slot that holds the loaded response's beats from 1 on.
-    pub slot: Signal<Out, Bit>,
 }
 
 /// Append's placement as the executor uses it (mate [`AppendPlaced`]).
@@ -437,85 +346,6 @@ pub struct RingPort {
     pub value: Signal<Out, Bits<64>>,
     /// Its recorded second word (lookup result): Append's new tail, its answer's `arg1`.
     pub arg1: Signal<Out, Bits<64>>,
-}
-
-/// A PTE_WRITE descriptor's PTE as the slow-path TX block acts on it (mate [`PteDecoded`]).
-#[derive(LogicInterface, Default)]
-#[join = "PteDecoded"]
-pub struct PteDecodedIn {
-    /// The PTE_WRITE taken names a slot inside the table.
-    pub ok: Signal<In, Bit>,
-    /// The TLB's update for the PTE_WRITE taken: invalidate (not used), pid, vpn, permissions,
-    /// allocated-unmapped, and the frame (the PTE's, or its location when not valid).
-    pub inval: Signal<In, Bit>,
-    /// The TLB update's pid.
-    pub pid: Signal<In, Bits<16>>,
-    /// The TLB update's virtual page number.
-    pub vpn: Signal<In, Bits<36>>,
-    /// The TLB update's frame: the PTE's pfn, or its location `bucket << 4 | slot` when not valid.
-    pub pfn: Signal<In, Bits<40>>,
-    /// The TLB update's permissions (bit 0 read, bit 1 write).
-    pub perms: Signal<In, Bits<2>>,
-    /// The TLB update's page is allocated but not mapped (the PTE is not valid).
-    pub alloc: Signal<In, Bit>,
-}
-
-/// The PTE writer's decode of a PTE_WRITE descriptor: valid, and the TLB update it makes
-/// (mate [`PteDecodedIn`]).
-#[derive(LogicInterface, Default)]
-#[join = "PteDecodedIn"]
-pub struct PteDecoded {
-    /// The PTE_WRITE taken names a slot inside the table.
-    pub ok: Signal<Out, Bit>,
-    /// The TLB's update for the PTE_WRITE taken: invalidate (not used), pid, vpn, permissions,
-    /// allocated-unmapped, and the frame (the PTE's, or its location when not valid).
-    pub inval: Signal<Out, Bit>,
-    /// The TLB update's pid.
-    pub pid: Signal<Out, Bits<16>>,
-    /// The TLB update's virtual page number.
-    pub vpn: Signal<Out, Bits<36>>,
-    /// The TLB update's frame: the PTE's pfn, or its location `bucket << 4 | slot` when not valid.
-    pub pfn: Signal<Out, Bits<40>>,
-    /// The TLB update's permissions (bit 0 read, bit 1 write).
-    pub perms: Signal<Out, Bits<2>>,
-    /// The TLB update's page is allocated but not mapped (the PTE is not valid).
-    pub alloc: Signal<Out, Bit>,
-}
-
-/// The TLB's lookup result as the translate stage takes it (mate [`TlbResult`]).
-#[derive(LogicInterface, Default)]
-#[join = "TlbResult"]
-pub struct TlbResultIn {
-    /// The translation was present.
-    pub hit: Signal<In, Bit>,
-    /// The entry is an allocated page not yet mapped (when hit): `res_pfn` then holds its
-    /// PTE's location, `bucket << 4 | slot`, and the access is a first touch that the
-    /// page-fault unit can serve without a walk.
-    pub alloc: Signal<In, Bit>,
-    /// Permissions `READ | WRITE << 1` (when hit).
-    pub perms: Signal<In, Bits<2>>,
-    /// Frame number (when hit).
-    pub pfn: Signal<In, Bits<40>>,
-    /// Invalidation generation at the lookup (give it back with the insert after a walk).
-    pub gen: Signal<In, Bits<16>>,
-}
-
-/// The TLB's lookup result (mate [`TlbResultIn`]); the look-ahead reads it too.
-#[derive(LogicInterface, Default)]
-#[join = "TlbResultIn"]
-pub struct TlbResult {
-    /// The translation was present.
-    pub hit: Signal<Out, Bit>,
-    /// The entry is an allocated page not yet mapped (when hit): `res_pfn` then holds its
-    /// PTE's location, `bucket << 4 | slot`, and the access is a first touch that the
-    /// page-fault unit can serve without a walk.
-    pub alloc: Signal<Out, Bit>,
-    /// Permissions `READ | WRITE << 1` (when hit).
-    pub perms: Signal<Out, Bits<2>>,
-    /// Frame number (when hit).
-    pub pfn: Signal<Out, Bits<40>>,
-    /// Invalidation generation at the lookup (give it back with the insert after a walk).
-    pub gen: Signal<Out, Bits<16>>,
 }
 
 /// The executor's side of the translate stage's port (mate [`TranslatePort`]).
@@ -659,115 +489,6 @@ pub struct QueueReleaseIn {
     pub pass: Signal<In, Bit>,
     /// The executor takes the frame in `next_slot` this cycle.
     pub take: Signal<In, Bit>,
-}
-
-/// A PTE_WRITE descriptor's fields as the PTE writer takes them (mate [`PteDesc`]).
-#[derive(LogicInterface, Default)]
-#[join = "PteDesc"]
-pub struct PteDescIn {
-    /// The descriptor being taken (`desc`), read as a PTE_WRITE: bucket, slot, PTE word 0 and
-    /// word 1's pfn.
-    pub bucket: Signal<In, Bits<64>>,
-    /// The PTE_WRITE's slot in the bucket.
-    pub slot: Signal<In, Bits<32>>,
-    /// The PTE_WRITE's PTE word 0.
-    pub word0: Signal<In, Bits<64>>,
-    /// The PTE_WRITE's frame number (word 1's pfn).
-    pub pfn: Signal<In, Bits<40>>,
-}
-
-/// The PTE_WRITE fields of the descriptor being taken: bucket, slot, PTE word 0 and frame
-/// (mate [`PteDescIn`]).
-#[derive(LogicInterface, Default)]
-#[join = "PteDescIn"]
-pub struct PteDesc {
-    /// The descriptor being taken (`desc`), read as a PTE_WRITE: bucket, slot, PTE word 0 and
-    /// word 1's pfn.
-    pub bucket: Signal<Out, Bits<64>>,
-    /// The PTE_WRITE's slot in the bucket.
-    pub slot: Signal<Out, Bits<32>>,
-    /// The PTE_WRITE's PTE word 0.
-    pub word0: Signal<Out, Bits<64>>,
-    /// The PTE_WRITE's frame number (word 1's pfn).
-    pub pfn: Signal<Out, Bits<40>>,
-}
-
-/// A page fault's PTE as the PTE writer takes it (mate [`FaultPte`]).
-#[derive(LogicInterface, Default)]
-#[join = "FaultPte"]
-pub struct FaultPteIn {
-    /// A fault's PTE for the PTE writer (one cycle): its address and its 16 bytes.
-    pub load: Signal<In, Bit>,
-    /// The fault's PTE address (bytes).
-    pub addr: Signal<In, Bits<40>>,
-    /// The fault's PTE, 16 bytes.
-    pub data: Signal<In, Bits<128>>,
-}
-
-/// The PTE a page fault writes: load it, its address and its word (mate [`FaultPteIn`]).
-#[derive(LogicInterface, Default)]
-#[join = "FaultPteIn"]
-pub struct FaultPte {
-    /// A fault's PTE for the PTE writer (one cycle): its address and its 16 bytes.
-    pub load: Signal<Out, Bit>,
-    /// The fault's PTE address (bytes).
-    pub addr: Signal<Out, Bits<40>>,
-    /// The fault's PTE, 16 bytes.
-    pub data: Signal<Out, Bits<128>>,
-}
-
-/// A KV_CONFIG descriptor's store as the extend port latches it (mate [`KvConfig`]).
-#[derive(LogicInterface, Default)]
-#[join = "KvConfig"]
-pub struct KvConfigIn {
-    /// KV_CONFIG's status (OK when ready, else the status KV requests get).
-    pub status: Signal<In, Bits<8>>,
-    /// KV_CONFIG's store base (`StoreLayout::base`).
-    pub base: Signal<In, Bits<64>>,
-    /// KV_CONFIG's bucket count (`StoreLayout::buckets`).
-    pub buckets: Signal<In, Bits<64>>,
-    /// KV_CONFIG's record count (`StoreLayout::records`).
-    pub records: Signal<In, Bits<32>>,
-}
-
-/// The store a KV_CONFIG descriptor announces: its status, base, buckets and records (mate
-/// [`KvConfigIn`]).
-#[derive(LogicInterface, Default)]
-#[join = "KvConfigIn"]
-pub struct KvConfig {
-    /// KV_CONFIG's status (OK when ready, else the status KV requests get).
-    pub status: Signal<Out, Bits<8>>,
-    /// KV_CONFIG's store base (`StoreLayout::base`).
-    pub base: Signal<Out, Bits<64>>,
-    /// KV_CONFIG's bucket count (`StoreLayout::buckets`).
-    pub buckets: Signal<Out, Bits<64>>,
-    /// KV_CONFIG's record count (`StoreLayout::records`).
-    pub records: Signal<Out, Bits<32>>,
-}
-
-/// A PAGE_MAPPED notice's page as the descriptor encoder takes it (mate [`PageMapped`]).
-#[derive(LogicInterface, Default)]
-#[join = "PageMapped"]
-pub struct PageMappedIn {
-    /// The notice's pid.
-    pub pid: Signal<In, Bits<16>>,
-    /// The notice's virtual page number.
-    pub vpn: Signal<In, Bits<36>>,
-    /// The notice's new frame number.
-    pub pfn: Signal<In, Bits<40>>,
-}
-
-/// The page a fault mapped, for the slow path's PAGE_MAPPED notice: pid, page and frame (mate
-/// [`PageMappedIn`]).
-#[derive(LogicInterface, Default)]
-#[join = "PageMappedIn"]
-pub struct PageMapped {
-    /// The notice's pid.
-    pub pid: Signal<Out, Bits<16>>,
-    /// The notice's virtual page number.
-    pub vpn: Signal<Out, Bits<36>>,
-    /// The notice's new frame number.
-    pub pfn: Signal<Out, Bits<40>>,
 }
 
 /// The TX descriptor being taken, as the executor holds it (mate [`DescTaken`]).

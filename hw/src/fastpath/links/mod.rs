@@ -1,0 +1,15 @@
+//! The interfaces between the fast path's stage blocks, each declared once with its mate
+//! (rust-hdl `LogicInterface`s: the derive checks a pair against each other, same names and
+//! types, opposite directions), and joined in the top (`fastpath_top/wiring.rs`) with one
+//! line each. A signal added to an interface is added to both structs here and used in the
+//! two blocks; nothing in the top changes.
+//!
+//! By area: [`executor`], [`slow_path`], [`datapath`].
+
+pub mod datapath;
+pub mod executor;
+pub mod slow_path;
+
+pub use datapath::*;
+pub use executor::*;
+pub use slow_path::*;
