@@ -23,7 +23,7 @@ pub struct ServiceExec {
     pub word_in: Signal<Out, Bit>,
     /// The unit's block write is done this cycle.
     pub block_done: Signal<Out, Bit>,
-    /// The translation under way is the unit's access / a block write / in the store's RAS.
+    /// The translation under way is the unit's access.
     pub accessing: Signal<In, Bit>,
     /// The translation under way is a block write.
     pub writing: Signal<In, Bit>,
@@ -33,8 +33,7 @@ pub struct ServiceExec {
     pub access_va: Signal<In, Bits<64>>,
     /// The access is a block write (write permission).
     pub access_write: Signal<In, Bit>,
-    /// Look the ring up (the request's pid, client, req_id) / move its write pointer past an
-    /// unacknowledged slot / record the answer (`ring_status`, `ring_value`).
+    /// Look the ring up (the request's pid, client, req_id).
     pub ring_lookup: Signal<In, Bit>,
     /// Move the ring's write pointer past an unacknowledged slot (one cycle).
     pub ring_skip: Signal<In, Bit>,
@@ -44,9 +43,7 @@ pub struct ServiceExec {
     pub ring_status: Signal<In, Bits<8>>,
     /// The value recorded (the answer's `arg0`).
     pub ring_value: Signal<In, Bits<64>>,
-    /// The unit's answer, registered (one cycle): its status, its `arg0`, a replay (the
-    /// response carries `arg0` alone), a payload read to follow (`ans_read_len` bytes at
-    /// `ans_read_va`).
+    /// The unit's answer, registered (one cycle), with the fields below.
     pub ans_valid: Signal<In, Bit>,
     /// The answer's status (BAD_REQUEST when its payload read would end past the VA space).
     pub ans_status: Signal<In, Bits<8>>,
@@ -77,7 +74,7 @@ pub struct ServiceLink {
     pub word_in: Signal<In, Bit>,
     /// The unit's block write is done this cycle.
     pub block_done: Signal<In, Bit>,
-    /// The translation under way is the unit's access / a block write / in the store's RAS.
+    /// The translation under way is the unit's access.
     pub accessing: Signal<Out, Bit>,
     /// The translation under way is a block write.
     pub writing: Signal<Out, Bit>,
@@ -87,8 +84,7 @@ pub struct ServiceLink {
     pub access_va: Signal<Out, Bits<64>>,
     /// The access is a block write (write permission).
     pub access_write: Signal<Out, Bit>,
-    /// Look the ring up (the request's pid, client, req_id) / move its write pointer past an
-    /// unacknowledged slot / record the answer (`ring_status`, `ring_value`).
+    /// Look the ring up (the request's pid, client, req_id).
     pub ring_lookup: Signal<Out, Bit>,
     /// Move the ring's write pointer past an unacknowledged slot (one cycle).
     pub ring_skip: Signal<Out, Bit>,
@@ -98,9 +94,7 @@ pub struct ServiceLink {
     pub ring_status: Signal<Out, Bits<8>>,
     /// The value recorded (the answer's `arg0`).
     pub ring_value: Signal<Out, Bits<64>>,
-    /// The unit's answer, registered (one cycle): its status, its `arg0`, a replay (the
-    /// response carries `arg0` alone), a payload read to follow (`ans_read_len` bytes at
-    /// `ans_read_va`).
+    /// The unit's answer, registered (one cycle), with the fields below.
     pub ans_valid: Signal<Out, Bit>,
     /// The answer's status (BAD_REQUEST when its payload read would end past the VA space).
     pub ans_status: Signal<Out, Bits<8>>,
@@ -125,8 +119,7 @@ pub struct AheadUse {
     /// in), summed as the header arrived and kept per slot, so Dispatch's VA is a register.
     pub va: Signal<In, Bits<64>>,
     /// `use_slot`'s header passes `Header::parse` (`Decode::parse_ok` with `kv_en` as it is
-    /// now), Append's format check (`append_ok`), an atomic's (`atomic_ok`) and the pointer
-    /// chase's (`chase_ok`): the rest of Dispatch's class checks, kept per slot the same way.
+    /// now), kept per slot.
     pub parse_ok: Signal<In, Bit>,
     /// `use_slot`'s header passes the pointer chase's check (`Decode::chase_ok`), kept per slot.
     pub chase_ok: Signal<In, Bit>,
@@ -134,18 +127,16 @@ pub struct AheadUse {
     pub append_ok: Signal<In, Bit>,
     /// `use_slot`'s header passes an atomic's check (`Decode::atomic_ok`), kept per slot.
     pub atomic_ok: Signal<In, Bit>,
-    /// `use_slot`'s frame is a READ or WRITE, and its lookup's pid and VPN (kept from its
-    /// header; the pid and VPN registered again from `use_next` the cycle before): when `ok`
-    /// is low the executor's Dispatch looks the page up with these, before its checks decide.
+    /// `use_slot`'s frame is a READ or WRITE (when `ok` is low the executor's Dispatch looks
+    /// the page up itself).
     pub rw: Signal<In, Bit>,
     /// `use_slot`'s packet is translated: mapped, permitted, within one page.
     pub ok: Signal<In, Bit>,
     /// `use_slot`'s packet's physical address (valid with `ok`).
     pub pa: Signal<In, Bits<64>>,
-    /// `use_slot`'s header passes `check_read` (`Decode::read_ok`), `check_write_segment`
-    /// (`write_ok`), and its write segment ends inside the VA space (`write_in_va`): decoded as
-    /// the header arrived and kept per slot, so Dispatch's decision does not wait for the
-    /// checks' 66-bit sums (they depend on the header alone).
+    /// `use_slot`'s header passes `check_read` (`Decode::read_ok`): decoded as the header
+    /// arrived and kept per slot, so Dispatch's decision does not wait for the check's 66-bit
+    /// sum.
     pub read_ok: Signal<In, Bit>,
     /// `use_slot`'s header passes `check_write_segment` (`Decode::write_ok`), kept per slot.
     pub write_ok: Signal<In, Bit>,
@@ -167,8 +158,7 @@ pub struct AheadSlot {
     /// in), summed as the header arrived and kept per slot, so Dispatch's VA is a register.
     pub va: Signal<Out, Bits<64>>,
     /// `use_slot`'s header passes `Header::parse` (`Decode::parse_ok` with `kv_en` as it is
-    /// now), Append's format check (`append_ok`), an atomic's (`atomic_ok`) and the pointer
-    /// chase's (`chase_ok`): the rest of Dispatch's class checks, kept per slot the same way.
+    /// now), kept per slot.
     pub parse_ok: Signal<Out, Bit>,
     /// `use_slot`'s header passes the pointer chase's check (`Decode::chase_ok`), kept per slot.
     pub chase_ok: Signal<Out, Bit>,
@@ -176,18 +166,16 @@ pub struct AheadSlot {
     pub append_ok: Signal<Out, Bit>,
     /// `use_slot`'s header passes an atomic's check (`Decode::atomic_ok`), kept per slot.
     pub atomic_ok: Signal<Out, Bit>,
-    /// `use_slot`'s frame is a READ or WRITE, and its lookup's pid and VPN (kept from its
-    /// header; the pid and VPN registered again from `use_next` the cycle before): when `ok`
-    /// is low the executor's Dispatch looks the page up with these, before its checks decide.
+    /// `use_slot`'s frame is a READ or WRITE (when `ok` is low the executor's Dispatch looks
+    /// the page up itself).
     pub rw: Signal<Out, Bit>,
     /// `use_slot`'s packet is translated: mapped, permitted, within one page.
     pub ok: Signal<Out, Bit>,
     /// `use_slot`'s packet's physical address (valid with `ok`).
     pub pa: Signal<Out, Bits<64>>,
-    /// `use_slot`'s header passes `check_read` (`Decode::read_ok`), `check_write_segment`
-    /// (`write_ok`), and its write segment ends inside the VA space (`write_in_va`): decoded as
-    /// the header arrived and kept per slot, so Dispatch's decision does not wait for the
-    /// checks' 66-bit sums (they depend on the header alone).
+    /// `use_slot`'s header passes `check_read` (`Decode::read_ok`): decoded as the header
+    /// arrived and kept per slot, so Dispatch's decision does not wait for the check's 66-bit
+    /// sum.
     pub read_ok: Signal<Out, Bit>,
     /// `use_slot`'s header passes `check_write_segment` (`Decode::write_ok`), kept per slot.
     pub write_ok: Signal<Out, Bit>,
@@ -257,8 +245,7 @@ pub struct AppendPlacedIn {
     pub record_va: Signal<In, Bits<64>>,
     /// Bytes the record takes in the log (`replog::footprint(len)`).
     pub footprint: Signal<In, Bits<12>>,
-    /// The tail word loaded (the answer's `arg0`, the idempotence ring's value), the new tail
-    /// (`old_tail + footprint`) and the tail word's PA.
+    /// The tail word loaded (the answer's `arg0`, the idempotence ring's value).
     pub old_tail: Signal<In, Bits<64>>,
     /// The new tail, `old_tail + footprint`.
     pub new_tail: Signal<In, Bits<64>>,
@@ -278,8 +265,7 @@ pub struct AppendPlaced {
     pub record_va: Signal<Out, Bits<64>>,
     /// Bytes the record takes in the log (`replog::footprint(len)`).
     pub footprint: Signal<Out, Bits<12>>,
-    /// The tail word loaded (the answer's `arg0`, the idempotence ring's value), the new tail
-    /// (`old_tail + footprint`) and the tail word's PA.
+    /// The tail word loaded (the answer's `arg0`, the idempotence ring's value).
     pub old_tail: Signal<Out, Bits<64>>,
     /// The new tail, `old_tail + footprint`.
     pub new_tail: Signal<Out, Bits<64>>,
