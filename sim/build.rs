@@ -321,7 +321,8 @@ fn main() {
                     "        /// `{}`: {dir}, {} bit(s).\n        pub const {}: u32 = {i};",
                     p.name,
                     p.width,
-                    p.name.to_uppercase()
+                    // A bundle's member (`res$hit`) is a Rust name with `_` (`RES_HIT`).
+                    p.name.replace('$', "_").to_uppercase()
                 )
                 .unwrap();
             }
