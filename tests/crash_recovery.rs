@@ -158,7 +158,18 @@ fn the_slow_path_daemon_killed_and_restarted_loses_nothing() {
         std::thread::spawn(move || {
             let mut i = 0u64;
             while !stop.load(Ordering::Acquire) && i < 400 {
-                let va = c.ralloc(1 << 20).expect("ralloc across a daemon restart");
+                let va = match c.ralloc(1 << 20) {
+                    Ok(va) => va,
+                    // The RAS holds its share of the node's memory (`--max-ras-memory`, half by
+                    // default): the oldest region goes back, and allocations go on crossing the
+                    // daemon's restarts however fast they run.
+                    Err(ClioError::QuotaExceeded { .. } | ClioError::OutOfMemory) => {
+                        let (old, _) = regions.lock().unwrap().remove(0);
+                        c.rfree(old).expect("rfree across a daemon restart");
+                        continue;
+                    }
+                    Err(e) => panic!("ralloc across a daemon restart: {e}"),
+                };
                 c.rwrite_durable(va + 8, &i.to_le_bytes()).unwrap();
                 regions.lock().unwrap().push((va, i));
                 acked.store(i + 1, Ordering::Release);
@@ -177,8 +188,9 @@ fn the_slow_path_daemon_killed_and_restarted_loses_nothing() {
     stop.store(true, Ordering::Release);
     w.join().expect("the workload rode out the daemon restarts");
     assert!(start.elapsed() < Duration::from_secs(60));
-    let regions = regions.lock().unwrap().clone();
-    assert!(regions.len() as u64 == acked.load(Ordering::Acquire) && !regions.is_empty());
+    let mut regions = regions.lock().unwrap().clone();
+    // Every allocation acknowledged is here but those given back for room.
+    assert!(regions.len() as u64 <= acked.load(Ordering::Acquire) && regions.len() >= 3);
     let mut vas: Vec<u64> = regions.iter().map(|r| r.0).collect();
     vas.sort_unstable();
     vas.dedup();
@@ -190,7 +202,10 @@ fn the_slow_path_daemon_killed_and_restarted_loses_nothing() {
             "region {va:#x}"
         );
     }
-    // The restarted daemon applies transactions through its own mapping of the file.
+    // The restarted daemon applies transactions through its own mapping of the file (the log
+    // takes a page: one region goes back first, the RAS may stand at its memory quota).
+    let (spare, _) = regions.pop().expect("regions");
+    c.rfree(spare).unwrap();
     let mut log = c.rtx_log(4096).unwrap();
     let mut tx = c.rtx_begin(&mut log);
     tx.rtx_write(regions[0].0 + 16, b"through the daemon")
