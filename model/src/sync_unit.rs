@@ -148,6 +148,22 @@ impl SyncUnit {
         self.wp = (self.wp + 1) % self.ring.len();
     }
 
+    /// Record how an offload's write ended (a Clio-KV put or delete): its `arg0` with OK, or
+    /// its error status with value 0, so a retry gets the same status back.
+    pub fn record_outcome(
+        &mut self,
+        pid: u16,
+        client: u16,
+        req_id: u32,
+        outcome: Result<u64, Status>,
+    ) {
+        let (status, value) = match outcome {
+            Ok(arg0) => (Status::Ok, arg0),
+            Err(s) => (s, 0),
+        };
+        self.record_offload(pid, client, req_id, status, value);
+    }
+
     /// The client got the result of `(pid, client, req_id)`: its slot may be reused.
     pub fn ack(&mut self, pid: u16, client: u16, req_id: u32) {
         if let Some(e) = self

@@ -199,11 +199,7 @@ pub fn decide_once(
     }
     let d = decide(mem, l, op, owner, req, cov);
     if once {
-        let (s, v) = match &d {
-            Ok(d) => (Status::Ok, d.arg0),
-            Err(s) => (*s, 0),
-        };
-        sync.record_offload(owner, client, req_id, s, v);
+        sync.record_outcome(owner, client, req_id, d.map(|d| d.arg0));
     }
     Once::Ran(d)
 }

@@ -300,11 +300,8 @@ impl CBoard {
         let mut mem = self.ras_memory(store_pid, notices);
         let answer = clio_kv::serve(&mut mem, &l, Opcode::KvPut, h.pid, req, &mut cov);
         self.rules.cov.add(&cov);
-        let (s, v) = match &answer {
-            Ok(a) => (Status::Ok, a.arg0),
-            Err(s) => (*s, 0),
-        };
-        self.sync.record_offload(h.pid, h.client, h.req_id, s, v);
+        let outcome = answer.as_ref().map(|a| a.arg0).map_err(|s| *s);
+        self.sync.record_outcome(h.pid, h.client, h.req_id, outcome);
         self.offload_answer(out, route, h, answer);
     }
 
