@@ -22,6 +22,7 @@ use clio_proto::persist::MetaRecord;
 use clio_proto::pte::{Pte, PERM_READ, PERM_WRITE};
 use clio_proto::quota::Quota;
 use clio_proto::ring::Descriptor;
+use clio_proto::route_cookie::{route_cookie, RouteSecret};
 use clio_proto::{Header, Opcode, Status};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -245,6 +246,9 @@ pub struct SlowPath {
     pub(crate) outbox: VecDeque<Descriptor>,
     /// Clio-KV's store, once set up (`kv_store.rs`).
     pub(crate) kv_store: Option<kv_store::KvStore>,
+    /// The node's route-cookie secret (`clio_proto::route_cookie`), drawn at start and handed
+    /// to the fast path in the first descriptor (`ROUTE_KEY`).
+    pub(crate) route_secret: RouteSecret,
     stats: SlowPathStats,
 }
 
@@ -256,10 +260,12 @@ impl SlowPath {
 
     /// A fresh slow path with an explicit configuration.
     pub fn with_config(layout: MemoryLayout, cfg: SlowPathConfig) -> SlowPath {
+        let mut keys = cfg.keys;
+        let route_secret = RouteSecret([keys.draw(), keys.draw()]);
         SlowPath {
             layout,
             procs: HashMap::new(),
-            registry: Registry::new(cfg.keys, cfg.lease, cfg.limits.pids),
+            registry: Registry::new(keys, cfg.lease, cfg.limits.pids),
             shadow: ShadowPageTable::new(layout.bucket_bits),
             frames: PhysAllocator::new(layout.first_data_pfn, layout.data_pages),
             promised_pages: 0,
@@ -270,10 +276,21 @@ impl SlowPath {
             waiting: FairQueue::default(),
             limits: cfg.limits,
             sources: SourceCounts::default(),
-            outbox: VecDeque::new(),
+            // Before anything else: the fast path checks route cookies from its first
+            // descriptor on (nobody is admitted before it, so nothing passes unchecked).
+            outbox: VecDeque::from([Descriptor::RouteKey {
+                secret: route_secret.0,
+            }]),
             kv_store: None,
+            route_secret,
             stats: SlowPathStats::default(),
         }
+    }
+
+    /// The route cookie of `route`'s sender (what the answers to its Register, Join and
+    /// Heartbeat carry).
+    pub fn route_cookie(&self, route: &Route) -> u32 {
+        route_cookie(&self.route_secret, route)
     }
 
     /// Counters.

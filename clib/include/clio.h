@@ -103,6 +103,11 @@ typedef enum clio_status {
    * The node admits only compute nodes that present its admission secret at Register.
    */
   CLIO_ERR_ADMISSION_REFUSED = -21,
+  /**
+   * The node does not accept this host's route cookie (a NAT or an asymmetric route):
+   * answers larger than twice the request are refused.
+   */
+  CLIO_ERR_ROUTE_UNVERIFIED = -22,
 } clio_status;
 
 /**

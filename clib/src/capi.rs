@@ -66,6 +66,9 @@ pub enum ClioStatus {
     ClioErrQuotaExceeded = -20,
     /// The node admits only compute nodes that present its admission secret at Register.
     ClioErrAdmissionRefused = -21,
+    /// The node does not accept this host's route cookie (a NAT or an asymmetric route):
+    /// answers larger than twice the request are refused.
+    ClioErrRouteUnverified = -22,
 }
 
 /// An opaque client (one registered process on one memory node).
@@ -114,6 +117,7 @@ fn code(e: &ClioError) -> ClioStatus {
         ClioError::KvStoreFull => ClioStatus::ClioErrKvStoreFull,
         ClioError::QuotaExceeded { .. } => ClioStatus::ClioErrQuotaExceeded,
         ClioError::AdmissionRefused => ClioStatus::ClioErrAdmissionRefused,
+        ClioError::RouteUnverified { .. } => ClioStatus::ClioErrRouteUnverified,
         ClioError::NodeLost { .. } => ClioStatus::ClioErrNodeLost,
         // Internal to rtx_commit, which resolves it; a malformed answer if it ever escapes.
         ClioError::Untouched { .. } => ClioStatus::ClioErrBadRequest,

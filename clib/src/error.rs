@@ -99,6 +99,20 @@ pub enum ClioError {
              operator gave to `clio board --admission-secret-file`)"
     )]
     AdmissionRefused,
+    /// The node would answer this operation with more than twice what its request carried,
+    /// and did not accept this host's route cookie (`docs/protocol.md` section 7) even after
+    /// a fresh one was fetched: this host's packets reach the node from an address other than
+    /// the one its answers go to (a NAT or a multi-homed route that changes per packet).
+    #[error(
+        "the memory node does not accept this host's route cookie for {op} (refreshed {} \
+         times): its answers to this host's address are limited to twice the request; \
+         check for a NAT or an asymmetric route between this host and the node",
+        ROUTE_RETRIES
+    )]
+    RouteUnverified {
+        /// The operation.
+        op: &'static str,
+    },
     /// Opening or using the network failed.
     #[error("transport: {0}")]
     Transport(String),
@@ -122,6 +136,7 @@ impl ClioError {
             Status::Aborted => ClioError::Aborted,
             Status::LogFull => ClioError::LogFull,
             Status::QuotaExceeded => ClioError::QuotaExceeded { quota: None },
+            Status::RouteUnverified => ClioError::RouteUnverified { op: "request" },
         })
     }
 
@@ -161,6 +176,9 @@ fn quota_message(q: Option<clio_proto::quota::Quota>) -> String {
         None => "a quota of the memory node refused the request".into(),
     }
 }
+
+/// Cookie refreshes a request gets before it fails with [`ClioError::RouteUnverified`].
+pub const ROUTE_RETRIES: u32 = 3;
 
 /// Result alias.
 pub type Result<T> = std::result::Result<T, ClioError>;

@@ -49,6 +49,7 @@ use crate::fastpath::persist::Persist;
 use crate::fastpath::pte_writer::PteWriter;
 use crate::fastpath::read_data::ReadData;
 use crate::fastpath::response_header::ResponseHeader;
+use crate::fastpath::route_check::RouteCheck;
 use crate::fastpath::slot_queue::SlotQueue;
 use crate::fastpath::slow_path_desc::SlowPathDesc;
 use crate::fastpath::slow_path_tx::SlowPathTx;
@@ -252,6 +253,8 @@ pub struct FastpathTop {
     x_dlk: Signal<Local, Bit>,
     /// The RAS keys (KEY_WRITE from the slow path), checked as each header arrives.
     keys: KeyCheck,
+    /// The route cookies (ROUTE_KEY from the slow path), checked as each header arrives.
+    routes: RouteCheck,
     /// The dispatch stage's decode: the header's fields, the match-action table's rules and
     /// each class's format checks.
     dec: Decode,

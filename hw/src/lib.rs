@@ -30,6 +30,7 @@ pub mod offload;
 pub mod page_fault;
 pub mod pt_walker;
 pub mod read_seg;
+pub mod siphash;
 pub mod spec;
 pub mod sync_unit;
 pub mod tb;

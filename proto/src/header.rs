@@ -17,7 +17,8 @@
 //! 40 arg1 (u64)
 //! 48 key (u64, the RAS secret; zero in responses and in Register requests)
 //! 56 client (u16, member of the RAS that sent it; zero in responses)
-//! 58 reserved (6 bytes, zero)
+//! 58 reserved (2 bytes, zero)
+//! 60 cookie (u32, the return-routability cookie of the sender's address; zero in responses)
 //! 64 payload ...
 //! ```
 //!
@@ -68,7 +69,8 @@ pub mod field {
     pub const ARG1: Field = 40..48;
     pub const KEY: Field = 48..56;
     pub const CLIENT: Field = 56..58;
-    pub const RESERVED: Field = 58..64;
+    pub const RESERVED: Field = 58..60;
+    pub const COOKIE: Field = 60..64;
     pub const PAYLOAD: usize = super::HEADER_LEN;
 }
 
@@ -236,6 +238,10 @@ impl<T: AsRef<[u8]>> Packet<T> {
     pub fn client(&self) -> u16 {
         be16(self.buffer.as_ref(), field::CLIENT)
     }
+    /// The sender's route cookie (`crate::route_cookie`).
+    pub fn cookie(&self) -> u32 {
+        be32(self.buffer.as_ref(), field::COOKIE)
+    }
     /// The payload (exactly `payload_len` bytes).
     pub fn payload(&self) -> &[u8] {
         let n = self.payload_len() as usize;
@@ -274,6 +280,10 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     /// Set the flags byte.
     pub fn set_flags(&mut self, f: u8) {
         self.buffer.as_mut()[field::FLAGS] = f;
+    }
+    /// Set the route cookie (then [`Packet::fill_checksum`]).
+    pub fn set_cookie(&mut self, v: u32) {
+        put32(self.buffer.as_mut(), field::COOKIE, v);
     }
     /// Set the checksum field.
     pub fn set_checksum(&mut self, v: u32) {
@@ -325,6 +335,9 @@ pub struct Header {
     /// The RAS member that sent the request (assigned at Register/Join; zero in responses).
     /// Tags idempotence-ring entries together with `pid` and `req_id`.
     pub client: u16,
+    /// The return-routability cookie of the sender's address (`crate::route_cookie`; zero in
+    /// responses). Needed where an answer can be larger than twice its request.
+    pub cookie: u32,
 }
 
 impl Header {
@@ -346,7 +359,13 @@ impl Header {
             arg1: 0,
             key: 0,
             client: 0,
+            cookie: 0,
         }
+    }
+
+    /// The same request carrying the route cookie of its sender's address.
+    pub fn with_cookie(self, cookie: u32) -> Header {
+        Header { cookie, ..self }
     }
 
     /// The same request presenting the RAS credentials `(key, client)`.
@@ -359,7 +378,7 @@ impl Header {
     }
 
     /// The response header for this request packet: same identity, response flag, `status`,
-    /// no payload, key and client zero (a response never echoes the secret); callers set
+    /// no payload, key, client and cookie zero (a response never echoes the secret); callers set
     /// `payload_len`, `pkt_index`, `pkt_count`, `arg0` as needed.
     pub fn response_to(&self, status: Status) -> Header {
         Header {
@@ -369,6 +388,7 @@ impl Header {
             payload_len: 0,
             key: 0,
             client: 0,
+            cookie: 0,
             ..*self
         }
     }
@@ -409,6 +429,7 @@ impl Header {
             arg1: p.arg1(),
             key: p.key(),
             client: p.client(),
+            cookie: p.cookie(),
         })
     }
 
@@ -433,6 +454,7 @@ impl Header {
         put64(b, field::KEY, self.key);
         put16(b, field::CLIENT, self.client);
         b[field::RESERVED].fill(0);
+        put32(b, field::COOKIE, self.cookie);
     }
 
     /// Build a complete packet: header, `payload` (its length overrides `payload_len`) and a
@@ -538,7 +560,7 @@ mod tests {
             any::<u64>(),
             any::<u32>(),
             any::<u64>(),
-            (any::<u64>(), any::<u64>(), any::<u16>()),
+            (any::<u64>(), any::<u64>(), any::<u16>(), any::<u32>()),
         )
             .prop_map(
                 |(
@@ -551,7 +573,7 @@ mod tests {
                     va,
                     total_len,
                     arg0,
-                    (arg1, key, client),
+                    (arg1, key, client, cookie),
                 )| Header {
                     opcode,
                     status,
@@ -568,6 +590,7 @@ mod tests {
                     arg1,
                     key,
                     client,
+                    cookie,
                 },
             )
     }

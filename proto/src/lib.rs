@@ -25,6 +25,7 @@ pub mod pte;
 pub mod quota;
 pub mod replog;
 pub mod ring;
+pub mod route_cookie;
 pub mod rules;
 pub mod status;
 pub mod tx;

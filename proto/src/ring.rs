@@ -144,6 +144,9 @@ pub mod kind {
     /// TX: Clio-KV's store is set up (or its status changed): the executor latches its RAS,
     /// layout and status (`offload::clio_kv` in hardware).
     pub const KV_CONFIG: u16 = 0x87;
+    /// TX: the node's route-cookie secret (`crate::route_cookie`); from then on the fast path
+    /// checks the cookie of every request whose answer can exceed twice its size.
+    pub const ROUTE_KEY: u16 = 0x88;
 }
 
 /// Field offsets inside a descriptor.
@@ -192,6 +195,10 @@ pub mod desc {
         pub const BUCKETS: Range<usize> = BODY + 16..BODY + 24;
         /// u32 records: KV_CONFIG.
         pub const RECORDS: Range<usize> = BODY + 24..BODY + 28;
+        /// u64 the secret's first word: ROUTE_KEY.
+        pub const SECRET0: Range<usize> = BODY + 8..BODY + 16;
+        /// u64 the secret's second word: ROUTE_KEY.
+        pub const SECRET1: Range<usize> = BODY + 16..BODY + 24;
 
         // Every field inside the slot.
         const _: () =
@@ -277,6 +284,11 @@ pub enum Descriptor {
         /// OK when ready, else the status KV requests get.
         status: u8,
     },
+    /// TX: the node's route-cookie secret (`crate::route_cookie::RouteSecret`).
+    RouteKey {
+        /// SipHash's key.
+        secret: [u64; 2],
+    },
 }
 
 impl Descriptor {
@@ -342,6 +354,11 @@ impl Descriptor {
                 b[body::BUCKETS].copy_from_slice(&buckets.to_le_bytes());
                 b[body::RECORDS].copy_from_slice(&records.to_le_bytes());
                 kind::KV_CONFIG
+            }
+            Descriptor::RouteKey { secret } => {
+                b[body::SECRET0].copy_from_slice(&secret[0].to_le_bytes());
+                b[body::SECRET1].copy_from_slice(&secret[1].to_le_bytes());
+                kind::ROUTE_KEY
             }
         };
         b[desc::KIND..desc::KIND + 2].copy_from_slice(&k.to_le_bytes());
@@ -413,6 +430,9 @@ impl Descriptor {
                 buckets: le64(b, body::BUCKETS.start),
                 records: le32(b, body::RECORDS.start),
             },
+            kind::ROUTE_KEY => Descriptor::RouteKey {
+                secret: [le64(b, body::SECRET0.start), le64(b, body::SECRET1.start)],
+            },
             _ => return Err(WireError::Frame("unknown ring descriptor kind")),
         })
     }
@@ -467,6 +487,9 @@ mod tests {
                 buckets: 1 << 20,
                 records: 0x8000_0001,
                 status: Status::RetryLater as u8,
+            },
+            Descriptor::RouteKey {
+                secret: [0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210],
             },
         ];
         for d in all {
@@ -532,6 +555,7 @@ pub fn verilog_header() -> String {
         ("KIND_KEY_WRITE", kind::KEY_WRITE),
         ("KIND_RING_RELEASE", kind::RING_RELEASE),
         ("KIND_KV_CONFIG", kind::KV_CONFIG),
+        ("KIND_ROUTE_KEY", kind::ROUTE_KEY),
     ] {
         p(n, v as u64);
     }
@@ -553,6 +577,8 @@ pub fn verilog_header() -> String {
         ("DESC_BODY_PTE", desc::body::PTE.start),
         ("DESC_BODY_BUCKETS", desc::body::BUCKETS.start),
         ("DESC_BODY_RECORDS", desc::body::RECORDS.start),
+        ("DESC_BODY_SECRET0", desc::body::SECRET0.start),
+        ("DESC_BODY_SECRET1", desc::body::SECRET1.start),
     ] {
         p(n, v as u64);
     }

@@ -38,6 +38,8 @@ rules! {
     CrcChecked => ("integrity.crc", "a packet whose CRC does not match is NACKed, never executed"),
     /// Counted: a request DENIED by the key check.
     KeyChecked => ("auth.key", "a request's key must open its pid (DENIED otherwise, nothing executed)"),
+    /// Counted: a request refused by the route check (RouteUnverified).
+    RouteCookieChecked => ("security.route_cookie", "an answer larger than twice its request goes only to a source address whose route cookie the request carries (RouteUnverified otherwise, nothing executed)"),
     /// Counted: a key installed or removed by the slow path's KeyWrite.
     KeyWrites => ("auth.key_writes", "keys come from the slow path's KeyWrite: installed at Register, zeroed at teardown"),
     /// Counted: a pid registered again after its RAS was torn down.

@@ -45,11 +45,15 @@ pub enum Status {
     /// `arg1` names which); nothing was executed. Free something first, or ask the operator
     /// to raise the limit with the quota's flag.
     QuotaExceeded = 14,
+    /// The answer would be larger than twice the request, and the request does not carry the
+    /// route cookie of its source address (`crate::route_cookie`); nothing was executed. A
+    /// client learns its cookie from the answers to Register, Join and Heartbeat.
+    RouteUnverified = 15,
 }
 
 impl Status {
     /// All defined status codes.
-    pub const ALL: [Status; 15] = [
+    pub const ALL: [Status; 16] = [
         Status::Ok,
         Status::Nack,
         Status::Permission,
@@ -65,10 +69,11 @@ impl Status {
         Status::Aborted,
         Status::LogFull,
         Status::QuotaExceeded,
+        Status::RouteUnverified,
     ];
 
     /// The largest status byte defined (requests carrying a larger one are malformed).
-    pub const MAX: u8 = Status::QuotaExceeded as u8;
+    pub const MAX: u8 = Status::RouteUnverified as u8;
 
     /// Decode a byte; `None` for undefined values.
     pub fn from_u8(v: u8) -> Option<Status> {
@@ -95,6 +100,9 @@ impl Status {
             Status::Aborted => "the transaction was dropped: none of its writes is visible",
             Status::LogFull => "the log has no room for the record; apply and reset it",
             Status::QuotaExceeded => "a quota of the memory node refused the request",
+            Status::RouteUnverified => {
+                "the request's route cookie does not match its source address (refresh it with a heartbeat)"
+            }
         }
     }
 }

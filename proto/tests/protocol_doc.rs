@@ -29,6 +29,7 @@ fn header_table_matches_the_code() {
         ("key", field::KEY.start, field::KEY.len()),
         ("client", field::CLIENT.start, field::CLIENT.len()),
         ("reserved", field::RESERVED.start, field::RESERVED.len()),
+        ("cookie", field::COOKIE.start, field::COOKIE.len()),
     ];
     let mut covered = 0;
     for (name, off, len) in expected {

@@ -9,6 +9,7 @@ use crate::node::MemoryNode;
 use clio_proto::frame::Route;
 use clio_proto::header::{packet_count, parse_verified, segment};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
+use clio_proto::route_cookie::cookie_of_answer;
 use clio_proto::{Header, Opcode, Status};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -62,6 +63,12 @@ pub enum Class {
     /// another RAS's pid with this RAS's key, a pid beyond the key table, or the key of a RAS
     /// that was torn down. Must be denied with nothing executed.
     Forged,
+    /// A request whose answer can exceed twice its size (a Read of 65 B .. 4 KiB, a KvGet)
+    /// with a wrong route cookie, none, or this host's cookie from another source address
+    /// (an attacker aiming the answer at a victim); and a 64-byte Read from another address
+    /// without a cookie (no larger than twice the request: answered). The first are
+    /// ROUTE_UNVERIFIED with nothing executed.
+    Spoofed,
     /// Another member joins the RAS (up to three members), or a member heartbeats.
     Join,
     /// A member leaves (its ring slots are released), or the RAS is torn down (its regions
@@ -91,6 +98,9 @@ pub struct Stream {
     next_id: u32,
     next_nonce: u64,
     page: u64,
+    /// The route cookie of the stream's source address (every route has the same IPv4
+    /// address), from the answers to Register and Join.
+    cookie: u32,
     ack_probability: f64,
     durable_probability: f64,
     /// Every packet sent, in order, with its route.
@@ -145,6 +155,7 @@ impl Stream {
             next_id: 1,
             next_nonce: 1000,
             page,
+            cookie: 0,
             ack_probability: 0.9,
             durable_probability: 0.2,
             sent: Vec::new(),
@@ -206,7 +217,9 @@ impl Stream {
     /// A request of process `slot`'s member `member` with its credentials.
     fn req(&self, slot: usize, member: usize, op: Opcode, id: u32, va: u64) -> Header {
         let p = &self.procs[slot];
-        Header::request(op, p.pid, id, va).with_credentials(p.key, p.clients[member])
+        Header::request(op, p.pid, id, va)
+            .with_credentials(p.key, p.clients[member])
+            .with_cookie(self.cookie)
     }
 
     /// Register a process (a new RAS) and give it a few regions (one read-only); it takes
@@ -223,6 +236,9 @@ impl Stream {
             .filter(|r| r.status == Status::Ok)
             .map(|r| (r.pid, r.arg0, r.arg1 as u16))
             .unwrap_or((0, 0, 0));
+        if let Some(r) = r.first().filter(|r| r.status == Status::Ok) {
+            self.cookie = cookie_of_answer(r.arg1);
+        }
         let p = Proc {
             pid,
             key,
@@ -421,6 +437,45 @@ impl Stream {
         self.send(node, slot, h.to_packet(&payload), out);
     }
 
+    /// A request aimed at another address, or without its address's route cookie (see
+    /// [`Class::Spoofed`]).
+    fn spoofed(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        slot: usize,
+        id: u32,
+        out: &mut Vec<Outgoing>,
+    ) {
+        let len = [64u64, 65, 1024, 4096][self.rng.gen_range(0..4)];
+        let va = self.pick(slot, len).map_or(0, |(va, _)| va);
+        let mut h = if self.rng.gen_bool(0.2) {
+            let Ok(r) = clio_proto::kv::KvRequest::new(Opcode::KvGet, b"k", b"") else {
+                return;
+            };
+            let c = self.req(slot, 0, Opcode::KvGet, id, 0);
+            let mut h = r.header(Opcode::KvGet, c.pid, id);
+            (h.key, h.client, h.cookie) = (c.key, c.client, c.cookie);
+            (h, r.encode())
+        } else {
+            let h = Header {
+                total_len: len as u32,
+                ..self.req(slot, 0, Opcode::Read, id, va)
+            };
+            (h, Vec::new())
+        };
+        let mut route = route(slot, 0);
+        match self.rng.gen_range(0..4) {
+            0 => h.0.cookie ^= 1 << self.rng.gen_range(0..32),
+            1 => h.0.cookie = 0,
+            // The victim's address: this host's cookie does not prove it.
+            _ => route.peer_ip = core::net::Ipv4Addr::new(10, 66, 0, self.rng.gen()),
+        }
+        let bytes = h.0.to_packet(&h.1);
+        node.handle(&route, &bytes, out);
+        node.service(out);
+        self.sent.push((route, bytes));
+    }
+
     /// One Clio-KV request (see [`Class::Kv`]).
     fn kv(&mut self, node: &mut dyn MemoryNode, slot: usize, id: u32, out: &mut Vec<Outgoing>) {
         use clio_proto::kv::{KvRequest, KvStagedPut, MAX_KEY, MAX_VALUE};
@@ -460,7 +515,7 @@ impl Stream {
             (r.header(op, 0, id), r.encode())
         };
         let c = self.req(slot, member, op, id, h.va);
-        (h.pid, h.key, h.client) = (c.pid, c.key, c.client);
+        (h.pid, h.key, h.client, h.cookie) = (c.pid, c.key, c.client, c.cookie);
         let mut total_lies = false;
         match self.rng.gen_range(0..40) {
             0 => payload[0..2].copy_from_slice(&0u16.to_le_bytes()), // an empty key
@@ -507,7 +562,8 @@ impl Stream {
             79..=82 => Class::Corrupt,
             83..=84 => Class::Fence,
             85..=89 => Class::AllocFree,
-            90..=94 => Class::Forged,
+            90..=92 => Class::Forged,
+            93..=94 => Class::Spoofed,
             95..=98 => Class::Join,
             _ => Class::Unregister,
         };
@@ -729,6 +785,7 @@ impl Stream {
                 };
                 self.send(node, slot, h.to_packet(payload), out);
             }
+            Class::Spoofed => self.spoofed(node, slot, id, out),
             Class::Join => {
                 if self.procs[slot].clients.len() < 3 {
                     let nonce = self.nonce();

@@ -8,6 +8,7 @@ use crate::frame_memory::FrameMemory;
 use crate::ring_window::{RingError, RingWindow};
 use clio_proto::frame::Route;
 use clio_proto::ring::Descriptor;
+use clio_proto::route_cookie::{answer_arg1, route_cookie};
 use clio_proto::{Header, Opcode, Status};
 use std::time::Instant;
 
@@ -93,7 +94,19 @@ impl SlowPath {
         }
     }
 
-    fn reply(&mut self, route: Route, header: Header) {
+    /// Send `header` back along `route`. An OK answer to Register, Join or Heartbeat carries
+    /// the route cookie of the address it goes to (`clio_proto::route_cookie`), computed here
+    /// for this route, so a cached answer replayed to another address never carries the
+    /// first one's cookie.
+    fn reply(&mut self, route: Route, mut header: Header) {
+        if header.status == Status::Ok
+            && matches!(
+                header.opcode,
+                Opcode::Register | Opcode::Join | Opcode::Heartbeat
+            )
+        {
+            header.arg1 = answer_arg1(header.arg1, route_cookie(&self.route_secret, &route));
+        }
         self.outbox.push_back(Descriptor::Reply { route, header });
     }
 

@@ -170,10 +170,9 @@ mod tests {
             lease: Duration::from_millis(100),
             ..SlowPathConfig::default()
         };
-        (
-            SlowPath::with_config(layout, cfg),
-            vec![0xA5; dram as usize],
-        )
+        let mut sp = SlowPath::with_config(layout, cfg);
+        sp.outbox.clear(); // ROUTE_KEY
+        (sp, vec![0xA5; dram as usize])
     }
 
     #[test]

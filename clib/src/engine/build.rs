@@ -43,6 +43,7 @@ impl Engine {
             retries: 0,
             busy: 0,
             waiting_busy: false,
+            unverified: 0,
             retried_attempt: u32::MAX,
             flush,
         }
@@ -74,8 +75,9 @@ impl Engine {
         // Register creates the RAS and has no credentials yet; everything else presents them.
         let h = if opcode.needs_key() {
             h.with_credentials(ras_key, client)
+                .with_cookie(self.cookie())
         } else {
-            h
+            h.with_cookie(self.cookie())
         };
         let p = h.to_packet(&[]);
         self.new_req(st, op, h, vec![p], 1, HEADER_LEN as u64)
@@ -114,7 +116,8 @@ impl Engine {
                     total_len: *len,
                     ..Header::request(opcode, pid, id, *va)
                 }
-                .with_credentials(ras_key, client);
+                .with_credentials(ras_key, client)
+                .with_cookie(self.cookie());
                 let p = h.to_packet(&[]);
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, HEADER_LEN as u64)]
             }
@@ -142,7 +145,8 @@ impl Engine {
                     arg0: *cap,
                     ..Header::request(Opcode::Append, pid, id, *va)
                 }
-                .with_credentials(ras_key, client);
+                .with_credentials(ras_key, client)
+                .with_cookie(self.cookie());
                 let p = h.to_packet(record);
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, HEADER_LEN as u64)]
             }
@@ -159,7 +163,8 @@ impl Engine {
                     arg1: layout.pack(),
                     ..Header::request(Opcode::PointerChase, pid, id, *va)
                 }
-                .with_credentials(ras_key, client);
+                .with_credentials(ras_key, client)
+                .with_cookie(self.cookie());
                 let p = h.to_packet(&[]);
                 let resp = HEADER_LEN as u64 + *len as u64;
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, resp)]
@@ -176,7 +181,8 @@ impl Engine {
                     arg1: *arg1,
                     ..Header::request(*op, pid, id, *va)
                 }
-                .with_credentials(ras_key, client);
+                .with_credentials(ras_key, client)
+                .with_cookie(self.cookie());
                 let p = h.to_packet(payload);
                 let resp = match op {
                     Opcode::KvGet => (HEADER_LEN + clio_proto::kv::MAX_STAGED_VALUE) as u64,
@@ -196,7 +202,8 @@ impl Engine {
                         total_len: clen,
                         ..Header::request(Opcode::Read, pid, id, va + off as u64)
                     }
-                    .with_credentials(ras_key, client);
+                    .with_credentials(ras_key, client)
+                    .with_cookie(self.cookie());
                     let n = packet_count(clen);
                     let p = h.to_packet(&[]);
                     let mut r = self.new_req(
@@ -223,7 +230,8 @@ impl Engine {
                         durable: *durable,
                         ..Header::request(Opcode::Write, pid, id, va + off as u64)
                     }
-                    .with_credentials(ras_key, client);
+                    .with_credentials(ras_key, client)
+                    .with_cookie(self.cookie());
                     let n = packet_count(clen);
                     let packets = (0..n)
                         .filter_map(|i| {

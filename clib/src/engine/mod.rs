@@ -21,7 +21,7 @@
 
 use crate::cc::{CongestionWindow, IncastWindow, RttEstimator};
 use crate::config::Config;
-use crate::error::{ClioError, Result};
+use crate::error::{ClioError, Result, ROUTE_RETRIES};
 use crate::lanes::{Lane, Lanes, LANE_BITS, MAX_LANES};
 use crate::order::Tracker;
 use crate::transport::{Received, Transport};
@@ -29,6 +29,7 @@ use clio_proto::consts::{MAX_PAYLOAD, MAX_REQUEST_LEN};
 use clio_proto::header::{packet_count, parse_verified, segment, HEADER_LEN};
 use clio_proto::offload::ChaseLayout;
 use clio_proto::opcode::Path;
+use clio_proto::route_cookie::cookie_of_answer;
 use clio_proto::{Header, Opcode, Packet, Status};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -199,6 +200,8 @@ pub struct Stats {
     pub stale_responses: u64,
     /// `RetryLater` answers waited out.
     pub busy_retries: u64,
+    /// `RouteUnverified` answers: the route cookie was stale and a Heartbeat fetched it.
+    pub route_refreshes: u64,
     /// Operations that waited for an earlier conflicting one.
     pub dependency_waits: u64,
     /// CN acks sent for idempotence-ring results (TAS, Unlock, CAS, FAA).
@@ -253,6 +256,7 @@ impl Stats {
         self.corrupt_responses += o.corrupt_responses;
         self.stale_responses += o.stale_responses;
         self.busy_retries += o.busy_retries;
+        self.route_refreshes += o.route_refreshes;
         self.dependency_waits += o.dependency_waits;
         self.cn_acks += o.cn_acks;
         self.heartbeats += o.heartbeats;
@@ -325,6 +329,8 @@ struct Req {
     retries: u32,
     busy: u32,
     waiting_busy: bool,
+    /// `RouteUnverified` answers so far (the cookie is refreshed and the request sent again).
+    unverified: u32,
     /// Attempt number a NACK / corrupt response already triggered a retry for.
     retried_attempt: u32,
     /// The answer waits for work at the node beyond the fast path: a flush (durable write,
@@ -385,8 +391,9 @@ pub(crate) struct Engine {
     cfg: Config,
     /// One per lane (`shards[l]` holds lane `l`'s operations).
     shards: Vec<Shard>,
-    /// `pid | client << 16` and the key, presented in every request (set at registration,
-    /// before any other request).
+    /// `pid | client << 16 | cookie << 32` and the key, presented in every request (set at
+    /// registration, before any other request; the route cookie, `clio_proto::route_cookie`,
+    /// from every answer to Register, Join and Heartbeat).
     member: (AtomicU64, AtomicU64),
     /// Bytes of each allocation this client made, by address (`rfree` tracks its range).
     allocs: Mutex<BTreeMap<u64, u64>>,
@@ -482,9 +489,28 @@ impl Engine {
     /// Present these credentials in every later request.
     pub(crate) fn set_member(&self, pid: u16, key: u64, client: u16) {
         self.member.1.store(key, Ordering::Release);
-        self.member
+        let ids = pid as u64 | (client as u64) << 16;
+        let _ = self
+            .member
             .0
-            .store(pid as u64 | (client as u64) << 16, Ordering::Release);
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |m| {
+                Some(m & !0xFFFF_FFFF | ids)
+            });
+    }
+
+    /// The route cookie the node gave this host's address (`clio_proto::route_cookie`).
+    pub(crate) fn set_cookie(&self, cookie: u32) {
+        let _ = self
+            .member
+            .0
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |m| {
+                Some(m & 0xFFFF_FFFF | (cookie as u64) << 32)
+            });
+    }
+
+    /// The route cookie every request carries.
+    pub(crate) fn cookie(&self) -> u32 {
+        (self.member.0.load(Ordering::Acquire) >> 32) as u32
     }
 
     /// `(pid, key, client)`.

@@ -64,6 +64,7 @@ impl Engine {
                 }
                 st.inflight.insert(h.req_id, r);
             }
+            Status::RouteUnverified => self.on_unverified(st, h.req_id, now),
             Status::Ok => self.on_ok(st, &h, payload, now, arrived),
             _ => {
                 if let Some(r) = st.inflight.remove(&h.req_id) {
@@ -73,6 +74,36 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// The node wants a route cookie this request did not carry (the cookie is stale: the
+    /// node's slow path restarted with a new secret, or this host's address changed). A
+    /// Heartbeat goes first on the same lane (its answer carries the cookie of the address
+    /// it reaches), then the request again, restamped, after a round trip; after
+    /// [`ROUTE_RETRIES`] refusals the operation fails with `RouteUnverified`.
+    pub(super) fn on_unverified(&self, st: &mut State, id: u32, now: Instant) {
+        st.stats.route_refreshes += 1;
+        let Some(mut r) = st.inflight.remove(&id) else {
+            return;
+        };
+        r.unverified += 1;
+        if r.unverified > ROUTE_RETRIES {
+            let op =
+                r.op.and_then(|o| st.ops.get(&o))
+                    .map_or("cn-ack", |o| o.name);
+            return self.finish_req(st, r, Err(ClioError::RouteUnverified { op }), now);
+        }
+        let mut hb = self.single(st, None, Opcode::Heartbeat, 0, 0, 0);
+        hb.lane = r.lane;
+        st.queue.push_back(hb);
+        r.waiting_busy = true;
+        r.deadline = now
+            + st.rtt
+                .srtt()
+                .unwrap_or(self.cfg.busy_backoff)
+                .max(self.cfg.busy_backoff);
+        st.inflight.insert(id, r);
+        self.pump(st);
     }
 
     /// Retry after a NACK or corrupt response, once per attempt (several packets of one
@@ -157,9 +188,16 @@ impl Engine {
             _ => h.arg0,
         };
         let alloc_len = h.arg0;
+        if matches!(
+            r.opcode,
+            Opcode::Register | Opcode::Join | Opcode::Heartbeat
+        ) {
+            // The cookie of this host's address rides in the high half of `arg1`.
+            self.set_cookie(cookie_of_answer(h.arg1));
+        }
         if matches!(r.opcode, Opcode::Register | Opcode::Join) {
             if let Some(op) = r.op.and_then(|o| st.ops.get_mut(&o)) {
-                op.aux = (h.arg0, h.arg1);
+                op.aux = (h.arg0, h.arg1 & 0xFFFF);
             }
         }
         if r.opcode == Opcode::Heartbeat {

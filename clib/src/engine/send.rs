@@ -233,6 +233,18 @@ impl Engine {
         st.inflight.insert(id, r);
     }
 
+    /// Put the current route cookie into a request's packets (their checksums again).
+    pub(super) fn restamp(&self, r: &mut Req) {
+        let cookie = self.cookie();
+        for p in &mut r.packets {
+            let mut pkt = Packet::new_unchecked(&mut p[..]);
+            if pkt.cookie() != cookie {
+                pkt.set_cookie(cookie);
+                pkt.fill_checksum();
+            }
+        }
+    }
+
     /// Fire timers due `grace` ago or earlier: retransmission timeouts and ends of
     /// `RetryLater` waits.
     pub(super) fn timers(&self, st: &mut State, now: Instant, grace: Duration) {
@@ -247,6 +259,9 @@ impl Engine {
             if busy {
                 if let Some(mut r) = st.inflight.remove(&id) {
                     r.waiting_busy = false;
+                    if r.unverified > 0 {
+                        self.restamp(&mut r);
+                    }
                     self.transmit(st, &mut [&mut r], now);
                     st.inflight.insert(id, r);
                 }

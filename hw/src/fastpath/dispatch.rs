@@ -6,7 +6,9 @@
 //!
 //! The order is the protocol's: a frame that fails `Header::parse` is BAD_REQUEST (UNSUPPORTED
 //! for an extend opcode without its unit); a request whose opcode needs its RAS's key and
-//! does not carry it is DENIED and nothing executes; then one branch per class:
+//! does not carry it is DENIED and nothing executes; a request whose answer can exceed twice
+//! its size (`needs_route`) waits for the route check's verdict (`route_wait`) and is
+//! ROUTE_UNVERIFIED without its address's cookie, nothing executed; then one branch per class:
 //!
 //! * READ: `check_read` holds -> OK, straight to the access when translated ahead (`hit`),
 //!   else translated (`to_translate`); else BAD_REQUEST.
@@ -69,6 +71,12 @@ pub struct Dispatch {
     pub ahead_ok: Signal<In, Bit>,
     /// The key check's verdict (the key opens the pid's RAS).
     pub key_ok: Signal<In, Bit>,
+    /// The request's answer can exceed twice its size (`DispatchClass::needs_route`).
+    pub needs_route: Signal<In, Bit>,
+    /// The route check's verdict (its cookie proves its source address), once `route_done`.
+    pub route_ok: Signal<In, Bit>,
+    /// The route check has decided.
+    pub route_done: Signal<In, Bit>,
     /// The header's `FLAG_DURABLE`, and the board has a persistence domain.
     pub durable: Signal<In, Bit>,
     /// The board has a persistence domain.
@@ -110,6 +118,10 @@ pub struct Dispatch {
     pub to_sync_check: Signal<Out, Bit>,
     /// A FENCE waits in Dispatch for earlier writes' B responses.
     pub fence_wait: Signal<Out, Bit>,
+    /// A request that needs its route cookie checked waits in Dispatch for the verdict.
+    pub route_wait: Signal<Out, Bit>,
+    /// Refused by the route check (RouteUnverified).
+    pub unverified: Signal<Out, Bit>,
     /// The stages' starts: a CN_ACK frees its ring entry, an Append goes to the ring (its
     /// tail word next), a Clio-KV request or a pointer chase goes to its unit.
     pub ring_ack: Signal<Out, Bit>,
@@ -128,12 +140,21 @@ pub struct Dispatch {
     st_bad_request: St<{ Status::BadRequest as u64 }>,
     st_unsupported: St<{ Status::Unsupported as u64 }>,
     st_denied: St<{ Status::Denied as u64 }>,
+    st_route_unverified: St<{ Status::RouteUnverified as u64 }>,
+    /// The request needs the route check and its verdict is not in yet, or refuses it.
+    r_wait: Signal<Local, Bit>,
+    r_refuse: Signal<Local, Bit>,
 }
 
 impl Logic for Dispatch {
     #[hdl_gen]
     fn update(&mut self) {
-        self.checked.next = self.parse_ok.val() & !(self.needs_key.val() & !self.key_ok.val());
+        self.r_wait.next = self.needs_route.val() & !self.route_done.val();
+        self.r_refuse.next = self.needs_route.val() & self.route_done.val() & !self.route_ok.val();
+        self.checked.next = self.parse_ok.val()
+            & !(self.needs_key.val() & !self.key_ok.val())
+            & !self.r_wait.val()
+            & !self.r_refuse.val();
         self.no_persist.next = self.durable.val() & !self.persist.val();
         self.branch_read.next = self.checked.val() & self.is_read.val();
         self.branch_write.next = self.checked.val() & self.is_write.val();
@@ -157,6 +178,8 @@ impl Logic for Dispatch {
         self.to_offload.next = false;
         self.to_sync_check.next = false;
         self.fence_wait.next = false;
+        self.route_wait.next = false;
+        self.unverified.next = false;
         self.append_go.next = false;
         self.kv_start.next = false;
         self.chase_start.next = false;
@@ -167,6 +190,11 @@ impl Logic for Dispatch {
         } else if self.needs_key.val() & !self.key_ok.val() {
             self.status.next = self.st_denied.val();
             self.denied.next = true;
+        } else if self.r_wait.val() {
+            self.route_wait.next = true;
+        } else if self.r_refuse.val() {
+            self.status.next = self.st_route_unverified.val();
+            self.unverified.next = true;
         } else if self.is_read.val() {
             if self.read_ok.val() {
                 self.status.next = self.st_ok.val();

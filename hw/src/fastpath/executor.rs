@@ -75,8 +75,10 @@ const _: () = assert!(
         && replog::footprint(replog::MAX_RECORD) < 1 << 12
 );
 
-// The opcode is the header's byte 1 (`cls.opcode`, bits 8..16 of the next header).
-const _: () = assert!(field::OPCODE == 1);
+// The opcode is the header's byte 1 (`cls.opcode`, bits 8..16 of the next header), the
+// total length its bytes 24..28 (`cls.total_len_field`, bits 192..224).
+const _: () =
+    assert!(field::OPCODE == 1 && field::TOTAL_LEN.start == 24 && field::TOTAL_LEN.end == 28);
 
 use crate::spec::StatusSpec as St;
 /// Access permissions needed, as the PTE's `READ | WRITE << 1` (`proto::pte::PERM_*`).
@@ -160,6 +162,11 @@ pub struct Executor {
     pub keys_ready: Signal<In, Bit>,
     /// The key check's verdict on the frame taken (in Dispatch: the key opens the pid's RAS).
     pub key_ok: Signal<In, Bit>,
+    /// The route check's verdict on the frame taken (`RouteCheck::ok`: its cookie proves its
+    /// source address, or the check is off), valid once `route_done`.
+    pub route_ok: Signal<In, Bit>,
+    /// The route check has decided on the frame taken (Dispatch waits for it where needed).
+    pub route_done: Signal<In, Bit>,
     /// A slow-path TX descriptor waits; the executor takes it from `Idle` (`sp_tx_ready`,
     /// `desc_take`) and acts on it in `SpTx` (`sp_tx_act`).
     pub sp_tx_valid: Signal<In, Bit>,

@@ -6,7 +6,7 @@
 //! TX kinds (one flag each; an unknown kind sets none and is ignored): PTE_WRITE (its PTE is the
 //! PTE writer's, decoded as it is taken), TLB_INVALIDATE (`pid`, `vpn`; `vpn_fits`: no bits
 //! beyond `VPN_BITS`, else it can match nothing), FREE_PAGE (`pfn`), KEY_WRITE (`pid`, `key`),
-//! RING_RELEASE (`pid`; its member as it is taken, `take_member`), KV_CONFIG (`pid`, `kv_status`, `kv_base`, `kv_buckets`,
+//! ROUTE_KEY (`key`, `secret1`), RING_RELEASE (`pid`; its member as it is taken, `take_member`), KV_CONFIG (`pid`, `kv_status`, `kv_base`, `kv_buckets`,
 //! `kv_records`) and REPLY (`route`, `header`, its `reply_status` and `reply_flags`: the
 //! RESPONSE bit). The body's words are shared by the kinds as `proto::ring` lays them out.
 //! A PTE_WRITE's body is also given as the descriptor is taken (`take_*`: the PTE writer
@@ -25,7 +25,7 @@ use rust_hdl::prelude::*;
 // bytes; its status @42 = 336, flags @43 = 344, FLAG_RESPONSE bit 0); the body's fields
 // (`proto::ring::desc::body`) where the kernels below select them: pid and bucket @88 (704),
 // client and KV status @90 (720), key, vpn, base and slot @96 (768), pfn, buckets and the PTE
-// @104 (832), records and the PTE's frame word @112 (896). A field proto moves breaks the build.
+// @104 (832), records and the PTE's frame word @112 (896); ROUTE_KEY's secret @96 and @104. A field proto moves breaks the build.
 const _: () = assert!(
     DESC_BYTES == 128
         && desc::KIND == 0
@@ -60,6 +60,10 @@ const _: () = assert!(
         && bit_of(body::PTE.start + 8) == 896
         && bit_of(body::RECORDS.start) == 896
         && body::RECORDS.end - body::RECORDS.start == 4
+        && bit_of(body::SECRET0.start) == 768
+        && body::SECRET0.end - body::SECRET0.start == 8
+        && bit_of(body::SECRET1.start) == 832
+        && body::SECRET1.end - body::SECRET1.start == 8
 );
 
 type Kind<const V: u64> = Spec<16, V>;
@@ -75,8 +79,10 @@ pub struct SlowPathDesc {
     pub desc: Signal<In, Bits<1024>>,
     /// The descriptor's kind and invalidation fields (`SlowPathTx::desc`, joined in the top).
     pub kind: DescKind,
-    /// KEY_WRITE's key.
+    /// KEY_WRITE's key; ROUTE_KEY's first word.
     pub key: Signal<Out, Bits<64>>,
+    /// ROUTE_KEY's second word.
+    pub secret1: Signal<Out, Bits<64>>,
     /// FREE_PAGE's frame number.
     pub pfn: Signal<Out, Bits<40>>,
     /// The KV_CONFIG store, for the extend port (`Extend::cfg`, joined in the top).
@@ -111,6 +117,7 @@ pub struct SlowPathDesc {
     kind_key_write: Kind<{ kind::KEY_WRITE as u64 }>,
     kind_ring_release: Kind<{ kind::RING_RELEASE as u64 }>,
     kind_kv_config: Kind<{ kind::KV_CONFIG as u64 }>,
+    kind_route_key: Kind<{ kind::ROUTE_KEY as u64 }>,
 }
 
 impl Logic for SlowPathDesc {
@@ -126,10 +133,12 @@ impl Logic for SlowPathDesc {
         self.kind.free_page.next = self.k.val() == self.kind_free_page.val();
         self.kind.key_write.next = self.k.val() == self.kind_key_write.val();
         self.kind.ring_release.next = self.k.val() == self.kind_ring_release.val();
+        self.kind.route_key.next = self.k.val() == self.kind_route_key.val();
         self.kind.kv_config.next = self.k.val() == self.kind_kv_config.val();
         self.kind.reply.next = self.k.val() == self.kind_reply.val();
         self.kind.pid.next = self.held.q.val().get_bits::<16>(704);
         self.key.next = self.held.q.val().get_bits::<64>(768);
+        self.secret1.next = self.held.q.val().get_bits::<64>(832);
         self.kind.vpn.next = self.held.q.val().get_bits::<36>(768);
         self.kind.vpn_fits.next = self.held.q.val().get_bits::<28>(804) == 0;
         self.pfn.next = self.held.q.val().get_bits::<40>(832);

@@ -7,8 +7,8 @@ impl Logic for FastpathTop {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(
-            self, clock, exec, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys, ext,
-            xs, wa, spd, sptx, apl, pers, sq, stats, rseg
+            self, clock, exec, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys,
+            routes, ext, xs, wa, spd, sptx, apl, pers, sq, stats, rseg
         );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
@@ -20,6 +20,7 @@ impl Logic for FastpathTop {
         self.tr.reset.next = self.reset.val();
         self.sync.reset.next = self.reset.val();
         self.keys.reset.next = self.reset.val();
+        self.routes.reset.next = self.reset.val();
         self.ext.reset.next = self.reset.val();
         self.xs.reset.next = self.reset.val();
         self.la.reset.next = self.reset.val();
@@ -246,6 +247,9 @@ impl Logic for FastpathTop {
         self.keys.wr_valid.next = self.sptx.key_write.val();
         self.keys.wr_pid.next = self.spd.kind.pid.val();
         self.keys.wr_key.next = self.spd.key.val();
+        self.routes.key_valid.next = self.sptx.route_key.val();
+        self.routes.key0.next = self.spd.key.val();
+        self.routes.key1.next = self.spd.secret1.val();
         // ---- The word accesses' data path (`WordAccess`): the word read at `pa1` in SData,
         // written back from the ALU (SAlu) or Append's placement (its tail word), or an
         // offload's block.
@@ -411,6 +415,8 @@ impl Logic for FastpathTop {
         NextFrameIn::join(&mut self.exec.frame, &mut self.sq.out);
         self.exec.keys_ready.next = self.keys.ready.val();
         self.exec.key_ok.next = self.keys.ok.val();
+        self.exec.route_ok.next = self.routes.ok.val();
+        self.exec.route_done.next = self.routes.done.val();
         self.exec.sp_tx_valid.next = self.sp_tx_valid.val();
         DescTakenIn::join(&mut self.exec.desc, &mut self.spd.taken);
         self.exec.desc_to_pte.next = self.sptx.to_pte.val();
@@ -469,6 +475,11 @@ impl Logic for FastpathTop {
         self.keys.hdr_pid_field.next = self.rx_data.val().get_bits::<16>(32);
         self.keys.hdr_key_field.next = self.rx_data.val().get_bits::<64>(384);
         self.keys.sel.next = self.sq.slot.val();
+        self.routes.hdr_in.next = self.ingest.header_in.val();
+        self.routes.hdr_slot.next = self.ingest.header_slot.val();
+        self.routes.hdr_cookie_field.next = self.rx_data.val().get_bits::<32>(480);
+        self.routes.hdr_route.next = self.rx_route.val();
+        self.routes.sel.next = self.sq.slot.val();
         // Slots freed this cycle go back to the ingest stage.
         self.ingest.freed.next = self.sq.clear.val() | self.w_release.val();
         // ---- The TLB look-ahead: the ingest slots, what is taken, and the lookup port when the

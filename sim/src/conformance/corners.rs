@@ -6,8 +6,9 @@
 //! so a test asserts that every corner was reached with the answer the spec gives
 //! (`every_corner_is_reached_with_the_answer_the_spec_gives` below).
 
-use super::{Outgoing, Stream};
+use super::{route, Outgoing, Stream};
 use clio_proto::consts::MAX_REQUEST_LEN;
+use clio_proto::frame::Route;
 use clio_proto::header::parse_verified;
 use clio_proto::pte::PERM_WRITE;
 use clio_proto::replog;
@@ -36,7 +37,8 @@ impl Stream {
     /// expected value differs from the word only above bit 31 (each read back); two RASes
     /// sending a ring-recorded request with the same client and request id (neither may be
     /// answered with the other's result); an Append to a log 4 bytes off alignment; pointer
-    /// chases whose key or next offset is 4 bytes off alignment; Clio-KV gets with keys of 0
+    /// chases whose key or next offset is 4 bytes off alignment, and one carrying a payload;
+    /// reads at the amplification bound (`route_corners`); Clio-KV gets with keys of 0
     /// and `MAX_KEY` + 1 bytes, and puts until the store is full.
     pub fn corners(&mut self, node: &mut dyn MemoryNode, out: &mut Vec<Outgoing>) -> Vec<Corner> {
         assert!(self.procs.len() >= 2, "corners need two processes");
@@ -192,6 +194,7 @@ impl Stream {
             self.ack(node, 0, 0, id, out);
         }
         self.chase_layout_corners(node, va, &mut got, out);
+        self.route_corners(node, va, &mut got, out);
         self.kv_corners(node, &mut got, out);
         self.pid_reuse_corner(node, &mut got, out);
         got
@@ -234,6 +237,94 @@ impl Stream {
                 ..self.req(0, 0, Opcode::PointerChase, id, at)
             };
             got.push(self.corner(node, 0, 0, name, h.to_packet(&[]), out));
+        }
+        // The aligned chase again, carrying a payload: BAD_REQUEST (a chase carries none).
+        let id = self.id();
+        let h = Header {
+            arg0: key,
+            arg1: ChaseLayout {
+                key_offset: 0,
+                next_offset: 8,
+                value_offset: 16,
+                max_hops: 4,
+            }
+            .pack(),
+            total_len: 8,
+            ..self.req(0, 0, Opcode::PointerChase, id, at)
+        };
+        let name = "chase carrying a payload";
+        got.push(self.corner(node, 0, 0, name, h.to_packet(&[7; 8]), out));
+    }
+
+    /// The amplification bound at its edges (`clio_proto::route_cookie`): a read of 65
+    /// bytes (one more than twice the request allows without a cookie) with no cookie; a read
+    /// of 64 bytes from another address with none (answered: twice the request); a 1 KiB read
+    /// carrying this host's cookie but coming from another address (the victim's); the same
+    /// read from this host (answered).
+    fn route_corners(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        va: u64,
+        got: &mut Vec<Corner>,
+        out: &mut Vec<Outgoing>,
+    ) {
+        let victim = Route {
+            peer_ip: core::net::Ipv4Addr::new(10, 66, 6, 6),
+            ..route(0, 0)
+        };
+        for (name, len, cookie, from) in [
+            (
+                "read of 65 bytes without a route cookie",
+                65u32,
+                false,
+                None,
+            ),
+            (
+                "read of 64 bytes from another address without a route cookie",
+                64,
+                false,
+                Some(victim),
+            ),
+            (
+                "read of 1 KiB with this host's route cookie from another address",
+                1024,
+                true,
+                Some(victim),
+            ),
+            (
+                "read of 1 KiB with this host's route cookie",
+                1024,
+                true,
+                None,
+            ),
+        ] {
+            let id = self.id();
+            let mut h = Header {
+                total_len: len,
+                ..self.req(0, 0, Opcode::Read, id, va)
+            };
+            if !cookie {
+                h.cookie = 0;
+            }
+            let pkt = h.to_packet(&[]);
+            match from {
+                None => got.push(self.corner(node, 0, 0, name, pkt, out)),
+                Some(r) => {
+                    let start = out.len();
+                    node.handle(&r, &pkt, out);
+                    node.service(out);
+                    self.sent.push((r, pkt));
+                    let answers: Vec<(Header, Vec<u8>)> = out[start..]
+                        .iter()
+                        .filter_map(|(_, b)| parse_verified(b).ok().map(|(h, p)| (h, p.to_vec())))
+                        .collect();
+                    got.push(Corner {
+                        name,
+                        status: answers.first().map(|a| a.0.status),
+                        data: answers.into_iter().flat_map(|a| a.1).collect(),
+                    });
+                }
+            }
         }
     }
 
@@ -432,7 +523,7 @@ impl Stream {
             Some(r) => r.header(op, 0, id),
             None => c,
         };
-        (h.pid, h.key, h.client) = (c.pid, c.key, c.client);
+        (h.pid, h.key, h.client, h.cookie) = (c.pid, c.key, c.client, c.cookie);
         h.payload_len = body.len() as u16;
         h.total_len = body.len() as u32;
         let corner = self.corner(node, slot, 0, name, h.to_packet(&body), out);
@@ -583,6 +674,27 @@ mod tests {
                 Status::BadRequest,
                 None,
             ),
+            ("chase carrying a payload", Status::BadRequest, None),
+            (
+                "read of 65 bytes without a route cookie",
+                Status::RouteUnverified,
+                None,
+            ),
+            (
+                "read of 64 bytes from another address without a route cookie",
+                Status::Ok,
+                None,
+            ),
+            (
+                "read of 1 KiB with this host's route cookie from another address",
+                Status::RouteUnverified,
+                None,
+            ),
+            (
+                "read of 1 KiB with this host's route cookie",
+                Status::Ok,
+                None,
+            ),
             ("KV get with an empty key", Status::BadRequest, None),
             (
                 "KV get with a key of MAX_KEY + 1 bytes",
@@ -664,5 +776,23 @@ mod tests {
             "the next owner reads zeros, not the last owner's data"
         );
         assert_eq!(got[4].data.len(), 17, "the read crosses into the next page");
+        let answered = |name: &str| {
+            got.iter()
+                .find(|c| c.name == name)
+                .map_or(usize::MAX, |c| c.data.len())
+        };
+        assert_eq!(
+            answered("read of 1 KiB with this host's route cookie from another address"),
+            0,
+            "nothing but a header goes to an address the cookie does not prove"
+        );
+        assert_eq!(
+            answered("read of 64 bytes from another address without a route cookie"),
+            64
+        );
+        assert_eq!(
+            answered("read of 1 KiB with this host's route cookie"),
+            1024
+        );
     }
 }

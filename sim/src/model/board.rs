@@ -16,6 +16,7 @@ use super::dram::Dram;
 use super::key_table::KeyTable;
 use super::mem_access::{read_pieces, write_pieces, VirtualMemory};
 use super::pt_walker::PtWalker;
+use super::route_check::RouteCheck;
 use super::sync_unit::SyncUnit;
 use crate::slow_thread::SlowPathThread;
 use clio_proto::consts::MAX_REQUEST_LEN;
@@ -27,6 +28,7 @@ use clio_proto::layout::MemoryLayout;
 use clio_proto::opcode::{path_of, Path};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::ring::{daemon_state, reg, Descriptor, RingLayout, RX_RESERVED_FOR_NOTICES};
+use clio_proto::route_cookie::RouteSecret;
 use clio_proto::rules::Rule;
 use clio_proto::{Header, Opcode, Status};
 use clio_slowpath::MappedMemory;
@@ -53,6 +55,9 @@ pub struct Counters {
     pub bad_requests: u64,
     /// Requests refused by the key check (wrong or missing key, unknown RAS).
     pub denied: u64,
+    /// Requests refused by the route check (`RouteUnverified`: an answer larger than twice
+    /// the request to an address its cookie does not prove).
+    pub route_unverified: u64,
     /// Durable write packets acknowledged after their data was flushed.
     pub durable_writes: u64,
     /// Flushes (`msync`) that made durable writes durable; fewer than the writes when
@@ -248,6 +253,7 @@ pub struct CBoard {
     dram: Dram,
     vm: VirtualMemory,
     keys: KeyTable,
+    routes: RouteCheck,
     sync: SyncUnit,
     ring: Arc<RingWindow>,
     slow: Option<SlowPath>,
@@ -291,6 +297,7 @@ impl CBoard {
             dram,
             vm: VirtualMemory::default(),
             keys: KeyTable::default(),
+            routes: RouteCheck::default(),
             sync: SyncUnit::default(),
             ring,
             slow,
@@ -354,6 +361,7 @@ impl CBoard {
         c.page_faults = self.vm.faults.faults;
         c.fault_buffer_empty = self.vm.faults.empty;
         c.denied = self.keys.denied;
+        c.route_unverified = self.routes.refused;
         c.atomics = self.sync.executed;
         c.idempotent_replays = self.sync.replays;
         c.idempotence_ring_full = self.sync.full;
@@ -460,6 +468,11 @@ impl CBoard {
         if !self.keys.admit(&h) {
             self.rules.cov.hit(Rule::KeyChecked);
             return self.respond(out, route, h.response_to(Status::Denied), &[]);
+        }
+        // Route check: an answer larger than twice the request only to a proven address.
+        if !self.routes.admit(&h, route) {
+            self.rules.cov.hit(Rule::RouteCookieChecked);
+            return self.respond(out, route, h.response_to(Status::RouteUnverified), &[]);
         }
         let mut notices = Vec::new();
         match h.opcode.path() {
@@ -720,6 +733,9 @@ impl CBoard {
                     Ok(Descriptor::RingRelease { pid, client }) => {
                         self.c.ring_releases += 1;
                         self.sync.release(pid, client)
+                    }
+                    Ok(Descriptor::RouteKey { secret }) => {
+                        self.routes.set_secret(RouteSecret(secret))
                     }
                     Ok(_) | Err(_) => self.c.bad_descriptors += 1,
                 }

@@ -2,8 +2,8 @@
 //! here under its block names) composed with the real slow path behind the rings ([`board`]).
 
 pub use clio_model::{
-    ack_layer, coverage, dram, key_table, mem_access, offload, page_fault, pt_walker, sync_unit,
-    tlb,
+    ack_layer, coverage, dram, key_table, mem_access, offload, page_fault, pt_walker, route_check,
+    sync_unit, tlb,
 };
 
 pub mod board;

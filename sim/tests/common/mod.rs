@@ -3,6 +3,7 @@
 
 use clio_proto::frame::Route;
 use clio_proto::header::{packet_count, parse_verified, segment};
+use clio_proto::route_cookie::cookie_of_answer;
 use clio_proto::{Header, Opcode, Status};
 use clio_sim::{BoardConfig, CBoard, SlowPathMode};
 
@@ -23,6 +24,9 @@ pub struct Member {
     pub pid: u16,
     pub key: u64,
     pub client: u16,
+    /// The route cookie of this wire's address (`clio_proto::route_cookie`), from the
+    /// answer to Register or Join.
+    pub cookie: u32,
 }
 
 /// A node of `dram_bytes` with 64 KiB pages and this member lease.
@@ -67,7 +71,9 @@ impl Wire {
     }
     /// A request of the current member (its pid, key and client id).
     pub fn request(&self, op: Opcode, id: u32, va: u64) -> Header {
-        Header::request(op, self.m.pid, id, va).with_credentials(self.m.key, self.m.client)
+        Header::request(op, self.m.pid, id, va)
+            .with_credentials(self.m.key, self.m.client)
+            .with_cookie(self.m.cookie)
     }
     pub fn id(&mut self) -> u32 {
         self.next_id += 1;
@@ -100,6 +106,7 @@ impl Wire {
         }
         self.m = Member {
             client: r.arg1 as u16,
+            cookie: cookie_of_answer(r.arg1),
             ..m
         };
         Ok(self.m)
@@ -128,6 +135,7 @@ impl Wire {
             pid: r.pid,
             key: r.arg0,
             client: r.arg1 as u16,
+            cookie: cookie_of_answer(r.arg1),
         };
         self.m
     }

@@ -1,5 +1,5 @@
 //! Dispatch's decision against the protocol's order (module doc), for every class with the
-//! parse and key checks in each combination and the other inputs random: the status, the
+//! parse, key and route checks in each combination and the other inputs random: the status, the
 //! next step, the branch whose registers load and the stages' starts.
 
 use super::*;
@@ -36,6 +36,9 @@ struct Inputs {
     needs_key: bool,
     parse_ok: bool,
     key_ok: bool,
+    needs_route: bool,
+    route_done: bool,
+    route_ok: bool,
     read_ok: bool,
     write_ok: bool,
     write_in_va: bool,
@@ -64,6 +67,12 @@ fn reference(c: Class, i: &Inputs) -> (Status, Next) {
     }
     if i.needs_key && !i.key_ok {
         return (Status::Denied, Resp);
+    }
+    if i.needs_route && !i.route_done {
+        return (Status::BadRequest, Wait);
+    }
+    if i.needs_route && !i.route_ok {
+        return (Status::RouteUnverified, Resp);
     }
     let bad = (Status::BadRequest, Resp);
     let go = |ok: bool| if ok { Hit } else { Translate };
@@ -109,14 +118,17 @@ fn decides_in_the_protocols_order() {
     let mut r = Rng(0x5eed_d15a_7c40_0001);
     let mut seen = std::collections::HashSet::new();
     for &c in &classes {
-        for head in 0..16u64 {
-            for _ in 0..64 {
+        for head in 0..128u64 {
+            for _ in 0..16 {
                 let mut b = || r.below(2) == 1;
                 let i = Inputs {
                     extend: head & 1 != 0,
                     needs_key: head & 2 != 0,
                     parse_ok: head & 4 != 0,
                     key_ok: head & 8 != 0,
+                    needs_route: head & 16 != 0,
+                    route_done: head & 32 != 0,
+                    route_ok: head & 64 != 0,
                     read_ok: b(),
                     write_ok: b(),
                     write_in_va: b(),
@@ -143,6 +155,9 @@ fn decides_in_the_protocols_order() {
                 d.needs_key.next = i.needs_key;
                 d.parse_ok.next = i.parse_ok;
                 d.key_ok.next = i.key_ok;
+                d.needs_route.next = i.needs_route;
+                d.route_done.next = i.route_done;
+                d.route_ok.next = i.route_ok;
                 d.read_ok.next = i.read_ok;
                 d.write_ok.next = i.write_ok;
                 d.write_in_va.next = i.write_in_va;
@@ -167,7 +182,7 @@ fn decides_in_the_protocols_order() {
                     d.to_slow_push.val(),
                     d.to_offload.val(),
                     d.to_sync_check.val(),
-                    d.fence_wait.val(),
+                    d.fence_wait.val() || d.route_wait.val(),
                 ];
                 let want = [
                     next == Next::Hit,
@@ -178,8 +193,19 @@ fn decides_in_the_protocols_order() {
                     next == Next::Wait,
                 ];
                 assert_eq!(got, want, "{at}: next step");
-                let checked = i.parse_ok && !(i.needs_key && !i.key_ok);
-                assert_eq!(d.denied.val(), i.parse_ok && !checked, "{at}: denied");
+                let keyed = i.parse_ok && !(i.needs_key && !i.key_ok);
+                let checked = keyed && !(i.needs_route && !(i.route_done && i.route_ok));
+                assert_eq!(d.denied.val(), i.parse_ok && !keyed, "{at}: denied");
+                assert_eq!(
+                    d.unverified.val(),
+                    keyed && i.needs_route && i.route_done && !i.route_ok,
+                    "{at}: unverified"
+                );
+                assert_eq!(
+                    d.route_wait.val(),
+                    keyed && i.needs_route && !i.route_done,
+                    "{at}: route_wait"
+                );
                 let branches = [
                     d.branch_read.val(),
                     d.branch_write.val(),
@@ -213,5 +239,5 @@ fn decides_in_the_protocols_order() {
         }
     }
     // Every class reached each of its outcomes (OK or its next step, each refusal).
-    assert!(seen.len() >= 40, "{} outcomes seen", seen.len());
+    assert!(seen.len() >= 50, "{} outcomes seen", seen.len());
 }

@@ -132,6 +132,9 @@ impl Logic for Executor {
         self.dsp.atomic_ok.next = self.ahead.atomic_ok.val();
         self.dsp.ahead_ok.next = self.ahead.ok.val();
         self.dsp.key_ok.next = self.key_ok.val();
+        self.dsp.needs_route.next = self.cls.needs_route.val();
+        self.dsp.route_ok.next = self.route_ok.val();
+        self.dsp.route_done.next = self.route_done.val();
         self.dsp.durable.next = self.h_durable.val();
         self.dsp.persist.next = self.cfg_persist.val();
         self.dsp.room_ok.next = self.room_ok.q.val();
@@ -142,6 +145,7 @@ impl Logic for Executor {
         // ---- Defaults.
         self.cls.load.next = false;
         self.cls.opcode.next = self.frame.hdr.val().get_bits::<8>(8);
+        self.cls.total_len_field.next = self.frame.hdr.val().get_bits::<32>(192);
         self.ar_own.next = false;
         self.ar_valid.next = false;
         self.ar_addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
@@ -222,8 +226,9 @@ impl Logic for Executor {
                     self.ring.lookup.next = true;
                     self.state.d.next = State::SyncCheck;
                 }
-                if self.dsp.fence_wait.val() {
-                    // A FENCE waits for every earlier write's B response.
+                if self.dsp.fence_wait.val() | self.dsp.route_wait.val() {
+                    // A FENCE waits for every earlier write's B response; a request that needs
+                    // its route cookie checked, for the route check's verdict.
                     self.state.d.next = State::Dispatch;
                 }
                 if self.dsp.branch_read.val() {

@@ -23,6 +23,8 @@ pub struct DescKindIn {
     pub kv_config: Signal<In, Bit>,
     /// The taken descriptor is a RING_RELEASE.
     pub ring_release: Signal<In, Bit>,
+    /// The taken descriptor is a ROUTE_KEY.
+    pub route_key: Signal<In, Bit>,
     /// The taken descriptor is a REPLY.
     pub reply: Signal<In, Bit>,
     /// Its fields (module doc).
@@ -50,6 +52,8 @@ pub struct DescKind {
     pub kv_config: Signal<Out, Bit>,
     /// The taken descriptor is a RING_RELEASE.
     pub ring_release: Signal<Out, Bit>,
+    /// The taken descriptor is a ROUTE_KEY.
+    pub route_key: Signal<Out, Bit>,
     /// The taken descriptor is a REPLY.
     pub reply: Signal<Out, Bit>,
     /// Its fields (module doc).

@@ -38,9 +38,9 @@ fn header(r: &mut Rng) -> Header {
 fn descriptors_decode_and_encode_as_proto() {
     let mut r = Rng(0x5D35);
     let mut b = Bench::new(SlowPathDesc::default());
-    let mut seen = [0u32; 8];
+    let mut seen = [0u32; 9];
     for i in 0..5000 {
-        let which = r.below(8);
+        let which = r.below(9);
         let d = match which {
             0 => Descriptor::PteWrite {
                 bucket: r.next(),
@@ -73,6 +73,9 @@ fn descriptors_decode_and_encode_as_proto() {
                 buckets: r.next(),
                 records: r.next() as u32,
                 status: r.next() as u8,
+            },
+            8 => Descriptor::RouteKey {
+                secret: [r.next(), r.next()],
             },
             _ => Descriptor::Reply {
                 route: route(&mut r),
@@ -117,13 +120,12 @@ fn descriptors_decode_and_encode_as_proto() {
             u.kind.ring_release.val(),
             u.kind.kv_config.val(),
             u.kind.reply.val(),
+            u.kind.route_key.val(),
         ];
+        // Flag k is set by the descriptor `which` (7, an unknown kind, sets none).
+        let of_flag = [0, 1, 2, 3, 4, 5, 6, 8];
         for (k, f) in flags.iter().enumerate() {
-            assert_eq!(
-                *f,
-                which == k as u64 || (which == 6 && k == 6),
-                "descriptor {i} kind flag {k}"
-            );
+            assert_eq!(*f, which == of_flag[k], "descriptor {i} kind flag {k}");
         }
         seen[which as usize] += 1;
         match d {
@@ -141,6 +143,13 @@ fn descriptors_decode_and_encode_as_proto() {
             }
             Descriptor::RingRelease { pid, .. } => {
                 assert_eq!(u.kind.pid.val().to_u64(), pid as u64)
+            }
+            Descriptor::RouteKey { secret } => {
+                assert_eq!(
+                    [u.key.val().to_u64(), u.secret1.val().to_u64()],
+                    secret,
+                    "descriptor {i}"
+                );
             }
             Descriptor::KvConfig {
                 pid,

@@ -17,11 +17,11 @@ fn each_kind_does_its_one_thing() {
     b.tick();
     b.uut.reset.next = false;
     let mut pending: Option<Update> = None;
-    let mut seen = [0u32; 9];
+    let mut seen = [0u32; 10];
     for cycle in 0..20_000 {
         let act = r.below(4) != 0;
-        // Kind 0..7 as SlowPathDesc's flags, 7 = unknown (no flag).
-        let kind = r.below(8);
+        // Kind 0..7 as SlowPathDesc's flags (8 = ROUTE_KEY), 7 = unknown (no flag).
+        let kind = r.below(9);
         let (pid, vpn, fits) = (r.below(1 << 16), r.below(1 << 36), r.below(3) != 0);
         let (pte_ok, pte_inval, pte_alloc) = (r.below(3) != 0, r.below(2) == 0, r.below(2) == 0);
         let (ppid, pvpn, ppfn, pperms) = (
@@ -44,6 +44,7 @@ fn each_kind_does_its_one_thing() {
         for (k, f) in flags.into_iter().enumerate() {
             f.next = kind == k as u64;
         }
+        u.desc.route_key.next = kind == 8;
         u.act.next = act;
         u.desc.pid.next = pid.to_bits();
         u.desc.vpn.next = vpn.to_bits();
@@ -87,6 +88,7 @@ fn each_kind_does_its_one_thing() {
         assert_eq!(u.kv_config.val(), does(4), "{at}: kv_config");
         assert_eq!(u.ring_release.val(), does(5), "{at}: ring_release");
         assert_eq!(u.reply.val(), does(6), "{at}: reply");
+        assert_eq!(u.route_key.val(), does(8), "{at}: route_key");
         pending = if does(0) && pte_ok {
             Some((pte_inval, ppid, pvpn, Some((ppfn, pperms, pte_alloc))))
         } else if does(1) && fits {
@@ -94,7 +96,7 @@ fn each_kind_does_its_one_thing() {
         } else {
             None
         };
-        seen[if act { kind as usize } else { 8 }] += 1;
+        seen[if act { kind as usize } else { 9 }] += 1;
         b.tick();
     }
     assert!(seen.iter().all(|&n| n > 1000), "kinds seen: {seen:?}");

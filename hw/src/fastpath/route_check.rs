@@ -1,0 +1,197 @@
+//! The route check (`clio_model::route_check`, `clio_proto::route_cookie`): per ingest slot,
+//! whether the frame's `cookie` field is the route cookie of its source address, so Dispatch
+//! can refuse an answer larger than twice its request to an address the request does not
+//! prove (`RouteUnverified`).
+//!
+//! * The header beat (`hdr_in` into slot `hdr_slot`, with the frame's route side band) gives
+//!   the slot its address's message (`route_message`: the IPv4 address for UDP, the MAC for raw
+//!   Ethernet) and the cookie it carries. If the message is the cached one (`c_msg`, the last
+//!   computed), the verdict is registered at once (`s_done`, readable from the next cycle:
+//!   before the frame can be dispatched); else the slot waits for the SipHash unit
+//!   ([`crate::siphash::SipHash`], one computation at a time, the lowest waiting slot first,
+//!   14 cycles), whose result fills the cache and decides every waiting slot with that message.
+//! * Dispatch reads `ok` and `done` for the executor's slot (`sel`), and waits in its Dispatch
+//!   state while a request that needs the check is not `done`: only such requests (a long Read
+//!   or PointerChase, a KvGet) ever wait, and only for an address not in the cache.
+//! * Off until the slow path's `ROUTE_KEY` (`key_valid`, with the secret): `ok` and `done` are
+//!   high. A `ROUTE_KEY` empties the cache and sends every slot back to the unit.
+
+use crate::fastpath::ingest::SLOTS;
+use crate::siphash::SipHash;
+use crate::spec::Spec;
+use crate::util::ByteSwap;
+use clio_proto::frame::Encap;
+use clio_proto::header::field;
+use rust_hdl::prelude::*;
+
+// The cookie field is 4 bytes, big endian; the route side band is `Route::to_bytes` (byte k at
+// bits 8k..): encap at byte 0, the peer's MAC at bytes 2..8 (bits 16..64), its IPv4 address at
+// bytes 14..18 (bits 112..144); the message's length byte is 4 or 6 at bits 56..64.
+const _: () = assert!(
+    field::COOKIE.end - field::COOKIE.start == 4 && field::COOKIE.start * 8 == 480 && SLOTS == 4
+);
+
+/// The route check.
+#[derive(LogicBlock, Default)]
+pub struct RouteCheck {
+    /// Core clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: off (no secret), nothing waiting.
+    pub reset: Signal<In, Bit>,
+    /// A frame's header beat is in (its slot `hdr_slot`, its cookie field and route below).
+    pub hdr_in: Signal<In, Bit>,
+    /// The slot the frame goes to.
+    pub hdr_slot: Signal<In, Bits<2>>,
+    /// The header's cookie field as received (big endian, byte k at bits 8k..).
+    pub hdr_cookie_field: Signal<In, Bits<32>>,
+    /// The frame's route (side band, valid with the header beat).
+    pub hdr_route: Signal<In, Bits<256>>,
+    /// ROUTE_KEY: check under this secret from now on (one-cycle pulse).
+    pub key_valid: Signal<In, Bit>,
+    /// ROUTE_KEY's first word.
+    pub key0: Signal<In, Bits<64>>,
+    /// ROUTE_KEY's second word.
+    pub key1: Signal<In, Bits<64>>,
+    /// The slot whose verdict `ok` and `done` give (the executor's).
+    pub sel: Signal<In, Bits<2>>,
+    /// The frame in slot `sel` carries its address's cookie (or the check is off).
+    pub ok: Signal<Out, Bit>,
+    /// `ok` is decided for slot `sel`.
+    pub done: Signal<Out, Bit>,
+    /// The PRF.
+    sip: SipHash,
+    cookie_swap: ByteSwap<32>,
+    /// The header's address as SipHash's final block.
+    msg: Signal<Local, Bits<64>>,
+    /// A secret is set (the check is on), and its words.
+    en: DFF<Bit>,
+    k0: DFF<Bits<64>>,
+    k1: DFF<Bits<64>>,
+    /// The cache: the last computed message and its cookie.
+    c_valid: DFF<Bit>,
+    c_msg: DFF<Bits<64>>,
+    c_val: DFF<Bits<32>>,
+    /// The unit computes for `busy_msg` (a ROUTE_KEY drops the computation: `busy` low).
+    busy: DFF<Bit>,
+    busy_msg: DFF<Bits<64>>,
+    /// Per slot: its message, the cookie it carries, decided, and the verdict.
+    s_msg: [DFF<Bits<64>>; SLOTS],
+    s_cookie: [DFF<Bits<32>>; SLOTS],
+    s_done: [DFF<Bit>; SLOTS],
+    s_ok: [DFF<Bit>; SLOTS],
+    /// The slot the unit starts on this cycle, if any (`pick`).
+    pick_valid: Signal<Local, Bit>,
+    pick: Signal<Local, Bits<2>>,
+    /// The messages' length bytes (4 for an IPv4 address, 6 for a MAC) and the raw
+    /// encapsulation's code.
+    c_len_ip: Spec<64, { 4 << 56 }>,
+    c_len_mac: Spec<64, { 6 << 56 }>,
+    c_raw: Spec<8, { Encap::RawEthernet as u64 }>,
+}
+
+impl Logic for RouteCheck {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, en, k0, k1, c_valid, c_msg, c_val, busy, busy_msg);
+        for k in 0..4 {
+            self.s_msg[k].clock.next = self.clock.val();
+            self.s_msg[k].d.next = self.s_msg[k].q.val();
+            self.s_cookie[k].clock.next = self.clock.val();
+            self.s_cookie[k].d.next = self.s_cookie[k].q.val();
+            self.s_done[k].clock.next = self.clock.val();
+            self.s_done[k].d.next = self.s_done[k].q.val();
+            self.s_ok[k].clock.next = self.clock.val();
+            self.s_ok[k].d.next = self.s_ok[k].q.val();
+        }
+        self.sip.clock.next = self.clock.val();
+        self.cookie_swap.x.next = self.hdr_cookie_field.val();
+        // The address: the MAC (6 bytes) for raw Ethernet, else the IPv4 address (4 bytes).
+        self.msg.next =
+            bit_cast::<64, 32>(self.hdr_route.val().get_bits::<32>(112)) | self.c_len_ip.val();
+        if self.hdr_route.val().get_bits::<8>(0) == self.c_raw.val() {
+            self.msg.next =
+                bit_cast::<64, 48>(self.hdr_route.val().get_bits::<48>(16)) | self.c_len_mac.val();
+        }
+        // The unit's next job: the lowest slot not decided.
+        self.pick_valid.next = false;
+        self.pick.next = 0.into();
+        for k in 0..4 {
+            if !self.s_done[3 - k].q.val() {
+                self.pick_valid.next = true;
+                self.pick.next = (3 - k).to_bits::<2>();
+            }
+        }
+        self.sip.start.next = false;
+        self.sip.key0.next = self.k0.q.val();
+        self.sip.key1.next = self.k1.q.val();
+        self.sip.msg.next = self.s_msg[0].q.val();
+        for k in 0..4 {
+            if self.pick.val() == k.to_bits::<2>() {
+                self.sip.msg.next = self.s_msg[k].q.val();
+            }
+        }
+        if self.en.q.val() & !self.busy.q.val() & self.pick_valid.val() {
+            self.sip.start.next = true;
+            self.busy.d.next = true;
+            self.busy_msg.d.next = self.sip.msg.val();
+        }
+        // The unit's result: cache it and decide every waiting slot with its message.
+        if self.busy.q.val() & self.sip.done.val() {
+            self.busy.d.next = false;
+            self.c_valid.d.next = true;
+            self.c_msg.d.next = self.busy_msg.q.val();
+            self.c_val.d.next = self.sip.out.val().get_bits::<32>(0);
+            for k in 0..4 {
+                if !self.s_done[k].q.val() & (self.s_msg[k].q.val() == self.busy_msg.q.val()) {
+                    self.s_done[k].d.next = true;
+                    self.s_ok[k].d.next =
+                        self.s_cookie[k].q.val() == self.sip.out.val().get_bits::<32>(0);
+                }
+            }
+        }
+        // A header: decided from the cache, or waiting (this assignment wins over the unit's).
+        for k in 0..4 {
+            if self.hdr_in.val() & (self.hdr_slot.val() == k.to_bits::<2>()) {
+                self.s_msg[k].d.next = self.msg.val();
+                self.s_cookie[k].d.next = self.cookie_swap.y.val();
+                self.s_done[k].d.next =
+                    self.c_valid.q.val() & (self.c_msg.q.val() == self.msg.val());
+                self.s_ok[k].d.next = self.cookie_swap.y.val() == self.c_val.q.val();
+            }
+        }
+        // ROUTE_KEY: the new secret; nothing computed under the old one counts.
+        if self.key_valid.val() {
+            self.en.d.next = true;
+            self.k0.d.next = self.key0.val();
+            self.k1.d.next = self.key1.val();
+            self.c_valid.d.next = false;
+            self.busy.d.next = false;
+            for k in 0..4 {
+                self.s_done[k].d.next = false;
+            }
+        }
+        self.ok.next = true;
+        self.done.next = true;
+        if self.en.q.val() {
+            for k in 0..4 {
+                if self.sel.val() == k.to_bits::<2>() {
+                    self.ok.next = self.s_ok[k].q.val();
+                    self.done.next = self.s_done[k].q.val();
+                }
+            }
+        }
+        if self.reset.val() {
+            self.en.d.next = false;
+            self.c_valid.d.next = false;
+            self.busy.d.next = false;
+            for k in 0..4 {
+                self.s_done[k].d.next = true;
+            }
+        }
+    }
+}
+
+crate::impl_clocked!(RouteCheck);
+
+#[cfg(test)]
+mod tests;
