@@ -84,34 +84,67 @@ fn call(sock: &UdpSocket, node: &str, h: Header, payload: &[u8]) -> Vec<(Header,
     }
 }
 
-fn workload(node: &str) {
+/// A process on 127.0.0.1 that registered (nonce `nonce`) and allocated 1 MiB at `va`.
+struct Tenant {
+    sock: UdpSocket,
+    pid: u16,
+    key: u64,
+    client: u16,
+    /// Its address's route cookie, from Register's answer.
+    cookie: u32,
+    va: u64,
+}
+
+fn tenant(node: &str, nonce: u64) -> Tenant {
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
     sock.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     let reg = call(
         &sock,
         node,
         Header {
-            arg0: 99,
+            arg0: nonce,
             ..Header::request(Opcode::Register, 0, 1, 0)
         },
         &[],
-    );
-    let pid = reg[0].0.pid;
-    assert_eq!(reg[0].0.status, Status::Ok);
-    // Every later request presents the RAS's key and this member's client id.
-    let (key, client) = (reg[0].0.arg0, reg[0].0.arg1 as u16);
-    let call =
-        |h: Header, payload: &[u8]| call(&sock, node, h.with_credentials(key, client), payload);
+    )[0]
+    .0;
+    assert_eq!(reg.status, Status::Ok);
+    let (pid, key, client) = (reg.pid, reg.arg0, reg.arg1 as u16);
     let alloc = call(
+        &sock,
+        node,
         Header {
             arg0: 1 << 20,
             arg1: 3,
             ..Header::request(Opcode::Alloc, pid, 2, 0)
-        },
+        }
+        .with_credentials(key, client),
         &[],
-    );
-    assert_eq!(alloc[0].0.status, Status::Ok);
-    let va = alloc[0].0.va;
+    )[0]
+    .0;
+    assert_eq!(alloc.status, Status::Ok);
+    Tenant {
+        sock,
+        pid,
+        key,
+        client,
+        cookie: clio_proto::route_cookie::cookie_of_answer(reg.arg1),
+        va: alloc.va,
+    }
+}
+
+fn workload(node: &str) {
+    let Tenant {
+        sock,
+        pid,
+        key,
+        client,
+        va,
+        ..
+    } = tenant(node, 99);
+    // Every later request presents the RAS's key and this member's client id.
+    let call =
+        |h: Header, payload: &[u8]| call(&sock, node, h.with_credentials(key, client), payload);
     let w = call(
         Header {
             total_len: 5,
@@ -283,15 +316,28 @@ fn rtl_board_honours_durable_writes_and_recovers_from_its_memory_file() {
         line.contains("recovered") && line.contains("1 spaces"),
         "no recovery report: {line:?}"
     );
-    let r = call(
-        &sock,
-        &board.addr,
+    // The restarted slow path drew a new route-cookie secret: a read of more than 64 bytes
+    // is refused until a heartbeat (any answer of the slow path's to this address) brings
+    // the new cookie, as CLib does on its own.
+    let read = |cookie| {
         keyed(Header {
             total_len: 1000,
             ..Header::request(Opcode::Read, pid, 4, va + 100)
-        }),
+        })
+        .with_cookie(cookie)
+    };
+    let old_cookie = clio_proto::route_cookie::cookie_of_answer(reg[0].0.arg1);
+    let r = call(&sock, &board.addr, read(old_cookie), &[]);
+    assert_eq!(r[0].0.status, Status::RouteUnverified);
+    let hb = call(
+        &sock,
+        &board.addr,
+        keyed(Header::request(Opcode::Heartbeat, pid, 5, 0)),
         &[],
     );
+    assert_eq!(hb[0].0.status, Status::Ok);
+    let cookie = clio_proto::route_cookie::cookie_of_answer(hb[0].0.arg1);
+    let r = call(&sock, &board.addr, read(cookie), &[]);
     assert_eq!(r[0].0.status, Status::Ok);
     assert_eq!(r[0].1, data[..1000]);
     board.interrupt();
@@ -306,34 +352,14 @@ fn rtl_board_honours_durable_writes_and_recovers_from_its_memory_file() {
 fn an_unregistered_host_cannot_touch_another_process_memory() {
     let (board, _) = start(&[]);
     let node = board.addr.as_str();
-    let victim = UdpSocket::bind("127.0.0.1:0").unwrap();
-    victim
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .unwrap();
-    let reg = call(
-        &victim,
-        node,
-        Header {
-            arg0: 7,
-            ..Header::request(Opcode::Register, 0, 1, 0)
-        },
-        &[],
-    )[0]
-    .0;
-    let (pid, key, client) = (reg.pid, reg.arg0, reg.arg1 as u16);
-    let alloc = call(
-        &victim,
-        node,
-        Header {
-            arg0: 1 << 20,
-            arg1: 3,
-            ..Header::request(Opcode::Alloc, pid, 2, 0)
-        }
-        .with_credentials(key, client),
-        &[],
-    )[0]
-    .0;
-    let va = alloc.va;
+    let Tenant {
+        sock: victim,
+        pid,
+        key,
+        client,
+        va,
+        ..
+    } = tenant(node, 7);
     let secret = b"the victim's secret";
     let w = Header {
         total_len: secret.len() as u32,
@@ -386,4 +412,69 @@ fn an_unregistered_host_cannot_touch_another_process_memory() {
     );
     let summary = board.interrupt();
     assert!(summary.contains("denied: 12"), "{summary}");
+}
+
+/// Amplification, tried as an attacker would against a real `clio board` process: a tenant
+/// with valid credentials and its own route cookie sends a 64-byte request for 1 MiB from
+/// another address (on loopback the attacker's "spoofed" source is simply a second address,
+/// 127.0.0.2, which stands for the victim). The victim's address receives one header per
+/// request, never more than twice what was sent; from its own address the tenant reads 64 KiB
+/// in one round trip (a socket's default receive buffer holds that much of an answer).
+#[test]
+fn an_admitted_host_cannot_aim_large_answers_at_another_address() {
+    let (board, _) = start(&[]);
+    let node = board.addr.as_str();
+    let t = tenant(node, 11);
+    let (pid, key, client, cookie, va) = (t.pid, t.key, t.client, t.cookie, t.va);
+    let tenant = t.sock;
+    let read = |id: u32, len: u32| {
+        Header {
+            total_len: len,
+            ..Header::request(Opcode::Read, pid, id, va)
+        }
+        .with_credentials(key, client)
+        .with_cookie(cookie)
+    };
+    // The victim's address: whatever arrives there is counted.
+    let victim = UdpSocket::bind("127.0.0.2:0").expect("a second loopback address");
+    victim
+        .set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let (mut sent, mut received) = (0usize, 0usize);
+    for (i, len) in [65u32, 1024, 1 << 20].into_iter().enumerate() {
+        for cookie_kind in 0..3 {
+            let mut h = read(10 + 3 * i as u32 + cookie_kind, len);
+            h.cookie = match cookie_kind {
+                0 => cookie,  // the tenant's own: it proves 127.0.0.1, not 127.0.0.2
+                1 => 0,       // none
+                _ => !cookie, // made up
+            };
+            let p = h.to_packet(&[]);
+            victim.send_to(&p, node).unwrap();
+            sent += p.len();
+            let mut buf = [0u8; 2048];
+            while let Ok(n) = victim.recv(&mut buf) {
+                received += n;
+                let (r, payload) = parse_verified(&buf[..n]).unwrap();
+                assert_eq!(r.status, Status::RouteUnverified, "len {len}");
+                assert!(payload.is_empty());
+            }
+        }
+    }
+    assert!(
+        received <= 2 * sent,
+        "the victim got {received} bytes for {sent} sent"
+    );
+    assert_eq!(received, sent, "one bare header per request");
+    // 64 bytes need no cookie: an answer of twice the request.
+    let mut small = read(40, 64);
+    small.cookie = 0;
+    let r = call(&victim, node, small, &[]);
+    assert_eq!((r[0].0.status, r[0].1.len()), (Status::Ok, 64));
+    // The tenant itself, with its cookie: 64 KiB in one request.
+    let whole = call(&tenant, node, read(41, 64 << 10), &[]);
+    assert!(whole.iter().all(|(h, _)| h.status == Status::Ok));
+    assert_eq!(whole.iter().map(|(_, p)| p.len()).sum::<usize>(), 64 << 10);
+    let summary = board.interrupt();
+    assert!(summary.contains("route_unverified: 9"), "{summary}");
 }

@@ -65,11 +65,15 @@ fn daemon_serves_the_rings_from_another_process() {
     let mut seen = Vec::new();
     wait_for("32 free pages", || {
         pop_all(&ring, &mut seen);
-        (seen.len() >= 32).then_some(())
+        (seen.len() >= 33).then_some(())
     });
     for d in seen.drain(..) {
         match d {
             Descriptor::FreePage { pfn } => free_pages.push(pfn),
+            // The route-cookie secret, first of all.
+            Descriptor::RouteKey { secret } if free_pages.is_empty() => {
+                assert_ne!(secret, [0, 0])
+            }
             other => panic!("unexpected {other:?}"),
         }
     }
@@ -224,7 +228,11 @@ fn daemon_sets_up_the_kv_store_and_announces_it() {
     assert_eq!(status, Status::Ok as u8);
     let l = StoreLayout::fit(base, bytes).unwrap();
     assert_eq!((buckets, records as u64), (l.buckets, l.records));
-    assert!(matches!(seen[0], Descriptor::KeyWrite { pid: p, key } if p == pid && key != 0));
+    assert!(
+        matches!(seen[0], Descriptor::RouteKey { .. }),
+        "the secret first"
+    );
+    assert!(matches!(seen[1], Descriptor::KeyWrite { pid: p, key } if p == pid && key != 0));
     let ptes: Vec<_> = seen
         .iter()
         .filter_map(|d| match d {

@@ -12,6 +12,11 @@
 #define STAGING_SLOTS 32
 
 /**
+ * Cookie refreshes a request gets before it fails with [`ClioError::RouteUnverified`].
+ */
+#define ROUTE_RETRIES 3
+
+/**
  * Result codes of the C API.
  */
 typedef enum clio_status {

@@ -306,6 +306,13 @@ impl Client {
         Credentials { pid, key }
     }
 
+    /// The route cookie the node gave this host's address (`docs/protocol.md` section 7):
+    /// every request carries it, and a hand-made request whose answer can exceed twice its
+    /// size (a read of more than 64 bytes, a KV get) needs it too.
+    pub fn route_cookie(&self) -> u32 {
+        self.e().cookie()
+    }
+
     /// This member's client id within its RAS (tags its idempotence-ring entries).
     pub fn client_id(&self) -> u16 {
         self.e().member().2

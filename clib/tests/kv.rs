@@ -243,7 +243,8 @@ fn hand_made_kv_requests_are_checked_and_change_nothing() {
     let put = KvRequest::new(Opcode::KvPut, b"secret", b"overwritten").unwrap();
     let good = put
         .header(Opcode::KvPut, cr.pid, 900)
-        .with_credentials(cr.key, 0);
+        .with_credentials(cr.key, 0)
+        .with_cookie(attacker.route_cookie());
     let payload = put.encode();
     let mut longer_key = payload.clone();
     longer_key[0] = 60; // claims more key than the payload holds
@@ -358,7 +359,12 @@ fn staged_puts_read_only_the_callers_memory_and_check_the_value() {
     attacker.rwrite(mine, &value).unwrap();
     let staged = |va: u64, v: &[u8], id: u32| {
         let p = KvStagedPut::new(b"secret", va, v).unwrap();
-        (p.header(cr.pid, id).with_credentials(cr.key, 0), p.encode())
+        (
+            p.header(cr.pid, id)
+                .with_credentials(cr.key, 0)
+                .with_cookie(attacker.route_cookie()),
+            p.encode(),
+        )
     };
     // The check of another value: not applied, not recorded.
     let (h, p) = staged(mine, &pattern(1000, 6), 700);

@@ -166,7 +166,8 @@ fn hand_made_chase_requests_are_checked_by_the_node() {
         arg1: LAYOUT.pack(),
         ..Header::request(Opcode::PointerChase, pid, 77, va)
     }
-    .with_credentials(key, 0);
+    .with_credentials(key, 0)
+    .with_cookie(c.route_cookie());
     assert_eq!(ask(base), Status::Ok);
     for bad in [
         Header {

@@ -142,6 +142,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "key_check",
             verilog_of("key_check", fastpath::key_check::KeyCheck::default()),
         ),
+        // The route check (route cookies: the amplification bound) with its SipHash unit.
+        (
+            "route_check",
+            verilog_of("route_check", fastpath::route_check::RouteCheck::default()),
+        ),
         (
             "sync_unit",
             verilog_of("sync_unit", sync_unit::SyncUnit::default()),

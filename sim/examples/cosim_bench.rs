@@ -45,6 +45,8 @@ struct Client {
     pid: u16,
     key: u64,
     client: u16,
+    /// The route cookie of its address (reads over 64 bytes carry it).
+    cookie: u32,
     id: u32,
 }
 
@@ -65,7 +67,9 @@ impl Client {
     }
     /// A request of this RAS member, with its credentials.
     fn req(&self, op: Opcode, id: u32, va: u64) -> Header {
-        Header::request(op, self.pid, id, va).with_credentials(self.key, self.client)
+        Header::request(op, self.pid, id, va)
+            .with_credentials(self.key, self.client)
+            .with_cookie(self.cookie)
     }
     fn read(&mut self, va: u64, len: u32) -> (Status, u64) {
         let id = self.next();
@@ -126,6 +130,7 @@ fn main() {
         pid: 0,
         key: 0,
         client: 0,
+        cookie: 0,
         id: 0,
     };
     let id = c.next();
@@ -137,6 +142,7 @@ fn main() {
         .to_packet(&[]),
     );
     (c.pid, c.key, c.client) = (h.pid, h.arg0, h.arg1 as u16);
+    c.cookie = clio_proto::route_cookie::cookie_of_answer(h.arg1);
     let id = c.next();
     let (h, _) = c.call(
         Header {

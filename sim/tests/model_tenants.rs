@@ -445,3 +445,56 @@ fn the_next_owner_of_a_pid_gets_none_of_the_old_owners_recorded_answers() {
     assert_eq!(r.status, Status::Ok);
     assert_ne!(r.va, va2, "a new allocation, not a recorded answer");
 }
+
+/// Amplification: a tenant with valid credentials aims answers at a victim's address (its
+/// requests carry the victim's source address) with its own route cookie, none, a made-up
+/// one, or one guessed from its own; for reads of every size up to `MAX_REQUEST_LEN`, the
+/// victim receives at most twice what was sent (one bare header per long request), and
+/// nothing executes. From its own address, with its cookie, the tenant reads what it asked
+/// for. Fails with the route check taken out (the victim gets the whole MiB).
+#[test]
+fn an_admitted_tenant_cannot_aim_large_answers_at_a_victim() {
+    use clio_proto::consts::MAX_REQUEST_LEN;
+    let mut w = Wire::new(node());
+    let me = w.register(1);
+    assert_ne!(me.cookie, 0, "Register's answer carries the cookie");
+    let va = w.alloc(MAX_REQUEST_LEN as u64, RW).unwrap();
+    assert_eq!(w.write(va, &[0x5A; 4096]), Status::Ok);
+    let victim = Route::udp(
+        "192.0.2.7:53".parse().unwrap(),
+        "10.0.0.100:9000".parse().unwrap(),
+    );
+    let (mut sent, mut received) = (0usize, 0usize);
+    for len in [65u32, 1024, 1025, 64 << 10, MAX_REQUEST_LEN] {
+        for cookie in [me.cookie, 0, !me.cookie, me.cookie ^ 1] {
+            let id = w.id();
+            let h = Header {
+                total_len: len,
+                ..w.request(Opcode::Read, id, va)
+            }
+            .with_cookie(cookie);
+            let p = h.to_packet(&[]);
+            sent += p.len();
+            for (r, payload) in w.send_from(&victim, &p) {
+                received += HEADER_LEN + payload.len();
+                assert_eq!(r.status, Status::RouteUnverified, "{len} bytes");
+            }
+        }
+    }
+    assert!(
+        received <= 2 * sent,
+        "the victim got {received} bytes for {sent} sent"
+    );
+    // Up to twice the request needs no cookie, from anywhere.
+    let id = w.id();
+    let small = Header {
+        total_len: 64,
+        ..w.request(Opcode::Read, id, va)
+    }
+    .with_cookie(0);
+    let r = w.send_from(&victim, &small.to_packet(&[]));
+    assert_eq!((r[0].0.status, r[0].1.len()), (Status::Ok, 64));
+    // The tenant's own address, with its cookie: the whole answer.
+    assert_eq!(w.read(va, 64 << 10).unwrap()[..4096], [0x5A; 4096]);
+    assert_eq!(w.node.counters().route_unverified, 20);
+}

@@ -35,6 +35,17 @@ pub const MUTANTS: &[Mutant] = &[
         }],
     },
     Mutant {
+        name: "route_cookie_ignored",
+        rule: Rule::RouteCookieChecked,
+        breaks: "amplification: an answer larger than twice its request goes to any source \
+                 address, whatever cookie the request carries",
+        edits: &[Edit {
+            module: "fastpath_top",
+            find: "exec$route_ok = routes$ok;",
+            replace: "exec$route_ok = 1'b1;",
+        }],
+    },
+    Mutant {
         name: "read_overtakes_write",
         rule: Rule::ReadAfterWrite,
         breaks: "read-after-write order: a read goes to DRAM before earlier writes have their B \

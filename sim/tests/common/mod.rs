@@ -80,8 +80,12 @@ impl Wire {
         self.next_id
     }
     pub fn send_raw(&mut self, bytes: &[u8]) -> Vec<(Header, Vec<u8>)> {
+        self.send_from(&Route::default(), bytes)
+    }
+    /// Send from `route` (another source address than this wire's own, `Route::default()`).
+    pub fn send_from(&mut self, route: &Route, bytes: &[u8]) -> Vec<(Header, Vec<u8>)> {
         let mut out = Vec::new();
-        self.node.handle(&Route::default(), bytes, &mut out);
+        self.node.handle(route, bytes, &mut out);
         out.iter()
             .map(|(_, b)| {
                 parse_verified(b)

@@ -85,7 +85,7 @@ fn verdicts_follow_the_rule_under_the_latest_secret() {
             };
             header(&mut b, k, &rs[ri], cookie);
             slot[k] = Some((ri, cookie, cycle));
-        } else if r % 997 == 0 {
+        } else if r.is_multiple_of(997) {
             secret = RouteSecret([rng.next(), rng.next()]);
             key(&mut b, secret);
             rekeys += 1;

@@ -1,0 +1,107 @@
+//! Route cookies from CLib's side (`docs/protocol.md` section 7): the cookie comes with the
+//! answer to Register; when this host's packets start arriving from another address (a new
+//! IP after a renumbering, a slow path restarted with a new secret), a read of more than 64
+//! bytes is refused once, CLib fetches the new cookie with a Heartbeat and the read goes
+//! through; where every request arrives from another address than the last (an asymmetric
+//! route), the read fails with `RouteUnverified` after three refreshes instead of looping.
+
+mod common;
+use clio_clib::transport::InProcTransport;
+use clio_clib::{Client, ClioError, Config};
+use clio_proto::frame::Route;
+use common::*;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A client whose packets reach the node from the address `ip` holds at each send (a
+/// switch `flip` alternates two addresses packet by packet).
+fn client_from(
+    ip: Arc<AtomicU32>,
+    flip: Arc<AtomicBool>,
+) -> (Client, Arc<Mutex<clio_sim::CBoard>>) {
+    let b = Arc::new(Mutex::new(board()));
+    let node = b.clone();
+    let t = InProcTransport::direct(move |p| {
+        let mut a = ip.load(Ordering::Acquire);
+        if flip.load(Ordering::Acquire) {
+            a ^= 1;
+            ip.store(a, Ordering::Release);
+        }
+        let route = Route {
+            peer_ip: a.into(),
+            ..Route::default()
+        };
+        let mut out = Vec::new();
+        let mut g = node.lock().unwrap_or_else(|e| e.into_inner());
+        g.handle(&route, p, &mut out);
+        g.service(&mut out);
+        out.into_iter().map(|(_, p)| p).collect()
+    });
+    let c = Client::connect(
+        Box::new(t),
+        Config {
+            track_shift: PAGE_SHIFT,
+            // No background heartbeat: it would refresh the cookie at a moment of its own.
+            heartbeat: false,
+            ..Config::default()
+        },
+    )
+    .expect("connect");
+    (c, b)
+}
+
+#[test]
+fn a_new_source_address_costs_one_refresh_and_nothing_else() {
+    let ip = Arc::new(AtomicU32::new(0x0A00_0001));
+    let (c, b) = client_from(ip.clone(), Arc::new(AtomicBool::new(false)));
+    let va = c.ralloc(PAGE).unwrap();
+    let data = pattern(4096, 7);
+    c.rwrite(va, &data).unwrap();
+    assert_eq!(c.rread(va, 4096).unwrap(), data);
+    assert_eq!(
+        c.stats().route_refreshes,
+        0,
+        "the cookie came with Register"
+    );
+    // The host's address changes: the first long read is refused, the cookie refreshed.
+    ip.store(0x0A00_0202, Ordering::Release);
+    assert_eq!(
+        c.rread(va, 16).unwrap(),
+        data[..16],
+        "64 B or less need no cookie"
+    );
+    assert_eq!(c.rread(va, 4096).unwrap(), data);
+    assert_eq!(c.stats().route_refreshes, 1);
+    assert_eq!(c.rread(va + 100, 2000).unwrap(), data[100..2100]);
+    assert_eq!(
+        c.stats().route_refreshes,
+        1,
+        "refreshed once for the new address"
+    );
+    assert_eq!(b.lock().unwrap().counters().route_unverified, 1);
+}
+
+#[test]
+fn an_address_that_never_holds_still_fails_with_a_clear_error() {
+    let ip = Arc::new(AtomicU32::new(0x0A00_0002));
+    let flip = Arc::new(AtomicBool::new(false));
+    let (c, _b) = client_from(ip, flip.clone());
+    let va = c.ralloc(PAGE).unwrap();
+    // From now on every packet arrives from the other of two addresses: each refresh brings
+    // the cookie of the address the next request does not come from.
+    flip.store(true, Ordering::Release);
+    let e = c.rread(va, 4096).unwrap_err();
+    assert!(matches!(e, ClioError::RouteUnverified { .. }), "{e:?}");
+    assert!(e.to_string().contains("route cookie"), "{e}");
+    assert_eq!(
+        c.stats().route_refreshes,
+        4,
+        "three refreshes, then the error"
+    );
+    flip.store(false, Ordering::Release);
+    assert_eq!(
+        c.rread(va, 4096).unwrap().len(),
+        4096,
+        "and works again once it holds"
+    );
+}
