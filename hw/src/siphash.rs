@@ -6,13 +6,18 @@
 //! into `v3`; then four half rounds (the two compression rounds), one cycle mixing the block
 //! into `v0` and `0xff` into `v2`, and eight half rounds (the four finalization rounds): `done`
 //! pulses 14 cycles after `start`, and `out` = `v0 ^ v1 ^ v2 ^ v3` holds until the next
-//! `start`. A `start` while busy restarts it. A half round is two 64-bit additions side by
-//! side, each followed by a rotation and an XOR: one adder in front of each register, not two
-//! in series as a whole round per cycle would need.
+//! `start`. A `start` while busy restarts it.
+//!
+//! A SipRound is two half rounds, A and B, which differ only in their rotations once `v0` and
+//! `v2` trade places after each half (B is A on `(v2, v1, v0, v3)`). So the registers hold
+//! `s = (v0, v1, v2, v3)` before an A and `(v2, v1, v0, v3)` before a B, and every half is the
+//! same two 64-bit additions side by side, each followed by a rotation and an XOR; only the
+//! rotation of `s1` and `s3` is chosen (13 and 16 for A, 17 and 21 for B), off the adders'
+//! path. After an even number of halves (the mix, the end) the order is `(v0, v1, v2, v3)`.
 //!
 //! ```text
-//! half A: v0 += v1; v2 += v3; v1 = rotl(v1, 13) ^ v0; v3 = rotl(v3, 16) ^ v2; v0 = rotl(v0, 32)
-//! half B: v2 += v1; v0 += v3; v1 = rotl(v1, 17) ^ v2; v3 = rotl(v3, 21) ^ v0; v2 = rotl(v2, 32)
+//! a = s0 + s1; b = s2 + s3
+//! s0 <- b; s1 <- rotl(s1, 13 | 17) ^ a; s2 <- rotl(a, 32); s3 <- rotl(s3, 16 | 21) ^ b
 //! ```
 
 use crate::spec::Spec;
@@ -49,14 +54,16 @@ pub struct SipHash {
     /// Steps taken since the load: 0..=3 compression halves, 4 the mix, 5..=12
     /// finalization halves.
     step: DFF<Bits<4>>,
-    /// The next half round is a B (else an A).
+    /// The next half round is a B (the rotations 17 and 21).
     half_b: DFF<Bit>,
     run: DFF<Bit>,
     fin: DFF<Bit>,
-    /// The sums of this cycle's half round: A's (`v0 + v1`, `v2 + v3`) or B's (`v2 + v1`,
-    /// `v0 + v3`).
+    /// The half round's sums, `s0 + s1` and `s2 + s3`.
     sa: Signal<Local, Bits<64>>,
     sb: Signal<Local, Bits<64>>,
+    /// `s1` and `s3` rotated for this half (A's or B's amounts).
+    r1: Signal<Local, Bits<64>>,
+    r3: Signal<Local, Bits<64>>,
     c0: Spec<64, 0x736f_6d65_7073_6575>,
     c1: Spec<64, 0x646f_7261_6e64_6f6d>,
     c2: Spec<64, 0x6c79_6765_6e65_7261>,
@@ -71,33 +78,23 @@ impl Logic for SipHash {
         self.fin.d.next = false;
         self.sa.next = self.v0.q.val() + self.v1.q.val();
         self.sb.next = self.v2.q.val() + self.v3.q.val();
+        self.r1.next = (self.v1.q.val() << 13) | (self.v1.q.val() >> 51);
+        self.r3.next = (self.v3.q.val() << 16) | (self.v3.q.val() >> 48);
         if self.half_b.q.val() {
-            self.sa.next = self.v2.q.val() + self.v1.q.val();
-            self.sb.next = self.v0.q.val() + self.v3.q.val();
+            self.r1.next = (self.v1.q.val() << 17) | (self.v1.q.val() >> 47);
+            self.r3.next = (self.v3.q.val() << 21) | (self.v3.q.val() >> 43);
         }
         if self.run.q.val() {
             self.step.d.next = self.step.q.val() + 1;
             if self.step.q.val() == 4 {
                 self.v0.d.next = self.v0.q.val() ^ self.m.q.val();
                 self.v2.d.next = self.v2.q.val() ^ self.c_ff.val();
-            } else if self.half_b.q.val() {
-                // v2 += v1 (sa); v0 += v3 (sb).
-                self.v1.d.next =
-                    ((self.v1.q.val() << 17) | (self.v1.q.val() >> 47)) ^ self.sa.val();
-                self.v3.d.next =
-                    ((self.v3.q.val() << 21) | (self.v3.q.val() >> 43)) ^ self.sb.val();
-                self.v2.d.next = (self.sa.val() << 32) | (self.sa.val() >> 32);
-                self.v0.d.next = self.sb.val();
-                self.half_b.d.next = false;
             } else {
-                // v0 += v1 (sa); v2 += v3 (sb).
-                self.v1.d.next =
-                    ((self.v1.q.val() << 13) | (self.v1.q.val() >> 51)) ^ self.sa.val();
-                self.v3.d.next =
-                    ((self.v3.q.val() << 16) | (self.v3.q.val() >> 48)) ^ self.sb.val();
-                self.v0.d.next = (self.sa.val() << 32) | (self.sa.val() >> 32);
-                self.v2.d.next = self.sb.val();
-                self.half_b.d.next = true;
+                self.v0.d.next = self.sb.val();
+                self.v1.d.next = self.r1.val() ^ self.sa.val();
+                self.v2.d.next = (self.sa.val() << 32) | (self.sa.val() >> 32);
+                self.v3.d.next = self.r3.val() ^ self.sb.val();
+                self.half_b.d.next = !self.half_b.q.val();
             }
             if self.step.q.val() == 12 {
                 self.run.d.next = false;
