@@ -478,3 +478,37 @@ fn an_admitted_host_cannot_aim_large_answers_at_another_address() {
     let summary = board.interrupt();
     assert!(summary.contains("route_unverified: 9"), "{summary}");
 }
+
+/// State dies with its RAS on a real `clio board` (the slow path on its own thread): a
+/// tenant's Clio-KV records are freed once it leaves, while another tenant's stay and keep
+/// answering; when it leaves too, its record goes as well; the node's stop report counts the
+/// records the purge freed.
+#[test]
+fn a_departed_tenants_kv_records_are_freed_by_a_real_node() {
+    let (board, _) = start(&[]);
+    let addr: std::net::SocketAddr = board.addr.parse().unwrap();
+    let leaver = clio_clib::Client::connect_udp(addr).unwrap();
+    let stayer = clio_clib::Client::connect_udp(addr).unwrap();
+    for i in 0..10 {
+        leaver
+            .kv_put(format!("k{i}").as_bytes(), b"gone soon")
+            .unwrap();
+    }
+    stayer.kv_put(b"mine", b"still here").unwrap();
+    leaver.unregister(false).unwrap();
+    // The pass runs on the slow path's thread: KV requests meanwhile are retried by CLib.
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_millis(300) {
+        assert_eq!(
+            stayer.kv_get(b"mine").unwrap().as_deref(),
+            Some(&b"still here"[..])
+        );
+    }
+    // The other tenant leaves too (its one record goes as well).
+    stayer.unregister(false).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let summary = board.interrupt();
+    assert!(summary.contains("kv_records_purged: 11,"), "{summary}");
+    assert!(summary.contains("kv_purges: 2,"), "{summary}");
+    assert!(summary.contains("kv_purge_failures: 0,"), "{summary}");
+}

@@ -136,6 +136,14 @@ pub struct SlowPathStats {
     pub lease_expiries: u64,
     /// Remote address spaces torn down (regions freed, key removed, PID retired).
     pub teardowns: u64,
+    /// Passes over Clio-KV's store that freed the records of torn-down RASes
+    /// (`daemon/kv_purge.rs`), the records they freed, and passes that met memory they could
+    /// not read or write.
+    pub kv_purges: u64,
+    /// Records freed by those passes.
+    pub kv_records_purged: u64,
+    /// Passes that could not read or write the store.
+    pub kv_purge_failures: u64,
     /// Frames cleared to zeros before entering the free-page buffer.
     pub frames_cleared: u64,
     /// Persist requests (`rpersist`) served.
@@ -246,6 +254,10 @@ pub struct SlowPath {
     pub(crate) outbox: VecDeque<Descriptor>,
     /// Clio-KV's store, once set up (`kv_store.rs`).
     pub(crate) kv_store: Option<kv_store::KvStore>,
+    /// Torn-down RASes whose Clio-KV records are still to be freed (`kv_purge.rs`).
+    pub(crate) kv_purge: kv_purge::KvPurge,
+    /// Descriptors pushed to the TX ring since start (the purge's clock of the ring).
+    pub(crate) tx_pushed: u64,
     /// The node's route-cookie secret (`clio_proto::route_cookie`), drawn at start and handed
     /// to the fast path in the first descriptor (`ROUTE_KEY`).
     pub(crate) route_secret: RouteSecret,
@@ -282,6 +294,8 @@ impl SlowPath {
                 secret: route_secret.0,
             }]),
             kv_store: None,
+            kv_purge: kv_purge::KvPurge::default(),
+            tx_pushed: 0,
             route_secret,
             stats: SlowPathStats::default(),
         }
@@ -753,6 +767,7 @@ impl SlowPath {
 }
 
 mod intake;
+mod kv_purge;
 pub mod kv_store;
 mod membership;
 pub mod recovery;

@@ -54,6 +54,7 @@ impl LimitArgs {
             placement_budget: self.placement_budget,
             admission_secret,
             pids: ALL_PIDS,
+            kv_purge_interval: DEFAULT_KV_PURGE_INTERVAL,
         })
     }
 }
@@ -115,7 +116,19 @@ pub struct Limits {
     /// departed RAS's pid come back sooner (FIFO): the conformance streams use a handful, so
     /// that the next owner of a pid meets the purge of its last owner's state within a stream.
     pub pids: u16,
+    /// Least time between two passes that free the Clio-KV records of torn-down RASes
+    /// (`daemon/kv_purge.rs`): a pass answers every KV request RETRY_LATER while it walks the
+    /// store, so this bounds the share of the store's time that tenants cycling Register and
+    /// Unregister can take from everyone's KV requests ([`DEFAULT_KV_PURGE_INTERVAL`]; zero:
+    /// every teardown purges at once, as the conformance streams need to be deterministic).
+    pub kv_purge_interval: std::time::Duration,
 }
+
+/// Default of [`Limits::kv_purge_interval`]: a pass every 100 ms at most. A pass of the
+/// default 16 MiB store takes about a millisecond of the slow path (docs/perf.md), so KV
+/// requests are paused at most about 1% of the time however fast tenants come and go, and a
+/// torn-down RAS's pid is held back for at most about 100 ms.
+pub const DEFAULT_KV_PURGE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Every PID the key table has (`1..KEY_TABLE_ENTRIES`: entry 0 is never valid).
 pub const ALL_PIDS: u16 = (clio_proto::consts::KEY_TABLE_ENTRIES - 1) as u16;
@@ -128,6 +141,7 @@ impl Default for Limits {
             placement_budget: DEFAULT_PLACEMENT_BUDGET,
             admission_secret: None,
             pids: ALL_PIDS,
+            kv_purge_interval: DEFAULT_KV_PURGE_INTERVAL,
         }
     }
 }
@@ -141,6 +155,7 @@ impl Limits {
             placement_budget: u64::MAX,
             admission_secret: None,
             pids: ALL_PIDS,
+            kv_purge_interval: std::time::Duration::ZERO,
         }
     }
 

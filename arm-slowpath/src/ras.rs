@@ -319,6 +319,19 @@ impl Registry {
         Ok(out)
     }
 
+    /// Withdraw an empty RAS without handing its PID out again yet (its Clio-KV records are
+    /// still to be freed); [`Registry::release_pid`] returns it to the free list.
+    pub fn withdraw(&mut self, pid: u16) -> bool {
+        self.spaces.remove(&pid).is_some()
+    }
+
+    /// A withdrawn RAS's PID goes to the back of the free list.
+    pub fn release_pid(&mut self, pid: u16) {
+        if !self.spaces.contains_key(&pid) && !self.free_pids.contains(&pid) {
+            self.free_pids.push_back(pid);
+        }
+    }
+
     /// Retire an empty RAS: its PID goes to the back of the free list.
     pub fn retire(&mut self, pid: u16) {
         if self.spaces.remove(&pid).is_some() {

@@ -36,7 +36,13 @@ pub fn serve(
             break;
         }
         if work == 0 {
-            streak = streak.saturating_add(1);
+            // A Clio-KV purge pass waits for the fast path to take its pause (KV requests are
+            // answered RETRY_LATER meanwhile): look again soon.
+            streak = if sp.kv_purge_waits() {
+                0
+            } else {
+                streak.saturating_add(1)
+            };
             idle(streak);
         } else {
             streak = 0;

@@ -474,3 +474,56 @@ fn staged_puts_from_many_threads_over_udp_wait_for_nothing() {
         );
     }
 }
+
+/// State dies with its RAS (issue 40): 30 tenants one after another each put 8 keys into a
+/// store of 21 records and leave. The slow path frees a departed tenant's records before its
+/// pid comes back, so the store never fills, and each new owner of a pid (6 pids: they come
+/// back within a few tenants) finds none of its last owner's keys. Without the purge the
+/// third tenant meets a full store, and a pid's next owner reads its last owner's values.
+#[test]
+fn a_departed_tenants_records_are_freed_before_its_pid_comes_back() {
+    use std::collections::HashMap;
+    let b = Arc::new(Mutex::new(
+        CBoard::new(&clio_sim::BoardConfig {
+            dram_bytes: 64 << 20,
+            page_shift: PAGE_SHIFT,
+            slowpath: clio_sim::SlowPathMode::InProcess,
+            offloads: clio_sim::Offloads::All,
+            kv_store_bytes: 24 << 10,
+            limits: clio_sim::Limits {
+                pids: 6,
+                kv_purge_interval: std::time::Duration::ZERO,
+                ..clio_sim::Limits::default()
+            },
+            ..clio_sim::BoardConfig::default()
+        })
+        .unwrap(),
+    ));
+    let mut last_keys: HashMap<u16, Vec<Vec<u8>>> = HashMap::new();
+    let mut reused = 0;
+    for t in 0..30 {
+        let c = client(&b);
+        if let Some(old) = last_keys.get(&c.pid()) {
+            reused += 1;
+            for k in old {
+                assert_eq!(
+                    c.kv_get(k).unwrap(),
+                    None,
+                    "tenant {t} sees its pid's last owner's key"
+                );
+            }
+        }
+        let keys: Vec<Vec<u8>> = (0..8).map(|i| format!("t{t}-k{i}").into_bytes()).collect();
+        for k in &keys {
+            c.kv_put(k, b"value")
+                .unwrap_or_else(|e| panic!("tenant {t}: {e}"));
+        }
+        last_keys.insert(c.pid(), keys);
+        c.unregister(false).unwrap();
+    }
+    assert!(reused >= 20, "pids came back {reused} times");
+    let g = b.lock().unwrap();
+    let s = g.slowpath_stats().unwrap();
+    assert_eq!(s.kv_records_purged, 30 * 8);
+    assert_eq!(s.kv_purge_failures, 0);
+}

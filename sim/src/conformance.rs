@@ -123,6 +123,10 @@ pub fn conformance_config(dram_bytes: u64) -> crate::BoardConfig {
         kv_store_bytes: CONFORMANCE_KV_STORE_BYTES,
         limits: crate::Limits {
             pids: CONFORMANCE_PIDS,
+            // A torn-down RAS's Clio-KV records are freed within the request that tore it
+            // down, in both nodes alike (a pass deferred by time would fall elsewhere in the
+            // stream in the slower RTL replay).
+            kv_purge_interval: std::time::Duration::ZERO,
             ..crate::Limits::default()
         },
         ..crate::BoardConfig::default()

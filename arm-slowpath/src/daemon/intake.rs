@@ -121,6 +121,7 @@ impl SlowPath {
             match ring.push_tx(d) {
                 Ok(()) => {
                     self.outbox.pop_front();
+                    self.tx_pushed += 1;
                     n += 1;
                 }
                 Err(RingError::Full) => break,
@@ -178,6 +179,13 @@ impl SlowPath {
         }
         if taken == pending && self.outbox.is_empty() {
             self.expire_leases(arrived_by);
+        }
+        work += self.flush(ring);
+        // (Descriptors a previous daemon left in the ring count as not consumed: the pass
+        // waits for them too.)
+        let consumed = self.tx_pushed.saturating_sub(ring.tx_pending() as u64);
+        if self.kv_purge_step(self.tx_pushed, consumed, mem, clock()) {
+            work += 1 + self.flush(ring);
         }
         self.refill(mem);
         work + self.flush(ring)

@@ -128,7 +128,12 @@ impl SlowPath {
         // Nothing of this RAS may reach the next owner of its PID.
         self.replies.forget_ras(pid);
         self.sources.remove(pid);
-        self.registry.retire(pid);
+        // Its Clio-KV records go before its PID comes back (`kv_purge.rs`).
+        if self.hold_for_kv_purge(pid) {
+            self.registry.withdraw(pid);
+        } else {
+            self.registry.retire(pid);
+        }
         self.stats.teardowns += 1;
     }
 

@@ -334,8 +334,8 @@ impl Stream {
     /// within a stream only under a small pool: `CONFORMANCE_PIDS`; at most 16 tries). The
     /// new owner then sends a FetchAdd with the last owner's client and request id, which must
     /// execute on its own word (not be answered from the ring), and reads that word and where
-    /// the last owner wrote, which must not show that data. Clio-KV records are not part of it: they outlive
-    /// their owner (issue 40).
+    /// the last owner wrote, which must not show that data; and gets the Clio-KV key the last
+    /// owner put, which must miss (the slow path freed the record before the pid came back).
     fn pid_reuse_corner(
         &mut self,
         node: &mut dyn MemoryNode,
@@ -354,6 +354,11 @@ impl Stream {
         let va = writable(self);
         let old_pid = self.procs[slot].pid;
         self.write_small(node, slot, 0, va + 64, &[0xA5; 16], out);
+        // A Clio-KV record left behind (freed with its RAS before the pid comes back).
+        let left_key = b"left behind";
+        let name = "KV put by a pid's last owner";
+        let value = b"the last owner's value";
+        self.kv_key_op(node, slot, name, Opcode::KvPut, left_key, value, out);
         let left = self.id();
         let h = Header {
             arg0: 0x77,
@@ -377,6 +382,10 @@ impl Stream {
         let name = "ring request of a pid's next owner with its last owner's request id";
         let mut c = self.corner(node, slot, 0, name, h.to_packet(&[]), out);
         self.ack(node, slot, 0, left, out);
+        let name = "KV get by a pid's next owner of its last owner's key";
+        let mut k = self
+            .kv_key_op(node, slot, name, Opcode::KvGet, left_key, &[], out)
+            .expect("a well-formed get");
         let id = self.id();
         let h = Header {
             total_len: 80,
@@ -391,9 +400,9 @@ impl Stream {
             out,
         );
         if !reused {
-            (c.status, r.status) = (None, None);
+            (c.status, k.status, r.status) = (None, None, None);
         }
-        got.extend([c, r]);
+        got.extend([c, k, r]);
     }
 
     /// Tear process `slot`'s RAS down (its regions freed, its key removed) with request `id`.
@@ -724,6 +733,11 @@ mod tests {
                 None,
             ),
             (
+                "KV get by a pid's next owner of its last owner's key",
+                Status::Ok,
+                None,
+            ),
+            (
                 "read by a pid's next owner of its word and where its last owner wrote",
                 Status::Ok,
                 None,
@@ -763,6 +777,11 @@ mod tests {
             twins[1].data.ends_with(b"other owner"),
             "{:?}",
             twins[1].data
+        );
+        let kv = &got[got.len() - 2];
+        assert!(
+            kv.data.is_empty(),
+            "a miss: the last owner's record is gone"
         );
         let last = got.last().expect("corners");
         assert_eq!(
