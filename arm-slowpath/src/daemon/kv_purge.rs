@@ -344,3 +344,64 @@ mod tests {
         assert!(pids.contains(&a) && pids.contains(&b), "{pids:?}");
     }
 }
+
+/// The time of one pass over a full default store (a measurement, not a check: `cargo test
+/// --release -p clio-slowpath --lib time_a_pass -- --ignored --nocapture`; docs/perf.md).
+#[cfg(test)]
+mod timing {
+    use super::*;
+    use crate::daemon::SlowPathConfig;
+    use crate::limits::Limits;
+    use crate::ras::KeySource;
+    use clio_proto::kv::SB_HIGH_WATER;
+    use clio_proto::layout::MemoryLayout;
+
+    #[test]
+    #[ignore]
+    fn time_a_pass_over_a_full_default_store() {
+        let layout = MemoryLayout::new(256 << 20, 12).unwrap();
+        let mut sp = SlowPath::with_config(
+            layout,
+            SlowPathConfig {
+                keys: KeySource::seeded(3),
+                limits: Limits::unlimited(),
+                ..SlowPathConfig::default()
+            },
+        );
+        let mut mem = vec![0u8; 256 << 20];
+        let t0 = Instant::now();
+        let s = sp
+            .start_kv_store(clio_proto::kv::DEFAULT_STORE_BYTES, &mut mem, t0)
+            .unwrap();
+        let l = s.layout;
+        let n = l.records - 1;
+        {
+            let mut m = StoreMemory {
+                sp: &sp,
+                mem: &mut mem,
+                pid: s.pid,
+            };
+            for i in 0..n {
+                let bucket = i % l.buckets;
+                let head = m.word(l.head(bucket)).unwrap();
+                let h = RecordHeader {
+                    next: head,
+                    owner: 2 + (i % 50) as u16,
+                    key_len: 1,
+                    value_len: 0,
+                };
+                m.write(l.record(i), &h.encode()).unwrap();
+                m.set_word(l.head(bucket), l.record(i)).unwrap();
+            }
+            m.set_word(l.base + SB_LIVE, n).unwrap();
+            m.set_word(l.base + SB_HIGH_WATER, n).unwrap();
+        }
+        let t = Instant::now();
+        let freed = sp.free_records_of(&[2, 3], s.pid, &l, &mut mem).unwrap();
+        eprintln!(
+            "records {n}, buckets {}, freed {freed}, pass {:?}",
+            l.buckets,
+            t.elapsed()
+        );
+    }
+}
