@@ -202,6 +202,13 @@ fn the_slow_path_daemon_killed_and_restarted_loses_nothing() {
             "region {va:#x}"
         );
     }
+    // A read longer than twice its request needs the route cookie: the restarted daemon drew
+    // a new secret, and CLib fetches the new cookie (a Heartbeat) if it has not yet.
+    let (va, i) = regions[0];
+    let long = c
+        .rread(va, 4096)
+        .expect("a long read across the daemon's restarts");
+    assert_eq!(long[8..16], i.to_le_bytes());
     // The restarted daemon applies transactions through its own mapping of the file (the log
     // takes a page: one region goes back first, the RAS may stand at its memory quota).
     let (spare, _) = regions.pop().expect("regions");

@@ -32,8 +32,9 @@ Dynamic (iverilog + the real daemon):
      pattern (first, middle and last 4 KiB): each frame a FREE_PAGE descriptor names must read
      back all zeros, and every other frame (the page table's among them) must keep its pattern;
   3. the TX ring and head the daemon wrote are written back into the RTL over AXI; the window
-     must hand exactly TX-head descriptors to the fast-path side, each a FREE_PAGE
-     (CLIO_KIND_FREE_PAGE) with a distinct frame number.
+     must hand exactly TX-head descriptors to the fast-path side: first the route-cookie
+     secret (CLIO_KIND_ROUTE_KEY, the daemon's first descriptor), then FREE_PAGEs
+     (CLIO_KIND_FREE_PAGE) with distinct frame numbers.
 """
 import argparse
 import mmap
@@ -376,17 +377,23 @@ def dynamic_checks(p, cfg, regs_dir, daemon, work):
         return
     descs = [int(l, 16).to_bytes(p["CLIO_DESC_BYTES"], "little") for l in open(txout)]
     pfn_at = p["CLIO_DESC_BODY_PFN"]
-    kinds = {int.from_bytes(d[p["CLIO_DESC_KIND"]:p["CLIO_DESC_KIND"] + 2], "little") for d in descs}
-    pfns = [int.from_bytes(d[pfn_at:pfn_at + 8], "little") for d in descs]
+    kind_of = lambda d: int.from_bytes(d[p["CLIO_DESC_KIND"]:p["CLIO_DESC_KIND"] + 2], "little")
+    first = kind_of(descs[0]) if descs else None
+    pages = descs[1:]
+    kinds = {kind_of(d) for d in pages}
+    pfns = [int.from_bytes(d[pfn_at:pfn_at + 8], "little") for d in pages]
     if len(descs) != tx_head:
         err("window handed out %d descriptors, the daemon published %d" % (len(descs), tx_head))
+    elif first != p["CLIO_KIND_ROUTE_KEY"]:
+        err("first streamed descriptor kind %s, want ROUTE_KEY (%d)" % (first, p["CLIO_KIND_ROUTE_KEY"]))
     elif kinds != {p["CLIO_KIND_FREE_PAGE"]}:
-        err("streamed descriptor kinds %s, want only FREE_PAGE (%d)" % (sorted(kinds), p["CLIO_KIND_FREE_PAGE"]))
+        err("streamed descriptor kinds after the first %s, want only FREE_PAGE (%d)"
+            % (sorted(kinds), p["CLIO_KIND_FREE_PAGE"]))
     elif len(set(pfns)) != len(pfns):
         err("free pages pushed twice: %s" % pfns)
     else:
-        ok("window handed the daemon's %d FREE_PAGE descriptors to the fast-path side (frames %d..%d, distinct)"
-           % (len(descs), min(pfns), max(pfns)))
+        ok("window handed the daemon's ROUTE_KEY and %d FREE_PAGE descriptors to the fast-path side "
+           "(frames %d..%d, distinct)" % (len(pages), min(pfns), max(pfns)))
 
 
 def main():

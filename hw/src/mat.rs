@@ -15,7 +15,6 @@ use clio_proto::header::VERSION;
 use clio_proto::kv::is_kv;
 use clio_proto::offload::in_hardware;
 use clio_proto::opcode::{path_of, Path};
-use clio_proto::route_cookie::{route_cookie_always, route_cookie_if_long};
 use clio_proto::{Opcode, Status};
 use rust_hdl::prelude::*;
 
@@ -47,12 +46,6 @@ pub struct Mat {
     pub needs_key: Signal<Out, Bit>,
     /// The result is recorded in the idempotence ring (`Opcode::uses_idempotence_ring`).
     pub ring: Signal<Out, Bit>,
-    /// The answer can exceed twice the request whatever its length: the request must carry
-    /// its address's route cookie (`route_cookie::route_cookie_always`).
-    pub route_always: Signal<Out, Bit>,
-    /// The same once its `total_len` exceeds `FREE_ANSWER_BYTES`
-    /// (`route_cookie::route_cookie_if_long`).
-    pub route_if_long: Signal<Out, Bit>,
     t_known: Constant<Bits<256>>,
     t_kv: Constant<Bits<256>>,
     t_vm: Constant<Bits<256>>,
@@ -61,8 +54,6 @@ pub struct Mat {
     t_slow: Constant<Bits<256>>,
     t_key: Constant<Bits<256>>,
     t_ring: Constant<Bits<256>>,
-    t_route_always: Constant<Bits<256>>,
-    t_route_if_long: Constant<Bits<256>>,
     c_version: Constant<Bits<8>>,
     c_status_max: Constant<Bits<8>>,
 }
@@ -82,8 +73,6 @@ impl Default for Mat {
             slow: Default::default(),
             needs_key: Default::default(),
             ring: Default::default(),
-            route_always: Default::default(),
-            route_if_long: Default::default(),
             // Extend opcodes without a unit here (`proto::offload::IN_HARDWARE`) fail the
             // parse and are answered UNSUPPORTED, as by a model node without that offload.
             // Clio-KV's are known only while its unit is configured (`t_kv`, `kv_en`).
@@ -103,8 +92,6 @@ impl Default for Mat {
             t_slow: Constant::new(path_table(Path::SlowPath)),
             t_key: Constant::new(rule_table(Opcode::needs_key)),
             t_ring: Constant::new(rule_table(Opcode::uses_idempotence_ring)),
-            t_route_always: Constant::new(rule_table(route_cookie_always)),
-            t_route_if_long: Constant::new(rule_table(route_cookie_if_long)),
             c_version: Constant::new((VERSION as u64).to_bits()),
             c_status_max: Constant::new((Status::MAX as u64).to_bits()),
         }
@@ -129,11 +116,6 @@ impl Logic for Mat {
         self.slow.next = self.t_slow.val().get_bit(self.opcode.val().index());
         self.needs_key.next = self.t_key.val().get_bit(self.opcode.val().index());
         self.ring.next = self.t_ring.val().get_bit(self.opcode.val().index());
-        self.route_always.next = self.t_route_always.val().get_bit(self.opcode.val().index());
-        self.route_if_long.next = self
-            .t_route_if_long
-            .val()
-            .get_bit(self.opcode.val().index());
     }
 }
 
@@ -180,16 +162,6 @@ mod tests {
                     assert_eq!(
                         u.ring.val(),
                         opc.is_some_and(Opcode::uses_idempotence_ring),
-                        "{at}"
-                    );
-                    assert_eq!(
-                        u.route_always.val(),
-                        opc.is_some_and(route_cookie_always),
-                        "{at}"
-                    );
-                    assert_eq!(
-                        u.route_if_long.val(),
-                        opc.is_some_and(route_cookie_if_long),
                         "{at}"
                     );
                     let head = version == VERSION

@@ -44,6 +44,7 @@ impl Engine {
             busy: 0,
             waiting_busy: false,
             unverified: 0,
+            restamp: false,
             retried_attempt: u32::MAX,
             flush,
         }

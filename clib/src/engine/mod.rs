@@ -329,8 +329,10 @@ struct Req {
     retries: u32,
     busy: u32,
     waiting_busy: bool,
-    /// `RouteUnverified` answers so far (the cookie is refreshed and the request sent again).
+    /// `RouteUnverified` answers to the cookie this client held (each fetched a new one).
     unverified: u32,
+    /// The next send puts the current route cookie into the packets first.
+    restamp: bool,
     /// Attempt number a NACK / corrupt response already triggered a retry for.
     retried_attempt: u32,
     /// The answer waits for work at the node beyond the fast path: a flush (durable write,

@@ -77,31 +77,38 @@ impl Engine {
     }
 
     /// The node wants a route cookie this request did not carry (the cookie is stale: the
-    /// node's slow path restarted with a new secret, or this host's address changed). A
-    /// Heartbeat goes first on the same lane (its answer carries the cookie of the address
-    /// it reaches), then the request again, restamped, after a round trip; after
-    /// [`ROUTE_RETRIES`] refusals the operation fails with `RouteUnverified`.
+    /// node's slow path restarted with a new secret, or this host's address changed). If
+    /// the request carried the cookie this client holds, a Heartbeat goes out on the same
+    /// lane (its answer carries the cookie of the address it reaches: the slow path's answer,
+    /// so the request waits a slow-path round trip) and the refusal counts; if the cookie
+    /// has changed since the request left, it only goes again. Either way it is restamped
+    /// with the cookie of the moment; after [`ROUTE_RETRIES`] counted refusals the operation
+    /// fails with `RouteUnverified`.
     pub(super) fn on_unverified(&self, st: &mut State, id: u32, now: Instant) {
         st.stats.route_refreshes += 1;
         let Some(mut r) = st.inflight.remove(&id) else {
             return;
         };
-        r.unverified += 1;
-        if r.unverified > ROUTE_RETRIES {
-            let op =
-                r.op.and_then(|o| st.ops.get(&o))
-                    .map_or("cn-ack", |o| o.name);
-            return self.finish_req(st, r, Err(ClioError::RouteUnverified { op }), now);
+        let sent = r
+            .packets
+            .first()
+            .map(|p| Packet::new_unchecked(&p[..]).cookie());
+        if sent == Some(self.cookie()) {
+            r.unverified += 1;
+            if r.unverified > ROUTE_RETRIES {
+                let op =
+                    r.op.and_then(|o| st.ops.get(&o))
+                        .map_or("cn-ack", |o| o.name);
+                return self.finish_req(st, r, Err(ClioError::RouteUnverified { op }), now);
+            }
+            let mut hb = self.single(st, None, Opcode::Heartbeat, 0, 0, 0);
+            hb.lane = r.lane;
+            st.queue.push_back(hb);
         }
-        let mut hb = self.single(st, None, Opcode::Heartbeat, 0, 0, 0);
-        hb.lane = r.lane;
-        st.queue.push_back(hb);
         r.waiting_busy = true;
-        r.deadline = now
-            + st.rtt
-                .srtt()
-                .unwrap_or(self.cfg.busy_backoff)
-                .max(self.cfg.busy_backoff);
+        r.restamp = true;
+        let wait = st.flush_rtt.srtt().unwrap_or(self.cfg.busy_backoff);
+        r.deadline = now + wait.max(self.cfg.busy_backoff);
         st.inflight.insert(id, r);
         self.pump(st);
     }

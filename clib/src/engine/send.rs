@@ -259,7 +259,7 @@ impl Engine {
             if busy {
                 if let Some(mut r) = st.inflight.remove(&id) {
                     r.waiting_busy = false;
-                    if r.unverified > 0 {
+                    if r.restamp {
                         self.restamp(&mut r);
                     }
                     self.transmit(st, &mut [&mut r], now);

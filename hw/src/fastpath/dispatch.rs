@@ -71,7 +71,7 @@ pub struct Dispatch {
     pub ahead_ok: Signal<In, Bit>,
     /// The key check's verdict (the key opens the pid's RAS).
     pub key_ok: Signal<In, Bit>,
-    /// The request's answer can exceed twice its size (`DispatchClass::needs_route`).
+    /// The request's answer can exceed twice its size (`RouteCheck::need`).
     pub needs_route: Signal<In, Bit>,
     /// The route check's verdict (its cookie proves its source address), once `route_done`.
     pub route_ok: Signal<In, Bit>,

@@ -16,9 +16,6 @@ use clio_proto::Opcode;
 use rust_hdl::prelude::*;
 
 use crate::spec::OpcodeSpec as Op;
-use crate::spec::Spec;
-use crate::util::ByteSwap;
-use clio_proto::route_cookie::FREE_ANSWER_BYTES;
 
 /// The taken frame's class, registered.
 #[derive(LogicBlock, Default)]
@@ -29,8 +26,6 @@ pub struct DispatchClass {
     pub load: Signal<In, Bit>,
     /// The taken frame's opcode byte (the slot queue's next header).
     pub opcode: Signal<In, Bits<8>>,
-    /// The taken frame's `total_len` field as received (big endian, byte k at bits 8k..).
-    pub total_len_field: Signal<In, Bits<32>>,
     /// The taken frame's branch (from the cycle after `load`, held until the next).
     pub is_read: Signal<Out, Bit>,
     /// The taken frame is a WRITE.
@@ -54,9 +49,6 @@ pub struct DispatchClass {
     pub needs_key: Signal<Out, Bit>,
     /// The taken frame's result goes to the idempotence ring.
     pub uses_ring: Signal<Out, Bit>,
-    /// The taken frame's answer can exceed twice its size: it must carry its address's
-    /// route cookie (`route_cookie::needs_route_cookie`).
-    pub needs_route: Signal<Out, Bit>,
     /// The registers behind the outputs above, in the same order.
     r_read: DFF<Bit>,
     r_write: DFF<Bit>,
@@ -69,7 +61,6 @@ pub struct DispatchClass {
     r_extend: DFF<Bit>,
     r_key: DFF<Bit>,
     r_ring: DFF<Bit>,
-    r_route: DFF<Bit>,
     /// The match-action table on the taken opcode (its path and rules; the parse's version
     /// and status checks are the look-ahead's).
     mat: Mat,
@@ -79,8 +70,6 @@ pub struct DispatchClass {
     op_cn_ack: Op<{ Opcode::CnAck as u64 }>,
     op_append: Op<{ Opcode::Append as u64 }>,
     op_pointer_chase: Op<{ Opcode::PointerChase as u64 }>,
-    c_free_answer: Spec<32, { FREE_ANSWER_BYTES as u64 }>,
-    total_len_swap: ByteSwap<32>,
 }
 
 impl Logic for DispatchClass {
@@ -88,10 +77,9 @@ impl Logic for DispatchClass {
     fn update(&mut self) {
         dff_setup!(
             self, clock, r_read, r_write, r_slow, r_fence, r_cn_ack, r_kv, r_chase, r_append,
-            r_extend, r_key, r_ring, r_route
+            r_extend, r_key, r_ring
         );
         self.mat.opcode.next = self.opcode.val();
-        self.total_len_swap.x.next = self.total_len_field.val();
         self.mat.version.next = 0.into();
         self.mat.status.next = 0.into();
         self.mat.kv_en.next = false;
@@ -107,9 +95,6 @@ impl Logic for DispatchClass {
             self.r_extend.d.next = self.mat.extend.val();
             self.r_key.d.next = self.mat.needs_key.val();
             self.r_ring.d.next = self.mat.ring.val();
-            self.r_route.d.next = self.mat.route_always.val()
-                | (self.mat.route_if_long.val()
-                    & (self.total_len_swap.y.val() > self.c_free_answer.val()));
         }
         self.is_read.next = self.r_read.q.val();
         self.is_write.next = self.r_write.q.val();
@@ -122,7 +107,6 @@ impl Logic for DispatchClass {
         self.is_extend.next = self.r_extend.q.val();
         self.needs_key.next = self.r_key.q.val();
         self.uses_ring.next = self.r_ring.q.val();
-        self.needs_route.next = self.r_route.q.val();
     }
 }
 
@@ -135,7 +119,6 @@ mod tests {
     use clio_proto::kv::is_kv;
     use clio_proto::offload::in_hardware;
     use clio_proto::opcode::{path_of, Path};
-    use clio_proto::route_cookie::needs_route_cookie;
 
     /// Every opcode byte, loaded and then held while the input moves on: each output is what
     /// `proto` says of the loaded opcode, and exactly one branch (or none, an atomic's or an
@@ -143,11 +126,8 @@ mod tests {
     #[test]
     fn every_opcode_classifies_as_proto_says() {
         let mut b = Bench::new(DispatchClass::default());
-        for i in 0..1024usize {
-            let op = (i / 4) as u8;
+        for op in 0..=255u8 {
             b.uut.opcode.next = (op as u64).to_bits();
-            let total_len = [0u32, 64, 65, u32::MAX][i % 4];
-            b.uut.total_len_field.next = crate::util::bytes_to_bits::<32>(&total_len.to_be_bytes());
             b.uut.load.next = true;
             b.tick();
             // The next frame's opcode is on the input, not loaded: no effect.
@@ -190,11 +170,6 @@ mod tests {
                 u.uses_ring.val(),
                 opc.is_some_and(|o| o.uses_idempotence_ring()),
                 "{at}: uses_ring"
-            );
-            assert_eq!(
-                u.needs_route.val(),
-                opc.is_some_and(|o| needs_route_cookie(o, total_len)),
-                "{at} total_len {total_len}: needs_route"
             );
         }
     }

@@ -162,6 +162,9 @@ pub struct Executor {
     pub keys_ready: Signal<In, Bit>,
     /// The key check's verdict on the frame taken (in Dispatch: the key opens the pid's RAS).
     pub key_ok: Signal<In, Bit>,
+    /// The frame taken must carry its source address's route cookie (`RouteCheck::need`:
+    /// its answer can exceed twice its size).
+    pub route_need: Signal<In, Bit>,
     /// The route check's verdict on the frame taken (`RouteCheck::ok`: its cookie proves its
     /// source address, or the check is off), valid once `route_done`.
     pub route_ok: Signal<In, Bit>,

@@ -4,35 +4,46 @@
 //! prove (`RouteUnverified`).
 //!
 //! * The header beat (`hdr_in` into slot `hdr_slot`, with the frame's route side band) gives
-//!   the slot its address's message (`route_message`: the IPv4 address for UDP, the MAC for raw
-//!   Ethernet) and the cookie it carries. If the message is the cached one (`c_msg`, the last
-//!   computed), the verdict is registered at once (`s_done`, readable from the next cycle:
-//!   before the frame can be dispatched); else the slot waits for the SipHash unit
+//!   the slot whether its frame needs the check (`need`: `route_cookie::needs_route_cookie` of
+//!   its opcode and `total_len`, from proto's two opcode tables), its address's message
+//!   (`route_message`: the IPv4 address for UDP, the MAC for raw Ethernet) and the cookie it
+//!   carries. A frame that needs no check, or whose message is the cached one (`c_msg`, the
+//!   last computed), is decided at once (`s_done`, readable from the next cycle: before the
+//!   frame can be dispatched); else the slot waits for the SipHash unit
 //!   ([`crate::siphash::SipHash`], one computation at a time, the lowest waiting slot first,
 //!   14 cycles), whose result fills the cache and decides every waiting slot with that message.
-//! * Dispatch reads `ok` and `done` for the executor's slot (`sel`), and waits in its Dispatch
-//!   state while a request that needs the check is not `done`: only such requests (a long Read
-//!   or PointerChase, a KvGet) ever wait, and only for an address not in the cache.
+//!   So only frames that need the check ever occupy the unit.
+//! * Dispatch reads `need`, `ok` and `done` for the executor's slot (`sel`), and waits in its
+//!   Dispatch state while a request that needs the check is not `done`: only such requests (a
+//!   long Read or PointerChase, a KvGet) ever wait, and only for an address not in the cache.
+//!   `need` is registered per slot, off the take path (the executor's class registers).
 //! * Off until the slow path's `ROUTE_KEY` (`key_valid`, with the secret): `ok` and `done` are
 //!   high. A `ROUTE_KEY` empties the cache and sends every slot back to the unit.
 
 use crate::fastpath::ingest::SLOTS;
 use crate::siphash::SipHash;
 use crate::spec::Spec;
-use crate::util::ByteSwap;
+use crate::util::{rule_table, ByteSwap};
 use clio_proto::frame::Encap;
 use clio_proto::header::field;
+use clio_proto::route_cookie::{route_cookie_always, route_cookie_if_long, FREE_ANSWER_BYTES};
 use rust_hdl::prelude::*;
 
 // The cookie field is 4 bytes, big endian; the route side band is `Route::to_bytes` (byte k at
 // bits 8k..): encap at byte 0, the peer's MAC at bytes 2..8 (bits 16..64), its IPv4 address at
 // bytes 14..18 (bits 112..144); the message's length byte is 4 or 6 at bits 56..64.
+// The opcode is byte 1, `total_len` bytes 24..28 (big endian).
 const _: () = assert!(
-    field::COOKIE.end - field::COOKIE.start == 4 && field::COOKIE.start * 8 == 480 && SLOTS == 4
+    field::COOKIE.end - field::COOKIE.start == 4
+        && field::COOKIE.start * 8 == 480
+        && field::OPCODE == 1
+        && field::TOTAL_LEN.start == 24
+        && field::TOTAL_LEN.end == 28
+        && SLOTS == 4
 );
 
 /// The route check.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct RouteCheck {
     /// Core clock.
     pub clock: Signal<In, Clock>,
@@ -44,6 +55,10 @@ pub struct RouteCheck {
     pub hdr_slot: Signal<In, Bits<2>>,
     /// The header's cookie field as received (big endian, byte k at bits 8k..).
     pub hdr_cookie_field: Signal<In, Bits<32>>,
+    /// The header's opcode byte.
+    pub hdr_opcode: Signal<In, Bits<8>>,
+    /// The header's `total_len` field as received (big endian).
+    pub hdr_total_len_field: Signal<In, Bits<32>>,
     /// The frame's route (side band, valid with the header beat).
     pub hdr_route: Signal<In, Bits<256>>,
     /// ROUTE_KEY: check under this secret from now on (one-cycle pulse).
@@ -54,6 +69,8 @@ pub struct RouteCheck {
     pub key1: Signal<In, Bits<64>>,
     /// The slot whose verdict `ok` and `done` give (the executor's).
     pub sel: Signal<In, Bits<2>>,
+    /// The frame in slot `sel` needs the check (its answer can exceed twice its size).
+    pub need: Signal<Out, Bit>,
     /// The frame in slot `sel` carries its address's cookie (or the check is off).
     pub ok: Signal<Out, Bit>,
     /// `ok` is decided for slot `sel`.
@@ -61,6 +78,9 @@ pub struct RouteCheck {
     /// The PRF.
     sip: SipHash,
     cookie_swap: ByteSwap<32>,
+    len_swap: ByteSwap<32>,
+    /// The header's frame needs the check.
+    hdr_need: Signal<Local, Bit>,
     /// The header's address as SipHash's final block.
     msg: Signal<Local, Bits<64>>,
     /// A secret is set (the check is on), and its words.
@@ -74,7 +94,9 @@ pub struct RouteCheck {
     /// The unit computes for `busy_msg` (a ROUTE_KEY drops the computation: `busy` low).
     busy: DFF<Bit>,
     busy_msg: DFF<Bits<64>>,
-    /// Per slot: its message, the cookie it carries, decided, and the verdict.
+    /// Per slot: whether it needs the check, its message, the cookie it carries, decided, and
+    /// the verdict.
+    s_need: [DFF<Bit>; SLOTS],
     s_msg: [DFF<Bits<64>>; SLOTS],
     s_cookie: [DFF<Bits<32>>; SLOTS],
     s_done: [DFF<Bit>; SLOTS],
@@ -87,6 +109,58 @@ pub struct RouteCheck {
     c_len_ip: Spec<64, { 4 << 56 }>,
     c_len_mac: Spec<64, { 6 << 56 }>,
     c_raw: Spec<8, { Encap::RawEthernet as u64 }>,
+    c_free_answer: Spec<32, { FREE_ANSWER_BYTES as u64 }>,
+    /// Opcodes whose answers need the check at any length, and beyond `FREE_ANSWER_BYTES`.
+    t_always: Constant<Bits<256>>,
+    t_if_long: Constant<Bits<256>>,
+}
+
+impl Default for RouteCheck {
+    fn default() -> Self {
+        RouteCheck {
+            clock: Default::default(),
+            reset: Default::default(),
+            hdr_in: Default::default(),
+            hdr_slot: Default::default(),
+            hdr_cookie_field: Default::default(),
+            hdr_opcode: Default::default(),
+            hdr_total_len_field: Default::default(),
+            hdr_route: Default::default(),
+            key_valid: Default::default(),
+            key0: Default::default(),
+            key1: Default::default(),
+            sel: Default::default(),
+            need: Default::default(),
+            ok: Default::default(),
+            done: Default::default(),
+            sip: Default::default(),
+            cookie_swap: Default::default(),
+            len_swap: Default::default(),
+            hdr_need: Default::default(),
+            msg: Default::default(),
+            en: Default::default(),
+            k0: Default::default(),
+            k1: Default::default(),
+            c_valid: Default::default(),
+            c_msg: Default::default(),
+            c_val: Default::default(),
+            busy: Default::default(),
+            busy_msg: Default::default(),
+            s_need: Default::default(),
+            s_msg: Default::default(),
+            s_cookie: Default::default(),
+            s_done: Default::default(),
+            s_ok: Default::default(),
+            pick_valid: Default::default(),
+            pick: Default::default(),
+            c_len_ip: Default::default(),
+            c_len_mac: Default::default(),
+            c_raw: Default::default(),
+            c_free_answer: Default::default(),
+            t_always: Constant::new(rule_table(route_cookie_always)),
+            t_if_long: Constant::new(rule_table(route_cookie_if_long)),
+        }
+    }
 }
 
 impl Logic for RouteCheck {
@@ -94,6 +168,8 @@ impl Logic for RouteCheck {
     fn update(&mut self) {
         dff_setup!(self, clock, en, k0, k1, c_valid, c_msg, c_val, busy, busy_msg);
         for k in 0..4 {
+            self.s_need[k].clock.next = self.clock.val();
+            self.s_need[k].d.next = self.s_need[k].q.val();
             self.s_msg[k].clock.next = self.clock.val();
             self.s_msg[k].d.next = self.s_msg[k].q.val();
             self.s_cookie[k].clock.next = self.clock.val();
@@ -105,6 +181,10 @@ impl Logic for RouteCheck {
         }
         self.sip.clock.next = self.clock.val();
         self.cookie_swap.x.next = self.hdr_cookie_field.val();
+        self.len_swap.x.next = self.hdr_total_len_field.val();
+        self.hdr_need.next = self.t_always.val().get_bit(self.hdr_opcode.val().index())
+            | (self.t_if_long.val().get_bit(self.hdr_opcode.val().index())
+                & (self.len_swap.y.val() > self.c_free_answer.val()));
         // The address: the MAC (6 bytes) for raw Ethernet, else the IPv4 address (4 bytes).
         self.msg.next =
             bit_cast::<64, 32>(self.hdr_route.val().get_bits::<32>(112)) | self.c_len_ip.val();
@@ -149,13 +229,15 @@ impl Logic for RouteCheck {
                 }
             }
         }
-        // A header: decided from the cache, or waiting (this assignment wins over the unit's).
+        // A header: no check needed, decided from the cache, or waiting (this assignment wins
+        // over the unit's).
         for k in 0..4 {
             if self.hdr_in.val() & (self.hdr_slot.val() == k.to_bits::<2>()) {
+                self.s_need[k].d.next = self.hdr_need.val();
                 self.s_msg[k].d.next = self.msg.val();
                 self.s_cookie[k].d.next = self.cookie_swap.y.val();
-                self.s_done[k].d.next =
-                    self.c_valid.q.val() & (self.c_msg.q.val() == self.msg.val());
+                self.s_done[k].d.next = !self.hdr_need.val()
+                    | (self.c_valid.q.val() & (self.c_msg.q.val() == self.msg.val()));
                 self.s_ok[k].d.next = self.cookie_swap.y.val() == self.c_val.q.val();
             }
         }
@@ -167,14 +249,16 @@ impl Logic for RouteCheck {
             self.c_valid.d.next = false;
             self.busy.d.next = false;
             for k in 0..4 {
-                self.s_done[k].d.next = false;
+                self.s_done[k].d.next = !self.s_need[k].q.val();
             }
         }
+        self.need.next = false;
         self.ok.next = true;
         self.done.next = true;
-        if self.en.q.val() {
-            for k in 0..4 {
-                if self.sel.val() == k.to_bits::<2>() {
+        for k in 0..4 {
+            if self.sel.val() == k.to_bits::<2>() {
+                self.need.next = self.s_need[k].q.val();
+                if self.en.q.val() {
                     self.ok.next = self.s_ok[k].q.val();
                     self.done.next = self.s_done[k].q.val();
                 }
@@ -185,6 +269,7 @@ impl Logic for RouteCheck {
             self.c_valid.d.next = false;
             self.busy.d.next = false;
             for k in 0..4 {
+                self.s_need[k].d.next = false;
                 self.s_done[k].d.next = true;
             }
         }

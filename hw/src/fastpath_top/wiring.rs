@@ -415,6 +415,7 @@ impl Logic for FastpathTop {
         NextFrameIn::join(&mut self.exec.frame, &mut self.sq.out);
         self.exec.keys_ready.next = self.keys.ready.val();
         self.exec.key_ok.next = self.keys.ok.val();
+        self.exec.route_need.next = self.routes.need.val();
         self.exec.route_ok.next = self.routes.ok.val();
         self.exec.route_done.next = self.routes.done.val();
         self.exec.sp_tx_valid.next = self.sp_tx_valid.val();
@@ -478,6 +479,8 @@ impl Logic for FastpathTop {
         self.routes.hdr_in.next = self.ingest.header_in.val();
         self.routes.hdr_slot.next = self.ingest.header_slot.val();
         self.routes.hdr_cookie_field.next = self.rx_data.val().get_bits::<32>(480);
+        self.routes.hdr_opcode.next = self.rx_data.val().get_bits::<8>(8);
+        self.routes.hdr_total_len_field.next = self.rx_data.val().get_bits::<32>(192);
         self.routes.hdr_route.next = self.rx_route.val();
         self.routes.sel.next = self.sq.slot.val();
         // Slots freed this cycle go back to the ingest stage.

@@ -30,6 +30,7 @@ fn bench() -> Bench<Executor> {
     u.frame.lane.next = 0.into();
     u.keys_ready.next = true;
     u.key_ok.next = true;
+    u.route_need.next = false;
     u.route_ok.next = true;
     u.route_done.next = true;
     u.sp_tx_valid.next = false;

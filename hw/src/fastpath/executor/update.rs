@@ -132,7 +132,7 @@ impl Logic for Executor {
         self.dsp.atomic_ok.next = self.ahead.atomic_ok.val();
         self.dsp.ahead_ok.next = self.ahead.ok.val();
         self.dsp.key_ok.next = self.key_ok.val();
-        self.dsp.needs_route.next = self.cls.needs_route.val();
+        self.dsp.needs_route.next = self.route_need.val();
         self.dsp.route_ok.next = self.route_ok.val();
         self.dsp.route_done.next = self.route_done.val();
         self.dsp.durable.next = self.h_durable.val();
@@ -145,7 +145,6 @@ impl Logic for Executor {
         // ---- Defaults.
         self.cls.load.next = false;
         self.cls.opcode.next = self.frame.hdr.val().get_bits::<8>(8);
-        self.cls.total_len_field.next = self.frame.hdr.val().get_bits::<32>(192);
         self.ar_own.next = false;
         self.ar_valid.next = false;
         self.ar_addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());

@@ -1,14 +1,16 @@
-//! The route check against `clio_proto::route_cookie`: random headers into random slots from
-//! a few addresses (UDP and raw Ethernet, right and wrong cookies), ROUTE_KEYs at random
-//! cycles; every verdict is the rule's under the latest secret, and every slot is decided
-//! within the unit's time for the slots ahead of it.
+//! The route check against `clio_proto::route_cookie`: random headers (reads of 16 B .. 4 KiB,
+//! KV gets, writes) into random slots from a few addresses (UDP and raw Ethernet, right and
+//! wrong cookies), ROUTE_KEYs at random cycles; every slot's `need` is the rule's, a frame
+//! that needs no check is decided at once, and every verdict of one that does is the rule's
+//! under the latest secret, within the unit's time for the slots ahead of it.
 
 use super::*;
 use crate::bench::Bench;
 use crate::siphash::SIPHASH_CYCLES;
 use crate::util::bytes_to_bits;
 use clio_proto::frame::Route;
-use clio_proto::route_cookie::{route_cookie, RouteSecret};
+use clio_proto::route_cookie::{needs_route_cookie, route_cookie, RouteSecret};
+use clio_proto::Opcode;
 
 fn routes() -> Vec<Route> {
     let mut v: Vec<Route> = (1..=3)
@@ -32,17 +34,26 @@ fn routes() -> Vec<Route> {
     v
 }
 
-fn header(b: &mut Bench<RouteCheck>, slot: usize, route: &Route, cookie: u32) {
+fn header(
+    b: &mut Bench<RouteCheck>,
+    slot: usize,
+    route: &Route,
+    cookie: u32,
+    op: Opcode,
+    len: u32,
+) {
     b.uut.hdr_in.next = true;
+    b.uut.hdr_opcode.next = (op as u64).to_bits();
+    b.uut.hdr_total_len_field.next = bytes_to_bits::<32>(&len.to_be_bytes());
     b.uut.hdr_slot.next = (slot as u64).to_bits();
     b.uut.hdr_cookie_field.next = bytes_to_bits::<32>(&cookie.to_be_bytes());
     b.uut.hdr_route.next = bytes_to_bits::<256>(&route.to_bytes());
 }
 
-fn verdict(b: &mut Bench<RouteCheck>, slot: usize) -> (bool, bool) {
+fn verdict(b: &mut Bench<RouteCheck>, slot: usize) -> (bool, bool, bool) {
     b.uut.sel.next = (slot as u64).to_bits();
     b.settle();
-    (b.uut.done.val(), b.uut.ok.val())
+    (b.uut.need.val(), b.uut.done.val(), b.uut.ok.val())
 }
 
 #[test]
@@ -54,10 +65,14 @@ fn verdicts_follow_the_rule_under_the_latest_secret() {
     let rs = routes();
     let mut rng = crate::tb::Rng(0x0DD5_EED5_1234_5678);
     // Off: everything passes.
-    header(&mut b, 2, &rs[0], 0);
+    header(&mut b, 2, &rs[0], 0, Opcode::Read, 4096);
     b.tick();
     b.uut.hdr_in.next = false;
-    assert_eq!(verdict(&mut b, 2), (true, true), "off until ROUTE_KEY");
+    assert_eq!(
+        verdict(&mut b, 2),
+        (true, true, true),
+        "off until ROUTE_KEY"
+    );
     let mut secret = RouteSecret([rng.next(), rng.next()]);
     let key = |b: &mut Bench<RouteCheck>, s: RouteSecret| {
         b.uut.key_valid.next = true;
@@ -67,9 +82,18 @@ fn verdicts_follow_the_rule_under_the_latest_secret() {
     key(&mut b, secret);
     b.tick();
     b.uut.key_valid.next = false;
-    // Per slot: the frame presented (route index, cookie), the cycle it came in.
-    let mut slot: [Option<(usize, u32, u64)>; 4] = [None; 4];
-    let (mut decided, mut passed, mut rekeys) = (0, 0, 0);
+    // Per slot: the frame presented (route index, cookie, needs the check), the cycle it came in.
+    let mut slot: [Option<(usize, u32, bool, u64)>; 4] = [None; 4];
+    let (mut decided, mut passed, mut rekeys, mut free) = (0, 0, 0, 0);
+    let shapes = [
+        (Opcode::Read, 16u32),
+        (Opcode::Read, 64),
+        (Opcode::Read, 65),
+        (Opcode::Read, 4096),
+        (Opcode::KvGet, 20),
+        (Opcode::Write, 4096),
+        (Opcode::PointerChase, 1000),
+    ];
     for cycle in 0..20_000u64 {
         let r = rng.next();
         b.uut.hdr_in.next = false;
@@ -83,24 +107,34 @@ fn verdicts_follow_the_rule_under_the_latest_secret() {
                 1 => route_cookie(&secret, &rs[(ri + 1) % 4]),
                 _ => good,
             };
-            header(&mut b, k, &rs[ri], cookie);
-            slot[k] = Some((ri, cookie, cycle));
+            let (op, len) = shapes[(r >> 40) as usize % shapes.len()];
+            header(&mut b, k, &rs[ri], cookie, op, len);
+            slot[k] = Some((ri, cookie, needs_route_cookie(op, len), cycle));
         } else if r.is_multiple_of(997) {
             secret = RouteSecret([rng.next(), rng.next()]);
             key(&mut b, secret);
             rekeys += 1;
             for s in slot.iter_mut().flatten() {
-                s.2 = cycle; // re-decided under the new secret from here
+                s.3 = cycle; // re-decided under the new secret from here
             }
         }
         b.tick();
         for (k, s) in slot.iter().enumerate() {
-            let Some((ri, cookie, at)) = *s else { continue };
+            let Some((ri, cookie, needs, at)) = *s else {
+                continue;
+            };
             if b.uut.hdr_in.val() && b.uut.hdr_slot.val().to_u64() as usize == k {
                 continue;
             }
-            let (done, ok) = verdict(&mut b, k);
-            if done {
+            let (need, done, ok) = verdict(&mut b, k);
+            assert_eq!(need, needs, "cycle {cycle}, slot {k}: need");
+            if !needs {
+                assert!(
+                    done,
+                    "cycle {cycle}, slot {k}: no check needed, decided at once"
+                );
+                free += 1;
+            } else if done {
                 decided += 1;
                 let want = cookie == route_cookie(&secret, &rs[ri]);
                 assert_eq!(ok, want, "cycle {cycle}, slot {k}, route {ri}");
