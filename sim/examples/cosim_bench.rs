@@ -28,14 +28,20 @@ struct Args {
     requests: u64,
 }
 
-/// The conformance run replays one stream into two nodes: both draw the same RAS keys, and
-/// leases outlast the run.
+/// The conformance run replays one stream into two nodes: both draw the same RAS keys,
+/// leases outlast the run, and a torn-down RAS's Clio-KV records are freed within the request
+/// that tore it down (a pass deferred by wall-clock time would fall elsewhere in the stream in
+/// the slower RTL replay, and the memory images would differ).
 fn cfg() -> BoardConfig {
     BoardConfig {
         dram_bytes: 256 << 20,
         page_shift: PAGE_SHIFT,
         key_seed: Some(2026),
         lease: std::time::Duration::from_secs(7 * 24 * 3600),
+        limits: clio_sim::Limits {
+            kv_purge_interval: std::time::Duration::ZERO,
+            ..clio_sim::Limits::default()
+        },
         ..BoardConfig::default()
     }
 }
