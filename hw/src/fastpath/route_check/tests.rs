@@ -149,7 +149,7 @@ fn verdicts_follow_the_rule_under_the_latest_secret() {
         }
     }
     assert!(
-        decided > 10_000 && passed > 1000 && rekeys > 5,
-        "{decided} {passed} {rekeys}"
+        decided > 5_000 && passed > 1000 && rekeys > 5 && free > 5_000,
+        "{decided} {passed} {rekeys} {free}"
     );
 }
