@@ -22,7 +22,7 @@ use clio_proto::persist::MetaRecord;
 use clio_proto::pte::{Pte, PERM_READ, PERM_WRITE};
 use clio_proto::quota::Quota;
 use clio_proto::ring::Descriptor;
-use clio_proto::route_cookie::{route_cookie, RouteSecret};
+use clio_proto::route_cookie::RouteSecret;
 use clio_proto::{Header, Opcode, Status};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -299,12 +299,6 @@ impl SlowPath {
             route_secret,
             stats: SlowPathStats::default(),
         }
-    }
-
-    /// The route cookie of `route`'s sender (what the answers to its Register, Join and
-    /// Heartbeat carry).
-    pub fn route_cookie(&self, route: &Route) -> u32 {
-        route_cookie(&self.route_secret, route)
     }
 
     /// Counters.

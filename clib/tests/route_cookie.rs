@@ -31,11 +31,7 @@ fn client_from(
             peer_ip: a.into(),
             ..Route::default()
         };
-        let mut out = Vec::new();
-        let mut g = node.lock().unwrap_or_else(|e| e.into_inner());
-        g.handle(&route, p, &mut out);
-        g.service(&mut out);
-        out.into_iter().map(|(_, p)| p).collect()
+        serve_from(&node, &route, p)
     });
     let c = Client::connect(
         Box::new(t),

@@ -7,13 +7,16 @@
 //! path's `ROUTE_KEY` gives it the node's secret.
 
 use clio_proto::frame::Route;
-use clio_proto::route_cookie::{needs_route_cookie, route_cookie, RouteSecret};
+use clio_proto::route_cookie::{cookie_of_message, needs_route_cookie, route_message, RouteSecret};
 use clio_proto::Header;
 
 /// The route check's state: the node's secret, once the slow path set it.
 #[derive(Debug, Clone, Default)]
 pub struct RouteCheck {
     secret: Option<RouteSecret>,
+    /// The last address checked and its cookie (as the RTL's one-entry cache: a host's
+    /// requests cost one SipHash, not one each; answers never depend on it).
+    last: Option<(u64, u32)>,
     /// Requests refused.
     pub refused: u64,
 }
@@ -22,6 +25,7 @@ impl RouteCheck {
     /// The slow path's `ROUTE_KEY`: check cookies under `secret` from now on.
     pub fn set_secret(&mut self, secret: RouteSecret) {
         self.secret = Some(secret);
+        self.last = None;
     }
 
     /// The secret in force, if any.
@@ -29,13 +33,23 @@ impl RouteCheck {
         self.secret
     }
 
+    fn cookie_of(&mut self, s: &RouteSecret, message: u64) -> u32 {
+        match self.last {
+            Some((m, c)) if m == message => c,
+            _ => {
+                let c = cookie_of_message(s, message);
+                self.last = Some((message, c));
+                c
+            }
+        }
+    }
+
     /// Whether the request, received along `route`, may draw its answer; counts refusals.
     pub fn admit(&mut self, h: &Header, route: &Route) -> bool {
-        let ok = match &self.secret {
+        let ok = match self.secret {
             None => true,
-            Some(s) => {
-                !needs_route_cookie(h.opcode, h.total_len) || h.cookie == route_cookie(s, route)
-            }
+            Some(_) if !needs_route_cookie(h.opcode, h.total_len) => true,
+            Some(s) => h.cookie == self.cookie_of(&s, route_message(route)),
         };
         if !ok {
             self.refused += 1;
@@ -61,7 +75,7 @@ mod tests {
         let s = RouteSecret([11, 22]);
         c.set_secret(s);
         assert!(!c.admit(&read, &me), "no cookie");
-        let mine = read.with_cookie(route_cookie(&s, &me));
+        let mine = read.with_cookie(clio_proto::route_cookie::route_cookie(&s, &me));
         assert!(c.admit(&mine, &me));
         assert!(!c.admit(&mine, &victim), "my cookie, the victim's address");
         let mut short = read;

@@ -187,7 +187,18 @@ impl Stream {
         bytes: Vec<u8>,
         out: &mut Vec<Outgoing>,
     ) -> Vec<Header> {
-        let r = route(slot, member);
+        self.send_from(node, route(slot, member), bytes, out)
+    }
+
+    /// Send `bytes` along `r` (a member's route, or another source address); the answers'
+    /// headers.
+    fn send_from(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        r: Route,
+        bytes: Vec<u8>,
+        out: &mut Vec<Outgoing>,
+    ) -> Vec<Header> {
         let start = out.len();
         node.handle(&r, &bytes, out);
         node.service(out);
@@ -474,10 +485,7 @@ impl Stream {
             // The victim's address: this host's cookie does not prove it.
             _ => route.peer_ip = core::net::Ipv4Addr::new(10, 66, 0, self.rng.gen()),
         }
-        let bytes = h.0.to_packet(&h.1);
-        node.handle(&route, &bytes, out);
-        node.service(out);
-        self.sent.push((route, bytes));
+        self.send_from(node, route, h.0.to_packet(&h.1), out);
     }
 
     /// One Clio-KV request (see [`Class::Kv`]).

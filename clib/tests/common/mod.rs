@@ -44,9 +44,14 @@ pub fn offload_board(offloads: bool, kv_store_bytes: u64) -> Arc<Mutex<CBoard>> 
 
 /// Serve one packet on a shared board: what a node does with a datagram.
 pub fn serve(b: &Mutex<CBoard>, pkt: &[u8]) -> Vec<Vec<u8>> {
+    serve_from(b, &Route::default(), pkt)
+}
+
+/// Serve one packet that arrived along `route` (a source address of the test's choosing).
+pub fn serve_from(b: &Mutex<CBoard>, route: &Route, pkt: &[u8]) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     let mut g = b.lock().unwrap_or_else(|e| e.into_inner());
-    g.handle(&Route::default(), pkt, &mut out);
+    g.handle(route, pkt, &mut out);
     g.service(&mut out);
     out.into_iter().map(|(_, p)| p).collect()
 }

@@ -307,24 +307,8 @@ impl Stream {
                 h.cookie = 0;
             }
             let pkt = h.to_packet(&[]);
-            match from {
-                None => got.push(self.corner(node, 0, 0, name, pkt, out)),
-                Some(r) => {
-                    let start = out.len();
-                    node.handle(&r, &pkt, out);
-                    node.service(out);
-                    self.sent.push((r, pkt));
-                    let answers: Vec<(Header, Vec<u8>)> = out[start..]
-                        .iter()
-                        .filter_map(|(_, b)| parse_verified(b).ok().map(|(h, p)| (h, p.to_vec())))
-                        .collect();
-                    got.push(Corner {
-                        name,
-                        status: answers.first().map(|a| a.0.status),
-                        data: answers.into_iter().flat_map(|a| a.1).collect(),
-                    });
-                }
-            }
+            let r = from.unwrap_or_else(|| route(0, 0));
+            got.push(self.corner_from(node, r, name, pkt, out));
         }
     }
 
@@ -552,8 +536,20 @@ impl Stream {
         pkt: Vec<u8>,
         out: &mut Vec<Outgoing>,
     ) -> Corner {
+        self.corner_from(node, route(slot, member), name, pkt, out)
+    }
+
+    /// Send `pkt` along `r`; the corner with the answers.
+    fn corner_from(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        r: Route,
+        name: &'static str,
+        pkt: Vec<u8>,
+        out: &mut Vec<Outgoing>,
+    ) -> Corner {
         let start = out.len();
-        self.send_as(node, slot, member, pkt, out);
+        self.send_from(node, r, pkt, out);
         let answers: Vec<(Header, Vec<u8>)> = out[start..]
             .iter()
             .filter_map(|(_, b)| parse_verified(b).ok().map(|(h, p)| (h, p.to_vec())))
