@@ -153,6 +153,8 @@ fn limit_flags(l: &clio_slowpath::limits::LimitArgs) -> Vec<std::ffi::OsString> 
         l.max_ras_per_source.to_string().into(),
         Quota::PlacementWork.flag().into(),
         l.placement_budget.to_string().into(),
+        Quota::RingShare.flag().into(),
+        l.ring_share.to_string().into(),
     ];
     if let Some(m) = l.max_ras_memory {
         v.extend([Quota::MemoryPerRas.flag().into(), m.to_string().into()]);

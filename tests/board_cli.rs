@@ -512,3 +512,50 @@ fn a_departed_tenants_kv_records_are_freed_by_a_real_node() {
     assert!(summary.contains("kv_purges: 2,"), "{summary}");
     assert!(summary.contains("kv_purge_failures: 0,"), "{summary}");
 }
+
+/// One member's share of the idempotence ring on a real `clio board` (default share, 32 of
+/// 64): a tenant that never acknowledges its FetchAdds gets 32 executed and the rest refused
+/// `QuotaExceeded` (nothing executed: its word counts 32), while another tenant's atomics
+/// execute at once; the node's stop report counts the refusals.
+#[test]
+fn one_member_cannot_hold_the_whole_idempotence_ring_of_a_real_node() {
+    let (board, _) = start(&[]);
+    let node = board.addr.as_str();
+    let share = usize::from(clio_proto::quota::DEFAULT_RING_SHARE);
+    let hog = tenant(node, 21);
+    let faa = |t: &Tenant, id: u32, va: u64| {
+        Header {
+            arg0: 1,
+            ..Header::request(Opcode::FetchAdd, t.pid, id, va)
+        }
+        .with_credentials(t.key, t.client)
+        .with_cookie(t.cookie)
+    };
+    let mut statuses = Vec::new();
+    for id in 0..share as u32 + 8 {
+        statuses.push(call(&hog.sock, node, faa(&hog, 100 + id, hog.va), &[])[0].0.status);
+    }
+    assert!(statuses[..share].iter().all(|s| *s == Status::Ok), "{statuses:?}");
+    assert!(
+        statuses[share..].iter().all(|s| *s == Status::QuotaExceeded),
+        "{statuses:?}"
+    );
+    let read = Header {
+        total_len: 8,
+        ..Header::request(Opcode::Read, hog.pid, 500, hog.va)
+    }
+    .with_credentials(hog.key, hog.client)
+    .with_cookie(hog.cookie);
+    let word = call(&hog.sock, node, read, &[]);
+    assert_eq!(word[0].1, (share as u64).to_le_bytes(), "the refused ones did nothing");
+    let other = tenant(node, 22);
+    for id in 0..8 {
+        let r = call(&other.sock, node, faa(&other, 200 + id, other.va), &[]);
+        assert_eq!(r[0].0.status, Status::Ok, "another tenant's atomics go on");
+    }
+    let summary = board.interrupt();
+    assert!(
+        summary.contains("idempotence_ring_over_share: 8"),
+        "{summary}"
+    );
+}

@@ -288,11 +288,17 @@ impl SlowPath {
             waiting: FairQueue::default(),
             limits: cfg.limits,
             sources: SourceCounts::default(),
-            // Before anything else: the fast path checks route cookies from its first
-            // descriptor on (nobody is admitted before it, so nothing passes unchecked).
-            outbox: VecDeque::from([Descriptor::RouteKey {
-                secret: route_secret.0,
-            }]),
+            // Before anything else: the fast path checks route cookies and members' shares of
+            // the idempotence ring from its first descriptors on (nobody is admitted before
+            // them, so nothing passes unchecked).
+            outbox: VecDeque::from([
+                Descriptor::RouteKey {
+                    secret: route_secret.0,
+                },
+                Descriptor::RingShare {
+                    share: cfg.limits.ring_share,
+                },
+            ]),
             kv_store: None,
             kv_purge: kv_purge::KvPurge::default(),
             tx_pushed: 0,

@@ -6,7 +6,10 @@
 //! state behind the per-source limit: how many live RASes each source address registered.
 
 use clio_proto::frame::{Encap, Route};
-use clio_proto::quota::{default_ras_pages, DEFAULT_PLACEMENT_BUDGET, DEFAULT_RAS_PER_SOURCE};
+use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
+use clio_proto::quota::{
+    default_ras_pages, DEFAULT_PLACEMENT_BUDGET, DEFAULT_RAS_PER_SOURCE, DEFAULT_RING_SHARE,
+};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -29,6 +32,15 @@ pub struct LimitArgs {
     /// QUOTA_EXCEEDED instead of holding everyone else's allocations up.
     #[arg(long, default_value_t = DEFAULT_PLACEMENT_BUDGET)]
     pub placement_budget: u64,
+    /// Idempotence-ring entries (the recorded answers of atomics, Append and Clio-KV writes)
+    /// that one member of a RAS may hold, of the ring's 64. The default, half, keeps one
+    /// member from refusing everyone's atomics with results it never acknowledges, and a
+    /// member at its share overwrites only its own results, never another's. A member with
+    /// its whole share unacknowledged is answered QUOTA_EXCEEDED (CLib retries while its own
+    /// acknowledgements catch up). 0: no share (the ring as one pool).
+    #[arg(long, default_value_t = DEFAULT_RING_SHARE,
+          value_parser = clap::value_parser!(u8).range(0..=IDEMPOTENCE_RING_ENTRIES as i64))]
+    pub ring_share: u8,
     /// Admit only compute nodes that present a secret at Register: the file holds it (a
     /// 64-bit number, hex with 0x or decimal, not 0). Hand the same value to the compute
     /// nodes (CLib reads CLIO_ADMISSION_SECRET, or `Config::admission_secret`). Without it
@@ -52,6 +64,7 @@ impl LimitArgs {
             ras_per_source: self.max_ras_per_source,
             ras_bytes: self.max_ras_memory,
             placement_budget: self.placement_budget,
+            ring_share: self.ring_share,
             admission_secret,
             pids: ALL_PIDS,
             kv_purge_interval: DEFAULT_KV_PURGE_INTERVAL,
@@ -109,6 +122,9 @@ pub struct Limits {
     /// Pages one allocation may hash against the shadow page table while it looks for an
     /// overflow-free range (`--placement-budget`).
     pub placement_budget: u64,
+    /// Idempotence-ring entries one member may hold (`--ring-share`; 0: no share), sent to
+    /// the fast path in a `RING_SHARE` descriptor at start.
+    pub ring_share: u8,
     /// When set, `Register` must carry this secret in its `arg1` (`--admission-secret`), or
     /// it is answered `Denied`. The operator hands it to the compute nodes it admits.
     pub admission_secret: Option<u64>,
@@ -139,6 +155,7 @@ impl Default for Limits {
             ras_per_source: DEFAULT_RAS_PER_SOURCE,
             ras_bytes: None,
             placement_budget: DEFAULT_PLACEMENT_BUDGET,
+            ring_share: DEFAULT_RING_SHARE,
             admission_secret: None,
             pids: ALL_PIDS,
             kv_purge_interval: DEFAULT_KV_PURGE_INTERVAL,
@@ -153,6 +170,7 @@ impl Limits {
             ras_per_source: u32::MAX,
             ras_bytes: Some(u64::MAX),
             placement_budget: u64::MAX,
+            ring_share: 0,
             admission_secret: None,
             pids: ALL_PIDS,
             kv_purge_interval: std::time::Duration::ZERO,

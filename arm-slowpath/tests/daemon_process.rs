@@ -65,7 +65,7 @@ fn daemon_serves_the_rings_from_another_process() {
     let mut seen = Vec::new();
     wait_for("32 free pages", || {
         pop_all(&ring, &mut seen);
-        (seen.len() >= 33).then_some(())
+        (seen.len() >= 34).then_some(())
     });
     for d in seen.drain(..) {
         match d {
@@ -73,6 +73,10 @@ fn daemon_serves_the_rings_from_another_process() {
             // The route-cookie secret, first of all.
             Descriptor::RouteKey { secret } if free_pages.is_empty() => {
                 assert_ne!(secret, [0, 0])
+            }
+            // The ring share, second.
+            Descriptor::RingShare { share } if free_pages.is_empty() => {
+                assert_eq!(share, clio_proto::quota::DEFAULT_RING_SHARE)
             }
             other => panic!("unexpected {other:?}"),
         }
@@ -232,7 +236,11 @@ fn daemon_sets_up_the_kv_store_and_announces_it() {
         matches!(seen[0], Descriptor::RouteKey { .. }),
         "the secret first"
     );
-    assert!(matches!(seen[1], Descriptor::KeyWrite { pid: p, key } if p == pid && key != 0));
+    assert!(
+        matches!(seen[1], Descriptor::RingShare { .. }),
+        "the ring share second"
+    );
+    assert!(matches!(seen[2], Descriptor::KeyWrite { pid: p, key } if p == pid && key != 0));
     let ptes: Vec<_> = seen
         .iter()
         .filter_map(|d| match d {

@@ -7,7 +7,7 @@
 
 mod common;
 use clio_clib::transport::InProcTransport;
-use clio_clib::{Client, ClioError, Config};
+use clio_clib::{Client, ClioError};
 use clio_proto::frame::Route;
 use common::*;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -33,16 +33,8 @@ fn client_from(
         };
         serve_from(&node, &route, p)
     });
-    let c = Client::connect(
-        Box::new(t),
-        Config {
-            track_shift: PAGE_SHIFT,
-            // No background heartbeat: it would refresh the cookie at a moment of its own.
-            heartbeat: false,
-            ..Config::default()
-        },
-    )
-    .expect("connect");
+    // No background heartbeat: it would refresh the cookie at a moment of its own.
+    let c = quiet_client(t);
     (c, b)
 }
 

@@ -33,7 +33,8 @@ Dynamic (iverilog + the real daemon):
      back all zeros, and every other frame (the page table's among them) must keep its pattern;
   3. the TX ring and head the daemon wrote are written back into the RTL over AXI; the window
      must hand exactly TX-head descriptors to the fast-path side: first the route-cookie
-     secret (CLIO_KIND_ROUTE_KEY, the daemon's first descriptor), then FREE_PAGEs
+     secret (CLIO_KIND_ROUTE_KEY, the daemon's first descriptor), its ring share
+     (CLIO_KIND_RING_SHARE, the second), then FREE_PAGEs
      (CLIO_KIND_FREE_PAGE) with distinct frame numbers.
 """
 import argparse
@@ -379,21 +380,26 @@ def dynamic_checks(p, cfg, regs_dir, daemon, work):
     pfn_at = p["CLIO_DESC_BODY_PFN"]
     kind_of = lambda d: int.from_bytes(d[p["CLIO_DESC_KIND"]:p["CLIO_DESC_KIND"] + 2], "little")
     first = kind_of(descs[0]) if descs else None
-    pages = descs[1:]
+    second = kind_of(descs[1]) if len(descs) > 1 else None
+    share = descs[1][p["CLIO_DESC_BODY_SHARE"]] if len(descs) > 1 else None
+    pages = descs[2:]
     kinds = {kind_of(d) for d in pages}
     pfns = [int.from_bytes(d[pfn_at:pfn_at + 8], "little") for d in pages]
     if len(descs) != tx_head:
         err("window handed out %d descriptors, the daemon published %d" % (len(descs), tx_head))
     elif first != p["CLIO_KIND_ROUTE_KEY"]:
         err("first streamed descriptor kind %s, want ROUTE_KEY (%d)" % (first, p["CLIO_KIND_ROUTE_KEY"]))
+    elif second != p["CLIO_KIND_RING_SHARE"] or share == 0:
+        err("second streamed descriptor kind %s share %s, want RING_SHARE (%d) with the daemon's default share"
+            % (second, share, p["CLIO_KIND_RING_SHARE"]))
     elif kinds != {p["CLIO_KIND_FREE_PAGE"]}:
-        err("streamed descriptor kinds after the first %s, want only FREE_PAGE (%d)"
+        err("streamed descriptor kinds after the second %s, want only FREE_PAGE (%d)"
             % (sorted(kinds), p["CLIO_KIND_FREE_PAGE"]))
     elif len(set(pfns)) != len(pfns):
         err("free pages pushed twice: %s" % pfns)
     else:
-        ok("window handed the daemon's ROUTE_KEY and %d FREE_PAGE descriptors to the fast-path side "
-           "(frames %d..%d, distinct)" % (len(pages), min(pfns), max(pfns)))
+        ok("window handed the daemon's ROUTE_KEY, RING_SHARE (%d entries) and %d FREE_PAGE descriptors to the "
+           "fast-path side (frames %d..%d, distinct)" % (share, len(pages), min(pfns), max(pfns)))
 
 
 def main():

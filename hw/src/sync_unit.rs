@@ -23,15 +23,35 @@
 //! RAM read are the logic between a register and `status`/`value`, and the CAM compare is
 //! followed by one LUT level in the lookup's cycle.
 //!
+//! **Shares** (`clio_model::sync_unit`'s module doc: the rule). The share (`share_set` /
+//! `share_in`, the slow path's RING_SHARE; 0 after reset: no limit) is held in `share`. A
+//! lookup registers, beside its match vector, the member's entries (`o_own`, the member match
+//! that ack and release use) and their count in eight groups of eight slots (`grp`, four bits
+//! each: the CAM compare, then an eight-input sum). The cycle after (c+1) the eight counts are
+//! summed and compared with the share (`at_share`), and registered with the verdicts: `full`
+//! (below its share, the slot at the write pointer is unacknowledged) and `quota` (at its
+//! share, none of its entries acknowledged), and the member's acknowledged entries, all
+//! (`cand_q`) and those at or after the write pointer (`hi_q`). At c+2 the first of `hi_q`,
+//! else of `cand_q`, is picked (`pick_q`: the member's oldest acknowledged entry in ring order
+//! from the pointer), and at c+3 its index registered (`victim_q`: the lowest bit isolated by a
+//! carry, then the two-level OR encoder the lookup uses). A record of a member at its share
+//! goes to `victim_q` and the write pointer moves past it; any other record goes to the write
+//! pointer as before. So `full` and `quota` are valid from c+2
+//! ([`RING_VERDICT_LATENCY`]) and a record may come from c+4 on ([`RING_RECORD_LATENCY`]: the
+//! executor's and Clio-KV's records come many cycles later, after their memory accesses); the
+//! lookup's results are held until the next lookup (no ack, release or record comes between
+//! a lookup and its request's record: the top serves one request at a time).
+//!
 //! Atomics and Append record only successful executions (status OK); Clio-KV's puts
 //! and deletes (`Opcode::offload_uses_idempotence_ring`) record whatever the unit answered,
 //! errors included (`SyncUnit::record_offload` in the model: the status, value 0), so a
 //! retry gets the same status back.
 //!
-//! Timing: present `k_pid/k_client/k_req` with `port.lookup` in cycle c; `port.hit`, `port.value`, `port.arg1`
-//! and `full` are valid in cycle c+1 ([`RING_LATENCY`]): `hit` and `full` are the ring as it
-//! was in cycle c (both registered), the answer is read in cycle c+1, so a record in cycle c
-//! into the slot the lookup matched would show through. The top never changes the ring in a
+//! Timing: present `k_pid/k_client/k_req` with `port.lookup` in cycle c; `port.hit`,
+//! `port.value` and `port.arg1` are valid from cycle c+1 ([`RING_LATENCY`]), `port.full` and
+//! `port.quota` from cycle c+2 ([`RING_VERDICT_LATENCY`]), all held until the next lookup:
+//! `hit` is the ring as it was in cycle c (registered), the answer is read from cycle c+1, so
+//! a record in cycle c into the slot the lookup matched would show through. The top never changes the ring in a
 //! cycle it looks up (its lookups are in Dispatch and an offload's first cycles, its records
 //! after the request has executed, its acknowledgements in a CN_ACK's Dispatch and a release's
 //! SpTx, its skips the cycle after a lookup). `port.ack`, `rel_valid`, `port.skip`
@@ -50,8 +70,15 @@ const _: () = assert!(IDEMPOTENCE_RING_ENTRIES == RING_ENTRIES);
 /// RING_RELEASE's client that forgets a whole RAS (`proto::ring::RING_PURGE_ALL`).
 const PURGE_ALL: u16 = 0;
 const _: () = assert!(clio_proto::ring::RING_PURGE_ALL == PURGE_ALL);
-/// Cycles from a lookup to its result.
+/// Cycles from a lookup to its result (`hit`, the answer).
 pub const RING_LATENCY: usize = 1;
+/// Cycles from a lookup to its verdict (`full`, `quota`).
+pub const RING_VERDICT_LATENCY: usize = 2;
+/// Cycles from a lookup to the first cycle its record may come (the slot of a member at its
+/// share is registered then).
+pub const RING_RECORD_LATENCY: usize = 4;
+/// Shares above the ring's size are no limit; the share register holds the descriptor's byte.
+const _: () = assert!(RING_ENTRIES < 256);
 // The ALU decodes these opcode bytes.
 const _: () = assert!(
     clio_proto::Opcode::TestAndSet as u8 == 0x20
@@ -78,6 +105,10 @@ pub struct SyncUnit {
     /// Mark every entry of `(k_pid, k_client)` acknowledged (RING_RELEASE); with `k_client`
     /// `RING_PURGE_ALL` (0), forget every entry of `k_pid` (the RAS is torn down).
     pub rel_valid: Signal<In, Bit>,
+    /// Set the share to `share_in` (RING_SHARE; one-cycle pulse).
+    pub share_set: Signal<In, Bit>,
+    /// Entries one member may hold (0: no limit), with `share_set`.
+    pub share_in: Signal<In, Bits<8>>,
     /// ALU: opcode byte (TAS 0x20, UNLOCK 0x21, CAS 0x22, FAA 0x23).
     pub alu_op: Signal<In, Bits<8>>,
     /// ALU: the word in memory.
@@ -108,9 +139,37 @@ pub struct SyncUnit {
     /// `o_m`: bit `6k + j` is bit `k` of the index of a match in the sixth `j` of the ring
     /// (zero without a match).
     o_part: DFF<Bits<36>>,
-    /// `busy` at the write pointer, registered every cycle (`full`): the lookup's cycle's, so
-    /// the 64-way select is not in front of the executor's decision.
+    /// The verdict `full`, registered every cycle from the held lookup (module doc), so
+    /// neither the 64-way select nor the share's sum is in front of the executor's decision.
     full_q: DFF<Bit>,
+    /// The verdict `quota`, likewise.
+    quota_q: DFF<Bit>,
+    /// Entries one member may hold (0: no limit).
+    share: DFF<Bits<8>>,
+    /// The lookup's member's entries (held until the next lookup).
+    o_own: DFF<Bits<64>>,
+    /// Their count per eight slots, registered with `o_own`.
+    grp: [DFF<Bits<4>>; 8],
+    /// The member match with room to take four bits from each of its bits (the counts).
+    mm_pad: Signal<Local, Bits<72>>,
+    one4: Constant<Bits<4>>,
+    /// The member holds its share (the sum of `grp` against `share`).
+    at_share: Signal<Local, Bit>,
+    /// `at_share`, registered (held until the next lookup): its record goes to `victim_q`.
+    at_share_q: DFF<Bit>,
+    /// The member's acknowledged entries (`cand_q`), those at or after the write pointer
+    /// (`hi_q`), the first of the latter else of the former (`pick_q`), its one-hot (`iso`) and
+    /// index (`victim_q`): the member's oldest acknowledged entry in ring order.
+    cand_q: DFF<Bits<64>>,
+    hi_q: DFF<Bits<64>>,
+    pick_q: DFF<Bits<64>>,
+    iso: Signal<Local, Bits<64>>,
+    vpart: Gather<36>,
+    vidx: Gather<6>,
+    victim_q: DFF<Bits<6>>,
+    /// Where a record goes: `victim_q` at the member's share, else the write pointer.
+    rec_at: Signal<Local, Bits<6>>,
+    ones: Constant<Bits<64>>,
     /// The answers: value (bits 0..64), status (64..72) and the second word (72..136) per
     /// slot (a replayed Append's `arg1` is read, not summed from the value).
     vals: AsyncRam<Bits<136>, 6>,
@@ -124,7 +183,7 @@ pub struct SyncUnit {
     /// `used` and `busy` less the purge registered the cycle before.
     used_now: Signal<Local, Bits<64>>,
     busy_now: Signal<Local, Bits<64>>,
-    wp1h: Signal<Local, Bits<64>>,
+    rec1h: Signal<Local, Bits<64>>,
     kk: Signal<Local, Bits<64>>,
     /// The matching entry's index (the match vector is one-hot or zero): an OR encoder cut
     /// after its first level (`util::onehot_index_part_masks`).
@@ -145,6 +204,25 @@ impl Default for SyncUnit {
             port: Default::default(),
             rel_valid: Default::default(),
             full_q: Default::default(),
+            quota_q: Default::default(),
+            share: Default::default(),
+            o_own: Default::default(),
+            grp: core::array::from_fn(|_| Default::default()),
+            at_share: Default::default(),
+            mm_pad: Default::default(),
+            one4: Constant::new(1.into()),
+            at_share_q: Default::default(),
+            cand_q: Default::default(),
+            hi_q: Default::default(),
+            pick_q: Default::default(),
+            iso: Default::default(),
+            vpart: Default::default(),
+            vidx: Default::default(),
+            victim_q: Default::default(),
+            rec_at: Default::default(),
+            ones: Constant::new(u64::MAX.to_bits()),
+            share_set: Default::default(),
+            share_in: Default::default(),
             alu_op: Default::default(),
             alu_old: Default::default(),
             alu_arg0: Default::default(),
@@ -164,7 +242,7 @@ impl Default for SyncUnit {
             purge_m: Default::default(),
             used_now: Default::default(),
             busy_now: Default::default(),
-            wp1h: Default::default(),
+            rec1h: Default::default(),
             kk: Default::default(),
             enc: crate::util::onehot_index_part_masks(),
             part: Default::default(),
@@ -176,7 +254,14 @@ impl Default for SyncUnit {
 impl Logic for SyncUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, used, busy, wp, o_m, o_part, full_q, purge_m);
+        dff_setup!(
+            self, clock, used, busy, wp, o_m, o_part, full_q, quota_q, share, o_own, purge_m,
+            at_share_q, cand_q, hi_q, pick_q, victim_q
+        );
+        for g in 0..8 {
+            self.grp[g].clock.next = self.clock.val();
+            self.grp[g].d.next = self.grp[g].q.val();
+        }
         for i in 0..64 {
             self.key[i].clock.next = self.clock.val();
             self.key[i].d.next = self.key[i].q.val();
@@ -194,18 +279,38 @@ impl Logic for SyncUnit {
             self.mp.bits[i].next =
                 self.key[i].q.val().get_bits::<16>(48) == self.kk.val().get_bits::<16>(48);
         }
-        // One-hot of the write pointer.
-        self.wp1h.next = bit_cast::<64, 1>(1.into()) << self.wp.q.val();
+        // One-hot of where a record goes (module doc).
+        self.rec_at.next = self.wp.q.val();
+        if self.at_share_q.q.val() {
+            self.rec_at.next = self.victim_q.q.val();
+        }
+        self.rec1h.next = bit_cast::<64, 1>(1.into()) << self.rec_at.val();
         // Keys are unique in the ring (a key is recorded only when the lookup missed), so the
         // match vector is one-hot or zero.
         for n in 0..36 {
             self.part.bits[n].next = (self.m.out.val() & self.enc[n].val()).any();
         }
-        self.o_m.d.next = 0.into();
-        self.o_part.d.next = 0.into();
+        // The lookup's results are held until the next lookup.
         if self.port.lookup.val() {
             self.o_m.d.next = self.m.out.val();
             self.o_part.d.next = self.part.out.val();
+            self.o_own.d.next = self.mm.out.val();
+        }
+        self.mm_pad.next = bit_cast::<72, 64>(self.mm.out.val());
+        for g in 0..8 {
+            if self.port.lookup.val() {
+                self.grp[g].d.next = (self.mm_pad.val().get_bits::<4>(8 * g + 0) & self.one4.val())
+                    + (self.mm_pad.val().get_bits::<4>(8 * g + 1) & self.one4.val())
+                    + (self.mm_pad.val().get_bits::<4>(8 * g + 2) & self.one4.val())
+                    + (self.mm_pad.val().get_bits::<4>(8 * g + 3) & self.one4.val())
+                    + (self.mm_pad.val().get_bits::<4>(8 * g + 4) & self.one4.val())
+                    + (self.mm_pad.val().get_bits::<4>(8 * g + 5) & self.one4.val())
+                    + (self.mm_pad.val().get_bits::<4>(8 * g + 6) & self.one4.val())
+                    + (self.mm_pad.val().get_bits::<4>(8 * g + 7) & self.one4.val());
+            }
+        }
+        if self.share_set.val() {
+            self.share.d.next = self.share_in.val();
         }
         for k in 0..6 {
             self.idx.bits[k].next = self.o_part.q.val().get_bits::<6>(6 * k).any();
@@ -215,10 +320,41 @@ impl Logic for SyncUnit {
         self.port.value.next = self.vals.read_data.val().get_bits::<64>(0);
         self.port.status.next = self.vals.read_data.val().get_bits::<8>(64);
         self.port.arg1.next = self.vals.read_data.val().get_bits::<64>(72);
-        self.full_q.d.next = self.busy.q.val().get_bit(self.wp.q.val().index());
+        // The verdicts (module doc), from the held lookup.
+        self.at_share.next = self.share.q.val().any()
+            & ((bit_cast::<8, 4>(self.grp[0].q.val())
+                + bit_cast::<8, 4>(self.grp[1].q.val())
+                + bit_cast::<8, 4>(self.grp[2].q.val())
+                + bit_cast::<8, 4>(self.grp[3].q.val())
+                + bit_cast::<8, 4>(self.grp[4].q.val())
+                + bit_cast::<8, 4>(self.grp[5].q.val())
+                + bit_cast::<8, 4>(self.grp[6].q.val())
+                + bit_cast::<8, 4>(self.grp[7].q.val()))
+                >= self.share.q.val());
+        self.full_q.d.next =
+            self.busy.q.val().get_bit(self.wp.q.val().index()) & !self.at_share.val();
+        self.quota_q.d.next =
+            self.at_share.val() & !(self.o_own.q.val() & !self.busy.q.val()).any();
+        self.at_share_q.d.next = self.at_share.val();
+        self.cand_q.d.next = self.o_own.q.val() & !self.busy.q.val();
+        self.hi_q.d.next =
+            self.o_own.q.val() & !self.busy.q.val() & (self.ones.val() << self.wp.q.val());
+        self.pick_q.d.next = self.cand_q.q.val();
+        if self.hi_q.q.val().any() {
+            self.pick_q.d.next = self.hi_q.q.val();
+        }
+        self.iso.next = self.pick_q.q.val() & (!self.pick_q.q.val() + 1);
+        for n in 0..36 {
+            self.vpart.bits[n].next = (self.iso.val() & self.enc[n].val()).any();
+        }
+        for k in 0..6 {
+            self.vidx.bits[k].next = self.vpart.out.val().get_bits::<6>(6 * k).any();
+        }
+        self.victim_q.d.next = self.vidx.out.val();
         self.port.full.next = self.full_q.q.val();
+        self.port.quota.next = self.quota_q.q.val();
         self.vals.write_enable.next = self.port.record.val();
-        self.vals.write_address.next = self.wp.q.val();
+        self.vals.write_address.next = self.rec_at.val();
         self.vals.write_data.next = bit_cast::<136, 64>(self.port.rec_value.val())
             | (bit_cast::<136, 8>(self.port.rec_status.val()) << 64)
             | (bit_cast::<136, 64>(self.port.rec_arg1.val()) << 72);
@@ -243,11 +379,11 @@ impl Logic for SyncUnit {
             self.wp.d.next = self.wp.q.val() + 1;
         }
         if self.port.record.val() {
-            self.used.d.next = self.used_now.val() | self.wp1h.val();
-            self.busy.d.next = self.busy_now.val() | self.wp1h.val();
-            self.wp.d.next = self.wp.q.val() + 1;
+            self.used.d.next = self.used_now.val() | self.rec1h.val();
+            self.busy.d.next = self.busy_now.val() | self.rec1h.val();
+            self.wp.d.next = self.rec_at.val() + 1;
             for i in 0..64 {
-                if self.wp1h.val().get_bit(i) {
+                if self.rec1h.val().get_bit(i) {
                     self.key[i].d.next = self.kk.val();
                 }
             }
@@ -258,6 +394,15 @@ impl Logic for SyncUnit {
             self.purge_m.d.next = 0.into();
             self.wp.d.next = 0.into();
             self.o_m.d.next = 0.into();
+            self.o_part.d.next = 0.into();
+            self.o_own.d.next = 0.into();
+            self.share.d.next = 0.into();
+            self.at_share_q.d.next = false;
+        }
+        for g in 0..8 {
+            if self.reset.val() {
+                self.grp[g].d.next = 0.into();
+            }
         }
         // proto::opcode: TAS 0x20 -> 1, UNLOCK 0x21 -> 0, CAS 0x22 -> arg1 if old == arg0 (`alu_eq`),
         // FAA 0x23 -> old + arg0. The result returned is always the old word.
@@ -312,9 +457,9 @@ mod tests {
         let mut m = Ring::with_entries(RING_ENTRIES);
         let mut rng = 0x1234_5678_9ABC_DEF1u64;
         let (mut replays, mut fulls, mut execs, mut releases) = (0, 0, 0, 0);
-        let mut purges = 0;
+        let (mut purges, mut shares, mut over_shares) = (0, 0, 0);
         let mut arg1s = std::collections::HashMap::new();
-        for step in 0..900u64 {
+        for step in 0..1500u64 {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
@@ -344,11 +489,27 @@ mod tests {
                 m.release(pid, client);
                 continue;
             }
+            if rng >> 56 == 0x2A {
+                // A new share (0: none), as the slow path's RING_SHARE sets it.
+                let share = [0u8, 1, 2, 3, 5, 200][(rng >> 30) as usize % 6];
+                b.uut.share_set.next = true;
+                b.uut.share_in.next = u64::from(share).to_bits();
+                b.tick();
+                b.uut.share_set.next = false;
+                m.set_share(share);
+                shares += 1;
+                continue;
+            }
             key(&mut b, pid, client, req);
             b.uut.port.lookup.next = true;
             b.tick();
             b.uut.port.lookup.next = false;
             b.settle();
+            // The result now, the verdict the cycle after; both held.
+            let hit_now = b.uut.port.hit.val();
+            b.tick();
+            b.settle();
+            assert_eq!(b.uut.port.hit.val(), hit_now, "step {step}: hit is held");
             match m.check(pid, client, req) {
                 Verdict::Cached(s, v) => {
                     replays += 1;
@@ -365,10 +526,17 @@ mod tests {
                         "step {step}: second word"
                     );
                 }
+                Verdict::OverShare => {
+                    over_shares += 1;
+                    assert!(
+                        !b.uut.port.hit.val() && b.uut.port.quota.val(),
+                        "step {step}: over its share expected"
+                    );
+                }
                 Verdict::Full => {
                     fulls += 1;
                     assert!(
-                        !b.uut.port.hit.val() && b.uut.port.full.val(),
+                        !b.uut.port.hit.val() && !b.uut.port.quota.val() && b.uut.port.full.val(),
                         "step {step}: full expected"
                     );
                     b.uut.port.skip.next = true;
@@ -378,7 +546,7 @@ mod tests {
                 Verdict::Execute => {
                     execs += 1;
                     assert!(
-                        !b.uut.port.hit.val() && !b.uut.port.full.val(),
+                        !b.uut.port.hit.val() && !b.uut.port.quota.val() && !b.uut.port.full.val(),
                         "step {step}: execute expected"
                     );
                     let v = rng.rotate_left(17) ^ step;
@@ -389,6 +557,10 @@ mod tests {
                         Status::Ok,
                     ][(rng >> 20) as usize % 4];
                     let a1 = v.rotate_left(29) ^ 0x5A5A;
+                    // The record comes at the earliest cycle it may (`RING_RECORD_LATENCY`).
+                    for _ in RING_VERDICT_LATENCY..RING_RECORD_LATENCY {
+                        b.tick();
+                    }
                     b.uut.port.record.next = true;
                     b.uut.port.rec_value.next = v.to_bits();
                     b.uut.port.rec_status.next = (s as u64).to_bits();
@@ -401,6 +573,11 @@ mod tests {
                     arg1s.insert((pid, client, req), a1);
                 }
             }
+            assert_eq!(
+                b.uut.wp.q.val().to_u64() as usize,
+                m.write_pointer(),
+                "step {step}: write pointer"
+            );
             if step % 4 == 0 {
                 // Ack the entry at the write pointer sometimes so the ring keeps moving.
                 if let Some(Entry {
@@ -419,8 +596,17 @@ mod tests {
             }
         }
         assert!(
-            replays > 50 && fulls > 5 && execs > 64 && releases > 2 && purges > 0,
-            "replays {replays} fulls {fulls} execs {execs} releases {releases} purges {purges}"
+            replays > 50
+                && fulls > 5
+                && execs > 64
+                && releases > 2
+                && purges > 0
+                && shares > 2
+                && over_shares > 2
+                && m.full > 5
+                && m.cov.count(clio_proto::rules::Rule::RingShareOwnSlots) > 2,
+            "replays {replays} fulls {fulls} execs {execs} releases {releases} purges {purges} \
+             shares {shares} over shares {over_shares}"
         );
     }
 
@@ -439,6 +625,7 @@ mod tests {
             b.uut.port.lookup.next = true;
             b.tick();
             b.uut.port.lookup.next = false;
+            b.tick();
             b.settle();
             (
                 b.uut.port.hit.val(),

@@ -9,7 +9,19 @@
 //! moves past that slot, so one client that never acks (it died) costs the others one short
 //! retry per pass of the ring, not a stall; the slow path releases a departed member's slots
 //! (`RING_RELEASE`), so dead clients cannot fill the ring either.
-
+//!
+//! **Shares.** Once the slow path sets a share (`RING_SHARE`, `proto::quota::Quota::RingShare`;
+//! none until then), a member `(pid, client)` holding that many entries, acknowledged or not,
+//! is *at its share*: its next result is recorded over its own oldest acknowledged entry. The
+//! write pointer moves on to that entry (the first of the member's acknowledged entries in
+//! ring order from the pointer) and past it with the record, so the entries between are
+//! passed over, never evicted, and the ring's order from the pointer stays the order of
+//! recording (oldest first). With all of its entries unacknowledged the member is refused
+//! [`RingCheck::OverShare`] (QUOTA_EXCEEDED) and nothing moves. So one member never holds
+//! more than its share of the ring, never blocks another's atomics with its unacknowledged
+//! results, and once at its share evicts only its own results; below its share it records at
+//! the write pointer as before (evicting the oldest acknowledged result there, whoever's:
+//! at most its share of them before it reaches its share).
 use super::coverage::Coverage;
 use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
 use clio_proto::rules::Rule;
@@ -39,9 +51,12 @@ pub enum RingCheck {
     Cached(Status, u64),
     /// Execute it, then [`SyncUnit::record`] the result.
     Execute,
-    /// The slot at the write pointer is unacknowledged: answer retry-later (the pointer has
-    /// moved on to the next slot).
+    /// The slot at the write pointer is unacknowledged (and the member below its share):
+    /// answer retry-later (the pointer has moved on to the next slot).
     Full,
+    /// The member holds its share of the ring and none of it is acknowledged: answer
+    /// QUOTA_EXCEEDED (`Quota::RingShare`); nothing moves.
+    OverShare,
 }
 
 /// The sync unit's state (bounded: the ring).
@@ -49,10 +64,17 @@ pub enum RingCheck {
 pub struct SyncUnit {
     ring: Vec<Option<Entry>>,
     wp: usize,
+    /// Entries one member may hold (0: no limit).
+    share: usize,
+    /// Where the next record goes when not at the write pointer: the oldest acknowledged
+    /// entry of a member at its share ([`SyncUnit::check`] sets it).
+    target: Option<usize>,
     /// Retries answered from the ring.
     pub replays: u64,
     /// Requests refused because the ring was full.
     pub full: u64,
+    /// Requests refused because their member held its share, all unacknowledged.
+    pub over_share: u64,
     /// Atomic operations executed.
     pub executed: u64,
     /// Rules decided here.
@@ -73,8 +95,11 @@ impl SyncUnit {
         SyncUnit {
             ring: vec![None; entries],
             wp: 0,
+            share: 0,
+            target: None,
             replays: 0,
             full: 0,
+            over_share: 0,
             executed: 0,
             cov: Coverage::default(),
         }
@@ -88,6 +113,12 @@ impl SyncUnit {
     /// The slot the next recorded answer goes to.
     pub fn write_pointer(&self) -> usize {
         self.wp
+    }
+
+    /// Set the entries one member may hold (`RING_SHARE`; 0: no limit). Entries a member
+    /// already holds beyond a lowered share stay until it overwrites them.
+    pub fn set_share(&mut self, share: u8) {
+        self.share = usize::from(share);
     }
 
     /// Look a ring-recorded request up.
@@ -110,6 +141,25 @@ impl SyncUnit {
             self.cov.hit(Rule::RingReplays);
             return RingCheck::Cached(e.status, e.value);
         }
+        self.target = None;
+        let mine = |e: &Entry| e.pid == pid && e.client == client;
+        let held = self.ring.iter().flatten().filter(|e| mine(e)).count();
+        if self.share != 0 && held >= self.share {
+            // At its share: over its own oldest acknowledged entry, the first in ring order
+            // from the write pointer.
+            let n = self.ring.len();
+            let oldest = (0..n)
+                .map(|k| (self.wp + k) % n)
+                .find(|&i| self.ring[i].is_some_and(|e| mine(&e) && e.acked));
+            let Some(at) = oldest else {
+                self.over_share += 1;
+                self.cov.hit(Rule::RingShareQuota);
+                return RingCheck::OverShare;
+            };
+            self.cov.hit_if(at != self.wp, Rule::RingShareOwnSlots);
+            self.target = Some(at);
+            return RingCheck::Execute;
+        }
         match self.ring[self.wp] {
             Some(e) if !e.acked => {
                 self.full += 1;
@@ -121,7 +171,8 @@ impl SyncUnit {
         }
     }
 
-    /// Record the result of an executed atomic in the slot at the write pointer.
+    /// Record the result of an executed atomic in the slot at the write pointer (or, for a
+    /// member at its share, its oldest acknowledged entry: the pointer moves there first).
     pub fn record(&mut self, pid: u16, client: u16, req_id: u32, status: Status, value: u64) {
         self.executed += 1;
         self.record_offload(pid, client, req_id, status, value);
@@ -137,7 +188,8 @@ impl SyncUnit {
         status: Status,
         value: u64,
     ) {
-        self.ring[self.wp] = Some(Entry {
+        let at = self.target.take().unwrap_or(self.wp);
+        self.ring[at] = Some(Entry {
             pid,
             client,
             req_id,
@@ -145,7 +197,7 @@ impl SyncUnit {
             value,
             acked: false,
         });
-        self.wp = (self.wp + 1) % self.ring.len();
+        self.wp = (at + 1) % self.ring.len();
     }
 
     /// Record how an offload's write ended (a Clio-KV put or delete): its `arg0` with OK, or
@@ -253,7 +305,7 @@ mod tests {
                 match s.check(2, 1, 100 + i) {
                     RingCheck::Execute => break,
                     RingCheck::Full => retries += 1,
-                    RingCheck::Cached(..) => unreachable!(),
+                    other => panic!("{other:?}"),
                 }
             }
             s.record(2, 1, 100 + i, Status::Ok, 0);
@@ -286,6 +338,48 @@ mod tests {
             "other RAS kept"
         );
         assert_eq!(s.pending(), 1);
+    }
+
+    #[test]
+    fn a_member_at_its_share_evicts_only_its_own_results() {
+        let mut s = SyncUnit::with_entries(8);
+        s.set_share(3);
+        // The victim (pid 2) records and acknowledges 2 results: slots 0 and 1.
+        for i in 0..2 {
+            assert_eq!(s.check(2, 1, i), RingCheck::Execute);
+            s.record(2, 1, i, Status::Ok, 100 + u64::from(i));
+            s.ack(2, 1, i);
+        }
+        // The flooder (pid 1) records 3 (its share) and never acknowledges: slots 2..5.
+        for i in 0..3 {
+            assert_eq!(s.check(1, 1, i), RingCheck::Execute);
+            s.record(1, 1, i, Status::Ok, 0);
+        }
+        assert_eq!(s.check(1, 1, 99), RingCheck::OverShare, "all unacknowledged");
+        assert_eq!(s.write_pointer(), 5, "a refusal moves nothing");
+        // Acknowledged, it goes on over its own results only, oldest first: the pointer moves
+        // past the empty slots 5..8 and the victim's 0, 1 to its slot 2, then 3, then 4.
+        for i in 0..3 {
+            s.ack(1, 1, i);
+        }
+        for (k, id) in (200..206).enumerate() {
+            assert_eq!(s.check(1, 1, id), RingCheck::Execute);
+            s.record(1, 1, id, Status::Ok, 0);
+            s.ack(1, 1, id);
+            assert_eq!(s.slots()[2 + k % 3].map(|e| e.req_id), Some(id));
+            assert_eq!(s.write_pointer(), 3 + k % 3);
+        }
+        // The victim's results are still there, and it records below its share as before.
+        assert_eq!(s.check(2, 1, 0), RingCheck::Cached(Status::Ok, 100));
+        assert_eq!(s.check(2, 1, 1), RingCheck::Cached(Status::Ok, 101));
+        assert_eq!(s.check(2, 1, 7), RingCheck::Execute);
+        s.record(2, 1, 7, Status::Ok, 7);
+        assert_eq!(s.slots()[5].map(|e| e.pid), Some(2), "at the write pointer");
+        assert_eq!(s.over_share, 1);
+        assert_eq!(s.full, 0, "a member at its share is never turned away");
+        // A share of 0 is no limit.
+        s.set_share(0);
+        assert_eq!(s.check(1, 1, 1000), RingCheck::Execute);
     }
 
     #[test]

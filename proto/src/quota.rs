@@ -7,7 +7,8 @@
 //! node out of the box: one source address, or one remote address space (RAS), cannot take
 //! more than half of a shared table or of the memory.
 
-use crate::consts::KEY_TABLE_ENTRIES;
+use crate::consts::{IDEMPOTENCE_RING_ENTRIES, KEY_TABLE_ENTRIES};
+use crate::Opcode;
 
 /// Which limit refused a request (the `arg1` of a [`crate::Status::QuotaExceeded`] answer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -20,19 +21,36 @@ pub enum Quota {
     /// Placement work one allocation may cost the slow path (pages hashed against the
     /// shadow page table while looking for an overflow-free range).
     PlacementWork = 3,
+    /// Idempotence-ring entries one member of a RAS may hold (the fast path: model and RTL).
+    /// A member at its share records only over its own acknowledged entries, and with all of
+    /// them unacknowledged it is refused until it acknowledges one.
+    RingShare = 4,
 }
 
 impl Quota {
     /// Every quota.
-    pub const ALL: [Quota; 3] = [
+    pub const ALL: [Quota; 4] = [
         Quota::RasPerSource,
         Quota::MemoryPerRas,
         Quota::PlacementWork,
+        Quota::RingShare,
     ];
 
     /// Decode an `arg1`; `None` for values no quota has.
     pub fn from_u64(v: u64) -> Option<Quota> {
         Self::ALL.iter().copied().find(|q| *q as u64 == v)
+    }
+
+    /// The quota that refused a request of `opcode` answered QUOTA_EXCEEDED with `arg1`. The
+    /// fast path's one quota, [`Quota::RingShare`], refuses only requests that use the
+    /// idempotence ring and answers with the request's header as every fast-path refusal
+    /// does (its `arg1` is the request's); the slow path, which serves no such request, puts
+    /// its quota in `arg1`.
+    pub fn of_answer(opcode: Opcode, arg1: u64) -> Option<Quota> {
+        if opcode.uses_idempotence_ring() || opcode.offload_uses_idempotence_ring() {
+            return Some(Quota::RingShare);
+        }
+        Self::from_u64(arg1)
     }
 
     /// The flag of `clio board` (and of `clio-slowpath`) that sets this limit.
@@ -41,6 +59,7 @@ impl Quota {
             Quota::RasPerSource => "--max-ras-per-source",
             Quota::MemoryPerRas => "--max-ras-memory",
             Quota::PlacementWork => "--placement-budget",
+            Quota::RingShare => "--ring-share",
         }
     }
 
@@ -50,6 +69,7 @@ impl Quota {
             Quota::RasPerSource => "remote address spaces registered from one source address",
             Quota::MemoryPerRas => "memory allocated by one remote address space",
             Quota::PlacementWork => "placement work of one allocation",
+            Quota::RingShare => "idempotence-ring entries (atomics, Append, Clio-KV writes) held by one member",
         }
     }
 }
@@ -73,6 +93,11 @@ pub const DEFAULT_RAS_MEMORY_PERCENT: u64 = 50;
 /// GiB of 4 KiB pages) room for retries; 0 would refuse every allocation.
 pub const DEFAULT_PLACEMENT_BUDGET: u64 = 1 << 22;
 
+/// Default of [`Quota::RingShare`]: half of the idempotence ring, so one member can never
+/// hold it all (its unacknowledged results would refuse everyone else's atomics) nor evict
+/// more than half of the others' recorded results.
+pub const DEFAULT_RING_SHARE: u8 = (IDEMPOTENCE_RING_ENTRIES / 2) as u8;
+
 /// The default memory limit of one RAS on a node with `data_pages` pages of data memory.
 pub fn default_ras_pages(data_pages: u64) -> u64 {
     (data_pages * DEFAULT_RAS_MEMORY_PERCENT / 100).max(1)
@@ -95,9 +120,25 @@ mod tests {
     }
 
     #[test]
+    fn a_refusal_is_named_by_its_opcode_or_its_arg1() {
+        for op in Opcode::ALL {
+            let fast = op.uses_idempotence_ring() || op.offload_uses_idempotence_ring();
+            let slow = op.path() == crate::opcode::Path::SlowPath;
+            assert!(!(fast && slow), "{op:?}: served by both paths");
+            let q = Quota::of_answer(op, Quota::MemoryPerRas as u64);
+            let want = if fast { Quota::RingShare } else { Quota::MemoryPerRas };
+            assert_eq!(q, Some(want), "{op:?}");
+        }
+        assert_eq!(Quota::of_answer(Opcode::FetchAdd, 0), Some(Quota::RingShare));
+        assert_eq!(Quota::of_answer(Opcode::Alloc, 0), None);
+    }
+
+    #[test]
     fn defaults_leave_the_other_half() {
         assert!(2 * DEFAULT_RAS_PER_SOURCE as usize <= KEY_TABLE_ENTRIES - 1);
         assert_eq!(default_ras_pages(1000), 500);
         assert_eq!(default_ras_pages(1), 1);
+        const { assert!(2 * DEFAULT_RING_SHARE as usize <= IDEMPOTENCE_RING_ENTRIES) };
+        const { assert!(DEFAULT_RING_SHARE > 0) };
     }
 }

@@ -147,6 +147,9 @@ pub mod kind {
     /// TX: the node's route-cookie secret (`crate::route_cookie`); from then on the fast path
     /// checks the cookie of every request whose answer can exceed twice its size.
     pub const ROUTE_KEY: u16 = 0x88;
+    /// TX: each member's share of the idempotence ring (`crate::quota::Quota::RingShare`;
+    /// 0, the fast path's state after reset, leaves the ring unshared).
+    pub const RING_SHARE: u16 = 0x89;
 }
 
 /// Field offsets inside a descriptor.
@@ -199,6 +202,8 @@ pub mod desc {
         pub const SECRET0: Range<usize> = BODY + 8..BODY + 16;
         /// u64 the secret's second word: ROUTE_KEY.
         pub const SECRET1: Range<usize> = BODY + 16..BODY + 24;
+        /// u8 entries one member may hold: RING_SHARE.
+        pub const SHARE: usize = BODY;
 
         // Every field inside the slot.
         const _: () =
@@ -289,6 +294,11 @@ pub enum Descriptor {
         /// SipHash's key.
         secret: [u64; 2],
     },
+    /// TX: the idempotence-ring entries one member may hold (0: no limit).
+    RingShare {
+        /// Entries, at most `IDEMPOTENCE_RING_ENTRIES`.
+        share: u8,
+    },
 }
 
 impl Descriptor {
@@ -359,6 +369,10 @@ impl Descriptor {
                 b[body::SECRET0].copy_from_slice(&secret[0].to_le_bytes());
                 b[body::SECRET1].copy_from_slice(&secret[1].to_le_bytes());
                 kind::ROUTE_KEY
+            }
+            Descriptor::RingShare { share } => {
+                b[body::SHARE] = *share;
+                kind::RING_SHARE
             }
         };
         b[desc::KIND..desc::KIND + 2].copy_from_slice(&k.to_le_bytes());
@@ -433,6 +447,9 @@ impl Descriptor {
             kind::ROUTE_KEY => Descriptor::RouteKey {
                 secret: [le64(b, body::SECRET0.start), le64(b, body::SECRET1.start)],
             },
+            kind::RING_SHARE => Descriptor::RingShare {
+                share: b[body::SHARE],
+            },
             _ => return Err(WireError::Frame("unknown ring descriptor kind")),
         })
     }
@@ -491,6 +508,7 @@ mod tests {
             Descriptor::RouteKey {
                 secret: [0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210],
             },
+            Descriptor::RingShare { share: 32 },
         ];
         for d in all {
             assert_eq!(Descriptor::decode(&d.encode()).unwrap(), d);
@@ -556,6 +574,7 @@ pub fn verilog_header() -> String {
         ("KIND_RING_RELEASE", kind::RING_RELEASE),
         ("KIND_KV_CONFIG", kind::KV_CONFIG),
         ("KIND_ROUTE_KEY", kind::ROUTE_KEY),
+        ("KIND_RING_SHARE", kind::RING_SHARE),
     ] {
         p(n, v as u64);
     }
@@ -579,6 +598,7 @@ pub fn verilog_header() -> String {
         ("DESC_BODY_RECORDS", desc::body::RECORDS.start),
         ("DESC_BODY_SECRET0", desc::body::SECRET0.start),
         ("DESC_BODY_SECRET1", desc::body::SECRET1.start),
+        ("DESC_BODY_SHARE", desc::body::SHARE),
     ] {
         p(n, v as u64);
     }

@@ -82,6 +82,12 @@ rules! {
     CnAckFrees => ("exactly_once.cn_ack", "a CN ack frees its ring slot for reuse"),
     /// Counted: a ring-recorded request refused RETRY_LATER because the ring was full.
     RingFull => ("exactly_once.ring_full", "with every ring slot holding an unacknowledged result, a ring-recorded request is RETRY_LATER"),
+    /// Counted: a ring-recorded request of a member holding its share of the ring, every entry
+    /// unacknowledged, refused QUOTA_EXCEEDED.
+    RingShareQuota => ("isolation.ring_share", "a member holding its share of the idempotence ring, all of it unacknowledged, is QUOTA_EXCEEDED (RingShare) and nothing executes"),
+    /// Counted: a ring-recorded request of a member at its share recorded over its oldest
+    /// acknowledged result with other members' results between it and the write pointer.
+    RingShareOwnSlots => ("isolation.ring_evict", "a member at its share of the idempotence ring records over its own oldest acknowledged result: the write pointer moves on to it, passing over other members' results, never evicting them"),
     /// Counted: the slow path's ring release of a departed member that freed slots.
     ReleaseFrees => ("membership.release", "the slow path's ring release of a departed member frees its unacknowledged slots"),
     /// Counted: a request for the slow path refused because its RX ring was full.

@@ -498,3 +498,77 @@ fn an_admitted_tenant_cannot_aim_large_answers_at_a_victim() {
     assert_eq!(w.read(va, 64 << 10).unwrap()[..4096], [0x5A; 4096]);
     assert_eq!(w.node.counters().route_unverified, 20);
 }
+
+/// What one member's flood of FetchAdds does to the ring on a node with `share` (0: none):
+/// `(executed, victim_ok, replayed)`. The attacker first sends 200 it never acknowledges
+/// (`executed` of them execute), the victim meanwhile runs 10 atomics of its own (`victim_ok`:
+/// each within 64 attempts), then the attacker acknowledges everything and floods 300 more,
+/// acknowledged; at last the victim's first result, recorded and acknowledged before it all,
+/// is sent again: `replayed` when it is answered from the ring (its word unchanged).
+fn ring_flood(share: u8) -> (usize, bool, bool) {
+    let mut w = Wire::new(
+        clio_sim::CBoard::new(&clio_sim::BoardConfig {
+            limits: clio_sim::Limits {
+                ring_share: share,
+                ..clio_sim::Limits::unlimited()
+            },
+            ..common::node_config()
+        })
+        .unwrap(),
+    );
+    let victim = w.register(1);
+    let mine = w.alloc(PAGE, RW).unwrap();
+    assert_eq!(w.atomic(Opcode::FetchAdd, mine, 1, 0, 7).status, Status::Ok);
+    assert_eq!(w.ack(7), Status::Ok);
+    let attacker = w.register(2);
+    let theirs = w.alloc(PAGE, RW).unwrap();
+    let mut executed = 0;
+    for id in 0..200 {
+        match w.atomic(Opcode::FetchAdd, theirs, 1, 0, 1000 + id).status {
+            Status::Ok => executed += 1,
+            Status::QuotaExceeded | Status::RetryLater => {}
+            s => panic!("{s:?}"),
+        }
+    }
+    w.m = victim;
+    let mut victim_ok = true;
+    for id in 100..110 {
+        let done = (0..IDEMPOTENCE_RING_ENTRIES)
+            .any(|_| w.atomic(Opcode::FetchAdd, mine + 8, 1, 0, id).status == Status::Ok);
+        victim_ok &= done;
+        w.ack(id);
+    }
+    w.m = attacker;
+    for id in 0..200 {
+        w.ack(1000 + id);
+    }
+    for id in 0..300 {
+        for _ in 0..IDEMPOTENCE_RING_ENTRIES {
+            if w.atomic(Opcode::FetchAdd, theirs, 1, 0, 2000 + id).status == Status::Ok {
+                break;
+            }
+        }
+        w.ack(2000 + id);
+    }
+    w.m = victim;
+    let again = w.atomic(Opcode::FetchAdd, mine, 1, 0, 7);
+    let word = u64::from_le_bytes(w.read(mine, 8).unwrap().try_into().unwrap());
+    let replayed = again.status == Status::Ok && again.arg0 == 0 && word == 1;
+    (executed, victim_ok, replayed)
+}
+
+#[test]
+fn one_member_can_neither_hold_the_ring_nor_evict_more_than_its_share() {
+    let share = clio_proto::quota::DEFAULT_RING_SHARE;
+    // The default share: the attacker holds its share and no more, the victim's atomics go
+    // on, and the attacker's flood passes over the victim's result instead of evicting it.
+    assert_eq!(ring_flood(share), (usize::from(share), true, true));
+    // Without a share (as before issue 40): the attacker takes the whole ring, so the
+    // victim's atomics are turned away for as long as it holds it, and its flood evicts the
+    // victim's result: a late duplicate executes again.
+    assert_eq!(
+        ring_flood(0),
+        (IDEMPOTENCE_RING_ENTRIES, false, false),
+        "the attack this test guards against"
+    );
+}

@@ -171,7 +171,7 @@ mod tests {
             ..SlowPathConfig::default()
         };
         let mut sp = SlowPath::with_config(layout, cfg);
-        sp.outbox.clear(); // ROUTE_KEY
+        sp.outbox.clear(); // ROUTE_KEY, RING_SHARE
         (sp, vec![0xA5; dram as usize])
     }
 

@@ -70,9 +70,17 @@ fn register_programs_the_key_and_the_last_member_out_tears_down() {
             ..SlowPathConfig::default()
         },
     );
-    // The route-cookie secret goes to the fast path before anything else.
+    // The route-cookie secret and the ring share go to the fast path before anything else.
     let secret = sp.route_secret.0;
-    assert_eq!(drain(&mut sp), vec![Descriptor::RouteKey { secret }]);
+    assert_eq!(
+        drain(&mut sp),
+        vec![
+            Descriptor::RouteKey { secret },
+            Descriptor::RingShare {
+                share: clio_proto::quota::DEFAULT_RING_SHARE
+            }
+        ]
+    );
     let (pid, key, c1) = sp.register_at(1, t0).unwrap();
     assert_eq!(drain(&mut sp), vec![Descriptor::KeyWrite { pid, key }]);
     let c2 = sp.join_at(pid, 2, t0).unwrap();
@@ -136,7 +144,7 @@ fn refill_clears_every_frame_it_hands_out() {
     assert_eq!(sp.stats().frames_cleared, FREE_PAGE_FIFO_DEPTH as u64);
     // Memory that refuses (out of range) gets nothing pushed.
     let mut sp = SlowPath::new(layout);
-    drain(&mut sp); // ROUTE_KEY
+    drain(&mut sp); // ROUTE_KEY, RING_SHARE
     let mut tiny = vec![0u8; 16];
     sp.refill(&mut tiny);
     assert!(drain(&mut sp).is_empty());

@@ -202,6 +202,9 @@ pub struct Stats {
     pub busy_retries: u64,
     /// `RouteUnverified` answers: the route cookie was stale and a Heartbeat fetched it.
     pub route_refreshes: u64,
+    /// `QuotaExceeded` answers for this member's share of the node's idempotence ring
+    /// (waited out like `RetryLater`, and counted in `busy_retries` too).
+    pub ring_share_waits: u64,
     /// Operations that waited for an earlier conflicting one.
     pub dependency_waits: u64,
     /// CN acks sent for idempotence-ring results (TAS, Unlock, CAS, FAA).
@@ -257,6 +260,7 @@ impl Stats {
         self.stale_responses += o.stale_responses;
         self.busy_retries += o.busy_retries;
         self.route_refreshes += o.route_refreshes;
+        self.ring_share_waits += o.ring_share_waits;
         self.dependency_waits += o.dependency_waits;
         self.cn_acks += o.cn_acks;
         self.heartbeats += o.heartbeats;

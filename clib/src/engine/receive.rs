@@ -2,6 +2,7 @@
 //! needless-retransmission detection, completing requests and operations.
 
 use super::*;
+use clio_proto::quota::Quota;
 
 impl Engine {
     // ---- receiving ----
@@ -42,27 +43,15 @@ impl Engine {
                     self.finish_req(st, r, Err(ClioError::Untouched { va: h.arg0 }), now);
                 }
             }
-            Status::RetryLater => {
-                st.stats.busy_retries += 1;
-                let Some(mut r) = st.inflight.remove(&h.req_id) else {
-                    return;
-                };
-                r.busy += 1;
-                if r.busy > self.cfg.max_busy_retries {
-                    let name =
-                        r.op.and_then(|o| st.ops.get(&o))
-                            .map_or("cn-ack", |o| o.name);
-                    let e = ClioError::Busy {
-                        op: name,
-                        retries: r.busy,
-                    };
-                    return self.finish_req(st, r, Err(e), now);
-                }
-                if !r.waiting_busy {
-                    r.waiting_busy = true;
-                    r.deadline = now + self.cfg.busy_backoff * (1u32 << (r.busy - 1).min(6));
-                }
-                st.inflight.insert(h.req_id, r);
+            Status::RetryLater => self.on_busy(st, h.req_id, None, now),
+            // This member holds its share of the node's idempotence ring, none of it
+            // acknowledged yet: its own acknowledgements free it, so wait as for RETRY_LATER;
+            // past the retries, the quota names itself.
+            Status::QuotaExceeded
+                if Quota::of_answer(h.opcode, h.arg1) == Some(Quota::RingShare) =>
+            {
+                st.stats.ring_share_waits += 1;
+                self.on_busy(st, h.req_id, Some(Quota::RingShare), now)
             }
             Status::RouteUnverified => self.on_unverified(st, h.req_id, now),
             Status::Ok => self.on_ok(st, &h, payload, now, arrived),
@@ -74,6 +63,35 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// The node asks for the request again later (RETRY_LATER, or `quota`: a refusal that
+    /// clears by itself): it goes again after a backoff that doubles per refusal; past
+    /// `max_busy_retries` the operation fails (`Busy`, or `QuotaExceeded` naming `quota`).
+    fn on_busy(&self, st: &mut State, id: u32, quota: Option<Quota>, now: Instant) {
+        st.stats.busy_retries += 1;
+        let Some(mut r) = st.inflight.remove(&id) else {
+            return;
+        };
+        r.busy += 1;
+        if r.busy > self.cfg.max_busy_retries {
+            let name =
+                r.op.and_then(|o| st.ops.get(&o))
+                    .map_or("cn-ack", |o| o.name);
+            let e = match quota {
+                Some(q) => ClioError::QuotaExceeded { quota: Some(q) },
+                None => ClioError::Busy {
+                    op: name,
+                    retries: r.busy,
+                },
+            };
+            return self.finish_req(st, r, Err(e), now);
+        }
+        if !r.waiting_busy {
+            r.waiting_busy = true;
+            r.deadline = now + self.cfg.busy_backoff * (1u32 << (r.busy - 1).min(6));
+        }
+        st.inflight.insert(id, r);
     }
 
     /// The node wants a route cookie this request did not carry (the cookie is stale: the

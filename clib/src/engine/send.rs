@@ -163,6 +163,26 @@ impl Engine {
         let now = Instant::now();
         let srtt = st.rtt.srtt().unwrap_or(self.cfg.target_delay);
         let mut batch: Vec<Req> = Vec::new();
+        // CN acks first, outside the windows (as TCP's pure acks): each frees a result the
+        // node holds for this client, and requests the node refused for this member's share
+        // of its idempotence ring wait on exactly those, holding the window meanwhile; an ack
+        // queued behind them would never leave. Acks are bounded by the completed
+        // operations and still counted in flight until answered.
+        let mut i = 0;
+        while i < st.queue.len() {
+            if st.queue[i].opcode != Opcode::CnAck {
+                i += 1;
+                continue;
+            }
+            let Some(mut r) = st.queue.remove(i) else {
+                break;
+            };
+            st.inflight_pkts += r.cost;
+            st.iwnd.take(r.resp_bytes);
+            r.rto = st.rtt.rto();
+            st.stats.requests += 1;
+            batch.push(r);
+        }
         while let Some(front) = st.queue.front() {
             let (cost, resp) = (front.cost, front.resp_bytes);
             if !st.cwnd.admits(

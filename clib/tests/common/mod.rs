@@ -11,15 +11,19 @@ pub const PAGE_SHIFT: u32 = 16;
 pub const PAGE: u64 = 1 << PAGE_SHIFT;
 
 pub fn board() -> CBoard {
-    CBoard::new(&BoardConfig {
+    CBoard::new(&board_config()).expect("board")
+}
+
+/// The configuration of [`board`].
+pub fn board_config() -> BoardConfig {
+    BoardConfig {
         dram_bytes: 256 << 20,
         page_shift: PAGE_SHIFT,
         memory_file: None,
         slowpath: SlowPathMode::InProcess,
         ring_entries: 256,
         ..BoardConfig::default()
-    })
-    .expect("board")
+    }
 }
 
 /// A shared board with the extend path's offloads on or off, and Clio-KV's region size.
@@ -54,6 +58,20 @@ pub fn serve_from(b: &Mutex<CBoard>, route: &Route, pkt: &[u8]) -> Vec<Vec<u8>> 
     g.handle(route, pkt, &mut out);
     g.service(&mut out);
     out.into_iter().map(|(_, p)| p).collect()
+}
+
+/// A client over `t` with 64 KiB tracking pages and no background heartbeat (a test that
+/// counts what crosses its transport decides every packet itself).
+pub fn quiet_client(t: InProcTransport) -> clio_clib::Client {
+    clio_clib::Client::connect(
+        Box::new(t),
+        clio_clib::Config {
+            track_shift: PAGE_SHIFT,
+            heartbeat: false,
+            ..clio_clib::Config::default()
+        },
+    )
+    .expect("connect")
 }
 
 pub fn direct(b: Arc<Mutex<CBoard>>) -> InProcTransport {

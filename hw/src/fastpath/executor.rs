@@ -91,7 +91,9 @@ pub enum State {
     Idle,
     /// Header checks, key check and opcode dispatch.
     Dispatch,
-    /// Idempotence-ring lookup result.
+    /// Idempotence-ring lookup: its result is in (`hit`), its verdict next cycle.
+    SyncWait,
+    /// Idempotence-ring lookup result and verdict (`full`, `quota`).
     SyncCheck,
     /// A page of the request's range is translated (`Translate`, the translate stage); its
     /// result (`tr.done`) decides the second page or the access.
@@ -487,6 +489,7 @@ pub struct Executor {
     st_nack: St<{ Status::Nack as u64 }>,
     st_unmapped: St<{ Status::Unmapped as u64 }>,
     st_retry_later: St<{ Status::RetryLater as u64 }>,
+    st_quota_exceeded: St<{ Status::QuotaExceeded as u64 }>,
     st_bad_request: St<{ Status::BadRequest as u64 }>,
     st_log_full: St<{ Status::LogFull as u64 }>,
     /// A response's flags byte (`FLAG_RESPONSE`).

@@ -85,6 +85,8 @@ pub struct Extend {
     pub once_hit: Signal<In, Bit>,
     /// The verdict: no free slot.
     pub once_full: Signal<In, Bit>,
+    /// The verdict: the caller holds its share, none of it acknowledged.
+    pub once_quota: Signal<In, Bit>,
     /// The found entry's recorded status.
     pub once_status: Signal<In, Bits<8>>,
     /// The found entry's recorded `arg0`.
@@ -179,6 +181,7 @@ impl Logic for Extend {
         self.clio_kv.kv_port.once_done.next = self.active.once_done.val();
         self.clio_kv.kv_port.once_hit.next = self.once_hit.val();
         self.clio_kv.kv_port.once_full.next = self.once_full.val();
+        self.clio_kv.kv_port.once_quota.next = self.once_quota.val();
         self.clio_kv.kv_port.once_status.next = self.once_status.val();
         self.clio_kv.kv_port.once_value.next = self.once_value.val();
         self.clio_kv.kv_port.cfg_base.next = self.store_base.q.val();

@@ -13,8 +13,9 @@
 //!   the written block (`block_done`) or a bad VA the cycle after; the read word OK in the
 //!   cycle its R beat arrives (`word_in`; the unit takes the block from the R channel itself).
 //! - **Idempotence ring.** Clio-KV's lookup (`unit.once_valid`) goes to the sync unit once
-//!   (`ring_lookup`) and its verdict to the unit the next cycle (`unit.once_done`); a full slot is
-//!   skipped (`ring_skip`) as the executor's own atomics do.
+//!   (`ring_lookup`) and its verdict to the unit two cycles later
+//!   (`sync_unit::RING_VERDICT_LATENCY`, `unit.once_done`); a full slot is skipped
+//!   (`ring_skip`) as the executor's own atomics do, a refusal for the caller's share is not.
 //! - **Answer.** The unit's answer is taken while `serving` and registered: the executor acts
 //!   on it the next cycle (`ans_valid`, one cycle) with everything it needs decided: its status
 //!   (BAD_REQUEST when a payload read would end past the VA space), whether a payload read
@@ -56,8 +57,11 @@ pub struct OffloadService {
     pub unit: UnitService,
     /// The sync unit's answer to the lookup (`hit`, `full`).
     pub ring_hit: Signal<In, Bit>,
-    /// The ring's slot at the write pointer is unacknowledged.
+    /// The ring's slot at the write pointer is unacknowledged (or another member's while the
+    /// caller is at its share).
     pub ring_full: Signal<In, Bit>,
+    /// The caller holds its share of the ring, none of it acknowledged.
+    pub ring_quota: Signal<In, Bit>,
     /// The translation under way is in the store's RAS.
     pub own: Signal<Out, Bit>,
     /// The block the write writes, and its byte strobes.
@@ -81,6 +85,8 @@ pub struct OffloadService {
     xm_status: DFF<Bits<8>>,
     /// The ring lookup was made last cycle: its verdict is the unit's now.
     xring: DFF<Bit>,
+    /// The lookup's verdict is the unit's this cycle (the cycle after `xring`).
+    xring2: DFF<Bit>,
     /// The registered answer (`ans_*`), its record for the ring, and the arguments it leaves.
     a_valid: DFF<Bit>,
     a_status: DFF<Bits<8>>,
@@ -123,6 +129,7 @@ impl Logic for OffloadService {
             xm_valid,
             xm_status,
             xring,
+            xring2,
             a_valid,
             a_status,
             a_arg0,
@@ -176,12 +183,20 @@ impl Logic for OffloadService {
         // ---- Idempotence ring: one lookup per request, its verdict the next cycle.
         self.exec.ring_lookup.next = false;
         self.xring.d.next = false;
-        if self.exec.serving.val() & self.unit.once_valid.val() & !self.xring.q.val() {
+        self.xring2.d.next = self.xring.q.val();
+        if self.exec.serving.val()
+            & self.unit.once_valid.val()
+            & !self.xring.q.val()
+            & !self.xring2.q.val()
+        {
             self.exec.ring_lookup.next = true;
             self.xring.d.next = true;
         }
-        self.unit.once_done.next = self.xring.q.val();
-        self.exec.ring_skip.next = self.xring.q.val() & !self.ring_hit.val() & self.ring_full.val();
+        self.unit.once_done.next = self.xring2.q.val();
+        self.exec.ring_skip.next = self.xring2.q.val()
+            & !self.ring_hit.val()
+            & !self.ring_quota.val()
+            & self.ring_full.val();
         // ---- The answer: taken while serving, decided and registered.
         self.unit.rsp_ready.next = self.exec.serving.val() & !self.a_valid.q.val();
         self.take.next =
@@ -235,6 +250,7 @@ impl Logic for OffloadService {
             self.xown.d.next = false;
             self.xm_valid.d.next = false;
             self.xring.d.next = false;
+            self.xring2.d.next = false;
             self.a_valid.d.next = false;
             self.xa.d.next = false;
         }

@@ -6,7 +6,7 @@
 //! TX kinds (one flag each; an unknown kind sets none and is ignored): PTE_WRITE (its PTE is the
 //! PTE writer's, decoded as it is taken), TLB_INVALIDATE (`pid`, `vpn`; `vpn_fits`: no bits
 //! beyond `VPN_BITS`, else it can match nothing), FREE_PAGE (`pfn`), KEY_WRITE (`pid`, `key`),
-//! ROUTE_KEY (`key`, `secret1`), RING_RELEASE (`pid`; its member as it is taken, `take_member`), KV_CONFIG (`pid`, `kv_status`, `kv_base`, `kv_buckets`,
+//! ROUTE_KEY (`key`, `secret1`), RING_SHARE (`share`), RING_RELEASE (`pid`; its member as it is taken, `take_member`), KV_CONFIG (`pid`, `kv_status`, `kv_base`, `kv_buckets`,
 //! `kv_records`) and REPLY (`route`, `header`, its `reply_status` and `reply_flags`: the
 //! RESPONSE bit). The body's words are shared by the kinds as `proto::ring` lays them out.
 //! A PTE_WRITE's body is also given as the descriptor is taken (`take_*`: the PTE writer
@@ -25,7 +25,8 @@ use rust_hdl::prelude::*;
 // bytes; its status @42 = 336, flags @43 = 344, FLAG_RESPONSE bit 0); the body's fields
 // (`proto::ring::desc::body`) where the kernels below select them: pid and bucket @88 (704),
 // client and KV status @90 (720), key, vpn, base and slot @96 (768), pfn, buckets and the PTE
-// @104 (832), records and the PTE's frame word @112 (896); ROUTE_KEY's secret @96 and @104. A field proto moves breaks the build.
+// @104 (832), records and the PTE's frame word @112 (896); ROUTE_KEY's secret @96 and @104;
+// RING_SHARE's share @88 (704). A field proto moves breaks the build.
 const _: () = assert!(
     DESC_BYTES == 128
         && desc::KIND == 0
@@ -38,6 +39,7 @@ const _: () = assert!(
         && FLAG_RESPONSE == 1
         && bit_of(body::PID.start) == 704
         && body::PID.end - body::PID.start == 2
+        && bit_of(body::SHARE) == 704
         && bit_of(body::BUCKET.start) == 704
         && body::BUCKET.end - body::BUCKET.start == 8
         && bit_of(body::CLIENT.start) == 720
@@ -83,6 +85,8 @@ pub struct SlowPathDesc {
     pub key: Signal<Out, Bits<64>>,
     /// ROUTE_KEY's second word.
     pub secret1: Signal<Out, Bits<64>>,
+    /// RING_SHARE's share.
+    pub share: Signal<Out, Bits<8>>,
     /// FREE_PAGE's frame number.
     pub pfn: Signal<Out, Bits<40>>,
     /// The KV_CONFIG store, for the extend port (`Extend::cfg`, joined in the top).
@@ -118,6 +122,7 @@ pub struct SlowPathDesc {
     kind_ring_release: Kind<{ kind::RING_RELEASE as u64 }>,
     kind_kv_config: Kind<{ kind::KV_CONFIG as u64 }>,
     kind_route_key: Kind<{ kind::ROUTE_KEY as u64 }>,
+    kind_ring_share: Kind<{ kind::RING_SHARE as u64 }>,
 }
 
 impl Logic for SlowPathDesc {
@@ -134,11 +139,13 @@ impl Logic for SlowPathDesc {
         self.kind.key_write.next = self.k.val() == self.kind_key_write.val();
         self.kind.ring_release.next = self.k.val() == self.kind_ring_release.val();
         self.kind.route_key.next = self.k.val() == self.kind_route_key.val();
+        self.kind.ring_share.next = self.k.val() == self.kind_ring_share.val();
         self.kind.kv_config.next = self.k.val() == self.kind_kv_config.val();
         self.kind.reply.next = self.k.val() == self.kind_reply.val();
         self.kind.pid.next = self.held.q.val().get_bits::<16>(704);
         self.key.next = self.held.q.val().get_bits::<64>(768);
         self.secret1.next = self.held.q.val().get_bits::<64>(832);
+        self.share.next = self.held.q.val().get_bits::<8>(704);
         self.kind.vpn.next = self.held.q.val().get_bits::<36>(768);
         self.kind.vpn_fits.next = self.held.q.val().get_bits::<28>(804) == 0;
         self.pfn.next = self.held.q.val().get_bits::<40>(832);

@@ -10,9 +10,9 @@
 //!   no page and nothing happens).
 //! * FREE_PAGE: the frame goes to the page-fault unit's free list (`free_page`, unless the list
 //!   is full: `fp_full`).
-//! * KEY_WRITE, KV_CONFIG, RING_RELEASE, ROUTE_KEY: one pulse each to the key table
-//!   (`key_write`), the extend path (`kv_config`), the sync unit (`ring_release`) and the route
-//!   check (`route_key`).
+//! * KEY_WRITE, KV_CONFIG, RING_RELEASE, ROUTE_KEY, RING_SHARE: one pulse each to the key
+//!   table (`key_write`), the extend path (`kv_config`), the sync unit (`ring_release`), the
+//!   route check (`route_key`) and the sync unit's share (`ring_share`).
 //! * REPLY: `reply` (the executor sends its header as a payload-less response).
 //!
 //! The TLB update is registered (`up_*`, valid the cycle after `act` for one cycle): the
@@ -52,6 +52,8 @@ pub struct SlowPathTx {
     pub ring_release: Signal<Out, Bit>,
     /// A ROUTE_KEY goes to the route check (one-cycle pulse).
     pub route_key: Signal<Out, Bit>,
+    /// A RING_SHARE goes to the sync unit (one-cycle pulse).
+    pub ring_share: Signal<Out, Bit>,
     /// A REPLY: the executor sends its header as a payload-less response (one-cycle pulse).
     pub reply: Signal<Out, Bit>,
     /// The TLB update, the cycle after `act`: insert or invalidate (`up_inval`) the entry.
@@ -90,6 +92,7 @@ impl Logic for SlowPathTx {
         self.kv_config.next = false;
         self.ring_release.next = false;
         self.route_key.next = false;
+        self.ring_share.next = false;
         self.reply.next = false;
         if self.act.val() {
             if self.desc.pte_write.val() {
@@ -120,6 +123,8 @@ impl Logic for SlowPathTx {
                 self.ring_release.next = true;
             } else if self.desc.route_key.val() {
                 self.route_key.next = true;
+            } else if self.desc.ring_share.val() {
+                self.ring_share.next = true;
             } else if self.desc.reply.val() {
                 self.reply.next = true;
             }

@@ -206,6 +206,8 @@ impl Logic for FastpathTop {
         // RING_RELEASE: every entry of the member in `ring_key` (since the descriptor was
         // taken) is acknowledged.
         self.sync.rel_valid.next = self.sptx.ring_release.val();
+        self.sync.share_set.next = self.sptx.ring_share.val();
+        self.sync.share_in.next = self.spd.share.val();
         // ---- The extend path (`Extend`): the request from the header, to the unit that starts
         // (Dispatch, below); the executor's side of its port (`OffloadService`): the unit's
         // accesses and answer while the executor serves it (`Offload`), the endings of its
@@ -229,9 +231,11 @@ impl Logic for FastpathTop {
         self.ext.mem_data.next = self.m_axi_rdata.val();
         self.xs.ring_hit.next = self.sync.port.hit.val();
         self.xs.ring_full.next = self.sync.port.full.val();
-        // Clio-KV's idempotence-ring verdict (the lookup a cycle before, in `Offload`).
+        self.xs.ring_quota.next = self.sync.port.quota.val();
+        // Clio-KV's idempotence-ring verdict (the lookup two cycles before, in `Offload`).
         self.ext.once_hit.next = self.sync.port.hit.val();
         self.ext.once_full.next = self.sync.port.full.val();
+        self.ext.once_quota.next = self.sync.port.quota.val();
         self.ext.once_status.next = self.sync.port.status.val();
         self.ext.once_value.next = self.sync.port.value.val();
         // KV_CONFIG's body: pid @88 (704), status @90 (720), base @96 (768), buckets @104

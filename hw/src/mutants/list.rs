@@ -452,8 +452,28 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "exactly once: the slot at the write pointer still holds an unacknowledged result, so the request is RETRY_LATER; here it is overwritten",
         edits: &[Edit {
             module: "fastpath_top$sync",
-            find: "full_q$d = busy$q[wp$q];",
+            find: "full_q$d = busy$q[wp$q] & ~at_share;",
             replace: "full_q$d = 1'b0;",
+        }],
+    },
+    Mutant {
+        name: "ring_share_unbounded",
+        rule: Rule::RingShareQuota,
+        breaks: "isolation: a member holding its share of the ring, all unacknowledged, is QUOTA_EXCEEDED; here it executes, its record overwriting a slot of the ring",
+        edits: &[Edit {
+            module: "fastpath_top$sync",
+            find: "quota_q$d = at_share & ~|(o_own$q & ~busy$q);",
+            replace: "quota_q$d = 1'b0;",
+        }],
+    },
+    Mutant {
+        name: "ring_share_evicts_others",
+        rule: Rule::RingShareOwnSlots,
+        breaks: "isolation: a member at its share of the ring records over its own oldest acknowledged result; here it records at the write pointer, over whatever result is there, another member's included",
+        edits: &[Edit {
+            module: "fastpath_top$sync",
+            find: "rec_at = victim_q$q;",
+            replace: "rec_at = wp$q;",
         }],
     },
     Mutant {

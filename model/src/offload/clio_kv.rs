@@ -167,8 +167,12 @@ pub fn answer_of(mem: &mut impl OffloadMemory, d: Decided) -> Result<OffloadAnsw
 pub enum Once {
     /// A retry of an executed put or delete: its recorded status and `arg0`, nothing run.
     Replayed(Status, u64),
-    /// The slot at the ring's write pointer is unacknowledged: RETRY_LATER, nothing run.
+    /// The slot at the ring's write pointer is unacknowledged (or another member's while the
+    /// caller is at its share): RETRY_LATER, nothing run.
     RingFull,
+    /// The caller holds its share of the ring, all unacknowledged: QUOTA_EXCEEDED
+    /// (`Quota::RingShare`), nothing run.
+    OverShare,
     /// Run ([`decide`]); a put's or delete's answer was recorded, errors included (value 0).
     Ran(Result<Decided, Status>),
 }
@@ -194,6 +198,7 @@ pub fn decide_once(
         match sync.check(owner, client, req_id) {
             RingCheck::Cached(s, v) => return Once::Replayed(s, v),
             RingCheck::Full => return Once::RingFull,
+            RingCheck::OverShare => return Once::OverShare,
             RingCheck::Execute => {}
         }
     }

@@ -36,7 +36,9 @@ impl Stream {
     /// off alignment; a FetchAdd whose carry crosses bit 32 and a CompareAndSwap whose
     /// expected value differs from the word only above bit 31 (each read back); two RASes
     /// sending a ring-recorded request with the same client and request id (neither may be
-    /// answered with the other's result); an Append to a log 4 bytes off alignment; pointer
+    /// answered with the other's result); an Append to a log 4 bytes off alignment and one
+    /// whose payload is not its total_len; a member's share of the idempotence ring
+    /// (`ring_share_corners`); pointer
     /// chases whose key or next offset is 4 bytes off alignment, and one carrying a payload;
     /// reads at the amplification bound (`route_corners`); Clio-KV gets with keys of 0
     /// and `MAX_KEY` + 1 bytes, and puts until the store is full.
@@ -151,26 +153,25 @@ impl Stream {
             got.push(self.corner(node, slot, 0, name, h.to_packet(&[]), out));
             self.ack(node, slot, 0, shared, out);
         }
-        // An append to a log 4 bytes off alignment (its tail word zeroed first).
+        // An append to a log 4 bytes off alignment (its tail word zeroed first), and one whose
+        // total_len says 16 bytes and whose payload carries 8.
         let log = (va + self.page) & !7;
         self.write_small(node, 0, 0, log, &[0; 8], out);
-        let id = self.id();
-        let h = Header {
-            pkt_index: 0,
-            pkt_count: 1,
-            total_len: 8,
-            arg0: 1024,
-            ..self.req(0, 0, Opcode::Append, id, log | 4)
-        };
-        got.push(self.corner(
-            node,
-            0,
-            0,
-            "append to a log 4 bytes off alignment",
-            h.to_packet(&[9; 8]),
-            out,
-        ));
-        self.ack(node, 0, 0, id, out);
+        for (name, at, len) in [
+            ("append to a log 4 bytes off alignment", log | 4, 8u32),
+            ("append whose payload is not its total_len", log, 16),
+        ] {
+            let id = self.id();
+            let h = Header {
+                pkt_index: 0,
+                pkt_count: 1,
+                total_len: len,
+                arg0: 1024,
+                ..self.req(0, 0, Opcode::Append, id, at)
+            };
+            got.push(self.corner(node, 0, 0, name, h.to_packet(&[9; 8]), out));
+            self.ack(node, 0, 0, id, out);
+        }
         // A log's capacity: a log of exactly two records (13 and 16 bytes of payload, 24
         // bytes each in the log), the second filling it to its last byte, then one more.
         let log = log + 512;
@@ -194,6 +195,7 @@ impl Stream {
             self.ack(node, 0, 0, id, out);
         }
         self.chase_layout_corners(node, va, &mut got, out);
+        self.ring_share_corners(node, (shared, word), &mut got, out);
         self.route_corners(node, va, &mut got, out);
         self.kv_corners(node, &mut got, out);
         self.pid_reuse_corner(node, &mut got, out);
@@ -310,6 +312,93 @@ impl Stream {
             let r = from.unwrap_or_else(|| route(0, 0));
             got.push(self.corner_from(node, r, name, pkt, out));
         }
+    }
+
+    /// A member's share of the idempotence ring (`Quota::RingShare`, the conformance node's
+    /// default share): process 1's first member records its whole share of FetchAdds and
+    /// acknowledges none, so its next one is refused QUOTA_EXCEEDED; with its oldest result
+    /// acknowledged the next executes over that result, the write pointer passing over the
+    /// other members' results between. With all acknowledged it records a share more, over
+    /// its own results in turn; then process 0's FetchAdd recorded at the start of the
+    /// corners (`shared`, whose slot those records passed over) comes again and must still be
+    /// answered from the ring. Every result is acknowledged after, so the stream's random
+    /// steps find the ring as before.
+    fn ring_share_corners(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        shared: (u32, u64),
+        got: &mut Vec<Corner>,
+        out: &mut Vec<Outgoing>,
+    ) {
+        let share = usize::from(clio_proto::quota::DEFAULT_RING_SHARE);
+        let (va, _, _) = *self.procs[1]
+            .regions
+            .iter()
+            .find(|r| r.2 & PERM_WRITE != 0)
+            .expect("a writable region");
+        let word = (va & !7) + 8;
+        let faa = |s: &mut Stream, id: u32| {
+            Header {
+                arg0: 1,
+                ..s.req(1, 0, Opcode::FetchAdd, id, word)
+            }
+            .to_packet(&[])
+        };
+        let mut ids: Vec<u32> = (0..share).map(|_| self.id()).collect();
+        for &id in &ids {
+            // (Sent again while a slot of another member's unacknowledged result turns it
+            // away, as CLib would.)
+            let pkt = faa(self, id);
+            for _ in 0..clio_proto::consts::IDEMPOTENCE_RING_ENTRIES {
+                let a = self.send(node, 1, pkt.clone(), out);
+                if a.first().map(|h| h.status) != Some(Status::RetryLater) {
+                    break;
+                }
+            }
+        }
+        let id = self.id();
+        let pkt = faa(self, id);
+        got.push(self.corner(
+            node,
+            1,
+            0,
+            "ring request of a member holding its share, none acknowledged",
+            pkt.clone(),
+            out,
+        ));
+        self.ack(node, 1, 0, ids[0], out);
+        got.push(self.corner(
+            node,
+            1,
+            0,
+            "ring request of a member at its share, over its own oldest result",
+            pkt,
+            out,
+        ));
+        ids.push(id);
+        for &i in &ids {
+            self.ack(node, 1, 0, i, out);
+        }
+        for _ in 0..share {
+            let id = self.id();
+            let pkt = faa(self, id);
+            self.send(node, 1, pkt, out);
+            self.ack(node, 1, 0, id, out);
+        }
+        let (id, at) = shared;
+        let h = Header {
+            arg0: 5,
+            ..self.req(0, 0, Opcode::FetchAdd, id, at)
+        };
+        got.push(self.corner(
+            node,
+            0,
+            0,
+            "ring request again after a member at its share recorded past its result",
+            h.to_packet(&[]),
+            out,
+        ));
+        got.push(self.read_back(node, at, "word after the replayed ring request", out));
     }
 
     /// A pid's next owner: the last process's RAS leaves a ring-recorded FetchAdd
@@ -519,7 +608,15 @@ impl Stream {
         (h.pid, h.key, h.client, h.cookie) = (c.pid, c.key, c.client, c.cookie);
         h.payload_len = body.len() as u16;
         h.total_len = body.len() as u32;
-        let corner = self.corner(node, slot, 0, name, h.to_packet(&body), out);
+        // Sent again while a slot of another member's unacknowledged result turns it away
+        // (RETRY_LATER, the write pointer moving on), as CLib would.
+        let mut corner = self.corner(node, slot, 0, name, h.to_packet(&body), out);
+        for _ in 0..clio_proto::consts::IDEMPOTENCE_RING_ENTRIES {
+            if corner.status != Some(Status::RetryLater) {
+                break;
+            }
+            corner = self.corner(node, slot, 0, name, h.to_packet(&body), out);
+        }
         if op.needs_cn_ack() && corner.status == Some(Status::Ok) {
             self.ack(node, slot, 0, id, out);
         }
@@ -607,6 +704,10 @@ mod tests {
     use crate::conformance::conformance_config;
     use crate::CBoard;
 
+    /// The corners' word after the carrying FetchAdd (2^32) and process 0's FetchAdd of 5
+    /// (`shared`), which its replay must not add again.
+    const WORD_AFTER_SHARED: u64 = 0x1_0000_0005;
+
     #[test]
     fn every_corner_is_reached_with_the_answer_the_spec_gives() {
         let mut node = CBoard::new(&conformance_config(64 << 20)).expect("model node");
@@ -657,6 +758,11 @@ mod tests {
                 Status::BadRequest,
                 None,
             ),
+            (
+                "append whose payload is not its total_len",
+                Status::BadRequest,
+                None,
+            ),
             ("append of the log's first record", Status::Ok, None),
             (
                 "append filling the log to exactly its capacity",
@@ -680,6 +786,26 @@ mod tests {
                 None,
             ),
             ("chase carrying a payload", Status::BadRequest, None),
+            (
+                "ring request of a member holding its share, none acknowledged",
+                Status::QuotaExceeded,
+                None,
+            ),
+            (
+                "ring request of a member at its share, over its own oldest result",
+                Status::Ok,
+                None,
+            ),
+            (
+                "ring request again after a member at its share recorded past its result",
+                Status::Ok,
+                None,
+            ),
+            (
+                "word after the replayed ring request",
+                Status::Ok,
+                Some(WORD_AFTER_SHARED),
+            ),
             (
                 "read of 65 bytes without a route cookie",
                 Status::RouteUnverified,

@@ -87,6 +87,9 @@ pub struct Counters {
     pub idempotent_replays: u64,
     /// Non-idempotent requests refused because the ring was full.
     pub idempotence_ring_full: u64,
+    /// Ring-recorded requests refused QUOTA_EXCEEDED: their member held its share of the
+    /// ring, none of it acknowledged.
+    pub idempotence_ring_over_share: u64,
     /// Malformed descriptors from the slow path.
     pub bad_descriptors: u64,
     /// RING_RELEASE descriptors applied (a member left or its lease ended).
@@ -365,6 +368,7 @@ impl CBoard {
         c.atomics = self.sync.executed;
         c.idempotent_replays = self.sync.replays;
         c.idempotence_ring_full = self.sync.full;
+        c.idempotence_ring_over_share = self.sync.over_share;
         c.dram_read_bytes = self.dram.read_bytes;
         c.dram_write_bytes = self.dram.write_bytes;
         c
@@ -737,6 +741,7 @@ impl CBoard {
                     Ok(Descriptor::RouteKey { secret }) => {
                         self.routes.set_secret(RouteSecret(secret))
                     }
+                    Ok(Descriptor::RingShare { share }) => self.sync.set_share(share),
                     Ok(_) | Err(_) => self.c.bad_descriptors += 1,
                 }
             }

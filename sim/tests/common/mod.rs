@@ -48,7 +48,12 @@ pub fn node_with(dram_bytes: u64, lease: std::time::Duration) -> CBoard {
 /// tenant fill the node's memory and pid table (the quotas have tests of their own:
 /// `arm-slowpath/tests/isolation.rs`, `tests/isolation.rs`).
 pub fn node() -> CBoard {
-    CBoard::new(&BoardConfig {
+    CBoard::new(&node_config()).unwrap()
+}
+
+/// The configuration of [`node`].
+pub fn node_config() -> BoardConfig {
+    BoardConfig {
         dram_bytes: 64 << 20,
         page_shift: PAGE_SHIFT,
         memory_file: None,
@@ -57,8 +62,7 @@ pub fn node() -> CBoard {
         offloads: clio_sim::Offloads::None,
         limits: clio_sim::Limits::unlimited(),
         ..BoardConfig::default()
-    })
-    .unwrap()
+    }
 }
 
 impl Wire {

@@ -469,6 +469,9 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.settle();
     assert!(b.uut.ring.lookup.val());
     b.tick();
+    // The ring's verdict is registered the cycle after the lookup (`RING_VERDICT_LATENCY`).
+    assert_eq!(b.uut.state(), State::SyncWait);
+    b.tick();
     b.uut.ring.hit.next = true;
     b.uut.ring.status.next = (Status::Ok as u64).to_bits();
     b.uut.ring.value.next = 0x1234.into();
@@ -483,8 +486,25 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     expect_only_response(&mut b, Status::Ok);
     b.tick();
     b.settle();
+    // Over its share: QUOTA_EXCEEDED, before a full slot, and nothing moves.
+    offer(&mut b, Opcode::FetchAdd, 0, va & 63);
+    b.tick();
+    b.tick();
+    b.uut.ring.quota.next = true;
+    b.uut.ring.full.next = true;
+    b.settle();
+    assert!(!b.uut.ring.skip.val() && !b.uut.tr.start.val());
+    b.tick();
+    b.uut.ring.quota.next = false;
+    b.uut.ring.full.next = false;
+    b.settle();
+    assert!(!b.uut.rsp.arg0_on.val());
+    expect_only_response(&mut b, Status::QuotaExceeded);
+    b.tick();
+    b.settle();
     // Ring full: RETRY_LATER, and the write pointer skips the slot.
     offer(&mut b, Opcode::FetchAdd, 0, va & 63);
+    b.tick();
     b.tick();
     b.uut.ring.full.next = true;
     b.settle();
@@ -497,6 +517,7 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.settle();
     // Executed: translate, read the word (after the atomic's ordering rule), ALU, write back.
     offer(&mut b, Opcode::FetchAdd, 0, va & 63);
+    b.tick();
     b.tick();
     b.settle();
     assert!(b.uut.tr.start.val());

@@ -223,7 +223,7 @@ impl Logic for Executor {
                 }
                 if self.dsp.to_sync_check.val() {
                     self.ring.lookup.next = true;
-                    self.state.d.next = State::SyncCheck;
+                    self.state.d.next = State::SyncWait;
                 }
                 if self.dsp.fence_wait.val() | self.dsp.route_wait.val() {
                     // A FENCE waits for every earlier write's B response; a request that needs
@@ -278,6 +278,10 @@ impl Logic for Executor {
                     }
                 }
             }
+            State::SyncWait => {
+                // The ring's verdict is registered from the held lookup this cycle.
+                self.state.d.next = State::SyncCheck;
+            }
             State::SyncCheck => {
                 self.rs_use_arg0.d.next = true;
                 self.rs_status.d.next = self.ring.status.val();
@@ -285,6 +289,12 @@ impl Logic for Executor {
                 // (A replayed Append's `arg1` is the new tail it recorded.)
                 self.rs_arg1.d.next = self.ring.arg1.val();
                 if self.once.q.val() & self.ring.hit.val() {
+                    self.state.d.next = State::Resp;
+                } else if self.once.q.val() & self.ring.quota.val() {
+                    // The member holds its share of the ring, none of it acknowledged:
+                    // refused, nothing moves (`Quota::RingShare`).
+                    self.rs_use_arg0.d.next = false;
+                    self.rs_status.d.next = self.st_quota_exceeded.val();
                     self.state.d.next = State::Resp;
                 } else if self.once.q.val() & self.ring.full.val() {
                     // The slot at the write pointer is unacknowledged: retry later, and the

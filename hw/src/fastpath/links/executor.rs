@@ -275,7 +275,7 @@ pub struct AppendPlaced {
 #[derive(LogicInterface, Default)]
 #[join = "RingPort"]
 pub struct RingUse {
-    /// Look the key up (result next cycle).
+    /// Look the key up (result next cycle, verdict the cycle after).
     pub lookup: Signal<Out, Bit>,
     /// Mark the key's entry acknowledged (CN_ACK).
     pub ack: Signal<Out, Bit>,
@@ -291,9 +291,12 @@ pub struct RingUse {
     pub rec_arg1: Signal<Out, Bits<64>>,
     /// The key is in the ring (lookup result).
     pub hit: Signal<In, Bit>,
-    /// The slot at the write pointer is unacknowledged: a new request must not execute. The
-    /// ring as it was the cycle before (registered every cycle), valid with a lookup's result.
+    /// The slot at the write pointer is unacknowledged, or the member is at its share and the
+    /// slot is not its own: a new request must not execute. Valid from the second cycle after
+    /// the lookup.
     pub full: Signal<In, Bit>,
+    /// The member holds its share of the ring, none of it acknowledged (with `full`).
+    pub quota: Signal<In, Bit>,
     /// Its recorded status (lookup result).
     pub status: Signal<In, Bits<8>>,
     /// Its recorded result (lookup result).
@@ -323,9 +326,13 @@ pub struct RingPort {
     pub rec_arg1: Signal<In, Bits<64>>,
     /// The key is in the ring (lookup result).
     pub hit: Signal<Out, Bit>,
-    /// The slot at the write pointer is unacknowledged: a new request must not execute. The
-    /// ring as it was the cycle before (registered every cycle), valid with a lookup's result.
+    /// The slot at the write pointer is unacknowledged, or the member is at its share and the
+    /// slot is not its own: a new request must not execute (RETRY_LATER, skip). Valid from
+    /// the second cycle after the lookup (`sync_unit::RING_VERDICT_LATENCY`).
     pub full: Signal<Out, Bit>,
+    /// The member holds its share of the ring, none of it acknowledged: QUOTA_EXCEEDED.
+    /// Valid with `full`.
+    pub quota: Signal<Out, Bit>,
     /// Its recorded status (lookup result).
     pub status: Signal<Out, Bits<8>>,
     /// Its recorded result (lookup result).

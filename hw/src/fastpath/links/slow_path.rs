@@ -25,6 +25,8 @@ pub struct DescKindIn {
     pub ring_release: Signal<In, Bit>,
     /// The taken descriptor is a ROUTE_KEY.
     pub route_key: Signal<In, Bit>,
+    /// The taken descriptor is a RING_SHARE.
+    pub ring_share: Signal<In, Bit>,
     /// The taken descriptor is a REPLY.
     pub reply: Signal<In, Bit>,
     /// Its fields (module doc).
@@ -54,6 +56,8 @@ pub struct DescKind {
     pub ring_release: Signal<Out, Bit>,
     /// The taken descriptor is a ROUTE_KEY.
     pub route_key: Signal<Out, Bit>,
+    /// The taken descriptor is a RING_SHARE.
+    pub ring_share: Signal<Out, Bit>,
     /// The taken descriptor is a REPLY.
     pub reply: Signal<Out, Bit>,
     /// Its fields (module doc).

@@ -290,7 +290,7 @@ fn the_ring_is_asked_once_per_request() {
     let mut r = Rng(0x21A6);
     let mut b = bench();
     for i in 0..500 {
-        let (hit, full) = (r.below(2) == 0, r.below(2) == 0);
+        let (hit, full, quota) = (r.below(2) == 0, r.below(2) == 0, r.below(4) == 0);
         b.uut.unit.once_valid.next = true;
         b.settle();
         assert!(
@@ -298,15 +298,24 @@ fn the_ring_is_asked_once_per_request() {
             "#{i}"
         );
         b.tick();
+        b.settle();
+        // The sync unit registers its verdict: no verdict yet, no second lookup.
+        assert!(
+            !b.uut.unit.once_done.val() && !b.uut.exec.ring_lookup.val(),
+            "#{i}"
+        );
+        b.tick();
         b.uut.ring_hit.next = hit;
         b.uut.ring_full.next = full;
+        b.uut.ring_quota.next = quota;
         b.settle();
-        // The verdict: the unit's now, the lookup not made again while it is.
+        // The verdict: the unit's now, the lookup not made again while it is; a refusal for
+        // the share moves nothing.
         assert!(
             b.uut.unit.once_done.val() && !b.uut.exec.ring_lookup.val(),
             "#{i}"
         );
-        assert_eq!(b.uut.exec.ring_skip.val(), full && !hit, "#{i}");
+        assert_eq!(b.uut.exec.ring_skip.val(), full && !hit && !quota, "#{i}");
         b.uut.unit.once_valid.next = false;
         b.tick();
         b.settle();

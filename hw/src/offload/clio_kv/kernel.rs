@@ -396,6 +396,11 @@ impl Logic for ClioKv {
                         self.a_arg0.d.next = self.kv_port.once_value.val();
                         self.a_replay.d.next = true;
                         self.state.d.next = KvState::Drain;
+                    } else if self.kv_port.once_quota.val() {
+                        // The caller holds its share of the ring: refused like any error
+                        // (the request's header with the status), nothing recorded.
+                        self.fail.next = true;
+                        self.fail_status.next = self.st_quota_exceeded.val();
                     } else if self.kv_port.once_full.val() {
                         self.a_status.d.next = self.st_retry_later.val();
                         self.a_arg0.d.next = 0.into();

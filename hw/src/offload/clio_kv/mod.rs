@@ -475,6 +475,7 @@ pub struct ClioKv {
     st_oom: Spec<8, { Status::OutOfMemory as u64 }>,
     st_unsupported: Spec<8, { Status::Unsupported as u64 }>,
     st_retry_later: Spec<8, { Status::RetryLater as u64 }>,
+    st_quota_exceeded: Spec<8, { Status::QuotaExceeded as u64 }>,
     op_get: Spec<8, { Opcode::KvGet as u64 }>,
     op_put: Spec<8, { Opcode::KvPut as u64 }>,
     op_delete: Spec<8, { Opcode::KvDelete as u64 }>,

@@ -200,6 +200,7 @@ pub fn serve_once(
     match clio_kv::decide_once(m, l, ring, r.op, r.pid, client, req, q, cov) {
         Once::Replayed(s, v) => answer(s as u8, v, None, true),
         Once::RingFull => answer(Status::RetryLater as u8, 0, None, true),
+        Once::OverShare => answer(Status::QuotaExceeded as u8, 0, None, false),
         Once::Ran(Ok(d)) => answer(0, d.arg0, d.value_at, false),
         Once::Ran(Err(s)) => answer(s as u8, 0, None, false),
     }

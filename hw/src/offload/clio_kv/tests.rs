@@ -128,6 +128,7 @@ fn run_ring(
         u.kv_port.once_done.next = false;
         u.kv_port.once_hit.next = false;
         u.kv_port.once_full.next = false;
+        u.kv_port.once_quota.next = false;
         u.kv_port.once_status.next = 0xEE_u64.to_bits();
         u.kv_port.once_value.next = 0xEEEE_u64.to_bits();
         if let Some((at, v)) = verdict {
@@ -141,6 +142,10 @@ fn run_ring(
                         u.kv_port.once_value.next = x.to_bits();
                     }
                     Verdict::Full => u.kv_port.once_full.next = true,
+                    Verdict::OverShare => {
+                        u.kv_port.once_quota.next = true;
+                        u.kv_port.once_full.next = b.cycle % 2 == 0; // ignored after quota
+                    }
                     Verdict::Execute => {}
                 }
             }

@@ -53,6 +53,7 @@ impl CBoard {
                 RingCheck::Full => {
                     return self.respond(out, route, h.response_to(Status::RetryLater), &[])
                 }
+                RingCheck::OverShare => return self.over_share(out, route, h),
                 RingCheck::Execute => {}
             }
         }

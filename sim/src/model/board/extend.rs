@@ -222,10 +222,18 @@ impl CBoard {
             Once::RingFull => {
                 return self.respond(out, route, h.response_to(Status::RetryLater), &[]);
             }
+            Once::OverShare => return self.over_share(out, route, h),
             Once::Ran(d) => d.and_then(|d| clio_kv::answer_of(&mut mem, d)),
         };
         self.rules.cov.add(&cov);
         self.offload_answer(out, route, h, answer);
+    }
+
+    /// A ring-recorded request of a member holding its share of the ring, all of it
+    /// unacknowledged: QUOTA_EXCEEDED, the request's header as any refusal of the fast path
+    /// (`proto::quota::Quota::of_answer` names the share from the opcode), nothing executed.
+    pub(super) fn over_share(&mut self, out: &mut Vec<Outgoing>, route: &Route, h: &Header) {
+        self.respond(out, route, h.response_to(Status::QuotaExceeded), &[]);
     }
 
     /// A retry answered from the idempotence ring: the first answer again. An OK put or delete
@@ -243,7 +251,8 @@ impl CBoard {
     }
 
     /// The idempotence ring's verdict on a KV write: a retry is answered from it, a full
-    /// ring answers RETRY_LATER (both: true, answered); false = execute it.
+    /// ring answers RETRY_LATER, a member over its share QUOTA_EXCEEDED (all: true,
+    /// answered); false = execute it.
     fn answered_from_ring(&mut self, route: &Route, h: &Header, out: &mut Vec<Outgoing>) -> bool {
         match self.sync.check(h.pid, h.client, h.req_id) {
             RingCheck::Cached(s, v) => {
@@ -252,6 +261,10 @@ impl CBoard {
             }
             RingCheck::Full => {
                 self.respond(out, route, h.response_to(Status::RetryLater), &[]);
+                true
+            }
+            RingCheck::OverShare => {
+                self.over_share(out, route, h);
                 true
             }
             RingCheck::Execute => false,

@@ -101,9 +101,51 @@ fn retries_are_answered_from_the_ring_and_change_nothing() {
     // The ring is full now (10, 11 acked and overwritten by 13, 14; 12 was a get): slots
     // 0 and 1 hold 13 and 14 unacknowledged, 2 and 3 the acked 10 and 11.
     // Random traffic.
+    random_traffic(
+        &mut o,
+        0x9E37_79B9_7F4A_7C15,
+        false,
+        &[
+            "full",
+            "replay",
+            "executed",
+            "out of memory",
+            "replayed out of memory",
+        ],
+    );
+}
+
+/// The same random traffic with a share of 2 entries per member in an 8-slot ring: a member
+/// holding two unacknowledged results is refused QUOTA_EXCEEDED (not a replay, nothing
+/// executed or recorded), and one at its share is turned away (RETRY_LATER) until the write
+/// pointer reaches its own acknowledged result; unit and reference agree on every ring slot.
+#[test]
+fn a_caller_at_its_share_of_the_ring_is_refused_or_waits_for_its_own_slot() {
+    let dut = Region::formatted(&SMALL);
+    let mut o = Once {
+        b: unit(&SMALL, 0),
+        want: dut.clone(),
+        dut,
+        ring_dut: Ring::with_entries(8),
+        ring_ref: Ring::with_entries(8),
+    };
+    o.ring_dut.set_share(2);
+    o.ring_ref.set_share(2);
+    random_traffic(
+        &mut o,
+        0x2545_F491_4F6C_DD1D,
+        true,
+        &["over share", "full", "replay", "executed"],
+    );
+}
+
+/// Random puts, deletes and gets with retries and acks over two members with colliding
+/// request ids, acknowledging the entry at the write pointer (or with `ack_any` any entry);
+/// each answer kind in `want` must come at least twice.
+fn random_traffic(o: &mut Once, seed: u64, ack_any: bool, want: &[&str]) {
     let mut sent: Vec<(Req, u16, u32)> = vec![];
     let mut seen: HashMap<&str, usize> = HashMap::new();
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut x = seed;
     for i in 0..200u32 {
         x ^= x << 13;
         x ^= x >> 7;
@@ -111,8 +153,15 @@ fn retries_are_answered_from_the_ring_and_change_nothing() {
         let t = [FAST, DRAM][(x >> 60) as usize % 2];
         let recent = |n: usize| sent.len() - 1 - (x >> 8) as usize % sent.len().min(n);
         if x % 5 < 2 {
-            // CN_ACK of the entry at the write pointer (its client got the answer).
-            if let Some(e) = o.ring_ref.slots()[o.ring_ref.write_pointer()] {
+            // CN_ACK of the entry at the write pointer (its client got the answer), or with
+            // `ack_any` of any slot's.
+            let n = o.ring_ref.slots().len();
+            let at = if ack_any {
+                (x >> 40) as usize % n
+            } else {
+                o.ring_ref.write_pointer()
+            };
+            if let Some(e) = o.ring_ref.slots()[at] {
                 o.ack(e.pid, e.client, e.req_id);
             }
             continue;
@@ -143,6 +192,7 @@ fn retries_are_answered_from_the_ring_and_change_nothing() {
             (true, s) if s == Status::OutOfMemory as u8 => "replayed out of memory",
             (true, _) => "replay",
             (false, s) if s == Status::OutOfMemory as u8 => "out of memory",
+            (false, s) if s == Status::QuotaExceeded as u8 => "over share",
             _ => "executed",
         };
         *seen.entry(kind).or_default() += 1;
@@ -158,13 +208,7 @@ fn retries_are_answered_from_the_ring_and_change_nothing() {
         }
         sent.push((r, client, id));
     }
-    for k in [
-        "full",
-        "replay",
-        "executed",
-        "out of memory",
-        "replayed out of memory",
-    ] {
+    for k in want {
         assert!(seen.get(k).copied().unwrap_or(0) >= 2, "{k}: {seen:?}");
     }
 }
