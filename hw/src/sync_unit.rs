@@ -28,17 +28,20 @@
 //! lookup registers, beside its match vector, the member's entries (`o_own`, the member match
 //! that ack and release use) and their count in eight groups of eight slots (`grp`, four bits
 //! each: the CAM compare, then an eight-input sum). The cycle after (c+1) the eight counts are
-//! summed and compared with the share (`at_share`), and registered with the verdicts: `full`
-//! (below its share, the slot at the write pointer is unacknowledged) and `quota` (at its
-//! share, none of its entries acknowledged), and the member's acknowledged entries, all
-//! (`cand_q`) and those at or after the write pointer (`hi_q`). At c+2 the first of `hi_q`,
-//! else of `cand_q`, is picked (`pick_q`: the member's oldest acknowledged entry in ring order
-//! from the pointer), and at c+3 its index registered (`victim_q`: the lowest bit isolated by a
-//! carry, then the two-level OR encoder the lookup uses). A record of a member at its share
-//! goes to `victim_q` and the write pointer moves past it; any other record goes to the write
-//! pointer as before. So `full` and `quota` are valid from c+2
-//! ([`RING_VERDICT_LATENCY`]) and a record may come from c+4 on ([`RING_RECORD_LATENCY`]: the
-//! executor's and Clio-KV's records come many cycles later, after their memory accesses); the
+//! summed (`total_q`) and the member's acknowledged entries registered, all (`cand_q`) and
+//! those at or after the write pointer (`hi_q`). At c+2 the sum is compared with the share
+//! (`at_share`, registered too) and the verdicts registered: `full` (below its share, the slot
+//! at the write pointer is unacknowledged) and `quota` (at its share, none of its entries
+//! acknowledged); meanwhile the first of `hi_q`, else of `cand_q`, is picked (`pick`: the
+//! member's oldest acknowledged entry in ring order from the pointer), per eight slots: whether
+//! any is set and the first set, registered (`gany_q`, `gfirst`); at c+3 the first group's
+//! first slot is registered (`victim_q`). (The sum and the compare in one cycle were 10 LUT
+//! levels, and a 64-bit lowest-bit isolate by a carry before the lookup's OR encoder 9, each
+//! deeper than anything else in the fast path.) A record of a member at its share goes to
+//! `victim_q` and the write pointer moves past it; any other record goes to the write pointer
+//! as before. So `full` and `quota` are valid from c+3 ([`RING_VERDICT_LATENCY`]) and a record
+//! may come from c+4 on ([`RING_RECORD_LATENCY`]: the executor's and Clio-KV's records come
+//! many cycles later, after their memory accesses); the
 //! lookup's results are held until the next lookup (no ack, release or record comes between
 //! a lookup and its request's record: the top serves one request at a time).
 //!
@@ -49,7 +52,7 @@
 //!
 //! Timing: present `k_pid/k_client/k_req` with `port.lookup` in cycle c; `port.hit`,
 //! `port.value` and `port.arg1` are valid from cycle c+1 ([`RING_LATENCY`]), `port.full` and
-//! `port.quota` from cycle c+2 ([`RING_VERDICT_LATENCY`]), all held until the next lookup:
+//! `port.quota` from cycle c+3 ([`RING_VERDICT_LATENCY`]), all held until the next lookup:
 //! `hit` is the ring as it was in cycle c (registered), the answer is read from cycle c+1, so
 //! a record in cycle c into the slot the lookup matched would show through. The top never changes the ring in a
 //! cycle it looks up (its lookups are in Dispatch and an offload's first cycles, its records
@@ -73,7 +76,7 @@ const _: () = assert!(clio_proto::ring::RING_PURGE_ALL == PURGE_ALL);
 /// Cycles from a lookup to its result (`hit`, the answer).
 pub const RING_LATENCY: usize = 1;
 /// Cycles from a lookup to its verdict (`full`, `quota`).
-pub const RING_VERDICT_LATENCY: usize = 2;
+pub const RING_VERDICT_LATENCY: usize = 3;
 /// Cycles from a lookup to the first cycle its record may come (the slot of a member at its
 /// share is registered then).
 pub const RING_RECORD_LATENCY: usize = 4;
@@ -151,21 +154,25 @@ pub struct SyncUnit {
     /// Their count per eight slots, registered with `o_own`.
     grp: [DFF<Bits<4>>; 8],
     /// The member match with room to take four bits from each of its bits (the counts).
-    mm_pad: Signal<Local, Bits<72>>,
+    mm_pad: Signal<Local, Bits<67>>,
     one4: Constant<Bits<4>>,
-    /// The member holds its share (the sum of `grp` against `share`).
+    /// The member's entries: the sum of `grp`, registered.
+    total_q: DFF<Bits<8>>,
+    /// The member holds its share (`total_q` against `share`).
     at_share: Signal<Local, Bit>,
     /// `at_share`, registered (held until the next lookup): its record goes to `victim_q`.
     at_share_q: DFF<Bit>,
     /// The member's acknowledged entries (`cand_q`), those at or after the write pointer
-    /// (`hi_q`), the first of the latter else of the former (`pick_q`), its one-hot (`iso`) and
-    /// index (`victim_q`): the member's oldest acknowledged entry in ring order.
+    /// (`hi_q`), the first of the latter else of the former (`pick`) and the index of its
+    /// lowest set slot (`victim_q`): the member's oldest acknowledged entry in ring order.
     cand_q: DFF<Bits<64>>,
     hi_q: DFF<Bits<64>>,
-    pick_q: DFF<Bits<64>>,
-    iso: Signal<Local, Bits<64>>,
-    vpart: Gather<36>,
-    vidx: Gather<6>,
+    pick: Signal<Local, Bits<64>>,
+    /// Per eight slots of `pick`: whether any is set (`gany_q`) and the first set
+    /// (`gfirst`), registered; the first group's first slot is `victim_q`.
+    gany: Gather<8>,
+    gany_q: DFF<Bits<8>>,
+    gfirst: [DFF<Bits<3>>; 8],
     victim_q: DFF<Bits<6>>,
     /// Where a record goes: `victim_q` at the member's share, else the write pointer.
     rec_at: Signal<Local, Bits<6>>,
@@ -209,15 +216,16 @@ impl Default for SyncUnit {
             o_own: Default::default(),
             grp: core::array::from_fn(|_| Default::default()),
             at_share: Default::default(),
+            total_q: Default::default(),
             mm_pad: Default::default(),
             one4: Constant::new(1.into()),
             at_share_q: Default::default(),
             cand_q: Default::default(),
             hi_q: Default::default(),
-            pick_q: Default::default(),
-            iso: Default::default(),
-            vpart: Default::default(),
-            vidx: Default::default(),
+            pick: Default::default(),
+            gany: Default::default(),
+            gany_q: Default::default(),
+            gfirst: core::array::from_fn(|_| Default::default()),
             victim_q: Default::default(),
             rec_at: Default::default(),
             ones: Constant::new(u64::MAX.to_bits()),
@@ -256,7 +264,7 @@ impl Logic for SyncUnit {
     fn update(&mut self) {
         dff_setup!(
             self, clock, used, busy, wp, o_m, o_part, full_q, quota_q, share, o_own, purge_m,
-            at_share_q, cand_q, hi_q, pick_q, victim_q
+            at_share_q, cand_q, hi_q, gany_q, victim_q, total_q
         );
         for g in 0..8 {
             self.grp[g].clock.next = self.clock.val();
@@ -296,7 +304,7 @@ impl Logic for SyncUnit {
             self.o_part.d.next = self.part.out.val();
             self.o_own.d.next = self.mm.out.val();
         }
-        self.mm_pad.next = bit_cast::<72, 64>(self.mm.out.val());
+        self.mm_pad.next = bit_cast::<67, 64>(self.mm.out.val());
         for g in 0..8 {
             if self.port.lookup.val() {
                 self.grp[g].d.next = (self.mm_pad.val().get_bits::<4>(8 * g + 0) & self.one4.val())
@@ -320,37 +328,85 @@ impl Logic for SyncUnit {
         self.port.value.next = self.vals.read_data.val().get_bits::<64>(0);
         self.port.status.next = self.vals.read_data.val().get_bits::<8>(64);
         self.port.arg1.next = self.vals.read_data.val().get_bits::<64>(72);
-        // The verdicts (module doc), from the held lookup.
-        self.at_share.next = self.share.q.val().any()
-            & ((bit_cast::<8, 4>(self.grp[0].q.val())
-                + bit_cast::<8, 4>(self.grp[1].q.val())
-                + bit_cast::<8, 4>(self.grp[2].q.val())
-                + bit_cast::<8, 4>(self.grp[3].q.val())
-                + bit_cast::<8, 4>(self.grp[4].q.val())
-                + bit_cast::<8, 4>(self.grp[5].q.val())
-                + bit_cast::<8, 4>(self.grp[6].q.val())
-                + bit_cast::<8, 4>(self.grp[7].q.val()))
-                >= self.share.q.val());
+        // The verdicts (module doc), from the held lookup: the member's count summed at c+1,
+        // compared with the share at c+2 (when `cand_q` and `total_q` are the lookup's).
+        self.total_q.d.next = ((bit_cast::<8, 4>(self.grp[0].q.val())
+            + bit_cast::<8, 4>(self.grp[1].q.val()))
+            + (bit_cast::<8, 4>(self.grp[2].q.val()) + bit_cast::<8, 4>(self.grp[3].q.val())))
+            + ((bit_cast::<8, 4>(self.grp[4].q.val()) + bit_cast::<8, 4>(self.grp[5].q.val()))
+                + (bit_cast::<8, 4>(self.grp[6].q.val()) + bit_cast::<8, 4>(self.grp[7].q.val())));
+        self.at_share.next =
+            self.share.q.val().any() & (self.total_q.q.val() >= self.share.q.val());
         self.full_q.d.next =
             self.busy.q.val().get_bit(self.wp.q.val().index()) & !self.at_share.val();
-        self.quota_q.d.next =
-            self.at_share.val() & !(self.o_own.q.val() & !self.busy.q.val()).any();
+        self.quota_q.d.next = self.at_share.val() & !self.cand_q.q.val().any();
         self.at_share_q.d.next = self.at_share.val();
         self.cand_q.d.next = self.o_own.q.val() & !self.busy.q.val();
         self.hi_q.d.next =
             self.o_own.q.val() & !self.busy.q.val() & (self.ones.val() << self.wp.q.val());
-        self.pick_q.d.next = self.cand_q.q.val();
+        // The member's oldest acknowledged entry (module doc): at c+2 the first at or after the
+        // write pointer, else the first of all, per eight slots; at c+3 the first group's.
+        self.pick.next = self.cand_q.q.val();
         if self.hi_q.q.val().any() {
-            self.pick_q.d.next = self.hi_q.q.val();
+            self.pick.next = self.hi_q.q.val();
         }
-        self.iso.next = self.pick_q.q.val() & (!self.pick_q.q.val() + 1);
-        for n in 0..36 {
-            self.vpart.bits[n].next = (self.iso.val() & self.enc[n].val()).any();
+        for g in 0..8 {
+            self.gfirst[g].clock.next = self.clock.val();
+            self.gany.bits[g].next = self.pick.val().get_bits::<8>(8 * g).any();
+            // Lowest set slot of the eight: the later assignment (lower slot) wins.
+            self.gfirst[g].d.next = 7.into();
+            if self.pick.val().get_bit(8 * g + 6) {
+                self.gfirst[g].d.next = 6.into();
+            }
+            if self.pick.val().get_bit(8 * g + 5) {
+                self.gfirst[g].d.next = 5.into();
+            }
+            if self.pick.val().get_bit(8 * g + 4) {
+                self.gfirst[g].d.next = 4.into();
+            }
+            if self.pick.val().get_bit(8 * g + 3) {
+                self.gfirst[g].d.next = 3.into();
+            }
+            if self.pick.val().get_bit(8 * g + 2) {
+                self.gfirst[g].d.next = 2.into();
+            }
+            if self.pick.val().get_bit(8 * g + 1) {
+                self.gfirst[g].d.next = 1.into();
+            }
+            if self.pick.val().get_bit(8 * g) {
+                self.gfirst[g].d.next = 0.into();
+            }
         }
-        for k in 0..6 {
-            self.vidx.bits[k].next = self.vpart.out.val().get_bits::<6>(6 * k).any();
+        self.gany_q.d.next = self.gany.out.val();
+        self.victim_q.d.next =
+            (bit_cast::<6, 3>(self.gfirst[7].q.val())) | (bit_cast::<6, 3>(7.into()) << 3);
+        if self.gany_q.q.val().get_bit(6) {
+            self.victim_q.d.next =
+                bit_cast::<6, 3>(self.gfirst[6].q.val()) | (bit_cast::<6, 3>(6.into()) << 3);
         }
-        self.victim_q.d.next = self.vidx.out.val();
+        if self.gany_q.q.val().get_bit(5) {
+            self.victim_q.d.next =
+                bit_cast::<6, 3>(self.gfirst[5].q.val()) | (bit_cast::<6, 3>(5.into()) << 3);
+        }
+        if self.gany_q.q.val().get_bit(4) {
+            self.victim_q.d.next =
+                bit_cast::<6, 3>(self.gfirst[4].q.val()) | (bit_cast::<6, 3>(4.into()) << 3);
+        }
+        if self.gany_q.q.val().get_bit(3) {
+            self.victim_q.d.next =
+                bit_cast::<6, 3>(self.gfirst[3].q.val()) | (bit_cast::<6, 3>(3.into()) << 3);
+        }
+        if self.gany_q.q.val().get_bit(2) {
+            self.victim_q.d.next =
+                bit_cast::<6, 3>(self.gfirst[2].q.val()) | (bit_cast::<6, 3>(2.into()) << 3);
+        }
+        if self.gany_q.q.val().get_bit(1) {
+            self.victim_q.d.next =
+                bit_cast::<6, 3>(self.gfirst[1].q.val()) | (bit_cast::<6, 3>(1.into()) << 3);
+        }
+        if self.gany_q.q.val().get_bit(0) {
+            self.victim_q.d.next = bit_cast::<6, 3>(self.gfirst[0].q.val());
+        }
         self.port.full.next = self.full_q.q.val();
         self.port.quota.next = self.quota_q.q.val();
         self.vals.write_enable.next = self.port.record.val();
@@ -507,7 +563,9 @@ mod tests {
             b.settle();
             // The result now, the verdict the cycle after; both held.
             let hit_now = b.uut.port.hit.val();
-            b.tick();
+            for _ in RING_LATENCY..RING_VERDICT_LATENCY {
+                b.tick();
+            }
             b.settle();
             assert_eq!(b.uut.port.hit.val(), hit_now, "step {step}: hit is held");
             match m.check(pid, client, req) {
@@ -625,7 +683,9 @@ mod tests {
             b.uut.port.lookup.next = true;
             b.tick();
             b.uut.port.lookup.next = false;
-            b.tick();
+            for _ in RING_LATENCY..RING_VERDICT_LATENCY {
+                b.tick();
+            }
             b.settle();
             (
                 b.uut.port.hit.val(),

@@ -91,8 +91,11 @@ pub enum State {
     Idle,
     /// Header checks, key check and opcode dispatch.
     Dispatch,
-    /// Idempotence-ring lookup: its result is in (`hit`), its verdict next cycle.
+    /// Idempotence-ring lookup: its result is in (`hit`), the member's count is summed.
     SyncWait,
+    /// Idempotence-ring lookup: the count is compared with the member's share; the verdict
+    /// next cycle.
+    SyncShare,
     /// Idempotence-ring lookup result and verdict (`full`, `quota`).
     SyncCheck,
     /// A page of the request's range is translated (`Translate`, the translate stage); its

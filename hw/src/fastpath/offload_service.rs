@@ -13,7 +13,7 @@
 //!   the written block (`block_done`) or a bad VA the cycle after; the read word OK in the
 //!   cycle its R beat arrives (`word_in`; the unit takes the block from the R channel itself).
 //! - **Idempotence ring.** Clio-KV's lookup (`unit.once_valid`) goes to the sync unit once
-//!   (`ring_lookup`) and its verdict to the unit two cycles later
+//!   (`ring_lookup`) and its verdict to the unit three cycles later
 //!   (`sync_unit::RING_VERDICT_LATENCY`, `unit.once_done`); a full slot is skipped
 //!   (`ring_skip`) as the executor's own atomics do, a refusal for the caller's share is not.
 //! - **Answer.** The unit's answer is taken while `serving` and registered: the executor acts
@@ -85,8 +85,10 @@ pub struct OffloadService {
     xm_status: DFF<Bits<8>>,
     /// The ring lookup was made last cycle: its verdict is the unit's now.
     xring: DFF<Bit>,
-    /// The lookup's verdict is the unit's this cycle (the cycle after `xring`).
+    /// The lookup is in the sync unit's second cycle (the cycle after `xring`).
     xring2: DFF<Bit>,
+    /// The lookup's verdict is the unit's this cycle (the cycle after `xring2`).
+    xring3: DFF<Bit>,
     /// The registered answer (`ans_*`), its record for the ring, and the arguments it leaves.
     a_valid: DFF<Bit>,
     a_status: DFF<Bits<8>>,
@@ -130,6 +132,7 @@ impl Logic for OffloadService {
             xm_status,
             xring,
             xring2,
+            xring3,
             a_valid,
             a_status,
             a_arg0,
@@ -184,16 +187,18 @@ impl Logic for OffloadService {
         self.exec.ring_lookup.next = false;
         self.xring.d.next = false;
         self.xring2.d.next = self.xring.q.val();
+        self.xring3.d.next = self.xring2.q.val();
         if self.exec.serving.val()
             & self.unit.once_valid.val()
             & !self.xring.q.val()
             & !self.xring2.q.val()
+            & !self.xring3.q.val()
         {
             self.exec.ring_lookup.next = true;
             self.xring.d.next = true;
         }
-        self.unit.once_done.next = self.xring2.q.val();
-        self.exec.ring_skip.next = self.xring2.q.val()
+        self.unit.once_done.next = self.xring3.q.val();
+        self.exec.ring_skip.next = self.xring3.q.val()
             & !self.ring_hit.val()
             & !self.ring_quota.val()
             & self.ring_full.val();
@@ -251,6 +256,7 @@ impl Logic for OffloadService {
             self.xm_valid.d.next = false;
             self.xring.d.next = false;
             self.xring2.d.next = false;
+            self.xring3.d.next = false;
             self.a_valid.d.next = false;
             self.xa.d.next = false;
         }

@@ -462,7 +462,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "isolation: a member holding its share of the ring, all unacknowledged, is QUOTA_EXCEEDED; here it executes, its record overwriting a slot of the ring",
         edits: &[Edit {
             module: "fastpath_top$sync",
-            find: "quota_q$d = at_share & ~|(o_own$q & ~busy$q);",
+            find: "quota_q$d = at_share & ~|cand_q$q;",
             replace: "quota_q$d = 1'b0;",
         }],
     },

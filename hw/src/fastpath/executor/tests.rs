@@ -469,8 +469,11 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.settle();
     assert!(b.uut.ring.lookup.val());
     b.tick();
-    // The ring's verdict is registered the cycle after the lookup (`RING_VERDICT_LATENCY`).
+    // The ring's verdict is registered over the two cycles after the lookup
+    // (`RING_VERDICT_LATENCY`).
     assert_eq!(b.uut.state(), State::SyncWait);
+    b.tick();
+    assert_eq!(b.uut.state(), State::SyncShare);
     b.tick();
     b.uut.ring.hit.next = true;
     b.uut.ring.status.next = (Status::Ok as u64).to_bits();
@@ -490,6 +493,7 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     offer(&mut b, Opcode::FetchAdd, 0, va & 63);
     b.tick();
     b.tick();
+    b.tick();
     b.uut.ring.quota.next = true;
     b.uut.ring.full.next = true;
     b.settle();
@@ -506,6 +510,7 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     offer(&mut b, Opcode::FetchAdd, 0, va & 63);
     b.tick();
     b.tick();
+    b.tick();
     b.uut.ring.full.next = true;
     b.settle();
     assert!(b.uut.ring.skip.val());
@@ -517,6 +522,7 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.settle();
     // Executed: translate, read the word (after the atomic's ordering rule), ALU, write back.
     offer(&mut b, Opcode::FetchAdd, 0, va & 63);
+    b.tick();
     b.tick();
     b.tick();
     b.settle();

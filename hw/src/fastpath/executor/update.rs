@@ -279,7 +279,11 @@ impl Logic for Executor {
                 }
             }
             State::SyncWait => {
-                // The ring's verdict is registered from the held lookup this cycle.
+                // The ring's verdict is registered from the held lookup over this cycle and
+                // the next (`sync_unit::RING_VERDICT_LATENCY`).
+                self.state.d.next = State::SyncShare;
+            }
+            State::SyncShare => {
                 self.state.d.next = State::SyncCheck;
             }
             State::SyncCheck => {
