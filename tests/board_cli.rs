@@ -533,11 +533,24 @@ fn one_member_cannot_hold_the_whole_idempotence_ring_of_a_real_node() {
     };
     let mut statuses = Vec::new();
     for id in 0..share as u32 + 8 {
-        statuses.push(call(&hog.sock, node, faa(&hog, 100 + id, hog.va), &[])[0].0.status);
+        let r = call(&hog.sock, node, faa(&hog, 100 + id, hog.va), &[])[0].0;
+        if r.status == Status::QuotaExceeded {
+            assert_eq!(
+                clio_proto::quota::Quota::from_u64(r.arg1),
+                Some(clio_proto::quota::Quota::RingShare),
+                "the refusal names the share"
+            );
+        }
+        statuses.push(r.status);
     }
-    assert!(statuses[..share].iter().all(|s| *s == Status::Ok), "{statuses:?}");
     assert!(
-        statuses[share..].iter().all(|s| *s == Status::QuotaExceeded),
+        statuses[..share].iter().all(|s| *s == Status::Ok),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses[share..]
+            .iter()
+            .all(|s| *s == Status::QuotaExceeded),
         "{statuses:?}"
     );
     let read = Header {
@@ -547,7 +560,11 @@ fn one_member_cannot_hold_the_whole_idempotence_ring_of_a_real_node() {
     .with_credentials(hog.key, hog.client)
     .with_cookie(hog.cookie);
     let word = call(&hog.sock, node, read, &[]);
-    assert_eq!(word[0].1, (share as u64).to_le_bytes(), "the refused ones did nothing");
+    assert_eq!(
+        word[0].1,
+        (share as u64).to_le_bytes(),
+        "the refused ones did nothing"
+    );
     let other = tenant(node, 22);
     for id in 0..8 {
         let r = call(&other.sock, node, faa(&other, 200 + id, other.va), &[]);

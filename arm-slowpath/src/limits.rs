@@ -5,8 +5,8 @@
 //! The limits are configuration ([`Limits`], defaults from proto); [`SourceCounts`] is the
 //! state behind the per-source limit: how many live RASes each source address registered.
 
-use clio_proto::frame::{Encap, Route};
 use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
+use clio_proto::frame::{Encap, Route};
 use clio_proto::quota::{
     default_ras_pages, DEFAULT_PLACEMENT_BUDGET, DEFAULT_RAS_PER_SOURCE, DEFAULT_RING_SHARE,
 };

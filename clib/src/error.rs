@@ -150,7 +150,7 @@ impl ClioError {
     ) -> Option<ClioError> {
         match h.status {
             Status::QuotaExceeded => Some(ClioError::QuotaExceeded {
-                quota: clio_proto::quota::Quota::of_answer(opcode, h.arg1),
+                quota: clio_proto::quota::Quota::from_u64(h.arg1),
             }),
             Status::Denied if opcode == clio_proto::Opcode::Register => {
                 Some(ClioError::AdmissionRefused)

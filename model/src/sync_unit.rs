@@ -355,7 +355,11 @@ mod tests {
             assert_eq!(s.check(1, 1, i), RingCheck::Execute);
             s.record(1, 1, i, Status::Ok, 0);
         }
-        assert_eq!(s.check(1, 1, 99), RingCheck::OverShare, "all unacknowledged");
+        assert_eq!(
+            s.check(1, 1, 99),
+            RingCheck::OverShare,
+            "all unacknowledged"
+        );
         assert_eq!(s.write_pointer(), 5, "a refusal moves nothing");
         // Acknowledged, it goes on over its own results only, oldest first: the pointer moves
         // past the empty slots 5..8 and the victim's 0, 1 to its slot 2, then 3, then 4.

@@ -2,13 +2,13 @@
 //! reports it and the operator's flag that raises it.
 //!
 //! A request refused by a quota is answered [`crate::Status::QuotaExceeded`] with the
-//! [`Quota`] in the response's `arg1`, so a client can name the limit and the flag
+//! [`Quota`] in the response's `arg1` (by the slow path, and by the fast path for
+//! [`Quota::RingShare`]), so a client can name the limit and the flag
 //! (`clio board --FLAG`, and the same flag of `clio-slowpath`). The defaults protect a shared
 //! node out of the box: one source address, or one remote address space (RAS), cannot take
 //! more than half of a shared table or of the memory.
 
 use crate::consts::{IDEMPOTENCE_RING_ENTRIES, KEY_TABLE_ENTRIES};
-use crate::Opcode;
 
 /// Which limit refused a request (the `arg1` of a [`crate::Status::QuotaExceeded`] answer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,18 +41,6 @@ impl Quota {
         Self::ALL.iter().copied().find(|q| *q as u64 == v)
     }
 
-    /// The quota that refused a request of `opcode` answered QUOTA_EXCEEDED with `arg1`. The
-    /// fast path's one quota, [`Quota::RingShare`], refuses only requests that use the
-    /// idempotence ring and answers with the request's header as every fast-path refusal
-    /// does (its `arg1` is the request's); the slow path, which serves no such request, puts
-    /// its quota in `arg1`.
-    pub fn of_answer(opcode: Opcode, arg1: u64) -> Option<Quota> {
-        if opcode.uses_idempotence_ring() || opcode.offload_uses_idempotence_ring() {
-            return Some(Quota::RingShare);
-        }
-        Self::from_u64(arg1)
-    }
-
     /// The flag of `clio board` (and of `clio-slowpath`) that sets this limit.
     pub fn flag(self) -> &'static str {
         match self {
@@ -69,7 +57,9 @@ impl Quota {
             Quota::RasPerSource => "remote address spaces registered from one source address",
             Quota::MemoryPerRas => "memory allocated by one remote address space",
             Quota::PlacementWork => "placement work of one allocation",
-            Quota::RingShare => "idempotence-ring entries (atomics, Append, Clio-KV writes) held by one member",
+            Quota::RingShare => {
+                "idempotence-ring entries (atomics, Append, Clio-KV writes) held by one member"
+            }
         }
     }
 }
@@ -117,20 +107,6 @@ mod tests {
         flags.sort_unstable();
         flags.dedup();
         assert_eq!(flags.len(), Quota::ALL.len());
-    }
-
-    #[test]
-    fn a_refusal_is_named_by_its_opcode_or_its_arg1() {
-        for op in Opcode::ALL {
-            let fast = op.uses_idempotence_ring() || op.offload_uses_idempotence_ring();
-            let slow = op.path() == crate::opcode::Path::SlowPath;
-            assert!(!(fast && slow), "{op:?}: served by both paths");
-            let q = Quota::of_answer(op, Quota::MemoryPerRas as u64);
-            let want = if fast { Quota::RingShare } else { Quota::MemoryPerRas };
-            assert_eq!(q, Some(want), "{op:?}");
-        }
-        assert_eq!(Quota::of_answer(Opcode::FetchAdd, 0), Some(Quota::RingShare));
-        assert_eq!(Quota::of_answer(Opcode::Alloc, 0), None);
     }
 
     #[test]

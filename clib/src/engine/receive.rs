@@ -47,9 +47,7 @@ impl Engine {
             // This member holds its share of the node's idempotence ring, none of it
             // acknowledged yet: its own acknowledgements free it, so wait as for RETRY_LATER;
             // past the retries, the quota names itself.
-            Status::QuotaExceeded
-                if Quota::of_answer(h.opcode, h.arg1) == Some(Quota::RingShare) =>
-            {
+            Status::QuotaExceeded if Quota::from_u64(h.arg1) == Some(Quota::RingShare) => {
                 st.stats.ring_share_waits += 1;
                 self.on_busy(st, h.req_id, Some(Quota::RingShare), now)
             }

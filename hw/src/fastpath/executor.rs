@@ -355,8 +355,12 @@ pub struct Executor {
     pub acc_beats: Signal<Out, Bits<12>>,
     /// The response's fields (`ResponseHeader::exec`, joined in the top).
     pub rsp: ResponseFields,
-    /// An Append's `arg1` (the top sends it when `append`).
+    /// An Append's `arg1` (the top sends it when `append`), or the quota of a QUOTA_EXCEEDED
+    /// answer (with `rsp_arg1_on`).
     pub rsp_arg1: Signal<Out, Bits<64>>,
+    /// The response carries `rsp_arg1` as its `arg1` (a refusal for the member's share of the
+    /// idempotence ring: `Quota::RingShare`).
+    pub rsp_arg1_on: Signal<Out, Bit>,
     /// The request is an Append past its format checks (its response carries `arg0` and `arg1`).
     pub append: Signal<Out, Bit>,
 
@@ -403,6 +407,8 @@ pub struct Executor {
     /// replay finds recorded in the ring; the footprint alone when `arg0` is 0), set with
     /// `rs_arg0`: a register, so no 64-bit sum is in front of the response header's mux.
     rs_arg1: DFF<Bits<64>>,
+    /// The response carries `rs_arg1` although it is not an Append's (`rsp_arg1_on`).
+    rs_arg1_on: DFF<Bit>,
     /// The response's length in bytes, header beat included.
     rs_len: DFF<Bits<12>>,
     /// The request uses the idempotence ring (`Opcode::uses_idempotence_ring`).
@@ -493,6 +499,8 @@ pub struct Executor {
     st_unmapped: St<{ Status::Unmapped as u64 }>,
     st_retry_later: St<{ Status::RetryLater as u64 }>,
     st_quota_exceeded: St<{ Status::QuotaExceeded as u64 }>,
+    /// `arg1` of a refusal for the member's share of the idempotence ring.
+    quota_ring_share: Spec<64, { clio_proto::quota::Quota::RingShare as u64 }>,
     st_bad_request: St<{ Status::BadRequest as u64 }>,
     st_log_full: St<{ Status::LogFull as u64 }>,
     /// A response's flags byte (`FLAG_RESPONSE`).

@@ -72,6 +72,8 @@ pub struct OffloadService {
     pub args_on: Signal<Out, Bit>,
     /// The answer's `arg1`, kept until the next frame.
     pub arg1: Signal<Out, Bits<64>>,
+    /// The response carries the answer's `arg1` alone (a QUOTA_EXCEEDED answer: its quota).
+    pub arg1_on: Signal<Out, Bit>,
     /// The translation under way is the unit's access.
     xw: DFF<Bit>,
     /// It is a block write, of `xwd` with strobes `xws`.
@@ -104,6 +106,8 @@ pub struct OffloadService {
     a_record_status: DFF<Bits<8>>,
     xa: DFF<Bit>,
     x_arg1: DFF<Bits<64>>,
+    /// The answer is QUOTA_EXCEEDED (`arg1_on`).
+    x_quota: DFF<Bit>,
     /// The answer's payload read ends inside the VA space (its length is below 2^12): the
     /// terms from the unit's outputs, the rule from the registered terms.
     rd_terms: VaEndTerms<12, 13>,
@@ -115,6 +119,7 @@ pub struct OffloadService {
     ok: Signal<Local, Bit>,
     st_ok: Spec<8, { Status::Ok as u64 }>,
     st_bad_request: Spec<8, { Status::BadRequest as u64 }>,
+    st_quota: Spec<8, { Status::QuotaExceeded as u64 }>,
 }
 
 impl Logic for OffloadService {
@@ -144,7 +149,8 @@ impl Logic for OffloadService {
             a_record,
             a_record_status,
             xa,
-            x_arg1
+            x_arg1,
+            x_quota
         );
         // ---- Memory port: an access is taken while serving (not in the answer's cycle).
         self.unit.mem_ready.next = self.exec.serving.val() & !self.a_valid.q.val();
@@ -226,6 +232,7 @@ impl Logic for OffloadService {
             self.a_record_status.d.next = self.unit.rsp_status.val();
             self.xa.d.next = self.ok.val() & !self.unit.rsp_replay.val();
             self.x_arg1.d.next = self.unit.rsp_arg1.val();
+            self.x_quota.d.next = self.unit.rsp_status.val() == self.st_quota.val();
             self.xw.d.next = false;
             self.xwr.d.next = false;
             self.xown.d.next = self.unit.rsp_read_own.val();
@@ -249,6 +256,7 @@ impl Logic for OffloadService {
             self.xa.d.next = false;
         }
         self.arg1.next = self.x_arg1.q.val();
+        self.arg1_on.next = self.x_quota.q.val();
         if self.exec.clear.val() | self.reset.val() {
             self.xw.d.next = false;
             self.xwr.d.next = false;
@@ -259,6 +267,7 @@ impl Logic for OffloadService {
             self.xring3.d.next = false;
             self.a_valid.d.next = false;
             self.xa.d.next = false;
+            self.x_quota.d.next = false;
         }
     }
 }

@@ -46,8 +46,10 @@ pub struct ResponseHeader {
     pub exec: ResponseFieldsIn,
     /// `arg0` and `arg1` answer with `arg0` and `arg1`.
     pub args_on: Signal<In, Bit>,
-    /// The `arg1` answered with (with `args_on`).
+    /// The `arg1` answered with (with `args_on` or `arg1_on`).
     pub arg1: Signal<In, Bits<64>>,
+    /// `arg1` alone answers with `arg1` (a quota's refusal names its quota there).
+    pub arg1_on: Signal<In, Bit>,
     /// `total_len` answers with `payload_len`.
     pub value_len_on: Signal<In, Bit>,
     /// The response's header bytes 0..48.
@@ -81,7 +83,7 @@ impl Logic for ResponseHeader {
                 & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 256))
                 | (bit_cast::<384, 64>(self.arg0_be.y.val()) << 256);
         }
-        if self.args_on.val() {
+        if self.args_on.val() | self.arg1_on.val() {
             self.response.next = (self.response.val()
                 & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 320))
                 | (bit_cast::<384, 64>(self.arg1_be.y.val()) << 320);

@@ -54,9 +54,11 @@ impl Logic for FastpathTop {
         ResponseFields::join(&mut self.exec.rsp, &mut self.rhdr.exec);
         self.rhdr.args_on.next = self.exec.append.val() | self.xs.args_on.val();
         self.rhdr.arg1.next = self.exec.rsp_arg1.val();
-        if self.xs.args_on.val() {
+        if self.xs.args_on.val() | self.xs.arg1_on.val() {
             self.rhdr.arg1.next = self.xs.arg1.val();
         }
+        // A QUOTA_EXCEEDED answer names its quota in `arg1` (the ring share's, or the unit's).
+        self.rhdr.arg1_on.next = self.exec.rsp_arg1_on.val() | self.xs.arg1_on.val();
         self.rhdr.value_len_on.next = self.ext.kv.val()
             & (self.xs.args_on.val()
                 | (self.exec.rsp.arg0_on.val() & (self.exec.rsp.status.val() == self.st_ok.val())));

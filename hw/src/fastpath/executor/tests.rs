@@ -503,6 +503,14 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.uut.ring.full.next = false;
     b.settle();
     assert!(!b.uut.rsp.arg0_on.val());
+    assert!(
+        b.uut.rsp_arg1_on.val(),
+        "the refusal names its quota in arg1"
+    );
+    assert_eq!(
+        b.uut.rsp_arg1.val().to_u64(),
+        clio_proto::quota::Quota::RingShare as u64
+    );
     expect_only_response(&mut b, Status::QuotaExceeded);
     b.tick();
     b.settle();

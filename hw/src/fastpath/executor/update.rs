@@ -27,6 +27,7 @@ impl Logic for Executor {
             rs_use_arg0,
             rs_arg0,
             rs_arg1,
+            rs_arg1_on,
             rs_len,
             once,
             hcli,
@@ -62,6 +63,7 @@ impl Logic for Executor {
         self.rsp.arg0_on.next = self.rs_use_arg0.q.val();
         self.rsp.arg0.next = self.rs_arg0.q.val();
         self.rsp_arg1.next = self.rs_arg1.q.val();
+        self.rsp_arg1_on.next = self.rs_arg1_on.q.val();
         self.append.next = self.ap.q.val();
         self.rsp.seg_on.next = self.rd_seg.q.val();
         self.rsp.pkt_index.next = self.rd_i.q.val();
@@ -296,9 +298,13 @@ impl Logic for Executor {
                     self.state.d.next = State::Resp;
                 } else if self.once.q.val() & self.ring.quota.val() {
                     // The member holds its share of the ring, none of it acknowledged:
-                    // refused, nothing moves (`Quota::RingShare`).
+                    // refused, nothing moves; the quota in `arg1` (`Quota::RingShare`; an
+                    // Append's `arg0` is 0, as for any Append that did not append).
                     self.rs_use_arg0.d.next = false;
                     self.rs_status.d.next = self.st_quota_exceeded.val();
+                    self.rs_arg0.d.next = 0.into();
+                    self.rs_arg1.d.next = self.quota_ring_share.val();
+                    self.rs_arg1_on.d.next = true;
                     self.state.d.next = State::Resp;
                 } else if self.once.q.val() & self.ring.full.val() {
                     // The slot at the write pointer is unacknowledged: retry later, and the
@@ -317,7 +323,9 @@ impl Logic for Executor {
                     self.tr.start.next = true;
                     self.state.d.next = State::Translate;
                 }
-                if self.ap.q.val() & !(self.once.q.val() & self.ring.hit.val()) {
+                if self.ap.q.val()
+                    & !(self.once.q.val() & (self.ring.hit.val() | self.ring.quota.val()))
+                {
                     // An Append answers arg0 = 0 unless it appended (or is replayed).
                     self.rs_arg0.d.next = 0.into();
                     self.rs_arg1.d.next = bit_cast::<64, 12>(self.place.footprint.val());
@@ -702,6 +710,7 @@ impl Logic for Executor {
             self.rs_flags.d.next = self.flags_response.val();
             self.rs_plen.d.next = 0.into();
             self.rs_use_arg0.d.next = false;
+            self.rs_arg1_on.d.next = false;
             self.ap.d.next = false;
             self.unit.clear.next = true;
             self.rd_seg.d.next = false;

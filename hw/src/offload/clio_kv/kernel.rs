@@ -96,6 +96,7 @@ impl Logic for ClioKv {
             a_len,
             a_record,
             a_replay,
+            a_quota,
             win_lo,
             win_hi,
             blk_empty
@@ -317,7 +318,8 @@ impl Logic for ClioKv {
         self.port.rsp_valid.next = self.state.q.val() == KvState::Answer;
         self.port.rsp_status.next = self.a_status.q.val();
         self.port.rsp_arg0.next = self.a_arg0.q.val();
-        self.port.rsp_arg1.next = 0.into();
+        // `arg1` is 0 but in a quota's refusal, where it names the quota.
+        self.port.rsp_arg1.next = bit_cast::<64, 8>(self.a_quota.q.val());
         self.port.rsp_read.next = self.a_read.q.val();
         self.port.rsp_read_own.next = true;
         self.port.rsp_read_va.next = self.a_va.q.val();
@@ -346,6 +348,7 @@ impl Logic for ClioKv {
                     self.a_read.d.next = false;
                     self.a_record.d.next = false;
                     self.a_replay.d.next = false;
+                    self.a_quota.d.next = 0.into();
                     if !self.op_ok.val() {
                         self.fail.next = true;
                         self.fail_status.next = self.st_unsupported.val();
@@ -401,6 +404,7 @@ impl Logic for ClioKv {
                         // (the request's header with the status), nothing recorded.
                         self.fail.next = true;
                         self.fail_status.next = self.st_quota_exceeded.val();
+                        self.a_quota.d.next = self.quota_ring_share.val();
                     } else if self.kv_port.once_full.val() {
                         self.a_status.d.next = self.st_retry_later.val();
                         self.a_arg0.d.next = 0.into();

@@ -398,6 +398,8 @@ pub struct ClioKv {
     a_record: DFF<Bit>,
     /// Answer: from the ring (`rsp_replay`).
     a_replay: DFF<Bit>,
+    /// Answer: a quota refused it, this one (`proto::quota::Quota`; 0 otherwise): its `arg1`.
+    a_quota: DFF<Bits<8>>,
     /// The key hash.
     khash: Xxh32,
     /// Payload beats into record blocks.
@@ -476,6 +478,7 @@ pub struct ClioKv {
     st_unsupported: Spec<8, { Status::Unsupported as u64 }>,
     st_retry_later: Spec<8, { Status::RetryLater as u64 }>,
     st_quota_exceeded: Spec<8, { Status::QuotaExceeded as u64 }>,
+    quota_ring_share: Spec<8, { clio_proto::quota::Quota::RingShare as u64 }>,
     op_get: Spec<8, { Opcode::KvGet as u64 }>,
     op_put: Spec<8, { Opcode::KvPut as u64 }>,
     op_delete: Spec<8, { Opcode::KvDelete as u64 }>,

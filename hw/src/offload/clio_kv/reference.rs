@@ -160,6 +160,8 @@ pub struct Answer {
     pub arg0: u64,
     pub read: Option<(u64, u64)>,
     pub replay: bool,
+    /// `arg1`: 0, but the quota a refusal names (`proto::quota::Quota`).
+    pub arg1: u64,
 }
 
 /// The reference answer to `r` (the store's status `ready`, 0 = serving), and its effects,
@@ -186,6 +188,7 @@ pub fn serve_once(
         arg0,
         read,
         replay,
+        arg1: 0,
     };
     if !matches!(r.op, Opcode::KvGet | Opcode::KvPut | Opcode::KvDelete) {
         return answer(Status::Unsupported as u8, 0, None, false);
@@ -200,7 +203,10 @@ pub fn serve_once(
     match clio_kv::decide_once(m, l, ring, r.op, r.pid, client, req, q, cov) {
         Once::Replayed(s, v) => answer(s as u8, v, None, true),
         Once::RingFull => answer(Status::RetryLater as u8, 0, None, true),
-        Once::OverShare => answer(Status::QuotaExceeded as u8, 0, None, false),
+        Once::OverShare => Answer {
+            arg1: clio_proto::quota::Quota::RingShare as u64,
+            ..answer(Status::QuotaExceeded as u8, 0, None, false)
+        },
         Once::Ran(Ok(d)) => answer(0, d.arg0, d.value_at, false),
         Once::Ran(Err(s)) => answer(s as u8, 0, None, false),
     }

@@ -6,6 +6,7 @@ use crate::model::sync_unit::RingCheck;
 use clio_proto::consts::ATOMIC_BYTES;
 use clio_proto::frame::Route;
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
+use clio_proto::quota::Quota;
 use clio_proto::replog::{self, TAIL_OFFSET};
 use clio_proto::ring::Descriptor;
 use clio_proto::rules::Rule;
@@ -55,9 +56,14 @@ impl CBoard {
                 }
             },
         };
+        let arg1 = if status == Status::QuotaExceeded {
+            Quota::RingShare as u64
+        } else {
+            tail + replog::footprint(h.total_len)
+        };
         let r = Header {
             arg0: tail,
-            arg1: tail + replog::footprint(h.total_len),
+            arg1,
             ..h.response_to(status)
         };
         if h.durable && status == Status::Ok {

@@ -11,6 +11,10 @@
 //! 2. The worst single allocation at 50, 90 and 99 % utilisation for 4 KiB, 64 KiB and 4 MiB
 //!    pages, straight on the slow path with its default placement budget: how long the slow
 //!    path can be held by one request, and what it answered.
+//! 3. A victim's FetchAdds while a neighbour member holds idempotence-ring results it never
+//!    acknowledges (`ring.rs`), with the default share per member and without one.
+
+mod ring;
 
 use super::harness::{hist, Hist};
 use anyhow::{Context, Result};
@@ -53,9 +57,28 @@ pub struct IsolationArgs {
     /// Node memory for the worst-allocation run, MiB.
     #[arg(long, default_value_t = 1024)]
     memory_mib: u64,
+    /// Which parts to run: `reads` (1: a victim's reads under an Alloc/Free flood), `worst`
+    /// (2: the worst single allocation), `ring` (3: a victim's atomics beside a neighbour
+    /// holding idempotence-ring results).
+    #[arg(long, value_delimiter = ',', default_value = "reads,worst,ring")]
+    parts: Vec<Part>,
+    /// Victim FetchAdds per state in the idempotence-ring part.
+    #[arg(long, default_value_t = 2_000)]
+    ring_ops: u64,
     /// Directory for the CSV files.
     #[arg(long, default_value = "bench-out")]
     out: PathBuf,
+}
+
+/// A part of the benchmark.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// A victim's reads under an Alloc/Free flood.
+    Reads,
+    /// The worst single allocation.
+    Worst,
+    /// A victim's atomics beside a neighbour holding idempotence-ring results.
+    Ring,
 }
 
 /// Where the slow path runs in the victim/neighbour run.
@@ -67,9 +90,24 @@ pub enum Placement {
     InProcess,
 }
 
-/// Run both parts.
+/// Run the parts asked for.
 pub fn run(a: IsolationArgs) -> Result<()> {
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    if a.parts.contains(&Part::Reads) {
+        reads_part(&a)?;
+    }
+    if a.parts.contains(&Part::Worst) {
+        worst_part(&a)?;
+    }
+    if a.parts.contains(&Part::Ring) {
+        ring_part(&a)?;
+    }
+    println!("CSV files in {}", a.out.display());
+    Ok(())
+}
+
+/// Part 1: the victim's reads quiet and flooded, per slow-path placement and flood.
+fn reads_part(a: &IsolationArgs) -> Result<()> {
     let mut csv = String::from(
         "slowpath,flood_bytes,fill_pct,state,reads,median_us,p99_us,max_us,neighbour_ops\n",
     );
@@ -129,6 +167,11 @@ pub fn run(a: IsolationArgs) -> Result<()> {
     let f = a.out.join("isolation-victim.csv");
     std::fs::write(&f, csv).with_context(|| format!("writing {}", f.display()))?;
 
+    Ok(())
+}
+
+/// Part 2: the worst single allocation per page size and utilisation.
+fn worst_part(a: &IsolationArgs) -> Result<()> {
     println!(
         "\nworst single allocation on the slow path ({} MiB node, default placement budget {})",
         a.memory_mib,
@@ -164,7 +207,63 @@ pub fn run(a: IsolationArgs) -> Result<()> {
     }
     let f = a.out.join("isolation-worst-alloc.csv");
     std::fs::write(&f, csv).with_context(|| format!("writing {}", f.display()))?;
-    println!("CSV files in {}", a.out.display());
+    Ok(())
+}
+
+/// Part 3: the victim's FetchAdds quiet and with a neighbour holding ring results, per share.
+fn ring_part(a: &IsolationArgs) -> Result<()> {
+    println!(
+        "\nvictim fetch-adds while a neighbour member holds idempotence-ring results it never \
+         acknowledges (node lease {} s)",
+        ring::LEASE.as_secs()
+    );
+    println!(
+        "{:<22} {:>10} {:>10} {:>10} {:>10} {:>11} {:>16}",
+        "share per member",
+        "quiet p50",
+        "quiet p99",
+        "hog p50",
+        "hog p99",
+        "hog max",
+        "neighbour ran"
+    );
+    let mut csv = String::from("share,state,ops,median_us,p99_us,max_us,hog_sent,hog_executed\n");
+    let default = clio_proto::quota::DEFAULT_RING_SHARE;
+    for (share, name) in [
+        (default, format!("{default} (default)")),
+        (0, "none (the baseline)".to_string()),
+    ] {
+        let (quiet, hogged) = ring::ring_run(share, a.ring_ops)?;
+        let q = |h: &Hist, q: f64| h.value_at_quantile(q) as f64 / 1000.0;
+        println!(
+            "{:<22} {:>8.1}us {:>8.1}us {:>8.1}us {:>8.1}us {:>9.1}ms {:>16}",
+            name,
+            q(&quiet.victim, 0.5),
+            q(&quiet.victim, 0.99),
+            q(&hogged.victim, 0.5),
+            q(&hogged.victim, 0.99),
+            hogged.victim.max() as f64 / 1e6,
+            format!("{} of {} sent", hogged.hog_executed, hogged.hog_sent)
+        );
+        for (state, r) in [("quiet", &quiet), ("hogged", &hogged)] {
+            writeln!(
+                csv,
+                "{share},{state},{},{:.1},{:.1},{:.1},{},{}",
+                r.victim.len(),
+                q(&r.victim, 0.5),
+                q(&r.victim, 0.99),
+                r.victim.max() as f64 / 1000.0,
+                r.hog_sent,
+                r.hog_executed
+            )?;
+        }
+    }
+    println!(
+        "(with a share the neighbour holds at most its share and the victim's atomics go on; \
+         without, it holds the whole ring and the victim waits for its lease to end)"
+    );
+    let f = a.out.join("isolation-ring.csv");
+    std::fs::write(&f, csv).with_context(|| format!("writing {}", f.display()))?;
     Ok(())
 }
 
