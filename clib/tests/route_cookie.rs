@@ -93,3 +93,39 @@ fn an_address_that_never_holds_still_fails_with_a_clear_error() {
         "and works again once it holds"
     );
 }
+
+/// The slow path away when the cookie goes stale (a daemon restarting with a new secret; here
+/// the host's address changes while the first Heartbeats are lost): the long read's refusals
+/// wait for the one cookie Heartbeat instead of counting towards `RouteUnverified`, and the
+/// read goes through once it is answered.
+#[test]
+fn a_refresh_that_takes_a_while_costs_a_wait_not_an_error() {
+    let ip = Arc::new(AtomicU32::new(0x0A00_0001));
+    let lost = Arc::new(AtomicU32::new(0));
+    let b = Arc::new(Mutex::new(board()));
+    let node = b.clone();
+    let (ip2, lost2) = (ip.clone(), lost.clone());
+    let t = InProcTransport::direct(move |p| {
+        let route = Route {
+            peer_ip: ip2.load(Ordering::Acquire).into(),
+            ..Route::default()
+        };
+        let heartbeat = clio_proto::header::Packet::new_unchecked(p).opcode_raw()
+            == clio_proto::Opcode::Heartbeat as u8;
+        if heartbeat && lost2.load(Ordering::Acquire) > 0 {
+            // The slow path is away: this Heartbeat is not answered.
+            lost2.fetch_sub(1, Ordering::AcqRel);
+            return vec![];
+        }
+        serve_from(&node, &route, p)
+    });
+    let c = quiet_client(t);
+    let va = c.ralloc(PAGE).unwrap();
+    let data = pattern(4096, 9);
+    c.rwrite(va, &data).unwrap();
+    ip.store(0x0A00_0002, Ordering::Release);
+    lost.store(3, Ordering::Release);
+    assert_eq!(c.rread(va, 4096).unwrap(), data);
+    assert_eq!(lost.load(Ordering::Acquire), 0, "three Heartbeats were lost");
+    assert!(c.stats().route_refreshes > 3, "{:?}", c.stats());
+}

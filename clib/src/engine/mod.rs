@@ -370,6 +370,9 @@ struct State {
     /// own RTO, and kept out of the delay-based window, because that is the node's storage
     /// or CPU time, not congestion.
     flush_rtt: RttEstimator,
+    /// The Heartbeat that is fetching this lane's route cookie after a RouteUnverified, until
+    /// it is answered or fails (refusals meanwhile wait for it and do not count).
+    cookie_refresh: Option<u32>,
     inflight_pkts: f64,
     last_send: Instant,
     stats: Stats,
@@ -464,6 +467,7 @@ impl Engine {
                     iwnd: IncastWindow::new(cfg.incast_window),
                     rtt: RttEstimator::new(&cfg),
                     flush_rtt: RttEstimator::new(&cfg),
+                    cookie_refresh: None,
                     inflight_pkts: 0.0,
                     last_send: now,
                     stats: Stats::default(),

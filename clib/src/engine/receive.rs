@@ -96,10 +96,11 @@ impl Engine {
     /// node's slow path restarted with a new secret, or this host's address changed). If
     /// the request carried the cookie this client holds, a Heartbeat goes out on the same
     /// lane (its answer carries the cookie of the address it reaches: the slow path's answer,
-    /// so the request waits a slow-path round trip) and the refusal counts; if the cookie
-    /// has changed since the request left, it only goes again. Either way it is restamped
-    /// with the cookie of the moment; after [`ROUTE_RETRIES`] counted refusals the operation
-    /// fails with `RouteUnverified`.
+    /// so the request waits a slow-path round trip) and the refusal counts; while that
+    /// Heartbeat is unanswered (the slow path may be restarting) further refusals only wait
+    /// for it; if the cookie has changed since the request left, it only goes again. Either
+    /// way it is restamped with the cookie of the moment; after [`ROUTE_RETRIES`] counted
+    /// refusals the operation fails with `RouteUnverified`.
     pub(super) fn on_unverified(&self, st: &mut State, id: u32, now: Instant) {
         st.stats.route_refreshes += 1;
         let Some(mut r) = st.inflight.remove(&id) else {
@@ -109,7 +110,7 @@ impl Engine {
             .packets
             .first()
             .map(|p| Packet::new_unchecked(&p[..]).cookie());
-        if sent == Some(self.cookie()) {
+        if sent == Some(self.cookie()) && st.cookie_refresh.is_none() {
             r.unverified += 1;
             if r.unverified > ROUTE_RETRIES {
                 let op =
@@ -119,6 +120,7 @@ impl Engine {
             }
             let mut hb = self.single(st, None, Opcode::Heartbeat, 0, 0, 0);
             hb.lane = r.lane;
+            st.cookie_refresh = Some(hb.id);
             st.queue.push_back(hb);
         }
         r.waiting_busy = true;
@@ -314,6 +316,10 @@ impl Engine {
     /// A request is over (answered, failed, or out of retries): release its window share,
     /// learn from its RTT, ack a non-idempotent result, and complete its operation.
     pub(super) fn finish_req(&self, st: &mut State, r: Req, result: Result<u64>, now: Instant) {
+        if st.cookie_refresh == Some(r.id) {
+            // The cookie Heartbeat is answered (the cookie is set) or failed.
+            st.cookie_refresh = None;
+        }
         st.inflight_pkts = (st.inflight_pkts - r.cost).max(0.0);
         st.iwnd.give(r.resp_bytes);
         if result.is_ok() && r.retries == 0 && r.busy == 0 && r.flush {
