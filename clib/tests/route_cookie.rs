@@ -126,6 +126,10 @@ fn a_refresh_that_takes_a_while_costs_a_wait_not_an_error() {
     ip.store(0x0A00_0002, Ordering::Release);
     lost.store(3, Ordering::Release);
     assert_eq!(c.rread(va, 4096).unwrap(), data);
-    assert_eq!(lost.load(Ordering::Acquire), 0, "three Heartbeats were lost");
+    assert_eq!(
+        lost.load(Ordering::Acquire),
+        0,
+        "three Heartbeats were lost"
+    );
     assert!(c.stats().route_refreshes > 3, "{:?}", c.stats());
 }

@@ -361,6 +361,8 @@ struct State {
     done: HashMap<u64, Result<Output>>,
     inflight: HashMap<u32, Req>,
     queue: VecDeque<Req>,
+    /// CN acks waiting to leave: they go first at the next pump, outside the windows.
+    acks: Vec<Req>,
     tracker: Tracker,
     cwnd: CongestionWindow,
     iwnd: IncastWindow,
@@ -462,6 +464,7 @@ impl Engine {
                     done: HashMap::new(),
                     inflight: HashMap::new(),
                     queue: VecDeque::new(),
+                    acks: Vec::new(),
                     tracker: Tracker::default(),
                     cwnd: CongestionWindow::new(&cfg),
                     iwnd: IncastWindow::new(cfg.incast_window),

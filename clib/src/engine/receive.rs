@@ -336,7 +336,7 @@ impl Engine {
             st.stats.cn_acks += 1;
             let mut ack = self.single(st, None, Opcode::CnAck, 0, r.id as u64, 0);
             ack.lane = r.lane;
-            st.queue.push_back(ack);
+            st.acks.push(ack);
         }
         if r.opcode == Opcode::Free && result.is_ok() {
             self.allocs_lock().remove(&r.va);

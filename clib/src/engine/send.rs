@@ -168,15 +168,7 @@ impl Engine {
         // of its idempotence ring wait on exactly those, holding the window meanwhile; an ack
         // queued behind them would never leave. Acks are bounded by the completed
         // operations and still counted in flight until answered.
-        let mut i = 0;
-        while i < st.queue.len() {
-            if st.queue[i].opcode != Opcode::CnAck {
-                i += 1;
-                continue;
-            }
-            let Some(mut r) = st.queue.remove(i) else {
-                break;
-            };
+        for mut r in std::mem::take(&mut st.acks) {
             st.inflight_pkts += r.cost;
             st.iwnd.take(r.resp_bytes);
             r.rto = st.rtt.rto();

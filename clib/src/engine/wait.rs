@@ -190,7 +190,8 @@ impl Engine {
         for sh in &self.shards[..self.lanes.open()] {
             let st = sh.lock();
             let _ = self.drive(sh, st, Some(until), None, |s| {
-                s.queue.iter().all(|r| r.op.is_some())
+                s.acks.is_empty()
+                    && s.queue.iter().all(|r| r.op.is_some())
                     && s.inflight.values().all(|r| r.op.is_some())
             });
         }

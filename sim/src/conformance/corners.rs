@@ -346,15 +346,8 @@ impl Stream {
         };
         let mut ids: Vec<u32> = (0..share).map(|_| self.id()).collect();
         for &id in &ids {
-            // (Sent again while a slot of another member's unacknowledged result turns it
-            // away, as CLib would.)
             let pkt = faa(self, id);
-            for _ in 0..clio_proto::consts::IDEMPOTENCE_RING_ENTRIES {
-                let a = self.send(node, 1, pkt.clone(), out);
-                if a.first().map(|h| h.status) != Some(Status::RetryLater) {
-                    break;
-                }
-            }
+            self.corner_taken(node, 1, "", pkt, out);
         }
         let id = self.id();
         let pkt = faa(self, id);
@@ -608,17 +601,30 @@ impl Stream {
         (h.pid, h.key, h.client, h.cookie) = (c.pid, c.key, c.client, c.cookie);
         h.payload_len = body.len() as u16;
         h.total_len = body.len() as u32;
-        // Sent again while a slot of another member's unacknowledged result turns it away
-        // (RETRY_LATER, the write pointer moving on), as CLib would.
-        let mut corner = self.corner(node, slot, 0, name, h.to_packet(&body), out);
+        let corner = self.corner_taken(node, slot, name, h.to_packet(&body), out);
+        if op.needs_cn_ack() && corner.status == Some(Status::Ok) {
+            self.ack(node, slot, 0, id, out);
+        }
+        corner
+    }
+
+    /// [`Stream::corner`] from process `slot`'s first member, sent again while a slot of
+    /// another member's unacknowledged result turns it away (RETRY_LATER, the write pointer
+    /// moving on), as CLib would: at most once per slot of the ring.
+    fn corner_taken(
+        &mut self,
+        node: &mut dyn MemoryNode,
+        slot: usize,
+        name: &'static str,
+        pkt: Vec<u8>,
+        out: &mut Vec<Outgoing>,
+    ) -> Corner {
+        let mut corner = self.corner(node, slot, 0, name, pkt.clone(), out);
         for _ in 0..clio_proto::consts::IDEMPOTENCE_RING_ENTRIES {
             if corner.status != Some(Status::RetryLater) {
                 break;
             }
-            corner = self.corner(node, slot, 0, name, h.to_packet(&body), out);
-        }
-        if op.needs_cn_ack() && corner.status == Some(Status::Ok) {
-            self.ack(node, slot, 0, id, out);
+            corner = self.corner(node, slot, 0, name, pkt.clone(), out);
         }
         corner
     }

@@ -6,11 +6,22 @@ use crate::model::sync_unit::{atomic_apply, RingCheck};
 use clio_proto::consts::ATOMIC_BYTES;
 use clio_proto::frame::Route;
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
+use clio_proto::quota::Quota;
 use clio_proto::ring::Descriptor;
 use clio_proto::rules::Rule;
 use clio_proto::{Header, Opcode, Status};
 
 impl CBoard {
+    /// A ring-recorded request of a member holding its share of the ring, all of it
+    /// unacknowledged: QUOTA_EXCEEDED naming the share in `arg1`, nothing executed.
+    pub(super) fn over_share(&mut self, out: &mut Vec<Outgoing>, route: &Route, h: &Header) {
+        let r = Header {
+            arg1: Quota::RingShare as u64,
+            ..h.response_to(Status::QuotaExceeded)
+        };
+        self.respond(out, route, r, &[]);
+    }
+
     /// Serve a fence, a CN ack or an atomic.
     pub(super) fn sync_op(
         &mut self,

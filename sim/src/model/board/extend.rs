@@ -15,7 +15,6 @@ use clio_proto::kv::{value_check, KvRequest, KvStagedPut, StoreLayout};
 use clio_proto::layout::MemoryLayout;
 use clio_proto::offload::{chase, ChaseLayout};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
-use clio_proto::quota::Quota;
 use clio_proto::rules::Rule;
 use clio_proto::{Header, Opcode, Status};
 
@@ -228,16 +227,6 @@ impl CBoard {
         };
         self.rules.cov.add(&cov);
         self.offload_answer(out, route, h, answer);
-    }
-
-    /// A ring-recorded request of a member holding its share of the ring, all of it
-    /// unacknowledged: QUOTA_EXCEEDED naming the share in `arg1`, nothing executed.
-    pub(super) fn over_share(&mut self, out: &mut Vec<Outgoing>, route: &Route, h: &Header) {
-        let r = Header {
-            arg1: Quota::RingShare as u64,
-            ..h.response_to(Status::QuotaExceeded)
-        };
-        self.respond(out, route, r, &[]);
     }
 
     /// A retry answered from the idempotence ring: the first answer again. An OK put or delete
