@@ -159,6 +159,9 @@ fn limit_flags(l: &clio_slowpath::limits::LimitArgs) -> Vec<std::ffi::OsString> 
     if let Some(m) = l.max_ras_memory {
         v.extend([Quota::MemoryPerRas.flag().into(), m.to_string().into()]);
     }
+    if let Some(n) = l.max_ras_kv_records {
+        v.extend([Quota::KvRecords.flag().into(), n.to_string().into()]);
+    }
     if let Some(p) = &l.admission_secret_file {
         v.extend(["--admission-secret-file".into(), p.clone().into_os_string()]);
     }

@@ -513,6 +513,39 @@ fn a_departed_tenants_kv_records_are_freed_by_a_real_node() {
     assert!(summary.contains("kv_purge_failures: 0,"), "{summary}");
 }
 
+/// One tenant cannot fill a real node's Clio-KV store (`--max-ras-kv-records 5`): its sixth
+/// new key is refused with an error that names the limit and its flag, while another tenant
+/// still puts its own; replacing a value always works, and a delete gives a record back.
+#[test]
+fn one_tenant_cannot_fill_the_kv_store_of_a_real_node() {
+    use clio_clib::ClioError;
+    use clio_proto::quota::Quota;
+    let (board, _) = start(&["--max-ras-kv-records", "5"]);
+    let addr: std::net::SocketAddr = board.addr.parse().unwrap();
+    let hog = clio_clib::Client::connect_udp(addr).unwrap();
+    let other = clio_clib::Client::connect_udp(addr).unwrap();
+    for i in 0..5 {
+        hog.kv_put(format!("h{i}").as_bytes(), b"v").unwrap();
+    }
+    let err = hog.kv_put(b"h5", b"v").unwrap_err();
+    assert_eq!(
+        err,
+        ClioError::QuotaExceeded {
+            quota: Some(Quota::KvRecords)
+        }
+    );
+    assert!(err.to_string().contains("--max-ras-kv-records"), "{err}");
+    assert_eq!(hog.kv_get(b"h5").unwrap(), None, "nothing stored");
+    for i in 0..5 {
+        other.kv_put(format!("o{i}").as_bytes(), b"v").unwrap();
+    }
+    hog.kv_put(b"h0", b"replaced").unwrap();
+    assert!(hog.kv_delete(b"h1").unwrap());
+    hog.kv_put(b"h5", b"v").unwrap();
+    assert_eq!(hog.kv_get(b"h5").unwrap().as_deref(), Some(&b"v"[..]));
+    board.interrupt();
+}
+
 /// One member's share of the idempotence ring on a real `clio board` (default share, 32 of
 /// 64): a tenant that never acknowledges its FetchAdds gets 32 executed and the rest refused
 /// `QuotaExceeded` (nothing executed: its word counts 32), while another tenant's atomics

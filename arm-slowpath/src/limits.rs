@@ -8,7 +8,8 @@
 use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
 use clio_proto::frame::{Encap, Route};
 use clio_proto::quota::{
-    default_ras_pages, DEFAULT_PLACEMENT_BUDGET, DEFAULT_RAS_PER_SOURCE, DEFAULT_RING_SHARE,
+    default_ras_kv_records, default_ras_pages, DEFAULT_PLACEMENT_BUDGET, DEFAULT_RAS_PER_SOURCE,
+    DEFAULT_RING_SHARE,
 };
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -41,6 +42,12 @@ pub struct LimitArgs {
     #[arg(long, default_value_t = DEFAULT_RING_SHARE,
           value_parser = clap::value_parser!(u8).range(0..=IDEMPOTENCE_RING_ENTRIES as i64))]
     pub ring_share: u8,
+    /// Clio-KV records (keys) that one remote address space may hold in the node's store
+    /// (default: half of the store's records, `--kv-store-size`). A put of a new key beyond
+    /// it is answered QUOTA_EXCEEDED; replacing a value and deleting always work. 0: no limit
+    /// (one tenant may fill the store).
+    #[arg(long)]
+    pub max_ras_kv_records: Option<u64>,
     /// Admit only compute nodes that present a secret at Register: the file holds it (a
     /// 64-bit number, hex with 0x or decimal, not 0). Hand the same value to the compute
     /// nodes (CLib reads CLIO_ADMISSION_SECRET, or `Config::admission_secret`). Without it
@@ -65,6 +72,7 @@ impl LimitArgs {
             ras_bytes: self.max_ras_memory,
             placement_budget: self.placement_budget,
             ring_share: self.ring_share,
+            ras_kv_records: self.max_ras_kv_records,
             admission_secret,
             pids: ALL_PIDS,
             kv_purge_interval: DEFAULT_KV_PURGE_INTERVAL,
@@ -125,6 +133,10 @@ pub struct Limits {
     /// Idempotence-ring entries one member may hold (`--ring-share`; 0: no share), sent to
     /// the fast path in a `RING_SHARE` descriptor at start.
     pub ring_share: u8,
+    /// Clio-KV records one RAS may hold (`--max-ras-kv-records`; 0: no limit), written into
+    /// the store's superblock as it is formatted; `None`: half of the store's records
+    /// ([`clio_proto::quota::DEFAULT_KV_RECORDS_PERCENT`]).
+    pub ras_kv_records: Option<u64>,
     /// When set, `Register` must carry this secret in its `arg1` (`--admission-secret`), or
     /// it is answered `Denied`. The operator hands it to the compute nodes it admits.
     pub admission_secret: Option<u64>,
@@ -156,6 +168,7 @@ impl Default for Limits {
             ras_bytes: None,
             placement_budget: DEFAULT_PLACEMENT_BUDGET,
             ring_share: DEFAULT_RING_SHARE,
+            ras_kv_records: None,
             admission_secret: None,
             pids: ALL_PIDS,
             kv_purge_interval: DEFAULT_KV_PURGE_INTERVAL,
@@ -171,10 +184,17 @@ impl Limits {
             ras_bytes: Some(u64::MAX),
             placement_budget: u64::MAX,
             ring_share: 0,
+            ras_kv_records: Some(0),
             admission_secret: None,
             pids: ALL_PIDS,
             kv_purge_interval: std::time::Duration::ZERO,
         }
+    }
+
+    /// The Clio-KV records one RAS may hold in a store of `records` slots (0: no limit).
+    pub fn ras_kv_records_of(&self, records: u64) -> u64 {
+        self.ras_kv_records
+            .unwrap_or_else(|| default_ras_kv_records(records))
     }
 
     /// The pages one RAS may hold on a node with `data_pages` pages of `page_size` bytes.

@@ -254,5 +254,10 @@ fn daemon_sets_up_the_kv_store_and_announces_it() {
     let first = ptes.iter().find(|p| p.vpn == base >> 16).unwrap();
     let pa = (first.pfn << 16) as usize;
     assert_eq!(mem[pa..pa + 8], STORE_MAGIC.to_le_bytes());
-    assert!(mem[pa + 8..pa + (1 << 16)].iter().all(|&b| b == 0));
+    // The per-RAS record limit (the default, half the records); the rest is zero.
+    let q = pa + clio_proto::kv::SB_RAS_RECORDS as usize;
+    let limit = clio_proto::quota::default_ras_kv_records(l.records);
+    assert_eq!(mem[q..q + 8], limit.to_le_bytes());
+    assert!(mem[pa + 8..q].iter().all(|&b| b == 0));
+    assert!(mem[q + 8..pa + (1 << 16)].iter().all(|&b| b == 0));
 }

@@ -201,21 +201,34 @@ fn concurrent_readers_never_see_a_torn_value() {
     }
 }
 
+/// One tenant can take only its RAS's quota of the store (half of it by default): its next
+/// new key is refused naming the quota and its flag; a second tenant fills the rest.
 #[test]
 fn a_full_store_refuses_new_keys_and_a_delete_makes_room() {
-    // 64 KiB: about 60 records.
-    let b = node(true, 64 << 10);
-    let c = client(&b);
-    let mut n = 0;
-    let err = loop {
-        match c.kv_put(format!("k{n}").as_bytes(), b"v") {
-            Ok(_) => n += 1,
-            Err(e) => break e,
+    use clio_proto::quota::Quota;
+    // The count table, then 64 KiB: 58 records, 29 per RAS.
+    let b = node(true, clio_proto::kv::HEADS_OFFSET + (64 << 10));
+    let fill = |c: &Client, prefix: &str| {
+        let mut n = 0;
+        loop {
+            match c.kv_put(format!("{prefix}{n}").as_bytes(), b"v") {
+                Ok(_) => n += 1,
+                Err(e) => break (n, e),
+            }
+            assert!(n < 1000, "the store never filled");
         }
-        assert!(n < 1000, "the store never filled");
     };
+    let greedy = client(&b);
+    let (n, err) = fill(&greedy, "g");
+    let quota = ClioError::QuotaExceeded {
+        quota: Some(Quota::KvRecords),
+    };
+    assert_eq!((n, &err), (29, &quota));
+    assert!(err.to_string().contains("--max-ras-kv-records"), "{err}");
+    let c = client(&b);
+    let (n, err) = fill(&c, "k");
     assert_eq!(err, ClioError::KvStoreFull);
-    assert!(n > 30, "{n} keys");
+    assert_eq!(n, 28, "the rest of the store, less the spare record");
     // A full store still replaces values, and a delete frees a record for a new key.
     assert_eq!(c.kv_put(b"k0", b"w").unwrap(), KvPutOutcome::Replaced);
     assert_eq!(c.kv_put(b"new", b"x"), Err(ClioError::KvStoreFull));
@@ -476,7 +489,7 @@ fn staged_puts_from_many_threads_over_udp_wait_for_nothing() {
 }
 
 /// State dies with its RAS (issue 40): 30 tenants one after another each put 8 keys into a
-/// store of 21 records and leave. The slow path frees a departed tenant's records before its
+/// store of 22 records and leave. The slow path frees a departed tenant's records before its
 /// pid comes back, so the store never fills, and each new owner of a pid (6 pids: they come
 /// back within a few tenants) finds none of its last owner's keys. Without the purge the
 /// third tenant meets a full store, and a pid's next owner reads its last owner's values.
@@ -489,7 +502,7 @@ fn a_departed_tenants_records_are_freed_before_its_pid_comes_back() {
             page_shift: PAGE_SHIFT,
             slowpath: clio_sim::SlowPathMode::InProcess,
             offloads: clio_sim::Offloads::All,
-            kv_store_bytes: 24 << 10,
+            kv_store_bytes: clio_proto::kv::HEADS_OFFSET + (24 << 10),
             limits: clio_sim::Limits {
                 pids: 6,
                 kv_purge_interval: std::time::Duration::ZERO,

@@ -201,7 +201,10 @@ impl SyncUnit {
     }
 
     /// Record how an offload's write ended (a Clio-KV put or delete): its `arg0` with OK, or
-    /// its error status with value 0, so a retry gets the same status back.
+    /// its error status with value 0, so a retry gets the same status back. A quota's
+    /// refusal (QUOTA_EXCEEDED: the RAS holds its Clio-KV records) changed nothing and is not
+    /// recorded: a retry runs again, as after RETRY_LATER, and a refused member's share of the
+    /// ring is not spent on refusals.
     pub fn record_outcome(
         &mut self,
         pid: u16,
@@ -211,6 +214,10 @@ impl SyncUnit {
     ) {
         let (status, value) = match outcome {
             Ok(arg0) => (Status::Ok, arg0),
+            Err(Status::QuotaExceeded) => {
+                self.target = None;
+                return;
+            }
             Err(s) => (s, 0),
         };
         self.record_offload(pid, client, req_id, status, value);

@@ -25,11 +25,14 @@
 //!
 //! Errors: [`crate::Status::BadRequest`] for a malformed request (nothing changes),
 //! [`crate::Status::OutOfMemory`] when a put needs a record and the store has none free
-//! (nothing changes), [`crate::Status::RetryLater`] while the store's own RAS is being set
+//! (nothing changes), [`crate::Status::QuotaExceeded`] with `arg1` =
+//! [`crate::quota::Quota::KvRecords`] when a put needs a record and its RAS holds its quota
+//! ([`SB_RAS_RECORDS`]; nothing changes, nothing is recorded in the idempotence ring),
+//! [`crate::Status::RetryLater`] while the store's own RAS is being set
 //! up or the idempotence ring is full, [`crate::Status::Unsupported`] on a node without
 //! offloads.
 
-use crate::consts::MAX_PAYLOAD;
+use crate::consts::{KEY_TABLE_ENTRIES, MAX_PAYLOAD};
 use crate::Header;
 use thiserror::Error;
 
@@ -45,7 +48,7 @@ pub const MAX_VALUE: usize = MAX_PAYLOAD - PREFIX_BYTES - MAX_KEY;
 pub const MAX_STAGED_VALUE: usize = MAX_PAYLOAD;
 
 /// Default bytes of the store's region (the slow path's `--kv-store-bytes`): 16 MiB, room for
-/// `StoreLayout::fit(_, DEFAULT_STORE_BYTES).records` = 15,077 records of up to
+/// `StoreLayout::fit(_, DEFAULT_STORE_BYTES).records` = 15,048 records of up to
 /// [`MAX_STAGED_VALUE`] bytes.
 pub const DEFAULT_STORE_BYTES: u64 = 16 << 20;
 
@@ -262,9 +265,10 @@ impl<'a> KvRequest<'a> {
 }
 
 /// Where the store's structures sit in its own RAS, from the base of its one allocation:
-/// a superblock ([`SUPERBLOCK_BYTES`]: magic, bucket count, record count, free-list head,
-/// records never used, live records; u64 LE each), `buckets` chain heads (u64 LE: the
-/// address of a record, 0 = empty), then `records` record slots of [`RECORD_BYTES`].
+/// a superblock ([`SUPERBLOCK_BYTES`]: the `SB_*` words, u64 LE each), the count table
+/// ([`COUNT_TABLE_BYTES`]: the live records of each RAS, a u64 LE per PID, [`StoreLayout::count`]),
+/// `buckets` chain heads (u64 LE: the address of a record, 0 = empty), then `records` record
+/// slots of [`RECORD_BYTES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StoreLayout {
     /// Base address of the region in the store's RAS.
@@ -285,8 +289,17 @@ pub const SB_FREE_HEAD: u64 = 8;
 pub const SB_HIGH_WATER: u64 = 16;
 /// Superblock word: live records.
 pub const SB_LIVE: u64 = 24;
-/// Magic of an initialised store ("CLIOKV01").
-pub const STORE_MAGIC: u64 = u64::from_le_bytes(*b"CLIOKV01");
+/// Superblock word: the records one RAS may hold ([`crate::quota::Quota::KvRecords`]; 0: no
+/// limit), written by the slow path as it formats the store. A put that needs a record while
+/// its RAS's count ([`StoreLayout::count`]) is at it is answered QUOTA_EXCEEDED.
+pub const SB_RAS_RECORDS: u64 = 32;
+/// Magic of an initialised store ("CLIOKV02": the layout with the count table).
+pub const STORE_MAGIC: u64 = u64::from_le_bytes(*b"CLIOKV02");
+/// Bytes of the count table: a u64 per PID of the key table (a request's PID is below
+/// `KEY_TABLE_ENTRIES` once its key is checked).
+pub const COUNT_TABLE_BYTES: u64 = KEY_TABLE_ENTRIES as u64 * 8;
+/// Offset of the chain heads from the store's base: the superblock, then the count table.
+pub const HEADS_OFFSET: u64 = SUPERBLOCK_BYTES + COUNT_TABLE_BYTES;
 /// Bytes of a record's header ([`RecordHeader`]).
 pub const RECORD_HEADER_BYTES: usize = 16;
 /// Bytes of one record slot: header, the longest key, the longest (staged) value, 8-byte
@@ -299,7 +312,7 @@ impl StoreLayout {
     /// a power-of-two table of at least one head per record leave. `None` if not even one
     /// record fits.
     pub fn fit(base: u64, bytes: u64) -> Option<StoreLayout> {
-        let room = bytes.checked_sub(SUPERBLOCK_BYTES)?;
+        let room = bytes.checked_sub(HEADS_OFFSET)?;
         // Each record needs RECORD_BYTES plus at most 16 bytes of (power-of-two) heads.
         let mut records = room / (RECORD_BYTES + 8);
         loop {
@@ -320,17 +333,23 @@ impl StoreLayout {
 
     /// Bytes the layout spans.
     pub fn bytes(&self) -> u64 {
-        SUPERBLOCK_BYTES + self.buckets * 8 + self.records * RECORD_BYTES
+        HEADS_OFFSET + self.buckets * 8 + self.records * RECORD_BYTES
+    }
+
+    /// Address of the count of live records of the RAS `owner` (its PID's low bits: PIDs
+    /// that pass the key check are below `KEY_TABLE_ENTRIES`).
+    pub fn count(&self, owner: u16) -> u64 {
+        self.base + SUPERBLOCK_BYTES + 8 * (owner as u64 & (KEY_TABLE_ENTRIES as u64 - 1))
     }
 
     /// Address of the chain head of `bucket`.
     pub fn head(&self, bucket: u64) -> u64 {
-        self.base + SUPERBLOCK_BYTES + 8 * (bucket & (self.buckets - 1))
+        self.base + HEADS_OFFSET + 8 * (bucket & (self.buckets - 1))
     }
 
     /// Address of record slot `i`.
     pub fn record(&self, i: u64) -> u64 {
-        self.base + SUPERBLOCK_BYTES + self.buckets * 8 + i * RECORD_BYTES
+        self.base + HEADS_OFFSET + self.buckets * 8 + i * RECORD_BYTES
     }
 
     /// Whether `va` is the address of a record slot (a chain or free-list link read back
@@ -469,8 +488,9 @@ mod tests {
 
     #[test]
     fn layouts_fit_their_region_and_name_only_record_slots() {
-        assert_eq!(StoreLayout::fit(0x1000, SUPERBLOCK_BYTES), None);
-        for bytes in [4096, 1 << 20, 16 << 20, (16 << 20) + 12345] {
+        assert_eq!(StoreLayout::fit(0x1000, HEADS_OFFSET), None);
+        const { assert!(KEY_TABLE_ENTRIES.is_power_of_two()) };
+        for bytes in [HEADS_OFFSET + 4096, 1 << 20, 16 << 20, (16 << 20) + 12345] {
             let l = StoreLayout::fit(0x40_0000, bytes).unwrap();
             assert!(l.bytes() <= bytes, "{l:?}");
             assert!(l.buckets.is_power_of_two() && l.buckets >= l.records);
@@ -484,7 +504,14 @@ mod tests {
             assert!(l.is_record(l.record(0)) && l.is_record(l.record(l.records - 1)));
             assert!(!l.is_record(l.record(l.records)));
             assert!(!l.is_record(l.record(0) + 8) && !l.is_record(0));
+            // The count table lies between the superblock and the heads.
+            assert_eq!(l.count(0), l.base + SUPERBLOCK_BYTES);
+            assert_eq!(l.count(KEY_TABLE_ENTRIES as u16 - 1) + 8, l.head(0));
         }
+        assert_eq!(
+            StoreLayout::fit(0, DEFAULT_STORE_BYTES).map(|l| l.records),
+            Some(15_048)
+        );
         assert_eq!(RECORD_BYTES % 8, 0);
         let h = RecordHeader {
             next: 0x1234_5678,

@@ -25,15 +25,20 @@ pub enum Quota {
     /// A member at its share records only over its own acknowledged entries, and with all of
     /// them unacknowledged it is refused until it acknowledges one.
     RingShare = 4,
+    /// Clio-KV records one RAS may hold (the fast path's Clio-KV unit, model and RTL: a put of
+    /// a new key while the RAS's count is at the limit changes nothing and is not recorded in
+    /// the idempotence ring; `proto::kv::SB_RAS_RECORDS`).
+    KvRecords = 5,
 }
 
 impl Quota {
     /// Every quota.
-    pub const ALL: [Quota; 4] = [
+    pub const ALL: [Quota; 5] = [
         Quota::RasPerSource,
         Quota::MemoryPerRas,
         Quota::PlacementWork,
         Quota::RingShare,
+        Quota::KvRecords,
     ];
 
     /// Decode an `arg1`; `None` for values no quota has.
@@ -48,6 +53,7 @@ impl Quota {
             Quota::MemoryPerRas => "--max-ras-memory",
             Quota::PlacementWork => "--placement-budget",
             Quota::RingShare => "--ring-share",
+            Quota::KvRecords => "--max-ras-kv-records",
         }
     }
 
@@ -60,6 +66,7 @@ impl Quota {
             Quota::RingShare => {
                 "idempotence-ring entries (atomics, Append, Clio-KV writes) held by one member"
             }
+            Quota::KvRecords => "Clio-KV records held by one remote address space",
         }
     }
 }
@@ -88,6 +95,15 @@ pub const DEFAULT_PLACEMENT_BUDGET: u64 = 1 << 22;
 /// more than half of the others' recorded results.
 pub const DEFAULT_RING_SHARE: u8 = (IDEMPOTENCE_RING_ENTRIES / 2) as u8;
 
+/// Default of [`Quota::KvRecords`] in percent of the store's records.
+pub const DEFAULT_KV_RECORDS_PERCENT: u64 = 50;
+
+/// The default record limit of one RAS in a Clio-KV store of `records` slots (which holds at
+/// most `records - 1` keys).
+pub fn default_ras_kv_records(records: u64) -> u64 {
+    (records * DEFAULT_KV_RECORDS_PERCENT / 100).max(1)
+}
+
 /// The default memory limit of one RAS on a node with `data_pages` pages of data memory.
 pub fn default_ras_pages(data_pages: u64) -> u64 {
     (data_pages * DEFAULT_RAS_MEMORY_PERCENT / 100).max(1)
@@ -114,6 +130,8 @@ mod tests {
         assert!(2 * DEFAULT_RAS_PER_SOURCE as usize <= KEY_TABLE_ENTRIES - 1);
         assert_eq!(default_ras_pages(1000), 500);
         assert_eq!(default_ras_pages(1), 1);
+        assert_eq!(default_ras_kv_records(21), 10);
+        assert_eq!(default_ras_kv_records(1), 1);
         const { assert!(2 * DEFAULT_RING_SHARE as usize <= IDEMPOTENCE_RING_ENTRIES) };
         const { assert!(DEFAULT_RING_SHARE > 0) };
     }

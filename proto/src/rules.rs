@@ -122,6 +122,8 @@ rules! {
     KvOwner => ("kv.owner", "a Clio-KV record belongs to its owner's RAS: another owner's equal key never matches it"),
     /// Counted: a Clio-KV put refused OUT_OF_MEMORY.
     KvStoreFull => ("kv.store_full", "a Clio-KV put that finds no free record is OUT_OF_MEMORY and changes nothing"),
+    /// Counted: a Clio-KV put of a new key refused because its RAS holds its record quota.
+    KvRecordQuota => ("isolation.kv_records", "a Clio-KV put of a new key while its RAS holds its record quota is QUOTA_EXCEEDED (KvRecords), changes nothing and is not recorded; deletes give records back"),
 }
 
 #[cfg(test)]

@@ -112,7 +112,7 @@ pub struct Stream {
 /// key seed (both nodes hand out the same RAS keys, and the stream carries the keys the model
 /// handed out), and leases that outlast the run (the RTL replay takes minutes of wall time; a
 /// lease ending in one node and not the other would tear a RAS down in one of them only), and
-/// a Clio-KV store of 24 KiB (21 records), so that the streams fill it, and 8 PIDs
+/// a Clio-KV store of 22 records, so that the streams fill it (a RAS may hold 11, half), 8 PIDs
 /// (`Limits::pids`), so that a torn-down RAS's pid comes back to a new owner within a stream
 /// (at most four RASes live at once: three processes and Clio-KV's store).
 pub fn conformance_config(dram_bytes: u64) -> crate::BoardConfig {
@@ -134,8 +134,9 @@ pub fn conformance_config(dram_bytes: u64) -> crate::BoardConfig {
     }
 }
 
-/// Clio-KV store of [`conformance_config`]: 24 KiB, 21 records in 32 buckets.
-pub const CONFORMANCE_KV_STORE_BYTES: u64 = 24 << 10;
+/// Clio-KV store of [`conformance_config`]: superblock and count table, then 24 KiB: 22
+/// records in 32 buckets.
+pub const CONFORMANCE_KV_STORE_BYTES: u64 = clio_proto::kv::HEADS_OFFSET + (24 << 10);
 
 /// PIDs of [`conformance_config`].
 pub const CONFORMANCE_PIDS: u16 = 8;

@@ -49,7 +49,7 @@ fn the_kv_class_reaches_every_outcome() {
     // A store of 6 records: the records of torn-down RASes are freed (issue 40), so only the
     // live processes' keys fill it.
     let mut a = CBoard::new(&clio_sim::BoardConfig {
-        kv_store_bytes: 8 << 10,
+        kv_store_bytes: clio_proto::kv::HEADS_OFFSET + (8 << 10),
         ..conformance_config(64 << 20)
     })
     .unwrap();
@@ -77,6 +77,7 @@ fn the_kv_class_reaches_every_outcome() {
         (Opcode::KvDelete, Status::Ok, HIT),
         (Opcode::KvDelete, Status::Ok, MISS),
         (Opcode::KvPut, Status::OutOfMemory, 0),
+        (Opcode::KvPut, Status::QuotaExceeded, 0),
         (Opcode::KvGet, Status::BadRequest, 0),
         (Opcode::KvPut, Status::BadRequest, 0),
     ] {

@@ -15,7 +15,8 @@
 //!    pause no KV request is half way through the store.
 //! 3. When the fast path has taken the pause (the TX ring's consumer is past it), the slow
 //!    path walks every chain and unlinks the records of the pass's RASes onto the free list
-//!    (`proto::kv`'s layout, as the unit's delete does: link, free-list head, live count),
+//!    (`proto::kv`'s layout, as the unit's delete does: link, free-list head, live count;
+//!    the RASes' counts are zeroed),
 //!    then `KV_CONFIG` with status OK resumes the store and the PIDs go back to the free list.
 //!
 //! In-process (the model's default in tests, the cosimulation) the pass ends within the
@@ -210,6 +211,11 @@ impl SlowPath {
                 freed += 1;
             }
         }
+        // Every record of theirs is gone: their counts start again from zero for the next
+        // owners of their PIDs.
+        for &pid in pids {
+            m.set_word(l.count(pid), 0)?;
+        }
         Some(freed)
     }
 }
@@ -247,6 +253,8 @@ mod tests {
         m.set_word(l.head(0), l.record(i)).unwrap();
         let live = m.word(l.base + SB_LIVE).unwrap();
         m.set_word(l.base + SB_LIVE, live + 1).unwrap();
+        let count = m.word(l.count(owner)).unwrap();
+        m.set_word(l.count(owner), count + 1).unwrap();
         m.set_word(l.base + SB_HIGH_WATER, i + 1).unwrap();
     }
 
@@ -322,6 +330,9 @@ mod tests {
             pid: s.pid,
         };
         assert_eq!(m.word(s.layout.base + SB_LIVE), Some(1));
+        // A's count is zero for the next owner of its pid; B's is untouched.
+        assert_eq!(m.word(s.layout.count(a)), Some(0));
+        assert_eq!(m.word(s.layout.count(b)), Some(1));
         let free = m.word(s.layout.base + SB_FREE_HEAD).unwrap();
         assert!(free == s.layout.record(0) || free == s.layout.record(2));
         let resume = sp.outbox.pop_front().unwrap();

@@ -20,7 +20,7 @@
 
 use super::{AllocError, SlowPath};
 use crate::frame_memory::FrameMemory;
-use clio_proto::kv::{StoreLayout, SB_MAGIC, STORE_MAGIC, SUPERBLOCK_BYTES};
+use clio_proto::kv::{StoreLayout, SB_MAGIC, SB_RAS_RECORDS, STORE_MAGIC, SUPERBLOCK_BYTES};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::ring::Descriptor;
 use clio_proto::Status;
@@ -131,12 +131,15 @@ impl SlowPath {
                 superblock_pa = Some(pa + self.layout().page_offset(layout.base));
             }
         }
-        // An empty store: the superblock's magic on zeroed pages (free head, high water and
-        // live count are zero). Flushed when the node has a persistence domain.
+        // An empty store: the superblock's magic and per-RAS record limit on zeroed pages
+        // (free head, high water, live count and every RAS's count are zero). Flushed when
+        // the node has a persistence domain.
         let pa = superblock_pa.ok_or(AllocError::OutOfMemory)?;
         let mut sb = [0u8; SUPERBLOCK_BYTES as usize];
-        let m = SB_MAGIC as usize;
-        sb[m..m + 8].copy_from_slice(&STORE_MAGIC.to_le_bytes());
+        let ras_records = self.limits.ras_kv_records_of(layout.records);
+        for (word, v) in [(SB_MAGIC, STORE_MAGIC), (SB_RAS_RECORDS, ras_records)] {
+            sb[word as usize..word as usize + 8].copy_from_slice(&v.to_le_bytes());
+        }
         if !mem.write(pa, &sb) {
             return Err(AllocError::OutOfMemory);
         }
@@ -205,14 +208,19 @@ mod tests {
                 status: Status::Ok as u8,
             })
         );
-        // Every mapped frame was cleared; the superblock holds the magic.
+        // Every mapped frame was cleared; the superblock holds the magic and the per-RAS
+        // record limit (the default: half the records).
         let ml = *sp.layout();
         for p in &ptes {
             let pa = ml.phys_addr(p.pfn, 0) as usize;
-            let frame = &mem[pa..pa + 4096];
+            let frame = &mut mem[pa..pa + 4096];
             if p.vpn == ml.vpn(s.layout.base) {
                 let o = ml.page_offset(s.layout.base) as usize;
                 assert_eq!(frame[o..o + 8], STORE_MAGIC.to_le_bytes());
+                let q = o + SB_RAS_RECORDS as usize;
+                let limit = clio_proto::quota::default_ras_kv_records(s.layout.records);
+                assert_eq!(frame[q..q + 8], limit.to_le_bytes());
+                frame[q..q + 8].fill(0);
                 assert!(frame[o + 8..].iter().all(|&b| b == 0));
             } else {
                 assert!(frame.iter().all(|&b| b == 0), "frame of vpn {}", p.vpn);

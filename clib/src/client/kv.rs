@@ -168,7 +168,9 @@ impl Client {
 
     /// Set `key` to `value` (at most [`MAX_STAGED_VALUE`] bytes; over [`MAX_VALUE`] it is
     /// staged, see the module doc), atomically, exactly once. [`ClioError::KvStoreFull`] when
-    /// the key is new and the store has no free record (nothing changed).
+    /// the key is new and the store has no free record, [`ClioError::QuotaExceeded`] naming
+    /// `Quota::KvRecords` when the key is new and this RAS holds its quota of the store's
+    /// records (the node's `--max-ras-kv-records`; nothing changed either way).
     pub fn kv_put(&self, key: &[u8], value: &[u8]) -> Result<KvPutOutcome> {
         let done = if value.len() > MAX_VALUE {
             self.kv_put_staged(key, value)

@@ -427,6 +427,16 @@ pub const MUTANTS: &[Mutant] = &[
         }],
     },
     Mutant {
+        name: "kv_records_unlimited",
+        rule: Rule::KvRecordQuota,
+        breaks: "Clio-KV: a put of a new key needs its RAS's count below the store's per-RAS limit, else QUOTA_EXCEEDED (KvRecords); here the limit reads as none, and one RAS may fill the store",
+        edits: &[Edit {
+            module: "fastpath_top$ext$clio_kv",
+            find: "quota_on$d = cw$q != 32'h0;",
+            replace: "quota_on$d = 1'b0;",
+        }],
+    },
+    Mutant {
         name: "second_page_assumed_contiguous",
         rule: Rule::PageEnd,
         breaks: "translation: a request that crosses a page is translated page by page; here the bytes past the page end go to the frame after the first page's (physically contiguous pages assumed)",

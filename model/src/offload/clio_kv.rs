@@ -16,7 +16,7 @@ use crate::coverage::Coverage;
 use crate::sync_unit::{RingCheck, SyncUnit};
 use clio_proto::kv::{
     KvRequest, RecordHeader, StoreLayout, HIT, MISS, RECORD_HEADER_BYTES, SB_FREE_HEAD,
-    SB_HIGH_WATER, SB_LIVE, SB_MAGIC, STORE_MAGIC,
+    SB_HIGH_WATER, SB_LIVE, SB_MAGIC, SB_RAS_RECORDS, STORE_MAGIC,
 };
 use clio_proto::rules::Rule;
 use clio_proto::{Opcode, Status};
@@ -28,12 +28,18 @@ struct Found {
     header: RecordHeader,
 }
 
-/// Write an empty store's superblock (chain heads and records are on fresh, zeroed pages).
-pub fn format(mem: &mut impl OffloadMemory, l: &StoreLayout) -> Result<(), Status> {
+/// Write an empty store's superblock with `ras_records`, the records one RAS may hold (0: no
+/// limit); counts, chain heads and records are on fresh, zeroed pages.
+pub fn format(
+    mem: &mut impl OffloadMemory,
+    l: &StoreLayout,
+    ras_records: u64,
+) -> Result<(), Status> {
     for (word, v) in [
         (SB_FREE_HEAD, 0),
         (SB_HIGH_WATER, 0),
         (SB_LIVE, 0),
+        (SB_RAS_RECORDS, ras_records),
         (SB_MAGIC, STORE_MAGIC),
     ] {
         mem.write_word(l.base + word, v)?;
@@ -130,6 +136,7 @@ pub fn decide(
         (Opcode::KvPut, old) => {
             let answer = put(mem, l, owner, req, old);
             cov.hit_if(answer == Err(Status::OutOfMemory), Rule::KvStoreFull);
+            cov.hit_if(answer == Err(Status::QuotaExceeded), Rule::KvRecordQuota);
             answer.map(|a| decided(a.arg0, None))
         }
         (Opcode::KvDelete, Some(f)) => delete(mem, l, f).map(|a| decided(a.arg0, None)),
@@ -179,8 +186,9 @@ pub enum Once {
 
 /// [`decide`] with exactly-once for writes: a put or delete
 /// (`Opcode::offload_uses_idempotence_ring`) asks the ring under the caller's
-/// `(owner, client, req_id)` first and records its answer after, so a retry gets the first
-/// answer and never a second run; a get runs as it is.
+/// `(owner, client, req_id)` first and records its answer after
+/// ([`SyncUnit::record_outcome`]), so a retry gets the first answer and never a second run; a
+/// get runs as it is.
 #[allow(clippy::too_many_arguments)]
 pub fn decide_once(
     mem: &mut impl OffloadMemory,
@@ -213,7 +221,10 @@ pub fn decide_once(
 /// slot, then the one link that led to the old record (or the chain head) switches to it,
 /// then the old record goes to the free list. One slot is kept spare for that: a store holds
 /// at most `records - 1` keys, so a replacement always finds a slot, and a creation beyond
-/// that is refused with `OutOfMemory` before anything is written.
+/// that is refused with `OutOfMemory` before anything is written. A creation while the
+/// owner's count is at the store's per-RAS limit (`SB_RAS_RECORDS`, 0: none) is refused with
+/// `QuotaExceeded`, also before anything is written; a replacement needs no new record and is
+/// never refused by it.
 fn put(
     mem: &mut impl OffloadMemory,
     l: &StoreLayout,
@@ -221,8 +232,16 @@ fn put(
     KvRequest { key, value }: KvRequest<'_>,
     old: Option<Found>,
 ) -> Result<OffloadAnswer, Status> {
-    if old.is_none() && live(mem, l)? + 1 >= l.records {
-        return Err(Status::OutOfMemory);
+    let mut count = 0;
+    if old.is_none() {
+        if live(mem, l)? + 1 >= l.records {
+            return Err(Status::OutOfMemory);
+        }
+        let quota = mem.read_word(l.base + SB_RAS_RECORDS)?;
+        count = mem.read_word(l.count(owner))?;
+        if quota != 0 && count >= quota {
+            return Err(Status::QuotaExceeded);
+        }
     }
     let slot = take_free(mem, l)?;
     let (link, next) = match &old {
@@ -252,12 +271,14 @@ fn put(
         None => {
             let n = live(mem, l)?;
             mem.write_word(l.base + SB_LIVE, n + 1)?;
+            mem.write_word(l.count(owner), count + 1)?;
             Ok(answer(MISS, Vec::new()))
         }
     }
 }
 
-/// Remove a found record: unlink it and free it for reuse.
+/// Remove a found record: unlink it and free it for reuse; the store's and its owner's
+/// counts go down (saturating).
 fn delete(
     mem: &mut impl OffloadMemory,
     l: &StoreLayout,
@@ -267,6 +288,8 @@ fn delete(
     give_free(mem, l, f.at)?;
     let n = live(mem, l)?;
     mem.write_word(l.base + SB_LIVE, n.saturating_sub(1))?;
+    let c = mem.read_word(l.count(f.header.owner))?;
+    mem.write_word(l.count(f.header.owner), c.saturating_sub(1))?;
     Ok(answer(HIT, Vec::new()))
 }
 
@@ -312,7 +335,7 @@ fn give_free(mem: &mut impl OffloadMemory, l: &StoreLayout, at: u64) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clio_proto::kv::{MAX_KEY, MAX_VALUE};
+    use clio_proto::kv::{HEADS_OFFSET, MAX_KEY, MAX_VALUE};
     use std::collections::HashMap;
 
     /// A byte-addressed memory over one region; anything outside is unmapped.
@@ -344,13 +367,20 @@ mod tests {
         }
     }
 
+    /// A store whose heads and records take `bytes` (after the superblock and count table),
+    /// with no per-RAS limit.
     fn store(bytes: u64) -> (Region, StoreLayout) {
+        store_limited(bytes, 0)
+    }
+
+    fn store_limited(bytes: u64, ras_records: u64) -> (Region, StoreLayout) {
+        let bytes = HEADS_OFFSET + bytes;
         let l = StoreLayout::fit(0x40_0000, bytes).unwrap();
         let mut m = Region {
             base: l.base,
             bytes: vec![0; bytes as usize],
         };
-        format(&mut m, &l).unwrap();
+        format(&mut m, &l, ras_records).unwrap();
         (m, l)
     }
 
@@ -471,6 +501,75 @@ mod tests {
         delete(&mut m, &l, 1, b"new").unwrap();
         put(&mut m, &l, 1, &[b'q'; MAX_KEY], &longest).unwrap();
         assert_eq!(value_of(&mut m, &l, 1, &[b'q'; MAX_KEY]), Some(longest));
+    }
+
+    /// One RAS cannot take more than its quota of the store's records: its puts of new keys
+    /// beyond it are refused and change nothing, its replacements and everyone else's puts go
+    /// on, and a delete gives a record back.
+    #[test]
+    fn a_ras_holds_at_most_its_quota_of_records_and_deletes_give_them_back() {
+        let (mut m, l) = store_limited(32 * 1024, 3);
+        for i in 0..3 {
+            assert_eq!(put(&mut m, &l, 1, &[b'a', i], b"x").unwrap().arg0, MISS);
+        }
+        let before = m.bytes.clone();
+        let cov = &mut Coverage::default();
+        let refused = decide(
+            &mut m,
+            &l,
+            Opcode::KvPut,
+            1,
+            req(Opcode::KvPut, b"new", b"x"),
+            cov,
+        );
+        assert_eq!(refused, Err(Status::QuotaExceeded));
+        assert_eq!(cov.count(Rule::KvRecordQuota), 1);
+        assert_eq!(m.bytes, before, "a refused put leaves memory as it was");
+        // A replacement needs no new record; another RAS has its own count.
+        assert_eq!(put(&mut m, &l, 1, &[b'a', 0], b"y").unwrap().arg0, HIT);
+        for i in 0..3 {
+            assert_eq!(put(&mut m, &l, 2, &[b'a', i], b"z").unwrap().arg0, MISS);
+        }
+        assert_eq!(m.read_word(l.count(1)), Ok(3));
+        assert_eq!(m.read_word(l.count(2)), Ok(3));
+        assert_eq!(delete(&mut m, &l, 1, &[b'a', 1]).unwrap().arg0, HIT);
+        assert_eq!(m.read_word(l.count(1)), Ok(2));
+        assert_eq!(put(&mut m, &l, 1, b"new", b"x").unwrap().arg0, MISS);
+        assert_eq!(
+            put(&mut m, &l, 1, b"newer", b"x"),
+            Err(Status::QuotaExceeded)
+        );
+        assert_eq!(live(&mut m, &l), Ok(6));
+    }
+
+    /// A refusal by the record quota is not recorded in the idempotence ring: the retry of the
+    /// same request runs again, and succeeds once a delete made room.
+    #[test]
+    fn a_quota_refusal_is_not_replayed() {
+        let (mut m, l) = store_limited(32 * 1024, 1);
+        let mut sync = SyncUnit::default();
+        let cov = &mut Coverage::default();
+        let mut once = |m: &mut Region, sync: &mut SyncUnit, op, key: &[u8], id| {
+            let value: &[u8] = if op == Opcode::KvPut { b"v" } else { b"" };
+            decide_once(m, &l, sync, op, 1, 7, id, req(op, key, value), cov)
+        };
+        assert!(matches!(
+            once(&mut m, &mut sync, Opcode::KvPut, b"a", 1),
+            Once::Ran(Ok(_))
+        ));
+        for _ in 0..2 {
+            let r = once(&mut m, &mut sync, Opcode::KvPut, b"b", 2);
+            assert_eq!(r, Once::Ran(Err(Status::QuotaExceeded)));
+        }
+        assert!(matches!(
+            once(&mut m, &mut sync, Opcode::KvDelete, b"a", 3),
+            Once::Ran(Ok(_))
+        ));
+        let r = once(&mut m, &mut sync, Opcode::KvPut, b"b", 2);
+        assert!(
+            matches!(r, Once::Ran(Ok(Decided { arg0: MISS, .. }))),
+            "{r:?}"
+        );
     }
 
     #[test]

@@ -489,8 +489,9 @@ impl Stream {
     }
 
     /// Clio-KV's bounds: gets whose key is 0 and `MAX_KEY` + 1 bytes, each with a body that
-    /// matches its lengths (so only the key bound can refuse it), and puts of new keys until
-    /// the store refuses one (a store of N slots holds N - 1 keys), which are then deleted.
+    /// matches its lengths (so only the key bound can refuse it), and puts of new keys by each
+    /// process until its RAS's record quota or the store refuses one (a store of N slots
+    /// holds N - 1 keys), which are then deleted.
     fn kv_corners(
         &mut self,
         node: &mut dyn MemoryNode,
@@ -508,22 +509,27 @@ impl Stream {
             let c = self.kv_request(node, 0, name, Opcode::KvGet, None, body, out);
             got.push(c);
         }
+        // Each process in turn puts new keys until refused: the first at its RAS's record
+        // quota (half the store), the next ones until the store is full.
         let mut stored = Vec::new();
-        for i in 0..256u32 {
-            let key = format!("corner-{i}").into_bytes();
-            let name = "KV put of a new key into a full store";
-            let put = self.kv_key_op(node, 0, name, Opcode::KvPut, &key, &[i as u8; 8], out);
-            let Some(c) = put else {
-                break;
-            };
-            if c.status != Some(Status::Ok) {
-                got.push(c);
-                break;
+        for slot in 0..self.procs.len() {
+            for i in 0..256u32 {
+                let key = format!("corner-{i}").into_bytes();
+                let name = "KV put of new keys until the RAS's quota or the store refuses one";
+                let v = [i as u8; 8];
+                let put = self.kv_key_op(node, slot, name, Opcode::KvPut, &key, &v, out);
+                let Some(c) = put else {
+                    break;
+                };
+                if c.status != Some(Status::Ok) {
+                    got.push(c);
+                    break;
+                }
+                stored.push((slot, key));
             }
-            stored.push(key);
         }
-        for key in stored {
-            self.kv_key_op(node, 0, "KV delete", Opcode::KvDelete, &key, &[], out);
+        for (slot, key) in stored {
+            self.kv_key_op(node, slot, "KV delete", Opcode::KvDelete, &key, &[], out);
         }
         self.kv_twin_corner(node, got, out);
     }

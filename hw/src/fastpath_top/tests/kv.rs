@@ -14,7 +14,7 @@ const STORE_PID: u16 = 9;
 /// The store's pages: vpn 0x40.. at frames 20...
 const STORE_VPN: u64 = 0x40;
 const STORE_PFN: u64 = 20;
-const STORE_PAGES: u64 = 2;
+const STORE_PAGES: u64 = 10;
 
 fn store_pa(va: u64) -> u64 {
     let vpn = va >> SHIFT;
@@ -64,8 +64,8 @@ pub(super) fn expected(
     .to_packet(&value)
 }
 
-/// The store of the KV tests: six records in two pages of `STORE_PID` (64 + 4 * 8 + 6 * 1104
-/// bytes), formatted in DRAM, RAS keys for `owners`; not configured yet (no KV_CONFIG).
+/// The store of the KV tests: six records in ten pages of `STORE_PID` (`HEADS_OFFSET` + 4 *
+/// 8 + 6 * 1104 bytes), formatted in DRAM, RAS keys for `owners`; not configured yet (no KV_CONFIG).
 pub(super) fn kv_store(owners: &[u16]) -> (Env, StoreLayout, Region) {
     let mut e = env_with_page(owners);
     e.budget = 20_000;

@@ -45,16 +45,6 @@ impl Logic for ClioKv {
             bd,
             prev,
             cur,
-            cy_q,
-            cin_q,
-            cp0,
-            cp1,
-            cp2,
-            cp3,
-            cp4,
-            cp5,
-            cprod_q,
-            cok_q,
             rec_m1,
             rec_zero,
             cw,
@@ -81,6 +71,12 @@ impl Logic for ClioKv {
             sb_live_pa,
             sb_free_pa,
             sb_hw_pa,
+            sb_quota_pa,
+            counts_pa,
+            cnt_pa,
+            quota_q,
+            quota_on,
+            cnt_q,
             heads_pa,
             bucket_mask,
             head_pa,
@@ -182,6 +178,11 @@ impl Logic for ClioKv {
                 | (self.state.q.val() == KvState::AfterCommit)
                 | (self.state.q.val() == KvState::Give4))
                 & (self.ctag.q.val() == self.sb_live_pa.q.val().get_bits::<58>(6)))
+            | ((self.state.q.val() == KvState::LiveChk)
+                & (self.ctag.q.val() == self.sb_quota_pa.q.val().get_bits::<58>(6)))
+            | (((self.state.q.val() == KvState::QuotaGot)
+                | (self.state.q.val() == KvState::CntDel))
+                & (self.ctag.q.val() == self.cnt_pa.q.val().get_bits::<58>(6)))
             | (((self.state.q.val() == KvState::Take) | (self.state.q.val() == KvState::Give))
                 & (self.ctag.q.val() == self.sb_free_pa.q.val().get_bits::<58>(6)))
             | ((self.state.q.val() == KvState::Prev)
@@ -219,46 +220,23 @@ impl Logic for ClioKv {
             self.kmask.d.next = self.ktail.q.val();
         }
         // `cand` is 0, or a slot: first <= cand < end, (cand - first) % RECORD_BYTES == 0.
-        self.cx.next = bit_cast::<44, 64>(self.cand.q.val() - self.first.q.val());
-        self.cy_q.d.next = self.cx.val().get_bits::<40>(4);
-        self.cin_q.d.next = (self.cand.q.val() >= self.first.q.val())
-            & (self.cand.q.val() < self.rec_end.q.val())
-            & (self.cx.val().get_bits::<4>(0) == 0);
-        self.cp0.d.next = bit_cast::<40, 32>(
-            self.cy_q.q.val().get_bits::<16>(0) * self.c_rec_inv.val().get_bits::<16>(0),
-        );
-        self.cp1.d.next = bit_cast::<40, 32>(
-            self.cy_q.q.val().get_bits::<16>(0) * self.c_rec_inv.val().get_bits::<16>(16),
-        );
-        self.cp2.d.next = bit_cast::<40, 32>(
-            self.cy_q.q.val().get_bits::<16>(16) * self.c_rec_inv.val().get_bits::<16>(0),
-        );
-        self.cp3.d.next = bit_cast::<40, 32>(
-            self.cy_q.q.val().get_bits::<16>(0)
-                * bit_cast::<16, 8>(self.c_rec_inv.val().get_bits::<8>(32)),
-        );
-        self.cp4.d.next = bit_cast::<40, 32>(
-            self.cy_q.q.val().get_bits::<16>(16) * self.c_rec_inv.val().get_bits::<16>(16),
-        );
-        self.cp5.d.next = bit_cast::<40, 32>(
-            bit_cast::<16, 8>(self.cy_q.q.val().get_bits::<8>(32))
-                * self.c_rec_inv.val().get_bits::<16>(0),
-        );
-        self.cprod.next = self.cp0.q.val()
-            + (self.cp1.q.val() << 16)
-            + (self.cp2.q.val() << 16)
-            + (self.cp3.q.val() << 32)
-            + (self.cp4.q.val() << 32)
-            + (self.cp5.q.val() << 32);
-        self.cprod_q.d.next = self.cprod.val();
-        self.cok_q.d.next = self.cin_q.q.val() & (self.cprod_q.q.val() <= self.c_rec_bound.val());
+        self.slots.clock.next = self.clock.val();
+        self.slots.cand.next = self.cand.q.val();
+        self.slots.first.next = self.first.q.val();
+        self.slots.stop.next = self.rec_end.q.val();
         // Word addresses, registered (see their fields). The key's chain head: base + 64 + 8 *
         // (hash & (buckets - 1)).
         self.sb_magic_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_magic.val();
         self.sb_live_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_live.val();
         self.sb_free_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_free.val();
         self.sb_hw_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_hw.val();
-        self.heads_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_bytes.val();
+        self.sb_quota_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_quota.val();
+        self.heads_pa.d.next = self.kv_port.cfg_base.val() + self.c_heads_off.val();
+        // The owner's count: `StoreLayout::count` (its PID's low 12 bits; `owner` is set as
+        // the request is taken, many cycles before a count is read).
+        self.counts_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_bytes.val();
+        self.cnt_pa.d.next = self.counts_pa.q.val()
+            + (bit_cast::<64, 12>(self.owner.q.val().get_bits::<12>(0)) << 3);
         self.bucket_mask.d.next = self.kv_port.cfg_buckets.val() - 1;
         self.head_pa.d.next = self.heads_pa.q.val()
             + ((bit_cast::<64, 32>(self.khash.hash.val()) & self.bucket_mask.q.val()) << 3);
@@ -471,7 +449,7 @@ impl Logic for ClioKv {
             KvState::LinkUse => {
                 if self.cand_zero.q.val() {
                     self.state.d.next = KvState::NotFound;
-                } else if !self.cok_q.q.val() {
+                } else if !self.slots.ok.val() {
                     self.fail.next = true;
                 } else {
                     self.at.d.next = self.cand.q.val();
@@ -556,6 +534,28 @@ impl Logic for ClioKv {
                     self.fail.next = true;
                     self.fail_status.next = self.st_oom.val();
                 } else {
+                    self.ma.d.next = self.sb_quota_pa.q.val();
+                    self.ret.d.next = KvState::QuotaGot;
+                    self.state.d.next = KvState::Rd;
+                }
+            }
+            KvState::QuotaGot => {
+                self.quota_q.d.next = self.cw.q.val();
+                self.quota_on.d.next = self.cw.q.val() != 0;
+                self.ma.d.next = self.cnt_pa.q.val();
+                self.ret.d.next = KvState::CntChk;
+                self.state.d.next = KvState::Rd;
+            }
+            KvState::CntChk => {
+                // The owner holds its limit: refused, nothing written, nothing recorded (a
+                // retry runs again).
+                if self.quota_on.q.val() & (self.cw.q.val() >= self.quota_q.q.val()) {
+                    self.fail.next = true;
+                    self.fail_status.next = self.st_quota_exceeded.val();
+                    self.a_quota.d.next = self.quota_kv_records.val();
+                    self.a_record.d.next = false;
+                } else {
+                    self.cnt_q.d.next = self.cw.q.val();
                     self.state.d.next = KvState::Take;
                 }
             }
@@ -574,7 +574,7 @@ impl Logic for ClioKv {
                     self.ma.d.next = self.sb_hw_pa.q.val();
                     self.ret.d.next = KvState::HwChk;
                     self.state.d.next = KvState::Rd;
-                } else if !self.cok_q.q.val() {
+                } else if !self.slots.ok.val() {
                     self.fail.next = true;
                 } else {
                     self.slot.d.next = self.cand.q.val();
@@ -711,6 +711,12 @@ impl Logic for ClioKv {
             }
             KvState::NewLive => {
                 self.wd.d.next = self.cw.q.val() + 1;
+                self.ret.d.next = KvState::CntUp;
+                self.state.d.next = KvState::Wr;
+            }
+            KvState::CntUp => {
+                self.ma.d.next = self.cnt_pa.q.val();
+                self.wd.d.next = self.cnt_q.q.val() + 1;
                 self.ret.d.next = KvState::AnsMiss;
                 self.state.d.next = KvState::Wr;
             }
@@ -753,6 +759,19 @@ impl Logic for ClioKv {
                 }
             }
             KvState::DelLive => {
+                self.wd.d.next = 0.into();
+                if self.cw.q.val() != 0 {
+                    self.wd.d.next = self.cw.q.val() - 1;
+                }
+                self.ret.d.next = KvState::CntDel;
+                self.state.d.next = KvState::Wr;
+            }
+            KvState::CntDel => {
+                self.ma.d.next = self.cnt_pa.q.val();
+                self.ret.d.next = KvState::CntDec;
+                self.state.d.next = KvState::Rd;
+            }
+            KvState::CntDec => {
                 self.wd.d.next = 0.into();
                 if self.cw.q.val() != 0 {
                     self.wd.d.next = self.cw.q.val() - 1;

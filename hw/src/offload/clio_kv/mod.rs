@@ -21,12 +21,14 @@
 //!   UNMAPPED), owner and key length compared, then the key word by word; at most
 //!   `records + 1` links (a cycle: UNMAPPED);
 //! * get: hit = the answer reads `value_len` bytes after the record's key (`rsp_read_own`);
-//! * put: a new key needs `live + 1 < records` (else OUT_OF_MEMORY, nothing written); a slot
+//! * put: a new key needs `live + 1 < records` (else OUT_OF_MEMORY, nothing written) and
+//!   its owner's count below the superblock's per-RAS limit (`SB_RAS_RECORDS`, 0: none; else
+//!   QUOTA_EXCEEDED with `arg1` = `Quota::KvRecords`, nothing written, not recorded); a slot
 //!   from the free list's head (checked like a link) or the high-water mark (OUT_OF_MEMORY
 //!   when used up); the record (next link, owner and lengths, key and value streamed from the
 //!   payload) written whole, then the one link switched to it (the commit point), then the old
-//!   record freed (hit) or the live count raised (miss);
-//! * delete: unlink, free, live count lowered (saturating).
+//!   record freed (hit) or the live count and the owner's count raised (miss);
+//! * delete: unlink, free, live count and the owner's count lowered (saturating).
 //!
 //! Memory words are read through a one-block cache (the block of the last read, kept up to
 //! date by the unit's own word writes, dropped by its record writes and at each request), so
@@ -41,6 +43,7 @@
 //! configures 64-byte-aligned bases and at least two buckets, so records are 16-byte aligned).
 
 mod kernel;
+pub mod slot_check;
 pub mod xxh32;
 
 #[cfg(test)]
@@ -51,39 +54,21 @@ mod tests;
 use super::{OffloadKvPort, OffloadPort};
 use crate::mem_access::{LaneWindow, Realign};
 use crate::spec::Spec;
-use clio_proto::consts::MAX_PAYLOAD;
+use clio_proto::consts::{KEY_TABLE_ENTRIES, MAX_PAYLOAD};
 use clio_proto::kv::{
-    HIT, MAX_KEY, MAX_STAGED_VALUE, MAX_VALUE, MISS, PREFIX_BYTES, RECORD_BYTES,
-    RECORD_HEADER_BYTES, SB_FREE_HEAD, SB_HIGH_WATER, SB_LIVE, SB_MAGIC, STORE_MAGIC,
-    SUPERBLOCK_BYTES,
+    HEADS_OFFSET, HIT, MAX_KEY, MAX_STAGED_VALUE, MAX_VALUE, MISS, PREFIX_BYTES, RECORD_BYTES,
+    RECORD_HEADER_BYTES, SB_FREE_HEAD, SB_HIGH_WATER, SB_LIVE, SB_MAGIC, SB_RAS_RECORDS,
+    STORE_MAGIC, SUPERBLOCK_BYTES,
 };
 use clio_proto::{Opcode, Status};
 use rust_hdl::prelude::*;
+use slot_check::SlotCheck;
 use xxh32::Xxh32;
-
-/// Odd part of a record slot's size: `RECORD_BYTES = REC_ODD << 4` (the `get_bits::<40>(4)`
-/// in the kernel's slot check, `cy_q`).
-const REC_ODD: u64 = RECORD_BYTES >> 4;
-/// `REC_ODD`'s inverse modulo 2^40: `y` is a multiple of `REC_ODD` iff `y * REC_INV mod 2^40
-/// <= REC_BOUND` (for `y < 2^40`; Granlund and Montgomery's divisibility test).
-const REC_INV: u64 = {
-    let mut x = REC_ODD; // correct to 3 bits; each step doubles them
-    let mut i = 0;
-    while i < 5 {
-        x = x.wrapping_mul(2u64.wrapping_sub(REC_ODD.wrapping_mul(x)));
-        i += 1;
-    }
-    x & ((1 << 40) - 1)
-};
-/// The largest `y * REC_INV mod 2^40` of a multiple `y` of `REC_ODD`.
-const REC_BOUND: u64 = ((1 << 40) - 1) / REC_ODD;
 
 // Bit positions and widths the kernel must take as literals, pinned to proto:
 const _: () = {
-    // A slot is 1104 bytes = 16 * 69: the divisibility test drops 4 bits and multiplies by
-    // the inverse of 69; `rec_bytes` is (x << 10) + (x << 6) + (x << 4).
-    assert!(RECORD_BYTES == REC_ODD << 4 && REC_ODD % 2 == 1);
-    assert!((REC_ODD.wrapping_mul(REC_INV)) & ((1 << 40) - 1) == 1);
+    // A slot is 1104 bytes: a slot's address is `first + (x << 10) + (x << 6) + (x << 4)`
+    // (`rec_end`, `hw_slot`); `SlotCheck` tests the links' divisibility.
     assert!(RECORD_BYTES == (1 << 10) + (1 << 6) + (1 << 4));
     // The prefix is key length, value length (u16 LE each) at bytes 0 and 2; the key starts
     // at byte 4 (bit 32) and ends in the second beat at the latest (its first 4 bytes there).
@@ -96,6 +81,10 @@ const _: () = {
     assert!(MAX_PAYLOAD == 1024 && MAX_STAGED_VALUE < 1 << 11 && MAX_VALUE < MAX_PAYLOAD);
     // The superblock's words are in its first (and only) block.
     assert!(SUPERBLOCK_BYTES == 64 && SB_LIVE < 64 && SB_FREE_HEAD < 64 && SB_HIGH_WATER < 64);
+    assert!(SB_RAS_RECORDS < 64);
+    // The count table follows the superblock, a word per PID: the owner's count is at
+    // `counts_pa + (owner's low 12 bits << 3)` (`StoreLayout::count`).
+    assert!(KEY_TABLE_ENTRIES == 1 << 12 && HEADS_OFFSET == SUPERBLOCK_BYTES + (1 << 12) * 8);
 };
 
 /// The unit's states. `Rd`/`Wr` are its one-word memory accesses (address `ma`, data `wd`),
@@ -179,8 +168,15 @@ pub enum KvState {
     Commit,
     /// After the commit: free the old record, or count the new one.
     AfterCommit,
+    /// The per-RAS limit was read (`SB_RAS_RECORDS`): read the owner's count.
+    QuotaGot,
+    /// The owner's count was read: at the limit, QUOTA_EXCEEDED (nothing written or
+    /// recorded); else take a slot.
+    CntChk,
     /// The live count was read (creation).
     NewLive,
+    /// Counted: raise the owner's count (read in `CntChk`).
+    CntUp,
     /// Delete: unlink the record.
     Unlink,
     /// Free the record `at`: read the free list's head.
@@ -195,6 +191,10 @@ pub enum KvState {
     Give4,
     /// The live count was read (deletion).
     DelLive,
+    /// Counted: read the owner's count.
+    CntDel,
+    /// The owner's count was read: lower it (saturating).
+    CntDec,
     /// Answer HIT.
     AnsHit,
     /// Answer MISS.
@@ -341,35 +341,29 @@ pub struct ClioKv {
     prev: DFF<Bits<512>>,
     /// The payload beat that ends in block `bj`.
     cur: DFF<Bits<512>>,
-    /// Slot check, stage 1: `(cand - first) / 16`.
-    cy_q: DFF<Bits<40>>,
-    /// Slot check, stage 1: `first <= cand < end` and `cand - first` a multiple of 16.
-    cin_q: DFF<Bit>,
-    /// Slot check, stage 2: the six 16 x 16 (or 8 x 16) products of `cy_q * REC_INV` that
-    /// count mod 2^40, registered as they leave the multipliers (by their weight: 2^0, 2^16,
-    /// 2^16, 2^32, 2^32, 2^32).
-    cp0: DFF<Bits<40>>,
-    cp1: DFF<Bits<40>>,
-    cp2: DFF<Bits<40>>,
-    cp3: DFF<Bits<40>>,
-    cp4: DFF<Bits<40>>,
-    cp5: DFF<Bits<40>>,
-    /// Slot check, stage 3: `cy_q * REC_INV mod 2^40`, the products' sum.
-    cprod_q: DFF<Bits<40>>,
-    /// Slot check, stage 4: `cand` is a record slot's address (`StoreLayout::is_record`), four
-    /// cycles after `cand` was set.
-    cok_q: DFF<Bit>,
+    /// `cand` is a record slot's address (`StoreLayout::is_record`), four cycles after `cand`
+    /// was set (`Cand1`..`Cand4`).
+    slots: SlotCheck,
+    /// The per-RAS record limit read from the superblock, and whether there is one (not 0).
+    quota_q: DFF<Bits<64>>,
+    quota_on: DFF<Bit>,
+    /// The owner's count of live records, as read before a creation.
+    cnt_q: DFF<Bits<64>>,
     /// `records - 1` and `records == 0` of the configuration, registered (the store is
     /// configured by KV_CONFIG before requests use it).
     rec_m1: DFF<Bits<64>>,
     rec_zero: DFF<Bit>,
-    /// The superblock's words (`base + SB_*`), the chains' first head (`base +
-    /// SUPERBLOCK_BYTES`) and `buckets - 1` of the configuration, registered: the word address
-    /// `ma` takes registers only, never an adder's output.
+    /// The superblock's words (`base + SB_*`), the count table (`base + SUPERBLOCK_BYTES`)
+    /// and the owner's count in it, the chains' first head (`base + HEADS_OFFSET`) and
+    /// `buckets - 1` of the configuration, registered: the word address `ma` takes registers
+    /// only, never an adder's output.
     sb_magic_pa: DFF<Bits<64>>,
     sb_live_pa: DFF<Bits<64>>,
     sb_free_pa: DFF<Bits<64>>,
     sb_hw_pa: DFF<Bits<64>>,
+    sb_quota_pa: DFF<Bits<64>>,
+    counts_pa: DFF<Bits<64>>,
+    cnt_pa: DFF<Bits<64>>,
     heads_pa: DFF<Bits<64>>,
     bucket_mask: DFF<Bits<64>>,
     /// The key's chain head from the hash (`heads_pa + 8 * (hash & bucket_mask)`), registered
@@ -448,10 +442,6 @@ pub struct ClioKv {
     /// A record header's value length (its metadata word, `cw`; `meta_bad` bounds it by
     /// MAX_STAGED_VALUE < 2^11).
     m_vlen: Signal<Local, Bits<11>>,
-    /// `cand - first` (its low 44 bits) and `cy_q * REC_INV mod 2^40` (the sum of `cp0..cp5`),
-    /// the slot check's first and third stages.
-    cx: Signal<Local, Bits<44>>,
-    cprod: Signal<Local, Bits<40>>,
     /// The records' count, 64 bits.
     records: Signal<Local, Bits<64>>,
     /// `wd` in each of a block's eight words, its strobes and bit mask at `ma`.
@@ -479,6 +469,7 @@ pub struct ClioKv {
     st_retry_later: Spec<8, { Status::RetryLater as u64 }>,
     st_quota_exceeded: Spec<8, { Status::QuotaExceeded as u64 }>,
     quota_ring_share: Spec<8, { clio_proto::quota::Quota::RingShare as u64 }>,
+    quota_kv_records: Spec<8, { clio_proto::quota::Quota::KvRecords as u64 }>,
     op_get: Spec<8, { Opcode::KvGet as u64 }>,
     op_put: Spec<8, { Opcode::KvPut as u64 }>,
     op_delete: Spec<8, { Opcode::KvDelete as u64 }>,
@@ -489,7 +480,9 @@ pub struct ClioKv {
     c_sb_free: Spec<64, SB_FREE_HEAD>,
     c_sb_hw: Spec<64, SB_HIGH_WATER>,
     c_sb_live: Spec<64, SB_LIVE>,
+    c_sb_quota: Spec<64, SB_RAS_RECORDS>,
     c_sb_bytes: Spec<64, SUPERBLOCK_BYTES>,
+    c_heads_off: Spec<64, HEADS_OFFSET>,
     c_hdr_bytes: Spec<64, { RECORD_HEADER_BYTES as u64 }>,
     c_body_off: Spec<64, { (RECORD_HEADER_BYTES - PREFIX_BYTES) as u64 }>,
     c_prefix: Spec<16, { PREFIX_BYTES as u64 }>,
@@ -498,6 +491,4 @@ pub struct ClioKv {
     c_max_value: Spec<16, { MAX_VALUE as u64 }>,
     c_max_stored: Spec<16, { MAX_STAGED_VALUE as u64 }>,
     c_max_payload: Spec<16, { MAX_PAYLOAD as u64 }>,
-    c_rec_inv: Spec<40, REC_INV>,
-    c_rec_bound: Spec<40, REC_BOUND>,
 }

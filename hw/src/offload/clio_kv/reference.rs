@@ -32,14 +32,19 @@ pub struct Region {
 }
 
 impl Region {
-    /// A formatted store (`clio_kv::format`): zeros and the magic.
+    /// A formatted store (`clio_kv::format`): zeros and the magic, no per-RAS limit.
     pub fn formatted(l: &StoreLayout) -> Region {
+        Region::formatted_limited(l, 0)
+    }
+
+    /// A formatted store whose RASes may hold `ras_records` records each.
+    pub fn formatted_limited(l: &StoreLayout, ras_records: u64) -> Region {
         let mut r = Region {
             base: l.base,
             bytes: vec![0; l.bytes().next_multiple_of(64) as usize],
             bad: HashMap::new(),
         };
-        clio_kv::format(&mut r, l).expect("the region holds the superblock");
+        clio_kv::format(&mut r, l, ras_records).expect("the region holds the superblock");
         r
     }
 
@@ -173,7 +178,8 @@ pub fn serve(m: &mut Region, l: &StoreLayout, ready: u8, r: &Req) -> Answer {
 /// The reference answer to `r` from member `client` with request id `req`: the format and
 /// the store's status first, then the model's table behind its idempotence ring
 /// (`clio_kv::decide_once`: a retry of a put or delete gets its recorded answer, a full ring
-/// RETRY_LATER, an executed one's answer is recorded, errors included).
+/// RETRY_LATER, an executed one's answer is recorded, errors included but the record quota's
+/// refusal).
 pub fn serve_once(
     m: &mut Region,
     l: &StoreLayout,
@@ -208,6 +214,11 @@ pub fn serve_once(
             ..answer(Status::QuotaExceeded as u8, 0, None, false)
         },
         Once::Ran(Ok(d)) => answer(0, d.arg0, d.value_at, false),
+        // The table's one quota: the RAS's records.
+        Once::Ran(Err(Status::QuotaExceeded)) => Answer {
+            arg1: clio_proto::quota::Quota::KvRecords as u64,
+            ..answer(Status::QuotaExceeded as u8, 0, None, false)
+        },
         Once::Ran(Err(s)) => answer(s as u8, 0, None, false),
     }
 }

@@ -290,11 +290,16 @@ fn check(b: &mut Bench<ClioKv>, dut: &mut Region, want: &mut Region, r: &Req, t:
     assert_eq!(got.answer, expect, "{:?} {:?}", r.op, r.pay);
     assert!(dut.bytes == want.bytes, "memory differs after {r:?}");
     // Puts and deletes that pass the format and the store's status ask the ring, and are
-    // recorded whatever they answer; nothing else does either.
+    // recorded whatever they answer but the record quota's refusal; nothing else does either.
     let once = r.op.offload_uses_idempotence_ring()
         && ready == 0
         && KvRequest::decode(&r.header(), &r.pay).is_ok();
-    assert_eq!((got.asked, got.recorded), (once, once), "ring use of {r:?}");
+    let quota = got.answer.status == Status::QuotaExceeded as u8;
+    assert_eq!(
+        (got.asked, got.recorded),
+        (once, once && !quota),
+        "ring use of {r:?}"
+    );
     got
 }
 
@@ -460,6 +465,46 @@ fn owners_are_apart_and_a_full_store_changes_nothing() {
     );
     let r = check(&mut b, &mut dut2, &mut want2, &full, DRAM);
     assert_eq!((r.answer.status, r.answer.arg0), (0, MISS));
+}
+
+/// A RAS at its record quota (the superblock's `SB_RAS_RECORDS`) is refused a creation with
+/// QUOTA_EXCEEDED naming the quota, nothing written and nothing recorded; its replacements,
+/// another RAS's creations and, after a delete, its own go on, its count in the table exact.
+#[test]
+fn a_ras_at_its_record_quota_is_refused_and_a_delete_makes_room() {
+    use clio_proto::quota::Quota;
+    let mut b = unit(&SMALL, 0);
+    let mut dut = Region::formatted_limited(&SMALL, 2);
+    let mut want = dut.clone();
+    let mut go = |op, owner, k: &[u8], v: &[u8]| {
+        check(
+            &mut b,
+            &mut dut,
+            &mut want,
+            &Req::new(op, owner, k, v),
+            DRAM,
+        )
+    };
+    for k in [&b"a"[..], b"b"] {
+        assert_eq!(go(Opcode::KvPut, 1, k, b"x").answer.arg0, MISS);
+    }
+    let r = go(Opcode::KvPut, 1, b"c", b"x");
+    let a = r.answer;
+    assert_eq!(
+        (a.status, a.arg1),
+        (Status::QuotaExceeded as u8, Quota::KvRecords as u64)
+    );
+    assert_eq!(r.writes, 0, "nothing written");
+    assert_eq!(go(Opcode::KvPut, 1, b"a", b"y").answer.arg0, HIT);
+    assert_eq!(go(Opcode::KvPut, 2, b"c", b"x").answer.arg0, MISS);
+    assert_eq!(go(Opcode::KvDelete, 1, b"b", b"").answer.arg0, HIT);
+    assert_eq!(go(Opcode::KvPut, 1, b"c", b"x").answer.arg0, MISS);
+    assert_eq!(
+        go(Opcode::KvPut, 1, b"d", b"x").answer.status,
+        Status::QuotaExceeded as u8
+    );
+    assert_eq!(dut.word(SMALL.count(1)), Ok(2));
+    assert_eq!(dut.word(SMALL.count(2)), Ok(1));
 }
 
 /// Every malformed request is BAD_REQUEST (an opcode not the unit's UNSUPPORTED) without a

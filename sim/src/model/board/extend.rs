@@ -15,6 +15,7 @@ use clio_proto::kv::{value_check, KvRequest, KvStagedPut, StoreLayout};
 use clio_proto::layout::MemoryLayout;
 use clio_proto::offload::{chase, ChaseLayout};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
+use clio_proto::quota::Quota;
 use clio_proto::rules::Rule;
 use clio_proto::{Header, Opcode, Status};
 
@@ -330,6 +331,15 @@ impl CBoard {
                     r.total_len = a.payload.len() as u32; // the value, or nothing
                 }
                 self.respond(out, route, r, &a.payload);
+            }
+            // The one quota an offload's table applies: Clio-KV's records per RAS, named in
+            // `arg1` as every quota's answer names its own.
+            Err(Status::QuotaExceeded) => {
+                let r = Header {
+                    arg1: Quota::KvRecords as u64,
+                    ..h.response_to(Status::QuotaExceeded)
+                };
+                self.respond(out, route, r, &[]);
             }
             Err(s) => self.respond(out, route, h.response_to(s), &[]),
         }
