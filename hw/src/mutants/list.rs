@@ -376,9 +376,9 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "Clio-KV: keys are 1 to MAX_KEY bytes",
         edits: &[
             Edit {
-                module: "fastpath_top$ext$clio_kv",
-                find: "bounds_ok$d = (klen != 32'h0) & (klen <= c_max_key) & value_ok;",
-                replace: "bounds_ok$d = (klen != 32'h0) & value_ok;",
+                module: "fastpath_top$ext$clio_kv$checks",
+                find: "bounds_q$d = (klen != 32'h0) & (klen <= c_max_key) & value_ok;",
+                replace: "bounds_q$d = (klen != 32'h0) & value_ok;",
             },
         ],
     },
@@ -388,9 +388,9 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "Clio-KV: an empty key is BAD_REQUEST",
         edits: &[
             Edit {
-                module: "fastpath_top$ext$clio_kv",
-                find: "bounds_ok$d = (klen != 32'h0) & (klen <= c_max_key) & value_ok;",
-                replace: "bounds_ok$d = (klen <= c_max_key) & value_ok;",
+                module: "fastpath_top$ext$clio_kv$checks",
+                find: "bounds_q$d = (klen != 32'h0) & (klen <= c_max_key) & value_ok;",
+                replace: "bounds_q$d = (klen <= c_max_key) & value_ok;",
             },
         ],
     },
@@ -400,9 +400,9 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "Clio-KV: a request's body is exactly its key and value (lying lengths are BAD_REQUEST)",
         edits: &[
             Edit {
-                module: "fastpath_top$ext$clio_kv",
-                find: "body_ok$d = sz_x == sz_k;",
-                replace: "body_ok$d = 1'b1;",
+                module: "fastpath_top$ext$clio_kv$checks",
+                find: "body_q$d = sz_x == sz_k;",
+                replace: "body_q$d = 1'b1;",
             },
         ],
     },
@@ -412,8 +412,8 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "Clio-KV: a record matches a request only if its owner is the requester's RAS; here equal key bytes of another owner in the same chain match",
         edits: &[Edit {
             module: "fastpath_top$ext$clio_kv",
-            find: "meta_match$d = (cw$d[(32'h0)+:(16)] == owner$q) & (cw$d[(32'h10)+:(16)] == klen);",
-            replace: "meta_match$d = (cw$d[(32'h10)+:(16)] == klen);",
+            find: "meta_match$d = (cw$d[(32'h0)+:(16)] == owner$q) & (cw$d[(32'h10)+:(16)] == checks$klen);",
+            replace: "meta_match$d = (cw$d[(32'h10)+:(16)] == checks$klen);",
         }],
     },
     Mutant {
@@ -421,9 +421,9 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::KvStoreFull,
         breaks: "Clio-KV: a new key needs live + 1 < records (one slot stays spare), else OUT_OF_MEMORY; here the live-count check never refuses, and only the high-water mark's bound is left",
         edits: &[Edit {
-            module: "fastpath_top$ext$clio_kv",
-            find: "rec_m1$d = records - 32'h1;",
-            replace: "rec_m1$d = 64'hffffffffffffffff;",
+            module: "fastpath_top$ext$clio_kv$words",
+            find: "rec_m1_q$d = recs - 32'h1;",
+            replace: "rec_m1_q$d = 64'hffffffffffffffff;",
         }],
     },
     Mutant {

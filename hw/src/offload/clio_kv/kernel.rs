@@ -23,8 +23,6 @@ impl Logic for ClioKv {
             b0,
             b1lo,
             pay_done,
-            first,
-            rec_end,
             head,
             link,
             at,
@@ -45,41 +43,22 @@ impl Logic for ClioKv {
             bd,
             prev,
             cur,
-            rec_m1,
-            rec_zero,
             cw,
             hw_full,
             hw_slot,
-            jlast,
             meta_bad,
             meta_match,
-            body_ok,
-            bounds_ok,
-            realign_sh,
-            strobe_q,
-            plen_m4,
             chit_q,
             cand_zero,
-            key_long,
             fail_q,
             kword,
             kmask,
             klast,
             ktail,
             kword_last,
-            sb_magic_pa,
-            sb_live_pa,
-            sb_free_pa,
-            sb_hw_pa,
-            sb_quota_pa,
-            counts_pa,
-            cnt_pa,
             quota_q,
             quota_on,
             cnt_q,
-            heads_pa,
-            bucket_mask,
-            head_pa,
             hash_ready,
             at_meta_pa,
             at_key_pa,
@@ -92,60 +71,34 @@ impl Logic for ClioKv {
             a_len,
             a_record,
             a_replay,
-            a_quota,
-            win_lo,
-            win_hi,
-            blk_empty
+            a_quota
         );
         self.khash.clock.next = self.clock.val();
         self.khash.reset.next = self.reset.val();
         self.ones64.next = 0xFFFF_FFFF_FFFF_FFFF_u64.to_bits();
         // The request: its prefix, key and the checks of KvRequest::decode.
-        self.klen.next = self.b0.q.val().get_bits::<16>(0);
-        self.vlen.next = self.b0.q.val().get_bits::<16>(16);
-        self.key.next = (self.b0.q.val() >> 32) | (bit_cast::<512, 32>(self.b1lo.q.val()) << 480);
-        self.op_ok.next = (self.kv_port.req_op.val() == self.op_get.val())
-            | (self.kv_port.req_op.val() == self.op_put.val())
-            | (self.kv_port.req_op.val() == self.op_delete.val());
-        self.r_hdr_zero.next = (self.port.req_va.val() == 0)
-            & (self.port.req_arg0.val() == 0)
-            & (self.port.req_arg1.val() == 0)
-            & (self.kv_port.req_pkt_count.val() == 1)
-            & (self.kv_port.req_pkt_index.val() == 0);
-        self.r_hdr_len.next = (self.port.req_len.val()
-            == bit_cast::<32, 16>(self.kv_port.req_pay_len.val()))
-            & (self.kv_port.req_pay_len.val() >= self.c_prefix.val())
-            & (self.kv_port.req_pay_len.val() <= self.c_max_payload.val());
-        self.key_long.d.next = self.klen.val() > self.c_beat0_key.val();
-        self.value_ok.next = self.vlen.val() == 0;
-        if self.op_is_put.q.val() {
-            self.value_ok.next = self.vlen.val() <= self.c_max_value.val();
-        }
-        // klen + vlen + PREFIX_BYTES == plen (17 bits): klen + vlen == plen_m4, carry-free.
-        self.plen_m4.d.next =
-            bit_cast::<17, 16>(self.plen.q.val()) - bit_cast::<17, 16>(self.c_prefix.val());
-        self.sz_a.next = bit_cast::<17, 16>(self.klen.val());
-        self.sz_b.next = bit_cast::<17, 16>(self.vlen.val());
-        self.sz_x.next = self.sz_a.val() ^ self.sz_b.val() ^ self.plen_m4.q.val();
-        self.sz_k.next = ((self.sz_a.val() & self.sz_b.val())
-            | ((self.sz_a.val() | self.sz_b.val()) & !self.plen_m4.q.val()))
-            << 1;
-        self.body_ok.d.next = self.sz_x.val() == self.sz_k.val();
-        self.bounds_ok.d.next = (self.klen.val() != 0)
-            & (self.klen.val() <= self.c_max_key.val())
-            & self.value_ok.val();
+        self.checks.clock.next = self.clock.val();
+        self.checks.op.next = self.kv_port.req_op.val();
+        self.checks.va.next = self.port.req_va.val();
+        self.checks.arg0.next = self.port.req_arg0.val();
+        self.checks.arg1.next = self.port.req_arg1.val();
+        self.checks.len.next = self.port.req_len.val();
+        self.checks.pay_len.next = self.kv_port.req_pay_len.val();
+        self.checks.pkt_count.next = self.kv_port.req_pkt_count.val();
+        self.checks.pkt_index.next = self.kv_port.req_pkt_index.val();
+        self.checks.b0.next = self.b0.q.val();
+        self.checks.b1lo.next = self.b1lo.q.val();
+        self.checks.plen.next = self.plen.q.val();
+        self.checks.is_put.next = self.op_is_put.q.val();
         // The store's layout.
         self.records.next = bit_cast::<64, 32>(self.kv_port.cfg_records.val());
-        self.rec_m1.d.next = self.records.val() - 1;
-        self.rec_zero.d.next = self.kv_port.cfg_records.val() == 0;
-        // (Registered in turn from the configuration: it is set by KV_CONFIG, which the
-        // executor applies while no offload request is under way, and first read by a slot
-        // check, many cycles into a request.)
-        self.first.d.next = self.heads_pa.q.val() + (self.kv_port.cfg_buckets.val() << 3);
-        self.rec_end.d.next = self.first.q.val()
-            + (self.records.val() << 10)
-            + (self.records.val() << 6)
-            + (self.records.val() << 4);
+        // The store's word addresses (`StoreLayout`), registered.
+        self.words.clock.next = self.clock.val();
+        self.words.base.next = self.kv_port.cfg_base.val();
+        self.words.buckets.next = self.kv_port.cfg_buckets.val();
+        self.words.records.next = self.kv_port.cfg_records.val();
+        self.words.owner.next = self.owner.q.val().get_bits::<12>(0);
+        self.words.hash.next = self.khash.hash.val();
         // The word at `ma` in the cached block, and the words a record header holds.
         self.chit.next =
             self.cvalid.q.val() & (self.ctag.q.val() == self.ma.q.val().get_bits::<58>(6));
@@ -161,11 +114,11 @@ impl Logic for ClioKv {
                 & (self.ctag.q.val() == self.cand.q.val().get_bits::<58>(6)))
             | ((self.state.q.val() == KvState::FreeUse)
                 & self.cand_zero.q.val()
-                & (self.ctag.q.val() == self.sb_hw_pa.q.val().get_bits::<58>(6)))
+                & (self.ctag.q.val() == self.words.sb_hw.val().get_bits::<58>(6)))
             | ((self.state.q.val() == KvState::Start)
-                & (self.ctag.q.val() == self.sb_magic_pa.q.val().get_bits::<58>(6)))
+                & (self.ctag.q.val() == self.words.sb_magic.val().get_bits::<58>(6)))
             | ((self.state.q.val() == KvState::HashWait)
-                & (self.ctag.q.val() == self.head_pa.q.val().get_bits::<58>(6)))
+                & (self.ctag.q.val() == self.words.head.val().get_bits::<58>(6)))
             | ((self.state.q.val() == KvState::HdrNext)
                 & (self.ctag.q.val() == self.at_meta_pa.q.val().get_bits::<58>(6)))
             | ((self.state.q.val() == KvState::HdrMeta)
@@ -177,14 +130,14 @@ impl Logic for ClioKv {
             | (((self.state.q.val() == KvState::NotFound)
                 | (self.state.q.val() == KvState::AfterCommit)
                 | (self.state.q.val() == KvState::Give4))
-                & (self.ctag.q.val() == self.sb_live_pa.q.val().get_bits::<58>(6)))
+                & (self.ctag.q.val() == self.words.sb_live.val().get_bits::<58>(6)))
             | ((self.state.q.val() == KvState::LiveChk)
-                & (self.ctag.q.val() == self.sb_quota_pa.q.val().get_bits::<58>(6)))
+                & (self.ctag.q.val() == self.words.sb_quota.val().get_bits::<58>(6)))
             | (((self.state.q.val() == KvState::QuotaGot)
                 | (self.state.q.val() == KvState::CntDel))
-                & (self.ctag.q.val() == self.cnt_pa.q.val().get_bits::<58>(6)))
+                & (self.ctag.q.val() == self.words.count.val().get_bits::<58>(6)))
             | (((self.state.q.val() == KvState::Take) | (self.state.q.val() == KvState::Give))
-                & (self.ctag.q.val() == self.sb_free_pa.q.val().get_bits::<58>(6)))
+                & (self.ctag.q.val() == self.words.sb_free.val().get_bits::<58>(6)))
             | ((self.state.q.val() == KvState::Prev)
                 & (self.ctag.q.val() == self.head.q.val().get_bits::<58>(6)));
         self.chit_q.d.next = self.cvalid.q.val() & self.nhit.val();
@@ -197,21 +150,21 @@ impl Logic for ClioKv {
         self.meta_bad.d.next = (self.cw.d.val().get_bits::<16>(16) > self.c_max_key.val())
             | (self.cw.d.val().get_bits::<16>(32) > self.c_max_stored.val());
         self.meta_match.d.next = (self.cw.d.val().get_bits::<16>(0) == self.owner.q.val())
-            & (self.cw.d.val().get_bits::<16>(16) == self.klen.val());
+            & (self.cw.d.val().get_bits::<16>(16) == self.checks.klen.val());
         self.m_vlen.next = self.cw.q.val().get_bits::<11>(32);
         self.hw_full.d.next = self.cw.q.val() >= self.records.val();
-        self.hw_slot.d.next = self.first.q.val()
+        self.hw_slot.d.next = self.words.first.val()
             + (self.cw.q.val() << 10)
             + (self.cw.q.val() << 6)
             + (self.cw.q.val() << 4);
         // The key word `kw` and its bytes that count.
         self.kword.d.next =
-            bit_cast::<64, 512>(self.key.val() >> (bit_cast::<9, 3>(self.kw.q.val()) << 6));
-        self.klast.d.next = bit_cast::<3, 16>((self.klen.val() - 1) >> 3);
+            bit_cast::<64, 512>(self.checks.key.val() >> (bit_cast::<9, 3>(self.kw.q.val()) << 6));
+        self.klast.d.next = bit_cast::<3, 16>((self.checks.klen.val() - 1) >> 3);
         self.ktail.d.next = self.ones64.val();
-        if self.klen.val().get_bits::<3>(0) != 0 {
-            self.ktail.d.next =
-                !(self.ones64.val() << (bit_cast::<16, 3>(self.klen.val().get_bits::<3>(0)) << 3));
+        if self.checks.klen.val().get_bits::<3>(0) != 0 {
+            self.ktail.d.next = !(self.ones64.val()
+                << (bit_cast::<16, 3>(self.checks.klen.val().get_bits::<3>(0)) << 3));
         }
         self.k_at_last.next = self.kw.q.val() == self.klast.q.val();
         self.kword_last.d.next = self.k_at_last.val();
@@ -222,24 +175,9 @@ impl Logic for ClioKv {
         // `cand` is 0, or a slot: first <= cand < end, (cand - first) % RECORD_BYTES == 0.
         self.slots.clock.next = self.clock.val();
         self.slots.cand.next = self.cand.q.val();
-        self.slots.first.next = self.first.q.val();
-        self.slots.stop.next = self.rec_end.q.val();
-        // Word addresses, registered (see their fields). The key's chain head: base + 64 + 8 *
-        // (hash & (buckets - 1)).
-        self.sb_magic_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_magic.val();
-        self.sb_live_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_live.val();
-        self.sb_free_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_free.val();
-        self.sb_hw_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_hw.val();
-        self.sb_quota_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_quota.val();
-        self.heads_pa.d.next = self.kv_port.cfg_base.val() + self.c_heads_off.val();
-        // The owner's count: `StoreLayout::count` (its PID's low 12 bits; `owner` is set as
-        // the request is taken, many cycles before a count is read).
-        self.counts_pa.d.next = self.kv_port.cfg_base.val() + self.c_sb_bytes.val();
-        self.cnt_pa.d.next = self.counts_pa.q.val()
-            + (bit_cast::<64, 12>(self.owner.q.val().get_bits::<12>(0)) << 3);
-        self.bucket_mask.d.next = self.kv_port.cfg_buckets.val() - 1;
-        self.head_pa.d.next = self.heads_pa.q.val()
-            + ((bit_cast::<64, 32>(self.khash.hash.val()) & self.bucket_mask.q.val()) << 3);
+        self.slots.first.next = self.words.first.val();
+        self.slots.stop.next = self.words.rec_end.val();
+        // Word addresses, registered (see their fields).
         self.hash_ready.d.next = !self.khash.busy.val();
         self.at_meta_pa.d.next = self.at.q.val() + 8;
         self.at_key_pa.d.next = self.at.q.val() + self.c_hdr_bytes.val();
@@ -260,29 +198,16 @@ impl Logic for ClioKv {
         // The record's blocks: block bj holds payload bytes 64 bj - bd .. + 64 (beats bj - 1
         // and bj through the funnel), of which 4..plen are the record's key and value.
         self.body_at.next = self.slot.q.val() + self.c_body_off.val();
-        self.realign.lo.next = self.prev.q.val();
-        self.realign.hi.next = self.cur.q.val();
-        self.realign_sh.d.next =
-            bit_cast::<6, 7>(bit_cast::<7, 8>(64_u8.to_bits()) - bit_cast::<7, 6>(self.bd.q.val()));
-        self.realign.sh.next = self.realign_sh.q.val();
-        self.lanes.block.next = bit_cast::<6, 5>(self.bj.q.val());
-        self.win_lo.d.next =
-            bit_cast::<12, 16>(self.c_prefix.val()) + bit_cast::<12, 6>(self.bd.q.val());
-        self.win_hi.d.next =
-            bit_cast::<12, 16>(self.plen.q.val()) + bit_cast::<12, 6>(self.bd.q.val());
-        self.lanes.lo.next = self.win_lo.q.val();
-        self.lanes.hi.next = self.win_hi.q.val();
-        self.blk_empty.d.next = self.lanes.stop.val() <= self.lanes.first.val();
-        self.strobe.next = (self.ones64.val() << self.lanes.first.val())
-            & !(self.ones64.val() << self.lanes.stop.val());
-        self.strobe_q.d.next = self.strobe.val();
-        self.body_end.next =
-            bit_cast::<11, 16>(self.plen.q.val()) + bit_cast::<11, 6>(self.bd.q.val()) - 1;
-        self.jlast.d.next = bit_cast::<5, 11>(self.body_end.val() >> 6);
+        self.blocks.clock.next = self.clock.val();
+        self.blocks.prev.next = self.prev.q.val();
+        self.blocks.cur.next = self.cur.q.val();
+        self.blocks.bd.next = self.bd.q.val();
+        self.blocks.bj.next = self.bj.q.val();
+        self.blocks.plen.next = self.plen.q.val();
         // The hash's input: owner (u16 LE) ++ key.
-        self.khash.data.next =
-            bit_cast::<528, 16>(self.owner.q.val()) | (bit_cast::<528, 512>(self.key.val()) << 16);
-        self.khash.len.next = bit_cast::<7, 16>(self.klen.val()) + 2;
+        self.khash.data.next = bit_cast::<528, 16>(self.owner.q.val())
+            | (bit_cast::<528, 512>(self.checks.key.val()) << 16);
+        self.khash.len.next = bit_cast::<7, 16>(self.checks.klen.val()) + 2;
         self.khash.start.next = false;
         // Ports, idle.
         self.port.req_ready.next = self.state.q.val() == KvState::Idle;
@@ -317,8 +242,8 @@ impl Logic for ClioKv {
                     self.op_is_delete.d.next = self.kv_port.req_op.val() == self.op_delete.val();
                     self.owner.d.next = self.kv_port.req_pid.val();
                     self.plen.d.next = self.kv_port.req_pay_len.val();
-                    self.hdr_zero.d.next = self.r_hdr_zero.val();
-                    self.hdr_len.d.next = self.r_hdr_len.val();
+                    self.hdr_zero.d.next = self.checks.hdr_zero.val();
+                    self.hdr_len.d.next = self.checks.hdr_len.val();
                     self.pay_done.d.next = self.kv_port.req_pay_len.val() == 0;
                     self.b1lo.d.next = 0.into();
                     self.cvalid.d.next = false;
@@ -327,7 +252,7 @@ impl Logic for ClioKv {
                     self.a_record.d.next = false;
                     self.a_replay.d.next = false;
                     self.a_quota.d.next = 0.into();
-                    if !self.op_ok.val() {
+                    if !self.checks.op_ok.val() {
                         self.fail.next = true;
                         self.fail_status.next = self.st_unsupported.val();
                     } else if self.kv_port.req_pay_len.val() == 0 {
@@ -352,8 +277,8 @@ impl Logic for ClioKv {
             KvState::Check => {
                 if !(self.hdr_zero.q.val()
                     & self.hdr_len.q.val()
-                    & self.body_ok.q.val()
-                    & self.bounds_ok.q.val())
+                    & self.checks.body_ok.val()
+                    & self.checks.bounds_ok.val())
                 {
                     self.fail.next = true;
                     self.fail_status.next = self.st_bad.val();
@@ -363,7 +288,7 @@ impl Logic for ClioKv {
                 } else if !self.op_is_get.q.val() {
                     // A put or delete: the idempotence ring first.
                     self.state.d.next = KvState::Once;
-                } else if self.key_long.q.val() {
+                } else if self.checks.key_long.val() {
                     self.state.d.next = KvState::Peek;
                 } else {
                     self.state.d.next = KvState::Start;
@@ -391,7 +316,7 @@ impl Logic for ClioKv {
                     } else {
                         // Executed: its answer is recorded, whatever it is.
                         self.a_record.d.next = true;
-                        if self.key_long.q.val() {
+                        if self.checks.key_long.val() {
                             self.state.d.next = KvState::Peek;
                         } else {
                             self.state.d.next = KvState::Start;
@@ -407,7 +332,7 @@ impl Logic for ClioKv {
             }
             KvState::Start => {
                 self.khash.start.next = true;
-                self.ma.d.next = self.sb_magic_pa.q.val();
+                self.ma.d.next = self.words.sb_magic.val();
                 self.ret.d.next = KvState::MagicChk;
                 self.state.d.next = KvState::Rd;
             }
@@ -421,10 +346,10 @@ impl Logic for ClioKv {
             KvState::HashWait => {
                 // (`hash_ready` is at least two cycles past Start's `khash.start` here.)
                 if self.hash_ready.q.val() {
-                    self.head.d.next = self.head_pa.q.val();
-                    self.link.d.next = self.head_pa.q.val();
+                    self.head.d.next = self.words.head.val();
+                    self.link.d.next = self.words.head.val();
                     self.hops.d.next = 0.into();
-                    self.ma.d.next = self.head_pa.q.val();
+                    self.ma.d.next = self.words.head.val();
                     self.ret.d.next = KvState::LinkChk;
                     self.state.d.next = KvState::Rd;
                 }
@@ -507,7 +432,8 @@ impl Logic for ClioKv {
                     self.ans.next = true;
                     self.ans_hit.next = true;
                     self.a_read.d.next = self.rvlen.q.val() != 0;
-                    self.a_va.d.next = self.at_key_pa.q.val() + bit_cast::<64, 16>(self.klen.val());
+                    self.a_va.d.next =
+                        self.at_key_pa.q.val() + bit_cast::<64, 16>(self.checks.klen.val());
                     self.a_len.d.next = bit_cast::<12, 11>(self.rvlen.q.val());
                 } else if self.op_is_delete.q.val() {
                     self.state.d.next = KvState::Unlink;
@@ -517,7 +443,7 @@ impl Logic for ClioKv {
             }
             KvState::NotFound => {
                 if self.op_is_put.q.val() {
-                    self.ma.d.next = self.sb_live_pa.q.val();
+                    self.ma.d.next = self.words.sb_live.val();
                     self.ret.d.next = KvState::LiveChk;
                     self.state.d.next = KvState::Rd;
                 } else {
@@ -527,14 +453,14 @@ impl Logic for ClioKv {
             KvState::LiveChk => {
                 // One slot stays spare for replacements: at most records - 1 keys.
                 // (`cw + 1 >= records` with a 64-bit wrap, without the add in this cycle.)
-                if self.rec_zero.q.val()
+                if self.words.rec_zero.val()
                     | (self.cw.q.val() != self.ones64.val())
-                        & (self.cw.q.val() >= self.rec_m1.q.val())
+                        & (self.cw.q.val() >= self.words.rec_m1.val())
                 {
                     self.fail.next = true;
                     self.fail_status.next = self.st_oom.val();
                 } else {
-                    self.ma.d.next = self.sb_quota_pa.q.val();
+                    self.ma.d.next = self.words.sb_quota.val();
                     self.ret.d.next = KvState::QuotaGot;
                     self.state.d.next = KvState::Rd;
                 }
@@ -542,7 +468,7 @@ impl Logic for ClioKv {
             KvState::QuotaGot => {
                 self.quota_q.d.next = self.cw.q.val();
                 self.quota_on.d.next = self.cw.q.val() != 0;
-                self.ma.d.next = self.cnt_pa.q.val();
+                self.ma.d.next = self.words.count.val();
                 self.ret.d.next = KvState::CntChk;
                 self.state.d.next = KvState::Rd;
             }
@@ -560,7 +486,7 @@ impl Logic for ClioKv {
                 }
             }
             KvState::Take => {
-                self.ma.d.next = self.sb_free_pa.q.val();
+                self.ma.d.next = self.words.sb_free.val();
                 self.ret.d.next = KvState::FreeChk;
                 self.state.d.next = KvState::Rd;
             }
@@ -571,7 +497,7 @@ impl Logic for ClioKv {
             }
             KvState::FreeUse => {
                 if self.cand_zero.q.val() {
-                    self.ma.d.next = self.sb_hw_pa.q.val();
+                    self.ma.d.next = self.words.sb_hw.val();
                     self.ret.d.next = KvState::HwChk;
                     self.state.d.next = KvState::Rd;
                 } else if !self.slots.ok.val() {
@@ -585,13 +511,13 @@ impl Logic for ClioKv {
             }
             KvState::FreeNext => {
                 self.wd.d.next = self.cw.q.val();
-                self.ma.d.next = self.sb_free_pa.q.val();
+                self.ma.d.next = self.words.sb_free.val();
                 self.ret.d.next = KvState::Prev;
                 self.state.d.next = KvState::Wr;
             }
             KvState::HwChk => {
                 self.wd.d.next = self.cw.q.val() + 1;
-                self.ma.d.next = self.sb_hw_pa.q.val();
+                self.ma.d.next = self.words.sb_hw.val();
                 self.state.d.next = KvState::HwSlot;
             }
             KvState::HwSlot => {
@@ -628,8 +554,8 @@ impl Logic for ClioKv {
             KvState::HdrW1 => {
                 self.ma.d.next = self.slot_meta_pa.q.val();
                 self.wd.d.next = bit_cast::<64, 16>(self.owner.q.val())
-                    | (bit_cast::<64, 16>(self.klen.val()) << 16)
-                    | (bit_cast::<64, 16>(self.vlen.val()) << 32);
+                    | (bit_cast::<64, 16>(self.checks.klen.val()) << 16)
+                    | (bit_cast::<64, 16>(self.checks.vlen.val()) << 32);
                 self.bj.d.next = 0.into();
                 self.bd.d.next = self.body_at.val().get_bits::<6>(0);
                 self.bva.d.next = bit_cast::<64, 58>(self.body_at.val().get_bits::<58>(6)) << 6;
@@ -658,11 +584,11 @@ impl Logic for ClioKv {
                 }
             }
             KvState::BWrite => {
-                self.port.mem_wdata.next = self.realign.out.val();
-                self.port.mem_wstrb.next = self.strobe_q.q.val();
+                self.port.mem_wdata.next = self.blocks.data.val();
+                self.port.mem_wstrb.next = self.blocks.strobe.val();
                 // No record byte in this block (its lane window is empty: `strobe` is zero),
                 // registered a cycle ahead (`blk_empty`).
-                if self.blk_empty.q.val() {
+                if self.blocks.empty.val() {
                     self.state.d.next = KvState::BNext;
                 } else {
                     self.port.mem_valid.next = true;
@@ -686,7 +612,7 @@ impl Logic for ClioKv {
                 }
             }
             KvState::BNext => {
-                if self.bj.q.val() == self.jlast.q.val() {
+                if self.bj.q.val() == self.blocks.jlast.val() {
                     self.state.d.next = KvState::Commit;
                 } else {
                     self.bj.d.next = self.bj.q.val() + 1;
@@ -704,7 +630,7 @@ impl Logic for ClioKv {
                 if self.found.q.val() {
                     self.state.d.next = KvState::Give;
                 } else {
-                    self.ma.d.next = self.sb_live_pa.q.val();
+                    self.ma.d.next = self.words.sb_live.val();
                     self.ret.d.next = KvState::NewLive;
                     self.state.d.next = KvState::Rd;
                 }
@@ -715,7 +641,7 @@ impl Logic for ClioKv {
                 self.state.d.next = KvState::Wr;
             }
             KvState::CntUp => {
-                self.ma.d.next = self.cnt_pa.q.val();
+                self.ma.d.next = self.words.count.val();
                 self.wd.d.next = self.cnt_q.q.val() + 1;
                 self.ret.d.next = KvState::AnsMiss;
                 self.state.d.next = KvState::Wr;
@@ -727,7 +653,7 @@ impl Logic for ClioKv {
                 self.state.d.next = KvState::Wr;
             }
             KvState::Give => {
-                self.ma.d.next = self.sb_free_pa.q.val();
+                self.ma.d.next = self.words.sb_free.val();
                 self.ret.d.next = KvState::Give1;
                 self.state.d.next = KvState::Rd;
             }
@@ -745,13 +671,13 @@ impl Logic for ClioKv {
             }
             KvState::Give3 => {
                 self.wd.d.next = self.at.q.val();
-                self.ma.d.next = self.sb_free_pa.q.val();
+                self.ma.d.next = self.words.sb_free.val();
                 self.ret.d.next = KvState::Give4;
                 self.state.d.next = KvState::Wr;
             }
             KvState::Give4 => {
                 if self.op_is_delete.q.val() {
-                    self.ma.d.next = self.sb_live_pa.q.val();
+                    self.ma.d.next = self.words.sb_live.val();
                     self.ret.d.next = KvState::DelLive;
                     self.state.d.next = KvState::Rd;
                 } else {
@@ -767,7 +693,7 @@ impl Logic for ClioKv {
                 self.state.d.next = KvState::Wr;
             }
             KvState::CntDel => {
-                self.ma.d.next = self.cnt_pa.q.val();
+                self.ma.d.next = self.words.count.val();
                 self.ret.d.next = KvState::CntDec;
                 self.state.d.next = KvState::Rd;
             }

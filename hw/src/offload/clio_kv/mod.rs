@@ -43,7 +43,10 @@
 //! configures 64-byte-aligned bases and at least two buckets, so records are 16-byte aligned).
 
 mod kernel;
+pub mod record_blocks;
+pub mod request_check;
 pub mod slot_check;
+pub mod store_words;
 pub mod xxh32;
 
 #[cfg(test)]
@@ -52,17 +55,19 @@ pub(crate) mod reference;
 mod tests;
 
 use super::{OffloadKvPort, OffloadPort};
-use crate::mem_access::{LaneWindow, Realign};
 use crate::spec::Spec;
-use clio_proto::consts::{KEY_TABLE_ENTRIES, MAX_PAYLOAD};
+use clio_proto::consts::MAX_PAYLOAD;
 use clio_proto::kv::{
-    HEADS_OFFSET, HIT, MAX_KEY, MAX_STAGED_VALUE, MAX_VALUE, MISS, PREFIX_BYTES, RECORD_BYTES,
-    RECORD_HEADER_BYTES, SB_FREE_HEAD, SB_HIGH_WATER, SB_LIVE, SB_MAGIC, SB_RAS_RECORDS,
-    STORE_MAGIC, SUPERBLOCK_BYTES,
+    HIT, MAX_KEY, MAX_STAGED_VALUE, MAX_VALUE, MISS, PREFIX_BYTES, RECORD_BYTES,
+    RECORD_HEADER_BYTES, SB_FREE_HEAD, SB_HIGH_WATER, SB_LIVE, SB_RAS_RECORDS, STORE_MAGIC,
+    SUPERBLOCK_BYTES,
 };
 use clio_proto::{Opcode, Status};
+use record_blocks::RecordBlocks;
+use request_check::KvRequestCheck;
 use rust_hdl::prelude::*;
 use slot_check::SlotCheck;
+use store_words::StoreWords;
 use xxh32::Xxh32;
 
 // Bit positions and widths the kernel must take as literals, pinned to proto:
@@ -82,9 +87,6 @@ const _: () = {
     // The superblock's words are in its first (and only) block.
     assert!(SUPERBLOCK_BYTES == 64 && SB_LIVE < 64 && SB_FREE_HEAD < 64 && SB_HIGH_WATER < 64);
     assert!(SB_RAS_RECORDS < 64);
-    // The count table follows the superblock, a word per PID: the owner's count is at
-    // `counts_pa + (owner's low 12 bits << 3)` (`StoreLayout::count`).
-    assert!(KEY_TABLE_ENTRIES == 1 << 12 && HEADS_OFFSET == SUPERBLOCK_BYTES + (1 << 12) * 8);
 };
 
 /// The unit's states. `Rd`/`Wr` are its one-word memory accesses (address `ma`, data `wd`),
@@ -252,10 +254,6 @@ pub struct ClioKv {
     b1lo: DFF<Bits<32>>,
     /// Every payload beat was taken.
     pay_done: DFF<Bit>,
-    /// The first record slot's address (`StoreLayout::record(0)`) and one past the last
-    /// (`record(records)`), registered from the configuration (`heads_pa`, then `first`).
-    first: DFF<Bits<64>>,
-    rec_end: DFF<Bits<64>>,
     /// The key's chain head.
     head: DFF<Bits<64>>,
     /// The link that led to the record `at`.
@@ -280,9 +278,6 @@ pub struct ClioKv {
     ma: DFF<Bits<64>>,
     /// The word to write.
     wd: DFF<Bits<64>>,
-    /// The record's last block index, registered (`plen` and `bd` are set before its blocks
-    /// are written).
-    jlast: DFF<Bits<5>>,
     /// The slot at the high-water mark `cw` (`first + cw * RECORD_BYTES`) and whether the mark
     /// is at `records` already (no slot left), registered.
     hw_slot: DFF<Bits<64>>,
@@ -302,16 +297,6 @@ pub struct ClioKv {
     /// The key's last word's index and byte mask, registered from `klen` (set in `Beat0`).
     klast: DFF<Bits<3>>,
     ktail: DFF<Bits<64>>,
-    /// The prefix's lengths (`b0`) add up to the payload's, registered (`Sizes`).
-    body_ok: DFF<Bit>,
-    /// The prefix's lengths are within their bounds (key 1..=MAX_KEY, the value's by the
-    /// opcode), registered (`Sizes`).
-    bounds_ok: DFF<Bit>,
-    /// `plen - PREFIX_BYTES` (17 bits, wrapping), registered: `Sizes` checks `klen + vlen`
-    /// against it without an adder (`sz_*`).
-    plen_m4: DFF<Bits<17>>,
-    /// The key runs past the first beat (its last bytes are the second's), registered.
-    key_long: DFF<Bit>,
     /// A failed check's status, registered: the answer takes it in `Fail` (the checks do not
     /// fan out into the answer's registers in their own cycle).
     fail_q: DFF<Bits<8>>,
@@ -349,27 +334,10 @@ pub struct ClioKv {
     quota_on: DFF<Bit>,
     /// The owner's count of live records, as read before a creation.
     cnt_q: DFF<Bits<64>>,
-    /// `records - 1` and `records == 0` of the configuration, registered (the store is
-    /// configured by KV_CONFIG before requests use it).
-    rec_m1: DFF<Bits<64>>,
-    rec_zero: DFF<Bit>,
-    /// The superblock's words (`base + SB_*`), the count table (`base + SUPERBLOCK_BYTES`)
-    /// and the owner's count in it, the chains' first head (`base + HEADS_OFFSET`) and
-    /// `buckets - 1` of the configuration, registered: the word address `ma` takes registers
-    /// only, never an adder's output.
-    sb_magic_pa: DFF<Bits<64>>,
-    sb_live_pa: DFF<Bits<64>>,
-    sb_free_pa: DFF<Bits<64>>,
-    sb_hw_pa: DFF<Bits<64>>,
-    sb_quota_pa: DFF<Bits<64>>,
-    counts_pa: DFF<Bits<64>>,
-    cnt_pa: DFF<Bits<64>>,
-    heads_pa: DFF<Bits<64>>,
-    bucket_mask: DFF<Bits<64>>,
-    /// The key's chain head from the hash (`heads_pa + 8 * (hash & bucket_mask)`), registered
-    /// from the hash each cycle; `hash_ready` (the hash not busy a cycle ago) says it is the
-    /// finished hash's.
-    head_pa: DFF<Bits<64>>,
+    /// The store's word addresses (`StoreLayout`: the superblock's words, the owner's count,
+    /// the key's chain head, the record slots' range), registered from the configuration.
+    words: StoreWords,
+    /// The hash was not busy a cycle ago: `words.head` is the finished hash's.
     hash_ready: DFF<Bit>,
     /// `at + 8` (a record's metadata word), `at + RECORD_HEADER_BYTES` (its key), `ma + 8` (the
     /// next key word) and `slot + 8` (the new record's metadata word), registered each cycle:
@@ -396,36 +364,10 @@ pub struct ClioKv {
     a_quota: DFF<Bits<8>>,
     /// The key hash.
     khash: Xxh32,
-    /// Payload beats into record blocks.
-    realign: Realign,
-    /// The record's bytes among a block's lanes.
-    lanes: LaneWindow,
-    /// `realign`'s shift (`64 - bd`), registered: `bd` is set in `HdrW1`, blocks before the
-    /// first `BWrite`; the block's data (`mem_wdata`) waits for no subtraction.
-    realign_sh: DFF<Bits<6>>,
-    /// The record block's strobes (`strobe`), registered: like `blk_empty`, from `bj` (moved
-    /// in `BNext`, at least one `BLoad` before the `BWrite` that reads this) and the window.
-    strobe_q: DFF<Bits<64>>,
-    /// The record's key-and-value range in block space (`PREFIX_BYTES + bd`, `plen + bd`),
-    /// registered: `bd` and `plen` are set many cycles before the record's blocks are written.
-    win_lo: DFF<Bits<12>>,
-    win_hi: DFF<Bits<12>>,
-    /// Block `bj` holds no record byte (its lane window is empty), registered: `bj` moves in
-    /// BNext, at least one BLoad cycle before the BWrite that reads this. The block write's
-    /// request (`mem_valid`, into the executor's state) waits for no adder or window compare.
-    blk_empty: DFF<Bit>,
-    /// The request's key and value lengths (prefix of `b0`).
-    klen: Signal<Local, Bits<16>>,
-    vlen: Signal<Local, Bits<16>>,
-    /// The key (bytes past `klen` are the value's or garbage).
-    key: Signal<Local, Bits<512>>,
-    /// The value's length is within the opcode's bound.
-    value_ok: Signal<Local, Bit>,
-    /// The request's opcode is one of the unit's.
-    op_ok: Signal<Local, Bit>,
-    /// The header checks of a request offered now (`hdr_zero`, `hdr_len`).
-    r_hdr_zero: Signal<Local, Bit>,
-    r_hdr_len: Signal<Local, Bit>,
+    /// The record's blocks from the payload's beats.
+    blocks: RecordBlocks,
+    /// The request's checks (`KvRequest::decode`'s), lengths and key.
+    checks: KvRequestCheck,
     /// `ma`'s bit offset in its block.
     word_sh: Signal<Local, Bits<9>>,
     /// The cached block is the one of `ma`.
@@ -433,12 +375,6 @@ pub struct ClioKv {
     /// `ctag` is the block of the address the state loads into `ma` for a read (else
     /// `chit_q`): the next `chit_q`, without `cvalid`.
     nhit: Signal<Local, Bit>,
-    /// `klen + vlen == plen_m4` (mod 2^17) without the carries' chain: with `a`, `b`, `c` the
-    /// three, `a + b == c` iff `a ^ b ^ c == (a & b | (a | b) & !c) << 1`.
-    sz_a: Signal<Local, Bits<17>>,
-    sz_b: Signal<Local, Bits<17>>,
-    sz_x: Signal<Local, Bits<17>>,
-    sz_k: Signal<Local, Bits<17>>,
     /// A record header's value length (its metadata word, `cw`; `meta_bad` bounds it by
     /// MAX_STAGED_VALUE < 2^11).
     m_vlen: Signal<Local, Bits<11>>,
@@ -448,10 +384,6 @@ pub struct ClioKv {
     rep: Signal<Local, Bits<512>>,
     wstrb_word: Signal<Local, Bits<64>>,
     wmask: Signal<Local, Bits<512>>,
-    /// The record block's strobes.
-    strobe: Signal<Local, Bits<64>>,
-    /// The lane position of the record's last payload byte, from block 0's first lane.
-    body_end: Signal<Local, Bits<11>>,
     /// The new record's first payload byte's address (`slot + 12`).
     body_at: Signal<Local, Bits<64>>,
     ones64: Signal<Local, Bits<64>>,
@@ -476,19 +408,8 @@ pub struct ClioKv {
     c_hit: Spec<64, HIT>,
     c_miss: Spec<64, MISS>,
     c_magic: Spec<64, STORE_MAGIC>,
-    c_sb_magic: Spec<64, SB_MAGIC>,
-    c_sb_free: Spec<64, SB_FREE_HEAD>,
-    c_sb_hw: Spec<64, SB_HIGH_WATER>,
-    c_sb_live: Spec<64, SB_LIVE>,
-    c_sb_quota: Spec<64, SB_RAS_RECORDS>,
-    c_sb_bytes: Spec<64, SUPERBLOCK_BYTES>,
-    c_heads_off: Spec<64, HEADS_OFFSET>,
     c_hdr_bytes: Spec<64, { RECORD_HEADER_BYTES as u64 }>,
     c_body_off: Spec<64, { (RECORD_HEADER_BYTES - PREFIX_BYTES) as u64 }>,
-    c_prefix: Spec<16, { PREFIX_BYTES as u64 }>,
-    c_beat0_key: Spec<16, { (64 - PREFIX_BYTES) as u64 }>,
     c_max_key: Spec<16, { MAX_KEY as u64 }>,
-    c_max_value: Spec<16, { MAX_VALUE as u64 }>,
     c_max_stored: Spec<16, { MAX_STAGED_VALUE as u64 }>,
-    c_max_payload: Spec<16, { MAX_PAYLOAD as u64 }>,
 }
