@@ -251,8 +251,20 @@ fn a_second_socket_on_the_same_queue_is_refused_with_a_reason() {
     let msg = e.to_string();
     assert!(msg.contains("AF_XDP") && msg.contains("clio0"), "{msg}");
     drop(first);
-    // Once the first is gone the interface is free again (the program detached with it).
-    XdpTransport::open(pair.iface, pair.mac(Side::B), 0).expect("reopen after close");
+    // Once the first is gone the interface is free again (the program detached with it). The
+    // kernel releases a closed bpf_link after a grace period, not within close(): an open in
+    // that window is refused EBUSY like the second socket above, so the reopen may take a few
+    // tries (a CI run met it once).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match XdpTransport::open(pair.iface, pair.mac(Side::B), 0) {
+            Ok(_) => break,
+            Err(e) if std::time::Instant::now() < deadline && e.to_string().contains("busy") => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => panic!("reopen after close: {e}"),
+        }
+    }
 }
 
 #[test]
