@@ -232,14 +232,12 @@ fn put(
     KvRequest { key, value }: KvRequest<'_>,
     old: Option<Found>,
 ) -> Result<OffloadAnswer, Status> {
-    let mut count = 0;
     if old.is_none() {
         if live(mem, l)? + 1 >= l.records {
             return Err(Status::OutOfMemory);
         }
         let quota = mem.read_word(l.base + SB_RAS_RECORDS)?;
-        count = mem.read_word(l.count(owner))?;
-        if quota != 0 && count >= quota {
+        if quota != 0 && mem.read_word(l.count(owner))? >= quota {
             return Err(Status::QuotaExceeded);
         }
     }
@@ -271,7 +269,8 @@ fn put(
         None => {
             let n = live(mem, l)?;
             mem.write_word(l.base + SB_LIVE, n + 1)?;
-            mem.write_word(l.count(owner), count + 1)?;
+            let c = mem.read_word(l.count(owner))?;
+            mem.write_word(l.count(owner), c + 1)?;
             Ok(answer(MISS, Vec::new()))
         }
     }

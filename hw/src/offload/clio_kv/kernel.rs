@@ -58,7 +58,7 @@ impl Logic for ClioKv {
             kword_last,
             quota_q,
             quota_on,
-            cnt_q,
+            count_pass,
             hash_ready,
             at_meta_pa,
             at_key_pa,
@@ -134,7 +134,8 @@ impl Logic for ClioKv {
             | ((self.state.q.val() == KvState::LiveChk)
                 & (self.ctag.q.val() == self.words.sb_quota.val().get_bits::<58>(6)))
             | (((self.state.q.val() == KvState::QuotaGot)
-                | (self.state.q.val() == KvState::CntDel))
+                | (self.state.q.val() == KvState::CntDel)
+                | (self.state.q.val() == KvState::CntUp))
                 & (self.ctag.q.val() == self.words.count.val().get_bits::<58>(6)))
             | (((self.state.q.val() == KvState::Take) | (self.state.q.val() == KvState::Give))
                 & (self.ctag.q.val() == self.words.sb_free.val().get_bits::<58>(6)))
@@ -252,6 +253,7 @@ impl Logic for ClioKv {
                     self.a_record.d.next = false;
                     self.a_replay.d.next = false;
                     self.a_quota.d.next = 0.into();
+                    self.count_pass.d.next = false;
                     if !self.checks.op_ok.val() {
                         self.fail.next = true;
                         self.fail_status.next = self.st_unsupported.val();
@@ -481,7 +483,6 @@ impl Logic for ClioKv {
                     self.a_quota.d.next = self.quota_kv_records.val();
                     self.a_record.d.next = false;
                 } else {
-                    self.cnt_q.d.next = self.cw.q.val();
                     self.state.d.next = KvState::Take;
                 }
             }
@@ -636,15 +637,20 @@ impl Logic for ClioKv {
                 }
             }
             KvState::NewLive => {
+                // The live count, then (`count_pass`) the owner's: the same increment, so the
+                // word written has no more sources than it had without the quota.
                 self.wd.d.next = self.cw.q.val() + 1;
                 self.ret.d.next = KvState::CntUp;
+                if self.count_pass.q.val() {
+                    self.ret.d.next = KvState::AnsMiss;
+                }
                 self.state.d.next = KvState::Wr;
             }
             KvState::CntUp => {
+                self.count_pass.d.next = true;
                 self.ma.d.next = self.words.count.val();
-                self.wd.d.next = self.cnt_q.q.val() + 1;
-                self.ret.d.next = KvState::AnsMiss;
-                self.state.d.next = KvState::Wr;
+                self.ret.d.next = KvState::NewLive;
+                self.state.d.next = KvState::Rd;
             }
             KvState::Unlink => {
                 self.ma.d.next = self.link.q.val();
@@ -689,21 +695,18 @@ impl Logic for ClioKv {
                 if self.cw.q.val() != 0 {
                     self.wd.d.next = self.cw.q.val() - 1;
                 }
+                // The live count, then (`count_pass`) the owner's, as in `NewLive`.
                 self.ret.d.next = KvState::CntDel;
+                if self.count_pass.q.val() {
+                    self.ret.d.next = KvState::AnsHit;
+                }
                 self.state.d.next = KvState::Wr;
             }
             KvState::CntDel => {
+                self.count_pass.d.next = true;
                 self.ma.d.next = self.words.count.val();
-                self.ret.d.next = KvState::CntDec;
+                self.ret.d.next = KvState::DelLive;
                 self.state.d.next = KvState::Rd;
-            }
-            KvState::CntDec => {
-                self.wd.d.next = 0.into();
-                if self.cw.q.val() != 0 {
-                    self.wd.d.next = self.cw.q.val() - 1;
-                }
-                self.ret.d.next = KvState::AnsHit;
-                self.state.d.next = KvState::Wr;
             }
             KvState::AnsHit => {
                 self.ans.next = true;

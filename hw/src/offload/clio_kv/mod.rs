@@ -175,9 +175,9 @@ pub enum KvState {
     /// The owner's count was read: at the limit, QUOTA_EXCEEDED (nothing written or
     /// recorded); else take a slot.
     CntChk,
-    /// The live count was read (creation).
+    /// The live count was read (creation), or the owner's count (`count_pass`): raise it.
     NewLive,
-    /// Counted: raise the owner's count (read in `CntChk`).
+    /// The live count is raised: read the owner's count (then `NewLive` again).
     CntUp,
     /// Delete: unlink the record.
     Unlink,
@@ -191,12 +191,11 @@ pub enum KvState {
     Give3,
     /// Freed: count the deletion, or answer.
     Give4,
-    /// The live count was read (deletion).
+    /// The live count was read (deletion), or the owner's count (`count_pass`): lower it
+    /// (saturating).
     DelLive,
-    /// Counted: read the owner's count.
+    /// The live count is lowered: read the owner's count (then `DelLive` again).
     CntDel,
-    /// The owner's count was read: lower it (saturating).
-    CntDec,
     /// Answer HIT.
     AnsHit,
     /// Answer MISS.
@@ -332,8 +331,8 @@ pub struct ClioKv {
     /// The per-RAS record limit read from the superblock, and whether there is one (not 0).
     quota_q: DFF<Bits<64>>,
     quota_on: DFF<Bit>,
-    /// The owner's count of live records, as read before a creation.
-    cnt_q: DFF<Bits<64>>,
+    /// `NewLive` / `DelLive` change the owner's count (they changed the live count before).
+    count_pass: DFF<Bit>,
     /// The store's word addresses (`StoreLayout`: the superblock's words, the owner's count,
     /// the key's chain head, the record slots' range), registered from the configuration.
     words: StoreWords,
