@@ -43,7 +43,8 @@ pub struct LimitArgs {
           value_parser = clap::value_parser!(u8).range(0..=IDEMPOTENCE_RING_ENTRIES as i64))]
     pub ring_share: u8,
     /// Clio-KV records (keys) that one remote address space may hold in the node's store
-    /// (default: half of the store's records, `--kv-store-size`). A put of a new key beyond
+    /// (default: half of the store's records; its size is `clio board --kv-store-size`,
+    /// `clio-slowpath --kv-store-bytes`). A put of a new key beyond
     /// it is answered QUOTA_EXCEEDED; replacing a value and deleting always work. 0: no limit
     /// (one tenant may fill the store).
     #[arg(long)]
