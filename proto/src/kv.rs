@@ -295,6 +295,16 @@ pub const SB_LIVE: u64 = 24;
 pub const SB_RAS_RECORDS: u64 = 32;
 /// Magic of an initialised store ("CLIOKV02": the layout with the count table).
 pub const STORE_MAGIC: u64 = u64::from_le_bytes(*b"CLIOKV02");
+/// An empty store's superblock: the magic and `ras_records` (the records one RAS may hold, 0:
+/// no limit); free-list head, high-water mark and live count zero. With the count table, heads
+/// and records on zeroed memory, that is a formatted store.
+pub fn empty_superblock(ras_records: u64) -> [u8; SUPERBLOCK_BYTES as usize] {
+    let mut sb = [0u8; SUPERBLOCK_BYTES as usize];
+    for (word, v) in [(SB_MAGIC, STORE_MAGIC), (SB_RAS_RECORDS, ras_records)] {
+        sb[word as usize..word as usize + 8].copy_from_slice(&v.to_le_bytes());
+    }
+    sb
+}
 /// Bytes of the count table: a u64 per PID of the key table (a request's PID is below
 /// `KEY_TABLE_ENTRIES` once its key is checked).
 pub const COUNT_TABLE_BYTES: u64 = KEY_TABLE_ENTRIES as u64 * 8;

@@ -20,7 +20,7 @@
 
 use super::{AllocError, SlowPath};
 use crate::frame_memory::FrameMemory;
-use clio_proto::kv::{StoreLayout, SB_MAGIC, SB_RAS_RECORDS, STORE_MAGIC, SUPERBLOCK_BYTES};
+use clio_proto::kv::{empty_superblock, StoreLayout, SUPERBLOCK_BYTES};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::ring::Descriptor;
 use clio_proto::Status;
@@ -135,11 +135,7 @@ impl SlowPath {
         // (free head, high water, live count and every RAS's count are zero). Flushed when
         // the node has a persistence domain.
         let pa = superblock_pa.ok_or(AllocError::OutOfMemory)?;
-        let mut sb = [0u8; SUPERBLOCK_BYTES as usize];
-        let ras_records = self.limits.ras_kv_records_of(layout.records);
-        for (word, v) in [(SB_MAGIC, STORE_MAGIC), (SB_RAS_RECORDS, ras_records)] {
-            sb[word as usize..word as usize + 8].copy_from_slice(&v.to_le_bytes());
-        }
+        let sb = empty_superblock(self.limits.ras_kv_records_of(layout.records));
         if !mem.write(pa, &sb) {
             return Err(AllocError::OutOfMemory);
         }
@@ -162,6 +158,7 @@ mod tests {
     use super::*;
     use crate::daemon::SlowPathConfig;
     use crate::ras::KeySource;
+    use clio_proto::kv::{SB_RAS_RECORDS, STORE_MAGIC};
     use clio_proto::layout::MemoryLayout;
     use clio_proto::{Header, Opcode};
     use std::time::Duration;

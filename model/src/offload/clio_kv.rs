@@ -15,9 +15,10 @@ use super::{OffloadAnswer, OffloadMemory};
 use crate::coverage::Coverage;
 use crate::sync_unit::{RingCheck, SyncUnit};
 use clio_proto::kv::{
-    KvRequest, RecordHeader, StoreLayout, HIT, MISS, RECORD_HEADER_BYTES, SB_FREE_HEAD,
-    SB_HIGH_WATER, SB_LIVE, SB_MAGIC, SB_RAS_RECORDS, STORE_MAGIC,
+    empty_superblock, KvRequest, RecordHeader, StoreLayout, HIT, MISS, RECORD_HEADER_BYTES,
+    SB_FREE_HEAD, SB_HIGH_WATER, SB_LIVE, SB_MAGIC, SB_RAS_RECORDS, STORE_MAGIC,
 };
+use clio_proto::quota::Quota;
 use clio_proto::rules::Rule;
 use clio_proto::{Opcode, Status};
 
@@ -28,23 +29,21 @@ struct Found {
     header: RecordHeader,
 }
 
-/// Write an empty store's superblock with `ras_records`, the records one RAS may hold (0: no
-/// limit); counts, chain heads and records are on fresh, zeroed pages.
+/// Write an empty store's superblock (`proto::kv::empty_superblock`) with `ras_records`, the
+/// records one RAS may hold (0: no limit); counts, chain heads and records are on fresh, zeroed
+/// pages.
 pub fn format(
     mem: &mut impl OffloadMemory,
     l: &StoreLayout,
     ras_records: u64,
 ) -> Result<(), Status> {
-    for (word, v) in [
-        (SB_FREE_HEAD, 0),
-        (SB_HIGH_WATER, 0),
-        (SB_LIVE, 0),
-        (SB_RAS_RECORDS, ras_records),
-        (SB_MAGIC, STORE_MAGIC),
-    ] {
-        mem.write_word(l.base + word, v)?;
-    }
-    Ok(())
+    mem.write(l.base, &empty_superblock(ras_records))
+}
+
+/// The quota a refusal of the table names in its answer's `arg1`: a put's QUOTA_EXCEEDED is the
+/// RAS's record quota, the one quota the table applies.
+pub fn refusal_quota(s: Status) -> Option<Quota> {
+    (s == Status::QuotaExceeded).then_some(Quota::KvRecords)
 }
 
 /// Live records (the superblock's count).

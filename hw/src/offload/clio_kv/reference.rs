@@ -214,12 +214,10 @@ pub fn serve_once(
             ..answer(Status::QuotaExceeded as u8, 0, None, false)
         },
         Once::Ran(Ok(d)) => answer(0, d.arg0, d.value_at, false),
-        // The table's one quota: the RAS's records.
-        Once::Ran(Err(Status::QuotaExceeded)) => Answer {
-            arg1: clio_proto::quota::Quota::KvRecords as u64,
-            ..answer(Status::QuotaExceeded as u8, 0, None, false)
+        Once::Ran(Err(s)) => Answer {
+            arg1: clio_kv::refusal_quota(s).map_or(0, |q| q as u64),
+            ..answer(s as u8, 0, None, false)
         },
-        Once::Ran(Err(s)) => answer(s as u8, 0, None, false),
     }
 }
 

@@ -12,11 +12,18 @@ use clio_proto::rules::Rule;
 use clio_proto::{Header, Opcode, Status};
 
 impl CBoard {
-    /// A ring-recorded request of a member holding its share of the ring, all of it
-    /// unacknowledged: QUOTA_EXCEEDED naming the share in `arg1`, nothing executed.
-    pub(super) fn over_share(&mut self, out: &mut Vec<Outgoing>, route: &Route, h: &Header) {
+    /// A request refused by `quota` (a member holding its share of the ring, all of it
+    /// unacknowledged; a RAS holding its Clio-KV records): QUOTA_EXCEEDED naming the quota in
+    /// `arg1`, nothing executed.
+    pub(super) fn quota_refused(
+        &mut self,
+        out: &mut Vec<Outgoing>,
+        route: &Route,
+        h: &Header,
+        quota: Quota,
+    ) {
         let r = Header {
-            arg1: Quota::RingShare as u64,
+            arg1: quota as u64,
             ..h.response_to(Status::QuotaExceeded)
         };
         self.respond(out, route, r, &[]);
@@ -64,7 +71,7 @@ impl CBoard {
                 RingCheck::Full => {
                     return self.respond(out, route, h.response_to(Status::RetryLater), &[])
                 }
-                RingCheck::OverShare => return self.over_share(out, route, h),
+                RingCheck::OverShare => return self.quota_refused(out, route, h, Quota::RingShare),
                 RingCheck::Execute => {}
             }
         }

@@ -223,7 +223,7 @@ impl CBoard {
             Once::RingFull => {
                 return self.respond(out, route, h.response_to(Status::RetryLater), &[]);
             }
-            Once::OverShare => return self.over_share(out, route, h),
+            Once::OverShare => return self.quota_refused(out, route, h, Quota::RingShare),
             Once::Ran(d) => d.and_then(|d| clio_kv::answer_of(&mut mem, d)),
         };
         self.rules.cov.add(&cov);
@@ -258,7 +258,7 @@ impl CBoard {
                 true
             }
             RingCheck::OverShare => {
-                self.over_share(out, route, h);
+                self.quota_refused(out, route, h, Quota::RingShare);
                 true
             }
             RingCheck::Execute => false,
@@ -332,16 +332,10 @@ impl CBoard {
                 }
                 self.respond(out, route, r, &a.payload);
             }
-            // The one quota an offload's table applies: Clio-KV's records per RAS, named in
-            // `arg1` as every quota's answer names its own.
-            Err(Status::QuotaExceeded) => {
-                let r = Header {
-                    arg1: Quota::KvRecords as u64,
-                    ..h.response_to(Status::QuotaExceeded)
-                };
-                self.respond(out, route, r, &[]);
-            }
-            Err(s) => self.respond(out, route, h.response_to(s), &[]),
+            Err(s) => match clio_kv::refusal_quota(s) {
+                Some(q) => self.quota_refused(out, route, h, q),
+                None => self.respond(out, route, h.response_to(s), &[]),
+            },
         }
     }
 }
