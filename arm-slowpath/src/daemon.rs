@@ -230,6 +230,13 @@ impl Default for SlowPathConfig {
 /// budget).
 pub const EXECUTE_SLICE: Duration = Duration::from_millis(2);
 
+/// Descriptors the taking of requests may add to the outbox while it holds answers the TX
+/// ring cannot accept yet (an allocation's PTE writes behind a busy fast path). Taking goes
+/// on up to this many (16 RX rings' worth), so the RX ring is not held full by the TX
+/// ring's back-pressure; the bound keeps the outbox's memory bounded if the TX ring stays
+/// full for good.
+pub const TAKE_AHEAD: usize = 16 * clio_proto::ring::DEFAULT_RING_ENTRIES as usize;
+
 /// The slow path's state.
 #[derive(Debug)]
 pub struct SlowPath {
@@ -252,6 +259,9 @@ pub struct SlowPath {
     /// Live RASes per source address (the per-source quota).
     sources: SourceCounts,
     pub(crate) outbox: VecDeque<Descriptor>,
+    /// Descriptors taking may still add while the outbox is not empty (`TAKE_AHEAD`, renewed
+    /// whenever the outbox empties).
+    take_ahead: usize,
     /// Clio-KV's store, once set up (`kv_store.rs`).
     pub(crate) kv_store: Option<kv_store::KvStore>,
     /// Torn-down RASes whose Clio-KV records are still to be freed (`kv_purge.rs`).
@@ -299,6 +309,7 @@ impl SlowPath {
                     share: cfg.limits.ring_share,
                 },
             ]),
+            take_ahead: TAKE_AHEAD,
             kv_store: None,
             kv_purge: kv_purge::KvPurge::default(),
             tx_pushed: 0,

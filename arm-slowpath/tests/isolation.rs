@@ -385,3 +385,96 @@ fn a_flood_of_allocations_delays_its_own_ras_not_anothers() {
         "the victim's turn comes after one of the hog's: {replies:?}"
     );
 }
+
+#[test]
+fn answers_waiting_for_the_tx_ring_do_not_keep_the_rx_ring_full() {
+    let lease = Duration::from_secs(2);
+    let mut node = node(Limits::default(), lease);
+    let t0 = Instant::now();
+    let hog = node.sp.register_at(1, t0).map(|(p, _, c)| (p, c)).unwrap();
+    let victim = node.sp.register_at(2, t0).map(|(p, _, c)| (p, c)).unwrap();
+    node.sp.poll_at(&node.ring, &mut node.mem, t0);
+    while node.ring.pop_tx().is_some() {}
+    let beat = |(pid, client): (u16, u16), req| Header {
+        client,
+        ..Header::request(Opcode::Heartbeat, pid, req, 0)
+    };
+    // From here on the fast path takes nothing from the TX ring. The hog fills the RX ring
+    // with heartbeats (each answer needs a TX slot); the slow path keeps taking them.
+    let mut req = 0;
+    let mut fill = |node: &mut Node, t: Instant| {
+        while node.ring.rx_free() > 0 {
+            req += 1;
+            node.ring
+                .push_rx(&Descriptor::Request {
+                    route: from([10, 0, 0, 66], 1),
+                    header: beat(hog, req),
+                })
+                .unwrap();
+        }
+        node.sp.poll_at(&node.ring, &mut node.mem, t);
+    };
+    fill(&mut node, t0);
+    fill(&mut node, t0);
+    assert_eq!(node.ring.tx_free(), 0, "the TX ring is full");
+    assert!(node.sp.outbox_len() > 0, "answers wait for it");
+    assert_eq!(
+        node.ring.rx_pending(),
+        0,
+        "requests are still taken while answers wait"
+    );
+    // The victim's heartbeat, sent after the lease's first half, is taken behind the flood.
+    let t1 = t0 + Duration::from_millis(1500);
+    node.ring
+        .push_rx(&Descriptor::Request {
+            route: from([10, 0, 0, 1], 1),
+            header: beat(victim, 1),
+        })
+        .unwrap();
+    node.sp.poll_at(&node.ring, &mut node.mem, t1);
+    assert_eq!(
+        node.ring.rx_pending(),
+        0,
+        "the victim's heartbeat was taken"
+    );
+    // Taking is bounded: with the TX ring stuck for good, the outbox stops growing at
+    // TAKE_AHEAD descriptors of taking, and the RX ring then stays full (RETRY_LATER from the
+    // fast path; nothing is lost).
+    for _ in 0..40 {
+        fill(&mut node, t1);
+    }
+    let limit = clio_slowpath::daemon::TAKE_AHEAD;
+    assert!(node.ring.rx_pending() > 0, "the bound was reached");
+    assert!(
+        node.sp.outbox_len() <= limit + 2,
+        "{} descriptors wait",
+        node.sp.outbox_len()
+    );
+    // The fast path drains the TX ring: every request taken is answered, the victim's among
+    // them, and the victim's lease was renewed at t1 (it lives past t0 + lease).
+    let t2 = t0 + Duration::from_millis(3000);
+    let mut answered = 0;
+    let mut victim_answered = false;
+    for _ in 0..10_000 {
+        node.sp.poll_at(&node.ring, &mut node.mem, t2);
+        let mut moved = false;
+        while let Some(d) = node.ring.pop_tx() {
+            moved = true;
+            if let Ok(Descriptor::Reply { header, .. }) = d {
+                assert_eq!(header.status, Status::Ok);
+                answered += 1;
+                victim_answered |= header.pid == victim.0;
+            }
+        }
+        if !moved && node.ring.rx_pending() == 0 && node.sp.outbox_len() == 0 {
+            break;
+        }
+    }
+    assert_eq!(answered, req as usize + 1, "every heartbeat answered once");
+    assert!(victim_answered);
+    assert_eq!(
+        node.sp.registry().members(victim.0),
+        1,
+        "the victim's heartbeat renewed its lease when it was taken"
+    );
+}

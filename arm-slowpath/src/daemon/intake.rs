@@ -3,7 +3,7 @@
 //! answered at once), the rest queued per RAS and executed in turns (`fair_queue.rs`), the
 //! answers pushed back through the TX ring, and the rounds of service ([`SlowPath::poll`]).
 
-use super::{SlowPath, EXECUTE_SLICE};
+use super::{SlowPath, EXECUTE_SLICE, TAKE_AHEAD};
 use crate::frame_memory::FrameMemory;
 use crate::ring_window::{RingError, RingWindow};
 use clio_proto::frame::Route;
@@ -161,14 +161,21 @@ impl SlowPath {
         let arrived_by = clock();
         let pending = ring.rx_pending();
         let mut taken = 0;
-        while taken < pending && self.outbox.is_empty() {
+        // Taking goes on while answers wait for the TX ring, up to TAKE_AHEAD descriptors of
+        // its own (each take adds a few: a reply, a key write): so requests are taken (leases
+        // renewed, heartbeats answered in order behind what waits) as they arrive, and a TX
+        // ring kept full by one tenant's allocation does not keep the RX ring full for all.
+        while taken < pending && self.may_take() {
             let Some(d) = ring.pop_rx() else { break };
             taken += 1;
             work += 1;
+            let before = self.outbox.len();
             match d {
                 Ok(d) => self.take(d, clock(), mem),
                 Err(_) => self.stats.bad_descriptors += 1,
             }
+            let added = self.outbox.len().saturating_sub(before);
+            self.take_ahead = self.take_ahead.saturating_sub(added);
             work += self.flush(ring);
         }
         // The waiting requests, one RAS's at a time, for at most a slice of time (then the
@@ -189,6 +196,16 @@ impl SlowPath {
         }
         self.refill(mem);
         work + self.flush(ring)
+    }
+
+    /// Whether a request may be taken from the RX ring now: always while the outbox is
+    /// empty, and for TAKE_AHEAD more descriptors while it holds answers the TX ring has not
+    /// accepted.
+    fn may_take(&mut self) -> bool {
+        if self.outbox.is_empty() {
+            self.take_ahead = TAKE_AHEAD;
+        }
+        self.take_ahead > 0
     }
 
     /// Descriptors produced but not yet accepted by the TX ring.
