@@ -113,6 +113,10 @@ typedef enum clio_status {
    * answers larger than twice the request are refused.
    */
   CLIO_ERR_ROUTE_UNVERIFIED = -22,
+  /**
+   * A multi-node client's pool configuration store (etcd) could not be read or changed.
+   */
+  CLIO_ERR_CONFIG_STORE = -23,
 } clio_status;
 
 /**

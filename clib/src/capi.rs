@@ -69,6 +69,8 @@ pub enum ClioStatus {
     /// The node does not accept this host's route cookie (a NAT or an asymmetric route):
     /// answers larger than twice the request are refused.
     ClioErrRouteUnverified = -22,
+    /// A multi-node client's pool configuration store (etcd) could not be read or changed.
+    ClioErrConfigStore = -23,
 }
 
 /// An opaque client (one registered process on one memory node).
@@ -118,6 +120,7 @@ fn code(e: &ClioError) -> ClioStatus {
         ClioError::QuotaExceeded { .. } => ClioStatus::ClioErrQuotaExceeded,
         ClioError::AdmissionRefused => ClioStatus::ClioErrAdmissionRefused,
         ClioError::RouteUnverified { .. } => ClioStatus::ClioErrRouteUnverified,
+        ClioError::ConfigStore(_) => ClioStatus::ClioErrConfigStore,
         ClioError::NodeLost { .. } => ClioStatus::ClioErrNodeLost,
         // Internal to rtx_commit, which resolves it; a malformed answer if it ever escapes.
         ClioError::Untouched { .. } => ClioStatus::ClioErrBadRequest,

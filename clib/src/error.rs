@@ -116,6 +116,10 @@ pub enum ClioError {
     /// Opening or using the network failed.
     #[error("transport: {0}")]
     Transport(String),
+    /// A multi-node client's pool configuration store (etcd) could not be read or changed:
+    /// a fail-over needs it, so the operation that met the failure did not go on.
+    #[error("{0}")]
+    ConfigStore(String),
 }
 
 impl ClioError {
@@ -179,6 +183,12 @@ fn quota_message(q: Option<clio_proto::quota::Quota>) -> String {
 
 /// Cookie refreshes a request gets before it fails with [`ClioError::RouteUnverified`].
 pub const ROUTE_RETRIES: u32 = 3;
+
+impl From<crate::multi::StoreError> for ClioError {
+    fn from(e: crate::multi::StoreError) -> ClioError {
+        ClioError::ConfigStore(e.to_string())
+    }
+}
 
 /// Result alias.
 pub type Result<T> = std::result::Result<T, ClioError>;

@@ -43,4 +43,7 @@ pub use clio_proto::offload::ChaseLayout;
 pub use config::Config;
 pub use engine::{ChaseOutcome, Output, Stats};
 pub use error::{ClioError, Result};
-pub use multi::{MultiClient, MultiConfig, MultiStats, NodeSpec};
+pub use multi::{
+    ConfigStore, LocalStore, MultiClient, MultiConfig, MultiStats, NodeSpec, OnChange, Pool,
+    StoreError, View, WatchGuard,
+};

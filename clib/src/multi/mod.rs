@@ -7,13 +7,16 @@
 //! Addresses are global: [`MultiClient::ralloc`] returns an address in this client's own
 //! address space, which a table maps to `(node, va)` for every replica of the region.
 
+mod pool;
 mod replica;
+
+pub use pool::{ConfigStore, LocalStore, OnChange, Pool, StoreError, View, WatchGuard};
 
 use crate::{Client, ClioError, Config, Credentials, Result, Stats};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 use std::time::Duration;
 
 /// A memory node to use: where it is and how many bytes it may hold (what `clio board
@@ -68,7 +71,9 @@ impl MultiConfig {
 
 struct Node {
     addr: SocketAddr,
-    client: Client,
+    /// The engine; `None` for a node that was out of the pool's service when this client
+    /// connected (it is dead from the start and never used).
+    client: Option<Client>,
     capacity: u64,
     used: AtomicU64,
     dead: AtomicBool,
@@ -116,6 +121,22 @@ struct Inner {
     cfg: MultiConfig,
     failover: Mutex<()>,
     stats: Mutex<MultiStats>,
+    /// The pool whose view this client follows (`pool.rs`); `None`: it decides alone.
+    pool: Option<Pool>,
+    /// The epoch of the newest view adopted (0 without a pool).
+    epoch: AtomicU64,
+    /// The watch on the pool's view, ended when the client is dropped.
+    watch: Mutex<Option<Box<dyn WatchGuard>>>,
+}
+
+impl Node {
+    /// The node's engine (an error for a node that was out of service from the start:
+    /// treated as a failed node, which it already is).
+    fn engine(&self) -> Result<&Client> {
+        self.client.as_ref().ok_or_else(|| {
+            ClioError::Transport(format!("node {} is out of the pool's service", self.addr))
+        })
+    }
 }
 
 /// A client over several memory nodes (cheap to clone, shared by threads).
@@ -146,25 +167,54 @@ fn node_failed(e: &ClioError) -> bool {
 
 impl MultiClient {
     /// Register a remote address space at every node (each hands out its own PID and key).
+    /// The client decides alone which nodes are dead (one process; see
+    /// [`MultiClient::connect_udp_pool`] for clients that agree).
     pub fn connect_udp(nodes: &[NodeSpec], cfg: MultiConfig) -> Result<MultiClient> {
+        Self::connect(nodes, cfg, None)
+    }
+
+    /// As [`MultiClient::connect_udp`], following `pool`'s view (`pool.rs`): a node is
+    /// declared dead only through a view stored in the pool's configuration store, so every
+    /// client of the pool agrees on which nodes are in service; a view another client stored
+    /// is adopted as soon as the store's watch reports it. Nodes out of service in the
+    /// current view are not contacted. Clients name a node by the same address.
+    pub fn connect_udp_pool(
+        nodes: &[NodeSpec],
+        cfg: MultiConfig,
+        pool: Pool,
+    ) -> Result<MultiClient> {
+        Self::connect(nodes, cfg, Some(pool))
+    }
+
+    fn connect(nodes: &[NodeSpec], cfg: MultiConfig, pool: Option<Pool>) -> Result<MultiClient> {
         if nodes.is_empty() {
             return Err(ClioError::InvalidArgument(
                 "a multi-node client needs a node",
             ));
         }
+        let view = match &pool {
+            Some(p) => Some(pool::read_view(p)?.0),
+            None => None,
+        };
         let mut v = Vec::with_capacity(nodes.len());
         for n in nodes {
-            let t = Box::new(crate::transport::UdpTransport::connect(n.addr)?);
+            let out = view.as_ref().is_some_and(|w| w.out.contains(&n.addr));
+            let client = if out {
+                None
+            } else {
+                let t = Box::new(crate::transport::UdpTransport::connect(n.addr)?);
+                Some(Client::connect(t, cfg.node.clone())?)
+            };
             v.push(Node {
                 addr: n.addr,
-                client: Client::connect(t, cfg.node.clone())?,
+                client,
                 capacity: n.capacity,
                 used: AtomicU64::new(0),
-                dead: AtomicBool::new(false),
+                dead: AtomicBool::new(out),
                 log: Mutex::new(None),
             });
         }
-        Ok(MultiClient {
+        let m = MultiClient {
             inner: Arc::new(Inner {
                 nodes: v,
                 regions: RwLock::new(BTreeMap::new()),
@@ -172,8 +222,55 @@ impl MultiClient {
                 cfg,
                 failover: Mutex::new(()),
                 stats: Mutex::new(MultiStats::default()),
+                epoch: AtomicU64::new(view.as_ref().map_or(0, |w| w.epoch)),
+                pool,
+                watch: Mutex::new(None),
             }),
-        })
+        };
+        if let Some(p) = &m.inner.pool {
+            let me: Weak<Inner> = Arc::downgrade(&m.inner);
+            let guard = p.store.watch(
+                &p.view_key(),
+                Box::new(move || match me.upgrade() {
+                    // A view that cannot be read now is read again at the next change or
+                    // at this client's next failure.
+                    Some(inner) => {
+                        let _ = MultiClient { inner }.refresh_view();
+                        true
+                    }
+                    None => false,
+                }),
+            )?;
+            *lock(&m.inner.watch) = Some(guard);
+            // A view stored between the read above and the watch's start.
+            m.refresh_view()?;
+        }
+        Ok(m)
+    }
+
+    /// The epoch of the pool's view this client follows (0 without a pool): one more with
+    /// every node the pool took out of service.
+    pub fn epoch(&self) -> u64 {
+        self.inner.epoch.load(Ordering::Acquire)
+    }
+
+    /// Read the pool's view and adopt it (no-op without a pool).
+    pub fn refresh_view(&self) -> Result<()> {
+        if let Some(p) = &self.inner.pool {
+            let (v, _) = pool::read_view(p)?;
+            self.adopt(&v);
+        }
+        Ok(())
+    }
+
+    /// Act on a stored view: every node it has out is dropped here too.
+    fn adopt(&self, v: &View) {
+        for (i, n) in self.inner.nodes.iter().enumerate() {
+            if v.out.contains(&n.addr) {
+                self.drop_node(i);
+            }
+        }
+        self.inner.epoch.fetch_max(v.epoch, Ordering::AcqRel);
     }
 
     /// The global identity: every node's address with this client's PID and key there.
@@ -181,7 +278,7 @@ impl MultiClient {
         self.inner
             .nodes
             .iter()
-            .map(|n| (n.addr, n.client.credentials()))
+            .filter_map(|n| Some((n.addr, n.client.as_ref()?.credentials())))
             .collect()
     }
 
@@ -207,9 +304,14 @@ impl MultiClient {
             .collect()
     }
 
-    /// The engine counters of each node (its own window and RTT estimator).
+    /// The engine counters of each node (its own window and RTT estimator; zeros for a node
+    /// out of service from the start).
     pub fn node_stats(&self) -> Vec<Stats> {
-        self.inner.nodes.iter().map(|n| n.client.stats()).collect()
+        self.inner
+            .nodes
+            .iter()
+            .map(|n| n.client.as_ref().map(Client::stats).unwrap_or_default())
+            .collect()
     }
 
     /// Fail-over and log counters.
@@ -253,14 +355,14 @@ impl MultiClient {
             if room(i) < len {
                 continue;
             }
-            match inner.nodes[i].client.ralloc(len) {
+            match inner.nodes[i].engine().and_then(|c| c.ralloc(len)) {
                 Ok(va) => {
                     inner.nodes[i].used.fetch_add(len, Ordering::Relaxed);
                     got.push((i, va));
                 }
                 Err(e) => {
                     if node_failed(&e) {
-                        self.fail_node(i);
+                        self.fail_node(i)?;
                     }
                     last_err = e;
                 }
@@ -270,7 +372,7 @@ impl MultiClient {
             for &(i, va) in &got {
                 inner.nodes[i].used.fetch_sub(len, Ordering::Relaxed);
                 // Best effort: a node that fails here is found dead by the next operation.
-                let _ = inner.nodes[i].client.rfree(va);
+                let _ = inner.nodes[i].engine().and_then(|c| c.rfree(va));
             }
             return Err(last_err);
         }
@@ -301,9 +403,9 @@ impl MultiClient {
         for (i, va) in r.replicas {
             let n = &self.inner.nodes[i];
             n.used.fetch_sub(r.len, Ordering::Relaxed);
-            match n.client.rfree(va) {
+            match n.engine().and_then(|c| c.rfree(va)) {
                 Ok(()) => {}
-                Err(e) if node_failed(&e) => self.fail_node(i),
+                Err(e) if node_failed(&e) => self.fail_node(i)?,
                 Err(e) => return Err(e),
             }
         }
@@ -329,10 +431,25 @@ impl MultiClient {
         Ok((base, r.clone()))
     }
 
-    /// Declare node `i` dead: drop it from every region; regions whose primary it was move to
-    /// their first backup, marked stale until its log is applied (by the next operation on
-    /// the region, under the region's lock, before anything else reaches it).
-    fn fail_node(&self, i: usize) {
+    /// This client found node `i` dead. With a pool, the node is taken out of service by a
+    /// view stored in the pool's store first (this client's proposal, or another's that came
+    /// first), then dropped here; without one it is dropped at once. An error (the store
+    /// unreachable) leaves the node in service: the operation fails rather than decide alone.
+    fn fail_node(&self, i: usize) -> Result<()> {
+        match &self.inner.pool {
+            Some(p) => {
+                let v = pool::take_out(p, self.inner.nodes[i].addr)?;
+                self.adopt(&v);
+            }
+            None => self.drop_node(i),
+        }
+        Ok(())
+    }
+
+    /// Drop node `i`: remove it from every region; regions whose primary it was move to their
+    /// first backup, marked stale until its log is applied (by the next operation on the
+    /// region, under the region's lock, before anything else reaches it).
+    fn drop_node(&self, i: usize) {
         let _g = lock(&self.inner.failover);
         if self.inner.nodes[i].dead.swap(true, Ordering::AcqRel) {
             return;
@@ -368,8 +485,11 @@ impl MultiClient {
                 continue;
             }
             let (p, va) = r.replicas[0];
-            match self.inner.nodes[p].client.rread(va + (addr - base), len) {
-                Err(e) if node_failed(&e) => self.fail_node(p),
+            match self.inner.nodes[p]
+                .engine()
+                .and_then(|c| c.rread(va + (addr - base), len))
+            {
+                Err(e) if node_failed(&e) => self.fail_node(p)?,
                 other => return other,
             }
         }
@@ -435,7 +555,7 @@ impl MultiClient {
             let (_, r) = self.locate(addr, len)?;
             match f(self, &r, addr - base) {
                 Ok(v) => return Ok(v),
-                Err(Failed::Node(i)) => self.fail_node(i),
+                Err(Failed::Node(i)) => self.fail_node(i)?,
                 Err(Failed::Op(e)) => return Err(e),
             }
         }

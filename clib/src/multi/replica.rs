@@ -25,7 +25,7 @@ impl MultiClient {
         if let Some(va) = *g {
             return Ok(va);
         }
-        match n.client.ralloc(self.inner.cfg.log_bytes) {
+        match n.engine().and_then(|c| c.ralloc(self.inner.cfg.log_bytes)) {
             Ok(va) => {
                 *g = Some(va);
                 Ok(va)
@@ -39,12 +39,11 @@ impl MultiClient {
     /// most [`MAX_REPL_DATA`] bytes.
     fn append_records(&self, b: usize, va: u64, data: &[u8]) -> Result<Vec<Handle>, Failed> {
         let log = self.ensure_log(b)?;
-        let n = &self.inner.nodes[b];
+        let n = self.inner.nodes[b].engine().map_err(|_| Failed::Node(b))?;
         let mut hs = Vec::new();
         for (k, chunk) in data.chunks(MAX_REPL_DATA).enumerate() {
             let rec = replog::repl_record(va + (k * MAX_REPL_DATA) as u64, chunk);
             let h = n
-                .client
                 .rappend_async(log, self.inner.cfg.log_bytes, &rec, self.inner.cfg.durable)
                 .map_err(Failed::Op)?;
             hs.push(h);
@@ -58,7 +57,7 @@ impl MultiClient {
         let mut failed = None;
         let mut full = Vec::new();
         for (i, h) in pending {
-            match self.inner.nodes[i].client.rpoll_one(h) {
+            match self.inner.nodes[i].engine().and_then(|c| c.rpoll_one(h)) {
                 Ok(_) => {}
                 Err(ClioError::LogFull) => full.push(i),
                 Err(e) if node_failed(&e) => {
@@ -82,7 +81,7 @@ impl MultiClient {
     pub(super) fn write_all(&self, r: &Region, off: u64, data: &[u8]) -> Result<(), Failed> {
         loop {
             let (p, pva) = r.replicas[0];
-            let c = &self.inner.nodes[p].client;
+            let c = self.inner.nodes[p].engine().map_err(|_| Failed::Node(p))?;
             let h = if self.inner.cfg.durable {
                 c.rwrite_durable_async(pva + off, data)
             } else {
@@ -118,7 +117,7 @@ impl MultiClient {
         }
         self.replicated(addr, 8, |me, r, off| {
             let (p, pva) = r.replicas[0];
-            let c = &me.inner.nodes[p].client;
+            let c = me.inner.nodes[p].engine().map_err(|_| Failed::Node(p))?;
             let res = match op {
                 Opcode::FetchAdd => c.fetch_add(pva + off, arg0),
                 Opcode::CompareAndSwap => c.compare_and_swap(pva + off, arg0, arg1),
@@ -157,10 +156,10 @@ impl MultiClient {
                     Ok(full) if full.is_empty() => break,
                     Ok(_) => match self.apply_log(b) {
                         Ok(()) => continue,
-                        Err(Failed::Node(i)) => self.fail_node(i),
+                        Err(Failed::Node(i)) => self.fail_node(i)?,
                         Err(Failed::Op(e)) => return Err(e),
                     },
-                    Err(Failed::Node(i)) => self.fail_node(i),
+                    Err(Failed::Node(i)) => self.fail_node(i)?,
                     Err(Failed::Op(e)) => return Err(e),
                 }
                 break;
@@ -173,11 +172,12 @@ impl MultiClient {
     /// of the tail applied to 0; records that arrived meanwhile make it fail: apply again).
     /// Applying is a redo, so running it again after an interruption is harmless.
     pub(super) fn apply_log(&self, b: usize) -> Result<(), Failed> {
-        let n = &self.inner.nodes[b];
-        let g = lock(&n.log);
+        let node = &self.inner.nodes[b];
+        let g = lock(&node.log);
         let Some(log) = *g else {
             return Ok(());
         };
+        let n = node.engine().map_err(|_| Failed::Node(b))?;
         let fail = |e: ClioError| {
             if node_failed(&e) {
                 Failed::Node(b)
@@ -187,7 +187,7 @@ impl MultiClient {
         };
         let _time = Elapsed(&self.inner.stats, std::time::Instant::now());
         loop {
-            let t = n.client.rread(log, 8).map_err(fail)?;
+            let t = n.rread(log, 8).map_err(fail)?;
             let tail = u64::from_le_bytes(
                 t.try_into()
                     .map_err(|_| Failed::Op(ClioError::BadRequest))?,
@@ -198,10 +198,7 @@ impl MultiClient {
             if tail > self.inner.cfg.log_bytes {
                 return Err(Failed::Op(ClioError::BadRequest));
             }
-            let data = n
-                .client
-                .rread(log + LOG_HEAD, tail as usize)
-                .map_err(fail)?;
+            let data = n.rread(log + LOG_HEAD, tail as usize).map_err(fail)?;
             let recs = replog::records(&data).map_err(|_| Failed::Op(ClioError::BadRequest))?;
             let parsed = recs
                 .iter()
@@ -212,19 +209,19 @@ impl MultiClient {
             let mut hs = Vec::new();
             for (va, bytes) in replog::coalesce(parsed) {
                 let h = if self.inner.cfg.durable {
-                    n.client.rwrite_durable_async(va, &bytes)
+                    n.rwrite_durable_async(va, &bytes)
                 } else {
-                    n.client.rwrite_async(va, &bytes)
+                    n.rwrite_async(va, &bytes)
                 };
                 hs.push(h.map_err(Failed::Op)?);
             }
-            n.client.rpoll(&hs).map_err(fail)?;
+            n.rpoll(&hs).map_err(fail)?;
             {
                 let mut s = lock(&self.inner.stats);
                 s.log_applies += 1;
                 s.records_applied += recs.len() as u64;
             }
-            if n.client.compare_and_swap(log, tail, 0).map_err(fail)? == tail {
+            if n.compare_and_swap(log, tail, 0).map_err(fail)? == tail {
                 return Ok(());
             }
         }
@@ -241,10 +238,7 @@ impl MultiClient {
                 Ok(())
             }
             // The new primary failed as well: the next backup takes over (still stale).
-            Err(Failed::Node(i)) => {
-                self.fail_node(i);
-                Ok(())
-            }
+            Err(Failed::Node(i)) => self.fail_node(i),
             Err(Failed::Op(e)) => Err(e),
         }
     }

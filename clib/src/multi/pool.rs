@@ -1,0 +1,325 @@
+//! The pool's view, agreed by every client through a configuration store: which memory nodes
+//! of the pool are out of service, and the **epoch** of that decision (docs/replication.md,
+//! "The configuration manager").
+//!
+//! A client that finds a node dead does not act alone: it proposes the next view (the epoch
+//! plus one, the node out) with a compare-and-put on the view's key, and only a view the store
+//! accepted is acted on. A proposal that loses the race is read back and adopted, so two
+//! clients that meet the same failure end at the same epoch. Every client also watches the key
+//! and adopts a view another client stored, without waiting for its own requests to time
+//! out. A node that is out stays out for every client of the pool: a restarted node missed
+//! writes, and nobody places on it or reads from it again.
+//!
+//! The store is a trait: `clio-confmgr` implements it on etcd (the pool's configuration
+//! manager, shared by processes on many hosts); [`LocalStore`] is an in-process one (clients
+//! of one process, and tests). Without a pool a [`super::MultiClient`] decides alone, as a
+//! single process always could.
+
+use std::collections::{BTreeSet, HashMap};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use thiserror::Error;
+
+/// A configuration store failed (unreachable, or it answered something unexpected).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("configuration store: {0}")]
+pub struct StoreError(pub String);
+
+/// Called by a store's watch when the watched key changed; returns false to end the watch
+/// (its client is gone).
+pub type OnChange = Box<dyn Fn() -> bool + Send + Sync>;
+
+/// Ends a watch when dropped.
+pub trait WatchGuard: Send + Sync {}
+
+/// A key-value store with compare-and-put and watches: what a configuration manager offers.
+pub trait ConfigStore: Send + Sync {
+    /// The value at `key` and its revision (changes with every put), or `None` when absent.
+    fn read(&self, key: &str) -> Result<Option<(Vec<u8>, u64)>, StoreError>;
+
+    /// Store `value` at `key` if the key is still at `revision` (`None`: if the key is
+    /// absent). True when stored; false when another put came first (nothing changed).
+    fn compare_and_put(
+        &self,
+        key: &str,
+        revision: Option<u64>,
+        value: &[u8],
+    ) -> Result<bool, StoreError>;
+
+    /// Call `on_change` (from a thread of the store's) after every change of `key` until it
+    /// returns false or the returned guard is dropped.
+    fn watch(&self, key: &str, on_change: OnChange) -> Result<Box<dyn WatchGuard>, StoreError>;
+}
+
+/// A pool of memory nodes shared by clients: the store where its view lives and its name
+/// (the view's key is `/clio/pools/<name>/view`).
+#[derive(Clone)]
+pub struct Pool {
+    /// Where the view is kept and agreed on.
+    pub store: Arc<dyn ConfigStore>,
+    /// The pool's name (clients of the same name share one view).
+    pub name: String,
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool").field("name", &self.name).finish()
+    }
+}
+
+impl Pool {
+    /// The key of the pool's view in its store.
+    pub fn view_key(&self) -> String {
+        format!("/clio/pools/{}/view", self.name)
+    }
+}
+
+/// The view: the epoch and the nodes out of service, by address.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct View {
+    /// Starts at 1 when the pool is first used; one more with every node taken out.
+    pub epoch: u64,
+    /// Nodes out of service (declared dead under some epoch).
+    pub out: BTreeSet<SocketAddr>,
+}
+
+const MAGIC: &str = "clio-pool-view 1";
+
+impl View {
+    /// The first view of a pool: epoch 1, every node in service.
+    pub fn first() -> View {
+        View {
+            epoch: 1,
+            out: BTreeSet::new(),
+        }
+    }
+
+    /// The view with `node` out of service, one epoch later.
+    pub fn without(&self, node: SocketAddr) -> View {
+        let mut v = self.clone();
+        v.epoch += 1;
+        v.out.insert(node);
+        v
+    }
+
+    /// The stored form: text, one fact per line (readable with `etcdctl get`).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut s = format!("{MAGIC}\nepoch {}\n", self.epoch);
+        for a in &self.out {
+            s.push_str(&format!("out {a}\n"));
+        }
+        s.into_bytes()
+    }
+
+    /// Parse a stored view; anything else is an error naming the line.
+    pub fn decode(b: &[u8]) -> Result<View, StoreError> {
+        let bad = |what: &str| StoreError(format!("the pool's view is malformed: {what}"));
+        let s = std::str::from_utf8(b).map_err(|_| bad("not UTF-8"))?;
+        let mut lines = s.lines();
+        if lines.next() != Some(MAGIC) {
+            return Err(bad("no header"));
+        }
+        let mut v = View::default();
+        for l in lines {
+            match l.split_once(' ') {
+                Some(("epoch", e)) => v.epoch = e.parse().map_err(|_| bad(l))?,
+                Some(("out", a)) => {
+                    v.out.insert(a.parse().map_err(|_| bad(l))?);
+                }
+                _ => return Err(bad(l)),
+            }
+        }
+        if v.epoch == 0 {
+            return Err(bad("epoch 0"));
+        }
+        Ok(v)
+    }
+}
+
+/// The view and its revision in the store, created (epoch 1) if the pool is new.
+pub(super) fn read_view(pool: &Pool) -> Result<(View, u64), StoreError> {
+    let key = pool.view_key();
+    loop {
+        if let Some((b, rev)) = pool.store.read(&key)? {
+            return Ok((View::decode(&b)?, rev));
+        }
+        // A new pool: the first client stores epoch 1 (another may come first: read again).
+        pool.store
+            .compare_and_put(&key, None, &View::first().encode())?;
+    }
+}
+
+/// Take `node` out of service: propose the next view until one that has it out is stored
+/// (by this client or another). Returns that view.
+pub(super) fn take_out(pool: &Pool, node: SocketAddr) -> Result<View, StoreError> {
+    loop {
+        let (v, rev) = read_view(pool)?;
+        if v.out.contains(&node) {
+            return Ok(v);
+        }
+        let next = v.without(node);
+        if pool
+            .store
+            .compare_and_put(&pool.view_key(), Some(rev), &next.encode())?
+        {
+            return Ok(next);
+        }
+    }
+}
+
+/// An in-process configuration store (clients of one process share a pool through it).
+#[derive(Default)]
+pub struct LocalStore {
+    inner: Mutex<LocalInner>,
+}
+
+type Watchers = Vec<(String, Arc<OnChange>, Arc<std::sync::atomic::AtomicBool>)>;
+
+#[derive(Default)]
+struct LocalInner {
+    revision: u64,
+    keys: HashMap<String, (Vec<u8>, u64)>,
+    watchers: Watchers,
+}
+
+struct LocalWatch(Arc<std::sync::atomic::AtomicBool>);
+
+impl WatchGuard for LocalWatch {}
+
+impl Drop for LocalWatch {
+    fn drop(&mut self) {
+        self.0.store(false, std::sync::atomic::Ordering::Release);
+    }
+}
+
+impl LocalStore {
+    /// An empty store.
+    pub fn new() -> Arc<LocalStore> {
+        Arc::new(LocalStore::default())
+    }
+}
+
+impl ConfigStore for LocalStore {
+    fn read(&self, key: &str) -> Result<Option<(Vec<u8>, u64)>, StoreError> {
+        let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(g.keys.get(key).cloned())
+    }
+
+    fn compare_and_put(
+        &self,
+        key: &str,
+        revision: Option<u64>,
+        value: &[u8],
+    ) -> Result<bool, StoreError> {
+        type Live = Arc<std::sync::atomic::AtomicBool>;
+        let callbacks: Vec<(Arc<OnChange>, Live)> = {
+            let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            if g.keys.get(key).map(|(_, r)| *r) != revision {
+                return Ok(false);
+            }
+            g.revision += 1;
+            let rev = g.revision;
+            g.keys.insert(key.to_string(), (value.to_vec(), rev));
+            g.watchers
+                .retain(|(_, _, live)| live.load(std::sync::atomic::Ordering::Acquire));
+            g.watchers
+                .iter()
+                .filter(|(k, _, _)| k == key)
+                .map(|(_, f, live)| (f.clone(), live.clone()))
+                .collect()
+        };
+        // Outside the lock, as a remote store's watch thread would call them (a callback
+        // reads the store).
+        for (f, live) in callbacks {
+            if !f() {
+                live.store(false, std::sync::atomic::Ordering::Release);
+            }
+        }
+        Ok(true)
+    }
+
+    fn watch(&self, key: &str, on_change: OnChange) -> Result<Box<dyn WatchGuard>, StoreError> {
+        let live = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        g.watchers
+            .push((key.to_string(), Arc::new(on_change), live.clone()));
+        Ok(Box::new(LocalWatch(live)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addr(p: u16) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], p))
+    }
+
+    #[test]
+    fn a_view_survives_its_stored_form_and_rejects_garbage() {
+        let v = View::first().without(addr(7001)).without(addr(7003));
+        assert_eq!(v.epoch, 3);
+        assert_eq!(View::decode(&v.encode()).unwrap(), v);
+        for bad in [
+            &b""[..],
+            b"clio-pool-view 2\nepoch 1\n",
+            b"clio-pool-view 1\nepoch x\n",
+            b"clio-pool-view 1\nepoch 0\n",
+            b"clio-pool-view 1\nepoch 1\nout nowhere\n",
+            b"clio-pool-view 1\nepoch 1\nin 127.0.0.1:1\n",
+            b"\xff",
+        ] {
+            assert!(View::decode(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn two_proposals_for_one_failure_end_at_one_epoch() {
+        let pool = Pool {
+            store: LocalStore::new(),
+            name: "p".into(),
+        };
+        assert_eq!(read_view(&pool).unwrap().0, View::first());
+        let a = take_out(&pool, addr(1)).unwrap();
+        let b = take_out(&pool, addr(1)).unwrap();
+        assert_eq!(
+            (a.epoch, b.epoch),
+            (2, 2),
+            "the second finds it out already"
+        );
+        let c = take_out(&pool, addr(2)).unwrap();
+        assert_eq!(c.epoch, 3);
+        assert_eq!(c.out.len(), 2);
+    }
+
+    #[test]
+    fn a_stale_proposal_is_refused_and_watchers_hear_of_every_change() {
+        let store = LocalStore::new();
+        let heard = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let h = heard.clone();
+        let guard = store
+            .watch(
+                "k",
+                Box::new(move || {
+                    h.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    true
+                }),
+            )
+            .unwrap();
+        assert!(store.compare_and_put("k", None, b"a").unwrap());
+        assert!(!store.compare_and_put("k", None, b"b").unwrap());
+        let (_, rev) = store.read("k").unwrap().unwrap();
+        assert!(store.compare_and_put("k", Some(rev), b"c").unwrap());
+        assert!(!store.compare_and_put("k", Some(rev), b"d").unwrap());
+        assert_eq!(store.read("k").unwrap().unwrap().0, b"c");
+        assert_eq!(heard.load(std::sync::atomic::Ordering::Relaxed), 2);
+        drop(guard);
+        let (_, rev) = store.read("k").unwrap().unwrap();
+        assert!(store.compare_and_put("k", Some(rev), b"e").unwrap());
+        assert_eq!(
+            heard.load(std::sync::atomic::Ordering::Relaxed),
+            2,
+            "a dropped watch hears nothing"
+        );
+    }
+}

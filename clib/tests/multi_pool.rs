@@ -1,0 +1,185 @@
+//! Clients of one pool agree on which nodes are in service (clib/src/multi/pool.rs): a node
+//! found dead by one client is out for every client, at one epoch, without the others waiting
+//! out their own timeouts; a node that comes back stays out; a fail-over that cannot reach the
+//! pool's store does not happen. The store here is the in-process one; `confmgr/tests/`
+//! repeats the agreement on etcd.
+
+use clio_clib::{
+    ClioError, ConfigStore, LocalStore, MultiClient, MultiConfig, NodeSpec, OnChange, Pool,
+    StoreError, View, WatchGuard,
+};
+use clio_sim::server::{spawn_udp_spinning, ServerHandle};
+use clio_sim::{BoardConfig, CBoard};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const MIB: u64 = 1 << 20;
+
+fn node_at(addr: SocketAddr) -> ServerHandle {
+    let b = CBoard::new(&BoardConfig {
+        dram_bytes: 64 * MIB,
+        page_shift: 16,
+        ..BoardConfig::default()
+    })
+    .unwrap();
+    spawn_udp_spinning(b, addr, Duration::ZERO).unwrap()
+}
+
+fn specs(s: &[ServerHandle]) -> Vec<NodeSpec> {
+    s.iter()
+        .map(|h| NodeSpec {
+            addr: h.udp_addr.unwrap(),
+            capacity: 16 * MIB,
+        })
+        .collect()
+}
+
+fn fast() -> MultiConfig {
+    let mut c = MultiConfig::default();
+    c.node.heartbeat = false;
+    c
+}
+
+#[test]
+fn a_node_one_client_finds_dead_is_out_for_every_client_of_the_pool() {
+    let mut s: Vec<ServerHandle> = (0..3)
+        .map(|_| node_at("127.0.0.1:0".parse().unwrap()))
+        .collect();
+    let addrs = specs(&s);
+    let pool = Pool {
+        store: LocalStore::new(),
+        name: "rack-a".into(),
+    };
+    let a = MultiClient::connect_udp_pool(&addrs, fast(), pool.clone()).unwrap();
+    let b = MultiClient::connect_udp_pool(&addrs, fast(), pool.clone()).unwrap();
+    assert_eq!(
+        (a.epoch(), b.epoch()),
+        (1, 1),
+        "a new pool starts at epoch 1"
+    );
+    let ra = a.ralloc(64 << 10, 2).unwrap();
+    let rb = b.ralloc(64 << 10, 2).unwrap();
+    assert_eq!(a.replicas_of(ra).unwrap()[0], 0);
+    assert_eq!(b.replicas_of(rb).unwrap()[0], 0, "both primaries on node 0");
+    a.rwrite(ra, b"written by a").unwrap();
+    b.rwrite(rb, b"written by b").unwrap();
+    for _ in 0..5 {
+        b.fetch_add(rb + 64, 1).unwrap();
+    }
+
+    let b_to_node0 = b.node_stats()[0].packets_sent;
+    // Node 0 stops. Client a meets it first and takes it out of service.
+    let dead = s.remove(0);
+    let dead_addr = dead.udp_addr.unwrap();
+    drop(dead);
+    assert_eq!(a.rread(ra, 12).unwrap(), b"written by a");
+    assert!(a.node_dead(0));
+    assert_eq!(a.epoch(), 2);
+    // Client b heard it from the pool's store, before sending anything to node 0.
+    assert!(
+        b.node_dead(0),
+        "b adopted the view without a timeout of its own"
+    );
+    assert_eq!(b.epoch(), 2);
+    assert_eq!(b.stats().failed_nodes, 1);
+    let t = Instant::now();
+    assert_eq!(b.fetch_add(rb + 64, 1).unwrap(), 5, "the counter is exact");
+    assert_eq!(b.rread(rb, 12).unwrap(), b"written by b");
+    assert!(
+        t.elapsed() < fast().detection_bound() / 2,
+        "b's fail-over waited for no timeout: {:?}",
+        t.elapsed()
+    );
+    assert_eq!(
+        b.node_stats()[0].packets_sent,
+        b_to_node0,
+        "nothing more went to node 0"
+    );
+
+    // Node 0 comes back on its address, empty: it missed writes, so it stays out, also for a
+    // client that connects now.
+    let _back = node_at(dead_addr);
+    let c = MultiClient::connect_udp_pool(&addrs, fast(), pool.clone()).unwrap();
+    assert!(c.node_dead(0));
+    assert_eq!(c.epoch(), 2);
+    assert_eq!(
+        c.credentials().len(),
+        2,
+        "no address space was created at the out node"
+    );
+    let rc = c.ralloc(MIB, 2).unwrap();
+    assert_eq!(c.replicas_of(rc).unwrap().len(), 2);
+    assert!(!c.replicas_of(rc).unwrap().contains(&0));
+    let (v, _) = pool.store.read("/clio/pools/rack-a/view").unwrap().unwrap();
+    let v = View::decode(&v).unwrap();
+    assert_eq!(v.epoch, 2);
+    assert_eq!(v.out.into_iter().collect::<Vec<_>>(), vec![dead_addr]);
+}
+
+/// A store that can be cut off, as a partition from etcd would.
+struct Flaky {
+    inner: Arc<LocalStore>,
+    down: AtomicBool,
+}
+
+impl Flaky {
+    fn check(&self) -> Result<(), StoreError> {
+        if self.down.load(Ordering::Acquire) {
+            Err(StoreError("unreachable (test)".into()))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl ConfigStore for Flaky {
+    fn read(&self, key: &str) -> Result<Option<(Vec<u8>, u64)>, StoreError> {
+        self.check()?;
+        self.inner.read(key)
+    }
+    fn compare_and_put(
+        &self,
+        key: &str,
+        revision: Option<u64>,
+        value: &[u8],
+    ) -> Result<bool, StoreError> {
+        self.check()?;
+        self.inner.compare_and_put(key, revision, value)
+    }
+    fn watch(&self, key: &str, on_change: OnChange) -> Result<Box<dyn WatchGuard>, StoreError> {
+        self.inner.watch(key, on_change)
+    }
+}
+
+#[test]
+fn a_client_cut_off_from_the_pools_store_does_not_fail_over_alone() {
+    let mut s: Vec<ServerHandle> = (0..2)
+        .map(|_| node_at("127.0.0.1:0".parse().unwrap()))
+        .collect();
+    let store = Arc::new(Flaky {
+        inner: LocalStore::new(),
+        down: AtomicBool::new(false),
+    });
+    let pool = Pool {
+        store: store.clone(),
+        name: "p".into(),
+    };
+    let m = MultiClient::connect_udp_pool(&specs(&s), fast(), pool).unwrap();
+    let r = m.ralloc(64 << 10, 2).unwrap();
+    m.rwrite(r, b"kept").unwrap();
+    drop(s.remove(0));
+    store.down.store(true, Ordering::Release);
+    match m.rread(r, 4) {
+        Err(ClioError::ConfigStore(msg)) => assert!(msg.contains("unreachable"), "{msg}"),
+        other => panic!("a fail-over without the store: {other:?}"),
+    }
+    assert!(!m.node_dead(0), "the node was not dropped");
+    assert_eq!(m.epoch(), 1);
+    // The store is back: the next operation fails over through it.
+    store.down.store(false, Ordering::Release);
+    assert_eq!(m.rread(r, 4).unwrap(), b"kept");
+    assert!(m.node_dead(0));
+    assert_eq!(m.epoch(), 2);
+}
