@@ -72,13 +72,14 @@ deps:
 bench-alloc:
 	$(CARGO) bench -p clio-slowpath --bench fig13_alloc
 
-## bench-deps: install memcached, the CPU key-value server `clio bench ycsb` compares with
-## (Debian; run as root). Without it the bench skips memcached with one line.
+## bench-deps: install memcached, the CPU key-value server `clio bench ycsb` compares with,
+## and etcd, the configuration manager of multi-node pools (Debian; run as root). Without
+## memcached the bench skips it with one line; without etcd its tests say so and pass.
 bench-deps:
-	@if command -v memcached >/dev/null; then \
-		echo "memcached is installed"; \
+	@if command -v memcached >/dev/null && command -v etcd >/dev/null; then \
+		echo "memcached and etcd are installed"; \
 	else \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y memcached; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y memcached etcd-server; \
 	fi
 
 ## bench-ycsb: key-value stores on one memory node under YCSB A/B/C (pDPM-Direct,
