@@ -8,33 +8,16 @@
 mod common;
 
 use clio_clib::{MultiClient, MultiConfig, NodeSpec};
-use common::{free_port, spawn_board, Boards};
+use common::{free_port, memory_file_board, Boards};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::net::SocketAddr;
-use std::path::Path;
-use std::process::Child;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const SLOT: u64 = 512;
 const SLOTS: u64 = 2000;
-
-fn board(file: &Path, port: u16) -> Child {
-    let listen = format!("127.0.0.1:{port}");
-    let file = file.to_string_lossy();
-    spawn_board(&[
-        "--memory",
-        "64M",
-        "--page-size",
-        "64K",
-        "--listen",
-        &listen,
-        "--memory-file",
-        &file,
-    ])
-}
 
 struct Progress {
     acked: AtomicU64,
@@ -69,7 +52,11 @@ fn the_primary_killed_mid_workload_loses_no_acknowledged_write() {
         let dir = tempfile::tempdir().unwrap();
         let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
         let files: Vec<_> = (0..3).map(|i| dir.path().join(format!("mem{i}"))).collect();
-        let mut nodes = Boards((0..3).map(|i| board(&files[i], ports[i])).collect());
+        let mut nodes = Boards(
+            (0..3)
+                .map(|i| memory_file_board(&files[i], ports[i]))
+                .collect(),
+        );
         // The node with the most room becomes the primary: a different one per seed.
         let specs: Vec<NodeSpec> = ports
             .iter()
@@ -144,7 +131,7 @@ fn the_primary_killed_mid_workload_loses_no_acknowledged_write() {
         }
         assert_eq!(m.rread(a, 8).unwrap(), n.to_le_bytes(), "counter exact");
         // The killed node comes back on its file: it is stale and skipped.
-        nodes.0[primary] = board(&files[primary], ports[primary]);
+        nodes.0[primary] = memory_file_board(&files[primary], ports[primary]);
         assert!(m.node_dead(primary));
         let b = m.ralloc(1 << 16, 2).unwrap();
         assert!(!m.replicas_of(b).unwrap().contains(&primary));

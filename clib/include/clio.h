@@ -473,6 +473,19 @@ enum clio_status clio_multi_ralloc(struct clio_multi *m,
 enum clio_status clio_multi_rfree(struct clio_multi *m, uint64_t addr);
 
 /**
+ * Give every region that lost a replica a new one on another live node now (the client
+ * also does this by itself in the background); `*added` (if not NULL) receives the number
+ * of replicas added.
+ */
+enum clio_status clio_multi_heal(struct clio_multi *m, uint64_t *added);
+
+/**
+ * Put node `node` (its index in the connect call's lists) back in service after it was
+ * declared dead: a fresh address space there, used for new replicas and allocations.
+ */
+enum clio_status clio_multi_readmit(struct clio_multi *m, size_t node);
+
+/**
  * Read `len` bytes at `addr` into `buf`.
  */
 enum clio_status clio_multi_rread(struct clio_multi *m, uint64_t addr, void *buf, size_t len);

@@ -87,6 +87,28 @@ pub extern "C" fn clio_multi_rfree(m: *mut ClioMulti, addr: u64) -> ClioStatus {
     guarded(m, |c| c.m.rfree(addr))
 }
 
+/// Give every region that lost a replica a new one on another live node now (the client
+/// also does this by itself in the background); `*added` (if not NULL) receives the number
+/// of replicas added.
+#[no_mangle]
+pub extern "C" fn clio_multi_heal(m: *mut ClioMulti, added: *mut u64) -> ClioStatus {
+    guarded(m, |c| {
+        let r = c.m.heal()?;
+        if !added.is_null() {
+            // SAFETY: `added` is not NULL and points to a u64 the caller owns.
+            unsafe { *added = r.replicas_added };
+        }
+        Ok(())
+    })
+}
+
+/// Put node `node` (its index in the connect call's lists) back in service after it was
+/// declared dead: a fresh address space there, used for new replicas and allocations.
+#[no_mangle]
+pub extern "C" fn clio_multi_readmit(m: *mut ClioMulti, node: usize) -> ClioStatus {
+    guarded(m, |c| c.m.readmit(node))
+}
+
 /// Read `len` bytes at `addr` into `buf`.
 #[no_mangle]
 pub extern "C" fn clio_multi_rread(

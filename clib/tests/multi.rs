@@ -37,6 +37,9 @@ fn specs(s: &[ServerHandle], caps: &[u64]) -> Vec<NodeSpec> {
 fn fast() -> MultiConfig {
     let mut c = MultiConfig::default();
     c.node.heartbeat = false;
+    // Fail-over alone: these tests count the replicas a failure leaves (healing is
+    // multi_heal.rs's).
+    c.auto_heal = false;
     c
 }
 
@@ -224,6 +227,16 @@ fn the_c_api_drives_a_replicated_region() {
         clio_multi_rread(m, a, std::ptr::null_mut(), 8),
         ClioStatus::ClioErrInvalidArgument
     );
+    let mut added = 9u64;
+    assert_eq!(clio_multi_heal(m, &mut added), ClioStatus::ClioOk);
+    assert_eq!(added, 0, "nothing to heal");
+    assert_eq!(clio_multi_heal(m, std::ptr::null_mut()), ClioStatus::ClioOk);
+    assert_eq!(
+        clio_multi_readmit(m, 0),
+        ClioStatus::ClioOk,
+        "a live node: nothing to do"
+    );
+    assert_eq!(clio_multi_readmit(m, 7), ClioStatus::ClioErrInvalidArgument);
     assert_eq!(clio_multi_rfree(m, a), ClioStatus::ClioOk);
     assert_eq!(clio_multi_rfree(m, a), ClioStatus::ClioErrUnmapped);
     assert_eq!(
@@ -243,4 +256,26 @@ fn placement_that_meets_a_dead_node_declares_it_and_uses_the_next() {
     assert_eq!(m.replicas_of(a).unwrap(), vec![1]);
     assert!(m.node_dead(0));
     assert_eq!(m.stats().failed_nodes, 1);
+}
+
+#[test]
+fn a_write_larger_than_a_backups_log_goes_in_pieces() {
+    let s = nodes(2);
+    let mut cfg = fast();
+    cfg.log_bytes = 16 << 10;
+    let m = MultiClient::connect_udp(&specs(&s, &[16 * MIB; 2]), cfg).unwrap();
+    let a = m.ralloc(MIB, 2).unwrap();
+    // 300 KiB: about 40 logs' worth of records. It used to meet LogFull for ever.
+    let data: Vec<u8> = (0..300 << 10)
+        .map(|i: u32| (i * 7 + i / 1001) as u8)
+        .collect();
+    m.rwrite(a + 100, &data).unwrap();
+    assert_eq!(m.rread(a + 100, data.len()).unwrap(), data);
+    assert!(m.stats().log_applies >= 2);
+    assert_eq!(
+        m.rwrite(a + MIB - 10, &data),
+        Err(ClioError::Unmapped { va: a + MIB - 10 }),
+        "a write that leaves its region writes nothing"
+    );
+    assert_eq!(m.rread(a + MIB - 10, 10).unwrap(), vec![0u8; 10]);
 }

@@ -4,37 +4,18 @@
 //! pool's store does not happen. The store here is the in-process one; `confmgr/tests/`
 //! repeats the agreement on etcd.
 
+mod common;
+
 use clio_clib::{
-    ClioError, ConfigStore, LocalStore, MultiClient, MultiConfig, NodeSpec, OnChange, Pool,
-    StoreError, View, WatchGuard,
+    ClioError, ConfigStore, LocalStore, MultiClient, MultiConfig, OnChange, Pool, StoreError, View,
+    WatchGuard,
 };
-use clio_sim::server::{spawn_udp_spinning, ServerHandle};
-use clio_sim::{BoardConfig, CBoard};
-use std::net::SocketAddr;
+use common::{udp_node_at, udp_nodes};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const MIB: u64 = 1 << 20;
-
-fn node_at(addr: SocketAddr) -> ServerHandle {
-    let b = CBoard::new(&BoardConfig {
-        dram_bytes: 64 * MIB,
-        page_shift: 16,
-        ..BoardConfig::default()
-    })
-    .unwrap();
-    spawn_udp_spinning(b, addr, Duration::ZERO).unwrap()
-}
-
-fn specs(s: &[ServerHandle]) -> Vec<NodeSpec> {
-    s.iter()
-        .map(|h| NodeSpec {
-            addr: h.udp_addr.unwrap(),
-            capacity: 16 * MIB,
-        })
-        .collect()
-}
 
 fn fast() -> MultiConfig {
     let mut c = MultiConfig::default();
@@ -44,10 +25,7 @@ fn fast() -> MultiConfig {
 
 #[test]
 fn a_node_one_client_finds_dead_is_out_for_every_client_of_the_pool() {
-    let mut s: Vec<ServerHandle> = (0..3)
-        .map(|_| node_at("127.0.0.1:0".parse().unwrap()))
-        .collect();
-    let addrs = specs(&s);
+    let (mut s, addrs) = udp_nodes(3, 16 * MIB);
     let pool = Pool {
         store: LocalStore::new(),
         name: "rack-a".into(),
@@ -71,9 +49,8 @@ fn a_node_one_client_finds_dead_is_out_for_every_client_of_the_pool() {
 
     let b_to_node0 = b.node_stats()[0].packets_sent;
     // Node 0 stops. Client a meets it first and takes it out of service.
-    let dead = s.remove(0);
-    let dead_addr = dead.udp_addr.unwrap();
-    drop(dead);
+    let dead_addr = addrs[0].addr;
+    s[0] = None;
     assert_eq!(a.rread(ra, 12).unwrap(), b"written by a");
     assert!(a.node_dead(0));
     assert_eq!(a.epoch(), 2);
@@ -100,7 +77,7 @@ fn a_node_one_client_finds_dead_is_out_for_every_client_of_the_pool() {
 
     // Node 0 comes back on its address, empty: it missed writes, so it stays out, also for a
     // client that connects now.
-    let _back = node_at(dead_addr);
+    let _back = udp_node_at(dead_addr);
     let c = MultiClient::connect_udp_pool(&addrs, fast(), pool.clone()).unwrap();
     assert!(c.node_dead(0));
     assert_eq!(c.epoch(), 2);
@@ -155,9 +132,7 @@ impl ConfigStore for Flaky {
 
 #[test]
 fn a_client_cut_off_from_the_pools_store_does_not_fail_over_alone() {
-    let mut s: Vec<ServerHandle> = (0..2)
-        .map(|_| node_at("127.0.0.1:0".parse().unwrap()))
-        .collect();
+    let (mut s, specs) = udp_nodes(2, 16 * MIB);
     let store = Arc::new(Flaky {
         inner: LocalStore::new(),
         down: AtomicBool::new(false),
@@ -166,10 +141,10 @@ fn a_client_cut_off_from_the_pools_store_does_not_fail_over_alone() {
         store: store.clone(),
         name: "p".into(),
     };
-    let m = MultiClient::connect_udp_pool(&specs(&s), fast(), pool).unwrap();
+    let m = MultiClient::connect_udp_pool(&specs, fast(), pool).unwrap();
     let r = m.ralloc(64 << 10, 2).unwrap();
     m.rwrite(r, b"kept").unwrap();
-    drop(s.remove(0));
+    s[0] = None;
     store.down.store(true, Ordering::Release);
     match m.rread(r, 4) {
         Err(ClioError::ConfigStore(msg)) => assert!(msg.contains("unreachable"), "{msg}"),

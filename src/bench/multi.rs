@@ -1,8 +1,11 @@
 //! `clio bench multi`: one client over several memory nodes (docs/replication.md), measured in
 //! one run: throughput against the number of nodes (1, 2, 4 by default; regions placed by the
 //! client, one per thread) and the cost of replication (the same writes and increments on a
-//! region with 1, 2 and 3 replicas, as ratios to 1). Every node is a model node serving UDP
-//! on loopback in this process; the points take turns in rounds so drift hits them alike.
+//! region with 1, 2 and 3 replicas, as ratios to 1), and healing (a region that lost its
+//! primary re-replicated onto a third node while a thread keeps writing it: time per GiB, and
+//! the writer's rate during the copy against its rate before). Every node is a model node
+//! serving UDP on loopback in this process; the points take turns in rounds so drift hits
+//! them alike.
 
 use super::harness::run_threads;
 use anyhow::{Context, Result};
@@ -12,7 +15,9 @@ use clio_sim::server::{spawn_udp_spinning, ServerHandle};
 use clio_sim::{BoardConfig, CBoard};
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Arguments of `clio bench multi`.
 #[derive(Args, Debug)]
@@ -32,6 +37,9 @@ pub struct MultiArgs {
     /// Bytes per read and write.
     #[arg(long, default_value_t = 1024)]
     size: usize,
+    /// Size of the region the healing run re-replicates, in MiB.
+    #[arg(long, default_value_t = 64)]
+    heal_mib: u64,
     /// Directory for the CSV files.
     #[arg(long, default_value = "bench-out")]
     out: PathBuf,
@@ -122,11 +130,85 @@ fn replication_point(replicas: usize, a: &MultiArgs) -> Result<(f64, f64)> {
     Ok((writes, incs))
 }
 
+/// What one healing run measured.
+struct HealPoint {
+    seconds: f64,
+    writes_before: f64,
+    writes_during: f64,
+}
+
+/// A region of `heal_mib` MiB with 2 replicas on 3 nodes loses its primary; the time to give
+/// it a replica on the third node while one thread keeps writing 1 KiB pieces of it.
+fn heal_point(a: &MultiArgs) -> Result<HealPoint> {
+    let (mut nodes, specs) = start_nodes(3)?;
+    let cfg = MultiConfig {
+        auto_heal: false,
+        ..MultiConfig::default()
+    };
+    let m = MultiClient::connect_udp(&specs, cfg)?;
+    let len = a.heal_mib << 20;
+    let r = m.ralloc(len, 2)?;
+    let chunk = vec![0x5Au8; 1 << 20];
+    for off in (0..len).step_by(chunk.len()) {
+        m.rwrite(r + off, &chunk[..chunk.len().min((len - off) as usize)])?;
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicU64::new(0));
+    let w = {
+        let (m, stop, done) = (m.clone(), stop.clone(), done.clone());
+        std::thread::spawn(move || -> Result<()> {
+            let data = [7u8; 1024];
+            let mut i = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                m.rwrite(r + (i * 7919 % (len / 1024)) * 1024, &data)?;
+                i += 1;
+                done.store(i, Ordering::Relaxed);
+            }
+            Ok(())
+        })
+    };
+    let rate = |secs: f64| {
+        let n0 = done.load(Ordering::Relaxed);
+        std::thread::sleep(Duration::from_secs_f64(secs));
+        (done.load(Ordering::Relaxed) - n0) as f64 / secs
+    };
+    let writes_before = rate(a.seconds);
+    drop(nodes.remove(0)); // the primary stops; the writer's next write fails over
+    let t = Instant::now();
+    while !m.node_dead(0) {
+        if w.is_finished() || t.elapsed() > Duration::from_secs(30) {
+            stop.store(true, Ordering::Relaxed);
+            w.join()
+                .map_err(|_| anyhow::anyhow!("the writer panicked"))??;
+            anyhow::bail!("the writer never met the stopped primary");
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let n0 = done.load(Ordering::Relaxed);
+    let t = Instant::now();
+    let rep = m.heal()?;
+    let seconds = t.elapsed().as_secs_f64();
+    let writes_during = (done.load(Ordering::Relaxed) - n0) as f64 / seconds;
+    stop.store(true, Ordering::Relaxed);
+    w.join()
+        .map_err(|_| anyhow::anyhow!("the writer panicked"))??;
+    anyhow::ensure!(
+        rep.replicas_added == 1 && rep.bytes_copied == len,
+        "the heal did not copy the region: {rep:?}"
+    );
+    Ok(HealPoint {
+        seconds,
+        writes_before,
+        writes_during,
+    })
+}
+
 /// Run the benchmark and print the tables.
 pub fn run(a: MultiArgs) -> Result<()> {
     std::fs::create_dir_all(&a.out)?;
     let mut scaling: Vec<Vec<f64>> = vec![Vec::new(); a.nodes.len()];
     let mut repl: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); 3];
+    let mut heals: Vec<HealPoint> = Vec::new();
     for round in 0..a.rounds {
         eprintln!("round {}/{}", round + 1, a.rounds);
         for (k, &n) in a.nodes.iter().enumerate() {
@@ -137,6 +219,7 @@ pub fn run(a: MultiArgs) -> Result<()> {
             r.0.push(w);
             r.1.push(i);
         }
+        heals.push(heal_point(&a)?);
     }
     let mut csv = String::from("nodes,threads,size,ops_per_s,vs_1\n");
     println!(
@@ -169,5 +252,31 @@ pub fn run(a: MultiArgs) -> Result<()> {
         writeln!(csv, "{},{w:.0},{:.3},{i:.0},{:.3}", k + 1, w / w1, i / i1)?;
     }
     std::fs::write(a.out.join("multi_replication.csv"), csv)?;
+    let secs = median(heals.iter().map(|h| h.seconds).collect());
+    let before = median(heals.iter().map(|h| h.writes_before).collect());
+    let during = median(heals.iter().map(|h| h.writes_during).collect());
+    let mib = a.heal_mib as f64;
+    println!(
+        "\nhealing: a {} MiB region re-replicated onto a third node while one thread writes 1 KiB \
+         pieces of it",
+        a.heal_mib
+    );
+    println!("| heal s | MiB/s | s per GiB | writes/s before | during | during vs before |");
+    println!("|---|---|---|---|---|---|");
+    println!(
+        "| {secs:.2} | {:.0} | {:.1} | {before:.0} | {during:.0} | {:.2} |",
+        mib / secs,
+        secs * 1024.0 / mib,
+        during / before
+    );
+    std::fs::write(
+        a.out.join("multi_heal.csv"),
+        format!(
+            "mib,heal_s,mib_per_s,s_per_gib,writes_before,writes_during\n{},{secs:.3},{:.1},{:.2},{before:.0},{during:.0}\n",
+            a.heal_mib,
+            mib / secs,
+            secs * 1024.0 / mib
+        ),
+    )?;
     Ok(())
 }

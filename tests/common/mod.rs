@@ -50,3 +50,20 @@ impl Drop for Boards {
         }
     }
 }
+
+/// `clio board` with 64 MiB of memory in `file` (64 KiB pages) listening on loopback `port`:
+/// the memory nodes of the multi-node process tests.
+pub fn memory_file_board(file: &std::path::Path, port: u16) -> Child {
+    let listen = format!("127.0.0.1:{port}");
+    let file = file.to_string_lossy();
+    spawn_board(&[
+        "--memory",
+        "64M",
+        "--page-size",
+        "64K",
+        "--listen",
+        &listen,
+        "--memory-file",
+        &file,
+    ])
+}

@@ -7,8 +7,11 @@
 //! Addresses are global: [`MultiClient::ralloc`] returns an address in this client's own
 //! address space, which a table maps to `(node, va)` for every replica of the region.
 
+mod heal;
 mod pool;
 mod replica;
+
+pub use heal::HealReport;
 
 pub use pool::{ConfigStore, LocalStore, OnChange, Pool, StoreError, View, WatchGuard};
 
@@ -41,6 +44,15 @@ pub struct MultiConfig {
     /// (`FLAG_DURABLE`; needs nodes with a persistence domain, `clio board --memory-file`).
     /// Off: once in every replica's DRAM.
     pub durable: bool,
+    /// Bytes a new replica is filled with per step of re-replication
+    /// ([`MultiClient::heal`]); each step holds the region's lock, so smaller steps delay
+    /// the region's writers less and take longer in all.
+    pub heal_chunk: u64,
+    /// Heal in the background: a thread of the client's re-replicates regions that lost a
+    /// replica (and tops them up again on a readmitted node) as soon as a node is dropped or
+    /// readmitted, and retries every second while a region is short. Off: the application
+    /// calls [`MultiClient::heal`] itself.
+    pub auto_heal: bool,
 }
 
 impl Default for MultiConfig {
@@ -57,6 +69,8 @@ impl Default for MultiConfig {
             },
             log_bytes: 1 << 20,
             durable: false,
+            heal_chunk: 64 << 10,
+            auto_heal: true,
         }
     }
 }
@@ -72,8 +86,9 @@ impl MultiConfig {
 struct Node {
     addr: SocketAddr,
     /// The engine; `None` for a node that was out of the pool's service when this client
-    /// connected (it is dead from the start and never used).
-    client: Option<Client>,
+    /// connected (dead from the start, never used until readmitted). Replaced when the node
+    /// is readmitted (a fresh address space there).
+    client: RwLock<Option<Arc<Client>>>,
     capacity: u64,
     used: AtomicU64,
     dead: AtomicBool,
@@ -96,7 +111,19 @@ struct Region {
     len: u64,
     /// `(node, va)` of every live replica; the first is the primary.
     replicas: Vec<(usize, u64)>,
+    /// Replicas being filled by re-replication (`heal.rs`): they get every write's records
+    /// like a backup, but are neither read nor promoted until their copy is complete.
+    joining: Vec<(usize, u64)>,
+    /// Replicas asked for at allocation (what re-replication restores).
+    target: usize,
     sync: Arc<RegionSync>,
+}
+
+impl Region {
+    /// Every replica that receives records: the backups and the joining ones.
+    fn record_targets(&self) -> impl Iterator<Item = &(usize, u64)> {
+        self.replicas[1..].iter().chain(self.joining.iter())
+    }
 }
 
 /// Counters of a [`MultiClient`].
@@ -112,6 +139,12 @@ pub struct MultiStats {
     pub records_applied: u64,
     /// Time spent applying logs, microseconds.
     pub apply_micros: u64,
+    /// Replicas added by re-replication ([`MultiClient::heal`]).
+    pub replicas_added: u64,
+    /// Bytes copied into them.
+    pub bytes_copied: u64,
+    /// Nodes put back in service ([`MultiClient::readmit`], or a view that readmitted them).
+    pub readmitted: u64,
 }
 
 struct Inner {
@@ -127,15 +160,23 @@ struct Inner {
     epoch: AtomicU64,
     /// The watch on the pool's view, ended when the client is dropped.
     watch: Mutex<Option<Box<dyn WatchGuard>>>,
+    /// One re-replication at a time (`heal.rs`).
+    healing: Mutex<()>,
+    /// Wakes the background healer: set when a node is dropped or readmitted.
+    heal_due: Arc<(Mutex<bool>, std::sync::Condvar)>,
 }
 
 impl Node {
     /// The node's engine (an error for a node that was out of service from the start:
     /// treated as a failed node, which it already is).
-    fn engine(&self) -> Result<&Client> {
-        self.client.as_ref().ok_or_else(|| {
-            ClioError::Transport(format!("node {} is out of the pool's service", self.addr))
-        })
+    fn engine(&self) -> Result<Arc<Client>> {
+        self.client
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .ok_or_else(|| {
+                ClioError::Transport(format!("node {} is out of the pool's service", self.addr))
+            })
     }
 }
 
@@ -152,6 +193,12 @@ const GLOBAL_ALIGN: u64 = 1 << 21;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Register a remote address space at the node at `addr`.
+fn connect_node(addr: SocketAddr, cfg: &MultiConfig) -> Result<Client> {
+    let t = Box::new(crate::transport::UdpTransport::connect(addr)?);
+    Client::connect(t, cfg.node.clone())
 }
 
 /// Errors that mean "this node is gone" rather than "this request is wrong".
@@ -202,12 +249,11 @@ impl MultiClient {
             let client = if out {
                 None
             } else {
-                let t = Box::new(crate::transport::UdpTransport::connect(n.addr)?);
-                Some(Client::connect(t, cfg.node.clone())?)
+                Some(Arc::new(connect_node(n.addr, &cfg)?))
             };
             v.push(Node {
                 addr: n.addr,
-                client,
+                client: RwLock::new(client),
                 capacity: n.capacity,
                 used: AtomicU64::new(0),
                 dead: AtomicBool::new(out),
@@ -225,8 +271,13 @@ impl MultiClient {
                 epoch: AtomicU64::new(view.as_ref().map_or(0, |w| w.epoch)),
                 pool,
                 watch: Mutex::new(None),
+                healing: Mutex::new(()),
+                heal_due: Arc::new((Mutex::new(false), std::sync::Condvar::new())),
             }),
         };
+        if m.inner.cfg.auto_heal {
+            heal::spawn_healer(Arc::downgrade(&m.inner), m.inner.heal_due.clone())?;
+        }
         if let Some(p) = &m.inner.pool {
             let me: Weak<Inner> = Arc::downgrade(&m.inner);
             let guard = p.store.watch(
@@ -263,11 +314,16 @@ impl MultiClient {
         Ok(())
     }
 
-    /// Act on a stored view: every node it has out is dropped here too.
+    /// Act on a stored view: every node it has out is dropped here too, and a node it has
+    /// back in service (readmitted by another client) gets a fresh address space here.
     fn adopt(&self, v: &View) {
         for (i, n) in self.inner.nodes.iter().enumerate() {
             if v.out.contains(&n.addr) {
                 self.drop_node(i);
+            } else if n.dead.load(Ordering::Acquire) {
+                // Best effort: a node that does not answer stays dead here (this client's
+                // next failure on it would take it out again).
+                let _ = self.revive(i);
             }
         }
         self.inner.epoch.fetch_max(v.epoch, Ordering::AcqRel);
@@ -278,7 +334,7 @@ impl MultiClient {
         self.inner
             .nodes
             .iter()
-            .filter_map(|n| Some((n.addr, n.client.as_ref()?.credentials())))
+            .filter_map(|n| Some((n.addr, n.engine().ok()?.credentials())))
             .collect()
     }
 
@@ -310,7 +366,7 @@ impl MultiClient {
         self.inner
             .nodes
             .iter()
-            .map(|n| n.client.as_ref().map(Client::stats).unwrap_or_default())
+            .map(|n| n.engine().map(|c| c.stats()).unwrap_or_default())
             .collect()
     }
 
@@ -381,6 +437,8 @@ impl MultiClient {
         let region = Region {
             len,
             replicas: got,
+            joining: Vec::new(),
+            target: replicas,
             sync: Arc::new(RegionSync::default()),
         };
         inner
@@ -400,7 +458,7 @@ impl MultiClient {
             .unwrap_or_else(|p| p.into_inner())
             .remove(&addr)
             .ok_or(ClioError::Unmapped { va: addr })?;
-        for (i, va) in r.replicas {
+        for (i, va) in r.replicas.into_iter().chain(r.joining) {
             let n = &self.inner.nodes[i];
             n.used.fetch_sub(r.len, Ordering::Relaxed);
             match n.engine().and_then(|c| c.rfree(va)) {
@@ -461,6 +519,7 @@ impl MultiClient {
             .write()
             .unwrap_or_else(|p| p.into_inner());
         for r in regions.values_mut() {
+            r.joining.retain(|&(n, _)| n != i);
             let Some(pos) = r.replicas.iter().position(|&(n, _)| n == i) else {
                 continue;
             };
@@ -473,6 +532,8 @@ impl MultiClient {
         let mut s = lock(&self.inner.stats);
         s.failed_nodes += 1;
         s.promotions += promotions;
+        drop(s);
+        self.wake_healer();
     }
 
     /// Read `len` bytes at `addr` (from the region's primary).
@@ -497,11 +558,30 @@ impl MultiClient {
 
     /// Write `data` at `addr`: at the primary and, for a replicated region, as records in
     /// every backup's log; returns once every replica has it (durably with
-    /// [`MultiConfig::durable`]).
+    /// [`MultiConfig::durable`]). A write whose records would take more than half a backup's
+    /// log goes in pieces of that size, one after another (each piece a replicated write;
+    /// the pieces are not one atomic write, as no write larger than a packet is).
     pub fn rwrite(&self, addr: u64, data: &[u8]) -> Result<()> {
-        self.replicated(addr, data.len() as u64, |me, r, off| {
-            me.write_all(r, off, data)
-        })
+        // The whole range first: a write that leaves its region writes nothing.
+        self.locate(addr, data.len() as u64)?;
+        let piece = self.write_piece();
+        for (k, chunk) in data.chunks(piece).enumerate() {
+            self.replicated(
+                addr + (k * piece) as u64,
+                chunk.len() as u64,
+                |me, r, off| me.write_all(r, off, chunk),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The most bytes one replicated write carries: records of half a log, so that a write
+    /// always fits in an applied log (a larger one would meet `LogFull` for ever).
+    fn write_piece(&self) -> usize {
+        use clio_proto::replog::{footprint, LOG_HEAD, MAX_REPL_DATA, REPL_HEADER};
+        let record = footprint((REPL_HEADER + MAX_REPL_DATA) as u32);
+        let records = (self.inner.cfg.log_bytes.saturating_sub(LOG_HEAD) / 2 / record).max(1);
+        records as usize * MAX_REPL_DATA
     }
 
     /// Atomically add `delta` to the word at `addr`; returns the old value.

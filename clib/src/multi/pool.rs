@@ -102,6 +102,14 @@ impl View {
         v
     }
 
+    /// The view with `node` back in service, one epoch later.
+    pub fn with(&self, node: SocketAddr) -> View {
+        let mut v = self.clone();
+        v.epoch += 1;
+        v.out.remove(&node);
+        v
+    }
+
     /// The stored form: text, one fact per line (readable with `etcdctl get`).
     pub fn encode(&self) -> Vec<u8> {
         let mut s = format!("{MAGIC}\nepoch {}\n", self.epoch);
@@ -158,6 +166,23 @@ pub(super) fn take_out(pool: &Pool, node: SocketAddr) -> Result<View, StoreError
             return Ok(v);
         }
         let next = v.without(node);
+        if pool
+            .store
+            .compare_and_put(&pool.view_key(), Some(rev), &next.encode())?
+        {
+            return Ok(next);
+        }
+    }
+}
+
+/// Put `node` back in service: propose the next view until one that has it in is stored.
+pub(super) fn bring_in(pool: &Pool, node: SocketAddr) -> Result<View, StoreError> {
+    loop {
+        let (v, rev) = read_view(pool)?;
+        if !v.out.contains(&node) {
+            return Ok(v);
+        }
+        let next = v.with(node);
         if pool
             .store
             .compare_and_put(&pool.view_key(), Some(rev), &next.encode())?

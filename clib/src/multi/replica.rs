@@ -89,7 +89,7 @@ impl MultiClient {
             }
             .map_err(Failed::Op)?;
             let mut pending = vec![(p, h)];
-            for &(b, bva) in &r.replicas[1..] {
+            for &(b, bva) in r.record_targets() {
                 pending.extend(
                     self.append_records(b, bva + off, data)?
                         .into_iter()
@@ -147,7 +147,7 @@ impl MultiClient {
     /// Append the word an atomic left to every backup. The atomic must not run again, so a
     /// backup that fails here is dropped and the others still get the record.
     fn word_to_backups(&self, r: &Region, off: u64, word: u64) -> crate::Result<()> {
-        for &(b, bva) in &r.replicas[1..] {
+        for &(b, bva) in r.record_targets() {
             loop {
                 let step = self
                     .append_records(b, bva + off, &word.to_le_bytes())

@@ -89,3 +89,37 @@ pub fn pattern(n: usize, seed: u64) -> Vec<u8> {
         })
         .collect()
 }
+
+/// A model node (64 MiB, 64 KiB pages) serving UDP at `addr` (port 0: any), as the
+/// multi-node tests use them.
+pub fn udp_node_at(addr: std::net::SocketAddr) -> clio_sim::server::ServerHandle {
+    let b = CBoard::new(&BoardConfig {
+        dram_bytes: 64 << 20,
+        page_shift: PAGE_SHIFT,
+        ..BoardConfig::default()
+    })
+    .expect("board");
+    clio_sim::server::spawn_udp_spinning(b, addr, std::time::Duration::ZERO).expect("node")
+}
+
+/// `n` nodes of [`udp_node_at`] (each in an `Option`, so a test can stop one by taking it)
+/// and their specs with `capacity` bytes each.
+pub fn udp_nodes(
+    n: usize,
+    capacity: u64,
+) -> (
+    Vec<Option<clio_sim::server::ServerHandle>>,
+    Vec<clio_clib::NodeSpec>,
+) {
+    let s: Vec<_> = (0..n)
+        .map(|_| Some(udp_node_at("127.0.0.1:0".parse().unwrap())))
+        .collect();
+    let specs = s
+        .iter()
+        .map(|h| clio_clib::NodeSpec {
+            addr: h.as_ref().and_then(|h| h.udp_addr).expect("a UDP node"),
+            capacity,
+        })
+        .collect();
+    (s, specs)
+}

@@ -1,0 +1,197 @@
+//! A pool that heals, across memory-node processes: three `clio board --memory-file`
+//! processes, a local etcd holding the pool's view, and two clients of the pool (separate
+//! `MultiClient`s, as two compute nodes would have), each writing its own durable region with
+//! 2 replicas from a thread. Node 0 is killed (both fail over, the background healers give
+//! both regions a replica on node 2), restarted on its file and readmitted by one client (the
+//! other hears it through etcd), then node 1 is killed (healed onto node 0), then node 2: all
+//! that is left of each region is what re-replication put on node 0. Every acknowledged write
+//! of both writers is readable, the counters are exact, and both clients end at one epoch.
+
+mod common;
+
+use clio_clib::{MultiClient, MultiConfig, NodeSpec, Pool};
+use clio_confmgr::{EtcdServer, EtcdStore, ServerError};
+use common::{free_port, memory_file_board, Boards};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const SLOT: u64 = 256;
+const SLOTS: u64 = 4000;
+
+/// Writes slot after slot of its region, then bumps the region's counter, until stopped.
+struct Writer {
+    stop: Arc<AtomicBool>,
+    acked: Arc<AtomicU64>,
+    h: std::thread::JoinHandle<()>,
+}
+
+fn writer(m: &MultiClient, a: u64, tag: u8) -> Writer {
+    let stop = Arc::new(AtomicBool::new(false));
+    let acked = Arc::new(AtomicU64::new(0));
+    let (m, s, n) = (m.clone(), stop.clone(), acked.clone());
+    let h = std::thread::spawn(move || {
+        let mut i = 0;
+        while !s.load(Ordering::Acquire) && i < SLOTS {
+            let v = [tag; 8]
+                .iter()
+                .chain(&(i + 1).to_le_bytes())
+                .copied()
+                .collect::<Vec<_>>();
+            m.rwrite(a + 8 + i * SLOT, &v.repeat(2))
+                .unwrap_or_else(|e| panic!("writer {tag}: write {i}: {e}"));
+            let old = m
+                .fetch_add(a, 1)
+                .unwrap_or_else(|e| panic!("writer {tag}: increment {i}: {e}"));
+            assert_eq!(old, i, "writer {tag}: the counter skipped or repeated");
+            i += 1;
+            n.store(i, Ordering::Release);
+        }
+    });
+    Writer { stop, acked, h }
+}
+
+impl Writer {
+    /// Wait until `more` further operations were acknowledged.
+    fn progress(&self, more: u64) {
+        let start = self.acked.load(Ordering::Acquire);
+        let t = Instant::now();
+        while self.acked.load(Ordering::Acquire) < start + more {
+            assert!(t.elapsed() < Duration::from_secs(20), "the writer stalled");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn finish(self) -> u64 {
+        self.stop.store(true, Ordering::Release);
+        self.h.join().expect("the writer rode out every failure");
+        self.acked.load(Ordering::Acquire)
+    }
+}
+
+fn check(m: &MultiClient, a: u64, tag: u8, n: u64) {
+    assert_eq!(m.rread(a, 8).unwrap(), n.to_le_bytes(), "counter of {tag}");
+    let all = m.rread(a + 8, (n * SLOT) as usize).unwrap();
+    for i in 0..n {
+        let v = [tag; 8]
+            .iter()
+            .chain(&(i + 1).to_le_bytes())
+            .copied()
+            .collect::<Vec<_>>();
+        let at = (i * SLOT) as usize;
+        assert_eq!(
+            &all[at..at + 32],
+            &v.repeat(2)[..],
+            "writer {tag}: slot {i} lost"
+        );
+    }
+}
+
+fn wait(what: &str, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(t.elapsed() < Duration::from_secs(20), "{what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn two_writers_lose_nothing_through_three_failures_and_a_restart() {
+    let etcd = match EtcdServer::start() {
+        Ok(s) => s,
+        Err(e @ ServerError::NotInstalled) if std::env::var_os("CLIO_REQUIRE_ETCD").is_none() => {
+            eprintln!("skipped: {e}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let files: Vec<_> = (0..3).map(|i| dir.path().join(format!("mem{i}"))).collect();
+    let mut nodes = Boards(
+        (0..3)
+            .map(|i| memory_file_board(&files[i], ports[i]))
+            .collect(),
+    );
+    let specs: Vec<NodeSpec> = ports
+        .iter()
+        .map(|p| NodeSpec {
+            addr: SocketAddr::from(([127, 0, 0, 1], *p)),
+            capacity: 24 << 20,
+        })
+        .collect();
+    let cfg = MultiConfig {
+        durable: true,
+        log_bytes: 8 << 10, // applied and reset during the run
+        heal_chunk: 64 << 10,
+        ..MultiConfig::default()
+    };
+    let pool = Pool {
+        store: EtcdStore::new(etcd.addr()),
+        name: "heal".into(),
+    };
+    let a = MultiClient::connect_udp_pool(&specs, cfg.clone(), pool.clone()).unwrap();
+    let b = MultiClient::connect_udp_pool(&specs, cfg, pool).unwrap();
+    let len = 8 + SLOTS * SLOT;
+    let (ra, rb) = (a.ralloc(len, 2).unwrap(), b.ralloc(len, 2).unwrap());
+    assert_eq!(a.replicas_of(ra).unwrap(), vec![0, 1]);
+    assert_eq!(b.replicas_of(rb).unwrap(), vec![0, 1]);
+    let (wa, wb) = (writer(&a, ra, 0xA), writer(&b, rb, 0xB));
+    wa.progress(50);
+    wb.progress(50);
+    let kill = |nodes: &mut Boards, i: usize| {
+        nodes.0[i].kill().unwrap(); // SIGKILL
+        nodes.0[i].wait().unwrap();
+    };
+
+    // 1. Node 0, both primaries, dies: both fail over and heal onto node 2.
+    kill(&mut nodes, 0);
+    wait("a did not heal onto node 2", || {
+        a.replicas_of(ra).unwrap() == vec![1, 2]
+    });
+    wait("b did not heal onto node 2", || {
+        b.replicas_of(rb).unwrap() == vec![1, 2]
+    });
+    wa.progress(50);
+    wb.progress(50);
+    // 2. Node 0 restarts on its file (stale) and is readmitted by a; b hears it from etcd.
+    nodes.0[0] = memory_file_board(&files[0], ports[0]);
+    let t = Instant::now();
+    loop {
+        match a.readmit(0) {
+            Ok(()) => break,
+            // The restarted process may not answer yet.
+            Err(e) if t.elapsed() < Duration::from_secs(20) => {
+                eprintln!("readmit: {e}");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(e) => panic!("readmit: {e}"),
+        }
+    }
+    wait("b did not hear of the readmission", || !b.node_dead(0));
+    // 3. Node 1, now both primaries, dies: healed onto the readmitted node 0.
+    kill(&mut nodes, 1);
+    wait("a did not heal onto node 0", || {
+        a.replicas_of(ra).unwrap() == vec![2, 0]
+    });
+    wait("b did not heal onto node 0", || {
+        b.replicas_of(rb).unwrap() == vec![2, 0]
+    });
+    wa.progress(50);
+    wb.progress(50);
+    // 4. Node 2 dies: what is left is the copy re-replication made on node 0.
+    kill(&mut nodes, 2);
+    wa.progress(20);
+    wb.progress(20);
+    let (na, nb) = (wa.finish(), wb.finish());
+    assert_eq!(a.replicas_of(ra).unwrap(), vec![0]);
+    assert_eq!(b.replicas_of(rb).unwrap(), vec![0]);
+    check(&a, ra, 0xA, na);
+    check(&b, rb, 0xB, nb);
+    assert_eq!((a.epoch(), b.epoch()), (5, 5), "both at one view");
+    let (sa, sb) = (a.stats(), b.stats());
+    eprintln!("a: {na} operations, {sa:?}\nb: {nb} operations, {sb:?}");
+    assert_eq!((sa.replicas_added, sb.replicas_added), (2, 2));
+    assert!(sa.log_applies > 0 && sb.log_applies > 0);
+}
