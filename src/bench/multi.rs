@@ -138,8 +138,9 @@ struct HealPoint {
 }
 
 /// A region of `heal_mib` MiB with 2 replicas on 3 nodes loses its primary; the time to give
-/// it a replica on the third node while one thread keeps writing 1 KiB pieces of it.
-fn heal_point(a: &MultiArgs) -> Result<HealPoint> {
+/// it a replica on the third node, with the region idle or while one thread keeps writing
+/// 1 KiB pieces of it (`writing`).
+fn heal_point(a: &MultiArgs, writing: bool) -> Result<HealPoint> {
     let (mut nodes, specs) = start_nodes(3)?;
     let cfg = MultiConfig {
         auto_heal: false,
@@ -159,7 +160,8 @@ fn heal_point(a: &MultiArgs) -> Result<HealPoint> {
         std::thread::spawn(move || -> Result<()> {
             let data = [7u8; 1024];
             let mut i = 0u64;
-            while !stop.load(Ordering::Relaxed) {
+            // Idle: one write, to find the stopped primary.
+            while !stop.load(Ordering::Relaxed) && (writing || i == 0) {
                 m.rwrite(r + (i * 7919 % (len / 1024)) * 1024, &data)?;
                 i += 1;
                 done.store(i, Ordering::Relaxed);
@@ -172,11 +174,11 @@ fn heal_point(a: &MultiArgs) -> Result<HealPoint> {
         std::thread::sleep(Duration::from_secs_f64(secs));
         (done.load(Ordering::Relaxed) - n0) as f64 / secs
     };
-    let writes_before = rate(a.seconds);
+    let writes_before = if writing { rate(a.seconds) } else { 0.0 };
     drop(nodes.remove(0)); // the primary stops; the writer's next write fails over
     let t = Instant::now();
     while !m.node_dead(0) {
-        if w.is_finished() || t.elapsed() > Duration::from_secs(30) {
+        if (writing && w.is_finished()) || t.elapsed() > Duration::from_secs(30) {
             stop.store(true, Ordering::Relaxed);
             w.join()
                 .map_err(|_| anyhow::anyhow!("the writer panicked"))??;
@@ -208,7 +210,7 @@ pub fn run(a: MultiArgs) -> Result<()> {
     std::fs::create_dir_all(&a.out)?;
     let mut scaling: Vec<Vec<f64>> = vec![Vec::new(); a.nodes.len()];
     let mut repl: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); 3];
-    let mut heals: Vec<HealPoint> = Vec::new();
+    let mut heals: Vec<(HealPoint, HealPoint)> = Vec::new();
     for round in 0..a.rounds {
         eprintln!("round {}/{}", round + 1, a.rounds);
         for (k, &n) in a.nodes.iter().enumerate() {
@@ -219,7 +221,7 @@ pub fn run(a: MultiArgs) -> Result<()> {
             r.0.push(w);
             r.1.push(i);
         }
-        heals.push(heal_point(&a)?);
+        heals.push((heal_point(&a, false)?, heal_point(&a, true)?));
     }
     let mut csv = String::from("nodes,threads,size,ops_per_s,vs_1\n");
     println!(
@@ -252,31 +254,46 @@ pub fn run(a: MultiArgs) -> Result<()> {
         writeln!(csv, "{},{w:.0},{:.3},{i:.0},{:.3}", k + 1, w / w1, i / i1)?;
     }
     std::fs::write(a.out.join("multi_replication.csv"), csv)?;
-    let secs = median(heals.iter().map(|h| h.seconds).collect());
-    let before = median(heals.iter().map(|h| h.writes_before).collect());
-    let during = median(heals.iter().map(|h| h.writes_during).collect());
     let mib = a.heal_mib as f64;
     println!(
-        "\nhealing: a {} MiB region re-replicated onto a third node while one thread writes 1 KiB \
-         pieces of it",
+        "\nhealing: a {} MiB region with 2 replicas on 3 nodes loses its primary and is \
+         re-replicated onto the third node, idle or while one thread writes 1 KiB pieces of it",
         a.heal_mib
     );
-    println!("| heal s | MiB/s | s per GiB | writes/s before | during | during vs before |");
-    println!("|---|---|---|---|---|---|");
     println!(
-        "| {secs:.2} | {:.0} | {:.1} | {before:.0} | {during:.0} | {:.2} |",
-        mib / secs,
-        secs * 1024.0 / mib,
-        during / before
+        "| region | heal s | MiB/s | s per GiB | writes/s before | during | during vs before |"
     );
-    std::fs::write(
-        a.out.join("multi_heal.csv"),
-        format!(
-            "mib,heal_s,mib_per_s,s_per_gib,writes_before,writes_during\n{},{secs:.3},{:.1},{:.2},{before:.0},{during:.0}\n",
+    println!("|---|---|---|---|---|---|---|");
+    let mut csv =
+        String::from("region,mib,heal_s,mib_per_s,s_per_gib,writes_before,writes_during\n");
+    for (name, pick) in [
+        (
+            "idle",
+            (|h| &h.0) as fn(&(HealPoint, HealPoint)) -> &HealPoint,
+        ),
+        ("one writer", |h| &h.1),
+    ] {
+        let secs = median(heals.iter().map(|h| pick(h).seconds).collect());
+        let before = median(heals.iter().map(|h| pick(h).writes_before).collect());
+        let during = median(heals.iter().map(|h| pick(h).writes_during).collect());
+        let ratio = if before > 0.0 {
+            format!("{:.2}", during / before)
+        } else {
+            "-".into()
+        };
+        println!(
+            "| {name} | {secs:.2} | {:.0} | {:.1} | {before:.0} | {during:.0} | {ratio} |",
+            mib / secs,
+            secs * 1024.0 / mib
+        );
+        writeln!(
+            csv,
+            "{name},{},{secs:.3},{:.1},{:.2},{before:.0},{during:.0}",
             a.heal_mib,
             mib / secs,
             secs * 1024.0 / mib
-        ),
-    )?;
+        )?;
+    }
+    std::fs::write(a.out.join("multi_heal.csv"), csv)?;
     Ok(())
 }

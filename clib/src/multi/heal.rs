@@ -204,7 +204,7 @@ impl MultiClient {
         while off < r.len {
             let n = (r.len - off).min(self.inner.cfg.heal_chunk.max(8)) as usize;
             let r = self.snapshot(base)?;
-            let g = lock(&r.sync.lock);
+            let g = r.sync.enter_for_fill();
             if r.sync.stale.load(Ordering::Acquire) {
                 self.promote(base)?;
                 continue;

@@ -104,6 +104,28 @@ struct Node {
 struct RegionSync {
     lock: Mutex<()>,
     stale: AtomicBool,
+    /// A step of a new replica's fill waits for `lock` (`heal.rs`): operations let it go
+    /// first. The lock is not fair, and a thread that writes the region without pause would
+    /// otherwise take it again every time and hold the fill off for good.
+    fill_waiting: AtomicBool,
+}
+
+impl RegionSync {
+    /// Take the region's lock for an operation (after a fill step that waits for it).
+    fn enter(&self) -> MutexGuard<'_, ()> {
+        while self.fill_waiting.load(Ordering::Acquire) {
+            std::thread::yield_now();
+        }
+        lock(&self.lock)
+    }
+
+    /// Take the region's lock for a fill step, ahead of the operations that come after.
+    fn enter_for_fill(&self) -> MutexGuard<'_, ()> {
+        self.fill_waiting.store(true, Ordering::Release);
+        let g = lock(&self.lock);
+        self.fill_waiting.store(false, Ordering::Release);
+        g
+    }
 }
 
 #[derive(Clone)]
@@ -541,7 +563,7 @@ impl MultiClient {
         loop {
             let (base, r) = self.locate(addr, len as u64)?;
             if r.sync.stale.load(Ordering::Acquire) {
-                let _g = lock(&r.sync.lock);
+                let _g = r.sync.enter();
                 self.promote(base)?;
                 continue;
             }
@@ -626,7 +648,7 @@ impl MultiClient {
     ) -> Result<T> {
         loop {
             let (base, r) = self.locate(addr, len)?;
-            let _g = lock(&r.sync.lock);
+            let _g = r.sync.enter();
             if r.sync.stale.load(Ordering::Acquire) {
                 self.promote(base)?;
                 continue;
