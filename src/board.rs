@@ -106,6 +106,23 @@ pub struct BoardArgs {
     lease_ms: u64,
     #[command(flatten)]
     limits: clio_slowpath::limits::LimitArgs,
+    /// etcd client address (e.g. 127.0.0.1:2379) of the pool this node joins: the node
+    /// announces itself there (`/clio/pools/<pool>/nodes/<address>`, with its capacity) under
+    /// a lease it renews, so the pool's clients (`MultiClient::connect_pool`) find it, and
+    /// take it out of service as soon as it dies. Needs --pool.
+    #[arg(long, requires = "pool")]
+    etcd: Option<SocketAddr>,
+    /// Name of the pool to join (with --etcd).
+    #[arg(long, requires = "etcd")]
+    pool: Option<String>,
+    /// Seconds of the node's lease in the pool: how long after the node dies its clients
+    /// learn it from etcd (renewed three times per lease).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pool_lease_s: u64,
+    /// Address the pool's clients reach this node at (default: the address it listens on;
+    /// needed when that is 0.0.0.0).
+    #[arg(long)]
+    announce: Option<SocketAddr>,
     /// Stop after this many seconds (default: serve until Ctrl-C).
     #[arg(long)]
     duration: Option<f64>,
@@ -301,7 +318,48 @@ pub fn run(a: BoardArgs) -> Result<()> {
             clio_sim::xdp_server::spawn_xdp(board, iface, a.queue)?
         }
     };
+    // Announced before the node says it listens, so whoever waits for that line finds it
+    // in the pool. Held until the node stops: dropping it revokes the lease, so clients
+    // learn at once.
+    let announcement = match (&a.etcd, &a.pool) {
+        (Some(etcd), Some(pool)) => {
+            let addr = match a.announce {
+                Some(addr) => addr,
+                None => server.local.parse::<SocketAddr>().with_context(|| {
+                    format!(
+                        "the node serves on {}: give --announce IP:PORT",
+                        server.local
+                    )
+                })?,
+            };
+            if addr.ip().is_unspecified() {
+                bail!("the node listens on {addr}: give --announce with the address clients reach it at");
+            }
+            let capacity = layout.data_pages * layout.page_size();
+            let ann = clio_confmgr::Announcement::start(
+                clio_confmgr::Etcd::new(*etcd),
+                pool,
+                addr,
+                capacity,
+                Duration::from_secs(a.pool_lease_s),
+            )
+            .with_context(|| format!("announcing the node in pool {pool} at etcd {etcd}"))?;
+            Some((
+                ann,
+                format!(
+                    "  in pool {pool} (etcd {etcd}) as {addr}, {} for clients, lease {} s",
+                    human(capacity),
+                    a.pool_lease_s
+                ),
+            ))
+        }
+        _ => None,
+    };
+
     println!("clio board: listening on {}", server.local);
+    if let Some((_, line)) = &announcement {
+        println!("{line}");
+    }
     if let (Some(file), Some((r, took))) = (&a.memory_file, recovered) {
         println!(
             "  recovered {} in {:.1} ms: {} spaces, {} members, {} regions, {} mapped pages, \

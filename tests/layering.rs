@@ -1,6 +1,7 @@
 //! Dependencies point down: `proto` at the bottom, the golden model (`model`) and the shared
 //! socket code (`netio`) on it alone, `clib` and `arm-slowpath` on nothing above `proto` (and
-//! `netio`), the RTL (`hw`) on `proto` with the model only to test against, and nothing on the
+//! `netio`), the RTL (`hw`) on `proto` with the model only to test against, the applications
+//! and the configuration manager (`confmgr`) on `clib`, and nothing on the
 //! node (`sim`) but tests and the `clio` command. Each crate's manifest is read and every
 //! workspace crate it names, in each dependency section, must be one the table allows, so
 //! an edge that goes up fails here before it tangles the build.
@@ -62,6 +63,11 @@ fn allowed() -> BTreeMap<&'static str, Vec<(&'static str, Vec<&'static str>)>> {
             ],
         ),
         (
+            // The pool's configuration manager: CLib's ConfigStore on etcd.
+            "confmgr",
+            vec![(normal, vec!["clio-clib"]), (dev, vec!["clio-sim"])],
+        ),
+        (
             ".",
             vec![(
                 normal,
@@ -70,6 +76,7 @@ fn allowed() -> BTreeMap<&'static str, Vec<(&'static str, Vec<&'static str>)>> {
                     "clio-slowpath",
                     "clio-sim",
                     "clio-clib",
+                    "clio-confmgr",
                     "clio-kvstores",
                     "clio-apps",
                     "clio-hw",

@@ -10,7 +10,7 @@
 mod common;
 
 use clio_clib::{MultiClient, MultiConfig, NodeSpec, Pool};
-use clio_confmgr::{EtcdServer, EtcdStore, ServerError};
+use clio_confmgr::{EtcdServer, EtcdStore};
 use common::{free_port, memory_file_board, Boards};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -98,13 +98,8 @@ fn wait(what: &str, mut f: impl FnMut() -> bool) {
 
 #[test]
 fn two_writers_lose_nothing_through_three_failures_and_a_restart() {
-    let etcd = match EtcdServer::start() {
-        Ok(s) => s,
-        Err(e @ ServerError::NotInstalled) if std::env::var_os("CLIO_REQUIRE_ETCD").is_none() => {
-            eprintln!("skipped: {e}");
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    let Some(etcd) = EtcdServer::start_or_skip() else {
+        return;
     };
     let dir = tempfile::tempdir().unwrap();
     let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
@@ -194,4 +189,55 @@ fn two_writers_lose_nothing_through_three_failures_and_a_restart() {
     eprintln!("a: {na} operations, {sa:?}\nb: {nb} operations, {sb:?}");
     assert_eq!((sa.replicas_added, sb.replicas_added), (2, 2));
     assert!(sa.log_applies > 0 && sb.log_applies > 0);
+}
+
+fn pool_board(port: u16, etcd: SocketAddr, pool: &str) -> std::process::Child {
+    let etcd = etcd.to_string();
+    common::small_board(
+        port,
+        &["--etcd", &etcd, "--pool", pool, "--pool-lease-s", "2"],
+    )
+}
+
+#[test]
+fn nodes_announced_in_etcd_are_found_and_a_dead_nodes_lease_takes_it_out() {
+    let Some(etcd) = EtcdServer::start_or_skip() else {
+        return;
+    };
+    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let mut nodes = Boards(
+        ports
+            .iter()
+            .map(|&p| pool_board(p, etcd.addr(), "disc"))
+            .collect(),
+    );
+    let pool = Pool {
+        store: EtcdStore::new(etcd.addr()),
+        name: "disc".into(),
+    };
+    let m = MultiClient::connect_pool(pool.clone(), MultiConfig::default()).unwrap();
+    assert_eq!(m.nodes(), 3, "the client found the three nodes in etcd");
+    let a = m.ralloc(1 << 20, 2).unwrap();
+    m.rwrite(a + 4096, b"found through etcd").unwrap();
+    let p = m.replicas_of(a).unwrap()[0];
+    let addr = m.node_addr(p).unwrap();
+    let k = ports.iter().position(|&q| q == addr.port()).unwrap();
+    // The primary's process dies; the client sends nothing. Its lease (2 s) ends, etcd
+    // deletes its entry, and the client takes it out and heals the region elsewhere.
+    nodes.0[k].kill().unwrap();
+    nodes.0[k].wait().unwrap();
+    let t = Instant::now();
+    wait("the dead node's lease never took it out", || m.node_dead(p));
+    let took = t.elapsed();
+    assert_eq!(m.epoch(), 2);
+    wait("the region was not healed", || {
+        m.replicas_of(a).unwrap().len() == 2
+    });
+    assert!(!m.replicas_of(a).unwrap().contains(&p));
+    assert_eq!(m.rread(a + 4096, 18).unwrap(), b"found through etcd");
+    // It restarts (empty: no memory file) and announces itself again: readmitted.
+    nodes.0[k] = pool_board(ports[k], etcd.addr(), "disc");
+    wait("the restarted node was not readmitted", || !m.node_dead(p));
+    assert_eq!(m.epoch(), 3);
+    eprintln!("out {took:?} after the kill (lease 2 s); {:?}", m.stats());
 }

@@ -128,6 +128,17 @@ impl ConfigStore for Flaky {
     fn watch(&self, key: &str, on_change: OnChange) -> Result<Box<dyn WatchGuard>, StoreError> {
         self.inner.watch(key, on_change)
     }
+    fn list(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>, u64)>, StoreError> {
+        self.check()?;
+        self.inner.list(prefix)
+    }
+    fn watch_prefix(
+        &self,
+        prefix: &str,
+        on_change: OnChange,
+    ) -> Result<Box<dyn WatchGuard>, StoreError> {
+        self.inner.watch_prefix(prefix, on_change)
+    }
 }
 
 #[test]
@@ -157,4 +168,51 @@ fn a_client_cut_off_from_the_pools_store_does_not_fail_over_alone() {
     assert_eq!(m.rread(r, 4).unwrap(), b"kept");
     assert!(m.node_dead(0));
     assert_eq!(m.epoch(), 2);
+}
+
+#[test]
+fn a_client_of_announced_nodes_follows_their_entries() {
+    let (mut s, specs) = udp_nodes(3, 16 * MIB);
+    let store = LocalStore::new();
+    let pool = Pool {
+        store: store.clone(),
+        name: "announced".into(),
+    };
+    assert!(matches!(
+        MultiClient::connect_pool(pool.clone(), fast()),
+        Err(ClioError::InvalidArgument(_))
+    ));
+    let entry = |addr: std::net::SocketAddr| format!("{}{addr}", pool.nodes_prefix());
+    let value = format!("capacity {}\n", 16 * MIB);
+    for n in &specs {
+        store.put(&entry(n.addr), value.as_bytes());
+    }
+    let mut cfg = fast();
+    cfg.auto_heal = true;
+    let m = MultiClient::connect_pool(pool.clone(), cfg).unwrap();
+    assert_eq!(m.nodes(), 3);
+    let a = m.ralloc(1 << 16, 2).unwrap();
+    m.rwrite(a, b"kept").unwrap();
+    let p = m.replicas_of(a).unwrap()[0];
+    let addr = m.node_addr(p).unwrap();
+    let k = specs.iter().position(|n| n.addr == addr).unwrap();
+    // The primary's entry goes (its lease ended): it is out at once, with no request of ours.
+    s[k] = None;
+    let sent = m.node_stats()[p].packets_sent;
+    store.remove(&entry(addr));
+    assert!(m.node_dead(p));
+    assert_eq!(m.epoch(), 2);
+    assert_eq!(m.node_stats()[p].packets_sent, sent);
+    assert_eq!(m.rread(a, 4).unwrap(), b"kept");
+    // It restarts and announces itself again: readmitted, and the healer may use it.
+    s[k] = Some(udp_node_at(addr));
+    store.put(&entry(addr), value.as_bytes());
+    assert!(!m.node_dead(p), "readmitted when it announced itself again");
+    assert_eq!(m.epoch(), 3);
+    // A malformed entry is an error naming it, not a guess.
+    store.put(&format!("{}nowhere", pool.nodes_prefix()), b"capacity 1\n");
+    match pool.announced() {
+        Err(e) => assert!(e.to_string().contains("nowhere"), "{e}"),
+        Ok(v) => panic!("{v:?}"),
+    }
 }

@@ -83,6 +83,20 @@ fn key_values(v: &Value) -> Result<Vec<(Vec<u8>, KeyValue)>, EtcdError> {
         .collect()
 }
 
+/// The end of the range of keys that start with `prefix` (etcd's `range_end`): the prefix
+/// with its last byte below 0xff incremented and what follows it dropped; all keys (`\0`)
+/// when every byte is 0xff.
+fn prefix_end(prefix: &[u8]) -> Vec<u8> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xff {
+            end.push(last + 1);
+            return end;
+        }
+    }
+    vec![0]
+}
+
 impl Etcd {
     /// An endpoint (the client URL's host and port, e.g. `127.0.0.1:2379`).
     pub fn new(addr: SocketAddr) -> Etcd {
@@ -158,10 +172,62 @@ impl Etcd {
         }
     }
 
+    /// Every key starting with `prefix`, with its value and revision, in key order.
+    pub fn get_prefix(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, KeyValue)>, EtcdError> {
+        let v = self.call(
+            "/v3/kv/range",
+            json!({ "key": B64.encode(prefix), "range_end": B64.encode(prefix_end(prefix)) }),
+        )?;
+        key_values(&v)
+    }
+
+    /// Put `value` at `key`, tied to `lease` (the key goes when the lease ends).
+    pub fn put_leased(&self, key: &[u8], value: &[u8], lease: u64) -> Result<(), EtcdError> {
+        self.call(
+            "/v3/kv/put",
+            json!({ "key": B64.encode(key), "value": B64.encode(value), "lease": lease.to_string() }),
+        )?;
+        Ok(())
+    }
+
+    /// A new lease of `ttl` seconds; its id.
+    pub fn grant(&self, ttl: u64) -> Result<u64, EtcdError> {
+        let v = self.call("/v3/lease/grant", json!({ "TTL": ttl.to_string() }))?;
+        v.get("ID")
+            .and_then(num)
+            .ok_or_else(|| bad("lease grant", &v))
+    }
+
+    /// Renew `lease`: the seconds it now has left, 0 when it had already ended.
+    pub fn keep_alive(&self, lease: u64) -> Result<u64, EtcdError> {
+        let v = self.call("/v3/lease/keepalive", json!({ "ID": lease.to_string() }))?;
+        let r = v.get("result").ok_or_else(|| bad("keepalive", &v))?;
+        // An ended lease comes back without a TTL.
+        Ok(r.get("TTL").and_then(num).unwrap_or(0))
+    }
+
+    /// End `lease` now (its keys go with it).
+    pub fn revoke(&self, lease: u64) -> Result<(), EtcdError> {
+        self.call("/v3/lease/revoke", json!({ "ID": lease.to_string() }))?;
+        Ok(())
+    }
+
     /// Watch `key` from revision `from` (0: from now): the answer's stream, whose messages
     /// [`Watch::next`] reads.
     pub fn watch(&self, key: &[u8], from: u64) -> Result<Watch, EtcdError> {
+        self.watch_range(key, None, from)
+    }
+
+    /// Watch every key starting with `prefix` from revision `from` (0: from now).
+    pub fn watch_prefix(&self, prefix: &[u8], from: u64) -> Result<Watch, EtcdError> {
+        self.watch_range(prefix, Some(prefix_end(prefix)), from)
+    }
+
+    fn watch_range(&self, key: &[u8], end: Option<Vec<u8>>, from: u64) -> Result<Watch, EtcdError> {
         let mut create = json!({ "key": B64.encode(key) });
+        if let Some(end) = end {
+            create["range_end"] = json!(B64.encode(end));
+        }
         if from > 0 {
             create["start_revision"] = json!(from.to_string());
         }

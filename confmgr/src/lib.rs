@@ -7,13 +7,16 @@
 //! - [`etcd`]: etcd's v3 API through its JSON gateway (get, put, compare-and-put, watch);
 //!   no gRPC stack or code generation, just HTTP/1.1 on a socket ([`http`]).
 //! - [`EtcdStore`]: CLib's `ConfigStore` on it.
+//! - [`Announcement`]: a memory node's entry in its pool, under a lease.
 //! - [`EtcdServer`]: a local etcd (tests, demos, a single-host pool).
 
 pub mod etcd;
 pub mod http;
+pub mod membership;
 pub mod server;
 pub mod store;
 
 pub use etcd::{Etcd, EtcdError, KeyValue};
+pub use membership::Announcement;
 pub use server::{EtcdServer, ServerError};
 pub use store::EtcdStore;

@@ -76,13 +76,55 @@ impl ConfigStore for EtcdStore {
     /// The watch runs on a thread of its own. After every (re)connection `on_change` is
     /// called once, so a change made while the stream was down is not missed.
     fn watch(&self, key: &str, on_change: OnChange) -> Result<Box<dyn WatchGuard>, StoreError> {
+        self.watch_keys(key, false, on_change)
+    }
+
+    fn list(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>, u64)>, StoreError> {
+        self.etcd
+            .get_prefix(prefix.as_bytes())
+            .map_err(store_err)?
+            .into_iter()
+            .map(|(k, kv)| {
+                String::from_utf8(k)
+                    .map(|k| (k, kv.value, kv.revision))
+                    .map_err(|_| StoreError(format!("a key under {prefix} is not UTF-8")))
+            })
+            .collect()
+    }
+
+    fn watch_prefix(
+        &self,
+        prefix: &str,
+        on_change: OnChange,
+    ) -> Result<Box<dyn WatchGuard>, StoreError> {
+        self.watch_keys(prefix, true, on_change)
+    }
+}
+
+impl EtcdStore {
+    /// A watch on `key`, or on every key under it (`prefix`), on a thread of its own.
+    fn watch_keys(
+        &self,
+        key: &str,
+        prefix: bool,
+        on_change: OnChange,
+    ) -> Result<Box<dyn WatchGuard>, StoreError> {
+        let open = {
+            let (etcd, key) = (self.etcd.clone(), key.as_bytes().to_vec());
+            move || {
+                if prefix {
+                    etcd.watch_prefix(&key, 0)
+                } else {
+                    etcd.watch(&key, 0)
+                }
+            }
+        };
         let stop = Arc::new(AtomicBool::new(false));
         let conn: Arc<Mutex<Option<TcpStream>>> = Arc::default();
         // The first stream is opened here, so a store that cannot watch says so at once.
-        let first = self.etcd.watch(key.as_bytes(), 0).map_err(store_err)?;
+        let first = open().map_err(store_err)?;
         *conn.lock().unwrap_or_else(|p| p.into_inner()) =
             Some(first.connection().map_err(store_err)?);
-        let (etcd, key) = (self.etcd.clone(), key.as_bytes().to_vec());
         let (stop2, conn2) = (stop.clone(), conn.clone());
         std::thread::Builder::new()
             .name("clio-etcd-watch".into())
@@ -90,7 +132,7 @@ impl ConfigStore for EtcdStore {
                 let mut w = Some(first);
                 while !stop2.load(Ordering::Acquire) {
                     let Some(mut watch) = w.take() else {
-                        match etcd.watch(&key, 0) {
+                        match open() {
                             Ok(n) => {
                                 if let Ok(c) = n.connection() {
                                     *conn2.lock().unwrap_or_else(|p| p.into_inner()) = Some(c);

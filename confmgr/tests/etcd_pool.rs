@@ -6,7 +6,7 @@
 //! `CLIO_REQUIRE_ETCD` is set (CI sets it: there these tests must run).
 
 use clio_clib::{ConfigStore, MultiClient, MultiConfig, NodeSpec, Pool};
-use clio_confmgr::{Etcd, EtcdError, EtcdServer, EtcdStore, ServerError};
+use clio_confmgr::{Etcd, EtcdError, EtcdServer, EtcdStore};
 use clio_sim::server::{spawn_udp_spinning, ServerHandle};
 use clio_sim::{BoardConfig, CBoard};
 use std::io::{Read, Write};
@@ -16,14 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn etcd() -> Option<EtcdServer> {
-    match EtcdServer::start() {
-        Ok(s) => Some(s),
-        Err(e @ ServerError::NotInstalled) if std::env::var_os("CLIO_REQUIRE_ETCD").is_none() => {
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
+    EtcdServer::start_or_skip()
 }
 
 #[test]

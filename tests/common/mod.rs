@@ -51,19 +51,17 @@ impl Drop for Boards {
     }
 }
 
-/// `clio board` with 64 MiB of memory in `file` (64 KiB pages) listening on loopback `port`:
-/// the memory nodes of the multi-node process tests.
-pub fn memory_file_board(file: &std::path::Path, port: u16) -> Child {
+/// `clio board` with 64 MiB of memory (64 KiB pages) listening on loopback `port`, with
+/// `extra` flags: the memory nodes of the multi-node process tests.
+pub fn small_board(port: u16, extra: &[&str]) -> Child {
     let listen = format!("127.0.0.1:{port}");
+    let mut args = vec!["--memory", "64M", "--page-size", "64K", "--listen", &listen];
+    args.extend_from_slice(extra);
+    spawn_board(&args)
+}
+
+/// [`small_board`] with its memory in `file`.
+pub fn memory_file_board(file: &std::path::Path, port: u16) -> Child {
     let file = file.to_string_lossy();
-    spawn_board(&[
-        "--memory",
-        "64M",
-        "--page-size",
-        "64K",
-        "--listen",
-        &listen,
-        "--memory-file",
-        &file,
-    ])
+    small_board(port, &["--memory-file", &file])
 }

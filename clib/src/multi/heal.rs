@@ -33,6 +33,8 @@ pub(super) fn spawn_healer(me: Weak<Inner>, due: Arc<(Mutex<bool>, Condvar)>) ->
             {
                 let Some(inner) = me.upgrade() else { return };
                 let m = MultiClient { inner };
+                // The pool's node entries, in case a watch event was missed.
+                let _ = m.refresh_nodes();
                 if m.short_regions() > 0 {
                     // An error (a node failing meanwhile, the pool's store away) is retried
                     // at the next wake or retry.

@@ -92,6 +92,9 @@ struct Node {
     capacity: u64,
     used: AtomicU64,
     dead: AtomicBool,
+    /// The revision of the node's entry in the pool (`Pool::nodes_prefix`) while it was in
+    /// service: a dead node whose entry is newer announced itself again (restarted).
+    entry_rev: AtomicU64,
     /// The node-ordered log this client appends to when the node is a backup (allocated on
     /// first use); its mutex serialises applying it.
     log: Mutex<Option<u64>>,
@@ -180,8 +183,12 @@ struct Inner {
     pool: Option<Pool>,
     /// The epoch of the newest view adopted (0 without a pool).
     epoch: AtomicU64,
-    /// The watch on the pool's view, ended when the client is dropped.
-    watch: Mutex<Option<Box<dyn WatchGuard>>>,
+    /// The watches on the pool's view (and its node entries), ended when the client is
+    /// dropped.
+    watch: Mutex<Vec<Box<dyn WatchGuard>>>,
+    /// The nodes came from the pool's entries (`connect_pool`): a node whose entry goes is
+    /// taken out, and one that announces itself again is readmitted.
+    follow: bool,
     /// One re-replication at a time (`heal.rs`).
     healing: Mutex<()>,
     /// Wakes the background healer: set when a node is dropped or readmitted.
@@ -239,7 +246,7 @@ impl MultiClient {
     /// The client decides alone which nodes are dead (one process; see
     /// [`MultiClient::connect_udp_pool`] for clients that agree).
     pub fn connect_udp(nodes: &[NodeSpec], cfg: MultiConfig) -> Result<MultiClient> {
-        Self::connect(nodes, cfg, None)
+        Self::connect(nodes, cfg, None, false)
     }
 
     /// As [`MultiClient::connect_udp`], following `pool`'s view (`pool.rs`): a node is
@@ -252,10 +259,87 @@ impl MultiClient {
         cfg: MultiConfig,
         pool: Pool,
     ) -> Result<MultiClient> {
-        Self::connect(nodes, cfg, Some(pool))
+        Self::connect(nodes, cfg, Some(pool), false)
     }
 
-    fn connect(nodes: &[NodeSpec], cfg: MultiConfig, pool: Option<Pool>) -> Result<MultiClient> {
+    /// A client of the nodes announced in `pool` (`clio board --etcd ADDR --pool NAME`
+    /// announces a node, with its capacity, under a lease): it follows the pool's view as
+    /// [`MultiClient::connect_udp_pool`] does, and also the entries: a node whose entry goes
+    /// (its process died and its lease ended, or it stopped) is taken out of service at once,
+    /// without a request of this client's timing out; with `auto_heal`, a node out of service
+    /// that announces itself again (restarted) is readmitted. The nodes are those announced
+    /// now: a node announced later is not used by this client.
+    pub fn connect_pool(pool: Pool, cfg: MultiConfig) -> Result<MultiClient> {
+        let announced = pool.announced()?;
+        if announced.is_empty() {
+            return Err(ClioError::InvalidArgument(
+                "the pool has no announced nodes",
+            ));
+        }
+        let specs: Vec<NodeSpec> = announced
+            .iter()
+            .map(|&(addr, capacity, _)| NodeSpec { addr, capacity })
+            .collect();
+        let m = Self::connect(&specs, cfg, Some(pool.clone()), true)?;
+        for (n, &(_, _, rev)) in m.inner.nodes.iter().zip(&announced) {
+            n.entry_rev.store(rev, Ordering::Release);
+        }
+        let me: Weak<Inner> = Arc::downgrade(&m.inner);
+        let guard = pool.store.watch_prefix(
+            &pool.nodes_prefix(),
+            Box::new(move || match me.upgrade() {
+                // Read again at the next change, and every second by the healer.
+                Some(inner) => {
+                    let _ = MultiClient { inner }.refresh_nodes();
+                    true
+                }
+                None => false,
+            }),
+        )?;
+        lock(&m.inner.watch).push(guard);
+        m.refresh_nodes()?;
+        Ok(m)
+    }
+
+    /// Act on the pool's node entries (clients of [`MultiClient::connect_pool`]): a node in
+    /// service whose entry is gone is taken out; with `auto_heal`, a node out of service
+    /// whose entry is newer than when it was in service is readmitted.
+    pub(super) fn refresh_nodes(&self) -> Result<()> {
+        let Some(p) = self.inner.pool.as_ref().filter(|_| self.inner.follow) else {
+            return Ok(());
+        };
+        let now: std::collections::HashMap<SocketAddr, u64> = p
+            .announced()?
+            .into_iter()
+            .map(|(a, _, rev)| (a, rev))
+            .collect();
+        for (i, n) in self.inner.nodes.iter().enumerate() {
+            let dead = n.dead.load(Ordering::Acquire);
+            match now.get(&n.addr) {
+                None if !dead => self.fail_node(i)?,
+                Some(&rev) if !dead => {
+                    n.entry_rev.fetch_max(rev, Ordering::AcqRel);
+                }
+                Some(&rev)
+                    if dead
+                        && self.inner.cfg.auto_heal
+                        && rev > n.entry_rev.load(Ordering::Acquire) =>
+                {
+                    self.readmit(i)?;
+                    n.entry_rev.fetch_max(rev, Ordering::AcqRel);
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn connect(
+        nodes: &[NodeSpec],
+        cfg: MultiConfig,
+        pool: Option<Pool>,
+        follow: bool,
+    ) -> Result<MultiClient> {
         if nodes.is_empty() {
             return Err(ClioError::InvalidArgument(
                 "a multi-node client needs a node",
@@ -278,6 +362,7 @@ impl MultiClient {
                 client: RwLock::new(client),
                 capacity: n.capacity,
                 used: AtomicU64::new(0),
+                entry_rev: AtomicU64::new(0),
                 dead: AtomicBool::new(out),
                 log: Mutex::new(None),
             });
@@ -292,7 +377,8 @@ impl MultiClient {
                 stats: Mutex::new(MultiStats::default()),
                 epoch: AtomicU64::new(view.as_ref().map_or(0, |w| w.epoch)),
                 pool,
-                watch: Mutex::new(None),
+                watch: Mutex::new(Vec::new()),
+                follow,
                 healing: Mutex::new(()),
                 heal_due: Arc::new((Mutex::new(false), std::sync::Condvar::new())),
             }),
@@ -314,7 +400,7 @@ impl MultiClient {
                     None => false,
                 }),
             )?;
-            *lock(&m.inner.watch) = Some(guard);
+            lock(&m.inner.watch).push(guard);
             // A view stored between the read above and the watch's start.
             m.refresh_view()?;
         }
@@ -363,6 +449,12 @@ impl MultiClient {
     /// Number of nodes (dead ones included).
     pub fn nodes(&self) -> usize {
         self.inner.nodes.len()
+    }
+
+    /// The address of node `i` (the order of the node list given at connect; with
+    /// [`MultiClient::connect_pool`], the announced nodes in address order).
+    pub fn node_addr(&self, i: usize) -> Option<SocketAddr> {
+        self.inner.nodes.get(i).map(|n| n.addr)
     }
 
     /// Whether node `i` was declared dead.

@@ -49,6 +49,17 @@ pub trait ConfigStore: Send + Sync {
     /// Call `on_change` (from a thread of the store's) after every change of `key` until it
     /// returns false or the returned guard is dropped.
     fn watch(&self, key: &str, on_change: OnChange) -> Result<Box<dyn WatchGuard>, StoreError>;
+
+    /// Every key that starts with `prefix`, with its value and revision, in key order.
+    fn list(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>, u64)>, StoreError>;
+
+    /// As [`ConfigStore::watch`], for every key that starts with `prefix` (a key put or
+    /// deleted, by a client or by the end of a lease).
+    fn watch_prefix(
+        &self,
+        prefix: &str,
+        on_change: OnChange,
+    ) -> Result<Box<dyn WatchGuard>, StoreError>;
 }
 
 /// A pool of memory nodes shared by clients: the store where its view lives and its name
@@ -71,6 +82,38 @@ impl Pool {
     /// The key of the pool's view in its store.
     pub fn view_key(&self) -> String {
         format!("/clio/pools/{}/view", self.name)
+    }
+
+    /// Where the pool's nodes announce themselves: one key per node, `<prefix><ip:port>`,
+    /// whose value is `capacity <bytes>` (`clio board --etcd ... --pool NAME` keeps its entry
+    /// under a lease: it goes when the node does).
+    pub fn nodes_prefix(&self) -> String {
+        Self::nodes_prefix_of(&self.name)
+    }
+
+    /// [`Pool::nodes_prefix`] of the pool named `name`.
+    pub fn nodes_prefix_of(name: &str) -> String {
+        format!("/clio/pools/{name}/nodes/")
+    }
+
+    /// The nodes announced in the pool now: address, capacity and the entry's revision (a
+    /// node that announces itself again gets a newer one), in address order. An entry that
+    /// does not parse is an error naming it.
+    pub fn announced(&self) -> Result<Vec<(SocketAddr, u64, u64)>, StoreError> {
+        let prefix = self.nodes_prefix();
+        let mut v = Vec::new();
+        for (k, val, rev) in self.store.list(&prefix)? {
+            let bad = || StoreError(format!("the pool's node entry {k} is malformed"));
+            let addr: SocketAddr = k[prefix.len()..].parse().map_err(|_| bad())?;
+            let cap = std::str::from_utf8(&val)
+                .ok()
+                .and_then(|s| s.trim().strip_prefix("capacity "))
+                .and_then(|c| c.parse::<u64>().ok())
+                .ok_or_else(bad)?;
+            v.push((addr, cap, rev));
+        }
+        v.sort();
+        Ok(v)
     }
 }
 
@@ -198,7 +241,13 @@ pub struct LocalStore {
     inner: Mutex<LocalInner>,
 }
 
-type Watchers = Vec<(String, Arc<OnChange>, Arc<std::sync::atomic::AtomicBool>)>;
+/// A watch: the key (or prefix, when the flag is set), its callback and whether it lives.
+type Watchers = Vec<(
+    String,
+    bool,
+    Arc<OnChange>,
+    Arc<std::sync::atomic::AtomicBool>,
+)>;
 
 #[derive(Default)]
 struct LocalInner {
@@ -222,7 +271,70 @@ impl LocalStore {
     pub fn new() -> Arc<LocalStore> {
         Arc::new(LocalStore::default())
     }
+
+    /// Delete `key` (as the end of a lease would in etcd) and tell its watchers.
+    pub fn remove(&self, key: &str) {
+        let callbacks = {
+            let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            if g.keys.remove(key).is_none() {
+                return;
+            }
+            g.revision += 1;
+            Self::watchers_of(&mut g, key)
+        };
+        Self::tell(callbacks);
+    }
+
+    /// Put `value` at `key` unconditionally (as a node's announcement does).
+    pub fn put(&self, key: &str, value: &[u8]) {
+        let callbacks = {
+            let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            g.revision += 1;
+            let rev = g.revision;
+            g.keys.insert(key.to_string(), (value.to_vec(), rev));
+            Self::watchers_of(&mut g, key)
+        };
+        Self::tell(callbacks);
+    }
+
+    /// The live watches that `key` concerns (dead ones are dropped).
+    fn watchers_of(g: &mut LocalInner, key: &str) -> Vec<(Arc<OnChange>, Live)> {
+        g.watchers
+            .retain(|(_, _, _, live)| live.load(std::sync::atomic::Ordering::Acquire));
+        g.watchers
+            .iter()
+            .filter(|(k, prefix, _, _)| {
+                if *prefix {
+                    key.starts_with(k.as_str())
+                } else {
+                    k == key
+                }
+            })
+            .map(|(_, _, f, live)| (f.clone(), live.clone()))
+            .collect()
+    }
+
+    /// Call the watches outside the lock, as a remote store's watch thread would (a
+    /// callback reads the store); one that answers false ends.
+    fn tell(callbacks: Vec<(Arc<OnChange>, Live)>) {
+        for (f, live) in callbacks {
+            if !f() {
+                live.store(false, std::sync::atomic::Ordering::Release);
+            }
+        }
+    }
+
+    fn add_watch(&self, key: &str, prefix: bool, on_change: OnChange) -> Box<dyn WatchGuard> {
+        let live = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        g.watchers
+            .push((key.to_string(), prefix, Arc::new(on_change), live.clone()));
+        Box::new(LocalWatch(live))
+    }
 }
+
+/// Whether a watch lives.
+type Live = Arc<std::sync::atomic::AtomicBool>;
 
 impl ConfigStore for LocalStore {
     fn read(&self, key: &str) -> Result<Option<(Vec<u8>, u64)>, StoreError> {
@@ -236,8 +348,7 @@ impl ConfigStore for LocalStore {
         revision: Option<u64>,
         value: &[u8],
     ) -> Result<bool, StoreError> {
-        type Live = Arc<std::sync::atomic::AtomicBool>;
-        let callbacks: Vec<(Arc<OnChange>, Live)> = {
+        let callbacks = {
             let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
             if g.keys.get(key).map(|(_, r)| *r) != revision {
                 return Ok(false);
@@ -245,30 +356,34 @@ impl ConfigStore for LocalStore {
             g.revision += 1;
             let rev = g.revision;
             g.keys.insert(key.to_string(), (value.to_vec(), rev));
-            g.watchers
-                .retain(|(_, _, live)| live.load(std::sync::atomic::Ordering::Acquire));
-            g.watchers
-                .iter()
-                .filter(|(k, _, _)| k == key)
-                .map(|(_, f, live)| (f.clone(), live.clone()))
-                .collect()
+            Self::watchers_of(&mut g, key)
         };
-        // Outside the lock, as a remote store's watch thread would call them (a callback
-        // reads the store).
-        for (f, live) in callbacks {
-            if !f() {
-                live.store(false, std::sync::atomic::Ordering::Release);
-            }
-        }
+        Self::tell(callbacks);
         Ok(true)
     }
 
     fn watch(&self, key: &str, on_change: OnChange) -> Result<Box<dyn WatchGuard>, StoreError> {
-        let live = Arc::new(std::sync::atomic::AtomicBool::new(true));
-        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        g.watchers
-            .push((key.to_string(), Arc::new(on_change), live.clone()));
-        Ok(Box::new(LocalWatch(live)))
+        Ok(self.add_watch(key, false, on_change))
+    }
+
+    fn list(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>, u64)>, StoreError> {
+        let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let mut v: Vec<_> = g
+            .keys
+            .iter()
+            .filter(|(k, _)| k.starts_with(prefix))
+            .map(|(k, (val, rev))| (k.clone(), val.clone(), *rev))
+            .collect();
+        v.sort();
+        Ok(v)
+    }
+
+    fn watch_prefix(
+        &self,
+        prefix: &str,
+        on_change: OnChange,
+    ) -> Result<Box<dyn WatchGuard>, StoreError> {
+        Ok(self.add_watch(prefix, true, on_change))
     }
 }
 
