@@ -216,3 +216,21 @@ fn a_client_of_announced_nodes_follows_their_entries() {
         Ok(v) => panic!("{v:?}"),
     }
 }
+
+#[test]
+fn a_pool_client_connects_past_a_node_that_does_not_answer() {
+    let (mut s, specs) = udp_nodes(3, 16 * MIB);
+    s[2] = None;
+    let pool = Pool {
+        store: LocalStore::new(),
+        name: "p".into(),
+    };
+    let m = MultiClient::connect_udp_pool(&specs, fast(), pool.clone()).unwrap();
+    assert!(m.node_dead(2));
+    assert_eq!(m.epoch(), 2, "taken out through the view");
+    assert_eq!(m.credentials().len(), 2);
+    let a = m.ralloc(1 << 16, 2).unwrap();
+    assert!(!m.replicas_of(a).unwrap().contains(&2));
+    // Without a pool the connect fails, as it always did.
+    assert!(MultiClient::connect_udp(&specs, fast()).is_err());
+}

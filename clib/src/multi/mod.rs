@@ -350,12 +350,22 @@ impl MultiClient {
             None => None,
         };
         let mut v = Vec::with_capacity(nodes.len());
+        let mut unreachable_nodes = Vec::new();
         for n in nodes {
             let out = view.as_ref().is_some_and(|w| w.out.contains(&n.addr));
             let client = if out {
                 None
             } else {
-                Some(Arc::new(connect_node(n.addr, &cfg)?))
+                match connect_node(n.addr, &cfg) {
+                    Ok(c) => Some(Arc::new(c)),
+                    // In a pool, a node that does not answer is taken out (below) rather than
+                    // failing the connect: the others serve.
+                    Err(e) if pool.is_some() && node_failed(&e) => {
+                        unreachable_nodes.push(v.len());
+                        None
+                    }
+                    Err(e) => return Err(e),
+                }
             };
             v.push(Node {
                 addr: n.addr,
@@ -403,6 +413,9 @@ impl MultiClient {
             lock(&m.inner.watch).push(guard);
             // A view stored between the read above and the watch's start.
             m.refresh_view()?;
+            for i in unreachable_nodes {
+                m.fail_node(i)?;
+            }
         }
         Ok(m)
     }

@@ -104,7 +104,11 @@ impl Pool {
         let mut v = Vec::new();
         for (k, val, rev) in self.store.list(&prefix)? {
             let bad = || StoreError(format!("the pool's node entry {k} is malformed"));
-            let addr: SocketAddr = k[prefix.len()..].parse().map_err(|_| bad())?;
+            let addr: SocketAddr = k
+                .strip_prefix(prefix.as_str())
+                .ok_or_else(bad)?
+                .parse()
+                .map_err(|_| bad())?;
             let cap = std::str::from_utf8(&val)
                 .ok()
                 .and_then(|s| s.trim().strip_prefix("capacity "))
@@ -190,7 +194,7 @@ impl View {
 /// The view and its revision in the store, created (epoch 1) if the pool is new.
 pub(super) fn read_view(pool: &Pool) -> Result<(View, u64), StoreError> {
     let key = pool.view_key();
-    loop {
+    for _ in 0..PROPOSALS {
         if let Some((b, rev)) = pool.store.read(&key)? {
             return Ok((View::decode(&b)?, rev));
         }
@@ -198,12 +202,24 @@ pub(super) fn read_view(pool: &Pool) -> Result<(View, u64), StoreError> {
         pool.store
             .compare_and_put(&key, None, &View::first().encode())?;
     }
+    Err(churn())
+}
+
+/// Proposals a client makes before it gives up on a view that keeps changing under it (or a
+/// store that accepts nothing and shows nothing): far more than clients racing for one
+/// failure need.
+const PROPOSALS: usize = 1000;
+
+fn churn() -> StoreError {
+    StoreError(format!(
+        "the pool's view changed under each of {PROPOSALS} proposals (or the store stores nothing)"
+    ))
 }
 
 /// Take `node` out of service: propose the next view until one that has it out is stored
 /// (by this client or another). Returns that view.
 pub(super) fn take_out(pool: &Pool, node: SocketAddr) -> Result<View, StoreError> {
-    loop {
+    for _ in 0..PROPOSALS {
         let (v, rev) = read_view(pool)?;
         if v.out.contains(&node) {
             return Ok(v);
@@ -216,11 +232,12 @@ pub(super) fn take_out(pool: &Pool, node: SocketAddr) -> Result<View, StoreError
             return Ok(next);
         }
     }
+    Err(churn())
 }
 
 /// Put `node` back in service: propose the next view until one that has it in is stored.
 pub(super) fn bring_in(pool: &Pool, node: SocketAddr) -> Result<View, StoreError> {
-    loop {
+    for _ in 0..PROPOSALS {
         let (v, rev) = read_view(pool)?;
         if !v.out.contains(&node) {
             return Ok(v);
@@ -233,6 +250,7 @@ pub(super) fn bring_in(pool: &Pool, node: SocketAddr) -> Result<View, StoreError
             return Ok(next);
         }
     }
+    Err(churn())
 }
 
 /// An in-process configuration store (clients of one process share a pool through it).
@@ -430,6 +448,41 @@ mod tests {
         let c = take_out(&pool, addr(2)).unwrap();
         assert_eq!(c.epoch, 3);
         assert_eq!(c.out.len(), 2);
+    }
+
+    /// A store that stores nothing and shows keys it was not asked for (broken or hostile).
+    struct Liar;
+
+    impl ConfigStore for Liar {
+        fn read(&self, _: &str) -> Result<Option<(Vec<u8>, u64)>, StoreError> {
+            Ok(None)
+        }
+        fn compare_and_put(&self, _: &str, _: Option<u64>, _: &[u8]) -> Result<bool, StoreError> {
+            Ok(true)
+        }
+        fn watch(&self, _: &str, _: OnChange) -> Result<Box<dyn WatchGuard>, StoreError> {
+            Err(StoreError("no".into()))
+        }
+        fn list(&self, _: &str) -> Result<Vec<(String, Vec<u8>, u64)>, StoreError> {
+            Ok(vec![("/x".into(), b"capacity 1\n".to_vec(), 1)])
+        }
+        fn watch_prefix(&self, _: &str, _: OnChange) -> Result<Box<dyn WatchGuard>, StoreError> {
+            Err(StoreError("no".into()))
+        }
+    }
+
+    #[test]
+    fn a_store_that_lies_is_an_error_not_a_hang_or_a_panic() {
+        let pool = Pool {
+            store: Arc::new(Liar),
+            name: "p".into(),
+        };
+        let e = read_view(&pool).unwrap_err();
+        assert!(e.to_string().contains("1000 proposals"), "{e}");
+        assert!(take_out(&pool, addr(1)).is_err());
+        assert!(bring_in(&pool, addr(1)).is_err());
+        let e = pool.announced().unwrap_err();
+        assert!(e.to_string().contains("/x"), "{e}");
     }
 
     #[test]
