@@ -234,3 +234,36 @@ fn a_pool_client_connects_past_a_node_that_does_not_answer() {
     // Without a pool the connect fails, as it always did.
     assert!(MultiClient::connect_udp(&specs, fast()).is_err());
 }
+
+#[test]
+fn a_node_announced_later_joins_the_clients_of_the_pool() {
+    let (s, specs) = udp_nodes(3, 16 * MIB);
+    let store = LocalStore::new();
+    let pool = Pool {
+        store: store.clone(),
+        name: "growing".into(),
+    };
+    let entry = |addr: std::net::SocketAddr| format!("{}{addr}", pool.nodes_prefix());
+    let value = format!("capacity {}\n", 16 * MIB);
+    for n in &specs[..2] {
+        store.put(&entry(n.addr), value.as_bytes());
+    }
+    let mut cfg = fast();
+    cfg.auto_heal = true;
+    let m = MultiClient::connect_pool(pool.clone(), cfg).unwrap();
+    assert_eq!(m.nodes(), 2);
+    assert!(
+        m.ralloc(1 << 16, 3).is_err(),
+        "two nodes hold no three replicas"
+    );
+    // A third node announces itself: the client takes it on and places on it.
+    store.put(&entry(specs[2].addr), value.as_bytes());
+    assert_eq!(m.nodes(), 3);
+    assert_eq!(m.node_addr(2), Some(specs[2].addr));
+    assert_eq!(m.stats().nodes_added, 1);
+    let a = m.ralloc(1 << 16, 3).unwrap();
+    assert_eq!(m.replicas_of(a).unwrap().len(), 3);
+    m.rwrite(a, b"on three").unwrap();
+    assert_eq!(m.rread(a, 8).unwrap(), b"on three");
+    drop(s);
+}

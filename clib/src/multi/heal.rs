@@ -157,12 +157,12 @@ impl MultiClient {
             }
             let inner = &self.inner;
             let room = |i: usize| {
-                let n = &inner.nodes[i];
+                let n = &inner.nodes.at(i);
                 n.capacity.saturating_sub(n.used.load(Ordering::Relaxed))
             };
             let mut order: Vec<usize> = (0..inner.nodes.len())
                 .filter(|&i| {
-                    !inner.nodes[i].dead.load(Ordering::Acquire)
+                    !inner.nodes.at(i).dead.load(Ordering::Acquire)
                         && !r.replicas.iter().chain(&r.joining).any(|&(n, _)| n == i)
                         && room(i) >= r.len
                 })
@@ -171,7 +171,7 @@ impl MultiClient {
             let Some(&j) = order.first() else {
                 return Ok(None);
             };
-            let va = match inner.nodes[j].engine().and_then(|c| c.ralloc(r.len)) {
+            let va = match inner.nodes.at(j).engine().and_then(|c| c.ralloc(r.len)) {
                 Ok(va) => va,
                 Err(e) if node_failed(&e) => {
                     self.fail_node(j)?;
@@ -179,14 +179,16 @@ impl MultiClient {
                 }
                 Err(ClioError::OutOfMemory) | Err(ClioError::OutOfVirtualSpace) => {
                     // Full for this client: count it so, and try the next node.
-                    inner.nodes[j]
+                    inner
+                        .nodes
+                        .at(j)
                         .used
-                        .store(inner.nodes[j].capacity, Ordering::Relaxed);
+                        .store(inner.nodes.at(j).capacity, Ordering::Relaxed);
                     continue;
                 }
                 Err(e) => return Err(e),
             };
-            inner.nodes[j].used.fetch_add(r.len, Ordering::Relaxed);
+            inner.nodes.at(j).used.fetch_add(r.len, Ordering::Relaxed);
             match self.fill(base, j, va)? {
                 Fill::Done(bytes) => return Ok(Some(bytes)),
                 Fill::NodeFailed => continue,
@@ -219,9 +221,12 @@ impl MultiClient {
             let Some(&(p, pva)) = r.replicas.first() else {
                 return Err(ClioError::NodeLost { addr: base });
             };
-            let log = lock(&self.inner.nodes[j].log);
+            let log = lock(&self.inner.nodes.at(j).log);
             let step = std::time::Instant::now();
-            let data = match self.inner.nodes[p]
+            let data = match self
+                .inner
+                .nodes
+                .at(p)
                 .engine()
                 .and_then(|c| c.rread(pva + off, n))
             {
@@ -234,7 +239,7 @@ impl MultiClient {
                 Err(e) => return Err(e),
             };
             let durable = self.inner.cfg.durable;
-            let target = self.inner.nodes[j].engine();
+            let target = self.inner.nodes.at(j).engine();
             match target.and_then(|c| {
                 if durable {
                     c.rwrite_durable(va + off, &data)
@@ -301,7 +306,7 @@ impl MultiClient {
 
     /// A fresh address space at dead node `i`, which is then live again with nothing placed.
     pub(super) fn revive(&self, i: usize) -> Result<()> {
-        let n = &self.inner.nodes[i];
+        let n = &self.inner.nodes.at(i);
         let _g = lock(&self.inner.failover);
         if !n.dead.load(Ordering::Acquire) {
             return Ok(());

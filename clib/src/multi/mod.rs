@@ -8,8 +8,11 @@
 //! address space, which a table maps to `(node, va)` for every replica of the region.
 
 mod heal;
+mod node_list;
 mod pool;
 mod replica;
+
+use node_list::{Node, NodeList};
 
 pub use heal::HealReport;
 
@@ -83,23 +86,6 @@ impl MultiConfig {
     }
 }
 
-struct Node {
-    addr: SocketAddr,
-    /// The engine; `None` for a node that was out of the pool's service when this client
-    /// connected (dead from the start, never used until readmitted). Replaced when the node
-    /// is readmitted (a fresh address space there).
-    client: RwLock<Option<Arc<Client>>>,
-    capacity: u64,
-    used: AtomicU64,
-    dead: AtomicBool,
-    /// The revision of the node's entry in the pool (`Pool::nodes_prefix`) while it was in
-    /// service: a dead node whose entry is newer announced itself again (restarted).
-    entry_rev: AtomicU64,
-    /// The node-ordered log this client appends to when the node is a backup (allocated on
-    /// first use); its mutex serialises applying it.
-    log: Mutex<Option<u64>>,
-}
-
 /// Serialises the operations on one replicated region (so its backups' logs hold its
 /// records in the order the primary executed them) and marks a primary whose log still
 /// holds records of it (after a fail-over).
@@ -170,10 +156,12 @@ pub struct MultiStats {
     pub bytes_copied: u64,
     /// Nodes put back in service ([`MultiClient::readmit`], or a view that readmitted them).
     pub readmitted: u64,
+    /// Nodes announced in the pool after this client connected, and added to it.
+    pub nodes_added: u64,
 }
 
 struct Inner {
-    nodes: Vec<Node>,
+    nodes: NodeList,
     regions: RwLock<BTreeMap<u64, Region>>,
     next: AtomicU64,
     cfg: MultiConfig,
@@ -193,20 +181,6 @@ struct Inner {
     healing: Mutex<()>,
     /// Wakes the background healer: set when a node is dropped or readmitted.
     heal_due: Arc<(Mutex<bool>, std::sync::Condvar)>,
-}
-
-impl Node {
-    /// The node's engine (an error for a node that was out of service from the start:
-    /// treated as a failed node, which it already is).
-    fn engine(&self) -> Result<Arc<Client>> {
-        self.client
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-            .ok_or_else(|| {
-                ClioError::Transport(format!("node {} is out of the pool's service", self.addr))
-            })
-    }
 }
 
 /// A client over several memory nodes (cheap to clone, shared by threads).
@@ -267,8 +241,8 @@ impl MultiClient {
     /// [`MultiClient::connect_udp_pool`] does, and also the entries: a node whose entry goes
     /// (its process died and its lease ended, or it stopped) is taken out of service at once,
     /// without a request of this client's timing out; with `auto_heal`, a node out of service
-    /// that announces itself again (restarted) is readmitted. The nodes are those announced
-    /// now: a node announced later is not used by this client.
+    /// that announces itself again (restarted) is readmitted, and a node announced later
+    /// joins this client (up to 256 nodes in all): placement and healing use it.
     pub fn connect_pool(pool: Pool, cfg: MultiConfig) -> Result<MultiClient> {
         let announced = pool.announced()?;
         if announced.is_empty() {
@@ -281,7 +255,7 @@ impl MultiClient {
             .map(|&(addr, capacity, _)| NodeSpec { addr, capacity })
             .collect();
         let m = Self::connect(&specs, cfg, Some(pool.clone()), true)?;
-        for (n, &(_, _, rev)) in m.inner.nodes.iter().zip(&announced) {
+        for ((_, n), &(_, _, rev)) in m.inner.nodes.iter().zip(&announced) {
             n.entry_rev.store(rev, Ordering::Release);
         }
         let me: Weak<Inner> = Arc::downgrade(&m.inner);
@@ -308,12 +282,33 @@ impl MultiClient {
         let Some(p) = self.inner.pool.as_ref().filter(|_| self.inner.follow) else {
             return Ok(());
         };
-        let now: std::collections::HashMap<SocketAddr, u64> = p
-            .announced()?
-            .into_iter()
-            .map(|(a, _, rev)| (a, rev))
-            .collect();
-        for (i, n) in self.inner.nodes.iter().enumerate() {
+        let announced = p.announced()?;
+        // Nodes announced after this client connected join it: in service unless the view
+        // has them out (then, as for any out node, only a later announcement readmits them).
+        for &(addr, capacity, rev) in &announced {
+            if self.inner.nodes.iter().any(|(_, n)| n.addr == addr) {
+                continue;
+            }
+            let out = pool::read_view(p)?.0.out.contains(&addr);
+            let client = if out {
+                None
+            } else {
+                match connect_node(addr, &self.inner.cfg) {
+                    Ok(c) => Some(Arc::new(c)),
+                    // Not answering yet: tried again at the next change or healer round.
+                    Err(e) if node_failed(&e) => continue,
+                    Err(e) => return Err(e),
+                }
+            };
+            let n = Node::new(addr, capacity, client, out);
+            n.entry_rev.store(rev, Ordering::Release);
+            self.inner.nodes.add(n)?;
+            lock(&self.inner.stats).nodes_added += 1;
+            self.wake_healer();
+        }
+        let now: std::collections::HashMap<SocketAddr, u64> =
+            announced.into_iter().map(|(a, _, rev)| (a, rev)).collect();
+        for (i, n) in self.inner.nodes.iter() {
             let dead = n.dead.load(Ordering::Acquire);
             match now.get(&n.addr) {
                 None if !dead => self.fail_node(i)?,
@@ -367,19 +362,11 @@ impl MultiClient {
                     Err(e) => return Err(e),
                 }
             };
-            v.push(Node {
-                addr: n.addr,
-                client: RwLock::new(client),
-                capacity: n.capacity,
-                used: AtomicU64::new(0),
-                entry_rev: AtomicU64::new(0),
-                dead: AtomicBool::new(out),
-                log: Mutex::new(None),
-            });
+            v.push(Node::new(n.addr, n.capacity, client, out));
         }
         let m = MultiClient {
             inner: Arc::new(Inner {
-                nodes: v,
+                nodes: NodeList::new(v)?,
                 regions: RwLock::new(BTreeMap::new()),
                 next: AtomicU64::new(GLOBAL_BASE),
                 cfg,
@@ -438,7 +425,7 @@ impl MultiClient {
     /// Act on a stored view: every node it has out is dropped here too, and a node it has
     /// back in service (readmitted by another client) gets a fresh address space here.
     fn adopt(&self, v: &View) {
-        for (i, n) in self.inner.nodes.iter().enumerate() {
+        for (i, n) in self.inner.nodes.iter() {
             if v.out.contains(&n.addr) {
                 self.drop_node(i);
             } else if n.dead.load(Ordering::Acquire) {
@@ -455,7 +442,7 @@ impl MultiClient {
         self.inner
             .nodes
             .iter()
-            .filter_map(|n| Some((n.addr, n.engine().ok()?.credentials())))
+            .filter_map(|(_, n)| Some((n.addr, n.engine().ok()?.credentials())))
             .collect()
     }
 
@@ -483,7 +470,7 @@ impl MultiClient {
         self.inner
             .nodes
             .iter()
-            .map(|n| n.used.load(Ordering::Relaxed))
+            .map(|(_, n)| n.used.load(Ordering::Relaxed))
             .collect()
     }
 
@@ -493,7 +480,7 @@ impl MultiClient {
         self.inner
             .nodes
             .iter()
-            .map(|n| n.engine().map(|c| c.stats()).unwrap_or_default())
+            .map(|(_, n)| n.engine().map(|c| c.stats()).unwrap_or_default())
             .collect()
     }
 
@@ -522,10 +509,10 @@ impl MultiClient {
         }
         let inner = &self.inner;
         let mut order: Vec<usize> = (0..inner.nodes.len())
-            .filter(|&i| !inner.nodes[i].dead.load(Ordering::Acquire))
+            .filter(|&i| !inner.nodes.at(i).dead.load(Ordering::Acquire))
             .collect();
         let room = |i: usize| {
-            let n = &inner.nodes[i];
+            let n = &inner.nodes.at(i);
             n.capacity.saturating_sub(n.used.load(Ordering::Relaxed))
         };
         order.sort_by_key(|&i| (std::cmp::Reverse(room(i)), i));
@@ -538,9 +525,9 @@ impl MultiClient {
             if room(i) < len {
                 continue;
             }
-            match inner.nodes[i].engine().and_then(|c| c.ralloc(len)) {
+            match inner.nodes.at(i).engine().and_then(|c| c.ralloc(len)) {
                 Ok(va) => {
-                    inner.nodes[i].used.fetch_add(len, Ordering::Relaxed);
+                    inner.nodes.at(i).used.fetch_add(len, Ordering::Relaxed);
                     got.push((i, va));
                 }
                 Err(e) => {
@@ -553,9 +540,9 @@ impl MultiClient {
         }
         if got.len() < replicas {
             for &(i, va) in &got {
-                inner.nodes[i].used.fetch_sub(len, Ordering::Relaxed);
+                inner.nodes.at(i).used.fetch_sub(len, Ordering::Relaxed);
                 // Best effort: a node that fails here is found dead by the next operation.
-                let _ = inner.nodes[i].engine().and_then(|c| c.rfree(va));
+                let _ = inner.nodes.at(i).engine().and_then(|c| c.rfree(va));
             }
             return Err(last_err);
         }
@@ -586,7 +573,7 @@ impl MultiClient {
             .remove(&addr)
             .ok_or(ClioError::Unmapped { va: addr })?;
         for (i, va) in r.replicas.into_iter().chain(r.joining) {
-            let n = &self.inner.nodes[i];
+            let n = &self.inner.nodes.at(i);
             n.used.fetch_sub(r.len, Ordering::Relaxed);
             match n.engine().and_then(|c| c.rfree(va)) {
                 Ok(()) => {}
@@ -623,7 +610,7 @@ impl MultiClient {
     fn fail_node(&self, i: usize) -> Result<()> {
         match &self.inner.pool {
             Some(p) => {
-                let v = pool::take_out(p, self.inner.nodes[i].addr)?;
+                let v = pool::take_out(p, self.inner.nodes.at(i).addr)?;
                 self.adopt(&v);
             }
             None => self.drop_node(i),
@@ -636,7 +623,7 @@ impl MultiClient {
     /// region, under the region's lock, before anything else reaches it).
     fn drop_node(&self, i: usize) {
         let _g = lock(&self.inner.failover);
-        if self.inner.nodes[i].dead.swap(true, Ordering::AcqRel) {
+        if self.inner.nodes.at(i).dead.swap(true, Ordering::AcqRel) {
             return;
         }
         let mut promotions = 0;
@@ -673,7 +660,10 @@ impl MultiClient {
                 continue;
             }
             let (p, va) = r.replicas[0];
-            match self.inner.nodes[p]
+            match self
+                .inner
+                .nodes
+                .at(p)
                 .engine()
                 .and_then(|c| c.rread(va + (addr - base), len))
             {

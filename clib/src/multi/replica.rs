@@ -20,7 +20,7 @@ impl Drop for Elapsed<'_> {
 impl MultiClient {
     /// The log at backup `b` (allocated on first use).
     fn ensure_log(&self, b: usize) -> Result<u64, Failed> {
-        let n = &self.inner.nodes[b];
+        let n = &self.inner.nodes.at(b);
         let mut g = lock(&n.log);
         if let Some(va) = *g {
             return Ok(va);
@@ -39,7 +39,12 @@ impl MultiClient {
     /// most [`MAX_REPL_DATA`] bytes.
     fn append_records(&self, b: usize, va: u64, data: &[u8]) -> Result<Vec<Handle>, Failed> {
         let log = self.ensure_log(b)?;
-        let n = self.inner.nodes[b].engine().map_err(|_| Failed::Node(b))?;
+        let n = self
+            .inner
+            .nodes
+            .at(b)
+            .engine()
+            .map_err(|_| Failed::Node(b))?;
         let mut hs = Vec::new();
         for (k, chunk) in data.chunks(MAX_REPL_DATA).enumerate() {
             let rec = replog::repl_record(va + (k * MAX_REPL_DATA) as u64, chunk);
@@ -57,7 +62,7 @@ impl MultiClient {
         let mut failed = None;
         let mut full = Vec::new();
         for (i, h) in pending {
-            match self.inner.nodes[i].engine().and_then(|c| c.rpoll_one(h)) {
+            match self.inner.nodes.at(i).engine().and_then(|c| c.rpoll_one(h)) {
                 Ok(_) => {}
                 Err(ClioError::LogFull) => full.push(i),
                 Err(e) if node_failed(&e) => {
@@ -81,7 +86,12 @@ impl MultiClient {
     pub(super) fn write_all(&self, r: &Region, off: u64, data: &[u8]) -> Result<(), Failed> {
         loop {
             let (p, pva) = r.replicas[0];
-            let c = self.inner.nodes[p].engine().map_err(|_| Failed::Node(p))?;
+            let c = self
+                .inner
+                .nodes
+                .at(p)
+                .engine()
+                .map_err(|_| Failed::Node(p))?;
             let h = if self.inner.cfg.durable {
                 c.rwrite_durable_async(pva + off, data)
             } else {
@@ -117,7 +127,7 @@ impl MultiClient {
         }
         self.replicated(addr, 8, |me, r, off| {
             let (p, pva) = r.replicas[0];
-            let c = me.inner.nodes[p].engine().map_err(|_| Failed::Node(p))?;
+            let c = me.inner.nodes.at(p).engine().map_err(|_| Failed::Node(p))?;
             let res = match op {
                 Opcode::FetchAdd => c.fetch_add(pva + off, arg0),
                 Opcode::CompareAndSwap => c.compare_and_swap(pva + off, arg0, arg1),
@@ -172,7 +182,7 @@ impl MultiClient {
     /// of the tail applied to 0; records that arrived meanwhile make it fail: apply again).
     /// Applying is a redo, so running it again after an interruption is harmless.
     pub(super) fn apply_log(&self, b: usize) -> Result<(), Failed> {
-        let node = &self.inner.nodes[b];
+        let node = &self.inner.nodes.at(b);
         let g = lock(&node.log);
         let Some(log) = *g else {
             return Ok(());
