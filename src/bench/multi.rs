@@ -276,13 +276,14 @@ pub fn run(a: MultiArgs) -> Result<()> {
         let secs = median(heals.iter().map(|h| pick(h).seconds).collect());
         let before = median(heals.iter().map(|h| pick(h).writes_before).collect());
         let during = median(heals.iter().map(|h| pick(h).writes_during).collect());
-        let ratio = if before > 0.0 {
-            format!("{:.2}", during / before)
+        // The idle run's writer only finds the stopped primary: no rates to show.
+        let rates = if before > 0.0 {
+            format!("{before:.0} | {during:.0} | {:.2}", during / before)
         } else {
-            "-".into()
+            "- | - | -".into()
         };
         println!(
-            "| {name} | {secs:.2} | {:.0} | {:.1} | {before:.0} | {during:.0} | {ratio} |",
+            "| {name} | {secs:.2} | {:.0} | {:.1} | {rates} |",
             mib / secs,
             secs * 1024.0 / mib
         );
