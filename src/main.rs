@@ -5,6 +5,7 @@ mod app;
 mod bench;
 mod board;
 mod demo;
+mod pool;
 #[cfg(feature = "rtl")]
 mod rtl;
 mod units;
@@ -32,6 +33,9 @@ enum Cmd {
     /// pointer chasing: Figure 16).
     #[command(subcommand)]
     App(app::AppCmd),
+    /// A pool of memory nodes in etcd: show its view and nodes, drain a node or put it back.
+    #[command(subcommand)]
+    Pool(pool::PoolCmd),
     /// Hardware flow: emit the fast path's Verilog (built with `--features rtl`).
     #[cfg(feature = "rtl")]
     #[command(subcommand)]
@@ -48,6 +52,7 @@ fn main() -> Result<()> {
             None => bench::run(a),
         },
         Cmd::App(c) => app::run(c),
+        Cmd::Pool(c) => pool::run(c),
         #[cfg(feature = "rtl")]
         Cmd::Rtl(c) => rtl::run(c),
     }

@@ -240,4 +240,46 @@ fn nodes_announced_in_etcd_are_found_and_a_dead_nodes_lease_takes_it_out() {
     wait("the restarted node was not readmitted", || !m.node_dead(p));
     assert_eq!(m.epoch(), 3);
     eprintln!("out {took:?} after the kill (lease 2 s); {:?}", m.stats());
+
+    // The operator's view and changes (`clio pool`): show, drain a node, put it back.
+    let pool_cmd = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_clio"))
+            .args(["pool"])
+            .args(args)
+            .args(["--etcd", &etcd.addr().to_string(), "--pool", "disc"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let shown = pool_cmd(&["show"]);
+    assert!(shown.contains("epoch 3"), "{shown}");
+    assert_eq!(shown.matches("| yes |").count(), 3, "{shown}");
+    let drained = m.replicas_of(a).unwrap()[0];
+    let drained_addr = m.node_addr(drained).unwrap().to_string();
+    let said = pool_cmd(&["out", &drained_addr]);
+    assert!(said.contains("epoch 4"), "{said}");
+    wait("the drained node was not taken out", || {
+        m.node_dead(drained)
+    });
+    wait("the drained node's region was not healed", || {
+        let r = m.replicas_of(a).unwrap();
+        r.len() == 2 && !r.contains(&drained)
+    });
+    assert_eq!(m.rread(a + 4096, 18).unwrap(), b"found through etcd");
+    let shown = pool_cmd(&["show"]);
+    let line = shown
+        .lines()
+        .find(|l| l.starts_with(&format!("| {drained_addr} |")))
+        .unwrap_or_else(|| panic!("{shown}"));
+    assert!(line.ends_with("| out |"), "{shown}");
+    pool_cmd(&["in", &drained_addr]);
+    wait("the node put back was not readmitted", || {
+        !m.node_dead(drained)
+    });
+    assert_eq!(m.epoch(), 5);
 }

@@ -96,6 +96,23 @@ impl Pool {
         format!("/clio/pools/{name}/nodes/")
     }
 
+    /// The pool's view now (created at epoch 1 if the pool is new).
+    pub fn view(&self) -> Result<View, StoreError> {
+        read_view(self).map(|(v, _)| v)
+    }
+
+    /// Take `node` out of service (an operator's drain: every client of the pool fails its
+    /// regions over to their backups and heals them elsewhere). Returns the stored view.
+    pub fn take_out(&self, node: SocketAddr) -> Result<View, StoreError> {
+        take_out(self, node)
+    }
+
+    /// Put `node` back in service (clients readmit it with a fresh address space). Returns
+    /// the stored view.
+    pub fn bring_in(&self, node: SocketAddr) -> Result<View, StoreError> {
+        bring_in(self, node)
+    }
+
     /// The nodes announced in the pool now: address, capacity and the entry's revision (a
     /// node that announces itself again gets a newer one), in address order. An entry that
     /// does not parse is an error naming it.
