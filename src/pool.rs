@@ -74,25 +74,20 @@ pub fn run(c: PoolCmd) -> Result<()> {
             }
             Ok(())
         }
-        PoolCmd::Out { at, node } => {
-            let v = pool(&at)
-                .take_out(node)
-                .with_context(|| format!("taking {node} out of pool {}", at.pool))?;
-            println!(
-                "{node} is out of service in pool {} (epoch {})",
-                at.pool, v.epoch
-            );
-            Ok(())
-        }
-        PoolCmd::In { at, node } => {
-            let v = pool(&at)
-                .bring_in(node)
-                .with_context(|| format!("putting {node} back in pool {}", at.pool))?;
-            println!(
-                "{node} is in service in pool {} (epoch {})",
-                at.pool, v.epoch
-            );
-            Ok(())
-        }
+        PoolCmd::Out { at, node } => change(&at, node, true),
+        PoolCmd::In { at, node } => change(&at, node, false),
     }
+}
+
+/// Take `node` out of service (`out`) or put it back, and say what the pool now holds.
+fn change(at: &PoolAt, node: SocketAddr, out: bool) -> Result<()> {
+    let p = pool(at);
+    let (v, what) = if out {
+        (p.take_out(node), "out of service")
+    } else {
+        (p.bring_in(node), "in service")
+    };
+    let v = v.with_context(|| format!("putting {node} {what} in pool {}", at.pool))?;
+    println!("{node} is {what} in pool {} (epoch {})", at.pool, v.epoch);
+    Ok(())
 }

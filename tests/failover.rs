@@ -8,7 +8,7 @@
 mod common;
 
 use clio_clib::{MultiClient, MultiConfig, NodeSpec};
-use common::{free_port, memory_file_board, Boards};
+use common::{memory_file_board, memory_file_boards};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::net::SocketAddr;
@@ -50,13 +50,7 @@ fn the_primary_killed_mid_workload_loses_no_acknowledged_write() {
         let mut rng = StdRng::seed_from_u64(0xFA11 + seed);
         let replicas = 2 + (seed % 2) as usize;
         let dir = tempfile::tempdir().unwrap();
-        let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
-        let files: Vec<_> = (0..3).map(|i| dir.path().join(format!("mem{i}"))).collect();
-        let mut nodes = Boards(
-            (0..3)
-                .map(|i| memory_file_board(&files[i], ports[i]))
-                .collect(),
-        );
+        let (ports, files, mut nodes) = memory_file_boards(dir.path(), 3);
         // The node with the most room becomes the primary: a different one per seed.
         let specs: Vec<NodeSpec> = ports
             .iter()

@@ -11,7 +11,7 @@ mod common;
 
 use clio_clib::{MultiClient, MultiConfig, NodeSpec, Pool};
 use clio_confmgr::{EtcdServer, EtcdStore};
-use common::{free_port, memory_file_board, Boards};
+use common::{free_port, memory_file_board, memory_file_boards, Boards};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -102,13 +102,7 @@ fn two_writers_lose_nothing_through_three_failures_and_a_restart() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
-    let files: Vec<_> = (0..3).map(|i| dir.path().join(format!("mem{i}"))).collect();
-    let mut nodes = Boards(
-        (0..3)
-            .map(|i| memory_file_board(&files[i], ports[i]))
-            .collect(),
-    );
+    let (ports, files, mut nodes) = memory_file_boards(dir.path(), 3);
     let specs: Vec<NodeSpec> = ports
         .iter()
         .map(|p| NodeSpec {

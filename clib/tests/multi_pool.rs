@@ -182,8 +182,8 @@ fn a_client_of_announced_nodes_follows_their_entries() {
         MultiClient::connect_pool(pool.clone(), fast()),
         Err(ClioError::InvalidArgument(_))
     ));
-    let entry = |addr: std::net::SocketAddr| format!("{}{addr}", pool.nodes_prefix());
-    let value = format!("capacity {}\n", 16 * MIB);
+    let entry = |addr: std::net::SocketAddr| Pool::node_key_of(&pool.name, addr);
+    let value = Pool::node_entry(16 * MIB);
     for n in &specs {
         store.put(&entry(n.addr), value.as_bytes());
     }
@@ -243,8 +243,8 @@ fn a_node_announced_later_joins_the_clients_of_the_pool() {
         store: store.clone(),
         name: "growing".into(),
     };
-    let entry = |addr: std::net::SocketAddr| format!("{}{addr}", pool.nodes_prefix());
-    let value = format!("capacity {}\n", 16 * MIB);
+    let entry = |addr: std::net::SocketAddr| Pool::node_key_of(&pool.name, addr);
+    let value = Pool::node_entry(16 * MIB);
     for n in &specs[..2] {
         store.put(&entry(n.addr), value.as_bytes());
     }

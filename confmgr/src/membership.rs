@@ -12,16 +12,6 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// The key of `node`'s entry in `pool`.
-pub fn node_key(pool: &str, node: SocketAddr) -> String {
-    format!("{}{node}", Pool::nodes_prefix_of(pool))
-}
-
-/// The value of a node's entry.
-pub fn node_value(capacity: u64) -> String {
-    format!("capacity {capacity}\n")
-}
-
 /// A node's entry in a pool, kept alive until dropped.
 pub struct Announcement {
     etcd: Etcd,
@@ -45,7 +35,7 @@ impl Announcement {
         capacity: u64,
         ttl: Duration,
     ) -> Result<Announcement, EtcdError> {
-        let (key, value) = (node_key(pool, node), node_value(capacity));
+        let (key, value) = (Pool::node_key_of(pool, node), Pool::node_entry(capacity));
         let secs = ttl_secs(ttl);
         let enter = {
             let (etcd, key, value) = (etcd.clone(), key.clone(), value.clone());

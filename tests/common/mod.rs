@@ -65,3 +65,19 @@ pub fn memory_file_board(file: &std::path::Path, port: u16) -> Child {
     let file = file.to_string_lossy();
     small_board(port, &["--memory-file", &file])
 }
+
+/// `n` [`memory_file_board`]s with their memory files in `dir`: their ports, their files and
+/// the processes.
+pub fn memory_file_boards(
+    dir: &std::path::Path,
+    n: usize,
+) -> (Vec<u16>, Vec<std::path::PathBuf>, Boards) {
+    let ports: Vec<u16> = (0..n).map(|_| free_port()).collect();
+    let files: Vec<_> = (0..n).map(|i| dir.join(format!("mem{i}"))).collect();
+    let nodes = Boards(
+        (0..n)
+            .map(|i| memory_file_board(&files[i], ports[i]))
+            .collect(),
+    );
+    (ports, files, nodes)
+}

@@ -157,7 +157,7 @@ impl MultiClient {
             }
             let inner = &self.inner;
             let room = |i: usize| {
-                let n = &inner.nodes.at(i);
+                let n = inner.nodes.at(i);
                 n.capacity.saturating_sub(n.used.load(Ordering::Relaxed))
             };
             let mut order: Vec<usize> = (0..inner.nodes.len())
@@ -306,7 +306,7 @@ impl MultiClient {
 
     /// A fresh address space at dead node `i`, which is then live again with nothing placed.
     pub(super) fn revive(&self, i: usize) -> Result<()> {
-        let n = &self.inner.nodes.at(i);
+        let n = self.inner.nodes.at(i);
         let _g = lock(&self.inner.failover);
         if !n.dead.load(Ordering::Acquire) {
             return Ok(());

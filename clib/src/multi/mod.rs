@@ -285,11 +285,16 @@ impl MultiClient {
         let announced = p.announced()?;
         // Nodes announced after this client connected join it: in service unless the view
         // has them out (then, as for any out node, only a later announcement readmits them).
+        let mut view: Option<View> = None;
         for &(addr, capacity, rev) in &announced {
             if self.inner.nodes.iter().any(|(_, n)| n.addr == addr) {
                 continue;
             }
-            let out = pool::read_view(p)?.0.out.contains(&addr);
+            let v = match &mut view {
+                Some(v) => v,
+                none => none.insert(pool::read_view(p)?.0),
+            };
+            let out = v.out.contains(&addr);
             let client = if out {
                 None
             } else {
@@ -512,7 +517,7 @@ impl MultiClient {
             .filter(|&i| !inner.nodes.at(i).dead.load(Ordering::Acquire))
             .collect();
         let room = |i: usize| {
-            let n = &inner.nodes.at(i);
+            let n = inner.nodes.at(i);
             n.capacity.saturating_sub(n.used.load(Ordering::Relaxed))
         };
         order.sort_by_key(|&i| (std::cmp::Reverse(room(i)), i));
@@ -573,7 +578,7 @@ impl MultiClient {
             .remove(&addr)
             .ok_or(ClioError::Unmapped { va: addr })?;
         for (i, va) in r.replicas.into_iter().chain(r.joining) {
-            let n = &self.inner.nodes.at(i);
+            let n = self.inner.nodes.at(i);
             n.used.fetch_sub(r.len, Ordering::Relaxed);
             match n.engine().and_then(|c| c.rfree(va)) {
                 Ok(()) => {}

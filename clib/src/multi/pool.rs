@@ -113,6 +113,26 @@ impl Pool {
         bring_in(self, node)
     }
 
+    /// The key of `node`'s entry in the pool named `name`.
+    pub fn node_key_of(name: &str, node: SocketAddr) -> String {
+        format!("{}{node}", Self::nodes_prefix_of(name))
+    }
+
+    /// The value of a node's entry: what clients may place on it.
+    pub fn node_entry(capacity: u64) -> String {
+        format!("capacity {capacity}\n")
+    }
+
+    /// The capacity a node's entry holds; `None` when it is not one.
+    fn parse_node_entry(v: &[u8]) -> Option<u64> {
+        std::str::from_utf8(v)
+            .ok()?
+            .strip_suffix('\n')?
+            .strip_prefix("capacity ")?
+            .parse()
+            .ok()
+    }
+
     /// The nodes announced in the pool now: address, capacity and the entry's revision (a
     /// node that announces itself again gets a newer one), in address order. An entry that
     /// does not parse is an error naming it.
@@ -126,11 +146,7 @@ impl Pool {
                 .ok_or_else(bad)?
                 .parse()
                 .map_err(|_| bad())?;
-            let cap = std::str::from_utf8(&val)
-                .ok()
-                .and_then(|s| s.trim().strip_prefix("capacity "))
-                .and_then(|c| c.parse::<u64>().ok())
-                .ok_or_else(bad)?;
+            let cap = Self::parse_node_entry(&val).ok_or_else(bad)?;
             v.push((addr, cap, rev));
         }
         v.sort();
@@ -236,30 +252,23 @@ fn churn() -> StoreError {
 /// Take `node` out of service: propose the next view until one that has it out is stored
 /// (by this client or another). Returns that view.
 pub(super) fn take_out(pool: &Pool, node: SocketAddr) -> Result<View, StoreError> {
-    for _ in 0..PROPOSALS {
-        let (v, rev) = read_view(pool)?;
-        if v.out.contains(&node) {
-            return Ok(v);
-        }
-        let next = v.without(node);
-        if pool
-            .store
-            .compare_and_put(&pool.view_key(), Some(rev), &next.encode())?
-        {
-            return Ok(next);
-        }
-    }
-    Err(churn())
+    propose(pool, node, true)
 }
 
 /// Put `node` back in service: propose the next view until one that has it in is stored.
 pub(super) fn bring_in(pool: &Pool, node: SocketAddr) -> Result<View, StoreError> {
+    propose(pool, node, false)
+}
+
+/// Propose views (one epoch on, `node` out or in) until one with `node` as wanted is stored,
+/// by this client or another; that view.
+fn propose(pool: &Pool, node: SocketAddr, out: bool) -> Result<View, StoreError> {
     for _ in 0..PROPOSALS {
         let (v, rev) = read_view(pool)?;
-        if !v.out.contains(&node) {
+        if v.out.contains(&node) == out {
             return Ok(v);
         }
-        let next = v.with(node);
+        let next = if out { v.without(node) } else { v.with(node) };
         if pool
             .store
             .compare_and_put(&pool.view_key(), Some(rev), &next.encode())?
@@ -322,14 +331,24 @@ impl LocalStore {
 
     /// Put `value` at `key` unconditionally (as a node's announcement does).
     pub fn put(&self, key: &str, value: &[u8]) {
+        self.put_if(key, None, value);
+    }
+
+    /// Put `value` at `key` if `revision` is `None` or `Some` of the key's revision (`Some(None)`:
+    /// if the key is absent), then tell its watchers; whether it was put.
+    fn put_if(&self, key: &str, revision: Option<Option<u64>>, value: &[u8]) -> bool {
         let callbacks = {
             let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            if revision.is_some_and(|r| g.keys.get(key).map(|(_, k)| *k) != r) {
+                return false;
+            }
             g.revision += 1;
             let rev = g.revision;
             g.keys.insert(key.to_string(), (value.to_vec(), rev));
             Self::watchers_of(&mut g, key)
         };
         Self::tell(callbacks);
+        true
     }
 
     /// The live watches that `key` concerns (dead ones are dropped).
@@ -383,18 +402,7 @@ impl ConfigStore for LocalStore {
         revision: Option<u64>,
         value: &[u8],
     ) -> Result<bool, StoreError> {
-        let callbacks = {
-            let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-            if g.keys.get(key).map(|(_, r)| *r) != revision {
-                return Ok(false);
-            }
-            g.revision += 1;
-            let rev = g.revision;
-            g.keys.insert(key.to_string(), (value.to_vec(), rev));
-            Self::watchers_of(&mut g, key)
-        };
-        Self::tell(callbacks);
-        Ok(true)
+        Ok(self.put_if(key, Some(revision), value))
     }
 
     fn watch(&self, key: &str, on_change: OnChange) -> Result<Box<dyn WatchGuard>, StoreError> {
