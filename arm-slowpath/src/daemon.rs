@@ -74,6 +74,9 @@ pub enum AllocError {
     /// The node has an admission secret and the Register did not carry it.
     #[error("the node admits only compute nodes that present its admission secret")]
     AdmissionRefused,
+    /// A SetEpoch older than the RAS's epoch (`clio_proto::epoch`); the RAS holds `0`.
+    #[error("the remote address space holds the newer epoch {0}")]
+    StaleEpoch(u16),
 }
 
 impl From<RasError> for AllocError {
@@ -82,6 +85,7 @@ impl From<RasError> for AllocError {
             RasError::KeyTableFull | RasError::MembersFull => AllocError::TableFull(e),
             RasError::UnknownRas(pid) => AllocError::UnknownProcess(pid),
             RasError::UnknownMember { pid, client } => AllocError::UnknownMember { pid, client },
+            RasError::StaleEpoch { held, .. } => AllocError::StaleEpoch(held),
         }
     }
 }
@@ -102,17 +106,24 @@ impl AllocError {
             AllocError::Aborted => Status::Aborted,
             AllocError::Quota(_) => Status::QuotaExceeded,
             AllocError::AdmissionRefused => Status::Denied,
+            AllocError::StaleEpoch(_) => Status::Stale,
         }
     }
 
-    /// The answer to `h` that reports this error: its status, and for a quota the
-    /// [`Quota`] in `arg1` (so the client can name the limit and its flag).
+    /// The answer to `h` that reports this error: its status, for a quota the [`Quota`] in
+    /// `arg1` (so the client can name the limit and its flag), for a stale epoch the RAS's
+    /// epoch in `arg0`.
     pub fn answer(self, h: &Header) -> Header {
         let arg1 = match self {
             AllocError::Quota(q) => q as u64,
             _ => 0,
         };
+        let arg0 = match self {
+            AllocError::StaleEpoch(held) => held as u64,
+            _ => h.arg0,
+        };
         Header {
+            arg0,
             arg1,
             ..h.response_to(self.status())
         }
@@ -130,6 +141,8 @@ pub struct SlowPathStats {
     pub registrations: u64,
     /// Members that joined an existing RAS.
     pub joins: u64,
+    /// RAS epochs raised by SetEpoch (`clio_proto::epoch`).
+    pub epoch_raises: u64,
     /// Members that left (Unregister) or whose lease ended.
     pub departures: u64,
     /// Of those, members removed because their lease ended.
@@ -372,8 +385,11 @@ impl SlowPath {
     /// The whole durable state as log records (what a compaction writes).
     pub(crate) fn snapshot(&self) -> Vec<MetaRecord> {
         let mut v = Vec::new();
-        for (pid, key, members) in self.registry.snapshot() {
+        for (pid, key, epoch, members) in self.registry.snapshot() {
             v.push(MetaRecord::RasCreate { pid, key });
+            if epoch != clio_proto::epoch::UNFENCED {
+                v.push(MetaRecord::RasEpoch { pid, epoch });
+            }
             for (client, nonce) in members {
                 v.push(MetaRecord::MemberAdd { pid, client, nonce });
             }
@@ -747,6 +763,13 @@ impl SlowPath {
                     ..h.response_to(Status::Ok)
                 },
                 Err(e) => h.response_to(AllocError::from(e).status()),
+            },
+            Opcode::SetEpoch => match self.set_epoch(h.pid, h.arg0) {
+                Ok(epoch) => Header {
+                    arg0: epoch as u64,
+                    ..h.response_to(Status::Ok)
+                },
+                Err(e) => e.answer(h),
             },
             Opcode::Alloc => match self.alloc_for_tenant(h.pid, h.arg0, h.arg1 as u8) {
                 Ok(o) => {

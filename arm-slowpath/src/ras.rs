@@ -66,6 +66,14 @@ pub enum RasError {
         /// Member.
         client: u16,
     },
+    /// A SetEpoch asked for an epoch older than the RAS's (or for 0).
+    #[error("remote address space holds epoch {held}; {asked} is older")]
+    StaleEpoch {
+        /// The RAS's epoch.
+        held: u16,
+        /// The epoch asked for.
+        asked: u16,
+    },
 }
 
 #[derive(Debug)]
@@ -77,6 +85,8 @@ struct Member {
 #[derive(Debug)]
 struct Space {
     key: u64,
+    /// `clio_proto::epoch`: 0 until a SetEpoch raises it.
+    epoch: u16,
     members: HashMap<u16, Member>,
     next_client: u16,
 }
@@ -147,6 +157,27 @@ impl Registry {
         self.spaces.get(&pid).map(|s| s.key)
     }
 
+    /// The epoch of a RAS (`clio_proto::epoch`; 0: unfenced).
+    pub fn epoch(&self, pid: u16) -> Option<u16> {
+        self.spaces.get(&pid).map(|s| s.epoch)
+    }
+
+    /// Raise a RAS's epoch to `epoch`: `Ok(true)` if it changed, `Ok(false)` if it held that
+    /// epoch already, [`RasError::StaleEpoch`] (nothing changed) if `epoch` is older than the
+    /// RAS's or is 0 (an epoch never goes back to unfenced).
+    pub fn raise_epoch(&mut self, pid: u16, epoch: u16) -> Result<bool, RasError> {
+        let s = self.spaces.get_mut(&pid).ok_or(RasError::UnknownRas(pid))?;
+        if epoch == clio_proto::epoch::UNFENCED || clio_proto::epoch::older(s.epoch, epoch) {
+            return Err(RasError::StaleEpoch {
+                held: s.epoch,
+                asked: epoch,
+            });
+        }
+        let changed = s.epoch != epoch;
+        s.epoch = epoch;
+        Ok(changed)
+    }
+
     /// Every live RAS with its key and member count (for operators: `clio board` stats).
     pub fn list(&self) -> Vec<(u16, usize)> {
         let mut v: Vec<_> = self
@@ -159,12 +190,13 @@ impl Registry {
     }
 
     /// Restore a RAS from the log (recovery): its PID leaves the free list.
-    pub fn restore_space(&mut self, pid: u16, key: u64) {
+    pub fn restore_space(&mut self, pid: u16, key: u64, epoch: u16) {
         self.free_pids.retain(|p| *p != pid);
         self.spaces.insert(
             pid,
             Space {
                 key,
+                epoch,
                 members: HashMap::new(),
                 next_client: 1,
             },
@@ -188,15 +220,16 @@ impl Registry {
         }
     }
 
-    /// Every RAS with its key and members `(client, nonce)`, in order (the log's snapshot).
-    pub fn snapshot(&self) -> Vec<(u16, u64, Vec<(u16, u64)>)> {
+    /// Every RAS with its key, epoch and members `(client, nonce)`, in order (the log's
+    /// snapshot).
+    pub fn snapshot(&self) -> Vec<(u16, u64, u16, Vec<(u16, u64)>)> {
         let mut v: Vec<_> = self
             .spaces
             .iter()
             .map(|(pid, s)| {
                 let mut m: Vec<(u16, u64)> = s.members.iter().map(|(c, m)| (*c, m.nonce)).collect();
                 m.sort_unstable();
-                (*pid, s.key, m)
+                (*pid, s.key, s.epoch, m)
             })
             .collect();
         v.sort_unstable_by_key(|x| x.0);
@@ -244,6 +277,7 @@ impl Registry {
             pid,
             Space {
                 key,
+                epoch: clio_proto::epoch::UNFENCED,
                 members: HashMap::new(),
                 next_client: 1,
             },

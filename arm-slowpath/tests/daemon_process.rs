@@ -124,7 +124,7 @@ fn daemon_serves_the_rings_from_another_process() {
     assert_ne!(pid, 0);
     assert_ne!(key, 0);
     assert!(
-        seen.contains(&Descriptor::KeyWrite { pid, key }),
+        seen.contains(&Descriptor::KeyWrite { pid, key, epoch: 0 }),
         "the key table is programmed with the key the process got"
     );
     seen.clear();
@@ -240,7 +240,9 @@ fn daemon_sets_up_the_kv_store_and_announces_it() {
         matches!(seen[1], Descriptor::RingShare { .. }),
         "the ring share second"
     );
-    assert!(matches!(seen[2], Descriptor::KeyWrite { pid: p, key } if p == pid && key != 0));
+    assert!(
+        matches!(seen[2], Descriptor::KeyWrite { pid: p, key, epoch: 0 } if p == pid && key != 0)
+    );
     let ptes: Vec<_> = seen
         .iter()
         .filter_map(|d| match d {

@@ -117,6 +117,10 @@ typedef enum clio_status {
    * A multi-node client's pool configuration store (etcd) could not be read or changed.
    */
   CLIO_ERR_CONFIG_STORE = -23,
+  /**
+   * The node holds a newer epoch of the replicated pool than the request (its view changed).
+   */
+  CLIO_ERR_STALE = -24,
 } clio_status;
 
 /**

@@ -71,6 +71,8 @@ pub enum ClioStatus {
     ClioErrRouteUnverified = -22,
     /// A multi-node client's pool configuration store (etcd) could not be read or changed.
     ClioErrConfigStore = -23,
+    /// The node holds a newer epoch of the replicated pool than the request (its view changed).
+    ClioErrStale = -24,
 }
 
 /// An opaque client (one registered process on one memory node).
@@ -121,6 +123,7 @@ fn code(e: &ClioError) -> ClioStatus {
         ClioError::AdmissionRefused => ClioStatus::ClioErrAdmissionRefused,
         ClioError::RouteUnverified { .. } => ClioStatus::ClioErrRouteUnverified,
         ClioError::ConfigStore(_) => ClioStatus::ClioErrConfigStore,
+        ClioError::Stale => ClioStatus::ClioErrStale,
         ClioError::NodeLost { .. } => ClioStatus::ClioErrNodeLost,
         // Internal to rtx_commit, which resolves it; a malformed answer if it ever escapes.
         ClioError::Untouched { .. } => ClioStatus::ClioErrBadRequest,

@@ -268,6 +268,42 @@ impl Client {
         }
     }
 
+    /// Enter epoch `epoch` of a replicated pool (`clio_proto::epoch`, a wire epoch): every
+    /// request built from now on carries it, and the node raises this RAS's epoch to it
+    /// (`SetEpoch`), after which it refuses every request of the RAS that carries an older
+    /// one with [`ClioError::Stale`] (this client's, or another member's). The same epoch
+    /// again is Ok. [`ClioError::Stale`] if the RAS holds a newer epoch already (this
+    /// client's view is out of date; the client keeps the epoch it had, as on any error); [`ClioError::InvalidArgument`] for 0 (a RAS never goes
+    /// back to unfenced). Multi-node clients of a pool call it on each node of a new view
+    /// before they act on the view (docs/replication.md, "Epochs").
+    pub fn set_epoch(&self, epoch: u16) -> Result<()> {
+        if epoch == clio_proto::epoch::UNFENCED {
+            return Err(ClioError::InvalidArgument("epoch 0 is the unfenced state"));
+        }
+        let before = self.inner.engine.epoch();
+        self.inner.engine.set_epoch(epoch);
+        let r = match self.sync(OpSpec::SetEpoch { epoch }) {
+            Ok(Output::Value(_)) => Ok(()),
+            Ok(_) => Err(ClioError::BadRequest),
+            Err(e) => Err(e),
+        };
+        if r.is_err() {
+            self.inner.engine.set_epoch(before);
+        }
+        r
+    }
+
+    /// Carry `epoch` in every request built from now on without telling the node (a member
+    /// that learned the view from another member's [`Client::set_epoch`]; 0: no epoch).
+    pub fn use_epoch(&self, epoch: u16) {
+        self.inner.engine.set_epoch(epoch);
+    }
+
+    /// The epoch this client's requests carry (0: none).
+    pub fn epoch(&self) -> u16 {
+        self.inner.engine.epoch()
+    }
+
     /// Whether the node told this member that its lease ended or its RAS is gone (then every
     /// request fails with [`ClioError::Denied`], or the member must join again).
     pub fn lease_lost(&self) -> bool {

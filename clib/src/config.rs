@@ -57,6 +57,11 @@ pub struct Config {
     /// --admission-secret-file`); 0 for a node without one. The default reads the environment
     /// variable `CLIO_ADMISSION_SECRET` (hex with 0x, or decimal); unset or unparsable: 0.
     pub admission_secret: u64,
+    /// The epoch of a replicated pool's view that requests carry from the first one on
+    /// (`clio_proto::epoch`; 0, the default: none). A member joining an address space that a
+    /// pool client has fenced sets it to the view's epoch, or its Join is refused `Stale`;
+    /// [`crate::Client::set_epoch`] and [`crate::Client::use_epoch`] change it later.
+    pub epoch: u16,
 }
 
 impl Default for Config {
@@ -81,6 +86,7 @@ impl Default for Config {
             track_shift: clio_proto::consts::DEFAULT_PAGE_SHIFT,
             heartbeat: true,
             admission_secret: admission_secret_from_env(),
+            epoch: 0,
         }
     }
 }

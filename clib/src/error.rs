@@ -113,6 +113,12 @@ pub enum ClioError {
         /// The operation.
         op: &'static str,
     },
+    /// The node refused the request because its remote address space holds a newer epoch
+    /// than the request carried (`docs/protocol.md` section 7, "Epochs"): the replicated
+    /// pool's view changed and this client had not seen it. Nothing executed; a multi-node
+    /// client reads the view again and retries under it.
+    #[error("the memory node holds a newer epoch of the pool than this request (the pool's view changed)")]
+    Stale,
     /// Opening or using the network failed.
     #[error("transport: {0}")]
     Transport(String),
@@ -141,6 +147,7 @@ impl ClioError {
             Status::LogFull => ClioError::LogFull,
             Status::QuotaExceeded => ClioError::QuotaExceeded { quota: None },
             Status::RouteUnverified => ClioError::RouteUnverified { op: "request" },
+            Status::Stale => ClioError::Stale,
         })
     }
 

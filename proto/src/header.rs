@@ -17,7 +17,7 @@
 //! 40 arg1 (u64)
 //! 48 key (u64, the RAS secret; zero in responses and in Register requests)
 //! 56 client (u16, member of the RAS that sent it; zero in responses)
-//! 58 reserved (2 bytes, zero)
+//! 58 epoch (u16, the sender's view of its RAS's epoch: `crate::epoch`; zero in responses)
 //! 60 cookie (u32, the return-routability cookie of the sender's address; zero in responses)
 //! 64 payload ...
 //! ```
@@ -41,7 +41,7 @@ const _: () = assert!(
     "the header is one beat"
 );
 /// The leading header bytes (through `arg1`) that ring descriptors carry; the key, client and
-/// reserved bytes after them are the fast path's business (client travels separately).
+/// epoch after them are the fast path's business (client travels separately).
 pub const ROUTED_HEADER_LEN: usize = 48;
 /// Flag bit: this packet is a response (from the memory node).
 pub const FLAG_RESPONSE: u8 = 0x01;
@@ -69,7 +69,7 @@ pub mod field {
     pub const ARG1: Field = 40..48;
     pub const KEY: Field = 48..56;
     pub const CLIENT: Field = 56..58;
-    pub const RESERVED: Field = 58..60;
+    pub const EPOCH: Field = 58..60;
     pub const COOKIE: Field = 60..64;
     pub const PAYLOAD: usize = super::HEADER_LEN;
 }
@@ -238,6 +238,10 @@ impl<T: AsRef<[u8]>> Packet<T> {
     pub fn client(&self) -> u16 {
         be16(self.buffer.as_ref(), field::CLIENT)
     }
+    /// The epoch of the sender's view (`crate::epoch`).
+    pub fn epoch(&self) -> u16 {
+        be16(self.buffer.as_ref(), field::EPOCH)
+    }
     /// The sender's route cookie (`crate::route_cookie`).
     pub fn cookie(&self) -> u32 {
         be32(self.buffer.as_ref(), field::COOKIE)
@@ -335,6 +339,9 @@ pub struct Header {
     /// The RAS member that sent the request (assigned at Register/Join; zero in responses).
     /// Tags idempotence-ring entries together with `pid` and `req_id`.
     pub client: u16,
+    /// The epoch of the sender's view (`crate::epoch`; 0 outside a pool, and in responses).
+    /// A request older than its RAS's epoch is refused with `Status::Stale`.
+    pub epoch: u16,
     /// The return-routability cookie of the sender's address (`crate::route_cookie`; zero in
     /// responses). Needed where an answer can be larger than twice its request.
     pub cookie: u32,
@@ -359,6 +366,7 @@ impl Header {
             arg1: 0,
             key: 0,
             client: 0,
+            epoch: 0,
             cookie: 0,
         }
     }
@@ -366,6 +374,11 @@ impl Header {
     /// The same request carrying the route cookie of its sender's address.
     pub fn with_cookie(self, cookie: u32) -> Header {
         Header { cookie, ..self }
+    }
+
+    /// The same request carrying the epoch of its sender's view (`crate::epoch`).
+    pub fn with_epoch(self, epoch: u16) -> Header {
+        Header { epoch, ..self }
     }
 
     /// The same request presenting the RAS credentials `(key, client)`.
@@ -378,7 +391,7 @@ impl Header {
     }
 
     /// The response header for this request packet: same identity, response flag, `status`,
-    /// no payload, key, client and cookie zero (a response never echoes the secret); callers set
+    /// no payload, key, client, epoch and cookie zero (a response never echoes the secret); callers set
     /// `payload_len`, `pkt_index`, `pkt_count`, `arg0` as needed.
     pub fn response_to(&self, status: Status) -> Header {
         Header {
@@ -388,6 +401,7 @@ impl Header {
             payload_len: 0,
             key: 0,
             client: 0,
+            epoch: 0,
             cookie: 0,
             ..*self
         }
@@ -429,6 +443,7 @@ impl Header {
             arg1: p.arg1(),
             key: p.key(),
             client: p.client(),
+            epoch: p.epoch(),
             cookie: p.cookie(),
         })
     }
@@ -453,7 +468,7 @@ impl Header {
         put64(b, field::ARG1, self.arg1);
         put64(b, field::KEY, self.key);
         put16(b, field::CLIENT, self.client);
-        b[field::RESERVED].fill(0);
+        put16(b, field::EPOCH, self.epoch);
         put32(b, field::COOKIE, self.cookie);
     }
 
@@ -560,7 +575,12 @@ mod tests {
             any::<u64>(),
             any::<u32>(),
             any::<u64>(),
-            (any::<u64>(), any::<u64>(), any::<u16>(), any::<u32>()),
+            (
+                any::<u64>(),
+                any::<u64>(),
+                (any::<u16>(), any::<u16>()),
+                any::<u32>(),
+            ),
         )
             .prop_map(
                 |(
@@ -573,7 +593,7 @@ mod tests {
                     va,
                     total_len,
                     arg0,
-                    (arg1, key, client, cookie),
+                    (arg1, key, (client, epoch), cookie),
                 )| Header {
                     opcode,
                     status,
@@ -590,6 +610,7 @@ mod tests {
                     arg1,
                     key,
                     client,
+                    epoch,
                     cookie,
                 },
             )

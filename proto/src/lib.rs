@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod consts;
+pub mod epoch;
 pub mod frame;
 pub mod header;
 pub mod kv;

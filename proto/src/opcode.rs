@@ -57,6 +57,13 @@ pub enum Opcode {
     Unregister = 0x14,
     /// Renew the member's lease (see [`crate::consts::DEFAULT_LEASE_MS`]).
     Heartbeat = 0x15,
+    /// Raise the RAS's epoch (`crate::epoch`) to `arg0` (a wire epoch, 1..=65535): from then
+    /// on the fast path refuses, with [`crate::Status::Stale`], every request of the RAS whose
+    /// epoch is older. The request's own header epoch must not be older than the RAS's (the
+    /// key check refuses it first); an `arg0` older than the RAS's epoch is refused with Stale
+    /// and changes nothing; the same epoch again answers Ok (idempotent). The answer's `arg0`
+    /// is the RAS's epoch after it. Kept in the node's metadata log.
+    SetEpoch = 0x16,
     /// Test-and-set the 8-byte word at `va` to 1; the response's `arg0` is the old value.
     TestAndSet = 0x20,
     /// Store 0 to the 8-byte word at `va` (lock release); the response's `arg0` is the old
@@ -114,7 +121,7 @@ impl Opcode {
     pub const EXTEND_LAST: u8 = 0x7F;
 
     /// All defined opcodes.
-    pub const ALL: [Opcode; 23] = [
+    pub const ALL: [Opcode; 24] = [
         Opcode::Read,
         Opcode::Write,
         Opcode::Persist,
@@ -126,6 +133,7 @@ impl Opcode {
         Opcode::Join,
         Opcode::Unregister,
         Opcode::Heartbeat,
+        Opcode::SetEpoch,
         Opcode::TestAndSet,
         Opcode::Unlock,
         Opcode::CompareAndSwap,
@@ -158,7 +166,8 @@ impl Opcode {
             | Opcode::Register
             | Opcode::Join
             | Opcode::Unregister
-            | Opcode::Heartbeat => Path::SlowPath,
+            | Opcode::Heartbeat
+            | Opcode::SetEpoch => Path::SlowPath,
             Opcode::TestAndSet
             | Opcode::Unlock
             | Opcode::CompareAndSwap

@@ -131,6 +131,13 @@ pub enum MetaRecord {
         /// Its key.
         key: u64,
     },
+    /// A remote address space's epoch was raised (`crate::epoch`; `Opcode::SetEpoch`).
+    RasEpoch {
+        /// Its PID.
+        pid: u16,
+        /// The epoch it holds from now on.
+        epoch: u16,
+    },
     /// A remote address space was torn down.
     RasRetire {
         /// Its PID.
@@ -225,6 +232,7 @@ mod kind {
     pub const TX_LOG_ADD: u8 = 8;
     pub const TX_RESOLVED: u8 = 9;
     pub const TX_LOG_REMOVE: u8 = 10;
+    pub const RAS_EPOCH: u8 = 11;
 }
 
 impl MetaRecord {
@@ -240,6 +248,11 @@ impl MetaRecord {
             MetaRecord::RasRetire { pid } => {
                 p.extend_from_slice(&pid.to_le_bytes());
                 kind::RAS_RETIRE
+            }
+            MetaRecord::RasEpoch { pid, epoch } => {
+                p.extend_from_slice(&pid.to_le_bytes());
+                p.extend_from_slice(&epoch.to_le_bytes());
+                kind::RAS_EPOCH
             }
             MetaRecord::MemberAdd { pid, client, nonce } => {
                 p.extend_from_slice(&pid.to_le_bytes());
@@ -334,6 +347,10 @@ impl MetaRecord {
                 key: le64(p, 2),
             }),
             kind::RAS_RETIRE => need(2).map(|_| MetaRecord::RasRetire { pid: le16(p, 0) }),
+            kind::RAS_EPOCH => need(4).map(|_| MetaRecord::RasEpoch {
+                pid: le16(p, 0),
+                epoch: le16(p, 2),
+            }),
             kind::MEMBER_ADD => need(12).map(|_| MetaRecord::MemberAdd {
                 pid: le16(p, 0),
                 client: le16(p, 2),
@@ -391,6 +408,10 @@ mod tests {
                 key: 0xDEAD_BEEF_F00D,
             },
             MetaRecord::RasRetire { pid: 7 },
+            MetaRecord::RasEpoch {
+                pid: 7,
+                epoch: 0xFFFF,
+            },
             MetaRecord::MemberAdd {
                 pid: 7,
                 client: 3,

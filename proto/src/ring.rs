@@ -178,6 +178,8 @@ pub mod desc {
         pub const PID: Range<usize> = BODY..BODY + 2;
         /// u16 client: RING_RELEASE.
         pub const CLIENT: Range<usize> = BODY + 2..BODY + 4;
+        /// u16 epoch: KEY_WRITE (`crate::epoch`; 0 leaves the RAS unfenced).
+        pub const EPOCH: Range<usize> = BODY + 2..BODY + 4;
         /// u8 status: KV_CONFIG.
         pub const STATUS: usize = BODY + 2;
         /// u64 bucket: PTE_WRITE.
@@ -264,6 +266,8 @@ pub enum Descriptor {
         pid: u16,
         /// Its secret; 0 removes the RAS.
         key: u64,
+        /// Its epoch (`crate::epoch`; 0: not fenced).
+        epoch: u16,
     },
     /// TX: release the idempotence-ring slots of one RAS member (they may be reused; a late
     /// duplicate of its request is still answered from its entry until it is overwritten).
@@ -341,8 +345,9 @@ impl Descriptor {
                 b[body::PFN].copy_from_slice(&pfn.to_le_bytes());
                 kind::FREE_PAGE
             }
-            Descriptor::KeyWrite { pid, key } => {
+            Descriptor::KeyWrite { pid, key, epoch } => {
                 b[body::PID].copy_from_slice(&pid.to_le_bytes());
+                b[body::EPOCH].copy_from_slice(&epoch.to_le_bytes());
                 b[body::KEY].copy_from_slice(&key.to_le_bytes());
                 kind::KEY_WRITE
             }
@@ -432,6 +437,7 @@ impl Descriptor {
             kind::KEY_WRITE => Descriptor::KeyWrite {
                 pid: le16(b, body::PID.start),
                 key: le64(b, body::KEY.start),
+                epoch: le16(b, body::EPOCH.start),
             },
             kind::RING_RELEASE => Descriptor::RingRelease {
                 pid: le16(b, body::PID.start),
@@ -496,6 +502,7 @@ mod tests {
             Descriptor::KeyWrite {
                 pid: 4095,
                 key: 0xDEAD_BEEF_0123_4567,
+                epoch: 0xBEEF,
             },
             Descriptor::RingRelease { pid: 7, client: 9 },
             Descriptor::KvConfig {
@@ -586,6 +593,7 @@ pub fn verilog_header() -> String {
     for (n, v) in [
         ("DESC_BODY_PID", desc::body::PID.start),
         ("DESC_BODY_CLIENT", desc::body::CLIENT.start),
+        ("DESC_BODY_EPOCH", desc::body::EPOCH.start),
         ("DESC_BODY_STATUS", desc::body::STATUS),
         ("DESC_BODY_BUCKET", desc::body::BUCKET.start),
         ("DESC_BODY_VPN", desc::body::VPN.start),

@@ -38,6 +38,8 @@ rules! {
     CrcChecked => ("integrity.crc", "a packet whose CRC does not match is NACKed, never executed"),
     /// Counted: a request DENIED by the key check.
     KeyChecked => ("auth.key", "a request's key must open its pid (DENIED otherwise, nothing executed)"),
+    /// Counted: a request refused by the key check for its epoch (Stale).
+    EpochChecked => ("auth.epoch", "a request presenting its RAS's key with an epoch older than the RAS's is STALE, nothing executed"),
     /// Counted: a request refused by the route check (RouteUnverified).
     RouteCookieChecked => ("security.route_cookie", "an answer larger than twice its request goes only to a source address whose route cookie the request carries (RouteUnverified otherwise, nothing executed)"),
     /// Counted: a key installed or removed by the slow path's KeyWrite.

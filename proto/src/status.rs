@@ -49,11 +49,15 @@ pub enum Status {
     /// route cookie of its source address (`crate::route_cookie`); nothing was executed. A
     /// client learns its cookie from the answers to Register, Join and Heartbeat.
     RouteUnverified = 15,
+    /// The request presents its RAS's key with an epoch older than the RAS's (`crate::epoch`):
+    /// its sender's view of the pool is out of date; nothing was executed. Read the pool's
+    /// view again and retry under it.
+    Stale = 16,
 }
 
 impl Status {
     /// All defined status codes.
-    pub const ALL: [Status; 16] = [
+    pub const ALL: [Status; 17] = [
         Status::Ok,
         Status::Nack,
         Status::Permission,
@@ -70,10 +74,11 @@ impl Status {
         Status::LogFull,
         Status::QuotaExceeded,
         Status::RouteUnverified,
+        Status::Stale,
     ];
 
     /// The largest status byte defined (requests carrying a larger one are malformed).
-    pub const MAX: u8 = Status::RouteUnverified as u8;
+    pub const MAX: u8 = Status::Stale as u8;
 
     /// Decode a byte; `None` for undefined values.
     pub fn from_u8(v: u8) -> Option<Status> {
@@ -103,6 +108,7 @@ impl Status {
             Status::RouteUnverified => {
                 "the request's route cookie does not match its source address (refresh it with a heartbeat)"
             }
+            Status::Stale => "the request's epoch is older than its address space's: the pool's view changed",
         }
     }
 }

@@ -28,7 +28,7 @@ fn header_table_matches_the_code() {
         ("arg1", field::ARG1.start, field::ARG1.len()),
         ("key", field::KEY.start, field::KEY.len()),
         ("client", field::CLIENT.start, field::CLIENT.len()),
-        ("reserved", field::RESERVED.start, field::RESERVED.len()),
+        ("epoch", field::EPOCH.start, field::EPOCH.len()),
         ("cookie", field::COOKIE.start, field::COOKIE.len()),
     ];
     let mut covered = 0;

@@ -62,7 +62,8 @@ pub enum Class {
     AllocFree,
     /// A request with a valid CRC whose key does not open its pid: a wrong key, no key,
     /// another RAS's pid with this RAS's key, a pid beyond the key table, or the key of a RAS
-    /// that was torn down. Must be denied with nothing executed.
+    /// that was torn down. Must be denied with nothing executed. Or the right key with an
+    /// epoch older than its RAS's (`proto::epoch`): STALE with nothing executed.
     Forged,
     /// A request whose answer can exceed twice its size (a Read of 65 B .. 4 KiB, a KvGet)
     /// with a wrong route cookie, none, or this host's cookie from another source address
@@ -70,7 +71,8 @@ pub enum Class {
     /// without a cookie (no larger than twice the request: answered). The first are
     /// ROUTE_UNVERIFIED with nothing executed.
     Spoofed,
-    /// Another member joins the RAS (up to three members), or a member heartbeats.
+    /// Another member joins the RAS (up to three members), or a member heartbeats, or raises
+    /// the RAS's epoch (SetEpoch; now and then to an older epoch than the RAS's, refused).
     Join,
     /// A member leaves (its ring slots are released), or the RAS is torn down (its regions
     /// freed, its key removed: its later requests are denied) and a new process registers
@@ -88,6 +90,8 @@ struct Proc {
     last_atomic: Option<(usize, u32)>,
     /// Logs appended to: (va, capacity).
     logs: Vec<(u64, u64)>,
+    /// The RAS's epoch (`proto::epoch`), which its requests carry.
+    epoch: u16,
 }
 
 /// A stream generator bound to a reference node.
@@ -237,6 +241,13 @@ impl Stream {
         Header::request(op, p.pid, id, va)
             .with_credentials(p.key, p.clients[member])
             .with_cookie(self.cookie)
+            .with_epoch(p.epoch)
+    }
+
+    /// Give `h` (built by a request codec, such as `proto::kv`'s) what `c`, a request of
+    /// [`Stream::req`], presents: pid, key, client, cookie and epoch.
+    fn present_as(h: &mut Header, c: &Header) {
+        (h.pid, h.key, h.client, h.cookie, h.epoch) = (c.pid, c.key, c.client, c.cookie, c.epoch);
     }
 
     /// Register a process (a new RAS) and give it a few regions (one read-only); it takes
@@ -263,6 +274,7 @@ impl Stream {
             regions: Vec::new(),
             last_atomic: None,
             logs: Vec::new(),
+            epoch: clio_proto::epoch::UNFENCED,
         };
         if slot == self.procs.len() {
             self.procs.push(p);
@@ -603,7 +615,13 @@ impl Stream {
                 let (pid, key) = (h.pid, h.key);
                 let other = &self.procs[(slot + 1) % self.procs.len()];
                 let (other_pid, other_key) = (other.pid, other.key);
-                (h.pid, h.key) = match self.rng.gen_range(0..6) {
+                let epoch = self.procs[slot].epoch;
+                (h.pid, h.key) = match self.rng.gen_range(0..7) {
+                    // The right credentials with an older epoch (a view out of date).
+                    6 if epoch != clio_proto::epoch::UNFENCED => {
+                        h.epoch = epoch.wrapping_sub(self.rng.gen_range(1..=3));
+                        (pid, key)
+                    }
                     0 => (pid, key ^ 1 << self.rng.gen_range(0..64)),
                     1 => (pid, 0),
                     // Another RAS's pid with this RAS's key (the CRC is valid: the client
@@ -638,10 +656,29 @@ impl Stream {
                     if let Some(r) = r.first().filter(|r| r.status == Status::Ok) {
                         self.procs[slot].clients.push(r.arg1 as u16);
                     }
-                } else {
+                } else if self.rng.gen_bool(0.5) {
                     let member = self.rng.gen_range(0..3);
                     let h = self.req(slot, member, Opcode::Heartbeat, id, 0);
                     self.send_as(node, slot, member, h.to_packet(&[]), out);
+                } else {
+                    // Raise the epoch (the same one again now and then), or ask for an older
+                    // one (refused, nothing changes); a new epoch is carried from then on.
+                    let member = self.rng.gen_range(0..3);
+                    let now = self.procs[slot].epoch;
+                    let want = match self.rng.gen_range(0..4) {
+                        0 if now > 1 => now - 1,
+                        1 => now,
+                        _ => now.wrapping_add(self.rng.gen_range(1..=2)).max(1),
+                    };
+                    let h = Header {
+                        arg0: want as u64,
+                        epoch: want.max(now),
+                        ..self.req(slot, member, Opcode::SetEpoch, id, 0)
+                    };
+                    let r = self.send_as(node, slot, member, h.to_packet(&[]), out);
+                    if let Some(r) = r.first().filter(|r| r.status == Status::Ok) {
+                        self.procs[slot].epoch = r.arg0 as u16;
+                    }
                 }
             }
             Class::Unregister => {

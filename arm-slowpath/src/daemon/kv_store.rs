@@ -184,7 +184,9 @@ mod tests {
         assert_eq!(s.layout, StoreLayout::fit(s.layout.base, 1 << 20).unwrap());
         let out: Vec<Descriptor> = sp.outbox.drain(..).collect();
         // The key first, then every page's PTE mapped, then the configuration.
-        assert!(matches!(out[0], Descriptor::KeyWrite { pid, key } if pid == s.pid && key != 0));
+        assert!(
+            matches!(out[0], Descriptor::KeyWrite { pid, key, epoch: 0 } if pid == s.pid && key != 0)
+        );
         let pages = (1u64 << 20) / 4096;
         let ptes: Vec<_> = out
             .iter()

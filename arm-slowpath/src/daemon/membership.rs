@@ -19,7 +19,11 @@ impl SlowPath {
             ]);
             self.procs
                 .insert(pid, VaSpace::new(VA_LIMIT >> self.layout.page_shift));
-            self.outbox.push_back(Descriptor::KeyWrite { pid, key });
+            self.outbox.push_back(Descriptor::KeyWrite {
+                pid,
+                key,
+                epoch: clio_proto::epoch::UNFENCED,
+            });
             self.stats.registrations += 1;
         }
         Ok((pid, key, client))
@@ -69,6 +73,25 @@ impl SlowPath {
         Ok(client)
     }
 
+    /// Raise the RAS's epoch (`SetEpoch`, `arg0` = the epoch; the fast path already refused a
+    /// request older than the RAS's epoch): logged, then the key table is written with the
+    /// RAS's key and the new epoch, so every later request of an older view is Stale. The
+    /// same epoch again changes nothing. Returns the RAS's epoch.
+    pub fn set_epoch(&mut self, pid: u16, arg0: u64) -> Result<u16, AllocError> {
+        let epoch = u16::try_from(arg0).map_err(|_| AllocError::BadRequest)?;
+        let key = self
+            .registry
+            .key(pid)
+            .ok_or(AllocError::UnknownProcess(pid))?;
+        if self.registry.raise_epoch(pid, epoch)? {
+            self.persist_log(&[MetaRecord::RasEpoch { pid, epoch }]);
+            self.outbox
+                .push_back(Descriptor::KeyWrite { pid, key, epoch });
+            self.stats.epoch_raises += 1;
+        }
+        Ok(epoch)
+    }
+
     /// Remove a member (`destroy`: every member) and tear the RAS down when none is left.
     pub fn unregister(&mut self, pid: u16, client: u16, destroy: bool) -> Result<(), AllocError> {
         let gone = if destroy {
@@ -106,7 +129,11 @@ impl SlowPath {
 
     fn teardown(&mut self, pid: u16) {
         self.persist_log(&[MetaRecord::RasRetire { pid }]);
-        self.outbox.push_back(Descriptor::KeyWrite { pid, key: 0 });
+        self.outbox.push_back(Descriptor::KeyWrite {
+            pid,
+            key: 0,
+            epoch: clio_proto::epoch::UNFENCED,
+        });
         // With the key gone no request of this RAS records another entry: forget them all, so
         // the next owner of the PID meets none of them.
         self.outbox.push_back(Descriptor::RingRelease {

@@ -53,6 +53,7 @@ pub struct RecoveryReport {
 #[derive(Default)]
 struct Space {
     key: u64,
+    epoch: u16,
     members: BTreeMap<u16, u64>,
     regions: BTreeMap<u64, Region>,
     tx_logs: BTreeMap<u64, TxLog>,
@@ -74,6 +75,11 @@ fn replay(records: &[MetaRecord]) -> (BTreeMap<u16, Space>, BTreeSet<u64>) {
             }
             MetaRecord::RasRetire { pid } => {
                 spaces.remove(&pid);
+            }
+            MetaRecord::RasEpoch { pid, epoch } => {
+                if let Some(s) = spaces.get_mut(&pid) {
+                    s.epoch = epoch;
+                }
             }
             MetaRecord::MemberAdd { pid, client, nonce } => {
                 if let Some(s) = spaces.get_mut(&pid) {
@@ -186,9 +192,12 @@ impl SlowPath {
         let mut sp = SlowPath::with_config(layout, cfg);
         // Spaces, keys and members; the key table is volatile: program it again.
         for (&pid, s) in &spaces {
-            sp.registry.restore_space(pid, s.key);
-            sp.outbox
-                .push_back(Descriptor::KeyWrite { pid, key: s.key });
+            sp.registry.restore_space(pid, s.key, s.epoch);
+            sp.outbox.push_back(Descriptor::KeyWrite {
+                pid,
+                key: s.key,
+                epoch: s.epoch,
+            });
             for (&client, &nonce) in &s.members {
                 sp.registry.restore_member(pid, client, nonce, now);
                 rep.members += 1;
@@ -384,6 +393,9 @@ mod tests {
         let (free_before, promised_before) = (sp.free_frames(), sp.promised_pages);
         // And a region allocated and logged whose PTE writes never reached the table.
         let lost = sp.alloc(pid, 1 << 16, PERM_READ | PERM_WRITE).unwrap();
+        // The RAS was fenced at epoch 9 (raised twice: the log keeps the last).
+        assert_eq!(sp.set_epoch(pid, 8), Ok(8));
+        assert_eq!(sp.set_epoch(pid, 9), Ok(9));
         sp.outbox.clear();
         let (log, records) = reopen(&mut sp);
         let (mut r, rep) = SlowPath::recover(layout(), cfg(), log, &records, &mut table, true, now);
@@ -395,7 +407,12 @@ mod tests {
         assert_eq!(rep.ptes_rewritten, 1, "the lost region's PTE");
         assert_eq!(r.registry.key(pid), Some(key));
         assert_eq!(r.registry.members(pid), 2);
-        assert!(r.outbox.contains(&Descriptor::KeyWrite { pid, key }));
+        assert_eq!(r.registry.epoch(pid), Some(9));
+        assert!(
+            r.outbox
+                .contains(&Descriptor::KeyWrite { pid, key, epoch: 9 }),
+            "the fence survives the restart"
+        );
         for (i, pfn) in frames.iter().enumerate() {
             let vpn = (keep.va >> 16) + i as u64;
             assert_eq!(r.shadow.get(pid, vpn).unwrap().pfn, Some(*pfn));

@@ -82,8 +82,27 @@ fn register_programs_the_key_and_the_last_member_out_tears_down() {
         ]
     );
     let (pid, key, c1) = sp.register_at(1, t0).unwrap();
-    assert_eq!(drain(&mut sp), vec![Descriptor::KeyWrite { pid, key }]);
+    assert_eq!(
+        drain(&mut sp),
+        vec![Descriptor::KeyWrite { pid, key, epoch: 0 }]
+    );
     let c2 = sp.join_at(pid, 2, t0).unwrap();
+    // SetEpoch: forward only, the same epoch again changes nothing, 0 is never set again.
+    assert_eq!(sp.set_epoch(pid, 3), Ok(3));
+    assert_eq!(
+        drain(&mut sp),
+        vec![Descriptor::KeyWrite { pid, key, epoch: 3 }]
+    );
+    assert_eq!(sp.set_epoch(pid, 3), Ok(3));
+    assert_eq!(sp.set_epoch(pid, 2), Err(AllocError::StaleEpoch(3)));
+    assert_eq!(sp.set_epoch(pid, 0), Err(AllocError::StaleEpoch(3)));
+    assert_eq!(sp.set_epoch(pid, 1 << 16), Err(AllocError::BadRequest));
+    assert_eq!(
+        sp.set_epoch(pid + 1, 4),
+        Err(AllocError::UnknownProcess(pid + 1))
+    );
+    assert_eq!(drain(&mut sp), vec![], "nothing written");
+    assert_eq!(sp.stats.epoch_raises, 1);
     let o = sp.alloc(pid, 3 * 4096, PERM_READ | PERM_WRITE).unwrap();
     let frame = sp.frames.alloc().unwrap();
     sp.page_mapped(pid, o.va >> 12, frame);
@@ -99,7 +118,11 @@ fn register_programs_the_key_and_the_last_member_out_tears_down() {
     assert_eq!(d[0], Descriptor::RingRelease { pid, client: c2 });
     assert_eq!(
         d[1],
-        Descriptor::KeyWrite { pid, key: 0 },
+        Descriptor::KeyWrite {
+            pid,
+            key: 0,
+            epoch: 0
+        },
         "key removed first"
     );
     assert_eq!(

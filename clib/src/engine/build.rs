@@ -77,8 +77,9 @@ impl Engine {
         let h = if opcode.needs_key() {
             h.with_credentials(ras_key, client)
                 .with_cookie(self.cookie())
+                .with_epoch(self.epoch())
         } else {
-            h.with_cookie(self.cookie())
+            h.with_cookie(self.cookie()).with_epoch(self.epoch())
         };
         let p = h.to_packet(&[]);
         self.new_req(st, op, h, vec![p], 1, HEADER_LEN as u64)
@@ -107,6 +108,9 @@ impl Engine {
                 vec![self.single(st, Some(op_id), Opcode::Unregister, 0, *destroy as u64, 0)]
             }
             OpSpec::Heartbeat => vec![self.single(st, Some(op_id), Opcode::Heartbeat, 0, 0, 0)],
+            OpSpec::SetEpoch { epoch } => {
+                vec![self.single(st, Some(op_id), Opcode::SetEpoch, 0, *epoch as u64, 0)]
+            }
             OpSpec::Persist { va, len } | OpSpec::TxLog { va, len } => {
                 let opcode = match spec {
                     OpSpec::Persist { .. } => Opcode::Persist,
@@ -118,7 +122,8 @@ impl Engine {
                     ..Header::request(opcode, pid, id, *va)
                 }
                 .with_credentials(ras_key, client)
-                .with_cookie(self.cookie());
+                .with_cookie(self.cookie())
+                .with_epoch(self.epoch());
                 let p = h.to_packet(&[]);
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, HEADER_LEN as u64)]
             }
@@ -147,7 +152,8 @@ impl Engine {
                     ..Header::request(Opcode::Append, pid, id, *va)
                 }
                 .with_credentials(ras_key, client)
-                .with_cookie(self.cookie());
+                .with_cookie(self.cookie())
+                .with_epoch(self.epoch());
                 let p = h.to_packet(record);
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, HEADER_LEN as u64)]
             }
@@ -165,7 +171,8 @@ impl Engine {
                     ..Header::request(Opcode::PointerChase, pid, id, *va)
                 }
                 .with_credentials(ras_key, client)
-                .with_cookie(self.cookie());
+                .with_cookie(self.cookie())
+                .with_epoch(self.epoch());
                 let p = h.to_packet(&[]);
                 let resp = HEADER_LEN as u64 + *len as u64;
                 vec![self.new_req(st, Some(op_id), h, vec![p], 1, resp)]
@@ -183,7 +190,8 @@ impl Engine {
                     ..Header::request(*op, pid, id, *va)
                 }
                 .with_credentials(ras_key, client)
-                .with_cookie(self.cookie());
+                .with_cookie(self.cookie())
+                .with_epoch(self.epoch());
                 let p = h.to_packet(payload);
                 let resp = match op {
                     Opcode::KvGet => (HEADER_LEN + clio_proto::kv::MAX_STAGED_VALUE) as u64,
@@ -204,7 +212,8 @@ impl Engine {
                         ..Header::request(Opcode::Read, pid, id, va + off as u64)
                     }
                     .with_credentials(ras_key, client)
-                    .with_cookie(self.cookie());
+                    .with_cookie(self.cookie())
+                    .with_epoch(self.epoch());
                     let n = packet_count(clen);
                     let p = h.to_packet(&[]);
                     let mut r = self.new_req(
@@ -232,7 +241,8 @@ impl Engine {
                         ..Header::request(Opcode::Write, pid, id, va + off as u64)
                     }
                     .with_credentials(ras_key, client)
-                    .with_cookie(self.cookie());
+                    .with_cookie(self.cookie())
+                    .with_epoch(self.epoch());
                     let n = packet_count(clen);
                     let packets = (0..n)
                         .filter_map(|i| {
@@ -293,6 +303,7 @@ impl Engine {
             | OpSpec::Join { .. }
             | OpSpec::Unregister { .. }
             | OpSpec::Heartbeat
+            | OpSpec::SetEpoch { .. }
             | OpSpec::Alloc { .. }
             | OpSpec::Fence => (None, false),
         };

@@ -32,7 +32,7 @@ use clio_proto::opcode::Path;
 use clio_proto::route_cookie::cookie_of_answer;
 use clio_proto::{Header, Opcode, Packet, Status};
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -54,6 +54,9 @@ pub(crate) enum OpSpec {
         destroy: bool,
     },
     Heartbeat,
+    SetEpoch {
+        epoch: u16,
+    },
     Alloc {
         len: u64,
         perms: u8,
@@ -293,6 +296,7 @@ enum Kind {
     Join,
     Unregister,
     Heartbeat,
+    SetEpoch,
     Alloc,
     Free,
     Read,
@@ -406,6 +410,9 @@ pub(crate) struct Engine {
     /// registration, before any other request; the route cookie, `clio_proto::route_cookie`,
     /// from every answer to Register, Join and Heartbeat).
     member: (AtomicU64, AtomicU64),
+    /// The epoch every request carries (`clio_proto::epoch`; 0 outside a replicated pool):
+    /// set by a multi-node client from its pool's view.
+    epoch: AtomicU16,
     /// Bytes of each allocation this client made, by address (`rfree` tracks its range).
     allocs: Mutex<BTreeMap<u64, u64>>,
     /// Submissions wait in the queue for the next call that waits or polls (see
@@ -479,11 +486,13 @@ impl Engine {
                 receives: AtomicU64::new(0),
             })
             .collect();
+        let epoch = cfg.epoch;
         Engine {
             lanes: Lanes::new(transport),
             cfg,
             shards,
             member: (AtomicU64::new(0), AtomicU64::new(0)),
+            epoch: AtomicU16::new(epoch),
             allocs: Mutex::new(BTreeMap::new()),
             defer: AtomicBool::new(false),
         }
@@ -524,6 +533,16 @@ impl Engine {
     /// The route cookie every request carries.
     pub(crate) fn cookie(&self) -> u32 {
         (self.member.0.load(Ordering::Acquire) >> 32) as u32
+    }
+
+    /// The epoch every request built from now on carries.
+    pub(crate) fn set_epoch(&self, epoch: u16) {
+        self.epoch.store(epoch, Ordering::Release);
+    }
+
+    /// The epoch requests carry.
+    pub(crate) fn epoch(&self) -> u16 {
+        self.epoch.load(Ordering::Acquire)
     }
 
     /// `(pid, key, client)`.

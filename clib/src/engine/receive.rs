@@ -375,7 +375,7 @@ impl Engine {
                     key: op.aux.0,
                     client: op.aux.1 as u16,
                 },
-                Kind::Heartbeat => Output::Value(op.value),
+                Kind::Heartbeat | Kind::SetEpoch => Output::Value(op.value),
                 Kind::Chase => Output::Chase(match (op.data.is_empty(), op.aux.0) {
                     (false, node) => ChaseOutcome::Found {
                         value: op.data,

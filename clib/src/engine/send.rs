@@ -92,6 +92,7 @@ impl Engine {
             OpSpec::Join { .. } => (Kind::Join, "join", Vec::new()),
             OpSpec::Unregister { .. } => (Kind::Unregister, "unregister", Vec::new()),
             OpSpec::Heartbeat => (Kind::Heartbeat, "heartbeat", Vec::new()),
+            OpSpec::SetEpoch { .. } => (Kind::SetEpoch, "set_epoch", Vec::new()),
             OpSpec::Alloc { .. } => (Kind::Alloc, "ralloc", Vec::new()),
             OpSpec::Free { .. } => (Kind::Free, "rfree", Vec::new()),
             OpSpec::Read { len, .. } => (Kind::Read, "rread", vec![0u8; *len]),

@@ -171,7 +171,7 @@ impl MultiClient {
             let Some(&j) = order.first() else {
                 return Ok(None);
             };
-            let va = match inner.nodes.at(j).engine().and_then(|c| c.ralloc(r.len)) {
+            let va = match inner.engine(j).and_then(|c| c.ralloc(r.len)) {
                 Ok(va) => va,
                 Err(e) if node_failed(&e) => {
                     self.fail_node(j)?;
@@ -223,13 +223,7 @@ impl MultiClient {
             };
             let log = lock(&self.inner.nodes.at(j).log);
             let step = std::time::Instant::now();
-            let data = match self
-                .inner
-                .nodes
-                .at(p)
-                .engine()
-                .and_then(|c| c.rread(pva + off, n))
-            {
+            let data = match self.inner.engine(p).and_then(|c| c.rread(pva + off, n)) {
                 Ok(d) => d,
                 Err(e) if node_failed(&e) => {
                     drop((log, g));
@@ -239,7 +233,7 @@ impl MultiClient {
                 Err(e) => return Err(e),
             };
             let durable = self.inner.cfg.durable;
-            let target = self.inner.nodes.at(j).engine();
+            let target = self.inner.engine(j);
             match target.and_then(|c| {
                 if durable {
                     c.rwrite_durable(va + off, &data)

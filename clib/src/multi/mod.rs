@@ -158,6 +158,9 @@ pub struct MultiStats {
     pub readmitted: u64,
     /// Nodes announced in the pool after this client connected, and added to it.
     pub nodes_added: u64,
+    /// `Stale` answers met (a node held a newer epoch of the pool than this client's view):
+    /// each made the client read the view again.
+    pub stale_answers: u64,
 }
 
 struct Inner {
@@ -182,6 +185,26 @@ struct Inner {
     /// Wakes the background healer: set when a node is dropped or readmitted.
     heal_due: Arc<(Mutex<bool>, std::sync::Condvar)>,
 }
+
+impl Inner {
+    /// Node `i`'s engine, fenced at this client's epoch: before the first request of a newer
+    /// view reaches the node, the node's RAS is raised to the view's epoch (`SetEpoch`,
+    /// docs/replication.md "Epochs"), so that from then on it refuses every request of an
+    /// older view, this client's or another's. `ClioError::Stale` if the node holds a newer
+    /// epoch (this client's view is out of date).
+    fn engine(&self, i: usize) -> Result<Arc<Client>> {
+        let c = self.nodes.at(i).engine()?;
+        let e = clio_proto::epoch::wire(self.epoch.load(Ordering::Acquire));
+        if c.epoch() != e {
+            c.set_epoch(e)?;
+        }
+        Ok(c)
+    }
+}
+
+/// Consecutive `Stale` answers one operation takes (reading the pool's view again after
+/// each) before it fails with `ClioError::Stale`.
+const STALE_RETRIES: u32 = 16;
 
 /// A client over several memory nodes (cheap to clone, shared by threads).
 #[derive(Clone)]
@@ -439,7 +462,26 @@ impl MultiClient {
                 let _ = self.revive(i);
             }
         }
-        self.inner.epoch.fetch_max(v.epoch, Ordering::AcqRel);
+        let before = self.inner.epoch.fetch_max(v.epoch, Ordering::AcqRel);
+        if v.epoch > before {
+            // Every node in service enters the new epoch now, not at this client's next
+            // request to it: an idle client's heartbeats would otherwise be refused as
+            // Stale by a node another client raised, and its lease there would end. On a
+            // thread of its own (a node that does not answer takes its retries), best
+            // effort: a node missed here is raised by the next request to it.
+            let me = Arc::downgrade(&self.inner);
+            let _ = std::thread::Builder::new()
+                .name("clio-epoch".into())
+                .spawn(move || {
+                    if let Some(inner) = me.upgrade() {
+                        for (i, n) in inner.nodes.iter() {
+                            if !n.dead.load(Ordering::Acquire) {
+                                let _ = inner.engine(i);
+                            }
+                        }
+                    }
+                });
+        }
     }
 
     /// The global identity: every node's address with this client's PID and key there.
@@ -530,7 +572,7 @@ impl MultiClient {
             if room(i) < len {
                 continue;
             }
-            match inner.nodes.at(i).engine().and_then(|c| c.ralloc(len)) {
+            match inner.engine(i).and_then(|c| c.ralloc(len)) {
                 Ok(va) => {
                     inner.nodes.at(i).used.fetch_add(len, Ordering::Relaxed);
                     got.push((i, va));
@@ -547,7 +589,7 @@ impl MultiClient {
             for &(i, va) in &got {
                 inner.nodes.at(i).used.fetch_sub(len, Ordering::Relaxed);
                 // Best effort: a node that fails here is found dead by the next operation.
-                let _ = inner.nodes.at(i).engine().and_then(|c| c.rfree(va));
+                let _ = inner.engine(i).and_then(|c| c.rfree(va));
             }
             return Err(last_err);
         }
@@ -580,7 +622,7 @@ impl MultiClient {
         for (i, va) in r.replicas.into_iter().chain(r.joining) {
             let n = self.inner.nodes.at(i);
             n.used.fetch_sub(r.len, Ordering::Relaxed);
-            match n.engine().and_then(|c| c.rfree(va)) {
+            match self.inner.engine(i).and_then(|c| c.rfree(va)) {
                 Ok(()) => {}
                 Err(e) if node_failed(&e) => self.fail_node(i)?,
                 Err(e) => return Err(e),
@@ -657,25 +699,40 @@ impl MultiClient {
 
     /// Read `len` bytes at `addr` (from the region's primary).
     pub fn rread(&self, addr: u64, len: usize) -> Result<Vec<u8>> {
+        let mut stale = 0;
         loop {
             let (base, r) = self.locate(addr, len as u64)?;
             if r.sync.stale.load(Ordering::Acquire) {
                 let _g = r.sync.enter();
-                self.promote(base)?;
+                match self.promote(base) {
+                    Err(ClioError::Stale) => self.after_stale(&mut stale)?,
+                    other => other?,
+                }
                 continue;
             }
             let (p, va) = r.replicas[0];
             match self
                 .inner
-                .nodes
-                .at(p)
-                .engine()
+                .engine(p)
                 .and_then(|c| c.rread(va + (addr - base), len))
             {
                 Err(e) if node_failed(&e) => self.fail_node(p)?,
+                Err(ClioError::Stale) => self.after_stale(&mut stale)?,
                 other => return other,
             }
         }
+    }
+
+    /// A node answered `Stale`: this client's view of the pool is out of date. Read the view
+    /// again (the operation then runs again under it); after [`STALE_RETRIES`] in a row, fail
+    /// with `Stale`.
+    fn after_stale(&self, count: &mut u32) -> Result<()> {
+        *count += 1;
+        lock(&self.inner.stats).stale_answers += 1;
+        if *count > STALE_RETRIES {
+            return Err(ClioError::Stale);
+        }
+        self.refresh_view()
     }
 
     /// Write `data` at `addr`: at the primary and, for a replicated region, as records in
@@ -746,11 +803,15 @@ impl MultiClient {
         len: u64,
         mut f: impl FnMut(&Self, &Region, u64) -> std::result::Result<T, Failed>,
     ) -> Result<T> {
+        let mut stale = 0;
         loop {
             let (base, r) = self.locate(addr, len)?;
             let _g = r.sync.enter();
             if r.sync.stale.load(Ordering::Acquire) {
-                self.promote(base)?;
+                match self.promote(base) {
+                    Err(ClioError::Stale) => self.after_stale(&mut stale)?,
+                    other => other?,
+                }
                 continue;
             }
             // A fresh snapshot under the lock (a fail-over may have changed it).
@@ -758,7 +819,14 @@ impl MultiClient {
             match f(self, &r, addr - base) {
                 Ok(v) => return Ok(v),
                 Err(Failed::Node(i)) => self.fail_node(i)?,
+                // Nothing of the step is acknowledged: run it again under the new view.
+                Err(Failed::Op(ClioError::Stale)) => self.after_stale(&mut stale)?,
                 Err(Failed::Op(e)) => return Err(e),
+                Err(Failed::InDoubt(e)) => {
+                    // Best effort: the caller learns the error either way.
+                    let _ = self.refresh_view();
+                    return Err(e);
+                }
             }
         }
     }
@@ -769,6 +837,21 @@ impl MultiClient {
 enum Failed {
     /// This node is gone: drop it and run the step again.
     Node(usize),
-    /// The operation failed for a reason a retry does not fix.
+    /// The operation failed for a reason a retry does not fix (or `Stale`, nothing of it
+    /// acknowledged: it runs again under the pool's new view).
     Op(ClioError),
+    /// The operation failed after a step that must not run again (an atomic executed at the
+    /// primary): returned to the caller as it is.
+    InDoubt(ClioError),
+}
+
+impl Failed {
+    /// The failure of a step at node `i`: the node's, or the operation's.
+    fn at(i: usize, e: ClioError) -> Failed {
+        if node_failed(&e) {
+            Failed::Node(i)
+        } else {
+            Failed::Op(e)
+        }
+    }
 }

@@ -25,7 +25,11 @@ impl MultiClient {
         if let Some(va) = *g {
             return Ok(va);
         }
-        match n.engine().and_then(|c| c.ralloc(self.inner.cfg.log_bytes)) {
+        match self
+            .inner
+            .engine(b)
+            .and_then(|c| c.ralloc(self.inner.cfg.log_bytes))
+        {
             Ok(va) => {
                 *g = Some(va);
                 Ok(va)
@@ -39,12 +43,7 @@ impl MultiClient {
     /// most [`MAX_REPL_DATA`] bytes.
     fn append_records(&self, b: usize, va: u64, data: &[u8]) -> Result<Vec<Handle>, Failed> {
         let log = self.ensure_log(b)?;
-        let n = self
-            .inner
-            .nodes
-            .at(b)
-            .engine()
-            .map_err(|_| Failed::Node(b))?;
+        let n = self.inner.engine(b).map_err(|e| Failed::at(b, e))?;
         let mut hs = Vec::new();
         for (k, chunk) in data.chunks(MAX_REPL_DATA).enumerate() {
             let rec = replog::repl_record(va + (k * MAX_REPL_DATA) as u64, chunk);
@@ -62,7 +61,7 @@ impl MultiClient {
         let mut failed = None;
         let mut full = Vec::new();
         for (i, h) in pending {
-            match self.inner.nodes.at(i).engine().and_then(|c| c.rpoll_one(h)) {
+            match self.inner.engine(i).and_then(|c| c.rpoll_one(h)) {
                 Ok(_) => {}
                 Err(ClioError::LogFull) => full.push(i),
                 Err(e) if node_failed(&e) => {
@@ -86,12 +85,7 @@ impl MultiClient {
     pub(super) fn write_all(&self, r: &Region, off: u64, data: &[u8]) -> Result<(), Failed> {
         loop {
             let (p, pva) = r.replicas[0];
-            let c = self
-                .inner
-                .nodes
-                .at(p)
-                .engine()
-                .map_err(|_| Failed::Node(p))?;
+            let c = self.inner.engine(p).map_err(|e| Failed::at(p, e))?;
             let h = if self.inner.cfg.durable {
                 c.rwrite_durable_async(pva + off, data)
             } else {
@@ -127,7 +121,7 @@ impl MultiClient {
         }
         self.replicated(addr, 8, |me, r, off| {
             let (p, pva) = r.replicas[0];
-            let c = me.inner.nodes.at(p).engine().map_err(|_| Failed::Node(p))?;
+            let c = me.inner.engine(p).map_err(|e| Failed::at(p, e))?;
             let res = match op {
                 Opcode::FetchAdd => c.fetch_add(pva + off, arg0),
                 Opcode::CompareAndSwap => c.compare_and_swap(pva + off, arg0, arg1),
@@ -148,7 +142,8 @@ impl MultiClient {
                 }
             }
             if let Some(new) = op.atomic_new_value(old, arg0, arg1) {
-                me.word_to_backups(r, off, new).map_err(Failed::Op)?;
+                // Executed at the primary: whatever fails now, the atomic must not run again.
+                me.word_to_backups(r, off, new).map_err(Failed::InDoubt)?;
             }
             Ok(old)
         })
@@ -167,10 +162,10 @@ impl MultiClient {
                     Ok(_) => match self.apply_log(b) {
                         Ok(()) => continue,
                         Err(Failed::Node(i)) => self.fail_node(i)?,
-                        Err(Failed::Op(e)) => return Err(e),
+                        Err(Failed::Op(e) | Failed::InDoubt(e)) => return Err(e),
                     },
                     Err(Failed::Node(i)) => self.fail_node(i)?,
-                    Err(Failed::Op(e)) => return Err(e),
+                    Err(Failed::Op(e) | Failed::InDoubt(e)) => return Err(e),
                 }
                 break;
             }
@@ -187,7 +182,7 @@ impl MultiClient {
         let Some(log) = *g else {
             return Ok(());
         };
-        let n = node.engine().map_err(|_| Failed::Node(b))?;
+        let n = self.inner.engine(b).map_err(|e| Failed::at(b, e))?;
         let fail = |e: ClioError| {
             if node_failed(&e) {
                 Failed::Node(b)
@@ -249,7 +244,7 @@ impl MultiClient {
             }
             // The new primary failed as well: the next backup takes over (still stale).
             Err(Failed::Node(i)) => self.fail_node(i),
-            Err(Failed::Op(e)) => Err(e),
+            Err(Failed::Op(e) | Failed::InDoubt(e)) => Err(e),
         }
     }
 }

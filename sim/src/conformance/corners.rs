@@ -604,7 +604,7 @@ impl Stream {
             Some(r) => r.header(op, 0, id),
             None => c,
         };
-        (h.pid, h.key, h.client, h.cookie) = (c.pid, c.key, c.client, c.cookie);
+        Self::present_as(&mut h, &c);
         h.payload_len = body.len() as u16;
         h.total_len = body.len() as u32;
         let corner = self.corner_taken(node, slot, name, h.to_packet(&body), out);

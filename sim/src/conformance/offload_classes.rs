@@ -95,7 +95,7 @@ impl Stream {
             };
             let c = self.req(slot, 0, Opcode::KvGet, id, 0);
             let mut h = r.header(Opcode::KvGet, c.pid, id);
-            (h.key, h.client, h.cookie) = (c.key, c.client, c.cookie);
+            Self::present_as(&mut h, &c);
             (h, r.encode())
         } else {
             let h = Header {
@@ -159,7 +159,7 @@ impl Stream {
             (r.header(op, 0, id), r.encode())
         };
         let c = self.req(slot, member, op, id, h.va);
-        (h.pid, h.key, h.client, h.cookie) = (c.pid, c.key, c.client, c.cookie);
+        Self::present_as(&mut h, &c);
         let mut total_lies = false;
         match self.rng.gen_range(0..40) {
             0 => payload[0..2].copy_from_slice(&0u16.to_le_bytes()), // an empty key

@@ -13,7 +13,7 @@ pub use config::{
 
 use super::ack_layer::{self, Verdict};
 use super::dram::Dram;
-use super::key_table::KeyTable;
+use super::key_table::{KeyTable, Verdict as KeyVerdict};
 use super::mem_access::{read_pieces, write_pieces, VirtualMemory};
 use super::pt_walker::PtWalker;
 use super::route_check::RouteCheck;
@@ -469,9 +469,16 @@ impl CBoard {
             return;
         }
         // Key check: before translation, the sync unit or the slow path see the request.
-        if !self.keys.admit(&h) {
-            self.rules.cov.hit(Rule::KeyChecked);
-            return self.respond(out, route, h.response_to(Status::Denied), &[]);
+        match self.keys.admit(&h) {
+            KeyVerdict::Admit => {}
+            KeyVerdict::Denied => {
+                self.rules.cov.hit(Rule::KeyChecked);
+                return self.respond(out, route, h.response_to(Status::Denied), &[]);
+            }
+            KeyVerdict::Stale => {
+                self.rules.cov.hit(Rule::EpochChecked);
+                return self.respond(out, route, h.response_to(Status::Stale), &[]);
+            }
         }
         // Route check: an answer larger than twice the request only to a proven address.
         if !self.routes.admit(&h, route) {
@@ -728,9 +735,9 @@ impl CBoard {
                         records,
                         status,
                     }) => self.kv_config(pid, base, buckets, records, status),
-                    Ok(Descriptor::KeyWrite { pid, key }) => {
+                    Ok(Descriptor::KeyWrite { pid, key, epoch }) => {
                         self.rules.key_write(pid, key);
-                        if !self.keys.write(pid, key) {
+                        if !self.keys.write(pid, key, epoch) {
                             self.c.bad_descriptors += 1;
                         }
                     }

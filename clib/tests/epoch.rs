@@ -1,0 +1,62 @@
+//! Epochs fence a member with an out-of-date view (docs/protocol.md section 7, "Epochs"):
+//! once one member raises its RAS's epoch, another member's requests that carry an older one
+//! are refused with `Stale` and change nothing, whatever they are (read, write, atomic,
+//! Append, slow-path requests); requests with the RAS's epoch or a newer one pass; an epoch
+//! never goes back.
+
+use clio_clib::{Client, ClioError, Config, TransportKind};
+use clio_sim::server::spawn_udp;
+use clio_sim::{BoardConfig, CBoard};
+
+#[test]
+fn a_member_behind_the_ras_epoch_changes_nothing() {
+    let cfg = BoardConfig {
+        dram_bytes: 64 << 20,
+        page_shift: 16,
+        ..BoardConfig::default()
+    };
+    let server = spawn_udp(CBoard::new(&cfg).unwrap(), "127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = server.udp_addr.unwrap();
+    let open = || TransportKind::Udp(addr).open().unwrap();
+    let a = Client::connect(open(), Config::default()).unwrap();
+    let b = Client::join(open(), Config::default(), a.credentials()).unwrap();
+    let va = a.ralloc(1 << 16).unwrap();
+    a.rwrite(va, b"epoch zero").unwrap();
+    assert_eq!(
+        b.rread(va, 10).unwrap(),
+        b"epoch zero",
+        "unfenced: epoch 0 passes"
+    );
+
+    // `a` enters epoch 7; `b` still carries 0, then 6: every request of it is Stale.
+    a.set_epoch(7).unwrap();
+    assert_eq!(a.epoch(), 7);
+    for e in [0u16, 6] {
+        b.use_epoch(e);
+        assert_eq!(
+            b.rwrite(va, b"stale view"),
+            Err(ClioError::Stale),
+            "epoch {e}"
+        );
+        assert_eq!(b.rread(va, 10), Err(ClioError::Stale));
+        assert_eq!(b.fetch_add(va + 64, 1), Err(ClioError::Stale));
+        assert_eq!(b.ralloc(1 << 16), Err(ClioError::Stale), "slow path too");
+        assert_eq!(b.set_epoch(5), Err(ClioError::Stale), "an older SetEpoch");
+    }
+    assert_eq!(a.rread(va, 10).unwrap(), b"epoch zero", "nothing changed");
+    assert_eq!(a.fetch_add(va + 64, 0).unwrap(), 0);
+
+    // `b` learns the view: the RAS's epoch, then a newer one, pass.
+    b.use_epoch(7);
+    b.rwrite(va, b"epoch seven").unwrap();
+    b.set_epoch(9).unwrap();
+    assert_eq!(b.rread(va, 11).unwrap(), b"epoch seven");
+    assert_eq!(a.rread(va, 11), Err(ClioError::Stale), "now `a` is behind");
+    // SetEpoch with the RAS's epoch is Ok; an older one is refused, changes nothing and
+    // leaves the client at the epoch it had; 0 is never sent.
+    a.set_epoch(9).unwrap();
+    assert_eq!(a.set_epoch(8), Err(ClioError::Stale));
+    assert_eq!(a.epoch(), 9);
+    assert_eq!(a.rread(va, 11).unwrap(), b"epoch seven", "still at 9");
+    assert!(matches!(a.set_epoch(0), Err(ClioError::InvalidArgument(_))));
+}
