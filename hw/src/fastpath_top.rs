@@ -21,10 +21,11 @@
 //!
 //! The header is one beat (64 bytes): the payload starts at beat 1, so the RX and TX
 //! realignment shifts by the VA's lane offset only. Every request but Register must carry its
-//! RAS's key: every frame's pid and key are looked up in the key table as its header arrives
-//! ([`KeyCheck`], the answer kept per slot), and Dispatch answers DENIED, after `Header::parse`'s checks and before anything
-//! executes, when the key does not open the pid. Responses carry header bytes 0..48 and zeros
-//! in 48..64 (never the key).
+//! RAS's key: every frame's pid, key and epoch are looked up in the key table as its header
+//! arrives ([`KeyCheck`], the answers kept per slot), and Dispatch answers DENIED, after
+//! `Header::parse`'s checks and before anything executes, when the key does not open the pid,
+//! and STALE when it does but the frame's epoch is older than the RAS's. Responses carry header
+//! bytes 0..48 and zeros in 48..64 (never the key, nor an epoch).
 //!
 //! This module only instantiates the blocks and connects their ports; where several blocks
 //! share a port it holds the mux (AR: the executor's reads and the walker's bucket reads; AW
@@ -77,10 +78,13 @@ const _: () = assert!(
     DATAPATH_BITS == 512 && BEAT_BYTES == 64 && HEADER_LEN == 64 && ROUTED_HEADER_LEN == 48,
     "one-beat header"
 );
-// the key check reads the pid field at bits 32..48 and the key field at bits 384..448 of the
-// header beat;
+// the key check reads the pid field at bits 32..48, the key field at bits 384..448 and the
+// epoch field at bits 464..480 of the header beat;
 const _: () = assert!(
-    clio_proto::header::field::PID.start == 4 && clio_proto::header::field::KEY.start == 48
+    clio_proto::header::field::PID.start == 4
+        && clio_proto::header::field::KEY.start == 48
+        && crate::spec::bit_of(clio_proto::header::field::EPOCH.start) == 464
+        && clio_proto::header::field::EPOCH.end - clio_proto::header::field::EPOCH.start == 2
 );
 // a wbuf slot is 32 beats (`slot << 5`) and holds a packet's payload;
 const _: () = assert!(MAX_PAYLOAD / BEAT_BYTES <= 32);
@@ -232,7 +236,7 @@ pub struct FastpathTop {
     pub stat_bucket_reads: Signal<Out, Bits<32>>,
     /// Page faults served.
     pub stat_page_faults: Signal<Out, Bits<32>>,
-    /// Requests denied by the key check.
+    /// Requests refused by the key check: DENIED or STALE (the model's `denied`).
     pub stat_denied: Signal<Out, Bits<32>>,
     /// The ingest stage: frames into the four `wbuf` slots (`crate::fastpath::ingest`).
     ingest: Ingest,
@@ -316,7 +320,7 @@ pub struct FastpathTop {
     /// the ring release, the REPLY.
     sptx: SlowPathTx,
     /// Statistics (`stat_*`): frames received, responses sent, NACKs, TLB hits and misses,
-    /// bucket reads, page faults, requests denied by the key check.
+    /// bucket reads, page faults, requests refused by the key check (DENIED or STALE).
     stats: Stats,
     /// The persist handshake of a durable write or Append (the executor's Persist state).
     pers: Persist,

@@ -5,8 +5,9 @@
 //! ([`crate::util::path_table`], [`crate::util::rule_table`]): one bit per opcode byte, so a
 //! change in proto changes the hardware. The paths: READ/WRITE -> virtual memory (`vm`);
 //! TAS/UNLOCK/CAS/FAA/FENCE/CN_ACK -> the sync unit (`sync`); ALLOC/FREE/REGISTER/JOIN/
-//! UNREGISTER/HEARTBEAT -> the slow path (`slow`); 0x40..=0x7F -> the extend path (`extend`:
-//! the offload port bundle, docs/hardware.md); anything else fails `head_ok` (BAD_REQUEST).
+//! UNREGISTER/HEARTBEAT/SET_EPOCH -> the slow path (`slow`); 0x40..=0x7F -> the extend path
+//! (`extend`: the offload port bundle, docs/hardware.md); anything else fails `head_ok`
+//! (BAD_REQUEST).
 //! With them, the rules the executor needs (`needs_key`, `ring`) and `Header::parse`'s
 //! version and status checks. Combinational: the decision takes no cycle of its own.
 

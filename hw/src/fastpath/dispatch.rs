@@ -6,7 +6,9 @@
 //!
 //! The order is the protocol's: a frame that fails `Header::parse` is BAD_REQUEST (UNSUPPORTED
 //! for an extend opcode without its unit); a request whose opcode needs its RAS's key and
-//! does not carry it is DENIED and nothing executes; a request whose answer can exceed twice
+//! does not carry it is DENIED and nothing executes; one that carries it with an epoch older
+//! than its RAS's (`epoch_ok` low) is STALE and nothing executes (both counted as `denied`,
+//! the model's one refusal counter); a request whose answer can exceed twice
 //! its size (`needs_route`) waits for the route check's verdict (`route_wait`) and is
 //! ROUTE_UNVERIFIED without its address's cookie, nothing executed; then one branch per class:
 //!
@@ -71,6 +73,9 @@ pub struct Dispatch {
     pub ahead_ok: Signal<In, Bit>,
     /// The key check's verdict (the key opens the pid's RAS).
     pub key_ok: Signal<In, Bit>,
+    /// The key check's epoch verdict (the request's epoch is not older than its RAS's; read
+    /// only where `key_ok`).
+    pub epoch_ok: Signal<In, Bit>,
     /// The request's answer can exceed twice its size (`RouteCheck::need`).
     pub needs_route: Signal<In, Bit>,
     /// The route check's verdict (its cookie proves its source address), once `route_done`.
@@ -91,9 +96,9 @@ pub struct Dispatch {
     pub chase_ready: Signal<In, Bit>,
     /// The response's status (when the request is answered from here, or the answer's start).
     pub status: Signal<Out, Bits<8>>,
-    /// Denied by the key check (counted).
+    /// Refused by the key check, DENIED or STALE (counted together, as the model's `denied`).
     pub denied: Signal<Out, Bit>,
-    /// The branch taken (past the parse and key checks): its access's registers are loaded
+    /// The branch taken (past the parse, key and epoch checks): its access's registers are loaded
     /// (`branch_word`: an Append's tail word or an atomic's word).
     pub branch_read: Signal<Out, Bit>,
     /// A WRITE is past the checks.
@@ -131,8 +136,11 @@ pub struct Dispatch {
     pub kv_start: Signal<Out, Bit>,
     /// A pointer chase goes to its unit.
     pub chase_start: Signal<Out, Bit>,
-    /// Past the parse and key checks.
+    /// Past the parse, key, epoch and route checks.
     checked: Signal<Local, Bit>,
+    /// The key check refuses: a wrong key (DENIED), or the right key with an older epoch
+    /// (STALE).
+    k_refuse: Signal<Local, Bit>,
     /// A durable write or Append without a persistence domain.
     no_persist: Signal<Local, Bit>,
     st_ok: St<{ Status::Ok as u64 }>,
@@ -140,6 +148,7 @@ pub struct Dispatch {
     st_bad_request: St<{ Status::BadRequest as u64 }>,
     st_unsupported: St<{ Status::Unsupported as u64 }>,
     st_denied: St<{ Status::Denied as u64 }>,
+    st_stale: St<{ Status::Stale as u64 }>,
     st_route_unverified: St<{ Status::RouteUnverified as u64 }>,
     /// The request needs the route check and its verdict is not in yet, or refuses it.
     r_wait: Signal<Local, Bit>,
@@ -151,10 +160,9 @@ impl Logic for Dispatch {
     fn update(&mut self) {
         self.r_wait.next = self.needs_route.val() & !self.route_done.val();
         self.r_refuse.next = self.needs_route.val() & self.route_done.val() & !self.route_ok.val();
-        self.checked.next = self.parse_ok.val()
-            & !(self.needs_key.val() & !self.key_ok.val())
-            & !self.r_wait.val()
-            & !self.r_refuse.val();
+        self.k_refuse.next = self.needs_key.val() & !(self.key_ok.val() & self.epoch_ok.val());
+        self.checked.next =
+            self.parse_ok.val() & !self.k_refuse.val() & !self.r_wait.val() & !self.r_refuse.val();
         self.no_persist.next = self.durable.val() & !self.persist.val();
         self.branch_read.next = self.checked.val() & self.is_read.val();
         self.branch_write.next = self.checked.val() & self.is_write.val();
@@ -187,8 +195,14 @@ impl Logic for Dispatch {
             if self.is_extend.val() {
                 self.status.next = self.st_unsupported.val();
             }
-        } else if self.needs_key.val() & !self.key_ok.val() {
-            self.status.next = self.st_denied.val();
+        } else if self.k_refuse.val() {
+            // A wrong key is DENIED whatever its epoch; the right one with an older epoch
+            // is STALE. Nothing executes either way (`checked` is low).
+            if self.key_ok.val() {
+                self.status.next = self.st_stale.val();
+            } else {
+                self.status.next = self.st_denied.val();
+            }
             self.denied.next = true;
         } else if self.r_wait.val() {
             self.route_wait.next = true;

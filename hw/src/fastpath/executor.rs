@@ -167,6 +167,9 @@ pub struct Executor {
     pub keys_ready: Signal<In, Bit>,
     /// The key check's verdict on the frame taken (in Dispatch: the key opens the pid's RAS).
     pub key_ok: Signal<In, Bit>,
+    /// The key check's epoch verdict on the frame taken (in Dispatch, read where `key_ok`: its
+    /// epoch is not older than its RAS's, else STALE).
+    pub epoch_ok: Signal<In, Bit>,
     /// The frame taken must carry its source address's route cookie (`RouteCheck::need`:
     /// its answer can exceed twice its size).
     pub route_need: Signal<In, Bit>,
@@ -190,9 +193,9 @@ pub struct Executor {
     pub desc_to_pte: Signal<In, Bit>,
     /// The descriptor is a REPLY to send as a payload-less response.
     pub desc_reply: Signal<In, Bit>,
-    /// A NACK is sent, a request is denied by the key check (`Stats`).
+    /// A NACK is sent, a request is refused by the key check (`Stats`).
     pub stat_nack: Signal<Out, Bit>,
-    /// A request is denied by the key check (one-cycle pulse).
+    /// A request is refused by the key check, DENIED or STALE (one-cycle pulse).
     pub stat_denied: Signal<Out, Bit>,
 
     // ---- The dispatch stage's decode of `header` (`Decode`).

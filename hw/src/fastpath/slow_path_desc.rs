@@ -5,7 +5,8 @@
 //!
 //! TX kinds (one flag each; an unknown kind sets none and is ignored): PTE_WRITE (its PTE is the
 //! PTE writer's, decoded as it is taken), TLB_INVALIDATE (`pid`, `vpn`; `vpn_fits`: no bits
-//! beyond `VPN_BITS`, else it can match nothing), FREE_PAGE (`pfn`), KEY_WRITE (`pid`, `key`),
+//! beyond `VPN_BITS`, else it can match nothing), FREE_PAGE (`pfn`), KEY_WRITE (`pid`, `key`,
+//! `epoch`),
 //! ROUTE_KEY (`key`, `secret1`), RING_SHARE (`share`), RING_RELEASE (`pid`; its member as it is taken, `take_member`), KV_CONFIG (`pid`, `kv_status`, `kv_base`, `kv_buckets`,
 //! `kv_records`) and REPLY (`route`, `header`, its `reply_status` and `reply_flags`: the
 //! RESPONSE bit). The body's words are shared by the kinds as `proto::ring` lays them out.
@@ -24,9 +25,9 @@ use rust_hdl::prelude::*;
 // The slot: kind u16 @0, client u16 @2 (16), route @8 (64, 32 bytes), header @40 (320, 48
 // bytes; its status @42 = 336, flags @43 = 344, FLAG_RESPONSE bit 0); the body's fields
 // (`proto::ring::desc::body`) where the kernels below select them: pid and bucket @88 (704),
-// client and KV status @90 (720), key, vpn, base and slot @96 (768), pfn, buckets and the PTE
-// @104 (832), records and the PTE's frame word @112 (896); ROUTE_KEY's secret @96 and @104;
-// RING_SHARE's share @88 (704). A field proto moves breaks the build.
+// client, KEY_WRITE's epoch and KV status @90 (720), key, vpn, base and slot @96 (768), pfn,
+// buckets and the PTE @104 (832), records and the PTE's frame word @112 (896); ROUTE_KEY's
+// secret @96 and @104; RING_SHARE's share @88 (704). A field proto moves breaks the build.
 const _: () = assert!(
     DESC_BYTES == 128
         && desc::KIND == 0
@@ -44,6 +45,8 @@ const _: () = assert!(
         && body::BUCKET.end - body::BUCKET.start == 8
         && bit_of(body::CLIENT.start) == 720
         && body::CLIENT.end - body::CLIENT.start == 2
+        && bit_of(body::EPOCH.start) == 720
+        && body::EPOCH.end - body::EPOCH.start == 2
         && bit_of(body::STATUS) == 720
         && bit_of(body::KEY.start) == 768
         && body::KEY.end - body::KEY.start == 8
@@ -83,6 +86,8 @@ pub struct SlowPathDesc {
     pub kind: DescKind,
     /// KEY_WRITE's key; ROUTE_KEY's first word.
     pub key: Signal<Out, Bits<64>>,
+    /// KEY_WRITE's epoch (0: not fenced).
+    pub epoch: Signal<Out, Bits<16>>,
     /// ROUTE_KEY's second word.
     pub secret1: Signal<Out, Bits<64>>,
     /// RING_SHARE's share.
@@ -144,6 +149,7 @@ impl Logic for SlowPathDesc {
         self.kind.reply.next = self.k.val() == self.kind_reply.val();
         self.kind.pid.next = self.held.q.val().get_bits::<16>(704);
         self.key.next = self.held.q.val().get_bits::<64>(768);
+        self.epoch.next = self.held.q.val().get_bits::<16>(720);
         self.secret1.next = self.held.q.val().get_bits::<64>(832);
         self.share.next = self.held.q.val().get_bits::<8>(704);
         self.kind.vpn.next = self.held.q.val().get_bits::<36>(768);

@@ -16,7 +16,7 @@ pub struct Stats {
     pub reset: Signal<In, Bit>,
     /// Events this cycle: a frame received, a packet sent, a NACK answered, a TLB hit (the
     /// translate stage's, or a look-ahead translation taken in Dispatch), a TLB miss (a walk),
-    /// a page fault served, a request denied by the key check.
+    /// a page fault served, a request refused by the key check (DENIED or STALE).
     pub rx: Signal<In, Bit>,
     /// A packet is sent (one-cycle pulse).
     pub tx: Signal<In, Bit>,
@@ -28,7 +28,7 @@ pub struct Stats {
     pub miss: Signal<In, Bit>,
     /// A page fault is served (one-cycle pulse).
     pub fault: Signal<In, Bit>,
-    /// A request is denied by the key check (one-cycle pulse).
+    /// A request is refused by the key check, DENIED or STALE (one-cycle pulse).
     pub denied: Signal<In, Bit>,
     /// The counts.
     pub rx_pkts: Signal<Out, Bits<32>>,
@@ -44,7 +44,7 @@ pub struct Stats {
     pub bucket_reads: Signal<Out, Bits<32>>,
     /// Page faults served.
     pub page_faults: Signal<Out, Bits<32>>,
-    /// Requests denied by the key check.
+    /// Requests refused by the key check (DENIED or STALE).
     pub denied_reqs: Signal<Out, Bits<32>>,
     c_rx: DFF<Bits<32>>,
     c_tx: DFF<Bits<32>>,

@@ -257,8 +257,13 @@ impl Env {
 
     /// Program the key table (KEY_WRITE), as the slow path does at Register.
     fn grant(&mut self, pid: u16, key: u64) {
+        self.grant_epoch(pid, key, 0);
+    }
+
+    /// KEY_WRITE through the ring: `pid`'s key and epoch (0: not fenced).
+    fn grant_epoch(&mut self, pid: u16, key: u64, epoch: u16) {
         self.sp_tx
-            .push_back(Descriptor::KeyWrite { pid, key }.encode());
+            .push_back(Descriptor::KeyWrite { pid, key, epoch }.encode());
         self.run();
     }
 
@@ -355,6 +360,7 @@ fn word(e: &Env, pa: u64) -> u64 {
 
 mod append;
 mod durable;
+mod epochs;
 mod keys;
 mod kv;
 mod kv_once;

@@ -249,10 +249,11 @@ impl Logic for FastpathTop {
         self.ext.pay_free.next = !self.w_busy.val();
         self.ext.buf_data.next = self.wbuf.read_data.val();
         // Key table: writes from KEY_WRITE (lookups: the executor's next frame, below); pid
-        // u16 @88, key u64 @96 (0 removes the RAS).
+        // u16 @88, epoch u16 @90 (0: not fenced), key u64 @96 (0 removes the RAS).
         self.keys.wr_valid.next = self.sptx.key_write.val();
         self.keys.wr_pid.next = self.spd.kind.pid.val();
         self.keys.wr_key.next = self.spd.key.val();
+        self.keys.wr_epoch.next = self.spd.epoch.val();
         self.routes.key_valid.next = self.sptx.route_key.val();
         self.routes.key0.next = self.spd.key.val();
         self.routes.key1.next = self.spd.secret1.val();
@@ -421,6 +422,7 @@ impl Logic for FastpathTop {
         NextFrameIn::join(&mut self.exec.frame, &mut self.sq.out);
         self.exec.keys_ready.next = self.keys.ready.val();
         self.exec.key_ok.next = self.keys.ok.val();
+        self.exec.epoch_ok.next = self.keys.epoch_ok.val();
         self.exec.route_need.next = self.routes.need.val();
         self.exec.route_ok.next = self.routes.ok.val();
         self.exec.route_done.next = self.routes.done.val();
@@ -475,12 +477,13 @@ impl Logic for FastpathTop {
         self.sq.w_busy.next = self.w_busy.val();
         self.sq.w_slot.next = self.wd.slot.val();
         QueueRelease::join(&mut self.exec.queue, &mut self.sq.exec);
-        // The key check: every header's key as it arrives, kept per slot; Dispatch reads the
-        // executor's slot's answer.
+        // The key check: every header's key and epoch as they arrive, kept per slot; Dispatch
+        // reads the executor's slot's answers.
         self.keys.hdr_in.next = self.ingest.header_in.val();
         self.keys.hdr_slot.next = self.ingest.header_slot.val();
         self.keys.hdr_pid_field.next = self.rx_data.val().get_bits::<16>(32);
         self.keys.hdr_key_field.next = self.rx_data.val().get_bits::<64>(384);
+        self.keys.hdr_epoch_field.next = self.rx_data.val().get_bits::<16>(464);
         self.keys.sel.next = self.sq.slot.val();
         self.routes.hdr_in.next = self.ingest.header_in.val();
         self.routes.hdr_slot.next = self.ingest.header_slot.val();

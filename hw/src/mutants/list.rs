@@ -35,6 +35,17 @@ pub const MUTANTS: &[Mutant] = &[
         }],
     },
     Mutant {
+        name: "epoch_not_checked",
+        rule: Rule::EpochChecked,
+        breaks: "fencing: a request presenting its RAS's key with an epoch older than the RAS's \
+                 executes instead of being STALE (the key check's epoch verdict is ignored)",
+        edits: &[Edit {
+            module: "fastpath_top",
+            find: "exec$epoch_ok = keys$epoch_ok;",
+            replace: "exec$epoch_ok = 1'b1;",
+        }],
+    },
+    Mutant {
         name: "route_cookie_ignored",
         rule: Rule::RouteCookieChecked,
         breaks: "amplification: an answer larger than twice its request goes to any source \

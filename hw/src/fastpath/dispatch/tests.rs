@@ -1,6 +1,6 @@
 //! Dispatch's decision against the protocol's order (module doc), for every class with the
-//! parse, key and route checks in each combination and the other inputs random: the status, the
-//! next step, the branch whose registers load and the stages' starts.
+//! parse, key, epoch and route checks in each combination and the other inputs random: the
+//! status, the next step, the branch whose registers load and the stages' starts.
 
 use super::*;
 use crate::tb::Rng;
@@ -36,6 +36,7 @@ struct Inputs {
     needs_key: bool,
     parse_ok: bool,
     key_ok: bool,
+    epoch_ok: bool,
     needs_route: bool,
     route_done: bool,
     route_ok: bool,
@@ -67,6 +68,9 @@ fn reference(c: Class, i: &Inputs) -> (Status, Next) {
     }
     if i.needs_key && !i.key_ok {
         return (Status::Denied, Resp);
+    }
+    if i.needs_key && !i.epoch_ok {
+        return (Status::Stale, Resp);
     }
     if i.needs_route && !i.route_done {
         return (Status::BadRequest, Wait);
@@ -118,7 +122,7 @@ fn decides_in_the_protocols_order() {
     let mut r = Rng(0x5eed_d15a_7c40_0001);
     let mut seen = std::collections::HashSet::new();
     for &c in &classes {
-        for head in 0..128u64 {
+        for head in 0..256u64 {
             for _ in 0..16 {
                 let mut b = || r.below(2) == 1;
                 let i = Inputs {
@@ -129,6 +133,7 @@ fn decides_in_the_protocols_order() {
                     needs_route: head & 16 != 0,
                     route_done: head & 32 != 0,
                     route_ok: head & 64 != 0,
+                    epoch_ok: head & 128 != 0,
                     read_ok: b(),
                     write_ok: b(),
                     write_in_va: b(),
@@ -155,6 +160,7 @@ fn decides_in_the_protocols_order() {
                 d.needs_key.next = i.needs_key;
                 d.parse_ok.next = i.parse_ok;
                 d.key_ok.next = i.key_ok;
+                d.epoch_ok.next = i.epoch_ok;
                 d.needs_route.next = i.needs_route;
                 d.route_done.next = i.route_done;
                 d.route_ok.next = i.route_ok;
@@ -193,7 +199,7 @@ fn decides_in_the_protocols_order() {
                     next == Next::Wait,
                 ];
                 assert_eq!(got, want, "{at}: next step");
-                let keyed = i.parse_ok && !(i.needs_key && !i.key_ok);
+                let keyed = i.parse_ok && !(i.needs_key && !(i.key_ok && i.epoch_ok));
                 let checked = keyed && !(i.needs_route && !(i.route_done && i.route_ok));
                 assert_eq!(d.denied.val(), i.parse_ok && !keyed, "{at}: denied");
                 assert_eq!(
@@ -240,4 +246,10 @@ fn decides_in_the_protocols_order() {
     }
     // Every class reached each of its outcomes (OK or its next step, each refusal).
     assert!(seen.len() >= 50, "{} outcomes seen", seen.len());
+    for c in classes {
+        assert!(
+            seen.contains(&(c, Status::Stale as u8, Next::Resp as u8)),
+            "{c:?}: never Stale"
+        );
+    }
 }

@@ -30,6 +30,7 @@ fn bench() -> Bench<Executor> {
     u.frame.lane.next = 0.into();
     u.keys_ready.next = true;
     u.key_ok.next = true;
+    u.epoch_ok.next = true;
     u.route_need.next = false;
     u.route_ok.next = true;
     u.route_done.next = true;
@@ -255,6 +256,19 @@ fn a_denied_request_executes_nothing() {
     b.tick();
     b.settle();
     expect_only_response(&mut b, Status::Denied);
+    // The right key with an older epoch: STALE, counted as denied, nothing started.
+    b.tick();
+    b.settle();
+    offer(&mut b, Opcode::Write, 0, 0);
+    b.uut.key_ok.next = true;
+    b.uut.epoch_ok.next = false;
+    b.settle();
+    assert!(b.uut.stat_denied.val());
+    assert!(!b.uut.tr.start.val() && !b.uut.ahead_hit.val());
+    b.tick();
+    b.settle();
+    expect_only_response(&mut b, Status::Stale);
+    b.uut.epoch_ok.next = true;
     // And a frame the parser refuses is BAD_REQUEST (UNSUPPORTED for an extend opcode that
     // is off), before the key check.
     b.tick();

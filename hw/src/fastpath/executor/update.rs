@@ -134,6 +134,7 @@ impl Logic for Executor {
         self.dsp.atomic_ok.next = self.ahead.atomic_ok.val();
         self.dsp.ahead_ok.next = self.ahead.ok.val();
         self.dsp.key_ok.next = self.key_ok.val();
+        self.dsp.epoch_ok.next = self.epoch_ok.val();
         self.dsp.needs_route.next = self.route_need.val();
         self.dsp.route_ok.next = self.route_ok.val();
         self.dsp.route_done.next = self.route_done.val();

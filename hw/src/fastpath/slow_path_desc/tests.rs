@@ -62,6 +62,7 @@ fn descriptors_decode_and_encode_as_proto() {
             3 => Descriptor::KeyWrite {
                 pid: r.next() as u16,
                 key: r.next(),
+                epoch: r.next() as u16,
             },
             4 => Descriptor::RingRelease {
                 pid: r.next() as u16,
@@ -135,10 +136,14 @@ fn descriptors_decode_and_encode_as_proto() {
                 assert_eq!(u.kind.vpn.val().to_u64(), vpn & ((1 << 36) - 1));
             }
             Descriptor::FreePage { pfn } => assert_eq!(u.pfn.val().to_u64(), pfn),
-            Descriptor::KeyWrite { pid, key } => {
+            Descriptor::KeyWrite { pid, key, epoch } => {
                 assert_eq!(
-                    (u.kind.pid.val().to_u64(), u.key.val().to_u64()),
-                    (pid as u64, key)
+                    (
+                        u.kind.pid.val().to_u64(),
+                        u.key.val().to_u64(),
+                        u.epoch.val().to_u64()
+                    ),
+                    (pid as u64, key, epoch as u64)
                 );
             }
             Descriptor::RingRelease { pid, .. } => {

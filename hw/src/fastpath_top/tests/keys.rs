@@ -66,6 +66,7 @@ fn wrong_keys_are_denied_and_execute_nothing() {
         Opcode::Join,
         Opcode::Unregister,
         Opcode::Heartbeat,
+        Opcode::SetEpoch,
     ] {
         check_denied(&mut e, forged(req(op, a, 7, 0), 1), &[], "slow path");
     }
