@@ -2,7 +2,7 @@
 //! PID, programmed by the slow path (`KEY_WRITE`), checked for every request before anything
 //! else executes.
 //!
-//! The model of `hw/src/key_table.rs`: 4096 entries (8 BRAM36 on the board), all empty (0) at
+//! The model of `hw/src/key_table.rs`: 4096 entries (9 BRAM36 on the board), all empty (0) at
 //! reset. A request passes when its opcode needs no key (Register only) or when its PID is
 //! inside the table, the entry is not empty, equals the key the request carries, and the
 //! request's epoch is not older than the entry's (`clio_proto::epoch::older`). A wrong key is

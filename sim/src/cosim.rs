@@ -22,10 +22,22 @@ use clio_slowpath::{RecoveryReport, RingWindow, SlowPath};
 use std::path::Path;
 use std::sync::atomic::Ordering;
 
-/// Cycles without any activity after which the pipeline is taken as drained.
-pub const IDLE_CYCLES: u64 = 32;
+/// Cycles without any activity on the fast path's ports after which the pipeline is taken as
+/// drained. It must outlast the longest phase of work that moves no port: a Clio-KV put
+/// refused by its header checks drains its payload (up to 16 beats, one every 2 cycles) from
+/// the frame buffer before it answers, about 40 cycles; at 32 the harness stopped clocking in
+/// the middle of it and the answer came out with the next packet's. 256 leaves room for that
+/// and more (`sim/tests/rtl_conformance.rs` seeds 3 and 7 met it).
+pub const IDLE_CYCLES: u64 = 256;
 /// Upper bound on cycles for one packet (a hung pipeline is reported, not waited on forever).
-pub const MAX_CYCLES_PER_PACKET: u64 = 200_000;
+/// The longest request is a pointer chase round a cycle of nodes to its hop bound
+/// (`proto::offload::chase::MAX_HOPS`, 4,096 dependent DRAM reads): on the adversarial DRAM
+/// (`DramTiming::adversarial`: read latency 20 plus up to 80 of jitter, R gaps of up to 256
+/// cycles) a hop takes up to about 400 cycles, so the bound allows that on top of 200,000.
+pub const MAX_CYCLES_PER_PACKET: u64 =
+    200_000 + clio_proto::offload::chase::MAX_HOPS as u64 * CHASE_HOP_CYCLES;
+/// The most cycles one hop of a pointer chase takes on the adversarial DRAM (see above).
+const CHASE_HOP_CYCLES: u64 = 400;
 /// Cycles after reset before the fast path takes anything: its key table is swept to zeros,
 /// one entry per cycle (`hw/src/key_table.rs`), plus a margin.
 pub const RESET_SWEEP_CYCLES: u64 = clio_proto::consts::KEY_TABLE_ENTRIES as u64 + 8;

@@ -207,3 +207,29 @@ fn clio_kv_serves_puts_gets_and_deletes_through_the_top() {
     }
     assert!(dram_region(&e, &l, n) == m.bytes, "nothing changed");
 }
+
+/// A put refused by the header checks (`va` != 0, a second packet announced, a lying
+/// `total_len`) with a value of many beats is answered BAD_REQUEST on its own: its payload is
+/// drained without waiting for the next frame, and the unit takes the next request.
+#[test]
+fn a_refused_put_with_a_long_value_is_answered_alone() {
+    let (mut e, l, _) = kv_store(&[3]);
+    e.sp_tx.push_back(kv_config(&l, Status::Ok));
+    e.run();
+    let q = KvRequest::new(Opcode::KvPut, b"key", &[0x33; MAX_VALUE]).unwrap();
+    for (id, bend) in [
+        (3000u32, (|h: &mut Header| h.va = 8) as fn(&mut Header)),
+        (3001, |h| h.pkt_count = 2),
+        (3002, |h| h.total_len -= 1),
+    ] {
+        let mut h = q
+            .header(Opcode::KvPut, 3, id)
+            .with_credentials(key_of(3), CLIENT);
+        bend(&mut h);
+        assert_eq!(
+            e.request(&h.to_packet(&q.encode())).0,
+            vec![resp(&h, Status::BadRequest, &[])],
+            "request {id}"
+        );
+    }
+}
