@@ -91,6 +91,10 @@ struct Space {
     next_client: u16,
 }
 
+/// One RAS as the metadata log's snapshot records it: `(pid, key, epoch, members)`, each
+/// member `(client, nonce)`.
+pub type SpaceSnapshot = (u16, u64, u16, Vec<(u16, u64)>);
+
 /// A member that is gone (left, or lease ended), and whether its RAS went with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Departure {
@@ -222,7 +226,7 @@ impl Registry {
 
     /// Every RAS with its key, epoch and members `(client, nonce)`, in order (the log's
     /// snapshot).
-    pub fn snapshot(&self) -> Vec<(u16, u64, u16, Vec<(u16, u64)>)> {
+    pub fn snapshot(&self) -> Vec<SpaceSnapshot> {
         let mut v: Vec<_> = self
             .spaces
             .iter()

@@ -185,7 +185,7 @@ impl RingWindow {
     /// The atomic register at byte offset `off` of the register block.
     pub fn reg(&self, off: usize) -> &AtomicU32 {
         assert!(
-            off % 4 == 0 && off + 4 <= clio_proto::ring::REGS_BYTES,
+            off.is_multiple_of(4) && off + 4 <= clio_proto::ring::REGS_BYTES,
             "register offset out of the block"
         );
         // SAFETY: the offset is 4-aligned inside the mapping (page-aligned base), the mapping
