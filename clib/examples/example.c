@@ -146,6 +146,14 @@ static int run(const char *node, struct clio_client *c) {
     CHECK(clio_rfree(c, va));
     EXPECT(clio_rread(c, va, small, 8) == CLIO_ERR_UNMAPPED);
     printf("after free, read fails as expected: %s\n", clio_last_error());
+
+    /* Epochs (a replicated pool's fence): the RAS at epoch 3 refuses an older one. */
+    CHECK(clio_set_epoch(c, 3));
+    EXPECT(clio_epoch(c) == 3);
+    EXPECT(clio_set_epoch(c, 2) == CLIO_ERR_STALE);
+    EXPECT(clio_epoch(c) == 3);
+    EXPECT(clio_set_epoch(c, 0) == CLIO_ERR_INVALID_ARGUMENT);
+    printf("epochs: at 3, an older epoch is refused\n");
     return 0;
 }
 

@@ -370,6 +370,19 @@ enum clio_status clio_set_deferred_sends(struct clio_client *c, int32_t on);
 enum clio_status clio_rflush(struct clio_client *c);
 
 /**
+ * Enter epoch `epoch` of a replicated pool (1..=65535, docs/protocol.md section 7 "Epochs"):
+ * every request from now on carries it and the node raises the RAS's epoch to it, after which
+ * it refuses requests of the RAS with an older one (`CLIO_ERR_STALE`). `CLIO_ERR_STALE` if the
+ * RAS holds a newer epoch (the client keeps its epoch); `CLIO_ERR_INVALID_ARGUMENT` for 0.
+ */
+enum clio_status clio_set_epoch(struct clio_client *c, uint16_t epoch);
+
+/**
+ * The epoch the client's requests carry (0: none, or a NULL client).
+ */
+uint16_t clio_epoch(const struct clio_client *c);
+
+/**
  * Release, then fence at the memory node.
  */
 enum clio_status clio_rfence(struct clio_client *c);

@@ -642,6 +642,22 @@ pub extern "C" fn clio_rflush(c: *mut ClioClient) -> ClioStatus {
     })
 }
 
+/// Enter epoch `epoch` of a replicated pool (1..=65535, docs/protocol.md section 7 "Epochs"):
+/// every request from now on carries it and the node raises the RAS's epoch to it, after which
+/// it refuses requests of the RAS with an older one (`CLIO_ERR_STALE`). `CLIO_ERR_STALE` if the
+/// RAS holds a newer epoch (the client keeps its epoch); `CLIO_ERR_INVALID_ARGUMENT` for 0.
+#[no_mangle]
+pub extern "C" fn clio_set_epoch(c: *mut ClioClient, epoch: u16) -> ClioStatus {
+    with(c, |cl| cl.set_epoch(epoch))
+}
+
+/// The epoch the client's requests carry (0: none, or a NULL client).
+#[no_mangle]
+pub extern "C" fn clio_epoch(c: *const ClioClient) -> u16 {
+    // SAFETY: as in `with`.
+    unsafe { c.as_ref() }.map_or(0, |c| c.client.epoch())
+}
+
 /// Release, then fence at the memory node.
 #[no_mangle]
 pub extern "C" fn clio_rfence(c: *mut ClioClient) -> ClioStatus {
