@@ -109,7 +109,9 @@ pub struct BoardArgs {
     /// etcd client address (e.g. 127.0.0.1:2379) of the pool this node joins: the node
     /// announces itself there (`/clio/pools/<pool>/nodes/<address>`, with its capacity) under
     /// a lease it renews, so the pool's clients (`MultiClient::connect_pool`) find it, and
-    /// take it out of service as soon as it dies. Needs --pool.
+    /// take it out of service as soon as it dies; and it follows the pool's view: each new
+    /// epoch raises the address spaces pool clients fenced, so clients of an older view are
+    /// refused (Stale). Needs --pool.
     #[arg(long, requires = "pool")]
     etcd: Option<SocketAddr>,
     /// Name of the pool to join (with --etcd).
@@ -266,6 +268,9 @@ pub fn run(a: BoardArgs) -> Result<()> {
         }
     };
 
+    // The register through which the node's side of the pool reaches its slow path.
+    let ring_window = board.ring_window();
+
     // The store is the slow path's to set up; only when the node serves Clio-KV.
     let kv_store_bytes = if cfg.offloads.serves(clio_proto::Opcode::KvGet) {
         a.kv_store_size
@@ -353,6 +358,16 @@ pub fn run(a: BoardArgs) -> Result<()> {
                 ),
             ))
         }
+        _ => None,
+    };
+    // The node follows its pool's view too: every new epoch goes to the slow path
+    // (`reg::POOL_EPOCH`), which raises the RASes that pool clients fenced, so a node taken
+    // out of service refuses the old view's clients even when none of them reaches it.
+    let _view_watch = match (&a.etcd, &a.pool, ring_window) {
+        (Some(etcd), Some(pool), Some(ring)) => Some(
+            follow_pool_epoch(*etcd, pool, ring)
+                .with_context(|| format!("watching pool {pool}'s view at etcd {etcd}"))?,
+        ),
         _ => None,
     };
 
@@ -450,6 +465,33 @@ pub fn run(a: BoardArgs) -> Result<()> {
         println!("slow path: {s:#?}");
     }
     Ok(())
+}
+
+/// Publish the epoch of `pool`'s view in the ring window's `POOL_EPOCH` register now and at
+/// every change of the view (a watch on etcd, held by the returned guard).
+fn follow_pool_epoch(
+    etcd: SocketAddr,
+    pool: &str,
+    ring: Arc<clio_slowpath::RingWindow>,
+) -> Result<Box<dyn clio_clib::WatchGuard>> {
+    use clio_proto::ring::reg;
+    let pool = clio_clib::Pool {
+        store: clio_confmgr::EtcdStore::new(etcd),
+        name: pool.to_string(),
+    };
+    let publish = {
+        let pool = pool.clone();
+        move || {
+            // A view that cannot be read now is read at the next change.
+            if let Ok(v) = pool.view() {
+                let e = clio_proto::epoch::wire(v.epoch) as u32;
+                ring.reg(reg::POOL_EPOCH).store(e, Ordering::Release);
+            }
+            true
+        }
+    };
+    publish();
+    Ok(pool.store.watch(&pool.view_key(), Box::new(publish))?)
 }
 
 /// `--threads` by default: half of this host's cores (the other half for whatever shares

@@ -277,3 +277,47 @@ fn nodes_announced_in_etcd_are_found_and_a_dead_nodes_lease_takes_it_out() {
     });
     assert_eq!(m.epoch(), 5);
 }
+
+/// A node follows its pool's view by itself (`reg::POOL_EPOCH`): when the view moves on, the
+/// node raises every RAS a pool client fenced, so a client still at the old view is refused
+/// (`Stale`) there although no client of the new view ever reached the node. A RAS no pool
+/// client fenced is left alone.
+#[test]
+fn a_node_raises_its_fenced_address_spaces_when_the_pools_view_moves_on() {
+    use clio_clib::{Client, ClioError, Config, TransportKind};
+    use clio_proto::epoch::wire;
+    let Some(etcd) = EtcdServer::start_or_skip() else {
+        return;
+    };
+    let port = free_port();
+    let _node = Boards(vec![pool_board(port, etcd.addr(), "own")]);
+    let pool = Pool {
+        store: EtcdStore::new(etcd.addr()),
+        name: "own".into(),
+    };
+    assert_eq!(pool.view().unwrap().epoch, 1);
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let connect = || Client::connect(TransportKind::Udp(addr).open().unwrap(), Config::default());
+    let (member, outsider) = (connect().unwrap(), connect().unwrap());
+    member.set_epoch(wire(1)).unwrap();
+    let va = member.ralloc(1 << 16).unwrap();
+    member.rwrite(va, b"epoch one").unwrap();
+    let ova = outsider.ralloc(1 << 16).unwrap();
+
+    // The operator drains another node: epoch 2. Nobody tells this node but etcd.
+    let other: SocketAddr = "127.0.0.1:9".parse().unwrap();
+    assert_eq!(pool.take_out(other).unwrap().epoch, 2);
+    wait("the node never fenced the old view", || {
+        member.rwrite(va, b"stale view") == Err(ClioError::Stale)
+    });
+    assert_eq!(member.rwrite(va, b"after it"), Err(ClioError::Stale));
+    member.use_epoch(wire(2));
+    let now = member.rread(va, 8).unwrap();
+    assert!(
+        now == b"epoch on" || now == b"stale vi",
+        "only writes acknowledged before the fence are there: {now:?}"
+    );
+    // A RAS outside the pool (never fenced) goes on at epoch 0.
+    outsider.rwrite(ova, b"not in a pool").unwrap();
+    assert_eq!(outsider.epoch(), 0);
+}

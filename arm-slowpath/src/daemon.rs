@@ -275,6 +275,8 @@ pub struct SlowPath {
     /// Descriptors taking may still add while the outbox is not empty (`TAKE_AHEAD`, renewed
     /// whenever the outbox empties).
     take_ahead: usize,
+    /// The pool epoch last read from `reg::POOL_EPOCH` (0: none yet).
+    pool_epoch: u16,
     /// Clio-KV's store, once set up (`kv_store.rs`).
     pub(crate) kv_store: Option<kv_store::KvStore>,
     /// Torn-down RASes whose Clio-KV records are still to be freed (`kv_purge.rs`).
@@ -323,6 +325,7 @@ impl SlowPath {
                 },
             ]),
             take_ahead: TAKE_AHEAD,
+            pool_epoch: clio_proto::epoch::UNFENCED,
             kv_store: None,
             kv_purge: kv_purge::KvPurge::default(),
             tx_pushed: 0,

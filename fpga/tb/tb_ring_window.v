@@ -137,10 +137,12 @@ module tb_ring_window;
             axi_write(CLIO_REG_MAGIC, 0, 4'hf);
             axi_write(CLIO_REG_DAEMON_STATE, 1, 4'hf);
             axi_write(CLIO_REG_DAEMON_HEARTBEAT, 32'h11223344, 4'h5);
+            axi_write(CLIO_REG_POOL_EPOCH, 32'h0000BEEF, 4'hf);
             expect_reg(CLIO_REG_RX_TAIL, 3);
             expect_reg(CLIO_REG_RX_HEAD, 3);
             expect_reg(CLIO_REG_MAGIC, CLIO_RING_MAGIC);
             expect_reg(CLIO_REG_DAEMON_HEARTBEAT, 32'h00220044);
+            expect_reg(CLIO_REG_POOL_EPOCH, 32'h0000BEEF);
             if (dstate !== 1) fail("daemon_state output");
             if (rx_free !== ENTRIES) fail("rx_free after the tail store");
             // 4. full ring: ENTRIES descriptors fit, the next one waits

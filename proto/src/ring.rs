@@ -69,6 +69,11 @@ pub mod reg {
     pub const DAEMON_STATE: usize = 0x140;
     /// u32 incremented by the daemon on every poll loop (liveness).
     pub const DAEMON_HEARTBEAT: usize = 0x144;
+    /// u32 the epoch of the node's pool view (`crate::epoch::wire`; 0: none), written by
+    /// whoever follows the pool's configuration store for the node (`clio board --etcd
+    /// --pool`): the slow path raises every fenced RAS (epoch not 0) that holds an older epoch
+    /// to it, so a node out of a view refuses the old view's clients by itself.
+    pub const POOL_EPOCH: usize = 0x148;
 }
 
 /// Values of the [`reg::DAEMON_STATE`] register.
@@ -567,6 +572,7 @@ pub fn verilog_header() -> String {
         ("REG_TX_TAIL", reg::TX_TAIL),
         ("REG_DAEMON_STATE", reg::DAEMON_STATE),
         ("REG_DAEMON_HEARTBEAT", reg::DAEMON_HEARTBEAT),
+        ("REG_POOL_EPOCH", reg::POOL_EPOCH),
     ] {
         p(n, v as u64);
     }

@@ -666,6 +666,9 @@ impl MemoryNode for RtlBoard {
                 .store(daemon_state::STOP_REQUESTED, Ordering::Release);
         }
     }
+    fn ring_window(&self) -> Option<std::sync::Arc<RingWindow>> {
+        Some(self.ring.clone())
+    }
 }
 
 /// The node's DRAM behind the AXI model; an access beyond it reads zeros and writes nothing.

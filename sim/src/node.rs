@@ -31,6 +31,11 @@ pub trait MemoryNode: Send {
     fn slowpath_stats(&self) -> Option<clio_slowpath::SlowPathStats> {
         None
     }
+    /// The descriptor ring window the node shares with its slow path (its registers:
+    /// `clio_proto::ring::reg`), for the node's own side of the pool (`reg::POOL_EPOCH`).
+    fn ring_window(&self) -> Option<std::sync::Arc<clio_slowpath::RingWindow>> {
+        None
+    }
 }
 
 impl MemoryNode for crate::model::CBoard {
@@ -55,6 +60,9 @@ impl MemoryNode for crate::model::CBoard {
     fn slowpath_stats(&self) -> Option<clio_slowpath::SlowPathStats> {
         crate::model::CBoard::slowpath_stats(self)
     }
+    fn ring_window(&self) -> Option<std::sync::Arc<clio_slowpath::RingWindow>> {
+        Some(crate::model::CBoard::ring_window(self))
+    }
 }
 
 impl MemoryNode for Box<dyn MemoryNode> {
@@ -78,5 +86,8 @@ impl MemoryNode for Box<dyn MemoryNode> {
     }
     fn slowpath_stats(&self) -> Option<clio_slowpath::SlowPathStats> {
         (**self).slowpath_stats()
+    }
+    fn ring_window(&self) -> Option<std::sync::Arc<clio_slowpath::RingWindow>> {
+        (**self).ring_window()
     }
 }

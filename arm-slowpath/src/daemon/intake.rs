@@ -7,9 +7,10 @@ use super::{SlowPath, EXECUTE_SLICE, TAKE_AHEAD};
 use crate::frame_memory::FrameMemory;
 use crate::ring_window::{RingError, RingWindow};
 use clio_proto::frame::Route;
-use clio_proto::ring::Descriptor;
+use clio_proto::ring::{reg, Descriptor};
 use clio_proto::route_cookie::{answer_arg1, route_cookie};
 use clio_proto::{Header, Opcode, Status};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 impl SlowPath {
@@ -158,6 +159,12 @@ impl SlowPath {
         clock: impl Fn() -> Instant,
     ) -> usize {
         let mut work = self.flush(ring);
+        // The pool's view moved on (`reg::POOL_EPOCH`): fence before taking anything more.
+        let pool = ring.reg(reg::POOL_EPOCH).load(Ordering::Acquire) as u16;
+        if pool != self.pool_epoch {
+            self.pool_epoch = pool;
+            work += self.raise_fenced(pool) + self.flush(ring);
+        }
         let arrived_by = clock();
         let pending = ring.rx_pending();
         let mut taken = 0;

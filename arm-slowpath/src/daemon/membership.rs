@@ -92,6 +92,32 @@ impl SlowPath {
         Ok(epoch)
     }
 
+    /// The node's pool moved to `epoch` (`reg::POOL_EPOCH`): every fenced RAS (epoch not 0)
+    /// holding an older epoch is raised to it, as by its members' SetEpoch, so that a node
+    /// taken out of a view refuses that view's stragglers without any client reaching it. An
+    /// unfenced RAS (no pool client ever raised it) is left alone. Returns how many were raised.
+    pub fn raise_fenced(&mut self, epoch: u16) -> usize {
+        if epoch == clio_proto::epoch::UNFENCED {
+            return 0;
+        }
+        let behind: Vec<u16> = self
+            .registry
+            .list()
+            .into_iter()
+            .map(|(pid, _)| pid)
+            .filter(|&pid| {
+                self.registry.epoch(pid).is_some_and(|e| {
+                    e != clio_proto::epoch::UNFENCED && clio_proto::epoch::older(epoch, e)
+                })
+            })
+            .collect();
+        for &pid in &behind {
+            // Cannot fail: the RAS exists and `epoch` is newer than its own.
+            let _ = self.set_epoch(pid, epoch as u64);
+        }
+        behind.len()
+    }
+
     /// Remove a member (`destroy`: every member) and tear the RAS down when none is left.
     pub fn unregister(&mut self, pid: u16, client: u16, destroy: bool) -> Result<(), AllocError> {
         let gone = if destroy {

@@ -173,3 +173,45 @@ fn refill_clears_every_frame_it_hands_out() {
     assert!(drain(&mut sp).is_empty());
     assert_eq!(sp.stats().clear_failures, 1);
 }
+
+/// The node's pool moved on (`reg::POOL_EPOCH`, written by whoever follows the pool's store):
+/// the next round raises every fenced RAS that is behind to it, as its members' SetEpoch
+/// would, and leaves unfenced ones (no pool client) and ones already ahead alone.
+#[test]
+fn the_pool_epoch_register_raises_every_fenced_ras_that_is_behind() {
+    use clio_proto::ring::{reg, RingLayout};
+    use std::sync::atomic::Ordering;
+    let mut sp = small();
+    let ring = crate::RingWindow::anonymous(RingLayout::default()).unwrap();
+    let mut mem = vec![0u8; 64 << 20];
+    let t0 = Instant::now();
+    let (fenced, key, _) = sp.register_at(1, t0).unwrap();
+    let (ahead, _, _) = sp.register_at(2, t0).unwrap();
+    let (unfenced, _, _) = sp.register_at(3, t0).unwrap();
+    sp.set_epoch(fenced, 3).unwrap();
+    sp.set_epoch(ahead, 9).unwrap();
+    sp.poll_at(&ring, &mut mem, t0);
+    while ring.pop_tx().is_some() {}
+    ring.reg(reg::POOL_EPOCH).store(5, Ordering::Release);
+    sp.poll_at(&ring, &mut mem, t0);
+    assert_eq!(sp.registry().epoch(fenced), Some(5));
+    assert_eq!(sp.registry().epoch(ahead), Some(9), "never lowered");
+    assert_eq!(sp.registry().epoch(unfenced), Some(0), "not in a pool");
+    let mut written = Vec::new();
+    while let Some(d) = ring.pop_tx() {
+        written.push(d.unwrap());
+    }
+    assert_eq!(
+        written,
+        vec![Descriptor::KeyWrite {
+            pid: fenced,
+            key,
+            epoch: 5
+        }]
+    );
+    // The same value again is no news; the raise is logged like a SetEpoch.
+    sp.poll_at(&ring, &mut mem, t0);
+    assert!(ring.pop_tx().is_none());
+    assert_eq!(sp.raise_fenced(4), 0, "older than every fenced RAS");
+    assert_eq!(sp.stats().epoch_raises, 3);
+}

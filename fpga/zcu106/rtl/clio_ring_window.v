@@ -14,7 +14,7 @@
 //
 // The register block is published at reset (magic, version, geometry): the daemon's
 // RingWindow::open checks it. Only the ARM-owned registers (RX tail, TX head, daemon state,
-// heartbeat) are writable from AXI; writes to the others are ignored.
+// heartbeat, pool epoch) are writable from AXI; writes to the others are ignored.
 //
 // One clock (the 250 MHz core clock; the PS's HPM0 port runs on it too), synchronous
 // active-high reset.
@@ -86,7 +86,7 @@ module clio_ring_window #(
     end
 
     // ---------------- registers ----------------
-    reg [31:0] rx_head, rx_tail, tx_head, tx_tail, state_r, heartbeat_r;
+    reg [31:0] rx_head, rx_tail, tx_head, tx_tail, state_r, heartbeat_r, pool_epoch_r;
     assign daemon_state = state_r;
     assign daemon_heartbeat = heartbeat_r;
 
@@ -172,7 +172,7 @@ module clio_ring_window #(
     always @(posedge clk) begin
         if (rst) begin
             rx_head <= 0; rx_tail <= 0; tx_head <= 0; tx_tail <= 0;
-            state_r <= 0; heartbeat_r <= 0;
+            state_r <= 0; heartbeat_r <= 0; pool_epoch_r <= 0;
             tx_rd_pending <= 1'b0; sp_tx_valid <= 1'b0; sp_tx_desc <= 0;
             s_axil_bvalid <= 1'b0;
         end else begin
@@ -185,6 +185,7 @@ module clio_ring_window #(
                     CLIO_REG_TX_HEAD:          tx_head     <= merge32(tx_head, s_axil_wdata, s_axil_wstrb);
                     CLIO_REG_DAEMON_STATE:     state_r     <= merge32(state_r, s_axil_wdata, s_axil_wstrb);
                     CLIO_REG_DAEMON_HEARTBEAT: heartbeat_r <= merge32(heartbeat_r, s_axil_wdata, s_axil_wstrb);
+                    CLIO_REG_POOL_EPOCH:       pool_epoch_r <= merge32(pool_epoch_r, s_axil_wdata, s_axil_wstrb);
                     default: ;
                 endcase
             end
@@ -222,6 +223,7 @@ module clio_ring_window #(
                 CLIO_REG_TX_TAIL:          reg_value = tx_tail;
                 CLIO_REG_DAEMON_STATE:     reg_value = state_r;
                 CLIO_REG_DAEMON_HEARTBEAT: reg_value = heartbeat_r;
+                CLIO_REG_POOL_EPOCH:       reg_value = pool_epoch_r;
                 default:                   reg_value = 32'd0;
             endcase
         end

@@ -374,6 +374,11 @@ impl CBoard {
         c
     }
 
+    /// The descriptor ring window shared with the slow path.
+    pub fn ring_window(&self) -> Arc<RingWindow> {
+        self.ring.clone()
+    }
+
     /// The slow path's counters (in-process, or its thread's as of its last busy round;
     /// `None` when it runs as a separate process).
     pub fn slowpath_stats(&self) -> Option<SlowPathStats> {
