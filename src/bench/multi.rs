@@ -37,6 +37,10 @@ pub struct MultiArgs {
     /// Bytes per read and write.
     #[arg(long, default_value_t = 1024)]
     size: usize,
+    /// Client threads of the replication run (each with its own region): the cost of
+    /// replication is measured at each.
+    #[arg(long, value_delimiter = ',', default_value = "1,4")]
+    repl_threads: Vec<usize>,
     /// Size of the region the healing run re-replicates, in MiB.
     #[arg(long, default_value_t = 64)]
     heal_mib: u64,
@@ -104,14 +108,17 @@ fn scaling_point(n: usize, a: &MultiArgs) -> Result<f64> {
     })
 }
 
-/// Writes and increments on a region with `replicas` copies among 3 nodes, one thread.
-fn replication_point(replicas: usize, a: &MultiArgs) -> Result<(f64, f64)> {
+/// Writes and increments with `replicas` copies among 3 nodes, from `threads` threads of one
+/// client, each on a region of its own.
+fn replication_point(replicas: usize, threads: usize, a: &MultiArgs) -> Result<(f64, f64)> {
     let (_nodes, specs) = start_nodes(3)?;
     let m = MultiClient::connect_udp(&specs, MultiConfig::default())?;
-    let r = m.ralloc(1 << 20, replicas)?;
+    let regions = (0..threads)
+        .map(|_| m.ralloc(1 << 20, replicas))
+        .collect::<Result<Vec<u64>, _>>()?;
     let data = vec![7u8; a.size];
-    let writes = run_threads(1, a.seconds, |_| {
-        let (m, data) = (m.clone(), data.clone());
+    let writes = run_threads(threads, a.seconds, |t| {
+        let (m, data, r) = (m.clone(), data.clone(), regions[t]);
         let mut i = 0u64;
         move || {
             m.rwrite(r + 4096 + (i % 200) * 4096, &data)?;
@@ -119,8 +126,8 @@ fn replication_point(replicas: usize, a: &MultiArgs) -> Result<(f64, f64)> {
             Ok(())
         }
     })?;
-    let incs = run_threads(1, a.seconds, |_| {
-        let m = m.clone();
+    let incs = run_threads(threads, a.seconds, |t| {
+        let (m, r) = (m.clone(), regions[t]);
         move || {
             m.fetch_add(r, 1)?;
             Ok(())
@@ -209,17 +216,21 @@ fn heal_point(a: &MultiArgs, writing: bool) -> Result<HealPoint> {
 pub fn run(a: MultiArgs) -> Result<()> {
     std::fs::create_dir_all(&a.out)?;
     let mut scaling: Vec<Vec<f64>> = vec![Vec::new(); a.nodes.len()];
-    let mut repl: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); 3];
+    // Per thread count, per replica count: writes/s and fetch-adds/s of each round.
+    let mut repl: Vec<Vec<(Vec<f64>, Vec<f64>)>> =
+        vec![vec![(Vec::new(), Vec::new()); 3]; a.repl_threads.len()];
     let mut heals: Vec<(HealPoint, HealPoint)> = Vec::new();
     for round in 0..a.rounds {
         eprintln!("round {}/{}", round + 1, a.rounds);
         for (k, &n) in a.nodes.iter().enumerate() {
             scaling[k].push(scaling_point(n, &a)?);
         }
-        for (k, r) in repl.iter_mut().enumerate() {
-            let (w, i) = replication_point(k + 1, &a)?;
-            r.0.push(w);
-            r.1.push(i);
+        for (t, per) in repl.iter_mut().enumerate() {
+            for (k, r) in per.iter_mut().enumerate() {
+                let (w, i) = replication_point(k + 1, a.repl_threads[t], &a)?;
+                r.0.push(w);
+                r.1.push(i);
+            }
         }
         heals.push((heal_point(&a, false)?, heal_point(&a, true)?));
     }
@@ -236,22 +247,34 @@ pub fn run(a: MultiArgs) -> Result<()> {
         writeln!(csv, "{n},{},{},{v:.0},{:.3}", a.threads, a.size, v / base)?;
     }
     std::fs::write(a.out.join("multi_nodes.csv"), csv)?;
-    let mut csv = String::from("replicas,write_ops_per_s,write_vs_1,faa_ops_per_s,faa_vs_1\n");
+    let mut csv =
+        String::from("threads,replicas,write_ops_per_s,write_vs_1,faa_ops_per_s,faa_vs_1\n");
     println!(
-        "\ncost of replication (3 nodes, 1 thread, {} B writes and fetch-adds)",
+        "\ncost of replication (3 nodes, {} B writes and fetch-adds, each thread on a region of its own)",
         a.size
     );
-    println!("| replicas | writes/s | vs 1 | fetch-adds/s | vs 1 |\n|---|---|---|---|---|");
-    let (w1, i1) = (median(repl[0].0.clone()), median(repl[0].1.clone()));
-    for (k, (w, i)) in repl.iter().enumerate() {
-        let (w, i) = (median(w.clone()), median(i.clone()));
-        println!(
-            "| {} | {w:.0} | {:.2} | {i:.0} | {:.2} |",
-            k + 1,
-            w / w1,
-            i / i1
-        );
-        writeln!(csv, "{},{w:.0},{:.3},{i:.0},{:.3}", k + 1, w / w1, i / i1)?;
+    println!(
+        "| threads | replicas | writes/s | vs 1 | fetch-adds/s | vs 1 |\n|---|---|---|---|---|---|"
+    );
+    for (t, per) in repl.iter().enumerate() {
+        let threads = a.repl_threads[t];
+        let (w1, i1) = (median(per[0].0.clone()), median(per[0].1.clone()));
+        for (k, (w, i)) in per.iter().enumerate() {
+            let (w, i) = (median(w.clone()), median(i.clone()));
+            println!(
+                "| {threads} | {} | {w:.0} | {:.2} | {i:.0} | {:.2} |",
+                k + 1,
+                w / w1,
+                i / i1
+            );
+            writeln!(
+                csv,
+                "{threads},{},{w:.0},{:.3},{i:.0},{:.3}",
+                k + 1,
+                w / w1,
+                i / i1
+            )?;
+        }
     }
     std::fs::write(a.out.join("multi_replication.csv"), csv)?;
     let mib = a.heal_mib as f64;
