@@ -88,6 +88,17 @@ fn check(m: &MultiClient, a: u64, tag: u8, n: u64) {
     }
 }
 
+/// The nodes on loopback `ports`, 24 MiB of each for the clients.
+fn specs_of(ports: &[u16]) -> Vec<NodeSpec> {
+    ports
+        .iter()
+        .map(|p| NodeSpec {
+            addr: SocketAddr::from(([127, 0, 0, 1], *p)),
+            capacity: 24 << 20,
+        })
+        .collect()
+}
+
 fn wait(what: &str, mut f: impl FnMut() -> bool) {
     let t = Instant::now();
     while !f() {
@@ -103,13 +114,7 @@ fn two_writers_lose_nothing_through_three_failures_and_a_restart() {
     };
     let dir = tempfile::tempdir().unwrap();
     let (ports, files, mut nodes) = memory_file_boards(dir.path(), 3);
-    let specs: Vec<NodeSpec> = ports
-        .iter()
-        .map(|p| NodeSpec {
-            addr: SocketAddr::from(([127, 0, 0, 1], *p)),
-            capacity: 24 << 20,
-        })
-        .collect();
+    let specs = specs_of(&ports);
     let cfg = MultiConfig {
         durable: true,
         log_bytes: 8 << 10, // applied and reset during the run
@@ -320,4 +325,125 @@ fn a_node_raises_its_fenced_address_spaces_when_the_pools_view_moves_on() {
     // A RAS outside the pool (never fenced) goes on at epoch 0.
     outsider.rwrite(ova, b"not in a pool").unwrap();
     assert_eq!(outsider.epoch(), 0);
+}
+
+/// The pool's store without its notifications: a client that missed every view change (its
+/// watch cut) but still reads the store when it asks.
+struct Deaf(Arc<EtcdStore>);
+
+struct NoWatch;
+impl clio_clib::WatchGuard for NoWatch {}
+
+impl clio_clib::ConfigStore for Deaf {
+    fn read(&self, key: &str) -> Result<Option<(Vec<u8>, u64)>, clio_clib::StoreError> {
+        self.0.read(key)
+    }
+    fn compare_and_put(
+        &self,
+        key: &str,
+        revision: Option<u64>,
+        value: &[u8],
+    ) -> Result<bool, clio_clib::StoreError> {
+        self.0.compare_and_put(key, revision, value)
+    }
+    fn watch(
+        &self,
+        _: &str,
+        _: clio_clib::OnChange,
+    ) -> Result<Box<dyn clio_clib::WatchGuard>, clio_clib::StoreError> {
+        Ok(Box::new(NoWatch))
+    }
+    fn list(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>, u64)>, clio_clib::StoreError> {
+        self.0.list(prefix)
+    }
+    fn watch_prefix(
+        &self,
+        _: &str,
+        _: clio_clib::OnChange,
+    ) -> Result<Box<dyn clio_clib::WatchGuard>, clio_clib::StoreError> {
+        Ok(Box::new(NoWatch))
+    }
+}
+
+/// The operator drains the primary of two writers' regions (`clio pool out`; the node stays
+/// up). Writer `a` hears it and fails over. Writer `b` missed the view (its watch is cut) and
+/// goes on writing to the drained node: the nodes raised its address spaces to the new epoch
+/// by themselves (the drained one included), so `b`'s old-view requests are refused (`Stale`,
+/// counted), and `b` reads the view, fails over and goes on. Every acknowledged write of both
+/// is at the new primary, and the drained node refuses `b`'s old view.
+#[test]
+fn a_writer_that_missed_a_view_is_refused_by_the_drained_primary() {
+    let Some(etcd) = EtcdServer::start_or_skip() else {
+        return;
+    };
+    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let _nodes = Boards(
+        ports
+            .iter()
+            .map(|&p| pool_board(p, etcd.addr(), "drain"))
+            .collect(),
+    );
+    let specs = specs_of(&ports);
+    let cfg = MultiConfig {
+        auto_heal: false,
+        ..MultiConfig::default()
+    };
+    let store = EtcdStore::new(etcd.addr());
+    let pool = |store: Arc<dyn clio_clib::ConfigStore>| Pool {
+        store,
+        name: "drain".into(),
+    };
+    let a = MultiClient::connect_udp_pool(&specs, cfg.clone(), pool(store.clone())).unwrap();
+    let b =
+        MultiClient::connect_udp_pool(&specs, cfg, pool(Arc::new(Deaf(store.clone())))).unwrap();
+    let (ra, rb) = (a.ralloc(1 << 20, 2).unwrap(), b.ralloc(1 << 20, 2).unwrap());
+    assert_eq!(a.replicas_of(ra).unwrap()[0], 0);
+    assert_eq!(b.replicas_of(rb).unwrap()[0], 0, "both primaries on node 0");
+    let slot = |m: &MultiClient, r: u64, i: u64| m.rwrite(r + i * 64, &(i + 1).to_le_bytes());
+    for i in 0..20 {
+        slot(&a, ra, i).unwrap();
+        slot(&b, rb, i).unwrap();
+    }
+
+    pool(store.clone()).take_out(specs[0].addr).unwrap();
+    wait("a never adopted the drain", || a.node_dead(0));
+    // b writes on; it knows nothing of the drain until node 0 refuses it.
+    let mut i = 20;
+    while b.stats().stale_answers == 0 {
+        assert!(i < 16_000, "no node refused b's old view");
+        slot(&b, rb, i).unwrap();
+        i += 1;
+    }
+    for j in i..i + 20 {
+        slot(&b, rb, j).unwrap();
+        slot(&a, ra, j - i + 20).unwrap();
+    }
+    assert_eq!((a.epoch(), b.epoch()), (2, 2));
+    assert!(b.node_dead(0), "b fell over to the backup");
+    // The drained node itself holds b's address space at the new epoch: anything of the old
+    // view (here a member joining with it) is refused there.
+    let (addr0, creds0) = b.credentials()[0];
+    let old_view = clio_clib::Config {
+        epoch: clio_proto::epoch::wire(1),
+        heartbeat: false,
+        ..clio_clib::Config::default()
+    };
+    let t = clio_clib::TransportKind::Udp(addr0).open().unwrap();
+    assert_eq!(
+        clio_clib::Client::join(t, old_view, creds0).err(),
+        Some(clio_clib::ClioError::Stale)
+    );
+    assert_eq!(b.replicas_of(rb).unwrap(), vec![1]);
+    for (m, r, n) in [(&a, ra, 40), (&b, rb, i + 20)] {
+        let all = m.rread(r, (n * 64) as usize).unwrap();
+        for k in 0..n {
+            let at = (k * 64) as usize;
+            assert_eq!(all[at..at + 8], (k + 1).to_le_bytes(), "slot {k} lost");
+        }
+    }
+    eprintln!(
+        "b wrote {} slots at node 0 before it refused b; {:?}",
+        i - 20,
+        b.stats()
+    );
 }
