@@ -23,7 +23,8 @@ pub struct PoolAt {
 /// `clio pool` subcommands.
 #[derive(Subcommand, Debug)]
 pub enum PoolCmd {
-    /// Print the pool's view (epoch, nodes out of service) and its announced nodes.
+    /// Print the pool's view (epoch, nodes out of service), its announced nodes and its
+    /// clients with the epoch each follows (one behind the view has not seen a change yet).
     Show(PoolAt),
     /// Take a node out of service (drain it): clients fail its regions over and re-replicate
     /// them on other nodes.
@@ -71,6 +72,15 @@ pub fn run(c: PoolCmd) -> Result<()> {
                     "(no node announced: start one with `clio board --etcd {} --pool {}`)",
                     at.etcd, at.pool
                 );
+            }
+            let clients = p.clients().with_context(ctx)?;
+            println!("\n| client | follows epoch |\n|---|---|");
+            for (id, epoch) in &clients {
+                let behind = if *epoch < v.epoch { " (behind)" } else { "" };
+                println!("| {id} | {epoch}{behind} |");
+            }
+            if clients.is_empty() {
+                println!("(no client of the pool is connected)");
             }
             Ok(())
         }

@@ -258,6 +258,11 @@ fn nodes_announced_in_etcd_are_found_and_a_dead_nodes_lease_takes_it_out() {
     let shown = pool_cmd(&["show"]);
     assert!(shown.contains("epoch 3"), "{shown}");
     assert_eq!(shown.matches("| yes |").count(), 3, "{shown}");
+    // The client is present (under its lease), following epoch 3.
+    assert!(
+        shown.contains(&format!("| {} | 3 |", m.client_id())),
+        "{shown}"
+    );
     let drained = m.replicas_of(a).unwrap()[0];
     let drained_addr = m.node_addr(drained).unwrap().to_string();
     let said = pool_cmd(&["out", &drained_addr]);
@@ -362,6 +367,14 @@ impl clio_clib::ConfigStore for Deaf {
         _: clio_clib::OnChange,
     ) -> Result<Box<dyn clio_clib::WatchGuard>, clio_clib::StoreError> {
         Ok(Box::new(NoWatch))
+    }
+    fn put_leased(
+        &self,
+        key: &str,
+        value: &[u8],
+        ttl: Duration,
+    ) -> Result<Box<dyn clio_clib::LeasedEntry>, clio_clib::StoreError> {
+        self.0.put_leased(key, value, ttl)
     }
 }
 

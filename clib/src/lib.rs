@@ -44,6 +44,6 @@ pub use config::Config;
 pub use engine::{ChaseOutcome, Output, Stats};
 pub use error::{ClioError, Result};
 pub use multi::{
-    ConfigStore, HealReport, LocalStore, MultiClient, MultiConfig, MultiStats, NodeSpec, OnChange,
-    Pool, StoreError, View, WatchGuard,
+    ConfigStore, HealReport, LeasedEntry, LocalStore, MultiClient, MultiConfig, MultiStats,
+    NodeSpec, OnChange, Pool, StoreError, View, WatchGuard,
 };

@@ -45,6 +45,14 @@ impl ConfigStore for Deaf {
     fn watch_prefix(&self, _: &str, _: OnChange) -> Result<Box<dyn WatchGuard>, StoreError> {
         Ok(Box::new(Nothing))
     }
+    fn put_leased(
+        &self,
+        key: &str,
+        value: &[u8],
+        ttl: std::time::Duration,
+    ) -> Result<Box<dyn clio_clib::LeasedEntry>, StoreError> {
+        self.0.put_leased(key, value, ttl)
+    }
 }
 
 fn cfg() -> MultiConfig {

@@ -139,6 +139,15 @@ impl ConfigStore for Flaky {
     ) -> Result<Box<dyn WatchGuard>, StoreError> {
         self.inner.watch_prefix(prefix, on_change)
     }
+    fn put_leased(
+        &self,
+        key: &str,
+        value: &[u8],
+        ttl: std::time::Duration,
+    ) -> Result<Box<dyn clio_clib::LeasedEntry>, StoreError> {
+        self.check()?;
+        self.inner.put_leased(key, value, ttl)
+    }
 }
 
 #[test]
@@ -266,4 +275,39 @@ fn a_node_announced_later_joins_the_clients_of_the_pool() {
     m.rwrite(a, b"on three").unwrap();
     assert_eq!(m.rread(a, 8).unwrap(), b"on three");
     drop(s);
+}
+
+/// Clients are present in the pool's store while they live (`/clio/pools/<name>/clients/`,
+/// under a lease on etcd): each entry says the epoch of the view its client follows, moves
+/// on with the view, and goes with the client.
+#[test]
+fn clients_are_present_in_the_pool_with_the_epoch_they_follow() {
+    let (_s, addrs) = udp_nodes(3, 16 * MIB);
+    let pool = Pool {
+        store: LocalStore::new(),
+        name: "seen".into(),
+    };
+    let a = MultiClient::connect_udp_pool(&addrs, fast(), pool.clone()).unwrap();
+    let b = MultiClient::connect_udp_pool(&addrs, fast(), pool.clone()).unwrap();
+    assert_ne!(a.client_id(), b.client_id());
+    let mut ids = vec![
+        (a.client_id().to_string(), 1),
+        (b.client_id().to_string(), 1),
+    ];
+    ids.sort();
+    assert_eq!(pool.clients().unwrap(), ids);
+    pool.take_out(addrs[2].addr).unwrap();
+    assert_eq!(
+        pool.clients()
+            .unwrap()
+            .iter()
+            .map(|c| c.1)
+            .collect::<Vec<_>>(),
+        vec![2, 2],
+        "both moved on with the view"
+    );
+    let gone = b.client_id().to_string();
+    drop(b);
+    let left = pool.clients().unwrap();
+    assert_eq!(left, vec![(a.client_id().to_string(), 2)], "{gone} left");
 }

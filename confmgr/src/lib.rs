@@ -7,7 +7,8 @@
 //! - [`etcd`]: etcd's v3 API through its JSON gateway (get, put, compare-and-put, watch);
 //!   no gRPC stack or code generation, just HTTP/1.1 on a socket ([`http`]).
 //! - [`EtcdStore`]: CLib's `ConfigStore` on it.
-//! - [`Announcement`]: a memory node's entry in its pool, under a lease.
+//! - [`LeasedKey`]: an entry under a lease a thread renews; [`Announcement`]: a memory
+//!   node's entry in its pool (a pool client's presence is one too).
 //! - [`EtcdServer`]: a local etcd (tests, demos, a single-host pool).
 
 pub mod etcd;
@@ -17,6 +18,6 @@ pub mod server;
 pub mod store;
 
 pub use etcd::{Etcd, EtcdError, KeyValue};
-pub use membership::Announcement;
+pub use membership::{Announcement, LeasedKey};
 pub use server::{EtcdServer, ServerError};
 pub use store::EtcdStore;

@@ -2,7 +2,7 @@
 //! and watched through etcd's watch stream on a thread of the store's.
 
 use crate::etcd::{Etcd, EtcdError};
-use clio_clib::{ConfigStore, OnChange, StoreError, WatchGuard};
+use clio_clib::{ConfigStore, LeasedEntry, OnChange, StoreError, WatchGuard};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -98,6 +98,19 @@ impl ConfigStore for EtcdStore {
         on_change: OnChange,
     ) -> Result<Box<dyn WatchGuard>, StoreError> {
         self.watch_keys(prefix, true, on_change)
+    }
+
+    /// Under an etcd lease renewed by a thread of its own ([`crate::membership::LeasedKey`]).
+    fn put_leased(
+        &self,
+        key: &str,
+        value: &[u8],
+        ttl: Duration,
+    ) -> Result<Box<dyn LeasedEntry>, StoreError> {
+        Ok(Box::new(
+            crate::membership::LeasedKey::start(self.etcd.clone(), key, value, ttl)
+                .map_err(store_err)?,
+        ))
     }
 }
 

@@ -212,4 +212,51 @@ fn clients_of_one_pool_agree_on_a_failure_through_etcd() {
     let text = String::from_utf8(v.value).unwrap();
     assert!(text.contains("epoch 2\n"), "{text}");
     assert!(text.contains(&format!("out {}\n", specs[0].addr)), "{text}");
+    // Both clients are present under their leases, at the epoch they follow; one that goes
+    // revokes its lease, and its entry with it.
+    let mut want = vec![
+        (a.client_id().to_string(), 2),
+        (b.client_id().to_string(), 2),
+    ];
+    want.sort();
+    assert_eq!(pool.clients().unwrap(), want);
+    let a_id = a.client_id().to_string();
+    drop(a);
+    // (Its background healer may still hold the client for the heal it is doing.)
+    let t = Instant::now();
+    while pool.clients().unwrap() != vec![(b.client_id().to_string(), 2)] {
+        assert!(t.elapsed() < Duration::from_secs(10), "{a_id} never left");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A leased entry lives while its holder does, takes new values under its lease, and goes
+/// when the holder drops it (at once: the lease is revoked) or when the lease ends unrenewed.
+#[test]
+fn a_leased_entry_lives_with_its_holder() {
+    let Some(server) = etcd() else { return };
+    let store = EtcdStore::new(server.addr());
+    let read = |k: &str| store.read(k).unwrap().map(|(v, _)| v);
+    let e = store
+        .put_leased("/t/present", b"epoch 1", Duration::from_secs(1))
+        .unwrap();
+    assert_eq!(read("/t/present").as_deref(), Some(&b"epoch 1"[..]));
+    e.set(b"epoch 2").unwrap();
+    // Renewed (three times a lease): still there well past one lease.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(read("/t/present").as_deref(), Some(&b"epoch 2"[..]));
+    drop(e);
+    assert_eq!(read("/t/present"), None, "revoked with its holder");
+    // A lease nobody renews (a holder that died) ends by itself.
+    let etcd = Etcd::new(server.addr());
+    let lease = etcd.grant(1).unwrap();
+    etcd.put_leased(b"/t/dead", b"epoch 1", lease).unwrap();
+    let t = Instant::now();
+    while read("/t/dead").is_some() {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "the lease never ended"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

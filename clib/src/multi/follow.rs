@@ -136,6 +136,11 @@ impl MultiClient {
         Ok(())
     }
 
+    /// This client's id in its pool's presence entries (`/clio/pools/<name>/clients/<id>`).
+    pub fn client_id(&self) -> &str {
+        &self.inner.id
+    }
+
     /// The epoch of the pool's view this client follows (0 without a pool): one more with
     /// every node the pool took out of service.
     pub fn epoch(&self) -> u64 {
@@ -165,6 +170,11 @@ impl MultiClient {
         }
         let before = self.inner.epoch.fetch_max(v.epoch, Ordering::AcqRel);
         if v.epoch > before {
+            // The presence entry says which view this client follows (best effort: the
+            // store may be away; the next view sets it again).
+            if let Some(e) = lock(&self.inner.presence).as_ref() {
+                let _ = e.set(Pool::client_entry(v.epoch).as_bytes());
+            }
             // Every node in service enters the new epoch now, not at this client's next
             // request to it: an idle client's heartbeats would otherwise be refused as
             // Stale by a node another client raised, and its lease there would end. On a

@@ -17,7 +17,9 @@ use node_list::{Node, NodeList};
 
 pub use heal::HealReport;
 
-pub use pool::{ConfigStore, LocalStore, OnChange, Pool, StoreError, View, WatchGuard};
+pub use pool::{
+    ConfigStore, LeasedEntry, LocalStore, OnChange, Pool, StoreError, View, WatchGuard,
+};
 
 use crate::{Client, ClioError, Config, Credentials, Result, Stats};
 use std::collections::BTreeMap;
@@ -57,6 +59,10 @@ pub struct MultiConfig {
     /// readmitted, and retries every second while a region is short. Off: the application
     /// calls [`MultiClient::heal`] itself.
     pub auto_heal: bool,
+    /// A pool client's presence in the pool's store (`/clio/pools/<name>/clients/<id>` =
+    /// the epoch it follows) is kept under a lease of this long, renewed meanwhile: gone this
+    /// long after the client's process dies (`clio pool show` lists the clients).
+    pub presence_lease: Duration,
 }
 
 impl Default for MultiConfig {
@@ -75,6 +81,7 @@ impl Default for MultiConfig {
             durable: false,
             heal_chunk: 64 << 10,
             auto_heal: true,
+            presence_lease: Duration::from_secs(5),
         }
     }
 }
@@ -183,6 +190,9 @@ struct Inner {
     follow: bool,
     /// One re-replication at a time (`heal.rs`).
     healing: Mutex<()>,
+    /// This client's presence entry in the pool's store (`presence_lease`), and its id.
+    presence: Mutex<Option<Box<dyn LeasedEntry>>>,
+    id: String,
     /// Wakes the background healer: set when a node is dropped or readmitted.
     heal_due: Arc<(Mutex<bool>, std::sync::Condvar)>,
 }
@@ -206,6 +216,16 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 fn connect_node(addr: SocketAddr, cfg: &MultiConfig) -> Result<Client> {
     let t = Box::new(crate::transport::UdpTransport::connect(addr)?);
     Client::connect(t, cfg.node.clone())
+}
+
+/// A pool client's id in its presence entry: this process's id and a random tag (several
+/// clients in one process are told apart).
+fn client_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let tag = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    format!("pid{}-{:08x}", std::process::id(), tag as u32)
 }
 
 /// Errors that mean "this node is gone" rather than "this request is wrong".
@@ -275,6 +295,8 @@ impl MultiClient {
                 watch: Mutex::new(Vec::new()),
                 follow,
                 healing: Mutex::new(()),
+                presence: Mutex::new(None),
+                id: client_id(),
                 heal_due: Arc::new((Mutex::new(false), std::sync::Condvar::new())),
             }),
         };
@@ -296,6 +318,12 @@ impl MultiClient {
                 }),
             )?;
             lock(&m.inner.watch).push(guard);
+            let entry = p.store.put_leased(
+                &format!("{}{}", p.clients_prefix(), m.inner.id),
+                Pool::client_entry(m.epoch()).as_bytes(),
+                m.inner.cfg.presence_lease,
+            )?;
+            *lock(&m.inner.presence) = Some(entry);
             // A view stored between the read above and the watch's start.
             m.refresh_view()?;
             for i in unreachable_nodes {

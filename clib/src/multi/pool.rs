@@ -32,6 +32,13 @@ pub type OnChange = Box<dyn Fn() -> bool + Send + Sync>;
 /// Ends a watch when dropped.
 pub trait WatchGuard: Send + Sync {}
 
+/// An entry the store keeps while its holder lives (a lease in etcd): deleted when the
+/// guard is dropped, or, when its process dies, once the lease ends unrenewed.
+pub trait LeasedEntry: Send + Sync {
+    /// Replace the entry's value (under the same lease).
+    fn set(&self, value: &[u8]) -> Result<(), StoreError>;
+}
+
 /// A key-value store with compare-and-put and watches: what a configuration manager offers.
 pub trait ConfigStore: Send + Sync {
     /// The value at `key` and its revision (changes with every put), or `None` when absent.
@@ -60,6 +67,15 @@ pub trait ConfigStore: Send + Sync {
         prefix: &str,
         on_change: OnChange,
     ) -> Result<Box<dyn WatchGuard>, StoreError>;
+
+    /// Put `value` at `key` for as long as the returned entry lives, under a lease of `ttl`
+    /// renewed meanwhile (a node's announcement, a client's presence).
+    fn put_leased(
+        &self,
+        key: &str,
+        value: &[u8],
+        ttl: std::time::Duration,
+    ) -> Result<Box<dyn LeasedEntry>, StoreError>;
 }
 
 /// A pool of memory nodes shared by clients: the store where its view lives and its name
@@ -116,6 +132,35 @@ impl Pool {
     /// The key of `node`'s entry in the pool named `name`.
     pub fn node_key_of(name: &str, node: SocketAddr) -> String {
         format!("{}{node}", Self::nodes_prefix_of(name))
+    }
+
+    /// The prefix of the pool's clients' presence entries (`/clio/pools/<name>/clients/`).
+    pub fn clients_prefix(&self) -> String {
+        format!("/clio/pools/{}/clients/", self.name)
+    }
+
+    /// The value of a client's presence entry: the epoch of the view it follows.
+    pub fn client_entry(epoch: u64) -> String {
+        format!("epoch {epoch}\n")
+    }
+
+    /// The pool's clients now: each one's id and the epoch of the view it follows (an entry
+    /// that does not parse is an error naming it).
+    pub fn clients(&self) -> Result<Vec<(String, u64)>, StoreError> {
+        let prefix = self.clients_prefix();
+        self.store
+            .list(&prefix)?
+            .into_iter()
+            .map(|(k, v, _)| {
+                let id = k.strip_prefix(&prefix).unwrap_or(&k).to_string();
+                std::str::from_utf8(&v)
+                    .ok()
+                    .and_then(|s| s.trim().strip_prefix("epoch "))
+                    .and_then(|e| e.parse().ok())
+                    .map(|e| (id, e))
+                    .ok_or_else(|| StoreError(format!("client entry {k} does not parse")))
+            })
+            .collect()
     }
 
     /// The value of a node's entry: what clients may place on it.
@@ -282,7 +327,7 @@ fn propose(pool: &Pool, node: SocketAddr, out: bool) -> Result<View, StoreError>
 /// An in-process configuration store (clients of one process share a pool through it).
 #[derive(Default)]
 pub struct LocalStore {
-    inner: Mutex<LocalInner>,
+    inner: Arc<Mutex<LocalInner>>,
 }
 
 /// A watch: the key (or prefix, when the flag is set), its callback and whether it lives.
@@ -318,8 +363,12 @@ impl LocalStore {
 
     /// Delete `key` (as the end of a lease would in etcd) and tell its watchers.
     pub fn remove(&self, key: &str) {
+        Self::remove_in(&self.inner, key)
+    }
+
+    fn remove_in(inner: &Mutex<LocalInner>, key: &str) {
         let callbacks = {
-            let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            let mut g = inner.lock().unwrap_or_else(|p| p.into_inner());
             if g.keys.remove(key).is_none() {
                 return;
             }
@@ -337,8 +386,17 @@ impl LocalStore {
     /// Put `value` at `key` if `revision` is `None` or `Some` of the key's revision (`Some(None)`:
     /// if the key is absent), then tell its watchers; whether it was put.
     fn put_if(&self, key: &str, revision: Option<Option<u64>>, value: &[u8]) -> bool {
+        Self::put_in(&self.inner, key, revision, value)
+    }
+
+    fn put_in(
+        inner: &Mutex<LocalInner>,
+        key: &str,
+        revision: Option<Option<u64>>,
+        value: &[u8],
+    ) -> bool {
         let callbacks = {
-            let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            let mut g = inner.lock().unwrap_or_else(|p| p.into_inner());
             if revision.is_some_and(|r| g.keys.get(key).map(|(_, k)| *k) != r) {
                 return false;
             }
@@ -390,6 +448,26 @@ impl LocalStore {
 /// Whether a watch lives.
 type Live = Arc<std::sync::atomic::AtomicBool>;
 
+/// A leased entry of the in-process store: nothing outlives the process, so no lease runs;
+/// the entry goes when the guard is dropped.
+struct LocalLeased {
+    inner: Arc<Mutex<LocalInner>>,
+    key: String,
+}
+
+impl LeasedEntry for LocalLeased {
+    fn set(&self, value: &[u8]) -> Result<(), StoreError> {
+        LocalStore::put_in(&self.inner, &self.key, None, value);
+        Ok(())
+    }
+}
+
+impl Drop for LocalLeased {
+    fn drop(&mut self) {
+        LocalStore::remove_in(&self.inner, &self.key);
+    }
+}
+
 impl ConfigStore for LocalStore {
     fn read(&self, key: &str) -> Result<Option<(Vec<u8>, u64)>, StoreError> {
         let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
@@ -427,6 +505,19 @@ impl ConfigStore for LocalStore {
         on_change: OnChange,
     ) -> Result<Box<dyn WatchGuard>, StoreError> {
         Ok(self.add_watch(prefix, true, on_change))
+    }
+
+    fn put_leased(
+        &self,
+        key: &str,
+        value: &[u8],
+        _ttl: std::time::Duration,
+    ) -> Result<Box<dyn LeasedEntry>, StoreError> {
+        self.put(key, value);
+        Ok(Box::new(LocalLeased {
+            inner: self.inner.clone(),
+            key: key.to_string(),
+        }))
     }
 }
 
@@ -494,6 +585,14 @@ mod tests {
         fn watch_prefix(&self, _: &str, _: OnChange) -> Result<Box<dyn WatchGuard>, StoreError> {
             Err(StoreError("no".into()))
         }
+        fn put_leased(
+            &self,
+            _: &str,
+            _: &[u8],
+            _: std::time::Duration,
+        ) -> Result<Box<dyn LeasedEntry>, StoreError> {
+            Err(StoreError("no".into()))
+        }
     }
 
     #[test]
@@ -508,6 +607,11 @@ mod tests {
         assert!(bring_in(&pool, addr(1)).is_err());
         let e = pool.announced().unwrap_err();
         assert!(e.to_string().contains("/x"), "{e}");
+        let e = pool.clients().unwrap_err();
+        assert!(
+            e.to_string().contains("/x"),
+            "a foreign key is no client entry: {e}"
+        );
     }
 
     #[test]

@@ -152,6 +152,7 @@ impl MultiClient {
     /// Append the word an atomic left to every backup. The atomic must not run again, so a
     /// backup that fails here is dropped and the others still get the record.
     fn word_to_backups(&self, r: &Region, off: u64, word: u64) -> crate::Result<()> {
+        let mut stale = 0;
         for &(b, bva) in r.record_targets() {
             loop {
                 let step = self
@@ -162,9 +163,26 @@ impl MultiClient {
                     Ok(_) => match self.apply_log(b) {
                         Ok(()) => continue,
                         Err(Failed::Node(i)) => self.fail_node(i)?,
+                        Err(Failed::Op(ClioError::Stale)) => {
+                            self.after_stale(&mut stale)?;
+                            if self.node_dead(b) {
+                                break; // out of the new view: as a backup that failed
+                            }
+                            continue;
+                        }
                         Err(Failed::Op(e) | Failed::InDoubt(e)) => return Err(e),
                     },
                     Err(Failed::Node(i)) => self.fail_node(i)?,
+                    // The view moved on while the record was in flight (this client's own
+                    // adoption raises the nodes too): the record is the word's new value, a
+                    // redo, so it goes again under the new view.
+                    Err(Failed::Op(ClioError::Stale)) => {
+                        self.after_stale(&mut stale)?;
+                        if self.node_dead(b) {
+                            break; // out of the new view: as a backup that failed
+                        }
+                        continue;
+                    }
                     Err(Failed::Op(e) | Failed::InDoubt(e)) => return Err(e),
                 }
                 break;
