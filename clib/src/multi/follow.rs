@@ -60,17 +60,11 @@ impl MultiClient {
         for ((_, n), &(_, _, rev)) in m.inner.nodes.iter().zip(&announced) {
             n.entry_rev.store(rev, Ordering::Release);
         }
-        let me: Weak<Inner> = Arc::downgrade(&m.inner);
+        // Entries that cannot be read now are read again at the next change, and every
+        // second by the healer.
         let guard = pool.store.watch_prefix(
             &pool.nodes_prefix(),
-            Box::new(move || match me.upgrade() {
-                // Read again at the next change, and every second by the healer.
-                Some(inner) => {
-                    let _ = MultiClient { inner }.refresh_nodes();
-                    true
-                }
-                None => false,
-            }),
+            m.on_change(MultiClient::refresh_nodes),
         )?;
         lock(&m.inner.watch).push(guard);
         m.refresh_nodes()?;
@@ -134,6 +128,19 @@ impl MultiClient {
             }
         }
         Ok(())
+    }
+
+    /// A store watch's callback that runs `f` on this client (its errors are left to the next
+    /// change) and ends the watch once the client is gone.
+    pub(super) fn on_change(&self, f: fn(&MultiClient) -> Result<()>) -> OnChange {
+        let me: Weak<Inner> = Arc::downgrade(&self.inner);
+        Box::new(move || match me.upgrade() {
+            Some(inner) => {
+                let _ = f(&MultiClient { inner });
+                true
+            }
+            None => false,
+        })
     }
 
     /// This client's id in its pool's presence entries (`/clio/pools/<name>/clients/<id>`).

@@ -304,19 +304,11 @@ impl MultiClient {
             heal::spawn_healer(Arc::downgrade(&m.inner), m.inner.heal_due.clone())?;
         }
         if let Some(p) = &m.inner.pool {
-            let me: Weak<Inner> = Arc::downgrade(&m.inner);
-            let guard = p.store.watch(
-                &p.view_key(),
-                Box::new(move || match me.upgrade() {
-                    // A view that cannot be read now is read again at the next change or
-                    // at this client's next failure.
-                    Some(inner) => {
-                        let _ = MultiClient { inner }.refresh_view();
-                        true
-                    }
-                    None => false,
-                }),
-            )?;
+            // A view that cannot be read now is read again at the next change or at this
+            // client's next failure.
+            let guard = p
+                .store
+                .watch(&p.view_key(), m.on_change(MultiClient::refresh_view))?;
             lock(&m.inner.watch).push(guard);
             let entry = p.store.put_leased(
                 &format!("{}{}", p.clients_prefix(), m.inner.id),

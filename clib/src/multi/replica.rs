@@ -155,23 +155,20 @@ impl MultiClient {
         let mut stale = 0;
         for &(b, bva) in r.record_targets() {
             loop {
+                // Appended (true), or the log was full and is applied now (false: again).
                 let step = self
                     .append_records(b, bva + off, &word.to_le_bytes())
-                    .and_then(|hs| self.wait_all(hs.into_iter().map(|h| (b, h)).collect()));
-                match step {
-                    Ok(full) if full.is_empty() => break,
-                    Ok(_) => match self.apply_log(b) {
-                        Ok(()) => continue,
-                        Err(Failed::Node(i)) => self.fail_node(i)?,
-                        Err(Failed::Op(ClioError::Stale)) => {
-                            self.after_stale(&mut stale)?;
-                            if self.node_dead(b) {
-                                break; // out of the new view: as a backup that failed
-                            }
-                            continue;
+                    .and_then(|hs| self.wait_all(hs.into_iter().map(|h| (b, h)).collect()))
+                    .and_then(|full| {
+                        if full.is_empty() {
+                            Ok(true)
+                        } else {
+                            self.apply_log(b).map(|()| false)
                         }
-                        Err(Failed::Op(e) | Failed::InDoubt(e)) => return Err(e),
-                    },
+                    });
+                match step {
+                    Ok(true) => break,
+                    Ok(false) => continue,
                     Err(Failed::Node(i)) => self.fail_node(i)?,
                     // The view moved on while the record was in flight (this client's own
                     // adoption raises the nodes too): the record is the word's new value, a

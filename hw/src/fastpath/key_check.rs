@@ -194,6 +194,19 @@ mod tests {
         b.uut.wr_epoch.next = epoch.to_bits();
     }
 
+    /// A KEY_WRITE applied to the slots: `ready` is low for the cycle they are re-decided,
+    /// high again the cycle after.
+    fn apply_key_write(b: &mut Bench<KeyCheck>, pid: u16, key: u64, epoch: u16) {
+        key_write(b, pid, key, epoch);
+        b.tick();
+        b.uut.wr_valid.next = false;
+        b.settle();
+        assert!(!b.uut.ready.val());
+        b.tick();
+        b.settle();
+        assert!(b.uut.ready.val());
+    }
+
     fn reset(b: &mut Bench<KeyCheck>) {
         b.uut.reset.next = true;
         b.tick();
@@ -325,24 +338,10 @@ mod tests {
         assert!(ok_of(&mut b, 2), "two cycles after");
         assert!(!ok_of(&mut b, 1), "another slot");
         // Fenced at epoch 3: the frame (epoch 0) is re-decided stale, the key still opens.
-        key_write(&mut b, 5, 0x77, 3);
-        b.tick();
-        b.uut.wr_valid.next = false;
-        b.settle();
-        assert!(!b.uut.ready.val());
-        b.tick();
-        b.settle();
-        assert!(b.uut.ready.val());
+        apply_key_write(&mut b, 5, 0x77, 3);
         assert_eq!(answer(&mut b, 2), (true, false), "fenced");
         // Revoked: `ready` drops for the cycle the slots are re-decided.
-        key_write(&mut b, 5, 0, 3);
-        b.tick();
-        b.uut.wr_valid.next = false;
-        b.settle();
-        assert!(!b.uut.ready.val());
-        b.tick();
-        b.settle();
-        assert!(b.uut.ready.val());
+        apply_key_write(&mut b, 5, 0, 3);
         assert!(!ok_of(&mut b, 2), "revoked");
     }
 }
