@@ -11,75 +11,43 @@ mod common;
 
 use clio_clib::{MultiClient, MultiConfig, NodeSpec, Pool};
 use clio_confmgr::{EtcdServer, EtcdStore};
-use common::{free_port, memory_file_board, memory_file_boards, Boards};
+use common::{free_port, memory_file_board, memory_file_boards, wait, Boards, Deaf, Writer};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const SLOT: u64 = 256;
 const SLOTS: u64 = 4000;
 
-/// Writes slot after slot of its region, then bumps the region's counter, until stopped.
-struct Writer {
-    stop: Arc<AtomicBool>,
-    acked: Arc<AtomicU64>,
-    h: std::thread::JoinHandle<()>,
-}
-
+/// Writes slot after slot of its region (round and round), then bumps the region's counter.
 fn writer(m: &MultiClient, a: u64, tag: u8) -> Writer {
-    let stop = Arc::new(AtomicBool::new(false));
-    let acked = Arc::new(AtomicU64::new(0));
-    let (m, s, n) = (m.clone(), stop.clone(), acked.clone());
-    let h = std::thread::spawn(move || {
-        let mut i = 0;
-        while !s.load(Ordering::Acquire) && i < SLOTS {
-            let v = [tag; 8]
-                .iter()
-                .chain(&(i + 1).to_le_bytes())
-                .copied()
-                .collect::<Vec<_>>();
-            m.rwrite(a + 8 + i * SLOT, &v.repeat(2))
-                .unwrap_or_else(|e| panic!("writer {tag}: write {i}: {e}"));
-            let old = m
-                .fetch_add(a, 1)
-                .unwrap_or_else(|e| panic!("writer {tag}: increment {i}: {e}"));
-            assert_eq!(old, i, "writer {tag}: the counter skipped or repeated");
-            i += 1;
-            n.store(i, Ordering::Release);
-        }
-    });
-    Writer { stop, acked, h }
-}
-
-impl Writer {
-    /// Wait until `more` further operations were acknowledged.
-    fn progress(&self, more: u64) {
-        let start = self.acked.load(Ordering::Acquire);
-        let t = Instant::now();
-        while self.acked.load(Ordering::Acquire) < start + more {
-            assert!(t.elapsed() < Duration::from_secs(20), "the writer stalled");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
-    fn finish(self) -> u64 {
-        self.stop.store(true, Ordering::Release);
-        self.h.join().expect("the writer rode out every failure");
-        self.acked.load(Ordering::Acquire)
-    }
-}
-
-fn check(m: &MultiClient, a: u64, tag: u8, n: u64) {
-    assert_eq!(m.rread(a, 8).unwrap(), n.to_le_bytes(), "counter of {tag}");
-    let all = m.rread(a + 8, (n * SLOT) as usize).unwrap();
-    for i in 0..n {
+    let m = m.clone();
+    Writer::spawn(move |i| {
         let v = [tag; 8]
             .iter()
             .chain(&(i + 1).to_le_bytes())
             .copied()
             .collect::<Vec<_>>();
-        let at = (i * SLOT) as usize;
+        m.rwrite(a + 8 + (i % SLOTS) * SLOT, &v.repeat(2))
+            .unwrap_or_else(|e| panic!("writer {tag}: write {i}: {e}"));
+        let old = m
+            .fetch_add(a, 1)
+            .unwrap_or_else(|e| panic!("writer {tag}: increment {i}: {e}"));
+        assert_eq!(old, i, "writer {tag}: the counter skipped or repeated");
+    })
+}
+
+/// The counter counts the writer's `n` operations, and its last `SLOTS` writes are there.
+fn check(m: &MultiClient, a: u64, tag: u8, n: u64) {
+    assert_eq!(m.rread(a, 8).unwrap(), n.to_le_bytes(), "counter of {tag}");
+    let all = m.rread(a + 8, (SLOTS * SLOT) as usize).unwrap();
+    for i in n.saturating_sub(SLOTS)..n {
+        let v = [tag; 8]
+            .iter()
+            .chain(&(i + 1).to_le_bytes())
+            .copied()
+            .collect::<Vec<_>>();
+        let at = ((i % SLOTS) * SLOT) as usize;
         assert_eq!(
             &all[at..at + 32],
             &v.repeat(2)[..],
@@ -97,14 +65,6 @@ fn specs_of(ports: &[u16]) -> Vec<NodeSpec> {
             capacity: 24 << 20,
         })
         .collect()
-}
-
-fn wait(what: &str, mut f: impl FnMut() -> bool) {
-    let t = Instant::now();
-    while !f() {
-        assert!(t.elapsed() < Duration::from_secs(20), "{what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 #[test]
@@ -330,52 +290,6 @@ fn a_node_raises_its_fenced_address_spaces_when_the_pools_view_moves_on() {
     // A RAS outside the pool (never fenced) goes on at epoch 0.
     outsider.rwrite(ova, b"not in a pool").unwrap();
     assert_eq!(outsider.epoch(), 0);
-}
-
-/// The pool's store without its notifications: a client that missed every view change (its
-/// watch cut) but still reads the store when it asks.
-struct Deaf(Arc<EtcdStore>);
-
-struct NoWatch;
-impl clio_clib::WatchGuard for NoWatch {}
-
-impl clio_clib::ConfigStore for Deaf {
-    fn read(&self, key: &str) -> Result<Option<(Vec<u8>, u64)>, clio_clib::StoreError> {
-        self.0.read(key)
-    }
-    fn compare_and_put(
-        &self,
-        key: &str,
-        revision: Option<u64>,
-        value: &[u8],
-    ) -> Result<bool, clio_clib::StoreError> {
-        self.0.compare_and_put(key, revision, value)
-    }
-    fn watch(
-        &self,
-        _: &str,
-        _: clio_clib::OnChange,
-    ) -> Result<Box<dyn clio_clib::WatchGuard>, clio_clib::StoreError> {
-        Ok(Box::new(NoWatch))
-    }
-    fn list(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>, u64)>, clio_clib::StoreError> {
-        self.0.list(prefix)
-    }
-    fn watch_prefix(
-        &self,
-        _: &str,
-        _: clio_clib::OnChange,
-    ) -> Result<Box<dyn clio_clib::WatchGuard>, clio_clib::StoreError> {
-        Ok(Box::new(NoWatch))
-    }
-    fn put_leased(
-        &self,
-        key: &str,
-        value: &[u8],
-        ttl: Duration,
-    ) -> Result<Box<dyn clio_clib::LeasedEntry>, clio_clib::StoreError> {
-        self.0.put_leased(key, value, ttl)
-    }
 }
 
 /// The operator drains the primary of two writers' regions (`clio pool out`; the node stays

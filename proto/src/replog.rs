@@ -5,7 +5,9 @@
 //!
 //! ```text
 //! 0   tail u64       bytes of records appended so far (a multiple of 8)
-//! 8   reserved       56 bytes, zero
+//! 8   apply lock u64 0, or the token of the writer applying the log (a shared space's
+//!                    writers take it so one applies at a time; the node never touches it)
+//! 16  reserved       48 bytes, zero
 //! 64  records ...    each: len u32, reserved u32 (zero), len bytes, zero pad to 8
 //! ```
 //!
@@ -24,6 +26,12 @@
 pub const LOG_HEAD: u64 = 64;
 /// Offset of the tail word in the head.
 pub const TAIL_OFFSET: u64 = 0;
+/// Offset of the apply lock word in the head: writers of a shared space
+/// (docs/replication.md, "Several writers") apply a log only while it holds their token,
+/// because two appliers' resets of the tail can drop records (the second reset meets a tail
+/// that came back to the value it read). `Append` never reads or writes it.
+pub const APPLY_LOCK_OFFSET: u64 = 8;
+const _: () = assert!(APPLY_LOCK_OFFSET != TAIL_OFFSET && APPLY_LOCK_OFFSET + 8 <= LOG_HEAD);
 /// Bytes of a record's frame (len u32, reserved u32) before its payload.
 pub const FRAME_BYTES: u64 = 8;
 /// Largest Append payload: one packet, the record travels in one request and one response.

@@ -81,3 +81,101 @@ pub fn memory_file_boards(
     );
     (ports, files, nodes)
 }
+
+/// The pool's store without its notifications: a client that missed every view change (its
+/// watch cut) but still reads the store when it asks.
+pub struct Deaf(pub std::sync::Arc<clio_confmgr::EtcdStore>);
+
+struct NoWatch;
+impl clio_clib::WatchGuard for NoWatch {}
+
+impl clio_clib::ConfigStore for Deaf {
+    fn read(&self, key: &str) -> Result<Option<(Vec<u8>, u64)>, clio_clib::StoreError> {
+        self.0.read(key)
+    }
+    fn compare_and_put(
+        &self,
+        key: &str,
+        revision: Option<u64>,
+        value: &[u8],
+    ) -> Result<bool, clio_clib::StoreError> {
+        self.0.compare_and_put(key, revision, value)
+    }
+    fn watch(
+        &self,
+        _: &str,
+        _: clio_clib::OnChange,
+    ) -> Result<Box<dyn clio_clib::WatchGuard>, clio_clib::StoreError> {
+        Ok(Box::new(NoWatch))
+    }
+    fn list(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>, u64)>, clio_clib::StoreError> {
+        self.0.list(prefix)
+    }
+    fn watch_prefix(
+        &self,
+        _: &str,
+        _: clio_clib::OnChange,
+    ) -> Result<Box<dyn clio_clib::WatchGuard>, clio_clib::StoreError> {
+        Ok(Box::new(NoWatch))
+    }
+    fn put_leased(
+        &self,
+        key: &str,
+        value: &[u8],
+        ttl: std::time::Duration,
+    ) -> Result<Box<dyn clio_clib::LeasedEntry>, clio_clib::StoreError> {
+        self.0.put_leased(key, value, ttl)
+    }
+}
+
+/// Wait up to 20 s for `f`, failing the test with `what`.
+pub fn wait(what: &str, mut f: impl FnMut() -> bool) {
+    let t = std::time::Instant::now();
+    while !f() {
+        assert!(t.elapsed() < std::time::Duration::from_secs(20), "{what}");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// A thread that runs operation after operation (`op(i)` for i = 0, 1, ...; a panic in it
+/// fails the test at [`Writer::finish`]) until stopped, counting those that returned.
+pub struct Writer {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    acked: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    h: std::thread::JoinHandle<()>,
+}
+
+impl Writer {
+    pub fn spawn(mut op: impl FnMut(u64) + Send + 'static) -> Writer {
+        use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let acked = std::sync::Arc::new(AtomicU64::new(0));
+        let (s, n) = (stop.clone(), acked.clone());
+        let h = std::thread::spawn(move || {
+            let mut i = 0;
+            while !s.load(Ordering::Acquire) {
+                op(i);
+                i += 1;
+                n.store(i, Ordering::Release);
+            }
+        });
+        Writer { stop, acked, h }
+    }
+
+    /// Wait until `more` further operations returned.
+    pub fn progress(&self, more: u64) {
+        use std::sync::atomic::Ordering;
+        let start = self.acked.load(Ordering::Acquire);
+        wait("a writer stalled", || {
+            self.acked.load(Ordering::Acquire) >= start + more
+        });
+    }
+
+    /// Stop it; the number of operations that returned.
+    pub fn finish(self) -> u64 {
+        use std::sync::atomic::Ordering;
+        self.stop.store(true, Ordering::Release);
+        self.h.join().expect("the writer rode out every failure");
+        self.acked.load(Ordering::Acquire)
+    }
+}

@@ -169,7 +169,8 @@ impl MultiClient {
         for (i, n) in self.inner.nodes.iter() {
             if v.out.contains(&n.addr) {
                 self.drop_node(i);
-            } else if n.dead.load(Ordering::Acquire) {
+            } else if n.dead.load(Ordering::Acquire) && !self.shared() {
+                // (A node out of a shared space stays out: readmission of one is not built.)
                 // Best effort: a node that does not answer stays dead here (this client's
                 // next failure on it would take it out again).
                 let _ = self.revive(i);
@@ -226,6 +227,8 @@ impl MultiClient {
         if *count > STALE_RETRIES {
             return Err(ClioError::Stale);
         }
-        self.refresh_view()
+        self.refresh_view()?;
+        // A shared space's table may have changed with the view.
+        self.refresh_space()
     }
 }

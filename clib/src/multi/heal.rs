@@ -95,6 +95,11 @@ impl MultiClient {
     /// failed) a new replica on another live node, one at a time, while the regions stay in
     /// use. The regions with no replica left stay lost (`NodeLost`).
     pub fn heal(&self) -> Result<HealReport> {
+        if self.shared() {
+            return Err(ClioError::InvalidArgument(
+                "re-replication of a shared space is not built (docs/replication.md)",
+            ));
+        }
         let _one = lock(&self.inner.healing);
         let short: Vec<u64> = {
             let regions = self.inner.regions.read().unwrap_or_else(|p| p.into_inner());
@@ -284,6 +289,11 @@ impl MultiClient {
             .nodes
             .get(i)
             .ok_or(ClioError::InvalidArgument("readmit: no such node"))?;
+        if self.shared() {
+            return Err(ClioError::InvalidArgument(
+                "readmitting a node to a shared space is not built (docs/replication.md)",
+            ));
+        }
         match &self.inner.pool {
             Some(p) => {
                 let v = pool::bring_in(p, n.addr)?;

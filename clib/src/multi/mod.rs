@@ -12,6 +12,8 @@ mod heal;
 mod node_list;
 mod pool;
 mod replica;
+mod space;
+mod space_record;
 
 use node_list::{Node, NodeList};
 
@@ -63,6 +65,10 @@ pub struct MultiConfig {
     /// the epoch it follows) is kept under a lease of this long, renewed meanwhile: gone this
     /// long after the client's process dies (`clio pool show` lists the clients).
     pub presence_lease: Duration,
+    /// The shared space this client writes with the pool's other clients of the same name
+    /// (`Some`: needs a pool; docs/replication.md "Several writers"). `None`: the client's
+    /// regions are its own, in address spaces of its own.
+    pub space: Option<String>,
 }
 
 impl Default for MultiConfig {
@@ -82,6 +88,7 @@ impl Default for MultiConfig {
             heal_chunk: 64 << 10,
             auto_heal: true,
             presence_lease: Duration::from_secs(5),
+            space: None,
         }
     }
 }
@@ -169,6 +176,10 @@ pub struct MultiStats {
     /// `Stale` answers met (a node held a newer epoch of the pool than this client's view):
     /// each made the client read the view again.
     pub stale_answers: u64,
+    /// Locks of a shared space taken over from a writer that was gone.
+    pub locks_broken: u64,
+    /// Regions made equal on every replica after their lock was taken over.
+    pub repairs: u64,
 }
 
 struct Inner {
@@ -193,6 +204,8 @@ struct Inner {
     /// This client's presence entry in the pool's store (`presence_lease`), and its id.
     presence: Mutex<Option<Box<dyn LeasedEntry>>>,
     id: String,
+    /// This client's token in a shared space's lock words (`space::token_of(id)`).
+    token: u64,
     /// Wakes the background healer: set when a node is dropped or readmitted.
     heal_due: Arc<(Mutex<bool>, std::sync::Condvar)>,
 }
@@ -262,6 +275,19 @@ impl MultiClient {
             Some(p) => Some(pool::read_view(p)?.0),
             None => None,
         };
+        // A writer of a shared space joins the space's address space at each node.
+        let space = match (&pool, &cfg.space) {
+            (Some(p), Some(name)) => match p.store.read(&p.space_key(name))? {
+                Some((b, _)) => Some(space_record::SpaceRecord::decode(&b)?),
+                None => None,
+            },
+            (None, Some(_)) => {
+                return Err(ClioError::InvalidArgument(
+                    "a shared space needs a pool (connect_udp_pool or connect_pool)",
+                ))
+            }
+            _ => None,
+        };
         let mut v = Vec::with_capacity(nodes.len());
         let mut unreachable_nodes = Vec::new();
         for n in nodes {
@@ -269,7 +295,16 @@ impl MultiClient {
             let client = if out {
                 None
             } else {
-                match connect_node(n.addr, &cfg) {
+                let opened = match &cfg.space {
+                    Some(_) => space::open_node(
+                        n.addr,
+                        &cfg,
+                        space.as_ref(),
+                        view.as_ref().map_or(0, |w| w.epoch),
+                    ),
+                    None => connect_node(n.addr, &cfg),
+                };
+                match opened {
                     Ok(c) => Some(Arc::new(c)),
                     // In a pool, a node that does not answer is taken out (below) rather than
                     // failing the connect: the others serve.
@@ -282,6 +317,7 @@ impl MultiClient {
             };
             v.push(Node::new(n.addr, n.capacity, client, out));
         }
+        let id = client_id();
         let m = MultiClient {
             inner: Arc::new(Inner {
                 nodes: NodeList::new(v)?,
@@ -296,11 +332,13 @@ impl MultiClient {
                 follow,
                 healing: Mutex::new(()),
                 presence: Mutex::new(None),
-                id: client_id(),
+                token: space::token_of(&id),
+                id,
                 heal_due: Arc::new((Mutex::new(false), std::sync::Condvar::new())),
             }),
         };
-        if m.inner.cfg.auto_heal {
+        // Re-replication of a shared space is not built (docs/replication.md).
+        if m.inner.cfg.auto_heal && !m.shared() {
             heal::spawn_healer(Arc::downgrade(&m.inner), m.inner.heal_due.clone())?;
         }
         if let Some(p) = &m.inner.pool {
@@ -322,6 +360,16 @@ impl MultiClient {
                 m.fail_node(i)?;
             }
         }
+        if m.shared() {
+            m.refresh_space()?;
+            let (p, key) = m.space_pool()?;
+            let guard = p
+                .store
+                .watch(&key, m.on_change(MultiClient::refresh_space))?;
+            lock(&m.inner.watch).push(guard);
+            // A change stored between the read above and the watch's start.
+            m.refresh_space()?;
+        }
         Ok(m)
     }
 
@@ -332,6 +380,13 @@ impl MultiClient {
             .iter()
             .filter_map(|(_, n)| Some((n.addr, n.engine().ok()?.credentials())))
             .collect()
+    }
+
+    /// This client's token in a shared space's lock words (a region's, at its primary, and a
+    /// log's apply lock) while it holds them: derived from [`MultiClient::client_id`], so a
+    /// waiter can tell from the pool's presence entries whether the holder is still there.
+    pub fn lock_token(&self) -> u64 {
+        self.inner.token
     }
 
     /// Number of nodes (dead ones included).
@@ -385,6 +440,19 @@ impl MultiClient {
             .map(|r| r.replicas.iter().map(|&(n, _)| n).collect())
     }
 
+    /// Where each live replica of the region at `addr` is: its node's address and its address
+    /// in this client's address space there (primary first). In a shared space each replica's
+    /// lock word follows its bytes, at the next multiple of 8.
+    pub fn placement(&self, addr: u64) -> Option<Vec<(SocketAddr, u64)>> {
+        let regions = self.inner.regions.read().unwrap_or_else(|p| p.into_inner());
+        regions.get(&addr).map(|r| {
+            r.replicas
+                .iter()
+                .map(|&(n, va)| (self.inner.nodes.at(n).addr, va))
+                .collect()
+        })
+    }
+
     /// Allocate `len` bytes replicated on `replicas` (1 to 3) distinct nodes. Placement is
     /// capacity-aware: the live nodes with the most room left (capacity minus what this
     /// client placed there) first; a node that answers OutOfMemory is skipped. Returns the
@@ -413,7 +481,8 @@ impl MultiClient {
             if room(i) < len {
                 continue;
             }
-            match inner.engine(i).and_then(|c| c.ralloc(len)) {
+            let bytes = space::replica_bytes(len, self.shared());
+            match inner.engine(i).and_then(|c| c.ralloc(bytes)) {
                 Ok(va) => {
                     inner.nodes.at(i).used.fetch_add(len, Ordering::Relaxed);
                     got.push((i, va));
@@ -434,6 +503,15 @@ impl MultiClient {
             }
             return Err(last_err);
         }
+        if self.shared() {
+            return self.publish_region(len, replicas, &got).inspect_err(|_| {
+                for &(i, va) in &got {
+                    inner.nodes.at(i).used.fetch_sub(len, Ordering::Relaxed);
+                    // Best effort, as above.
+                    let _ = inner.engine(i).and_then(|c| c.rfree(va));
+                }
+            });
+        }
         let span = len.div_ceil(GLOBAL_ALIGN) * GLOBAL_ALIGN + GLOBAL_ALIGN;
         let addr = inner.next.fetch_add(span, Ordering::Relaxed);
         let region = Region {
@@ -453,13 +531,16 @@ impl MultiClient {
 
     /// Free the region at `addr` on every live replica.
     pub fn rfree(&self, addr: u64) -> Result<()> {
-        let r = self
-            .inner
-            .regions
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&addr)
-            .ok_or(ClioError::Unmapped { va: addr })?;
+        let r = if self.shared() {
+            self.unpublish_region(addr)?
+        } else {
+            self.inner
+                .regions
+                .write()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&addr)
+                .ok_or(ClioError::Unmapped { va: addr })?
+        };
         for (i, va) in r.replicas.into_iter().chain(r.joining) {
             let n = self.inner.nodes.at(i);
             n.used.fetch_sub(r.len, Ordering::Relaxed);
@@ -472,8 +553,20 @@ impl MultiClient {
         Ok(())
     }
 
-    /// The region holding `[addr, addr + len)`: its base and a snapshot.
+    /// The region holding `[addr, addr + len)`: its base and a snapshot. A writer of a
+    /// shared space that does not know the address reads the space's record again (another
+    /// writer allocated it).
     fn locate(&self, addr: u64, len: u64) -> Result<(u64, Region)> {
+        match self.locate_known(addr, len) {
+            Err(ClioError::Unmapped { .. }) if self.shared() => {
+                self.refresh_space()?;
+                self.locate_known(addr, len)
+            }
+            other => other,
+        }
+    }
+
+    fn locate_known(&self, addr: u64, len: u64) -> Result<(u64, Region)> {
         let regions = self.inner.regions.read().unwrap_or_else(|p| p.into_inner());
         let (&base, r) = regions
             .range(..=addr)
@@ -529,11 +622,8 @@ impl MultiClient {
         loop {
             let (base, r) = self.locate(addr, len as u64)?;
             if r.sync.stale.load(Ordering::Acquire) {
-                let _g = r.sync.enter();
-                match self.promote(base) {
-                    Err(ClioError::Stale) => self.after_stale(&mut stale)?,
-                    other => other?,
-                }
+                // Promoted under the region's locks, as before any operation.
+                self.replicated(addr, len as u64, |_, _, _| Ok(()))?;
                 continue;
             }
             let (p, va) = r.replicas[0];
@@ -621,17 +711,43 @@ impl MultiClient {
         loop {
             let (base, r) = self.locate(addr, len)?;
             let _g = r.sync.enter();
-            if r.sync.stale.load(Ordering::Acquire) {
-                match self.promote(base) {
-                    Err(ClioError::Stale) => self.after_stale(&mut stale)?,
-                    other => other?,
+            // A shared space's region: its lock at the primary too (`space.rs`).
+            let held = if self.shared() {
+                let (p, pva) = r.replicas[0];
+                let word = pva + space::lock_offset(r.len);
+                match self.hold(p, word, Some(&r)) {
+                    Ok(()) => Some((p, word)),
+                    Err(Failed::Node(i)) => {
+                        self.fail_node(i)?;
+                        continue;
+                    }
+                    Err(Failed::Op(ClioError::Stale)) => {
+                        self.after_stale(&mut stale)?;
+                        continue;
+                    }
+                    Err(Failed::Op(e) | Failed::InDoubt(e)) => return Err(e),
                 }
-                continue;
+            } else {
+                None
+            };
+            let step = (|| {
+                if r.sync.stale.load(Ordering::Acquire) {
+                    self.promote(base).map_err(Failed::Op)?;
+                    return Ok(None);
+                }
+                // A fresh snapshot under the lock (a fail-over may have changed it).
+                let (_, r) = self.locate(addr, len).map_err(Failed::Op)?;
+                if held.is_some_and(|(p, _)| r.replicas.first().map(|x| x.0) != Some(p)) {
+                    return Ok(None); // the primary moved while this writer waited
+                }
+                f(self, &r, addr - base).map(Some)
+            })();
+            if let Some((p, word)) = held {
+                self.release(p, word);
             }
-            // A fresh snapshot under the lock (a fail-over may have changed it).
-            let (_, r) = self.locate(addr, len)?;
-            match f(self, &r, addr - base) {
-                Ok(v) => return Ok(v),
+            match step {
+                Ok(Some(v)) => return Ok(v),
+                Ok(None) => {}
                 Err(Failed::Node(i)) => self.fail_node(i)?,
                 // Nothing of the step is acknowledged: run it again under the new view.
                 Err(Failed::Op(ClioError::Stale)) => self.after_stale(&mut stale)?,

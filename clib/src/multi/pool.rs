@@ -139,6 +139,12 @@ impl Pool {
         format!("/clio/pools/{}/clients/", self.name)
     }
 
+    /// The key of the shared space `name` of this pool (docs/replication.md, "Several
+    /// writers").
+    pub fn space_key(&self, name: &str) -> String {
+        format!("/clio/pools/{}/spaces/{name}", self.name)
+    }
+
     /// The value of a client's presence entry: the epoch of the view it follows.
     pub fn client_entry(epoch: u64) -> String {
         format!("epoch {epoch}\n")
@@ -303,6 +309,23 @@ pub(super) fn take_out(pool: &Pool, node: SocketAddr) -> Result<View, StoreError
 /// Put `node` back in service: propose the next view until one that has it in is stored.
 pub(super) fn bring_in(pool: &Pool, node: SocketAddr) -> Result<View, StoreError> {
     propose(pool, node, false)
+}
+
+/// Store the next view (one epoch on, the same nodes in service): every node a client of
+/// it then reaches refuses what the older views' clients send. Returns it.
+pub(super) fn bump(pool: &Pool) -> Result<View, StoreError> {
+    for _ in 0..PROPOSALS {
+        let (v, rev) = read_view(pool)?;
+        let mut next = v.clone();
+        next.epoch += 1;
+        if pool
+            .store
+            .compare_and_put(&pool.view_key(), Some(rev), &next.encode())?
+        {
+            return Ok(next);
+        }
+    }
+    Err(churn())
 }
 
 /// Propose views (one epoch on, `node` out or in) until one with `node` as wanted is stored,

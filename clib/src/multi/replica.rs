@@ -25,6 +25,15 @@ impl MultiClient {
         if let Some(va) = *g {
             return Ok(va);
         }
+        if self.shared() {
+            // The space's log there, shared with its other writers. Not under the log's
+            // mutex: publishing it changes the record, whose watch (in-process: on this
+            // thread) takes the mutex to note the log.
+            drop(g);
+            let va = self.space_log(b).map_err(|e| Failed::at(b, e))?;
+            *lock(&n.log) = Some(va);
+            return Ok(va);
+        }
         match self
             .inner
             .engine(b)
@@ -178,6 +187,12 @@ impl MultiClient {
                         if self.node_dead(b) {
                             break; // out of the new view: as a backup that failed
                         }
+                        if self.shared() && !self.still_holds(r) {
+                            // A waiter took the region's lock over (this writer's presence
+                            // had lapsed) and copied the primary, this atomic's word with
+                            // it, to every backup; a record now could land after newer ones.
+                            return Err(ClioError::Stale);
+                        }
                         continue;
                     }
                     Err(Failed::Op(e) | Failed::InDoubt(e)) => return Err(e),
@@ -198,6 +213,20 @@ impl MultiClient {
             return Ok(());
         };
         let n = self.inner.engine(b).map_err(|e| Failed::at(b, e))?;
+        if self.shared() {
+            // One applier at a time among the space's writers.
+            let word = Self::apply_lock(log);
+            self.hold(b, word, None)?;
+            let applied = self.apply_held(b, log, &n);
+            self.release(b, word);
+            return applied;
+        }
+        self.apply_held(b, log, &n)
+    }
+
+    /// Apply node `b`'s log at `log` (this client applies it alone: the node's log mutex,
+    /// and a shared space's apply lock).
+    fn apply_held(&self, b: usize, log: u64, n: &crate::Client) -> Result<(), Failed> {
         let fail = |e: ClioError| {
             if node_failed(&e) {
                 Failed::Node(b)

@@ -1,0 +1,250 @@
+//! Several writers on one replicated space (docs/replication.md, "Several writers"): clients
+//! of a pool that name the same space share its address space at every node, its region
+//! table and its backups' logs; their writes and atomics on one region are serialised by the
+//! region's lock at its primary, so the replicas stay equal and a fail-over in the middle of
+//! their traffic loses nothing; a lock whose holder vanished is taken over (the holder fenced
+//! by a new epoch, the region's replicas made equal), and one whose holder is present is not.
+
+mod common;
+
+use clio_clib::{
+    Client, ClioError, Config, LocalStore, MultiClient, MultiConfig, Pool, TransportKind,
+};
+use clio_proto::epoch::wire;
+use common::udp_nodes;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const MIB: u64 = 1 << 20;
+const LEASE: Duration = Duration::from_millis(300);
+
+fn cfg(space: &str) -> MultiConfig {
+    let mut c = MultiConfig::default();
+    c.node.heartbeat = false;
+    c.space = Some(space.into());
+    // A small log, applied many times while both writers append to it.
+    c.log_bytes = 4 << 10;
+    c.presence_lease = LEASE;
+    c
+}
+
+fn pool() -> Pool {
+    Pool {
+        store: LocalStore::new(),
+        name: "rack".into(),
+    }
+}
+
+/// A member of the space's address space at `node`, joined as another process would (not a
+/// writer of the space: it takes locks by hand, as a writer that then vanished would have).
+fn ghost(m: &MultiClient, node: std::net::SocketAddr) -> Client {
+    let creds = m
+        .credentials()
+        .into_iter()
+        .find(|&(a, _)| a == node)
+        .map(|(_, c)| c)
+        .expect("the node is in the space");
+    let c = Config {
+        heartbeat: false,
+        epoch: wire(m.epoch()),
+        ..Config::default()
+    };
+    Client::join(TransportKind::Udp(node).open().unwrap(), c, creds).unwrap()
+}
+
+#[test]
+fn two_writers_share_a_region_and_lose_nothing_when_its_primaries_die_under_them() {
+    let (mut s, addrs) = udp_nodes(3, 16 * MIB);
+    let pool = pool();
+    let a = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
+    let b = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
+    assert_eq!(
+        a.credentials(),
+        b.credentials(),
+        "one address space per node, shared by the writers"
+    );
+    const LEN: u64 = 128 << 10;
+    let r = a.ralloc(LEN, 3).unwrap();
+    // b learns the region from the space's record.
+    assert_eq!(b.rread(r, 8).unwrap(), vec![0; 8]);
+    assert_eq!(b.placement(r), a.placement(r));
+    let first = b.replicas_of(r).unwrap()[0];
+
+    const THREADS: usize = 4;
+    const OPS: usize = 150;
+    let done = Arc::new(AtomicUsize::new(0));
+    let workers: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let m = if t % 2 == 0 { a.clone() } else { b.clone() };
+            let done = done.clone();
+            std::thread::spawn(move || {
+                for k in 0..OPS {
+                    let slot = r + 4096 + ((t * OPS + k) * 64) as u64;
+                    m.rwrite(slot, format!("t{t} k{k}").as_bytes()).unwrap();
+                    m.fetch_add(r, 1).unwrap();
+                    // All threads overwrite one word too: the replicas must agree on the last.
+                    m.rwrite(r + 8, &((t * OPS + k) as u64).to_le_bytes())
+                        .unwrap();
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    while done.load(Ordering::Relaxed) < THREADS * OPS / 2 {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // The primary dies under both writers.
+    s[first] = None;
+    for w in workers {
+        w.join().unwrap();
+    }
+    assert!(a.node_dead(first) && b.node_dead(first));
+    assert_eq!(a.epoch(), b.epoch());
+    let (a_stats, b_stats) = (a.stats(), b.stats());
+    assert!(
+        a_stats.log_applies + b_stats.log_applies >= 2,
+        "the shared 4 KiB logs were applied: {a_stats:?} {b_stats:?}"
+    );
+    // The region as its second primary holds it, read as a member there.
+    let (paddr, pva) = a.placement(r).unwrap()[0];
+    let image = ghost(&a, paddr).rread(pva, LEN as usize).unwrap();
+    // The second primary dies too: the last replica, brought up to date from its log, must
+    // be the same bytes, word for word (writes to one word from four threads in two
+    // processes included: its log holds their records in the order the primary took them).
+    s[addrs.iter().position(|n| n.addr == paddr).unwrap()] = None;
+    assert_eq!(
+        a.rread(r, LEN as usize).unwrap(),
+        image,
+        "the replicas diverged"
+    );
+    for m in [&a, &b] {
+        assert_eq!(
+            m.fetch_add(r, 0).unwrap(),
+            (THREADS * OPS) as u64,
+            "every increment counted once"
+        );
+        for t in 0..THREADS {
+            for k in 0..OPS {
+                let want = format!("t{t} k{k}");
+                let slot = r + 4096 + ((t * OPS + k) * 64) as u64;
+                assert_eq!(m.rread(slot, want.len()).unwrap(), want.as_bytes());
+            }
+        }
+    }
+    // Both go on writing at the survivor.
+    b.rwrite(r + 16, b"after").unwrap();
+    assert_eq!(a.rread(r + 16, 5).unwrap(), b"after");
+}
+
+#[test]
+fn a_lock_whose_holder_vanished_is_taken_over_its_holder_fenced_and_the_region_repaired() {
+    let (mut s, addrs) = udp_nodes(3, 16 * MIB);
+    let pool = pool();
+    let a = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
+    let b = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
+    let r = a.ralloc(4096, 2).unwrap();
+    a.rwrite(r, &[1; 64]).unwrap();
+    let place = a.placement(r).unwrap();
+    let (paddr, pva) = place[0];
+    // A writer that vanished in the middle of a write: it took the region's lock, wrote the
+    // primary, and never appended its record to the backup.
+    let gone = ghost(&a, paddr);
+    assert_eq!(
+        gone.compare_and_swap(pva + 4096, 0, 0xdead_0001).unwrap(),
+        0
+    );
+    gone.rwrite(pva, &[7; 64]).unwrap();
+    let epoch = b.epoch();
+
+    let t = Instant::now();
+    b.rwrite(r + 1024, b"after the break").unwrap();
+    assert!(
+        t.elapsed() >= LEASE,
+        "the lock was waited for as long as a presence lease"
+    );
+    assert_eq!((b.stats().locks_broken, b.stats().repairs), (1, 1));
+    assert_eq!(b.epoch(), epoch + 1, "taking a lock over stores a new view");
+    // The vanished writer, should it still run, is refused at the primary.
+    assert!(matches!(gone.rwrite(pva, &[9; 8]), Err(ClioError::Stale)));
+    // The backup was made equal to the primary: lose the primary and read there.
+    let p = addrs.iter().position(|n| n.addr == paddr).unwrap();
+    s[p] = None;
+    assert_eq!(a.rread(r, 64).unwrap(), vec![7; 64]);
+    assert_eq!(a.rread(r + 1024, 15).unwrap(), b"after the break");
+}
+
+#[test]
+fn a_lock_whose_holder_is_present_is_waited_for() {
+    let (_s, addrs) = udp_nodes(2, 16 * MIB);
+    let pool = pool();
+    let a = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
+    let b = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
+    let r = a.ralloc(4096, 2).unwrap();
+    let (paddr, pva) = a.placement(r).unwrap()[0];
+    // a holds the region's lock (taken by hand here, as a long operation of a's would).
+    let hand = ghost(&a, paddr);
+    assert_eq!(
+        hand.compare_and_swap(pva + 4096, 0, a.lock_token())
+            .unwrap(),
+        0
+    );
+    let wrote = Arc::new(AtomicUsize::new(0));
+    let w = {
+        let b = b.clone();
+        let wrote = wrote.clone();
+        std::thread::spawn(move || {
+            b.rwrite(r, b"waited").unwrap();
+            wrote.store(1, Ordering::Release);
+        })
+    };
+    std::thread::sleep(LEASE * 4);
+    assert_eq!(
+        wrote.load(Ordering::Acquire),
+        0,
+        "a present holder keeps its lock"
+    );
+    assert_eq!(
+        hand.compare_and_swap(pva + 4096, a.lock_token(), 0)
+            .unwrap(),
+        a.lock_token()
+    );
+    w.join().unwrap();
+    assert_eq!(a.rread(r, 6).unwrap(), b"waited");
+    assert_eq!(b.stats().locks_broken, 0);
+}
+
+#[test]
+fn a_space_needs_a_pool_and_a_record_that_parses() {
+    let (_s, addrs) = udp_nodes(1, 16 * MIB);
+    assert!(matches!(
+        MultiClient::connect_udp(&addrs, cfg("shared")),
+        Err(ClioError::InvalidArgument(_))
+    ));
+    let pool = pool();
+    let key = pool.space_key("shared");
+    assert!(pool
+        .store
+        .compare_and_put(
+            &key,
+            None,
+            b"clio-space 1\nregion 0x0 len 8 target 1 10.9.9.9:1@0x0\n"
+        )
+        .unwrap());
+    match MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool) {
+        Err(ClioError::ConfigStore(m)) => assert!(m.contains("10.9.9.9"), "{m}"),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("a record naming an unknown node was used"),
+    }
+}
+
+#[test]
+fn writers_of_different_spaces_share_nothing() {
+    let (_s, addrs) = udp_nodes(2, 16 * MIB);
+    let pool = pool();
+    let a = MultiClient::connect_udp_pool(&addrs, cfg("one"), pool.clone()).unwrap();
+    let b = MultiClient::connect_udp_pool(&addrs, cfg("two"), pool.clone()).unwrap();
+    assert_ne!(a.credentials(), b.credentials());
+    let r = a.ralloc(4096, 2).unwrap();
+    assert!(matches!(b.rread(r, 8), Err(ClioError::Unmapped { .. })));
+}

@@ -1,0 +1,158 @@
+//! Several writers on one replicated space, across memory-node processes
+//! (docs/replication.md, "Several writers"): three `clio board --memory-file --etcd --pool`
+//! processes, a local etcd, and two writers of one shared space (separate `MultiClient`s, as
+//! two compute nodes would have) writing one region with 3 replicas: each its own slots and
+//! both one counter. The primary is SIGKILLed under them (both fail over), restarted on its
+//! file (it stays out), then the operator drains the next primary while writer `b`'s store
+//! watch is cut: the drained node refuses `b`'s old view (asserted: it was tried), `b` reads
+//! the view and goes on at the last node. Every acknowledged write of both writers is there,
+//! and the counter counts each acknowledged increment once.
+
+mod common;
+
+use clio_clib::{MultiClient, MultiConfig, NodeSpec, Pool};
+use clio_confmgr::{EtcdServer, EtcdStore};
+use common::{free_port, small_board, wait, Boards, Deaf, Writer};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+const SLOT: u64 = 64;
+/// Slots of each writer; its `i`-th write goes to slot `i % SLOTS` (a writer runs until
+/// stopped), so the last `SLOTS` acknowledged writes of each are checked.
+const SLOTS: u64 = 4000;
+
+/// Writes its slots of the region (from 8 + its first slot on, round and round), each write
+/// followed by an increment of the shared counter at the region's start.
+fn writer(m: &MultiClient, r: u64, tag: u8) -> Writer {
+    let m = m.clone();
+    let first = u64::from(tag & 1) * SLOTS;
+    Writer::spawn(move |i| {
+        m.rwrite(r + 8 + (first + i % SLOTS) * SLOT, &value(tag, i))
+            .unwrap_or_else(|e| panic!("writer {tag:x}: write {i}: {e}"));
+        m.fetch_add(r, 1)
+            .unwrap_or_else(|e| panic!("writer {tag:x}: increment {i}: {e}"));
+    })
+}
+
+fn value(tag: u8, i: u64) -> Vec<u8> {
+    [tag; 8]
+        .iter()
+        .chain(&(i + 1).to_le_bytes())
+        .copied()
+        .collect()
+}
+
+#[test]
+fn two_writers_of_one_space_lose_nothing_through_a_kill_a_restart_and_a_drain() {
+    let Some(etcd) = EtcdServer::start_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let etcd_addr = etcd.addr().to_string();
+    let board = |i: usize| {
+        let file = dir.path().join(format!("mem{i}"));
+        let file = file.to_string_lossy();
+        small_board(
+            ports[i],
+            &[
+                "--memory-file",
+                &file,
+                "--etcd",
+                &etcd_addr,
+                "--pool",
+                "space",
+                "--pool-lease-s",
+                "2",
+            ],
+        )
+    };
+    let mut nodes = Boards((0..3).map(board).collect());
+    let specs: Vec<NodeSpec> = ports
+        .iter()
+        .map(|p| NodeSpec {
+            addr: SocketAddr::from(([127, 0, 0, 1], *p)),
+            capacity: 24 << 20,
+        })
+        .collect();
+    let cfg = MultiConfig {
+        durable: true,
+        log_bytes: 8 << 10, // applied and reset during the run
+        space: Some("orders".into()),
+        presence_lease: Duration::from_secs(1),
+        ..MultiConfig::default()
+    };
+    let store = EtcdStore::new(etcd.addr());
+    let pool = |store: Arc<dyn clio_clib::ConfigStore>| Pool {
+        store,
+        name: "space".into(),
+    };
+    let a = MultiClient::connect_udp_pool(&specs, cfg.clone(), pool(store.clone())).unwrap();
+    let b =
+        MultiClient::connect_udp_pool(&specs, cfg, pool(Arc::new(Deaf(store.clone())))).unwrap();
+    assert_eq!(
+        a.credentials(),
+        b.credentials(),
+        "one address space per node"
+    );
+    let len = 8 + 2 * SLOTS * SLOT;
+    let r = a.ralloc(len, 3).unwrap();
+    assert_eq!(a.replicas_of(r).unwrap(), vec![0, 1, 2]);
+    let (wa, wb) = (writer(&a, r, 0xA), writer(&b, r, 0xB));
+    wa.progress(50);
+    wb.progress(50);
+
+    // 1. The primary dies under both writers.
+    nodes.0[0].kill().unwrap(); // SIGKILL
+    nodes.0[0].wait().unwrap();
+    wa.progress(50);
+    wb.progress(50);
+    assert!(a.node_dead(0) && b.node_dead(0));
+    // 2. It restarts on its file: it missed writes, and stays out of the space.
+    nodes.0[0] = board(0);
+    wa.progress(50);
+    wb.progress(50);
+    assert_eq!(b.replicas_of(r).unwrap(), vec![1, 2]);
+    // 3. The operator drains the new primary. a hears it; b, whose watch is cut, writes on
+    //    to it until the node, following the view itself, refuses b's old view.
+    let before = b.stats().stale_answers;
+    pool(store.clone()).take_out(specs[1].addr).unwrap();
+    wait("a never adopted the drain", || a.node_dead(1));
+    wait("the drained node never refused b", || {
+        b.stats().stale_answers > before
+    });
+    wa.progress(50);
+    wb.progress(50);
+    let (na, nb) = (wa.finish(), wb.finish());
+    assert!(b.node_dead(1), "b fell over to the last node");
+    assert_eq!(a.replicas_of(r).unwrap(), vec![2]);
+    assert_eq!(b.replicas_of(r).unwrap(), vec![2]);
+    assert_eq!(a.epoch(), b.epoch(), "both at one view");
+
+    // Every acknowledged write of both is at the last node, the counter exact.
+    for m in [&a, &b] {
+        assert_eq!(
+            m.rread(r, 8).unwrap(),
+            (na + nb).to_le_bytes(),
+            "the counter"
+        );
+        let all = m.rread(r + 8, (2 * SLOTS * SLOT) as usize).unwrap();
+        for (tag, n) in [(0xAu8, na), (0xB, nb)] {
+            let first = u64::from(tag & 1) * SLOTS;
+            for i in n.saturating_sub(SLOTS)..n {
+                let at = ((first + i % SLOTS) * SLOT) as usize;
+                assert_eq!(
+                    all[at..at + 16],
+                    value(tag, i),
+                    "writer {tag:x}: slot {i} lost"
+                );
+            }
+        }
+    }
+    eprintln!(
+        "a: {na} operations, {:?}\nb: {nb} operations, {:?}",
+        a.stats(),
+        b.stats()
+    );
+}
