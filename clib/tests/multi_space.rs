@@ -248,3 +248,111 @@ fn writers_of_different_spaces_share_nothing() {
     let r = a.ralloc(4096, 2).unwrap();
     assert!(matches!(b.rread(r, 8), Err(ClioError::Unmapped { .. })));
 }
+
+/// Writes its slots of region `r` (round and round) and increments the shared counter at `r`
+/// until `stop`; returns the number of its operations that returned.
+fn keep_writing(
+    m: &MultiClient,
+    r: u64,
+    tag: u64,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    acked: Arc<AtomicUsize>,
+) -> std::thread::JoinHandle<()> {
+    let m = m.clone();
+    std::thread::spawn(move || {
+        let mut i = 0u64;
+        while !stop.load(Ordering::Acquire) {
+            let slot = r + 4096 + (tag * 512 + i % 512) * 16;
+            m.rwrite(slot, &[tag.to_le_bytes(), i.to_le_bytes()].concat())
+                .unwrap_or_else(|e| panic!("writer {tag}: write {i}: {e}"));
+            m.fetch_add(r, 1)
+                .unwrap_or_else(|e| panic!("writer {tag}: increment {i}: {e}"));
+            i += 1;
+            acked.store(i as usize, Ordering::Release);
+        }
+    })
+}
+
+fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(t.elapsed() < Duration::from_secs(20), "{what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_shared_region_heals_under_both_writers_through_failures_and_a_readmission() {
+    let (mut s, addrs) = udp_nodes(3, 16 * MIB);
+    let pool = pool();
+    let a = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
+    let b = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
+    let r = a.ralloc(64 << 10, 2).unwrap();
+    assert_eq!(a.replicas_of(r).unwrap(), vec![0, 1]);
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (na, nb) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let wa = keep_writing(&a, r, 0, stop.clone(), na.clone());
+    let wb = keep_writing(&b, r, 1, stop.clone(), nb.clone());
+    let progress = |n: &AtomicUsize| {
+        let from = n.load(Ordering::Acquire);
+        wait_for("a writer stalled", || {
+            n.load(Ordering::Acquire) >= from + 20
+        });
+    };
+    progress(&na);
+    progress(&nb);
+    let replicas = |m: &MultiClient| m.replicas_of(r).unwrap();
+
+    // 1. Node 0, the primary, dies: one of the writers heals the region onto node 2.
+    s[0] = None;
+    wait_for("not healed onto node 2", || {
+        replicas(&a) == vec![1, 2] && replicas(&b) == vec![1, 2]
+    });
+    progress(&na);
+    progress(&nb);
+    // 2. Node 0 comes back empty and is readmitted by a; b hears of it.
+    s[0] = Some(common::udp_node_at(addrs[0].addr));
+    a.readmit(0).unwrap();
+    wait_for("b did not readmit node 0", || !b.node_dead(0));
+    assert_eq!(
+        a.credentials(),
+        b.credentials(),
+        "one address space at node 0 again"
+    );
+    // 3. Node 1 dies: healed onto the readmitted node 0.
+    s[1] = None;
+    wait_for("not healed onto node 0", || {
+        replicas(&a) == vec![2, 0] && replicas(&b) == vec![2, 0]
+    });
+    progress(&na);
+    progress(&nb);
+    // 4. Node 2 dies: what is left is the copy healing made on node 0.
+    s[2] = None;
+    progress(&na);
+    progress(&nb);
+    stop.store(true, Ordering::Release);
+    wa.join().unwrap();
+    wb.join().unwrap();
+    let (na, nb) = (na.load(Ordering::Acquire), nb.load(Ordering::Acquire));
+    assert_eq!(replicas(&a), vec![0]);
+    for m in [&a, &b] {
+        assert_eq!(m.fetch_add(r, 0).unwrap(), (na + nb) as u64, "the counter");
+        for (tag, n) in [(0u64, na as u64), (1, nb as u64)] {
+            for i in n.saturating_sub(512)..n {
+                let slot = r + 4096 + (tag * 512 + i % 512) * 16;
+                let want = [tag.to_le_bytes(), i.to_le_bytes()].concat();
+                assert_eq!(
+                    m.rread(slot, 16).unwrap(),
+                    want,
+                    "writer {tag}: op {i} lost"
+                );
+            }
+        }
+    }
+    let (sa, sb) = (a.stats(), b.stats());
+    assert_eq!(
+        sa.replicas_added + sb.replicas_added,
+        2,
+        "one fill per failure, by one writer: {sa:?} {sb:?}"
+    );
+}

@@ -1,7 +1,8 @@
 //! `clio bench multi`: one client over several memory nodes (docs/replication.md), measured in
 //! one run: throughput against the number of nodes (1, 2, 4 by default; regions placed by the
 //! client, one per thread) and the cost of replication (the same writes and increments on a
-//! region with 1, 2 and 3 replicas, as ratios to 1), and healing (a region that lost its
+//! region with 1, 2 and 3 replicas, as ratios to 1, and with 2 replicas in a shared space of a
+//! pool, whose writers take the region's lock at its primary for every operation), and healing (a region that lost its
 //! primary re-replicated onto a third node while a thread keeps writing it: time per GiB, and
 //! the writer's rate during the copy against its rate before). Every node is a model node
 //! serving UDP on loopback in this process; the points take turns in rounds so drift hits
@@ -48,6 +49,9 @@ pub struct MultiArgs {
     #[arg(long, default_value = "bench-out")]
     out: PathBuf,
 }
+
+/// The replication run's points: replicas, and whether the client writes a shared space.
+const REPL_POINTS: [(usize, bool); 4] = [(1, false), (2, false), (3, false), (2, true)];
 
 const PAGE_SHIFT: u32 = 16;
 const NODE_BYTES: u64 = 256 << 20;
@@ -109,10 +113,28 @@ fn scaling_point(n: usize, a: &MultiArgs) -> Result<f64> {
 }
 
 /// Writes and increments with `replicas` copies among 3 nodes, from `threads` threads of one
-/// client, each on a region of its own.
-fn replication_point(replicas: usize, threads: usize, a: &MultiArgs) -> Result<(f64, f64)> {
+/// client, each on a region of its own; `shared`: the client is a writer of a shared space
+/// (an in-process pool store), so every operation also takes and releases the region's lock.
+fn replication_point(
+    replicas: usize,
+    threads: usize,
+    shared: bool,
+    a: &MultiArgs,
+) -> Result<(f64, f64)> {
     let (_nodes, specs) = start_nodes(3)?;
-    let m = MultiClient::connect_udp(&specs, MultiConfig::default())?;
+    let m = if shared {
+        let pool = clio_clib::Pool {
+            store: clio_clib::LocalStore::new(),
+            name: "bench".into(),
+        };
+        let cfg = MultiConfig {
+            space: Some("bench".into()),
+            ..MultiConfig::default()
+        };
+        MultiClient::connect_udp_pool(&specs, cfg, pool)?
+    } else {
+        MultiClient::connect_udp(&specs, MultiConfig::default())?
+    };
     let regions = (0..threads)
         .map(|_| m.ralloc(1 << 20, replicas))
         .collect::<Result<Vec<u64>, _>>()?;
@@ -133,7 +155,8 @@ fn replication_point(replicas: usize, threads: usize, a: &MultiArgs) -> Result<(
             Ok(())
         }
     })?;
-    eprintln!("{replicas} replicas: {:?}", m.stats()); // log applies and their time
+    // Log applies and their time.
+    eprintln!("{replicas} replicas (shared {shared}): {:?}", m.stats());
     Ok((writes, incs))
 }
 
@@ -216,9 +239,9 @@ fn heal_point(a: &MultiArgs, writing: bool) -> Result<HealPoint> {
 pub fn run(a: MultiArgs) -> Result<()> {
     std::fs::create_dir_all(&a.out)?;
     let mut scaling: Vec<Vec<f64>> = vec![Vec::new(); a.nodes.len()];
-    // Per thread count, per replica count: writes/s and fetch-adds/s of each round.
+    // Per thread count, per point of REPL_POINTS: writes/s and fetch-adds/s of each round.
     let mut repl: Vec<Vec<(Vec<f64>, Vec<f64>)>> =
-        vec![vec![(Vec::new(), Vec::new()); 3]; a.repl_threads.len()];
+        vec![vec![(Vec::new(), Vec::new()); REPL_POINTS.len()]; a.repl_threads.len()];
     let mut heals: Vec<(HealPoint, HealPoint)> = Vec::new();
     for round in 0..a.rounds {
         eprintln!("round {}/{}", round + 1, a.rounds);
@@ -227,7 +250,8 @@ pub fn run(a: MultiArgs) -> Result<()> {
         }
         for (t, per) in repl.iter_mut().enumerate() {
             for (k, r) in per.iter_mut().enumerate() {
-                let (w, i) = replication_point(k + 1, a.repl_threads[t], &a)?;
+                let (replicas, shared) = REPL_POINTS[k];
+                let (w, i) = replication_point(replicas, a.repl_threads[t], shared, &a)?;
                 r.0.push(w);
                 r.1.push(i);
             }
@@ -261,16 +285,20 @@ pub fn run(a: MultiArgs) -> Result<()> {
         let (w1, i1) = (median(per[0].0.clone()), median(per[0].1.clone()));
         for (k, (w, i)) in per.iter().enumerate() {
             let (w, i) = (median(w.clone()), median(i.clone()));
+            let (replicas, shared) = REPL_POINTS[k];
+            let name = if shared {
+                format!("{replicas} shared")
+            } else {
+                replicas.to_string()
+            };
             println!(
-                "| {threads} | {} | {w:.0} | {:.2} | {i:.0} | {:.2} |",
-                k + 1,
+                "| {threads} | {name} | {w:.0} | {:.2} | {i:.0} | {:.2} |",
                 w / w1,
                 i / i1
             );
             writeln!(
                 csv,
-                "{threads},{},{w:.0},{:.3},{i:.0},{:.3}",
-                k + 1,
+                "{threads},{name},{w:.0},{:.3},{i:.0},{:.3}",
                 w / w1,
                 i / i1
             )?;

@@ -169,14 +169,21 @@ impl MultiClient {
         for (i, n) in self.inner.nodes.iter() {
             if v.out.contains(&n.addr) {
                 self.drop_node(i);
-            } else if n.dead.load(Ordering::Acquire) && !self.shared() {
-                // (A node out of a shared space stays out: readmission of one is not built.)
+            }
+        }
+        if self.shared() && v.epoch > self.epoch() {
+            self.adopt_space(v);
+        }
+        let before = self.inner.epoch.fetch_max(v.epoch, Ordering::AcqRel);
+        // Nodes back in service get a fresh address space here, under the new epoch (a
+        // writer of a shared space joins the one another writer published, raised to it).
+        for (i, n) in self.inner.nodes.iter() {
+            if !v.out.contains(&n.addr) && n.dead.load(Ordering::Acquire) {
                 // Best effort: a node that does not answer stays dead here (this client's
                 // next failure on it would take it out again).
                 let _ = self.revive(i);
             }
         }
-        let before = self.inner.epoch.fetch_max(v.epoch, Ordering::AcqRel);
         if v.epoch > before {
             // The presence entry says which view this client follows (best effort: the
             // store may be away; the next view sets it again).

@@ -68,7 +68,7 @@ pub struct HealReport {
 }
 
 /// How a fill ended.
-enum Fill {
+pub(super) enum Fill {
     Done(u64),
     /// The new node failed; another may be tried.
     NodeFailed,
@@ -95,11 +95,6 @@ impl MultiClient {
     /// failed) a new replica on another live node, one at a time, while the regions stay in
     /// use. The regions with no replica left stay lost (`NodeLost`).
     pub fn heal(&self) -> Result<HealReport> {
-        if self.shared() {
-            return Err(ClioError::InvalidArgument(
-                "re-replication of a shared space is not built (docs/replication.md)",
-            ));
-        }
         let _one = lock(&self.inner.healing);
         let short: Vec<u64> = {
             let regions = self.inner.regions.read().unwrap_or_else(|p| p.into_inner());
@@ -131,7 +126,7 @@ impl MultiClient {
         Ok(rep)
     }
 
-    fn snapshot(&self, base: u64) -> Result<Region> {
+    pub(super) fn snapshot(&self, base: u64) -> Result<Region> {
         let regions = self.inner.regions.read().unwrap_or_else(|p| p.into_inner());
         regions
             .get(&base)
@@ -155,12 +150,30 @@ impl MultiClient {
     /// Add one replica to the region at `base`: `Some(bytes copied)`, `Some(0)` when it is at
     /// its target (or lost), `None` when no node can take one.
     fn top_up(&self, base: u64) -> Result<Option<u64>> {
+        if self.shared() {
+            return self.top_up_shared(base);
+        }
         loop {
             let r = self.snapshot(base)?;
             if r.replicas.is_empty() || r.replicas.len() >= r.target {
                 return Ok(Some(0));
             }
-            let inner = &self.inner;
+            let Some((j, va)) = self.place_replica(&r, r.len)? else {
+                return Ok(None);
+            };
+            match self.fill(base, j, va)? {
+                Fill::Done(bytes) => return Ok(Some(bytes)),
+                Fill::NodeFailed => continue,
+            }
+        }
+    }
+
+    /// Allocate `bytes` for a new replica of `r` on the live node with the most room that
+    /// holds none of it (a node that fails is taken out, one that is full is counted so, and
+    /// the next one tried): the node and the address there, `None` when no node can.
+    pub(super) fn place_replica(&self, r: &Region, bytes: u64) -> Result<Option<(usize, u64)>> {
+        let inner = &self.inner;
+        loop {
             let room = |i: usize| {
                 let n = inner.nodes.at(i);
                 n.capacity.saturating_sub(n.used.load(Ordering::Relaxed))
@@ -176,12 +189,12 @@ impl MultiClient {
             let Some(&j) = order.first() else {
                 return Ok(None);
             };
-            let va = match inner.engine(j).and_then(|c| c.ralloc(r.len)) {
-                Ok(va) => va,
-                Err(e) if node_failed(&e) => {
-                    self.fail_node(j)?;
-                    continue;
+            match inner.engine(j).and_then(|c| c.ralloc(bytes)) {
+                Ok(va) => {
+                    inner.nodes.at(j).used.fetch_add(r.len, Ordering::Relaxed);
+                    return Ok(Some((j, va)));
                 }
+                Err(e) if node_failed(&e) => self.fail_node(j)?,
                 Err(ClioError::OutOfMemory) | Err(ClioError::OutOfVirtualSpace) => {
                     // Full for this client: count it so, and try the next node.
                     inner
@@ -189,14 +202,8 @@ impl MultiClient {
                         .at(j)
                         .used
                         .store(inner.nodes.at(j).capacity, Ordering::Relaxed);
-                    continue;
                 }
                 Err(e) => return Err(e),
-            };
-            inner.nodes.at(j).used.fetch_add(r.len, Ordering::Relaxed);
-            match self.fill(base, j, va)? {
-                Fill::Done(bytes) => return Ok(Some(bytes)),
-                Fill::NodeFailed => continue,
             }
         }
     }
@@ -289,11 +296,6 @@ impl MultiClient {
             .nodes
             .get(i)
             .ok_or(ClioError::InvalidArgument("readmit: no such node"))?;
-        if self.shared() {
-            return Err(ClioError::InvalidArgument(
-                "readmitting a node to a shared space is not built (docs/replication.md)",
-            ));
-        }
         match &self.inner.pool {
             Some(p) => {
                 let v = pool::bring_in(p, n.addr)?;
@@ -319,9 +321,16 @@ impl MultiClient {
         *n.client.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(c));
         *lock(&n.log) = None;
         n.used.store(0, Ordering::Relaxed);
+        drop(_g);
+        if self.shared() {
+            // Publish the new address space in the space's record, or join the one another
+            // writer published first (the record forgot the old one when the node was brought
+            // back in, `pool::bring_in`), before anything of this client uses it. Not under
+            // `failover`: a node failing here is taken out through the view.
+            self.reconcile_node(i)?;
+        }
         n.dead.store(false, Ordering::Release);
         lock(&self.inner.stats).readmitted += 1;
-        drop(_g);
         self.wake_healer();
         Ok(())
     }

@@ -13,6 +13,7 @@ mod node_list;
 mod pool;
 mod replica;
 mod space;
+mod space_heal;
 mod space_record;
 
 use node_list::{Node, NodeList};
@@ -337,8 +338,7 @@ impl MultiClient {
                 heal_due: Arc::new((Mutex::new(false), std::sync::Condvar::new())),
             }),
         };
-        // Re-replication of a shared space is not built (docs/replication.md).
-        if m.inner.cfg.auto_heal && !m.shared() {
+        if m.inner.cfg.auto_heal {
             heal::spawn_healer(Arc::downgrade(&m.inner), m.inner.heal_due.clone())?;
         }
         if let Some(p) = &m.inner.pool {

@@ -142,7 +142,12 @@ impl Pool {
     /// The key of the shared space `name` of this pool (docs/replication.md, "Several
     /// writers").
     pub fn space_key(&self, name: &str) -> String {
-        format!("/clio/pools/{}/spaces/{name}", self.name)
+        format!("{}{name}", self.spaces_prefix())
+    }
+
+    /// The prefix of the pool's shared spaces (`/clio/pools/<name>/spaces/`).
+    pub fn spaces_prefix(&self) -> String {
+        format!("/clio/pools/{}/spaces/", self.name)
     }
 
     /// The value of a client's presence entry: the epoch of the view it follows.
@@ -307,8 +312,38 @@ pub(super) fn take_out(pool: &Pool, node: SocketAddr) -> Result<View, StoreError
 }
 
 /// Put `node` back in service: propose the next view until one that has it in is stored.
+/// Every shared space of the pool forgets what it had on the node first (its address space
+/// and replicas there missed writes while it was out): so no writer of a space ever takes
+/// them for live when the node is back in service.
 pub(super) fn bring_in(pool: &Pool, node: SocketAddr) -> Result<View, StoreError> {
+    if read_view(pool)?.0.out.contains(&node) {
+        forget_in_spaces(pool, node)?;
+    }
     propose(pool, node, false)
+}
+
+/// Remove `node` from every shared space of the pool (compare-and-put per space).
+pub(super) fn forget_in_spaces(pool: &Pool, node: SocketAddr) -> Result<(), StoreError> {
+    for (key, _, _) in pool.store.list(&pool.spaces_prefix())? {
+        let mut done = false;
+        for _ in 0..PROPOSALS {
+            let Some((b, rev)) = pool.store.read(&key)? else {
+                done = true;
+                break;
+            };
+            let mut rec = super::space_record::SpaceRecord::decode(&b)?;
+            if !rec.strip(node) || pool.store.compare_and_put(&key, Some(rev), &rec.encode())? {
+                done = true;
+                break;
+            }
+        }
+        if !done {
+            return Err(StoreError(format!(
+                "the shared space {key} changed under each of {PROPOSALS} edits"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Store the next view (one epoch on, the same nodes in service): every node a client of

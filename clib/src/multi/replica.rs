@@ -19,7 +19,7 @@ impl Drop for Elapsed<'_> {
 
 impl MultiClient {
     /// The log at backup `b` (allocated on first use).
-    fn ensure_log(&self, b: usize) -> Result<u64, Failed> {
+    pub(super) fn ensure_log(&self, b: usize) -> Result<u64, Failed> {
         let n = &self.inner.nodes.at(b);
         let mut g = lock(&n.log);
         if let Some(va) = *g {

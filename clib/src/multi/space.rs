@@ -158,58 +158,82 @@ impl MultiClient {
     /// record's where it names another.
     pub(super) fn reconcile(&self) -> Result<()> {
         for (i, n) in self.inner.nodes.iter() {
-            if n.dead.load(Ordering::Acquire) {
-                continue;
+            if !n.dead.load(Ordering::Acquire) {
+                self.reconcile_node(i)?;
             }
-            let Ok(mine) = n.engine() else { continue };
-            let creds = mine.credentials();
-            for _ in 0..EDITS {
-                let (rec, _) = self.read_space()?;
-                match rec.nodes.get(&n.addr) {
-                    Some(s) if s.creds == creds => {
-                        if s.log != 0 {
-                            *lock(&n.log) = Some(s.log);
-                        }
-                        break;
+        }
+        Ok(())
+    }
+
+    /// [`MultiClient::reconcile`] at node `i` (also one being revived, not yet in use).
+    pub(super) fn reconcile_node(&self, i: usize) -> Result<()> {
+        let n = self.inner.nodes.at(i);
+        let Ok(mine) = n.engine() else {
+            return Ok(());
+        };
+        let creds = mine.credentials();
+        for _ in 0..EDITS {
+            let (rec, _) = self.read_space()?;
+            match rec.nodes.get(&n.addr) {
+                Some(s) if s.creds == creds => {
+                    // Noted if nobody holds the log's mutex (an in-process store's watch
+                    // runs on the thread that wrote, which may hold it); otherwise
+                    // `ensure_log` reads it from the record when it is needed.
+                    if let (true, Ok(mut g)) = (s.log != 0, n.log.try_lock()) {
+                        *g = Some(s.log);
                     }
-                    Some(s) => match join_node(n.addr, &self.inner.cfg, s.creds, self.epoch()) {
-                        Ok(c) => {
-                            *n.client.write().unwrap_or_else(|p| p.into_inner()) =
-                                Some(Arc::new(c));
-                            *lock(&n.log) = (s.log != 0).then_some(s.log);
-                            // Ours was never published: nothing of the space is in it.
-                            let _ = mine.unregister(true);
-                            break;
+                    return Ok(());
+                }
+                Some(s) => match join_node(n.addr, &self.inner.cfg, s.creds, self.epoch()) {
+                    Ok(c) => {
+                        *n.client.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(c));
+                        if let Ok(mut g) = n.log.try_lock() {
+                            *g = (s.log != 0).then_some(s.log); // as above
                         }
-                        Err(e) if ras_gone(&e) => {
-                            // Its last member left: whatever the space had there is gone.
-                            let gone = s.creds;
-                            self.edit_space(|rec| {
-                                if rec.nodes.get(&n.addr).is_some_and(|x| x.creds == gone) {
-                                    rec.nodes.insert(n.addr, SpaceNode { creds, log: 0 });
-                                    for r in rec.regions.values_mut() {
-                                        r.replicas.retain(|&(a, _)| a != n.addr);
-                                    }
+                        // Ours was never published: nothing of the space is in it.
+                        let _ = mine.unregister(true);
+                        return Ok(());
+                    }
+                    Err(e) if ras_gone(&e) => {
+                        // Its last member left: whatever the space had there is gone.
+                        let gone = s.creds;
+                        self.edit_space(|rec| {
+                            if rec.nodes.get(&n.addr).is_some_and(|x| x.creds == gone) {
+                                rec.nodes.insert(n.addr, SpaceNode { creds, log: 0 });
+                                for r in rec.regions.values_mut() {
+                                    r.replicas.retain(|&(a, _)| a != n.addr);
                                 }
-                                Ok(())
-                            })?;
-                        }
-                        Err(e) if node_failed(&e) => {
-                            self.fail_node(i)?;
-                            break;
-                        }
-                        Err(e) => return Err(e),
-                    },
-                    None => self.edit_space(|rec| {
+                            }
+                            Ok(())
+                        })?;
+                    }
+                    // Raised to a view this writer has not adopted yet.
+                    Err(ClioError::Stale) => self.refresh_view()?,
+                    Err(e) if node_failed(&e) => {
+                        return self.fail_node(i);
+                    }
+                    Err(e) => return Err(e),
+                },
+                None => {
+                    // A node out of the view is not entered again (the record forgot
+                    // it when it went out; a writer that has not dropped it yet is late).
+                    let (p, _) = self.space_pool()?;
+                    if pool::read_view(p)?.0.out.contains(&n.addr) {
+                        return Ok(());
+                    }
+                    self.edit_space(|rec| {
                         rec.nodes
                             .entry(n.addr)
                             .or_insert(SpaceNode { creds, log: 0 });
                         Ok(())
-                    })?,
+                    })?
                 }
             }
         }
-        Ok(())
+        Err(ClioError::ConfigStore(format!(
+            "the shared space's entry for node {} changed under each of {EDITS} reads",
+            n.addr
+        )))
     }
 
     /// Take the record's region table: each region's replicas on nodes in service (the first
@@ -273,12 +297,17 @@ impl MultiClient {
             if moved {
                 sync.stale.store(true, Ordering::Release);
             }
+            let joining = s
+                .joining
+                .iter()
+                .filter_map(|(a, va, _)| live.get(a).map(|&i| (i, *va)))
+                .collect();
             table.insert(
                 base,
                 Region {
                     len: s.len,
                     replicas,
-                    joining: Vec::new(),
+                    joining,
                     target: s.target,
                     sync,
                 },
@@ -286,6 +315,21 @@ impl MultiClient {
         }
         *regions = table;
         Ok(())
+    }
+
+    /// A newer view `v` is being adopted: forget in the space's record what it had on the
+    /// nodes `v` has out (they missed writes; whoever sees it first does it), and take the
+    /// record's table before any request of the new view leaves, so that a writer that learns
+    /// a view learns the table it goes with (a replica joined under the view, `space_heal.rs`).
+    /// Best effort: a store away is met again at the next operation.
+    pub(super) fn adopt_space(&self, v: &View) {
+        let out: Vec<SocketAddr> = v.out.iter().copied().collect();
+        let _ = self.edit_space(|rec| {
+            for &a in &out {
+                rec.strip(a);
+            }
+            Ok(())
+        });
     }
 
     /// Enter a new region in the space's record: its global address.
@@ -309,6 +353,7 @@ impl MultiClient {
                     len,
                     target,
                     replicas: replicas.clone(),
+                    joining: Vec::new(),
                 },
             );
             Ok(base)
@@ -360,7 +405,7 @@ impl MultiClient {
     }
 
     /// Whether a writer whose token is `token` is present in the pool now.
-    fn present(&self, token: u64) -> Result<bool> {
+    pub(super) fn present(&self, token: u64) -> Result<bool> {
         let (p, _) = self.space_pool()?;
         Ok(p.clients()?.iter().any(|(id, _)| token_of(id) == token))
     }

@@ -7,8 +7,12 @@
 //! clio-space 1
 //! next 0x100600000
 //! node 10.0.0.7:48850 5:0123456789abcdef log 0x200000
-//! region 0x100000000 len 4096 target 2 10.0.0.7:48850@0x10000 10.0.0.8:48850@0x10000
+//! region 0x100000000 len 4096 target 2 10.0.0.7:48850@0x10000 +10.0.0.9:48850@0x10000#9f3c0a11d2e4b781
 //! ```
+//!
+//! A replica written `+node@va#token` is *joining*: being filled by re-replication by the
+//! writer whose lock token that is (`space.rs`); it gets every write's records but is neither
+//! read nor promoted until the filler makes it a replica.
 //!
 //! A region's replicas are listed primary first, as they were placed; which of them serve
 //! is the pool's view (a node out of service is skipped, so the first one in service is the
@@ -40,6 +44,8 @@ pub(super) struct SpaceRegion {
     pub(super) target: usize,
     /// `(node, va)` of every replica as placed, primary first.
     pub(super) replicas: Vec<(SocketAddr, u64)>,
+    /// Replicas being filled: `(node, va, token of the writer filling it)`.
+    pub(super) joining: Vec<(SocketAddr, u64, u64)>,
 }
 
 /// A shared space's record.
@@ -64,6 +70,19 @@ impl SpaceRecord {
         }
     }
 
+    /// Forget `node`: its address space entry and every replica (or joining one) on it.
+    /// True if anything changed.
+    pub(super) fn strip(&mut self, node: SocketAddr) -> bool {
+        let mut changed = self.nodes.remove(&node).is_some();
+        for r in self.regions.values_mut() {
+            let before = (r.replicas.len(), r.joining.len());
+            r.replicas.retain(|&(a, _)| a != node);
+            r.joining.retain(|&(a, _, _)| a != node);
+            changed |= before != (r.replicas.len(), r.joining.len());
+        }
+        changed
+    }
+
     pub(super) fn encode(&self) -> Vec<u8> {
         let mut s = format!("{MAGIC}\nnext {:#x}\n", self.next);
         for (a, n) in &self.nodes {
@@ -76,6 +95,9 @@ impl SpaceRecord {
             ));
             for (a, va) in &r.replicas {
                 s.push_str(&format!(" {a}@{va:#x}"));
+            }
+            for (a, va, token) in &r.joining {
+                s.push_str(&format!(" +{a}@{va:#x}#{token:016x}"));
             }
             s.push('\n');
         }
@@ -110,15 +132,31 @@ impl SpaceRecord {
                     let len: u64 = len.parse().map_err(|_| bad(l))?;
                     let target: usize = target.parse().map_err(|_| bad(l))?;
                     let mut replicas = Vec::new();
+                    let mut joining = Vec::new();
+                    let mut nodes = std::collections::BTreeSet::new();
                     for r in reps {
+                        let (r, token) = match r.strip_prefix('+') {
+                            Some(j) => {
+                                let (r, t) = j.split_once('#').ok_or_else(|| bad(l))?;
+                                let t = u64::from_str_radix(t, 16).map_err(|_| bad(l))?;
+                                (r, Some(t))
+                            }
+                            None => (*r, None),
+                        };
                         let (a, va) = r.split_once('@').ok_or_else(|| bad(l))?;
                         let a: SocketAddr = a.parse().map_err(|_| bad(l))?;
-                        if replicas.iter().any(|&(x, _)| x == a) {
+                        let va = hex(va).ok_or_else(|| bad(l))?;
+                        if !nodes.insert(a) {
                             return Err(bad(l));
                         }
-                        replicas.push((a, hex(va).ok_or_else(|| bad(l))?));
+                        match token {
+                            Some(t) => joining.push((a, va, t)),
+                            None if joining.is_empty() => replicas.push((a, va)),
+                            None => return Err(bad(l)), // joining ones come last
+                        }
                     }
-                    if len == 0 || !(1..=3).contains(&target) || replicas.len() > 3 {
+                    if len == 0 || !(1..=3).contains(&target) || replicas.len() + joining.len() > 4
+                    {
                         return Err(bad(l));
                     }
                     regions.push((
@@ -128,6 +166,7 @@ impl SpaceRecord {
                             len,
                             target,
                             replicas,
+                            joining,
                         },
                     ));
                 }
@@ -141,10 +180,10 @@ impl SpaceRecord {
             let Some(last) = base.checked_add(r.len) else {
                 return Err(bad(l));
             };
-            if base < end
-                || last > rec.next
-                || r.replicas.iter().any(|(a, _)| !rec.nodes.contains_key(a))
-            {
+            let mut named = r.replicas.iter().map(|(a, _)| a);
+            let unknown = named.any(|a| !rec.nodes.contains_key(a))
+                || r.joining.iter().any(|(a, _, _)| !rec.nodes.contains_key(a));
+            if base < end || last > rec.next || unknown {
                 return Err(bad(l));
             }
             end = last;
@@ -182,6 +221,7 @@ mod tests {
                 len: 4096,
                 target: 2,
                 replicas: vec![(addr(1), 0x1_0000), (addr(3), 0x3_0000)],
+                joining: vec![(addr(2), 0x2_0000, 0x9f3c_0a11_d2e4_b781)],
             },
         );
         r.next = (1 << 32) + (4 << 20);
@@ -197,7 +237,8 @@ mod tests {
         assert!(s.starts_with("clio-space 1\nnext 0x100400000\n"), "{s}");
         assert!(
             s.contains(
-                "region 0x100000000 len 4096 target 2 10.0.0.7:1@0x10000 10.0.0.7:3@0x30000"
+                "region 0x100000000 len 4096 target 2 10.0.0.7:1@0x10000 10.0.0.7:3@0x30000 \
+                 +10.0.0.7:2@0x20000#9f3c0a11d2e4b781\n"
             ),
             "{s}"
         );
@@ -224,6 +265,22 @@ mod tests {
             (
                 "two replicas on one node",
                 format!("{good}region 0x100200000 len 8 target 2 10.0.0.7:1@0x0 10.0.0.7:1@0x8\n"),
+            ),
+            (
+                "a replica after a joining one",
+                format!(
+                    "{good}region 0x100200000 len 8 target 2 +10.0.0.7:1@0x0#1 10.0.0.7:2@0x0\n"
+                ),
+            ),
+            (
+                "a joining replica with no token",
+                format!("{good}region 0x100200000 len 8 target 2 +10.0.0.7:1@0x0\n"),
+            ),
+            (
+                "a joining replica on a replica's node",
+                format!(
+                    "{good}region 0x100200000 len 8 target 2 10.0.0.7:1@0x0 +10.0.0.7:1@0x8#1\n"
+                ),
             ),
             (
                 "zero length",
