@@ -36,6 +36,22 @@ fn pool() -> Pool {
     }
 }
 
+/// `n` nodes and two writers of one shared space of them.
+fn two_writers(
+    n: usize,
+) -> (
+    Vec<Option<clio_sim::server::ServerHandle>>,
+    Vec<clio_clib::NodeSpec>,
+    MultiClient,
+    MultiClient,
+) {
+    let (s, addrs) = udp_nodes(n, 16 * MIB);
+    let pool = pool();
+    let a = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
+    let b = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool).unwrap();
+    (s, addrs, a, b)
+}
+
 /// A member of the space's address space at `node`, joined as another process would (not a
 /// writer of the space: it takes locks by hand, as a writer that then vanished would have).
 fn ghost(m: &MultiClient, node: std::net::SocketAddr) -> Client {
@@ -55,10 +71,7 @@ fn ghost(m: &MultiClient, node: std::net::SocketAddr) -> Client {
 
 #[test]
 fn two_writers_share_a_region_and_lose_nothing_when_its_primaries_die_under_them() {
-    let (mut s, addrs) = udp_nodes(3, 16 * MIB);
-    let pool = pool();
-    let a = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
-    let b = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
+    let (mut s, addrs, a, b) = two_writers(3);
     assert_eq!(
         a.credentials(),
         b.credentials(),
@@ -139,10 +152,7 @@ fn two_writers_share_a_region_and_lose_nothing_when_its_primaries_die_under_them
 
 #[test]
 fn a_lock_whose_holder_vanished_is_taken_over_its_holder_fenced_and_the_region_repaired() {
-    let (mut s, addrs) = udp_nodes(3, 16 * MIB);
-    let pool = pool();
-    let a = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
-    let b = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
+    let (mut s, addrs, a, b) = two_writers(3);
     let r = a.ralloc(4096, 2).unwrap();
     a.rwrite(r, &[1; 64]).unwrap();
     let place = a.placement(r).unwrap();
@@ -150,10 +160,10 @@ fn a_lock_whose_holder_vanished_is_taken_over_its_holder_fenced_and_the_region_r
     // A writer that vanished in the middle of a write: it took the region's lock, wrote the
     // primary, and never appended its record to the backup.
     let gone = ghost(&a, paddr);
-    assert_eq!(
-        gone.compare_and_swap(pva + 4096, 0, 0xdead_0001).unwrap(),
-        0
-    );
+    // (a keeps the lock of its last write a moment, in case it writes again.)
+    wait_for("a never gave its lock back", || {
+        gone.compare_and_swap(pva + 4096, 0, 0xdead_0001).unwrap() == 0
+    });
     gone.rwrite(pva, &[7; 64]).unwrap();
     let epoch = b.epoch();
 
@@ -176,10 +186,7 @@ fn a_lock_whose_holder_vanished_is_taken_over_its_holder_fenced_and_the_region_r
 
 #[test]
 fn a_lock_whose_holder_is_present_is_waited_for() {
-    let (_s, addrs) = udp_nodes(2, 16 * MIB);
-    let pool = pool();
-    let a = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
-    let b = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
+    let (_s, _, a, b) = two_writers(2);
     let r = a.ralloc(4096, 2).unwrap();
     let (paddr, pva) = a.placement(r).unwrap()[0];
     // a holds the region's lock (taken by hand here, as a long operation of a's would).
@@ -283,10 +290,7 @@ fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
 
 #[test]
 fn a_shared_region_heals_under_both_writers_through_failures_and_a_readmission() {
-    let (mut s, addrs) = udp_nodes(3, 16 * MIB);
-    let pool = pool();
-    let a = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
-    let b = MultiClient::connect_udp_pool(&addrs, cfg("shared"), pool.clone()).unwrap();
+    let (mut s, addrs, a, b) = two_writers(3);
     let r = a.ralloc(64 << 10, 2).unwrap();
     assert_eq!(a.replicas_of(r).unwrap(), vec![0, 1]);
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -355,4 +359,33 @@ fn a_shared_region_heals_under_both_writers_through_failures_and_a_readmission()
         2,
         "one fill per failure, by one writer: {sa:?} {sb:?}"
     );
+}
+
+#[test]
+fn a_writer_keeps_a_regions_lock_between_operations_and_gives_it_back_when_dropped() {
+    let (_s, _, a, b) = two_writers(2);
+    let r = a.ralloc(4096, 2).unwrap();
+    let (paddr, pva) = a.placement(r).unwrap()[0];
+    let look = ghost(&a, paddr);
+    let word = |c: &Client| u64::from_le_bytes(c.rread(pva + 4096, 8).unwrap().try_into().unwrap());
+    // Back to back, a keeps the lock: its next operation costs no lock round trip.
+    let taken = a.stats().locks_taken;
+    for i in 0..100u64 {
+        a.rwrite(r, &i.to_le_bytes()).unwrap();
+    }
+    let taken = a.stats().locks_taken - taken;
+    assert!(
+        taken < 50,
+        "the lock was taken {taken} times for 100 writes"
+    );
+    // Idle, it gives the lock back by itself.
+    wait_for("a never gave its idle lock back", || word(&look) == 0);
+    // Dropped while it keeps one, it gives it back at once: b does not wait a presence lease.
+    a.rwrite(r, b"three").unwrap();
+    drop(a);
+    let t = Instant::now();
+    b.rwrite(r, b"four!").unwrap();
+    assert!(t.elapsed() < LEASE, "b waited for a lock a had dropped");
+    assert_eq!(b.stats().locks_broken, 0);
+    assert_eq!(b.rread(r, 5).unwrap(), b"four!");
 }

@@ -313,6 +313,16 @@ impl MultiClient {
     /// A fresh address space at dead node `i`, which is then live again with nothing placed.
     pub(super) fn revive(&self, i: usize) -> Result<()> {
         let n = self.inner.nodes.at(i);
+        if n.reviving.swap(true, Ordering::AcqRel) {
+            return Ok(()); // another thread is at it
+        }
+        let r = self.revive_alone(i);
+        n.reviving.store(false, Ordering::Release);
+        r
+    }
+
+    fn revive_alone(&self, i: usize) -> Result<()> {
+        let n = self.inner.nodes.at(i);
         let _g = lock(&self.inner.failover);
         if !n.dead.load(Ordering::Acquire) {
             return Ok(());

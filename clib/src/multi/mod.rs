@@ -177,6 +177,9 @@ pub struct MultiStats {
     /// `Stale` answers met (a node held a newer epoch of the pool than this client's view):
     /// each made the client read the view again.
     pub stale_answers: u64,
+    /// A shared space's region locks taken at a primary (an operation that found its lock
+    /// kept from the one before takes none).
+    pub locks_taken: u64,
     /// Locks of a shared space taken over from a writer that was gone.
     pub locks_broken: u64,
     /// Regions made equal on every replica after their lock was taken over.
@@ -207,6 +210,11 @@ struct Inner {
     id: String,
     /// This client's token in a shared space's lock words (`space::token_of(id)`).
     token: u64,
+    /// The store revision of the shared space's record whose table this client holds.
+    space_rev: AtomicU64,
+    /// The region locks this writer of a shared space keeps between operations: region
+    /// base -> (primary, lock word there, end of the last operation) (`space.rs`).
+    held: Mutex<std::collections::HashMap<u64, (usize, u64, std::time::Instant)>>,
     /// Wakes the background healer: set when a node is dropped or readmitted.
     heal_due: Arc<(Mutex<bool>, std::sync::Condvar)>,
 }
@@ -334,6 +342,8 @@ impl MultiClient {
                 healing: Mutex::new(()),
                 presence: Mutex::new(None),
                 token: space::token_of(&id),
+                space_rev: AtomicU64::new(0),
+                held: Mutex::new(std::collections::HashMap::new()),
                 id,
                 heal_due: Arc::new((Mutex::new(false), std::sync::Condvar::new())),
             }),
@@ -361,6 +371,7 @@ impl MultiClient {
             }
         }
         if m.shared() {
+            space::spawn_lock_keeper(Arc::downgrade(&m.inner))?;
             m.refresh_space()?;
             let (p, key) = m.space_pool()?;
             let guard = p
@@ -705,18 +716,32 @@ impl MultiClient {
         &self,
         addr: u64,
         len: u64,
+        f: impl FnMut(&Self, &Region, u64) -> std::result::Result<T, Failed>,
+    ) -> Result<T> {
+        self.replicated_as(addr, len, false, f)
+    }
+
+    /// [`MultiClient::replicated`]; `fill`: a step of a new replica's fill, which takes the
+    /// region's local lock ahead of the operations that come after it (`RegionSync`).
+    fn replicated_as<T>(
+        &self,
+        addr: u64,
+        len: u64,
+        fill: bool,
         mut f: impl FnMut(&Self, &Region, u64) -> std::result::Result<T, Failed>,
     ) -> Result<T> {
         let mut stale = 0;
         loop {
             let (base, r) = self.locate(addr, len)?;
-            let _g = r.sync.enter();
+            let _g = if fill {
+                r.sync.enter_for_fill()
+            } else {
+                r.sync.enter()
+            };
             // A shared space's region: its lock at the primary too (`space.rs`).
             let held = if self.shared() {
-                let (p, pva) = r.replicas[0];
-                let word = pva + space::lock_offset(r.len);
-                match self.hold(p, word, Some(&r)) {
-                    Ok(()) => Some((p, word)),
+                match self.enter_region(base, &r) {
+                    Ok(h) => Some(h),
                     Err(Failed::Node(i)) => {
                         self.fail_node(i)?;
                         continue;
@@ -737,13 +762,16 @@ impl MultiClient {
                 }
                 // A fresh snapshot under the lock (a fail-over may have changed it).
                 let (_, r) = self.locate(addr, len).map_err(Failed::Op)?;
-                if held.is_some_and(|(p, _)| r.replicas.first().map(|x| x.0) != Some(p)) {
+                if held
+                    .as_ref()
+                    .is_some_and(|h| r.replicas.first().map(|x| x.0) != Some(h.node))
+                {
                     return Ok(None); // the primary moved while this writer waited
                 }
                 f(self, &r, addr - base).map(Some)
             })();
-            if let Some((p, word)) = held {
-                self.release(p, word);
+            if let Some(h) = held {
+                self.leave_region(h, step.is_ok());
             }
             match step {
                 Ok(Some(v)) => return Ok(v),

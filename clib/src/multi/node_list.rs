@@ -25,6 +25,9 @@ pub(super) struct Node {
     /// The node-ordered log this client appends to when the node is a backup (allocated on
     /// first use); its mutex serialises applying it.
     pub(super) log: Mutex<Option<u64>>,
+    /// A thread is bringing the node back ([`super::MultiClient::revive`]): another one
+    /// leaves it to that one.
+    pub(super) reviving: AtomicBool,
 }
 
 impl Node {
@@ -44,6 +47,7 @@ impl Node {
             dead: AtomicBool::new(dead),
             entry_rev: AtomicU64::new(0),
             log: Mutex::new(None),
+            reviving: AtomicBool::new(false),
         }
     }
 

@@ -50,17 +50,63 @@ pub(super) fn token_of(id: &str) -> u64 {
 }
 
 /// Where a region's lock word is in each of its replicas: the first 8-byte word past its
-/// bytes (a shared space allocates it with the region, [`MultiClient::ralloc`]).
+/// bytes (a shared space allocates it with the region, [`MultiClient::ralloc`]). The word
+/// after it is the lock's *wanted* word: 0, or the token of a writer waiting for the lock.
 pub(super) fn lock_offset(len: u64) -> u64 {
     len.div_ceil(8) * 8
 }
 
-/// Bytes a replica of a `len`-byte region takes (with its lock word in a shared space).
+/// Bytes a replica of a `len`-byte region takes (with its lock and wanted words in a shared
+/// space).
 pub(super) fn replica_bytes(len: u64, shared: bool) -> u64 {
     if shared {
-        lock_offset(len) + 8
+        lock_offset(len) + 16
     } else {
         len
+    }
+}
+
+/// How long a writer keeps a region's lock after its last operation on it when nobody asked
+/// for it: its next operation within this time costs no lock round trip.
+const KEEP_IDLE: Duration = Duration::from_millis(1);
+
+/// Start the thread that gives back the region locks a writer kept and no longer uses
+/// ([`KEEP_IDLE`]). It holds the client only while it looks, and ends with it.
+pub(super) fn spawn_lock_keeper(me: Weak<Inner>) -> Result<()> {
+    std::thread::Builder::new()
+        .name("clio-space-locks".into())
+        .spawn(move || loop {
+            let busy = {
+                let Some(inner) = me.upgrade() else { return };
+                let m = MultiClient { inner };
+                m.give_back_idle_locks()
+            };
+            std::thread::sleep(if busy { KEEP_IDLE } else { KEEP_IDLE * 20 });
+        })
+        .map(|_| ())
+        .map_err(|e| ClioError::Transport(format!("starting the lock keeper thread: {e}")))
+}
+
+/// A region's lock held by this writer for one operation.
+pub(super) struct RegionHold {
+    base: u64,
+    /// The primary, where the lock word is.
+    pub(super) node: usize,
+    word: u64,
+    /// The read of the lock's wanted word that went out with the operation.
+    wanted: Option<(Arc<Client>, crate::Handle)>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Give back every region lock kept: another writer would otherwise wait until this
+        // one's presence entry is gone and then take it over (a new view, a repair).
+        let held: Vec<_> = lock(&self.held).drain().map(|(_, v)| v).collect();
+        for (i, word, _) in held {
+            if let Some(c) = self.nodes.get(i).and_then(|n| n.engine().ok()) {
+                let _ = c.compare_and_swap(word, self.token, 0);
+            }
+        }
     }
 }
 
@@ -132,8 +178,15 @@ impl MultiClient {
             let (mut rec, rev) = self.read_space()?;
             let before = rec.clone();
             let out = f(&mut rec)?;
-            if rec == before || p.store.compare_and_put(&key, rev, &rec.encode())? {
-                self.sync_regions(&rec)?;
+            if rec == before {
+                self.sync_regions(&rec, rev)?;
+                return Ok(out);
+            }
+            if p.store.compare_and_put(&key, rev, &rec.encode())? {
+                // Taken with the revision it was stored at (a later one, if another writer's
+                // change came first meanwhile): see `sync_regions`.
+                let (rec, rev) = self.read_space()?;
+                self.sync_regions(&rec, rev)?;
                 return Ok(out);
             }
         }
@@ -149,8 +202,8 @@ impl MultiClient {
             return Ok(());
         }
         self.reconcile()?;
-        let (rec, _) = self.read_space()?;
-        self.sync_regions(&rec)
+        let (rec, rev) = self.read_space()?;
+        self.sync_regions(&rec, rev)
     }
 
     /// Make this client's engine at every node in service a member of the space's address
@@ -241,7 +294,11 @@ impl MultiClient {
     /// log is applied before anything else reaches it). A node the record names and this
     /// client does not know is joined first (or taken out through the view if it does not
     /// answer), so no writer ever leaves out a backup the others write to.
-    pub(super) fn sync_regions(&self, rec: &SpaceRecord) -> Result<()> {
+    ///
+    /// `rev` is the record's revision in the store: a record older than the one taken last is
+    /// ignored (two threads that read the record one after the other may get here in the
+    /// other order, and an older table could lack a replica every writer must append to).
+    pub(super) fn sync_regions(&self, rec: &SpaceRecord, rev: Option<u64>) -> Result<()> {
         for (&addr, s) in &rec.nodes {
             if self.inner.nodes.iter().any(|(_, n)| n.addr == addr) {
                 continue;
@@ -279,6 +336,11 @@ impl MultiClient {
             .regions
             .write()
             .unwrap_or_else(|p| p.into_inner());
+        let rev = rev.unwrap_or(0);
+        if rev < self.inner.space_rev.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        self.inner.space_rev.store(rev, Ordering::Release);
         let mut table = BTreeMap::new();
         for (&base, s) in &rec.regions {
             let replicas: Vec<(usize, u64)> = s
@@ -363,6 +425,13 @@ impl MultiClient {
     /// Take the region at `base` out of the space's record; the region as it was.
     pub(super) fn unpublish_region(&self, base: u64) -> Result<Region> {
         let r = self.locate(base, 1)?.1;
+        {
+            // Its lock goes with it (given back first: the bytes may serve another region).
+            let _g = r.sync.enter();
+            if let Some((n, w, _)) = lock(&self.inner.held).remove(&base) {
+                self.release(n, w);
+            }
+        }
         self.edit_space(|rec| {
             rec.regions.remove(&base);
             Ok(())
@@ -410,9 +479,117 @@ impl MultiClient {
         Ok(p.clients()?.iter().any(|(id, _)| token_of(id) == token))
     }
 
+    /// Take region `r`'s lock at its primary for an operation, unless this writer kept it
+    /// since its last one (no round trip then). A read of the lock's wanted word goes out with
+    /// the operation: [`MultiClient::leave_region`] gives the lock back if another writer
+    /// waits for it.
+    pub(super) fn enter_region(
+        &self,
+        base: u64,
+        r: &Region,
+    ) -> std::result::Result<RegionHold, Failed> {
+        let (p, pva) = r.replicas[0];
+        let word = pva + lock_offset(r.len);
+        let kept = {
+            let mut held = lock(&self.inner.held);
+            match held.get(&base) {
+                Some(&(n, w, _)) if (n, w) == (p, word) => true,
+                Some(_) => {
+                    held.remove(&base); // a lock at a primary that is no longer
+                    false
+                }
+                None => false,
+            }
+        };
+        if !kept {
+            self.hold(p, word, Some(r))?;
+            lock(&self.inner.held).insert(base, (p, word, Instant::now()));
+            lock(&self.inner.stats).locks_taken += 1;
+        }
+        let c = self.inner.engine(p).map_err(|e| Failed::at(p, e))?;
+        let wanted = c.rread_async(word + 8, 8).ok().map(|h| (c, h));
+        Ok(RegionHold {
+            base,
+            node: p,
+            word,
+            wanted,
+        })
+    }
+
+    /// The operation under `h` is over (`ok`: it ran, or needs running again under the same
+    /// lock): keep the lock for the next one unless another writer wants it or the operation
+    /// failed.
+    pub(super) fn leave_region(&self, h: RegionHold, ok: bool) {
+        let wanted = h.wanted.and_then(|(c, hd)| match c.rpoll_one(hd) {
+            Ok(crate::Output::Data(d)) => d.try_into().ok().map(u64::from_le_bytes),
+            _ => None,
+        });
+        let token = self.inner.token;
+        if wanted == Some(token) {
+            // This writer's own request, left from a wait that ended in an error: withdrawn
+            // (best effort), or it would hide every other writer's.
+            let _ = self
+                .inner
+                .engine(h.node)
+                .and_then(|c| c.compare_and_swap(h.word + 8, token, 0));
+        }
+        let keep = ok && wanted.is_some_and(|w| w == 0 || w == token);
+        let mut held = lock(&self.inner.held);
+        if keep {
+            if let Some(e) = held.get_mut(&h.base) {
+                e.2 = Instant::now();
+            }
+        } else {
+            held.remove(&h.base);
+            drop(held);
+            self.release(h.node, h.word);
+            if wanted.is_some_and(|w| w != 0) {
+                // Another writer waits, trying a round trip apart: this one's next operation
+                // would take the lock again as soon as it is free, so it pauses for two of
+                // the waiter's tries first.
+                std::thread::sleep(LOCK_POLL * 2);
+            }
+        }
+    }
+
+    /// Give back the region locks kept and unused for [`KEEP_IDLE`] (each under its region's
+    /// local lock, so no operation of this writer is under it meanwhile). Whether any is kept.
+    fn give_back_idle_locks(&self) -> bool {
+        let idle: Vec<(u64, usize, u64)> = lock(&self.inner.held)
+            .iter()
+            .filter(|(_, e)| e.2.elapsed() >= KEEP_IDLE)
+            .map(|(&b, &(n, w, _))| (b, n, w))
+            .collect();
+        for (base, node, word) in idle {
+            let sync = {
+                let regions = self.inner.regions.read().unwrap_or_else(|p| p.into_inner());
+                regions.get(&base).map(|r| r.sync.clone())
+            };
+            let Some(sync) = sync else {
+                lock(&self.inner.held).remove(&base); // freed: nothing to give back
+                continue;
+            };
+            let Ok(guard) = sync.lock.try_lock() else {
+                continue; // in use: not idle after all
+            };
+            let mut held = lock(&self.inner.held);
+            if held
+                .get(&base)
+                .is_some_and(|e| (e.0, e.1) == (node, word) && e.2.elapsed() >= KEEP_IDLE)
+            {
+                held.remove(&base);
+                drop(held);
+                self.release(node, word);
+            }
+            drop(guard);
+        }
+        !lock(&self.inner.held).is_empty()
+    }
+
     /// Take the lock word at `va` of node `i` (a region's, `region` given, or a log's apply
-    /// lock). Waits while another writer holds it; once its holder has been absent from the
-    /// pool, breaks it (see the module's doc).
+    /// lock). Waits while another writer holds it (for a region's lock, telling the holder
+    /// through the wanted word, so that it gives the lock back after its operation); once its
+    /// holder has been absent from the pool, breaks it (see the module's doc).
     pub(super) fn hold(
         &self,
         i: usize,
@@ -422,13 +599,25 @@ impl MultiClient {
         let token = self.inner.token;
         let mut backoff = Duration::from_micros(1);
         let mut seen = (0u64, Instant::now());
+        let mut asked = false;
         loop {
             let c = self.inner.engine(i).map_err(|e| Failed::at(i, e))?;
             let old = c
                 .compare_and_swap(va, 0, token)
                 .map_err(|e| Failed::at(i, e))?;
             if old == 0 || old == token {
+                if asked {
+                    // Best effort: a wanted word left set only makes the next holder give
+                    // the lock back after each operation.
+                    let _ = c.compare_and_swap(va + 8, token, 0);
+                }
                 return Ok(());
+            }
+            if region.is_some() && !asked {
+                let w = c
+                    .compare_and_swap(va + 8, 0, token)
+                    .map_err(|e| Failed::at(i, e))?;
+                asked = w == 0;
             }
             if old != seen.0 {
                 seen = (old, Instant::now());
@@ -571,7 +760,7 @@ mod tests {
         assert_eq!(lock_offset(1), 8);
         assert_eq!(lock_offset(8), 8);
         assert_eq!(lock_offset(4096), 4096);
-        assert_eq!(replica_bytes(4095, true), 4104);
+        assert_eq!(replica_bytes(4095, true), 4112);
         assert_eq!(replica_bytes(4095, false), 4095);
     }
 }

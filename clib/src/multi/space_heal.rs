@@ -130,7 +130,7 @@ impl MultiClient {
         while off < len {
             let n = (len - off).min(self.inner.cfg.heal_chunk.max(8)) as usize;
             let step = Instant::now();
-            let copied = self.replicated(base, 1, |me, r, _| {
+            let copied = self.replicated_as(base, 1, true, |me, r, _| {
                 if !r.joining.contains(&(j, va)) {
                     return Ok(false); // the new node failed, or the region was freed
                 }
