@@ -213,8 +213,9 @@ struct Inner {
     /// The store revision of the shared space's record whose table this client holds.
     space_rev: AtomicU64,
     /// The region locks this writer of a shared space keeps between operations: region
-    /// base -> (primary, lock word there, end of the last operation) (`space.rs`).
-    held: Mutex<std::collections::HashMap<u64, (usize, u64, std::time::Instant)>>,
+    /// base -> (primary, lock word there, end of the last operation, the view's epoch when
+    /// taken) (`space.rs`).
+    held: Mutex<std::collections::HashMap<u64, (usize, u64, std::time::Instant, u64)>>,
     /// Wakes the background healer: set when a node is dropped or readmitted.
     heal_due: Arc<(Mutex<bool>, std::sync::Condvar)>,
 }

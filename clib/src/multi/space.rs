@@ -102,7 +102,7 @@ impl Drop for Inner {
         // Give back every region lock kept: another writer would otherwise wait until this
         // one's presence entry is gone and then take it over (a new view, a repair).
         let held: Vec<_> = lock(&self.held).drain().map(|(_, v)| v).collect();
-        for (i, word, _) in held {
+        for (i, word, _, _) in held {
             if let Some(c) = self.nodes.get(i).and_then(|n| n.engine().ok()) {
                 let _ = c.compare_and_swap(word, self.token, 0);
             }
@@ -428,7 +428,7 @@ impl MultiClient {
         {
             // Its lock goes with it (given back first: the bytes may serve another region).
             let _g = r.sync.enter();
-            if let Some((n, w, _)) = lock(&self.inner.held).remove(&base) {
+            if let Some((n, w, _, _)) = lock(&self.inner.held).remove(&base) {
                 self.release(n, w);
             }
         }
@@ -490,12 +490,17 @@ impl MultiClient {
     ) -> std::result::Result<RegionHold, Failed> {
         let (p, pva) = r.replicas[0];
         let word = pva + lock_offset(r.len);
+        // A lock kept under an older view is taken again (a compare-and-swap that finds this
+        // writer's token, if nobody took the lock over meanwhile): a waiter takes a lock over
+        // only after storing a new view, so a kept lock is this writer's as long as the view
+        // it was taken or checked under is the current one.
+        let epoch = self.epoch();
         let kept = {
             let mut held = lock(&self.inner.held);
             match held.get(&base) {
-                Some(&(n, w, _)) if (n, w) == (p, word) => true,
+                Some(&(n, w, _, e)) if (n, w, e) == (p, word, epoch) => true,
                 Some(_) => {
-                    held.remove(&base); // a lock at a primary that is no longer
+                    held.remove(&base); // another primary, or an older view
                     false
                 }
                 None => false,
@@ -503,7 +508,7 @@ impl MultiClient {
         };
         if !kept {
             self.hold(p, word, Some(r))?;
-            lock(&self.inner.held).insert(base, (p, word, Instant::now()));
+            lock(&self.inner.held).insert(base, (p, word, Instant::now(), epoch));
             lock(&self.inner.stats).locks_taken += 1;
         }
         let c = self.inner.engine(p).map_err(|e| Failed::at(p, e))?;
@@ -558,7 +563,7 @@ impl MultiClient {
         let idle: Vec<(u64, usize, u64)> = lock(&self.inner.held)
             .iter()
             .filter(|(_, e)| e.2.elapsed() >= KEEP_IDLE)
-            .map(|(&b, &(n, w, _))| (b, n, w))
+            .map(|(&b, &(n, w, _, _))| (b, n, w))
             .collect();
         for (base, node, word) in idle {
             let sync = {
