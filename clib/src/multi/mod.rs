@@ -234,6 +234,11 @@ const GLOBAL_BASE: u64 = 1 << 32;
 /// Alignment of global regions (and a guard gap between them).
 const GLOBAL_ALIGN: u64 = 1 << 21;
 
+/// Global address space a `len`-byte region takes: whole alignment units and a guard gap.
+fn global_span(len: u64) -> u64 {
+    len.div_ceil(GLOBAL_ALIGN) * GLOBAL_ALIGN + GLOBAL_ALIGN
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -527,7 +532,7 @@ impl MultiClient {
                 }
             });
         }
-        let span = len.div_ceil(GLOBAL_ALIGN) * GLOBAL_ALIGN + GLOBAL_ALIGN;
+        let span = global_span(len);
         let addr = inner.next.fetch_add(span, Ordering::Relaxed);
         let region = Region {
             len,

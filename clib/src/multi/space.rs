@@ -405,7 +405,7 @@ impl MultiClient {
             .iter()
             .map(|&(i, va)| (self.inner.nodes.at(i).addr, va))
             .collect();
-        let span = len.div_ceil(GLOBAL_ALIGN) * GLOBAL_ALIGN + GLOBAL_ALIGN;
+        let span = global_span(len);
         self.edit_space(|rec| {
             let base = rec.next;
             rec.next = base.checked_add(span).ok_or(ClioError::OutOfMemory)?;
@@ -705,26 +705,40 @@ impl MultiClient {
         for &(b, _) in r.record_targets() {
             self.apply_log(b)?;
         }
-        let (p, pva) = r.replicas[0];
-        let src = self.inner.engine(p).map_err(|e| Failed::at(p, e))?;
         let step = self.inner.cfg.heal_chunk.max(8);
         let mut off = 0;
         while off < r.len {
             let n = (r.len - off).min(step) as usize;
-            let data = src.rread(pva + off, n).map_err(|e| Failed::at(p, e))?;
-            for &(b, bva) in r.record_targets() {
-                let c = self.inner.engine(b).map_err(|e| Failed::at(b, e))?;
-                if self.inner.cfg.durable {
-                    c.rwrite_durable(bva + off, &data)
-                } else {
-                    c.rwrite(bva + off, &data)
-                }
-                .map_err(|e| Failed::at(b, e))?;
+            for &to in r.record_targets() {
+                self.copy_range(r.replicas[0], to, off, n)?;
             }
             off += n as u64;
         }
         lock(&self.inner.stats).repairs += 1;
         Ok(())
+    }
+
+    /// Copy `n` bytes at offset `off` of a region from its replica `from` to its replica `to`
+    /// (each `(node, va)`; durably with `MultiConfig::durable`).
+    pub(super) fn copy_range(
+        &self,
+        (p, pva): (usize, u64),
+        (j, va): (usize, u64),
+        off: u64,
+        n: usize,
+    ) -> std::result::Result<(), Failed> {
+        let data = self
+            .inner
+            .engine(p)
+            .and_then(|c| c.rread(pva + off, n))
+            .map_err(|e| Failed::at(p, e))?;
+        let c = self.inner.engine(j).map_err(|e| Failed::at(j, e))?;
+        if self.inner.cfg.durable {
+            c.rwrite_durable(va + off, &data)
+        } else {
+            c.rwrite(va + off, &data)
+        }
+        .map_err(|e| Failed::at(j, e))
     }
 
     /// Whether this writer still holds the lock of region `r` at its primary (after a view

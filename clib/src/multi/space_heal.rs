@@ -134,25 +134,11 @@ impl MultiClient {
                 if !r.joining.contains(&(j, va)) {
                     return Ok(false); // the new node failed, or the region was freed
                 }
-                let (p, pva) = r.replicas[0];
                 // This process's appliers of the log, then every writer's.
                 let _log = lock(&me.inner.nodes.at(j).log);
                 let word = Self::apply_lock(log);
                 me.hold(j, word, None)?;
-                let copy = me
-                    .inner
-                    .engine(p)
-                    .and_then(|c| c.rread(pva + off, n))
-                    .map_err(|e| Failed::at(p, e))
-                    .and_then(|data| {
-                        let c = me.inner.engine(j).map_err(|e| Failed::at(j, e))?;
-                        if me.inner.cfg.durable {
-                            c.rwrite_durable(va + off, &data)
-                        } else {
-                            c.rwrite(va + off, &data)
-                        }
-                        .map_err(|e| Failed::at(j, e))
-                    });
+                let copy = me.copy_range(r.replicas[0], (j, va), off, n);
                 me.release(j, word);
                 copy.map(|()| true)
             })?;
