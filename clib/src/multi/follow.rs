@@ -136,7 +136,7 @@ impl MultiClient {
         let me: Weak<Inner> = Arc::downgrade(&self.inner);
         Box::new(move || match me.upgrade() {
             Some(inner) => {
-                let _ = f(&MultiClient { inner });
+                let _ = f(&MultiClient::internal(inner));
                 true
             }
             None => false,

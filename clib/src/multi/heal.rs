@@ -32,7 +32,7 @@ pub(super) fn spawn_healer(me: Weak<Inner>, due: Arc<(Mutex<bool>, Condvar)>) ->
         .spawn(move || loop {
             {
                 let Some(inner) = me.upgrade() else { return };
-                let m = MultiClient { inner };
+                let m = MultiClient::internal(inner);
                 // The pool's node entries, in case a watch event was missed.
                 let _ = m.refresh_nodes();
                 if m.short_regions() > 0 {

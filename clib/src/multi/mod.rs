@@ -227,6 +227,51 @@ struct Inner {
 #[derive(Clone)]
 pub struct MultiClient {
     inner: Arc<Inner>,
+    /// Shared by the application's handles only; this client's own threads (healer, lock
+    /// keeper, watch callbacks) make handles without it. When the last application handle
+    /// goes the client leaves at once (`Inner::leave`), although one of its threads may still
+    /// hold `inner` for a moment.
+    _app: Option<Arc<Leave>>,
+}
+
+/// Makes the client leave when the application's last handle is dropped.
+struct Leave(Arc<Inner>);
+
+impl Drop for Leave {
+    fn drop(&mut self) {
+        self.0.leave();
+    }
+}
+
+impl Inner {
+    /// Leave the pool: give back every region lock kept (another writer would otherwise wait
+    /// until this one's presence entry is gone and then take it over: a new view, a repair),
+    /// end the presence entry and the watches. Runs when the last application handle goes
+    /// and again (then with nothing left to do) when `Inner` itself is dropped.
+    fn leave(&self) {
+        let held: Vec<_> = lock(&self.held).drain().map(|(_, v)| v).collect();
+        for (i, word, _, _) in held {
+            if let Some(c) = self.nodes.get(i).and_then(|n| n.engine().ok()) {
+                let _ = c.compare_and_swap(word, self.token, 0);
+            }
+        }
+        drop(lock(&self.presence).take());
+        drop(std::mem::take(&mut *lock(&self.watch)));
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.leave();
+    }
+}
+
+impl MultiClient {
+    /// A handle for one of this client's own threads: it does not keep the client in the
+    /// pool (see `_app`).
+    fn internal(inner: Arc<Inner>) -> MultiClient {
+        MultiClient { inner, _app: None }
+    }
 }
 
 /// First global address handed out (page 0 stays unmapped, as on a node).
@@ -336,26 +381,29 @@ impl MultiClient {
             v.push(Node::new(n.addr, n.capacity, client, out));
         }
         let id = client_id();
+        let inner = Arc::new(Inner {
+            nodes: NodeList::new(v)?,
+            regions: RwLock::new(BTreeMap::new()),
+            next: AtomicU64::new(GLOBAL_BASE),
+            cfg,
+            failover: Mutex::new(()),
+            stats: Mutex::new(MultiStats::default()),
+            epoch: AtomicU64::new(view.as_ref().map_or(0, |w| w.epoch)),
+            pool,
+            watch: Mutex::new(Vec::new()),
+            follow,
+            healing: Mutex::new(()),
+            presence: Mutex::new(None),
+            token: space::token_of(&id),
+            space_rev: AtomicU64::new(0),
+            held: Mutex::new(std::collections::HashMap::new()),
+            id,
+            heal_due: Arc::new((Mutex::new(false), std::sync::Condvar::new())),
+        });
+        // The application's first handle: a construction that fails below leaves at once too.
         let m = MultiClient {
-            inner: Arc::new(Inner {
-                nodes: NodeList::new(v)?,
-                regions: RwLock::new(BTreeMap::new()),
-                next: AtomicU64::new(GLOBAL_BASE),
-                cfg,
-                failover: Mutex::new(()),
-                stats: Mutex::new(MultiStats::default()),
-                epoch: AtomicU64::new(view.as_ref().map_or(0, |w| w.epoch)),
-                pool,
-                watch: Mutex::new(Vec::new()),
-                follow,
-                healing: Mutex::new(()),
-                presence: Mutex::new(None),
-                token: space::token_of(&id),
-                space_rev: AtomicU64::new(0),
-                held: Mutex::new(std::collections::HashMap::new()),
-                id,
-                heal_due: Arc::new((Mutex::new(false), std::sync::Condvar::new())),
-            }),
+            _app: Some(Arc::new(Leave(inner.clone()))),
+            inner,
         };
         if m.inner.cfg.auto_heal {
             heal::spawn_healer(Arc::downgrade(&m.inner), m.inner.heal_due.clone())?;

@@ -78,7 +78,7 @@ pub(super) fn spawn_lock_keeper(me: Weak<Inner>) -> Result<()> {
         .spawn(move || loop {
             let busy = {
                 let Some(inner) = me.upgrade() else { return };
-                let m = MultiClient { inner };
+                let m = MultiClient::internal(inner);
                 m.give_back_idle_locks()
             };
             std::thread::sleep(if busy { KEEP_IDLE } else { KEEP_IDLE * 20 });
@@ -95,19 +95,6 @@ pub(super) struct RegionHold {
     word: u64,
     /// The read of the lock's wanted word that went out with the operation.
     wanted: Option<(Arc<Client>, crate::Handle)>,
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        // Give back every region lock kept: another writer would otherwise wait until this
-        // one's presence entry is gone and then take it over (a new view, a repair).
-        let held: Vec<_> = lock(&self.held).drain().map(|(_, v)| v).collect();
-        for (i, word, _, _) in held {
-            if let Some(c) = self.nodes.get(i).and_then(|n| n.engine().ok()) {
-                let _ = c.compare_and_swap(word, self.token, 0);
-            }
-        }
-    }
 }
 
 /// Join the address space `creds` at the node at `addr`, at the view's `epoch`.
