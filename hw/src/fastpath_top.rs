@@ -39,11 +39,8 @@ use crate::fastpath::executor::Executor;
 use crate::fastpath::extend::Extend;
 use crate::fastpath::ingest::Ingest;
 use crate::fastpath::key_check::KeyCheck;
-use crate::fastpath::links::{
-    AheadUse, AppendPlacedIn, DescKindIn, DescTakenIn, FaultPteIn, KvConfigIn, NextFrameIn,
-    OrderClearIn, PageMappedIn, PteDecodedIn, PteDescIn, QueueRelease, ResponseFields, RingUse,
-    SegUse, ServiceExec, TlbResultIn, TranslateUse, TxLoadIn,
-};
+// Every interface between the blocks (`fastpath::links`), joined in `wiring.rs`.
+use crate::fastpath::links::*;
 use crate::fastpath::offload_service::OffloadService;
 use crate::fastpath::ordering::Ordering;
 use crate::fastpath::persist::Persist;

@@ -45,8 +45,9 @@
 use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
 use crate::fastpath::links::{
-    AheadUse, AppendPlacedIn, DescTakenIn, NextFrameIn, OrderClearIn, QueueRelease, ResponseFields,
-    RingUse, SegUse, ServiceExec, TranslateUse,
+    AheadUse, AppendPlacedIn, DescTakenIn, KeyVerdictIn, NextFrameIn, OrderClearIn, PersistUse,
+    QueueRelease, ReadJob, ResponseFields, RingUse, RouteVerdictIn, SegUse, ServiceExec,
+    TranslateUse,
 };
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
@@ -162,22 +163,10 @@ pub struct Executor {
     pub frame: NextFrameIn,
     /// The slot queue's frames (`SlotQueue::exec`, joined in the top).
     pub queue: QueueRelease,
-    /// The key table's zero sweep after reset is done (nothing is taken before), and its
-    /// verdict on the frame taken (in Dispatch: the key opens the pid's RAS).
-    pub keys_ready: Signal<In, Bit>,
-    /// The key check's verdict on the frame taken (in Dispatch: the key opens the pid's RAS).
-    pub key_ok: Signal<In, Bit>,
-    /// The key check's epoch verdict on the frame taken (in Dispatch, read where `key_ok`: its
-    /// epoch is not older than its RAS's, else STALE).
-    pub epoch_ok: Signal<In, Bit>,
-    /// The frame taken must carry its source address's route cookie (`RouteCheck::need`:
-    /// its answer can exceed twice its size).
-    pub route_need: Signal<In, Bit>,
-    /// The route check's verdict on the frame taken (`RouteCheck::ok`: its cookie proves its
-    /// source address, or the check is off), valid once `route_done`.
-    pub route_ok: Signal<In, Bit>,
-    /// The route check has decided on the frame taken (Dispatch waits for it where needed).
-    pub route_done: Signal<In, Bit>,
+    /// The key check's verdict for its slot (`KeyCheck::verdict`).
+    pub keys: KeyVerdictIn,
+    /// The route check's verdict for its slot (`RouteCheck::verdict`).
+    pub routes: RouteVerdictIn,
     /// A slow-path TX descriptor waits; the executor takes it from `Idle` (`sp_tx_ready`,
     /// `desc_take`) and acts on it in `SpTx` (`sp_tx_act`).
     pub sp_tx_valid: Signal<In, Bit>,
@@ -289,12 +278,8 @@ pub struct Executor {
     pub place: AppendPlacedIn,
 
     // ---- The persist handshake (`Persist`): run in `Persist`; done, failed.
-    /// The executor is in `Persist` (`Persist::run`).
-    pub persist_run: Signal<Out, Bit>,
-    /// The persist handshake is done (one cycle).
-    pub persist_done: Signal<In, Bit>,
-    /// A persist request failed (with `persist_done`): the answer is RETRY_LATER.
-    pub persist_failed: Signal<In, Bit>,
+    /// A durable access's persist handshake (`Persist::exec`).
+    pub persist: PersistUse,
 
     // ---- The extend path (`Extend`, `OffloadService`).
     /// The pointer chaser can take a request.
@@ -317,16 +302,8 @@ pub struct Executor {
     pub sp_push: Signal<Out, Bit>,
 
     // ---- The read-data stage's job: the response (a read's, or payload-less: `job_only`).
-    /// A job is offered to the read-data stage (valid/ready with `job_ready`).
-    pub job_valid: Signal<Out, Bit>,
-    /// The job is payload-less (its header beat alone).
-    pub job_only: Signal<Out, Bit>,
-    /// The response's length in bytes, header included.
-    pub job_len: Signal<Out, Bits<12>>,
-    /// The response header bytes 0..48.
-    pub job_hdr: Signal<Out, Bits<384>>,
-    /// The read-data stage takes the job (or queues it).
-    pub job_ready: Signal<In, Bit>,
+    /// Its responses, as jobs of the read-data stage (`ReadData::job`).
+    pub job: ReadJob,
     /// The response header built from the registers below (`ResponseHeader::response`), and
     /// the same with status OK and no payload (`response_ok`, a write's answer).
     pub resp_hdr: Signal<In, Bits<384>>,
@@ -352,10 +329,6 @@ pub struct Executor {
     pub acc_n1: Signal<Out, Bits<12>>,
     /// The PA of the first piece's first byte.
     pub acc_pa1: Signal<Out, Bits<64>>,
-    /// The PA of the second piece's first byte.
-    pub acc_pa2: Signal<Out, Bits<64>>,
-    /// Beats the access spans (`(lane + len + 63) / 64`).
-    pub acc_beats: Signal<Out, Bits<12>>,
     /// The response's fields (`ResponseHeader::exec`, joined in the top).
     pub rsp: ResponseFields,
     /// An Append's `arg1` (the top sends it when `append`), or the quota of a QUOTA_EXCEEDED

@@ -22,6 +22,7 @@
 //!   refusal, as the swept table would give).
 
 use crate::fastpath::ingest::SLOTS;
+use crate::fastpath::links::KeyVerdict;
 use crate::key_rule::KeyRule;
 use crate::key_table::KeyTable;
 use crate::util::ByteSwap;
@@ -66,12 +67,8 @@ pub struct KeyCheck {
     pub wr_epoch: Signal<In, Bits<16>>,
     /// The slot whose answers `ok` and `epoch_ok` give (the executor's).
     pub sel: Signal<In, Bits<2>>,
-    /// The key of the frame in slot `sel` opens its pid's RAS.
-    pub ok: Signal<Out, Bit>,
-    /// The epoch of the frame in slot `sel` is not older than its RAS's (read where `ok`).
-    pub epoch_ok: Signal<Out, Bit>,
-    /// Answers are current: the sweep is done and no KEY_WRITE is being applied to the slots.
-    pub ready: Signal<Out, Bit>,
+    /// The verdict for the frame in slot `sel` (`Executor::keys`, joined in the top).
+    pub verdict: KeyVerdict,
     /// The table.
     store: KeyTable,
     /// The header's pid, key and epoch as numbers.
@@ -151,15 +148,15 @@ impl Logic for KeyCheck {
                 self.s_epoch_ok[k].d.next = self.kw_rule[k].epoch_ok.val();
             }
         }
-        self.ok.next = false;
-        self.epoch_ok.next = false;
+        self.verdict.ok.next = false;
+        self.verdict.epoch_ok.next = false;
         for k in 0..4 {
             if self.sel.val() == k.to_bits::<2>() {
-                self.ok.next = self.s_ok[k].q.val();
-                self.epoch_ok.next = self.s_epoch_ok[k].q.val();
+                self.verdict.ok.next = self.s_ok[k].q.val();
+                self.verdict.epoch_ok.next = self.s_epoch_ok[k].q.val();
             }
         }
-        self.ready.next = self.store.ready.val() & !self.kw_valid.q.val();
+        self.verdict.ready.next = self.store.ready.val() & !self.kw_valid.q.val();
         if self.reset.val() {
             self.q_valid.d.next = false;
             self.kw_valid.d.next = false;
@@ -201,10 +198,10 @@ mod tests {
         b.tick();
         b.uut.wr_valid.next = false;
         b.settle();
-        assert!(!b.uut.ready.val());
+        assert!(!b.uut.verdict.ready.val());
         b.tick();
         b.settle();
-        assert!(b.uut.ready.val());
+        assert!(b.uut.verdict.ready.val());
     }
 
     fn reset(b: &mut Bench<KeyCheck>) {
@@ -215,14 +212,14 @@ mod tests {
             b.tick();
         }
         b.settle();
-        assert!(b.uut.ready.val());
+        assert!(b.uut.verdict.ready.val());
     }
 
     /// `ok` and `epoch_ok` of a slot.
     fn answer(b: &mut Bench<KeyCheck>, slot: usize) -> (bool, bool) {
         b.uut.sel.next = (slot as u64).to_bits();
         b.settle();
-        (b.uut.ok.val(), b.uut.epoch_ok.val())
+        (b.uut.verdict.ok.val(), b.uut.verdict.epoch_ok.val())
     }
 
     fn ok_of(b: &mut Bench<KeyCheck>, slot: usize) -> bool {
@@ -295,7 +292,7 @@ mod tests {
             }
             b.tick();
             b.settle();
-            if b.uut.ready.val() {
+            if b.uut.verdict.ready.val() {
                 for (k, e) in slot.iter().enumerate() {
                     if let Some((pid, key, epoch, due)) = *e {
                         if due <= cycle + 1 {

@@ -12,6 +12,7 @@
 //! Cycles: one to see `writes_done` (the first request goes out the cycle after), then each
 //! request is held until its `persist_done`, the next raised the cycle after.
 
+use crate::fastpath::links::PersistPort;
 use crate::spec::Spec;
 use clio_proto::consts::ATOMIC_BYTES;
 use rust_hdl::prelude::*;
@@ -30,22 +31,10 @@ pub enum Step {
 pub struct Persist {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// The executor is in its Persist state (held until `done`); low: nothing under way.
-    pub run: Signal<In, Bit>,
+    /// The executor's durable access (`Executor::persist`, joined in the top).
+    pub exec: PersistPort,
     /// Every DRAM write has its B response and none is streaming.
     pub writes_done: Signal<In, Bit>,
-    /// The packet's pieces: `n1` bytes at `pa1`; with `two`, `len - n1` more at `pa2`.
-    pub pa1: Signal<In, Bits<64>>,
-    /// Bytes in the first piece.
-    pub n1: Signal<In, Bits<12>>,
-    /// The packet has a second piece, at `pa2`.
-    pub two: Signal<In, Bit>,
-    /// The second piece's physical address.
-    pub pa2: Signal<In, Bits<64>>,
-    /// The packet's length in bytes (the second piece is `len - n1` of them).
-    pub len: Signal<In, Bits<12>>,
-    /// A durable Append: its tail word (at `tail_pa`) is made durable after the record.
-    pub append: Signal<In, Bit>,
     /// The PA of the Append's tail word.
     pub tail_pa: Signal<In, Bits<64>>,
     /// The board's persist port.
@@ -58,10 +47,6 @@ pub struct Persist {
     pub persist_done: Signal<In, Bit>,
     /// The answered request failed (with `persist_done`).
     pub persist_error: Signal<In, Bit>,
-    /// Every request is answered (one cycle); `failed`: one of them with an error.
-    pub done: Signal<Out, Bit>,
-    /// One of the requests failed (with `done`): the write is answered RETRY_LATER.
-    pub failed: Signal<Out, Bit>,
     /// Where the handshake is.
     step: DFF<Step>,
     /// The second piece's request is the one out.
@@ -82,19 +67,19 @@ impl Logic for Persist {
         dff_setup!(self, clock, step, second, on_tail, err);
         self.persist_valid.next = false;
         // n1: the bytes on the first page (all of them for a one-page packet).
-        self.persist_addr.next = self.pa1.val();
-        self.persist_len.next = self.n1.val();
+        self.persist_addr.next = self.exec.pa1.val();
+        self.persist_len.next = self.exec.n1.val();
         if self.on_tail.q.val() {
             self.persist_addr.next = self.tail_pa.val();
             self.persist_len.next = self.word_bytes.val();
         } else if self.second.q.val() {
-            self.persist_addr.next = self.pa2.val();
-            self.persist_len.next = self.len.val() - self.n1.val();
+            self.persist_addr.next = self.exec.pa2.val();
+            self.persist_len.next = self.exec.len.val() - self.exec.n1.val();
         }
-        self.last.next =
-            self.on_tail.q.val() | (!self.append.val() & (self.second.q.val() | !self.two.val()));
-        self.done.next = false;
-        self.failed.next = self.err.q.val() | self.persist_error.val();
+        self.last.next = self.on_tail.q.val()
+            | (!self.exec.append.val() & (self.second.q.val() | !self.exec.two.val()));
+        self.exec.done.next = false;
+        self.exec.failed.next = self.err.q.val() | self.persist_error.val();
         match self.step.q.val() {
             Step::Drain => {
                 if self.writes_done.val() {
@@ -102,17 +87,17 @@ impl Logic for Persist {
                 }
             }
             Step::Ask => {
-                self.persist_valid.next = self.run.val();
-                if self.persist_done.val() & self.run.val() {
+                self.persist_valid.next = self.exec.run.val();
+                if self.persist_done.val() & self.exec.run.val() {
                     self.err.d.next = self.err.q.val() | self.persist_error.val();
                     if self.last.val() {
                         // Answered: back to the start (the executor leaves Persist).
-                        self.done.next = true;
+                        self.exec.done.next = true;
                         self.step.d.next = Step::Drain;
                         self.second.d.next = false;
                         self.on_tail.d.next = false;
                         self.err.d.next = false;
-                    } else if self.two.val() & !self.second.q.val() {
+                    } else if self.exec.two.val() & !self.second.q.val() {
                         self.second.d.next = true;
                     } else {
                         self.on_tail.d.next = true;
@@ -120,7 +105,7 @@ impl Logic for Persist {
                 }
             }
         }
-        if !self.run.val() {
+        if !self.exec.run.val() {
             self.step.d.next = Step::Drain;
             self.second.d.next = false;
             self.on_tail.d.next = false;

@@ -35,7 +35,7 @@
 //! c + 2, and is loaded into the transmit stage in c + 3 if it is free.
 
 use crate::crc32c::Crc32cRegistered;
-use crate::fastpath::links::TxLoad;
+use crate::fastpath::links::{ReadJobIn, TxLoad};
 use crate::mem_access::Realign;
 use clio_proto::consts::{BEAT_BYTES, MAX_PAYLOAD};
 use clio_proto::header::{field, HEADER_LEN};
@@ -80,23 +80,8 @@ pub struct ReadData {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: idle, the queue emptied (one entry a cycle while held), slot 0 next.
     pub reset: Signal<In, Bit>,
-    /// The executor offers a job this cycle.
-    pub job_valid: Signal<In, Bit>,
-    /// The job is taken this cycle (with `job_valid`): straight into the stage or queued. Low
-    /// only while the queue is full.
-    pub job_ready: Signal<Out, Bit>,
-    /// The job is payload-less: its header beat alone, no R beats.
-    pub job_only: Signal<In, Bit>,
-    /// A read's lane offset: `(va - 48) mod 64`, the realign shift from DRAM to packet lanes.
-    pub job_o: Signal<In, Bits<6>>,
-    /// A read's DRAM blocks (R beats), `(o + len + 63) / 64`.
-    pub job_kt: Signal<In, Bits<12>>,
-    /// The response's length in bytes, header included.
-    pub job_len: Signal<In, Bits<12>>,
-    /// The response header, bytes 0..48 (byte k at bits 8k..).
-    pub job_hdr: Signal<In, Bits<384>>,
-    /// The response's route (the request's).
-    pub job_route: Signal<In, Bits<256>>,
+    /// The executor's response jobs (`Executor::job`, joined in the top).
+    pub job: ReadJobIn,
     /// DRAM R channel: a beat is here.
     pub r_valid: Signal<In, Bit>,
     /// DRAM R channel: the beat.
@@ -236,12 +221,12 @@ impl Logic for ReadData {
         self.tx.valid.next = false;
 
         // ---- The offered job, and the one the stage takes next.
-        self.entry.next = (bit_cast::<JOB_BITS, 1>(self.job_only.val().into()) << 670)
-            | (bit_cast::<JOB_BITS, 6>(self.job_o.val()) << 664)
-            | (bit_cast::<JOB_BITS, 12>(self.job_kt.val()) << 652)
-            | (bit_cast::<JOB_BITS, 12>(self.job_len.val()) << 640)
-            | (bit_cast::<JOB_BITS, 384>(self.job_hdr.val()) << 256)
-            | bit_cast::<JOB_BITS, 256>(self.job_route.val());
+        self.entry.next = (bit_cast::<JOB_BITS, 1>(self.job.only.val().into()) << 670)
+            | (bit_cast::<JOB_BITS, 6>(self.job.o.val()) << 664)
+            | (bit_cast::<JOB_BITS, 12>(self.job.kt.val()) << 652)
+            | (bit_cast::<JOB_BITS, 12>(self.job.len.val()) << 640)
+            | (bit_cast::<JOB_BITS, 384>(self.job.hdr.val()) << 256)
+            | bit_cast::<JOB_BITS, 256>(self.job.route.val());
         self.queue.data_in.next = self.entry.val();
         self.queue.write.next = false;
         self.queue.read.next = false;
@@ -253,18 +238,18 @@ impl Logic for ReadData {
             self.next_hdr.next = self.queue.data_out.val().get_bits::<384>(256);
             self.next_route.next = self.queue.data_out.val().get_bits::<256>(0);
         } else {
-            self.next_only.next = self.job_only.val();
-            self.next_o.next = self.job_o.val();
-            self.next_kt.next = self.job_kt.val();
-            self.next_len.next = self.job_len.val();
-            self.next_hdr.next = self.job_hdr.val();
-            self.next_route.next = self.job_route.val();
+            self.next_only.next = self.job.only.val();
+            self.next_o.next = self.job.o.val();
+            self.next_kt.next = self.job.kt.val();
+            self.next_len.next = self.job.len.val();
+            self.next_hdr.next = self.job.hdr.val();
+            self.next_route.next = self.job.route.val();
         }
         // Straight in when the stage can take it and nothing is queued, else behind the queued
         // jobs: responses leave in request order.
         self.room.next = !self.queued.q.val().get_bit(4);
-        self.job_ready.next = (self.can_take.val() & self.none_queued.val()) | self.room.val();
-        if self.job_valid.val() {
+        self.job.ready.next = (self.can_take.val() & self.none_queued.val()) | self.room.val();
+        if self.job.valid.val() {
             if self.can_take.val() & self.none_queued.val() {
                 self.take.next = true;
             } else if self.room.val() {
@@ -378,7 +363,7 @@ impl Logic for ReadData {
         } else if !self.queue.write.val() & self.queue.read.val() {
             self.queued.d.next = self.queued_dec.val();
         }
-        self.in_read.next = self.queue.write.val() & !self.job_only.val();
+        self.in_read.next = self.queue.write.val() & !self.job.only.val();
         self.out_read.next = self.queue.read.val() & !self.next_only.val();
         if self.in_read.val() & !self.out_read.val() {
             self.queued_reads.d.next = self.reads_inc.val();

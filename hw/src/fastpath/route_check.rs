@@ -21,6 +21,7 @@
 //!   high. A `ROUTE_KEY` empties the cache and sends every slot back to the unit.
 
 use crate::fastpath::ingest::SLOTS;
+use crate::fastpath::links::RouteVerdict;
 use crate::siphash::SipHash;
 use crate::spec::Spec;
 use crate::util::{rule_table, ByteSwap};
@@ -69,12 +70,8 @@ pub struct RouteCheck {
     pub key1: Signal<In, Bits<64>>,
     /// The slot whose verdict `ok` and `done` give (the executor's).
     pub sel: Signal<In, Bits<2>>,
-    /// The frame in slot `sel` needs the check (its answer can exceed twice its size).
-    pub need: Signal<Out, Bit>,
-    /// The frame in slot `sel` carries its address's cookie (or the check is off).
-    pub ok: Signal<Out, Bit>,
-    /// `ok` is decided for slot `sel`.
-    pub done: Signal<Out, Bit>,
+    /// The verdict for the frame in slot `sel` (`Executor::routes`, joined in the top).
+    pub verdict: RouteVerdict,
     /// The PRF.
     sip: SipHash,
     cookie_swap: ByteSwap<32>,
@@ -130,9 +127,7 @@ impl Default for RouteCheck {
             key0: Default::default(),
             key1: Default::default(),
             sel: Default::default(),
-            need: Default::default(),
-            ok: Default::default(),
-            done: Default::default(),
+            verdict: Default::default(),
             sip: Default::default(),
             cookie_swap: Default::default(),
             len_swap: Default::default(),
@@ -252,15 +247,15 @@ impl Logic for RouteCheck {
                 self.s_done[k].d.next = !self.s_need[k].q.val();
             }
         }
-        self.need.next = false;
-        self.ok.next = true;
-        self.done.next = true;
+        self.verdict.need.next = false;
+        self.verdict.ok.next = true;
+        self.verdict.done.next = true;
         for k in 0..4 {
             if self.sel.val() == k.to_bits::<2>() {
-                self.need.next = self.s_need[k].q.val();
+                self.verdict.need.next = self.s_need[k].q.val();
                 if self.en.q.val() {
-                    self.ok.next = self.s_ok[k].q.val();
-                    self.done.next = self.s_done[k].q.val();
+                    self.verdict.ok.next = self.s_ok[k].q.val();
+                    self.verdict.done.next = self.s_done[k].q.val();
                 }
             }
         }

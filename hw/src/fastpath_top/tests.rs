@@ -75,7 +75,7 @@ impl Env {
             b.tick();
         }
         b.settle();
-        assert!(b.uut.keys.ready.val());
+        assert!(b.uut.keys.verdict.ready.val());
         let route = Route {
             peer_port: 7777,
             local_port: 48850,

@@ -82,13 +82,7 @@ impl Logic for FastpathTop {
         self.w_release.next = self.wd.freed.val();
         self.rd.reset.next = self.reset.val();
         // The executor's responses, as jobs of the read-data stage.
-        self.rd.job_valid.next = self.exec.job_valid.val();
-        self.rd.job_only.next = self.exec.job_only.val();
-        self.rd.job_o.next = self.exec.lane.val();
-        self.rd.job_kt.next = self.exec.acc_beats.val();
-        self.rd.job_len.next = self.exec.job_len.val();
-        self.rd.job_hdr.next = self.exec.job_hdr.val();
-        self.rd.job_route.next = self.exec.route.val();
+        ReadJobIn::join(&mut self.rd.job, &mut self.exec.job);
         self.rd.r_valid.next = self.m_axi_rvalid.val();
         self.rd.r_data.next = self.m_axi_rdata.val();
         self.m_axi_awvalid.next = false;
@@ -104,14 +98,8 @@ impl Logic for FastpathTop {
         }
         // ---- The persist handshake (`Persist`) of a durable write or Append, while the
         // executor is in Persist: the request's pieces, the tail word's PA, the board's port.
-        self.pers.run.next = self.exec.persist_run.val();
         self.pers.writes_done.next = self.order.clear.fence_clear.val();
-        self.pers.pa1.next = self.exec.acc_pa1.val();
-        self.pers.n1.next = self.exec.acc_n1.val();
-        self.pers.two.next = self.exec.acc_two.val();
-        self.pers.pa2.next = self.exec.acc_pa2.val();
-        self.pers.len.next = self.exec.acc_len.val();
-        self.pers.append.next = self.exec.append.val();
+        PersistPort::join(&mut self.pers.exec, &mut self.exec.persist);
         self.pers.tail_pa.next = self.apl.tail_word_pa.val();
         self.pers.persist_done.next = self.persist_done.val();
         self.pers.persist_error.next = self.persist_error.val();
@@ -420,12 +408,8 @@ impl Logic for FastpathTop {
         self.exec.cfg_page_shift.next = self.cfg_page_shift.val();
         self.exec.cfg_persist.next = self.cfg_persist.val();
         NextFrameIn::join(&mut self.exec.frame, &mut self.sq.out);
-        self.exec.keys_ready.next = self.keys.ready.val();
-        self.exec.key_ok.next = self.keys.ok.val();
-        self.exec.epoch_ok.next = self.keys.epoch_ok.val();
-        self.exec.route_need.next = self.routes.need.val();
-        self.exec.route_ok.next = self.routes.ok.val();
-        self.exec.route_done.next = self.routes.done.val();
+        KeyVerdictIn::join(&mut self.exec.keys, &mut self.keys.verdict);
+        RouteVerdictIn::join(&mut self.exec.routes, &mut self.routes.verdict);
         self.exec.sp_tx_valid.next = self.sp_tx_valid.val();
         DescTakenIn::join(&mut self.exec.desc, &mut self.spd.taken);
         self.exec.desc_to_pte.next = self.sptx.to_pte.val();
@@ -445,13 +429,10 @@ impl Logic for FastpathTop {
         self.exec.alu_write.next = self.sync.alu_write.val();
         self.exec.word_old.next = self.wa.old.val();
         AppendPlacedIn::join(&mut self.exec.place, &mut self.apl.placed);
-        self.exec.persist_done.next = self.pers.done.val();
-        self.exec.persist_failed.next = self.pers.failed.val();
         self.exec.chase_ready.next = self.ext.chase_ready.val();
         self.exec.kv_ready.next = self.ext.kv_ready.val();
         self.exec.sp_rx_room.next = self.sp_rx_room.val();
         self.exec.sp_rx_ready.next = self.sp_rx_ready.val();
-        self.exec.job_ready.next = self.rd.job_ready.val();
         self.exec.resp_hdr.next = self.rhdr.response.val();
         self.exec.resp_ok_hdr.next = self.rhdr.response_ok.val();
         // A write burst ends: a page-table write (fault write-back, PTE_WRITE: the executor's

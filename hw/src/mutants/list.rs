@@ -41,8 +41,8 @@ pub const MUTANTS: &[Mutant] = &[
                  executes instead of being STALE (the key check's epoch verdict is ignored)",
         edits: &[Edit {
             module: "fastpath_top",
-            find: "exec$epoch_ok = keys$epoch_ok;",
-            replace: "exec$epoch_ok = 1'b1;",
+            find: "exec$keys$epoch_ok = keys$verdict$epoch_ok;",
+            replace: "exec$keys$epoch_ok = 1'b1;",
         }],
     },
     Mutant {
@@ -52,8 +52,8 @@ pub const MUTANTS: &[Mutant] = &[
                  address, whatever cookie the request carries",
         edits: &[Edit {
             module: "fastpath_top",
-            find: "exec$route_ok = routes$ok;",
-            replace: "exec$route_ok = 1'b1;",
+            find: "exec$routes$ok = routes$verdict$ok;",
+            replace: "exec$routes$ok = 1'b1;",
         }],
     },
     Mutant {

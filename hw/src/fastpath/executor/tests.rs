@@ -28,12 +28,12 @@ fn bench() -> Bench<Executor> {
     u.frame.ring_key.next = 0.into();
     u.frame.route.next = 0.into();
     u.frame.lane.next = 0.into();
-    u.keys_ready.next = true;
-    u.key_ok.next = true;
-    u.epoch_ok.next = true;
-    u.route_need.next = false;
-    u.route_ok.next = true;
-    u.route_done.next = true;
+    u.keys.ready.next = true;
+    u.keys.ok.next = true;
+    u.keys.epoch_ok.next = true;
+    u.routes.need.next = false;
+    u.routes.ok.next = true;
+    u.routes.done.next = true;
     u.sp_tx_valid.next = false;
     u.desc.member.next = 0.into();
     u.desc_to_pte.next = false;
@@ -88,8 +88,8 @@ fn bench() -> Bench<Executor> {
     u.place.footprint.next = 0.into();
     u.place.old_tail.next = 0.into();
     u.place.new_tail.next = 0.into();
-    u.persist_done.next = false;
-    u.persist_failed.next = false;
+    u.persist.done.next = false;
+    u.persist.failed.next = false;
     u.chase_ready.next = true;
     u.kv_ready.next = true;
     u.unit.accessing.next = false;
@@ -111,7 +111,7 @@ fn bench() -> Bench<Executor> {
     u.unit.ans_read_len.next = 0.into();
     u.sp_rx_room.next = 64.into();
     u.sp_rx_ready.next = true;
-    u.job_ready.next = true;
+    u.job.ready.next = true;
     u.resp_hdr.next = 0x1111.into();
     u.resp_ok_hdr.next = 0x2222.into();
     b.settle();
@@ -153,10 +153,10 @@ fn offer(b: &mut Bench<Executor>, op: Opcode, verdict: u64, lane: u64) {
 fn expect_only_response(b: &mut Bench<Executor>, status: Status) {
     let u = &b.uut;
     assert_eq!(u.state(), State::Resp);
-    assert!(u.job_valid.val() && u.job_only.val(), "payload-less job");
-    assert_eq!(u.job_len.val().to_u64(), HEADER_LEN as u64);
+    assert!(u.job.valid.val() && u.job.only.val(), "payload-less job");
+    assert_eq!(u.job.len.val().to_u64(), HEADER_LEN as u64);
     assert_eq!(
-        u.job_hdr.val().get_bits::<64>(0).to_u64(),
+        u.job.hdr.val().get_bits::<64>(0).to_u64(),
         0x1111,
         "the built response header"
     );
@@ -173,7 +173,7 @@ fn verdicts_drop_nack_and_dispatch() {
     // Dropped (bit 0): Drain, done, idle; no response.
     offer(&mut b, Opcode::Read, 1, 0);
     assert_eq!(b.uut.state(), State::Drain);
-    assert!(b.uut.queue.done.val() && !b.uut.job_valid.val());
+    assert!(b.uut.queue.done.val() && !b.uut.job.valid.val());
     b.tick();
     b.settle();
     assert!(b.uut.is_idle());
@@ -187,13 +187,13 @@ fn verdicts_drop_nack_and_dispatch() {
     b.settle();
     expect_only_response(&mut b, Status::Nack);
     // The read-data stage's queue is full: the response waits, nothing is done.
-    b.uut.job_ready.next = false;
+    b.uut.job.ready.next = false;
     b.settle();
-    assert!(b.uut.job_valid.val() && !b.uut.queue.done.val());
+    assert!(b.uut.job.valid.val() && !b.uut.queue.done.val());
     b.tick();
     b.settle();
     assert_eq!(b.uut.state(), State::Resp, "waits for the read-data stage");
-    b.uut.job_ready.next = true;
+    b.uut.job.ready.next = true;
     b.settle();
     assert!(b.uut.queue.done.val());
     b.tick();
@@ -204,12 +204,12 @@ fn verdicts_drop_nack_and_dispatch() {
 #[test]
 fn nothing_is_taken_before_the_key_sweep_and_descriptors_only_from_idle() {
     let mut b = bench();
-    b.uut.keys_ready.next = false;
+    b.uut.keys.ready.next = false;
     b.uut.frame.full.next = true;
     b.uut.sp_tx_valid.next = true;
     b.settle();
     assert!(!b.uut.queue.take.val() && !b.uut.desc_take.val() && !b.uut.sp_tx_ready.val());
-    b.uut.keys_ready.next = true;
+    b.uut.keys.ready.next = true;
     b.uut.desc.member.next = 0x0003_0009.into();
     b.uut.desc_reply.next = true;
     b.uut.desc.header.next = 0x5150.into();
@@ -245,7 +245,7 @@ fn a_denied_request_executes_nothing() {
     let mut b = bench();
     offer(&mut b, Opcode::Write, 0, 0);
     assert_eq!(b.uut.state(), State::Dispatch);
-    b.uut.key_ok.next = false;
+    b.uut.keys.ok.next = false;
     b.uut.ahead.rw.next = true;
     b.uut.ahead.write_ok.next = true;
     b.uut.ahead.write_in_va.next = true;
@@ -260,15 +260,15 @@ fn a_denied_request_executes_nothing() {
     b.tick();
     b.settle();
     offer(&mut b, Opcode::Write, 0, 0);
-    b.uut.key_ok.next = true;
-    b.uut.epoch_ok.next = false;
+    b.uut.keys.ok.next = true;
+    b.uut.keys.epoch_ok.next = false;
     b.settle();
     assert!(b.uut.stat_denied.val());
     assert!(!b.uut.tr.start.val() && !b.uut.ahead_hit.val());
     b.tick();
     b.settle();
     expect_only_response(&mut b, Status::Stale);
-    b.uut.epoch_ok.next = true;
+    b.uut.keys.epoch_ok.next = true;
     // And a frame the parser refuses is BAD_REQUEST (UNSUPPORTED for an extend opcode that
     // is off), before the key check.
     b.tick();
@@ -316,10 +316,10 @@ fn a_read_translated_ahead_goes_straight_to_its_bursts_and_its_response() {
     assert!(b.uut.ar_valid.val());
     assert_eq!(b.uut.ar_addr.val().to_u64(), pa);
     assert_eq!(b.uut.ar_len.val().to_u64(), beats - 1);
-    assert_eq!(b.uut.acc_beats.val().to_u64(), beats);
+    assert_eq!(b.uut.job.kt.val().to_u64(), beats);
     // Its last address goes out and the job is handed over in the same cycle.
-    assert!(b.uut.job_valid.val() && !b.uut.job_only.val());
-    assert_eq!(b.uut.job_len.val().to_u64(), len + HEADER_LEN as u64);
+    assert!(b.uut.job.valid.val() && !b.uut.job.only.val());
+    assert_eq!(b.uut.job.len.val().to_u64(), len + HEADER_LEN as u64);
     assert_eq!(b.uut.rsp.payload_len.val().to_u64(), len);
     assert!(b.uut.rsp.seg_on.val() && b.uut.rsp.pkt_index.val().to_u64() == 0);
     assert!(b.uut.queue.done.val());
@@ -348,7 +348,7 @@ fn a_long_read_goes_on_with_its_next_packet() {
     b.settle();
     assert_eq!(b.uut.state(), State::RAddr);
     // Packet 0 handed over: packet 1 is translated next, not the next frame.
-    assert!(b.uut.job_valid.val() && b.uut.queue.done.val());
+    assert!(b.uut.job.valid.val() && b.uut.queue.done.val());
     assert!(b.uut.tr.start.val());
     assert_eq!(b.uut.tr.start_va.val().to_u64(), va + MAX_PAYLOAD as u64);
     b.uut.frame.full.next = true;
@@ -441,9 +441,9 @@ fn a_write_missing_the_look_ahead_is_translated_then_handed_to_the_write_data_st
     b.uut.w_busy.next = false;
     b.settle();
     // Handed over, and its OK answer goes to the read-data stage in the same cycle.
-    assert!(b.uut.queue.pass.val() && b.uut.job_valid.val() && b.uut.job_only.val());
+    assert!(b.uut.queue.pass.val() && b.uut.job.valid.val() && b.uut.job.only.val());
     assert_eq!(
-        b.uut.job_hdr.val().get_bits::<64>(0).to_u64(),
+        b.uut.job.hdr.val().get_bits::<64>(0).to_u64(),
         0x2222,
         "the OK response header"
     );

@@ -56,7 +56,6 @@ impl Logic for Executor {
         self.acc_two.next = self.two.q.val();
         self.acc_n1.next = self.n1.q.val();
         self.acc_pa1.next = self.pa1.q.val();
-        self.acc_pa2.next = self.pa2.q.val();
         self.rsp.status.next = self.rs_status.q.val();
         self.rsp.flags.next = self.rs_flags.q.val();
         self.rsp.payload_len.next = self.rs_plen.q.val();
@@ -65,6 +64,15 @@ impl Logic for Executor {
         self.rsp_arg1.next = self.rs_arg1.q.val();
         self.rsp_arg1_on.next = self.rs_arg1_on.q.val();
         self.append.next = self.ap.q.val();
+        // The access's pieces, as the persist handshake and a response job take them.
+        self.persist.pa1.next = self.pa1.q.val();
+        self.persist.n1.next = self.n1.q.val();
+        self.persist.two.next = self.two.q.val();
+        self.persist.pa2.next = self.pa2.q.val();
+        self.persist.len.next = self.len.q.val();
+        self.persist.append.next = self.ap.q.val();
+        self.job.o.next = self.o.q.val();
+        self.job.route.next = self.route_q.q.val();
         self.rsp.seg_on.next = self.rd_seg.q.val();
         self.rsp.pkt_index.next = self.rd_i.q.val();
         self.rsp.pkt_count.next = self.rd_n.q.val();
@@ -83,11 +91,11 @@ impl Logic for Executor {
         } else {
             self.k1.next = self.kt.val();
         }
-        self.acc_beats.next = self.kt.val();
+        self.job.kt.next = self.kt.val();
 
         // ---- What the state says to the other blocks.
         self.x_only.next = self.state.q.val() == State::Resp;
-        self.persist_run.next = self.state.q.val() == State::Persist;
+        self.persist.run.next = self.state.q.val() == State::Persist;
         self.sp_tx_act.next = self.state.q.val() == State::SpTx;
         self.seg.load.next = self.state.q.val() == State::Dispatch;
         self.seg.step.next = false;
@@ -133,11 +141,11 @@ impl Logic for Executor {
         self.dsp.chase_ok.next = self.ahead.chase_ok.val();
         self.dsp.atomic_ok.next = self.ahead.atomic_ok.val();
         self.dsp.ahead_ok.next = self.ahead.ok.val();
-        self.dsp.key_ok.next = self.key_ok.val();
-        self.dsp.epoch_ok.next = self.epoch_ok.val();
-        self.dsp.needs_route.next = self.route_need.val();
-        self.dsp.route_ok.next = self.route_ok.val();
-        self.dsp.route_done.next = self.route_done.val();
+        self.dsp.key_ok.next = self.keys.ok.val();
+        self.dsp.epoch_ok.next = self.keys.epoch_ok.val();
+        self.dsp.needs_route.next = self.routes.need.val();
+        self.dsp.route_ok.next = self.routes.ok.val();
+        self.dsp.route_done.next = self.routes.done.val();
         self.dsp.durable.next = self.h_durable.val();
         self.dsp.persist.next = self.cfg_persist.val();
         self.dsp.room_ok.next = self.room_ok.q.val();
@@ -156,13 +164,13 @@ impl Logic for Executor {
         self.aw_valid.next = false;
         self.aw_addr.next = 0.into();
         self.aw_len.next = 0.into();
-        self.job_valid.next = false;
-        self.job_only.next = self.x_only.val();
-        self.job_len.next = self.rs_len.q.val();
+        self.job.valid.next = false;
+        self.job.only.next = self.x_only.val();
+        self.job.len.next = self.rs_len.q.val();
         if self.x_only.val() {
-            self.job_len.next = self.header_len.val();
+            self.job.len.next = self.header_len.val();
         }
-        self.job_hdr.next = self.resp_hdr.val();
+        self.job.hdr.next = self.resp_hdr.val();
         self.tr.start.next = false;
         self.tr.start_va.next = self.vaq.q.val();
         self.tr.hit_take.next = false;
@@ -199,7 +207,7 @@ impl Logic for Executor {
                 // cosimulation can sample them without settling the inputs first. Nothing is
                 // taken until the key table's zero sweep after reset is done. The frame or
                 // descriptor is taken below (`x_free`).
-                self.sp_tx_ready.next = self.keys_ready.val();
+                self.sp_tx_ready.next = self.keys.ready.val();
                 self.x_free.next = true;
             }
             State::Dispatch => {
@@ -422,9 +430,9 @@ impl Logic for Executor {
             State::Persist => {
                 // A durable write: once its data is in DRAM, the board makes each page piece
                 // durable (and an Append's tail word after its record): the persist handshake.
-                if self.persist_done.val() {
+                if self.persist.done.val() {
                     self.state.d.next = State::Resp;
-                    if self.persist_failed.val() {
+                    if self.persist.failed.val() {
                         // Not known durable: the client retries the write.
                         self.rs_status.d.next = self.st_retry_later.val();
                     }
@@ -658,8 +666,8 @@ impl Logic for Executor {
             // next read's address goes out early enough to hide the DRAM latency. This waits
             // only while the stage's queue is full (it waits for the transmit stage).
             // A read's answer goes on with its next packet.
-            self.job_valid.next = true;
-            if self.job_ready.val() {
+            self.job.valid.next = true;
+            if self.job.ready.val() {
                 self.x_done.next = true;
                 self.x_free.next = true;
                 self.state.d.next = State::Idle;
@@ -694,11 +702,11 @@ impl Logic for Executor {
                 // A plain write's OK answer (header only) goes to the read-data stage in the
                 // same cycle when it takes it, and the executor takes the next frame.
                 self.state.d.next = State::Resp;
-                self.job_valid.next = true;
-                self.job_only.next = true;
-                self.job_len.next = self.header_len.val();
-                self.job_hdr.next = self.resp_ok_hdr.val();
-                if self.job_ready.val() {
+                self.job.valid.next = true;
+                self.job.only.next = true;
+                self.job.len.next = self.header_len.val();
+                self.job.hdr.next = self.resp_ok_hdr.val();
+                if self.job.ready.val() {
                     self.x_free.next = true;
                     self.state.d.next = State::Idle;
                 }
@@ -716,13 +724,13 @@ impl Logic for Executor {
             self.unit.clear.next = true;
             self.rd_seg.d.next = false;
             self.rs_len.d.next = self.header_len.val();
-            if self.keys_ready.val() & self.sp_tx_valid.val() {
+            if self.keys.ready.val() & self.sp_tx_valid.val() {
                 if self.state.q.val() == State::Idle {
                     self.desc_take.next = true;
                     self.ring_key.d.next = bit_cast::<64, 32>(self.desc.member.val()) << 32;
                     self.state.d.next = State::SpTx;
                 }
-            } else if self.keys_ready.val() & self.frame.full.val() {
+            } else if self.keys.ready.val() & self.frame.full.val() {
                 // Take the received frame: its header, route and offset, and act on the
                 // ack layer's verdict (drop, NACK, or dispatch next cycle). Its key is
                 // looked up this cycle (above), for Dispatch.

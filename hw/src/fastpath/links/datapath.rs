@@ -1,5 +1,6 @@
-//! The datapath's links: the TLB's lookup result to the translate stage, and a response from the
-//! read-data stage to the transmit stage.
+//! The datapath's links: the TLB's lookup result to the translate stage, a response from the
+//! executor to the read-data stage and from there to the transmit stage, and a durable access
+//! from the executor to the persist handshake.
 // The derive writes `join` and `link`, methods without doc comments.
 #![allow(missing_docs)]
 
@@ -74,4 +75,100 @@ pub struct TxLoad {
     pub beat0: Signal<Out, Bits<512>>,
     /// The txbuf slot that holds the loaded response's beats from 1 on.
     pub slot: Signal<Out, Bit>,
+}
+
+/// A response the executor hands to the read-data stage: its header, length and route, and a
+/// read's realignment (mate [`ReadJobIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "ReadJobIn"]
+pub struct ReadJob {
+    /// The executor offers a job this cycle.
+    pub valid: Signal<Out, Bit>,
+    /// The job is taken this cycle (with `valid`): straight into the stage or queued. Low
+    /// only while the queue is full.
+    pub ready: Signal<In, Bit>,
+    /// The job is payload-less: its header beat alone, no R beats.
+    pub only: Signal<Out, Bit>,
+    /// A read's lane offset: `(va - 48) mod 64`, the realign shift from DRAM to packet lanes.
+    pub o: Signal<Out, Bits<6>>,
+    /// A read's DRAM blocks (R beats), `(o + len + 63) / 64`.
+    pub kt: Signal<Out, Bits<12>>,
+    /// The response's length in bytes, header included.
+    pub len: Signal<Out, Bits<12>>,
+    /// The response header, bytes 0..48 (byte k at bits 8k..).
+    pub hdr: Signal<Out, Bits<384>>,
+    /// The response's route (the request's).
+    pub route: Signal<Out, Bits<256>>,
+}
+
+/// The read-data stage's side of a response job (mate [`ReadJob`]).
+#[derive(LogicInterface, Default)]
+#[join = "ReadJob"]
+pub struct ReadJobIn {
+    /// The executor offers a job this cycle.
+    pub valid: Signal<In, Bit>,
+    /// The job is taken this cycle (with `valid`): straight into the stage or queued. Low
+    /// only while the queue is full.
+    pub ready: Signal<Out, Bit>,
+    /// The job is payload-less: its header beat alone, no R beats.
+    pub only: Signal<In, Bit>,
+    /// A read's lane offset: `(va - 48) mod 64`, the realign shift from DRAM to packet lanes.
+    pub o: Signal<In, Bits<6>>,
+    /// A read's DRAM blocks (R beats), `(o + len + 63) / 64`.
+    pub kt: Signal<In, Bits<12>>,
+    /// The response's length in bytes, header included.
+    pub len: Signal<In, Bits<12>>,
+    /// The response header, bytes 0..48 (byte k at bits 8k..).
+    pub hdr: Signal<In, Bits<384>>,
+    /// The response's route (the request's).
+    pub route: Signal<In, Bits<256>>,
+}
+
+/// The executor's side of the persist handshake (mate [`PersistPort`]): in its Persist state
+/// it asks for the request's pieces to be made durable and waits for the answer.
+#[derive(LogicInterface, Default)]
+#[join = "PersistPort"]
+pub struct PersistUse {
+    /// The executor is in its Persist state (held until `done`); low: nothing under way.
+    pub run: Signal<Out, Bit>,
+    /// The packet's pieces: `n1` bytes at `pa1`; with `two`, `len - n1` more at `pa2`.
+    pub pa1: Signal<Out, Bits<64>>,
+    /// Bytes in the first piece.
+    pub n1: Signal<Out, Bits<12>>,
+    /// The packet has a second piece, at `pa2`.
+    pub two: Signal<Out, Bit>,
+    /// The second piece's physical address.
+    pub pa2: Signal<Out, Bits<64>>,
+    /// The packet's length in bytes (the second piece is `len - n1` of them).
+    pub len: Signal<Out, Bits<12>>,
+    /// A durable Append: its tail word is made durable after the record.
+    pub append: Signal<Out, Bit>,
+    /// Every request is answered (one cycle); `failed`: one of them with an error.
+    pub done: Signal<In, Bit>,
+    /// One of the requests failed (with `done`): the write is answered RETRY_LATER.
+    pub failed: Signal<In, Bit>,
+}
+
+/// The persist handshake's side of its link with the executor (mate [`PersistUse`]).
+#[derive(LogicInterface, Default)]
+#[join = "PersistUse"]
+pub struct PersistPort {
+    /// The executor is in its Persist state (held until `done`); low: nothing under way.
+    pub run: Signal<In, Bit>,
+    /// The packet's pieces: `n1` bytes at `pa1`; with `two`, `len - n1` more at `pa2`.
+    pub pa1: Signal<In, Bits<64>>,
+    /// Bytes in the first piece.
+    pub n1: Signal<In, Bits<12>>,
+    /// The packet has a second piece, at `pa2`.
+    pub two: Signal<In, Bit>,
+    /// The second piece's physical address.
+    pub pa2: Signal<In, Bits<64>>,
+    /// The packet's length in bytes (the second piece is `len - n1` of them).
+    pub len: Signal<In, Bits<12>>,
+    /// A durable Append: its tail word is made durable after the record.
+    pub append: Signal<In, Bit>,
+    /// Every request is answered (one cycle); `failed`: one of them with an error.
+    pub done: Signal<Out, Bit>,
+    /// One of the requests failed (with `done`): the write is answered RETRY_LATER.
+    pub failed: Signal<Out, Bit>,
 }

@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 fn persists_every_piece_in_order_after_the_writes() {
     let mut r = Rng(0x9E25_1575);
     let mut b = Bench::new(Persist::default());
-    b.uut.run.next = false;
+    b.uut.exec.run.next = false;
     b.tick();
     let (mut finished, mut cut, mut failures) = (0u32, 0u32, 0u32);
     for i in 0..3000u32 {
@@ -32,14 +32,14 @@ fn persists_every_piece_in_order_after_the_writes() {
         if append {
             want.push_back((tail_pa, 8));
         }
-        b.uut.pa1.next = pa1.to_bits();
-        b.uut.n1.next = n1.to_bits();
-        b.uut.two.next = two;
-        b.uut.pa2.next = pa2.to_bits();
-        b.uut.len.next = len.to_bits();
-        b.uut.append.next = append;
+        b.uut.exec.pa1.next = pa1.to_bits();
+        b.uut.exec.n1.next = n1.to_bits();
+        b.uut.exec.two.next = two;
+        b.uut.exec.pa2.next = pa2.to_bits();
+        b.uut.exec.len.next = len.to_bits();
+        b.uut.exec.append.next = append;
         b.uut.tail_pa.next = tail_pa.to_bits();
-        b.uut.run.next = true;
+        b.uut.exec.run.next = true;
         // The writes' B responses come in after `drain` cycles; each answer after a delay.
         let drain = r.below(6);
         let cut_at = (r.below(10) == 0).then(|| r.below(20));
@@ -50,7 +50,7 @@ fn persists_every_piece_in_order_after_the_writes() {
             assert!(cycle < 1000, "#{i}: stuck");
             if cut_at == Some(cycle) {
                 // The executor leaves Persist: nothing more is asked.
-                b.uut.run.next = false;
+                b.uut.exec.run.next = false;
                 b.tick();
                 b.settle();
                 assert!(!b.uut.persist_valid.val(), "#{i}: a request after the cut");
@@ -78,8 +78,8 @@ fn persists_every_piece_in_order_after_the_writes() {
             } else {
                 assert!(!answer || wait == 0, "#{i}: answered with nothing out");
             }
-            let done = u.done.val();
-            let failed = u.failed.val();
+            let done = u.exec.done.val();
+            let failed = u.exec.failed.val();
             b.tick();
             if answer && wait > 0 {
                 errors |= error;
@@ -91,7 +91,7 @@ fn persists_every_piece_in_order_after_the_writes() {
                 assert_eq!(failed, errors, "#{i}: failed");
                 finished += 1;
                 failures += errors as u32;
-                b.uut.run.next = false;
+                b.uut.exec.run.next = false;
                 b.uut.persist_done.next = false;
                 b.tick();
                 break;

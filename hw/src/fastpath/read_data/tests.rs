@@ -105,14 +105,14 @@ fn run(seed: u64, jobs: usize, max_payload: u64, only_every: u64, eager: bool) -
         b.uut.r_valid.next = r_valid;
         b.uut.r_data.next = bytes_to_bits(dram.front().unwrap_or(&[0u8; 64]));
         let offer = !todo.is_empty() && (eager || r.below(2) == 0);
-        b.uut.job_valid.next = offer;
+        b.uut.job.valid.next = offer;
         if let Some(j) = todo.front() {
-            b.uut.job_only.next = j.only;
-            b.uut.job_o.next = j.o.to_bits();
-            b.uut.job_kt.next = j.kt.to_bits();
-            b.uut.job_len.next = j.len.to_bits();
-            b.uut.job_hdr.next = bytes_to_bits(&j.hdr);
-            b.uut.job_route.next = bytes_to_bits(&j.route);
+            b.uut.job.only.next = j.only;
+            b.uut.job.o.next = j.o.to_bits();
+            b.uut.job.kt.next = j.kt.to_bits();
+            b.uut.job.len.next = j.len.to_bits();
+            b.uut.job.hdr.next = bytes_to_bits(&j.hdr);
+            b.uut.job.route.next = bytes_to_bits(&j.route);
         }
         b.settle();
         // `reads_idle`: no read has R beats to come (its address is out once its job is
@@ -162,7 +162,7 @@ fn run(seed: u64, jobs: usize, max_payload: u64, only_every: u64, eager: bool) -
         if r_valid && b.uut.r_ready.val() {
             dram.pop_front();
         }
-        if offer && b.uut.job_ready.val() {
+        if offer && b.uut.job.ready.val() {
             let j = todo.pop_front().expect("a job");
             dram.extend(j.blocks.iter().copied());
         }

@@ -53,7 +53,11 @@ fn header(
 fn verdict(b: &mut Bench<RouteCheck>, slot: usize) -> (bool, bool, bool) {
     b.uut.sel.next = (slot as u64).to_bits();
     b.settle();
-    (b.uut.need.val(), b.uut.done.val(), b.uut.ok.val())
+    (
+        b.uut.verdict.need.val(),
+        b.uut.verdict.done.val(),
+        b.uut.verdict.ok.val(),
+    )
 }
 
 #[test]
