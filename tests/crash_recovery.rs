@@ -9,7 +9,7 @@
 mod common;
 
 use clio_clib::{Client, ClioError, Config, TransportKind};
-use common::{free_port, spawn_board};
+use common::{free_port, spawn_board, Boards};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::path::Path;
@@ -126,7 +126,7 @@ fn the_slow_path_daemon_killed_and_restarted_loses_nothing() {
         assert!(ok, "building clio-slowpath");
     }
     let ring_arg = rings.to_str().unwrap();
-    let mut node = board(
+    let node = board(
         &file,
         port,
         &["--slowpath", "external", "--ring-file", ring_arg],
@@ -142,7 +142,8 @@ fn the_slow_path_daemon_killed_and_restarted_loses_nothing() {
             .spawn()
             .unwrap()
     };
-    let mut d = daemon();
+    // The node (0) and the daemon (1), killed also if the test fails.
+    let mut procs = Boards(vec![node, daemon()]);
     let addr = format!("127.0.0.1:{port}").parse().unwrap();
     let c = Client::connect(TransportKind::Udp(addr).open().unwrap(), patient()).unwrap();
     let mut rng = StdRng::seed_from_u64(7);
@@ -180,9 +181,9 @@ fn the_slow_path_daemon_killed_and_restarted_loses_nothing() {
     let start = Instant::now();
     for _ in 0..2 {
         std::thread::sleep(Duration::from_millis(rng.gen_range(100..300)));
-        kill9(&mut d);
+        kill9(&mut procs.0[1]);
         std::thread::sleep(Duration::from_millis(rng.gen_range(0..50)));
-        d = daemon();
+        procs.0[1] = daemon();
     }
     std::thread::sleep(Duration::from_millis(200));
     stop.store(true, Ordering::Release);
@@ -225,8 +226,7 @@ fn the_slow_path_daemon_killed_and_restarted_loses_nothing() {
     );
     assert_eq!(c.rread(regions[1].0 + 16, 9).unwrap(), b"and again");
     drop(c);
-    kill9(&mut d);
-    kill9(&mut node);
+    drop(procs);
 }
 
 /// Transaction `t`'s value for slot `j`: 600 bytes (so a record spans several packets).

@@ -133,3 +133,50 @@ fn a_refresh_that_takes_a_while_costs_a_wait_not_an_error() {
     );
     assert!(c.stats().route_refreshes > 3, "{:?}", c.stats());
 }
+
+/// The cookie goes stale while the congestion window is below one packet (after timeouts,
+/// as when the slow path restarts): the long read refused `RouteUnverified` holds the window
+/// while it waits for the cookie Heartbeat, so that Heartbeat leaves outside the window (as
+/// CN acks do) and the read goes through. Queued behind the read's share it never left: the
+/// read was refused for as long as the member lived (until its lease ended: `Denied`).
+#[test]
+fn a_cookie_refresh_leaves_when_the_window_is_below_one_packet() {
+    let ip = Arc::new(AtomicU32::new(0x0A00_0001));
+    let b = Arc::new(Mutex::new(board()));
+    let node = b.clone();
+    let ip2 = ip.clone();
+    let t = InProcTransport::direct(move |p| {
+        let route = Route {
+            peer_ip: ip2.load(Ordering::Acquire).into(),
+            ..Route::default()
+        };
+        serve_from(&node, &route, p)
+    });
+    let paced = 0.5;
+    let c = Client::connect(
+        Box::new(t),
+        clio_clib::Config {
+            track_shift: PAGE_SHIFT,
+            heartbeat: false,
+            initial_cwnd: paced,
+            min_cwnd: paced,
+            max_cwnd: paced,
+            ..clio_clib::Config::default()
+        },
+    )
+    .unwrap();
+    let va = c.ralloc(PAGE).unwrap();
+    let data = pattern(4096, 5);
+    c.rwrite(va, &data).unwrap();
+    ip.store(0x0A00_0002, Ordering::Release);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = c.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(reader.rread(va, 4096));
+    });
+    let got = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the long read ends (the cookie Heartbeat left)");
+    assert_eq!(got.unwrap(), data);
+    assert_eq!(c.stats().route_refreshes, 1, "{:?}", c.stats());
+}

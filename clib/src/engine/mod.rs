@@ -365,8 +365,9 @@ struct State {
     done: HashMap<u64, Result<Output>>,
     inflight: HashMap<u32, Req>,
     queue: VecDeque<Req>,
-    /// CN acks waiting to leave: they go first at the next pump, outside the windows.
-    acks: Vec<Req>,
+    /// Requests that go first at the next pump, outside the windows: CN acks, and the
+    /// Heartbeat that fetches a new route cookie (`send.rs` `pump` says why).
+    unwindowed: Vec<Req>,
     tracker: Tracker,
     cwnd: CongestionWindow,
     iwnd: IncastWindow,
@@ -471,7 +472,7 @@ impl Engine {
                     done: HashMap::new(),
                     inflight: HashMap::new(),
                     queue: VecDeque::new(),
-                    acks: Vec::new(),
+                    unwindowed: Vec::new(),
                     tracker: Tracker::default(),
                     cwnd: CongestionWindow::new(&cfg),
                     iwnd: IncastWindow::new(cfg.incast_window),

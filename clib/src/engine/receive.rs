@@ -121,7 +121,9 @@ impl Engine {
             let mut hb = self.single(st, None, Opcode::Heartbeat, 0, 0, 0);
             hb.lane = r.lane;
             st.cookie_refresh = Some(hb.id);
-            st.queue.push_back(hb);
+            // Outside the windows: the refused requests hold their share while they wait for
+            // this answer, and with a small window (after timeouts) it would never leave.
+            st.unwindowed.push(hb);
         }
         r.waiting_busy = true;
         r.restamp = true;
@@ -336,7 +338,7 @@ impl Engine {
             st.stats.cn_acks += 1;
             let mut ack = self.single(st, None, Opcode::CnAck, 0, r.id as u64, 0);
             ack.lane = r.lane;
-            st.acks.push(ack);
+            st.unwindowed.push(ack);
         }
         if r.opcode == Opcode::Free && result.is_ok() {
             self.allocs_lock().remove(&r.va);

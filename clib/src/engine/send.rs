@@ -164,12 +164,14 @@ impl Engine {
         let now = Instant::now();
         let srtt = st.rtt.srtt().unwrap_or(self.cfg.target_delay);
         let mut batch: Vec<Req> = Vec::new();
-        // CN acks first, outside the windows (as TCP's pure acks): each frees a result the
-        // node holds for this client, and requests the node refused for this member's share
-        // of its idempotence ring wait on exactly those, holding the window meanwhile; an ack
-        // queued behind them would never leave. Acks are bounded by the completed
-        // operations and still counted in flight until answered.
-        for mut r in std::mem::take(&mut st.acks) {
+        // CN acks and the route-cookie Heartbeat first, outside the windows (as TCP's pure
+        // acks): requests wait on exactly these while holding their window share (those the
+        // node refused for this member's share of its idempotence ring wait for the acks
+        // that free it; those refused RouteUnverified for the new cookie), so one queued
+        // behind them would never leave once the window is no larger than what waits. Acks
+        // are bounded by the completed operations, cookie Heartbeats to one per lane at a
+        // time; both are still counted in flight until answered.
+        for mut r in std::mem::take(&mut st.unwindowed) {
             st.inflight_pkts += r.cost;
             st.iwnd.take(r.resp_bytes);
             r.rto = st.rtt.rto();

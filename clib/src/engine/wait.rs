@@ -190,7 +190,7 @@ impl Engine {
         for sh in &self.shards[..self.lanes.open()] {
             let st = sh.lock();
             let _ = self.drive(sh, st, Some(until), None, |s| {
-                s.acks.is_empty()
+                s.unwindowed.is_empty()
                     && s.queue.iter().all(|r| r.op.is_some())
                     && s.inflight.values().all(|r| r.op.is_some())
             });
