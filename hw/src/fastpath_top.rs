@@ -68,20 +68,13 @@ use clio_proto::Status;
 use rust_hdl::prelude::*;
 
 // Values the wiring compares with are `Spec` fields built from proto (see `crate::spec`); the
-// executor and the stage blocks pin their own literals. The top's literals:
+// executor and the stage blocks pin their own literals (the header fields each check reads
+// from the header beat, for one). The top's literals:
 // the header is one beat whose bytes 0..48 are the low 384 bits of the RX beat
 // (`bit_cast::<384, 512>`);
 const _: () = assert!(
     DATAPATH_BITS == 512 && BEAT_BYTES == 64 && HEADER_LEN == 64 && ROUTED_HEADER_LEN == 48,
     "one-beat header"
-);
-// the key check reads the pid field at bits 32..48, the key field at bits 384..448 and the
-// epoch field at bits 464..480 of the header beat;
-const _: () = assert!(
-    clio_proto::header::field::PID.start == 4
-        && clio_proto::header::field::KEY.start == 48
-        && crate::spec::bit_of(clio_proto::header::field::EPOCH.start) == 464
-        && clio_proto::header::field::EPOCH.end - clio_proto::header::field::EPOCH.start == 2
 );
 // a wbuf slot is 32 beats (`slot << 5`) and holds a packet's payload;
 const _: () = assert!(MAX_PAYLOAD / BEAT_BYTES <= 32);
@@ -326,16 +319,6 @@ pub struct FastpathTop {
     /// the new one and the
     /// tail word's PA for the write-back, and the record's realignment from its slot.
     apl: AppendPlace,
-    // Decoded fields (combinational).
-    opcode: Signal<Local, Bits<8>>,
-    h_pid: Signal<Local, Bits<16>>,
-    h_idx: Signal<Local, Bits<16>>,
-    h_cnt: Signal<Local, Bits<16>>,
-    h_plen: Signal<Local, Bits<16>>,
-    h_va: Signal<Local, Bits<64>>,
-    h_tlen: Signal<Local, Bits<32>>,
-    h_arg0: Signal<Local, Bits<64>>,
-    h_arg1: Signal<Local, Bits<64>>,
     hreq: Signal<Local, Bits<384>>,
     // ---- Values from proto (localparams; see `crate::spec`).
     st_ok: St<{ Status::Ok as u64 }>,

@@ -3,7 +3,8 @@
 //! offload's block. Each is one AW with burst length 1 and one strobed W beat; the two
 //! handshakes may complete in either order or together.
 //!
-//! The executor holds `go` with the beat (`addr`, `data`, `strb`) for as long as it wants the
+//! The executor holds `go` with the beat (`addr`, `data`, `strb` of `word` or `pte`, as
+//! `word_sel` picks) for as long as it wants the
 //! write; the unit drives AW and W until each is taken, remembers which were, and says `done`
 //! in the cycle the second one is taken (or any later cycle while `go` stays high: the write is
 //! never sent twice, however long the executor waits for something else, such as the PAGE_MAPPED
@@ -11,6 +12,7 @@
 //! `go` is a new write. While the write-data stage streams a write (`w_free` low) the W channel
 //! is not the unit's, and it waits (AW waits too, so the two stay in order with the stage's).
 
+use crate::fastpath::links::BeatIn;
 use rust_hdl::prelude::*;
 
 /// One-beat writer.
@@ -22,12 +24,12 @@ pub struct BeatWriter {
     pub reset: Signal<In, Bit>,
     /// The executor wants this write (held until `done`, then dropped before the next).
     pub go: Signal<In, Bit>,
-    /// Byte address of the write (the beat's block is `addr & !63`).
-    pub addr: Signal<In, Bits<64>>,
-    /// The beat, in DRAM lanes, and its byte strobes.
-    pub data: Signal<In, Bits<512>>,
-    /// The beat's byte strobes (lane k = byte k).
-    pub strb: Signal<In, Bits<64>>,
+    /// The write is the word-access path's beat (`word`), not the PTE writer's (`pte`).
+    pub word_sel: Signal<In, Bit>,
+    /// An atomic's or Append tail's word, or an offload's block (`WordAccess::wr`).
+    pub word: BeatIn,
+    /// A PTE write-back (`PteWriter::beat`).
+    pub pte: BeatIn,
     /// The W channel is free (the write-data stage is not streaming).
     pub w_free: Signal<In, Bit>,
     /// AXI AW (burst length 1).
@@ -62,10 +64,15 @@ impl Logic for BeatWriter {
         dff_setup!(self, clock, aw_sent, w_sent);
         self.active.next = self.go.val() & self.w_free.val();
         self.aw_valid.next = self.active.val() & !self.aw_sent.q.val();
-        self.aw_addr.next = self.addr.val() & !bit_cast::<64, 6>(0x3F.into());
+        self.aw_addr.next = self.pte.addr.val() & !bit_cast::<64, 6>(0x3F.into());
+        self.w_data.next = self.pte.data.val();
+        self.w_strb.next = self.pte.strb.val();
+        if self.word_sel.val() {
+            self.aw_addr.next = self.word.addr.val() & !bit_cast::<64, 6>(0x3F.into());
+            self.w_data.next = self.word.data.val();
+            self.w_strb.next = self.word.strb.val();
+        }
         self.w_valid.next = self.active.val() & !self.w_sent.q.val();
-        self.w_data.next = self.data.val();
-        self.w_strb.next = self.strb.val();
         self.aw_now.next = self.aw_sent.q.val() | (self.aw_valid.val() & self.aw_ready.val());
         self.w_now.next = self.w_sent.q.val() | (self.w_valid.val() & self.w_ready.val());
         self.done.next = self.aw_now.val() & self.w_now.val();

@@ -18,6 +18,7 @@
 //! hold). All of it is combinational: the executor reads it in Dispatch, the
 //! cycle after it took the frame's header into its register.
 
+use crate::fastpath::links::RequestFields;
 use crate::mat::Mat;
 use crate::spec::{swapped, Spec};
 use crate::util::ByteSwap;
@@ -66,28 +67,12 @@ pub struct Decode {
     pub hdr: Signal<In, Bits<384>>,
     /// Clio-KV is enabled (its opcodes parse).
     pub kv_en: Signal<In, Bit>,
-    /// Raw header bytes.
-    pub opcode: Signal<Out, Bits<8>>,
+    /// The header's fields (host byte order).
+    pub fields: RequestFields,
     /// The flags' `FLAG_DURABLE`.
     pub durable: Signal<Out, Bit>,
-    /// The big-endian fields.
-    pub pid: Signal<Out, Bits<16>>,
-    /// The packet's segment index.
-    pub pkt_index: Signal<Out, Bits<16>>,
-    /// The request's packet count.
-    pub pkt_count: Signal<Out, Bits<16>>,
-    /// The packet's payload length in bytes.
-    pub payload_len: Signal<Out, Bits<16>>,
     /// The request id.
     pub req_id: Signal<Out, Bits<32>>,
-    /// The request's VA.
-    pub va: Signal<Out, Bits<64>>,
-    /// The request's total length in bytes.
-    pub total_len: Signal<Out, Bits<32>>,
-    /// The request's first argument.
-    pub arg0: Signal<Out, Bits<64>>,
-    /// The request's second argument.
-    pub arg1: Signal<Out, Bits<64>>,
     /// The VA of the packet's first byte.
     pub data_va: Signal<Out, Bits<64>>,
     /// The checks (module doc).
@@ -152,17 +137,17 @@ impl Logic for Decode {
     #[hdl_gen]
     fn update(&mut self) {
         self.swap.x.next = self.hdr.val();
-        self.opcode.next = self.hdr.val().get_bits::<8>(8);
+        self.fields.opcode.next = self.hdr.val().get_bits::<8>(8);
         self.durable.next = self.hdr.val().get_bit(25);
-        self.pid.next = self.swap.y.val().get_bits::<16>(336);
-        self.pkt_index.next = self.swap.y.val().get_bits::<16>(320);
-        self.pkt_count.next = self.swap.y.val().get_bits::<16>(304);
-        self.payload_len.next = self.swap.y.val().get_bits::<16>(288);
+        self.fields.pid.next = self.swap.y.val().get_bits::<16>(336);
+        self.fields.pkt_index.next = self.swap.y.val().get_bits::<16>(320);
+        self.fields.pkt_count.next = self.swap.y.val().get_bits::<16>(304);
+        self.fields.payload_len.next = self.swap.y.val().get_bits::<16>(288);
         self.req_id.next = self.swap.y.val().get_bits::<32>(256);
-        self.va.next = self.swap.y.val().get_bits::<64>(192);
-        self.total_len.next = self.swap.y.val().get_bits::<32>(160);
-        self.arg0.next = self.swap.y.val().get_bits::<64>(64);
-        self.arg1.next = self.swap.y.val().get_bits::<64>(0);
+        self.fields.va.next = self.swap.y.val().get_bits::<64>(192);
+        self.fields.total_len.next = self.swap.y.val().get_bits::<32>(160);
+        self.fields.arg0.next = self.swap.y.val().get_bits::<64>(64);
+        self.fields.arg1.next = self.swap.y.val().get_bits::<64>(0);
         // The match-action table.
         self.mat.opcode.next = self.hdr.val().get_bits::<8>(8);
         self.mat.version.next = self.hdr.val().get_bits::<8>(0);
@@ -174,65 +159,68 @@ impl Logic for Decode {
         self.needs_key.next = self.mat.needs_key.val();
         self.ring.next = self.mat.ring.val();
         // Header::parse.
-        self.index_ok.next =
-            (self.pkt_count.val() != 0) & (self.pkt_index.val() < self.pkt_count.val());
+        self.index_ok.next = (self.fields.pkt_count.val() != 0)
+            & (self.fields.pkt_index.val() < self.fields.pkt_count.val());
         self.parse_ok.next = self.mat.head_ok.val()
-            & (self.payload_len.val() <= self.max_payload16.val())
+            & (self.fields.payload_len.val() <= self.max_payload16.val())
             & self.index_ok.val();
         // The range checks `va + n <= VA_LIMIT` without a 66-bit sum (`VaEnd`).
-        self.rd_end.va.next = self.va.val();
-        self.rd_end.n.next = self.total_len.val();
+        self.rd_end.va.next = self.fields.va.val();
+        self.rd_end.n.next = self.fields.total_len.val();
         self.rd_end.n2.next = 0.into();
         // A write packet's end: `pkt_index * 1024 + payload_len` bytes from `va`, both terms
         // in the range check's one sum.
-        self.wr_end.va.next = self.va.val();
-        self.wr_end.n.next = bit_cast::<27, 16>(self.pkt_index.val()) << 10;
-        self.wr_end.n2.next = bit_cast::<27, 16>(self.payload_len.val());
+        self.wr_end.va.next = self.fields.va.val();
+        self.wr_end.n.next = bit_cast::<27, 16>(self.fields.pkt_index.val()) << 10;
+        self.wr_end.n2.next = bit_cast::<27, 16>(self.fields.payload_len.val());
         // check_read.
-        self.read_form.next = (self.payload_len.val() == 0)
-            & (self.pkt_count.val() == 1)
-            & (self.total_len.val() != 0)
-            & (self.total_len.val() <= self.max_request_len.val());
+        self.read_form.next = (self.fields.payload_len.val() == 0)
+            & (self.fields.pkt_count.val() == 1)
+            & (self.fields.total_len.val() != 0)
+            & (self.fields.total_len.val() <= self.max_request_len.val());
         self.read_ok.next = self.read_form.val() & self.rd_end.in_va.val();
         self.rd_terms.next = self.rd_end.terms.val();
         self.wr_terms.next = self.wr_end.terms.val();
         // check_write_segment without a subtraction: with 0 < total_len <= 2^20 (checked
         // alongside), count = ceil(total / 1024) is `wr_kib` + `wr_part`, every segment but the
         // last carries 1024 bytes, and the last `total_len % 1024` (1024 if that is 0).
-        self.wr_kib.next = bit_cast::<16, 11>(self.total_len.val().get_bits::<11>(10));
-        self.wr_part.next = self.total_len.val().get_bits::<10>(0) != 0;
-        self.cnt_m1.next = self.pkt_count.val() - 1;
-        self.wr_last.next = self.pkt_index.val() == self.cnt_m1.val();
+        self.wr_kib.next = bit_cast::<16, 11>(self.fields.total_len.val().get_bits::<11>(10));
+        self.wr_part.next = self.fields.total_len.val().get_bits::<10>(0) != 0;
+        self.cnt_m1.next = self.fields.pkt_count.val() - 1;
+        self.wr_last.next = self.fields.pkt_index.val() == self.cnt_m1.val();
         self.write_ok.next = self.index_ok.val()
-            & (self.total_len.val() != 0)
-            & (self.total_len.val() <= self.max_request_len.val())
+            & (self.fields.total_len.val() != 0)
+            & (self.fields.total_len.val() <= self.max_request_len.val())
             & (self.wr_part.val() & (self.cnt_m1.val() == self.wr_kib.val())
-                | !self.wr_part.val() & (self.pkt_count.val() == self.wr_kib.val()))
-            & (!self.wr_last.val() & (self.payload_len.val() == self.max_payload16.val())
+                | !self.wr_part.val() & (self.fields.pkt_count.val() == self.wr_kib.val()))
+            & (!self.wr_last.val() & (self.fields.payload_len.val() == self.max_payload16.val())
                 | self.wr_last.val()
                     & self.wr_part.val()
-                    & (self.payload_len.val()
-                        == bit_cast::<16, 10>(self.total_len.val().get_bits::<10>(0)))
+                    & (self.fields.payload_len.val()
+                        == bit_cast::<16, 10>(self.fields.total_len.val().get_bits::<10>(0)))
                 | self.wr_last.val()
                     & !self.wr_part.val()
-                    & (self.payload_len.val() == self.max_payload16.val()));
+                    & (self.fields.payload_len.val() == self.max_payload16.val()));
         self.write_in_va.next = self.wr_end.in_va.val();
         // A write's packet VA is summed in the VA's 48 bits only (a 38-bit carry chain from bit
         // 10, not 54): exact whenever its checks hold (`write_ok` and `write_in_va`: a packet
         // of at least one byte ending inside the VA space), the only case it is used.
-        self.data_va.next = self.va.val();
-        if self.opcode.val() == self.op_write.val() {
-            self.data_va.next = (self.va.val() & self.va_high.val())
-                | ((self.va.val() + (bit_cast::<64, 16>(self.pkt_index.val()) << 10))
+        self.data_va.next = self.fields.va.val();
+        if self.fields.opcode.val() == self.op_write.val() {
+            self.data_va.next = (self.fields.va.val() & self.va_high.val())
+                | ((self.fields.va.val()
+                    + (bit_cast::<64, 16>(self.fields.pkt_index.val()) << 10))
                     & self.va_mask.val());
         }
-        self.append_ok.next = (self.va.val().get_bits::<3>(0) == 0)
-            & (self.pkt_count.val() == 1)
-            & (self.total_len.val() != 0)
-            & (self.total_len.val() <= self.max_record.val())
-            & (bit_cast::<32, 16>(self.payload_len.val()) == self.total_len.val());
-        self.atomic_ok.next = (self.va.val().get_bits::<3>(0) == 0) & (self.payload_len.val() == 0);
-        self.chase_ok.next = (self.payload_len.val() == 0) & (self.pkt_count.val() == 1);
+        self.append_ok.next = (self.fields.va.val().get_bits::<3>(0) == 0)
+            & (self.fields.pkt_count.val() == 1)
+            & (self.fields.total_len.val() != 0)
+            & (self.fields.total_len.val() <= self.max_record.val())
+            & (bit_cast::<32, 16>(self.fields.payload_len.val()) == self.fields.total_len.val());
+        self.atomic_ok.next =
+            (self.fields.va.val().get_bits::<3>(0) == 0) & (self.fields.payload_len.val() == 0);
+        self.chase_ok.next =
+            (self.fields.payload_len.val() == 0) & (self.fields.pkt_count.val() == 1);
     }
 }
 

@@ -47,7 +47,7 @@ use crate::fastpath::dispatch_class::DispatchClass;
 use crate::fastpath::links::{
     AheadUse, AppendPlacedIn, DescTakenIn, KeyVerdictIn, NextFrameIn, OrderClearIn, PersistUse,
     QueueRelease, ReadJob, ResponseFields, RingUse, RouteVerdictIn, SegUse, ServiceExec,
-    TranslateUse,
+    TranslateUse, WordUse, WriteJob,
 };
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
@@ -266,10 +266,8 @@ pub struct Executor {
     /// The word read (`WordAccess::old`); load the ALU's answer or Append's new tail as the
     /// word to write back.
     pub word_old: Signal<In, Bits<64>>,
-    /// Load the ALU's answer as the word to write back (`SAlu`).
-    pub alu_load: Signal<Out, Bit>,
-    /// Load Append's new tail as the word to write back.
-    pub tail_load: Signal<Out, Bit>,
+    /// A word's read-modify-write in the word-access path (`WordAccess::exec`).
+    pub word: WordUse,
 
     // ---- Append's placement (`AppendPlace`).
     /// The tail word goes into the placement's sums this cycle (`ALoad`).
@@ -321,12 +319,8 @@ pub struct Executor {
     pub sync_key: Signal<Out, Bits<64>>,
     /// The lane of the access's first byte in its 64-byte beat.
     pub lane: Signal<Out, Bits<6>>,
-    /// The access's length in bytes.
-    pub acc_len: Signal<Out, Bits<12>>,
-    /// The access straddles a page: two pieces.
-    pub acc_two: Signal<Out, Bit>,
-    /// Bytes of the access on its first page.
-    pub acc_n1: Signal<Out, Bits<12>>,
+    /// A write's data, handed to the write-data stage (`WriteData::job`).
+    pub write: WriteJob,
     /// The PA of the first piece's first byte.
     pub acc_pa1: Signal<Out, Bits<64>>,
     /// The response's fields (`ResponseHeader::exec`, joined in the top).

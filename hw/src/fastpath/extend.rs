@@ -18,7 +18,7 @@
 //! `kv_pid` is the RAS its own accesses use. KV requests get `cfg_status` until it is OK
 //! (RETRY_LATER from reset).
 
-use crate::fastpath::links::KvConfigIn;
+use crate::fastpath::links::{KvConfigIn, RequestFieldsIn};
 use crate::offload::clio_kv::ClioKv;
 use crate::offload::pointer_chase::PointerChase;
 use crate::offload::UnitChannels;
@@ -50,24 +50,8 @@ pub struct Extend {
     pub chase_ready: Signal<Out, Bit>,
     /// Clio-KV can take a request.
     pub kv_ready: Signal<Out, Bit>,
-    /// The request's header fields.
-    pub req_op: Signal<In, Bits<8>>,
-    /// The request's pid (the caller's RAS).
-    pub req_pid: Signal<In, Bits<16>>,
-    /// The request's `va`.
-    pub req_va: Signal<In, Bits<64>>,
-    /// The request's `arg0`.
-    pub req_arg0: Signal<In, Bits<64>>,
-    /// The request's `arg1`.
-    pub req_arg1: Signal<In, Bits<64>>,
-    /// The request's `total_len`.
-    pub req_len: Signal<In, Bits<32>>,
-    /// The request's `payload_len`.
-    pub req_pay_len: Signal<In, Bits<16>>,
-    /// The request's `pkt_count`.
-    pub req_pkt_count: Signal<In, Bits<16>>,
-    /// The request's `pkt_index`.
-    pub req_pkt_index: Signal<In, Bits<16>>,
+    /// The request's header fields (`Decode::fields`), to the unit that starts.
+    pub req: RequestFieldsIn,
     /// The request's unit is Clio-KV (else the chaser).
     pub kv: Signal<Out, Bit>,
     /// The wbuf read port is free this cycle; the feeder reads block `pay_block` of the slot
@@ -150,20 +134,20 @@ impl Logic for Extend {
         self.clio_kv.reset.next = self.reset.val();
         // The request, to whichever unit starts.
         self.chase.port.req_valid.next = self.chase_start.val();
-        self.chase.port.req_va.next = self.req_va.val();
-        self.chase.port.req_arg0.next = self.req_arg0.val();
-        self.chase.port.req_arg1.next = self.req_arg1.val();
-        self.chase.port.req_len.next = self.req_len.val();
+        self.chase.port.req_va.next = self.req.va.val();
+        self.chase.port.req_arg0.next = self.req.arg0.val();
+        self.chase.port.req_arg1.next = self.req.arg1.val();
+        self.chase.port.req_len.next = self.req.total_len.val();
         self.clio_kv.port.req_valid.next = self.kv_start.val();
-        self.clio_kv.kv_port.req_op.next = self.req_op.val();
-        self.clio_kv.kv_port.req_pid.next = self.req_pid.val();
-        self.clio_kv.port.req_va.next = self.req_va.val();
-        self.clio_kv.port.req_arg0.next = self.req_arg0.val();
-        self.clio_kv.port.req_arg1.next = self.req_arg1.val();
-        self.clio_kv.port.req_len.next = self.req_len.val();
-        self.clio_kv.kv_port.req_pay_len.next = self.req_pay_len.val();
-        self.clio_kv.kv_port.req_pkt_count.next = self.req_pkt_count.val();
-        self.clio_kv.kv_port.req_pkt_index.next = self.req_pkt_index.val();
+        self.clio_kv.kv_port.req_op.next = self.req.opcode.val();
+        self.clio_kv.kv_port.req_pid.next = self.req.pid.val();
+        self.clio_kv.port.req_va.next = self.req.va.val();
+        self.clio_kv.port.req_arg0.next = self.req.arg0.val();
+        self.clio_kv.port.req_arg1.next = self.req.arg1.val();
+        self.clio_kv.port.req_len.next = self.req.total_len.val();
+        self.clio_kv.kv_port.req_pay_len.next = self.req.payload_len.val();
+        self.clio_kv.kv_port.req_pkt_count.next = self.req.pkt_count.val();
+        self.clio_kv.kv_port.req_pkt_index.next = self.req.pkt_index.val();
         self.chase_ready.next = self.chase.port.req_ready.val();
         self.kv_ready.next = self.clio_kv.port.req_ready.val();
         self.kv.next = self.xk.q.val();
@@ -257,7 +241,7 @@ impl Logic for Extend {
         }
         if self.kv_start.val() {
             self.xk.d.next = true;
-            self.left.d.next = bit_cast::<5, 16>((self.req_pay_len.val() + 63) >> 6);
+            self.left.d.next = bit_cast::<5, 16>((self.req.payload_len.val() + 63) >> 6);
             self.block.d.next = 0.into();
         }
         // The store.

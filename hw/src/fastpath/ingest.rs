@@ -21,6 +21,7 @@
 //! in the cycle after its flush cycle, which is the cycle after its last beat.
 
 use crate::ack_layer::AckLayer;
+use crate::fastpath::links::HeaderBeat;
 use crate::mem_access::Realign;
 use crate::spec::Spec;
 use clio_proto::consts::{BEAT_BYTES, MAX_PAYLOAD};
@@ -74,11 +75,8 @@ pub struct Ingest {
     /// Slots holding a frame's header (from the cycle after its first beat; the frame may
     /// still be coming in): every full slot, and the one being received.
     pub headed: Signal<Out, Bits<4>>,
-    /// A frame's first beat (its header, `rx_data`) is taken this cycle, for slot
-    /// `header_slot` (the TLB look-ahead prepares its lookup from it).
-    pub header_in: Signal<Out, Bit>,
-    /// The slot that frame's header goes to, valid with `header_in`.
-    pub header_slot: Signal<Out, Bits<2>>,
+    /// The header beat of a frame as it is taken (to the key check, the route check and the TLB look-ahead).
+    pub header: HeaderBeat,
     /// Per slot: header bytes 0..48 as received.
     pub hdr: [Signal<Out, Bits<384>>; SLOTS],
     /// Per slot: the client id (header bytes 56..58, big endian) as a number.
@@ -161,8 +159,7 @@ impl Default for Ingest {
             freed: Default::default(),
             full: Default::default(),
             headed: Default::default(),
-            header_in: Default::default(),
-            header_slot: Default::default(),
+            header: Default::default(),
             hdr: core::array::from_fn(|_| Default::default()),
             client: core::array::from_fn(|_| Default::default()),
             route: core::array::from_fn(|_| Default::default()),
@@ -243,8 +240,10 @@ impl Logic for Ingest {
             self.hslot.next = self.slot.q.val();
         }
         self.ack.in_valid.next = self.take.val();
-        self.header_in.next = self.take.val() & self.first.val();
-        self.header_slot.next = self.hslot.val();
+        self.header.valid.next = self.take.val() & self.first.val();
+        self.header.slot.next = self.hslot.val();
+        self.header.data.next = self.rx_data.val();
+        self.header.route.next = self.rx_route.val();
         self.ack.in_data.next = self.rx_data.val();
         self.ack.in_keep.next = self.rx_keep.val();
         self.ack.in_last.next = self.rx_last.val();

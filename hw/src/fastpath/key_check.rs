@@ -22,7 +22,7 @@
 //!   refusal, as the swept table would give).
 
 use crate::fastpath::ingest::SLOTS;
-use crate::fastpath::links::KeyVerdict;
+use crate::fastpath::links::{HeaderBeatIn, KeyVerdict};
 use crate::key_rule::KeyRule;
 use crate::key_table::KeyTable;
 use crate::util::ByteSwap;
@@ -30,9 +30,13 @@ use clio_proto::consts::PID_BITS;
 use clio_proto::header::field;
 use rust_hdl::prelude::*;
 
-// The pid, key and epoch fields are 2, 8 and 2 bytes, big endian.
+// The pid, key and epoch fields are 2, 8 and 2 bytes, big endian, at bits 32, 384 and 464 of
+// the header beat.
 const _: () = assert!(
-    field::PID.end - field::PID.start == 2
+    crate::spec::bit_of(field::PID.start) == 32
+        && crate::spec::bit_of(field::KEY.start) == 384
+        && crate::spec::bit_of(field::EPOCH.start) == 464
+        && field::PID.end - field::PID.start == 2
         && field::KEY.end - field::KEY.start == 8
         && field::EPOCH.end - field::EPOCH.start == 2
         && PID_BITS == 16
@@ -46,17 +50,8 @@ pub struct KeyCheck {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: starts the table's zero sweep.
     pub reset: Signal<In, Bit>,
-    /// A frame's header beat is in (its slot `hdr_slot`, its pid and key fields below).
-    pub hdr_in: Signal<In, Bit>,
-    /// The slot the frame goes to.
-    pub hdr_slot: Signal<In, Bits<2>>,
-    /// The header's pid field (`proto::header::field::PID`) as received: big endian, byte k
-    /// of the field at bits 8k..8k+8.
-    pub hdr_pid_field: Signal<In, Bits<16>>,
-    /// The header's key field (`field::KEY`) as received.
-    pub hdr_key_field: Signal<In, Bits<64>>,
-    /// The header's epoch field (`field::EPOCH`) as received.
-    pub hdr_epoch_field: Signal<In, Bits<16>>,
+    /// A frame's header beat as it arrives (`Ingest::header`): its pid, key and epoch fields go to the slot's check.
+    pub hdr: HeaderBeatIn,
     /// KEY_WRITE: store `wr_key` and `wr_epoch` at `wr_pid` (the table's write port).
     pub wr_valid: Signal<In, Bit>,
     /// KEY_WRITE's pid.
@@ -112,9 +107,9 @@ impl Logic for KeyCheck {
         }
         self.store.clock.next = self.clock.val();
         self.store.reset.next = self.reset.val();
-        self.pid_swap.x.next = self.hdr_pid_field.val();
-        self.key_swap.x.next = self.hdr_key_field.val();
-        self.epoch_swap.x.next = self.hdr_epoch_field.val();
+        self.pid_swap.x.next = self.hdr.data.val().get_bits::<16>(32);
+        self.key_swap.x.next = self.hdr.data.val().get_bits::<64>(384);
+        self.epoch_swap.x.next = self.hdr.data.val().get_bits::<16>(464);
         self.store.lk_pid.next = self.pid_swap.y.val();
         self.store.lk_key.next = self.key_swap.y.val();
         self.store.lk_epoch.next = self.epoch_swap.y.val();
@@ -122,14 +117,14 @@ impl Logic for KeyCheck {
         self.store.wr_pid.next = self.wr_pid.val();
         self.store.wr_key.next = self.wr_key.val();
         self.store.wr_epoch.next = self.wr_epoch.val();
-        self.q_valid.d.next = self.hdr_in.val();
-        self.q_slot.d.next = self.hdr_slot.val();
+        self.q_valid.d.next = self.hdr.valid.val();
+        self.q_slot.d.next = self.hdr.slot.val();
         self.kw_valid.d.next = self.wr_valid.val();
         self.kw_pid.d.next = self.wr_pid.val();
         self.kw_key.d.next = self.wr_key.val();
         self.kw_epoch.d.next = self.wr_epoch.val();
         for k in 0..4 {
-            if self.hdr_in.val() & (self.hdr_slot.val() == k.to_bits::<2>()) {
+            if self.hdr.valid.val() & (self.hdr.slot.val() == k.to_bits::<2>()) {
                 self.s_pid[k].d.next = self.pid_swap.y.val();
                 self.s_key[k].d.next = self.key_swap.y.val();
                 self.s_epoch[k].d.next = self.epoch_swap.y.val();
@@ -177,11 +172,13 @@ mod tests {
 
     /// Present a header's pid, key and epoch fields as they arrive (big endian).
     fn header(b: &mut Bench<KeyCheck>, slot: usize, pid: u16, key: u64, epoch: u16) {
-        b.uut.hdr_in.next = true;
-        b.uut.hdr_slot.next = (slot as u64).to_bits();
-        b.uut.hdr_pid_field.next = crate::util::bytes_to_bits::<16>(&pid.to_be_bytes());
-        b.uut.hdr_key_field.next = crate::util::bytes_to_bits::<64>(&key.to_be_bytes());
-        b.uut.hdr_epoch_field.next = crate::util::bytes_to_bits::<16>(&epoch.to_be_bytes());
+        let mut h = [0u8; 64];
+        h[field::PID].copy_from_slice(&pid.to_be_bytes());
+        h[field::KEY].copy_from_slice(&key.to_be_bytes());
+        h[field::EPOCH].copy_from_slice(&epoch.to_be_bytes());
+        b.uut.hdr.valid.next = true;
+        b.uut.hdr.slot.next = (slot as u64).to_bits();
+        b.uut.hdr.data.next = crate::util::bytes_to_bits::<512>(&h);
     }
 
     fn key_write(b: &mut Bench<KeyCheck>, pid: u16, key: u64, epoch: u16) {
@@ -256,7 +253,7 @@ mod tests {
         for cycle in 0..4000u64 {
             let r = rnd();
             let r2 = rnd();
-            b.uut.hdr_in.next = false;
+            b.uut.hdr.valid.next = false;
             b.uut.wr_valid.next = false;
             if r % 3 != 0 {
                 let k = (r >> 4) as usize % 4;
@@ -328,7 +325,7 @@ mod tests {
         b.tick();
         header(&mut b, 2, 5, 0x77, 0);
         b.tick();
-        b.uut.hdr_in.next = false;
+        b.uut.hdr.valid.next = false;
         b.settle();
         assert!(!ok_of(&mut b, 2), "one cycle after the header");
         b.tick();

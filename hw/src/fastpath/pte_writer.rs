@@ -15,7 +15,7 @@
 //! executor takes a descriptor only when idle, so a fault's PTE (loaded and written inside a
 //! request) is never overwritten before it is sent.
 
-use crate::fastpath::links::{FaultPteIn, PteDecoded, PteDescIn};
+use crate::fastpath::links::{Beat, FaultPteIn, PteDecoded, PteDescIn};
 use crate::spec::Spec;
 use clio_proto::consts::{BUCKET_BYTES, BUCKET_SLOTS, PTE_BYTES, VPN_BITS};
 use clio_proto::pte::{
@@ -57,12 +57,8 @@ pub struct PteWriter {
     pub fault: FaultPteIn,
     /// The decode, for the slow-path TX block (`SlowPathTx::pte`, joined in the top).
     pub decoded: PteDecoded,
-    /// The write-back beat: byte address, data in DRAM lanes, strobes.
-    pub beat_addr: Signal<Out, Bits<64>>,
-    /// The write-back beat's data in DRAM lanes (the PTE in all four 16-byte lanes).
-    pub beat_data: Signal<Out, Bits<512>>,
-    /// The write-back beat's strobes (the PTE's 16 bytes at `addr[5:4] * 16`).
-    pub beat_strb: Signal<Out, Bits<64>>,
+    /// The PTE's one-beat write (to `BeatWriter::pte`).
+    pub beat: Beat,
     /// The PTE to write and its address (a fault's, or the PTE_WRITE's).
     addr: DFF<Bits<40>>,
     data: DFF<Bits<128>>,
@@ -108,12 +104,12 @@ impl Logic for PteWriter {
         }
         // 16 strobed bytes at `addr[5:4] * 16` of the beat: the PTE is in every 16-byte lane
         // and the strobes pick one (AXI writes no byte outside them), so no lane shifter.
-        self.beat_addr.next = bit_cast::<64, 40>(self.addr.q.val());
-        self.beat_data.next = bit_cast::<512, 128>(self.data.q.val())
+        self.beat.addr.next = bit_cast::<64, 40>(self.addr.q.val());
+        self.beat.data.next = bit_cast::<512, 128>(self.data.q.val())
             | (bit_cast::<512, 128>(self.data.q.val()) << 128)
             | (bit_cast::<512, 128>(self.data.q.val()) << 256)
             | (bit_cast::<512, 128>(self.data.q.val()) << 384);
-        self.beat_strb.next = bit_cast::<64, 16>(0xFFFF_u16.to_bits())
+        self.beat.strb.next = bit_cast::<64, 16>(0xFFFF_u16.to_bits())
             << (bit_cast::<7, 2>(self.addr.q.val().get_bits::<2>(4)) << 4);
     }
 }

@@ -21,7 +21,7 @@
 //!   high. A `ROUTE_KEY` empties the cache and sends every slot back to the unit.
 
 use crate::fastpath::ingest::SLOTS;
-use crate::fastpath::links::RouteVerdict;
+use crate::fastpath::links::{HeaderBeatIn, RouteVerdict};
 use crate::siphash::SipHash;
 use crate::spec::Spec;
 use crate::util::{rule_table, ByteSwap};
@@ -50,18 +50,8 @@ pub struct RouteCheck {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: off (no secret), nothing waiting.
     pub reset: Signal<In, Bit>,
-    /// A frame's header beat is in (its slot `hdr_slot`, its cookie field and route below).
-    pub hdr_in: Signal<In, Bit>,
-    /// The slot the frame goes to.
-    pub hdr_slot: Signal<In, Bits<2>>,
-    /// The header's cookie field as received (big endian, byte k at bits 8k..).
-    pub hdr_cookie_field: Signal<In, Bits<32>>,
-    /// The header's opcode byte.
-    pub hdr_opcode: Signal<In, Bits<8>>,
-    /// The header's `total_len` field as received (big endian).
-    pub hdr_total_len_field: Signal<In, Bits<32>>,
-    /// The frame's route (side band, valid with the header beat).
-    pub hdr_route: Signal<In, Bits<256>>,
+    /// A frame's header beat as it arrives (`Ingest::header`): its opcode, `total_len` and cookie fields and its route go to the slot's check.
+    pub hdr: HeaderBeatIn,
     /// ROUTE_KEY: check under this secret from now on (one-cycle pulse).
     pub key_valid: Signal<In, Bit>,
     /// ROUTE_KEY's first word.
@@ -117,12 +107,7 @@ impl Default for RouteCheck {
         RouteCheck {
             clock: Default::default(),
             reset: Default::default(),
-            hdr_in: Default::default(),
-            hdr_slot: Default::default(),
-            hdr_cookie_field: Default::default(),
-            hdr_opcode: Default::default(),
-            hdr_total_len_field: Default::default(),
-            hdr_route: Default::default(),
+            hdr: Default::default(),
             key_valid: Default::default(),
             key0: Default::default(),
             key1: Default::default(),
@@ -175,17 +160,23 @@ impl Logic for RouteCheck {
             self.s_ok[k].d.next = self.s_ok[k].q.val();
         }
         self.sip.clock.next = self.clock.val();
-        self.cookie_swap.x.next = self.hdr_cookie_field.val();
-        self.len_swap.x.next = self.hdr_total_len_field.val();
-        self.hdr_need.next = self.t_always.val().get_bit(self.hdr_opcode.val().index())
-            | (self.t_if_long.val().get_bit(self.hdr_opcode.val().index())
+        self.cookie_swap.x.next = self.hdr.data.val().get_bits::<32>(480);
+        self.len_swap.x.next = self.hdr.data.val().get_bits::<32>(192);
+        self.hdr_need.next = self
+            .t_always
+            .val()
+            .get_bit(self.hdr.data.val().get_bits::<8>(8).index())
+            | (self
+                .t_if_long
+                .val()
+                .get_bit(self.hdr.data.val().get_bits::<8>(8).index())
                 & (self.len_swap.y.val() > self.c_free_answer.val()));
         // The address: the MAC (6 bytes) for raw Ethernet, else the IPv4 address (4 bytes).
         self.msg.next =
-            bit_cast::<64, 32>(self.hdr_route.val().get_bits::<32>(112)) | self.c_len_ip.val();
-        if self.hdr_route.val().get_bits::<8>(0) == self.c_raw.val() {
+            bit_cast::<64, 32>(self.hdr.route.val().get_bits::<32>(112)) | self.c_len_ip.val();
+        if self.hdr.route.val().get_bits::<8>(0) == self.c_raw.val() {
             self.msg.next =
-                bit_cast::<64, 48>(self.hdr_route.val().get_bits::<48>(16)) | self.c_len_mac.val();
+                bit_cast::<64, 48>(self.hdr.route.val().get_bits::<48>(16)) | self.c_len_mac.val();
         }
         // The unit's next job: the lowest slot not decided.
         self.pick_valid.next = false;
@@ -227,7 +218,7 @@ impl Logic for RouteCheck {
         // A header: no check needed, decided from the cache, or waiting (this assignment wins
         // over the unit's).
         for k in 0..4 {
-            if self.hdr_in.val() & (self.hdr_slot.val() == k.to_bits::<2>()) {
+            if self.hdr.valid.val() & (self.hdr.slot.val() == k.to_bits::<2>()) {
                 self.s_need[k].d.next = self.hdr_need.val();
                 self.s_msg[k].d.next = self.msg.val();
                 self.s_cookie[k].d.next = self.cookie_swap.y.val();

@@ -18,7 +18,7 @@
 //! has, and `head`, the oldest slot the executor has not taken.
 
 use crate::fastpath::ingest::SLOTS;
-use crate::fastpath::links::{NextFrame, QueueReleaseIn};
+use crate::fastpath::links::{NextFrame, QueueReleaseIn, SlotView};
 use crate::spec::Spec;
 use crate::util::ByteSwap;
 use clio_proto::header::field;
@@ -58,20 +58,14 @@ pub struct SlotQueue {
     pub w_slot: Signal<In, Bits<2>>,
     /// The executor's take, done and pass (`Executor::queue`, joined in the top).
     pub exec: QueueReleaseIn,
-    /// The executor's slot, and whether it holds it.
-    pub slot: Signal<Out, Bits<2>>,
+    /// The executor's slot, its next slot, the slots taken and the oldest not taken (to the look-ahead, `TranslateAhead::queue`; the top reads the slot from it too).
+    pub view: SlotView,
     /// The executor holds `slot` (its request came from it and is not passed on).
     pub hold: Signal<Out, Bit>,
     /// The slot released this cycle (bit k = slot k).
     pub clear: Signal<Out, Bits<4>>,
-    /// The executor's next slot, a frame is there for it, and that frame's fields.
-    pub next_slot: Signal<Out, Bits<2>>,
     /// The next frame, for the executor (`Executor::frame`, joined in the top).
     pub out: NextFrame,
-    /// For the look-ahead: slots whose frames are taken, and the oldest slot not taken.
-    pub taken: Signal<Out, Bits<4>>,
-    /// The oldest slot the executor has not taken.
-    pub head: Signal<Out, Bits<2>>,
     /// The executor's slot.
     x_slot: DFF<Bits<2>>,
     /// The executor holds `x_slot` (its request came from it, not passed on).
@@ -103,13 +97,10 @@ impl Default for SlotQueue {
             w_busy: Default::default(),
             w_slot: Default::default(),
             exec: Default::default(),
-            slot: Default::default(),
+            view: Default::default(),
             hold: Default::default(),
             clear: Default::default(),
-            next_slot: Default::default(),
             out: Default::default(),
-            taken: Default::default(),
-            head: Default::default(),
             x_slot: Default::default(),
             x_hold: Default::default(),
             moves: Default::default(),
@@ -126,7 +117,7 @@ impl Logic for SlotQueue {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, x_slot, x_hold);
-        self.slot.next = self.x_slot.q.val();
+        self.view.slot.next = self.x_slot.q.val();
         self.hold.next = self.x_hold.q.val();
         // Finished with its slot held (released here), or passed to the write-data stage.
         self.moves.next = (self.exec.done.val() & self.x_hold.q.val()) | self.exec.pass.val();
@@ -134,26 +125,26 @@ impl Logic for SlotQueue {
         if self.exec.done.val() & self.x_hold.q.val() {
             self.clear.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
         }
-        self.next_slot.next = self.x_slot.q.val();
+        self.view.next_slot.next = self.x_slot.q.val();
         if self.moves.val() {
             self.x_hold.d.next = false;
             self.x_slot.d.next = self.x_slot.q.val() + 1;
-            self.next_slot.next = self.x_slot.q.val() + 1;
+            self.view.next_slot.next = self.x_slot.q.val() + 1;
         }
         if self.exec.take.val() {
             self.x_hold.d.next = true;
         }
         // Full, and not the slot the write-data stage is still streaming.
         self.out.full.next =
-            (self.full.val() & (bit_cast::<4, 1>(1.into()) << self.next_slot.val())).any()
-                & !(self.w_busy.val() & (self.w_slot.val() == self.next_slot.val()));
+            (self.full.val() & (bit_cast::<4, 1>(1.into()) << self.view.next_slot.val())).any()
+                & !(self.w_busy.val() & (self.w_slot.val() == self.view.next_slot.val()));
         self.out.verdict.next = 0.into();
         self.out.hdr.next = 0.into();
         self.out.client.next = 0.into();
         self.out.route.next = 0.into();
         self.out.lane.next = 0.into();
         for k in 0..4 {
-            if self.next_slot.val() == k.to_bits::<2>() {
+            if self.view.next_slot.val() == k.to_bits::<2>() {
                 self.out.verdict.next = self.verdict[k].val();
                 self.out.hdr.next = self.hdr[k].val();
                 self.out.client.next = self.client[k].val();
@@ -172,14 +163,15 @@ impl Logic for SlotQueue {
             | (bit_cast::<64, 16>(self.out.client.val()) << 32)
             | bit_cast::<64, 32>(self.ring_req.val());
         // For the look-ahead.
-        self.taken.next = 0.into();
-        self.head.next = self.x_slot.q.val();
+        self.view.taken.next = 0.into();
+        self.view.head.next = self.x_slot.q.val();
         if self.x_hold.q.val() {
-            self.taken.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
-            self.head.next = self.x_slot.q.val() + 1;
+            self.view.taken.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
+            self.view.head.next = self.x_slot.q.val() + 1;
         }
         if self.w_busy.val() {
-            self.taken.next = self.taken.val() | (bit_cast::<4, 1>(1.into()) << self.w_slot.val());
+            self.view.taken.next =
+                self.view.taken.val() | (bit_cast::<4, 1>(1.into()) << self.w_slot.val());
         }
         if self.reset.val() {
             self.x_slot.d.next = 0.into();

@@ -45,7 +45,7 @@
 //! insert evicts can differ (never a translation or an answer).
 
 use crate::fastpath::decode::Decode;
-use crate::fastpath::links::AheadSlot;
+use crate::fastpath::links::{AheadSlot, HeaderBeatIn, SlotViewIn, TlbResultIn};
 use crate::hash_unit::HashUnit;
 use crate::spec::Spec;
 use crate::va_end::{VaEndRule, VA_END_TERMS};
@@ -75,23 +75,14 @@ pub struct TranslateAhead {
     pub page_shift: Signal<In, Bits<5>>,
     /// Clio-KV's unit is enabled (`Extend::kv_en`): its opcodes parse (`use_parse_ok`).
     pub kv_en: Signal<In, Bit>,
-    /// A frame's header comes in this cycle (the ingest stage takes its first beat), for slot
-    /// `hdr_slot`, bytes 0..48 in `hdr_data`: what a lookup of it needs is computed now and
-    /// kept per slot, so a lookup later starts from registers.
-    pub hdr_in: Signal<In, Bit>,
-    /// The slot the incoming header is for (with `hdr_in`).
-    pub hdr_slot: Signal<In, Bits<2>>,
-    /// The incoming header's bytes 0..48 (with `hdr_in`).
-    pub hdr_data: Signal<In, Bits<384>>,
+    /// A frame's header beat as it arrives (`Ingest::header`): the slot's page, checks and hash are prepared from its bytes 0..48.
+    pub hdr: HeaderBeatIn,
     /// Slots holding a frame's header (the ingest stage's `headed`).
     pub headed: Signal<In, Bits<4>>,
-    /// Slots whose frame the executor or the write-data stage has taken already.
-    pub taken: Signal<In, Bits<4>>,
+    /// Where the executor is in the slot queue (`SlotQueue::view`): its slot (the one it asks about), its next slot (whose pid and VPN are registered, so `use_pid` and `use_vpn` are flip-flops in Dispatch: a slot's fields are final by the cycle it is taken in), the slots taken and the oldest not taken (where the pointer restarts after a TLB change).
+    pub queue: SlotViewIn,
     /// Slots freed this cycle.
     pub freed: Signal<In, Bits<4>>,
-    /// The oldest slot the executor has not taken: where the pointer restarts after a TLB
-    /// change.
-    pub head: Signal<In, Bits<2>>,
     /// The executor does not use the TLB's lookup port this cycle.
     pub port_free: Signal<In, Bit>,
     /// The TLB is updated this cycle (insert or invalidate).
@@ -102,22 +93,8 @@ pub struct TranslateAhead {
     pub lk_pid: Signal<Out, Bits<16>>,
     /// Lookup virtual page number.
     pub lk_vpn: Signal<Out, Bits<36>>,
-    /// The TLB's result of the lookup issued two cycles ago: hit.
-    pub res_hit: Signal<In, Bit>,
-    /// The hit entry is an allocated page not yet mapped.
-    pub res_alloc: Signal<In, Bit>,
-    /// The hit entry's permissions (bit 0 read, bit 1 write).
-    pub res_perms: Signal<In, Bits<2>>,
-    /// The hit entry's frame number.
-    pub res_pfn: Signal<In, Bits<40>>,
-    /// The slot the executor asks about (the one it dispatches).
-    pub use_slot: Signal<In, Bits<2>>,
-    /// The slot the executor holds in the next cycle (the slot queue's `next_slot`): its pid
-    /// and VPN are registered, so `use_pid` and `use_vpn` are flip-flops in Dispatch (a slot's
-    /// fields are final by the cycle it is taken in: a header's page is written at the end of
-    /// its cycle, a segment's the cycle after, and a frame is taken two cycles after its
-    /// header at the earliest).
-    pub use_next: Signal<In, Bits<2>>,
+    /// The TLB's lookup result (`Tlb::res`), the cycle after a lookup of its own (`gen` unused).
+    pub res: TlbResultIn,
     /// The results for the slot the executor takes (`Executor::ahead`, joined in the top).
     pub slot: AheadSlot,
     /// `use_slot`'s lookup pid (registered from `use_next`).
@@ -316,24 +293,16 @@ impl Default for TranslateAhead {
             reset: Default::default(),
             page_shift: Default::default(),
             kv_en: Default::default(),
-            hdr_in: Default::default(),
-            hdr_slot: Default::default(),
-            hdr_data: Default::default(),
+            hdr: Default::default(),
             headed: Default::default(),
-            taken: Default::default(),
             freed: Default::default(),
-            head: Default::default(),
             port_free: Default::default(),
             tlb_update: Default::default(),
             lk_valid: Default::default(),
             lk_pid: Default::default(),
             lk_vpn: Default::default(),
-            res_hit: Default::default(),
-            res_alloc: Default::default(),
-            res_perms: Default::default(),
-            res_pfn: Default::default(),
-            use_slot: Default::default(),
-            use_next: Default::default(),
+            res: Default::default(),
+            queue: Default::default(),
             slot: Default::default(),
             use_pid: Default::default(),
             use_vpn: Default::default(),

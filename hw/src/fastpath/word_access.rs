@@ -14,10 +14,11 @@
 //!   by lane as the beat arrives and selected with the word, so the ALU's decision (`SAlu`:
 //!   store or not) is a gate from flip-flops, not a 64-bit compare.
 //! - **Write-back.** The word to write (`new`) is loaded from the ALU (`alu_load`, `alu_new`)
-//!   or from Append's placement (`tail_load`, `new_tail`). The one-beat write (`wr_addr`,
-//!   `wr_data`, `wr_strb`, for `BeatWriter`) puts it at its lane: at `pa`, or at `tail_pa` for
+//!   or from Append's placement (`tail_load`, `new_tail`). The one-beat write (`wr`, for
+//!   `BeatWriter`) puts it at its lane: at `pa`, or at `tail_pa` for
 //!   an Append (`tail`); an offload's block (`block`) is written as given instead.
 
+use crate::fastpath::links::{Beat, WordPort};
 use crate::util::Gather;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES};
 use rust_hdl::prelude::*;
@@ -31,28 +32,20 @@ const _: () = assert!(ATOMIC_BYTES == 8 && BEAT_BYTES == 64);
 pub struct WordAccess {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// The word's PA (an atomic's, or Append's tail word as it is read).
-    pub pa: Signal<In, Bits<64>>,
+    /// The executor's word access (`Executor::word`): the word's PA, when its R beat comes, which word to write back.
+    pub exec: WordPort,
     /// The R channel's beat, and the executor waiting for it (`SData`): registered.
     pub r_data: Signal<In, Bits<512>>,
-    /// The executor waits for the word's R beat (`SData`): `r_data`'s word is registered.
-    pub sample: Signal<In, Bit>,
     /// The word read (registered as its beat arrived).
     pub old: Signal<Out, Bits<64>>,
     /// The value the word is compared with (a CAS's expected value), held while sampling.
     pub cmp_word: Signal<In, Bits<64>>,
     /// `old == cmp_word`, registered with `old`.
     pub old_eq: Signal<Out, Bit>,
-    /// Load the word to write: the ALU's result / Append's new tail.
-    pub alu_load: Signal<In, Bit>,
     /// The ALU's result, loaded with `alu_load`.
     pub alu_new: Signal<In, Bits<64>>,
-    /// Load Append's new tail as the word to write.
-    pub tail_load: Signal<In, Bit>,
     /// Append's new tail, loaded with `tail_load`.
     pub new_tail: Signal<In, Bits<64>>,
-    /// The write-back is Append's tail word, at `tail_pa`.
-    pub tail: Signal<In, Bit>,
     /// The PA of Append's tail word.
     pub tail_pa: Signal<In, Bits<64>>,
     /// The write is an offload's block with its strobes, as given.
@@ -61,12 +54,8 @@ pub struct WordAccess {
     pub block_data: Signal<In, Bits<512>>,
     /// The offload's block's byte strobes.
     pub block_strb: Signal<In, Bits<64>>,
-    /// The one-beat write: address, beat, strobes.
-    pub wr_addr: Signal<Out, Bits<64>>,
-    /// The one-beat write's beat, in DRAM lanes.
-    pub wr_data: Signal<Out, Bits<512>>,
-    /// The one-beat write's byte strobes.
-    pub wr_strb: Signal<Out, Bits<64>>,
+    /// The one-beat write (to `BeatWriter::word`): the word at its lane, or the offload's block.
+    pub wr: Beat,
     /// The word read, registered.
     old_q: DFF<Bits<64>>,
     /// `old_q == cmp_word`, registered with it.
@@ -86,36 +75,36 @@ impl Logic for WordAccess {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, old_q, eq_q, new_q);
-        self.rd_word.next = self.pa.val().get_bits::<3>(3);
+        self.rd_word.next = self.exec.pa.val().get_bits::<3>(3);
         self.rd_sh.next = bit_cast::<9, 3>(self.rd_word.val()) << 6;
         for k in 0..8 {
             self.lane_eq.bits[k].next =
                 self.r_data.val().get_bits::<64>(64 * k) == self.cmp_word.val();
         }
-        if self.sample.val() {
+        if self.exec.sample.val() {
             self.old_q.d.next = bit_cast::<64, 512>(self.r_data.val() >> self.rd_sh.val());
             self.eq_q.d.next = self.lane_eq.out.val().get_bit(self.rd_word.val().index());
         }
         self.old.next = self.old_q.q.val();
         self.old_eq.next = self.eq_q.q.val();
-        if self.alu_load.val() {
+        if self.exec.alu_load.val() {
             self.new_q.d.next = self.alu_new.val();
         }
-        if self.tail_load.val() {
+        if self.exec.tail_load.val() {
             self.new_q.d.next = self.new_tail.val();
         }
-        self.wr_addr.next = self.pa.val();
-        if self.tail.val() {
-            self.wr_addr.next = self.tail_pa.val();
+        self.wr.addr.next = self.exec.pa.val();
+        if self.exec.tail.val() {
+            self.wr.addr.next = self.tail_pa.val();
         }
-        self.wr_word.next = self.wr_addr.val().get_bits::<3>(3);
-        self.wr_data.next =
+        self.wr_word.next = self.wr.addr.val().get_bits::<3>(3);
+        self.wr.data.next =
             bit_cast::<512, 64>(self.new_q.q.val()) << (bit_cast::<9, 3>(self.wr_word.val()) << 6);
-        self.wr_strb.next =
+        self.wr.strb.next =
             bit_cast::<64, 8>(0xFF_u8.to_bits()) << (bit_cast::<6, 3>(self.wr_word.val()) << 3);
         if self.block.val() {
-            self.wr_data.next = self.block_data.val();
-            self.wr_strb.next = self.block_strb.val();
+            self.wr.data.next = self.block_data.val();
+            self.wr.strb.next = self.block_strb.val();
         }
     }
 }

@@ -21,6 +21,7 @@
 //! write-backs and atomics, wait for it). The buffer's read is registered: the stage presents
 //! the next block's address in the cycle a beat is taken.
 
+use crate::fastpath::links::WriteJobIn;
 use crate::mem_access::{LaneWindow, Realign};
 use clio_proto::consts::{BEAT_BYTES, MAX_PAYLOAD};
 use clio_proto::replog;
@@ -40,20 +41,10 @@ pub struct WriteData {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: idle.
     pub reset: Signal<In, Bit>,
-    /// Take the write below this cycle (only while not `busy`).
-    pub start: Signal<In, Bit>,
+    /// The write to take (`Executor::write`): its pieces, lane, length and whether it is an Append record.
+    pub job: WriteJobIn,
     /// Its payload slot.
     pub start_slot: Signal<In, Bits<2>>,
-    /// It has two page pieces.
-    pub start_two: Signal<In, Bit>,
-    /// Lane of its first byte in block 0 (`va % 64`).
-    pub start_o: Signal<In, Bits<6>>,
-    /// Bytes in the first piece (all of them for one piece).
-    pub start_n1: Signal<In, Bits<12>>,
-    /// Bytes written (an Append: the record's footprint).
-    pub start_len: Signal<In, Bits<12>>,
-    /// It is an Append record (funnel, frame word, pad).
-    pub start_append: Signal<In, Bit>,
     /// Append: the slot-to-record shift in 8-byte words (bit 3: one block ahead, bits 0..3:
     /// the funnel's word shift).
     pub start_shift: Signal<In, Bits<4>>,
@@ -170,10 +161,10 @@ impl Logic for WriteData {
         // first piece is [o, o + n1), ending at block (o + n1) / 64 when a second follows (the
         // page boundary is block-aligned), else at the write's last block; the second is
         // [o + n1, o + len).
-        self.start_hi.next = bit_cast::<12, 6>(self.start_o.val()) + self.start_n1.val();
-        self.start_all_hi.next = bit_cast::<12, 6>(self.start_o.val()) + self.start_len.val();
+        self.start_hi.next = bit_cast::<12, 6>(self.job.o.val()) + self.job.n1.val();
+        self.start_all_hi.next = bit_cast::<12, 6>(self.job.o.val()) + self.job.len.val();
         self.start_all_end.next = (self.start_all_hi.val() + 63) >> 6;
-        if self.start_two.val() {
+        if self.job.two.val() {
             self.start_end.next = self.start_hi.val() >> 6;
         } else {
             self.start_end.next = self.start_all_end.val();
@@ -250,25 +241,25 @@ impl Logic for WriteData {
                 }
             }
         }
-        if self.start.val() {
+        if self.job.start.val() {
             self.w_busy.d.next = true;
             self.w_slot.d.next = self.start_slot.val();
             self.idx.d.next = 0.into();
             self.piece.d.next = false;
-            self.two.d.next = self.start_two.val();
-            self.o.d.next = self.start_o.val();
+            self.two.d.next = self.job.two.val();
+            self.o.d.next = self.job.o.val();
             self.all_hi.d.next = self.start_all_hi.val();
             self.all_end.d.next = self.start_all_end.val();
-            self.lo.d.next = bit_cast::<12, 6>(self.start_o.val());
+            self.lo.d.next = bit_cast::<12, 6>(self.job.o.val());
             self.hi.d.next = self.start_hi.val();
             self.end_block.d.next = self.start_end.val();
-            self.append.d.next = self.start_append.val();
-            self.adv.d.next = self.start_append.val() & self.start_shift.val().get_bit(3);
-            self.prime.d.next = self.start_append.val() & self.start_shift.val().get_bit(3);
+            self.append.d.next = self.job.append.val();
+            self.adv.d.next = self.job.append.val() & self.start_shift.val().get_bit(3);
+            self.prime.d.next = self.job.append.val() & self.start_shift.val().get_bit(3);
             self.sh.d.next = self.start_shift.val().get_bits::<3>(0);
-            self.payload_lo.d.next = bit_cast::<12, 6>(self.start_o.val()) + 8;
+            self.payload_lo.d.next = bit_cast::<12, 6>(self.job.o.val()) + 8;
             self.payload_hi.d.next =
-                bit_cast::<12, 6>(self.start_o.val()) + 8 + self.start_payload_len.val();
+                bit_cast::<12, 6>(self.job.o.val()) + 8 + self.start_payload_len.val();
             self.payload_len.d.next = self.start_payload_len.val();
         }
         if self.reset.val() {

@@ -29,15 +29,6 @@ impl Logic for FastpathTop {
         // table's rules and each class's format checks.
         self.dec.hdr.next = self.exec.header.val();
         self.dec.kv_en.next = self.ext.kv_en.val();
-        self.opcode.next = self.dec.opcode.val();
-        self.h_pid.next = self.dec.pid.val();
-        self.h_idx.next = self.dec.pkt_index.val();
-        self.h_cnt.next = self.dec.pkt_count.val();
-        self.h_plen.next = self.dec.payload_len.val();
-        self.h_va.next = self.dec.va.val();
-        self.h_tlen.next = self.dec.total_len.val();
-        self.h_arg0.next = self.dec.arg0.val();
-        self.h_arg1.next = self.dec.arg1.val();
 
         // ---- The response header (`ResponseHeader`): the request's bytes 0..48 with status,
         // flags, payload_len, zero checksum and the class's fields; bytes 48..64 (key, client)
@@ -47,9 +38,9 @@ impl Logic for FastpathTop {
         // and a put's or delete's OK answer replayed from the idempotence ring is the first
         // answer again: total_len 0 (rs_plen is 0). A read's answer: this packet's pkt_index
         // and the answer's pkt_count.
-        self.apl.va.next = self.h_va.val();
-        self.apl.capacity.next = self.h_arg0.val();
-        self.apl.len.next = bit_cast::<12, 32>(self.h_tlen.val());
+        self.apl.va.next = self.dec.fields.va.val();
+        self.apl.capacity.next = self.dec.fields.arg0.val();
+        self.apl.len.next = bit_cast::<12, 32>(self.dec.fields.total_len.val());
         self.rhdr.request.next = self.exec.header.val();
         ResponseFields::join(&mut self.exec.rsp, &mut self.rhdr.exec);
         self.rhdr.args_on.next = self.exec.append.val() | self.xs.args_on.val();
@@ -62,8 +53,8 @@ impl Logic for FastpathTop {
         self.rhdr.value_len_on.next = self.ext.kv.val()
             & (self.xs.args_on.val()
                 | (self.exec.rsp.arg0_on.val() & (self.exec.rsp.status.val() == self.st_ok.val())));
-        self.rseg.va.next = self.h_va.val();
-        self.rseg.total.next = self.h_tlen.val();
+        self.rseg.va.next = self.dec.fields.va.val();
+        self.rseg.total.next = self.dec.fields.total_len.val();
         SegUse::join(&mut self.exec.seg, &mut self.rseg.exec);
         self.hreq.next = self.rhdr.forwarded.val();
 
@@ -108,7 +99,7 @@ impl Logic for FastpathTop {
         self.persist_len.next = self.pers.persist_len.val();
         self.sp_tx_ready.next = self.exec.sp_tx_ready.val();
         // An offload's access in its own RAS (Clio-KV's store) translates with the store's pid.
-        self.t_pid.next = self.h_pid.val();
+        self.t_pid.next = self.dec.fields.pid.val();
         if self.xs.own.val() {
             self.t_pid.next = self.ext.kv_pid.val();
         }
@@ -206,15 +197,7 @@ impl Logic for FastpathTop {
         self.ext.clear.next = self.exec.unit.clear.val();
         self.ext.chase_start.next = self.exec.chase_start.val();
         self.ext.kv_start.next = self.exec.kv_start.val();
-        self.ext.req_op.next = self.opcode.val();
-        self.ext.req_pid.next = self.h_pid.val();
-        self.ext.req_va.next = self.h_va.val();
-        self.ext.req_arg0.next = self.h_arg0.val();
-        self.ext.req_arg1.next = self.h_arg1.val();
-        self.ext.req_len.next = self.h_tlen.val();
-        self.ext.req_pay_len.next = self.h_plen.val();
-        self.ext.req_pkt_count.next = self.h_cnt.val();
-        self.ext.req_pkt_index.next = self.h_idx.val();
+        RequestFieldsIn::join(&mut self.ext.req, &mut self.dec.fields);
         ServiceExec::join(&mut self.exec.unit, &mut self.xs.exec);
         self.xs.tr_status.next = self.tr.exec.status.val();
         UnitChannels::join(&mut self.ext.active, &mut self.xs.unit);
@@ -248,15 +231,11 @@ impl Logic for FastpathTop {
         // ---- The word accesses' data path (`WordAccess`): the word read at `pa1` in SData,
         // written back from the ALU (SAlu) or Append's placement (its tail word), or an
         // offload's block.
-        self.wa.pa.next = self.exec.acc_pa1.val();
         self.wa.r_data.next = self.m_axi_rdata.val();
-        self.wa.sample.next = self.exec.word_sample.val();
-        self.wa.cmp_word.next = self.h_arg0.val();
-        self.wa.alu_load.next = self.exec.alu_load.val();
+        WordPort::join(&mut self.wa.exec, &mut self.exec.word);
+        self.wa.cmp_word.next = self.dec.fields.arg0.val();
         self.wa.alu_new.next = self.sync.alu_new.val();
-        self.wa.tail_load.next = self.exec.tail_load.val();
         self.wa.new_tail.next = self.apl.placed.new_tail.val();
-        self.wa.tail.next = self.exec.append.val();
         self.wa.tail_pa.next = self.apl.tail_word_pa.val();
         self.wa.block.next = self.xs.exec.writing.val();
         self.wa.block_data.next = self.xs.wdata.val();
@@ -266,25 +245,20 @@ impl Logic for FastpathTop {
         self.apl.tail.next = self.wa.old.val();
         self.apl.tail_pa.next = self.exec.acc_pa1.val();
         self.apl.slot_word.next = self.exec.lane.val().get_bits::<3>(3);
-        self.sync.alu_op.next = self.opcode.val();
+        self.sync.alu_op.next = self.dec.fields.opcode.val();
         self.sync.alu_old.next = self.wa.old.val();
-        self.sync.alu_arg0.next = self.h_arg0.val();
-        self.sync.alu_arg1.next = self.h_arg1.val();
+        self.sync.alu_arg0.next = self.dec.fields.arg0.val();
+        self.sync.alu_arg1.next = self.dec.fields.arg1.val();
         self.sync.alu_eq.next = self.wa.old_eq.val();
         // ---- Write-data stage (`WriteData`): streams the W beats of a write whose bursts the
         // executor has addressed, from the frame's wbuf slot, while the executor goes on. It
         // owns the W channel and the wbuf read port while busy; the executor's own one-beat
         // writes (PTE write-backs, atomics) override the W defaults below only when it is not.
         self.wd.reset.next = self.reset.val();
-        self.wd.start.next = self.exec.queue.pass.val();
-        self.wd.start_slot.next = self.sq.slot.val();
-        self.wd.start_two.next = self.exec.acc_two.val();
-        self.wd.start_o.next = self.exec.lane.val();
-        self.wd.start_n1.next = self.exec.acc_n1.val();
-        self.wd.start_len.next = self.exec.acc_len.val();
-        self.wd.start_append.next = self.exec.append.val();
+        WriteJobIn::join(&mut self.wd.job, &mut self.exec.write);
+        self.wd.start_slot.next = self.sq.view.slot.val();
         self.wd.start_shift.next = self.apl.shift.val();
-        self.wd.start_payload_len.next = bit_cast::<12, 32>(self.h_tlen.val());
+        self.wd.start_payload_len.next = bit_cast::<12, 32>(self.dec.fields.total_len.val());
         self.wd.buf_data.next = self.wbuf.read_data.val();
         self.wd.w_ready.next = self.m_axi_wready.val();
         self.m_axi_wvalid.next = self.wd.w_valid.val();
@@ -301,17 +275,11 @@ impl Logic for FastpathTop {
         self.bw.w_free.next = !self.w_busy.val();
         self.bw.aw_ready.next = self.m_axi_awready.val();
         self.bw.w_ready.next = self.m_axi_wready.val();
-        if self.exec.beat_word.val() {
-            // An 8-byte word at its lane, or the offload's block (`WordAccess`).
-            self.bw.addr.next = self.wa.wr_addr.val();
-            self.bw.data.next = self.wa.wr_data.val();
-            self.bw.strb.next = self.wa.wr_strb.val();
-        } else {
-            // A PTE (a fault's or a PTE_WRITE's), laid out by the PTE writer.
-            self.bw.addr.next = self.ptw.beat_addr.val();
-            self.bw.data.next = self.ptw.beat_data.val();
-            self.bw.strb.next = self.ptw.beat_strb.val();
-        }
+        // An 8-byte word at its lane or the offload's block (`WordAccess`), or a PTE (a fault's
+        // or a PTE_WRITE's) laid out by the PTE writer.
+        self.bw.word_sel.next = self.exec.beat_word.val();
+        BeatIn::join(&mut self.bw.word, &mut self.wa.wr);
+        BeatIn::join(&mut self.bw.pte, &mut self.ptw.beat);
         if self.bw.active.val() {
             self.m_axi_awvalid.next = self.bw.aw_valid.val();
             self.m_axi_awaddr.next = self.bw.aw_addr.val();
@@ -331,12 +299,12 @@ impl Logic for FastpathTop {
             self.wbuf.read_address.next = self.wd.buf_address.val();
         } else if self.ext.pay_fetch.val() {
             // The KV payload feeder's next block (the write-data stage is idle).
-            self.wbuf.read_address.next = (bit_cast::<7, 2>(self.sq.slot.val()) << 5)
+            self.wbuf.read_address.next = (bit_cast::<7, 2>(self.sq.view.slot.val()) << 5)
                 | bit_cast::<7, 5>(self.ext.pay_block.val());
         } else {
             // Idle: block 0 of the executor's slot, the next one handed over (the RAM reads
             // a cycle ahead).
-            self.wbuf.read_address.next = bit_cast::<7, 2>(self.sq.slot.val()) << 5;
+            self.wbuf.read_address.next = bit_cast::<7, 2>(self.sq.view.slot.val()) << 5;
         }
         // ---- Ingest stage (`crate::fastpath::ingest`): frames into the free wbuf slot,
         // realigned to DRAM lanes, with the ack layer's CRC check; header, route and verdict
@@ -414,10 +382,10 @@ impl Logic for FastpathTop {
         DescTakenIn::join(&mut self.exec.desc, &mut self.spd.taken);
         self.exec.desc_to_pte.next = self.sptx.to_pte.val();
         self.exec.desc_reply.next = self.sptx.reply.val();
-        self.exec.h_va.next = self.dec.va.val();
+        self.exec.h_va.next = self.dec.fields.va.val();
         // The packet's first byte, summed by the look-ahead as the header arrived.
         AheadUse::join(&mut self.exec.ahead, &mut self.la.slot);
-        self.exec.h_plen.next = self.dec.payload_len.val();
+        self.exec.h_plen.next = self.dec.fields.payload_len.val();
         self.exec.h_durable.next = self.dec.durable.val();
         OrderClearIn::join(&mut self.exec.order, &mut self.order.clear);
         self.exec.ar_ready.next = self.m_axi_arready.val();
@@ -460,39 +428,22 @@ impl Logic for FastpathTop {
         QueueRelease::join(&mut self.exec.queue, &mut self.sq.exec);
         // The key check: every header's key and epoch as they arrive, kept per slot; Dispatch
         // reads the executor's slot's answers.
-        self.keys.hdr_in.next = self.ingest.header_in.val();
-        self.keys.hdr_slot.next = self.ingest.header_slot.val();
-        self.keys.hdr_pid_field.next = self.rx_data.val().get_bits::<16>(32);
-        self.keys.hdr_key_field.next = self.rx_data.val().get_bits::<64>(384);
-        self.keys.hdr_epoch_field.next = self.rx_data.val().get_bits::<16>(464);
-        self.keys.sel.next = self.sq.slot.val();
-        self.routes.hdr_in.next = self.ingest.header_in.val();
-        self.routes.hdr_slot.next = self.ingest.header_slot.val();
-        self.routes.hdr_cookie_field.next = self.rx_data.val().get_bits::<32>(480);
-        self.routes.hdr_opcode.next = self.rx_data.val().get_bits::<8>(8);
-        self.routes.hdr_total_len_field.next = self.rx_data.val().get_bits::<32>(192);
-        self.routes.hdr_route.next = self.rx_route.val();
-        self.routes.sel.next = self.sq.slot.val();
+        HeaderBeatIn::join(&mut self.keys.hdr, &mut self.ingest.header);
+        self.keys.sel.next = self.sq.view.slot.val();
+        HeaderBeatIn::join(&mut self.routes.hdr, &mut self.ingest.header);
+        self.routes.sel.next = self.sq.view.slot.val();
         // Slots freed this cycle go back to the ingest stage.
         self.ingest.freed.next = self.sq.clear.val() | self.w_release.val();
         // ---- The TLB look-ahead: the ingest slots, what is taken, and the lookup port when the
         // executor leaves it free.
-        self.la.hdr_in.next = self.ingest.header_in.val();
-        self.la.hdr_slot.next = self.ingest.header_slot.val();
-        self.la.hdr_data.next = bit_cast::<384, 512>(self.rx_data.val());
+        HeaderBeatIn::join(&mut self.la.hdr, &mut self.ingest.header);
         self.la.page_shift.next = self.cfg_page_shift.val();
         self.la.kv_en.next = self.ext.kv_en.val();
         self.la.headed.next = self.ingest.headed.val();
         self.la.freed.next = self.sq.clear.val() | self.w_release.val();
-        self.la.taken.next = self.sq.taken.val();
-        self.la.head.next = self.sq.head.val();
-        self.la.use_slot.next = self.sq.slot.val();
-        self.la.use_next.next = self.sq.next_slot.val();
+        SlotViewIn::join(&mut self.la.queue, &mut self.sq.view);
         self.la.tlb_update.next = self.tlb.up_valid.val();
-        self.la.res_hit.next = self.tlb.res.hit.val();
-        self.la.res_alloc.next = self.tlb.res.alloc.val();
-        self.la.res_perms.next = self.tlb.res.perms.val();
-        self.la.res_pfn.next = self.tlb.res.pfn.val();
+        TlbResultIn::join(&mut self.la.res, &mut self.tlb.res);
         self.la.port_free.next = !self.x_lk.val();
         self.tlb.lk_valid.next = self.x_lk.val() | self.la.lk_valid.val();
         if !self.x_lk.val() {

@@ -171,8 +171,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$la$dec_chk",
-                find: "atomic_ok = (va[(32'h0)+:(3)] == 32'h0) & (payload_len == 32'h0);",
-                replace: "atomic_ok = (payload_len == 32'h0);",
+                find: "atomic_ok = (fields$va[(32'h0)+:(3)] == 32'h0) & (fields$payload_len == 32'h0);",
+                replace: "atomic_ok = (fields$payload_len == 32'h0);",
             },
         ],
     },
@@ -183,8 +183,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$la$dec_chk",
-                find: "read_form = (payload_len == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_request_len);",
-                replace: "read_form = (payload_len == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0);",
+                find: "read_form = (fields$payload_len == 32'h0) & (fields$pkt_count == 32'h1) & (fields$total_len != 32'h0) & (fields$total_len <= max_request_len);",
+                replace: "read_form = (fields$payload_len == 32'h0) & (fields$pkt_count == 32'h1) & (fields$total_len != 32'h0);",
             },
         ],
     },
@@ -195,8 +195,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$la$dec_chk",
-                find: "read_form = (payload_len == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_request_len);",
-                replace: "read_form = (payload_len == 32'h0) & (pkt_count == 32'h1) & (total_len <= max_request_len);",
+                find: "read_form = (fields$payload_len == 32'h0) & (fields$pkt_count == 32'h1) & (fields$total_len != 32'h0) & (fields$total_len <= max_request_len);",
+                replace: "read_form = (fields$payload_len == 32'h0) & (fields$pkt_count == 32'h1) & (fields$total_len <= max_request_len);",
             },
         ],
     },
@@ -207,8 +207,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$la$dec_chk",
-                find: "append_ok = (va[(32'h0)+:(3)] == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_record) & (((payload_len) & 32'hffffffff) == total_len);",
-                replace: "append_ok = (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_record) & (((payload_len) & 32'hffffffff) == total_len);",
+                find: "append_ok = (fields$va[(32'h0)+:(3)] == 32'h0) & (fields$pkt_count == 32'h1) & (fields$total_len != 32'h0) & (fields$total_len <= max_record) & (((fields$payload_len) & 32'hffffffff) == fields$total_len);",
+                replace: "append_ok = (fields$pkt_count == 32'h1) & (fields$total_len != 32'h0) & (fields$total_len <= max_record) & (((fields$payload_len) & 32'hffffffff) == fields$total_len);",
             },
         ],
     },
@@ -219,8 +219,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$la$dec_chk",
-                find: "append_ok = (va[(32'h0)+:(3)] == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_record) & (((payload_len) & 32'hffffffff) == total_len);",
-                replace: "append_ok = (va[(32'h0)+:(3)] == 32'h0) & (pkt_count == 32'h1) & (total_len != 32'h0) & (total_len <= max_record);",
+                find: "append_ok = (fields$va[(32'h0)+:(3)] == 32'h0) & (fields$pkt_count == 32'h1) & (fields$total_len != 32'h0) & (fields$total_len <= max_record) & (((fields$payload_len) & 32'hffffffff) == fields$total_len);",
+                replace: "append_ok = (fields$va[(32'h0)+:(3)] == 32'h0) & (fields$pkt_count == 32'h1) & (fields$total_len != 32'h0) & (fields$total_len <= max_record);",
             },
         ],
     },
@@ -231,8 +231,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$la$dec_chk",
-                find: "chase_ok = (payload_len == 32'h0) & (pkt_count == 32'h1);",
-                replace: "chase_ok = (pkt_count == 32'h1);",
+                find: "chase_ok = (fields$payload_len == 32'h0) & (fields$pkt_count == 32'h1);",
+                replace: "chase_ok = (fields$pkt_count == 32'h1);",
             },
         ],
     },

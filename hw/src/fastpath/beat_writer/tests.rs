@@ -1,4 +1,5 @@
-//! The one-beat writer alone: 2,000 writes, each held (`go`) until `done` and then for a random
+//! The one-beat writer alone: 2,000 writes (each the word-access path's or the PTE writer's,
+//! the other maker's beat different), each held (`go`) until `done` and then for a random
 //! while longer (as a fault's write-back waits for its PAGE_MAPPED notice), with random AW and
 //! W readiness and the W channel taken by the write-data stage at random. Every write sends
 //! exactly one AW (its block address) and one W beat (its data and strobes), never while the
@@ -23,15 +24,26 @@ fn each_write_sends_one_aw_and_one_w() {
         let data: [u8; 64] = r.bytes(64).try_into().expect("64 bytes");
         let strb = r.next();
         let linger = r.below(4);
+        let word = r.below(2) == 0;
         let (mut aws, mut ws) = (0u32, 0u32);
         let mut done_at: Option<u64> = None;
         let mut held = 0u64;
         loop {
             assert!(cycles < 1_000_000, "stuck at write {writes}");
             b.uut.go.next = true;
-            b.uut.addr.next = addr.to_bits();
-            b.uut.data.next = bytes_to_bits(&data);
-            b.uut.strb.next = strb.to_bits();
+            // The write is one of the two makers' beats; the other carries noise.
+            let (mine, other) = if word {
+                (&mut b.uut.word, &mut b.uut.pte)
+            } else {
+                (&mut b.uut.pte, &mut b.uut.word)
+            };
+            mine.addr.next = addr.to_bits();
+            mine.data.next = bytes_to_bits(&data);
+            mine.strb.next = strb.to_bits();
+            other.addr.next = (!addr).to_bits();
+            other.data.next = bytes_to_bits(&[0x5A; 64]);
+            other.strb.next = (!strb).to_bits();
+            b.uut.word_sel.next = word;
             let w_free = r.below(4) != 0;
             b.uut.w_free.next = w_free;
             b.uut.aw_ready.next = r.below(2) == 0;

@@ -114,17 +114,37 @@ fn fields_and_checks_are_protos() {
         assert!(simulate(&mut d, 1000));
         let p = Packet::new_unchecked(&b[..]);
         let at = format!("header {i}: {:02x?}", &b[..48]);
-        assert_eq!(d.opcode.val().to_u64(), p.opcode_raw() as u64, "{at}");
+        assert_eq!(
+            d.fields.opcode.val().to_u64(),
+            p.opcode_raw() as u64,
+            "{at}"
+        );
         assert_eq!(d.durable.val(), p.flags() & FLAG_DURABLE != 0, "{at}");
-        assert_eq!(d.pid.val().to_u64(), p.pid() as u64, "{at}");
-        assert_eq!(d.pkt_index.val().to_u64(), p.pkt_index() as u64, "{at}");
-        assert_eq!(d.pkt_count.val().to_u64(), p.pkt_count() as u64, "{at}");
-        assert_eq!(d.payload_len.val().to_u64(), p.payload_len() as u64, "{at}");
+        assert_eq!(d.fields.pid.val().to_u64(), p.pid() as u64, "{at}");
+        assert_eq!(
+            d.fields.pkt_index.val().to_u64(),
+            p.pkt_index() as u64,
+            "{at}"
+        );
+        assert_eq!(
+            d.fields.pkt_count.val().to_u64(),
+            p.pkt_count() as u64,
+            "{at}"
+        );
+        assert_eq!(
+            d.fields.payload_len.val().to_u64(),
+            p.payload_len() as u64,
+            "{at}"
+        );
         assert_eq!(d.req_id.val().to_u64(), p.req_id() as u64, "{at}");
-        assert_eq!(d.va.val().to_u64(), p.va(), "{at}");
-        assert_eq!(d.total_len.val().to_u64(), p.total_len() as u64, "{at}");
-        assert_eq!(d.arg0.val().to_u64(), p.arg0(), "{at}");
-        assert_eq!(d.arg1.val().to_u64(), p.arg1(), "{at}");
+        assert_eq!(d.fields.va.val().to_u64(), p.va(), "{at}");
+        assert_eq!(
+            d.fields.total_len.val().to_u64(),
+            p.total_len() as u64,
+            "{at}"
+        );
+        assert_eq!(d.fields.arg0.val().to_u64(), p.arg0(), "{at}");
+        assert_eq!(d.fields.arg1.val().to_u64(), p.arg1(), "{at}");
         // Header::parse, with the table's rule for extend opcodes (those without a unit
         // here do not parse; Clio-KV's only while it is enabled).
         let op = p.opcode_raw();

@@ -367,7 +367,7 @@ fn a_long_read_goes_on_with_its_next_packet() {
         2,
         "pkt_count of every packet"
     );
-    assert_eq!(b.uut.acc_len.val().to_u64(), 100);
+    assert_eq!(b.uut.write.len.val().to_u64(), 100);
     assert_eq!(b.uut.rsp.payload_len.val().to_u64(), 100);
 }
 
@@ -404,8 +404,8 @@ fn a_write_missing_the_look_ahead_is_translated_then_handed_to_the_write_data_st
     b.tick();
     b.uut.tr.pa.next = 0x5_0000.into();
     b.settle();
-    assert!(b.uut.acc_two.val());
-    assert_eq!(b.uut.acc_n1.val().to_u64(), 40);
+    assert!(b.uut.write.two.val());
+    assert_eq!(b.uut.write.n1.val().to_u64(), 40);
     b.tick();
     b.uut.tr.done.next = false;
     b.uut.order.write_clear.next = false;
@@ -577,7 +577,7 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.uut.alu_write.next = true;
     b.settle();
     assert_eq!(b.uut.state(), State::SAlu);
-    assert!(b.uut.alu_load.val() && b.uut.ring.record.val());
+    assert!(b.uut.word.alu_load.val() && b.uut.ring.record.val());
     assert_eq!(
         b.uut.ring.rec_value.val().to_u64(),
         41,

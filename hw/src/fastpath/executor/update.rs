@@ -51,10 +51,10 @@ impl Logic for Executor {
         self.client.next = self.hcli.q.val();
         self.sync_key.next = self.ring_key.q.val();
         self.lane.next = self.o.q.val();
-        self.acc_len.next = self.len.q.val();
+        self.write.len.next = self.len.q.val();
         self.tr.need.next = self.need.q.val();
-        self.acc_two.next = self.two.q.val();
-        self.acc_n1.next = self.n1.q.val();
+        self.write.two.next = self.two.q.val();
+        self.write.n1.next = self.n1.q.val();
         self.acc_pa1.next = self.pa1.q.val();
         self.rsp.status.next = self.rs_status.q.val();
         self.rsp.flags.next = self.rs_flags.q.val();
@@ -73,6 +73,10 @@ impl Logic for Executor {
         self.persist.append.next = self.ap.q.val();
         self.job.o.next = self.o.q.val();
         self.job.route.next = self.route_q.q.val();
+        self.write.o.next = self.o.q.val();
+        self.write.append.next = self.ap.q.val();
+        self.word.pa.next = self.pa1.q.val();
+        self.word.tail.next = self.ap.q.val();
         self.rsp.seg_on.next = self.rd_seg.q.val();
         self.rsp.pkt_index.next = self.rd_i.q.val();
         self.rsp.pkt_count.next = self.rd_n.q.val();
@@ -101,6 +105,7 @@ impl Logic for Executor {
         self.seg.step.next = false;
         self.unit.serving.next = self.state.q.val() == State::Offload;
         self.word_sample.next = self.state.q.val() == State::SData;
+        self.word.sample.next = self.state.q.val() == State::SData;
         self.beat_pte.next = self.state.q.val() == State::SpPte;
         self.beat_word.next = self.state.q.val() == State::SWrite;
         self.sp_push.next = self.state.q.val() == State::SlowPush;
@@ -181,8 +186,8 @@ impl Logic for Executor {
         self.ring.rec_status.next = self.st_ok.val();
         self.ring.rec_value.next = self.word_old.val();
         self.ring.rec_arg1.next = 0.into();
-        self.alu_load.next = false;
-        self.tail_load.next = false;
+        self.word.alu_load.next = false;
+        self.word.tail_load.next = false;
         self.place_load.next = false;
         self.chase_start.next = false;
         self.kv_start.next = false;
@@ -486,7 +491,7 @@ impl Logic for Executor {
                 self.rs_status.d.next = self.st_ok.val();
                 self.rs_use_arg0.d.next = true;
                 self.rs_arg0.d.next = self.word_old.val();
-                self.alu_load.next = true;
+                self.word.alu_load.next = true;
                 self.ring.record.next = self.once.q.val();
                 if self.alu_write.val() {
                     self.state.d.next = State::SWrite;
@@ -694,7 +699,7 @@ impl Logic for Executor {
         if self.w_pass.val() {
             self.rs_status.d.next = self.st_ok.val();
             if self.ap.q.val() {
-                self.tail_load.next = true;
+                self.word.tail_load.next = true;
                 self.state.d.next = State::SWrite;
             } else if self.durable.q.val() {
                 self.state.d.next = State::Persist;
@@ -755,6 +760,7 @@ impl Logic for Executor {
         self.queue.take.next = self.x_take.val();
         self.queue.done.next = self.x_done.val();
         self.queue.pass.next = self.w_pass.val();
+        self.write.start.next = self.w_pass.val();
         // A TLB hit for the statistics: a look-ahead translation taken in Dispatch.
         self.ahead_hit.next = self.hit_go.val() & (self.state.q.val() == State::Dispatch);
         if self.reset.val() {

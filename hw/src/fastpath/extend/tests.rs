@@ -54,15 +54,15 @@ fn payloads_reach_clio_kv_whole_and_in_order() {
         }) {
             b.tick();
         }
-        b.uut.req_op.next = (ops[r.below(3) as usize] as u64).to_bits();
-        b.uut.req_pid.next = 1u64.to_bits();
-        b.uut.req_va.next = 0u64.to_bits();
-        b.uut.req_arg0.next = r.below(64).to_bits();
-        b.uut.req_arg1.next = r.below(64).to_bits();
-        b.uut.req_len.next = r.below(1100).to_bits();
-        b.uut.req_pay_len.next = pay_len.to_bits();
-        b.uut.req_pkt_count.next = 1u64.to_bits();
-        b.uut.req_pkt_index.next = 0u64.to_bits();
+        b.uut.req.opcode.next = (ops[r.below(3) as usize] as u64).to_bits();
+        b.uut.req.pid.next = 1u64.to_bits();
+        b.uut.req.va.next = 0u64.to_bits();
+        b.uut.req.arg0.next = r.below(64).to_bits();
+        b.uut.req.arg1.next = r.below(64).to_bits();
+        b.uut.req.total_len.next = r.below(1100).to_bits();
+        b.uut.req.payload_len.next = pay_len.to_bits();
+        b.uut.req.pkt_count.next = 1u64.to_bits();
+        b.uut.req.pkt_index.next = 0u64.to_bits();
         b.uut.kv_start.next = kv;
         b.uut.chase_start.next = !kv;
         b.tick();

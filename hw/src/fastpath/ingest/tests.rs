@@ -227,8 +227,8 @@ fn receive(r: &mut Rng, frames: &[Expect], max_delay: u64) -> Seen {
                 "header_in for slot {k}, not headed next"
             );
         }
-        if b.uut.header_in.val() {
-            header_for = Some(b.uut.header_slot.val().to_u64());
+        if b.uut.header.valid.val() {
+            header_for = Some(b.uut.header.slot.val().to_u64());
             assert!(
                 ready && beat.as_ref().is_some_and(|x| x.3),
                 "header_in off a first beat"

@@ -1,5 +1,6 @@
-//! The per-slot checks' verdicts as the executor reads them in Dispatch: the key check's and the
-//! route check's, each for the executor's slot.
+//! The per-slot checks: the header beat they (and the TLB look-ahead) take as a frame arrives,
+//! and their verdicts as the executor reads them in Dispatch, the key check's and the route
+//! check's, each for the executor's slot.
 // The derive writes `join` and `link`, methods without doc comments.
 #![allow(missing_docs)]
 
@@ -51,4 +52,33 @@ pub struct RouteVerdictIn {
     pub ok: Signal<In, Bit>,
     /// `ok` is decided.
     pub done: Signal<In, Bit>,
+}
+
+/// A frame's header beat as the ingest stage takes it, to the blocks that keep something per
+/// slot from it (the key check, the route check, the TLB look-ahead) (mate [`HeaderBeatIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "HeaderBeatIn"]
+pub struct HeaderBeat {
+    /// A frame's first beat (its header) is taken this cycle, into slot `slot`.
+    pub valid: Signal<Out, Bit>,
+    /// The slot the frame goes to.
+    pub slot: Signal<Out, Bits<2>>,
+    /// The beat as received: header byte k at bits 8k.. (fields big endian).
+    pub data: Signal<Out, Bits<512>>,
+    /// The frame's route (side band, `Route::to_bytes`, byte k at bits 8k..).
+    pub route: Signal<Out, Bits<256>>,
+}
+
+/// A block's side of the header beat (mate [`HeaderBeat`]).
+#[derive(LogicInterface, Default)]
+#[join = "HeaderBeat"]
+pub struct HeaderBeatIn {
+    /// A frame's first beat (its header) is taken this cycle, into slot `slot`.
+    pub valid: Signal<In, Bit>,
+    /// The slot the frame goes to.
+    pub slot: Signal<In, Bits<2>>,
+    /// The beat as received: header byte k at bits 8k.. (fields big endian).
+    pub data: Signal<In, Bits<512>>,
+    /// The frame's route (side band, `Route::to_bytes`, byte k at bits 8k..).
+    pub route: Signal<In, Bits<256>>,
 }

@@ -1,6 +1,7 @@
 //! The datapath's links: the TLB's lookup result to the translate stage, a response from the
-//! executor to the read-data stage and from there to the transmit stage, and a durable access
-//! from the executor to the persist handshake.
+//! executor to the read-data stage and from there to the transmit stage, a durable access from
+//! the executor to the persist handshake, a write's data to the write-data stage and a word's
+//! read-modify-write to the word-access path, and a one-beat write to the one-beat writer.
 // The derive writes `join` and `link`, methods without doc comments.
 #![allow(missing_docs)]
 
@@ -171,4 +172,99 @@ pub struct PersistPort {
     pub done: Signal<Out, Bit>,
     /// One of the requests failed (with `done`): the write is answered RETRY_LATER.
     pub failed: Signal<Out, Bit>,
+}
+
+/// A write whose bursts the executor has addressed, handed to the write-data stage to stream
+/// its data (mate [`WriteJobIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "WriteJobIn"]
+pub struct WriteJob {
+    /// Take the write this cycle (only while the stage is not busy).
+    pub start: Signal<Out, Bit>,
+    /// It has two page pieces.
+    pub two: Signal<Out, Bit>,
+    /// Lane of its first byte in block 0 (`va % 64`).
+    pub o: Signal<Out, Bits<6>>,
+    /// Bytes in the first piece (all of them for one piece).
+    pub n1: Signal<Out, Bits<12>>,
+    /// Bytes written (an Append: the record's footprint).
+    pub len: Signal<Out, Bits<12>>,
+    /// It is an Append record (funnel, frame word, pad).
+    pub append: Signal<Out, Bit>,
+}
+
+/// The write-data stage's side of a write job (mate [`WriteJob`]).
+#[derive(LogicInterface, Default)]
+#[join = "WriteJob"]
+pub struct WriteJobIn {
+    /// Take the write this cycle (only while the stage is not busy).
+    pub start: Signal<In, Bit>,
+    /// It has two page pieces.
+    pub two: Signal<In, Bit>,
+    /// Lane of its first byte in block 0 (`va % 64`).
+    pub o: Signal<In, Bits<6>>,
+    /// Bytes in the first piece (all of them for one piece).
+    pub n1: Signal<In, Bits<12>>,
+    /// Bytes written (an Append: the record's footprint).
+    pub len: Signal<In, Bits<12>>,
+    /// It is an Append record (funnel, frame word, pad).
+    pub append: Signal<In, Bit>,
+}
+
+/// The executor's side of a word's read-modify-write (an atomic's, Append's tail word) in the
+/// word-access path (mate [`WordPort`]).
+#[derive(LogicInterface, Default)]
+#[join = "WordPort"]
+pub struct WordUse {
+    /// The word's PA (an atomic's, or Append's tail word as it is read).
+    pub pa: Signal<Out, Bits<64>>,
+    /// The executor waits for the word's R beat (`SData`): the beat's word is registered.
+    pub sample: Signal<Out, Bit>,
+    /// Load the ALU's result as the word to write.
+    pub alu_load: Signal<Out, Bit>,
+    /// Load Append's new tail as the word to write.
+    pub tail_load: Signal<Out, Bit>,
+    /// The write-back is Append's tail word.
+    pub tail: Signal<Out, Bit>,
+}
+
+/// The word-access path's side of a word's read-modify-write (mate [`WordUse`]).
+#[derive(LogicInterface, Default)]
+#[join = "WordUse"]
+pub struct WordPort {
+    /// The word's PA (an atomic's, or Append's tail word as it is read).
+    pub pa: Signal<In, Bits<64>>,
+    /// The executor waits for the word's R beat (`SData`): the beat's word is registered.
+    pub sample: Signal<In, Bit>,
+    /// Load the ALU's result as the word to write.
+    pub alu_load: Signal<In, Bit>,
+    /// Load Append's new tail as the word to write.
+    pub tail_load: Signal<In, Bit>,
+    /// The write-back is Append's tail word.
+    pub tail: Signal<In, Bit>,
+}
+
+/// A one-beat DRAM write as its maker lays it out: a PTE (the PTE writer's) or a word or
+/// block (the word-access path's) (mate [`BeatIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "BeatIn"]
+pub struct Beat {
+    /// Byte address of the write (the beat's block is `addr & !63`).
+    pub addr: Signal<Out, Bits<64>>,
+    /// The beat, in DRAM lanes.
+    pub data: Signal<Out, Bits<512>>,
+    /// The beat's byte strobes (lane k = byte k).
+    pub strb: Signal<Out, Bits<64>>,
+}
+
+/// The one-beat writer's side of a beat (mate [`Beat`]).
+#[derive(LogicInterface, Default)]
+#[join = "Beat"]
+pub struct BeatIn {
+    /// Byte address of the write (the beat's block is `addr & !63`).
+    pub addr: Signal<In, Bits<64>>,
+    /// The beat, in DRAM lanes.
+    pub data: Signal<In, Bits<512>>,
+    /// The beat's byte strobes (lane k = byte k).
+    pub strb: Signal<In, Bits<64>>,
 }

@@ -1,6 +1,7 @@
 //! The executor's links with the blocks it drives or asks: the offload service, the TLB
 //! look-ahead, the slot queue, Append's placement, the idempotence ring, the translate stage, the
-//! ordering rules, the read segmenter, the TX descriptor and the response header.
+//! ordering rules, the read segmenter, the TX descriptor and the response header; and the slot
+//! queue's view of where the executor is, for the look-ahead.
 // The derive writes `join` and `link`, methods without doc comments.
 #![allow(missing_docs)]
 
@@ -563,4 +564,32 @@ pub struct ResponseFieldsIn {
     pub pkt_index: Signal<In, Bits<16>>,
     /// The `pkt_count` answered with (with `seg_on`).
     pub pkt_count: Signal<In, Bits<16>>,
+}
+
+/// Where the executor is in the slot queue, for the TLB look-ahead (mate [`SlotViewIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "SlotViewIn"]
+pub struct SlotView {
+    /// The executor's slot (the one it dispatches).
+    pub slot: Signal<Out, Bits<2>>,
+    /// The executor's slot in the next cycle.
+    pub next_slot: Signal<Out, Bits<2>>,
+    /// Slots whose frames the executor or the write-data stage has taken (bit k = slot k).
+    pub taken: Signal<Out, Bits<4>>,
+    /// The oldest slot the executor has not taken.
+    pub head: Signal<Out, Bits<2>>,
+}
+
+/// The look-ahead's side of the slot queue's view (mate [`SlotView`]).
+#[derive(LogicInterface, Default)]
+#[join = "SlotView"]
+pub struct SlotViewIn {
+    /// The executor's slot (the one it dispatches).
+    pub slot: Signal<In, Bits<2>>,
+    /// The executor's slot in the next cycle.
+    pub next_slot: Signal<In, Bits<2>>,
+    /// Slots whose frames the executor or the write-data stage has taken (bit k = slot k).
+    pub taken: Signal<In, Bits<4>>,
+    /// The oldest slot the executor has not taken.
+    pub head: Signal<In, Bits<2>>,
 }

@@ -4,14 +4,16 @@
 //! line each. A signal added to an interface is added to both structs here and used in the
 //! two blocks; nothing in the top changes.
 //!
-//! By area: [`executor`], [`checks`], [`slow_path`], [`datapath`].
+//! By area: [`executor`], [`checks`], [`request`], [`slow_path`], [`datapath`].
 
 pub mod checks;
 pub mod datapath;
 pub mod executor;
+pub mod request;
 pub mod slow_path;
 
 pub use checks::*;
 pub use datapath::*;
 pub use executor::*;
+pub use request::*;
 pub use slow_path::*;

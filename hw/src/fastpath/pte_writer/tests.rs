@@ -25,10 +25,10 @@ fn beat_of(addr: u64, bytes: &[u8; PTE_BYTES]) -> ([u8; 64], u64) {
 fn check_beat(b: &Bench<PteWriter>, addr: u64, bytes: &[u8; PTE_BYTES], what: &str) {
     let (beat, strb) = beat_of(addr, bytes);
     let u = &b.uut;
-    assert_eq!(u.beat_addr.val().to_u64(), addr, "{what}: address");
-    assert_eq!(u.beat_strb.val().to_u64(), strb, "{what}: strobes");
+    assert_eq!(u.beat.addr.val().to_u64(), addr, "{what}: address");
+    assert_eq!(u.beat.strb.val().to_u64(), strb, "{what}: strobes");
     // The bytes under the strobes (AXI writes nothing else).
-    let data = bits_to_bytes(u.beat_data.val());
+    let data = bits_to_bytes(u.beat.data.val());
     for k in (0..64).filter(|k| strb >> k & 1 == 1) {
         assert_eq!(data[k], beat[k], "{what}: byte {k}");
     }

@@ -42,12 +42,14 @@ fn header(
     op: Opcode,
     len: u32,
 ) {
-    b.uut.hdr_in.next = true;
-    b.uut.hdr_opcode.next = (op as u64).to_bits();
-    b.uut.hdr_total_len_field.next = bytes_to_bits::<32>(&len.to_be_bytes());
-    b.uut.hdr_slot.next = (slot as u64).to_bits();
-    b.uut.hdr_cookie_field.next = bytes_to_bits::<32>(&cookie.to_be_bytes());
-    b.uut.hdr_route.next = bytes_to_bits::<256>(&route.to_bytes());
+    let mut h = [0u8; 64];
+    h[field::OPCODE] = op as u8;
+    h[field::TOTAL_LEN].copy_from_slice(&len.to_be_bytes());
+    h[field::COOKIE].copy_from_slice(&cookie.to_be_bytes());
+    b.uut.hdr.valid.next = true;
+    b.uut.hdr.slot.next = (slot as u64).to_bits();
+    b.uut.hdr.data.next = bytes_to_bits::<512>(&h);
+    b.uut.hdr.route.next = bytes_to_bits::<256>(&route.to_bytes());
 }
 
 fn verdict(b: &mut Bench<RouteCheck>, slot: usize) -> (bool, bool, bool) {
@@ -71,7 +73,7 @@ fn verdicts_follow_the_rule_under_the_latest_secret() {
     // Off: everything passes.
     header(&mut b, 2, &rs[0], 0, Opcode::Read, 4096);
     b.tick();
-    b.uut.hdr_in.next = false;
+    b.uut.hdr.valid.next = false;
     assert_eq!(
         verdict(&mut b, 2),
         (true, true, true),
@@ -100,7 +102,7 @@ fn verdicts_follow_the_rule_under_the_latest_secret() {
     ];
     for cycle in 0..20_000u64 {
         let r = rng.next();
-        b.uut.hdr_in.next = false;
+        b.uut.hdr.valid.next = false;
         b.uut.key_valid.next = false;
         if r % 5 < 2 {
             let k = (r >> 8) as usize % 4;
@@ -127,7 +129,7 @@ fn verdicts_follow_the_rule_under_the_latest_secret() {
             let Some((ri, cookie, needs, at)) = *s else {
                 continue;
             };
-            if b.uut.hdr_in.val() && b.uut.hdr_slot.val().to_u64() as usize == k {
+            if b.uut.hdr.valid.val() && b.uut.hdr.slot.val().to_u64() as usize == k {
                 continue;
             }
             let (need, done, ok) = verdict(&mut b, k);

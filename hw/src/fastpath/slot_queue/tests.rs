@@ -86,11 +86,15 @@ fn takes_frames_in_order_and_releases_each_once() {
         b.settle();
         let u = &b.uut;
         let at = format!("cycle {cycle}");
-        assert_eq!(u.slot.val().to_u64() as usize, x_slot, "{at}: slot");
+        assert_eq!(u.view.slot.val().to_u64() as usize, x_slot, "{at}: slot");
         assert_eq!(u.hold.val(), x_hold, "{at}: hold");
         let clear = if done && x_hold { 1u64 << x_slot } else { 0 };
         assert_eq!(u.clear.val().to_u64(), clear, "{at}: clear");
-        assert_eq!(u.next_slot.val().to_u64() as usize, next, "{at}: next slot");
+        assert_eq!(
+            u.view.next_slot.val().to_u64() as usize,
+            next,
+            "{at}: next slot"
+        );
         assert_eq!(u.out.full.val(), next_full, "{at}: next full");
         if next_full {
             let f = slots[next].as_ref().expect("full");
@@ -126,9 +130,9 @@ fn takes_frames_in_order_and_releases_each_once() {
         if let Some((s, _)) = wd {
             taken |= 1 << s;
         }
-        assert_eq!(u.taken.val().to_u64(), taken, "{at}: taken");
+        assert_eq!(u.view.taken.val().to_u64(), taken, "{at}: taken");
         let head = if x_hold { (x_slot + 1) % 4 } else { x_slot };
-        assert_eq!(u.head.val().to_u64() as usize, head, "{at}: head");
+        assert_eq!(u.view.head.val().to_u64() as usize, head, "{at}: head");
         b.tick();
         // The model moves on.
         if let Some((s, left)) = wd {

@@ -209,21 +209,21 @@ fn look_ahead_at(shift: u32) {
         if slots[next_fill].is_none() && r.below(3) == 0 {
             let q = request(&mut r, id, shift);
             id += 1;
-            b.uut.hdr_data.next = bytes_to_bits(&q.hdr);
+            b.uut.hdr.data.next = bytes_to_bits(&q.hdr);
             slots[next_fill] = Some(q);
             arriving = Some(next_fill);
             arrived[next_fill] = cycle;
             next_fill = (next_fill + 1) % 4;
         }
-        b.uut.hdr_in.next = arriving.is_some();
-        b.uut.hdr_slot.next = (arriving.unwrap_or(0) as u64).to_bits();
+        b.uut.hdr.valid.next = arriving.is_some();
+        b.uut.hdr.slot.next = (arriving.unwrap_or(0) as u64).to_bits();
         // (The executor dispatches a frame three cycles or more after its first beat: the
         // ingest stage's flush and the take come first.)
         if slots[head].is_some() && r.below(4) == 0 && cycle >= arrived[head] + 3 {
             if taken & (1 << head) == 0 {
                 // The executor dispatches it: the look-ahead's answer must be right if it
                 // says ok (and it must not say ok for a request that cannot use it).
-                b.uut.use_slot.next = (head as u64).to_bits();
+                b.uut.queue.slot.next = (head as u64).to_bits();
                 b.settle();
                 let q = slots[head].as_ref().expect("slot");
                 // What Dispatch looks up itself when `ok` is low: the packet's first page.
@@ -340,15 +340,15 @@ fn look_ahead_at(shift: u32) {
             .map(|k| 1 << k)
             .sum();
         b.uut.headed.next = headed.to_bits();
-        b.uut.taken.next = taken.to_bits();
+        b.uut.queue.taken.next = taken.to_bits();
         b.uut.freed.next = freed.to_bits();
         let first_untaken = (0..4)
             .map(|d| (head + d) % 4)
             .find(|&k| taken & (1 << k) == 0)
             .unwrap_or(head);
-        b.uut.head.next = (first_untaken as u64).to_bits();
+        b.uut.queue.head.next = (first_untaken as u64).to_bits();
         // The slot the executor holds next cycle (its key is registered for Dispatch).
-        b.uut.use_next.next = (head as u64).to_bits();
+        b.uut.queue.next_slot.next = (head as u64).to_bits();
         // The executor takes the port now and then, sometimes for a long stretch (a walk's
         // retries), so prepared lookups wait while their slots are taken and freed.
         if busy_run > 0 {
@@ -363,15 +363,15 @@ fn look_ahead_at(shift: u32) {
         b.uut.tlb_update.next = update;
         // The TLB's answer to the lookup of two cycles ago.
         let res = pipe.pop_front().flatten();
-        b.uut.res_hit.next = matches!(res, Some(Some(_)));
+        b.uut.res.hit.next = matches!(res, Some(Some(_)));
         let e = res.flatten().unwrap_or(Entry {
             pfn: r.below(1 << 30),
             perms: r.below(4) as u8,
             alloc: r.below(2) == 0,
         });
-        b.uut.res_pfn.next = e.pfn.to_bits();
-        b.uut.res_perms.next = (e.perms as u64).to_bits();
-        b.uut.res_alloc.next = e.alloc;
+        b.uut.res.pfn.next = e.pfn.to_bits();
+        b.uut.res.perms.next = (e.perms as u64).to_bits();
+        b.uut.res.alloc.next = e.alloc;
         b.settle();
         if b.uut.lk_valid.val() {
             assert!(
@@ -394,14 +394,14 @@ fn look_ahead_at(shift: u32) {
         // After a change, nothing is ok until looked up again.
         if update {
             for k in 0..4 {
-                b.uut.use_slot.next = (k as u64).to_bits();
+                b.uut.queue.slot.next = (k as u64).to_bits();
                 b.settle();
                 assert!(!b.uut.slot.ok.val(), "slot {k} still ok after a TLB change");
             }
         }
         for k in 0..4 {
             if freed & (1 << k) != 0 {
-                b.uut.use_slot.next = (k as u64).to_bits();
+                b.uut.queue.slot.next = (k as u64).to_bits();
                 b.settle();
                 assert!(!b.uut.slot.ok.val(), "freed slot {k} still ok");
             }
@@ -449,12 +449,12 @@ fn a_refilled_slot_never_offers_the_earlier_frames_hash() {
     for i in 0..300u32 {
         let (first, second) = (rw(&mut r, 2 * i), rw(&mut r, 2 * i + 1));
         let gap = 1 + r.below(10);
-        b.uut.use_slot.next = 0u64.to_bits();
-        b.uut.hdr_slot.next = 0u64.to_bits();
-        b.uut.hdr_data.next = bytes_to_bits(&first.hdr);
-        b.uut.hdr_in.next = true;
+        b.uut.queue.slot.next = 0u64.to_bits();
+        b.uut.hdr.slot.next = 0u64.to_bits();
+        b.uut.hdr.data.next = bytes_to_bits(&first.hdr);
+        b.uut.hdr.valid.next = true;
         b.tick();
-        b.uut.hdr_in.next = false;
+        b.uut.hdr.valid.next = false;
         // Freed and refilled `gap` cycles later (the executor took the first frame at once).
         for _ in 0..gap - 1 {
             b.tick();
@@ -462,10 +462,10 @@ fn a_refilled_slot_never_offers_the_earlier_frames_hash() {
         b.uut.freed.next = 1u64.to_bits();
         b.tick();
         b.uut.freed.next = 0u64.to_bits();
-        b.uut.hdr_data.next = bytes_to_bits(&second.hdr);
-        b.uut.hdr_in.next = true;
+        b.uut.hdr.data.next = bytes_to_bits(&second.hdr);
+        b.uut.hdr.valid.next = true;
         b.tick();
-        b.uut.hdr_in.next = false;
+        b.uut.hdr.valid.next = false;
         let want = clio_proto::pt_hash::pt_hash(second.pid, second.va >> SHIFT) as u64;
         let old = clio_proto::pt_hash::pt_hash(first.pid, first.va >> SHIFT) as u64;
         let mut seen = false;

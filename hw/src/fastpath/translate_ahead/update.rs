@@ -78,32 +78,32 @@ impl Logic for TranslateAhead {
             self.s_hash[k].clock.next = self.clock.val();
         }
         // ---- An incoming header: what its lookup needs, kept for its slot.
-        self.dec.hdr.next = self.hdr_data.val();
+        self.dec.hdr.next = bit_cast::<384, 512>(self.hdr.data.val());
         self.dec.kv_en.next = false;
-        self.chk_in.d.next = self.hdr_in.val() & !self.reset.val();
-        self.chk_slot.d.next = self.hdr_slot.val();
-        self.chk_hdr.d.next = self.hdr_data.val();
+        self.chk_in.d.next = self.hdr.valid.val() & !self.reset.val();
+        self.chk_slot.d.next = self.hdr.slot.val();
+        self.chk_hdr.d.next = bit_cast::<384, 512>(self.hdr.data.val());
         self.dec_chk.hdr.next = self.chk_hdr.q.val();
         self.dec_chk.kv_en.next = true;
-        self.opcode.next = self.dec.opcode.val();
+        self.opcode.next = self.dec.fields.opcode.val();
         self.is_write.next = self.opcode.val() == self.op_write.val();
         self.is_rw.next = self.is_write.val() | (self.opcode.val() == self.op_read.val());
         // The packet's first byte (a write's segment `pkt_index` KiB in), and its length.
         self.va.next = self.dec.data_va.val();
-        self.len.next = self.dec.total_len.val();
+        self.len.next = self.dec.fields.total_len.val();
         if self.len.val() > self.max_payload.val() {
             self.len.next = self.max_payload.val();
         }
         self.need.next = self.need_read.val();
         if self.is_write.val() {
-            self.len.next = bit_cast::<32, 16>(self.dec.payload_len.val());
+            self.len.next = bit_cast::<32, 16>(self.dec.fields.payload_len.val());
             self.need.next = self.need_write.val();
         }
         self.psize.d.next = bit_cast::<64, 1>(1.into()) << self.page_shift.val();
         self.pmask.d.next = !(self.ones.val() << self.page_shift.val());
         self.off.next = self.va.val() & self.pmask.q.val();
-        self.hdr_vpn.next = bit_cast::<36, 64>(self.dec.va.val() >> self.page_shift.val());
-        self.seg.next = self.is_write.val() & (self.dec.pkt_index.val() != 0);
+        self.hdr_vpn.next = bit_cast::<36, 64>(self.dec.fields.va.val() >> self.page_shift.val());
+        self.seg.next = self.is_write.val() & (self.dec.fields.pkt_index.val() != 0);
         self.chk_seg.d.next = self.seg.val();
         // A write segment's page, the cycle after its header (the slot's `hdr_in` below wins,
         // but a slot's next header cannot come the cycle after: its frame is still in it).
@@ -118,18 +118,18 @@ impl Logic for TranslateAhead {
             if self.chk_hold.val().get_bit(k) {
                 self.nx_vpn[k].next = self.chk_vpn.val();
             }
-            if self.hdr_in.val() & (self.hdr_slot.val() == k.to_bits::<2>()) {
-                self.nx_pid[k].next = self.dec.pid.val();
+            if self.hdr.valid.val() & (self.hdr.slot.val() == k.to_bits::<2>()) {
+                self.nx_pid[k].next = self.dec.fields.pid.val();
                 self.nx_vpn[k].next = self.hdr_vpn.val();
             }
             self.s_pid[k].d.next = self.nx_pid[k].val();
             self.s_vpn[k].d.next = self.nx_vpn[k].val();
         }
-        self.h_pid.d.next = self.dec.pid.val();
+        self.h_pid.d.next = self.dec.fields.pid.val();
         self.h_va.d.next = self.va.val();
-        if self.hdr_in.val() {
+        if self.hdr.valid.val() {
             for k in 0..4 {
-                if self.hdr_slot.val() == k.to_bits::<2>() {
+                if self.hdr.slot.val() == k.to_bits::<2>() {
                     self.s_va[k].d.next = self.va.val();
                     self.s_hgen[k].d.next = self.s_hgen[k].q.val() + 1;
                     self.h_gen.d.next = self.s_hgen[k].q.val() + 1;
@@ -140,10 +140,10 @@ impl Logic for TranslateAhead {
             }
             if self.is_rw.val() {
                 self.s_rw.d.next =
-                    self.s_rw.q.val() | (bit_cast::<4, 1>(1.into()) << self.hdr_slot.val());
+                    self.s_rw.q.val() | (bit_cast::<4, 1>(1.into()) << self.hdr.slot.val());
             } else {
                 self.s_rw.d.next =
-                    self.s_rw.q.val() & !(bit_cast::<4, 1>(1.into()) << self.hdr_slot.val());
+                    self.s_rw.q.val() & !(bit_cast::<4, 1>(1.into()) << self.hdr.slot.val());
             }
         }
         // The checks, registered with their slot; then the per-slot bits: the other slots' as
@@ -190,9 +190,9 @@ impl Logic for TranslateAhead {
         self.hash.in_ctx.next =
             (bit_cast::<4, 2>(self.h_gen.q.val()) << 2) | bit_cast::<4, 2>(self.chk_slot.q.val());
         self.hok_kept.next = self.s_hok.q.val();
-        if self.hdr_in.val() {
+        if self.hdr.valid.val() {
             self.hok_kept.next =
-                self.s_hok.q.val() & !(bit_cast::<4, 1>(1.into()) << self.hdr_slot.val());
+                self.s_hok.q.val() & !(bit_cast::<4, 1>(1.into()) << self.hdr.slot.val());
         }
         for k in 0..4 {
             self.s_hash[k].d.next = self.s_hash[k].q.val();
@@ -232,7 +232,7 @@ impl Logic for TranslateAhead {
         self.at.next = bit_cast::<4, 1>(1.into()) << self.ptr.q.val();
         self.kill.next = self.tlb_update.val() | self.reset.val();
         self.skip.next = (self.headed.val() & self.at.val()).any()
-            & ((self.taken.val() & self.at.val()).any()
+            & ((self.queue.taken.val() & self.at.val()).any()
                 | (self.looked.q.val() & self.at.val()).any()
                 | !(self.s_rw.q.val() & self.at.val()).any());
         self.issue.next = (self.headed.val() & self.at.val()).any()
@@ -266,9 +266,9 @@ impl Logic for TranslateAhead {
         self.p2_at.next = bit_cast::<4, 1>(1.into()) << self.p2_slot.q.val();
         self.e_ok_n.next = self.e_ok.q.val();
         if self.p2_valid.q.val() {
-            if self.res_hit.val()
-                & !self.res_alloc.val()
-                & ((self.res_perms.val() & self.p2_need.q.val()) == self.p2_need.q.val())
+            if self.res.hit.val()
+                & !self.res.alloc.val()
+                & ((self.res.perms.val() & self.p2_need.q.val()) == self.p2_need.q.val())
                 & self.p2_fits.q.val()
             {
                 self.e_ok_n.next = self.e_ok.q.val() | self.p2_at.val();
@@ -277,7 +277,7 @@ impl Logic for TranslateAhead {
             }
             for k in 0..4 {
                 if self.p2_slot.q.val() == k.to_bits::<2>() {
-                    self.e_pa[k].d.next = (bit_cast::<64, 40>(self.res_pfn.val())
+                    self.e_pa[k].d.next = (bit_cast::<64, 40>(self.res.pfn.val())
                         << self.page_shift.val())
                         | self.p2_off.q.val();
                 }
@@ -305,7 +305,7 @@ impl Logic for TranslateAhead {
             self.ptr_n.next = self.ptr.q.val() + 1;
         }
         if self.kill.val() {
-            self.ptr_n.next = self.head.val();
+            self.ptr_n.next = self.queue.head.val();
         }
         if self.reset.val() {
             self.ptr_n.next = 0.into();
@@ -319,7 +319,7 @@ impl Logic for TranslateAhead {
         // db76bc6; selecting the forwarded `nx_*` per candidate put the header's arrival in
         // front of it, 7.5 at cd10827.)
         self.ptr_up.next = self.ptr.q.val() + 1;
-        self.ptr_back.next = self.head.val();
+        self.ptr_back.next = self.queue.head.val();
         if self.reset.val() {
             self.ptr_back.next = 0.into();
         }
@@ -355,17 +355,17 @@ impl Logic for TranslateAhead {
                 self.key_back_vpn.next = self.chk_vpn.val();
             }
         }
-        if self.hdr_in.val() {
-            if self.hdr_slot.val() == self.ptr.q.val() {
-                self.key_stay_pid.next = self.dec.pid.val();
+        if self.hdr.valid.val() {
+            if self.hdr.slot.val() == self.ptr.q.val() {
+                self.key_stay_pid.next = self.dec.fields.pid.val();
                 self.key_stay_vpn.next = self.hdr_vpn.val();
             }
-            if self.hdr_slot.val() == self.ptr_up.val() {
-                self.key_up_pid.next = self.dec.pid.val();
+            if self.hdr.slot.val() == self.ptr_up.val() {
+                self.key_up_pid.next = self.dec.fields.pid.val();
                 self.key_up_vpn.next = self.hdr_vpn.val();
             }
-            if self.hdr_slot.val() == self.ptr_back.val() {
-                self.key_back_pid.next = self.dec.pid.val();
+            if self.hdr.slot.val() == self.ptr_back.val() {
+                self.key_back_pid.next = self.dec.fields.pid.val();
                 self.key_back_vpn.next = self.hdr_vpn.val();
             }
         }
@@ -380,7 +380,7 @@ impl Logic for TranslateAhead {
             self.lk_key_vpn.d.next = self.key_back_vpn.val();
         }
         for k in 0..4 {
-            if self.use_next.val() == k.to_bits::<2>() {
+            if self.queue.next_slot.val() == k.to_bits::<2>() {
                 self.use_key_pid.d.next = self.s_pid[k].q.val();
                 self.use_key_vpn.d.next = self.s_vpn[k].q.val();
                 self.use_key_len.d.next = self.s_len[k].q.val().get_bits::<12>(0);
@@ -405,7 +405,7 @@ impl Logic for TranslateAhead {
         self.use_hash_ok.next = false;
         self.use_hash.next = 0.into();
         for k in 0..4 {
-            if self.use_slot.val() == k.to_bits::<2>() {
+            if self.queue.slot.val() == k.to_bits::<2>() {
                 self.slot.ok.next = self.e_ok.q.val().get_bit(k);
                 self.slot.pa.next = self.e_pa[k].q.val();
                 self.slot.rw.next = self.s_rw.q.val().get_bit(k);

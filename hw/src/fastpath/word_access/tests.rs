@@ -29,13 +29,13 @@ fn words_are_read_and_written_at_their_lanes() {
             _ => word ^ (1 << r.below(64)),
         };
         b.uut.cmp_word.next = expect.to_bits();
-        b.uut.pa.next = pa.to_bits();
+        b.uut.exec.pa.next = pa.to_bits();
         b.uut.r_data.next = bytes_to_bits(&beat);
-        b.uut.sample.next = sample;
-        b.uut.alu_load.next = false;
-        b.uut.tail_load.next = false;
+        b.uut.exec.sample.next = sample;
+        b.uut.exec.alu_load.next = false;
+        b.uut.exec.tail_load.next = false;
         b.tick();
-        b.uut.sample.next = false;
+        b.uut.exec.sample.next = false;
         b.settle();
         b.uut.cmp_word.next = r.next().to_bits();
         b.settle();
@@ -53,16 +53,16 @@ fn words_are_read_and_written_at_their_lanes() {
         // Write-back: the ALU's word or Append's new tail, at the atomic's or the tail's lane.
         let (new, append) = (r.next(), r.below(2) == 0);
         let tail_pa = (r.next() & 0xFF_FFFF_FFC0) | (8 * r.below(8));
-        b.uut.alu_load.next = !append;
+        b.uut.exec.alu_load.next = !append;
         b.uut.alu_new.next = new.to_bits();
-        b.uut.tail_load.next = append;
+        b.uut.exec.tail_load.next = append;
         b.uut.new_tail.next = new.to_bits();
         b.tick();
-        b.uut.alu_load.next = false;
-        b.uut.tail_load.next = false;
+        b.uut.exec.alu_load.next = false;
+        b.uut.exec.tail_load.next = false;
         b.uut.alu_new.next = r.next().to_bits();
         b.uut.new_tail.next = r.next().to_bits();
-        b.uut.tail.next = append;
+        b.uut.exec.tail.next = append;
         b.uut.tail_pa.next = tail_pa.to_bits();
         let block = r.below(5) == 0;
         let (bdata, bstrb) = (r.bytes(64), r.next());
@@ -72,12 +72,12 @@ fn words_are_read_and_written_at_their_lanes() {
         b.settle();
         let at = if append { tail_pa } else { pa };
         assert_eq!(
-            b.uut.wr_addr.val().to_u64(),
+            b.uut.wr.addr.val().to_u64(),
             at,
             "#{i}: the write's address"
         );
-        let data = bits_to_bytes(b.uut.wr_data.val());
-        let strb = b.uut.wr_strb.val().to_u64();
+        let data = bits_to_bytes(b.uut.wr.data.val());
+        let strb = b.uut.wr.strb.val().to_u64();
         if block {
             assert_eq!(
                 (data, strb),

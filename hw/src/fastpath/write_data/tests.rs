@@ -158,14 +158,14 @@ fn run(seed: u64, writes: usize, appends: bool, eager: bool) -> u64 {
         b.uut.buf_data.next = bytes_to_bits(&read_data);
         b.uut.w_ready.next = eager || r.below(3) != 0;
         let start = !busy_before && !todo.is_empty() && (eager || r.below(2) == 0);
-        b.uut.start.next = start;
+        b.uut.job.start.next = start;
         if let Some(w) = todo.front() {
             b.uut.start_slot.next = w.slot.to_bits();
-            b.uut.start_two.next = w.two;
-            b.uut.start_o.next = w.o.to_bits();
-            b.uut.start_n1.next = w.n1.to_bits();
-            b.uut.start_len.next = w.len.to_bits();
-            b.uut.start_append.next = w.append;
+            b.uut.job.two.next = w.two;
+            b.uut.job.o.next = w.o.to_bits();
+            b.uut.job.n1.next = w.n1.to_bits();
+            b.uut.job.len.next = w.len.to_bits();
+            b.uut.job.append.next = w.append;
             b.uut.start_shift.next = w.shift.to_bits();
             b.uut.start_payload_len.next = w.payload_len.to_bits();
         }
