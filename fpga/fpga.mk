@@ -116,7 +116,8 @@ fpga-yosys: $(FPGA_REGS_DEP)
 	fpga/scripts/yosys_board.sh $(FPGA_RTL_DIR) $(FPGA_OUT)/synth
 	$(PYTHON) hw/scripts/logic_depth.py $(FPGA_OUT)/synth/fastpath_top.json fastpath_top --paths 12 > $(FPGA_OUT)/synth/fastpath_top.depth
 	rm -f $(FPGA_OUT)/synth/fastpath_top.json
-	$(PYTHON) fpga/scripts/util_report.py $(FPGA_OUT)/synth --out $(FPGA_OUT)/utilisation.md
+	$(PYTHON) fpga/scripts/util_report.py --selftest
+	$(PYTHON) fpga/scripts/util_report.py $(FPGA_OUT)/synth --out $(FPGA_OUT)/utilisation.md --units docs/utilization.md
 
 bitstream: fpga-regs $(FPGA_RTL_DEP)
 	$(MAKE) -C fpga/zcu106 bitstream

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Utilisation of the Yosys run of fpga/scripts/yosys_board.sh against the ZU7EV.
 
-  util_report.py SYNTH_DIR [--out FILE.md]
+  util_report.py SYNTH_DIR [--out FILE.md] [--units UTILIZATION.md]
+  util_report.py --selftest
 
 Counting (same conventions as hw/scripts/util_table.sh): LUT = LUT1..LUT6 cells; LUTRAM
 cells (RAM32M/RAM64M/RAM*X1*) and SRLs listed apart; FF = FD* cells; BRAM36 = RAMB36E2 +
@@ -10,6 +11,12 @@ RAMB18E2 / 2; DSP = DSP48E2. Device totals of the xczu7ev (DS891): 230,400 LUTs,
 The black-boxed vendor IP (PS, MIG, 10G subsystem, AXI-Stream/AXI converters, the DRAM
 crossbar) is not counted; the cells of the board run that are black boxes are listed so a
 missing IP stands out.
+
+With --units (docs/utilization.md, whose table `make synth` writes), the fast path less its
+offload units (the Clio-KV unit and the pointer chaser, at their per-module figures: the board
+run flattens them into the fast path) is printed against the footprint budget of issue 42
+(FOOTPRINT_BUDGET), so a change that blows it shows in CI's log. It is an estimate: the units
+synthesised alone are not exactly the cells they leave in the flattened fast path.
 """
 import argparse
 import os
@@ -17,6 +24,10 @@ import re
 import sys
 
 ZU7EV = {"LUT": 230400, "FF": 460800, "BRAM36": 312, "DSP": 1728}
+# The fast path without its offload units, in the board run (issue 42, goal 1; Clio's own
+# virtual memory system and network stack take about 16,400 LUTs of the same device).
+FOOTPRINT_BUDGET = {"LUT": 25000, "FF": 20000}
+OFFLOAD_UNITS = ("clio_kv", "pointer_chase")
 BLACKBOXES = {"zynq_ps", "ddr4_0", "eth_10g_sfp0", "axis_rx_64_512", "axis_tx_512_64",
               "axis_fifo_512_async", "axi_cc_dram", "axi_xbar_dram"}
 def sections(path):
@@ -62,14 +73,61 @@ def summarise(c):
     return s
 
 
+def unit_figures(path):
+    """LUT and FF of each offload unit from the per-module table (`| module | LUT | FF | ...`)."""
+    out = {}
+    for line in open(path):
+        f = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(f) >= 3 and f[0] in OFFLOAD_UNITS and f[1].isdigit() and f[2].isdigit():
+            out[f[0]] = (int(f[1]), int(f[2]))
+    return out
+
+
+def budget_line(fast, units_path):
+    """The fast path less its offload units against FOOTPRINT_BUDGET, one line."""
+    units = unit_figures(units_path)
+    absent = [u for u in OFFLOAD_UNITS if u not in units]
+    if absent:
+        return "Footprint budget: no figures for %s in %s\n" % (", ".join(absent), units_path)
+    lut = fast["LUT"] - sum(u[0] for u in units.values())
+    ff = fast["FF"] - sum(u[1] for u in units.values())
+    verdict = lambda v, k: ("within" if v <= FOOTPRINT_BUDGET[k] else "OVER by %d" % (v - FOOTPRINT_BUDGET[k]))
+    return ("Footprint budget (fast path less %s at their %s figures): %d LUT of %d (%s), "
+            "%d FF of %d (%s)\n" % (
+                " and ".join("%s %d LUT / %d FF" % (u, units[u][0], units[u][1]) for u in OFFLOAD_UNITS),
+                units_path, lut, FOOTPRINT_BUDGET["LUT"], verdict(lut, "LUT"),
+                ff, FOOTPRINT_BUDGET["FF"], verdict(ff, "FF")))
+
+
+def selftest():
+    """The budget line's arithmetic and its verdicts on a made-up table."""
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False) as f:
+        f.write("| module | LUT | FF |\n|---|---:|---:|\n| clio_kv | 1000 | 300 |\n"
+                "| pointer_chase | 500 | 200 |\n| tlb | 7 | 7 |\n")
+    within = budget_line({"LUT": 26000, "FF": 20500}, f.name)
+    assert "24500 LUT of 25000 (within)" in within and "20000 FF of 20000 (within)" in within, within
+    over = budget_line({"LUT": 30000, "FF": 20501}, f.name)
+    assert "OVER by 3500" in over and "OVER by 1)" in over, over
+    with open(f.name, "w") as g:
+        g.write("| clio_kv | 1000 | 300 |\n")
+    assert "no figures for pointer_chase" in budget_line({"LUT": 1, "FF": 1}, f.name)
+    os.unlink(f.name)
+    print("util_report selftest: ok")
+    return 0
+
+
 def pct(v, k):
     return "%.2f%%" % (100.0 * v / ZU7EV[k])
 
 
 def main():
     ap = argparse.ArgumentParser()
+    if sys.argv[1:] == ["--selftest"]:
+        return selftest()
     ap.add_argument("synth_dir")
     ap.add_argument("--out")
+    ap.add_argument("--units", help="per-module table with the offload units' rows")
     a = ap.parse_args()
     lines = ["| block | LUT | FF | BRAM36 | DSP | LUTRAM cells | SRL |",
              "|---|---:|---:|---:|---:|---:|---:|"]
@@ -99,6 +157,8 @@ def main():
     bb = sorted(k for k in board if k in BLACKBOXES)
     absent = sorted(BLACKBOXES - set(bb))
     text = "\n".join(lines) + "\n\nBlack-boxed vendor IP in the board run: %s\n" % ", ".join(bb)
+    if a.units:
+        text += "\n" + budget_line(summarise(find("fastpath_top")), a.units)
     # The fast path's deepest register-to-register path in the board netlist (logic_depth.py,
     # written by fpga.mk beside board.stat): the executor's figure, which no per-module run has.
     d = os.path.join(a.synth_dir, "fastpath_top.depth")
