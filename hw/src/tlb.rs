@@ -44,7 +44,7 @@
 //! translation. `gen` is the generation as it is once the update in the write stage is done,
 //! so an insert entering behind an invalidation with `up_gen = gen` is not dropped.
 
-use crate::fastpath::links::TlbResult;
+use crate::fastpath::links::{TlbChangeIn, TlbInsertIn, TlbResult};
 use crate::util::{index_bit_mask, Gather, GatherBytes};
 use clio_proto::consts::{TLB_ENTRIES, VPN_BITS};
 use rust_hdl::prelude::*;
@@ -76,24 +76,24 @@ pub struct Tlb {
     pub res_valid: Signal<Out, Bit>,
     /// The lookup result (the translate stage's `tlb`, joined in the top; the look-ahead reads it).
     pub res: TlbResult,
-    /// An update enters.
-    pub up_valid: Signal<In, Bit>,
-    /// The update is an invalidation (else an insert).
-    pub up_inval: Signal<In, Bit>,
-    /// Update process id.
-    pub up_pid: Signal<In, Bits<16>>,
-    /// Update virtual page number.
-    pub up_vpn: Signal<In, Bits<36>>,
-    /// Insert: frame number.
-    pub up_pfn: Signal<In, Bits<40>>,
-    /// Insert: permissions.
-    pub up_perms: Signal<In, Bits<2>>,
-    /// Insert: an allocated, unmapped page (`up_pfn` = its PTE's location).
-    pub up_alloc: Signal<In, Bit>,
-    /// Insert: the generation returned by the lookup that missed.
-    pub up_gen: Signal<In, Bits<16>>,
+    /// The page-fault unit's inserts (`Translate::ti`), with the generation of the lookup that
+    /// missed.
+    pub walk: TlbInsertIn,
+    /// The slow path's inserts and invalidations (`SlowPathTx::up`): current at any
+    /// generation; one wins over an insert of `walk` in the same cycle.
+    pub slow: TlbChangeIn,
     /// Invalidation generation, counting an invalidation in the write stage.
     pub gen: Signal<Out, Bits<16>>,
+    /// The update that enters this cycle, `slow`'s or else `walk`'s: valid, an invalidation
+    /// (else an insert), pid, VPN, frame (of an allocated page: its PTE's location),
+    /// permissions, an allocated unmapped page.
+    up_valid: Signal<Local, Bit>,
+    up_inval: Signal<Local, Bit>,
+    up_pid: Signal<Local, Bits<16>>,
+    up_vpn: Signal<Local, Bits<36>>,
+    up_pfn: Signal<Local, Bits<40>>,
+    up_perms: Signal<Local, Bits<2>>,
+    up_alloc: Signal<Local, Bit>,
     /// The write stage holds an update (it entered last cycle).
     u_valid: DFF<Bit>,
     /// ... an invalidation (else an insert).
@@ -245,7 +245,8 @@ impl Default for Tlb {
             up_pfn: Default::default(),
             up_perms: Default::default(),
             up_alloc: Default::default(),
-            up_gen: Default::default(),
+            walk: Default::default(),
+            slow: Default::default(),
             gen: Default::default(),
             u_valid: Default::default(),
             u_inval: Default::default(),
@@ -336,6 +337,22 @@ impl Logic for Tlb {
         }
         self.data.read_clock.next = self.clock.val();
         self.data.write_clock.next = self.clock.val();
+        // The update entering: the slow path's, or else the page-fault unit's insert.
+        self.up_valid.next = self.walk.valid.val() | self.slow.valid.val();
+        self.up_inval.next = false;
+        self.up_pid.next = self.walk.pid.val();
+        self.up_vpn.next = self.walk.vpn.val();
+        self.up_pfn.next = self.walk.pfn.val();
+        self.up_perms.next = self.walk.perms.val();
+        self.up_alloc.next = false;
+        if self.slow.valid.val() {
+            self.up_inval.next = self.slow.inval.val();
+            self.up_pid.next = self.slow.pid.val();
+            self.up_vpn.next = self.slow.vpn.val();
+            self.up_pfn.next = self.slow.pfn.val();
+            self.up_perms.next = self.slow.perms.val();
+            self.up_alloc.next = self.slow.alloc.val();
+        }
         self.lk_key.next =
             (bit_cast::<52, 16>(self.lk_pid.val()) << 36) | bit_cast::<52, 36>(self.lk_vpn.val());
         self.up_key.next =
@@ -396,7 +413,7 @@ impl Logic for Tlb {
         if self.do_inval.val() {
             self.gen_now.next = self.generation.q.val() + 1;
         }
-        self.u_gen_ok.d.next = self.up_gen.val() == self.gen_now.val();
+        self.u_gen_ok.d.next = self.slow.valid.val() | (self.walk.gen.val() == self.gen_now.val());
         self.do_insert.next = self.u_valid.q.val() & !self.u_inval.q.val() & self.u_gen_ok.q.val();
         // Insert target: the entry holding the key, else the lowest invalid one, else the LRU one.
         self.inv.next = !self.valid.q.val();

@@ -23,12 +23,13 @@ fn rtl_tlb_matches_the_model() {
         let pid = rng.gen_range(1..3u16);
         let vpn = rng.gen_range(0..60u64);
         if rng.gen_ratio(1, 20) {
-            rtl.set(UP_VALID, 1);
-            rtl.set(UP_INVAL, 1);
-            rtl.set(UP_PID, pid as u128);
-            rtl.set(UP_VPN, vpn as u128);
+            // An invalidation: the slow path's port.
+            rtl.set(SLOW_VALID, 1);
+            rtl.set(SLOW_INVAL, 1);
+            rtl.set(SLOW_PID, pid as u128);
+            rtl.set(SLOW_VPN, vpn as u128);
             rtl.tick();
-            rtl.set(UP_VALID, 0);
+            rtl.set(SLOW_VALID, 0);
             // The update is written in its second cycle; lookups see it from the next.
             rtl.tick();
             model.invalidate(pid, vpn);
@@ -65,15 +66,15 @@ fn rtl_tlb_matches_the_model() {
                     vpn,
                     pfn: rng.gen_range(0..1 << 40),
                 };
-                rtl.set(UP_VALID, 1);
-                rtl.set(UP_INVAL, 0);
-                rtl.set(UP_PID, pid as u128);
-                rtl.set(UP_VPN, vpn as u128);
-                rtl.set(UP_PFN, pte.pfn as u128);
-                rtl.set(UP_PERMS, pte.perms as u128);
-                rtl.set(UP_GEN, rtl.get(RES_GEN));
+                // The walk's insert: the page-fault unit's port, with the lookup's generation.
+                rtl.set(WALK_VALID, 1);
+                rtl.set(WALK_PID, pid as u128);
+                rtl.set(WALK_VPN, vpn as u128);
+                rtl.set(WALK_PFN, pte.pfn as u128);
+                rtl.set(WALK_PERMS, pte.perms as u128);
+                rtl.set(WALK_GEN, rtl.get(RES_GEN));
                 rtl.tick();
-                rtl.set(UP_VALID, 0);
+                rtl.set(WALK_VALID, 0);
                 rtl.tick();
                 model.insert(pid, vpn, pte);
             }

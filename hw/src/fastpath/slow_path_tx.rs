@@ -22,7 +22,7 @@
 //!
 //! [`SlowPathDesc`]: crate::fastpath::slow_path_desc::SlowPathDesc
 
-use crate::fastpath::links::{DescKindIn, PteDecodedIn};
+use crate::fastpath::links::{DescKindIn, PteDecodedIn, TlbChange};
 use rust_hdl::prelude::*;
 
 /// The TX descriptor's actions.
@@ -56,20 +56,8 @@ pub struct SlowPathTx {
     pub ring_share: Signal<Out, Bit>,
     /// A REPLY: the executor sends its header as a payload-less response (one-cycle pulse).
     pub reply: Signal<Out, Bit>,
-    /// The TLB update, the cycle after `act`: insert or invalidate (`up_inval`) the entry.
-    pub up_valid: Signal<Out, Bit>,
-    /// The update is an invalidation (else an insert).
-    pub up_inval: Signal<Out, Bit>,
-    /// The update's pid.
-    pub up_pid: Signal<Out, Bits<16>>,
-    /// The update's virtual page number.
-    pub up_vpn: Signal<Out, Bits<36>>,
-    /// The update's frame number.
-    pub up_pfn: Signal<Out, Bits<40>>,
-    /// The update's permissions (bit 0 read, bit 1 write).
-    pub up_perms: Signal<Out, Bits<2>>,
-    /// The update's page is allocated but not mapped.
-    pub up_alloc: Signal<Out, Bit>,
+    /// The TLB change, the cycle after `act` (`Tlb::slow`): insert or invalidate the entry.
+    pub up: TlbChange,
     /// The registered update: pending, invalidation, and the entry (pid, vpn, frame,
     /// permissions, allocated-unmapped).
     r_valid: DFF<Bit>,
@@ -132,13 +120,13 @@ impl Logic for SlowPathTx {
         if self.reset.val() {
             self.r_valid.d.next = false;
         }
-        self.up_valid.next = self.r_valid.q.val();
-        self.up_inval.next = self.r_inval.q.val();
-        self.up_pid.next = self.r_pid.q.val();
-        self.up_vpn.next = self.r_vpn.q.val();
-        self.up_pfn.next = self.r_pfn.q.val();
-        self.up_perms.next = self.r_perms.q.val();
-        self.up_alloc.next = self.r_alloc.q.val();
+        self.up.valid.next = self.r_valid.q.val();
+        self.up.inval.next = self.r_inval.q.val();
+        self.up.pid.next = self.r_pid.q.val();
+        self.up.vpn.next = self.r_vpn.q.val();
+        self.up.pfn.next = self.r_pfn.q.val();
+        self.up.perms.next = self.r_perms.q.val();
+        self.up.alloc.next = self.r_alloc.q.val();
     }
 }
 

@@ -24,7 +24,7 @@
 //! PERMISSION (the PTE lacks `need`), RETRY_LATER (a fault with no room for its notice, or no
 //! free page), OK.
 
-use crate::fastpath::links::{FaultPte, PageMapped, TlbResultIn, TranslatePort};
+use crate::fastpath::links::{FaultPte, PageMapped, TlbInsert, TlbResultIn, TranslatePort};
 use crate::page_fault::PageFault;
 use crate::pt_walker::{outcome, PtWalker};
 use crate::spec::Spec;
@@ -103,18 +103,8 @@ pub struct Translate {
     pub lk_vpn: Signal<Out, Bits<36>>,
     /// The TLB's lookup result (`Tlb::res`, joined in the top).
     pub tlb: TlbResultIn,
-    /// The page-fault unit's TLB insert (a walked PTE, or a fault's new one).
-    pub ti_valid: Signal<Out, Bit>,
-    /// The insert's pid.
-    pub ti_pid: Signal<Out, Bits<16>>,
-    /// The insert's virtual page number.
-    pub ti_vpn: Signal<Out, Bits<36>>,
-    /// The insert's frame number.
-    pub ti_pfn: Signal<Out, Bits<40>>,
-    /// The insert's permissions (bit 0 read, bit 1 write).
-    pub ti_perms: Signal<Out, Bits<2>>,
-    /// The TLB generation the insert carries (from the lookup it follows).
-    pub ti_gen: Signal<Out, Bits<16>>,
+    /// The page-fault unit's TLB insert (a walked PTE, or a fault's new one; `Tlb::walk`).
+    pub ti: TlbInsert,
     /// A free page for the page-fault unit (FREE_PAGE from the slow path), and its FIFO is full.
     pub fp_valid: Signal<In, Bit>,
     /// The free page's frame number (with `fp_valid`).
@@ -302,12 +292,12 @@ impl Logic for Translate {
         self.pf.fp_valid.next = self.fp_valid.val();
         self.pf.fp_pfn.next = self.fp_pfn.val();
         self.fp_full.next = self.pf.fp_full.val();
-        self.ti_valid.next = self.pf.ti_valid.val();
-        self.ti_pid.next = self.pf.ti_pid.val();
-        self.ti_vpn.next = self.pf.ti_vpn.val();
-        self.ti_pfn.next = self.pf.ti_pfn.val();
-        self.ti_perms.next = self.pf.ti_perms.val();
-        self.ti_gen.next = self.pf.ti_gen.val();
+        self.ti.valid.next = self.pf.ti_valid.val();
+        self.ti.pid.next = self.pf.ti_pid.val();
+        self.ti.vpn.next = self.pf.ti_vpn.val();
+        self.ti.pfn.next = self.pf.ti_pfn.val();
+        self.ti.perms.next = self.pf.ti_perms.val();
+        self.ti.gen.next = self.pf.ti_gen.val();
         self.notice_now.next = self.notice_sent.q.val() | self.notice_ready.val();
 
         match self.step.q.val() {

@@ -144,14 +144,10 @@ impl Logic for FastpathTop {
             self.tlb.lk_pid.next = self.la.use_pid.val();
             self.tlb.lk_vpn.next = self.la.use_vpn.val();
         }
-        self.tlb.up_valid.next = self.tr.ti_valid.val();
-        self.tlb.up_inval.next = false;
-        self.tlb.up_pid.next = self.tr.ti_pid.val();
-        self.tlb.up_vpn.next = self.tr.ti_vpn.val();
-        self.tlb.up_pfn.next = self.tr.ti_pfn.val();
-        self.tlb.up_perms.next = self.tr.ti_perms.val();
-        self.tlb.up_gen.next = self.tr.ti_gen.val();
-        self.tlb.up_alloc.next = false;
+        // The TLB's updates: the page-fault unit's inserts, the slow path's changes (the TLB
+        // picks the slow path's when both come).
+        TlbInsertIn::join(&mut self.tlb.walk, &mut self.tr.ti);
+        TlbChangeIn::join(&mut self.tlb.slow, &mut self.sptx.up);
         // ---- A TX descriptor's actions (`SlowPathTx`), in SpTx: its kind, a TLB_INVALIDATE's
         // page, the PTE writer's decode of a PTE_WRITE, the free list's room.
         self.sptx.reset.next = self.reset.val();
@@ -159,19 +155,6 @@ impl Logic for FastpathTop {
         DescKindIn::join(&mut self.sptx.desc, &mut self.spd.kind);
         PteDecodedIn::join(&mut self.sptx.pte, &mut self.ptw.decoded);
         self.sptx.fp_full.next = self.tr.fp_full.val();
-        // Its TLB update (PTE_WRITE's insert or invalidation, TLB_INVALIDATE), the cycle after
-        // SpTx. Its generation is the TLB's now: only the slow path invalidates, one
-        // descriptor at a time.
-        if self.sptx.up_valid.val() {
-            self.tlb.up_valid.next = true;
-            self.tlb.up_inval.next = self.sptx.up_inval.val();
-            self.tlb.up_pid.next = self.sptx.up_pid.val();
-            self.tlb.up_vpn.next = self.sptx.up_vpn.val();
-            self.tlb.up_pfn.next = self.sptx.up_pfn.val();
-            self.tlb.up_perms.next = self.sptx.up_perms.val();
-            self.tlb.up_gen.next = self.tlb.gen.val();
-            self.tlb.up_alloc.next = self.sptx.up_alloc.val();
-        }
         // ---- The PTE writer (`PteWriter`): a fault's PTE from the translate stage, a
         // PTE_WRITE decoded as its descriptor is taken (below).
         self.ptw.bucket_mask.next = self.cfg_bucket_mask.val();
@@ -442,7 +425,7 @@ impl Logic for FastpathTop {
         self.la.headed.next = self.ingest.headed.val();
         self.la.freed.next = self.sq.clear.val() | self.w_release.val();
         SlotViewIn::join(&mut self.la.queue, &mut self.sq.view);
-        self.la.tlb_update.next = self.tlb.up_valid.val();
+        self.la.tlb_update.next = self.tr.ti.valid.val() | self.sptx.up.valid.val();
         TlbResultIn::join(&mut self.la.res, &mut self.tlb.res);
         self.la.port_free.next = !self.x_lk.val();
         self.tlb.lk_valid.next = self.x_lk.val() | self.la.lk_valid.val();

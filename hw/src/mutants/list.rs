@@ -266,9 +266,9 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "translation: the slow path's PTE writes and invalidations reach the TLB (a freed page's translation leaves it)",
         edits: &[
             Edit {
-                module: "fastpath_top",
-                find: "tlb$up_valid = 1'b1;",
-                replace: "tlb$up_valid = 1'b0;",
+                module: "fastpath_top$tlb",
+                find: "up_valid = walk$valid | slow$valid;",
+                replace: "up_valid = walk$valid;",
             },
         ],
     },
@@ -278,9 +278,9 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "translation: a TLB invalidation removes the entry instead of installing it",
         edits: &[
             Edit {
-                module: "fastpath_top",
-                find: "tlb$up_inval = sptx$up_inval;",
-                replace: "tlb$up_inval = 1'b0;",
+                module: "fastpath_top$tlb",
+                find: "up_inval = slow$inval;",
+                replace: "up_inval = 1'b0;",
             },
         ],
     },

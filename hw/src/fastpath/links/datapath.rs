@@ -1,7 +1,8 @@
 //! The datapath's links: the TLB's lookup result to the translate stage, a response from the
 //! executor to the read-data stage and from there to the transmit stage, a durable access from
 //! the executor to the persist handshake, a write's data to the write-data stage and a word's
-//! read-modify-write to the word-access path, and a one-beat write to the one-beat writer.
+//! read-modify-write to the word-access path, a one-beat write to the one-beat writer, and the TLB's two update sources (the
+//! page-fault unit's inserts, the slow path's changes).
 // The derive writes `join` and `link`, methods without doc comments.
 #![allow(missing_docs)]
 
@@ -267,4 +268,83 @@ pub struct BeatIn {
     pub data: Signal<In, Bits<512>>,
     /// The beat's byte strobes (lane k = byte k).
     pub strb: Signal<In, Bits<64>>,
+}
+
+/// A TLB insert from the page-fault unit (a walked PTE, or a fault's new one), carrying the
+/// generation of the lookup it follows (mate [`TlbInsertIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "TlbInsertIn"]
+pub struct TlbInsert {
+    /// An insert enters the TLB.
+    pub valid: Signal<Out, Bit>,
+    /// The insert's pid.
+    pub pid: Signal<Out, Bits<16>>,
+    /// The insert's virtual page number.
+    pub vpn: Signal<Out, Bits<36>>,
+    /// The insert's frame number.
+    pub pfn: Signal<Out, Bits<40>>,
+    /// The insert's permissions (bit 0 read, bit 1 write).
+    pub perms: Signal<Out, Bits<2>>,
+    /// The TLB generation of the lookup that missed: an invalidation since drops the insert.
+    pub gen: Signal<Out, Bits<16>>,
+}
+
+/// The TLB's side of the page-fault unit's inserts (mate [`TlbInsert`]).
+#[derive(LogicInterface, Default)]
+#[join = "TlbInsert"]
+pub struct TlbInsertIn {
+    /// An insert enters the TLB.
+    pub valid: Signal<In, Bit>,
+    /// The insert's pid.
+    pub pid: Signal<In, Bits<16>>,
+    /// The insert's virtual page number.
+    pub vpn: Signal<In, Bits<36>>,
+    /// The insert's frame number.
+    pub pfn: Signal<In, Bits<40>>,
+    /// The insert's permissions (bit 0 read, bit 1 write).
+    pub perms: Signal<In, Bits<2>>,
+    /// The TLB generation of the lookup that missed: an invalidation since drops the insert.
+    pub gen: Signal<In, Bits<16>>,
+}
+
+/// A TLB change from the slow path (a PTE_WRITE's insert or invalidation, a TLB_INVALIDATE):
+/// current whatever the generation, since only the slow path invalidates, one descriptor at a
+/// time (mate [`TlbChangeIn`]).
+#[derive(LogicInterface, Default)]
+#[join = "TlbChangeIn"]
+pub struct TlbChange {
+    /// A change enters the TLB (it wins over an insert in the same cycle).
+    pub valid: Signal<Out, Bit>,
+    /// The change is an invalidation (else an insert).
+    pub inval: Signal<Out, Bit>,
+    /// The change's pid.
+    pub pid: Signal<Out, Bits<16>>,
+    /// The change's virtual page number.
+    pub vpn: Signal<Out, Bits<36>>,
+    /// An insert's frame number (of an allocated page: its PTE's location).
+    pub pfn: Signal<Out, Bits<40>>,
+    /// An insert's permissions (bit 0 read, bit 1 write).
+    pub perms: Signal<Out, Bits<2>>,
+    /// An insert's page is allocated but not mapped.
+    pub alloc: Signal<Out, Bit>,
+}
+
+/// The TLB's side of the slow path's changes (mate [`TlbChange`]).
+#[derive(LogicInterface, Default)]
+#[join = "TlbChange"]
+pub struct TlbChangeIn {
+    /// A change enters the TLB (it wins over an insert in the same cycle).
+    pub valid: Signal<In, Bit>,
+    /// The change is an invalidation (else an insert).
+    pub inval: Signal<In, Bit>,
+    /// The change's pid.
+    pub pid: Signal<In, Bits<16>>,
+    /// The change's virtual page number.
+    pub vpn: Signal<In, Bits<36>>,
+    /// An insert's frame number (of an allocated page: its PTE's location).
+    pub pfn: Signal<In, Bits<40>>,
+    /// An insert's permissions (bit 0 read, bit 1 write).
+    pub perms: Signal<In, Bits<2>>,
+    /// An insert's page is allocated but not mapped.
+    pub alloc: Signal<In, Bit>,
 }

@@ -61,20 +61,20 @@ fn each_kind_does_its_one_thing() {
         let u = &b.uut;
         let at = format!("cycle {cycle}: kind {kind} act {act}");
         // Last cycle's update.
-        assert_eq!(u.up_valid.val(), pending.is_some(), "{at}: update");
+        assert_eq!(u.up.valid.val(), pending.is_some(), "{at}: update");
         if let Some((inval, p, v, ins)) = pending {
-            assert_eq!(u.up_inval.val(), inval, "{at}: inval");
+            assert_eq!(u.up.inval.val(), inval, "{at}: inval");
             assert_eq!(
-                (u.up_pid.val().to_u64(), u.up_vpn.val().to_u64()),
+                (u.up.pid.val().to_u64(), u.up.vpn.val().to_u64()),
                 (p, v),
                 "{at}: page"
             );
             if let Some((pfn, perms, alloc)) = ins {
                 assert_eq!(
                     (
-                        u.up_pfn.val().to_u64(),
-                        u.up_perms.val().to_u64(),
-                        u.up_alloc.val()
+                        u.up.pfn.val().to_u64(),
+                        u.up.perms.val().to_u64(),
+                        u.up.alloc.val()
                     ),
                     (pfn, perms, alloc),
                     "{at}: entry"

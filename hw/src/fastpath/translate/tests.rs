@@ -272,23 +272,23 @@ fn translations_match_the_page_table() {
         // that of a walked page the executor took as `only_hit` in the walk's result cycle.
         let u = &b.uut;
         let pending = taken_walk.take();
-        if u.ti_valid.val() {
+        if u.ti.valid.val() {
             let (pid, vpn, want_pfn) = match (pending, &cur) {
                 (Some(p), _) => p,
                 (None, Some(c)) => (c.pid, c.vpn, c.want.pfn),
                 (None, None) => panic!("an insert belongs to a translation"),
             };
             assert_eq!(
-                (u.ti_pid.val().to_u64(), u.ti_vpn.val().to_u64()),
+                (u.ti.pid.val().to_u64(), u.ti.vpn.val().to_u64()),
                 (pid as u64, vpn)
             );
-            let pfn = u.ti_pfn.val().to_u64();
+            let pfn = u.ti.pfn.val().to_u64();
             assert_eq!(Some(pfn), want_pfn, "the frame inserted");
             w.tlb.insert(
                 (pid, vpn),
                 Entry {
                     pfn,
-                    perms: u.ti_perms.val().to_u64() as u8,
+                    perms: u.ti.perms.val().to_u64() as u8,
                     alloc: false,
                 },
             );
