@@ -24,7 +24,7 @@
 //!   VPN of the slot at the pointer (`lk_key_pid`, `lk_key_vpn`, loaded with the slot the
 //!   pointer moves to: that slot's registers, with a header coming into it forwarded over them,
 //!   so a header's page is in the key register the cycle after it came in, as it is in its
-//!   slot), and those of the slot the executor holds next (`use_next`, registered for
+//!   slot), and those of the slot the executor holds next (`queue.next_slot`, registered for
 //!   Dispatch's own lookup). So the TLB's CAM compare is behind a select of registers, not
 //!   behind this block's slot multiplexers.
 //! * What was looked up is forgotten when the TLB changes (`tlb_update`: an insert or an
@@ -97,14 +97,14 @@ pub struct TranslateAhead {
     pub res: TlbResultIn,
     /// The results for the slot the executor takes (`Executor::ahead`, joined in the top).
     pub slot: AheadSlot,
-    /// `use_slot`'s lookup pid (registered from `use_next`).
+    /// The executor's slot's lookup pid (registered from `queue.next_slot`).
     pub use_pid: Signal<Out, Bits<16>>,
-    /// `use_slot`'s lookup VPN (registered from `use_next`).
+    /// The executor's slot's lookup VPN (registered from `queue.next_slot`).
     pub use_vpn: Signal<Out, Bits<36>>,
-    /// `use_slot`'s page is hashed (`proto::pt_hash(use_pid, use_vpn)`): `use_hash` (from the
+    /// The executor's slot's page is hashed (`proto::pt_hash(use_pid, use_vpn)`): `use_hash` (from the
     /// cycle its hash comes out of the hash unit).
     pub use_hash_ok: Signal<Out, Bit>,
-    /// `use_slot`'s page hash, `proto::pt_hash(use_pid, use_vpn)` (valid with `use_hash_ok`).
+    /// The executor's slot's page hash, `proto::pt_hash(use_pid, use_vpn)` (valid with `use_hash_ok`).
     pub use_hash: Signal<Out, Bits<32>>,
     /// The next slot to look at.
     ptr: DFF<Bits<2>>,
@@ -206,7 +206,7 @@ pub struct TranslateAhead {
     /// The TLB lookup key of the slot at the pointer, loaded with the slot at `ptr_n`.
     lk_key_pid: DFF<Bits<16>>,
     lk_key_vpn: DFF<Bits<36>>,
-    /// The key and first length of the slot at `use_next`, registered (`use_pid`, `use_vpn`,
+    /// The key and first length of the slot at `queue.next_slot`, registered (`use_pid`, `use_vpn`,
     /// `use_len`).
     use_key_pid: DFF<Bits<16>>,
     use_key_vpn: DFF<Bits<36>>,

@@ -67,7 +67,7 @@ pub struct WordAccess {
     rd_sh: Signal<Local, Bits<9>>,
     /// Per word of the beat: it equals `cmp_word`.
     lane_eq: Gather<8>,
-    /// The written word's index in its beat (`wr_addr[5:3]`).
+    /// The written word's index in its beat (`wr.addr[5:3]`).
     wr_word: Signal<Local, Bits<3>>,
 }
 

@@ -151,7 +151,7 @@ fn receive(r: &mut Rng, frames: &[Expect], max_delay: u64) -> Seen {
     let mut stalled_cycles = 0u64;
     let mut was_full = 0u64;
     let mut was_headed = 0u64;
-    // The slot a header came in for last cycle (`header_in`): it is `headed` now.
+    // The slot a header came in for last cycle (`header.valid`): it is `headed` now.
     let mut header_for: Option<u64> = None;
     let mut headers = 0usize;
     while checked < frames.len() {
@@ -224,14 +224,14 @@ fn receive(r: &mut Rng, frames: &[Expect], max_delay: u64) -> Seen {
             assert_eq!(
                 (headed & !was_headed) >> k & 1,
                 1,
-                "header_in for slot {k}, not headed next"
+                "header.valid for slot {k}, not headed next"
             );
         }
         if b.uut.header.valid.val() {
             header_for = Some(b.uut.header.slot.val().to_u64());
             assert!(
                 ready && beat.as_ref().is_some_and(|x| x.3),
-                "header_in off a first beat"
+                "header.valid off a first beat"
             );
         }
         was_headed = headed & !release;

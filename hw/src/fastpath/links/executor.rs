@@ -116,36 +116,36 @@ pub struct ServiceLink {
 #[derive(LogicInterface, Default)]
 #[join = "AheadSlot"]
 pub struct AheadUse {
-    /// `use_slot`'s packet's first byte (`Decode::data_va`: a write's segment `pkt_index` KiB
+    /// The executor's slot's packet's first byte (`Decode::data_va`: a write's segment `pkt_index` KiB
     /// in), summed as the header arrived and kept per slot, so Dispatch's VA is a register.
     pub va: Signal<In, Bits<64>>,
-    /// `use_slot`'s header passes `Header::parse` (`Decode::parse_ok` with `kv_en` as it is
+    /// The executor's slot's header passes `Header::parse` (`Decode::parse_ok` with `kv_en` as it is
     /// now), kept per slot.
     pub parse_ok: Signal<In, Bit>,
-    /// `use_slot`'s header passes the pointer chase's check (`Decode::chase_ok`), kept per slot.
+    /// The executor's slot's header passes the pointer chase's check (`Decode::chase_ok`), kept per slot.
     pub chase_ok: Signal<In, Bit>,
-    /// `use_slot`'s header passes Append's format check (`Decode::append_ok`), kept per slot.
+    /// The executor's slot's header passes Append's format check (`Decode::append_ok`), kept per slot.
     pub append_ok: Signal<In, Bit>,
-    /// `use_slot`'s header passes an atomic's check (`Decode::atomic_ok`), kept per slot.
+    /// The executor's slot's header passes an atomic's check (`Decode::atomic_ok`), kept per slot.
     pub atomic_ok: Signal<In, Bit>,
-    /// `use_slot`'s frame is a READ or WRITE (when `ok` is low the executor's Dispatch looks
+    /// The executor's slot's frame is a READ or WRITE (when `ok` is low the executor's Dispatch looks
     /// the page up itself).
     pub rw: Signal<In, Bit>,
-    /// `use_slot`'s packet is translated: mapped, permitted, within one page.
+    /// The executor's slot's packet is translated: mapped, permitted, within one page.
     pub ok: Signal<In, Bit>,
-    /// `use_slot`'s packet's physical address (valid with `ok`).
+    /// The executor's slot's packet's physical address (valid with `ok`).
     pub pa: Signal<In, Bits<64>>,
-    /// `use_slot`'s header passes `check_read` (`Decode::read_ok`): decoded as the header
+    /// The executor's slot's header passes `check_read` (`Decode::read_ok`): decoded as the header
     /// arrived and kept per slot, so Dispatch's decision does not wait for the check's 66-bit
     /// sum.
     pub read_ok: Signal<In, Bit>,
-    /// `use_slot`'s header passes `check_write_segment` (`Decode::write_ok`), kept per slot.
+    /// The executor's slot's header passes `check_write_segment` (`Decode::write_ok`), kept per slot.
     pub write_ok: Signal<In, Bit>,
-    /// `use_slot`'s write segment ends inside the VA space (`Decode::write_in_va`), kept per slot.
+    /// The executor's slot's write segment ends inside the VA space (`Decode::write_in_va`), kept per slot.
     pub write_in_va: Signal<In, Bit>,
-    /// `use_slot`'s first packet's length as a 12-bit count: a read's `min(total_len,
+    /// The executor's slot's first packet's length as a 12-bit count: a read's `min(total_len,
     /// MAX_PAYLOAD)` (its answer's packet 0; the range is only read with `use_read_ok`), a
-    /// write's `payload_len` cut to 12 bits. Registered from `use_next` the cycle before, like
+    /// write's `payload_len` cut to 12 bits. Registered from `queue.next_slot` the cycle before, like
     /// `use_pid`, so Dispatch's access length and response length start from a flip-flop (the
     /// compare with `MAX_PAYLOAD` is not in front of them).
     pub len: Signal<In, Bits<12>>,
@@ -155,36 +155,36 @@ pub struct AheadUse {
 #[derive(LogicInterface, Default)]
 #[join = "AheadUse"]
 pub struct AheadSlot {
-    /// `use_slot`'s packet's first byte (`Decode::data_va`: a write's segment `pkt_index` KiB
+    /// The executor's slot's packet's first byte (`Decode::data_va`: a write's segment `pkt_index` KiB
     /// in), summed as the header arrived and kept per slot, so Dispatch's VA is a register.
     pub va: Signal<Out, Bits<64>>,
-    /// `use_slot`'s header passes `Header::parse` (`Decode::parse_ok` with `kv_en` as it is
+    /// The executor's slot's header passes `Header::parse` (`Decode::parse_ok` with `kv_en` as it is
     /// now), kept per slot.
     pub parse_ok: Signal<Out, Bit>,
-    /// `use_slot`'s header passes the pointer chase's check (`Decode::chase_ok`), kept per slot.
+    /// The executor's slot's header passes the pointer chase's check (`Decode::chase_ok`), kept per slot.
     pub chase_ok: Signal<Out, Bit>,
-    /// `use_slot`'s header passes Append's format check (`Decode::append_ok`), kept per slot.
+    /// The executor's slot's header passes Append's format check (`Decode::append_ok`), kept per slot.
     pub append_ok: Signal<Out, Bit>,
-    /// `use_slot`'s header passes an atomic's check (`Decode::atomic_ok`), kept per slot.
+    /// The executor's slot's header passes an atomic's check (`Decode::atomic_ok`), kept per slot.
     pub atomic_ok: Signal<Out, Bit>,
-    /// `use_slot`'s frame is a READ or WRITE (when `ok` is low the executor's Dispatch looks
+    /// The executor's slot's frame is a READ or WRITE (when `ok` is low the executor's Dispatch looks
     /// the page up itself).
     pub rw: Signal<Out, Bit>,
-    /// `use_slot`'s packet is translated: mapped, permitted, within one page.
+    /// The executor's slot's packet is translated: mapped, permitted, within one page.
     pub ok: Signal<Out, Bit>,
-    /// `use_slot`'s packet's physical address (valid with `ok`).
+    /// The executor's slot's packet's physical address (valid with `ok`).
     pub pa: Signal<Out, Bits<64>>,
-    /// `use_slot`'s header passes `check_read` (`Decode::read_ok`): decoded as the header
+    /// The executor's slot's header passes `check_read` (`Decode::read_ok`): decoded as the header
     /// arrived and kept per slot, so Dispatch's decision does not wait for the check's 66-bit
     /// sum.
     pub read_ok: Signal<Out, Bit>,
-    /// `use_slot`'s header passes `check_write_segment` (`Decode::write_ok`), kept per slot.
+    /// The executor's slot's header passes `check_write_segment` (`Decode::write_ok`), kept per slot.
     pub write_ok: Signal<Out, Bit>,
-    /// `use_slot`'s write segment ends inside the VA space (`Decode::write_in_va`), kept per slot.
+    /// The executor's slot's write segment ends inside the VA space (`Decode::write_in_va`), kept per slot.
     pub write_in_va: Signal<Out, Bit>,
-    /// `use_slot`'s first packet's length as a 12-bit count: a read's `min(total_len,
+    /// The executor's slot's first packet's length as a 12-bit count: a read's `min(total_len,
     /// MAX_PAYLOAD)` (its answer's packet 0; the range is only read with `use_read_ok`), a
-    /// write's `payload_len` cut to 12 bits. Registered from `use_next` the cycle before, like
+    /// write's `payload_len` cut to 12 bits. Registered from `queue.next_slot` the cycle before, like
     /// `use_pid`, so Dispatch's access length and response length start from a flip-flop (the
     /// compare with `MAX_PAYLOAD` is not in front of them).
     pub len: Signal<Out, Bits<12>>,
