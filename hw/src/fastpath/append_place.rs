@@ -30,7 +30,7 @@
 //! `VA_LIMIT - va - LOG_HEAD - footprint` (`va_room`, registered every cycle), so the decision
 //! is a flip-flop set as the tail arrives, not a compare of the registered end.
 
-use crate::fastpath::links::AppendPlaced;
+use crate::fastpath::links::{AppendPlaced, PlacePort};
 use crate::spec::Spec;
 use clio_proto::consts::VA_LIMIT;
 use clio_proto::replog::{footprint, FRAME_BYTES, LOG_HEAD, MAX_RECORD};
@@ -54,16 +54,10 @@ pub struct AppendPlace {
     pub capacity: Signal<In, Bits<64>>,
     /// The record's length (the request's `total_len`), held while the request runs.
     pub len: Signal<In, Bits<12>>,
-    /// The tail word arrives this cycle: its value, the PA it was read at, and the payload's
-    /// lane in its wbuf slot as an 8-byte word (lane bits 3..6; the header VA is 8-byte
-    /// aligned).
-    pub load: Signal<In, Bit>,
+    /// The tail word's arrival (`Executor::placer`): load it, its PA, the payload's lane in its slot as an 8-byte word.
+    pub exec: PlacePort,
     /// The tail word's value, with `load`.
     pub tail: Signal<In, Bits<64>>,
-    /// The PA the tail word was read at, with `load`.
-    pub tail_pa: Signal<In, Bits<64>>,
-    /// The payload's lane in its wbuf slot as an 8-byte word, with `load`.
-    pub slot_word: Signal<In, Bits<3>>,
     /// The placement, for the executor (`Executor::place`, joined in the top).
     pub placed: AppendPlaced,
     /// The tail word's PA (where it is written back).
@@ -123,12 +117,12 @@ impl Logic for AppendPlace {
             - (bit_cast::<66, 64>(self.va.val())
                 + self.log_head.val()
                 + bit_cast::<66, 12>(self.fp.val()));
-        if self.load.val() {
+        if self.exec.load.val() {
             self.past.d.next = self.va_room.q.val().get_bit(65)
                 | (self.tail.val() > self.va_room.q.val().get_bits::<64>(0));
             self.tail_q.d.next = self.tail.val();
-            self.tail_pa_q.d.next = self.tail_pa.val();
-            self.slot_word_q.d.next = self.slot_word.val();
+            self.tail_pa_q.d.next = self.exec.tail_pa.val();
+            self.slot_word_q.d.next = self.exec.slot_word.val();
             // The sums, registered (summed in parallel, so the compares next cycle do not
             // chain an adder).
             self.rva.d.next = bit_cast::<66, 64>(self.va.val())

@@ -46,7 +46,7 @@ use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
 use crate::fastpath::links::{
     AheadUse, AppendPlacedIn, DescTakenIn, KeyVerdictIn, NextFrameIn, OrderClearIn, PersistUse,
-    QueueRelease, ReadJob, ResponseFields, RingUse, RouteVerdictIn, SegUse, ServiceExec,
+    PlaceUse, QueueRelease, ReadJob, ResponseFields, RingUse, RouteVerdictIn, SegUse, ServiceExec,
     TranslateUse, WordUse, WriteJob,
 };
 use crate::spec::Spec;
@@ -270,8 +270,8 @@ pub struct Executor {
     pub word: WordUse,
 
     // ---- Append's placement (`AppendPlace`).
-    /// The tail word goes into the placement's sums this cycle (`ALoad`).
-    pub place_load: Signal<Out, Bit>,
+    /// Append's placement as the tail word arrives (`AppendPlace::exec`).
+    pub placer: PlaceUse,
     /// Append's placement (`AppendPlace::placed`, joined in the top).
     pub place: AppendPlacedIn,
 
@@ -317,12 +317,8 @@ pub struct Executor {
     pub client: Signal<Out, Bits<16>>,
     /// The idempotence ring's key, `{pid, client, req_id}` (pid at bits 48..64, client 32..48).
     pub sync_key: Signal<Out, Bits<64>>,
-    /// The lane of the access's first byte in its 64-byte beat.
-    pub lane: Signal<Out, Bits<6>>,
     /// A write's data, handed to the write-data stage (`WriteData::job`).
     pub write: WriteJob,
-    /// The PA of the first piece's first byte.
-    pub acc_pa1: Signal<Out, Bits<64>>,
     /// The response's fields (`ResponseHeader::exec`, joined in the top).
     pub rsp: ResponseFields,
     /// An Append's `arg1` (the top sends it when `append`), or the quota of a QUOTA_EXCEEDED

@@ -224,10 +224,8 @@ impl Logic for FastpathTop {
         self.wa.block_data.next = self.xs.wdata.val();
         self.wa.block_strb.next = self.xs.wstrb.val();
         // Append's placement: the tail word as it arrives in SData (below).
-        self.apl.load.next = self.exec.place_load.val();
+        PlacePort::join(&mut self.apl.exec, &mut self.exec.placer);
         self.apl.tail.next = self.wa.old.val();
-        self.apl.tail_pa.next = self.exec.acc_pa1.val();
-        self.apl.slot_word.next = self.exec.lane.val().get_bits::<3>(3);
         self.sync.alu_op.next = self.dec.fields.opcode.val();
         self.sync.alu_old.next = self.wa.old.val();
         self.sync.alu_arg0.next = self.dec.fields.arg0.val();

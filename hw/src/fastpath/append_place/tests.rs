@@ -66,13 +66,13 @@ fn placement_follows_replog_place() {
         b.uut.len.next = (len as u64).to_bits();
         // The request's fields hold from the cycle before the load (the room is registered),
         // as the executor's do from Dispatch on; the last request's result holds meanwhile.
-        b.uut.load.next = false;
+        b.uut.exec.load.next = false;
         b.uut.tail.next = r.next().to_bits();
         b.tick();
-        b.uut.load.next = true;
+        b.uut.exec.load.next = true;
         b.uut.tail.next = tail.to_bits();
-        b.uut.tail_pa.next = pa.to_bits();
-        b.uut.slot_word.next = (lane / 8).to_bits();
+        b.uut.exec.tail_pa.next = pa.to_bits();
+        b.uut.exec.slot_word.next = (lane / 8).to_bits();
         b.settle();
         assert_eq!(
             b.uut.placed.footprint.val().to_u64(),
@@ -83,11 +83,11 @@ fn placement_follows_replog_place() {
         // Other words on the tail port now and then: nothing is loaded without `load` (with no
         // idle cycle, the next request is presented in the cycle after this one).
         let idle = r.below(3);
-        b.uut.load.next = false;
+        b.uut.exec.load.next = false;
         for _ in 0..idle {
             b.uut.tail.next = r.next().to_bits();
-            b.uut.tail_pa.next = r.next().to_bits();
-            b.uut.slot_word.next = r.below(8).to_bits();
+            b.uut.exec.tail_pa.next = r.next().to_bits();
+            b.uut.exec.slot_word.next = r.below(8).to_bits();
             b.tick();
         }
         b.settle();

@@ -50,12 +50,12 @@ impl Logic for Executor {
         self.route.next = self.route_q.q.val();
         self.client.next = self.hcli.q.val();
         self.sync_key.next = self.ring_key.q.val();
-        self.lane.next = self.o.q.val();
+        self.placer.slot_word.next = self.o.q.val().get_bits::<3>(3);
         self.write.len.next = self.len.q.val();
         self.tr.need.next = self.need.q.val();
         self.write.two.next = self.two.q.val();
         self.write.n1.next = self.n1.q.val();
-        self.acc_pa1.next = self.pa1.q.val();
+        self.placer.tail_pa.next = self.pa1.q.val();
         self.rsp.status.next = self.rs_status.q.val();
         self.rsp.flags.next = self.rs_flags.q.val();
         self.rsp.payload_len.next = self.rs_plen.q.val();
@@ -188,7 +188,7 @@ impl Logic for Executor {
         self.ring.rec_arg1.next = 0.into();
         self.word.alu_load.next = false;
         self.word.tail_load.next = false;
-        self.place_load.next = false;
+        self.placer.load.next = false;
         self.chase_start.next = false;
         self.kv_start.next = false;
         self.unit.clear.next = false;
@@ -501,7 +501,7 @@ impl Logic for Executor {
             }
             State::ALoad => {
                 // The registered tail word into the placement's sums; placed next cycle.
-                self.place_load.next = true;
+                self.placer.load.next = true;
                 self.state.d.next = State::APlace;
             }
             State::APlace => {

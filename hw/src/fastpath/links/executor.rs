@@ -1,7 +1,8 @@
 //! The executor's links with the blocks it drives or asks: the offload service, the TLB
 //! look-ahead, the slot queue, Append's placement, the idempotence ring, the translate stage, the
 //! ordering rules, the read segmenter, the TX descriptor and the response header; and the slot
-//! queue's view of where the executor is, for the look-ahead.
+//! queue's view of where the executor is, for the look-ahead; and the tail word's arrival at
+//! Append's placement.
 // The derive writes `join` and `link`, methods without doc comments.
 #![allow(missing_docs)]
 
@@ -592,4 +593,31 @@ pub struct SlotViewIn {
     pub taken: Signal<In, Bits<4>>,
     /// The oldest slot the executor has not taken.
     pub head: Signal<In, Bits<2>>,
+}
+
+/// The executor's side of Append's placement as the tail word arrives (mate [`PlacePort`]):
+/// load it, where it was read, and the payload's lane in its slot.
+#[derive(LogicInterface, Default)]
+#[join = "PlacePort"]
+pub struct PlaceUse {
+    /// The tail word arrives this cycle (its value comes from the word-access path).
+    pub load: Signal<Out, Bit>,
+    /// The PA the tail word was read at, with `load`.
+    pub tail_pa: Signal<Out, Bits<64>>,
+    /// The payload's lane in its wbuf slot as an 8-byte word (lane bits 3..6; the header VA is
+    /// 8-byte aligned), with `load`.
+    pub slot_word: Signal<Out, Bits<3>>,
+}
+
+/// Append's placement's side of the tail word's arrival (mate [`PlaceUse`]).
+#[derive(LogicInterface, Default)]
+#[join = "PlaceUse"]
+pub struct PlacePort {
+    /// The tail word arrives this cycle (its value comes from the word-access path).
+    pub load: Signal<In, Bit>,
+    /// The PA the tail word was read at, with `load`.
+    pub tail_pa: Signal<In, Bits<64>>,
+    /// The payload's lane in its wbuf slot as an 8-byte word (lane bits 3..6; the header VA is
+    /// 8-byte aligned), with `load`.
+    pub slot_word: Signal<In, Bits<3>>,
 }
