@@ -53,6 +53,8 @@ pub struct BeatWriter {
     /// AW taken, W taken (for this `go`).
     aw_sent: DFF<Bit>,
     w_sent: DFF<Bit>,
+    /// The selected beat's byte address.
+    addr: Signal<Local, Bits<64>>,
     /// AW / W taken this cycle or before.
     aw_now: Signal<Local, Bit>,
     w_now: Signal<Local, Bit>,
@@ -64,14 +66,15 @@ impl Logic for BeatWriter {
         dff_setup!(self, clock, aw_sent, w_sent);
         self.active.next = self.go.val() & self.w_free.val();
         self.aw_valid.next = self.active.val() & !self.aw_sent.q.val();
-        self.aw_addr.next = self.pte.addr.val() & !bit_cast::<64, 6>(0x3F.into());
+        self.addr.next = self.pte.addr.val();
         self.w_data.next = self.pte.data.val();
         self.w_strb.next = self.pte.strb.val();
         if self.word_sel.val() {
-            self.aw_addr.next = self.word.addr.val() & !bit_cast::<64, 6>(0x3F.into());
+            self.addr.next = self.word.addr.val();
             self.w_data.next = self.word.data.val();
             self.w_strb.next = self.word.strb.val();
         }
+        self.aw_addr.next = self.addr.val() & !bit_cast::<64, 6>(0x3F.into());
         self.w_valid.next = self.active.val() & !self.w_sent.q.val();
         self.aw_now.next = self.aw_sent.q.val() | (self.aw_valid.val() & self.aw_ready.val());
         self.w_now.next = self.w_sent.q.val() | (self.w_valid.val() & self.w_ready.val());

@@ -245,8 +245,6 @@ pub struct Executor {
     pub r_valid: Signal<In, Bit>,
     /// No read's R beats are still to come (the R beats are a word access's).
     pub r_idle: Signal<In, Bit>,
-    /// A word access's R beat is awaited (`SData`): sampled by `WordAccess`, R ready.
-    pub word_sample: Signal<Out, Bit>,
     /// The write-data stage streams (it owns W); it takes the executor's write this cycle
     /// (`pass`).
     pub w_busy: Signal<In, Bit>,

@@ -344,7 +344,7 @@ impl Logic for FastpathTop {
         // R beats are taken by the read-data stage, or by a walk or an atomic (which start
         // only when that stage is idle, so the beats are theirs).
         self.m_axi_rready.next = self.rd.r_ready.val()
-            | ((self.tr.walking.val() | self.exec.word_sample.val()) & self.r_idle.val());
+            | ((self.tr.walking.val() | self.exec.word.sample.val()) & self.r_idle.val());
         // Slow-path descriptor fields.
         self.spd.take.next = self.exec.desc_take.val();
         self.spd.desc.next = self.sp_tx_desc.val();

@@ -566,7 +566,7 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     assert_eq!(b.uut.ar_len.val().to_u64(), 0);
     b.tick();
     b.settle();
-    assert!(b.uut.word_sample.val());
+    assert!(b.uut.word.sample.val());
     b.tick();
     b.settle();
     assert_eq!(b.uut.state(), State::SData, "waits for its R beat");

@@ -104,7 +104,7 @@ impl Logic for Executor {
         self.seg.load.next = self.state.q.val() == State::Dispatch;
         self.seg.step.next = false;
         self.unit.serving.next = self.state.q.val() == State::Offload;
-        self.word_sample.next = self.state.q.val() == State::SData;
+        // A word access's R beat is awaited: sampled by `WordAccess`, and R is ready for it.
         self.word.sample.next = self.state.q.val() == State::SData;
         self.beat_pte.next = self.state.q.val() == State::SpPte;
         self.beat_word.next = self.state.q.val() == State::SWrite;
