@@ -27,14 +27,15 @@
 //! and STALE when it does but the frame's epoch is older than the RAS's. Responses carry header
 //! bytes 0..48 and zeros in 48..64 (never the key, nor an epoch).
 //!
-//! This module only instantiates the blocks and connects their ports; where several blocks
-//! share a port it holds the mux (AR: the executor's reads and the walker's bucket reads; AW
-//! and W: the write-data stage, the one-beat writer and the executor's bursts; the wbuf read
-//! port; the slow-path RX ring: the executor's REQUEST and a fault's PAGE_MAPPED).
+//! This module only instantiates the blocks and connects their ports; the DRAM port's clients
+//! meet in its arbiter ([`DramPort`]), and where several blocks share another port the top
+//! holds the mux (the wbuf read port; the slow-path RX ring: the executor's REQUEST and a
+//! fault's PAGE_MAPPED; the TLB's lookup port).
 
 use crate::fastpath::append_place::AppendPlace;
 use crate::fastpath::beat_writer::BeatWriter;
 use crate::fastpath::decode::Decode;
+use crate::fastpath::dram_port::DramPort;
 use crate::fastpath::executor::Executor;
 use crate::fastpath::extend::Extend;
 use crate::fastpath::ingest::Ingest;
@@ -237,14 +238,6 @@ pub struct FastpathTop {
     /// TLB lookups for the reads and writes waiting in the ingest slots, while the executor
     /// works: a request whose page is translated ahead goes from Dispatch to its access.
     la: TranslateAhead,
-    /// The executor looks the TLB up this cycle (the look-ahead gets the port otherwise).
-    x_lk: Signal<Local, Bit>,
-    /// Dispatch looks its frame's page up this cycle: a read or write the look-ahead has not
-    /// translated, with the look-ahead's registers of its slot (`use_pid`, `use_vpn`), before
-    /// the checks decide whether the translate stage starts (`start_looked`): the checks are not
-    /// in front of the TLB's compare. A lookup for a request the checks refuse only touches the
-    /// TLB's LRU order.
-    x_dlk: Signal<Local, Bit>,
     /// The RAS keys (KEY_WRITE from the slow path), checked as each header arrives.
     keys: KeyCheck,
     /// The route cookies (ROUTE_KEY from the slow path), checked as each header arrives.
@@ -279,6 +272,9 @@ pub struct FastpathTop {
     wd: WriteData,
     /// The executor's one-beat writes (PTE write-backs, atomics' words, offload blocks).
     bw: BeatWriter,
+    /// The DRAM port's arbiter: AR, R, AW, W and B among the executor, the walk, the
+    /// one-beat writer and the write-data stage.
+    dram: DramPort,
     /// The write-data stage is streaming (`WriteData::busy`).
     w_busy: Signal<Local, Bit>,
     /// The slot the write-data stage gives back this cycle (`WriteData::freed`).

@@ -178,6 +178,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "beat_writer",
             verilog_of("beat_writer", fastpath::beat_writer::BeatWriter::default()),
         ),
+        // The DRAM port's arbiter, alone.
+        (
+            "dram_port",
+            verilog_of("dram_port", fastpath::dram_port::DramPort::default()),
+        ),
         // The ordering rules block, alone.
         (
             "ordering",

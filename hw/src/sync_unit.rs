@@ -50,7 +50,7 @@
 //! errors included (`SyncUnit::record_offload` in the model: the status, value 0), so a
 //! retry gets the same status back.
 //!
-//! Timing: present `k_pid/k_client/k_req` with `port.lookup` in cycle c; `port.hit`,
+//! Timing: present `port.key` with `port.lookup` in cycle c; `port.hit`,
 //! `port.value` and `port.arg1` are valid from cycle c+1 ([`RING_LATENCY`]), `port.full` and
 //! `port.quota` from cycle c+3 ([`RING_VERDICT_LATENCY`]), all held until the next lookup:
 //! `hit` is the ring as it was in cycle c (registered), the answer is read from cycle c+1, so
@@ -97,16 +97,11 @@ pub struct SyncUnit {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset (empties the ring).
     pub reset: Signal<In, Bit>,
-    /// Key: process id (lookup, ack, release and record).
-    pub k_pid: Signal<In, Bits<16>>,
-    /// Key: the member of the RAS (lookup, ack, release and record).
-    pub k_client: Signal<In, Bits<16>>,
-    /// Key: request id.
-    pub k_req: Signal<In, Bits<32>>,
-    /// The ring's port, for the executor (`Executor::ring`, joined in the top).
+    /// The ring's port, for the executor (`Executor::ring`, joined in the top): the key
+    /// (`port.key`, `pid << 48 | client << 32 | req_id`) for lookup, ack, release and record.
     pub port: RingPort,
-    /// Mark every entry of `(k_pid, k_client)` acknowledged (RING_RELEASE); with `k_client`
-    /// `RING_PURGE_ALL` (0), forget every entry of `k_pid` (the RAS is torn down).
+    /// Mark every entry of the key's `(pid, client)` acknowledged (RING_RELEASE); with client
+    /// `RING_PURGE_ALL` (0), forget every entry of the pid (the RAS is torn down).
     pub rel_valid: Signal<In, Bit>,
     /// Set the share to `share_in` (RING_SHARE; one-cycle pulse).
     pub share_set: Signal<In, Bit>,
@@ -182,7 +177,7 @@ pub struct SyncUnit {
     vals: AsyncRam<Bits<136>, 6>,
     m: Gather<64>,
     mm: Gather<64>,
-    /// Entries of the RAS `k_pid` (a purge's).
+    /// Entries of the key's RAS (a purge's).
     mp: Gather<64>,
     /// A purge's entries, registered in the RING_RELEASE's cycle (zero otherwise) and cleared
     /// from `used` and `busy` at the next edge: the purge stays out of every other path.
@@ -205,9 +200,6 @@ impl Default for SyncUnit {
             key: core::array::from_fn(|_| Default::default()),
             clock: Default::default(),
             reset: Default::default(),
-            k_pid: Default::default(),
-            k_client: Default::default(),
-            k_req: Default::default(),
             port: Default::default(),
             rel_valid: Default::default(),
             full_q: Default::default(),
@@ -275,9 +267,7 @@ impl Logic for SyncUnit {
             self.key[i].d.next = self.key[i].q.val();
         }
         self.vals.clock.next = self.clock.val();
-        self.kk.next = (bit_cast::<64, 16>(self.k_pid.val()) << 48)
-            | (bit_cast::<64, 16>(self.k_client.val()) << 32)
-            | bit_cast::<64, 32>(self.k_req.val());
+        self.kk.next = self.port.key.val();
         // m: entries of the whole key; mm: entries of the member (pid, client).
         for i in 0..64 {
             self.mm.bits[i].next = self.used.q.val().get_bit(i)
@@ -324,9 +314,9 @@ impl Logic for SyncUnit {
             self.idx.bits[k].next = self.o_part.q.val().get_bits::<6>(6 * k).any();
         }
         self.vals.read_address.next = self.idx.out.val();
-        self.port.hit.next = self.o_m.q.val().any();
-        self.port.value.next = self.vals.read_data.val().get_bits::<64>(0);
-        self.port.status.next = self.vals.read_data.val().get_bits::<8>(64);
+        self.port.verdict.hit.next = self.o_m.q.val().any();
+        self.port.verdict.value.next = self.vals.read_data.val().get_bits::<64>(0);
+        self.port.verdict.status.next = self.vals.read_data.val().get_bits::<8>(64);
         self.port.arg1.next = self.vals.read_data.val().get_bits::<64>(72);
         // The verdicts (module doc), from the held lookup: the member's count summed at c+1,
         // compared with the share at c+2 (when `cand_q` and `total_q` are the lookup's).
@@ -407,18 +397,18 @@ impl Logic for SyncUnit {
         if self.gany_q.q.val().get_bit(0) {
             self.victim_q.d.next = bit_cast::<6, 3>(self.gfirst[0].q.val());
         }
-        self.port.full.next = self.full_q.q.val();
-        self.port.quota.next = self.quota_q.q.val();
+        self.port.verdict.full.next = self.full_q.q.val();
+        self.port.verdict.quota.next = self.quota_q.q.val();
         self.vals.write_enable.next = self.port.record.val();
         self.vals.write_address.next = self.rec_at.val();
         self.vals.write_data.next = bit_cast::<136, 64>(self.port.rec_value.val())
             | (bit_cast::<136, 8>(self.port.rec_status.val()) << 64)
             | (bit_cast::<136, 64>(self.port.rec_arg1.val()) << 72);
-        // A purge (RING_RELEASE of k_client == PURGE_ALL, 0, asserted above: the RAS is torn
+        // A purge (RING_RELEASE of client == PURGE_ALL, 0, asserted above: the RAS is torn
         // down, its key already removed, so none of its requests is looked up meanwhile):
         // its entries are registered here and cleared at the next edge.
         self.purge_m.d.next = 0.into();
-        if self.rel_valid.val() & !self.k_client.val().any() {
+        if self.rel_valid.val() & !self.kk.val().get_bits::<16>(32).any() {
             self.purge_m.d.next = self.mp.out.val();
         }
         self.used_now.next = self.used.q.val() & !self.purge_m.q.val();
@@ -489,9 +479,7 @@ mod tests {
     use clio_proto::{Opcode, Status};
 
     fn key(b: &mut Bench<SyncUnit>, pid: u16, client: u16, req: u32) {
-        b.uut.k_pid.next = pid.to_bits();
-        b.uut.k_client.next = client.to_bits();
-        b.uut.k_req.next = req.to_bits();
+        b.uut.port.key.next = ((pid as u64) << 48 | (client as u64) << 32 | req as u64).to_bits();
     }
 
     fn pulse(b: &mut Bench<SyncUnit>, f: fn(&mut SyncUnit) -> &mut Signal<In, Bit>) {
@@ -562,19 +550,27 @@ mod tests {
             b.uut.port.lookup.next = false;
             b.settle();
             // The result now, the verdict the cycle after; both held.
-            let hit_now = b.uut.port.hit.val();
+            let hit_now = b.uut.port.verdict.hit.val();
             for _ in RING_LATENCY..RING_VERDICT_LATENCY {
                 b.tick();
             }
             b.settle();
-            assert_eq!(b.uut.port.hit.val(), hit_now, "step {step}: hit is held");
+            assert_eq!(
+                b.uut.port.verdict.hit.val(),
+                hit_now,
+                "step {step}: hit is held"
+            );
             match m.check(pid, client, req) {
                 Verdict::Cached(s, v) => {
                     replays += 1;
-                    assert!(b.uut.port.hit.val(), "step {step}: replay expected");
-                    assert_eq!(b.uut.port.value.val().to_u64(), v, "step {step}: value");
+                    assert!(b.uut.port.verdict.hit.val(), "step {step}: replay expected");
                     assert_eq!(
-                        b.uut.port.status.val().to_u64(),
+                        b.uut.port.verdict.value.val().to_u64(),
+                        v,
+                        "step {step}: value"
+                    );
+                    assert_eq!(
+                        b.uut.port.verdict.status.val().to_u64(),
                         s as u64,
                         "step {step}: status"
                     );
@@ -587,14 +583,16 @@ mod tests {
                 Verdict::OverShare => {
                     over_shares += 1;
                     assert!(
-                        !b.uut.port.hit.val() && b.uut.port.quota.val(),
+                        !b.uut.port.verdict.hit.val() && b.uut.port.verdict.quota.val(),
                         "step {step}: over its share expected"
                     );
                 }
                 Verdict::Full => {
                     fulls += 1;
                     assert!(
-                        !b.uut.port.hit.val() && !b.uut.port.quota.val() && b.uut.port.full.val(),
+                        !b.uut.port.verdict.hit.val()
+                            && !b.uut.port.verdict.quota.val()
+                            && b.uut.port.verdict.full.val(),
                         "step {step}: full expected"
                     );
                     b.uut.port.skip.next = true;
@@ -604,7 +602,9 @@ mod tests {
                 Verdict::Execute => {
                     execs += 1;
                     assert!(
-                        !b.uut.port.hit.val() && !b.uut.port.quota.val() && !b.uut.port.full.val(),
+                        !b.uut.port.verdict.hit.val()
+                            && !b.uut.port.verdict.quota.val()
+                            && !b.uut.port.verdict.full.val(),
                         "step {step}: execute expected"
                     );
                     let v = rng.rotate_left(17) ^ step;
@@ -688,9 +688,9 @@ mod tests {
             }
             b.settle();
             (
-                b.uut.port.hit.val(),
-                b.uut.port.full.val(),
-                b.uut.port.value.val().to_u64(),
+                b.uut.port.verdict.hit.val(),
+                b.uut.port.verdict.full.val(),
+                b.uut.port.verdict.value.val().to_u64(),
             )
         };
         let record = |b: &mut Bench<SyncUnit>, v: u64| {

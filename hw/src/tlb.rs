@@ -1,6 +1,7 @@
 //! The TLB: a fully associative CAM on `(pid, vpn)` with tree pseudo-LRU replacement.
 //!
-//! * Lookup port: `lk_*` in, `res_*` out [`TLB_LATENCY`] cycles later, II = 1. Cycle 1 compares
+//! * Lookup port: a lookup in (the translate stage's `xlate`, else Dispatch's `dispatch`, else
+//!   the look-ahead's `ahead` while `ahead_free`), `res_*` out [`TLB_LATENCY`] cycles later, II = 1. Cycle 1 compares
 //!   the key against all [`ENTRIES`] tags (flip-flops); cycle 2 masks the match vector with the
 //!   live valid bits, encodes it and reads the translation from a 64 x 43 RAM.
 //! * Update port (`up_*`): insert (from the walker / page-fault unit) or invalidate (from the
@@ -44,7 +45,7 @@
 //! translation. `gen` is the generation as it is once the update in the write stage is done,
 //! so an insert entering behind an invalidation with `up_gen = gen` is not dropped.
 
-use crate::fastpath::links::{TlbChangeIn, TlbInsertIn, TlbResult};
+use crate::fastpath::links::{TlbChangeIn, TlbInsertIn, TlbLookupIn, TlbResult};
 use crate::util::{index_bit_mask, Gather, GatherBytes};
 use clio_proto::consts::{TLB_ENTRIES, VPN_BITS};
 use rust_hdl::prelude::*;
@@ -56,7 +57,7 @@ const _: () = assert!(TLB_ENTRIES == 64);
 
 /// Entries (from `proto::consts::TLB_ENTRIES`).
 pub const ENTRIES: usize = TLB_ENTRIES;
-/// Cycles from `lk_valid` to `res_valid`.
+/// Cycles from a lookup to `res_valid`.
 pub const TLB_LATENCY: usize = 2;
 
 /// The TLB.
@@ -66,12 +67,21 @@ pub struct Tlb {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: all entries invalid, every replacement bit 0, generation 0.
     pub reset: Signal<In, Bit>,
-    /// A lookup enters.
-    pub lk_valid: Signal<In, Bit>,
-    /// Lookup process id.
-    pub lk_pid: Signal<In, Bits<16>>,
-    /// Lookup virtual page number.
-    pub lk_vpn: Signal<In, Bits<36>>,
+    /// The translate stage's lookups (`Translate::lk`): they win the port.
+    pub xlate: TlbLookupIn,
+    /// Dispatch's lookups of its frame's page (`TranslateAhead::dlk`): never in a cycle the
+    /// translate stage looks up (it is idle in Dispatch); it wins over the look-ahead.
+    pub dispatch: TlbLookupIn,
+    /// The look-ahead's lookups (`TranslateAhead::lk`), when the port is free.
+    pub ahead: TlbLookupIn,
+    /// The port is free for the look-ahead this cycle: neither the translate stage nor
+    /// Dispatch looks up.
+    pub ahead_free: Signal<Out, Bit>,
+    /// The lookup entering: the translate stage's, Dispatch's, or else the look-ahead's:
+    /// valid, process id, virtual page number.
+    lk_valid: Signal<Local, Bit>,
+    lk_pid: Signal<Local, Bits<16>>,
+    lk_vpn: Signal<Local, Bits<36>>,
     /// Result of the lookup issued [`TLB_LATENCY`] cycles ago.
     pub res_valid: Signal<Out, Bit>,
     /// The lookup result (the translate stage's `tlb`, joined in the top; the look-ahead reads it).
@@ -233,6 +243,10 @@ impl Default for Tlb {
         Self {
             clock: Default::default(),
             reset: Default::default(),
+            xlate: Default::default(),
+            dispatch: Default::default(),
+            ahead: Default::default(),
+            ahead_free: Default::default(),
             lk_valid: Default::default(),
             lk_pid: Default::default(),
             lk_vpn: Default::default(),
@@ -337,6 +351,21 @@ impl Logic for Tlb {
         }
         self.data.read_clock.next = self.clock.val();
         self.data.write_clock.next = self.clock.val();
+        // The lookup entering: the translate stage's, Dispatch's, or else the look-ahead's
+        // (which looks up only when the port is free).
+        self.ahead_free.next = !(self.xlate.valid.val() | self.dispatch.valid.val());
+        self.lk_valid.next =
+            self.xlate.valid.val() | self.dispatch.valid.val() | self.ahead.valid.val();
+        self.lk_pid.next = self.ahead.pid.val();
+        self.lk_vpn.next = self.ahead.vpn.val();
+        if self.xlate.valid.val() {
+            self.lk_pid.next = self.xlate.pid.val();
+            self.lk_vpn.next = self.xlate.vpn.val();
+        }
+        if self.dispatch.valid.val() {
+            self.lk_pid.next = self.dispatch.pid.val();
+            self.lk_vpn.next = self.dispatch.vpn.val();
+        }
         // The update entering: the slow path's, or else the page-fault unit's insert.
         self.up_valid.next = self.walk.valid.val() | self.slow.valid.val();
         self.up_inval.next = false;

@@ -35,11 +35,12 @@ fn rtl_tlb_matches_the_model() {
             model.invalidate(pid, vpn);
             continue;
         }
-        rtl.set(LK_VALID, 1);
-        rtl.set(LK_PID, pid as u128);
-        rtl.set(LK_VPN, vpn as u128);
+        // The lookup on the translate stage's source (the miss path a walk follows).
+        rtl.set(XLATE_VALID, 1);
+        rtl.set(XLATE_PID, pid as u128);
+        rtl.set(XLATE_VPN, vpn as u128);
         rtl.tick();
-        rtl.set(LK_VALID, 0);
+        rtl.set(XLATE_VALID, 0);
         rtl.tick();
         assert_eq!(rtl.get(RES_VALID), 1);
         let want = model.lookup(pid, vpn);

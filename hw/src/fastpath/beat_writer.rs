@@ -12,7 +12,7 @@
 //! `go` is a new write. While the write-data stage streams a write (`w_free` low) the W channel
 //! is not the unit's, and it waits (AW waits too, so the two stay in order with the stage's).
 
-use crate::fastpath::links::BeatIn;
+use crate::fastpath::links::{AddrReq, BeatIn, WriteBeats};
 use rust_hdl::prelude::*;
 
 /// One-beat writer.
@@ -32,22 +32,11 @@ pub struct BeatWriter {
     pub pte: BeatIn,
     /// The W channel is free (the write-data stage is not streaming).
     pub w_free: Signal<In, Bit>,
-    /// AXI AW (burst length 1).
-    pub aw_valid: Signal<Out, Bit>,
-    /// AXI AW ready.
-    pub aw_ready: Signal<In, Bit>,
-    /// AXI AW address: the beat's block, `addr & !63`.
-    pub aw_addr: Signal<Out, Bits<64>>,
-    /// AXI W (one beat, last).
-    pub w_valid: Signal<Out, Bit>,
-    /// AXI W ready.
-    pub w_ready: Signal<In, Bit>,
-    /// AXI W data: `data`.
-    pub w_data: Signal<Out, Bits<512>>,
-    /// AXI W byte strobes: `strb`.
-    pub w_strb: Signal<Out, Bits<64>>,
-    /// The unit drives AW and W this cycle (the top gives it the channels).
-    pub active: Signal<Out, Bit>,
+    /// AW (burst length 1) to the DRAM port: `own` while the unit drives AW and W (the
+    /// arbiter gives it the channels); the address is the beat's block, `addr & !63`.
+    pub aw: AddrReq,
+    /// The one W beat (last) to the DRAM port: the selected beat's data and strobes.
+    pub w: WriteBeats,
     /// Both handshakes are done (this cycle or earlier, for this `go`).
     pub done: Signal<Out, Bit>,
     /// AW taken, W taken (for this `go`).
@@ -64,20 +53,23 @@ impl Logic for BeatWriter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, aw_sent, w_sent);
-        self.active.next = self.go.val() & self.w_free.val();
-        self.aw_valid.next = self.active.val() & !self.aw_sent.q.val();
+        self.aw.own.next = self.go.val() & self.w_free.val();
+        self.w.own.next = self.aw.own.val();
+        self.aw.valid.next = self.aw.own.val() & !self.aw_sent.q.val();
         self.addr.next = self.pte.addr.val();
-        self.w_data.next = self.pte.data.val();
-        self.w_strb.next = self.pte.strb.val();
+        self.w.data.next = self.pte.data.val();
+        self.w.strb.next = self.pte.strb.val();
         if self.word_sel.val() {
             self.addr.next = self.word.addr.val();
-            self.w_data.next = self.word.data.val();
-            self.w_strb.next = self.word.strb.val();
+            self.w.data.next = self.word.data.val();
+            self.w.strb.next = self.word.strb.val();
         }
-        self.aw_addr.next = self.addr.val() & !bit_cast::<64, 6>(0x3F.into());
-        self.w_valid.next = self.active.val() & !self.w_sent.q.val();
-        self.aw_now.next = self.aw_sent.q.val() | (self.aw_valid.val() & self.aw_ready.val());
-        self.w_now.next = self.w_sent.q.val() | (self.w_valid.val() & self.w_ready.val());
+        self.aw.addr.next = self.addr.val() & !bit_cast::<64, 6>(0x3F.into());
+        self.w.valid.next = self.aw.own.val() & !self.w_sent.q.val();
+        self.w.last.next = true;
+        self.aw.len.next = 0.into();
+        self.aw_now.next = self.aw_sent.q.val() | (self.aw.valid.val() & self.aw.ready.val());
+        self.w_now.next = self.w_sent.q.val() | (self.w.valid.val() & self.w.ready.val());
         self.done.next = self.aw_now.val() & self.w_now.val();
         self.aw_sent.d.next = self.go.val() & self.aw_now.val();
         self.w_sent.d.next = self.go.val() & self.w_now.val();

@@ -9,7 +9,7 @@
 //!   as the frame was taken): `Header::parse`'s checks (`parse_ok`, kept per slot by the
 //!   look-ahead), the key check, and the opcode's class: a read or write translated ahead by the
 //!   look-ahead goes straight to its access (`hit_go`), else its page is looked up
-//!   (`dispatch_lookup`) and the translate stage started; atomics and Append ask the
+//!   (`ahead.lookup`) and the translate stage started; atomics and Append ask the
 //!   idempotence ring (`SyncCheck`); the offloads are started on the extend port
 //!   (`Offload`); slow-path opcodes are pushed as REQUEST descriptors (`SlowPush`); FENCE
 //!   waits for every earlier write's B response.
@@ -32,9 +32,9 @@
 //!
 //! The executor owns the request's registers (header, route, the access's geometry and PAs,
 //! the response's fields) and gives them to the blocks that need them; it drives no bus of its
-//! own: its AR and AW requests (`ar_*`, `aw_*`, with `ar_own` / `aw_own` in the states that
-//! issue them) are muxed onto the DRAM port by the top, with the walker's and the one-beat
-//! writer's. The behaviour is `sim::model::board::CBoard::handle`; `docs/hardware.md` has the
+//! own: its AR and AW requests (`ar`, `aw`, with `own` in the states that issue them) meet the
+//! walker's and the one-beat writer's in the DRAM port's arbiter
+//! ([`crate::fastpath::dram_port::DramPort`]). The behaviour is `sim::model::board::CBoard::handle`; `docs/hardware.md` has the
 //! state diagram and the cycle counts.
 //!
 //! [`SlotQueue`]: crate::fastpath::slot_queue::SlotQueue
@@ -45,9 +45,9 @@
 use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
 use crate::fastpath::links::{
-    AheadUse, AppendPlacedIn, DescTakenIn, KeyVerdictIn, NextFrameIn, OrderClearIn, PersistUse,
-    PlaceUse, QueueRelease, ReadJob, ResponseFields, RingUse, RouteVerdictIn, SegUse, ServiceExec,
-    TranslateUse, WordUse, WriteJob,
+    AddrReq, AheadUse, AppendPlacedIn, DescTakenIn, ExecEvents, KeyVerdictIn, NextFrameIn,
+    OrderClearIn, PersistUse, PlaceUse, QueueRelease, ReadJob, ResponseFields, RingUse,
+    RouteVerdictIn, SegUse, ServiceExec, TranslateUse, TxActUse, UnitStart, WordUse, WriteJob,
 };
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
@@ -168,24 +168,20 @@ pub struct Executor {
     /// The route check's verdict for its slot (`RouteCheck::verdict`).
     pub routes: RouteVerdictIn,
     /// A slow-path TX descriptor waits; the executor takes it from `Idle` (`sp_tx_ready`,
-    /// `desc_take`) and acts on it in `SpTx` (`sp_tx_act`).
+    /// `desc_take`) and acts on it in `SpTx` (`sptx.act`).
     pub sp_tx_valid: Signal<In, Bit>,
     /// Ready for a TX descriptor (in `Idle`, once `keys_ready`).
     pub sp_tx_ready: Signal<Out, Bit>,
     /// The TX descriptor is taken this cycle (`SlowPathDesc::take`).
     pub desc_take: Signal<Out, Bit>,
-    /// The executor acts on the held descriptor this cycle (`SpTx`: `SlowPathTx::act`).
-    pub sp_tx_act: Signal<Out, Bit>,
     /// The descriptor being taken (`SlowPathDesc::taken`, joined in the top).
     pub desc: DescTakenIn,
-    /// Its actions (`SlowPathTx`): a PTE_WRITE's beat to write, a REPLY to send.
-    pub desc_to_pte: Signal<In, Bit>,
-    /// The descriptor is a REPLY to send as a payload-less response.
-    pub desc_reply: Signal<In, Bit>,
-    /// A NACK is sent, a request is refused by the key check (`Stats`).
-    pub stat_nack: Signal<Out, Bit>,
-    /// A request is refused by the key check, DENIED or STALE (one-cycle pulse).
-    pub stat_denied: Signal<Out, Bit>,
+    /// Acting on it in `SpTx`, and its actions: a PTE_WRITE's beat to write, a REPLY to send
+    /// (`SlowPathTx::exec`).
+    pub sptx: TxActUse,
+    /// Its events for the statistics (`Stats::exec`): a NACK sent, a request refused by the
+    /// key check (DENIED or STALE), a look-ahead translation taken in Dispatch.
+    pub ev: ExecEvents,
 
     // ---- The dispatch stage's decode of `header` (`Decode`).
     /// The header's `va`, a write packet's first byte (`data_va`), `payload_len`,
@@ -198,13 +194,8 @@ pub struct Executor {
     /// The header's `FLAG_DURABLE`.
     pub h_durable: Signal<In, Bit>,
 
-    // ---- The look-ahead's registers of the executor's slot (`TranslateAhead::use_*`, `ok`,
-    // `pa`).
-    /// Dispatch looks its frame's page up in the TLB this cycle (a read or write the
-    /// look-ahead has not translated).
-    pub dispatch_lookup: Signal<Out, Bit>,
-    /// A look-ahead translation is taken in Dispatch (a TLB hit for the statistics).
-    pub ahead_hit: Signal<Out, Bit>,
+    // ---- The look-ahead's registers of the executor's slot (`ok`, `pa`; Dispatch's own
+    // lookup: `ahead.lookup`).
 
     // ---- A read's packets (`ReadSeg`).
     /// The read segmenter (`ReadSeg::exec`, joined in the top).
@@ -219,32 +210,17 @@ pub struct Executor {
     /// The ordering rules' verdicts (`Ordering::clear`, joined in the top).
     pub order: OrderClearIn,
 
-    // ---- DRAM: the executor's read and write addresses (the top muxes them onto the port
-    // while `ar_own` / `aw_own`), the R beats of its word reads.
-    /// The executor's AR request has the DRAM port (`RAddr`, `SAddr`).
-    pub ar_own: Signal<Out, Bit>,
-    /// AR valid (once the ordering rule allows: `read_clear`, `atomic_clear`).
-    pub ar_valid: Signal<Out, Bit>,
-    /// AR address: the piece's (or the word's) PA, 64-byte aligned.
-    pub ar_addr: Signal<Out, Bits<64>>,
-    /// AR burst length minus one.
-    pub ar_len: Signal<Out, Bits<8>>,
-    /// AR ready.
-    pub ar_ready: Signal<In, Bit>,
-    /// The executor's AW request has the DRAM port (`WAddr`).
-    pub aw_own: Signal<Out, Bit>,
-    /// AW valid (once `write_clear`).
-    pub aw_valid: Signal<Out, Bit>,
-    /// AW address: the piece's PA, 64-byte aligned.
-    pub aw_addr: Signal<Out, Bits<64>>,
-    /// AW burst length minus one.
-    pub aw_len: Signal<Out, Bits<8>>,
-    /// AW ready.
-    pub aw_ready: Signal<In, Bit>,
-    /// R valid (a word access's beat, with `r_idle`).
-    pub r_valid: Signal<In, Bit>,
-    /// No read's R beats are still to come (the R beats are a word access's).
-    pub r_idle: Signal<In, Bit>,
+    // ---- DRAM: the executor's read and write requests (the DRAM port's arbiter gives it AR
+    // while `ar.own`, AW while `aw.own`), the R beats of its word reads.
+    /// AR (`RAddr`, `SAddr`): valid once the ordering rule allows (`read_clear`,
+    /// `atomic_clear`); the piece's (or the word's) PA, 64-byte aligned; the burst length
+    /// less one.
+    pub ar: AddrReq,
+    /// AW (`WAddr`): valid once `write_clear`; the piece's PA, 64-byte aligned; the burst
+    /// length less one.
+    pub aw: AddrReq,
+    /// An R beat while no read's beats are due: a word access's (`DramPort::idle_r`).
+    pub r_word: Signal<In, Bit>,
     /// The write-data stage streams (it owns W); it takes the executor's write this cycle
     /// (`pass`).
     pub w_busy: Signal<In, Bit>,
@@ -278,14 +254,9 @@ pub struct Executor {
     pub persist: PersistUse,
 
     // ---- The extend path (`Extend`, `OffloadService`).
-    /// The pointer chaser can take a request.
-    pub chase_ready: Signal<In, Bit>,
-    /// Clio-KV can take a request.
-    pub kv_ready: Signal<In, Bit>,
-    /// Start the pointer chaser with the request (Dispatch).
-    pub chase_start: Signal<Out, Bit>,
-    /// Start Clio-KV with the request (Dispatch).
-    pub kv_start: Signal<Out, Bit>,
+    /// Start an offload unit with the request (Dispatch), when it can take one
+    /// (`Extend::start`).
+    pub start: UnitStart,
     /// The link with the offload service (`OffloadService::exec`, joined in the top).
     pub unit: ServiceExec,
 
@@ -300,11 +271,6 @@ pub struct Executor {
     // ---- The read-data stage's job: the response (a read's, or payload-less: `job_only`).
     /// Its responses, as jobs of the read-data stage (`ReadData::job`).
     pub job: ReadJob,
-    /// The response header built from the registers below (`ResponseHeader::response`), and
-    /// the same with status OK and no payload (`response_ok`, a write's answer).
-    pub resp_hdr: Signal<In, Bits<384>>,
-    /// The response header with status OK and no payload (`ResponseHeader::response_ok`).
-    pub resp_ok_hdr: Signal<In, Bits<384>>,
 
     // ---- The request's registers, for the blocks that use them.
     /// The request's header bytes 0..48 (or a REPLY descriptor's).
@@ -313,8 +279,6 @@ pub struct Executor {
     pub route: Signal<Out, Bits<256>>,
     /// The request's client (the RAS member).
     pub client: Signal<Out, Bits<16>>,
-    /// The idempotence ring's key, `{pid, client, req_id}` (pid at bits 48..64, client 32..48).
-    pub sync_key: Signal<Out, Bits<64>>,
     /// A write's data, handed to the write-data stage (`WriteData::job`).
     pub write: WriteJob,
     /// The response's fields (`ResponseHeader::exec`, joined in the top).

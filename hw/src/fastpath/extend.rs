@@ -2,10 +2,10 @@
 //! Clio-KV) on the one port bundle of `crate::offload`, Clio-KV's store configuration, and the
 //! feeder that hands a KV request's payload from its ingest slot to the unit.
 //!
-//! The executor starts a unit (`chase_start` or `kv_start`, when its `*_ready`) with the
+//! The executor starts a unit (`start.chase` or `start.kv`, when its `start.*_ready`) with the
 //! request's header fields and then serves the active unit through the bundle: its memory
 //! port (`mem_*`: word reads and Clio-KV's block writes, translated by the executor), its
-//! answer (`rsp_*`), Clio-KV's idempotence-ring lookups (`once_*`). The bundle's outputs are
+//! answer (`rsp_*`), Clio-KV's idempotence-ring lookups (`once_*`, the verdict `once`). The bundle's outputs are
 //! the active unit's (`kv`: Clio-KV, else the chaser); `mem_ready` / `rsp_ready` go to it alone.
 //! A new frame (`clear`) makes neither the request's unit.
 //!
@@ -18,7 +18,7 @@
 //! `kv_pid` is the RAS its own accesses use. KV requests get `cfg_status` until it is OK
 //! (RETRY_LATER from reset).
 
-use crate::fastpath::links::{KvConfigIn, RequestFieldsIn};
+use crate::fastpath::links::{KvConfigIn, RequestFieldsIn, RingVerdictIn, UnitStartIn};
 use crate::offload::clio_kv::ClioKv;
 use crate::offload::pointer_chase::PointerChase;
 use crate::offload::UnitChannels;
@@ -42,14 +42,9 @@ pub struct Extend {
     pub active: UnitChannels,
     /// The executor takes a new frame: no unit has the request.
     pub clear: Signal<In, Bit>,
-    /// Start the pointer chaser / Clio-KV with the request (only when its `*_ready`).
-    pub chase_start: Signal<In, Bit>,
-    /// Start Clio-KV with the request (only when `kv_ready`).
-    pub kv_start: Signal<In, Bit>,
-    /// The pointer chaser can take a request.
-    pub chase_ready: Signal<Out, Bit>,
-    /// Clio-KV can take a request.
-    pub kv_ready: Signal<Out, Bit>,
+    /// Start the pointer chaser / Clio-KV with the request (only when its `*_ready`), from
+    /// the executor's Dispatch (`Executor::start`).
+    pub start: UnitStartIn,
     /// The request's header fields (`Decode::fields`), to the unit that starts.
     pub req: RequestFieldsIn,
     /// The request's unit is Clio-KV (else the chaser).
@@ -65,16 +60,10 @@ pub struct Extend {
     pub buf_data: Signal<In, Bits<512>>,
     /// The 64-byte block that holds the word read, with `mem_done`.
     pub mem_data: Signal<In, Bits<512>>,
-    /// The verdict: the key was found (a retry).
-    pub once_hit: Signal<In, Bit>,
-    /// The verdict: no free slot.
-    pub once_full: Signal<In, Bit>,
-    /// The verdict: the caller holds its share, none of it acknowledged.
-    pub once_quota: Signal<In, Bit>,
-    /// The found entry's recorded status.
-    pub once_status: Signal<In, Bits<8>>,
-    /// The found entry's recorded `arg0`.
-    pub once_value: Signal<In, Bits<64>>,
+    /// Clio-KV's idempotence-ring verdict (`SyncUnit`'s `port.verdict`, the lookup two
+    /// cycles before): the key found (a retry) with its recorded status and `arg0`, no free
+    /// slot, the caller at its share with none of it acknowledged.
+    pub once: RingVerdictIn,
     /// KV_CONFIG from the slow path: the store's RAS, status and `StoreLayout`.
     pub cfg_load: Signal<In, Bit>,
     /// The store's RAS pid.
@@ -133,12 +122,12 @@ impl Logic for Extend {
         self.chase.reset.next = self.reset.val();
         self.clio_kv.reset.next = self.reset.val();
         // The request, to whichever unit starts.
-        self.chase.port.req_valid.next = self.chase_start.val();
+        self.chase.port.req_valid.next = self.start.chase.val();
         self.chase.port.req_va.next = self.req.va.val();
         self.chase.port.req_arg0.next = self.req.arg0.val();
         self.chase.port.req_arg1.next = self.req.arg1.val();
         self.chase.port.req_len.next = self.req.total_len.val();
-        self.clio_kv.port.req_valid.next = self.kv_start.val();
+        self.clio_kv.port.req_valid.next = self.start.kv.val();
         self.clio_kv.kv_port.req_op.next = self.req.opcode.val();
         self.clio_kv.kv_port.req_pid.next = self.req.pid.val();
         self.clio_kv.port.req_va.next = self.req.va.val();
@@ -148,8 +137,8 @@ impl Logic for Extend {
         self.clio_kv.kv_port.req_pay_len.next = self.req.payload_len.val();
         self.clio_kv.kv_port.req_pkt_count.next = self.req.pkt_count.val();
         self.clio_kv.kv_port.req_pkt_index.next = self.req.pkt_index.val();
-        self.chase_ready.next = self.chase.port.req_ready.val();
-        self.kv_ready.next = self.clio_kv.port.req_ready.val();
+        self.start.chase_ready.next = self.chase.port.req_ready.val();
+        self.start.kv_ready.next = self.clio_kv.port.req_ready.val();
         self.kv.next = self.xk.q.val();
         // The executor serves the active unit only.
         self.chase.port.mem_ready.next = self.active.mem_ready.val() & !self.xk.q.val();
@@ -163,11 +152,11 @@ impl Logic for Extend {
         self.clio_kv.port.mem_status.next = self.active.mem_status.val();
         self.clio_kv.port.mem_data.next = self.mem_data.val();
         self.clio_kv.kv_port.once_done.next = self.active.once_done.val();
-        self.clio_kv.kv_port.once_hit.next = self.once_hit.val();
-        self.clio_kv.kv_port.once_full.next = self.once_full.val();
-        self.clio_kv.kv_port.once_quota.next = self.once_quota.val();
-        self.clio_kv.kv_port.once_status.next = self.once_status.val();
-        self.clio_kv.kv_port.once_value.next = self.once_value.val();
+        self.clio_kv.kv_port.once_hit.next = self.once.hit.val();
+        self.clio_kv.kv_port.once_full.next = self.once.full.val();
+        self.clio_kv.kv_port.once_quota.next = self.once.quota.val();
+        self.clio_kv.kv_port.once_status.next = self.once.status.val();
+        self.clio_kv.kv_port.once_value.next = self.once.value.val();
         self.clio_kv.kv_port.cfg_base.next = self.store_base.q.val();
         self.clio_kv.kv_port.cfg_buckets.next = self.store_buckets.q.val();
         self.clio_kv.kv_port.cfg_records.next = self.store_records.q.val();
@@ -236,10 +225,10 @@ impl Logic for Extend {
         if self.clear.val() {
             self.xk.d.next = false;
         }
-        if self.chase_start.val() {
+        if self.start.chase.val() {
             self.xk.d.next = false;
         }
-        if self.kv_start.val() {
+        if self.start.kv.val() {
             self.xk.d.next = true;
             self.left.d.next = bit_cast::<5, 16>((self.req.payload_len.val() + 63) >> 6);
             self.block.d.next = 0.into();

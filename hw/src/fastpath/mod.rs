@@ -14,7 +14,8 @@
 //! ([`offload_service::OffloadService`]: the unit's accesses, ring lookups and answer), the ordering rules between DRAM accesses
 //! ([`ordering::Ordering`]), Append's placement on the log's tail word
 //! ([`append_place::AppendPlace`]), a durable write's persist handshake ([`persist::Persist`]), the statistics counters
-//! ([`stats::Stats`]), the one-beat writer ([`beat_writer::BeatWriter`]), the word accesses' data path
+//! ([`stats::Stats`]), the one-beat writer ([`beat_writer::BeatWriter`]), the DRAM port's arbiter
+//! ([`dram_port::DramPort`]: AR, R, AW, W and B among the clients), the word accesses' data path
 //! ([`word_access::WordAccess`]), the write-data
 //! stage ([`write_data::WriteData`]), the read-data stage ([`read_data::ReadData`]) and the
 //! transmit stage ([`transmit::Transmit`]), and the executor that sequences a request through
@@ -27,6 +28,7 @@ pub mod beat_writer;
 pub mod decode;
 pub mod dispatch;
 pub mod dispatch_class;
+pub mod dram_port;
 pub mod executor;
 pub mod extend;
 pub mod ingest;

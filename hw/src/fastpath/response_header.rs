@@ -42,7 +42,8 @@ const _: () = assert!(
 pub struct ResponseHeader {
     /// The request's header bytes 0..48 (byte k at bits 8k..).
     pub request: Signal<In, Bits<384>>,
-    /// The executor's response fields (`Executor::rsp`, joined in the top).
+    /// The executor's response fields (`Executor::rsp`, joined in the top), and the response
+    /// header (`response`) and its OK twin (`response_ok`) built of them.
     pub exec: ResponseFieldsIn,
     /// `arg0` and `arg1` answer with `arg0` and `arg1`.
     pub args_on: Signal<In, Bit>,
@@ -52,11 +53,6 @@ pub struct ResponseHeader {
     pub arg1_on: Signal<In, Bit>,
     /// `total_len` answers with `payload_len`.
     pub value_len_on: Signal<In, Bit>,
-    /// The response's header bytes 0..48.
-    pub response: Signal<Out, Bits<384>>,
-    /// The same with status OK whatever `status` says (a plain write's answer, handed on in
-    /// the cycle its data goes to the write-data stage, before `status` is OK).
-    pub response_ok: Signal<Out, Bits<384>>,
     /// The REQUEST descriptor's header bytes 0..48.
     pub forwarded: Signal<Out, Bits<384>>,
     /// `arg0` and `arg1` in network byte order.
@@ -70,7 +66,7 @@ impl Logic for ResponseHeader {
     fn update(&mut self) {
         self.arg0_be.x.next = self.exec.arg0.val();
         self.arg1_be.x.next = self.arg1.val();
-        self.response.next = (self.request.val()
+        self.exec.response.next = (self.request.val()
             & !(bit_cast::<384, 16>(0xFFFF_u16.to_bits()) << 16)
             & !(bit_cast::<384, 16>(0xFFFF_u16.to_bits()) << 80)
             & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 224))
@@ -79,30 +75,30 @@ impl Logic for ResponseHeader {
             | (bit_cast::<384, 8>(self.exec.payload_len.val().get_bits::<8>(8)) << 80)
             | (bit_cast::<384, 8>(self.exec.payload_len.val().get_bits::<8>(0)) << 88);
         if self.exec.arg0_on.val() | self.args_on.val() {
-            self.response.next = (self.response.val()
+            self.exec.response.next = (self.exec.response.val()
                 & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 256))
                 | (bit_cast::<384, 64>(self.arg0_be.y.val()) << 256);
         }
         if self.args_on.val() | self.arg1_on.val() {
-            self.response.next = (self.response.val()
+            self.exec.response.next = (self.exec.response.val()
                 & !(bit_cast::<384, 64>(0xFFFF_FFFF_FFFF_FFFF_u64.to_bits()) << 320))
                 | (bit_cast::<384, 64>(self.arg1_be.y.val()) << 320);
         }
         if self.value_len_on.val() {
-            self.response.next = (self.response.val()
+            self.exec.response.next = (self.exec.response.val()
                 & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 192))
                 | (bit_cast::<384, 8>(self.exec.payload_len.val().get_bits::<8>(8)) << 208)
                 | (bit_cast::<384, 8>(self.exec.payload_len.val().get_bits::<8>(0)) << 216);
         }
         if self.exec.seg_on.val() {
-            self.response.next = (self.response.val()
+            self.exec.response.next = (self.exec.response.val()
                 & !(bit_cast::<384, 32>(0xFFFF_FFFF_u32.to_bits()) << 48))
                 | (bit_cast::<384, 8>(self.exec.pkt_index.val().get_bits::<8>(8)) << 48)
                 | (bit_cast::<384, 8>(self.exec.pkt_index.val().get_bits::<8>(0)) << 56)
                 | (bit_cast::<384, 8>(self.exec.pkt_count.val().get_bits::<8>(8)) << 64)
                 | (bit_cast::<384, 8>(self.exec.pkt_count.val().get_bits::<8>(0)) << 72);
         }
-        self.response_ok.next = (self.response.val()
+        self.exec.response_ok.next = (self.exec.response.val()
             & !(bit_cast::<384, 8>(0xFF_u8.to_bits()) << 16))
             | (bit_cast::<384, 8>(self.st_ok.val()) << 16);
         self.forwarded.next = self.request.val()

@@ -22,7 +22,7 @@
 //!
 //! [`SlowPathDesc`]: crate::fastpath::slow_path_desc::SlowPathDesc
 
-use crate::fastpath::links::{DescKindIn, PteDecodedIn, TlbChange};
+use crate::fastpath::links::{DescKindIn, PteDecodedIn, TlbChange, TxActPort};
 use rust_hdl::prelude::*;
 
 /// The TX descriptor's actions.
@@ -32,16 +32,17 @@ pub struct SlowPathTx {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset (no TLB update pending).
     pub reset: Signal<In, Bit>,
-    /// The executor acts on the held descriptor this cycle.
-    pub act: Signal<In, Bit>,
+    /// The executor acting on the held descriptor this cycle (`act`), and the two actions
+    /// that are the executor's: a PTE_WRITE's beat (`to_pte`), a REPLY sent as a payload-less
+    /// response (`reply`, a one-cycle pulse) (`Executor::sptx`).
+    pub exec: TxActPort,
     /// The held descriptor's kind and invalidation fields (`SlowPathDesc::kind`, joined in the top).
     pub desc: DescKindIn,
     /// The PTE writer's decode of a PTE_WRITE (`PteWriter::decoded`, joined in the top).
     pub pte: PteDecodedIn,
     /// The page-fault unit's free list is full.
     pub fp_full: Signal<In, Bit>,
-    /// This cycle's actions (with `act`).
-    pub to_pte: Signal<Out, Bit>,
+    // This cycle's other actions (with `exec.act`):
     /// A FREE_PAGE's frame goes to the free list (one-cycle pulse; not when `fp_full`).
     pub free_page: Signal<Out, Bit>,
     /// A KEY_WRITE goes to the key table (one-cycle pulse).
@@ -54,8 +55,6 @@ pub struct SlowPathTx {
     pub route_key: Signal<Out, Bit>,
     /// A RING_SHARE goes to the sync unit (one-cycle pulse).
     pub ring_share: Signal<Out, Bit>,
-    /// A REPLY: the executor sends its header as a payload-less response (one-cycle pulse).
-    pub reply: Signal<Out, Bit>,
     /// The TLB change, the cycle after `act` (`Tlb::slow`): insert or invalidate the entry.
     pub up: TlbChange,
     /// The registered update: pending, invalidation, and the entry (pid, vpn, frame,
@@ -74,18 +73,18 @@ impl Logic for SlowPathTx {
     fn update(&mut self) {
         dff_setup!(self, clock, r_valid, r_inval, r_pid, r_vpn, r_pfn, r_perms, r_alloc);
         self.r_valid.d.next = false;
-        self.to_pte.next = false;
+        self.exec.to_pte.next = false;
         self.free_page.next = false;
         self.key_write.next = false;
         self.kv_config.next = false;
         self.ring_release.next = false;
         self.route_key.next = false;
         self.ring_share.next = false;
-        self.reply.next = false;
-        if self.act.val() {
+        self.exec.reply.next = false;
+        if self.exec.act.val() {
             if self.desc.pte_write.val() {
                 if self.pte.ok.val() {
-                    self.to_pte.next = true;
+                    self.exec.to_pte.next = true;
                     self.r_valid.d.next = true;
                     self.r_inval.d.next = self.pte.inval.val();
                     self.r_pid.d.next = self.pte.pid.val();
@@ -114,7 +113,7 @@ impl Logic for SlowPathTx {
             } else if self.desc.ring_share.val() {
                 self.ring_share.next = true;
             } else if self.desc.reply.val() {
-                self.reply.next = true;
+                self.exec.reply.next = true;
             }
         }
         if self.reset.val() {

@@ -5,6 +5,7 @@
 //! A TLB miss reads exactly one bucket (the walker's one burst), so `bucket_reads` is the miss
 //! count: one register, two ports.
 
+use crate::fastpath::links::{ExecEventsIn, TranslateEventsIn};
 use rust_hdl::prelude::*;
 
 /// The statistics counters.
@@ -14,22 +15,15 @@ pub struct Stats {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: every count to zero.
     pub reset: Signal<In, Bit>,
-    /// Events this cycle: a frame received, a packet sent, a NACK answered, a TLB hit (the
-    /// translate stage's, or a look-ahead translation taken in Dispatch), a TLB miss (a walk),
-    /// a page fault served, a request refused by the key check (DENIED or STALE).
+    /// Events this cycle (one-cycle pulses): a frame received,
     pub rx: Signal<In, Bit>,
-    /// A packet is sent (one-cycle pulse).
+    /// a packet sent,
     pub tx: Signal<In, Bit>,
-    /// A NACK is answered (one-cycle pulse).
-    pub nack: Signal<In, Bit>,
-    /// A TLB hit (one-cycle pulse).
-    pub hit: Signal<In, Bit>,
-    /// A TLB miss, a walk (one-cycle pulse).
-    pub miss: Signal<In, Bit>,
-    /// A page fault is served (one-cycle pulse).
-    pub fault: Signal<In, Bit>,
-    /// A request is refused by the key check, DENIED or STALE (one-cycle pulse).
-    pub denied: Signal<In, Bit>,
+    /// the translate stage's TLB hit, miss (a walk) and page fault (`Translate::ev`),
+    pub tr: TranslateEventsIn,
+    /// the executor's NACK, refusal by the key check (DENIED or STALE) and look-ahead
+    /// translation taken in Dispatch, a TLB hit too (`Executor::ev`).
+    pub exec: ExecEventsIn,
     /// The counts.
     pub rx_pkts: Signal<Out, Bits<32>>,
     /// Packets sent.
@@ -65,19 +59,19 @@ impl Logic for Stats {
         if self.tx.val() {
             self.c_tx.d.next = self.c_tx.q.val() + 1;
         }
-        if self.nack.val() {
+        if self.exec.nack.val() {
             self.c_nack.d.next = self.c_nack.q.val() + 1;
         }
-        if self.hit.val() {
+        if self.tr.hit.val() | self.exec.ahead_hit.val() {
             self.c_hit.d.next = self.c_hit.q.val() + 1;
         }
-        if self.miss.val() {
+        if self.tr.miss.val() {
             self.c_miss.d.next = self.c_miss.q.val() + 1;
         }
-        if self.fault.val() {
+        if self.tr.fault.val() {
             self.c_fault.d.next = self.c_fault.q.val() + 1;
         }
-        if self.denied.val() {
+        if self.exec.denied.val() {
             self.c_denied.d.next = self.c_denied.q.val() + 1;
         }
         if self.reset.val() {

@@ -6,7 +6,7 @@
 //! hold while it runs. The stage looks the page up in the TLB; a hit on a mapped page with the
 //! permission is done at once (`only_hit`: the executor may take it in that cycle with
 //! `hit_take` and go straight to its access); a miss walks the page's bucket (the walker owns
-//! AR/R, `walking`; with the look-ahead's hash of the page when it has one, `start_ahead`), and
+//! AR/R, `ar.own`; with the look-ahead's hash of the page when it has one, `start_ahead`), and
 //! a walked page that is mapped and permitted is offered the same way (`only_hit` in the walk's
 //! result cycle, two before `done`; the page-fault unit inserts it into the TLB the next
 //! cycle); a first touch of an allocated page (found by the walk, or held by the TLB
@@ -24,7 +24,10 @@
 //! PERMISSION (the PTE lacks `need`), RETRY_LATER (a fault with no room for its notice, or no
 //! free page), OK.
 
-use crate::fastpath::links::{FaultPte, PageMapped, TlbInsert, TlbResultIn, TranslatePort};
+use crate::fastpath::links::{
+    AddrReq, FaultPte, PageMapped, RBeatsIn, TlbInsert, TlbLookup, TlbResultIn, TranslateEvents,
+    TranslatePort,
+};
 use crate::page_fault::PageFault;
 use crate::pt_walker::{outcome, PtWalker};
 use crate::spec::Spec;
@@ -95,12 +98,8 @@ pub struct Translate {
     /// The RAS: the request's pid, or the offload store's (held while translating, and in the
     /// cycle a walked page is taken with `hit_take`: the page-fault unit inserts it then).
     pub pid: Signal<In, Bits<16>>,
-    /// The TLB's lookup port (the look-ahead has it when `lk_valid` is low).
-    pub lk_valid: Signal<Out, Bit>,
-    /// Lookup pid.
-    pub lk_pid: Signal<Out, Bits<16>>,
-    /// Lookup virtual page number.
-    pub lk_vpn: Signal<Out, Bits<36>>,
+    /// The TLB lookup of the translation's page (`Tlb::xlate`: it wins the port).
+    pub lk: TlbLookup,
     /// The TLB's lookup result (`Tlb::res`, joined in the top).
     pub tlb: TlbResultIn,
     /// The page-fault unit's TLB insert (a walked PTE, or a fault's new one; `Tlb::walk`).
@@ -111,22 +110,12 @@ pub struct Translate {
     pub fp_pfn: Signal<In, Bits<40>>,
     /// The page-fault unit's free-page FIFO is full.
     pub fp_full: Signal<Out, Bit>,
-    /// The walk owns AR and R (the top gates AR with the ordering rules, R with the reads).
-    pub walking: Signal<Out, Bit>,
-    /// The walker's AXI AR valid.
-    pub ar_valid: Signal<Out, Bit>,
-    /// The walker's AXI AR address (bytes).
-    pub ar_addr: Signal<Out, Bits<40>>,
-    /// The walker's AXI AR burst length minus one.
-    pub ar_len: Signal<Out, Bits<8>>,
-    /// AXI AR ready.
-    pub ar_ready: Signal<In, Bit>,
-    /// AXI R valid.
-    pub r_valid: Signal<In, Bit>,
-    /// AXI R data (one 512-bit beat).
-    pub r_data: Signal<In, Bits<512>>,
-    /// AXI R last.
-    pub r_last: Signal<In, Bit>,
+    /// The walker's bucket reads on AR, to the DRAM port (`own`: a walk is under way; the
+    /// arbiter holds AR back for the ordering rules, and sends R beats only while no read's are
+    /// due).
+    pub ar: AddrReq,
+    /// The R beats the walk reads.
+    pub r: RBeatsIn,
     /// The slow path's RX ring has room for a PAGE_MAPPED notice (else a fault is not taken).
     pub notice_room: Signal<In, Bit>,
     /// The PAGE_MAPPED notice of a fault, until taken (`notice_ready`): the page and its new
@@ -145,12 +134,9 @@ pub struct Translate {
     /// The W channel is free (the write-data stage is not streaming): the notice waits with the
     /// write-back.
     pub w_free: Signal<In, Bit>,
-    /// Events for the statistics: a TLB hit, a TLB miss (a walk starts), a page mapped.
-    pub ev_hit: Signal<Out, Bit>,
-    /// A TLB miss: a walk starts (one-cycle pulse).
-    pub ev_miss: Signal<Out, Bit>,
-    /// A page is mapped by a fault (one-cycle pulse).
-    pub ev_fault: Signal<Out, Bit>,
+    /// Its events for the statistics (`Stats::tr`): a TLB hit, a miss (a walk), a page
+    /// fault served (one-cycle pulses).
+    pub ev: TranslateEvents,
     /// Where the stage is.
     step: DFF<TranslateStep>,
     /// The byte translated (its page, and the PA's offset in it).
@@ -241,12 +227,12 @@ impl Logic for Translate {
         self.exec.pa.next = self.pa_q.q.val();
         self.exec.only_hit.next = false;
         self.exec.hit_pa.next = self.tlb_pa.val();
-        self.lk_valid.next = self.step.q.val() == TranslateStep::Lookup;
-        self.lk_pid.next = self.pid.val();
-        self.lk_vpn.next = self.vpn_q.q.val();
-        self.ev_hit.next = false;
-        self.ev_miss.next = false;
-        self.ev_fault.next = false;
+        self.lk.valid.next = self.step.q.val() == TranslateStep::Lookup;
+        self.lk.pid.next = self.pid.val();
+        self.lk.vpn.next = self.vpn_q.q.val();
+        self.ev.hit.next = false;
+        self.ev.miss.next = false;
+        self.ev.fault.next = false;
         self.notice_valid.next = false;
         self.notice.pid.next = self.n_pid.q.val();
         self.notice.vpn.next = self.n_vpn.q.val();
@@ -256,7 +242,7 @@ impl Logic for Translate {
         self.pte.data.next = self.pf.pw_data.val();
         self.pte_write.next = self.step.q.val() == TranslateStep::Side;
         // The walker: its request from the TLB's miss, AR/R while walking.
-        self.walking.next = self.step.q.val() == TranslateStep::Walk;
+        self.ar.own.next = self.step.q.val() == TranslateStep::Walk;
         self.walker.pt_base.next = 0.into();
         self.walker.bucket_mask.next = self.bucket_mask.val();
         self.walker.req_valid.next = false;
@@ -267,13 +253,13 @@ impl Logic for Translate {
         self.walker.req_hashed.next = false;
         self.walker.req_hash.next = self.ahead_hash.val();
         self.walker.req_tag.next = 0.into();
-        self.walker.ar_ready.next = self.ar_ready.val() & self.walking.val();
-        self.walker.r_valid.next = self.r_valid.val() & self.walking.val();
-        self.walker.r_data.next = self.r_data.val();
-        self.walker.r_last.next = self.r_last.val();
-        self.ar_valid.next = self.walker.ar_valid.val() & self.walking.val();
-        self.ar_addr.next = self.walker.ar_addr.val();
-        self.ar_len.next = self.walker.ar_len.val();
+        self.walker.ar_ready.next = self.ar.ready.val() & self.ar.own.val();
+        self.walker.r_valid.next = self.r.valid.val() & self.ar.own.val();
+        self.walker.r_data.next = self.r.data.val();
+        self.walker.r_last.next = self.r.last.val();
+        self.ar.valid.next = self.walker.ar_valid.val() & self.ar.own.val();
+        self.ar.addr.next = bit_cast::<64, 40>(self.walker.ar_addr.val());
+        self.ar.len.next = self.walker.ar_len.val();
         self.walk_found.next = self.walker.out_outcome.val() != self.outcome_unmapped.val();
         self.walk_perm_ok.next =
             (self.walker.out_perms.val() & self.exec.need.val()) == self.exec.need.val();
@@ -318,7 +304,7 @@ impl Logic for Translate {
                     // First touch of a page whose allocated PTE the TLB holds (inserted with
                     // its PTE_WRITE): the page-fault unit takes it now, no walk. Checks in the
                     // walk's order: permission, then room for the PAGE_MAPPED notice.
-                    self.ev_hit.next = true;
+                    self.ev.hit.next = true;
                     if !self.tlb_perm_ok.val() {
                         self.st.d.next = self.st_permission.val();
                     } else if !self.notice_room.val() {
@@ -337,7 +323,7 @@ impl Logic for Translate {
                         self.step.d.next = TranslateStep::Fault;
                     }
                 } else if self.tlb.hit.val() {
-                    self.ev_hit.next = true;
+                    self.ev.hit.next = true;
                     if self.tlb_perm_ok.val() {
                         self.st.d.next = self.st_ok.val();
                         self.exec.only_hit.next = true;
@@ -345,7 +331,7 @@ impl Logic for Translate {
                         self.st.d.next = self.st_permission.val();
                     }
                 } else {
-                    self.ev_miss.next = true;
+                    self.ev.miss.next = true;
                     self.gen_q.d.next = self.tlb.gen.val();
                     if self.ahead.q.val() {
                         // The look-ahead's hash of this page: walk with it when it is ready
@@ -404,7 +390,7 @@ impl Logic for Translate {
                 self.notice_sent.d.next = false;
                 if self.pf.out_faulted.val() {
                     self.pte.load.next = true;
-                    self.ev_fault.next = true;
+                    self.ev.fault.next = true;
                     self.step.d.next = TranslateStep::Side;
                 } else {
                     self.step.d.next = TranslateStep::Done;

@@ -45,7 +45,7 @@
 //! insert evicts can differ (never a translation or an answer).
 
 use crate::fastpath::decode::Decode;
-use crate::fastpath::links::{AheadSlot, HeaderBeatIn, SlotViewIn, TlbResultIn};
+use crate::fastpath::links::{AheadSlot, HeaderBeatIn, SlotViewIn, TlbLookup, TlbResultIn};
 use crate::hash_unit::HashUnit;
 use crate::spec::Spec;
 use crate::va_end::{VaEndRule, VA_END_TERMS};
@@ -79,7 +79,7 @@ pub struct TranslateAhead {
     pub hdr: HeaderBeatIn,
     /// Slots holding a frame's header (the ingest stage's `headed`).
     pub headed: Signal<In, Bits<4>>,
-    /// Where the executor is in the slot queue (`SlotQueue::view`): its slot (the one it asks about), its next slot (whose pid and VPN are registered, so `use_pid` and `use_vpn` are flip-flops in Dispatch: a slot's fields are final by the cycle it is taken in), the slots taken and the oldest not taken (where the pointer restarts after a TLB change).
+    /// Where the executor is in the slot queue (`SlotQueue::view`): its slot (the one it asks about), its next slot (whose pid and VPN are registered, so `dlk.pid` and `dlk.vpn` are flip-flops in Dispatch: a slot's fields are final by the cycle it is taken in), the slots taken and the oldest not taken (where the pointer restarts after a TLB change).
     pub queue: SlotViewIn,
     /// Slots freed this cycle.
     pub freed: Signal<In, Bits<4>>,
@@ -87,24 +87,19 @@ pub struct TranslateAhead {
     pub port_free: Signal<In, Bit>,
     /// The TLB is updated this cycle (insert or invalidate).
     pub tlb_update: Signal<In, Bit>,
-    /// Lookup request to the TLB (when `port_free`).
-    pub lk_valid: Signal<Out, Bit>,
-    /// Lookup pid.
-    pub lk_pid: Signal<Out, Bits<16>>,
-    /// Lookup virtual page number.
-    pub lk_vpn: Signal<Out, Bits<36>>,
+    /// Its lookups of the waiting slots' pages (`Tlb::ahead`, when `port_free`).
+    pub lk: TlbLookup,
     /// The TLB's lookup result (`Tlb::res`), the cycle after a lookup of its own (`gen` unused).
     pub res: TlbResultIn,
     /// The results for the slot the executor takes (`Executor::ahead`, joined in the top).
     pub slot: AheadSlot,
-    /// The executor's slot's lookup pid (registered from `queue.next_slot`).
-    pub use_pid: Signal<Out, Bits<16>>,
-    /// The executor's slot's lookup VPN (registered from `queue.next_slot`).
-    pub use_vpn: Signal<Out, Bits<36>>,
-    /// The executor's slot's page is hashed (`proto::pt_hash(use_pid, use_vpn)`): `use_hash` (from the
+    /// Dispatch's lookup of the executor's slot's page (`Tlb::dispatch`): while Dispatch asks
+    /// (`slot.lookup`), the slot's pid and VPN (registered from `queue.next_slot`).
+    pub dlk: TlbLookup,
+    /// The executor's slot's page is hashed (`proto::pt_hash(dlk.pid, dlk.vpn)`): `use_hash` (from the
     /// cycle its hash comes out of the hash unit).
     pub use_hash_ok: Signal<Out, Bit>,
-    /// The executor's slot's page hash, `proto::pt_hash(use_pid, use_vpn)` (valid with `use_hash_ok`).
+    /// The executor's slot's page hash, `proto::pt_hash(dlk.pid, dlk.vpn)` (valid with `use_hash_ok`).
     pub use_hash: Signal<Out, Bits<32>>,
     /// The next slot to look at.
     ptr: DFF<Bits<2>>,
@@ -206,7 +201,7 @@ pub struct TranslateAhead {
     /// The TLB lookup key of the slot at the pointer, loaded with the slot at `ptr_n`.
     lk_key_pid: DFF<Bits<16>>,
     lk_key_vpn: DFF<Bits<36>>,
-    /// The key and first length of the slot at `queue.next_slot`, registered (`use_pid`, `use_vpn`,
+    /// The key and first length of the slot at `queue.next_slot`, registered (`dlk.pid`, `dlk.vpn`,
     /// `use_len`).
     use_key_pid: DFF<Bits<16>>,
     use_key_vpn: DFF<Bits<36>>,
@@ -298,14 +293,11 @@ impl Default for TranslateAhead {
             freed: Default::default(),
             port_free: Default::default(),
             tlb_update: Default::default(),
-            lk_valid: Default::default(),
-            lk_pid: Default::default(),
-            lk_vpn: Default::default(),
+            lk: Default::default(),
             res: Default::default(),
             queue: Default::default(),
             slot: Default::default(),
-            use_pid: Default::default(),
-            use_vpn: Default::default(),
+            dlk: Default::default(),
             use_hash_ok: Default::default(),
             use_hash: Default::default(),
             hash: Default::default(),

@@ -16,12 +16,12 @@
 //! (the pad: the strobes cover the record's whole footprint). When `adv` is set the first cycle
 //! only reads block 0 (`prime`).
 //!
-//! The stage owns the payload buffer's read port while `busy` (the top gives it to the
-//! executor otherwise) and the W channel while `busy` (the executor's own one-beat writes, PTE
+//! The stage owns the payload buffer's read port while `w.own` (the top gives it to the
+//! executor otherwise) and the W channel while `w.own` (the executor's own one-beat writes, PTE
 //! write-backs and atomics, wait for it). The buffer's read is registered: the stage presents
 //! the next block's address in the cycle a beat is taken.
 
-use crate::fastpath::links::WriteJobIn;
+use crate::fastpath::links::{WriteBeats, WriteJobIn};
 use crate::mem_access::{LaneWindow, Realign};
 use clio_proto::consts::{BEAT_BYTES, MAX_PAYLOAD};
 use clio_proto::replog;
@@ -50,22 +50,14 @@ pub struct WriteData {
     pub start_shift: Signal<In, Bits<4>>,
     /// Append: the payload length (the frame word).
     pub start_payload_len: Signal<In, Bits<12>>,
-    /// The payload buffer's read port: block address (`slot << 5 | block`) while `busy`.
+    /// The payload buffer's read port: block address (`slot << 5 | block`) while `w.own`.
     pub buf_address: Signal<Out, Bits<7>>,
     /// The payload buffer's read data (the block addressed the cycle before).
     pub buf_data: Signal<In, Bits<512>>,
-    /// DRAM W channel (while `busy`).
-    pub w_valid: Signal<Out, Bit>,
-    /// DRAM W ready.
-    pub w_ready: Signal<In, Bit>,
-    /// DRAM W data (one 512-bit beat, in DRAM lanes).
-    pub w_data: Signal<Out, Bits<512>>,
-    /// DRAM W byte strobes (lane k = byte k).
-    pub w_strb: Signal<Out, Bits<64>>,
-    /// Last beat of the piece's burst.
-    pub w_last: Signal<Out, Bit>,
-    /// A write is being streamed (the buffer's read port and the W channel are the stage's).
-    pub busy: Signal<Out, Bit>,
+    /// DRAM W beats (one 512-bit beat in DRAM lanes, its byte strobes, `last` on the piece's
+    /// last beat), to the DRAM port; `own`: a write is being streamed (the buffer's read port
+    /// and the W channel are the stage's).
+    pub w: WriteBeats,
     /// The slot being streamed.
     pub slot: Signal<Out, Bits<2>>,
     /// The slot given back this cycle (bit k = slot k).
@@ -103,7 +95,7 @@ pub struct WriteData {
     payload_len: DFF<Bits<12>>,
     /// The streaming piece's bytes [lo, hi) in block space, and its end block (`end` is a
     /// Verilog keyword). Registered when the write starts and when its second piece begins, so
-    /// the strobes and `w_last` come from flip-flops, not from the adders that make them.
+    /// the strobes and `w.last` come from flip-flops, not from the adders that make them.
     lo: DFF<Bits<12>>,
     hi: DFF<Bits<12>>,
     end_block: DFF<Bits<12>>,
@@ -155,7 +147,7 @@ impl Logic for WriteData {
             hi,
             end_block
         );
-        self.busy.next = self.w_busy.q.val();
+        self.w.own.next = self.w_busy.q.val();
         self.slot.next = self.w_slot.q.val();
         // Strobes: lanes of block `idx` inside [lo, hi) (block-space byte positions). The
         // first piece is [o, o + n1), ending at block (o + n1) / 64 when a second follows (the
@@ -175,11 +167,11 @@ impl Logic for WriteData {
         self.strobe.block.next = self.idx.q.val();
         self.strobe.lo.next = self.lo.q.val();
         self.strobe.hi.next = self.hi.q.val();
-        self.w_strb.next = (self.ones64.val() << self.strobe.first.val())
+        self.w.strb.next = (self.ones64.val() << self.strobe.first.val())
             & !(self.ones64.val() << self.strobe.stop.val());
-        self.w_valid.next = self.w_busy.q.val() & !self.prime.q.val();
-        self.w_last.next = bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.end_block.q.val();
-        self.fire.next = self.w_busy.q.val() & !self.prime.q.val() & self.w_ready.val();
+        self.w.valid.next = self.w_busy.q.val() & !self.prime.q.val();
+        self.w.last.next = bit_cast::<12, 6>(self.idx.q.val()) + 1 == self.end_block.q.val();
+        self.fire.next = self.w_busy.q.val() & !self.prime.q.val() & self.w.ready.val();
         self.freed.next = 0.into();
         // Append records: beat j = slot blocks j + adv - 1 (kept from the previous read) and
         // j + adv through the funnel, payload lanes kept, the frame word at lane o of beat
@@ -203,11 +195,11 @@ impl Logic for WriteData {
                     & !(self.ones512.val() << (bit_cast::<10, 7>(self.keep_hi.val()) << 3));
             }
         }
-        self.w_data.next = self.buf_data.val();
+        self.w.data.next = self.buf_data.val();
         if self.append.q.val() {
-            self.w_data.next = self.funnel.out.val() & self.keep.val();
+            self.w.data.next = self.funnel.out.val() & self.keep.val();
             if self.idx.q.val() == 0 {
-                self.w_data.next = (self.funnel.out.val() & self.keep.val())
+                self.w.data.next = (self.funnel.out.val() & self.keep.val())
                     | (bit_cast::<512, 12>(self.payload_len.q.val())
                         << (bit_cast::<9, 6>(self.o.q.val()) << 3));
             }

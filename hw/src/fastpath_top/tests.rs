@@ -142,7 +142,7 @@ impl Env {
         // Dispatch's own TLB lookup and the translate stage's never share the port (the top
         // gives Dispatch's precedence on the claim that the stage is idle then).
         assert!(
-            !(u.x_dlk.val() && u.tr.lk_valid.val()),
+            !(u.exec.ahead.lookup.val() && u.tr.lk.valid.val()),
             "cycle {now}: Dispatch and the translate stage look up at once"
         );
         // Handshakes.
@@ -222,7 +222,7 @@ impl Env {
             let u = &self.b.uut;
             let idle = u.exec.is_idle()
                 && !u.xmit.busy.val()
-                && !u.wd.busy.val()
+                && !u.wd.w.own.val()
                 && u.rd.is_idle()
                 && u.ingest.is_idle();
             if idle && self.rx.is_empty() && self.sp_tx.is_empty() && !self.dram.busy() {

@@ -58,29 +58,46 @@ impl Logic for FastpathTop {
         SegUse::join(&mut self.exec.seg, &mut self.rseg.exec);
         self.hreq.next = self.rhdr.forwarded.val();
 
-        // ---- Defaults.
-        // AR: the executor's reads (its address and length are the default), the walker's
-        // bucket reads (below).
-        self.m_axi_arvalid.next = false;
-        self.m_axi_araddr.next = self.exec.ar_addr.val();
-        self.m_axi_arlen.next = self.exec.ar_len.val();
+        // ---- The DRAM port (`DramPort`): the fast path's AXI master, shared by the executor's
+        // reads and writes, the walk's bucket reads, the one-beat writer and the write-data
+        // stage (each joined where its block is wired).
+        self.m_axi_arvalid.next = self.dram.axi.arvalid.val();
+        self.m_axi_araddr.next = self.dram.axi.araddr.val();
+        self.m_axi_arlen.next = self.dram.axi.arlen.val();
+        self.dram.axi.arready.next = self.m_axi_arready.val();
+        self.dram.axi.rvalid.next = self.m_axi_rvalid.val();
+        self.dram.axi.rdata.next = self.m_axi_rdata.val();
+        self.dram.axi.rlast.next = self.m_axi_rlast.val();
+        self.m_axi_rready.next = self.dram.axi.rready.val();
+        self.m_axi_awvalid.next = self.dram.axi.awvalid.val();
+        self.m_axi_awaddr.next = self.dram.axi.awaddr.val();
+        self.m_axi_awlen.next = self.dram.axi.awlen.val();
+        self.dram.axi.awready.next = self.m_axi_awready.val();
+        self.m_axi_wvalid.next = self.dram.axi.wvalid.val();
+        self.m_axi_wdata.next = self.dram.axi.wdata.val();
+        self.m_axi_wstrb.next = self.dram.axi.wstrb.val();
+        self.m_axi_wlast.next = self.dram.axi.wlast.val();
+        self.dram.axi.wready.next = self.m_axi_wready.val();
+        self.dram.axi.bvalid.next = self.m_axi_bvalid.val();
+        self.m_axi_bready.next = self.dram.axi.bready.val();
         // No read's R beats are still to come (none queued, none being received): the R channel
         // is free for a walk or an atomic, and a write may go out (write-after-read).
         self.r_idle.next = self.rd.reads_idle.val();
+        // R beats are taken by the read-data stage, or by a walk or an atomic (which start
+        // only when that stage is idle, so the beats are theirs).
+        self.dram.reads_ready.next = self.rd.r_ready.val();
+        self.dram.reads_idle.next = self.r_idle.val();
+        self.dram.word_sample.next = self.exec.word.sample.val();
+        self.dram.walk_clear.next = self.order.walk_clear.val();
         // The write-data stage is streaming (it owns W and the wbuf read port), and the slot it
         // gives back this cycle.
-        self.w_busy.next = self.wd.busy.val();
+        self.w_busy.next = self.wd.w.own.val();
         self.w_release.next = self.wd.freed.val();
         self.rd.reset.next = self.reset.val();
         // The executor's responses, as jobs of the read-data stage.
         ReadJobIn::join(&mut self.rd.job, &mut self.exec.job);
         self.rd.r_valid.next = self.m_axi_rvalid.val();
         self.rd.r_data.next = self.m_axi_rdata.val();
-        self.m_axi_awvalid.next = false;
-        self.m_axi_awaddr.next = 0.into();
-        self.m_axi_awlen.next = 0.into();
-        self.m_axi_wdata.next = self.wbuf.read_data.val();
-        self.m_axi_bready.next = true;
         // The slow path's RX ring: the executor's REQUEST, or a fault's PAGE_MAPPED notice.
         self.sp_rx_valid.next = self.exec.sp_push.val() | self.tr.notice_valid.val();
         self.sp_rx_desc.next = self.spd.page_mapped.val();
@@ -115,35 +132,17 @@ impl Logic for FastpathTop {
         self.tr.fp_pfn.next = self.spd.pfn.val();
         // The bucket read waits for earlier page-table writes; its beats come when no read's
         // are due.
-        self.tr.ar_ready.next = self.m_axi_arready.val() & self.order.walk_clear.val();
-        self.tr.r_valid.next = self.m_axi_rvalid.val() & self.r_idle.val();
-        self.tr.r_data.next = self.m_axi_rdata.val();
-        self.tr.r_last.next = self.m_axi_rlast.val();
+        AddrReq::join(&mut self.tr.ar, &mut self.dram.walk_ar);
+        RBeats::join(&mut self.dram.idle_r, &mut self.tr.r);
         self.tr.notice_room.next = self.sp_rx_room.val() != 0;
-        if self.tr.walking.val() {
-            self.m_axi_arvalid.next = self.tr.ar_valid.val() & self.order.walk_clear.val();
-            self.m_axi_araddr.next = bit_cast::<64, 40>(self.tr.ar_addr.val());
-            self.m_axi_arlen.next = self.tr.ar_len.val();
-        }
-        if self.exec.ar_own.val() {
-            // A read's bursts or an atomic's word (never while a walk is under way: the
-            // executor waits for its translation).
-            self.m_axi_arvalid.next = self.exec.ar_valid.val();
-            self.m_axi_araddr.next = self.exec.ar_addr.val();
-            self.m_axi_arlen.next = self.exec.ar_len.val();
-        }
         self.tr.notice_ready.next = self.sp_rx_ready.val();
         self.tr.pte_done.next = self.bw.done.val();
         self.tr.w_free.next = !self.w_busy.val();
-        self.x_dlk.next = self.exec.dispatch_lookup.val();
-        self.x_lk.next = self.tr.lk_valid.val() | self.x_dlk.val();
-        self.tlb.lk_pid.next = self.tr.lk_pid.val();
-        self.tlb.lk_vpn.next = self.tr.lk_vpn.val();
-        if self.x_dlk.val() {
-            // (The translate stage is idle in Dispatch: it never looks up in the same cycle.)
-            self.tlb.lk_pid.next = self.la.use_pid.val();
-            self.tlb.lk_vpn.next = self.la.use_vpn.val();
-        }
+        // The TLB's lookups: the translate stage's, Dispatch's (with the look-ahead's registers
+        // of its slot; the translate stage is idle in Dispatch), or else the look-ahead's.
+        TlbLookupIn::join(&mut self.tlb.xlate, &mut self.tr.lk);
+        TlbLookupIn::join(&mut self.tlb.dispatch, &mut self.la.dlk);
+        TlbLookupIn::join(&mut self.tlb.ahead, &mut self.la.lk);
         // The TLB's updates: the page-fault unit's inserts, the slow path's changes (the TLB
         // picks the slow path's when both come).
         TlbInsertIn::join(&mut self.tlb.walk, &mut self.tr.ti);
@@ -151,7 +150,7 @@ impl Logic for FastpathTop {
         // ---- A TX descriptor's actions (`SlowPathTx`), in SpTx: its kind, a TLB_INVALIDATE's
         // page, the PTE writer's decode of a PTE_WRITE, the free list's room.
         self.sptx.reset.next = self.reset.val();
-        self.sptx.act.next = self.exec.sp_tx_act.val();
+        TxActUse::join(&mut self.exec.sptx, &mut self.sptx.exec);
         DescKindIn::join(&mut self.sptx.desc, &mut self.spd.kind);
         PteDecodedIn::join(&mut self.sptx.pte, &mut self.ptw.decoded);
         self.sptx.fp_full.next = self.tr.fp_full.val();
@@ -163,9 +162,6 @@ impl Logic for FastpathTop {
         FaultPteIn::join(&mut self.ptw.fault, &mut self.tr.pte);
         // Sync unit: its key is `ring_key`, a register (loaded as the frame or descriptor is
         // taken), so the CAM compare starts the cycle from flip-flops.
-        self.sync.k_pid.next = self.exec.sync_key.val().get_bits::<16>(48);
-        self.sync.k_client.next = self.exec.sync_key.val().get_bits::<16>(32);
-        self.sync.k_req.next = self.exec.sync_key.val().get_bits::<32>(0);
         RingUse::join(&mut self.exec.ring, &mut self.sync.port);
         // RING_RELEASE: every entry of the member in `ring_key` (since the descriptor was
         // taken) is acknowledged.
@@ -178,22 +174,17 @@ impl Logic for FastpathTop {
         // accesses from the executor's states (a failed translation, the word's R beat in SData,
         // the block written in SWrite), its ring lookups through the sync unit.
         self.ext.clear.next = self.exec.unit.clear.val();
-        self.ext.chase_start.next = self.exec.chase_start.val();
-        self.ext.kv_start.next = self.exec.kv_start.val();
+        UnitStart::join(&mut self.exec.start, &mut self.ext.start);
         RequestFieldsIn::join(&mut self.ext.req, &mut self.dec.fields);
         ServiceExec::join(&mut self.exec.unit, &mut self.xs.exec);
         self.xs.tr_status.next = self.tr.exec.status.val();
         UnitChannels::join(&mut self.ext.active, &mut self.xs.unit);
         self.ext.mem_data.next = self.m_axi_rdata.val();
-        self.xs.ring_hit.next = self.sync.port.hit.val();
-        self.xs.ring_full.next = self.sync.port.full.val();
-        self.xs.ring_quota.next = self.sync.port.quota.val();
+        self.xs.ring_hit.next = self.sync.port.verdict.hit.val();
+        self.xs.ring_full.next = self.sync.port.verdict.full.val();
+        self.xs.ring_quota.next = self.sync.port.verdict.quota.val();
         // Clio-KV's idempotence-ring verdict (the lookup two cycles before, in `Offload`).
-        self.ext.once_hit.next = self.sync.port.hit.val();
-        self.ext.once_full.next = self.sync.port.full.val();
-        self.ext.once_quota.next = self.sync.port.quota.val();
-        self.ext.once_status.next = self.sync.port.status.val();
-        self.ext.once_value.next = self.sync.port.value.val();
+        RingVerdictIn::join(&mut self.ext.once, &mut self.sync.port.verdict);
         // KV_CONFIG's body: pid @88 (704), status @90 (720), base @96 (768), buckets @104
         // (832), records @112 (896); taken in SpTx.
         self.ext.cfg_load.next = self.sptx.kv_config.val();
@@ -241,11 +232,7 @@ impl Logic for FastpathTop {
         self.wd.start_shift.next = self.apl.shift.val();
         self.wd.start_payload_len.next = bit_cast::<12, 32>(self.dec.fields.total_len.val());
         self.wd.buf_data.next = self.wbuf.read_data.val();
-        self.wd.w_ready.next = self.m_axi_wready.val();
-        self.m_axi_wvalid.next = self.wd.w_valid.val();
-        self.m_axi_wdata.next = self.wd.w_data.val();
-        self.m_axi_wstrb.next = self.wd.w_strb.val();
-        self.m_axi_wlast.next = self.wd.w_last.val();
+        WriteBeats::join(&mut self.wd.w, &mut self.dram.stream_w);
         // ---- The one-beat writer (`BeatWriter`): the PTE writer's beat (a fault's, while the
         // translate stage asks with `pte_write`; a slow-path PTE_WRITE in SpPte) and words or blocks (SWrite: an atomic's, an
         // Append's tail, an offload's block); it has AW and W while the write-data stage does
@@ -254,29 +241,14 @@ impl Logic for FastpathTop {
         self.bw.go.next =
             self.tr.pte_write.val() | self.exec.beat_pte.val() | self.exec.beat_word.val();
         self.bw.w_free.next = !self.w_busy.val();
-        self.bw.aw_ready.next = self.m_axi_awready.val();
-        self.bw.w_ready.next = self.m_axi_wready.val();
         // An 8-byte word at its lane or the offload's block (`WordAccess`), or a PTE (a fault's
         // or a PTE_WRITE's) laid out by the PTE writer.
         self.bw.word_sel.next = self.exec.beat_word.val();
         BeatIn::join(&mut self.bw.word, &mut self.wa.wr);
         BeatIn::join(&mut self.bw.pte, &mut self.ptw.beat);
-        if self.bw.active.val() {
-            self.m_axi_awvalid.next = self.bw.aw_valid.val();
-            self.m_axi_awaddr.next = self.bw.aw_addr.val();
-            self.m_axi_awlen.next = 0.into();
-            self.m_axi_wvalid.next = self.bw.w_valid.val();
-            self.m_axi_wdata.next = self.bw.w_data.val();
-            self.m_axi_wstrb.next = self.bw.w_strb.val();
-            self.m_axi_wlast.next = true;
-        }
-        if self.exec.aw_own.val() {
-            // A write's bursts (their data follows from the write-data stage).
-            self.m_axi_awvalid.next = self.exec.aw_valid.val();
-            self.m_axi_awaddr.next = self.exec.aw_addr.val();
-            self.m_axi_awlen.next = self.exec.aw_len.val();
-        }
-        if self.wd.busy.val() {
+        AddrReq::join(&mut self.bw.aw, &mut self.dram.beat_aw);
+        WriteBeats::join(&mut self.bw.w, &mut self.dram.beat_w);
+        if self.w_busy.val() {
             self.wbuf.read_address.next = self.wd.buf_address.val();
         } else if self.ext.pay_fetch.val() {
             // The KV payload feeder's next block (the write-data stage is idle).
@@ -305,10 +277,8 @@ impl Logic for FastpathTop {
         self.stats.reset.next = self.reset.val();
         self.stats.rx.next = self.ingest.frame_in.val();
         self.stats.tx.next = self.xmit.sent.val();
-        self.stats.nack.next = self.exec.stat_nack.val();
-        self.stats.denied.next = self.exec.stat_denied.val();
-        self.stats.miss.next = self.tr.ev_miss.val();
-        self.stats.fault.next = self.tr.ev_fault.val();
+        ExecEventsIn::join(&mut self.stats.exec, &mut self.exec.ev);
+        TranslateEventsIn::join(&mut self.stats.tr, &mut self.tr.ev);
         self.stat_rx_pkts.next = self.stats.rx_pkts.val();
         self.stat_tx_pkts.next = self.stats.tx_pkts.val();
         self.stat_nacks.next = self.stats.nacks.val();
@@ -321,7 +291,7 @@ impl Logic for FastpathTop {
         self.order.reset.next = self.reset.val();
         self.order.w_busy.next = self.w_busy.val();
         self.order.reads_idle.next = self.r_idle.val();
-        self.order.b_valid.next = self.m_axi_bvalid.val();
+        self.order.b_valid.next = self.dram.b_done.val();
 
         // ---- Transmit stage (`Transmit`): the network TX port and the txbuf read port.
         self.xmit.reset.next = self.reset.val();
@@ -341,10 +311,6 @@ impl Logic for FastpathTop {
         self.txbuf.write_enable.next = self.rd.buf_write_enable.val();
         self.txbuf.write_address.next = self.rd.buf_write_address.val();
         self.txbuf.write_data.next = self.rd.buf_write_data.val();
-        // R beats are taken by the read-data stage, or by a walk or an atomic (which start
-        // only when that stage is idle, so the beats are theirs).
-        self.m_axi_rready.next = self.rd.r_ready.val()
-            | ((self.tr.walking.val() | self.exec.word.sample.val()) & self.r_idle.val());
         // Slow-path descriptor fields.
         self.spd.take.next = self.exec.desc_take.val();
         self.spd.desc.next = self.sp_tx_desc.val();
@@ -361,34 +327,29 @@ impl Logic for FastpathTop {
         RouteVerdictIn::join(&mut self.exec.routes, &mut self.routes.verdict);
         self.exec.sp_tx_valid.next = self.sp_tx_valid.val();
         DescTakenIn::join(&mut self.exec.desc, &mut self.spd.taken);
-        self.exec.desc_to_pte.next = self.sptx.to_pte.val();
-        self.exec.desc_reply.next = self.sptx.reply.val();
         self.exec.h_va.next = self.dec.fields.va.val();
         // The packet's first byte, summed by the look-ahead as the header arrived.
         AheadUse::join(&mut self.exec.ahead, &mut self.la.slot);
         self.exec.h_plen.next = self.dec.fields.payload_len.val();
         self.exec.h_durable.next = self.dec.durable.val();
         OrderClearIn::join(&mut self.exec.order, &mut self.order.clear);
-        self.exec.ar_ready.next = self.m_axi_arready.val();
-        self.exec.aw_ready.next = self.m_axi_awready.val();
-        self.exec.r_valid.next = self.m_axi_rvalid.val();
-        self.exec.r_idle.next = self.r_idle.val();
+        // Its AR and AW requests (a read's bursts or an atomic's word, never while a walk is
+        // under way: it waits for its translation; a write's bursts, whose data follows from
+        // the write-data stage), and a word's R beat.
+        AddrReq::join(&mut self.exec.ar, &mut self.dram.exec_ar);
+        AddrReq::join(&mut self.exec.aw, &mut self.dram.exec_aw);
+        self.exec.r_word.next = self.dram.idle_r.valid.val();
         self.exec.w_busy.next = self.w_busy.val();
         self.exec.beat_done.next = self.bw.done.val();
         self.exec.alu_write.next = self.sync.alu_write.val();
         self.exec.word_old.next = self.wa.old.val();
         AppendPlacedIn::join(&mut self.exec.place, &mut self.apl.placed);
-        self.exec.chase_ready.next = self.ext.chase_ready.val();
-        self.exec.kv_ready.next = self.ext.kv_ready.val();
         self.exec.sp_rx_room.next = self.sp_rx_room.val();
         self.exec.sp_rx_ready.next = self.sp_rx_ready.val();
-        self.exec.resp_hdr.next = self.rhdr.response.val();
-        self.exec.resp_ok_hdr.next = self.rhdr.response_ok.val();
         // A write burst ends: a page-table write (fault write-back, PTE_WRITE: the executor's
         // own one-beat writes for the translate stage / in SpPte) or a data write (write, atomic,
         // Append).
-        self.order.w_done.next =
-            self.m_axi_wvalid.val() & self.m_axi_wready.val() & self.m_axi_wlast.val();
+        self.order.w_done.next = self.dram.w_done.val();
         self.order.w_page_table.next =
             (self.tr.pte_write.val() | self.exec.beat_pte.val()) & !self.w_busy.val();
         // ---- The executor's slots (`SlotQueue`): done with a request, it releases its slot
@@ -425,20 +386,13 @@ impl Logic for FastpathTop {
         SlotViewIn::join(&mut self.la.queue, &mut self.sq.view);
         self.la.tlb_update.next = self.tr.ti.valid.val() | self.sptx.up.valid.val();
         TlbResultIn::join(&mut self.la.res, &mut self.tlb.res);
-        self.la.port_free.next = !self.x_lk.val();
-        self.tlb.lk_valid.next = self.x_lk.val() | self.la.lk_valid.val();
-        if !self.x_lk.val() {
-            self.tlb.lk_pid.next = self.la.lk_pid.val();
-            self.tlb.lk_vpn.next = self.la.lk_vpn.val();
-        }
-        // The translations the executor starts this cycle.
-        self.tr.start_looked.next = self.x_dlk.val();
-        // Dispatch's page is the look-ahead's slot's: a miss walks with its hash, computed as
-        // the header arrived.
-        self.tr.start_ahead.next = self.x_dlk.val();
+        self.la.port_free.next = self.tlb.ahead_free.val();
+        // The translations the executor starts this cycle: Dispatch's page is the look-ahead's
+        // slot's, looked up in the start cycle; a miss walks with its hash, computed as the
+        // header arrived.
+        self.tr.start_looked.next = self.exec.ahead.lookup.val();
+        self.tr.start_ahead.next = self.exec.ahead.lookup.val();
         self.tr.ahead_ok.next = self.la.use_hash_ok.val();
         self.tr.ahead_hash.next = self.la.use_hash.val();
-        // A TLB hit: the translate stage's, or a look-ahead translation taken in Dispatch.
-        self.stats.hit.next = self.tr.ev_hit.val() | self.exec.ahead_hit.val();
     }
 }

@@ -99,8 +99,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$sync",
-                find: "kk = (((k_pid) & 64'hffffffffffffffff) << 32'h30) | (((k_client) & 64'hffffffffffffffff) << 32'h20) | ((k_req) & 64'hffffffffffffffff);",
-                replace: "kk = (((k_client) & 64'hffffffffffffffff) << 32'h20) | ((k_req) & 64'hffffffffffffffff);",
+                find: "kk = port$key;",
+                replace: "kk = port$key & 64'h0000ffffffffffff;",
             },
         ],
     },
@@ -111,8 +111,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$sync",
-                find: "kk = (((k_pid) & 64'hffffffffffffffff) << 32'h30) | (((k_client) & 64'hffffffffffffffff) << 32'h20) | ((k_req) & 64'hffffffffffffffff);",
-                replace: "kk = (((k_pid) & 64'hffffffffffffffff) << 32'h30) | ((k_req) & 64'hffffffffffffffff);",
+                find: "kk = port$key;",
+                replace: "kk = port$key & 64'hffff0000ffffffff;",
             },
         ],
     },
@@ -463,8 +463,8 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "exactly once: a ring-recorded request that comes again is answered from the ring; here it never hits, so a retry executes again",
         edits: &[Edit {
             module: "fastpath_top$sync",
-            find: "port$hit = |o_m$q;",
-            replace: "port$hit = 1'b0;",
+            find: "port$verdict$hit = |o_m$q;",
+            replace: "port$verdict$hit = 1'b0;",
         }],
     },
     Mutant {

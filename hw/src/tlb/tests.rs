@@ -72,10 +72,25 @@ fn key(pid: u16, vpn: u64) -> u64 {
     (pid as u64) << 36 | vpn
 }
 
+/// A lookup of `(pid, vpn)` on one of the three sources, picked from the key: the translate
+/// stage's, Dispatch's or the look-ahead's. The other sources carry other keys, and the
+/// look-ahead asks too (for another page) when a source above it looks up, so a lookup
+/// answered for the wrong source's key fails the caller's checks.
 fn set_lookup(b: &mut Bench<Tlb>, v: bool, pid: u16, vpn: u64) {
-    b.uut.lk_valid.next = v;
-    b.uut.lk_pid.next = pid.to_bits();
-    b.uut.lk_vpn.next = vpn.to_bits();
+    let src = (pid as u64 + vpn) % 3;
+    let ports = [&mut b.uut.xlate, &mut b.uut.dispatch, &mut b.uut.ahead];
+    for (k, p) in ports.into_iter().enumerate() {
+        let mine = k as u64 == src;
+        p.valid.next = v && (mine || k == 2);
+        p.pid.next = if mine { pid } else { pid ^ 0x5A5A }.to_bits();
+        p.vpn.next = if mine { vpn } else { vpn ^ 0x123 }.to_bits();
+    }
+    b.settle();
+    assert_eq!(
+        b.uut.ahead_free.val(),
+        !(v && src < 2),
+        "the look-ahead has the port when no other source looks up"
+    );
 }
 
 #[allow(clippy::too_many_arguments)] // one argument per update port of the TLB

@@ -46,22 +46,24 @@ fn each_write_sends_one_aw_and_one_w() {
             b.uut.word_sel.next = word;
             let w_free = r.below(4) != 0;
             b.uut.w_free.next = w_free;
-            b.uut.aw_ready.next = r.below(2) == 0;
-            b.uut.w_ready.next = r.below(2) == 0;
+            b.uut.aw.ready.next = r.below(2) == 0;
+            b.uut.w.ready.next = r.below(2) == 0;
             b.settle();
             let u = &b.uut;
-            assert_eq!(u.active.val(), w_free);
+            assert_eq!(u.aw.own.val(), w_free);
             if !w_free {
-                assert!(!u.aw_valid.val() && !u.w_valid.val(), "W channel not ours");
+                assert!(!u.aw.valid.val() && !u.w.valid.val(), "W channel not ours");
             }
-            if u.aw_valid.val() && u.aw_ready.val() {
+            assert_eq!(u.w.own.val(), u.aw.own.val());
+            assert!(u.w.last.val() && u.aw.len.val() == 0, "one beat, last");
+            if u.aw.valid.val() && u.aw.ready.val() {
                 aws += 1;
-                assert_eq!(u.aw_addr.val().to_u64(), addr & !63);
+                assert_eq!(u.aw.addr.val().to_u64(), addr & !63);
             }
-            if u.w_valid.val() && u.w_ready.val() {
+            if u.w.valid.val() && u.w.ready.val() {
                 ws += 1;
-                assert_eq!(bits_to_bytes(u.w_data.val()), data.to_vec());
-                assert_eq!(u.w_strb.val().to_u64(), strb);
+                assert_eq!(bits_to_bytes(u.w.data.val()), data.to_vec());
+                assert_eq!(u.w.strb.val().to_u64(), strb);
             }
             assert_eq!(u.done.val(), aws == 1 && ws == 1, "done of write {writes}");
             assert!(aws <= 1 && ws <= 1, "write {writes} sent twice");
@@ -79,11 +81,11 @@ fn each_write_sends_one_aw_and_one_w() {
         for _ in 0..1 + r.below(2) {
             b.uut.go.next = false;
             b.uut.w_free.next = true;
-            b.uut.aw_ready.next = true;
-            b.uut.w_ready.next = true;
+            b.uut.aw.ready.next = true;
+            b.uut.w.ready.next = true;
             b.settle();
             assert!(
-                !b.uut.aw_valid.val() && !b.uut.w_valid.val(),
+                !b.uut.aw.valid.val() && !b.uut.w.valid.val(),
                 "sent without go"
             );
             b.tick();

@@ -36,8 +36,8 @@ fn bench() -> Bench<Executor> {
     u.routes.done.next = true;
     u.sp_tx_valid.next = false;
     u.desc.member.next = 0.into();
-    u.desc_to_pte.next = false;
-    u.desc_reply.next = false;
+    u.sptx.to_pte.next = false;
+    u.sptx.reply.next = false;
     u.desc.route.next = 0.into();
     u.desc.header.next = 0.into();
     u.desc.reply_status.next = 0.into();
@@ -69,16 +69,15 @@ fn bench() -> Bench<Executor> {
     u.order.write_clear.next = true;
     u.order.atomic_clear.next = true;
     u.order.fence_clear.next = true;
-    u.ar_ready.next = true;
-    u.aw_ready.next = true;
-    u.r_valid.next = false;
-    u.r_idle.next = true;
+    u.ar.ready.next = true;
+    u.aw.ready.next = true;
+    u.r_word.next = false;
     u.w_busy.next = false;
     u.beat_done.next = false;
-    u.ring.hit.next = false;
-    u.ring.full.next = false;
-    u.ring.status.next = 0.into();
-    u.ring.value.next = 0.into();
+    u.ring.verdict.hit.next = false;
+    u.ring.verdict.full.next = false;
+    u.ring.verdict.status.next = 0.into();
+    u.ring.verdict.value.next = 0.into();
     u.ring.arg1.next = 0.into();
     u.alu_write.next = false;
     u.word_old.next = 0.into();
@@ -90,8 +89,8 @@ fn bench() -> Bench<Executor> {
     u.place.new_tail.next = 0.into();
     u.persist.done.next = false;
     u.persist.failed.next = false;
-    u.chase_ready.next = true;
-    u.kv_ready.next = true;
+    u.start.chase_ready.next = true;
+    u.start.kv_ready.next = true;
     u.unit.accessing.next = false;
     u.unit.writing.next = false;
     u.unit.access.next = false;
@@ -112,8 +111,8 @@ fn bench() -> Bench<Executor> {
     u.sp_rx_room.next = 64.into();
     u.sp_rx_ready.next = true;
     u.job.ready.next = true;
-    u.resp_hdr.next = 0x1111.into();
-    u.resp_ok_hdr.next = 0x2222.into();
+    u.rsp.response.next = 0x1111.into();
+    u.rsp.response_ok.next = 0x2222.into();
     b.settle();
     b.tick();
     b.uut.reset.next = false;
@@ -146,7 +145,7 @@ fn offer(b: &mut Bench<Executor>, op: Opcode, verdict: u64, lane: u64) {
         "the frame's header is registered"
     );
     assert_eq!(b.uut.route.val().get_bits::<64>(0).to_u64(), 0x77);
-    assert_eq!(b.uut.sync_key.val().to_u64(), 0x0001_0007_0000_0042);
+    assert_eq!(b.uut.ring.key.val().to_u64(), 0x0001_0007_0000_0042);
 }
 
 /// The payload-less response now: a job with the header beat alone, taken, and the executor free.
@@ -181,7 +180,7 @@ fn verdicts_drop_nack_and_dispatch() {
     b.uut.frame.full.next = true;
     b.uut.frame.verdict.next = 2.into();
     b.settle();
-    assert!(b.uut.queue.take.val() && b.uut.stat_nack.val());
+    assert!(b.uut.queue.take.val() && b.uut.ev.nack.val());
     b.tick();
     b.uut.frame.full.next = false;
     b.settle();
@@ -211,7 +210,7 @@ fn nothing_is_taken_before_the_key_sweep_and_descriptors_only_from_idle() {
     assert!(!b.uut.queue.take.val() && !b.uut.desc_take.val() && !b.uut.sp_tx_ready.val());
     b.uut.keys.ready.next = true;
     b.uut.desc.member.next = 0x0003_0009.into();
-    b.uut.desc_reply.next = true;
+    b.uut.sptx.reply.next = true;
     b.uut.desc.header.next = 0x5150.into();
     b.uut.desc.route.next = 0x99.into();
     b.uut.desc.reply_status.next = (Status::Ok as u64).to_bits();
@@ -224,14 +223,14 @@ fn nothing_is_taken_before_the_key_sweep_and_descriptors_only_from_idle() {
     b.uut.frame.full.next = false;
     b.settle();
     assert_eq!(b.uut.state(), State::SpTx);
-    assert!(b.uut.sp_tx_act.val());
+    assert!(b.uut.sptx.act.val());
     assert_eq!(
-        b.uut.sync_key.val().to_u64(),
+        b.uut.ring.key.val().to_u64(),
         0x0003_0009 << 32,
         "a RING_RELEASE's member is the ring key"
     );
     b.tick();
-    b.uut.desc_reply.next = false;
+    b.uut.sptx.reply.next = false;
     b.settle();
     // A REPLY: its header along its route, payload-less.
     assert_eq!(b.uut.header.val().get_bits::<64>(0).to_u64(), 0x5150);
@@ -251,8 +250,8 @@ fn a_denied_request_executes_nothing() {
     b.uut.ahead.write_in_va.next = true;
     b.uut.ahead.ok.next = true;
     b.settle();
-    assert!(b.uut.stat_denied.val());
-    assert!(!b.uut.tr.start.val() && !b.uut.ahead_hit.val());
+    assert!(b.uut.ev.denied.val());
+    assert!(!b.uut.tr.start.val() && !b.uut.ev.ahead_hit.val());
     b.tick();
     b.settle();
     expect_only_response(&mut b, Status::Denied);
@@ -263,8 +262,8 @@ fn a_denied_request_executes_nothing() {
     b.uut.keys.ok.next = true;
     b.uut.keys.epoch_ok.next = false;
     b.settle();
-    assert!(b.uut.stat_denied.val());
-    assert!(!b.uut.tr.start.val() && !b.uut.ahead_hit.val());
+    assert!(b.uut.ev.denied.val());
+    assert!(!b.uut.tr.start.val() && !b.uut.ev.ahead_hit.val());
     b.tick();
     b.settle();
     expect_only_response(&mut b, Status::Stale);
@@ -276,7 +275,7 @@ fn a_denied_request_executes_nothing() {
     offer(&mut b, Opcode::KvGet, 0, 0);
     b.uut.ahead.parse_ok.next = false;
     b.settle();
-    assert!(!b.uut.stat_denied.val());
+    assert!(!b.uut.ev.denied.val());
     b.tick();
     b.settle();
     expect_only_response(&mut b, Status::Unsupported);
@@ -296,26 +295,26 @@ fn a_read_translated_ahead_goes_straight_to_its_bursts_and_its_response() {
     u.ahead.len.next = len.to_bits();
     b.settle();
     assert!(
-        b.uut.ahead_hit.val(),
+        b.uut.ev.ahead_hit.val(),
         "a look-ahead translation is a TLB hit"
     );
-    assert!(!b.uut.dispatch_lookup.val() && !b.uut.tr.start.val());
+    assert!(!b.uut.ahead.lookup.val() && !b.uut.tr.start.val());
     // The read-after-write rule holds the address.
     b.uut.order.read_clear.next = false;
     b.tick();
     b.settle();
     assert_eq!(b.uut.state(), State::RAddr);
     assert!(
-        b.uut.ar_own.val() && !b.uut.ar_valid.val(),
+        b.uut.ar.own.val() && !b.uut.ar.valid.val(),
         "held by read-after-write"
     );
     b.tick();
     b.uut.order.read_clear.next = true;
     b.settle();
     let beats = ((va & 63) + len).div_ceil(64);
-    assert!(b.uut.ar_valid.val());
-    assert_eq!(b.uut.ar_addr.val().to_u64(), pa);
-    assert_eq!(b.uut.ar_len.val().to_u64(), beats - 1);
+    assert!(b.uut.ar.valid.val());
+    assert_eq!(b.uut.ar.addr.val().to_u64(), pa);
+    assert_eq!(b.uut.ar.len.val().to_u64(), beats - 1);
     assert_eq!(b.uut.job.kt.val().to_u64(), beats);
     // Its last address goes out and the job is handed over in the same cycle.
     assert!(b.uut.job.valid.val() && !b.uut.job.only.val());
@@ -384,7 +383,7 @@ fn a_write_missing_the_look_ahead_is_translated_then_handed_to_the_write_data_st
     u.ahead.write_ok.next = true;
     u.ahead.write_in_va.next = true;
     b.settle();
-    assert!(b.uut.dispatch_lookup.val(), "Dispatch looks its page up");
+    assert!(b.uut.ahead.lookup.val(), "Dispatch looks its page up");
     assert!(b.uut.tr.start.val());
     assert_eq!(b.uut.tr.start_va.val().to_u64(), va);
     b.tick();
@@ -412,24 +411,24 @@ fn a_write_missing_the_look_ahead_is_translated_then_handed_to_the_write_data_st
     b.settle();
     assert_eq!(b.uut.state(), State::WAddr);
     assert!(
-        b.uut.aw_own.val() && !b.uut.aw_valid.val(),
+        b.uut.aw.own.val() && !b.uut.aw.valid.val(),
         "held by write-after-read"
     );
     b.tick();
     b.uut.order.write_clear.next = true;
     b.settle();
     // First piece: from the first page's PA.
-    assert!(b.uut.aw_valid.val());
-    assert_eq!(b.uut.aw_addr.val().to_u64(), (pa + (va % PAGE)) & !63);
+    assert!(b.uut.aw.valid.val());
+    assert_eq!(b.uut.aw.addr.val().to_u64(), (pa + (va % PAGE)) & !63);
     let k1 = ((va & 63) + 40) >> 6;
-    assert_eq!(b.uut.aw_len.val().to_u64(), k1 - 1);
+    assert_eq!(b.uut.aw.len.val().to_u64(), k1 - 1);
     b.tick();
     b.uut.w_busy.next = true;
     b.settle();
     // Second piece: the rest of the beats from the second page.
     let kt = ((va & 63) + plen).div_ceil(64);
-    assert_eq!(b.uut.aw_addr.val().to_u64(), 0x5_0000);
-    assert_eq!(b.uut.aw_len.val().to_u64(), kt - k1 - 1);
+    assert_eq!(b.uut.aw.addr.val().to_u64(), 0x5_0000);
+    assert_eq!(b.uut.aw.len.val().to_u64(), kt - k1 - 1);
     // The write-data stage is busy: the data waits in WData.
     assert!(!b.uut.queue.pass.val());
     b.tick();
@@ -465,7 +464,7 @@ fn a_durable_write_without_a_persistence_domain_is_unsupported() {
     u.ahead.write_in_va.next = true;
     u.ahead.ok.next = true;
     b.settle();
-    assert!(!b.uut.ahead_hit.val() && !b.uut.tr.start.val());
+    assert!(!b.uut.ev.ahead_hit.val() && !b.uut.tr.start.val());
     b.tick();
     b.settle();
     expect_only_response(&mut b, Status::Unsupported);
@@ -489,14 +488,14 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.tick();
     assert_eq!(b.uut.state(), State::SyncShare);
     b.tick();
-    b.uut.ring.hit.next = true;
-    b.uut.ring.status.next = (Status::Ok as u64).to_bits();
-    b.uut.ring.value.next = 0x1234.into();
+    b.uut.ring.verdict.hit.next = true;
+    b.uut.ring.verdict.status.next = (Status::Ok as u64).to_bits();
+    b.uut.ring.verdict.value.next = 0x1234.into();
     b.settle();
     assert_eq!(b.uut.state(), State::SyncCheck);
     assert!(!b.uut.tr.start.val());
     b.tick();
-    b.uut.ring.hit.next = false;
+    b.uut.ring.verdict.hit.next = false;
     b.settle();
     assert!(b.uut.rsp.arg0_on.val());
     assert_eq!(b.uut.rsp.arg0.val().to_u64(), 0x1234);
@@ -508,13 +507,13 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.tick();
     b.tick();
     b.tick();
-    b.uut.ring.quota.next = true;
-    b.uut.ring.full.next = true;
+    b.uut.ring.verdict.quota.next = true;
+    b.uut.ring.verdict.full.next = true;
     b.settle();
     assert!(!b.uut.ring.skip.val() && !b.uut.tr.start.val());
     b.tick();
-    b.uut.ring.quota.next = false;
-    b.uut.ring.full.next = false;
+    b.uut.ring.verdict.quota.next = false;
+    b.uut.ring.verdict.full.next = false;
     b.settle();
     assert!(!b.uut.rsp.arg0_on.val());
     assert!(
@@ -533,11 +532,11 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.tick();
     b.tick();
     b.tick();
-    b.uut.ring.full.next = true;
+    b.uut.ring.verdict.full.next = true;
     b.settle();
     assert!(b.uut.ring.skip.val());
     b.tick();
-    b.uut.ring.full.next = false;
+    b.uut.ring.verdict.full.next = false;
     b.settle();
     expect_only_response(&mut b, Status::RetryLater);
     b.tick();
@@ -559,20 +558,20 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.uut.order.atomic_clear.next = false;
     b.settle();
     assert_eq!(b.uut.state(), State::SAddr);
-    assert!(b.uut.ar_own.val() && !b.uut.ar_valid.val());
+    assert!(b.uut.ar.own.val() && !b.uut.ar.valid.val());
     b.uut.order.atomic_clear.next = true;
     b.settle();
-    assert_eq!(b.uut.ar_addr.val().to_u64(), pa & !63);
-    assert_eq!(b.uut.ar_len.val().to_u64(), 0);
+    assert_eq!(b.uut.ar.addr.val().to_u64(), pa & !63);
+    assert_eq!(b.uut.ar.len.val().to_u64(), 0);
     b.tick();
     b.settle();
     assert!(b.uut.word.sample.val());
     b.tick();
     b.settle();
     assert_eq!(b.uut.state(), State::SData, "waits for its R beat");
-    b.uut.r_valid.next = true;
+    b.uut.r_word.next = true;
     b.tick();
-    b.uut.r_valid.next = false;
+    b.uut.r_word.next = false;
     b.uut.word_old.next = 41.into();
     b.uut.alu_write.next = true;
     b.settle();

@@ -49,7 +49,7 @@ impl Logic for Executor {
         self.header.next = self.hdr.q.val();
         self.route.next = self.route_q.q.val();
         self.client.next = self.hcli.q.val();
-        self.sync_key.next = self.ring_key.q.val();
+        self.ring.key.next = self.ring_key.q.val();
         self.placer.slot_word.next = self.o.q.val().get_bits::<3>(3);
         self.write.len.next = self.len.q.val();
         self.tr.need.next = self.need.q.val();
@@ -100,7 +100,7 @@ impl Logic for Executor {
         // ---- What the state says to the other blocks.
         self.x_only.next = self.state.q.val() == State::Resp;
         self.persist.run.next = self.state.q.val() == State::Persist;
-        self.sp_tx_act.next = self.state.q.val() == State::SpTx;
+        self.sptx.act.next = self.state.q.val() == State::SpTx;
         self.seg.load.next = self.state.q.val() == State::Dispatch;
         self.seg.step.next = false;
         self.unit.serving.next = self.state.q.val() == State::Offload;
@@ -109,17 +109,15 @@ impl Logic for Executor {
         self.beat_pte.next = self.state.q.val() == State::SpPte;
         self.beat_word.next = self.state.q.val() == State::SWrite;
         self.sp_push.next = self.state.q.val() == State::SlowPush;
-        self.dispatch_lookup.next =
+        self.ahead.lookup.next =
             (self.state.q.val() == State::Dispatch) & self.ahead.rw.val() & !self.ahead.ok.val();
         // The unit's access failed its translation; its word's R beat arrives; its block is
         // written.
         self.unit.tr_fail.next = (self.state.q.val() == State::Translate)
             & self.tr.done.val()
             & (self.tr.status.val() != self.st_ok.val());
-        self.u_word_in.next = (self.state.q.val() == State::SData)
-            & self.unit.accessing.val()
-            & self.r_valid.val()
-            & self.r_idle.val();
+        self.u_word_in.next =
+            (self.state.q.val() == State::SData) & self.unit.accessing.val() & self.r_word.val();
         self.u_block_done.next = (self.state.q.val() == State::SWrite)
             & !self.w_busy.val()
             & self.beat_done.val()
@@ -155,27 +153,27 @@ impl Logic for Executor {
         self.dsp.persist.next = self.cfg_persist.val();
         self.dsp.room_ok.next = self.room_ok.q.val();
         self.dsp.fence_clear.next = self.order.fence_clear.val();
-        self.dsp.kv_ready.next = self.kv_ready.val();
-        self.dsp.chase_ready.next = self.chase_ready.val();
+        self.dsp.kv_ready.next = self.start.kv_ready.val();
+        self.dsp.chase_ready.next = self.start.chase_ready.val();
 
         // ---- Defaults.
         self.cls.load.next = false;
         self.cls.opcode.next = self.frame.hdr.val().get_bits::<8>(8);
-        self.ar_own.next = false;
-        self.ar_valid.next = false;
-        self.ar_addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
-        self.ar_len.next = 0.into();
-        self.aw_own.next = false;
-        self.aw_valid.next = false;
-        self.aw_addr.next = 0.into();
-        self.aw_len.next = 0.into();
+        self.ar.own.next = false;
+        self.ar.valid.next = false;
+        self.ar.addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
+        self.ar.len.next = 0.into();
+        self.aw.own.next = false;
+        self.aw.valid.next = false;
+        self.aw.addr.next = 0.into();
+        self.aw.len.next = 0.into();
         self.job.valid.next = false;
         self.job.only.next = self.x_only.val();
         self.job.len.next = self.rs_len.q.val();
         if self.x_only.val() {
             self.job.len.next = self.header_len.val();
         }
-        self.job.hdr.next = self.resp_hdr.val();
+        self.job.hdr.next = self.rsp.response.val();
         self.tr.start.next = false;
         self.tr.start_va.next = self.vaq.q.val();
         self.tr.hit_take.next = false;
@@ -189,11 +187,11 @@ impl Logic for Executor {
         self.word.alu_load.next = false;
         self.word.tail_load.next = false;
         self.placer.load.next = false;
-        self.chase_start.next = false;
-        self.kv_start.next = false;
+        self.start.chase.next = false;
+        self.start.kv.next = false;
         self.unit.clear.next = false;
-        self.stat_nack.next = false;
-        self.stat_denied.next = false;
+        self.ev.nack.next = false;
+        self.ev.denied.next = false;
         self.sp_tx_ready.next = false;
         self.desc_take.next = false;
         self.x_take.next = false;
@@ -220,10 +218,10 @@ impl Logic for Executor {
                 self.piece.d.next = false;
                 self.once.d.next = self.cls.uses_ring.val();
                 self.rs_status.d.next = self.dsp.status.val();
-                self.stat_denied.next = self.dsp.denied.val();
+                self.ev.denied.next = self.dsp.denied.val();
                 self.ring.ack.next = self.dsp.ring_ack.val();
-                self.kv_start.next = self.dsp.kv_start.val();
-                self.chase_start.next = self.dsp.chase_start.val();
+                self.start.kv.next = self.dsp.kv_start.val();
+                self.start.chase.next = self.dsp.chase_start.val();
                 self.state.d.next = State::Resp;
                 if self.dsp.to_translate.val() {
                     // (A read's `data_va` is its `va`.)
@@ -304,13 +302,13 @@ impl Logic for Executor {
             }
             State::SyncCheck => {
                 self.rs_use_arg0.d.next = true;
-                self.rs_status.d.next = self.ring.status.val();
-                self.rs_arg0.d.next = self.ring.value.val();
+                self.rs_status.d.next = self.ring.verdict.status.val();
+                self.rs_arg0.d.next = self.ring.verdict.value.val();
                 // (A replayed Append's `arg1` is the new tail it recorded.)
                 self.rs_arg1.d.next = self.ring.arg1.val();
-                if self.once.q.val() & self.ring.hit.val() {
+                if self.once.q.val() & self.ring.verdict.hit.val() {
                     self.state.d.next = State::Resp;
-                } else if self.once.q.val() & self.ring.quota.val() {
+                } else if self.once.q.val() & self.ring.verdict.quota.val() {
                     // The member holds its share of the ring, none of it acknowledged:
                     // refused, nothing moves; the quota in `arg1` (`Quota::RingShare`; an
                     // Append's `arg0` is 0, as for any Append that did not append).
@@ -320,7 +318,7 @@ impl Logic for Executor {
                     self.rs_arg1.d.next = self.quota_ring_share.val();
                     self.rs_arg1_on.d.next = true;
                     self.state.d.next = State::Resp;
-                } else if self.once.q.val() & self.ring.full.val() {
+                } else if self.once.q.val() & self.ring.verdict.full.val() {
                     // The slot at the write pointer is unacknowledged: retry later, and the
                     // pointer moves past it so the next attempt takes the next slot.
                     self.ring.skip.next = true;
@@ -338,7 +336,8 @@ impl Logic for Executor {
                     self.state.d.next = State::Translate;
                 }
                 if self.ap.q.val()
-                    & !(self.once.q.val() & (self.ring.hit.val() | self.ring.quota.val()))
+                    & !(self.once.q.val()
+                        & (self.ring.verdict.hit.val() | self.ring.verdict.quota.val()))
                 {
                     // An Append answers arg0 = 0 unless it appended (or is replayed).
                     self.rs_arg0.d.next = 0.into();
@@ -409,16 +408,16 @@ impl Logic for Executor {
                 // The bursts' addresses; their data follows from the write-data stage. Not
                 // before every earlier read has its data (write-after-read order: AXI does not
                 // order a later write against an earlier read).
-                self.aw_own.next = true;
-                self.aw_valid.next = self.order.write_clear.val();
+                self.aw.own.next = true;
+                self.aw.valid.next = self.order.write_clear.val();
                 if self.piece.q.val() {
-                    self.aw_addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
-                    self.aw_len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
+                    self.aw.addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
+                    self.aw.len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
                 } else {
-                    self.aw_addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
-                    self.aw_len.next = bit_cast::<8, 12>(self.k1.val() - 1);
+                    self.aw.addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
+                    self.aw.len.next = bit_cast::<8, 12>(self.k1.val() - 1);
                 }
-                if self.aw_ready.val() & self.order.write_clear.val() {
+                if self.aw.ready.val() & self.order.write_clear.val() {
                     if self.two.q.val() & !self.piece.q.val() {
                         self.piece.d.next = true;
                     } else {
@@ -445,15 +444,15 @@ impl Logic for Executor {
             }
             State::RAddr => {
                 // After every earlier data write has its B response (read-after-write order).
-                self.ar_own.next = true;
-                self.ar_valid.next = self.order.read_clear.val();
+                self.ar.own.next = true;
+                self.ar.valid.next = self.order.read_clear.val();
                 if self.piece.q.val() {
-                    self.ar_addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
-                    self.ar_len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
+                    self.ar.addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
+                    self.ar.len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
                 } else {
-                    self.ar_len.next = bit_cast::<8, 12>(self.k1.val() - 1);
+                    self.ar.len.next = bit_cast::<8, 12>(self.k1.val() - 1);
                 }
-                if self.ar_ready.val() & self.order.read_clear.val() {
+                if self.ar.ready.val() & self.order.read_clear.val() {
                     if self.two.q.val() & !self.piece.q.val() {
                         self.piece.d.next = true;
                     } else {
@@ -469,9 +468,9 @@ impl Logic for Executor {
                 self.rd_hand.next = true;
             }
             State::SAddr => {
-                self.ar_own.next = true;
-                self.ar_valid.next = self.order.atomic_clear.val();
-                if self.ar_ready.val() & self.order.atomic_clear.val() {
+                self.ar.own.next = true;
+                self.ar.valid.next = self.order.atomic_clear.val();
+                if self.ar.ready.val() & self.order.atomic_clear.val() {
                     self.state.d.next = State::SData;
                 }
             }
@@ -481,9 +480,9 @@ impl Logic for Executor {
                 if self.u_word_in.val() {
                     // An offload's word: its block goes to the unit now (`xs.word_in`).
                     self.state.d.next = State::Offload;
-                } else if self.r_valid.val() & self.r_idle.val() & self.ap.q.val() {
+                } else if self.r_word.val() & self.ap.q.val() {
                     self.state.d.next = State::ALoad;
-                } else if self.r_valid.val() & self.r_idle.val() {
+                } else if self.r_word.val() {
                     self.state.d.next = State::SAlu;
                 }
             }
@@ -616,10 +615,10 @@ impl Logic for Executor {
                 // PTE_WRITE's beat, or sends a REPLY's header as a payload-less response along
                 // its route.
                 self.state.d.next = State::Drain;
-                if self.desc_to_pte.val() {
+                if self.sptx.to_pte.val() {
                     self.state.d.next = State::SpPte;
                 }
-                if self.desc_reply.val() {
+                if self.sptx.reply.val() {
                     self.route_q.d.next = self.desc.route.val();
                     self.hdr.d.next = self.desc.header.val();
                     self.rs_status.d.next = self.desc.reply_status.val();
@@ -710,7 +709,7 @@ impl Logic for Executor {
                 self.job.valid.next = true;
                 self.job.only.next = true;
                 self.job.len.next = self.header_len.val();
-                self.job.hdr.next = self.resp_ok_hdr.val();
+                self.job.hdr.next = self.rsp.response_ok.val();
                 if self.job.ready.val() {
                     self.x_free.next = true;
                     self.state.d.next = State::Idle;
@@ -749,7 +748,7 @@ impl Logic for Executor {
                 if self.frame.verdict.val().get_bit(0) {
                     self.state.d.next = State::Drain;
                 } else if self.frame.verdict.val().get_bit(1) {
-                    self.stat_nack.next = true;
+                    self.ev.nack.next = true;
                     self.rs_status.d.next = self.st_nack.val();
                     self.state.d.next = State::Resp;
                 } else {
@@ -762,7 +761,7 @@ impl Logic for Executor {
         self.queue.pass.next = self.w_pass.val();
         self.write.start.next = self.w_pass.val();
         // A TLB hit for the statistics: a look-ahead translation taken in Dispatch.
-        self.ahead_hit.next = self.hit_go.val() & (self.state.q.val() == State::Dispatch);
+        self.ev.ahead_hit.next = self.hit_go.val() & (self.state.q.val() == State::Dispatch);
         if self.reset.val() {
             self.state.d.next = State::Idle;
         }

@@ -48,9 +48,9 @@ fn payloads_reach_clio_kv_whole_and_in_order() {
             1 + r.below(1024)
         };
         while !(if kv {
-            b.uut.kv_ready.val()
+            b.uut.start.kv_ready.val()
         } else {
-            b.uut.chase_ready.val()
+            b.uut.start.chase_ready.val()
         }) {
             b.tick();
         }
@@ -63,11 +63,11 @@ fn payloads_reach_clio_kv_whole_and_in_order() {
         b.uut.req.payload_len.next = pay_len.to_bits();
         b.uut.req.pkt_count.next = 1u64.to_bits();
         b.uut.req.pkt_index.next = 0u64.to_bits();
-        b.uut.kv_start.next = kv;
-        b.uut.chase_start.next = !kv;
+        b.uut.start.kv.next = kv;
+        b.uut.start.chase.next = !kv;
         b.tick();
-        b.uut.kv_start.next = false;
-        b.uut.chase_start.next = false;
+        b.uut.start.kv.next = false;
+        b.uut.start.chase.next = false;
         b.settle();
         assert_eq!(b.uut.kv.val(), kv, "the request's unit");
         let want_beats = if kv { pay_len.div_ceil(64) } else { 0 };

@@ -1,8 +1,8 @@
 //! The datapath's links: the TLB's lookup result to the translate stage, a response from the
 //! executor to the read-data stage and from there to the transmit stage, a durable access from
 //! the executor to the persist handshake, a write's data to the write-data stage and a word's
-//! read-modify-write to the word-access path, a one-beat write to the one-beat writer, and the TLB's two update sources (the
-//! page-fault unit's inserts, the slow path's changes).
+//! read-modify-write to the word-access path, a one-beat write to the one-beat writer, the TLB's two update sources (the
+//! page-fault unit's inserts, the slow path's changes) and its lookups.
 // The derive writes `join` and `link`, methods without doc comments.
 #![allow(missing_docs)]
 
@@ -347,4 +347,79 @@ pub struct TlbChangeIn {
     pub perms: Signal<In, Bits<2>>,
     /// An insert's page is allocated but not mapped.
     pub alloc: Signal<In, Bit>,
+}
+
+/// A TLB lookup: a page to look up this cycle (mate [`TlbLookupIn`], the TLB's side of one of
+/// its three lookup sources: the translate stage, Dispatch, the look-ahead).
+#[derive(LogicInterface, Default)]
+#[join = "TlbLookupIn"]
+pub struct TlbLookup {
+    /// A lookup enters this cycle.
+    pub valid: Signal<Out, Bit>,
+    /// The page's process id.
+    pub pid: Signal<Out, Bits<16>>,
+    /// The page's virtual page number.
+    pub vpn: Signal<Out, Bits<36>>,
+}
+
+/// The TLB's side of a lookup source (mate [`TlbLookup`]).
+#[derive(LogicInterface, Default)]
+#[join = "TlbLookup"]
+pub struct TlbLookupIn {
+    /// A lookup enters this cycle.
+    pub valid: Signal<In, Bit>,
+    /// The page's process id.
+    pub pid: Signal<In, Bits<16>>,
+    /// The page's virtual page number.
+    pub vpn: Signal<In, Bits<36>>,
+}
+
+/// The translate stage's events for the statistics (mate [`TranslateEventsIn`], `Stats::tr`):
+/// one-cycle pulses.
+#[derive(LogicInterface, Default)]
+#[join = "TranslateEventsIn"]
+pub struct TranslateEvents {
+    /// A TLB hit.
+    pub hit: Signal<Out, Bit>,
+    /// A TLB miss (a walk, one bucket read).
+    pub miss: Signal<Out, Bit>,
+    /// A page fault served.
+    pub fault: Signal<Out, Bit>,
+}
+
+/// The statistics' side of [`TranslateEvents`].
+#[derive(LogicInterface, Default)]
+#[join = "TranslateEvents"]
+pub struct TranslateEventsIn {
+    /// A TLB hit.
+    pub hit: Signal<In, Bit>,
+    /// A TLB miss (a walk, one bucket read).
+    pub miss: Signal<In, Bit>,
+    /// A page fault served.
+    pub fault: Signal<In, Bit>,
+}
+
+/// The executor's events for the statistics (mate [`ExecEventsIn`], `Stats::exec`):
+/// one-cycle pulses.
+#[derive(LogicInterface, Default)]
+#[join = "ExecEventsIn"]
+pub struct ExecEvents {
+    /// A NACK answered.
+    pub nack: Signal<Out, Bit>,
+    /// A request refused by the key check, DENIED or STALE.
+    pub denied: Signal<Out, Bit>,
+    /// A look-ahead translation taken in Dispatch (a TLB hit the translate stage did not see).
+    pub ahead_hit: Signal<Out, Bit>,
+}
+
+/// The statistics' side of [`ExecEvents`].
+#[derive(LogicInterface, Default)]
+#[join = "ExecEvents"]
+pub struct ExecEventsIn {
+    /// A NACK answered.
+    pub nack: Signal<In, Bit>,
+    /// A request refused by the key check, DENIED or STALE.
+    pub denied: Signal<In, Bit>,
+    /// A look-ahead translation taken in Dispatch (a TLB hit the translate stage did not see).
+    pub ahead_hit: Signal<In, Bit>,
 }

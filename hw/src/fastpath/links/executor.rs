@@ -147,9 +147,14 @@ pub struct AheadUse {
     /// The executor's slot's first packet's length as a 12-bit count: a read's `min(total_len,
     /// MAX_PAYLOAD)` (its answer's packet 0; the range is only read with `use_read_ok`), a
     /// write's `payload_len` cut to 12 bits. Registered from `queue.next_slot` the cycle before, like
-    /// `use_pid`, so Dispatch's access length and response length start from a flip-flop (the
+    /// `dlk.pid`, so Dispatch's access length and response length start from a flip-flop (the
     /// compare with `MAX_PAYLOAD` is not in front of them).
     pub len: Signal<In, Bits<12>>,
+    /// Dispatch looks the slot's page up this cycle (a read or write the look-ahead has not
+    /// translated), with the look-ahead's registers of the slot (its `dlk`), before the checks
+    /// decide: the checks are not in front of the TLB's compare. A lookup for a request the
+    /// checks refuse only touches the TLB's replacement order.
+    pub lookup: Signal<Out, Bit>,
 }
 
 /// The TLB look-ahead's results for the slot the executor takes (mate [`AheadUse`]).
@@ -186,9 +191,14 @@ pub struct AheadSlot {
     /// The executor's slot's first packet's length as a 12-bit count: a read's `min(total_len,
     /// MAX_PAYLOAD)` (its answer's packet 0; the range is only read with `use_read_ok`), a
     /// write's `payload_len` cut to 12 bits. Registered from `queue.next_slot` the cycle before, like
-    /// `use_pid`, so Dispatch's access length and response length start from a flip-flop (the
+    /// `dlk.pid`, so Dispatch's access length and response length start from a flip-flop (the
     /// compare with `MAX_PAYLOAD` is not in front of them).
     pub len: Signal<Out, Bits<12>>,
+    /// Dispatch looks the slot's page up this cycle (a read or write the look-ahead has not
+    /// translated), with the look-ahead's registers of the slot (its `dlk`), before the checks
+    /// decide: the checks are not in front of the TLB's compare. A lookup for a request the
+    /// checks refuse only touches the TLB's replacement order.
+    pub lookup: Signal<In, Bit>,
 }
 
 /// The next frame as the executor takes it from the slot queue (mate [`NextFrame`]).
@@ -277,6 +287,9 @@ pub struct AppendPlaced {
 #[derive(LogicInterface, Default)]
 #[join = "RingPort"]
 pub struct RingUse {
+    /// The request's key, `pid << 48 | client << 32 | req_id` (lookup, ack, release and
+    /// record).
+    pub key: Signal<Out, Bits<64>>,
     /// Look the key up (result next cycle, verdict the cycle after).
     pub lookup: Signal<Out, Bit>,
     /// Mark the key's entry acknowledged (CN_ACK).
@@ -291,27 +304,20 @@ pub struct RingUse {
     pub rec_value: Signal<Out, Bits<64>>,
     /// The second word to record (Append's new tail; 0 for the others).
     pub rec_arg1: Signal<Out, Bits<64>>,
-    /// The key is in the ring (lookup result).
-    pub hit: Signal<In, Bit>,
-    /// The slot at the write pointer is unacknowledged, or the member is at its share and the
-    /// slot is not its own: a new request must not execute. Valid from the second cycle after
-    /// the lookup.
-    pub full: Signal<In, Bit>,
-    /// The member holds its share of the ring, none of it acknowledged (with `full`).
-    pub quota: Signal<In, Bit>,
-    /// Its recorded status (lookup result).
-    pub status: Signal<In, Bits<8>>,
-    /// Its recorded result (lookup result).
-    pub value: Signal<In, Bits<64>>,
+    /// The lookup's answer and verdict.
+    pub verdict: RingVerdictIn,
     /// Its recorded second word (lookup result): Append's new tail, its answer's `arg1`.
     pub arg1: Signal<In, Bits<64>>,
 }
 
 /// The idempotence ring's port (the sync unit's): look a key up, acknowledge, skip, record;
-/// the lookup's answer a cycle later (mate [`RingUse`]). The key is presented apart.
+/// the lookup's answer a cycle later (mate [`RingUse`]).
 #[derive(LogicInterface, Default)]
 #[join = "RingUse"]
 pub struct RingPort {
+    /// The request's key, `pid << 48 | client << 32 | req_id` (lookup, ack, release and
+    /// record).
+    pub key: Signal<In, Bits<64>>,
     /// Look the key up (result next cycle).
     pub lookup: Signal<In, Bit>,
     /// Mark the key's entry acknowledged (CN_ACK).
@@ -326,19 +332,8 @@ pub struct RingPort {
     pub rec_value: Signal<In, Bits<64>>,
     /// The second word to record (Append's new tail; 0 for the others).
     pub rec_arg1: Signal<In, Bits<64>>,
-    /// The key is in the ring (lookup result).
-    pub hit: Signal<Out, Bit>,
-    /// The slot at the write pointer is unacknowledged, or the member is at its share and the
-    /// slot is not its own: a new request must not execute (RETRY_LATER, skip). Valid from
-    /// the second cycle after the lookup (`sync_unit::RING_VERDICT_LATENCY`).
-    pub full: Signal<Out, Bit>,
-    /// The member holds its share of the ring, none of it acknowledged: QUOTA_EXCEEDED.
-    /// Valid with `full`.
-    pub quota: Signal<Out, Bit>,
-    /// Its recorded status (lookup result).
-    pub status: Signal<Out, Bits<8>>,
-    /// Its recorded result (lookup result).
-    pub value: Signal<Out, Bits<64>>,
+    /// The lookup's answer and verdict (Clio-KV's unit reads it too).
+    pub verdict: RingVerdict,
     /// Its recorded second word (lookup result): Append's new tail, its answer's `arg1`.
     pub arg1: Signal<Out, Bits<64>>,
 }
@@ -522,8 +517,8 @@ pub struct DescTaken {
 }
 
 /// The fields of the response the executor answers with: status, flags, payload length, its
-/// `arg0` (and whether it is used), and a read's packet index and count (mate
-/// [`ResponseFieldsIn`]).
+/// `arg0` (and whether it is used), and a read's packet index and count; and the response
+/// header the builder makes of them (mate [`ResponseFieldsIn`]).
 #[derive(LogicInterface, Default)]
 #[join = "ResponseFieldsIn"]
 pub struct ResponseFields {
@@ -543,6 +538,11 @@ pub struct ResponseFields {
     pub pkt_index: Signal<Out, Bits<16>>,
     /// The `pkt_count` answered with (with `seg_on`).
     pub pkt_count: Signal<Out, Bits<16>>,
+    /// The response's header bytes 0..48, built from the fields above.
+    pub response: Signal<In, Bits<384>>,
+    /// The same with status OK whatever `status` says (a plain write's answer, handed on in
+    /// the cycle its data goes to the write-data stage, before `status` is OK).
+    pub response_ok: Signal<In, Bits<384>>,
 }
 
 /// The response header builder's side of [`ResponseFields`].
@@ -565,6 +565,11 @@ pub struct ResponseFieldsIn {
     pub pkt_index: Signal<In, Bits<16>>,
     /// The `pkt_count` answered with (with `seg_on`).
     pub pkt_count: Signal<In, Bits<16>>,
+    /// The response's header bytes 0..48, built from the fields above.
+    pub response: Signal<Out, Bits<384>>,
+    /// The same with status OK whatever `status` says (a plain write's answer, handed on in
+    /// the cycle its data goes to the write-data stage, before `status` is OK).
+    pub response_ok: Signal<Out, Bits<384>>,
 }
 
 /// Where the executor is in the slot queue, for the TLB look-ahead (mate [`SlotViewIn`]).
@@ -620,4 +625,73 @@ pub struct PlacePort {
     /// The payload's lane in its wbuf slot as an 8-byte word (lane bits 3..6; the header VA is
     /// 8-byte aligned), with `load`.
     pub slot_word: Signal<In, Bits<3>>,
+}
+
+/// The executor starting an offload unit with the request in Dispatch, when the unit can take
+/// one (mate [`UnitStartIn`], the extend path's side).
+#[derive(LogicInterface, Default)]
+#[join = "UnitStartIn"]
+pub struct UnitStart {
+    /// Start the pointer chaser (only when `chase_ready`).
+    pub chase: Signal<Out, Bit>,
+    /// Start Clio-KV (only when `kv_ready`).
+    pub kv: Signal<Out, Bit>,
+    /// The pointer chaser can take a request.
+    pub chase_ready: Signal<In, Bit>,
+    /// Clio-KV can take a request.
+    pub kv_ready: Signal<In, Bit>,
+}
+
+/// The extend path's side of [`UnitStart`].
+#[derive(LogicInterface, Default)]
+#[join = "UnitStart"]
+pub struct UnitStartIn {
+    /// Start the pointer chaser (only when `chase_ready`).
+    pub chase: Signal<In, Bit>,
+    /// Start Clio-KV (only when `kv_ready`).
+    pub kv: Signal<In, Bit>,
+    /// The pointer chaser can take a request.
+    pub chase_ready: Signal<Out, Bit>,
+    /// Clio-KV can take a request.
+    pub kv_ready: Signal<Out, Bit>,
+}
+
+/// The idempotence ring's answer to a lookup (the sync unit's; mate [`RingVerdictIn`]): the
+/// entry found and whether a new request may execute.
+#[derive(LogicInterface, Default)]
+#[join = "RingVerdictIn"]
+pub struct RingVerdict {
+    /// The key is in the ring (lookup result).
+    pub hit: Signal<Out, Bit>,
+    /// The slot at the write pointer is unacknowledged, or the member is at its share and the
+    /// slot is not its own: a new request must not execute (RETRY_LATER, skip). Valid from
+    /// the second cycle after the lookup (`sync_unit::RING_VERDICT_LATENCY`).
+    pub full: Signal<Out, Bit>,
+    /// The member holds its share of the ring, none of it acknowledged: QUOTA_EXCEEDED.
+    /// Valid with `full`.
+    pub quota: Signal<Out, Bit>,
+    /// Its recorded status (lookup result).
+    pub status: Signal<Out, Bits<8>>,
+    /// Its recorded result (lookup result).
+    pub value: Signal<Out, Bits<64>>,
+}
+
+/// A reader's side of the idempotence ring's answer (mate [`RingVerdict`]): the executor's,
+/// Clio-KV's.
+#[derive(LogicInterface, Default)]
+#[join = "RingVerdict"]
+pub struct RingVerdictIn {
+    /// The key is in the ring (lookup result).
+    pub hit: Signal<In, Bit>,
+    /// The slot at the write pointer is unacknowledged, or the member is at its share and the
+    /// slot is not its own: a new request must not execute (RETRY_LATER, skip). Valid from
+    /// the second cycle after the lookup (`sync_unit::RING_VERDICT_LATENCY`).
+    pub full: Signal<In, Bit>,
+    /// The member holds its share of the ring, none of it acknowledged: QUOTA_EXCEEDED.
+    /// Valid with `full`.
+    pub quota: Signal<In, Bit>,
+    /// Its recorded status (lookup result).
+    pub status: Signal<In, Bits<8>>,
+    /// Its recorded result (lookup result).
+    pub value: Signal<In, Bits<64>>,
 }

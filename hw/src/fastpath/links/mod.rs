@@ -4,16 +4,18 @@
 //! line each. A signal added to an interface is added to both structs here and used in the
 //! two blocks; nothing in the top changes.
 //!
-//! By area: [`executor`], [`checks`], [`request`], [`slow_path`], [`datapath`].
+//! By area: [`executor`], [`checks`], [`request`], [`slow_path`], [`datapath`], [`dram`].
 
 pub mod checks;
 pub mod datapath;
+pub mod dram;
 pub mod executor;
 pub mod request;
 pub mod slow_path;
 
 pub use checks::*;
 pub use datapath::*;
+pub use dram::*;
 pub use executor::*;
 pub use request::*;
 pub use slow_path::*;

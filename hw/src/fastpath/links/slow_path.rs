@@ -219,3 +219,28 @@ pub struct FaultPte {
     /// The fault's PTE, 16 bytes.
     pub data: Signal<Out, Bits<128>>,
 }
+
+/// The executor acting on a held TX descriptor (`SpTx`) and what the descriptor's actions
+/// ask of it (mate [`TxActPort`], `SlowPathTx`'s side).
+#[derive(LogicInterface, Default)]
+#[join = "TxActPort"]
+pub struct TxActUse {
+    /// The executor acts on the held descriptor this cycle.
+    pub act: Signal<Out, Bit>,
+    /// A PTE_WRITE whose beat the executor writes (`SpPte`).
+    pub to_pte: Signal<In, Bit>,
+    /// A REPLY the executor sends as a payload-less response.
+    pub reply: Signal<In, Bit>,
+}
+
+/// `SlowPathTx`'s side of [`TxActUse`].
+#[derive(LogicInterface, Default)]
+#[join = "TxActUse"]
+pub struct TxActPort {
+    /// The executor acts on the held descriptor this cycle.
+    pub act: Signal<In, Bit>,
+    /// A PTE_WRITE whose beat the executor writes (`SpPte`).
+    pub to_pte: Signal<Out, Bit>,
+    /// A REPLY the executor sends as a payload-less response.
+    pub reply: Signal<Out, Bit>,
+}

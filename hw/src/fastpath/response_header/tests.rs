@@ -88,14 +88,14 @@ fn responses_carry_what_the_answer_names() {
             put(&mut want, field::PKT_COUNT, cnt as u64);
         }
         assert_eq!(
-            bits_to_bytes(u.response.val()),
+            bits_to_bytes(u.exec.response.val()),
             want[..48].to_vec(),
             "response {i}"
         );
         // The same response answering OK (a plain write's early answer).
         want[field::STATUS] = Status::Ok as u8;
         assert_eq!(
-            bits_to_bytes(u.response_ok.val()),
+            bits_to_bytes(u.exec.response_ok.val()),
             want[..48].to_vec(),
             "OK response {i}"
         );

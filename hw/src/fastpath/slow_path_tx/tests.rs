@@ -45,7 +45,7 @@ fn each_kind_does_its_one_thing() {
             f.next = kind == k as u64;
         }
         u.desc.route_key.next = kind == 8;
-        u.act.next = act;
+        u.exec.act.next = act;
         u.desc.pid.next = pid.to_bits();
         u.desc.vpn.next = vpn.to_bits();
         u.desc.vpn_fits.next = fits;
@@ -82,12 +82,12 @@ fn each_kind_does_its_one_thing() {
             }
         }
         let does = |k: u64| act && kind == k;
-        assert_eq!(u.to_pte.val(), does(0) && pte_ok, "{at}: to_pte");
+        assert_eq!(u.exec.to_pte.val(), does(0) && pte_ok, "{at}: to_pte");
         assert_eq!(u.free_page.val(), does(2) && !fp_full, "{at}: free_page");
         assert_eq!(u.key_write.val(), does(3), "{at}: key_write");
         assert_eq!(u.kv_config.val(), does(4), "{at}: kv_config");
         assert_eq!(u.ring_release.val(), does(5), "{at}: ring_release");
-        assert_eq!(u.reply.val(), does(6), "{at}: reply");
+        assert_eq!(u.exec.reply.val(), does(6), "{at}: reply");
         assert_eq!(u.route_key.val(), does(8), "{at}: route_key");
         pending = if does(0) && pte_ok {
             Some((pte_inval, ppid, pvpn, Some((ppfn, pperms, pte_alloc))))

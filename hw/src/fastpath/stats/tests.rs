@@ -13,22 +13,25 @@ fn counts_every_event_since_reset() {
     b.uut.reset.next = true;
     b.tick();
     b.uut.reset.next = false;
-    // rx, tx, nack, hit, miss, fault, denied.
+    // rx, tx, nack, hit, miss, fault, denied; a hit counted for the translate stage's or the
+    // look-ahead's (`ahead`), once when both come.
     let mut want = [0u64; 7];
     let mut resets = 0;
     for cycle in 0..20_000u64 {
         let busy = (cycle / 700) % 2 == 0;
         let ev: [bool; 7] =
             core::array::from_fn(|k| r.below(if busy { 2 } else { 9 + k as u64 }) == 0);
+        let ahead = r.below(if busy { 2 } else { 12 }) == 0;
         let reset = r.below(3000) == 0;
         let u = &mut b.uut;
         u.rx.next = ev[0];
         u.tx.next = ev[1];
-        u.nack.next = ev[2];
-        u.hit.next = ev[3];
-        u.miss.next = ev[4];
-        u.fault.next = ev[5];
-        u.denied.next = ev[6];
+        u.exec.nack.next = ev[2];
+        u.tr.hit.next = ev[3];
+        u.exec.ahead_hit.next = ahead;
+        u.tr.miss.next = ev[4];
+        u.tr.fault.next = ev[5];
+        u.exec.denied.next = ev[6];
         u.reset.next = reset;
         b.tick();
         if reset {
@@ -38,6 +41,7 @@ fn counts_every_event_since_reset() {
             for (w, e) in want.iter_mut().zip(ev) {
                 *w += e as u64;
             }
+            want[3] += (ahead && !ev[3]) as u64;
         }
         b.settle();
         let u = &b.uut;

@@ -247,10 +247,10 @@ fn translations_match_the_page_table() {
         b.uut.tlb.pfn.next = e.pfn.to_bits();
         b.uut.tlb.gen.next = 0u64.to_bits();
         let d = w.dram.drive(cycle);
-        b.uut.r_valid.next = d.r_valid;
-        b.uut.r_last.next = d.r_last;
-        b.uut.r_data.next = bytes_to_bits(w.dram.r_data());
-        b.uut.ar_ready.next = r.below(4) != 0;
+        b.uut.r.valid.next = d.r_valid;
+        b.uut.r.last.next = d.r_last;
+        b.uut.r.data.next = bytes_to_bits(w.dram.r_data());
+        b.uut.ar.ready.next = r.below(4) != 0;
         b.uut.notice_room.next = room;
         b.uut.notice_ready.next = r.below(3) != 0;
         b.uut.w_free.next = r.below(4) != 0;
@@ -469,11 +469,11 @@ fn translations_match_the_page_table() {
         b.settle();
         // What the stage does this cycle.
         let u = &b.uut;
-        if u.lk_valid.val() {
+        if u.lk.valid.val() {
             let c = cur.as_ref().expect("a lookup belongs to a translation");
             assert!(!c.issue, "a second lookup of a page the executor looked up");
-            assert_eq!(u.lk_pid.val().to_u64(), c.pid as u64);
-            assert_eq!(u.lk_vpn.val().to_u64(), c.vpn, "lookup of the start page");
+            assert_eq!(u.lk.pid.val().to_u64(), c.pid as u64);
+            assert_eq!(u.lk.vpn.val().to_u64(), c.vpn, "lookup of the start page");
             lookups.push_back((cycle, c.pid, c.vpn));
         }
         if u.pte.load.val() {
@@ -525,7 +525,7 @@ fn translations_match_the_page_table() {
         if u.pte.load.val() && cur.as_ref().is_some_and(|c| c.want.fault.is_some()) {
             w.free.pop_front();
         }
-        if u.ar_valid.val() {
+        if u.ar.valid.val() {
             let c = cur.as_mut().expect("a walk belongs to a translation");
             if let (Some(ready), false) = (c.ahead, c.walked) {
                 // Hashed ahead: the bucket read the cycle after the later of the hash and the
@@ -540,15 +540,15 @@ fn translations_match_the_page_table() {
             }
             c.walked = true;
         }
-        if u.ar_valid.val() && u.ar_ready.val() {
-            assert!(u.walking.val());
+        if u.ar.valid.val() && u.ar.ready.val() {
+            assert!(u.ar.own.val());
             w.dram.ar(
                 cycle,
-                u.ar_addr.val().to_u64(),
-                u.ar_len.val().to_u64() as u8,
+                u.ar.addr.val().to_u64(),
+                u.ar.len.val().to_u64() as u8,
             );
         }
-        if u.walking.val() && u.r_valid.val() {
+        if u.ar.own.val() && u.r.valid.val() {
             w.dram.r_ready();
         }
         b.tick();

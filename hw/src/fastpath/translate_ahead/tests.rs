@@ -3,7 +3,7 @@
 //! slots (pages near their ends, lengths up to a few KiB, hits, misses, allocated-unmapped
 //! pages, missing permissions), the executor's port use at random. Every slot's
 //! `ok` and `pa` against what the executor's own lookup would give, and the key of that lookup
-//! (`use_pid`, `use_vpn`, for reads and writes: `use_rw`); a TLB change forgets
+//! (`dlk.pid`, `dlk.vpn`, for reads and writes: `use_rw`); a TLB change forgets
 //! everything, including a lookup on its way; a freed slot forgets its entry. The class checks
 //! kept per slot (read, write, parse with Clio-KV on or off, Append, atomics, pointer chase)
 //! against the dispatch decode of the same header.
@@ -253,7 +253,7 @@ fn look_ahead_at(shift: u32) {
                 if rw {
                     let vpn = (q.va >> shift) & ((1 << 36) - 1);
                     assert_eq!(
-                        (b.uut.use_pid.val().to_u64(), b.uut.use_vpn.val().to_u64()),
+                        (b.uut.dlk.pid.val().to_u64(), b.uut.dlk.vpn.val().to_u64()),
                         (q.pid as u64, vpn),
                         "cycle {cycle} slot {head}: the executor's lookup of {q:?}"
                     );
@@ -373,15 +373,15 @@ fn look_ahead_at(shift: u32) {
         b.uut.res.perms.next = (e.perms as u64).to_bits();
         b.uut.res.alloc.next = e.alloc;
         b.settle();
-        if b.uut.lk_valid.val() {
+        if b.uut.lk.valid.val() {
             assert!(
                 b.uut.port_free.val(),
                 "looked up while the executor uses the port"
             );
             lookups += 1;
             let key = (
-                b.uut.lk_pid.val().to_u64() as u16,
-                b.uut.lk_vpn.val().to_u64(),
+                b.uut.lk.pid.val().to_u64() as u16,
+                b.uut.lk.vpn.val().to_u64(),
             );
             // The TLB this lookup sees is the one after this cycle's change (none in a
             // change's cycle: the block must not look up then).

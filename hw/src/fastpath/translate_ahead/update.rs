@@ -225,8 +225,8 @@ impl Logic for TranslateAhead {
                 self.sel_len.next = self.s_len[k].q.val();
             }
         }
-        self.lk_pid.next = self.lk_key_pid.q.val();
-        self.lk_vpn.next = self.lk_key_vpn.q.val();
+        self.lk.pid.next = self.lk_key_pid.q.val();
+        self.lk.vpn.next = self.lk_key_vpn.q.val();
 
         // ---- Walk the slots: look up, skip, or wait.
         self.at.next = bit_cast::<4, 1>(1.into()) << self.ptr.q.val();
@@ -240,7 +240,7 @@ impl Logic for TranslateAhead {
             & !(self.chk_hold.val() & self.at.val()).any()
             & self.port_free.val()
             & !self.kill.val();
-        self.lk_valid.next = self.issue.val();
+        self.lk.valid.next = self.issue.val();
         self.looked_n.next = self.looked.q.val();
         if self.issue.val() {
             self.looked_n.next = self.looked.q.val() | self.at.val();
@@ -391,8 +391,9 @@ impl Logic for TranslateAhead {
         self.slot.ok.next = false;
         self.slot.pa.next = 0.into();
         self.slot.rw.next = false;
-        self.use_pid.next = self.use_key_pid.q.val();
-        self.use_vpn.next = self.use_key_vpn.q.val();
+        self.dlk.valid.next = self.slot.lookup.val();
+        self.dlk.pid.next = self.use_key_pid.q.val();
+        self.dlk.vpn.next = self.use_key_vpn.q.val();
         self.slot.len.next = self.use_key_len.q.val();
         self.slot.va.next = 0.into();
         self.slot.read_ok.next = false;

@@ -2,8 +2,8 @@
 //! page pieces) and Append records (frame word, payload moved from its slot lane to the record's,
 //! pad) handed over back to back or after gaps, from random slots of a registered-read payload
 //! buffer model addressed as the top does (block 0 of the next write's slot while idle), under
-//! random `w_ready` back-pressure. Every W beat carries the bytes the write must leave in DRAM
-//! under exactly its strobes, `w_last` ends each piece, and the slot is given back once, with
+//! random `w.ready` back-pressure. Every W beat carries the bytes the write must leave in DRAM
+//! under exactly its strobes, `w.last` ends each piece, and the slot is given back once, with
 //! the last beat.
 
 use super::*;
@@ -156,7 +156,7 @@ fn run(seed: u64, writes: usize, appends: bool, eager: bool) -> u64 {
         assert!(cycles < 100_000, "stuck after {done} writes");
         let busy_before = cur.is_some();
         b.uut.buf_data.next = bytes_to_bits(&read_data);
-        b.uut.w_ready.next = eager || r.below(3) != 0;
+        b.uut.w.ready.next = eager || r.below(3) != 0;
         let start = !busy_before && !todo.is_empty() && (eager || r.below(2) == 0);
         b.uut.job.start.next = start;
         if let Some(w) = todo.front() {
@@ -170,16 +170,16 @@ fn run(seed: u64, writes: usize, appends: bool, eager: bool) -> u64 {
             b.uut.start_payload_len.next = w.payload_len.to_bits();
         }
         b.settle();
-        assert_eq!(b.uut.busy.val(), busy_before, "busy at cycle {cycles}");
+        assert_eq!(b.uut.w.own.val(), busy_before, "busy at cycle {cycles}");
         let mut released = b.uut.freed.val().to_u64();
         if let Some((w, want, got)) = cur.as_mut() {
             assert_eq!(b.uut.slot.val().to_u64(), w.slot);
-            if b.uut.w_valid.val() && b.uut.w_ready.val() {
-                let data: [u8; 64] = bits_to_bytes(b.uut.w_data.val())
+            if b.uut.w.valid.val() && b.uut.w.ready.val() {
+                let data: [u8; 64] = bits_to_bytes(b.uut.w.data.val())
                     .try_into()
                     .expect("64 bytes");
-                let strb = b.uut.w_strb.val().to_u64();
-                let last = b.uut.w_last.val();
+                let strb = b.uut.w.strb.val().to_u64();
+                let last = b.uut.w.last.val();
                 let (wd, ws, wl) = want[*got];
                 assert_eq!(strb, ws, "strobes of beat {got} of write {done}");
                 for l in 0..64 {
@@ -200,7 +200,7 @@ fn run(seed: u64, writes: usize, appends: bool, eager: bool) -> u64 {
         assert_eq!(released, 0, "release at cycle {cycles}");
         // The payload buffer: the stage's address while busy, else block 0 of the next
         // write's slot (the top's idle address); the data comes back a cycle later.
-        let address = if b.uut.busy.val() {
+        let address = if b.uut.w.own.val() {
             b.uut.buf_address.val().to_u64()
         } else {
             todo.front().map_or(0, |w| w.slot << 5)
