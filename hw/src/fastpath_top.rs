@@ -282,8 +282,6 @@ pub struct FastpathTop {
     /// The read-data stage: builds every response in request order (a read's from its R
     /// beats) and hands it to the transmit stage.
     rd: ReadData,
-    /// No read has R beats still to come (`ReadData::reads_idle`).
-    r_idle: Signal<Local, Bit>,
     /// The ordering rules between DRAM accesses (read-after-write, walk-after-PTE-write,
     /// atomics, write-after-read, fence): when each kind of access may go out.
     order: Ordering,

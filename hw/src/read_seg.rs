@@ -14,7 +14,7 @@
 //! flip-flop (the 64-bit sum `va + (i + 1) * MAX_PAYLOAD` is not in front of the executor's
 //! registers; docs/utilization.md has the depths this bought).
 
-use crate::fastpath::links::SegPort;
+use crate::fastpath::links::{RequestFieldsIn, SegPort};
 use crate::spec::Spec;
 use clio_proto::consts::{MAX_PAYLOAD, MAX_PAYLOAD_SHIFT, MAX_REQUEST_LEN};
 use rust_hdl::prelude::*;
@@ -29,10 +29,9 @@ const _: () = assert!((MAX_REQUEST_LEN as usize).div_ceil(MAX_PAYLOAD) <= u16::M
 pub struct ReadSeg {
     /// Core clock (the next packet's VA and remaining length are registers).
     pub clock: Signal<In, Clock>,
-    /// The request's VA.
-    pub va: Signal<In, Bits<64>>,
-    /// The request's `total_len` (checked: 1..=MAX_REQUEST_LEN).
-    pub total: Signal<In, Bits<32>>,
+    /// The request's fields (`Decode::fields`): its VA and `total_len` (checked:
+    /// 1..=MAX_REQUEST_LEN).
+    pub req: RequestFieldsIn,
     /// The executor's use of the segmenter (`Executor::seg`, joined in the top).
     pub exec: SegPort,
     /// The next packet's VA, and the bytes from its first to the range's end (wrapped when
@@ -49,10 +48,10 @@ impl Logic for ReadSeg {
     fn update(&mut self) {
         dff_setup!(self, clock, n_va, n_rem);
         self.exec.count.next =
-            bit_cast::<16, 32>((self.total.val() + self.max_payload.val() - 1) >> 10);
+            bit_cast::<16, 32>((self.req.total_len.val() + self.max_payload.val() - 1) >> 10);
         if self.exec.load.val() {
-            self.n_va.d.next = self.va.val() + self.max_payload64.val();
-            self.n_rem.d.next = self.total.val() - self.max_payload.val();
+            self.n_va.d.next = self.req.va.val() + self.max_payload64.val();
+            self.n_rem.d.next = self.req.total_len.val() - self.max_payload.val();
         } else if self.exec.step.val() {
             self.n_va.d.next = self.n_va.q.val() + self.max_payload64.val();
             self.n_rem.d.next = self.n_rem.q.val() - self.max_payload.val();
@@ -92,8 +91,8 @@ mod tests {
         {
             let va = 0x1234_5678_9ABCu64 + 0x10_0000 * n as u64;
             let count = total.div_ceil(kib);
-            b.uut.va.next = va.to_bits();
-            b.uut.total.next = total.to_bits();
+            b.uut.req.va.next = va.to_bits();
+            b.uut.req.total_len.next = total.to_bits();
             b.uut.exec.load.next = true;
             b.settle();
             assert_eq!(b.uut.exec.count.val().to_u64(), count, "total {total}");
@@ -106,8 +105,8 @@ mod tests {
                     b.uut.exec.step.next = false;
                 }
                 // The request's fields move on (the next request's header): no effect.
-                b.uut.va.next = (idx * 77).to_bits();
-                b.uut.total.next = (idx * 5).to_bits();
+                b.uut.req.va.next = (idx * 77).to_bits();
+                b.uut.req.total_len.next = (idx * 5).to_bits();
                 b.tick();
                 b.settle();
                 assert_eq!(

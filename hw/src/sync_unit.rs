@@ -23,8 +23,8 @@
 //! RAM read are the logic between a register and `status`/`value`, and the CAM compare is
 //! followed by one LUT level in the lookup's cycle.
 //!
-//! **Shares** (`clio_model::sync_unit`'s module doc: the rule). The share (`share_set` /
-//! `share_in`, the slow path's RING_SHARE; 0 after reset: no limit) is held in `share`. A
+//! **Shares** (`clio_model::sync_unit`'s module doc: the rule). The share (`ctl.share_set` /
+//! `ctl.share`, the slow path's RING_SHARE; 0 after reset: no limit) is held in `share`. A
 //! lookup registers, beside its match vector, the member's entries (`o_own`, the member match
 //! that ack and release use) and their count in eight groups of eight slots (`grp`, four bits
 //! each: the CAM compare, then an eight-input sum). The cycle after (c+1) the eight counts are
@@ -57,12 +57,12 @@
 //! a record in cycle c into the slot the lookup matched would show through. The top never changes the ring in a
 //! cycle it looks up (its lookups are in Dispatch and an offload's first cycles, its records
 //! after the request has executed, its acknowledgements in a CN_ACK's Dispatch and a release's
-//! SpTx, its skips the cycle after a lookup). `port.ack`, `rel_valid`, `port.skip`
+//! SpTx, its skips the cycle after a lookup). `port.ack`, `ctl.release`, `port.skip`
 //! and `port.record` act at the clock edge (the port is the bundle `fastpath::links::RingPort`). The ALU (`alu_*`) is combinational; the RMW around
 //! it is the top's memory access.
 
 use crate::async_ram::AsyncRam;
-use crate::fastpath::links::RingPort;
+use crate::fastpath::links::{RequestFieldsIn, RingControlIn, RingPort};
 use crate::util::Gather;
 use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
 use rust_hdl::prelude::*;
@@ -100,21 +100,17 @@ pub struct SyncUnit {
     /// The ring's port, for the executor (`Executor::ring`, joined in the top): the key
     /// (`port.key`, `pid << 48 | client << 32 | req_id`) for lookup, ack, release and record.
     pub port: RingPort,
-    /// Mark every entry of the key's `(pid, client)` acknowledged (RING_RELEASE); with client
-    /// `RING_PURGE_ALL` (0), forget every entry of the pid (the RAS is torn down).
-    pub rel_valid: Signal<In, Bit>,
-    /// Set the share to `share_in` (RING_SHARE; one-cycle pulse).
-    pub share_set: Signal<In, Bit>,
-    /// Entries one member may hold (0: no limit), with `share_set`.
-    pub share_in: Signal<In, Bits<8>>,
-    /// ALU: opcode byte (TAS 0x20, UNLOCK 0x21, CAS 0x22, FAA 0x23).
-    pub alu_op: Signal<In, Bits<8>>,
+    /// The slow path's changes (`SlowPathTx::ring`): RING_RELEASE (`ctl.release`) marks every
+    /// entry of the key's `(pid, client)` acknowledged, or with client `RING_PURGE_ALL` (0)
+    /// forgets every entry of the pid (the RAS is torn down); RING_SHARE (`ctl.share_set`)
+    /// sets the share to `ctl.share` (entries one member may hold, 0: no limit).
+    pub ctl: RingControlIn,
+    /// ALU: the request's fields (`Decode::fields`): its opcode byte (TAS 0x20, UNLOCK 0x21,
+    /// CAS 0x22, FAA 0x23), `arg0` (CAS's expected value, FAA's addend), `arg1` (CAS's new
+    /// value).
+    pub req: RequestFieldsIn,
     /// ALU: the word in memory.
     pub alu_old: Signal<In, Bits<64>>,
-    /// ALU: arg0 (CAS expected value, FAA addend).
-    pub alu_arg0: Signal<In, Bits<64>>,
-    /// ALU: arg1 (CAS new value).
-    pub alu_arg1: Signal<In, Bits<64>>,
     /// ALU: `alu_old == alu_arg0` (CAS's compare), registered with the word as it was read
     /// (`WordAccess::old_eq`), so no 64-bit compare is in front of `alu_write`.
     pub alu_eq: Signal<In, Bit>,
@@ -201,7 +197,7 @@ impl Default for SyncUnit {
             clock: Default::default(),
             reset: Default::default(),
             port: Default::default(),
-            rel_valid: Default::default(),
+            ctl: Default::default(),
             full_q: Default::default(),
             quota_q: Default::default(),
             share: Default::default(),
@@ -221,12 +217,8 @@ impl Default for SyncUnit {
             victim_q: Default::default(),
             rec_at: Default::default(),
             ones: Constant::new(u64::MAX.to_bits()),
-            share_set: Default::default(),
-            share_in: Default::default(),
-            alu_op: Default::default(),
+            req: Default::default(),
             alu_old: Default::default(),
-            alu_arg0: Default::default(),
-            alu_arg1: Default::default(),
             alu_eq: Default::default(),
             alu_new: Default::default(),
             alu_write: Default::default(),
@@ -307,8 +299,8 @@ impl Logic for SyncUnit {
                     + (self.mm_pad.val().get_bits::<4>(8 * g + 7) & self.one4.val());
             }
         }
-        if self.share_set.val() {
-            self.share.d.next = self.share_in.val();
+        if self.ctl.share_set.val() {
+            self.share.d.next = self.ctl.share.val();
         }
         for k in 0..6 {
             self.idx.bits[k].next = self.o_part.q.val().get_bits::<6>(6 * k).any();
@@ -408,7 +400,7 @@ impl Logic for SyncUnit {
         // down, its key already removed, so none of its requests is looked up meanwhile):
         // its entries are registered here and cleared at the next edge.
         self.purge_m.d.next = 0.into();
-        if self.rel_valid.val() & !self.kk.val().get_bits::<16>(32).any() {
+        if self.ctl.release.val() & !self.kk.val().get_bits::<16>(32).any() {
             self.purge_m.d.next = self.mp.out.val();
         }
         self.used_now.next = self.used.q.val() & !self.purge_m.q.val();
@@ -418,7 +410,7 @@ impl Logic for SyncUnit {
         if self.port.ack.val() {
             self.busy.d.next = self.busy_now.val() & !self.m.out.val();
         }
-        if self.rel_valid.val() {
+        if self.ctl.release.val() {
             self.busy.d.next = self.busy_now.val() & !self.mm.out.val();
         }
         if self.port.skip.val() {
@@ -454,15 +446,15 @@ impl Logic for SyncUnit {
         // FAA 0x23 -> old + arg0. The result returned is always the old word.
         self.alu_write.next = true;
         self.alu_new.next = self.alu_old.val();
-        if self.alu_op.val() == 0x20 {
+        if self.req.opcode.val() == 0x20 {
             self.alu_new.next = 1.into();
-        } else if self.alu_op.val() == 0x21 {
+        } else if self.req.opcode.val() == 0x21 {
             self.alu_new.next = 0.into();
-        } else if self.alu_op.val() == 0x22 {
-            self.alu_new.next = self.alu_arg1.val();
+        } else if self.req.opcode.val() == 0x22 {
+            self.alu_new.next = self.req.arg1.val();
             self.alu_write.next = self.alu_eq.val();
-        } else if self.alu_op.val() == 0x23 {
-            self.alu_new.next = self.alu_old.val() + self.alu_arg0.val();
+        } else if self.req.opcode.val() == 0x23 {
+            self.alu_new.next = self.alu_old.val() + self.req.arg0.val();
         } else {
             self.alu_write.next = false;
         }
@@ -525,9 +517,9 @@ mod tests {
                 let client = if (rng >> 40) % 4 == 0 { 0 } else { client };
                 purges += usize::from(client == 0);
                 key(&mut b, pid, client, 0xFFFF_FFFF);
-                b.uut.rel_valid.next = true;
+                b.uut.ctl.release.next = true;
                 b.tick();
-                b.uut.rel_valid.next = false;
+                b.uut.ctl.release.next = false;
                 // A purge lands at the next edge (the top never looks the pid up meanwhile).
                 b.tick();
                 m.release(pid, client);
@@ -536,10 +528,10 @@ mod tests {
             if rng >> 56 == 0x2A {
                 // A new share (0: none), as the slow path's RING_SHARE sets it.
                 let share = [0u8, 1, 2, 3, 5, 200][(rng >> 30) as usize % 6];
-                b.uut.share_set.next = true;
-                b.uut.share_in.next = u64::from(share).to_bits();
+                b.uut.ctl.share_set.next = true;
+                b.uut.ctl.share.next = u64::from(share).to_bits();
                 b.tick();
-                b.uut.share_set.next = false;
+                b.uut.ctl.share_set.next = false;
                 m.set_share(share);
                 shares += 1;
                 continue;
@@ -717,7 +709,7 @@ mod tests {
         assert_eq!(lookup(&mut b, 5, 1, 3), (true, true, 1003));
         // Release member 1: every slot is free; entries stay for late duplicates.
         key(&mut b, 5, 1, 0);
-        pulse(&mut b, |u| &mut u.rel_valid);
+        pulse(&mut b, |u| &mut u.ctl.release);
         let (hit, full, _) = lookup(&mut b, 5, 2, 3);
         assert!(!hit && !full, "released: member 2 executes");
         record(&mut b, 77);
@@ -725,7 +717,7 @@ mod tests {
         assert_eq!(lookup(&mut b, 5, 1, 4), (true, false, 1004));
         // Releasing another member (or pid) frees nothing of member 2.
         key(&mut b, 6, 2, 0);
-        pulse(&mut b, |u| &mut u.rel_valid);
+        pulse(&mut b, |u| &mut u.ctl.release);
         for r in 0..RING_ENTRIES as u32 - 1 {
             record(&mut b, r as u64);
         }
@@ -751,10 +743,10 @@ mod tests {
             (Opcode::Fence, 7, 1, 1, None),
         ];
         for (op, old, a0, a1, want) in cases {
-            b.uut.alu_op.next = (op as u8 as u64).to_bits();
+            b.uut.req.opcode.next = (op as u8 as u64).to_bits();
             b.uut.alu_old.next = old.to_bits();
-            b.uut.alu_arg0.next = a0.to_bits();
-            b.uut.alu_arg1.next = a1.to_bits();
+            b.uut.req.arg0.next = a0.to_bits();
+            b.uut.req.arg1.next = a1.to_bits();
             b.uut.alu_eq.next = old == a0;
             b.settle();
             let got = b.uut.alu_write.val().then(|| b.uut.alu_new.val().to_u64());

@@ -30,7 +30,7 @@
 //! `VA_LIMIT - va - LOG_HEAD - footprint` (`va_room`, registered every cycle), so the decision
 //! is a flip-flop set as the tail arrives, not a compare of the registered end.
 
-use crate::fastpath::links::{AppendPlaced, PlacePort};
+use crate::fastpath::links::{AppendPlaced, PlacePort, RequestFieldsIn};
 use crate::spec::Spec;
 use clio_proto::consts::VA_LIMIT;
 use clio_proto::replog::{footprint, FRAME_BYTES, LOG_HEAD, MAX_RECORD};
@@ -47,13 +47,12 @@ const _: () = assert!(
 pub struct AppendPlace {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// The log's VA (the request's `va`), its capacity in bytes (`arg0`) and the record's
-    /// length (`total_len`), held while the request runs.
-    pub va: Signal<In, Bits<64>>,
-    /// The log's capacity in bytes (the request's `arg0`), held while the request runs.
-    pub capacity: Signal<In, Bits<64>>,
-    /// The record's length (the request's `total_len`), held while the request runs.
-    pub len: Signal<In, Bits<12>>,
+    /// The request's fields (`Decode::fields`), held while the request runs: the log's VA
+    /// (`va`), its capacity in bytes (`arg0`) and the record's length (`total_len`, at most
+    /// `MAX_RECORD`: 12 bits).
+    pub req: RequestFieldsIn,
+    /// The record's length, `req.total_len` in 12 bits.
+    len: Signal<Local, Bits<12>>,
     /// The tail word's arrival (`Executor::placer`): load it, its PA, the payload's lane in its slot as an 8-byte word.
     pub exec: PlacePort,
     /// The tail word's value, with `load`.
@@ -95,6 +94,7 @@ pub struct AppendPlace {
 impl Logic for AppendPlace {
     #[hdl_gen]
     fn update(&mut self) {
+        self.len.next = bit_cast::<12, 32>(self.req.total_len.val());
         dff_setup!(
             self,
             clock,
@@ -111,10 +111,10 @@ impl Logic for AppendPlace {
         self.fp.next = ((self.len.val() + 15) >> 3) << 3;
         self.fp_q.d.next = self.fp.val();
         self.placed.footprint.next = self.fp_q.q.val();
-        self.room.d.next = bit_cast::<66, 64>(self.capacity.val())
+        self.room.d.next = bit_cast::<66, 64>(self.req.arg0.val())
             - (self.log_head.val() + bit_cast::<66, 12>(self.fp.val()));
         self.va_room.d.next = self.va_limit.val()
-            - (bit_cast::<66, 64>(self.va.val())
+            - (bit_cast::<66, 64>(self.req.va.val())
                 + self.log_head.val()
                 + bit_cast::<66, 12>(self.fp.val()));
         if self.exec.load.val() {
@@ -125,7 +125,7 @@ impl Logic for AppendPlace {
             self.slot_word_q.d.next = self.exec.slot_word.val();
             // The sums, registered (summed in parallel, so the compares next cycle do not
             // chain an adder).
-            self.rva.d.next = bit_cast::<66, 64>(self.va.val())
+            self.rva.d.next = bit_cast::<66, 64>(self.req.va.val())
                 + self.log_head.val()
                 + bit_cast::<66, 64>(self.tail.val());
             self.fits.d.next = (self.tail.val().get_bits::<3>(0) == 0)

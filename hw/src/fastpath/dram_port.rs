@@ -6,8 +6,8 @@
 //!   settles the idle default. A walk's read goes out only with `walk_clear` (every earlier
 //!   page-table write has its B response, no read has beats still to come: `Ordering`), and the
 //!   walk sees AR ready only then.
-//! * **R**: the read-data stage takes the beats of the reads it queued (`reads_ready`); while
-//!   none are due (`reads_idle`) the beats are a walk's or a word access's, and R is ready for
+//! * **R**: the read-data stage takes the beats of the reads it queued (`reads_r`); while
+//!   none are due (`reads_r.idle`) the beats are a walk's or a word access's, and R is ready for
 //!   them while the walk is under way or the executor samples its word (`word_sample`).
 //! * **AW**: the executor's bursts (a write's, an Append's) win over the one-beat writer's
 //!   beat (a PTE write-back, an atomic's word, an offload's block); the executor never raises
@@ -20,7 +20,7 @@
 //! The arbiter is combinational: every client's `own` and request go straight to the port, the
 //! port's readies straight back (each client keeps its own handshake state).
 
-use crate::fastpath::links::{AddrReqIn, AxiMaster, RBeats, WriteBeatsIn};
+use crate::fastpath::links::{AddrReqIn, AxiMaster, DramEvents, RBeats, ReadBeats, WriteBeatsIn};
 use rust_hdl::prelude::*;
 
 /// The DRAM port's arbiter.
@@ -34,11 +34,10 @@ pub struct DramPort {
     pub walk_ar: AddrReqIn,
     /// A walk may read (`Ordering`'s `walk_clear`).
     pub walk_clear: Signal<In, Bit>,
-    /// The read-data stage takes an R beat (its `r_ready`).
-    pub reads_ready: Signal<In, Bit>,
-    /// No read's R beats are still to come (`ReadData::reads_idle`): R carries a walk's or a
-    /// word access's beats.
-    pub reads_idle: Signal<In, Bit>,
+    /// The R beats of the reads, to the read-data stage (`ReadData::r`): it takes them
+    /// (`ready`), and says when none are still to come (`idle`: R then carries a walk's or a
+    /// word access's beats).
+    pub reads_r: ReadBeats,
     /// The executor samples a word access's R beat this cycle.
     pub word_sample: Signal<In, Bit>,
     /// The R beats while no read's are due: a walk's bucket or a word access's word.
@@ -51,10 +50,9 @@ pub struct DramPort {
     pub beat_w: WriteBeatsIn,
     /// The write-data stage's bursts on W (`own`: it streams).
     pub stream_w: WriteBeatsIn,
-    /// A write burst's last W beat is taken this cycle.
-    pub w_done: Signal<Out, Bit>,
-    /// A B response is taken this cycle (B is always ready).
-    pub b_done: Signal<Out, Bit>,
+    /// What the ordering rules count (`Ordering::dram`): a write burst's last W beat taken, a
+    /// B response taken (B is always ready), no read's R beats still to come.
+    pub order: DramEvents,
 }
 
 impl Logic for DramPort {
@@ -77,13 +75,15 @@ impl Logic for DramPort {
         }
         self.exec_ar.ready.next = self.axi.arready.val();
         self.walk_ar.ready.next = self.axi.arready.val() & self.walk_clear.val();
-        // R: the reads' beats go to the read-data stage (which reads `axi.rdata` itself); the
-        // others to the walk or the word access.
-        self.idle_r.valid.next = self.axi.rvalid.val() & self.reads_idle.val();
+        // R: the reads' beats go to the read-data stage, the others to the walk or the word
+        // access.
+        self.reads_r.valid.next = self.axi.rvalid.val();
+        self.reads_r.data.next = self.axi.rdata.val();
+        self.idle_r.valid.next = self.axi.rvalid.val() & self.reads_r.idle.val();
         self.idle_r.data.next = self.axi.rdata.val();
         self.idle_r.last.next = self.axi.rlast.val();
-        self.axi.rready.next = self.reads_ready.val()
-            | ((self.walk_ar.own.val() | self.word_sample.val()) & self.reads_idle.val());
+        self.axi.rready.next = self.reads_r.ready.val()
+            | ((self.walk_ar.own.val() | self.word_sample.val()) & self.reads_r.idle.val());
         // AW: the executor's bursts, else the one-beat writer's beat.
         self.axi.awvalid.next = false;
         self.axi.awaddr.next = self.beat_aw.addr.val();
@@ -111,10 +111,12 @@ impl Logic for DramPort {
         }
         self.stream_w.ready.next = self.axi.wready.val();
         self.beat_w.ready.next = self.axi.wready.val();
-        self.w_done.next = self.axi.wvalid.val() & self.axi.wready.val() & self.axi.wlast.val();
+        self.order.w_done.next =
+            self.axi.wvalid.val() & self.axi.wready.val() & self.axi.wlast.val();
         // B: always ready.
         self.axi.bready.next = true;
-        self.b_done.next = self.axi.bvalid.val();
+        self.order.b_done.next = self.axi.bvalid.val();
+        self.order.reads_idle.next = self.reads_r.idle.val();
     }
 }
 

@@ -46,8 +46,9 @@ use crate::fastpath::dispatch::Dispatch;
 use crate::fastpath::dispatch_class::DispatchClass;
 use crate::fastpath::links::{
     AddrReq, AheadUse, AppendPlacedIn, DescTakenIn, ExecEvents, KeyVerdictIn, NextFrameIn,
-    OrderClearIn, PersistUse, PlaceUse, QueueRelease, ReadJob, ResponseFields, RingUse,
-    RouteVerdictIn, SegUse, ServiceExec, TranslateUse, TxActUse, UnitStart, WordUse, WriteJob,
+    OrderClearIn, PersistUse, PlaceUse, QueueRelease, ReadJob, RequestFieldsIn, ResponseFields,
+    RingUse, RouteVerdictIn, SegUse, ServiceExec, TranslateUse, TxActUse, UnitStart, WordUse,
+    WriteJob,
 };
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
@@ -184,13 +185,10 @@ pub struct Executor {
     pub ev: ExecEvents,
 
     // ---- The dispatch stage's decode of `header` (`Decode`).
-    /// The header's `va`, a write packet's first byte (`data_va`), `payload_len`,
-    /// `FLAG_DURABLE`.
-    pub h_va: Signal<In, Bits<64>>,
+    /// The header's fields (`Decode::fields`): its `va` and `payload_len`.
+    pub req: RequestFieldsIn,
     /// The look-ahead's results for the slot taken (`TranslateAhead::slot`, joined in the top).
     pub ahead: AheadUse,
-    /// The header's `payload_len`.
-    pub h_plen: Signal<In, Bits<16>>,
     /// The header's `FLAG_DURABLE`.
     pub h_durable: Signal<In, Bit>,
 
@@ -237,9 +235,6 @@ pub struct Executor {
     pub ring: RingUse,
     /// The ALU's operation writes its word back.
     pub alu_write: Signal<In, Bit>,
-    /// The word read (`WordAccess::old`); load the ALU's answer or Append's new tail as the
-    /// word to write back.
-    pub word_old: Signal<In, Bits<64>>,
     /// A word's read-modify-write in the word-access path (`WordAccess::exec`).
     pub word: WordUse,
 

@@ -13,12 +13,12 @@
 //! on `buf_data` a cycle later) while the wbuf read port is free (`pay_free`: the write-data
 //! stage is not streaming) and offers them to Clio-KV as `pay_*` beats, one held until taken.
 //!
-//! Clio-KV's store comes from the slow path's KV_CONFIG (`cfg_load`): the unit is enabled from
+//! Clio-KV's store comes from the slow path's KV_CONFIG (`cfg_at.load`): the unit is enabled from
 //! then on (`kv_en`, else its opcodes are answered UNSUPPORTED by the match-action table), and
 //! `kv_pid` is the RAS its own accesses use. KV requests get `cfg_status` until it is OK
 //! (RETRY_LATER from reset).
 
-use crate::fastpath::links::{KvConfigIn, RequestFieldsIn, RingVerdictIn, UnitStartIn};
+use crate::fastpath::links::{KvConfigIn, KvLoadIn, RequestFieldsIn, RingVerdictIn, UnitStartIn};
 use crate::offload::clio_kv::ClioKv;
 use crate::offload::pointer_chase::PointerChase;
 use crate::offload::UnitChannels;
@@ -64,10 +64,9 @@ pub struct Extend {
     /// cycles before): the key found (a retry) with its recorded status and `arg0`, no free
     /// slot, the caller at its share with none of it acknowledged.
     pub once: RingVerdictIn,
-    /// KV_CONFIG from the slow path: the store's RAS, status and `StoreLayout`.
-    pub cfg_load: Signal<In, Bit>,
-    /// The store's RAS pid.
-    pub cfg_pid: Signal<In, Bits<16>>,
+    /// KV_CONFIG from the slow path (`SlowPathTx::kv`): load the store's RAS (`cfg_at.pid`) and
+    /// its status and `StoreLayout` (`cfg`).
+    pub cfg_at: KvLoadIn,
     /// The KV_CONFIG descriptor's store (`SlowPathDesc::kv`, joined in the top).
     pub cfg: KvConfigIn,
     /// Clio-KV is enabled (a KV_CONFIG came), and its store's RAS.
@@ -236,9 +235,9 @@ impl Logic for Extend {
         // The store.
         self.kv_en.next = self.cfg_en.q.val();
         self.kv_pid.next = self.store_pid.q.val();
-        if self.cfg_load.val() {
+        if self.cfg_at.load.val() {
             self.cfg_en.d.next = true;
-            self.store_pid.d.next = self.cfg_pid.val();
+            self.store_pid.d.next = self.cfg_at.pid.val();
             self.store_status.d.next = self.cfg.status.val();
             self.store_base.d.next = self.cfg.base.val();
             self.store_buckets.d.next = self.cfg.buckets.val();

@@ -10,7 +10,7 @@
 //!   frame: flushed in h+1, its slot full in h+2 and taken then), so the answers are always
 //!   there first.
 //! * The slot also keeps the pid, key and epoch it presented (`s_pid`, `s_key`, `s_epoch`). A
-//!   KEY_WRITE (`wr_*`, registered in `kw_*`) re-decides, in the cycle after it, every slot
+//!   KEY_WRITE (`wr`, registered in `kw_*`) re-decides, in the cycle after it, every slot
 //!   whose pid it names, with the table's rule ([`KeyRule`]: `pid` inside the table and not 0,
 //!   key not 0 and equal; the epoch not older than the written one): answers read from the
 //!   table before the write are replaced, both halves, including the ones landing in that same
@@ -22,7 +22,7 @@
 //!   refusal, as the swept table would give).
 
 use crate::fastpath::ingest::SLOTS;
-use crate::fastpath::links::{HeaderBeatIn, KeyVerdict};
+use crate::fastpath::links::{HeaderBeatIn, KeyVerdict, KeyWriteIn};
 use crate::key_rule::KeyRule;
 use crate::key_table::KeyTable;
 use crate::util::ByteSwap;
@@ -52,14 +52,9 @@ pub struct KeyCheck {
     pub reset: Signal<In, Bit>,
     /// A frame's header beat as it arrives (`Ingest::header`): its pid, key and epoch fields go to the slot's check.
     pub hdr: HeaderBeatIn,
-    /// KEY_WRITE: store `wr_key` and `wr_epoch` at `wr_pid` (the table's write port).
-    pub wr_valid: Signal<In, Bit>,
-    /// KEY_WRITE's pid.
-    pub wr_pid: Signal<In, Bits<16>>,
-    /// KEY_WRITE's key (0 removes the RAS).
-    pub wr_key: Signal<In, Bits<64>>,
-    /// KEY_WRITE's epoch (0: not fenced).
-    pub wr_epoch: Signal<In, Bits<16>>,
+    /// KEY_WRITE (`SlowPathTx::keys`): store `wr.key` and `wr.epoch` at `wr.pid` (the table's
+    /// write port).
+    pub wr: KeyWriteIn,
     /// The slot whose answers `ok` and `epoch_ok` give (the executor's).
     pub sel: Signal<In, Bits<2>>,
     /// The verdict for the frame in slot `sel` (`Executor::keys`, joined in the top).
@@ -113,16 +108,16 @@ impl Logic for KeyCheck {
         self.store.lk_pid.next = self.pid_swap.y.val();
         self.store.lk_key.next = self.key_swap.y.val();
         self.store.lk_epoch.next = self.epoch_swap.y.val();
-        self.store.wr_valid.next = self.wr_valid.val();
-        self.store.wr_pid.next = self.wr_pid.val();
-        self.store.wr_key.next = self.wr_key.val();
-        self.store.wr_epoch.next = self.wr_epoch.val();
+        self.store.wr_valid.next = self.wr.valid.val();
+        self.store.wr_pid.next = self.wr.pid.val();
+        self.store.wr_key.next = self.wr.key.val();
+        self.store.wr_epoch.next = self.wr.epoch.val();
         self.q_valid.d.next = self.hdr.valid.val();
         self.q_slot.d.next = self.hdr.slot.val();
-        self.kw_valid.d.next = self.wr_valid.val();
-        self.kw_pid.d.next = self.wr_pid.val();
-        self.kw_key.d.next = self.wr_key.val();
-        self.kw_epoch.d.next = self.wr_epoch.val();
+        self.kw_valid.d.next = self.wr.valid.val();
+        self.kw_pid.d.next = self.wr.pid.val();
+        self.kw_key.d.next = self.wr.key.val();
+        self.kw_epoch.d.next = self.wr.epoch.val();
         for k in 0..4 {
             if self.hdr.valid.val() & (self.hdr.slot.val() == k.to_bits::<2>()) {
                 self.s_pid[k].d.next = self.pid_swap.y.val();
@@ -182,10 +177,10 @@ mod tests {
     }
 
     fn key_write(b: &mut Bench<KeyCheck>, pid: u16, key: u64, epoch: u16) {
-        b.uut.wr_valid.next = true;
-        b.uut.wr_pid.next = pid.to_bits();
-        b.uut.wr_key.next = key.to_bits();
-        b.uut.wr_epoch.next = epoch.to_bits();
+        b.uut.wr.valid.next = true;
+        b.uut.wr.pid.next = pid.to_bits();
+        b.uut.wr.key.next = key.to_bits();
+        b.uut.wr.epoch.next = epoch.to_bits();
     }
 
     /// A KEY_WRITE applied to the slots: `ready` is low for the cycle they are re-decided,
@@ -193,7 +188,7 @@ mod tests {
     fn apply_key_write(b: &mut Bench<KeyCheck>, pid: u16, key: u64, epoch: u16) {
         key_write(b, pid, key, epoch);
         b.tick();
-        b.uut.wr_valid.next = false;
+        b.uut.wr.valid.next = false;
         b.settle();
         assert!(!b.uut.verdict.ready.val());
         b.tick();
@@ -254,7 +249,7 @@ mod tests {
             let r = rnd();
             let r2 = rnd();
             b.uut.hdr.valid.next = false;
-            b.uut.wr_valid.next = false;
+            b.uut.wr.valid.next = false;
             if r % 3 != 0 {
                 let k = (r >> 4) as usize % 4;
                 let pid = pids[(r >> 8) as usize % pids.len()];
@@ -321,7 +316,7 @@ mod tests {
         reset(&mut b);
         key_write(&mut b, 5, 0x77, 0);
         b.tick();
-        b.uut.wr_valid.next = false;
+        b.uut.wr.valid.next = false;
         b.tick();
         header(&mut b, 2, 5, 0x77, 0);
         b.tick();

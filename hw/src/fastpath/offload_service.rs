@@ -5,7 +5,7 @@
 //! - **Memory port.** A unit's access (`unit.mem_valid`, taken while `serving`) inside the 48-bit
 //!   VA space is handed to the executor to translate (`access`, one cycle, at `access_va`): a
 //!   word read (read permission) or, with `unit.mem_write`, a 64-byte block write (write
-//!   permission; the block and strobes are kept in `wdata` / `wstrb`). From then until the
+//!   permission; the block and strobes are kept in `block`). From then until the
 //!   answer, `accessing` says the translation is the unit's, `writing` that it is a block
 //!   write, `own` that it is in the store's RAS (`Extend::kv_pid`). An access past the VA space
 //!   is answered BAD_REQUEST without a translation (the model's `translate_range`). The access
@@ -31,7 +31,7 @@
 //!
 //! `clear` (the executor takes a new frame) forgets the access and the answer.
 
-use crate::fastpath::links::ServiceLink;
+use crate::fastpath::links::{BlockWrite, ServiceLink};
 use crate::offload::UnitService;
 use crate::spec::Spec;
 use crate::va_end::{VaEndRule, VaEndTerms, VA_END_TERMS};
@@ -64,10 +64,9 @@ pub struct OffloadService {
     pub ring_quota: Signal<In, Bit>,
     /// The translation under way is in the store's RAS.
     pub own: Signal<Out, Bit>,
-    /// The block the write writes, and its byte strobes.
-    pub wdata: Signal<Out, Bits<512>>,
-    /// The block write's byte strobes.
-    pub wstrb: Signal<Out, Bits<64>>,
+    /// The block write under way (`exec.writing`), the block and its byte strobes, for the
+    /// word-access path (`WordAccess::block`).
+    pub block: BlockWrite,
     /// The response carries the answer's `arg0` and `arg1` (an OK answer, not a replay).
     pub args_on: Signal<Out, Bit>,
     /// The answer's `arg1`, kept until the next frame.
@@ -187,8 +186,9 @@ impl Logic for OffloadService {
         self.exec.accessing.next = self.xw.q.val();
         self.exec.writing.next = self.xwr.q.val();
         self.own.next = self.xown.q.val();
-        self.wdata.next = self.xwd.q.val();
-        self.wstrb.next = self.xws.q.val();
+        self.block.valid.next = self.xwr.q.val();
+        self.block.data.next = self.xwd.q.val();
+        self.block.strb.next = self.xws.q.val();
         // ---- Idempotence ring: one lookup per request, its verdict the next cycle.
         self.exec.ring_lookup.next = false;
         self.xring.d.next = false;

@@ -28,7 +28,7 @@
 //! handshakes (a write's last W beat, a B response), among compares of registers, so the
 //! handshakes are not in front of a subtraction either.
 
-use crate::fastpath::links::OrderClear;
+use crate::fastpath::links::{DramEventsIn, OrderClear};
 use rust_hdl::prelude::*;
 
 /// The ordering rules.
@@ -38,16 +38,14 @@ pub struct Ordering {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: no write outstanding.
     pub reset: Signal<In, Bit>,
-    /// A write burst's last W beat is taken this cycle.
-    pub w_done: Signal<In, Bit>,
+    /// The DRAM port's events (`DramPort::order`): a write burst's last W beat taken
+    /// (`w_done`), a B response taken (`b_done`), no read's R beats still to come
+    /// (`reads_idle`).
+    pub dram: DramEventsIn,
     /// That burst is a page-table write (else a data write).
     pub w_page_table: Signal<In, Bit>,
-    /// A B response is taken this cycle.
-    pub b_valid: Signal<In, Bit>,
     /// The write-data stage streams a write (its B is not even due yet).
     pub w_busy: Signal<In, Bit>,
-    /// No read has R beats still to come (the read-data stage's `reads_idle`).
-    pub reads_idle: Signal<In, Bit>,
     /// The verdicts, for the executor (`Executor::order`, joined in the top).
     pub clear: OrderClear,
     /// A page-table walk may read.
@@ -89,9 +87,9 @@ impl Logic for Ordering {
         self.pt_clear.next = !self.pt_wait.q.val();
         self.data_clear.next = !self.data_wait.q.val() & !self.w_busy.val();
         self.clear.read_clear.next = self.data_clear.val();
-        self.walk_clear.next = self.pt_clear.val() & self.reads_idle.val();
-        self.clear.atomic_clear.next = self.data_clear.val() & self.reads_idle.val();
-        self.clear.write_clear.next = self.reads_idle.val();
+        self.walk_clear.next = self.pt_clear.val() & self.dram.reads_idle.val();
+        self.clear.atomic_clear.next = self.data_clear.val() & self.dram.reads_idle.val();
+        self.clear.write_clear.next = self.dram.reads_idle.val();
         self.clear.fence_clear.next = !self.any_wait.q.val() & !self.w_busy.val();
         // The counts and marks. A caught-up mark follows the B count, so it never falls 128
         // behind (mod 256).
@@ -104,7 +102,7 @@ impl Logic for Ordering {
             self.data_mark.d.next = self.b_seq.q.val();
         }
         // B responses come back in order: a read waits only for the writes it could see.
-        if self.w_done.val() {
+        if self.dram.w_done.val() {
             self.w_seq.d.next = self.w_seq_1.val();
             if self.w_page_table.val() {
                 self.pt_mark.d.next = self.w_seq_1.val();
@@ -112,7 +110,7 @@ impl Logic for Ordering {
                 self.data_mark.d.next = self.w_seq_1.val();
             }
         }
-        if self.b_valid.val() {
+        if self.dram.b_done.val() {
             self.b_seq.d.next = self.b_seq_1.val();
         }
         if self.reset.val() {
@@ -134,7 +132,7 @@ impl Logic for Ordering {
         self.data_ahead_b1.next = self.data_mark.q.val() - self.b_seq_1.val();
         // A new write's mark (`w_seq + 1`) against the next count, and the kept marks'.
         self.new_wait.next = (self.new_ahead_b.val() != 0) & !self.new_ahead_b.val().get_bit(7);
-        if self.b_valid.val() {
+        if self.dram.b_done.val() {
             self.new_wait.next =
                 (self.new_ahead_b1.val() != 0) & !self.new_ahead_b1.val().get_bit(7);
         }
@@ -143,7 +141,7 @@ impl Logic for Ordering {
         self.data_keep_wait.next = (self.data_ahead_b.val() != 0)
             & !self.data_ahead_b.val().get_bit(7)
             & !self.data_clear.val();
-        if self.b_valid.val() {
+        if self.dram.b_done.val() {
             self.pt_keep_wait.next = (self.pt_ahead_b1.val() != 0)
                 & !self.pt_ahead_b1.val().get_bit(7)
                 & !self.pt_clear.val();
@@ -153,7 +151,7 @@ impl Logic for Ordering {
         }
         self.pt_wait.d.next = self.pt_keep_wait.val();
         self.data_wait.d.next = self.data_keep_wait.val();
-        if self.w_done.val() {
+        if self.dram.w_done.val() {
             if self.w_page_table.val() {
                 self.pt_wait.d.next = self.new_wait.val();
             } else {
@@ -163,10 +161,10 @@ impl Logic for Ordering {
         // Every write has its B: the next counts equal (`w_seq` and `b_seq` each step by 0 or
         // 1, and never 128 apart).
         self.any_wait.d.next = self.w_seq.q.val() != self.b_seq.q.val();
-        if self.w_done.val() & !self.b_valid.val() {
+        if self.dram.w_done.val() & !self.dram.b_done.val() {
             self.any_wait.d.next = self.w_seq_1.val() != self.b_seq.q.val();
         }
-        if !self.w_done.val() & self.b_valid.val() {
+        if !self.dram.w_done.val() & self.dram.b_done.val() {
             self.any_wait.d.next = self.w_seq.q.val() != self.b_seq_1.val();
         }
         if self.reset.val() {

@@ -26,7 +26,7 @@
 //! waits in the stage (`sending`) until the transmit stage takes it, and the next job's beats
 //! wait meanwhile (they would overwrite its slot's header register and CRC).
 //!
-//! `reads_idle` tells the top that no read has R beats still to come (none queued, none being
+//! `r.idle` tells the top that no read has R beats still to come (none queued, none being
 //! received): the R channel is then free for a page-table walk or an atomic, and a write may go
 //! out (write-after-read).
 //!
@@ -35,7 +35,7 @@
 //! c + 2, and is loaded into the transmit stage in c + 3 if it is free.
 
 use crate::crc32c::Crc32cRegistered;
-use crate::fastpath::links::{ReadJobIn, TxLoad};
+use crate::fastpath::links::{ReadBeatsIn, ReadJobIn, TxLoad};
 use crate::mem_access::Realign;
 use clio_proto::consts::{BEAT_BYTES, MAX_PAYLOAD};
 use clio_proto::header::{field, HEADER_LEN};
@@ -82,14 +82,9 @@ pub struct ReadData {
     pub reset: Signal<In, Bit>,
     /// The executor's response jobs (`Executor::job`, joined in the top).
     pub job: ReadJobIn,
-    /// DRAM R channel: a beat is here.
-    pub r_valid: Signal<In, Bit>,
-    /// DRAM R channel: the beat.
-    pub r_data: Signal<In, Bits<512>>,
-    /// The stage takes the R beat this cycle (it is receiving a read's beats and not held).
-    pub r_ready: Signal<Out, Bit>,
-    /// No read has R beats still to come (none queued, none being received).
-    pub reads_idle: Signal<Out, Bit>,
+    /// The R beats of its reads (`DramPort::reads_r`): taken while receiving (`r.ready`); `r.idle`
+    /// says no read has R beats still to come (none queued, none being received).
+    pub r: ReadBeatsIn,
     /// txbuf write port (`slot << 5 | beat`; beat 0 is kept in a register, never written).
     pub buf_write_enable: Signal<Out, Bit>,
     /// txbuf write address, `slot << 5 | beat`.
@@ -213,10 +208,10 @@ impl Logic for ReadData {
         clock!(self, clock, queue, checksum);
         self.active.next = self.receiving.q.val() | self.flushing.q.val();
         self.none_queued.next = self.queued.q.val() == 0;
-        self.reads_idle.next = !self.receiving.q.val() & (self.queued_reads.q.val() == 0);
+        self.r.idle.next = !self.receiving.q.val() & (self.queued_reads.q.val() == 0);
         self.hold.next = self.sending.q.val() & !self.xmit_free.val();
         self.can_take.next = !self.active.val() | (self.flushing.q.val() & !self.hold.val());
-        self.r_ready.next = self.receiving.q.val() & !self.hold.val();
+        self.r.ready.next = self.receiving.q.val() & !self.hold.val();
         self.take.next = false;
         self.tx.valid.next = false;
 
@@ -263,7 +258,7 @@ impl Logic for ReadData {
         self.realign.lo.next = self.prev.q.val();
         self.realign.hi.next = 0.into();
         if self.receiving.q.val() {
-            self.realign.hi.next = self.r_data.val();
+            self.realign.hi.next = self.r.data.val();
         }
         self.realign.sh.next = self.j_o.q.val();
         self.hdr_beat.next = bit_cast::<512, 384>(self.j_hdr.q.val());
@@ -274,8 +269,8 @@ impl Logic for ReadData {
         self.checksum.port.in_first.next = false;
         self.checksum.port.in_data.next = self.hdr_beat.val();
         self.checksum.port.in_bytes.next = self.sum_bytes.q.val();
-        if self.receiving.q.val() & self.r_valid.val() & !self.hold.val() {
-            self.prev.d.next = self.r_data.val();
+        if self.receiving.q.val() & self.r.valid.val() & !self.hold.val() {
+            self.prev.d.next = self.r.data.val();
             self.idx.d.next = self.idx.q.val() + 1;
             self.past_header.d.next = true;
             self.sum_more.d.next = self.adv_pos.val() < self.j_len.q.val();

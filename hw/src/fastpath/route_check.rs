@@ -17,11 +17,11 @@
 //!   Dispatch state while a request that needs the check is not `done`: only such requests (a
 //!   long Read or PointerChase, a KvGet) ever wait, and only for an address not in the cache.
 //!   `need` is registered per slot, off the take path (the executor's class registers).
-//! * Off until the slow path's `ROUTE_KEY` (`key_valid`, with the secret): `ok` and `done` are
+//! * Off until the slow path's `ROUTE_KEY` (`key.valid`, with the secret): `ok` and `done` are
 //!   high. A `ROUTE_KEY` empties the cache and sends every slot back to the unit.
 
 use crate::fastpath::ingest::SLOTS;
-use crate::fastpath::links::{HeaderBeatIn, RouteVerdict};
+use crate::fastpath::links::{HeaderBeatIn, RouteKeyIn, RouteVerdict};
 use crate::siphash::SipHash;
 use crate::spec::Spec;
 use crate::util::{rule_table, ByteSwap};
@@ -52,12 +52,8 @@ pub struct RouteCheck {
     pub reset: Signal<In, Bit>,
     /// A frame's header beat as it arrives (`Ingest::header`): its opcode, `total_len` and cookie fields and its route go to the slot's check.
     pub hdr: HeaderBeatIn,
-    /// ROUTE_KEY: check under this secret from now on (one-cycle pulse).
-    pub key_valid: Signal<In, Bit>,
-    /// ROUTE_KEY's first word.
-    pub key0: Signal<In, Bits<64>>,
-    /// ROUTE_KEY's second word.
-    pub key1: Signal<In, Bits<64>>,
+    /// ROUTE_KEY (`SlowPathTx::routes`): check under this secret (`key0`, `key1`) from now on.
+    pub key: RouteKeyIn,
     /// The slot whose verdict `ok` and `done` give (the executor's).
     pub sel: Signal<In, Bits<2>>,
     /// The verdict for the frame in slot `sel` (`Executor::routes`, joined in the top).
@@ -108,9 +104,7 @@ impl Default for RouteCheck {
             clock: Default::default(),
             reset: Default::default(),
             hdr: Default::default(),
-            key_valid: Default::default(),
-            key0: Default::default(),
-            key1: Default::default(),
+            key: Default::default(),
             sel: Default::default(),
             verdict: Default::default(),
             sip: Default::default(),
@@ -228,10 +222,10 @@ impl Logic for RouteCheck {
             }
         }
         // ROUTE_KEY: the new secret; nothing computed under the old one counts.
-        if self.key_valid.val() {
+        if self.key.valid.val() {
             self.en.d.next = true;
-            self.k0.d.next = self.key0.val();
-            self.k1.d.next = self.key1.val();
+            self.k0.d.next = self.key.key0.val();
+            self.k1.d.next = self.key.key1.val();
             self.c_valid.d.next = false;
             self.busy.d.next = false;
             for k in 0..4 {

@@ -84,16 +84,6 @@ pub struct SlowPathDesc {
     pub desc: Signal<In, Bits<1024>>,
     /// The descriptor's kind and invalidation fields (`SlowPathTx::desc`, joined in the top).
     pub kind: DescKind,
-    /// KEY_WRITE's key; ROUTE_KEY's first word.
-    pub key: Signal<Out, Bits<64>>,
-    /// KEY_WRITE's epoch (0: not fenced).
-    pub epoch: Signal<Out, Bits<16>>,
-    /// ROUTE_KEY's second word.
-    pub secret1: Signal<Out, Bits<64>>,
-    /// RING_SHARE's share.
-    pub share: Signal<Out, Bits<8>>,
-    /// FREE_PAGE's frame number.
-    pub pfn: Signal<Out, Bits<40>>,
     /// The KV_CONFIG store, for the extend port (`Extend::cfg`, joined in the top).
     pub kv: KvConfig,
     /// The descriptor, for the executor (`Executor::desc`, joined in the top).
@@ -148,13 +138,13 @@ impl Logic for SlowPathDesc {
         self.kind.kv_config.next = self.k.val() == self.kind_kv_config.val();
         self.kind.reply.next = self.k.val() == self.kind_reply.val();
         self.kind.pid.next = self.held.q.val().get_bits::<16>(704);
-        self.key.next = self.held.q.val().get_bits::<64>(768);
-        self.epoch.next = self.held.q.val().get_bits::<16>(720);
-        self.secret1.next = self.held.q.val().get_bits::<64>(832);
-        self.share.next = self.held.q.val().get_bits::<8>(704);
+        self.kind.key.next = self.held.q.val().get_bits::<64>(768);
+        self.kind.epoch.next = self.held.q.val().get_bits::<16>(720);
+        self.kind.secret1.next = self.held.q.val().get_bits::<64>(832);
+        self.kind.share.next = self.held.q.val().get_bits::<8>(704);
         self.kind.vpn.next = self.held.q.val().get_bits::<36>(768);
         self.kind.vpn_fits.next = self.held.q.val().get_bits::<28>(804) == 0;
-        self.pfn.next = self.held.q.val().get_bits::<40>(832);
+        self.kind.pfn.next = self.held.q.val().get_bits::<40>(832);
         self.kv.status.next = self.held.q.val().get_bits::<8>(720);
         self.kv.base.next = self.held.q.val().get_bits::<64>(768);
         self.kv.buckets.next = self.held.q.val().get_bits::<64>(832);

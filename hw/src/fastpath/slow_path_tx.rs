@@ -8,11 +8,11 @@
 //!   outside the table is ignored.
 //! * TLB_INVALIDATE: the TLB drops `(pid, vpn)`, when the vpn fits in `VPN_BITS` (else it names
 //!   no page and nothing happens).
-//! * FREE_PAGE: the frame goes to the page-fault unit's free list (`free_page`, unless the list
-//!   is full: `fp_full`).
-//! * KEY_WRITE, KV_CONFIG, RING_RELEASE, ROUTE_KEY, RING_SHARE: one pulse each to the key
-//!   table (`key_write`), the extend path (`kv_config`), the sync unit (`ring_release`), the
-//!   route check (`route_key`) and the sync unit's share (`ring_share`).
+//! * FREE_PAGE: the frame goes to the page-fault unit's free list (`free`, unless the list
+//!   is full: `free.full`).
+//! * KEY_WRITE, KV_CONFIG, RING_RELEASE, ROUTE_KEY, RING_SHARE: one pulse each, with the
+//!   descriptor's fields, to the key table (`keys`), the extend path (`kv`), the sync unit
+//!   (`ring.release`), the route check (`routes`) and the sync unit's share (`ring.share_set`).
 //! * REPLY: `reply` (the executor sends its header as a payload-less response).
 //!
 //! The TLB update is registered (`up_*`, valid the cycle after `act` for one cycle): the
@@ -22,7 +22,10 @@
 //!
 //! [`SlowPathDesc`]: crate::fastpath::slow_path_desc::SlowPathDesc
 
-use crate::fastpath::links::{DescKindIn, PteDecodedIn, TlbChange, TxActPort};
+use crate::fastpath::links::{
+    DescKindIn, FreePage, KeyWrite, KvLoad, PteDecodedIn, RingControl, RouteKey, TlbChange,
+    TxActPort,
+};
 use rust_hdl::prelude::*;
 
 /// The TX descriptor's actions.
@@ -40,21 +43,18 @@ pub struct SlowPathTx {
     pub desc: DescKindIn,
     /// The PTE writer's decode of a PTE_WRITE (`PteWriter::decoded`, joined in the top).
     pub pte: PteDecodedIn,
-    /// The page-fault unit's free list is full.
-    pub fp_full: Signal<In, Bit>,
-    // This cycle's other actions (with `exec.act`):
-    /// A FREE_PAGE's frame goes to the free list (one-cycle pulse; not when `fp_full`).
-    pub free_page: Signal<Out, Bit>,
-    /// A KEY_WRITE goes to the key table (one-cycle pulse).
-    pub key_write: Signal<Out, Bit>,
-    /// A KV_CONFIG goes to the extend path (one-cycle pulse).
-    pub kv_config: Signal<Out, Bit>,
-    /// A RING_RELEASE goes to the sync unit (one-cycle pulse).
-    pub ring_release: Signal<Out, Bit>,
-    /// A ROUTE_KEY goes to the route check (one-cycle pulse).
-    pub route_key: Signal<Out, Bit>,
-    /// A RING_SHARE goes to the sync unit (one-cycle pulse).
-    pub ring_share: Signal<Out, Bit>,
+    // This cycle's other actions (with `exec.act`), each a one-cycle pulse with its fields:
+    /// A FREE_PAGE's frame to the page-fault unit's free list (`Translate::fp`; not when it
+    /// is full).
+    pub free: FreePage,
+    /// A KEY_WRITE to the key table (`KeyCheck::wr`).
+    pub keys: KeyWrite,
+    /// A KV_CONFIG to the extend path (`Extend::cfg_at`).
+    pub kv: KvLoad,
+    /// A RING_RELEASE or RING_SHARE to the sync unit (`SyncUnit::ctl`).
+    pub ring: RingControl,
+    /// A ROUTE_KEY to the route check (`RouteCheck::key`).
+    pub routes: RouteKey,
     /// The TLB change, the cycle after `act` (`Tlb::slow`): insert or invalidate the entry.
     pub up: TlbChange,
     /// The registered update: pending, invalidation, and the entry (pid, vpn, frame,
@@ -74,12 +74,20 @@ impl Logic for SlowPathTx {
         dff_setup!(self, clock, r_valid, r_inval, r_pid, r_vpn, r_pfn, r_perms, r_alloc);
         self.r_valid.d.next = false;
         self.exec.to_pte.next = false;
-        self.free_page.next = false;
-        self.key_write.next = false;
-        self.kv_config.next = false;
-        self.ring_release.next = false;
-        self.route_key.next = false;
-        self.ring_share.next = false;
+        self.free.valid.next = false;
+        self.free.pfn.next = self.desc.pfn.val();
+        self.keys.valid.next = false;
+        self.keys.pid.next = self.desc.pid.val();
+        self.keys.key.next = self.desc.key.val();
+        self.keys.epoch.next = self.desc.epoch.val();
+        self.kv.load.next = false;
+        self.kv.pid.next = self.desc.pid.val();
+        self.ring.release.next = false;
+        self.ring.share_set.next = false;
+        self.ring.share.next = self.desc.share.val();
+        self.routes.valid.next = false;
+        self.routes.key0.next = self.desc.key.val();
+        self.routes.key1.next = self.desc.secret1.val();
         self.exec.reply.next = false;
         if self.exec.act.val() {
             if self.desc.pte_write.val() {
@@ -101,17 +109,17 @@ impl Logic for SlowPathTx {
                     self.r_vpn.d.next = self.desc.vpn.val();
                 }
             } else if self.desc.free_page.val() {
-                self.free_page.next = !self.fp_full.val();
+                self.free.valid.next = !self.free.full.val();
             } else if self.desc.key_write.val() {
-                self.key_write.next = true;
+                self.keys.valid.next = true;
             } else if self.desc.kv_config.val() {
-                self.kv_config.next = true;
+                self.kv.load.next = true;
             } else if self.desc.ring_release.val() {
-                self.ring_release.next = true;
+                self.ring.release.next = true;
             } else if self.desc.route_key.val() {
-                self.route_key.next = true;
+                self.routes.valid.next = true;
             } else if self.desc.ring_share.val() {
-                self.ring_share.next = true;
+                self.ring.share_set.next = true;
             } else if self.desc.reply.val() {
                 self.exec.reply.next = true;
             }

@@ -25,8 +25,8 @@
 //! free page), OK.
 
 use crate::fastpath::links::{
-    AddrReq, FaultPte, PageMapped, RBeatsIn, TlbInsert, TlbLookup, TlbResultIn, TranslateEvents,
-    TranslatePort,
+    AddrReq, FaultPte, FreePageIn, PageHashIn, PageMapped, RBeatsIn, TlbInsert, TlbLookup,
+    TlbResultIn, TranslateEvents, TranslatePort,
 };
 use crate::page_fault::PageFault;
 use crate::pt_walker::{outcome, PtWalker};
@@ -54,7 +54,7 @@ pub enum TranslateStep {
     Wait,
     /// The TLB's answer: hit (done, or the page-fault unit for an allocated page) or walk.
     Result,
-    /// A miss whose page the look-ahead hashes: waiting for its hash (`ahead_ok`).
+    /// A miss whose page the look-ahead hashes: waiting for its hash (`hashed.ok`).
     HashWait,
     /// The walker reads the bucket.
     Walk,
@@ -87,14 +87,13 @@ pub struct Translate {
     /// issues no lookup and takes the TLB's answer two cycles later.
     pub start_looked: Signal<In, Bit>,
     /// With `start`: the TLB look-ahead hashes this page (pid and VPN of the executor's slot,
-    /// hashed as its header arrived): a miss walks with that hash (`ahead_hash`, once
-    /// `ahead_ok`) instead of hashing again. It is ready 13 cycles after the header, so a
+    /// hashed as its header arrived): a miss walks with that hash (`hashed.value`, once
+    /// `hashed.ok`) instead of hashing again. It is ready 13 cycles after the header, so a
     /// walk of the request's first page starts about 4 cycles sooner.
     pub start_ahead: Signal<In, Bit>,
-    /// The look-ahead's hash of the page is ready (`ahead_hash`).
-    pub ahead_ok: Signal<In, Bit>,
-    /// The look-ahead's hash of the page, `proto::pt_hash(pid, vpn)` (with `ahead_ok`).
-    pub ahead_hash: Signal<In, Bits<32>>,
+    /// The look-ahead's hash of the page, `proto::pt_hash(pid, vpn)` (`TranslateAhead::use_hash`),
+    /// and whether it is ready.
+    pub hashed: PageHashIn,
     /// The RAS: the request's pid, or the offload store's (held while translating, and in the
     /// cycle a walked page is taken with `hit_take`: the page-fault unit inserts it then).
     pub pid: Signal<In, Bits<16>>,
@@ -104,12 +103,9 @@ pub struct Translate {
     pub tlb: TlbResultIn,
     /// The page-fault unit's TLB insert (a walked PTE, or a fault's new one; `Tlb::walk`).
     pub ti: TlbInsert,
-    /// A free page for the page-fault unit (FREE_PAGE from the slow path), and its FIFO is full.
-    pub fp_valid: Signal<In, Bit>,
-    /// The free page's frame number (with `fp_valid`).
-    pub fp_pfn: Signal<In, Bits<40>>,
-    /// The page-fault unit's free-page FIFO is full.
-    pub fp_full: Signal<Out, Bit>,
+    /// A free page for the page-fault unit (FREE_PAGE from the slow path, `SlowPathTx::free`),
+    /// and whether its FIFO is full.
+    pub fp: FreePageIn,
     /// The walker's bucket reads on AR, to the DRAM port (`own`: a walk is under way; the
     /// arbiter holds AR back for the ordering rules, and sends R beats only while no read's are
     /// due).
@@ -251,7 +247,7 @@ impl Logic for Translate {
         self.walker.req_write.next = self.exec.need.val().get_bit(1);
         self.walker.req_gen.next = self.tlb.gen.val();
         self.walker.req_hashed.next = false;
-        self.walker.req_hash.next = self.ahead_hash.val();
+        self.walker.req_hash.next = self.hashed.value.val();
         self.walker.req_tag.next = 0.into();
         self.walker.ar_ready.next = self.ar.ready.val() & self.ar.own.val();
         self.walker.r_valid.next = self.r.valid.val() & self.ar.own.val();
@@ -275,9 +271,9 @@ impl Logic for Translate {
         self.pf.in_slot.next = self.walker.out_slot.val();
         self.pf.in_pfn.next = self.walker.out_pfn.val();
         self.pf.in_perms.next = self.walker.out_perms.val();
-        self.pf.fp_valid.next = self.fp_valid.val();
-        self.pf.fp_pfn.next = self.fp_pfn.val();
-        self.fp_full.next = self.pf.fp_full.val();
+        self.pf.fp_valid.next = self.fp.valid.val();
+        self.pf.fp_pfn.next = self.fp.pfn.val();
+        self.fp.full.next = self.pf.fp_full.val();
         self.ti.valid.next = self.pf.ti_valid.val();
         self.ti.pid.next = self.pf.ti_pid.val();
         self.ti.vpn.next = self.pf.ti_vpn.val();
@@ -337,7 +333,7 @@ impl Logic for Translate {
                         // The look-ahead's hash of this page: walk with it when it is ready
                         // (the walker hashes nothing else meanwhile: one walk at a time).
                         self.step.d.next = TranslateStep::HashWait;
-                        if self.ahead_ok.val() {
+                        if self.hashed.ok.val() {
                             self.walker.req_valid.next = true;
                             self.walker.req_hashed.next = true;
                             self.step.d.next = TranslateStep::Walk;
@@ -350,7 +346,7 @@ impl Logic for Translate {
             }
             TranslateStep::HashWait => {
                 self.walker.req_gen.next = self.gen_q.q.val();
-                if self.ahead_ok.val() {
+                if self.hashed.ok.val() {
                     self.walker.req_valid.next = true;
                     self.walker.req_hashed.next = true;
                     self.step.d.next = TranslateStep::Walk;

@@ -35,7 +35,7 @@
 //!
 //! * Every header's page is hashed as it arrives (`proto::pt_hash` of the lookup's pid and
 //!   VPN, a hash unit of its own: one a cycle, [`crate::hash_unit::HASH_LATENCY`] cycles) and
-//!   the hash kept per slot (`use_hash_ok`, `use_hash`): when the page misses the TLB, the
+//!   the hash kept per slot (`use_hash`): when the page misses the TLB, the
 //!   translate stage walks its bucket with this hash rather than hashing again once it knows
 //!   of the miss. A per-slot generation (2 bits, stepped by each header) drops a hash of the
 //!   slot's earlier frame; a slot refills at most once in the hash's latency.
@@ -45,7 +45,9 @@
 //! insert evicts can differ (never a translation or an answer).
 
 use crate::fastpath::decode::Decode;
-use crate::fastpath::links::{AheadSlot, HeaderBeatIn, SlotViewIn, TlbLookup, TlbResultIn};
+use crate::fastpath::links::{
+    AheadSlot, HeaderBeatIn, PageHash, SlotViewIn, TlbLookup, TlbResultIn,
+};
 use crate::hash_unit::HashUnit;
 use crate::spec::Spec;
 use crate::va_end::{VaEndRule, VA_END_TERMS};
@@ -96,11 +98,9 @@ pub struct TranslateAhead {
     /// Dispatch's lookup of the executor's slot's page (`Tlb::dispatch`): while Dispatch asks
     /// (`slot.lookup`), the slot's pid and VPN (registered from `queue.next_slot`).
     pub dlk: TlbLookup,
-    /// The executor's slot's page is hashed (`proto::pt_hash(dlk.pid, dlk.vpn)`): `use_hash` (from the
-    /// cycle its hash comes out of the hash unit).
-    pub use_hash_ok: Signal<Out, Bit>,
-    /// The executor's slot's page hash, `proto::pt_hash(dlk.pid, dlk.vpn)` (valid with `use_hash_ok`).
-    pub use_hash: Signal<Out, Bits<32>>,
+    /// The executor's slot's page hash, `proto::pt_hash(dlk.pid, dlk.vpn)`, and whether it is
+    /// ready (from the cycle its hash comes out of the hash unit; `Translate::hashed`).
+    pub use_hash: PageHash,
     /// The next slot to look at.
     ptr: DFF<Bits<2>>,
     /// Per slot (bit k): looked up (the lookup issued, its result kept or on its way).
@@ -298,7 +298,6 @@ impl Default for TranslateAhead {
             queue: Default::default(),
             slot: Default::default(),
             dlk: Default::default(),
-            use_hash_ok: Default::default(),
             use_hash: Default::default(),
             hash: Default::default(),
             h_pid: Default::default(),

@@ -18,7 +18,7 @@
 //!   `BeatWriter`) puts it at its lane: at `pa`, or at `tail_pa` for
 //!   an Append (`tail`); an offload's block (`block`) is written as given instead.
 
-use crate::fastpath::links::{Beat, WordPort};
+use crate::fastpath::links::{Beat, BlockWriteIn, WordPort};
 use crate::util::Gather;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES};
 use rust_hdl::prelude::*;
@@ -48,12 +48,8 @@ pub struct WordAccess {
     pub new_tail: Signal<In, Bits<64>>,
     /// The PA of Append's tail word.
     pub tail_pa: Signal<In, Bits<64>>,
-    /// The write is an offload's block with its strobes, as given.
-    pub block: Signal<In, Bit>,
-    /// The offload's block, in DRAM lanes.
-    pub block_data: Signal<In, Bits<512>>,
-    /// The offload's block's byte strobes.
-    pub block_strb: Signal<In, Bits<64>>,
+    /// The write is an offload's block with its strobes, as given (`OffloadService::block`).
+    pub block: BlockWriteIn,
     /// The one-beat write (to `BeatWriter::word`): the word at its lane, or the offload's block.
     pub wr: Beat,
     /// The word read, registered.
@@ -86,6 +82,7 @@ impl Logic for WordAccess {
             self.eq_q.d.next = self.lane_eq.out.val().get_bit(self.rd_word.val().index());
         }
         self.old.next = self.old_q.q.val();
+        self.exec.old.next = self.old_q.q.val();
         self.old_eq.next = self.eq_q.q.val();
         if self.exec.alu_load.val() {
             self.new_q.d.next = self.alu_new.val();
@@ -102,9 +99,9 @@ impl Logic for WordAccess {
             bit_cast::<512, 64>(self.new_q.q.val()) << (bit_cast::<9, 3>(self.wr_word.val()) << 6);
         self.wr.strb.next =
             bit_cast::<64, 8>(0xFF_u8.to_bits()) << (bit_cast::<6, 3>(self.wr_word.val()) << 3);
-        if self.block.val() {
-            self.wr.data.next = self.block_data.val();
-            self.wr.strb.next = self.block_strb.val();
+        if self.block.valid.val() {
+            self.wr.data.next = self.block.data.val();
+            self.wr.strb.next = self.block.strb.val();
         }
     }
 }

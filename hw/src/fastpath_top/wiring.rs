@@ -38,9 +38,7 @@ impl Logic for FastpathTop {
         // and a put's or delete's OK answer replayed from the idempotence ring is the first
         // answer again: total_len 0 (rs_plen is 0). A read's answer: this packet's pkt_index
         // and the answer's pkt_count.
-        self.apl.va.next = self.dec.fields.va.val();
-        self.apl.capacity.next = self.dec.fields.arg0.val();
-        self.apl.len.next = bit_cast::<12, 32>(self.dec.fields.total_len.val());
+        RequestFieldsIn::join(&mut self.apl.req, &mut self.dec.fields);
         self.rhdr.request.next = self.exec.header.val();
         ResponseFields::join(&mut self.exec.rsp, &mut self.rhdr.exec);
         self.rhdr.args_on.next = self.exec.append.val() | self.xs.args_on.val();
@@ -53,8 +51,7 @@ impl Logic for FastpathTop {
         self.rhdr.value_len_on.next = self.ext.kv.val()
             & (self.xs.args_on.val()
                 | (self.exec.rsp.arg0_on.val() & (self.exec.rsp.status.val() == self.st_ok.val())));
-        self.rseg.va.next = self.dec.fields.va.val();
-        self.rseg.total.next = self.dec.fields.total_len.val();
+        RequestFieldsIn::join(&mut self.rseg.req, &mut self.dec.fields);
         SegUse::join(&mut self.exec.seg, &mut self.rseg.exec);
         self.hreq.next = self.rhdr.forwarded.val();
 
@@ -80,13 +77,10 @@ impl Logic for FastpathTop {
         self.dram.axi.wready.next = self.m_axi_wready.val();
         self.dram.axi.bvalid.next = self.m_axi_bvalid.val();
         self.m_axi_bready.next = self.dram.axi.bready.val();
-        // No read's R beats are still to come (none queued, none being received): the R channel
-        // is free for a walk or an atomic, and a write may go out (write-after-read).
-        self.r_idle.next = self.rd.reads_idle.val();
         // R beats are taken by the read-data stage, or by a walk or an atomic (which start
-        // only when that stage is idle, so the beats are theirs).
-        self.dram.reads_ready.next = self.rd.r_ready.val();
-        self.dram.reads_idle.next = self.r_idle.val();
+        // only when that stage says no read's R beats are still to come, so the beats are
+        // theirs; a write may go out then too: write-after-read).
+        ReadBeatsIn::join(&mut self.rd.r, &mut self.dram.reads_r);
         self.dram.word_sample.next = self.exec.word.sample.val();
         self.dram.walk_clear.next = self.order.walk_clear.val();
         // The write-data stage is streaming (it owns W and the wbuf read port), and the slot it
@@ -96,8 +90,6 @@ impl Logic for FastpathTop {
         self.rd.reset.next = self.reset.val();
         // The executor's responses, as jobs of the read-data stage.
         ReadJobIn::join(&mut self.rd.job, &mut self.exec.job);
-        self.rd.r_valid.next = self.m_axi_rvalid.val();
-        self.rd.r_data.next = self.m_axi_rdata.val();
         // The slow path's RX ring: the executor's REQUEST, or a fault's PAGE_MAPPED notice.
         self.sp_rx_valid.next = self.exec.sp_push.val() | self.tr.notice_valid.val();
         self.sp_rx_desc.next = self.spd.page_mapped.val();
@@ -128,8 +120,7 @@ impl Logic for FastpathTop {
         self.tr.pid.next = self.t_pid.val();
         TranslateUse::join(&mut self.exec.tr, &mut self.tr.exec);
         TlbResultIn::join(&mut self.tr.tlb, &mut self.tlb.res);
-        self.tr.fp_valid.next = self.sptx.free_page.val();
-        self.tr.fp_pfn.next = self.spd.pfn.val();
+        FreePageIn::join(&mut self.tr.fp, &mut self.sptx.free);
         // The bucket read waits for earlier page-table writes; its beats come when no read's
         // are due.
         AddrReq::join(&mut self.tr.ar, &mut self.dram.walk_ar);
@@ -153,7 +144,6 @@ impl Logic for FastpathTop {
         TxActUse::join(&mut self.exec.sptx, &mut self.sptx.exec);
         DescKindIn::join(&mut self.sptx.desc, &mut self.spd.kind);
         PteDecodedIn::join(&mut self.sptx.pte, &mut self.ptw.decoded);
-        self.sptx.fp_full.next = self.tr.fp_full.val();
         // ---- The PTE writer (`PteWriter`): a fault's PTE from the translate stage, a
         // PTE_WRITE decoded as its descriptor is taken (below).
         self.ptw.bucket_mask.next = self.cfg_bucket_mask.val();
@@ -164,10 +154,8 @@ impl Logic for FastpathTop {
         // taken), so the CAM compare starts the cycle from flip-flops.
         RingUse::join(&mut self.exec.ring, &mut self.sync.port);
         // RING_RELEASE: every entry of the member in `ring_key` (since the descriptor was
-        // taken) is acknowledged.
-        self.sync.rel_valid.next = self.sptx.ring_release.val();
-        self.sync.share_set.next = self.sptx.ring_share.val();
-        self.sync.share_in.next = self.spd.share.val();
+        // taken) is acknowledged; RING_SHARE: the share.
+        RingControlIn::join(&mut self.sync.ctl, &mut self.sptx.ring);
         // ---- The extend path (`Extend`): the request from the header, to the unit that starts
         // (Dispatch, below); the executor's side of its port (`OffloadService`): the unit's
         // accesses and answer while the executor serves it (`Offload`), the endings of its
@@ -185,23 +173,16 @@ impl Logic for FastpathTop {
         self.xs.ring_quota.next = self.sync.port.verdict.quota.val();
         // Clio-KV's idempotence-ring verdict (the lookup two cycles before, in `Offload`).
         RingVerdictIn::join(&mut self.ext.once, &mut self.sync.port.verdict);
-        // KV_CONFIG's body: pid @88 (704), status @90 (720), base @96 (768), buckets @104
-        // (832), records @112 (896); taken in SpTx.
-        self.ext.cfg_load.next = self.sptx.kv_config.val();
-        self.ext.cfg_pid.next = self.spd.kind.pid.val();
+        // KV_CONFIG: the store (`SlowPathDesc::kv`), loaded in SpTx.
+        KvLoadIn::join(&mut self.ext.cfg_at, &mut self.sptx.kv);
         KvConfigIn::join(&mut self.ext.cfg, &mut self.spd.kv);
         // The KV payload feeder reads the executor's slot while the write-data stage does not.
         self.ext.pay_free.next = !self.w_busy.val();
         self.ext.buf_data.next = self.wbuf.read_data.val();
-        // Key table: writes from KEY_WRITE (lookups: the executor's next frame, below); pid
-        // u16 @88, epoch u16 @90 (0: not fenced), key u64 @96 (0 removes the RAS).
-        self.keys.wr_valid.next = self.sptx.key_write.val();
-        self.keys.wr_pid.next = self.spd.kind.pid.val();
-        self.keys.wr_key.next = self.spd.key.val();
-        self.keys.wr_epoch.next = self.spd.epoch.val();
-        self.routes.key_valid.next = self.sptx.route_key.val();
-        self.routes.key0.next = self.spd.key.val();
-        self.routes.key1.next = self.spd.secret1.val();
+        // Key table: writes from KEY_WRITE (lookups: the executor's next frame, below); the
+        // route check's secret from ROUTE_KEY.
+        KeyWriteIn::join(&mut self.keys.wr, &mut self.sptx.keys);
+        RouteKeyIn::join(&mut self.routes.key, &mut self.sptx.routes);
         // ---- The word accesses' data path (`WordAccess`): the word read at `pa1` in SData,
         // written back from the ALU (SAlu) or Append's placement (its tail word), or an
         // offload's block.
@@ -211,16 +192,12 @@ impl Logic for FastpathTop {
         self.wa.alu_new.next = self.sync.alu_new.val();
         self.wa.new_tail.next = self.apl.placed.new_tail.val();
         self.wa.tail_pa.next = self.apl.tail_word_pa.val();
-        self.wa.block.next = self.xs.exec.writing.val();
-        self.wa.block_data.next = self.xs.wdata.val();
-        self.wa.block_strb.next = self.xs.wstrb.val();
+        BlockWriteIn::join(&mut self.wa.block, &mut self.xs.block);
         // Append's placement: the tail word as it arrives in SData (below).
         PlacePort::join(&mut self.apl.exec, &mut self.exec.placer);
         self.apl.tail.next = self.wa.old.val();
-        self.sync.alu_op.next = self.dec.fields.opcode.val();
+        RequestFieldsIn::join(&mut self.sync.req, &mut self.dec.fields);
         self.sync.alu_old.next = self.wa.old.val();
-        self.sync.alu_arg0.next = self.dec.fields.arg0.val();
-        self.sync.alu_arg1.next = self.dec.fields.arg1.val();
         self.sync.alu_eq.next = self.wa.old_eq.val();
         // ---- Write-data stage (`WriteData`): streams the W beats of a write whose bursts the
         // executor has addressed, from the frame's wbuf slot, while the executor goes on. It
@@ -290,8 +267,7 @@ impl Logic for FastpathTop {
         // ---- The ordering rules (`Ordering`): what the executor's accesses wait for.
         self.order.reset.next = self.reset.val();
         self.order.w_busy.next = self.w_busy.val();
-        self.order.reads_idle.next = self.r_idle.val();
-        self.order.b_valid.next = self.dram.b_done.val();
+        DramEventsIn::join(&mut self.order.dram, &mut self.dram.order);
 
         // ---- Transmit stage (`Transmit`): the network TX port and the txbuf read port.
         self.xmit.reset.next = self.reset.val();
@@ -327,10 +303,9 @@ impl Logic for FastpathTop {
         RouteVerdictIn::join(&mut self.exec.routes, &mut self.routes.verdict);
         self.exec.sp_tx_valid.next = self.sp_tx_valid.val();
         DescTakenIn::join(&mut self.exec.desc, &mut self.spd.taken);
-        self.exec.h_va.next = self.dec.fields.va.val();
+        RequestFieldsIn::join(&mut self.exec.req, &mut self.dec.fields);
         // The packet's first byte, summed by the look-ahead as the header arrived.
         AheadUse::join(&mut self.exec.ahead, &mut self.la.slot);
-        self.exec.h_plen.next = self.dec.fields.payload_len.val();
         self.exec.h_durable.next = self.dec.durable.val();
         OrderClearIn::join(&mut self.exec.order, &mut self.order.clear);
         // Its AR and AW requests (a read's bursts or an atomic's word, never while a walk is
@@ -342,14 +317,12 @@ impl Logic for FastpathTop {
         self.exec.w_busy.next = self.w_busy.val();
         self.exec.beat_done.next = self.bw.done.val();
         self.exec.alu_write.next = self.sync.alu_write.val();
-        self.exec.word_old.next = self.wa.old.val();
         AppendPlacedIn::join(&mut self.exec.place, &mut self.apl.placed);
         self.exec.sp_rx_room.next = self.sp_rx_room.val();
         self.exec.sp_rx_ready.next = self.sp_rx_ready.val();
         // A write burst ends: a page-table write (fault write-back, PTE_WRITE: the executor's
         // own one-beat writes for the translate stage / in SpPte) or a data write (write, atomic,
         // Append).
-        self.order.w_done.next = self.dram.w_done.val();
         self.order.w_page_table.next =
             (self.tr.pte_write.val() | self.exec.beat_pte.val()) & !self.w_busy.val();
         // ---- The executor's slots (`SlotQueue`): done with a request, it releases its slot
@@ -392,7 +365,6 @@ impl Logic for FastpathTop {
         // header arrived.
         self.tr.start_looked.next = self.exec.ahead.lookup.val();
         self.tr.start_ahead.next = self.exec.ahead.lookup.val();
-        self.tr.ahead_ok.next = self.la.use_hash_ok.val();
-        self.tr.ahead_hash.next = self.la.use_hash.val();
+        PageHashIn::join(&mut self.tr.hashed, &mut self.la.use_hash);
     }
 }

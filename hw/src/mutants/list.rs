@@ -123,8 +123,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$sync",
-                find: "alu_new = alu_old + alu_arg0;",
-                replace: "alu_new = {alu_old[63:32], alu_old[31:0] + alu_arg0[31:0]};",
+                find: "alu_new = alu_old + req$arg0;",
+                replace: "alu_new = {alu_old[63:32], alu_old[31:0] + req$arg0[31:0]};",
             },
         ],
     },
@@ -291,8 +291,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top",
-                find: "keys$wr_valid = sptx$key_write;",
-                replace: "keys$wr_valid = 1'b0;",
+                find: "keys$wr$valid = sptx$keys$valid;",
+                replace: "keys$wr$valid = 1'b0;",
             },
         ],
     },

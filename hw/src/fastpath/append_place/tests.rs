@@ -61,9 +61,9 @@ fn placement_follows_replog_place() {
         };
         let pa = r.next();
         let lane = 8 * r.below(8);
-        b.uut.va.next = va.to_bits();
-        b.uut.capacity.next = capacity.to_bits();
-        b.uut.len.next = (len as u64).to_bits();
+        b.uut.req.va.next = va.to_bits();
+        b.uut.req.arg0.next = capacity.to_bits();
+        b.uut.req.total_len.next = (len as u64).to_bits();
         // The request's fields hold from the cycle before the load (the room is registered),
         // as the executor's do from Dispatch on; the last request's result holds meanwhile.
         b.uut.exec.load.next = false;

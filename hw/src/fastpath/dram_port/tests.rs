@@ -110,8 +110,8 @@ fn every_handshake_is_the_granted_clients() {
         u.axi.rlast.next = rlast;
         u.axi.rdata.next = bytes_to_bits(&rdata);
         u.axi.bvalid.next = bvalid;
-        u.reads_ready.next = reads_ready;
-        u.reads_idle.next = reads_idle;
+        u.reads_r.ready.next = reads_ready;
+        u.reads_r.idle.next = reads_idle;
         u.word_sample.next = word_sample;
         assert!(simulate(&mut u, 1000));
 
@@ -150,6 +150,8 @@ fn every_handshake_is_the_granted_clients() {
             u.axi.rready.val(),
             reads_ready || (reads_idle && (walk_ar.own || word_sample))
         );
+        assert_eq!(u.reads_r.valid.val(), rvalid);
+        assert_eq!(u.reads_r.data.val(), bytes_to_bits::<512>(&rdata));
         assert_eq!(u.idle_r.valid.val(), rvalid && reads_idle);
         assert_eq!(u.idle_r.data.val(), bytes_to_bits::<512>(&rdata));
         assert_eq!(u.idle_r.last.val(), rlast);
@@ -201,12 +203,13 @@ fn every_handshake_is_the_granted_clients() {
                 || (stream_w.own && stream_w.valid && u.stream_w.ready.val());
             assert_eq!(w_port, fires, "W handshakes differ");
         }
-        assert_eq!(u.w_done.val(), w_port && u.axi.wlast.val());
+        assert_eq!(u.order.w_done.val(), w_port && u.axi.wlast.val());
         w_fires += w_port as u32;
 
         // B: always ready, each response counted.
         assert!(u.axi.bready.val());
-        assert_eq!(u.b_done.val(), bvalid);
+        assert_eq!(u.order.b_done.val(), bvalid);
+        assert_eq!(u.order.reads_idle.val(), reads_idle);
     }
     // The draw reaches every case it checks.
     assert!(ar_fires > 2_000 && aw_fires > 2_000 && w_fires > 2_000);

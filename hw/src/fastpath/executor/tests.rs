@@ -42,9 +42,9 @@ fn bench() -> Bench<Executor> {
     u.desc.header.next = 0.into();
     u.desc.reply_status.next = 0.into();
     u.desc.reply_flags.next = 0.into();
-    u.h_va.next = 0.into();
+    u.req.va.next = 0.into();
     u.ahead.va.next = 0.into();
-    u.h_plen.next = 0.into();
+    u.req.payload_len.next = 0.into();
     u.h_durable.next = false;
     u.ahead.parse_ok.next = true;
     u.ahead.chase_ok.next = false;
@@ -80,7 +80,7 @@ fn bench() -> Bench<Executor> {
     u.ring.verdict.value.next = 0.into();
     u.ring.arg1.next = 0.into();
     u.alu_write.next = false;
-    u.word_old.next = 0.into();
+    u.word.old.next = 0.into();
     u.place.log_full.next = false;
     u.place.past_va.next = false;
     u.place.record_va.next = 0.into();
@@ -287,7 +287,7 @@ fn a_read_translated_ahead_goes_straight_to_its_bursts_and_its_response() {
     let (va, pa, len) = (0x1_2345_0010u64, 0x40_0000u64, 200u64);
     offer(&mut b, Opcode::Read, 0, va & 63);
     let u = &mut b.uut;
-    u.h_va.next = va.to_bits();
+    u.req.va.next = va.to_bits();
     u.ahead.rw.next = true;
     u.ahead.read_ok.next = true;
     u.ahead.ok.next = true;
@@ -333,7 +333,7 @@ fn a_long_read_goes_on_with_its_next_packet() {
     let (va, pa) = (0x8000u64, 0x10_0000u64);
     offer(&mut b, Opcode::Read, 0, 0);
     let u = &mut b.uut;
-    u.h_va.next = va.to_bits();
+    u.req.va.next = va.to_bits();
     u.ahead.rw.next = true;
     u.ahead.read_ok.next = true;
     u.ahead.ok.next = true;
@@ -376,9 +376,9 @@ fn a_write_missing_the_look_ahead_is_translated_then_handed_to_the_write_data_st
     let (va, pa, plen) = (0x3000u64 + PAGE - 40, 0x9_0000u64, 100u64);
     offer(&mut b, Opcode::Write, 0, va & 63);
     let u = &mut b.uut;
-    u.h_va.next = va.to_bits();
+    u.req.va.next = va.to_bits();
     u.ahead.va.next = va.to_bits();
-    u.h_plen.next = plen.to_bits();
+    u.req.payload_len.next = plen.to_bits();
     u.ahead.rw.next = true;
     u.ahead.write_ok.next = true;
     u.ahead.write_in_va.next = true;
@@ -458,7 +458,7 @@ fn a_durable_write_without_a_persistence_domain_is_unsupported() {
     offer(&mut b, Opcode::Write, 0, 0);
     let u = &mut b.uut;
     u.h_durable.next = true;
-    u.h_plen.next = 64.into();
+    u.req.payload_len.next = 64.into();
     u.ahead.rw.next = true;
     u.ahead.write_ok.next = true;
     u.ahead.write_in_va.next = true;
@@ -477,7 +477,7 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     // Replayed from the ring: the recorded answer, nothing executes.
     offer(&mut b, Opcode::FetchAdd, 0, va & 63);
     let u = &mut b.uut;
-    u.h_va.next = va.to_bits();
+    u.req.va.next = va.to_bits();
     u.ahead.atomic_ok.next = true;
     b.settle();
     assert!(b.uut.ring.lookup.val());
@@ -572,7 +572,7 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     b.uut.r_word.next = true;
     b.tick();
     b.uut.r_word.next = false;
-    b.uut.word_old.next = 41.into();
+    b.uut.word.old.next = 41.into();
     b.uut.alu_write.next = true;
     b.settle();
     assert_eq!(b.uut.state(), State::SAlu);

@@ -182,7 +182,7 @@ impl Logic for Executor {
         self.ring.skip.next = false;
         self.ring.record.next = false;
         self.ring.rec_status.next = self.st_ok.val();
-        self.ring.rec_value.next = self.word_old.val();
+        self.ring.rec_value.next = self.word.old.val();
         self.ring.rec_arg1.next = 0.into();
         self.word.alu_load.next = false;
         self.word.tail_load.next = false;
@@ -248,8 +248,8 @@ impl Logic for Executor {
                     // READ: answered one packet per KiB, packet 0 first (each packet of the
                     // answer is a read of its own bytes: RData goes on with the next,
                     // translating as it reaches each page).
-                    self.vaq.d.next = self.h_va.val();
-                    self.o.d.next = self.h_va.val().get_bits::<6>(0);
+                    self.vaq.d.next = self.req.va.val();
+                    self.o.d.next = self.req.va.val().get_bits::<6>(0);
                     self.len.d.next = self.ahead.len.val();
                     self.need.d.next = self.need_read.val();
                     self.rd_i.d.next = 0.into();
@@ -265,13 +265,13 @@ impl Logic for Executor {
                     // The packet's first byte (`Decode::data_va`: exact once the checks hold,
                     // the only case it is used).
                     self.vaq.d.next = self.ahead.va.val();
-                    self.len.d.next = bit_cast::<12, 16>(self.h_plen.val());
+                    self.len.d.next = bit_cast::<12, 16>(self.req.payload_len.val());
                     self.need.d.next = self.need_write.val();
                     self.durable.d.next = self.h_durable.val();
                 }
                 if self.dsp.branch_word.val() {
                     // An atomic's word, or an Append's tail word (read and written as one).
-                    self.vaq.d.next = self.h_va.val();
+                    self.vaq.d.next = self.req.va.val();
                     self.len.d.next = self.atomic_bytes.val();
                     self.need.d.next = self.need_atomic.val();
                 }
@@ -284,7 +284,7 @@ impl Logic for Executor {
                     // packet's first bytes, so straight to the access (`hit_go`).
                     self.hit_go.next = true;
                     self.hit_pa.next = self.ahead.pa.val();
-                    self.hit_len.next = bit_cast::<12, 16>(self.h_plen.val());
+                    self.hit_len.next = bit_cast::<12, 16>(self.req.payload_len.val());
                     self.hit_need.next = self.need_write.val();
                     if self.dsp.branch_read.val() {
                         self.hit_len.next = self.ahead.len.val();
@@ -325,7 +325,7 @@ impl Logic for Executor {
                     self.rs_use_arg0.d.next = false;
                     self.rs_status.d.next = self.st_retry_later.val();
                     self.state.d.next = State::Resp;
-                } else if self.h_va.val().get_bits::<16>(48) != 0 {
+                } else if self.req.va.val().get_bits::<16>(48) != 0 {
                     // Beyond the 48-bit VA space no PTE can match.
                     self.rs_use_arg0.d.next = false;
                     self.rs_status.d.next = self.st_unmapped.val();
@@ -489,7 +489,7 @@ impl Logic for Executor {
             State::SAlu => {
                 self.rs_status.d.next = self.st_ok.val();
                 self.rs_use_arg0.d.next = true;
-                self.rs_arg0.d.next = self.word_old.val();
+                self.rs_arg0.d.next = self.word.old.val();
                 self.word.alu_load.next = true;
                 self.ring.record.next = self.once.q.val();
                 if self.alu_write.val() {

@@ -29,11 +29,11 @@ fn payloads_reach_clio_kv_whole_and_in_order() {
     b.uut.reset.next = false;
     b.settle();
     assert!(!b.uut.kv_en.val(), "no store after reset");
-    b.uut.cfg_load.next = true;
-    b.uut.cfg_pid.next = 7u64.to_bits();
+    b.uut.cfg_at.load.next = true;
+    b.uut.cfg_at.pid.next = 7u64.to_bits();
     b.uut.cfg.status.next = (Status::RetryLater as u64).to_bits();
     b.tick();
-    b.uut.cfg_load.next = false;
+    b.uut.cfg_at.load.next = false;
     b.settle();
     assert!(b.uut.kv_en.val() && b.uut.kv_pid.val().to_u64() == 7);
     let ops = [Opcode::KvGet, Opcode::KvPut, Opcode::KvDelete];

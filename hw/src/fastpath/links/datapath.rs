@@ -227,6 +227,8 @@ pub struct WordUse {
     pub tail_load: Signal<Out, Bit>,
     /// The write-back is Append's tail word.
     pub tail: Signal<Out, Bit>,
+    /// The word read (registered as its beat arrived): an atomic's old value, Append's tail.
+    pub old: Signal<In, Bits<64>>,
 }
 
 /// The word-access path's side of a word's read-modify-write (mate [`WordUse`]).
@@ -243,6 +245,8 @@ pub struct WordPort {
     pub tail_load: Signal<In, Bit>,
     /// The write-back is Append's tail word.
     pub tail: Signal<In, Bit>,
+    /// The word read (registered as its beat arrived): an atomic's old value, Append's tail.
+    pub old: Signal<Out, Bits<64>>,
 }
 
 /// A one-beat DRAM write as its maker lays it out: a PTE (the PTE writer's) or a word or
@@ -422,4 +426,51 @@ pub struct ExecEventsIn {
     pub denied: Signal<In, Bit>,
     /// A look-ahead translation taken in Dispatch (a TLB hit the translate stage did not see).
     pub ahead_hit: Signal<In, Bit>,
+}
+
+/// An offload's 64-byte block write as the offload service holds it (mate [`BlockWriteIn`],
+/// the word-access path's `block`): written as given instead of a word.
+#[derive(LogicInterface, Default)]
+#[join = "BlockWriteIn"]
+pub struct BlockWrite {
+    /// The write under way is the offload's block.
+    pub valid: Signal<Out, Bit>,
+    /// The block, in DRAM lanes.
+    pub data: Signal<Out, Bits<512>>,
+    /// Its byte strobes.
+    pub strb: Signal<Out, Bits<64>>,
+}
+
+/// The word-access path's side of [`BlockWrite`].
+#[derive(LogicInterface, Default)]
+#[join = "BlockWrite"]
+pub struct BlockWriteIn {
+    /// The write under way is the offload's block.
+    pub valid: Signal<In, Bit>,
+    /// The block, in DRAM lanes.
+    pub data: Signal<In, Bits<512>>,
+    /// Its byte strobes.
+    pub strb: Signal<In, Bits<64>>,
+}
+
+/// The look-ahead's hash of the executor's slot's page, `proto::pt_hash(pid, vpn)`, computed
+/// as the header arrived (mate [`PageHashIn`], the translate stage's `hashed`): a miss walks
+/// with it instead of hashing again.
+#[derive(LogicInterface, Default)]
+#[join = "PageHashIn"]
+pub struct PageHash {
+    /// The hash is ready.
+    pub ok: Signal<Out, Bit>,
+    /// The hash (with `ok`).
+    pub value: Signal<Out, Bits<32>>,
+}
+
+/// The translate stage's side of [`PageHash`].
+#[derive(LogicInterface, Default)]
+#[join = "PageHash"]
+pub struct PageHashIn {
+    /// The hash is ready.
+    pub ok: Signal<In, Bit>,
+    /// The hash (with `ok`).
+    pub value: Signal<In, Bits<32>>,
 }

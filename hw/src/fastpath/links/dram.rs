@@ -1,5 +1,5 @@
 //! The DRAM port's links: a client's request on an AXI address channel (AR or AW), a client's
-//! W beats, the R beats a walk reads, and the AXI4 master port itself, all met in the DRAM
+//! W beats, the R beats of the reads and those a walk reads, and the AXI4 master port itself, all met in the DRAM
 //! port's arbiter ([`crate::fastpath::dram_port::DramPort`]).
 // The derive writes `join` and `link`, methods without doc comments.
 #![allow(missing_docs)]
@@ -101,6 +101,60 @@ pub struct RBeatsIn {
     pub data: Signal<In, Bits<512>>,
     /// AXI RLAST.
     pub last: Signal<In, Bit>,
+}
+
+/// The R beats of the reads the read-data stage queued (mate [`ReadBeatsIn`], the stage's
+/// side): it takes them while it is receiving, and says when no read has beats still to come
+/// (the R channel is then a walk's or a word access's).
+#[derive(LogicInterface, Default)]
+#[join = "ReadBeatsIn"]
+pub struct ReadBeats {
+    /// AXI RVALID.
+    pub valid: Signal<Out, Bit>,
+    /// AXI RDATA.
+    pub data: Signal<Out, Bits<512>>,
+    /// The stage takes the beat (AXI RREADY, with the others' use of R).
+    pub ready: Signal<In, Bit>,
+    /// No read's R beats are still to come (none queued, none being received).
+    pub idle: Signal<In, Bit>,
+}
+
+/// The read-data stage's side of [`ReadBeats`].
+#[derive(LogicInterface, Default)]
+#[join = "ReadBeats"]
+pub struct ReadBeatsIn {
+    /// AXI RVALID.
+    pub valid: Signal<In, Bit>,
+    /// AXI RDATA.
+    pub data: Signal<In, Bits<512>>,
+    /// The stage takes the beat (AXI RREADY, with the others' use of R).
+    pub ready: Signal<Out, Bit>,
+    /// No read's R beats are still to come (none queued, none being received).
+    pub idle: Signal<Out, Bit>,
+}
+
+/// What the ordering rules count on the DRAM port (mate [`DramEventsIn`], `Ordering::dram`).
+#[derive(LogicInterface, Default)]
+#[join = "DramEventsIn"]
+pub struct DramEvents {
+    /// A write burst's last W beat is taken this cycle.
+    pub w_done: Signal<Out, Bit>,
+    /// A B response is taken this cycle (B is always ready).
+    pub b_done: Signal<Out, Bit>,
+    /// No read has R beats still to come (the read-data stage's `r.idle`).
+    pub reads_idle: Signal<Out, Bit>,
+}
+
+/// The ordering rules' side of [`DramEvents`].
+#[derive(LogicInterface, Default)]
+#[join = "DramEvents"]
+pub struct DramEventsIn {
+    /// A write burst's last W beat is taken this cycle.
+    pub w_done: Signal<In, Bit>,
+    /// A B response is taken this cycle (B is always ready).
+    pub b_done: Signal<In, Bit>,
+    /// No read has R beats still to come (the read-data stage's `r.idle`).
+    pub reads_idle: Signal<In, Bit>,
 }
 
 /// An AXI4 master port with a 512-bit data bus, INCR bursts only (no id, size, burst, cache,

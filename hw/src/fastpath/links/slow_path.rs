@@ -1,13 +1,15 @@
 //! The links of the slow path's descriptors and notices: a TX descriptor's kind and fields to the
-//! blocks that act on it (the slow-path TX block, the PTE writer, the extend port), and a fault's
-//! PTE and PAGE_MAPPED page from the translate stage.
+//! blocks that act on it (the slow-path TX block, the PTE writer, the extend port), the actions
+//! the slow-path TX block hands on (a key, a route key, the ring's release and share, a free
+//! frame, Clio-KV's configuration), and a fault's PTE and PAGE_MAPPED page from the translate
+//! stage.
 // The derive writes `join` and `link`, methods without doc comments.
 #![allow(missing_docs)]
 
 use rust_hdl::prelude::*;
 
-/// The held TX descriptor as the slow-path TX block acts on it: its kind and the
-/// invalidation's fields (mate [`DescKind`]).
+/// The held TX descriptor as the slow-path TX block acts on it: its kind and fields (mate
+/// [`DescKind`]).
 #[derive(LogicInterface, Default)]
 #[join = "DescKind"]
 pub struct DescKindIn {
@@ -35,10 +37,19 @@ pub struct DescKindIn {
     pub vpn: Signal<In, Bits<36>>,
     /// TLB_INVALIDATE's vpn has no bits beyond `VPN_BITS` (else it can match nothing).
     pub vpn_fits: Signal<In, Bit>,
+    /// KEY_WRITE's key, ROUTE_KEY's first half.
+    pub key: Signal<In, Bits<64>>,
+    /// KEY_WRITE's epoch.
+    pub epoch: Signal<In, Bits<16>>,
+    /// ROUTE_KEY's second half.
+    pub secret1: Signal<In, Bits<64>>,
+    /// RING_SHARE's share.
+    pub share: Signal<In, Bits<8>>,
+    /// FREE_PAGE's frame.
+    pub pfn: Signal<In, Bits<40>>,
 }
 
-/// The held TX descriptor's kind and the fields an invalidation needs, decoded (mate
-/// [`DescKindIn`]).
+/// The held TX descriptor's kind and fields, decoded (mate [`DescKindIn`]).
 #[derive(LogicInterface, Default)]
 #[join = "DescKindIn"]
 pub struct DescKind {
@@ -66,6 +77,16 @@ pub struct DescKind {
     pub vpn: Signal<Out, Bits<36>>,
     /// TLB_INVALIDATE's vpn has no bits beyond `VPN_BITS` (else it can match nothing).
     pub vpn_fits: Signal<Out, Bit>,
+    /// KEY_WRITE's key, ROUTE_KEY's first half.
+    pub key: Signal<Out, Bits<64>>,
+    /// KEY_WRITE's epoch.
+    pub epoch: Signal<Out, Bits<16>>,
+    /// ROUTE_KEY's second half.
+    pub secret1: Signal<Out, Bits<64>>,
+    /// RING_SHARE's share.
+    pub share: Signal<Out, Bits<8>>,
+    /// FREE_PAGE's frame.
+    pub pfn: Signal<Out, Bits<40>>,
 }
 
 /// A PTE_WRITE descriptor's PTE as the slow-path TX block acts on it (mate [`PteDecoded`]).
@@ -243,4 +264,124 @@ pub struct TxActPort {
     pub to_pte: Signal<Out, Bit>,
     /// A REPLY the executor sends as a payload-less response.
     pub reply: Signal<Out, Bit>,
+}
+
+/// A KEY_WRITE from the slow path: a RAS's key and epoch (zero key: removed) (mate [`KeyWriteIn`], the key check's `wr`).
+#[derive(LogicInterface, Default)]
+#[join = "KeyWriteIn"]
+pub struct KeyWrite {
+    /// A KEY_WRITE (one-cycle pulse).
+    pub valid: Signal<Out, Bit>,
+    /// The RAS.
+    pub pid: Signal<Out, Bits<16>>,
+    /// Its key (0 removes the RAS).
+    pub key: Signal<Out, Bits<64>>,
+    /// Its epoch (0: not fenced).
+    pub epoch: Signal<Out, Bits<16>>,
+}
+
+/// The key check's side of [`KeyWrite`].
+#[derive(LogicInterface, Default)]
+#[join = "KeyWrite"]
+pub struct KeyWriteIn {
+    /// A KEY_WRITE (one-cycle pulse).
+    pub valid: Signal<In, Bit>,
+    /// The RAS.
+    pub pid: Signal<In, Bits<16>>,
+    /// Its key (0 removes the RAS).
+    pub key: Signal<In, Bits<64>>,
+    /// Its epoch (0: not fenced).
+    pub epoch: Signal<In, Bits<16>>,
+}
+
+/// A ROUTE_KEY from the slow path: the route cookies' SipHash key (mate [`RouteKeyIn`], the route check's `key`).
+#[derive(LogicInterface, Default)]
+#[join = "RouteKeyIn"]
+pub struct RouteKey {
+    /// A ROUTE_KEY (one-cycle pulse).
+    pub valid: Signal<Out, Bit>,
+    /// The key's first half.
+    pub key0: Signal<Out, Bits<64>>,
+    /// The key's second half.
+    pub key1: Signal<Out, Bits<64>>,
+}
+
+/// The route check's side of [`RouteKey`].
+#[derive(LogicInterface, Default)]
+#[join = "RouteKey"]
+pub struct RouteKeyIn {
+    /// A ROUTE_KEY (one-cycle pulse).
+    pub valid: Signal<In, Bit>,
+    /// The key's first half.
+    pub key0: Signal<In, Bits<64>>,
+    /// The key's second half.
+    pub key1: Signal<In, Bits<64>>,
+}
+
+/// The slow path's changes to the idempotence ring: a RING_RELEASE of the ring key's member (or, with client 0, its whole RAS), a RING_SHARE (mate [`RingControlIn`], the sync unit's `ctl`).
+#[derive(LogicInterface, Default)]
+#[join = "RingControlIn"]
+pub struct RingControl {
+    /// A RING_RELEASE (one-cycle pulse).
+    pub release: Signal<Out, Bit>,
+    /// A RING_SHARE (one-cycle pulse).
+    pub share_set: Signal<Out, Bit>,
+    /// Entries one member may hold (0: no limit), with `share_set`.
+    pub share: Signal<Out, Bits<8>>,
+}
+
+/// The sync unit's side of [`RingControl`].
+#[derive(LogicInterface, Default)]
+#[join = "RingControl"]
+pub struct RingControlIn {
+    /// A RING_RELEASE (one-cycle pulse).
+    pub release: Signal<In, Bit>,
+    /// A RING_SHARE (one-cycle pulse).
+    pub share_set: Signal<In, Bit>,
+    /// Entries one member may hold (0: no limit), with `share_set`.
+    pub share: Signal<In, Bits<8>>,
+}
+
+/// A FREE_PAGE's frame for the page-fault unit's free list, and whether the list is full (mate [`FreePageIn`], the translate stage's `fp`).
+#[derive(LogicInterface, Default)]
+#[join = "FreePageIn"]
+pub struct FreePage {
+    /// A frame goes to the free list (one-cycle pulse; never while `full`).
+    pub valid: Signal<Out, Bit>,
+    /// The frame.
+    pub pfn: Signal<Out, Bits<40>>,
+    /// The free list is full.
+    pub full: Signal<In, Bit>,
+}
+
+/// The translate stage's side of [`FreePage`].
+#[derive(LogicInterface, Default)]
+#[join = "FreePage"]
+pub struct FreePageIn {
+    /// A frame goes to the free list (one-cycle pulse; never while `full`).
+    pub valid: Signal<In, Bit>,
+    /// The frame.
+    pub pfn: Signal<In, Bits<40>>,
+    /// The free list is full.
+    pub full: Signal<Out, Bit>,
+}
+
+/// A KV_CONFIG for the extend path: load the store's configuration (`KvConfig`) for the RAS `pid` (mate [`KvLoadIn`], the extend port's `cfg_at`).
+#[derive(LogicInterface, Default)]
+#[join = "KvLoadIn"]
+pub struct KvLoad {
+    /// A KV_CONFIG (one-cycle pulse).
+    pub load: Signal<Out, Bit>,
+    /// The store's RAS.
+    pub pid: Signal<Out, Bits<16>>,
+}
+
+/// The extend port's side of [`KvLoad`].
+#[derive(LogicInterface, Default)]
+#[join = "KvLoad"]
+pub struct KvLoadIn {
+    /// A KV_CONFIG (one-cycle pulse).
+    pub load: Signal<In, Bit>,
+    /// The store's RAS.
+    pub pid: Signal<In, Bits<16>>,
 }

@@ -210,10 +210,11 @@ fn accesses_are_translated_and_end_with_their_status() {
             "#{i}"
         );
         assert_eq!(b.uut.exec.writing.val(), write, "#{i}");
+        assert_eq!(b.uut.block.valid.val(), write, "#{i}");
         assert_eq!(b.uut.own.val(), own, "#{i}");
         if write {
-            assert_eq!(crate::util::bits_to_bytes(b.uut.wdata.val()), wdata);
-            assert_eq!(b.uut.wstrb.val().to_u64(), wstrb);
+            assert_eq!(crate::util::bits_to_bytes(b.uut.block.data.val()), wdata);
+            assert_eq!(b.uut.block.strb.val().to_u64(), wstrb);
         }
         for _ in 0..r.below(4) {
             b.tick();

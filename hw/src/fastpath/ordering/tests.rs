@@ -37,11 +37,11 @@ fn run(seed: u64, cycles: u64, max_out: usize) -> (u64, u64) {
         if r.below(6) == 0 {
             reads_idle = !reads_idle;
         }
-        b.uut.w_done.next = w_done;
+        b.uut.dram.w_done.next = w_done;
         b.uut.w_page_table.next = w_pt;
-        b.uut.b_valid.next = b_valid;
+        b.uut.dram.b_done.next = b_valid;
         b.uut.w_busy.next = w_busy;
-        b.uut.reads_idle.next = reads_idle;
+        b.uut.dram.reads_idle.next = reads_idle;
         b.settle();
         let data_out = out.iter().any(|&pt| !pt);
         let pt_out = out.iter().any(|&pt| pt);

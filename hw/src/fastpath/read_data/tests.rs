@@ -102,8 +102,8 @@ fn run(seed: u64, jobs: usize, max_payload: u64, only_every: u64, eager: bool) -
         let last_now = send_now && sending.as_ref().is_some_and(|s| beat + 1 == s.2);
         b.uut.xmit_free.next = sending.is_none() || last_now;
         let r_valid = !dram.is_empty() && (eager || r.below(3) != 0);
-        b.uut.r_valid.next = r_valid;
-        b.uut.r_data.next = bytes_to_bits(dram.front().unwrap_or(&[0u8; 64]));
+        b.uut.r.valid.next = r_valid;
+        b.uut.r.data.next = bytes_to_bits(dram.front().unwrap_or(&[0u8; 64]));
         let offer = !todo.is_empty() && (eager || r.below(2) == 0);
         b.uut.job.valid.next = offer;
         if let Some(j) = todo.front() {
@@ -118,7 +118,7 @@ fn run(seed: u64, jobs: usize, max_payload: u64, only_every: u64, eager: bool) -
         // `reads_idle`: no read has R beats to come (its address is out once its job is
         // offered and taken).
         assert_eq!(
-            b.uut.reads_idle.val(),
+            b.uut.r.idle.val(),
             dram.is_empty(),
             "reads_idle at cycle {cycles}"
         );
@@ -159,7 +159,7 @@ fn run(seed: u64, jobs: usize, max_payload: u64, only_every: u64, eager: bool) -
             sending = Some((beat0, b.uut.tx.slot.val(), len.div_ceil(64), route));
             beat = 0;
         }
-        if r_valid && b.uut.r_ready.val() {
+        if r_valid && b.uut.r.ready.val() {
             dram.pop_front();
         }
         if offer && b.uut.job.ready.val() {

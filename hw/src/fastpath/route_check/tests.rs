@@ -81,13 +81,13 @@ fn verdicts_follow_the_rule_under_the_latest_secret() {
     );
     let mut secret = RouteSecret([rng.next(), rng.next()]);
     let key = |b: &mut Bench<RouteCheck>, s: RouteSecret| {
-        b.uut.key_valid.next = true;
-        b.uut.key0.next = s.0[0].to_bits();
-        b.uut.key1.next = s.0[1].to_bits();
+        b.uut.key.valid.next = true;
+        b.uut.key.key0.next = s.0[0].to_bits();
+        b.uut.key.key1.next = s.0[1].to_bits();
     };
     key(&mut b, secret);
     b.tick();
-    b.uut.key_valid.next = false;
+    b.uut.key.valid.next = false;
     // Per slot: the frame presented (route index, cookie, needs the check), the cycle it came in.
     let mut slot: [Option<(usize, u32, bool, u64)>; 4] = [None; 4];
     let (mut decided, mut passed, mut rekeys, mut free) = (0, 0, 0, 0);
@@ -103,7 +103,7 @@ fn verdicts_follow_the_rule_under_the_latest_secret() {
     for cycle in 0..20_000u64 {
         let r = rng.next();
         b.uut.hdr.valid.next = false;
-        b.uut.key_valid.next = false;
+        b.uut.key.valid.next = false;
         if r % 5 < 2 {
             let k = (r >> 8) as usize % 4;
             let ri = (r >> 16) as usize % rs.len();

@@ -135,13 +135,13 @@ fn descriptors_decode_and_encode_as_proto() {
                 assert_eq!(u.kind.vpn_fits.val(), vpn >> 36 == 0, "descriptor {i}");
                 assert_eq!(u.kind.vpn.val().to_u64(), vpn & ((1 << 36) - 1));
             }
-            Descriptor::FreePage { pfn } => assert_eq!(u.pfn.val().to_u64(), pfn),
+            Descriptor::FreePage { pfn } => assert_eq!(u.kind.pfn.val().to_u64(), pfn),
             Descriptor::KeyWrite { pid, key, epoch } => {
                 assert_eq!(
                     (
                         u.kind.pid.val().to_u64(),
-                        u.key.val().to_u64(),
-                        u.epoch.val().to_u64()
+                        u.kind.key.val().to_u64(),
+                        u.kind.epoch.val().to_u64()
                     ),
                     (pid as u64, key, epoch as u64)
                 );
@@ -151,7 +151,7 @@ fn descriptors_decode_and_encode_as_proto() {
             }
             Descriptor::RouteKey { secret } => {
                 assert_eq!(
-                    [u.key.val().to_u64(), u.secret1.val().to_u64()],
+                    [u.kind.key.val().to_u64(), u.kind.secret1.val().to_u64()],
                     secret,
                     "descriptor {i}"
                 );

@@ -17,11 +17,12 @@ fn each_kind_does_its_one_thing() {
     b.tick();
     b.uut.reset.next = false;
     let mut pending: Option<Update> = None;
-    let mut seen = [0u32; 10];
+    let mut seen = [0u32; 11];
     for cycle in 0..20_000 {
         let act = r.below(4) != 0;
-        // Kind 0..7 as SlowPathDesc's flags (8 = ROUTE_KEY), 7 = unknown (no flag).
-        let kind = r.below(9);
+        // Kind 0..7 as SlowPathDesc's flags (8 = ROUTE_KEY, 9 = RING_SHARE), 7 = unknown (no
+        // flag).
+        let kind = r.below(10);
         let (pid, vpn, fits) = (r.below(1 << 16), r.below(1 << 36), r.below(3) != 0);
         let (pte_ok, pte_inval, pte_alloc) = (r.below(3) != 0, r.below(2) == 0, r.below(2) == 0);
         let (ppid, pvpn, ppfn, pperms) = (
@@ -45,6 +46,19 @@ fn each_kind_does_its_one_thing() {
             f.next = kind == k as u64;
         }
         u.desc.route_key.next = kind == 8;
+        u.desc.ring_share.next = kind == 9;
+        let (key, epoch, secret1, share, pfn) = (
+            r.next(),
+            r.below(1 << 16),
+            r.next(),
+            r.below(256),
+            r.below(1 << 40),
+        );
+        u.desc.key.next = key.to_bits();
+        u.desc.epoch.next = epoch.to_bits();
+        u.desc.secret1.next = secret1.to_bits();
+        u.desc.share.next = share.to_bits();
+        u.desc.pfn.next = pfn.to_bits();
         u.exec.act.next = act;
         u.desc.pid.next = pid.to_bits();
         u.desc.vpn.next = vpn.to_bits();
@@ -56,7 +70,7 @@ fn each_kind_does_its_one_thing() {
         u.pte.pfn.next = ppfn.to_bits();
         u.pte.perms.next = pperms.to_bits();
         u.pte.alloc.next = pte_alloc;
-        u.fp_full.next = fp_full;
+        u.free.full.next = fp_full;
         b.settle();
         let u = &b.uut;
         let at = format!("cycle {cycle}: kind {kind} act {act}");
@@ -83,12 +97,31 @@ fn each_kind_does_its_one_thing() {
         }
         let does = |k: u64| act && kind == k;
         assert_eq!(u.exec.to_pte.val(), does(0) && pte_ok, "{at}: to_pte");
-        assert_eq!(u.free_page.val(), does(2) && !fp_full, "{at}: free_page");
-        assert_eq!(u.key_write.val(), does(3), "{at}: key_write");
-        assert_eq!(u.kv_config.val(), does(4), "{at}: kv_config");
-        assert_eq!(u.ring_release.val(), does(5), "{at}: ring_release");
+        assert_eq!(u.free.valid.val(), does(2) && !fp_full, "{at}: free_page");
+        assert_eq!(u.keys.valid.val(), does(3), "{at}: key_write");
+        assert_eq!(u.kv.load.val(), does(4), "{at}: kv_config");
+        assert_eq!(u.ring.release.val(), does(5), "{at}: ring_release");
         assert_eq!(u.exec.reply.val(), does(6), "{at}: reply");
-        assert_eq!(u.route_key.val(), does(8), "{at}: route_key");
+        assert_eq!(u.routes.valid.val(), does(8), "{at}: route_key");
+        assert_eq!(u.ring.share_set.val(), does(9), "{at}: ring_share");
+        // Each action carries its descriptor's fields.
+        assert_eq!(u.free.pfn.val().to_u64(), pfn, "{at}: frame");
+        assert_eq!(
+            (
+                u.keys.pid.val().to_u64(),
+                u.keys.key.val().to_u64(),
+                u.keys.epoch.val().to_u64()
+            ),
+            (pid, key, epoch),
+            "{at}: key write"
+        );
+        assert_eq!(u.kv.pid.val().to_u64(), pid, "{at}: store's RAS");
+        assert_eq!(u.ring.share.val().to_u64(), share, "{at}: share");
+        assert_eq!(
+            (u.routes.key0.val().to_u64(), u.routes.key1.val().to_u64()),
+            (key, secret1),
+            "{at}: route key"
+        );
         pending = if does(0) && pte_ok {
             Some((pte_inval, ppid, pvpn, Some((ppfn, pperms, pte_alloc))))
         } else if does(1) && fits {
@@ -96,7 +129,7 @@ fn each_kind_does_its_one_thing() {
         } else {
             None
         };
-        seen[if act { kind as usize } else { 9 }] += 1;
+        seen[if act { kind as usize } else { 10 }] += 1;
         b.tick();
     }
     assert!(seen.iter().all(|&n| n > 1000), "kinds seen: {seen:?}");

@@ -182,7 +182,7 @@ struct Cur {
     pte: Option<(u64, [u8; PTE_BYTES])>,
     notices: u32,
     inserted: bool,
-    /// Hashed ahead: the cycle its hash is ready (`ahead_ok`).
+    /// Hashed ahead: the cycle its hash is ready (`hashed.ok`).
     ahead: Option<u64>,
     /// A bucket read went out.
     walked: bool,
@@ -258,14 +258,14 @@ fn translations_match_the_page_table() {
         b.uut.exec.start.next = false;
         b.uut.start_looked.next = false;
         b.uut.exec.hit_take.next = false;
-        b.uut.fp_valid.next = false;
+        b.uut.fp.valid.next = false;
         b.uut.start_ahead.next = false;
-        b.uut.ahead_ok.next = false;
+        b.uut.hashed.ok.next = false;
         if let Some(c) = &cur {
             b.uut.pid.next = (c.pid as u64).to_bits();
             b.uut.exec.need.next = (c.need as u64).to_bits();
-            b.uut.ahead_ok.next = c.ahead.is_some_and(|t| cycle >= t);
-            b.uut.ahead_hash.next = (clio_proto::pt_hash::pt_hash(c.pid, c.vpn) as u64).to_bits();
+            b.uut.hashed.ok.next = c.ahead.is_some_and(|t| cycle >= t);
+            b.uut.hashed.value.next = (clio_proto::pt_hash::pt_hash(c.pid, c.vpn) as u64).to_bits();
         }
         b.settle();
         // The page-fault unit's TLB insert: the translation's under way, or (the cycle after)
@@ -412,8 +412,8 @@ fn translations_match_the_page_table() {
                 room = !room || r.below(4) == 0;
             }
             if w.free.len() < 30 && r.below(if w.free.is_empty() { 8 } else { 3 }) == 0 {
-                b.uut.fp_valid.next = true;
-                b.uut.fp_pfn.next = next_frame.to_bits();
+                b.uut.fp.valid.next = true;
+                b.uut.fp.pfn.next = next_frame.to_bits();
                 w.free.push_back(next_frame);
                 next_frame += 1;
             }
@@ -421,7 +421,7 @@ fn translations_match_the_page_table() {
         // A new translation: from idle, or in the cycle the last one is done (not in the cycle
         // a walked page is taken as a hit: the executor then goes to the access, and `pid` and
         // `need` hold for the page-fault unit's insert).
-        if cur.is_none() && taken_walk.is_none() && r.below(3) != 0 && !b.uut.fp_valid.val() {
+        if cur.is_none() && taken_walk.is_none() && r.below(3) != 0 && !b.uut.fp.valid.val() {
             let pid = 1 + r.below(3) as u16;
             let vpn = r.below(52);
             let va = vpn << SHIFT | r.below(1 << SHIFT);
@@ -439,8 +439,8 @@ fn translations_match_the_page_table() {
             b.uut.exec.start.next = true;
             b.uut.start_looked.next = issue;
             b.uut.start_ahead.next = ahead.is_some();
-            b.uut.ahead_ok.next = ahead == Some(cycle);
-            b.uut.ahead_hash.next = (clio_proto::pt_hash::pt_hash(pid, vpn) as u64).to_bits();
+            b.uut.hashed.ok.next = ahead == Some(cycle);
+            b.uut.hashed.value.next = (clio_proto::pt_hash::pt_hash(pid, vpn) as u64).to_bits();
             b.uut.exec.start_va.next = va.to_bits();
             if issue {
                 // Dispatch's own lookup of the page, this cycle (the stage issues none).
@@ -518,8 +518,8 @@ fn translations_match_the_page_table() {
         } else {
             pte_held = 0;
         }
-        if u.fp_valid.val() {
-            assert!(!u.fp_full.val());
+        if u.fp.valid.val() {
+            assert!(!u.fp.full.val());
         }
         // The fault's frame leaves the FIFO with the page-fault unit's answer.
         if u.pte.load.val() && cur.as_ref().is_some_and(|c| c.want.fault.is_some()) {

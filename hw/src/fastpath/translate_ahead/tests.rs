@@ -261,13 +261,13 @@ fn look_ahead_at(shift: u32) {
                     // the latest, and then `proto::pt_hash` of that lookup's key.
                     let due = arrived[head] + crate::hash_unit::HASH_LATENCY as u64 + 1;
                     assert!(
-                        b.uut.use_hash_ok.val() || cycle < due,
+                        b.uut.use_hash.ok.val() || cycle < due,
                         "cycle {cycle} slot {head}: no hash {} cycles after the header",
                         cycle - arrived[head]
                     );
-                    if b.uut.use_hash_ok.val() {
+                    if b.uut.use_hash.ok.val() {
                         assert_eq!(
-                            b.uut.use_hash.val().to_u64(),
+                            b.uut.use_hash.value.val().to_u64(),
                             clio_proto::pt_hash::pt_hash(q.pid, vpn) as u64,
                             "cycle {cycle} slot {head}: the page hash of {q:?}"
                         );
@@ -471,9 +471,9 @@ fn a_refilled_slot_never_offers_the_earlier_frames_hash() {
         let mut seen = false;
         for c in 0..20 {
             b.settle();
-            if b.uut.use_hash_ok.val() {
+            if b.uut.use_hash.ok.val() {
                 assert_eq!(
-                    b.uut.use_hash.val().to_u64(),
+                    b.uut.use_hash.value.val().to_u64(),
                     want,
                     "#{i}: cycle {c} after the refill (gap {gap}): the earlier frame's hash"
                 );

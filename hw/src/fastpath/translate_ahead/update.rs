@@ -403,8 +403,8 @@ impl Logic for TranslateAhead {
         self.slot.append_ok.next = false;
         self.slot.atomic_ok.next = false;
         self.slot.chase_ok.next = false;
-        self.use_hash_ok.next = false;
-        self.use_hash.next = 0.into();
+        self.use_hash.ok.next = false;
+        self.use_hash.value.next = 0.into();
         for k in 0..4 {
             if self.queue.slot.val() == k.to_bits::<2>() {
                 self.slot.ok.next = self.e_ok.q.val().get_bit(k);
@@ -421,10 +421,10 @@ impl Logic for TranslateAhead {
                 self.slot.chase_ok.next = self.s_chase_ok.q.val().get_bit(k);
                 self.slot.va.next = self.s_va[k].q.val();
                 // (Or the hash coming out for it this cycle.)
-                self.use_hash_ok.next = self.s_hok.q.val().get_bit(k) | self.hok_set[k].val();
-                self.use_hash.next = self.s_hash[k].q.val();
+                self.use_hash.ok.next = self.s_hok.q.val().get_bit(k) | self.hok_set[k].val();
+                self.use_hash.value.next = self.s_hash[k].q.val();
                 if self.hok_set[k].val() {
-                    self.use_hash.next = self.hash.out_hash.val();
+                    self.use_hash.value.next = self.hash.out_hash.val();
                 }
             }
         }

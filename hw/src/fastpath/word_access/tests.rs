@@ -45,6 +45,11 @@ fn words_are_read_and_written_at_their_lanes() {
         if let Some((w, eq)) = held {
             assert_eq!(b.uut.old.val().to_u64(), w, "#{i}: the word at lane {lane}");
             assert_eq!(
+                b.uut.exec.old.val(),
+                b.uut.old.val(),
+                "#{i}: the executor's copy"
+            );
+            assert_eq!(
                 b.uut.old_eq.val(),
                 eq,
                 "#{i}: the word equals the expected value"
@@ -66,9 +71,9 @@ fn words_are_read_and_written_at_their_lanes() {
         b.uut.tail_pa.next = tail_pa.to_bits();
         let block = r.below(5) == 0;
         let (bdata, bstrb) = (r.bytes(64), r.next());
-        b.uut.block.next = block;
-        b.uut.block_data.next = bytes_to_bits(&bdata);
-        b.uut.block_strb.next = bstrb.to_bits();
+        b.uut.block.valid.next = block;
+        b.uut.block.data.next = bytes_to_bits(&bdata);
+        b.uut.block.strb.next = bstrb.to_bits();
         b.settle();
         let at = if append { tail_pa } else { pa };
         assert_eq!(
@@ -91,6 +96,6 @@ fn words_are_read_and_written_at_their_lanes() {
             assert_eq!(data, want, "#{i}: the word at lane {l}");
             assert_eq!(strb, 0xFFu64 << l, "#{i}: its strobes");
         }
-        b.uut.block.next = false;
+        b.uut.block.valid.next = false;
     }
 }
