@@ -21,7 +21,8 @@
 //! in the cycle after its flush cycle, which is the cycle after its last beat.
 
 use crate::ack_layer::AckLayer;
-use crate::fastpath::links::HeaderBeat;
+use crate::async_ram::AsyncRam;
+use crate::fastpath::links::{HeaderBeat, SlotFramesPort};
 use crate::mem_access::Realign;
 use crate::spec::Spec;
 use clio_proto::consts::{BEAT_BYTES, MAX_PAYLOAD};
@@ -77,16 +78,9 @@ pub struct Ingest {
     pub headed: Signal<Out, Bits<4>>,
     /// The header beat of a frame as it is taken (to the key check, the route check and the TLB look-ahead).
     pub header: HeaderBeat,
-    /// Per slot: header bytes 0..48 as received.
-    pub hdr: [Signal<Out, Bits<384>>; SLOTS],
-    /// Per slot: the client id (header bytes 56..58, big endian) as a number.
-    pub client: [Signal<Out, Bits<16>>; SLOTS],
-    /// Per slot: the frame's route.
-    pub route: [Signal<Out, Bits<256>>; SLOTS],
-    /// Per slot: the VA's lane offset (`va % 64`): where the payload starts in block 0.
-    pub lane: [Signal<Out, Bits<6>>; SLOTS],
-    /// Per slot: the ack layer's verdict, bit 0 drop, bit 1 NACK.
-    pub verdict: [Signal<Out, Bits<2>>; SLOTS],
+    /// A slot's frame, read the same cycle (`SlotQueue::frames`): its header bytes 0..48,
+    /// client, route, payload lane and the ack layer's verdict.
+    pub frames: SlotFramesPort,
     /// The CRC and framing check.
     ack: AckLayer,
     /// Frame lanes to DRAM lanes.
@@ -134,10 +128,11 @@ pub struct Ingest {
     hset: Signal<Local, Bits<4>>,
     /// The slot becoming full this cycle.
     set: Signal<Local, Bits<4>>,
-    s_hdr: [DFF<Bits<384>>; SLOTS],
-    s_client: [DFF<Bits<16>>; SLOTS],
-    s_route: [DFF<Bits<256>>; SLOTS],
-    s_lane: [DFF<Bits<6>>; SLOTS],
+    /// Per slot, written with the header beat: header bytes 0..48, client, route, lane
+    /// (`hdr | client << 384 | route << 400 | lane << 656`), in LUT RAM: the slot queue reads
+    /// one slot a cycle, so four copies in flip-flops behind a 662-bit mux are not needed.
+    s_fields: AsyncRam<Bits<662>, 2>,
+    /// Per slot: the ack layer's verdict, written at the frame's end.
     s_verdict: [DFF<Bits<2>>; SLOTS],
 }
 
@@ -160,11 +155,7 @@ impl Default for Ingest {
             full: Default::default(),
             headed: Default::default(),
             header: Default::default(),
-            hdr: core::array::from_fn(|_| Default::default()),
-            client: core::array::from_fn(|_| Default::default()),
-            route: core::array::from_fn(|_| Default::default()),
-            lane: core::array::from_fn(|_| Default::default()),
-            verdict: core::array::from_fn(|_| Default::default()),
+            frames: Default::default(),
             ack: Default::default(),
             realign: Default::default(),
             block_limit: Default::default(),
@@ -187,10 +178,7 @@ impl Default for Ingest {
             headed_q: Default::default(),
             hset: Default::default(),
             set: Default::default(),
-            s_hdr: core::array::from_fn(|_| Default::default()),
-            s_client: core::array::from_fn(|_| Default::default()),
-            s_route: core::array::from_fn(|_| Default::default()),
-            s_lane: core::array::from_fn(|_| Default::default()),
+            s_fields: Default::default(),
             s_verdict: core::array::from_fn(|_| Default::default()),
         }
     }
@@ -202,22 +190,29 @@ impl Logic for Ingest {
         dff_setup!(self, clock, receiving, flush, slot, prev, beat, lane_q, sh_q, full_q, headed_q);
         clock!(self, clock, ack);
         self.ack.reset.next = self.reset.val();
+        // The slots' frames: the fields written with the header beat (below) in the LUT RAM,
+        // `hdr | client << 384 | route << 400 | lane << 656`, read at `frames.slot`; the
+        // verdicts, written at the frame's end, in flip-flops.
+        self.s_fields.clock.next = self.clock.val();
+        self.s_fields.read_address.next = self.frames.slot.val();
+        self.s_fields.write_enable.next = false;
+        self.s_fields.write_data.next =
+            bit_cast::<662, 384>(bit_cast::<384, 512>(self.rx_data.val()))
+                | (bit_cast::<662, 8>(self.rx_data.val().get_bits::<8>(448)) << 392)
+                | (bit_cast::<662, 8>(self.rx_data.val().get_bits::<8>(456)) << 384)
+                | (bit_cast::<662, 256>(self.rx_route.val()) << 400)
+                | (bit_cast::<662, 6>(self.rx_data.val().get_bits::<6>(184)) << 656);
+        self.frames.hdr.next = self.s_fields.read_data.val().get_bits::<384>(0);
+        self.frames.client.next = self.s_fields.read_data.val().get_bits::<16>(384);
+        self.frames.route.next = self.s_fields.read_data.val().get_bits::<256>(400);
+        self.frames.lane.next = self.s_fields.read_data.val().get_bits::<6>(656);
+        self.frames.verdict.next = 0.into();
         for k in 0..4 {
-            self.s_hdr[k].clock.next = self.clock.val();
-            self.s_hdr[k].d.next = self.s_hdr[k].q.val();
-            self.s_client[k].clock.next = self.clock.val();
-            self.s_client[k].d.next = self.s_client[k].q.val();
-            self.s_route[k].clock.next = self.clock.val();
-            self.s_route[k].d.next = self.s_route[k].q.val();
-            self.s_lane[k].clock.next = self.clock.val();
-            self.s_lane[k].d.next = self.s_lane[k].q.val();
             self.s_verdict[k].clock.next = self.clock.val();
             self.s_verdict[k].d.next = self.s_verdict[k].q.val();
-            self.hdr[k].next = self.s_hdr[k].q.val();
-            self.client[k].next = self.s_client[k].q.val();
-            self.route[k].next = self.s_route[k].q.val();
-            self.lane[k].next = self.s_lane[k].q.val();
-            self.verdict[k].next = self.s_verdict[k].q.val();
+            if self.frames.slot.val() == k.to_bits::<2>() {
+                self.frames.verdict.next = self.s_verdict[k].q.val();
+            }
         }
         self.full.next = self.full_q.q.val();
         self.headed.next = self.headed_q.q.val();
@@ -239,6 +234,8 @@ impl Logic for Ingest {
         } else {
             self.hslot.next = self.slot.q.val();
         }
+        // A first beat's fields go to the slot it heads (below).
+        self.s_fields.write_address.next = self.hslot.val();
         self.ack.in_valid.next = self.take.val();
         self.header.valid.next = self.take.val() & self.first.val();
         self.header.slot.next = self.hslot.val();
@@ -302,16 +299,7 @@ impl Logic for Ingest {
                 self.beat.d.next = 1.into();
                 self.lane_q.d.next = self.rx_data.val().get_bits::<6>(184);
                 self.sh_q.d.next = (!self.rx_data.val().get_bits::<6>(184)) + 1;
-                for k in 0..4 {
-                    if self.hslot.val() == k.to_bits::<2>() {
-                        self.s_hdr[k].d.next = bit_cast::<384, 512>(self.rx_data.val());
-                        self.s_client[k].d.next =
-                            (bit_cast::<16, 8>(self.rx_data.val().get_bits::<8>(448)) << 8)
-                                | bit_cast::<16, 8>(self.rx_data.val().get_bits::<8>(456));
-                        self.s_route[k].d.next = self.rx_route.val();
-                        self.s_lane[k].d.next = self.rx_data.val().get_bits::<6>(184);
-                    }
-                }
+                self.s_fields.write_enable.next = true;
             }
             if self.rx_last.val() {
                 self.frame_in.next = true;

@@ -18,7 +18,7 @@
 //! has, and `head`, the oldest slot the executor has not taken.
 
 use crate::fastpath::ingest::SLOTS;
-use crate::fastpath::links::{NextFrame, QueueReleaseIn, SlotView};
+use crate::fastpath::links::{NextFrame, QueueReleaseIn, SlotFrames, SlotView};
 use crate::spec::Spec;
 use crate::util::ByteSwap;
 use clio_proto::header::field;
@@ -39,19 +39,11 @@ pub struct SlotQueue {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: slot 0, nothing held.
     pub reset: Signal<In, Bit>,
-    /// The ingest stage's full slots and, per slot, its frame: verdict, header bytes 0..48,
-    /// client, route, payload lane.
+    /// The ingest stage's full slots.
     pub full: Signal<In, Bits<4>>,
-    /// Per slot: the frame's ack-layer verdict (bit 0 drop, bit 1 NACK).
-    pub verdict: [Signal<In, Bits<2>>; SLOTS],
-    /// Per slot: the frame's header bytes 0..48.
-    pub hdr: [Signal<In, Bits<384>>; SLOTS],
-    /// Per slot: the frame's client id.
-    pub client: [Signal<In, Bits<16>>; SLOTS],
-    /// Per slot: the frame's route.
-    pub route: [Signal<In, Bits<256>>; SLOTS],
-    /// Per slot: the frame's payload lane (`va % 64`).
-    pub lane: [Signal<In, Bits<6>>; SLOTS],
+    /// The next slot's frame, read from the ingest stage (`Ingest::frames`): verdict, header
+    /// bytes 0..48, client, route, payload lane.
+    pub frames: SlotFrames,
     /// The write-data stage streams a write from slot `w_slot`.
     pub w_busy: Signal<In, Bit>,
     /// The slot the write-data stage streams from (with `w_busy`).
@@ -89,11 +81,7 @@ impl Default for SlotQueue {
             clock: Default::default(),
             reset: Default::default(),
             full: Default::default(),
-            verdict: core::array::from_fn(|_| Default::default()),
-            hdr: core::array::from_fn(|_| Default::default()),
-            client: core::array::from_fn(|_| Default::default()),
-            route: core::array::from_fn(|_| Default::default()),
-            lane: core::array::from_fn(|_| Default::default()),
+            frames: Default::default(),
             w_busy: Default::default(),
             w_slot: Default::default(),
             exec: Default::default(),
@@ -138,20 +126,12 @@ impl Logic for SlotQueue {
         self.out.full.next =
             (self.full.val() & (bit_cast::<4, 1>(1.into()) << self.view.next_slot.val())).any()
                 & !(self.w_busy.val() & (self.w_slot.val() == self.view.next_slot.val()));
-        self.out.verdict.next = 0.into();
-        self.out.hdr.next = 0.into();
-        self.out.client.next = 0.into();
-        self.out.route.next = 0.into();
-        self.out.lane.next = 0.into();
-        for k in 0..4 {
-            if self.view.next_slot.val() == k.to_bits::<2>() {
-                self.out.verdict.next = self.verdict[k].val();
-                self.out.hdr.next = self.hdr[k].val();
-                self.out.client.next = self.client[k].val();
-                self.out.route.next = self.route[k].val();
-                self.out.lane.next = self.lane[k].val();
-            }
-        }
+        self.frames.slot.next = self.view.next_slot.val();
+        self.out.verdict.next = self.frames.verdict.val();
+        self.out.hdr.next = self.frames.hdr.val();
+        self.out.client.next = self.frames.client.val();
+        self.out.route.next = self.frames.route.val();
+        self.out.lane.next = self.frames.lane.val();
         self.pid_swap.x.next = self.out.hdr.val().get_bits::<16>(32);
         self.req_swap.x.next = self.out.hdr.val().get_bits::<32>(96);
         self.ack_swap.x.next = self.out.hdr.val().get_bits::<32>(288);

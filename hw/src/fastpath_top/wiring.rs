@@ -331,13 +331,7 @@ impl Logic for FastpathTop {
         // holds it until released).
         self.sq.reset.next = self.reset.val();
         self.sq.full.next = self.ingest.full.val();
-        for k in 0..4 {
-            self.sq.verdict[k].next = self.ingest.verdict[k].val();
-            self.sq.hdr[k].next = self.ingest.hdr[k].val();
-            self.sq.client[k].next = self.ingest.client[k].val();
-            self.sq.route[k].next = self.ingest.route[k].val();
-            self.sq.lane[k].next = self.ingest.lane[k].val();
-        }
+        SlotFramesPort::join(&mut self.ingest.frames, &mut self.sq.frames);
         self.sq.w_busy.next = self.w_busy.val();
         self.sq.w_slot.next = self.wd.slot.val();
         QueueRelease::join(&mut self.exec.queue, &mut self.sq.exec);

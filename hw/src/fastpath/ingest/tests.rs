@@ -77,32 +77,40 @@ fn be(b: &[u8]) -> u64 {
     b.iter().fold(0, |v, &x| v << 8 | x as u64)
 }
 
-fn check_slot(b: &Bench<Ingest>, buf: &HashMap<u64, Vec<u8>>, slot: usize, e: &Expect, n: usize) {
+fn check_slot(
+    b: &mut Bench<Ingest>,
+    buf: &HashMap<u64, Vec<u8>>,
+    slot: usize,
+    e: &Expect,
+    n: usize,
+) {
+    b.uut.frames.slot.next = (slot as u64).to_bits();
+    b.settle();
     let u = &b.uut;
     let f = &e.frame;
-    let v = u.verdict[slot].val().to_u64();
+    let v = u.frames.verdict.val().to_u64();
     assert_eq!(v, e.verdict, "frame {n}: verdict");
     if e.verdict == 1 && f.len() < HEADER_LEN {
         return; // too short to have fields
     }
     assert_eq!(
-        bits_to_bytes(u.hdr[slot].val()),
+        bits_to_bytes(u.frames.hdr.val()),
         span(f, 0, 48),
         "frame {n}: header"
     );
     assert_eq!(
-        u.client[slot].val().to_u64(),
+        u.frames.client.val().to_u64(),
         be(&span(f, 56, 2)),
         "frame {n}: client"
     );
     assert_eq!(
-        bits_to_bytes(u.route[slot].val()),
+        bits_to_bytes(u.frames.route.val()),
         e.route,
         "frame {n}: route"
     );
     let lane = (f[23] % 64) as usize;
     assert_eq!(
-        u.lane[slot].val().to_u64() as usize,
+        u.frames.lane.val().to_u64() as usize,
         lane,
         "frame {n}: lane"
     );
@@ -211,8 +219,10 @@ fn receive(r: &mut Rng, frames: &[Expect], max_delay: u64) -> Seen {
                 let f = &frames[headers].frame;
                 assert_eq!(headers % 4, k, "header {headers} in slot {k}");
                 if f.len() >= 48 {
+                    b.uut.frames.slot.next = (k as u64).to_bits();
+                    b.settle();
                     assert_eq!(
-                        bits_to_bytes(b.uut.hdr[k].val()),
+                        bits_to_bytes(b.uut.frames.hdr.val()),
                         span(f, 0, 48),
                         "frame {headers}: early header"
                     );
@@ -246,7 +256,7 @@ fn receive(r: &mut Rng, frames: &[Expect], max_delay: u64) -> Seen {
                     "frame {i}: slot full {} cycles after its last beat",
                     now - last
                 );
-                check_slot(&b, &buf, k, &frames[i], i);
+                check_slot(&mut b, &buf, k, &frames[i], i);
                 checked += 1;
                 *release_k = Some(if max_delay == 0 {
                     now

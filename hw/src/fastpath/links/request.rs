@@ -1,5 +1,7 @@
 //! The request header's fields as the dispatch stage's decode gives them (host byte order), to
-//! the blocks that act on the request as a whole: the extend path's units.
+//! the blocks that act on the request as a whole (the extend path's units, the executor, Append's
+//! placement, the read segmenter, the sync unit's ALU); and a received frame's fields as the
+//! slot queue reads them from the ingest stage's slots.
 // The derive writes `join` and `link`, methods without doc comments.
 #![allow(missing_docs)]
 
@@ -51,4 +53,42 @@ pub struct RequestFieldsIn {
     pub arg0: Signal<In, Bits<64>>,
     /// The request's second argument.
     pub arg1: Signal<In, Bits<64>>,
+}
+
+/// The slot queue reading a frame's fields from the ingest stage's slots (mate
+/// [`SlotFramesPort`]): the slot it names, and that slot's frame the same cycle (the slots are
+/// a LUT RAM with a combinational read).
+#[derive(LogicInterface, Default)]
+#[join = "SlotFramesPort"]
+pub struct SlotFrames {
+    /// The slot to read.
+    pub slot: Signal<Out, Bits<2>>,
+    /// The frame's ack-layer verdict (bit 0 drop, bit 1 NACK).
+    pub verdict: Signal<In, Bits<2>>,
+    /// The frame's header bytes 0..48 as received.
+    pub hdr: Signal<In, Bits<384>>,
+    /// The frame's client id (header bytes 56..58, big endian) as a number.
+    pub client: Signal<In, Bits<16>>,
+    /// The frame's route.
+    pub route: Signal<In, Bits<256>>,
+    /// The VA's lane offset (`va % 64`): where the payload starts in block 0.
+    pub lane: Signal<In, Bits<6>>,
+}
+
+/// The ingest stage's side of [`SlotFrames`].
+#[derive(LogicInterface, Default)]
+#[join = "SlotFrames"]
+pub struct SlotFramesPort {
+    /// The slot to read.
+    pub slot: Signal<In, Bits<2>>,
+    /// The frame's ack-layer verdict (bit 0 drop, bit 1 NACK).
+    pub verdict: Signal<Out, Bits<2>>,
+    /// The frame's header bytes 0..48 as received.
+    pub hdr: Signal<Out, Bits<384>>,
+    /// The frame's client id (header bytes 56..58, big endian) as a number.
+    pub client: Signal<Out, Bits<16>>,
+    /// The frame's route.
+    pub route: Signal<Out, Bits<256>>,
+    /// The VA's lane offset (`va % 64`): where the payload starts in block 0.
+    pub lane: Signal<Out, Bits<6>>,
 }

@@ -63,14 +63,6 @@ fn takes_frames_in_order_and_releases_each_once() {
         // Inputs: the slots, the write-data stage, the executor's moves.
         let full: u64 = (0..4).filter(|&k| slots[k].is_some()).map(|k| 1 << k).sum();
         b.uut.full.next = full.to_bits();
-        for (k, s) in slots.iter().enumerate() {
-            let f = s.clone().unwrap_or_else(|| frame(&mut r, u64::MAX));
-            b.uut.verdict[k].next = f.verdict.to_bits();
-            b.uut.hdr[k].next = bytes_to_bits(&f.hdr);
-            b.uut.client[k].next = f.client.to_bits();
-            b.uut.route[k].next = bytes_to_bits(&f.route);
-            b.uut.lane[k].next = f.lane.to_bits();
-        }
         b.uut.w_busy.next = wd.is_some();
         b.uut.w_slot.next = (wd.map_or(r.below(4) as usize, |w| w.0) as u64).to_bits();
         // `done` also ends requests that hold no slot (a slow-path descriptor's): no move then.
@@ -83,7 +75,18 @@ fn takes_frames_in_order_and_releases_each_once() {
         b.uut.exec.done.next = done;
         b.uut.exec.pass.next = pass;
         b.uut.exec.take.next = take;
+        // The ingest stage answers the slot read the same cycle (its LUT RAM): the slot's
+        // frame, or a random one where there is none.
         b.settle();
+        let k = b.uut.frames.slot.val().to_u64() as usize;
+        let f = slots[k].clone().unwrap_or_else(|| frame(&mut r, u64::MAX));
+        b.uut.frames.verdict.next = f.verdict.to_bits();
+        b.uut.frames.hdr.next = bytes_to_bits(&f.hdr);
+        b.uut.frames.client.next = f.client.to_bits();
+        b.uut.frames.route.next = bytes_to_bits(&f.route);
+        b.uut.frames.lane.next = f.lane.to_bits();
+        b.settle();
+        assert_eq!(k, next, "cycle {cycle}: the slot read is the next one");
         let u = &b.uut;
         let at = format!("cycle {cycle}");
         assert_eq!(u.view.slot.val().to_u64() as usize, x_slot, "{at}: slot");
