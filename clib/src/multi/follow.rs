@@ -78,6 +78,7 @@ impl MultiClient {
         let Some(p) = self.inner.pool.as_ref().filter(|_| self.inner.follow) else {
             return Ok(());
         };
+        let _one = lock(&self.inner.refreshing);
         let announced = p.announced()?;
         // Nodes announced after this client connected join it: in service unless the view
         // has them out (then, as for any out node, only a later announcement readmits them).
@@ -103,9 +104,10 @@ impl MultiClient {
             };
             let n = Node::new(addr, capacity, client, out);
             n.entry_rev.store(rev, Ordering::Release);
-            self.inner.nodes.add(n)?;
-            lock(&self.inner.stats).nodes_added += 1;
-            self.wake_healer();
+            if self.inner.nodes.add(n)?.1 {
+                lock(&self.inner.stats).nodes_added += 1;
+                self.wake_healer();
+            }
         }
         let now: std::collections::HashMap<SocketAddr, u64> =
             announced.into_iter().map(|(a, _, rev)| (a, rev)).collect();

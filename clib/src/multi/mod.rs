@@ -208,6 +208,9 @@ struct Inner {
     follow: bool,
     /// One re-replication at a time (`heal.rs`).
     healing: Mutex<()>,
+    /// One look at the pool's node entries at a time (`follow.rs`: the entries' watch and the
+    /// healer's rounds both look), so a node announced once is connected once.
+    refreshing: Mutex<()>,
     /// This client's presence entry in the pool's store (`presence_lease`), and its id.
     presence: Mutex<Option<Box<dyn LeasedEntry>>>,
     id: String,
@@ -393,6 +396,7 @@ impl MultiClient {
             watch: Mutex::new(Vec::new()),
             follow,
             healing: Mutex::new(()),
+            refreshing: Mutex::new(()),
             presence: Mutex::new(None),
             token: space::token_of(&id),
             space_rev: AtomicU64::new(0),

@@ -117,11 +117,12 @@ impl NodeList {
         (0..self.len()).filter_map(|i| Some((i, self.get(i)?)))
     }
 
-    /// Add a node (its index), unless one with its address is there already (that index).
-    pub(super) fn add(&self, n: Node) -> Result<usize> {
+    /// Add a node: its index and `true`, unless one with its address is there already (that
+    /// index and `false`: two threads that found the node missing both came here).
+    pub(super) fn add(&self, n: Node) -> Result<(usize, bool)> {
         let _g = self.adding.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((i, _)) = self.iter().find(|(_, m)| m.addr == n.addr) {
-            return Ok(i);
+            return Ok((i, false));
         }
         let i = self.len();
         let slot = self.slots.get(i).ok_or(ClioError::InvalidArgument(
@@ -129,6 +130,36 @@ impl NodeList {
         ))?;
         let _ = slot.set(Arc::new(n));
         self.len.store(i + 1, Ordering::Release);
-        Ok(i)
+        Ok((i, true))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(port: u16) -> Node {
+        Node::new(SocketAddr::from(([127, 0, 0, 1], port)), 0, None, true)
+    }
+
+    /// Threads that all found a node missing (the pool entries' watch and the healer's round)
+    /// add it once: one of them is told it added it, the rest get its index.
+    #[test]
+    fn a_node_added_by_racing_threads_is_added_once() {
+        for _ in 0..50 {
+            let list = Arc::new(NodeList::new(vec![node(1), node(2)]).unwrap());
+            let added: Vec<(usize, bool)> = std::thread::scope(|s| {
+                let hs: Vec<_> = (0..8)
+                    .map(|_| {
+                        let list = Arc::clone(&list);
+                        s.spawn(move || list.add(node(3)).unwrap())
+                    })
+                    .collect();
+                hs.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            assert_eq!(list.len(), 3);
+            assert_eq!(added.iter().filter(|a| a.1).count(), 1, "{added:?}");
+            assert!(added.iter().all(|a| a.0 == 2));
+        }
     }
 }

@@ -303,7 +303,10 @@ impl MultiClient {
             let dead = client.is_none();
             let n = Node::new(addr, 0, client, dead);
             *lock(&n.log) = (s.log != 0).then_some(s.log);
-            let i = self.inner.nodes.add(n)?;
+            let (i, added) = self.inner.nodes.add(n)?;
+            if !added {
+                continue; // another thread added it meanwhile
+            }
             lock(&self.inner.stats).nodes_added += 1;
             if dead && !out {
                 // Joined by another writer but not answering this one: out for everyone.

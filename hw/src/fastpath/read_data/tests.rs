@@ -3,7 +3,7 @@
 //! model that holds a read's blocks in order behind the earlier reads' and offers them with
 //! random gaps, and a transmit-stage model that takes responses when free and reads each beat
 //! of its txbuf slot as it sends it, under random back-pressure. Every response comes out
-//! whole, in order, with its route and CRC; `reads_idle` is exact every cycle; back-to-back
+//! whole, in order, with its route and CRC; `r.idle` is exact every cycle; back-to-back
 //! one-beat reads with the DRAM always ready take two cycles each.
 
 use super::*;
@@ -85,7 +85,7 @@ fn run(seed: u64, jobs: usize, max_payload: u64, only_every: u64, eager: bool) -
         .collect();
     let want: Vec<(Vec<u8>, [u8; 32])> = todo.iter().map(|j| (j.want.clone(), j.route)).collect();
     // R beats the DRAM owes, in order (a read's blocks behind the earlier reads'), and the
-    // reads whose beats are not all taken yet (for `reads_idle`).
+    // reads whose beats are not all taken yet (for `r.idle`).
     let mut dram: VecDeque<[u8; 64]> = VecDeque::new();
     let mut buf = vec![[0u8; 64]; 64];
     // The transmit model: the response being sent (beat 0, slot, beats, route) and its beat.
@@ -115,7 +115,7 @@ fn run(seed: u64, jobs: usize, max_payload: u64, only_every: u64, eager: bool) -
             b.uut.job.route.next = bytes_to_bits(&j.route);
         }
         b.settle();
-        // `reads_idle`: no read has R beats to come (its address is out once its job is
+        // `r.idle`: no read has R beats to come (its address is out once its job is
         // offered and taken).
         assert_eq!(
             b.uut.r.idle.val(),
