@@ -4,18 +4,29 @@
 //! Append, slow-path requests); requests with the RAS's epoch or a newer one pass; an epoch
 //! never goes back.
 
+mod common;
+
 use clio_clib::{Client, ClioError, Config, TransportKind};
+use clio_proto::Opcode;
 use clio_sim::server::spawn_udp;
 use clio_sim::{BoardConfig, CBoard};
+use common::relay::Relay;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
-#[test]
-fn a_member_behind_the_ras_epoch_changes_nothing() {
+/// A node on loopback with 64 KiB pages.
+fn node() -> clio_sim::server::ServerHandle {
     let cfg = BoardConfig {
         dram_bytes: 64 << 20,
         page_shift: 16,
         ..BoardConfig::default()
     };
-    let server = spawn_udp(CBoard::new(&cfg).unwrap(), "127.0.0.1:0".parse().unwrap()).unwrap();
+    spawn_udp(CBoard::new(&cfg).unwrap(), "127.0.0.1:0".parse().unwrap()).unwrap()
+}
+
+#[test]
+fn a_member_behind_the_ras_epoch_changes_nothing() {
+    let server = node();
     let addr = server.udp_addr.unwrap();
     let open = || TransportKind::Udp(addr).open().unwrap();
     let a = Client::connect(open(), Config::default()).unwrap();
@@ -59,4 +70,62 @@ fn a_member_behind_the_ras_epoch_changes_nothing() {
     assert_eq!(a.epoch(), 9);
     assert_eq!(a.rread(va, 11).unwrap(), b"epoch seven", "still at 9");
     assert!(matches!(a.set_epoch(0), Err(ClioError::InvalidArgument(_))));
+}
+
+/// The node checks the epoch before its idempotence ring, so a retransmitted atomic that
+/// meets a newer epoch is refused even when its first attempt executed. The client does not
+/// take that `Stale` for "nothing executed": the atomic is in doubt (`InDoubt`), and the word
+/// shows it ran once.
+#[test]
+fn a_retransmitted_atomic_refused_as_stale_is_in_doubt() {
+    let server = node();
+    let node = server.udp_addr.unwrap();
+    let a = Arc::new(
+        Client::connect(TransportKind::Udp(node).open().unwrap(), Config::default()).unwrap(),
+    );
+    a.set_epoch(1).unwrap();
+    let va = a.ralloc(1 << 16).unwrap();
+    // The relay drops the first FetchAdd answer and, as it does, `a` raises the RAS to
+    // epoch 2: `b`'s retransmission carries epoch 1.
+    let (armed, peer) = (
+        Arc::new(AtomicBool::new(true)),
+        Arc::new(OnceLock::<Arc<Client>>::new()),
+    );
+    let (arm, p) = (armed.clone(), peer.clone());
+    let relay = Relay::start(node, move |seen| {
+        if seen.response
+            && seen.opcode == Some(Opcode::FetchAdd)
+            && arm.swap(false, Ordering::AcqRel)
+        {
+            if let Some(a) = p.get() {
+                a.set_epoch(2).expect("raise the epoch");
+            }
+            return false;
+        }
+        true
+    });
+    let _ = peer.set(a.clone());
+    let at1 = Config {
+        epoch: 1,
+        ..Config::default()
+    };
+    let b = Client::join(
+        TransportKind::Udp(relay.addr).open().unwrap(),
+        at1,
+        a.credentials(),
+    )
+    .unwrap();
+    assert!(
+        matches!(b.fetch_add(va, 1), Err(ClioError::InDoubt { .. })),
+        "not Stale: it ran"
+    );
+    assert!(!armed.load(Ordering::Acquire), "the answer was dropped");
+    assert_eq!(
+        a.fetch_add(va, 0).unwrap(),
+        1,
+        "the first attempt executed, once"
+    );
+    // A first attempt refused as stale executed nothing: plain `Stale`.
+    assert_eq!(b.fetch_add(va, 1), Err(ClioError::Stale));
+    assert_eq!(a.fetch_add(va, 0).unwrap(), 1);
 }

@@ -11,8 +11,11 @@ use clio_clib::{
     StoreError, TransportKind, WatchGuard,
 };
 use clio_proto::epoch::wire;
-use common::udp_nodes;
-use std::sync::Arc;
+use clio_proto::Opcode;
+use common::relay::Relay;
+use common::{udp_nodes, udp_nodes_on_files};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 const MIB: u64 = 1 << 20;
@@ -129,4 +132,68 @@ fn a_stale_member_is_refused_and_a_client_that_missed_a_view_catches_up() {
     assert_eq!(deaf.epoch(), 2, "caught up on the Stale answer");
     assert!(deaf.stats().stale_answers >= 1, "{:?}", deaf.stats());
     assert_eq!(deaf.rread(d, 8).unwrap(), b"deaf two");
+}
+
+/// An atomic executed at the primary whose persist meets a newer view (`Stale`) is not run
+/// again: the persist goes again under the new view, and the counter counts the increment
+/// once. (`durable` pools persist an atomic's word before its records go to the backups.)
+#[test]
+fn an_atomic_whose_persist_meets_a_new_view_runs_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_s, mut specs) = udp_nodes_on_files(3, 16 * MIB, dir.path());
+    let store = LocalStore::new();
+    let pool = |store: Arc<dyn ConfigStore>| Pool {
+        store,
+        name: "persist".into(),
+    };
+    // Node 0 (the region's primary) behind a relay: when the atomic's Persist goes by, the
+    // operator drains node 2 (epoch 2) and a member that saw it raises node 0's RAS to it;
+    // the client, deaf to the store, sends the Persist at epoch 1.
+    let node0 = specs[0].addr;
+    let (armed, peer) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(OnceLock::<Client>::new()),
+    );
+    let (arm, p, st, drained) = (armed.clone(), peer.clone(), store.clone(), specs[2].addr);
+    let relay = Relay::start(node0, move |seen| {
+        if !seen.response
+            && seen.opcode == Some(Opcode::Persist)
+            && arm.swap(false, Ordering::AcqRel)
+        {
+            let view = pool(st.clone()).take_out(drained).expect("drain node 2");
+            if let Some(m) = p.get() {
+                m.set_epoch(wire(view.epoch)).expect("raise node 0");
+            }
+        }
+        true
+    });
+    specs[0].addr = relay.addr;
+    let cfg = MultiConfig {
+        durable: true,
+        ..cfg()
+    };
+    let deaf_store: Arc<dyn ConfigStore> = Arc::new(Deaf(store.clone()));
+    let m = MultiClient::connect_udp_pool(&specs, cfg, pool(deaf_store)).unwrap();
+    let r = m.ralloc(64 << 10, 2).unwrap();
+    assert_eq!(m.replicas_of(r).unwrap(), vec![0, 1]);
+    let (_, creds0) = m.credentials()[0];
+    let member = Client::join(
+        TransportKind::Udp(node0).open().unwrap(),
+        Config {
+            epoch: wire(1),
+            heartbeat: false,
+            ..Config::default()
+        },
+        creds0,
+    )
+    .unwrap();
+    let _ = peer.set(member);
+
+    armed.store(true, Ordering::Release);
+    assert_eq!(m.fetch_add(r, 1).unwrap(), 0);
+    assert!(!armed.load(Ordering::Acquire), "the Persist went by");
+    assert_eq!(m.epoch(), 2, "it met the new view");
+    assert!(m.stats().stale_answers >= 1, "{:?}", m.stats());
+    assert_eq!(m.rread(r, 8).unwrap(), 1u64.to_le_bytes(), "counted once");
+    assert_eq!(m.fetch_add(r, 1).unwrap(), 1);
 }

@@ -144,11 +144,7 @@ impl MultiClient {
             };
             if me.inner.cfg.durable {
                 // The primary's word is durable before the call returns, like a durable write.
-                match c.rpersist(pva + off, 8) {
-                    Ok(()) => {}
-                    Err(e) if node_failed(&e) => return Err(Failed::Node(p)),
-                    Err(e) => return Err(Failed::Op(e)),
-                }
+                me.persist_executed(r, p, pva + off)?;
             }
             if let Some(new) = op.atomic_new_value(old, arg0, arg1) {
                 // Executed at the primary: whatever fails now, the atomic must not run again.
@@ -156,6 +152,33 @@ impl MultiClient {
             }
             Ok(old)
         })
+    }
+
+    /// Make the word an atomic has just changed at the primary `p` (at `va` there) durable.
+    /// The atomic executed, so it must not run again at `p`: a `Stale` answer (the view moved
+    /// between the atomic and its persist) sends the persist again under the new view while
+    /// `p` is in it and this writer still holds the region. A `p` out of the new view takes
+    /// the atomic's word with it (no replica is filled from it), so the step runs again under
+    /// the new view (`Stale`), as after a node failure (`Failed::Node`); a lock taken over is
+    /// in doubt (a waiter may have copied the word on).
+    fn persist_executed(&self, r: &Region, p: usize, va: u64) -> Result<(), Failed> {
+        let mut stale = 0;
+        loop {
+            match self.inner.engine(p).and_then(|c| c.rpersist(va, 8)) {
+                Ok(()) => return Ok(()),
+                Err(e) if node_failed(&e) => return Err(Failed::Node(p)),
+                Err(ClioError::Stale) => {
+                    self.after_stale(&mut stale).map_err(Failed::InDoubt)?;
+                    if self.node_dead(p) {
+                        return Err(Failed::Op(ClioError::Stale));
+                    }
+                    if self.shared() && !self.still_holds(r) {
+                        return Err(Failed::InDoubt(ClioError::Stale));
+                    }
+                }
+                Err(e) => return Err(Failed::InDoubt(e)),
+            }
+        }
     }
 
     /// Append the word an atomic left to every backup. The atomic must not run again, so a

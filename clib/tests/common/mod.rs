@@ -1,6 +1,8 @@
 //! Shared helpers: a memory-node model behind CLib's in-process transport.
 #![allow(dead_code)]
 
+pub mod relay;
+
 use clio_clib::transport::InProcTransport;
 use clio_proto::frame::Route;
 use clio_sim::{BoardConfig, CBoard, SlowPathMode};
@@ -100,6 +102,42 @@ pub fn udp_node_at(addr: std::net::SocketAddr) -> clio_sim::server::ServerHandle
     })
     .expect("board");
     clio_sim::server::spawn_udp_spinning(b, addr, std::time::Duration::ZERO).expect("node")
+}
+
+/// `n` nodes like [`udp_nodes`]'s, each on a memory file in `dir` (so `Persist` works).
+pub fn udp_nodes_on_files(
+    n: usize,
+    capacity: u64,
+    dir: &std::path::Path,
+) -> (
+    Vec<clio_sim::server::ServerHandle>,
+    Vec<clio_clib::NodeSpec>,
+) {
+    let s: Vec<_> = (0..n)
+        .map(|i| {
+            let b = CBoard::new(&BoardConfig {
+                dram_bytes: 64 << 20,
+                page_shift: PAGE_SHIFT,
+                memory_file: Some(dir.join(format!("mem{i}"))),
+                ..BoardConfig::default()
+            })
+            .expect("board");
+            clio_sim::server::spawn_udp_spinning(
+                b,
+                "127.0.0.1:0".parse().unwrap(),
+                std::time::Duration::ZERO,
+            )
+            .expect("node")
+        })
+        .collect();
+    let specs = s
+        .iter()
+        .map(|h| clio_clib::NodeSpec {
+            addr: h.udp_addr.expect("a UDP node"),
+            capacity,
+        })
+        .collect();
+    (s, specs)
 }
 
 /// `n` nodes of [`udp_node_at`] (each in an `Option`, so a test can stop one by taking it)
