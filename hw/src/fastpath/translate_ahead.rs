@@ -44,6 +44,7 @@
 //! A lookup here touches the TLB's LRU order as the executor's would: only which entry a later
 //! insert evicts can differ (never a translation or an answer).
 
+use crate::async_ram::AsyncRam;
 use crate::fastpath::decode::Decode;
 use crate::fastpath::links::{
     AheadSlot, HeaderBeatIn, PageHash, SlotViewIn, TlbLookup, TlbResultIn,
@@ -107,8 +108,9 @@ pub struct TranslateAhead {
     looked: DFF<Bits<4>>,
     /// Per slot: the kept result says `ok`.
     e_ok: DFF<Bits<4>>,
-    /// Per slot: the kept physical address.
-    e_pa: [DFF<Bits<64>>; SLOTS],
+    /// Per slot: the kept physical address (LUT RAM: written with the lookup's result, read
+    /// at the executor's slot).
+    e_pa: AsyncRam<Bits<64>, 2>,
     /// A lookup issued one cycle ago: valid, slot, permission needed, fits in the page, page
     /// offset of the first byte.
     p1_valid: DFF<Bit>,
@@ -147,11 +149,14 @@ pub struct TranslateAhead {
     s_chase_ok: DFF<Bits<4>>,
     s_pid: [DFF<Bits<16>>; SLOTS],
     s_vpn: [DFF<Bits<36>>; SLOTS],
-    /// Per slot, its packet's first byte (`use_va`).
-    s_va: [DFF<Bits<64>>; SLOTS],
-    s_need: [DFF<Bits<2>>; SLOTS],
-    s_off: [DFF<Bits<64>>; SLOTS],
-    s_len: [DFF<Bits<32>>; SLOTS],
+    /// Per slot, in LUT RAMs written with its header: its packet's first byte (`slot.va`,
+    /// read at the executor's slot); the permission needed, the page offset and the length
+    /// of the packet's first bytes (`need | off << 2 | len << 66`, read at the pointer); the
+    /// length's low 12 bits again (read at `queue.next_slot`: `use_key_len`). One write port
+    /// and one read port each, so a field read at two slots is kept twice.
+    s_va: AsyncRam<Bits<64>, 2>,
+    s_sel: AsyncRam<Bits<98>, 2>,
+    s_len12: AsyncRam<Bits<12>, 2>,
     /// The page hash: the header's pid and first byte's VA registered with it (hashed the
     /// next cycle, `chk_in`, with the slot and its generation as context: the page shift is
     /// in that cycle, so the header's cycle holds only a write segment's VA sum), per slot the
@@ -161,11 +166,14 @@ pub struct TranslateAhead {
     h_va: DFF<Bits<64>>,
     h_gen: DFF<Bits<2>>,
     s_hgen: [DFF<Bits<2>>; SLOTS],
-    s_hash: [DFF<Bits<32>>; SLOTS],
+    /// (LUT RAM: written as a slot's hash comes out, read at the executor's slot.)
+    s_hash: AsyncRam<Bits<32>, 2>,
     s_hok: DFF<Bits<4>>,
     /// `s_hok` less a slot whose new header comes in; the slots whose hash comes out now.
     hok_kept: Signal<Local, Bits<4>>,
     hok_set: [Signal<Local, Bit>; SLOTS],
+    /// One of them: the hash is written.
+    hok_any: Signal<Local, Bit>,
     /// The incoming header's page, from its `va` field (no write segment's sum: a segment's
     /// first byte is `pkt_index` KiB on, so its page is `chk_vpn`, a cycle later).
     hdr_vpn: Signal<Local, Bits<36>>,
@@ -304,10 +312,11 @@ impl Default for TranslateAhead {
             h_va: Default::default(),
             h_gen: Default::default(),
             s_hgen: core::array::from_fn(|_| Default::default()),
-            s_hash: core::array::from_fn(|_| Default::default()),
+            s_hash: Default::default(),
             s_hok: Default::default(),
             hok_kept: Default::default(),
             hok_set: core::array::from_fn(|_| Default::default()),
+            hok_any: Default::default(),
             hdr_vpn: Default::default(),
             seg: Default::default(),
             chk_seg: Default::default(),
@@ -340,7 +349,7 @@ impl Default for TranslateAhead {
             ptr: Default::default(),
             looked: Default::default(),
             e_ok: Default::default(),
-            e_pa: core::array::from_fn(|_| Default::default()),
+            e_pa: Default::default(),
             p1_valid: Default::default(),
             p1_slot: Default::default(),
             p1_need: Default::default(),
@@ -354,10 +363,9 @@ impl Default for TranslateAhead {
             s_rw: Default::default(),
             s_pid: core::array::from_fn(|_| Default::default()),
             s_vpn: core::array::from_fn(|_| Default::default()),
-            s_va: core::array::from_fn(|_| Default::default()),
-            s_need: core::array::from_fn(|_| Default::default()),
-            s_off: core::array::from_fn(|_| Default::default()),
-            s_len: core::array::from_fn(|_| Default::default()),
+            s_va: Default::default(),
+            s_sel: Default::default(),
+            s_len12: Default::default(),
             sel_need: Default::default(),
             sel_off: Default::default(),
             sel_len: Default::default(),

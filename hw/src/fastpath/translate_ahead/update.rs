@@ -58,24 +58,13 @@ impl Logic for TranslateAhead {
             h_gen,
             s_hok
         );
-        clock!(self, clock, hash);
+        clock!(self, clock, hash, e_pa, s_va, s_sel, s_len12, s_hash);
         self.hash.reset.next = self.reset.val();
         for k in 0..4 {
-            self.e_pa[k].clock.next = self.clock.val();
-            self.e_pa[k].d.next = self.e_pa[k].q.val();
             self.s_pid[k].clock.next = self.clock.val();
             self.s_vpn[k].clock.next = self.clock.val();
-            self.s_va[k].clock.next = self.clock.val();
-            self.s_va[k].d.next = self.s_va[k].q.val();
-            self.s_need[k].clock.next = self.clock.val();
-            self.s_need[k].d.next = self.s_need[k].q.val();
-            self.s_off[k].clock.next = self.clock.val();
-            self.s_off[k].d.next = self.s_off[k].q.val();
-            self.s_len[k].clock.next = self.clock.val();
-            self.s_len[k].d.next = self.s_len[k].q.val();
             self.s_hgen[k].clock.next = self.clock.val();
             self.s_hgen[k].d.next = self.s_hgen[k].q.val();
-            self.s_hash[k].clock.next = self.clock.val();
         }
         // ---- An incoming header: what its lookup needs, kept for its slot.
         self.dec.hdr.next = bit_cast::<384, 512>(self.hdr.data.val());
@@ -127,15 +116,23 @@ impl Logic for TranslateAhead {
         }
         self.h_pid.d.next = self.dec.fields.pid.val();
         self.h_va.d.next = self.va.val();
+        // The header's fields into its slot's words of the LUT RAMs.
+        self.s_va.write_address.next = self.hdr.slot.val();
+        self.s_va.write_data.next = self.va.val();
+        self.s_va.write_enable.next = self.hdr.valid.val();
+        self.s_sel.write_address.next = self.hdr.slot.val();
+        self.s_sel.write_data.next = bit_cast::<98, 2>(self.need.val())
+            | (bit_cast::<98, 64>(self.off.val()) << 2)
+            | (bit_cast::<98, 32>(self.len.val()) << 66);
+        self.s_sel.write_enable.next = self.hdr.valid.val();
+        self.s_len12.write_address.next = self.hdr.slot.val();
+        self.s_len12.write_data.next = self.len.val().get_bits::<12>(0);
+        self.s_len12.write_enable.next = self.hdr.valid.val();
         if self.hdr.valid.val() {
             for k in 0..4 {
                 if self.hdr.slot.val() == k.to_bits::<2>() {
-                    self.s_va[k].d.next = self.va.val();
                     self.s_hgen[k].d.next = self.s_hgen[k].q.val() + 1;
                     self.h_gen.d.next = self.s_hgen[k].q.val() + 1;
-                    self.s_need[k].d.next = self.need.val();
-                    self.s_off[k].d.next = self.off.val();
-                    self.s_len[k].d.next = self.len.val();
                 }
             }
             if self.is_rw.val() {
@@ -194,16 +191,19 @@ impl Logic for TranslateAhead {
             self.hok_kept.next =
                 self.s_hok.q.val() & !(bit_cast::<4, 1>(1.into()) << self.hdr.slot.val());
         }
+        // The context is the tag: slot, generation.
         for k in 0..4 {
-            self.s_hash[k].d.next = self.s_hash[k].q.val();
-            // The context is the tag: slot, generation.
             self.hok_set[k].next = self.hash.out_valid.val()
                 & (self.hash.out_ctx.val().get_bits::<2>(0) == k.to_bits::<2>())
                 & (self.hash.out_ctx.val().get_bits::<2>(2) == self.s_hgen[k].q.val());
-            if self.hok_set[k].val() {
-                self.s_hash[k].d.next = self.hash.out_hash.val();
-            }
         }
+        self.hok_any.next = self.hok_set[0].val()
+            | self.hok_set[1].val()
+            | self.hok_set[2].val()
+            | self.hok_set[3].val();
+        self.s_hash.write_address.next = self.hash.out_ctx.val().get_bits::<2>(0);
+        self.s_hash.write_data.next = self.hash.out_hash.val();
+        self.s_hash.write_enable.next = self.hok_any.val();
         self.s_hok.d.next = (self.hok_kept.val()
             | bit_cast::<4, 1>(self.hok_set[0].val().into())
             | (bit_cast::<4, 1>(self.hok_set[1].val().into()) << 1)
@@ -215,16 +215,10 @@ impl Logic for TranslateAhead {
         }
 
         // ---- The frame at the pointer: its kept fields.
-        self.sel_need.next = 0.into();
-        self.sel_off.next = 0.into();
-        self.sel_len.next = 0.into();
-        for k in 0..4 {
-            if self.ptr.q.val() == k.to_bits::<2>() {
-                self.sel_need.next = self.s_need[k].q.val();
-                self.sel_off.next = self.s_off[k].q.val();
-                self.sel_len.next = self.s_len[k].q.val();
-            }
-        }
+        self.s_sel.read_address.next = self.ptr.q.val();
+        self.sel_need.next = self.s_sel.read_data.val().get_bits::<2>(0);
+        self.sel_off.next = self.s_sel.read_data.val().get_bits::<64>(2);
+        self.sel_len.next = self.s_sel.read_data.val().get_bits::<32>(66);
         self.lk.pid.next = self.lk_key_pid.q.val();
         self.lk.vpn.next = self.lk_key_vpn.q.val();
 
@@ -275,14 +269,11 @@ impl Logic for TranslateAhead {
             } else {
                 self.e_ok_n.next = self.e_ok.q.val() & !self.p2_at.val();
             }
-            for k in 0..4 {
-                if self.p2_slot.q.val() == k.to_bits::<2>() {
-                    self.e_pa[k].d.next = (bit_cast::<64, 40>(self.res.pfn.val())
-                        << self.page_shift.val())
-                        | self.p2_off.q.val();
-                }
-            }
         }
+        self.e_pa.write_address.next = self.p2_slot.q.val();
+        self.e_pa.write_data.next =
+            (bit_cast::<64, 40>(self.res.pfn.val()) << self.page_shift.val()) | self.p2_off.q.val();
+        self.e_pa.write_enable.next = self.p2_valid.q.val();
 
         // ---- Forget: a freed slot's entry (and a lookup of it on its way); everything on a
         // TLB change.
@@ -379,23 +370,22 @@ impl Logic for TranslateAhead {
             self.lk_key_pid.d.next = self.key_back_pid.val();
             self.lk_key_vpn.d.next = self.key_back_vpn.val();
         }
+        self.s_len12.read_address.next = self.queue.next_slot.val();
+        self.use_key_len.d.next = self.s_len12.read_data.val();
         for k in 0..4 {
             if self.queue.next_slot.val() == k.to_bits::<2>() {
                 self.use_key_pid.d.next = self.s_pid[k].q.val();
                 self.use_key_vpn.d.next = self.s_vpn[k].q.val();
-                self.use_key_len.d.next = self.s_len[k].q.val().get_bits::<12>(0);
             }
         }
 
         // ---- The executor's slot.
         self.slot.ok.next = false;
-        self.slot.pa.next = 0.into();
         self.slot.rw.next = false;
         self.dlk.valid.next = self.slot.lookup.val();
         self.dlk.pid.next = self.use_key_pid.q.val();
         self.dlk.vpn.next = self.use_key_vpn.q.val();
         self.slot.len.next = self.use_key_len.q.val();
-        self.slot.va.next = 0.into();
         self.slot.read_ok.next = false;
         self.slot.write_ok.next = false;
         self.slot.write_in_va.next = false;
@@ -404,11 +394,15 @@ impl Logic for TranslateAhead {
         self.slot.atomic_ok.next = false;
         self.slot.chase_ok.next = false;
         self.use_hash.ok.next = false;
-        self.use_hash.value.next = 0.into();
+        self.e_pa.read_address.next = self.queue.slot.val();
+        self.s_va.read_address.next = self.queue.slot.val();
+        self.s_hash.read_address.next = self.queue.slot.val();
+        self.slot.pa.next = self.e_pa.read_data.val();
+        self.slot.va.next = self.s_va.read_data.val();
+        self.use_hash.value.next = self.s_hash.read_data.val();
         for k in 0..4 {
             if self.queue.slot.val() == k.to_bits::<2>() {
                 self.slot.ok.next = self.e_ok.q.val().get_bit(k);
-                self.slot.pa.next = self.e_pa[k].q.val();
                 self.slot.rw.next = self.s_rw.q.val().get_bit(k);
                 self.slot.read_ok.next = self.s_read_ok.q.val().get_bit(k);
                 self.slot.write_ok.next = self.s_write_ok.q.val().get_bit(k);
@@ -419,10 +413,8 @@ impl Logic for TranslateAhead {
                 self.slot.append_ok.next = self.s_append_ok.q.val().get_bit(k);
                 self.slot.atomic_ok.next = self.s_atomic_ok.q.val().get_bit(k);
                 self.slot.chase_ok.next = self.s_chase_ok.q.val().get_bit(k);
-                self.slot.va.next = self.s_va[k].q.val();
                 // (Or the hash coming out for it this cycle.)
                 self.use_hash.ok.next = self.s_hok.q.val().get_bit(k) | self.hok_set[k].val();
-                self.use_hash.value.next = self.s_hash[k].q.val();
                 if self.hok_set[k].val() {
                     self.use_hash.value.next = self.hash.out_hash.val();
                 }
