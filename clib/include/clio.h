@@ -121,10 +121,6 @@ typedef enum clio_status {
    * The node holds a newer epoch of the replicated pool than the request (its view changed).
    */
   CLIO_ERR_STALE = -24,
-  /**
-   * An atomic's retransmission was refused as stale: an earlier attempt may have executed.
-   */
-  CLIO_ERR_IN_DOUBT = -25,
 } clio_status;
 
 /**

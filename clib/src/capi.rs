@@ -73,8 +73,6 @@ pub enum ClioStatus {
     ClioErrConfigStore = -23,
     /// The node holds a newer epoch of the replicated pool than the request (its view changed).
     ClioErrStale = -24,
-    /// An atomic's retransmission was refused as stale: an earlier attempt may have executed.
-    ClioErrInDoubt = -25,
 }
 
 /// An opaque client (one registered process on one memory node).
@@ -126,7 +124,6 @@ fn code(e: &ClioError) -> ClioStatus {
         ClioError::RouteUnverified { .. } => ClioStatus::ClioErrRouteUnverified,
         ClioError::ConfigStore(_) => ClioStatus::ClioErrConfigStore,
         ClioError::Stale => ClioStatus::ClioErrStale,
-        ClioError::InDoubt { .. } => ClioStatus::ClioErrInDoubt,
         ClioError::NodeLost { .. } => ClioStatus::ClioErrNodeLost,
         // Internal to rtx_commit, which resolves it; a malformed answer if it ever escapes.
         ClioError::Untouched { .. } => ClioStatus::ClioErrBadRequest,

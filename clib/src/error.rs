@@ -119,19 +119,6 @@ pub enum ClioError {
     /// client reads the view again and retries under it.
     #[error("the memory node holds a newer epoch of the pool than this request (the pool's view changed)")]
     Stale,
-    /// An atomic was sent again after its answer did not come in time, and the node refused
-    /// the retransmission as [`ClioError::Stale`] (the pool's view changed meanwhile): the
-    /// node checks the epoch before its idempotence ring, so an earlier attempt may have
-    /// executed. Whether the word changed is unknown; the caller decides (a multi-node client
-    /// returns it rather than run the atomic a second time).
-    #[error(
-        "{op} is in doubt: the node refused its retransmission as stale (the pool's view \
-         changed), and an earlier attempt may have executed"
-    )]
-    InDoubt {
-        /// The operation.
-        op: &'static str,
-    },
     /// Opening or using the network failed.
     #[error("transport: {0}")]
     Transport(String),

@@ -72,12 +72,12 @@ fn a_member_behind_the_ras_epoch_changes_nothing() {
     assert!(matches!(a.set_epoch(0), Err(ClioError::InvalidArgument(_))));
 }
 
-/// The node checks the epoch before its idempotence ring, so a retransmitted atomic that
-/// meets a newer epoch is refused even when its first attempt executed. The client does not
-/// take that `Stale` for "nothing executed": the atomic is in doubt (`InDoubt`), and the word
-/// shows it ran once.
+/// A retransmitted atomic that meets a newer epoch at the node: if its first attempt
+/// executed (only the answer was lost), the node answers it from the idempotence ring, so the
+/// sender learns the result of the one execution; if the first attempt never arrived, it is
+/// `Stale` and nothing executed. Either way the word changed at most once.
 #[test]
-fn a_retransmitted_atomic_refused_as_stale_is_in_doubt() {
+fn a_retransmitted_atomic_meeting_a_newer_epoch_is_answered_from_the_ring_or_stale() {
     let server = node();
     let node = server.udp_addr.unwrap();
     let a = Arc::new(
@@ -85,20 +85,19 @@ fn a_retransmitted_atomic_refused_as_stale_is_in_doubt() {
     );
     a.set_epoch(1).unwrap();
     let va = a.ralloc(1 << 16).unwrap();
-    // The relay drops the first FetchAdd answer and, as it does, `a` raises the RAS to
-    // epoch 2: `b`'s retransmission carries epoch 1.
-    let (armed, peer) = (
+    // The relay drops the next FetchAdd answer (`drop_answer`) or request (`drop_request`)
+    // of `b` and, as it does, `a` raises the RAS's epoch: `b`'s retransmission is behind.
+    let (drop_answer, drop_request) = (
         Arc::new(AtomicBool::new(true)),
-        Arc::new(OnceLock::<Arc<Client>>::new()),
+        Arc::new(AtomicBool::new(false)),
     );
-    let (arm, p) = (armed.clone(), peer.clone());
+    let peer = Arc::new(OnceLock::<Arc<Client>>::new());
+    let (da, dr, p) = (drop_answer.clone(), drop_request.clone(), peer.clone());
     let relay = Relay::start(node, move |seen| {
-        if seen.response
-            && seen.opcode == Some(Opcode::FetchAdd)
-            && arm.swap(false, Ordering::AcqRel)
-        {
+        let flag = if seen.response { &da } else { &dr };
+        if seen.opcode == Some(Opcode::FetchAdd) && flag.swap(false, Ordering::AcqRel) {
             if let Some(a) = p.get() {
-                a.set_epoch(2).expect("raise the epoch");
+                a.set_epoch(a.epoch() + 1).expect("raise the epoch");
             }
             return false;
         }
@@ -115,17 +114,26 @@ fn a_retransmitted_atomic_refused_as_stale_is_in_doubt() {
         a.credentials(),
     )
     .unwrap();
-    assert!(
-        matches!(b.fetch_add(va, 1), Err(ClioError::InDoubt { .. })),
-        "not Stale: it ran"
-    );
-    assert!(!armed.load(Ordering::Acquire), "the answer was dropped");
     assert_eq!(
-        a.fetch_add(va, 0).unwrap(),
-        1,
-        "the first attempt executed, once"
+        b.fetch_add(va, 1),
+        Ok(0),
+        "the first attempt's answer, from the ring"
     );
-    // A first attempt refused as stale executed nothing: plain `Stale`.
+    assert!(
+        !drop_answer.load(Ordering::Acquire),
+        "the answer was dropped"
+    );
+    assert_eq!(a.fetch_add(va, 0).unwrap(), 1, "executed once");
+    // The first attempt lost on the way: nothing executed, and the retransmission is Stale.
+    b.use_epoch(2);
+    drop_request.store(true, Ordering::Release);
+    assert_eq!(b.fetch_add(va, 1), Err(ClioError::Stale));
+    assert!(
+        !drop_request.load(Ordering::Acquire),
+        "the request was dropped"
+    );
+    assert_eq!(a.fetch_add(va, 0).unwrap(), 1, "nothing executed");
+    // A first attempt refused as stale executes nothing either.
     assert_eq!(b.fetch_add(va, 1), Err(ClioError::Stale));
     assert_eq!(a.fetch_add(va, 0).unwrap(), 1);
 }

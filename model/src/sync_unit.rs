@@ -171,6 +171,23 @@ impl SyncUnit {
         }
     }
 
+    /// The recorded answer of `(pid, client, req_id)`, if the ring holds it, for a request the
+    /// key check found stale (its epoch older than its RAS's): an attempt that executed before
+    /// the epoch moved is answered again (counted as a replay), and nothing else of the ring
+    /// changes (no write pointer, share or full verdict: the request executes nothing).
+    pub fn stale_replay(&mut self, pid: u16, client: u16, req_id: u32) -> Option<(Status, u64)> {
+        let e = self
+            .ring
+            .iter()
+            .flatten()
+            .find(|e| e.pid == pid && e.client == client && e.req_id == req_id)
+            .copied()?;
+        self.replays += 1;
+        self.cov.hit(Rule::RingReplays);
+        self.cov.hit(Rule::StaleReplay);
+        Some((e.status, e.value))
+    }
+
     /// Record the result of an executed atomic in the slot at the write pointer (or, for a
     /// member at its share, its oldest acknowledged entry: the pointer moves there first).
     pub fn record(&mut self, pid: u16, client: u16, req_id: u32, status: Status, value: u64) {

@@ -7,6 +7,10 @@
 //! fast path refuses, with [`crate::Status::Stale`] and nothing executed, a request that
 //! presents the right key with an epoch **older** than its RAS's ([`older`]); a request with
 //! the RAS's epoch or a newer one passes (a client learns a new view before the nodes do).
+//! One exception executes nothing either: an atomic whose entry the idempotence ring holds
+//! (an earlier attempt executed before the epoch moved on) is answered from the ring
+//! ([`crate::rules::Rule::StaleReplay`]), so `Stale` means "nothing executed" also to a
+//! sender that retransmitted.
 //! Only [`crate::Opcode::SetEpoch`] raises a RAS's epoch, and only forward.
 //!
 //! Epochs compare as serial numbers (RFC 1982) on 16 bits, so a pool's epoch (a `u64` in the

@@ -76,6 +76,9 @@ rules! {
     UnlockClears => ("atomics.unlock", "Unlock writes 0"),
     /// Counted: a ring-recorded request answered again from the ring.
     RingReplays => ("exactly_once.replay", "a ring-recorded request that comes again is answered from the ring, not executed again"),
+    /// Counted: a ring-recorded atomic refused by the key check for its epoch, answered from
+    /// the ring (an earlier attempt executed before the epoch moved on).
+    StaleReplay => ("exactly_once.stale_replay", "an atomic that comes again with an epoch older than its RAS's is answered from the ring when an earlier attempt executed (STALE, nothing executed, otherwise)"),
     /// Counted: a ring request whose (client, req_id) another RAS also has in the ring.
     RingKeyedByPid => ("exactly_once.ring_pid", "ring entries are keyed by (pid, client, req_id): one RAS is never answered another's result"),
     /// Counted: a ring request whose (pid, req_id) another member also has in the ring.

@@ -506,6 +506,17 @@ impl Stream {
                     // a duplicate: must replay, not re-execute
                     self.send_as(node, slot, member, p, out);
                 }
+                let epoch = self.procs[slot].epoch;
+                if epoch != clio_proto::epoch::UNFENCED && self.rng.gen_bool(0.2) {
+                    // The same request again with an older epoch (a retry that went out before
+                    // its sender learnt the view): answered from the ring if it executed,
+                    // STALE otherwise; never executed.
+                    let stale = Header {
+                        epoch: epoch.wrapping_sub(self.rng.gen_range(1..=2)),
+                        ..h
+                    };
+                    self.send_as(node, slot, member, stale.to_packet(&[]), out);
+                }
                 if op.needs_cn_ack() {
                     self.maybe_ack(node, slot, member, id, &resp, out);
                 }

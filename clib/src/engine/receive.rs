@@ -55,16 +55,8 @@ impl Engine {
             Status::Ok => self.on_ok(st, &h, payload, now, arrived),
             _ => {
                 if let Some(r) = st.inflight.remove(&h.req_id) {
-                    let e = if h.status == Status::Stale && r.opcode.is_atomic() && r.retries > 0 {
-                        // The epoch is checked before the idempotence ring: this attempt
-                        // did not execute, but one that timed out may have.
-                        let op =
-                            r.op.and_then(|o| st.ops.get(&o))
-                                .map_or("atomic", |o| o.name);
-                        ClioError::InDoubt { op }
-                    } else {
-                        ClioError::from_answer(&h, r.opcode, r.va).unwrap_or(ClioError::BadRequest)
-                    };
+                    let e =
+                        ClioError::from_answer(&h, r.opcode, r.va).unwrap_or(ClioError::BadRequest);
                     self.finish_req(st, r, Err(e), now);
                 }
             }

@@ -8,7 +8,10 @@
 //! for an extend opcode without its unit); a request whose opcode needs its RAS's key and
 //! does not carry it is DENIED and nothing executes; one that carries it with an epoch older
 //! than its RAS's (`epoch_ok` low) is STALE and nothing executes (both counted as `denied`,
-//! the model's one refusal counter); a request whose answer can exceed twice
+//! the model's one refusal counter), except that a stale atomic in its format goes to the
+//! idempotence ring first (`stale_replay`): an earlier attempt that executed is answered
+//! from it, else STALE (the epoch is checked before the ring, so a retransmission whose
+//! first attempt executed is not refused as if nothing had); a request whose answer can exceed twice
 //! its size (`needs_route`) waits for the route check's verdict (`route_wait`) and is
 //! ROUTE_UNVERIFIED without its address's cookie, nothing executed; then one branch per class:
 //!
@@ -54,6 +57,8 @@ pub struct Dispatch {
     pub is_extend: Signal<In, Bit>,
     /// The opcode needs its RAS's key.
     pub needs_key: Signal<In, Bit>,
+    /// The opcode uses the idempotence ring (an atomic, or APPEND).
+    pub uses_ring: Signal<In, Bit>,
     /// The format checks kept per slot by the look-ahead (`TranslateAhead::use_*`): parse,
     /// read, write segment, write inside the VA space, Append's, the chase's, an atomic's.
     pub parse_ok: Signal<In, Bit>,
@@ -98,6 +103,9 @@ pub struct Dispatch {
     pub status: Signal<Out, Bits<8>>,
     /// Refused by the key check, DENIED or STALE (counted together, as the model's `denied`).
     pub denied: Signal<Out, Bit>,
+    /// A STALE atomic in its format: its ring entry is looked up (`to_sync_check`), and the
+    /// sync check answers from it if it is there, else STALE; nothing executes.
+    pub stale_replay: Signal<Out, Bit>,
     /// The branch taken (past the parse, key and epoch checks): its access's registers are loaded
     /// (`branch_word`: an Append's tail word or an atomic's word).
     pub branch_read: Signal<Out, Bit>,
@@ -141,6 +149,8 @@ pub struct Dispatch {
     /// The key check refuses: a wrong key (DENIED), or the right key with an older epoch
     /// (STALE).
     k_refuse: Signal<Local, Bit>,
+    /// An atomic in its format: refused as STALE, it looks for its ring entry first.
+    stale_ring: Signal<Local, Bit>,
     /// A durable write or Append without a persistence domain.
     no_persist: Signal<Local, Bit>,
     st_ok: St<{ Status::Ok as u64 }>,
@@ -161,6 +171,7 @@ impl Logic for Dispatch {
         self.r_wait.next = self.needs_route.val() & !self.route_done.val();
         self.r_refuse.next = self.needs_route.val() & self.route_done.val() & !self.route_ok.val();
         self.k_refuse.next = self.needs_key.val() & !(self.key_ok.val() & self.epoch_ok.val());
+        self.stale_ring.next = self.uses_ring.val() & !self.is_append.val() & self.atomic_ok.val();
         self.checked.next =
             self.parse_ok.val() & !self.k_refuse.val() & !self.r_wait.val() & !self.r_refuse.val();
         self.no_persist.next = self.durable.val() & !self.persist.val();
@@ -180,6 +191,7 @@ impl Logic for Dispatch {
 
         self.status.next = self.st_bad_request.val();
         self.denied.next = false;
+        self.stale_replay.next = false;
         self.hit.next = false;
         self.to_translate.next = false;
         self.to_slow_push.next = false;
@@ -200,6 +212,10 @@ impl Logic for Dispatch {
             // is STALE. Nothing executes either way (`checked` is low).
             if self.key_ok.val() {
                 self.status.next = self.st_stale.val();
+                if self.stale_ring.val() {
+                    self.stale_replay.next = true;
+                    self.to_sync_check.next = true;
+                }
             } else {
                 self.status.next = self.st_denied.val();
             }

@@ -336,6 +336,9 @@ pub struct Executor {
     rs_len: DFF<Bits<12>>,
     /// The request uses the idempotence ring (`Opcode::uses_idempotence_ring`).
     once: DFF<Bit>,
+    /// A stale atomic looking for its ring entry (`Dispatch::stale_replay`): answered from the
+    /// ring, or STALE.
+    stale: DFF<Bit>,
     /// The executor's request's client (the RAS member).
     hcli: DFF<Bits<16>>,
     /// The idempotence ring's key for the sync unit: `{pid, client, req_id}` (pid at bits
@@ -422,6 +425,7 @@ pub struct Executor {
     st_unmapped: St<{ Status::Unmapped as u64 }>,
     st_retry_later: St<{ Status::RetryLater as u64 }>,
     st_quota_exceeded: St<{ Status::QuotaExceeded as u64 }>,
+    st_stale: St<{ Status::Stale as u64 }>,
     /// `arg1` of a refusal for the member's share of the idempotence ring.
     quota_ring_share: Spec<64, { clio_proto::quota::Quota::RingShare as u64 }>,
     st_bad_request: St<{ Status::BadRequest as u64 }>,

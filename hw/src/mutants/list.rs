@@ -468,6 +468,16 @@ pub const MUTANTS: &[Mutant] = &[
         }],
     },
     Mutant {
+        name: "stale_atomic_never_replayed",
+        rule: Rule::StaleReplay,
+        breaks: "exactly once: an atomic that comes again with an older epoch than its RAS's is answered from the ring if an earlier attempt executed; here it is always STALE, so its sender cannot tell that it ran",
+        edits: &[Edit {
+            module: "fastpath_top$exec$dsp",
+            find: "stale_ring = uses_ring & ~is_append & atomic_ok;",
+            replace: "stale_ring = 1'b0;",
+        }],
+    },
+    Mutant {
         name: "ring_full_ignored",
         rule: Rule::RingFull,
         breaks: "exactly once: the slot at the write pointer still holds an unacknowledged result, so the request is RETRY_LATER; here it is overwritten",

@@ -482,7 +482,25 @@ impl CBoard {
             }
             KeyVerdict::Stale => {
                 self.rules.cov.hit(Rule::EpochChecked);
-                return self.respond(out, route, h.response_to(Status::Stale), &[]);
+                // A ring-recorded atomic in its format that executed before the epoch moved
+                // on is answered from the ring (its answer may have been lost); Stale, nothing
+                // executed, otherwise (the sync unit's order: format check, then the ring).
+                let replay = if h.opcode.is_atomic()
+                    && h.va.is_multiple_of(clio_proto::consts::ATOMIC_BYTES)
+                    && h.payload_len == 0
+                {
+                    self.sync.stale_replay(h.pid, h.client, h.req_id)
+                } else {
+                    None
+                };
+                let r = match replay {
+                    Some((s, v)) => Header {
+                        arg0: v,
+                        ..h.response_to(s)
+                    },
+                    None => h.response_to(Status::Stale),
+                };
+                return self.respond(out, route, r, &[]);
             }
         }
         // Route check: an answer larger than twice the request only to a proven address.

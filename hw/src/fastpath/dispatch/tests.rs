@@ -70,6 +70,11 @@ fn reference(c: Class, i: &Inputs) -> (Status, Next) {
         return (Status::Denied, Resp);
     }
     if i.needs_key && !i.epoch_ok {
+        // An atomic in its format looks for its ring entry first (answered from it if an
+        // earlier attempt executed; STALE otherwise, decided in the sync check).
+        if c == Class::Atomic && i.atomic_ok {
+            return (Status::Stale, SyncCheck);
+        }
         return (Status::Stale, Resp);
     }
     if i.needs_route && !i.route_done {
@@ -158,6 +163,7 @@ fn decides_in_the_protocols_order() {
                 d.is_append.next = c == Class::Append;
                 d.is_extend.next = i.extend;
                 d.needs_key.next = i.needs_key;
+                d.uses_ring.next = matches!(c, Class::Append | Class::Atomic);
                 d.parse_ok.next = i.parse_ok;
                 d.key_ok.next = i.key_ok;
                 d.epoch_ok.next = i.epoch_ok;
@@ -202,6 +208,11 @@ fn decides_in_the_protocols_order() {
                 let keyed = i.parse_ok && !(i.needs_key && !(i.key_ok && i.epoch_ok));
                 let checked = keyed && !(i.needs_route && !(i.route_done && i.route_ok));
                 assert_eq!(d.denied.val(), i.parse_ok && !keyed, "{at}: denied");
+                assert_eq!(
+                    d.stale_replay.val(),
+                    status == Status::Stale && next == Next::SyncCheck,
+                    "{at}: stale_replay"
+                );
                 assert_eq!(
                     d.unverified.val(),
                     keyed && i.needs_route && i.route_done && !i.route_ok,
@@ -252,4 +263,8 @@ fn decides_in_the_protocols_order() {
             "{c:?}: never Stale"
         );
     }
+    assert!(
+        seen.contains(&(Class::Atomic, Status::Stale as u8, Next::SyncCheck as u8)),
+        "a stale atomic never looked for its ring entry"
+    );
 }

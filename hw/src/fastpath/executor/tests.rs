@@ -470,6 +470,52 @@ fn a_durable_write_without_a_persistence_domain_is_unsupported() {
     expect_only_response(&mut b, Status::Unsupported);
 }
 
+/// An atomic presenting an older epoch than its RAS's looks for its ring entry: an earlier
+/// attempt that executed is answered from it; else STALE, and nothing moves (no skip, no
+/// translation) whatever the ring's other verdicts. Counted as denied either way.
+#[test]
+fn a_stale_atomic_is_answered_from_the_ring_or_stale() {
+    let mut b = bench();
+    let va = 0x2008u64;
+    for hit in [true, false] {
+        offer(&mut b, Opcode::FetchAdd, 0, va & 63);
+        b.uut.req.va.next = va.to_bits();
+        b.uut.ahead.atomic_ok.next = true;
+        b.uut.keys.epoch_ok.next = false;
+        b.settle();
+        assert!(b.uut.ev.denied.val());
+        assert!(b.uut.ring.lookup.val(), "the ring is asked");
+        b.tick();
+        assert_eq!(b.uut.state(), State::SyncWait);
+        b.tick();
+        b.tick();
+        b.uut.ring.verdict.hit.next = hit;
+        b.uut.ring.verdict.status.next = (Status::Ok as u64).to_bits();
+        b.uut.ring.verdict.value.next = 0x77.into();
+        b.uut.ring.verdict.quota.next = !hit;
+        b.uut.ring.verdict.full.next = !hit;
+        b.settle();
+        assert_eq!(b.uut.state(), State::SyncCheck);
+        assert!(!b.uut.ring.skip.val() && !b.uut.tr.start.val());
+        b.tick();
+        b.uut.ring.verdict.hit.next = false;
+        b.uut.ring.verdict.quota.next = false;
+        b.uut.ring.verdict.full.next = false;
+        b.uut.keys.epoch_ok.next = true;
+        b.settle();
+        if hit {
+            assert!(b.uut.rsp.arg0_on.val());
+            assert_eq!(b.uut.rsp.arg0.val().to_u64(), 0x77);
+            expect_only_response(&mut b, Status::Ok);
+        } else {
+            assert!(!b.uut.rsp.arg0_on.val() && !b.uut.rsp_arg1_on.val());
+            expect_only_response(&mut b, Status::Stale);
+        }
+        b.tick();
+        b.settle();
+    }
+}
+
 #[test]
 fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     let mut b = bench();

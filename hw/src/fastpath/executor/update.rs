@@ -30,6 +30,7 @@ impl Logic for Executor {
             rs_arg1_on,
             rs_len,
             once,
+            stale,
             hcli,
             ring_key,
             durable,
@@ -136,6 +137,7 @@ impl Logic for Executor {
         self.dsp.is_append.next = self.cls.is_append.val();
         self.dsp.is_extend.next = self.cls.is_extend.val();
         self.dsp.needs_key.next = self.cls.needs_key.val();
+        self.dsp.uses_ring.next = self.cls.uses_ring.val();
         self.dsp.parse_ok.next = self.ahead.parse_ok.val();
         self.dsp.read_ok.next = self.ahead.read_ok.val();
         self.dsp.write_ok.next = self.ahead.write_ok.val();
@@ -217,6 +219,7 @@ impl Logic for Executor {
                 // The decision is `dsp`'s (wired above, module `dispatch`); here it is applied.
                 self.piece.d.next = false;
                 self.once.d.next = self.cls.uses_ring.val();
+                self.stale.d.next = self.dsp.stale_replay.val();
                 self.rs_status.d.next = self.dsp.status.val();
                 self.ev.denied.next = self.dsp.denied.val();
                 self.ring.ack.next = self.dsp.ring_ack.val();
@@ -307,6 +310,11 @@ impl Logic for Executor {
                 // (A replayed Append's `arg1` is the new tail it recorded.)
                 self.rs_arg1.d.next = self.ring.arg1.val();
                 if self.once.q.val() & self.ring.verdict.hit.val() {
+                    self.state.d.next = State::Resp;
+                } else if self.stale.q.val() {
+                    // A stale atomic that never executed: STALE, as Dispatch answers it.
+                    self.rs_use_arg0.d.next = false;
+                    self.rs_status.d.next = self.st_stale.val();
                     self.state.d.next = State::Resp;
                 } else if self.once.q.val() & self.ring.verdict.quota.val() {
                     // The member holds its share of the ring, none of it acknowledged:
