@@ -66,19 +66,39 @@ pub fn memory_file_board(file: &std::path::Path, port: u16) -> Child {
     small_board(port, &["--memory-file", &file])
 }
 
+/// [`small_board`] on a free port: another one when the port was taken between
+/// [`free_port`] and the board's bind (another test's socket), up to eight tries.
+pub fn small_board_on_a_free_port(extra: &[&str]) -> (u16, Child) {
+    for _ in 0..8 {
+        let port = free_port();
+        let listen = format!("127.0.0.1:{port}");
+        let mut args = vec!["--memory", "64M", "--page-size", "64K", "--listen", &listen];
+        args.extend_from_slice(extra);
+        let (mut child, out, line) = spawn_board_piped(&args);
+        if line.starts_with("clio board: listening") {
+            std::thread::spawn(move || for _ in out.lines() {});
+            return (port, child);
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    panic!("no free port for a board in eight tries");
+}
+
 /// `n` [`memory_file_board`]s with their memory files in `dir`: their ports, their files and
 /// the processes.
 pub fn memory_file_boards(
     dir: &std::path::Path,
     n: usize,
 ) -> (Vec<u16>, Vec<std::path::PathBuf>, Boards) {
-    let ports: Vec<u16> = (0..n).map(|_| free_port()).collect();
     let files: Vec<_> = (0..n).map(|i| dir.join(format!("mem{i}"))).collect();
-    let nodes = Boards(
-        (0..n)
-            .map(|i| memory_file_board(&files[i], ports[i]))
-            .collect(),
-    );
+    // Each process is in `nodes` as soon as it runs, so a failed start kills the others.
+    let (mut ports, mut nodes) = (Vec::new(), Boards(Vec::new()));
+    for f in &files {
+        let (port, child) = small_board_on_a_free_port(&["--memory-file", &f.to_string_lossy()]);
+        ports.push(port);
+        nodes.0.push(child);
+    }
     (ports, files, nodes)
 }
 
