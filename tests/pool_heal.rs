@@ -11,7 +11,7 @@ mod common;
 
 use clio_clib::{MultiClient, MultiConfig, NodeSpec, Pool};
 use clio_confmgr::{EtcdServer, EtcdStore};
-use common::{free_port, memory_file_board, memory_file_boards, wait, Boards, Deaf, Writer};
+use common::{memory_file_board, memory_file_boards, wait, Boards, Deaf, Writer};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -150,12 +150,22 @@ fn two_writers_lose_nothing_through_three_failures_and_a_restart() {
     assert!(sa.log_applies > 0 && sb.log_applies > 0);
 }
 
-fn pool_board(port: u16, etcd: SocketAddr, pool: &str) -> std::process::Child {
-    let etcd = etcd.to_string();
-    common::small_board(
-        port,
-        &["--etcd", &etcd, "--pool", pool, "--pool-lease-s", "2"],
-    )
+fn pool_flags(etcd: SocketAddr, pool: &str) -> Vec<String> {
+    [
+        "--etcd",
+        &etcd.to_string(),
+        "--pool",
+        pool,
+        "--pool-lease-s",
+        "2",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// `n` boards of the pool named `pool` on free ports.
+fn pool_boards(n: usize, etcd: SocketAddr, pool: &str) -> (Vec<u16>, Boards) {
+    common::small_boards_on_free_ports(n, |_| pool_flags(etcd, pool))
 }
 
 #[test]
@@ -163,13 +173,7 @@ fn nodes_announced_in_etcd_are_found_and_a_dead_nodes_lease_takes_it_out() {
     let Some(etcd) = EtcdServer::start_or_skip() else {
         return;
     };
-    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
-    let mut nodes = Boards(
-        ports
-            .iter()
-            .map(|&p| pool_board(p, etcd.addr(), "disc"))
-            .collect(),
-    );
+    let (ports, mut nodes) = pool_boards(3, etcd.addr(), "disc");
     let pool = Pool {
         store: EtcdStore::new(etcd.addr()),
         name: "disc".into(),
@@ -195,7 +199,9 @@ fn nodes_announced_in_etcd_are_found_and_a_dead_nodes_lease_takes_it_out() {
     assert!(!m.replicas_of(a).unwrap().contains(&p));
     assert_eq!(m.rread(a + 4096, 18).unwrap(), b"found through etcd");
     // It restarts (empty: no memory file) and announces itself again: readmitted.
-    nodes.0[k] = pool_board(ports[k], etcd.addr(), "disc");
+    let flags = pool_flags(etcd.addr(), "disc");
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    nodes.0[k] = common::small_board(ports[k], &flags);
     wait("the restarted node was not readmitted", || !m.node_dead(p));
     assert_eq!(m.epoch(), 3);
     eprintln!("out {took:?} after the kill (lease 2 s); {:?}", m.stats());
@@ -259,8 +265,8 @@ fn a_node_raises_its_fenced_address_spaces_when_the_pools_view_moves_on() {
     let Some(etcd) = EtcdServer::start_or_skip() else {
         return;
     };
-    let port = free_port();
-    let _node = Boards(vec![pool_board(port, etcd.addr(), "own")]);
+    let (ports, _node) = pool_boards(1, etcd.addr(), "own");
+    let port = ports[0];
     let pool = Pool {
         store: EtcdStore::new(etcd.addr()),
         name: "own".into(),
@@ -303,13 +309,7 @@ fn a_writer_that_missed_a_view_is_refused_by_the_drained_primary() {
     let Some(etcd) = EtcdServer::start_or_skip() else {
         return;
     };
-    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
-    let _nodes = Boards(
-        ports
-            .iter()
-            .map(|&p| pool_board(p, etcd.addr(), "drain"))
-            .collect(),
-    );
+    let (ports, _nodes) = pool_boards(3, etcd.addr(), "drain");
     let specs = specs_of(&ports);
     let cfg = MultiConfig {
         auto_heal: false,

@@ -13,7 +13,7 @@ mod common;
 
 use clio_clib::{MultiClient, MultiConfig, NodeSpec, Pool};
 use clio_confmgr::{EtcdServer, EtcdStore};
-use common::{free_port, small_board, wait, Boards, Deaf, Writer};
+use common::{small_board, small_boards_on_free_ports, wait, Deaf, Writer};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,26 +50,28 @@ fn two_writers_of_one_space_lose_nothing_through_two_failures_and_a_restart_betw
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
     let etcd_addr = etcd.addr().to_string();
-    let board = |i: usize| {
+    let flags = |i: usize| -> Vec<String> {
         let file = dir.path().join(format!("mem{i}"));
-        let file = file.to_string_lossy();
-        small_board(
-            ports[i],
-            &[
-                "--memory-file",
-                &file,
-                "--etcd",
-                &etcd_addr,
-                "--pool",
-                "space",
-                "--pool-lease-s",
-                "2",
-            ],
-        )
+        [
+            "--memory-file",
+            &file.to_string_lossy(),
+            "--etcd",
+            &etcd_addr,
+            "--pool",
+            "space",
+            "--pool-lease-s",
+            "2",
+        ]
+        .map(String::from)
+        .to_vec()
     };
-    let mut nodes = Boards((0..3).map(board).collect());
+    let (ports, mut nodes) = small_boards_on_free_ports(3, flags);
+    // Node `i` again, on its port and file.
+    let board = |i: usize| {
+        let f = flags(i);
+        small_board(ports[i], &f.iter().map(String::as_str).collect::<Vec<_>>())
+    };
     let specs: Vec<NodeSpec> = ports
         .iter()
         .map(|p| NodeSpec {

@@ -54,35 +54,54 @@ impl Drop for Boards {
 /// `clio board` with 64 MiB of memory (64 KiB pages) listening on loopback `port`, with
 /// `extra` flags: the memory nodes of the multi-node process tests.
 pub fn small_board(port: u16, extra: &[&str]) -> Child {
+    try_small_board(port, extra)
+        .unwrap_or_else(|| panic!("clio board on port {port} did not start listening"))
+}
+
+/// [`small_board`], or `None` (the process stopped) when it did not start listening: its
+/// port was taken.
+pub fn try_small_board(port: u16, extra: &[&str]) -> Option<Child> {
     let listen = format!("127.0.0.1:{port}");
     let mut args = vec!["--memory", "64M", "--page-size", "64K", "--listen", &listen];
     args.extend_from_slice(extra);
-    spawn_board(&args)
+    let (mut child, out, line) = spawn_board_piped(&args);
+    if line.starts_with("clio board: listening") {
+        std::thread::spawn(move || for _ in out.lines() {});
+        return Some(child);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// `n` [`small_board`]s, board `i` with the flags `extra(i)`, each on a free port (another
+/// one when the port was taken between [`free_port`] and the board's bind, by another
+/// test's socket; up to eight tries each): their ports and the processes, each held in
+/// [`Boards`] as soon as it runs, so a failed start stops the others.
+pub fn small_boards_on_free_ports(
+    n: usize,
+    extra: impl Fn(usize) -> Vec<String>,
+) -> (Vec<u16>, Boards) {
+    let (mut ports, mut nodes) = (Vec::new(), Boards(Vec::new()));
+    for i in 0..n {
+        let flags = extra(i);
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let (port, child) = (0..8)
+            .find_map(|_| {
+                let port = free_port();
+                try_small_board(port, &flags).map(|c| (port, c))
+            })
+            .expect("no free port for a board in eight tries");
+        ports.push(port);
+        nodes.0.push(child);
+    }
+    (ports, nodes)
 }
 
 /// [`small_board`] with its memory in `file`.
 pub fn memory_file_board(file: &std::path::Path, port: u16) -> Child {
     let file = file.to_string_lossy();
     small_board(port, &["--memory-file", &file])
-}
-
-/// [`small_board`] on a free port: another one when the port was taken between
-/// [`free_port`] and the board's bind (another test's socket), up to eight tries.
-pub fn small_board_on_a_free_port(extra: &[&str]) -> (u16, Child) {
-    for _ in 0..8 {
-        let port = free_port();
-        let listen = format!("127.0.0.1:{port}");
-        let mut args = vec!["--memory", "64M", "--page-size", "64K", "--listen", &listen];
-        args.extend_from_slice(extra);
-        let (mut child, out, line) = spawn_board_piped(&args);
-        if line.starts_with("clio board: listening") {
-            std::thread::spawn(move || for _ in out.lines() {});
-            return (port, child);
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-    panic!("no free port for a board in eight tries");
 }
 
 /// `n` [`memory_file_board`]s with their memory files in `dir`: their ports, their files and
@@ -92,13 +111,12 @@ pub fn memory_file_boards(
     n: usize,
 ) -> (Vec<u16>, Vec<std::path::PathBuf>, Boards) {
     let files: Vec<_> = (0..n).map(|i| dir.join(format!("mem{i}"))).collect();
-    // Each process is in `nodes` as soon as it runs, so a failed start kills the others.
-    let (mut ports, mut nodes) = (Vec::new(), Boards(Vec::new()));
-    for f in &files {
-        let (port, child) = small_board_on_a_free_port(&["--memory-file", &f.to_string_lossy()]);
-        ports.push(port);
-        nodes.0.push(child);
-    }
+    let (ports, nodes) = small_boards_on_free_ports(n, |i| {
+        vec![
+            "--memory-file".into(),
+            files[i].to_string_lossy().into_owned(),
+        ]
+    });
     (ports, files, nodes)
 }
 
