@@ -11,9 +11,9 @@ use clio_proto::Opcode;
 use clio_proto::Status;
 use clio_sim::server::spawn_udp;
 use clio_sim::{BoardConfig, CBoard};
-use common::relay::Relay;
+use common::relay::{Relay, Seen};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A node on loopback with 64 KiB pages.
@@ -24,6 +24,46 @@ fn node() -> clio_sim::server::ServerHandle {
         ..BoardConfig::default()
     };
     spawn_udp(CBoard::new(&cfg).unwrap(), "127.0.0.1:0".parse().unwrap()).unwrap()
+}
+
+/// Two members of one RAS at epoch 1 on one node, with 64 KiB of it at `va`: `a` direct, `b`
+/// through a relay whose hook sees every packet and gets `a` (to raise the RAS's epoch as a
+/// packet goes by); `false` from the hook drops the packet.
+struct Pair {
+    a: Arc<Client>,
+    b: Client,
+    va: u64,
+    _relay: Relay,
+    _server: clio_sim::server::ServerHandle,
+}
+
+fn pair(hook: impl Fn(Seen, &Client) -> bool + Send + Sync + 'static) -> Pair {
+    let server = node();
+    let node = server.udp_addr.unwrap();
+    let a = Arc::new(
+        Client::connect(TransportKind::Udp(node).open().unwrap(), Config::default()).unwrap(),
+    );
+    a.set_epoch(1).unwrap();
+    let va = a.ralloc(1 << 16).unwrap();
+    let peer = a.clone();
+    let relay = Relay::start(node, move |seen| hook(seen, &peer));
+    let at1 = Config {
+        epoch: 1,
+        ..Config::default()
+    };
+    let b = Client::join(
+        TransportKind::Udp(relay.addr).open().unwrap(),
+        at1,
+        a.credentials(),
+    )
+    .unwrap();
+    Pair {
+        a,
+        b,
+        va,
+        _relay: relay,
+        _server: server,
+    }
 }
 
 #[test]
@@ -80,42 +120,23 @@ fn a_member_behind_the_ras_epoch_changes_nothing() {
 /// `Stale` and nothing executed. Either way the word changed at most once.
 #[test]
 fn a_retransmitted_atomic_meeting_a_newer_epoch_is_answered_from_the_ring_or_stale() {
-    let server = node();
-    let node = server.udp_addr.unwrap();
-    let a = Arc::new(
-        Client::connect(TransportKind::Udp(node).open().unwrap(), Config::default()).unwrap(),
-    );
-    a.set_epoch(1).unwrap();
-    let va = a.ralloc(1 << 16).unwrap();
     // The relay drops the next FetchAdd answer (`drop_answer`) or request (`drop_request`)
     // of `b` and, as it does, `a` raises the RAS's epoch: `b`'s retransmission is behind.
     let (drop_answer, drop_request) = (
         Arc::new(AtomicBool::new(true)),
         Arc::new(AtomicBool::new(false)),
     );
-    let peer = Arc::new(OnceLock::<Arc<Client>>::new());
-    let (da, dr, p) = (drop_answer.clone(), drop_request.clone(), peer.clone());
-    let relay = Relay::start(node, move |seen| {
+    let (da, dr) = (drop_answer.clone(), drop_request.clone());
+    let pr = pair(move |seen, a| {
         let flag = if seen.response { &da } else { &dr };
         if seen.opcode == Some(Opcode::FetchAdd) && flag.swap(false, Ordering::AcqRel) {
-            if let Some(a) = p.get() {
-                a.set_epoch(a.epoch() + 1).expect("raise the epoch");
-            }
+            a.set_epoch(a.epoch() + 1).expect("raise the epoch");
             return false;
         }
         true
     });
-    let _ = peer.set(a.clone());
-    let at1 = Config {
-        epoch: 1,
-        ..Config::default()
-    };
-    let b = Client::join(
-        TransportKind::Udp(relay.addr).open().unwrap(),
-        at1,
-        a.credentials(),
-    )
-    .unwrap();
+    // (`pr` holds the node and the relay for the whole test.)
+    let (a, b, va) = (&pr.a, &pr.b, pr.va);
     assert_eq!(
         b.fetch_add(va, 1),
         Ok(0),
@@ -146,25 +167,15 @@ fn a_retransmitted_atomic_meeting_a_newer_epoch_is_answered_from_the_ring_or_sta
 /// epoch the acknowledgement is taken.
 #[test]
 fn a_cn_ack_refused_for_its_epoch_goes_again_under_the_learnt_epoch() {
-    let server = node();
-    let node = server.udp_addr.unwrap();
-    let a = Arc::new(
-        Client::connect(TransportKind::Udp(node).open().unwrap(), Config::default()).unwrap(),
-    );
-    a.set_epoch(1).unwrap();
-    let va = a.ralloc(1 << 16).unwrap();
     // As `b`'s first CN ack goes by, `a` raises the RAS to epoch 2; the relay counts the CN
     // acks' answers by status.
     let armed = Arc::new(AtomicBool::new(true));
     let (stale, ok) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
-    let peer = Arc::new(OnceLock::<Arc<Client>>::new());
-    let (arm, p, st, okc) = (armed.clone(), peer.clone(), stale.clone(), ok.clone());
-    let relay = Relay::start(node, move |seen| {
+    let (arm, st, okc) = (armed.clone(), stale.clone(), ok.clone());
+    let pr = pair(move |seen, a| {
         if seen.opcode == Some(Opcode::CnAck) {
             if !seen.response && arm.swap(false, Ordering::AcqRel) {
-                if let Some(a) = p.get() {
-                    a.set_epoch(2).expect("raise the epoch");
-                }
+                a.set_epoch(2).expect("raise the epoch");
             } else if seen.response && seen.status == Status::Stale as u8 {
                 st.fetch_add(1, Ordering::AcqRel);
             } else if seen.response && seen.status == Status::Ok as u8 {
@@ -173,17 +184,8 @@ fn a_cn_ack_refused_for_its_epoch_goes_again_under_the_learnt_epoch() {
         }
         true
     });
-    let _ = peer.set(a.clone());
-    let at1 = Config {
-        epoch: 1,
-        ..Config::default()
-    };
-    let b = Client::join(
-        TransportKind::Udp(relay.addr).open().unwrap(),
-        at1,
-        a.credentials(),
-    )
-    .unwrap();
+    // (`pr` holds the node and the relay for the whole test.)
+    let (b, va) = (&pr.b, pr.va);
     assert_eq!(b.fetch_add(va, 1), Ok(0));
     let eventually = |what: &str, f: &dyn Fn() -> bool| {
         let t = Instant::now();
