@@ -13,7 +13,7 @@ mod common;
 
 use clio_clib::{MultiClient, MultiConfig, NodeSpec, Pool};
 use clio_confmgr::{EtcdServer, EtcdStore};
-use common::{small_board, small_boards_on_free_ports, wait, Deaf, Writer};
+use common::{small_board, small_boards_on_free_ports, wait_or, Deaf, Writer};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -106,14 +106,28 @@ fn two_writers_of_one_space_lose_nothing_through_two_failures_and_a_restart_betw
     wa.progress(50);
     wb.progress(50);
     let replicas = |m: &MultiClient| m.replicas_of(r).unwrap();
+    // What a failed wait reports: each writer's view of the region and its counters.
+    let state = || {
+        format!(
+            "a {:?} epoch {} {:?}; b {:?} epoch {} {:?}",
+            replicas(&a),
+            a.epoch(),
+            a.stats(),
+            replicas(&b),
+            b.epoch(),
+            b.stats()
+        )
+    };
 
     // 1. The primary dies under both writers: both fail over, one heals the region onto
     //    node 2 while both keep writing it.
     nodes.0[0].kill().unwrap(); // SIGKILL
     nodes.0[0].wait().unwrap();
-    wait("not healed onto node 2", || {
-        replicas(&a) == vec![1, 2] && replicas(&b) == vec![1, 2]
-    });
+    wait_or(
+        "not healed onto node 2",
+        || replicas(&a) == vec![1, 2] && replicas(&b) == vec![1, 2],
+        state,
+    );
     wa.progress(50);
     wb.progress(50);
     // 2. It restarts on its file (it missed writes) and a readmits it: the space forgets what
@@ -125,7 +139,7 @@ fn two_writers_of_one_space_lose_nothing_through_two_failures_and_a_restart_betw
         assert!(t.elapsed() < Duration::from_secs(20), "readmit: {e}");
         std::thread::sleep(Duration::from_millis(100));
     }
-    wait("b never readmitted node 0", || !b.node_dead(0));
+    wait_or("b never readmitted node 0", || !b.node_dead(0), state);
     wa.progress(50);
     wb.progress(50);
     // 3. The operator drains the new primary. a hears it, fails over and heals onto node 0;
@@ -133,13 +147,17 @@ fn two_writers_of_one_space_lose_nothing_through_two_failures_and_a_restart_betw
     //    view itself, refuses b's old view.
     let before = b.stats().stale_answers;
     pool(store.clone()).take_out(specs[1].addr).unwrap();
-    wait("a never adopted the drain", || a.node_dead(1));
-    wait("the drained node never refused b", || {
-        b.stats().stale_answers > before
-    });
-    wait("not healed onto node 0", || {
-        replicas(&a) == vec![2, 0] && replicas(&b) == vec![2, 0]
-    });
+    wait_or("a never adopted the drain", || a.node_dead(1), state);
+    wait_or(
+        "the drained node never refused b",
+        || b.stats().stale_answers > before,
+        state,
+    );
+    wait_or(
+        "not healed onto node 0",
+        || replicas(&a) == vec![2, 0] && replicas(&b) == vec![2, 0],
+        state,
+    );
     wa.progress(50);
     wb.progress(50);
     // 4. Node 2 dies: what is left is the copy healing made on the readmitted node 0.

@@ -166,11 +166,25 @@ impl clio_clib::ConfigStore for Deaf {
     }
 }
 
-/// Wait up to 20 s for `f`, failing the test with `what`.
-pub fn wait(what: &str, mut f: impl FnMut() -> bool) {
+/// Wait up to [`WAIT_BOUND`] for `f`, failing the test with `what`.
+pub fn wait(what: &str, f: impl FnMut() -> bool) {
+    wait_or(what, f, String::new)
+}
+
+/// How long [`wait`] waits. The steps it waits for take well under a second on a quiet
+/// machine; CI runs the tests beside the board's synthesis on two cores, where one step of
+/// the multi-process tests has been seen to take over 20 s.
+pub const WAIT_BOUND: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// [`wait`], and on failure the state `why` describes (counters, views) in the message.
+pub fn wait_or(what: &str, mut f: impl FnMut() -> bool, why: impl Fn() -> String) {
     let t = std::time::Instant::now();
     while !f() {
-        assert!(t.elapsed() < std::time::Duration::from_secs(20), "{what}");
+        assert!(
+            t.elapsed() < WAIT_BOUND,
+            "{what} within {WAIT_BOUND:?}: {}",
+            why()
+        );
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }

@@ -222,8 +222,6 @@ pub struct Stats {
     /// than any round trip takes, so it answered an earlier attempt (the timeout fired on a
     /// delay, not a loss). Each raises the RTO floor for a while.
     pub spurious_retransmits: u64,
-    /// CN acks refused for their epoch and sent again (`Status::Stale`).
-    pub stale_acks: u64,
     /// Receive calls that returned packets, and the packets they returned (batching).
     pub receive_batches: u64,
     /// Packets received.
@@ -272,7 +270,6 @@ impl Stats {
         self.paced += o.paced;
         self.transport_errors += o.transport_errors;
         self.spurious_retransmits += o.spurious_retransmits;
-        self.stale_acks += o.stale_acks;
         self.receive_batches += o.receive_batches;
         self.packets_received += o.packets_received;
     }

@@ -44,17 +44,6 @@ impl Engine {
                 }
             }
             Status::RetryLater => self.on_busy(st, h.req_id, None, now),
-            // A CN ack refused for its epoch (the view moved while the atomic's answer was on
-            // its way): its ring entry stays until acknowledged, so it goes again, with the
-            // epoch of the moment, until this client has learnt the view (waited out like
-            // RETRY_LATER).
-            Status::Stale if h.opcode == Opcode::CnAck => {
-                st.stats.stale_acks += 1;
-                if let Some(r) = st.inflight.get_mut(&h.req_id) {
-                    r.restamp = true;
-                }
-                self.on_busy(st, h.req_id, None, now)
-            }
             // This member holds its share of the node's idempotence ring, none of it
             // acknowledged yet: its own acknowledgements free it, so wait as for RETRY_LATER;
             // past the retries, the quota names itself.
