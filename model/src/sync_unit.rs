@@ -137,9 +137,8 @@ impl SyncUnit {
         self.cov.hit_if(other_pid, Rule::RingKeyedByPid);
         self.cov.hit_if(other_client, Rule::RingKeyedByClient);
         if let Some(e) = found {
-            self.replays += 1;
-            self.cov.hit(Rule::RingReplays);
-            return RingCheck::Cached(e.status, e.value);
+            let (s, v) = self.replay(e);
+            return RingCheck::Cached(s, v);
         }
         self.target = None;
         let mine = |e: &Entry| e.pid == pid && e.client == client;
@@ -182,10 +181,15 @@ impl SyncUnit {
             .flatten()
             .find(|e| e.pid == pid && e.client == client && e.req_id == req_id)
             .copied()?;
+        self.cov.hit(Rule::StaleReplay);
+        Some(self.replay(e))
+    }
+
+    /// A request answered again from its entry: counted, its recorded status and value.
+    fn replay(&mut self, e: Entry) -> (Status, u64) {
         self.replays += 1;
         self.cov.hit(Rule::RingReplays);
-        self.cov.hit(Rule::StaleReplay);
-        Some((e.status, e.value))
+        (e.status, e.value)
     }
 
     /// Record the result of an executed atomic in the slot at the write pointer (or, for a

@@ -285,10 +285,6 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     pub fn set_flags(&mut self, f: u8) {
         self.buffer.as_mut()[field::FLAGS] = f;
     }
-    /// Set the epoch (then [`Packet::fill_checksum`]).
-    pub fn set_epoch(&mut self, v: u16) {
-        put16(self.buffer.as_mut(), field::EPOCH, v);
-    }
     /// Set the route cookie (then [`Packet::fill_checksum`]).
     pub fn set_cookie(&mut self, v: u32) {
         put32(self.buffer.as_mut(), field::COOKIE, v);

@@ -248,15 +248,13 @@ impl Engine {
         st.inflight.insert(id, r);
     }
 
-    /// Put the current route cookie and epoch into a request's packets (their checksums
-    /// again).
+    /// Put the current route cookie into a request's packets (their checksums again).
     pub(super) fn restamp(&self, r: &mut Req) {
-        let (cookie, epoch) = (self.cookie(), self.epoch());
+        let cookie = self.cookie();
         for p in &mut r.packets {
             let mut pkt = Packet::new_unchecked(&mut p[..]);
-            if pkt.cookie() != cookie || pkt.epoch() != epoch {
+            if pkt.cookie() != cookie {
                 pkt.set_cookie(cookie);
-                pkt.set_epoch(epoch);
                 pkt.fill_checksum();
             }
         }

@@ -95,16 +95,38 @@ pub fn pattern(n: usize, seed: u64) -> Vec<u8> {
 /// A model node (64 MiB, 64 KiB pages) serving UDP at `addr` (port 0: any), as the
 /// multi-node tests use them.
 pub fn udp_node_at(addr: std::net::SocketAddr) -> clio_sim::server::ServerHandle {
+    udp_node_on(addr, None)
+}
+
+/// [`udp_node_at`] with its memory in `memory_file` (so `Persist` works), if given.
+fn udp_node_on(
+    addr: std::net::SocketAddr,
+    memory_file: Option<std::path::PathBuf>,
+) -> clio_sim::server::ServerHandle {
     let b = CBoard::new(&BoardConfig {
         dram_bytes: 64 << 20,
         page_shift: PAGE_SHIFT,
+        memory_file,
         ..BoardConfig::default()
     })
     .expect("board");
     clio_sim::server::spawn_udp_spinning(b, addr, std::time::Duration::ZERO).expect("node")
 }
 
-/// `n` nodes like [`udp_nodes`]'s, each on a memory file in `dir` (so `Persist` works).
+/// The specs of nodes, `capacity` bytes each.
+fn specs_of(
+    nodes: impl Iterator<Item = Option<std::net::SocketAddr>>,
+    capacity: u64,
+) -> Vec<clio_clib::NodeSpec> {
+    nodes
+        .map(|addr| clio_clib::NodeSpec {
+            addr: addr.expect("a UDP node"),
+            capacity,
+        })
+        .collect()
+}
+
+/// `n` nodes like [`udp_nodes`]'s, each on a memory file in `dir`.
 pub fn udp_nodes_on_files(
     n: usize,
     capacity: u64,
@@ -115,28 +137,13 @@ pub fn udp_nodes_on_files(
 ) {
     let s: Vec<_> = (0..n)
         .map(|i| {
-            let b = CBoard::new(&BoardConfig {
-                dram_bytes: 64 << 20,
-                page_shift: PAGE_SHIFT,
-                memory_file: Some(dir.join(format!("mem{i}"))),
-                ..BoardConfig::default()
-            })
-            .expect("board");
-            clio_sim::server::spawn_udp_spinning(
-                b,
+            udp_node_on(
                 "127.0.0.1:0".parse().unwrap(),
-                std::time::Duration::ZERO,
+                Some(dir.join(format!("mem{i}"))),
             )
-            .expect("node")
         })
         .collect();
-    let specs = s
-        .iter()
-        .map(|h| clio_clib::NodeSpec {
-            addr: h.udp_addr.expect("a UDP node"),
-            capacity,
-        })
-        .collect();
+    let specs = specs_of(s.iter().map(|h| h.udp_addr), capacity);
     (s, specs)
 }
 
@@ -152,12 +159,9 @@ pub fn udp_nodes(
     let s: Vec<_> = (0..n)
         .map(|_| Some(udp_node_at("127.0.0.1:0".parse().unwrap())))
         .collect();
-    let specs = s
-        .iter()
-        .map(|h| clio_clib::NodeSpec {
-            addr: h.as_ref().and_then(|h| h.udp_addr).expect("a UDP node"),
-            capacity,
-        })
-        .collect();
+    let specs = specs_of(
+        s.iter().map(|h| h.as_ref().and_then(|h| h.udp_addr)),
+        capacity,
+    );
     (s, specs)
 }

@@ -482,25 +482,7 @@ impl CBoard {
             }
             KeyVerdict::Stale => {
                 self.rules.cov.hit(Rule::EpochChecked);
-                // A ring-recorded atomic in its format that executed before the epoch moved
-                // on is answered from the ring (its answer may have been lost); Stale, nothing
-                // executed, otherwise (the sync unit's order: format check, then the ring).
-                let replay = if h.opcode.is_atomic()
-                    && h.va.is_multiple_of(clio_proto::consts::ATOMIC_BYTES)
-                    && h.payload_len == 0
-                {
-                    self.sync.stale_replay(h.pid, h.client, h.req_id)
-                } else {
-                    None
-                };
-                let r = match replay {
-                    Some((s, v)) => Header {
-                        arg0: v,
-                        ..h.response_to(s)
-                    },
-                    None => h.response_to(Status::Stale),
-                };
-                return self.respond(out, route, r, &[]);
+                return self.stale(out, route, &h);
             }
         }
         // Route check: an answer larger than twice the request only to a proven address.

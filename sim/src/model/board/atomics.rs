@@ -11,7 +11,32 @@ use clio_proto::ring::Descriptor;
 use clio_proto::rules::Rule;
 use clio_proto::{Header, Opcode, Status};
 
+/// An atomic's format: an aligned word, no payload.
+fn atomic_format_ok(h: &Header) -> bool {
+    h.va.is_multiple_of(ATOMIC_BYTES) && h.payload_len == 0
+}
+
 impl CBoard {
+    /// A request the key check found stale (its epoch older than its RAS's): STALE, nothing
+    /// executed, except that an atomic in its format whose entry the idempotence ring holds
+    /// (it executed before the epoch moved on; its answer may have been lost) is answered from
+    /// the ring (the sync unit's order: format check, then the ring).
+    pub(super) fn stale(&mut self, out: &mut Vec<Outgoing>, route: &Route, h: &Header) {
+        let replay = if h.opcode.is_atomic() && atomic_format_ok(h) {
+            self.sync.stale_replay(h.pid, h.client, h.req_id)
+        } else {
+            None
+        };
+        let r = match replay {
+            Some((s, v)) => Header {
+                arg0: v,
+                ..h.response_to(s)
+            },
+            None => h.response_to(Status::Stale),
+        };
+        self.respond(out, route, r, &[]);
+    }
+
     /// A request refused by `quota` (a member holding its share of the ring, all of it
     /// unacknowledged; a RAS holding its Clio-KV records): QUOTA_EXCEEDED naming the quota in
     /// `arg1`, nothing executed.
@@ -49,7 +74,7 @@ impl CBoard {
             }
             _ => {}
         }
-        if !h.va.is_multiple_of(ATOMIC_BYTES) || h.payload_len != 0 {
+        if !atomic_format_ok(h) {
             let misaligned = !h.va.is_multiple_of(ATOMIC_BYTES);
             self.rules.cov.hit_if(misaligned, Rule::AtomicAlignment);
             return self.bad(out, route, h);
