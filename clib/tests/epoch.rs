@@ -7,12 +7,13 @@
 mod common;
 
 use clio_clib::{Client, ClioError, Config, TransportKind};
-use clio_proto::Opcode;
+use clio_proto::{Opcode, Status};
 use clio_sim::server::spawn_udp;
 use clio_sim::{BoardConfig, CBoard};
 use common::relay::{Relay, Seen};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// A node on loopback with 64 KiB pages.
 fn node() -> clio_sim::server::ServerHandle {
@@ -157,4 +158,60 @@ fn a_retransmitted_atomic_meeting_a_newer_epoch_is_answered_from_the_ring_or_sta
     // A first attempt refused as stale executes nothing either.
     assert_eq!(b.fetch_add(va, 1), Err(ClioError::Stale));
     assert_eq!(a.fetch_add(va, 0).unwrap(), 1);
+}
+
+/// A CN ack that meets a newer epoch (the view moved between the atomic's answer and its
+/// acknowledgement) is refused as stale. The ring entry it frees stays at the node until
+/// acknowledged, so the client parks the ack, out of flight and out of its windows (it holds
+/// no window share while it waits: nothing else is held back), and sends it again once it
+/// carries another epoch; under the learnt epoch it is taken.
+#[test]
+fn a_cn_ack_refused_for_its_epoch_is_parked_and_goes_again_under_the_next_epoch() {
+    // As `b`'s first CN ack goes by, `a` raises the RAS to epoch 2; the relay counts the CN
+    // acks' answers by status.
+    let armed = Arc::new(AtomicBool::new(true));
+    let (stale, ok) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let (arm, st, okc) = (armed.clone(), stale.clone(), ok.clone());
+    let pr = pair(move |seen, a| {
+        if seen.opcode == Some(Opcode::CnAck) {
+            if !seen.response && arm.swap(false, Ordering::AcqRel) {
+                a.set_epoch(2).expect("raise the epoch");
+            } else if seen.response && seen.status == Status::Stale as u8 {
+                st.fetch_add(1, Ordering::AcqRel);
+            } else if seen.response && seen.status == Status::Ok as u8 {
+                okc.fetch_add(1, Ordering::AcqRel);
+            }
+        }
+        true
+    });
+    let (b, va) = (&pr.b, pr.va);
+    assert_eq!(b.fetch_add(va, 1), Ok(0));
+    let eventually = |what: &str, f: &dyn Fn() -> bool| {
+        let t = Instant::now();
+        while !f() {
+            assert!(t.elapsed() < Duration::from_secs(10), "never: {what}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    eventually("the CN ack refused as stale", &|| {
+        stale.load(Ordering::Acquire) > 0 && b.stats().stale_acks > 0
+    });
+    // (A heartbeat may be in flight a moment; the parked ack never is.)
+    eventually(
+        "nothing in flight: the parked ack holds no window share",
+        &|| b.stats().inflight_packets == 0.0,
+    );
+    assert_eq!(ok.load(Ordering::Acquire), 0, "not taken at epoch 1");
+    // Still at epoch 1, the ack stays parked: another activity does not send it again.
+    assert_eq!(b.rread(va, 8), Err(ClioError::Stale));
+    assert_eq!(stale.load(Ordering::Acquire), 1, "sent once at epoch 1");
+    // `b` learns the view: its CN ack goes again under epoch 2 with the next activity (a
+    // read here) and is taken.
+    b.use_epoch(2);
+    assert_eq!(b.rread(va, 8).unwrap(), 1u64.to_le_bytes());
+    eventually("the CN ack taken", &|| {
+        let _ = b.rread(va, 8);
+        ok.load(Ordering::Acquire) == 1
+    });
+    assert_eq!(stale.load(Ordering::Acquire), 1);
 }

@@ -222,6 +222,9 @@ pub struct Stats {
     /// than any round trip takes, so it answered an earlier attempt (the timeout fired on a
     /// delay, not a loss). Each raises the RTO floor for a while.
     pub spurious_retransmits: u64,
+    /// CN acks refused for their epoch (`Status::Stale`: the view moved between the atomic's
+    /// answer and its acknowledgement), each parked until this client carries another epoch.
+    pub stale_acks: u64,
     /// Receive calls that returned packets, and the packets they returned (batching).
     pub receive_batches: u64,
     /// Packets received.
@@ -270,6 +273,7 @@ impl Stats {
         self.paced += o.paced;
         self.transport_errors += o.transport_errors;
         self.spurious_retransmits += o.spurious_retransmits;
+        self.stale_acks += o.stale_acks;
         self.receive_batches += o.receive_batches;
         self.packets_received += o.packets_received;
     }
@@ -368,6 +372,9 @@ struct State {
     /// Requests that go first at the next pump, outside the windows: CN acks, and the
     /// Heartbeat that fetches a new route cookie (`send.rs` `pump` says why).
     unwindowed: Vec<Req>,
+    /// CN acks refused as stale, parked out of flight and out of the windows until this
+    /// client carries an epoch other than the one they were refused at (`send.rs` `pump`).
+    parked_acks: Vec<ParkedAck>,
     tracker: Tracker,
     cwnd: CongestionWindow,
     iwnd: IncastWindow,
@@ -383,6 +390,14 @@ struct State {
     inflight_pkts: f64,
     last_send: Instant,
     stats: Stats,
+}
+
+/// A CN ack the node refused as stale: the request id it acknowledges, its lane, and the
+/// epoch it carried.
+struct ParkedAck {
+    acked: u32,
+    lane: Lane,
+    epoch: u16,
 }
 
 /// A request completed after a retry, remembered to recognise a second answer to it.
@@ -473,6 +488,7 @@ impl Engine {
                     inflight: HashMap::new(),
                     queue: VecDeque::new(),
                     unwindowed: Vec::new(),
+                    parked_acks: Vec::new(),
                     tracker: Tracker::default(),
                     cwnd: CongestionWindow::new(&cfg),
                     iwnd: IncastWindow::new(cfg.incast_window),

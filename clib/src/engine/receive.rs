@@ -44,6 +44,7 @@ impl Engine {
                 }
             }
             Status::RetryLater => self.on_busy(st, h.req_id, None, now),
+            Status::Stale if h.opcode == Opcode::CnAck => self.park_stale_ack(st, h.req_id),
             // This member holds its share of the node's idempotence ring, none of it
             // acknowledged yet: its own acknowledgements free it, so wait as for RETRY_LATER;
             // past the retries, the quota names itself.
@@ -90,6 +91,31 @@ impl Engine {
             r.deadline = now + self.cfg.busy_backoff * (1u32 << (r.busy - 1).min(6));
         }
         st.inflight.insert(id, r);
+    }
+
+    /// A CN ack refused for its epoch: the view moved between the atomic's answer and its
+    /// acknowledgement, and the ring entry it frees stays at the node until acknowledged. It
+    /// leaves flight and both windows (a client whose window shrank to what it holds could
+    /// otherwise send nothing else, and so never meet the `Stale` answer that teaches it the
+    /// view) and waits, parked, until this client carries another epoch; `pump` then sends it
+    /// again under that epoch. Parked acks are bounded by the atomics this member completed
+    /// and the node still holds entries for (its ring share).
+    fn park_stale_ack(&self, st: &mut State, id: u32) {
+        let Some(r) = st.inflight.remove(&id) else {
+            return;
+        };
+        st.stats.stale_acks += 1;
+        st.inflight_pkts = (st.inflight_pkts - r.cost).max(0.0);
+        st.iwnd.give(r.resp_bytes);
+        let Some(p) = r.packets.first() else {
+            return;
+        };
+        let p = Packet::new_unchecked(&p[..]);
+        st.parked_acks.push(ParkedAck {
+            acked: p.arg0() as u32,
+            lane: r.lane,
+            epoch: p.epoch(),
+        });
     }
 
     /// The node wants a route cookie this request did not carry (the cookie is stale: the

@@ -171,6 +171,17 @@ impl Engine {
         // behind them would never leave once the window is no larger than what waits. Acks
         // are bounded by the completed operations, cookie Heartbeats to one per lane at a
         // time; both are still counted in flight until answered.
+        // CN acks refused as stale go again once this client carries another epoch.
+        let epoch = self.epoch();
+        for p in std::mem::take(&mut st.parked_acks) {
+            if p.epoch == epoch {
+                st.parked_acks.push(p);
+            } else {
+                let mut ack = self.single(st, None, Opcode::CnAck, 0, p.acked as u64, 0);
+                ack.lane = p.lane;
+                st.unwindowed.push(ack);
+            }
+        }
         for mut r in std::mem::take(&mut st.unwindowed) {
             st.inflight_pkts += r.cost;
             st.iwnd.take(r.resp_bytes);

@@ -17,6 +17,8 @@ pub struct Seen {
     pub response: bool,
     /// Its opcode (`None`: not one of the protocol's).
     pub opcode: Option<Opcode>,
+    /// Its status byte (an answer's status).
+    pub status: u8,
 }
 
 impl Seen {
@@ -27,6 +29,10 @@ impl Seen {
             opcode: pkt
                 .get(clio_proto::header::field::OPCODE)
                 .and_then(|&b| Opcode::from_u8(b)),
+            status: pkt
+                .get(clio_proto::header::field::STATUS)
+                .copied()
+                .unwrap_or(0),
         }
     }
 }
