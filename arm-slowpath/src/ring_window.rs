@@ -283,6 +283,10 @@ impl RingWindow {
     pub fn rx_free(&self) -> u32 {
         self.layout.entries - self.used(reg::RX_HEAD, reg::RX_TAIL)
     }
+    /// Fast-path side: RX descriptors the ARM has taken (the RX tail, a free-running count).
+    pub fn rx_taken(&self) -> u32 {
+        self.reg(reg::RX_TAIL).load(Ordering::Acquire)
+    }
     /// Fast-path side: take the next descriptor from the ARM (a malformed one is consumed and
     /// reported as an error).
     pub fn pop_tx(&self) -> Option<Result<Descriptor, WireError>> {

@@ -33,7 +33,7 @@ module tb_ring_window;
     reg  [DB-1:0] rx_desc = 0;
     wire          rx_ready, tx_valid;
     wire [DB-1:0] tx_desc;
-    wire [15:0]   rx_free;
+    wire [15:0]   rx_free, rx_taken;
     wire [31:0]   dstate, dheart;
 
     localparam [63:0] DRAM = 64'd2147483648;
@@ -44,7 +44,7 @@ module tb_ring_window;
         .s_axil_bresp(bresp), .s_axil_bvalid(bvalid), .s_axil_bready(bready),
         .s_axil_araddr(araddr), .s_axil_arvalid(arvalid), .s_axil_arready(arready),
         .s_axil_rdata(rdata), .s_axil_rresp(rresp), .s_axil_rvalid(rvalid), .s_axil_rready(rready),
-        .sp_rx_valid(rx_valid), .sp_rx_ready(rx_ready), .sp_rx_desc(rx_desc), .sp_rx_room(rx_free),
+        .sp_rx_valid(rx_valid), .sp_rx_ready(rx_ready), .sp_rx_desc(rx_desc), .sp_rx_room(rx_free), .sp_rx_taken(rx_taken),
         .sp_tx_valid(tx_valid), .sp_tx_ready(tx_ready), .sp_tx_desc(tx_desc),
         .daemon_state(dstate), .daemon_heartbeat(dheart)
     );
@@ -145,6 +145,7 @@ module tb_ring_window;
             expect_reg(CLIO_REG_POOL_EPOCH, 32'h0000BEEF);
             if (dstate !== 1) fail("daemon_state output");
             if (rx_free !== ENTRIES) fail("rx_free after the tail store");
+            if (rx_taken !== 3) fail("sp_rx_taken is not the RX tail");
             // 4. full ring: ENTRIES descriptors fit, the next one waits
             for (n = 0; n < ENTRIES; n = n + 1) push_rx_desc(100 + n);
             @(negedge clk);
@@ -152,6 +153,7 @@ module tb_ring_window;
             axi_write(CLIO_REG_RX_TAIL, 4, 4'hf);
             @(negedge clk);
             if (rx_ready !== 1'b1 || rx_free !== 1) fail("RX ring does not accept after the tail store");
+            if (rx_taken !== 4) fail("sp_rx_taken after the second tail store");
             // the wrapped descriptor landed in slot (3 + ENTRIES) mod ENTRIES
             expect_reg(CLIO_RX_BASE + ((3 + ENTRIES - 1) % ENTRIES) * CLIO_DESC_BYTES, pattern(100 + ENTRIES - 1));
             // 5. the window after reset, as the daemon maps it

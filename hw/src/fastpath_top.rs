@@ -49,6 +49,7 @@ use crate::fastpath::pte_writer::PteWriter;
 use crate::fastpath::read_data::ReadData;
 use crate::fastpath::response_header::ResponseHeader;
 use crate::fastpath::route_check::RouteCheck;
+use crate::fastpath::rx_share::RxShare;
 use crate::fastpath::slot_queue::SlotQueue;
 use crate::fastpath::slow_path_desc::SlowPathDesc;
 use crate::fastpath::slow_path_tx::SlowPathTx;
@@ -206,6 +207,9 @@ pub struct FastpathTop {
     pub sp_rx_desc: Signal<Out, Bits<1024>>,
     /// Free RX ring slots (accounting for every descriptor accepted so far).
     pub sp_rx_room: Signal<In, Bits<16>>,
+    /// RX descriptors the slow path has taken since reset, mod 2^16 (the RX tail): the
+    /// per-source share ([`RxShare`]) counts what each source still holds.
+    pub sp_rx_taken: Signal<In, Bits<16>>,
     /// Slow-path TX descriptor valid.
     pub sp_tx_valid: Signal<In, Bit>,
     /// Slow-path TX ready.
@@ -308,6 +312,9 @@ pub struct FastpathTop {
     stats: Stats,
     /// The persist handshake of a durable write or Append (the executor's Persist state).
     pers: Persist,
+    /// The RX ring's per-source share: the descriptors each source holds, and whether the
+    /// executor's frame's source may push.
+    rxs: RxShare,
     /// Append's placement on the tail word (`replog::place`): loaded from `wa.old` the cycle
     /// after the word arrives (ALoad), decided the next cycle (APlace); it keeps the old tail,
     /// the new one and the

@@ -147,6 +147,11 @@ pub fn all_modules() -> Vec<(&'static str, String)> {
             "route_check",
             verilog_of("route_check", fastpath::route_check::RouteCheck::default()),
         ),
+        // The RX ring's per-source share, alone.
+        (
+            "rx_share",
+            verilog_of("rx_share", fastpath::rx_share::RxShare::default()),
+        ),
         (
             "sync_unit",
             verilog_of("sync_unit", sync_unit::SyncUnit::default()),

@@ -1,7 +1,7 @@
 //! The golden model of the memory node's fast path: each block of the RTL (`clio-hw`) in
 //! software, one request at a time, every rule of the spec (`clio-proto`) decided where the
 //! RTL decides it. Request life: [`ack_layer`] -> MAT (`clio_proto::opcode::path_of`) ->
-//! [`key_table`] -> [`route_check`] -> virtual memory ([`tlb`], [`pt_walker`], [`page_fault`]) ->
+//! [`key_table`] -> [`route_check`] -> ([`rx_share`] for the slow path) -> virtual memory ([`tlb`], [`pt_walker`], [`page_fault`]) ->
 //! [`mem_access`] / [`sync_unit`] / [`offload`] -> response.
 //!
 //! This crate depends only on `clio-proto`. The node that serves clients (`clio-sim`'s
@@ -19,5 +19,6 @@ pub mod offload;
 pub mod page_fault;
 pub mod pt_walker;
 pub mod route_check;
+pub mod rx_share;
 pub mod sync_unit;
 pub mod tlb;

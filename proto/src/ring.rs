@@ -35,6 +35,34 @@ pub const DESC_BYTES: usize = 128;
 pub const RING_PURGE_ALL: u16 = 0;
 /// Default entries per ring.
 pub const DEFAULT_RING_ENTRIES: u32 = 256;
+/// Most entries per ring: the fast path records the source of every RX descriptor not yet
+/// taken in a table this deep (the per-source share, [`rx_source_bucket`]).
+pub const MAX_RING_ENTRIES: u32 = 256;
+/// Source buckets of the RX ring's per-source share: a slow-path request from a source
+/// (its bucket, [`rx_source_bucket`]) is pushed only while the source holds fewer RX
+/// descriptors than are free past [`RX_RESERVED_FOR_NOTICES`] (else RETRY_LATER). So a
+/// source never holds more than half of the ring's usable room, and a source that holds
+/// nothing finds room however many others flood: with `k` of them at their share, a
+/// `1 / (k + 1)` part of the usable room is still free (`k < RX_SOURCE_BUCKETS`).
+pub const RX_SOURCE_BUCKETS: usize = 16;
+
+/// The source bucket of a request's route: the XOR of the nibbles of its address's
+/// [`crate::route_cookie::route_message`] (the IPv4 address for UDP, the MAC for raw
+/// Ethernet; ports left out, so every lane of a host is one source) below its length byte.
+pub fn rx_source_bucket(route: &Route) -> usize {
+    rx_source_bucket_of_message(crate::route_cookie::route_message(route))
+}
+
+/// [`rx_source_bucket`] of a route message: the XOR of its low 12 nibbles.
+pub fn rx_source_bucket_of_message(message: u64) -> usize {
+    (0..12).fold(0, |b, i| b ^ ((message >> (4 * i)) & 0xF) as usize)
+}
+
+/// Whether a source that holds `held` RX descriptors may push a slow-path request while the
+/// ring has `free` slots: it holds fewer than are free past the notices' reserve.
+pub fn rx_share_admits(held: u32, free: u32) -> bool {
+    free > RX_RESERVED_FOR_NOTICES && held < free - RX_RESERVED_FOR_NOTICES
+}
 /// Bytes of the register block.
 pub const REGS_BYTES: usize = 0x1000;
 /// RX slots kept free for [`Descriptor::PageMapped`] notices: the fast path refuses a
@@ -98,7 +126,7 @@ pub struct RingLayout {
 impl RingLayout {
     /// A layout with `entries` per ring; `None` unless a power of two in 2..=65536.
     pub fn new(entries: u32) -> Option<RingLayout> {
-        (entries.is_power_of_two() && (2..=65536).contains(&entries))
+        (entries.is_power_of_two() && (2..=MAX_RING_ENTRIES).contains(&entries))
             .then_some(RingLayout { entries })
     }
     /// Offset of the RX ring.
@@ -471,6 +499,52 @@ mod tests {
     use super::*;
     use crate::opcode::Opcode;
     use crate::status::Status;
+
+    /// The share's promise: one source takes at most half the usable room, and with every
+    /// other bucket flooding, a source that holds nothing still finds room.
+    #[test]
+    fn rx_share_bounds_each_source() {
+        let usable = DEFAULT_RING_ENTRIES - RX_RESERVED_FOR_NOTICES;
+        // One flooder alone.
+        let mut held = 0;
+        while rx_share_admits(held, DEFAULT_RING_ENTRIES - held) {
+            held += 1;
+        }
+        assert_eq!(held, usable / 2);
+        // Every bucket but one floods, in turn, until none is admitted.
+        let mut held = [0u32; RX_SOURCE_BUCKETS];
+        loop {
+            let mut pushed = false;
+            for b in 1..RX_SOURCE_BUCKETS {
+                let free = DEFAULT_RING_ENTRIES - held.iter().sum::<u32>();
+                if rx_share_admits(held[b], free) {
+                    held[b] += 1;
+                    pushed = true;
+                }
+            }
+            if !pushed {
+                break;
+            }
+        }
+        let free = DEFAULT_RING_ENTRIES - held.iter().sum::<u32>();
+        assert!(free - RX_RESERVED_FOR_NOTICES >= usable / RX_SOURCE_BUCKETS as u32);
+        assert!(rx_share_admits(0, free), "the quiet source is admitted");
+        // Buckets: a host's lanes are one source; hosts differing in one octet are not.
+        let host = |ip: [u8; 4], port| Route {
+            peer_ip: ip.into(),
+            peer_port: port,
+            ..Route::default()
+        };
+        assert_eq!(
+            rx_source_bucket(&host([10, 0, 0, 1], 1)),
+            rx_source_bucket(&host([10, 0, 0, 1], 2))
+        );
+        assert_ne!(
+            rx_source_bucket(&host([10, 0, 0, 1], 1)),
+            rx_source_bucket(&host([10, 0, 0, 2], 1))
+        );
+        assert!(RingLayout::new(MAX_RING_ENTRIES * 2).is_none());
+    }
 
     #[test]
     fn descriptors_round_trip() {

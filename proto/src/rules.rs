@@ -95,8 +95,9 @@ rules! {
     RingShareOwnSlots => ("isolation.ring_evict", "a member at its share of the idempotence ring records over its own oldest acknowledged result: the write pointer moves on to it, passing over other members' results, never evicting them"),
     /// Counted: the slow path's ring release of a departed member that freed slots.
     ReleaseFrees => ("membership.release", "the slow path's ring release of a departed member frees its unacknowledged slots"),
-    /// Counted: a request for the slow path refused because its RX ring was full.
-    SlowPathRingRoom => ("slow_path.ring_room", "a request for the slow path when its RX ring is full is RETRY_LATER"),
+    /// Counted: a request for the slow path refused because its source holds its share of
+    /// the RX ring (`ring::rx_share_admits`), or the ring is full past the notices' reserve.
+    SlowPathRingRoom => ("slow_path.ring_room", "a request for the slow path is RETRY_LATER unless its source holds fewer RX ring descriptors than are free past the notices' reserve"),
     /// Counted: a durable write on a node without a persistence domain.
     DurableNeedsDomain => ("durability.domain", "a durable write on a node without a persistence domain is UNSUPPORTED and writes nothing"),
     /// Counted: an append placed (a record written).

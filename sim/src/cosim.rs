@@ -408,6 +408,8 @@ impl RtlBoard {
         let r_beat = axi.r_valid;
         self.rtl.set(port::M_AXI_BVALID, axi.b_valid as u128);
         self.rtl.set(port::SP_RX_ROOM, self.ring.rx_free() as u128);
+        self.rtl
+            .set(port::SP_RX_TAKEN, (self.ring.rx_taken() & 0xFFFF) as u128);
         if self.sp_tx_cur.is_none() {
             // The fast path takes descriptors as bytes, exactly as they sit in the ring.
             if let Some(d) = self.ring.pop_tx_bytes() {

@@ -572,3 +572,58 @@ fn one_member_can_neither_hold_the_ring_nor_evict_more_than_its_share() {
         "the attack this test guards against"
     );
 }
+
+/// One host floods the slow path with requests that are never taken (the slow path is away,
+/// so the RX ring only fills): the host holds at most half the ring's room past the notices'
+/// reserve and the rest of its requests are RETRY_LATER, while a request of any other host
+/// still reaches the slow path. With the per-source share taken out (the ring's room the only
+/// rule) the flooder fills the ring up to the reserve and every other host is refused.
+#[test]
+fn a_host_flooding_the_slow_path_holds_at_most_half_the_rx_ring() {
+    use clio_proto::ring::{rx_source_bucket, RX_RESERVED_FOR_NOTICES};
+    let cfg = clio_sim::BoardConfig {
+        slowpath: clio_sim::SlowPathMode::Absent,
+        ..common::node_config()
+    };
+    let mut w = Wire::new(clio_sim::CBoard::new(&cfg).unwrap());
+    let udp = |ip: &str| {
+        Route::udp(
+            format!("{ip}:4000").parse().unwrap(),
+            "10.0.0.100:9000".parse().unwrap(),
+        )
+    };
+    let flooder = udp("198.51.100.9");
+    let register = |w: &mut Wire, from: &Route| {
+        let id = w.id();
+        let h = Header {
+            arg0: id as u64,
+            ..Header::request(Opcode::Register, 0, id, 0)
+        };
+        match w.send_from(from, &h.to_packet(&[])).as_slice() {
+            [] => true,
+            [(h, _)] if h.status == Status::RetryLater => false,
+            other => panic!("a Register answered {other:?}"),
+        }
+    };
+    let pushed = (0..cfg.ring_entries)
+        .filter(|_| register(&mut w, &flooder))
+        .count() as u32;
+    assert_eq!(pushed, (cfg.ring_entries - RX_RESERVED_FOR_NOTICES) / 2);
+    for ip in ["198.51.100.10", "203.0.113.5", "192.0.2.77"] {
+        let other = udp(ip);
+        assert_ne!(rx_source_bucket(&other), rx_source_bucket(&flooder));
+        assert!(
+            register(&mut w, &other),
+            "{ip}'s request reaches the slow path"
+        );
+    }
+    // Another lane (port) of the flooding host is the same source.
+    let lane = Route {
+        peer_port: 4001,
+        ..flooder
+    };
+    assert!(
+        !register(&mut w, &lane),
+        "the flooder's other lane is refused too"
+    );
+}

@@ -8,7 +8,8 @@
 //              `clio-slowpath --uio /dev/uioN` maps with memmap2).
 //   Fast path  whole descriptors (CLIO_DESC_BYTES, byte k at bits 8k+7:8k, as fastpath_top's
 //              sp_rx_desc / sp_tx_desc): sp_rx_* (fast path -> ARM: written into the RX ring,
-//              RX head published in the same cycle), sp_rx_room (free RX slots), sp_tx_*
+//              RX head published in the same cycle), sp_rx_room (free RX slots), sp_rx_taken
+//              (the RX tail's low 16 bits: descriptors the ARM took, for the per-source share), sp_tx_*
 //              (ARM -> fast path: read from the TX ring while TX head != TX tail, TX tail
 //              advanced when the fast path takes it).
 //
@@ -56,6 +57,8 @@ module clio_ring_window #(
     input  wire [DESC_BITS-1:0]      sp_rx_desc,
     // free RX slots (the fast path keeps FIFO_DEPTH of them for PAGE_MAPPED notices)
     output wire [15:0]               sp_rx_room,
+    // RX descriptors the ARM has taken (the RX tail, mod 2^16)
+    output wire [15:0]               sp_rx_taken,
 
     // TX descriptors: ARM -> fast path
     output reg                       sp_tx_valid,
@@ -94,6 +97,7 @@ module clio_ring_window #(
     wire        rx_full = rx_used >= ENTRIES;
     wire [31:0] rx_room = ENTRIES - rx_used;
     assign sp_rx_room = rx_full ? 16'd0 : rx_room[15:0];
+    assign sp_rx_taken = rx_tail[15:0];
 
     // ---------------- ring RAMs: one descriptor per word ----------------
     // Port A of each RAM is shared by AXI writes and reads (a read is accepted only in a cycle

@@ -171,7 +171,7 @@ module clio_zcu106_top (
     // ------------------------------------------------------------------ ring window
     wire          sp_rx_valid, sp_rx_ready, sp_tx_valid, sp_tx_ready;
     wire [1023:0] sp_rx_desc, sp_tx_desc;
-    wire [15:0]   sp_rx_room;
+    wire [15:0]   sp_rx_room, sp_rx_taken;
     wire [31:0]   daemon_state, daemon_heartbeat;
 
     clio_ring_window #(
@@ -184,7 +184,7 @@ module clio_zcu106_top (
         .s_axil_bresp(ring_bresp), .s_axil_bvalid(ring_bvalid), .s_axil_bready(ring_bready),
         .s_axil_araddr(ring_araddr[16:0]), .s_axil_arvalid(ring_arvalid), .s_axil_arready(ring_arready),
         .s_axil_rdata(ring_rdata), .s_axil_rresp(ring_rresp), .s_axil_rvalid(ring_rvalid), .s_axil_rready(ring_rready),
-        .sp_rx_valid(sp_rx_valid), .sp_rx_ready(sp_rx_ready), .sp_rx_desc(sp_rx_desc), .sp_rx_room(sp_rx_room),
+        .sp_rx_valid(sp_rx_valid), .sp_rx_ready(sp_rx_ready), .sp_rx_desc(sp_rx_desc), .sp_rx_room(sp_rx_room), .sp_rx_taken(sp_rx_taken),
         .sp_tx_valid(sp_tx_valid), .sp_tx_ready(sp_tx_ready), .sp_tx_desc(sp_tx_desc),
         .daemon_state(daemon_state), .daemon_heartbeat(daemon_heartbeat)
     );
@@ -446,7 +446,7 @@ module clio_zcu106_top (
         .m_axi_wready(fp_wready),
         .m_axi_bvalid(fp_bvalid), .m_axi_bready(fp_bready),
         // slow-path descriptors (ring window)
-        .sp_rx_valid(sp_rx_valid), .sp_rx_ready(sp_rx_ready), .sp_rx_desc(sp_rx_desc), .sp_rx_room(sp_rx_room),
+        .sp_rx_valid(sp_rx_valid), .sp_rx_ready(sp_rx_ready), .sp_rx_desc(sp_rx_desc), .sp_rx_room(sp_rx_room), .sp_rx_taken(sp_rx_taken),
         .sp_tx_valid(sp_tx_valid), .sp_tx_ready(sp_tx_ready), .sp_tx_desc(sp_tx_desc),
         // persistence domain: none on this board (its DDR4 is volatile), so durable writes are
         // answered UNSUPPORTED and the persist handshake is never raised (docs/durability.md)

@@ -20,8 +20,9 @@
 //! * WRITE: `check_write_segment` holds -> a durable write without a persistence domain is
 //!   UNSUPPORTED (refused before anything is written); a segment inside the VA space goes to
 //!   its access or its translation; else BAD_REQUEST.
-//! * A slow-path opcode: pushed as a REQUEST while the RX ring has room beyond the notices',
-//!   else RETRY_LATER.
+//! * A slow-path opcode: pushed as a REQUEST while its source holds fewer RX ring descriptors
+//!   than are free past the notices' reserve (`RxShare`), else RETRY_LATER; the verdict for
+//!   this frame's source is the one of its second Dispatch cycle (`room_wait` in the first).
 //! * FENCE: OK once every earlier write has its B response (`fence_wait` until then).
 //! * CN_ACK: OK, the ring entry is freed (`ring_ack`).
 //! * Clio-KV / POINTER_CHASE: to the offload unit when it is ready (and, for the chase, its
@@ -91,8 +92,11 @@ pub struct Dispatch {
     pub durable: Signal<In, Bit>,
     /// The board has a persistence domain.
     pub persist: Signal<In, Bit>,
-    /// The slow path's RX ring has room for a REQUEST (registered by the executor).
+    /// The frame's source may push a REQUEST into the slow path's RX ring (`RxShare::ok`),
+    /// once `room_fresh`.
     pub room_ok: Signal<In, Bit>,
+    /// `room_ok` is this frame's: the executor's second cycle in Dispatch.
+    pub room_fresh: Signal<In, Bit>,
     /// Every earlier write has its B response (the fence's rule).
     pub fence_clear: Signal<In, Bit>,
     /// The offload units can take a request.
@@ -133,6 +137,8 @@ pub struct Dispatch {
     pub fence_wait: Signal<Out, Bit>,
     /// A request that needs its route cookie checked waits in Dispatch for the verdict.
     pub route_wait: Signal<Out, Bit>,
+    /// A slow-path request waits a cycle in Dispatch for its source's share (`room_fresh`).
+    pub room_wait: Signal<Out, Bit>,
     /// Refused by the route check (RouteUnverified).
     pub unverified: Signal<Out, Bit>,
     /// The stages' starts: a CN_ACK frees its ring entry, an Append goes to the ring (its
@@ -199,6 +205,7 @@ impl Logic for Dispatch {
         self.to_sync_check.next = false;
         self.fence_wait.next = false;
         self.route_wait.next = false;
+        self.room_wait.next = false;
         self.unverified.next = false;
         self.append_go.next = false;
         self.kv_start.next = false;
@@ -241,7 +248,9 @@ impl Logic for Dispatch {
                 }
             }
         } else if self.is_slow.val() {
-            if self.room_ok.val() {
+            if !self.room_fresh.val() {
+                self.room_wait.next = true;
+            } else if self.room_ok.val() {
                 self.to_slow_push.next = true;
             } else {
                 self.status.next = self.st_retry_later.val();

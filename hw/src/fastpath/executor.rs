@@ -55,7 +55,6 @@ use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, V
 use clio_proto::header::{field, FLAG_RESPONSE, HEADER_LEN};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
 use clio_proto::replog;
-use clio_proto::ring::RX_RESERVED_FOR_NOTICES;
 use clio_proto::Status;
 use rust_hdl::prelude::*;
 
@@ -256,8 +255,9 @@ pub struct Executor {
     pub unit: ServiceExec,
 
     // ---- The slow path's RX ring: push the REQUEST descriptor (`SlowPush`).
-    /// Free RX ring slots.
-    pub sp_rx_room: Signal<In, Bits<16>>,
+    /// The frame's source may push a REQUEST into the RX ring (`RxShare::ok`: it holds fewer
+    /// descriptors than are free past the notices' reserve), read in Dispatch's second cycle.
+    pub rx_ok: Signal<In, Bit>,
     /// The RX ring takes the descriptor.
     pub sp_rx_ready: Signal<In, Bit>,
     /// The REQUEST descriptor is offered (`SlowPush`, until `sp_rx_ready`).
@@ -364,11 +364,9 @@ pub struct Executor {
     /// count): the executor's "finished, take the next frame" decision reads a flip-flop, not
     /// the count's sum and compare.
     rd_more: DFF<Bit>,
-    /// The RX ring has room for a REQUEST beyond the notices' reserve (`sp_rx_room >
-    /// RX_RESERVED_FOR_NOTICES`), registered: it reflects every descriptor pushed up to the
-    /// cycle before, and a push (a REQUEST, or the executor's own page fault's notice) is
-    /// always two cycles or more before the next Dispatch.
-    room_ok: DFF<Bit>,
+    /// The executor was in Dispatch the cycle before: a slow-path request's share verdict
+    /// (`rx_ok`) is its own from its second Dispatch cycle on (`RxShare`'s latency).
+    again: DFF<Bit>,
     /// Bytes from `vaq` to the end of its page, registered (`vaq` holds still while a
     /// translation runs: the earliest use is the translate stage's answer, three cycles after
     /// `vaq` is loaded with the translation's start), so the page-size arithmetic is not in
@@ -441,9 +439,6 @@ pub struct Executor {
     atomic_bytes: Spec<12, ATOMIC_BYTES>,
     /// An offload's block write (one beat, `BEAT_BYTES`).
     block_bytes: Spec<12, { BEAT_BYTES as u64 }>,
-    /// RX ring slots kept for PAGE_MAPPED notices (`RX_RESERVED_FOR_NOTICES`): a REQUEST
-    /// needs more room than that.
-    rx_reserved: Spec<16, { RX_RESERVED_FOR_NOTICES as u64 }>,
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@ pub mod pte_writer;
 pub mod read_data;
 pub mod response_header;
 pub mod route_check;
+pub mod rx_share;
 pub mod slot_queue;
 pub mod slow_path_desc;
 pub mod slow_path_tx;

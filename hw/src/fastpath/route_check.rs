@@ -32,7 +32,8 @@ use rust_hdl::prelude::*;
 
 // The cookie field is 4 bytes, big endian; the route side band is `Route::to_bytes` (byte k at
 // bits 8k..): encap at byte 0, the peer's MAC at bytes 2..8 (bits 16..64), its IPv4 address at
-// bytes 14..18 (bits 112..144); the message's length byte is 4 or 6 at bits 56..64.
+// bytes 14..18 (bits 112..144); the message's length byte is 4 or 6 at bits 56..64, above the
+// 12 nibbles the source bucket folds (16 buckets).
 // The opcode is byte 1, `total_len` bytes 24..28 (big endian).
 const _: () = assert!(
     field::COOKIE.end - field::COOKIE.start == 4
@@ -41,6 +42,7 @@ const _: () = assert!(
         && field::TOTAL_LEN.start == 24
         && field::TOTAL_LEN.end == 28
         && SLOTS == 4
+        && clio_proto::ring::RX_SOURCE_BUCKETS == 16
 );
 
 /// The route check.
@@ -58,14 +60,19 @@ pub struct RouteCheck {
     pub sel: Signal<In, Bits<2>>,
     /// The verdict for the frame in slot `sel` (`Executor::routes`, joined in the top).
     pub verdict: RouteVerdict,
+    /// The source bucket of the frame in slot `sel` (`clio_proto::ring::rx_source_bucket`),
+    /// for the RX ring's per-source share (`RxShare::source`).
+    pub source: Signal<Out, Bits<4>>,
     /// The PRF.
     sip: SipHash,
     cookie_swap: ByteSwap<32>,
     len_swap: ByteSwap<32>,
     /// The header's frame needs the check.
     hdr_need: Signal<Local, Bit>,
-    /// The header's address as SipHash's final block.
+    /// The header's address as SipHash's final block, and its source bucket (the XOR of its
+    /// low 12 nibbles).
     msg: Signal<Local, Bits<64>>,
+    msg_bucket: Signal<Local, Bits<4>>,
     /// A secret is set (the check is on), and its words.
     en: DFF<Bit>,
     k0: DFF<Bits<64>>,
@@ -84,6 +91,7 @@ pub struct RouteCheck {
     s_cookie: [DFF<Bits<32>>; SLOTS],
     s_done: [DFF<Bit>; SLOTS],
     s_ok: [DFF<Bit>; SLOTS],
+    s_bucket: [DFF<Bits<4>>; SLOTS],
     /// The slot the unit starts on this cycle, if any (`pick`).
     pick_valid: Signal<Local, Bit>,
     pick: Signal<Local, Bits<2>>,
@@ -107,6 +115,7 @@ impl Default for RouteCheck {
             key: Default::default(),
             sel: Default::default(),
             verdict: Default::default(),
+            source: Default::default(),
             sip: Default::default(),
             cookie_swap: Default::default(),
             len_swap: Default::default(),
@@ -125,6 +134,8 @@ impl Default for RouteCheck {
             s_cookie: Default::default(),
             s_done: Default::default(),
             s_ok: Default::default(),
+            s_bucket: Default::default(),
+            msg_bucket: Default::default(),
             pick_valid: Default::default(),
             pick: Default::default(),
             c_len_ip: Default::default(),
@@ -152,6 +163,8 @@ impl Logic for RouteCheck {
             self.s_done[k].d.next = self.s_done[k].q.val();
             self.s_ok[k].clock.next = self.clock.val();
             self.s_ok[k].d.next = self.s_ok[k].q.val();
+            self.s_bucket[k].clock.next = self.clock.val();
+            self.s_bucket[k].d.next = self.s_bucket[k].q.val();
         }
         self.sip.clock.next = self.clock.val();
         self.cookie_swap.x.next = self.hdr.data.val().get_bits::<32>(480);
@@ -172,6 +185,18 @@ impl Logic for RouteCheck {
             self.msg.next =
                 bit_cast::<64, 48>(self.hdr.route.val().get_bits::<48>(16)) | self.c_len_mac.val();
         }
+        self.msg_bucket.next = self.msg.val().get_bits::<4>(0)
+            ^ self.msg.val().get_bits::<4>(4)
+            ^ self.msg.val().get_bits::<4>(8)
+            ^ self.msg.val().get_bits::<4>(12)
+            ^ self.msg.val().get_bits::<4>(16)
+            ^ self.msg.val().get_bits::<4>(20)
+            ^ self.msg.val().get_bits::<4>(24)
+            ^ self.msg.val().get_bits::<4>(28)
+            ^ self.msg.val().get_bits::<4>(32)
+            ^ self.msg.val().get_bits::<4>(36)
+            ^ self.msg.val().get_bits::<4>(40)
+            ^ self.msg.val().get_bits::<4>(44);
         // The unit's next job: the lowest slot not decided.
         self.pick_valid.next = false;
         self.pick.next = 0.into();
@@ -216,6 +241,7 @@ impl Logic for RouteCheck {
                 self.s_need[k].d.next = self.hdr_need.val();
                 self.s_msg[k].d.next = self.msg.val();
                 self.s_cookie[k].d.next = self.cookie_swap.y.val();
+                self.s_bucket[k].d.next = self.msg_bucket.val();
                 self.s_done[k].d.next = !self.hdr_need.val()
                     | (self.c_valid.q.val() & (self.c_msg.q.val() == self.msg.val()));
                 self.s_ok[k].d.next = self.cookie_swap.y.val() == self.c_val.q.val();
@@ -235,8 +261,10 @@ impl Logic for RouteCheck {
         self.verdict.need.next = false;
         self.verdict.ok.next = true;
         self.verdict.done.next = true;
+        self.source.next = self.s_bucket[0].q.val();
         for k in 0..4 {
             if self.sel.val() == k.to_bits::<2>() {
+                self.source.next = self.s_bucket[k].q.val();
                 self.verdict.need.next = self.s_need[k].q.val();
                 if self.en.q.val() {
                     self.verdict.ok.next = self.s_ok[k].q.val();

@@ -28,6 +28,8 @@ struct Env {
     tx: Vec<(Route, Vec<u8>)>,
     tx_sink: StreamSink<Route>,
     sp_rx: Vec<Descriptor>,
+    /// RX descriptors the slow path took (all of them, as they come).
+    sp_rx_taken: u64,
     sp_tx: VecDeque<[u8; 128]>,
     last_rx_cycle: u64,
     first_tx_cycle: Option<u64>,
@@ -89,6 +91,7 @@ impl Env {
             tx: vec![],
             tx_sink: StreamSink::default(),
             sp_rx: vec![],
+            sp_rx_taken: 0,
             sp_tx: VecDeque::new(),
             last_rx_cycle: 0,
             first_tx_cycle: None,
@@ -193,6 +196,7 @@ impl Env {
             let d: [u8; 128] = bits_to_bytes(u.sp_rx_desc.val()).try_into().unwrap();
             self.sp_rx
                 .push(Descriptor::decode(&d).expect("valid RX descriptor"));
+            self.sp_rx_taken += 1;
         }
         if u.sp_tx_valid.val() && u.sp_tx_ready.val() {
             self.sp_tx.pop_front();
@@ -211,6 +215,8 @@ impl Env {
                 self.persist_at = Some(now + self.persist_delay);
             }
         }
+        // The slow path takes every RX descriptor as it comes (the room stays as set).
+        self.b.uut.sp_rx_taken.next = (self.sp_rx_taken & 0xFFFF).to_bits();
         self.b.tick();
     }
 

@@ -8,7 +8,7 @@ impl Logic for FastpathTop {
     fn update(&mut self) {
         clock!(
             self, clock, exec, ingest, la, order, wd, bw, rd, xmit, tlb, tr, ptw, sync, keys,
-            routes, ext, xs, wa, spd, sptx, apl, pers, sq, stats, rseg
+            routes, ext, xs, wa, spd, sptx, apl, pers, sq, stats, rseg, rxs
         );
         self.wbuf.read_clock.next = self.clock.val();
         self.wbuf.write_clock.next = self.clock.val();
@@ -96,6 +96,16 @@ impl Logic for FastpathTop {
         if self.exec.sp_push.val() {
             self.sp_rx_desc.next = self.spd.request.val();
         }
+        // Its per-source share (`RxShare`): what each source holds (a REQUEST is its frame's
+        // source's, a notice nobody's), the executor's frame's verdict.
+        self.rxs.reset.next = self.reset.val();
+        self.rxs.push.next =
+            (self.exec.sp_push.val() | self.tr.notice_valid.val()) & self.sp_rx_ready.val();
+        self.rxs.counted.next = self.exec.sp_push.val();
+        self.rxs.source.next = self.routes.source.val();
+        self.rxs.taken.next = self.sp_rx_taken.val();
+        self.rxs.room.next = self.sp_rx_room.val();
+        self.exec.rx_ok.next = self.rxs.ok.val();
         // ---- The persist handshake (`Persist`) of a durable write or Append, while the
         // executor is in Persist: the request's pieces, the tail word's PA, the board's port.
         self.pers.writes_done.next = self.order.clear.fence_clear.val();
@@ -318,7 +328,6 @@ impl Logic for FastpathTop {
         self.exec.beat_done.next = self.bw.done.val();
         self.exec.alu_write.next = self.sync.alu_write.val();
         AppendPlacedIn::join(&mut self.exec.place, &mut self.apl.placed);
-        self.exec.sp_rx_room.next = self.sp_rx_room.val();
         self.exec.sp_rx_ready.next = self.sp_rx_ready.val();
         // A write burst ends: a page-table write (fault write-back, PTE_WRITE: the executor's
         // own one-beat writes for the translate stage / in SpPte) or a data write (write, atomic,

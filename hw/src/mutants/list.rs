@@ -522,9 +522,19 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::SlowPathRingRoom,
         breaks: "slow path: a request for it when its RX ring has no room past the notices' reserve is RETRY_LATER; here it is pushed anyway",
         edits: &[Edit {
-            module: "fastpath_top$exec",
-            find: "room_ok$d = sp_rx_room > rx_reserved;",
-            replace: "room_ok$d = 1'b1;",
+            module: "fastpath_top$rxs",
+            find: "ok_q$d = ok_sel;",
+            replace: "ok_q$d = 1'b1;",
+        }],
+    },
+    Mutant {
+        name: "rx_share_ignored",
+        rule: Rule::SlowPathRingRoom,
+        breaks: "isolation: a source holds at most as many RX ring descriptors as are free past the notices' reserve; here no source is counted, so one source can fill the ring up to the reserve",
+        edits: &[Edit {
+            module: "fastpath_top$rxs",
+            find: "count_push = push & counted;",
+            replace: "count_push = 1'b0;",
         }],
     },
 ];

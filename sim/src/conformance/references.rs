@@ -3,9 +3,11 @@
 //! (`tests/conformance_model.rs`): one list, so the coverage printed is the coverage the
 //! mutants meet.
 
-use super::{conformance_config, Stream};
+use super::{conformance_config, route, Stream};
 use crate::model::board::Outgoing;
 use crate::{BoardConfig, CBoard, SlowPathMode};
+use clio_proto::frame::Route;
+use clio_proto::ring::rx_source_bucket;
 use clio_proto::{Header, Opcode};
 
 /// DRAM of the reference runs.
@@ -56,9 +58,11 @@ impl Reference {
         }
     }
 
-    /// A node whose slow path is away (`SlowPathMode::Absent`, a ring of 64 entries): 64
-    /// Registers, which fill the RX ring up to the entries it keeps for fault notices, after
-    /// which each is RETRY_LATER.
+    /// A node whose slow path is away (`SlowPathMode::Absent`, a ring of 64 entries, 32 of
+    /// them kept for fault notices), so nothing is ever taken from the RX ring: one host
+    /// sends 48 Registers, of which it may hold half the room past the reserve (16) and the
+    /// rest are RETRY_LATER; then another host sends 16, of which it may hold as many as
+    /// stay free past the reserve and what it holds (8): the per-source share.
     pub fn slow_path_away() -> Reference {
         let cfg = BoardConfig {
             slowpath: SlowPathMode::Absent,
@@ -68,13 +72,19 @@ impl Reference {
         let mut model = CBoard::new(&cfg).expect("model node");
         let mut stream = Stream::new(5, 1 << 16);
         let mut want = Vec::new();
-        for _ in 0..64 {
+        let other = Route {
+            peer_ip: core::net::Ipv4Addr::new(10, 66, 6, 7),
+            ..route(0, 0)
+        };
+        assert_ne!(rx_source_bucket(&other), rx_source_bucket(&route(0, 0)));
+        for i in 0..64 {
             let id = stream.id();
             let h = Header {
                 arg0: stream.nonce(),
                 ..Header::request(Opcode::Register, 0, id, 0)
             };
-            stream.send(&mut model, 0, h.to_packet(&[]), &mut want);
+            let from = if i < 48 { route(0, 0) } else { other };
+            stream.send_from(&mut model, from, h.to_packet(&[]), &mut want);
         }
         Reference {
             name: "slow path away",

@@ -17,6 +17,7 @@ use super::key_table::{KeyTable, Verdict as KeyVerdict};
 use super::mem_access::{read_pieces, write_pieces, VirtualMemory};
 use super::pt_walker::PtWalker;
 use super::route_check::RouteCheck;
+use super::rx_share::RxShare;
 use super::sync_unit::SyncUnit;
 use crate::slow_thread::SlowPathThread;
 use clio_proto::consts::MAX_REQUEST_LEN;
@@ -27,7 +28,7 @@ use clio_proto::header::{
 use clio_proto::layout::MemoryLayout;
 use clio_proto::opcode::{path_of, Path};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
-use clio_proto::ring::{daemon_state, reg, Descriptor, RingLayout, RX_RESERVED_FOR_NOTICES};
+use clio_proto::ring::{daemon_state, reg, rx_source_bucket, Descriptor, RingLayout};
 use clio_proto::route_cookie::RouteSecret;
 use clio_proto::rules::Rule;
 use clio_proto::{Header, Opcode, Status};
@@ -257,6 +258,8 @@ pub struct CBoard {
     vm: VirtualMemory,
     keys: KeyTable,
     routes: RouteCheck,
+    /// The source of every RX descriptor not yet taken (the per-source share).
+    rx_share: RxShare,
     sync: SyncUnit,
     ring: Arc<RingWindow>,
     slow: Option<SlowPath>,
@@ -301,6 +304,7 @@ impl CBoard {
             vm: VirtualMemory::default(),
             keys: KeyTable::default(),
             routes: RouteCheck::default(),
+            rx_share: RxShare::default(),
             sync: SyncUnit::default(),
             ring,
             slow,
@@ -507,6 +511,8 @@ impl CBoard {
             // Room was checked before each fault was taken.
             if self.ring.push_rx(&n).is_err() {
                 self.c.bad_descriptors += 1;
+            } else {
+                self.rx_share.pushed(None);
             }
         }
         if self.ring.rx_pending() > 0 {
@@ -625,7 +631,12 @@ impl CBoard {
     }
 
     fn forward_to_slow_path(&mut self, route: &Route, h: &Header, out: &mut Vec<Outgoing>) {
-        if self.ring.rx_free() <= RX_RESERVED_FOR_NOTICES {
+        // The share of the request's source: it holds fewer RX descriptors than are free
+        // past the notices' reserve (which also asks for room past the reserve).
+        let free = self.ring.rx_free();
+        self.rx_share.taken_up_to(self.ring.rx_pending());
+        let source = rx_source_bucket(route);
+        if !self.rx_share.admits(source, free) {
             self.c.slowpath_busy += 1;
             self.rules.cov.hit(Rule::SlowPathRingRoom);
             return self.respond(out, route, h.response_to(Status::RetryLater), &[]);
@@ -634,7 +645,10 @@ impl CBoard {
             route: *route,
             header: *h,
         }) {
-            Ok(()) => self.c.slowpath_requests += 1,
+            Ok(()) => {
+                self.rx_share.pushed(Some(source));
+                self.c.slowpath_requests += 1;
+            }
             Err(_) => {
                 self.c.slowpath_busy += 1;
                 self.rules.cov.hit(Rule::SlowPathRingRoom);

@@ -3,7 +3,7 @@
 
 pub use clio_model::{
     ack_layer, coverage, dram, key_table, mem_access, offload, page_fault, pt_walker, route_check,
-    sync_unit, tlb,
+    rx_share, sync_unit, tlb,
 };
 
 pub mod board;

@@ -50,6 +50,7 @@ struct Inputs {
     durable: bool,
     persist: bool,
     room_ok: bool,
+    room_fresh: bool,
     fence_clear: bool,
     kv_ready: bool,
     chase_ready: bool,
@@ -93,6 +94,7 @@ fn reference(c: Class, i: &Inputs) -> (Status, Next) {
         // (A write's OK is decided after its access.)
         Class::Write if i.write_in_va => (Status::BadRequest, go(i.ahead_ok)),
         Class::Write => bad,
+        Class::Slow if !i.room_fresh => (Status::BadRequest, Wait),
         Class::Slow if i.room_ok => (Status::BadRequest, SlowPush),
         Class::Slow => (Status::RetryLater, Resp),
         Class::Fence if i.fence_clear => (Status::Ok, Resp),
@@ -149,6 +151,7 @@ fn decides_in_the_protocols_order() {
                     durable: b(),
                     persist: b(),
                     room_ok: b(),
+                    room_fresh: b(),
                     fence_clear: b(),
                     kv_ready: b(),
                     chase_ready: b(),
@@ -180,6 +183,7 @@ fn decides_in_the_protocols_order() {
                 d.durable.next = i.durable;
                 d.persist.next = i.persist;
                 d.room_ok.next = i.room_ok;
+                d.room_fresh.next = i.room_fresh;
                 d.fence_clear.next = i.fence_clear;
                 d.kv_ready.next = i.kv_ready;
                 d.chase_ready.next = i.chase_ready;
@@ -194,7 +198,7 @@ fn decides_in_the_protocols_order() {
                     d.to_slow_push.val(),
                     d.to_offload.val(),
                     d.to_sync_check.val(),
-                    d.fence_wait.val() || d.route_wait.val(),
+                    d.fence_wait.val() || d.route_wait.val() || d.room_wait.val(),
                 ];
                 let want = [
                     next == Next::Hit,
@@ -222,6 +226,11 @@ fn decides_in_the_protocols_order() {
                     d.route_wait.val(),
                     keyed && i.needs_route && !i.route_done,
                     "{at}: route_wait"
+                );
+                assert_eq!(
+                    d.room_wait.val(),
+                    checked && c == Class::Slow && !i.room_fresh,
+                    "{at}: room_wait"
                 );
                 let branches = [
                     d.branch_read.val(),

@@ -108,7 +108,7 @@ fn bench() -> Bench<Executor> {
     u.unit.ans_read.next = false;
     u.unit.ans_read_va.next = 0.into();
     u.unit.ans_read_len.next = 0.into();
-    u.sp_rx_room.next = 64.into();
+    u.rx_ok.next = true;
     u.sp_rx_ready.next = true;
     u.job.ready.next = true;
     u.rsp.response.next = 0x1111.into();
@@ -659,10 +659,18 @@ fn a_failed_translation_is_the_response_and_slow_opcodes_are_pushed() {
     expect_only_response(&mut b, Status::Unmapped);
     b.tick();
     b.settle();
-    // A slow-path opcode: pushed as a REQUEST while the RX ring has room beyond the notices'.
+    // A slow-path opcode: it waits a cycle in Dispatch, then is pushed as a REQUEST when its
+    // source's share admits it then (`rx_ok` of the first cycle is another frame's).
+    b.uut.rx_ok.next = false;
     offer(&mut b, Opcode::Alloc, 0, 0);
     b.uut.ahead.rw.next = false;
     b.uut.sp_rx_ready.next = false;
+    assert_eq!(b.uut.state(), State::Dispatch);
+    b.tick();
+    b.uut.rx_ok.next = true;
+    b.settle();
+    assert_eq!(b.uut.state(), State::Dispatch, "a cycle for the share");
+    assert!(!b.uut.sp_push.val());
     b.tick();
     b.settle();
     assert!(b.uut.sp_push.val());
@@ -675,9 +683,10 @@ fn a_failed_translation_is_the_response_and_slow_opcodes_are_pushed() {
     assert_eq!(b.uut.state(), State::Drain);
     b.tick();
     b.settle();
-    // No room: RETRY_LATER (the room is registered: as it was the cycle before Dispatch).
-    b.uut.sp_rx_room.next = (RX_RESERVED_FOR_NOTICES as u64).to_bits();
+    // Its source holds its share (or the ring has no room past the notices'): RETRY_LATER.
     offer(&mut b, Opcode::Alloc, 0, 0);
+    b.tick();
+    b.uut.rx_ok.next = false;
     b.tick();
     b.settle();
     expect_only_response(&mut b, Status::RetryLater);

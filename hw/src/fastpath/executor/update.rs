@@ -39,7 +39,7 @@ impl Logic for Executor {
             rd_i,
             rd_n,
             rd_more,
-            room_ok,
+            again,
             page_rem,
             va_next,
             pmask,
@@ -81,7 +81,7 @@ impl Logic for Executor {
         self.rsp.seg_on.next = self.rd_seg.q.val();
         self.rsp.pkt_index.next = self.rd_i.q.val();
         self.rsp.pkt_count.next = self.rd_n.q.val();
-        self.room_ok.d.next = self.sp_rx_room.val() > self.rx_reserved.val();
+        self.again.d.next = self.state.q.val() == State::Dispatch;
 
         // ---- Geometry of the current access.
         self.pmask.d.next = !(self.ones.val() << self.cfg_page_shift.val());
@@ -153,7 +153,8 @@ impl Logic for Executor {
         self.dsp.route_done.next = self.routes.done.val();
         self.dsp.durable.next = self.h_durable.val();
         self.dsp.persist.next = self.cfg_persist.val();
-        self.dsp.room_ok.next = self.room_ok.q.val();
+        self.dsp.room_ok.next = self.rx_ok.val();
+        self.dsp.room_fresh.next = self.again.q.val();
         self.dsp.fence_clear.next = self.order.fence_clear.val();
         self.dsp.kv_ready.next = self.start.kv_ready.val();
         self.dsp.chase_ready.next = self.start.chase_ready.val();
@@ -242,9 +243,11 @@ impl Logic for Executor {
                     self.ring.lookup.next = true;
                     self.state.d.next = State::SyncWait;
                 }
-                if self.dsp.fence_wait.val() | self.dsp.route_wait.val() {
+                if self.dsp.fence_wait.val() | self.dsp.route_wait.val() | self.dsp.room_wait.val()
+                {
                     // A FENCE waits for every earlier write's B response; a request that needs
-                    // its route cookie checked, for the route check's verdict.
+                    // its route cookie checked, for the route check's verdict; a slow-path
+                    // request, a cycle for its source's share.
                     self.state.d.next = State::Dispatch;
                 }
                 if self.dsp.branch_read.val() {

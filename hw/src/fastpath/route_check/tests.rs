@@ -2,13 +2,15 @@
 //! KV gets, writes) into random slots from a few addresses (UDP and raw Ethernet, right and
 //! wrong cookies), ROUTE_KEYs at random cycles; every slot's `need` is the rule's, a frame
 //! that needs no check is decided at once, and every verdict of one that does is the rule's
-//! under the latest secret, within the unit's time for the slots ahead of it.
+//! under the latest secret, within the unit's time for the slots ahead of it; every slot's
+//! source bucket is `clio_proto::ring::rx_source_bucket` of its route.
 
 use super::*;
 use crate::bench::Bench;
 use crate::siphash::SIPHASH_CYCLES;
 use crate::util::bytes_to_bits;
 use clio_proto::frame::Route;
+use clio_proto::ring::rx_source_bucket;
 use clio_proto::route_cookie::{needs_route_cookie, route_cookie, RouteSecret};
 use clio_proto::Opcode;
 
@@ -134,6 +136,11 @@ fn verdicts_follow_the_rule_under_the_latest_secret() {
             }
             let (need, done, ok) = verdict(&mut b, k);
             assert_eq!(need, needs, "cycle {cycle}, slot {k}: need");
+            assert_eq!(
+                b.uut.source.val().to_u64() as usize,
+                rx_source_bucket(&rs[ri]),
+                "cycle {cycle}, slot {k}: source bucket"
+            );
             if !needs {
                 assert!(
                     done,
