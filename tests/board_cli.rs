@@ -609,3 +609,94 @@ fn one_member_cannot_hold_the_whole_idempotence_ring_of_a_real_node() {
         "{summary}"
     );
 }
+
+/// The slow-path RX ring shared by source, tried against a real `clio board` whose slow path
+/// is not running yet (`--slowpath external`, no daemon: nothing is taken from the ring). One
+/// host (127.0.0.1) floods Registers: it holds half the ring's room past the notices' reserve
+/// (112 of 256) and the rest are RETRY_LATER; another host (127.0.0.2) still gets its
+/// requests into the ring (none refused), and once the daemon starts they are answered. With
+/// the share taken out the flooder fills the ring up to the reserve and the other host's
+/// requests are RETRY_LATER.
+#[test]
+fn a_host_flooding_the_slow_path_cannot_crowd_out_another_host() {
+    use clio_proto::ring::{rx_source_bucket, DEFAULT_RING_ENTRIES, RX_RESERVED_FOR_NOTICES};
+    let dir = tempfile::tempdir().unwrap();
+    let rings = dir.path().join("rings");
+    let (board, _) = start(&[
+        "--slowpath",
+        "external",
+        "--ring-file",
+        rings.to_str().unwrap(),
+    ]);
+    let node = board.addr.as_str();
+    let flooder = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let other = UdpSocket::bind("127.0.0.2:0").expect("a second loopback address");
+    let route = |s: &UdpSocket| {
+        let std::net::SocketAddr::V4(a) = s.local_addr().unwrap() else {
+            unreachable!()
+        };
+        clio_proto::frame::Route::udp(a, "127.0.0.1:1".parse().unwrap())
+    };
+    assert_ne!(
+        rx_source_bucket(&route(&flooder)),
+        rx_source_bucket(&route(&other))
+    );
+    let register = |s: &UdpSocket, id: u32| {
+        let h = Header {
+            arg0: id as u64,
+            ..Header::request(Opcode::Register, 0, id, 0)
+        };
+        s.send_to(&h.to_packet(&[]), node).unwrap();
+    };
+    // Every answer that arrives within `quiet` of the last: (status, request id).
+    let answers = |s: &UdpSocket, quiet: Duration| {
+        s.set_read_timeout(Some(quiet)).unwrap();
+        let (mut got, mut buf) = (Vec::new(), [0u8; 2048]);
+        while let Ok(n) = s.recv(&mut buf) {
+            let (h, _) = parse_verified(&buf[..n]).expect("a valid answer");
+            got.push((h.status, h.req_id));
+        }
+        got
+    };
+    let flood = DEFAULT_RING_ENTRIES;
+    for id in 1..=flood {
+        register(&flooder, id);
+    }
+    let refused = answers(&flooder, Duration::from_millis(500));
+    let held = (DEFAULT_RING_ENTRIES - RX_RESERVED_FOR_NOTICES) / 2;
+    assert_eq!(refused.len() as u32, flood - held, "{refused:?}");
+    assert!(refused.iter().all(|&(s, _)| s == Status::RetryLater));
+    // The other host's requests reach the ring: nothing refused (no answer yet: no daemon).
+    for id in 1000..1008 {
+        register(&other, id);
+    }
+    assert_eq!(
+        answers(&other, Duration::from_millis(300)),
+        vec![],
+        "refused"
+    );
+    // The slow path comes: the other host's Registers are answered, each once.
+    let daemon_bin =
+        std::path::Path::new(env!("CARGO_BIN_EXE_clio")).with_file_name("clio-slowpath");
+    if !daemon_bin.exists() {
+        let ok = Command::new(env!("CARGO"))
+            .args(["build", "-p", "clio-slowpath"])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "building clio-slowpath");
+    }
+    let daemon = Command::new(&daemon_bin)
+        .arg("--ring-file")
+        .arg(&rings)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let _procs = common::Boards(vec![daemon, board.child]);
+    let mut served = answers(&other, Duration::from_secs(5));
+    served.sort_by_key(|&(_, id)| id);
+    assert_eq!(
+        served,
+        (1000..1008).map(|id| (Status::Ok, id)).collect::<Vec<_>>()
+    );
+}
