@@ -85,14 +85,22 @@ fn window_shrinks_on_a_slow_node_and_recovers() {
 /// answers the request *and* its retry: CLib recognises the retry as needless (the second
 /// answer shows the first attempt was only late), raises its RTO floor above the stall and
 /// takes back the window cut, so the next stalls of that length cost no retransmission.
+///
+/// The stall's length is chosen from the RTO the request leaves with: an answer is the
+/// timing proof the floor needs when it comes later after the last attempt than half that
+/// attempt's RTO, so the stall ends three quarters into the first retry interval of at
+/// least 32 ms (with a 2 ms RTO: attempts at 0, 2, 6, 14, 30, 62 and 126 ms, the answer at
+/// 110 ms), a quarter of the interval to spare either way for a loaded machine's timers.
+/// (A stall that ends as the next attempt leaves proves nothing.)
 #[test]
 fn a_stalled_node_is_not_taken_for_a_lossy_one() {
     let stall = Arc::new(AtomicBool::new(false));
+    let stall_for = Arc::new(Mutex::new(Duration::ZERO));
     let b = Arc::new(Mutex::new(board()));
-    let (s2, b2) = (stall.clone(), b.clone());
+    let (s2, f2, b2) = (stall.clone(), stall_for.clone(), b.clone());
     let node = InProcTransport::threaded(move |p| {
         if s2.swap(false, Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(30));
+            std::thread::sleep(*f2.lock().unwrap());
         }
         serve(&b2, p)
     })
@@ -108,7 +116,14 @@ fn a_stalled_node_is_not_taken_for_a_lossy_one() {
         c.rread(va, 64).unwrap();
     }
     let before = c.stats();
-    assert!(before.rto < Duration::from_millis(30), "{before:?}");
+    let (mut start, mut rto) = (Duration::ZERO, before.rto);
+    while rto < Duration::from_millis(32) {
+        start += rto;
+        rto *= 2;
+    }
+    let stall_len = start + rto * 3 / 4;
+    assert!(stall_len < Duration::from_millis(200), "{before:?}");
+    *stall_for.lock().unwrap() = stall_len;
     stall.store(true, Ordering::Relaxed);
     c.rread(va, 64).unwrap();
     // The retry's answer comes in behind the first one: give the client a moment to see it.
@@ -126,7 +141,7 @@ fn a_stalled_node_is_not_taken_for_a_lossy_one() {
         "every retry of the stalled request was needless: {s:?}"
     );
     assert!(
-        s.rto >= Duration::from_millis(30),
+        s.rto >= stall_len,
         "the RTO floor went above the stall: {s:?}"
     );
     // The same stall again: no retransmission now.
