@@ -5,19 +5,24 @@
 //!   the key against all [`ENTRIES`] tags (flip-flops); cycle 2 masks the match vector with the
 //!   live valid bits, encodes it and reads the translation from a 64 x 43 RAM.
 //! * Update port (`up_*`): insert (from the walker / page-fault unit) or invalidate (from the
-//!   slow path), one per cycle, in two stages. The cycle an update enters, its key is compared
-//!   against all tags and the match vector registered (`u_match`, with the update itself); the
+//!   slow path), one per cycle, in two stages. The cycle an update enters, its update tag
+//!   (`clio_proto::consts::tlb_tag`: the page's low 12 bits XOR the pid's, reversed) is compared against
+//!   every entry's and the match vector registered (`u_match`, with the update itself); the
 //!   next cycle (the write stage) picks the target and writes, so the compare and the
 //!   target's select are not in one cycle. Lookups see an update from the cycle after it
 //!   enters, as with a one-cycle port: a lookup compared in the write stage's cycle misses an
 //!   entry being invalidated or rewritten (the second cycle's mask) and hits an entry being
 //!   inserted for its key (`s1_fwd`: the tags do not hold it yet, so the write stage's key is
-//!   compared too and the lookup takes the entry written). An insert whose key is present
-//!   overwrites that entry (never a duplicate); otherwise it takes the lowest invalid entry,
-//!   else the least recently used one. Back-to-back updates: the entering update's compare
+//!   compared too and the lookup takes the entry written). An insert overwrites the entry
+//!   whose key has its tag (its own key's, or another's sharing the tag: at most one entry
+//!   holds a tag, so never two hold one key); otherwise it takes the lowest invalid entry,
+//!   else the least recently used one. An invalidation drops the entry with its tag (another
+//!   key's that shares it costs that key a miss, never a stale translation). A 12-bit
+//!   compare per entry on the update port instead of the whole 52-bit key is 2,000 LUT
+//!   less (docs/utilization.md). Back-to-back updates: the entering update's compare
 //!   does not see what the one in the write stage is writing, so its match is corrected there
-//!   (`m_cur`): the entry the previous insert wrote is added when the keys are equal
-//!   (`u_same`, a compare against the write stage's key register) and removed otherwise, and
+//!   (`m_cur`): the entry the previous insert wrote is added when the tags are equal
+//!   (`u_same`, against the write stage's key register's tag) and removed otherwise, and
 //!   entries invalidated since drop out through the live valid bits.
 //! * Replacement: a tree pseudo-LRU, 63 bits (`plru`, heap order: node 1 is the root, node
 //!   `n`'s children are `2n` and `2n + 1`, entry `i` is leaf `64 + i`). Node bit 1 says the
@@ -46,12 +51,14 @@
 //! so an insert entering behind an invalidation with `up_gen = gen` is not dropped.
 
 use crate::fastpath::links::{TlbChangeIn, TlbInsertIn, TlbLookupIn, TlbResult};
-use crate::util::{index_bit_mask, Gather, GatherBytes};
-use clio_proto::consts::{TLB_ENTRIES, VPN_BITS};
+use crate::util::{index_bit_mask, BitReverse, Gather, GatherBytes};
+use clio_proto::consts::{TLB_ENTRIES, TLB_TAG_BITS, VPN_BITS};
 use rust_hdl::prelude::*;
 
-// The tag is the PTE's word0 bits 0..52, `pid << 36 | vpn`.
-const _: () = assert!(VPN_BITS == 36 && clio_proto::pte::PID_SHIFT == 36);
+// The key is `pid << 36 | vpn` with the pid's 16 bits reversed (a bijection: lookups match
+// as on the plain key), so the update tag (`clio_proto::consts::tlb_tag`: the vpn's low 12
+// bits XOR the pid's low 12 reversed) is the key's bits 0..12 XOR bits 40..52.
+const _: () = assert!(VPN_BITS == 36 && clio_proto::pte::PID_SHIFT == 36 && TLB_TAG_BITS == 12);
 // One bit per entry in every vector and a six-level replacement tree.
 const _: () = assert!(TLB_ENTRIES == 64);
 
@@ -118,7 +125,7 @@ pub struct Tlb {
     u_gen_ok: DFF<Bit>,
     /// ... the valid entries that held its key when it entered.
     u_match: DFF<Bits<64>>,
-    /// ... its key is the one of the update that was in the write stage when it entered.
+    /// ... its tag is the one of the update that was in the write stage when it entered.
     u_same: DFF<Bit>,
     /// The valid entries holding the write stage's key now: `u_match` corrected for the
     /// update written last cycle (`wr_last`).
@@ -142,6 +149,11 @@ pub struct Tlb {
     gen_now: Signal<Local, Bits<16>>,
     lk_key: Signal<Local, Bits<52>>,
     up_key: Signal<Local, Bits<52>>,
+    /// The update's tag (`clio_proto::consts::tlb_tag` of its key).
+    up_tag: Signal<Local, Bits<12>>,
+    /// The lookup's and the update's pid in reverse bit order, as keys hold it.
+    lk_rev: BitReverse<16>,
+    up_rev: BitReverse<16>,
     m_lk: Gather<64>,
     m_up: Gather<64>,
     /// The replacement tree: bit `n` (1..64) for node `n`, 1 when the victim is in its upper
@@ -285,6 +297,9 @@ impl Default for Tlb {
             gen_now: Default::default(),
             lk_key: Default::default(),
             up_key: Default::default(),
+            up_tag: Default::default(),
+            lk_rev: Default::default(),
+            up_rev: Default::default(),
             m_lk: Default::default(),
             m_up: Default::default(),
             plru: Default::default(),
@@ -382,18 +397,25 @@ impl Logic for Tlb {
             self.up_perms.next = self.slow.perms.val();
             self.up_alloc.next = self.slow.alloc.val();
         }
+        self.lk_rev.x.next = self.lk_pid.val();
+        self.up_rev.x.next = self.up_pid.val();
         self.lk_key.next =
-            (bit_cast::<52, 16>(self.lk_pid.val()) << 36) | bit_cast::<52, 36>(self.lk_vpn.val());
+            (bit_cast::<52, 16>(self.lk_rev.y.val()) << 36) | bit_cast::<52, 36>(self.lk_vpn.val());
         self.up_key.next =
-            (bit_cast::<52, 16>(self.up_pid.val()) << 36) | bit_cast::<52, 36>(self.up_vpn.val());
-        // The CAM: both ports compare against every tag. The lookup's match leaves out `valid`
-        // (the second cycle masks it with `valid` as it is then: an entry that was invalid at
-        // the compare is either still invalid or was written since, `wr_last`, and dropped), so
-        // the compare is all that is in front of `s1_match`.
+            (bit_cast::<52, 16>(self.up_rev.y.val()) << 36) | bit_cast::<52, 36>(self.up_vpn.val());
+        // The CAM: the lookup compares its whole key against every entry's, the update its
+        // tag (`tlb_tag`) against every entry's. The lookup's match
+        // leaves out `valid` (the second cycle masks it with `valid` as it is then: an entry
+        // that was invalid at the compare is either still invalid or was written since,
+        // `wr_last`, and dropped), so the compare is all that is in front of `s1_match`.
+        self.up_tag.next =
+            self.up_key.val().get_bits::<12>(0) ^ self.up_key.val().get_bits::<12>(40);
         for i in 0..64 {
             self.m_lk.bits[i].next = self.key[i].q.val() == self.lk_key.val();
-            self.m_up.bits[i].next =
-                self.valid.q.val().get_bit(i) & (self.key[i].q.val() == self.up_key.val());
+            self.m_up.bits[i].next = self.valid.q.val().get_bit(i)
+                & ((self.key[i].q.val().get_bits::<12>(0)
+                    ^ self.key[i].q.val().get_bits::<12>(40))
+                    == self.up_tag.val());
             self.lru_m5.bits[i].next =
                 ((self.plru.q.val() ^ self.dir5[i].val()) & self.path5[i].val()) == 0;
         }
@@ -430,7 +452,9 @@ impl Logic for Tlb {
             | (bit_cast::<43, 2>(self.up_perms.val()) << 40)
             | bit_cast::<43, 40>(self.up_pfn.val());
         self.u_match.d.next = self.m_up.out.val();
-        self.u_same.d.next = self.u_valid.q.val() & (self.u_key.q.val() == self.up_key.val());
+        self.u_same.d.next = self.u_valid.q.val()
+            & ((self.u_key.q.val().get_bits::<12>(0) ^ self.u_key.q.val().get_bits::<12>(40))
+                == self.up_tag.val());
         // The write stage.
         if self.u_same.q.val() {
             self.m_cur.next = (self.u_match.q.val() & self.valid.q.val()) | self.wr_last.q.val();

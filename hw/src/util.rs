@@ -158,6 +158,35 @@ impl<const N: usize> Logic for ByteSwap<N> {
     }
 }
 
+/// Bit `k` of `x` to bit `N - 1 - k` of `y`: a wiring leaf as [`ByteSwap`].
+#[derive(LogicBlock, Default)]
+pub struct BitReverse<const N: usize> {
+    /// Input vector.
+    pub x: Signal<In, Bits<N>>,
+    /// `x` with its bits in reverse order.
+    pub y: Signal<Out, Bits<N>>,
+}
+
+impl<const N: usize> Logic for BitReverse<N> {
+    fn update(&mut self) {
+        let x = self.x.val();
+        let mut y = Bits::<N>::default();
+        for k in 0..N {
+            y = y.replace_bit(N - 1 - k, x.get_bit(k));
+        }
+        self.y.next = y;
+    }
+
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let parts: Vec<String> = (0..N).map(|k| format!("x[{k}]")).collect();
+        Verilog::Custom(format!("always @(*) y = {{{}}};", parts.join(", ")))
+    }
+}
+
 /// The masks of a 64-way one-hot encoder: mask `k` has bit `i` set when bit `k` of `i` is set,
 /// so `(onehot & mask[k]).any()` is bit `k` of the set bit's index: six OR trees of depth
 /// three, where a loop of `if bit(i) { idx = i }` is a 64-deep priority chain.

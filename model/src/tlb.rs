@@ -1,9 +1,11 @@
 //! TLB: fully associative over `(pid, vpn)`, [`TLB_ENTRIES`] entries, tree pseudo-LRU
-//! replacement, as the RTL's (`hw/src/tlb.rs`): an insert takes the entry already holding its
-//! key, else the lowest free entry, else the one the replacement tree leads to; a hit and an
-//! insert touch their entry, turning every node on its path away from it.
+//! replacement, as the RTL's (`hw/src/tlb.rs`): a lookup matches the whole `(pid, vpn)`; an
+//! insert takes the entry whose key has its update tag (`clio_proto::consts::tlb_tag`), else
+//! the lowest free entry, else the one the replacement tree leads to, and an invalidation
+//! drops the entry with its tag; a hit and an insert touch their entry, turning every node
+//! on its path away from it.
 
-use clio_proto::consts::TLB_ENTRIES;
+use clio_proto::consts::{tlb_tag, TLB_ENTRIES};
 use clio_proto::pte::Pte;
 
 #[derive(Debug, Clone, Copy)]
@@ -65,28 +67,35 @@ impl Tlb {
         (hit.map(|(_, pte)| pte), other)
     }
 
-    /// Insert or update a translation, replacing the entry the tree leads to when full.
+    /// Insert or update a translation: it takes the entry whose key has its update tag
+    /// (`clio_proto::consts::tlb_tag`: its own key's, or another's that shares the tag),
+    /// else the lowest free entry, else the one the tree leads to.
     pub fn insert(&mut self, pid: u16, vpn: u64, pte: Pte) {
+        let tag = tlb_tag(pid, vpn);
         let held = self
             .slots
             .iter()
-            .position(|e| matches!(e, Some(x) if x.pid == pid && x.vpn == vpn));
+            .position(|e| matches!(e, Some(x) if tlb_tag(x.pid, x.vpn) == tag));
         let free = || self.slots.iter().position(Option::is_none);
         let t = held.or_else(free).unwrap_or_else(|| self.victim());
         self.slots[t] = Some(Entry { pid, vpn, pte });
         self.touch(t);
     }
 
-    /// Drop a translation (TLB shootdown). Returns whether it was cached.
+    /// Drop a translation (TLB shootdown): the entry whose key has its update tag (its own,
+    /// or another key's that shares the tag: a miss later, never a stale translation).
+    /// Returns whether the translation itself was cached.
     pub fn invalidate(&mut self, pid: u16, vpn: u64) -> bool {
+        let tag = tlb_tag(pid, vpn);
         match self
             .slots
             .iter_mut()
-            .find(|e| matches!(e, Some(x) if x.pid == pid && x.vpn == vpn))
+            .find(|e| matches!(e, Some(x) if tlb_tag(x.pid, x.vpn) == tag))
         {
             Some(e) => {
+                let was = matches!(e, Some(x) if x.pid == pid && x.vpn == vpn);
                 *e = None;
-                true
+                was
             }
             None => false,
         }
@@ -138,6 +147,27 @@ mod tests {
         assert!(t.lookup(1, 1).is_some() && t.lookup(1, 3).is_some());
         assert!(t.invalidate(1, 1) && !t.invalidate(1, 1));
         assert!(t.lookup(2, 3).is_none(), "other pid never hits");
+    }
+
+    /// Keys that share an update tag replace each other, and an invalidation of one drops
+    /// the other (a miss later, never a stale translation); keys with other tags stay.
+    #[test]
+    fn keys_sharing_a_tag_replace_each_other() {
+        let mut t = Tlb::default();
+        let p = Pte::allocated(1, 0, 3);
+        let (a, b) = ((1u16, 5u64), (2u16, 0xC05u64));
+        assert_eq!(tlb_tag(a.0, a.1), tlb_tag(b.0, b.1));
+        t.insert(a.0, a.1, p);
+        t.insert(9, 9, p);
+        t.insert(b.0, b.1, p);
+        assert_eq!(t.len(), 2, "one entry per tag");
+        assert!(t.lookup(a.0, a.1).is_none() && t.lookup(b.0, b.1).is_some());
+        assert!(!t.invalidate(a.0, a.1), "a's translation was not cached");
+        assert!(
+            t.lookup(b.0, b.1).is_none(),
+            "b's entry dropped with a's tag"
+        );
+        assert!(t.lookup(9, 9).is_some());
     }
 
     /// Full, with entries 0..8 touched after the fill: eight inserts go where the tree leads,

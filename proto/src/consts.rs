@@ -41,8 +41,24 @@ pub const PT_OVERPROVISION: u64 = 2;
 /// Seed of the page-table hash (ASCII "Clio").
 pub const PT_HASH_SEED: u32 = 0x436C_696F;
 
-/// TLB entries (fully associative, LRU).
+/// TLB entries (fully associative, tree pseudo-LRU).
 pub const TLB_ENTRIES: usize = 64;
+/// Bits of the TLB's update tag ([`tlb_tag`]).
+pub const TLB_TAG_BITS: u32 = 12;
+
+/// The TLB's update tag of `(pid, vpn)`: the low [`TLB_TAG_BITS`] of `vpn`, XOR the low
+/// [`TLB_TAG_BITS`] of `pid` in reverse bit order (so the small pids a node hands out first
+/// differ in the tag's top bits and the pages each touches first in its low bits: tenants
+/// that use the same virtual addresses do not share tags). Lookups match the whole
+/// `(pid, vpn)`; updates match the tag: an insert takes the entry whose key has its tag (so
+/// at most one entry holds each tag, and never two hold one key), an invalidation drops it.
+/// Keys that share a tag replace each other (another key's entry dropped costs a miss, never
+/// a wrong translation), and the update port compares 12 bits per entry instead of 52.
+pub fn tlb_tag(pid: u16, vpn: u64) -> u16 {
+    let mask = (1u16 << TLB_TAG_BITS) - 1;
+    let pid_rev = (pid & mask).reverse_bits() >> (16 - TLB_TAG_BITS);
+    (vpn as u16 & mask) ^ pid_rev
+}
 /// Depth of the asynchronous free-page buffer that the slow path keeps full.
 pub const FREE_PAGE_FIFO_DEPTH: usize = 32;
 /// Entries in the idempotence ring of recent non-idempotent results.
@@ -75,3 +91,26 @@ pub const BEAT_BYTES: usize = DATAPATH_BITS / 8;
 pub const CORE_CLOCK_MHZ: u32 = 250;
 
 const _: () = assert!(1 << KEY_TABLE_BITS == KEY_TABLE_ENTRIES);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tenants that use the same pages keep apart in the TLB's update tags: pids below 16
+    /// touching their first 256 pages never share a tag.
+    #[test]
+    fn small_pids_and_pages_have_their_own_tlb_tags() {
+        let mut seen = std::collections::HashSet::new();
+        for pid in 0..16u16 {
+            for vpn in 0..256u64 {
+                assert!(seen.insert(tlb_tag(pid, vpn)), "pid {pid} vpn {vpn}");
+            }
+        }
+        assert_eq!(tlb_tag(1, 0), 0x800);
+        assert_eq!(
+            tlb_tag(0x1001, 0x7_0000_0003),
+            tlb_tag(1, 3),
+            "12 bits of each"
+        );
+    }
+}

@@ -14,12 +14,12 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top$tlb",
-                find: "lk_key = (((lk_pid) & 52'hfffffffffffff) << 32'h24) | ((lk_vpn) & 52'hfffffffffffff);",
+                find: "lk_key = (((lk_rev$y) & 52'hfffffffffffff) << 32'h24) | ((lk_vpn) & 52'hfffffffffffff);",
                 replace: "lk_key = ((lk_vpn) & 52'hfffffffffffff);",
             },
             Edit {
                 module: "fastpath_top$tlb",
-                find: "up_key = (((up_pid) & 52'hfffffffffffff) << 32'h24) | ((up_vpn) & 52'hfffffffffffff);",
+                find: "up_key = (((up_rev$y) & 52'hfffffffffffff) << 32'h24) | ((up_vpn) & 52'hfffffffffffff);",
                 replace: "up_key = ((up_vpn) & 52'hfffffffffffff);",
             },
         ],

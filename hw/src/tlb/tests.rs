@@ -29,6 +29,10 @@ impl Model {
     fn find(&self, key: u64) -> Option<usize> {
         (0..ENTRIES).find(|&i| self.valid >> i & 1 == 1 && self.key[i] == key)
     }
+    /// The entry whose key has `key`'s update tag (`clio_proto::consts::tlb_tag`).
+    fn find_tag(&self, key: u64) -> Option<usize> {
+        (0..ENTRIES).find(|&i| self.valid >> i & 1 == 1 && tag(self.key[i]) == tag(key))
+    }
     /// Every node on `t`'s path points away from it.
     fn touch(&mut self, t: usize) {
         for l in 0..6 {
@@ -49,7 +53,7 @@ impl Model {
         n - ENTRIES
     }
     fn insert(&mut self, key: u64, data: u64) -> usize {
-        let t = self.find(key).unwrap_or_else(|| {
+        let t = self.find_tag(key).unwrap_or_else(|| {
             (0..ENTRIES)
                 .find(|&i| self.valid >> i & 1 == 0)
                 .unwrap_or_else(|| self.victim())
@@ -61,7 +65,7 @@ impl Model {
         t
     }
     fn invalidate(&mut self, key: u64) {
-        if let Some(i) = self.find(key) {
+        if let Some(i) = self.find_tag(key) {
             self.valid &= !(1 << i);
         }
         self.gen = self.gen.wrapping_add(1);
@@ -70,6 +74,11 @@ impl Model {
 
 fn key(pid: u16, vpn: u64) -> u64 {
     (pid as u64) << 36 | vpn
+}
+
+/// A key's update tag, as `clio_proto::consts::tlb_tag` of its pid and page.
+fn tag(key: u64) -> u16 {
+    clio_proto::consts::tlb_tag((key >> 36) as u16, key & ((1 << 36) - 1))
 }
 
 /// A lookup of `(pid, vpn)` on one of the three sources, picked from the key: the translate
@@ -160,11 +169,18 @@ fn matches_model_with_tree_replacement() {
         rng ^= rng << 17;
         rng
     };
-    let (mut hits, mut misses) = (0, 0);
-    for _ in 0..400 {
+    let (mut hits, mut misses, mut shared) = (0, 0, 0u32);
+    for _ in 0..1200 {
         let r = rnd();
         let pid = (r % 3) as u16 + 1;
-        let vpn = (r >> 8) % 40;
+        // One page in three at bits 10..12 too, where pids 1..3 sit in the update tag: keys
+        // of different pids share tags and replace each other.
+        let high = if (r >> 30).is_multiple_of(3) {
+            (r >> 33) % 4
+        } else {
+            0
+        };
+        let vpn = (r >> 8) % 40 | high << 10;
         match r >> 60 {
             0..=7 => {
                 // insert, sometimes with a stale generation
@@ -176,7 +192,9 @@ fn matches_model_with_tree_replacement() {
                 b.tick();
                 set_update(&mut b, false, false, 0, 0, 0, 0, 0);
                 if !stale {
-                    m.insert(key(pid, vpn), perms as u64);
+                    let k = key(pid, vpn);
+                    shared += m.find_tag(k).is_some_and(|t| m.key[t] != k) as u32;
+                    m.insert(k, perms as u64);
                     let t = m.find(key(pid, vpn)).unwrap();
                     m.data[t] = (perms as u64) << 40 | pfn;
                 }
@@ -211,6 +229,10 @@ fn matches_model_with_tree_replacement() {
         assert_eq!(b.uut.gen.val().to_u16(), m.gen);
     }
     assert!(hits > 20 && misses > 20, "hits {hits} misses {misses}");
+    assert!(
+        shared > 5,
+        "{shared} inserts replaced another key's entry of their tag"
+    );
 }
 
 /// Fill all 64 entries, touch some, insert more: each insert takes the entry the tree leads
