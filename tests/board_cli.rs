@@ -692,16 +692,7 @@ fn a_host_flooding_the_slow_path_cannot_crowd_out_another_host() {
         "refused"
     );
     // The slow path comes: the other host's Registers are answered, each once.
-    let daemon_bin =
-        std::path::Path::new(env!("CARGO_BIN_EXE_clio")).with_file_name("clio-slowpath");
-    if !daemon_bin.exists() {
-        let ok = Command::new(env!("CARGO"))
-            .args(["build", "-p", "clio-slowpath"])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "building clio-slowpath");
-    }
+    let daemon_bin = common::slowpath_daemon_bin();
     let daemon = Command::new(&daemon_bin)
         .arg("--ring-file")
         .arg(&rings)

@@ -116,15 +116,7 @@ fn the_slow_path_daemon_killed_and_restarted_loses_nothing() {
     let file = dir.path().join("mem");
     let rings = dir.path().join("rings");
     let port = free_port();
-    let daemon_bin = Path::new(env!("CARGO_BIN_EXE_clio")).with_file_name("clio-slowpath");
-    if !daemon_bin.exists() {
-        let ok = Command::new(env!("CARGO"))
-            .args(["build", "-p", "clio-slowpath"])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "building clio-slowpath");
-    }
+    let daemon_bin = common::slowpath_daemon_bin();
     let ring_arg = rings.to_str().unwrap();
     let node = board(
         &file,

@@ -6,6 +6,21 @@ use std::net::UdpSocket;
 use std::process::{Child, ChildStdout, Command, Stdio};
 
 /// A UDP port free right now on loopback.
+/// The `clio-slowpath` daemon beside the `clio` binary under test, built first if it is not
+/// there (a test run builds only this package's binaries).
+pub fn slowpath_daemon_bin() -> std::path::PathBuf {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_clio")).with_file_name("clio-slowpath");
+    if !bin.exists() {
+        let ok = Command::new(env!("CARGO"))
+            .args(["build", "-p", "clio-slowpath"])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "building clio-slowpath");
+    }
+    bin
+}
+
 pub fn free_port() -> u16 {
     UdpSocket::bind("127.0.0.1:0")
         .unwrap()
