@@ -14,7 +14,12 @@
 
 use rust_hdl::prelude::*;
 
-/// The funnel shifter (combinational).
+/// The funnel shifter (combinational): three levels of 4-way selects, one LUT6 per output bit
+/// each, shifting by `sh`'s top two bits (16-byte steps), its middle two (4-byte steps) and
+/// its low two (bytes). Each level keeps only the bits the later levels can still select (512
+/// plus the most the remaining shifts reach: 632, 536, then 512 bits), so the block is 1,680
+/// LUT6 in three levels; one shift of the whole 1,024-bit pair leaves the synthesizer stages as
+/// wide as the pair (docs/utilization.md has the figures).
 #[derive(LogicBlock, Default)]
 pub struct Realign {
     /// Earlier beat.
@@ -25,14 +30,30 @@ pub struct Realign {
     pub sh: Signal<In, Bits<6>>,
     /// Byte k of the result = byte `k + sh` of `{hi, lo}`.
     pub out: Signal<Out, Bits<512>>,
+    /// `{hi, lo}`.
+    pair: Signal<Local, Bits<1024>>,
+    /// The pair shifted by `16 * sh[5:4]` bytes: the 632 bits the next levels select from.
+    by16: Signal<Local, Bits<632>>,
+    /// That shifted by `4 * sh[3:2]` bytes: the 536 bits the last level selects from.
+    by4: Signal<Local, Bits<536>>,
 }
+
+// The levels' widths: 512 output bits plus the most the later levels shift (bytes 15, then 3).
+const _: () = assert!(512 + 15 * 8 == 632 && 512 + 3 * 8 == 536 && 384 + 632 <= 1024);
 
 impl Logic for Realign {
     #[hdl_gen]
     fn update(&mut self) {
-        self.out.next = bit_cast::<512, 1024>(
-            ((bit_cast::<1024, 512>(self.hi.val()) << 512) | bit_cast::<1024, 512>(self.lo.val()))
-                >> (bit_cast::<10, 6>(self.sh.val()) << 3),
+        self.pair.next =
+            (bit_cast::<1024, 512>(self.hi.val()) << 512) | bit_cast::<1024, 512>(self.lo.val());
+        self.by16.next = bit_cast::<632, 1024>(
+            self.pair.val() >> (bit_cast::<10, 2>(self.sh.val().get_bits::<2>(4)) << 7),
+        );
+        self.by4.next = bit_cast::<536, 632>(
+            self.by16.val() >> (bit_cast::<10, 2>(self.sh.val().get_bits::<2>(2)) << 5),
+        );
+        self.out.next = bit_cast::<512, 536>(
+            self.by4.val() >> (bit_cast::<10, 2>(self.sh.val().get_bits::<2>(0)) << 3),
         );
     }
 }
