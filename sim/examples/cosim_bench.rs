@@ -366,6 +366,8 @@ fn main() {
         );
     }
 
+    processes(&mut c);
+
     // Long conformance run against the model, and simulation speed.
     println!("# conformance: {requests} seeded random requests into the model and the RTL");
     let mut model = CBoard::new(&cfg()).expect("model");
@@ -455,4 +457,125 @@ fn main() {
         names(&run)
     );
     println!("total {:.1} s", t0.elapsed().as_secs_f64());
+}
+
+/// One process of the many-processes figure: its own RAS (pid, key, member) and one page.
+struct Process {
+    pid: u16,
+    key: u64,
+    client: u16,
+    va: u64,
+}
+
+/// Latency and throughput against the number of processes on the node (the paper's Figure 4:
+/// Clio keeps no per-connection state, so only the TLB's reach should show). Each process is
+/// its own RAS with one page, touched once; for N processes, 16 B reads go to a
+/// pseudo-random one of the first N each (latency: one at a time; throughput: 512 offered at
+/// once, in the same order), after one read of each of the N (warm). Past the TLB's 64
+/// entries the reads start to miss and walk.
+fn processes(c: &mut Client) {
+    const MOST: usize = 1024;
+    println!("# processes (each its own RAS, PID and page; 16 B reads to a pseudo-random process of N; the paper's Figure 4)");
+    let mut procs = Vec::with_capacity(MOST);
+    for i in 0..MOST {
+        let id = c.next();
+        let (h, _) = c.call(
+            Header {
+                arg0: 0x5eed_0000 + i as u64,
+                ..Header::request(Opcode::Register, 0, id, 0)
+            }
+            .to_packet(&[]),
+        );
+        assert_eq!(h.status, Status::Ok, "register process {i}");
+        let mut p = Process {
+            pid: h.pid,
+            key: h.arg0,
+            client: h.arg1 as u16,
+            va: 0,
+        };
+        let id = c.next();
+        let (h, _) = c.call(
+            Header {
+                arg0: PAGE,
+                arg1: (PERM_READ | PERM_WRITE) as u64,
+                ..proc_req(&p, c.cookie, Opcode::Alloc, id, 0)
+            }
+            .to_packet(&[]),
+        );
+        assert_eq!(h.status, Status::Ok, "alloc for process {i}");
+        p.va = h.va;
+        let id = c.next();
+        let (h, _) = c.call(read_of(&p, c.cookie, id, 0));
+        assert_eq!(h.status, Status::Ok, "first touch of process {i}");
+        procs.push(p);
+    }
+    println!(
+        "{:>9} {:>14} {:>11} {:>11} {:>22}",
+        "processes", "median cycles", "median ns", "p99 cycles", "back to back cyc/pkt"
+    );
+    for n in [1usize, 4, 16, 64, 256, MOST] {
+        // A fixed pseudo-random order of processes (the same for both measurements).
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let order: Vec<(usize, u64)> = (0..512u64)
+            .map(|k| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                ((x % n as u64) as usize, (k % 16) * 64)
+            })
+            .collect();
+        // Warm: each of the N read once (up to the TLB's reach they stay translated).
+        for p in &procs[..n] {
+            let id = c.next();
+            c.call(read_of(p, c.cookie, id, 0));
+        }
+        let mut lat: Vec<u64> = order[..256]
+            .iter()
+            .map(|&(i, off)| {
+                let id = c.next();
+                let (h, l) = c.call(read_of(&procs[i], c.cookie, id, off));
+                assert_eq!(h.status, Status::Ok);
+                l
+            })
+            .collect();
+        lat.sort_unstable();
+        let pkts: Vec<(Route, Vec<u8>)> = order
+            .iter()
+            .map(|&(i, off)| {
+                let id = c.next();
+                (Route::default(), read_of(&procs[i], c.cookie, id, off))
+            })
+            .collect();
+        let before = c.node.cycle_stats().cycles;
+        let mut out = Vec::new();
+        c.node.handle_burst(&pkts, &mut out);
+        assert_eq!(out.len(), pkts.len());
+        assert!(out
+            .iter()
+            .all(|(_, b)| parse_verified(b).is_ok_and(|(h, _)| h.status == Status::Ok)));
+        let cpp = (c.node.cycle_stats().cycles - before - clio_sim::cosim::IDLE_CYCLES) as f64
+            / pkts.len() as f64;
+        let median = lat[lat.len() / 2];
+        let p99 = lat[lat.len() * 99 / 100];
+        println!(
+            "{n:>9} {median:>14} {:>11.0} {p99:>11} {cpp:>22.1}",
+            median as f64 * 1000.0 / CORE_CLOCK_MHZ as f64
+        );
+    }
+}
+
+/// A request of `p` with its credentials.
+fn proc_req(p: &Process, cookie: u32, op: Opcode, id: u32, va: u64) -> Header {
+    Header::request(op, p.pid, id, va)
+        .with_credentials(p.key, p.client)
+        .with_cookie(cookie)
+}
+
+/// A 16 B read of `p`'s page at `off`.
+fn read_of(p: &Process, cookie: u32, id: u32, off: u64) -> Vec<u8> {
+    Header {
+        total_len: 16,
+        ..proc_req(p, cookie, Opcode::Read, id, p.va + off)
+    }
+    .to_packet(&[])
 }
