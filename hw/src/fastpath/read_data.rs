@@ -256,10 +256,7 @@ impl Logic for ReadData {
         // header beat with the first block, then beat t with blocks t-1 and t, the last one in
         // the flush cycle).
         self.realign.lo.next = self.prev.q.val();
-        self.realign.hi.next = 0.into();
-        if self.receiving.q.val() {
-            self.realign.hi.next = self.r.data.val();
-        }
+        self.realign.hi.next = self.r.data.val();
         self.realign.sh.next = self.j_o.q.val();
         self.hdr_beat.next = bit_cast::<512, 384>(self.j_hdr.q.val());
         self.beat.next = bit_cast::<12, 6>(self.idx.q.val());

@@ -64,6 +64,9 @@ pub struct SlotQueue {
     x_hold: DFF<Bit>,
     /// The executor moves past its slot this cycle.
     moves: Signal<Local, Bit>,
+    /// The slot the next take reads, the oldest not taken (`next_slot` whenever the executor
+    /// can take).
+    take_slot: Signal<Local, Bits<2>>,
     /// The next frame's pid bytes as received (big endian), swapped.
     pid_swap: ByteSwap<16>,
     /// The next frame's req_id and `arg0`'s low word, swapped.
@@ -92,6 +95,7 @@ impl Default for SlotQueue {
             x_slot: Default::default(),
             x_hold: Default::default(),
             moves: Default::default(),
+            take_slot: Default::default(),
             pid_swap: Default::default(),
             req_swap: Default::default(),
             ack_swap: Default::default(),
@@ -122,11 +126,20 @@ impl Logic for SlotQueue {
         if self.exec.take.val() {
             self.x_hold.d.next = true;
         }
+        // The slot a take reads, the oldest not taken: from the registers alone, not through
+        // `moves` (the executor's state), so the frames' LUT RAM read and what the take loads
+        // from it are not behind the executor's decisions. It is `next_slot` in every cycle
+        // the executor can take: idle and holding nothing (`x_slot`), or finishing the slot it
+        // holds (done or passed on: the one after); while it works on its slot it takes nothing.
+        self.take_slot.next = self.x_slot.q.val();
+        if self.x_hold.q.val() {
+            self.take_slot.next = self.x_slot.q.val() + 1;
+        }
         // Full, and not the slot the write-data stage is still streaming.
         self.out.full.next =
-            (self.full.val() & (bit_cast::<4, 1>(1.into()) << self.view.next_slot.val())).any()
-                & !(self.w_busy.val() & (self.w_slot.val() == self.view.next_slot.val()));
-        self.frames.slot.next = self.view.next_slot.val();
+            (self.full.val() & (bit_cast::<4, 1>(1.into()) << self.take_slot.val())).any()
+                & !(self.w_busy.val() & (self.w_slot.val() == self.take_slot.val()));
+        self.frames.slot.next = self.take_slot.val();
         self.out.verdict.next = self.frames.verdict.val();
         self.out.hdr.next = self.frames.hdr.val();
         self.out.client.next = self.frames.client.val();
@@ -144,10 +157,9 @@ impl Logic for SlotQueue {
             | bit_cast::<64, 32>(self.ring_req.val());
         // For the look-ahead.
         self.view.taken.next = 0.into();
-        self.view.head.next = self.x_slot.q.val();
+        self.view.head.next = self.take_slot.val();
         if self.x_hold.q.val() {
             self.view.taken.next = bit_cast::<4, 1>(1.into()) << self.x_slot.q.val();
-            self.view.head.next = self.x_slot.q.val() + 1;
         }
         if self.w_busy.val() {
             self.view.taken.next =

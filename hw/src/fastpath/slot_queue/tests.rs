@@ -2,9 +2,10 @@
 //! with random fields, the executor takes them (also in the cycle it finishes the last),
 //! finishes them or passes writes to a write-data stage that streams for a while and then
 //! releases the slot, at random. Every cycle: the executor's slot and hold, the slot released,
-//! the next slot, whether a frame is there for it (never the one being streamed), that frame's
-//! fields, pid and idempotence-ring key (a CN_ACK's from its `arg0`), and the look-ahead's `taken` and `head`; and no frame is taken twice or
-//! skipped.
+//! the next slot, the slot a take reads (the oldest not taken, which is the next slot whenever
+//! the executor can take), whether a frame is there (never the one being streamed), that
+//! frame's fields, pid and idempotence-ring key (a CN_ACK's from its `arg0`), and the
+//! look-ahead's `taken` and `head`; and no frame is taken twice or skipped.
 
 use super::*;
 use crate::bench::Bench;
@@ -79,6 +80,14 @@ fn takes_frames_in_order_and_releases_each_once() {
         // frame, or a random one where there is none.
         b.settle();
         let k = b.uut.frames.slot.val().to_u64() as usize;
+        // The slot a take reads is the oldest not taken, from the registers alone; it is the
+        // next slot whenever the executor can take.
+        let head = if x_hold { (x_slot + 1) % 4 } else { x_slot };
+        let can_take = !x_hold || moves;
+        if can_take {
+            assert_eq!(head, next, "cycle {cycle}: the take's slot is the next one");
+        }
+        let head_full = slots[head].is_some() && wd.map(|w| w.0) != Some(head);
         let f = slots[k].clone().unwrap_or_else(|| frame(&mut r, u64::MAX));
         b.uut.frames.verdict.next = f.verdict.to_bits();
         b.uut.frames.hdr.next = bytes_to_bits(&f.hdr);
@@ -86,7 +95,10 @@ fn takes_frames_in_order_and_releases_each_once() {
         b.uut.frames.route.next = bytes_to_bits(&f.route);
         b.uut.frames.lane.next = f.lane.to_bits();
         b.settle();
-        assert_eq!(k, next, "cycle {cycle}: the slot read is the next one");
+        assert_eq!(
+            k, head,
+            "cycle {cycle}: the slot read is the oldest not taken"
+        );
         let u = &b.uut;
         let at = format!("cycle {cycle}");
         assert_eq!(u.view.slot.val().to_u64() as usize, x_slot, "{at}: slot");
@@ -98,10 +110,10 @@ fn takes_frames_in_order_and_releases_each_once() {
             next,
             "{at}: next slot"
         );
-        assert_eq!(u.out.full.val(), next_full, "{at}: next full");
-        if next_full {
-            let f = slots[next].as_ref().expect("full");
-            if !x_hold || moves {
+        assert_eq!(u.out.full.val(), head_full, "{at}: next full");
+        if head_full {
+            let f = slots[head].as_ref().expect("full");
+            if can_take {
                 // The frame the executor can take now is the one after its last.
                 assert_eq!(f.id, want_id, "{at}: frames out of order");
             }
@@ -134,7 +146,6 @@ fn takes_frames_in_order_and_releases_each_once() {
             taken |= 1 << s;
         }
         assert_eq!(u.view.taken.val().to_u64(), taken, "{at}: taken");
-        let head = if x_hold { (x_slot + 1) % 4 } else { x_slot };
         assert_eq!(u.view.head.val().to_u64() as usize, head, "{at}: head");
         b.tick();
         // The model moves on.
