@@ -256,6 +256,9 @@ impl Logic for ReadData {
         // header beat with the first block, then beat t with blocks t-1 and t, the last one in
         // the flush cycle).
         self.realign.lo.next = self.prev.q.val();
+        // Outside a read's R beats `hi` is whatever the channel shows: in the flush cycle it
+        // fills only the lanes past the response's end, which the CRC's byte mask
+        // (`sum_bytes`) and the transmit stage's keep leave out, so it needs no zeroing.
         self.realign.hi.next = self.r.data.val();
         self.realign.sh.next = self.j_o.q.val();
         self.hdr_beat.next = bit_cast::<512, 384>(self.j_hdr.q.val());

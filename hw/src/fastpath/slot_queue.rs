@@ -10,7 +10,9 @@
 //! slot in the same cycle: `next` is that slot, `next_full` says a frame is there, not still
 //! being streamed by the write-data stage (the executor can come round the four slots faster
 //! than a 1 KiB write's data leaves), and the `next_*` fields are that frame's, for the take
-//! (`take`: the executor holds the slot from the next cycle). `next_ring_key` is the frame's idempotence-ring key, `{pid,
+//! (`take`: the executor holds the slot from the next cycle). The frame is read at the oldest
+//! slot not taken, from the block's registers alone, which is `next` in every cycle the
+//! executor can take. `next_ring_key` is the frame's idempotence-ring key, `{pid,
 //! client, req_id}` (a CN_ACK's names the entry it frees: `arg0`'s low word as the req_id), for
 //! the executor to register as it takes the frame: the sync unit's CAM compares a register.
 //!
