@@ -46,13 +46,29 @@ fn cfg() -> BoardConfig {
     }
 }
 
-struct Client {
-    node: RtlBoard,
+/// A RAS member's credentials, as its Register answered them.
+#[derive(Clone, Copy)]
+struct Member {
     pid: u16,
     key: u64,
     client: u16,
     /// The route cookie of its address (reads over 64 bytes carry it).
     cookie: u32,
+}
+
+impl Member {
+    /// A request of this member, with its credentials.
+    fn req(&self, op: Opcode, id: u32, va: u64) -> Header {
+        Header::request(op, self.pid, id, va)
+            .with_credentials(self.key, self.client)
+            .with_cookie(self.cookie)
+    }
+}
+
+struct Client {
+    node: RtlBoard,
+    /// The member the bench's own requests come from.
+    me: Member,
     id: u32,
 }
 
@@ -71,11 +87,27 @@ impl Client {
         self.id += 1;
         self.id
     }
-    /// A request of this RAS member, with its credentials.
+    /// A request of the bench's member.
     fn req(&self, op: Opcode, id: u32, va: u64) -> Header {
-        Header::request(op, self.pid, id, va)
-            .with_credentials(self.key, self.client)
-            .with_cookie(self.cookie)
+        self.me.req(op, id, va)
+    }
+    /// Register a new RAS (its Register's nonce `nonce`): its first member.
+    fn register(&mut self, nonce: u64) -> Member {
+        let id = self.next();
+        let (h, _) = self.call(
+            Header {
+                arg0: nonce,
+                ..Header::request(Opcode::Register, 0, id, 0)
+            }
+            .to_packet(&[]),
+        );
+        assert_eq!(h.status, Status::Ok, "register");
+        Member {
+            pid: h.pid,
+            key: h.arg0,
+            client: h.arg1 as u16,
+            cookie: clio_proto::route_cookie::cookie_of_answer(h.arg1),
+        }
     }
     fn read(&mut self, va: u64, len: u32) -> (Status, u64) {
         let id = self.next();
@@ -88,14 +120,19 @@ impl Client {
         );
         (h.status, l)
     }
-    /// Allocate `pages` pages (read-write); the base VA.
+    /// Allocate `pages` pages (read-write) in the bench's RAS; the base VA.
     fn alloc(&mut self, pages: u64) -> u64 {
+        let me = self.me;
+        self.alloc_as(&me, pages)
+    }
+    /// Allocate `pages` pages (read-write) in `m`'s RAS; the base VA.
+    fn alloc_as(&mut self, m: &Member, pages: u64) -> u64 {
         let id = self.next();
         let (h, _) = self.call(
             Header {
                 arg0: pages * PAGE,
                 arg1: (PERM_READ | PERM_WRITE) as u64,
-                ..self.req(Opcode::Alloc, id, 0)
+                ..m.req(Opcode::Alloc, id, 0)
             }
             .to_packet(&[]),
         );
@@ -133,22 +170,15 @@ fn main() {
     let t0 = Instant::now();
     let mut c = Client {
         node: RtlBoard::new(&cfg(), DRAM_LATENCY, None).expect("RTL node"),
-        pid: 0,
-        key: 0,
-        client: 0,
-        cookie: 0,
+        me: Member {
+            pid: 0,
+            key: 0,
+            client: 0,
+            cookie: 0,
+        },
         id: 0,
     };
-    let id = c.next();
-    let (h, _) = c.call(
-        Header {
-            arg0: 1,
-            ..Header::request(Opcode::Register, 0, id, 0)
-        }
-        .to_packet(&[]),
-    );
-    (c.pid, c.key, c.client) = (h.pid, h.arg0, h.arg1 as u16);
-    c.cookie = clio_proto::route_cookie::cookie_of_answer(h.arg1);
+    c.me = c.register(1);
     let id = c.next();
     let (h, _) = c.call(
         Header {
@@ -459,11 +489,9 @@ fn main() {
     println!("total {:.1} s", t0.elapsed().as_secs_f64());
 }
 
-/// One process of the many-processes figure: its own RAS (pid, key, member) and one page.
+/// One process of the many-processes figure: its own RAS (its first member) and one page.
 struct Process {
-    pid: u16,
-    key: u64,
-    client: u16,
+    me: Member,
     va: u64,
 }
 
@@ -478,34 +506,13 @@ fn processes(c: &mut Client) {
     println!("# processes (each its own RAS, PID and page; 16 B reads to a pseudo-random process of N; the paper's Figure 4)");
     let mut procs = Vec::with_capacity(MOST);
     for i in 0..MOST {
-        let id = c.next();
-        let (h, _) = c.call(
-            Header {
-                arg0: 0x5eed_0000 + i as u64,
-                ..Header::request(Opcode::Register, 0, id, 0)
-            }
-            .to_packet(&[]),
-        );
-        assert_eq!(h.status, Status::Ok, "register process {i}");
-        let mut p = Process {
-            pid: h.pid,
-            key: h.arg0,
-            client: h.arg1 as u16,
-            va: 0,
+        let me = c.register(0x5eed_0000 + i as u64);
+        let p = Process {
+            me,
+            va: c.alloc_as(&me, 1),
         };
         let id = c.next();
-        let (h, _) = c.call(
-            Header {
-                arg0: PAGE,
-                arg1: (PERM_READ | PERM_WRITE) as u64,
-                ..proc_req(&p, c.cookie, Opcode::Alloc, id, 0)
-            }
-            .to_packet(&[]),
-        );
-        assert_eq!(h.status, Status::Ok, "alloc for process {i}");
-        p.va = h.va;
-        let id = c.next();
-        let (h, _) = c.call(read_of(&p, c.cookie, id, 0));
+        let (h, _) = c.call(read_of(&p, id, 0));
         assert_eq!(h.status, Status::Ok, "first touch of process {i}");
         procs.push(p);
     }
@@ -527,13 +534,14 @@ fn processes(c: &mut Client) {
         // Warm: each of the N read once (up to the TLB's reach they stay translated).
         for p in &procs[..n] {
             let id = c.next();
-            c.call(read_of(p, c.cookie, id, 0));
+            let (h, _) = c.call(read_of(p, id, 0));
+            assert_eq!(h.status, Status::Ok);
         }
         let mut lat: Vec<u64> = order[..256]
             .iter()
             .map(|&(i, off)| {
                 let id = c.next();
-                let (h, l) = c.call(read_of(&procs[i], c.cookie, id, off));
+                let (h, l) = c.call(read_of(&procs[i], id, off));
                 assert_eq!(h.status, Status::Ok);
                 l
             })
@@ -543,7 +551,7 @@ fn processes(c: &mut Client) {
             .iter()
             .map(|&(i, off)| {
                 let id = c.next();
-                (Route::default(), read_of(&procs[i], c.cookie, id, off))
+                (Route::default(), read_of(&procs[i], id, off))
             })
             .collect();
         let before = c.node.cycle_stats().cycles;
@@ -564,18 +572,11 @@ fn processes(c: &mut Client) {
     }
 }
 
-/// A request of `p` with its credentials.
-fn proc_req(p: &Process, cookie: u32, op: Opcode, id: u32, va: u64) -> Header {
-    Header::request(op, p.pid, id, va)
-        .with_credentials(p.key, p.client)
-        .with_cookie(cookie)
-}
-
 /// A 16 B read of `p`'s page at `off`.
-fn read_of(p: &Process, cookie: u32, id: u32, off: u64) -> Vec<u8> {
+fn read_of(p: &Process, id: u32, off: u64) -> Vec<u8> {
     Header {
         total_len: 16,
-        ..proc_req(p, cookie, Opcode::Read, id, p.va + off)
+        ..p.me.req(Opcode::Read, id, p.va + off)
     }
     .to_packet(&[])
 }

@@ -5,7 +5,6 @@ use std::io::{BufRead, BufReader};
 use std::net::UdpSocket;
 use std::process::{Child, ChildStdout, Command, Stdio};
 
-/// A UDP port free right now on loopback.
 /// The `clio-slowpath` daemon beside the `clio` binary under test, built first if it is not
 /// there (a test run builds only this package's binaries).
 pub fn slowpath_daemon_bin() -> std::path::PathBuf {
@@ -21,6 +20,7 @@ pub fn slowpath_daemon_bin() -> std::path::PathBuf {
     bin
 }
 
+/// A UDP port free right now on loopback.
 pub fn free_port() -> u16 {
     UdpSocket::bind("127.0.0.1:0")
         .unwrap()
