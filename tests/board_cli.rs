@@ -546,10 +546,11 @@ fn one_tenant_cannot_fill_the_kv_store_of_a_real_node() {
     board.interrupt();
 }
 
-/// One member's share of the idempotence ring on a real `clio board` (default share, 32 of
-/// 64): a tenant that never acknowledges its FetchAdds gets 32 executed and the rest refused
-/// `QuotaExceeded` (nothing executed: its word counts 32), while another tenant's atomics
-/// execute at once; the node's stop report counts the refusals.
+/// One member's share of its idempotence-table row on a real `clio board` (default share: the
+/// row's 16 entries): a tenant that never acknowledges its FetchAdds gets 16 executed and the
+/// rest refused `QuotaExceeded` (nothing executed: its word counts 16), while another
+/// tenant's atomics execute at once (its own row); the node's stop report counts the
+/// refusals.
 #[test]
 fn one_member_cannot_hold_the_whole_idempotence_ring_of_a_real_node() {
     let (board, _) = start(&[]);

@@ -82,7 +82,9 @@ pub enum AllocError {
 impl From<RasError> for AllocError {
     fn from(e: RasError) -> AllocError {
         match e {
-            RasError::KeyTableFull | RasError::MembersFull => AllocError::TableFull(e),
+            RasError::KeyTableFull | RasError::MembersFull | RasError::ClientIdsFull => {
+                AllocError::TableFull(e)
+            }
             RasError::UnknownRas(pid) => AllocError::UnknownProcess(pid),
             RasError::UnknownMember { pid, client } => AllocError::UnknownMember { pid, client },
             RasError::StaleEpoch { held, .. } => AllocError::StaleEpoch(held),
@@ -270,7 +272,9 @@ pub struct SlowPath {
     waiting: FairQueue,
     limits: Limits,
     /// Live RASes per source address (the per-source quota).
-    sources: SourceCounts,
+    sources: SourceCounts<u16>,
+    /// Live members per source address that created them (Register or Join).
+    member_sources: SourceCounts<(u16, u16)>,
     pub(crate) outbox: VecDeque<Descriptor>,
     /// Descriptors taking may still add while the outbox is not empty (`TAKE_AHEAD`, renewed
     /// whenever the outbox empties).
@@ -302,7 +306,7 @@ impl SlowPath {
         SlowPath {
             layout,
             procs: HashMap::new(),
-            registry: Registry::new(keys, cfg.lease, cfg.limits.pids),
+            registry: Registry::new(keys, cfg.lease, cfg.limits.pids, cfg.limits.clients),
             shadow: ShadowPageTable::new(layout.bucket_bits),
             frames: PhysAllocator::new(layout.first_data_pfn, layout.data_pages),
             promised_pages: 0,
@@ -313,6 +317,7 @@ impl SlowPath {
             waiting: FairQueue::default(),
             limits: cfg.limits,
             sources: SourceCounts::default(),
+            member_sources: SourceCounts::default(),
             // Before anything else: the fast path checks route cookies and members' shares of
             // the idempotence ring from its first descriptors on (nobody is admitted before
             // them, so nothing passes unchecked).

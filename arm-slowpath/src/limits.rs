@@ -1,15 +1,16 @@
-//! The slow path's share of the node's quotas (`proto::quota`): RASes per source address,
-//! memory per RAS, placement work per allocation, and the optional admission secret that
-//! `Register` must present.
+//! The slow path's share of the node's quotas (`proto::quota`): RASes and members per source
+//! address, memory per RAS, placement work per allocation, and the optional admission secret
+//! that `Register` must present.
 //!
 //! The limits are configuration ([`Limits`], defaults from proto); [`SourceCounts`] is the
-//! state behind the per-source limit: how many live RASes each source address registered.
+//! state behind the per-source limits: how many live RASes (or members) each source address
+//! created.
 
-use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
+use clio_proto::consts::RING_WAYS;
 use clio_proto::frame::{Encap, Route};
 use clio_proto::quota::{
-    default_ras_kv_records, default_ras_pages, DEFAULT_PLACEMENT_BUDGET, DEFAULT_RAS_PER_SOURCE,
-    DEFAULT_RING_SHARE,
+    default_ras_kv_records, default_ras_pages, DEFAULT_MEMBERS_PER_SOURCE,
+    DEFAULT_PLACEMENT_BUDGET, DEFAULT_RAS_PER_SOURCE, DEFAULT_RING_SHARE,
 };
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -23,6 +24,12 @@ pub struct LimitArgs {
     /// QUOTA_EXCEEDED.
     #[arg(long, default_value_t = DEFAULT_RAS_PER_SOURCE)]
     pub max_ras_per_source: u32,
+    /// Members (processes that registered or joined; each holds one of the node's 1,023
+    /// client ids, a row of the fast path's idempotence table) that one source may hold at a
+    /// time. The default, half of them, keeps one host from taking every client id. Register
+    /// or Join beyond it is answered QUOTA_EXCEEDED.
+    #[arg(long, default_value_t = DEFAULT_MEMBERS_PER_SOURCE)]
+    pub max_members_per_source: u32,
     /// Memory that one remote address space may hold allocated (K/M/G suffixes; default:
     /// half the node's data memory). An Alloc beyond it is answered QUOTA_EXCEEDED.
     #[arg(long, value_parser = parse_size)]
@@ -33,14 +40,14 @@ pub struct LimitArgs {
     /// QUOTA_EXCEEDED instead of holding everyone else's allocations up.
     #[arg(long, default_value_t = DEFAULT_PLACEMENT_BUDGET)]
     pub placement_budget: u64,
-    /// Idempotence-ring entries (the recorded answers of atomics, Append and Clio-KV writes)
-    /// that one member of a RAS may hold, of the ring's 64. The default, half, keeps one
-    /// member from refusing everyone's atomics with results it never acknowledges, and a
-    /// member at its share overwrites only its own results, never another's. A member with
-    /// its whole share unacknowledged is answered QUOTA_EXCEEDED (CLib retries while its own
-    /// acknowledgements catch up). 0: no share (the ring as one pool).
+    /// Unacknowledged results (the recorded answers of atomics, Append and Clio-KV writes)
+    /// that one member may hold in its row of the idempotence table, of the row's 16. Every
+    /// member has its own row, so no member can refuse or evict another's; the default is
+    /// the whole row, and a lower share makes clients acknowledge sooner. A member at its
+    /// share is answered QUOTA_EXCEEDED (CLib retries while its own acknowledgements catch
+    /// up). 0: the whole row.
     #[arg(long, default_value_t = DEFAULT_RING_SHARE,
-          value_parser = clap::value_parser!(u8).range(0..=IDEMPOTENCE_RING_ENTRIES as i64))]
+          value_parser = clap::value_parser!(u8).range(0..=RING_WAYS as i64))]
     pub ring_share: u8,
     /// Clio-KV records (keys) that one remote address space may hold in the node's store
     /// (default: half of the store's records; its size is `clio board --kv-store-size`,
@@ -70,12 +77,14 @@ impl LimitArgs {
         };
         Ok(Limits {
             ras_per_source: self.max_ras_per_source,
+            members_per_source: self.max_members_per_source,
             ras_bytes: self.max_ras_memory,
             placement_budget: self.placement_budget,
             ring_share: self.ring_share,
             ras_kv_records: self.max_ras_kv_records,
             admission_secret,
             pids: ALL_PIDS,
+            clients: ALL_CLIENTS,
             kv_purge_interval: DEFAULT_KV_PURGE_INTERVAL,
         })
     }
@@ -125,14 +134,16 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 pub struct Limits {
     /// Live RASes that one source address may have registered (`--max-ras-per-source`).
     pub ras_per_source: u32,
+    /// Live members that one source address may have created (`--max-members-per-source`).
+    pub members_per_source: u32,
     /// Bytes one RAS may hold allocated (`--max-ras-memory`); `None`: half the node's data
     /// memory ([`clio_proto::quota::DEFAULT_RAS_MEMORY_PERCENT`]).
     pub ras_bytes: Option<u64>,
     /// Pages one allocation may hash against the shadow page table while it looks for an
     /// overflow-free range (`--placement-budget`).
     pub placement_budget: u64,
-    /// Idempotence-ring entries one member may hold (`--ring-share`; 0: no share), sent to
-    /// the fast path in a `RING_SHARE` descriptor at start.
+    /// Unacknowledged results one member may hold (`--ring-share`; 0: its whole row), sent
+    /// to the fast path in a `RING_SHARE` descriptor at start.
     pub ring_share: u8,
     /// Clio-KV records one RAS may hold (`--max-ras-kv-records`; 0: no limit), written into
     /// the store's superblock as it is formatted; `None`: half of the store's records
@@ -145,6 +156,9 @@ pub struct Limits {
     /// departed RAS's pid come back sooner (FIFO): the conformance streams use a handful, so
     /// that the next owner of a pid meets the purge of its last owner's state within a stream.
     pub pids: u16,
+    /// Client ids the registry hands out: `1..=clients` ([`ALL_CLIENTS`] by default; fewer
+    /// make a departed member's client id, and so its row, come back sooner).
+    pub clients: u16,
     /// Least time between two passes that free the Clio-KV records of torn-down RASes
     /// (`daemon/kv_purge.rs`): a pass answers every KV request RETRY_LATER while it walks the
     /// store, so this bounds the share of the store's time that tenants cycling Register and
@@ -161,17 +175,21 @@ pub const DEFAULT_KV_PURGE_INTERVAL: std::time::Duration = std::time::Duration::
 
 /// Every PID the key table has (`1..KEY_TABLE_ENTRIES`: entry 0 is never valid).
 pub const ALL_PIDS: u16 = (clio_proto::consts::KEY_TABLE_ENTRIES - 1) as u16;
+/// Every client id the idempotence table has rows for (`1..RING_MEMBERS`: 0 is nobody's).
+pub const ALL_CLIENTS: u16 = (clio_proto::consts::RING_MEMBERS - 1) as u16;
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             ras_per_source: DEFAULT_RAS_PER_SOURCE,
+            members_per_source: DEFAULT_MEMBERS_PER_SOURCE,
             ras_bytes: None,
             placement_budget: DEFAULT_PLACEMENT_BUDGET,
             ring_share: DEFAULT_RING_SHARE,
             ras_kv_records: None,
             admission_secret: None,
             pids: ALL_PIDS,
+            clients: ALL_CLIENTS,
             kv_purge_interval: DEFAULT_KV_PURGE_INTERVAL,
         }
     }
@@ -182,12 +200,14 @@ impl Limits {
     pub fn unlimited() -> Limits {
         Limits {
             ras_per_source: u32::MAX,
+            members_per_source: u32::MAX,
             ras_bytes: Some(u64::MAX),
             placement_budget: u64::MAX,
             ring_share: 0,
             ras_kv_records: Some(0),
             admission_secret: None,
             pids: ALL_PIDS,
+            clients: ALL_CLIENTS,
             kv_purge_interval: std::time::Duration::ZERO,
         }
     }
@@ -227,30 +247,40 @@ impl Source {
     }
 }
 
-/// Live RASes per source address.
-#[derive(Debug, Default)]
-pub struct SourceCounts {
+/// Live things (RASes by PID, members by `(pid, client)`) per source address that created
+/// them.
+#[derive(Debug)]
+pub struct SourceCounts<K> {
     by_source: HashMap<Source, u32>,
-    of_pid: HashMap<u16, Source>,
+    of: HashMap<K, Source>,
 }
 
-impl SourceCounts {
-    /// RASes alive that `source` registered.
+impl<K> Default for SourceCounts<K> {
+    fn default() -> Self {
+        SourceCounts {
+            by_source: HashMap::new(),
+            of: HashMap::new(),
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq> SourceCounts<K> {
+    /// Live things that `source` created.
     pub fn count(&self, source: Source) -> u32 {
         self.by_source.get(&source).copied().unwrap_or(0)
     }
 
-    /// `pid` was registered by `source`.
-    pub fn add(&mut self, pid: u16, source: Source) {
-        if let Some(old) = self.of_pid.insert(pid, source) {
+    /// `k` was created by `source`.
+    pub fn add(&mut self, k: K, source: Source) {
+        if let Some(old) = self.of.insert(k, source) {
             self.drop_one(old);
         }
         *self.by_source.entry(source).or_insert(0) += 1;
     }
 
-    /// `pid` is gone: its source may register another.
-    pub fn remove(&mut self, pid: u16) {
-        if let Some(s) = self.of_pid.remove(&pid) {
+    /// `k` is gone: its source may create another.
+    pub fn remove(&mut self, k: &K) {
+        if let Some(s) = self.of.remove(k) {
             self.drop_one(s);
         }
     }
@@ -311,10 +341,10 @@ mod tests {
         c.add(1, Source::of(&a));
         c.add(2, Source::of(&b));
         assert_eq!(c.count(Source::of(&a)), 2);
-        c.remove(1);
-        c.remove(1);
+        c.remove(&1);
+        c.remove(&1);
         assert_eq!(c.count(Source::of(&a)), 1);
-        c.remove(2);
+        c.remove(&2);
         assert_eq!(c.count(Source::of(&a)), 0);
         assert!(c.by_source.is_empty());
     }

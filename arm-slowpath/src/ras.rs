@@ -9,7 +9,7 @@
 //! is torn down. The registry only decides; the [`crate::SlowPath`] turns its decisions into
 //! descriptors (key-table writes, ring releases, PTE clears, TLB shootdowns).
 
-use clio_proto::consts::{KEY_TABLE_ENTRIES, MAX_MEMBERS_PER_RAS};
+use clio_proto::consts::{KEY_TABLE_ENTRIES, MAX_MEMBERS_PER_RAS, RING_MEMBERS};
 use rand::rngs::{OsRng, StdRng};
 use rand::{RngCore, SeedableRng};
 use std::collections::{HashMap, VecDeque};
@@ -55,6 +55,9 @@ pub enum RasError {
     /// The RAS has [`MAX_MEMBERS_PER_RAS`] members already.
     #[error("the remote address space has {MAX_MEMBERS_PER_RAS} members already")]
     MembersFull,
+    /// Every client id (a row of the fast path's idempotence table) is held by a member.
+    #[error("every client id of the node is in use ({} members)", RING_MEMBERS - 1)]
+    ClientIdsFull,
     /// No such RAS.
     #[error("no remote address space {0}")]
     UnknownRas(u16),
@@ -88,7 +91,6 @@ struct Space {
     /// `clio_proto::epoch`: 0 until a SetEpoch raises it.
     epoch: u16,
     members: HashMap<u16, Member>,
-    next_client: u16,
 }
 
 /// One RAS as the metadata log's snapshot records it: `(pid, key, epoch, members)`, each
@@ -111,20 +113,25 @@ pub struct Departure {
 pub struct Registry {
     spaces: HashMap<u16, Space>,
     free_pids: VecDeque<u16>,
+    /// Client ids no member holds, node-wide (each names a row of the fast path's
+    /// idempotence table), handed out first-in first-out like PIDs.
+    free_clients: VecDeque<u16>,
     nonces: HashMap<u64, (u16, u16)>,
     keys: KeySource,
     lease: Duration,
 }
 
 impl Registry {
-    /// An empty registry: PIDs `1..=pids` free (at most `KEY_TABLE_ENTRIES - 1`), handed out
-    /// in order and recycled first-in first-out (a retired PID comes back only after every
-    /// other free one).
-    pub fn new(keys: KeySource, lease: Duration, pids: u16) -> Registry {
+    /// An empty registry: PIDs `1..=pids` free (at most `KEY_TABLE_ENTRIES - 1`) and client
+    /// ids `1..=clients` (at most `RING_MEMBERS - 1`), each handed out in order and recycled
+    /// first-in first-out (a retired one comes back only after every other free one).
+    pub fn new(keys: KeySource, lease: Duration, pids: u16, clients: u16) -> Registry {
         let last = pids.min((KEY_TABLE_ENTRIES - 1) as u16);
+        let last_client = clients.min((RING_MEMBERS - 1) as u16);
         Registry {
             spaces: HashMap::new(),
             free_pids: (1..=last).collect(),
+            free_clients: (1..=last_client).collect(),
             nonces: HashMap::new(),
             keys,
             lease,
@@ -202,7 +209,6 @@ impl Registry {
                 key,
                 epoch,
                 members: HashMap::new(),
-                next_client: 1,
             },
         );
     }
@@ -219,7 +225,7 @@ impl Registry {
                     nonce,
                 },
             );
-            s.next_client = s.next_client.max(client.wrapping_add(1));
+            self.free_clients.retain(|c| *c != client);
             self.nonces.insert(nonce, (pid, client));
         }
     }
@@ -240,6 +246,11 @@ impl Registry {
         v
     }
 
+    /// Client ids no member holds, in the order they are handed out.
+    pub fn free_clients(&self) -> Vec<u16> {
+        self.free_clients.iter().copied().collect()
+    }
+
     /// The member a nonce already created, if any (a retried Register or Join).
     pub fn by_nonce(&self, nonce: u64) -> Option<(u16, u16)> {
         self.nonces.get(&nonce).copied()
@@ -251,12 +262,11 @@ impl Registry {
         if s.members.len() >= MAX_MEMBERS_PER_RAS {
             return Err(RasError::MembersFull);
         }
-        // Client ids are never 0 and are not reused while their holder is a member.
-        let mut c = s.next_client;
-        while c == 0 || s.members.contains_key(&c) {
-            c = c.wrapping_add(1);
-        }
-        s.next_client = c.wrapping_add(1);
+        // Client ids are node-wide, never 0, and not reused while their holder is a member.
+        let c = self
+            .free_clients
+            .pop_front()
+            .ok_or(RasError::ClientIdsFull)?;
         s.members.insert(
             c,
             Member {
@@ -283,10 +293,17 @@ impl Registry {
                 key,
                 epoch: clio_proto::epoch::UNFENCED,
                 members: HashMap::new(),
-                next_client: 1,
             },
         );
-        let client = self.add_member(pid, nonce, now)?;
+        let client = match self.add_member(pid, nonce, now) {
+            Ok(c) => c,
+            Err(e) => {
+                // No client id left: the RAS goes again, its PID first in line.
+                self.spaces.remove(&pid);
+                self.free_pids.push_front(pid);
+                return Err(e);
+            }
+        };
         Ok((pid, key, client))
     }
 
@@ -328,6 +345,7 @@ impl Registry {
             .remove(&client)
             .ok_or(RasError::UnknownMember { pid, client })?;
         self.nonces.remove(&m.nonce);
+        self.free_clients.push_back(client);
         Ok(Departure {
             pid,
             client,
@@ -351,6 +369,7 @@ impl Registry {
             })
             .collect();
         out.sort_unstable_by_key(|d| d.client);
+        self.free_clients.extend(out.iter().map(|d| d.client));
         if let Some(last) = out.last_mut() {
             last.ras_empty = true;
         }
@@ -405,6 +424,7 @@ mod tests {
             KeySource::seeded(1),
             Duration::from_secs(10),
             crate::limits::ALL_PIDS,
+            crate::limits::ALL_CLIENTS,
         )
     }
 
@@ -443,6 +463,7 @@ mod tests {
             KeySource::Os,
             Duration::from_secs(1),
             crate::limits::ALL_PIDS,
+            crate::limits::ALL_CLIENTS,
         );
         let a = r.register(1, now).unwrap().1;
         let b = r.register(2, now).unwrap().1;
@@ -459,6 +480,7 @@ mod tests {
             KeySource::seeded(2),
             Duration::from_millis(100),
             crate::limits::ALL_PIDS,
+            crate::limits::ALL_CLIENTS,
         );
         let (pid, _, c1) = r.register(1, t0).unwrap();
         let c2 = r.join(pid, 2, t0).unwrap();
@@ -478,12 +500,38 @@ mod tests {
     }
 
     #[test]
-    fn table_full() {
+    fn tables_full() {
         let now = Instant::now();
         let mut r = reg();
-        for n in 0..(KEY_TABLE_ENTRIES as u64 - 1) {
+        for n in 0..crate::limits::ALL_CLIENTS as u64 {
             r.register(n, now).unwrap();
         }
-        assert_eq!(r.register(u64::MAX, now), Err(RasError::KeyTableFull));
+        assert_eq!(r.register(u64::MAX, now), Err(RasError::ClientIdsFull));
+        assert_eq!(
+            r.len(),
+            crate::limits::ALL_CLIENTS as usize,
+            "no RAS left behind"
+        );
+        let mut r = Registry::new(KeySource::seeded(1), Duration::from_secs(10), 3, 100);
+        for n in 0..3 {
+            r.register(n, now).unwrap();
+        }
+        assert_eq!(r.register(99, now), Err(RasError::KeyTableFull));
+    }
+
+    #[test]
+    fn client_ids_are_node_wide_and_come_back_last() {
+        let now = Instant::now();
+        let mut r = Registry::new(KeySource::seeded(1), Duration::from_secs(10), 10, 3);
+        let (a, _, ca) = r.register(1, now).unwrap();
+        let (b, _, cb) = r.register(2, now).unwrap();
+        let cb2 = r.join(b, 3, now).unwrap();
+        assert_eq!((ca, cb, cb2), (1, 2, 3), "one sequence across RASes");
+        assert_eq!(r.join(a, 4, now), Err(RasError::ClientIdsFull));
+        r.leave(a, ca).unwrap();
+        assert_eq!(r.join(b, 5, now), Ok(ca), "the only free id");
+        r.leave(b, cb).unwrap();
+        r.leave(b, ca).unwrap();
+        assert_eq!(r.free_clients(), vec![cb, ca], "first in, first out");
     }
 }

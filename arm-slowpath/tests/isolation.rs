@@ -72,6 +72,13 @@ fn register(nonce: u64, secret: u64) -> Header {
     }
 }
 
+fn join(pid: u16, key: u64, nonce: u64) -> Header {
+    Header {
+        arg0: nonce,
+        ..Header::request(Opcode::Join, pid, nonce as u32, 0).with_credentials(key, 0)
+    }
+}
+
 fn alloc(pid: u16, client: u16, req: u32, bytes: u64) -> Header {
     Header {
         arg0: bytes,
@@ -118,21 +125,45 @@ fn one_source_cannot_take_more_than_its_share_of_pids() {
 }
 
 #[test]
-fn the_default_source_quota_leaves_half_the_pid_table() {
-    let mut node = node(Limits::default(), Duration::from_secs(10));
+fn the_default_source_quota_leaves_half_the_client_ids() {
+    // Every RAS has a member, so the member quota (half of the 1,023 client ids) binds
+    // before the RAS quota (half of the 4,095 PIDs) does.
+    const {
+        assert!(
+            clio_proto::quota::DEFAULT_MEMBERS_PER_SOURCE
+                < clio_proto::quota::DEFAULT_RAS_PER_SOURCE
+        )
+    };
     let attacker = from([10, 0, 0, 66], 1000);
-    let mut ok = 0;
-    for n in 1..=4095u64 {
-        match node.call(attacker, register(n, 0)).status {
+    // Register and Join from one host stop at half the client ids.
+    let mut node = node(Limits::default(), Duration::from_secs(10));
+    let first = node.call(attacker, register(1, 0));
+    let mut ok = 1;
+    for n in 2..=1023u64 {
+        let r = if n % 2 == 0 {
+            node.call(attacker, register(n, 0))
+        } else {
+            node.call(attacker, join(first.pid, first.arg0, n))
+        };
+        match r.status {
             Status::Ok => ok += 1,
-            Status::QuotaExceeded => break,
+            Status::QuotaExceeded => {
+                assert_eq!(Quota::from_u64(r.arg1), Some(Quota::MembersPerSource));
+                break;
+            }
             s => panic!("unexpected {s:?}"),
         }
     }
-    assert_eq!(ok, clio_proto::quota::DEFAULT_RAS_PER_SOURCE);
-    assert!(2 * ok < 4095);
+    assert_eq!(ok, clio_proto::quota::DEFAULT_MEMBERS_PER_SOURCE);
+    assert!(2 * ok < clio_proto::consts::RING_MEMBERS as u32 - 1);
     let honest = node.call(from([10, 0, 0, 7], 1), register(1 << 40, 0));
     assert_eq!(honest.status, Status::Ok);
+    let joins = node.call(from([10, 0, 0, 7], 1), join(first.pid, first.arg0, 1 << 41));
+    assert_eq!(
+        joins.status,
+        Status::Ok,
+        "another host may join the same RAS"
+    );
 }
 
 #[test]
@@ -244,7 +275,12 @@ fn a_flood_of_slow_path_requests_cannot_evict_anothers_replay_protection() {
 
 #[test]
 fn a_reused_pid_finds_nothing_of_its_previous_owner() {
-    let limits = Limits::default();
+    // As many client ids as PIDs: both come back together, the worst case below.
+    let limits = Limits {
+        pids: 64,
+        clients: 64,
+        ..Limits::default()
+    };
     let mut node = node(limits, Duration::from_secs(10));
     let old = node.call(from([10, 0, 0, 1], 1), register(1, 0));
     let (pid, client) = (old.pid, old.arg1 as u16);
@@ -266,7 +302,7 @@ fn a_reused_pid_finds_nothing_of_its_previous_owner() {
         let r = node.call(from([10, 0, 0, 2 + (n % 200) as u8], 1), register(n, 0));
         assert_eq!(r.status, Status::Ok);
         n += 1;
-        if r.pid == pid {
+        if r.pid == pid && r.arg1 as u16 == client {
             break r;
         }
         let bye = Header {

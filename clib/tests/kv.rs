@@ -256,7 +256,7 @@ fn hand_made_kv_requests_are_checked_and_change_nothing() {
     let put = KvRequest::new(Opcode::KvPut, b"secret", b"overwritten").unwrap();
     let good = put
         .header(Opcode::KvPut, cr.pid, 900)
-        .with_credentials(cr.key, 0)
+        .with_credentials(cr.key, attacker.client_id())
         .with_cookie(attacker.route_cookie());
     let payload = put.encode();
     let mut longer_key = payload.clone();
@@ -374,7 +374,7 @@ fn staged_puts_read_only_the_callers_memory_and_check_the_value() {
         let p = KvStagedPut::new(b"secret", va, v).unwrap();
         (
             p.header(cr.pid, id)
-                .with_credentials(cr.key, 0)
+                .with_credentials(cr.key, attacker.client_id())
                 .with_cookie(attacker.route_cookie()),
             p.encode(),
         )

@@ -78,5 +78,6 @@ fn more_atomics_in_flight_than_the_share_all_execute_once() {
         "the node refused some for the share: {s:?}"
     );
     let node = b.lock().unwrap();
-    assert!(node.counters().idempotence_ring_over_share > 0);
+    let n = node.counters();
+    assert!(n.idempotence_ring_over_share > 0, "{n:?}");
 }

@@ -215,7 +215,7 @@ pub struct FastpathTop {
     /// Slow-path TX ready.
     pub sp_tx_ready: Signal<Out, Bit>,
     /// Slow-path TX descriptor (REPLY, PTE_WRITE, TLB_INVALIDATE, FREE_PAGE, KEY_WRITE,
-    /// RING_RELEASE, KV_CONFIG).
+    /// RING_OWNER, KV_CONFIG).
     pub sp_tx_desc: Signal<In, Bits<1024>>,
     /// Frames received.
     pub stat_rx_pkts: Signal<Out, Bits<32>>,

@@ -1,87 +1,80 @@
-//! The sync unit: the atomic ALU and the idempotence ring of non-idempotent results.
+//! The sync unit: the atomic ALU and the idempotence table of non-idempotent results.
 //!
-//! The ring ([`RING_ENTRIES`] = `proto::consts::IDEMPOTENCE_RING_ENTRIES`) remembers
-//! `(pid, client, req_id) -> result` of the last executed requests that use it (TAS, Unlock,
-//! CAS, FAA: `proto::Opcode::uses_idempotence_ring`), exactly as
-//! `clio_model::sync_unit::SyncUnit`: a retry finds its entry (acknowledged or not) and is
-//! answered from it; an entry is freed by its member's CN_ACK (`arg0` = req_id) or by the slow
-//! path's RING_RELEASE for the member (every entry of that `(pid, client)`), but stays until
-//! the write pointer overwrites it. A RING_RELEASE with client `RING_PURGE_ALL` (the RAS is
-//! torn down, its key already removed) forgets every entry of the pid at once, so the next
-//! owner of the pid is never answered from them: the pid's match vector is registered in the
-//! release's cycle (`purge_m`) and cleared from `used` and `busy` at the edge after, so the
-//! purge adds no logic to the lookup, ack or record paths. When the slot at the write pointer is still
-//! unacknowledged the request gets RETRY_LATER and the write pointer moves past that slot
-//! (`port.skip`), so the next attempt takes the next slot: a dead member's slot costs others
-//! one short retry per pass of the ring, never a stall.
+//! The table has one **row per member** (`proto::consts::RING_MEMBERS` rows, a row per client
+//! id, handed out node-wide by the slow path) of `RING_WAYS` entries, exactly as
+//! `clio_model::sync_unit::SyncUnit`: a ring-recorded request (TAS, Unlock, CAS, FAA, Append,
+//! Clio-KV's writes) looks up the entry `ring_way(req_id)` of its client id's row:
 //!
-//! Keys (`{pid, client, req_id}`, 64 bits) live in flip-flops (a 64-way CAM, one compare
-//! port shared by lookup, ack and release), the answers in a 64 x 72 LUTRAM ([`AsyncRam`]):
-//! the value and the status. A lookup's match vector and the first level of its slot's index
-//! are registered (`o_m`, `o_part`: per index bit, six ORs of at most six match bits) and the
-//! answer read the next cycle at the index those give (one OR of six each), so one LUT and the
-//! RAM read are the logic between a register and `status`/`value`, and the CAM compare is
-//! followed by one LUT level in the lookup's cycle.
+//! - the row is not its RAS's (nobody's, another RAS's, or the client id beyond the table):
+//!   `stranger` (DENIED), nothing of the row is answered or recorded;
+//! - the entry holds the request id: `hit`, its recorded status and value;
+//! - the member holds its share of unacknowledged results (`share`, RING_SHARE; 0: the row),
+//!   or the entry holds another of its unacknowledged results: `quota` (QUOTA_EXCEEDED);
+//! - otherwise the request executes and its result is recorded into the entry.
 //!
-//! **Shares** (`clio_model::sync_unit`'s module doc: the rule). The share (`ctl.share_set` /
-//! `ctl.share`, the slow path's RING_SHARE; 0 after reset: no limit) is held in `share`. A
-//! lookup registers, beside its match vector, the member's entries (`o_own`, the member match
-//! that ack and release use) and their count in eight groups of eight slots (`grp`, four bits
-//! each: the CAM compare, then an eight-input sum). The cycle after (c+1) the eight counts are
-//! summed (`total_q`) and the member's acknowledged entries registered, all (`cand_q`) and
-//! those at or after the write pointer (`hi_q`). At c+2 the sum is compared with the share
-//! (`at_share`, registered too) and the verdicts registered: `full` (below its share, the slot
-//! at the write pointer is unacknowledged) and `quota` (at its share, none of its entries
-//! acknowledged); meanwhile the first of `hi_q`, else of `cand_q`, is picked (`pick`: the
-//! member's oldest acknowledged entry in ring order from the pointer), per eight slots: whether
-//! any is set and the first set, registered (`gany_q`, `gfirst`); at c+3 the first group's
-//! first slot is registered (`victim_q`). (The sum and the compare in one cycle were 10 LUT
-//! levels, and a 64-bit lowest-bit isolate by a carry before the lookup's OR encoder 9, each
-//! deeper than anything else in the fast path.) A record of a member at its share goes to
-//! `victim_q` and the write pointer moves past it; any other record goes to the write pointer
-//! as before. So `full` and `quota` are valid from c+3 ([`RING_VERDICT_LATENCY`]) and a record
-//! may come from c+4 on ([`RING_RECORD_LATENCY`]: the executor's and Clio-KV's records come
-//! many cycles later, after their memory accesses); the
-//! lookup's results are held until the next lookup (no ack, release or record comes between
-//! a lookup and its request's record: the top serves one request at a time).
+//! A CN_ACK (`port.ack`) marks the entry acknowledged when it holds the acknowledged request
+//! id; a RING_OWNER (`ctl.owner`, the slow path's, with `port.key`'s pid and client) empties the
+//! row and hands it to the pid (0: nobody). So one member's results are replaced only by its
+//! own, and a row's next holder sees nothing of its last.
 //!
-//! Atomics and Append record only successful executions (status OK); Clio-KV's puts
-//! and deletes (`Opcode::offload_uses_idempotence_ring`) record whatever the unit answered,
-//! errors included (`SyncUnit::record_offload` in the model: the status, value 0), so a
-//! retry gets the same status back.
+//! Storage: the entries (request id, status, value) in block RAM at `{client, way}`; each row's
+//! owner pid and its `used`/`busy` bits (one each per way) in LUT RAM with a combinational read.
+//! After reset a sweep empties every row (`RING_MEMBERS` cycles, within the key table's
+//! longer sweep, which the executor waits for before it takes a request: asserted below).
 //!
-//! Timing: present `port.key` with `port.lookup` in cycle c; `port.hit`,
-//! `port.value` and `port.arg1` are valid from cycle c+1 ([`RING_LATENCY`]), `port.full` and
-//! `port.quota` from cycle c+3 ([`RING_VERDICT_LATENCY`]), all held until the next lookup:
-//! `hit` is the ring as it was in cycle c (registered), the answer is read from cycle c+1, so
-//! a record in cycle c into the slot the lookup matched would show through. The top never changes the ring in a
-//! cycle it looks up (its lookups are in Dispatch and an offload's first cycles, its records
-//! after the request has executed, its acknowledgements in a CN_ACK's Dispatch and a release's
-//! SpTx, its skips the cycle after a lookup). `port.ack`, `ctl.release`, `port.skip`
-//! and `port.record` act at the clock edge (the port is the bundle `fastpath::links::RingPort`). The ALU (`alu_*`) is combinational; the RMW around
-//! it is the top's memory access.
+//! Timing: present `port.key` with `port.lookup` in cycle c: the entry's block RAM read is
+//! registered at c+1, with the row's owner and bits (read from the registered client) and the
+//! owner compare; at c+2 the verdict is decided and registered, so `hit`, `stranger`, `quota`,
+//! `status` and `value` are valid from c+3 ([`RING_VERDICT_LATENCY`]) and held until the next
+//! lookup; a record may come from c+4 on ([`RING_RECORD_LATENCY`]). An ack reads the entry in
+//! its cycle a, compares at a+1 and clears the way's `busy` bit at the edge after a+2, so
+//! nothing else may come at a+1 ([`RING_ACK_GAP`]: the top's CN_ACK goes on to its response);
+//! a RING_OWNER is applied
+//! at the edge after the cycle after its pulse; a record writes at its own edge. The top
+//! serves one request at a time (lookups and acks in Dispatch, records after the request
+//! executed, RING_OWNER in SpTx), so the LUT RAM's one write port never has two writers and no
+//! lookup reads a row while its ack or hand-over is still to land.
+//! The ALU (`alu_*`) is combinational; the RMW around it is the top's memory access.
 
 use crate::async_ram::AsyncRam;
 use crate::fastpath::links::{RequestFieldsIn, RingControlIn, RingPort};
-use crate::util::Gather;
-use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
+use clio_proto::consts::{
+    KEY_TABLE_ENTRIES, RING_MEMBERS, RING_MEMBER_BITS, RING_WAYS, RING_WAY_BITS,
+};
 use rust_hdl::prelude::*;
 
-/// Ring entries.
-pub const RING_ENTRIES: usize = 64;
-const _: () = assert!(IDEMPOTENCE_RING_ENTRIES == RING_ENTRIES);
-/// RING_RELEASE's client that forgets a whole RAS (`proto::ring::RING_PURGE_ALL`).
-const PURGE_ALL: u16 = 0;
-const _: () = assert!(clio_proto::ring::RING_PURGE_ALL == PURGE_ALL);
-/// Cycles from a lookup to its result (`hit`, the answer).
-pub const RING_LATENCY: usize = 1;
-/// Cycles from a lookup to its verdict (`full`, `quota`).
+/// Rows (client ids).
+const ROWS: usize = 1024;
+/// Client-id bits that select a row.
+const ROW_BITS: usize = 10;
+/// Entries per row.
+const WAYS: usize = 16;
+/// Way bits.
+const WAY_BITS: usize = 4;
+const _: () = assert!(
+    ROWS == RING_MEMBERS
+        && ROW_BITS == RING_MEMBER_BITS
+        && WAYS == RING_WAYS
+        && WAY_BITS == RING_WAY_BITS
+);
+// `ring_way`: the request id's low four bits XOR the next four.
+const _: () = assert!(
+    clio_proto::consts::ring_way(0x35) == 3 ^ 5 && clio_proto::consts::ring_way(0x1F0) == 0xF
+);
+// The sweep that empties the rows after reset ends before the key table's, which the
+// executor waits for (`KeyTable::ready`).
+const _: () = assert!(ROWS <= KEY_TABLE_ENTRIES);
+/// Cycles from a lookup to its verdict (`hit`, `stranger`, `quota`, `status`, `value`).
 pub const RING_VERDICT_LATENCY: usize = 3;
-/// Cycles from a lookup to the first cycle its record may come (the slot of a member at its
-/// share is registered then).
+/// Cycles from a lookup to the first cycle its record may come.
 pub const RING_RECORD_LATENCY: usize = 4;
-/// Shares above the ring's size are no limit; the share register holds the descriptor's byte.
-const _: () = assert!(RING_ENTRIES < 256);
+/// Cycles after reset until every row is empty.
+pub const RING_SWEEP_CYCLES: usize = ROWS;
+/// Cycles after an ack before the next lookup, ack or record may come (its clear lands at the
+/// edge after the cycle after it; the top's CN_ACK goes on to its response).
+pub const RING_ACK_GAP: usize = 2;
+/// A share above a row's entries is no limit beyond the row; the register holds the byte.
+const _: () = assert!(WAYS < 256);
 // The ALU decodes these opcode bytes.
 const _: () = assert!(
     clio_proto::Opcode::TestAndSet as u8 == 0x20
@@ -95,15 +88,14 @@ const _: () = assert!(
 pub struct SyncUnit {
     /// Core clock.
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset (empties the ring).
+    /// Synchronous reset (starts the sweep that empties every row).
     pub reset: Signal<In, Bit>,
-    /// The ring's port, for the executor (`Executor::ring`, joined in the top): the key
-    /// (`port.key`, `pid << 48 | client << 32 | req_id`) for lookup, ack, release and record.
+    /// The table's port, for the executor (`Executor::ring`, joined in the top): the key
+    /// (`port.key`, `pid << 48 | client << 32 | req_id`) for lookup, ack, record and RING_OWNER.
     pub port: RingPort,
-    /// The slow path's changes (`SlowPathTx::ring`): RING_RELEASE (`ctl.release`) marks every
-    /// entry of the key's `(pid, client)` acknowledged, or with client `RING_PURGE_ALL` (0)
-    /// forgets every entry of the pid (the RAS is torn down); RING_SHARE (`ctl.share_set`)
-    /// sets the share to `ctl.share` (entries one member may hold, 0: no limit).
+    /// The slow path's changes (`SlowPathTx::ring`): RING_OWNER (`ctl.owner`: the row of the
+    /// key's client emptied and handed to the key's pid, 0: nobody); RING_SHARE
+    /// (`ctl.share_set`) sets the share to `ctl.share` (0: the row).
     pub ctl: RingControlIn,
     /// ALU: the request's fields (`Decode::fields`): its opcode byte (TAS 0x20, UNLOCK 0x21,
     /// CAS 0x22, FAA 0x23), `arg0` (CAS's expected value, FAA's addend), `arg1` (CAS's new
@@ -118,127 +110,109 @@ pub struct SyncUnit {
     pub alu_new: Signal<Out, Bits<64>>,
     /// ALU: store it (CAS with a mismatch leaves memory unchanged).
     pub alu_write: Signal<Out, Bit>,
-    /// Each slot's key, `pid << 48 | client << 32 | req_id`.
-    key: [DFF<Bits<64>>; RING_ENTRIES],
-    /// The slots holding a recorded result.
-    used: DFF<Bits<64>>,
-    /// The slots holding a result not yet acknowledged (used and not acked): the one at the
-    /// write pointer makes the ring `full`, a one-bit select from flip-flops.
-    busy: DFF<Bits<64>>,
-    /// Write pointer (read by the top's testbench).
-    pub(crate) wp: DFF<Bits<6>>,
-    /// The lookup's match vector (zero without a lookup), registered: `hit` comes from it.
-    o_m: DFF<Bits<64>>,
-    /// The first level of the lookup's matching slot's index (module doc), registered with
-    /// `o_m`: bit `6k + j` is bit `k` of the index of a match in the sixth `j` of the ring
-    /// (zero without a match).
-    o_part: DFF<Bits<36>>,
-    /// The verdict `full`, registered every cycle from the held lookup (module doc), so
-    /// neither the 64-way select nor the share's sum is in front of the executor's decision.
-    full_q: DFF<Bit>,
-    /// The verdict `quota`, likewise.
-    quota_q: DFF<Bit>,
-    /// Entries one member may hold (0: no limit).
+    /// The entries: request id (bits 0..32), status (32..40), value (40..104), at
+    /// `{client, way}`.
+    entries: RAM<Bits<104>, 14>,
+    /// Each row's owner pid (0: nobody).
+    owner: AsyncRam<Bits<16>, 10>,
+    /// Each row's bits: `used` per way (0..16), `busy` (used, not acknowledged; 16..32), and
+    /// the count of `busy` (32..37).
+    bits: AsyncRam<Bits<37>, 10>,
+    /// The sweep after reset, and the row it empties.
+    sweep: DFF<Bit>,
+    sweep_at: DFF<Bits<10>>,
+    /// Unacknowledged results one member may hold (0: its row).
     share: DFF<Bits<8>>,
-    /// The lookup's member's entries (held until the next lookup).
-    o_own: DFF<Bits<64>>,
-    /// Their count per eight slots, registered with `o_own`.
-    grp: [DFF<Bits<4>>; 8],
-    /// The member match with room to take four bits from each of its bits (the counts).
-    mm_pad: Signal<Local, Bits<67>>,
-    one4: Constant<Bits<4>>,
-    /// The member's entries: the sum of `grp`, registered.
-    total_q: DFF<Bits<8>>,
-    /// The member holds its share (`total_q` against `share`).
+    /// The key of the last lookup or ack (`l_on`: a lookup is in its second cycle; `a_on`:
+    /// an ack): the row the LUT RAMs read and a record writes, the entry a record writes.
+    l_on: DFF<Bit>,
+    l_key: DFF<Bits<64>>,
+    /// Its second cycle's reads and compares, registered at c+2 (`m_on`).
+    m_on: DFF<Bit>,
+    m_own: DFF<Bit>,
+    m_match: DFF<Bit>,
+    m_busy: DFF<Bit>,
+    m_count: DFF<Bits<5>>,
+    m_entry: DFF<Bits<104>>,
+    /// The verdict, registered at c+3 and held until the next lookup's.
+    v_hit: DFF<Bit>,
+    v_stranger: DFF<Bit>,
+    v_quota: DFF<Bit>,
+    v_status: DFF<Bits<8>>,
+    v_value: DFF<Bits<64>>,
+    /// An ack in its second cycle (its key in `l_key`), and in its third when its entry holds
+    /// the acknowledged id (`aw_on`: the clear is written).
+    a_on: DFF<Bit>,
+    aw_on: DFF<Bit>,
+    /// A RING_OWNER waiting one cycle (`o_on`): its key.
+    o_on: DFF<Bit>,
+    o_key: DFF<Bits<64>>,
+    /// The key's row, way and whether the client id is in the table.
+    k_row: Signal<Local, Bits<10>>,
+    k_way: Signal<Local, Bits<4>>,
+    /// The way a record writes (of the last lookup's key).
+    w_way: Signal<Local, Bits<4>>,
+    /// The row (and its way) the LUT RAMs read: `l_key`'s (an ack's or a lookup's second
+    /// cycle, a record: nothing comes between a lookup and its request's record).
+    r_row: Signal<Local, Bits<10>>,
+    /// That key's low request-id bits (its way) and its member, `pid << 16 | client`.
+    r_id8: Signal<Local, Bits<8>>,
+    r_member: Signal<Local, Bits<32>>,
+    r_way1h: Signal<Local, Bits<16>>,
+    /// The row's owner is the pid and the client id is in the table.
+    r_own: Signal<Local, Bit>,
+    /// The busy bits' count (the member's unacknowledged results).
+    cnt: Signal<Local, Bits<5>>,
     at_share: Signal<Local, Bit>,
-    /// `at_share`, registered (held until the next lookup): its record goes to `victim_q`.
-    at_share_q: DFF<Bit>,
-    /// The member's acknowledged entries (`cand_q`), those at or after the write pointer
-    /// (`hi_q`), the first of the latter else of the former (`pick`) and the index of its
-    /// lowest set slot (`victim_q`): the member's oldest acknowledged entry in ring order.
-    cand_q: DFF<Bits<64>>,
-    hi_q: DFF<Bits<64>>,
-    pick: Signal<Local, Bits<64>>,
-    /// Per eight slots of `pick`: whether any is set (`gany_q`) and the first set
-    /// (`gfirst`), registered; the first group's first slot is `victim_q`.
-    gany: Gather<8>,
-    gany_q: DFF<Bits<8>>,
-    gfirst: [DFF<Bits<3>>; 8],
-    victim_q: DFF<Bits<6>>,
-    /// Where a record goes: `victim_q` at the member's share, else the write pointer.
-    rec_at: Signal<Local, Bits<6>>,
-    ones: Constant<Bits<64>>,
-    /// The answers: value (bits 0..64), status (64..72) and the second word (72..136) per
-    /// slot (a replayed Append's `arg1` is read, not summed from the value).
-    vals: AsyncRam<Bits<136>, 6>,
-    m: Gather<64>,
-    mm: Gather<64>,
-    /// Entries of the key's RAS (a purge's).
-    mp: Gather<64>,
-    /// A purge's entries, registered in the RING_RELEASE's cycle (zero otherwise) and cleared
-    /// from `used` and `busy` at the next edge: the purge stays out of every other path.
-    purge_m: DFF<Bits<64>>,
-    /// `used` and `busy` less the purge registered the cycle before.
-    used_now: Signal<Local, Bits<64>>,
-    busy_now: Signal<Local, Bits<64>>,
-    rec1h: Signal<Local, Bits<64>>,
-    kk: Signal<Local, Bits<64>>,
-    /// The matching entry's index (the match vector is one-hot or zero): an OR encoder cut
-    /// after its first level (`util::onehot_index_part_masks`).
-    enc: [Constant<Bits<64>>; 36],
-    part: Gather<36>,
-    idx: Gather<6>,
+    ack_hits: Signal<Local, Bit>,
 }
 
 impl Default for SyncUnit {
     fn default() -> Self {
         SyncUnit {
-            key: core::array::from_fn(|_| Default::default()),
             clock: Default::default(),
             reset: Default::default(),
             port: Default::default(),
             ctl: Default::default(),
-            full_q: Default::default(),
-            quota_q: Default::default(),
-            share: Default::default(),
-            o_own: Default::default(),
-            grp: core::array::from_fn(|_| Default::default()),
-            at_share: Default::default(),
-            total_q: Default::default(),
-            mm_pad: Default::default(),
-            one4: Constant::new(1.into()),
-            at_share_q: Default::default(),
-            cand_q: Default::default(),
-            hi_q: Default::default(),
-            pick: Default::default(),
-            gany: Default::default(),
-            gany_q: Default::default(),
-            gfirst: core::array::from_fn(|_| Default::default()),
-            victim_q: Default::default(),
-            rec_at: Default::default(),
-            ones: Constant::new(u64::MAX.to_bits()),
             req: Default::default(),
             alu_old: Default::default(),
             alu_eq: Default::default(),
             alu_new: Default::default(),
             alu_write: Default::default(),
-            used: Default::default(),
-            busy: Default::default(),
-            o_part: Default::default(),
-            wp: Default::default(),
-            o_m: Default::default(),
-            vals: Default::default(),
-            m: Default::default(),
-            mm: Default::default(),
-            mp: Default::default(),
-            purge_m: Default::default(),
-            used_now: Default::default(),
-            busy_now: Default::default(),
-            rec1h: Default::default(),
-            kk: Default::default(),
-            enc: crate::util::onehot_index_part_masks(),
-            part: Default::default(),
-            idx: Default::default(),
+            entries: Default::default(),
+            owner: Default::default(),
+            bits: Default::default(),
+            sweep: Default::default(),
+            sweep_at: Default::default(),
+            share: Default::default(),
+            l_on: Default::default(),
+            l_key: Default::default(),
+            m_on: Default::default(),
+            m_own: Default::default(),
+            m_match: Default::default(),
+            m_busy: Default::default(),
+            m_count: Default::default(),
+            m_entry: Default::default(),
+            v_hit: Default::default(),
+            v_stranger: Default::default(),
+            v_quota: Default::default(),
+            v_status: Default::default(),
+            v_value: Default::default(),
+            a_on: Default::default(),
+            aw_on: Default::default(),
+            o_on: Default::default(),
+            o_key: Default::default(),
+            k_row: Default::default(),
+            k_way: Default::default(),
+            w_way: Default::default(),
+            r_row: Default::default(),
+            r_id8: Default::default(),
+            r_member: Default::default(),
+            r_way1h: Default::default(),
+            r_own: Default::default(),
+            cnt: Default::default(),
+            at_share: Default::default(),
+            ack_hits: Default::default(),
         }
     }
 }
@@ -247,200 +221,148 @@ impl Logic for SyncUnit {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, used, busy, wp, o_m, o_part, full_q, quota_q, share, o_own, purge_m,
-            at_share_q, cand_q, hi_q, gany_q, victim_q, total_q
+            self, clock, sweep, sweep_at, share, l_on, l_key, m_on, m_own, m_match, m_busy,
+            m_count, m_entry, v_hit, v_stranger, v_quota, v_status, v_value, a_on, aw_on, o_on, o_key
         );
-        for g in 0..8 {
-            self.grp[g].clock.next = self.clock.val();
-            self.grp[g].d.next = self.grp[g].q.val();
+        self.entries.read_clock.next = self.clock.val();
+        self.entries.write_clock.next = self.clock.val();
+        self.owner.clock.next = self.clock.val();
+        self.bits.clock.next = self.clock.val();
+        // The key's row and way (`proto::consts::ring_way`).
+        self.k_row.next = self.port.key.val().get_bits::<10>(32);
+        self.k_way.next =
+            self.port.key.val().get_bits::<4>(0) ^ self.port.key.val().get_bits::<4>(4);
+        self.entries.read_address.next =
+            bit_cast::<14, 4>(self.k_way.val()) | (bit_cast::<14, 10>(self.k_row.val()) << 4);
+        // A record is for the key of the last lookup (nothing comes between a lookup and its
+        // request's record), held in `l_key`: the write port's address is its own signal,
+        // so synthesis keeps the two ports apart (block RAM, not a single-port LUT RAM).
+        self.w_way.next =
+            self.l_key.q.val().get_bits::<4>(0) ^ self.l_key.q.val().get_bits::<4>(4);
+        self.entries.write_address.next = bit_cast::<14, 4>(self.w_way.val())
+            | (bit_cast::<14, 10>(self.l_key.q.val().get_bits::<10>(32)) << 4);
+        self.entries.write_data.next = bit_cast::<104, 32>(self.l_key.q.val().get_bits::<32>(0))
+            | (bit_cast::<104, 8>(self.port.rec_status.val()) << 32)
+            | (bit_cast::<104, 64>(self.port.rec_value.val()) << 40);
+        self.entries.write_enable.next = self.port.record.val();
+        // The LUT RAMs' read: an ack's second cycle, a lookup's second cycle, else the key.
+        self.r_id8.next = self.l_key.q.val().get_bits::<8>(0);
+        self.r_member.next = self.l_key.q.val().get_bits::<32>(32);
+        self.r_row.next = self.r_member.val().get_bits::<10>(0);
+        self.r_way1h.next = bit_cast::<16, 1>(1.into())
+            << (self.r_id8.val().get_bits::<4>(0) ^ self.r_id8.val().get_bits::<4>(4));
+        self.owner.read_address.next = self.r_row.val();
+        self.bits.read_address.next = self.r_row.val();
+        self.r_own.next = (self.owner.read_data.val() == self.r_member.val().get_bits::<16>(16))
+            & self.owner.read_data.val().any()
+            & !self.r_member.val().get_bits::<6>(10).any();
+        // The row's unacknowledged results, kept beside its bits (a count the record and
+        // ack keep, rather than a popcount of `busy` in front of the compare).
+        self.cnt.next = self.bits.read_data.val().get_bits::<5>(32);
+        // ---- Lookup: c+1 (`l_on`), the reads and compares registered; c+2 (`m_on`), the
+        // verdict registered.
+        self.l_on.d.next = self.port.lookup.val();
+        if self.port.lookup.val() | self.port.ack.val() {
+            self.l_key.d.next = self.port.key.val();
         }
-        for i in 0..64 {
-            self.key[i].clock.next = self.clock.val();
-            self.key[i].d.next = self.key[i].q.val();
+        self.m_on.d.next = self.l_on.q.val();
+        if self.l_on.q.val() {
+            self.m_own.d.next = self.r_own.val();
+            self.m_match.d.next =
+                (self.bits.read_data.val().get_bits::<16>(0) & self.r_way1h.val()).any()
+                    & (self.entries.read_data.val().get_bits::<32>(0)
+                        == self.l_key.q.val().get_bits::<32>(0));
+            self.m_busy.d.next =
+                (self.bits.read_data.val().get_bits::<16>(16) & self.r_way1h.val()).any();
+            self.m_count.d.next = self.cnt.val();
+            self.m_entry.d.next = self.entries.read_data.val();
         }
-        self.vals.clock.next = self.clock.val();
-        self.kk.next = self.port.key.val();
-        // m: entries of the whole key; mm: entries of the member (pid, client).
-        for i in 0..64 {
-            self.mm.bits[i].next = self.used.q.val().get_bit(i)
-                & (self.key[i].q.val().get_bits::<32>(32) == self.kk.val().get_bits::<32>(32));
-            self.m.bits[i].next =
-                self.used.q.val().get_bit(i) & (self.key[i].q.val() == self.kk.val());
-            self.mp.bits[i].next =
-                self.key[i].q.val().get_bits::<16>(48) == self.kk.val().get_bits::<16>(48);
+        self.at_share.next = self.share.q.val().any()
+            & (bit_cast::<8, 5>(self.m_count.q.val()) >= self.share.q.val());
+        if self.m_on.q.val() {
+            self.v_stranger.d.next = !self.m_own.q.val();
+            self.v_hit.d.next = self.m_own.q.val() & self.m_match.q.val();
+            self.v_quota.d.next = self.m_own.q.val()
+                & !self.m_match.q.val()
+                & (self.at_share.val() | self.m_busy.q.val());
+            self.v_status.d.next = self.m_entry.q.val().get_bits::<8>(32);
+            self.v_value.d.next = self.m_entry.q.val().get_bits::<64>(40);
         }
-        // One-hot of where a record goes (module doc).
-        self.rec_at.next = self.wp.q.val();
-        if self.at_share_q.q.val() {
-            self.rec_at.next = self.victim_q.q.val();
-        }
-        self.rec1h.next = bit_cast::<64, 1>(1.into()) << self.rec_at.val();
-        // Keys are unique in the ring (a key is recorded only when the lookup missed), so the
-        // match vector is one-hot or zero.
-        for n in 0..36 {
-            self.part.bits[n].next = (self.m.out.val() & self.enc[n].val()).any();
-        }
-        // The lookup's results are held until the next lookup.
-        if self.port.lookup.val() {
-            self.o_m.d.next = self.m.out.val();
-            self.o_part.d.next = self.part.out.val();
-            self.o_own.d.next = self.mm.out.val();
-        }
-        self.mm_pad.next = bit_cast::<67, 64>(self.mm.out.val());
-        for g in 0..8 {
-            if self.port.lookup.val() {
-                self.grp[g].d.next = (self.mm_pad.val().get_bits::<4>(8 * g + 0) & self.one4.val())
-                    + (self.mm_pad.val().get_bits::<4>(8 * g + 1) & self.one4.val())
-                    + (self.mm_pad.val().get_bits::<4>(8 * g + 2) & self.one4.val())
-                    + (self.mm_pad.val().get_bits::<4>(8 * g + 3) & self.one4.val())
-                    + (self.mm_pad.val().get_bits::<4>(8 * g + 4) & self.one4.val())
-                    + (self.mm_pad.val().get_bits::<4>(8 * g + 5) & self.one4.val())
-                    + (self.mm_pad.val().get_bits::<4>(8 * g + 6) & self.one4.val())
-                    + (self.mm_pad.val().get_bits::<4>(8 * g + 7) & self.one4.val());
-            }
-        }
+        self.port.verdict.hit.next = self.v_hit.q.val();
+        self.port.verdict.stranger.next = self.v_stranger.q.val();
+        self.port.verdict.quota.next = self.v_quota.q.val();
+        self.port.verdict.status.next = self.v_status.q.val();
+        self.port.verdict.value.next = self.v_value.q.val();
         if self.ctl.share_set.val() {
             self.share.d.next = self.ctl.share.val();
         }
-        for k in 0..6 {
-            self.idx.bits[k].next = self.o_part.q.val().get_bits::<6>(6 * k).any();
+        // ---- The LUT RAMs' one write port: the sweep, a RING_OWNER a cycle after its pulse,
+        // an ack in its second cycle (the entry holds the acknowledged id), a record.
+        self.a_on.d.next = self.port.ack.val();
+        self.o_on.d.next = self.ctl.owner.val();
+        if self.ctl.owner.val() {
+            self.o_key.d.next = self.port.key.val();
         }
-        self.vals.read_address.next = self.idx.out.val();
-        self.port.verdict.hit.next = self.o_m.q.val().any();
-        self.port.verdict.value.next = self.vals.read_data.val().get_bits::<64>(0);
-        self.port.verdict.status.next = self.vals.read_data.val().get_bits::<8>(64);
-        self.port.arg1.next = self.vals.read_data.val().get_bits::<64>(72);
-        // The verdicts (module doc), from the held lookup: the member's count summed at c+1,
-        // compared with the share at c+2 (when `cand_q` and `total_q` are the lookup's).
-        self.total_q.d.next = ((bit_cast::<8, 4>(self.grp[0].q.val())
-            + bit_cast::<8, 4>(self.grp[1].q.val()))
-            + (bit_cast::<8, 4>(self.grp[2].q.val()) + bit_cast::<8, 4>(self.grp[3].q.val())))
-            + ((bit_cast::<8, 4>(self.grp[4].q.val()) + bit_cast::<8, 4>(self.grp[5].q.val()))
-                + (bit_cast::<8, 4>(self.grp[6].q.val()) + bit_cast::<8, 4>(self.grp[7].q.val())));
-        self.at_share.next =
-            self.share.q.val().any() & (self.total_q.q.val() >= self.share.q.val());
-        self.full_q.d.next =
-            self.busy.q.val().get_bit(self.wp.q.val().index()) & !self.at_share.val();
-        self.quota_q.d.next = self.at_share.val() & !self.cand_q.q.val().any();
-        self.at_share_q.d.next = self.at_share.val();
-        self.cand_q.d.next = self.o_own.q.val() & !self.busy.q.val();
-        self.hi_q.d.next =
-            self.o_own.q.val() & !self.busy.q.val() & (self.ones.val() << self.wp.q.val());
-        // The member's oldest acknowledged entry (module doc): at c+2 the first at or after the
-        // write pointer, else the first of all, per eight slots; at c+3 the first group's.
-        self.pick.next = self.cand_q.q.val();
-        if self.hi_q.q.val().any() {
-            self.pick.next = self.hi_q.q.val();
-        }
-        for g in 0..8 {
-            self.gfirst[g].clock.next = self.clock.val();
-            self.gany.bits[g].next = self.pick.val().get_bits::<8>(8 * g).any();
-            // Lowest set slot of the eight: the later assignment (lower slot) wins.
-            self.gfirst[g].d.next = 7.into();
-            if self.pick.val().get_bit(8 * g + 6) {
-                self.gfirst[g].d.next = 6.into();
-            }
-            if self.pick.val().get_bit(8 * g + 5) {
-                self.gfirst[g].d.next = 5.into();
-            }
-            if self.pick.val().get_bit(8 * g + 4) {
-                self.gfirst[g].d.next = 4.into();
-            }
-            if self.pick.val().get_bit(8 * g + 3) {
-                self.gfirst[g].d.next = 3.into();
-            }
-            if self.pick.val().get_bit(8 * g + 2) {
-                self.gfirst[g].d.next = 2.into();
-            }
-            if self.pick.val().get_bit(8 * g + 1) {
-                self.gfirst[g].d.next = 1.into();
-            }
-            if self.pick.val().get_bit(8 * g) {
-                self.gfirst[g].d.next = 0.into();
-            }
-        }
-        self.gany_q.d.next = self.gany.out.val();
-        self.victim_q.d.next =
-            (bit_cast::<6, 3>(self.gfirst[7].q.val())) | (bit_cast::<6, 3>(7.into()) << 3);
-        if self.gany_q.q.val().get_bit(6) {
-            self.victim_q.d.next =
-                bit_cast::<6, 3>(self.gfirst[6].q.val()) | (bit_cast::<6, 3>(6.into()) << 3);
-        }
-        if self.gany_q.q.val().get_bit(5) {
-            self.victim_q.d.next =
-                bit_cast::<6, 3>(self.gfirst[5].q.val()) | (bit_cast::<6, 3>(5.into()) << 3);
-        }
-        if self.gany_q.q.val().get_bit(4) {
-            self.victim_q.d.next =
-                bit_cast::<6, 3>(self.gfirst[4].q.val()) | (bit_cast::<6, 3>(4.into()) << 3);
-        }
-        if self.gany_q.q.val().get_bit(3) {
-            self.victim_q.d.next =
-                bit_cast::<6, 3>(self.gfirst[3].q.val()) | (bit_cast::<6, 3>(3.into()) << 3);
-        }
-        if self.gany_q.q.val().get_bit(2) {
-            self.victim_q.d.next =
-                bit_cast::<6, 3>(self.gfirst[2].q.val()) | (bit_cast::<6, 3>(2.into()) << 3);
-        }
-        if self.gany_q.q.val().get_bit(1) {
-            self.victim_q.d.next =
-                bit_cast::<6, 3>(self.gfirst[1].q.val()) | (bit_cast::<6, 3>(1.into()) << 3);
-        }
-        if self.gany_q.q.val().get_bit(0) {
-            self.victim_q.d.next = bit_cast::<6, 3>(self.gfirst[0].q.val());
-        }
-        self.port.verdict.full.next = self.full_q.q.val();
-        self.port.verdict.quota.next = self.quota_q.q.val();
-        self.vals.write_enable.next = self.port.record.val();
-        self.vals.write_address.next = self.rec_at.val();
-        self.vals.write_data.next = bit_cast::<136, 64>(self.port.rec_value.val())
-            | (bit_cast::<136, 8>(self.port.rec_status.val()) << 64)
-            | (bit_cast::<136, 64>(self.port.rec_arg1.val()) << 72);
-        // A purge (RING_RELEASE of client == PURGE_ALL, 0, asserted above: the RAS is torn
-        // down, its key already removed, so none of its requests is looked up meanwhile):
-        // its entries are registered here and cleared at the next edge.
-        self.purge_m.d.next = 0.into();
-        if self.ctl.release.val() & !self.kk.val().get_bits::<16>(32).any() {
-            self.purge_m.d.next = self.mp.out.val();
-        }
-        self.used_now.next = self.used.q.val() & !self.purge_m.q.val();
-        self.busy_now.next = self.busy.q.val() & !self.purge_m.q.val();
-        self.used.d.next = self.used_now.val();
-        self.busy.d.next = self.busy_now.val();
-        if self.port.ack.val() {
-            self.busy.d.next = self.busy_now.val() & !self.m.out.val();
-        }
-        if self.ctl.release.val() {
-            self.busy.d.next = self.busy_now.val() & !self.mm.out.val();
-        }
-        if self.port.skip.val() {
-            self.wp.d.next = self.wp.q.val() + 1;
-        }
+        self.ack_hits.next = self.r_own.val()
+            & (self.bits.read_data.val().get_bits::<16>(16) & self.r_way1h.val()).any()
+            & (self.entries.read_data.val().get_bits::<32>(0)
+                == self.l_key.q.val().get_bits::<32>(0));
+        self.owner.write_enable.next = false;
+        self.owner.write_address.next = self.o_key.q.val().get_bits::<10>(32);
+        self.owner.write_data.next = self.o_key.q.val().get_bits::<16>(48);
+        self.bits.write_enable.next = false;
+        self.bits.write_address.next = self.r_row.val();
+        // A record's entry is never busy (a busy one is refused), so the count goes up.
+        self.bits.write_data.next = bit_cast::<37, 32>(
+            self.bits.read_data.val().get_bits::<32>(0)
+                | bit_cast::<32, 16>(self.r_way1h.val())
+                | (bit_cast::<32, 16>(self.r_way1h.val()) << 16),
+        ) | (bit_cast::<37, 5>(self.cnt.val() + 1) << 32);
         if self.port.record.val() {
-            self.used.d.next = self.used_now.val() | self.rec1h.val();
-            self.busy.d.next = self.busy_now.val() | self.rec1h.val();
-            self.wp.d.next = self.rec_at.val() + 1;
-            for i in 0..64 {
-                if self.rec1h.val().get_bit(i) {
-                    self.key[i].d.next = self.kk.val();
-                }
+            self.bits.write_enable.next = true;
+        }
+        // An ack's clear lands a cycle after its compares (`aw_on`), off their path; the top
+        // sends nothing to the table in the cycle after an ack (its response follows), so the
+        // row in `l_key` is still the ack's.
+        self.aw_on.d.next = self.a_on.q.val() & self.ack_hits.val();
+        if self.aw_on.q.val() {
+            self.bits.write_enable.next = true;
+            self.bits.write_data.next = bit_cast::<37, 32>(
+                self.bits.read_data.val().get_bits::<32>(0)
+                    & !(bit_cast::<32, 16>(self.r_way1h.val()) << 16),
+            ) | (bit_cast::<37, 5>(self.cnt.val() - 1) << 32);
+        }
+        if self.o_on.q.val() {
+            // A client id beyond the table names no row: nothing is written.
+            self.owner.write_enable.next = !self.o_key.q.val().get_bits::<6>(42).any();
+            self.bits.write_enable.next = !self.o_key.q.val().get_bits::<6>(42).any();
+            self.bits.write_address.next = self.o_key.q.val().get_bits::<10>(32);
+            self.bits.write_data.next = 0.into();
+        }
+        if self.sweep.q.val() {
+            self.owner.write_enable.next = true;
+            self.owner.write_address.next = self.sweep_at.q.val();
+            self.owner.write_data.next = 0.into();
+            self.bits.write_enable.next = true;
+            self.bits.write_address.next = self.sweep_at.q.val();
+            self.bits.write_data.next = 0.into();
+            self.sweep_at.d.next = self.sweep_at.q.val() + 1;
+            if self.sweep_at.q.val().all() {
+                self.sweep.d.next = false;
             }
         }
         if self.reset.val() {
-            self.used.d.next = 0.into();
-            self.busy.d.next = 0.into();
-            self.purge_m.d.next = 0.into();
-            self.wp.d.next = 0.into();
-            self.o_m.d.next = 0.into();
-            self.o_part.d.next = 0.into();
-            self.o_own.d.next = 0.into();
+            self.sweep.d.next = true;
+            self.sweep_at.d.next = 0.into();
             self.share.d.next = 0.into();
-            self.at_share_q.d.next = false;
-        }
-        for g in 0..8 {
-            if self.reset.val() {
-                self.grp[g].d.next = 0.into();
-            }
+            self.l_on.d.next = false;
+            self.m_on.d.next = false;
+            self.a_on.d.next = false;
+            self.aw_on.d.next = false;
+            self.o_on.d.next = false;
+            self.v_hit.d.next = false;
+            self.v_stranger.d.next = false;
+            self.v_quota.d.next = false;
         }
         // proto::opcode: TAS 0x20 -> 1, UNLOCK 0x21 -> 0, CAS 0x22 -> arg1 if old == arg0 (`alu_eq`),
         // FAA 0x23 -> old + arg0. The result returned is always the old word.
@@ -467,7 +389,7 @@ crate::impl_clocked!(SyncUnit);
 mod tests {
     use super::*;
     use crate::bench::Bench;
-    use clio_model::sync_unit::{Entry, RingCheck as Verdict, SyncUnit as Ring};
+    use clio_model::sync_unit::{RingCheck as Verdict, SyncUnit as Ring};
     use clio_proto::{Opcode, Status};
 
     fn key(b: &mut Bench<SyncUnit>, pid: u16, client: u16, req: u32) {
@@ -480,252 +402,192 @@ mod tests {
         f(&mut b.uut).next = false;
     }
 
-    /// Random check/record/ack/release traffic over a small key space (two pids, two members
-    /// each, colliding request ids) that fills and wraps the ring; every lookup is compared
-    /// with the model (replay value and status, full with the skip, execute). The statuses
-    /// recorded are those a Clio-KV put or delete can end with (errors included).
-    #[test]
-    fn ring_matches_model() {
+    fn fresh() -> Bench<SyncUnit> {
         let mut b = Bench::new(SyncUnit::default());
         b.uut.reset.next = true;
         b.tick();
         b.uut.reset.next = false;
-        let mut m = Ring::with_entries(RING_ENTRIES);
+        for _ in 0..RING_SWEEP_CYCLES + 1 {
+            b.tick();
+        }
+        b
+    }
+
+    /// The verdict of a lookup of `(pid, client, req)`: (hit, stranger, quota, status, value).
+    fn lookup(
+        b: &mut Bench<SyncUnit>,
+        pid: u16,
+        client: u16,
+        req: u32,
+    ) -> (bool, bool, bool, u64, u64) {
+        key(b, pid, client, req);
+        pulse(b, |u| &mut u.port.lookup);
+        for _ in 1..RING_VERDICT_LATENCY {
+            b.tick();
+        }
+        b.settle();
+        let v = &b.uut.port.verdict;
+        (
+            v.hit.val(),
+            v.stranger.val(),
+            v.quota.val(),
+            v.status.val().to_u64(),
+            v.value.val().to_u64(),
+        )
+    }
+
+    /// Random RING_OWNER, RING_SHARE, lookup/record and ack traffic over a few rows (two pids,
+    /// rows handed to either, to nobody, and a client id beyond the table), request ids that
+    /// share entries; every verdict compared with the model's, records at the earliest cycle
+    /// they may come, hand-overs followed at once by the next operation and acks after the
+    /// one idle cycle the top leaves (`RING_ACK_GAP`).
+    #[test]
+    fn table_matches_model() {
+        let mut b = fresh();
+        let mut m = Ring::default();
         let mut rng = 0x1234_5678_9ABC_DEF1u64;
-        let (mut replays, mut fulls, mut execs, mut releases) = (0, 0, 0, 0);
-        let (mut purges, mut shares, mut over_shares) = (0, 0, 0);
-        let mut arg1s = std::collections::HashMap::new();
-        for step in 0..1500u64 {
+        let clients = [1u16, 2, 3, 1023, 1030];
+        let (mut hits, mut strangers, mut quotas, mut execs, mut owners, mut shares) =
+            (0, 0, 0, 0, 0, 0);
+        for step in 0..6000u64 {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
             let pid = (rng % 2) as u16 + 1;
-            let client = ((rng >> 4) % 2) as u16 + 1;
-            let req = ((rng >> 8) % 60) as u32;
-            if rng >> 61 == 0 {
-                // CN ack (acks are denser than requests late in the run so the ring drains).
-                key(&mut b, pid, client, req);
-                b.uut.port.ack.next = true;
-                b.tick();
-                b.uut.port.ack.next = false;
-                m.ack(pid, client, req);
-                continue;
-            }
-            if rng >> 58 == 9 {
-                releases += 1;
-                // One release in four purges the whole RAS (client RING_PURGE_ALL).
-                let client = if (rng >> 40) % 4 == 0 { 0 } else { client };
-                purges += usize::from(client == 0);
-                key(&mut b, pid, client, 0xFFFF_FFFF);
-                b.uut.ctl.release.next = true;
-                b.tick();
-                b.uut.ctl.release.next = false;
-                // A purge lands at the next edge (the top never looks the pid up meanwhile).
-                b.tick();
-                m.release(pid, client);
-                continue;
-            }
-            if rng >> 56 == 0x2A {
-                // A new share (0: none), as the slow path's RING_SHARE sets it.
-                let share = [0u8, 1, 2, 3, 5, 200][(rng >> 30) as usize % 6];
-                b.uut.ctl.share_set.next = true;
-                b.uut.ctl.share.next = u64::from(share).to_bits();
-                b.tick();
-                b.uut.ctl.share_set.next = false;
-                m.set_share(share);
-                shares += 1;
-                continue;
-            }
-            key(&mut b, pid, client, req);
-            b.uut.port.lookup.next = true;
-            b.tick();
-            b.uut.port.lookup.next = false;
-            b.settle();
-            // The result now, the verdict the cycle after; both held.
-            let hit_now = b.uut.port.verdict.hit.val();
-            for _ in RING_LATENCY..RING_VERDICT_LATENCY {
-                b.tick();
-            }
-            b.settle();
-            assert_eq!(
-                b.uut.port.verdict.hit.val(),
-                hit_now,
-                "step {step}: hit is held"
-            );
-            match m.check(pid, client, req) {
-                Verdict::Cached(s, v) => {
-                    replays += 1;
-                    assert!(b.uut.port.verdict.hit.val(), "step {step}: replay expected");
-                    assert_eq!(
-                        b.uut.port.verdict.value.val().to_u64(),
-                        v,
-                        "step {step}: value"
-                    );
-                    assert_eq!(
-                        b.uut.port.verdict.status.val().to_u64(),
-                        s as u64,
-                        "step {step}: status"
-                    );
-                    assert_eq!(
-                        b.uut.port.arg1.val().to_u64(),
-                        arg1s[&(pid, client, req)],
-                        "step {step}: second word"
-                    );
-                }
-                Verdict::OverShare => {
-                    over_shares += 1;
-                    assert!(
-                        !b.uut.port.verdict.hit.val() && b.uut.port.verdict.quota.val(),
-                        "step {step}: over its share expected"
-                    );
-                }
-                Verdict::Full => {
-                    fulls += 1;
-                    assert!(
-                        !b.uut.port.verdict.hit.val()
-                            && !b.uut.port.verdict.quota.val()
-                            && b.uut.port.verdict.full.val(),
-                        "step {step}: full expected"
-                    );
-                    b.uut.port.skip.next = true;
+            let client = clients[((rng >> 4) % 5) as usize];
+            let req = ((rng >> 8) % 40) as u32 * 7;
+            match rng >> 58 {
+                0..=3 => {
+                    key(&mut b, pid, client, req);
+                    pulse(&mut b, |u| &mut u.port.ack);
+                    // The cycle after an ack the top sends nothing (its response goes out).
                     b.tick();
-                    b.uut.port.skip.next = false;
+                    m.ack(pid, client, req);
                 }
-                Verdict::Execute => {
-                    execs += 1;
-                    assert!(
-                        !b.uut.port.verdict.hit.val()
-                            && !b.uut.port.verdict.quota.val()
-                            && !b.uut.port.verdict.full.val(),
-                        "step {step}: execute expected"
-                    );
-                    let v = rng.rotate_left(17) ^ step;
-                    let s = [
-                        Status::Ok,
-                        Status::OutOfMemory,
-                        Status::Unmapped,
-                        Status::Ok,
-                    ][(rng >> 20) as usize % 4];
-                    let a1 = v.rotate_left(29) ^ 0x5A5A;
-                    // The record comes at the earliest cycle it may (`RING_RECORD_LATENCY`).
-                    for _ in RING_VERDICT_LATENCY..RING_RECORD_LATENCY {
-                        b.tick();
+                4 => {
+                    let to = [0u16, 1, 2][(rng >> 40) as usize % 3];
+                    key(&mut b, to, client, 0);
+                    pulse(&mut b, |u| &mut u.ctl.owner);
+                    m.set_owner(client, to);
+                    owners += 1;
+                }
+                5 if (rng >> 44) % 8 == 0 => {
+                    let share = [0u8, 1, 2, 3, 5, 16][(rng >> 30) as usize % 6];
+                    b.uut.ctl.share_set.next = true;
+                    b.uut.ctl.share.next = u64::from(share).to_bits();
+                    b.tick();
+                    b.uut.ctl.share_set.next = false;
+                    m.set_share(share);
+                    shares += 1;
+                }
+                _ => {
+                    let (hit, stranger, quota, status, value) = lookup(&mut b, pid, client, req);
+                    let at = format!("step {step}: {pid}/{client}/{req}");
+                    match m.check(pid, client, req) {
+                        Verdict::Cached(s, v) => {
+                            hits += 1;
+                            assert!(hit && !stranger && !quota, "{at}: hit");
+                            assert_eq!((status, value), (s as u64, v), "{at}");
+                        }
+                        Verdict::Stranger => {
+                            strangers += 1;
+                            assert!(!hit && stranger && !quota, "{at}: stranger");
+                        }
+                        Verdict::OverShare => {
+                            quotas += 1;
+                            assert!(!hit && !stranger && quota, "{at}: quota");
+                        }
+                        Verdict::Execute => {
+                            execs += 1;
+                            assert!(!hit && !stranger && !quota, "{at}: execute");
+                            let v = rng.rotate_left(17) ^ step;
+                            let s = [
+                                Status::Ok,
+                                Status::OutOfMemory,
+                                Status::Unmapped,
+                                Status::Ok,
+                            ][(rng >> 20) as usize % 4];
+                            for _ in RING_VERDICT_LATENCY..RING_RECORD_LATENCY {
+                                b.tick();
+                            }
+                            b.uut.port.record.next = true;
+                            b.uut.port.rec_value.next = v.to_bits();
+                            b.uut.port.rec_status.next = (s as u64).to_bits();
+                            b.tick();
+                            b.uut.port.record.next = false;
+                            m.record_offload(pid, client, req, s, v);
+                        }
                     }
-                    b.uut.port.record.next = true;
-                    b.uut.port.rec_value.next = v.to_bits();
-                    b.uut.port.rec_status.next = (s as u64).to_bits();
-                    b.uut.port.rec_arg1.next = a1.to_bits();
-                    b.tick();
-                    b.uut.port.record.next = false;
-                    m.record_offload(pid, client, req, s, v);
-                    // (Keys are unique in the ring: the latest record of a key is the one a
-                    // replay finds.)
-                    arg1s.insert((pid, client, req), a1);
-                }
-            }
-            assert_eq!(
-                b.uut.wp.q.val().to_u64() as usize,
-                m.write_pointer(),
-                "step {step}: write pointer"
-            );
-            if step % 4 == 0 {
-                // Ack the entry at the write pointer sometimes so the ring keeps moving.
-                if let Some(Entry {
-                    pid: p,
-                    client: c,
-                    req_id: r,
-                    ..
-                }) = m.slots()[m.write_pointer()]
-                {
-                    key(&mut b, p, c, r);
-                    b.uut.port.ack.next = true;
-                    b.tick();
-                    b.uut.port.ack.next = false;
-                    m.ack(p, c, r);
                 }
             }
         }
         assert!(
-            replays > 50
-                && fulls > 5
-                && execs > 64
-                && releases > 2
-                && purges > 0
-                && shares > 2
-                && over_shares > 2
-                && m.full > 5
-                && m.cov.count(clio_proto::rules::Rule::RingShareOwnSlots) > 2,
-            "replays {replays} fulls {fulls} execs {execs} releases {releases} purges {purges} \
-             shares {shares} over shares {over_shares}"
+            hits > 100
+                && strangers > 100
+                && quotas > 20
+                && execs > 100
+                && owners > 50
+                && shares > 3,
+            "hits {hits} strangers {strangers} quotas {quotas} execs {execs} owners {owners} \
+             shares {shares}"
         );
     }
 
-    /// The skip policy and the member release, step by step: a ring full of one member's
-    /// unacknowledged entries turns each new request away once and moves past a slot; the
-    /// release of that member frees all of them at once; another member's entries with the
-    /// same request ids are untouched and never replayed to the first.
+    /// Rows step by step: a row handed to a RAS answers only that RAS; a member's entries are
+    /// replaced only by its own later requests; a hand-over empties the row, also to the same
+    /// pid again; a reset forgets every row.
     #[test]
-    fn skip_and_release() {
-        let mut b = Bench::new(SyncUnit::default());
-        b.uut.reset.next = true;
-        b.tick();
-        b.uut.reset.next = false;
-        let lookup = |b: &mut Bench<SyncUnit>, pid: u16, client: u16, req: u32| {
-            key(b, pid, client, req);
-            b.uut.port.lookup.next = true;
-            b.tick();
-            b.uut.port.lookup.next = false;
-            for _ in RING_LATENCY..RING_VERDICT_LATENCY {
-                b.tick();
-            }
-            b.settle();
-            (
-                b.uut.port.verdict.hit.val(),
-                b.uut.port.verdict.full.val(),
-                b.uut.port.verdict.value.val().to_u64(),
-            )
-        };
+    fn rows_are_owned_and_emptied() {
+        let mut b = fresh();
         let record = |b: &mut Bench<SyncUnit>, v: u64| {
+            b.tick();
             b.uut.port.record.next = true;
             b.uut.port.rec_value.next = v.to_bits();
             b.tick();
             b.uut.port.record.next = false;
         };
-        // Member 1 of pid 5 fills the ring, never acking.
-        for r in 0..RING_ENTRIES as u32 {
-            let (hit, full, _) = lookup(&mut b, 5, 1, r);
-            assert!(!hit && !full);
-            record(&mut b, 1000 + r as u64);
-        }
-        // Member 2 with request id 3: not member 1's entry; the ring is full: retry later,
-        // and the pointer moves on, so each attempt is refused by the next slot.
-        for _ in 0..3 {
-            let (hit, full, _) = lookup(&mut b, 5, 2, 3);
-            assert!(!hit && full);
-            pulse(&mut b, |u| &mut u.port.skip);
-        }
-        assert_eq!(b.uut.wp.q.val().to_u64(), 3);
-        // Member 1's entry 3 replays to member 1 only.
-        assert_eq!(lookup(&mut b, 5, 1, 3), (true, true, 1003));
-        // Release member 1: every slot is free; entries stay for late duplicates.
-        key(&mut b, 5, 1, 0);
-        pulse(&mut b, |u| &mut u.ctl.release);
-        let (hit, full, _) = lookup(&mut b, 5, 2, 3);
-        assert!(!hit && !full, "released: member 2 executes");
-        record(&mut b, 77);
-        assert_eq!(lookup(&mut b, 5, 2, 3), (true, false, 77));
-        assert_eq!(lookup(&mut b, 5, 1, 4), (true, false, 1004));
-        // Releasing another member (or pid) frees nothing of member 2.
-        key(&mut b, 6, 2, 0);
-        pulse(&mut b, |u| &mut u.ctl.release);
-        for r in 0..RING_ENTRIES as u32 - 1 {
-            record(&mut b, r as u64);
-        }
-        // The pointer is back at member 2's unacknowledged entry: full.
+        let own = |b: &mut Bench<SyncUnit>, client: u16, pid: u16| {
+            key(b, pid, client, 0);
+            pulse(b, |u| &mut u.ctl.owner);
+        };
+        assert!(lookup(&mut b, 5, 1, 3).1, "nobody's row after reset");
+        own(&mut b, 1, 5);
+        own(&mut b, 2, 6);
+        assert_eq!(lookup(&mut b, 5, 1, 3), (false, false, false, 0, 0));
+        record(&mut b, 33);
+        assert_eq!(lookup(&mut b, 5, 1, 3), (true, false, false, 0, 33));
+        // Another RAS under that client id: denied, nothing read.
+        assert_eq!(lookup(&mut b, 6, 1, 3).1, true);
+        // Another member with the same request id: its own row.
+        assert_eq!(lookup(&mut b, 6, 2, 3), (false, false, false, 0, 0));
+        // The member's request of the same entry while 3 is unacknowledged: refused.
+        let same = (4..)
+            .find(|&i| clio_proto::consts::ring_way(i) == clio_proto::consts::ring_way(3))
+            .unwrap();
+        assert!(lookup(&mut b, 5, 1, same).2);
+        key(&mut b, 5, 1, 3);
+        pulse(&mut b, |u| &mut u.port.ack);
+        b.tick();
+        let (hit, stranger, quota, _, _) = lookup(&mut b, 5, 1, same);
         assert!(
-            lookup(&mut b, 9, 9, 9).1,
-            "member 2's entry still holds its slot"
+            !hit && !stranger && !quota,
+            "acknowledged: it may be replaced"
         );
+        record(&mut b, 44);
+        assert!(!lookup(&mut b, 5, 1, 3).0, "replaced by its own");
+        // Handed again, even to the same pid: empty.
+        own(&mut b, 1, 5);
+        assert_eq!(lookup(&mut b, 5, 1, same).0, false);
+        own(&mut b, 1, 0);
+        assert!(lookup(&mut b, 5, 1, same).1, "nobody's");
+        // A reset forgets row 2's owner.
+        b.uut.reset.next = true;
+        b.tick();
+        b.uut.reset.next = false;
+        for _ in 0..RING_SWEEP_CYCLES + 1 {
+            b.tick();
+        }
+        assert!(lookup(&mut b, 6, 2, 3).1);
     }
 
     /// The ALU against `clio_model::sync_unit::atomic_apply`'s table.

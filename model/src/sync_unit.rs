@@ -1,47 +1,63 @@
-//! Sync unit: atomic word operations and the idempotence ring.
+//! Sync unit: atomic word operations and the idempotence table.
 //!
-//! The ring remembers the results of the last [`IDEMPOTENCE_RING_ENTRIES`] ring-recorded
-//! requests (`Opcode::uses_idempotence_ring`: TAS, Unlock, CAS, FAA) by
-//! `(pid, client, req_id)`. A retry finds its result and is not executed again. A slot is
-//! reusable once the client acknowledged the result (CN ack); acknowledged entries stay
-//! until overwritten, so a late network duplicate still finds its result. When the slot at the
-//! write pointer is still unacknowledged the request gets retry-later and the write pointer
-//! moves past that slot, so one client that never acks (it died) costs the others one short
-//! retry per pass of the ring, not a stall; the slow path releases a departed member's slots
-//! (`RING_RELEASE`), so dead clients cannot fill the ring either.
+//! The table remembers the results of ring-recorded requests (`Opcode::uses_idempotence_ring`:
+//! TAS, Unlock, CAS, FAA; Append; Clio-KV's writes) so that a retry finds its result and is not
+//! executed again. It has one **row per member**: client ids are handed out node-wide by the
+//! slow path from `1..RING_MEMBERS`, and the slow path hands each row to the RAS of the member
+//! it creates (`RING_OWNER`, emptying it) and takes it back, emptied again, when the member
+//! leaves. A request's entry is `proto::consts::ring_way(req_id)` of its member's row:
 //!
-//! **Shares.** Once the slow path sets a share (`RING_SHARE`, `proto::quota::Quota::RingShare`;
-//! none until then), a member `(pid, client)` holding that many entries, acknowledged or not,
-//! is *at its share*: its next result is recorded over its own oldest acknowledged entry. The
-//! write pointer moves on to that entry (the first of the member's acknowledged entries in
-//! ring order from the pointer) and past it with the record, so the entries between are
-//! passed over, never evicted, and the ring's order from the pointer stays the order of
-//! recording (oldest first). With all of its entries unacknowledged the member is refused
-//! [`RingCheck::OverShare`] (QUOTA_EXCEEDED) and nothing moves. So one member never holds
-//! more than its share of the ring, never blocks another's atomics with its unacknowledged
-//! results, and once at its share evicts only its own results; below its share it records at
-//! the write pointer as before (evicting the oldest acknowledged result there, whoever's:
-//! at most its share of them before it reaches its share).
+//! - the row is not its RAS's (another RAS's member, or nobody's): [`RingCheck::Stranger`],
+//!   answered DENIED; nothing is read from or recorded into another RAS's row;
+//! - the entry holds this request id: [`RingCheck::Cached`], its recorded answer;
+//! - the member holds its share of unacknowledged results (`RING_SHARE`,
+//!   `proto::quota::Quota::RingShare`; 0: the row), or the entry holds another of its
+//!   unacknowledged results (`RING_WAYS` request ids apart): [`RingCheck::OverShare`],
+//!   QUOTA_EXCEEDED naming the share, which only the member's own acknowledgements clear;
+//! - otherwise [`RingCheck::Execute`], and the result is recorded into the entry.
+//!
+//! An entry is reusable once its member acknowledged the answer (CN ack); acknowledged entries
+//! stay until the member's own later request with the same low bits replaces them, so a late
+//! duplicate still finds its result. So a member's results are evicted only by its own
+//! requests, a member that never acknowledges blocks only itself, and a departed member's row
+//! holds nothing its client id's next holder (of any RAS) could be answered from.
 use super::coverage::Coverage;
-use clio_proto::consts::IDEMPOTENCE_RING_ENTRIES;
+use clio_proto::consts::{ring_way, RING_MEMBERS, RING_WAYS};
 use clio_proto::rules::Rule;
 use clio_proto::{Opcode, Status};
 
-/// One slot of the ring: a recorded answer, keyed by `(pid, client, req_id)`.
+/// One entry of a member's row: a recorded answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {
-    /// The RAS.
-    pub pid: u16,
-    /// The member of the RAS.
-    pub client: u16,
     /// The member's request id.
     pub req_id: u32,
     /// The recorded status.
     pub status: Status,
     /// The recorded value (the old word of an atomic, HIT/MISS of a KV write).
     pub value: u64,
-    /// The client acknowledged the answer (CN ack) or left: the slot may be reused.
+    /// The client acknowledged the answer (CN ack): the entry may be replaced.
     pub acked: bool,
+}
+
+/// One member's row: its RAS and its entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    /// The RAS the slow path handed the row to (0: nobody).
+    pub owner: u16,
+    /// The entries, at `ring_way(req_id)`.
+    pub ways: [Option<Entry>; RING_WAYS],
+}
+
+impl Row {
+    const EMPTY: Row = Row {
+        owner: clio_proto::ring::RING_NO_OWNER,
+        ways: [None; RING_WAYS],
+    };
+
+    /// Results not yet acknowledged.
+    pub fn unacked(&self) -> usize {
+        self.ways.iter().flatten().filter(|e| !e.acked).count()
+    }
 }
 
 /// What to do with a non-idempotent request.
@@ -51,30 +67,28 @@ pub enum RingCheck {
     Cached(Status, u64),
     /// Execute it, then [`SyncUnit::record`] the result.
     Execute,
-    /// The slot at the write pointer is unacknowledged (and the member below its share):
-    /// answer retry-later (the pointer has moved on to the next slot).
-    Full,
-    /// The member holds its share of the ring and none of it is acknowledged: answer
-    /// QUOTA_EXCEEDED (`Quota::RingShare`); nothing moves.
+    /// The member holds its share of unacknowledged results, or the request's entry holds
+    /// another of them: answer QUOTA_EXCEEDED (`Quota::RingShare`).
     OverShare,
+    /// The client id's row is not the request's RAS's: answer DENIED.
+    Stranger,
 }
 
-/// The sync unit's state (bounded: the ring).
+/// The sync unit's state (bounded: the table).
 #[derive(Debug, Clone)]
 pub struct SyncUnit {
-    ring: Vec<Option<Entry>>,
-    wp: usize,
-    /// Entries one member may hold (0: no limit).
+    rows: Vec<Row>,
+    /// Unacknowledged results one member may hold (0: its whole row).
     share: usize,
-    /// Where the next record goes when not at the write pointer: the oldest acknowledged
-    /// entry of a member at its share ([`SyncUnit::check`] sets it).
-    target: Option<usize>,
-    /// Retries answered from the ring.
+    /// Retries answered from the table.
     pub replays: u64,
-    /// Requests refused because the ring was full.
+    /// Requests refused because their entry held another unacknowledged result (below the
+    /// share).
     pub full: u64,
-    /// Requests refused because their member held its share, all unacknowledged.
+    /// Requests refused because their member held its share of unacknowledged results.
     pub over_share: u64,
+    /// Requests denied because their client id's row is not their RAS's.
+    pub strangers: u64,
     /// Atomic operations executed.
     pub executed: u64,
     /// Rules decided here.
@@ -83,104 +97,102 @@ pub struct SyncUnit {
 
 impl Default for SyncUnit {
     fn default() -> Self {
-        SyncUnit::with_entries(IDEMPOTENCE_RING_ENTRIES)
-    }
-}
-
-impl SyncUnit {
-    /// A sync unit whose ring has `entries` slots (the node's is
-    /// [`IDEMPOTENCE_RING_ENTRIES`]; testbenches use smaller rings to reach their corners).
-    pub fn with_entries(entries: usize) -> SyncUnit {
-        assert!(entries > 0, "a ring needs a slot");
         SyncUnit {
-            ring: vec![None; entries],
-            wp: 0,
+            rows: vec![Row::EMPTY; RING_MEMBERS],
             share: 0,
-            target: None,
             replays: 0,
             full: 0,
             over_share: 0,
+            strangers: 0,
             executed: 0,
             cov: Coverage::default(),
         }
     }
+}
 
-    /// The ring's slots, in slot order.
-    pub fn slots(&self) -> &[Option<Entry>] {
-        &self.ring
+impl SyncUnit {
+    /// Every row, in client-id order.
+    pub fn table(&self) -> &[Row] {
+        &self.rows
     }
 
-    /// The slot the next recorded answer goes to.
-    pub fn write_pointer(&self) -> usize {
-        self.wp
+    /// The row of a client id (`None` beyond the table).
+    pub fn row(&self, client: u16) -> Option<&Row> {
+        self.rows.get(usize::from(client))
     }
 
-    /// Set the entries one member may hold (`RING_SHARE`; 0: no limit). Entries a member
-    /// already holds beyond a lowered share stay until it overwrites them.
+    /// The entry request `req_id` of `client` records into.
+    pub fn entry(&self, client: u16, req_id: u32) -> Option<Entry> {
+        self.row(client).and_then(|r| r.ways[ring_way(req_id)])
+    }
+
+    /// Set the unacknowledged results one member may hold (`RING_SHARE`; 0: its whole row).
     pub fn set_share(&mut self, share: u8) {
         self.share = usize::from(share);
     }
 
+    /// `RING_OWNER`: the row of `client` is emptied and handed to `pid` (0: nobody).
+    pub fn set_owner(&mut self, client: u16, pid: u16) {
+        if let Some(r) = self.rows.get_mut(usize::from(client)) {
+            self.cov
+                .hit_if(r.ways.iter().any(Option::is_some), Rule::ReleaseFrees);
+            *r = Row {
+                owner: pid,
+                ..Row::EMPTY
+            };
+        }
+    }
+
+    /// The member's row when it is its RAS's.
+    fn own_row(&mut self, pid: u16, client: u16) -> Option<&mut Row> {
+        self.rows
+            .get_mut(usize::from(client))
+            .filter(|r| pid != clio_proto::ring::RING_NO_OWNER && r.owner == pid)
+    }
+
     /// Look a ring-recorded request up.
     pub fn check(&mut self, pid: u16, client: u16, req_id: u32) -> RingCheck {
-        // One pass: the entry of this key, and whether a key without the pid, or without the
-        // client, would have matched another entry (what the ring-key rules guard against).
-        let (mut found, mut other_pid, mut other_client) = (None, false, false);
-        for e in self.ring.iter().flatten().filter(|e| e.req_id == req_id) {
-            match (e.pid == pid, e.client == client) {
-                (true, true) => found = found.or(Some(*e)),
-                (false, true) => other_pid = true,
-                (true, false) => other_client = true,
-                (false, false) => {}
+        let w = ring_way(req_id);
+        // Another member of the RAS has this request id recorded (what keying by client
+        // guards against).
+        let other_member = self.rows.iter().enumerate().any(|(c, r)| {
+            c != usize::from(client)
+                && r.owner == pid
+                && r.ways[w].is_some_and(|e| e.req_id == req_id)
+        });
+        self.cov.hit_if(other_member, Rule::RingKeyedByClient);
+        let share = self.share;
+        let Some(row) = self.own_row(pid, client) else {
+            self.strangers += 1;
+            self.cov.hit(Rule::RingKeyedByPid);
+            return RingCheck::Stranger;
+        };
+        let unacked = row.unacked();
+        match row.ways[w] {
+            Some(e) if e.req_id == req_id => {
+                let (s, v) = self.replay(e);
+                RingCheck::Cached(s, v)
             }
-        }
-        self.cov.hit_if(other_pid, Rule::RingKeyedByPid);
-        self.cov.hit_if(other_client, Rule::RingKeyedByClient);
-        if let Some(e) = found {
-            let (s, v) = self.replay(e);
-            return RingCheck::Cached(s, v);
-        }
-        self.target = None;
-        let mine = |e: &Entry| e.pid == pid && e.client == client;
-        let held = self.ring.iter().flatten().filter(|e| mine(e)).count();
-        if self.share != 0 && held >= self.share {
-            // At its share: over its own oldest acknowledged entry, the first in ring order
-            // from the write pointer.
-            let n = self.ring.len();
-            let oldest = (0..n)
-                .map(|k| (self.wp + k) % n)
-                .find(|&i| self.ring[i].is_some_and(|e| mine(&e) && e.acked));
-            let Some(at) = oldest else {
+            _ if share != 0 && unacked >= share => {
                 self.over_share += 1;
                 self.cov.hit(Rule::RingShareQuota);
-                return RingCheck::OverShare;
-            };
-            self.cov.hit_if(at != self.wp, Rule::RingShareOwnSlots);
-            self.target = Some(at);
-            return RingCheck::Execute;
-        }
-        match self.ring[self.wp] {
+                RingCheck::OverShare
+            }
             Some(e) if !e.acked => {
                 self.full += 1;
                 self.cov.hit(Rule::RingFull);
-                self.wp = (self.wp + 1) % self.ring.len();
-                RingCheck::Full
+                RingCheck::OverShare
             }
             _ => RingCheck::Execute,
         }
     }
 
-    /// The recorded answer of `(pid, client, req_id)`, if the ring holds it, for a request the
-    /// key check found stale (its epoch older than its RAS's): an attempt that executed before
-    /// the epoch moved is answered again (counted as a replay), and nothing else of the ring
-    /// changes (no write pointer, share or full verdict: the request executes nothing).
+    /// The recorded answer of `(pid, client, req_id)`, if its row is its RAS's and holds it,
+    /// for a request the key check found stale (its epoch older than its RAS's): an attempt
+    /// that executed before the epoch moved is answered again (counted as a replay), and
+    /// nothing else changes (the request executes nothing).
     pub fn stale_replay(&mut self, pid: u16, client: u16, req_id: u32) -> Option<(Status, u64)> {
-        let e = self
-            .ring
-            .iter()
-            .flatten()
-            .find(|e| e.pid == pid && e.client == client && e.req_id == req_id)
-            .copied()?;
+        let e = self.own_row(pid, client)?.ways[ring_way(req_id)].filter(|e| e.req_id == req_id)?;
         self.cov.hit(Rule::StaleReplay);
         Some(self.replay(e))
     }
@@ -192,15 +204,15 @@ impl SyncUnit {
         (e.status, e.value)
     }
 
-    /// Record the result of an executed atomic in the slot at the write pointer (or, for a
-    /// member at its share, its oldest acknowledged entry: the pointer moves there first).
+    /// Record the result of an executed atomic in its entry (after [`SyncUnit::check`]
+    /// answered [`RingCheck::Execute`]).
     pub fn record(&mut self, pid: u16, client: u16, req_id: u32, status: Status, value: u64) {
         self.executed += 1;
         self.record_offload(pid, client, req_id, status, value);
     }
 
-    /// Record the result of an offload's write (a Clio-KV put or delete) in the same ring;
-    /// not counted as an atomic.
+    /// Record the result of an offload's write (a Clio-KV put or delete) or an Append; not
+    /// counted as an atomic. Nothing is recorded outside the RAS's own rows.
     pub fn record_offload(
         &mut self,
         pid: u16,
@@ -209,23 +221,24 @@ impl SyncUnit {
         status: Status,
         value: u64,
     ) {
-        let at = self.target.take().unwrap_or(self.wp);
-        self.ring[at] = Some(Entry {
-            pid,
-            client,
+        let Some(row) = self.own_row(pid, client) else {
+            return;
+        };
+        let slot = &mut row.ways[ring_way(req_id)];
+        let evicts = slot.is_some_and(|e| e.acked);
+        *slot = Some(Entry {
             req_id,
             status,
             value,
             acked: false,
         });
-        self.wp = (at + 1) % self.ring.len();
+        self.cov.hit_if(evicts, Rule::RingShareOwnSlots);
     }
 
     /// Record how an offload's write ended (a Clio-KV put or delete): its `arg0` with OK, or
     /// its error status with value 0, so a retry gets the same status back. A quota's
     /// refusal (QUOTA_EXCEEDED: the RAS holds its Clio-KV records) changed nothing and is not
-    /// recorded: a retry runs again, as after RETRY_LATER, and a refused member's share of the
-    /// ring is not spent on refusals.
+    /// recorded: a retry runs again, as after RETRY_LATER.
     pub fn record_outcome(
         &mut self,
         pid: u16,
@@ -235,52 +248,29 @@ impl SyncUnit {
     ) {
         let (status, value) = match outcome {
             Ok(arg0) => (Status::Ok, arg0),
-            Err(Status::QuotaExceeded) => {
-                self.target = None;
-                return;
-            }
+            Err(Status::QuotaExceeded) => return,
             Err(s) => (s, 0),
         };
         self.record_offload(pid, client, req_id, status, value);
     }
 
-    /// The client got the result of `(pid, client, req_id)`: its slot may be reused.
+    /// The client got the result of `(pid, client, req_id)`: its entry may be replaced.
     pub fn ack(&mut self, pid: u16, client: u16, req_id: u32) {
+        let mut freed = false;
         if let Some(e) = self
-            .ring
-            .iter_mut()
-            .flatten()
-            .find(|e| e.pid == pid && e.client == client && e.req_id == req_id)
+            .own_row(pid, client)
+            .and_then(|r| r.ways[ring_way(req_id)].as_mut())
+            .filter(|e| e.req_id == req_id)
         {
-            self.cov.hit_if(!e.acked, Rule::CnAckFrees);
+            freed = !e.acked;
             e.acked = true;
         }
+        self.cov.hit_if(freed, Rule::CnAckFrees);
     }
 
-    /// A member left (or its lease ended): every slot it holds may be reused. With `client`
-    /// `RING_PURGE_ALL` the RAS is torn down: every entry of `pid` is forgotten.
-    pub fn release(&mut self, pid: u16, client: u16) {
-        if client == clio_proto::ring::RING_PURGE_ALL {
-            for s in self.ring.iter_mut() {
-                if s.is_some_and(|e| e.pid == pid) {
-                    *s = None;
-                }
-            }
-            return;
-        }
-        let mut freed = false;
-        for e in self.ring.iter_mut().flatten() {
-            if e.pid == pid && e.client == client {
-                freed |= !e.acked;
-                e.acked = true;
-            }
-        }
-        self.cov.hit_if(freed, Rule::ReleaseFrees);
-    }
-
-    /// Unacknowledged entries.
+    /// Unacknowledged results in the whole table.
     pub fn pending(&self) -> usize {
-        self.ring.iter().flatten().filter(|e| !e.acked).count()
+        self.rows.iter().map(Row::unacked).sum()
     }
 }
 
@@ -295,123 +285,96 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ring_replays_fills_and_frees() {
+    fn a_row_replays_refuses_and_frees() {
         let mut s = SyncUnit::default();
-        for i in 0..IDEMPOTENCE_RING_ENTRIES as u32 {
-            assert_eq!(s.check(1, 1, i), RingCheck::Execute);
-            s.record(1, 1, i, Status::Ok, i as u64 * 10);
+        s.set_owner(3, 1);
+        for i in 0..RING_WAYS as u32 {
+            assert_eq!(s.check(1, 3, i), RingCheck::Execute);
+            s.record(1, 3, i, Status::Ok, u64::from(i) * 10);
         }
-        assert_eq!(s.check(1, 1, 5), RingCheck::Cached(Status::Ok, 50));
-        // Slot 0 is unacknowledged: retry-later, and the pointer skips to slot 1.
-        assert_eq!(s.check(1, 1, 999), RingCheck::Full);
-        s.ack(1, 1, 1);
-        assert_eq!(s.check(1, 1, 999), RingCheck::Execute);
-        s.record(1, 1, 999, Status::Ok, 7);
-        // The acknowledged entry 1 was overwritten; 0 is still there.
-        assert_eq!(s.check(1, 1, 0), RingCheck::Cached(Status::Ok, 0));
-        assert_eq!(s.check(1, 1, 1), RingCheck::Full, "1 is gone");
+        assert_eq!(s.check(1, 3, 5), RingCheck::Cached(Status::Ok, 50));
+        // The next id whose entry is request 0's, unacknowledged: refused as at the share.
+        let next = (1..)
+            .find(|&i| ring_way(i) == ring_way(0) && i > 15)
+            .unwrap();
+        assert_eq!(s.check(1, 3, next), RingCheck::OverShare);
+        assert_eq!((s.full, s.over_share), (1, 0));
+        s.ack(1, 3, 0);
+        assert_eq!(s.check(1, 3, next), RingCheck::Execute);
+        s.record(1, 3, next, Status::Ok, 7);
+        assert_eq!(s.check(1, 3, next), RingCheck::Cached(Status::Ok, 7));
+        assert_eq!(s.check(1, 3, 0), RingCheck::OverShare, "0 was replaced");
+        assert_eq!(s.check(2, 3, 1), RingCheck::Stranger, "another RAS");
+        assert_eq!(s.check(1, 4, 1), RingCheck::Stranger, "nobody's row");
         assert_eq!(
-            s.check(2, 1, 2),
-            RingCheck::Full,
-            "other pid, same id: not a replay"
+            s.check(1, u16::MAX, 1),
+            RingCheck::Stranger,
+            "beyond the table"
         );
+        s.set_owner(4, 1);
         assert_eq!(
-            s.check(1, 2, 2),
-            RingCheck::Full,
-            "other member of the same RAS, same id: not a replay"
+            s.check(1, 4, 1),
+            RingCheck::Execute,
+            "another member of the same RAS, same id: not a replay"
         );
+        assert_eq!(s.strangers, 3);
     }
 
     #[test]
-    fn a_dead_client_costs_one_retry_per_pass_and_release_frees_it() {
+    fn the_share_counts_unacknowledged_results() {
         let mut s = SyncUnit::default();
-        // A dead client (pid 1, client 9) holds slot 0 and never acks.
-        s.record(1, 9, 1, Status::Ok, 0);
-        let mut retries = 0;
-        for i in 0..3 * IDEMPOTENCE_RING_ENTRIES as u32 {
-            loop {
-                match s.check(2, 1, 100 + i) {
-                    RingCheck::Execute => break,
-                    RingCheck::Full => retries += 1,
-                    other => panic!("{other:?}"),
-                }
-            }
-            s.record(2, 1, 100 + i, Status::Ok, 0);
-            s.ack(2, 1, 100 + i);
-        }
-        assert_eq!(retries, 3, "one retry-later per pass of the ring");
-        s.release(1, 9);
-        assert_eq!(s.pending(), 0);
-    }
-
-    #[test]
-    fn a_purged_ras_leaves_nothing_for_the_next_owner_of_its_pid() {
-        let mut s = SyncUnit::default();
-        s.record(1, 1, 7, Status::Ok, 70);
-        s.ack(1, 1, 7);
-        s.record(1, 2, 8, Status::Ok, 80);
-        s.record(2, 1, 7, Status::Ok, 99);
-        s.release(1, 1);
-        assert_eq!(
-            s.check(1, 1, 7),
-            RingCheck::Cached(Status::Ok, 70),
-            "released: kept"
-        );
-        s.release(1, clio_proto::ring::RING_PURGE_ALL);
-        assert_eq!(s.check(1, 1, 7), RingCheck::Execute, "purged: gone");
-        assert_eq!(s.check(1, 2, 8), RingCheck::Execute);
-        assert_eq!(
-            s.check(2, 1, 7),
-            RingCheck::Cached(Status::Ok, 99),
-            "other RAS kept"
-        );
-        assert_eq!(s.pending(), 1);
-    }
-
-    #[test]
-    fn a_member_at_its_share_evicts_only_its_own_results() {
-        let mut s = SyncUnit::with_entries(8);
-        s.set_share(3);
-        // The victim (pid 2) records and acknowledges 2 results: slots 0 and 1.
+        s.set_owner(1, 9);
+        s.set_share(2);
         for i in 0..2 {
-            assert_eq!(s.check(2, 1, i), RingCheck::Execute);
-            s.record(2, 1, i, Status::Ok, 100 + u64::from(i));
-            s.ack(2, 1, i);
+            assert_eq!(s.check(9, 1, i), RingCheck::Execute);
+            s.record(9, 1, i, Status::Ok, 0);
         }
-        // The flooder (pid 1) records 3 (its share) and never acknowledges: slots 2..5.
-        for i in 0..3 {
-            assert_eq!(s.check(1, 1, i), RingCheck::Execute);
-            s.record(1, 1, i, Status::Ok, 0);
-        }
+        assert_eq!(s.check(9, 1, 2), RingCheck::OverShare);
         assert_eq!(
-            s.check(1, 1, 99),
-            RingCheck::OverShare,
-            "all unacknowledged"
+            s.check(9, 1, 1),
+            RingCheck::Cached(Status::Ok, 0),
+            "replays pass"
         );
-        assert_eq!(s.write_pointer(), 5, "a refusal moves nothing");
-        // Acknowledged, it goes on over its own results only, oldest first: the pointer moves
-        // past the empty slots 5..8 and the victim's 0, 1 to its slot 2, then 3, then 4.
-        for i in 0..3 {
-            s.ack(1, 1, i);
-        }
-        for (k, id) in (200..206).enumerate() {
-            assert_eq!(s.check(1, 1, id), RingCheck::Execute);
-            s.record(1, 1, id, Status::Ok, 0);
-            s.ack(1, 1, id);
-            assert_eq!(s.slots()[2 + k % 3].map(|e| e.req_id), Some(id));
-            assert_eq!(s.write_pointer(), 3 + k % 3);
-        }
-        // The victim's results are still there, and it records below its share as before.
-        assert_eq!(s.check(2, 1, 0), RingCheck::Cached(Status::Ok, 100));
-        assert_eq!(s.check(2, 1, 1), RingCheck::Cached(Status::Ok, 101));
-        assert_eq!(s.check(2, 1, 7), RingCheck::Execute);
-        s.record(2, 1, 7, Status::Ok, 7);
-        assert_eq!(s.slots()[5].map(|e| e.pid), Some(2), "at the write pointer");
+        s.ack(9, 1, 0);
+        assert_eq!(s.check(9, 1, 2), RingCheck::Execute);
         assert_eq!(s.over_share, 1);
-        assert_eq!(s.full, 0, "a member at its share is never turned away");
-        // A share of 0 is no limit.
-        s.set_share(0);
-        assert_eq!(s.check(1, 1, 1000), RingCheck::Execute);
+    }
+
+    #[test]
+    fn a_member_evicts_only_its_own_results() {
+        let mut s = SyncUnit::default();
+        s.set_owner(1, 1);
+        s.set_owner(2, 2);
+        // The victim records and acknowledges one result.
+        s.record(2, 2, 7, Status::Ok, 70);
+        s.ack(2, 2, 7);
+        // A flooder of another RAS records thousands, under its own client id and the
+        // victim's.
+        for i in 0..4 * RING_WAYS as u32 {
+            if s.check(1, 1, i) == RingCheck::Execute {
+                s.record(1, 1, i, Status::Ok, 0);
+                s.ack(1, 1, i);
+            }
+            assert_eq!(s.check(1, 2, i), RingCheck::Stranger);
+            s.record(1, 2, i, Status::Ok, 0);
+        }
+        assert_eq!(s.check(2, 2, 7), RingCheck::Cached(Status::Ok, 70));
+    }
+
+    #[test]
+    fn a_row_handed_on_is_empty() {
+        let mut s = SyncUnit::default();
+        s.set_owner(5, 1);
+        s.record(1, 5, 7, Status::Ok, 70);
+        s.set_owner(5, clio_proto::ring::RING_NO_OWNER);
+        assert_eq!(s.check(1, 5, 7), RingCheck::Stranger, "the member left");
+        s.set_owner(5, 1);
+        assert_eq!(
+            s.check(1, 5, 7),
+            RingCheck::Execute,
+            "emptied: nothing replayed"
+        );
+        assert_eq!(s.pending(), 0);
     }
 
     #[test]

@@ -13,8 +13,9 @@ pub const PID_BITS: u32 = 16;
 pub const KEY_TABLE_ENTRIES: usize = 4096;
 /// log2 of [`KEY_TABLE_ENTRIES`] (the bits of a PID the key table decodes).
 pub const KEY_TABLE_BITS: u32 = 12;
-/// Members (processes) that may join one RAS at a time (the slow path's member table).
-pub const MAX_MEMBERS_PER_RAS: usize = 1024;
+/// Members (processes) that one RAS may have at a time: half of the node's client ids
+/// ([`RING_MEMBERS`] less the unused 0), so one RAS cannot hold them all.
+pub const MAX_MEMBERS_PER_RAS: usize = (RING_MEMBERS - 1) / 2;
 /// Default lease of a RAS member in milliseconds: a member that neither heartbeats nor sends
 /// any slow-path request for this long is removed (its idempotence-ring slots released); the
 /// last member's removal tears the RAS down. CLib heartbeats every quarter lease.
@@ -61,8 +62,29 @@ pub fn tlb_tag(pid: u16, vpn: u64) -> u16 {
 }
 /// Depth of the asynchronous free-page buffer that the slow path keeps full.
 pub const FREE_PAGE_FIFO_DEPTH: usize = 32;
-/// Entries in the idempotence ring of recent non-idempotent results.
-pub const IDEMPOTENCE_RING_ENTRIES: usize = 64;
+/// Rows of the fast path's idempotence table, one per member: client ids are handed out
+/// node-wide by the slow path from `1..RING_MEMBERS` (0 is nobody's), and a member's
+/// ring-recorded results (atomics, Append, Clio-KV writes) live only in its own row, so no
+/// member can evict another's. The row is emptied whenever the slow path hands it to a new
+/// owner or takes it back (`ring::Descriptor::RingOwner`).
+pub const RING_MEMBERS: usize = 1024;
+/// log2 of [`RING_MEMBERS`] (the client-id bits that select a row).
+pub const RING_MEMBER_BITS: usize = 10;
+/// Entries per member row: a request's entry is [`ring_way`] of its request id.
+pub const RING_WAYS: usize = 16;
+/// log2 of [`RING_WAYS`].
+pub const RING_WAY_BITS: usize = 4;
+/// Entries of the idempotence table in all.
+pub const IDEMPOTENCE_RING_ENTRIES: usize = RING_MEMBERS * RING_WAYS;
+const _: () = assert!(1 << RING_MEMBER_BITS == RING_MEMBERS && 1 << RING_WAY_BITS == RING_WAYS);
+
+/// The entry of a member's row that request `req_id` records into: the id's low
+/// [`RING_WAY_BITS`] XOR the next ones. Both matter: CLib keeps a lane in the low bits of its
+/// ids and counts above them, a plain client may count from bit 0; either way consecutive ids
+/// of one sequence take different entries until the sequence has gone round the row.
+pub const fn ring_way(req_id: u32) -> usize {
+    ((req_id ^ (req_id >> RING_WAY_BITS)) as usize) % RING_WAYS
+}
 
 /// Payload bytes carried by one full packet. Packet `i` of a request carries bytes
 /// `[i * MAX_PAYLOAD, ...)`, so the node places it at `va + i * MAX_PAYLOAD` (a shift in hardware).

@@ -8,7 +8,7 @@
 //! node out of the box: one source address, or one remote address space (RAS), cannot take
 //! more than half of a shared table or of the memory.
 
-use crate::consts::{IDEMPOTENCE_RING_ENTRIES, KEY_TABLE_ENTRIES};
+use crate::consts::{KEY_TABLE_ENTRIES, RING_MEMBERS, RING_WAYS};
 
 /// Which limit refused a request (the `arg1` of a [`crate::Status::QuotaExceeded`] answer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -21,24 +21,28 @@ pub enum Quota {
     /// Placement work one allocation may cost the slow path (pages hashed against the
     /// shadow page table while looking for an overflow-free range).
     PlacementWork = 3,
-    /// Idempotence-ring entries one member of a RAS may hold (the fast path: model and RTL).
-    /// A member at its share records only over its own acknowledged entries, and with all of
-    /// them unacknowledged it is refused until it acknowledges one.
+    /// Unacknowledged results (atomics, Append, Clio-KV writes) one member may hold in its row
+    /// of the idempotence table (the fast path: model and RTL); at the share it is refused
+    /// until it acknowledges one. Rows are per member, so this bounds only the member itself.
     RingShare = 4,
     /// Clio-KV records one RAS may hold (the fast path's Clio-KV unit, model and RTL: a put of
     /// a new key while the RAS's count is at the limit changes nothing and is not recorded in
     /// the idempotence ring; `proto::kv::SB_RAS_RECORDS`).
     KvRecords = 5,
+    /// Members (client ids, each a row of the fast path's idempotence table) alive that were
+    /// created from one source address, by Register or Join.
+    MembersPerSource = 6,
 }
 
 impl Quota {
     /// Every quota.
-    pub const ALL: [Quota; 5] = [
+    pub const ALL: [Quota; 6] = [
         Quota::RasPerSource,
         Quota::MemoryPerRas,
         Quota::PlacementWork,
         Quota::RingShare,
         Quota::KvRecords,
+        Quota::MembersPerSource,
     ];
 
     /// Decode an `arg1`; `None` for values no quota has.
@@ -54,6 +58,7 @@ impl Quota {
             Quota::PlacementWork => "--placement-budget",
             Quota::RingShare => "--ring-share",
             Quota::KvRecords => "--max-ras-kv-records",
+            Quota::MembersPerSource => "--max-members-per-source",
         }
     }
 
@@ -64,9 +69,10 @@ impl Quota {
             Quota::MemoryPerRas => "memory allocated by one remote address space",
             Quota::PlacementWork => "placement work of one allocation",
             Quota::RingShare => {
-                "idempotence-ring entries (atomics, Append, Clio-KV writes) held by one member"
+                "unacknowledged results (atomics, Append, Clio-KV writes) held by one member"
             }
             Quota::KvRecords => "Clio-KV records held by one remote address space",
+            Quota::MembersPerSource => "members (client ids) created from one source address",
         }
     }
 }
@@ -90,10 +96,14 @@ pub const DEFAULT_RAS_MEMORY_PERCENT: u64 = 50;
 /// GiB of 4 KiB pages) room for retries; 0 would refuse every allocation.
 pub const DEFAULT_PLACEMENT_BUDGET: u64 = 1 << 22;
 
-/// Default of [`Quota::RingShare`]: half of the idempotence ring, so one member can never
-/// hold it all (its unacknowledged results would refuse everyone else's atomics) nor evict
-/// more than half of the others' recorded results.
-pub const DEFAULT_RING_SHARE: u8 = (IDEMPOTENCE_RING_ENTRIES / 2) as u8;
+/// Default of [`Quota::RingShare`]: the member's whole row. Each member's results live in
+/// its own row, so the share protects nobody else; an operator may lower it to make clients
+/// acknowledge sooner.
+pub const DEFAULT_RING_SHARE: u8 = RING_WAYS as u8;
+
+/// Default of [`Quota::MembersPerSource`]: half of the client ids (the idempotence table's
+/// rows less row 0), so one host cannot keep every other from registering or joining.
+pub const DEFAULT_MEMBERS_PER_SOURCE: u32 = ((RING_MEMBERS - 1) / 2) as u32;
 
 /// Default of [`Quota::KvRecords`] in percent of the store's records.
 pub const DEFAULT_KV_RECORDS_PERCENT: u64 = 50;
@@ -132,7 +142,7 @@ mod tests {
         assert_eq!(default_ras_pages(1), 1);
         assert_eq!(default_ras_kv_records(21), 10);
         assert_eq!(default_ras_kv_records(1), 1);
-        const { assert!(2 * DEFAULT_RING_SHARE as usize <= IDEMPOTENCE_RING_ENTRIES) };
-        const { assert!(DEFAULT_RING_SHARE > 0) };
+        const { assert!(DEFAULT_RING_SHARE as usize <= RING_WAYS && DEFAULT_RING_SHARE > 0) };
+        const { assert!(2 * DEFAULT_MEMBERS_PER_SOURCE as usize <= RING_MEMBERS - 1) };
     }
 }

@@ -25,14 +25,12 @@ use crate::pte::Pte;
 
 /// Magic value of the register block ("CLRG").
 pub const RING_MAGIC: u32 = 0x434C_5247;
-/// Layout version (2: descriptors carry the request's client; key-table and ring-release
-/// descriptors).
-pub const RING_VERSION: u32 = 2;
+/// Layout version (3: the ring-owner descriptor in place of the ring release).
+pub const RING_VERSION: u32 = 3;
 /// Bytes per descriptor (two 512-bit beats).
 pub const DESC_BYTES: usize = 128;
-/// `Descriptor::RingRelease`'s client that names the whole RAS: its entries are forgotten
-/// (client ids are never 0, so no member is named so).
-pub const RING_PURGE_ALL: u16 = 0;
+/// `Descriptor::RingOwner`'s pid that hands a row to nobody (a member left; PIDs are never 0).
+pub const RING_NO_OWNER: u16 = 0;
 /// Default entries per ring.
 pub const DEFAULT_RING_ENTRIES: u32 = 256;
 /// Most entries per ring: the fast path records the source of every RX descriptor not yet
@@ -171,9 +169,9 @@ pub mod kind {
     pub const FREE_PAGE: u16 = 0x84;
     /// TX: set the key-table entry of a PID (key 0 removes the RAS: every request denied).
     pub const KEY_WRITE: u16 = 0x85;
-    /// TX: release every idempotence-ring slot of `(pid, client)` (a member that left or whose
-    /// lease ended can never acknowledge them).
-    pub const RING_RELEASE: u16 = 0x86;
+    /// TX: empty the idempotence-table row of a client id and hand it to a RAS (a new member)
+    /// or to nobody (a member that left or whose lease ended).
+    pub const RING_OWNER: u16 = 0x86;
     /// TX: Clio-KV's store is set up (or its status changed): the executor latches its RAS,
     /// layout and status (`offload::clio_kv` in hardware).
     pub const KV_CONFIG: u16 = 0x87;
@@ -207,9 +205,9 @@ pub mod desc {
         use super::BODY;
         use core::ops::Range;
 
-        /// u16 pid: PAGE_MAPPED, TLB_INVALIDATE, KEY_WRITE, RING_RELEASE, KV_CONFIG.
+        /// u16 pid: PAGE_MAPPED, TLB_INVALIDATE, KEY_WRITE, RING_OWNER, KV_CONFIG.
         pub const PID: Range<usize> = BODY..BODY + 2;
-        /// u16 client: RING_RELEASE.
+        /// u16 client: RING_OWNER.
         pub const CLIENT: Range<usize> = BODY + 2..BODY + 4;
         /// u16 epoch: KEY_WRITE (`crate::epoch`; 0 leaves the RAS unfenced).
         pub const EPOCH: Range<usize> = BODY + 2..BODY + 4;
@@ -302,14 +300,14 @@ pub enum Descriptor {
         /// Its epoch (`crate::epoch`; 0: not fenced).
         epoch: u16,
     },
-    /// TX: release the idempotence-ring slots of one RAS member (they may be reused; a late
-    /// duplicate of its request is still answered from its entry until it is overwritten).
-    /// With `client` [`RING_PURGE_ALL`] the RAS is torn down: every entry of `pid` is
-    /// forgotten at once, so the next owner of the PID can never be answered from them.
-    RingRelease {
-        /// RAS.
+    /// TX: the idempotence-table row of client id `client` is emptied and now belongs to
+    /// `pid` (a member the slow path just created), or to nobody ([`RING_NO_OWNER`]: the
+    /// member left). Sent before the Register or Join that created the member is answered,
+    /// so a member's row never holds anything of a previous holder of its client id.
+    RingOwner {
+        /// The RAS that owns the row, or [`RING_NO_OWNER`].
         pid: u16,
-        /// Member, or [`RING_PURGE_ALL`].
+        /// The client id (the row), below `consts::RING_MEMBERS`.
         client: u16,
     },
     /// TX: Clio-KV's store (`kv::StoreLayout` in the RAS `pid`) and the status KV requests
@@ -384,10 +382,10 @@ impl Descriptor {
                 b[body::KEY].copy_from_slice(&key.to_le_bytes());
                 kind::KEY_WRITE
             }
-            Descriptor::RingRelease { pid, client } => {
+            Descriptor::RingOwner { pid, client } => {
                 b[body::PID].copy_from_slice(&pid.to_le_bytes());
                 b[body::CLIENT].copy_from_slice(&client.to_le_bytes());
-                kind::RING_RELEASE
+                kind::RING_OWNER
             }
             Descriptor::KvConfig {
                 pid,
@@ -472,7 +470,7 @@ impl Descriptor {
                 key: le64(b, body::KEY.start),
                 epoch: le16(b, body::EPOCH.start),
             },
-            kind::RING_RELEASE => Descriptor::RingRelease {
+            kind::RING_OWNER => Descriptor::RingOwner {
                 pid: le16(b, body::PID.start),
                 client: le16(b, body::CLIENT.start),
             },
@@ -583,7 +581,7 @@ mod tests {
                 key: 0xDEAD_BEEF_0123_4567,
                 epoch: 0xBEEF,
             },
-            Descriptor::RingRelease { pid: 7, client: 9 },
+            Descriptor::RingOwner { pid: 7, client: 9 },
             Descriptor::KvConfig {
                 pid: 9,
                 base: 0x40_0000,
@@ -658,7 +656,7 @@ pub fn verilog_header() -> String {
         ("KIND_TLB_INVALIDATE", kind::TLB_INVALIDATE),
         ("KIND_FREE_PAGE", kind::FREE_PAGE),
         ("KIND_KEY_WRITE", kind::KEY_WRITE),
-        ("KIND_RING_RELEASE", kind::RING_RELEASE),
+        ("KIND_RING_OWNER", kind::RING_OWNER),
         ("KIND_KV_CONFIG", kind::KV_CONFIG),
         ("KIND_ROUTE_KEY", kind::ROUTE_KEY),
         ("KIND_RING_SHARE", kind::RING_SHARE),

@@ -79,22 +79,22 @@ rules! {
     /// Counted: a ring-recorded atomic refused by the key check for its epoch, answered from
     /// the ring (an earlier attempt executed before the epoch moved on).
     StaleReplay => ("exactly_once.stale_replay", "an atomic that comes again with an epoch older than its RAS's is answered from the ring when an earlier attempt executed (STALE, nothing executed, otherwise)"),
-    /// Counted: a ring request whose (client, req_id) another RAS also has in the ring.
-    RingKeyedByPid => ("exactly_once.ring_pid", "ring entries are keyed by (pid, client, req_id): one RAS is never answered another's result"),
-    /// Counted: a ring request whose (pid, req_id) another member also has in the ring.
-    RingKeyedByClient => ("exactly_once.ring_client", "ring entries are keyed by (pid, client, req_id): one member is never answered another's result"),
+    /// Counted: a ring-recorded request under a client id whose row its RAS does not hold.
+    RingKeyedByPid => ("exactly_once.ring_pid", "a member's row of the idempotence table belongs to its RAS: a ring-recorded request under a client id its RAS does not hold is DENIED, never answered from another RAS's results and never recorded"),
+    /// Counted: a ring request whose req_id another member of its RAS also has recorded.
+    RingKeyedByClient => ("exactly_once.ring_client", "results are kept per member (the row of its client id): one member is never answered another's result"),
     /// Counted: a CN ack that freed a ring slot.
     CnAckFrees => ("exactly_once.cn_ack", "a CN ack frees its ring slot for reuse"),
-    /// Counted: a ring-recorded request refused RETRY_LATER because the ring was full.
-    RingFull => ("exactly_once.ring_full", "with every ring slot holding an unacknowledged result, a ring-recorded request is RETRY_LATER"),
-    /// Counted: a ring-recorded request of a member holding its share of the ring, every entry
-    /// unacknowledged, refused QUOTA_EXCEEDED.
-    RingShareQuota => ("isolation.ring_share", "a member holding its share of the idempotence ring, all of it unacknowledged, is QUOTA_EXCEEDED (RingShare) and nothing executes"),
-    /// Counted: a ring-recorded request of a member at its share recorded over its oldest
-    /// acknowledged result with other members' results between it and the write pointer.
-    RingShareOwnSlots => ("isolation.ring_evict", "a member at its share of the idempotence ring records over its own oldest acknowledged result: the write pointer moves on to it, passing over other members' results, never evicting them"),
-    /// Counted: the slow path's ring release of a departed member that freed slots.
-    ReleaseFrees => ("membership.release", "the slow path's ring release of a departed member frees its unacknowledged slots"),
+    /// Counted: a ring-recorded request refused because its entry held another
+    /// unacknowledged result of its member (below its share).
+    RingFull => ("exactly_once.ring_full", "a ring-recorded request whose entry (its member's row, at req_id mod 16) holds another request's unacknowledged result is QUOTA_EXCEEDED (RingShare), nothing executes"),
+    /// Counted: a ring-recorded request of a member holding its share of unacknowledged
+    /// results refused QUOTA_EXCEEDED.
+    RingShareQuota => ("isolation.ring_share", "a member holding its share of unacknowledged results is QUOTA_EXCEEDED (RingShare) and nothing executes"),
+    /// Counted: a result recorded over an acknowledged result of its member.
+    RingShareOwnSlots => ("isolation.ring_evict", "a result is recorded only into its member's own row: it replaces an acknowledged result of that member, never another member's"),
+    /// Counted: a row emptied by the slow path's RING_OWNER while it held results.
+    ReleaseFrees => ("membership.release", "a row the slow path hands to a new owner or takes back from a departed member is emptied: none of its results is answered again"),
     /// Counted: a request for the slow path refused because its source holds its share of
     /// the RX ring (`ring::rx_share_admits`), or the ring is full past the notices' reserve.
     SlowPathRingRoom => ("slow_path.ring_room", "a request for the slow path is RETRY_LATER unless its source holds fewer RX ring descriptors than are free past the notices' reserve"),

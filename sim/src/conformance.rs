@@ -118,7 +118,11 @@ pub struct Stream {
 /// lease ending in one node and not the other would tear a RAS down in one of them only), and
 /// a Clio-KV store of 22 records, so that the streams fill it (a RAS may hold 11, half), 8 PIDs
 /// (`Limits::pids`), so that a torn-down RAS's pid comes back to a new owner within a stream
-/// (at most four RASes live at once: three processes and Clio-KV's store).
+/// (at most four RASes live at once: three processes and Clio-KV's store), 16 client ids
+/// (`Limits::clients`; at most 13 members live: three per process and the store's), so that
+/// a departed member's row comes back to another member within a stream, and a share of 4
+/// unacknowledged results per member (`Limits::ring_share`), below the row's 16, so that the
+/// share refuses what the row alone would not.
 pub fn conformance_config(dram_bytes: u64) -> crate::BoardConfig {
     crate::BoardConfig {
         dram_bytes,
@@ -128,6 +132,8 @@ pub fn conformance_config(dram_bytes: u64) -> crate::BoardConfig {
         kv_store_bytes: CONFORMANCE_KV_STORE_BYTES,
         limits: crate::Limits {
             pids: CONFORMANCE_PIDS,
+            clients: CONFORMANCE_CLIENTS,
+            ring_share: CONFORMANCE_RING_SHARE,
             // A torn-down RAS's Clio-KV records are freed within the request that tore it
             // down, in both nodes alike (a pass deferred by time would fall elsewhere in the
             // stream in the slower RTL replay).
@@ -144,6 +150,10 @@ pub const CONFORMANCE_KV_STORE_BYTES: u64 = clio_proto::kv::HEADS_OFFSET + (24 <
 
 /// PIDs of [`conformance_config`].
 pub const CONFORMANCE_PIDS: u16 = 8;
+/// Client ids of [`conformance_config`].
+pub const CONFORMANCE_CLIENTS: u16 = 16;
+/// Unacknowledged results a member may hold in [`conformance_config`].
+pub const CONFORMANCE_RING_SHARE: u8 = 4;
 
 fn route(pid_slot: usize, member: usize) -> Route {
     Route {
@@ -344,7 +354,8 @@ impl Stream {
     }
 
     /// CLib acknowledges every ring-recorded result (CN ack of request `id`); now and then it
-    /// does not (a lost ack, a dead client), so the ring's skip policy is exercised too.
+    /// does not (a lost ack, a dead client), so a member's busy entries and its share are
+    /// exercised too.
     fn maybe_ack(
         &mut self,
         node: &mut dyn MemoryNode,
@@ -354,9 +365,9 @@ impl Stream {
         resp: &[Header],
         out: &mut Vec<Outgoing>,
     ) {
-        if resp.first().is_some_and(|r| r.status == Status::Ok)
-            && self.rng.gen_bool(self.ack_probability)
-        {
+        // Any answer, as CLib acknowledges (an error a write ended with is recorded too); an
+        // ack left out stands for one lost for good.
+        if !resp.is_empty() && self.rng.gen_bool(self.ack_probability) {
             self.ack(node, slot, member, id, out);
         }
     }

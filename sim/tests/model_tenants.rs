@@ -4,7 +4,7 @@
 
 mod common;
 
-use clio_proto::consts::{IDEMPOTENCE_RING_ENTRIES, KEY_TABLE_ENTRIES};
+use clio_proto::consts::{ring_way, KEY_TABLE_ENTRIES, RING_MEMBERS, RING_WAYS};
 use clio_proto::frame::Route;
 use clio_proto::header::{parse_verified, HEADER_LEN};
 use clio_proto::pte::{PERM_READ, PERM_WRITE};
@@ -267,12 +267,12 @@ fn a_frame_another_process_freed_reads_zeros() {
 }
 
 #[test]
-fn a_dead_client_costs_others_at_most_one_retry_per_ring_pass_then_its_lease_ends() {
+fn a_dead_client_costs_others_nothing_and_its_row_goes_with_its_lease() {
     let lease = Duration::from_millis(300);
     let mut dead = Wire::new(node_with(64 << 20, lease));
     let owner = dead.register(1);
     let va = dead.alloc(PAGE, RW).unwrap();
-    // The dead client takes 5 ring slots and never acknowledges them.
+    // The dead client records 5 results and never acknowledges them.
     for id in 0..5 {
         assert_eq!(
             dead.atomic(Opcode::FetchAdd, va, 1, 0, 100 + id).status,
@@ -284,26 +284,22 @@ fn a_dead_client_costs_others_at_most_one_retry_per_ring_pass_then_its_lease_end
     let me = live.register(2);
     let mine = live.alloc(PAGE, RW).unwrap();
     let start = std::time::Instant::now();
-    let (mut id, mut retries, mut passes) = (1000u32, 0u32, 0usize);
-    // Three passes of the ring while the dead client's lease still runs.
-    while passes < 3 * IDEMPOTENCE_RING_ENTRIES {
+    let mut id = 1000u32;
+    // Every entry of its own row three times over while the dead client's lease still runs:
+    // the dead client's results are in its own row, so none is ever in the way.
+    for _ in 0..3 * RING_WAYS {
         let r = live.atomic(Opcode::FetchAdd, mine, 1, 0, id);
-        match r.status {
-            Status::Ok => {
-                assert_eq!(live.ack(id), Status::Ok);
-                passes += 1;
-            }
-            Status::RetryLater => retries += 1,
-            s => panic!("{s:?}"),
-        }
+        assert_eq!(r.status, Status::Ok);
+        assert_eq!(live.ack(id), Status::Ok);
         id += 1;
     }
     assert!(start.elapsed() < lease, "the test ran inside the lease");
     assert_eq!(
-        retries,
-        3 * 5,
-        "one retry-later per dead slot per pass, never a stall"
+        live.node.counters().idempotence_ring_full,
+        0,
+        "never a retry"
     );
+    let releases = live.node.counters().ring_releases;
     // The dead member's lease ends: its slots are released and its RAS torn down.
     std::thread::sleep(lease);
     // The live member renews its own lease by heartbeat.
@@ -311,8 +307,13 @@ fn a_dead_client_costs_others_at_most_one_retry_per_ring_pass_then_its_lease_end
     assert_eq!(live.call(hb).status, Status::Ok);
     let mut out = Vec::new();
     live.node.service(&mut out);
+    assert_eq!(
+        live.node.counters().ring_releases,
+        releases + 1,
+        "the dead member's row taken back"
+    );
     let before = live.node.counters().idempotence_ring_full;
-    for _ in 0..2 * IDEMPOTENCE_RING_ENTRIES {
+    for _ in 0..2 * RING_WAYS {
         assert_eq!(
             live.atomic(Opcode::FetchAdd, mine, 1, 0, id).status,
             Status::Ok
@@ -323,7 +324,7 @@ fn a_dead_client_costs_others_at_most_one_retry_per_ring_pass_then_its_lease_end
     assert_eq!(
         live.node.counters().idempotence_ring_full,
         before,
-        "ring free again"
+        "its own row, as before"
     );
     let sp = live.node.slowpath_stats().unwrap();
     assert_eq!((sp.lease_expiries, sp.teardowns), (1, 1));
@@ -377,21 +378,27 @@ fn unregister_returns_the_memory_and_retires_the_key() {
 }
 
 #[test]
-fn the_key_table_has_room_for_4095_spaces_then_says_table_full() {
+fn the_client_ids_have_room_for_1023_members_then_say_table_full() {
     let mut w = Wire::new(node());
     let mut last = Member::default();
-    for n in 1..KEY_TABLE_ENTRIES as u64 {
+    for n in 1..RING_MEMBERS as u64 {
         last = w.register(n);
     }
-    assert_eq!(last.pid as usize, KEY_TABLE_ENTRIES - 1);
+    // Every RAS has a member, so the client ids (a row of the idempotence table each) run out
+    // before the key table's 4,095 PIDs do.
+    assert_eq!(last.client as usize, RING_MEMBERS - 1);
+    assert!((last.pid as usize) < KEY_TABLE_ENTRIES);
     let mut h = Header::request(Opcode::Register, 0, 1, 0);
     h.arg0 = u64::MAX;
     assert_eq!(w.call(h).status, Status::TableFull);
-    // Leaving frees a slot for the next registration.
+    let join = w.join(last, u64::MAX - 2);
+    assert_eq!(join.err(), Some(Status::TableFull));
+    // Leaving frees a client id for the next registration.
+    w.m = last;
     assert_eq!(w.unregister(false), Status::Ok);
     let mut out = Vec::new();
     w.node.service(&mut out);
-    assert_eq!(w.register(u64::MAX - 1).pid, last.pid);
+    assert_eq!(w.register(u64::MAX - 1).client, last.client);
 }
 
 /// Issue 40, behaviour 2: a host cycles Register and Unregister until a departed tenant's pid
@@ -400,7 +407,18 @@ fn the_key_table_has_room_for_4095_spaces_then_says_table_full() {
 /// Both execute for the new owner; neither answers with the old tenant's recorded result.
 #[test]
 fn the_next_owner_of_a_pid_gets_none_of_the_old_owners_recorded_answers() {
-    let mut w = Wire::new(node());
+    // As many client ids as PIDs, so both come back together: the worst case below.
+    let mut w = Wire::new(
+        clio_sim::CBoard::new(&clio_sim::BoardConfig {
+            limits: clio_sim::Limits {
+                pids: 8,
+                clients: 8,
+                ..clio_sim::Limits::unlimited()
+            },
+            ..common::node_config()
+        })
+        .unwrap(),
+    );
     let old = w.register(1);
     let va = w.alloc(PAGE, RW).unwrap();
     let faa_id = w.id();
@@ -420,7 +438,7 @@ fn the_next_owner_of_a_pid_gets_none_of_the_old_owners_recorded_answers() {
     let new = loop {
         let m = w.register(nonce);
         nonce += 1;
-        if m.pid == old.pid {
+        if m.pid == old.pid && m.client == old.client {
             break m;
         }
         assert_eq!(w.unregister(true), Status::Ok);
@@ -499,77 +517,65 @@ fn an_admitted_tenant_cannot_aim_large_answers_at_a_victim() {
     assert_eq!(w.node.counters().route_unverified, 20);
 }
 
-/// What one member's flood of FetchAdds does to the ring on a node with `share` (0: none):
-/// `(executed, victim_ok, replayed)`. The attacker first sends 200 it never acknowledges
-/// (`executed` of them execute), the victim meanwhile runs 10 atomics of its own (`victim_ok`:
-/// each within 64 attempts), then the attacker acknowledges everything and floods 300 more,
-/// acknowledged; at last the victim's first result, recorded and acknowledged before it all,
-/// is sent again: `replayed` when it is answered from the ring (its word unchanged).
-fn ring_flood(share: u8) -> (usize, bool, bool) {
-    let mut w = Wire::new(
-        clio_sim::CBoard::new(&clio_sim::BoardConfig {
-            limits: clio_sim::Limits {
-                ring_share: share,
-                ..clio_sim::Limits::unlimited()
-            },
-            ..common::node_config()
-        })
-        .unwrap(),
-    );
+/// Issue 40, behaviour 6: a tenant joins many members to its RAS and floods FetchAdds from
+/// each (acknowledged, and a share never acknowledged), and sends some under the victim's
+/// client id. The victim's atomics all execute at once, and its result, recorded and
+/// acknowledged before it all, is still answered from the table when it comes again (a late
+/// duplicate does not execute again). With the old 64-entry ring shared by all members, the
+/// flood evicted it after 64 records.
+#[test]
+fn a_tenant_with_many_members_can_neither_refuse_nor_evict_anothers_results() {
+    let mut w = Wire::new(node());
     let victim = w.register(1);
     let mine = w.alloc(PAGE, RW).unwrap();
     assert_eq!(w.atomic(Opcode::FetchAdd, mine, 1, 0, 7).status, Status::Ok);
     assert_eq!(w.ack(7), Status::Ok);
-    let attacker = w.register(2);
+    let first = w.register(2);
     let theirs = w.alloc(PAGE, RW).unwrap();
+    let mut members = vec![first];
+    for n in 0..40 {
+        members.push(w.join(first, 100 + n).unwrap());
+    }
     let mut executed = 0;
-    for id in 0..200 {
-        match w.atomic(Opcode::FetchAdd, theirs, 1, 0, 1000 + id).status {
-            Status::Ok => executed += 1,
-            Status::QuotaExceeded | Status::RetryLater => {}
-            s => panic!("{s:?}"),
-        }
-    }
-    w.m = victim;
-    let mut victim_ok = true;
-    for id in 100..110 {
-        let done = (0..IDEMPOTENCE_RING_ENTRIES)
-            .any(|_| w.atomic(Opcode::FetchAdd, mine + 8, 1, 0, id).status == Status::Ok);
-        victim_ok &= done;
-        w.ack(id);
-    }
-    w.m = attacker;
-    for id in 0..200 {
-        w.ack(1000 + id);
-    }
-    for id in 0..300 {
-        for _ in 0..IDEMPOTENCE_RING_ENTRIES {
-            if w.atomic(Opcode::FetchAdd, theirs, 1, 0, 2000 + id).status == Status::Ok {
-                break;
+    for (k, &m) in members.iter().enumerate() {
+        w.m = m;
+        for id in 0..2 * RING_WAYS as u32 {
+            let r = w.atomic(Opcode::FetchAdd, theirs, 1, 0, 1000 + id);
+            executed += usize::from(r.status == Status::Ok);
+            // Half the members never acknowledge anything.
+            if k % 2 == 0 {
+                w.ack(1000 + id);
             }
         }
-        w.ack(2000 + id);
+        // Under the victim's client id: not the attacker's row.
+        w.m = Member {
+            client: victim.client,
+            ..m
+        };
+        assert_eq!(
+            w.atomic(Opcode::FetchAdd, theirs, 1, 0, 7).status,
+            Status::Denied
+        );
+        assert_eq!(
+            w.ack(7),
+            Status::Ok,
+            "a CN ack is answered, and changes nothing"
+        );
     }
+    assert!(executed > 64 * 10, "the flood ran: {executed}");
     w.m = victim;
+    // (Ids whose entry is not request 7's: the victim's own requests do replace its results.)
+    for id in (100..).filter(|&i| ring_way(i) != ring_way(7)).take(10) {
+        let r = w.atomic(Opcode::FetchAdd, mine + 8, 1, 0, id);
+        assert_eq!(r.status, Status::Ok, "the victim's atomics go on at once");
+        w.ack(id);
+    }
     let again = w.atomic(Opcode::FetchAdd, mine, 1, 0, 7);
     let word = u64::from_le_bytes(w.read(mine, 8).unwrap().try_into().unwrap());
-    let replayed = again.status == Status::Ok && again.arg0 == 0 && word == 1;
-    (executed, victim_ok, replayed)
-}
-
-#[test]
-fn one_member_can_neither_hold_the_ring_nor_evict_more_than_its_share() {
-    let share = clio_proto::quota::DEFAULT_RING_SHARE;
-    // The default share: the attacker holds its share and no more, the victim's atomics go
-    // on, and the attacker's flood passes over the victim's result instead of evicting it.
-    assert_eq!(ring_flood(share), (usize::from(share), true, true));
-    // Without a share (as before issue 40): the attacker takes the whole ring, so the
-    // victim's atomics are turned away for as long as it holds it, and its flood evicts the
-    // victim's result: a late duplicate executes again.
     assert_eq!(
-        ring_flood(0),
-        (IDEMPOTENCE_RING_ENTRIES, false, false),
-        "the attack this test guards against"
+        (again.status, again.arg0, word),
+        (Status::Ok, 0, 1),
+        "answered from the victim's row, not executed again"
     );
 }
 

@@ -48,7 +48,7 @@ impl SlowPath {
                 },
                 Err(e) => e.answer(h),
             },
-            Opcode::Join => match self.join_at(h.pid, h.arg0, now) {
+            Opcode::Join => match self.join_from(h.pid, h.arg0, Source::of(route), now) {
                 Ok(client) => Header {
                     arg1: client as u64,
                     ..h.response_to(Status::Ok)

@@ -24,6 +24,8 @@ impl SlowPath {
                 key,
                 epoch: clio_proto::epoch::UNFENCED,
             });
+            // The member's row, emptied, before the answer that names its client id.
+            self.outbox.push_back(Descriptor::RingOwner { pid, client });
             self.stats.registrations += 1;
         }
         Ok((pid, key, client))
@@ -49,10 +51,39 @@ impl SlowPath {
                 self.stats.quota_refusals += 1;
                 return Err(AllocError::Quota(Quota::RasPerSource));
             }
+            self.members_quota(source)?;
         }
         let r = self.register_at(nonce, now)?;
         self.sources.add(r.0, source);
+        self.member_sources.add((r.0, r.2), source);
         Ok(r)
+    }
+
+    /// Refuse a new member from `source` when it holds its quota of members.
+    fn members_quota(&mut self, source: Source) -> Result<(), AllocError> {
+        if self.member_sources.count(source) >= self.limits.members_per_source {
+            self.stats.quota_refusals += 1;
+            return Err(AllocError::Quota(Quota::MembersPerSource));
+        }
+        Ok(())
+    }
+
+    /// Join as a compute node does, through the network: `source` is where the request came
+    /// from (checked against the per-source member quota). A retry of a join that already
+    /// succeeded gets the same answer without the check.
+    pub fn join_from(
+        &mut self,
+        pid: u16,
+        nonce: u64,
+        source: Source,
+        now: Instant,
+    ) -> Result<u16, AllocError> {
+        if self.registry.by_nonce(nonce).is_none() {
+            self.members_quota(source)?;
+        }
+        let client = self.join_at(pid, nonce, now)?;
+        self.member_sources.add((pid, client), source);
+        Ok(client)
     }
 
     /// Register (now) and return the PID only: for tools and tests that drive the slow path
@@ -68,6 +99,7 @@ impl SlowPath {
         let client = self.registry.join(pid, nonce, now)?;
         if !known {
             self.persist_log(&[MetaRecord::MemberAdd { pid, client, nonce }]);
+            self.outbox.push_back(Descriptor::RingOwner { pid, client });
             self.stats.joins += 1;
         }
         Ok(client)
@@ -129,7 +161,8 @@ impl SlowPath {
         Ok(())
     }
 
-    /// Apply departures: release each member's idempotence-ring slots, and tear down every
+    /// Apply departures: take each member's row of the idempotence table back (emptied), and
+    /// tear down every
     /// RAS left empty: key removed first (nothing new gets in), then every region freed (PTEs
     /// cleared, translations shot down, frames back to the allocator), PID retired.
     fn depart(&mut self, gone: &[Departure]) {
@@ -143,8 +176,9 @@ impl SlowPath {
                 client: d.client,
             }]);
             self.replies.forget_member(d.pid, d.client);
-            self.outbox.push_back(Descriptor::RingRelease {
-                pid: d.pid,
+            self.member_sources.remove(&(d.pid, d.client));
+            self.outbox.push_back(Descriptor::RingOwner {
+                pid: clio_proto::ring::RING_NO_OWNER,
                 client: d.client,
             });
             if d.ras_empty {
@@ -160,12 +194,6 @@ impl SlowPath {
             key: 0,
             epoch: clio_proto::epoch::UNFENCED,
         });
-        // With the key gone no request of this RAS records another entry: forget them all, so
-        // the next owner of the PID meets none of them.
-        self.outbox.push_back(Descriptor::RingRelease {
-            pid,
-            client: clio_proto::ring::RING_PURGE_ALL,
-        });
         let starts: Vec<u64> = self
             .procs
             .get(&pid)
@@ -180,7 +208,7 @@ impl SlowPath {
         self.procs.remove(&pid);
         // Nothing of this RAS may reach the next owner of its PID.
         self.replies.forget_ras(pid);
-        self.sources.remove(pid);
+        self.sources.remove(&pid);
         // Its Clio-KV records go before its PID comes back (`kv_purge.rs`).
         if self.hold_for_kv_purge(pid) {
             self.registry.withdraw(pid);

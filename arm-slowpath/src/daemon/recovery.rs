@@ -200,6 +200,9 @@ impl SlowPath {
             });
             for (&client, &nonce) in &s.members {
                 sp.registry.restore_member(pid, client, nonce, now);
+                // The idempotence table is volatile too: the member's row, emptied, is its
+                // RAS's again (a result recorded before the restart is not replayed after it).
+                sp.outbox.push_back(Descriptor::RingOwner { pid, client });
                 rep.members += 1;
             }
             let mut va = VaSpace::new(VA_LIMIT >> layout.page_shift);
@@ -214,6 +217,16 @@ impl SlowPath {
                 rep.tx_logs += 1;
             }
             rep.spaces += 1;
+        }
+        if !fast_path_fresh {
+            // A departed member's row handed back to nobody may have been lost with the
+            // daemon: every row no restored member holds is emptied and nobody's.
+            for client in sp.registry.free_clients() {
+                sp.outbox.push_back(Descriptor::RingOwner {
+                    pid: clio_proto::ring::RING_NO_OWNER,
+                    client,
+                });
+            }
         }
         // The page table: keep what a logged region owns, clear the rest.
         let buckets = layout.bucket_count();

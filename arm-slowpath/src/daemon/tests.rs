@@ -84,9 +84,17 @@ fn register_programs_the_key_and_the_last_member_out_tears_down() {
     let (pid, key, c1) = sp.register_at(1, t0).unwrap();
     assert_eq!(
         drain(&mut sp),
-        vec![Descriptor::KeyWrite { pid, key, epoch: 0 }]
+        vec![
+            Descriptor::KeyWrite { pid, key, epoch: 0 },
+            Descriptor::RingOwner { pid, client: c1 }
+        ],
+        "the key, then the member's row"
     );
     let c2 = sp.join_at(pid, 2, t0).unwrap();
+    assert_eq!(
+        drain(&mut sp),
+        vec![Descriptor::RingOwner { pid, client: c2 }]
+    );
     // SetEpoch: forward only, the same epoch again changes nothing, 0 is never set again.
     assert_eq!(sp.set_epoch(pid, 3), Ok(3));
     assert_eq!(
@@ -110,12 +118,21 @@ fn register_programs_the_key_and_the_last_member_out_tears_down() {
     sp.unregister(pid, c1, false).unwrap();
     assert_eq!(
         drain(&mut sp),
-        vec![Descriptor::RingRelease { pid, client: c1 }],
+        vec![Descriptor::RingOwner {
+            pid: clio_proto::ring::RING_NO_OWNER,
+            client: c1
+        }],
         "one member left: the RAS stays"
     );
     sp.unregister(pid, c2, false).unwrap();
     let d = drain(&mut sp);
-    assert_eq!(d[0], Descriptor::RingRelease { pid, client: c2 });
+    assert_eq!(
+        d[0],
+        Descriptor::RingOwner {
+            pid: clio_proto::ring::RING_NO_OWNER,
+            client: c2
+        }
+    );
     assert_eq!(
         d[1],
         Descriptor::KeyWrite {
@@ -125,15 +142,7 @@ fn register_programs_the_key_and_the_last_member_out_tears_down() {
         },
         "key removed first"
     );
-    assert_eq!(
-        d[2],
-        Descriptor::RingRelease {
-            pid,
-            client: clio_proto::ring::RING_PURGE_ALL
-        },
-        "then every ring entry of the RAS forgotten"
-    );
-    assert_eq!(d.len(), 3 + 2 * 3, "then every page cleared and shot down");
+    assert_eq!(d.len(), 2 + 2 * 3, "then every page cleared and shot down");
     assert_eq!(
         sp.free_frames(),
         free_before + 1,

@@ -359,8 +359,14 @@ impl Engine {
             let srtt = st.rtt.srtt().unwrap_or(rtt);
             st.cwnd.on_ack(rtt, r.cost, srtt, now);
         }
-        if result.is_ok() && r.opcode.needs_cn_ack() {
-            // Free the node's idempotence-ring slot; retried until answered.
+        // Every answer of a ring-recorded request is acknowledged, errors too: the node records
+        // a Clio-KV write's error status, and an unacknowledged entry holds its member's entry
+        // (`req_id % RING_WAYS`) until acknowledged. Acknowledging one that recorded nothing
+        // changes nothing (the node compares the request id). Not after a timeout: then there
+        // was no answer to acknowledge.
+        let answered = !matches!(result, Err(crate::ClioError::Timeout { .. }));
+        if answered && r.opcode.needs_cn_ack() {
+            // Free the node's idempotence-table entry; retried until answered.
             st.stats.cn_acks += 1;
             let mut ack = self.single(st, None, Opcode::CnAck, 0, r.id as u64, 0);
             ack.lane = r.lane;

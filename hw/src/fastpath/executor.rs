@@ -343,7 +343,7 @@ pub struct Executor {
     hcli: DFF<Bits<16>>,
     /// The idempotence ring's key for the sync unit: `{pid, client, req_id}` (pid at bits
     /// 48..64, client 32..48, req_id 0..32; a CN_ACK's `arg0` as its req_id), registered as
-    /// the frame is taken, or a RING_RELEASE's member as its descriptor is, so the sync unit's
+    /// the frame is taken, or a RING_OWNER's member as its descriptor is, so the sync unit's
     /// CAM compare starts the cycle from flip-flops.
     ring_key: DFF<Bits<64>>,
     /// The executor's write or Append carries `FLAG_DURABLE`.
@@ -422,6 +422,7 @@ pub struct Executor {
     st_nack: St<{ Status::Nack as u64 }>,
     st_unmapped: St<{ Status::Unmapped as u64 }>,
     st_retry_later: St<{ Status::RetryLater as u64 }>,
+    st_denied: St<{ Status::Denied as u64 }>,
     st_quota_exceeded: St<{ Status::QuotaExceeded as u64 }>,
     st_stale: St<{ Status::Stale as u64 }>,
     /// `arg1` of a refusal for the member's share of the idempotence ring.

@@ -152,7 +152,7 @@ impl Logic for Extend {
         self.clio_kv.port.mem_data.next = self.mem_data.val();
         self.clio_kv.kv_port.once_done.next = self.active.once_done.val();
         self.clio_kv.kv_port.once_hit.next = self.once.hit.val();
-        self.clio_kv.kv_port.once_full.next = self.once.full.val();
+        self.clio_kv.kv_port.once_stranger.next = self.once.stranger.val();
         self.clio_kv.kv_port.once_quota.next = self.once.quota.val();
         self.clio_kv.kv_port.once_status.next = self.once.status.val();
         self.clio_kv.kv_port.once_value.next = self.once.value.val();

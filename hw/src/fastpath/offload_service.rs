@@ -12,10 +12,9 @@
 //!   ends with `unit.mem_done` and its status: a failed translation (`tr_fail`, with `tr_status`),
 //!   the written block (`block_done`) or a bad VA the cycle after; the read word OK in the
 //!   cycle its R beat arrives (`word_in`; the unit takes the block from the R channel itself).
-//! - **Idempotence ring.** Clio-KV's lookup (`unit.once_valid`) goes to the sync unit once
+//! - **Idempotence table.** Clio-KV's lookup (`unit.once_valid`) goes to the sync unit once
 //!   (`ring_lookup`) and its verdict to the unit three cycles later
-//!   (`sync_unit::RING_VERDICT_LATENCY`, `unit.once_done`); a full slot is skipped
-//!   (`ring_skip`) as the executor's own atomics do, a refusal for the caller's share is not.
+//!   (`sync_unit::RING_VERDICT_LATENCY`, `unit.once_done`; the unit reads the verdict itself).
 //! - **Answer.** The unit's answer is taken while `serving` and registered: the executor acts
 //!   on it the next cycle (`ans_valid`, one cycle) with everything it needs decided: its status
 //!   (BAD_REQUEST when a payload read would end past the VA space), whether a payload read
@@ -55,13 +54,6 @@ pub struct OffloadService {
     pub tr_status: Signal<In, Bits<8>>,
     /// The active unit's channels (`Extend`'s `active`, joined in the top).
     pub unit: UnitService,
-    /// The sync unit's answer to the lookup (`hit`, `full`).
-    pub ring_hit: Signal<In, Bit>,
-    /// The ring's slot at the write pointer is unacknowledged (or another member's while the
-    /// caller is at its share).
-    pub ring_full: Signal<In, Bit>,
-    /// The caller holds its share of the ring, none of it acknowledged.
-    pub ring_quota: Signal<In, Bit>,
     /// The translation under way is in the store's RAS.
     pub own: Signal<Out, Bit>,
     /// The block write under way (`exec.writing`), the block and its byte strobes, for the
@@ -204,10 +196,6 @@ impl Logic for OffloadService {
             self.xring.d.next = true;
         }
         self.unit.once_done.next = self.xring3.q.val();
-        self.exec.ring_skip.next = self.xring3.q.val()
-            & !self.ring_hit.val()
-            & !self.ring_quota.val()
-            & self.ring_full.val();
         // ---- The answer: taken while serving, decided and registered.
         self.unit.rsp_ready.next = self.exec.serving.val() & !self.a_valid.q.val();
         self.take.next =

@@ -7,11 +7,11 @@
 //! PTE writer's, decoded as it is taken), TLB_INVALIDATE (`pid`, `vpn`; `vpn_fits`: no bits
 //! beyond `VPN_BITS`, else it can match nothing), FREE_PAGE (`pfn`), KEY_WRITE (`pid`, `key`,
 //! `epoch`),
-//! ROUTE_KEY (`key`, `secret1`), RING_SHARE (`share`), RING_RELEASE (`pid`; its member as it is taken, `take_member`), KV_CONFIG (`pid`, `kv_status`, `kv_base`, `kv_buckets`,
+//! ROUTE_KEY (`key`, `secret1`), RING_SHARE (`share`), RING_OWNER (`pid`; its member as it is taken, `take_member`), KV_CONFIG (`pid`, `kv_status`, `kv_base`, `kv_buckets`,
 //! `kv_records`) and REPLY (`route`, `header`, its `reply_status` and `reply_flags`: the
 //! RESPONSE bit). The body's words are shared by the kinds as `proto::ring` lays them out.
 //! A PTE_WRITE's body is also given as the descriptor is taken (`take_*`: the PTE writer
-//! decodes and range-checks it in that cycle), and a RING_RELEASE's member (`take_member`). RX descriptors: REQUEST (the request's member,
+//! decodes and range-checks it in that cycle), and a RING_OWNER's member (`take_member`). RX descriptors: REQUEST (the request's member,
 //! route and header) and PAGE_MAPPED (a fault's page and frame) are encoded here.
 //! All of the ring's layout the fast path uses is in this file.
 
@@ -114,7 +114,7 @@ pub struct SlowPathDesc {
     kind_tlb_invalidate: Kind<{ kind::TLB_INVALIDATE as u64 }>,
     kind_free_page: Kind<{ kind::FREE_PAGE as u64 }>,
     kind_key_write: Kind<{ kind::KEY_WRITE as u64 }>,
-    kind_ring_release: Kind<{ kind::RING_RELEASE as u64 }>,
+    kind_ring_owner: Kind<{ kind::RING_OWNER as u64 }>,
     kind_kv_config: Kind<{ kind::KV_CONFIG as u64 }>,
     kind_route_key: Kind<{ kind::ROUTE_KEY as u64 }>,
     kind_ring_share: Kind<{ kind::RING_SHARE as u64 }>,
@@ -132,7 +132,7 @@ impl Logic for SlowPathDesc {
         self.kind.tlb_invalidate.next = self.k.val() == self.kind_tlb_invalidate.val();
         self.kind.free_page.next = self.k.val() == self.kind_free_page.val();
         self.kind.key_write.next = self.k.val() == self.kind_key_write.val();
-        self.kind.ring_release.next = self.k.val() == self.kind_ring_release.val();
+        self.kind.ring_owner.next = self.k.val() == self.kind_ring_owner.val();
         self.kind.route_key.next = self.k.val() == self.kind_route_key.val();
         self.kind.ring_share.next = self.k.val() == self.kind_ring_share.val();
         self.kind.kv_config.next = self.k.val() == self.kind_kv_config.val();

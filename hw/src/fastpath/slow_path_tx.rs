@@ -10,9 +10,9 @@
 //!   no page and nothing happens).
 //! * FREE_PAGE: the frame goes to the page-fault unit's free list (`free`, unless the list
 //!   is full: `free.full`).
-//! * KEY_WRITE, KV_CONFIG, RING_RELEASE, ROUTE_KEY, RING_SHARE: one pulse each, with the
+//! * KEY_WRITE, KV_CONFIG, RING_OWNER, ROUTE_KEY, RING_SHARE: one pulse each, with the
 //!   descriptor's fields, to the key table (`keys`), the extend path (`kv`), the sync unit
-//!   (`ring.release`), the route check (`routes`) and the sync unit's share (`ring.share_set`).
+//!   (`ring.owner`), the route check (`routes`) and the sync unit's share (`ring.share_set`).
 //! * REPLY: `reply` (the executor sends its header as a payload-less response).
 //!
 //! The TLB update is registered (`up_*`, valid the cycle after `act` for one cycle): the
@@ -51,7 +51,7 @@ pub struct SlowPathTx {
     pub keys: KeyWrite,
     /// A KV_CONFIG to the extend path (`Extend::cfg_at`).
     pub kv: KvLoad,
-    /// A RING_RELEASE or RING_SHARE to the sync unit (`SyncUnit::ctl`).
+    /// A RING_OWNER or RING_SHARE to the sync unit (`SyncUnit::ctl`).
     pub ring: RingControl,
     /// A ROUTE_KEY to the route check (`RouteCheck::key`).
     pub routes: RouteKey,
@@ -82,7 +82,7 @@ impl Logic for SlowPathTx {
         self.keys.epoch.next = self.desc.epoch.val();
         self.kv.load.next = false;
         self.kv.pid.next = self.desc.pid.val();
-        self.ring.release.next = false;
+        self.ring.owner.next = false;
         self.ring.share_set.next = false;
         self.ring.share.next = self.desc.share.val();
         self.routes.valid.next = false;
@@ -114,8 +114,8 @@ impl Logic for SlowPathTx {
                 self.keys.valid.next = true;
             } else if self.desc.kv_config.val() {
                 self.kv.load.next = true;
-            } else if self.desc.ring_release.val() {
-                self.ring.release.next = true;
+            } else if self.desc.ring_owner.val() {
+                self.ring.owner.next = true;
             } else if self.desc.route_key.val() {
                 self.routes.valid.next = true;
             } else if self.desc.ring_share.val() {

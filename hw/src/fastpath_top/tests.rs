@@ -261,9 +261,18 @@ impl Env {
         (out.collect(), lat)
     }
 
-    /// Program the key table (KEY_WRITE), as the slow path does at Register.
+    /// Program the key table (KEY_WRITE) and hand the RAS's first member its row of the
+    /// idempotence table (RING_OWNER), as the slow path does at Register.
     fn grant(&mut self, pid: u16, key: u64) {
         self.grant_epoch(pid, key, 0);
+        self.own_row(client_of(pid), pid);
+    }
+
+    /// RING_OWNER through the ring: the row of `client` emptied and handed to `pid`.
+    fn own_row(&mut self, client: u16, pid: u16) {
+        self.sp_tx
+            .push_back(Descriptor::RingOwner { pid, client }.encode());
+        self.run();
     }
 
     /// KEY_WRITE through the ring: `pid`'s key and epoch (0: not fenced).
@@ -307,12 +316,15 @@ fn key_of(pid: u16) -> u64 {
     0x5EC2_E700_0000_0000 ^ (pid as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// Client id of the requests the tests send (the RAS's first member).
-const CLIENT: u16 = 0x0101;
+/// Client id of the requests the tests send as a RAS's first member (client ids are
+/// node-wide: one per RAS; [`Env::grant`] hands it its row).
+fn client_of(pid: u16) -> u16 {
+    0x100 + (pid & 0x1FF)
+}
 
 /// A request of `op` with its RAS's credentials.
 fn req(op: Opcode, pid: u16, id: u32, va: u64) -> Header {
-    Header::request(op, pid, id, va).with_credentials(key_of(pid), CLIENT)
+    Header::request(op, pid, id, va).with_credentials(key_of(pid), client_of(pid))
 }
 
 fn write_req(pid: u16, id: u32, va: u64, data: &[u8]) -> (Header, Vec<u8>) {

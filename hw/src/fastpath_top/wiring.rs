@@ -163,8 +163,8 @@ impl Logic for FastpathTop {
         // Sync unit: its key is `ring_key`, a register (loaded as the frame or descriptor is
         // taken), so the CAM compare starts the cycle from flip-flops.
         RingUse::join(&mut self.exec.ring, &mut self.sync.port);
-        // RING_RELEASE: every entry of the member in `ring_key` (since the descriptor was
-        // taken) is acknowledged; RING_SHARE: the share.
+        // RING_OWNER: the row of the client in `ring_key` (since the descriptor was taken)
+        // emptied and handed to its pid; RING_SHARE: the share.
         RingControlIn::join(&mut self.sync.ctl, &mut self.sptx.ring);
         // ---- The extend path (`Extend`): the request from the header, to the unit that starts
         // (Dispatch, below); the executor's side of its port (`OffloadService`): the unit's
@@ -178,9 +178,6 @@ impl Logic for FastpathTop {
         self.xs.tr_status.next = self.tr.exec.status.val();
         UnitChannels::join(&mut self.ext.active, &mut self.xs.unit);
         self.ext.mem_data.next = self.m_axi_rdata.val();
-        self.xs.ring_hit.next = self.sync.port.verdict.hit.val();
-        self.xs.ring_full.next = self.sync.port.verdict.full.val();
-        self.xs.ring_quota.next = self.sync.port.verdict.quota.val();
         // Clio-KV's idempotence-ring verdict (the lookup two cycles before, in `Offload`).
         RingVerdictIn::join(&mut self.ext.once, &mut self.sync.port.verdict);
         // KV_CONFIG: the store (`SlowPathDesc::kv`), loaded in SpTx.

@@ -71,7 +71,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "cn_ack_ignored",
         rule: Rule::CnAckFrees,
-        breaks: "exactly once: a CN ack frees its ring slot for reuse; ignored, every recorded slot stays busy and the ring answers RETRY_LATER",
+        breaks: "exactly once: a CN ack frees its entry for reuse; ignored, a member's row fills with results it acknowledged and it is refused QUOTA_EXCEEDED",
         edits: &[
             Edit {
                 module: "fastpath_top",
@@ -83,38 +83,32 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "release_frees_nothing",
         rule: Rule::ReleaseFrees,
-        breaks: "membership: the slow path's ring release of a departed member frees its unacknowledged slots",
-        edits: &[
-            Edit {
-                module: "fastpath_top$sync",
-                find: "busy$d = busy_now & ~mm$out;",
-                replace: "busy$d = busy_now;",
-            },
-        ],
+        breaks: "membership: a row the slow path hands on (to a new member or to nobody) is emptied; here it keeps its results",
+        edits: &[Edit {
+            module: "fastpath_top$sync",
+            find: "bits$write_enable = ~|o_key$q[(32'h2a)+:(6)];",
+            replace: "bits$write_enable = 1'b0;",
+        }],
     },
     Mutant {
         name: "ring_ignores_pid",
         rule: Rule::RingKeyedByPid,
-        breaks: "exactly once: ring entries are keyed by (pid, client, req_id); without the pid one RAS's request is answered with another RAS's recorded result",
-        edits: &[
-            Edit {
-                module: "fastpath_top$sync",
-                find: "kk = port$key;",
-                replace: "kk = port$key & 64'h0000ffffffffffff;",
-            },
-        ],
+        breaks: "exactly once: a member's row belongs to its RAS; without the owner compare another RAS's request under that client id is answered from the row (or recorded into it)",
+        edits: &[Edit {
+            module: "fastpath_top$sync",
+            find: "r_own = (owner$read_data == r_member[(32'h10)+:(16)]) & |owner$read_data & ~|r_member[(32'ha)+:(6)];",
+            replace: "r_own = |owner$read_data & ~|r_member[(32'ha)+:(6)];",
+        }],
     },
     Mutant {
         name: "ring_ignores_client",
         rule: Rule::RingKeyedByClient,
-        breaks: "exactly once: ring entries are keyed by (pid, client, req_id); without the client one member's request is answered with another member's result",
-        edits: &[
-            Edit {
-                module: "fastpath_top$sync",
-                find: "kk = port$key;",
-                replace: "kk = port$key & 64'hffff0000ffffffff;",
-            },
-        ],
+        breaks: "exactly once: results are kept per member; looked up without the client id (row 0's entries), one member's request is answered with another member's result",
+        edits: &[Edit {
+            module: "fastpath_top$sync",
+            find: "entries$read_address = ((k_way) & 14'h3fff) | (((k_row) & 14'h3fff) << 32'h4);",
+            replace: "entries$read_address = ((k_way) & 14'h3fff);",
+        }],
     },
     Mutant {
         name: "faa_drops_carry_at_32",
@@ -460,10 +454,10 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "ring_never_replays",
         rule: Rule::RingReplays,
-        breaks: "exactly once: a ring-recorded request that comes again is answered from the ring; here it never hits, so a retry executes again",
+        breaks: "exactly once: a ring-recorded request that comes again is answered from its entry; here it never hits, so a retry executes again",
         edits: &[Edit {
             module: "fastpath_top$sync",
-            find: "port$verdict$hit = |o_m$q;",
+            find: "port$verdict$hit = v_hit$q;",
             replace: "port$verdict$hit = 1'b0;",
         }],
     },
@@ -478,43 +472,33 @@ pub const MUTANTS: &[Mutant] = &[
         }],
     },
     Mutant {
-        name: "ring_full_ignored",
+        name: "ring_busy_entry_overwritten",
         rule: Rule::RingFull,
-        breaks: "exactly once: the slot at the write pointer still holds an unacknowledged result, so the request is RETRY_LATER; here it is overwritten",
+        breaks: "exactly once: an entry holding the member's unacknowledged result refuses another request of that entry; here it executes and overwrites the result",
         edits: &[Edit {
             module: "fastpath_top$sync",
-            find: "full_q$d = busy$q[wp$q] & ~at_share;",
-            replace: "full_q$d = 1'b0;",
+            find: "v_quota$d = m_own$q & ~m_match$q & (at_share | m_busy$q);",
+            replace: "v_quota$d = m_own$q & ~m_match$q & at_share;",
         }],
     },
     Mutant {
         name: "ring_share_unbounded",
         rule: Rule::RingShareQuota,
-        breaks: "isolation: a member holding its share of the ring, all unacknowledged, is QUOTA_EXCEEDED; here it executes, its record overwriting a slot of the ring",
+        breaks: "isolation: a member holding its share of unacknowledged results is QUOTA_EXCEEDED; here it executes while its entry is free",
         edits: &[Edit {
             module: "fastpath_top$sync",
-            find: "quota_q$d = at_share & ~|cand_q$q;",
-            replace: "quota_q$d = 1'b0;",
+            find: "v_quota$d = m_own$q & ~m_match$q & (at_share | m_busy$q);",
+            replace: "v_quota$d = m_own$q & ~m_match$q & m_busy$q;",
         }],
     },
     Mutant {
-        name: "ring_share_evicts_others",
+        name: "ring_records_into_another_row",
         rule: Rule::RingShareOwnSlots,
-        breaks: "isolation: a member at its share of the ring records over its own oldest acknowledged result; here it records at the write pointer, over whatever result is there, another member's included",
+        breaks: "isolation: a result is recorded only into its member's own row; here into the neighbouring client id's row, over another member's result",
         edits: &[Edit {
             module: "fastpath_top$sync",
-            find: "rec_at = victim_q$q;",
-            replace: "rec_at = wp$q;",
-        }],
-    },
-    Mutant {
-        name: "purge_forgets_nothing",
-        rule: Rule::PidReuseForgets,
-        breaks: "isolation: a torn-down RAS's ring entries are purged, so its pid's next owner is never answered its results; here they stay",
-        edits: &[Edit {
-            module: "fastpath_top$sync",
-            find: "purge_m$d = mp$out;",
-            replace: "purge_m$d = 32'h0;",
+            find: "entries$write_address = ((w_way) & 14'h3fff) | (((l_key$q[(32'h20)+:(10)]) & 14'h3fff) << 32'h4);",
+            replace: "entries$write_address = ((w_way) & 14'h3fff) | (((l_key$q[(32'h20)+:(10)] ^ 10'h1) & 14'h3fff) << 32'h4);",
         }],
     },
     Mutant {
@@ -542,6 +526,12 @@ pub const MUTANTS: &[Mutant] = &[
 /// The rules of the spec that no mutant breaks, and why: the suite exercises each (the
 /// coverage test), but no single edit of today's RTL drops it so that an answer shows.
 pub const NO_MUTANT: &[(Rule, &str)] = &[
+    (
+        Rule::PidReuseForgets,
+        "its idempotence-table part is `release_frees_nothing`'s (a row handed on keeps its \
+         results); keys and TLB entries of a torn-down RAS go by the slow path's KEY_WRITE and \
+         invalidations, which the key and TLB mutants break",
+    ),
     (
         Rule::WalkPermissions,
         "the walk's permission check in `translate` repeats the page-fault unit's, which answers \

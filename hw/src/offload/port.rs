@@ -161,16 +161,15 @@ pub struct OffloadKvPort {
     pub rsp_replay: Signal<Out, Bit>,
     /// Ring: the request asks the ring's verdict (held until `once_done`).
     pub once_valid: Signal<Out, Bit>,
-    /// Ring: the verdict (one cycle): `once_hit`, else `once_quota`, else `once_full`, else
+    /// Ring: the verdict (one cycle): `once_hit`, else `once_quota`, else `once_stranger`, else
     /// execute.
     pub once_done: Signal<In, Bit>,
     /// Ring: the key was found (`once_status`, `once_value` are its recorded answer).
     pub once_hit: Signal<In, Bit>,
-    /// Ring: the slot at the write pointer is unacknowledged, or the caller is at its share
-    /// and the slot is not its own (RETRY_LATER).
-    pub once_full: Signal<In, Bit>,
-    /// Ring: the caller holds its share of the ring, none of it acknowledged
-    /// (QUOTA_EXCEEDED; before `once_full`).
+    /// Ring: the caller's client id is not a row its RAS holds (DENIED).
+    pub once_stranger: Signal<In, Bit>,
+    /// Ring: the caller holds its share of unacknowledged results, or the request's entry
+    /// holds another of them (QUOTA_EXCEEDED).
     pub once_quota: Signal<In, Bit>,
     /// Ring: the recorded status.
     pub once_status: Signal<In, Bits<8>>,
@@ -214,16 +213,15 @@ pub struct OffloadKvHost {
     pub rsp_replay: Signal<In, Bit>,
     /// Ring: the request asks the ring's verdict (held until `once_done`).
     pub once_valid: Signal<In, Bit>,
-    /// Ring: the verdict (one cycle): `once_hit`, else `once_quota`, else `once_full`, else
+    /// Ring: the verdict (one cycle): `once_hit`, else `once_quota`, else `once_stranger`, else
     /// execute.
     pub once_done: Signal<Out, Bit>,
     /// Ring: the key was found (`once_status`, `once_value` are its recorded answer).
     pub once_hit: Signal<Out, Bit>,
-    /// Ring: the slot at the write pointer is unacknowledged, or the caller is at its share
-    /// and the slot is not its own (RETRY_LATER).
-    pub once_full: Signal<Out, Bit>,
-    /// Ring: the caller holds its share of the ring, none of it acknowledged
-    /// (QUOTA_EXCEEDED; before `once_full`).
+    /// Ring: the caller's client id is not a row its RAS holds (DENIED).
+    pub once_stranger: Signal<Out, Bit>,
+    /// Ring: the caller holds its share of unacknowledged results, or the request's entry
+    /// holds another of them (QUOTA_EXCEEDED).
     pub once_quota: Signal<Out, Bit>,
     /// Ring: the recorded status.
     pub once_status: Signal<Out, Bits<8>>,

@@ -173,12 +173,11 @@ pub fn answer_of(mem: &mut impl OffloadMemory, d: Decided) -> Result<OffloadAnsw
 pub enum Once {
     /// A retry of an executed put or delete: its recorded status and `arg0`, nothing run.
     Replayed(Status, u64),
-    /// The slot at the ring's write pointer is unacknowledged (or another member's while the
-    /// caller is at its share): RETRY_LATER, nothing run.
-    RingFull,
-    /// The caller holds its share of the ring, all unacknowledged: QUOTA_EXCEEDED
-    /// (`Quota::RingShare`), nothing run.
+    /// The caller holds its share of unacknowledged results, or the request's entry holds
+    /// another of them: QUOTA_EXCEEDED (`Quota::RingShare`), nothing run.
     OverShare,
+    /// The caller's client id is not a member of its RAS: DENIED, nothing run.
+    Stranger,
     /// Run ([`decide`]); a put's or delete's answer was recorded, errors included (value 0).
     Ran(Result<Decided, Status>),
 }
@@ -204,8 +203,8 @@ pub fn decide_once(
     if once {
         match sync.check(owner, client, req_id) {
             RingCheck::Cached(s, v) => return Once::Replayed(s, v),
-            RingCheck::Full => return Once::RingFull,
             RingCheck::OverShare => return Once::OverShare,
+            RingCheck::Stranger => return Once::Stranger,
             RingCheck::Execute => {}
         }
     }
@@ -546,6 +545,7 @@ mod tests {
     fn a_quota_refusal_is_not_replayed() {
         let (mut m, l) = store_limited(32 * 1024, 1);
         let mut sync = SyncUnit::default();
+        sync.set_owner(7, 1);
         let cov = &mut Coverage::default();
         let mut once = |m: &mut Region, sync: &mut SyncUnit, op, key: &[u8], id| {
             let value: &[u8] = if op == Opcode::KvPut { b"v" } else { b"" };

@@ -34,9 +34,10 @@ impl Stream {
     /// The corners: a read of 0 bytes, of `MAX_REQUEST_LEN` + 1 bytes, of 16 bytes ending
     /// exactly at a page end and of 17 bytes one past it; atomics at an address 4 and 1 byte
     /// off alignment; a FetchAdd whose carry crosses bit 32 and a CompareAndSwap whose
-    /// expected value differs from the word only above bit 31 (each read back); two RASes
-    /// sending a ring-recorded request with the same client and request id (neither may be
-    /// answered with the other's result); an Append to a log 4 bytes off alignment and one
+    /// expected value differs from the word only above bit 31 (each read back); a
+    /// ring-recorded request of one RAS, the same request id under its client id from another
+    /// RAS (DENIED: the row is not that RAS's) and from the other RAS's own member (executed,
+    /// not answered with the first one's result); an Append to a log 4 bytes off alignment and one
     /// whose payload is not its total_len; a member's share of the idempotence ring
     /// (`ring_share_corners`); pointer
     /// chases whose key or next offset is 4 bytes off alignment, and one carrying a payload;
@@ -135,23 +136,41 @@ impl Stream {
                 got.push(self.read_back(node, word, r, out));
             }
         }
-        // Two RASes, one client id and one request id: each executes its own.
+        // One request id, one RAS's client id: only that RAS's member is answered; another
+        // RAS under that client id is denied, and executes its own under its own.
         let shared = self.id();
         let (va1, _, _) = *self.procs[1]
             .regions
             .iter()
             .find(|r| r.2 & PERM_WRITE != 0)
             .expect("a writable region");
-        for (slot, name, at) in [
-            (0, "ring-recorded request of one RAS", word),
-            (1, "same client and request id from another RAS", va1 & !7),
+        let client0 = self.procs[0].clients[0];
+        for (slot, name, at, client) in [
+            (0, "ring-recorded request of one RAS", word, None),
+            (
+                1,
+                "same request id under that client id from another RAS",
+                va1 & !7,
+                Some(client0),
+            ),
+            (
+                1,
+                "same request id from another RAS's own member",
+                va1 & !7,
+                None,
+            ),
         ] {
-            let h = Header {
+            let mut h = Header {
                 arg0: 5,
                 ..self.req(slot, 0, Opcode::FetchAdd, shared, at)
             };
+            if let Some(c) = client {
+                h.client = c;
+            }
             got.push(self.corner(node, slot, 0, name, h.to_packet(&[]), out));
-            self.ack(node, slot, 0, shared, out);
+            if client.is_none() {
+                self.ack(node, slot, 0, shared, out);
+            }
         }
         // An append to a log 4 bytes off alignment (its tail word zeroed first), and one whose
         // total_len says 16 bytes and whose payload carries 8.
@@ -314,15 +333,16 @@ impl Stream {
         }
     }
 
-    /// A member's share of the idempotence ring (`Quota::RingShare`, the conformance node's
-    /// default share): process 1's first member records its whole share of FetchAdds and
-    /// acknowledges none, so its next one is refused QUOTA_EXCEEDED; with its oldest result
-    /// acknowledged the next executes over that result, the write pointer passing over the
-    /// other members' results between. With all acknowledged it records a share more, over
-    /// its own results in turn; then process 0's FetchAdd recorded at the start of the
-    /// corners (`shared`, whose slot those records passed over) comes again and must still be
-    /// answered from the ring. Every result is acknowledged after, so the stream's random
-    /// steps find the ring as before.
+    /// A member's row of the idempotence table (`Quota::RingShare`, the conformance node's
+    /// share, `CONFORMANCE_RING_SHARE`, below the row's 16): process 1's first member sends
+    /// a FetchAdd, leaves it unacknowledged and sends a later request id of the same entry
+    /// (QUOTA_EXCEEDED, as at the share); then records its whole share of FetchAdds (each
+    /// in an entry of its own) and acknowledges none, so its next one is refused QUOTA_EXCEEDED;
+    /// with its oldest result acknowledged the next executes over that result (the same
+    /// entry). With all acknowledged it records a share more, over its own results in turn;
+    /// then process 0's FetchAdd recorded at the start of the corners (`shared`) comes again
+    /// and must still be answered from its own row. Every result is acknowledged after, so the
+    /// stream's random steps find the rows as before.
     fn ring_share_corners(
         &mut self,
         node: &mut dyn MemoryNode,
@@ -330,7 +350,7 @@ impl Stream {
         got: &mut Vec<Corner>,
         out: &mut Vec<Outgoing>,
     ) {
-        let share = usize::from(clio_proto::quota::DEFAULT_RING_SHARE);
+        let share = usize::from(super::CONFORMANCE_RING_SHARE);
         let (va, _, _) = *self.procs[1]
             .regions
             .iter()
@@ -344,12 +364,44 @@ impl Stream {
             }
             .to_packet(&[])
         };
-        let mut ids: Vec<u32> = (0..share).map(|_| self.id()).collect();
+        // An entry busy with the member's own unacknowledged result.
+        let first = self.id();
+        let pkt = faa(self, first);
+        self.send(node, 1, pkt, out);
+        let way = clio_proto::consts::ring_way;
+        let later = (first + 1..)
+            .find(|&i| way(i) == way(first))
+            .expect("an id of the same entry");
+        let pkt = faa(self, later);
+        got.push(self.corner(
+            node,
+            1,
+            0,
+            "ring request whose entry holds its member's unacknowledged result",
+            pkt,
+            out,
+        ));
+        self.ack(node, 1, 0, first, out);
+        // The share's ids after `later`, each of its own entry, so they fill the row.
+        self.next_id = self.next_id.max(later);
+        let mut ids: Vec<u32> = Vec::new();
+        while ids.len() < share {
+            let id = self.id();
+            if ids.iter().all(|&i| way(i) != way(id)) {
+                ids.push(id);
+            }
+        }
         for &id in &ids {
             let pkt = faa(self, id);
             self.corner_taken(node, 1, "", pkt, out);
         }
-        let id = self.id();
+        // The next id of the oldest result's entry.
+        let id = loop {
+            let id = self.id();
+            if way(id) == way(ids[0]) {
+                break id;
+            }
+        };
         let pkt = faa(self, id);
         got.push(self.corner(
             node,
@@ -586,7 +638,7 @@ impl Stream {
     }
 
     /// A KV request of process `slot`'s first member with `body` (the header from `r` when
-    /// there is one), acknowledged when the opcode is ring-recorded and it succeeded.
+    /// there is one), acknowledged when the opcode is ring-recorded and it was answered.
     #[allow(clippy::too_many_arguments)]
     fn kv_request(
         &mut self,
@@ -608,15 +660,17 @@ impl Stream {
         h.payload_len = body.len() as u16;
         h.total_len = body.len() as u32;
         let corner = self.corner_taken(node, slot, name, h.to_packet(&body), out);
-        if op.needs_cn_ack() && corner.status == Some(Status::Ok) {
+        // Acknowledged whatever the answer, as CLib does: an error a write ended with is
+        // recorded too, and its entry is free again only once acknowledged.
+        if op.needs_cn_ack() && corner.status.is_some() {
             self.ack(node, slot, 0, id, out);
         }
         corner
     }
 
-    /// [`Stream::corner`] from process `slot`'s first member, sent again while a slot of
-    /// another member's unacknowledged result turns it away (RETRY_LATER, the write pointer
-    /// moving on), as CLib would: at most once per slot of the ring.
+    /// [`Stream::corner`] from process `slot`'s first member, sent again while its entry holds
+    /// another of the member's unacknowledged results (RETRY_LATER), as CLib would: at most
+    /// once per entry of the member's row.
     fn corner_taken(
         &mut self,
         node: &mut dyn MemoryNode,
@@ -626,7 +680,7 @@ impl Stream {
         out: &mut Vec<Outgoing>,
     ) -> Corner {
         let mut corner = self.corner(node, slot, 0, name, pkt.clone(), out);
-        for _ in 0..clio_proto::consts::IDEMPOTENCE_RING_ENTRIES {
+        for _ in 0..clio_proto::consts::RING_WAYS {
             if corner.status != Some(Status::RetryLater) {
                 break;
             }

@@ -93,8 +93,10 @@ pub struct Counters {
     pub idempotence_ring_over_share: u64,
     /// Malformed descriptors from the slow path.
     pub bad_descriptors: u64,
-    /// RING_RELEASE descriptors applied (a member left or its lease ended).
+    /// RING_OWNER descriptors that took a row back (a member left or its lease ended).
     pub ring_releases: u64,
+    /// Ring-recorded requests DENIED: their client id's row was not their RAS's.
+    pub idempotence_ring_strangers: u64,
     /// Requests served by an offload unit (extend path).
     pub offload_requests: u64,
     /// DRAM bytes read.
@@ -373,6 +375,7 @@ impl CBoard {
         c.idempotent_replays = self.sync.replays;
         c.idempotence_ring_full = self.sync.full;
         c.idempotence_ring_over_share = self.sync.over_share;
+        c.idempotence_ring_strangers = self.sync.strangers;
         c.dram_read_bytes = self.dram.read_bytes;
         c.dram_write_bytes = self.dram.write_bytes;
         c
@@ -760,9 +763,11 @@ impl CBoard {
                             self.c.bad_descriptors += 1;
                         }
                     }
-                    Ok(Descriptor::RingRelease { pid, client }) => {
-                        self.c.ring_releases += 1;
-                        self.sync.release(pid, client)
+                    Ok(Descriptor::RingOwner { pid, client }) => {
+                        if pid == clio_proto::ring::RING_NO_OWNER {
+                            self.c.ring_releases += 1;
+                        }
+                        self.sync.set_owner(client, pid)
                     }
                     Ok(Descriptor::RouteKey { secret }) => {
                         self.routes.set_secret(RouteSecret(secret))

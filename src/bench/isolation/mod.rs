@@ -213,8 +213,9 @@ fn worst_part(a: &IsolationArgs) -> Result<()> {
 /// Part 3: the victim's FetchAdds quiet and with a neighbour holding ring results, per share.
 fn ring_part(a: &IsolationArgs) -> Result<()> {
     println!(
-        "\nvictim fetch-adds while a neighbour member holds idempotence-ring results it never \
-         acknowledges (node lease {} s)",
+        "\nvictim fetch-adds while {} members of a neighbour hold idempotence-table results \
+         they never acknowledge (node lease {} s)",
+        ring::HOG_MEMBERS,
         ring::LEASE.as_secs()
     );
     println!(
@@ -229,10 +230,7 @@ fn ring_part(a: &IsolationArgs) -> Result<()> {
     );
     let mut csv = String::from("share,state,ops,median_us,p99_us,max_us,hog_sent,hog_executed\n");
     let default = clio_proto::quota::DEFAULT_RING_SHARE;
-    for (share, name) in [
-        (default, format!("{default} (default)")),
-        (0, "none (the baseline)".to_string()),
-    ] {
+    for (share, name) in [(default, format!("{default} (default)"))] {
         let (quiet, hogged) = ring::ring_run(share, a.ring_ops)?;
         let q = |h: &Hist, q: f64| h.value_at_quantile(q) as f64 / 1000.0;
         println!(
@@ -259,8 +257,9 @@ fn ring_part(a: &IsolationArgs) -> Result<()> {
         }
     }
     println!(
-        "(with a share the neighbour holds at most its share and the victim's atomics go on; \
-         without, it holds the whole ring and the victim waits for its lease to end)"
+        "(each member holds at most its own row: the victim's atomics go on at once; before \
+         the rows, the 64-entry ring shared by all members was held by a neighbour member \
+         until its lease ended, docs/perf.md)"
     );
     let f = a.out.join("isolation-ring.csv");
     std::fs::write(&f, csv).with_context(|| format!("writing {}", f.display()))?;

@@ -1,8 +1,8 @@
 //! `clio bench isolation`, part 3: a victim's FetchAdds (through CLib) while a neighbour
-//! member holds results of the node's idempotence ring it never acknowledges (issue 40,
-//! `--ring-share`), quiet and hogged in one run, with the member's share at the default and,
-//! as the baseline, with no share (the ring as one pool, as before the share existed: the
-//! neighbour can then hold every slot until its lease ends).
+//! tenant fills the node's idempotence table with results it never acknowledges (issue 40),
+//! quiet and hogged in one run: the neighbour joins [`HOG_MEMBERS`] members and each sends
+//! FetchAdds until the node refuses one for its row's share. Every member has its own row of
+//! the table, so the victim's atomics are not in the neighbour's way.
 
 use super::super::harness::{hist, Hist};
 use anyhow::{bail, Context, Result};
@@ -16,8 +16,10 @@ use clio_slowpath::Limits;
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
-/// The lease of the run's node: what a neighbour without a share can hold the ring for.
+/// The lease of the run's node: how long a neighbour's members hold their rows.
 pub const LEASE: Duration = Duration::from_secs(2);
+/// Members the neighbour's RAS has (its first and the ones it joins).
+pub const HOG_MEMBERS: u16 = 9;
 
 /// One state of the run: the victim's FetchAdd latencies (ns) and the neighbour's requests
 /// the node executed (the rest were refused).
@@ -30,8 +32,8 @@ pub struct RingState {
     pub hog_sent: u64,
 }
 
-/// Quiet, then hogged, on a node whose members may hold `share` ring entries (0: no share):
-/// `ops` victim FetchAdds in each state.
+/// Quiet, then hogged, on a node whose members may hold `share` unacknowledged results (0:
+/// the row): `ops` victim FetchAdds in each state.
 pub fn ring_run(share: u8, ops: u64) -> Result<(RingState, RingState)> {
     let cfg = BoardConfig {
         dram_bytes: 256 << 20,
@@ -67,9 +69,10 @@ fn victim_faas(c: &Client, va: u64, ops: u64, sent: u64, executed: u64) -> Resul
     })
 }
 
-/// The neighbour: a raw member (no CLib: it never acknowledges) that registers, allocates a
-/// page and sends FetchAdds until the node refuses one for its share (or 100 have gone out,
-/// more than the ring holds); returns what it sent and what executed.
+/// The neighbour: raw members (no CLib: they never acknowledge) of one RAS that registers,
+/// allocates a page and joins [`HOG_MEMBERS`] - 1 more members; each member sends FetchAdds
+/// until the node refuses one for its share (or 100 have gone out, more than a row holds);
+/// returns what they sent and what executed.
 fn hog(node: SocketAddr) -> Result<(u64, u64)> {
     let sock = UdpSocket::bind("127.0.0.1:0")?;
     sock.set_read_timeout(Some(Duration::from_secs(2)))?;
@@ -108,21 +111,38 @@ fn hog(node: SocketAddr) -> Result<(u64, u64)> {
     if alloc.status != Status::Ok {
         bail!("the neighbour's Alloc: {:?}", alloc.status);
     }
-    let (mut sent, mut executed) = (0, 0);
-    for id in 0..100u32 {
-        let r = call(
+    let mut members = vec![client];
+    for n in 1..HOG_MEMBERS {
+        let j = call(
             Header {
-                arg0: 1,
-                ..Header::request(Opcode::FetchAdd, pid, 100 + id, alloc.va)
+                arg0: 0x5EED + u64::from(n),
+                ..Header::request(Opcode::Join, pid, 10 + u32::from(n), 0)
             }
             .with_credentials(key, client)
             .with_cookie(cookie),
         )?;
-        sent += 1;
-        match r.status {
-            Status::Ok => executed += 1,
-            Status::QuotaExceeded => break,
-            _ => {}
+        if j.status != Status::Ok {
+            bail!("the neighbour's Join: {:?}", j.status);
+        }
+        members.push(j.arg1 as u16);
+    }
+    let (mut sent, mut executed) = (0, 0);
+    for member in members {
+        for id in 0..100u32 {
+            let r = call(
+                Header {
+                    arg0: 1,
+                    ..Header::request(Opcode::FetchAdd, pid, 100 + id, alloc.va)
+                }
+                .with_credentials(key, member)
+                .with_cookie(cookie),
+            )?;
+            sent += 1;
+            match r.status {
+                Status::Ok => executed += 1,
+                Status::QuotaExceeded => break,
+                _ => {}
+            }
         }
     }
     Ok((sent, executed))

@@ -75,10 +75,9 @@ fn bench() -> Bench<Executor> {
     u.w_busy.next = false;
     u.beat_done.next = false;
     u.ring.verdict.hit.next = false;
-    u.ring.verdict.full.next = false;
+    u.ring.verdict.stranger.next = false;
     u.ring.verdict.status.next = 0.into();
     u.ring.verdict.value.next = 0.into();
-    u.ring.arg1.next = 0.into();
     u.alu_write.next = false;
     u.word.old.next = 0.into();
     u.place.log_full.next = false;
@@ -97,7 +96,6 @@ fn bench() -> Bench<Executor> {
     u.unit.access_va.next = 0.into();
     u.unit.access_write.next = false;
     u.unit.ring_lookup.next = false;
-    u.unit.ring_skip.next = false;
     u.unit.ring_record.next = false;
     u.unit.ring_status.next = 0.into();
     u.unit.ring_value.next = 0.into();
@@ -227,7 +225,7 @@ fn nothing_is_taken_before_the_key_sweep_and_descriptors_only_from_idle() {
     assert_eq!(
         b.uut.ring.key.val().to_u64(),
         0x0003_0009 << 32,
-        "a RING_RELEASE's member is the ring key"
+        "a RING_OWNER's member is the ring key"
     );
     b.tick();
     b.uut.sptx.reply.next = false;
@@ -493,14 +491,14 @@ fn a_stale_atomic_is_answered_from_the_ring_or_stale() {
         b.uut.ring.verdict.status.next = (Status::Ok as u64).to_bits();
         b.uut.ring.verdict.value.next = 0x77.into();
         b.uut.ring.verdict.quota.next = !hit;
-        b.uut.ring.verdict.full.next = !hit;
+        b.uut.ring.verdict.stranger.next = !hit;
         b.settle();
         assert_eq!(b.uut.state(), State::SyncCheck);
-        assert!(!b.uut.ring.skip.val() && !b.uut.tr.start.val());
+        assert!(!b.uut.tr.start.val());
         b.tick();
         b.uut.ring.verdict.hit.next = false;
         b.uut.ring.verdict.quota.next = false;
-        b.uut.ring.verdict.full.next = false;
+        b.uut.ring.verdict.stranger.next = false;
         b.uut.keys.epoch_ok.next = true;
         b.settle();
         if hit {
@@ -548,18 +546,16 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     expect_only_response(&mut b, Status::Ok);
     b.tick();
     b.settle();
-    // Over its share: QUOTA_EXCEEDED, before a full slot, and nothing moves.
+    // Over its share: QUOTA_EXCEEDED, and nothing executes.
     offer(&mut b, Opcode::FetchAdd, 0, va & 63);
     b.tick();
     b.tick();
     b.tick();
     b.uut.ring.verdict.quota.next = true;
-    b.uut.ring.verdict.full.next = true;
     b.settle();
-    assert!(!b.uut.ring.skip.val() && !b.uut.tr.start.val());
+    assert!(!b.uut.tr.start.val());
     b.tick();
     b.uut.ring.verdict.quota.next = false;
-    b.uut.ring.verdict.full.next = false;
     b.settle();
     assert!(!b.uut.rsp.arg0_on.val());
     assert!(
@@ -573,18 +569,18 @@ fn an_atomic_asks_the_ring_then_reads_computes_and_writes_its_word() {
     expect_only_response(&mut b, Status::QuotaExceeded);
     b.tick();
     b.settle();
-    // Ring full: RETRY_LATER, and the write pointer skips the slot.
+    // A client id whose row is not the RAS's: DENIED, nothing executes.
     offer(&mut b, Opcode::FetchAdd, 0, va & 63);
     b.tick();
     b.tick();
     b.tick();
-    b.uut.ring.verdict.full.next = true;
+    b.uut.ring.verdict.stranger.next = true;
     b.settle();
-    assert!(b.uut.ring.skip.val());
+    assert!(!b.uut.tr.start.val());
     b.tick();
-    b.uut.ring.verdict.full.next = false;
+    b.uut.ring.verdict.stranger.next = false;
     b.settle();
-    expect_only_response(&mut b, Status::RetryLater);
+    expect_only_response(&mut b, Status::Denied);
     b.tick();
     b.settle();
     // Executed: translate, read the word (after the atomic's ordering rule), ALU, write back.

@@ -182,11 +182,9 @@ impl Logic for Executor {
         self.tr.hit_take.next = false;
         self.ring.lookup.next = false;
         self.ring.ack.next = false;
-        self.ring.skip.next = false;
         self.ring.record.next = false;
         self.ring.rec_status.next = self.st_ok.val();
         self.ring.rec_value.next = self.word.old.val();
-        self.ring.rec_arg1.next = 0.into();
         self.word.alu_load.next = false;
         self.word.tail_load.next = false;
         self.placer.load.next = false;
@@ -310,8 +308,10 @@ impl Logic for Executor {
                 self.rs_use_arg0.d.next = true;
                 self.rs_status.d.next = self.ring.verdict.status.val();
                 self.rs_arg0.d.next = self.ring.verdict.value.val();
-                // (A replayed Append's `arg1` is the new tail it recorded.)
-                self.rs_arg1.d.next = self.ring.arg1.val();
+                // (A replayed Append's `arg1` is the new tail: the old tail it recorded and
+                // the record's footprint, as it answered first.)
+                self.rs_arg1.d.next =
+                    self.ring.verdict.value.val() + bit_cast::<64, 12>(self.place.footprint.val());
                 if self.once.q.val() & self.ring.verdict.hit.val() {
                     self.state.d.next = State::Resp;
                 } else if self.stale.q.val() {
@@ -329,12 +329,10 @@ impl Logic for Executor {
                     self.rs_arg1.d.next = self.quota_ring_share.val();
                     self.rs_arg1_on.d.next = true;
                     self.state.d.next = State::Resp;
-                } else if self.once.q.val() & self.ring.verdict.full.val() {
-                    // The slot at the write pointer is unacknowledged: retry later, and the
-                    // pointer moves past it so the next attempt takes the next slot.
-                    self.ring.skip.next = true;
+                } else if self.once.q.val() & self.ring.verdict.stranger.val() {
+                    // The client id's row is not this RAS's: denied, nothing executes.
                     self.rs_use_arg0.d.next = false;
-                    self.rs_status.d.next = self.st_retry_later.val();
+                    self.rs_status.d.next = self.st_denied.val();
                     self.state.d.next = State::Resp;
                 } else if self.req.va.val().get_bits::<16>(48) != 0 {
                     // Beyond the 48-bit VA space no PTE can match.
@@ -543,7 +541,6 @@ impl Logic for Executor {
                     } else if self.beat_done.val() & self.ap.q.val() {
                         self.ring.record.next = self.once.q.val();
                         self.ring.rec_value.next = self.place.old_tail.val();
-                        self.ring.rec_arg1.next = self.place.new_tail.val();
                         self.rs_status.d.next = self.st_ok.val();
                         self.rs_arg0.d.next = self.place.old_tail.val();
                         self.rs_arg1.d.next = self.place.new_tail.val();
@@ -564,10 +561,9 @@ impl Logic for Executor {
                 // answer, a cycle after the unit gives it, is the response, with a payload read
                 // like a Read's when it asks for one.
                 // Clio-KV's put or delete asks the idempotence ring under the caller's
-                // (pid, client, req_id): looked up now, the verdict to the unit next cycle,
-                // the write pointer moved past an unacknowledged slot.
+                // (pid, client, req_id): looked up now, the verdict to the unit when it is
+                // decided (`sync_unit::RING_VERDICT_LATENCY`).
                 self.ring.lookup.next = self.unit.ring_lookup.val();
-                self.ring.skip.next = self.unit.ring_skip.val();
                 if self.unit.access.val() {
                     self.vaq.d.next = self.unit.access_va.val();
                     self.tr.start_va.next = self.unit.access_va.val();

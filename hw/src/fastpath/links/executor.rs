@@ -37,8 +37,6 @@ pub struct ServiceExec {
     pub access_write: Signal<In, Bit>,
     /// Look the ring up (the request's pid, client, req_id).
     pub ring_lookup: Signal<In, Bit>,
-    /// Move the ring's write pointer past an unacknowledged slot (one cycle).
-    pub ring_skip: Signal<In, Bit>,
     /// Record the answer in the ring (one cycle, with `ans_valid`).
     pub ring_record: Signal<In, Bit>,
     /// The status recorded.
@@ -88,8 +86,6 @@ pub struct ServiceLink {
     pub access_write: Signal<Out, Bit>,
     /// Look the ring up (the request's pid, client, req_id).
     pub ring_lookup: Signal<Out, Bit>,
-    /// Move the ring's write pointer past an unacknowledged slot (one cycle).
-    pub ring_skip: Signal<Out, Bit>,
     /// Record the answer in the ring (one cycle, with `ans_valid`).
     pub ring_record: Signal<Out, Bit>,
     /// The status recorded.
@@ -294,20 +290,14 @@ pub struct RingUse {
     pub lookup: Signal<Out, Bit>,
     /// Mark the key's entry acknowledged (CN_ACK).
     pub ack: Signal<Out, Bit>,
-    /// Move the write pointer past its (unacknowledged) slot without recording.
-    pub skip: Signal<Out, Bit>,
-    /// Record `rec_value` for the key at the write pointer and advance it.
+    /// Record `rec_status` and `rec_value` into the key's entry.
     pub record: Signal<Out, Bit>,
     /// The status to record with it.
     pub rec_status: Signal<Out, Bits<8>>,
     /// The value to record.
     pub rec_value: Signal<Out, Bits<64>>,
-    /// The second word to record (Append's new tail; 0 for the others).
-    pub rec_arg1: Signal<Out, Bits<64>>,
     /// The lookup's answer and verdict.
     pub verdict: RingVerdictIn,
-    /// Its recorded second word (lookup result): Append's new tail, its answer's `arg1`.
-    pub arg1: Signal<In, Bits<64>>,
 }
 
 /// The idempotence ring's port (the sync unit's): look a key up, acknowledge, skip, record;
@@ -322,20 +312,14 @@ pub struct RingPort {
     pub lookup: Signal<In, Bit>,
     /// Mark the key's entry acknowledged (CN_ACK).
     pub ack: Signal<In, Bit>,
-    /// Move the write pointer past its (unacknowledged) slot without recording.
-    pub skip: Signal<In, Bit>,
-    /// Record `rec_value` for the key at the write pointer and advance it.
+    /// Record `rec_status` and `rec_value` into the key's entry.
     pub record: Signal<In, Bit>,
     /// The status to record with it.
     pub rec_status: Signal<In, Bits<8>>,
     /// The value to record.
     pub rec_value: Signal<In, Bits<64>>,
-    /// The second word to record (Append's new tail; 0 for the others).
-    pub rec_arg1: Signal<In, Bits<64>>,
     /// The lookup's answer and verdict (Clio-KV's unit reads it too).
     pub verdict: RingVerdict,
-    /// Its recorded second word (lookup result): Append's new tail, its answer's `arg1`.
-    pub arg1: Signal<Out, Bits<64>>,
 }
 
 /// The executor's side of the translate stage's port (mate [`TranslatePort`]).
@@ -485,7 +469,7 @@ pub struct QueueReleaseIn {
 #[derive(LogicInterface, Default)]
 #[join = "DescTaken"]
 pub struct DescTakenIn {
-    /// The descriptor being taken, read as a RING_RELEASE: its member, pid at bits 16..32 and
+    /// The descriptor being taken, read as a RING_OWNER: its member, pid at bits 16..32 and
     /// client at 0..16 (the executor registers it as the sync unit's key).
     pub member: Signal<In, Bits<32>>,
     /// REPLY's route.
@@ -503,7 +487,7 @@ pub struct DescTakenIn {
 #[derive(LogicInterface, Default)]
 #[join = "DescTakenIn"]
 pub struct DescTaken {
-    /// The descriptor being taken, read as a RING_RELEASE: its member, pid at bits 16..32 and
+    /// The descriptor being taken, read as a RING_OWNER: its member, pid at bits 16..32 and
     /// client at 0..16 (the executor registers it as the sync unit's key).
     pub member: Signal<Out, Bits<32>>,
     /// REPLY's route.
@@ -663,12 +647,10 @@ pub struct UnitStartIn {
 pub struct RingVerdict {
     /// The key is in the ring (lookup result).
     pub hit: Signal<Out, Bit>,
-    /// The slot at the write pointer is unacknowledged, or the member is at its share and the
-    /// slot is not its own: a new request must not execute (RETRY_LATER, skip). Valid from
-    /// the second cycle after the lookup (`sync_unit::RING_VERDICT_LATENCY`).
-    pub full: Signal<Out, Bit>,
-    /// The member holds its share of the ring, none of it acknowledged: QUOTA_EXCEEDED.
-    /// Valid with `full`.
+    /// The key's client id is not a row its pid holds: DENIED, nothing executes.
+    pub stranger: Signal<Out, Bit>,
+    /// The member holds its share of unacknowledged results, or the key's entry holds another
+    /// of them: QUOTA_EXCEEDED (`Quota::RingShare`), nothing executes.
     pub quota: Signal<Out, Bit>,
     /// Its recorded status (lookup result).
     pub status: Signal<Out, Bits<8>>,
@@ -683,12 +665,10 @@ pub struct RingVerdict {
 pub struct RingVerdictIn {
     /// The key is in the ring (lookup result).
     pub hit: Signal<In, Bit>,
-    /// The slot at the write pointer is unacknowledged, or the member is at its share and the
-    /// slot is not its own: a new request must not execute (RETRY_LATER, skip). Valid from
-    /// the second cycle after the lookup (`sync_unit::RING_VERDICT_LATENCY`).
-    pub full: Signal<In, Bit>,
-    /// The member holds its share of the ring, none of it acknowledged: QUOTA_EXCEEDED.
-    /// Valid with `full`.
+    /// The key's client id is not a row its pid holds: DENIED, nothing executes.
+    pub stranger: Signal<In, Bit>,
+    /// The member holds its share of unacknowledged results, or the key's entry holds another
+    /// of them: QUOTA_EXCEEDED (`Quota::RingShare`), nothing executes.
     pub quota: Signal<In, Bit>,
     /// Its recorded status (lookup result).
     pub status: Signal<In, Bits<8>>,

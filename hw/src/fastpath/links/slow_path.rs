@@ -23,8 +23,8 @@ pub struct DescKindIn {
     pub key_write: Signal<In, Bit>,
     /// The taken descriptor is a KV_CONFIG.
     pub kv_config: Signal<In, Bit>,
-    /// The taken descriptor is a RING_RELEASE.
-    pub ring_release: Signal<In, Bit>,
+    /// The taken descriptor is a RING_OWNER.
+    pub ring_owner: Signal<In, Bit>,
     /// The taken descriptor is a ROUTE_KEY.
     pub route_key: Signal<In, Bit>,
     /// The taken descriptor is a RING_SHARE.
@@ -63,8 +63,8 @@ pub struct DescKind {
     pub key_write: Signal<Out, Bit>,
     /// The taken descriptor is a KV_CONFIG.
     pub kv_config: Signal<Out, Bit>,
-    /// The taken descriptor is a RING_RELEASE.
-    pub ring_release: Signal<Out, Bit>,
+    /// The taken descriptor is a RING_OWNER.
+    pub ring_owner: Signal<Out, Bit>,
     /// The taken descriptor is a ROUTE_KEY.
     pub route_key: Signal<Out, Bit>,
     /// The taken descriptor is a RING_SHARE.
@@ -318,12 +318,12 @@ pub struct RouteKeyIn {
     pub key1: Signal<In, Bits<64>>,
 }
 
-/// The slow path's changes to the idempotence ring: a RING_RELEASE of the ring key's member (or, with client 0, its whole RAS), a RING_SHARE (mate [`RingControlIn`], the sync unit's `ctl`).
+/// The slow path's changes to the idempotence table: a RING_OWNER of the ring key's client id (emptied and handed to the key's pid), a RING_SHARE (mate [`RingControlIn`], the sync unit's `ctl`).
 #[derive(LogicInterface, Default)]
 #[join = "RingControlIn"]
 pub struct RingControl {
-    /// A RING_RELEASE (one-cycle pulse).
-    pub release: Signal<Out, Bit>,
+    /// A RING_OWNER (one-cycle pulse).
+    pub owner: Signal<Out, Bit>,
     /// A RING_SHARE (one-cycle pulse).
     pub share_set: Signal<Out, Bit>,
     /// Entries one member may hold (0: no limit), with `share_set`.
@@ -334,8 +334,8 @@ pub struct RingControl {
 #[derive(LogicInterface, Default)]
 #[join = "RingControl"]
 pub struct RingControlIn {
-    /// A RING_RELEASE (one-cycle pulse).
-    pub release: Signal<In, Bit>,
+    /// A RING_OWNER (one-cycle pulse).
+    pub owner: Signal<In, Bit>,
     /// A RING_SHARE (one-cycle pulse).
     pub share_set: Signal<In, Bit>,
     /// Entries one member may hold (0: no limit), with `share_set`.

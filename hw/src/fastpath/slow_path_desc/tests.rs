@@ -64,7 +64,7 @@ fn descriptors_decode_and_encode_as_proto() {
                 key: r.next(),
                 epoch: r.next() as u16,
             },
-            4 => Descriptor::RingRelease {
+            4 => Descriptor::RingOwner {
                 pid: r.next() as u16,
                 client: r.next() as u16,
             },
@@ -92,7 +92,7 @@ fn descriptors_decode_and_encode_as_proto() {
         b.uut.take.next = true;
         b.uut.desc.next = bytes_to_bits(&bytes);
         b.settle();
-        if let Descriptor::RingRelease { pid, client } = d {
+        if let Descriptor::RingOwner { pid, client } = d {
             // The member as it is taken (the sync unit's key, registered by the executor).
             let member = (pid as u64) << 16 | client as u64;
             assert_eq!(b.uut.taken.member.val().to_u64(), member, "descriptor {i}");
@@ -118,7 +118,7 @@ fn descriptors_decode_and_encode_as_proto() {
             u.kind.tlb_invalidate.val(),
             u.kind.free_page.val(),
             u.kind.key_write.val(),
-            u.kind.ring_release.val(),
+            u.kind.ring_owner.val(),
             u.kind.kv_config.val(),
             u.kind.reply.val(),
             u.kind.route_key.val(),
@@ -146,7 +146,7 @@ fn descriptors_decode_and_encode_as_proto() {
                     (pid as u64, key, epoch as u64)
                 );
             }
-            Descriptor::RingRelease { pid, .. } => {
+            Descriptor::RingOwner { pid, .. } => {
                 assert_eq!(u.kind.pid.val().to_u64(), pid as u64)
             }
             Descriptor::RouteKey { secret } => {

@@ -39,7 +39,7 @@ fn each_kind_does_its_one_thing() {
             &mut u.desc.free_page,
             &mut u.desc.key_write,
             &mut u.desc.kv_config,
-            &mut u.desc.ring_release,
+            &mut u.desc.ring_owner,
             &mut u.desc.reply,
         ];
         for (k, f) in flags.into_iter().enumerate() {
@@ -100,7 +100,7 @@ fn each_kind_does_its_one_thing() {
         assert_eq!(u.free.valid.val(), does(2) && !fp_full, "{at}: free_page");
         assert_eq!(u.keys.valid.val(), does(3), "{at}: key_write");
         assert_eq!(u.kv.load.val(), does(4), "{at}: kv_config");
-        assert_eq!(u.ring.release.val(), does(5), "{at}: ring_release");
+        assert_eq!(u.ring.owner.val(), does(5), "{at}: ring_owner");
         assert_eq!(u.exec.reply.val(), does(6), "{at}: reply");
         assert_eq!(u.routes.valid.val(), does(8), "{at}: route_key");
         assert_eq!(u.ring.share_set.val(), does(9), "{at}: ring_share");

@@ -58,6 +58,13 @@ fn append_reserves_the_tail_and_writes_the_record_once() {
             // A retry: the same answer from the ring, nothing appended.
             assert_eq!(e.request(&pkt).0, vec![ok], "retry of append {i}");
         }
+        // Acknowledged, as CLib does (a member's row holds 16 unacknowledged results).
+        let mut ack = req(Opcode::CnAck, pid, 0x8000_0000 | h.req_id, 0);
+        ack.arg0 = u64::from(h.req_id);
+        assert_eq!(
+            e.request(&ack.to_packet(&[])).0,
+            vec![resp(&ack, Status::Ok, &[])]
+        );
         let at = replog::place(cap, tail, len).expect("fits");
         assert_eq!(at, replog::LOG_HEAD + tail);
         want.extend_from_slice(&replog::frame(len));

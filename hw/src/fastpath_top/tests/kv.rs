@@ -47,9 +47,12 @@ pub(super) fn expected(
         .to_packet(&[]);
     }
     if a.status != 0 {
-        return h
-            .response_to(Status::from_u8(a.status).unwrap())
-            .to_packet(&[]);
+        // A refusal by a quota names it in arg1.
+        let mut r = h.response_to(Status::from_u8(a.status).unwrap());
+        if a.arg1 != 0 {
+            r.arg1 = a.arg1;
+        }
+        return r.to_packet(&[]);
     }
     let value = match a.read {
         Some((va, n)) => m.read(va, n as usize).unwrap(),
@@ -114,7 +117,7 @@ fn clio_kv_serves_puts_gets_and_deletes_through_the_top() {
     let q = KvRequest::new(Opcode::KvGet, b"alpha", &[]).unwrap();
     let h = q
         .header(Opcode::KvGet, 3, 999)
-        .with_credentials(key_of(3), CLIENT);
+        .with_credentials(key_of(3), client_of(3));
     assert_eq!(
         e.request(&h.to_packet(&q.encode())).0,
         vec![resp(&h, Status::Unsupported, &[])]
@@ -126,7 +129,9 @@ fn clio_kv_serves_puts_gets_and_deletes_through_the_top() {
     let mut send = |e: &mut Env, m: &mut Region, op: Opcode, pid: u16, key: &[u8], value: &[u8]| {
         id += 1;
         let q = KvRequest::new(op, key, value).unwrap();
-        let h = q.header(op, pid, id).with_credentials(key_of(pid), CLIENT);
+        let h = q
+            .header(op, pid, id)
+            .with_credentials(key_of(pid), client_of(pid));
         let pkt = h.to_packet(&q.encode());
         let a = serve(m, &l, 0, &Req::new(op, pid, key, value));
         let want = expected(&h, m, &a);
@@ -137,6 +142,15 @@ fn clio_kv_serves_puts_gets_and_deletes_through_the_top() {
             "{op:?} pid {pid} key {key:?} value {}",
             value.len()
         );
+        if op.needs_cn_ack() {
+            // Acknowledged, as CLib does: the member's row never fills.
+            let mut ack = req(Opcode::CnAck, pid, id | 0x8000_0000, 0);
+            ack.arg0 = u64::from(id);
+            assert_eq!(
+                e.request(&ack.to_packet(&[])).0,
+                vec![resp(&ack, Status::Ok, &[])]
+            );
+        }
         c
     };
 
@@ -192,7 +206,7 @@ fn clio_kv_serves_puts_gets_and_deletes_through_the_top() {
     for (id, status) in [(2000, Status::BadRequest), (2001, Status::RetryLater)] {
         let mut h = q
             .header(Opcode::KvGet, 3, id)
-            .with_credentials(key_of(3), CLIENT);
+            .with_credentials(key_of(3), client_of(3));
         if status == Status::BadRequest {
             h.va = 64;
         } else {
@@ -224,7 +238,7 @@ fn a_refused_put_with_a_long_value_is_answered_alone() {
     ] {
         let mut h = q
             .header(Opcode::KvPut, 3, id)
-            .with_credentials(key_of(3), CLIENT);
+            .with_credentials(key_of(3), client_of(3));
         bend(&mut h);
         assert_eq!(
             e.request(&h.to_packet(&q.encode())).0,

@@ -7,7 +7,6 @@
 use super::kv::{dram_region, expected, kv_config, kv_store};
 use super::*;
 use crate::offload::clio_kv::reference::{serve_once, Answer, Region, Req};
-use crate::sync_unit::RING_ENTRIES;
 use clio_model::sync_unit::SyncUnit as Ring;
 use clio_proto::kv::{KvRequest, StoreLayout, HIT, MISS};
 
@@ -62,14 +61,9 @@ impl Kv {
         );
     }
 
-    /// The RTL ring's write pointer.
-    fn wp(&self) -> usize {
-        self.e.b.uut.sync.wp.q.val().to_u64() as usize
-    }
-
     /// The value a get of `key` returns (its answer checked by `send`).
     fn get(&mut self, pid: u16, id: u32, key: &[u8]) -> Option<Vec<u8>> {
-        let a = self.send(Opcode::KvGet, pid, CLIENT, id, key, b"");
+        let a = self.send(Opcode::KvGet, pid, client_of(pid), id, key, b"");
         assert!(!a.replay, "gets are not recorded");
         (a.arg0 == HIT).then(|| match a.read {
             Some((va, n)) => self.m.read(va, n as usize).unwrap(),
@@ -83,14 +77,16 @@ fn kv_puts_and_deletes_are_executed_once() {
     let (mut e, l, m) = kv_store(&[3, 4]);
     e.sp_tx.push_back(kv_config(&l, Status::Ok));
     e.run();
-    let mut kv = Kv {
-        e,
-        l,
-        m,
-        ring: Ring::with_entries(RING_ENTRIES),
-    };
+    // A second member of RAS 3.
+    let c2 = client_of(3) + 0x200;
+    e.own_row(c2, 3);
+    let mut ring = Ring::default();
+    for (client, pid) in [(client_of(3), 3), (client_of(4), 4), (c2, 3)] {
+        ring.set_owner(client, pid);
+    }
+    let mut kv = Kv { e, l, m, ring };
     let (put, del) = (Opcode::KvPut, Opcode::KvDelete);
-    let c = CLIENT;
+    let (c, c4) = (client_of(3), client_of(4));
 
     // A put retried after another put changed the key: the first answer (created), nothing
     // changed, the second value stays. The replay is the first answer (total_len 0).
@@ -107,6 +103,9 @@ fn kv_puts_and_deletes_are_executed_once() {
     assert_eq!((a.status, a.arg0, a.replay), (0, HIT, true));
     assert_eq!(kv.get(3, 6, b"alpha"), Some(vec![5; 7]));
 
+    for id in [1, 2, 4, 5] {
+        kv.ack(3, c, id);
+    }
     // An error answer is recorded too: a put refused for a full store (5 keys in 6 records)
     // is answered OUT_OF_MEMORY again after a delete made room.
     for (i, k) in [b"k1", b"k2", b"k3", b"k4"].iter().enumerate() {
@@ -114,6 +113,9 @@ fn kv_puts_and_deletes_are_executed_once() {
             kv.send(put, 3, c, 10 + i as u32, *k, &[i as u8; 64]).status,
             0
         );
+    }
+    for id in 10..14 {
+        kv.ack(3, c, id);
     }
     let oom = Status::OutOfMemory as u8;
     assert_eq!(kv.send(put, 3, c, 20, b"k5", &[9; 9]).status, oom);
@@ -123,59 +125,43 @@ fn kv_puts_and_deletes_are_executed_once() {
     assert_eq!(kv.get(3, 22, b"k5"), None, "the retry did not execute");
 
     // Another member of the same RAS, and another RAS, with request id 1: not replays.
-    let a = kv.send(put, 3, c + 1, 1, b"alpha", &[7; 3]);
+    let a = kv.send(put, 3, c2, 1, b"alpha", &[7; 3]);
     assert_eq!((a.arg0, a.replay), (HIT, false));
-    let a = kv.send(put, 4, c, 1, b"alpha", &[8; 3]);
+    let a = kv.send(put, 4, c4, 1, b"alpha", &[8; 3]);
     assert_eq!((a.arg0, a.replay), (MISS, false));
     assert_eq!(kv.get(3, 23, b"alpha"), Some(vec![7; 3]));
     assert_eq!(kv.get(4, 24, b"alpha"), Some(vec![8; 3]));
+    // Under RAS 3's client id, RAS 4 is denied, and nothing runs.
+    let a = kv.send(put, 4, c, 1, b"alpha", &[9; 3]);
+    assert_eq!((a.status, a.replay), (Status::Denied as u8, true));
+    assert_eq!(kv.get(4, 25, b"alpha"), Some(vec![8; 3]));
 
-    // CN_ACKs free the slots; then unacknowledged deletes (of absent keys: MISS, recorded)
-    // fill the ring from the write pointer round to it again.
-    assert_eq!(
-        kv.send(del, 3, c, 30, b"k2", b"").arg0,
-        HIT,
-        "room for beta below"
-    );
+    // Room for beta below, and every result so far acknowledged.
+    assert_eq!(kv.send(del, 3, c, 30, b"k2", b"").arg0, HIT);
     for id in [1, 2, 4, 5, 10, 11, 12, 13, 20, 21, 30] {
         kv.ack(3, c, id);
     }
-    kv.ack(3, c + 1, 1);
-    kv.ack(4, c, 1);
-    let pending = kv
-        .ring
-        .slots()
-        .iter()
-        .flatten()
-        .filter(|e| !e.acked)
-        .count();
-    assert_eq!(pending, 0);
-    for i in 0..RING_ENTRIES as u32 {
-        let a = kv.send(del, 4, c, 100 + i, b"absent", b"");
+    kv.ack(3, c2, 1);
+    kv.ack(4, c4, 1);
+
+    // RAS 4's member fills its own row with unacknowledged deletes (of an absent key: MISS,
+    // recorded); its next is refused, while RAS 3's put executes at once.
+    use clio_proto::consts::RING_WAYS;
+    for i in 0..RING_WAYS as u32 {
+        let a = kv.send(del, 4, c4, 0x100 + i, b"absent", b"");
         assert_eq!((a.status, a.arg0, a.replay), (0, MISS, false));
     }
-    assert_eq!(kv.wp(), kv.ring.write_pointer());
-    // Full: RETRY_LATER, nothing executes, the pointer moves past the slot; again.
-    for attempt in 1..=2 {
-        let wp = kv.wp();
-        let a = kv.send(put, 3, c, 200, b"beta", &[3; 33]);
-        assert_eq!(
-            (a.status, a.replay),
-            (Status::RetryLater as u8, true),
-            "attempt {attempt}"
-        );
-        assert_eq!(kv.wp(), (wp + 1) % RING_ENTRIES);
-    }
-    assert_eq!(kv.get(3, 201, b"beta"), None);
-    // The CN_ACK of the request in the slot at the write pointer frees it: the put executes.
-    let e = kv.ring.slots()[kv.ring.write_pointer()].expect("an entry");
-    let (p, cl, id) = (e.pid, e.client, e.req_id);
-    kv.ack(p, cl, id);
+    let a = kv.send(del, 4, c4, 0x100 + RING_WAYS as u32, b"absent", b"");
+    assert_eq!(a.status, Status::QuotaExceeded as u8);
     let a = kv.send(put, 3, c, 200, b"beta", &[3; 33]);
     assert_eq!((a.status, a.arg0, a.replay), (0, MISS, false));
     assert_eq!(kv.get(3, 202, b"beta"), Some(vec![3; 33]));
-    // Retried once more (a network duplicate): replayed from the ring.
+    // Retried once more (a network duplicate): replayed from the row.
     let a = kv.send(put, 3, c, 200, b"beta", &[3; 33]);
     assert_eq!((a.arg0, a.replay), (MISS, true));
-    assert_eq!(kv.wp(), kv.ring.write_pointer());
+    // RAS 4's acknowledgement of the result in that request's entry frees it: it executes.
+    let busy = 0x100 + clio_proto::consts::ring_way(0x100 + RING_WAYS as u32) as u32;
+    kv.ack(4, c4, busy);
+    let a = kv.send(del, 4, c4, 0x100 + RING_WAYS as u32, b"absent", b"");
+    assert_eq!((a.status, a.replay), (0, false));
 }

@@ -1,4 +1,4 @@
-//! The idempotence ring: replayed unlocks, the skip policy of a full ring and RING_RELEASE.
+//! The idempotence table: replayed unlocks, rows per member and RING_OWNER.
 
 use super::*;
 
@@ -10,8 +10,10 @@ fn unlock_is_replayed_from_the_ring() {
     let pid = 3;
     let mut e = env_with_page(&[pid]);
     let pa = 5 * PS + 0x100;
+    let second = client_of(pid) + 0x200;
+    e.own_row(second, pid);
     let other = |h: Header| Header {
-        client: CLIENT + 1,
+        client: second,
         ..h
     };
     let ok = |h: &Header, old: u64| {
@@ -41,101 +43,66 @@ fn unlock_is_replayed_from_the_ring() {
     assert_eq!(e.request(&tas2.to_packet(&[])).0, ok(&tas2, 0));
 }
 
-/// The ring's skip policy and RING_RELEASE end to end: a member that never acknowledges
-/// fills the ring; another member's request gets RETRY_LATER and moves the write pointer
-/// one slot per attempt; the slow path's RING_RELEASE of the dead member frees every slot.
+/// The idempotence table's rows end to end: a member that never acknowledges fills its own
+/// row and is then refused (QUOTA_EXCEEDED, nothing executes) while another RAS's member
+/// executes at once; under the first member's client id another RAS is denied; the slow
+/// path's RING_OWNER takes the row back (the member's requests denied) and hands it on
+/// emptied (nothing replayed to the next holder).
 #[test]
-fn ring_skip_policy_and_release() {
-    use crate::sync_unit::RING_ENTRIES;
-    let pid = 3;
-    let mut e = env_with_page(&[pid]);
+fn rows_are_per_member_and_emptied_when_handed_on() {
+    use clio_proto::consts::{ring_way, RING_WAYS};
+    let (pid, other) = (3, 4);
+    let mut e = env_with_page(&[pid, other]);
     let pa = 5 * PS + 0x100;
-    let dead = CLIENT + 7;
-    for id in 0..RING_ENTRIES as u32 {
-        let mut f = req(Opcode::FetchAdd, pid, id, WORD);
-        f.client = dead;
-        f.arg0 = 1;
-        let out = e.request(&f.to_packet(&[])).0;
+    let faa = |pid: u16, id: u32, client: u16| Header {
+        arg0: 1,
+        client,
+        ..req(Opcode::FetchAdd, pid, id, WORD)
+    };
+    // Ids 0x100.. each take their own entry (`ring_way`).
+    let ids: Vec<u32> = (0x100..0x100 + RING_WAYS as u32).collect();
+    for &id in &ids {
+        let out = e.request(&faa(pid, id, client_of(pid)).to_packet(&[])).0;
         assert_eq!(out[0][field::STATUS], Status::Ok as u8);
     }
-    assert_eq!(word(&e, pa), RING_ENTRIES as u64);
-    let wp = |e: &Env| e.b.uut.sync.wp.q.val().to_u64();
-    assert_eq!(wp(&e), 0);
-    let mut f = req(Opcode::FetchAdd, pid, 5, WORD);
-    f.arg0 = 100;
-    for attempt in 1..=3 {
-        assert_eq!(
-            e.request(&f.to_packet(&[])).0,
-            vec![resp(&f, Status::RetryLater, &[])]
-        );
-        assert_eq!(wp(&e), attempt, "the write pointer moves past the slot");
-    }
-    assert_eq!(word(&e, pa), RING_ENTRIES as u64, "nothing executed");
-    // The dead member's entry with the same request id is still answered to it alone.
-    let mut d5 = req(Opcode::FetchAdd, pid, 5, WORD);
-    d5.client = dead;
-    d5.arg0 = 1;
+    assert_eq!(word(&e, pa), RING_WAYS as u64);
+    let next = faa(pid, 0x100 + RING_WAYS as u32, client_of(pid));
+    assert_eq!(ring_way(next.req_id), ring_way(ids[1]));
+    let out = e.request(&next.to_packet(&[])).0;
+    assert_eq!(out[0][field::STATUS], Status::QuotaExceeded as u8);
+    assert_eq!(word(&e, pa), RING_WAYS as u64, "nothing executed");
+    // Another RAS's member: its own row, executed at once (its own page, frame 6).
+    let theirs = faa(other, ids[0], client_of(other));
+    let out = e.request(&theirs.to_packet(&[])).0;
+    assert_eq!(out[0][field::STATUS], Status::Ok as u8);
+    // Under the first member's client id: denied, not answered from its row.
+    let stranger = faa(other, ids[0], client_of(pid));
     assert_eq!(
-        e.request(&d5.to_packet(&[])).0,
-        vec![Header {
-            arg0: 5,
-            ..d5.response_to(Status::Ok)
-        }
-        .to_packet(&[])]
+        e.request(&stranger.to_packet(&[])).0,
+        vec![resp(&stranger, Status::Denied, &[])]
     );
-    // RING_RELEASE of another member frees nothing; of the dead member, everything.
-    e.sp_tx.push_back(
-        Descriptor::RingRelease {
-            pid,
-            client: CLIENT,
-        }
-        .encode(),
-    );
-    e.run();
+    // The member's retry of a recorded request is still answered from its row.
+    let again = faa(pid, ids[3], client_of(pid));
     assert_eq!(
-        e.request(&f.to_packet(&[])).0,
-        vec![resp(&f, Status::RetryLater, &[])]
+        e.request(&again.to_packet(&[])).0[0][field::ARG0.start..field::ARG0.end],
+        3u64.to_be_bytes()
     );
-    e.sp_tx
-        .push_back(Descriptor::RingRelease { pid, client: dead }.encode());
-    e.run();
-    let old = word(&e, pa);
+    // RING_OWNER to nobody: the member left; its requests are denied.
+    e.own_row(client_of(pid), 0);
     assert_eq!(
-        e.request(&f.to_packet(&[])).0,
-        vec![Header {
-            arg0: old,
-            ..f.response_to(Status::Ok)
-        }
-        .to_packet(&[])]
+        e.request(&again.to_packet(&[])).0,
+        vec![resp(&again, Status::Denied, &[])]
     );
-    assert_eq!(word(&e, pa), old + 100);
-    // Released entries stay until overwritten: a late duplicate is still replayed.
-    assert_eq!(
-        e.request(&d5.to_packet(&[])).0[0][field::ARG0.start..field::ARG0.end],
-        5u64.to_be_bytes()
-    );
-    // The RAS torn down (RING_RELEASE of RING_PURGE_ALL): its entries are forgotten, so the
-    // same key (what a next owner of the pid could send) executes instead of being replayed.
-    e.sp_tx.push_back(
-        Descriptor::RingRelease {
-            pid,
-            client: clio_proto::ring::RING_PURGE_ALL,
-        }
-        .encode(),
-    );
-    e.run();
+    // Handed to the RAS again (a new member): emptied, the same key executes.
+    e.own_row(client_of(pid), pid);
     let before = word(&e, pa);
     assert_eq!(
-        e.request(&d5.to_packet(&[])).0,
+        e.request(&again.to_packet(&[])).0,
         vec![Header {
             arg0: before,
-            ..d5.response_to(Status::Ok)
+            ..again.response_to(Status::Ok)
         }
         .to_packet(&[])]
     );
-    assert_eq!(
-        word(&e, pa),
-        before + 1,
-        "executed again, for the new owner"
-    );
+    assert_eq!(word(&e, pa), before + 1, "executed, not replayed");
 }

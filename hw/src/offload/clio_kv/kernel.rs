@@ -310,8 +310,9 @@ impl Logic for ClioKv {
                         self.fail.next = true;
                         self.fail_status.next = self.st_quota_exceeded.val();
                         self.a_quota.d.next = self.quota_ring_share.val();
-                    } else if self.kv_port.once_full.val() {
-                        self.a_status.d.next = self.st_retry_later.val();
+                    } else if self.kv_port.once_stranger.val() {
+                        // The caller's client id is not its RAS's member: denied.
+                        self.a_status.d.next = self.st_denied.val();
                         self.a_arg0.d.next = 0.into();
                         self.a_replay.d.next = true;
                         self.state.d.next = KvState::Drain;

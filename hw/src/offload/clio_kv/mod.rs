@@ -397,7 +397,7 @@ pub struct ClioKv {
     st_unmapped: Spec<8, { Status::Unmapped as u64 }>,
     st_oom: Spec<8, { Status::OutOfMemory as u64 }>,
     st_unsupported: Spec<8, { Status::Unsupported as u64 }>,
-    st_retry_later: Spec<8, { Status::RetryLater as u64 }>,
+    st_denied: Spec<8, { Status::Denied as u64 }>,
     st_quota_exceeded: Spec<8, { Status::QuotaExceeded as u64 }>,
     quota_ring_share: Spec<8, { clio_proto::quota::Quota::RingShare as u64 }>,
     quota_kv_records: Spec<8, { clio_proto::quota::Quota::KvRecords as u64 }>,

@@ -172,14 +172,16 @@ pub struct Answer {
 /// The reference answer to `r` (the store's status `ready`, 0 = serving), and its effects,
 /// with a ring that never holds the request (every request executes).
 pub fn serve(m: &mut Region, l: &StoreLayout, ready: u8, r: &Req) -> Answer {
-    serve_once(m, l, ready, &mut SyncUnit::with_entries(1), 0, 0, r)
+    let mut ring = SyncUnit::default();
+    ring.set_owner(1, r.pid);
+    serve_once(m, l, ready, &mut ring, 1, 0, r)
 }
 
 /// The reference answer to `r` from member `client` with request id `req`: the format and
 /// the store's status first, then the model's table behind its idempotence ring
-/// (`clio_kv::decide_once`: a retry of a put or delete gets its recorded answer, a full ring
-/// RETRY_LATER, an executed one's answer is recorded, errors included but the record quota's
-/// refusal).
+/// (`clio_kv::decide_once`: a retry of a put or delete gets its recorded answer, a client id
+/// not of the RAS DENIED, a member over its share QUOTA_EXCEEDED, an executed one's answer is
+/// recorded, errors included but the record quota's refusal).
 pub fn serve_once(
     m: &mut Region,
     l: &StoreLayout,
@@ -208,7 +210,7 @@ pub fn serve_once(
     let cov = &mut Coverage::default();
     match clio_kv::decide_once(m, l, ring, r.op, r.pid, client, req, q, cov) {
         Once::Replayed(s, v) => answer(s as u8, v, None, true),
-        Once::RingFull => answer(Status::RetryLater as u8, 0, None, true),
+        Once::Stranger => answer(Status::Denied as u8, 0, None, true),
         Once::OverShare => Answer {
             arg1: clio_proto::quota::Quota::RingShare as u64,
             ..answer(Status::QuotaExceeded as u8, 0, None, false)

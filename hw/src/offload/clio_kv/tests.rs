@@ -70,7 +70,9 @@ fn block(m: &Region, va: u64) -> (u8, Vec<u8>) {
 /// Serve one request: the payload in beats, the memory channel from `m`, the answer taken;
 /// a ring that says execute.
 fn run(b: &mut Bench<ClioKv>, m: &mut Region, r: &Req, t: Timing) -> Run {
-    run_ring(b, m, r, t, &mut Ring::with_entries(1), 0, 0)
+    let mut ring = Ring::default();
+    ring.set_owner(1, r.pid);
+    run_ring(b, m, r, t, &mut ring, 1, 0)
 }
 
 /// [`run`] with the idempotence ring `ring` (the executor's part: the verdict on the caller's
@@ -127,7 +129,7 @@ fn run_ring(
         }
         u.kv_port.once_done.next = false;
         u.kv_port.once_hit.next = false;
-        u.kv_port.once_full.next = false;
+        u.kv_port.once_stranger.next = false;
         u.kv_port.once_quota.next = false;
         u.kv_port.once_status.next = 0xEE_u64.to_bits();
         u.kv_port.once_value.next = 0xEEEE_u64.to_bits();
@@ -137,14 +139,14 @@ fn run_ring(
                 match v {
                     Verdict::Cached(s, x) => {
                         u.kv_port.once_hit.next = true;
-                        u.kv_port.once_full.next = x % 2 == 0; // ignored after a hit
+                        u.kv_port.once_stranger.next = x % 2 == 0; // ignored after a hit
                         u.kv_port.once_status.next = (s as u64).to_bits();
                         u.kv_port.once_value.next = x.to_bits();
                     }
-                    Verdict::Full => u.kv_port.once_full.next = true,
+                    Verdict::Stranger => u.kv_port.once_stranger.next = true,
                     Verdict::OverShare => {
                         u.kv_port.once_quota.next = true;
-                        u.kv_port.once_full.next = b.cycle % 2 == 0; // ignored after quota
+                        u.kv_port.once_stranger.next = b.cycle % 2 == 0; // ignored after quota
                     }
                     Verdict::Execute => {}
                 }

@@ -40,8 +40,8 @@ impl CBoard {
         }
         let (status, tail) = match self.sync.check(h.pid, h.client, h.req_id) {
             RingCheck::Cached(s, v) => (s, v),
-            RingCheck::Full => (Status::RetryLater, 0),
             RingCheck::OverShare => (Status::QuotaExceeded, 0),
+            RingCheck::Stranger => (Status::Denied, 0),
             RingCheck::Execute => match self.append_execute(h, payload, notices) {
                 Ok(at) => {
                     self.rules.cov.hit(Rule::AppendFootprint);

@@ -93,10 +93,10 @@ impl CBoard {
                         &[],
                     )
                 }
-                RingCheck::Full => {
-                    return self.respond(out, route, h.response_to(Status::RetryLater), &[])
-                }
                 RingCheck::OverShare => return self.quota_refused(out, route, h, Quota::RingShare),
+                RingCheck::Stranger => {
+                    return self.respond(out, route, h.response_to(Status::Denied), &[])
+                }
                 RingCheck::Execute => {}
             }
         }

@@ -220,10 +220,10 @@ impl CBoard {
         );
         let answer = match ran {
             Once::Replayed(s, v) => return self.replayed(out, route, h, s, v),
-            Once::RingFull => {
-                return self.respond(out, route, h.response_to(Status::RetryLater), &[]);
-            }
             Once::OverShare => return self.quota_refused(out, route, h, Quota::RingShare),
+            Once::Stranger => {
+                return self.respond(out, route, h.response_to(Status::Denied), &[]);
+            }
             Once::Ran(d) => d.and_then(|d| clio_kv::answer_of(&mut mem, d)),
         };
         self.rules.cov.add(&cov);
@@ -244,21 +244,21 @@ impl CBoard {
         self.respond(out, route, r, &[]);
     }
 
-    /// The idempotence ring's verdict on a KV write: a retry is answered from it, a full
-    /// ring answers RETRY_LATER, a member over its share QUOTA_EXCEEDED (all: true,
-    /// answered); false = execute it.
+    /// The idempotence table's verdict on a KV write: a retry is answered from it, a member
+    /// over its share (or whose entry holds another of its results) QUOTA_EXCEEDED, a client
+    /// id not of the RAS DENIED (all: true, answered); false = execute it.
     fn answered_from_ring(&mut self, route: &Route, h: &Header, out: &mut Vec<Outgoing>) -> bool {
         match self.sync.check(h.pid, h.client, h.req_id) {
             RingCheck::Cached(s, v) => {
                 self.replayed(out, route, h, s, v);
                 true
             }
-            RingCheck::Full => {
-                self.respond(out, route, h.response_to(Status::RetryLater), &[]);
-                true
-            }
             RingCheck::OverShare => {
                 self.quota_refused(out, route, h, Quota::RingShare);
+                true
+            }
+            RingCheck::Stranger => {
+                self.respond(out, route, h.response_to(Status::Denied), &[]);
                 true
             }
             RingCheck::Execute => false,

@@ -37,9 +37,9 @@ impl Once {
             self.dut.bytes == self.want.bytes,
             "memory differs after {r:?}"
         );
-        assert_eq!(
-            (self.ring_dut.slots(), self.ring_dut.write_pointer()),
-            (self.ring_ref.slots(), self.ring_ref.write_pointer())
+        assert!(
+            self.ring_dut.table() == self.ring_ref.table(),
+            "the tables differ"
         );
         if got.answer.replay {
             assert_eq!((got.reads, got.writes), (0, 0), "a replay touches nothing");
@@ -60,8 +60,8 @@ fn retries_are_answered_from_the_ring_and_change_nothing() {
         b: unit(&SMALL, 0),
         want: dut.clone(),
         dut,
-        ring_dut: Ring::with_entries(4),
-        ring_ref: Ring::with_entries(4),
+        ring_dut: rows(),
+        ring_ref: rows(),
     };
     let k = key(4); // 61 bytes: the retry's second beat is drained, not peeked
     let put1 = Req::new(Opcode::KvPut, 1, &k, &[1; 100]);
@@ -98,15 +98,14 @@ fn retries_are_answered_from_the_ring_and_change_nothing() {
     let rd = o.step(&del, 1, 13, DRAM);
     assert_eq!((rd.status, rd.arg0, rd.replay), (0, HIT, true));
     assert!(o.dut.bytes == before, "the retried delete changed nothing");
-    // The ring is full now (10, 11 acked and overwritten by 13, 14; 12 was a get): slots
-    // 0 and 1 hold 13 and 14 unacknowledged, 2 and 3 the acked 10 and 11.
     // Random traffic.
     random_traffic(
         &mut o,
         0x9E37_79B9_7F4A_7C15,
         false,
         &[
-            "full",
+            "denied",
+            "over share",
             "replay",
             "executed",
             "out of memory",
@@ -126,8 +125,8 @@ fn a_caller_at_its_share_of_the_ring_is_refused_or_waits_for_its_own_slot() {
         b: unit(&SMALL, 0),
         want: dut.clone(),
         dut,
-        ring_dut: Ring::with_entries(8),
-        ring_ref: Ring::with_entries(8),
+        ring_dut: rows(),
+        ring_ref: rows(),
     };
     o.ring_dut.set_share(2);
     o.ring_ref.set_share(2);
@@ -135,13 +134,27 @@ fn a_caller_at_its_share_of_the_ring_is_refused_or_waits_for_its_own_slot() {
         &mut o,
         0x2545_F491_4F6C_DD1D,
         true,
-        &["over share", "full", "replay", "executed"],
+        &["over share", "denied", "replay", "executed"],
     );
 }
 
-/// Random puts, deletes and gets with retries and acks over two members with colliding
-/// request ids, acknowledging the entry at the write pointer (or with `ack_any` any entry);
-/// each answer kind in `want` must come at least twice.
+/// The rows of the two members the traffic uses: client 1 is RAS 1's, client 2 RAS 2's.
+fn rows() -> Ring {
+    let mut r = Ring::default();
+    r.set_owner(1, 1);
+    r.set_owner(2, 2);
+    r
+}
+
+/// The RAS a client id's row belongs to in [`rows`].
+fn owner_of(client: u16) -> u16 {
+    client
+}
+
+/// Random puts, deletes and gets with retries and acks over two members whose RASes also send
+/// under each other's client id (denied), with colliding request ids, acknowledging the oldest
+/// unacknowledged result (or with `ack_any` a recent request); each answer kind in `want` must
+/// come at least twice.
 fn random_traffic(o: &mut Once, seed: u64, ack_any: bool, want: &[&str]) {
     let mut sent: Vec<(Req, u16, u32)> = vec![];
     let mut seen: HashMap<&str, usize> = HashMap::new();
@@ -153,16 +166,21 @@ fn random_traffic(o: &mut Once, seed: u64, ack_any: bool, want: &[&str]) {
         let t = [FAST, DRAM][(x >> 60) as usize % 2];
         let recent = |n: usize| sent.len() - 1 - (x >> 8) as usize % sent.len().min(n);
         if x % 5 < 2 {
-            // CN_ACK of the entry at the write pointer (its client got the answer), or with
-            // `ack_any` of any slot's.
-            let n = o.ring_ref.slots().len();
-            let at = if ack_any {
-                (x >> 40) as usize % n
+            // CN_ACK of a request sent (its client got the answer): of the oldest one still
+            // unacknowledged, or with `ack_any` of any recent one.
+            let pick = if ack_any && !sent.is_empty() {
+                Some(sent[recent(8)].clone())
             } else {
-                o.ring_ref.write_pointer()
+                sent.iter()
+                    .find(|(r, c, id)| {
+                        o.ring_ref
+                            .entry(*c, *id)
+                            .is_some_and(|e| e.req_id == *id && !e.acked && r.pid == owner_of(*c))
+                    })
+                    .cloned()
             };
-            if let Some(e) = o.ring_ref.slots()[at] {
-                o.ack(e.pid, e.client, e.req_id);
+            if let Some((r, c, id)) = pick {
+                o.ack(r.pid, c, id);
             }
             continue;
         }
@@ -188,7 +206,7 @@ fn random_traffic(o: &mut Once, seed: u64, ack_any: bool, want: &[&str]) {
         let ring_before = o.ring_ref.clone();
         let a = o.step(&r, client, id, t);
         let kind = match (a.replay, a.status) {
-            (true, s) if s == Status::RetryLater as u8 => "full",
+            (true, s) if s == Status::Denied as u8 => "denied",
             (true, s) if s == Status::OutOfMemory as u8 => "replayed out of memory",
             (true, _) => "replay",
             (false, s) if s == Status::OutOfMemory as u8 => "out of memory",
@@ -196,14 +214,13 @@ fn random_traffic(o: &mut Once, seed: u64, ack_any: bool, want: &[&str]) {
             _ => "executed",
         };
         *seen.entry(kind).or_default() += 1;
-        if a.replay && a.status != Status::RetryLater as u8 {
+        if a.replay && a.status != Status::Denied as u8 {
             assert!(
-                ring_before
-                    .slots()
-                    .iter()
-                    .flatten()
-                    .any(|e| (e.pid, e.client, e.req_id) == (r.pid, client, id)),
-                "replayed only what the ring holds"
+                r.pid == owner_of(client)
+                    && ring_before
+                        .entry(client, id)
+                        .is_some_and(|e| e.req_id == id),
+                "replayed only what the member's row holds"
             );
         }
         sent.push((r, client, id));
