@@ -18,22 +18,23 @@
 //! own, and a row's next holder sees nothing of its last.
 //!
 //! Storage: the entries (request id, status, value) in block RAM at `{client, way}`; each row's
-//! owner pid and its `used`/`busy` bits (one each per way) in LUT RAM with a combinational read.
-//! After reset a sweep empties every row (`RING_MEMBERS` cycles, within the key table's
-//! longer sweep, which the executor waits for before it takes a request: asserted below).
+//! owner pid, its `used`/`busy` bits (one each per way) and the count of its `busy` bits in LUT
+//! RAM with a combinational read. After reset a sweep empties every row (`RING_MEMBERS`
+//! cycles, within the key table's longer sweep, which the executor waits for before it takes a
+//! request or a descriptor: asserted below).
 //!
 //! Timing: present `port.key` with `port.lookup` in cycle c: the entry's block RAM read is
-//! registered at c+1, with the row's owner and bits (read from the registered client) and the
-//! owner compare; at c+2 the verdict is decided and registered, so `hit`, `stranger`, `quota`,
+//! registered at c+1, with the row's owner compare and bits (the LUT RAMs read at the key held
+//! in `l_key`); at c+2 the verdict is decided and registered, so `hit`, `stranger`, `quota`,
 //! `status` and `value` are valid from c+3 ([`RING_VERDICT_LATENCY`]) and held until the next
-//! lookup; a record may come from c+4 on ([`RING_RECORD_LATENCY`]). An ack reads the entry in
-//! its cycle a, compares at a+1 and clears the way's `busy` bit at the edge after a+2, so
-//! nothing else may come at a+1 ([`RING_ACK_GAP`]: the top's CN_ACK goes on to its response);
-//! a RING_OWNER is applied
-//! at the edge after the cycle after its pulse; a record writes at its own edge. The top
-//! serves one request at a time (lookups and acks in Dispatch, records after the request
-//! executed, RING_OWNER in SpTx), so the LUT RAM's one write port never has two writers and no
-//! lookup reads a row while its ack or hand-over is still to land.
+//! lookup; a record (for the key of the last lookup) may come from c+4 on
+//! ([`RING_RECORD_LATENCY`]). An ack reads the entry in its cycle a, compares at a+1 and
+//! clears the way's `busy` bit at the edge after a+2, so nothing else may come at a+1
+//! ([`RING_ACK_GAP`]: the top's CN_ACK goes on to its response). A RING_OWNER is applied at the
+//! edge after the cycle after its pulse; a record writes at its own edge. The top serves one
+//! request or descriptor at a time (lookups and acks in Dispatch, records after the request
+//! executed, RING_OWNER in SpTx), so the LUT RAMs' one write port never has two writers and no
+//! lookup reads a row while an ack or hand-over to it is still to land.
 //! The ALU (`alu_*`) is combinational; the RMW around it is the top's memory access.
 
 use crate::async_ram::AsyncRam;
@@ -222,7 +223,8 @@ impl Logic for SyncUnit {
     fn update(&mut self) {
         dff_setup!(
             self, clock, sweep, sweep_at, share, l_on, l_key, m_on, m_own, m_match, m_busy,
-            m_count, m_entry, v_hit, v_stranger, v_quota, v_status, v_value, a_on, aw_on, o_on, o_key
+            m_count, m_entry, v_hit, v_stranger, v_quota, v_status, v_value, a_on, aw_on, o_on,
+            o_key
         );
         self.entries.read_clock.next = self.clock.val();
         self.entries.write_clock.next = self.clock.val();
@@ -237,8 +239,7 @@ impl Logic for SyncUnit {
         // A record is for the key of the last lookup (nothing comes between a lookup and its
         // request's record), held in `l_key`: the write port's address is its own signal,
         // so synthesis keeps the two ports apart (block RAM, not a single-port LUT RAM).
-        self.w_way.next =
-            self.l_key.q.val().get_bits::<4>(0) ^ self.l_key.q.val().get_bits::<4>(4);
+        self.w_way.next = self.l_key.q.val().get_bits::<4>(0) ^ self.l_key.q.val().get_bits::<4>(4);
         self.entries.write_address.next = bit_cast::<14, 4>(self.w_way.val())
             | (bit_cast::<14, 10>(self.l_key.q.val().get_bits::<10>(32)) << 4);
         self.entries.write_data.next = bit_cast::<104, 32>(self.l_key.q.val().get_bits::<32>(0))
