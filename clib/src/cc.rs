@@ -111,6 +111,8 @@ pub struct CongestionWindow {
     beta: f64,
     max_md: f64,
     target: Duration,
+    /// The longest gap a paced sender leaves between requests (`Config::max_rto`).
+    max_gap: Duration,
     last_decrease: Option<Instant>,
     /// The window before the last timeout's cut (for [`CongestionWindow::undo_timeout`]).
     before_timeout: Option<f64>,
@@ -130,6 +132,7 @@ impl CongestionWindow {
             beta: cfg.md_beta,
             max_md: cfg.max_md,
             target: cfg.target_delay,
+            max_gap: cfg.max_rto,
             last_decrease: None,
             before_timeout: None,
             extremes: (c, c),
@@ -196,8 +199,9 @@ impl CongestionWindow {
     }
 
     /// Whether a request of `cost` packets may be sent with `inflight` packets outstanding.
-    /// Below one packet the sender paces: nothing outstanding and `srtt / cwnd` since the
-    /// last send. A request larger than the window goes alone, so progress is guaranteed.
+    /// Below one packet the sender paces: nothing outstanding and one pacing gap
+    /// ([`CongestionWindow::pace_gap`]) since the last send. A request larger than the window
+    /// goes alone, so progress is guaranteed.
     pub fn admits(
         &self,
         cost: f64,
@@ -206,16 +210,23 @@ impl CongestionWindow {
         srtt: Duration,
     ) -> bool {
         if self.cwnd < 1.0 {
-            return inflight == 0.0
-                && since_last_send.as_secs_f64() * self.cwnd >= srtt.as_secs_f64();
+            return inflight == 0.0 && since_last_send >= self.pace_gap(srtt);
         }
         inflight == 0.0 || inflight + cost <= self.cwnd
     }
 
+    /// The gap between a paced sender's requests: `srtt / cwnd`, at most `max_rto`. A lost
+    /// request is sent again every `max_rto` at the slowest, so pacing new ones more slowly
+    /// than that relieves no congestion; without the bound a round trip stretched by a
+    /// starved host (a 0.5 s srtt at the 0.01 floor) kept requests, heartbeats among them,
+    /// queued for 50 s.
+    pub fn pace_gap(&self, srtt: Duration) -> Duration {
+        Duration::from_secs_f64(srtt.as_secs_f64() / self.cwnd.max(1e-6)).min(self.max_gap)
+    }
+
     /// When a paced sender may send next (`None` if the window is at least one packet).
     pub fn pace_after(&self, last_send: Instant, srtt: Duration) -> Option<Instant> {
-        (self.cwnd < 1.0)
-            .then(|| last_send + Duration::from_secs_f64(srtt.as_secs_f64() / self.cwnd.max(1e-6)))
+        (self.cwnd < 1.0).then(|| last_send + self.pace_gap(srtt))
     }
 }
 
@@ -304,6 +315,26 @@ mod tests {
         assert!(!w.admits(1.0, 0.0, Duration::ZERO, srtt), "paced");
         assert!(w.admits(1.0, 0.0, Duration::from_secs(1), srtt));
         assert!(!w.admits(1.0, 1.0, Duration::from_secs(1), srtt));
+    }
+
+    #[test]
+    fn a_paced_sender_waits_at_most_max_rto() {
+        let cfg = Config::default();
+        let mut w = CongestionWindow::new(&cfg);
+        let t0 = Instant::now();
+        // A starved host: every answer half a second late, the window down to its floor.
+        let srtt = Duration::from_millis(500);
+        for i in 0..100 {
+            w.on_timeout(srtt, t0 + srtt * i);
+        }
+        assert_eq!(w.get(), cfg.min_cwnd);
+        assert_eq!(w.pace_gap(srtt), cfg.max_rto, "srtt / cwnd would be 50 s");
+        assert!(!w.admits(1.0, 0.0, cfg.max_rto / 2, srtt), "still paced");
+        assert!(w.admits(1.0, 0.0, cfg.max_rto, srtt));
+        assert_eq!(w.pace_after(t0, srtt), Some(t0 + cfg.max_rto));
+        // A short round trip paces by srtt / cwnd as before.
+        let fast = Duration::from_micros(100);
+        assert_eq!(w.pace_gap(fast), Duration::from_millis(10));
     }
 
     #[test]

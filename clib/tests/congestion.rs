@@ -202,3 +202,56 @@ fn duplicated_answers_do_not_ratchet_the_rto_up() {
         "the RTO stays near its floor: {s:?}"
     );
 }
+
+/// The lease's heartbeat does not queue behind the window: with the window full of a write
+/// the node never answers (and more writes queued behind it), a heartbeat is answered at
+/// once, the write still retrying. Behind the window it would wait out the write's retries
+/// (`max_retries` of up to `max_rto` each), long enough for a busy client to lose its lease.
+#[test]
+fn a_heartbeat_does_not_wait_for_the_window() {
+    let lost = Arc::new(AtomicBool::new(false));
+    let b = Arc::new(Mutex::new(board()));
+    let (l2, b2) = (lost.clone(), b.clone());
+    let node = InProcTransport::threaded(move |p| {
+        let write = clio_proto::header::Packet::new_unchecked(p).opcode_raw()
+            == clio_proto::Opcode::Write as u8;
+        if write && l2.load(Ordering::Acquire) {
+            return vec![];
+        }
+        serve(&b2, p)
+    })
+    .unwrap();
+    let cfg = Config {
+        max_cwnd: 1.0,
+        max_rto: Duration::from_millis(200),
+        max_retries: 20,
+        ..Config::default()
+    };
+    let c = Client::connect(Box::new(node), cfg.clone()).unwrap();
+    let va = c.ralloc(PAGE).unwrap();
+    lost.store(true, Ordering::Release);
+    let writes: Vec<Handle> = (0..4)
+        .map(|i| c.rwrite_async(va + i * 64, &[7u8; 64]).unwrap())
+        .collect();
+    let t0 = std::time::Instant::now();
+    let lease = c.heartbeat().expect("the heartbeat is answered");
+    let took = t0.elapsed();
+    assert_eq!(
+        lease,
+        Duration::from_millis(clio_proto::consts::DEFAULT_LEASE_MS)
+    );
+    // Behind the window: at least the first write's 20 retries, seconds. Beside it: one
+    // round trip; a second leaves room for a loaded machine's scheduling.
+    assert!(
+        took < Duration::from_secs(1),
+        "the heartbeat waited {took:?} behind the window"
+    );
+    assert!(
+        c.try_rpoll(writes[0]).is_none(),
+        "the unanswered write is still in flight"
+    );
+    lost.store(false, Ordering::Release);
+    for w in writes {
+        assert_eq!(c.rpoll_one(w).unwrap(), Output::Done);
+    }
+}

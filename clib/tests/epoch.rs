@@ -209,9 +209,10 @@ fn a_cn_ack_refused_for_its_epoch_is_parked_and_goes_again_under_the_next_epoch(
     // read here) and is taken.
     b.use_epoch(2);
     assert_eq!(b.rread(va, 8).unwrap(), 1u64.to_le_bytes());
+    // (At least once: an attempt that outlived its RTO goes again, and both are answered.)
     eventually("the CN ack taken", &|| {
         let _ = b.rread(va, 8);
-        ok.load(Ordering::Acquire) == 1
+        ok.load(Ordering::Acquire) >= 1
     });
     assert_eq!(stale.load(Ordering::Acquire), 1);
 }

@@ -81,3 +81,68 @@ fn more_atomics_in_flight_than_the_share_all_execute_once() {
     let n = node.counters();
     assert!(n.idempotence_ring_over_share > 0, "{n:?}");
 }
+
+/// A thread's last atomic leaves its CN ack to the network; when that ack is lost and the
+/// thread does nothing more, nobody drives its lane's timers, yet its entry holds a way of the
+/// member's row. Another thread of the client whose request the node refuses for that way
+/// sends the idle lane's overdue acks again, so the refusal clears and its request executes
+/// (instead of waiting out every busy retry: a Clover writer's compare-and-swap timed out so).
+#[test]
+fn a_refused_request_sends_an_idle_lanes_lost_ack_again() {
+    let b = Arc::new(Mutex::new(board()));
+    let drop_acks = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (node, drop2) = (b.clone(), drop_acks.clone());
+    let t = InProcTransport::direct_lanes(move |p| {
+        let ack = Packet::new_unchecked(p).opcode_raw() == Opcode::CnAck as u8;
+        if ack && drop2.load(std::sync::atomic::Ordering::Acquire) {
+            return vec![];
+        }
+        serve(&node, p)
+    });
+    let c = Arc::new(
+        clio_clib::Client::connect(
+            Box::new(t),
+            clio_clib::Config {
+                track_shift: PAGE_SHIFT,
+                heartbeat: false,
+                // Without the resend, a refused request gives up within a second.
+                max_busy_retries: 200,
+                ..clio_clib::Config::default()
+            },
+        )
+        .expect("connect"),
+    );
+    let n = 48u64;
+    let va = c.ralloc((n + 1) * PAGE).unwrap();
+    // Another thread, on a lane of its own after a few reads (CLib gives a thread that keeps
+    // submitting its own lane): one fetch-add whose ack the network loses; then it ends.
+    let (c2, drop3) = (c.clone(), drop_acks.clone());
+    std::thread::spawn(move || {
+        for _ in 0..20 {
+            c2.rread(va, 8).unwrap();
+        }
+        drop3.store(true, std::sync::atomic::Ordering::Release);
+        c2.fetch_add(va + n * PAGE, 1).unwrap();
+        drop3.store(false, std::sync::atomic::Ordering::Release);
+        assert!(c2.stats().lanes > 1, "{:?}", c2.stats());
+    })
+    .join()
+    .unwrap();
+    // This thread's requests go round every way of the row, the idle lane's among them (a
+    // fetch-add and its ack take two request ids; a read now and then shifts the parity).
+    for i in 0..n {
+        if i % 3 == 0 {
+            c.rread(va, 8).unwrap();
+        }
+        let r = c.fetch_add(va + i * PAGE, 1);
+        assert!(r.is_ok(), "fetch-add {i}: {r:?} {:?}", c.stats());
+    }
+    assert!(c.stats().ring_share_waits > 0, "{:?}", c.stats());
+    for i in 0..=n {
+        assert_eq!(
+            c.rread(va + i * PAGE, 8).unwrap(),
+            1u64.to_le_bytes(),
+            "word {i}"
+        );
+    }
+}

@@ -50,7 +50,8 @@ impl Engine {
             // past the retries, the quota names itself.
             Status::QuotaExceeded if Quota::from_u64(h.arg1) == Some(Quota::RingShare) => {
                 st.stats.ring_share_waits += 1;
-                self.on_busy(st, h.req_id, Some(Quota::RingShare), now)
+                self.on_busy(st, h.req_id, Some(Quota::RingShare), now);
+                self.resend_idle_acks(now);
             }
             Status::RouteUnverified => self.on_unverified(st, h.req_id, now),
             Status::Ok => self.on_ok(st, &h, payload, now, arrived),
@@ -91,6 +92,33 @@ impl Engine {
             r.deadline = now + self.cfg.busy_backoff * (1u32 << (r.busy - 1).min(6));
         }
         st.inflight.insert(id, r);
+    }
+
+    /// Send again the overdue CN acks of the lanes no thread drives now. A lane's timers fire
+    /// only while a thread waits on it, so the ack of a thread's last atomic, once lost, would
+    /// never go again; its entry would hold a way of the member's row, and every later request
+    /// of any lane in that way would be refused for it. A refusal for the share is when that
+    /// shows: the refused thread sends those acks (a lane another thread holds is left to
+    /// it; the caller's own is locked and skipped, its timers are its own). Acks go outside
+    /// the windows, so nothing else moves.
+    fn resend_idle_acks(&self, now: Instant) {
+        for sh in &self.shards[..self.lanes.open()] {
+            let Ok(mut other) = sh.st.try_lock() else {
+                continue;
+            };
+            if other.receiving {
+                continue;
+            }
+            let due: Vec<u32> = other
+                .inflight
+                .values()
+                .filter(|r| r.opcode == Opcode::CnAck && r.deadline <= now)
+                .map(|r| r.id)
+                .collect();
+            for id in due {
+                self.retry_now(&mut other, id, now, true);
+            }
+        }
     }
 
     /// A CN ack refused for its epoch: the view moved between the atomic's answer and its

@@ -125,7 +125,13 @@ impl Engine {
             }
             None => true,
         };
-        if ready {
+        if ready && kind == Kind::Heartbeat {
+            // The lease's renewal goes outside the windows: a member's liveness must not
+            // wait on its congestion control (a paced window kept a heartbeat queued past
+            // the lease, and the node took the member's row away while it was in use). One
+            // packet per call, and `heartbeat` waits for its answer.
+            st.unwindowed.extend(reqs);
+        } else if ready {
             st.queue.extend(reqs);
         } else {
             st.stats.dependency_waits += 1;
@@ -164,13 +170,14 @@ impl Engine {
         let now = Instant::now();
         let srtt = st.rtt.srtt().unwrap_or(self.cfg.target_delay);
         let mut batch: Vec<Req> = Vec::new();
-        // CN acks and the route-cookie Heartbeat first, outside the windows (as TCP's pure
-        // acks): requests wait on exactly these while holding their window share (those the
-        // node refused for this member's share of its idempotence ring wait for the acks
+        // CN acks and Heartbeats first, outside the windows (as TCP's pure acks): requests
+        // wait on acks and the route-cookie Heartbeat while holding their window share (those
+        // the node refused for this member's share of its idempotence table wait for the acks
         // that free it; those refused RouteUnverified for the new cookie), so one queued
-        // behind them would never leave once the window is no larger than what waits. Acks
-        // are bounded by the completed operations, cookie Heartbeats to one per lane at a
-        // time; both are still counted in flight until answered.
+        // behind them would never leave once the window is no larger than what waits; the
+        // lease's Heartbeat must not wait on the window (`enqueue`). Acks are bounded by the
+        // completed operations, cookie Heartbeats to one per lane at a time, lease Heartbeats
+        // to one per `heartbeat` call; all are still counted in flight until answered.
         // CN acks refused as stale go again once this client carries another epoch.
         let epoch = self.epoch();
         for p in std::mem::take(&mut st.parked_acks) {

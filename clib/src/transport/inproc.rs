@@ -28,8 +28,12 @@ impl Inbox {
 }
 
 enum Mode {
-    /// The handler runs in the sending thread.
-    Direct(Box<PacketHandler>),
+    /// The handler runs in the sending thread; `lanes`: [`Transport::open_lane`] gives each
+    /// lane an inbox of its own before the same handler.
+    Direct {
+        handler: Arc<PacketHandler>,
+        lanes: bool,
+    },
     /// A thread owns the handler; requests queue up in front of it like at a real node.
     Threaded(Mutex<mpsc::Sender<Vec<u8>>>),
 }
@@ -46,8 +50,20 @@ impl InProcTransport {
     pub fn direct(
         handler: impl Fn(&[u8]) -> Vec<Vec<u8>> + Send + Sync + 'static,
     ) -> InProcTransport {
+        Self::direct_with(Arc::new(handler), false)
+    }
+
+    /// [`InProcTransport::direct`] with lanes, as UDP has them: each lane a path of its own
+    /// (its own inbox), so a lane's answers reach only the thread that drives that lane.
+    pub fn direct_lanes(
+        handler: impl Fn(&[u8]) -> Vec<Vec<u8>> + Send + Sync + 'static,
+    ) -> InProcTransport {
+        Self::direct_with(Arc::new(handler), true)
+    }
+
+    fn direct_with(handler: Arc<PacketHandler>, lanes: bool) -> InProcTransport {
         InProcTransport {
-            mode: Mode::Direct(Box::new(handler)),
+            mode: Mode::Direct { handler, lanes },
             inbox: Arc::new(Inbox {
                 queue: Mutex::new(VecDeque::new()),
                 ready: Condvar::new(),
@@ -85,7 +101,7 @@ impl InProcTransport {
 impl Transport for InProcTransport {
     fn send(&self, packet: &[u8]) -> Result<()> {
         match &self.mode {
-            Mode::Direct(h) => self.inbox.push_all(h(packet)),
+            Mode::Direct { handler, .. } => self.inbox.push_all(handler(packet)),
             Mode::Threaded(tx) => {
                 let tx = tx.lock().unwrap_or_else(|e| e.into_inner());
                 tx.send(packet.to_vec()).map_err(|_| {
@@ -113,6 +129,16 @@ impl Transport for InProcTransport {
                 .wait_timeout(q, deadline - now)
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
+        }
+    }
+
+    fn open_lane(&self) -> Option<Box<dyn Transport>> {
+        match &self.mode {
+            Mode::Direct {
+                handler,
+                lanes: true,
+            } => Some(Box::new(Self::direct_with(handler.clone(), true))),
+            _ => None,
         }
     }
 
