@@ -53,10 +53,20 @@ fn window_shrinks_on_a_slow_node_and_recovers() {
     let c = Client::connect(Box::new(node), cfg).unwrap();
     let va = c.ralloc(16 * PAGE).unwrap();
 
-    run_phase(&c, va, 300, 16, 1);
-    let fast = c.stats();
+    // The window's largest value, over rounds of 300 until it reached 16, at most five: on a
+    // machine loaded by other jobs (CI's synthesis beside the tests) the round trip of an
+    // in-process node can pass the 2 ms target now and then, and the window ends a round
+    // lower than it climbed (one CI run: cwnd 11.3 at the end, 30.9 at most).
+    let mut fast = c.stats();
+    for round in 0..5 {
+        run_phase(&c, va, 300, 16, 1 + 1000 * round);
+        fast = c.stats();
+        if fast.cwnd_max >= 16.0 {
+            break;
+        }
+    }
     assert!(
-        fast.cwnd >= 16.0,
+        fast.cwnd_max >= 16.0,
         "a fast node lets the window grow: {fast:?}"
     );
 
