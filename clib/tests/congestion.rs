@@ -220,8 +220,7 @@ fn duplicated_answers_do_not_ratchet_the_rto_up() {
 #[test]
 fn a_heartbeat_does_not_wait_for_the_window() {
     let lost = Arc::new(AtomicBool::new(false));
-    let b = Arc::new(Mutex::new(board()));
-    let (l2, b2) = (lost.clone(), b.clone());
+    let (l2, b2) = (lost.clone(), Arc::new(Mutex::new(board())));
     let node = InProcTransport::threaded(move |p| {
         let write = clio_proto::header::Packet::new_unchecked(p).opcode_raw()
             == clio_proto::Opcode::Write as u8;
@@ -237,7 +236,7 @@ fn a_heartbeat_does_not_wait_for_the_window() {
         max_retries: 20,
         ..Config::default()
     };
-    let c = Client::connect(Box::new(node), cfg.clone()).unwrap();
+    let c = Client::connect(Box::new(node), cfg).unwrap();
     let va = c.ralloc(PAGE).unwrap();
     lost.store(true, Ordering::Release);
     let writes: Vec<Handle> = (0..4)
