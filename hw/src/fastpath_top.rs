@@ -3,70 +3,50 @@
 //!
 //! Six stages run side by side, each moving one 512-bit beat per cycle: the ingest stage
 //! receives frames into four `wbuf` slots (CRC checked as they stream, payload realigned to
-//! DRAM lanes); the TLB look-ahead ([`TranslateAhead`]) translates the reads and writes
-//! waiting there; the executor ([`Executor`]) takes them in order and runs each request's class (the
-//! dispatch decode's checks, [`Decode`]; one or two pages through the translate stage,
-//! [`Translate`]: TLB, else walk + page fault, or the page-fault unit straight from a TLB
-//! entry of an allocated page; atomics; the offloads on the extend port, [`Extend`];
-//! slow-path descriptors); the write-data
-//! stage streams a write's W beats from its slot; the read-data stage ([`ReadData`]) takes a
-//! read's R beats and builds every response in request order (a queue of 16 addressed reads
-//! and payload-less responses, so later reads' addresses go out while it works and the DRAM
-//! latency is hidden); the transmit stage ([`Transmit`]) sends finished responses from two `txbuf`
-//! slots. Writes do not wait for their B responses: reads wait for the writes they could
-//! see, writes for earlier reads' data. The behaviour is `sim::model::board::CBoard::handle` / `service`; see
+//! DRAM lanes); the TLB look-ahead (`TranslateAhead`) translates the reads and writes waiting
+//! there; the executor (`Executor`) takes them in order and runs each request's class (the
+//! dispatch decode's checks; one or two pages through the translate stage: TLB, else walk +
+//! page fault, or the page-fault unit straight from a TLB entry of an allocated page;
+//! atomics; the offloads on the extend port; slow-path descriptors); the write-data stage
+//! streams a write's W beats from its slot; the read-data stage takes a read's R beats and
+//! builds every response in request order (a queue of 16 addressed reads and payload-less
+//! responses, so later reads' addresses go out while it works and the DRAM latency is
+//! hidden); the transmit stage sends finished responses from two `txbuf` slots. Writes do
+//! not wait for their B responses: reads wait for the writes they could see, writes for
+//! earlier reads' data. The behaviour is `sim::model::board::CBoard::handle` / `service`; see
 //! `docs/hardware.md` for the pipeline, the ports, the cycle counts and the documented
 //! differences. A read of up to `MAX_REQUEST_LEN` bytes is answered one packet per KiB
-//! ([`ReadSeg`]), each packet translated, read and sent in turn.
+//! (`ReadSeg`), each packet translated, read and sent in turn.
+//!
+//! The blocks are grouped in five sides, each a sub-top of its own: the receive side
+//! ([`Receive`]: ingest, slots, key and route checks, look-ahead), the core ([`Execute`]: the
+//! executor and the blocks that serve its request), the memory side ([`Memory`]:
+//! translation, TLB, PTE writer, ordering rules, write-data stage, one-beat writer), the
+//! slow-path port ([`SlowPathPort`]) and the response side ([`Respond`]: read data,
+//! transmit). This module holds the sides, the DRAM port's arbiter ([`DramPort`]) and the
+//! statistics ([`Stats`]); `wiring.rs` joins each pair of sides by its link
+//! (`crate::fastpath::links::sides`), the arbiter to its clients, and the flat external ports.
 //!
 //! The header is one beat (64 bytes): the payload starts at beat 1, so the RX and TX
 //! realignment shifts by the VA's lane offset only. Every request but Register must carry its
 //! RAS's key: every frame's pid, key and epoch are looked up in the key table as its header
-//! arrives ([`KeyCheck`], the answers kept per slot), and Dispatch answers DENIED, after
+//! arrives (`KeyCheck`, the answers kept per slot), and Dispatch answers DENIED, after
 //! `Header::parse`'s checks and before anything executes, when the key does not open the pid,
 //! and STALE when it does but the frame's epoch is older than the RAS's. Responses carry header
 //! bytes 0..48 and zeros in 48..64 (never the key, nor an epoch).
-//!
-//! This module only instantiates the blocks and connects their ports; the DRAM port's clients
-//! meet in its arbiter ([`DramPort`]), and where several blocks share another port the top
-//! holds the mux (the wbuf read port; the slow-path RX ring: the executor's REQUEST and a
-//! fault's PAGE_MAPPED; the TLB's lookup port).
 
-use crate::fastpath::append_place::AppendPlace;
-use crate::fastpath::beat_writer::BeatWriter;
-use crate::fastpath::decode::Decode;
 use crate::fastpath::dram_port::DramPort;
-use crate::fastpath::executor::Executor;
-use crate::fastpath::extend::Extend;
-use crate::fastpath::ingest::Ingest;
-use crate::fastpath::key_check::KeyCheck;
-// Every interface between the blocks (`fastpath::links`), joined in `wiring.rs`.
+use crate::fastpath::execute::Execute;
+// Every interface between the sides (`fastpath::links::sides`), joined in `wiring.rs`.
 use crate::fastpath::links::*;
-use crate::fastpath::offload_service::OffloadService;
-use crate::fastpath::ordering::Ordering;
-use crate::fastpath::persist::Persist;
-use crate::fastpath::pte_writer::PteWriter;
-use crate::fastpath::read_data::ReadData;
-use crate::fastpath::response_header::ResponseHeader;
-use crate::fastpath::route_check::RouteCheck;
-use crate::fastpath::rx_share::RxShare;
-use crate::fastpath::slot_queue::SlotQueue;
-use crate::fastpath::slow_path_desc::SlowPathDesc;
-use crate::fastpath::slow_path_tx::SlowPathTx;
+use crate::fastpath::memory::Memory;
+use crate::fastpath::receive::Receive;
+use crate::fastpath::respond::Respond;
+use crate::fastpath::slow_path_port::SlowPathPort;
 use crate::fastpath::stats::Stats;
-use crate::fastpath::translate::Translate;
-use crate::fastpath::translate_ahead::TranslateAhead;
-use crate::fastpath::transmit::Transmit;
-use crate::fastpath::word_access::WordAccess;
-use crate::fastpath::write_data::WriteData;
-use crate::offload::UnitChannels;
-use crate::read_seg::ReadSeg;
-use crate::sync_unit::SyncUnit;
-use crate::tlb::Tlb;
 use clio_proto::consts::{BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD};
 use clio_proto::header::{HEADER_LEN, ROUTED_HEADER_LEN};
 use clio_proto::replog;
-use clio_proto::Status;
 use rust_hdl::prelude::*;
 
 // Values the wiring compares with are `Spec` fields built from proto (see `crate::spec`); the
@@ -85,8 +65,6 @@ const _: () = assert!(MAX_PAYLOAD / BEAT_BYTES <= 32);
 const _: () = assert!(
     replog::MAX_RECORD as usize == MAX_PAYLOAD && replog::footprint(replog::MAX_RECORD) < 1 << 12
 );
-
-use crate::spec::StatusSpec as St;
 
 /// Extra cycles of a first-touch page fault over a TLB hit, when the TLB holds the page's
 /// allocated PTE (inserted with its PTE_WRITE): the page-fault unit, the PTE write-back /
@@ -208,7 +186,7 @@ pub struct FastpathTop {
     /// Free RX ring slots (accounting for every descriptor accepted so far).
     pub sp_rx_room: Signal<In, Bits<16>>,
     /// RX descriptors the slow path has taken since reset, mod 2^16 (the RX tail): the
-    /// per-source share ([`RxShare`]) counts what each source still holds.
+    /// per-source share (`RxShare`) counts what each source still holds.
     pub sp_rx_taken: Signal<In, Bits<16>>,
     /// Slow-path TX descriptor valid.
     pub sp_tx_valid: Signal<In, Bit>,
@@ -233,96 +211,27 @@ pub struct FastpathTop {
     pub stat_page_faults: Signal<Out, Bits<32>>,
     /// Requests refused by the key check: DENIED or STALE (the model's `denied`).
     pub stat_denied: Signal<Out, Bits<32>>,
-    /// The ingest stage: frames into the four `wbuf` slots (`crate::fastpath::ingest`).
-    ingest: Ingest,
-    /// The executor: takes the frames in order (or a slow-path descriptor) and runs each
-    /// request's class through its state register, handing its accesses and responses to the
-    /// stages (`crate::fastpath::executor`).
-    exec: Executor,
-    /// TLB lookups for the reads and writes waiting in the ingest slots, while the executor
-    /// works: a request whose page is translated ahead goes from Dispatch to its access.
-    la: TranslateAhead,
-    /// The RAS keys (KEY_WRITE from the slow path), checked as each header arrives.
-    keys: KeyCheck,
-    /// The route cookies (ROUTE_KEY from the slow path), checked as each header arrives.
-    routes: RouteCheck,
-    /// The dispatch stage's decode: the header's fields, the match-action table's rules and
-    /// each class's format checks.
-    dec: Decode,
-    tlb: Tlb,
-    /// The translate stage: one page of the executor's request, VA to PA (TLB lookup, walk,
-    /// page fault with its write-back and notice).
-    tr: Translate,
-    /// The PTE writer: a fault's PTE or a slow-path PTE_WRITE, as the one-beat writer's beat.
-    ptw: PteWriter,
-    sync: SyncUnit,
-    /// The extend path: the offload units (pointer chaser, Clio-KV) on the offload port
-    /// bundle, Clio-KV's store and its payload feeder.
-    ext: Extend,
-    /// The executor's side of the offload port: the unit's accesses handed to the translate
-    /// stage and their endings, its ring lookups, its answer registered and decided.
-    xs: OffloadService,
-    /// The pid the translation uses.
-    t_pid: Signal<Local, Bits<16>>,
-    /// Received payloads, DRAM-aligned: four slots of 32 blocks (address bits 5..7 = slot).
-    wbuf: RAM<Bits<512>, 7>,
-    /// Response beats 1.. (beat 0 is built apart): two slots of 32 beats.
-    txbuf: RAM<Bits<512>, 6>,
-    /// The executor's place in the ingest slots: its slot (taken in order) and whether it
-    /// holds it, the slot it releases, the next frame and its fields.
-    sq: SlotQueue,
-    /// The write-data stage: streams a write's W beats from its slot while the executor goes
-    /// on (it owns the W channel and the wbuf read port while busy).
-    wd: WriteData,
-    /// The executor's one-beat writes (PTE write-backs, atomics' words, offload blocks).
-    bw: BeatWriter,
+    /// The receive side (`Receive`): frames into the four `wbuf` slots, their key and route
+    /// checks, the TLB look-ahead, the executor's place among the slots.
+    pub(crate) recv: Receive,
+    /// The core (`Execute`): the executor and the blocks that serve its request (decode,
+    /// response header, word accesses, Append's placement, the sync unit, the persist
+    /// handshake, the offload units).
+    pub(crate) core: Execute,
+    /// The memory side (`Memory`): translation, the TLB, the PTE writer, the ordering rules,
+    /// the write-data stage and the one-beat writer.
+    pub(crate) mem: Memory,
+    /// The slow-path port (`SlowPathPort`): the rings' descriptors and the RX ring's share.
+    slow: SlowPathPort,
+    /// The response side (`Respond`): the read-data stage builds every response in request
+    /// order (a read's from its R beats), the transmit stage sends it.
+    pub(crate) resp: Respond,
     /// The DRAM port's arbiter: AR, R, AW, W and B among the executor, the walk, the
     /// one-beat writer and the write-data stage.
     dram: DramPort,
-    /// The write-data stage is streaming (`WriteData::busy`).
-    w_busy: Signal<Local, Bit>,
-    /// The slot the write-data stage gives back this cycle (`WriteData::freed`).
-    w_release: Signal<Local, Bits<4>>,
-    /// The read-data stage: builds every response in request order (a read's from its R
-    /// beats) and hands it to the transmit stage.
-    rd: ReadData,
-    /// The ordering rules between DRAM accesses (read-after-write, walk-after-PTE-write,
-    /// atomics, write-after-read, fence): when each kind of access may go out.
-    order: Ordering,
-    /// The transmit stage: sends the finished responses from their txbuf slots.
-    xmit: Transmit,
-    /// A read's answer, one packet per KiB: the packet under way (the executor's
-    /// `seg_index`) and the next.
-    rseg: ReadSeg,
-    /// The response header builder (and the REQUEST descriptor's header).
-    rhdr: ResponseHeader,
-    /// The word accesses' data path (`WordAccess`): an atomic's or Append's tail word read at
-    /// its lane and registered as its R beat arrives (SData; the ALU in SAlu or the placement's
-    /// sums in ALoad read it the next cycle), the word written back at its lane (SWrite), or
-    /// an offload's block.
-    wa: WordAccess,
-    /// The slow-path descriptors: the TX descriptor taken, decoded; the REQUEST encoded.
-    spd: SlowPathDesc,
-    /// A TX descriptor's actions in SpTx (`SlowPathTx`): the PTE_WRITE's beat and TLB
-    /// update (applied the cycle after), the free frame, the key, Clio-KV's configuration,
-    /// the ring release, the REPLY.
-    sptx: SlowPathTx,
     /// Statistics (`stat_*`): frames received, responses sent, NACKs, TLB hits and misses,
     /// bucket reads, page faults, requests refused by the key check (DENIED or STALE).
     stats: Stats,
-    /// The persist handshake of a durable write or Append (the executor's Persist state).
-    pers: Persist,
-    /// The RX ring's per-source share: the descriptors each source holds, and whether the
-    /// executor's frame's source may push.
-    rxs: RxShare,
-    /// Append's placement on the tail word (`replog::place`): loaded from `wa.old` the cycle
-    /// after the word arrives (ALoad), decided the next cycle (APlace); it keeps the old tail,
-    /// the new one and the
-    /// tail word's PA for the write-back, and the record's realignment from its slot.
-    apl: AppendPlace,
-    hreq: Signal<Local, Bits<384>>,
-    // ---- Values from proto (localparams; see `crate::spec`).
-    st_ok: St<{ Status::Ok as u64 }>,
 }
 
 crate::impl_clocked!(FastpathTop);

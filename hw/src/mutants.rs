@@ -221,7 +221,7 @@ mod tests {
 
     #[test]
     fn every_mutant_applies_to_the_emitted_top_and_changes_it() {
-        let top = crate::verilog_of("fastpath_top", crate::fastpath_top::FastpathTop::default());
+        let top = crate::fastpath_top_verilog();
         let mut names = std::collections::HashSet::new();
         for m in MUTANTS {
             assert!(names.insert(m.name), "two mutants named {}", m.name);

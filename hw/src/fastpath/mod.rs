@@ -21,7 +21,14 @@
 //! transmit stage ([`transmit::Transmit`]), and the executor that sequences a request through
 //! them ([`executor::Executor`]: its state register, dispatch, the accesses, the word accesses
 //! of atomics and Append, serving an offload, the slow-path descriptors, the hand-overs to the
-//! data stages). `crate::fastpath_top` instantiates the blocks here and wires them.
+//! data stages).
+//!
+//! Five sub-tops group the blocks into the fast path's sides, each wiring its blocks and
+//! meeting the others through one link per pair (`links::sides`): the receive side
+//! ([`receive::Receive`]), the core ([`execute::Execute`]), the memory side
+//! ([`memory::Memory`]), the slow-path port ([`slow_path_port::SlowPathPort`]) and the
+//! response side ([`respond::Respond`]). `crate::fastpath_top` joins the sides, the DRAM
+//! port's arbiter and the statistics.
 
 pub mod append_place;
 pub mod beat_writer;
@@ -29,21 +36,26 @@ pub mod decode;
 pub mod dispatch;
 pub mod dispatch_class;
 pub mod dram_port;
+pub mod execute;
 pub mod executor;
 pub mod extend;
 pub mod ingest;
 pub mod key_check;
 pub mod links;
+pub mod memory;
 pub mod offload_service;
 pub mod ordering;
 pub mod persist;
 pub mod pte_writer;
 pub mod read_data;
+pub mod receive;
+pub mod respond;
 pub mod response_header;
 pub mod route_check;
 pub mod rx_share;
 pub mod slot_queue;
 pub mod slow_path_desc;
+pub mod slow_path_port;
 pub mod slow_path_tx;
 pub mod stats;
 pub mod translate;

@@ -77,7 +77,7 @@ impl Env {
             b.tick();
         }
         b.settle();
-        assert!(b.uut.keys.verdict.ready.val());
+        assert!(b.uut.recv.core.keys.ready.val());
         let route = Route {
             peer_port: 7777,
             local_port: 48850,
@@ -145,7 +145,7 @@ impl Env {
         // Dispatch's own TLB lookup and the translate stage's never share the port (the top
         // gives Dispatch's precedence on the claim that the stage is idle then).
         assert!(
-            !(u.exec.ahead.lookup.val() && u.tr.lk.valid.val()),
+            !(u.core.exec.ahead.lookup.val() && u.mem.tr.lk.valid.val()),
             "cycle {now}: Dispatch and the translate stage look up at once"
         );
         // Handshakes.
@@ -226,19 +226,18 @@ impl Env {
         loop {
             self.cycle();
             let u = &self.b.uut;
-            let idle = u.exec.is_idle()
-                && !u.xmit.busy.val()
-                && !u.wd.w.own.val()
-                && u.rd.is_idle()
-                && u.ingest.is_idle();
+            let idle = u.core.exec.is_idle()
+                && u.resp.is_idle()
+                && !u.mem.wd.w.own.val()
+                && u.recv.ingest.is_idle();
             if idle && self.rx.is_empty() && self.sp_tx.is_empty() && !self.dram.busy() {
                 break;
             }
             assert!(
                 self.b.cycle - start < self.budget,
                 "node hung in {:?} every write has its B: {} in flight {}",
-                self.b.uut.exec.state(),
-                self.b.uut.order.clear.fence_clear.val(),
+                self.b.uut.core.exec.state(),
+                self.b.uut.mem.order.clear.fence_clear.val(),
                 self.dram.writes_in_flight()
             );
         }

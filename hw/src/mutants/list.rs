@@ -13,12 +13,12 @@ pub const MUTANTS: &[Mutant] = &[
                  another's translation of the same page",
         edits: &[
             Edit {
-                module: "fastpath_top$tlb",
+                module: "fastpath_top$mem$tlb",
                 find: "lk_key = (((lk_rev$y) & 52'hfffffffffffff) << 32'h24) | ((lk_vpn) & 52'hfffffffffffff);",
                 replace: "lk_key = ((lk_vpn) & 52'hfffffffffffff);",
             },
             Edit {
-                module: "fastpath_top$tlb",
+                module: "fastpath_top$mem$tlb",
                 find: "up_key = (((up_rev$y) & 52'hfffffffffffff) << 32'h24) | ((up_vpn) & 52'hfffffffffffff);",
                 replace: "up_key = ((up_vpn) & 52'hfffffffffffff);",
             },
@@ -29,7 +29,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::KeyChecked,
         breaks: "authentication: any key is accepted for a registered RAS",
         edits: &[Edit {
-            module: "fastpath_top$keys$store",
+            module: "fastpath_top$recv$keys_chk$store",
             find: "ok = q_pid_ok$q & rule$key_ok;",
             replace: "ok = q_pid_ok$q;",
         }],
@@ -41,8 +41,8 @@ pub const MUTANTS: &[Mutant] = &[
                  executes instead of being STALE (the key check's epoch verdict is ignored)",
         edits: &[Edit {
             module: "fastpath_top",
-            find: "exec$keys$epoch_ok = keys$verdict$epoch_ok;",
-            replace: "exec$keys$epoch_ok = 1'b1;",
+            find: "core$recv$keys$epoch_ok = recv$core$keys$epoch_ok;",
+            replace: "core$recv$keys$epoch_ok = 1'b1;",
         }],
     },
     Mutant {
@@ -52,8 +52,8 @@ pub const MUTANTS: &[Mutant] = &[
                  address, whatever cookie the request carries",
         edits: &[Edit {
             module: "fastpath_top",
-            find: "exec$routes$ok = routes$verdict$ok;",
-            replace: "exec$routes$ok = 1'b1;",
+            find: "core$recv$routes$ok = recv$core$routes$ok;",
+            replace: "core$recv$routes$ok = 1'b1;",
         }],
     },
     Mutant {
@@ -62,7 +62,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "read-after-write order: a read goes to DRAM before earlier writes have their B \
                  responses",
         edits: &[Edit {
-            module: "fastpath_top$order",
+            module: "fastpath_top$mem$order",
             find: "data_clear = ~data_wait$q & ~w_busy;",
             // Only the data still streaming is waited for, not its B response.
             replace: "data_clear = ~w_busy;",
@@ -74,7 +74,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "exactly once: a CN ack frees its entry for reuse; ignored, a member's row fills with results it acknowledged and it is refused QUOTA_EXCEEDED",
         edits: &[
             Edit {
-                module: "fastpath_top",
+                module: "fastpath_top$core",
                 find: "sync$port$ack = exec$ring$ack;",
                 replace: "sync$port$ack = 1'b0;",
             },
@@ -85,7 +85,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::ReleaseFrees,
         breaks: "membership: a row the slow path hands on (to a new member or to nobody) is emptied; here it keeps its results",
         edits: &[Edit {
-            module: "fastpath_top$sync",
+            module: "fastpath_top$core$sync",
             find: "bits$write_enable = ~|o_key$q[(32'h2a)+:(6)];",
             replace: "bits$write_enable = 1'b0;",
         }],
@@ -95,7 +95,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::RingKeyedByPid,
         breaks: "exactly once: a member's row belongs to its RAS; without the owner compare another RAS's request under that client id is answered from the row (or recorded into it)",
         edits: &[Edit {
-            module: "fastpath_top$sync",
+            module: "fastpath_top$core$sync",
             find: "r_own = (owner$read_data == r_member[(32'h10)+:(16)]) & |owner$read_data & ~|r_member[(32'ha)+:(6)];",
             replace: "r_own = |owner$read_data & ~|r_member[(32'ha)+:(6)];",
         }],
@@ -105,7 +105,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::RingKeyedByClient,
         breaks: "exactly once: results are kept per member; looked up without the client id (row 0's entries), one member's request is answered with another member's result",
         edits: &[Edit {
-            module: "fastpath_top$sync",
+            module: "fastpath_top$core$sync",
             find: "entries$read_address = ((k_way) & 14'h3fff) | (((k_row) & 14'h3fff) << 32'h4);",
             replace: "entries$read_address = ((k_way) & 14'h3fff);",
         }],
@@ -116,7 +116,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "atomics: FetchAdd adds whole 64-bit words (wrapping at 2^64); here the carry out of bit 31 is lost",
         edits: &[
             Edit {
-                module: "fastpath_top$sync",
+                module: "fastpath_top$core$sync",
                 find: "alu_new = alu_old + req$arg0;",
                 replace: "alu_new = {alu_old[63:32], alu_old[31:0] + req$arg0[31:0]};",
             },
@@ -128,7 +128,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "atomics: CompareAndSwap writes only when the word equals the expected value",
         edits: &[
             Edit {
-                module: "fastpath_top$sync",
+                module: "fastpath_top$core$sync",
                 find: "alu_write = alu_eq;",
                 replace: "alu_write = 1'b1;",
             },
@@ -140,7 +140,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "atomics: Unlock writes 0",
         edits: &[
             Edit {
-                module: "fastpath_top$sync",
+                module: "fastpath_top$core$sync",
                 find: "alu_new = 32'h0;",
                 replace: "alu_new = alu_old;",
             },
@@ -152,7 +152,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "atomics: TestAndSet writes 1",
         edits: &[
             Edit {
-                module: "fastpath_top$sync",
+                module: "fastpath_top$core$sync",
                 find: "alu_new = 32'h1;",
                 replace: "alu_new = alu_old;",
             },
@@ -164,7 +164,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "format: an atomic's address must be 8-byte aligned (BAD_REQUEST otherwise)",
         edits: &[
             Edit {
-                module: "fastpath_top$la$dec_chk",
+                module: "fastpath_top$recv$la$dec_chk",
                 find: "atomic_ok = (fields$va[(32'h0)+:(3)] == 32'h0) & (fields$payload_len == 32'h0);",
                 replace: "atomic_ok = (fields$payload_len == 32'h0);",
             },
@@ -176,7 +176,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "format: a read asks at most MAX_REQUEST_LEN bytes",
         edits: &[
             Edit {
-                module: "fastpath_top$la$dec_chk",
+                module: "fastpath_top$recv$la$dec_chk",
                 find: "read_form = (fields$payload_len == 32'h0) & (fields$pkt_count == 32'h1) & (fields$total_len != 32'h0) & (fields$total_len <= max_request_len);",
                 replace: "read_form = (fields$payload_len == 32'h0) & (fields$pkt_count == 32'h1) & (fields$total_len != 32'h0);",
             },
@@ -188,7 +188,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "format: a read of 0 bytes is BAD_REQUEST",
         edits: &[
             Edit {
-                module: "fastpath_top$la$dec_chk",
+                module: "fastpath_top$recv$la$dec_chk",
                 find: "read_form = (fields$payload_len == 32'h0) & (fields$pkt_count == 32'h1) & (fields$total_len != 32'h0) & (fields$total_len <= max_request_len);",
                 replace: "read_form = (fields$payload_len == 32'h0) & (fields$pkt_count == 32'h1) & (fields$total_len <= max_request_len);",
             },
@@ -200,7 +200,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "format: an append names an 8-byte aligned log",
         edits: &[
             Edit {
-                module: "fastpath_top$la$dec_chk",
+                module: "fastpath_top$recv$la$dec_chk",
                 find: "append_ok = (fields$va[(32'h0)+:(3)] == 32'h0) & (fields$pkt_count == 32'h1) & (fields$total_len != 32'h0) & (fields$total_len <= max_record) & (((fields$payload_len) & 32'hffffffff) == fields$total_len);",
                 replace: "append_ok = (fields$pkt_count == 32'h1) & (fields$total_len != 32'h0) & (fields$total_len <= max_record) & (((fields$payload_len) & 32'hffffffff) == fields$total_len);",
             },
@@ -212,7 +212,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "format: an append's payload is exactly its total_len",
         edits: &[
             Edit {
-                module: "fastpath_top$la$dec_chk",
+                module: "fastpath_top$recv$la$dec_chk",
                 find: "append_ok = (fields$va[(32'h0)+:(3)] == 32'h0) & (fields$pkt_count == 32'h1) & (fields$total_len != 32'h0) & (fields$total_len <= max_record) & (((fields$payload_len) & 32'hffffffff) == fields$total_len);",
                 replace: "append_ok = (fields$va[(32'h0)+:(3)] == 32'h0) & (fields$pkt_count == 32'h1) & (fields$total_len != 32'h0) & (fields$total_len <= max_record);",
             },
@@ -224,7 +224,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "format: a pointer chase carries no payload",
         edits: &[
             Edit {
-                module: "fastpath_top$la$dec_chk",
+                module: "fastpath_top$recv$la$dec_chk",
                 find: "chase_ok = (fields$payload_len == 32'h0) & (fields$pkt_count == 32'h1);",
                 replace: "chase_ok = (fields$pkt_count == 32'h1);",
             },
@@ -236,7 +236,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "durability: a durable write on a node without a persistence domain is UNSUPPORTED, and writes nothing",
         edits: &[
             Edit {
-                module: "fastpath_top$exec$dsp",
+                module: "fastpath_top$core$exec$dsp",
                 find: "no_persist = durable & ~persist;",
                 replace: "no_persist = 1'b0;",
             },
@@ -248,7 +248,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "security: a TLB hit is checked against the access's permission like a walk",
         edits: &[
             Edit {
-                module: "fastpath_top$tr",
+                module: "fastpath_top$mem$tr",
                 find: "tlb_perm_ok = (tlb$perms & exec$need) == exec$need;",
                 replace: "tlb_perm_ok = 1'b1;",
             },
@@ -260,7 +260,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "translation: the slow path's PTE writes and invalidations reach the TLB (a freed page's translation leaves it)",
         edits: &[
             Edit {
-                module: "fastpath_top$tlb",
+                module: "fastpath_top$mem$tlb",
                 find: "up_valid = walk$valid | slow$valid;",
                 replace: "up_valid = walk$valid;",
             },
@@ -272,7 +272,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "translation: a TLB invalidation removes the entry instead of installing it",
         edits: &[
             Edit {
-                module: "fastpath_top$tlb",
+                module: "fastpath_top$mem$tlb",
                 find: "up_inval = slow$inval;",
                 replace: "up_inval = 1'b0;",
             },
@@ -285,8 +285,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             Edit {
                 module: "fastpath_top",
-                find: "keys$wr$valid = sptx$keys$valid;",
-                replace: "keys$wr$valid = 1'b0;",
+                find: "recv$slow$key_wr$valid = slow$recv$key_wr$valid;",
+                replace: "recv$slow$key_wr$valid = 1'b0;",
             },
         ],
     },
@@ -296,7 +296,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "replicated log: a record takes its 8-byte header plus its payload rounded up to 8 bytes",
         edits: &[
             Edit {
-                module: "fastpath_top$apl",
+                module: "fastpath_top$core$apl",
                 find: "fp = ((len + 32'hf) >> 32'h3) << 32'h3;",
                 replace: "fp = ((len + 32'h7) >> 32'h3) << 32'h3;",
             },
@@ -308,7 +308,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "replicated log: an append past the log's capacity is LOG_FULL",
         edits: &[
             Edit {
-                module: "fastpath_top$apl",
+                module: "fastpath_top$core$apl",
                 find: "fits$d = (tail[(32'h0)+:(3)] == 32'h0) & ~room$q[32'h41] & (tail <= room$q[(32'h0)+:(64)]);",
                 replace: "fits$d = (tail[(32'h0)+:(3)] == 32'h0);",
             },
@@ -320,7 +320,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "integrity: a packet whose CRC does not match is NACKed, never executed",
         edits: &[
             Edit {
-                module: "fastpath_top$ingest$ack",
+                module: "fastpath_top$recv$ingest$ack",
                 find: "nack = (have$q >= 32'h40) & ((have$q < len$q) | (engine$port$crc != carried$q));",
                 replace: "nack = (have$q >= 32'h40) & (have$q < len$q);",
             },
@@ -332,7 +332,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "pointer chase: each hop is counted, and a chase stops at its hop bound (a cycle ends there)",
         edits: &[
             Edit {
-                module: "fastpath_top$ext$chase",
+                module: "fastpath_top$core$ext$chase",
                 find: "hop$d = hop$q + 32'h1;",
                 replace: "hop$d = hop$q;",
             },
@@ -344,7 +344,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "pointer chase: the value read at the found node is at most the chase's MAX_VALUE",
         edits: &[
             Edit {
-                module: "fastpath_top$ext$chase",
+                module: "fastpath_top$core$ext$chase",
                 find: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (port$req_len != 32'h0) & (port$req_len <= c_max_value) & (port$req_va != 32'h0);",
                 replace: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (port$req_len != 32'h0) & (port$req_va != 32'h0);",
             },
@@ -357,7 +357,7 @@ pub const MUTANTS: &[Mutant] = &[
                  is BAD_REQUEST, not a read of the aligned word below it)",
         edits: &[
             Edit {
-                module: "fastpath_top$ext$chase",
+                module: "fastpath_top$core$ext$chase",
                 find: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (port$req_len != 32'h0) & (port$req_len <= c_max_value) & (port$req_va != 32'h0);",
                 replace: "r_ok = (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (port$req_len != 32'h0) & (port$req_len <= c_max_value) & (port$req_va != 32'h0);",
             },
@@ -369,7 +369,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "pointer chase: a chase starting at address 0 is BAD_REQUEST",
         edits: &[
             Edit {
-                module: "fastpath_top$ext$chase",
+                module: "fastpath_top$core$ext$chase",
                 find: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (port$req_len != 32'h0) & (port$req_len <= c_max_value) & (port$req_va != 32'h0);",
                 replace: "r_ok = (r_koff[(32'h0)+:(3)] == 32'h0) & (r_noff[(32'h0)+:(3)] == 32'h0) & (r_koff <= c_max_offset) & (r_noff <= c_max_offset) & (r_voff <= c_max_offset) & (r_hops != 32'h0) & (r_hops <= c_max_hops) & (port$req_len != 32'h0) & (port$req_len <= c_max_value);",
             },
@@ -381,7 +381,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "Clio-KV: keys are 1 to MAX_KEY bytes",
         edits: &[
             Edit {
-                module: "fastpath_top$ext$clio_kv$checks",
+                module: "fastpath_top$core$ext$clio_kv$checks",
                 find: "bounds_q$d = (klen != 32'h0) & (klen <= c_max_key) & value_ok;",
                 replace: "bounds_q$d = (klen != 32'h0) & value_ok;",
             },
@@ -393,7 +393,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "Clio-KV: an empty key is BAD_REQUEST",
         edits: &[
             Edit {
-                module: "fastpath_top$ext$clio_kv$checks",
+                module: "fastpath_top$core$ext$clio_kv$checks",
                 find: "bounds_q$d = (klen != 32'h0) & (klen <= c_max_key) & value_ok;",
                 replace: "bounds_q$d = (klen <= c_max_key) & value_ok;",
             },
@@ -405,7 +405,7 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "Clio-KV: a request's body is exactly its key and value (lying lengths are BAD_REQUEST)",
         edits: &[
             Edit {
-                module: "fastpath_top$ext$clio_kv$checks",
+                module: "fastpath_top$core$ext$clio_kv$checks",
                 find: "body_q$d = sz_x == sz_k;",
                 replace: "body_q$d = 1'b1;",
             },
@@ -416,7 +416,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::KvOwner,
         breaks: "Clio-KV: a record matches a request only if its owner is the requester's RAS; here equal key bytes of another owner in the same chain match",
         edits: &[Edit {
-            module: "fastpath_top$ext$clio_kv",
+            module: "fastpath_top$core$ext$clio_kv",
             find: "meta_match$d = (cw$d[(32'h0)+:(16)] == owner$q) & (cw$d[(32'h10)+:(16)] == checks$klen);",
             replace: "meta_match$d = (cw$d[(32'h10)+:(16)] == checks$klen);",
         }],
@@ -426,7 +426,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::KvStoreFull,
         breaks: "Clio-KV: a new key needs live + 1 < records (one slot stays spare), else OUT_OF_MEMORY; here the live-count check never refuses, and only the high-water mark's bound is left",
         edits: &[Edit {
-            module: "fastpath_top$ext$clio_kv$words",
+            module: "fastpath_top$core$ext$clio_kv$words",
             find: "rec_m1_q$d = recs - 32'h1;",
             replace: "rec_m1_q$d = 64'hffffffffffffffff;",
         }],
@@ -436,7 +436,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::KvRecordQuota,
         breaks: "Clio-KV: a put of a new key needs its RAS's count below the store's per-RAS limit, else QUOTA_EXCEEDED (KvRecords); here the limit reads as none, and one RAS may fill the store",
         edits: &[Edit {
-            module: "fastpath_top$ext$clio_kv",
+            module: "fastpath_top$core$ext$clio_kv",
             find: "quota_on$d = cw$q != 32'h0;",
             replace: "quota_on$d = 1'b0;",
         }],
@@ -446,7 +446,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::PageEnd,
         breaks: "translation: a request that crosses a page is translated page by page; here the bytes past the page end go to the frame after the first page's (physically contiguous pages assumed)",
         edits: &[Edit {
-            module: "fastpath_top$exec",
+            module: "fastpath_top$core$exec",
             find: "pa2$d = tr$pa;",
             replace: "pa2$d = pa1$q + n1$q;",
         }],
@@ -456,7 +456,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::RingReplays,
         breaks: "exactly once: a ring-recorded request that comes again is answered from its entry; here it never hits, so a retry executes again",
         edits: &[Edit {
-            module: "fastpath_top$sync",
+            module: "fastpath_top$core$sync",
             find: "port$verdict$hit = v_hit$q;",
             replace: "port$verdict$hit = 1'b0;",
         }],
@@ -466,7 +466,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::StaleReplay,
         breaks: "exactly once: an atomic that comes again with an older epoch than its RAS's is answered from the ring if an earlier attempt executed; here it is always STALE, so its sender cannot tell that it ran",
         edits: &[Edit {
-            module: "fastpath_top$exec$dsp",
+            module: "fastpath_top$core$exec$dsp",
             find: "stale_ring = uses_ring & ~is_append & atomic_ok;",
             replace: "stale_ring = 1'b0;",
         }],
@@ -476,7 +476,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::RingFull,
         breaks: "exactly once: an entry holding the member's unacknowledged result refuses another request of that entry; here it executes and overwrites the result",
         edits: &[Edit {
-            module: "fastpath_top$sync",
+            module: "fastpath_top$core$sync",
             find: "v_quota$d = m_own$q & ~m_match$q & (at_share | m_busy$q);",
             replace: "v_quota$d = m_own$q & ~m_match$q & at_share;",
         }],
@@ -486,7 +486,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::RingShareQuota,
         breaks: "isolation: a member holding its share of unacknowledged results is QUOTA_EXCEEDED; here it executes while its entry is free",
         edits: &[Edit {
-            module: "fastpath_top$sync",
+            module: "fastpath_top$core$sync",
             find: "v_quota$d = m_own$q & ~m_match$q & (at_share | m_busy$q);",
             replace: "v_quota$d = m_own$q & ~m_match$q & m_busy$q;",
         }],
@@ -496,7 +496,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::RingShareOwnSlots,
         breaks: "isolation: a result is recorded only into its member's own row; here into the neighbouring client id's row, over another member's result",
         edits: &[Edit {
-            module: "fastpath_top$sync",
+            module: "fastpath_top$core$sync",
             find: "entries$write_address = ((w_way) & 14'h3fff) | (((l_key$q[(32'h20)+:(10)]) & 14'h3fff) << 32'h4);",
             replace: "entries$write_address = ((w_way) & 14'h3fff) | (((l_key$q[(32'h20)+:(10)] ^ 10'h1) & 14'h3fff) << 32'h4);",
         }],
@@ -506,7 +506,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::SlowPathRingRoom,
         breaks: "slow path: a request for it when its RX ring has no room past the notices' reserve is RETRY_LATER; here it is pushed anyway",
         edits: &[Edit {
-            module: "fastpath_top$rxs",
+            module: "fastpath_top$slow$rxs",
             find: "ok_q$d = ok_sel;",
             replace: "ok_q$d = 1'b1;",
         }],
@@ -516,7 +516,7 @@ pub const MUTANTS: &[Mutant] = &[
         rule: Rule::SlowPathRingRoom,
         breaks: "isolation: a source holds at most as many RX ring descriptors as are free past the notices' reserve; here no source is counted, so one source can fill the ring up to the reserve",
         edits: &[Edit {
-            module: "fastpath_top$rxs",
+            module: "fastpath_top$slow$rxs",
             find: "count_push = push & counted;",
             replace: "count_push = 1'b0;",
         }],

@@ -8,57 +8,15 @@
 
 use super::*;
 use crate::bench::Bench;
-use crate::tb::Rng;
+use crate::tb::{ResponseJob, Rng};
 use crate::util::{bits_to_bytes, bytes_to_bits};
-use clio_proto::checksum::packet_crc;
 use std::collections::VecDeque;
 
 /// A job as the executor hands it over, and the response it must produce.
-struct Job {
-    only: bool,
-    o: u64,
-    kt: u64,
-    len: u64,
-    hdr: [u8; 48],
-    route: [u8; 32],
-    /// The read's DRAM blocks (`kt` of them).
-    blocks: Vec<[u8; 64]>,
-    /// The response's bytes, the checksum filled in.
-    want: Vec<u8>,
-}
+type Job = ResponseJob;
 
 fn job(r: &mut Rng, only: bool, max_payload: u64) -> Job {
-    let mut hdr = [0u8; 48];
-    hdr.copy_from_slice(&r.bytes(48));
-    // The executor leaves the checksum zero; the stage fills it in.
-    hdr[field::CHECKSUM].fill(0);
-    let mut route = [0u8; 32];
-    route.copy_from_slice(&r.bytes(32));
-    let (o, plen) = if only {
-        (0, 0)
-    } else {
-        (r.below(64), 1 + r.below(max_payload))
-    };
-    let kt = if only { 0 } else { (o + plen).div_ceil(64) };
-    let blocks: Vec<[u8; 64]> = (0..kt)
-        .map(|_| r.bytes(64).try_into().expect("64 bytes"))
-        .collect();
-    let flat: Vec<u8> = blocks.iter().flatten().copied().collect();
-    let mut want = hdr.to_vec();
-    want.extend_from_slice(&[0u8; 16]);
-    want.extend_from_slice(&flat[o as usize..(o + plen) as usize]);
-    let crc = packet_crc(&want);
-    want[field::CHECKSUM].copy_from_slice(&crc.to_be_bytes());
-    Job {
-        only,
-        o,
-        kt,
-        len: HEADER_LEN as u64 + plen,
-        hdr,
-        route,
-        blocks,
-        want,
-    }
+    ResponseJob::random(r, only, max_payload)
 }
 
 struct Run {
