@@ -41,17 +41,23 @@ pub mod va_end;
 
 use std::path::{Path, PathBuf};
 
-/// The fast path's Verilog (module `fastpath_top`), elaborated on a thread of its own with a
-/// 256 MiB stack: `FastpathTop::default()` builds every block by value, which in a debug build
-/// needs more than the 2 MiB a test thread has.
+/// Run `f` on a thread of its own with a 256 MiB stack: `FastpathTop::default()` builds every
+/// block by value, which in a debug build needs more than the 2 MiB a test thread has. The
+/// top's elaboration and its testbench build it here.
+pub fn on_large_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn_scoped(s, f)
+            .expect("a thread with a large stack")
+            .join()
+            .expect("the large-stack thread finished")
+    })
+}
+
+/// The fast path's Verilog (module `fastpath_top`), elaborated [`on_large_stack`].
 pub fn fastpath_top_verilog() -> String {
-    std::thread::Builder::new()
-        .name("fastpath_top".into())
-        .stack_size(256 << 20)
-        .spawn(|| verilog_of("fastpath_top", fastpath_top::FastpathTop::default()))
-        .expect("a thread to elaborate the top")
-        .join()
-        .expect("the top elaborated")
+    on_large_stack(|| verilog_of("fastpath_top", fastpath_top::FastpathTop::default()))
 }
 
 /// Generate the Verilog of one block as module `name` (rust-hdl would call it `top`), after

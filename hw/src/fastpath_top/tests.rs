@@ -51,16 +51,7 @@ struct Env {
 
 impl Env {
     fn new() -> Env {
-        // Built on a thread with a large stack: `FastpathTop::default()` (with the Clio-KV
-        // unit) needs more than a test thread's 2 MiB while it is assembled by value.
-        let mut b = std::thread::scope(|s| {
-            std::thread::Builder::new()
-                .stack_size(256 << 20)
-                .spawn_scoped(s, || Box::new(Bench::new(FastpathTop::default())))
-                .expect("a thread to build the top")
-                .join()
-                .expect("the top built")
-        });
+        let mut b = crate::on_large_stack(|| Box::new(Bench::new(FastpathTop::default())));
         b.uut.cfg_page_shift.next = (SHIFT as u64).to_bits();
         b.uut.cfg_bucket_mask.next = ((1u64 << BUCKET_BITS) - 1).to_bits();
         b.uut.tx_ready.next = true;
