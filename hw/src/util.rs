@@ -187,6 +187,67 @@ impl<const N: usize> Logic for BitReverse<N> {
     }
 }
 
+/// `a == b` as a tree of LUT6s, kept as written: three bit pairs per first-level node, six
+/// nodes per AND above, each node a `keep` wire so the mapper cannot fold the compare into
+/// the logic in front of it (the last AND, of at most six nodes, is left to the mapper). A key read from a LUT RAM and compared against a key from other
+/// logic arrives at the compare later than that key; the default mapping then builds the
+/// compare as a deeper chain around the late input (the TLB's 52-bit key: five levels where
+/// three do). Its simulation model is `==`.
+#[derive(LogicBlock, Default)]
+pub struct EqTree<const N: usize> {
+    /// One side.
+    pub a: Signal<In, Bits<N>>,
+    /// The other.
+    pub b: Signal<In, Bits<N>>,
+    /// `a == b`.
+    pub eq: Signal<Out, Bit>,
+}
+
+impl<const N: usize> Logic for EqTree<N> {
+    fn update(&mut self) {
+        self.eq.next = self.a.val() == self.b.val();
+    }
+
+    fn connect(&mut self) {
+        self.eq.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let mut verilog = String::new();
+        let mut level: Vec<String> = (0..N)
+            .step_by(3)
+            .enumerate()
+            .map(|(g, lo)| {
+                let hi = (lo + 3).min(N) - 1;
+                let node = format!("eq_l0_n{g}");
+                verilog.push_str(&format!(
+                    "(* keep = \"true\" *) wire {node} = a[{hi}:{lo}] == b[{hi}:{lo}];\n"
+                ));
+                node
+            })
+            .collect();
+        // The last AND (at most six nodes) is left to the mapper, to fold into what reads it.
+        let mut depth = 1;
+        while level.len() > 6 {
+            level = level
+                .chunks(6)
+                .enumerate()
+                .map(|(g, inputs)| {
+                    let node = format!("eq_l{depth}_n{g}");
+                    verilog.push_str(&format!(
+                        "(* keep = \"true\" *) wire {node} = {};\n",
+                        inputs.join(" & ")
+                    ));
+                    node
+                })
+                .collect();
+            depth += 1;
+        }
+        verilog.push_str(&format!("always @(*) eq = {};", level.join(" & ")));
+        Verilog::Custom(verilog)
+    }
+}
+
 /// The masks of a 64-way one-hot encoder: mask `k` has bit `i` set when bit `k` of `i` is set,
 /// so `(onehot & mask[k]).any()` is bit `k` of the set bit's index: six OR trees of depth
 /// three, where a loop of `if bit(i) { idx = i }` is a 64-deep priority chain.
@@ -300,6 +361,41 @@ pub fn rule_table(pred: impl Fn(clio_proto::Opcode) -> bool) -> Bits<256> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `EqTree`'s Verilog compares every bit pair once, in nodes of at most three pairs and
+    /// ANDs of at most six nodes (its model, `==`, is checked in the TLB's testbench, and its
+    /// Verilog in the cosimulation).
+    #[test]
+    fn eq_tree_compares_every_bit_once() {
+        let t = EqTree::<52>::default();
+        let Verilog::Custom(v) = t.hdl() else {
+            panic!("a custom leaf")
+        };
+        let mut seen = [0u32; 52];
+        for line in v.lines().filter(|l| l.contains("wire eq_l0_")) {
+            let r = line
+                .split("a[")
+                .nth(1)
+                .expect("a range")
+                .split(']')
+                .next()
+                .unwrap();
+            let (hi, lo) = r.split_once(':').unwrap();
+            let (hi, lo): (usize, usize) = (hi.parse().unwrap(), lo.parse().unwrap());
+            assert!(hi >= lo && hi - lo < 3, "{line}");
+            assert!(line.contains(&format!("b[{hi}:{lo}]")), "{line}");
+            (lo..=hi).for_each(|k| seen[k] += 1);
+        }
+        assert_eq!(seen, [1; 52]);
+        for line in v.lines().filter(|l| l.contains('&')) {
+            assert!(line.matches('&').count() <= 5, "{line}");
+        }
+        assert!(v
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("always @(*) eq = eq_l1_"));
+    }
 
     /// The six parts of each index bit's mask are disjoint, cover it, and hold at most six bits
     /// (one LUT6 each).

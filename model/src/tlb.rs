@@ -1,11 +1,11 @@
-//! TLB: fully associative over `(pid, vpn)`, [`TLB_ENTRIES`] entries, tree pseudo-LRU
-//! replacement, as the RTL's (`hw/src/tlb.rs`): a lookup matches the whole `(pid, vpn)`; an
-//! insert takes the entry whose key has its update tag (`clio_proto::consts::tlb_tag`), else
-//! the lowest free entry, else the one the replacement tree leads to, and an invalidation
-//! drops the entry with its tag; a hit and an insert touch their entry, turning every node
-//! on its path away from it.
+//! TLB: set associative over `(pid, vpn)`, [`TLB_SETS`] sets of [`TLB_WAYS`] ways, a tree
+//! pseudo-LRU per set, as the RTL's (`hw/src/tlb.rs`): a key lives only in its set
+//! (`clio_proto::consts::tlb_set`); a lookup matches the whole `(pid, vpn)` among the set's
+//! ways; an insert takes the way that holds its key, else the set's lowest free way, else the
+//! way the set's tree leads to; an invalidation drops the way that holds its key; a hit and an
+//! insert touch their way, turning every node on its path away from it.
 
-use clio_proto::consts::{tlb_tag, TLB_ENTRIES};
+use clio_proto::consts::{tlb_set, TLB_SETS, TLB_WAYS};
 use clio_proto::pte::Pte;
 
 #[derive(Debug, Clone, Copy)]
@@ -18,33 +18,59 @@ struct Entry {
 /// The translation cache.
 #[derive(Debug, Clone)]
 pub struct Tlb {
-    /// The entries, by index (`None`: free).
+    /// The entries, `set * ways + way` (`None`: free).
     slots: Vec<Option<Entry>>,
-    /// The replacement tree in heap order (node 1 the root, node `n`'s halves `2n` and
-    /// `2n + 1`, entry `i` the leaf `capacity + i`): `true` when the victim is in the upper half.
-    tree: Vec<bool>,
+    /// Per set, its replacement tree in heap order (node 1 the root, node `n`'s halves `2n`
+    /// and `2n + 1`, way `w` the leaf `ways + w`; bit `n` of the word for node `n`): set when
+    /// the victim is in the node's upper half.
+    trees: Vec<u64>,
+    sets: usize,
+    ways: usize,
 }
 
 impl Default for Tlb {
     fn default() -> Self {
-        Tlb::new(TLB_ENTRIES)
+        Tlb::new(TLB_SETS, TLB_WAYS)
     }
 }
 
 impl Tlb {
-    /// An empty TLB of `capacity` entries (a power of two, at least 2: the tree's leaves).
-    pub fn new(capacity: usize) -> Tlb {
+    /// An empty TLB of `sets` sets (a power of two, at most [`TLB_SETS`]: a key's set is
+    /// `tlb_set` modulo `sets`) of `ways` ways each (a power of two, 2 to 32: the tree's
+    /// leaves).
+    pub fn new(sets: usize, ways: usize) -> Tlb {
         assert!(
-            capacity >= 2 && capacity.is_power_of_two(),
-            "TLB capacity {capacity}: a power of two, at least 2"
+            sets.is_power_of_two() && sets <= TLB_SETS,
+            "TLB sets {sets}: a power of two, at most {TLB_SETS}"
+        );
+        assert!(
+            (2..=32).contains(&ways) && ways.is_power_of_two(),
+            "TLB ways {ways}: a power of two, 2 to 32"
         );
         Tlb {
-            slots: vec![None; capacity],
-            tree: vec![false; capacity],
+            slots: vec![None; sets * ways],
+            trees: vec![0; sets],
+            sets,
+            ways,
         }
     }
 
-    /// Look up a translation, touching its entry on a hit.
+    /// The set of `(pid, vpn)`.
+    pub fn set_of(&self, pid: u16, vpn: u64) -> usize {
+        tlb_set(pid, vpn) & (self.sets - 1)
+    }
+
+    /// Where `(pid, vpn)` is cached: its set and way.
+    pub fn slot_of(&self, pid: u16, vpn: u64) -> Option<(usize, usize)> {
+        let s = self.set_of(pid, vpn);
+        (0..self.ways)
+            .find(|&w| {
+                matches!(self.slots[s * self.ways + w], Some(e) if e.pid == pid && e.vpn == vpn)
+            })
+            .map(|w| (s, w))
+    }
+
+    /// Look up a translation, touching its way on a hit.
     pub fn lookup(&mut self, pid: u16, vpn: u64) -> Option<Pte> {
         self.lookup_among(pid, vpn).0
     }
@@ -52,50 +78,41 @@ impl Tlb {
     /// [`Tlb::lookup`], and in the same pass whether another process's translation of page
     /// `vpn` is cached (where a TLB tagged by page only would answer `pid` with it).
     pub fn lookup_among(&mut self, pid: u16, vpn: u64) -> (Option<Pte>, bool) {
-        let mut hit = None;
-        let mut other = false;
-        for (i, e) in self.slots.iter().enumerate() {
-            match e {
-                Some(e) if e.vpn == vpn && e.pid == pid => hit = Some((i, e.pte)),
-                Some(e) if e.vpn == vpn => other = true,
-                _ => {}
-            }
-        }
-        if let Some((i, _)) = hit {
-            self.touch(i);
-        }
-        (hit.map(|(_, pte)| pte), other)
-    }
-
-    /// Insert or update a translation: it takes the entry whose key has its update tag
-    /// (`clio_proto::consts::tlb_tag`: its own key's, or another's that shares the tag),
-    /// else the lowest free entry, else the one the tree leads to.
-    pub fn insert(&mut self, pid: u16, vpn: u64, pte: Pte) {
-        let tag = tlb_tag(pid, vpn);
-        let held = self
+        let other = self
             .slots
             .iter()
-            .position(|e| matches!(e, Some(x) if tlb_tag(x.pid, x.vpn) == tag));
-        let free = || self.slots.iter().position(Option::is_none);
-        let t = held.or_else(free).unwrap_or_else(|| self.victim());
-        self.slots[t] = Some(Entry { pid, vpn, pte });
-        self.touch(t);
+            .flatten()
+            .any(|e| e.vpn == vpn && e.pid != pid);
+        let hit = self.slot_of(pid, vpn);
+        let pte = hit.and_then(|(s, w)| self.slots[s * self.ways + w].map(|e| e.pte));
+        if let Some((s, w)) = hit {
+            self.touch(s, w);
+        }
+        (pte, other)
     }
 
-    /// Drop a translation (TLB shootdown): the entry whose key has its update tag (its own,
-    /// or another key's that shares the tag: a miss later, never a stale translation).
-    /// Returns whether the translation itself was cached.
+    /// Insert or update a translation: it takes the way of its set that holds its key, else
+    /// the set's lowest free way, else the way the set's tree leads to. Returns the set and
+    /// way.
+    pub fn insert(&mut self, pid: u16, vpn: u64, pte: Pte) -> (usize, usize) {
+        let s = self.set_of(pid, vpn);
+        let w = match self.slot_of(pid, vpn) {
+            Some((_, w)) => w,
+            None => (0..self.ways)
+                .find(|&w| self.slots[s * self.ways + w].is_none())
+                .unwrap_or_else(|| self.victim(s)),
+        };
+        self.slots[s * self.ways + w] = Some(Entry { pid, vpn, pte });
+        self.touch(s, w);
+        (s, w)
+    }
+
+    /// Drop a translation (TLB shootdown). Returns whether it was cached.
     pub fn invalidate(&mut self, pid: u16, vpn: u64) -> bool {
-        let tag = tlb_tag(pid, vpn);
-        match self
-            .slots
-            .iter_mut()
-            .find(|e| matches!(e, Some(x) if tlb_tag(x.pid, x.vpn) == tag))
-        {
-            Some(e) => {
-                let was = matches!(e, Some(x) if x.pid == pid && x.vpn == vpn);
-                *e = None;
-                was
+        match self.slot_of(pid, vpn) {
+            Some((s, w)) => {
+                self.slots[s * self.ways + w] = None;
+                true
             }
             None => false,
         }
@@ -111,23 +128,28 @@ impl Tlb {
         self.len() == 0
     }
 
-    /// Turn every node on entry `t`'s path away from it.
-    fn touch(&mut self, t: usize) {
-        let mut n = self.slots.len() + t;
+    /// Turn every node on way `w`'s path in set `s` away from it.
+    pub fn touch(&mut self, s: usize, w: usize) {
+        let mut n = self.ways + w;
         while n > 1 {
             // `n` is its parent's upper half when odd: the parent then points down.
-            self.tree[n / 2] = n.is_multiple_of(2);
+            let parent = 1u64 << (n / 2);
+            if n % 2 == 0 {
+                self.trees[s] |= parent;
+            } else {
+                self.trees[s] &= !parent;
+            }
             n /= 2;
         }
     }
 
-    /// The entry the tree leads to from the root.
-    fn victim(&self) -> usize {
+    /// The way set `s`'s tree leads to from the root.
+    pub fn victim(&self, s: usize) -> usize {
         let mut n = 1;
-        while n < self.slots.len() {
-            n = 2 * n + usize::from(self.tree[n]);
+        while n < self.ways {
+            n = 2 * n + (self.trees[s] >> n & 1) as usize;
         }
-        n - self.slots.len()
+        n - self.ways
     }
 }
 
@@ -136,8 +158,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn replaces_the_entry_not_touched_last() {
-        let mut t = Tlb::new(2);
+    fn replaces_the_way_not_touched_last() {
+        let mut t = Tlb::new(1, 2);
         let p = Pte::allocated(1, 0, 3);
         t.insert(1, 1, p);
         t.insert(1, 2, p);
@@ -149,52 +171,62 @@ mod tests {
         assert!(t.lookup(2, 3).is_none(), "other pid never hits");
     }
 
-    /// Keys that share an update tag replace each other, and an invalidation of one drops
-    /// the other (a miss later, never a stale translation); keys with other tags stay.
+    /// Keys of one set replace each other; the other sets keep theirs; an insert of a cached
+    /// key rewrites its way; an invalidation drops only its own key.
     #[test]
-    fn keys_sharing_a_tag_replace_each_other() {
+    fn a_set_replaces_only_its_own_ways() {
         let mut t = Tlb::default();
         let p = Pte::allocated(1, 0, 3);
-        let (a, b) = ((1u16, 5u64), (2u16, 0xC05u64));
-        assert_eq!(tlb_tag(a.0, a.1), tlb_tag(b.0, b.1));
-        t.insert(a.0, a.1, p);
-        t.insert(9, 9, p);
-        t.insert(b.0, b.1, p);
-        assert_eq!(t.len(), 2, "one entry per tag");
-        assert!(t.lookup(a.0, a.1).is_none() && t.lookup(b.0, b.1).is_some());
-        assert!(!t.invalidate(a.0, a.1), "a's translation was not cached");
-        assert!(
-            t.lookup(b.0, b.1).is_none(),
-            "b's entry dropped with a's tag"
-        );
-        assert!(t.lookup(9, 9).is_some());
+        // Pages 16 apart share a set.
+        let same: Vec<u64> = (0..5).map(|k| 3 + 16 * k).collect();
+        for &v in &same[..4] {
+            t.insert(1, v, p);
+        }
+        t.insert(1, 4, p);
+        assert_eq!(t.insert(1, same[1], p), t.slot_of(1, same[1]).unwrap());
+        assert_eq!(t.len(), 5);
+        assert!(t.lookup(1, same[0]).is_some());
+        // The set's tree: way 0 touched last but one, way 1 last; the victim is in the upper pair.
+        let victim = t.victim(t.set_of(1, 3));
+        assert!(victim >= 2, "victim way {victim}");
+        t.insert(1, same[4], p);
+        assert_eq!(t.len(), 5, "replaced within the set");
+        assert!(t.lookup(1, 4).is_some(), "another set's key stays");
+        assert!(t.lookup(1, same[0]).is_some() && t.lookup(1, same[1]).is_some());
+        assert!(t.invalidate(1, same[4]) && !t.invalidate(1, same[4]));
+        assert!(t.lookup(1, same[0]).is_some(), "only its own key dropped");
     }
 
-    /// Full, with entries 0..8 touched after the fill: eight inserts go where the tree leads,
-    /// one into each eighth of the table, the first into the upper half (the touches were all
-    /// in the lower one); a freed entry is taken before any victim.
+    /// Full, with the set's first two ways touched after the fill: the next insert goes to
+    /// the other pair, the one after back to the first pair's way touched less recently (a
+    /// tree, not a true LRU); a freed way is taken before any victim.
     #[test]
-    fn a_full_table_spreads_its_victims() {
+    fn a_full_set_spreads_its_victims() {
         let mut t = Tlb::default();
         let p = Pte::allocated(1, 0, 3);
         for v in 0..64 {
             t.insert(1, v, p);
         }
-        for v in 0..8 {
+        assert_eq!(t.len(), 64, "64 consecutive pages fill every way");
+        let s = t.set_of(1, 5);
+        for v in [5, 21] {
             assert!(t.lookup(1, v).is_some());
         }
-        let victims: Vec<usize> = (100..108)
-            .map(|v| {
-                let i = t.victim();
+        let victims: Vec<usize> = [69u64, 85]
+            .iter()
+            .map(|&v| {
+                let w = t.victim(s);
                 t.insert(1, v, p);
-                i
+                w
             })
             .collect();
-        assert_eq!(victims, [32, 16, 48, 8, 40, 24, 56, 0]);
-        assert_eq!(t.len(), 64);
-        assert!(t.invalidate(1, 9));
-        t.insert(1, 200, p);
-        assert!(t.lookup(1, 200).is_some() && t.lookup(1, 10).is_some());
+        assert_eq!(victims, [2, 0]);
+        assert!(t.lookup(1, 5).is_none() && t.lookup(1, 37).is_none());
+        assert!(t.lookup(1, 21).is_some() && t.lookup(1, 69).is_some());
+        assert!(t.invalidate(1, 21));
+        t.insert(1, 101, p);
+        assert_eq!(t.slot_of(1, 101), Some((s, 1)), "the freed way");
+        assert!(t.lookup(1, 85).is_some() && t.lookup(1, 53).is_some());
         assert_eq!(t.len(), 64);
     }
 }

@@ -42,23 +42,24 @@ pub const PT_OVERPROVISION: u64 = 2;
 /// Seed of the page-table hash (ASCII "Clio").
 pub const PT_HASH_SEED: u32 = 0x436C_696F;
 
-/// TLB entries (fully associative, tree pseudo-LRU).
-pub const TLB_ENTRIES: usize = 64;
-/// Bits of the TLB's update tag ([`tlb_tag`]).
-pub const TLB_TAG_BITS: u32 = 12;
+/// TLB entries: [`TLB_SETS`] sets of [`TLB_WAYS`] ways, a tree pseudo-LRU per set.
+pub const TLB_ENTRIES: usize = TLB_SETS * TLB_WAYS;
+/// TLB sets (the set of a key is [`tlb_set`]).
+pub const TLB_SETS: usize = 16;
+/// TLB ways per set: a lookup compares this many keys, read from LUT RAM, instead of every
+/// entry's key in flip-flops.
+pub const TLB_WAYS: usize = 4;
 
-/// The TLB's update tag of `(pid, vpn)`: the low [`TLB_TAG_BITS`] of `vpn`, XOR the low
-/// [`TLB_TAG_BITS`] of `pid` in reverse bit order (so the small pids a node hands out first
-/// differ in the tag's top bits and the pages each touches first in its low bits: tenants
-/// that use the same virtual addresses do not share tags). Lookups match the whole
-/// `(pid, vpn)`; updates match the tag: an insert takes the entry whose key has its tag (so
-/// at most one entry holds each tag, and never two hold one key), an invalidation drops it.
-/// Keys that share a tag replace each other (another key's entry dropped costs a miss, never
-/// a wrong translation), and the update port compares 12 bits per entry instead of 52.
-pub fn tlb_tag(pid: u16, vpn: u64) -> u16 {
-    let mask = (1u16 << TLB_TAG_BITS) - 1;
-    let pid_rev = (pid & mask).reverse_bits() >> (16 - TLB_TAG_BITS);
-    (vpn as u16 & mask) ^ pid_rev
+/// The TLB set of `(pid, vpn)`: the page's low 4 bits XOR the pid's low 4 bits in reverse
+/// bit order. Consecutive pages of a process spread over all sets (any 64 consecutive pages
+/// fill every set's four ways exactly), and so do tenants that use the same pages (small pids
+/// differ in the reversed nibble's top bits). Pages 16 apart share a set: a stride of 16
+/// pages over more than four pages misses where a fully associative TLB would not. The
+/// hardware takes the set from two slices of its key, which holds the pid reversed above the
+/// page (`hw/src/tlb.rs`).
+pub fn tlb_set(pid: u16, vpn: u64) -> usize {
+    let pid_rev = (pid & 0xF).reverse_bits() >> 12;
+    (vpn as usize & (TLB_SETS - 1)) ^ usize::from(pid_rev)
 }
 /// Depth of the asynchronous free-page buffer that the slow path keeps full.
 pub const FREE_PAGE_FIFO_DEPTH: usize = 32;
@@ -118,21 +119,30 @@ const _: () = assert!(1 << KEY_TABLE_BITS == KEY_TABLE_ENTRIES);
 mod tests {
     use super::*;
 
-    /// Tenants that use the same pages keep apart in the TLB's update tags: pids below 16
-    /// touching their first 256 pages never share a tag.
+    /// Any 64 consecutive pages of one process fill every set's ways exactly; tenants that
+    /// use the same 16 pages spread too (no set holds more than 4 of 4 tenants' 16 pages each).
     #[test]
-    fn small_pids_and_pages_have_their_own_tlb_tags() {
-        let mut seen = std::collections::HashSet::new();
-        for pid in 0..16u16 {
-            for vpn in 0..256u64 {
-                assert!(seen.insert(tlb_tag(pid, vpn)), "pid {pid} vpn {vpn}");
+    fn pages_and_tenants_spread_over_the_tlb_sets() {
+        for first in [0u64, 5, 1 << 20] {
+            let mut per_set = [0usize; TLB_SETS];
+            for vpn in first..first + TLB_ENTRIES as u64 {
+                per_set[tlb_set(3, vpn)] += 1;
+            }
+            assert_eq!(per_set, [TLB_WAYS; TLB_SETS], "pages from {first}");
+        }
+        let mut per_set = [0usize; TLB_SETS];
+        for pid in 1..=4u16 {
+            for vpn in 0..16u64 {
+                per_set[tlb_set(pid, vpn)] += 1;
             }
         }
-        assert_eq!(tlb_tag(1, 0), 0x800);
+        assert_eq!(per_set, [TLB_WAYS; TLB_SETS]);
+        assert_eq!(tlb_set(1, 0), 8, "pid 1's nibble reversed");
         assert_eq!(
-            tlb_tag(0x1001, 0x7_0000_0003),
-            tlb_tag(1, 3),
-            "12 bits of each"
+            tlb_set(0x11, 0x7_0000_0030),
+            tlb_set(1, 0),
+            "4 bits of each"
         );
+        assert!(TLB_ENTRIES.is_power_of_two() && TLB_WAYS == 4);
     }
 }

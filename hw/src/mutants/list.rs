@@ -22,6 +22,18 @@ pub const MUTANTS: &[Mutant] = &[
                 find: "up_key = (((up_rev$y) & 52'hfffffffffffff) << 32'h24) | ((up_vpn) & 52'hfffffffffffff);",
                 replace: "up_key = ((up_vpn) & 52'hfffffffffffff);",
             },
+            // The update's set is taken from each source's pid and page, not from `up_key`:
+            // without the pid there too, inserts land in the set the pid-less lookups read.
+            Edit {
+                module: "fastpath_top$mem$tlb",
+                find: "walk_rev$x = walk$pid[(32'h0)+:(4)];",
+                replace: "walk_rev$x = 4'h0;",
+            },
+            Edit {
+                module: "fastpath_top$mem$tlb",
+                find: "slow_rev$x = slow$pid[(32'h0)+:(4)];",
+                replace: "slow_rev$x = 4'h0;",
+            },
         ],
     },
     Mutant {

@@ -1,84 +1,57 @@
-//! The TLB against a plain-Rust model of the same replacement and consistency rules: random
-//! streams, the tree's victims, allocated-page entries, lookups racing updates, back-to-back
-//! updates.
+//! The TLB against the golden model's (`clio_model::tlb::Tlb`: the same sets, ways and
+//! replacement): random streams, the trees' victims, allocated-page entries, lookups racing
+//! updates, back-to-back updates.
 
 use super::*;
 use crate::bench::Bench;
+use clio_model::tlb::Tlb as Model;
+use clio_proto::pte::Pte;
 
-/// A plain-Rust model of the same TLB (same replacement and consistency rules).
-#[derive(Clone)]
-struct Model {
-    key: [u64; ENTRIES],
-    data: [u64; ENTRIES],
-    valid: u64,
-    /// The replacement tree, bit `n` for node `n` as in the RTL.
-    plru: u64,
-    gen: u16,
-}
-
-impl Model {
-    fn new() -> Model {
-        Model {
-            key: [0; ENTRIES],
-            data: [0; ENTRIES],
-            valid: 0,
-            plru: 0,
-            gen: 0,
-        }
-    }
-    fn find(&self, key: u64) -> Option<usize> {
-        (0..ENTRIES).find(|&i| self.valid >> i & 1 == 1 && self.key[i] == key)
-    }
-    /// The entry whose key has `key`'s update tag (`clio_proto::consts::tlb_tag`).
-    fn find_tag(&self, key: u64) -> Option<usize> {
-        (0..ENTRIES).find(|&i| self.valid >> i & 1 == 1 && tag(self.key[i]) == tag(key))
-    }
-    /// Every node on `t`'s path points away from it.
-    fn touch(&mut self, t: usize) {
-        for l in 0..6 {
-            let node = (ENTRIES + t) >> (6 - l);
-            if (t >> (5 - l)) & 1 == 1 {
-                self.plru &= !(1 << node);
-            } else {
-                self.plru |= 1 << node;
-            }
-        }
-    }
-    /// The leaf the bits lead to from the root.
-    fn victim(&self) -> usize {
-        let mut n = 1;
-        while n < ENTRIES {
-            n = 2 * n + (self.plru >> n & 1) as usize;
-        }
-        n - ENTRIES
-    }
-    fn insert(&mut self, key: u64, data: u64) -> usize {
-        let t = self.find_tag(key).unwrap_or_else(|| {
-            (0..ENTRIES)
-                .find(|&i| self.valid >> i & 1 == 0)
-                .unwrap_or_else(|| self.victim())
-        });
-        self.key[t] = key;
-        self.data[t] = data;
-        self.valid |= 1 << t;
-        self.touch(t);
-        t
-    }
-    fn invalidate(&mut self, key: u64) {
-        if let Some(i) = self.find_tag(key) {
-            self.valid &= !(1 << i);
-        }
-        self.gen = self.gen.wrapping_add(1);
+/// The model's entry for a translation: frame and permissions, as the RTL answers them.
+fn pte(pid: u16, vpn: u64, pfn: u64, perms: u8) -> Pte {
+    Pte {
+        used: true,
+        valid: true,
+        perms,
+        pid,
+        vpn,
+        pfn,
     }
 }
 
-fn key(pid: u16, vpn: u64) -> u64 {
-    (pid as u64) << 36 | vpn
+/// Look `(pid, vpn)` up alone (no update in its two cycles): hit, frame, permissions, generation.
+fn look(b: &mut Bench<Tlb>, pid: u16, vpn: u64) -> (bool, u64, u64, u16) {
+    set_lookup(b, true, pid, vpn);
+    b.tick();
+    set_lookup(b, false, 0, 0);
+    b.tick();
+    b.settle();
+    assert!(b.uut.res_valid.val());
+    let r = (
+        b.uut.res.hit.val(),
+        b.uut.res.pfn.val().to_u64(),
+        b.uut.res.perms.val().to_u64(),
+        b.uut.res.gen.val().to_u16(),
+    );
+    b.tick();
+    r
 }
 
-/// A key's update tag, as `clio_proto::consts::tlb_tag` of its pid and page.
-fn tag(key: u64) -> u16 {
-    clio_proto::consts::tlb_tag((key >> 36) as u16, key & ((1 << 36) - 1))
+/// The RTL's answer for `(pid, vpn)` against the model's (which the lookup touches, as the
+/// RTL's does).
+fn check(b: &mut Bench<Tlb>, m: &mut Model, gen: u16, pid: u16, vpn: u64, what: &str) -> bool {
+    let (hit, pfn, perms, g) = look(b, pid, vpn);
+    let want = m.lookup(pid, vpn);
+    assert_eq!(hit, want.is_some(), "{what}: pid {pid} vpn {vpn}");
+    assert_eq!(g, gen, "{what}: generation");
+    if let Some(p) = want {
+        assert_eq!(
+            (pfn, perms),
+            (p.pfn, p.perms as u64),
+            "{what}: pid {pid} vpn {vpn}"
+        );
+    }
+    hit
 }
 
 /// A lookup of `(pid, vpn)` on one of the three sources, picked from the key: the translate
@@ -151,140 +124,198 @@ fn reset(b: &mut Bench<Tlb>) {
     b.uut.reset.next = false;
 }
 
-/// Random lookups, inserts and invalidations (with occasional stale-generation inserts)
-/// on a small key space so that the 64 entries overflow and the replacement decides; every result is
-/// compared with the model. Updates come back to back; lookups are issued in quiet cycles
-/// (no update in the same or the next cycle; the update of the cycle before is visible
-/// through the write stage's forward) so the model's linearisation is unambiguous; the
-/// racing cases have their own tests below.
+/// Random lookups, inserts and invalidations (with occasional stale-generation inserts) on a
+/// key space that overflows its sets (pages 16 apart share a set), so the trees decide; every
+/// result is compared with the model. Updates come back to back; lookups are issued in quiet
+/// cycles (no update in the same or the next cycle; the update of the cycle before is
+/// visible) so the model's linearisation is unambiguous; the racing cases have their own
+/// tests below.
 #[test]
 fn matches_model_with_tree_replacement() {
     let mut b = Bench::new(Tlb::default());
     reset(&mut b);
-    let mut m = Model::new();
-    let mut rng = 0x2545_F491_4F6C_DD1Du64;
-    let mut rnd = || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
-    let (mut hits, mut misses, mut shared) = (0, 0, 0u32);
-    for _ in 0..1200 {
-        let r = rnd();
+    let mut m = Model::default();
+    let mut gen = 0u16;
+    let mut rng = crate::tb::Rng(0x2545_F491_4F6C_DD1D);
+    let (mut hits, mut misses, mut evictions) = (0, 0, 0u32);
+    for _ in 0..1500 {
+        let r = rng.next();
         let pid = (r % 3) as u16 + 1;
-        // One page in three at bits 10..12 too, where pids 1..3 sit in the update tag: keys
-        // of different pids share tags and replace each other.
-        let high = if (r >> 30).is_multiple_of(3) {
-            (r >> 33) % 4
-        } else {
-            0
-        };
-        let vpn = (r >> 8) % 40 | high << 10;
+        let vpn = (r >> 8) % 12 + 16 * ((r >> 16) % 7);
         match r >> 60 {
             0..=7 => {
                 // insert, sometimes with a stale generation
-                let stale = r >> 59 & 1 == 1 && m.gen > 0;
-                let gen = if stale { m.gen.wrapping_sub(1) } else { m.gen };
+                let stale = r >> 59 & 1 == 1 && gen > 0;
+                let g = if stale { gen.wrapping_sub(1) } else { gen };
                 let pfn = (r >> 20) & 0xFF_FFFF;
                 let perms = (r >> 50) as u8 & 3;
-                set_update(&mut b, true, false, pid, vpn, pfn, perms, gen);
+                set_update(&mut b, true, false, pid, vpn, pfn, perms, g);
                 b.tick();
                 set_update(&mut b, false, false, 0, 0, 0, 0, 0);
                 if !stale {
-                    let k = key(pid, vpn);
-                    shared += m.find_tag(k).is_some_and(|t| m.key[t] != k) as u32;
-                    m.insert(k, perms as u64);
-                    let t = m.find(key(pid, vpn)).unwrap();
-                    m.data[t] = (perms as u64) << 40 | pfn;
+                    let s = m.set_of(pid, vpn);
+                    let full = set_full(&m, s);
+                    evictions += (full && m.slot_of(pid, vpn).is_none()) as u32;
+                    m.insert(pid, vpn, pte(pid, vpn, pfn, perms));
                 }
             }
             8..=9 => {
                 set_update(&mut b, true, true, pid, vpn, 0, 0, 0);
                 b.tick();
                 set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-                m.invalidate(key(pid, vpn));
+                m.invalidate(pid, vpn);
+                gen = gen.wrapping_add(1);
             }
             _ => {
-                set_lookup(&mut b, true, pid, vpn);
-                b.tick();
-                set_lookup(&mut b, false, 0, 0);
-                b.tick();
-                b.settle();
-                assert!(b.uut.res_valid.val());
-                let want = m.find(key(pid, vpn));
-                assert_eq!(b.uut.res.hit.val(), want.is_some(), "pid {pid} vpn {vpn}");
-                assert_eq!(b.uut.res.gen.val().to_u16(), m.gen);
-                if let Some(t) = want {
+                if check(&mut b, &mut m, gen, pid, vpn, "random") {
                     hits += 1;
-                    assert_eq!(b.uut.res.pfn.val().to_u64(), m.data[t] & ((1 << 40) - 1));
-                    assert_eq!(b.uut.res.perms.val().to_u64(), m.data[t] >> 40);
-                    m.touch(t);
                 } else {
                     misses += 1;
                 }
-                b.tick();
             }
         }
-        assert_eq!(b.uut.gen.val().to_u16(), m.gen);
+        assert_eq!(b.uut.gen.val().to_u16(), gen);
     }
     assert!(hits > 20 && misses > 20, "hits {hits} misses {misses}");
-    assert!(
-        shared > 5,
-        "{shared} inserts replaced another key's entry of their tag"
-    );
+    assert!(evictions > 20, "{evictions} inserts evicted a way");
 }
 
-/// Fill all 64 entries, touch some, insert more: each insert takes the entry the tree leads
-/// to (the model's), never the one touched last, and eight inserts in a row land in eight
-/// different eighths of the table (each insert turns every node on its path away from it).
+/// Whether every way of set `s` holds a translation (the model's view).
+fn set_full(m: &Model, s: usize) -> bool {
+    let mut n = 0;
+    for pid in 0..16u16 {
+        for vpn in 0..256u64 {
+            if m.set_of(pid, vpn) == s && m.slot_of(pid, vpn).is_some() {
+                n += 1;
+            }
+        }
+    }
+    n == WAYS
+}
+
+/// Fill all 64 entries (64 consecutive pages: four to a set), touch some, insert more pages:
+/// each insert takes the way its set's tree leads to (the model's), never the one touched
+/// last, and every other set keeps its pages.
 #[test]
 fn evicts_where_the_tree_leads() {
     let mut b = Bench::new(Tlb::default());
     reset(&mut b);
-    let mut m = Model::new();
+    let mut m = Model::default();
     for v in 0..64u64 {
         set_update(&mut b, true, false, 9, v, 1000 + v, 3, 0);
-        m.insert(key(9, v), 0);
+        m.insert(9, v, pte(9, v, 1000 + v, 3));
         b.tick();
     }
     set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-    // Touch vpn 0..8 (the oldest inserts), lookups back to back.
-    for v in 0..8u64 {
+    b.tick();
+    assert!((0..16).all(|s| set_full(&m, s)));
+    // Touch pages 16..24 and 40..44, lookups back to back.
+    for v in (16..24u64).chain(40..44) {
         set_lookup(&mut b, true, 9, v);
-        m.touch(m.find(key(9, v)).unwrap());
+        assert!(m.lookup(9, v).is_some());
         b.tick();
     }
     set_lookup(&mut b, false, 0, 0);
     b.tick();
     b.tick();
-    let mut evicted = vec![];
-    for v in 100..108u64 {
-        let victim = m.victim();
-        assert_ne!(victim, 7, "the entry touched last");
-        evicted.push(m.key[victim] & 0xFFFF_FFFF);
-        m.insert(key(9, v), 0);
+    // Two rounds of 16 new pages, one per set each round.
+    for v in 100..132u64 {
+        let s = m.set_of(9, v);
+        let victim = m.victim(s);
+        let (_, w) = m.insert(9, v, pte(9, v, v, 1));
+        assert_eq!(w, victim);
         set_update(&mut b, true, false, 9, v, v, 1, 0);
         b.tick();
     }
     set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-    let mut eighths: Vec<u64> = evicted.iter().map(|v| v / 8).collect();
-    eighths.sort();
-    eighths.dedup();
-    assert_eq!(eighths.len(), 8, "evicted {evicted:?}");
-    let mut present = vec![];
-    for v in (0..64u64).chain(100..108) {
-        set_lookup(&mut b, true, 9, v);
+    b.tick();
+    let mut kept = 0;
+    for v in (0..64u64).chain(100..132) {
+        kept += check(&mut b, &mut m, 0, 9, v, "after the evictions") as u32;
+    }
+    assert_eq!(kept, 64);
+    for v in 16..24u64 {
+        assert!(
+            m.slot_of(9, v).is_some(),
+            "page {v}, touched after the fill, was kept"
+        );
+    }
+}
+
+/// A hit's touch is applied the cycle after its compare; an insert choosing its victim in
+/// that cycle takes it into account in the hit's set only. A full table; page 9 (set 0, way 0)
+/// is looked up, so set 0's victim is in its upper pair (way 2, page 41); then page 38 (set
+/// 15, way 2) hits in the cycle before page 73's insert into set 0 picks its victim: still way
+/// 2 (a pending touch read from the wrong set would turn it to the lower pair, page 25).
+#[test]
+fn a_pending_touch_counts_in_its_own_set_only() {
+    let mut b = Bench::new(Tlb::default());
+    reset(&mut b);
+    let mut m = Model::default();
+    for v in 0..64u64 {
+        set_update(&mut b, true, false, 9, v, v, 3, 0);
+        m.insert(9, v, pte(9, v, v, 3));
         b.tick();
+    }
+    set_update(&mut b, false, false, 0, 0, 0, 0, 0);
+    b.tick();
+    assert!(check(&mut b, &mut m, 0, 9, 9, "page 9"));
+    assert_eq!((m.set_of(9, 73), m.slot_of(9, 41)), (0, Some((0, 2))));
+    assert_eq!(m.slot_of(9, 38), Some((15, 2)));
+    set_lookup(&mut b, true, 9, 38);
+    b.tick();
+    set_lookup(&mut b, false, 0, 0);
+    set_update(&mut b, true, false, 9, 73, 73, 3, 0);
+    b.tick();
+    set_update(&mut b, false, false, 0, 0, 0, 0, 0);
+    b.tick();
+    b.tick();
+    assert!(m.lookup(9, 38).is_some());
+    m.insert(9, 73, pte(9, 73, 73, 3));
+    for v in [9u64, 25, 41, 57, 73, 38] {
+        check(&mut b, &mut m, 0, 9, v, "after the insert");
+    }
+    assert!(m.slot_of(9, 41).is_none() && m.slot_of(9, 25).is_some());
+}
+
+/// Lookups and inserts interleaved every cycle on 80 keys (five to a set): each insert
+/// enters the cycle after a lookup, so it picks its victim while that lookup's touch is
+/// pending, in the same set or another; every answer matches the model's (lookup, insert,
+/// lookup, ... in that order).
+#[test]
+fn lookups_and_inserts_interleaved_match_model() {
+    let mut b = Bench::new(Tlb::default());
+    reset(&mut b);
+    let mut m = Model::default();
+    let mut rng = crate::tb::Rng(0x0DDB_A11C_0FFE_E123);
+    let (mut same_set, mut hits) = (0, 0);
+    set_lookup(&mut b, true, 5, 0);
+    let mut looked = 0u64;
+    for _ in 0..3000 {
+        b.tick();
+        let r = rng.next();
+        let ins = r % 80;
+        let pfn = (r >> 8) & 0xFFFF;
         set_lookup(&mut b, false, 0, 0);
+        set_update(&mut b, true, false, 5, ins, pfn, 3, 0);
         b.tick();
+        set_update(&mut b, false, false, 0, 0, 0, 0, 0);
         b.settle();
-        present.push((v, b.uut.res.hit.val()));
-        b.tick();
+        let want = m.lookup(5, looked);
+        assert_eq!(b.uut.res.hit.val(), want.is_some(), "page {looked}");
+        if let Some(p) = want {
+            hits += 1;
+            assert_eq!(b.uut.res.pfn.val().to_u64(), p.pfn, "page {looked}");
+        }
+        same_set += (m.set_of(5, ins) == m.set_of(5, looked)) as u32;
+        m.insert(5, ins, pte(5, ins, pfn, 3));
+        looked = (r >> 32) % 80;
+        set_lookup(&mut b, true, 5, looked);
     }
-    for (v, hit) in present {
-        assert_eq!(hit, !evicted.contains(&v), "vpn {v} (evicted {evicted:?})");
-    }
+    assert!(
+        same_set > 100 && hits > 1000,
+        "{same_set} in one set, {hits} hits"
+    );
 }
 
 /// An allocated-page entry comes back as such with its location; overwriting it with the
@@ -321,8 +352,9 @@ fn alloc_entries_round_trip() {
 }
 
 /// In-flight consistency: a lookup racing with an invalidation or with an overwrite of its
-/// entry misses; an insert carrying a pre-invalidation generation is dropped. An update
-/// takes effect in its write stage, the cycle after it enters.
+/// entry sees the TLB as it is at the start of its second cycle; an insert carrying a
+/// pre-invalidation generation is dropped. An update takes effect in its write stage, the
+/// cycle after it enters.
 #[test]
 fn in_flight_lookups_stay_consistent() {
     let mut b = Bench::new(Tlb::default());
@@ -336,7 +368,7 @@ fn in_flight_lookups_stay_consistent() {
     set_update(&mut b, true, true, 1, 5, 0, 0, 0);
     b.tick();
     set_update(&mut b, false, false, 0, 0, 0, 0, 0);
-    // A lookup in its write stage (the compare still sees the tag) misses.
+    // A lookup in its write stage misses.
     b.tick();
     set_lookup(&mut b, false, 0, 0);
     b.settle();
@@ -350,23 +382,29 @@ fn in_flight_lookups_stay_consistent() {
     b.tick();
     set_update(&mut b, false, false, 0, 0, 0, 0, 0);
     b.tick();
-    set_lookup(&mut b, true, 1, 5);
-    b.tick();
-    set_lookup(&mut b, false, 0, 0);
-    b.tick();
-    b.settle();
-    assert!(!b.uut.res.hit.val());
-    // Fill the TLB; the LRU entry (vpn 200) is looked up in the cycle its slot is rewritten
-    // with vpn 999 (the insert's write stage): the compare saw the old tag, the data read
-    // would see the new frame, so the lookup must miss.
+    assert!(!look(&mut b, 1, 5).0);
+    // Fill the TLB; the victim of page 999's set is looked up in the cycle page 999's insert
+    // rewrites its way (the insert's write stage, the lookup's first cycle): the lookup's
+    // second cycle reads the keys after the write, so it misses.
     reset(&mut b);
+    let mut m = Model::default();
     for v in 200..264u64 {
         set_update(&mut b, true, false, 2, v, v, 3, 0);
+        m.insert(2, v, pte(2, v, v, 3));
         b.tick();
     }
+    let in_victim = |m: &Model, v: u64| {
+        let s = m.set_of(2, v);
+        let w = m.victim(s);
+        (200..264u64)
+            .find(|&x| m.slot_of(2, x) == Some((s, w)))
+            .expect("a full set")
+    };
+    let old = in_victim(&m, 999);
     set_update(&mut b, true, false, 2, 999, 5, 3, 0);
+    m.insert(2, 999, pte(2, 999, 5, 3));
     b.tick();
-    set_lookup(&mut b, true, 2, 200);
+    set_lookup(&mut b, true, 2, old);
     set_update(&mut b, false, false, 0, 0, 0, 0, 0);
     b.tick();
     set_lookup(&mut b, false, 0, 0);
@@ -376,8 +414,11 @@ fn in_flight_lookups_stay_consistent() {
         b.uut.res_valid.val() && !b.uut.res.hit.val(),
         "stale entry returned"
     );
-    // Rewritten one cycle after the compare: the read still sees the old, matching entry.
-    set_lookup(&mut b, true, 2, 201);
+    b.tick();
+    // Rewritten in the lookup's second cycle: it still sees the old, matching entry and its
+    // frame (the translation RAM reads the word before the write).
+    let old = in_victim(&m, 998);
+    set_lookup(&mut b, true, 2, old);
     set_update(&mut b, true, false, 2, 998, 6, 3, 0);
     b.tick();
     set_lookup(&mut b, false, 0, 0);
@@ -385,9 +426,12 @@ fn in_flight_lookups_stay_consistent() {
     b.tick();
     b.settle();
     assert!(b.uut.res.hit.val());
-    assert_eq!(b.uut.res.pfn.val().to_u64(), 201);
-    // An insert is seen by a lookup in its write stage (forwarded: the tags do not hold
-    // it yet), a new key and a rewrite of a present one alike, and is touched by it.
+    assert_eq!(b.uut.res.pfn.val().to_u64(), old);
+    b.tick();
+    assert!(!look(&mut b, 2, old).0, "evicted by page 998");
+    assert_eq!(look(&mut b, 2, 998).1, 6);
+    // An insert is seen by a lookup in its write stage, a new key and a rewrite of a present
+    // one alike.
     for (vpn, pfn) in [(5000u64, 41u64), (5000, 42), (202, 43)] {
         set_update(&mut b, true, false, 2, vpn, pfn, 3, 0);
         b.tick();
@@ -406,68 +450,53 @@ fn in_flight_lookups_stay_consistent() {
 /// Updates back to back, every cycle, on a key space small enough that an update often
 /// meets the key of the one ahead of it (insert after insert, insert after invalidation and
 /// the reverse, an eviction of the key the next update names): afterwards every key's
-/// presence and frame match the model, and no key is held twice (two entries on one key
-/// would OR their frames, and the count of hits would exceed the model's entries).
+/// presence and frame match the model, and no key is held twice (two ways on one key would
+/// OR their indices and read another way's frame).
 #[test]
 fn back_to_back_updates_match_model() {
     let mut b = Bench::new(Tlb::default());
     reset(&mut b);
-    let mut m = Model::new();
+    let mut m = Model::default();
+    let mut gen = 0u16;
     let mut rng = crate::tb::Rng(0x9E37_79B9_7F4A_7C15);
-    let mut rnd = || rng.next();
     let mut rounds_with_eviction = 0;
     for round in 0..40 {
-        // Fill beyond capacity in some rounds so that evictions race too.
-        let keys = if round % 4 == 3 { 80 } else { 6 };
-        let burst = if round % 4 == 3 { 120 } else { 24 };
+        // Overflow the sets in some rounds so that evictions race too: 6 pages of one set,
+        // or 80 pages (five to a set).
+        let crowded = round % 4 == 3;
+        let burst = if crowded { 120 } else { 24 };
+        let page = |r: u64| if crowded { r % 80 } else { 7 + 16 * (r % 6) };
         for _ in 0..burst {
-            let r = rnd();
-            let vpn = r % keys;
+            let r = rng.next();
+            let vpn = page(r);
             if r >> 61 == 0 {
                 set_update(&mut b, true, true, 3, vpn, 0, 0, 0);
-                m.invalidate(key(3, vpn));
+                m.invalidate(3, vpn);
+                gen = gen.wrapping_add(1);
             } else {
-                let stale = r >> 58 & 7 == 0 && m.gen > 0;
-                let gen = if stale { m.gen - 1 } else { m.gen };
+                let stale = r >> 58 & 7 == 0 && gen > 0;
+                let g = if stale { gen - 1 } else { gen };
                 // `gen` must already count an invalidation in the write stage.
-                assert_eq!(b.uut.gen.val().to_u16(), m.gen);
+                assert_eq!(b.uut.gen.val().to_u16(), gen);
                 let pfn = (r >> 16) & 0xFFFF;
-                set_update(&mut b, true, false, 3, vpn, pfn, 3, gen);
+                set_update(&mut b, true, false, 3, vpn, pfn, 3, g);
                 if !stale {
-                    let t = m.insert(key(3, vpn), 0);
-                    m.data[t] = 3 << 40 | pfn;
+                    m.insert(3, vpn, pte(3, vpn, pfn, 3));
                 }
             }
             b.tick();
         }
         set_update(&mut b, false, false, 0, 0, 0, 0, 0);
         b.tick();
-        if keys > 64 {
-            rounds_with_eviction += 1;
-        }
+        rounds_with_eviction += crowded as u32;
         let mut hits = 0;
-        for vpn in 0..keys {
-            set_lookup(&mut b, true, 3, vpn);
-            b.tick();
-            set_lookup(&mut b, false, 0, 0);
-            b.tick();
-            b.settle();
-            let want = m.find(key(3, vpn));
-            assert_eq!(
-                b.uut.res.hit.val(),
-                want.is_some(),
-                "round {round} vpn {vpn}"
-            );
-            if let Some(t) = want {
-                hits += 1;
-                assert_eq!(
-                    b.uut.res.pfn.val().to_u64(),
-                    m.data[t] & 0xFF_FFFF_FFFF,
-                    "round {round} vpn {vpn}"
-                );
-                m.touch(t);
-            }
-            b.tick();
+        let pages: Vec<u64> = if crowded {
+            (0..80).collect()
+        } else {
+            (0..6).map(|k| 7 + 16 * k).collect()
+        };
+        for vpn in pages {
+            hits += check(&mut b, &mut m, gen, 3, vpn, &format!("round {round}")) as usize;
         }
         assert!(hits <= ENTRIES);
     }
