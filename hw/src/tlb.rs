@@ -30,7 +30,7 @@
 //!   it is the pair's upper way). Touching a way turns the root and its
 //!   pair's bit away from it; the victim is the way the bits lead to. A hit touches its way,
 //!   an insert its target and wins over a hit in the same cycle. An insert's touch lands at
-//!   the end of its cycle; a hit's is applied in the next (`p_hit`, so the compare is not in
+//!   the end of its cycle; a hit's is applied in the next (`p_*`, so the compare is not in
 //!   front of the trees' registers), and an insert in that cycle picks its victim with it
 //!   applied (only the root changes where the victim can be). The most recently touched way
 //!   of a set is never its victim.
@@ -199,11 +199,16 @@ pub struct Tlb {
     do_inval: Signal<Local, Bit>,
     /// The hit's touch decided last cycle, applied this cycle (so the compare is not in front
     /// of the trees' registers): the lookup's set (one-hot, or zero: no lookup, or an insert
-    /// touched) and its hit vector; the set touched (the set where a way hit) and the way.
+    /// touched), whether a way hit, the way; the set touched (`p_set` where a way hit) ...
     p_set: DFF<Bits<16>>,
-    p_hv: DFF<Bits<4>>,
+    p_any: DFF<Bit>,
+    p_way: DFF<Bits<2>>,
     p_hit: Signal<Local, Bits<16>>,
-    p_way: Signal<Local, Bits<2>>,
+    /// ... and whether the lookup's set (`p_set` not zero) is the set of the update that
+    /// entered with it, in the write stage while the touch is pending.
+    p_same: DFF<Bit>,
+    /// The write stage's set's lowest invalid way, one-hot (zero when all are valid).
+    inv_vec: Signal<Local, Bits<4>>,
     /// The entering update's key is the write stage's.
     eq_same: EqTree<52>,
     /// The pending touch is in the write stage's set.
@@ -297,9 +302,11 @@ impl Default for Tlb {
             do_insert: Default::default(),
             do_inval: Default::default(),
             p_set: Default::default(),
-            p_hv: Default::default(),
-            p_hit: Default::default(),
+            p_any: Default::default(),
             p_way: Default::default(),
+            p_hit: Default::default(),
+            p_same: Default::default(),
+            inv_vec: Default::default(),
             eq_same: Default::default(),
             p_here: Default::default(),
             t_ins: Default::default(),
@@ -318,8 +325,8 @@ impl Logic for Tlb {
     fn update(&mut self) {
         dff_setup!(
             self, clock, valid, generation, s1_valid, s1_key, s1_set, s1_gen, wr_set, wr_way,
-            s2_valid, s2_hit, s2_gen, lru_root, lru_lo, lru_hi, p_set, p_hv, u_valid, u_inval,
-            u_key, u_set, u_data, u_gen_ok, u_match, u_same
+            s2_valid, s2_hit, s2_gen, lru_root, lru_lo, lru_hi, p_set, p_any, p_way, p_same,
+            u_valid, u_inval, u_key, u_set, u_data, u_gen_ok, u_match, u_same
         );
         self.data.read_clock.next = self.clock.val();
         self.data.write_clock.next = self.clock.val();
@@ -435,19 +442,12 @@ impl Logic for Tlb {
             | ((bit_cast::<3, 16>(self.lru_hi.q.val() >> self.u_set.q.val()) & 1) << 2);
         // The pending hit's touch: its set (none if nothing hit) and way.
         self.p_hit.next = 0.into();
-        if self.p_hv.q.val().any() {
+        if self.p_any.q.val() {
             self.p_hit.next = self.p_set.q.val();
         }
-        self.p_way.next =
-            bit_cast::<2, 1>((self.p_hv.q.val().get_bit(1) | self.p_hv.q.val().get_bit(3)).into())
-                | (bit_cast::<2, 1>(
-                    (self.p_hv.q.val().get_bit(2) | self.p_hv.q.val().get_bit(3)).into(),
-                ) << 1);
-        // A hit's touch pending in the set turns its root away from the hit's pair; the pair
-        // the victim is in then is not the one the touch changes.
-        self.p_here.next = bit_cast::<1, 16>(self.p_hit.val() >> self.u_set.q.val()).any();
+        self.p_here.next = self.p_same.q.val() & self.p_any.q.val();
         if self.p_here.val() {
-            if self.p_way.val().get_bit(1) {
+            if self.p_way.q.val().get_bit(1) {
                 self.lru_way.next = bit_cast::<2, 1>(self.u_tree.val().get_bit(1).into());
             } else {
                 self.lru_way.next = bit_cast::<2, 1>(self.u_tree.val().get_bit(2).into()) | 2;
@@ -456,6 +456,16 @@ impl Logic for Tlb {
             self.lru_way.next = bit_cast::<2, 1>(self.u_tree.val().get_bit(2).into()) | 2;
         } else {
             self.lru_way.next = bit_cast::<2, 1>(self.u_tree.val().get_bit(1).into());
+        }
+        self.inv_vec.next = 0.into();
+        if !self.u_vset.val().get_bit(0) {
+            self.inv_vec.next = 1.into();
+        } else if !self.u_vset.val().get_bit(1) {
+            self.inv_vec.next = 2.into();
+        } else if !self.u_vset.val().get_bit(2) {
+            self.inv_vec.next = 4.into();
+        } else if !self.u_vset.val().get_bit(3) {
+            self.inv_vec.next = 8.into();
         }
         if !self.u_vset.val().get_bit(0) {
             self.inv_way.next = 0.into();
@@ -492,9 +502,14 @@ impl Logic for Tlb {
             self.generation.d.next = self.generation.q.val() + 1;
         }
         self.wr_set.d.next = self.u_set.q.val();
+        // An insert's target is valid already unless it is the lowest invalid way (no way
+        // holds its key and one is free): only then is a valid bit set, so the bits do not
+        // wait for the target's choice.
         if self.do_insert.val() {
-            self.valid.d.next =
-                self.valid.q.val() | (bit_cast::<64, 4>(self.tgt_vec.val()) << self.u_at.val());
+            if !self.m_cur.val().any() {
+                self.valid.d.next =
+                    self.valid.q.val() | (bit_cast::<64, 4>(self.inv_vec.val()) << self.u_at.val());
+            }
             self.wr_way.d.next = self.tgt_vec.val();
         } else {
             self.wr_way.d.next = 0.into();
@@ -511,7 +526,11 @@ impl Logic for Tlb {
         if self.s1_valid.q.val() & !self.do_insert.val() {
             self.p_set.d.next = bit_cast::<16, 1>(1.into()) << self.s1_set.q.val();
         }
-        self.p_hv.d.next = self.hitvec.val();
+        self.p_any.d.next = self.hit.val();
+        self.p_way.d.next = self.hit_way.val();
+        self.p_same.d.next = self.s1_valid.q.val()
+            & !self.do_insert.val()
+            & (self.s1_set.q.val() == self.up_set.val());
         self.t_ins.next = 0.into();
         if self.do_insert.val() {
             self.t_ins.next = bit_cast::<16, 1>(1.into()) << self.u_set.q.val();
@@ -525,7 +544,7 @@ impl Logic for Tlb {
         } else {
             self.ins_lp.next = self.t_ins.val();
         }
-        if self.p_way.val().get_bit(1) {
+        if self.p_way.q.val().get_bit(1) {
             self.hit_up.next = self.p_hit.val();
         } else {
             self.hit_lp.next = self.p_hit.val();
@@ -535,7 +554,7 @@ impl Logic for Tlb {
             self.ins_ev.next = self.t_ins.val();
         }
         self.hit_ev.next = 0.into();
-        if !self.p_way.val().get_bit(0) {
+        if !self.p_way.q.val().get_bit(0) {
             self.hit_ev.next = self.p_hit.val();
         }
         // Where both touch a set, the insert's bits win over the pending hit's.
