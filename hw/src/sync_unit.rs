@@ -17,15 +17,17 @@
 //! row and hands it to the pid (0: nobody). So one member's results are replaced only by its
 //! own, and a row's next holder sees nothing of its last.
 //!
-//! Storage: the entries (request id, status, value) in block RAM at `{client, way}`; each row's
-//! owner pid, its `used`/`busy` bits (one each per way) and the count of its `busy` bits in LUT
-//! RAM with a combinational read. After reset a sweep empties every row (`RING_MEMBERS`
+//! Storage, all in block RAM: the entries (request id, status, value) at `{client, way}`; each
+//! row's owner pid, its `used`/`busy` bits (one each per way) and the count of its `busy` bits
+//! at `client` (in LUT RAM until stop 65: 144 RAM64M8, 1,152 LUTs). The row words are read at
+//! the key's row every cycle; a write that lands on the row being read at the same edge is
+//! taken from a bypass register (the block RAM returns the word before it). After reset a sweep empties every row (`RING_MEMBERS`
 //! cycles, within the key table's longer sweep, which the executor waits for before it takes a
 //! request or a descriptor: asserted below).
 //!
-//! Timing: present `port.key` with `port.lookup` in cycle c: the entry's block RAM read is
-//! registered at c+1, with the row's owner compare and bits (the LUT RAMs read at the key held
-//! in `l_key`); at c+2 the verdict is decided and registered, so `hit`, `stranger`, `quota`,
+//! Timing: present `port.key` with `port.lookup` in cycle c: the entry's and the row's block
+//! RAM reads are registered at c+1, with the row's owner compare and bits (the key is the
+//! executor's register, held for the whole request, so the row read is `l_key`'s); at c+2 the verdict is decided and registered, so `hit`, `stranger`, `quota`,
 //! `status` and `value` are valid from c+3 ([`RING_VERDICT_LATENCY`]) and held until the next
 //! lookup; a record (for the key of the last lookup) may come from c+4 on
 //! ([`RING_RECORD_LATENCY`]). An ack reads the entry in its cycle a, compares at a+1 and
@@ -33,11 +35,10 @@
 //! ([`RING_ACK_GAP`]: the top's CN_ACK goes on to its response). A RING_OWNER is applied at the
 //! edge after the cycle after its pulse; a record writes at its own edge. The top serves one
 //! request or descriptor at a time (lookups and acks in Dispatch, records after the request
-//! executed, RING_OWNER in SpTx), so the LUT RAMs' one write port never has two writers and no
+//! executed, RING_OWNER in SpTx), so the row words' one write port never has two writers and no
 //! lookup reads a row while an ack or hand-over to it is still to land.
 //! The ALU (`alu_*`) is combinational; the RMW around it is the top's memory access.
 
-use crate::async_ram::AsyncRam;
 use crate::fastpath::links::{RequestFieldsIn, RingControlIn, RingPort};
 use clio_proto::consts::{
     KEY_TABLE_ENTRIES, RING_MEMBERS, RING_MEMBER_BITS, RING_WAYS, RING_WAY_BITS,
@@ -114,18 +115,27 @@ pub struct SyncUnit {
     /// The entries: request id (bits 0..32), status (32..40), value (40..104), at
     /// `{client, way}`.
     entries: RAM<Bits<104>, 14>,
-    /// Each row's owner pid (0: nobody).
-    owner: AsyncRam<Bits<16>, 10>,
+    /// Each row's owner pid (0: nobody), in block RAM read at the key's row.
+    owner: RAM<Bits<16>, 10>,
     /// Each row's bits: `used` per way (0..16), `busy` (used, not acknowledged; 16..32), and
     /// the count of `busy` (32..37).
-    bits: AsyncRam<Bits<37>, 10>,
+    bits: RAM<Bits<37>, 10>,
+    /// The write that landed at the last edge on the row read at it (the block RAMs read the
+    /// word before that write): valid, and the word written.
+    byp_bits_on: DFF<Bit>,
+    byp_bits: DFF<Bits<37>>,
+    byp_owner_on: DFF<Bit>,
+    byp_owner: DFF<Bits<16>>,
+    /// The row's words as they are now: the block RAMs' read, or the write that bypassed it.
+    b_data: Signal<Local, Bits<37>>,
+    o_data: Signal<Local, Bits<16>>,
     /// The sweep after reset, and the row it empties.
     sweep: DFF<Bit>,
     sweep_at: DFF<Bits<10>>,
     /// Unacknowledged results one member may hold (0: its row).
     share: DFF<Bits<8>>,
     /// The key of the last lookup or ack (`l_on`: a lookup is in its second cycle; `a_on`:
-    /// an ack): the row the LUT RAMs read and a record writes, the entry a record writes.
+    /// an ack): the row whose words are used and a record writes, the entry a record writes.
     l_on: DFF<Bit>,
     l_key: DFF<Bits<64>>,
     /// Its second cycle's reads and compares, registered at c+2 (`m_on`).
@@ -153,7 +163,7 @@ pub struct SyncUnit {
     k_way: Signal<Local, Bits<4>>,
     /// The way a record writes (of the last lookup's key).
     w_way: Signal<Local, Bits<4>>,
-    /// The row (and its way) the LUT RAMs read: `l_key`'s (an ack's or a lookup's second
+    /// The row (and its way) whose words are used: `l_key`'s (an ack's or a lookup's second
     /// cycle, a record: nothing comes between a lookup and its request's record).
     r_row: Signal<Local, Bits<10>>,
     /// That key's low request-id bits (its way) and its member, `pid << 16 | client`.
@@ -183,6 +193,12 @@ impl Default for SyncUnit {
             entries: Default::default(),
             owner: Default::default(),
             bits: Default::default(),
+            byp_bits_on: Default::default(),
+            byp_bits: Default::default(),
+            byp_owner_on: Default::default(),
+            byp_owner: Default::default(),
+            b_data: Default::default(),
+            o_data: Default::default(),
             sweep: Default::default(),
             sweep_at: Default::default(),
             share: Default::default(),
@@ -222,14 +238,39 @@ impl Logic for SyncUnit {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, sweep, sweep_at, share, l_on, l_key, m_on, m_own, m_match, m_busy,
-            m_count, m_entry, v_hit, v_stranger, v_quota, v_status, v_value, a_on, aw_on, o_on,
-            o_key
+            self,
+            clock,
+            sweep,
+            sweep_at,
+            share,
+            l_on,
+            l_key,
+            m_on,
+            m_own,
+            m_match,
+            m_busy,
+            m_count,
+            m_entry,
+            v_hit,
+            v_stranger,
+            v_quota,
+            v_status,
+            v_value,
+            a_on,
+            aw_on,
+            o_on,
+            o_key,
+            byp_bits_on,
+            byp_bits,
+            byp_owner_on,
+            byp_owner
         );
         self.entries.read_clock.next = self.clock.val();
         self.entries.write_clock.next = self.clock.val();
-        self.owner.clock.next = self.clock.val();
-        self.bits.clock.next = self.clock.val();
+        self.owner.read_clock.next = self.clock.val();
+        self.owner.write_clock.next = self.clock.val();
+        self.bits.read_clock.next = self.clock.val();
+        self.bits.write_clock.next = self.clock.val();
         // The key's row and way (`proto::consts::ring_way`).
         self.k_row.next = self.port.key.val().get_bits::<10>(32);
         self.k_way.next =
@@ -246,20 +287,32 @@ impl Logic for SyncUnit {
             | (bit_cast::<104, 8>(self.port.rec_status.val()) << 32)
             | (bit_cast::<104, 64>(self.port.rec_value.val()) << 40);
         self.entries.write_enable.next = self.port.record.val();
-        // The LUT RAMs' read: an ack's second cycle, a lookup's second cycle, else the key.
+        // The row words used: an ack's second cycle, a lookup's second cycle, else the key.
         self.r_id8.next = self.l_key.q.val().get_bits::<8>(0);
         self.r_member.next = self.l_key.q.val().get_bits::<32>(32);
         self.r_row.next = self.r_member.val().get_bits::<10>(0);
         self.r_way1h.next = bit_cast::<16, 1>(1.into())
             << (self.r_id8.val().get_bits::<4>(0) ^ self.r_id8.val().get_bits::<4>(4));
-        self.owner.read_address.next = self.r_row.val();
-        self.bits.read_address.next = self.r_row.val();
-        self.r_own.next = (self.owner.read_data.val() == self.r_member.val().get_bits::<16>(16))
-            & self.owner.read_data.val().any()
+        // The row words: read at the key's row every cycle (the key is the executor's register,
+        // the request's for as long as it is served), so the word of `l_key`'s row is out the
+        // cycle after a lookup or an ack and in every later cycle of its request; a write
+        // landing on that row at the read's edge is taken from the bypass.
+        self.owner.read_address.next = self.k_row.val();
+        self.bits.read_address.next = self.k_row.val();
+        self.b_data.next = self.bits.read_data.val();
+        if self.byp_bits_on.q.val() {
+            self.b_data.next = self.byp_bits.q.val();
+        }
+        self.o_data.next = self.owner.read_data.val();
+        if self.byp_owner_on.q.val() {
+            self.o_data.next = self.byp_owner.q.val();
+        }
+        self.r_own.next = (self.o_data.val() == self.r_member.val().get_bits::<16>(16))
+            & self.o_data.val().any()
             & !self.r_member.val().get_bits::<6>(10).any();
         // The row's unacknowledged results, kept beside its bits (a count the record and
         // ack keep, rather than a popcount of `busy` in front of the compare).
-        self.cnt.next = self.bits.read_data.val().get_bits::<5>(32);
+        self.cnt.next = self.b_data.val().get_bits::<5>(32);
         // ---- Lookup: c+1 (`l_on`), the reads and compares registered; c+2 (`m_on`), the
         // verdict registered.
         self.l_on.d.next = self.port.lookup.val();
@@ -269,12 +322,10 @@ impl Logic for SyncUnit {
         self.m_on.d.next = self.l_on.q.val();
         if self.l_on.q.val() {
             self.m_own.d.next = self.r_own.val();
-            self.m_match.d.next =
-                (self.bits.read_data.val().get_bits::<16>(0) & self.r_way1h.val()).any()
-                    & (self.entries.read_data.val().get_bits::<32>(0)
-                        == self.l_key.q.val().get_bits::<32>(0));
-            self.m_busy.d.next =
-                (self.bits.read_data.val().get_bits::<16>(16) & self.r_way1h.val()).any();
+            self.m_match.d.next = (self.b_data.val().get_bits::<16>(0) & self.r_way1h.val()).any()
+                & (self.entries.read_data.val().get_bits::<32>(0)
+                    == self.l_key.q.val().get_bits::<32>(0));
+            self.m_busy.d.next = (self.b_data.val().get_bits::<16>(16) & self.r_way1h.val()).any();
             self.m_count.d.next = self.cnt.val();
             self.m_entry.d.next = self.entries.read_data.val();
         }
@@ -297,7 +348,7 @@ impl Logic for SyncUnit {
         if self.ctl.share_set.val() {
             self.share.d.next = self.ctl.share.val();
         }
-        // ---- The LUT RAMs' one write port: the sweep, a RING_OWNER a cycle after its pulse,
+        // ---- The row words' one write port: the sweep, a RING_OWNER a cycle after its pulse,
         // an ack in its second cycle (the entry holds the acknowledged id), a record.
         self.a_on.d.next = self.port.ack.val();
         self.o_on.d.next = self.ctl.owner.val();
@@ -305,7 +356,7 @@ impl Logic for SyncUnit {
             self.o_key.d.next = self.port.key.val();
         }
         self.ack_hits.next = self.r_own.val()
-            & (self.bits.read_data.val().get_bits::<16>(16) & self.r_way1h.val()).any()
+            & (self.b_data.val().get_bits::<16>(16) & self.r_way1h.val()).any()
             & (self.entries.read_data.val().get_bits::<32>(0)
                 == self.l_key.q.val().get_bits::<32>(0));
         self.owner.write_enable.next = false;
@@ -315,7 +366,7 @@ impl Logic for SyncUnit {
         self.bits.write_address.next = self.r_row.val();
         // A record's entry is never busy (a busy one is refused), so the count goes up.
         self.bits.write_data.next = bit_cast::<37, 32>(
-            self.bits.read_data.val().get_bits::<32>(0)
+            self.b_data.val().get_bits::<32>(0)
                 | bit_cast::<32, 16>(self.r_way1h.val())
                 | (bit_cast::<32, 16>(self.r_way1h.val()) << 16),
         ) | (bit_cast::<37, 5>(self.cnt.val() + 1) << 32);
@@ -329,7 +380,7 @@ impl Logic for SyncUnit {
         if self.aw_on.q.val() {
             self.bits.write_enable.next = true;
             self.bits.write_data.next = bit_cast::<37, 32>(
-                self.bits.read_data.val().get_bits::<32>(0)
+                self.b_data.val().get_bits::<32>(0)
                     & !(bit_cast::<32, 16>(self.r_way1h.val()) << 16),
             ) | (bit_cast::<37, 5>(self.cnt.val() - 1) << 32);
         }
@@ -352,6 +403,13 @@ impl Logic for SyncUnit {
                 self.sweep.d.next = false;
             }
         }
+        // The bypass: a write landing on the row the block RAMs read at this edge.
+        self.byp_bits_on.d.next =
+            self.bits.write_enable.val() & (self.bits.write_address.val() == self.k_row.val());
+        self.byp_bits.d.next = self.bits.write_data.val();
+        self.byp_owner_on.d.next =
+            self.owner.write_enable.val() & (self.owner.write_address.val() == self.k_row.val());
+        self.byp_owner.d.next = self.owner.write_data.val();
         if self.reset.val() {
             self.sweep.d.next = true;
             self.sweep_at.d.next = 0.into();

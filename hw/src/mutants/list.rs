@@ -108,8 +108,8 @@ pub const MUTANTS: &[Mutant] = &[
         breaks: "exactly once: a member's row belongs to its RAS; without the owner compare another RAS's request under that client id is answered from the row (or recorded into it)",
         edits: &[Edit {
             module: "fastpath_top$core$sync",
-            find: "r_own = (owner$read_data == r_member[(32'h10)+:(16)]) & |owner$read_data & ~|r_member[(32'ha)+:(6)];",
-            replace: "r_own = |owner$read_data & ~|r_member[(32'ha)+:(6)];",
+            find: "r_own = (o_data == r_member[(32'h10)+:(16)]) & |o_data & ~|r_member[(32'ha)+:(6)];",
+            replace: "r_own = |o_data & ~|r_member[(32'ha)+:(6)];",
         }],
     },
     Mutant {
