@@ -134,7 +134,7 @@ impl Tlb {
         while n > 1 {
             // `n` is its parent's upper half when odd: the parent then points down.
             let parent = 1u64 << (n / 2);
-            if n % 2 == 0 {
+            if n.is_multiple_of(2) {
                 self.trees[s] |= parent;
             } else {
                 self.trees[s] &= !parent;
