@@ -165,26 +165,11 @@ impl<const I: usize, const O: usize> XorTrees<I, O> {
     /// or a constant zero for an empty row), and the Verilog declaring the nodes.
     fn tree(&self, i: usize, verilog: &mut String) -> String {
         let row = self.rows[i].val();
-        let mut level: Vec<String> = (0..I)
+        let level: Vec<String> = (0..I)
             .filter(|&j| row.get_bit(j))
             .map(|j| format!("x[{j}]"))
             .collect();
-        let mut depth = 0;
-        while level.len() > 1 {
-            level = level
-                .chunks(6)
-                .enumerate()
-                .map(|(g, inputs)| {
-                    let node = format!("row{i}_l{depth}_n{g}");
-                    verilog.push_str(&format!(
-                        "(* keep = \"true\" *) wire {node} = {};\n",
-                        inputs.join(" ^ ")
-                    ));
-                    node
-                })
-                .collect();
-            depth += 1;
-        }
+        let mut level = crate::util::kept_tree(verilog, &format!("row{i}"), level, " ^ ", 0, 1);
         level.pop().unwrap_or_else(|| "1'b0".to_string())
     }
 }

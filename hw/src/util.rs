@@ -214,7 +214,7 @@ impl<const N: usize> Logic for EqTree<N> {
 
     fn hdl(&self) -> Verilog {
         let mut verilog = String::new();
-        let mut level: Vec<String> = (0..N)
+        let level: Vec<String> = (0..N)
             .step_by(3)
             .enumerate()
             .map(|(g, lo)| {
@@ -227,25 +227,40 @@ impl<const N: usize> Logic for EqTree<N> {
             })
             .collect();
         // The last AND (at most six nodes) is left to the mapper, to fold into what reads it.
-        let mut depth = 1;
-        while level.len() > 6 {
-            level = level
-                .chunks(6)
-                .enumerate()
-                .map(|(g, inputs)| {
-                    let node = format!("eq_l{depth}_n{g}");
-                    verilog.push_str(&format!(
-                        "(* keep = \"true\" *) wire {node} = {};\n",
-                        inputs.join(" & ")
-                    ));
-                    node
-                })
-                .collect();
-            depth += 1;
-        }
+        let level = kept_tree(&mut verilog, "eq", level, " & ", 1, 6);
         verilog.push_str(&format!("always @(*) eq = {};", level.join(" & ")));
         Verilog::Custom(verilog)
     }
+}
+
+/// Reduces `level` (Verilog operands) by `op`, six operands per node, each node a `keep` wire
+/// `{prefix}_l{depth}_n{g}` (depths from `depth`) declared into `verilog`, until at most
+/// `leave` operands are left; returns them. The mapper keeps such a tree as written: one LUT6
+/// per node ([`EqTree`]'s ANDs, `crc32c::XorTrees`' XORs).
+pub fn kept_tree(
+    verilog: &mut String,
+    prefix: &str,
+    mut level: Vec<String>,
+    op: &str,
+    mut depth: usize,
+    leave: usize,
+) -> Vec<String> {
+    while level.len() > leave.max(1) {
+        level = level
+            .chunks(6)
+            .enumerate()
+            .map(|(g, inputs)| {
+                let node = format!("{prefix}_l{depth}_n{g}");
+                verilog.push_str(&format!(
+                    "(* keep = \"true\" *) wire {node} = {};\n",
+                    inputs.join(op)
+                ));
+                node
+            })
+            .collect();
+        depth += 1;
+    }
+    level
 }
 
 /// The masks of a 64-way one-hot encoder: mask `k` has bit `i` set when bit `k` of `i` is set,

@@ -118,6 +118,14 @@ impl Tlb {
         }
     }
 
+    /// Number of ways of set `s` that hold a translation.
+    pub fn set_len(&self, s: usize) -> usize {
+        self.slots[s * self.ways..(s + 1) * self.ways]
+            .iter()
+            .filter(|e| e.is_some())
+            .count()
+    }
+
     /// Number of cached translations.
     pub fn len(&self) -> usize {
         self.slots.iter().filter(|e| e.is_some()).count()

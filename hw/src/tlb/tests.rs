@@ -182,15 +182,7 @@ fn matches_model_with_tree_replacement() {
 
 /// Whether every way of set `s` holds a translation (the model's view).
 fn set_full(m: &Model, s: usize) -> bool {
-    let mut n = 0;
-    for pid in 0..16u16 {
-        for vpn in 0..256u64 {
-            if m.set_of(pid, vpn) == s && m.slot_of(pid, vpn).is_some() {
-                n += 1;
-            }
-        }
-    }
-    n == WAYS
+    m.set_len(s) == WAYS
 }
 
 /// Fill all 64 entries (64 consecutive pages: four to a set), touch some, insert more pages:
