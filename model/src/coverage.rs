@@ -82,6 +82,7 @@ pub struct Tracker {
     pub cov: Coverage,
     /// The last successful write: (pid, first byte, end).
     last_write: Option<(u16, u64, u64)>,
+    last_read: Option<(u16, u64, u64)>,
     writes_since_fence: bool,
     torn_down: std::collections::HashSet<u16>,
 }
@@ -89,7 +90,12 @@ pub struct Tracker {
 impl Tracker {
     /// A write of `[va, va + len)` by `pid` succeeded.
     pub fn write(&mut self, pid: u16, va: u64, len: u64) {
-        self.last_write = Some((pid, va, va.saturating_add(len)));
+        let end = va.saturating_add(len);
+        let overlaps = self
+            .last_read
+            .is_some_and(|(p, a, b)| p == pid && a < end && va < b);
+        self.cov.hit_if(overlaps, Rule::WriteAfterRead);
+        self.last_write = Some((pid, va, end));
         self.writes_since_fence = true;
     }
 
@@ -100,6 +106,7 @@ impl Tracker {
             .last_write
             .is_some_and(|(p, a, b)| p == pid && a < end && va < b);
         self.cov.hit_if(overlaps, Rule::ReadAfterWrite);
+        self.last_read = Some((pid, va, end));
         self.cov.hit_if(va % page + len > page, Rule::PageEnd);
     }
 

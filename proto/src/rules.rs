@@ -55,7 +55,9 @@ rules! {
     /// Counted: a slow-path TLB invalidation that removed a present entry.
     TlbInvalidation => ("translation.invalidation", "the slow path's invalidations reach the TLB: a freed page's translation leaves it"),
     /// Counted: a read of bytes the previous write of its RAS wrote.
-    ReadAfterWrite => ("order.read_after_write", "a read returns the data of every earlier write (it waits for their B responses)"),
+    ReadAfterWrite => ("order.read_after_write", "a read returns the data of every earlier write (it waits for the B responses of the writes in flight it overlaps)"),
+    /// Counted: a write of bytes the previous read of its RAS read.
+    WriteAfterRead => ("order.write_after_read", "a write never changes what an earlier read returns (its addresses wait for the reads in flight it overlaps)"),
     /// Counted: a fence after writes.
     FenceWaits => ("order.fence", "a fence is answered only once every earlier write is done"),
     /// Counted: a read of 0 bytes refused.

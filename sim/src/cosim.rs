@@ -132,6 +132,10 @@ pub struct CycleStats {
     /// AXI rule breaks seen by the DRAM model (write data before its address, WLAST not on
     /// the burst's last beat). Always 0 for a correct fast path.
     pub axi_violations: u64,
+    /// Ordering hazards seen by the DRAM model (a read addressed over a write without its B
+    /// response, a write over a read with beats to come: `AxiDram::hazards`). Always 0 for a
+    /// fast path whose ordering rules hold.
+    pub axi_hazards: u64,
     /// Cycles in which a frame beat was received while a response beat was sent or a DRAM
     /// beat moved: the stages of the fast path working on different requests at once.
     pub overlap_cycles: u64,
@@ -489,6 +493,7 @@ impl RtlBoard {
                 self.rtl.get(port::M_AXI_ARLEN),
             );
             self.axi.ar(now, addr as u64, len as u8);
+            self.stats.axi_hazards = self.axi.hazards();
         }
         if r_beat && self.rtl.get(port::M_AXI_RREADY) == 1 {
             moved = true;
@@ -501,6 +506,7 @@ impl RtlBoard {
                 self.rtl.get(port::M_AXI_AWLEN),
             );
             self.axi.aw(now, addr as u64, len as u8);
+            self.stats.axi_hazards = self.axi.hazards();
         }
         if self.rtl.get(port::M_AXI_WVALID) == 1 {
             moved = true;

@@ -136,6 +136,10 @@ fn check_with(seed: u64, steps: usize, procs: usize, clocking: Clocking) {
             "AXI rule breaks seen by the DRAM model"
         );
         assert_eq!(
+            cs.axi_hazards, 0,
+            "a read over a write in flight, or a write over a read, seen by the DRAM model"
+        );
+        assert_eq!(
             cs.combinational_outputs, 0,
             "an output changed with the inputs inside a cycle"
         );

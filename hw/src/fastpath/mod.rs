@@ -39,6 +39,7 @@ pub mod dram_port;
 pub mod execute;
 pub mod executor;
 pub mod extend;
+pub mod in_flight;
 pub mod ingest;
 pub mod key_check;
 pub mod links;

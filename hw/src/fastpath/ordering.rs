@@ -19,6 +19,18 @@
 //! * **fence** (`fence_clear`): FENCE is answered, and a durable write's persist handshake
 //!   starts, only when every write has its B and none is streaming.
 //!
+//! **Per address** (`read_near`, `write_near`): a data read that overlaps no write in flight
+//! may go out though `read_clear` does not hold, and a write's addresses that overlap no read in
+//! flight though `write_clear` does not. Two [`InFlight`] tables keep the bursts in flight each
+//! way (writes from AW to B, reads from AR to the last R beat: every client's, so the walks,
+//! word accesses and one-beat writes are in them too). The executor asks about the burst it
+//! holds on AR (in `RAddr`) or AW (in `WAddr`); the verdict is registered, so it answers the
+//! burst asked about in the cycle before, and it holds only if that burst did not go out then
+//! (the executor still asks about it) and no burst was added to the table then (which the
+//! answer did not see). A burst retired since only frees more. The first cycle of a read that
+//! waits is the one-cycle cost of asking; a read with no write in flight at all goes on
+//! `read_clear` at once, as before.
+//!
 //! Sequence numbers are 8 bits, compared mod 256: a mark at or behind the B count has nothing
 //! to wait for, and a caught-up mark follows the count, so a mark never falls 128 behind it.
 //! The fast path never has 128 writes without their B responses (its queues are far smaller).
@@ -28,6 +40,7 @@
 //! handshakes (a write's last W beat, a B response), among compares of registers, so the
 //! handshakes are not in front of a subtraction either.
 
+use crate::fastpath::in_flight::InFlight;
 use crate::fastpath::links::{DramEventsIn, OrderClear};
 use rust_hdl::prelude::*;
 
@@ -77,12 +90,21 @@ pub struct Ordering {
     /// Every page-table write / every data write (none streaming) has its B.
     pt_clear: Signal<Local, Bit>,
     data_clear: Signal<Local, Bit>,
+    /// The write bursts without their B response, the read bursts with R beats to come.
+    writes: InFlight,
+    reads: InFlight,
+    /// The per-address verdicts (see the module doc).
+    read_near: DFF<Bit>,
+    write_near: DFF<Bit>,
 }
 
 impl Logic for Ordering {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_seq, b_seq, pt_mark, data_mark, pt_wait, data_wait, any_wait);
+        dff_setup!(
+            self, clock, w_seq, b_seq, pt_mark, data_mark, pt_wait, data_wait, any_wait, read_near,
+            write_near
+        );
         // A write whose data is still streaming has no B yet: data reads wait for it too.
         self.pt_clear.next = !self.pt_wait.q.val();
         self.data_clear.next = !self.data_wait.q.val() & !self.w_busy.val();
@@ -91,6 +113,37 @@ impl Logic for Ordering {
         self.clear.atomic_clear.next = self.data_clear.val() & self.dram.reads_idle.val();
         self.clear.write_clear.next = self.dram.reads_idle.val();
         self.clear.fence_clear.next = !self.any_wait.q.val() & !self.w_busy.val();
+        // Per address: the tables, and the executor's bursts asked about.
+        self.writes.clock.next = self.clock.val();
+        self.writes.reset.next = self.reset.val();
+        self.writes.add.next = self.dram.aw_take.val();
+        self.writes.add_line.next = self.dram.aw_line.val();
+        self.writes.add_len.next = self.dram.aw_len.val();
+        self.writes.retire.next = self.dram.b_done.val();
+        self.writes.ask_line.next = self.dram.rq_line.val();
+        self.writes.ask_len.next = self.dram.rq_len.val();
+        self.reads.clock.next = self.clock.val();
+        self.reads.reset.next = self.reset.val();
+        self.reads.add.next = self.dram.ar_take.val();
+        self.reads.add_line.next = self.dram.ar_line.val();
+        self.reads.add_len.next = self.dram.ar_len.val();
+        self.reads.retire.next = self.dram.r_last.val();
+        self.reads.ask_line.next = self.dram.wq_line.val();
+        self.reads.ask_len.next = self.dram.wq_len.val();
+        // Asked this cycle, the burst not gone out (the executor owns its channel: a handshake
+        // there is its own), nothing added either way.
+        self.read_near.d.next = self.dram.rq_own.val()
+            & !self.dram.ar_take.val()
+            & !self.dram.aw_take.val()
+            & !self.writes.clash.val()
+            & !self.reset.val();
+        self.write_near.d.next = self.dram.wq_own.val()
+            & !self.dram.aw_take.val()
+            & !self.dram.ar_take.val()
+            & !self.reads.clash.val()
+            & !self.reset.val();
+        self.clear.read_near.next = self.read_near.q.val();
+        self.clear.write_near.next = self.write_near.q.val();
         // The counts and marks. A caught-up mark follows the B count, so it never falls 128
         // behind (mod 256).
         self.b_seq_1.next = self.b_seq.q.val() + 1;

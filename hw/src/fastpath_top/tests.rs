@@ -156,6 +156,11 @@ impl Env {
                 u.m_axi_araddr.val().to_u64(),
                 u.m_axi_arlen.val().to_u8(),
             );
+            assert_eq!(
+                self.dram.hazards(),
+                0,
+                "cycle {now}: a read over a write in flight"
+            );
         }
         if u.m_axi_awvalid.val() {
             self.aws += 1;
@@ -163,6 +168,11 @@ impl Env {
                 now,
                 u.m_axi_awaddr.val().to_u64(),
                 u.m_axi_awlen.val().to_u8(),
+            );
+            assert_eq!(
+                self.dram.hazards(),
+                0,
+                "cycle {now}: a write over a read in flight"
             );
         }
         if u.m_axi_wvalid.val() {

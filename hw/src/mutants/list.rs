@@ -81,6 +81,28 @@ pub const MUTANTS: &[Mutant] = &[
         }],
     },
     Mutant {
+        name: "read_passes_write_in_flight",
+        rule: Rule::ReadAfterWrite,
+        breaks: "read-after-write order: a read goes to DRAM past an earlier write it overlaps \
+                 that has no B response yet (the writes' table sees no overlap)",
+        edits: &[Edit {
+            module: "fastpath_top$mem$order$writes",
+            find: "clash = over$q | any_hit;",
+            replace: "clash = over$q;",
+        }],
+    },
+    Mutant {
+        name: "write_passes_read_in_flight",
+        rule: Rule::WriteAfterRead,
+        breaks: "write-after-read order: a write's addresses go to DRAM past an earlier read it \
+                 overlaps whose data has not all come back (the reads' table sees no overlap)",
+        edits: &[Edit {
+            module: "fastpath_top$mem$order$reads",
+            find: "clash = over$q | any_hit;",
+            replace: "clash = over$q;",
+        }],
+    },
+    Mutant {
         name: "cn_ack_ignored",
         rule: Rule::CnAckFrees,
         breaks: "exactly once: a CN ack frees its entry for reuse; ignored, a member's row fills with results it acknowledged and it is refused QUOTA_EXCEEDED",

@@ -15,6 +15,11 @@
 //! may make it visible: a master that reads before an earlier write's B response (or writes
 //! before an earlier read's data) then sees what a real interconnect is allowed to show it.
 //!
+//! Ordering hazards: an AR whose bytes overlap a write burst still without its B response, and
+//! an AW whose bytes overlap a read burst whose beats are not all taken, are counted
+//! ([`AxiDram::hazards`]). AXI orders neither case, so a master that lets one happen depends on
+//! the slave's kindness; the fast path's ordering rules promise none happen.
+//!
 //! Timing: fixed by default. [`AxiDram::adversarial`] draws it from a seeded [`Adversary`]
 //! instead, anywhere AXI allows: each read burst's first beat later by a random number of
 //! cycles, R beats withheld for random cycles inside a burst, each B response later by a
@@ -122,6 +127,11 @@ impl Burst {
     fn beat_addr(&self) -> u64 {
         self.addr + self.done as u64 * BEAT as u64
     }
+    /// The burst's bytes overlap `other`'s (both whole beats from their aligned addresses).
+    fn overlaps(&self, other: &Burst) -> bool {
+        let end = |b: &Burst| b.addr + b.beats as u64 * BEAT as u64;
+        self.addr < end(other) && other.addr < end(self)
+    }
 }
 
 /// What the model drives in a cycle (the R beat's data is [`AxiDram::r_data`]).
@@ -144,6 +154,8 @@ pub struct AxiDram<M> {
     reads: VecDeque<Burst>,
     writes: VecDeque<Burst>,
     b_due: VecDeque<u64>,
+    /// Per entry of `b_due`, its burst (for the hazard check).
+    b_bursts: VecDeque<Burst>,
     /// With `visible_at_b`: the data of the burst being written (address, bytes).
     w_held: Vec<(u64, Vec<u8>)>,
     /// With `visible_at_b`: per entry of `b_due`, the data that lands when its B is taken.
@@ -153,6 +165,7 @@ pub struct AxiDram<M> {
     r_data: [u8; BEAT],
     drive: AxiDrive,
     violations: u64,
+    hazards: u64,
 }
 
 impl<M: Memory> AxiDram<M> {
@@ -166,6 +179,7 @@ impl<M: Memory> AxiDram<M> {
             reads: VecDeque::new(),
             writes: VecDeque::new(),
             b_due: VecDeque::new(),
+            b_bursts: VecDeque::new(),
             w_held: Vec::new(),
             b_held: VecDeque::new(),
             visible_at_b: false,
@@ -173,6 +187,7 @@ impl<M: Memory> AxiDram<M> {
             r_data: [0; BEAT],
             drive: AxiDrive::default(),
             violations: 0,
+            hazards: 0,
         }
     }
 
@@ -250,6 +265,7 @@ impl<M: Memory> AxiDram<M> {
     pub fn b_ready(&mut self) {
         if self.drive.b_valid {
             self.b_due.pop_front();
+            self.b_bursts.pop_front();
             for (addr, data) in self.b_held.pop_front().unwrap_or_default() {
                 self.mem.write(addr, &data);
             }
@@ -259,12 +275,25 @@ impl<M: Memory> AxiDram<M> {
     /// An AR handshake at `now` (ARLEN `len`).
     pub fn ar(&mut self, now: u64, addr: u64, len: u8) {
         let at = now + self.read_latency + self.extra(false);
-        self.reads.push_back(Burst::new(addr, len, at));
+        let b = Burst::new(addr, len, at);
+        if self
+            .writes
+            .iter()
+            .chain(&self.b_bursts)
+            .any(|w| w.overlaps(&b))
+        {
+            self.hazards += 1;
+        }
+        self.reads.push_back(b);
     }
 
     /// An AW handshake at `now` (AWLEN `len`).
     pub fn aw(&mut self, now: u64, addr: u64, len: u8) {
-        self.writes.push_back(Burst::new(addr, len, now));
+        let b = Burst::new(addr, len, now);
+        if self.reads.iter().any(|r| r.overlaps(&b)) {
+            self.hazards += 1;
+        }
+        self.writes.push_back(b);
     }
 
     /// A W handshake at `now`: `data` with byte strobes `strb` (bit k = byte k), WLAST `last`.
@@ -299,7 +328,9 @@ impl<M: Memory> AxiDram<M> {
             self.violations += 1;
         }
         if b.done == b.beats {
+            let done = *b;
             self.writes.pop_front();
+            self.b_bursts.push_back(done);
             let at = now + self.b_latency.max(1) + self.extra(true);
             self.b_due.push_back(at);
             if self.visible_at_b {
@@ -311,6 +342,13 @@ impl<M: Memory> AxiDram<M> {
     /// AXI rule breaks seen so far (W before AW, misplaced WLAST). 0 for a correct master.
     pub fn violations(&self) -> u64 {
         self.violations
+    }
+
+    /// Ordering hazards seen so far (see the module doc): reads addressed over a write without
+    /// its B response, writes addressed over a read with beats still to come. 0 for a master
+    /// that keeps its accesses ordered.
+    pub fn hazards(&self) -> u64 {
+        self.hazards
     }
 
     /// Writes addressed whose data or B response is still due.
@@ -450,5 +488,44 @@ mod tests {
         d.b_ready();
         assert_eq!(d.mem().bytes(0x40, BEAT), [3; BEAT]);
         assert!(!d.busy());
+    }
+
+    #[test]
+    fn overlapping_accesses_in_flight_are_hazards() {
+        let mut d = AxiDram::new(SparseMemory::default(), 2, 3);
+        // A write's bytes 0x40..0xC0; a read of 0xC0 is next to it, not over it.
+        d.aw(0, 0x40, 1);
+        d.ar(0, 0xC0, 0);
+        assert_eq!(d.hazards(), 0);
+        // Over the write whose data is still to come, and over it once its data is in but
+        // its B is not taken.
+        d.ar(0, 0x80, 0);
+        assert_eq!(d.hazards(), 1);
+        d.w(1, &[0; BEAT], u64::MAX, false);
+        d.w(2, &[0; BEAT], u64::MAX, true);
+        d.ar(2, 0x40, 3);
+        assert_eq!(d.hazards(), 2);
+        // A write over the reads whose beats are still to come.
+        d.aw(2, 0x100, 0);
+        assert_eq!(d.hazards(), 3);
+        // Once everything is done, nothing is in flight to clash with.
+        let mut now = 2;
+        while d.busy() {
+            now += 1;
+            let r = d.drive(now);
+            if r.r_valid {
+                d.r_ready();
+            }
+            if r.b_valid {
+                d.b_ready();
+            }
+            if d.writes.front().is_some() && now == 3 {
+                d.w(now, &[0; BEAT], u64::MAX, true);
+            }
+            assert!(now < 100);
+        }
+        d.ar(now, 0x40, 0);
+        d.aw(now, 0x200, 0);
+        assert_eq!(d.hazards(), 3);
     }
 }

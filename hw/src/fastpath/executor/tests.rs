@@ -69,6 +69,8 @@ fn bench() -> Bench<Executor> {
     u.order.write_clear.next = true;
     u.order.atomic_clear.next = true;
     u.order.fence_clear.next = true;
+    u.order.read_near.next = false;
+    u.order.write_near.next = false;
     u.ar.ready.next = true;
     u.aw.ready.next = true;
     u.r_word.next = false;

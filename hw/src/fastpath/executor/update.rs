@@ -418,7 +418,7 @@ impl Logic for Executor {
                 // before every earlier read has its data (write-after-read order: AXI does not
                 // order a later write against an earlier read).
                 self.aw.own.next = true;
-                self.aw.valid.next = self.order.write_clear.val();
+                self.aw.valid.next = self.order.write_clear.val() | self.order.write_near.val();
                 if self.piece.q.val() {
                     self.aw.addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.aw.len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
@@ -426,7 +426,9 @@ impl Logic for Executor {
                     self.aw.addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.aw.len.next = bit_cast::<8, 12>(self.k1.val() - 1);
                 }
-                if self.aw.ready.val() & self.order.write_clear.val() {
+                if self.aw.ready.val()
+                    & (self.order.write_clear.val() | self.order.write_near.val())
+                {
                     if self.two.q.val() & !self.piece.q.val() {
                         self.piece.d.next = true;
                     } else {
@@ -454,14 +456,15 @@ impl Logic for Executor {
             State::RAddr => {
                 // After every earlier data write has its B response (read-after-write order).
                 self.ar.own.next = true;
-                self.ar.valid.next = self.order.read_clear.val();
+                self.ar.valid.next = self.order.read_clear.val() | self.order.read_near.val();
                 if self.piece.q.val() {
                     self.ar.addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.ar.len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
                 } else {
                     self.ar.len.next = bit_cast::<8, 12>(self.k1.val() - 1);
                 }
-                if self.ar.ready.val() & self.order.read_clear.val() {
+                if self.ar.ready.val() & (self.order.read_clear.val() | self.order.read_near.val())
+                {
                     if self.two.q.val() & !self.piece.q.val() {
                         self.piece.d.next = true;
                     } else {

@@ -143,6 +143,34 @@ pub struct DramEvents {
     pub b_done: Signal<Out, Bit>,
     /// No read has R beats still to come (the read-data stage's `r.idle`).
     pub reads_idle: Signal<Out, Bit>,
+    /// An AR / AW handshake this cycle (any client's), and the burst's first line (address
+    /// bits 13..6) and AxLEN; the last R beat of a burst taken this cycle.
+    pub ar_take: Signal<Out, Bit>,
+    /// See `ar_take`.
+    pub ar_line: Signal<Out, Bits<8>>,
+    /// See `ar_take`.
+    pub ar_len: Signal<Out, Bits<8>>,
+    /// See `ar_take`.
+    pub aw_take: Signal<Out, Bit>,
+    /// See `ar_take`.
+    pub aw_line: Signal<Out, Bits<8>>,
+    /// See `ar_take`.
+    pub aw_len: Signal<Out, Bits<8>>,
+    /// See `ar_take`.
+    pub r_last: Signal<Out, Bit>,
+    /// The executor's read / write burst (its request on AR / AW, asked whether it overlaps a
+    /// burst in flight the other way): it owns the channel, first line, AxLEN.
+    pub rq_own: Signal<Out, Bit>,
+    /// See `rq_own`.
+    pub rq_line: Signal<Out, Bits<8>>,
+    /// See `rq_own`.
+    pub rq_len: Signal<Out, Bits<8>>,
+    /// See `rq_own`.
+    pub wq_own: Signal<Out, Bit>,
+    /// See `rq_own`.
+    pub wq_line: Signal<Out, Bits<8>>,
+    /// See `rq_own`.
+    pub wq_len: Signal<Out, Bits<8>>,
 }
 
 /// The ordering rules' side of [`DramEvents`].
@@ -155,6 +183,34 @@ pub struct DramEventsIn {
     pub b_done: Signal<In, Bit>,
     /// No read has R beats still to come (the read-data stage's `r.idle`).
     pub reads_idle: Signal<In, Bit>,
+    /// An AR / AW handshake this cycle (any client's), and the burst's first line (address
+    /// bits 13..6) and AxLEN; the last R beat of a burst taken this cycle.
+    pub ar_take: Signal<In, Bit>,
+    /// See `ar_take`.
+    pub ar_line: Signal<In, Bits<8>>,
+    /// See `ar_take`.
+    pub ar_len: Signal<In, Bits<8>>,
+    /// See `ar_take`.
+    pub aw_take: Signal<In, Bit>,
+    /// See `ar_take`.
+    pub aw_line: Signal<In, Bits<8>>,
+    /// See `ar_take`.
+    pub aw_len: Signal<In, Bits<8>>,
+    /// See `ar_take`.
+    pub r_last: Signal<In, Bit>,
+    /// The executor's read / write burst (its request on AR / AW, asked whether it overlaps a
+    /// burst in flight the other way): it owns the channel, first line, AxLEN.
+    pub rq_own: Signal<In, Bit>,
+    /// See `rq_own`.
+    pub rq_line: Signal<In, Bits<8>>,
+    /// See `rq_own`.
+    pub rq_len: Signal<In, Bits<8>>,
+    /// See `rq_own`.
+    pub wq_own: Signal<In, Bit>,
+    /// See `rq_own`.
+    pub wq_line: Signal<In, Bits<8>>,
+    /// See `rq_own`.
+    pub wq_len: Signal<In, Bits<8>>,
 }
 
 /// An AXI4 master port with a 512-bit data bus, INCR bursts only (no id, size, burst, cache,

@@ -386,6 +386,11 @@ pub struct OrderClearIn {
     pub atomic_clear: Signal<In, Bit>,
     /// Every write has its B response and none is streaming.
     pub fence_clear: Signal<In, Bit>,
+    /// The data read the executor asked about last cycle (and asks about again now) overlaps
+    /// no write in flight: it may go out (`InFlight`), though `read_clear` may not hold.
+    pub read_near: Signal<In, Bit>,
+    /// The write the executor asked about last cycle overlaps no read in flight.
+    pub write_near: Signal<In, Bit>,
 }
 
 /// The ordering rules' verdicts: a read, a write, an atomic, a fence may go out now (mate
@@ -401,6 +406,11 @@ pub struct OrderClear {
     pub atomic_clear: Signal<Out, Bit>,
     /// Every write has its B response and none is streaming.
     pub fence_clear: Signal<Out, Bit>,
+    /// The data read the executor asked about last cycle (and asks about again now) overlaps
+    /// no write in flight: it may go out (`InFlight`), though `read_clear` may not hold.
+    pub read_near: Signal<Out, Bit>,
+    /// The write the executor asked about last cycle overlaps no read in flight.
+    pub write_near: Signal<Out, Bit>,
 }
 
 /// The executor's side of the read segmenter's port (mate [`SegPort`]).

@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::bench::Bench;
+use crate::fastpath::in_flight::IN_FLIGHT_SLOTS;
 use crate::tb::Rng;
 use std::collections::VecDeque;
 
@@ -88,4 +89,99 @@ fn every_rule_says_what_the_outstanding_writes_say() {
         // Both rules were exercised (held back and let go).
         assert!(reads > 1000 && walks > 1000, "{reads} {walks}");
     }
+}
+
+/// A burst as (first line, length less one), lines inside one 16 KiB window.
+type Lines = (u64, u64);
+
+fn overlaps(a: Lines, b: Lines) -> bool {
+    a.0 <= b.0 + b.1 && b.0 <= a.0 + a.1
+}
+
+#[test]
+fn near_verdicts_answer_last_cycles_burst_against_the_other_way_in_flight() {
+    let mut r = Rng(0xa11ce);
+    let mut b = Bench::new(Ordering::default());
+    b.uut.reset.next = true;
+    b.tick();
+    b.uut.reset.next = false;
+    let (mut writes, mut reads): (VecDeque<Lines>, VecDeque<Lines>) = Default::default();
+    // What the verdicts must say next cycle.
+    let (mut want_read, mut want_write) = (false, false);
+    let (mut read_near, mut write_near) = (0u64, 0u64);
+    let burst = |r: &mut Rng| {
+        let len = if r.below(3) == 0 { r.below(17) } else { 0 };
+        (r.below(256 - len), len)
+    };
+    for cycle in 0..40_000u64 {
+        let filling = (cycle / 300) % 2 == 0;
+        let (rq, wq) = (burst(&mut r), burst(&mut r));
+        // The executor asks on one channel at a time, and often asks again about the same burst.
+        let (rq_own, wq_own) = match r.below(3) {
+            0 => (true, false),
+            1 => (false, true),
+            _ => (false, false),
+        };
+        let ar = r.below(if filling { 3 } else { 6 }) == 0;
+        let aw = r.below(if filling { 3 } else { 6 }) == 0;
+        let (ar_burst, aw_burst) = (burst(&mut r), burst(&mut r));
+        let b_done = !writes.is_empty() && r.below(if filling { 5 } else { 2 }) == 0;
+        let r_last = !reads.is_empty() && r.below(if filling { 5 } else { 2 }) == 0;
+        let u = &mut b.uut;
+        u.dram.ar_take.next = ar;
+        u.dram.ar_line.next = ar_burst.0.to_bits();
+        u.dram.ar_len.next = ar_burst.1.to_bits();
+        u.dram.aw_take.next = aw;
+        u.dram.aw_line.next = aw_burst.0.to_bits();
+        u.dram.aw_len.next = aw_burst.1.to_bits();
+        u.dram.b_done.next = b_done;
+        u.dram.r_last.next = r_last;
+        u.dram.rq_own.next = rq_own;
+        u.dram.rq_line.next = rq.0.to_bits();
+        u.dram.rq_len.next = rq.1.to_bits();
+        u.dram.wq_own.next = wq_own;
+        u.dram.wq_line.next = wq.0.to_bits();
+        u.dram.wq_len.next = wq.1.to_bits();
+        b.settle();
+        let u = &b.uut;
+        assert_eq!(
+            u.clear.read_near.val(),
+            want_read,
+            "read_near, cycle {cycle}"
+        );
+        assert_eq!(
+            u.clear.write_near.val(),
+            want_write,
+            "write_near, cycle {cycle}"
+        );
+        read_near += want_read as u64;
+        write_near += want_write as u64;
+        want_read = rq_own
+            && !ar
+            && !aw
+            && writes.len() <= IN_FLIGHT_SLOTS
+            && !writes.iter().any(|&w| overlaps(w, rq));
+        want_write = wq_own
+            && !ar
+            && !aw
+            && reads.len() <= IN_FLIGHT_SLOTS
+            && !reads.iter().any(|&x| overlaps(x, wq));
+        if b_done {
+            writes.pop_front();
+        }
+        if r_last {
+            reads.pop_front();
+        }
+        if aw {
+            writes.push_back(aw_burst);
+        }
+        if ar {
+            reads.push_back(ar_burst);
+        }
+        b.tick();
+    }
+    assert!(
+        read_near > 1000 && write_near > 1000,
+        "{read_near} {write_near}"
+    );
 }
