@@ -16,6 +16,7 @@ use rand::{Rng, SeedableRng};
 
 mod corners;
 mod offload_classes;
+pub(crate) mod order_corners;
 mod references;
 pub use corners::Corner;
 pub use references::{references, Reference, REFERENCE_DRAM};

@@ -64,7 +64,8 @@ pub struct DramTiming {
     pub b_latency: u64,
     /// Written data becomes visible only when its B response is taken (the latest AXI
     /// allows), instead of at its W beat: the strict setting that shows a read overtaking a
-    /// write, or a write overtaking a read.
+    /// write. With an `adversary` too, a write burst with nothing earlier held back lands at
+    /// its W beats or at its B at random (`AxiDram`), so a write overtaking a read shows too.
     pub writes_visible_at_b: bool,
     /// Random timing on top of the fixed latencies, seeded (`AxiDram::adversarial`): read
     /// bursts and B responses late by random amounts, R beats withheld inside bursts.

@@ -3,10 +3,12 @@
 //! write) answers a conformance stream differently from the model, while the unbroken fast
 //! path, replaying the same stream on the same strict DRAM, answers it byte for byte.
 //!
-//! The DRAM is the strict, rough one (`DramTiming::adversarial`): written data lands only when
-//! its B response is taken, B comes later than read data, and read bursts, B responses and R
-//! beats come at random (seeded) times, so a read that does not wait for earlier writes reads
-//! stale bytes, as a real interconnect may let it.
+//! The DRAM is the strict, rough one (`DramTiming::adversarial`): written data lands when its
+//! B response is taken or, for a burst with nothing earlier held back, at random at its W
+//! beats; B comes later than read data, and read bursts, B responses and R beats come at
+//! random (seeded) times. So a read that does not wait for earlier writes reads stale bytes,
+//! and a write that does not wait for earlier reads changes what they return, as a real
+//! interconnect may let them.
 #![cfg(feature = "rtl")]
 
 use clio_proto::header::parse_verified;

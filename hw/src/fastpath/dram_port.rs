@@ -117,7 +117,7 @@ impl Logic for DramPort {
         self.axi.bready.next = true;
         self.order.b_done.next = self.axi.bvalid.val();
         self.order.reads_idle.next = self.reads_r.idle.val();
-        // The bursts in flight (`Ordering`'s tables) and the executor's bursts asked about.
+        // The bursts in flight (`Ordering`'s tables).
         self.order.ar_take.next = self.axi.arvalid.val() & self.axi.arready.val();
         self.order.ar_line.next = self.axi.araddr.val().get_bits::<8>(6);
         self.order.ar_len.next = self.axi.arlen.val();
@@ -126,12 +126,6 @@ impl Logic for DramPort {
         self.order.aw_len.next = self.axi.awlen.val();
         self.order.r_last.next =
             self.axi.rvalid.val() & self.axi.rready.val() & self.axi.rlast.val();
-        self.order.rq_own.next = self.exec_ar.own.val();
-        self.order.rq_line.next = self.exec_ar.addr.val().get_bits::<8>(6);
-        self.order.rq_len.next = self.exec_ar.len.val();
-        self.order.wq_own.next = self.exec_aw.own.val();
-        self.order.wq_line.next = self.exec_aw.addr.val().get_bits::<8>(6);
-        self.order.wq_len.next = self.exec_aw.len.val();
     }
 }
 

@@ -411,6 +411,9 @@ pub struct Executor {
     hit_go: Signal<Local, Bit>,
     hit_pa: Signal<Local, Bits<64>>,
     hit_len: Signal<Local, Bits<12>>,
+    /// Dispatch's request length in bytes (a read's first packet, a write's payload), for the
+    /// question it asks the ordering rules' tables ahead of `RAddr` / `WAddr`.
+    ask_bytes: Signal<Local, Bits<12>>,
     hit_need: Signal<Local, Bits<2>>,
     /// The response is payload-less (`Resp`).
     x_only: Signal<Local, Bit>,

@@ -23,13 +23,14 @@
 //! may go out though `read_clear` does not hold, and a write's addresses that overlap no read in
 //! flight though `write_clear` does not. Two [`InFlight`] tables keep the bursts in flight each
 //! way (writes from AW to B, reads from AR to the last R beat: every client's, so the walks,
-//! word accesses and one-beat writes are in them too). The executor asks about the burst it
-//! holds on AR (in `RAddr`) or AW (in `WAddr`); the verdict is registered, so it answers the
-//! burst asked about in the cycle before, and it holds only if that burst did not go out then
-//! (the executor still asks about it) and no burst was added to the table then (which the
-//! answer did not see). A burst retired since only frees more. The first cycle of a read that
-//! waits is the one-cycle cost of asking; a read with no write in flight at all goes on
-//! `read_clear` at once, as before.
+//! word accesses and one-beat writes are in them too). The executor asks about one burst a
+//! cycle (`clear.ask`), both tables at once: the one it holds on AR (in `RAddr`) or AW (in
+//! `WAddr`), and in Dispatch the access a look-ahead hit goes on to (an upper bound of its
+//! lines), so a request's first `RAddr` / `WAddr` cycle already has its answer. The verdicts are
+//! registered: they answer the burst asked about in the cycle before, and hold only if no
+//! burst went out either way then (the one asked about did not, and no burst was added to a
+//! table unseen). A burst retired since only frees more. A read with no write in flight at
+//! all goes on `read_clear` as before.
 //!
 //! Sequence numbers are 8 bits, compared mod 256: a mark at or behind the B count has nothing
 //! to wait for, and a caught-up mark follows the count, so a mark never falls 128 behind it.
@@ -120,24 +121,24 @@ impl Logic for Ordering {
         self.writes.add_line.next = self.dram.aw_line.val();
         self.writes.add_len.next = self.dram.aw_len.val();
         self.writes.retire.next = self.dram.b_done.val();
-        self.writes.ask_line.next = self.dram.rq_line.val();
-        self.writes.ask_len.next = self.dram.rq_len.val();
+        self.writes.ask_line.next = self.clear.ask_line.val();
+        self.writes.ask_len.next = self.clear.ask_len.val();
         self.reads.clock.next = self.clock.val();
         self.reads.reset.next = self.reset.val();
         self.reads.add.next = self.dram.ar_take.val();
         self.reads.add_line.next = self.dram.ar_line.val();
         self.reads.add_len.next = self.dram.ar_len.val();
         self.reads.retire.next = self.dram.r_last.val();
-        self.reads.ask_line.next = self.dram.wq_line.val();
-        self.reads.ask_len.next = self.dram.wq_len.val();
-        // Asked this cycle, the burst not gone out (the executor owns its channel: a handshake
-        // there is its own), nothing added either way.
-        self.read_near.d.next = self.dram.rq_own.val()
+        self.reads.ask_line.next = self.clear.ask_line.val();
+        self.reads.ask_len.next = self.clear.ask_len.val();
+        // Asked this cycle, and no burst went out either way (the one asked about did not, and
+        // neither table grew unseen).
+        self.read_near.d.next = self.clear.ask.val()
             & !self.dram.ar_take.val()
             & !self.dram.aw_take.val()
             & !self.writes.clash.val()
             & !self.reset.val();
-        self.write_near.d.next = self.dram.wq_own.val()
+        self.write_near.d.next = self.clear.ask.val()
             & !self.dram.aw_take.val()
             & !self.dram.ar_take.val()
             & !self.reads.clash.val()

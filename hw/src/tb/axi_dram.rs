@@ -12,8 +12,12 @@
 //!
 //! Where written data becomes visible: by default at its W beat. [`AxiDram::writes_visible_at_b`]
 //! holds a burst's data back until its B response is taken instead, the latest an AXI slave
-//! may make it visible: a master that reads before an earlier write's B response (or writes
-//! before an earlier read's data) then sees what a real interconnect is allowed to show it.
+//! may make it visible: a master that reads before an earlier write's B response then sees
+//! what a real interconnect is allowed to show it. With an [`Adversary`] as well, each write
+//! burst that finds no earlier data held back lands at its W beats or at its B at random (a
+//! burst behind held data is held too, so writes still land in order): the early ones show a
+//! master that writes before an earlier read's data has all come back (the read, served
+//! later, returns the new bytes), the held ones a master that reads too early.
 //!
 //! Ordering hazards: an AR whose bytes overlap a write burst still without its B response, and
 //! an AW whose bytes overlap a read burst whose beats are not all taken, are counted
@@ -161,6 +165,9 @@ pub struct AxiDram<M> {
     /// With `visible_at_b`: per entry of `b_due`, the data that lands when its B is taken.
     b_held: VecDeque<Vec<(u64, Vec<u8>)>>,
     visible_at_b: bool,
+    /// With `visible_at_b`: the burst being written lands at its W beats (drawn at its first
+    /// beat, see the module doc).
+    w_early: bool,
     adversary: Option<(Adversary, Rng)>,
     r_data: [u8; BEAT],
     drive: AxiDrive,
@@ -183,6 +190,7 @@ impl<M: Memory> AxiDram<M> {
             w_held: Vec::new(),
             b_held: VecDeque::new(),
             visible_at_b: false,
+            w_early: false,
             adversary: None,
             r_data: [0; BEAT],
             drive: AxiDrive::default(),
@@ -298,6 +306,16 @@ impl<M: Memory> AxiDram<M> {
 
     /// A W handshake at `now`: `data` with byte strobes `strb` (bit k = byte k), WLAST `last`.
     pub fn w(&mut self, now: u64, data: &[u8; BEAT], strb: u64, last: bool) {
+        if self.visible_at_b && self.writes.front().is_some_and(|b| b.done == 0) {
+            // A burst's first beat: early only with nothing earlier held back.
+            let nothing_held = self.w_held.is_empty() && self.b_held.iter().all(|h| h.is_empty());
+            self.w_early = nothing_held
+                && match &mut self.adversary {
+                    Some((_, rng)) => rng.below(2) == 0,
+                    None => false,
+                };
+        }
+        let hold = self.visible_at_b && !self.w_early;
         let Some(b) = self.writes.front_mut() else {
             // Write data before its address.
             self.violations += 1;
@@ -314,7 +332,7 @@ impl<M: Memory> AxiDram<M> {
             let skip = rest.trailing_zeros() as usize;
             let run = (rest >> skip).trailing_ones() as usize;
             let at = k + skip;
-            if self.visible_at_b {
+            if hold {
                 self.w_held
                     .push((base + at as u64, data[at..at + run].to_vec()));
             } else {
@@ -488,6 +506,49 @@ mod tests {
         d.b_ready();
         assert_eq!(d.mem().bytes(0x40, BEAT), [3; BEAT]);
         assert!(!d.busy());
+    }
+
+    #[test]
+    fn an_adversary_lands_some_writes_early_and_keeps_them_in_order() {
+        let mut d = AxiDram::new(SparseMemory::default(), 1, 3)
+            .writes_visible_at_b()
+            .adversarial(Adversary::rough(5));
+        let (mut early, mut held) = (0, 0);
+        let mut now = 0;
+        for i in 1..=200u8 {
+            // Every write to the same beat: the last one written must be what stays.
+            d.aw(now, 0x40, 0);
+            d.w(now, &[i; BEAT], u64::MAX, true);
+            if d.mem().bytes(0x40, 1) == [i] {
+                early += 1;
+            } else {
+                held += 1;
+            }
+            // Sometimes drain every B first, so the next write finds nothing held.
+            let drain = i % 3 == 0;
+            loop {
+                now += 1;
+                if d.drive(now).b_valid {
+                    d.b_ready();
+                }
+                if !drain || d.writes_in_flight() == 0 {
+                    break;
+                }
+                assert!(now < 1_000_000);
+            }
+        }
+        while d.busy() {
+            now += 1;
+            if d.drive(now).b_valid {
+                d.b_ready();
+            }
+        }
+        assert_eq!(
+            d.mem().bytes(0x40, BEAT),
+            [200; BEAT],
+            "writes landed out of order"
+        );
+        assert!(early > 10 && held > 10, "{early} early, {held} held");
     }
 
     #[test]

@@ -42,7 +42,8 @@ impl Stream {
     /// (`ring_share_corners`); pointer
     /// chases whose key or next offset is 4 bytes off alignment, and one carrying a payload;
     /// reads at the amplification bound (`route_corners`); Clio-KV gets with keys of 0
-    /// and `MAX_KEY` + 1 bytes, and puts until the store is full.
+    /// and `MAX_KEY` + 1 bytes, and puts until the store is full; writes and reads of the same
+    /// bytes back to back (`order_corners`, last).
     pub fn corners(&mut self, node: &mut dyn MemoryNode, out: &mut Vec<Outgoing>) -> Vec<Corner> {
         assert!(self.procs.len() >= 2, "corners need two processes");
         let mut got = Vec::new();
@@ -218,6 +219,7 @@ impl Stream {
         self.route_corners(node, va, &mut got, out);
         self.kv_corners(node, &mut got, out);
         self.pid_reuse_corner(node, &mut got, out);
+        self.order_corners(node, va, &mut got, out);
         got
     }
 
@@ -690,7 +692,7 @@ impl Stream {
     }
 
     /// Send `pkt` as member `member` of process `slot`; the corner with the answers.
-    fn corner(
+    pub(super) fn corner(
         &mut self,
         node: &mut dyn MemoryNode,
         slot: usize,

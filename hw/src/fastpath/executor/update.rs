@@ -204,6 +204,11 @@ impl Logic for Executor {
         self.hit_pa.next = self.ahead.pa.val();
         self.hit_len.next = self.len.q.val();
         self.hit_need.next = self.need.q.val();
+        // The question to the ordering rules' tables (`RAddr`, `WAddr`, Dispatch below).
+        self.order.ask.next = false;
+        self.order.ask_line.next = self.pa1.q.val().get_bits::<8>(6);
+        self.order.ask_len.next = bit_cast::<8, 12>(self.k1.val() - 1);
+        self.ask_bytes.next = bit_cast::<12, 16>(self.req.payload_len.val());
 
         match self.state.q.val() {
             State::Idle => {
@@ -283,6 +288,17 @@ impl Logic for Executor {
                     self.durable.d.next = self.h_durable.val();
                 }
                 self.ap.d.next = self.dsp.append_go.val();
+                // Ask about the access a look-ahead hit goes on to (`hit_go`: the burst starts at
+                // the look-ahead's PA, `RAddr` / `WAddr` hold it next cycle). Its lines less one,
+                // `ceil((o + n) / 64) - 1`, are at most `n / 64 + 1`, which `(n >> 5) | 1` bounds
+                // without an adder. Without a hit the executor goes elsewhere and the answer is
+                // not used.
+                if self.dsp.branch_read.val() {
+                    self.ask_bytes.next = self.ahead.len.val();
+                }
+                self.order.ask.next = true;
+                self.order.ask_line.next = self.ahead.pa.val().get_bits::<8>(6);
+                self.order.ask_len.next = bit_cast::<8, 12>((self.ask_bytes.val() >> 5) | 1);
                 if self.dsp.hit.val() {
                     // Translated ahead: the first page is mapped, permitted and holds the
                     // packet's first bytes, so straight to the access (`hit_go`).
@@ -418,10 +434,13 @@ impl Logic for Executor {
                 // before every earlier read has its data (write-after-read order: AXI does not
                 // order a later write against an earlier read).
                 self.aw.own.next = true;
+                self.order.ask.next = true;
                 self.aw.valid.next = self.order.write_clear.val() | self.order.write_near.val();
                 if self.piece.q.val() {
                     self.aw.addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.aw.len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
+                    self.order.ask_line.next = self.pa2.q.val().get_bits::<8>(6);
+                    self.order.ask_len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
                 } else {
                     self.aw.addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.aw.len.next = bit_cast::<8, 12>(self.k1.val() - 1);
@@ -456,10 +475,13 @@ impl Logic for Executor {
             State::RAddr => {
                 // After every earlier data write has its B response (read-after-write order).
                 self.ar.own.next = true;
+                self.order.ask.next = true;
                 self.ar.valid.next = self.order.read_clear.val() | self.order.read_near.val();
                 if self.piece.q.val() {
                     self.ar.addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.ar.len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
+                    self.order.ask_line.next = self.pa2.q.val().get_bits::<8>(6);
+                    self.order.ask_len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
                 } else {
                     self.ar.len.next = bit_cast::<8, 12>(self.k1.val() - 1);
                 }

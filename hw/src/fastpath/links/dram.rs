@@ -158,19 +158,6 @@ pub struct DramEvents {
     pub aw_len: Signal<Out, Bits<8>>,
     /// See `ar_take`.
     pub r_last: Signal<Out, Bit>,
-    /// The executor's read / write burst (its request on AR / AW, asked whether it overlaps a
-    /// burst in flight the other way): it owns the channel, first line, AxLEN.
-    pub rq_own: Signal<Out, Bit>,
-    /// See `rq_own`.
-    pub rq_line: Signal<Out, Bits<8>>,
-    /// See `rq_own`.
-    pub rq_len: Signal<Out, Bits<8>>,
-    /// See `rq_own`.
-    pub wq_own: Signal<Out, Bit>,
-    /// See `rq_own`.
-    pub wq_line: Signal<Out, Bits<8>>,
-    /// See `rq_own`.
-    pub wq_len: Signal<Out, Bits<8>>,
 }
 
 /// The ordering rules' side of [`DramEvents`].
@@ -198,19 +185,6 @@ pub struct DramEventsIn {
     pub aw_len: Signal<In, Bits<8>>,
     /// See `ar_take`.
     pub r_last: Signal<In, Bit>,
-    /// The executor's read / write burst (its request on AR / AW, asked whether it overlaps a
-    /// burst in flight the other way): it owns the channel, first line, AxLEN.
-    pub rq_own: Signal<In, Bit>,
-    /// See `rq_own`.
-    pub rq_line: Signal<In, Bits<8>>,
-    /// See `rq_own`.
-    pub rq_len: Signal<In, Bits<8>>,
-    /// See `rq_own`.
-    pub wq_own: Signal<In, Bit>,
-    /// See `rq_own`.
-    pub wq_line: Signal<In, Bits<8>>,
-    /// See `rq_own`.
-    pub wq_len: Signal<In, Bits<8>>,
 }
 
 /// An AXI4 master port with a 512-bit data bus, INCR bursts only (no id, size, burst, cache,

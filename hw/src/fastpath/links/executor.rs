@@ -391,6 +391,13 @@ pub struct OrderClearIn {
     pub read_near: Signal<In, Bit>,
     /// The write the executor asked about last cycle overlaps no read in flight.
     pub write_near: Signal<In, Bit>,
+    /// The executor asks about a burst this cycle (in `RAddr`, `WAddr`, and in Dispatch
+    /// about the access it may go on to): the verdicts next cycle answer it.
+    pub ask: Signal<Out, Bit>,
+    /// The burst asked about: its first line (address bits 13..6).
+    pub ask_line: Signal<Out, Bits<8>>,
+    /// Its length less one, in lines (in Dispatch an upper bound).
+    pub ask_len: Signal<Out, Bits<8>>,
 }
 
 /// The ordering rules' verdicts: a read, a write, an atomic, a fence may go out now (mate
@@ -411,6 +418,13 @@ pub struct OrderClear {
     pub read_near: Signal<Out, Bit>,
     /// The write the executor asked about last cycle overlaps no read in flight.
     pub write_near: Signal<Out, Bit>,
+    /// The executor asks about a burst this cycle (in `RAddr`, `WAddr`, and in Dispatch
+    /// about the access it may go on to): the verdicts next cycle answer it.
+    pub ask: Signal<In, Bit>,
+    /// The burst asked about: its first line (address bits 13..6).
+    pub ask_line: Signal<In, Bits<8>>,
+    /// Its length less one, in lines (in Dispatch an upper bound).
+    pub ask_len: Signal<In, Bits<8>>,
 }
 
 /// The executor's side of the read segmenter's port (mate [`SegPort`]).

@@ -115,13 +115,10 @@ fn near_verdicts_answer_last_cycles_burst_against_the_other_way_in_flight() {
     };
     for cycle in 0..40_000u64 {
         let filling = (cycle / 300) % 2 == 0;
-        let (rq, wq) = (burst(&mut r), burst(&mut r));
-        // The executor asks on one channel at a time, and often asks again about the same burst.
-        let (rq_own, wq_own) = match r.below(3) {
-            0 => (true, false),
-            1 => (false, true),
-            _ => (false, false),
-        };
+        // The executor asks about one burst, both tables at once, and often about the same
+        // burst again.
+        let q = burst(&mut r);
+        let ask = r.below(3) != 0;
         let ar = r.below(if filling { 3 } else { 6 }) == 0;
         let aw = r.below(if filling { 3 } else { 6 }) == 0;
         let (ar_burst, aw_burst) = (burst(&mut r), burst(&mut r));
@@ -136,12 +133,9 @@ fn near_verdicts_answer_last_cycles_burst_against_the_other_way_in_flight() {
         u.dram.aw_len.next = aw_burst.1.to_bits();
         u.dram.b_done.next = b_done;
         u.dram.r_last.next = r_last;
-        u.dram.rq_own.next = rq_own;
-        u.dram.rq_line.next = rq.0.to_bits();
-        u.dram.rq_len.next = rq.1.to_bits();
-        u.dram.wq_own.next = wq_own;
-        u.dram.wq_line.next = wq.0.to_bits();
-        u.dram.wq_len.next = wq.1.to_bits();
+        u.clear.ask.next = ask;
+        u.clear.ask_line.next = q.0.to_bits();
+        u.clear.ask_len.next = q.1.to_bits();
         b.settle();
         let u = &b.uut;
         assert_eq!(
@@ -156,16 +150,16 @@ fn near_verdicts_answer_last_cycles_burst_against_the_other_way_in_flight() {
         );
         read_near += want_read as u64;
         write_near += want_write as u64;
-        want_read = rq_own
+        want_read = ask
             && !ar
             && !aw
             && writes.len() <= IN_FLIGHT_SLOTS
-            && !writes.iter().any(|&w| overlaps(w, rq));
-        want_write = wq_own
+            && !writes.iter().any(|&w| overlaps(w, q));
+        want_write = ask
             && !ar
             && !aw
             && reads.len() <= IN_FLIGHT_SLOTS
-            && !reads.iter().any(|&x| overlaps(x, wq));
+            && !reads.iter().any(|&x| overlaps(x, q));
         if b_done {
             writes.pop_front();
         }

@@ -184,6 +184,19 @@ fn every_corner_is_reached_with_the_answer_the_spec_gives() {
         assert_eq!(c.status, Some(Status::Ok), "{} ({len} bytes)", c.name);
         assert_eq!(c.data.len(), len, "{} ({len} bytes)", c.name);
     }
+    // The ordering corners (last): per length, a write and a read of its bytes per round.
+    use crate::conformance::order_corners::{order_pattern, ORDER_LENGTHS, ORDER_ROUNDS};
+    let order = got.split_off(got.len() - 2 * ORDER_ROUNDS * ORDER_LENGTHS.len());
+    for (i, case) in order.chunks(2 * ORDER_ROUNDS).enumerate() {
+        let len = ORDER_LENGTHS[i];
+        for (k, pair) in case.chunks(2).enumerate() {
+            for c in pair {
+                assert_eq!(c.status, Some(Status::Ok), "{} ({len} bytes)", c.name);
+            }
+            let want = vec![order_pattern(i, k); len];
+            assert_eq!(pair[1].data, want, "{} ({len} bytes)", pair[1].name);
+        }
+    }
     assert_eq!(got.len(), want.len());
     for (c, (name, status, word)) in got.iter().zip(want) {
         assert_eq!(c.name, *name);
