@@ -40,6 +40,7 @@ use crate::fastpath::execute::Execute;
 // Every interface between the sides (`fastpath::links::sides`), joined in `wiring.rs`.
 use crate::fastpath::links::*;
 use crate::fastpath::memory::Memory;
+use crate::fastpath::piece_shift::PieceShift;
 use crate::fastpath::receive::Receive;
 use crate::fastpath::respond::Respond;
 use crate::fastpath::slow_path_port::SlowPathPort;
@@ -217,6 +218,8 @@ pub struct FastpathTop {
     /// Statistics (`stat_*`): frames received, responses sent, NACKs, TLB hits and misses,
     /// bucket reads, page faults, requests refused by the key check (DENIED or STALE).
     stats: Stats,
+    /// The pieces' size from the page size (`PieceShift`: at most 4 KiB, the AXI burst bound).
+    pieces: PieceShift,
     /// The DRAM port's arbiter: AR, R, AW, W and B among the executor, the walk, the
     /// one-beat writer and the write-data stage.
     dram: DramPort,

@@ -131,7 +131,8 @@ pub struct CycleStats {
     /// Cycles from the first beat in to the first beat out, of the last packet.
     pub last_latency: u64,
     /// AXI rule breaks seen by the DRAM model (write data before its address, WLAST not on
-    /// the burst's last beat). Always 0 for a correct fast path.
+    /// the burst's last beat, a burst across a 4 KiB boundary). Always 0 for a correct fast
+    /// path.
     pub axi_violations: u64,
     /// Ordering hazards seen by the DRAM model (a read addressed over a write without its B
     /// response, a write over a read with beats to come: `AxiDram::hazards`). Always 0 for a
@@ -495,6 +496,7 @@ impl RtlBoard {
             );
             self.axi.ar(now, addr as u64, len as u8);
             self.stats.axi_hazards = self.axi.hazards();
+            self.stats.axi_violations = self.axi.violations();
         }
         if r_beat && self.rtl.get(port::M_AXI_RREADY) == 1 {
             moved = true;
@@ -508,6 +510,7 @@ impl RtlBoard {
             );
             self.axi.aw(now, addr as u64, len as u8);
             self.stats.axi_hazards = self.axi.hazards();
+            self.stats.axi_violations = self.axi.violations();
         }
         if self.rtl.get(port::M_AXI_WVALID) == 1 {
             moved = true;

@@ -35,8 +35,8 @@ pub struct Execute {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
-    /// log2 of the page size.
-    pub page_shift: Signal<In, Bits<5>>,
+    /// log2 of a piece's largest size (`PieceShift`: the page, at most 4 KiB).
+    pub piece_shift: Signal<In, Bits<5>>,
     /// The board has a persistence domain behind the DRAM port (`FastpathTop::cfg_persist`).
     pub cfg_persist: Signal<In, Bit>,
     /// Persist request valid (`FastpathTop::persist_valid`).
@@ -93,7 +93,7 @@ impl Logic for Execute {
         self.sync.reset.next = self.reset.val();
         self.ext.reset.next = self.reset.val();
         self.xs.reset.next = self.reset.val();
-        self.exec.cfg_page_shift.next = self.page_shift.val();
+        self.exec.cfg_piece_shift.next = self.piece_shift.val();
         self.exec.cfg_persist.next = self.cfg_persist.val();
         // ---- The receive side: the executor's frames and verdicts; the `wbuf` read port for
         // Clio-KV's payload feeder while the write-data stage does not stream.

@@ -153,8 +153,10 @@ pub struct Executor {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: `Idle`.
     pub reset: Signal<In, Bit>,
-    /// log2 of the page size.
-    pub cfg_page_shift: Signal<In, Bits<5>>,
+    /// log2 of a piece's largest size: the page, at most 4 KiB (`PieceShift`). An access is
+    /// cut at each such boundary (one AXI burst per piece, none across 4 KiB), each piece
+    /// translated.
+    pub cfg_piece_shift: Signal<In, Bits<5>>,
     /// The board has a persistence domain (else a durable write or Append is UNSUPPORTED).
     pub cfg_persist: Signal<In, Bit>,
 
@@ -376,7 +378,7 @@ pub struct Executor {
     /// straddling range's second piece, registered like `page_rem` (used at the first
     /// piece's answer, three cycles or more after `vaq` is loaded).
     va_next: DFF<Bits<64>>,
-    /// The page-offset mask (`!(ones << page_shift)`), registered from the configuration.
+    /// The piece-offset mask (`!(ones << piece_shift)`), registered from the configuration.
     pmask: DFF<Bits<64>>,
     /// The access fits on `vaq`'s page (`len <= page_rem`, as `len - 1 <= !vaq & pmask`),
     /// registered from `vaq` and `len` like `page_rem`: the piece decisions read a flip-flop.

@@ -47,6 +47,7 @@ pub mod memory;
 pub mod offload_service;
 pub mod ordering;
 pub mod persist;
+pub mod piece_shift;
 pub mod pte_writer;
 pub mod read_data;
 pub mod receive;

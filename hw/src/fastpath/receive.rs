@@ -43,6 +43,8 @@ pub struct Receive {
     pub frame_in: Signal<Out, Bit>,
     /// log2 of the page size.
     pub page_shift: Signal<In, Bits<5>>,
+    /// log2 of a piece's largest size (`PieceShift`).
+    pub piece_shift: Signal<In, Bits<5>>,
     /// The core: the next frame and the verdicts to the executor, the `wbuf` read port to
     /// Clio-KV's payload feeder.
     pub core: RecvCore,
@@ -109,6 +111,7 @@ impl Logic for Receive {
         // port when the executor leaves it free.
         HeaderBeatIn::join(&mut self.la.hdr, &mut self.ingest.header);
         self.la.page_shift.next = self.page_shift.val();
+        self.la.piece_shift.next = self.piece_shift.val();
         self.la.kv_en.next = self.core.kv_en.val();
         self.la.headed.next = self.ingest.headed.val();
         self.la.freed.next = self.sq.clear.val() | self.mem.w_release.val();

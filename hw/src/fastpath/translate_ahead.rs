@@ -76,6 +76,9 @@ pub struct TranslateAhead {
     pub reset: Signal<In, Bit>,
     /// log2 of the page size.
     pub page_shift: Signal<In, Bits<5>>,
+    /// log2 of a piece's largest size (`PieceShift`: the page, at most 4 KiB): a slot's
+    /// access fits when it fits in one piece, so a hit never asks for a burst across 4 KiB.
+    pub piece_shift: Signal<In, Bits<5>>,
     /// Clio-KV's unit is enabled (`Extend::kv_en`): its opcodes parse (`use_parse_ok`).
     pub kv_en: Signal<In, Bit>,
     /// A frame's header beat as it arrives (`Ingest::header`): the slot's page, checks and hash are prepared from its bytes 0..48.
@@ -252,10 +255,12 @@ pub struct TranslateAhead {
     va: Signal<Local, Bits<64>>,
     /// The packet's first bytes: a write's payload, a read's first answer packet.
     len: Signal<Local, Bits<32>>,
-    /// The page size and its offset mask, registered from `page_shift` (a configuration set
-    /// at boot: the decode stays off the header's path).
-    psize: DFF<Bits<64>>,
+    /// The page's offset mask, and a piece's size and offset mask (the page, at most 4 KiB:
+    /// `piece_shift`), registered from the configuration (set at boot: the decode stays off
+    /// the header's path).
     pmask: DFF<Bits<64>>,
+    psize: DFF<Bits<64>>,
+    pcmask: DFF<Bits<32>>,
     off: Signal<Local, Bits<64>>,
     need: Signal<Local, Bits<2>>,
     /// Bit `ptr`.
@@ -282,8 +287,8 @@ pub struct TranslateAhead {
     /// 64 ones (the offset mask is `!(ones << page_shift)`: a compare of the shift per bit,
     /// no subtraction).
     ones: Spec<64, { u64::MAX }>,
-    /// `p1_fits`' sum: `off + len - psize - 1` in 35 bits (its sign bit is `off + len <=
-    /// psize`).
+    /// `p1_fits`' sum: `poff + len - psize - 1` in 35 bits, `poff` the offset in the piece
+    /// (its sign bit is `poff + len <= psize`: the bytes fit in one piece).
     fits_sum: Signal<Local, Bits<35>>,
     /// Its sign bit.
     sign35: Spec<35, { 1 << 34 }>,
@@ -295,6 +300,7 @@ impl Default for TranslateAhead {
             clock: Default::default(),
             reset: Default::default(),
             page_shift: Default::default(),
+            piece_shift: Default::default(),
             kv_en: Default::default(),
             hdr: Default::default(),
             headed: Default::default(),
@@ -394,6 +400,7 @@ impl Default for TranslateAhead {
             va: Default::default(),
             len: Default::default(),
             psize: Default::default(),
+            pcmask: Default::default(),
             pmask: Default::default(),
             off: Default::default(),
             need: Default::default(),

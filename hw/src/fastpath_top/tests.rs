@@ -161,6 +161,11 @@ impl Env {
                 0,
                 "cycle {now}: a read over a write in flight"
             );
+            assert_eq!(
+                self.dram.violations(),
+                0,
+                "cycle {now}: a read burst across 4 KiB"
+            );
         }
         if u.m_axi_awvalid.val() {
             self.aws += 1;
@@ -173,6 +178,11 @@ impl Env {
                 self.dram.hazards(),
                 0,
                 "cycle {now}: a write over a read in flight"
+            );
+            assert_eq!(
+                self.dram.violations(),
+                0,
+                "cycle {now}: a write burst across 4 KiB"
             );
         }
         if u.m_axi_wvalid.val() {

@@ -71,8 +71,10 @@ impl Logic for FastpathTop {
         self.tx_last.next = self.resp.tx_last.val();
         self.tx_route.next = self.resp.tx_route.val();
         // ---- The configuration and the persist handshake.
+        self.pieces.page_shift.next = self.cfg_page_shift.val();
         self.recv.page_shift.next = self.cfg_page_shift.val();
-        self.core.page_shift.next = self.cfg_page_shift.val();
+        self.recv.piece_shift.next = self.pieces.piece_shift.val();
+        self.core.piece_shift.next = self.pieces.piece_shift.val();
         self.mem.page_shift.next = self.cfg_page_shift.val();
         self.mem.bucket_mask.next = self.cfg_bucket_mask.val();
         self.core.cfg_persist.next = self.cfg_persist.val();

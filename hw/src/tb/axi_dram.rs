@@ -8,7 +8,8 @@
 //! goes to the burst at the head of the AW queue with byte strobes; a B response is offered
 //! `b_latency` cycles after a burst's last beat (at the earliest the next cycle), in order.
 //! Bursts are INCR over whole 64-byte beats from the beat-aligned address. Write data before
-//! its address and a WLAST that is not on the burst's last beat are counted as violations.
+//! its address, a WLAST that is not on the burst's last beat, and a burst that crosses a 4 KiB
+//! boundary (AXI4 forbids it; a slave may assume none does) are counted as violations.
 //!
 //! Where written data becomes visible: by default at its W beat. [`AxiDram::writes_visible_at_b`]
 //! holds a burst's data back until its B response is taken instead, the latest an AXI slave
@@ -130,6 +131,11 @@ impl Burst {
     }
     fn beat_addr(&self) -> u64 {
         self.addr + self.done as u64 * BEAT as u64
+    }
+    /// The burst crosses a 4 KiB boundary.
+    fn crosses_4k(&self) -> bool {
+        let last = self.addr + (self.beats as u64 - 1) * BEAT as u64;
+        self.addr >> 12 != last >> 12
     }
     /// The burst's bytes overlap `other`'s (both whole beats from their aligned addresses).
     fn overlaps(&self, other: &Burst) -> bool {
@@ -284,6 +290,7 @@ impl<M: Memory> AxiDram<M> {
     pub fn ar(&mut self, now: u64, addr: u64, len: u8) {
         let at = now + self.read_latency + self.extra(false);
         let b = Burst::new(addr, len, at);
+        self.violations += b.crosses_4k() as u64;
         if self
             .writes
             .iter()
@@ -298,6 +305,7 @@ impl<M: Memory> AxiDram<M> {
     /// An AW handshake at `now` (AWLEN `len`).
     pub fn aw(&mut self, now: u64, addr: u64, len: u8) {
         let b = Burst::new(addr, len, now);
+        self.violations += b.crosses_4k() as u64;
         if self.reads.iter().any(|r| r.overlaps(&b)) {
             self.hazards += 1;
         }
@@ -357,7 +365,8 @@ impl<M: Memory> AxiDram<M> {
         }
     }
 
-    /// AXI rule breaks seen so far (W before AW, misplaced WLAST). 0 for a correct master.
+    /// AXI rule breaks seen so far (W before AW, misplaced WLAST, a burst across 4 KiB). 0 for
+    /// a correct master.
     pub fn violations(&self) -> u64 {
         self.violations
     }
@@ -430,6 +439,13 @@ mod tests {
         d.aw(6, 0x80, 1);
         d.w(7, &beat, u64::MAX, true);
         assert_eq!(d.violations(), 2);
+        // A burst up to a 4 KiB boundary is fine; one beat over it is not, either way.
+        d.ar(8, 0x1000 - 4 * 64, 3);
+        d.aw(8, 0x2000 - 64, 0);
+        assert_eq!(d.violations(), 2);
+        d.ar(8, 0x1000 - 4 * 64, 4);
+        d.aw(8, 0x2000 - 64, 1);
+        assert_eq!(d.violations(), 4);
     }
 
     #[test]

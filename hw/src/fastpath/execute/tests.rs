@@ -17,7 +17,7 @@ use clio_proto::Opcode;
 fn bench() -> Bench<Execute> {
     let mut b = Bench::new(Execute::default());
     let u = &mut b.uut;
-    u.page_shift.next = 12u64.to_bits();
+    u.piece_shift.next = 12u64.to_bits();
     u.recv.keys.ok.next = true;
     u.recv.keys.epoch_ok.next = true;
     u.recv.keys.ready.next = true;

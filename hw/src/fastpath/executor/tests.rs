@@ -19,7 +19,8 @@ fn bench() -> Bench<Executor> {
     let mut b = Bench::new(Executor::default());
     let u = &mut b.uut;
     u.reset.next = true;
-    u.cfg_page_shift.next = PAGE_SHIFT.to_bits();
+    // Pages of 4 KiB: a piece is the page.
+    u.cfg_piece_shift.next = PAGE_SHIFT.to_bits();
     u.cfg_persist.next = true;
     u.frame.full.next = false;
     u.frame.verdict.next = 0.into();

@@ -84,7 +84,7 @@ impl Logic for Executor {
         self.again.d.next = self.state.q.val() == State::Dispatch;
 
         // ---- Geometry of the current access.
-        self.pmask.d.next = !(self.ones.val() << self.cfg_page_shift.val());
+        self.pmask.d.next = !(self.ones.val() << self.cfg_piece_shift.val());
         self.page_rem.d.next = bit_cast::<32, 64>(!self.vaq.q.val() & self.pmask.q.val()) + 1;
         self.va_next.d.next = (self.vaq.q.val() | self.pmask.q.val()) + 1;
         self.one_page.d.next = (self.len.q.val() == 0)

@@ -52,6 +52,9 @@ fn frames_reach_the_executor_with_their_verdicts_and_payloads() {
     let mut r = Rng(0x7ece_17e5);
     let mut b = Bench::new(Receive::default());
     b.uut.page_shift.next = SHIFT.to_bits();
+    b.uut.piece_shift.next = SHIFT
+        .min(crate::fastpath::piece_shift::AXI_BOUNDARY_SHIFT)
+        .to_bits();
     b.uut.mem.tlb_free.next = true;
     b.uut.reset.next = true;
     b.tick();

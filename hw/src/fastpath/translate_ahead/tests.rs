@@ -10,6 +10,7 @@
 
 use super::*;
 use crate::bench::Bench;
+use crate::fastpath::piece_shift::AXI_BOUNDARY_SHIFT;
 use crate::tb::Rng;
 use crate::util::bytes_to_bits;
 use clio_proto::consts::{MAX_PAYLOAD, MAX_REQUEST_LEN, VA_LIMIT};
@@ -55,8 +56,10 @@ fn request(r: &mut Rng, i: u32, shift: u32) -> Req {
     };
     let pid = 1 + r.below(3) as u16;
     let page = r.below(6);
-    let inpage = match r.below(3) {
+    let inpage = match r.below(6) {
         0 => (1 << shift) - 1 - r.below(64),
+        // Just below a 4 KiB boundary inside the page.
+        1 => (r.below(1 << shift) | 0xFFF) - r.below(64),
         _ => r.below(1 << shift),
     };
     let mut h = Header::request(op, pid, i, (page << shift) | inpage);
@@ -135,7 +138,10 @@ fn expect(q: &Req, tlb: &HashMap<(u16, u64), Entry>, shift: u32) -> Option<u64> 
     let need = if q.op == Opcode::Write { 2 } else { 1 };
     let e = tlb.get(&(q.pid, q.va >> shift))?;
     let off = q.va & ((1 << shift) - 1);
-    (!e.alloc && e.perms & need == need && off + q.len <= 1 << shift)
+    // It fits in one piece: the page, at most 4 KiB (an AXI burst crosses no 4 KiB boundary).
+    let piece = shift.min(AXI_BOUNDARY_SHIFT as u32);
+    let poff = q.va & ((1 << piece) - 1);
+    (!e.alloc && e.perms & need == need && poff + q.len <= 1 << piece)
         .then_some((e.pfn << shift) | off)
 }
 
@@ -171,6 +177,7 @@ fn look_ahead_at(shift: u32) {
     let mut r = Rng(0x1234_5678_9abc_def1);
     let mut b = Bench::new(TranslateAhead::default());
     b.uut.page_shift.next = (shift as u64).to_bits();
+    b.uut.piece_shift.next = (shift as u64).min(AXI_BOUNDARY_SHIFT).to_bits();
     b.uut.reset.next = true;
     b.tick();
     b.uut.reset.next = false;
@@ -436,6 +443,7 @@ fn a_refilled_slot_never_offers_the_earlier_frames_hash() {
     let mut r = Rng(0x4A5_4B1D);
     let mut b = Bench::new(TranslateAhead::default());
     b.uut.page_shift.next = (SHIFT as u64).to_bits();
+    b.uut.piece_shift.next = (SHIFT as u64).min(AXI_BOUNDARY_SHIFT).to_bits();
     b.uut.reset.next = true;
     b.tick();
     b.uut.reset.next = false;

@@ -42,6 +42,7 @@ impl Logic for TranslateAhead {
             res_atomic_ok,
             res_chase_ok,
             psize,
+            pcmask,
             pmask,
             p1_valid,
             p1_slot,
@@ -88,7 +89,8 @@ impl Logic for TranslateAhead {
             self.len.next = bit_cast::<32, 16>(self.dec.fields.payload_len.val());
             self.need.next = self.need_write.val();
         }
-        self.psize.d.next = bit_cast::<64, 1>(1.into()) << self.page_shift.val();
+        self.psize.d.next = bit_cast::<64, 1>(1.into()) << self.piece_shift.val();
+        self.pcmask.d.next = bit_cast::<32, 64>(!(self.ones.val() << self.piece_shift.val()));
         self.pmask.d.next = !(self.ones.val() << self.page_shift.val());
         self.off.next = self.va.val() & self.pmask.q.val();
         self.hdr_vpn.next = bit_cast::<36, 64>(self.dec.fields.va.val() >> self.page_shift.val());
@@ -242,12 +244,13 @@ impl Logic for TranslateAhead {
         self.p1_valid.d.next = self.issue.val();
         self.p1_slot.d.next = self.ptr.q.val();
         self.p1_need.d.next = self.sel_need.val();
-        // `off + len <= psize` as one three-operand sum: `off + len + !psize` is `off + len -
-        // psize - 1` (35 bits; the page is at most 2^31 bytes, the offset below it, the length
-        // at most MAX_PAYLOAD), negative exactly when the bytes fit.
-        self.fits_sum.next = bit_cast::<35, 32>(self.sel_off.val().get_bits::<32>(0))
-            + bit_cast::<35, 32>(self.sel_len.val())
-            + !bit_cast::<35, 33>(self.psize.q.val().get_bits::<33>(0));
+        // `poff + len <= psize` (the offset in the piece) as one three-operand sum: `poff + len
+        // + !psize` is `poff + len - psize - 1` (35 bits; the piece is at most 4 KiB, the
+        // offset below it, the length at most MAX_PAYLOAD), negative exactly when the bytes fit.
+        self.fits_sum.next =
+            bit_cast::<35, 32>(self.sel_off.val().get_bits::<32>(0) & self.pcmask.q.val())
+                + bit_cast::<35, 32>(self.sel_len.val())
+                + !bit_cast::<35, 33>(self.psize.q.val().get_bits::<33>(0));
         self.p1_fits.d.next = (self.fits_sum.val() & self.sign35.val()) != 0;
         self.p1_off.d.next = self.sel_off.val();
         self.p2_valid.d.next = self.p1_valid.q.val();
