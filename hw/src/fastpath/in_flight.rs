@@ -16,8 +16,11 @@
 //!
 //! More bursts in flight than slots (the ring wrapped over a live slot): `clash` holds until the
 //! count is back within the slots, so an untracked burst is never passed. Which slots are live
-//! is registered from the next count and oldest slot (a thermometer of the count rotated to the
-//! oldest slot), so `clash` is a compare of registers.
+//! is a register kept per slot: set when a burst takes the slot, cleared when the slot's burst
+//! retires, unless more than the slots are in flight (then the oldest slot already holds a
+//! younger burst, and every slot stays live). Each bit's next value is one LUT of registers and
+//! the two handshakes, so the AXI handshakes in front (`add`, `retire`) add one level, not an
+//! adder and a rotation.
 
 use rust_hdl::prelude::*;
 
@@ -27,8 +30,8 @@ pub const IN_FLIGHT_SLOTS: usize = 8;
 /// Bits of the 64-byte line number a slot keeps (the circle the overlap test works on).
 pub const IN_FLIGHT_LINE_BITS: usize = 8;
 
-// The ring's slot index is 3 bits, the thermometer 8 (one per slot), and the arc test needs a
-// burst no longer than the circle (AxLEN is 8 bits: at most 256 lines, the whole circle).
+// The ring's one-hot head and tail and the live vector are 8 bits (one per slot), the overflow
+// compares are against 8 and 10, and the arc test needs a burst no longer than the circle (AxLEN is 8 bits: at most 256 lines, the whole circle).
 const _: () = assert!(IN_FLIGHT_SLOTS == 8);
 const _: () = assert!(IN_FLIGHT_LINE_BITS == 8);
 
@@ -57,20 +60,19 @@ pub struct InFlight {
     /// The slots' lines and lengths.
     line: [DFF<Bits<8>>; 8],
     len: [DFF<Bits<8>>; 8],
-    /// The slot the next burst takes (one-hot) and the oldest slot in flight (index).
+    /// The slot the next burst takes and the oldest slot in flight (both one-hot).
     head: DFF<Bits<8>>,
-    tail: DFF<Bits<3>>,
+    tail: DFF<Bits<8>>,
     /// Bursts in flight (never 128: the fast path's queues are far smaller).
     count: DFF<Bits<8>>,
-    /// The slots holding a burst in flight; more in flight than slots.
+    /// The slots holding a burst in flight; more in flight than slots (`count > 8`).
     live: DFF<Bits<8>>,
     over: DFF<Bit>,
-    /// The next count and oldest slot; the thermometer of the next count (one bit per burst in
-    /// flight, all eight when more), doubled for the rotation.
-    count_next: Signal<Local, Bits<8>>,
-    tail_next: Signal<Local, Bits<3>>,
-    therm: Signal<Local, Bits<8>>,
-    therm2: Signal<Local, Bits<16>>,
+    /// The slot cleared this cycle (the oldest, on a retire, unless over), one-hot.
+    clear: Signal<Local, Bits<8>>,
+    /// The count's compares the next `over` chooses from: `count >= 8`, `count >= 10`.
+    ge8: Signal<Local, Bit>,
+    ge10: Signal<Local, Bit>,
     /// Per slot: `ask_line - line`, and whether it overlaps.
     dist: [Signal<Local, Bits<8>>; 8],
     hit: [Signal<Local, Bit>; 8],
@@ -98,32 +100,40 @@ impl Logic for InFlight {
         if self.add.val() {
             self.head.d.next = (self.head.q.val() << 1) | (self.head.q.val() >> 7);
         }
-        self.count_next.next = self.count.q.val();
+        if self.retire.val() {
+            self.tail.d.next = (self.tail.q.val() << 1) | (self.tail.q.val() >> 7);
+        }
+        self.count.d.next = self.count.q.val();
         if self.add.val() & !self.retire.val() {
-            self.count_next.next = self.count.q.val() + 1;
+            self.count.d.next = self.count.q.val() + 1;
         }
         if !self.add.val() & self.retire.val() {
-            self.count_next.next = self.count.q.val() - 1;
+            self.count.d.next = self.count.q.val() - 1;
         }
-        self.tail_next.next = self.tail.q.val();
-        if self.retire.val() {
-            self.tail_next.next = self.tail.q.val() + 1;
+        // Over next cycle: `count + add - retire > 8`, chosen from compares of the register.
+        self.ge8.next = self.count.q.val() >= 8;
+        self.ge10.next = self.count.q.val() >= 10;
+        self.over.d.next = self.over.q.val();
+        if self.add.val() & !self.retire.val() {
+            self.over.d.next = self.ge8.val();
         }
-        self.count.d.next = self.count_next.val();
-        self.tail.d.next = self.tail_next.val();
-        // Live slots: the count's thermometer rotated left to the oldest slot.
-        self.therm.next =
-            (bit_cast::<8, 1>(1.into()) << self.count_next.val().get_bits::<3>(0)) - 1;
-        if self.count_next.val() >= 8 {
-            self.therm.next = 0xFF.into();
+        if !self.add.val() & self.retire.val() {
+            self.over.d.next = self.ge10.val();
         }
-        self.therm2.next =
-            bit_cast::<16, 8>(self.therm.val()) | (bit_cast::<16, 8>(self.therm.val()) << 8);
-        self.live.d.next = bit_cast::<8, 16>((self.therm2.val() << self.tail_next.val()) >> 8);
-        self.over.d.next = self.count_next.val() > 8;
+        // Live slots: the retired burst's slot is cleared (unless over: the ring wrapped and
+        // that slot holds a younger burst), the added burst's set; a slot both retired and
+        // taken in one cycle (a full ring) holds the new burst.
+        self.clear.next = 0.into();
+        if self.retire.val() & !self.over.q.val() {
+            self.clear.next = self.tail.q.val();
+        }
+        self.live.d.next = self.live.q.val() & !self.clear.val();
+        if self.add.val() {
+            self.live.d.next = (self.live.q.val() & !self.clear.val()) | self.head.q.val();
+        }
         if self.reset.val() {
             self.head.d.next = 1.into();
-            self.tail.d.next = 0.into();
+            self.tail.d.next = 1.into();
             self.count.d.next = 0.into();
             self.live.d.next = 0.into();
             self.over.d.next = false;

@@ -207,7 +207,10 @@ impl Logic for Executor {
         // The question to the ordering rules' tables (`RAddr`, `WAddr`, Dispatch below).
         self.order.ask.next = false;
         self.order.ask_line.next = self.pa1.q.val().get_bits::<8>(6);
-        self.order.ask_len.next = bit_cast::<8, 12>(self.k1.val() - 1);
+        // A bound from registers, not the burst's exact AxLEN (`k1 - 1` comes out of the
+        // `o + len` adders, too deep in front of the tables' compares): a piece of at most
+        // `len` bytes spans at most `(len >> 5) | 1` lines after its first.
+        self.order.ask_len.next = bit_cast::<8, 12>((self.len.q.val() >> 5) | 1);
         self.ask_bytes.next = bit_cast::<12, 16>(self.req.payload_len.val());
 
         match self.state.q.val() {
@@ -292,8 +295,11 @@ impl Logic for Executor {
                 // the look-ahead's PA, `RAddr` / `WAddr` hold it next cycle). Its lines less one,
                 // `ceil((o + n) / 64) - 1`, are at most `n / 64 + 1`, which `(n >> 5) | 1` bounds
                 // without an adder. Without a hit the executor goes elsewhere and the answer is
-                // not used.
-                if self.dsp.branch_read.val() {
+                // not used. The length is chosen by the frame's registered class, not by
+                // `branch_read`, which waits for the checks' verdicts (the route check's is
+                // the latest signal of the cycle): a hit is a checked read or write, so the two
+                // agree whenever the answer is used.
+                if self.cls.is_read.val() {
                     self.ask_bytes.next = self.ahead.len.val();
                 }
                 self.order.ask.next = true;
@@ -440,7 +446,6 @@ impl Logic for Executor {
                     self.aw.addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.aw.len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
                     self.order.ask_line.next = self.pa2.q.val().get_bits::<8>(6);
-                    self.order.ask_len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
                 } else {
                     self.aw.addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.aw.len.next = bit_cast::<8, 12>(self.k1.val() - 1);
@@ -481,7 +486,6 @@ impl Logic for Executor {
                     self.ar.addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.ar.len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
                     self.order.ask_line.next = self.pa2.q.val().get_bits::<8>(6);
-                    self.order.ask_len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
                 } else {
                     self.ar.len.next = bit_cast::<8, 12>(self.k1.val() - 1);
                 }
