@@ -495,8 +495,6 @@ impl RtlBoard {
                 self.rtl.get(port::M_AXI_ARLEN),
             );
             self.axi.ar(now, addr as u64, len as u8);
-            self.stats.axi_hazards = self.axi.hazards();
-            self.stats.axi_violations = self.axi.violations();
         }
         if r_beat && self.rtl.get(port::M_AXI_RREADY) == 1 {
             moved = true;
@@ -509,8 +507,6 @@ impl RtlBoard {
                 self.rtl.get(port::M_AXI_AWLEN),
             );
             self.axi.aw(now, addr as u64, len as u8);
-            self.stats.axi_hazards = self.axi.hazards();
-            self.stats.axi_violations = self.axi.violations();
         }
         if self.rtl.get(port::M_AXI_WVALID) == 1 {
             moved = true;
@@ -520,9 +516,12 @@ impl RtlBoard {
             let strb = self.rtl.get(port::M_AXI_WSTRB) as u64;
             let last = self.rtl.get(port::M_AXI_WLAST) == 1;
             self.axi.w(now, &beat, strb, last);
-            // W before AW, or WLAST not on the burst's last beat: AXI rules the RTL relies on.
-            self.stats.axi_violations = self.axi.violations();
         }
+        // What the DRAM model saw of the AXI rules this cycle: bursts across 4 KiB, W before
+        // AW, WLAST off the burst's last beat (violations), and an AR or AW over a burst in
+        // flight the other way (ordering hazards).
+        self.stats.axi_hazards = self.axi.hazards();
+        self.stats.axi_violations = self.axi.violations();
         if axi.b_valid && self.rtl.get(port::M_AXI_BREADY) == 1 {
             // A B response is progress: the fast path may have waited for it (a FENCE, a read
             // after a write) for longer than the idle window.
@@ -641,10 +640,19 @@ impl MemoryNode for RtlBoard {
     fn service(&mut self, out: &mut Vec<Outgoing>) -> usize {
         let mut rounds = 0;
         loop {
+            // The embedded slow path executes for a slice of wall-clock time per poll: on a
+            // loaded host it may return with requests still waiting and nothing in the TX
+            // ring yet, so it is polled until it holds no work, not only until the ring is
+            // empty.
+            let mut slow_holds = false;
             if let Some(sp) = self.slow.as_mut() {
                 sp.poll(&self.ring, &mut SlowPathFrames(&mut self.axi.mem_mut().0));
+                slow_holds = sp.waiting() > 0 || sp.outbox_len() > 0;
             }
             if self.ring.tx_pending() == 0 {
+                if slow_holds {
+                    continue;
+                }
                 break;
             }
             rounds += 1;

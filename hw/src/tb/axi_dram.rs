@@ -139,8 +139,8 @@ impl Burst {
     }
     /// The burst's bytes overlap `other`'s (both whole beats from their aligned addresses).
     fn overlaps(&self, other: &Burst) -> bool {
-        let end = |b: &Burst| b.addr + b.beats as u64 * BEAT as u64;
-        self.addr < end(other) && other.addr < end(self)
+        let span = |b: &Burst| (b.addr / BEAT as u64, b.beats as u64 - 1);
+        super::spans_overlap(span(self), span(other))
     }
 }
 

@@ -14,3 +14,9 @@ pub use axi_dram::{Adversary, AxiDram, AxiDrive, Memory, SparseMemory, BEAT};
 pub use response::ResponseJob;
 pub use rng::Rng;
 pub use stream::{keep_of, Beat, StreamSink, StreamSource};
+
+/// Two runs of whole units (beats, lines), each as (first, count less one), share a unit: the
+/// overlap test of the DRAM model's hazard count and of the ordering tables' reference lists.
+pub fn spans_overlap(a: (u64, u64), b: (u64, u64)) -> bool {
+    a.0 <= b.0 + b.1 && b.0 <= a.0 + a.1
+}

@@ -5,13 +5,8 @@
 
 use super::*;
 use crate::bench::Bench;
-use crate::tb::Rng;
+use crate::tb::{spans_overlap, Rng};
 use std::collections::VecDeque;
-
-/// (first line, length less one) as whole lines; overlap as integer ranges.
-fn overlap(a: (u64, u64), b: (u64, u64)) -> bool {
-    a.0 <= b.0 + b.1 && b.0 <= a.0 + a.1
-}
 
 fn run(seed: u64, cycles: u64, lines: u64, max_len: u64, max_out: usize) -> (u64, u64) {
     let mut r = Rng(seed);
@@ -46,7 +41,7 @@ fn run(seed: u64, cycles: u64, lines: u64, max_len: u64, max_out: usize) -> (u64
         u.ask_line.next = (ask.0 & 0xFF).to_bits();
         u.ask_len.next = ask.1.to_bits();
         b.settle();
-        let real = out.iter().any(|&o| overlap(o, ask));
+        let real = out.iter().any(|&o| spans_overlap(o, ask));
         let over = out.len() > IN_FLIGHT_SLOTS;
         let got = b.uut.clash.val();
         let at = format!("cycle {cycle}: asked {ask:?}, in flight {out:?}");

@@ -7,7 +7,7 @@
 use super::*;
 use crate::bench::Bench;
 use crate::fastpath::in_flight::IN_FLIGHT_SLOTS;
-use crate::tb::Rng;
+use crate::tb::{spans_overlap, Rng};
 use std::collections::VecDeque;
 
 fn run(seed: u64, cycles: u64, max_out: usize) -> (u64, u64) {
@@ -94,10 +94,6 @@ fn every_rule_says_what_the_outstanding_writes_say() {
 /// A burst as (first line, length less one), lines inside one 16 KiB window.
 type Lines = (u64, u64);
 
-fn overlaps(a: Lines, b: Lines) -> bool {
-    a.0 <= b.0 + b.1 && b.0 <= a.0 + a.1
-}
-
 #[test]
 fn near_verdicts_answer_last_cycles_burst_against_the_other_way_in_flight() {
     let mut r = Rng(0xa11ce);
@@ -154,12 +150,12 @@ fn near_verdicts_answer_last_cycles_burst_against_the_other_way_in_flight() {
             && !ar
             && !aw
             && writes.len() <= IN_FLIGHT_SLOTS
-            && !writes.iter().any(|&w| overlaps(w, q));
+            && !writes.iter().any(|&w| spans_overlap(w, q));
         want_write = ask
             && !ar
             && !aw
             && reads.len() <= IN_FLIGHT_SLOTS
-            && !reads.iter().any(|&x| overlaps(x, q));
+            && !reads.iter().any(|&x| spans_overlap(x, q));
         if b_done {
             writes.pop_front();
         }
