@@ -50,7 +50,7 @@ cosim-test: $(HW_RTL_DEP) verilator-tool
 	$(COSIM_ENV) $(CARGO) test -p clio-sim --features rtl
 	$(COSIM_ENV) $(CARGO) test -p clio --features rtl --test board_cli rtl_board
 
-## cosim: the cosimulation tests and the cycle benchmark (figures for docs/perf.md)
+## cosim: the cosimulation tests and the cycle benchmark (figures for docs/perf-rtl.md)
 cosim: cosim-test
 	$(COSIM_ENV) $(CARGO) run --release -p clio-sim --features rtl --example cosim_speed
 	$(COSIM_ENV) $(CARGO) run --release -p clio-sim --features rtl --example cosim_bench
