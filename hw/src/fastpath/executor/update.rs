@@ -207,9 +207,8 @@ impl Logic for Executor {
         // The question to the ordering rules' tables (`RAddr`, `WAddr`, Dispatch below).
         self.order.ask.next = false;
         self.order.ask_line.next = self.pa1.q.val().get_bits::<8>(6);
-        // A bound from registers, not the burst's exact AxLEN (`k1 - 1` comes out of the
-        // `o + len` adders, too deep in front of the tables' compares): a piece of at most
-        // `len` bytes spans at most `(len >> 5) | 1` lines after its first.
+        // From registers, not the exact AxLEN (`k1 - 1`, too deep): a piece of at most `len`
+        // bytes spans at most `(len >> 5) | 1` lines after its first.
         self.order.ask_len.next = bit_cast::<8, 12>((self.len.q.val() >> 5) | 1);
         self.ask_bytes.next = bit_cast::<12, 16>(self.req.payload_len.val());
 
@@ -294,11 +293,9 @@ impl Logic for Executor {
                 // Ask about the access a look-ahead hit goes on to (`hit_go`: the burst starts at
                 // the look-ahead's PA, `RAddr` / `WAddr` hold it next cycle). Its lines less one,
                 // `ceil((o + n) / 64) - 1`, are at most `n / 64 + 1`, which `(n >> 5) | 1` bounds
-                // without an adder. Without a hit the executor goes elsewhere and the answer is
-                // not used. The length is chosen by the frame's registered class, not by
-                // `branch_read`, which waits for the checks' verdicts (the route check's is
-                // the latest signal of the cycle): a hit is a checked read or write, so the two
-                // agree whenever the answer is used.
+                // without an adder. Without a hit the answer is not used. The registered class
+                // picks the length, not `branch_read` (late: it waits for the checks); the two
+                // agree on every hit.
                 if self.cls.is_read.val() {
                     self.ask_bytes.next = self.ahead.len.val();
                 }
