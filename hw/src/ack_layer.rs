@@ -1,5 +1,5 @@
 //! The ack layer: the receive side's integrity check, the CRC-32C of every incoming packet
-//! verified as it streams in ([`Crc32c`], one beat per cycle).
+//! verified as it streams in ([`Crc32cRegistered`], one beat per cycle).
 //!
 //! [`AckLayer`] zeroes the checksum field (bytes 28..32 of the first beat), covers exactly
 //! `64 + payload_len` bytes zero-extended to whole beats (trailing frame padding is ignored, as
@@ -7,7 +7,7 @@
 //! `clio_model::ack_layer::verify`: DROP (shorter than a header, or a response), NACK
 //! (truncated or checksum mismatch) or PASS.
 
-use crate::crc32c::Crc32c;
+use crate::crc32c::Crc32cRegistered;
 use crate::util::Gather;
 use rust_hdl::prelude::*;
 
@@ -45,7 +45,7 @@ pub struct AckLayer {
     pub nack: Signal<Out, Bit>,
     /// The computed CRC-32C (diagnostic).
     pub crc_out: Signal<Out, Bits<32>>,
-    engine: Crc32c,
+    engine: Crc32cRegistered,
     /// Beats of the frame taken so far (its byte position is `beat * 64`).
     beat: DFF<Bits<11>>,
     /// A frame is under way (its first beat has been taken); the next beat is a first beat
