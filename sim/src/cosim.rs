@@ -344,8 +344,13 @@ impl RtlBoard {
 
     /// Cycle statistics.
     pub fn cycle_stats(&self) -> CycleStats {
+        // The DRAM model counts the AXI rules broken (bursts across 4 KiB, W before AW, WLAST
+        // off the burst's last beat) and the ordering hazards (an AR or AW over a burst in
+        // flight the other way) itself: read here, not copied every cycle.
         CycleStats {
             cycles: self.rtl.cycles,
+            axi_violations: self.axi.violations(),
+            axi_hazards: self.axi.hazards(),
             ..self.stats
         }
     }
@@ -517,11 +522,6 @@ impl RtlBoard {
             let last = self.rtl.get(port::M_AXI_WLAST) == 1;
             self.axi.w(now, &beat, strb, last);
         }
-        // What the DRAM model saw of the AXI rules this cycle: bursts across 4 KiB, W before
-        // AW, WLAST off the burst's last beat (violations), and an AR or AW over a burst in
-        // flight the other way (ordering hazards).
-        self.stats.axi_hazards = self.axi.hazards();
-        self.stats.axi_violations = self.axi.violations();
         if axi.b_valid && self.rtl.get(port::M_AXI_BREADY) == 1 {
             // A B response is progress: the fast path may have waited for it (a FENCE, a read
             // after a write) for longer than the idle window.

@@ -31,7 +31,8 @@ pub const IN_FLIGHT_SLOTS: usize = 8;
 pub const IN_FLIGHT_LINE_BITS: usize = 8;
 
 // The ring's one-hot head and tail and the live vector are 8 bits (one per slot), the overflow
-// compares are against 8 and 10, and the arc test needs a burst no longer than the circle (AxLEN is 8 bits: at most 256 lines, the whole circle).
+// compares are against 8 and 10, and the arc test needs a burst no longer than the circle
+// (AxLEN is 8 bits: at most 256 lines, the whole circle).
 const _: () = assert!(IN_FLIGHT_SLOTS == 8);
 const _: () = assert!(IN_FLIGHT_LINE_BITS == 8);
 
