@@ -1,5 +1,5 @@
-//! CRC-32C engines for 512-bit beats: the receive side's (in the ack layer) and the transmit
-//! side's (in the read-data stage).
+//! The CRC-32C engine for 512-bit beats, used by the receive side (the ack layer) and the
+//! transmit side (the read-data stage).
 //!
 //! CRC-32C is a GF(2)-linear map of (register, data). One 512-bit beat is one XOR matrix
 //! (`r' = S * r ^ D * data`, 32 rows over 32 + 512 inputs) computed **at elaboration time in
@@ -11,21 +11,20 @@
 //! removed after the last beat: six conditional 32x32 matrices in series, about 800 LUTs and 10
 //! LUT levels per engine, which is what the engines did before the protocol took the zeros in.)
 //!
-//! Two engines with the same ports and the same timing (the value is ready the cycle after the
-//! last beat and stays until the next beat):
-//! * [`Crc32c`] sums the beat in the cycle it is fed: byte mask and matrix in front of the
-//!   register, the value read from the register. The ack layer's verdict compares the value in
-//!   the cycle after the last beat, so it wants it from flip-flops.
-//! * [`Crc32cRegistered`] registers the beat first: the byte mask is the beat register's
-//!   synchronous reset (a flip-flop's reset pin per byte instead of 512 AND gates), and the
-//!   matrix sums the registered beat into the register when the next beat comes. Its value is
-//!   the matrix's output (not a register), which the read-data stage only places into the
-//!   response header, and whatever feeds it (the read data's realignment) ends at a flip-flop.
+//! The engine, [`Crc32cRegistered`], registers the beat first: the byte mask is the beat
+//! register's synchronous reset (a flip-flop's reset pin per byte instead of 512 AND gates), and
+//! the matrix, spelled out as six-input XOR trees ([`XorTrees`]), sums the registered beat into
+//! the CRC register when the next beat comes. Its value is the matrix's output from the two
+//! registers (ready the cycle after the last beat, held until the next beat). The transmit side
+//! (the read-data stage) places it into the response header; the receive side (the ack layer)
+//! compares it with the carried checksum. Until stop 68 there was a second engine with the same
+//! port (mask and `^(x & row)` trees in front of the register); the wide mapping the board run
+//! uses built it at three times the LUTs, and no block used it after stop 67 (docs/hardware-modules.md).
 
-use crate::util::{Gather, GatherBytes, MaskBytes};
+use crate::util::GatherBytes;
 use rust_hdl::prelude::*;
 
-// The engines sum whole beats with the bytes past the message zeroed: the protocol's checksum
+// The engine sums whole beats with the bytes past the message zeroed: the protocol's checksum
 // must be over the packet zero-extended to whole beats.
 const _: () =
     assert!(clio_proto::checksum::CRC_BLOCK == 64 && clio_proto::consts::DATAPATH_BITS == 512);
@@ -81,7 +80,7 @@ fn apply<const I: usize>(rows: &[Bits<I>], x: Bits<I>) -> u32 {
         .fold(0, |acc, (i, row)| acc | (((*row & x).xor() as u32) << i))
 }
 
-/// Software model of [`Crc32c`]: CRC-32C of `bytes` zero-extended to whole beats, via the
+/// Software model of the engine: CRC-32C of `bytes` zero-extended to whole beats, via the
 /// beat matrix.
 pub fn crc32c_by_matrix(bytes: &[u8]) -> u32 {
     let rows = beat_rows();
@@ -96,49 +95,13 @@ pub fn crc32c_by_matrix(bytes: &[u8]) -> u32 {
     !r
 }
 
-/// `y = M x` over GF(2): output bit `i` is the parity of `x & rows[i]`. The matrix is a
-/// constant chosen at elaboration time. Each row is written `^(x & row)` and synthesis builds
-/// the trees: Yosys's ABC restructures them freely, which merges whatever computes `x` (a byte
-/// mask, a multiplexer) into the leaves. For a matrix fed by logic that is the smaller netlist
-/// (the receive engine); fed by flip-flops, [`XorTrees`] is.
-#[derive(LogicBlock)]
-pub struct XorMatrix<const I: usize, const O: usize> {
-    /// Input vector.
-    pub x: Signal<In, Bits<I>>,
-    /// Output vector.
-    pub y: Signal<Out, Bits<O>>,
-    rows: [Constant<Bits<I>>; O],
-    g: Gather<O>,
-}
-
-impl<const I: usize, const O: usize> XorMatrix<I, O> {
-    /// The matrix with these rows.
-    pub fn new(rows: [Bits<I>; O]) -> Self {
-        XorMatrix {
-            x: Default::default(),
-            y: Default::default(),
-            rows: rows.map(Constant::new),
-            g: Default::default(),
-        }
-    }
-}
-
-impl<const I: usize, const O: usize> Logic for XorMatrix<I, O> {
-    #[hdl_gen]
-    fn update(&mut self) {
-        for i in 0..O {
-            self.g.bits[i].next = (self.x.val() & self.rows[i].val()).xor();
-        }
-        self.y.next = self.g.out.val();
-    }
-}
-
-/// `y = M x` over GF(2) like [`XorMatrix`], each row's XOR tree spelled out as six-input XORs,
-/// every node a `(* keep *)` wire, so synthesis maps each node to exactly one LUT6 (a row of
-/// `n` inputs costs about `(n - 1) / 5` LUTs, `ceil(log6 n)` levels).
+/// `y = M x` over GF(2) (output bit `i` is the parity of `x & rows[i]`), each row's XOR tree
+/// spelled out as six-input XORs, every node a `(* keep *)` wire, so synthesis maps each node
+/// to exactly one LUT6 (a row of `n` inputs costs about `(n - 1) / 5` LUTs, `ceil(log6 n)`
+/// levels).
 ///
-/// A leaf written by hand (like [`Gather`]). For a matrix fed by flip-flops this is the smaller
-/// netlist: the CRC matrix alone takes 2,666 LUTs as `^(x & row)` against 1,823 spelled out
+/// A leaf written by hand (like [`crate::util::Gather`]). For a matrix fed by flip-flops this
+/// is the smaller netlist: the CRC matrix alone takes 2,666 LUTs as `^(x & row)` against 1,823 spelled out
 /// (the rows need 1,751 at best). Fed by logic it is the larger one: ABC rebuilds each kept
 /// node from the logic in front of `x` for depth, and the leaves no longer fit a LUT (the ack
 /// layer took 4,170 LUTs against 2,929).
@@ -191,7 +154,7 @@ impl<const I: usize, const O: usize> Logic for XorTrees<I, O> {
     }
 
     /// Under `CLIO_XOR_REDUCTIONS` (defined by the cosimulation's Verilator build only) the
-    /// same matrix is written as [`XorMatrix`] writes it, one `^(x & row)` per output: the
+    /// same matrix is written as one `^(x & row)` reduction per output: the
     /// kept nodes are a netlist shape for synthesis, and Verilator evaluates ~1,750 of them
     /// one small parity at a time, where a row's reduction is one parity over 17 words (the
     /// read-data CRC went from 1.63 to 0.05 us per simulated cycle). Both forms are built
@@ -229,14 +192,13 @@ fn hex<const N: usize>(v: &Bits<N>) -> String {
 
 pub use port::{CrcFeed, CrcPort};
 
-/// The CRC engines' port bundle.
+/// The CRC engine's port bundle.
 mod port {
     // The derive writes `join` and `link`, methods without doc comments.
     #![allow(missing_docs)]
     use rust_hdl::prelude::*;
 
-    /// The port both CRC engines have ([`Crc32c`](super::Crc32c),
-    /// [`Crc32cRegistered`](super::Crc32cRegistered)): 512-bit beats of a
+    /// The CRC engine's port ([`Crc32cRegistered`](super::Crc32cRegistered)): 512-bit beats of a
     /// message in, its CRC-32C out, one beat per cycle. The value covers every beat fed since the
     /// last `in_first` beat, the message zero-extended to whole beats, and is valid the cycle after
     /// the last beat (until the next beat).
@@ -274,66 +236,13 @@ mod port {
 
 /// Streaming CRC-32C over 512-bit beats, the message zero-extended to whole beats: one beat per
 /// cycle, any number of bytes (1..=64) in a beat (the rest are summed as zeros), the value
-/// ready the cycle after the last beat.
-#[derive(LogicBlock)]
-pub struct Crc32c {
-    /// Core clock.
-    pub clock: Signal<In, Clock>,
-    /// The beats in, the value out.
-    pub port: CrcPort,
-    /// The CRC register after the beats fed so far.
-    acc: DFF<Bits<32>>,
-    /// The beat with bytes `in_bytes..64` zeroed.
-    masked: MaskBytes<512>,
-    /// The beat matrix (fed by the mask and the initial-value multiplexer: ABC's trees).
-    beat: XorMatrix<544, 32>,
-    /// The register the beat continues from: the initial value on a first beat.
-    state_in: Signal<Local, Bits<32>>,
-}
-
-impl Default for Crc32c {
-    fn default() -> Self {
-        Crc32c {
-            clock: Default::default(),
-            port: Default::default(),
-            acc: Default::default(),
-            masked: Default::default(),
-            beat: XorMatrix::new(beat_rows()),
-            state_in: Default::default(),
-        }
-    }
-}
-
-impl Logic for Crc32c {
-    #[hdl_gen]
-    fn update(&mut self) {
-        dff_setup!(self, clock, acc);
-        self.masked.x.next = self.port.in_data.val();
-        self.masked.n.next = self.port.in_bytes.val();
-        if self.port.in_first.val() {
-            self.state_in.next = 0xFFFF_FFFF_u64.to_bits();
-        } else {
-            self.state_in.next = self.acc.q.val();
-        }
-        self.beat.x.next = bit_cast::<544, 32>(self.state_in.val())
-            | (bit_cast::<544, 512>(self.masked.y.val()) << 32);
-        if self.port.in_valid.val() {
-            self.acc.d.next = self.beat.y.val();
-        }
-        self.port.crc.next = !self.acc.q.val();
-    }
-}
-
-crate::impl_clocked!(Crc32c);
-
-/// Streaming CRC-32C with the same ports and timing as [`Crc32c`], the beat registered in front
-/// of the matrix.
+/// ready the cycle after the last beat; the beat registered in front of the matrix.
 ///
 /// A beat fed (`in_valid`) goes into `pend` with its bytes `in_bytes..64` zeroed by the
 /// register's synchronous reset, and the beat before it, summed by the matrix, into `acc` (or
 /// the initial value, when the beat fed is a first). The value is the matrix applied to
-/// (`acc`, `pend`), so it covers every beat fed and is ready the cycle after the last one,
-/// like [`Crc32c`]'s; it holds while nothing is fed.
+/// (`acc`, `pend`), so it covers every beat fed and is ready the cycle after the last one; it
+/// holds while nothing is fed.
 #[derive(LogicBlock)]
 pub struct Crc32cRegistered {
     /// Core clock.
@@ -416,7 +325,7 @@ pub(crate) mod tests {
             .collect()
     }
 
-    /// `b` with zero bytes up to a whole number of beats (what the engines sum).
+    /// `b` with zero bytes up to a whole number of beats (what the engine sums).
     fn zero_extended(b: &[u8]) -> Vec<u8> {
         let mut v = b.to_vec();
         v.resize(b.len().div_ceil(64) * 64, 0);
@@ -445,7 +354,7 @@ pub(crate) mod tests {
         }
     }
 
-    /// What a testbench does with either engine (they have the same ports).
+    /// What a testbench does with a CRC engine.
     trait Engine: crate::bench::Clocked {
         fn feed(&mut self, valid: bool, first: bool, beat: &[u8], bytes: usize);
         fn value(&self) -> u32;
@@ -466,7 +375,6 @@ pub(crate) mod tests {
             }
         };
     }
-    engine!(Crc32c);
     engine!(Crc32cRegistered);
 
     /// Messages of lengths 1..=130 and 1072, the bytes past each message's end garbage (the
@@ -502,11 +410,6 @@ pub(crate) mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn rtl_crc_matches_reference() {
-        matches_reference(Crc32c::default());
     }
 
     #[test]

@@ -301,53 +301,6 @@ pub fn onehot_index_part_masks() -> [Constant<Bits<64>>; 36] {
     })
 }
 
-/// The first `n` bytes of a beat, the rest zeroed: `y = x & mask(n)`, `n` in 0..=N/8.
-///
-/// A leaf written by hand like [`Gather`]: its Verilog is 64 byte-enable compares (`n > k`)
-/// replicated over their bytes, which maps to one small compare per byte and an AND per bit.
-/// The same mask written in a kernel as `!(ones << (n << 3))` is a 512-bit barrel shift of a
-/// constant, which Yosys maps as a mux tree (about 5,000 MUXF7/F8/F9 cells for the CRC engine
-/// alone) before it notices the bytes repeat. Its simulation model is that shift.
-#[derive(LogicBlock, Default)]
-pub struct MaskBytes<const N: usize> {
-    /// The beat.
-    pub x: Signal<In, Bits<N>>,
-    /// Bytes of the beat to keep, from byte 0.
-    pub n: Signal<In, Bits<7>>,
-    /// `x` with bytes `n..N/8` zero.
-    pub y: Signal<Out, Bits<N>>,
-}
-
-impl<const N: usize> Logic for MaskBytes<N> {
-    fn update(&mut self) {
-        const {
-            assert!(
-                N % 8 == 0 && N / 8 < 128,
-                "MaskBytes: a whole number of bytes, below 128"
-            )
-        };
-        let ones = !Bits::<N>::default();
-        let keep = bit_cast::<10, 7>(self.n.val()) << 3;
-        self.y.next = if keep.index() >= N {
-            self.x.val()
-        } else {
-            self.x.val() & !(ones << keep)
-        };
-    }
-
-    fn connect(&mut self) {
-        self.y.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        let parts: Vec<String> = (0..N / 8)
-            .rev()
-            .map(|k| format!("{{8{{n > 7'd{k}}}}}"))
-            .collect();
-        Verilog::Custom(format!("always @(*) y = x & {{{}}};", parts.join(", ")))
-    }
-}
-
 /// A 256-bit opcode table: bit `v` set when `pred(v)` holds for opcode byte `v`. The form an
 /// opcode rule of `clio_proto::opcode` takes in a kernel: a `Constant<Bits<256>>` tested as
 /// `(table & (1 << opcode)).any()`, so the hardware decodes exactly what proto defines.
