@@ -50,6 +50,7 @@ use crate::fastpath::links::{
     RingUse, RouteVerdictIn, SegUse, ServiceExec, TranslateUse, TxActUse, UnitStart, WordUse,
     WriteJob,
 };
+use crate::fastpath::order_ask::OrderAsk;
 use crate::spec::Spec;
 use clio_proto::consts::{ATOMIC_BYTES, BEAT_BYTES, DATAPATH_BITS, MAX_PAYLOAD, VA_BITS, VA_LIMIT};
 use clio_proto::header::{field, FLAG_RESPONSE, HEADER_LEN};
@@ -298,6 +299,8 @@ pub struct Executor {
     cls: DispatchClass,
     /// Dispatch's decision on the taken frame (combinational, from registers).
     dsp: Dispatch,
+    /// The burst asked about to the ordering rules' tables (`order.ask_line`, `ask_end`).
+    oq: OrderAsk,
     /// The request's route (the response goes back along it).
     route_q: DFF<Bits<256>>,
     /// The lane of the access's first byte in its 64-byte beat (the payload's realignment).

@@ -45,6 +45,7 @@ pub mod key_check;
 pub mod links;
 pub mod memory;
 pub mod offload_service;
+pub mod order_ask;
 pub mod ordering;
 pub mod persist;
 pub mod piece_shift;

@@ -122,7 +122,7 @@ impl Logic for Ordering {
         self.writes.add_len.next = self.dram.aw_len.val();
         self.writes.retire.next = self.dram.b_done.val();
         self.writes.ask_line.next = self.clear.ask_line.val();
-        self.writes.ask_len.next = self.clear.ask_len.val();
+        self.writes.ask_end.next = self.clear.ask_end.val();
         self.reads.clock.next = self.clock.val();
         self.reads.reset.next = self.reset.val();
         self.reads.add.next = self.dram.ar_take.val();
@@ -130,7 +130,7 @@ impl Logic for Ordering {
         self.reads.add_len.next = self.dram.ar_len.val();
         self.reads.retire.next = self.dram.r_last.val();
         self.reads.ask_line.next = self.clear.ask_line.val();
-        self.reads.ask_len.next = self.clear.ask_len.val();
+        self.reads.ask_end.next = self.clear.ask_end.val();
         // Asked this cycle, and no burst went out either way (the one asked about did not, and
         // neither table grew unseen).
         self.read_near.d.next = self.clear.ask.val()

@@ -45,7 +45,7 @@ impl Logic for Executor {
             pmask,
             one_page
         );
-        clock!(self, clock, cls);
+        clock!(self, clock, cls, oq);
         // ---- The request's registers, out.
         self.header.next = self.hdr.q.val();
         self.route.next = self.route_q.q.val();
@@ -204,12 +204,20 @@ impl Logic for Executor {
         self.hit_pa.next = self.ahead.pa.val();
         self.hit_len.next = self.len.q.val();
         self.hit_need.next = self.need.q.val();
-        // The question to the ordering rules' tables (`RAddr`, `WAddr`, Dispatch below).
+        // The question to the ordering rules' tables (`RAddr`, `WAddr`, Dispatch below): the
+        // piece under way, or the access a hit goes on to (`OrderAsk`). Its length comes from
+        // registers, not the exact AxLEN (`k1 - 1`, too deep).
         self.order.ask.next = false;
-        self.order.ask_line.next = self.pa1.q.val().get_bits::<8>(6);
-        // From registers, not the exact AxLEN (`k1 - 1`, too deep): a piece of at most `len`
-        // bytes spans at most `(len >> 5) | 1` lines after its first.
-        self.order.ask_len.next = bit_cast::<8, 12>((self.len.q.val() >> 5) | 1);
+        self.oq.dispatch.next = self.state.q.val() == State::Dispatch;
+        self.oq.addressing.next =
+            (self.state.q.val() == State::RAddr) | (self.state.q.val() == State::WAddr);
+        self.oq.ahead_line.next = self.ahead.pa.val().get_bits::<8>(6);
+        self.oq.line1.next = self.pa1.q.val().get_bits::<8>(6);
+        self.oq.line2.next = self.pa2.q.val().get_bits::<8>(6);
+        self.oq.piece.next = self.piece.q.val();
+        self.oq.bytes.next = self.len.q.val();
+        self.order.ask_line.next = self.oq.ask_line.val();
+        self.order.ask_end.next = self.oq.ask_end.val();
         self.ask_bytes.next = bit_cast::<12, 16>(self.req.payload_len.val());
 
         match self.state.q.val() {
@@ -291,17 +299,16 @@ impl Logic for Executor {
                 }
                 self.ap.d.next = self.dsp.append_go.val();
                 // Ask about the access a look-ahead hit goes on to (`hit_go`: the burst starts at
-                // the look-ahead's PA, `RAddr` / `WAddr` hold it next cycle). Its lines less one,
-                // `ceil((o + n) / 64) - 1`, are at most `n / 64 + 1`, which `(n >> 5) | 1` bounds
-                // without an adder. Without a hit the answer is not used. The registered class
-                // picks the length, not `branch_read` (late: it waits for the checks); the two
-                // agree on every hit.
+                // the look-ahead's PA, `RAddr` / `WAddr` hold it next cycle; `OrderAsk` rounds
+                // its end up to its 4 KiB block's, and keeps the exact end for next cycle's
+                // question). Without a hit the answer is not used. The registered class picks
+                // the length, not `branch_read` (late: it waits for the checks); the two agree on
+                // every hit.
                 if self.cls.is_read.val() {
                     self.ask_bytes.next = self.ahead.len.val();
                 }
+                self.oq.bytes.next = self.ask_bytes.val();
                 self.order.ask.next = true;
-                self.order.ask_line.next = self.ahead.pa.val().get_bits::<8>(6);
-                self.order.ask_len.next = bit_cast::<8, 12>((self.ask_bytes.val() >> 5) | 1);
                 if self.dsp.hit.val() {
                     // Translated ahead: the first page is mapped, permitted and holds the
                     // packet's first bytes, so straight to the access (`hit_go`).
@@ -442,7 +449,6 @@ impl Logic for Executor {
                 if self.piece.q.val() {
                     self.aw.addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.aw.len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
-                    self.order.ask_line.next = self.pa2.q.val().get_bits::<8>(6);
                 } else {
                     self.aw.addr.next = self.pa1.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.aw.len.next = bit_cast::<8, 12>(self.k1.val() - 1);
@@ -482,7 +488,6 @@ impl Logic for Executor {
                 if self.piece.q.val() {
                     self.ar.addr.next = self.pa2.q.val() & !bit_cast::<64, 6>(0x3F.into());
                     self.ar.len.next = bit_cast::<8, 12>(self.kt.val() - self.k1.val() - 1);
-                    self.order.ask_line.next = self.pa2.q.val().get_bits::<8>(6);
                 } else {
                     self.ar.len.next = bit_cast::<8, 12>(self.k1.val() - 1);
                 }
@@ -795,6 +800,7 @@ impl Logic for Executor {
         self.write.start.next = self.w_pass.val();
         // A TLB hit for the statistics: a look-ahead translation taken in Dispatch.
         self.ev.ahead_hit.next = self.hit_go.val() & (self.state.q.val() == State::Dispatch);
+        self.oq.hit_go.next = self.hit_go.val();
         if self.reset.val() {
             self.state.d.next = State::Idle;
         }

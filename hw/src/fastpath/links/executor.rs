@@ -396,8 +396,9 @@ pub struct OrderClearIn {
     pub ask: Signal<Out, Bit>,
     /// The burst asked about: its first line (address bits 13..6).
     pub ask_line: Signal<Out, Bits<8>>,
-    /// Its length less one, in lines (in Dispatch an upper bound).
-    pub ask_len: Signal<Out, Bits<8>>,
+    /// An upper bound of its last line, inside its 4 KiB block (`ask_line <= ask_end <=
+    /// ask_line | 63`; exact or rounded up to the block's last line, [`InFlight`](crate::fastpath::in_flight::InFlight)).
+    pub ask_end: Signal<Out, Bits<8>>,
 }
 
 /// The ordering rules' verdicts: a read, a write, an atomic, a fence may go out now (mate
@@ -423,8 +424,8 @@ pub struct OrderClear {
     pub ask: Signal<In, Bit>,
     /// The burst asked about: its first line (address bits 13..6).
     pub ask_line: Signal<In, Bits<8>>,
-    /// Its length less one, in lines (in Dispatch an upper bound).
-    pub ask_len: Signal<In, Bits<8>>,
+    /// An upper bound of its last line, inside its 4 KiB block.
+    pub ask_end: Signal<In, Bits<8>>,
 }
 
 /// The executor's side of the read segmenter's port (mate [`SegPort`]).

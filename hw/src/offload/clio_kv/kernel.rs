@@ -58,6 +58,7 @@ impl Logic for ClioKv {
             kword_last,
             quota_q,
             quota_on,
+            cnt_over,
             count_pass,
             hash_ready,
             at_meta_pa,
@@ -142,6 +143,7 @@ impl Logic for ClioKv {
             | ((self.state.q.val() == KvState::Prev)
                 & (self.ctag.q.val() == self.head.q.val().get_bits::<58>(6)));
         self.chit_q.d.next = self.cvalid.q.val() & self.nhit.val();
+        self.cnt_over.d.next = self.quota_on.q.val() & (self.cw.q.val() >= self.quota_q.q.val());
         self.word_sh.next = bit_cast::<9, 3>(self.ma.q.val().get_bits::<3>(3)) << 6;
         self.cw.d.next = bit_cast::<64, 512>(self.cache.q.val() >> self.word_sh.val());
         if self.state.q.val() == KvState::RdWait {
@@ -472,13 +474,16 @@ impl Logic for ClioKv {
                 self.quota_q.d.next = self.cw.q.val();
                 self.quota_on.d.next = self.cw.q.val() != 0;
                 self.ma.d.next = self.words.count.val();
-                self.ret.d.next = KvState::CntChk;
+                self.ret.d.next = KvState::CntCmp;
                 self.state.d.next = KvState::Rd;
+            }
+            KvState::CntCmp => {
+                self.state.d.next = KvState::CntChk;
             }
             KvState::CntChk => {
                 // The owner holds its limit: refused, nothing written, nothing recorded (a
                 // retry runs again).
-                if self.quota_on.q.val() & (self.cw.q.val() >= self.quota_q.q.val()) {
+                if self.cnt_over.q.val() {
                     self.fail.next = true;
                     self.fail_status.next = self.st_quota_exceeded.val();
                     self.a_quota.d.next = self.quota_kv_records.val();

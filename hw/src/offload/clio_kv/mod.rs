@@ -172,8 +172,9 @@ pub enum KvState {
     AfterCommit,
     /// The per-RAS limit was read (`SB_RAS_RECORDS`): read the owner's count.
     QuotaGot,
-    /// The owner's count was read: at the limit, QUOTA_EXCEEDED (nothing written or
-    /// recorded); else take a slot.
+    /// The owner's count was read: it is compared with the limit (`cnt_over`, registered).
+    CntCmp,
+    /// At the limit, QUOTA_EXCEEDED (nothing written or recorded); else take a slot.
     CntChk,
     /// The live count was read (creation), or the owner's count (`count_pass`): raise it.
     NewLive,
@@ -331,6 +332,10 @@ pub struct ClioKv {
     /// The per-RAS record limit read from the superblock, and whether there is one (not 0).
     quota_q: DFF<Bits<64>>,
     quota_on: DFF<Bit>,
+    /// The word read is at or past the limit, and there is one (`quota_on & cw >= quota_q`),
+    /// registered: valid in `CntChk`, a cycle after the count arrived in `cw` (the 64-bit
+    /// compare is not in front of the state's next value).
+    cnt_over: DFF<Bit>,
     /// `NewLive` / `DelLive` change the owner's count (they changed the live count before).
     count_pass: DFF<Bit>,
     /// The store's word addresses (`StoreLayout`: the superblock's words, the owner's count,
